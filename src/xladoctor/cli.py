@@ -1,0 +1,67 @@
+"""The ``xladoctor`` command line: one subcommand per module in :mod:`xladoctor.commands`.
+
+Subcommands are discovered, not listed here, so each lives in one file with its
+arguments and its run function.  Every :class:`~xladoctor.errors.XlaDoctorError`
+becomes one line on stderr and exit code 2; exit 1 means findings, 0 means clean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from types import ModuleType
+
+from . import __version__, commands
+from .errors import InputError, XlaDoctorError
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def _command_modules() -> list[ModuleType]:
+    mods = []
+    for info in pkgutil.iter_modules(commands.__path__):
+        if info.name.startswith("_"):
+            continue
+        mods.append(importlib.import_module(f"{commands.__name__}.{info.name}"))
+    return sorted(mods, key=lambda m: (getattr(m, "ORDER", 100), m.NAME))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with one line (its default already uses 2; keep the message short)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="xladoctor", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"xladoctor {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for mod in _command_modules():
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return args._run(args)
+    except InputError as err:
+        print(err, file=sys.stderr)  # already "source:line:col: message"
+        return EXIT_USAGE
+    except XlaDoctorError as err:
+        print(f"xladoctor: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except KeyboardInterrupt:
+        print("xladoctor: interrupted", file=sys.stderr)
+        return 130

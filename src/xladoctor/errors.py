@@ -1,0 +1,48 @@
+"""Every exception xladoctor raises on purpose.
+
+The CLI turns any :class:`XlaDoctorError` into one line on stderr and exit code 2, so
+bad input never produces a traceback.  Parse errors carry the source name and a
+1-based line and column, computed from an integer offset only when the error is
+raised (the tomllib approach: offsets while parsing, positions only for messages).
+"""
+
+from __future__ import annotations
+
+
+class XlaDoctorError(Exception):
+    """Base class: something the user can fix (bad input, bad usage)."""
+
+
+class InputError(XlaDoctorError, ValueError):
+    """Input text that xladoctor cannot read, located at ``source:line:col``.
+
+    ``str(err)`` is the one-line form ``source:line:col: message`` that the CLI
+    prints.  ``line`` and ``col`` are 1-based.
+    """
+
+    def __init__(self, message: str, source: str = "<input>", line: int = 1, col: int = 1):
+        self.message = message
+        self.source = source
+        self.line = line
+        self.col = col
+        super().__init__(f"{source}:{line}:{col}: {message}")
+
+    @classmethod
+    def at(cls, message: str, text: str, pos: int, source: str = "<input>") -> "InputError":
+        """Build the error for offset ``pos`` of ``text`` (line/col derived here, not earlier)."""
+        pos = max(0, min(pos, len(text)))
+        line = text.count("\n", 0, pos) + 1
+        col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+        return cls(message, source, line, col)
+
+
+class HloParseError(InputError):
+    """HLO module text (or a shape/layout string) that does not parse."""
+
+
+class LayoutError(InputError):
+    """A shape whose layout XLA would reject (ValidateLayoutForShape), with XLA's wording."""
+
+
+class UsageError(XlaDoctorError):
+    """Command-line arguments that make no sense together."""

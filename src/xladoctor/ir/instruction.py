@@ -1,0 +1,174 @@
+"""HloInstruction: one line of an HLO computation, with operands and users as references.
+
+One class for every opcode (no subclass per opcode as in XLA's C++): the
+attributes are kept as XLA printed them (``attributes``: name -> raw text, in
+order) so printing reproduces them, and the few that analyses need are parsed
+into typed fields (``tuple_index``, ``custom_call_target``, ``frontend_attributes``,
+``metadata``, ``output_to_operand_aliasing``, called computations by role).
+
+Invariant: ``users`` is maintained by the ``operands`` setter and
+:meth:`replace_all_uses_with` only; never mutate it directly.  ``users`` is a dict
+used as an insertion-ordered set, so every walk over it is deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator
+
+from .opcodes import HloOpcode
+from .shape import Shape
+
+if TYPE_CHECKING:
+    from .computation import HloComputation
+
+# Attribute names that refer to called computations, and how many they hold.
+CALLED_COMPUTATION_ROLES = ("to_apply", "calls", "body", "condition", "branch_computations",
+                            "true_computation", "false_computation", "scatter", "select", "async_wrapped")
+
+
+@dataclass(frozen=True)
+class OpMetadata:
+    """``metadata={op_type=... op_name=... source_file=... source_line=... stack_frame_id=...}``."""
+
+    op_type: str | None = None
+    op_name: str | None = None
+    source_file: str | None = None
+    source_line: int | None = None
+    source_end_line: int | None = None
+    source_column: int | None = None
+    stack_frame_id: int | None = None
+    extra: tuple[tuple[str, str], ...] = ()
+    """Any other ``key=value`` pairs, raw, in order (e.g. ``deduplicated_name``, ``scheduling_name``)."""
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where in the user's Python program an instruction came from."""
+
+    file: str
+    line: int
+    function: str | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}"
+        return f"{where} ({self.function})" if self.function else where
+
+
+class HloInstruction:
+    """An HLO instruction.  Identity semantics: two instructions are never "equal" by value."""
+
+    __slots__ = ("name", "opcode", "shape", "_operands", "users", "attributes", "parent", "parameter_number",
+                 "literal", "called", "metadata", "frontend_attributes", "custom_call_target", "tuple_index",
+                 "output_to_operand_aliasing", "line", "operand_shapes_text", "control_predecessors",
+                 "__weakref__")
+
+    def __init__(self, name: str, opcode: HloOpcode, shape: Shape):
+        self.name = name
+        """Unique within the module (XLA requires module-wide unique names)."""
+        self.opcode = opcode
+        self.shape = shape
+        self._operands: tuple[HloInstruction, ...] = ()
+        self.users: dict[HloInstruction, None] = {}
+        """Instructions that use this one, in the order they were hooked up (ordered set)."""
+        self.attributes: dict[str, str] = {}
+        """Every ``name=value`` attribute after the operands, raw text, in printed order."""
+        self.parent: HloComputation | None = None
+        self.parameter_number: int | None = None
+        """For ``parameter(N)``."""
+        self.literal: str | None = None
+        """For ``constant(...)``: the literal text between the parentheses."""
+        self.called: dict[str, list[HloComputation]] = {}
+        """Called computations by role (``to_apply``, ``calls``, ``body``, ``condition``, ...)."""
+        self.metadata: OpMetadata | None = None
+        self.frontend_attributes: dict[str, str] = {}
+        self.custom_call_target: str | None = None
+        self.tuple_index: int | None = None
+        """For ``get-tuple-element``: its ``index=N``."""
+        self.output_to_operand_aliasing: list[tuple[tuple[int, ...], int, tuple[int, ...]]] = []
+        """``(output shape index, operand number, operand shape index)`` triples."""
+        self.line: int = 0
+        """1-based line of the definition in the HLO text (0 if built in code)."""
+        self.operand_shapes_text: tuple[str, ...] | None = None
+        """Operand shapes as written by older printers (``f32[2]{0} %x``), else ``None``."""
+        self.control_predecessors: list[HloInstruction] = []
+
+    # -- operands and users: the single write path -----------------------------------
+    @property
+    def operands(self) -> tuple["HloInstruction", ...]:
+        return self._operands
+
+    @operands.setter
+    def operands(self, new: "tuple[HloInstruction, ...] | list[HloInstruction]") -> None:
+        new = tuple(new)
+        for old in self._operands:
+            if old not in new:
+                old.users.pop(self, None)
+        self._operands = new
+        for op in new:
+            op.users[self] = None
+
+    def operand(self, i: int) -> "HloInstruction":
+        return self._operands[i]
+
+    def replace_operand(self, index: int, new: "HloInstruction") -> None:
+        ops = list(self._operands)
+        ops[index] = new
+        self.operands = ops
+
+    def replace_all_uses_with(self, new: "HloInstruction") -> list["HloInstruction"]:
+        """Point every user (and a ROOT position) at ``new``; returns the users changed."""
+        changed = list(self.users)
+        for user in changed:
+            user.operands = [new if o is self else o for o in user._operands]
+        comp = self.parent
+        if comp is not None and comp.root is self:
+            comp.root = new
+        return changed
+
+    # -- queries -------------------------------------------------------------------
+    @property
+    def is_root(self) -> bool:
+        return self.parent is not None and self.parent.root is self
+
+    @property
+    def called_computations(self) -> list["HloComputation"]:
+        return [c for comps in self.called.values() for c in comps]
+
+    def operand_indices(self, operand: "HloInstruction") -> list[int]:
+        """Every operand slot holding ``operand`` (an instruction may be used twice)."""
+        return [i for i, o in enumerate(self._operands) if o is operand]
+
+    def is_custom_call(self, *targets: str) -> bool:
+        return self.opcode is HloOpcode.CUSTOM_CALL and (not targets or self.custom_call_target in targets)
+
+    def source_location(self) -> SourceLocation | None:
+        """The Python file and line this instruction came from, if the module records it.
+
+        Uses ``source_file``/``source_line`` from metadata when present, else the
+        innermost frame of ``stack_frame_id`` in the module's StackFrames table
+        (compiled dumps carry only that).
+        """
+        md = self.metadata
+        if md is None:
+            return None
+        if md.source_file and md.source_line is not None:
+            return SourceLocation(md.source_file, md.source_line, None, md.source_column)
+        if md.stack_frame_id and self.parent is not None and self.parent.module is not None:
+            return self.parent.module.stack_frame_location(md.stack_frame_id)
+        return None
+
+    def stack(self) -> list[SourceLocation]:
+        """The whole recorded Python stack for this instruction, innermost frame first."""
+        md = self.metadata
+        if md is None or not md.stack_frame_id or self.parent is None or self.parent.module is None:
+            loc = self.source_location()
+            return [loc] if loc else []
+        return self.parent.module.stack_frames_for(md.stack_frame_id)
+
+    def walk_operands(self) -> Iterator["HloInstruction"]:
+        yield from self._operands
+
+    def __repr__(self) -> str:
+        return f"<HloInstruction {self.name} = {self.shape} {self.opcode.value}>"

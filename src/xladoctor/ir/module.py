@@ -1,0 +1,167 @@
+"""HloModule: computations, the entry computation layout, module attributes, source tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from .computation import HloComputation
+from .instruction import HloInstruction, SourceLocation
+from .shape import Shape
+
+
+@dataclass
+class ProgramShape:
+    """``entry_computation_layout={(p0, p1, ...)->result}``: what the executable's caller sees."""
+
+    parameters: list[Shape]
+    result: Shape
+
+    def __str__(self) -> str:
+        parts = []
+        for i, p in enumerate(self.parameters):
+            parts.append(f"/*index={i}*/{p}" if i and i % 5 == 0 else str(p))
+        return "(" + ", ".join(parts) + ")->" + str(self.result)
+
+
+@dataclass(frozen=True)
+class FileLocation:
+    """One row of a compiled dump's ``FileLocations`` table."""
+
+    file_name_id: int
+    function_name_id: int
+    line: int
+    end_line: int | None = None
+    column: int | None = None
+    end_column: int | None = None
+
+
+@dataclass(frozen=True)
+class StackFrame:
+    """One row of ``StackFrames``: a location and its caller frame (0 or itself = none)."""
+
+    file_location_id: int
+    parent_frame_id: int
+
+
+@dataclass(frozen=True)
+class InputOutputAlias:
+    """One entry of ``input_output_alias={ {out}: (param, {param index}, kind) }``."""
+
+    output_index: tuple[int, ...]
+    parameter_number: int
+    parameter_index: tuple[int, ...]
+    kind: str = "may-alias"
+
+
+@dataclass
+class SourceTables:
+    """FileNames / FunctionNames / FileLocations / StackFrames of compiled dumps."""
+
+    file_names: dict[int, str] = field(default_factory=dict)
+    function_names: dict[int, str] = field(default_factory=dict)
+    file_locations: dict[int, FileLocation] = field(default_factory=dict)
+    stack_frames: dict[int, StackFrame] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.file_names or self.function_names or self.file_locations or self.stack_frames)
+
+
+class HloModule:
+    """A parsed HLO module.  Instruction names are unique module-wide, as XLA requires."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.attributes: dict[str, str] = {}
+        """Header attributes after the name, raw text, in printed order."""
+        self.computations: list[HloComputation] = []
+        """In text order (XLA prints callees before callers, the entry last)."""
+        self.entry: HloComputation | None = None
+        self.entry_computation_layout: ProgramShape | None = None
+        self.has_explicit_entry_layout = False
+        """True when the header printed ``entry_computation_layout``; else it was derived."""
+        self.input_output_alias: list[InputOutputAlias] = []
+        self.buffer_donor: list[tuple[int, tuple[int, ...]]] = []
+        self.frontend_attributes: dict[str, str] = {}
+        self.source_tables = SourceTables()
+        self.source_name = "<hlo>"
+        self.print_percent = False
+        """Whether the text named instructions with ``%`` (the printer follows the input)."""
+        self._computations_by_name: dict[str, HloComputation] = {}
+        self._instructions_by_name: dict[str, HloInstruction] = {}
+
+    # -- building ------------------------------------------------------------------
+    def add_computation(self, comp: HloComputation) -> HloComputation:
+        comp.module = self
+        self.computations.append(comp)
+        self._computations_by_name[comp.name] = comp
+        if comp.is_entry:
+            self.entry = comp
+        return comp
+
+    def register_instruction(self, instr: HloInstruction) -> None:
+        self._instructions_by_name[instr.name] = instr
+
+    # -- lookups -------------------------------------------------------------------
+    def computation(self, name: str) -> HloComputation:
+        return self._computations_by_name[name]
+
+    def get_computation(self, name: str) -> HloComputation | None:
+        return self._computations_by_name.get(name)
+
+    def instruction(self, name: str) -> HloInstruction:
+        return self._instructions_by_name[name]
+
+    def get_instruction(self, name: str) -> HloInstruction | None:
+        return self._instructions_by_name.get(name)
+
+    def instructions(self) -> Iterator[HloInstruction]:
+        for c in self.computations:
+            yield from c.instructions
+
+    def instruction_count(self) -> int:
+        return sum(len(c.instructions) for c in self.computations)
+
+    def unique_name(self, base: str) -> str:
+        """A new instruction name like XLA's NameUniquer would give (``base``, ``base.1``, ...)."""
+        if base not in self._instructions_by_name:
+            return base
+        i = 1
+        while f"{base}.{i}" in self._instructions_by_name:
+            i += 1
+        return f"{base}.{i}"
+
+    # -- source locations ------------------------------------------------------------
+    def _frame_location(self, frame_id: int) -> SourceLocation | None:
+        t = self.source_tables
+        frame = t.stack_frames.get(frame_id)
+        if frame is None:
+            return None
+        loc = t.file_locations.get(frame.file_location_id)
+        if loc is None:
+            return None
+        return SourceLocation(t.file_names.get(loc.file_name_id, "?"), loc.line,
+                              t.function_names.get(loc.function_name_id), loc.column)
+
+    def stack_frame_location(self, frame_id: int) -> SourceLocation | None:
+        """The innermost (most specific) frame of a stack, as an instruction's location."""
+        return self._frame_location(frame_id)
+
+    def stack_frames_for(self, frame_id: int) -> list[SourceLocation]:
+        """The frames from ``frame_id`` outwards through ``parent_frame_id`` (cycle-safe)."""
+        out: list[SourceLocation] = []
+        seen: set[int] = set()
+        fid = frame_id
+        while fid and fid not in seen:
+            seen.add(fid)
+            loc = self._frame_location(fid)
+            if loc is not None:
+                out.append(loc)
+            frame = self.source_tables.stack_frames.get(fid)
+            if frame is None:
+                break
+            fid = frame.parent_frame_id
+        return out
+
+    def __repr__(self) -> str:
+        return f"<HloModule {self.name} ({len(self.computations)} computations)>"

@@ -1,0 +1,325 @@
+"""XLA's Shape, Layout, Tile and SplitConfig as frozen value objects.
+
+They mirror ``xla/shape.h`` and ``xla/layout.h``: a Shape is an array (element type,
+dimensions, per-dimension dynamic flags, optional Layout), a tuple of shapes, a
+token, an opaque, or a ``b(...)`` buffer wrapping one array.  ``str()`` prints
+exactly what XLA's ``ShapeUtil::HumanStringWithLayout`` prints, so
+``str(parse_shape(s))`` is XLA's canonical spelling of ``s``.
+
+>>> from xladoctor.syntax.shape_parser import parse_shape
+>>> s = parse_shape("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)S(5)}")
+>>> s.layout.memory_space, s.layout.tiles[0].dimensions
+(5, (8, 128))
+>>> str(s.with_memory_space(0))
+'bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterator
+
+from .primitive import BUFFER, PRIMITIVE_TYPES, TUPLE, PrimitiveType
+
+COMBINE_DIMENSION = -(2**63)
+"""``Tile::kCombineDimension`` (INT64_MIN), printed ``*``."""
+
+UNBOUNDED_SIZE = -(2**63)
+"""``Shape::kUnboundedSize``: a dynamic dimension with no bound, printed ``?``."""
+
+DEFAULT_MEMORY_SPACE = 0
+GENERIC_FAST_MEMORY_SPACE = 1
+HOST_MEMORY_SPACE = 5
+"""``Layout::kHostMemorySpace``: the ``S(5)`` that host offloading is about."""
+
+ShapeIndex = tuple[int, ...]
+"""A path into nested tuples, as XLA's ShapeIndex; ``()`` is the whole shape."""
+
+
+def format_shape_index(index: ShapeIndex) -> str:
+    """XLA's ShapeIndex::ToString: ``{}`` or ``{1,0}``."""
+    return "{" + ",".join(str(i) for i in index) + "}"
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One tile of a tiled layout; covers the most-minor ``len(dimensions)`` physical dims."""
+
+    dimensions: tuple[int, ...]
+    """Tile extents, major to minor; ``COMBINE_DIMENSION`` entries print as ``*``."""
+
+    def __str__(self) -> str:
+        return "(" + ",".join("*" if d == COMBINE_DIMENSION else str(d) for d in self.dimensions) + ")"
+
+
+@dataclass(frozen=True)
+class SplitConfig:
+    """Splits one physical dimension (counted from the major end) at element indices."""
+
+    dimension: int
+    split_indices: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return f"({self.dimension}:" + ",".join(str(i) for i in self.split_indices) + ")"
+
+
+DIM_LEVEL_ABBREV = {"dense": "D", "compressed": "C", "singleton": "S", "loose_compressed": "H"}
+DIM_LEVEL_BY_ABBREV = {v: k for k, v in DIM_LEVEL_ABBREV.items()}
+
+
+@dataclass(frozen=True)
+class DimLevel:
+    """One entry of a sparse layout's ``D(...)`` list."""
+
+    level_type: str = "dense"
+    unique: bool = True
+    ordered: bool = True
+
+    def __str__(self) -> str:
+        return DIM_LEVEL_ABBREV[self.level_type] + ("" if self.unique else "+") + ("" if self.ordered else "~")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A physical layout: dimension order plus the attributes after ``:``, in XLA's order.
+
+    Defaults are XLA's, so a default field is never printed (``L(1)``, ``E(0)``, ``S(0)``).
+    """
+
+    minor_to_major: tuple[int, ...] = ()
+    """Logical dimension numbers from fastest-varying to slowest."""
+    dim_levels: tuple[DimLevel, ...] = ()
+    """``D(...)``: sparse dimension level types; empty for dense layouts."""
+    tiles: tuple[Tile, ...] = ()
+    """``T(...)(...)``: applied first to last; only the first adds padding."""
+    tail_padding_alignment_in_elements: int = 1
+    """``L(n)``: element count rounded up to a multiple of n after tiling."""
+    index_primitive_type: str | None = None
+    """``#(u32)``: sparse index type."""
+    pointer_primitive_type: str | None = None
+    """``*(u16)``: sparse pointer type."""
+    element_size_in_bits: int = 0
+    """``E(n)``: bits per stored element; 0 means the type's natural byte width."""
+    memory_space: int = DEFAULT_MEMORY_SPACE
+    """``S(n)``: 0 device (HBM), 1 fast memory, 5 host."""
+    split_configs: tuple[SplitConfig, ...] = ()
+    """``SC(d:i,j)``: a physical dimension split across memories."""
+    physical_shape: "Shape | None" = None
+    """``P(shape)``: sparse only."""
+    dynamic_shape_metadata_prefix_bytes: int = 0
+    """``M(n)``: bytes of dynamic-size metadata before the data."""
+
+    @property
+    def is_sparse(self) -> bool:
+        return any(d.level_type != "dense" for d in self.dim_levels)
+
+    @property
+    def is_customized(self) -> bool:
+        """HostOffloader's "explicitly customized" test: tiles, index/pointer type or E(n)."""
+        return bool(self.tiles) or self.index_primitive_type is not None or \
+            self.pointer_primitive_type is not None or self.element_size_in_bits != 0
+
+    def attributes_text(self) -> str:
+        """The part after ``:``, in XLA's fixed order D, T, L, #, *, E, S, SC, P, M.
+
+        ``D(...)`` is left out: jaxlib parses it but never prints it, and printing must
+        match XLA's canonical text.
+        """
+        out = []
+        if self.tiles:
+            out.append("T" + "".join(str(t) for t in self.tiles))
+        if self.tail_padding_alignment_in_elements != 1:
+            out.append(f"L({self.tail_padding_alignment_in_elements})")
+        if self.index_primitive_type is not None:
+            out.append(f"#({self.index_primitive_type})")
+        if self.pointer_primitive_type is not None:
+            out.append(f"*({self.pointer_primitive_type})")
+        if self.element_size_in_bits != 0:
+            out.append(f"E({self.element_size_in_bits})")
+        if self.memory_space != 0:
+            out.append(f"S({self.memory_space})")
+        if self.split_configs:
+            out.append("SC" + "".join(str(s) for s in self.split_configs))
+        if self.physical_shape is not None:
+            out.append(f"P({self.physical_shape})")
+        if self.dynamic_shape_metadata_prefix_bytes > 0:
+            out.append(f"M({self.dynamic_shape_metadata_prefix_bytes})")
+        return "".join(out)
+
+    def __str__(self) -> str:
+        attrs = self.attributes_text()
+        return "{" + ",".join(str(d) for d in self.minor_to_major) + (":" + attrs if attrs else "") + "}"
+
+    def with_memory_space(self, memory_space: int) -> "Layout":
+        return replace(self, memory_space=memory_space)
+
+    @property
+    def major_to_minor(self) -> tuple[int, ...]:
+        """JAX's ``Layout(major_to_minor=...)``: XLA's minor_to_major reversed."""
+        return tuple(reversed(self.minor_to_major))
+
+
+def default_layout(rank: int) -> Layout:
+    """XLA's default (row-major) layout: minor_to_major = rank-1, ..., 1, 0."""
+    return Layout(minor_to_major=tuple(range(rank - 1, -1, -1)))
+
+
+@dataclass(frozen=True)
+class Shape:
+    """An XLA shape.  Build with :meth:`array`, :meth:`tuple` or :meth:`buffer`."""
+
+    element_type: PrimitiveType
+    dimensions: tuple[int, ...] = ()
+    """Sizes; a dynamic dimension stores its bound, an unbounded one ``UNBOUNDED_SIZE``."""
+    dynamic: tuple[bool, ...] = ()
+    """Per-dimension ``is_dynamic`` flags (same length as ``dimensions``)."""
+    tuple_shapes: tuple["Shape", ...] = ()
+    """Elements of a tuple; the one wrapped array of a ``b(...)`` buffer."""
+    layout: Layout | None = None
+    """The array's layout, or ``None`` when the text gave none."""
+
+    # -- construction -------------------------------------------------------------
+    @staticmethod
+    def array(element_type: str | PrimitiveType, dimensions: tuple[int, ...] | list[int],
+              layout: Layout | None = None, dynamic: tuple[bool, ...] | None = None) -> "Shape":
+        et = PRIMITIVE_TYPES[element_type] if isinstance(element_type, str) else element_type
+        dims = tuple(dimensions)
+        dyn = tuple(dynamic) if dynamic is not None else (False,) * len(dims)
+        return Shape(et, dims, dyn, (), layout)
+
+    @staticmethod
+    def tuple(shapes: "list[Shape] | tuple[Shape, ...]") -> "Shape":
+        return Shape(TUPLE, tuple_shapes=tuple(shapes))
+
+    @staticmethod
+    def buffer(array: "Shape") -> "Shape":
+        return Shape(BUFFER, tuple_shapes=(array,))
+
+    # -- queries -----------------------------------------------------------------
+    @property
+    def is_tuple(self) -> bool:
+        return self.element_type is TUPLE
+
+    @property
+    def is_buffer(self) -> bool:
+        return self.element_type is BUFFER
+
+    @property
+    def is_array(self) -> bool:
+        return self.element_type.is_array_type
+
+    @property
+    def rank(self) -> int:
+        return len(self.dimensions)
+
+    @property
+    def is_dynamic(self) -> bool:
+        return any(self.dynamic) or any(s.is_dynamic for s in self.tuple_shapes)
+
+    def is_unbounded(self, dim: int) -> bool:
+        return self.dimensions[dim] == UNBOUNDED_SIZE
+
+    @property
+    def effective_layout(self) -> Layout:
+        """The layout, or XLA's default for this rank when none was given."""
+        return self.layout if self.layout is not None else default_layout(self.rank)
+
+    @property
+    def memory_space(self) -> int:
+        return self.layout.memory_space if self.layout is not None else DEFAULT_MEMORY_SPACE
+
+    def subshape(self, index: ShapeIndex) -> "Shape":
+        """ShapeUtil::GetSubshape; raises IndexError for an index the shape does not have."""
+        s = self
+        for i in index:
+            if not s.is_tuple or not 0 <= i < len(s.tuple_shapes):
+                raise IndexError(f"shape index {format_shape_index(index)} is not valid for {self}")
+            s = s.tuple_shapes[i]
+        return s
+
+    def has_index(self, index: ShapeIndex) -> bool:
+        try:
+            self.subshape(index)
+            return True
+        except IndexError:
+            return False
+
+    def leaves(self, prefix: ShapeIndex = ()) -> Iterator[tuple[ShapeIndex, "Shape"]]:
+        """Every non-tuple subshape with its index, in XLA's ForEachLeaf order."""
+        if self.is_tuple:
+            for i, s in enumerate(self.tuple_shapes):
+                yield from s.leaves(prefix + (i,))
+        else:
+            yield prefix, self
+
+    def subshapes(self, prefix: ShapeIndex = ()) -> Iterator[tuple[ShapeIndex, "Shape"]]:
+        """Every subshape, tuples included, pre-order."""
+        yield prefix, self
+        if self.is_tuple:
+            for i, s in enumerate(self.tuple_shapes):
+                yield from s.subshapes(prefix + (i,))
+
+    # -- derived shapes -------------------------------------------------------------
+    def with_layout(self, layout: Layout | None) -> "Shape":
+        return replace(self, layout=layout)
+
+    def without_layout(self) -> "Shape":
+        if self.is_tuple or self.is_buffer:
+            return replace(self, tuple_shapes=tuple(s.without_layout() for s in self.tuple_shapes))
+        return replace(self, layout=None)
+
+    def with_memory_space(self, memory_space: int, index: ShapeIndex = ()) -> "Shape":
+        """This shape with ``S(memory_space)`` on the array at ``index`` (all leaves below it)."""
+        if index:
+            i = index[0]
+            parts = list(self.tuple_shapes)
+            parts[i] = parts[i].with_memory_space(memory_space, index[1:])
+            return replace(self, tuple_shapes=tuple(parts))
+        if self.is_tuple:
+            return replace(self, tuple_shapes=tuple(s.with_memory_space(memory_space) for s in self.tuple_shapes))
+        if not self.is_array:
+            return self
+        return replace(self, layout=self.effective_layout.with_memory_space(memory_space))
+
+    def compatible(self, other: "Shape") -> bool:
+        """ShapeUtil::Compatible: same element types, dimensions and tuple structure; layouts ignored."""
+        if self.is_tuple or other.is_tuple:
+            return self.is_tuple and other.is_tuple and len(self.tuple_shapes) == len(other.tuple_shapes) and \
+                all(a.compatible(b) for a, b in zip(self.tuple_shapes, other.tuple_shapes))
+        return self.element_type is other.element_type and self.dimensions == other.dimensions and \
+            self.tuple_shapes == other.tuple_shapes
+
+    # -- printing ------------------------------------------------------------------
+    def human_string(self) -> str:
+        """ShapeUtil::HumanString: without layouts (as in computation signatures)."""
+        return _print(self, with_layout=False)
+
+    def __str__(self) -> str:
+        return _print(self, with_layout=True)
+
+
+def _dims_text(shape: Shape) -> str:
+    out = []
+    for d, dyn in zip(shape.dimensions, shape.dynamic):
+        if d == UNBOUNDED_SIZE:
+            out.append("?")
+        else:
+            out.append(("<=" if dyn else "") + str(d))
+    return "[" + ",".join(out) + "]"
+
+
+def _print(shape: Shape, with_layout: bool) -> str:
+    if shape.is_tuple:
+        parts = []
+        for i, s in enumerate(shape.tuple_shapes):
+            text = _print(s, with_layout)
+            parts.append(f"/*index={i}*/{text}" if i and i % 5 == 0 else text)
+        return "(" + ", ".join(parts) + ")"
+    if shape.is_buffer:
+        return "b(" + _print(shape.tuple_shapes[0], with_layout) + ")"
+    text = shape.element_type.name + _dims_text(shape)
+    if with_layout and shape.layout is not None and shape.is_array:
+        layout_text = str(shape.layout)
+        if not (shape.rank == 0 and layout_text == "{}"):
+            text += layout_text
+    return text

@@ -1,0 +1,236 @@
+"""Byte sizes exactly as XLA computes them (layouts.md §4–5).
+
+Two different sizes matter and are easy to confuse:
+
+* :func:`logical_bytes` is ``ShapeUtil::ByteSizeOf``: dense elements, ``E(n)``
+  packing applied, tiles/``L``/``SC``/``M`` ignored.  CPU/GPU runtimes compare this.
+* :func:`physical_bytes` is ``ShapeUtil::ArraySize``: the first tile pads the
+  most-minor physical dimensions, ``L`` rounds the element count, ``SC`` keeps the
+  largest split.  TPU's "expected parameter ... of size N" numbers are this.
+
+>>> from xladoctor.syntax.shape_parser import parse_shape
+>>> s = parse_shape("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}")
+>>> logical_bytes(s), physical_bytes(s)
+(1638400, 5242880)
+>>> [(p.dim, p.size, p.padded_size) for p in dimension_padding(s)]
+[(2, 40, 128), (1, 1280, 1280), (0, 16, 16)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import XlaDoctorError
+from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, Layout, Shape
+
+POINTER_SIZE = 8
+"""``sizeof(void*)`` on the 64-bit hosts XLA runs on; the size of a tuple's index table entry."""
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _round_up(a: int, b: int) -> int:
+    return _ceil_div(a, b) * b
+
+
+def _dim_extent(shape: Shape, dim: int) -> int:
+    d = shape.dimensions[dim]
+    if d == UNBOUNDED_SIZE:
+        raise XlaDoctorError(f"dimension {dim} of {shape} is unbounded ('?'), so it has no byte size")
+    return d
+
+
+def _bytes_for_elements(shape: Shape, elements: int) -> int:
+    e = shape.layout.element_size_in_bits if shape.layout is not None else 0
+    if e:
+        return _ceil_div(elements * e, 8)
+    return elements * shape.element_type.byte_width
+
+
+def element_count(shape: Shape) -> int:
+    """Product of the dimensions (bounds for dynamic ones); 1 for a scalar."""
+    n = 1
+    for i in range(shape.rank):
+        n *= _dim_extent(shape, i)
+    return n
+
+
+def logical_bytes(shape: Shape, pointer_size: int = POINTER_SIZE) -> int:
+    """XLA's ``ShapeUtil::ByteSizeOf``.
+
+    A tuple counts only its index table (``pointer_size`` per element), as in XLA;
+    use :func:`leaf_sizes` for the leaves.
+    """
+    if shape.is_tuple:
+        return pointer_size * len(shape.tuple_shapes)
+    if shape.is_buffer:
+        return logical_bytes(shape.tuple_shapes[0], pointer_size)
+    name = shape.element_type.name
+    if name == "token":
+        return 0
+    if name == "opaque":
+        return pointer_size
+    return _bytes_for_elements(shape, element_count(shape))
+
+
+def max_split_size(shape: Shape, dim: int) -> int:
+    """``LayoutUtil::MaxSplitSize``: the largest piece of ``dim`` under ``SC`` split configs."""
+    size = _dim_extent(shape, dim)
+    layout = shape.effective_layout
+    m2m = layout.minor_to_major
+    for sc in layout.split_configs:
+        if m2m[shape.rank - 1 - sc.dimension] == dim:
+            points = [0, *sc.split_indices, size]
+            return max(b - a for a, b in zip(points, points[1:]))
+    return size
+
+
+@dataclass(frozen=True)
+class DimensionPadding:
+    """How one physical dimension is padded by the first tile."""
+
+    dim: int | None
+    """Logical dimension number; ``None`` for a virtual size-1 dimension a longer tile adds."""
+    size: int
+    """Logical extent (bound if dynamic, largest split under ``SC``)."""
+    padded_size: int
+    """Extent after rounding up to the tile entry."""
+    tile_entry: int | None
+    """The tile extent applied to this dimension; ``None`` when the tile does not reach it."""
+    physical_position: int
+    """0 is the most-minor physical dimension (the 128-lane slot of TPU tiles)."""
+    wasted_bytes: int
+    """Extra bytes if only this dimension were padded: ``elements/size * (padded-size) * bytes``."""
+    combined: bool = False
+    """True when the tile entry is ``*`` and this dimension was folded into the next more-minor one."""
+
+    @property
+    def is_padded(self) -> bool:
+        return self.padded_size != self.size
+
+
+def _physical_extents(shape: Shape) -> list[tuple[int | None, int]]:
+    """(logical dim, extent) from minor to major, with SC max-split extents."""
+    m2m = shape.effective_layout.minor_to_major
+    return [(d, max_split_size(shape, d)) for d in m2m]
+
+
+def _tiled_extents(shape: Shape) -> tuple[list[DimensionPadding], bool]:
+    """Per-physical-dimension padding under the first tile, plus whether ``*`` was used."""
+    layout: Layout = shape.effective_layout
+    phys = _physical_extents(shape)
+    n_logical = 1
+    for _, ext in phys:
+        n_logical *= ext
+    tile = layout.tiles[0].dimensions if layout.tiles else ()
+    k = len(tile)
+    uses_combine = COMBINE_DIMENSION in tile
+    rows: list[tuple[int | None, int, int | None, bool]] = []  # dim, extent, entry, combined
+
+    if uses_combine:
+        # tiled_layout.md: walking major -> minor, a '*' dimension is multiplied into the
+        # next more-minor dimension and dropped, then tiling proceeds as usual.
+        carry = 1
+        for i in range(max(k, len(phys)) - 1, -1, -1):  # physical index from major to minor
+            dim, ext = phys[i] if i < len(phys) else (None, 1)
+            entry = tile[k - 1 - i] if i < k else None
+            if entry == COMBINE_DIMENSION and i > 0:
+                carry *= ext
+                rows.append((dim, ext, None, True))
+                continue
+            rows.append((dim, ext * carry, entry if entry != COMBINE_DIMENSION else None, False))
+            carry = 1
+        rows.reverse()
+    else:
+        for i in range(max(k, len(phys))):
+            dim, ext = phys[i] if i < len(phys) else (None, 1)
+            entry = tile[k - 1 - i] if i < k else None
+            rows.append((dim, ext, entry, False))
+
+    out = []
+    for pos, (dim, ext, entry, combined) in enumerate(rows):
+        padded = _round_up(ext, entry) if entry else ext
+        others = n_logical // ext if ext else 0
+        extra_elems = others * (padded - ext)
+        wasted = _bytes_for_elements(shape, extra_elems) if extra_elems else 0
+        out.append(DimensionPadding(dim, ext, padded, entry, pos, wasted, combined))
+    return out, uses_combine
+
+
+def physical_bytes(shape: Shape) -> int:
+    """XLA's ``ShapeUtil::ArraySize`` for an array; the sum over leaves for a tuple.
+
+    Only the first tile pads (XLA assumes "sub-tiles won't cause additional padding").
+    ``*`` tile entries use the combine rule of tiled_layout.md, which XLA's ArraySize
+    itself does not implement (see :func:`uses_combine_rule`).
+    """
+    if shape.is_tuple:
+        return sum(physical_bytes(s) for s in shape.tuple_shapes)
+    if shape.is_buffer:
+        return physical_bytes(shape.tuple_shapes[0])
+    if not shape.is_array:
+        return logical_bytes(shape)
+    layout = shape.effective_layout
+    if not layout.tiles:
+        return _bytes_for_elements(shape, element_count(shape))
+    rows, _ = _tiled_extents(shape)
+    n = 1
+    for r in rows:
+        if not r.combined:
+            n *= r.padded_size
+    if layout.tail_padding_alignment_in_elements != 1:
+        n = _round_up(n, layout.tail_padding_alignment_in_elements)
+    return _bytes_for_elements(shape, n)
+
+
+def uses_combine_rule(shape: Shape) -> bool:
+    """True when a ``*`` tile entry makes :func:`physical_bytes` rely on the documented
+    combine rule rather than code XLA runs (XLA's ArraySize does not support ``*``)."""
+    return any(
+        s.is_array and s.layout is not None and s.layout.tiles and COMBINE_DIMENSION in s.layout.tiles[0].dimensions
+        for _, s in shape.leaves()
+    )
+
+
+def dimension_padding(shape: Shape) -> list[DimensionPadding]:
+    """Per-dimension padding of an array, minor-most physical dimension first.
+
+    Untiled layouts report every dimension unpadded.  Virtual dimensions (``dim is
+    None``) appear when the first tile has more entries than the shape has dimensions.
+    """
+    if not shape.is_array:
+        raise XlaDoctorError(f"padding is defined for array shapes, not {shape}")
+    return _tiled_extents(shape)[0]
+
+
+def tail_padding_elements(shape: Shape) -> int:
+    """Elements added by ``L(n)`` after tiling (0 when there is no ``L`` or no tiles)."""
+    layout = shape.effective_layout
+    if not layout.tiles or layout.tail_padding_alignment_in_elements == 1:
+        return 0
+    n = 1
+    for r in _tiled_extents(shape)[0]:
+        if not r.combined:
+            n *= r.padded_size
+    return _round_up(n, layout.tail_padding_alignment_in_elements) - n
+
+
+@dataclass(frozen=True)
+class LeafSize:
+    """Sizes of one array leaf of a (possibly tuple) shape."""
+
+    index: tuple[int, ...]
+    shape: Shape
+    logical_bytes: int
+    physical_bytes: int
+
+    @property
+    def expansion(self) -> float:
+        return self.physical_bytes / self.logical_bytes if self.logical_bytes else 1.0
+
+
+def leaf_sizes(shape: Shape) -> list[LeafSize]:
+    """Logical and physical bytes of every leaf (one entry for a non-tuple shape)."""
+    return [LeafSize(i, s, logical_bytes(s), physical_bytes(s)) for i, s in shape.leaves()]

@@ -1,0 +1,104 @@
+"""A cursor over source text, shared by the shape and HLO parsers.
+
+Positions are integer offsets; line and column are computed only when an error
+is raised (see :meth:`xladoctor.errors.InputError.at`).  Whitespace and XLA's
+comments (``/* ... */`` and ``// ...``) are insignificant between tokens, which is
+why the printer's ``/*index=5*/`` annotations read back harmlessly.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import HloParseError
+
+_SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+_INT = re.compile(r"-?[0-9]+")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_NAME = re.compile(r"%?([A-Za-z_$][A-Za-z0-9_.\-$]*)")
+
+
+class Reader:
+    """Text plus an offset; every ``expect_*`` failure raises :class:`HloParseError` here."""
+
+    __slots__ = ("text", "pos", "source")
+
+    def __init__(self, text: str, source: str = "<input>", pos: int = 0):
+        self.text = text
+        self.source = source
+        self.pos = pos
+
+    # -- errors ------------------------------------------------------------------
+    def error(self, message: str, pos: int | None = None) -> HloParseError:
+        return HloParseError.at(message, self.text, self.pos if pos is None else pos, self.source)
+
+    def describe_here(self) -> str:
+        """What the text holds at the cursor, for 'expected X, found Y' messages."""
+        if self.pos >= len(self.text):
+            return "end of input"
+        m = re.compile(r"[A-Za-z0-9_.\-%]+|.").match(self.text, self.pos)
+        tok = m.group(0) if m else self.text[self.pos]
+        return repr(tok)
+
+    # -- whitespace and single characters ------------------------------------------
+    def skip(self) -> None:
+        self.pos = _SKIP.match(self.text, self.pos).end()
+
+    def peek(self) -> str:
+        """Next significant character ('' at end), after skipping whitespace/comments."""
+        self.skip()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def at_end(self) -> bool:
+        return self.peek() == ""
+
+    def accept(self, s: str) -> bool:
+        """Consume ``s`` if it comes next; report whether it did."""
+        self.skip()
+        if self.text.startswith(s, self.pos):
+            self.pos += len(s)
+            return True
+        return False
+
+    def expect(self, s: str, context: str = "") -> None:
+        if not self.accept(s):
+            where = f" {context}" if context else ""
+            raise self.error(f"expected '{s}'{where}, found {self.describe_here()}")
+
+    # -- tokens ------------------------------------------------------------------
+    def accept_int(self) -> int | None:
+        self.skip()
+        m = _INT.match(self.text, self.pos)
+        if not m:
+            return None
+        self.pos = m.end()
+        return int(m.group(0))
+
+    def expect_int(self, what: str = "an integer") -> int:
+        v = self.accept_int()
+        if v is None:
+            raise self.error(f"expected {what}, found {self.describe_here()}")
+        return v
+
+    def accept_ident(self) -> str | None:
+        self.skip()
+        m = _IDENT.match(self.text, self.pos)
+        if not m:
+            return None
+        self.pos = m.end()
+        return m.group(0)
+
+    def accept_name(self) -> str | None:
+        """An HLO name, with or without its ``%`` prefix (returned without it)."""
+        self.skip()
+        m = _NAME.match(self.text, self.pos)
+        if not m:
+            return None
+        self.pos = m.end()
+        return m.group(1)
+
+    def expect_name(self, what: str = "a name") -> str:
+        v = self.accept_name()
+        if v is None:
+            raise self.error(f"expected {what}, found {self.describe_here()}")
+        return v
