@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -329,6 +331,50 @@ def _narrow_types():
         )
 
     return jax.jit(_named(f, "narrow_types")), (jnp.arange(12.0).reshape(3, 4),)
+
+
+# ----------------------------------------------------------------------- corpus
+
+
+@dataclass
+class HloCorpus:
+    """The texts one run of :func:`generate` left in ``root`` (read back by tests)."""
+
+    root: Path
+    manifest: dict[str, Any]
+
+    def text(self, program: str, form: str) -> str:
+        """``form`` is ``"pre"`` or ``"post"``."""
+        return (self.root / form / f"{program}.txt").read_text()
+
+    def dump_txt_files(self) -> list[Path]:
+        return sorted((self.root / "dump").glob("*.txt"))
+
+    def hlo_dump_files(self, program: str | None = None) -> list[Path]:
+        """HLO module dumps, of ``jit_<program>`` or (``None``) of every module."""
+        files = [p for p in self.dump_txt_files() if is_hlo_dump_file(p.name)]
+        if program is None:
+            return files
+        pattern = re.compile(rf"module_\d+\.{re.escape(PROGRAMS[program].module_name)}\.")
+        return [p for p in files if pattern.match(p.name)]
+
+    def non_hlo_dump_files(self) -> list[Path]:
+        """Dump ``.txt`` files that are not HLO (buffer assignment, live ranges, ...)."""
+        return [p for p in self.dump_txt_files() if not is_hlo_dump_file(p.name)]
+
+
+def generate_in_subprocess(out_dir: Path, timeout: float = 300) -> HloCorpus:
+    """Run this script in a fresh interpreter with ``--xla_dump_to=out_dir/dump``."""
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + f" --xla_dump_to={out_dir / 'dump'}").strip()
+    env["JAX_PLATFORMS"] = "cpu"
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), str(out_dir)],
+        env=env, capture_output=True, text=True, timeout=timeout,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"generating the jax HLO corpus failed:\n{proc.stderr[-4000:]}")
+    return HloCorpus(out_dir, json.loads((out_dir / "manifest.json").read_text()))
 
 
 # ------------------------------------------------------------------- generation

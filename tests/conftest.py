@@ -1,0 +1,18 @@
+"""Session-wide fixtures shared by the test files."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def jax_hlo_corpus(tmp_path_factory):
+    """HLO texts of the real jax programs in ``jax_programs.py`` (pre, post, dumps).
+
+    Generated once per session in a child process (``XLA_FLAGS`` must be set
+    before jax starts its backend); a few seconds on CPU.
+    """
+    pytest.importorskip("jax")
+    from jax_programs import generate_in_subprocess
+
+    return generate_in_subprocess(tmp_path_factory.mktemp("jax_hlo"))
