@@ -1,0 +1,169 @@
+"""Read and validate ``catalogue/data/*.toml``; the index is the directory itself.
+
+Why validate at load time: the data files are edited by hand in two languages,
+and a missing key or a bad regex should fail loudly in tests and at start-up,
+not show up as a blank line in front of a user.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Iterator
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+from ..errors import InputError
+from .model import LANGUAGES, LIST_TEXT_FIELDS, PHASES, TEXT_FIELDS, Entry, EntryText
+
+REQUIRED = ("code", "name", "status", "phase", "backends", "url", "patterns", "example")
+OPTIONAL = ("see_also", "aliases", "family", "generic")
+_CODE_RE = re.compile(r"^E\d{4}$|^E\d{2}xx$|^E\dxxx$")
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """Compile a catalogue pattern: each literal space matches any whitespace run.
+
+    Messages are wrapped by terminals, tracebacks and log viewers at arbitrary
+    spaces; writing patterns with plain spaces keeps the data readable.
+    """
+    return re.compile(re.sub(r"(?<!\\) ", r"\\s+", pattern))
+
+
+def _entry_from_toml(doc: dict, source: str) -> Entry:
+    missing = [k for k in REQUIRED if k not in doc]
+    if missing:
+        raise InputError(f"missing field(s): {', '.join(missing)}", source)
+    unknown = set(doc) - set(REQUIRED) - set(OPTIONAL) - set(LANGUAGES)
+    if unknown:
+        raise InputError(f"unknown field(s): {', '.join(sorted(unknown))}", source)
+    if doc["phase"] not in PHASES:
+        raise InputError(f"phase must be one of {PHASES}, got {doc['phase']!r}", source)
+    text: dict[str, EntryText] = {}
+    for lang in LANGUAGES:
+        table = doc.get(lang)
+        if not isinstance(table, dict):
+            raise InputError(f"missing [{lang}] table", source)
+        keys = set(table)
+        if keys != set(TEXT_FIELDS):
+            raise InputError(
+                f"[{lang}] keys differ from {sorted(TEXT_FIELDS)}: "
+                f"missing {sorted(set(TEXT_FIELDS) - keys)}, extra {sorted(keys - set(TEXT_FIELDS))}", source)
+        for key in TEXT_FIELDS:
+            value = table[key]
+            if key in LIST_TEXT_FIELDS:
+                if not (isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value)):
+                    raise InputError(f"[{lang}].{key} must be a non-empty list of strings", source)
+            elif not (isinstance(value, str) and value.strip()):
+                raise InputError(f"[{lang}].{key} must be a non-empty string", source)
+        text[lang] = EntryText(
+            title=table["title"], category=table["category"], summary=table["summary"],
+            causes=tuple(table["causes"]), fixes=tuple(table["fixes"]), debug=tuple(table["debug"]))
+    entry = Entry(
+        code=doc["code"], name=doc["name"], status=doc["status"], phase=doc["phase"],
+        backends=tuple(doc["backends"]), url=doc["url"], patterns=tuple(doc["patterns"]),
+        example=doc["example"].strip("\n"), text=text, see_also=tuple(doc.get("see_also", ())),
+        aliases=tuple(doc.get("aliases", ())), family=bool(doc.get("family", False)),
+        generic=bool(doc.get("generic", False)))
+    try:
+        matchers = tuple(compile_pattern(p) for p in (*entry.patterns, entry.header_regex()))
+    except re.error as e:
+        raise InputError(f"bad pattern: {e}", source) from None
+    object.__setattr__(entry, "matchers", matchers)
+    return entry
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """All entries, keyed by code, in code order."""
+
+    entries: dict[str, Entry]
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries.values())
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, code: object) -> bool:
+        return code in self.entries
+
+    def get(self, code: str) -> Entry | None:
+        """Entry for a code written any way users write it (``E1200``, ``1200``, ``e1200``, aliases)."""
+        norm = normalize_code(code)
+        if norm is None:
+            return None
+        if norm in self.entries:
+            return self.entries[norm]
+        for entry in self.entries.values():
+            if norm in entry.aliases:
+                return entry
+        # A concrete member of a family: E0312 -> E03xx, E2105 -> E2xxx.
+        for entry in self.entries.values():
+            if entry.family and re.fullmatch(entry.code.replace("x", r"\d"), norm):
+                return entry
+        return None
+
+    def nearest(self, code: str, n: int = 3) -> list[str]:
+        """Codes closest to a mistyped one, for the one-line 'unknown code' error."""
+        norm = normalize_code(code)
+        if norm is None:
+            return difflib.get_close_matches(code.strip().upper(), list(self.entries), n=n, cutoff=0.0)
+        target = _code_value(norm)
+        return sorted(self.entries, key=lambda c: (abs(_code_value(c) - target), c))[:n]
+
+
+def normalize_code(text: str) -> str | None:
+    """``'e1200'``, ``'1200'``, ``' E1200 '`` -> ``'E1200'``; ``'e03XX'`` -> ``'E03xx'``; else None."""
+    t = text.strip()
+    if t[:1] in ("e", "E"):
+        t = t[1:]
+    t = t.lower()
+    if re.fullmatch(r"\d{4}|\d{2}xx|\dxxx", t):
+        return "E" + t
+    return None
+
+
+def _code_value(code: str) -> int:
+    """Numeric value of a code for 'nearest' ranking; family digits count as 0."""
+    return int(code[1:].replace("x", "0"))
+
+
+def _data_files() -> list[tuple[str, bytes]]:
+    root = resources.files(__package__) / "data"
+    out = []
+    for item in root.iterdir():
+        if item.name.endswith(".toml"):
+            out.append((item.name, item.read_bytes()))
+    return sorted(out)
+
+
+def load_entries_from(files: list[tuple[str, bytes]]) -> Catalogue:
+    """Build a catalogue from ``(file name, bytes)`` pairs; the name must be ``<CODE>.toml``."""
+    entries: dict[str, Entry] = {}
+    for name, data in files:
+        source = f"catalogue/data/{name}"
+        try:
+            doc = tomllib.loads(data.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise InputError(f"not valid TOML: {e}", source) from None
+        entry = _entry_from_toml(doc, source)
+        if not _CODE_RE.match(entry.code):
+            raise InputError(f"bad code {entry.code!r}", source)
+        if name != f"{entry.code}.toml":
+            raise InputError(f"file name must be {entry.code}.toml", source)
+        entries[entry.code] = entry
+    return Catalogue(dict(sorted(entries.items())))
+
+
+@lru_cache(maxsize=1)
+def load_catalogue() -> Catalogue:
+    """The packaged catalogue, read once per process."""
+    return load_entries_from(_data_files())
