@@ -1,0 +1,502 @@
+"""Parser for HLO module text as XLA prints it (``HloModule::ToString``, dumps, ``as_text``).
+
+Reads, in one pass over the text:
+
+* the header ``HloModule name, k=v, ...`` (``entry_computation_layout``,
+  ``input_output_alias``, ``buffer_donor``, ``frontend_attributes`` decoded; all
+  kept raw for printing);
+* the ``FileNames`` / ``FunctionNames`` / ``FileLocations`` / ``StackFrames``
+  tables of compiled dumps, so instructions map back to Python lines;
+* computations, with or without ``ENTRY``, ``%`` prefixes and signatures,
+  ``execution_thread`` suffixes;
+* instructions in both the current form (``add(x, y)``) and the older typed-operand
+  form (``add(f32[2]{0} %x, f32[2]{0} %y)``), constants of any size, and every
+  attribute (kept raw, the useful ones decoded).
+
+Names are resolved after each computation (operands, control predecessors) and
+after the module (called computations), so text order does not matter.  Every
+problem raises :class:`~xladoctor.errors.HloParseError` with ``source:line:col``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import HloParseError
+from ..ir.computation import HloComputation
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction, OpMetadata
+from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
+from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
+from ..ir.shape import Shape
+from .attributes import (parse_aliasing, parse_buffer_donors, parse_key_values, parse_name_list,
+                         parse_shape_index, parse_string_map, scan_value, unquote)
+from .reader import Reader
+from .shape_parser import read_shape
+
+_OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
+_ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+_SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
+_TABLE_ROW = re.compile(r"\s*(\d+)\s+(\"(?:[^\"\\]|\\.)*\"|\{[^}]*\})")
+_SOURCE_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+
+_NOT_HLO_HINTS = (
+    ("BufferAssignment:", "XLA's buffer-assignment dump (*-buffer-assignment.txt)"),
+    ("allocation 0:", "XLA's buffer-assignment dump (*-buffer-assignment.txt)"),
+    ("Total bytes used:", "XLA's memory-usage report"),
+    ("module @", "StableHLO/MLIR text (use Lowered.as_text('hlo') or the *.txt HLO dumps)"),
+    ("func.func", "StableHLO/MLIR text (use Lowered.as_text('hlo') or the *.txt HLO dumps)"),
+    ("digraph", "a Graphviz DOT file"),
+)
+
+
+def parse_module(text: str, source: str = "<hlo>") -> HloModule:
+    """Parse one HLO module; raises :class:`HloParseError` naming ``source:line:col``."""
+    return _ModuleParser(text, source).parse()
+
+
+class _ModuleParser:
+    def __init__(self, text: str, source: str):
+        self.r = Reader(text, source)
+        self.text = text
+        self.source = source
+        self._line = 1
+        self._line_pos = 0
+        self._calls_to_resolve: list[tuple[HloInstruction, str, list[str], int]] = []
+
+    # -- helpers -------------------------------------------------------------------
+    def line_at(self, pos: int) -> int:
+        """1-based line of ``pos``; positions are visited in increasing order, so this is O(n) total."""
+        if pos < self._line_pos:
+            return self.text.count("\n", 0, pos) + 1
+        self._line += self.text.count("\n", self._line_pos, pos)
+        self._line_pos = pos
+        return self._line
+
+    def error(self, message: str, pos: int | None = None) -> HloParseError:
+        return self.r.error(message, pos)
+
+    # -- module --------------------------------------------------------------------
+    def parse(self) -> HloModule:
+        r = self.r
+        r.skip()
+        if not r.text.startswith("HloModule", r.pos):
+            head = r.text[r.pos:r.pos + 4000]
+            for marker, what in _NOT_HLO_HINTS:
+                if marker in head:
+                    raise self.error(f"not an HLO module: this looks like {what}")
+            if r.at_end():
+                raise self.error("empty input: expected 'HloModule <name>'")
+            raise self.error(f"expected 'HloModule <name>' at the start of an HLO module, found {r.describe_here()}")
+        r.pos += len("HloModule")
+        if not r.text[r.pos:r.pos + 1].isspace():
+            raise self.error("expected a module name after 'HloModule'")
+        name = r.expect_name("a module name after 'HloModule'")
+        module = HloModule(name)
+        module.source_name = self.source
+        self._parse_header_attributes(module)
+        while True:
+            r.skip()
+            m = _ATTR_NAME.match(r.text, r.pos)
+            if m and m.group(0) in _SOURCE_TABLES:
+                r.pos = m.end()
+                self._parse_source_table(module, m.group(0))
+            else:
+                break
+        comp_name_pos: dict[str, int] = {}
+        while not r.at_end():
+            comp = self._parse_computation(module)
+            if comp.name in comp_name_pos:
+                raise self.error(f"computation '{comp.name}' is defined twice", comp_name_pos[comp.name])
+            comp_name_pos[comp.name] = r.pos
+            module.add_computation(comp)
+        if not module.computations:
+            raise self.error("module has no computations")
+        if module.entry is None:
+            # XLA's parser: without ENTRY, the last computation is the entry.
+            module.entry = module.computations[-1]
+            module.entry.is_entry = True
+        self._resolve_called_computations(module)
+        self._finish_entry_layout(module)
+        return module
+
+    def _parse_header_attributes(self, module: HloModule) -> None:
+        r = self.r
+        while r.accept(","):
+            r.skip()
+            m = _ATTR_NAME.match(r.text, r.pos)
+            if not m:
+                raise self.error(f"expected a module attribute name, found {r.describe_here()}")
+            attr = m.group(0)
+            r.pos = m.end()
+            r.expect("=", f"after module attribute '{attr}'")
+            r.skip()
+            start = r.pos
+            end = scan_value(r.text, start, self.source)
+            if end == start:
+                raise self.error(f"expected a value for module attribute '{attr}'")
+            raw = r.text[start:end]
+            r.pos = end
+            module.attributes[attr] = raw
+            if attr == "entry_computation_layout":
+                module.entry_computation_layout = self._parse_program_shape(start, end)
+                module.has_explicit_entry_layout = True
+            elif attr == "input_output_alias":
+                module.input_output_alias = [InputOutputAlias(o, p, pi, k or "may-alias")
+                                             for o, p, pi, k in parse_aliasing(raw)]
+            elif attr == "buffer_donor":
+                module.buffer_donor = parse_buffer_donors(raw)
+            elif attr == "frontend_attributes":
+                module.frontend_attributes = self._string_map(raw, start)
+
+    def _parse_program_shape(self, start: int, end: int) -> ProgramShape:
+        sub = Reader(self.text, self.source, start)
+        sub.expect("{", "to open entry_computation_layout")
+        sub.expect("(", "to open the entry parameter list")
+        params: list[Shape] = []
+        if not sub.accept(")"):
+            while True:
+                params.append(read_shape(sub))
+                if sub.accept(")"):
+                    break
+                sub.expect(",", "or ')' in entry_computation_layout parameters")
+        sub.expect("->", "in entry_computation_layout")
+        result = read_shape(sub)
+        sub.expect("}", "to close entry_computation_layout")
+        if sub.pos != end:
+            raise self.error("unexpected text at the end of entry_computation_layout", sub.pos)
+        return ProgramShape(params, result)
+
+    def _string_map(self, raw: str, pos: int) -> dict[str, str]:
+        try:
+            return parse_string_map(raw)
+        except ValueError as e:
+            raise self.error(str(e), pos) from None
+
+    def _parse_source_table(self, module: HloModule, table: str) -> None:
+        t = module.source_tables
+        r = self.r
+        while True:
+            m = _TABLE_ROW.match(r.text, r.pos)
+            if not m:
+                break
+            key = int(m.group(1))
+            value = m.group(2)
+            here = m.start(2)
+            r.pos = m.end()
+            if table == "FileNames":
+                t.file_names[key] = unquote(value)
+            elif table == "FunctionNames":
+                t.function_names[key] = unquote(value)
+            else:
+                try:
+                    kv = {k: int(v) for k, v in parse_key_values(value)}
+                except ValueError as e:
+                    raise self.error(f"bad {table} row: {e}", here) from None
+                try:
+                    if table == "FileLocations":
+                        t.file_locations[key] = FileLocation(kv["file_name_id"], kv["function_name_id"], kv["line"],
+                                                             kv.get("end_line"), kv.get("column"), kv.get("end_column"))
+                    else:
+                        t.stack_frames[key] = StackFrame(kv["file_location_id"], kv.get("parent_frame_id", 0))
+                except KeyError as e:
+                    raise self.error(f"{table} row {key} lacks {e.args[0]}", here) from None
+
+    # -- computations ----------------------------------------------------------------
+    def _parse_computation(self, module: HloModule) -> HloComputation:
+        r = self.r
+        r.skip()
+        start = r.pos
+        is_entry = False
+        if r.text.startswith("ENTRY", r.pos) and not _is_name_char(r.text[r.pos + 5:r.pos + 6]):
+            r.pos += 5
+            is_entry = True
+        name = r.accept_name()
+        if name is None:
+            raise self.error(f"expected a computation name, found {r.describe_here()}")
+        if is_entry and module.entry is not None:
+            raise self.error(f"second ENTRY computation '{name}' (the entry is '{module.entry.name}')", start)
+        comp = HloComputation(name, is_entry)
+        comp.line = self.line_at(start)
+        if r.peek() == "(":
+            comp.signature = self._parse_signature()
+        r.expect("{", f"to open computation '{name}'")
+        self._parse_instructions(comp, module)
+        while r.accept(","):
+            r.skip()
+            m = _ATTR_NAME.match(r.text, r.pos)
+            if not m:
+                raise self.error(f"expected a computation attribute, found {r.describe_here()}")
+            attr = m.group(0)
+            r.pos = m.end()
+            r.expect("=", f"after '{attr}'")
+            r.skip()
+            vstart = r.pos
+            vend = scan_value(r.text, vstart, self.source)
+            r.pos = vend
+            if attr == "execution_thread":
+                comp.execution_thread = unquote(r.text[vstart:vend])
+        return comp
+
+    def _parse_signature(self) -> tuple[list[tuple[str, Shape]], Shape]:
+        r = self.r
+        r.expect("(")
+        params: list[tuple[str, Shape]] = []
+        if not r.accept(")"):
+            while True:
+                pname = r.expect_name("a parameter name in the computation signature")
+                r.expect(":", f"after parameter '{pname}'")
+                params.append((pname, read_shape(r)))
+                if r.accept(")"):
+                    break
+                r.expect(",", "or ')' in the computation signature")
+        r.expect("->", "after the computation's parameters")
+        return params, read_shape(r)
+
+    def _parse_instructions(self, comp: HloComputation, module: HloModule) -> None:
+        r = self.r
+        pending: list[tuple[HloInstruction, list[tuple[str, int]], list[tuple[str, int]]]] = []
+        root: HloInstruction | None = None
+        root_pos = 0
+        name_pos: dict[str, int] = {}
+        while True:
+            r.skip()
+            if r.pos >= len(r.text):
+                raise self.error(f"unexpected end of input inside computation '{comp.name}': missing '}}'")
+            if r.text[r.pos] == "}":
+                r.pos += 1
+                break
+            instr_start = r.pos
+            is_root = False
+            if r.text.startswith("ROOT", r.pos) and r.text[r.pos + 4:r.pos + 5].isspace():
+                r.pos += 4
+                is_root = True
+            instr, operand_refs, control_refs = self._parse_instruction(module)
+            if instr.name in name_pos:
+                raise self.error(f"instruction '{instr.name}' is defined twice in computation '{comp.name}'",
+                                 instr_start)
+            if module.get_instruction(instr.name) is not None:
+                raise self.error(f"instruction name '{instr.name}' is already used in another computation "
+                                 "(XLA requires unique names in a module)", instr_start)
+            name_pos[instr.name] = instr_start
+            instr.line = self.line_at(instr_start)
+            if is_root:
+                if root is not None:
+                    raise self.error(f"computation '{comp.name}' has two ROOT instructions "
+                                     f"('{root.name}' and '{instr.name}')", instr_start)
+                root, root_pos = instr, instr_start
+            comp.add_instruction(instr)
+            module.register_instruction(instr)
+            pending.append((instr, operand_refs, control_refs))
+        if not comp.instructions:
+            raise self.error(f"computation '{comp.name}' has no instructions", r.pos - 1)
+        comp.root = root if root is not None else comp.instructions[-1]
+        undefined: list[tuple[str, int]] = []
+        for instr, operand_refs, control_refs in pending:
+            ops = []
+            for ref, pos in operand_refs:
+                target = comp.get(ref)
+                if target is None:
+                    undefined.append((ref, pos))
+                else:
+                    ops.append(target)
+            instr.operands = ops
+            for ref, pos in control_refs:
+                target = comp.get(ref)
+                if target is None:
+                    undefined.append((ref, pos))
+                else:
+                    instr.control_predecessors.append(target)
+        if undefined:
+            names = ", ".join(sorted({n for n, _ in undefined}))
+            raise self.error(f"operand '{undefined[0][0]}' names no instruction in computation '{comp.name}'"
+                             + (f" (undefined: {names})" if len({n for n, _ in undefined}) > 1 else ""),
+                             undefined[0][1])
+        for i, p in enumerate(comp.parameters):
+            if p is None:
+                raise self.error(f"computation '{comp.name}' has no parameter({i}) but has higher-numbered ones",
+                                 root_pos)
+
+    def _parse_instruction(self, module: HloModule):
+        r = self.r
+        r.skip()
+        if r.text.startswith("%", r.pos):
+            module.print_percent = True
+        name = r.accept_name()
+        if name is None:
+            raise self.error(f"expected an instruction name, found {r.describe_here()}")
+        r.expect("=", f"after instruction name '{name}'")
+        r.skip()
+        if not _SHAPE_START.match(r.text, r.pos):
+            raise self.error(f"expected the shape of '{name}', found {r.describe_here()}")
+        shape = read_shape(r)
+        r.skip()
+        op_pos = r.pos
+        m = _OPCODE.match(r.text, r.pos)
+        if not m:
+            raise self.error(f"expected an opcode for '{name}', found {r.describe_here()}")
+        opcode = OPCODES_BY_SPELLING.get(m.group(0))
+        if opcode is None:
+            raise self.error(f"unknown opcode '{m.group(0)}'", op_pos)
+        r.pos = m.end()
+        instr = HloInstruction(name, opcode, shape)
+        r.expect("(", f"after opcode '{opcode.value}'")
+        operand_refs: list[tuple[str, int]] = []
+        if opcode is HloOpcode.PARAMETER:
+            instr.parameter_number = r.expect_int("a parameter number")
+            r.expect(")", "to close parameter(...)")
+        elif opcode is HloOpcode.CONSTANT:
+            lit_start = r.pos
+            end = _scan_parenthesized(r.text, lit_start - 1, self.source)
+            instr.literal = r.text[lit_start:end].strip()
+            r.pos = end + 1
+        else:
+            operand_refs = self._parse_operands(instr)
+        control_refs = self._parse_attributes(instr)
+        return instr, operand_refs, control_refs
+
+    def _parse_operands(self, instr: HloInstruction) -> list[tuple[str, int]]:
+        r = self.r
+        refs: list[tuple[str, int]] = []
+        typed: list[str] = []
+        if r.accept(")"):
+            return refs
+        while True:
+            r.skip()
+            pos = r.pos
+            if _SHAPE_START.match(r.text, pos):
+                # Older printers: "f32[2]{0} %x"; a bare name never starts with "type[" or "(".
+                shape_start = r.pos
+                read_shape(r)
+                typed.append(r.text[shape_start:r.pos])
+                r.skip()
+                pos = r.pos
+            name = r.accept_name()
+            if name is None:
+                raise self.error(f"expected an operand name, found {r.describe_here()}")
+            refs.append((name, pos))
+            if r.accept(")"):
+                break
+            r.expect(",", f"or ')' in the operands of '{instr.name}'")
+        if typed:
+            instr.operand_shapes_text = tuple(typed)
+        return refs
+
+    def _parse_attributes(self, instr: HloInstruction) -> list[tuple[str, int]]:
+        r = self.r
+        control_refs: list[tuple[str, int]] = []
+        text = r.text
+        while True:
+            # Attributes follow a comma; anything else ends the instruction.
+            save = r.pos
+            r.skip()
+            if not text.startswith(",", r.pos):
+                r.pos = save
+                break
+            r.pos += 1
+            r.skip()
+            am = _ATTR_NAME.match(text, r.pos)
+            if not am:
+                raise self.error(f"expected an attribute name after ',' in '{instr.name}', found {r.describe_here()}")
+            attr = am.group(0)
+            r.pos = am.end()
+            r.expect("=", f"after attribute '{attr}'")
+            r.skip()
+            vstart = r.pos
+            vend = scan_value(text, vstart, self.source)
+            if vend == vstart:
+                raise self.error(f"expected a value for attribute '{attr}' of '{instr.name}'")
+            raw = text[vstart:vend]
+            r.pos = vend
+            if attr in instr.attributes:
+                raise self.error(f"attribute '{attr}' given twice for '{instr.name}'", vstart)
+            instr.attributes[attr] = raw
+            self._decode_attribute(instr, attr, raw, vstart, control_refs)
+        return control_refs
+
+    def _decode_attribute(self, instr: HloInstruction, attr: str, raw: str, pos: int,
+                          control_refs: list[tuple[str, int]]) -> None:
+        if attr == "custom_call_target":
+            instr.custom_call_target = unquote(raw)
+        elif attr == "index":
+            try:
+                instr.tuple_index = int(raw)
+            except ValueError:
+                raise self.error(f"index must be an integer, got {raw!r}", pos) from None
+        elif attr == "frontend_attributes":
+            instr.frontend_attributes = self._string_map(raw, pos)
+        elif attr == "metadata":
+            instr.metadata = self._metadata(raw, pos)
+        elif attr == "output_to_operand_aliasing":
+            instr.output_to_operand_aliasing = [(o, p, pi) for o, p, pi, _ in parse_aliasing(raw)]
+        elif attr == "control-predecessors":
+            control_refs.extend((n, pos) for n in parse_name_list(raw))
+        elif attr in CALLED_COMPUTATION_ROLES:
+            self._calls_to_resolve.append((instr, attr, parse_name_list(raw), pos))
+
+    def _metadata(self, raw: str, pos: int) -> OpMetadata:
+        try:
+            pairs = parse_key_values(raw)
+        except ValueError as e:
+            raise self.error(f"bad metadata: {e}", pos) from None
+        fields: dict = {}
+        extra = []
+        ints = {"source_line": "source_line", "source_end_line": "source_end_line",
+                "source_column": "source_column", "stack_frame_id": "stack_frame_id"}
+        for k, v in pairs:
+            if k in ("op_type", "op_name", "source_file"):
+                fields[k] = unquote(v)
+            elif k in ints:
+                try:
+                    fields[ints[k]] = int(v)
+                except ValueError:
+                    extra.append((k, v))
+            else:
+                extra.append((k, v))
+        return OpMetadata(extra=tuple(extra), **fields)
+
+    # -- module-level resolution ------------------------------------------------------
+    def _resolve_called_computations(self, module: HloModule) -> None:
+        for instr, role, names, pos in self._calls_to_resolve:
+            comps = []
+            for n in names:
+                c = module.get_computation(n)
+                if c is None:
+                    raise self.error(f"{role}={n} names no computation in the module", pos)
+                comps.append(c)
+                c.callers.append(instr)
+            instr.called.setdefault(role, []).extend(comps)
+
+    def _finish_entry_layout(self, module: HloModule) -> None:
+        entry = module.entry
+        assert entry is not None and entry.root is not None
+        if module.entry_computation_layout is None:
+            # Without the header attribute XLA derives the layout from the entry's parameters and root.
+            module.entry_computation_layout = ProgramShape([p.shape for p in entry.parameters], entry.root.shape)
+            return
+        ecl = module.entry_computation_layout
+        if len(ecl.parameters) != len(entry.parameters):
+            raise HloParseError(
+                f"entry_computation_layout has {len(ecl.parameters)} parameters but ENTRY computation "
+                f"'{entry.name}' has {len(entry.parameters)}", self.source, entry.line, 1)
+        for i, (declared, param) in enumerate(zip(ecl.parameters, entry.parameters)):
+            if not declared.compatible(param.shape):
+                raise HloParseError(
+                    f"entry_computation_layout parameter {i} is {declared} but parameter({i}) "
+                    f"'{param.name}' is {param.shape}", self.source, param.line, 1)
+        if not ecl.result.compatible(entry.root.shape):
+            raise HloParseError(
+                f"entry_computation_layout result is {ecl.result} but the ROOT '{entry.root.name}' is "
+                f"{entry.root.shape}", self.source, entry.root.line, 1)
+
+
+def _is_name_char(c: str) -> bool:
+    return c.isalnum() or c in "_.-"
+
+
+def _scan_parenthesized(text: str, open_pos: int, source: str) -> int:
+    """Offset of the ')' matching the '(' at ``open_pos`` (constant literals: nested braces, strings)."""
+    end = scan_value(text, open_pos, source)
+    # scan_value treats the whole "(...)" group as one value and stops after it.
+    if end <= open_pos or text[end - 1] != ")":
+        raise HloParseError.at("unbalanced '(' in constant literal", text, open_pos, source)
+    return end - 1
