@@ -41,6 +41,9 @@ from typing import Any, Callable
 # writes as ``.txt`` (buffer assignment, live ranges, memory report) is not HLO.
 HLO_DUMP_SUFFIXES = ("before_optimizations.txt", "after_optimizations.txt")
 
+# Host CPU devices the generator asks for, so collectives and SPMD partitioning appear.
+DEVICE_COUNT = 2
+
 
 def is_hlo_dump_file(name: str) -> bool:
     """True for dump files that contain one HLO module in text form."""
@@ -55,6 +58,7 @@ class JaxProgram:
     build: Callable[[], tuple[Any, tuple]]
     platform: str = "cpu"  # "cpu": lower+compile locally; "tpu"/"cuda": lower only
     x64: bool = False
+    devices: int = 1  # CPU devices needed (the generator asks XLA for DEVICE_COUNT)
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -68,11 +72,11 @@ class JaxProgram:
 PROGRAMS: dict[str, JaxProgram] = {}
 
 
-def program(name: str, platform: str = "cpu", x64: bool = False):
+def program(name: str, platform: str = "cpu", x64: bool = False, devices: int = 1):
     """Register ``build`` under ``name``; the function it jits is renamed to ``name``."""
 
     def register(build: Callable[[], tuple[Any, tuple]]):
-        PROGRAMS[name] = JaxProgram(name, build, platform, x64)
+        PROGRAMS[name] = JaxProgram(name, build, platform, x64, devices)
         return build
 
     return register
@@ -333,6 +337,75 @@ def _narrow_types():
     return jax.jit(_named(f, "narrow_types")), (jnp.arange(12.0).reshape(3, 4),)
 
 
+@program("collectives", devices=2)
+def _collectives():
+    import jax
+    import jax.numpy as jnp
+    from jax import lax, shard_map
+    from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+
+    mesh = jax.make_mesh((2,), ("i",), axis_types=(AxisType.Explicit,))
+
+    def body(x):
+        return (
+            lax.psum(x, "i"),
+            lax.all_gather(x, "i", tiled=True),
+            lax.ppermute(x, "i", [(0, 1), (1, 0)]),
+            lax.all_to_all(x.reshape(2, -1), "i", 0, 0, tiled=True),
+            lax.psum_scatter(x, "i", tiled=True),
+        )
+
+    specs = (P(), P(), P("i"), P("i"), P("i"))
+    fn = shard_map(body, mesh=mesh, in_specs=P("i"), out_specs=specs, check_vma=False)
+    x = jax.device_put(jnp.arange(16.0), NamedSharding(mesh, P("i")))
+    return jax.jit(_named(fn, "collectives")), (x,)
+
+
+@program("sharded_matmul", devices=2)
+def _sharded_matmul():
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+
+    mesh = jax.make_mesh((2,), ("i",), axis_types=(AxisType.Auto,))
+
+    def f(a, b):
+        return jnp.tanh(a @ b)
+
+    fn = jax.jit(
+        _named(f, "sharded_matmul"),
+        in_shardings=(NamedSharding(mesh, P(None, "i")), NamedSharding(mesh, P("i", None))),
+        out_shardings=NamedSharding(mesh, P("i")),
+    )
+    return fn, (jnp.ones((8, 4)), jnp.ones((4, 6)))
+
+
+@program("many_ops")
+def _many_ops():
+    """Many opcodes in one program (spellings like popcnt, opt-barrier, log-plus-one), plus CPU custom calls."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def f(x, i, m):
+        return [
+            x[i], jnp.cumsum(x, axis=0),
+            lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (1, 1), "SAME"),
+            lax.top_k(x, 2)[0], jnp.linalg.cholesky(m), lax.optimization_barrier(x),
+            jnp.pad(x, ((1, 2), (0, 1))), x[::-1], jnp.concatenate([x, x]), jnp.clip(x, 0, 1),
+            jnp.where(x > 0, x, 0), lax.bitcast_convert_type(x, jnp.int32),
+            lax.reduce_precision(x, 5, 10), lax.population_count(i), lax.clz(i), lax.erf(x),
+            jnp.expm1(x), jnp.log1p(x), jnp.arctan2(x, x), x % 3.0, i >> 1,
+            lax.shift_right_logical(i, 2), lax.shift_left(i, 1), jnp.round(x), jnp.sign(x),
+            lax.is_finite(x), jnp.einsum("ij,kj->ik", x, x), lax.rsqrt(x), lax.cbrt(x),
+            lax.logistic(x), lax.exp2(x), x.T, jnp.argmax(x, axis=1), lax.iota(jnp.int32, 5),
+            x.astype(jnp.uint16), lax.tan(x), jnp.sinh(x), i ^ 3,
+        ]
+
+    args = (jnp.ones((4, 3)), jnp.array([1, 2], jnp.int32), jnp.eye(3))
+    return jax.jit(_named(f, "many_ops")), args
+
+
 # ----------------------------------------------------------------------- corpus
 
 
@@ -366,7 +439,8 @@ class HloCorpus:
 def generate_in_subprocess(out_dir: Path, timeout: float = 300) -> HloCorpus:
     """Run this script in a fresh interpreter with ``--xla_dump_to=out_dir/dump``."""
     env = dict(os.environ)
-    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + f" --xla_dump_to={out_dir / 'dump'}").strip()
+    flags = f" --xla_dump_to={out_dir / 'dump'} --xla_force_host_platform_device_count={DEVICE_COUNT}"
+    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + flags).strip()
     env["JAX_PLATFORMS"] = "cpu"
     proc = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), str(out_dir)],
@@ -387,6 +461,7 @@ def _observations() -> dict[str, Any]:
     return {
         "jax_version": jax.__version__,
         "device": str(dev),
+        "device_count": len(jax.devices()),
         "addressable_memories": [m.kind for m in dev.addressable_memories()],
         "default_memory": dev.default_memory().kind,
     }
@@ -431,6 +506,10 @@ def generate(out_dir: Path, names: list[str] | None = None) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     """``python jax_programs.py OUT_DIR [NAME...]``; set XLA_FLAGS yourself for dumps."""
+    if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+        os.environ["XLA_FLAGS"] = (
+            os.environ.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={DEVICE_COUNT}"
+        ).strip()
     out = Path(argv[0])
     generate(out, argv[1:] or None)
     return 0
