@@ -56,11 +56,49 @@ class SourceLocation:
         return f"{where} ({self.function})" if self.function else where
 
 
+_INT_METADATA_FIELDS = ("source_line", "source_end_line", "source_column", "stack_frame_id")
+_STR_METADATA_FIELDS = ("op_type", "op_name", "source_file")
+
+
+def decode_metadata(raw: str) -> OpMetadata:
+    """``{op_name="x" source_line=3}`` -> OpMetadata; unreadable text is kept in ``extra``."""
+    from ..syntax.attributes import parse_key_values, unquote
+    try:
+        pairs = parse_key_values(raw)
+    except ValueError:
+        return OpMetadata(extra=(("raw", raw),))
+    fields: dict = {}
+    extra = []
+    for k, v in pairs:
+        if k in _STR_METADATA_FIELDS:
+            fields[k] = unquote(v)
+        elif k in _INT_METADATA_FIELDS and v.lstrip("-").isdigit():
+            fields[k] = int(v)
+        else:
+            extra.append((k, v))
+    return OpMetadata(extra=tuple(extra), **fields)
+
+
+def encode_metadata(md: OpMetadata) -> str:
+    from ..syntax.attributes import quote
+    parts = []
+    for k in ("op_type", "op_name", "source_file"):
+        v = getattr(md, k)
+        if v is not None:
+            parts.append(f"{k}={quote(v)}")
+    for k in _INT_METADATA_FIELDS:
+        v = getattr(md, k)
+        if v is not None:
+            parts.append(f"{k}={v}")
+    parts.extend(f"{k}={v}" for k, v in md.extra)
+    return "{" + " ".join(parts) + "}"
+
+
 class HloInstruction:
     """An HLO instruction.  Identity semantics: two instructions are never "equal" by value."""
 
     __slots__ = ("name", "opcode", "shape", "_operands", "users", "attributes", "parent", "parameter_number",
-                 "literal", "called", "metadata", "frontend_attributes", "custom_call_target", "tuple_index",
+                 "literal", "called", "_metadata", "frontend_attributes", "custom_call_target", "tuple_index",
                  "output_to_operand_aliasing", "line", "operand_shapes_text", "control_predecessors",
                  "__weakref__")
 
@@ -81,7 +119,7 @@ class HloInstruction:
         """For ``constant(...)``: the literal text between the parentheses."""
         self.called: dict[str, list[HloComputation]] = {}
         """Called computations by role (``to_apply``, ``calls``, ``body``, ``condition``, ...)."""
-        self.metadata: OpMetadata | None = None
+        self._metadata: OpMetadata | None | bool = False  # False: not decoded yet
         self.frontend_attributes: dict[str, str] = {}
         self.custom_call_target: str | None = None
         self.tuple_index: int | None = None
@@ -126,6 +164,22 @@ class HloInstruction:
         if comp is not None and comp.root is self:
             comp.root = new
         return changed
+
+    # -- metadata (decoded lazily: a 100k-instruction module rarely needs more than a few) --
+    @property
+    def metadata(self) -> OpMetadata | None:
+        if self._metadata is False:
+            raw = self.attributes.get("metadata")
+            self._metadata = decode_metadata(raw) if raw is not None else None
+        return self._metadata  # type: ignore[return-value]
+
+    @metadata.setter
+    def metadata(self, value: OpMetadata | None) -> None:
+        self._metadata = value
+        if value is None:
+            self.attributes.pop("metadata", None)
+        else:
+            self.attributes["metadata"] = encode_metadata(value)
 
     # -- queries -------------------------------------------------------------------
     @property

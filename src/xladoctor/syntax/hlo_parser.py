@@ -20,11 +20,12 @@ problem raises :class:`~xladoctor.errors.HloParseError` with ``source:line:col``
 
 from __future__ import annotations
 
+import gc
 import re
 
 from ..errors import HloParseError
 from ..ir.computation import HloComputation
-from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction, OpMetadata
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
@@ -51,7 +52,15 @@ _NOT_HLO_HINTS = (
 
 def parse_module(text: str, source: str = "<hlo>") -> HloModule:
     """Parse one HLO module; raises :class:`HloParseError` naming ``source:line:col``."""
-    return _ModuleParser(text, source).parse()
+    # The parse allocates millions of objects and frees none of them; CPython's cyclic
+    # GC would rescan the growing heap again and again (superlinear time), so pause it.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _ModuleParser(text, source).parse()
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class _ModuleParser:
@@ -425,34 +434,13 @@ class _ModuleParser:
         elif attr == "frontend_attributes":
             instr.frontend_attributes = self._string_map(raw, pos)
         elif attr == "metadata":
-            instr.metadata = self._metadata(raw, pos)
+            pass  # decoded on first use (HloInstruction.metadata): most are never read
         elif attr == "output_to_operand_aliasing":
             instr.output_to_operand_aliasing = [(o, p, pi) for o, p, pi, _ in parse_aliasing(raw)]
         elif attr == "control-predecessors":
             control_refs.extend((n, pos) for n in parse_name_list(raw))
         elif attr in CALLED_COMPUTATION_ROLES:
             self._calls_to_resolve.append((instr, attr, parse_name_list(raw), pos))
-
-    def _metadata(self, raw: str, pos: int) -> OpMetadata:
-        try:
-            pairs = parse_key_values(raw)
-        except ValueError as e:
-            raise self.error(f"bad metadata: {e}", pos) from None
-        fields: dict = {}
-        extra = []
-        ints = {"source_line": "source_line", "source_end_line": "source_end_line",
-                "source_column": "source_column", "stack_frame_id": "stack_frame_id"}
-        for k, v in pairs:
-            if k in ("op_type", "op_name", "source_file"):
-                fields[k] = unquote(v)
-            elif k in ints:
-                try:
-                    fields[ints[k]] = int(v)
-                except ValueError:
-                    extra.append((k, v))
-            else:
-                extra.append((k, v))
-        return OpMetadata(extra=tuple(extra), **fields)
 
     # -- module-level resolution ------------------------------------------------------
     def _resolve_called_computations(self, module: HloModule) -> None:

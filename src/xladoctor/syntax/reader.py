@@ -13,6 +13,7 @@ import re
 from ..errors import HloParseError
 
 _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+_SKIP_START = frozenset(" \t\r\n\f\v/")
 _INT = re.compile(r"-?[0-9]+")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _NAME = re.compile(r"%?([A-Za-z_$][A-Za-z0-9_.\-$]*)")
@@ -42,7 +43,11 @@ class Reader:
 
     # -- whitespace and single characters ------------------------------------------
     def skip(self) -> None:
-        self.pos = _SKIP.match(self.text, self.pos).end()
+        pos = self.pos
+        c = self.text[pos:pos + 1]
+        if c and c not in _SKIP_START:
+            return  # the common case: already at a token
+        self.pos = _SKIP.match(self.text, pos).end()
 
     def peek(self) -> str:
         """Next significant character ('' at end), after skipping whitespace/comments."""
