@@ -1,0 +1,102 @@
+"""``xladoctor explain CODE|FILE|-``: explain an XLA error code, or find and explain every XLA error in a log.
+
+``CODE`` (``E1200``, ``1200``, ``e1200``) prints the catalogue entry, like
+``rustc --explain``.  A file (or ``-`` for stdin) is scanned line by line in
+bounded memory; each distinct error is reported once with its count, the
+fields parsed from the message, an analysis (recomputed sizes for E0102, the
+offload path for E1200 with ``--hlo``) and the fixes.  An existing path always
+wins over a code, so a file named ``1200`` is scanned, not looked up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+
+from ..catalogue import load_catalogue, normalize_code
+from ..catalogue.render import language_from_env, render_entry
+from ..errors import UsageError
+from ._common import print_json
+
+NAME = "explain"
+HELP = "explain an XLA error code (E1200) or every XLA error found in a log file"
+ORDER = 30
+DESCRIPTION = __doc__.splitlines()[0]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="CODE|FILE|-",
+                        help="an error code (E1200, 1200, e1200), a log file, or - for stdin")
+    parser.add_argument("--lang", choices=("en", "fa"), default=None,
+                        help="language of explanations (default: from LC_ALL/LC_MESSAGES/LANG, else en)")
+    parser.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto",
+                        help="Persian output: 'visual' reorders for terminals without bidi support, "
+                             "'logical' keeps Unicode order for files and bidi-aware viewers "
+                             "(default auto: visual on a terminal, logical otherwise)")
+    parser.add_argument("--width", type=int, default=None, help="line width (default: terminal width, max 100)")
+    parser.add_argument("--hlo", metavar="MODULE", default=None,
+                        help="HLO module text of the failing program: runs the host-offload analysis for E1200")
+    parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
+
+
+def _width(args: argparse.Namespace) -> int:
+    if args.width:
+        return max(40, args.width)
+    return min(100, shutil.get_terminal_size(fallback=(80, 24)).columns)
+
+
+def _bidi(args: argparse.Namespace) -> str:
+    if args.bidi != "auto":
+        return args.bidi
+    return "visual" if sys.stdout.isatty() else "logical"
+
+
+def _is_code_target(target: str) -> bool:
+    """A target is a code only if no such file exists and it looks like one."""
+    if target == "-" or os.path.exists(target):
+        return False
+    return normalize_code(target) is not None
+
+
+def run(args: argparse.Namespace) -> int:
+    lang = args.lang or language_from_env()
+    target = args.target
+    if _is_code_target(target):
+        return _explain_code(target, args, lang)
+    if target != "-" and not os.path.exists(target):
+        cat = load_catalogue()
+        near = ", ".join(cat.nearest(target))
+        raise UsageError(f"'{target}' is neither a known error code nor a file (nearest codes: {near})")
+    from ..catalogue.scan_report import scan_and_report  # lazy: scanning pulls in more modules
+
+    return scan_and_report(target, args, lang, _width(args), _bidi(args))
+
+
+def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
+    cat = load_catalogue()
+    entry = cat.get(target)
+    if entry is None:
+        near = ", ".join(cat.nearest(target))
+        raise UsageError(f"unknown error code '{target}' (nearest: {near})")
+    if args.hlo:
+        raise UsageError("--hlo applies to scanning a log, not to explaining a code")
+    if args.json:
+        print_json({"command": "explain", "mode": "code", "entry": entry_json(entry, lang)})
+        return 0
+    sys.stdout.write(render_entry(entry, lang, _width(args), _bidi(args)))
+    return 0
+
+
+def entry_json(entry, lang: str) -> dict:
+    text = entry.describe(lang)
+    return {
+        "code": entry.code, "name": entry.name, "status": entry.status, "phase": entry.phase,
+        "backends": list(entry.backends), "url": entry.url, "lang": lang,
+        "title": text.title, "category": text.category, "summary": text.summary,
+        "causes": list(text.causes), "fixes": list(text.fixes), "debug": list(text.debug),
+        "example": entry.example, "see_also": list(entry.see_also), "aliases": list(entry.aliases),
+    }
+
+

@@ -1,0 +1,73 @@
+"""Persian rendering for terminals without bidi: visual order, joining forms, isolated LTR runs."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from xladoctor.report.terminal_bidi import (LRI, PDI, RLM, display_width, logical_line, render_rtl, shape,
+                                            visual_line, wrap_rtl)
+
+
+def names(s):
+    return [unicodedata.name(c) for c in s]
+
+
+def test_shape_uses_contextual_forms_and_zwnj_breaks_joining():
+    # "می‌دهد": meem initial + farsi yeh final | ZWNJ | dal isolated, heh initial, dal final.
+    shaped = shape("می\u200cدهد")
+    assert names(shaped) == [
+        "ARABIC LETTER MEEM INITIAL FORM", "ARABIC LETTER FARSI YEH FINAL FORM",
+        "ARABIC LETTER DAL ISOLATED FORM", "ARABIC LETTER HEH INITIAL FORM", "ARABIC LETTER DAL FINAL FORM"]
+
+
+def test_shape_persian_letters_and_non_joining_letters():
+    # گ (gaf) and پ (peh) are Persian-only letters; ا does not join to the left.
+    assert names(shape("گپ")) == ["ARABIC LETTER GAF INITIAL FORM", "ARABIC LETTER PEH FINAL FORM"]
+    assert names(shape("اب")) == ["ARABIC LETTER ALEF ISOLATED FORM", "ARABIC LETTER BEH ISOLATED FORM"]
+
+
+def test_visual_line_reverses_persian_and_keeps_ltr_runs():
+    line = "شکل bf16[16,1280,40]{2,1,0:T(8,128)(2,1)} است"
+    out = visual_line(line)
+    # The shape is intact and in its own order, with "است" (reversed) on its left.
+    assert "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}" in out
+    left, right = out.split("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}")
+    assert [unicodedata.name(c).split()[2] for c in left.strip()] == ["TEH", "SEEN", "ALEF"]
+    assert [unicodedata.name(c).split()[2] for c in right.strip()] == ["LAM", "KEHEH", "SHEEN"]
+
+
+def test_visual_line_keeps_calls_and_quotes_whole_and_mirrors_persian_brackets():
+    line = 'با memory_kind="pinned_host" (مثلاً f(x, s)).'
+    out = visual_line(line)
+    assert 'memory_kind="pinned_host"' in out
+    assert "f(x, s)" in out
+    # Logical "(" of the Persian parenthesis is drawn mirrored on the right of its content.
+    assert out.startswith(".(f(x, s) ")
+    assert out.endswith(" ﺎﺑ")
+
+
+def test_visual_line_right_aligns_to_width():
+    out = visual_line("سلام", 10)
+    assert len(out) == 10 and out.endswith("ﻡﺎﻠﺳ") and out.startswith("      ")
+    assert display_width("a\u200cb\u064b") == 2
+
+
+def test_combining_marks_stay_after_their_letter():
+    out = visual_line("مثلاً")
+    assert unicodedata.combining(out[0]) == 0
+    assert unicodedata.combining(out[1]) != 0
+
+
+def test_logical_line_isolates_ltr_runs():
+    out = logical_line("از jax.device_put(x, s) استفاده کنید")
+    assert out.startswith(RLM)
+    assert f"{LRI}jax.device_put(x, s){PDI}" in out
+    assert out.replace(RLM, "").replace(LRI, "").replace(PDI, "") == "از jax.device_put(x, s) استفاده کنید"
+
+
+def test_wrap_never_splits_ltr_tokens_and_render_widths():
+    text = "این یک متن طولانی است که شکل bf16[16,1280,40]{2,1,0:T(8,128)(2,1)} را دارد و باید شکسته شود"
+    lines = wrap_rtl(text, 30)
+    assert any("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}" in line for line in lines)
+    for line in render_rtl(text, 50, "visual"):
+        assert display_width(line) <= 50 or "bf16" in line
