@@ -7,7 +7,8 @@ text we compare our parse with jaxlib's: the computations (names, order, which
 is the entry), per computation the instructions in order, and per instruction
 its opcode, operand names and printed shape with layout, plus the entry
 computation layout.  Dump files that are not HLO must be refused with an
-InputError, as jaxlib refuses them.
+InputError, as jaxlib refuses them.  Finally, our printed module must read back
+in jaxlib exactly as the original text does.
 """
 
 from __future__ import annotations
@@ -39,6 +40,17 @@ def parse_module():
             pytest.skip(f"{e.name} not available yet")
         raise
     return parse_module
+
+
+@pytest.fixture(scope="module")
+def print_module():
+    try:
+        from xladoctor.syntax.hlo_printer import print_module
+    except ModuleNotFoundError as e:
+        if e.name and e.name.startswith("xladoctor.syntax"):
+            pytest.skip(f"{e.name} not available yet")
+        raise
+    return print_module
 
 
 def _opcode_text(opcode) -> str:
@@ -186,3 +198,45 @@ def test_non_hlo_dump_files_are_input_errors(jax_hlo_corpus, parse_module):
             parse_module(p.read_text())
         assert info.value.line >= 1 and info.value.col >= 1
     assert len(seen_kinds) >= 4
+
+
+# ------------------------------------------------------------ printing round trip
+
+
+def assert_reprint_reads_the_same(text: str, parse_module, print_module, label: str) -> None:
+    """jaxlib reads our printed module exactly as it reads the original text.
+
+    Compared through jaxlib's own ``to_string()`` of both, so every attribute
+    counts, not only the structure compared above.
+    """
+    printed = print_module(parse_module(text))
+    try:
+        again = hlo_module_from_text(printed).to_string()
+    except RuntimeError as e:
+        pytest.fail(f"{label}: jaxlib rejects our printed module: {e}", pytrace=False)
+    original = hlo_module_from_text(text).to_string()
+    if again != original:
+        diff = [
+            f"line {n}:\n    ours   {a}\n    jaxlib {b}"
+            for n, (a, b) in enumerate(zip(again.splitlines(), original.splitlines()), 1)
+            if a != b
+        ]
+        pytest.fail(f"{label}: reprint differs once read by jaxlib\n" + "\n".join(diff[:10]), pytrace=False)
+
+
+@pytest.mark.parametrize(("program", "form"), PRE_POST, ids=[f"{p}-{f}" for p, f in PRE_POST])
+def test_printed_module_reads_the_same_in_jaxlib(program, form, jax_hlo_corpus, parse_module, print_module):
+    text = jax_hlo_corpus.text(program, form)
+    assert_reprint_reads_the_same(text, parse_module, print_module, f"{program} ({form})")
+
+
+def test_printed_dump_modules_read_the_same_in_jaxlib(jax_hlo_corpus, parse_module, print_module):
+    failures = []
+    for p in jax_hlo_corpus.hlo_dump_files():
+        try:
+            assert_reprint_reads_the_same(p.read_text(), parse_module, print_module, p.name)
+        except pytest.fail.Exception as e:
+            failures.append(str(e).split("\n", 1)[0])
+        except InputError as e:
+            failures.append(f"{p.name}: {e}")
+    assert not failures, f"{len(failures)} dump file(s):\n" + "\n".join(failures[:20])
