@@ -1,0 +1,126 @@
+"""``xladoctor hlo FILE``: what an HLO module holds, at a glance or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from typing import Any
+
+from ..ir.module import HloModule
+from ..ir.shape import HOST_MEMORY_SPACE, Shape
+from ..ir.sizes import logical_bytes, physical_bytes
+from ..report.units import bytes_text
+from ..syntax.hlo_parser import parse_module
+from ._common import print_json, read_input
+
+NAME = "hlo"
+HELP = "summarise an HLO module: computations, opcodes, entry layout with sizes, custom calls, memory spaces"
+ORDER = 20
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="HLO text (dump file, as_text() output), or '-' for stdin")
+    p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#hlo)")
+
+
+def run(args: argparse.Namespace) -> int:
+    text, source = read_input(args.file)
+    module = parse_module(text, source)
+    summary = summarize(module)
+    if args.json:
+        print_json(summary)
+    else:
+        print(render_text(summary))
+    return 0
+
+
+def _sizes(shape: Shape) -> dict[str, Any]:
+    leaves = [s for _, s in shape.leaves() if s.is_array]
+    return {
+        "shape": str(shape),
+        "logical_bytes": sum(logical_bytes(s) for s in leaves),
+        "physical_bytes": sum(physical_bytes(s) for s in leaves),
+        "memory_spaces": sorted({s.memory_space for s in leaves}),
+    }
+
+
+def summarize(module: HloModule) -> dict[str, Any]:
+    """The JSON document for ``hlo --json`` (schema in docs/json.md)."""
+    ecl = module.entry_computation_layout
+    assert ecl is not None and module.entry is not None
+    params = []
+    for i, shape in enumerate(ecl.parameters):
+        instr = module.entry.parameters[i]
+        entry = {"index": i, "instruction": instr.name, **_sizes(shape)}
+        md = instr.metadata
+        if md is not None and md.op_name:
+            entry["op_name"] = md.op_name
+        params.append(entry)
+    opcodes: Counter[str] = Counter()
+    custom_calls: Counter[str] = Counter()
+    spaces: Counter[int] = Counter()
+    computations = []
+    for comp in module.computations:
+        instrs = []
+        for instr in comp.instructions:
+            opcodes[instr.opcode.value] += 1
+            if instr.custom_call_target is not None:
+                custom_calls[instr.custom_call_target] += 1
+            for _, leaf in instr.shape.leaves():
+                if leaf.is_array and leaf.memory_space:
+                    spaces[leaf.memory_space] += 1
+            item: dict[str, Any] = {"name": instr.name, "opcode": instr.opcode.value, "shape": str(instr.shape),
+                                    "operands": [o.name for o in instr.operands], "line": instr.line}
+            if instr.custom_call_target is not None:
+                item["custom_call_target"] = instr.custom_call_target
+            loc = instr.source_location()
+            if loc is not None:
+                item["source"] = {"file": loc.file, "line": loc.line}
+            instrs.append(item)
+        computations.append({"name": comp.name, "is_entry": comp.is_entry, "instructions": instrs,
+                             "execution_thread": comp.execution_thread})
+    for shape in [*ecl.parameters, ecl.result]:
+        for _, leaf in shape.leaves():
+            if leaf.is_array and leaf.memory_space:
+                spaces[leaf.memory_space] += 0  # make entry-layout spaces visible even if no instruction has them
+    return {
+        "name": module.name,
+        "entry": module.entry.name,
+        "entry_computation_layout": {
+            "text": str(ecl),
+            "explicit": module.has_explicit_entry_layout,
+            "parameters": params,
+            "result": _sizes(ecl.result),
+        },
+        "instruction_count": module.instruction_count(),
+        "opcode_counts": dict(opcodes.most_common()),
+        "custom_calls": dict(custom_calls.most_common()),
+        "memory_spaces": {str(k): v for k, v in sorted(spaces.items())},
+        "computations": computations,
+    }
+
+
+def render_text(s: dict[str, Any]) -> str:
+    ecl = s["entry_computation_layout"]
+    lines = [f"module          {s['name']}",
+             f"computations    {len(s['computations'])} (entry: {s['entry']})",
+             f"instructions    {s['instruction_count']:,}",
+             "entry computation layout" + ("" if ecl["explicit"] else " (derived: the module does not print one)") + ":"]
+    for p in ecl["parameters"]:
+        name = f" {p['op_name']!r}" if "op_name" in p else ""
+        host = "  [host]" if HOST_MEMORY_SPACE in p["memory_spaces"] else ""
+        lines.append(f"  param {p['index']:<4} {p['shape']}{name}")
+        lines.append(f"             logical {bytes_text(p['logical_bytes'])}, physical {bytes_text(p['physical_bytes'])}{host}")
+    r = ecl["result"]
+    host = "  [host]" if HOST_MEMORY_SPACE in r["memory_spaces"] else ""
+    lines.append(f"  result     {r['shape']}")
+    lines.append(f"             logical {bytes_text(r['logical_bytes'])}, physical {bytes_text(r['physical_bytes'])}{host}")
+    lines.append("opcodes         " + ", ".join(f"{k} {v}" for k, v in list(s["opcode_counts"].items())[:20])
+                 + (" ..." if len(s["opcode_counts"]) > 20 else ""))
+    if s["custom_calls"]:
+        lines.append("custom calls    " + ", ".join(f"{k} {v}" for k, v in s["custom_calls"].items()))
+    if s["memory_spaces"]:
+        lines.append("memory spaces   " + ", ".join(
+            f"S({k}){' host' if int(k) == HOST_MEMORY_SPACE else ''}: {v} instruction leaves"
+            for k, v in s["memory_spaces"].items()))
+    return "\n".join(lines)

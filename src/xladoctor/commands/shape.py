@@ -1,0 +1,148 @@
+"""``xladoctor shape SHAPE``: canonical spelling, both byte sizes and where the padding comes from."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import InputError
+from ..ir.jax_layout import jax_layout_spelling
+from ..ir.shape import COMBINE_DIMENSION, HOST_MEMORY_SPACE, Shape, format_shape_index
+from ..ir.sizes import (dimension_padding, leaf_sizes, logical_bytes, physical_bytes, tail_padding_elements,
+                        uses_combine_rule)
+from ..report.units import bytes_text, ratio_text
+from ..syntax.shape_parser import parse_shape
+from ._common import print_json
+
+NAME = "shape"
+HELP = "canonical form, logical and physical (tiled) byte sizes, per-dimension padding of a shape"
+ORDER = 10
+DESCRIPTION = """Read one XLA shape, e.g. 'bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}', and print XLA's
+canonical spelling, ByteSizeOf (logical) and ArraySize (physical, tiled) byte sizes, and how
+the first tile pads each dimension.  SHAPE '-' reads one shape per line from stdin."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("shape", metavar="SHAPE", help="an XLA shape string, or '-' for one shape per line on stdin")
+    p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#shape)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.shape == "-":
+        reports = []
+        for lineno, line in enumerate(sys.stdin.read().splitlines(), 1):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            reports.append(_analyse(_parse_line(text, line, lineno)))
+        if args.json:
+            print_json({"shapes": reports})
+        else:
+            print("\n\n".join(render_text(r) for r in reports))
+        return 0
+    report = _analyse(parse_shape(args.shape, "<shape>"))
+    if args.json:
+        print_json(report)
+    else:
+        print(render_text(report))
+    return 0
+
+
+def _parse_line(text: str, line: str, lineno: int) -> Shape:
+    try:
+        return parse_shape(text, "<stdin>")
+    except InputError as e:
+        offset = len(line) - len(line.lstrip())
+        raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
+
+
+def _array_report(shape: Shape) -> dict[str, Any]:
+    logical = logical_bytes(shape)
+    physical = physical_bytes(shape)
+    dims = []
+    for d in dimension_padding(shape):
+        dims.append({
+            "dim": d.dim, "size": d.size, "padded_size": d.padded_size,
+            "tile_entry": "*" if d.combined else d.tile_entry,
+            "physical_position": d.physical_position, "wasted_bytes": d.wasted_bytes,
+        })
+    layout = shape.effective_layout
+    return {
+        "shape": str(shape),
+        "element_type": shape.element_type.name,
+        "logical_bytes": logical,
+        "physical_bytes": physical,
+        "padding_bytes": physical - logical,
+        "expansion": round(physical / logical, 4) if logical else None,
+        "memory_space": layout.memory_space,
+        "tile": list(layout.tiles[0].dimensions) if layout.tiles else None,
+        "tail_padding_elements": tail_padding_elements(shape),
+        "uses_combine_rule": uses_combine_rule(shape),
+        "jax_layout": jax_layout_spelling(layout) if shape.rank or layout.tiles else None,
+        "dims": dims,
+    }
+
+
+def _analyse(shape: Shape) -> dict[str, Any]:
+    if shape.is_array:
+        return _array_report(shape)
+    leaves = []
+    for leaf in leaf_sizes(shape):
+        entry = _array_report(leaf.shape) if leaf.shape.is_array else {
+            "shape": str(leaf.shape), "logical_bytes": leaf.logical_bytes, "physical_bytes": leaf.physical_bytes}
+        entry["index"] = list(leaf.index)
+        leaves.append(entry)
+    total_logical = sum(x["logical_bytes"] for x in leaves)
+    total_physical = sum(x["physical_bytes"] for x in leaves)
+    return {
+        "shape": str(shape),
+        "element_type": shape.element_type.name,
+        "logical_bytes": logical_bytes(shape),
+        "physical_bytes": total_physical,
+        "leaves_logical_bytes": total_logical,
+        "leaves_physical_bytes": total_physical,
+        "expansion": round(total_physical / total_logical, 4) if total_logical else None,
+        "dims": [],
+        "leaves": leaves,
+    }
+
+
+def render_text(rep: dict[str, Any]) -> str:
+    lines = [f"shape           {rep['shape']}"]
+    if "leaves" in rep:
+        lines.append(f"tuple table     {bytes_text(rep['logical_bytes'])}  (ByteSizeOf of a tuple: one pointer per element)")
+        lines.append(f"leaves, logical {bytes_text(rep['leaves_logical_bytes'])}")
+        lines.append(f"leaves, physical {bytes_text(rep['leaves_physical_bytes'])}  "
+                     f"({ratio_text(rep['leaves_physical_bytes'], rep['leaves_logical_bytes'])} of logical)")
+        for leaf in rep["leaves"]:
+            lines.append("")
+            lines.append(f"leaf {format_shape_index(tuple(leaf['index']))}")
+            lines.extend("  " + ln for ln in render_text(leaf).splitlines())
+        return "\n".join(lines)
+    lines.append(f"logical bytes   {bytes_text(rep['logical_bytes'])}  (XLA ByteSizeOf: dense elements)")
+    phys = f"physical bytes  {bytes_text(rep['physical_bytes'])}  (XLA ArraySize: tiled and padded"
+    if rep["logical_bytes"]:
+        phys += f", {ratio_text(rep['physical_bytes'], rep['logical_bytes'])} of logical"
+    lines.append(phys + ")")
+    if rep["uses_combine_rule"]:
+        lines.append("note            '*' tile entries: sized with tiled_layout.md's combine rule; XLA's ArraySize "
+                     "does not support '*'")
+    ms = rep["memory_space"]
+    if ms:
+        lines.append(f"memory space    S({ms}){' = host memory' if ms == HOST_MEMORY_SPACE else ''}")
+    if rep["jax_layout"]:
+        lines.append(f"JAX layout      {rep['jax_layout']}")
+    if rep["dims"] and rep["tile"] is not None:
+        tile = "(" + ",".join("*" if t == COMBINE_DIMENSION else str(t) for t in rep["tile"]) + ")"
+        lines.append(f"padding by the first tile {tile}, minor-most physical dimension first:")
+        lines.append("  phys  dim      size    padded   tile   wasted bytes (if only this dim were padded)")
+        for d in rep["dims"]:
+            dim = "-" if d["dim"] is None else str(d["dim"])
+            tile_entry = "-" if d["tile_entry"] is None else str(d["tile_entry"])
+            mark = "  <- padded" if d["size"] != d["padded_size"] else ""
+            lines.append(f"  {d['physical_position']:<5} {dim:<5} {d['size']:>8} {d['padded_size']:>9} {tile_entry:>6}"
+                         f"   {d['wasted_bytes']:,}{mark}")
+        if rep["tail_padding_elements"]:
+            lines.append(f"  L(n) tail padding adds {rep['tail_padding_elements']:,} elements")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Rendering results for people (text) and programs (JSON); one model feeds both."""
