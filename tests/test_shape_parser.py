@@ -81,7 +81,7 @@ def test_memory_space_edit_keeps_other_attributes():
     ("f32[2]{0:E(4)T(2)}", 14, "layout attribute 'T' is out of order or repeated"),
     ("f32[2]{0:L(0)}", 12, "L(n) tail padding alignment must be positive, got 0"),
     ("f32[10]{0:T()}", 12, "a tile must have at least one dimension"),
-    ("f32[10]{0:T(0)}", 13, "tile dimensions must be positive, got 0"),
+    ("f32[10]{0:T(0)}", 13, "tile dimensions must be positive int64 values, got 0"),
     ("f32[10,20]{0,1:P(s32[10,20]{1,0})}", 11, "Layout has physical shape, but is not for a sparse array"),
     ("f32[2] x", 8, "unexpected 'x' after shape"),
     ("f32[-1]", 5, "dimension size must not be negative"),

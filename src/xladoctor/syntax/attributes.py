@@ -16,16 +16,20 @@ from ..errors import HloParseError
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _PLAIN_TOP = re.compile(r'[^(){}\[\]",\s]+')
-_PLAIN_NESTED = re.compile(r'[^(){}\[\]"]+')
+_PLAIN_NESTED = re.compile(r'[^(){}\[\]"\']+')
+_SQ_STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
+_SPACES = re.compile(r"\s+")
 _CLOSE = {")": "(", "}": "{", "]": "["}
 
 
 def scan_value(text: str, pos: int, source: str) -> int:
     """End offset of the attribute value starting at ``pos``.
 
-    At nesting depth 0 the value ends at whitespace, ``,`` or an unmatched closer.
-    Unbalanced brackets and unterminated strings raise :class:`HloParseError` at
-    the opening character.
+    At nesting depth 0 the value ends at ``,``, an unmatched closer, or whitespace
+    that is not followed by ``{`` (sharding-style values such as
+    ``replica_groups=mesh['x'=2] {'x'}`` continue after a space).  Inside brackets,
+    single-quoted mesh axis names are skipped as strings.  Unbalanced brackets and
+    unterminated strings raise :class:`HloParseError` at the opening character.
     """
     stack: list[tuple[str, int]] = []
     i, n = pos, len(text)
@@ -41,25 +45,29 @@ def scan_value(text: str, pos: int, source: str) -> int:
             if opener != _CLOSE[c]:
                 raise HloParseError.at(f"'{c}' does not match '{opener}' opened here", text, where, source)
             i += 1
-            if not stack and i < n and text[i] not in "({[":
-                # a closed group followed by more plain text (e.g. [2,2]<=[4]) continues the value
-                m = _PLAIN_TOP.match(text, i)
-                if not m:
-                    return i
-                i = m.end()
         elif c == '"':
             m = _STRING.match(text, i)
             if not m:
                 raise HloParseError.at("unterminated string", text, i, source)
             i = m.end()
-        elif not stack:
+        elif stack:
+            if c == "'":
+                m = _SQ_STRING.match(text, i)
+                i = m.end() if m else i + 1
+                continue
+            m = _PLAIN_NESTED.match(text, i)
+            i = m.end() if m else i + 1
+        elif c.isspace():
+            j = _SPACES.match(text, i).end()
+            if j < n and text[j] == "{" and i > pos and text[i - 1] in "]}":
+                i = j  # "mesh[...] {...}": one value with a space inside
+                continue
+            return i
+        else:
             m = _PLAIN_TOP.match(text, i)
             if not m:
                 return i
             i = m.end()
-        else:
-            m = _PLAIN_NESTED.match(text, i)
-            i = m.end() if m else i + 1
     if stack:
         opener, where = stack[-1]
         raise HloParseError.at(f"unbalanced '{opener}': no matching closer before end of input", text, where, source)
@@ -96,30 +104,49 @@ def quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
-_KV = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,}]+)\s*,?', re.S)
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_SEP = re.compile(r"[\s,]*")
 
 
 def parse_key_values(raw: str) -> list[tuple[str, str]]:
-    """``{a="x" b=3}`` or ``{a="x", b=3}`` -> [("a", '"x"'), ("b", "3")] (values raw)."""
+    """``{a="x" b=3 c={k = v}}`` (space- or comma-separated) -> [("a", '"x"'), ("b", "3"), ("c", "{k = v}")].
+
+    Values stay raw: quoted strings keep their quotes, brace groups their braces.
+    """
     body = raw.strip()
     if body.startswith("{") and body.endswith("}"):
         body = body[1:-1]
     out = []
-    pos = 0
+    pos = _SEP.match(body, 0).end()
     while pos < len(body):
-        if body[pos:].strip() == "":
-            break
-        m = _KV.match(body, pos)
+        m = _KEY.match(body, pos)
         if not m:
             raise ValueError(f"cannot read key=value pairs at: {body[pos:pos + 40]!r}")
-        out.append((m.group(1), m.group(2)))
-        pos = m.end()
+        key = m.group(0)
+        pos = _SEP_EQ.match(body, m.end()).end() if _SEP_EQ.match(body, m.end()) else -1
+        if pos < 0:
+            raise ValueError(f"expected '=' after {key!r} at: {body[m.end():m.end() + 40]!r}")
+        try:
+            end = scan_value(body, pos, "<attribute>")
+        except HloParseError as e:
+            raise ValueError(e.message) from None
+        if end == pos:
+            raise ValueError(f"missing value for {key!r}")
+        out.append((key, body[pos:end]))
+        pos = _SEP.match(body, end).end()
     return out
 
 
+_SEP_EQ = re.compile(r"\s*=\s*")
+
+
 def parse_string_map(raw: str) -> dict[str, str]:
-    """``frontend_attributes={_xla_buffer_placement="pinned_host"}`` -> dict of decoded values."""
-    return {k: unquote(v) for k, v in parse_key_values(raw)}
+    """``frontend_attributes={_xla_buffer_placement="pinned_host"}`` -> dict of decoded values.
+
+    Quoted values are decoded; unquoted ones (``xla.sdy.meshes={mesh = #sdy.mesh<[]>}``)
+    are kept as written.
+    """
+    return {k: unquote(v) if v.startswith('"') else v for k, v in parse_key_values(raw)}
 
 
 def format_string_map(values: dict[str, str]) -> str:

@@ -14,7 +14,7 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
-from .attributes import format_string_map, quote
+from .attributes import format_string_map, parse_string_map, quote
 
 
 def print_module(module: HloModule) -> str:
@@ -24,8 +24,7 @@ def print_module(module: HloModule) -> str:
     attrs = dict(module.attributes)
     if module.has_explicit_entry_layout and module.entry_computation_layout is not None:
         attrs["entry_computation_layout"] = "{" + str(module.entry_computation_layout) + "}"
-    if module.frontend_attributes or "frontend_attributes" in attrs:
-        attrs["frontend_attributes"] = format_string_map(module.frontend_attributes)
+    _put_string_map(attrs, "frontend_attributes", module.frontend_attributes)
     header.extend(f"{k}={v}" for k, v in attrs.items())
     out = [", ".join(header), ""]
     out.extend(_source_tables(module))
@@ -91,17 +90,29 @@ def print_instruction(instr: HloInstruction, pct: str = "") -> str:
     return text
 
 
+def _put_string_map(attrs: dict[str, str], key: str, values: dict[str, str]) -> None:
+    """Keep the text as read when the decoded map is unchanged (unquoted values such as
+    ``xla.sdy.meshes={...}`` must not be re-quoted); otherwise print the map anew."""
+    raw = attrs.get(key)
+    if raw is not None:
+        try:
+            if parse_string_map(raw) == values:
+                return
+        except ValueError:
+            pass
+    if values:
+        attrs[key] = format_string_map(values)
+    else:
+        attrs.pop(key, None)
+
+
 def _attributes(instr: HloInstruction, pct: str) -> dict[str, str]:
     attrs = dict(instr.attributes)
     if instr.tuple_index is not None:
         attrs["index"] = str(instr.tuple_index)
     if instr.custom_call_target is not None:
         attrs["custom_call_target"] = quote(instr.custom_call_target)
-    if instr.frontend_attributes or "frontend_attributes" in attrs:
-        if instr.frontend_attributes:
-            attrs["frontend_attributes"] = format_string_map(instr.frontend_attributes)
-        else:
-            del attrs["frontend_attributes"]
+    _put_string_map(attrs, "frontend_attributes", instr.frontend_attributes)
     for role, comps in instr.called.items():
         names = [pct + c.name for c in comps]
         multi = role == "branch_computations" or attrs.get(role, "").startswith("{")

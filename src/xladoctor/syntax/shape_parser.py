@@ -30,6 +30,7 @@ from .reader import Reader
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ATTR_NAME = re.compile(r"SC|[DTL#*ESPM]")
 _ATTR_ORDER = {"D": 0, "T": 1, "L": 2, "#": 3, "*": 4, "E": 5, "S": 6, "SC": 7, "P": 8, "M": 9}
+_INT64_MAX = 2**63 - 1
 _ATTR_ORDER_TEXT = "D, T, L, #, *, E, S, SC, P, M"
 
 # A common array shape with a simple layout, used to find the text of a shape
@@ -117,6 +118,8 @@ def _read_shape_slow(r: Reader) -> Shape:
                 d = r.expect_int("a dimension size")
                 if d < 0:
                     raise r.error(f"dimension size must not be negative, got {d}", here)
+                if d > _INT64_MAX:
+                    raise r.error(f"dimension size {d} does not fit in int64", here)
                 dims.append(d)
                 dynamic.append(bounded)
             if r.accept("]"):
@@ -182,8 +185,8 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
                     else:
                         p = r.pos
                         d = r.expect_int("a tile dimension or '*'")
-                        if d <= 0:
-                            raise r.error(f"tile dimensions must be positive, got {d}", p)
+                        if d <= 0 or d > _INT64_MAX:
+                            raise r.error(f"tile dimensions must be positive int64 values, got {d}", p)
                         dims.append(d)
                     if not r.accept(","):
                         break
