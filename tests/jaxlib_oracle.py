@@ -159,11 +159,18 @@ def jaxlib_canonical_shape(shape_text: str) -> str:
 
 @dataclass(frozen=True)
 class ShapeVerdict:
-    """jaxlib's answer for one shape: ``ok`` (printed), ``rejected`` or ``crashed``."""
+    """jaxlib's answer for one shape: ``ok`` (printed), ``rejected`` or ``crashed``.
+
+    ``validated``: whether jaxlib also accepts the shape as the element of a
+    tuple.  That path validates layouts (out-of-range ``minor_to_major``, empty
+    tiles, ``#(s32)``, dense layouts with ``#(..)``/``*(..)``, overflowing sizes
+    are refused there), while a plain array parameter is taken as written.
+    """
 
     status: str
     printed: str | None = None
     message: str | None = None
+    validated: bool | None = None
 
 
 _WORKER = r"""
@@ -181,13 +188,24 @@ for line in sys.stdin:
 
 
 def jaxlib_canonical_shapes_isolated(shapes: list[str], timeout: float = 120) -> dict[str, ShapeVerdict]:
-    """Ask jaxlib about each shape in a child process that may crash.
+    """Ask jaxlib about each shape (alone and as a 1-tuple) in a child process.
 
     A CHECK failure kills the child; the shape being read is then marked
     ``crashed`` and a fresh child continues with the rest.
     """
+    plain = _ask_jaxlib([*dict.fromkeys(shapes)], timeout)
+    wrapped = _ask_jaxlib([f"({s})" for s in plain if plain[s].status == "ok"], timeout)
+    out = {}
+    for s, v in plain.items():
+        if v.status == "ok":
+            v = ShapeVerdict(v.status, v.printed, v.message, wrapped[f"({s})"].status == "ok")
+        out[s] = v
+    return out
+
+
+def _ask_jaxlib(shapes: list[str], timeout: float) -> dict[str, ShapeVerdict]:
     results: dict[str, ShapeVerdict] = {}
-    pending = list(dict.fromkeys(shapes))
+    pending = list(shapes)
     code = _WORKER.format(here=str(Path(__file__).resolve().parent))
     while pending:
         proc = subprocess.run(
