@@ -1,0 +1,68 @@
+"""What counts as a move to host, a move to device, and host compute.
+
+XLA's front ends (JAX ``device_put``, offloading remat policies) emit
+``annotate_device_placement`` custom calls carrying ``_xla_buffer_placement``;
+``ConvertMemoryPlacementToInternalAnnotations`` turns them into the internal
+``MoveToHost``/``MoveToDevice`` targets before HostOffloader runs.  The analysis
+treats both spellings alike, so it can read HLO from either side of that pass.
+"""
+
+from __future__ import annotations
+
+from ..ir.instruction import HloInstruction
+from ..ir.opcodes import HloOpcode
+
+ANNOTATE_DEVICE_PLACEMENT = "annotate_device_placement"
+BUFFER_PLACEMENT_ATTR = "_xla_buffer_placement"
+HOST_PLACEMENTS = frozenset({"pinned_host", "unpinned_host"})
+DEVICE_PLACEMENT = "device"
+
+MOVE_TO_HOST = "MoveToHost"
+MOVE_TO_DEVICE = "MoveToDevice"
+ALLOCATE_BUFFER = "AllocateBuffer"
+X64_SPLITS = frozenset({"X64SplitLow", "X64SplitHigh"})
+
+COMPUTE_TYPE_ATTR = "_xla_compute_type"
+COMPUTE_TYPE_HOST = "host"
+HOST_THREAD = "host"
+
+
+def placement(instr: HloInstruction) -> str | None:
+    """The ``_xla_buffer_placement`` of an ``annotate_device_placement`` call, else None."""
+    if instr.opcode is not HloOpcode.CUSTOM_CALL or instr.custom_call_target != ANNOTATE_DEVICE_PLACEMENT:
+        return None
+    return instr.frontend_attributes.get(BUFFER_PLACEMENT_ATTR)
+
+
+def is_move_to_host(instr: HloInstruction) -> bool:
+    """``MoveToHost``, or ``annotate_device_placement`` to pinned/unpinned host."""
+    if instr.opcode is not HloOpcode.CUSTOM_CALL:
+        return False
+    return instr.custom_call_target == MOVE_TO_HOST or placement(instr) in HOST_PLACEMENTS
+
+
+def is_move_to_device(instr: HloInstruction) -> bool:
+    """``MoveToDevice``, or ``annotate_device_placement`` to ``device``."""
+    if instr.opcode is not HloOpcode.CUSTOM_CALL:
+        return False
+    return instr.custom_call_target == MOVE_TO_DEVICE or placement(instr) == DEVICE_PLACEMENT
+
+
+def is_annotation(instr: HloInstruction) -> bool:
+    return is_move_to_host(instr) or is_move_to_device(instr)
+
+
+def is_allocate_buffer(instr: HloInstruction) -> bool:
+    return instr.opcode is HloOpcode.CUSTOM_CALL and instr.custom_call_target == ALLOCATE_BUFFER
+
+
+def is_host_async_start(instr: HloInstruction) -> bool:
+    """``async-start`` with ``async_execution_thread="host"`` (JAX ``compute_on('device_host')``)."""
+    if instr.opcode is not HloOpcode.ASYNC_START:
+        return False
+    raw = instr.attributes.get("async_execution_thread", "")
+    return raw.strip('"') == HOST_THREAD
+
+
+def is_host_compute(instr: HloInstruction) -> bool:
+    return instr.frontend_attributes.get(COMPUTE_TYPE_ATTR) == COMPUTE_TYPE_HOST

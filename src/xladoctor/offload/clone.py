@@ -1,0 +1,65 @@
+"""A deep copy of an HloModule that the simulated pass may rewrite freely.
+
+The analysis reproduces HostOffloader by running its rewrites (copies inserted,
+MoveToHosts removed, memory spaces set) on a private copy, so that later walks
+see the graph exactly as XLA's later walks would, while the caller's module stays
+untouched.  Names are kept, so every copied instruction maps back to the
+original by name.
+
+Copying goes slot by slot over the IR classes, so fields the IR gains later are
+copied too; only references to other instructions and computations are remapped.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+
+from ..ir.computation import HloComputation
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+
+_INSTR_REMAPPED = {"_operands", "users", "parent", "called", "control_predecessors", "__weakref__"}
+_COMP_REMAPPED = {"instructions", "root", "parameters", "module", "callers", "_by_name", "__weakref__"}
+
+
+def clone_module(module: HloModule) -> HloModule:
+    """A structurally independent copy of ``module`` with the same names."""
+    new = HloModule.__new__(HloModule)
+    new.__dict__.update({k: _copy.copy(v) for k, v in module.__dict__.items()})
+    new.computations = []
+    new._computations_by_name = {}
+    new._instructions_by_name = {}
+    comp_map: dict[HloComputation, HloComputation] = {}
+    instr_map: dict[HloInstruction, HloInstruction] = {}
+    for comp in module.computations:
+        c2 = HloComputation(comp.name, comp.is_entry)
+        for slot in HloComputation.__slots__:
+            if slot not in _COMP_REMAPPED and hasattr(comp, slot):
+                setattr(c2, slot, getattr(comp, slot))
+        comp_map[comp] = c2
+        for instr in comp.instructions:
+            i2 = HloInstruction(instr.name, instr.opcode, instr.shape)
+            for slot in HloInstruction.__slots__:
+                if slot in _INSTR_REMAPPED or not hasattr(instr, slot):
+                    continue
+                value = getattr(instr, slot)
+                if isinstance(value, (dict, list)):
+                    value = _copy.copy(value)
+                setattr(i2, slot, value)
+            instr_map[instr] = i2
+    for comp in module.computations:
+        c2 = comp_map[comp]
+        for instr in comp.instructions:
+            i2 = instr_map[instr]
+            c2.add_instruction(i2)
+            new.register_instruction(i2)
+        c2.root = instr_map.get(comp.root) if comp.root is not None else None
+        new.add_computation(c2)
+    for comp in module.computations:
+        for instr in comp.instructions:
+            i2 = instr_map[instr]
+            i2.operands = [instr_map[o] for o in instr.operands]
+            i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
+            i2.called = {role: [comp_map[c] for c in comps] for role, comps in instr.called.items()}
+        comp_map[comp].callers = [instr_map[c] for c in comp.callers if c in instr_map]
+    return new

@@ -1,0 +1,201 @@
+"""Successors and predecessors of positions, as ``host_offload_utils.cc`` defines them.
+
+These two helpers decide how far host memory spreads.  They are deliberately not
+a general dataflow analysis: they follow exactly XLA's rules (tuple/GTE index
+tracking, call/while/conditional/async parameters, computation roots to their
+callers, custom calls only where they alias), including the places where XLA
+CHECK-fails, which are raised as :class:`XlaCheckFailure` so the analysis can
+report "XLA would crash here" instead of guessing.
+
+The call graph (which instructions call a computation) is built once per module:
+XLA rebuilds it on every root or parameter it meets, which is quadratic.
+"""
+
+from __future__ import annotations
+
+from ..ir.computation import HloComputation
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+from ..ir.opcodes import HloOpcode
+from ..ir.shape import Shape
+from .annotations import is_move_to_device, is_move_to_host
+from .positions import Position
+
+PURE_MEMORY_OPCODES = frozenset({
+    HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.BITCAST, HloOpcode.TUPLE, HloOpcode.CALL, HloOpcode.WHILE,
+    HloOpcode.CONDITIONAL, HloOpcode.PARAMETER, HloOpcode.OPT_BARRIER, HloOpcode.ASYNC_START,
+    HloOpcode.ASYNC_DONE, HloOpcode.CUSTOM_CALL,
+})
+"""``IsValidDuringPureMemoryOffload``: ops that move no data, so host memory passes through."""
+
+_LOOP_PLUMBING = frozenset({HloOpcode.TUPLE, HloOpcode.OPT_BARRIER, HloOpcode.GET_TUPLE_ELEMENT,
+                            HloOpcode.PARAMETER, HloOpcode.WHILE})
+
+
+class XlaCheckFailure(Exception):
+    """A condition under which XLA aborts the process (``CHECK`` failure), with XLA's words."""
+
+    def __init__(self, message: str, instruction: HloInstruction | None = None):
+        super().__init__(message)
+        self.message = message
+        self.instruction = instruction
+
+
+class XlaStatusError(Exception):
+    """A non-OK ``absl::Status`` the pass returns (compilation fails with this message)."""
+
+    def __init__(self, status: str, message: str, instruction: HloInstruction | None = None):
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.message = message
+        self.instruction = instruction
+
+
+class CallGraph:
+    """Callers of every computation, computed once (``CallGraph::GetComputationCallers``)."""
+
+    def __init__(self, module: HloModule):
+        self.callers: dict[HloComputation, list[HloInstruction]] = {}
+        for comp in module.computations:
+            for instr in comp.instructions:
+                for called in instr.called_computations:
+                    self.callers.setdefault(called, []).append(instr)
+
+    def callers_of(self, comp: HloComputation | None) -> list[HloInstruction]:
+        return self.callers.get(comp, []) if comp is not None else []
+
+
+def is_pure_memory_op(instr: HloInstruction) -> bool:
+    return instr.opcode in PURE_MEMORY_OPCODES
+
+
+def _true_rank(shape: Shape) -> int:
+    """``ShapeUtil::TrueNumDimensions``: dimensions of size other than 1."""
+    return sum(1 for d in shape.dimensions if d != 1)
+
+
+def reshape_is_bitcast(instr: HloInstruction) -> bool:
+    """``ShapeUtil::ReshapeIsBitcast`` for default (or equal) layouts.
+
+    A reshape is a bitcast when it only inserts or deletes size-1 dimensions, or
+    when both sides are row-major (the layouts XLA gives unannotated HLO); any other
+    layout combination is conservatively not a bitcast.
+    """
+    src, dst = instr.operands[0].shape, instr.shape
+    if not (src.is_array and dst.is_array) or src.element_type is not dst.element_type:
+        return False
+    src_l, dst_l = src.effective_layout, dst.effective_layout
+    src_default = src_l.minor_to_major == tuple(range(src.rank - 1, -1, -1))
+    dst_default = dst_l.minor_to_major == tuple(range(dst.rank - 1, -1, -1))
+    if src_default and dst_default and not src_l.tiles and not dst_l.tiles:
+        return True
+    src_dims = [d for d in src.dimensions if d != 1]
+    dst_dims = [d for d in dst.dimensions if d != 1]
+    if src_dims != dst_dims:
+        return False
+    # Only size-1 dimensions moved: physical order of the others must agree.
+    src_phys = [src.dimensions[i] for i in reversed(src_l.minor_to_major) if src.dimensions[i] != 1]
+    dst_phys = [dst.dimensions[i] for i in reversed(dst_l.minor_to_major) if dst.dimensions[i] != 1]
+    return src_phys == dst_phys and src_l.tiles == dst_l.tiles
+
+
+def allowed_between_move_to_host_and_consumer(instr: HloInstruction) -> bool:
+    """``InstructionIsAllowedBetweenMoveToHostAndDus``: bitcast, copy, bitcast reshape."""
+    if instr.opcode is HloOpcode.RESHAPE:
+        return reshape_is_bitcast(instr)
+    return instr.opcode in (HloOpcode.BITCAST, HloOpcode.COPY)
+
+
+def allowed_between_slice_and_move_to_device(instr: HloInstruction) -> bool:
+    """``InstructionIsAllowedBetweenDsAndMoveToDevice`` (V3: loop plumbing allowed too)."""
+    if instr.opcode is HloOpcode.REDUCE:
+        return _true_rank(instr.operands[0].shape) == _true_rank(instr.shape) if instr.shape.is_array else \
+            _true_rank(instr.operands[0].shape) == _true_rank(instr.shape.tuple_shapes[0])
+    if instr.opcode is HloOpcode.RESHAPE:
+        return reshape_is_bitcast(instr)
+    return instr.opcode in (HloOpcode.BITCAST, HloOpcode.COPY) or instr.opcode in _LOOP_PLUMBING
+
+
+def custom_call_reuses_buffer(cc: HloInstruction, operand_number: int) -> bool:
+    """MoveToHost/MoveToDevice define no new buffer; others only where the output aliases the operand."""
+    if is_move_to_host(cc) or is_move_to_device(cc):
+        return True
+    return any(op == operand_number for _, op, _ in cc.output_to_operand_aliasing)
+
+
+def _called(instr: HloInstruction, *roles: str) -> list[HloComputation]:
+    for role in roles:
+        if role in instr.called:
+            return instr.called[role]
+    return instr.called_computations
+
+
+def successors(pos: Position, graph: CallGraph) -> list[Position]:
+    """``GetSuccessors``: where the buffer at ``pos`` flows next, in XLA's order."""
+    instr, index = pos.instruction, pos.shape_index
+    out: list[Position] = []
+    if instr.is_root:
+        for caller in graph.callers_of(instr.parent):
+            out.append(Position(caller, index))
+    for user in instr.users:
+        op = user.opcode
+        if op is HloOpcode.TUPLE:
+            for k in user.operand_indices(instr):
+                out.append(Position(user, (k,) + index))
+        elif op is HloOpcode.GET_TUPLE_ELEMENT:
+            if not index:
+                raise XlaCheckFailure("Expected shape index to be non-empty.", user)
+            if index[0] == user.tuple_index:
+                out.append(Position(user, index[1:]))
+        elif op in (HloOpcode.CALL, HloOpcode.ASYNC_START):
+            comp = _called(user, "calls", "to_apply")[0]
+            for k in user.operand_indices(instr):
+                out.append(Position(comp.parameters[k], index))
+        elif op is HloOpcode.WHILE:
+            body, cond = user.called["body"][0], user.called["condition"][0]
+            for k in user.operand_indices(instr):
+                out.append(Position(body.parameters[k], index))
+                out.append(Position(cond.parameters[k], index))
+        elif op is HloOpcode.CONDITIONAL:
+            branches = user.called.get("branch_computations") or \
+                [*user.called.get("true_computation", []), *user.called.get("false_computation", [])]
+            for k in user.operand_indices(instr):
+                if k == 0 or k - 1 >= len(branches):
+                    raise XlaCheckFailure("Not enough branch computations for conditional", user)
+                out.append(Position(branches[k - 1].parameters[0], index))
+        elif op is HloOpcode.CUSTOM_CALL:
+            found = False
+            for k in user.operand_indices(instr):
+                if custom_call_reuses_buffer(user, k):
+                    if found:
+                        raise XlaStatusError("INTERNAL", "Found multiple operands of a custom call that reuse the same "
+                                 "output buffer.", user)
+                    out.append(Position(user, index))
+                    found = True
+        else:
+            out.append(Position(user, index))
+    return out
+
+
+def predecessors(pos: Position, graph: CallGraph) -> list[Position]:
+    """``GetPredecessors``: where the buffer at ``pos`` came from (one hop up)."""
+    instr, index = pos.instruction, pos.shape_index
+    op = instr.opcode
+    if op is HloOpcode.GET_TUPLE_ELEMENT:
+        return [Position(instr.operands[0], (instr.tuple_index,) + index)]
+    if op is HloOpcode.TUPLE:
+        if not index:
+            raise XlaCheckFailure("Did not store an index before encountering a tuple.", instr)
+        return [Position(instr.operands[index[0]], index[1:])]
+    if op is HloOpcode.CALL:
+        return [Position(_called(instr, "to_apply", "calls")[0].root, index)]
+    if op is HloOpcode.PARAMETER:
+        return [Position(c.operands[instr.parameter_number], index) for c in graph.callers_of(instr.parent)]
+    if op in (HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE, HloOpcode.PAD):
+        return [Position(instr.operands[0], index)]
+    if op is HloOpcode.WHILE:
+        return [Position(instr.called["body"][0].root, index)]
+    if len(instr.operands) != 1:
+        raise XlaCheckFailure(
+            f"Expecting instruction {instr.name} to have 1 operand, but it has {len(instr.operands)}.", instr)
+    return [Position(instr.operands[0], index)]

@@ -1,0 +1,211 @@
+"""What the host-offload analysis decided, as plain values.
+
+Everything here refers to instructions by *name* (names are module-unique), so a
+result outlives the simulated copy of the module it was computed on and can be
+printed, compared in tests and serialised to JSON without holding IR objects.
+Instructions the pass would create (copies, AllocateBuffers, dynamic slices) are
+named as XLA's name uniquer would name them in this module, and marked inserted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..ir.instruction import SourceLocation
+from ..ir.shape import ShapeIndex, format_shape_index
+
+E1200_CODE = "E1200"
+E1200_NAME = "CompileTimeHostOffloadOutputLocationMismatch"
+E1200_URL = "https://openxla.org/xla/errors/error_1200"
+XLA_VERSION_MODELLED = "V3"
+"""Which HostOffloader this analysis reproduces (openxla/xla @ 0b1e957, 2026); see __init__."""
+
+
+@dataclass(frozen=True)
+class PathHop:
+    """One hop of an offloaded tensor's path, readable: name, opcode, shape, Python line."""
+
+    instruction: str
+    shape_index: ShapeIndex
+    opcode: str
+    shape: str
+    location: SourceLocation | None = None
+    computation: str = ""
+
+    @property
+    def xla_string(self) -> str:
+        """XLA's ``InstructionAndShapeIndex::ToString``."""
+        return f"{{Instr: {self.instruction}, ShapeIndex: {format_shape_index(self.shape_index)}}}"
+
+
+@dataclass(frozen=True)
+class OutputMismatch:
+    """One E1200: a host-memory tensor reaching an entry output whose layout is not host.
+
+    ``start`` is what XLA names in "starting from X" (the walk's first instruction:
+    the MoveToHost's first real consumer, a DUS, or a streamed entry parameter);
+    for a MoveToHost that is itself the entry root, ``context`` is ``custom call``
+    and ``start`` is the MoveToHost.
+    """
+
+    start: str
+    context: str
+    """``"starting from"`` or ``"custom call"``: the two wordings XLA uses."""
+    output_index: ShapeIndex
+    output_layout: str
+    """The entry result (sub)shape as declared, e.g. ``f32[8]{0:T(128)}``."""
+    customized: bool
+    """Whether that layout is "explicitly customized" (tiles, index/pointer type, E(n))."""
+    trace: tuple[PathHop, ...]
+    """From the walk's start to the entry root, following first-discovered predecessors."""
+    origin: str
+    """What started the walk: ``move-to-host NAME``, ``input-streaming PARAM``, ``host-async NAME``."""
+    origin_instruction: str
+    first: bool = False
+    """True for the one XLA reports: compilation stops at the first error."""
+
+    @property
+    def context_text(self) -> str:
+        return f'custom call "{self.start}"' if self.context == "custom call" else f"starting from {self.start}"
+
+    @property
+    def message(self) -> str:
+        """XLA's message text, without the error-code framing."""
+        return (f"Tensor which is moved to host ({self.context_text}) is returned from the entry computation "
+                "but the layout for this output is not set to host memory.")
+
+    @property
+    def full_message(self) -> str:
+        """Exactly what XLA prints today: code line, message, link."""
+        return f"{E1200_CODE}: {E1200_NAME}:\n{self.message}\nSee {E1200_URL} for more details."
+
+
+@dataclass(frozen=True)
+class PassFailure:
+    """Any other way the pass would fail: a returned status or a CHECK crash."""
+
+    status: str
+    """``INVALID_ARGUMENT``, ``INTERNAL``, ``UNIMPLEMENTED``, or ``CHECK`` (process abort)."""
+    message: str
+    instruction: str | None = None
+    first: bool = False
+
+
+@dataclass(frozen=True)
+class HostComputeConversion:
+    """An instruction the pass marks ``_xla_compute_type="host"`` (it runs on the CPU)."""
+
+    instruction: str
+    opcode: str
+    reason: str
+    """``walk`` (device op touched host data), ``dus-host-to-device``, ``dus-host-to-host``."""
+    location: SourceLocation | None = None
+
+
+@dataclass(frozen=True)
+class InsertedInstruction:
+    """A copy, AllocateBuffer or dynamic-slice the pass would add."""
+
+    kind: str
+    """``copy-to-host``, ``copy-to-device``, ``output-copy-to-host``, ``allocate-buffer``,
+    ``scheduling-copy``, ``dynamic-slice``."""
+    name: str
+    operand: str | None
+    """What it reads (``None`` for an AllocateBuffer)."""
+    user: str | None
+    """Where it is plugged in (the start, the MoveToDevice's users, the DUS...)."""
+    operand_number: int | None = None
+    replaces: str | None = None
+    """The broadcast / slice / MoveToDevice it stands in for."""
+
+
+@dataclass(frozen=True)
+class DusOutcome:
+    """How ``HandleDynamicUpdateSlices`` resolved one dynamic-update-slice."""
+
+    instruction: str
+    update_on_host: bool
+    destination_on_host: bool
+    action: str
+    """``host-compute+host-output``, ``host-compute``, ``host-output``, ``allocate-buffer``, ``none``."""
+
+
+@dataclass(frozen=True)
+class DroppedOffload:
+    """A MoveToHost that moves nothing: no successor to walk (XLA removes it silently)."""
+
+    move_to_host: str
+    reason: str
+    users: tuple[str, ...] = ()
+    location: SourceLocation | None = None
+
+
+@dataclass(frozen=True)
+class OutputMovedToHost:
+    """An entry output whose memory kind V3 silently changes to host (layout not customized)."""
+
+    output_index: ShapeIndex
+    old_layout: str
+    new_layout: str
+    start: str
+
+
+@dataclass(frozen=True)
+class WalkStart:
+    """One call of ``WalkDownHostMemoryOffloadPaths``, in XLA's order."""
+
+    start: str
+    shape_index: ShapeIndex
+    origin: str
+    insert_copy_before: bool
+
+
+@dataclass
+class HostOffloadResult:
+    """Everything HostOffloader (V3) would decide for one module.
+
+    ``errors`` lists every offending output (XLA stops at the first; it has
+    ``first=True`` and is also ``error``); ``failures`` lists other failures of the
+    pass (status errors and CHECK crashes).  ``outcome`` says what XLA does:
+    ``"ok"``, ``"E1200"`` or ``"failure"`` (another error or a crash comes first).
+    """
+
+    strict: bool
+    errors: list[OutputMismatch] = field(default_factory=list)
+    failures: list[PassFailure] = field(default_factory=list)
+    host_positions: list[tuple[str, ShapeIndex]] = field(default_factory=list)
+    """Positions (of instructions in the input module) that end in host memory (S(5))."""
+    host_compute: list[HostComputeConversion] = field(default_factory=list)
+    inserted: list[InsertedInstruction] = field(default_factory=list)
+    dynamified_slices: list[str] = field(default_factory=list)
+    dynamic_update_slices: list[DusOutcome] = field(default_factory=list)
+    dropped_offloads: list[DroppedOffload] = field(default_factory=list)
+    outputs_moved_to_host: list[OutputMovedToHost] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """XLA's LOG(WARNING) lines, in order, plus the analysis' own notes."""
+    vlog: list[str] = field(default_factory=list)
+    """What ``--vmodule=host_offloader=1`` prints (trace lines included)."""
+    walks: list[WalkStart] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    """Instructions the pass deletes (MoveToHost/MoveToDevice, replaced broadcasts and slices)."""
+    _first_kind: str | None = None
+
+    @property
+    def error(self) -> OutputMismatch | None:
+        """The E1200 XLA reports, or None (no E1200, or another failure comes first)."""
+        return self.errors[0] if self.errors and self._first_kind == "E1200" else None
+
+    @property
+    def outcome(self) -> str:
+        return "ok" if self._first_kind is None else ("E1200" if self._first_kind == "E1200" else "failure")
+
+    @property
+    def has_findings(self) -> bool:
+        return bool(self.errors or self.failures)
+
+    def host_position_names(self) -> set[str]:
+        """``name`` or ``name{1,0}`` for each host position (tests read these)."""
+        return {n if not idx else n + format_shape_index(idx) for n, idx in self.host_positions}
+
+    def host_compute_names(self) -> set[str]:
+        return {h.instruction for h in self.host_compute}
