@@ -1,0 +1,307 @@
+"""Find every XLA error in arbitrary text (logs, tracebacks), streaming, in bounded memory.
+
+How it works, and why:
+
+* All catalogue patterns are compiled into one alternation and run over large
+  decoded blocks of the input (regex search over a block runs in C; a Python
+  loop per line would cost more than reading the disk).
+* Only a sliding window is kept: the unprocessed tail of the previous block,
+  at most :data:`WINDOW_CHARS` characters, so a match always has that much
+  text after it to pick up messages wrapped over several lines.  Memory is the
+  window plus one dictionary entry per *distinct* error.
+* Each hit is grown into a message: its own line, up to the ``See
+  https://openxla.org/xla/errors/error_NNNN for more details.`` line of coded
+  messages, and as far as the E0102 parser reads when that message is wrapped.
+* Findings are keyed by code plus the message with replica/partition/node
+  numbers, timestamps and log prefixes removed, so the same error printed by
+  256 replicas is one finding with ``count == 256``.
+* ``Instruction trace leading to error:`` blocks (``--vmodule=host_offloader=1``)
+  are kept and attached to the next E1200 finding.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Iterable
+
+from .fields import extract
+from .loader import Catalogue, compile_pattern, load_catalogue
+
+WINDOW_CHARS = 16384
+"""Lookahead kept after a match: the longest message (plus wrapping) we expect."""
+MAX_MESSAGE_LINES = 40
+MAX_TEXT_CHARS = 4000
+CHUNK_BYTES = 1 << 22
+MAX_LINES_RECORDED = 20
+
+_SEE_URL = re.compile(r"See\s+https://openxla\.org/xla/errors/error_(\w+)\s+for\s+more\s+details\.?")
+_TRACE_START = "Instruction trace leading to error:"
+_TRACE_LINE = re.compile(r"\{Instr:\s*(?P<name>[^,}]+),\s*ShapeIndex:\s*\{(?P<index>[^}]*)\}\}")
+_LOG_PREFIX = re.compile(
+    r"^(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+\S+:\d+\]\s?"          # glog / absl
+    r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\S*\s*(?:[-|:]\s*)?"  # ISO timestamps
+    r"|\[[^\]\n]{0,80}\]\s?)"                                           # [host-3] / [replica 7]
+)
+_VOLATILE = re.compile(r"\b(replica|partition|[Nn]ode|task|host|worker|chip|device|core|process)(\s*[:#]?\s*)\d+")
+_EXC_PREFIX = re.compile(r"^(?:[\w.]*(?:Error|Exception):\s*)+")
+_TIME = re.compile(r"\d\d:\d\d:\d\d(?:\.\d+)?")
+
+
+@dataclass
+class Finding:
+    """One distinct error found in the input."""
+
+    code: str
+    name: str
+    line: int
+    text: str
+    fields: dict[str, Any]
+    analysis: dict[str, Any]
+    count: int = 1
+    lines: list[int] = field(default_factory=list)
+
+    def to_json(self, fixes: list[str]) -> dict[str, Any]:
+        return {"code": self.code, "name": self.name, "line": self.line, "text": self.text,
+                "fields": self.fields, "analysis": self.analysis, "fixes": fixes, "count": self.count,
+                "lines": self.lines}
+
+
+def _strip_prefix(line: str) -> str:
+    return _LOG_PREFIX.sub("", line, count=1)
+
+
+def _identity(code: str, text: str) -> tuple[str, str]:
+    """Dedup key: the message without log prefixes, exception class names, volatile numbers and times."""
+    body = " ".join(_strip_prefix(ln) for ln in text.split("\n"))
+    body = _EXC_PREFIX.sub("", body.lstrip())
+    body = _VOLATILE.sub(lambda m: m.group(1) + m.group(2) + "N", body)
+    body = _TIME.sub("T", body)
+    return code, " ".join(body.split())
+
+
+def _line_end_after(text: str, pos: int, lines: int) -> int:
+    """Offset of the end of the ``lines``-th line after ``pos`` (or the end of ``text``)."""
+    for _ in range(lines):
+        nl = text.find("\n", pos + 1)
+        if nl < 0:
+            return len(text)
+        if text[pos + 1:nl].strip() == "":  # a blank line ends a message
+            return pos
+        pos = nl
+    return pos
+
+
+class LogScanner:
+    """Streaming scanner over one input; call :meth:`feed` with text, then :meth:`finish`.
+
+    >>> s = LogScanner()
+    >>> s.feed("INVALID_ARGUMENT: Tensor which is moved to host (starting from tuple.64) "
+    ...        "is returned from the entry computation but the layout for this output is not set to host memory.\\n")
+    >>> [(f.code, f.fields["start"]) for f in s.finish()]
+    [('E1200', 'tuple.64')]
+    """
+
+    def __init__(self, catalogue: Catalogue | None = None):
+        self.catalogue = catalogue or load_catalogue()
+        parts = []
+        self._group_code: dict[str, str] = {}
+        for i, entry in enumerate(self.catalogue):
+            for j, m in enumerate(entry.matchers):
+                group = f"g{i}_{j}"
+                parts.append(f"(?P<{group}>{m.pattern})")
+                self._group_code[group] = entry.code
+        parts.append(f"(?P<trace>{re.escape(_TRACE_START)})")
+        self._combined = re.compile("|".join(parts))
+        self._specific = [(e.code, e.matchers) for e in self.catalogue if not e.generic]
+        self._buf = ""
+        self._buf_line = 1          # line number of self._buf[0]
+        self._count_pos = 0         # incremental newline counting inside the buffer
+        self._count_line = 1
+        self._scan_from = 0
+        self._consumed = 0
+        self._findings: dict[tuple[str, str], Finding] = {}
+        self._pending_trace: list[dict[str, str]] | None = None
+
+    # -- input -------------------------------------------------------------------------------
+
+    def feed(self, text: str) -> None:
+        self._buf += text
+        self._process(final=False)
+
+    def finish(self) -> list[Finding]:
+        self._process(final=True)
+        return sorted(self._findings.values(), key=lambda f: f.line)
+
+    def scan_binary(self, stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> list[Finding]:
+        """Scan a binary stream (a file, stdin) block by block; invalid UTF-8 is replaced, not fatal."""
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        while True:
+            data = stream.read(chunk_bytes)
+            if not data:
+                break
+            self.feed(decoder.decode(data))
+        self.feed(decoder.decode(b"", final=True))
+        return self.finish()
+
+    def scan_lines(self, lines: Iterable[str]) -> list[Finding]:
+        for line in lines:
+            self.feed(line)
+        return self.finish()
+
+    # -- core --------------------------------------------------------------------------------
+
+    def _line_of(self, pos: int) -> int:
+        if pos < self._count_pos:  # only happens after a reset; recount from the start
+            self._count_pos, self._count_line = 0, self._buf_line
+        self._count_line += self._buf.count("\n", self._count_pos, pos)
+        self._count_pos = pos
+        return self._count_line
+
+    def _process(self, final: bool) -> None:
+        buf = self._buf
+        limit = len(buf) if final else len(buf) - WINDOW_CHARS
+        if limit <= self._scan_from:
+            return
+        pos = self._scan_from
+        while True:
+            m = self._combined.search(buf, pos)
+            if m is None or (m.start() >= limit and not final):
+                break
+            pos = max(m.end(), m.start() + 1)
+            if m.start() < self._consumed:
+                continue
+            if m.lastgroup == "trace":
+                self._consumed = self._read_trace(m.end())
+            else:
+                self._handle(self._group_code[m.lastgroup], m.start())
+            pos = max(pos, self._consumed)
+        self._scan_from = max(limit, self._consumed)
+        if not final:
+            self._trim()
+
+    def _trim(self) -> None:
+        """Drop what is fully processed, keeping the window; positions shift by the cut."""
+        cut = self._buf.rfind("\n", 0, min(self._scan_from, len(self._buf)))
+        cut = cut + 1 if cut >= 0 else 0
+        if cut <= 0:
+            return
+        self._line_of(cut)
+        self._buf_line = self._count_line
+        self._buf = self._buf[cut:]
+        self._count_pos, self._count_line = 0, self._buf_line
+        self._scan_from -= cut
+        self._consumed = max(0, self._consumed - cut)
+
+    def _read_trace(self, start: int) -> int:
+        buf = self._buf
+        end = buf.find("\n", start)
+        end = len(buf) if end < 0 else end + 1
+        hops = []
+        while end < len(buf):
+            nxt = buf.find("\n", end)
+            nxt = len(buf) if nxt < 0 else nxt + 1
+            m = _TRACE_LINE.search(buf, end, nxt)
+            if not m:
+                break
+            hops.append({"instruction": m.group("name").strip(), "shape_index": "{" + m.group("index") + "}"})
+            end = nxt
+        self._pending_trace = hops
+        return end
+
+    def _extent(self, code: str, line_start: int, match_start: int) -> tuple[int, str]:
+        """End offset of the message starting at ``line_start`` and the window text after it."""
+        buf = self._buf
+        window_end = min(len(buf), line_start + WINDOW_CHARS)
+        window = buf[line_start:window_end]
+        # At most MAX_MESSAGE_LINES lines of window.
+        cut = 0
+        for _ in range(MAX_MESSAGE_LINES):
+            nl = window.find("\n", cut)
+            if nl < 0:
+                cut = len(window)
+                break
+            cut = nl + 1
+        window = window[:cut]
+        rel = match_start - line_start
+        first_nl = window.find("\n", rel)
+        end = len(window) if first_nl < 0 else first_nl
+        # A wrapped uncoded message: the next lines continue it when they hold a piece that
+        # another pattern of the same entry recognises (E2002's two sentences).  A piece
+        # matched by an already-used pattern starts a new message instead.
+        entry = self.catalogue.entries[code]
+        used = {i for i, mt in enumerate(entry.matchers) if mt.search(window, rel, end)}
+        while code != "E0102":  # E0102's own parser decides how far its message goes (below)
+            stop = _line_end_after(window, end, 4)
+            best = None
+            for i, matcher in enumerate(entry.matchers):
+                if i in used:
+                    continue
+                later = matcher.search(window, end)
+                if later and later.start() < stop and (best is None or later.start() < best[1].start()):
+                    best = (i, later)
+            if best is None:
+                break
+            used.update(i for i, mt in enumerate(entry.matchers) if mt.search(window, end, best[1].end()))
+            used.add(best[0])
+            nl = window.find("\n", best[1].end())
+            end = len(window) if nl < 0 else nl
+        see = _SEE_URL.search(window, rel)
+        if see and ("E" + see.group(1) == code or code.endswith("xx")):
+            end = max(end, see.end())
+        if code == "E0102":
+            from ..inputs.messages import parse_e0102
+            parsed = parse_e0102(window[rel:])
+            if parsed is not None:
+                span_end = rel + parsed["_span"][1]
+                nl = window.find("\n", span_end)
+                end = max(end, len(window) if nl < 0 else nl)
+        return line_start + end, window
+
+    def _handle(self, code: str, match_start: int) -> None:
+        buf = self._buf
+        line_start = buf.rfind("\n", 0, match_start) + 1
+        end, window = self._extent(code, line_start, match_start)
+        entry = self.catalogue.entries[code]
+        extra: dict[str, Any] = {}
+        if entry.generic:
+            # A generic header (E0002: InvalidArgument:) around a message we know better.
+            body = buf[match_start:end]
+            for specific, matchers in self._specific:
+                if any(m.search(body) for m in matchers):
+                    extra["coded_as"] = code
+                    code, entry = specific, self.catalogue.entries[specific]
+                    break
+        self._consumed = max(self._consumed, end)
+        line = self._line_of(line_start)
+        text = buf[line_start:end]
+        key = _identity(code, text)
+        found = self._findings.get(key)
+        if found is not None:
+            found.count += 1
+            if len(found.lines) < MAX_LINES_RECORDED:
+                found.lines.append(line)
+            self._attach_trace(found)
+            return
+        fields, analysis = extract(code, window)
+        fields.update(extra)
+        finding = Finding(code=code, name=entry.name, line=line, text=text.strip()[:MAX_TEXT_CHARS],
+                          fields=fields, analysis=analysis, lines=[line])
+        self._attach_trace(finding)
+        self._findings[key] = finding
+
+    def _attach_trace(self, finding: Finding) -> None:
+        if finding.code == "E1200" and self._pending_trace is not None:
+            finding.analysis.setdefault("trace", self._pending_trace)
+            self._pending_trace = None
+
+
+def scan_text(text: str, catalogue: Catalogue | None = None) -> list[Finding]:
+    """Findings in an in-memory string (tests, small inputs)."""
+    scanner = LogScanner(catalogue)
+    scanner.feed(text)
+    return scanner.finish()
+
+
+__all__ = ["Finding", "LogScanner", "scan_text", "compile_pattern"]

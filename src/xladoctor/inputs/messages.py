@@ -1,0 +1,213 @@
+"""Read E0102 "program input mismatch" messages and recompute their sizes from the shapes.
+
+The runtime prints one of three messages when a buffer does not fit a compiled
+program's parameter (layouts.md §8):
+
+* TPU (E0102), with shapes and usually a replica/partition suffix::
+
+    Executable(NAME) expected parameter P of size E (SHAPE) but got buffer with
+    incompatible size A (SHAPE): while running replica R and partition Q of a
+    replicated computation (other replicas may have failed as well).
+
+* CPU/GPU PJRT, sizes only (the GPU text ends with a space)::
+
+    Executable expected parameter P of size E but got buffer with incompatible size A
+
+* PjRtStreamExecutor, shapes only::
+
+    Executable expected shape SHAPE for argument P but got incompatible shape SHAPE
+
+TPU sizes are ``ShapeUtil::ArraySize`` of the printed shapes (tiles pad the
+minor dimensions), so they can be recomputed.  When a printed size cannot come
+from its printed shape, the runtime printed a layout without its tiling (seen
+with Reactant: ``f32[5,4,3]{2,1,0}`` reported as 10240 bytes, which is that
+layout under ``T(4,128)``); :func:`explain_size` then lists the usual TPU tilings
+that give exactly the printed size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+# A shape+layout token: no spaces, parentheses nested one level (T(8,128)(2,1)).
+_SHAPE = r"[^\s()]*(?:\([^()\s]*\)[^\s()]*)*"
+_TUPLE_OR_SHAPE = rf"(?:\((?:[^()]|\([^()]*\))*\)|{_SHAPE})"
+
+SIZE_MESSAGE = re.compile(
+    r"(?:Executable(?:\((?P<executable>[^()\s]*)\))?\s+)?"
+    r"expected\s+parameter\s+(?P<parameter>\d+)\s+of\s+size\s+(?P<expected_size>\d+)"
+    rf"(?:\s*\((?P<expected_shape>{_SHAPE})\))?"
+    r"\s+but\s+got\s+buffer\s+with\s+incompatible\s+size\s+(?P<actual_size>\d+)"
+    rf"(?:\s*\((?P<actual_shape>{_SHAPE})\))?"
+    r"(?::?\s*while\s+running\s+replica\s+(?P<replica>\d+)\s+and\s+partition\s+(?P<partition>\d+)"
+    r"(?:\s+of\s+a\s+replicated\s+computation(?:\s+\(other\s+replicas\s+may\s+have\s+failed\s+as\s+well\)\.?)?)?)?"
+)
+SHAPE_MESSAGE = re.compile(
+    rf"Executable\s+expected\s+shape\s+(?P<expected_shape>{_TUPLE_OR_SHAPE})\s+for\s+argument\s+"
+    rf"(?P<parameter>\d+)\s+but\s+got\s+incompatible\s+shape\s+(?P<actual_shape>{_TUPLE_OR_SHAPE})"
+)
+
+FIELD_NAMES = ("executable", "parameter", "expected_size", "actual_size", "expected_shape", "actual_shape",
+               "replica", "partition")
+
+# (label, tiles) tried on the printed minor_to_major when a printed size does not fit
+# its printed layout.  From layouts.md §6: documented and observed TPU tilings.
+CANDIDATE_TILINGS: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...] = (
+    ("T(8,128)", ((8, 128),)),
+    ("T(4,128)", ((4, 128),)),
+    ("T(2,128)", ((2, 128),)),
+    ("T(8,128)(2,1)", ((8, 128), (2, 1))),
+    ("T(16,128)(2,1)", ((16, 128), (2, 1))),
+    ("T(4,128)(2,1)", ((4, 128), (2, 1))),
+    ("T(2,128)(2,1)", ((2, 128), (2, 1))),
+    ("T(8,128)(4,1)", ((8, 128), (4, 1))),
+    ("T(32,128)(4,1)", ((32, 128), (4, 1))),
+    ("T(4,128)(4,1)", ((4, 128), (4, 1))),
+    ("T(128)", ((128,),)),
+    ("T(256)", ((256,),)),
+    ("T(512)", ((512,),)),
+    ("T(1024)", ((1024,),)),
+    ("T(1024)(128)(2,1)", ((1024,), (128,), (2, 1))),
+    ("T(256)(128)(2,1)", ((256,), (128,), (2, 1))),
+)
+
+
+def parse_e0102(text: str) -> dict[str, Any] | None:
+    """Fields of the first E0102-family message in ``text`` (line breaks allowed), or None.
+
+    Integers are ints; absent parts (no shapes on CPU/GPU, no sizes in the
+    StreamExecutor form, no replica suffix on one device) are None.
+    """
+    m = SIZE_MESSAGE.search(text)
+    form = "size"
+    if m is None:
+        m = SHAPE_MESSAGE.search(text)
+        form = "shape"
+        if m is None:
+            return None
+    groups = m.groupdict()
+    fields: dict[str, Any] = {}
+    for name in FIELD_NAMES:
+        value = groups.get(name)
+        if value is not None and name in ("parameter", "expected_size", "actual_size", "replica", "partition"):
+            value = int(value)
+        fields[name] = value
+    fields["format"] = {"size": "tpu" if fields["expected_shape"] else "cpu_gpu", "shape": "stream_executor"}[form]
+    fields["_span"] = m.span()
+    return fields
+
+
+def _parse(shape_text: str):
+    from ..errors import InputError
+    from ..syntax.shape_parser import parse_shape
+
+    try:
+        return parse_shape(shape_text, source="<message>")
+    except InputError:
+        return None
+
+
+def explain_shape(shape_text: str, printed_size: int | None) -> dict[str, Any]:
+    """Sizes of one printed shape, its padded dimensions, and tilings that explain a mismatching size."""
+    from ..ir.sizes import dimension_padding, logical_bytes, physical_bytes
+
+    shape = _parse(shape_text)
+    if shape is None:
+        return {"shape": shape_text, "parsed": False}
+    info: dict[str, Any] = {"shape": str(shape), "parsed": True}
+    if shape.is_tuple:
+        info["logical_bytes"] = logical_bytes(shape)
+        return info
+    phys = physical_bytes(shape)
+    info["logical_bytes"] = logical_bytes(shape)
+    info["physical_bytes"] = phys
+    layout = shape.layout
+    if layout is not None and layout.minor_to_major:
+        info["minor_to_major"] = list(layout.minor_to_major)
+        info["jax_major_to_minor"] = list(reversed(layout.minor_to_major))
+        info["tiling"] = ("T" + "".join("(" + ",".join(map(str, t.dimensions)) + ")" for t in layout.tiles)
+                          if layout.tiles else None)
+    info["padded_dimensions"] = [
+        {"dim": p.dim, "size": p.size, "padded_size": p.padded_size, "tile_entry": p.tile_entry,
+         "physical_position": p.physical_position}
+        for p in dimension_padding(shape) if p.padded_size != p.size
+    ]
+    if printed_size is not None:
+        info["printed_size"] = printed_size
+        info["size_matches_shape"] = printed_size == phys
+        if printed_size != phys:
+            info["tilings_matching_printed_size"] = tilings_for_size(shape, printed_size)
+    return info
+
+
+def tilings_for_size(shape, size: int) -> list[str]:
+    """Common TPU tilings that, put on the printed ``minor_to_major``, give exactly ``size`` bytes."""
+    from ..ir.shape import Layout, Tile
+    from ..ir.sizes import physical_bytes
+
+    base = shape.layout or Layout(minor_to_major=tuple(range(shape.rank - 1, -1, -1)))
+    found = []
+    bits = (shape.element_type.byte_width or 4) * 8
+    for label, tiles in CANDIDATE_TILINGS:
+        # Sub-tiles pack narrow types into 32-bit words: (2,1) is for 16-bit, (4,1) for 8-bit types.
+        if any(t in ((2, 1),) for t in tiles[1:]) and bits != 16:
+            continue
+        if any(t in ((4, 1),) for t in tiles[1:]) and bits != 8:
+            continue
+        candidate = dataclasses.replace(shape, layout=dataclasses.replace(
+            base, tiles=tuple(Tile(t) for t in tiles)))
+        try:
+            if physical_bytes(candidate) == size:
+                found.append(f"{label} on {{{','.join(map(str, base.minor_to_major))}}}")
+        except Exception:  # a tiling the size rules reject for this shape: not a candidate
+            continue
+    return found
+
+
+def analyze_e0102(fields: dict[str, Any]) -> dict[str, Any]:
+    """Recompute both sides of an E0102 message and say where the bytes differ."""
+    analysis: dict[str, Any] = {}
+    exp = act = None
+    if fields.get("expected_shape"):
+        exp = explain_shape(fields["expected_shape"], fields.get("expected_size"))
+        analysis["expected"] = exp
+        if "physical_bytes" in exp:
+            analysis["expected_physical_bytes"] = exp["physical_bytes"]
+    if fields.get("actual_shape"):
+        act = explain_shape(fields["actual_shape"], fields.get("actual_size"))
+        analysis["actual"] = act
+        if "physical_bytes" in act:
+            analysis["actual_physical_bytes"] = act["physical_bytes"]
+    es, as_ = fields.get("expected_size"), fields.get("actual_size")
+    if es and as_:
+        analysis["size_ratio"] = round(es / as_, 4)
+    notes: list[str] = []
+    if exp and act and exp.get("parsed") and act.get("parsed"):
+        same_logical = exp.get("logical_bytes") == act.get("logical_bytes")
+        if exp.get("minor_to_major") != act.get("minor_to_major"):
+            notes.append(
+                f"same logical array, different dimension order: expected minor_to_major "
+                f"{exp.get('minor_to_major')} (JAX major_to_minor {exp.get('jax_major_to_minor')}), buffer has "
+                f"{act.get('minor_to_major')} (JAX major_to_minor {act.get('jax_major_to_minor')})"
+                if same_logical else "different logical shapes or element types")
+        if exp.get("tiling") != act.get("tiling"):
+            notes.append(f"different tiling: expected {exp.get('tiling')}, buffer has {act.get('tiling')}")
+        for side, info in (("expected", exp), ("buffer", act)):
+            for p in info.get("padded_dimensions", []):
+                notes.append(
+                    f"{side}: dimension {p['dim']} ({p['size']}) is padded to {p['padded_size']} "
+                    f"(tile entry {p['tile_entry']}, physical position {p['physical_position']} from minor)")
+            if info.get("size_matches_shape") is False:
+                cands = info.get("tilings_matching_printed_size") or []
+                notes.append(
+                    f"{side}: printed size {info['printed_size']} cannot come from printed shape {info['shape']} "
+                    f"({info['physical_bytes']} bytes): the layout was printed without its tiling"
+                    + (f"; tilings that give exactly {info['printed_size']}: {', '.join(cands)}" if cands
+                       else "; none of the common TPU tilings gives that size"))
+    elif fields.get("format") == "cpu_gpu" and es and as_:
+        notes.append("CPU/GPU runtimes compare dense sizes: the buffer's shape or element type differs "
+                     "from the compiled parameter (ratio %s)" % analysis["size_ratio"])
+    analysis["notes"] = notes
+    return analysis
