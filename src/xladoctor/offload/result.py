@@ -61,6 +61,8 @@ class OutputMismatch:
     origin: str
     """What started the walk: ``move-to-host NAME``, ``input-streaming PARAM``, ``host-async NAME``."""
     origin_instruction: str
+    path: tuple[PathHop, ...] = ()
+    """The readable path: the origin (the MoveToHost, when one started it) then the trace."""
     first: bool = False
     """True for the one XLA reports: compilation stops at the first error."""
 

@@ -383,6 +383,13 @@ class HostOffloaderSimulation:
                 queue.append(s)
         self._apply_walk(start, insert_copy_before, buffers, mths, mtds, slices, x64)
 
+    def _path(self, origin_instr: str, trace: list[Position]) -> tuple[PathHop, ...]:
+        hops = [self.hop(p) for p in trace]
+        origin = self.original.get_instruction(origin_instr)
+        if origin is not None and (not trace or trace[0].name != origin_instr):
+            hops.insert(0, self.hop(Position(origin)))
+        return tuple(hops)
+
     def _trace(self, end: Position, previous: dict[Position, Position]) -> list[Position]:
         trace = [end]
         guard = {end}
@@ -514,7 +521,7 @@ class HostOffloaderSimulation:
             self.res.errors.append(OutputMismatch(
                 start=start_name, context=context, output_index=index, output_layout=str(sub),
                 customized=customized, trace=tuple(self.hop(p) for p in trace), origin=origin,
-                origin_instruction=origin_instr, first=first))
+                origin_instruction=origin_instr, path=self._path(origin_instr, trace), first=first))
         else:
             new_sub = new_result.subshape(index)
             self.res.outputs_moved_to_host.append(OutputMovedToHost(index, str(sub), str(new_sub), start_name))

@@ -1,0 +1,62 @@
+"""``xladoctor offload FILE``: predict E1200 (and everything else HostOffloader decides)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import UsageError
+from ..offload import analyze_host_offload, fix_device, fix_host
+from ..offload.fixes import result_names_from_stablehlo, suggest_fixes
+from ..offload.report import render_text, result_json
+from ..syntax.hlo_parser import parse_module
+from ..syntax.hlo_printer import print_module
+from ._common import print_json, read_input
+
+NAME = "offload"
+HELP = "predict XLA host-offload errors (E1200): path, host memory, host compute, fixes"
+ORDER = 30
+DESCRIPTION = """Re-run XLA's HostOffloader pass (V3) on an HLO module: predict E1200 with XLA's exact
+message, show the offloaded tensor's path to the offending output, every position that ends in host
+memory, host-compute conversions, and both remedies. Exit 1 when XLA would fail (E1200 or another
+failure of the pass), 0 otherwise, 2 for bad input."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="HLO module text ('-' for stdin)")
+    parser.add_argument("--strict", action="store_true",
+                        help="older XLA / TPU rule: any host tensor reaching a non-host output is E1200")
+    parser.add_argument("--trace", action="store_true", help="print what --vmodule=host_offloader=1 would log")
+    parser.add_argument("--json", action="store_true", help="machine-readable output (docs/json.md, ## offload)")
+    parser.add_argument("--fix", choices=("host", "device"),
+                        help="write the module with remedy (a) host output or (b) move-to-device")
+    parser.add_argument("-o", "--output", help="where --fix writes the edited module ('-' for stdout)")
+    parser.add_argument("--stablehlo", help="the same program's StableHLO text (for jax.result_info names)")
+    parser.add_argument("--disable-host-compute", action="store_true",
+                        help="as --xla_disable_automatic_host_compute_offload=true")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.fix and not args.output:
+        raise UsageError("--fix needs -o OUT")
+    text, source = read_input(args.file)
+    module = parse_module(text, source)
+    result = analyze_host_offload(module, args.strict, disable_host_compute=args.disable_host_compute)
+    names = None
+    if args.stablehlo:
+        names = result_names_from_stablehlo(read_input(args.stablehlo)[0]) or None
+    fixes = suggest_fixes(module, result, names)
+    if args.fix:
+        fixed = (fix_host if args.fix == "host" else fix_device)(module, result)
+        out_text = print_module(fixed)
+        if args.output == "-":
+            sys.stdout.write(out_text)
+        else:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(out_text)
+    if args.json:
+        if not (args.fix and args.output == "-"):
+            print_json(result_json(result, fixes))
+    elif not (args.fix and args.output == "-"):
+        sys.stdout.write(render_text(source, module, result, fixes, args.trace))
+    return 1 if result.has_findings else 0
