@@ -1,0 +1,117 @@
+"""``xladoctor relayout --from SHAPE --to SHAPE IN OUT``: re-store array bytes in another layout.
+
+IN holds the bytes of a buffer of ``--from`` (raw, exactly ``physical_bytes`` long);
+an ``.npy`` IN is read as an array when ``--from`` is a dense default layout
+(row-major, no tiles), otherwise its data bytes are the buffer.  OUT gets the
+bytes of ``--to``; an OUT ending in ``.npy`` is written as an array when ``--to``
+is dense default, else as a uint8 array of the stored bytes.  Needs numpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..errors import InputError, UsageError
+from ..inputs.relayout import check_same_array, numpy_dtype, stored_size, tile, untile
+from ..inputs.tiling_plan import RelayoutError
+from ..ir.shape import Shape, default_layout
+from ..syntax.shape_parser import parse_shape
+from ._common import print_json
+
+NAME = "relayout"
+HELP = "convert raw array bytes (or .npy) from one XLA layout to another, losslessly"
+ORDER = 45
+DESCRIPTION = __doc__.splitlines()[0]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--from", dest="source", metavar="SHAPE", required=True,
+                        help="shape with the layout IN is stored in, e.g. 'bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}'")
+    parser.add_argument("--to", dest="target", metavar="SHAPE", required=True,
+                        help="shape with the layout to write, e.g. 'bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}'")
+    parser.add_argument("input", metavar="IN", help="raw bytes or .npy")
+    parser.add_argument("output", metavar="OUT", help="raw bytes, or .npy when the name ends in .npy")
+    parser.add_argument("--allow-subtile-padding", action="store_true",
+                        help="store layouts whose later tiles need padding XLA's ArraySize does not count "
+                             "(the output is then larger than physical_bytes)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
+
+
+def is_dense_default(shape: Shape) -> bool:
+    """Row-major with no layout attributes that change the bytes (S(n) allowed)."""
+    layout = shape.effective_layout
+    return layout.minor_to_major == default_layout(shape.rank).minor_to_major and not layout.tiles and \
+        layout.element_size_in_bits == 0 and not layout.split_configs
+
+
+def _parse(text: str, flag: str) -> Shape:
+    try:
+        shape = parse_shape(text, flag)
+    except InputError:
+        raise
+    if not shape.is_array:
+        raise UsageError(f"{flag}: relayout works on one array shape, not {shape}")
+    return shape
+
+
+def _read_input(path: str, source: Shape):
+    """Return the logical array (dense .npy) or the raw stored bytes."""
+    import numpy as np
+    try:
+        if path.endswith(".npy"):
+            try:
+                arr = np.load(path, allow_pickle=False)
+            except ValueError as e:
+                raise InputError(f"not a readable .npy file: {e}", path, 1, 1) from None
+            if is_dense_default(source):
+                if tuple(arr.shape) != tuple(source.dimensions):
+                    raise InputError(f".npy array has dimensions {list(arr.shape)} but --from {source} has "
+                                     f"{list(source.dimensions)}", path, 1, 1)
+                return arr, None
+            return None, np.ascontiguousarray(arr).tobytes()
+        with open(path, "rb") as f:
+            return None, f.read()
+    except OSError as e:
+        raise InputError(f"cannot read file: {e.strerror or e}", path, 1, 1) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    source = _parse(args.source, "--from")
+    target = _parse(args.target, "--to")
+    try:
+        import numpy as np
+    except ImportError:
+        raise UsageError("relayout needs numpy: pip install 'xladoctor[numpy]'") from None
+    try:
+        check_same_array(source, target)
+        array, data = _read_input(args.input, source)
+        if array is None:
+            want = stored_size(source, args.allow_subtile_padding)
+            if len(data) != want:
+                raise InputError(f"input has {len(data)} bytes but a buffer of {source} has {want} "
+                                 f"(physical_bytes); is --from the layout the bytes were written in?",
+                                 args.input, 1, 1)
+            array = untile(data, source, dtype=f"V{np.dtype(numpy_dtype(source)).itemsize}",
+                           allow_subtile_padding=args.allow_subtile_padding)
+        out = tile(array, target, allow_subtile_padding=args.allow_subtile_padding)
+    except RelayoutError as e:
+        raise UsageError(str(e)) from None
+    try:
+        if args.output.endswith(".npy"):
+            if is_dense_default(target):
+                logical = np.frombuffer(out, numpy_dtype(target)).reshape(target.dimensions)
+                np.save(args.output, logical, allow_pickle=False)
+            else:
+                np.save(args.output, np.frombuffer(out, np.uint8), allow_pickle=False)
+        else:
+            with open(args.output, "wb") as f:
+                f.write(out)
+    except OSError as e:
+        raise InputError(f"cannot write file: {e.strerror or e}", args.output, 1, 1) from None
+    if args.json:
+        print_json({"command": "relayout", "from": str(source), "to": str(target),
+                    "input": args.input, "output": args.output,
+                    "input_bytes": None if data is None else len(data), "output_bytes": len(out),
+                    "output_format": "npy" if args.output.endswith(".npy") else "raw"})
+    return 0
