@@ -96,3 +96,23 @@ def test_errors_carry_line_column_and_xla_wording(text, col, message):
     assert (err.source, err.line, err.col) == ("<shape>", 1, col)
     assert message in err.message
     assert str(err).startswith(f"<shape>:1:{col}: ")
+
+
+def test_cached_spelling_does_not_hide_a_layout_on_the_next_line():
+    assert str(parse_shape("u8[2]")) == "u8[2]{0}"  # warms the cache for "u8[2]"
+    assert str(parse_shape("u8[2]\n {0:S(3)}")) == "u8[2]{0:S(3)}"
+    assert str(parse_shape("s16[]\n {:E(2)}")) == "s16[]{:E(2)}"
+
+
+def test_dim_level_types_do_not_block_tiles_as_in_jaxlib():
+    assert str(parse_shape("f32[2,3]{1,0:D(D,C)T(8,128)}")) == "f32[2,3]{1,0:T(8,128)}"
+
+
+@pytest.mark.parametrize("text,message", [
+    ("f32[10]{0:#(s32)}", "index_primitive_type must be an unsigned integer type"),
+    ("f32[10]{0:*(f32)}", "pointer_primitive_type must be an unsigned integer type"),
+    ("f32[2,3]{1,0:SC(0:9)}", "split indices [9] must be increasing and inside physical dimension 0 (size 2)"),
+])
+def test_checks_xla_applies_when_it_validates(text, message):
+    with pytest.raises(HloParseError, match=message.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(").replace(")", r"\)")):
+        parse_shape(text)

@@ -25,7 +25,7 @@ import re
 from ..ir.primitive import ARRAY_TYPE_NAMES, primitive_type
 from ..ir.shape import (COMBINE_DIMENSION, DIM_LEVEL_BY_ABBREV, UNBOUNDED_SIZE, DimLevel, Layout,
                         Shape, SplitConfig, Tile, default_layout)
-from .reader import Reader
+from .reader import _SKIP, Reader
 
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ATTR_NAME = re.compile(r"SC|[DTL#*ESPM]")
@@ -60,10 +60,8 @@ def read_shape(r: Reader) -> Shape:
     m = _FAST_ARRAY.match(text, pos)
     if m:
         end = m.end()
-        j = end
-        while text[j:j + 1] in (" ", "\t"):
-            j += 1
-        if text[j:j + 1] not in ("{", "/"):
+        j = _SKIP.match(text, end).end()
+        if text[j:j + 1] != "{":
             key = m.group(0)
             shape = _CACHE.get(key)
             if shape is None:
@@ -233,8 +231,10 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
         r.expect("(", f"after {attr}")
         p = r.pos
         t = r.accept_ident()
-        if t is None or t not in ARRAY_TYPE_NAMES or not primitive_type(t).is_integral:
-            raise r.error(f"expected an integral primitive type in {attr}(...), found {t or r.describe_here()!s}", p)
+        if t is None or t not in ARRAY_TYPE_NAMES or primitive_type(t).kind != "unsigned":
+            which = "index" if attr == "#" else "pointer"
+            raise r.error(f"{which}_primitive_type must be an unsigned integer type, found "
+                          f"{t or r.describe_here()!s}", p)
         r.expect(")", f"to close {attr}(...)")
         fields["index_primitive_type" if attr == "#" else "pointer_primitive_type"] = t
     elif attr == "P":
@@ -281,10 +281,12 @@ def _validate_layout(r: Reader, type_name: str, dims: list[int], dynamic: list[b
     if layout.dim_levels and len(layout.dim_levels) != rank:
         raise r.error(f"layout dim_level_types field contains {len(layout.dim_levels)} elements, but shape is "
                       f"rank {rank}; shape: {shape_text}", pos)
-    if layout.is_sparse and layout.tiles:
-        raise r.error(f"layout has tiles, but the shape is a sparse array: {shape_text}", pos)
     if layout.physical_shape is not None and not layout.is_sparse:
         raise r.error(f"Layout has physical shape, but is not for a sparse array: {layout}", pos)
     for sc in layout.split_configs:
         if not 0 <= sc.dimension < rank:
             raise r.error(f"split config dimension {sc.dimension} is out of range for rank {rank}: {shape_text}", pos)
+        size = dims[m2m[rank - 1 - sc.dimension]]
+        if any(not 0 < i < size for i in sc.split_indices) or list(sc.split_indices) != sorted(set(sc.split_indices)):
+            raise r.error(f"split indices {list(sc.split_indices)} must be increasing and inside physical dimension "
+                          f"{sc.dimension} (size {size}): {shape_text}", pos)
