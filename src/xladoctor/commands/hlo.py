@@ -79,10 +79,6 @@ def summarize(module: HloModule) -> dict[str, Any]:
             instrs.append(item)
         computations.append({"name": comp.name, "is_entry": comp.is_entry, "instructions": instrs,
                              "execution_thread": comp.execution_thread})
-    for shape in [*ecl.parameters, ecl.result]:
-        for _, leaf in shape.leaves():
-            if leaf.is_array and leaf.memory_space:
-                spaces[leaf.memory_space] += 0  # make entry-layout spaces visible even if no instruction has them
     return {
         "name": module.name,
         "entry": module.entry.name,

@@ -1,0 +1,121 @@
+"""The `shape` and `hlo` commands end to end: output, JSON keys, exit codes, bad input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from xladoctor.cli import main
+
+SEED = "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}"
+HLO = """HloModule m, entry_computation_layout={(f32[8,128]{1,0:T(8,128)}, f32[100]{0:T(256)})->f32[8,128]{1,0:T(8,128)S(5)}}
+ENTRY e {
+  p0 = f32[8,128]{1,0} parameter(0), metadata={op_name="params['w']"}
+  p1 = f32[100]{0} parameter(1)
+  ROOT m = f32[8,128]{1,0} custom-call(p0), custom_call_target="MoveToHost"
+}
+"""
+
+
+def run(argv, capsys, stdin=None, monkeypatch=None):
+    if stdin is not None:
+        import io
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8"))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_shape_text(capsys):
+    code, out, err = run(["shape", SEED], capsys)
+    assert code == 0 and err == ""
+    assert "5,242,880 B" in out and "1,638,400 B" in out and "3.20x" in out
+    assert "0     2           40       128    128" in out
+
+
+def test_shape_json(capsys):
+    code, out, _ = run(["shape", SEED, "--json"], capsys)
+    doc = json.loads(out)
+    assert doc["schema_version"] == 1
+    assert (doc["shape"], doc["logical_bytes"], doc["physical_bytes"]) == (SEED, 1_638_400, 5_242_880)
+    assert doc["dims"][0] == {"dim": 2, "size": 40, "padded_size": 128, "tile_entry": 128, "physical_position": 0,
+                              "wasted_bytes": 3_604_480}
+
+
+def test_shape_stdin_many(capsys, monkeypatch):
+    code, out, _ = run(["shape", "-", "--json"], capsys, stdin="# comment\nf32[3]{0:T(128)}\n\n(s32[], f32[2])\n",
+                       monkeypatch=monkeypatch)
+    doc = json.loads(out)
+    assert [s["physical_bytes"] for s in doc["shapes"]] == [512, 12]
+    assert [leaf["index"] for leaf in doc["shapes"][1]["leaves"]] == [[0], [1]]
+
+
+def test_shape_stdin_error_points_at_the_line(capsys, monkeypatch):
+    code, out, err = run(["shape", "-"], capsys, stdin="f32[2]\n  f32[2,3]{1}\n", monkeypatch=monkeypatch)
+    assert code == 2 and out == ""
+    assert err == "<stdin>:2:11: Dimensions size is 2, but minor to major size is 1.\n"
+
+
+def test_bad_shape_is_one_line_exit_2(capsys):
+    code, out, err = run(["shape", "f32[2,3]{1,1}"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("<shape>:1:9: layout minor_to_major field has duplicate values")
+
+
+def test_hlo_summary_and_json(tmp_path, capsys):
+    path = tmp_path / "m.hlo"
+    path.write_text(HLO)
+    code, out, _ = run(["hlo", str(path)], capsys)
+    assert code == 0
+    assert "param 0" in out and "\"params['w']\"" in out and "[host]" in out and "MoveToHost 1" in out
+    code, out, _ = run(["hlo", str(path), "--json"], capsys)
+    doc = json.loads(out)
+    assert doc["name"] == "m"
+    params = doc["entry_computation_layout"]["parameters"]
+    assert [p["physical_bytes"] for p in params] == [4096, 1024]
+    assert params[0]["op_name"] == "params['w']"
+    assert doc["entry_computation_layout"]["result"]["memory_spaces"] == [5]
+    comp = doc["computations"][0]
+    assert comp["is_entry"] and [i["operands"] for i in comp["instructions"]] == [[], [], ["p0"]]
+    assert doc["custom_calls"] == {"MoveToHost": 1}
+
+
+@pytest.mark.parametrize("content,expected", [
+    ("BufferAssignment:\nallocation 0: size 4\n", ":1:1: not an HLO module: this looks like XLA's buffer-assignment dump"),
+    ("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n", ":4:1: unexpected end of input inside computation 'e'"),
+])
+def test_hlo_bad_files(tmp_path, capsys, content, expected):
+    path = tmp_path / "x.txt"
+    path.write_text(content)
+    code, out, err = run(["hlo", str(path)], capsys)
+    assert code == 2 and out == ""
+    assert err == f"{path}{expected}" + err[len(str(path)) + len(expected):] and err.count("\n") == 1
+
+
+def test_unreadable_inputs(tmp_path, capsys):
+    code, _, err = run(["hlo", str(tmp_path / "missing.hlo")], capsys)
+    assert code == 2 and "missing.hlo:1:1: cannot read file" in err
+    code, _, err = run(["hlo", str(tmp_path)], capsys)
+    assert code == 2 and "is a directory" in err
+    binary = tmp_path / "b.hlo"
+    binary.write_bytes(b"HloModule m\n\xff\xfe")
+    code, _, err = run(["hlo", str(binary)], capsys)
+    assert code == 2 and err.startswith(f"{binary}:2:1: not UTF-8 text")
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["shape"])
+    assert info.value.code == 2
+    assert main([]) == 2
+
+
+def test_console_script_and_module_entry_point(tmp_path):
+    """The installed `xladoctor` and `python -m xladoctor` both run, read stdin and never print a traceback."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-m", "xladoctor", "hlo", "-"], input="HloModule m\nENTRY e {\n  p = f32[2",
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("<stdin>:3:")
