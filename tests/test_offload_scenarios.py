@@ -1,0 +1,98 @@
+"""Every host-offload scenario of host-offload.md §5 (XLA's own HostOffloader tests, V3) as data.
+
+Each ``tests/data/offload/*.hlo`` holds one module (HLO written for this suite, after the
+shape of XLA's test) and ``// EXPECT:`` lines with what XLA (V3) decides:
+
+* ``outcome=ok|E1200|failure`` (always present);
+* ``start=NAME`` and ``index={..}``: the E1200 XLA reports;
+* ``errors=N``: how many offending outputs in all;
+* ``host=a,b{0},...``: exactly the positions that end in host memory (``-`` for none);
+* ``host_compute=a,b`` (``-`` for none);
+* ``failure=STATUS:text``: the first failure of the pass (status and a message prefix);
+* ``inserted=kind:N,...``: how many copies / AllocateBuffers / dynamic slices are created;
+* ``moved=N``: entry outputs silently moved to host (V3);
+* ``dropped=NAME``: a MoveToHost that moves nothing.
+
+``// OPTIONS:`` may name ``strict``, ``disable_host_compute``, ``allow_h2h_copy``.
+``// NOTE:`` lines say where the V3 answer differs from XLA's newer (V4) tests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from xladoctor.offload import analyze_host_offload
+from xladoctor.syntax.hlo_parser import parse_module
+
+DATA = Path(__file__).parent / "data" / "offload"
+FILES = sorted(DATA.glob("*.hlo"))
+
+
+def load(path: Path):
+    text = path.read_text()
+    expect: dict[str, str] = {}
+    options: set[str] = set()
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("// EXPECT:"):
+            for item in line[len("// EXPECT:"):].split():
+                key, _, value = item.partition("=")
+                expect[key] = value
+        elif line.startswith("// OPTIONS:"):
+            options.update(line[len("// OPTIONS:"):].split())
+    body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+    return parse_module(body, str(path)), expect, options
+
+
+def _names(value: str) -> set[str]:
+    """``a,b{0,1},c``: commas inside a shape index do not separate names."""
+    return set() if value == "-" else set(re.split(r",(?![^{]*\})", value))
+
+
+def test_corpus_is_there():
+    assert len(FILES) >= 70
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_scenario(path: Path):
+    module, expect, options = load(path)
+    assert "outcome" in expect, "every scenario states its outcome"
+    result = analyze_host_offload(module, strict="strict" in options,
+                                  disable_host_compute="disable_host_compute" in options,
+                                  allow_h2h_copy="allow_h2h_copy" in options)
+    detail = (f"errors={[(e.start, e.output_index) for e in result.errors]} failures={result.failures} "
+              f"host={sorted(result.host_position_names())} hc={sorted(result.host_compute_names())} "
+              f"inserted={[(i.kind, i.name) for i in result.inserted]}")
+    assert result.outcome == expect["outcome"], detail
+    if "start" in expect:
+        assert result.errors, detail
+        first = result.errors[0]
+        assert first.first and first.start == expect["start"], detail
+        if "index" in expect:
+            assert "{" + ",".join(map(str, first.output_index)) + "}" == expect["index"], detail
+    if "errors" in expect:
+        assert len(result.errors) == int(expect["errors"]), detail
+    if "host" in expect:
+        assert result.host_position_names() == _names(expect["host"]), detail
+    if "host_compute" in expect:
+        assert result.host_compute_names() == _names(expect["host_compute"]), detail
+    if "failure" in expect:
+        status, _, text = expect["failure"].replace("_", " ").partition(":")
+        first = next(f for f in result.failures if f.first)
+        assert first.status == status.replace(" ", "_"), detail
+        assert first.message.startswith(text.strip()), detail
+    if "inserted" in expect:
+        counts = Counter(i.kind for i in result.inserted)
+        for item in expect["inserted"].split(","):
+            kind, _, n = item.partition(":")
+            assert counts[kind] == int(n), detail
+    if "moved" in expect:
+        assert len(result.outputs_moved_to_host) == int(expect["moved"]), detail
+    if "dropped" in expect:
+        assert [d.move_to_host for d in result.dropped_offloads] == expect["dropped"].split(","), detail
+    if expect["outcome"] == "ok":
+        assert not result.errors and not result.failures, detail
