@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 
 from ..errors import UsageError
-from ..inputs.compare import InputCheck, can_pair_by_name, check_inputs
+from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, check_inputs
 from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
-from ..inputs.compare import ExpectedParameter
 from ..syntax.hlo_parser import parse_module
 from ._common import print_json, read_input
 

@@ -10,7 +10,6 @@ is dense default, else as a uint8 array of the stored bytes.  Needs numpy.
 from __future__ import annotations
 
 import argparse
-import os
 
 from ..errors import InputError, UsageError
 from ..inputs.relayout import check_same_array, numpy_dtype, stored_size, tile, untile
@@ -46,10 +45,7 @@ def is_dense_default(shape: Shape) -> bool:
 
 
 def _parse(text: str, flag: str) -> Shape:
-    try:
-        shape = parse_shape(text, flag)
-    except InputError:
-        raise
+    shape = parse_shape(text, flag)
     if not shape.is_array:
         raise UsageError(f"{flag}: relayout works on one array shape, not {shape}")
     return shape
