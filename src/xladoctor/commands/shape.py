@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from ..ir.jax_layout import jax_layout_spelling
+from ..inputs.jax_spelling import jax_layout
 from ..ir.shape import COMBINE_DIMENSION, HOST_MEMORY_SPACE, Shape, format_shape_index
 from ..ir.sizes import (dimension_padding, leaf_sizes, logical_bytes, physical_bytes, tail_padding_elements,
                         uses_combine_rule)
@@ -79,7 +79,7 @@ def _array_report(shape: Shape) -> dict[str, Any]:
         "tile": list(layout.tiles[0].dimensions) if layout.tiles else None,
         "tail_padding_elements": tail_padding_elements(shape),
         "uses_combine_rule": uses_combine_rule(shape),
-        "jax_layout": jax_layout_spelling(layout) if shape.rank or layout.tiles else None,
+        "jax_layout": jax_layout(layout) if shape.rank or layout.tiles else None,
         "dims": dims,
     }
 
