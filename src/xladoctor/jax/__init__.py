@@ -1,0 +1,19 @@
+"""Check JAX programs directly (``pip install xladoctor[jax]``); importing this imports jax.
+
+* :func:`check_offload` - E1200 before compiling a jitted function (lowered for TPU
+  by default, on any machine).
+* :func:`check_inputs` / :func:`fix_inputs` - E0102 (and JAX's own layout
+  ``ValueError``) before calling a compiled executable.
+* :func:`check_checkpoint` / :func:`relayout_checkpoint` - which restored leaves a
+  compiled step function will reject, and the same leaves moved to its formats.
+
+See docs/jax.md.
+"""
+
+from .checkpoint import check_checkpoint, relayout_checkpoint
+from .inputs_check import InputsReport, LeafMismatch, check_inputs, fix_inputs
+from .offload_check import OffloadFinding, OffloadReport, SourceLine, check_lowered, check_offload
+
+__all__ = ["check_offload", "check_lowered", "OffloadReport", "OffloadFinding", "SourceLine",
+           "check_inputs", "fix_inputs", "InputsReport", "LeafMismatch",
+           "check_checkpoint", "relayout_checkpoint"]

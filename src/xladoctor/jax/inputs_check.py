@@ -1,0 +1,206 @@
+"""E0102 before calling: compare ``compiled.input_formats`` with the arguments.
+
+JAX checks committed arrays itself, but only when the call is made, and its
+``ValueError`` ("Computation was compiled for input layouts that disagree with the
+layouts of arguments passed to it") names the layouts, not what they cost; other
+paths (deserialized executables, Pathways, other frontends) reach XLA and fail
+there with E0102.  :func:`check_inputs` reports every leaf whose shape, dtype,
+layout or memory kind differs, with its pytree path, both physical sizes under the
+executable's own layouts and under typical TPU tiling, and the E0102 explainer's
+reading of the difference; :func:`fix_inputs` returns the arguments moved with
+``jax.device_put`` to the formats the executable expects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jax
+
+from ..inputs.compare import ExpectedParameter, ParameterMismatch, SuppliedBuffer
+from ..inputs.compare import check_inputs as compare_buffers
+from ..inputs.explanation import explanation_lines, fixes
+from ..ir.shape import Shape
+from ..ir.sizes import physical_bytes
+from .formats import LeafFormat, expected_leaf, supplied_leaf, tpu_tiled
+
+
+def _is_metadata_dict(x: Any) -> bool:
+    return isinstance(x, dict) and "shape" in x and "dtype" in x
+
+
+def _is_format_leaf(x: Any) -> bool:
+    return x is None or (hasattr(x, "layout") and hasattr(x, "sharding"))
+
+
+@dataclass(frozen=True)
+class LeafMismatch:
+    """One argument leaf the executable will not take as it is."""
+
+    path: str
+    """``args[0]['w']`` or ``kwargs['batch']``."""
+    kind: str
+    """``shape`` (another array), ``layout``, ``size`` (padding differs) or ``memory_space``."""
+    expected: Shape
+    supplied: Shape
+    expected_bytes: int
+    """Physical size under the executable's layout."""
+    supplied_bytes: int
+    tpu_expected: Shape
+    tpu_supplied: Shape
+    tpu_expected_bytes: int
+    tpu_supplied_bytes: int
+    will_fail: bool
+    """True when the call fails (JAX's ValueError/TypeError, or E0102 past JAX); False for an
+    uncommitted array JAX will relay out by itself (a silent copy)."""
+    explanation: tuple[str, ...]
+    fix_code: str
+    detail: ParameterMismatch | None = None
+
+
+@dataclass
+class InputsReport:
+    mismatches: list[LeafMismatch] = field(default_factory=list)
+    structure_error: str | None = None
+    leaves: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.structure_error is None and not any(m.will_fail for m in self.mismatches)
+
+    def paths(self) -> list[str]:
+        return [m.path for m in self.mismatches]
+
+    def __str__(self) -> str:
+        return render_text(self)
+
+
+def _path_text(path: tuple) -> str:
+    if not path:
+        return "args"
+    head, rest = path[0], path[1:]
+    root = "args" if getattr(head, "idx", None) == 0 else "kwargs"
+    return root + jax.tree_util.keystr(rest)
+
+
+def flatten_formats(compiled: Any) -> tuple[list[tuple[str, Any]], Any]:
+    fmts = compiled.input_formats
+    leaves, tree = jax.tree_util.tree_flatten_with_path(fmts, is_leaf=_is_format_leaf)
+    return [(_path_text(p), f) for p, f in leaves], tree
+
+
+def _avals(compiled: Any) -> list[Any]:
+    """The executable's argument avals, flattened in input_formats order."""
+    info = compiled.args_info
+    return [a._aval for a in jax.tree_util.tree_leaves(info, is_leaf=lambda x: hasattr(x, "_aval"))]
+
+
+def _flatten_args(args: tuple, kwargs: dict) -> tuple[list[tuple[str, Any]], Any]:
+    leaves, tree = jax.tree_util.tree_flatten_with_path((args, kwargs), is_leaf=_is_metadata_dict)
+    return [(_path_text(p), v) for p, v in leaves], tree
+
+
+def _fix_code(path: str) -> str:
+    """``args[0]['w'] = jax.device_put(args[0]['w'], compiled.input_formats[0][0]['w'])``."""
+    where = "[0]" + path[4:] if path.startswith("args") else "[1]" + path[6:]
+    return f"{path} = jax.device_put({path}, compiled.input_formats{where})"
+
+
+def compare_leaves(expected: list[tuple[str, LeafFormat]], supplied: list[tuple[str, LeafFormat]],
+                   fix_code: Callable[[str], str] | None = None) -> list[LeafMismatch]:
+    """Pair leaves by position; hand each pair to the E0102 comparison."""
+    fix_code = fix_code or _fix_code
+    exp = [ExpectedParameter(i, e.shape, name=p) for i, (p, e) in enumerate(expected)]
+    sup = [SuppliedBuffer(s.shape, name=p, index=i) for i, (p, s) in enumerate(supplied)]
+    check = compare_buffers(exp, sup, executable="compiled")
+    out = []
+    for m in check.mismatches:
+        path, e = expected[m.index]
+        _, s = supplied[m.index]
+        if not s.has_layout and m.kind != "shape" and m.kind != "memory_space":
+            # numpy / Python values carry no layout: JAX transfers them in the executable's layout.
+            continue
+        te, ts = tpu_tiled(e.shape), tpu_tiled(s.shape)
+        out.append(LeafMismatch(
+            path, m.kind, e.shape, s.shape, m.expected_physical_bytes, m.supplied_physical_bytes,
+            te, ts, _safe_bytes(te), _safe_bytes(ts), will_fail=s.committed or m.kind == "shape",
+            explanation=tuple(explanation_lines(m)), fix_code=fix_code(path), detail=m))
+    return out
+
+
+def _safe_bytes(shape: Shape) -> int:
+    try:
+        return physical_bytes(shape)
+    except Exception:
+        return -1
+
+
+def check_inputs(compiled: Any, *args: Any, **kwargs: Any) -> InputsReport:
+    """Every argument leaf that ``compiled(*args, **kwargs)`` would reject, before calling it.
+
+    Leaves may be ``jax.Array``, numpy values, ``jax.ShapeDtypeStruct`` (with a
+    ``Format`` in ``sharding=``) or metadata dicts ``{"shape", "dtype", "layout"}``.
+    """
+    formats, ftree = flatten_formats(compiled)
+    values, vtree = _flatten_args(args, kwargs)
+    report = InputsReport(leaves=len(formats))
+    if len(formats) != len(values):
+        report.structure_error = (f"the executable takes {len(formats)} array leaves, the call passes "
+                                  f"{len(values)}: {ftree} vs {vtree}")
+        return report
+    avals = _avals(compiled)
+    expected = []
+    for i, (path, fmt) in enumerate(formats):
+        aval = avals[i] if i < len(avals) else None
+        shape = tuple(aval.shape) if aval is not None else tuple(values[i][1].shape)
+        dtype = aval.dtype if aval is not None else values[i][1].dtype
+        expected.append((path, expected_leaf(fmt, shape, dtype)))
+    supplied = [(path, supplied_leaf(v)) for path, v in values]
+    report.mismatches = compare_leaves(expected, supplied)
+    return report
+
+
+def fix_inputs(compiled: Any, *args: Any, **kwargs: Any) -> tuple[tuple, dict]:
+    """``(args, kwargs)`` with every mismatching array moved to the executable's format.
+
+    Values are unchanged (``jax.device_put`` relays out on the device); leaves that
+    already match are returned as they are.  Call ``compiled(*args, **kwargs)`` with
+    the result.
+    """
+    report = check_inputs(compiled, *args, **kwargs)
+    if report.structure_error:
+        raise ValueError(report.structure_error)
+    bad = {m.path for m in report.mismatches if m.kind != "shape"}
+    shapes = [m.path for m in report.mismatches if m.kind == "shape"]
+    if shapes:
+        raise ValueError("no relayout can fix these leaves (another shape or dtype): " + ", ".join(shapes))
+    formats, _ = flatten_formats(compiled)
+    values, vtree = _flatten_args(args, kwargs)
+    fixed = [jax.device_put(v, fmt) if path in bad else v for (path, v), (_, fmt) in zip(values, formats)]
+    new_args, new_kwargs = jax.tree_util.tree_unflatten(vtree, fixed)
+    return tuple(new_args), dict(new_kwargs)
+
+
+def render_text(report: InputsReport) -> str:
+    if report.structure_error:
+        return "argument structure differs: " + report.structure_error
+    if not report.mismatches:
+        return f"all {report.leaves} argument leaves match the executable's input formats"
+    lines = []
+    for m in report.mismatches:
+        verdict = "will fail" if m.will_fail else "uncommitted: JAX relays it out (an extra copy)"
+        lines.append(f"{m.path}: {m.kind} mismatch ({verdict})")
+        lines.append(f"  executable expects {m.expected}  [{m.expected_bytes} B]")
+        lines.append(f"  argument has       {m.supplied}  [{m.supplied_bytes} B]")
+        if m.tpu_expected_bytes >= 0:
+            lines.append(f"  with TPU tiling:   expects {m.tpu_expected} [{m.tpu_expected_bytes} B], "
+                         f"has {m.tpu_supplied} [{m.tpu_supplied_bytes} B]")
+        lines.extend("  " + e for e in m.explanation)
+        lines.append(f"  fix: {m.fix_code}   # or: args, kwargs = xladoctor.jax.fix_inputs(compiled, *args, **kwargs)")
+    return "\n".join(lines)
+
+
+def mismatch_fixes(m: LeafMismatch) -> list[str]:
+    """The E0102 explainer's fixes for this leaf (device_put, resave, recompile...)."""
+    return [f.text for f in fixes(m.detail)] if m.detail is not None else []

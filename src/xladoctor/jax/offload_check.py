@@ -1,0 +1,310 @@
+"""E1200 before compiling: ``check_offload(fn, *args, **jit_kwargs)``.
+
+The program is lowered for the target platform (TPU by default) without being
+compiled, its entry layout gets the memory kinds JAX declared (see
+:mod:`.lowering`), and :func:`xladoctor.offload.analyze_host_offload` replays
+XLA's HostOffloader on it.  Each offending output is then told in the user's
+terms: its pytree path (``jax.result_info``), the Python line where the tensor
+went to host, the lines it travelled through, and both fixes as code.
+
+Platform rule: TPU entry layouts are always tiled, so on TPU any host tensor that
+reaches a device output is E1200 (``strict``); on GPU, XLA (V3 of the pass) puts
+such an output in host memory silently when its layout is not customized; that is
+reported as a note, not an error.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+
+from ..ir.instruction import SourceLocation
+from ..offload.analysis import analyze_host_offload
+from ..offload.fixes import suggest_fixes
+from ..offload.result import HostOffloadResult, OutputMismatch, PathHop
+from .lowering import LoweredProgram, lower_program
+from .stack import python_stack
+
+STRICT_PLATFORMS = frozenset({"tpu"})
+_CALLERS_SHOWN = 2
+_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""xladoctor's own frames (it traces the program) are left out of callers."""
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    """A line of the user's program, with its text when the file can be read."""
+
+    file: str
+    line: int
+    function: str | None = None
+    text: str = ""
+
+    @staticmethod
+    def of(loc: SourceLocation | None) -> "SourceLine | None":
+        if loc is None:
+            return None
+        return SourceLine(loc.file, loc.line, loc.function, linecache.getline(loc.file, loc.line).strip())
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
+        return f"{where}: {self.text}" if self.text else where
+
+
+@dataclass(frozen=True)
+class PathStep:
+    """One hop of the host tensor's path: the HLO instruction and the Python line behind it."""
+
+    instruction: str
+    opcode: str
+    shape: str
+    source: SourceLine | None
+
+
+@dataclass(frozen=True)
+class OffloadFinding:
+    """One output that a host-memory tensor reaches while the output is declared device memory."""
+
+    output: str
+    """Pytree path of the output, as JAX names it (``result[1]['w']``)."""
+    leaf: int
+    """Position among the flattened outputs (the ``out_shardings`` leaf)."""
+    xla_message: str
+    """What XLA prints when it compiles this program (the ``E1200: ...`` text)."""
+    start: str
+    origin: str
+    """``move-to-host NAME`` or ``input-streaming PARAM`` (a host-memory argument)."""
+    offloaded_at: SourceLine | None
+    """Where the tensor was moved to host (or the argument, for a host-memory parameter)."""
+    offloaded_from: tuple[SourceLine, ...]
+    """The callers of ``offloaded_at``, innermost first (a helper's callers, up to the jitted function)."""
+    path: tuple[PathStep, ...]
+    returned_at: SourceLine | None
+    """Where the value returned at this output is computed: the device fix goes there."""
+    host_fix: str
+    device_fix: str
+    reported_by_xla: bool = False
+    """True for the one XLA names (it stops at the first)."""
+
+    def source_lines(self) -> list[SourceLine]:
+        """The path as distinct Python lines, in order (consecutive repeats folded)."""
+        out: list[SourceLine] = []
+        for step in self.path:
+            if step.source is not None and (not out or (out[-1].file, out[-1].line) !=
+                                            (step.source.file, step.source.line)):
+                out.append(step.source)
+        return out
+
+
+@dataclass
+class OffloadReport:
+    """The verdict for one program on one platform."""
+
+    platform: str | None
+    strict: bool
+    outcome: str
+    """``ok``, ``E1200`` or ``failure`` (the pass fails another way first)."""
+    findings: list[OffloadFinding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    result: HostOffloadResult | None = None
+    program: LoweredProgram | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings and not self.failures
+
+    def offending_leaves(self) -> list[int]:
+        return sorted({f.leaf for f in self.findings})
+
+    def suggested_out_shardings(self, sharding: Any) -> Any:
+        """An ``out_shardings`` pytree: ``sharding`` moved to ``pinned_host`` at each offending
+        output, ``None`` (let JAX decide) elsewhere; pass it to ``jax.jit``."""
+        if self.program is None:
+            raise ValueError("no lowered program to take the output tree from")
+        out_tree = self.program.lowered.out_tree
+        host = sharding.with_memory_kind("pinned_host")
+        bad = set(self.offending_leaves())
+        leaves = [host if i in bad else None for i in range(out_tree.num_leaves)]
+        return jax.tree_util.tree_unflatten(out_tree, leaves)
+
+    def __str__(self) -> str:
+        return render_text(self)
+
+    def to_json(self) -> dict[str, Any]:
+        return report_json(self)
+
+
+def _leaf_numbers(program: LoweredProgram) -> dict[int, int]:
+    """@main result index -> pytree leaf number (token results are not leaves)."""
+    out, leaf = {}, 0
+    for r in program.signature.results:
+        if not r.is_token:
+            out[r.index] = leaf
+            leaf += 1
+    return out
+
+
+def _steps(hops: tuple[PathHop, ...]) -> tuple[PathStep, ...]:
+    return tuple(PathStep(h.instruction + ("" if not h.shape_index else str(list(h.shape_index))), h.opcode,
+                          h.shape, SourceLine.of(h.location)) for h in hops)
+
+
+def _origin(program: LoweredProgram, err: OutputMismatch) -> tuple[SourceLine | None, tuple[SourceLine, ...]]:
+    instr = program.module.get_instruction(err.origin_instruction)
+    if instr is None:
+        return None, ()
+    stack = python_stack(program.module, instr)
+    if stack:
+        lines = [SourceLine.of(loc) for loc in stack]
+        callers = tuple(s for s in lines[1:] if s is not None and not s.file.startswith(_OWN_DIR))
+        return lines[0], callers
+    md = instr.metadata
+    if md is not None and md.op_name:
+        return SourceLine("<argument>", 0, None, md.op_name), ()
+    return None, ()
+
+
+def _host_fix_code(output: str, leaf: int, program: LoweredProgram) -> str:
+    tree = program.lowered.out_tree
+    if tree.num_leaves == 1:
+        shardings = "host"
+    else:
+        marks = [_Code("host") if i == leaf else _Code("None") for i in range(tree.num_leaves)]
+        try:
+            shardings = repr(jax.tree_util.tree_unflatten(tree, marks))
+        except Exception:  # custom pytree nodes without a readable repr
+            shardings = f"<out_shardings tree with host at {output}>"
+        if len(shardings) > 240:
+            shardings = f"<out_shardings tree: host at {output}, None elsewhere>"
+    return ("host = sharding.with_memory_kind(\"pinned_host\")  # e.g. NamedSharding(mesh, spec) or "
+            "SingleDeviceSharding(device)\n"
+            f"jax.jit(f, out_shardings={shardings})  # {output} stays in host memory\n"
+            "# or let xladoctor build it: out_shardings=report.suggested_out_shardings(sharding)")
+
+
+class _Code(str):
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _device_fix_code(output: str, returned_at: SourceLine | None, value: str) -> str:
+    where = f"at {returned_at.file}:{returned_at.line}" if returned_at else f"where {value} is computed"
+    return (f"# {where}, before {output} is returned:\n"
+            "x = jax.device_put(x, jax.memory.Space.Device)  # or sharding.with_memory_kind(\"device\")")
+
+
+def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[OffloadFinding]:
+    names = program.result_names
+    fixes = {tuple(f.output_index): f for f in suggest_fixes(program.module, result, names)}
+    leaves = _leaf_numbers(program)
+    out = []
+    for err in result.errors:
+        fix = fixes.get(tuple(err.output_index))
+        main_index = err.output_index[0] if err.output_index else 0
+        output = names[main_index] if main_index < len(names) else f"output {list(err.output_index)}"
+        returned = SourceLine.of(fix.returned_location) if fix else None
+        offloaded_at, offloaded_from = _origin(program, err)
+        out.append(OffloadFinding(
+            output=output, leaf=leaves.get(main_index, main_index), xla_message=err.full_message,
+            start=err.start, origin=err.origin, offloaded_at=offloaded_at, offloaded_from=offloaded_from,
+            path=_steps(err.path or err.trace), returned_at=returned,
+            host_fix=_host_fix_code(output, leaves.get(main_index, main_index), program),
+            device_fix=_device_fix_code(output, returned, fix.returned_value if fix else "the value"),
+            reported_by_xla=err is result.error))
+    return out
+
+
+def check_lowered(program: LoweredProgram, strict: bool | None = None) -> OffloadReport:
+    """Run the HostOffloader model on an already lowered program."""
+    platform = program.platform
+    if strict is None:
+        strict = platform is None or platform in STRICT_PLATFORMS
+    result = analyze_host_offload(program.module, strict=strict)
+    report = OffloadReport(platform, strict, result.outcome, _findings(program, result), result=result,
+                           program=program)
+    names = program.result_names
+    for moved in result.outputs_moved_to_host:
+        i = moved.output_index[0] if moved.output_index else 0
+        name = names[i] if i < len(names) else str(list(moved.output_index))
+        report.notes.append(f"{name}: XLA will put this output in host memory ({moved.old_layout} -> "
+                            f"{moved.new_layout}) because a host tensor reaches it (starting from {moved.start}); "
+                            "the caller gets a pinned_host array")
+    for d in result.dropped_offloads:
+        report.notes.append(f"offload {d.move_to_host} moves nothing ({d.reason}); XLA drops it silently")
+    report.failures = [f"{f.status}: {f.message}" for f in result.failures]
+    return report
+
+
+def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", strict: bool | None = None,
+                  **jit_kwargs: Any) -> OffloadReport:
+    """Predict E1200 for ``jax.jit(fn, **jit_kwargs)(*args)`` on ``platform``, without compiling.
+
+    ``fn`` may be a plain function, a jitted function (then give no ``jit_kwargs``)
+    or a ``jax.stages.Lowered`` (then give no ``args``; it is checked as lowered).
+    ``args`` may be arrays or ``jax.ShapeDtypeStruct`` (with ``sharding=`` carrying a
+    memory kind for host-memory arguments).  ``platform`` is what to lower for
+    (``"tpu"``, ``"cuda"``/``"gpu"``, ``"rocm"``, or ``None`` for the local backend);
+    ``strict`` overrides the program-end rule (default: strict on TPU).
+    """
+    program = lower_program(fn, args, jit_kwargs, platform)
+    return check_lowered(program, strict)
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+def render_text(report: OffloadReport) -> str:
+    lines = []
+    target = report.platform or "the local backend"
+    if not report.findings:
+        lines.append(f"no E1200 on {target}: no host-memory tensor reaches an output declared in device memory")
+    for f in report.findings:
+        lines.append(f"E1200 on {target}: output {f.output} (out_shardings leaf {f.leaf}) is in device memory, "
+                     "but a tensor moved to host reaches it")
+        if f.offloaded_at is not None:
+            lines.append(f"  moved to host at  {f.offloaded_at}")
+            lines.extend(f"    called from    {c}" for c in f.offloaded_from[:_CALLERS_SHOWN])
+        path = f.source_lines()
+        if path:
+            lines.append("  path:")
+            lines.extend(f"    {s}" for s in path)
+        if f.returned_at is not None:
+            lines.append(f"  returned from     {f.returned_at}")
+        lines.append("  XLA will say:")
+        lines.extend("    " + m for m in f.xla_message.splitlines())
+        lines.append("  fix (keep it on host):")
+        lines.extend("    " + c for c in f.host_fix.splitlines())
+        lines.append("  fix (bring it back to device):")
+        lines.extend("    " + c for c in f.device_fix.splitlines())
+    lines.extend(f"note: {n}" for n in report.notes)
+    lines.extend(f"the pass would also fail: {x}" for x in report.failures)
+    return "\n".join(lines)
+
+
+def _line_json(s: SourceLine | None) -> dict[str, Any] | None:
+    return None if s is None else {"file": s.file, "line": s.line, "function": s.function, "text": s.text}
+
+
+def report_json(report: OffloadReport) -> dict[str, Any]:
+    return {
+        "schema_version": 1, "platform": report.platform, "strict": report.strict, "outcome": report.outcome,
+        "findings": [{
+            "output": f.output, "leaf": f.leaf, "xla_message": f.xla_message, "start": f.start,
+            "origin": f.origin, "offloaded_at": _line_json(f.offloaded_at),
+            "offloaded_from": [_line_json(c) for c in f.offloaded_from],
+            "path": [{"instruction": p.instruction, "opcode": p.opcode, "shape": p.shape,
+                      "source": _line_json(p.source)} for p in f.path],
+            "returned_at": _line_json(f.returned_at), "host_fix": f.host_fix, "device_fix": f.device_fix,
+            "reported_by_xla": f.reported_by_xla,
+        } for f in report.findings],
+        "notes": list(report.notes), "failures": list(report.failures),
+    }
+
+
+def dumps(report: OffloadReport) -> str:
+    return json.dumps(report_json(report), indent=2)
