@@ -235,10 +235,20 @@ def test_directory_is_an_input_error(tmp_path, capsys):
     assert "is a directory" in capsys.readouterr().err
 
 
+E1200_HLO = """HloModule m, entry_computation_layout={(f32[8,128]{1,0:T(8,128)})->(f32[8,128]{1,0:T(8,128)})}
+
+ENTRY main {
+  p = f32[8,128]{1,0:T(8,128)} parameter(0)
+  sine.1 = f32[8,128]{1,0:T(8,128)} sine(p)
+  mth = f32[8,128]{1,0:T(8,128)} custom-call(sine.1), custom_call_target="MoveToHost"
+  ROOT tuple.64 = (f32[8,128]{1,0:T(8,128)}) tuple(mth)
+}
+"""
+
+
 def test_hlo_hook_reports_or_runs(tmp_path, capsys):
     hlo = tmp_path / "m.hlo"
-    hlo.write_text("HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}\n\n"
-                   "ENTRY main {\n  ROOT p = f32[4]{0} parameter(0)\n}\n")
+    hlo.write_text(E1200_HLO)
     rc, doc = run_json(capsys, str(LOGS / "seeds.log"), "--hlo", str(hlo))
     assert rc == 1
     e1200 = [f for f in doc["findings"] if f["code"] == "E1200"][0]
@@ -247,4 +257,11 @@ def test_hlo_hook_reports_or_runs(tmp_path, capsys):
     except ImportError:
         assert "not available" in doc["notes"][0]
     else:
-        assert "offload" in e1200["analysis"]
+        offload = e1200["analysis"]["offload"]
+        assert offload["matched_start"] is True
+        [err] = offload["errors"]
+        assert err["start"] == "tuple.64" and err["origin_instruction"] == "mth"
+        assert [h["instruction"] for h in err["path"]] == ["mth", "tuple.64"]
+        assert main(["explain", str(LOGS / "seeds.log"), "--hlo", str(hlo), "--width", "120"]) == 1
+        out = capsys.readouterr().out
+        assert "-> mth (custom-call) {}" in out and "-> tuple.64 (tuple) {0}" in out

@@ -140,6 +140,36 @@ def _dict_lines(d: dict[str, Any], indent: str, width: int) -> list[str]:
     return out
 
 
+def _hop(h: dict[str, Any]) -> str:
+    index = h.get("shape_index")
+    if isinstance(index, list):
+        index = "{" + ",".join(map(str, index)) + "}"
+    opcode = f" ({h['opcode']})" if h.get("opcode") else ""
+    return f"{h.get('instruction')}{opcode} {index}"
+
+
+def _path_lines(analysis: dict[str, Any]) -> list[str]:
+    """The offloaded tensor's path: from the log's host_offloader trace and/or the --hlo analysis."""
+    out: list[str] = []
+    if analysis.get("trace"):
+        out.append("    trace from the log (host_offloader):")
+        out.extend(f"      {_hop(h)}" for h in analysis["trace"])
+    offload = analysis.get("offload")
+    if offload:
+        out.append(f"    host-offload analysis of {offload.get('module')}:")
+        if not offload.get("matched_start"):
+            out.append("      (no error in this module starts at the instruction named in the log; all shown)")
+        for err in offload.get("errors", []):
+            if not isinstance(err, dict):
+                out.append(f"      {err}")
+                continue
+            out.append(f"      starts at {err.get('start')} (from {err.get('origin')}), reaches entry output "
+                       f"{err.get('output_index')} whose layout {err.get('output_layout')} is not host memory")
+            for h in err.get("path") or err.get("trace") or []:
+                out.append(f"        -> {_hop(h)}")
+    return out
+
+
 def render_findings(findings: list[Finding], source: str, lang: str, width: int, bidi: str,
                     note: str | None = None) -> str:
     cat = load_catalogue()
@@ -161,7 +191,9 @@ def render_findings(findings: list[Finding], source: str, lang: str, width: int,
             w.lines.extend(_dict_lines(f.fields, "    ", width - 6))
         if f.analysis:
             w.prose(scan["analysis"] + ":", indent="  ")
-            w.lines.extend(_dict_lines(f.analysis, "    ", width - 6))
+            rest = {k: v for k, v in f.analysis.items() if k not in ("offload", "trace")}
+            w.lines.extend(_dict_lines(rest, "    ", width - 6))
+            w.lines.extend(_path_lines(f.analysis))
         w.prose(labels["fixes"] + ":", indent="  ")
         w.bullets(text.fixes, indent="    ")
         w.code(f"{entry.url}", indent="  ")

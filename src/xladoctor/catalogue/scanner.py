@@ -36,6 +36,11 @@ MAX_TEXT_CHARS = 4000
 CHUNK_BYTES = 1 << 22
 MAX_LINES_RECORDED = 20
 
+_URL_ANCHOR = "openxla.org/xla/errors/error_"
+_ANCHOR = re.compile(r"^(?:\\b)?([A-Za-z0-9_:.\-]{3,})")
+_ANY_HEADER = re.compile(r"\bE(\d\d[\dx][\dx]): (\w+):?")
+BACK_CHARS = 8192
+"""Text kept before the scan position, to find the coded header above a message body."""
 _SEE_URL = re.compile(r"See\s+https://openxla\.org/xla/errors/error_(\w+)\s+for\s+more\s+details\.?")
 _TRACE_START = "Instruction trace leading to error:"
 _TRACE_LINE = re.compile(r"\{Instr:\s*(?P<name>[^,}]+),\s*ShapeIndex:\s*\{(?P<index>[^}]*)\}\}")
@@ -66,6 +71,14 @@ class Finding:
         return {"code": self.code, "name": self.name, "line": self.line, "text": self.text,
                 "fields": self.fields, "analysis": self.analysis, "fixes": fixes, "count": self.count,
                 "lines": self.lines}
+
+
+def pattern_anchor(pattern: str) -> str:
+    """The literal word a catalogue pattern starts with; the scanner searches for it with str.find."""
+    m = _ANCHOR.match(pattern)
+    if not m:
+        raise ValueError(f"catalogue pattern must start with a literal word of 3+ characters: {pattern!r}")
+    return m.group(1)
 
 
 def _strip_prefix(line: str) -> str:
@@ -105,16 +118,15 @@ class LogScanner:
 
     def __init__(self, catalogue: Catalogue | None = None):
         self.catalogue = catalogue or load_catalogue()
-        parts = []
-        self._group_code: dict[str, str] = {}
-        for i, entry in enumerate(self.catalogue):
-            for j, m in enumerate(entry.matchers):
-                group = f"g{i}_{j}"
-                parts.append(f"(?P<{group}>{m.pattern})")
-                self._group_code[group] = entry.code
-        parts.append(f"(?P<trace>{re.escape(_TRACE_START)})")
-        self._combined = re.compile("|".join(parts))
-        self._specific = [(e.code, e.matchers) for e in self.catalogue if not e.generic]
+        # Each uncoded pattern starts with a literal word (its anchor); coded messages are found
+        # by the openxla.org URL every coded message ends with.
+        self._by_anchor: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+        for entry in self.catalogue:
+            for pattern in entry.patterns:
+                self._by_anchor.setdefault(pattern_anchor(pattern), []).append((entry.code, compile_pattern(pattern)))
+        self._anchors = sorted(self._by_anchor, key=len, reverse=True) + [_URL_ANCHOR, _TRACE_START]
+        self._specific = [(e.code, tuple(compile_pattern(p) for p in e.patterns))
+                          for e in self.catalogue if not e.generic]
         self._buf = ""
         self._buf_line = 1          # line number of self._buf[0]
         self._count_pos = 0         # incremental newline counting inside the buffer
@@ -159,31 +171,50 @@ class LogScanner:
         self._count_pos = pos
         return self._count_line
 
+    def _candidates(self, start: int, stop: int) -> list[int]:
+        """Offsets in [start, stop) where some anchor word occurs (str.find is far faster than regex)."""
+        buf = self._buf
+        found: list[int] = []
+        for anchor in self._anchors:
+            p = buf.find(anchor, start, stop)
+            while p != -1:
+                found.append(p)
+                p = buf.find(anchor, p + 1, stop)
+        found.sort()
+        return found
+
     def _process(self, final: bool) -> None:
         buf = self._buf
         limit = len(buf) if final else len(buf) - WINDOW_CHARS
         if limit <= self._scan_from:
             return
-        pos = self._scan_from
-        while True:
-            m = self._combined.search(buf, pos)
-            if m is None or (m.start() >= limit and not final):
-                break
-            pos = max(m.end(), m.start() + 1)
-            if m.start() < self._consumed:
+        for pos in self._candidates(self._scan_from, limit):
+            if pos < self._consumed:
                 continue
-            if m.lastgroup == "trace":
-                self._consumed = self._read_trace(m.end())
-            else:
-                self._handle(self._group_code[m.lastgroup], m.start())
-            pos = max(pos, self._consumed)
+            if buf.startswith(_URL_ANCHOR, pos):
+                self._handle_coded(pos)
+                continue
+            if buf.startswith(_TRACE_START, pos):
+                self._consumed = self._read_trace(pos + len(_TRACE_START))
+                continue
+            for code, matcher in self._by_anchor.get(self._anchor_at(pos), ()):
+                if matcher.match(buf, pos):
+                    self._handle(code, pos)
+                    break
         self._scan_from = max(limit, self._consumed)
         if not final:
             self._trim()
 
+    def _anchor_at(self, pos: int) -> str:
+        for anchor in self._anchors:
+            if self._buf.startswith(anchor, pos):
+                return anchor
+        return ""
+
     def _trim(self) -> None:
         """Drop what is fully processed, keeping the window; positions shift by the cut."""
-        cut = self._buf.rfind("\n", 0, min(self._scan_from, len(self._buf)))
+        keep_from = min(self._scan_from, len(self._buf), self._consumed_or_scan()) - BACK_CHARS
+        cut = self._buf.rfind("\n", 0, max(0, keep_from))
         cut = cut + 1 if cut >= 0 else 0
         if cut <= 0:
             return
@@ -193,6 +224,44 @@ class LogScanner:
         self._count_pos, self._count_line = 0, self._buf_line
         self._scan_from -= cut
         self._consumed = max(0, self._consumed - cut)
+
+    def _consumed_or_scan(self) -> int:
+        return max(self._consumed, self._scan_from)
+
+    def _header_above(self, line_start: int, code: str | None, max_lines: int) -> tuple[int, str] | None:
+        """Start offset and code of a coded header ``EXXXX: Name`` on this line or up to ``max_lines`` above.
+
+        ``code`` restricts the search to that code or a generic one (``E00xx``), which may wrap any message.
+        """
+        buf = self._buf
+        pos = line_start
+        for _ in range(max_lines + 1):
+            if pos < self._consumed:
+                return None
+            end = buf.find("\n", pos)
+            end = len(buf) if end < 0 else end
+            m = _ANY_HEADER.search(buf, pos, end)
+            if m:
+                found = "E" + m.group(1)
+                entry = self.catalogue.get(found)
+                if entry is not None and (code is None or entry.code == code or entry.generic):
+                    return m.start(), entry.code
+            if pos == 0:
+                return None
+            pos = buf.rfind("\n", 0, pos - 1) + 1
+        return None
+
+    def _handle_coded(self, url_pos: int) -> None:
+        """A ``See https://openxla.org/xla/errors/error_NNNN`` line: the end of a coded message."""
+        buf = self._buf
+        m = re.match(r"(\w+)", buf[url_pos + len(_URL_ANCHOR):url_pos + len(_URL_ANCHOR) + 8])
+        entry = self.catalogue.get("E" + m.group(1)) if m else None
+        line_start = buf.rfind("\n", 0, url_pos) + 1
+        if entry is None:
+            return
+        header = self._header_above(line_start, entry.code, MAX_MESSAGE_LINES)
+        start = header[0] if header else line_start
+        self._handle(entry.code, start, coded=True)
 
     def _read_trace(self, start: int) -> int:
         buf = self._buf
@@ -259,12 +328,20 @@ class LogScanner:
                 end = max(end, len(window) if nl < 0 else nl)
         return line_start + end, window
 
-    def _handle(self, code: str, match_start: int) -> None:
+    def _handle(self, code: str, match_start: int, coded: bool = False) -> None:
         buf = self._buf
         line_start = buf.rfind("\n", 0, match_start) + 1
+        extra: dict[str, Any] = {}
+        if not coded:
+            # The body of a coded message: its header is on this line or just above.
+            header = self._header_above(line_start, code, 2)
+            if header is not None:
+                match_start = header[0]
+                line_start = buf.rfind("\n", 0, match_start) + 1
+                if header[1] != code:
+                    extra["coded_as"] = header[1]
         end, window = self._extent(code, line_start, match_start)
         entry = self.catalogue.entries[code]
-        extra: dict[str, Any] = {}
         if entry.generic:
             # A generic header (E0002: InvalidArgument:) around a message we know better.
             body = buf[match_start:end]
