@@ -138,3 +138,16 @@ def test_loader_rejects_bad_files():
         load_entries_from([("E0100.toml", broken)])
     with pytest.raises(InputError, match="not valid TOML"):
         load_entries_from([("E0100.toml", b"code = ")])
+
+
+def test_every_pattern_starts_with_an_anchor_word():
+    # The scanner finds candidates by str.find on each pattern's leading literal word.
+    from xladoctor.catalogue.scanner import pattern_anchor
+
+    for entry in CAT:
+        for pattern in entry.patterns:
+            anchor = pattern_anchor(pattern)
+            assert len(anchor) >= 3 and " " not in anchor
+            assert compile_pattern(pattern).search(entry.example) is None or anchor in entry.example
+    with pytest.raises(ValueError):
+        pattern_anchor(r"(?:a|b) c")
