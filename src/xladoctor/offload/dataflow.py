@@ -66,6 +66,14 @@ class CallGraph:
 
 
 def is_pure_memory_op(instr: HloInstruction) -> bool:
+    """``IsValidDuringPureMemoryOffload``, plus reshapes that are bitcasts.
+
+    Pre-optimisation HLO (what JAX prints) still spells ``expand_dims``/``squeeze`` as
+    ``reshape``; XLA turns bitcast reshapes into ``bitcast`` (AlgebraicSimplifier after
+    layout assignment) before HostOffloader runs, so they move no data here either.
+    """
+    if instr.opcode is HloOpcode.RESHAPE:
+        return reshape_is_bitcast(instr)
     return instr.opcode in PURE_MEMORY_OPCODES
 
 
@@ -99,10 +107,21 @@ def reshape_is_bitcast(instr: HloInstruction) -> bool:
     return src_phys == dst_phys and src_l.tiles == dst_l.tiles
 
 
+SHARDING_ANNOTATION_TARGETS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape"})
+"""Sharding markers that JAX emits and XLA's partitioner removes long before HostOffloader runs."""
+
+
+def is_sharding_annotation(cc: HloInstruction) -> bool:
+    target = cc.custom_call_target or ""
+    return len(cc.operands) == 1 and (target in SHARDING_ANNOTATION_TARGETS or target.startswith("xla.sdy."))
+
+
 def allowed_between_move_to_host_and_consumer(instr: HloInstruction) -> bool:
     """``InstructionIsAllowedBetweenMoveToHostAndDus``: bitcast, copy, bitcast reshape."""
     if instr.opcode is HloOpcode.RESHAPE:
         return reshape_is_bitcast(instr)
+    if instr.opcode is HloOpcode.CUSTOM_CALL:
+        return is_sharding_annotation(instr)
     return instr.opcode in (HloOpcode.BITCAST, HloOpcode.COPY)
 
 
@@ -113,12 +132,21 @@ def allowed_between_slice_and_move_to_device(instr: HloInstruction) -> bool:
             _true_rank(instr.operands[0].shape) == _true_rank(instr.shape.tuple_shapes[0])
     if instr.opcode is HloOpcode.RESHAPE:
         return reshape_is_bitcast(instr)
+    if instr.opcode is HloOpcode.CUSTOM_CALL:
+        return is_sharding_annotation(instr)
+    if instr.opcode is HloOpcode.CALL:
+        return True  # CallInliner has removed calls by the time HostOffloader runs
     return instr.opcode in (HloOpcode.BITCAST, HloOpcode.COPY) or instr.opcode in _LOOP_PLUMBING
 
 
 def custom_call_reuses_buffer(cc: HloInstruction, operand_number: int) -> bool:
-    """MoveToHost/MoveToDevice define no new buffer; others only where the output aliases the operand."""
-    if is_move_to_host(cc) or is_move_to_device(cc):
+    """MoveToHost/MoveToDevice define no new buffer; others only where the output aliases the operand.
+
+    Deviation from XLA, on purpose: sharding markers (``Sharding``, ``xla.sdy.*``) are
+    also followed.  Pre-optimisation HLO from JAX still has them; by the time
+    HostOffloader runs they are gone and their operand flows on directly.
+    """
+    if is_move_to_host(cc) or is_move_to_device(cc) or is_sharding_annotation(cc):
         return True
     return any(op == operand_number for _, op, _ in cc.output_to_operand_aliasing)
 
