@@ -1,0 +1,69 @@
+"""`xladoctor check`: the main job over files, dump directories, logs and the bundled examples."""
+
+import json
+
+from xladoctor.cli import main
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_bundled_examples_tell_the_whole_story(capsys):
+    code, out, err = run(["check", "--examples"], capsys)
+    assert code == 1, err
+    assert "E1200 predicted for output {0} (f32[16,256]{1,0:T(8,128)})" in out
+    assert "starting from tuple.7" in out and "/home/user/model.py:23" in out
+    assert "fix (a) keep it on host: entry result {0} -> f32[16,256]{1,0:T(8,128)S(5)}" in out
+    assert "offload_to_host_output_clean.hlo\n   HLO module jit_train_step" in out
+    assert "host offload: no error predicted" in out
+    assert "E0102 RuntimeProgramInputMismatch" in out and "E1200 CompileTimeHostOffloadOutputLocationMismatch" in out
+
+
+def test_json_document(capsys):
+    code, out, _ = run(["check", "--examples", "--json"], capsys)
+    doc = json.loads(out)
+    assert doc["schema_version"] == 1 and doc["command"] == "check"
+    kinds = {f["path"].rsplit("/", 1)[-1]: f["kind"] for f in doc["files"]}
+    assert kinds == {"e1200_offloaded_activation.hlo": "hlo", "offload_to_host_output_clean.hlo": "hlo",
+                     "tpu_job.log": "log"}
+    hlo = next(f for f in doc["files"] if f["path"].endswith("e1200_offloaded_activation.hlo"))
+    assert hlo["offload"]["error"]["start"] == "tuple.7"
+    assert hlo["hlo"]["name"] == "jit_train_step"
+    log = next(f for f in doc["files"] if f["kind"] == "log")
+    assert {x["code"] for x in log["explain"]["findings"]} == {"E0102", "E1200"}
+    assert doc["findings"] == sum(f["findings"] for f in doc["files"]) >= 3
+
+
+def test_dump_directory_is_walked_and_artefacts_skipped(jax_hlo_corpus, capsys):
+    code, out, err = run(["check", str(jax_hlo_corpus.root / "dump"), "--json"], capsys)
+    doc = json.loads(out)
+    assert code in (0, 1), err
+    by_kind = {}
+    for f in doc["files"]:
+        by_kind.setdefault(f["kind"], []).append(f["path"])
+    assert not by_kind.get("error"), by_kind.get("error")
+    assert any("buffer-assignment" in p for p in by_kind["skipped"])
+    hlo = [f for f in doc["files"] if f["kind"] == "hlo"]
+    assert len(hlo) == len(jax_hlo_corpus.hlo_dump_files())
+    compiled = [f for f in hlo if "after_optimizations" in f["path"]]
+    assert compiled and all("offload" not in f and "note" in f for f in compiled)
+    assert all("offload" in f for f in hlo if "before_optimizations" in f["path"])
+
+
+def test_bad_file_is_reported_and_the_rest_still_checked(tmp_path, capsys):
+    bad = tmp_path / "bad.hlo"
+    bad.write_text("HloModule m\nENTRY e {\n  p = f32[2,3]{1} parameter(0)\n}\n")
+    good = tmp_path / "clean.log"
+    good.write_text("nothing to see here\n")
+    code, out, err = run(["check", str(bad), str(good)], capsys)
+    assert code == 2
+    assert err.strip() == f"{bad}:3:15: Dimensions size is 2, but minor to major size is 1."
+    assert "no XLA error found" in out
+
+
+def test_nothing_to_check_is_a_usage_error(capsys):
+    code, _, err = run(["check"], capsys)
+    assert code == 2 and "nothing to check" in err
