@@ -83,6 +83,8 @@ class OffloadFinding:
     """Where the tensor was moved to host (or the argument, for a host-memory parameter)."""
     offloaded_from: tuple[SourceLine, ...]
     """The callers of ``offloaded_at``, innermost first (a helper's callers, up to the jitted function)."""
+    host_argument: str | None
+    """The argument's name when the tensor arrived in host memory (input streaming)."""
     path: tuple[PathStep, ...]
     returned_at: SourceLine | None
     """Where the value returned at this output is computed: the device fix goes there."""
@@ -90,6 +92,11 @@ class OffloadFinding:
     device_fix: str
     reported_by_xla: bool = False
     """True for the one XLA names (it stops at the first)."""
+
+    def user_lines(self) -> list[SourceLine]:
+        """Every Python line the report names: the offload, its callers, the path, the return."""
+        lines = [self.offloaded_at, *self.offloaded_from, *(s.source for s in self.path), self.returned_at]
+        return [s for s in lines if s is not None]
 
     def source_lines(self) -> list[SourceLine]:
         """The path as distinct Python lines, in order (consecutive repeats folded)."""
@@ -164,10 +171,16 @@ def _origin(program: LoweredProgram, err: OutputMismatch) -> tuple[SourceLine | 
         lines = [SourceLine.of(loc) for loc in stack]
         callers = tuple(s for s in lines[1:] if s is not None and not s.file.startswith(_OWN_DIR))
         return lines[0], callers
-    md = instr.metadata
-    if md is not None and md.op_name:
-        return SourceLine("<argument>", 0, None, md.op_name), ()
     return None, ()
+
+
+def _host_argument(program: LoweredProgram, err: OutputMismatch) -> str | None:
+    """The argument's name when the walk started at a host-memory entry parameter."""
+    instr = program.module.get_instruction(err.origin_instruction)
+    if instr is None or instr.opcode.value != "parameter" or instr.parent is not program.module.entry:
+        return None
+    md = instr.metadata
+    return md.op_name if md is not None and md.op_name else instr.name
 
 
 def _host_fix_code(output: str, leaf: int, program: LoweredProgram) -> str:
@@ -213,6 +226,7 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
         out.append(OffloadFinding(
             output=output, leaf=leaves.get(main_index, main_index), xla_message=err.full_message,
             start=err.start, origin=err.origin, offloaded_at=offloaded_at, offloaded_from=offloaded_from,
+            host_argument=_host_argument(program, err),
             path=_steps(err.path or err.trace), returned_at=returned,
             host_fix=_host_fix_code(output, leaves.get(main_index, main_index), program),
             device_fix=_device_fix_code(output, returned, fix.returned_value if fix else "the value"),
@@ -266,6 +280,8 @@ def render_text(report: OffloadReport) -> str:
     for f in report.findings:
         lines.append(f"E1200 on {target}: output {f.output} (out_shardings leaf {f.leaf}) is in device memory, "
                      "but a tensor moved to host reaches it")
+        if f.host_argument is not None:
+            lines.append(f"  argument {f.host_argument} arrives in host memory (pinned_host) and flows to this output")
         if f.offloaded_at is not None:
             lines.append(f"  moved to host at  {f.offloaded_at}")
             lines.extend(f"    called from    {c}" for c in f.offloaded_from[:_CALLERS_SHOWN])
@@ -296,7 +312,7 @@ def report_json(report: OffloadReport) -> dict[str, Any]:
         "findings": [{
             "output": f.output, "leaf": f.leaf, "xla_message": f.xla_message, "start": f.start,
             "origin": f.origin, "offloaded_at": _line_json(f.offloaded_at),
-            "offloaded_from": [_line_json(c) for c in f.offloaded_from],
+            "offloaded_from": [_line_json(c) for c in f.offloaded_from], "host_argument": f.host_argument,
             "path": [{"instruction": p.instruction, "opcode": p.opcode, "shape": p.shape,
                       "source": _line_json(p.source)} for p in f.path],
             "returned_at": _line_json(f.returned_at), "host_fix": f.host_fix, "device_fix": f.device_fix,
