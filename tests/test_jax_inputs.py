@@ -1,0 +1,137 @@
+"""xladoctor.jax.check_inputs / fix_inputs / checkpoints against real CPU executables."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+jax = pytest.importorskip("jax")
+np = pytest.importorskip("numpy")
+jnp = jax.numpy
+from jax.experimental.layout import Format, Layout  # noqa: E402
+
+from xladoctor.jax import check_checkpoint, check_inputs, fix_inputs, relayout_checkpoint  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "examples")
+
+
+def _s():
+    return jax.sharding.SingleDeviceSharding(jax.devices()[0])
+
+
+def step(params, x):
+    return jnp.tanh(x @ params["w"].T + params["b"]).sum()
+
+
+@pytest.fixture(scope="module")
+def setup():
+    s = _s()
+    w = np.arange(256 * 40, dtype=np.float32).reshape(256, 40) / 1000
+    b = np.linspace(0, 1, 256, dtype=np.float32)
+    x = jax.device_put(np.ones((8, 40), np.float32), s)
+    row = {"w": jax.device_put(w, s), "b": jax.device_put(b, s)}
+    col = {"w": jax.device_put(w, Format(Layout(major_to_minor=(1, 0)), s)), "b": row["b"]}
+    compiled = jax.jit(step).trace(row, x).lower().compile()
+    return compiled, row, col, x
+
+
+def test_cpu_really_holds_the_other_layout(setup):
+    _, row, col, _ = setup
+    assert col["w"].format.layout.major_to_minor == (1, 0)
+    assert row["w"].format.layout.major_to_minor == (0, 1)
+
+
+def test_mismatch_reported_with_path_and_sizes(setup):
+    compiled, _, col, x = setup
+    report = check_inputs(compiled, col, x)
+    assert not report.ok and report.paths() == ["args[0]['w']"]
+    m = report.mismatches[0]
+    assert m.kind == "layout" and m.will_fail
+    assert str(m.expected) == "f32[256,40]{1,0}" and str(m.supplied) == "f32[256,40]{0,1}"
+    assert (m.expected_bytes, m.supplied_bytes) == (40960, 40960)
+    # Under TPU tiling the row-major buffer pads 40 -> 128 lanes; the column-major one does not.
+    assert (m.tpu_expected_bytes, m.tpu_supplied_bytes) == (256 * 128 * 4, 40 * 256 * 4)
+    assert "jax.device_put(args[0]['w'], compiled.input_formats[0][0]['w'])" in str(report)
+
+
+def test_jax_itself_refuses_the_call(setup):
+    compiled, _, col, x = setup
+    with pytest.raises(ValueError, match="disagree with the layouts"):
+        compiled(col, x)
+
+
+def test_fix_inputs_gives_identical_results(setup):
+    compiled, row, col, x = setup
+    args, kwargs = fix_inputs(compiled, col, x)
+    assert check_inputs(compiled, *args, **kwargs).ok
+    assert args[0]["b"] is col["b"]  # leaves that match are left alone
+    np.testing.assert_array_equal(np.asarray(compiled(*args, **kwargs)), np.asarray(compiled(row, x)))
+
+
+def test_uncommitted_values_are_not_errors(setup):
+    compiled, row, _, x = setup
+    w = np.asarray(row["w"])
+    assert check_inputs(compiled, {"w": w, "b": np.asarray(row["b"])}, x).ok
+
+
+def test_other_array_cannot_be_relaid_out(setup):
+    compiled, row, _, x = setup
+    bad = {"w": jax.device_put(np.ones((40, 256), np.float32), _s()), "b": row["b"]}
+    report = check_inputs(compiled, bad, x)
+    assert [m.kind for m in report.mismatches] == ["shape"]
+    with pytest.raises(ValueError, match="args\\[0\\]\\['w'\\]"):
+        fix_inputs(compiled, bad, x)
+
+
+def test_structure_mismatch(setup):
+    compiled, row, _, x = setup
+    report = check_inputs(compiled, row)
+    assert report.structure_error and not report.ok
+
+
+def test_memory_kind_mismatch(setup):
+    compiled, row, _, x = setup
+    host = {"w": jax.device_put(row["w"], _s().with_memory_kind("pinned_host")), "b": row["b"]}
+    report = check_inputs(compiled, host, x)
+    assert [m.kind for m in report.mismatches] == ["memory_space"]
+    args, kwargs = fix_inputs(compiled, host, x)
+    assert args[0]["w"].sharding.memory_kind == "device"
+    np.testing.assert_array_equal(np.asarray(compiled(*args)), np.asarray(compiled(row, x)))
+
+
+def test_checkpoint_arrays_metadata_and_dicts(setup):
+    compiled, row, col, _ = setup
+    assert check_checkpoint(compiled, row).ok
+    assert check_checkpoint(compiled, col).paths() == ["state['w']"]
+    sds = {"w": jax.ShapeDtypeStruct((256, 40), jnp.float32, sharding=Format(Layout(major_to_minor=(1, 0)), _s())),
+           "b": jax.ShapeDtypeStruct((256,), jnp.float32, sharding=_s())}
+    assert check_checkpoint(compiled, sds).paths() == ["state['w']"]
+    meta = {"w": {"shape": (256, 40), "dtype": "float32", "layout": "{0,1:T(8,128)}"},
+            "b": {"shape": (256,), "dtype": "float32", "layout": (0,)}}
+    report = check_checkpoint(compiled, meta)
+    assert report.paths() == ["state['w']"] and report.mismatches[0].kind == "layout"
+    assert report.mismatches[0].supplied_bytes == 40 * 256 * 4
+    targets = relayout_checkpoint(compiled, meta)
+    assert targets["w"].format.layout.major_to_minor == (0, 1)
+    assert targets["b"] is meta["b"]
+
+
+def test_relayout_checkpoint_arrays(setup):
+    compiled, row, col, x = setup
+    fixed = relayout_checkpoint(compiled, col)
+    assert check_checkpoint(compiled, fixed).ok
+    np.testing.assert_array_equal(np.asarray(fixed["w"]), np.asarray(row["w"]))
+    assert float(compiled(fixed, x)) == float(compiled(row, x))
+
+
+@pytest.mark.parametrize("script", ["check_inputs_layout.py", "check_checkpoint.py"])
+def test_example_scripts(script):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, os.path.join(EXAMPLES, script)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "mismatch (will fail)" in proc.stdout
