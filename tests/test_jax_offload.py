@@ -126,3 +126,15 @@ def test_xla_cpu_does_not_raise_e1200():
     assert "annotate_device_placement" in lowered.as_text()
     text = lowered.compile().as_text()
     assert "MoveToHost" not in text and "S(5)" not in text
+
+
+def test_gpu_agreement_script_dry_run():
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, os.path.join(EXAMPLES, "gpu_agreement.py"), "--dry-run"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert {d["program"] for d in lines} == set(PROGRAMS)
+    originals = [d for d in lines if d["variant"] == "original"]
+    assert all(d["ours_strict"] == "E1200" for d in originals)
+    assert all(d["ours_strict"] == "ok" for d in lines if d["variant"] != "original")
