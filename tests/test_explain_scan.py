@@ -265,3 +265,16 @@ def test_hlo_hook_reports_or_runs(tmp_path, capsys):
         assert main(["explain", str(LOGS / "seeds.log"), "--hlo", str(hlo), "--width", "120"]) == 1
         out = capsys.readouterr().out
         assert "-> mth (custom-call) {}" in out and "-> tuple.64 (tuple) {0}" in out
+
+
+def test_one_error_printed_by_a_traceback_and_by_replica_logs_is_one_finding():
+    from xladoctor.catalogue.scanner import scan_text
+    msg = ("INVALID_ARGUMENT: Executable(jit_f) expected parameter 3 of size 5242880 "
+           "(bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}) but got buffer with incompatible size 1638400 "
+           "(bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}): while running replica {r} and partition 0 of a replicated "
+           "computation (other replicas may have failed as well).")
+    text = ("jaxlib.xla_extension.XlaRuntimeError: " + msg.replace("{r}", "0") + "\n"
+            + "".join(f"E1130 09:12:05.000002  4243 pjrt_executable.cc:301] Execution failed: {msg.replace('{r}', str(r))}\n"
+                      for r in range(1, 4)))
+    findings = scan_text(text)
+    assert [(f.code, f.count, f.line) for f in findings] == [("E0102", 4, 1)]

@@ -87,17 +87,22 @@ def offload_analysis(hlo_path: str, findings: list[Finding]) -> str | None:
     return None
 
 
+def scan_document(findings: list[Finding], source: str, lang: str, notes: list[str] | None = None) -> dict[str, Any]:
+    """The ``explain FILE --json`` document (docs/json.md ``## explain``), without ``schema_version``."""
+    cat = load_catalogue()
+    doc: dict[str, Any] = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
+                           "findings": [_jsonable(f.to_json(list(cat.entries[f.code].describe(lang).fixes)))
+                                        for f in findings]}
+    if notes:
+        doc["notes"] = notes
+    return doc
+
+
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
     findings, source = scan_file(target)
     note = offload_analysis(args.hlo, findings) if args.hlo else None
-    cat = load_catalogue()
     if args.json:
-        doc: dict[str, Any] = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
-                               "findings": [_jsonable(f.to_json(list(cat.entries[f.code].describe(lang).fixes)))
-                                            for f in findings]}
-        if note:
-            doc["notes"] = [note]
-        print_json(doc)
+        print_json(scan_document(findings, source, lang, [note] if note else None))
     else:
         sys.stdout.write(render_findings(findings, source, lang, width, bidi, note))
     return 1 if findings else 0

@@ -353,7 +353,10 @@ class LogScanner:
         self._consumed = max(self._consumed, end)
         line = self._line_of(line_start)
         text = buf[line_start:end]
-        key = _identity(code, text)
+        # Identity from where the message itself starts: what precedes it on the line
+        # ("Execution failed: ", "jaxlib...XlaRuntimeError: ", log prefixes) differs between
+        # the copies of one error that different replicas and layers print.
+        key = _identity(code, buf[match_start:end])
         found = self._findings.get(key)
         if found is not None:
             found.count += 1

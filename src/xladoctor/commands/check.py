@@ -108,14 +108,11 @@ def check_hlo(text: str, source: str, strict: bool) -> dict[str, Any]:
 
 
 def check_log(path: str, lang: str) -> dict[str, Any]:
-    from ..catalogue import load_catalogue
-    from ..catalogue.scan_report import _jsonable, scan_file
+    from ..catalogue.scan_report import scan_document, scan_file
 
     findings, source = scan_file(path)
-    cat = load_catalogue()
-    doc = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
-           "findings": [_jsonable(f.to_json(list(cat.entries[f.code].describe(lang).fixes))) for f in findings]}
-    return {"path": source, "kind": "log", "explain": doc, "findings": len(findings)}
+    return {"path": source, "kind": "log", "explain": scan_document(findings, source, lang),
+            "findings": len(findings)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -242,9 +239,13 @@ def _log_text(f: dict[str, Any], lang: str) -> str:
         count = f" (x{x['count']})" if x.get("count", 1) > 1 else ""
         lines.append(f"   line {x['line']}: {x['code']} {x['name']}{count}")
         analysis = x.get("analysis") or {}
-        summary = analysis.get("summary") or analysis.get("explanation")
-        if isinstance(summary, str):
-            lines.append(f"      {summary}")
+        if "expected_physical_bytes" in analysis and "actual_physical_bytes" in analysis:
+            lines.append(f"      expected {analysis['expected_physical_bytes']:,} B vs supplied "
+                         f"{analysis['actual_physical_bytes']:,} B (recomputed from the printed layouts)")
+        lines.extend(f"      {note}" for note in analysis.get("notes", [])[:3])
+        if x.get("fields", {}).get("start"):
+            lines.append(f"      offload walk starts at {x['fields']['start']}; run `xladoctor offload` on the module "
+                         "before optimizations to see the path")
         if x.get("fixes"):
             lines.append(f"      fix: {x['fixes'][0]}")
     lines.append(f"   details: xladoctor explain {f['path']}" + (" --lang fa" if lang == "fa" else ""))
