@@ -31,6 +31,8 @@ def clone_module(module: HloModule) -> HloModule:
     new._instructions_by_name = {}
     comp_map: dict[HloComputation, HloComputation] = {}
     instr_map: dict[HloInstruction, HloInstruction] = {}
+    instr_slots = [s for s in HloInstruction.__slots__ if s not in _INSTR_REMAPPED]
+    missing = object()
     for comp in module.computations:
         c2 = HloComputation(comp.name, comp.is_entry)
         for slot in HloComputation.__slots__:
@@ -38,14 +40,19 @@ def clone_module(module: HloModule) -> HloModule:
                 setattr(c2, slot, getattr(comp, slot))
         comp_map[comp] = c2
         for instr in comp.instructions:
-            i2 = HloInstruction(instr.name, instr.opcode, instr.shape)
-            for slot in HloInstruction.__slots__:
-                if slot in _INSTR_REMAPPED or not hasattr(instr, slot):
+            i2 = HloInstruction.__new__(HloInstruction)
+            for slot in instr_slots:
+                value = getattr(instr, slot, missing)
+                if value is missing:
                     continue
-                value = getattr(instr, slot)
-                if isinstance(value, (dict, list)):
-                    value = _copy.copy(value)
+                if value.__class__ is dict or value.__class__ is list:
+                    value = value.copy() if value else value.__class__()
                 setattr(i2, slot, value)
+            i2._operands = ()
+            i2.users = {}
+            i2.parent = None
+            i2.called = {}
+            i2.control_predecessors = []
             instr_map[instr] = i2
     for comp in module.computations:
         c2 = comp_map[comp]
@@ -58,8 +65,11 @@ def clone_module(module: HloModule) -> HloModule:
     for comp in module.computations:
         for instr in comp.instructions:
             i2 = instr_map[instr]
-            i2.operands = [instr_map[o] for o in instr.operands]
-            i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
-            i2.called = {role: [comp_map[c] for c in comps] for role, comps in instr.called.items()}
+            if instr.operands:
+                i2.operands = [instr_map[o] for o in instr.operands]
+            if instr.control_predecessors:
+                i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
+            if instr.called:
+                i2.called = {role: [comp_map[c] for c in comps] for role, comps in instr.called.items()}
         comp_map[comp].callers = [instr_map[c] for c in comp.callers if c in instr_map]
     return new
