@@ -138,3 +138,33 @@ def test_gpu_agreement_script_dry_run():
     originals = [d for d in lines if d["variant"] == "original"]
     assert all(d["ours_strict"] == "E1200" for d in originals)
     assert all(d["ours_strict"] == "ok" for d in lines if d["variant"] != "original")
+
+
+def test_remat_offload_in_nested_scans_and_compute_on2_are_declared():
+    """JAX declares these host outputs itself (pinned_host), so no E1200 is predicted."""
+    from jax.ad_checkpoint import checkpoint_name
+    from jax.experimental.compute_on import compute_on2
+    policy = jax.checkpoint_policies.save_and_offload_only_these_names(
+        names_which_can_be_saved=[], names_which_can_be_offloaded=["h"],
+        offload_src="device", offload_dst="pinned_host")
+
+    def layer(x, w):
+        return jnp.sin(checkpoint_name(jnp.sin(x @ w), "h")), None
+
+    def inner(x, ws):
+        return jax.lax.scan(jax.remat(layer, policy=policy, prevent_cse=False), x, ws)[0], None
+
+    def model(ws, x):
+        return jax.lax.scan(inner, x, ws)[0].sum()
+
+    ws, x = jnp.ones((2, 3, 16, 16)), jnp.ones((8, 16))
+    assert check_offload(jax.grad(model), ws, x).ok
+    vjp = check_offload(lambda ws, x: jax.vjp(model, ws, x), ws, x)
+    assert vjp.ok and "pinned_host" in [r.memory_kind for r in vjp.program.signature.results]
+
+    def host_compute(x):
+        y = compute_on2(lambda a: a * 3, compute_type="device_host", out_memory_spaces=jax.memory.Space.Host)(x)
+        return y, x + 1
+
+    report = check_offload(host_compute, jnp.ones((8, 128)))
+    assert report.ok and report.program.signature.results[0].memory_kind == "pinned_host"
