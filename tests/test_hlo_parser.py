@@ -195,3 +195,25 @@ def test_every_single_character_deletion_fails_cleanly_or_parses():
             parse_module(MODULE[:i] + MODULE[i + 1:])
         except HloParseError:
             pass
+
+
+def test_python_call_stack_follows_xla_printed_parent_ids():
+    """XLA prints parent_frame_id one above the caller's row; f -> g -> h must give three frames."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    def h(x):
+        return jnp.sin(x)
+
+    def g(x):
+        return h(x) * 2
+
+    def f(x):
+        return g(x) + 1
+
+    text = jax.jit(f).lower(jnp.ones(3)).compile().as_text()
+    module = parse_module(text)
+    sine = next(i for i in module.instructions() if "sin" in (i.metadata.op_name if i.metadata else "")
+                and i.metadata.stack_frame_id)
+    functions = [loc.function.rsplit(".", 1)[-1] for loc in sine.stack()]
+    assert functions[:3] == ["h", "g", "f"], functions

@@ -38,10 +38,21 @@ class FileLocation:
 
 @dataclass(frozen=True)
 class StackFrame:
-    """One row of ``StackFrames``: a location and its caller frame (0 or itself = none)."""
+    """One row of ``StackFrames``: a location and its caller frame, as printed.
+
+    XLA prints ``parent_frame_id`` one higher than the id of the caller's row (an
+    outermost frame prints its own id, or 1): for ``f`` calling ``g`` calling ``h``,
+    ``h`` is row 4 and prints ``parent_frame_id=4`` while ``g`` is row 3 (checked on
+    jaxlib 0.10.2 output).  :attr:`caller_id` undoes that.
+    """
 
     file_location_id: int
     parent_frame_id: int
+
+    @property
+    def caller_id(self) -> int:
+        """The row of the calling frame; 0 when there is none."""
+        return max(0, self.parent_frame_id - 1)
 
 
 @dataclass(frozen=True)
@@ -148,7 +159,7 @@ class HloModule:
         return self._frame_location(frame_id)
 
     def stack_frames_for(self, frame_id: int) -> list[SourceLocation]:
-        """The frames from ``frame_id`` outwards through ``parent_frame_id`` (cycle-safe)."""
+        """The frames from ``frame_id`` outwards to the outermost caller (cycle-safe)."""
         out: list[SourceLocation] = []
         seen: set[int] = set()
         fid = frame_id
@@ -160,7 +171,7 @@ class HloModule:
             frame = self.source_tables.stack_frames.get(fid)
             if frame is None:
                 break
-            fid = frame.parent_frame_id
+            fid = frame.caller_id
         return out
 
     def __repr__(self) -> str:
