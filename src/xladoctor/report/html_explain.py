@@ -1,0 +1,178 @@
+"""HTML for an ``explain`` scan document: one card per distinct XLA error found in a log.
+
+A card keeps the log's own words (the message, verbatim and left-to-right) next
+to the explanation in the reader's language.  Persian prose is wrapped in
+``lang="fa" dir="rtl"`` and every code-like run inside it is isolated
+left-to-right, so ``memory_kind="pinned_host"`` never comes out mirrored.
+E0102 findings reuse the layout bars of the inputs report; E1200 findings reuse
+the two-lane path drawing when the log carries a ``host_offloader`` trace or the
+analysis ran on the module.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .html_base import badge, code_block, esc, lang_attrs, ltr, prose, shape_index_text
+from .html_flow import FlowNode, render_flow
+from .html_inputs import bytes_bars, dims_bars
+from .html_labels import label
+from .units import bytes_text
+
+_DIMS = re.compile(r"\[([0-9,\s]*)\]")
+
+
+def _catalogue_entry(code: str, lang: str) -> tuple[str, str]:
+    """``(title, url)`` from the bundled catalogue; empty strings when it has no such code."""
+    try:
+        from ..catalogue import load_catalogue
+
+        entry = load_catalogue().get(code)
+    except Exception:  # the report must render even if the catalogue cannot load
+        return "", ""
+    if entry is None:
+        return "", ""
+    return entry.describe(lang).title, entry.url
+
+
+def layout_dims(analysis_side: dict[str, Any]) -> list[dict[str, Any]]:
+    """docs/json.md padding entries rebuilt from an explain E0102 analysis side.
+
+    The explain analysis lists only the padded dimensions; the other physical
+    dimensions come from the shape's dimensions and ``minor_to_major``.
+    """
+    m = _DIMS.search(str(analysis_side.get("shape") or ""))
+    if not m:
+        return []
+    sizes = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
+    order = list(analysis_side.get("minor_to_major") or reversed(range(len(sizes))))
+    padded = {d.get("dim"): d for d in analysis_side.get("padded_dimensions") or []}
+    out = []
+    for pos, dim in enumerate(order):
+        if not isinstance(dim, int) or not 0 <= dim < len(sizes):
+            continue
+        p = padded.get(dim, {})
+        out.append({"dim": dim, "size": sizes[dim], "padded_size": p.get("padded_size", sizes[dim]),
+                    "tile_entry": p.get("tile_entry"), "physical_position": pos})
+    return out
+
+
+def _e0102_visual(analysis: dict[str, Any], lang: str) -> str:
+    exp, act = analysis.get("expected"), analysis.get("actual")
+    if not isinstance(exp, dict) or not isinstance(act, dict):
+        return ""
+    e_dims, a_dims = layout_dims(exp), layout_dims(act)
+    scale: dict[Any, int] = {}
+    for d in e_dims + a_dims:
+        scale[d["dim"]] = max(scale.get(d["dim"], 0), d["padded_size"], d["size"])
+    sides = []
+    for key, side, dims in (("expected", exp, e_dims), ("supplied", act, a_dims)):
+        sides.append(f'<div class="side {key}"><h5>{esc(label(lang, key))}</h5>'
+                     f'<p class="shape">{ltr(side.get("shape"), "mono shape")}</p>'
+                     f'<p class="dims-caption">{esc(label(lang, "dims"))}</p>{dims_bars(dims, scale, lang)}'
+                     f'<p class="muted">{ltr(bytes_text(int(side.get("physical_bytes") or 0)))}</p></div>')
+    ratio = analysis.get("size_ratio")
+    ratio_badge = f" {badge(f'{ratio:g}' + chr(0xD7), 'bad')}" if isinstance(ratio, (int, float)) else ""
+    return (f'<div class="e0102-visual" dir="ltr">{ratio_badge}{bytes_bars(exp, act, lang)}'
+            f'<div class="sides">{"".join(sides)}</div></div>')
+
+
+def _trace_nodes(analysis: dict[str, Any], lang: str) -> list[FlowNode]:
+    """Boxes for an E1200 finding: the analysed path if there is one, else the log's trace."""
+    offload = analysis.get("offload") or {}
+    errors = [e for e in offload.get("errors") or [] if isinstance(e, dict)]
+    if errors:
+        from .html_offload import flow_nodes
+
+        return flow_nodes(errors[0], {"host_positions": [h for h in errors[0].get("trace") or []]}, lang)
+    nodes = []
+    for hop in analysis.get("trace") or []:
+        index = shape_index_text(hop.get("shape_index"))
+        name = str(hop.get("instruction", "?"))
+        nodes.append(FlowNode((name, f"index {index}"), "host", "hop", name))
+    if nodes:
+        nodes.append(FlowNode((label(lang, "output"), label(lang, "not_host")), "device", "output", "output"))
+    return nodes
+
+
+def _value(key: str, value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and key.endswith(("size", "bytes")):
+        return ltr(bytes_text(value))
+    if isinstance(value, (dict, list)):
+        return ltr(_compact(value), "mono wrap")
+    return ltr(value, "mono wrap")
+
+
+def _compact(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _fields_table(fields: dict[str, Any], lang: str) -> str:
+    rows = "".join(f"<tr><th>{ltr(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in fields.items()
+                   if v not in (None, "", [], {}))
+    return (f'<details class="fields" open><summary>{esc(label(lang, "fields"))}</summary>'
+            f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table></details>') if rows else ""
+
+
+def _analysis_block(f: dict[str, Any], uid: str, lang: str) -> str:
+    analysis = f.get("analysis") or {}
+    if not analysis:
+        return ""
+    parts = []
+    if f.get("code") == "E0102":
+        parts.append(_e0102_visual(analysis, lang))
+    nodes = _trace_nodes(analysis, lang) if f.get("code") == "E1200" else []
+    if nodes:
+        parts.append(f'<p class="dims-caption">{esc(label(lang, "trace_from_log"))}</p>'
+                     f'<div class="flow-wrap">{render_flow(nodes, uid, label(lang, "device_lane"), label(lang, "host_lane"), "E1200")}</div>')
+    notes = analysis.get("notes") or []
+    if notes:
+        parts.append('<ul class="notes" lang="en" dir="ltr">' + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
+    rest = {k: v for k, v in analysis.items() if k not in ("notes", "trace", "offload", "expected", "actual")}
+    if rest:
+        rows = "".join(f"<tr><th>{ltr(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in rest.items())
+        parts.append(f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table>')
+    return (f'<details class="analysis" open><summary>{esc(label(lang, "analysis"))}</summary>'
+            f'{"".join(parts)}</details>')
+
+
+def finding_card(f: dict[str, Any], uid: str, lang: str) -> str:
+    code = str(f.get("code") or "")
+    title, url = _catalogue_entry(code, lang)
+    count = int(f.get("count") or 1)
+    lines = f.get("lines") or ([f["line"]] if f.get("line") is not None else [])
+    where = ", ".join(str(x) for x in lines[:8]) + ("\u2026" if len(lines) > 8 else "")
+    fixes = "".join(f"<li>{prose(x, lang)}</li>" for x in f.get("fixes") or [])
+    link = (f'<p class="doclink">{esc(label(lang, "docs"))}: <a href="{esc(url)}" rel="noreferrer" dir="ltr">'
+            f"{esc(url)}</a></p>") if url.startswith("https://") else ""
+    return (
+        f'<article class="finding" id="{esc(uid)}" data-code="{esc(code)}">'
+        f'<header><h4>{badge(code, "code")} {ltr(f.get("name"), "name")}'
+        f'{" " + badge(chr(0xD7) + str(count), "muted") if count > 1 else ""}</h4>'
+        f'<span class="muted">{esc(label(lang, "line"))} {ltr(where)}</span></header>'
+        f'{f"<p class=title{lang_attrs(lang)}>{prose(title, lang)}</p>" if title else ""}'
+        f'<h5>{esc(label(lang, "message"))}</h5>{code_block(f.get("text", ""), "log-line", label=label(lang, "copy"))}'
+        f'{_fields_table(f.get("fields") or {}, lang)}'
+        f"{_analysis_block(f, uid + '-flow', lang)}"
+        f'<div class="fixes-prose"{lang_attrs(lang)}><h5>{esc(label(lang, "fixes"))}</h5><ol>{fixes}</ol></div>'
+        f"{link}</article>")
+
+
+def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
+    lang = lang or str(doc.get("lang") or "en")
+    findings = doc.get("findings") or []
+    parts = []
+    if findings:
+        parts.append(f'<div class="verdict-line">{badge(label(lang, "verdict_found"), "bad")} '
+                     f'<span class="muted">{len(findings)} \u00b7 {ltr(doc.get("source"))}</span></div>')
+    else:
+        parts.append(f'<div class="verdict-line">{badge(label(lang, "verdict_clean"), "ok")}</div>'
+                     f'<p class="clean">{esc(label(lang, "no_log_findings"))}</p>')
+    for n, f in enumerate(findings):
+        parts.append(finding_card(f, f"{uid}-{str(f.get('code', 'x')).lower()}-{n + 1}", lang))
+    for note in doc.get("notes") or []:
+        parts.append(f'<p class="note">{esc(note)}</p>')
+    return "".join(parts)

@@ -1,0 +1,168 @@
+"""HTML for an ``inputs`` JSON document (docs/json.md ``## inputs``): E0102 as pictures of layouts.
+
+Why bars: the seed's puzzle is that two *equal* logical arrays differ 3.2x in
+bytes.  Drawing each physical dimension as a bar whose solid part is the
+logical extent and whose striped part is the padding a tile adds (40 -> 128)
+shows where the bytes go, which no table of numbers does.  A second pair of
+bars compares the total bytes each runtime sees.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .html_base import badge, code_block, esc, ltr
+from .html_labels import label
+from .units import bytes_text, human_bytes
+
+RUNTIME_NAMES = {"tpu": "TPU (PJRT)", "cpu_gpu": "CPU / GPU (PJRT)", "gpu": "GPU (TFRT)",
+                 "stream_executor": "StreamExecutor"}
+
+
+def inputs_verdict(doc: dict[str, Any]) -> tuple[str, str]:
+    return ("verdict_clean", "ok") if doc.get("ok") else ("verdict_mismatch", "bad")
+
+
+def dims_bars(dims: list[dict[str, Any]], scale: dict[Any, int], lang: str) -> str:
+    """One row per physical dimension, major-most first.
+
+    ``dims`` are docs/json.md padding entries (minor-most first); ``scale`` maps a
+    logical dimension to the widest padded size either side shows for it, so the
+    two columns of a comparison share one ruler per dimension.
+    """
+    rows = []
+    for d in sorted(dims, key=lambda d: -int(d.get("physical_position", 0))):
+        size, padded = int(d.get("size") or 0), int(d.get("padded_size") or 0)
+        dim = d.get("dim")
+        full = max(1, scale.get(dim, padded) or padded or 1)
+        logical_pct = 100.0 * size / full
+        pad_pct = 100.0 * max(0, padded - size) / full
+        is_padded = padded > size
+        name = f"dim {dim}" if dim is not None else "virtual"
+        tile = d.get("tile_entry")
+        tile_txt = f"tile {tile}" if tile is not None else ""
+        extent = f"{size} \u2192 {padded}" if is_padded else f"{size}"
+        pos = int(d.get("physical_position", 0))
+        where = "minor-most" if pos == 0 else f"pos {pos}"
+        pad_note = f' <small class="padnote">+{padded - size} {esc(label(lang, "padding"))}</small>' if is_padded else ""
+        tile_note = f" <small>{esc(tile_txt)}</small>" if tile_txt else ""
+        rows.append(
+            f'<div class="dimrow{" padded" if is_padded else ""}" data-dim="{esc(dim)}" '
+            f'data-size="{size}" data-padded="{padded}">'
+            f'<span class="dimname">{ltr(name)}<small>{where}</small></span>'
+            f'<span class="track"><span class="bar logical" style="width:{logical_pct:.3f}%"></span>'
+            f'<span class="bar pad" style="width:{pad_pct:.3f}%"></span></span>'
+            f'<span class="extent">{ltr(extent)}{pad_note}{tile_note}</span></div>')
+    return f'<div class="dims" dir="ltr">{"".join(rows)}</div>'
+
+
+def bytes_bars(expected: dict[str, Any], supplied: dict[str, Any], lang: str) -> str:
+    """Total bytes of both sides on one ruler: logical part solid, padding striped."""
+    e_phys, s_phys = int(expected.get("physical_bytes") or 0), int(supplied.get("physical_bytes") or 0)
+    s_actual = supplied.get("actual_bytes")
+    s_total = int(s_actual) if s_actual is not None else s_phys
+    full = max(1, e_phys, s_total)
+    rows = []
+    for key, side, total in (("expected", expected, e_phys), ("supplied", supplied, s_total)):
+        logical = min(int(side.get("logical_bytes") or 0), total)
+        rows.append(
+            f'<div class="byterow {key}"><span class="who">{esc(label(lang, key))}</span>'
+            f'<span class="track"><span class="bar logical" style="width:{100.0 * logical / full:.3f}%"></span>'
+            f'<span class="bar pad" style="width:{100.0 * (total - logical) / full:.3f}%"></span></span>'
+            f'<span class="amount">{ltr(human_bytes(total))}</span></div>')
+    legend = (f'<div class="legend"><span><i class="logical"></i>{esc(label(lang, "logical"))}</span>'
+              f'<span><i class="pad"></i>{esc(label(lang, "padding"))}</span></div>')
+    return f'<div class="bytes" dir="ltr">{"".join(rows)}{legend}</div>'
+
+
+def _side(side: dict[str, Any], key: str, scale: dict[Any, int], lang: str) -> str:
+    rows = [(label(lang, "physical_bytes"), ltr(bytes_text(int(side.get("physical_bytes") or 0)))),
+            (label(lang, "logical_bytes"), ltr(bytes_text(int(side.get("logical_bytes") or 0))))]
+    if side.get("actual_bytes") is not None:
+        rows.append(("actual bytes", ltr(bytes_text(int(side["actual_bytes"])))))
+    if side.get("jax_layout"):
+        rows.append((label(lang, "jax_layout"), ltr(side["jax_layout"], "mono wrap")))
+    kv = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows)
+    return (f'<div class="side {key}"><h5>{esc(label(lang, key))}</h5>'
+            f'<p class="shape">{ltr(side.get("shape"), "mono shape")}</p>'
+            f'<p class="muted">{esc(side.get("padding_text") or "")}</p>'
+            f'<p class="dims-caption">{esc(label(lang, "dims"))}</p>'
+            f'{dims_bars(side.get("padding") or [], scale, lang)}'
+            f'<table class="kv"><tbody>{kv}</tbody></table></div>')
+
+
+def _scale(*sides: dict[str, Any]) -> dict[Any, int]:
+    scale: dict[Any, int] = {}
+    for side in sides:
+        for d in side.get("padding") or []:
+            scale[d.get("dim")] = max(scale.get(d.get("dim"), 0), int(d.get("padded_size") or 0),
+                                      int(d.get("size") or 0))
+    return scale
+
+
+def _runtimes(m: dict[str, Any], lang: str) -> str:
+    rows = []
+    for key, r in (m.get("runtimes") or {}).items():
+        ok = r.get("accepts")
+        rows.append(f'<tr class="{"ok" if ok else "bad"}"><td>{esc(RUNTIME_NAMES.get(key, key))}</td>'
+                    f'<td>{badge(label(lang, "accepts") if ok else label(lang, "rejects"), "ok" if ok else "bad")}</td>'
+                    f'<td>{esc(r.get("compares"))}</td><td>{ltr(r.get("expected"))}</td><td>{ltr(r.get("supplied"))}</td></tr>')
+    if not rows:
+        return ""
+    return (f'<h5>{esc(label(lang, "runtimes"))}</h5><div class="scroll"><table class="grid runtimes"><thead><tr>'
+            f'<th></th><th></th><th></th><th>{esc(label(lang, "expected"))}</th><th>{esc(label(lang, "supplied"))}</th>'
+            f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _fix_list(fixes: list[dict[str, Any]], lang: str) -> str:
+    items = []
+    for f in fixes:
+        code = code_block(f["code"], "py", label=label(lang, "copy")) if f.get("code") else ""
+        items.append(f'<li class="fix-item"><span class="badge info">{esc(f.get("kind"))}</span> '
+                     f'{esc(f.get("text"))}{code}</li>')
+    return f'<h5>{esc(label(lang, "fixes"))}</h5><ol class="fixlist">{"".join(items)}</ol>' if items else ""
+
+
+def mismatch_article(m: dict[str, Any], uid: str, lang: str) -> str:
+    exp, sup = m.get("expected") or {}, m.get("supplied") or {}
+    scale = _scale(exp, sup)
+    name = m.get("name") or m.get("instruction")
+    title = f"{label(lang, 'parameter')} {m.get('index')}"
+    expansion = m.get("expansion")
+    exp_badge = badge(f"{expansion:g}\u00d7", "bad") if isinstance(expansion, (int, float)) else ""
+    diffs = "".join(f"<li>{ltr(d.get('attribute'))}: {ltr(d.get('expected'))} \u2260 {ltr(d.get('supplied'))}</li>"
+                    for d in m.get("differences") or [])
+    notes = "".join(f"<li>{esc(n)}</li>" for n in (m.get("notes") or []) + (m.get("hidden_layout_candidates") or []))
+    diff_html = f"<h5>{esc(label(lang, 'differences'))}</h5><ul>{diffs}</ul>" if diffs else ""
+    notes_html = f'<ul class="notes">{notes}</ul>' if notes else ""
+    return (
+        f'<article class="e0102" id="{esc(uid)}">'
+        f'<h4>{badge("E0102", "code")} {esc(title)}{" " + ltr(name) if name else ""} '
+        f'{badge(str(m.get("kind")), "muted")} {exp_badge}</h4>'
+        f'<p class="summary-line">{esc(m.get("summary") or "")}</p>'
+        f"{bytes_bars(exp, sup, lang)}"
+        f'<div class="sides">{_side(exp, "expected", scale, lang)}{_side(sup, "supplied", scale, lang)}</div>'
+        f"{diff_html}{notes_html}"
+        f"{_runtimes(m, lang)}{_fix_list(m.get('fixes') or [], lang)}</article>")
+
+
+def inputs_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
+    key, tone = inputs_verdict(doc)
+    head = (f'<div class="verdict-line">{badge(label(lang, key), tone)} '
+            f'<span class="muted">{esc(label(lang, "executable"))}: {ltr(doc.get("executable"))} \u00b7 '
+            f'{esc(doc.get("expected_count"))} / {esc(doc.get("supplied_count"))} \u00b7 pairing {esc(doc.get("pairing"))}'
+            f"</span></div>")
+    parts = [head]
+    for what in ("missing", "extra"):
+        if doc.get(what):
+            parts.append(f'<p><b>{esc(label(lang, what))}:</b> {" ".join(ltr(x, "mono chip") for x in doc[what])}</p>')
+    for n, m in enumerate(doc.get("mismatches") or []):
+        parts.append(mismatch_article(m, f"{uid}-param-{m.get('index', n)}", lang))
+    msgs = doc.get("messages") or {}
+    if msgs:
+        blocks = "".join(f'<h5>{esc(RUNTIME_NAMES.get(k, k))}</h5>{code_block(v, "xla-message", label=label(lang, "copy"))}'
+                         for k, v in msgs.items())
+        parts.append(f'<details class="messages" open><summary>{esc(label(lang, "messages"))}</summary>{blocks}</details>')
+    if doc.get("ok"):
+        parts.append(f'<p class="clean">{esc(label(lang, "inputs_ok"))}</p>')
+    return "".join(parts)
