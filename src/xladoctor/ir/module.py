@@ -100,6 +100,7 @@ class HloModule:
         """Whether the text named instructions with ``%`` (the printer follows the input)."""
         self._computations_by_name: dict[str, HloComputation] = {}
         self._instructions_by_name: dict[str, HloInstruction] = {}
+        self._next_suffix: dict[str, int] = {}
 
     # -- building ------------------------------------------------------------------
     def add_computation(self, comp: HloComputation) -> HloComputation:
@@ -137,9 +138,10 @@ class HloModule:
         """A new instruction name like XLA's NameUniquer would give (``base``, ``base.1``, ...)."""
         if base not in self._instructions_by_name:
             return base
-        i = 1
+        i = self._next_suffix.get(base, 1)  # remembered, so many names on one base stay O(1) each
         while f"{base}.{i}" in self._instructions_by_name:
             i += 1
+        self._next_suffix[base] = i + 1
         return f"{base}.{i}"
 
     # -- source locations ------------------------------------------------------------
