@@ -58,6 +58,14 @@ def test_corpus_is_there():
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_scenario_is_valid_xla(path: Path):
+    """Each module is HLO that XLA itself parses (so the scenarios are real inputs, not our dialect)."""
+    jaxlib_hlo = pytest.importorskip("jaxlib._hlo")
+    body = "\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("//"))
+    jaxlib_hlo.hlo_module_from_text(body)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_scenario(path: Path):
     module, expect, options = load(path)
     assert "outcome" in expect, "every scenario states its outcome"
