@@ -106,6 +106,16 @@ def code_block(text: Any, cls: str = "", copy: bool = True, label: str = "copy")
             f'</code></pre></div>')
 
 
+def diff_block(text: str, label: str = "copy") -> str:
+    """A unified-diff-like block: ``-`` lines red, ``+`` lines green (the copy button copies plain text)."""
+    lines = []
+    for line in str(text).split("\n"):
+        cls = "del" if line.startswith("- ") else "ins" if line.startswith("+ ") else "ctx"
+        lines.append(f'<span class="{cls}">{esc(line)}</span>')
+    return (f'<div class="codewrap"><button type="button" class="copy" data-copy aria-label="{esc(label)}">'
+            f'{esc(label)}</button><pre dir="ltr" class="code diff"><code>{chr(10).join(lines)}</code></pre></div>')
+
+
 def badge(text: str, tone: str) -> str:
     """``tone``: ``bad`` (error predicted), ``warn``, ``ok``, ``info``, ``muted``."""
     return f'<span class="badge {esc(tone)}">{esc(text)}</span>'

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .html_base import badge, code_block, esc, ltr, shape_index_text
+from .html_base import badge, code_block, diff_block, esc, ltr, shape_index_text
 from .html_flow import FlowNode, render_flow
 from .html_labels import label
 
@@ -116,7 +116,7 @@ def _fixes(err: dict[str, Any], lang: str) -> str:
     host_card = (
         f'<div class="fix fix-host"><h5>{esc(label(lang, "fix_host"))}</h5>'
         f"<p>{esc(label(lang, 'fix_host_how'))}{name}</p>"
-        f"{code_block(diff, 'diff', label=label(lang, 'copy'))}"
+        f"{diff_block(diff, label=label(lang, 'copy'))}"
         f'<p class="jax"><b>{esc(label(lang, "in_jax"))}:</b> {ltr(host.get("jax"), "mono wrap")}</p></div>')
     where = f" {esc(label(lang, 'at'))} {ltr(dev['location'], 'loc')}" if dev.get("location") else ""
     dev_card = (
@@ -158,6 +158,8 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     model = label(lang, "strict") if doc.get("strict") else label(lang, "v3")
     parts = [f'<div class="verdict-line">{badge(label(lang, key), tone)} '
              f'<span class="muted">{esc(label(lang, "model"))}: {esc(model)}</span></div>']
+    if key == "verdict_clean":
+        parts.append(f'<p class="clean">{esc(label(lang, "no_offload_issue"))}</p>')
     for n, err in enumerate(doc.get("errors") or []):
         parts.append(_error_article(err, doc, f"{uid}-e1200-{n + 1}", lang))
     fails = []
@@ -185,6 +187,4 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     if doc.get("vlog"):
         parts.append(f'<details class="vmodule"><summary>{esc(label(lang, "vmodule"))}</summary>'
                      f'{code_block(chr(10).join(doc["vlog"]), "vlog", label=label(lang, "copy"))}</details>')
-    if key == "verdict_clean":
-        parts.append(f'<p class="clean">{esc(label(lang, "no_offload_issue"))}</p>')
     return "".join(parts)
