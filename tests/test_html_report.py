@@ -396,3 +396,28 @@ def test_real_jax_program_shows_python_lines(open_html, tmp_path):
     texts = o.page.locator("article.e1200 svg.flow g.node").all_text_contents()
     assert f"{script}:6" in texts[0] and f"{script}:7" in texts[1]  # device_put line, tanh line
     assert f"{script}:7" in o.page.locator(".fix-device").inner_text()
+
+
+_CHAR_X = """e => { const t = e.firstChild; const r = document.createRange(); const xs = [];
+  for (const i of [0, t.length - 1]) { r.setStart(t, i); r.setEnd(t, i + 1); xs.push(r.getBoundingClientRect().x); }
+  return xs; }"""
+
+
+def test_check_in_persian_is_right_to_left_with_code_left_to_right(open_html, tmp_path):
+    out = tmp_path / "check_fa.html"
+    files = [str(OFFLOAD / "J1_annotate_device_placement_jax_style.hlo"), str(LOGS / "seeds.log")]
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["check", *files, "--html", str(out), "--lang", "fa"]) == 1
+    o = open_html(out.read_text(encoding="utf-8"), "check_fa")
+    o.assert_quiet()
+    assert o.page.locator("html").get_attribute("lang") == "fa"
+    assert o.page.locator("main").evaluate("e => getComputedStyle(e).direction") == "rtl"
+    # code keeps its reading order: the layout's first character is drawn left of its last one
+    first, last = o.page.locator(".hlo-card .ecl bdi").evaluate(_CHAR_X)
+    assert first < last
+    # the drawing is not mirrored: the device lane stays left of the host lane, hops in order
+    assert o.page.locator("svg.flow").first.evaluate("e => getComputedStyle(e).direction") == "ltr"
+    dev = o.page.locator("svg.flow rect.lane-device").first.bounding_box()["x"]
+    host = o.page.locator("svg.flow rect.lane-host").first.bounding_box()["x"]
+    assert dev < host
+    assert _node_instructions(o)[:3] == ["device_put.3", "tanh.1", "tuple.1"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .html_base import IdAllocator, badge, esc, ltr, page
+from .html_base import lbl, IdAllocator, badge, esc, ltr, page
 from .html_explain import explain_body
 from .html_inputs import inputs_body, inputs_verdict
 from .html_labels import label
@@ -70,12 +70,12 @@ def _hlo_card(s: dict[str, Any], lang: str) -> str:
     spaces = s.get("memory_spaces") or {}
     host = spaces.get("5")
     host_chip = f' <span class="chip host">S(5) <b>{esc(host)}</b></span>' if host else ""
-    return (f'<div class="hlo-card"><p>{esc(label(lang, "hlo_module"))} {ltr(s.get("name"), "mono name")} \u00b7 '
-            f'{esc(s.get("instruction_count"))} {esc(label(lang, "instructions"))} \u00b7 '
-            f'{len(s.get("computations") or [])} {esc(label(lang, "computations"))}</p>'
-            f'<p class="ecl"><span class="muted">{esc(label(lang, "entry_layout"))}:</span> '
+    return (f'<div class="hlo-card"><p>{lbl(lang, "hlo_module")} {ltr(s.get("name"), "mono name")} \u00b7 '
+            f'{esc(s.get("instruction_count"))} {lbl(lang, "instructions")} \u00b7 '
+            f'{len(s.get("computations") or [])} {lbl(lang, "computations")}</p>'
+            f'<p class="ecl"><span class="muted">{lbl(lang, "entry_layout")}:</span> '
             f'{ltr(ecl.get("text"), "mono wrap")}</p>'
-            f'<p class="chips"><span class="muted">{esc(label(lang, "opcodes"))}:</span> {chips}{host_chip}</p></div>')
+            f'<p class="chips"><span class="muted">{lbl(lang, "opcodes")}:</span> {chips}{host_chip}</p></div>')
 
 
 def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, str, str]]) -> str:
@@ -93,7 +93,7 @@ def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, s
             for n, e in enumerate(off.get("errors") or []):
                 idx = "{" + ",".join(map(str, e.get("output_index") or [])) + "}"
                 toc.append((2, f"{uid}-e1200-{n + 1}", f"E1200 output {idx}"))
-            body.append(f'<h3>{esc(label(lang, "host_offload"))}</h3>{offload_body(off, uid, lang)}')
+            body.append(f'<h3>{lbl(lang, "host_offload")}</h3>{offload_body(off, uid, lang)}')
     elif f.get("kind") == "log":
         ex = f.get("explain") or {}
         for n, x in enumerate(ex.get("findings") or []):
@@ -101,7 +101,7 @@ def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, s
                         f"{x.get('code')} {label(lang, 'line')} {x.get('line')}"))
         body.append(explain_body(ex, uid, ex.get("lang") or lang))
     elif f.get("kind") == "error":
-        body.append(f'<p class="note bad">{esc(label(lang, "cannot_check"))}: {ltr(f.get("error"), "mono wrap")}</p>')
+        body.append(f'<p class="note bad">{lbl(lang, "cannot_check")}: {ltr(f.get("error"), "mono wrap")}</p>')
     elif f.get("note"):
         body.append(f'<p class="note">{esc(f["note"])}</p>')
     count = f.get("findings")
@@ -118,7 +118,7 @@ def _inputs_section(d: dict[str, Any], uid: str, lang: str, toc: list[tuple[int,
     toc.append((1, uid, name))
     for m in d.get("mismatches") or []:
         toc.append((2, f"{uid}-param-{m.get('index')}", f"E0102 {label(lang, 'parameter')} {m.get('index')}"))
-    return (f'<section class="inputs" id="{esc(uid)}"><h2>{esc(label(lang, "inputs"))} '
+    return (f'<section class="inputs" id="{esc(uid)}"><h2>{lbl(lang, "inputs")} '
             f'{ltr(d.get("executable"), "mono name")} {badge(label(lang, key), tone)}</h2>'
             f"{inputs_body(d, uid, lang)}</section>")
 
@@ -135,7 +135,7 @@ def _summary(doc: dict[str, Any], lang: str, sections: list[tuple[dict[str, Any]
         tiles.append(("skipped", skipped, "muted"))
     if errors:
         tiles.append(("unreadable", errors, "bad"))
-    tile_html = "".join(f'<div class="tile {tone}"><b>{esc(n)}</b><span>{esc(label(lang, k))}</span></div>'
+    tile_html = "".join(f'<div class="tile {tone}"><b>{esc(n)}</b><span>{lbl(lang, k)}</span></div>'
                         for k, n, tone in tiles)
     code_html = "".join(f'<span class="codecount">{badge(c, "code")} <b>\u00d7{n}</b></span>'
                         for c, n in codes.most_common()) or badge(label(lang, "verdict_clean"), "ok")
@@ -155,14 +155,14 @@ def _summary(doc: dict[str, Any], lang: str, sections: list[tuple[dict[str, Any]
                     f'<td>{esc(f.get("findings", ""))}</td></tr>')
     skipped_list = "".join(f"<li>{ltr(f.get('path'))} <span class=\"muted\">{esc(f.get('note', ''))}</span></li>"
                            for f in files if f.get("kind") == "skipped")
-    skipped_html = (f'<details class="skipped"><summary>{esc(label(lang, "skipped"))} '
+    skipped_html = (f'<details class="skipped"><summary>{lbl(lang, "skipped")} '
                     f'<span class="count">{skipped}</span></summary><ul>{skipped_list}</ul></details>'
                     if skipped_list else "")
-    return (f'<section class="summary" id="summary"><h2>{esc(label(lang, "summary"))}</h2>'
+    return (f'<section class="summary" id="summary"><h2>{lbl(lang, "summary")}</h2>'
             f'<div class="tiles">{tile_html}</div>'
-            f'<div class="codes"><span class="muted">{esc(label(lang, "by_code"))}:</span> {code_html}</div>'
-            f'<div class="scroll"><table class="grid files"><thead><tr><th>{esc(label(lang, "files"))}</th><th></th><th></th>'
-            f'<th>{esc(label(lang, "findings"))}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+            f'<div class="codes"><span class="muted">{lbl(lang, "by_code")}:</span> {code_html}</div>'
+            f'<div class="scroll"><table class="grid files"><thead><tr><th>{lbl(lang, "files")}</th><th></th><th></th>'
+            f'<th>{lbl(lang, "findings")}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             f"{skipped_html}</section>")
 
 
@@ -170,8 +170,8 @@ def _toc(toc: list[tuple[int, str, str]], lang: str) -> str:
     items = []
     for level, uid, text in toc:
         items.append(f'<li class="l{level}"><a href="#{esc(uid)}">{ltr(text, "mono")}</a></li>')
-    return (f'<nav class="toc" aria-label="{esc(label(lang, "contents"))}"><h2>{esc(label(lang, "contents"))}</h2>'
-            f'<ol><li class="l1"><a href="#summary">{esc(label(lang, "summary"))}</a></li>{"".join(items)}</ol></nav>')
+    return (f'<nav class="toc" aria-label="{lbl(lang, "contents")}"><h2>{lbl(lang, "contents")}</h2>'
+            f'<ol><li class="l1"><a href="#summary">{lbl(lang, "summary")}</a></li>{"".join(items)}</ol></nav>')
 
 
 def _header(title_html: str, lang: str, verdict: str) -> str:

@@ -93,6 +93,13 @@ def _balanced(s: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def lbl(lang: str, key: str) -> str:
+    """A page label as HTML: escaped, and bidi-safe when the label mixes Persian with code."""
+    from .html_labels import label
+
+    return prose(label(lang, key), lang)
+
+
 def lang_attrs(lang: str) -> str:
     """``lang``/``dir`` attributes for a block whose prose is in ``lang``."""
     return f' lang="{esc(lang)}" dir="{"rtl" if is_rtl(lang) else "ltr"}"'

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .html_base import badge, code_block, esc, lang_attrs, ltr, prose, shape_index_text
+from .html_base import lbl, badge, code_block, esc, lang_attrs, ltr, prose, shape_index_text
 from .html_flow import FlowNode, render_flow
 from .html_inputs import bytes_bars, dims_bars
 from .html_labels import label
@@ -68,9 +68,9 @@ def _e0102_visual(analysis: dict[str, Any], lang: str) -> str:
         scale[d["dim"]] = max(scale.get(d["dim"], 0), d["padded_size"], d["size"])
     sides = []
     for key, side, dims in (("expected", exp, e_dims), ("supplied", act, a_dims)):
-        sides.append(f'<div class="side {key}"><h5>{esc(label(lang, key))}</h5>'
+        sides.append(f'<div class="side {key}"><h5>{lbl(lang, key)}</h5>'
                      f'<p class="shape">{ltr(side.get("shape"), "mono shape")}</p>'
-                     f'<p class="dims-caption">{esc(label(lang, "dims"))}</p>{dims_bars(dims, scale, lang)}'
+                     f'<p class="dims-caption">{lbl(lang, "dims")}</p>{dims_bars(dims, scale, lang)}'
                      f'<p class="muted">{ltr(bytes_text(int(side.get("physical_bytes") or 0)))}</p></div>')
     ratio = analysis.get("size_ratio")
     ratio_badge = f" {badge(f'{ratio:g}' + chr(0xD7), 'bad')}" if isinstance(ratio, (int, float)) else ""
@@ -113,7 +113,7 @@ def _compact(value: Any) -> str:
 def _fields_table(fields: dict[str, Any], lang: str) -> str:
     rows = "".join(f"<tr><th>{ltr(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in fields.items()
                    if v not in (None, "", [], {}))
-    return (f'<details class="fields" open><summary>{esc(label(lang, "fields"))}</summary>'
+    return (f'<details class="fields" open><summary>{lbl(lang, "fields")}</summary>'
             f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table></details>') if rows else ""
 
 
@@ -126,7 +126,9 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str) -> str:
         parts.append(_e0102_visual(analysis, lang))
     nodes = _trace_nodes(analysis, lang) if f.get("code") == "E1200" else []
     if nodes:
-        parts.append(f'<p class="dims-caption">{esc(label(lang, "trace_from_log"))}</p>'
+        analysed = bool((analysis.get("offload") or {}).get("errors"))
+        caption = label(lang, "offload_analysis" if analysed else "trace_from_log")
+        parts.append(f'<p class="dims-caption">{esc(caption)}</p>'
                      f'<div class="flow-wrap">{render_flow(nodes, uid, label(lang, "device_lane"), label(lang, "host_lane"), "E1200")}</div>')
     notes = analysis.get("notes") or []
     if notes:
@@ -135,7 +137,7 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str) -> str:
     if rest:
         rows = "".join(f"<tr><th>{ltr(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in rest.items())
         parts.append(f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table>')
-    return (f'<details class="analysis" open><summary>{esc(label(lang, "analysis"))}</summary>'
+    return (f'<details class="analysis" open><summary>{lbl(lang, "analysis")}</summary>'
             f'{"".join(parts)}</details>')
 
 
@@ -146,18 +148,18 @@ def finding_card(f: dict[str, Any], uid: str, lang: str) -> str:
     lines = f.get("lines") or ([f["line"]] if f.get("line") is not None else [])
     where = ", ".join(str(x) for x in lines[:8]) + ("\u2026" if len(lines) > 8 else "")
     fixes = "".join(f"<li>{prose(x, lang)}</li>" for x in f.get("fixes") or [])
-    link = (f'<p class="doclink">{esc(label(lang, "docs"))}: <a href="{esc(url)}" rel="noreferrer" dir="ltr">'
+    link = (f'<p class="doclink">{lbl(lang, "docs")}: <a href="{esc(url)}" rel="noreferrer" dir="ltr">'
             f"{esc(url)}</a></p>") if url.startswith("https://") else ""
     return (
         f'<article class="finding" id="{esc(uid)}" data-code="{esc(code)}">'
         f'<header><h4>{badge(code, "code")} {ltr(f.get("name"), "name")}'
         f'{" " + badge(chr(0xD7) + str(count), "muted") if count > 1 else ""}</h4>'
-        f'<span class="muted">{esc(label(lang, "line"))} {ltr(where)}</span></header>'
+        f'<span class="muted">{lbl(lang, "line")} {ltr(where)}</span></header>'
         f'{f"<p class=title{lang_attrs(lang)}>{prose(title, lang)}</p>" if title else ""}'
-        f'<h5>{esc(label(lang, "message"))}</h5>{code_block(f.get("text", ""), "log-line", label=label(lang, "copy"))}'
+        f'<h5>{lbl(lang, "message")}</h5>{code_block(f.get("text", ""), "log-line", label=label(lang, "copy"))}'
         f'{_fields_table(f.get("fields") or {}, lang)}'
         f"{_analysis_block(f, uid + '-flow', lang)}"
-        f'<div class="fixes-prose"{lang_attrs(lang)}><h5>{esc(label(lang, "fixes"))}</h5><ol>{fixes}</ol></div>'
+        f'<div class="fixes-prose"{lang_attrs(lang)}><h5>{lbl(lang, "fixes")}</h5><ol>{fixes}</ol></div>'
         f"{link}</article>")
 
 
@@ -170,7 +172,7 @@ def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
                      f'<span class="muted">{len(findings)} \u00b7 {ltr(doc.get("source"))}</span></div>')
     else:
         parts.append(f'<div class="verdict-line">{badge(label(lang, "verdict_clean"), "ok")}</div>'
-                     f'<p class="clean">{esc(label(lang, "no_log_findings"))}</p>')
+                     f'<p class="clean">{lbl(lang, "no_log_findings")}</p>')
     for n, f in enumerate(findings):
         parts.append(finding_card(f, f"{uid}-{str(f.get('code', 'x')).lower()}-{n + 1}", lang))
     for note in doc.get("notes") or []:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .html_base import badge, code_block, diff_block, esc, ltr, shape_index_text
+from .html_base import lbl, badge, code_block, diff_block, esc, ltr, shape_index_text
 from .html_flow import FlowNode, render_flow
 from .html_labels import label
 
@@ -80,9 +80,9 @@ def flow_nodes(err: dict[str, Any], doc: dict[str, Any], lang: str) -> list[Flow
 
 
 def flow_legend(lang: str) -> str:
-    return (f'<div class="legend"><span><i class="device"></i>{esc(label(lang, "device_lane"))}</span>'
-            f'<span><i class="host"></i>{esc(label(lang, "host_lane"))}</span>'
-            f'<span><i class="out"></i>{esc(label(lang, "not_host"))}</span></div>')
+    return (f'<div class="legend"><span><i class="device"></i>{lbl(lang, "device_lane")}</span>'
+            f'<span><i class="host"></i>{lbl(lang, "host_lane")}</span>'
+            f'<span><i class="out"></i>{lbl(lang, "not_host")}</span></div>')
 
 
 def _path_table(err: dict[str, Any], doc: dict[str, Any], lang: str) -> str:
@@ -98,9 +98,9 @@ def _path_table(err: dict[str, Any], doc: dict[str, Any], lang: str) -> str:
             f'<td>{ltr(shape_index_text(hop.get("shape_index")))}</td>'
             f'<td><span class="mem mem-{lane}">{esc(lane)}</span></td>'
             f'<td>{ltr(loc) if loc else ""}</td></tr>')
-    head = "".join(f"<th>{esc(label(lang, k))}</th>" for k in
+    head = "".join(f"<th>{lbl(lang, k)}</th>" for k in
                    ("instruction", "opcode", "shape", "shape_index", "memory", "source"))
-    return (f'<details class="path-table"><summary>{esc(label(lang, "path_table"))}</summary>'
+    return (f'<details class="path-table"><summary>{lbl(lang, "path_table")}</summary>'
             f'<div class="scroll"><table class="grid"><thead><tr><th>#</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div></details>')
 
@@ -114,17 +114,17 @@ def _fixes(err: dict[str, Any], lang: str) -> str:
     name = f" ({ltr(host['result_name'])})" if host.get("result_name") else ""
     diff = (f"result {index}\n- {err.get('output_layout', '')}\n+ {host.get('entry_result_layout', '')}")
     host_card = (
-        f'<div class="fix fix-host"><h5>{esc(label(lang, "fix_host"))}</h5>'
-        f"<p>{esc(label(lang, 'fix_host_how'))}{name}</p>"
+        f'<div class="fix fix-host"><h5>{lbl(lang, "fix_host")}</h5>'
+        f"<p>{lbl(lang, 'fix_host_how')}{name}</p>"
         f"{diff_block(diff, label=label(lang, 'copy'))}"
-        f'<p class="jax"><b>{esc(label(lang, "in_jax"))}:</b> {ltr(host.get("jax"), "mono wrap")}</p></div>')
-    where = f" {esc(label(lang, 'at'))} {ltr(dev['location'], 'loc')}" if dev.get("location") else ""
+        f'<p class="jax"><b>{lbl(lang, "in_jax")}:</b> {ltr(host.get("jax"), "mono wrap")}</p></div>')
+    where = f" {lbl(lang, 'at')} {ltr(dev['location'], 'loc')}" if dev.get("location") else ""
     dev_card = (
-        f'<div class="fix fix-device"><h5>{esc(label(lang, "fix_device"))}</h5>'
-        f"<p>{esc(label(lang, 'fix_device_how'))} {ltr(dev.get('after_instruction'))}{where}</p>"
+        f'<div class="fix fix-device"><h5>{lbl(lang, "fix_device")}</h5>'
+        f"<p>{lbl(lang, 'fix_device_how')} {ltr(dev.get('after_instruction'))}{where}</p>"
         f"{code_block(DEVICE_PUT_SNIPPET, 'py', label=label(lang, 'copy'))}"
-        f'<p class="jax"><b>{esc(label(lang, "in_jax"))}:</b> {ltr(dev.get("jax"), "mono wrap")}</p></div>')
-    return f'<div class="fixes"><h4>{esc(label(lang, "fixes"))}</h4><div class="fix-pair">{host_card}{dev_card}</div></div>'
+        f'<p class="jax"><b>{lbl(lang, "in_jax")}:</b> {ltr(dev.get("jax"), "mono wrap")}</p></div>')
+    return f'<div class="fixes"><h4>{lbl(lang, "fixes")}</h4><div class="fix-pair">{host_card}{dev_card}</div></div>'
 
 
 def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str) -> str:
@@ -135,12 +135,12 @@ def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str
     origin = err.get("origin")
     return (
         f'<article class="e1200" id="{esc(uid)}">'
-        f'<h4>{badge("E1200", "code")} {esc(label(lang, "output"))} {ltr(index)} {ltr(err.get("output_layout"))} {tag}</h4>'
-        f'<p class="origin">{esc(label(lang, "path"))}: {ltr(origin)} \u2192 {ltr(err.get("start"))} \u2192 '
-        f'{esc(label(lang, "output"))} {ltr(index)}</p>'
+        f'<h4>{badge("E1200", "code")} {lbl(lang, "output")} {ltr(index)} {ltr(err.get("output_layout"))} {tag}</h4>'
+        f'<p class="origin">{lbl(lang, "path")}: {ltr(origin)} \u2192 {ltr(err.get("start"))} \u2192 '
+        f'{lbl(lang, "output")} {ltr(index)}</p>'
         f'<div class="flow-wrap">{svg}</div>{flow_legend(lang)}'
         f"{_path_table(err, doc, lang)}"
-        f'<h4>{esc(label(lang, "xla_error"))}</h4>{code_block(err.get("message", ""), "xla-message", label=label(lang, "copy"))}'
+        f'<h4>{lbl(lang, "xla_error")}</h4>{code_block(err.get("message", ""), "xla-message", label=label(lang, "copy"))}'
         f"{_fixes(err, lang)}</article>")
 
 
@@ -157,19 +157,19 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     key, tone = offload_verdict(doc)
     model = label(lang, "strict") if doc.get("strict") else label(lang, "v3")
     parts = [f'<div class="verdict-line">{badge(label(lang, key), tone)} '
-             f'<span class="muted">{esc(label(lang, "model"))}: {esc(model)}</span></div>']
+             f'<span class="muted">{lbl(lang, "model")}: {esc(model)}</span></div>']
     if key == "verdict_clean":
-        parts.append(f'<p class="clean">{esc(label(lang, "no_offload_issue"))}</p>')
+        parts.append(f'<p class="clean">{lbl(lang, "no_offload_issue")}</p>')
     for n, err in enumerate(doc.get("errors") or []):
         parts.append(_error_article(err, doc, f"{uid}-e1200-{n + 1}", lang))
     fails = []
     for f in doc.get("failures") or []:
         what = label(lang, "check_failure") if f.get("status") == "CHECK" else f"{label(lang, 'verdict_fail')}: {f.get('status')}"
-        at = f" ({esc(label(lang, 'at'))} {ltr(f['instruction'])})" if f.get("instruction") else ""
+        at = f" ({lbl(lang, 'at')} {ltr(f['instruction'])})" if f.get("instruction") else ""
         first = " " + badge(label(lang, "xla_stops"), "bad") if f.get("first") else ""
         fails.append(f"<b>{esc(what)}</b>{first}: {ltr(f.get('message'), 'mono wrap')}{at}")
     parts.append(_list_section(label(lang, "failures"), fails, "failures"))
-    moved = [f"{esc(label(lang, 'output'))} {ltr(shape_index_text(o.get('output_index')))}: "
+    moved = [f"{lbl(lang, 'output')} {ltr(shape_index_text(o.get('output_index')))}: "
              f"{ltr(o.get('old_layout'))} \u2192 {ltr(o.get('new_layout'), 'mono host')} "
              f"({ltr(o.get('start'))})" for o in doc.get("outputs_moved_to_host") or []]
     parts.append(_list_section(label(lang, "moved_outputs"), moved, "moved"))
@@ -182,9 +182,9 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     hp = [ltr(p.get("instruction", "") + (shape_index_text(p.get("shape_index")) if p.get("shape_index") else ""),
               "mono chip host") for p in doc.get("host_positions") or []]
     if hp:
-        parts.append(f'<details class="host-positions"><summary>{esc(label(lang, "host_positions"))} '
+        parts.append(f'<details class="host-positions"><summary>{lbl(lang, "host_positions")} '
                      f'<span class="count">{len(hp)}</span></summary><p class="chips">{" ".join(hp)}</p></details>')
     if doc.get("vlog"):
-        parts.append(f'<details class="vmodule"><summary>{esc(label(lang, "vmodule"))}</summary>'
+        parts.append(f'<details class="vmodule"><summary>{lbl(lang, "vmodule")}</summary>'
                      f'{code_block(chr(10).join(doc["vlog"]), "vlog", label=label(lang, "copy"))}</details>')
     return "".join(parts)
