@@ -82,29 +82,60 @@ def _true_rank(shape: Shape) -> int:
     return sum(1 for d in shape.dimensions if d != 1)
 
 
-def reshape_is_bitcast(instr: HloInstruction) -> bool:
-    """``ShapeUtil::ReshapeIsBitcast`` for default (or equal) layouts.
+def _elements(shape: Shape) -> int:
+    n = 1
+    for d in shape.dimensions:
+        n *= d
+    return n
 
-    A reshape is a bitcast when it only inserts or deletes size-1 dimensions, or
-    when both sides are row-major (the layouts XLA gives unannotated HLO); any other
-    layout combination is conservatively not a bitcast.
+
+def _physical_index(dims: tuple[int, ...], minor_to_major: tuple[int, ...], index: list[int]) -> int:
+    """``IndexUtil::MultidimensionalIndexToLinearIndex``: the linear index under a layout (tiles ignored)."""
+    linear, scale = 0, 1
+    for d in minor_to_major:
+        linear += index[d] * scale
+        scale *= dims[d]
+    return linear
+
+
+def _unit_indices_keep_place(src: Shape, dst: Shape) -> bool:
+    """Each unit index of ``src`` lands on an index of ``dst`` at the same physical place."""
+    src_dims, dst_dims = tuple(src.dimensions), tuple(dst.dimensions)
+    src_m2m, dst_m2m = src.effective_layout.minor_to_major, dst.effective_layout.minor_to_major
+    for dim, size in enumerate(src_dims):
+        if size <= 1:
+            continue
+        unit = [0] * len(src_dims)
+        unit[dim] = 1
+        logical = 1
+        for d in range(dim + 1, len(src_dims)):
+            logical *= src_dims[d]
+        out = [0] * len(dst_dims)
+        for d in range(len(dst_dims) - 1, -1, -1):
+            out[d] = logical % dst_dims[d] if dst_dims[d] else 0
+            logical = logical // dst_dims[d] if dst_dims[d] else 0
+        if _physical_index(src_dims, src_m2m, unit) != _physical_index(dst_dims, dst_m2m, out):
+            return False
+    return True
+
+
+def reshape_is_bitcast(instr: HloInstruction) -> bool:
+    """``ShapeUtil::ReshapeIsBitcast``: no element changes its physical place.
+
+    XLA's test looks at minor-to-major orders only (tiles are ignored): every unit
+    index of either side must map to the same physical linear index on the other.
+    Shapes without a layout are read with the default (row-major) one, which is what
+    layout assignment gives unannotated HLO.
     """
     src, dst = instr.operands[0].shape, instr.shape
     if not (src.is_array and dst.is_array) or src.element_type is not dst.element_type:
         return False
-    src_l, dst_l = src.effective_layout, dst.effective_layout
-    src_default = src_l.minor_to_major == tuple(range(src.rank - 1, -1, -1))
-    dst_default = dst_l.minor_to_major == tuple(range(dst.rank - 1, -1, -1))
-    if src_default and dst_default and not src_l.tiles and not dst_l.tiles:
-        return True
-    src_dims = [d for d in src.dimensions if d != 1]
-    dst_dims = [d for d in dst.dimensions if d != 1]
-    if src_dims != dst_dims:
+    count = _elements(src)
+    if count != _elements(dst):
         return False
-    # Only size-1 dimensions moved: physical order of the others must agree.
-    src_phys = [src.dimensions[i] for i in reversed(src_l.minor_to_major) if src.dimensions[i] != 1]
-    dst_phys = [dst.dimensions[i] for i in reversed(dst_l.minor_to_major) if dst.dimensions[i] != 1]
-    return src_phys == dst_phys and src_l.tiles == dst_l.tiles
+    if count == 0:
+        return True
+    return _unit_indices_keep_place(src, dst) and _unit_indices_keep_place(dst, src)
 
 
 SHARDING_ANNOTATION_TARGETS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape"})
