@@ -17,9 +17,9 @@ from typing import Any
 
 import jax
 
-from ..ir.module import HloModule, ProgramShape
-from ..ir.shape import HOST_MEMORY_SPACE
+from ..ir.module import HloModule
 from ..syntax.hlo_parser import parse_module
+from ..syntax.stablehlo_main import apply_memory_kinds
 from .signature import MainSignature, main_signature
 
 PLATFORM_ALIASES = {"gpu": "cuda"}
@@ -65,35 +65,10 @@ def lower(program: Any, args: tuple, jit_kwargs: dict, platform: str | None) -> 
     return traced.lower(lowering_platforms=(PLATFORM_ALIASES.get(platform, platform),))
 
 
-def with_memory_kinds(module: HloModule, signature: MainSignature) -> HloModule:
-    """Put ``S(5)`` on every entry parameter and output JAX marked as host memory.
-
-    HLO parameter i is ``@main`` argument i; the entry result is a tuple exactly when
-    ``@main`` has other than one result (how JAX lowers ``main``).
-    """
-    ecl = module.entry_computation_layout
-    if ecl is None:
-        return module
-    params = list(ecl.parameters)
-    for info in signature.arguments:
-        if info.on_host and info.index < len(params):
-            params[info.index] = params[info.index].with_memory_space(HOST_MEMORY_SPACE)
-    result = ecl.result
-    for info in signature.results:
-        if not info.on_host:
-            continue
-        if result.is_tuple and info.index < len(result.tuple_shapes):
-            result = result.with_memory_space(HOST_MEMORY_SPACE, (info.index,))
-        elif not result.is_tuple and info.index == 0:
-            result = result.with_memory_space(HOST_MEMORY_SPACE)
-    module.entry_computation_layout = ProgramShape(params, result)
-    return module
-
-
 def lower_program(program: Any, args: tuple = (), jit_kwargs: dict | None = None,
                   platform: str | None = "tpu") -> LoweredProgram:
     lowered = lower(program, args, jit_kwargs or {}, platform)
     text = lowered.as_text("hlo", debug_info=True)
     module = parse_module(text, source="<lowered hlo>")
     signature = main_signature(lowered)
-    return LoweredProgram(lowered, with_memory_kinds(module, signature), signature, platform)
+    return LoweredProgram(lowered, apply_memory_kinds(module, signature), signature, platform)

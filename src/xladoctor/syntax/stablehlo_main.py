@@ -1,0 +1,149 @@
+"""What JAX writes on ``@main`` of its StableHLO: memory kinds and pytree paths.
+
+``Lowered.as_text("hlo")`` does not carry memory kinds: JAX passes them to the
+compiler as ``mhlo.memory_kind`` attributes on ``@main``'s arguments and results
+(``Lowered.as_text()``), and the compile path turns them into ``S(5)`` in
+``entry_computation_layout`` before any HLO pass runs (checked with jax 0.10.2:
+a ``pinned_host`` result prints as ``->f32[8,128]{1,0}`` in the HLO text).
+Analysing the HLO alone would see every host output as device memory, so this
+module reads the attributes (text only, no jax import) and puts them back.
+``jax.result_info`` (``result['a']``) and ``jax.arg_info`` name the leaves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..ir.module import HloModule, ProgramShape
+from ..ir.shape import HOST_MEMORY_SPACE
+
+HOST_MEMORY_KINDS = frozenset({"pinned_host", "unpinned_host"})
+
+
+@dataclass(frozen=True)
+class ValueInfo:
+    """One argument or result of ``@main``."""
+
+    index: int
+    memory_kind: str | None
+    """``mhlo.memory_kind`` (``device``, ``pinned_host``...), ``None`` when JAX wrote none."""
+    name: str | None
+    """``jax.result_info`` for results (``result[1]['w']``), ``jax.arg_info`` for arguments."""
+    is_token: bool = False
+
+    @property
+    def on_host(self) -> bool:
+        return self.memory_kind in HOST_MEMORY_KINDS
+
+
+@dataclass(frozen=True)
+class MainSignature:
+    arguments: tuple[ValueInfo, ...]
+    results: tuple[ValueInfo, ...]
+
+
+_MAIN = re.compile(r"func\.func\s+public\s+@main\(")
+_KIND = re.compile(r'mhlo\.memory_kind\s*=\s*"([^"]*)"')
+_STRING_ATTR = r'\s*=\s*"((?:[^"\\]|\\.)*)"'
+
+
+def _balanced_end(text: str, start: int) -> int:
+    """Offset just past the bracket group opening at ``start`` (``(``/``{``/``<``/``[`` all nest)."""
+    depth = 0
+    i = start
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            m = re.compile(r'"(?:[^"\\]|\\.)*"').match(text, i)
+            i = m.end() if m else i + 1
+            continue
+        if c in "({<[":
+            depth += 1
+        elif c in ")}>]" and not (c == ">" and text[i - 1] == "-"):
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return len(text)
+
+
+def _split_top_level(region: str) -> list[str]:
+    """``a {..}, b {..}`` -> ["a {..}", "b {..}"] (commas inside any bracket or string do not split)."""
+    out: list[str] = []
+    depth, start, i = 0, 0, 0
+    while i < len(region):
+        c = region[i]
+        if c == '"':
+            m = re.compile(r'"(?:[^"\\]|\\.)*"').match(region, i)
+            i = m.end() if m else i + 1
+            continue
+        if c in "({<[":
+            depth += 1
+        elif c in ")}>]" and not (c == ">" and region[i - 1] == "-"):
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(region[start:i])
+            start = i + 1
+        i += 1
+    if region[start:].strip():
+        out.append(region[start:])
+    return out
+
+
+def _info(index: int, item: str, name_key: str) -> ValueInfo:
+    kind = _KIND.search(item)
+    name = re.search(re.escape(name_key) + _STRING_ATTR, item)
+    return ValueInfo(index, kind.group(1) if kind else None,
+                     name.group(1).replace('\\"', '"') if name else None, "!stablehlo.token" in item)
+
+
+def read_main_signature(stablehlo: str) -> MainSignature:
+    """``@main``'s arguments and results from StableHLO text (``Lowered.as_text()``)."""
+    m = _MAIN.search(stablehlo)
+    if not m:
+        return MainSignature((), ())
+    args_end = _balanced_end(stablehlo, m.end() - 1)
+    args = _split_top_level(stablehlo[m.end():args_end - 1])
+    rest = stablehlo[args_end:]
+    arrow = re.match(r"\s*->\s*", rest)
+    results: list[str] = []
+    if arrow:
+        after = rest[arrow.end():]
+        if after.startswith("("):
+            results = _split_top_level(after[1:_balanced_end(after, 0) - 1])
+        else:  # one result: "tensor<...> {attrs} {" -- the type and its attribute dict, if any
+            end = _balanced_end(after, after.index("<")) if "<" in after else 0
+            tail = after[end:]
+            attrs = re.match(r"\s*\{", tail)
+            if attrs and not re.match(r"\s*\{\s*\n", tail):
+                end += _balanced_end(tail, attrs.end() - 1)
+            results = [after[:end]]
+    return MainSignature(tuple(_info(i, a, "jax.arg_info") for i, a in enumerate(args)),
+                         tuple(_info(i, r, "jax.result_info") for i, r in enumerate(results)))
+
+
+def apply_memory_kinds(module: HloModule, signature: MainSignature) -> HloModule:
+    """Put ``S(5)`` on every entry parameter and output JAX declares in host memory (in place).
+
+    HLO parameter i is ``@main`` argument i; the entry result is a tuple exactly when
+    ``@main`` has other than one result (how JAX lowers ``main``).
+    """
+    ecl = module.entry_computation_layout
+    if ecl is None:
+        return module
+    params = list(ecl.parameters)
+    for info in signature.arguments:
+        if info.on_host and info.index < len(params):
+            params[info.index] = params[info.index].with_memory_space(HOST_MEMORY_SPACE)
+    result = ecl.result
+    for info in signature.results:
+        if not info.on_host:
+            continue
+        if result.is_tuple and info.index < len(result.tuple_shapes):
+            result = result.with_memory_space(HOST_MEMORY_SPACE, (info.index,))
+        elif not result.is_tuple and info.index == 0:
+            result = result.with_memory_space(HOST_MEMORY_SPACE)
+    module.entry_computation_layout = ProgramShape(params, result)
+    module.has_explicit_entry_layout = True
+    return module
