@@ -13,7 +13,9 @@ shape of XLA's test) and ``// EXPECT:`` lines with what XLA (V3) decides:
 * ``moved=N``: entry outputs silently moved to host (V3);
 * ``dropped=NAME``: a MoveToHost that moves nothing.
 
-``// OPTIONS:`` may name ``strict``, ``disable_host_compute``, ``allow_h2h_copy``.
+``// OPTIONS:`` may name ``strict``, ``disable_host_compute``, ``allow_h2h_copy``, ``inline_calls``.
+The pass runs on the module as written (``inline_calls=False``), as XLA's HostOffloader
+unit tests run it, unless ``inline_calls`` asks for the CallInliner pre-pass.
 ``// NOTE:`` lines say where the V3 answer differs from XLA's newer (V4) tests.
 """
 
@@ -71,7 +73,8 @@ def test_scenario(path: Path):
     assert "outcome" in expect, "every scenario states its outcome"
     result = analyze_host_offload(module, strict="strict" in options,
                                   disable_host_compute="disable_host_compute" in options,
-                                  allow_h2h_copy="allow_h2h_copy" in options)
+                                  allow_h2h_copy="allow_h2h_copy" in options,
+                                  inline_calls="inline_calls" in options)
     detail = (f"errors={[(e.start, e.output_index) for e in result.errors]} failures={result.failures} "
               f"host={sorted(result.host_position_names())} hc={sorted(result.host_compute_names())} "
               f"inserted={[(i.kind, i.name) for i in result.inserted]}")

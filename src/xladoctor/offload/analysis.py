@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from ..ir.module import HloModule
 from .clone import clone_module
+from .inline import inline_calls as _inline_calls
+from .inline import looks_pre_optimization
 from .result import HostOffloadResult
 from .simulator import HostOffloaderSimulation, OffloadOptions
 
 
 def analyze_host_offload(module: HloModule, strict: bool = False, *, disable_host_compute: bool = False,
-                         allow_h2h_copy: bool = False) -> HostOffloadResult:
+                         allow_h2h_copy: bool = False, inline_calls: bool | None = None) -> HostOffloadResult:
     """Predict what XLA's HostOffloader (V3) does with ``module``; ``module`` is not modified.
 
     ``strict`` selects the program-end rule: ``False`` is today's XLA (an output
@@ -19,9 +21,22 @@ def analyze_host_offload(module: HloModule, strict: bool = False, *, disable_hos
     is older XLA and what TPU layouts amount to (any output not in host memory is
     E1200).  ``disable_host_compute`` / ``allow_h2h_copy`` mirror the XLA debug
     options of the same meaning.
+
+    ``inline_calls`` first inlines plain ``call``s as XLA's CallInliner does before
+    HostOffloader runs (see :mod:`.inline`).  ``None`` (the default) does so when the
+    module looks pre-optimization (not ``is_scheduled=true``), e.g. what
+    ``jax.jit(f).lower(...).as_text("hlo")`` prints; ``False`` runs the pass on the
+    module as given, as XLA's HostOffloader unit tests do.
     """
     if module.entry is None or module.entry_computation_layout is None:
         raise ValueError("module has no entry computation")
     options = OffloadOptions(strict, disable_host_compute, allow_h2h_copy)
-    sim = HostOffloaderSimulation(clone_module(module), module, options)
-    return sim.run()
+    work = clone_module(module)
+    if inline_calls is None:
+        inline_calls = looks_pre_optimization(module)
+    inlined = _inline_calls(work) if inline_calls else None
+    sim = HostOffloaderSimulation(work, module, options, inlined.origin if inlined else None)
+    result = sim.run()
+    if inlined is not None:
+        result.inlined_calls = inlined.inlined_calls
+    return result

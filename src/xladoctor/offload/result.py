@@ -189,6 +189,8 @@ class HostOffloadResult:
     """What ``--vmodule=host_offloader=1`` prints (trace lines included)."""
     walks: list[WalkStart] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    inlined_calls: list[str] = field(default_factory=list)
+    """``call`` instructions the CallInliner pre-pass replaced by their callee's body (empty when off)."""
     """Instructions the pass deletes (MoveToHost/MoveToDevice, replaced broadcasts and slices)."""
     _first_kind: str | None = None
 

@@ -92,9 +92,12 @@ def _all_leaves_host(shape: Shape) -> bool:
 class HostOffloaderSimulation:
     """One run of the pass over ``module`` (a private copy: it is rewritten)."""
 
-    def __init__(self, module: HloModule, original: HloModule, options: OffloadOptions):
+    def __init__(self, module: HloModule, original: HloModule, options: OffloadOptions,
+                 origin: dict[str, str] | None = None):
         self.m = module
         self.original = original
+        self.origin = origin or {}
+        """Clones made by the call-inlining pre-pass -> the input instruction they copy."""
         self.options = options
         self.graph = CallGraph(module)
         self.res = HostOffloadResult(strict=options.strict)
@@ -138,12 +141,19 @@ class HostOffloaderSimulation:
         else:  # pragma: no cover - programming error, surfaced as-is
             raise exc
 
+    def rn(self, name: str) -> str:
+        """The name reported: the input module's (an inlined clone reports what it copies)."""
+        return self.origin.get(name, name)
+
+    def _input(self, name: str) -> HloInstruction | None:
+        return self.original.get_instruction(self.origin.get(name, name))
+
     def hop(self, pos: Position) -> PathHop:
         instr = pos.instruction
-        orig = self.original.get_instruction(instr.name)
+        orig = self._input(instr.name)
         src = orig if orig is not None else instr
         comp = src.parent.name if src.parent is not None else ""
-        return PathHop(instr.name, pos.shape_index, src.opcode.value, str(src.shape), src.source_location(), comp)
+        return PathHop(self.rn(instr.name), pos.shape_index, src.opcode.value, str(src.shape), src.source_location(), comp)
 
     # ------------------------------------------------------------------ IR edits
     def add(self, comp: HloComputation, base: str, opcode: HloOpcode, shape: Shape,
@@ -187,9 +197,9 @@ class HostOffloaderSimulation:
         instr.frontend_attributes.setdefault(COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST)
         if instr not in self.host_compute_seen:
             self.host_compute_seen.add(instr)
-            orig = self.original.get_instruction(instr.name)
-            loc = orig.source_location() if orig is not None else None
-            self.res.host_compute.append(HostComputeConversion(instr.name, instr.opcode.value, reason, loc))
+            orig = self._input(instr.name)
+            loc = orig.source_location() if orig is not None else instr.source_location()
+            self.res.host_compute.append(HostComputeConversion(self.rn(instr.name), instr.opcode.value, reason, loc))
         return True
 
     # ------------------------------------------------------------------ driver
@@ -276,8 +286,8 @@ class HostOffloaderSimulation:
                 users = tuple(u.name for u in mth.users)
                 reason = ("it has no users" if not users else
                           "its only users are custom calls that do not alias it (" + ", ".join(users) + ")")
-                orig = self.original.get_instruction(mth.name)
-                self.res.dropped_offloads.append(DroppedOffload(mth.name, reason, users,
+                orig = self._input(mth.name)
+                self.res.dropped_offloads.append(DroppedOffload(self.rn(mth.name), reason, users,
                                                                 orig.source_location() if orig else None))
                 if users:
                     self.res.warnings.append(messages.dropped_offload_warning(mth.name, reason))
@@ -308,7 +318,7 @@ class HostOffloaderSimulation:
     # ------------------------------------------------------------------ the walk
     def walk(self, start: Position, insert_copy_before: bool, origin: str, origin_instr: str) -> None:
         """``WalkDownHostMemoryOffloadPaths``: BFS from ``start``, classifying each position."""
-        self.res.walks.append(WalkStart(start.name, start.shape_index, origin, insert_copy_before))
+        self.res.walks.append(WalkStart(self.rn(start.name), start.shape_index, origin, insert_copy_before))
         queue: deque[Position] = deque([start])
         seen = {start}
         previous: dict[Position, Position] = {}
@@ -385,7 +395,7 @@ class HostOffloaderSimulation:
 
     def _path(self, origin_instr: str, trace: list[Position]) -> tuple[PathHop, ...]:
         hops = [self.hop(p) for p in trace]
-        origin = self.original.get_instruction(origin_instr)
+        origin = self._input(origin_instr)
         if origin is not None and (not trace or trace[0].name != origin_instr):
             hops.insert(0, self.hop(Position(origin)))
         return tuple(hops)
@@ -519,12 +529,12 @@ class HostOffloaderSimulation:
                 self.res.vlog.append("Instruction trace leading to error:")
                 self.res.vlog.extend("  " + str(p) for p in trace)
             self.res.errors.append(OutputMismatch(
-                start=start_name, context=context, output_index=index, output_layout=str(sub),
+                start=self.rn(start_name), context=context, output_index=index, output_layout=str(sub),
                 customized=customized, trace=tuple(self.hop(p) for p in trace), origin=origin,
                 origin_instruction=origin_instr, path=self._path(origin_instr, trace), first=first))
         else:
             new_sub = new_result.subshape(index)
-            self.res.outputs_moved_to_host.append(OutputMovedToHost(index, str(sub), str(new_sub), start_name))
+            self.res.outputs_moved_to_host.append(OutputMovedToHost(index, str(sub), str(new_sub), self.rn(start_name)))
             self.res.warnings.append(messages.output_moved_warning(format_shape_index(index), str(sub),
                                                                    str(new_sub), start_name))
         # Carry on as if the output were host memory, so each output is reported once.
@@ -619,7 +629,7 @@ class HostOffloaderSimulation:
                 except (XlaCheckFailure, XlaStatusError) as e:
                     self.fail_exc(e)
                     action = "failed"
-            self.res.dynamic_update_slices.append(DusOutcome(dus.name, upd == host, dst == host, action))
+            self.res.dynamic_update_slices.append(DusOutcome(self.rn(dus.name), upd == host, dst == host, action))
 
     def create_allocate_buffer(self, dus: HloInstruction) -> None:
         """``CreateAllocateBufferForDynamicUpdateSlice``: walk up to the broadcast that made the buffer."""
@@ -744,13 +754,17 @@ class HostOffloaderSimulation:
 
     def collect(self) -> None:
         """Final memory spaces of the input's instructions; the entry layout changes."""
+        seen: set[tuple[str, ShapeIndex]] = set()
         for comp in self.m.computations:
             for instr in comp.instructions:
-                if instr in self.dead or self.original.get_instruction(instr.name) is None:
+                if instr in self.dead or self._input(instr.name) is None:
                     continue
                 for idx, leaf in instr.shape.leaves():
                     if leaf.is_array and _memory_space(leaf) == HOST_MEMORY_SPACE:
-                        self.res.host_positions.append((instr.name, idx))
+                        reported = (self.rn(instr.name), idx)
+                        if reported not in seen:
+                            seen.add(reported)
+                            self.res.host_positions.append(reported)
         self.final_entry_result = self.ecl_result
         # Copies were created before the MoveToHosts they read were removed: name what they read now.
         fixed = []
@@ -758,5 +772,7 @@ class HostOffloaderSimulation:
             made = self.m.get_instruction(ins.name)
             if made is not None and made.operands and ins.operand is not None:
                 ins = replace(ins, operand=made.operands[0].name)
+            if self.origin:
+                ins = replace(ins, operand=ins.operand and self.rn(ins.operand), user=ins.user and self.rn(ins.user))
             fixed.append(ins)
         self.res.inserted = fixed

@@ -1,0 +1,258 @@
+"""CallInliner, as XLA runs it before HostOffloader, on the simulation's private copy.
+
+Why: pre-optimisation HLO (what ``jax.jit(f).lower(...).as_text("hlo")`` prints)
+wraps library code in ``call`` instructions (``jit_dynamic_update_index_in_dim``,
+``closed_call``, ...).  XLA inlines them early (``CallInliner`` runs right after
+``ConvertMemoryPlacementToInternalAnnotations`` in the pre-SPMD pipeline), so by the
+time HostOffloader runs, a MoveToHost's first consumer is the DUS *inside* the
+callee, not the call or the tuple that packs its operands.  Walking the un-inlined
+graph starts at the wrong instruction and can call a pure DMA "host compute".
+
+What is inlined (``CallInliner::IsInlineableCallOp``): every ``call`` with no
+backend config, not inside an async (e.g. host) computation, not marked
+``inlineable="false"``; also kept are calls that run on the host
+(``_xla_compute_type="host"``, or a callee on the host execution thread): they
+become host offloaded calls, not inline code.  Callees are inlined before their
+callers (post-order), as XLA does.
+
+Names: a callee called from one place is moved into its caller with its names
+unchanged, so results name the instructions of the input text.  A callee called
+from several places is cloned; each clone gets a fresh module-unique name
+(``name.1``, ``name.2``, ...) and ``InlineResult.origin`` maps it back to the
+input instruction (XLA's own clones get NameUniquer names too, so "starting from
+X" in XLA's message names a clone we cannot predict digit for digit).  Metadata is
+carried over, so source lines survive.  Cost is linear in the size of the inlined
+module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..ir.computation import HloComputation
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+from ..ir.opcodes import HloOpcode
+from .annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
+
+_REMAPPED = {"_operands", "users", "parent", "called", "control_predecessors", "__weakref__", "name"}
+_SLOTS = [s for s in HloInstruction.__slots__ if s not in _REMAPPED]
+_MISSING = object()
+
+
+@dataclass
+class InlineResult:
+    """What the pre-pass did: calls inlined and where cloned instructions came from."""
+
+    inlined_calls: list[str] = field(default_factory=list)
+    """Names of the ``call`` instructions replaced by their callee's body."""
+    origin: dict[str, str] = field(default_factory=dict)
+    """Clone name -> name of the input instruction it copies (only for multi-site callees)."""
+
+
+def looks_pre_optimization(module: HloModule) -> bool:
+    """A module that has not been through XLA's pipeline yet: not scheduled.
+
+    Scheduled modules (``is_scheduled=true``, what ``compile().as_text()`` and the
+    ``after_optimizations`` dumps print) have long had their calls inlined; any
+    ``call`` left there was deliberately kept, so it must not be inlined again.
+    """
+    return module.attributes.get("is_scheduled", "").strip().lower() != "true"
+
+
+def _runs_on_host(call: HloInstruction, callee: HloComputation) -> bool:
+    return (call.frontend_attributes.get(COMPUTE_TYPE_ATTR) == COMPUTE_TYPE_HOST
+            or (callee.execution_thread or "").strip('"') == HOST_THREAD)
+
+
+def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputation]) -> bool:
+    """``CallInliner::IsInlineableCallOp`` plus the host-call exclusion."""
+    if call.opcode is not HloOpcode.CALL:
+        return False
+    callees = call.called.get("to_apply") or call.called_computations
+    if len(callees) != 1:
+        return False
+    if "backend_config" in call.attributes or call.parent in async_computations:
+        return False
+    if call.frontend_attributes.get("inlineable", "true") != "true":
+        return False
+    if call.parent is not None and (call.parent.execution_thread or "").strip('"') == HOST_THREAD:
+        return False
+    return not _runs_on_host(call, callees[0])
+
+
+def _post_order(module: HloModule) -> list[HloComputation]:
+    """Computations reachable from the entry, callees before callers (iterative DFS)."""
+    assert module.entry is not None
+    order: list[HloComputation] = []
+    seen = {module.entry}
+    stack = [(module.entry, iter(_callees(module.entry)))]
+    while stack:
+        comp, it = stack[-1]
+        for callee in it:
+            if callee not in seen:
+                seen.add(callee)
+                stack.append((callee, iter(_callees(callee))))
+                break
+        else:
+            stack.pop()
+            order.append(comp)
+    return order
+
+
+def _callees(comp: HloComputation) -> list[HloComputation]:
+    return [c for instr in comp.instructions for c in instr.called_computations]
+
+
+class _Inliner:
+    def __init__(self, module: HloModule):
+        self.m = module
+        self.result = InlineResult()
+        self.async_computations = {c for i in module.instructions() if i.opcode is HloOpcode.ASYNC_START
+                                   for c in i.called_computations}
+        self.call_sites: dict[HloComputation, int] = {}
+        for instr in module.instructions():
+            for c in instr.called_computations:
+                self.call_sites[c] = self.call_sites.get(c, 0) + 1
+        self.emptied: set[HloComputation] = set()
+
+    def run(self) -> InlineResult:
+        for comp in _post_order(self.m):
+            if any(is_inlineable_call(i, self.async_computations) for i in comp.instructions):
+                self._inline_into(comp)
+        self._drop_dead_computations()
+        return self.result
+
+    def _inline_into(self, comp: HloComputation) -> None:
+        new_list: list[HloInstruction] = []
+        for instr in comp.instructions:
+            if instr.parent is comp and is_inlineable_call(instr, self.async_computations):
+                new_list.extend(self._inline(instr, comp))
+            elif instr.parent is comp:
+                new_list.append(instr)
+        comp.instructions = new_list
+        comp._by_name = {i.name: i for i in new_list}
+
+    def _inline(self, call: HloInstruction, caller: HloComputation) -> list[HloInstruction]:
+        callee = (call.called.get("to_apply") or call.called_computations)[0]
+        mapping: dict[HloInstruction, HloInstruction] = {}
+        for k, param in enumerate(callee.parameters):
+            if param is not None:
+                mapping[param] = call.operands[k]
+        body = [i for i in callee.instructions if i.opcode is not HloOpcode.PARAMETER]
+        single = self.call_sites.get(callee, 0) == 1 and callee not in self.emptied
+        if single:
+            moved = self._move(body, mapping, caller)
+            self.emptied.add(callee)
+        else:
+            moved = self._clone(body, mapping, caller)
+        assert callee.root is not None
+        new_root = mapping.get(callee.root, callee.root)
+        call.replace_all_uses_with(new_root)
+        call.operands = ()
+        call.parent = None
+        self.m._instructions_by_name.pop(call.name, None)
+        self.call_sites[callee] = self.call_sites.get(callee, 1) - 1
+        self.result.inlined_calls.append(call.name)
+        return moved
+
+    @staticmethod
+    def _move(body: list[HloInstruction], mapping: dict[HloInstruction, HloInstruction],
+              caller: HloComputation) -> list[HloInstruction]:
+        """Single call site: the callee's instructions move, names and all."""
+        for instr in body:
+            instr.parent = caller
+            if any(o in mapping for o in instr.operands):
+                instr.operands = [mapping.get(o, o) for o in instr.operands]
+            if instr.control_predecessors:
+                instr.control_predecessors = [p for p in instr.control_predecessors if p not in mapping]
+        return body
+
+    def _clone(self, body: list[HloInstruction], mapping: dict[HloInstruction, HloInstruction],
+               caller: HloComputation) -> list[HloInstruction]:
+        """Another call site of a shared callee: copies with fresh names, traced back by ``origin``."""
+        out: list[HloInstruction] = []
+        for instr in body:
+            source = self.result.origin.get(instr.name, instr.name)
+            clone = HloInstruction.__new__(HloInstruction)
+            for slot in _SLOTS:
+                value = getattr(instr, slot, _MISSING)
+                if value is _MISSING:
+                    continue
+                if value.__class__ is dict or value.__class__ is list:
+                    value = value.copy()
+                setattr(clone, slot, value)
+            clone.name = self.m.unique_name(source)
+            clone._operands = ()
+            clone.users = {}
+            clone.parent = caller
+            clone.called = {role: list(comps) for role, comps in instr.called.items()}
+            clone.control_predecessors = [mapping[p] for p in instr.control_predecessors if p in mapping]
+            clone.operands = [mapping.get(o, o) for o in instr.operands]
+            for c in clone.called_computations:
+                self.call_sites[c] = self.call_sites.get(c, 0) + 1
+            self.m.register_instruction(clone)
+            self.result.origin[clone.name] = source
+            mapping[instr] = clone
+            out.append(clone)
+        return out
+
+    def _drop_dead_computations(self) -> None:
+        """Callees no longer called (all their call sites inlined) leave the private module."""
+        live = set(_post_order(self.m))
+        dead = [c for c in self.m.computations if c not in live]
+        for comp in dead:
+            for instr in comp.instructions:
+                if instr.parent is comp and self.m._instructions_by_name.get(instr.name) is instr:
+                    del self.m._instructions_by_name[instr.name]
+            self.m._computations_by_name.pop(comp.name, None)
+        self.m.computations = [c for c in self.m.computations if c in live]
+
+
+def forward_tuple_elements(module: HloModule) -> int:
+    """``TupleSimplifier`` and the DCE after it: ``get-tuple-element(tuple(..., x, ...))`` is ``x``.
+
+    Inlining leaves ``gte(tuple(...))`` pairs where a callee returned a tuple;
+    XLA's simplifiers fold them long before HostOffloader, so a MoveToHost in the
+    callee then feeds its real consumer (a DUS, say) instead of a tuple.  Only
+    tuple plumbing left without users is removed (nothing with side effects).
+    Returns how many get-tuple-elements were folded.
+    """
+    folded = 0
+    for comp in module.computations:
+        dead: set[HloInstruction] = set()
+        for instr in comp.post_order():
+            if instr.opcode is HloOpcode.GET_TUPLE_ELEMENT and instr.operands \
+                    and instr.operands[0].opcode is HloOpcode.TUPLE and instr.tuple_index is not None:
+                tup = instr.operands[0]
+                instr.replace_all_uses_with(tup.operands[instr.tuple_index])
+                folded += 1
+        work = [i for i in comp.instructions if i.opcode in (HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE)]
+        while work:
+            instr = work.pop()
+            if instr in dead or instr.users or instr is comp.root or \
+                    instr.opcode not in (HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE):
+                continue
+            dead.add(instr)
+            operands = instr.operands
+            instr.operands = ()
+            work.extend(operands)
+        if dead:
+            comp.instructions = [i for i in comp.instructions if i not in dead]
+            for instr in dead:
+                comp._by_name.pop(instr.name, None)
+                if module._instructions_by_name.get(instr.name) is instr:
+                    del module._instructions_by_name[instr.name]
+                instr.parent = None
+    return folded
+
+
+def inline_calls(module: HloModule) -> InlineResult:
+    """Inline every inlineable ``call`` of ``module`` in place, then fold the tuples that leaves.
+
+    ``module`` must be a private copy: it is rewritten.
+    """
+    result = _Inliner(module).run()
+    if result.inlined_calls:
+        forward_tuple_elements(module)
+    return result
