@@ -131,7 +131,8 @@ class HostOffloaderSimulation:
 
     def fail(self, status: str, message: str, instr: HloInstruction | None) -> None:
         first = self._first("failure")
-        self.res.failures.append(PassFailure(status, message, instr.name if instr is not None else None, first))
+        name = self.rn(instr.name) if instr is not None else None
+        self.res.failures.append(PassFailure(status, message, name, first))
 
     def fail_exc(self, exc: Exception) -> None:
         if isinstance(exc, XlaCheckFailure):
@@ -678,7 +679,7 @@ class HostOffloaderSimulation:
                     seen.add(pred)
                     queue.append(pred)
         if not found_broadcast:
-            raise XlaStatusError("INVALID_ARGUMENT", f'DynamicUpdateSlice "{dus.name}"\'s first operand is not '
+            raise XlaStatusError("INVALID_ARGUMENT", f'DynamicUpdateSlice "{self.rn(dus.name)}"\'s first operand is not '
                                  "the result of a broadcast.", dus)
 
     def _replace_broadcast_use(self, bc: HloInstruction, user: HloInstruction, idx: ShapeIndex) -> None:
@@ -718,7 +719,7 @@ class HostOffloaderSimulation:
             pos = nested.popleft()
             if not is_pure_memory_op(pos.instruction):
                 raise XlaStatusError("INVALID_ARGUMENT", "Tensor which is moved to host is used by an invalid "
-                                     f'instruction ("{pos.instruction.name}") during while condition body.',
+                                     f'instruction ("{self.rn(pos.instruction.name)}") during while condition body.',
                                      pos.instruction)
             self.set_memory_space(pos, HOST_MEMORY_SPACE)
             for s in successors(pos, self.graph):
