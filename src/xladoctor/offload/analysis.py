@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from ..ir.module import HloModule
 from .clone import clone_module
 from .inline import inline_calls as _inline_calls
@@ -31,12 +33,21 @@ def analyze_host_offload(module: HloModule, strict: bool = False, *, disable_hos
     if module.entry is None or module.entry_computation_layout is None:
         raise ValueError("module has no entry computation")
     options = OffloadOptions(strict, disable_host_compute, allow_h2h_copy)
-    work = clone_module(module)
     if inline_calls is None:
         inline_calls = looks_pre_optimization(module)
-    inlined = _inline_calls(work) if inline_calls else None
-    sim = HostOffloaderSimulation(work, module, options, inlined.origin if inlined else None)
-    result = sim.run()
+    # The private copy allocates an object per instruction (more with inlining); Python's
+    # cyclic collector, triggered by those allocations, rescans the whole (cyclic: parent
+    # pointers) IR each time and makes the run superlinear.  Nothing here needs it mid-run.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        work = clone_module(module)
+        inlined = _inline_calls(work) if inline_calls else None
+        sim = HostOffloaderSimulation(work, module, options, inlined.origin if inlined else None)
+        result = sim.run()
+    finally:
+        if collecting:
+            gc.enable()
     if inlined is not None:
         result.inlined_calls = inlined.inlined_calls
     return result
