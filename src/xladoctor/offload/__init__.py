@@ -11,6 +11,11 @@ layouts, always tiled, amount to.  Where V4 differs (explicit operand index for
 the inserted host copy, tuple-shaped MoveToHost) the V3 behaviour is reproduced,
 including its CHECK crash when a host value feeds a multi-operand consumer.
 
+Pre-optimization modules (not ``is_scheduled=true``) first get XLA's CallInliner
+and tuple folding on the private copy (``inline_calls=None`` by default; see
+:mod:`.inline`), since HostOffloader only ever sees inlined code.  HostOffloadLegalize
+(moving layout-changing copies out of offload chains) is not modelled.
+
 Public API::
 
     from xladoctor.offload import analyze_host_offload, fix_host, fix_device
