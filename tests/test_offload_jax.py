@@ -13,10 +13,12 @@ the module are in the entry layout.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from xladoctor.offload import analyze_host_offload, fix_device, fix_host
-from xladoctor.offload.jax_kinds import apply_memory_kinds, main_memory_kinds
+from xladoctor.syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 
@@ -56,12 +58,12 @@ def test_host_out_shardings_need_the_declared_memory_kind():
         return jax.device_put(x * 2, host), x + 1
 
     module, stablehlo = _lower_tpu(f, jnp.ones((8, 128), jnp.float32))
-    assert main_memory_kinds(stablehlo)[1] == ["pinned_host", "device"]
+    assert [r.memory_kind for r in read_main_signature(stablehlo).results] == ["pinned_host", "device"]
     # As printed, the HLO loses the host memory kind: under the TPU rule that reads as E1200 ...
     bare = analyze_host_offload(module, strict=True)
     assert [e.output_index for e in bare.errors] == [(0,)]
     # ... and with the kinds jax passes to the compiler it is clean, as on TPU.
-    apply_memory_kinds(module, stablehlo)
+    apply_memory_kinds(module, read_main_signature(stablehlo))
     assert str(module.entry_computation_layout.result).startswith("(f32[8,128]{1,0:S(5)}, f32[8,128]{1,0})")
     result = analyze_host_offload(module, strict=True)
     assert result.outcome == "ok" and not result.errors
@@ -77,7 +79,7 @@ def test_device_out_shardings_get_a_move_back_from_jax():
         return jax.device_put(x * 2, host)
 
     module, stablehlo = _lower_tpu(f, jnp.ones((8, 128), jnp.float32), out_shardings=device)
-    apply_memory_kinds(module, stablehlo)
+    apply_memory_kinds(module, read_main_signature(stablehlo))
     result = analyze_host_offload(module, strict=True)
     assert result.outcome == "ok" and not result.errors
 
@@ -102,7 +104,7 @@ def test_remat_offload_policy_inside_scan():
     placements = [i.frontend_attributes.get("_xla_buffer_placement") for i in module.instructions()
                   if i.custom_call_target == "annotate_device_placement"]
     assert "pinned_host" in placements and "device" in placements
-    apply_memory_kinds(module, stablehlo)
+    apply_memory_kinds(module, read_main_signature(stablehlo))
     result = analyze_host_offload(module, strict=True)
     assert result.outcome == "ok", (result.errors, result.failures)
     # The residuals live in host memory between the forward and the backward loop.
@@ -124,3 +126,23 @@ def test_jax_e1200_fix_round_trips_through_jaxlib():
         text = print_module(fix(module, result))
         jaxlib_hlo.hlo_module_from_text(text)
         assert not analyze_host_offload(parse_module(text), strict=True).errors
+
+
+def test_cli_reads_memory_kinds_and_names_from_the_stablehlo(tmp_path, capsys):
+    """`xladoctor offload HLO --stablehlo MLIR`: JAX's host output is not an E1200; names come along."""
+    from xladoctor.cli import main
+
+    host, _ = _shardings()
+
+    def f(x):
+        return {"saved": jax.device_put(x * 2, host), "y": x + 1}
+
+    lowered = jax.jit(f).trace(jnp.ones((8, 128), jnp.float32)).lower(lowering_platforms=("tpu",))
+    hlo, mlir = tmp_path / "f.hlo", tmp_path / "f.mlir"
+    hlo.write_text(lowered.as_text("hlo"))
+    mlir.write_text(lowered.as_text())
+    assert main(["offload", str(hlo), "--strict"]) == 1  # the bare HLO text has lost the memory kind
+    capsys.readouterr()
+    assert main(["offload", str(hlo), "--strict", "--stablehlo", str(mlir), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["error"] is None and {tuple(p["shape_index"]) for p in doc["host_positions"]} >= {(0,)}

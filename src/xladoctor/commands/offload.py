@@ -7,10 +7,11 @@ import sys
 
 from ..errors import UsageError
 from ..offload import analyze_host_offload, fix_device, fix_host
-from ..offload.fixes import result_names_from_stablehlo, suggest_fixes
+from ..offload.fixes import suggest_fixes
 from ..offload.report import render_text, result_json
 from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
+from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 from ._common import print_json, read_input
 
 NAME = "offload"
@@ -31,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fix", choices=("host", "device"),
                         help="write the module with remedy (a) host output or (b) move-to-device")
     parser.add_argument("-o", "--output", help="where --fix writes the edited module ('-' for stdout)")
-    parser.add_argument("--stablehlo", help="the same program's StableHLO text (for jax.result_info names)")
+    parser.add_argument("--stablehlo", help="the same program's StableHLO text (Lowered.as_text()): its memory kinds "
+                             "go into the entry layout as XLA's compile does, its jax.result_info names the outputs")
     parser.add_argument("--disable-host-compute", action="store_true",
                         help="as --xla_disable_automatic_host_compute_offload=true")
 
@@ -41,10 +43,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--fix needs -o OUT")
     text, source = read_input(args.file)
     module = parse_module(text, source)
-    result = analyze_host_offload(module, args.strict, disable_host_compute=args.disable_host_compute)
     names = None
     if args.stablehlo:
-        names = result_names_from_stablehlo(read_input(args.stablehlo)[0]) or None
+        # Lowered.as_text("hlo") drops JAX's memory kinds; the StableHLO @main still has them.
+        signature = read_main_signature(read_input(args.stablehlo)[0])
+        apply_memory_kinds(module, signature)
+        names = [r.name or "" for r in signature.results] or None
+    result = analyze_host_offload(module, args.strict, disable_host_compute=args.disable_host_compute)
     fixes = suggest_fixes(module, result, names)
     if args.fix:
         fixed = (fix_host if args.fix == "host" else fix_device)(module, result)

@@ -13,7 +13,6 @@ Both functions return an edited copy and leave the input alone.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..ir.instruction import HloInstruction, SourceLocation
@@ -167,12 +166,3 @@ def _insert_before_output(module: HloModule, err: OutputMismatch, external: bool
     else:
         parent.replace_operand(slot, new)
 
-
-_RESULT_INFO = re.compile(r'jax\.result_info\s*=\s*"((?:[^"\\]|\\.)*)"')
-
-
-def result_names_from_stablehlo(text: str) -> list[str]:
-    """``jax.result_info`` of each output of ``@main``, from ``Lowered.as_text()`` (StableHLO)."""
-    main = re.search(r"func\.func\s+public\s+@main\((.*?)\)\s*->\s*\((.*?)\)\s*\{", text, re.S)
-    region = main.group(2) if main else text
-    return [m.group(1).replace('\\"', '"') for m in _RESULT_INFO.finditer(region)]

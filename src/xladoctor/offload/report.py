@@ -66,6 +66,7 @@ def result_json(result: HostOffloadResult, fixes: list[FixSuggestion]) -> dict[s
                                   for o in result.outputs_moved_to_host],
         "walks": [{"start": w.start, "shape_index": list(w.shape_index), "origin": w.origin,
                    "insert_copy_before": w.insert_copy_before} for w in result.walks],
+        "inlined_calls": list(result.inlined_calls),
         "warnings": list(result.warnings),
         "vlog": list(result.vlog),
     }
