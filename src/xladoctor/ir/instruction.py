@@ -132,6 +132,28 @@ class HloInstruction:
         """Operand shapes as written by older printers (``f32[2]{0} %x``), else ``None``."""
         self.control_predecessors: list[HloInstruction] = []
 
+    def detached_copy(self) -> "HloInstruction":
+        """A copy of every field except the graph links (operands, users, parent, called
+        computations, control predecessors), which start empty for the caller to fill.
+
+        Goes slot by slot, so fields added to the class later are copied too; dicts and
+        lists are copied one level deep so the two instructions can be edited apart.
+        """
+        new = HloInstruction.__new__(HloInstruction)
+        for slot in _COPIED_SLOTS:
+            value = getattr(self, slot, _MISSING)
+            if value is _MISSING:
+                continue
+            if value.__class__ is dict or value.__class__ is list:
+                value = value.copy()
+            setattr(new, slot, value)
+        new._operands = ()
+        new.users = {}
+        new.parent = None
+        new.called = {}
+        new.control_predecessors = []
+        return new
+
     # -- operands and users: the single write path -----------------------------------
     @property
     def operands(self) -> tuple["HloInstruction", ...]:
@@ -226,3 +248,8 @@ class HloInstruction:
 
     def __repr__(self) -> str:
         return f"<HloInstruction {self.name} = {self.shape} {self.opcode.value}>"
+
+
+_GRAPH_SLOTS = {"_operands", "users", "parent", "called", "control_predecessors", "__weakref__"}
+_COPIED_SLOTS = [s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS]
+_MISSING = object()

@@ -18,7 +18,6 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 
-_INSTR_REMAPPED = {"_operands", "users", "parent", "called", "control_predecessors", "__weakref__"}
 _COMP_REMAPPED = {"instructions", "root", "parameters", "module", "callers", "_by_name", "__weakref__"}
 
 
@@ -31,8 +30,6 @@ def clone_module(module: HloModule) -> HloModule:
     new._instructions_by_name = {}
     comp_map: dict[HloComputation, HloComputation] = {}
     instr_map: dict[HloInstruction, HloInstruction] = {}
-    instr_slots = [s for s in HloInstruction.__slots__ if s not in _INSTR_REMAPPED]
-    missing = object()
     for comp in module.computations:
         c2 = HloComputation(comp.name, comp.is_entry)
         for slot in HloComputation.__slots__:
@@ -40,19 +37,7 @@ def clone_module(module: HloModule) -> HloModule:
                 setattr(c2, slot, getattr(comp, slot))
         comp_map[comp] = c2
         for instr in comp.instructions:
-            i2 = HloInstruction.__new__(HloInstruction)
-            for slot in instr_slots:
-                value = getattr(instr, slot, missing)
-                if value is missing:
-                    continue
-                if value.__class__ is dict or value.__class__ is list:
-                    value = value.copy() if value else value.__class__()
-                setattr(i2, slot, value)
-            i2._operands = ()
-            i2.users = {}
-            i2.parent = None
-            i2.called = {}
-            i2.control_predecessors = []
+            i2 = instr.detached_copy()
             instr_map[instr] = i2
     for comp in module.computations:
         c2 = comp_map[comp]

@@ -35,10 +35,6 @@ from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from .annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
 
-_REMAPPED = {"_operands", "users", "parent", "called", "control_predecessors", "__weakref__", "name"}
-_SLOTS = [s for s in HloInstruction.__slots__ if s not in _REMAPPED]
-_MISSING = object()
-
 
 @dataclass
 class InlineResult:
@@ -174,17 +170,8 @@ class _Inliner:
         out: list[HloInstruction] = []
         for instr in body:
             source = self.result.origin.get(instr.name, instr.name)
-            clone = HloInstruction.__new__(HloInstruction)
-            for slot in _SLOTS:
-                value = getattr(instr, slot, _MISSING)
-                if value is _MISSING:
-                    continue
-                if value.__class__ is dict or value.__class__ is list:
-                    value = value.copy()
-                setattr(clone, slot, value)
+            clone = instr.detached_copy()
             clone.name = self.m.unique_name(source)
-            clone._operands = ()
-            clone.users = {}
             clone.parent = caller
             clone.called = {role: list(comps) for role, comps in instr.called.items()}
             clone.control_predecessors = [mapping[p] for p in instr.control_predecessors if p in mapping]

@@ -128,23 +128,29 @@ class _ModuleParser:
         self._finish_entry_layout(module)
         return module
 
+    def _read_attribute(self, owner: str) -> tuple[str, int, int]:
+        """``name=value`` at the cursor (after its comma): the name and the value's span."""
+        r = self.r
+        r.skip()
+        m = _ATTR_NAME.match(r.text, r.pos)
+        if not m:
+            raise self.error(f"expected an attribute name after ',' in {owner}, found {r.describe_here()}")
+        attr = m.group(0)
+        r.pos = m.end()
+        r.expect("=", f"after attribute '{attr}' of {owner}")
+        r.skip()
+        start = r.pos
+        end = scan_value(r.text, start, self.source)
+        if end == start:
+            raise self.error(f"expected a value for attribute '{attr}' of {owner}")
+        r.pos = end
+        return attr, start, end
+
     def _parse_header_attributes(self, module: HloModule) -> None:
         r = self.r
         while r.accept(","):
-            r.skip()
-            m = _ATTR_NAME.match(r.text, r.pos)
-            if not m:
-                raise self.error(f"expected a module attribute name, found {r.describe_here()}")
-            attr = m.group(0)
-            r.pos = m.end()
-            r.expect("=", f"after module attribute '{attr}'")
-            r.skip()
-            start = r.pos
-            end = scan_value(r.text, start, self.source)
-            if end == start:
-                raise self.error(f"expected a value for module attribute '{attr}'")
+            attr, start, end = self._read_attribute(f"module '{module.name}'")
             raw = r.text[start:end]
-            r.pos = end
             module.attributes[attr] = raw
             if attr == "entry_computation_layout":
                 module.entry_computation_layout = self._parse_program_shape(start, end)
@@ -231,17 +237,7 @@ class _ModuleParser:
         r.expect("{", f"to open computation '{name}'")
         self._parse_instructions(comp, module)
         while r.accept(","):
-            r.skip()
-            m = _ATTR_NAME.match(r.text, r.pos)
-            if not m:
-                raise self.error(f"expected a computation attribute, found {r.describe_here()}")
-            attr = m.group(0)
-            r.pos = m.end()
-            r.expect("=", f"after '{attr}'")
-            r.skip()
-            vstart = r.pos
-            vend = scan_value(r.text, vstart, self.source)
-            r.pos = vend
+            attr, vstart, vend = self._read_attribute(f"computation '{name}'")
             if attr == "execution_thread":
                 comp.execution_thread = unquote(r.text[vstart:vend])
         return comp
@@ -402,20 +398,8 @@ class _ModuleParser:
                 r.pos = save
                 break
             r.pos += 1
-            r.skip()
-            am = _ATTR_NAME.match(text, r.pos)
-            if not am:
-                raise self.error(f"expected an attribute name after ',' in '{instr.name}', found {r.describe_here()}")
-            attr = am.group(0)
-            r.pos = am.end()
-            r.expect("=", f"after attribute '{attr}'")
-            r.skip()
-            vstart = r.pos
-            vend = scan_value(text, vstart, self.source)
-            if vend == vstart:
-                raise self.error(f"expected a value for attribute '{attr}' of '{instr.name}'")
+            attr, vstart, vend = self._read_attribute(f"'{instr.name}'")
             raw = text[vstart:vend]
-            r.pos = vend
             if attr in instr.attributes:
                 raise self.error(f"attribute '{attr}' given twice for '{instr.name}'", vstart)
             instr.attributes[attr] = raw
