@@ -48,46 +48,45 @@ _KIND = re.compile(r'mhlo\.memory_kind\s*=\s*"([^"]*)"')
 _STRING_ATTR = r'\s*=\s*"((?:[^"\\]|\\.)*)"'
 
 
-def _balanced_end(text: str, start: int) -> int:
-    """Offset just past the bracket group opening at ``start`` (``(``/``{``/``<``/``[`` all nest)."""
-    depth = 0
-    i = start
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _scan(text: str, start: int = 0):
+    """Yield ``(offset, char, depth after it)`` outside strings; every bracket kind nests
+    (``->`` is an arrow, not a closer)."""
+    depth, i = 0, start
     while i < len(text):
         c = text[i]
         if c == '"':
-            m = re.compile(r'"(?:[^"\\]|\\.)*"').match(text, i)
+            m = _STRING.match(text, i)
             i = m.end() if m else i + 1
             continue
         if c in "({<[":
             depth += 1
         elif c in ")}>]" and not (c == ">" and text[i - 1] == "-"):
             depth -= 1
-            if depth == 0:
-                return i + 1
+        yield i, c, depth
         i += 1
+
+
+def _balanced_end(text: str, start: int) -> int:
+    """Offset just past the bracket group opening at ``start``."""
+    for i, c, depth in _scan(text, start):
+        if depth == 0 and c in ")}>]":
+            return i + 1
     return len(text)
 
 
 def _split_top_level(region: str) -> list[str]:
     """``a {..}, b {..}`` -> ["a {..}", "b {..}"] (commas inside any bracket or string do not split)."""
     out: list[str] = []
-    depth, start, i = 0, 0, 0
-    while i < len(region):
-        c = region[i]
-        if c == '"':
-            m = re.compile(r'"(?:[^"\\]|\\.)*"').match(region, i)
-            i = m.end() if m else i + 1
-            continue
-        if c in "({<[":
-            depth += 1
-        elif c in ")}>]" and not (c == ">" and region[i - 1] == "-"):
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append(region[start:i])
-            start = i + 1
-        i += 1
-    if region[start:].strip():
-        out.append(region[start:])
+    begin = 0
+    for i, c, depth in _scan(region):
+        if c == "," and depth == 0:
+            out.append(region[begin:i])
+            begin = i + 1
+    if region[begin:].strip():
+        out.append(region[begin:])
     return out
 
 
