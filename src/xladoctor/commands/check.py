@@ -145,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from ..report.html import render_check_html
         with open(args.html, "w", encoding="utf-8") as f:
-            f.write(render_check_html(doc, lang=lang))
+            shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
+            title = f"xladoctor: {shown}" if shown else "xladoctor: bundled examples"
+            f.write(render_check_html(doc, title=title, lang=lang))
     if args.json:
         print_json(doc)
     else:
