@@ -36,7 +36,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="xladoctor", description=__doc__.splitlines()[0])
+    parser = _Parser(
+        prog="xladoctor",
+        description="Find, explain and fix XLA errors: host-offload output mismatches (E1200), program input "
+                    "buffer mismatches (E0102) and the rest of XLA's error catalogue.",
+        epilog="Every command reads '-' as stdin and takes --json. Exit codes: 0 clean, 1 findings, "
+               "2 usage or input error. Start with: xladoctor check --examples")
     parser.add_argument("--version", action="version", version=f"xladoctor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in _command_modules():
