@@ -183,31 +183,67 @@ def analyze_e0102(fields: dict[str, Any]) -> dict[str, Any]:
     es, as_ = fields.get("expected_size"), fields.get("actual_size")
     if es and as_:
         analysis["size_ratio"] = round(es / as_, 4)
-    notes: list[str] = []
+    notes: list[tuple[str, dict[str, Any]]] = []
     if exp and act and exp.get("parsed") and act.get("parsed"):
         same_logical = exp.get("logical_bytes") == act.get("logical_bytes")
         if exp.get("minor_to_major") != act.get("minor_to_major"):
-            notes.append(
-                f"same logical array, different dimension order: expected minor_to_major "
-                f"{exp.get('minor_to_major')} (JAX major_to_minor {exp.get('jax_major_to_minor')}), buffer has "
-                f"{act.get('minor_to_major')} (JAX major_to_minor {act.get('jax_major_to_minor')})"
-                if same_logical else "different logical shapes or element types")
+            notes.append(("order", {"e": exp.get("minor_to_major"), "ej": exp.get("jax_major_to_minor"),
+                                    "a": act.get("minor_to_major"), "aj": act.get("jax_major_to_minor")})
+                         if same_logical else ("logical", {}))
         if exp.get("tiling") != act.get("tiling"):
-            notes.append(f"different tiling: expected {exp.get('tiling')}, buffer has {act.get('tiling')}")
+            notes.append(("tiling", {"e": exp.get("tiling"), "a": act.get("tiling")}))
         for side, info in (("expected", exp), ("buffer", act)):
             for p in info.get("padded_dimensions", []):
-                notes.append(
-                    f"{side}: dimension {p['dim']} ({p['size']}) is padded to {p['padded_size']} "
-                    f"(tile entry {p['tile_entry']}, physical position {p['physical_position']} from minor)")
+                notes.append(("padded", {"side": side, "dim": p["dim"], "size": p["size"], "padded": p["padded_size"],
+                                         "tile": p["tile_entry"], "pos": p["physical_position"]}))
             if info.get("size_matches_shape") is False:
                 cands = info.get("tilings_matching_printed_size") or []
-                notes.append(
-                    f"{side}: printed size {info['printed_size']} cannot come from printed shape {info['shape']} "
-                    f"({info['physical_bytes']} bytes): the layout was printed without its tiling"
-                    + (f"; tilings that give exactly {info['printed_size']}: {', '.join(cands)}" if cands
-                       else "; none of the common TPU tilings gives that size"))
+                values = {"side": side, "printed": info["printed_size"], "shape": info["shape"],
+                          "bytes": info["physical_bytes"], "cands": ", ".join(cands)}
+                notes.append(("hidden_tiling" if cands else "hidden_tiling_unknown", values))
     elif fields.get("format") == "cpu_gpu" and es and as_:
-        notes.append("CPU/GPU runtimes compare dense sizes: the buffer's shape or element type differs "
-                     "from the compiled parameter (ratio %s)" % analysis["size_ratio"])
-    analysis["notes"] = notes
+        notes.append(("dense", {"ratio": analysis["size_ratio"]}))
+    analysis["notes"] = [_note(key, values, "en") for key, values in notes]
+    analysis["notes_fa"] = [_note(key, values, "fa") for key, values in notes]
     return analysis
+
+
+# Each analysis note in both languages (the Persian follows the vocabulary of the seed pages:
+# طرح‌بندی for layout, کاشی‌کاری for tiling, بافر for buffer).
+_NOTES = {
+    "order": (
+        "same logical array, different dimension order: expected minor_to_major {e} (JAX major_to_minor {ej}), "
+        "buffer has {a} (JAX major_to_minor {aj})",
+        "همان آرایه منطقی با ترتیب ابعاد متفاوت: طرح‌بندی مورد انتظار minor_to_major {e} است "
+        "(در JAX major_to_minor {ej}) و بافر minor_to_major {a} دارد (در JAX major_to_minor {aj})"),
+    "logical": ("different logical shapes or element types", "شکل منطقی یا نوع عناصر دو طرف متفاوت است"),
+    "tiling": ("different tiling: expected {e}, buffer has {a}",
+               "کاشی‌کاری متفاوت: مورد انتظار {e} است و بافر {a} دارد"),
+    "padded": ("{side}: dimension {dim} ({size}) is padded to {padded} (tile entry {tile}, physical position {pos} "
+               "from minor)",
+               "{side}: بعد {dim} با اندازه {size} تا {padded} پر (padding) می‌شود (ورودی کاشی {tile}، "
+               "جایگاه فیزیکی {pos} از کم‌اهمیت‌ترین بعد)"),
+    "hidden_tiling": (
+        "{side}: printed size {printed} cannot come from printed shape {shape} ({bytes} bytes): the layout was "
+        "printed without its tiling; tilings that give exactly {printed}: {cands}",
+        "{side}: اندازه چاپ‌شده {printed} از شکل چاپ‌شده {shape} ({bytes} بایت) به دست نمی‌آید: طرح‌بندی "
+        "بدون کاشی‌کاری‌اش چاپ شده است؛ کاشی‌کاری‌هایی که دقیقاً {printed} می‌دهند: {cands}"),
+    "hidden_tiling_unknown": (
+        "{side}: printed size {printed} cannot come from printed shape {shape} ({bytes} bytes): the layout was "
+        "printed without its tiling; none of the common TPU tilings gives that size",
+        "{side}: اندازه چاپ‌شده {printed} از شکل چاپ‌شده {shape} ({bytes} بایت) به دست نمی‌آید: طرح‌بندی "
+        "بدون کاشی‌کاری‌اش چاپ شده است؛ هیچ‌یک از کاشی‌کاری‌های رایج TPU این اندازه را نمی‌دهد"),
+    "dense": ("CPU/GPU runtimes compare dense sizes: the buffer's shape or element type differs from the compiled "
+              "parameter (ratio {ratio})",
+              "زمان اجرای CPU/GPU اندازه‌های متراکم را مقایسه می‌کند: شکل یا نوع عناصر بافر با پارامتر "
+              "برنامه کامپایل‌شده فرق دارد (نسبت {ratio})"),
+}
+_SIDES_FA = {"expected": "مورد انتظار", "buffer": "بافر"}
+
+
+def _note(key: str, values: dict[str, Any], lang: str) -> str:
+    en, fa = _NOTES[key]
+    if lang == "fa":
+        values = {**values, "side": _SIDES_FA.get(values.get("side", ""), values.get("side", ""))}
+        return fa.format(**values)
+    return en.format(**values)

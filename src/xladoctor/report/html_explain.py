@@ -130,10 +130,15 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str) -> str:
         caption = label(lang, "offload_analysis" if analysed else "trace_from_log")
         parts.append(f'<p class="dims-caption">{esc(caption)}</p>'
                      f'<div class="flow-wrap">{render_flow(nodes, uid, label(lang, "device_lane"), label(lang, "host_lane"), "E1200")}</div>')
-    notes = analysis.get("notes") or []
-    if notes:
-        parts.append('<ul class="notes" lang="en" dir="ltr">' + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
-    rest = {k: v for k, v in analysis.items() if k not in ("notes", "trace", "offload", "expected", "actual")}
+    notes_fa = analysis.get("notes_fa") if lang == "fa" else None
+    if notes_fa:
+        parts.append(f'<ul class="notes" {lang_attrs("fa")}>'
+                     + "".join(f"<li>{prose(n, 'fa')}</li>" for n in notes_fa) + "</ul>")
+    elif analysis.get("notes"):
+        parts.append('<ul class="notes" lang="en" dir="ltr">'
+                     + "".join(f"<li>{esc(n)}</li>" for n in analysis["notes"]) + "</ul>")
+    rest = {k: v for k, v in analysis.items()
+            if k not in ("notes", "notes_fa", "trace", "offload", "expected", "actual")}
     if rest:
         rows = "".join(f"<tr><th>{ltr(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in rest.items())
         parts.append(f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table>')
