@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"xladoctor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in _command_modules():
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+        description = getattr(mod, "DESCRIPTION", mod.HELP).replace("``", "")  # docstrings use reST quotes
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=description)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser
