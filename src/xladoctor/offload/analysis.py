@@ -8,12 +8,14 @@ from ..ir.module import HloModule
 from .clone import clone_module
 from .inline import inline_calls as _inline_calls
 from .inline import looks_pre_optimization
+from .legalize import run_legalize
 from .result import HostOffloadResult
 from .simulator import HostOffloaderSimulation, OffloadOptions
 
 
 def analyze_host_offload(module: HloModule, strict: bool = False, *, disable_host_compute: bool = False,
-                         allow_h2h_copy: bool = False, inline_calls: bool | None = None) -> HostOffloadResult:
+                         allow_h2h_copy: bool = False, inline_calls: bool | None = None,
+                         legalize: bool = True) -> HostOffloadResult:
     """Predict what XLA's HostOffloader (V3) does with ``module``; ``module`` is not modified.
 
     ``strict`` selects the program-end rule: ``False`` is today's XLA (an output
@@ -29,6 +31,10 @@ def analyze_host_offload(module: HloModule, strict: bool = False, *, disable_hos
     module looks pre-optimization (not ``is_scheduled=true``), e.g. what
     ``jax.jit(f).lower(...).as_text("hlo")`` prints; ``False`` runs the pass on the
     module as given, as XLA's HostOffloader unit tests do.
+
+    ``legalize`` first runs XLA's HostOffloadLegalize (see :mod:`.legalize`), which XLA
+    always runs right before HostOffloader: layout-changing copies leave the offload
+    chains.  ``False`` skips it (to see what HostOffloader alone would do).
     """
     if module.entry is None or module.entry_computation_layout is None:
         raise ValueError("module has no entry computation")
@@ -43,8 +49,14 @@ def analyze_host_offload(module: HloModule, strict: bool = False, *, disable_hos
     try:
         work = clone_module(module)
         inlined = _inline_calls(work) if inline_calls else None
-        sim = HostOffloaderSimulation(work, module, options, inlined.origin if inlined else None)
+        origin = inlined.origin if inlined else {}
+        legalized = run_legalize(work, lambda n: origin.get(n, n)) if legalize else None
+        sim = HostOffloaderSimulation(work, module, options, origin or None)
+        if legalized is not None:
+            for status, message, where in legalized.failures:
+                sim.prior_failure(status, message, where)
         result = sim.run()
+        result.legalize = legalized
     finally:
         if collecting:
             gc.enable()

@@ -189,8 +189,13 @@ def _called(instr: HloInstruction, *roles: str) -> list[HloComputation]:
     return instr.called_computations
 
 
-def successors(pos: Position, graph: CallGraph) -> list[Position]:
-    """``GetSuccessors``: where the buffer at ``pos`` flows next, in XLA's order."""
+def successors(pos: Position, graph: CallGraph, follow_empty_index_gte: bool = True) -> list[Position]:
+    """``GetSuccessors``: where the buffer at ``pos`` flows next, in XLA's order.
+
+    ``follow_empty_index_gte=False`` skips a get-tuple-element reached with an empty
+    index instead of CHECK-failing (what HostOffloadLegalize's copy check evidently
+    does; see :mod:`.legalize`).
+    """
     instr, index = pos.instruction, pos.shape_index
     out: list[Position] = []
     if instr.is_root:
@@ -202,6 +207,8 @@ def successors(pos: Position, graph: CallGraph) -> list[Position]:
             for k in user.operand_indices(instr):
                 out.append(Position(user, (k,) + index))
         elif op is HloOpcode.GET_TUPLE_ELEMENT:
+            if not index and not follow_empty_index_gte:
+                continue
             if not index:
                 raise XlaCheckFailure("Expected shape index to be non-empty.", user)
             if index[0] == user.tuple_index:

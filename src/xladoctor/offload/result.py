@@ -10,9 +10,13 @@ named as XLA's name uniquer would name them in this module, and marked inserted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..ir.instruction import SourceLocation
 from ..ir.shape import ShapeIndex, format_shape_index
+
+if TYPE_CHECKING:
+    from .legalize import LegalizeNote, LegalizeResult
 
 E1200_CODE = "E1200"
 E1200_NAME = "CompileTimeHostOffloadOutputLocationMismatch"
@@ -191,7 +195,8 @@ class HostOffloadResult:
     removed: list[str] = field(default_factory=list)
     inlined_calls: list[str] = field(default_factory=list)
     """``call`` instructions the CallInliner pre-pass replaced by their callee's body (empty when off)."""
-    """Instructions the pass deletes (MoveToHost/MoveToDevice, replaced broadcasts and slices)."""
+    legalize: "LegalizeResult | None" = None
+    """What the HostOffloadLegalize pre-pass did (None when it was not run)."""
     _first_kind: str | None = None
 
     @property
@@ -210,6 +215,11 @@ class HostOffloadResult:
     def host_position_names(self) -> set[str]:
         """``name`` or ``name{1,0}`` for each host position (tests read these)."""
         return {n if not idx else n + format_shape_index(idx) for n, idx in self.host_positions}
+
+    @property
+    def legalize_notes(self) -> "list[LegalizeNote]":
+        """Chains HostOffloadLegalize did not recognise (XLA skips them silently)."""
+        return self.legalize.notes if self.legalize is not None else []
 
     def host_compute_names(self) -> set[str]:
         return {h.instruction for h in self.host_compute}

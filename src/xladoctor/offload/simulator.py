@@ -203,6 +203,11 @@ class HostOffloaderSimulation:
             self.res.host_compute.append(HostComputeConversion(self.rn(instr.name), instr.opcode.value, reason, loc))
         return True
 
+    def prior_failure(self, status: str, message: str, instruction: str | None) -> None:
+        """A failure of an earlier pass (HostOffloadLegalize): XLA stops before this one."""
+        first = self._first("failure")
+        self.res.failures.append(PassFailure(status, message, instruction, first))
+
     # ------------------------------------------------------------------ driver
     def run(self) -> HostOffloadResult:
         self.clear_host_memory_space()
