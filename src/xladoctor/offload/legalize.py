@@ -186,6 +186,8 @@ class HostOffloadLegalizer:
         self.removed: set[HloInstruction] = set()
         self.processed: set[HloInstruction] = set()
         self.start_name = ""
+        self.clone_of: dict[str, str] = {}
+        """Annotation clone name -> the input instruction it stands for (for reporting)."""
 
     # -------------------------------------------------------------- IR edits
     def _new_name(self, base: str) -> str:
@@ -205,6 +207,7 @@ class HostOffloadLegalizer:
         """``CloneWithNewOperands`` + ``AddInstruction``: same fields, a uniquified name."""
         new = of.detached_copy()
         new.name = self._new_name(of.name)
+        self.clone_of[new.name] = self.clone_of.get(of.name, of.name)
         new.shape = shape
         comp.add_instruction(new)
         self.m.register_instruction(new)
@@ -701,7 +704,8 @@ class HostOffloadLegalizer:
         if new_annotation is not annotation:
             annotation.replace_all_uses_with(annotation.operands[0])
             self._remove(annotation)
-        return new_copy.name, self.rn(annotation.name), (str(new_annotation.shape), str(new_copy.shape))
+        original = self.rn(self.clone_of.get(annotation.name, annotation.name))
+        return new_copy.name, original, (str(new_annotation.shape), str(new_copy.shape))
 
     def _move_update_annotation(self, dus: HloInstruction) -> None:
         """Put the update's MoveToHost right before the DUS (and a device copy when layouts differ)."""
