@@ -14,7 +14,7 @@ including its CHECK crash when a host value feeds a multi-operand consumer.
 Pre-optimization modules (not ``is_scheduled=true``) first get XLA's CallInliner
 and tuple folding on the private copy (``inline_calls=None`` by default; see
 :mod:`.inline`), since HostOffloader only ever sees inlined code.  HostOffloadLegalize
-(moving layout-changing copies out of offload chains) is not modelled.
+(moving layout-changing copies out of offload chains) runs first, as in XLA (see :mod:`.legalize`).
 
 Public API::
 

@@ -67,8 +67,25 @@ def result_json(result: HostOffloadResult, fixes: list[FixSuggestion]) -> dict[s
         "walks": [{"start": w.start, "shape_index": list(w.shape_index), "origin": w.origin,
                    "insert_copy_before": w.insert_copy_before} for w in result.walks],
         "inlined_calls": list(result.inlined_calls),
+        "legalize": legalize_json(result),
         "warnings": list(result.warnings),
         "vlog": list(result.vlog),
+    }
+
+
+def legalize_json(result: HostOffloadResult) -> dict[str, Any] | None:
+    """What the HostOffloadLegalize pre-pass did (null when it was not run)."""
+    legal = result.legalize
+    if legal is None:
+        return None
+    return {
+        "changed": legal.changed,
+        "starts": list(legal.starts),
+        "moves": [{"copy": m.copy, "action": m.action, "start": m.start, "new_copies": list(m.new_copies),
+                   "after": list(m.after), "shapes": [list(s) for s in m.shapes]} for m in legal.moves],
+        "rerouted": list(legal.rerouted),
+        "notes": [{"start": n.start, "phase": n.phase, "message": n.message, "instruction": n.instruction}
+                  for n in legal.notes],
     }
 
 
@@ -122,6 +139,14 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
         out.append(f"dynamic-update-slice {d.instruction}: {d.action}")
     for d in result.dropped_offloads:
         out.append(f"offload dropped: {d.move_to_host} ({d.reason})")
+    for m in (result.legalize.moves if result.legalize is not None else []):
+        if m.action == "moved-down":
+            where = f"after {', '.join(m.after)}" if m.after else "removed (the chain is not recognised past it)"
+            out.append(f"HostOffloadLegalize: layout-changing copy {m.copy} moved out of host memory: {where}")
+        elif m.action == "moved-up":
+            out.append(f"HostOffloadLegalize: layout-changing copy {m.copy} moved above its move-to-host")
+        else:
+            out.append(f"HostOffloadLegalize: layout-changing copy {m.copy} stays in host memory")
     for o in result.outputs_moved_to_host:
         out.append(f"output {format_shape_index(o.output_index)} silently moved to host: {o.old_layout} -> "
                    f"{o.new_layout}")
