@@ -233,10 +233,9 @@ class HostOffloadLegalizer:
         comps = {i.parent for i in self.removed if i.parent is not None}
         for comp in comps:
             comp.instructions = [i for i in comp.instructions if i not in self.removed]
-            for i in self.removed:
-                if i.parent is comp:
-                    comp._by_name.pop(i.name, None)
         for i in self.removed:
+            if i.parent is not None:
+                i.parent._by_name.pop(i.name, None)
             self.m._instructions_by_name.pop(i.name, None)
             i.parent = None
 
