@@ -99,10 +99,43 @@ def best_of(fn, repeat: int = 3) -> tuple[float, object]:
     return best, out
 
 
+def generate_copy_chains(k: int) -> str:
+    """``k`` offload chains, each with a layout-changing copy that HostOffloadLegalize moves down."""
+    lines = ["HloModule b, entry_computation_layout={(f32[16,256]{1,0})->f32[16,256]{1,0}}", "ENTRY main {",
+             "  p = f32[16,256]{1,0} parameter(0)"]
+    prev = "p"
+    for i in range(k):
+        lines += [f"  a{i} = f32[16,256]{{1,0}} add({prev}, p)",
+                  f'  h{i} = f32[16,256]{{1,0}} custom-call(a{i}), custom_call_target="MoveToHost"',
+                  f"  c{i} = f32[16,256]{{0,1}} copy(h{i})",
+                  f"  t{i} = (f32[16,256]{{0,1}}, f32[16,256]{{1,0}}) tuple(c{i}, p)",
+                  f"  o{i} = (f32[16,256]{{0,1}}, f32[16,256]{{1,0}}) opt-barrier(t{i})",
+                  f"  g{i} = f32[16,256]{{0,1}} get-tuple-element(o{i}), index=0",
+                  f"  b{i} = f32[16,256]{{0,1}} bitcast(g{i})",
+                  f'  d{i} = f32[16,256]{{0,1}} custom-call(b{i}), custom_call_target="MoveToDevice"',
+                  f"  m{i} = f32[16,256]{{1,0}} copy(d{i})",
+                  f"  s{i} = f32[16,256]{{1,0}} add(a{i}, m{i})"]
+        prev = f"s{i}"
+    lines += [f"  ROOT out = f32[16,256]{{1,0}} copy({prev})", "}"]
+    return "\n".join(lines)
+
+
+def bench_legalize(chains: list[int]) -> None:
+    for k in chains:
+        module = parse_module(generate_copy_chains(k), "bench")
+        t_with, result = best_of(lambda: analyze_host_offload(module, inline_calls=False, legalize=True))
+        t_without, _ = best_of(lambda: analyze_host_offload(module, inline_calls=False, legalize=False))
+        moved = sum(1 for m in result.legalize.moves if m.action == "moved-down")
+        print(f"{module.instruction_count():>8} instructions, {k:>5} copies in offload chains: analysis "
+              f"{t_with:6.2f}s with HostOffloadLegalize ({moved} copies moved), {t_without:6.2f}s without")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 25_000, 50_000])
     ap.add_argument("--every", type=int, default=50, help="instructions between offload paths")
+    ap.add_argument("--legalize-chains", type=int, nargs="*", default=[2500, 5000, 10000],
+                    help="offload chains with a layout-changing copy each (HostOffloadLegalize); none to skip")
     args = ap.parse_args()
     rows = []
     for n in args.sizes:
@@ -120,6 +153,7 @@ def main() -> int:
         for r in rows[1:]:
             print(f"linearity: {r[0]} vs {base[0]} instructions -> analysis time ratio "
                   f"{r[3] / base[3]:.2f} (size ratio {r[0] / base[0]:.2f})")
+    bench_legalize(args.legalize_chains)
     return 0
 
 
