@@ -52,6 +52,7 @@ from typing import Callable
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
+from ..ir.names import NameUniquer
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Layout, Shape
@@ -181,8 +182,7 @@ class HostOffloadLegalizer:
         self.graph = CallGraph(module)
         self.res = LegalizeResult()
         self.rn = rename or (lambda n: n)
-        self.taken = {i.name for i in module.instructions()}
-        self.counters: dict[str, int] = {}
+        self.names = NameUniquer(module)
         self.removed: set[HloInstruction] = set()
         self.processed: set[HloInstruction] = set()
         self.start_name = ""
@@ -191,16 +191,7 @@ class HostOffloadLegalizer:
 
     # -------------------------------------------------------------- IR edits
     def _new_name(self, base: str) -> str:
-        base = _NAME_SUFFIX.sub("", base) or base
-        n = self.counters.get(base, 0)
-        while True:
-            n += 1
-            name = f"{base}.{n}"
-            if name not in self.taken:
-                break
-        self.counters[base] = n
-        self.taken.add(name)
-        return name
+        return self.names.new(_NAME_SUFFIX.sub("", base) or base)
 
     def _clone(self, of: HloInstruction, shape: Shape, operands: list[HloInstruction],
                comp: HloComputation) -> HloInstruction:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
+from ..ir.names import NameUniquer
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, format_shape_index
@@ -61,25 +62,6 @@ class OffloadOptions:
     """``--xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled``."""
 
 
-class _Names:
-    """New instruction names, unique in the module (amortised O(1) per name)."""
-
-    def __init__(self, module: HloModule):
-        self.taken = {i.name for i in module.instructions()}
-        self.counters: dict[str, int] = {}
-
-    def new(self, base: str) -> str:
-        n = self.counters.get(base, 0)
-        while True:
-            n += 1
-            name = f"{base}.{n}"
-            if name not in self.taken:
-                break
-        self.counters[base] = n
-        self.taken.add(name)
-        return name
-
-
 def _memory_space(shape: Shape) -> int:
     return shape.layout.memory_space if shape.layout is not None else DEVICE_MEMORY_SPACE
 
@@ -101,7 +83,7 @@ class HostOffloaderSimulation:
         self.options = options
         self.graph = CallGraph(module)
         self.res = HostOffloadResult(strict=options.strict)
-        self.names = _Names(module)
+        self.names = NameUniquer(module)
         assert module.entry is not None and module.entry_computation_layout is not None
         self.entry = module.entry
         self.ecl_result: Shape = module.entry_computation_layout.result
