@@ -173,19 +173,21 @@ def _check_log_text(text: str, lang: str) -> dict[str, Any]:
 
 
 def render_text(doc: dict[str, Any], lang: str) -> str:
+    """Files with something to say get a section; quiet ones one line each, after them."""
     out: list[str] = []
+    quiet: list[str] = []
     for f in doc["files"]:
         kind = f["kind"]
         if kind == "skipped":
             continue
-        out.append(f"== {f['path']}")
         if kind == "error":
-            out.append(f"   cannot check: {f['error']}")
-        elif kind == "hlo":
-            out.append(_hlo_text(f))
+            out += [f"== {f['path']}", f"   cannot check: {f['error']}", ""]
+        elif _is_quiet(f):
+            quiet.append(f"   {f['path']}: {_quiet_reason(f)}")
         else:
-            out.append(_log_text(f, lang))
-        out.append("")
+            out += [f"== {f['path']}", _hlo_text(f) if kind == "hlo" else _log_text(f, lang), ""]
+    if quiet:
+        out += [f"nothing to report in {len(quiet)} file(s):", *quiet, ""]
     skipped = [f for f in doc["files"] if f["kind"] == "skipped"]
     checked = len(doc["files"]) - len(skipped)
     tail = f"{checked} file(s) checked, {doc['findings']} finding(s)"
@@ -195,6 +197,24 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
         tail += f", {doc['input_errors']} could not be read"
     out.append(tail)
     return "\n".join(out) + "\n"
+
+
+def _is_quiet(f: dict[str, Any]) -> bool:
+    if f["findings"]:
+        return False
+    if f["kind"] == "hlo":
+        off = f.get("offload")
+        return off is None or not (off.get("warnings") or off.get("failures") or off.get("outputs_moved_to_host"))
+    return True
+
+
+def _quiet_reason(f: dict[str, Any]) -> str:
+    if f["kind"] == "log":
+        return "no XLA error found"
+    name = f"HLO module {f['hlo']['name']} ({f['hlo']['instruction_count']:,} instructions)"
+    if "note" in f:
+        return f"{name}, compiled: the E1200 analysis needs the module from before optimizations"
+    return f"{name}, no host-offload error predicted"
 
 
 def _hlo_text(f: dict[str, Any]) -> str:
