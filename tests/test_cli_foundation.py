@@ -119,3 +119,19 @@ def test_console_script_and_module_entry_point(tmp_path):
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("<stdin>:3:")
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
+    import xladoctor.commands.shape as shape_cmd
+
+    def boom(_):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(shape_cmd, "_analyse", boom)
+    assert main(["shape", "f32[2]"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith("xladoctor: internal error while running 'shape': RuntimeError: simulated bug")
+    monkeypatch.setenv("XLADOCTOR_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        main(["shape", "f32[2]"])

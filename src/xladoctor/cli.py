@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from types import ModuleType
@@ -71,3 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("xladoctor: interrupted", file=sys.stderr)
         return 130
+    except Exception as err:  # a bug, not the user's fault: still one line, unless asked for the trace
+        if os.environ.get("XLADOCTOR_DEBUG"):
+            raise
+        where = f" while running '{args.command}'" if getattr(args, "command", None) else ""
+        print(f"xladoctor: internal error{where}: {type(err).__name__}: {err} "
+              "(a bug in xladoctor; set XLADOCTOR_DEBUG=1 for the traceback)", file=sys.stderr)
+        return EXIT_USAGE

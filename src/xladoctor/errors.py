@@ -44,5 +44,9 @@ class LayoutError(InputError):
     """A shape whose layout XLA would reject (ValidateLayoutForShape), with XLA's wording."""
 
 
+class VerifyError(InputError):
+    """A module that parses but that XLA's HloVerifier would reject (e.g. a while without a body)."""
+
+
 class UsageError(XlaDoctorError):
     """Command-line arguments that make no sense together."""

@@ -99,7 +99,7 @@ class HloInstruction:
 
     __slots__ = ("name", "opcode", "shape", "_operands", "users", "attributes", "parent", "parameter_number",
                  "literal", "called", "_metadata", "frontend_attributes", "custom_call_target", "tuple_index",
-                 "output_to_operand_aliasing", "line", "operand_shapes_text", "control_predecessors",
+                 "output_to_operand_aliasing", "line", "col", "operand_shapes_text", "control_predecessors",
                  "__weakref__")
 
     def __init__(self, name: str, opcode: HloOpcode, shape: Shape):
@@ -128,6 +128,8 @@ class HloInstruction:
         """``(output shape index, operand number, operand shape index)`` triples."""
         self.line: int = 0
         """1-based line of the definition in the HLO text (0 if built in code)."""
+        self.col: int = 0
+        """1-based column where the definition starts (0 if built in code)."""
         self.operand_shapes_text: tuple[str, ...] | None = None
         """Operand shapes as written by older printers (``f32[2]{0} %x``), else ``None``."""
         self.control_predecessors: list[HloInstruction] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 
 from ..ir.module import HloModule
+from ..ir.verify import verify_module
 from .clone import clone_module
 from .inline import inline_calls as _inline_calls
 from .inline import looks_pre_optimization
@@ -17,6 +18,9 @@ def analyze_host_offload(module: HloModule, strict: bool = False, *, disable_hos
                          allow_h2h_copy: bool = False, inline_calls: bool | None = None,
                          legalize: bool = True) -> HostOffloadResult:
     """Predict what XLA's HostOffloader (V3) does with ``module``; ``module`` is not modified.
+
+    Raises :class:`~xladoctor.errors.VerifyError` for a module XLA's verifier would
+    reject (see :mod:`xladoctor.ir.verify`).
 
     ``strict`` selects the program-end rule: ``False`` is today's XLA (an output
     reached by host memory is an error only when its layout is customized: tiles,
@@ -38,6 +42,7 @@ def analyze_host_offload(module: HloModule, strict: bool = False, *, disable_hos
     """
     if module.entry is None or module.entry_computation_layout is None:
         raise ValueError("module has no entry computation")
+    verify_module(module)  # what XLA's verifier rejects never reaches the pass either
     options = OffloadOptions(strict, disable_host_compute, allow_h2h_copy)
     if inline_calls is None:
         inline_calls = looks_pre_optimization(module)

@@ -284,6 +284,7 @@ class _ModuleParser:
                                  "(XLA requires unique names in a module)", instr_start)
             name_pos[instr.name] = instr_start
             instr.line = self.line_at(instr_start)
+            instr.col = instr_start - self.text.rfind("\n", 0, instr_start)
             if is_root:
                 if root is not None:
                     raise self.error(f"computation '{comp.name}' has two ROOT instructions "

@@ -1,0 +1,84 @@
+"""Structural checks on a parsed module, a subset of XLA's HloVerifier.
+
+XLA's parser, like ours, accepts text that its verifier then rejects: a
+``while`` without a ``body``, a ``get-tuple-element`` past the end of its tuple, a
+``call`` whose callee takes a different number of parameters.  Analyses walk the
+graph assuming these hold, so :func:`verify_module` checks them first and turns
+a violation into one :class:`~xladoctor.errors.VerifyError` at the instruction's
+line and column, instead of a crash deep inside an analysis.
+"""
+
+from __future__ import annotations
+
+from ..errors import VerifyError
+from .instruction import HloInstruction
+from .module import HloModule
+from .opcodes import HloOpcode
+
+# Called computations each opcode must have, by attribute name, and how many.
+_REQUIRED_CALLS: dict[HloOpcode, tuple[tuple[str, int], ...]] = {
+    HloOpcode.WHILE: (("body", 1), ("condition", 1)),
+    HloOpcode.CALL: (("to_apply", 1),),
+    HloOpcode.FUSION: (("calls", 1),),
+    HloOpcode.ASYNC_START: (("calls", 1),),
+    HloOpcode.MAP: (("to_apply", 1),),
+    HloOpcode.REDUCE: (("to_apply", 1),),
+    HloOpcode.REDUCE_WINDOW: (("to_apply", 1),),
+    HloOpcode.SORT: (("to_apply", 1),),
+    HloOpcode.SCATTER: (("to_apply", 1),),
+    HloOpcode.SELECT_AND_SCATTER: (("select", 1), ("scatter", 1)),
+}
+
+
+def _fail(module: HloModule, instr: HloInstruction, message: str) -> VerifyError:
+    return VerifyError(f"{message} (instruction '{instr.name}')", module.source_name, instr.line or 1,
+                       instr.col or 1)
+
+
+def verify_module(module: HloModule) -> None:
+    """Raise :class:`VerifyError` for the first structural problem, in text order."""
+    for comp in module.computations:
+        for instr in comp.instructions:
+            _verify_instruction(module, instr)
+
+
+def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
+    op = instr.opcode
+    for role, count in _REQUIRED_CALLS.get(op, ()):
+        got = len(instr.called.get(role, ()))
+        if got != count:
+            raise _fail(module, instr, f"{op.value} needs {count} '{role}' computation(s), has {got}")
+    if op is HloOpcode.GET_TUPLE_ELEMENT:
+        if len(instr.operands) != 1 or instr.tuple_index is None:
+            raise _fail(module, instr, "get-tuple-element needs one operand and index=N")
+        shape = instr.operands[0].shape
+        if not shape.is_tuple or not 0 <= instr.tuple_index < len(shape.tuple_shapes):
+            raise _fail(module, instr, f"index={instr.tuple_index} is out of range for operand shape {shape}")
+    elif op is HloOpcode.TUPLE:
+        if not instr.shape.is_tuple or len(instr.shape.tuple_shapes) != len(instr.operands):
+            raise _fail(module, instr, f"tuple of {len(instr.operands)} operands has shape {instr.shape}")
+    elif op is HloOpcode.WHILE:
+        if len(instr.operands) != 1:
+            raise _fail(module, instr, f"while takes 1 operand, has {len(instr.operands)}")
+        for role in ("body", "condition"):
+            if len(instr.called[role][0].parameters) != 1:
+                raise _fail(module, instr, f"while {role} '{instr.called[role][0].name}' must take 1 parameter")
+    elif op is HloOpcode.CALL:
+        callee = instr.called["to_apply"][0]
+        if len(callee.parameters) != len(instr.operands):
+            raise _fail(module, instr, f"call passes {len(instr.operands)} operand(s) to '{callee.name}', which "
+                                       f"takes {len(callee.parameters)}")
+    elif op is HloOpcode.CONDITIONAL:
+        branches = instr.called.get("branch_computations") or [
+            *instr.called.get("true_computation", ()), *instr.called.get("false_computation", ())]
+        if not branches or len(instr.operands) != len(branches) + 1:
+            raise _fail(module, instr, f"conditional with {len(branches)} branch(es) needs {len(branches) + 1} "
+                                       f"operands, has {len(instr.operands)}")
+        for b in branches:
+            if len(b.parameters) != 1:
+                raise _fail(module, instr, f"conditional branch '{b.name}' must take 1 parameter")
+    elif op is HloOpcode.ASYNC_START:
+        wrapped = instr.called["calls"][0]
+        if len(wrapped.parameters) != len(instr.operands):
+            raise _fail(module, instr, f"async-start passes {len(instr.operands)} operand(s) to '{wrapped.name}', "
+                                       f"which takes {len(wrapped.parameters)}")
