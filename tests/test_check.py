@@ -67,3 +67,18 @@ def test_bad_file_is_reported_and_the_rest_still_checked(tmp_path, capsys):
 def test_nothing_to_check_is_a_usage_error(capsys):
     code, _, err = run(["check"], capsys)
     assert code == 2 and "nothing to check" in err
+
+
+def test_core_commands_import_neither_numpy_nor_jax(tmp_path):
+    """The core install stays light: only relayout (numpy) and xladoctor.jax need the extras."""
+    import subprocess
+    import sys
+    code = ("import sys, io, contextlib\n"
+            "from xladoctor.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    main(['check', '--examples', '--html', {str(tmp_path / 'r.html')!r}])\n"
+            "    main(['shape', 'f32[2]{0:T(128)}'])\n"
+            "    main(['explain', 'E0102'])\n"
+            "print(sorted(m for m in ('numpy', 'jax', 'jaxlib') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "[]", out.stderr
