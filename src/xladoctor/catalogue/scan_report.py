@@ -196,10 +196,11 @@ def render_findings(findings: list[Finding], source: str, lang: str, width: int,
             w.lines.extend(_dict_lines(f.fields, "    ", width - 6))
         if f.analysis:
             w.prose(scan["analysis"] + ":", indent="  ")
-            rest = {k: v for k, v in f.analysis.items() if k not in ("offload", "trace", "notes", "notes_fa")}
-            w.lines.extend(_dict_lines(rest, "    ", width - 6))
+            # The story first (what differs, which dimension is padded), then the numbers behind it.
             notes = f.analysis.get("notes_fa" if lang == "fa" else "notes") or f.analysis.get("notes") or []
             w.bullets(notes, indent="    ")
+            rest = {k: v for k, v in f.analysis.items() if k not in ("offload", "trace", "notes", "notes_fa")}
+            w.lines.extend(_dict_lines(rest, "    ", width - 6))
             w.lines.extend(_path_lines(f.analysis))
         w.prose(labels["fixes"] + ":", indent="  ")
         w.bullets(text.fixes, indent="    ")
