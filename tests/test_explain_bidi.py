@@ -71,3 +71,11 @@ def test_wrap_never_splits_ltr_tokens_and_render_widths():
     assert any("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}" in line for line in lines)
     for line in render_rtl(text, 50, "visual"):
         assert display_width(line) <= 50 or "bf16" in line
+
+
+def test_wrapping_never_splits_a_short_bracketed_list():
+    from xladoctor.report.terminal_bidi import wrap_rtl
+    text = "بافر " * 8 + "minor_to_major [1, 2, 0] دارد"
+    for width in range(20, 60):
+        lines = wrap_rtl(text, width)
+        assert any("[1, 2, 0]" in line for line in lines), (width, lines)

@@ -25,6 +25,7 @@ catalogue prose that mixes Persian with code, not a general bidi engine.
 
 from __future__ import annotations
 
+import re
 import textwrap
 import unicodedata
 from functools import lru_cache
@@ -249,12 +250,19 @@ def wrap_rtl(text: str, width: int, indent: str = "") -> list[str]:
     with no spaces (a shape, a flag) is never split.
     """
     width = max(10, width)
+    # A short bracketed list ("[0, 2, 1]") is one left-to-right unit: a break inside it would
+    # leave its halves isolated separately and reorder them.  NBSP is not a break point for
+    # textwrap; it is turned back into a space afterwards.
+    text = _SHORT_LIST.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
     lines = []
     for paragraph in text.split("\n"):
         wrapped = textwrap.wrap(paragraph, width=width, initial_indent=indent, subsequent_indent=indent,
                                 break_long_words=False, break_on_hyphens=False)
-        lines.extend(wrapped or [""])
+        lines.extend(line.replace("\u00a0", " ") for line in wrapped or [""])
     return lines
+
+
+_SHORT_LIST = re.compile(r"\[[^\[\]\n]{0,40}\]")
 
 
 def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
