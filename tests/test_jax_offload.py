@@ -168,3 +168,22 @@ def test_remat_offload_in_nested_scans_and_compute_on2_are_declared():
 
     report = check_offload(host_compute, jnp.ones((8, 128)))
     assert report.ok and report.program.signature.results[0].memory_kind == "pinned_host"
+
+
+def test_python_stack_stops_at_the_traced_function():
+    """Frames of the code that called check_offload are not the program's and are not reported."""
+    import jax.numpy as jnp
+    from frontend_ops import place_to_host
+
+    def helper(v):
+        return place_to_host(v)
+
+    def step(x):
+        return helper(x * 2), x + 1
+
+    report = check_offload(step, jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    assert report.findings, report
+    finding = report.findings[0]
+    names = [f.function.rsplit(".", 1)[-1] for f in (finding.offloaded_at, *finding.offloaded_from) if f]
+    assert names[-2:] == ["helper", "step"], names
+    assert "test_python_stack_stops_at_the_traced_function" not in names

@@ -33,6 +33,9 @@ class LoweredProgram:
     module: HloModule
     signature: MainSignature
     platform: str | None
+    traced_function: tuple[str, str] | None = None
+    """``(file, name)`` of the Python function that was traced, when known: Python stacks are
+    cut there, so frames of whatever called the check are not reported as the program's."""
 
     @property
     def result_names(self) -> list[str]:
@@ -71,4 +74,17 @@ def lower_program(program: Any, args: tuple = (), jit_kwargs: dict | None = None
     text = lowered.as_text("hlo", debug_info=True)
     module = parse_module(text, source="<lowered hlo>")
     signature = main_signature(lowered)
-    return LoweredProgram(lowered, apply_memory_kinds(module, signature), signature, platform)
+    return LoweredProgram(lowered, apply_memory_kinds(module, signature), signature, platform,
+                          traced_function(program))
+
+
+def traced_function(program: Any) -> tuple[str, str] | None:
+    """``(co_filename, co_name)`` of the function a plain or jitted ``program`` traces."""
+    fn = program
+    for _ in range(8):  # jax.jit wraps with functools.wraps; follow __wrapped__ a few levels
+        inner = getattr(fn, "__wrapped__", None)
+        if inner is None:
+            break
+        fn = inner
+    code = getattr(fn, "__code__", None)
+    return (code.co_filename, code.co_name) if code is not None else None

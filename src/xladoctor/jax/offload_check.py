@@ -169,9 +169,20 @@ def _origin(program: LoweredProgram, err: OutputMismatch) -> tuple[SourceLine | 
     stack = python_stack(program.module, instr)
     if stack:
         lines = [SourceLine.of(loc) for loc in stack]
-        callers = tuple(s for s in lines[1:] if s is not None and not s.file.startswith(_OWN_DIR))
-        return lines[0], callers
+        callers = [s for s in lines[1:] if s is not None and not s.file.startswith(_OWN_DIR)]
+        return lines[0], tuple(_up_to_traced_function(callers, program.traced_function))
     return None, ()
+
+
+def _up_to_traced_function(callers: list[SourceLine], traced: tuple[str, str] | None) -> list[SourceLine]:
+    """Drop the frames outside the traced function (its callers: the code that ran the check)."""
+    if traced is None:
+        return callers
+    file, name = traced
+    for i, s in enumerate(callers):
+        if s.file == file and s.function is not None and s.function.rsplit(".", 1)[-1] == name:
+            return callers[:i + 1]
+    return callers
 
 
 def _host_argument(program: LoweredProgram, err: OutputMismatch) -> str | None:
