@@ -15,6 +15,7 @@ from typing import Any
 
 from ..commands._common import print_json
 from ..errors import InputError
+from ..report.units import human_bytes
 from .loader import load_catalogue
 from .render import LABELS, Writer
 from .scanner import Finding, LogScanner
@@ -111,15 +112,8 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
 def _format_value(value: Any, key: str = "") -> str:
     bytes_like = key.endswith(("bytes", "_size")) or key in ("expected_size", "actual_size")
     if bytes_like and isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1024:
-        return f"{value} ({_human(value)})"
+        return f"{value} ({human_bytes(value)})"
     return str(value)
-
-
-def _human(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if abs(n) >= size:
-            return f"{n / size:.2f} {unit}"
-    return f"{n} B"
 
 
 def _dict_lines(d: dict[str, Any], indent: str, width: int) -> list[str]:

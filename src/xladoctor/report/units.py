@@ -4,7 +4,9 @@ from __future__ import annotations
 
 
 def human_bytes(n: int) -> str:
-    """``5242880`` -> ``5.00 MiB``; exact below 1 KiB."""
+    """``5242880`` -> ``5.00 MiB``; exact below 1 KiB; a negative count keeps its sign."""
+    if n < 0:
+        return "-" + human_bytes(-n)
     if n < 1024:
         return f"{n} B"
     value = float(n)
