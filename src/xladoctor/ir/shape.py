@@ -32,6 +32,10 @@ GENERIC_FAST_MEMORY_SPACE = 1
 HOST_MEMORY_SPACE = 5
 """``Layout::kHostMemorySpace``: the ``S(5)`` that host offloading is about."""
 
+HOST_MEMORY_KINDS = frozenset({"pinned_host", "unpinned_host"})
+"""JAX memory kinds (and ``_xla_buffer_placement`` values) that XLA puts in ``S(5)``;
+XLA does not tell pinned from unpinned host memory."""
+
 ShapeIndex = tuple[int, ...]
 """A path into nested tuples, as XLA's ShapeIndex; ``()`` is the whole shape."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..ir.shape import HOST_MEMORY_SPACE, Layout, Shape, Tile, default_layout
+from ..ir.shape import HOST_MEMORY_KINDS, HOST_MEMORY_SPACE, Layout, Shape, Tile, default_layout
 from ..syntax.shape_parser import parse_shape
 
 _DTYPE_TO_XLA = {
@@ -22,7 +22,6 @@ _DTYPE_TO_XLA = {
     "complex64": "c64", "complex128": "c128", "int4": "s4", "uint4": "u4",
     "float8_e4m3fn": "f8e4m3fn", "float8_e5m2": "f8e5m2",
 }
-HOST_KINDS = frozenset({"pinned_host", "unpinned_host"})
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ def layout_from_jax(jax_layout: Any, rank: int) -> Layout:
 
 
 def memory_space(kind: str | None) -> int:
-    return HOST_MEMORY_SPACE if kind in HOST_KINDS else 0
+    return HOST_MEMORY_SPACE if kind in HOST_MEMORY_KINDS else 0
 
 
 def make_shape(dims: tuple[int, ...], dtype: Any, layout: Layout | None, kind: str | None) -> Shape:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from ..ir.instruction import HloInstruction
 from ..ir.opcodes import HloOpcode
+from ..ir.shape import HOST_MEMORY_KINDS
 
 ANNOTATE_DEVICE_PLACEMENT = "annotate_device_placement"
 BUFFER_PLACEMENT_ATTR = "_xla_buffer_placement"
-HOST_PLACEMENTS = frozenset({"pinned_host", "unpinned_host"})
 DEVICE_PLACEMENT = "device"
 
 MOVE_TO_HOST = "MoveToHost"
@@ -38,7 +38,7 @@ def is_move_to_host(instr: HloInstruction) -> bool:
     """``MoveToHost``, or ``annotate_device_placement`` to pinned/unpinned host."""
     if instr.opcode is not HloOpcode.CUSTOM_CALL:
         return False
-    return instr.custom_call_target == MOVE_TO_HOST or placement(instr) in HOST_PLACEMENTS
+    return instr.custom_call_target == MOVE_TO_HOST or placement(instr) in HOST_MEMORY_KINDS
 
 
 def is_move_to_device(instr: HloInstruction) -> bool:

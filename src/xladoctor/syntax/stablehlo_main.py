@@ -16,9 +16,8 @@ import re
 from dataclasses import dataclass
 
 from ..ir.module import HloModule, ProgramShape
-from ..ir.shape import HOST_MEMORY_SPACE
+from ..ir.shape import HOST_MEMORY_KINDS, HOST_MEMORY_SPACE
 
-HOST_MEMORY_KINDS = frozenset({"pinned_host", "unpinned_host"})
 
 
 @dataclass(frozen=True)
