@@ -44,3 +44,16 @@ def test_strict_vs_v3_rule_on_untiled_output():
     assert any("silently changes it" in w for w in v3.warnings)
     strict = analyze_host_offload(module, strict=True)
     assert strict.outcome == "E1200" and strict.error.start == "t" and not strict.outputs_moved_to_host
+
+
+def test_the_e1200_text_we_predict_is_read_back_by_the_log_scanner():
+    """Prediction (offload) and explanation (explain) describe the same message."""
+    from xladoctor.catalogue.scanner import scan_text
+    from xladoctor.commands.check import example_paths
+    from xladoctor.syntax.hlo_parser import parse_module
+
+    path = next(p for p in example_paths() if p.endswith("e1200_offloaded_activation.hlo"))
+    result = analyze_host_offload(parse_module(open(path).read(), path))
+    log = "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: " + result.error.full_message + "\n"
+    [finding] = scan_text(log)
+    assert (finding.code, finding.fields["start"]) == ("E1200", result.error.start)
