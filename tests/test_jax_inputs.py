@@ -17,26 +17,19 @@ from xladoctor.jax import check_checkpoint, check_inputs, fix_inputs, relayout_c
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
+if EXAMPLES not in sys.path:
+    sys.path.insert(0, EXAMPLES)
+from check_inputs_layout import build  # noqa: E402  (the runnable example is the test's setup)
 
 
 def _s():
     return jax.sharding.SingleDeviceSharding(jax.devices()[0])
 
 
-def step(params, x):
-    return jnp.tanh(x @ params["w"].T + params["b"]).sum()
-
-
 @pytest.fixture(scope="module")
 def setup():
-    s = _s()
-    w = np.arange(256 * 40, dtype=np.float32).reshape(256, 40) / 1000
-    b = np.linspace(0, 1, 256, dtype=np.float32)
-    x = jax.device_put(np.ones((8, 40), np.float32), s)
-    row = {"w": jax.device_put(w, s), "b": jax.device_put(b, s)}
-    col = {"w": jax.device_put(w, Format(Layout(major_to_minor=(1, 0)), s)), "b": row["b"]}
-    compiled = jax.jit(step).trace(row, x).lower().compile()
-    return compiled, row, col, x
+    """(compiled for row-major w, row-major params, column-major params, x) from the example."""
+    return build()
 
 
 def test_cpu_really_holds_the_other_layout(setup):
