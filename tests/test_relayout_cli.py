@@ -70,3 +70,13 @@ def test_allow_subtile_padding_round_trips(tmp_path):
     assert main(["relayout", "--from", "bf16[128]{0:T(128)(2,1)}", "--to", "bf16[128]", str(tmp_path / "t.bin"),
                  str(tmp_path / "y.bin"), *args]) == 0
     assert (tmp_path / "y.bin").read_bytes() == x.tobytes()
+
+
+def test_stdin_to_stdout_raw_bytes():
+    import subprocess
+    import sys
+    data = np.arange(15, dtype=np.float32).tobytes()
+    proc = subprocess.run([sys.executable, "-m", "xladoctor", "relayout", "--from", "f32[3,5]{1,0}",
+                           "--to", "f32[3,5]{0,1}", "-", "-"], input=data, capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert np.frombuffer(proc.stdout, np.float32).tolist() == np.arange(15).reshape(3, 5).T.ravel().tolist()

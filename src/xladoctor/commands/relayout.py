@@ -4,12 +4,14 @@ IN holds the bytes of a buffer of ``--from`` (raw, exactly ``physical_bytes`` lo
 an ``.npy`` IN is read as an array when ``--from`` is a dense default layout
 (row-major, no tiles), otherwise its data bytes are the buffer.  OUT gets the
 bytes of ``--to``; an OUT ending in ``.npy`` is written as an array when ``--to``
-is dense default, else as a uint8 array of the stored bytes.  Needs numpy.
+is dense default, else as a uint8 array of the stored bytes.  IN ``-`` reads raw
+bytes from stdin and OUT ``-`` writes raw bytes to stdout.  Needs numpy.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..errors import InputError, UsageError
 from ..inputs.relayout import check_same_array, numpy_dtype, stored_size, tile, untile
@@ -29,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="shape with the layout IN is stored in, e.g. 'bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}'")
     parser.add_argument("--to", dest="target", metavar="SHAPE", required=True,
                         help="shape with the layout to write, e.g. 'bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}'")
-    parser.add_argument("input", metavar="IN", help="raw bytes or .npy")
-    parser.add_argument("output", metavar="OUT", help="raw bytes, or .npy when the name ends in .npy")
+    parser.add_argument("input", metavar="IN", help="raw bytes or .npy ('-': raw bytes from stdin)")
+    parser.add_argument("output", metavar="OUT", help="raw bytes, or .npy when the name ends in .npy "
+                                                      "('-': raw bytes to stdout)")
     parser.add_argument("--allow-subtile-padding", action="store_true",
                         help="store layouts whose later tiles need padding XLA's ArraySize does not count "
                              "(the output is then larger than physical_bytes)")
@@ -54,6 +57,8 @@ def _parse(text: str, flag: str) -> Shape:
 def _read_input(path: str, source: Shape):
     """Return the logical array (dense .npy) or the raw stored bytes."""
     import numpy as np
+    if path == "-":
+        return None, sys.stdin.buffer.read()
     try:
         if path.endswith(".npy"):
             try:
@@ -93,6 +98,12 @@ def run(args: argparse.Namespace) -> int:
         out = tile(array, target, allow_subtile_padding=args.allow_subtile_padding)
     except RelayoutError as e:
         raise UsageError(str(e)) from None
+    if args.output == "-":
+        if args.json:
+            raise UsageError("--json prints to stdout, so it cannot be used with OUT '-'")
+        sys.stdout.buffer.write(out)
+        sys.stdout.flush()
+        return 0
     try:
         if args.output.endswith(".npy"):
             if is_dense_default(target):
