@@ -27,30 +27,10 @@ from jaxlib_oracle import (  # noqa: E402
 )
 
 from xladoctor.errors import InputError  # noqa: E402
+from xladoctor.syntax.hlo_parser import parse_module  # noqa: E402
+from xladoctor.syntax.hlo_printer import print_module  # noqa: E402
 
 MAX_DIFFS = 25
-
-
-@pytest.fixture(scope="module")
-def parse_module():
-    try:
-        from xladoctor.syntax.hlo_parser import parse_module
-    except ModuleNotFoundError as e:  # the parser has not landed yet
-        if e.name and e.name.startswith("xladoctor.syntax"):
-            pytest.skip(f"{e.name} not available yet")
-        raise
-    return parse_module
-
-
-@pytest.fixture(scope="module")
-def print_module():
-    try:
-        from xladoctor.syntax.hlo_printer import print_module
-    except ModuleNotFoundError as e:
-        if e.name and e.name.startswith("xladoctor.syntax"):
-            pytest.skip(f"{e.name} not available yet")
-        raise
-    return print_module
 
 
 def _opcode_text(opcode) -> str:
@@ -116,7 +96,7 @@ def diff_modules(ours: OracleModule, xla: OracleModule) -> list[str]:
     return out
 
 
-def assert_same_as_jaxlib(text: str, parse_module, label: str) -> None:
+def assert_same_as_jaxlib(text: str, label: str) -> None:
     xla = oracle_module(text)
     ours = normalize_ours(parse_module(text))
     diffs = diff_modules(ours, xla)
@@ -165,28 +145,28 @@ DUMPED = [name for name, prog in PROGRAMS.items() if "dump" in prog.forms]
 
 
 @pytest.mark.parametrize(("program", "form"), PRE_POST, ids=[f"{p}-{f}" for p, f in PRE_POST])
-def test_parse_matches_jaxlib(program, form, jax_hlo_corpus, parse_module):
-    assert_same_as_jaxlib(jax_hlo_corpus.text(program, form), parse_module, f"{program} ({form})")
+def test_parse_matches_jaxlib(program, form, jax_hlo_corpus):
+    assert_same_as_jaxlib(jax_hlo_corpus.text(program, form), f"{program} ({form})")
 
 
 @pytest.mark.parametrize("program", DUMPED)
-def test_dump_files_match_jaxlib(program, jax_hlo_corpus, parse_module):
+def test_dump_files_match_jaxlib(program, jax_hlo_corpus):
     files = jax_hlo_corpus.hlo_dump_files(program)
     assert files
     for p in files:
-        assert_same_as_jaxlib(p.read_text(), parse_module, p.name)
+        assert_same_as_jaxlib(p.read_text(), p.name)
 
 
-def test_helper_module_dumps_match_jaxlib(jax_hlo_corpus, parse_module):
+def test_helper_module_dumps_match_jaxlib(jax_hlo_corpus):
     """The small modules jax compiles on the side (iota, broadcast_in_dim, ...)."""
     ours = {p for name in DUMPED for p in jax_hlo_corpus.hlo_dump_files(name)}
     helpers = [p for p in jax_hlo_corpus.hlo_dump_files() if p not in ours]
     assert helpers
     for p in helpers:
-        assert_same_as_jaxlib(p.read_text(), parse_module, p.name)
+        assert_same_as_jaxlib(p.read_text(), p.name)
 
 
-def test_non_hlo_dump_files_are_input_errors(jax_hlo_corpus, parse_module):
+def test_non_hlo_dump_files_are_input_errors(jax_hlo_corpus):
     """Buffer assignment, live ranges, memory reports: refused with a located error."""
     seen_kinds = set()
     for p in jax_hlo_corpus.non_hlo_dump_files():
@@ -203,7 +183,7 @@ def test_non_hlo_dump_files_are_input_errors(jax_hlo_corpus, parse_module):
 # ------------------------------------------------------------ printing round trip
 
 
-def assert_reprint_reads_the_same(text: str, parse_module, print_module, label: str) -> None:
+def assert_reprint_reads_the_same(text: str, label: str) -> None:
     """jaxlib reads our printed module exactly as it reads the original text.
 
     Compared through jaxlib's own ``to_string()`` of both, so every attribute
@@ -225,16 +205,16 @@ def assert_reprint_reads_the_same(text: str, parse_module, print_module, label: 
 
 
 @pytest.mark.parametrize(("program", "form"), PRE_POST, ids=[f"{p}-{f}" for p, f in PRE_POST])
-def test_printed_module_reads_the_same_in_jaxlib(program, form, jax_hlo_corpus, parse_module, print_module):
+def test_printed_module_reads_the_same_in_jaxlib(program, form, jax_hlo_corpus):
     text = jax_hlo_corpus.text(program, form)
-    assert_reprint_reads_the_same(text, parse_module, print_module, f"{program} ({form})")
+    assert_reprint_reads_the_same(text, f"{program} ({form})")
 
 
-def test_printed_dump_modules_read_the_same_in_jaxlib(jax_hlo_corpus, parse_module, print_module):
+def test_printed_dump_modules_read_the_same_in_jaxlib(jax_hlo_corpus):
     failures = []
     for p in jax_hlo_corpus.hlo_dump_files():
         try:
-            assert_reprint_reads_the_same(p.read_text(), parse_module, print_module, p.name)
+            assert_reprint_reads_the_same(p.read_text(), p.name)
         except pytest.fail.Exception as e:
             failures.append(str(e).split("\n", 1)[0])
         except InputError as e:

@@ -19,16 +19,7 @@ pytest.importorskip("jaxlib")
 from jaxlib_oracle import jaxlib_canonical_shapes_isolated  # noqa: E402
 
 from xladoctor.errors import InputError  # noqa: E402
-
-
-def _parse_shape():
-    try:
-        from xladoctor.syntax.shape_parser import parse_shape
-    except ModuleNotFoundError as e:  # the parser has not landed yet
-        if e.name and e.name.startswith("xladoctor.syntax"):
-            pytest.skip(f"{e.name} not available yet")
-        raise
-    return parse_shape
+from xladoctor.syntax.shape_parser import parse_shape  # noqa: E402
 
 
 _TWELVE = ", ".join(f"f32[{i}]" for i in range(1, 13))
@@ -109,7 +100,7 @@ def test_shape_list_is_broad():
 def test_print_matches_jaxlib(text, verdicts):
     v = verdicts[text]
     assert v.status == "ok" and v.validated, f"oracle no longer accepts {text!r}: {v}"
-    assert str(_parse_shape()(text)) == v.printed
+    assert str(parse_shape(text)) == v.printed
 
 
 @pytest.mark.parametrize("text", REJECTED + CRASHING)
@@ -117,12 +108,11 @@ def test_rejected_like_jaxlib(text, verdicts):
     v = verdicts[text]
     assert v.status == ("crashed" if text in CRASHING else "rejected"), v
     with pytest.raises(InputError):
-        _parse_shape()(text)
+        parse_shape(text)
 
 
 def test_parse_does_not_depend_on_what_was_parsed_before():
     """A shape read earlier (and cached) must not change how a later one reads."""
-    parse_shape = _parse_shape()
     for plain, spaced in [("u8[2]", "u8[2]\n {0:S(3)}"), ("s16[]", "s16[]\n {:E(2)}"),
                           ("f32[2,3]", "f32[2,3] {0,1}")]:
         fresh = str(parse_shape(spaced))
@@ -135,7 +125,7 @@ def test_invalid_layouts_jaxlib_reads(text, verdicts):
     v = verdicts[text]
     assert v.status == "ok", v
     try:
-        ours = str(_parse_shape()(text))
+        ours = str(parse_shape(text))
     except InputError:
         return
     assert ours == v.printed

@@ -61,23 +61,16 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-def offload_analysis(hlo_path: str, findings: list[Finding]) -> str | None:
-    """Run the host-offload analysis on ``--hlo`` and attach its errors to E1200 findings.
-
-    Returns a note when the analysis is not available (module not installed yet),
-    so the report says so instead of pretending.
-    """
-    try:
-        from ..offload.analysis import analyze_host_offload  # written alongside; may be absent
-    except ImportError:
-        return "host-offload analysis (xladoctor.offload.analysis) is not available in this build; --hlo ignored"
+def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
+    """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
     from ..commands._common import read_input
+    from ..offload.analysis import analyze_host_offload  # lazy: only --hlo needs it
     from ..syntax.hlo_parser import parse_module
 
     text, source = read_input(hlo_path)
     module = parse_module(text, source=source)
     result = analyze_host_offload(module, strict=False)
-    errors = [_jsonable(e) for e in getattr(result, "errors", ())]
+    errors = [_jsonable(e) for e in result.errors]
     for f in findings:
         if f.code != "E1200":
             continue
@@ -85,27 +78,23 @@ def offload_analysis(hlo_path: str, findings: list[Finding]) -> str | None:
         matching = [e for e in errors if isinstance(e, dict) and e.get("start") == start]
         f.analysis["offload"] = {"module": source, "errors": matching or errors,
                                  "matched_start": bool(matching)}
-    return None
 
 
-def scan_document(findings: list[Finding], source: str, lang: str, notes: list[str] | None = None) -> dict[str, Any]:
+def scan_document(findings: list[Finding], source: str, lang: str) -> dict[str, Any]:
     """The ``explain FILE --json`` document (docs/json.md ``## explain``), without ``schema_version``."""
     cat = load_catalogue()
-    doc: dict[str, Any] = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
-                           "findings": [_jsonable(f.to_json(list(cat.entries[f.code].describe(lang).fixes)))
-                                        for f in findings]}
-    if notes:
-        doc["notes"] = notes
-    return doc
+    return {"command": "explain", "mode": "scan", "source": source, "lang": lang,
+            "findings": [_jsonable(f.to_json(list(cat.entries[f.code].describe(lang).fixes))) for f in findings]}
 
 
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
     findings, source = scan_file(target)
-    note = offload_analysis(args.hlo, findings) if args.hlo else None
+    if args.hlo:
+        attach_offload_analysis(args.hlo, findings)
     if args.json:
-        print_json(scan_document(findings, source, lang, [note] if note else None))
+        print_json(scan_document(findings, source, lang))
     else:
-        sys.stdout.write(render_findings(findings, source, lang, width, bidi, note))
+        sys.stdout.write(render_findings(findings, source, lang, width, bidi))
     return 1 if findings else 0
 
 
@@ -169,8 +158,7 @@ def _path_lines(analysis: dict[str, Any]) -> list[str]:
     return out
 
 
-def render_findings(findings: list[Finding], source: str, lang: str, width: int, bidi: str,
-                    note: str | None = None) -> str:
+def render_findings(findings: list[Finding], source: str, lang: str, width: int, bidi: str) -> str:
     cat = load_catalogue()
     labels, scan = LABELS[lang], SCAN_LABELS[lang]
     w = Writer(lang, width, bidi)
@@ -201,7 +189,5 @@ def render_findings(findings: list[Finding], source: str, lang: str, width: int,
         w.code(f"{entry.url}", indent="  ")
         w.prose(scan["more"].format(code=f.code), indent="  ")
         w.blank()
-    if note:
-        w.code(f"note: {note}", indent="")
     w.prose(scan["found"].format(n=len(findings)) if findings else scan["none"])
     return "\n".join(w.lines) + "\n"

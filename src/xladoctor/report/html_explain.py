@@ -180,6 +180,4 @@ def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
                      f'<p class="clean">{lbl(lang, "no_log_findings")}</p>')
     for n, f in enumerate(findings):
         parts.append(finding_card(f, f"{uid}-{str(f.get('code', 'x')).lower()}-{n + 1}", lang))
-    for note in doc.get("notes") or []:
-        parts.append(f'<p class="note">{esc(note)}</p>')
     return "".join(parts)
