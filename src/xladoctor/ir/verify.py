@@ -30,6 +30,10 @@ _REQUIRED_CALLS: dict[HloOpcode, tuple[tuple[str, int], ...]] = {
 }
 
 
+# Opcodes whose operands become the parameters of one called computation (by role).
+_PASSES_OPERANDS_TO = {HloOpcode.CALL: "to_apply", HloOpcode.ASYNC_START: "calls"}
+
+
 def _fail(module: HloModule, instr: HloInstruction, message: str) -> VerifyError:
     return VerifyError(f"{message} (instruction '{instr.name}')", module.source_name, instr.line or 1,
                        instr.col or 1)
@@ -63,11 +67,11 @@ def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
         for role in ("body", "condition"):
             if len(instr.called[role][0].parameters) != 1:
                 raise _fail(module, instr, f"while {role} '{instr.called[role][0].name}' must take 1 parameter")
-    elif op is HloOpcode.CALL:
-        callee = instr.called["to_apply"][0]
+    elif op in _PASSES_OPERANDS_TO:
+        callee = instr.called[_PASSES_OPERANDS_TO[op]][0]
         if len(callee.parameters) != len(instr.operands):
-            raise _fail(module, instr, f"call passes {len(instr.operands)} operand(s) to '{callee.name}', which "
-                                       f"takes {len(callee.parameters)}")
+            raise _fail(module, instr, f"{op.value} passes {len(instr.operands)} operand(s) to '{callee.name}', "
+                                       f"which takes {len(callee.parameters)}")
     elif op is HloOpcode.CONDITIONAL:
         branches = instr.called.get("branch_computations") or [
             *instr.called.get("true_computation", ()), *instr.called.get("false_computation", ())]
@@ -77,8 +81,3 @@ def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
         for b in branches:
             if len(b.parameters) != 1:
                 raise _fail(module, instr, f"conditional branch '{b.name}' must take 1 parameter")
-    elif op is HloOpcode.ASYNC_START:
-        wrapped = instr.called["calls"][0]
-        if len(wrapped.parameters) != len(instr.operands):
-            raise _fail(module, instr, f"async-start passes {len(instr.operands)} operand(s) to '{wrapped.name}', "
-                                       f"which takes {len(wrapped.parameters)}")
