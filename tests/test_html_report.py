@@ -187,8 +187,8 @@ def test_every_offending_output_gets_its_own_drawing(open_html):
 
 
 def test_host_compute_failures_and_silent_host_outputs_are_listed(open_html):
-    crash = run_json("offload", str(OFFLOAD / "70_select_same_operand.hlo"))
-    moved = run_json("offload", str(OFFLOAD / "D1b_tanh_root_untiled_output.hlo"))
+    crash = run_json("offload", str(OFFLOAD / "71_move_to_host_tuple.hlo"))
+    moved = run_json("offload", str(OFFLOAD / "D1b_tanh_root_untiled_output.hlo"), "--rule", "unmerged-pr-36525")
     o = open_html(render_offload_html(crash), "crash")
     o.assert_quiet()
     assert "CHECK failure" in o.page.locator("details.failures").inner_text()
@@ -382,14 +382,14 @@ JAX_PROGRAM = textwrap.dedent("""\
 
 
 def test_real_jax_program_shows_python_lines(open_html, tmp_path):
-    """jax's TPU lowering of a device_put to pinned_host that is returned: E1200 under the strict rule."""
+    """jax's TPU lowering of a device_put to pinned_host that is returned: E1200 (released XLA)."""
     pytest.importorskip("jax")
     script = tmp_path / "prog.py"
     script.write_text(JAX_PROGRAM)
     hlo = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
                          env={**os.environ, "JAX_PLATFORMS": "cpu"}).stdout
     (tmp_path / "prog.hlo").write_text(hlo)
-    doc = run_json("offload", str(tmp_path / "prog.hlo"), "--strict")
+    doc = run_json("offload", str(tmp_path / "prog.hlo"))
     assert doc["outcome"] == "E1200"
     o = open_html(render_offload_html(doc), "jax")
     o.assert_quiet()

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from xladoctor.offload import Position, analyze_host_offload
 from xladoctor.offload.clone import clone_module
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 
-from test_offload_scenarios import FILES, load
+from test_offload_scenarios import FILES, load, rule_of
 
 
 def test_analysis_leaves_the_module_untouched_and_clone_prints_the_same():
@@ -15,7 +17,7 @@ def test_analysis_leaves_the_module_untouched_and_clone_prints_the_same():
         module, _, options = load(path)
         before = print_module(module)
         assert print_module(clone_module(module)) == before
-        analyze_host_offload(module, "strict" in options)
+        analyze_host_offload(module, rule_of(options))
         assert print_module(module) == before, path.name
 
 
@@ -37,13 +39,28 @@ def test_first_error_vlog_and_path():
                            "computation but the layout for this output is not set to host memory.")
 
 
-def test_strict_vs_v3_rule_on_untiled_output():
+def test_shipped_vs_unmerged_pr_rule_on_untiled_output():
+    """Released XLA fails on an untiled non-host output; only unmerged PR #36525 moves it to host."""
     module, _, _ = load(next(p for p in FILES if p.stem.startswith("D1b_")))
-    v3 = analyze_host_offload(module)
-    assert v3.outcome == "ok" and [o.new_layout for o in v3.outputs_moved_to_host] == ["f32[256]{0:S(5)}"]
-    assert any("silently changes it" in w for w in v3.warnings)
-    strict = analyze_host_offload(module, strict=True)
-    assert strict.outcome == "E1200" and strict.error.start == "t" and not strict.outputs_moved_to_host
+    shipped = analyze_host_offload(module)
+    assert shipped.rule == "shipped"
+    assert shipped.outcome == "E1200" and shipped.error.start == "t" and not shipped.outputs_moved_to_host
+    pr = analyze_host_offload(module, "unmerged-pr-36525")
+    assert pr.outcome == "ok" and [o.new_layout for o in pr.outputs_moved_to_host] == ["f32[256]{0:S(5)}"]
+    assert any("unmerged PR #36525 silently changes it" in w for w in pr.warnings)
+
+
+def test_unknown_rule_is_refused():
+    module, _, _ = load(next(p for p in FILES if p.stem.startswith("D1b_")))
+    with pytest.raises(ValueError, match="unmerged-pr-36525"):
+        analyze_host_offload(module, "strict")
+
+
+def test_cli_rule_choices_are_the_rules():
+    from xladoctor.commands._common import RULE_CHOICES
+    from xladoctor.offload.rules import RULES
+
+    assert RULE_CHOICES == tuple(RULES)
 
 
 def test_the_e1200_text_we_predict_is_read_back_by_the_log_scanner():

@@ -12,7 +12,7 @@ from xladoctor.offload import analyze_host_offload, fix_device, fix_host
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 
-from test_offload_scenarios import FILES, load
+from test_offload_scenarios import FILES, load, rule_of
 
 E1200_FILES = [p for p in FILES if "outcome=E1200" in p.read_text()]
 
@@ -25,12 +25,12 @@ def test_there_are_e1200_scenarios():
 @pytest.mark.parametrize("path", E1200_FILES, ids=[p.stem for p in E1200_FILES])
 def test_fix_round_trip(path: Path, how: str):
     module, _, options = load(path)
-    strict = "strict" in options
-    result = analyze_host_offload(module, strict)
+    rule = rule_of(options)
+    result = analyze_host_offload(module, rule)
     assert result.errors
     fixed = (fix_host if how == "host" else fix_device)(module, result)
     text = print_module(fixed)
-    again = analyze_host_offload(parse_module(text), strict)
+    again = analyze_host_offload(parse_module(text), rule)
     assert again.errors == [], text
     assert print_module(module) != text  # the input module itself is untouched
     jaxlib_hlo = pytest.importorskip("jaxlib._hlo")

@@ -69,7 +69,7 @@ def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
 
     text, source = read_input(hlo_path)
     module = parse_module(text, source=source)
-    result = analyze_host_offload(module, strict=False)
+    result = analyze_host_offload(module)
     errors = [_jsonable(e) for e in result.errors]
     for f in findings:
         if f.code != "E1200":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Any
@@ -43,3 +44,19 @@ def print_json(obj: dict[str, Any]) -> None:
     doc = {"schema_version": SCHEMA_VERSION, **obj}
     json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+RULE_CHOICES = ("shipped", "unmerged-pr-36525")
+"""The names of :data:`xladoctor.offload.rules.RULES`, spelled here so that building the
+argument parser does not import the offload package (start-up time); a test keeps the two equal."""
+
+
+def add_rule_arguments(parser: Any) -> None:
+    """``--rule`` for commands that run the host-offload analysis (and the old ``--strict``)."""
+    parser.add_argument("--rule", choices=RULE_CHOICES, default=RULE_CHOICES[0],
+                        help="host-offload rule: 'shipped' (default) is released XLA (libtpu 0.0.42.1, jaxlib "
+                             "0.10.2): a host tensor reaching any non-host output is E1200; 'unmerged-pr-36525' is "
+                             "the never-merged variant that moves an untiled output to host instead")
+    # --strict named the shipped rule when the default was the unmerged one; kept so scripts keep working.
+    parser.add_argument("--strict", dest="rule", action="store_const", const=RULE_CHOICES[0],
+                        help=argparse.SUPPRESS)

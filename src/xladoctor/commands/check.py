@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import InputError, UsageError
 from ..syntax.hlo_parser import parse_module
-from ._common import print_json, read_input
+from ._common import add_rule_arguments, print_json, read_input
 
 NAME = "check"
 HELP = "run every applicable check on HLO modules, dump directories and logs (the main job)"
@@ -38,8 +38,7 @@ _SKIP_SUFFIXES = (".pb", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="HLO module files, logs, dump directories, or '-' (stdin)")
     p.add_argument("--examples", action="store_true", help="check the examples shipped with xladoctor")
-    p.add_argument("--strict", action="store_true",
-                   help="offload analysis: older XLA / TPU rule (any host tensor at a non-host output is E1200)")
+    add_rule_arguments(p)
     p.add_argument("--lang", choices=("en", "fa"), default=None, help="language of explanations (default: from locale)")
     p.add_argument("--html", metavar="OUT", help="also write a self-contained HTML report to OUT")
     p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#check)")
@@ -87,7 +86,7 @@ def _is_compiled(text: str, path: str) -> bool:
     return "after_optimizations" in os.path.basename(path) or "is_scheduled=true" in first
 
 
-def check_hlo(text: str, source: str, strict: bool) -> dict[str, Any]:
+def check_hlo(text: str, source: str, rule: str = "shipped") -> dict[str, Any]:
     from ..offload import analyze_host_offload
     from ..offload.fixes import suggest_fixes
     from ..offload.report import result_json
@@ -101,7 +100,7 @@ def check_hlo(text: str, source: str, strict: bool) -> dict[str, Any]:
                          "Lowered.as_text('hlo'))")
         entry["findings"] = 0
         return entry
-    result = analyze_host_offload(module, strict)
+    result = analyze_host_offload(module, rule)
     entry["offload"] = result_json(result, suggest_fixes(module, result))
     entry["findings"] = len(result.errors) + len(getattr(result, "failures", ()))
     return entry
@@ -132,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             text, source = read_input(path)
             if _looks_like_hlo(text):
-                files.append(check_hlo(text, source, args.strict))
+                files.append(check_hlo(text, source, args.rule))
             elif path == "-":
                 files.append(_check_log_text(text, lang))
             else:

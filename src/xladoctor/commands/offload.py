@@ -12,12 +12,13 @@ from ..offload.report import render_text, result_json
 from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
-from ._common import print_json, read_input
+from ._common import add_rule_arguments, print_json, read_input
 
 NAME = "offload"
 HELP = "predict XLA host-offload errors (E1200): path, host memory, host compute, fixes"
 ORDER = 30
-DESCRIPTION = """Re-run XLA's HostOffloader pass (V3) on an HLO module: predict E1200 with XLA's exact
+DESCRIPTION = """Re-run XLA's HostOffloader pass (as shipped in libtpu 0.0.42.1 / jaxlib 0.10.2) on an HLO
+module: predict E1200 with XLA's exact
 message, show the offloaded tensor's path to the offending output, every position that ends in host
 memory, host-compute conversions, and both remedies. Exit 1 when XLA would fail (E1200 or another
 failure of the pass), 0 otherwise, 2 for bad input."""
@@ -25,8 +26,7 @@ failure of the pass), 0 otherwise, 2 for bad input."""
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="HLO module text ('-' for stdin)")
-    parser.add_argument("--strict", action="store_true",
-                        help="older XLA / TPU rule: any host tensor reaching a non-host output is E1200")
+    add_rule_arguments(parser)
     parser.add_argument("--trace", action="store_true", help="print what --vmodule=host_offloader=1 would log")
     parser.add_argument("--json", action="store_true", help="machine-readable output (docs/json.md, ## offload)")
     parser.add_argument("--fix", choices=("host", "device"),
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         signature = read_main_signature(read_input(args.stablehlo)[0])
         apply_memory_kinds(module, signature)
         names = [r.name or "" for r in signature.results] or None
-    result = analyze_host_offload(module, args.strict, disable_host_compute=args.disable_host_compute)
+    result = analyze_host_offload(module, args.rule, disable_host_compute=args.disable_host_compute)
     fixes = suggest_fixes(module, result, names)
     if args.fix:
         fixed = (fix_host if args.fix == "host" else fix_device)(module, result)

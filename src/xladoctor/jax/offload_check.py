@@ -7,10 +7,11 @@ XLA's HostOffloader on it.  Each offending output is then told in the user's
 terms: its pytree path (``jax.result_info``), the Python line where the tensor
 went to host, the lines it travelled through, and both fixes as code.
 
-Platform rule: TPU entry layouts are always tiled, so on TPU any host tensor that
-reaches a device output is E1200 (``strict``); on GPU, XLA (V3 of the pass) puts
-such an output in host memory silently when its layout is not customized; that is
-reported as a note, not an error.
+Rule: released XLA (libtpu 0.0.42.1 for TPU, jaxlib 0.10.2's GPU plugin) raises E1200
+whenever a host tensor reaches an output declared in device memory, on every
+platform and whatever the layout.  ``rule="unmerged-pr-36525"`` selects the
+never-merged variant that instead moves an untiled output to host memory silently
+(reported as a note, not an error).
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ from ..ir.instruction import SourceLocation
 from ..offload.analysis import analyze_host_offload
 from ..offload.fixes import suggest_fixes
 from ..offload.result import HostOffloadResult, OutputMismatch, PathHop
+from ..offload.rules import SHIPPED
 from .lowering import LoweredProgram, lower_program
 from .stack import python_stack
 
-STRICT_PLATFORMS = frozenset({"tpu"})
 _CALLERS_SHOWN = 2
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 """xladoctor's own frames (it traces the program) are left out of callers."""
@@ -113,7 +114,8 @@ class OffloadReport:
     """The verdict for one program on one platform."""
 
     platform: str | None
-    strict: bool
+    rule: str
+    """The host-offload rule used (:mod:`xladoctor.offload.rules`)."""
     outcome: str
     """``ok``, ``E1200`` or ``failure`` (the pass fails another way first)."""
     findings: list[OffloadFinding] = field(default_factory=list)
@@ -245,19 +247,18 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
     return out
 
 
-def check_lowered(program: LoweredProgram, strict: bool | None = None) -> OffloadReport:
+def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport:
     """Run the HostOffloader model on an already lowered program."""
     platform = program.platform
-    if strict is None:
-        strict = platform is None or platform in STRICT_PLATFORMS
-    result = analyze_host_offload(program.module, strict=strict)
-    report = OffloadReport(platform, strict, result.outcome, _findings(program, result), result=result,
+    result = analyze_host_offload(program.module, rule)
+    report = OffloadReport(platform, result.rule, result.outcome, _findings(program, result), result=result,
                            program=program)
     names = program.result_names
     for moved in result.outputs_moved_to_host:
         i = moved.output_index[0] if moved.output_index else 0
         name = names[i] if i < len(names) else str(list(moved.output_index))
-        report.notes.append(f"{name}: XLA will put this output in host memory ({moved.old_layout} -> "
+        report.notes.append(f"{name}: XLA with unmerged PR #36525 would put this output in host memory "
+                            f"({moved.old_layout} -> "
                             f"{moved.new_layout}) because a host tensor reaches it (starting from {moved.start}); "
                             "the caller gets a pinned_host array")
     for d in result.dropped_offloads:
@@ -266,7 +267,7 @@ def check_lowered(program: LoweredProgram, strict: bool | None = None) -> Offloa
     return report
 
 
-def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", strict: bool | None = None,
+def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str = SHIPPED,
                   **jit_kwargs: Any) -> OffloadReport:
     """Predict E1200 for ``jax.jit(fn, **jit_kwargs)(*args)`` on ``platform``, without compiling.
 
@@ -275,10 +276,11 @@ def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", strict: boo
     ``args`` may be arrays or ``jax.ShapeDtypeStruct`` (with ``sharding=`` carrying a
     memory kind for host-memory arguments).  ``platform`` is what to lower for
     (``"tpu"``, ``"cuda"``/``"gpu"``, ``"rocm"``, or ``None`` for the local backend);
-    ``strict`` overrides the program-end rule (default: strict on TPU).
+    ``rule`` picks the host-offload rule (default ``"shipped"``: released XLA on every
+    platform; ``"unmerged-pr-36525"``: the never-merged variant, see :mod:`xladoctor.offload.rules`).
     """
     program = lower_program(fn, args, jit_kwargs, platform)
-    return check_lowered(program, strict)
+    return check_lowered(program, rule)
 
 
 # -- rendering --------------------------------------------------------------------------------
@@ -319,7 +321,7 @@ def _line_json(s: SourceLine | None) -> dict[str, Any] | None:
 
 def report_json(report: OffloadReport) -> dict[str, Any]:
     return {
-        "schema_version": 1, "platform": report.platform, "strict": report.strict, "outcome": report.outcome,
+        "schema_version": 1, "platform": report.platform, "rule": report.rule, "outcome": report.outcome,
         "findings": [{
             "output": f.output, "leaf": f.leaf, "xla_message": f.xla_message, "start": f.start,
             "origin": f.origin, "offloaded_at": _line_json(f.offloaded_at),

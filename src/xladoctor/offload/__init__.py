@@ -1,15 +1,14 @@
 """Host-offload analysis: what XLA's HostOffloader pass does with a module, and E1200.
 
-The model is **V3** of the pass (openxla/xla @ 0b1e957, 2026, see
-``/work/shared/docs/host-offload.md``): S(5) cleared from instructions first,
-deferred dynamic-update-slice resolution, a same-shape ``copy`` on host data is
-host compute, and the program-end rule ``EnsureEntryLayoutIsHostMemory`` (an
-output reached by host memory is E1200 only when its layout is customized;
-otherwise XLA moves that output to host memory).  ``strict=True`` selects the
-V1/V2 rule (any such output not in host memory is E1200), which is also what TPU
-layouts, always tiled, amount to.  Where V4 differs (explicit operand index for
-the inserted host copy, tuple-shaped MoveToHost) the V3 behaviour is reproduced,
-including its CHECK crash when a host value feeds a multi-operand consumer.
+The model is the pass as shipped (openxla/xla ``baf3aac993``, which libtpu 0.0.42.1
+and jaxlib 0.10.2 carry; see :mod:`.rules`): S(5) cleared from instructions first,
+deferred dynamic-update-slice resolution, a same-shape ``copy`` on host data is host
+compute, one walk per operand slot a MoveToHost feeds, MoveToDevice kept as the end
+of every walk, and the program-end rule: any entry output reached by host memory
+whose layout is not host memory is E1200, tiled or not.  ``rule="unmerged-pr-36525"``
+selects the never-released variant (E1200 only for a customized layout, otherwise
+the output silently becomes host memory).  The real TPU compiler is the judge:
+``bench/offload_campaign.py`` compares the two; :mod:`.divergences` lists what differs.
 
 Pre-optimization modules (not ``is_scheduled=true``) first get XLA's CallInliner
 and tuple folding on the private copy (``inline_calls=None`` by default; see
@@ -19,7 +18,7 @@ and tuple folding on the private copy (``inline_calls=None`` by default; see
 Public API::
 
     from xladoctor.offload import analyze_host_offload, fix_host, fix_device
-    result = analyze_host_offload(module, strict=False)
+    result = analyze_host_offload(module)             # rule="shipped"
     result.error        # the E1200 XLA reports (or None); result.errors: every offending output
     result.host_positions, result.host_compute, result.warnings, result.outputs_moved_to_host
 """

@@ -11,24 +11,26 @@ from .inline import inline_calls as _inline_calls
 from .inline import looks_pre_optimization
 from .legalize import run_legalize
 from .result import HostOffloadResult
+from .rules import SHIPPED
+from .rules import rule as _rule
 from .simulator import HostOffloaderSimulation, OffloadOptions
 
 
-def analyze_host_offload(module: HloModule, strict: bool = False, *, disable_host_compute: bool = False,
+def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host_compute: bool = False,
                          allow_h2h_copy: bool = False, inline_calls: bool | None = None,
                          legalize: bool = True) -> HostOffloadResult:
-    """Predict what XLA's HostOffloader (V3) does with ``module``; ``module`` is not modified.
+    """Predict what XLA's HostOffloader does with ``module``; ``module`` is not modified.
 
     Raises :class:`~xladoctor.errors.VerifyError` for a module XLA's verifier would
     reject (see :mod:`xladoctor.ir.verify`).
 
-    ``strict`` selects the program-end rule: ``False`` is today's XLA (an output
-    reached by host memory is an error only when its layout is customized: tiles,
-    index/pointer type, element size; otherwise XLA silently puts that output in
-    host memory, reported in ``outputs_moved_to_host`` and ``warnings``); ``True``
-    is older XLA and what TPU layouts amount to (any output not in host memory is
-    E1200).  ``disable_host_compute`` / ``allow_h2h_copy`` mirror the XLA debug
-    options of the same meaning.
+    ``rule`` (see :mod:`.rules`): ``"shipped"``, the default, is released XLA (libtpu
+    0.0.42.1, jaxlib 0.10.2): any entry output reached by host memory whose layout is
+    not host memory is E1200.  ``"unmerged-pr-36525"`` is the never-merged variant in
+    which that is an error only for a customized layout (tiles, index/pointer type,
+    element size), and otherwise the output silently becomes host memory (reported in
+    ``outputs_moved_to_host`` and ``warnings``).  ``disable_host_compute`` /
+    ``allow_h2h_copy`` mirror the XLA debug options of the same meaning.
 
     ``inline_calls`` first inlines plain ``call``s as XLA's CallInliner does before
     HostOffloader runs (see :mod:`.inline`).  ``None`` (the default) does so when the
@@ -43,7 +45,7 @@ def analyze_host_offload(module: HloModule, strict: bool = False, *, disable_hos
     if module.entry is None or module.entry_computation_layout is None:
         raise ValueError("module has no entry computation")
     verify_module(module)  # what XLA's verifier rejects never reaches the pass either
-    options = OffloadOptions(strict, disable_host_compute, allow_h2h_copy)
+    options = OffloadOptions(_rule(rule).name, disable_host_compute, allow_h2h_copy)
     if inline_calls is None:
         inline_calls = looks_pre_optimization(module)
     # The private copy allocates an object per instruction (more with inlining); Python's

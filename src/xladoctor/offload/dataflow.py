@@ -24,7 +24,8 @@ from .positions import Position
 PURE_MEMORY_OPCODES = frozenset({
     HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.BITCAST, HloOpcode.TUPLE, HloOpcode.CALL, HloOpcode.WHILE,
     HloOpcode.CONDITIONAL, HloOpcode.PARAMETER, HloOpcode.OPT_BARRIER, HloOpcode.ASYNC_START,
-    HloOpcode.ASYNC_DONE, HloOpcode.CUSTOM_CALL,
+    HloOpcode.ASYNC_DONE, HloOpcode.CUSTOM_CALL, HloOpcode.SEND, HloOpcode.RECV, HloOpcode.SEND_DONE,
+    HloOpcode.RECV_DONE,
 })
 """``IsValidDuringPureMemoryOffload``: ops that move no data, so host memory passes through."""
 
@@ -223,8 +224,7 @@ def successors(pos: Position, graph: CallGraph, follow_empty_index_gte: bool = T
                 out.append(Position(body.parameters[k], index))
                 out.append(Position(cond.parameters[k], index))
         elif op is HloOpcode.CONDITIONAL:
-            branches = user.called.get("branch_computations") or \
-                [*user.called.get("true_computation", []), *user.called.get("false_computation", [])]
+            branches = _branches(user)
             for k in user.operand_indices(instr):
                 if k == 0 or k - 1 >= len(branches):
                     raise XlaCheckFailure("Not enough branch computations for conditional", user)
@@ -243,8 +243,17 @@ def successors(pos: Position, graph: CallGraph, follow_empty_index_gte: bool = T
     return out
 
 
-def predecessors(pos: Position, graph: CallGraph) -> list[Position]:
-    """``GetPredecessors``: where the buffer at ``pos`` came from (one hop up)."""
+def _branches(instr: HloInstruction) -> list[HloComputation]:
+    return instr.called.get("branch_computations") or \
+        [*instr.called.get("true_computation", []), *instr.called.get("false_computation", [])]
+
+
+def predecessors(pos: Position, graph: CallGraph, operand_index: int | None = None) -> list[Position]:
+    """``GetPredecessors``: where the buffer at ``pos`` came from (one hop up).
+
+    ``operand_index`` (since 26094505af) picks the operand of a multi-operand
+    instruction; without it such an instruction is a CHECK failure, as in XLA.
+    """
     instr, index = pos.instruction, pos.shape_index
     op = instr.opcode
     if op is HloOpcode.GET_TUPLE_ELEMENT:
@@ -256,12 +265,31 @@ def predecessors(pos: Position, graph: CallGraph) -> list[Position]:
     if op is HloOpcode.CALL:
         return [Position(_called(instr, "to_apply", "calls")[0].root, index)]
     if op is HloOpcode.PARAMETER:
-        return [Position(c.operands[instr.parameter_number], index) for c in graph.callers_of(instr.parent)]
-    if op in (HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE, HloOpcode.PAD):
+        out: list[Position] = []
+        for caller in dict.fromkeys(graph.callers_of(instr.parent)):
+            if caller.opcode is HloOpcode.CONDITIONAL:
+                slots = [k + 1 for k, c in enumerate(_branches(caller)) if c is instr.parent]
+                if not slots:
+                    raise XlaCheckFailure("Computation not found in conditional", caller)
+                out.extend(Position(caller.operands[k], index) for k in slots)
+            else:
+                out.append(Position(caller.operands[instr.parameter_number], index))
+        return out
+    if op is HloOpcode.DYNAMIC_SLICE:
+        return [Position(instr.operands[operand_index or 0], index)]
+    if op is HloOpcode.DYNAMIC_UPDATE_SLICE:
+        if operand_index:
+            raise XlaCheckFailure("Check failed: !operand_index.has_value() || *operand_index == 0", instr)
         return [Position(instr.operands[0], index)]
     if op is HloOpcode.WHILE:
         return [Position(instr.called["body"][0].root, index)]
-    if len(instr.operands) != 1:
-        raise XlaCheckFailure(
-            f"Expecting instruction {instr.name} to have 1 operand, but it has {len(instr.operands)}.", instr)
-    return [Position(instr.operands[0], index)]
+    if op in (HloOpcode.PAD, HloOpcode.SEND):
+        return [Position(instr.operands[0], index)]
+    if op is HloOpcode.CONDITIONAL:
+        return [Position(c.root, index) for c in _branches(instr)]
+    if operand_index is None and len(instr.operands) != 1:
+        from ..syntax.hlo_printer import print_instruction
+        raise XlaCheckFailure("Check failed: instruction->operands().size() == 1 "
+                              f"({len(instr.operands)} vs. 1) Expected instruction to have 1 operand. Found: "
+                              + print_instruction(instr, "%"), instr)
+    return [Position(instr.operands[operand_index or 0], index)]

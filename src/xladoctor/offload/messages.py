@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def host_compute_warning(name: str) -> str:
-    """The ``LOG(WARNING)`` for a device op that would run on host data (V2/V3 wording)."""
+    """The ``LOG(WARNING)`` for a device op that would run on host data (wording since 2025)."""
     return (f'Found an instruction ("{name}") which does device compute in host memory space. Converting into '
             "host compute. This is likely to have a very slow execution time. If you're using JAX, use "
             "device_put() to move the inputs to the device so that computation happens on the device.")
@@ -23,10 +23,10 @@ HOST_COMPUTE_DISABLED = "Automatic host compute offloading is disabled."
 
 
 def output_moved_warning(index_text: str, old: str, new: str, start: str) -> str:
-    """Our note for V3's silent entry-layout rewrite (XLA logs it only at VLOG(2))."""
+    """Our note for the silent entry-layout rewrite of unmerged PR #36525 (VLOG(2) there)."""
     return (f"Entry output {index_text} receives host memory (starting from {start}); its layout {old} is not "
-            f"customized, so XLA silently changes it to {new}: the caller gets this output in host memory "
-            "(memory kind pinned_host). Older XLA, and TPU layouts with tiles, fail with E1200 instead.")
+            f"customized, so XLA with unmerged PR #36525 silently changes it to {new}: the caller gets this "
+            "output in host memory (memory kind pinned_host). Released XLA fails with E1200 instead.")
 
 
 def dropped_offload_warning(name: str, reason: str) -> str:

@@ -8,6 +8,7 @@ from ..ir.module import HloModule
 from ..ir.shape import format_shape_index
 from .fixes import FixSuggestion
 from .result import XLA_VERSION_MODELLED, HostOffloadResult, OutputMismatch, PathHop
+from .rules import RULES, SHIPPED
 
 
 def _loc(loc) -> str | None:
@@ -43,8 +44,8 @@ def result_json(result: HostOffloadResult, fixes: list[FixSuggestion]) -> dict[s
     first = next((d for d, e in zip(errors, result.errors) if e is result.error), None)
     return {
         "command": "offload",
-        "model": XLA_VERSION_MODELLED,
-        "strict": result.strict,
+        "model": XLA_VERSION_MODELLED if result.rule == SHIPPED else RULES[result.rule].xla,
+        "rule": result.rule,
         "outcome": result.outcome,
         "error": first,
         "errors": errors,
@@ -99,7 +100,7 @@ def _hop_text(h: PathHop) -> str:
 def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes: list[FixSuggestion],
                 trace: bool) -> str:
     out: list[str] = []
-    mode = "strict (V1/V2, TPU layouts)" if result.strict else "V3 (current XLA)"
+    mode = RULES[result.rule].label
     if result.outcome == "ok" and not result.errors and not result.failures:
         out.append(f"{source}: no host-offload error predicted ({mode}).")
     by_index = {tuple(f.output_index): f for f in fixes}

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 E1200_CODE = "E1200"
 E1200_NAME = "CompileTimeHostOffloadOutputLocationMismatch"
 E1200_URL = "https://openxla.org/xla/errors/error_1200"
-XLA_VERSION_MODELLED = "V3"
-"""Which HostOffloader this analysis reproduces (openxla/xla @ 0b1e957, 2026); see __init__."""
+XLA_VERSION_MODELLED = "openxla/xla baf3aac993 (libtpu 0.0.42.1, jaxlib 0.10.2)"
+"""Which HostOffloader this analysis reproduces by default; see :mod:`.rules`."""
 
 
 @dataclass(frozen=True)
@@ -48,18 +48,20 @@ class OutputMismatch:
 
     ``start`` is what XLA names in "starting from X" (the walk's first instruction:
     the MoveToHost's first real consumer, a DUS, or a streamed entry parameter);
-    for a MoveToHost that is itself the entry root, ``context`` is ``custom call``
-    and ``start`` is the MoveToHost.
+    under the ``unmerged-pr-36525`` rule only, a MoveToHost that is itself the entry
+    root gives ``context`` ``custom call`` and ``start`` the MoveToHost (shipped XLA
+    inserts a copy to host there and compiles).
     """
 
     start: str
     context: str
-    """``"starting from"`` or ``"custom call"``: the two wordings XLA uses."""
+    """``"starting from"`` (shipped XLA) or ``"custom call"`` (unmerged PR #36525 only)."""
     output_index: ShapeIndex
     output_layout: str
     """The entry result (sub)shape as declared, e.g. ``f32[8]{0:T(128)}``."""
     customized: bool
-    """Whether that layout is "explicitly customized" (tiles, index/pointer type, E(n))."""
+    """Whether that layout is "explicitly customized" (tiles, index/pointer type, E(n)); only the
+    ``unmerged-pr-36525`` rule looks at it."""
     trace: tuple[PathHop, ...]
     """From the walk's start to the entry root, following first-discovered predecessors."""
     origin: str
@@ -148,7 +150,7 @@ class DroppedOffload:
 
 @dataclass(frozen=True)
 class OutputMovedToHost:
-    """An entry output whose memory kind V3 silently changes to host (layout not customized)."""
+    """An entry output whose memory kind the ``unmerged-pr-36525`` rule silently changes to host."""
 
     output_index: ShapeIndex
     old_layout: str
@@ -168,7 +170,7 @@ class WalkStart:
 
 @dataclass
 class HostOffloadResult:
-    """Everything HostOffloader (V3) would decide for one module.
+    """Everything HostOffloader would decide for one module, under one rule (:mod:`.rules`).
 
     ``errors`` lists every offending output (XLA stops at the first; it has
     ``first=True`` and is also ``error``); ``failures`` lists other failures of the
@@ -176,7 +178,8 @@ class HostOffloadResult:
     ``"ok"``, ``"E1200"`` or ``"failure"`` (another error or a crash comes first).
     """
 
-    strict: bool
+    rule: str
+    """``shipped`` (default: what released XLA does) or ``unmerged-pr-36525``."""
     errors: list[OutputMismatch] = field(default_factory=list)
     failures: list[PassFailure] = field(default_factory=list)
     host_positions: list[tuple[str, ShapeIndex]] = field(default_factory=list)

@@ -1,4 +1,4 @@
-"""HostOffloader (V3) re-run in Python on a private copy of the module.
+"""HostOffloader (as shipped, see :mod:`.rules`) re-run in Python on a private copy of the module.
 
 Why simulate instead of only walking: the pass rewrites the graph as it goes
 (copies inserted before each walk's start, MoveToHosts removed, MoveToDevices
@@ -41,6 +41,7 @@ from .annotations import (ALLOCATE_BUFFER, COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST,
 from .dataflow import (CallGraph, XlaCheckFailure, XlaStatusError, allowed_between_move_to_host_and_consumer,
                        allowed_between_slice_and_move_to_device, is_pure_memory_op, predecessors, successors)
 from .positions import Position
+from .rules import SHIPPED, UNMERGED_PR_36525
 from .result import (DroppedOffload, DusOutcome, HostComputeConversion, HostOffloadResult, InsertedInstruction,
                      OutputMismatch, OutputMovedToHost, PassFailure, PathHop, WalkStart)
 
@@ -52,10 +53,10 @@ _SLICE_RANGE = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
 class OffloadOptions:
     """Switches that change the pass' decisions."""
 
-    strict: bool = False
-    """Program-end rule: False = V3 (error only for customized output layouts, else the
-    output silently becomes host memory); True = V1/V2 and TPU practice (any output not
-    in host memory is an error)."""
+    rule: str = SHIPPED
+    """Program-end rule (:mod:`.rules`): ``shipped`` = any output reached by host memory
+    whose layout is not host is E1200; ``unmerged-pr-36525`` = only when that layout is
+    customized, else the output silently becomes host memory."""
     disable_host_compute: bool = False
     """``--xla_disable_automatic_host_compute_offload``."""
     allow_h2h_copy: bool = False
@@ -64,6 +65,23 @@ class OffloadOptions:
 
 def _memory_space(shape: Shape) -> int:
     return shape.layout.memory_space if shape.layout is not None else DEVICE_MEMORY_SPACE
+
+
+def _compatible_ignoring_fp_precision(a: Shape, b: Shape) -> bool:
+    """``ShapeUtil::CompatibleIgnoringFpPrecision``: layouts ignored, any float type matches any float type."""
+    if a.is_tuple or b.is_tuple:
+        return a.is_tuple and b.is_tuple and len(a.tuple_shapes) == len(b.tuple_shapes) and \
+            all(_compatible_ignoring_fp_precision(x, y) for x, y in zip(a.tuple_shapes, b.tuple_shapes))
+    same_type = a.element_type is b.element_type or (a.element_type.kind == "float" == b.element_type.kind)
+    return same_type and tuple(a.dimensions) == tuple(b.dimensions)
+
+
+def _is_synchronous_host_copy(instr: HloInstruction) -> bool:
+    """``IsSynchronousCopyFromOrToHost``: a copy between host and device memory."""
+    if instr.opcode is not HloOpcode.COPY or not instr.shape.is_array or not instr.operands[0].shape.is_array:
+        return False
+    return (_memory_space(instr.shape) == HOST_MEMORY_SPACE) != \
+        (_memory_space(instr.operands[0].shape) == HOST_MEMORY_SPACE)
 
 
 def _all_leaves_host(shape: Shape) -> bool:
@@ -82,7 +100,7 @@ class HostOffloaderSimulation:
         """Clones made by the call-inlining pre-pass -> the input instruction they copy."""
         self.options = options
         self.graph = CallGraph(module)
-        self.res = HostOffloadResult(strict=options.strict)
+        self.res = HostOffloadResult(rule=options.rule)
         self.names = NameUniquer(module)
         assert module.entry is not None and module.entry_computation_layout is not None
         self.entry = module.entry
@@ -94,7 +112,7 @@ class HostOffloaderSimulation:
         self.dus_with_annotation: set[HloInstruction] = set()
         self.dus_allocated: set[HloInstruction] = set()
         self.copies_after: dict[HloInstruction, HloInstruction] = {}
-        self.copy_inserted_before: set[tuple[HloInstruction, ShapeIndex]] = set()
+        self.copy_inserted_before: set[tuple[HloInstruction, ShapeIndex, int]] = set()
         self.host_compute_seen: set[HloInstruction] = set()
         self.logging = True
         """VLOG lines are kept until XLA would have stopped (the first failure)."""
@@ -256,6 +274,13 @@ class HostOffloaderSimulation:
         if mth in self.consumed_mths:
             return
         self.vlog(f'Offloading "{mth.operands[0].name}" to host.')
+        if not mth.shape.is_array:
+            # Observed, not read: libtpu 0.0.42.1 aborts on a tuple-shaped MoveToHost
+            # ("Check failed: has_layout() (f32[16], f32[16])" in shape.h).
+            self.fail("CHECK", f"Check failed: has_layout() {mth.shape}", mth)
+            self.consumed_mths.add(mth)
+            return
+        self.host_operand_shortcut(mth)
         try:
             starts = self.starting_positions(mth)
         except (XlaCheckFailure, XlaStatusError) as e:
@@ -268,8 +293,9 @@ class HostOffloaderSimulation:
                 mth.replace_all_uses_with(copy)
                 self.res.inserted.append(InsertedInstruction("output-copy-to-host", copy.name, data.name, None,
                                                              replaces=mth.name))
-                self.ensure_entry_output_is_host((), "custom call", mth.name, [], f"move-to-host {mth.name}",
-                                                 mth.name, Position(mth))
+                if self.options.rule == UNMERGED_PR_36525:
+                    self.ensure_entry_output_is_host((), "custom call", mth.name, [], f"move-to-host {mth.name}",
+                                                     mth.name, Position(mth))
             elif mth not in self.redundant_mths:
                 users = tuple(u.name for u in mth.users)
                 reason = ("it has no users" if not users else
@@ -280,11 +306,45 @@ class HostOffloaderSimulation:
                 if users:
                     self.res.warnings.append(messages.dropped_offload_warning(mth.name, reason))
         for start in starts:
-            self.walk(start, start.instruction.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE,
-                      f"move-to-host {mth.name}", mth.name)
+            copy_before = start.instruction.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE
+            # Since 26094505af: one walk per operand slot the MoveToHost feeds directly.
+            for k in start.instruction.operand_indices(mth) or [None]:
+                self.walk(start, copy_before, f"move-to-host {mth.name}", mth.name, k)
         self.consumed_mths.add(mth)
         if mth not in self.dead:
-            self.remove(mth)
+            try:
+                self.remove_move_to_host(mth)
+            except XlaStatusError as e:
+                self.fail_exc(e)
+
+    def host_operand_shortcut(self, mth: HloInstruction) -> None:
+        """An AllocateBuffer or a DUS buffer broadcast under the MoveToHost goes to host directly.
+
+        ``HandleMoveToHostCustomCall`` (since 1a0ac02d67, re-landed 42ae978d4f): a sole-user
+        AllocateBuffer operand is put in host memory; a sole-user broadcast whose MoveToHost
+        is the buffer (operand 0) of its only user, a dynamic-update-slice, is replaced by a
+        host AllocateBuffer (the broadcast is left for dead-code elimination).
+        """
+        data = mth.operands[0]
+        if is_allocate_buffer(data) and len(data.users) == 1:
+            data.shape = data.shape.with_memory_space(HOST_MEMORY_SPACE)
+        elif (data.opcode is HloOpcode.BROADCAST and len(data.users) == 1 and len(mth.users) == 1
+              and (user := next(iter(mth.users))).opcode is HloOpcode.DYNAMIC_UPDATE_SLICE
+              and user.operands[0] is mth):
+            ab = self.new_allocate_buffer(data.parent, data.shape)
+            mth.replace_operand(0, ab)
+            self.res.inserted.append(InsertedInstruction("allocate-buffer", ab.name, None, mth.name, 0,
+                                                         replaces=data.name))
+
+    def remove_move_to_host(self, mth: HloInstruction) -> None:
+        """``ReplaceAllUsesWith(operand)`` + removal; XLA's RET_CHECK refuses an incompatible shape."""
+        data = mth.operands[0]
+        if not _compatible_ignoring_fp_precision(mth.shape, data.shape):
+            self.consumed_mths.add(mth)
+            raise XlaStatusError("INTERNAL", "RET_CHECK failure (xla/hlo/ir/hlo_instruction.cc) "
+                                 "ShapeUtil::CompatibleIgnoringFpPrecision(shape(), new_producer->shape()) "
+                                 f"{mth.shape} is not compatible with {data.shape}", mth)
+        self.remove(mth)
 
     def starting_positions(self, mth: HloInstruction) -> list[Position]:
         """``GetStartingInstructions``: the first real consumer on each path (or a DUS)."""
@@ -304,8 +364,13 @@ class HostOffloaderSimulation:
         return result
 
     # ------------------------------------------------------------------ the walk
-    def walk(self, start: Position, insert_copy_before: bool, origin: str, origin_instr: str) -> None:
-        """``WalkDownHostMemoryOffloadPaths``: BFS from ``start``, classifying each position."""
+    def walk(self, start: Position, insert_copy_before: bool, origin: str, origin_instr: str,
+             operand_index: int | None = None) -> None:
+        """``WalkDownHostMemoryOffloadPaths``: BFS from ``start``, classifying each position.
+
+        ``operand_index`` is the operand slot of ``start`` the host value arrives in (when
+        the MoveToHost feeds it directly): the host copy goes into that slot.
+        """
         self.res.walks.append(WalkStart(self.rn(start.name), start.shape_index, origin, insert_copy_before))
         queue: deque[Position] = deque([start])
         seen = {start}
@@ -379,7 +444,7 @@ class HostOffloaderSimulation:
                     continue
                 seen.add(s)
                 queue.append(s)
-        self._apply_walk(start, insert_copy_before, buffers, mths, mtds, slices, x64)
+        self._apply_walk(start, insert_copy_before, buffers, mths, mtds, slices, x64, operand_index)
 
     def _path(self, origin_instr: str, trace: list[Position]) -> tuple[PathHop, ...]:
         hops = [self.hop(p) for p in trace]
@@ -401,24 +466,26 @@ class HostOffloaderSimulation:
         return trace
 
     def _apply_walk(self, start: Position, insert_copy_before: bool, buffers: list[Position],
-                    mths: dict, mtds: dict, slices: dict, x64: dict) -> None:
+                    mths: dict, mtds: dict, slices: dict, x64: dict, operand_index: int | None) -> None:
         for b in buffers:
             if b.instruction.shape.has_index(b.shape_index):
                 self.set_memory_space(b, HOST_MEMORY_SPACE)
         if insert_copy_before:
             try:
-                self.insert_copy_before(start)
+                self.insert_copy_before(start, operand_index)
             except (XlaCheckFailure, XlaStatusError) as e:
                 self.fail_exc(e)
         for mtd in mtds:
-            if mtd in self.dead or not (mtd.users or mtd.is_root):
+            if mtd in self.dead:
                 continue
             data = mtd.operands[0]
             copy = self.new_copy(data, DEVICE_MEMORY_SPACE)
             self.vlog(f'Inserted copy "{copy.name}" before custom call "{mtd.name}"')
-            mtd.replace_all_uses_with(copy)
-            self.res.inserted.append(InsertedInstruction("copy-to-device", copy.name, data.name, None,
-                                                         replaces=mtd.name))
+            # Since b4226f6093 the copy becomes the MoveToDevice's operand: the MoveToDevice
+            # stays, and stays the end of every later walk, until the cleanup removes it.
+            mtd.replace_operand(0, copy)
+            self.res.inserted.append(InsertedInstruction("copy-to-device", copy.name, data.name, mtd.name, 0,
+                                                         replaces=None))
         if x64:
             self.res.warnings.append(messages.X64_SPLIT_WARNING)
         for split in x64:
@@ -429,7 +496,10 @@ class HostOffloaderSimulation:
         for mth in mths:
             if mth not in self.dead:
                 self.vlog(f'Removing MoveToHost custom call "{mth.name}"')
-                self.remove(mth)
+                try:
+                    self.remove_move_to_host(mth)
+                except XlaStatusError as e:
+                    self.fail_exc(e)
         for sl in slices:
             self.dynamify_slice(sl)
 
@@ -451,33 +521,42 @@ class HostOffloaderSimulation:
                     queue.append(s)
         return True
 
-    def insert_copy_before(self, start: Position) -> None:
-        """``InsertCopyBetween(predecessor, start)``: the device-to-host copy feeding the walk."""
-        preds = predecessors(start, self.graph)
+    def insert_copy_before(self, start: Position, operand_index: int | None = None) -> None:
+        """``InsertCopyBetween(predecessor, start)``: the device-to-host copy feeding the walk.
+
+        The copy replaces every use of the predecessor in the target (each caller, when
+        the start is a parameter); an existing device/host copy in host memory is reused.
+        """
+        preds = predecessors(start, self.graph, operand_index if operand_index is not None else 0)
         if len(preds) != 1:
             raise XlaCheckFailure(f"Check failed: predecessors.size() == 1 ({len(preds)} vs. 1)",
                                   start.instruction)
         before = preds[0]
+        data = before.instruction
         targets: list[tuple[HloInstruction, ShapeIndex]] = []
         if start.instruction.opcode is HloOpcode.PARAMETER:
             for caller in self.graph.callers_of(start.instruction.parent):
-                targets.extend((caller, (k,)) for k in caller.operand_indices(before.instruction))
+                targets.extend((caller, (k,)) for k in caller.operand_indices(data))
         else:
             targets.append((start.instruction, start.shape_index))
         for target, idx in targets:
-            if (target, idx) in self.copy_inserted_before:
+            slot = operand_index if operand_index is not None else (idx[0] if idx else 0)
+            key = (target, idx, slot)
+            if key in self.copy_inserted_before:
                 continue
-            copy = self.copies_after.get(before.instruction)
-            if copy is None:
-                copy = self.new_copy(before.instruction, HOST_MEMORY_SPACE)
-                self.copies_after[before.instruction] = copy
-            slot = idx[0] if idx else 0
-            if slot >= len(target.operands):
-                raise XlaCheckFailure(f"Invalid operand index {slot} for {target.name}", target)
-            target.replace_operand(slot, copy)
-            self.copy_inserted_before.add((target, idx))
-            self.res.inserted.append(InsertedInstruction("copy-to-host", copy.name, before.instruction.name,
-                                                         target.name, slot))
+            if _is_synchronous_host_copy(data) and _memory_space(data.shape) == HOST_MEMORY_SPACE:
+                copy = data
+            else:
+                copy = self.copies_after.get(data)
+                if copy is None:
+                    copy = self.new_copy(data, HOST_MEMORY_SPACE)
+                    self.copies_after[data] = copy
+            for k in target.operand_indices(data):
+                target.replace_operand(k, copy)
+                if copy is not data:
+                    self.res.inserted.append(InsertedInstruction("copy-to-host", copy.name, data.name,
+                                                                 target.name, k))
+            self.copy_inserted_before.add(key)
 
     def dynamify_slice(self, sl: HloInstruction) -> None:
         """``DynamifySlice``: a slice that reads host memory becomes a dynamic-slice (a DMA)."""
@@ -502,7 +581,7 @@ class HostOffloaderSimulation:
     def ensure_entry_output_is_host(self, index: ShapeIndex, context: str, start_name: str,
                                     trace: list[Position], origin: str, origin_instr: str,
                                     at: Position) -> None:
-        """``EnsureEntryLayoutIsHostMemory`` (V3), or the strict rule of V1/V2 with ``strict``."""
+        """The program-end rule: shipped XLA's E1200, or ``EnsureEntryLayoutIsHostMemory`` of PR #36525."""
         if not self.ecl_result.has_index(index):
             return
         sub = self.ecl_result.subshape(index)
@@ -511,7 +590,7 @@ class HostOffloaderSimulation:
         layouts = [s.effective_layout for _, s in sub.leaves() if s.is_array]
         customized = any(lay.is_customized for lay in layouts)
         new_result = self.ecl_result.with_memory_space(HOST_MEMORY_SPACE, index)
-        if self.options.strict or customized:
+        if self.options.rule == SHIPPED or customized:
             first = self._first("E1200")
             if first:
                 self.res.vlog.append("Instruction trace leading to error:")
@@ -608,8 +687,14 @@ class HostOffloaderSimulation:
                     self.set_memory_space(Position(dus), host)
                     action = "host-compute+host-output"
             elif upd == dev and dst == host:
-                self.set_memory_space(Position(dus), host)
+                # The buffer may be a broadcast already in host memory: look for it (and
+                # put the DUS in host memory on the way).
                 action = "host-output"
+                try:
+                    self.create_allocate_buffer(dus)
+                except (XlaCheckFailure, XlaStatusError) as e:
+                    self.fail_exc(e)
+                    action = "failed"
             elif upd == dev and dst == dev and dus in self.dus_with_annotation:
                 action = "allocate-buffer"
                 try:
@@ -633,6 +718,14 @@ class HostOffloaderSimulation:
             previous_space = self.memory_space_at(pos) or DEVICE_MEMORY_SPACE
             self.set_memory_space(pos, HOST_MEMORY_SPACE)
             if instr.opcode is HloOpcode.PARAMETER:
+                if instr.parent is self.entry:
+                    declared = self.m.entry_computation_layout.parameters[instr.parameter_number]
+                    sub = declared.subshape(idx) if declared.has_index(idx) else None
+                    if sub is not None and sub.is_array and _memory_space(sub) == HOST_MEMORY_SPACE:
+                        return  # the buffer is a host parameter
+                    raise XlaStatusError("INVALID_ARGUMENT", f'Entry computation parameter "{self.rn(instr.name)}" '
+                                         f"(shape index {format_shape_index(idx)}) is not in host memory space.",
+                                         instr)
                 for caller in self.graph.callers_of(instr.parent):
                     if caller.opcode is HloOpcode.WHILE:
                         self._host_while_condition(caller, instr, idx)
@@ -657,6 +750,8 @@ class HostOffloaderSimulation:
                         break
                 return
             prev = pos
+            if not is_pure_memory_op(instr) and instr.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE:
+                return  # e05ba34f86: an unexpected instruction ends the search, without error
             for pred in predecessors(pos, self.graph):
                 p_instr = pred.instruction
                 if p_instr.opcode is HloOpcode.BROADCAST:

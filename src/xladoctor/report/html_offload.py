@@ -155,7 +155,7 @@ def _list_section(title: str, items: list[str], cls: str, open_: bool = True) ->
 def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     """The section body (no page shell) for one offload document."""
     key, tone = offload_verdict(doc)
-    model = label(lang, "strict") if doc.get("strict") else label(lang, "v3")
+    model = label(lang, "rule_unmerged") if doc.get("rule") == "unmerged-pr-36525" else label(lang, "rule_shipped")
     parts = [f'<div class="verdict-line">{badge(label(lang, key), tone)} '
              f'<span class="muted">{lbl(lang, "model")}: {esc(model)}</span></div>']
     if key == "verdict_clean":
