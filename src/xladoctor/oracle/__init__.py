@@ -18,13 +18,15 @@ Batches: ``with OracleWorker(topology, timeout=60) as w: w.compile_hlo(t)`` -- s
 from __future__ import annotations
 
 from .availability import INSTALL_HINT, available, unavailable_reason
+from .compare import Comparison, Prediction, compare, prediction_of
 from .naming import same_instruction, stem
 from .shared import close_shared, compile_hlo, compile_jitted, compile_stablehlo, shared_worker
 from .verdict import KINDS, Verdict
 from .worker import DEFAULT_TOPOLOGY, TOPOLOGIES, OracleWorker
 
 __all__ = [
-    "DEFAULT_TOPOLOGY", "INSTALL_HINT", "KINDS", "TOPOLOGIES", "OracleWorker", "Verdict",
-    "available", "close_shared", "compile_hlo", "compile_jitted", "compile_stablehlo",
+    "Comparison", "DEFAULT_TOPOLOGY", "INSTALL_HINT", "KINDS", "OracleWorker", "Prediction", "TOPOLOGIES",
+    "Verdict", "available", "close_shared", "compare", "compile_hlo", "compile_jitted", "compile_stablehlo",
+    "prediction_of",
     "same_instruction", "shared_worker", "stem", "unavailable_reason",
 ]
