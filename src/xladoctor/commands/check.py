@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import InputError, UsageError
 from ..syntax.hlo_parser import parse_module
+from . import _confirm
 from ._common import add_rule_arguments, print_json, read_input
 
 NAME = "check"
@@ -42,6 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=("en", "fa"), default=None, help="language of explanations (default: from locale)")
     p.add_argument("--html", metavar="OUT", help="also write a self-contained HTML report to OUT")
     p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#check)")
+    _confirm.add_arguments(p)
 
 
 def example_paths() -> list[str]:
@@ -86,7 +88,7 @@ def _is_compiled(text: str, path: str) -> bool:
     return "after_optimizations" in os.path.basename(path) or "is_scheduled=true" in first
 
 
-def check_hlo(text: str, source: str, rule: str = "shipped") -> dict[str, Any]:
+def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None) -> dict[str, Any]:
     from ..offload import analyze_host_offload
     from ..offload.fixes import suggest_fixes
     from ..offload.report import result_json
@@ -103,6 +105,10 @@ def check_hlo(text: str, source: str, rule: str = "shipped") -> dict[str, Any]:
     result = analyze_host_offload(module, rule)
     entry["offload"] = result_json(result, suggest_fixes(module, result))
     entry["findings"] = len(result.errors) + len(getattr(result, "failures", ()))
+    if confirm_topology is not None:
+        entry["confirm"] = _confirm.confirm(text, module, result, confirm_topology)
+        if not entry["findings"] and _confirm.is_error(entry["confirm"]):
+            entry["findings"] = 1  # the real compiler rejects what we did not predict
     return entry
 
 
@@ -131,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             text, source = read_input(path)
             if _looks_like_hlo(text):
-                files.append(check_hlo(text, source, args.rule))
+                files.append(check_hlo(text, source, args.rule, args.topology if args.confirm else None))
             elif path == "-":
                 files.append(_check_log_text(text, lang))
             else:
@@ -154,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
     for f in files:
         if f["kind"] == "error":
             print(f["error"], file=sys.stderr)
+    _confirm.note_if_unavailable(next((f["confirm"] for f in files if "confirm" in f), None))
     if input_errors:
         return 2
     return 1 if doc["findings"] else 0
@@ -200,6 +207,8 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
 
 def _is_quiet(f: dict[str, Any]) -> bool:
     if f["findings"]:
+        return False
+    if f.get("confirm"):
         return False
     if f["kind"] == "hlo":
         off = f.get("offload")
@@ -248,6 +257,7 @@ def _hlo_text(f: dict[str, Any]) -> str:
         lines.append(f"   warning: {w}")
     if len(off["warnings"]) > 5:
         lines.append(f"   ... {len(off['warnings']) - 5} more warnings")
+    lines.extend(_confirm.render(f.get("confirm"), "   "))
     return "\n".join(lines)
 
 

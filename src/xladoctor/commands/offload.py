@@ -12,6 +12,7 @@ from ..offload.report import render_text, result_json
 from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
+from . import _confirm
 from ._common import add_rule_arguments, print_json, read_input
 
 NAME = "offload"
@@ -36,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "go into the entry layout as XLA's compile does, its jax.result_info names the outputs")
     parser.add_argument("--disable-host-compute", action="store_true",
                         help="as --xla_disable_automatic_host_compute_offload=true")
+    _confirm.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,13 +46,17 @@ def run(args: argparse.Namespace) -> int:
     text, source = read_input(args.file)
     module = parse_module(text, source)
     names = None
+    stablehlo = None
     if args.stablehlo:
         # Lowered.as_text("hlo") drops JAX's memory kinds; the StableHLO @main still has them.
-        signature = read_main_signature(read_input(args.stablehlo)[0])
+        stablehlo = read_input(args.stablehlo)[0]
+        signature = read_main_signature(stablehlo)
         apply_memory_kinds(module, signature)
         names = [r.name or "" for r in signature.results] or None
     result = analyze_host_offload(module, args.rule, disable_host_compute=args.disable_host_compute)
     fixes = suggest_fixes(module, result, names)
+    confirmed = _confirm.confirm(text, module, result, args.topology, stablehlo) if args.confirm else None
+    _confirm.note_if_unavailable(confirmed)
     if args.fix:
         fixed = (fix_host if args.fix == "host" else fix_device)(module, result)
         out_text = print_module(fixed)
@@ -61,7 +67,12 @@ def run(args: argparse.Namespace) -> int:
                 f.write(out_text)
     if args.json:
         if not (args.fix and args.output == "-"):
-            print_json(result_json(result, fixes))
+            doc = result_json(result, fixes)
+            if confirmed is not None:
+                doc["confirm"] = confirmed
+            print_json(doc)
     elif not (args.fix and args.output == "-"):
         sys.stdout.write(render_text(source, module, result, fixes, args.trace))
-    return 1 if result.has_findings else 0
+        if confirmed is not None:
+            sys.stdout.write("\n".join(["", *_confirm.render(confirmed)]) + "\n")
+    return 1 if result.has_findings or _confirm.is_error(confirmed) else 0

@@ -123,10 +123,22 @@ class OffloadReport:
     failures: list[str] = field(default_factory=list)
     result: HostOffloadResult | None = None
     program: LoweredProgram | None = None
+    confirmation: Any = None
+    """``check_offload(..., confirm=True)``: an :class:`xladoctor.oracle.Comparison` of this
+    prediction with the real TPU compiler's verdict; ``None`` when not asked or not possible."""
+    confirm_note: str | None = None
+    """Why ``confirm=True`` could not run here (no ``[tpu]`` extra, not Linux x86-64...)."""
 
     @property
     def ok(self) -> bool:
-        return not self.findings and not self.failures
+        """No error predicted and, when confirmed, none from the real compiler either."""
+        rejected = self.confirmation is not None and self.confirmation.verdict.is_error
+        return not self.findings and not self.failures and not rejected
+
+    @property
+    def disagrees(self) -> bool:
+        """True when the real compiler was asked and its verdict differs from the prediction."""
+        return self.confirmation is not None and self.confirmation.agree is False
 
     def offending_leaves(self) -> list[int]:
         return sorted({f.leaf for f in self.findings})
@@ -268,7 +280,7 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport
 
 
 def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str = SHIPPED,
-                  **jit_kwargs: Any) -> OffloadReport:
+                  confirm: bool = False, topology: str = "v5e:2x2", **jit_kwargs: Any) -> OffloadReport:
     """Predict E1200 for ``jax.jit(fn, **jit_kwargs)(*args)`` on ``platform``, without compiling.
 
     ``fn`` may be a plain function, a jitted function (then give no ``jit_kwargs``)
@@ -278,9 +290,18 @@ def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str =
     (``"tpu"``, ``"cuda"``/``"gpu"``, ``"rocm"``, or ``None`` for the local backend);
     ``rule`` picks the host-offload rule (default ``"shipped"``: released XLA on every
     platform; ``"unmerged-pr-36525"``: the never-merged variant, see :mod:`xladoctor.offload.rules`).
+    ``confirm=True`` also compiles the program for TPU ``topology`` with the real compiler
+    (``pip install 'xladoctor[tpu]'``) and sets ``report.confirmation``; without the extra,
+    ``report.confirm_note`` says how to get it.
     """
     program = lower_program(fn, args, jit_kwargs, platform)
-    return check_lowered(program, rule)
+    report = check_lowered(program, rule)
+    if confirm and report.result is not None:
+        from .offload_confirm import confirm_program
+
+        report.confirmation, report.confirm_note = confirm_program(program, report.result, fn, args,
+                                                                   jit_kwargs, topology)
+    return report
 
 
 # -- rendering --------------------------------------------------------------------------------
@@ -312,6 +333,16 @@ def render_text(report: OffloadReport) -> str:
         lines.extend("    " + c for c in f.device_fix.splitlines())
     lines.extend(f"note: {n}" for n in report.notes)
     lines.extend(f"the pass would also fail: {x}" for x in report.failures)
+    c = report.confirmation
+    if c is not None:
+        lines.append(f"real TPU compiler ({c.verdict.topology}): {c.verdict.summary()}")
+        if c.verdict.kind == "crash" and c.verdict.check_line:
+            lines.append(f"  {c.verdict.check_line}")
+        verdict = {True: "agrees with the prediction", False: "DISAGREES with the prediction",
+                   None: "cannot be compared"}[c.agree]
+        lines.append(f"  {verdict}: {c.reason}")
+    if report.confirm_note:
+        lines.append(f"note: {report.confirm_note}")
     return "\n".join(lines)
 
 
@@ -332,6 +363,8 @@ def report_json(report: OffloadReport) -> dict[str, Any]:
             "reported_by_xla": f.reported_by_xla,
         } for f in report.findings],
         "notes": list(report.notes), "failures": list(report.failures),
+        "confirm": (report.confirmation.to_json() if report.confirmation is not None
+                    else {"available": False, "reason": report.confirm_note} if report.confirm_note else None),
     }
 
 

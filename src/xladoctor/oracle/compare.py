@@ -1,0 +1,90 @@
+"""Our prediction against the real compiler's verdict: agree, disagree, or cannot tell.
+
+Agreement is decided on the verdict kind and, for E1200, on the start instruction under
+the renaming rule of :mod:`.naming`.  The prediction is reduced to the same kinds the
+compiler can give: ``compiles`` (no error predicted), ``e1200``, ``crash`` (a predicted
+CHECK failure of the pass) or ``xla_error`` (another status of the pass).  Verdicts that
+are not the compiler's answer (``unavailable``, ``unsupported``, ``timeout``) give
+``agree=None``.  The campaign in ``bench/`` calls :func:`compare` as the CLI does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .naming import same_instruction
+from .verdict import Verdict
+
+if TYPE_CHECKING:
+    from ..ir.module import HloModule
+    from ..offload.result import HostOffloadResult
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """xladoctor's answer in the oracle's terms."""
+
+    kind: str
+    start: str | None = None
+    start_opcode: str | None = None
+    parameter_number: int | None = None
+    message: str = ""
+
+    def summary(self) -> str:
+        if self.kind == "e1200":
+            return f"E1200 (starting from {self.start})"
+        if self.kind == "compiles":
+            return "compiles (no error predicted)"
+        return f"{'compiler crash' if self.kind == 'crash' else 'error'}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "start": self.start, "start_opcode": self.start_opcode,
+                "message": self.message}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    predicted: Prediction
+    verdict: Verdict
+    agree: bool | None
+    """``None`` when the compiler gave no answer to compare with."""
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"agree": self.agree, "reason": self.reason, "predicted": self.predicted.to_json(),
+                "verdict": self.verdict.to_json()}
+
+
+def prediction_of(result: "HostOffloadResult", module: "HloModule | None" = None) -> Prediction:
+    """Reduce a host-offload analysis to the kinds a compile can end in."""
+    if result.outcome == "ok":
+        return Prediction("compiles")
+    if result.outcome == "E1200" and result.error is not None:
+        start = result.error.start
+        opcode = number = None
+        instr = module.get_instruction(start) if module is not None else None
+        if instr is not None:
+            opcode = instr.opcode.value
+            number = instr.parameter_number
+        return Prediction("e1200", start, opcode, number, result.error.message)
+    failure = next((f for f in result.failures if f.first), result.failures[0] if result.failures else None)
+    if failure is None:
+        return Prediction("xla_error", message="analysis failed")
+    return Prediction("crash" if failure.status == "CHECK" else "xla_error", message=failure.message)
+
+
+def compare(predicted: Prediction, verdict: Verdict) -> Comparison:
+    if not verdict.decided:
+        return Comparison(predicted, verdict, None,
+                          f"no compiler verdict to compare with ({verdict.kind}: {verdict.reason or verdict.message})")
+    if predicted.kind != verdict.kind:
+        return Comparison(predicted, verdict, False,
+                          f"prediction {predicted.summary()} but the compiler: {verdict.summary()}")
+    if verdict.kind == "e1200" and not same_instruction(predicted.start, verdict.start, predicted.start_opcode,
+                                                        predicted.parameter_number):
+        return Comparison(predicted, verdict, False,
+                          f"both E1200, but the walk starts differ: predicted {predicted.start}, "
+                          f"XLA {verdict.start} (not the same instruction under the renaming rule)")
+    return Comparison(predicted, verdict, True, "same verdict" + (
+        f" (start {predicted.start} ~ {verdict.start})" if verdict.kind == "e1200" else ""))
