@@ -1,0 +1,276 @@
+"""Differential campaign: xladoctor's E1200 prediction against the real TPU compiler.
+
+Each generated program (``offload_gen.py``: JAX level and pre-optimisation HLO level)
+is compiled by libtpu 0.0.42.1 (compile-only, v5e topology, through
+:mod:`xladoctor.oracle`) and analysed by :func:`xladoctor.offload.analyze_host_offload`
+with the default rule.  They agree when the verdict kind is the same (compiles /
+E1200 / other XLA error / compiler crash) and, for E1200, the start instruction is the
+same under the oracle's renaming rule (:func:`xladoctor.oracle.same_instruction`).
+A disagreement is either a named known divergence (:mod:`xladoctor.offload.divergences`)
+or printed with a shrunk repro.  Programs the compiler cannot be given faithfully
+(``unsupported``), compiles past the time limit and programs jax itself refuses to
+lower are counted apart, never as agreement.
+
+    python bench/offload_campaign.py --seed 0 --count 2000
+    python bench/offload_campaign.py --seconds 600 --level hlo --json
+    python bench/offload_campaign.py --corpus      # scenarios, examples, jax test programs
+
+Exit status: 0 when every decided program agrees or is a named divergence, 1 otherwise,
+2 when no real compiler can run here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import offload_gen  # noqa: E402
+
+from xladoctor.offload import analyze_host_offload  # noqa: E402
+from xladoctor.offload.divergences import match_divergence  # noqa: E402
+from xladoctor.oracle import OracleWorker, compare, prediction_of  # noqa: E402
+from xladoctor.syntax.hlo_parser import parse_module  # noqa: E402
+
+
+@dataclass
+class Record:
+    """One program's outcome in the campaign."""
+
+    name: str
+    level: str
+    status: str
+    """``agree``, ``divergence`` (named), ``disagree``, ``undecided`` (no compiler verdict) or
+    ``refused`` (jax would not lower the program: not a host-offload question)."""
+    reason: str = ""
+    divergence: str | None = None
+    predicted: str = ""
+    actual: str = ""
+    spec: dict[str, Any] | None = None
+    repro: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "level": self.level, "status": self.status, "reason": self.reason,
+                "divergence": self.divergence, "predicted": self.predicted, "actual": self.actual,
+                "spec": self.spec, "repro": self.repro}
+
+
+# -- one program -------------------------------------------------------------------------
+
+def _judge(name: str, level: str, result, module, verdict, spec=None, repro: str = "") -> Record:
+    comparison = compare(prediction_of(result, module), verdict)
+    rec = Record(name, level, "agree", comparison.reason, predicted=comparison.predicted.summary(),
+                 actual=verdict.summary(), spec=spec, repro=repro)
+    if comparison.agree is None:
+        rec.status = "undecided"
+    elif comparison.agree is False:
+        known = match_divergence(module, result, verdict)
+        if known is not None:
+            rec.status, rec.divergence = "divergence", known.name
+        else:
+            rec.status = "disagree"
+    return rec
+
+
+def run_hlo_text(name: str, text: str, worker: OracleWorker, spec=None) -> Record:
+    module = parse_module(text, name)
+    result = analyze_host_offload(module)
+    return _judge(name, "hlo", result, module, worker.compile_hlo(text), spec, text)
+
+
+def run_jax(name: str, jitted, args, worker: OracleWorker, spec=None, repro: str = "") -> Record:
+    from xladoctor.jax.lowering import lower_program
+    from xladoctor.jax.offload_check import check_lowered
+
+    try:
+        lowered = jitted.trace(*args).lower(lowering_platforms=("tpu",))
+        program = lower_program(lowered)
+    except Exception as e:  # jax refuses this combination: nothing for XLA to judge
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        return Record(name, "jax", "refused", f"{type(e).__name__}: {first}", spec=spec, repro=repro)
+    report = check_lowered(program)
+    return _judge(name, "jax", report.result, program.module, worker.compile_stablehlo(lowered.as_text()),
+                  spec, repro or program.module.name)
+
+
+def run_spec(name: str, sp: dict[str, Any], worker: OracleWorker) -> Record:
+    if sp["level"] == "hlo":
+        return run_hlo_text(name, offload_gen.build_hlo(sp), worker, sp)
+    jitted, args = offload_gen.build_jax(sp)
+    return run_jax(name, jitted, args, worker, sp, offload_gen.jax_source(sp))
+
+
+# -- shrinking ---------------------------------------------------------------------------
+
+def _signature(rec: Record) -> tuple[str, str]:
+    return rec.predicted.split(" ")[0], rec.actual.split(" ")[0]
+
+
+def shrink(rec: Record, worker: OracleWorker, budget: int = 40) -> Record:
+    """Greedy: drop steps (a dropped step passes its first operand on), outputs, host kinds,
+    while the same disagreement (same predicted and actual kinds) remains."""
+    assert rec.spec is not None
+    best, want = rec, _signature(rec)
+    tries = 0
+
+    def attempt(candidate: dict[str, Any]) -> bool:
+        nonlocal best, tries
+        tries += 1
+        try:
+            got = run_spec(rec.name, candidate, worker)
+        except Exception:
+            return False
+        if got.status == "disagree" and _signature(got) == want:
+            best = got
+            return True
+        return False
+
+    changed = True
+    while changed and tries < budget:
+        changed = False
+        sp = best.spec
+        for k in range(len(sp["steps"]) - 1, -1, -1):
+            st = sp["steps"][k]
+            if st[0] == "id" or tries >= budget:
+                continue
+            cand = dict(sp, steps=[*sp["steps"][:k], ("id", offload_gen.operands_of(st)[0]), *sp["steps"][k + 1:]])
+            if attempt(cand):
+                changed = True
+                sp = best.spec
+        for k in range(len(sp["outs"])):
+            if len(sp["outs"]) > 1 and tries < budget:
+                cand = dict(sp, outs=[o for i, o in enumerate(sp["outs"]) if i != k],
+                            out_kinds=[o for i, o in enumerate(sp["out_kinds"]) if i != k])
+                if attempt(cand):
+                    changed = True
+                    break
+        sp = best.spec
+        for k, kind in enumerate(sp["args"]):
+            if kind != "device" and tries < budget:
+                if attempt(dict(sp, args=[*sp["args"][:k], "device", *sp["args"][k + 1:]])):
+                    changed = True
+                    sp = best.spec
+    return best
+
+
+# -- the fixed corpus ----------------------------------------------------------------------
+
+def corpus(worker: OracleWorker) -> list[Record]:
+    """Every scenario file, the four example programs and their fixes, the jax test programs."""
+    from pathlib import Path
+
+    records: list[Record] = []
+    for path in sorted(Path(ROOT, "tests", "data", "offload").glob("*.hlo")):
+        text = path.read_text()
+        if "OPTIONS:" in text:  # written for a non-default rule or debug option
+            continue
+        body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
+        records.append(run_hlo_text(path.stem, body, worker))
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    import jax
+
+    from offload_programs import PROGRAMS
+
+    for name, make in PROGRAMS.items():
+        p = make()
+        records.append(run_jax(f"example:{name}", jax.jit(p.fn, **p.jit_kwargs), p.args, worker))
+        if p.fixed_fn is not None:
+            records.append(run_jax(f"example:{name}:fixed", jax.jit(p.fixed_fn, **p.jit_kwargs), p.args, worker))
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from jax_programs import PROGRAMS as TEST_PROGRAMS
+
+    for name, prog in sorted(TEST_PROGRAMS.items()):
+        if prog.devices > 1 or prog.x64:
+            continue
+        try:
+            fn, args = prog.build()
+        except Exception as e:
+            records.append(Record(f"jax_programs:{name}", "jax", "refused", str(e)[:200]))
+            continue
+        jitted = fn if hasattr(fn, "trace") else jax.jit(fn)
+        records.append(run_jax(f"jax_programs:{name}", jitted, args, worker))
+    return records
+
+
+# -- driver ------------------------------------------------------------------------------
+
+def summary(records: list[Record], seconds: float) -> dict[str, Any]:
+    counts = Counter(r.status for r in records)
+    decided = counts["agree"] + counts["divergence"] + counts["disagree"]
+    return {"programs": len(records), "decided": decided, "agree": counts["agree"],
+            "named_divergences": dict(Counter(r.divergence for r in records if r.divergence)),
+            "disagree": counts["disagree"], "undecided": counts["undecided"], "refused": counts["refused"],
+            "verdicts": dict(Counter(r.actual.split(" ")[0] for r in records if r.status != "refused")),
+            "seconds": round(seconds, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--count", type=int, default=200, help="programs to generate (default 200)")
+    ap.add_argument("--seconds", type=float, default=None, help="stop generating after this many seconds")
+    ap.add_argument("--level", choices=("jax", "hlo", "both"), default="both")
+    ap.add_argument("--corpus", action="store_true", help="run the fixed corpus instead of generated programs")
+    ap.add_argument("--topology", default="v5e:2x2")
+    ap.add_argument("--shrink-budget", type=int, default=40, help="compiles spent shrinking each disagreement")
+    ap.add_argument("--json", action="store_true", help="one JSON document: summary and every disagreement")
+    ap.add_argument("--quiet", action="store_true", help="no progress line")
+    args = ap.parse_args(argv)
+
+    started = time.monotonic()
+    records: list[Record] = []
+    with OracleWorker(args.topology, timeout=120, want_text=False) as worker:
+        why = worker.unavailable
+        if why is not None:
+            print(f"offload_campaign: no real compiler here: {why}", file=sys.stderr)
+            return 2
+        if args.corpus:
+            records = corpus(worker)
+        else:
+            rng = random.Random(args.seed)
+            for i in range(args.count):
+                if args.seconds is not None and time.monotonic() - started > args.seconds:
+                    break
+                sp = offload_gen.spec(rng, args.level)
+                rec = run_spec(f"seed{args.seed}-{i}", sp, worker)
+                if rec.status == "disagree":
+                    rec = shrink(rec, worker, args.shrink_budget)
+                records.append(rec)
+                if not args.quiet and not args.json and (i + 1) % 50 == 0:
+                    s = summary(records, time.monotonic() - started)
+                    print(f"  {i + 1} programs: {s['agree']} agree, {s['disagree']} disagree, "
+                          f"{sum(s['named_divergences'].values())} named, {s['undecided']} undecided, "
+                          f"{s['refused']} refused, {s['seconds']} s", file=sys.stderr, flush=True)
+    doc = summary(records, time.monotonic() - started)
+    bad = [r for r in records if r.status == "disagree"]
+    if args.json:
+        doc["disagreements"] = [r.to_json() for r in bad]
+        doc["records"] = [{"name": r.name, "status": r.status, "divergence": r.divergence} for r in records]
+        json.dump(doc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(f"agree {doc['agree'] + sum(doc['named_divergences'].values())}/{doc['decided']} decided programs "
+              f"({doc['agree']} identical, named divergences {doc['named_divergences'] or 'none'}); "
+              f"{doc['disagree']} disagreements; {doc['undecided']} without a compiler verdict, "
+              f"{doc['refused']} refused by jax; {doc['programs']} programs in {doc['seconds']} s")
+        print(f"real compiler verdicts: {doc['verdicts']}")
+        for r in bad:
+            print(f"\n--- {r.name} ({r.level}): predicted {r.predicted}; real compiler: {r.actual}")
+            print(r.repro)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

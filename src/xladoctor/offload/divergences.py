@@ -1,0 +1,49 @@
+"""Where xladoctor's prediction and the real TPU compiler (libtpu 0.0.42.1) knowingly differ.
+
+Each entry names one pattern, says why the model cannot (or does not yet) follow the
+compiler there, and recognises it from the module, our result and the compiler's verdict,
+so the differential campaign (``bench/offload_campaign.py``) counts it by name instead of
+as an unexplained disagreement.  Every entry has a test that reproduces it; an entry no
+longer reproduced should be deleted, not kept "just in case".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from ..ir.module import HloModule
+    from ..oracle.verdict import Verdict
+    from .result import HostOffloadResult
+
+
+@dataclass(frozen=True)
+class KnownDivergence:
+    name: str
+    reason: str
+    matches: "Callable[[HloModule, HostOffloadResult, Verdict], bool]"
+
+
+def _unknown_custom_call(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+    return (result.outcome == "ok" and verdict.kind == "xla_error"
+            and "Custom emitter for" in (verdict.message or "") and "not found" in (verdict.message or ""))
+
+
+KNOWN_DIVERGENCES: tuple[KnownDivergence, ...] = (
+    KnownDivergence(
+        "unknown-custom-call-target",
+        "the TPU compiler rejects a custom call it has no emitter for ('Custom emitter for Foo not found'); "
+        "that is not a host-offload decision, and xladoctor models only the host-offload passes "
+        "(scenario D3)",
+        _unknown_custom_call),
+)
+
+
+def match_divergence(module: "HloModule", result: "HostOffloadResult",
+                     verdict: "Verdict") -> KnownDivergence | None:
+    """The named divergence this disagreement is, or ``None``."""
+    for d in KNOWN_DIVERGENCES:
+        if d.matches(module, result, verdict):
+            return d
+    return None
