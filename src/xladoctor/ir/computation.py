@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from .instruction import HloInstruction
 from .opcodes import HloOpcode
@@ -85,33 +85,42 @@ class HloComputation:
         return [p.shape for p in self.parameters], self.root.shape
 
     def post_order(self) -> list[HloInstruction]:
-        """Operands before users (iterative DFS, deterministic), like XLA's MakeInstructionPostOrder.
+        """Operands before users, in exactly the order of XLA's ``MakeInstructionPostOrder``.
 
-        Control predecessors count as operands.  Instructions unreachable from the root
-        are included too, each after its own operands.
+        The order decides which MoveToHost HostOffloader handles first, hence which E1200
+        XLA reports, so it follows XLA's algorithm step by step: a DFS from each
+        instruction without users, in text order, whose stack receives the operands in
+        reverse (the first operand is finished first) and then the control predecessors;
+        an instruction may sit on the stack twice and is emitted when first finished.
         """
         order: list[HloInstruction] = []
-        visited: set[int] = set()
+        state: dict[int, int] = {}  # absent: new, 1: visiting, 2: visited
         for start in self.instructions:
-            if id(start) in visited:
+            if start.users:
                 continue
-            stack: list[tuple[HloInstruction, Iterator[HloInstruction]]] = [(start, iter(_deps(start)))]
-            visited.add(id(start))
+            stack = [start] if state.get(id(start)) != 2 else []
             while stack:
-                node, it = stack[-1]
-                for dep in it:
-                    if id(dep) not in visited and dep.parent is self:
-                        visited.add(id(dep))
-                        stack.append((dep, iter(_deps(dep))))
-                        break
+                node = stack[-1]
+                seen = state.get(id(node))
+                if seen is None:
+                    state[id(node)] = 1
                 else:
                     stack.pop()
-                    order.append(node)
+                    if seen != 2:
+                        state[id(node)] = 2
+                        order.append(node)
+                    continue
+                for dep in reversed(node.operands):
+                    if dep.parent is self and state.get(id(dep)) != 2:
+                        stack.append(dep)
+                for dep in node.control_predecessors:
+                    if dep.parent is self and state.get(id(dep)) != 2:
+                        stack.append(dep)
+        if len(order) != len(self.instructions):  # a cycle or users outside: keep every instruction
+            placed = {id(i) for i in order}
+            order.extend(i for i in self.instructions if id(i) not in placed)
         return order
 
     def __repr__(self) -> str:
         return f"<HloComputation {'ENTRY ' if self.is_entry else ''}{self.name} ({len(self.instructions)} instructions)>"
 
-
-def _deps(instr: HloInstruction) -> list[HloInstruction]:
-    return [*instr.operands, *instr.control_predecessors]

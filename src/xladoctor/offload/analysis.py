@@ -7,6 +7,7 @@ import gc
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
 from .clone import clone_module
+from .dce import remove_dead_code
 from .inline import inline_calls as _inline_calls
 from .inline import looks_pre_optimization
 from .legalize import run_legalize
@@ -57,8 +58,10 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
         work = clone_module(module)
         inlined = _inline_calls(work) if inline_calls else None
         origin = inlined.origin if inlined else {}
+        dead = remove_dead_code(work)
         legalized = run_legalize(work, lambda n: origin.get(n, n)) if legalize else None
         sim = HostOffloaderSimulation(work, module, options, origin or None)
+        sim.dead_code(dead)
         if legalized is not None:
             for status, message, where in legalized.failures:
                 sim.prior_failure(status, message, where)

@@ -203,6 +203,15 @@ class HostOffloaderSimulation:
             self.res.host_compute.append(HostComputeConversion(self.rn(instr.name), instr.opcode.value, reason, loc))
         return True
 
+    def dead_code(self, removed: list[HloInstruction]) -> None:
+        """MoveToHosts that HloDCE removed before the pass (see :mod:`.dce`): they move nothing."""
+        for instr in reversed(removed):
+            if is_move_to_host(instr):
+                orig = self._input(instr.name)
+                self.res.dropped_offloads.append(DroppedOffload(
+                    self.rn(instr.name), "it has no users (dead code, removed before the pass)", (),
+                    orig.source_location() if orig else None))
+
     def prior_failure(self, status: str, message: str, instruction: str | None) -> None:
         """A failure of an earlier pass (HostOffloadLegalize): XLA stops before this one."""
         first = self._first("failure")

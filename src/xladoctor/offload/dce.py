@@ -1,0 +1,52 @@
+"""``HloDCE`` as XLA runs it before HostOffloader: unused instructions are gone by then.
+
+Why it matters: the walks look at every user of a host value, so a dead user changes
+decisions (a dead ``negate`` of a dynamic-slice's result makes the slice host compute
+instead of the end of an offload; a MoveToHost nobody reads starts no walk).  The real
+TPU compiler (libtpu 0.0.42.1) agrees only once those are removed.
+
+What counts as dead is XLA's rule: no users, not a computation root, no side effect.
+Placement annotations are removable although JAX marks ``annotate_device_placement``
+``custom_call_has_side_effect=true``: XLA rewrites them into MoveToHost/MoveToDevice
+custom calls without that flag first.
+"""
+
+from __future__ import annotations
+
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+from ..ir.opcodes import HloOpcode
+from .annotations import is_annotation
+
+_SIDE_EFFECTING = frozenset({
+    HloOpcode.PARAMETER, HloOpcode.SEND, HloOpcode.SEND_DONE, HloOpcode.RECV, HloOpcode.RECV_DONE,
+    HloOpcode.INFEED, HloOpcode.OUTFEED, HloOpcode.RNG, HloOpcode.AFTER_ALL, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE,
+    HloOpcode.ALL_REDUCE, HloOpcode.ALL_GATHER, HloOpcode.ALL_TO_ALL, HloOpcode.COLLECTIVE_PERMUTE,
+    HloOpcode.REDUCE_SCATTER, HloOpcode.WHILE, HloOpcode.CONDITIONAL, HloOpcode.CALL,
+})
+"""Kept even when unused: side effects (collectives, channels, RNG state) and control flow,
+whose callees may have side effects (XLA looks inside; keeping them is the safe side)."""
+
+
+def _removable(instr: HloInstruction) -> bool:
+    if instr.users or instr.is_root or instr.opcode in _SIDE_EFFECTING:
+        return False
+    if instr.opcode is HloOpcode.CUSTOM_CALL:
+        return is_annotation(instr) or instr.attributes.get("custom_call_has_side_effect") != "true"
+    return True
+
+
+def remove_dead_code(module: HloModule) -> list[HloInstruction]:
+    """Remove dead instructions from every computation of ``module`` (a private copy);
+    returns them, in removal order (users before their operands)."""
+    removed: list[HloInstruction] = []
+    for comp in module.computations:
+        changed = True
+        while changed:
+            changed = False
+            for instr in reversed(list(comp.instructions)):
+                if instr.parent is comp and _removable(instr):
+                    comp.remove_instruction(instr)
+                    removed.append(instr)
+                    changed = True
+    return removed
