@@ -161,6 +161,18 @@ def build_jax(sp: dict[str, Any]):
         return jax.device_put(v, device)
 
     def scan_step(v, body, nested, emit):
+        # jax.device_put changes the carry's type (float32<host>), which scan refuses unless
+        # the body ends in the carry's own memory kind: try the body as generated, then
+        # closed by a move back to device, then to host.
+        for close in ((), (("to_dev_jax",),), (("to_host_jax",),)):
+            try:
+                return _scan_step(v, tuple(body) + close, nested, emit)
+            except TypeError:
+                if close == (("to_host_jax",),):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _scan_step(v, body, nested, emit):
         def inner(c, _):
             for op in body:
                 c = body_op(op, c)

@@ -10,7 +10,9 @@ rebuilt (``tuple.64`` -> ``tuple.1``).  The rule, applied to both names:
 2. treat ``-`` and ``_`` as the same character (HLO spelling vs MLIR op names);
 3. the names match when the stems are equal (so ``tuple.7`` ~ ``tuple.1``), or when XLA's
    stem is the predicted instruction's opcode (``sin.5`` of opcode ``sine`` ~ ``sine.1``),
-   or when XLA's stem is ``Arg_N`` and the predicted instruction is parameter N.
+   or when XLA's stem is ``Arg_N`` and the predicted instruction is parameter N;
+4. XLA:TPU rewrites every ``dot`` as a ``convolution`` before HostOffloader runs, so a
+   predicted ``dot`` matches XLA's ``convolution`` (``dot_general.5`` ~ ``convolution``).
 
 The differential campaign and ``--confirm`` both decide "same start instruction" with
 :func:`same_instruction`, so a change to the rule changes both.
@@ -41,6 +43,8 @@ def same_instruction(predicted: str | None, actual: str | None, predicted_opcode
     if a == b:
         return True
     if predicted_opcode is not None and stem(predicted_opcode) == b:
+        return True
+    if predicted_opcode == "dot" and b == "convolution":
         return True
     arg = _ARG.match(b)
     if arg and predicted_opcode == "parameter":

@@ -1,0 +1,78 @@
+"""What the TPU pipeline does to placement annotations before HostOffloader runs.
+
+The real compiler (libtpu 0.0.42.1) disagreed with a model that runs HostOffloader on
+the module as lowered; these rewrites, each of which XLA performs earlier in its
+pipeline, make the two agree on the programs the campaign generates:
+
+* **CSE of annotations** (``HloCSE``): two MoveToHost (or two MoveToDevice) of the same
+  value (looking through JAX's ``Sharding`` markers, gone by then) are one.  JAX marks ``annotate_device_placement`` side-effecting, which would
+  keep both, but XLA turns them into plain MoveToHost/MoveToDevice custom calls first.
+* **Host computations** (``compute_on("device_host")``: a ``call`` whose
+  ``_xla_compute_type`` is ``host``): XLA wraps the call into an async host
+  computation and ``HostOffloadingPrepare`` (``RemoveSurroundingMoveCustomCalls``)
+  removes every MoveToHost that feeds it directly, replacing all its uses by its
+  operand.  The host computation is then compiled on its own: host memory does not
+  flow through it (see :func:`is_host_computation_call`).
+"""
+
+from __future__ import annotations
+
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+from ..ir.opcodes import HloOpcode
+from .annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_move_to_device, is_move_to_host
+from .dataflow import is_sharding_annotation
+
+
+def is_host_computation_call(instr: HloInstruction) -> bool:
+    """A ``call`` that JAX's ``compute_on("device_host")`` marked to run on the host."""
+    return instr.opcode is HloOpcode.CALL and instr.frontend_attributes.get(COMPUTE_TYPE_ATTR) == COMPUTE_TYPE_HOST
+
+
+def _annotation_key(instr: HloInstruction) -> tuple | None:
+    if is_move_to_host(instr):
+        kind = "host"
+    elif is_move_to_device(instr):
+        kind = "device"
+    else:
+        return None
+    return (kind, tuple(id(_through_sharding(o)) for o in instr.operands), str(instr.shape))
+
+
+def _through_sharding(instr: HloInstruction) -> HloInstruction:
+    """The value under JAX's sharding markers (the partitioner removes them before CSE)."""
+    while instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr):
+        instr = instr.operands[0]
+    return instr
+
+
+def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
+    """``(removed, kept)`` names: later duplicates are replaced by the first one (text order)."""
+    merged: list[tuple[str, str]] = []
+    for comp in module.computations:
+        first: dict[tuple, HloInstruction] = {}
+        for instr in list(comp.instructions):
+            key = _annotation_key(instr)
+            if key is None:
+                continue
+            kept = first.setdefault(key, instr)
+            if kept is not instr:
+                instr.replace_all_uses_with(kept)
+                if comp.root is not instr:
+                    comp.remove_instruction(instr)
+                merged.append((instr.name, kept.name))
+    return merged
+
+
+def elide_moves_into_host_calls(module: HloModule) -> list[str]:
+    """MoveToHosts feeding a host computation call directly, removed (their names)."""
+    elided: list[str] = []
+    for comp in module.computations:
+        for call in [i for i in comp.instructions if is_host_computation_call(i)]:
+            for operand in list(call.operands):
+                if is_move_to_host(operand) and operand.parent is comp:
+                    operand.replace_all_uses_with(operand.operands[0])
+                    if comp.root is not operand:
+                        comp.remove_instruction(operand)
+                    elided.append(operand.name)
+    return elided
