@@ -14,6 +14,7 @@ lower are counted apart, never as agreement.
     python bench/offload_campaign.py --seed 0 --count 2000
     python bench/offload_campaign.py --seconds 600 --level hlo --json
     python bench/offload_campaign.py --corpus      # scenarios, examples, jax test programs
+    python bench/offload_campaign.py --corpus --record tests/data/offload/REAL.tsv
 
 Exit status: 0 when every decided program agrees or is a named divergence, 1 otherwise,
 2 when no real compiler can run here.
@@ -167,8 +168,10 @@ def shrink(rec: Record, worker: OracleWorker, budget: int = 40) -> Record:
 
 # -- the fixed corpus ----------------------------------------------------------------------
 
-def corpus(worker: OracleWorker) -> list[Record]:
-    """Every scenario file, the four example programs and their fixes, the jax test programs."""
+def corpus(worker: OracleWorker, verdicts: dict | None = None) -> list[Record]:
+    """Every scenario file, the four example programs and their fixes, the jax test programs.
+
+    ``verdicts`` (when given) receives each scenario's real verdict, by file stem."""
     from pathlib import Path
 
     records: list[Record] = []
@@ -177,7 +180,11 @@ def corpus(worker: OracleWorker) -> list[Record]:
         if "OPTIONS:" in text:  # written for a non-default rule or debug option
             continue
         body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
-        records.append(run_hlo_text(path.stem, body, worker))
+        verdict = worker.compile_hlo(body)
+        if verdicts is not None:
+            verdicts[path.stem] = verdict
+        module = parse_module(body, path.stem)
+        records.append(_judge(path.stem, "hlo", analyze_host_offload(module), module, verdict, repro=body))
     sys.path.insert(0, os.path.join(ROOT, "examples"))
     import jax
 
@@ -204,6 +211,22 @@ def corpus(worker: OracleWorker) -> list[Record]:
     return records
 
 
+RECORD_HEADER = ("# The real TPU compiler's verdict (libtpu 0.0.42.1, v5e:2x2) on each scenario file run\n"
+                 "# with the default options; written by bench/offload_campaign.py --corpus --record, checked\n"
+                 "# by tests/test_offload_real.py. Columns: scenario, kind, start, message (first line).\n")
+
+
+def write_record(path: str, verdicts: dict) -> None:
+    rows = []
+    for name, v in sorted(verdicts.items()):
+        text = (v.check_line or v.message or v.reason or "").strip().splitlines()
+        first = text[0][:160].replace("\t", " ") if text else ""
+        rows.append(f"{name}\t{v.kind}\t{v.start or '-'}\t{first}\n")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(RECORD_HEADER)
+        f.writelines(rows)
+
+
 # -- driver ------------------------------------------------------------------------------
 
 def summary(records: list[Record], seconds: float) -> dict[str, Any]:
@@ -223,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=None, help="stop generating after this many seconds")
     ap.add_argument("--level", choices=("jax", "hlo", "both"), default="both")
     ap.add_argument("--corpus", action="store_true", help="run the fixed corpus instead of generated programs")
+    ap.add_argument("--record", metavar="TSV", help="with --corpus: write each scenario file's real verdict "
+                    "(name, kind, start, message) to TSV, the table tests/test_offload_real.py checks")
     ap.add_argument("--topology", default="v5e:2x2")
     ap.add_argument("--shrink-budget", type=int, default=40, help="compiles spent shrinking each disagreement")
     ap.add_argument("--json", action="store_true", help="one JSON document: summary and every disagreement")
@@ -237,7 +262,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"offload_campaign: no real compiler here: {why}", file=sys.stderr)
             return 2
         if args.corpus:
-            records = corpus(worker)
+            verdicts: dict = {}
+            records = corpus(worker, verdicts)
+            if args.record:
+                write_record(args.record, verdicts)
         else:
             rng = random.Random(args.seed)
             for i in range(args.count):

@@ -235,11 +235,12 @@ def forward_tuple_elements(module: HloModule) -> int:
 
 
 def inline_calls(module: HloModule) -> InlineResult:
-    """Inline every inlineable ``call`` of ``module`` in place, then fold the tuples that leaves.
+    """Inline every inlineable ``call`` of ``module`` in place, then fold ``gte(tuple)`` pairs.
 
-    ``module`` must be a private copy: it is rewritten.
+    The folding runs even when nothing was inlined: XLA's simplifiers do it to every
+    module before HostOffloader (the real compiler starts a walk at the consumer of a
+    folded get-tuple-element, not at the tuple).  ``module`` must be a private copy.
     """
     result = _Inliner(module).run()
-    if result.inlined_calls:
-        forward_tuple_elements(module)
+    forward_tuple_elements(module)
     return result
