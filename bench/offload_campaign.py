@@ -213,7 +213,7 @@ def corpus(worker: OracleWorker, verdicts: dict | None = None) -> list[Record]:
 
 RECORD_HEADER = ("# The real TPU compiler's verdict (libtpu 0.0.42.1, v5e:2x2) on each scenario file run\n"
                  "# with the default options; written by bench/offload_campaign.py --corpus --record, checked\n"
-                 "# by tests/test_offload_real.py. Columns: scenario, kind, start, message (first line).\n")
+                 "# by tests/test_offload_real.py. Columns: scenario, kind, start, status, message (first line).\n")
 
 
 def write_record(path: str, verdicts: dict) -> None:
@@ -221,7 +221,7 @@ def write_record(path: str, verdicts: dict) -> None:
     for name, v in sorted(verdicts.items()):
         text = (v.check_line or v.message or v.reason or "").strip().splitlines()
         first = text[0][:160].replace("\t", " ") if text else ""
-        rows.append(f"{name}\t{v.kind}\t{v.start or '-'}\t{first}\n")
+        rows.append(f"{name}\t{v.kind}\t{v.start or '-'}\t{v.status or '-'}\t{first}\n")
     with open(path, "w", encoding="utf-8") as f:
         f.write(RECORD_HEADER)
         f.writelines(rows)
