@@ -162,3 +162,30 @@ def test_fixed_seed_campaign_agrees_with_the_real_compiler():
     assert doc["disagree"] == 0, json.dumps(doc["disagreements"], indent=1)[:4000]
     assert doc["decided"] >= CAMPAIGN_COUNT * 0.9
     assert doc["verdicts"].get("E1200", 0) >= 20 and doc["verdicts"].get("compiles", 0) >= 20
+
+
+EXAMPLES_REAL = {
+    # examples/offload_programs.py, compiled by libtpu 0.0.42.1 (v5e) as issue 9 records them;
+    # every fixed version compiles.
+    "returned_after_compute": "sin.1",
+    "scanned_layers": "dynamic_update_slice.0",
+    "param_offload_update": "ws_host.1",
+    "nested_scans": "dynamic_update_slice.0",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES_REAL))
+def test_example_programs_get_the_real_compilers_verdict_by_default(name):
+    pytest.importorskip("jax")
+    sys.path.insert(0, str(ROOT / "examples"))
+    from offload_programs import PROGRAMS
+
+    from xladoctor.jax import check_offload
+
+    p = PROGRAMS[name]()
+    report = check_offload(p.fn, *p.args, **p.jit_kwargs)
+    module = report.program.module
+    got = compare(prediction_of(report.result, module), Verdict("e1200", start=EXAMPLES_REAL[name]))
+    assert got.agree, got.reason
+    fixed = check_offload(p.fixed_fn, *p.args, **p.jit_kwargs)
+    assert compare(prediction_of(fixed.result, fixed.program.module), Verdict("compiles")).agree
