@@ -277,13 +277,39 @@ _HLO_UNARY = {"sin": "sine", "tanh": "tanh", "neg": "negate", "double": None}
 
 
 def build_hlo(sp: dict[str, Any]) -> str:
-    """Pre-optimisation HLO text for an ``hlo`` spec (names as jax would spell them)."""
+    """Pre-optimisation HLO text for an ``hlo`` spec, in XLA's post order.
+
+    Two choices keep the programs about HostOffloader rather than other passes: the
+    dynamic-update-slice/dynamic-slice row index is a parameter (``idx``, last), as in a
+    scanned loop, because constant indices let XLA's AlgebraicSimplifier turn the pair into
+    pad/slice before the pass; and the instructions are written in post order, the order
+    XLA's HLO -> StableHLO -> HLO route (how the oracle feeds HLO text to libtpu) leaves
+    them in, which decides the order of each value's users and so of the walks.
+    """
+    text = _build_hlo_text(sp)
+    return _in_post_order(text)
+
+
+def _in_post_order(text: str) -> str:
+    from xladoctor.syntax.hlo_parser import parse_module
+
+    module = parse_module(text)
+    head, _, rest = text.partition("\nENTRY main {\n")
+    body = rest.rsplit("\n}", 1)[0].split("\n")
+    by_name = {ln.split("=", 1)[0].strip().removeprefix("ROOT ").strip(): ln for ln in body}
+    ordered = [by_name[i.name] for i in module.entry.post_order()]
+    return head + "\nENTRY main {\n" + "\n".join(ordered) + "\n}\n"
+
+
+def _build_hlo_text(sp: dict[str, Any]) -> str:
     arr = "f32[8,128]"
     lines: list[str] = []
     names: list[str] = []
     for i, _ in enumerate(sp["args"]):
         names.append(f"p{i}")
         lines.append(f"  p{i} = {arr} parameter({i})")
+    index_param = len(sp["args"])
+    lines.append(f"  idx = s32[] parameter({index_param})")
     extra = 0
 
     def fresh(base: str) -> str:
@@ -317,8 +343,7 @@ def build_hlo(sp: dict[str, Any]) -> str:
             _, a, buf_host, upd_host, back_to_dev = st
             z = fresh("zero")
             lines.append(f"  {z} = s32[] constant(0)")
-            i = fresh("row")
-            lines.append(f"  {i} = s32[] constant(1)")
+            i = "idx"
             c = fresh("c0")
             lines.append(f"  {c} = f32[] constant(0)")
             buf = fresh("buf")
@@ -358,7 +383,7 @@ def build_hlo(sp: dict[str, Any]) -> str:
     def layout(kind: str | None) -> str:
         return "{1,0:S(5)}" if kind == "pinned_host" else "{1,0}"
 
-    params = ", ".join(f"{arr}{layout(k)}" for k in sp["args"])
+    params = ", ".join([f"{arr}{layout(k)}" for k in sp["args"]] + ["s32[]"])
     # A bare root is possible only when the one output is the last instruction defined.
     bare_root = (not sp.get("tuple_root", True) and len(outs) == 1 and lines
                  and lines[-1].startswith(f"  {outs[0]} = ") and outs[0] not in names[:len(sp["args"])])

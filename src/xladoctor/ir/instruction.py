@@ -8,7 +8,9 @@ into typed fields (``tuple_index``, ``custom_call_target``, ``frontend_attribute
 
 Invariant: ``users`` is maintained by the ``operands`` setter and
 :meth:`replace_all_uses_with` only; never mutate it directly.  ``users`` is a dict
-used as an insertion-ordered set, so every walk over it is deterministic.
+used as an ordered set kept in XLA's order (``HloInstruction::Users``): a new user is
+appended, a removed user's slot is taken by the last user.  Passes that walk users
+(HostOffloader) decide in that order, so rewrites must leave the order XLA's would.
 """
 
 from __future__ import annotations
@@ -18,6 +20,19 @@ from typing import TYPE_CHECKING, Iterator
 
 from .opcodes import HloOpcode
 from .shape import Shape
+
+
+def _remove_user(users: "dict[HloInstruction, None]", user: "HloInstruction") -> None:
+    """``Users::RemoveUser``: the last user moves into the removed user's slot."""
+    if user not in users:
+        return
+    last = next(reversed(users))
+    if last is user:
+        del users[user]
+        return
+    order = [last if u is user else u for u in users if u is not last]
+    users.clear()
+    users.update(dict.fromkeys(order))
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -166,7 +181,7 @@ class HloInstruction:
         new = tuple(new)
         for old in self._operands:
             if old not in new:
-                old.users.pop(self, None)
+                _remove_user(old.users, self)
         self._operands = new
         for op in new:
             op.users[self] = None

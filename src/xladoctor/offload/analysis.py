@@ -8,7 +8,7 @@ from ..ir.module import HloModule
 from ..ir.verify import verify_module
 from .clone import clone_module
 from .dce import remove_dead_code
-from .prepare import elide_moves_into_host_calls, merge_duplicate_annotations
+from .prepare import elide_moves_into_host_calls, merge_duplicate_annotations, remove_sharding_markers
 from .inline import inline_calls as _inline_calls
 from .inline import looks_pre_optimization
 from .legalize import run_legalize
@@ -59,6 +59,8 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
         work = clone_module(module)
         inlined = _inline_calls(work) if inline_calls else None
         origin = inlined.origin if inlined else {}
+        if inline_calls:  # what XLA's compile does before the pass (pre-optimisation modules)
+            remove_sharding_markers(work)
         merge_duplicate_annotations(work)
         elide_moves_into_host_calls(work)
         dead = remove_dead_code(work)

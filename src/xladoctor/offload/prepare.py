@@ -4,6 +4,13 @@ The real compiler (libtpu 0.0.42.1) disagreed with a model that runs HostOffload
 the module as lowered; these rewrites, each of which XLA performs earlier in its
 pipeline, make the two agree on the programs the campaign generates:
 
+* **Sharding markers removed**: JAX's ``Sharding`` and Shardy's ``xla.sdy.*`` custom calls
+  (``FuncResultSharding`` before every result) are replaced by their operand.  That
+  rewires users: each becomes the newest user of the operand, and removing the marker
+  moves the operand's last user into the marker's slot (XLA's ``Users``).  The order of a
+  value's users decides the order of the walks, hence which E1200 is reported: the real
+  compiler reports ``tuple.1`` for ``return h, f(h)`` because of this.  (Replacing
+  ``annotate_device_placement`` by a new MoveToHost keeps its slot, by the same rule.)
 * **CSE of annotations** (``HloCSE``): two MoveToHost (or two MoveToDevice) of the same
   value (looking through JAX's ``Sharding`` markers, gone by then) are one.  JAX marks ``annotate_device_placement`` side-effecting, which would
   keep both, but XLA turns them into plain MoveToHost/MoveToDevice custom calls first.
@@ -22,6 +29,18 @@ from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from .annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_move_to_device, is_move_to_host
 from .dataflow import is_sharding_annotation
+
+
+def remove_sharding_markers(module: HloModule) -> list[str]:
+    """Replace each sharding marker by its operand (``ReplaceAllUsesWith`` then removal); names."""
+    removed: list[str] = []
+    for comp in module.computations:
+        for instr in comp.post_order():
+            if instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr) and instr.parent is comp:
+                instr.replace_all_uses_with(instr.operands[0])
+                comp.remove_instruction(instr)
+                removed.append(instr.name)
+    return removed
 
 
 def is_host_computation_call(instr: HloInstruction) -> bool:
@@ -47,11 +66,12 @@ def _through_sharding(instr: HloInstruction) -> HloInstruction:
 
 
 def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
-    """``(removed, kept)`` names: later duplicates are replaced by the first one (text order)."""
+    """``(removed, kept)`` names: later duplicates are replaced by the first one in post order
+    (``HloCSE`` keeps the first it meets)."""
     merged: list[tuple[str, str]] = []
     for comp in module.computations:
         first: dict[tuple, HloInstruction] = {}
-        for instr in list(comp.instructions):
+        for instr in comp.post_order():
             key = _annotation_key(instr)
             if key is None:
                 continue
