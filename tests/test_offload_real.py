@@ -114,6 +114,19 @@ DIVERGENCE_REPROS = {
                                       "  ROOT out = (f32[8,128]) tuple(m)\n}\n"),
     "post-optimization-verifier": ("jax", {"level": "jax", "args": ["device"], "outs": [2], "out_kinds": ["device"],
                                            "steps": [["to_host_jax", 0], ["scan", 1, [["to_host_jax"]], False, "ys"]]}),
+    "tpu-lowering-host-to-host-crash": ("jax", {"level": "jax", "args": ["pinned_host"], "outs": [2],
+                                                "out_kinds": ["device"],
+                                                "steps": [["scan", 0, [["to_host_jax"], ["to_dev_jax"]], False,
+                                                           "carry"], ["un", "sin", 1]]}),
+    "schedule-ret-check": ("jax", {"level": "jax", "args": ["device", "device"], "outs": [3, 5],
+                                   "out_kinds": ["device", "device"],
+                                   "steps": [["id", 0], ["scan", 2, [["to_host_jax"]], False, "ys"], ["id", 3],
+                                             ["scan", 2, [["un", "neg"], ["to_dev_fe"], ["to_host_fe"]], False,
+                                              "both"]]}),
+    "hlo-route-host-result-tuple": ("hlo-spec", {"level": "hlo", "args": ["device", "device", "device"],
+                                                 "steps": [["mth", 2], ["un", "neg", 3], ["un", "neg", 4]],
+                                                 "outs": [5, 4], "out_kinds": ["device", "pinned_host"],
+                                                 "tuple_root": True}),
 }
 
 
@@ -127,10 +140,12 @@ def test_every_named_divergence_has_a_repro_and_a_reason():
 def test_named_divergence_reproduces(name, worker):
     """Each named divergence still happens with the pinned compiler (else delete it)."""
     level, what = DIVERGENCE_REPROS[name]
-    if level == "jax":
-        sys.path.insert(0, str(ROOT / "bench"))
-        import offload_gen
+    sys.path.insert(0, str(ROOT / "bench"))
+    import offload_gen
 
+    if level == "hlo-spec":
+        level, what = "hlo", offload_gen.build_hlo({**what, "steps": [tuple(s) for s in what["steps"]]})
+    if level == "jax":
         from xladoctor.jax.lowering import lower_program
         from xladoctor.jax.offload_check import check_lowered
 

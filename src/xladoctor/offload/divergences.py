@@ -42,6 +42,27 @@ def _post_optimization_verifier(module: "HloModule", result: "HostOffloadResult"
             and "during context [post-optimization]" in text)
 
 
+def _lowering_host_to_host_crash(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+    return (result.outcome == "ok" and verdict.kind == "crash"
+            and "source->memory_space() != MemorySpace::kHost" in (verdict.check_line or verdict.message or ""))
+
+
+def _schedule_ret_check(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+    text = verdict.message or ""
+    return (result.outcome == "ok" and verdict.kind == "xla_error" and "hlo_schedule.cc" in text
+            and "is not scheduled after" in text)
+
+
+def _host_result_tuple_start(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+    from ..ir.shape import HOST_MEMORY_SPACE
+
+    ecl = module.entry_computation_layout
+    host_result = ecl is not None and any(
+        leaf.is_array and leaf.layout is not None and leaf.layout.memory_space == HOST_MEMORY_SPACE
+        for _, leaf in ecl.result.leaves())
+    return host_result and result.outcome == "E1200" and verdict.kind == "e1200" and verdict.start == "tuple"
+
+
 KNOWN_DIVERGENCES: tuple[KnownDivergence, ...] = (
     KnownDivergence(
         "one-element-tuple-root",
@@ -59,6 +80,29 @@ KNOWN_DIVERGENCES: tuple[KnownDivergence, ...] = (
         "HostOffloader itself accepts the module (xladoctor agrees with it); a later pass builds "
         "shapes that disagree in memory space, which no host-offload rule explains",
         _post_optimization_verifier),
+    KnownDivergence(
+        "tpu-lowering-host-to-host-crash",
+        "libtpu 0.0.42.1 aborts in its TPU lowering ('lowering_util.cc: Check failed: "
+        "source->memory_space() != MemorySpace::kHost (host vs. host)') for scans whose carry "
+        "starts in pinned_host and is moved to host again in the body: a host-to-host copy the "
+        "backend cannot emit. HostOffloader accepted the module before that, and xladoctor "
+        "models HostOffloader, so it predicts a clean compile",
+        _lowering_host_to_host_crash),
+    KnownDivergence(
+        "schedule-ret-check",
+        "libtpu 0.0.42.1 fails a scheduling RET_CHECK (hlo_schedule.cc: 'Instruction "
+        "bitcast_dynamic-update-slice_fusion... is not scheduled after ...') for some programs "
+        "with two scans whose bodies move values between host and device; the failure is in a "
+        "pass after HostOffloader, which accepted the module (as xladoctor predicts)",
+        _schedule_ret_check),
+    KnownDivergence(
+        "hlo-route-host-result-tuple",
+        "HLO text with a host (S(5)) entry result reaches libtpu as StableHLO with a pinned_host "
+        "memory kind on @main's result, and libtpu reports E1200 starting from 'tuple', an "
+        "instruction of its own rewritten module, where xladoctor names the first walk's start "
+        "in the given module. Seen once in 2,200 generated HLO programs; JAX programs with "
+        "pinned_host outputs agree",
+        _host_result_tuple_start),
     KnownDivergence(
         "unknown-custom-call-target",
         "the TPU compiler rejects a custom call it has no emitter for ('Custom emitter for Foo not found'); "
