@@ -69,6 +69,20 @@ class HloComputation:
         self._by_name.pop(instr.name, None)
         instr.parent = None
 
+    def remove_unused(self, dead: "set[HloInstruction]") -> None:
+        """Remove instructions used only by each other (none is the root), keeping the order
+        of every other instruction's users, as rebuilding the computation without them
+        would (XLA's HLO -> StableHLO -> HLO route drops dead code that way)."""
+        for instr in dead:
+            for op in instr.operands:
+                if op not in dead and instr in op.users:
+                    del op.users[instr]  # a stable removal, unlike Users::RemoveUser
+            instr._operands = ()
+        self.instructions = [i for i in self.instructions if i not in dead]
+        for instr in dead:
+            self._by_name.pop(instr.name, None)
+            instr.parent = None
+
     def instruction(self, name: str) -> HloInstruction:
         return self._by_name[name]
 

@@ -34,11 +34,14 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     ``outputs_moved_to_host`` and ``warnings``).  ``disable_host_compute`` /
     ``allow_h2h_copy`` mirror the XLA debug options of the same meaning.
 
-    ``inline_calls`` first inlines plain ``call``s as XLA's CallInliner does before
-    HostOffloader runs (see :mod:`.inline`).  ``None`` (the default) does so when the
-    module looks pre-optimization (not ``is_scheduled=true``), e.g. what
+    ``inline_calls`` first does what XLA's compile does before HostOffloader runs:
+    CallInliner and tuple folding (:mod:`.inline`), removal of sharding markers
+    (:mod:`.prepare`).  ``None`` (the default) does so when the module looks
+    pre-optimization (not ``is_scheduled=true``), e.g. what
     ``jax.jit(f).lower(...).as_text("hlo")`` prints; ``False`` runs the pass on the
-    module as given, as XLA's HostOffloader unit tests do.
+    module as given, as XLA's HostOffloader unit tests do.  In both cases CSE of
+    placement annotations, the removal of MoveToHosts feeding ``compute_on`` host
+    calls (:mod:`.prepare`) and dead-code elimination (:mod:`.dce`) come first.
 
     ``legalize`` first runs XLA's HostOffloadLegalize (see :mod:`.legalize`), which XLA
     always runs right before HostOffloader: layout-changing copies leave the offload
@@ -57,10 +60,13 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     gc.disable()
     try:
         work = clone_module(module)
-        inlined = _inline_calls(work) if inline_calls else None
-        origin = inlined.origin if inlined else {}
+        # The order is the real compiler's: user lists come out of these rewrites in the
+        # order XLA's would (CSE before tuple folding, as the real compiler showed).
         if inline_calls:  # what XLA's compile does before the pass (pre-optimisation modules)
             remove_sharding_markers(work)
+        merge_duplicate_annotations(work)
+        inlined = _inline_calls(work) if inline_calls else None
+        origin = inlined.origin if inlined else {}
         merge_duplicate_annotations(work)
         elide_moves_into_host_calls(work)
         dead = remove_dead_code(work)

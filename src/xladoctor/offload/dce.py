@@ -13,6 +13,7 @@ custom calls without that flag first.
 
 from __future__ import annotations
 
+
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
@@ -28,9 +29,7 @@ _SIDE_EFFECTING = frozenset({
 whose callees may have side effects (XLA looks inside; keeping them is the safe side)."""
 
 
-def _removable(instr: HloInstruction) -> bool:
-    if instr.users or instr.is_root or instr.opcode in _SIDE_EFFECTING:
-        return False
+def _removable_kind(instr: HloInstruction) -> bool:
     if instr.opcode is HloOpcode.CUSTOM_CALL:
         return is_annotation(instr) or instr.attributes.get("custom_call_has_side_effect") != "true"
     return True
@@ -41,12 +40,18 @@ def remove_dead_code(module: HloModule) -> list[HloInstruction]:
     returns them, in removal order (users before their operands)."""
     removed: list[HloInstruction] = []
     for comp in module.computations:
-        changed = True
-        while changed:
-            changed = False
-            for instr in reversed(list(comp.instructions)):
-                if instr.parent is comp and _removable(instr):
-                    comp.remove_instruction(instr)
-                    removed.append(instr)
-                    changed = True
+        # Dead: unused and removable, or used only by dead instructions (users are seen
+        # before their operands in reverse post order).
+        dead: set[HloInstruction] = set()
+        for instr in reversed(comp.post_order()):
+            if instr is comp.root or instr.opcode in _SIDE_EFFECTING or not _removable_kind(instr):
+                continue
+            if all(u in dead for u in instr.users):
+                dead.add(instr)
+                removed.append(instr)
+        if dead:
+            # Without reordering the survivors' users: the real compiler (HLO or StableHLO
+            # in, rebuilt as HLO) never sees the dead code, so user order is as if it never
+            # existed; a swap-removal (HloDCE on a live module) picks other walks first.
+            comp.remove_unused(dead)
     return removed

@@ -214,23 +214,18 @@ def forward_tuple_elements(module: HloModule) -> int:
                 tup = instr.operands[0]
                 instr.replace_all_uses_with(tup.operands[instr.tuple_index])
                 folded += 1
-        work = [i for i in comp.instructions if i.opcode in (HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE)]
-        while work:
-            instr = work.pop()
-            if instr in dead or instr.users or instr is comp.root or \
-                    instr.opcode not in (HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE):
-                continue
-            dead.add(instr)
-            operands = instr.operands
-            instr.operands = ()
-            work.extend(operands)
+        # Tuple plumbing used only by dead plumbing (users before operands in reverse post order).
+        for instr in reversed(comp.post_order()):
+            if instr is not comp.root and instr.opcode in (HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE) \
+                    and all(u in dead for u in instr.users):
+                dead.add(instr)
         if dead:
-            comp.instructions = [i for i in comp.instructions if i not in dead]
+            # Stable removal: the folded values' users keep the order the real compiler's
+            # rebuilt module gives them (a folded consumer comes after the existing users).
+            comp.remove_unused(dead)
             for instr in dead:
-                comp._by_name.pop(instr.name, None)
                 if module._instructions_by_name.get(instr.name) is instr:
                     del module._instructions_by_name[instr.name]
-                instr.parent = None
     return folded
 
 
