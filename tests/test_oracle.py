@@ -243,3 +243,12 @@ def test_confirm_without_the_compiler_is_a_one_line_note():
     assert run.stderr.strip().splitlines() == [
         "note: --confirm skipped: the real TPU compiler is switched off (XLADOCTOR_NO_TPU_ORACLE is set)"]
     assert "real compiler: not run" in run.stdout
+
+
+def test_the_compiled_tpu_module_is_recognised_as_tpu(worker):
+    from xladoctor.provenance import detect
+
+    text = worker.compile_hlo(CLEAN_HLO).optimized_hlo
+    prov = detect(text, None)
+    assert (prov.platform, prov.stage) == ("tpu", "compiled")
+    assert "TPU backend_config (scoped_memory_configs)" in prov.evidence

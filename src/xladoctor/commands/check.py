@@ -95,8 +95,11 @@ def check_hlo(text: str, source: str, strict: bool, confirm_topology: str | None
     from ..offload.report import result_json
     from .hlo import summarize
 
+    from ..provenance import detect as detect_provenance
+
     module = parse_module(text, source)
-    entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module)}
+    entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module),
+                             "provenance": detect_provenance(text, None if source == "<stdin>" else source).to_json()}
     if _is_compiled(text, source):
         entry["note"] = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "
                          "E1200 analysis needs the module from before optimizations (*before_optimizations.txt, "
@@ -209,7 +212,7 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
 def _is_quiet(f: dict[str, Any]) -> bool:
     if f["findings"]:
         return False
-    if f.get("confirm"):
+    if f.get("confirm") or f.get("provenance", {}).get("note"):
         return False
     if f["kind"] == "hlo":
         off = f.get("offload")
@@ -258,6 +261,8 @@ def _hlo_text(f: dict[str, Any]) -> str:
         lines.append(f"   warning: {w}")
     if len(off["warnings"]) > 5:
         lines.append(f"   ... {len(off['warnings']) - 5} more warnings")
+    if f.get("provenance", {}).get("note"):
+        lines.append(f"   note: {f['provenance']['note']}")
     lines.extend(_confirm.render(f.get("confirm"), "   "))
     return "\n".join(lines)
 
