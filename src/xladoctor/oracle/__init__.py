@@ -22,11 +22,12 @@ from .compare import Comparison, Prediction, compare, prediction_of
 from .naming import same_instruction, stem
 from .shared import close_shared, compile_hlo, compile_jitted, compile_stablehlo, shared_worker
 from .verdict import KINDS, Verdict
-from .worker import DEFAULT_TOPOLOGY, TOPOLOGIES, OracleWorker
+from .worker import DEFAULT_TOPOLOGY, TOPOLOGIES, OracleWorker, compile_parallel
 
 __all__ = [
     "Comparison", "DEFAULT_TOPOLOGY", "INSTALL_HINT", "KINDS", "OracleWorker", "Prediction", "TOPOLOGIES",
-    "Verdict", "available", "close_shared", "compare", "compile_hlo", "compile_jitted", "compile_stablehlo",
+    "Verdict", "available", "close_shared", "compare", "compile_hlo", "compile_jitted", "compile_parallel",
+    "compile_stablehlo",
     "prediction_of",
     "same_instruction", "shared_worker", "stem", "unavailable_reason",
 ]

@@ -15,7 +15,10 @@ Interface (what the differential campaign uses)::
   replaced before the next module, so one bad module never stops a batch.
 * Where libtpu cannot run every call returns ``kind="unavailable"`` with the reason; no
   exception is raised for a missing extra.
-* Not thread-safe: use one worker per thread (or per process of a pool).
+* The worker is replaced every ``recycle_after`` compiles (default 500): its memory grows by
+  about 0.35 MB a compile (measured: 330 -> 400 MB RSS over 200 small modules), and a restart
+  costs one libtpu start.
+* Not thread-safe: use one worker per thread; :func:`compile_parallel` runs several.
 """
 
 from __future__ import annotations
@@ -41,11 +44,14 @@ class OracleWorker:
     """A child process holding a TPU compile-only client for one topology."""
 
     def __init__(self, topology: str = DEFAULT_TOPOLOGY, timeout: float = 120.0,
-                 want_text: bool = True):
+                 want_text: bool = True, recycle_after: int | None = 500):
         self.topology = topology
         self.timeout = timeout
         self.want_text = want_text
+        self.recycle_after = recycle_after
         self.restarts = 0
+        """Processes replaced after a crash or a timeout (not counting recycling)."""
+        self._compiles_here = 0
         self._proc: subprocess.Popen | None = None
         self._stderr = None
         self._buffer = b""
@@ -81,7 +87,9 @@ class OracleWorker:
 
     def _start(self) -> None:
         self._kill()
-        self._stderr = tempfile.TemporaryFile()
+        # Append mode: the child always writes at the end, so the parent may truncate it.
+        self._stderr = tempfile.TemporaryFile("a+b")
+        self._compiles_here = 0
         env = dict(os.environ)
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -145,13 +153,18 @@ class OracleWorker:
         """Compile ``text`` (``kind`` ``"hlo"`` or ``"stablehlo"``) in the worker."""
         if self._unavailable is not None:
             return Verdict("unavailable", reason=self._unavailable, topology=self.topology)
+        if self.recycle_after and self._compiles_here >= self.recycle_after:
+            self._kill()
         if self._proc is None or self._proc.poll() is not None:
             self._start()
             if self._unavailable is not None:
                 return Verdict("unavailable", reason=self._unavailable, topology=self.topology)
         assert self._proc is not None and self._proc.stdin is not None and self._stderr is not None
         self._stderr.seek(0, os.SEEK_END)
+        if self._stderr.tell() > (4 << 20):  # keep only what the next crash may need
+            self._stderr.truncate(0)
         offset = self._stderr.tell()
+        self._compiles_here += 1
         self._next_id += 1
         request = {"id": self._next_id, "kind": kind, "text": text, "want_text": self.want_text}
         started = time.monotonic()
@@ -186,6 +199,39 @@ class OracleWorker:
         """``(kind, text)`` pairs in, one verdict per pair out, in order."""
         for kind, text in items:
             yield self.compile(kind, text)
+
+
+def compile_parallel(items: Iterable[tuple[str, str]], workers: int = 2, topology: str = DEFAULT_TOPOLOGY,
+                     timeout: float = 120.0, want_text: bool = False) -> list[Verdict]:
+    """Compile ``(kind, text)`` pairs on ``workers`` worker processes; verdicts in input order.
+
+    Each thread drives its own :class:`OracleWorker`, so the compiles run in parallel
+    processes; a crash or timeout costs only that worker a restart.
+    """
+    import queue
+    import threading
+
+    todo = list(enumerate(items))
+    results: list[Verdict | None] = [None] * len(todo)
+    jobs: "queue.Queue[tuple[int, tuple[str, str]]]" = queue.Queue()
+    for job in todo:
+        jobs.put(job)
+
+    def drain() -> None:
+        with OracleWorker(topology, timeout=timeout, want_text=want_text) as w:
+            while True:
+                try:
+                    i, (kind, text) = jobs.get_nowait()
+                except queue.Empty:
+                    return
+                results[i] = w.compile(kind, text)
+
+    threads = [threading.Thread(target=drain, daemon=True) for _ in range(max(1, min(workers, len(todo))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return [r if r is not None else Verdict("unavailable", reason="not compiled") for r in results]
 
 
 def _wait_exit(proc: subprocess.Popen, seconds: float) -> bool:
