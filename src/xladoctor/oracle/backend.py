@@ -27,16 +27,33 @@ HOST_KIND = "pinned_host"
 _ILLEGAL_MHLO = re.compile(r"failed to legalize operation '(mhlo\.[\w.]+)'")
 
 
+def _environment() -> None:
+    os.environ.setdefault("TPU_ACCELERATOR_TYPE", "v5litepod-4")
+    os.environ.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
+    # Other processes (other workers, other users) may hold libtpu's lock file; a
+    # compile-only client touches no chip, so sharing is safe.
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+
+def preload() -> None:
+    """Import everything a compile needs, without starting any backend (see :mod:`.zygote`)."""
+    _environment()
+    from jax.experimental import topologies  # noqa: F401
+    from jax._src import compiler  # noqa: F401
+    from jax._src.interpreters import mlir  # noqa: F401
+    from jax._src.lib import _jax, xla_client  # noqa: F401
+    from jax._src.lib.mlir import ir  # noqa: F401
+    from jaxlib import _hlo  # noqa: F401
+
+    from . import entry_layout  # noqa: F401
+
+
 class Backend:
     """One TPU topology's compile-only client, loaded once per worker."""
 
     def __init__(self, topology: str):
-        os.environ.setdefault("TPU_ACCELERATOR_TYPE", "v5litepod-4")
-        os.environ.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
-        # Other processes (other workers, other users) may hold libtpu's lock file; a
-        # compile-only client touches no chip, so sharing is safe.
-        os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
-        os.environ.setdefault("JAX_PLATFORMS", "cpu")
+        _environment()
         from jax.experimental import topologies
         from jax._src import compiler
         from jax._src.interpreters import mlir
