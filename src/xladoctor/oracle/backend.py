@@ -100,8 +100,11 @@ class Backend:
             stablehlo = self._jax.mlir.hlo_to_stablehlo(hlo.as_serialized_hlo_module_proto())
             module = self._ir.Module.parse(stablehlo)
         except Exception as e:
-            return Verdict("unsupported", stage="convert", message=str(e).strip(),
-                           reason="XLA's HLO -> StableHLO conversion rejected the module")
+            text = str(e).strip()
+            first = next((ln.strip() for ln in text.splitlines() if ln.strip().startswith("error:")),
+                         text.splitlines()[0] if text else type(e).__name__)
+            return Verdict("unsupported", stage="convert", message=text,
+                           reason=f"XLA's HLO -> StableHLO conversion gave no module the compiler can take: {first}")
         problem = self._put_memory_kinds(module, printed)
         if problem:
             return Verdict("unsupported", stage="convert", reason=problem)
@@ -161,7 +164,8 @@ class Backend:
             if from_hlo and illegal:
                 return Verdict("unsupported", stage="convert", topology=self.topology, message=text,
                                reason=f"HLO op '{illegal.group(1)}' has no StableHLO form and the TPU "
-                                      f"plugin takes StableHLO only; the compiler never saw the module")
+                                      f"plugin takes StableHLO only (an encoded custom call is not decoded "
+                                      f"either); the compiler never saw the module")
             v = from_error_text(text, "compile")
             v.seconds = time.perf_counter() - t0
             v.topology = self.topology
