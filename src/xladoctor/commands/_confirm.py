@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..oracle.worker import DEFAULT_TOPOLOGY, TOPOLOGIES
+    from ..oracle.topologies import DEFAULT_TOPOLOGY, TOPOLOGIES
 
     parser.add_argument("--confirm", action="store_true",
                         help="also compile with the real TPU compiler (libtpu, no TPU needed; "

@@ -42,8 +42,8 @@ from typing import Iterable, Iterator
 from .availability import unavailable_reason
 from .verdict import Verdict, crash_line
 
-DEFAULT_TOPOLOGY = "v5e:2x2"
-TOPOLOGIES = ("v5e:2x2", "v4:2x2x1", "v5p:2x2x1", "v6e:2x2")
+from .topologies import DEFAULT_TOPOLOGY, TOPOLOGIES  # noqa: F401  (re-exported)
+
 START_TIMEOUT = 180.0
 _ENV_PREFIXES = ("XLA_", "LIBTPU", "TPU_", "JAX_", "TF_CPP", "ALLOW_MULTIPLE_LIBTPU_LOAD")
 
