@@ -24,7 +24,7 @@ from typing import Any
 # xladoctor.oracle (the CLI does, for --topology) costs nothing.
 _EXPORTS = {
     "INSTALL_HINT": "availability", "available": "availability", "unavailable_reason": "availability",
-    "Comparison": "compare", "Prediction": "compare", "compare": "compare", "prediction_of": "compare",
+    "Comparison": "comparison", "Prediction": "comparison", "compare": "comparison", "prediction_of": "comparison",
     "same_instruction": "naming", "stem": "naming",
     "close_shared": "shared", "compile_hlo": "shared", "compile_jitted": "shared",
     "compile_stablehlo": "shared", "shared_worker": "shared",
