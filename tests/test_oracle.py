@@ -252,3 +252,54 @@ def test_the_compiled_tpu_module_is_recognised_as_tpu(worker):
     prov = detect(text, None)
     assert (prov.platform, prov.stage) == ("tpu", "compiled")
     assert "TPU backend_config (scoped_memory_configs)" in prov.evidence
+
+
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")  # the child runs no jax
+def test_one_worker_shared_by_threads_and_a_forked_process(worker):
+    """check may run files on threads or forked processes: each gets a correct verdict."""
+    import multiprocessing
+    import threading
+
+    kinds: list[str] = []
+    threads = [threading.Thread(target=lambda: kinds.append(worker.compile_hlo(E1200_HLO).kind)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert kinds == ["e1200"] * 3
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_compile_in_child, args=(queue,))
+    child.start()
+    try:
+        assert queue.get(timeout=180) == "compiles"
+    finally:
+        child.join(timeout=30)
+        if child.is_alive():
+            child.kill()
+    assert worker.compile_hlo(E1200_HLO).kind == "e1200"  # the parent's worker is untouched
+
+
+def _compile_in_child(queue) -> None:
+    queue.put(shared_worker().compile_hlo(CLEAN_HLO).kind)
+
+
+def test_offload_confirm_compiles_the_stablehlo_when_given(worker, tmp_path, capsys):
+    """--stablehlo: the program JAX would compile (memory kinds included) goes to the compiler."""
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    from frontend_ops import place_to_host
+
+    def offloaded(x):
+        return jnp.sin(place_to_host(x * 2)), x + 1
+
+    lowered = jax.jit(offloaded).trace(jax.ShapeDtypeStruct((8, 128), jnp.float32)).lower(
+        lowering_platforms=("tpu",))
+    (tmp_path / "pre.hlo").write_text(lowered.as_text("hlo"))
+    (tmp_path / "main.mlir").write_text(lowered.as_text())
+    rc = cli_main(["offload", str(tmp_path / "pre.hlo"), "--stablehlo", str(tmp_path / "main.mlir"),
+                   "--confirm", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 1  # the compiler rejects it, whatever is predicted
+    c = doc["confirm"]
+    assert c["input"] == "stablehlo" and c["verdict"]["kind"] == "e1200" and c["verdict"]["start"] == "sine.1"

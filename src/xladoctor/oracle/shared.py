@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import atexit
+import threading
 from typing import Any
 
 from .verdict import Verdict
 from .worker import DEFAULT_TOPOLOGY, OracleWorker
 
 _WORKERS: dict[str, OracleWorker] = {}
+_LOCK = threading.Lock()
 
 
 def shared_worker(topology: str = DEFAULT_TOPOLOGY) -> OracleWorker:
-    worker = _WORKERS.get(topology)
-    if worker is None:
-        worker = _WORKERS[topology] = OracleWorker(topology)
-    return worker
+    with _LOCK:
+        worker = _WORKERS.get(topology)
+        if worker is None:
+            worker = _WORKERS[topology] = OracleWorker(topology)
+        return worker
 
 
 def close_shared() -> None:

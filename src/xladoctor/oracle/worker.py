@@ -22,7 +22,8 @@ Interface (what the differential campaign uses)::
   about 0.35 MB a compile (measured: 330 -> 400 MB RSS over 200 small modules).
 * Environment variables that steer libtpu/XLA (``XLA_FLAGS``, ``LIBTPU_INIT_ARGS``,
   ``TPU_*``...) are passed to each worker as they are when it starts.
-* One worker per thread; :func:`compile_parallel` runs several.
+* Safe to share between threads (compiles through one worker take turns) and across
+  ``fork`` (a forked process starts its own); :func:`compile_parallel` runs several workers.
 """
 
 from __future__ import annotations
@@ -57,6 +58,17 @@ class _Zygote:
         self._control: socket.socket | None = None
         self._stderr = None
         self.failure: str | None = None
+        self._pid = os.getpid()
+
+    def _forget_if_forked(self) -> None:
+        """In a process forked from ours (multiprocessing), the inherited zygote belongs to the
+        parent: drop our copies of its handles and start our own."""
+        if self._pid != os.getpid():
+            if self._control is not None:
+                self._control.close()
+            self._proc = self._control = None
+            self._lock = threading.Lock()
+            self._pid = os.getpid()
 
     def _start(self) -> None:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -93,6 +105,7 @@ class _Zygote:
 
     def spawn(self, topology: str, channel: socket.socket, stderr_fd: int) -> int | None:
         """Fork a worker for ``topology`` speaking on ``channel``; its pid, or ``None`` (see ``failure``)."""
+        self._forget_if_forked()
         with self._lock:
             if self.failure is not None:
                 return None
@@ -135,6 +148,9 @@ class OracleWorker:
         self._buffer = b""
         self._next_id = 0
         self._unavailable: str | None = unavailable_reason()
+        self._lock = threading.RLock()
+        """Compiles through one worker are serialised, so a shared worker is safe across threads."""
+        self._owner = os.getpid()
 
     # -- lifecycle ----------------------------------------------------------------
     def __enter__(self) -> "OracleWorker":
@@ -156,9 +172,12 @@ class OracleWorker:
     @property
     def unavailable(self) -> str | None:
         """Why no compile can run here (``None`` when it can); starts the worker to find out."""
-        if self._unavailable is None and self._channel is None:
-            self._start()
-        return self._unavailable
+        with self._lock:
+            if self._unavailable is None and (self._channel is None or self._owner != os.getpid()):
+                if self._owner != os.getpid():
+                    self._channel, self._pid, self._stderr, self._owner = None, None, None, os.getpid()
+                self._start()
+            return self._unavailable
 
     def _start(self) -> None:
         self._kill()
@@ -231,6 +250,13 @@ class OracleWorker:
     # -- compiling -----------------------------------------------------------------
     def compile(self, kind: str, text: str) -> Verdict:
         """Compile ``text`` (``kind`` ``"hlo"`` or ``"stablehlo"``) in the worker."""
+        if self._owner != os.getpid():  # inherited through fork: the worker is the parent's
+            self._channel, self._pid, self._stderr, self._owner = None, None, None, os.getpid()
+            self._lock = threading.RLock()
+        with self._lock:
+            return self._compile(kind, text)
+
+    def _compile(self, kind: str, text: str) -> Verdict:
         if self._unavailable is not None:
             return Verdict("unavailable", reason=self._unavailable, topology=self.topology)
         if self.recycle_after and self._compiles_here >= self.recycle_after:
