@@ -64,3 +64,19 @@ def test_check_and_offload_carry_the_note(jax_hlo_corpus, capsys):
     cli_main(["offload", path, "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert doc["provenance"]["platform"] == "cpu" and doc["provenance"]["faithful_for_accelerator"] is False
+
+
+@pytest.mark.parametrize("name,platform", [
+    ("module_0007.jit_step.sm_8.0_gpu_after_optimizations.txt", "gpu"),
+    ("module_0007.jit_step.cpu_after_optimizations.txt", "cpu"),
+    ("module_0000.jit_step.cl_933746096.after_optimizations.txt", "tpu"),
+    ("module_0007.jit_step.before_optimizations.txt", None),
+])
+def test_dump_file_names(jax_hlo_corpus, tmp_path, name, platform):
+    """XLA's dump names alone (the text is a CPU-compiled module with no tiles or library calls)."""
+    text = jax_hlo_corpus.text("device_put_pinned_host", "post")
+    path = tmp_path / name
+    path.write_text(text)
+    prov = detect(text, str(path))
+    assert prov.platform == platform
+    assert prov.stage == "compiled"  # is_scheduled=true in the header, whatever the name says
