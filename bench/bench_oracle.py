@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
-from xladoctor.oracle import OracleWorker, compile_parallel, unavailable_reason  # noqa: E402
+from xladoctor.oracle import OracleWorker, compile_parallel, unavailable_reason
 
 CRASH = "HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{1,0:L(0)} parameter(0)\n}\n"
 

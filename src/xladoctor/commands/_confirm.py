@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"TPU topology --confirm compiles for (default {DEFAULT_TOPOLOGY})")
 
 
-def confirm(text: str, module: "HloModule", result: "HostOffloadResult", topology: str,
+def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: str,
             stablehlo: str | None = None) -> dict[str, Any]:
     """Compile ``text`` (or, when given, the same program's ``stablehlo``, which carries
     JAX's memory kinds) and compare.  JSON-ready: see docs/json.md, ``confirm``."""

@@ -32,7 +32,7 @@ _EXPORTS = {
     "DEFAULT_TOPOLOGY": "topologies", "TOPOLOGIES": "topologies",
     "OracleWorker": "worker", "compile_parallel": "worker",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:

@@ -39,11 +39,11 @@ def _environment() -> None:
 def preload() -> None:
     """Import everything a compile needs, without starting any backend (see :mod:`.zygote`)."""
     _environment()
-    from jax.experimental import topologies  # noqa: F401
     from jax._src import compiler  # noqa: F401
     from jax._src.interpreters import mlir  # noqa: F401
     from jax._src.lib import _jax, xla_client  # noqa: F401
     from jax._src.lib.mlir import ir  # noqa: F401
+    from jax.experimental import topologies  # noqa: F401
     from jaxlib import _hlo  # noqa: F401
 
     from . import entry_layout  # noqa: F401
@@ -54,11 +54,11 @@ class Backend:
 
     def __init__(self, topology: str):
         _environment()
-        from jax.experimental import topologies
         from jax._src import compiler
         from jax._src.interpreters import mlir
         from jax._src.lib import _jax, xla_client
         from jax._src.lib.mlir import ir
+        from jax.experimental import topologies
         from jaxlib import _hlo
 
         self.topology = topology

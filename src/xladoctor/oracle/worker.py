@@ -38,12 +38,11 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from .availability import unavailable_reason
-from .verdict import Verdict, crash_line
-
 from .topologies import DEFAULT_TOPOLOGY, TOPOLOGIES  # noqa: F401  (re-exported)
+from .verdict import Verdict, crash_line
 
 START_TIMEOUT = 180.0
 _ENV_PREFIXES = ("XLA_", "LIBTPU", "TPU_", "JAX_", "TF_CPP", "ALLOW_MULTIPLE_LIBTPU_LOAD")
@@ -153,7 +152,7 @@ class OracleWorker:
         self._owner = os.getpid()
 
     # -- lifecycle ----------------------------------------------------------------
-    def __enter__(self) -> "OracleWorker":
+    def __enter__(self) -> OracleWorker:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -318,7 +317,7 @@ def compile_parallel(items: Iterable[tuple[str, str]], workers: int = 2, topolog
 
     todo = list(enumerate(items))
     results: list[Verdict | None] = [None] * len(todo)
-    jobs: "queue.Queue[tuple[int, tuple[str, str]]]" = queue.Queue()
+    jobs: queue.Queue[tuple[int, tuple[str, str]]] = queue.Queue()
     for job in todo:
         jobs.put(job)
 
