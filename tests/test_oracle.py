@@ -24,6 +24,7 @@ from xladoctor.oracle import (
     compare,
     same_instruction,
     shared_worker,
+    stem,
     unavailable_reason,
 )
 from xladoctor.oracle.verdict import crash_line, from_error_text
@@ -312,3 +313,31 @@ def test_offload_confirm_compiles_the_stablehlo_when_given(worker, tmp_path, cap
     assert rc == 1  # the compiler rejects it, whatever is predicted
     c = doc["confirm"]
     assert c["input"] == "stablehlo" and c["verdict"]["kind"] == "e1200" and c["verdict"]["start"] == "sine.1"
+
+
+def test_hlo_route_and_jaxs_stablehlo_give_the_same_verdicts(worker):
+    """The four example programs and their fixes, compiled twice: from the HLO text with the
+    memory kinds put back as S(5) (what `offload --confirm` sends) and from JAX's own StableHLO.
+    Same kind every time; the HLO route keeps the input's names (the starts the issue lists)."""
+    pytest.importorskip("jax")
+    from offload_programs import PROGRAMS
+
+    from xladoctor.jax.lowering import lower_program
+    from xladoctor.syntax.hlo_printer import print_module
+
+    starts = {}
+    for name, make in PROGRAMS.items():
+        p = make()
+        for fn in (p.fn, p.fixed_fn):
+            program = lower_program(fn, p.args, p.jit_kwargs, "tpu")
+            via_hlo = worker.compile_hlo(print_module(program.module))
+            via_stablehlo = worker.compile_stablehlo(program.lowered.as_text())
+            assert via_hlo.kind == via_stablehlo.kind == ("e1200" if fn is p.fn else "compiles"), name
+            if fn is p.fn:
+                starts[name] = via_hlo.start
+                start = next((i for i in program.module.instructions() if stem(i.name) == stem(via_hlo.start)), None)
+                opcode = start.opcode.value if start is not None else None
+                number = start.parameter_number if start is not None else None
+                assert same_instruction(via_hlo.start, via_stablehlo.start, opcode, number), name
+    assert starts == {"returned_after_compute": "sin.1", "scanned_layers": "dynamic_update_slice.0",
+                      "param_offload_update": "ws_host.1", "nested_scans": "dynamic_update_slice.0"}
