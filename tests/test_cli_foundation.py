@@ -135,3 +135,35 @@ def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
     monkeypatch.setenv("XLADOCTOR_DEBUG", "1")
     with pytest.raises(RuntimeError):
         main(["shape", "f32[2]"])
+
+
+def test_hlo_marks_only_the_host_leaves_of_a_tuple(capsys, tmp_path):
+    # Issue 11: a result tuple with one host leaf was marked [host] as a whole.
+    path = tmp_path / "h.hlo"
+    path.write_text("HloModule m, entry_computation_layout={(f32[8]{0:S(5)})->(f32[8]{0}, f32[8]{0:S(5)})}\n"
+                    "ENTRY e {\n  p = f32[8]{0} parameter(0)\n  n = f32[8]{0} negate(p)\n"
+                    "  ROOT t = (f32[8]{0}, f32[8]{0}) tuple(n, p)\n}\n")
+    code, out, _ = run(["hlo", str(path)], capsys)
+    assert code == 0
+    assert "logical 32 B, physical 32 B  [host]\n" in out
+    assert "physical 64 B  [host: {1}]" in out
+    code, out, _ = run(["hlo", str(path), "--json"], capsys)
+    ecl = json.loads(out)["entry_computation_layout"]
+    assert ecl["parameters"][0]["host_leaves"] == [[]] and ecl["result"]["host_leaves"] == [[1]]
+
+
+def test_check_counts_agree_with_their_nouns(capsys):
+    code, out, _ = run(["check", "--examples"], capsys)
+    assert out.rstrip().endswith("3 files checked, 3 findings")
+    assert "(s)" not in out
+
+
+def test_check_stdin_suggestions_can_be_run(capsys, monkeypatch):
+    from pathlib import Path
+
+    from xladoctor.commands.check import example_paths
+    log = next(p for p in example_paths() if p.endswith(".log"))
+    code, out, _ = run(["check", "-"], capsys, stdin=Path(log).read_text(), monkeypatch=monkeypatch)
+    assert code == 1
+    assert "<stdin>" not in "".join(line for line in out.splitlines() if "xladoctor " in line)
+    assert "details: xladoctor explain -" in out
