@@ -167,3 +167,27 @@ def test_check_stdin_suggestions_can_be_run(capsys, monkeypatch):
     assert code == 1
     assert "<stdin>" not in "".join(line for line in out.splitlines() if "xladoctor " in line)
     assert "details: xladoctor explain -" in out
+
+
+UNBOUNDED = ("HloModule m, entry_computation_layout={(f32[?,4]{1,0})->f32[?,4]{1,0}}\n"
+             "ENTRY e {\n  p = f32[?,4]{1,0} parameter(0)\n  ROOT n = f32[?,4]{1,0} negate(p)\n}\n")
+
+
+@pytest.mark.parametrize("command", ["hlo", "check"])
+def test_size_of_unbounded_dimension_is_a_located_input_error(command, capsys, tmp_path):
+    # Issue 11: every exit-2 message that has a place in an input is file:line:col.
+    path = tmp_path / "unbounded.hlo"
+    path.write_text(UNBOUNDED)
+    code, out, err = run([command, str(path)], capsys)
+    assert code == 2
+    # check goes on with the other files and reports this one in its summary; the others stop.
+    assert f"{path}:1:45: dimension 0 of f32[?,4]{{1,0}} is unbounded" in (out if command == "check" else err)
+    assert "xladoctor:" not in err
+
+
+def test_located_errors_on_the_command_line_and_stdin(capsys, monkeypatch):
+    code, _, err = run(["shape", "f32[4,?]"], capsys)
+    assert (code, err.strip()) == (2, "<shape>:1:7: dimension 1 of f32[4,?]{1,0} is unbounded ('?'), so it has "
+                                      "no byte size")
+    code, _, err = run(["shape", "-"], capsys, stdin="f32[2]\n  f32[?,3]\n", monkeypatch=monkeypatch)
+    assert code == 2 and err.startswith("<stdin>:2:7: dimension 0")

@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import InputError, UsageError
 from ..report.units import count_text
 from ..syntax.hlo_parser import parse_module
-from ._common import print_json, read_input
+from ._common import located, print_json, read_input
 
 NAME = "check"
 HELP = "run every applicable check on HLO modules, dump directories and logs (the main job)"
@@ -89,12 +89,17 @@ def _is_compiled(text: str, path: str) -> bool:
 
 
 def check_hlo(text: str, source: str, strict: bool) -> dict[str, Any]:
+    module = parse_module(text, source)
+    with located(text, source):
+        return _check_module(module, text, source, strict)
+
+
+def _check_module(module, text: str, source: str, strict: bool) -> dict[str, Any]:
     from ..offload import analyze_host_offload
     from ..offload.fixes import suggest_fixes
     from ..offload.report import result_json
     from .hlo import summarize
 
-    module = parse_module(text, source)
     entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module)}
     if _is_compiled(text, source):
         entry["note"] = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "

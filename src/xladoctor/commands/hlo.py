@@ -11,7 +11,7 @@ from ..ir.shape import HOST_MEMORY_SPACE, Shape
 from ..ir.sizes import logical_bytes, physical_bytes
 from ..report.units import bytes_text
 from ..syntax.hlo_parser import parse_module
-from ._common import print_json, read_input
+from ._common import located, print_json, read_input
 
 NAME = "hlo"
 HELP = "summarise an HLO module: computations, opcodes, entry layout with sizes, custom calls, memory spaces"
@@ -26,7 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     text, source = read_input(args.file)
     module = parse_module(text, source)
-    summary = summarize(module)
+    with located(text, source):
+        summary = summarize(module)
     if args.json:
         print_json(summary)
     else:

@@ -17,7 +17,7 @@ from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
 from ..syntax.hlo_parser import parse_module
-from ._common import print_json, read_input
+from ._common import located, print_json, read_input
 
 NAME = "inputs"
 HELP = "check an executable's input layouts against supplied buffers or another compile (E0102)"
@@ -43,8 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
 
 
-def _load_expected(path: str) -> tuple[list[ExpectedParameter], str | None, bool]:
-    text, source = read_input(path)
+def _load_expected(text: str, source: str) -> tuple[list[ExpectedParameter], str | None, bool]:
     if text.lstrip().startswith("HloModule"):
         module = parse_module(text, source)
         return expected_from_module(module), module.name, names_are_metadata(module)
@@ -55,7 +54,8 @@ def _load_expected(path: str) -> tuple[list[ExpectedParameter], str | None, bool
 def run_check(args: argparse.Namespace) -> InputCheck:
     if args.expected == "-" and (args.supplied == "-" or args.supplied_shapes == "-"):
         raise UsageError("only one input can be read from stdin")
-    expected, module_name, expected_named = _load_expected(args.expected)
+    exp_text, exp_source = read_input(args.expected)
+    expected, module_name, expected_named = _load_expected(exp_text, exp_source)
     if args.supplied is not None:
         text, source = read_input(args.supplied)
         module = parse_module(text, source)
@@ -70,8 +70,11 @@ def run_check(args: argparse.Namespace) -> InputCheck:
         pairing = "name" if expected_named and supplied_named and can_pair_by_name(expected, supplied) else "index"
     elif pairing == "name" and not can_pair_by_name(expected, supplied):
         raise UsageError("--pair name needs a unique name for every parameter on both sides")
-    return check_inputs(expected, supplied, args.executable or module_name or "unknown",
-                        args.replica, args.partition, pairing)
+    # A '?' dimension has no size: say where, in whichever input spells one.
+    where = (exp_text, exp_source) if "?" in exp_text or "?" not in text else (text, source)
+    with located(*where):
+        return check_inputs(expected, supplied, args.executable or module_name or "unknown",
+                            args.replica, args.partition, pairing)
 
 
 def _padding_json(rows) -> list[dict]:

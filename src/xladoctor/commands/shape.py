@@ -13,7 +13,7 @@ from ..ir.sizes import (DYNAMIC_SUFFIX, dimension_padding, dynamic_metadata_byte
                         logical_bytes, physical_bytes, runtime_bytes, runtime_kind, tail_padding_elements, uses_combine_rule)
 from ..report.units import bytes_text, ratio_text
 from ..syntax.shape_parser import parse_shape
-from ._common import print_json
+from ._common import located, print_json
 
 NAME = "shape"
 HELP = "canonical form, logical and physical (tiled) byte sizes, per-dimension padding of a shape"
@@ -35,13 +35,21 @@ def run(args: argparse.Namespace) -> int:
             text = line.strip()
             if not text or text.startswith("#"):
                 continue
-            reports.append(_analyse(_parse_line(text, line, lineno)))
+            shape = _parse_line(text, line, lineno)
+            offset = len(line) - len(line.lstrip())
+            try:
+                with located(text, "<stdin>"):
+                    reports.append(_analyse(shape))
+            except InputError as e:  # located in the stripped line: put it on its line of stdin
+                raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
         if args.json:
             print_json({"shapes": reports})
         else:
             print("\n\n".join(render_text(r) for r in reports))
         return 0
-    report = _analyse(parse_shape(args.shape, "<shape>"))
+    shape = parse_shape(args.shape, "<shape>")
+    with located(args.shape, "<shape>"):
+        report = _analyse(shape)
     if args.json:
         print_json(report)
     else:

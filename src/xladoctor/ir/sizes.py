@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import XlaDoctorError
+from ..errors import UnboundedSizeError, XlaDoctorError
 from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, Layout, Shape
 
 POINTER_SIZE = 8
@@ -38,7 +38,7 @@ def _round_up(a: int, b: int) -> int:
 def _dim_extent(shape: Shape, dim: int) -> int:
     d = shape.dimensions[dim]
     if d == UNBOUNDED_SIZE:
-        raise XlaDoctorError(f"dimension {dim} of {shape} is unbounded ('?'), so it has no byte size")
+        raise UnboundedSizeError(f"dimension {dim} of {shape} is unbounded ('?'), so it has no byte size")
     return d
 
 
