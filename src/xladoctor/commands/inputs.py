@@ -10,8 +10,9 @@ Exit 1 on any mismatch.
 from __future__ import annotations
 
 import argparse
+import sys
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, check_inputs
 from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
@@ -41,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replica", type=int, default=None, help="replica for the TPU message suffix")
     parser.add_argument("--partition", type=int, default=None, help="partition for the TPU message suffix")
     parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
+    parser.add_argument("--html", metavar="OUT",
+                        help="also write a self-contained HTML report: each parameter's layouts drawn side by side "
+                             "(docs/html-report.md)")
 
 
 def _load_expected(text: str, source: str) -> tuple[list[ExpectedParameter], str | None, bool]:
@@ -121,6 +125,17 @@ def check_to_json(check: InputCheck) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     check = run_check(args)
+    if args.html:
+        from ..report.html import render_inputs_html
+
+        title = f"xladoctor inputs: {args.expected} vs {args.supplied or args.supplied_shapes}"
+        page = render_inputs_html({"schema_version": 1, **check_to_json(check)}, title=title)
+        try:
+            with open(args.html, "w", encoding="utf-8") as f:
+                f.write(page)
+        except OSError as e:
+            raise InputError(f"cannot write file: {e.strerror or e}", args.html, 1, 1) from None
+        print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
         print_json(check_to_json(check))
     else:
