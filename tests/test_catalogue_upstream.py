@@ -74,6 +74,12 @@ def test_e1002_message_is_explained_with_its_sparsecore_split(capsys):
     (f,) = _scan(msg)
     assert f.code == "E1000" and f.fields["sparsecore_bytes"] > f.fields["tensorcore_bytes"]
     assert CAT.get("E1002") is CAT.entries["E1000"]
+    # the larger side leads: SparseCore advice first, the story says so in both languages
+    assert finding_fixes(f, "en")[0].startswith("Shrink the SparseCore side first")
+    assert "SparseCore" in f.analysis["notes"][0] and "SparseCore" in f.analysis["notes_fa"][0]
+    from xladoctor.catalogue.scan_report import render_findings
+    text = render_findings([f], "<log>", "en", 100, "visual")
+    assert "used_over_limit: 2.18x" in text and "scenario" not in text and "larger_user" not in text
 
 
 def test_mismatched_ranks_message_from_xla_shape_inference():

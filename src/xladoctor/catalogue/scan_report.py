@@ -77,7 +77,7 @@ def finding_fixes(f: Finding, lang: str) -> list[str]:
 
 # Analysis keys that steer the report rather than describe the error.
 _HIDDEN_ANALYSIS = ("offload", "trace", "notes", "notes_fa", "fixes_first", "fixes_first_fa", "replaces_fixes",
-                    "skips_fixes_with")
+                    "skips_fixes_with", "scenario", "larger_user")
 # Field keys that are parser bookkeeping, not part of the message.
 _HIDDEN_FIELDS = ("format", "variant")
 
@@ -126,7 +126,7 @@ def _format_value(value: Any, key: str = "") -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.2f}x" if key.endswith("ratio") else f"{value:,.2f}"
+        return f"{value:.2f}x" if key.endswith("ratio") or "_over_" in key else f"{value:,.2f}"
     if isinstance(value, int) and not isinstance(value, bool) and key not in ("line", "parameter", "replica",
                                                                               "partition", "dim", "dimension"):
         return f"{value:,}"
