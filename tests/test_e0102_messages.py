@@ -22,7 +22,7 @@ def test_tpu_message_fields():
     assert f == {"executable": "jit_embedding_pipeline_step_fn", "parameter": 2482, "expected_size": 5242880,
                  "actual_size": 1638400, "expected_shape": "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}",
                  "actual_shape": "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}", "replica": 0, "partition": 0,
-                 "format": "tpu"}
+                 "format": "tpu", "variant": "size"}
 
 
 def test_tpu_message_wrapped_over_lines():

@@ -12,7 +12,7 @@ from ..offload.report import render_text, result_json
 from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
-from ._common import print_json, read_input
+from ._common import located, print_json, read_input
 
 NAME = "offload"
 HELP = "predict XLA host-offload errors (E1200): path, host memory, host compute, fixes"
@@ -49,8 +49,9 @@ def run(args: argparse.Namespace) -> int:
         signature = read_main_signature(read_input(args.stablehlo)[0])
         apply_memory_kinds(module, signature)
         names = [r.name or "" for r in signature.results] or None
-    result = analyze_host_offload(module, args.strict, disable_host_compute=args.disable_host_compute)
-    fixes = suggest_fixes(module, result, names)
+    with located(text, source):
+        result = analyze_host_offload(module, args.strict, disable_host_compute=args.disable_host_compute)
+        fixes = suggest_fixes(module, result, names)
     if args.fix:
         fixed = (fix_host if args.fix == "host" else fix_device)(module, result)
         out_text = print_module(fixed)
