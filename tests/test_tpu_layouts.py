@@ -1,0 +1,129 @@
+"""TPU default layouts per generation (xladoctor.ir.tpu_layouts) against libtpu's get_default_layout.
+
+Two oracles: the committed table (libtpu's answers for a reviewed grid, written
+by ``tests/tpu_layout_oracle.py write``; checked without libtpu) and, where
+libtpu runs, a fresh seeded grid asked live.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from tpu_layout_oracle import TABLE, TYPES, compare, grid, libtpu_available, probe, read_table
+from xladoctor.ir.primitive import PRIMITIVE_TYPES
+from xladoctor.ir.shape import Shape
+from xladoctor.ir.sizes import physical_bytes
+from xladoctor.ir.tpu_layouts import (TPU_GENERATIONS, NoTpuDefault, default_for_generations, is_tpu_default,
+                                      tpu_default_layout, tpu_default_shape)
+from xladoctor.syntax.shape_parser import parse_shape
+
+GENERATIONS = tuple(TPU_GENERATIONS)
+
+
+def test_committed_table_covers_every_type_rank_and_generation():
+    rows = read_table()
+    assert len(rows) >= 500
+    assert {r["type"] for r in rows} == set(TYPES)
+    assert {len(r["dims"]) for r in rows} >= {0, 1, 2, 3, 4, 5}
+    assert any(0 in r["dims"] for r in rows) and any(1 in r["dims"] for r in rows)
+    for g in GENERATIONS:
+        assert sum(1 for r in rows if g in r) >= 500, g
+
+
+def test_model_agrees_with_every_committed_libtpu_answer():
+    rows = read_table()
+    cases = [(r["type"], tuple(r["dims"])) for r in rows]
+    agree, bad = compare(cases, {g: [r[g] for r in rows] for g in GENERATIONS})
+    assert bad == [], f"{len(bad)} of {agree + len(bad)} disagree:\n" + "\n".join(bad[:20])
+    assert agree == len(rows) * len(GENERATIONS)
+
+
+def test_committed_table_is_the_documented_grid():
+    # The table is libtpu's answers for exactly grid(TABLE_SEED, TABLE_COUNT); a hand-edited row shows here.
+    from tpu_layout_oracle import TABLE_COUNT, TABLE_SEED
+
+    rows = read_table()
+    assert [(r["type"], tuple(r["dims"])) for r in rows] == grid(TABLE_SEED, TABLE_COUNT)
+    assert TABLE.read_text(encoding="utf-8").startswith("# get_default_layout from libtpu 0.0.42.1")
+
+
+@pytest.mark.parametrize("text, dims, expected", [
+    ("bf16", (16, 1280, 40), "{1,2,0:T(8,128)(2,1)}"),   # the issue's E0102 "got" layout
+    ("s8", (3, 5, 7), "{2,0,1:T(4,128)(4,1)}"),
+    ("s4", (33, 65), "{1,0:T(8,128)(8,1)E(4)}"),
+    ("s2", (16, 1280, 40), "{1,0,2:T(16,128)(16,1)E(2)}"),  # 2-bit rows 16: 40 would pad, 16 does not
+    ("f32", (), "{:T(128)}"),
+    ("pred", (), "{:T(512)}"),
+    ("bf16", (100,), "{0:T(256)(128)(2,1)}"),
+    ("s8", (513,), "{0:T(1024)(128)(4,1)}"),
+    ("u1", (7,), "{0:T(4096)(128)(32,1)E(1)}"),
+    ("f32", (5, 0, 3), "{2,1,0}"),
+    ("s4", (5, 0), "{1,0:E(4)}"),
+    ("f64", (1, 300), "{1,0:T(1,128)}"),
+    ("s8", (64, 57), "{1,0:T(32,128)(4,1)}"),
+])
+def test_known_layouts(text, dims, expected):
+    for g in GENERATIONS:
+        assert str(tpu_default_layout(text, dims, g)) == expected
+
+
+def test_refusals():
+    with pytest.raises(NoTpuDefault):
+        tpu_default_layout("f6e2m3fn", (4, 4), "v5e")
+    with pytest.raises(NoTpuDefault):
+        tpu_default_layout("f32", (4, 4), "v7x")
+    with pytest.raises(NoTpuDefault):
+        tpu_default_layout("token", (), "v5e")
+    with pytest.raises(NoTpuDefault):
+        tpu_default_layout("f32", (1 << 31, 1 << 31, 1 << 31), "v5e")
+
+
+def test_default_shape_keeps_memory_space_and_fills_tuples():
+    s = parse_shape("(bf16[16,1280,40]{2,1,0:T(8,128)(2,1)S(5)}, s8[3,5,7], token[])")
+    full = tpu_default_shape(s, "v4")
+    assert str(full) == "(bf16[16,1280,40]{1,2,0:T(8,128)(2,1)S(5)}, s8[3,5,7]{2,0,1:T(4,128)(4,1)}, token[])"
+    # the seed's two sizes: the default is the dense one
+    assert physical_bytes(full.tuple_shapes[0]) == 1638400
+
+
+def test_is_default_and_generations():
+    got = parse_shape("bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}")
+    expected = parse_shape("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}")
+    assert default_for_generations(got) == GENERATIONS
+    assert default_for_generations(expected) == ()
+    assert is_tpu_default(parse_shape("bf16[16,1280,40]{1,2,0:T(8,128)(2,1)S(5)}"), "v5e")
+    assert not is_tpu_default(parse_shape("bf16[16,1280,40]"), "v5e")  # no layout: nothing to compare
+
+
+def test_every_type_has_a_default_or_a_reason():
+    for name, et in PRIMITIVE_TYPES.items():
+        if name in TYPES:
+            assert tpu_default_layout(et, (3, 130), "v6e").tiles
+        else:
+            with pytest.raises(NoTpuDefault):
+                tpu_default_layout(et, (3, 130), "v6e")
+
+
+def test_model_against_libtpu_live():
+    """A fresh seeded grid of 600 cases per generation, asked of libtpu now (skips without libtpu)."""
+    reason = libtpu_available()
+    if reason:
+        pytest.skip(f"live libtpu check skipped: {reason}")
+    seed = int(os.environ.get("XLADOCTOR_TPU_LAYOUT_SEED", random.SystemRandom().randrange(1 << 30)))
+    cases = grid(seed, 600)
+    try:
+        result = probe(cases)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        pytest.skip(f"live libtpu check skipped: libtpu did not run here: {str(e)[:300]}")
+    agree, bad = compare(cases, result["layouts"])
+    counts = collections.Counter(line.split()[0] for line in bad)
+    assert bad == [], (f"seed {seed} (rerun with XLADOCTOR_TPU_LAYOUT_SEED={seed}), libtpu {result['libtpu']}: "
+                       f"{len(bad)} disagree {dict(counts)}:\n" + "\n".join(bad[:20]))
+    assert agree == 600 * len(GENERATIONS)
