@@ -127,3 +127,57 @@ def test_model_against_libtpu_live():
     assert bad == [], (f"seed {seed} (rerun with XLADOCTOR_TPU_LAYOUT_SEED={seed}), libtpu {result['libtpu']}: "
                        f"{len(bad)} disagree {dict(counts)}:\n" + "\n".join(bad[:20]))
     assert agree == 600 * len(GENERATIONS)
+
+
+# --- xladoctor shape --tpu ----------------------------------------------------------------------
+
+def _shape_cli(argv, capsys, stdin=None, monkeypatch=None):
+    import io
+
+    from xladoctor.cli import main
+
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8"))
+    code = main(["shape", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_shape_without_layout_is_sized_with_the_default(capsys):
+    code, out, err = _shape_cli(["bf16[16,1280,40]", "--tpu", "v5e", "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 0 and err == ""
+    assert doc["shape"] == "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"
+    assert doc["physical_bytes"] == doc["logical_bytes"] == 1_638_400
+    tpu = doc["tpu"]
+    assert tpu["layout_given"] is False and tpu["is_default"] is True
+    assert tpu["default_layout"] == "{1,2,0:T(8,128)(2,1)}" and tpu["default_physical_bytes"] == 1_638_400
+    assert tpu["same_default_on"] == list(GENERATIONS)
+
+
+def test_shape_with_layout_says_whether_it_is_the_default(capsys):
+    code, out, _ = _shape_cli(["bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}", "--tpu", "v6e"], capsys)
+    assert code == 0
+    assert "physical bytes  5,242,880 B" in out  # sized as written
+    assert "TPU v6e default {1,2,0:T(8,128)(2,1)}" in out
+    assert "the given layout is not the v6e default" in out
+    assert "the default takes 1,638,400 B (1.56 MiB) physical (1.00x of logical)" in out
+    code, out, _ = _shape_cli(["s8[3,5,7]{2,0,1:T(4,128)(4,1)S(5)}", "--tpu", "v4", "--json"], capsys)
+    doc = json.loads(out)
+    assert doc["tpu"]["is_default"] is True and doc["tpu"]["default_for_generations"] == list(GENERATIONS)
+    assert doc["memory_space"] == 5
+
+
+def test_shape_tpu_stdin_tuples_and_refusals(capsys, monkeypatch):
+    code, out, _ = _shape_cli(["-", "--tpu", "v5p", "--json"], capsys,
+                              stdin="s4[33,65]\n(f32[], u2[7,9]{1,0})\nf6e3m2fn[4]\n", monkeypatch=monkeypatch)
+    docs = json.loads(out)["shapes"]
+    assert code == 0
+    assert docs[0]["shape"] == "s4[33,65]{1,0:T(8,128)(8,1)E(4)}" and docs[0]["physical_bytes"] == 2560
+    leaves = docs[1]["leaves"]
+    assert [leaf["tpu"]["default_layout"] for leaf in leaves] == ["{:T(128)}", "{1,0:T(16,128)(16,1)E(2)}"]
+    assert leaves[1]["tpu"]["layout_given"] is True and leaves[1]["tpu"]["is_default"] is False
+    assert docs[2]["tpu"]["default_layout"] is None and "f6e3m2fn" in docs[2]["tpu"]["reason"]
+    with pytest.raises(SystemExit) as e:
+        _shape_cli(["f32[2]", "--tpu", "v7x"], capsys)
+    assert e.value.code == 2

@@ -171,17 +171,24 @@ def _check_size(et: PrimitiveType, dims: tuple[int, ...], layout: Layout) -> Non
         raise NoTpuDefault(f"{et.name}{list(dims)} size may overflow int64")
 
 
-def tpu_default_shape(shape: Shape, generation: str = "v5e") -> Shape:
+def tpu_default_shape(shape: Shape, generation: str = "v5e", strict: bool = True) -> Shape:
     """``shape`` with each array's TPU default layout (its memory space kept).
 
     Dynamic dimensions are laid out by their bounds, as the buffer is allocated
     (``get_default_layout`` takes static dimensions only, so this is not checked).
+    Without ``strict``, an array that has no TPU default keeps its layout.
     """
     if shape.is_tuple or shape.is_buffer:
-        return replace(shape, tuple_shapes=tuple(tpu_default_shape(s, generation) for s in shape.tuple_shapes))
+        return replace(shape, tuple_shapes=tuple(tpu_default_shape(s, generation, strict)
+                                                 for s in shape.tuple_shapes))
     if not shape.is_array:
         return shape
-    layout = tpu_default_layout(shape.element_type, shape.dimensions, generation)
+    try:
+        layout = tpu_default_layout(shape.element_type, shape.dimensions, generation)
+    except NoTpuDefault:
+        if strict:
+            raise
+        return shape
     return shape.with_layout(replace(layout, memory_space=shape.memory_space))
 
 
