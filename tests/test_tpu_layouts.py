@@ -181,3 +181,50 @@ def test_shape_tpu_stdin_tuples_and_refusals(capsys, monkeypatch):
     with pytest.raises(SystemExit) as e:
         _shape_cli(["f32[2]", "--tpu", "v7x"], capsys)
     assert e.value.code == 2
+
+
+# --- E0102: which side carries the TPU default ----------------------------------------------------
+
+SEED_MESSAGE = (
+    "INVALID_ARGUMENT: Executable(jit_embedding_pipeline_step_fn) expected parameter 2482 of size 5242880 "
+    "(bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}) but got buffer with incompatible size 1638400 "
+    "(bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}): while running replica 0 and partition 0 of a replicated "
+    "computation (other replicas may have failed as well).")
+
+
+def test_e0102_log_analysis_names_the_default_side():
+    from xladoctor.inputs.messages import analyze_e0102, parse_e0102
+
+    analysis = analyze_e0102(parse_e0102(SEED_MESSAGE))
+    assert analysis["actual"]["tpu_default_for"] == list(GENERATIONS)
+    assert analysis["expected"]["tpu_default_for"] == []
+    assert analysis["expected"]["tpu_default_layout"] == "{1,2,0:T(8,128)(2,1)}"
+    assert any(n.startswith("buffer: this layout is the TPU default for the shape (v4, v5e, v5p, v6e;")
+               for n in analysis["notes"])
+    assert any(n.startswith("expected: this layout is not the TPU default for the shape ({1,2,0:T(8,128)(2,1)})")
+               for n in analysis["notes"])
+    assert len(analysis["notes_fa"]) == len(analysis["notes"])
+    assert any("پیش‌فرض TPU" in n for n in analysis["notes_fa"])
+    # A layout printed without tiles (CPU/GPU, or a runtime hiding the tiling) gets no TPU claim.
+    plain = analyze_e0102(parse_e0102(SEED_MESSAGE.replace(":T(8,128)(2,1)", "")))
+    assert "tpu_default_for" not in plain["actual"] and not any("TPU default" in n for n in plain["notes"])
+
+
+def test_inputs_explanation_names_the_default_side():
+    from xladoctor.inputs.compare import check_inputs
+    from xladoctor.inputs.explanation import explanation_lines
+
+    m = check_inputs([parse_shape("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}")],
+                     [parse_shape("bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}")]).mismatches[0]
+    text = "\n".join(explanation_lines(m))
+    assert ("the supplied layout {1,2,0:T(8,128)(2,1)} is the TPU default for bf16[16,1280,40] on v4, v5e, v5p, "
+            "v6e") in text
+    assert "the expected layout {2,1,0:T(8,128)(2,1)} is not the TPU default" in text
+    # two compiler choices, neither a default: nothing said
+    m = check_inputs([parse_shape("f32[128,128]{1,0:T(8,128)}")],
+                     [parse_shape("f32[128,128]{0,1:T(4,128)}")]).mismatches[0]
+    assert str(tpu_default_layout("f32", (128, 128), "v5e")) == "{1,0:T(8,128)}"
+    assert any("the expected layout {1,0:T(8,128)} is the TPU default" in line for line in explanation_lines(m))
+    m = check_inputs([parse_shape("f32[100,128]{0,1:T(8,128)}")],
+                     [parse_shape("f32[100,128]{0,1:T(4,128)}")]).mismatches[0]
+    assert not any("TPU default" in line for line in explanation_lines(m))

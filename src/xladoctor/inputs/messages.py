@@ -134,12 +134,41 @@ def explain_shape(shape_text: str, printed_size: int | None) -> dict[str, Any]:
          "physical_position": p.physical_position}
         for p in dimension_padding(shape) if p.padded_size != p.size
     ]
+    info.update(_tpu_default(shape))
     if printed_size is not None:
         info["printed_size"] = printed_size
         info["size_matches_shape"] = printed_size == phys
         if printed_size != phys:
             info["tilings_matching_printed_size"] = tilings_for_size(shape, printed_size)
     return info
+
+
+def _tpu_default(shape) -> dict[str, Any]:
+    """Which TPU generations' default layout (``get_default_layout``) the printed layout is, and that default.
+
+    A buffer made without a layout (``device_put``, a restored checkpoint) carries the
+    default; an executable's parameter carries what the compiler chose.
+    """
+    from ..ir.tpu_layouts import NoTpuDefault, default_for_generations, tpu_default_layout
+
+    if shape.layout is None or not shape.layout.tiles:
+        return {}  # an untiled layout is a CPU/GPU one, or printed without its tiling
+    try:
+        default = tpu_default_layout(shape.element_type, shape.dimensions, "v5e")
+    except NoTpuDefault:
+        return {}
+    return {"tpu_default_for": list(default_for_generations(shape)), "tpu_default_layout": str(default)}
+
+
+def _tpu_default_notes(sides) -> list[tuple[str, dict[str, Any]]]:
+    """The side that carries the TPU default layout, then the other side, when one does."""
+    defaults = [(side, info) for side, info in sides if info.get("tpu_default_for")]
+    if not defaults:
+        return []
+    notes = [("tpu_default", {"side": side, "gens": ", ".join(info["tpu_default_for"])}) for side, info in defaults]
+    notes += [("tpu_not_default", {"side": side, "default": info["tpu_default_layout"]})
+              for side, info in sides if "tpu_default_for" in info and not info["tpu_default_for"]]
+    return notes
 
 
 def tilings_for_size(shape, size: int) -> list[str]:
@@ -201,6 +230,7 @@ def analyze_e0102(fields: dict[str, Any]) -> dict[str, Any]:
                 values = {"side": side, "printed": info["printed_size"], "shape": info["shape"],
                           "bytes": info["physical_bytes"], "cands": ", ".join(cands)}
                 notes.append(("hidden_tiling" if cands else "hidden_tiling_unknown", values))
+        notes.extend(_tpu_default_notes((("buffer", act), ("expected", exp))))
     elif fields.get("format") == "cpu_gpu" and es and as_:
         notes.append(("dense", {"ratio": analysis["size_ratio"]}))
     analysis["notes"] = [_note(key, values, "en") for key, values in notes]
@@ -233,6 +263,14 @@ _NOTES = {
         "printed without its tiling; none of the common TPU tilings gives that size",
         "{side}: اندازه چاپ‌شده {printed} از شکل چاپ‌شده {shape} ({bytes} بایت) به دست نمی‌آید: طرح‌بندی "
         "بدون کاشی‌کاری‌اش چاپ شده است؛ هیچ‌یک از کاشی‌کاری‌های رایج TPU این اندازه را نمی‌دهد"),
+    "tpu_default": (
+        "{side}: this layout is the TPU default for the shape ({gens}; libtpu's get_default_layout), the one a "
+        "buffer gets when it is made without a layout (device_put, a restored checkpoint)",
+        "{side}: این طرح‌بندی، طرح‌بندی پیش‌فرض TPU برای این شکل است ({gens}؛ get_default_layout در libtpu)، "
+        "همان که بافری که بدون طرح‌بندی ساخته شود (device_put یا بازیابی checkpoint) می‌گیرد"),
+    "tpu_not_default": (
+        "{side}: this layout is not the TPU default for the shape ({default}): a compiler or the user chose it",
+        "{side}: این طرح‌بندی پیش‌فرض TPU برای این شکل ({default}) نیست: کامپایلر یا کاربر آن را انتخاب کرده است"),
     "dense": ("CPU/GPU runtimes compare dense sizes: the buffer's shape or element type differs from the compiled "
               "parameter (ratio {ratio})",
               "زمان اجرای CPU/GPU اندازه‌های متراکم را مقایسه می‌کند: شکل یا نوع عناصر بافر با پارامتر "

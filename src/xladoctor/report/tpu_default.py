@@ -56,3 +56,27 @@ def tpu_lines(info: dict[str, Any]) -> list[str]:
         lines.append(" " * 16 + f"the default takes {bytes_text(info['default_physical_bytes'])} physical "
                      f"({ratio_text(info['default_physical_bytes'], info['default_logical_bytes'])} of logical)")
     return lines
+
+
+def default_layout_lines(expected: Shape, supplied: Shape) -> list[str]:
+    """For an E0102 mismatch: which side carries the TPU default layout, when one does.
+
+    The usual story behind E0102 on TPU: the buffer was made without a layout and got
+    the runtime's default, while the executable was compiled with a layout the compiler
+    chose.  Says nothing when neither side is a default (two compiler choices).
+    """
+    sides = (("expected", expected), ("supplied", supplied))
+    gens = {name: default_for_generations(s) if s.is_array and s.layout is not None and s.layout.tiles else ()
+            for name, s in sides}
+    if not any(gens.values()):
+        return []
+    lines = []
+    for name, s in sides:
+        if gens[name]:
+            lines.append(f"the {name} layout {s.layout} is the TPU default for {s.human_string()} on "
+                         f"{', '.join(gens[name])} (libtpu's get_default_layout): what a buffer made without a "
+                         "layout (device_put, a restored checkpoint) gets")
+        else:
+            lines.append(f"the {name} layout {s.layout} is not the TPU default: the compiler (or a layout "
+                         "given to jit) chose it")
+    return lines
