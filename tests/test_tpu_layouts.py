@@ -228,3 +228,8 @@ def test_inputs_explanation_names_the_default_side():
     m = check_inputs([parse_shape("f32[100,128]{0,1:T(8,128)}")],
                      [parse_shape("f32[100,128]{0,1:T(4,128)}")]).mismatches[0]
     assert not any("TPU default" in line for line in explanation_lines(m))
+    # Reactant.jl#2497: the executable wants f32[5,4,3]'s TPU default; the buffer's layout was printed
+    # without its tiling, so nothing is claimed about it.
+    m = check_inputs([parse_shape("f32[5,4,3]{0,1,2:T(4,128)}")], [parse_shape("f32[5,4,3]{2,1,0}")]).mismatches[0]
+    lines = [line for line in explanation_lines(m) if "TPU default" in line]
+    assert len(lines) == 1 and lines[0].startswith("the expected layout {0,1,2:T(4,128)} is the TPU default")

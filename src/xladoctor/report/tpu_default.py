@@ -65,9 +65,10 @@ def default_layout_lines(expected: Shape, supplied: Shape) -> list[str]:
     the runtime's default, while the executable was compiled with a layout the compiler
     chose.  Says nothing when neither side is a default (two compiler choices).
     """
-    sides = (("expected", expected), ("supplied", supplied))
-    gens = {name: default_for_generations(s) if s.is_array and s.layout is not None and s.layout.tiles else ()
-            for name, s in sides}
+    # Only tiled layouts are TPU layouts; an untiled one was printed without its tiling (or is CPU/GPU's).
+    sides = tuple((name, s) for name, s in (("expected", expected), ("supplied", supplied))
+                  if s.is_array and s.layout is not None and s.layout.tiles)
+    gens = {name: default_for_generations(s) for name, s in sides}
     if not any(gens.values()):
         return []
     lines = []
