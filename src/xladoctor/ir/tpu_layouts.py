@@ -8,7 +8,7 @@ one side carrying that default and the other a layout the compiler chose, so
 naming the default explains the message.  libtpu is closed source; the rules
 below were inferred from it and are checked against it.
 
-Evidence (``bench/tpu_default_layouts.py``): libtpu 0.0.42.1 under jax 0.10.2,
+Evidence (``tests/tpu_layout_oracle.py``, ``docs/tpu-default-layouts.md``): libtpu 0.0.42.1 under jax 0.10.2,
 ``get_default_layout`` on the compile-only topologies v4:2x2x1, v5e:2x2,
 v5p:2x2x1 and v6e:2x2, for every element type the client accepts (pred, s1..s64,
 u1..u64, f16, bf16, f32, f64, the f8 types, f4e2m1fn, c64, c128; it rejects the
