@@ -54,24 +54,31 @@ def test_committed_table_is_the_documented_grid():
     assert TABLE.read_text(encoding="utf-8").startswith("# get_default_layout from libtpu 0.0.42.1")
 
 
-@pytest.mark.parametrize("text, dims, expected", [
-    ("bf16", (16, 1280, 40), "{1,2,0:T(8,128)(2,1)}"),   # the issue's E0102 "got" layout
-    ("s8", (3, 5, 7), "{2,0,1:T(4,128)(4,1)}"),
-    ("s4", (33, 65), "{1,0:T(8,128)(8,1)E(4)}"),
-    ("s2", (16, 1280, 40), "{1,0,2:T(16,128)(16,1)E(2)}"),  # 2-bit rows 16: 40 would pad, 16 does not
-    ("f32", (), "{:T(128)}"),
-    ("pred", (), "{:T(512)}"),
-    ("bf16", (100,), "{0:T(256)(128)(2,1)}"),
-    ("s8", (513,), "{0:T(1024)(128)(4,1)}"),
-    ("u1", (7,), "{0:T(4096)(128)(32,1)E(1)}"),
-    ("f32", (5, 0, 3), "{2,1,0}"),
-    ("s4", (5, 0), "{1,0:E(4)}"),
-    ("f64", (1, 300), "{1,0:T(1,128)}"),
-    ("s8", (64, 57), "{1,0:T(32,128)(4,1)}"),
+NEWER = ("v4", "v5e", "v5p", "v6e")
+OLDER = ("v2", "v3")
+
+
+@pytest.mark.parametrize("text, dims, newer, older", [
+    # the issue's E0102 "got" layout, the same on every generation
+    ("bf16", (16, 1280, 40), "{1,2,0:T(8,128)(2,1)}", "{1,2,0:T(8,128)(2,1)}"),
+    ("s8", (3, 5, 7), "{2,0,1:T(4,128)(4,1)}", "{2,1,0:T(8,128)(4,1)}"),  # v2/v3: 8-bit never below 8 rows
+    ("s4", (33, 65), "{1,0:T(8,128)(8,1)E(4)}", "{1,0:T(8,128)(4,1)}"),  # v2/v3 keep s4 one per byte
+    ("s2", (16, 1280, 40), "{1,0,2:T(16,128)(16,1)E(2)}", "{1,0,2:T(16,128)(4,1)}"),  # 40 would pad 16 rows
+    ("f32", (), "{:T(128)}", "{:T(256)}"),
+    ("pred", (), "{:T(512)}", "{:T(1024)}"),
+    ("bf16", (100,), "{0:T(256)(128)(2,1)}", "{0:T(512)(128)(2,1)}"),
+    ("s8", (513,), "{0:T(1024)(128)(4,1)}", "{0:T(1024)(128)(4,1)}"),
+    ("u1", (7,), "{0:T(4096)(128)(32,1)E(1)}", "{0:T(1024)(128)(4,1)}"),
+    ("f32", (5, 0, 3), "{2,1,0}", "{2,1,0}"),
+    ("s4", (5, 0), "{1,0:E(4)}", "{1,0}"),
+    ("f64", (1, 300), "{1,0:T(1,128)}", "{1,0:T(2,128)}"),
+    ("s8", (64, 57), "{1,0:T(32,128)(4,1)}", "{1,0:T(8,128)(4,1)}"),
 ])
-def test_known_layouts(text, dims, expected):
-    for g in GENERATIONS:
-        assert str(tpu_default_layout(text, dims, g)) == expected
+def test_known_layouts(text, dims, newer, older):
+    for g in NEWER:
+        assert str(tpu_default_layout(text, dims, g)) == newer
+    for g in OLDER:
+        assert str(tpu_default_layout(text, dims, g)) == older
 
 
 def test_refusals():
@@ -152,7 +159,7 @@ def test_shape_without_layout_is_sized_with_the_default(capsys):
     tpu = doc["tpu"]
     assert tpu["layout_given"] is False and tpu["is_default"] is True
     assert tpu["default_layout"] == "{1,2,0:T(8,128)(2,1)}" and tpu["default_physical_bytes"] == 1_638_400
-    assert tpu["same_default_on"] == list(GENERATIONS)
+    assert tpu["same_default_on"] == list(GENERATIONS)  # v2 ... v6e agree on this one
 
 
 def test_shape_with_layout_says_whether_it_is_the_default(capsys):
@@ -164,8 +171,11 @@ def test_shape_with_layout_says_whether_it_is_the_default(capsys):
     assert "the default takes 1,638,400 B (1.56 MiB) physical (1.00x of logical)" in out
     code, out, _ = _shape_cli(["s8[3,5,7]{2,0,1:T(4,128)(4,1)S(5)}", "--tpu", "v4", "--json"], capsys)
     doc = json.loads(out)
-    assert doc["tpu"]["is_default"] is True and doc["tpu"]["default_for_generations"] == list(GENERATIONS)
+    assert doc["tpu"]["is_default"] is True and doc["tpu"]["default_for_generations"] == list(NEWER)
     assert doc["memory_space"] == 5
+    code, out, _ = _shape_cli(["s8[3,5,7]{2,0,1:T(4,128)(4,1)}", "--tpu", "v3"], capsys)
+    assert "TPU v3 default  {2,1,0:T(8,128)(4,1)}  (as libtpu 0.0.42.1's get_default_layout; the same on v2, v3)" in out
+    assert "the given layout is not the v3 default (it is the default on v4, v5e, v5p, v6e)" in out
 
 
 def test_shape_tpu_stdin_tuples_and_refusals(capsys, monkeypatch):
@@ -199,7 +209,7 @@ def test_e0102_log_analysis_names_the_default_side():
     assert analysis["actual"]["tpu_default_for"] == list(GENERATIONS)
     assert analysis["expected"]["tpu_default_for"] == []
     assert analysis["expected"]["tpu_default_layout"] == "{1,2,0:T(8,128)(2,1)}"
-    assert any(n.startswith("buffer: this layout is the TPU default for the shape (v4, v5e, v5p, v6e;")
+    assert any(n.startswith("buffer: this layout is the TPU default for the shape (v2, v3, v4, v5e, v5p, v6e;")
                for n in analysis["notes"])
     assert any(n.startswith("expected: this layout is not the TPU default for the shape ({1,2,0:T(8,128)(2,1)})")
                for n in analysis["notes"])
@@ -217,8 +227,8 @@ def test_inputs_explanation_names_the_default_side():
     m = check_inputs([parse_shape("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}")],
                      [parse_shape("bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}")]).mismatches[0]
     text = "\n".join(explanation_lines(m))
-    assert ("the supplied layout {1,2,0:T(8,128)(2,1)} is the TPU default for bf16[16,1280,40] on v4, v5e, v5p, "
-            "v6e") in text
+    assert ("the supplied layout {1,2,0:T(8,128)(2,1)} is the TPU default for bf16[16,1280,40] on "
+            "v2, v3, v4, v5e, v5p, v6e") in text
     assert "the expected layout {2,1,0:T(8,128)(2,1)} is not the TPU default" in text
     # two compiler choices, neither a default: nothing said
     m = check_inputs([parse_shape("f32[128,128]{1,0:T(8,128)}")],

@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("shape", metavar="SHAPE", help="an XLA shape string, or '-' for one shape per line on stdin")
     p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#shape)")
     p.add_argument("--tpu", metavar="GEN", choices=tuple(TPU_GENERATIONS),
-                   help="also give that TPU generation's default layout (v4, v5e, v5p, v6e); a shape written "
+                   help="also give that TPU generation's default layout (v2 ... v6e); a shape written "
                         "without a layout is sized with it")
 
 

@@ -8,17 +8,18 @@ one side carrying that default and the other a layout the compiler chose, so
 naming the default explains the message.  libtpu is closed source; the rules
 below were inferred from it and are checked against it.
 
-Evidence (``tests/tpu_layout_oracle.py``, ``docs/tpu-default-layouts.md``): libtpu 0.0.42.1 under jax 0.10.2,
-``get_default_layout`` on the compile-only topologies v4:2x2x1, v5e:2x2,
-v5p:2x2x1 and v6e:2x2, for every element type the client accepts (pred, s1..s64,
-u1..u64, f16, bf16, f32, f64, the f8 types, f4e2m1fn, c64, c128; it rejects the
-f6 types), ranks 0 to 8, dimensions 0 to 2**33.  About 250,000 probes, every one
-equal to this model, and **no generation differs from another** in that libtpu:
-the generation is an argument so a caller says which chip it means, and so a
-later libtpu that does differ has a place to go.  The committed table
-``tests/data/tpu_layouts/default_layouts.jsonl`` and a live test keep it honest.
+Evidence (``tests/tpu_layout_oracle.py``, ``docs/tpu-default-layouts.md``): libtpu
+0.0.42.1 under jax 0.10.2, ``get_default_layout`` on the compile-only topologies
+v2:2x2, v3:2x2, v4:2x2x1, v5e:2x2, v5p:2x2x1 and v6e:2x2 (bigger v4..v6e
+topologies and other devices of a topology give the same), for every element type the client
+accepts (pred, s1..s64, u1..u64, f16, bf16, f32, f64, the f8 types, f4e2m1fn,
+c64, c128; it rejects the f6 types), ranks 0 to 8, dimensions 0 to 2**33: over
+400,000 probes, every one equal to this model.  v4, v5e, v5p and v6e give
+identical defaults, and so do v2 and v3; the two families differ.  The committed
+table ``tests/data/tpu_layouts/default_layouts.jsonl`` and a live test keep it honest.
 
-The rules, in XLA's terms (Shape, Layout, Tile, minor_to_major):
+The rules, in XLA's terms (Shape, Layout, Tile, minor_to_major), for v4 and later
+(the v2/v3 differences follow):
 
 * **Storage width** ``w``: the element's bit width, except ``pred`` (one byte on
   TPU).  64- and 128-bit types tile like 32-bit ones.  Types narrower than 32
@@ -40,9 +41,17 @@ The rules, in XLA's terms (Shape, Layout, Tile, minor_to_major):
   2, 4 else 8; 8 bits: 4 (``e`` <= 4), 32 when ``e`` is a multiple of 32, else 8;
   below 8 bits: ``8 p`` when ``e`` is a multiple of it, else ``p``.
 
-So ``bf16[16,1280,40]`` gets ``{1,2,0:T(8,128)(2,1)}`` (1280 lanes, 40 rows: no
-padding), ``s8[3,5,7]`` gets ``{2,0,1:T(4,128)(4,1)}`` and ``s4[33,65]`` gets
-``{1,0:T(8,128)(8,1)E(4)}``.
+v2 and v3 keep sub-byte types one per byte (``(4,1)``, no ``E``) but with 8, 16
+and 32 rows for 4-, 2- and 1-bit types; their smallest tiles are twice as tall
+(32 bits and wider: 2, 4 else 8; 16 bits: 4 else 8; 8 bits: always 8; no 32-row
+tiles); scalars take ``T(256)``, ``T(512)``, ``T(1024)`` for 32-, 16- and 8-bit
+and narrower types, and rank 1 steps through 256 .. 1024 (up to 4096 for 1-bit)
+from that floor.  The choice of dimensions is the same.
+
+So ``bf16[16,1280,40]`` gets ``{1,2,0:T(8,128)(2,1)}`` everywhere (1280 lanes, 40
+rows: no padding); ``s8[3,5,7]`` gets ``{2,0,1:T(4,128)(4,1)}`` on v4 and later
+(``{2,1,0:T(8,128)(4,1)}`` on v2/v3) and ``s4[33,65]`` gets
+``{1,0:T(8,128)(8,1)E(4)}`` (``{1,0:T(8,128)(4,1)}``).
 """
 
 from __future__ import annotations
@@ -54,12 +63,17 @@ from .primitive import PRIMITIVE_TYPES, PrimitiveType
 from .shape import Layout, Shape, Tile, UNBOUNDED_SIZE
 
 TPU_GENERATIONS: dict[str, str] = {
+    "v2": "v2:2x2",
+    "v3": "v3:2x2",
     "v4": "v4:2x2x1",
     "v5e": "v5e:2x2",
     "v5p": "v5p:2x2x1",
     "v6e": "v6e:2x2",
 }
 """Generation name -> the compile-only topology its defaults were read from."""
+
+_FAMILY = {"v2": "v2", "v3": "v2", "v4": "v4", "v5e": "v4", "v5p": "v4", "v6e": "v4"}
+"""Generations whose defaults are identical share a family: v2 = v2, v3; v4 = v4, v5e, v5p, v6e."""
 
 LIBTPU_VERSION = "0.0.42.1"
 """The libtpu whose ``get_default_layout`` this module reproduces."""
@@ -76,7 +90,7 @@ class NoTpuDefault(ValueError):
 
 
 def check_generation(generation: str) -> str:
-    """``generation`` if it is one this module knows (``v4``, ``v5e``, ``v5p``, ``v6e``)."""
+    """``generation`` if it is one this module knows (``v2`` ... ``v6e``)."""
     if generation not in TPU_GENERATIONS:
         raise NoTpuDefault(f"unknown TPU generation {generation!r} (known: {', '.join(TPU_GENERATIONS)})")
     return generation
@@ -89,9 +103,15 @@ def storage_bits(element_type: PrimitiveType) -> int:
     return 8 if element_type.kind == "pred" else element_type.bits
 
 
-def _tile_rows(bits: int, second_minor: int) -> int:
+def _tile_rows(family: str, bits: int, second_minor: int) -> int:
     """Rows of the first tile for a second-minor dimension of ``second_minor`` elements."""
     e = second_minor
+    if family == "v2":
+        if bits >= 32:
+            return 2 if e <= 2 else 4 if e <= 4 else 8
+        if bits == 16:
+            return 4 if e <= 4 else 8
+        return 32 // bits if bits < 8 else 8
     if bits >= 32:
         return 1 if e == 1 else 2 if e == 2 else 4 if e <= 4 else 8
     if bits == 16:
@@ -106,12 +126,14 @@ def _round_up(n: int, m: int) -> int:
     return -(-n // m) * m
 
 
-def _packing_tiles(bits: int) -> tuple[Tile, ...]:
-    """The trailing ``(p,1)`` tile that packs ``p`` narrow elements into a 32-bit word."""
-    return (Tile((32 // bits, 1)),) if bits < 32 else ()
+def _word_packing(family: str, bits: int) -> int:
+    """Elements per 32-bit word: v2/v3 store sub-byte types one per byte, later chips pack them."""
+    if bits >= 32:
+        return 1
+    return 32 // max(bits, 8) if family == "v2" else 32 // bits
 
 
-def _choose_minor_pair(dims: Sequence[int], bits: int) -> tuple[tuple[int, ...], int]:
+def _choose_minor_pair(family: str, dims: Sequence[int], bits: int) -> tuple[tuple[int, ...], int]:
     """minor_to_major and tile rows for rank >= 2 (see the module docstring)."""
     rank = len(dims)
     order = range(rank - 1, -1, -1)
@@ -123,7 +145,7 @@ def _choose_minor_pair(dims: Sequence[int], bits: int) -> tuple[tuple[int, ...],
                 continue
             rest = tuple(d for d in order if d != minor and d != second)
             size = dims[second]
-            rows = _tile_rows(bits, size)
+            rows = _tile_rows(family, bits, size)
             count = lanes * _round_up(size, min(rows, 8))
             for d in rest:
                 count *= dims[d]
@@ -135,29 +157,42 @@ def _choose_minor_pair(dims: Sequence[int], bits: int) -> tuple[tuple[int, ...],
     return best[1], best[2]
 
 
+def _vector_tile(family: str, bits: int, size: int) -> int:
+    """The one tile entry of a rank-1 (and, for size 1, a scalar) default layout."""
+    if family == "v2":
+        floor = 256 * _word_packing(family, bits)
+        ceiling = max(1024, _LANES * 32 // bits)
+        span = next((t for t in (256, 512, 1024, 2048, 4096) if t >= size), ceiling)
+    else:
+        floor = _LANES * _word_packing(family, bits)
+        ceiling = max(1024, floor)
+        span = next((t for t in (128, 256, 512, 1024) if t >= size), 1024)
+    return min(max(span, floor), ceiling)
+
+
 def tpu_default_layout(element_type: PrimitiveType | str, dimensions: Sequence[int],
                        generation: str = "v5e") -> Layout:
     """What ``client.get_default_layout(dtype, dimensions, device)`` returns on that TPU generation."""
-    check_generation(generation)
+    family = _FAMILY[check_generation(generation)]
     et = PRIMITIVE_TYPES[element_type] if isinstance(element_type, str) else element_type
     bits = storage_bits(et)
     dims = tuple(dimensions)
     if any(d == UNBOUNDED_SIZE or d < 0 for d in dims):
         raise NoTpuDefault("an unbounded dimension has no TPU layout")
-    element_bits = bits if bits < 8 else 0
+    element_bits = bits if bits < 8 and family != "v2" else 0
     rank = len(dims)
     if 0 in dims:
         return Layout(minor_to_major=tuple(range(rank - 1, -1, -1)), element_size_in_bits=element_bits)
-    pack = 32 // bits if bits < 32 else 1
+    pack = _word_packing(family, bits)
+    packing = (Tile((pack, 1)),) if pack > 1 else ()
     if rank == 0:
-        return Layout(tiles=(Tile((_LANES * pack,)),), element_size_in_bits=element_bits)
+        return Layout(tiles=(Tile((_vector_tile(family, bits, 1),)),), element_size_in_bits=element_bits)
     if rank == 1:
-        span = next((t for t in (128, 256, 512, 1024) if t >= dims[0]), 1024)
-        first = Tile((max(_LANES * pack, span),))
-        rest = (Tile((_LANES,)),) + _packing_tiles(bits) if pack > 1 else ()
+        first = Tile((_vector_tile(family, bits, dims[0]),))
+        rest = (Tile((_LANES,)),) + packing if packing else ()
         return Layout(minor_to_major=(0,), tiles=(first,) + rest, element_size_in_bits=element_bits)
-    minor_to_major, rows = _choose_minor_pair(dims, bits)
-    layout = Layout(minor_to_major=minor_to_major, tiles=(Tile((rows, _LANES)),) + _packing_tiles(bits),
+    minor_to_major, rows = _choose_minor_pair(family, dims, bits)
+    layout = Layout(minor_to_major=minor_to_major, tiles=(Tile((rows, _LANES)),) + packing,
                     element_size_in_bits=element_bits)
     _check_size(et, dims, layout)
     return layout
