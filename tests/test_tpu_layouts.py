@@ -208,13 +208,15 @@ def test_e0102_log_analysis_names_the_default_side():
     analysis = analyze_e0102(parse_e0102(SEED_MESSAGE))
     assert analysis["actual"]["tpu_default_for"] == list(GENERATIONS)
     assert analysis["expected"]["tpu_default_for"] == []
-    assert analysis["expected"]["tpu_default_layout"] == "{1,2,0:T(8,128)(2,1)}"
+    assert analysis["expected"]["tpu_defaults"] == [{"generations": list(GENERATIONS),
+                                                     "layout": "{1,2,0:T(8,128)(2,1)}"}]
     assert any(n.startswith("buffer: this layout is the TPU default for the shape (v2, v3, v4, v5e, v5p, v6e;")
                for n in analysis["notes"])
-    assert any(n.startswith("expected: this layout is not the TPU default for the shape ({1,2,0:T(8,128)(2,1)})")
-               for n in analysis["notes"])
+    assert ("expected: this layout is not a TPU default for the shape (v2, v3, v4, v5e, v5p, v6e: "
+            "{1,2,0:T(8,128)(2,1)}): a compiler or the user chose it") in analysis["notes"]
     assert len(analysis["notes_fa"]) == len(analysis["notes"])
     assert any("پیش‌فرض TPU" in n for n in analysis["notes_fa"])
+    assert not any("different TPU generations" in n for n in analysis["notes"])
     # A layout printed without tiles (CPU/GPU, or a runtime hiding the tiling) gets no TPU claim.
     plain = analyze_e0102(parse_e0102(SEED_MESSAGE.replace(":T(8,128)(2,1)", "")))
     assert "tpu_default_for" not in plain["actual"] and not any("TPU default" in n for n in plain["notes"])
@@ -243,3 +245,26 @@ def test_inputs_explanation_names_the_default_side():
     m = check_inputs([parse_shape("f32[5,4,3]{0,1,2:T(4,128)}")], [parse_shape("f32[5,4,3]{2,1,0}")]).mismatches[0]
     lines = [line for line in explanation_lines(m) if "TPU default" in line]
     assert len(lines) == 1 and lines[0].startswith("the expected layout {0,1,2:T(4,128)} is the TPU default")
+
+
+def test_e0102_buffer_laid_out_for_another_generation():
+    from xladoctor.inputs.messages import analyze_e0102, parse_e0102
+
+    # s8[3,5,7]: v4..v6e default {2,0,1:T(4,128)(4,1)} (2,560 B), v2/v3 default {2,1,0:T(8,128)(4,1)} (3,072 B)
+    text = ("Executable(f) expected parameter 0 of size 2560 (s8[3,5,7]{2,0,1:T(4,128)(4,1)}) but got buffer with "
+            "incompatible size 3072 (s8[3,5,7]{2,1,0:T(8,128)(4,1)})")
+    analysis = analyze_e0102(parse_e0102(text))
+    assert analysis["expected"]["tpu_default_for"] == list(NEWER)
+    assert analysis["actual"]["tpu_default_for"] == list(OLDER)
+    assert analysis["actual"]["tpu_defaults"] == [
+        {"generations": list(OLDER), "layout": "{2,1,0:T(8,128)(4,1)}"},
+        {"generations": list(NEWER), "layout": "{2,0,1:T(4,128)(4,1)}"}]
+    assert analysis["notes"][-1].startswith("the two layouts are the defaults of different TPU generations")
+    assert analysis["notes_fa"][-1].startswith("دو طرح‌بندی، پیش‌فرض نسل‌های متفاوت TPU")
+    shape = parse_shape("s8[3,5,7]{2,1,0:T(8,128)(4,1)}")
+    assert physical_bytes(shape) == 3072 and physical_bytes(tpu_default_shape(shape, "v5e")) == 2560
+    from xladoctor.inputs.compare import check_inputs
+    from xladoctor.inputs.explanation import explanation_lines
+
+    m = check_inputs([parse_shape("s8[3,5,7]{2,0,1:T(4,128)(4,1)}")], [shape]).mismatches[0]
+    assert any(line.startswith("they are the defaults of different TPU generations") for line in explanation_lines(m))

@@ -144,20 +144,29 @@ def explain_shape(shape_text: str, printed_size: int | None) -> dict[str, Any]:
 
 
 def _tpu_default(shape) -> dict[str, Any]:
-    """Which TPU generations' default layout (``get_default_layout``) the printed layout is, and that default.
+    """Which TPU generations' default layout (``get_default_layout``) the printed layout is, and the defaults.
 
     A buffer made without a layout (``device_put``, a restored checkpoint) carries the
     default; an executable's parameter carries what the compiler chose.
     """
-    from ..ir.tpu_layouts import NoTpuDefault, default_for_generations, tpu_default_layout
+    from ..ir.tpu_layouts import TPU_GENERATIONS, NoTpuDefault, default_for_generations, tpu_default_layout
 
     if shape.layout is None or not shape.layout.tiles:
         return {}  # an untiled layout is a CPU/GPU one, or printed without its tiling
     try:
-        default = tpu_default_layout(shape.element_type, shape.dimensions, "v5e")
+        defaults = {g: str(tpu_default_layout(shape.element_type, shape.dimensions, g)) for g in TPU_GENERATIONS}
     except NoTpuDefault:
         return {}
-    return {"tpu_default_for": list(default_for_generations(shape)), "tpu_default_layout": str(default)}
+    groups: dict[str, list[str]] = {}
+    for g, layout in defaults.items():
+        groups.setdefault(layout, []).append(g)
+    return {"tpu_default_for": list(default_for_generations(shape)),
+            "tpu_defaults": [{"generations": gs, "layout": layout} for layout, gs in groups.items()]}
+
+
+def _defaults_text(defaults: list[dict[str, Any]]) -> str:
+    """``v2, v3: {..}; v4, v5e, v5p, v6e: {..}``."""
+    return "; ".join(f"{', '.join(d['generations'])}: {d['layout']}" for d in defaults)
 
 
 def _tpu_default_notes(sides) -> list[tuple[str, dict[str, Any]]]:
@@ -166,8 +175,10 @@ def _tpu_default_notes(sides) -> list[tuple[str, dict[str, Any]]]:
     if not defaults:
         return []
     notes = [("tpu_default", {"side": side, "gens": ", ".join(info["tpu_default_for"])}) for side, info in defaults]
-    notes += [("tpu_not_default", {"side": side, "default": info["tpu_default_layout"]})
+    notes += [("tpu_not_default", {"side": side, "default": _defaults_text(info["tpu_defaults"])})
               for side, info in sides if "tpu_default_for" in info and not info["tpu_default_for"]]
+    if len(defaults) == 2 and not set(defaults[0][1]["tpu_default_for"]) & set(defaults[1][1]["tpu_default_for"]):
+        notes.append(("tpu_generations_differ", {}))
     return notes
 
 
@@ -268,9 +279,15 @@ _NOTES = {
         "buffer gets when it is made without a layout (device_put, a restored checkpoint)",
         "{side}: این طرح‌بندی، طرح‌بندی پیش‌فرض TPU برای این شکل است ({gens}؛ get_default_layout در libtpu)، "
         "همان که بافری که بدون طرح‌بندی ساخته شود (device_put یا بازیابی checkpoint) می‌گیرد"),
+    "tpu_generations_differ": (
+        "the two layouts are the defaults of different TPU generations: the buffer was laid out for another chip "
+        "generation than the executable was compiled for",
+        "دو طرح‌بندی، پیش‌فرض نسل‌های متفاوت TPU هستند: بافر برای نسل دیگری از تراشه چیده شده است تا نسلی که "
+        "برنامه برای آن کامپایل شده"),
     "tpu_not_default": (
-        "{side}: this layout is not the TPU default for the shape ({default}): a compiler or the user chose it",
-        "{side}: این طرح‌بندی پیش‌فرض TPU برای این شکل ({default}) نیست: کامپایلر یا کاربر آن را انتخاب کرده است"),
+        "{side}: this layout is not a TPU default for the shape ({default}): a compiler or the user chose it",
+        "{side}: این طرح‌بندی هیچ‌یک از پیش‌فرض‌های TPU برای این شکل ({default}) نیست: کامپایلر یا کاربر آن را "
+        "انتخاب کرده است"),
     "dense": ("CPU/GPU runtimes compare dense sizes: the buffer's shape or element type differs from the compiled "
               "parameter (ratio {ratio})",
               "زمان اجرای CPU/GPU اندازه‌های متراکم را مقایسه می‌کند: شکل یا نوع عناصر بافر با پارامتر "

@@ -80,4 +80,8 @@ def default_layout_lines(expected: Shape, supplied: Shape) -> list[str]:
         else:
             lines.append(f"the {name} layout {s.layout} is not the TPU default: the compiler (or a layout "
                          "given to jit) chose it")
+    found = [set(g) for g in gens.values() if g]
+    if len(found) == 2 and not found[0] & found[1]:
+        lines.append("they are the defaults of different TPU generations: the buffer was laid out for another "
+                     "chip generation than the executable was compiled for")
     return lines
