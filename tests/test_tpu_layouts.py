@@ -216,7 +216,8 @@ def test_e0102_log_analysis_names_the_default_side():
     assert any(n.startswith("buffer: this layout is the TPU default for the shape (v2, v3, v4, v5e, v5p, v6e;")
                for n in analysis["notes"])
     assert ("expected: this layout is not a TPU default for the shape (v2, v3, v4, v5e, v5p, v6e: "
-            "{1,2,0:T(8,128)(2,1)}): a compiler or the user chose it") in analysis["notes"]
+            "{1,2,0:T(8,128)(2,1)}): it was chosen (a layout given to jit, Layout.AUTO, or another compiler "
+            "version; plain jax.jit gives parameters the default)") in analysis["notes"]
     assert len(analysis["notes_fa"]) == len(analysis["notes"])
     assert any("پیش‌فرض TPU" in n for n in analysis["notes_fa"])
     assert not any("different TPU generations" in n for n in analysis["notes"])

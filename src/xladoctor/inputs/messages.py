@@ -285,9 +285,11 @@ _NOTES = {
         "دو طرح‌بندی، پیش‌فرض نسل‌های متفاوت TPU هستند: بافر برای نسل دیگری از تراشه چیده شده است تا نسلی که "
         "برنامه برای آن کامپایل شده"),
     "tpu_not_default": (
-        "{side}: this layout is not a TPU default for the shape ({default}): a compiler or the user chose it",
-        "{side}: این طرح‌بندی هیچ‌یک از پیش‌فرض‌های TPU برای این شکل ({default}) نیست: کامپایلر یا کاربر آن را "
-        "انتخاب کرده است"),
+        "{side}: this layout is not a TPU default for the shape ({default}): it was chosen (a layout given to "
+        "jit, Layout.AUTO, or another compiler version; plain jax.jit gives parameters the default)",
+        "{side}: این طرح‌بندی هیچ‌یک از پیش‌فرض‌های TPU برای این شکل ({default}) نیست: انتخاب شده است "
+        "(طرح‌بندی داده‌شده به jit، Layout.AUTO یا نسخه دیگری از کامپایلر؛ jax.jit ساده به پارامترها پیش‌فرض را "
+        "می‌دهد)"),
     "dense": ("CPU/GPU runtimes compare dense sizes: the buffer's shape or element type differs from the compiled "
               "parameter (ratio {ratio})",
               "زمان اجرای CPU/GPU اندازه‌های متراکم را مقایسه می‌کند: شکل یا نوع عناصر بافر با پارامتر "

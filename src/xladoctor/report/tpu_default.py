@@ -78,8 +78,9 @@ def default_layout_lines(expected: Shape, supplied: Shape) -> list[str]:
                          f"{', '.join(gens[name])} (libtpu's get_default_layout): what a buffer made without a "
                          "layout (device_put, a restored checkpoint) gets")
         else:
-            lines.append(f"the {name} layout {s.layout} is not the TPU default: the compiler (or a layout "
-                         "given to jit) chose it")
+            lines.append(f"the {name} layout {s.layout} is not the TPU default: it was chosen (a layout given "
+                         "to jit, Layout.AUTO, or another compiler version; plain jax.jit gives parameters the "
+                         "default)")
     found = [set(g) for g in gens.values() if g]
     if len(found) == 2 and not found[0] & found[1]:
         lines.append("they are the defaults of different TPU generations: the buffer was laid out for another "
