@@ -288,7 +288,7 @@ _NOTES = {
         "{side}: this layout is not a TPU default for the shape ({default}): it was chosen (a layout given to "
         "jit, Layout.AUTO, or another compiler version; plain jax.jit gives parameters the default)",
         "{side}: این طرح‌بندی هیچ‌یک از پیش‌فرض‌های TPU برای این شکل ({default}) نیست: انتخاب شده است "
-        "(طرح‌بندی داده‌شده به jit، Layout.AUTO یا نسخه دیگری از کامپایلر؛ jax.jit ساده به پارامترها پیش‌فرض را "
+        "(طرح‌بندی داده‌شده به jit یا Layout.AUTO یا نسخه دیگری از کامپایلر؛ jax.jit ساده به پارامترها پیش‌فرض را "
         "می‌دهد)"),
     "dense": ("CPU/GPU runtimes compare dense sizes: the buffer's shape or element type differs from the compiled "
               "parameter (ratio {ratio})",
