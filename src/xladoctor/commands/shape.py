@@ -11,6 +11,8 @@ from ..inputs.jax_spelling import jax_layout
 from ..ir.shape import COMBINE_DIMENSION, HOST_MEMORY_SPACE, Shape, format_shape_index
 from ..ir.sizes import (DYNAMIC_SUFFIX, dimension_padding, dynamic_metadata_bytes, leaf_sizes,
                         logical_bytes, physical_bytes, runtime_bytes, runtime_kind, tail_padding_elements, uses_combine_rule)
+from ..ir.tpu_layouts import TPU_GENERATIONS, tpu_default_shape
+from ..report.tpu_default import layout_written, tpu_info, tpu_lines
 from ..report.units import bytes_text, ratio_text
 from ..syntax.shape_parser import parse_shape
 from ._common import located, print_json
@@ -26,6 +28,9 @@ the first tile pads each dimension.  SHAPE '-' reads one shape per line from std
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("shape", metavar="SHAPE", help="an XLA shape string, or '-' for one shape per line on stdin")
     p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#shape)")
+    p.add_argument("--tpu", metavar="GEN", choices=tuple(TPU_GENERATIONS),
+                   help="also give that TPU generation's default layout (v2 ... v6e); a shape written "
+                        "without a layout is sized with it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
             offset = len(line) - len(line.lstrip())
             try:
                 with located(text, "<stdin>"):
-                    reports.append(_analyse(shape))
+                    reports.append(_with_tpu(shape, text, args.tpu))
             except InputError as e:  # located in the stripped line: put it on its line of stdin
                 raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
         if args.json:
@@ -49,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     shape = parse_shape(args.shape, "<shape>")
     with located(args.shape, "<shape>"):
-        report = _analyse(shape)
+        report = _with_tpu(shape, args.shape, args.tpu)
     if args.json:
         print_json(report)
     else:
@@ -63,6 +68,23 @@ def _parse_line(text: str, line: str, lineno: int) -> Shape:
     except InputError as e:
         offset = len(line) - len(line.lstrip())
         raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
+
+
+def _with_tpu(shape: Shape, text: str, generation: str | None) -> dict[str, Any]:
+    """The report, with ``--tpu``'s default layout on every array (sizing it when none was written)."""
+    if generation is None:
+        return _analyse(shape)
+    given = layout_written(text)
+    if not given:
+        shape = tpu_default_shape(shape, generation, strict=False)
+    report = _analyse(shape)
+    if shape.is_array:
+        report["tpu"] = tpu_info(shape, generation, given)
+    for leaf in report.get("leaves", []):
+        leaf_shape = shape.subshape(tuple(leaf["index"]))
+        if leaf_shape.is_array:
+            leaf["tpu"] = tpu_info(leaf_shape, generation, given)
+    return report
 
 
 def _array_report(shape: Shape) -> dict[str, Any]:
@@ -185,4 +207,6 @@ def render_text(rep: dict[str, Any]) -> str:
                          f"   {d['wasted_bytes']:,}{mark}")
         if rep["tail_padding_elements"]:
             lines.append(f"  L(n) tail padding adds {rep['tail_padding_elements']:,} elements")
+    if "tpu" in rep:
+        lines.extend(tpu_lines(rep["tpu"]))
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ..ir.shape import Shape
 from ..ir.sizes import DimensionPadding
+from ..report.tpu_default import default_layout_lines
 from .compare import InputCheck, ParameterMismatch
 from .jax_spelling import jax_format, memory_kind
 
@@ -105,6 +106,8 @@ def explanation_lines(m: ParameterMismatch, behind_jax: bool = False) -> list[st
     if m.kind != "shape" and exp.is_array and sup.is_array and exp.effective_layout.minor_to_major != \
             sup.effective_layout.minor_to_major:
         lines.append(f"the executable wants {_minor_phrase(exp)}; the buffer has {_minor_phrase(sup)}")
+    if m.kind != "shape":
+        lines.extend(default_layout_lines(exp, sup))
     if m.expected_jax_layout and m.kind != "shape":
         lines.append(f"JAX: expected {m.expected_jax_layout}, supplied {m.supplied_jax_layout}")
     accepting = [v.runtime for v in m.verdicts if v.accepts]

@@ -184,12 +184,52 @@ def explain_shape(shape_text: str, printed_size: int | None) -> dict[str, Any]:
     runtime = runtime_bytes(shape)
     if runtime != phys:  # dynamic-shape metadata (M(n) on TPU, sizes after the data on CPU/GPU)
         info["runtime_bytes"] = runtime
+    info.update(_tpu_default(shape))
     if printed_size is not None:
         info["printed_size"] = printed_size
         info["size_matches_shape"] = printed_size in (phys, runtime)
         if printed_size not in (phys, runtime):
             info["tilings_matching_printed_size"] = tilings_for_size(shape, printed_size)
     return info
+
+
+def _tpu_default(shape) -> dict[str, Any]:
+    """Which TPU generations' default layout (``get_default_layout``) the printed layout is, and the defaults.
+
+    A buffer made without a layout (``device_put``, a restored checkpoint) carries the
+    default; an executable's parameter carries what the compiler chose.
+    """
+    from ..ir.tpu_layouts import TPU_GENERATIONS, NoTpuDefault, default_for_generations, tpu_default_layout
+
+    if shape.layout is None or not shape.layout.tiles:
+        return {}  # an untiled layout is a CPU/GPU one, or printed without its tiling
+    try:
+        defaults = {g: str(tpu_default_layout(shape.element_type, shape.dimensions, g)) for g in TPU_GENERATIONS}
+    except NoTpuDefault:
+        return {}
+    groups: dict[str, list[str]] = {}
+    for g, layout in defaults.items():
+        groups.setdefault(layout, []).append(g)
+    return {"tpu_default_for": list(default_for_generations(shape)),
+            "tpu_defaults": [{"generations": gs, "layout": layout} for layout, gs in groups.items()]}
+
+
+def _defaults_text(defaults: list[dict[str, Any]]) -> str:
+    """``v2, v3: {..}; v4, v5e, v5p, v6e: {..}``."""
+    return "; ".join(f"{', '.join(d['generations'])}: {d['layout']}" for d in defaults)
+
+
+def _tpu_default_notes(sides) -> list[tuple[str, dict[str, Any]]]:
+    """The side that carries the TPU default layout, then the other side, when one does."""
+    defaults = [(side, info) for side, info in sides if info.get("tpu_default_for")]
+    if not defaults:
+        return []
+    notes = [("tpu_default", {"side": side, "gens": ", ".join(info["tpu_default_for"])}) for side, info in defaults]
+    notes += [("tpu_not_default", {"side": side, "default": _defaults_text(info["tpu_defaults"])})
+              for side, info in sides if "tpu_default_for" in info and not info["tpu_default_for"]]
+    if len(defaults) == 2 and not set(defaults[0][1]["tpu_default_for"]) & set(defaults[1][1]["tpu_default_for"]):
+        notes.append(("tpu_generations_differ", {}))
+    return notes
 
 
 def tilings_for_size(shape, size: int) -> list[str]:
@@ -251,6 +291,7 @@ def analyze_e0102(fields: dict[str, Any]) -> dict[str, Any]:
                 values = {"side": side, "printed": info["printed_size"], "shape": info["shape"],
                           "bytes": info["physical_bytes"], "cands": ", ".join(cands)}
                 notes.append(("hidden_tiling" if cands else "hidden_tiling_unknown", values))
+        notes.extend(_tpu_default_notes((("buffer", act), ("expected", exp))))
     elif fields.get("format") == "cpu_gpu" and es and as_:
         notes.append(("dense", {"ratio": analysis["size_ratio"]}))
     analysis["notes"] = [_note(key, values, "en") for key, values in notes]
@@ -366,6 +407,22 @@ _NOTES = {
         "printed without its tiling; none of the common TPU tilings gives that size",
         "{side}: اندازه چاپ‌شده {printed} از شکل چاپ‌شده {shape} ({bytes} بایت) به دست نمی‌آید: طرح‌بندی "
         "بدون کاشی‌کاری‌اش چاپ شده است؛ هیچ‌یک از کاشی‌کاری‌های رایج TPU این اندازه را نمی‌دهد"),
+    "tpu_default": (
+        "{side}: this layout is the TPU default for the shape ({gens}; libtpu's get_default_layout), the one a "
+        "buffer gets when it is made without a layout (device_put, a restored checkpoint)",
+        "{side}: این طرح‌بندی، طرح‌بندی پیش‌فرض TPU برای این شکل است ({gens}؛ get_default_layout در libtpu)، "
+        "همان که بافری که بدون طرح‌بندی ساخته شود (device_put یا بازیابی checkpoint) می‌گیرد"),
+    "tpu_generations_differ": (
+        "the two layouts are the defaults of different TPU generations: the buffer was laid out for another chip "
+        "generation than the executable was compiled for",
+        "دو طرح‌بندی، پیش‌فرض نسل‌های متفاوت TPU هستند: بافر برای نسل دیگری از تراشه چیده شده است تا نسلی که "
+        "برنامه برای آن کامپایل شده"),
+    "tpu_not_default": (
+        "{side}: this layout is not a TPU default for the shape ({default}): it was chosen (a layout given to "
+        "jit, Layout.AUTO, or another compiler version; plain jax.jit gives parameters the default)",
+        "{side}: این طرح‌بندی هیچ‌یک از پیش‌فرض‌های TPU برای این شکل ({default}) نیست: انتخاب شده است "
+        "(طرح‌بندی داده‌شده به jit یا Layout.AUTO یا نسخه دیگری از کامپایلر؛ jax.jit ساده به پارامترها پیش‌فرض را "
+        "می‌دهد)"),
     "dense": ("CPU/GPU runtimes compare dense sizes: the buffer's shape or element type differs from the compiled "
               "parameter (ratio {ratio})",
               "زمان اجرای CPU/GPU اندازه‌های متراکم را مقایسه می‌کند: شکل یا نوع عناصر بافر با پارامتر "
