@@ -21,9 +21,10 @@ from importlib import resources
 from typing import Any
 
 from ..errors import InputError, UsageError
+from ..report.units import count_text
 from ..syntax.hlo_parser import parse_module
 from . import _confirm
-from ._common import print_json, read_input
+from ._common import located, print_json, read_input
 
 NAME = "check"
 HELP = "run every applicable check on HLO modules, dump directories and logs (the main job)"
@@ -90,6 +91,13 @@ def _is_compiled(text: str, path: str) -> bool:
 
 
 def check_hlo(text: str, source: str, strict: bool, confirm_topology: str | None = None) -> dict[str, Any]:
+    module = parse_module(text, source)
+    with located(text, source):
+        return _check_module(module, text, source, strict, confirm_topology)
+
+
+def _check_module(module, text: str, source: str, strict: bool,
+                  confirm_topology: str | None = None) -> dict[str, Any]:
     from ..offload import analyze_host_offload
     from ..offload.fixes import suggest_fixes
     from ..offload.report import result_json
@@ -97,7 +105,6 @@ def check_hlo(text: str, source: str, strict: bool, confirm_topology: str | None
 
     from ..provenance import detect as detect_provenance
 
-    module = parse_module(text, source)
     entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module),
                              "provenance": detect_provenance(text, None if source == "<stdin>" else source).to_json()}
     if _is_compiled(text, source):
@@ -197,10 +204,10 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
         else:
             out += [f"== {f['path']}", _hlo_text(f) if kind == "hlo" else _log_text(f, lang), ""]
     if quiet:
-        out += [f"nothing to report in {len(quiet)} file(s):", *quiet, ""]
+        out += [f"nothing to report in {count_text(len(quiet), 'file')}:", *quiet, ""]
     skipped = [f for f in doc["files"] if f["kind"] == "skipped"]
     checked = len(doc["files"]) - len(skipped)
-    tail = f"{checked} file(s) checked, {doc['findings']} finding(s)"
+    tail = f"{count_text(checked, 'file')} checked, {count_text(doc['findings'], 'finding')}"
     if skipped:
         tail += f", {len(skipped)} skipped (not HLO text or logs)"
     if doc["input_errors"]:
@@ -231,8 +238,8 @@ def _quiet_reason(f: dict[str, Any]) -> str:
 
 def _hlo_text(f: dict[str, Any]) -> str:
     s = f["hlo"]
-    lines = [f"   HLO module {s['name']}: {s['instruction_count']:,} instructions in {len(s['computations'])} "
-             f"computation(s)"]
+    lines = [f"   HLO module {s['name']}: {count_text(s['instruction_count'], 'instruction')} in "
+             f"{count_text(len(s['computations']), 'computation')}"]
     if "note" in f:
         lines.append(f"   {f['note']}")
         return "\n".join(lines)
@@ -252,7 +259,7 @@ def _hlo_text(f: dict[str, Any]) -> str:
             lines.append(f"      fix (b) bring it back: move-to-device after {fix['device']['after_instruction']}"
                          + (f" ({fix['device']['location']})" if fix["device"].get("location") else ""))
     if off["errors"]:
-        lines.append(f"      details and JAX code: xladoctor offload {f['path']}  (--fix host|device -o OUT edits it)")
+        lines.append(f"      details and JAX code: xladoctor offload {_arg(f['path'])}  (--fix host|device -o OUT edits it)")
     for fail in off.get("failures", []):
         lines.append(f"   XLA would fail: {fail['message']}")
     if not off["error"] and not off.get("failures"):
@@ -265,6 +272,13 @@ def _hlo_text(f: dict[str, Any]) -> str:
         lines.append(f"   note: {f['provenance']['note']}")
     lines.extend(_confirm.render(f.get("confirm"), "   "))
     return "\n".join(lines)
+
+
+def _arg(path: str) -> str:
+    """A path as a command line argument a user can run: stdin is '-', others shell-quoted."""
+    import shlex
+
+    return "-" if path == "<stdin>" else shlex.quote(path)
 
 
 def _log_text(f: dict[str, Any], lang: str) -> str:
@@ -285,5 +299,5 @@ def _log_text(f: dict[str, Any], lang: str) -> str:
                          "before optimizations to see the path")
         if x.get("fixes"):
             lines.append(f"      fix: {x['fixes'][0]}")
-    lines.append(f"   details: xladoctor explain {f['path']}" + (" --lang fa" if lang == "fa" else ""))
+    lines.append(f"   details: xladoctor explain {_arg(f['path'])}" + (" --lang fa" if lang == "fa" else ""))
     return "\n".join(lines)

@@ -14,7 +14,7 @@ from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 from . import _confirm
-from ._common import print_json, read_input
+from ._common import located, print_json, read_input
 
 NAME = "offload"
 HELP = "predict XLA host-offload errors (E1200): path, host memory, host compute, fixes"
@@ -54,8 +54,9 @@ def run(args: argparse.Namespace) -> int:
         signature = read_main_signature(stablehlo)
         apply_memory_kinds(module, signature)
         names = [r.name or "" for r in signature.results] or None
-    result = analyze_host_offload(module, args.strict, disable_host_compute=args.disable_host_compute)
-    fixes = suggest_fixes(module, result, names)
+    with located(text, source):
+        result = analyze_host_offload(module, args.strict, disable_host_compute=args.disable_host_compute)
+        fixes = suggest_fixes(module, result, names)
     origin = detect_provenance(text, None if args.file == "-" else args.file)
     confirmed = _confirm.confirm(text, module, result, args.topology, stablehlo) if args.confirm else None
     _confirm.note_if_unavailable(confirmed)
