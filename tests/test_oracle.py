@@ -341,3 +341,11 @@ def test_hlo_route_and_jaxs_stablehlo_give_the_same_verdicts(worker):
                 assert same_instruction(via_hlo.start, via_stablehlo.start, opcode, number), name
     assert starts == {"returned_after_compute": "sin.1", "scanned_layers": "dynamic_update_slice.0",
                       "param_offload_update": "ws_host.1", "nested_scans": "dynamic_update_slice.0"}
+
+
+def test_a_client_libtpu_refuses_is_unavailable_with_libtpus_reason(worker):
+    with OracleWorker("v99:1x1") as w:
+        v = w.compile_hlo(E1200_HLO)
+    assert v.kind == "unavailable"
+    assert v.reason == ("libtpu could not start a v99:1x1 compile-only client: "
+                        "INVALID_ARGUMENT: Invalid TPU external name: TPU v99")
