@@ -227,6 +227,7 @@ class OracleWorker:
             try:
                 chunk = self._channel.recv(1 << 20)
             except OSError:
+                self._dead = True
                 return None
             if not chunk:
                 self._dead = True
