@@ -205,9 +205,14 @@ def test_check_confirm_counts_a_compiler_rejection(worker, tmp_path, capsys):
     """check --confirm on a module the compiler rejects: exit 1 even if nothing is predicted."""
     (tmp_path / "bad.hlo").write_text(E1200_HLO)
     (tmp_path / "good.hlo").write_text(CLEAN_HLO)
-    rc = cli_main(["check", str(tmp_path), "--confirm", "--json"])
+    html = tmp_path / "report.html"
+    rc = cli_main(["check", str(tmp_path / "bad.hlo"), str(tmp_path / "good.hlo"), "--confirm", "--json",
+                   "--html", str(html)])
     doc = json.loads(capsys.readouterr().out)
     assert rc == 1
+    page = html.read_text()
+    assert page.count("confirm with the real TPU compiler (v5e:2x2, from hlo text):") == 2
+    assert "TPU compiler says    E1200 (starting from tuple.1)" in page
     by_name = {Path(f["path"]).name: f for f in doc["files"]}
     assert by_name["bad.hlo"]["confirm"]["verdict"]["kind"] == "e1200"
     assert by_name["good.hlo"]["confirm"]["verdict"]["kind"] == "compiles"

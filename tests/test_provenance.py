@@ -57,10 +57,11 @@ def test_bundled_tpu_example_is_tpu_by_its_tiles():
     assert prov.platform == "tpu" and prov.evidence == ["TPU tiled layout (T(...)) in a shape"]
 
 
-def test_check_and_offload_carry_the_note(jax_hlo_corpus, capsys):
+def test_check_and_offload_carry_the_note(jax_hlo_corpus, capsys, tmp_path):
     path = str(_dump(jax_hlo_corpus, "device_put_pinned_host", "before_optimizations.txt"))
-    cli_main(["check", path])
+    cli_main(["check", path, "--html", str(tmp_path / "r.html")])
     assert "note: this module was lowered for CPU" in capsys.readouterr().out
+    assert "this module was lowered for CPU" in (tmp_path / "r.html").read_text()
     cli_main(["offload", path, "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert doc["provenance"]["platform"] == "cpu" and doc["provenance"]["faithful_for_accelerator"] is False
