@@ -49,17 +49,17 @@ def main(argv: list[str] | None = None) -> int:
     all_agree = True
     for name, make in PROGRAMS.items():
         p = make()
-        first = check_offload(p.fn, *p.args, platform="cuda", **p.jit_kwargs)
+        first = check_offload(p.fn, *p.args, platform="cuda", jit_kwargs=p.jit_kwargs)
         variants = [("original", p.fn, p.jit_kwargs)]
         if p.fixed_fn is not None:
             variants.append(("fixed", p.fixed_fn, p.jit_kwargs))
-        on_tpu = check_offload(p.fn, *p.args, platform="tpu", **p.jit_kwargs)
+        on_tpu = check_offload(p.fn, *p.args, platform="tpu", jit_kwargs=p.jit_kwargs)
         if on_tpu.findings:
             variants.append(("host_out_shardings", p.fn,
                              dict(p.jit_kwargs, out_shardings=on_tpu.suggested_out_shardings(sharding))))
         for variant, fn, kw in variants:
-            ours_gpu = check_offload(fn, *p.args, platform="cuda", **kw) if variant != "original" else first
-            ours_tpu = check_offload(fn, *p.args, platform="tpu", **kw)
+            ours_gpu = check_offload(fn, *p.args, platform="cuda", jit_kwargs=kw) if variant != "original" else first
+            ours_tpu = check_offload(fn, *p.args, platform="tpu", jit_kwargs=kw)
             e1200, error = (None, "dry run") if dry_run else xla_verdict(fn, p.args, kw)
             agree = None if dry_run else e1200 == (ours_gpu.outcome == "E1200")
             all_agree &= agree is not False

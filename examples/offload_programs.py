@@ -170,7 +170,7 @@ def main() -> int:
     status = 0
     for name, make in PROGRAMS.items():
         p = make()
-        report = check_offload(p.fn, *p.args, **p.jit_kwargs)
+        report = check_offload(p.fn, *p.args, jit_kwargs=p.jit_kwargs)
         print(f"== {name}")
         print(report)
         status |= 0 if report.ok else 1

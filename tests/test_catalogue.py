@@ -48,7 +48,8 @@ def test_index_is_the_data_directory():
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.code)
 def test_entry_complete_in_both_languages(entry):
-    assert entry.url == f"https://openxla.org/xla/errors/error_{entry.number}"
+    # XLA's codes link to their page; drafts and our own families have none (UPSTREAM.md).
+    assert entry.url == (f"https://openxla.org/xla/errors/error_{entry.number}" if entry.origin == "xla" else "")
     assert entry.backends and set(entry.backends) <= {"TPU", "GPU", "CPU"}
     assert entry.phase in ("compile-time", "runtime", "any")
     for lang in LANGUAGES:
@@ -112,7 +113,7 @@ def test_space_in_pattern_matches_line_breaks():
 def _toml(code="E0100", **over):
     fields = {
         "code": f'"{code}"', "name": '"X"', "status": '"INTERNAL"', "phase": '"runtime"',
-        "backends": '["TPU"]', "url": '"u"', "patterns": "['a b']", "example": '"a b"',
+        "backends": '["TPU"]', "url": '"https://openxla.org/xla/errors/error_0100"', "patterns": "['a b']", "example": '"a b"',
     }
     fields.update(over)
     lines = [f"{k} = {v}" for k, v in fields.items() if v is not None]

@@ -135,3 +135,59 @@ def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
     monkeypatch.setenv("XLADOCTOR_DEBUG", "1")
     with pytest.raises(RuntimeError):
         main(["shape", "f32[2]"])
+
+
+def test_hlo_marks_only_the_host_leaves_of_a_tuple(capsys, tmp_path):
+    # Issue 11: a result tuple with one host leaf was marked [host] as a whole.
+    path = tmp_path / "h.hlo"
+    path.write_text("HloModule m, entry_computation_layout={(f32[8]{0:S(5)})->(f32[8]{0}, f32[8]{0:S(5)})}\n"
+                    "ENTRY e {\n  p = f32[8]{0} parameter(0)\n  n = f32[8]{0} negate(p)\n"
+                    "  ROOT t = (f32[8]{0}, f32[8]{0}) tuple(n, p)\n}\n")
+    code, out, _ = run(["hlo", str(path)], capsys)
+    assert code == 0
+    assert "logical 32 B, physical 32 B  [host]\n" in out
+    assert "physical 64 B  [host: {1}]" in out
+    code, out, _ = run(["hlo", str(path), "--json"], capsys)
+    ecl = json.loads(out)["entry_computation_layout"]
+    assert ecl["parameters"][0]["host_leaves"] == [[]] and ecl["result"]["host_leaves"] == [[1]]
+
+
+def test_check_counts_agree_with_their_nouns(capsys):
+    code, out, _ = run(["check", "--examples"], capsys)
+    assert out.rstrip().endswith("3 files checked, 3 findings")
+    assert "(s)" not in out
+
+
+def test_check_stdin_suggestions_can_be_run(capsys, monkeypatch):
+    from pathlib import Path
+
+    from xladoctor.commands.check import example_paths
+    log = next(p for p in example_paths() if p.endswith(".log"))
+    code, out, _ = run(["check", "-"], capsys, stdin=Path(log).read_text(), monkeypatch=monkeypatch)
+    assert code == 1
+    assert "<stdin>" not in "".join(line for line in out.splitlines() if "xladoctor " in line)
+    assert "details: xladoctor explain -" in out
+
+
+UNBOUNDED = ("HloModule m, entry_computation_layout={(f32[?,4]{1,0})->f32[?,4]{1,0}}\n"
+             "ENTRY e {\n  p = f32[?,4]{1,0} parameter(0)\n  ROOT n = f32[?,4]{1,0} negate(p)\n}\n")
+
+
+@pytest.mark.parametrize("command", ["hlo", "check"])
+def test_size_of_unbounded_dimension_is_a_located_input_error(command, capsys, tmp_path):
+    # Issue 11: every exit-2 message that has a place in an input is file:line:col.
+    path = tmp_path / "unbounded.hlo"
+    path.write_text(UNBOUNDED)
+    code, out, err = run([command, str(path)], capsys)
+    assert code == 2
+    # check goes on with the other files and reports this one in its summary; the others stop.
+    assert f"{path}:1:45: dimension 0 of f32[?,4]{{1,0}} is unbounded" in (out if command == "check" else err)
+    assert "xladoctor:" not in err
+
+
+def test_located_errors_on_the_command_line_and_stdin(capsys, monkeypatch):
+    code, _, err = run(["shape", "f32[4,?]"], capsys)
+    assert (code, err.strip()) == (2, "<shape>:1:7: dimension 1 of f32[4,?]{1,0} is unbounded ('?'), so it has "
+                                      "no byte size")
+    code, _, err = run(["shape", "-"], capsys, stdin="f32[2]\n  f32[?,3]\n", monkeypatch=monkeypatch)
+    assert code == 2 and err.startswith("<stdin>:2:7: dimension 0")

@@ -22,7 +22,7 @@ def test_tpu_message_fields():
     assert f == {"executable": "jit_embedding_pipeline_step_fn", "parameter": 2482, "expected_size": 5242880,
                  "actual_size": 1638400, "expected_shape": "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}",
                  "actual_shape": "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}", "replica": 0, "partition": 0,
-                 "format": "tpu"}
+                 "format": "tpu", "variant": "size"}
 
 
 def test_tpu_message_wrapped_over_lines():
@@ -121,6 +121,7 @@ def test_analysis_notes_come_in_both_languages():
     fields = parse_e0102("Executable(f) expected parameter 0 of size 5242880 (bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}) "
                          "but got buffer with incompatible size 1638400 (bf16[16,1280,40]{1,2,0:T(8,128)(2,1)})")
     analysis = analyze_e0102(fields)
-    assert len(analysis["notes"]) == len(analysis["notes_fa"]) == 2
+    # order, padding, and which side is the TPU default layout (expected: no; buffer: yes)
+    assert len(analysis["notes"]) == len(analysis["notes_fa"]) == 4
     assert "dimension 2 (40) is padded to 128" in analysis["notes"][1]
     assert analysis["notes_fa"][1].startswith("مورد انتظار: بعد 2 با اندازه 40 تا 128")

@@ -26,6 +26,24 @@ def test_shape_persian_letters_and_non_joining_letters():
     assert names(shape("اب")) == ["ARABIC LETTER ALEF ISOLATED FORM", "ARABIC LETTER BEH ISOLATED FORM"]
 
 
+def test_lam_alef_is_the_required_ligature():
+    # «بالا» ("up"): beh initial, alef final, then lam+alef as one isolated ligature, never
+    # three separate letters (issue 11's report).
+    assert names(shape("بالا")) == ["ARABIC LETTER BEH INITIAL FORM", "ARABIC LETTER ALEF FINAL FORM",
+                                    "ARABIC LIGATURE LAM WITH ALEF ISOLATED FORM"]
+    assert names(shape("کلاس")) == ["ARABIC LETTER KEHEH INITIAL FORM", "ARABIC LIGATURE LAM WITH ALEF FINAL FORM",
+                                    "ARABIC LETTER SEEN ISOLATED FORM"]
+    assert "ARABIC LIGATURE LAM WITH ALEF WITH MADDA ABOVE ISOLATED FORM" in names(shape("لآ"))
+
+
+def test_optional_ligatures_and_harakat_are_left_alone():
+    # Ligatures beyond lam-alef are styling, not required: الله stays four letters.
+    assert len(shape("الله")) == 4
+    # The tanween of «مثلاً» is kept (arabic-reshaper deletes harakat by default).
+    assert "\u064b" in shape("مثلاً")
+    assert shape("jax.device_put") == "jax.device_put"
+
+
 def test_visual_line_reverses_persian_and_keeps_ltr_runs():
     line = "شکل bf16[16,1280,40]{2,1,0:T(8,128)(2,1)} است"
     out = visual_line(line)
@@ -46,9 +64,17 @@ def test_visual_line_keeps_calls_and_quotes_whole_and_mirrors_persian_brackets()
     assert out.endswith(" ﺎﺑ")
 
 
+def test_call_with_only_neutrals_inside_stays_one_run():
+    # jax.device_put(x, sharding.with_memory_kind(...)) followed by Persian drew its last
+    # call as ")(...)...with_memory_kind".
+    line = "جابه‌جا کنید: jax.device_put(x, sharding.with_memory_kind(...)) به نوع حافظه"
+    assert "jax.device_put(x, sharding.with_memory_kind(...))" in visual_line(line)
+
+
 def test_visual_line_right_aligns_to_width():
     out = visual_line("سلام", 10)
-    assert len(out) == 10 and out.endswith("ﻡﺎﻠﺳ") and out.startswith("      ")
+    # lam + alef is one glyph (the final lam-alef ligature), so three cells, right-aligned.
+    assert len(out) == 10 and out.endswith("ﻡﻼﺳ") and out.startswith("       ")
     assert display_width("a\u200cb\u064b") == 2
 
 

@@ -37,7 +37,8 @@ def test_seed_samples_full_story(capsys):
     assert e0102["fields"] == {
         "executable": "jit_embedding_pipeline_step_fn", "parameter": 2482, "expected_size": 5242880,
         "actual_size": 1638400, "expected_shape": "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}",
-        "actual_shape": "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}", "replica": 0, "partition": 0, "format": "tpu"}
+        "actual_shape": "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}", "replica": 0, "partition": 0, "format": "tpu",
+        "variant": "size"}
     assert e0102["analysis"]["expected_physical_bytes"] == 5242880
     assert e0102["analysis"]["actual_physical_bytes"] == 1638400
     assert e0102["analysis"]["expected"]["padded_dimensions"] == [
@@ -52,8 +53,8 @@ def test_seed_samples_text_report(capsys):
     assert main(["explain", str(LOGS / "seeds.log"), "--width", "100"]) == 1
     out = capsys.readouterr().out
     assert "seeds.log:2: E0102 RuntimeProgramInputMismatch" in out
-    assert "dim=2, size=40, padded_size=128" in out and "expected_physical_bytes: 5242880" in out
-    assert "start: tuple.64" in out and "2 distinct XLA error(s) found" in out
+    assert "dim=2, size=40, padded_size=128" in out and "expected_physical_bytes: 5,242,880" in out
+    assert "start: tuple.64" in out and "2 distinct XLA errors found" in out
 
 
 def test_seed_samples_persian(capsys):

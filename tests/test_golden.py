@@ -28,6 +28,11 @@ CASES = {
     "explain_tpu_job.txt": lambda tmp: ["explain", _example("tpu_job.log"), "--width", "100"],
     "explain_tpu_job_fa.txt": lambda tmp: ["explain", _example("tpu_job.log"), "--lang", "fa", "--bidi", "logical",
                                            "--width", "100"],
+    # Persian as a terminal without bidi support must receive it: visual order, joined forms, lam-alef.
+    "explain_code_e0102_fa_visual.txt": lambda tmp: ["explain", "E0102", "--lang", "fa", "--bidi", "visual",
+                                                     "--width", "100"],
+    "explain_code_c0432_fa_visual.txt": lambda tmp: ["explain", "C0432", "--lang", "fa", "--bidi", "visual",
+                                                     "--width", "80"],
     "explain_code_e1200.txt": lambda tmp: ["explain", "E1200", "--width", "100", "--lang", "en"],
     "shape_seed.txt": lambda tmp: ["shape", SEED_EXPECTED.strip()],
     "inputs_seed.txt": lambda tmp: ["inputs", str(tmp / "expected.shapes"), "--supplied-shapes",

@@ -421,3 +421,81 @@ def test_check_in_persian_is_right_to_left_with_code_left_to_right(open_html, tm
     host = o.page.locator("svg.flow rect.lane-host").first.bounding_box()["x"]
     assert dev < host
     assert _node_instructions(o)[:3] == ["device_put.3", "tanh.1", "tuple.1"]
+
+
+# -- issue 11: long paths at phone, laptop and desktop widths; a legend for every colour ---------
+
+LONG_DIR = ("a_very_long_directory_name_for_a_training_run_2026_12_01/"
+            "another_quite_long_subdirectory_name_with_dumps")
+
+_OVERFLOW_JS = """(w) => {
+  const r = {doc: document.documentElement.scrollWidth, header: null, clipped: []};
+  const h = document.querySelector('header.top');
+  r.header = [h.scrollWidth, h.clientWidth];
+  for (const sel of ['header.top h1', 'header.top .badge.big', 'header.top .brand']) {
+    const e = document.querySelector(sel); const b = e.getBoundingClientRect();
+    if (b.left < 0 || b.right > w || e.scrollWidth > e.clientWidth + 1) r.clipped.push(sel);
+  }
+  return r; }"""
+
+
+def _long_path_pages(tmp_path: Path) -> dict[str, str]:
+    d = tmp_path / LONG_DIR
+    d.mkdir(parents=True)
+    hlo = d / "module_0001.jit_train_step.before_optimizations_with_a_long_suffix.hlo"
+    hlo.write_text((OFFLOAD / "M1_every_offending_output.hlo").read_text())
+    check = run_json("check", str(hlo), str(sorted(LOGS.glob("*.log"))[0]))
+    exp, sup = d / "expected_shapes_of_the_exported_model.txt", d / "supplied_shapes_from_the_checkpoint.txt"
+    exp.write_text(SEED_EXPECTED + "\n")
+    sup.write_text(SEED_SUPPLIED + "\n")
+    page = tmp_path / "inputs.html"
+    assert main(["inputs", str(exp), "--supplied-shapes", str(sup), "--html", str(page)]) == 1
+    return {"check": render_check_html(check, title=f"xladoctor: {hlo}"), "inputs": page.read_text()}
+
+
+@pytest.mark.parametrize("width", [390, 1024, 1920])
+def test_long_paths_never_push_the_header_or_page_wider_than_the_window(browser, tmp_path, width):
+    for name, html_text in _long_path_pages(tmp_path / str(width)).items():
+        path = tmp_path / f"{name}-{width}.html"
+        path.write_text(html_text, encoding="utf-8")
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        page.goto(path.as_uri())
+        r = page.evaluate(_OVERFLOW_JS, width)
+        page.screenshot(path=str(tmp_path / f"{name}-{width}.png"), full_page=True)
+        context.close()
+        assert r["clipped"] == [], (name, width, r)
+        assert r["header"][0] <= r["header"][1], (name, width, r)
+        assert r["doc"] <= width, (name, width, r)
+
+
+def test_every_colour_of_the_e1200_drawing_has_a_legend_entry():
+    doc = run_json("offload", str(OFFLOAD / "M1_every_offending_output.hlo"))
+    page = render_offload_html(doc)
+    legend = page[page.index('<div class="legend">'):]
+    for kind in ("device", "host", "out", "origin", "edge-cross", "edge-bad"):
+        assert f'<i class="{kind}">' in legend, kind
+    # the drawing uses exactly these: lanes, origin/output boxes, crossing and offending edges
+    assert 'class="edge cross"' in page or 'class="edge bad"' in page
+    assert '<i class="del">' in page and '<i class="ins">' in page  # the layout diff of fix (a)
+
+
+def test_badge_colours_are_explained_once_per_page(seed_inputs_doc):
+    page = render_check_html(run_json("check", "--examples"))
+    footer = page[page.index('<footer class="legend colours"'):page.index("</footer>")]
+    for tone in ("bad", "ok"):
+        assert f'<i class="tone {tone}">' in footer
+    assert page.count('<footer class="legend colours"') == 1
+    inputs = render_inputs_html(seed_inputs_doc)
+    assert '<i class="tone bad">' in inputs and "error found or predicted" in inputs
+
+
+def test_inputs_html_is_written(tmp_path, capsys):
+    exp, sup, out = tmp_path / "e.txt", tmp_path / "s.txt", tmp_path / "inputs.html"
+    exp.write_text(SEED_EXPECTED + "\n")
+    sup.write_text(SEED_SUPPLIED + "\n")
+    assert main(["inputs", str(exp), "--supplied-shapes", str(sup), "--html", str(out)]) == 1
+    captured = capsys.readouterr()
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "E0102" in page and "40" in page and "128" in page
+    assert f"wrote {out}" in captured.err

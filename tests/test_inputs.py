@@ -44,8 +44,8 @@ def test_seed_example_explains_itself():
     assert (m.index, m.kind, m.expected_physical_bytes, m.supplied_bytes) == (2482, "size", 5242880, 1638400)
     assert m.attributes == ("minor_to_major",)
     assert check.messages["tpu"] == SEED_MESSAGE
-    assert summary(m) == ("expected 5242880 bytes because dimension 2 (40) is padded to 128 in the minor-most "
-                          "slot; supplied 1638400 bytes with no padding; 3.2x")
+    assert summary(m) == ("expected 5,242,880 bytes because dimension 2 (40) is padded to 128 in the minor-most "
+                          "slot; supplied 1,638,400 bytes with no padding; 3.20x")
     assert m.expansion == pytest.approx(3.2)
     assert m.verdict("tpu").accepts is False and m.verdict("cpu_gpu").accepts is True
     assert "cpu_gpu" not in check.messages  # CPU/GPU compare logical bytes, equal here
@@ -177,7 +177,7 @@ def test_cli_seed_text_json_and_exit_codes(tmp_path, capsys):
             "--replica", "0", "--partition", "0"]
     assert main(args) == 1
     out = capsys.readouterr().out
-    assert "parameter 2482: size mismatch" in out and SEED_MESSAGE in out and "3.2x" in out
+    assert "parameter 2482: size mismatch" in out and SEED_MESSAGE in out and "3.20x" in out
     assert main(args + ["--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["schema_version"] == 1 and doc["command"] == "inputs" and doc["ok"] is False

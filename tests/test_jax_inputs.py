@@ -80,6 +80,27 @@ def test_other_array_cannot_be_relaid_out(setup):
         fix_inputs(compiled, bad, x)
 
 
+def test_layout_mismatch_report_is_consistent(setup):
+    """Issue 11: the heading said "(will fail)" and then every runtime "would run with this
+    buffer"; now the runtimes' verdicts are said for a caller that gets past JAX."""
+    compiled, _, col, x = setup
+    text = str(check_inputs(compiled, col, x))
+    assert "the call fails: JAX refuses a committed argument" in text
+    assert "past JAX" in text and "would run with this buffer" in text
+    assert text.index("JAX refuses the call first") < text.index("would run with this buffer")
+    assert "cpu_gpu" not in text and "stream_executor" not in text  # readers' names, not ours
+    assert "40,960 B" in text
+
+
+def test_shape_mismatch_suggests_no_device_put(setup):
+    """fix_inputs refuses another array; the report must not suggest the device_put it refuses."""
+    compiled, row, _, x = setup
+    bad = {"w": jax.device_put(np.ones((40, 256), np.float32), _s()), "b": row["b"]}
+    text = str(check_inputs(compiled, bad, x))
+    assert "another array, not another layout" in text
+    assert "device_put" not in text and "no relayout helps" in text
+
+
 def test_structure_mismatch(setup):
     compiled, row, _, x = setup
     report = check_inputs(compiled, row)
@@ -127,4 +148,4 @@ def test_example_scripts(script):
     proc = subprocess.run([sys.executable, os.path.join(EXAMPLES, script)], capture_output=True, text=True,
                           env=env, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "mismatch (will fail)" in proc.stdout
+    assert "mismatch (the call fails" in proc.stdout

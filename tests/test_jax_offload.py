@@ -28,7 +28,7 @@ def _device():
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_flagged_with_path_and_line(name):
     p = PROGRAMS[name]()
-    report = check_offload(p.fn, *p.args, **p.jit_kwargs)
+    report = check_offload(p.fn, *p.args, jit_kwargs=p.jit_kwargs)
     assert report.outcome == "E1200"
     assert [f.output for f in report.findings] == p.bad_outputs
     finding = report.findings[0]
@@ -43,7 +43,7 @@ def test_flagged_with_path_and_line(name):
 def test_suggested_out_shardings_make_it_pass(name):
     p = PROGRAMS[name]()
     report = check_offload(p.fn, *p.args)
-    fixed = check_offload(p.fn, *p.args, out_shardings=report.suggested_out_shardings(_device()))
+    fixed = check_offload(p.fn, *p.args, jit_kwargs={"out_shardings": report.suggested_out_shardings(_device())})
     assert fixed.ok and fixed.outcome == "ok"
     kinds = {r.name: r.memory_kind for r in fixed.program.signature.results}
     assert all(kinds[o] == "pinned_host" for o in p.bad_outputs)
@@ -65,7 +65,7 @@ def test_jax_guarded_cases_are_not_flagged():
         return jax.device_put(x * 2, s_host), x + 1
 
     assert check_offload(f, x).ok                                   # output declared pinned_host
-    assert check_offload(f, x, out_shardings=(s_dev, s_dev)).ok     # JAX adds the move to device
+    assert check_offload(f, x, jit_kwargs={"out_shardings": (s_dev, s_dev)}).ok    # JAX adds the move to device
     report = check_offload(f, x)
     assert [r.memory_kind for r in report.program.signature.results] == ["pinned_host", "device"]
 
@@ -191,3 +191,67 @@ def test_python_stack_stops_at_the_traced_function():
     names = [f.function.rsplit(".", 1)[-1] for f in (finding.offloaded_at, *finding.offloaded_from) if f]
     assert names[-2:] == ["helper", "step"], names
     assert "test_python_stack_stops_at_the_traced_function" not in names
+
+
+# -- issue 11: keyword arguments, refused inputs, what an OK report saw, the device fix's variable --
+
+def _offload_step():
+    from frontend_ops import place_to_host
+
+    def step(w, batch=None, scale=1.0):
+        saved = place_to_host(w * batch)
+        return jnp.sin(saved) * scale
+
+    return step
+
+
+def test_function_keyword_arguments_are_the_functions():
+    step = _offload_step()
+    w, b = jnp.ones((8, 128)), jnp.ones((8, 128))
+    report = check_offload(step, w, batch=b)
+    assert report.outcome == "E1200"
+    assert check_offload(step, w, batch=b, scale=2.0).outcome == "E1200"
+
+
+def test_jit_options_go_under_jit_kwargs():
+    step = _offload_step()
+    w, b = jnp.ones((8, 128)), jnp.ones((8, 128))
+    host = _device().with_memory_kind("pinned_host")
+    assert check_offload(step, w, batch=b, jit_kwargs={"out_shardings": host}).ok
+    with pytest.raises(TypeError, match=r"out_shardings is an option of jax.jit.*jit_kwargs="):
+        check_offload(step, w, batch=b, out_shardings=host)
+
+
+def test_compiled_executable_is_refused_with_the_reason():
+    compiled = jax.jit(lambda x: x * 2).trace(jnp.ones((8, 128))).lower().compile()
+    with pytest.raises(TypeError, match="before compiling.*check_inputs"):
+        check_offload(compiled)
+
+
+def test_cpu_lowering_is_refused_with_the_reason():
+    p = PROGRAMS["returned_after_compute"]()
+    lowered = jax.jit(p.fn).trace(*p.args).lower()  # the local (CPU) backend
+    with pytest.raises(ValueError, match="lowered for CPU.*lowering_platforms"):
+        check_offload(lowered)
+
+
+def test_ok_report_says_what_it_saw():
+    p = PROGRAMS["returned_after_compute"]()
+    fixed = check_offload(p.fixed_fn, *p.args)
+    assert fixed.ok and fixed.offloads() == {"moves_to_host": 1, "host_arguments": 0}
+    assert str(fixed).startswith("no E1200 on tpu: checked 1 move to host memory;")
+    assert fixed.to_json()["offloads"]["moves_to_host"] == 1
+    nothing = check_offload(lambda x: jnp.sin(x) * 2, jnp.ones((8, 128)))
+    assert nothing.ok and "no offload found" in str(nothing)
+
+
+def test_device_fix_names_the_returned_variable():
+    fixes = {}
+    for name in ("scanned_layers", "nested_scans", "returned_after_compute"):
+        p = PROGRAMS[name]()
+        fixes[name] = check_offload(p.fn, *p.args, jit_kwargs=p.jit_kwargs).findings[0].device_fix
+    assert "saved = jax.device_put(saved, jax.memory.Space.Device)" in fixes["scanned_layers"]
+    assert "saved = jax.device_put(saved, jax.memory.Space.Device)" in fixes["nested_scans"]
+    # returned as an expression, not a variable: the fix wraps that expression in the return
+    assert "jax.device_put(jnp.sin(h), jax.memory.Space.Device)" in fixes["returned_after_compute"]
+    assert not any(f.splitlines()[1].startswith("x = ") for f in fixes.values())

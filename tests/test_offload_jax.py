@@ -7,7 +7,7 @@ therefore lowered for TPU without compiling, which keeps the
 ``annotate_device_placement`` calls, and the oracle is what XLA's TPU compile is
 known to do with them: these programs compile (jax itself adds the move back to
 device for explicit device ``out_shardings``), so the analysis must predict no
-error even under the strict (TPU) rule, once the memory kinds jax declares beside
+error under released XLA's rule, once the memory kinds jax declares beside
 the module are in the entry layout.
 """
 

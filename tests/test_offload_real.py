@@ -198,9 +198,9 @@ def test_example_programs_get_the_real_compilers_verdict_by_default(name):
     from xladoctor.jax import check_offload
 
     p = PROGRAMS[name]()
-    report = check_offload(p.fn, *p.args, **p.jit_kwargs)
+    report = check_offload(p.fn, *p.args, jit_kwargs=p.jit_kwargs)
     module = report.program.module
     got = compare(prediction_of(report.result, module), Verdict("e1200", start=EXAMPLES_REAL[name]))
     assert got.agree, got.reason
-    fixed = check_offload(p.fixed_fn, *p.args, **p.jit_kwargs)
+    fixed = check_offload(p.fixed_fn, *p.args, jit_kwargs=p.jit_kwargs)
     assert compare(prediction_of(fixed.result, fixed.program.module), Verdict("compiles")).agree

@@ -22,7 +22,7 @@ What HostOffloadLegalize (run first, as XLA does) did with layout-changing copie
 * ``// EXPECT-MOVE: after=MTD annotation=SHAPE copy=SHAPE`` lines: a MoveToDevice and the copy
   after it, with their layouts.
 
-``// OPTIONS:`` may name ``strict``, ``disable_host_compute``, ``allow_h2h_copy``, ``inline_calls``,
+``// OPTIONS:`` may name ``unmerged_pr_36525`` (that rule instead of the default), ``disable_host_compute``, ``allow_h2h_copy``, ``inline_calls``,
 ``no_legalize``.
 The pass runs on the module as written (``inline_calls=False``), as XLA's HostOffloader
 unit tests run it, unless ``inline_calls`` asks for the CallInliner pre-pass.

@@ -16,8 +16,17 @@ from pathlib import Path
 import pytest
 
 from xladoctor.cli import main as cli_main
-from xladoctor.oracle import (INSTALL_HINT, OracleWorker, Prediction, Verdict, compare, same_instruction,
-                              shared_worker, unavailable_reason)
+from xladoctor.oracle import (
+    INSTALL_HINT,
+    OracleWorker,
+    Prediction,
+    Verdict,
+    compare,
+    same_instruction,
+    shared_worker,
+    stem,
+    unavailable_reason,
+)
 from xladoctor.oracle.verdict import crash_line, from_error_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -196,9 +205,14 @@ def test_check_confirm_counts_a_compiler_rejection(worker, tmp_path, capsys):
     """check --confirm on a module the compiler rejects: exit 1 even if nothing is predicted."""
     (tmp_path / "bad.hlo").write_text(E1200_HLO)
     (tmp_path / "good.hlo").write_text(CLEAN_HLO)
-    rc = cli_main(["check", str(tmp_path), "--confirm", "--json"])
+    html = tmp_path / "report.html"
+    rc = cli_main(["check", str(tmp_path / "bad.hlo"), str(tmp_path / "good.hlo"), "--confirm", "--json",
+                   "--html", str(html)])
     doc = json.loads(capsys.readouterr().out)
     assert rc == 1
+    page = html.read_text()
+    assert page.count("confirm with the real TPU compiler (v5e:2x2, from hlo text):") == 2
+    assert "TPU compiler says    E1200 (starting from tuple.1)" in page
     by_name = {Path(f["path"]).name: f for f in doc["files"]}
     assert by_name["bad.hlo"]["confirm"]["verdict"]["kind"] == "e1200"
     assert by_name["good.hlo"]["confirm"]["verdict"]["kind"] == "compiles"
@@ -206,9 +220,10 @@ def test_check_confirm_counts_a_compiler_rejection(worker, tmp_path, capsys):
 
 
 def test_check_offload_confirm_from_python(worker):
-    jax = pytest.importorskip("jax")
+    pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")
     from frontend_ops import place_to_device, place_to_host
+
     from xladoctor.jax import check_offload
 
     x = jnp.ones((8, 128), jnp.float32)
@@ -238,8 +253,104 @@ def test_unavailable_reason_names_the_extra(monkeypatch):
 def test_confirm_without_the_compiler_is_a_one_line_note():
     env = {**os.environ, "XLADOCTOR_NO_TPU_ORACLE": "1"}
     run = subprocess.run([sys.executable, "-m", "xladoctor", "offload", str(EXAMPLES / "e1200_offloaded_activation.hlo"),
-                          "--confirm"], capture_output=True, text=True, env=env, timeout=120)
+                          "--confirm"], check=False, capture_output=True, text=True, env=env, timeout=120)
     assert run.returncode == 1  # the prediction alone still decides
     assert run.stderr.strip().splitlines() == [
         "note: --confirm skipped: the real TPU compiler is switched off (XLADOCTOR_NO_TPU_ORACLE is set)"]
     assert "real compiler: not run" in run.stdout
+
+
+def test_the_compiled_tpu_module_is_recognised_as_tpu(worker):
+    from xladoctor.provenance import detect
+
+    text = worker.compile_hlo(CLEAN_HLO).optimized_hlo
+    prov = detect(text, None)
+    assert (prov.platform, prov.stage) == ("tpu", "compiled")
+    assert "TPU backend_config (scoped_memory_configs)" in prov.evidence
+
+
+@pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")  # the child runs no jax
+def test_one_worker_shared_by_threads_and_a_forked_process(worker):
+    """check may run files on threads or forked processes: each gets a correct verdict."""
+    import multiprocessing
+    import threading
+
+    kinds: list[str] = []
+    threads = [threading.Thread(target=lambda: kinds.append(worker.compile_hlo(E1200_HLO).kind)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert kinds == ["e1200"] * 3
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_compile_in_child, args=(queue,))
+    child.start()
+    try:
+        assert queue.get(timeout=180) == "compiles"
+    finally:
+        child.join(timeout=30)
+        if child.is_alive():
+            child.kill()
+    assert worker.compile_hlo(E1200_HLO).kind == "e1200"  # the parent's worker is untouched
+
+
+def _compile_in_child(queue) -> None:
+    queue.put(shared_worker().compile_hlo(CLEAN_HLO).kind)
+
+
+def test_offload_confirm_compiles_the_stablehlo_when_given(worker, tmp_path, capsys):
+    """--stablehlo: the program JAX would compile (memory kinds included) goes to the compiler."""
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    from frontend_ops import place_to_host
+
+    def offloaded(x):
+        return jnp.sin(place_to_host(x * 2)), x + 1
+
+    lowered = jax.jit(offloaded).trace(jax.ShapeDtypeStruct((8, 128), jnp.float32)).lower(
+        lowering_platforms=("tpu",))
+    (tmp_path / "pre.hlo").write_text(lowered.as_text("hlo"))
+    (tmp_path / "main.mlir").write_text(lowered.as_text())
+    rc = cli_main(["offload", str(tmp_path / "pre.hlo"), "--stablehlo", str(tmp_path / "main.mlir"),
+                   "--confirm", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 1  # the compiler rejects it, whatever is predicted
+    c = doc["confirm"]
+    assert c["input"] == "stablehlo" and c["verdict"]["kind"] == "e1200" and c["verdict"]["start"] == "sine.1"
+
+
+def test_hlo_route_and_jaxs_stablehlo_give_the_same_verdicts(worker):
+    """The four example programs and their fixes, compiled twice: from the HLO text with the
+    memory kinds put back as S(5) (what `offload --confirm` sends) and from JAX's own StableHLO.
+    Same kind every time; the HLO route keeps the input's names (the starts the issue lists)."""
+    pytest.importorskip("jax")
+    from offload_programs import PROGRAMS
+
+    from xladoctor.jax.lowering import lower_program
+    from xladoctor.syntax.hlo_printer import print_module
+
+    starts = {}
+    for name, make in PROGRAMS.items():
+        p = make()
+        for fn in (p.fn, p.fixed_fn):
+            program = lower_program(fn, p.args, p.jit_kwargs, "tpu")
+            via_hlo = worker.compile_hlo(print_module(program.module))
+            via_stablehlo = worker.compile_stablehlo(program.lowered.as_text())
+            assert via_hlo.kind == via_stablehlo.kind == ("e1200" if fn is p.fn else "compiles"), name
+            if fn is p.fn:
+                starts[name] = via_hlo.start
+                start = next((i for i in program.module.instructions() if stem(i.name) == stem(via_hlo.start)), None)
+                opcode = start.opcode.value if start is not None else None
+                number = start.parameter_number if start is not None else None
+                assert same_instruction(via_hlo.start, via_stablehlo.start, opcode, number), name
+    assert starts == {"returned_after_compute": "sin.1", "scanned_layers": "dynamic_update_slice.0",
+                      "param_offload_update": "ws_host.1", "nested_scans": "dynamic_update_slice.0"}
+
+
+def test_a_client_libtpu_refuses_is_unavailable_with_libtpus_reason(worker):
+    with OracleWorker("v99:1x1") as w:
+        v = w.compile_hlo(E1200_HLO)
+    assert v.kind == "unavailable"
+    assert v.reason == ("libtpu could not start a v99:1x1 compile-only client: "
+                        "INVALID_ARGUMENT: Invalid TPU external name: TPU v99")

@@ -48,5 +48,13 @@ class VerifyError(InputError):
     """A module that parses but that XLA's HloVerifier would reject (e.g. a while without a body)."""
 
 
+class UnboundedSizeError(XlaDoctorError):
+    """A byte size asked of a shape with an unbounded (``?``) dimension, which has none.
+
+    Raised far from the text the shape came from; commands turn it into an
+    :class:`InputError` at the first ``?`` of their input (see ``commands._common.located``).
+    """
+
+
 class UsageError(XlaDoctorError):
     """Command-line arguments that make no sense together."""

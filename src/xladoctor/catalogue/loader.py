@@ -21,11 +21,11 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 from ..errors import InputError
-from .model import LANGUAGES, LIST_TEXT_FIELDS, PHASES, TEXT_FIELDS, Entry, EntryText
+from .model import LANGUAGES, LIST_TEXT_FIELDS, ORIGINS, PHASES, TEXT_FIELDS, Entry, EntryText
 
 REQUIRED = ("code", "name", "status", "phase", "backends", "url", "patterns", "example")
-OPTIONAL = ("see_also", "aliases", "family", "generic")
-_CODE_RE = re.compile(r"^E\d{4}$|^E\d{2}xx$|^E\dxxx$")
+OPTIONAL = ("see_also", "aliases", "family", "generic", "origin")
+_CODE_RE = re.compile(r"^[EC]\d{4}$|^E\d{2}xx$|^E\dxxx$")
 
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
@@ -46,6 +46,14 @@ def _entry_from_toml(doc: dict, source: str) -> Entry:
         raise InputError(f"unknown field(s): {', '.join(sorted(unknown))}", source)
     if doc["phase"] not in PHASES:
         raise InputError(f"phase must be one of {PHASES}, got {doc['phase']!r}", source)
+    origin = doc.get("origin", "xla")
+    if origin not in ORIGINS:
+        raise InputError(f"origin must be one of {ORIGINS}, got {origin!r}", source)
+    # Only XLA's own codes link to openxla.org; a draft or our own family has no page there.
+    if origin == "xla" and not str(doc["url"]).startswith("https://openxla.org/xla/errors/"):
+        raise InputError("an XLA code needs its openxla.org page as url", source)
+    if origin != "xla" and doc["url"]:
+        raise InputError(f"url must be empty: openxla.org has no page for a code of origin {origin!r}", source)
     text: dict[str, EntryText] = {}
     for lang in LANGUAGES:
         table = doc.get(lang)
@@ -71,7 +79,7 @@ def _entry_from_toml(doc: dict, source: str) -> Entry:
         backends=tuple(doc["backends"]), url=doc["url"], patterns=tuple(doc["patterns"]),
         example=doc["example"].strip("\n"), text=text, see_also=tuple(doc.get("see_also", ())),
         aliases=tuple(doc.get("aliases", ())), family=bool(doc.get("family", False)),
-        generic=bool(doc.get("generic", False)))
+        generic=bool(doc.get("generic", False)), origin=origin)
     try:
         matchers = tuple(compile_pattern(p) for p in (*entry.patterns, entry.header_regex()))
     except re.error as e:
@@ -123,6 +131,8 @@ class Catalogue:
 def normalize_code(text: str) -> str | None:
     """``'e1200'``, ``'1200'``, ``' E1200 '`` -> ``'E1200'``; ``'e03XX'`` -> ``'E03xx'``; else None."""
     t = text.strip()
+    if re.fullmatch(r"[cC]\d{4}", t):  # XLA's draft C-codes (C0432) keep their letter
+        return "C" + t[1:]
     if t[:1] in ("e", "E"):
         t = t[1:]
     t = t.lower()
@@ -133,7 +143,7 @@ def normalize_code(text: str) -> str | None:
 
 def _code_value(code: str) -> int:
     """Numeric value of a code for 'nearest' ranking; family digits count as 0."""
-    return int(code[1:].replace("x", "0"))
+    return int(code[1:].replace("x", "0")) + (100_000 if code.startswith("C") else 0)
 
 
 def _data_files() -> list[tuple[str, bytes]]:

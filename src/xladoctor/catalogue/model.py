@@ -12,6 +12,11 @@ from dataclasses import dataclass, field
 
 LANGUAGES = ("en", "fa")
 PHASES = ("compile-time", "runtime", "any")
+ORIGINS = ("xla", "xla-draft", "xladoctor")
+"""Where a code comes from: ``xla`` is a line of XLA's ``error_codes.h`` with a page on
+openxla.org; ``xla-draft`` a page that existed only in an unmerged draft of XLA's error
+docs (no code XLA prints, no page to link); ``xladoctor`` a grouping of our own (a family
+such as ``E03xx``) that XLA does not define.  See ``catalogue/data/UPSTREAM.md``."""
 TEXT_FIELDS = ("title", "category", "summary", "causes", "fixes", "debug")
 LIST_TEXT_FIELDS = ("causes", "fixes", "debug")
 
@@ -52,7 +57,13 @@ class Entry:
     aliases: tuple[str, ...] = ()
     family: bool = False
     generic: bool = False
+    origin: str = "xla"
     matchers: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def documented_by_xla(self) -> bool:
+        """True when openxla.org has a page for this code (``url`` is set)."""
+        return self.origin == "xla" and bool(self.url)
 
     @property
     def number(self) -> str:

@@ -22,6 +22,8 @@ LABELS = {
         "fixes": "Fixes", "debug": "How to debug", "see_also": "See also", "link": "Documentation",
         "compile-time": "compile time", "runtime": "runtime", "any": "compile time or runtime",
         "aliases": "Also documented as",
+        "no_page_xladoctor": "xladoctor's own grouping: XLA defines no such code and openxla.org has no page for it",
+        "no_page_xla-draft": "only in an unmerged draft of XLA's error pages: XLA does not print this code and openxla.org has no page for it",
     },
     "fa": {
         "category": "دسته", "phase": "زمان", "backends": "بک‌اندها", "status": "وضعیت",
@@ -29,6 +31,8 @@ LABELS = {
         "fixes": "راه‌حل‌ها", "debug": "اشکال‌زدایی", "see_also": "همچنین ببینید", "link": "مستندات",
         "compile-time": "زمان کامپایل", "runtime": "زمان اجرا", "any": "زمان کامپایل یا اجرا",
         "aliases": "نام دیگر در مستندات",
+        "no_page_xladoctor": "دسته‌بندی خود xladoctor: XLA چنین کدی تعریف نکرده و openxla.org صفحه‌ای برای آن ندارد",
+        "no_page_xla-draft": "فقط در پیش‌نویسی ادغام‌نشده از صفحه‌های خطای XLA: XLA این کد را چاپ نمی‌کند و openxla.org صفحه‌ای برای آن ندارد",
     },
 }
 
@@ -113,5 +117,8 @@ def render_entry(entry: Entry, lang: str = "en", width: int = 80, bidi: str = "v
     if entry.see_also:
         w.heading(f"{label['see_also']}: {', '.join(entry.see_also)}")
     w.heading(f"{label['link']}:")
-    w.code(entry.url, indent="  ")
+    if entry.url:
+        w.code(entry.url, indent="  ")
+    else:
+        w.prose(label[f"no_page_{entry.origin}"], indent="  ")
     return "\n".join(w.lines) + "\n"

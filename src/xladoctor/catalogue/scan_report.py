@@ -21,9 +21,9 @@ from .render import LABELS, Writer
 from .scanner import Finding, LogScanner
 
 SCAN_LABELS = {
-    "en": {"found": "{n} distinct XLA error(s) found", "none": "no XLA error found", "times": "times",
+    "en": {"found": "{n} distinct XLA errors found", "found_one": "1 distinct XLA error found", "none": "no XLA error found", "times": "times",
            "fields": "Fields", "analysis": "Analysis", "more": "Run `xladoctor explain {code}` for the full entry."},
-    "fa": {"found": "{n} خطای متمایز XLA پیدا شد", "none": "هیچ خطای XLA پیدا نشد", "times": "بار",
+    "fa": {"found": "{n} خطای متمایز XLA پیدا شد", "found_one": "۱ خطای متمایز XLA پیدا شد", "none": "هیچ خطای XLA پیدا نشد", "times": "بار",
            "fields": "فیلدها", "analysis": "تحلیل", "more": "برای توضیح کامل `xladoctor explain {code}` را اجرا کنید."},
 }
 
@@ -61,6 +61,27 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+def finding_fixes(f: Finding, lang: str) -> list[str]:
+    """The fixes for one finding: first those its own analysis supports (E0102: device_put to
+    the compiled input format, relayout of saved bytes, or the memory-space/type/rank/bound
+    fix), then the catalogue's, unless the analysis says they do not apply."""
+    entry = load_catalogue().entries[f.code]
+    first = list(f.analysis.get("fixes_first_fa" if lang == "fa" else "fixes_first") or [])
+    if f.analysis.get("replaces_fixes"):
+        return first
+    # Catalogue fixes the analysis makes redundant (its own device_put advice, said less
+    # precisely) or inapplicable (moving between memory spaces, for a size mismatch).
+    skip = tuple(f.analysis.get("skips_fixes_with") or ())
+    return first + [x for x in entry.describe(lang).fixes if not any(s in x for s in skip)]
+
+
+# Analysis keys that steer the report rather than describe the error.
+_HIDDEN_ANALYSIS = ("offload", "trace", "notes", "notes_fa", "fixes_first", "fixes_first_fa", "replaces_fixes",
+                    "skips_fixes_with", "scenario", "larger_user")
+# Field keys that are parser bookkeeping, not part of the message.
+_HIDDEN_FIELDS = ("format", "variant")
+
+
 def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
     """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
     from ..commands._common import read_input
@@ -84,7 +105,7 @@ def scan_document(findings: list[Finding], source: str, lang: str) -> dict[str, 
     """The ``explain FILE --json`` document (docs/json.md ``## explain``), without ``schema_version``."""
     cat = load_catalogue()
     return {"command": "explain", "mode": "scan", "source": source, "lang": lang,
-            "findings": [_jsonable(f.to_json(list(cat.entries[f.code].describe(lang).fixes))) for f in findings]}
+            "findings": [_jsonable(f.to_json(finding_fixes(f, lang))) for f in findings]}
 
 
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
@@ -101,7 +122,14 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
 def _format_value(value: Any, key: str = "") -> str:
     bytes_like = key.endswith(("bytes", "_size")) or key in ("expected_size", "actual_size")
     if bytes_like and isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1024:
-        return f"{value} ({human_bytes(value)})"
+        return f"{value:,} ({human_bytes(value)})"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}x" if key.endswith("ratio") or "_over_" in key else f"{value:,.2f}"
+    if isinstance(value, int) and not isinstance(value, bool) and key not in ("line", "parameter", "replica",
+                                                                              "partition", "dim", "dimension"):
+        return f"{value:,}"
     return str(value)
 
 
@@ -109,7 +137,7 @@ def _dict_lines(d: dict[str, Any], indent: str, width: int) -> list[str]:
     """Flat key: value lines; nested dicts indented, lists of scalars inline, notes as bullets."""
     out: list[str] = []
     for key, value in d.items():
-        if value is None or value == [] or value == {}:
+        if value is None or value == [] or value == {} or key == "parsed":
             continue
         if isinstance(value, dict):
             out.append(f"{indent}{key}:")
@@ -175,19 +203,24 @@ def render_findings(findings: list[Finding], source: str, lang: str, width: int,
                                          break_on_hyphens=False) or [""])
         if f.fields:
             w.prose(scan["fields"] + ":", indent="  ")
-            w.lines.extend(_dict_lines(f.fields, "    ", width - 6))
+            w.lines.extend(_dict_lines({k: v for k, v in f.fields.items() if k not in _HIDDEN_FIELDS}, "    ",
+                                       width - 6))
         if f.analysis:
             w.prose(scan["analysis"] + ":", indent="  ")
             # The story first (what differs, which dimension is padded), then the numbers behind it.
             notes = f.analysis.get("notes_fa" if lang == "fa" else "notes") or f.analysis.get("notes") or []
             w.bullets(notes, indent="    ")
-            rest = {k: v for k, v in f.analysis.items() if k not in ("offload", "trace", "notes", "notes_fa")}
+            rest = {k: v for k, v in f.analysis.items() if k not in _HIDDEN_ANALYSIS}
             w.lines.extend(_dict_lines(rest, "    ", width - 6))
             w.lines.extend(_path_lines(f.analysis))
         w.prose(labels["fixes"] + ":", indent="  ")
-        w.bullets(text.fixes, indent="    ")
-        w.code(f"{entry.url}", indent="  ")
+        w.bullets(finding_fixes(f, lang), indent="    ")
+        if entry.url:
+            w.code(entry.url, indent="  ")
         w.prose(scan["more"].format(code=f.code), indent="  ")
         w.blank()
-    w.prose(scan["found"].format(n=len(findings)) if findings else scan["none"])
+    if findings:
+        w.prose(scan["found_one"] if len(findings) == 1 else scan["found"].format(n=f"{len(findings):,}"))
+    else:
+        w.prose(scan["none"])
     return "\n".join(w.lines) + "\n"

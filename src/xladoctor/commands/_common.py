@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, UnboundedSizeError
 
 SCHEMA_VERSION = 1
 
@@ -37,6 +40,20 @@ def read_input(path: str) -> tuple[str, str]:
         line = text.count("\n") + 1
         col = len(text) - (text.rfind("\n") + 1) + 1
         raise InputError(f"not UTF-8 text (byte 0x{data[e.start]:02x})", name, line, col) from None
+
+
+_UNBOUNDED_DIM = re.compile(r"\[[^\]\n]*?(\?)")
+
+
+@contextmanager
+def located(text: str, source: str) -> Iterator[None]:
+    """Errors about a shape of ``text`` (an unbounded ``?`` dimension has no byte size)
+    become ``source:line:col:`` errors at the first ``?`` dimension, like parse errors."""
+    try:
+        yield
+    except UnboundedSizeError as e:
+        m = _UNBOUNDED_DIM.search(text)
+        raise InputError.at(str(e), text, m.start(1) if m else 0, source) from None
 
 
 def print_json(obj: dict[str, Any]) -> None:

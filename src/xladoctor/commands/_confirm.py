@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..oracle.worker import DEFAULT_TOPOLOGY, TOPOLOGIES
+    from ..oracle.topologies import DEFAULT_TOPOLOGY, TOPOLOGIES
 
     parser.add_argument("--confirm", action="store_true",
                         help="also compile with the real TPU compiler (libtpu, no TPU needed; "
@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"TPU topology --confirm compiles for (default {DEFAULT_TOPOLOGY})")
 
 
-def confirm(text: str, module: "HloModule", result: "HostOffloadResult", topology: str,
+def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: str,
             stablehlo: str | None = None) -> dict[str, Any]:
     """Compile ``text`` (or, when given, the same program's ``stablehlo``, which carries
     JAX's memory kinds) and compare.  JSON-ready: see docs/json.md, ``confirm``."""

@@ -21,9 +21,10 @@ from importlib import resources
 from typing import Any
 
 from ..errors import InputError, UsageError
+from ..report.units import count_text
 from ..syntax.hlo_parser import parse_module
 from . import _confirm
-from ._common import add_rule_arguments, print_json, read_input
+from ._common import add_rule_arguments, located, print_json, read_input
 
 NAME = "check"
 HELP = "run every applicable check on HLO modules, dump directories and logs (the main job)"
@@ -89,13 +90,22 @@ def _is_compiled(text: str, path: str) -> bool:
 
 
 def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None) -> dict[str, Any]:
+    module = parse_module(text, source)
+    with located(text, source):
+        return _check_module(module, text, source, rule, confirm_topology)
+
+
+def _check_module(module, text: str, source: str, rule: str = "shipped",
+                  confirm_topology: str | None = None) -> dict[str, Any]:
     from ..offload import analyze_host_offload
     from ..offload.fixes import suggest_fixes
     from ..offload.report import result_json
     from .hlo import summarize
 
-    module = parse_module(text, source)
-    entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module)}
+    from ..provenance import detect as detect_provenance
+
+    entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module),
+                             "provenance": detect_provenance(text, None if source == "<stdin>" else source).to_json()}
     if _is_compiled(text, source):
         entry["note"] = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "
                          "E1200 analysis needs the module from before optimizations (*before_optimizations.txt, "
@@ -193,10 +203,10 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
         else:
             out += [f"== {f['path']}", _hlo_text(f) if kind == "hlo" else _log_text(f, lang), ""]
     if quiet:
-        out += [f"nothing to report in {len(quiet)} file(s):", *quiet, ""]
+        out += [f"nothing to report in {count_text(len(quiet), 'file')}:", *quiet, ""]
     skipped = [f for f in doc["files"] if f["kind"] == "skipped"]
     checked = len(doc["files"]) - len(skipped)
-    tail = f"{checked} file(s) checked, {doc['findings']} finding(s)"
+    tail = f"{count_text(checked, 'file')} checked, {count_text(doc['findings'], 'finding')}"
     if skipped:
         tail += f", {len(skipped)} skipped (not HLO text or logs)"
     if doc["input_errors"]:
@@ -208,7 +218,7 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
 def _is_quiet(f: dict[str, Any]) -> bool:
     if f["findings"]:
         return False
-    if f.get("confirm"):
+    if f.get("confirm") or f.get("provenance", {}).get("note"):
         return False
     if f["kind"] == "hlo":
         off = f.get("offload")
@@ -227,8 +237,8 @@ def _quiet_reason(f: dict[str, Any]) -> str:
 
 def _hlo_text(f: dict[str, Any]) -> str:
     s = f["hlo"]
-    lines = [f"   HLO module {s['name']}: {s['instruction_count']:,} instructions in {len(s['computations'])} "
-             f"computation(s)"]
+    lines = [f"   HLO module {s['name']}: {count_text(s['instruction_count'], 'instruction')} in "
+             f"{count_text(len(s['computations']), 'computation')}"]
     if "note" in f:
         lines.append(f"   {f['note']}")
         return "\n".join(lines)
@@ -248,7 +258,7 @@ def _hlo_text(f: dict[str, Any]) -> str:
             lines.append(f"      fix (b) bring it back: move-to-device after {fix['device']['after_instruction']}"
                          + (f" ({fix['device']['location']})" if fix["device"].get("location") else ""))
     if off["errors"]:
-        lines.append(f"      details and JAX code: xladoctor offload {f['path']}  (--fix host|device -o OUT edits it)")
+        lines.append(f"      details and JAX code: xladoctor offload {_arg(f['path'])}  (--fix host|device -o OUT edits it)")
     for fail in off.get("failures", []):
         lines.append(f"   XLA would fail: {fail['message']}")
     if not off["error"] and not off.get("failures"):
@@ -257,8 +267,17 @@ def _hlo_text(f: dict[str, Any]) -> str:
         lines.append(f"   warning: {w}")
     if len(off["warnings"]) > 5:
         lines.append(f"   ... {len(off['warnings']) - 5} more warnings")
+    if f.get("provenance", {}).get("note"):
+        lines.append(f"   note: {f['provenance']['note']}")
     lines.extend(_confirm.render(f.get("confirm"), "   "))
     return "\n".join(lines)
+
+
+def _arg(path: str) -> str:
+    """A path as a command line argument a user can run: stdin is '-', others shell-quoted."""
+    import shlex
+
+    return "-" if path == "<stdin>" else shlex.quote(path)
 
 
 def _log_text(f: dict[str, Any], lang: str) -> str:
@@ -279,5 +298,5 @@ def _log_text(f: dict[str, Any], lang: str) -> str:
                          "before optimizations to see the path")
         if x.get("fixes"):
             lines.append(f"      fix: {x['fixes'][0]}")
-    lines.append(f"   details: xladoctor explain {f['path']}" + (" --lang fa" if lang == "fa" else ""))
+    lines.append(f"   details: xladoctor explain {_arg(f['path'])}" + (" --lang fa" if lang == "fa" else ""))
     return "\n".join(lines)

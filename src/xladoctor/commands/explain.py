@@ -93,7 +93,7 @@ def entry_json(entry, lang: str) -> dict:
     text = entry.describe(lang)
     return {
         "code": entry.code, "name": entry.name, "status": entry.status, "phase": entry.phase,
-        "backends": list(entry.backends), "url": entry.url, "lang": lang,
+        "backends": list(entry.backends), "url": entry.url or None, "origin": entry.origin, "lang": lang,
         "title": text.title, "category": text.category, "summary": text.summary,
         "causes": list(text.causes), "fixes": list(text.fixes), "debug": list(text.debug),
         "example": entry.example, "see_also": list(entry.see_also), "aliases": list(entry.aliases),

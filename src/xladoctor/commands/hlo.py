@@ -11,7 +11,7 @@ from ..ir.shape import HOST_MEMORY_SPACE, Shape
 from ..ir.sizes import logical_bytes, physical_bytes
 from ..report.units import bytes_text
 from ..syntax.hlo_parser import parse_module
-from ._common import print_json, read_input
+from ._common import located, print_json, read_input
 
 NAME = "hlo"
 HELP = "summarise an HLO module: computations, opcodes, entry layout with sizes, custom calls, memory spaces"
@@ -26,7 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     text, source = read_input(args.file)
     module = parse_module(text, source)
-    summary = summarize(module)
+    with located(text, source):
+        summary = summarize(module)
     if args.json:
         print_json(summary)
     else:
@@ -35,13 +36,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sizes(shape: Shape) -> dict[str, Any]:
-    leaves = [s for _, s in shape.leaves() if s.is_array]
+    indexed = [(i, s) for i, s in shape.leaves() if s.is_array]
+    leaves = [s for _, s in indexed]
     return {
         "shape": str(shape),
         "logical_bytes": sum(logical_bytes(s) for s in leaves),
         "physical_bytes": sum(physical_bytes(s) for s in leaves),
         "memory_spaces": sorted({s.memory_space for s in leaves}),
+        "host_leaves": [list(i) for i, s in indexed if s.memory_space == HOST_MEMORY_SPACE],
     }
+
+
+def _host_mark(entry: dict[str, Any], is_tuple: bool) -> str:
+    """``[host]`` for an array in host memory; for a tuple, which of its leaves are."""
+    hosts = entry.get("host_leaves") or []
+    if not hosts:
+        return ""
+    if not is_tuple:
+        return "  [host]"
+    return "  [host: " + ", ".join("{" + ",".join(map(str, i)) + "}" for i in hosts) + "]"
 
 
 def summarize(module: HloModule) -> dict[str, Any]:
@@ -104,11 +117,11 @@ def render_text(s: dict[str, Any]) -> str:
              "entry computation layout" + ("" if ecl["explicit"] else " (derived: the module does not print one)") + ":"]
     for p in ecl["parameters"]:
         name = f" {p['op_name']!r}" if "op_name" in p else ""
-        host = "  [host]" if HOST_MEMORY_SPACE in p["memory_spaces"] else ""
+        host = _host_mark(p, p["shape"].startswith("("))
         lines.append(f"  param {p['index']:<4} {p['shape']}{name}")
         lines.append(f"             logical {bytes_text(p['logical_bytes'])}, physical {bytes_text(p['physical_bytes'])}{host}")
     r = ecl["result"]
-    host = "  [host]" if HOST_MEMORY_SPACE in r["memory_spaces"] else ""
+    host = _host_mark(r, r["shape"].startswith("("))
     lines.append(f"  result     {r['shape']}")
     lines.append(f"             logical {bytes_text(r['logical_bytes'])}, physical {bytes_text(r['physical_bytes'])}{host}")
     lines.append("opcodes         " + ", ".join(f"{k} {v}" for k, v in list(s["opcode_counts"].items())[:20])

@@ -10,14 +10,15 @@ Exit 1 on any mismatch.
 from __future__ import annotations
 
 import argparse
+import sys
 
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, check_inputs
 from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
 from ..syntax.hlo_parser import parse_module
-from ._common import print_json, read_input
+from ._common import located, print_json, read_input
 
 NAME = "inputs"
 HELP = "check an executable's input layouts against supplied buffers or another compile (E0102)"
@@ -41,10 +42,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replica", type=int, default=None, help="replica for the TPU message suffix")
     parser.add_argument("--partition", type=int, default=None, help="partition for the TPU message suffix")
     parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
+    parser.add_argument("--html", metavar="OUT",
+                        help="also write a self-contained HTML report: each parameter's layouts drawn side by side "
+                             "(docs/html-report.md)")
 
 
-def _load_expected(path: str) -> tuple[list[ExpectedParameter], str | None, bool]:
-    text, source = read_input(path)
+def _load_expected(text: str, source: str) -> tuple[list[ExpectedParameter], str | None, bool]:
     if text.lstrip().startswith("HloModule"):
         module = parse_module(text, source)
         return expected_from_module(module), module.name, names_are_metadata(module)
@@ -55,7 +58,8 @@ def _load_expected(path: str) -> tuple[list[ExpectedParameter], str | None, bool
 def run_check(args: argparse.Namespace) -> InputCheck:
     if args.expected == "-" and (args.supplied == "-" or args.supplied_shapes == "-"):
         raise UsageError("only one input can be read from stdin")
-    expected, module_name, expected_named = _load_expected(args.expected)
+    exp_text, exp_source = read_input(args.expected)
+    expected, module_name, expected_named = _load_expected(exp_text, exp_source)
     if args.supplied is not None:
         text, source = read_input(args.supplied)
         module = parse_module(text, source)
@@ -70,8 +74,11 @@ def run_check(args: argparse.Namespace) -> InputCheck:
         pairing = "name" if expected_named and supplied_named and can_pair_by_name(expected, supplied) else "index"
     elif pairing == "name" and not can_pair_by_name(expected, supplied):
         raise UsageError("--pair name needs a unique name for every parameter on both sides")
-    return check_inputs(expected, supplied, args.executable or module_name or "unknown",
-                        args.replica, args.partition, pairing)
+    # A '?' dimension has no size: say where, in whichever input spells one.
+    where = (exp_text, exp_source) if "?" in exp_text or "?" not in text else (text, source)
+    with located(*where):
+        return check_inputs(expected, supplied, args.executable or module_name or "unknown",
+                            args.replica, args.partition, pairing)
 
 
 def _padding_json(rows) -> list[dict]:
@@ -118,6 +125,17 @@ def check_to_json(check: InputCheck) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     check = run_check(args)
+    if args.html:
+        from ..report.html import render_inputs_html
+
+        title = f"xladoctor inputs: {args.expected} vs {args.supplied or args.supplied_shapes}"
+        page = render_inputs_html({"schema_version": 1, **check_to_json(check)}, title=title)
+        try:
+            with open(args.html, "w", encoding="utf-8") as f:
+                f.write(page)
+        except OSError as e:
+            raise InputError(f"cannot write file: {e.strerror or e}", args.html, 1, 1) from None
+        print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
         print_json(check_to_json(check))
     else:

@@ -9,11 +9,12 @@ from ..errors import UsageError
 from ..offload import analyze_host_offload, fix_device, fix_host
 from ..offload.fixes import suggest_fixes
 from ..offload.report import render_text, result_json
+from ..provenance import detect as detect_provenance
 from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 from . import _confirm
-from ._common import add_rule_arguments, print_json, read_input
+from ._common import add_rule_arguments, located, print_json, read_input
 
 NAME = "offload"
 HELP = "predict XLA host-offload errors (E1200): path, host memory, host compute, fixes"
@@ -53,8 +54,10 @@ def run(args: argparse.Namespace) -> int:
         signature = read_main_signature(stablehlo)
         apply_memory_kinds(module, signature)
         names = [r.name or "" for r in signature.results] or None
-    result = analyze_host_offload(module, args.rule, disable_host_compute=args.disable_host_compute)
-    fixes = suggest_fixes(module, result, names)
+    with located(text, source):
+        result = analyze_host_offload(module, args.rule, disable_host_compute=args.disable_host_compute)
+        fixes = suggest_fixes(module, result, names)
+    origin = detect_provenance(text, None if args.file == "-" else args.file)
     confirmed = _confirm.confirm(text, module, result, args.topology, stablehlo) if args.confirm else None
     _confirm.note_if_unavailable(confirmed)
     if args.fix:
@@ -68,11 +71,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         if not (args.fix and args.output == "-"):
             doc = result_json(result, fixes)
+            doc["provenance"] = origin.to_json()
             if confirmed is not None:
                 doc["confirm"] = confirmed
             print_json(doc)
     elif not (args.fix and args.output == "-"):
         sys.stdout.write(render_text(source, module, result, fixes, args.trace))
+        if origin.note():
+            sys.stdout.write(f"\nnote: {origin.note()}\n")
         if confirmed is not None:
             sys.stdout.write("\n".join(["", *_confirm.render(confirmed)]) + "\n")
     return 1 if result.has_findings or _confirm.is_error(confirmed) else 0

@@ -9,11 +9,13 @@ from typing import Any
 from ..errors import InputError
 from ..inputs.jax_spelling import jax_layout
 from ..ir.shape import COMBINE_DIMENSION, HOST_MEMORY_SPACE, Shape, format_shape_index
-from ..ir.sizes import (dimension_padding, leaf_sizes, logical_bytes, physical_bytes, tail_padding_elements,
-                        uses_combine_rule)
+from ..ir.sizes import (DYNAMIC_SUFFIX, dimension_padding, dynamic_metadata_bytes, leaf_sizes,
+                        logical_bytes, physical_bytes, runtime_bytes, runtime_kind, tail_padding_elements, uses_combine_rule)
+from ..ir.tpu_layouts import TPU_GENERATIONS, tpu_default_shape
+from ..report.tpu_default import layout_written, tpu_info, tpu_lines
 from ..report.units import bytes_text, ratio_text
 from ..syntax.shape_parser import parse_shape
-from ._common import print_json
+from ._common import located, print_json
 
 NAME = "shape"
 HELP = "canonical form, logical and physical (tiled) byte sizes, per-dimension padding of a shape"
@@ -26,6 +28,9 @@ the first tile pads each dimension.  SHAPE '-' reads one shape per line from std
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("shape", metavar="SHAPE", help="an XLA shape string, or '-' for one shape per line on stdin")
     p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#shape)")
+    p.add_argument("--tpu", metavar="GEN", choices=tuple(TPU_GENERATIONS),
+                   help="also give that TPU generation's default layout (v2 ... v6e); a shape written "
+                        "without a layout is sized with it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,13 +40,21 @@ def run(args: argparse.Namespace) -> int:
             text = line.strip()
             if not text or text.startswith("#"):
                 continue
-            reports.append(_analyse(_parse_line(text, line, lineno)))
+            shape = _parse_line(text, line, lineno)
+            offset = len(line) - len(line.lstrip())
+            try:
+                with located(text, "<stdin>"):
+                    reports.append(_with_tpu(shape, text, args.tpu))
+            except InputError as e:  # located in the stripped line: put it on its line of stdin
+                raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
         if args.json:
             print_json({"shapes": reports})
         else:
             print("\n\n".join(render_text(r) for r in reports))
         return 0
-    report = _analyse(parse_shape(args.shape, "<shape>"))
+    shape = parse_shape(args.shape, "<shape>")
+    with located(args.shape, "<shape>"):
+        report = _with_tpu(shape, args.shape, args.tpu)
     if args.json:
         print_json(report)
     else:
@@ -55,6 +68,23 @@ def _parse_line(text: str, line: str, lineno: int) -> Shape:
     except InputError as e:
         offset = len(line) - len(line.lstrip())
         raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
+
+
+def _with_tpu(shape: Shape, text: str, generation: str | None) -> dict[str, Any]:
+    """The report, with ``--tpu``'s default layout on every array (sizing it when none was written)."""
+    if generation is None:
+        return _analyse(shape)
+    given = layout_written(text)
+    if not given:
+        shape = tpu_default_shape(shape, generation, strict=False)
+    report = _analyse(shape)
+    if shape.is_array:
+        report["tpu"] = tpu_info(shape, generation, given)
+    for leaf in report.get("leaves", []):
+        leaf_shape = shape.subshape(tuple(leaf["index"]))
+        if leaf_shape.is_array:
+            leaf["tpu"] = tpu_info(leaf_shape, generation, given)
+    return report
 
 
 def _array_report(shape: Shape) -> dict[str, Any]:
@@ -79,18 +109,41 @@ def _array_report(shape: Shape) -> dict[str, Any]:
         "tile": list(layout.tiles[0].dimensions) if layout.tiles else None,
         "tail_padding_elements": tail_padding_elements(shape),
         "uses_combine_rule": uses_combine_rule(shape),
+        "runtime_bytes": _runtime_sizes(shape),
         "jax_layout": jax_layout(layout) if shape.rank or layout.tiles else None,
         "dims": dims,
     }
 
 
+def _runtime_sizes(shape: Shape) -> dict[str, Any] | None:
+    """PjRt's buffer size when it differs from ArraySize (xla/pjrt/dynamic_shapes.cc): a
+    dynamic array carries its runtime sizes after the data on CPU/GPU (``suffix``); a TPU
+    layout (tiled, or with ``M(n)``) carries its ``M(n)`` bytes in front (``prefix``)."""
+    kind = runtime_kind(shape)
+    extra = dynamic_metadata_bytes(shape, kind)
+    if not extra:
+        return None
+    return {"kind": kind, "metadata_bytes": extra, "bytes": runtime_bytes(shape, kind)}
+
+
+def _other_report(shape: Shape) -> dict[str, Any]:
+    """A leaf that is not an array (``token[]``, ``opaque[]``): XLA gives it a fixed
+    ByteSizeOf (0 for a token, a pointer for opaque) and no layout to pad."""
+    size = logical_bytes(shape)
+    return {"shape": str(shape), "element_type": shape.element_type.name, "logical_bytes": size,
+            "physical_bytes": physical_bytes(shape), "padding_bytes": 0, "expansion": None, "memory_space": None,
+            "tile": None, "tail_padding_elements": 0, "uses_combine_rule": False, "runtime_bytes": None,
+            "jax_layout": None, "dims": []}
+
+
 def _analyse(shape: Shape) -> dict[str, Any]:
     if shape.is_array:
         return _array_report(shape)
+    if not shape.is_tuple and not shape.is_buffer:
+        return _other_report(shape)
     leaves = []
     for leaf in leaf_sizes(shape):
-        entry = _array_report(leaf.shape) if leaf.shape.is_array else {
-            "shape": str(leaf.shape), "logical_bytes": leaf.logical_bytes, "physical_bytes": leaf.physical_bytes}
+        entry = _array_report(leaf.shape) if leaf.shape.is_array else _other_report(leaf.shape)
         entry["index"] = list(leaf.index)
         leaves.append(entry)
     total_logical = sum(x["logical_bytes"] for x in leaves)
@@ -120,11 +173,20 @@ def render_text(rep: dict[str, Any]) -> str:
             lines.append(f"leaf {format_shape_index(tuple(leaf['index']))}")
             lines.extend("  " + ln for ln in render_text(leaf).splitlines())
         return "\n".join(lines)
+    if rep["element_type"] in ("token", "opaque"):
+        what = "a token holds no data" if rep["element_type"] == "token" else "an opaque value is one pointer"
+        lines.append(f"logical bytes   {bytes_text(rep['logical_bytes'])}  (XLA ByteSizeOf: {what})")
+        return "\n".join(lines)
     lines.append(f"logical bytes   {bytes_text(rep['logical_bytes'])}  (XLA ByteSizeOf: dense elements)")
     phys = f"physical bytes  {bytes_text(rep['physical_bytes'])}  (XLA ArraySize: tiled and padded"
     if rep["logical_bytes"]:
         phys += f", {ratio_text(rep['physical_bytes'], rep['logical_bytes'])} of logical"
     lines.append(phys + ")")
+    rt = rep.get("runtime_bytes")
+    if rt:
+        where = ("on CPU/GPU: the runtime size of each dimension, 4 B each, after the data"
+                 if rt["kind"] == DYNAMIC_SUFFIX else "on TPU: M(n) metadata before the data")
+        lines.append(f"runtime bytes   {bytes_text(rt['bytes'])}  (PjRt buffer {where})")
     if rep["uses_combine_rule"]:
         lines.append("note            '*' tile entries: sized with tiled_layout.md's combine rule; XLA's ArraySize "
                      "does not support '*'")
@@ -145,4 +207,6 @@ def render_text(rep: dict[str, Any]) -> str:
                          f"   {d['wasted_bytes']:,}{mark}")
         if rep["tail_padding_elements"]:
             lines.append(f"  L(n) tail padding adds {rep['tail_padding_elements']:,} elements")
+    if "tpu" in rep:
+        lines.extend(tpu_lines(rep["tpu"]))
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ..ir.shape import Shape
 from ..ir.sizes import DimensionPadding
+from ..report.tpu_default import default_layout_lines
 from .compare import InputCheck, ParameterMismatch
 from .jax_spelling import jax_format, memory_kind
 
@@ -63,19 +64,40 @@ def summary(m: ParameterMismatch) -> str:
         diffs = ", ".join(f"{d.attribute} {d.expected} vs {d.supplied}" for d in m.differences
                           if d.attribute in ("element_type", "dimensions", "tuple_shapes"))
         return f"a different array, not a different layout: {diffs}"
-    text = (f"expected {m.expected_physical_bytes} bytes because {padding_phrase(m.expected_padding, exp)}; "
-            f"supplied {m.supplied_bytes} bytes")
+    text = (f"expected {m.expected_physical_bytes:,} bytes because {padding_phrase(m.expected_padding, exp)}; "
+            f"supplied {m.supplied_bytes:,} bytes")
     if m.supplied.actual_bytes is not None and m.supplied.actual_bytes != m.supplied_physical_bytes:
-        text += " (real size; its printed shape implies " + str(m.supplied_physical_bytes) + ")"
+        text += f" (real size; its printed shape implies {m.supplied_physical_bytes:,})"
     else:
         text += f" with {padding_phrase(m.supplied_padding, sup)}"
     if m.expansion is not None and m.expected_physical_bytes != m.supplied_bytes:
-        text += f"; {m.expansion:.3g}x"
+        text += f"; {m.expansion:.2f}x"
     return text
 
 
-def explanation_lines(m: ParameterMismatch) -> list[str]:
-    """The full explanation of one mismatch, as lines of text."""
+RUNTIME_LABELS = {"tpu": "TPU runtime (PjRt)", "cpu_gpu": "CPU/GPU runtime (PjRt)",
+                  "stream_executor": "StreamExecutor runtime"}
+"""How a reader knows the runtimes of :data:`~xladoctor.inputs.compare.RUNTIMES`."""
+
+
+def runtime_label(runtime: str) -> str:
+    return RUNTIME_LABELS.get(runtime, runtime)
+
+
+def _num(value: object) -> str:
+    """Byte counts with thousands separators (they arrive as ints or digit strings)."""
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def explanation_lines(m: ParameterMismatch, behind_jax: bool = False) -> list[str]:
+    """The full explanation of one mismatch, as lines of text.
+
+    ``behind_jax``: the buffer is a committed JAX argument, so JAX refuses the call
+    before any XLA runtime sees it; what the runtimes would do is then said for a
+    caller that gets past JAX (a deserialized executable, another frontend).
+    """
     exp, sup = m.expected.shape, m.supplied.shape
     lines = [summary(m)]
     if m.differences:
@@ -84,17 +106,24 @@ def explanation_lines(m: ParameterMismatch) -> list[str]:
     if m.kind != "shape" and exp.is_array and sup.is_array and exp.effective_layout.minor_to_major != \
             sup.effective_layout.minor_to_major:
         lines.append(f"the executable wants {_minor_phrase(exp)}; the buffer has {_minor_phrase(sup)}")
+    if m.kind != "shape":
+        lines.extend(default_layout_lines(exp, sup))
     if m.expected_jax_layout and m.kind != "shape":
         lines.append(f"JAX: expected {m.expected_jax_layout}, supplied {m.supplied_jax_layout}")
     accepting = [v.runtime for v in m.verdicts if v.accepts]
     rejecting = [v.runtime for v in m.verdicts if not v.accepts]
+    if behind_jax:
+        lines.append("JAX refuses the call first; past JAX (a deserialized executable, another frontend) XLA's "
+                     "runtimes would check:")
     for v in m.verdicts:
-        lines.append(f"{v.runtime}: {'accepts' if v.accepts else 'rejects'} (compares {v.compares}: "
-                     f"{v.expected_value} vs {v.supplied_value})")
+        lines.append(f"{'  ' if behind_jax else ''}{runtime_label(v.runtime)}: "
+                     f"{'accepts' if v.accepts else 'rejects'} (compares {v.compares}: "
+                     f"{_num(v.expected_value)} vs {_num(v.supplied_value)})")
     if m.kind in ("layout", "memory_space") and accepting:
-        lines.append(f"{', '.join(accepting)} would run with this buffer"
+        names = [runtime_label(r) for r in accepting]
+        lines.append(("  past JAX, " if behind_jax else "") + f"{', '.join(names)} would run with this buffer"
                      + (" and read its elements in the wrong order" if m.kind == "layout" else "")
-                     + (f"; {', '.join(rejecting)} would not" if rejecting else ""))
+                     + (f"; {', '.join(runtime_label(r) for r in rejecting)} would not" if rejecting else ""))
     lines.extend(m.notes)
     if m.hidden_layout_candidates:
         lines.append("layouts of the supplied shape with that real size: " + ", ".join(m.hidden_layout_candidates))
@@ -148,10 +177,10 @@ def report_lines(check: InputCheck, labels: dict[int, str] | None = None) -> lis
         name = m.expected.name or m.supplied.name
         head = f"parameter {m.index}" + (f" ({name})" if name else "") + f": {m.kind} mismatch"
         lines.append(head)
-        lines.append(f"  expected {m.expected.shape}  [{m.expected_physical_bytes} B physical, "
-                     f"{m.expected_logical_bytes} B logical]")
-        lines.append(f"  supplied {m.supplied.shape}  [{m.supplied_bytes} B physical, "
-                     f"{m.supplied_logical_bytes} B logical]")
+        lines.append(f"  expected {m.expected.shape}  [{m.expected_physical_bytes:,} B physical, "
+                     f"{m.expected_logical_bytes:,} B logical]")
+        lines.append(f"  supplied {m.supplied.shape}  [{m.supplied_bytes:,} B physical, "
+                     f"{m.supplied_logical_bytes:,} B logical]")
         lines.extend("  " + line for line in explanation_lines(m))
         lines.append("  fixes:")
         for i, f in enumerate(fixes(m), start=1):
@@ -161,7 +190,7 @@ def report_lines(check: InputCheck, labels: dict[int, str] | None = None) -> lis
     if check.messages:
         lines.append("what each runtime would print (it stops at the first parameter it rejects):")
         for runtime, msg in check.messages.items():
-            lines.append(f"  {runtime}: {msg}")
+            lines.append(f"  {runtime_label(runtime)}: {msg}")
     if check.ok:
         lines.append(f"all {check.expected_count} parameters match")
     return lines

@@ -49,6 +49,28 @@ SHAPE_MESSAGE = re.compile(
     rf"(?P<parameter>\d+)\s+but\s+got\s+incompatible\s+shape\s+(?P<actual_shape>{_TUPLE_OR_SHAPE})"
 )
 
+# PjRt's other checks (CommonPjRtLoadedExecutable::CheckBufferCompatibilities): with
+# TPU's prefix-metadata dynamic shapes the runtime compares element type, rank, layout
+# and bounds instead of sizes; every runtime also checks the memory space.
+VARIANT_MESSAGES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("element_type", re.compile(
+        r"Executable(?:\((?P<executable>[^()\s]*)\))?\s+expected\s+parameter\s+(?P<parameter>\d+)\s+to\s+have\s+"
+        r"element\s+type\s+(?P<expected>\S+)\s+but\s+got\s+buffer\s+with\s+element\s+type\s+(?P<actual>\w+)")),
+    ("rank", re.compile(
+        r"Executable(?:\((?P<executable>[^()\s]*)\))?\s+expected\s+parameter\s+(?P<parameter>\d+)\s+to\s+have\s+"
+        r"rank\s+(?P<expected>\d+)\s+but\s+got\s+buffer\s+with\s+rank\s+(?P<actual>\d+)")),
+    ("layout", re.compile(
+        r"Executable(?:\((?P<executable>[^()\s]*)\))?\s+expected\s+parameter\s+(?P<parameter>\d+)\s+to\s+have\s+"
+        rf"layout\s+(?P<expected>{_SHAPE})\s+but\s+got\s+buffer\s+with\s+layout\s+(?P<actual>{_SHAPE})")),
+    ("dynamic_bound", re.compile(
+        r"Executable(?:\((?P<executable>[^()\s]*)\))?\s+expected\s+parameter\s+(?P<parameter>\d+)\s+dimension\s+"
+        r"(?P<dimension>\d+)\s+runtime\s+size\s+<=\s*(?P<expected>\d+),\s+but\s+got\s+buffer\s+with\s+size\s+"
+        r"(?P<actual>\d+)")),
+    ("memory_space", re.compile(
+        r"Executable(?:\((?P<executable>[^()\s]*)\))?\s+got\s+a\s+parameter\s+buffer\s+for\s+parameter\s+"
+        r"(?P<parameter>\d+)\s+in\s+an\s+unexpected\s+memory\s+space\s+'(?P<actual>[^']*)'")),
+)
+
 FIELD_NAMES = ("executable", "parameter", "expected_size", "actual_size", "expected_shape", "actual_shape",
                "replica", "partition")
 
@@ -86,7 +108,7 @@ def parse_e0102(text: str) -> dict[str, Any] | None:
         m = SHAPE_MESSAGE.search(text)
         form = "shape"
         if m is None:
-            return None
+            return _parse_variant(text)
     groups = m.groupdict()
     fields: dict[str, Any] = {}
     for name in FIELD_NAMES:
@@ -95,8 +117,33 @@ def parse_e0102(text: str) -> dict[str, Any] | None:
             value = int(value)
         fields[name] = value
     fields["format"] = {"size": "tpu" if fields["expected_shape"] else "cpu_gpu", "shape": "stream_executor"}[form]
+    fields["variant"] = "size" if form == "size" else "shape"
     fields["_span"] = m.span()
     return fields
+
+
+def _parse_variant(text: str) -> dict[str, Any] | None:
+    """Fields of PjRt's element-type, rank, layout, dynamic-bound or memory-space message."""
+    for variant, pattern in VARIANT_MESSAGES:
+        m = pattern.search(text)
+        if m is None:
+            continue
+        fields: dict[str, Any] = {name: None for name in FIELD_NAMES}
+        groups = m.groupdict()
+        fields["executable"] = groups.get("executable")
+        fields["parameter"] = int(groups["parameter"])
+        fields["variant"] = variant
+        if variant == "dynamic_bound":
+            fields["dimension"] = int(groups["dimension"])
+            fields["expected_bound"], fields["actual_dimension_size"] = int(groups["expected"]), int(groups["actual"])
+        elif variant == "memory_space":
+            fields["actual_memory_space"] = groups["actual"]
+        else:
+            fields[f"expected_{variant}"], fields[f"actual_{variant}"] = groups["expected"], groups["actual"]
+        fields["format"] = "pjrt"
+        fields["_span"] = m.span()
+        return fields
+    return None
 
 
 def _parse(shape_text: str):
@@ -111,7 +158,7 @@ def _parse(shape_text: str):
 
 def explain_shape(shape_text: str, printed_size: int | None) -> dict[str, Any]:
     """Sizes of one printed shape, its padded dimensions, and tilings that explain a mismatching size."""
-    from ..ir.sizes import dimension_padding, logical_bytes, physical_bytes
+    from ..ir.sizes import dimension_padding, logical_bytes, physical_bytes, runtime_bytes
 
     shape = _parse(shape_text)
     if shape is None:
@@ -134,12 +181,55 @@ def explain_shape(shape_text: str, printed_size: int | None) -> dict[str, Any]:
          "physical_position": p.physical_position}
         for p in dimension_padding(shape) if p.padded_size != p.size
     ]
+    runtime = runtime_bytes(shape)
+    if runtime != phys:  # dynamic-shape metadata (M(n) on TPU, sizes after the data on CPU/GPU)
+        info["runtime_bytes"] = runtime
+    info.update(_tpu_default(shape))
     if printed_size is not None:
         info["printed_size"] = printed_size
-        info["size_matches_shape"] = printed_size == phys
-        if printed_size != phys:
+        info["size_matches_shape"] = printed_size in (phys, runtime)
+        if printed_size not in (phys, runtime):
             info["tilings_matching_printed_size"] = tilings_for_size(shape, printed_size)
     return info
+
+
+def _tpu_default(shape) -> dict[str, Any]:
+    """Which TPU generations' default layout (``get_default_layout``) the printed layout is, and the defaults.
+
+    A buffer made without a layout (``device_put``, a restored checkpoint) carries the
+    default; an executable's parameter carries what the compiler chose.
+    """
+    from ..ir.tpu_layouts import TPU_GENERATIONS, NoTpuDefault, default_for_generations, tpu_default_layout
+
+    if shape.layout is None or not shape.layout.tiles:
+        return {}  # an untiled layout is a CPU/GPU one, or printed without its tiling
+    try:
+        defaults = {g: str(tpu_default_layout(shape.element_type, shape.dimensions, g)) for g in TPU_GENERATIONS}
+    except NoTpuDefault:
+        return {}
+    groups: dict[str, list[str]] = {}
+    for g, layout in defaults.items():
+        groups.setdefault(layout, []).append(g)
+    return {"tpu_default_for": list(default_for_generations(shape)),
+            "tpu_defaults": [{"generations": gs, "layout": layout} for layout, gs in groups.items()]}
+
+
+def _defaults_text(defaults: list[dict[str, Any]]) -> str:
+    """``v2, v3: {..}; v4, v5e, v5p, v6e: {..}``."""
+    return "; ".join(f"{', '.join(d['generations'])}: {d['layout']}" for d in defaults)
+
+
+def _tpu_default_notes(sides) -> list[tuple[str, dict[str, Any]]]:
+    """The side that carries the TPU default layout, then the other side, when one does."""
+    defaults = [(side, info) for side, info in sides if info.get("tpu_default_for")]
+    if not defaults:
+        return []
+    notes = [("tpu_default", {"side": side, "gens": ", ".join(info["tpu_default_for"])}) for side, info in defaults]
+    notes += [("tpu_not_default", {"side": side, "default": _defaults_text(info["tpu_defaults"])})
+              for side, info in sides if "tpu_default_for" in info and not info["tpu_default_for"]]
+    if len(defaults) == 2 and not set(defaults[0][1]["tpu_default_for"]) & set(defaults[1][1]["tpu_default_for"]):
+        notes.append(("tpu_generations_differ", {}))
+    return notes
 
 
 def tilings_for_size(shape, size: int) -> list[str]:
@@ -201,11 +291,95 @@ def analyze_e0102(fields: dict[str, Any]) -> dict[str, Any]:
                 values = {"side": side, "printed": info["printed_size"], "shape": info["shape"],
                           "bytes": info["physical_bytes"], "cands": ", ".join(cands)}
                 notes.append(("hidden_tiling" if cands else "hidden_tiling_unknown", values))
+        notes.extend(_tpu_default_notes((("buffer", act), ("expected", exp))))
     elif fields.get("format") == "cpu_gpu" and es and as_:
         notes.append(("dense", {"ratio": analysis["size_ratio"]}))
     analysis["notes"] = [_note(key, values, "en") for key, values in notes]
     analysis["notes_fa"] = [_note(key, values, "fa") for key, values in notes]
+    advice = _advice(fields, exp, act)
+    analysis["fixes_first"] = [_ADVICE[k][0].format(**v) for k, v in advice]
+    analysis["fixes_first_fa"] = [_ADVICE[k][1].format(**v) for k, v in advice]
+    # A buffer in the wrong memory space, of another type, rank or bound is not a layout problem:
+    # the catalogue's generic fixes (re-export, relayout) would mislead.
+    analysis["replaces_fixes"] = fields.get("variant") in ("memory_space", "element_type", "rank", "dynamic_bound")
+    # Markers (in both languages' text) of catalogue fixes this analysis already covers or rules out.
+    analysis["skips_fixes_with"] = ["input_formats", "with_memory_kind"]
     return analysis
+
+
+def _advice(fields: dict[str, Any], exp: dict[str, Any] | None, act: dict[str, Any] | None,
+            ) -> list[tuple[str, dict[str, Any]]]:
+    """The fixes this particular message supports, most direct first."""
+    p = fields.get("parameter")
+    variant = fields.get("variant")
+    if variant == "memory_space":
+        return [("memory_space", {"p": p, "kind": fields.get("actual_memory_space")})]
+    if variant == "element_type":
+        return [("element_type", {"p": p, "e": fields.get("expected_element_type"),
+                                  "a": fields.get("actual_element_type")})]
+    if variant == "rank":
+        return [("rank", {"p": p, "e": fields.get("expected_rank"), "a": fields.get("actual_rank")})]
+    if variant == "dynamic_bound":
+        return [("bound", {"p": p, "d": fields.get("dimension"), "e": fields.get("expected_bound"),
+                           "a": fields.get("actual_dimension_size")})]
+    if variant == "layout":
+        return [("device_put", {"p": p}), ("relayout_layout", {})]
+    if exp and act and exp.get("parsed") and act.get("parsed"):
+        if exp.get("logical_bytes") != act.get("logical_bytes"):
+            return [("logical", {"p": p})]
+        return [("device_put", {"p": p}),
+                ("relayout", {"a": act["shape"], "e": exp["shape"]})]
+    if variant == "size" and fields.get("format") == "cpu_gpu":
+        return [("logical", {"p": p})]
+    return [("device_put", {"p": p})]
+
+
+_ADVICE = {
+    "device_put": (
+        "Give the executable the layout it was compiled for: x = jax.device_put(x, compiled.input_formats[...]) "
+        "for the argument that is flattened parameter {p} (or pass every argument through "
+        "xladoctor.jax.fix_inputs(compiled, *args)).",
+        "طرح‌بندی‌ای را که برنامه برایش کامپایل شده به آن بدهید: x = jax.device_put(x, compiled.input_formats[...]) "
+        "برای آرگومانی که پارامتر تخت‌شده {p} است (یا همه آرگومان‌ها را از "
+        "xladoctor.jax.fix_inputs(compiled, *args) بگذرانید)."),
+    "relayout": (
+        "For saved bytes (a checkpoint written in the other layout): xladoctor relayout --from '{a}' --to '{e}' IN OUT "
+        "converts them without loss.",
+        "برای بایت‌های ذخیره‌شده (Checkpointی که با طرح‌بندی دیگر نوشته شده): "
+        "xladoctor relayout --from '{a}' --to '{e}' IN OUT آن‌ها را بدون اتلاف تبدیل می‌کند."),
+    "relayout_layout": (
+        "For saved bytes in the other layout, xladoctor relayout --from SHAPE --to SHAPE converts them without loss.",
+        "برای بایت‌های ذخیره‌شده با طرح‌بندی دیگر، xladoctor relayout --from SHAPE --to SHAPE آن‌ها را بدون اتلاف "
+        "تبدیل می‌کند."),
+    "logical": (
+        "The buffer holds another array (shape or element type), not the same array in another layout: pass the "
+        "array the program was compiled for, or compile for the array you have; no relayout can fix this.",
+        "بافر آرایه دیگری است (شکل یا نوع عناصر)، نه همان آرایه با طرح‌بندی دیگر: همان آرایه‌ای را بدهید که برنامه "
+        "برایش کامپایل شده یا برای آرایه‌ای که دارید کامپایل کنید؛ هیچ تبدیل طرح‌بندی این را درست نمی‌کند."),
+    "memory_space": (
+        "Parameter {p} arrived in memory space '{kind}', not the one the program was compiled for: put it where the "
+        "program expects it, e.g. jax.device_put(x, compiled.input_shardings[0][...]) (its memory_kind), or compile "
+        "with in_shardings whose memory_kind matches where the array lives.  The layout is not the problem: do not "
+        "relayout.",
+        "پارامتر {p} در فضای حافظه «{kind}» رسیده است، نه فضایی که برنامه برایش کامپایل شده: آن را همان‌جا بگذارید "
+        "که برنامه انتظار دارد، مثلاً jax.device_put(x, compiled.input_shardings[0][...]) (با memory_kind آن)، یا "
+        "با in_shardings‌ای کامپایل کنید که memory_kind آن با جای آرایه یکی است. مشکل طرح‌بندی نیست: relayout نکنید."),
+    "element_type": (
+        "Parameter {p} was compiled for {e} but got {a}: cast the argument (x.astype(...)) or compile for the type you "
+        "pass; a relayout cannot change the element type.",
+        "پارامتر {p} برای {e} کامپایل شده ولی {a} گرفته است: آرگومان را تبدیل نوع کنید (x.astype(...)) یا برای نوعی "
+        "که می‌دهید کامپایل کنید؛ تبدیل طرح‌بندی نوع عناصر را عوض نمی‌کند."),
+    "rank": (
+        "Parameter {p} was compiled with rank {e} but got rank {a}: reshape the argument or compile for the shape you "
+        "pass.",
+        "پارامتر {p} با رتبه {e} کامپایل شده ولی رتبه {a} گرفته است: آرگومان را تغییر شکل دهید یا برای شکلی که "
+        "می‌دهید کامپایل کنید."),
+    "bound": (
+        "Dimension {d} of parameter {p} is {a} at run time but the program was compiled for at most {e}: slice or "
+        "split the input to fit the bound, or compile with a larger bound.",
+        "بعد {d} از پارامتر {p} در زمان اجرا {a} است ولی برنامه برای حداکثر {e} کامپایل شده: ورودی را برش دهید یا "
+        "تقسیم کنید تا در این حد جا شود، یا با حد بزرگ‌تری کامپایل کنید."),
+}
 
 
 # Each analysis note in both languages (the Persian follows the vocabulary of the seed pages:
@@ -233,6 +407,22 @@ _NOTES = {
         "printed without its tiling; none of the common TPU tilings gives that size",
         "{side}: اندازه چاپ‌شده {printed} از شکل چاپ‌شده {shape} ({bytes} بایت) به دست نمی‌آید: طرح‌بندی "
         "بدون کاشی‌کاری‌اش چاپ شده است؛ هیچ‌یک از کاشی‌کاری‌های رایج TPU این اندازه را نمی‌دهد"),
+    "tpu_default": (
+        "{side}: this layout is the TPU default for the shape ({gens}; libtpu's get_default_layout), the one a "
+        "buffer gets when it is made without a layout (device_put, a restored checkpoint)",
+        "{side}: این طرح‌بندی، طرح‌بندی پیش‌فرض TPU برای این شکل است ({gens}؛ get_default_layout در libtpu)، "
+        "همان که بافری که بدون طرح‌بندی ساخته شود (device_put یا بازیابی checkpoint) می‌گیرد"),
+    "tpu_generations_differ": (
+        "the two layouts are the defaults of different TPU generations: the buffer was laid out for another chip "
+        "generation than the executable was compiled for",
+        "دو طرح‌بندی، پیش‌فرض نسل‌های متفاوت TPU هستند: بافر برای نسل دیگری از تراشه چیده شده است تا نسلی که "
+        "برنامه برای آن کامپایل شده"),
+    "tpu_not_default": (
+        "{side}: this layout is not a TPU default for the shape ({default}): it was chosen (a layout given to "
+        "jit, Layout.AUTO, or another compiler version; plain jax.jit gives parameters the default)",
+        "{side}: این طرح‌بندی هیچ‌یک از پیش‌فرض‌های TPU برای این شکل ({default}) نیست: انتخاب شده است "
+        "(طرح‌بندی داده‌شده به jit یا Layout.AUTO یا نسخه دیگری از کامپایلر؛ jax.jit ساده به پارامترها پیش‌فرض را "
+        "می‌دهد)"),
     "dense": ("CPU/GPU runtimes compare dense sizes: the buffer's shape or element type differs from the compiled "
               "parameter (ratio {ratio})",
               "زمان اجرای CPU/GPU اندازه‌های متراکم را مقایسه می‌کند: شکل یا نوع عناصر بافر با پارامتر "

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import XlaDoctorError
+from ..errors import UnboundedSizeError, XlaDoctorError
 from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, Layout, Shape
 
 POINTER_SIZE = 8
@@ -38,7 +38,7 @@ def _round_up(a: int, b: int) -> int:
 def _dim_extent(shape: Shape, dim: int) -> int:
     d = shape.dimensions[dim]
     if d == UNBOUNDED_SIZE:
-        raise XlaDoctorError(f"dimension {dim} of {shape} is unbounded ('?'), so it has no byte size")
+        raise UnboundedSizeError(f"dimension {dim} of {shape} is unbounded ('?'), so it has no byte size")
     return d
 
 
@@ -234,3 +234,55 @@ class LeafSize:
 def leaf_sizes(shape: Shape) -> list[LeafSize]:
     """Logical and physical bytes of every leaf (one entry for a non-tuple shape)."""
     return [LeafSize(i, s, logical_bytes(s), physical_bytes(s)) for i, s in shape.leaves()]
+
+
+DYNAMIC_SUFFIX = "suffix"
+"""PjRt's ``PjRtDynamicShapeKind::kSuffix`` (CPU; GPU's transfer manager does the same):
+one ``int32`` runtime size per dimension is stored *after* the data."""
+DYNAMIC_PREFIX = "prefix"
+"""PjRt's ``kPrefix`` (TPU): the layout's ``M(n)`` bytes of metadata are stored *before* the data."""
+
+
+def dynamic_metadata_bytes(shape: Shape, kind: str) -> int:
+    """Bytes PjRt adds to an array buffer for its runtime dimension sizes.
+
+    ``PjRtShapeAndMetadataTransferRequirements::Get`` (xla/pjrt/dynamic_shapes.cc):
+    with ``kSuffix`` a non-static array gets ``sizeof(int32) * rank`` bytes after the
+    data; with ``kPrefix`` every array gets its layout's ``M(n)`` bytes (0 when the
+    layout prints no ``M``) in front.  A static array on a suffix runtime gets none.
+    """
+    if not shape.is_array:
+        return 0
+    if kind == DYNAMIC_SUFFIX:
+        return 4 * shape.rank if shape.is_dynamic else 0
+    if kind == DYNAMIC_PREFIX:
+        return shape.layout.dynamic_shape_metadata_prefix_bytes if shape.layout is not None else 0
+    raise ValueError(f"unknown dynamic-shape kind {kind!r}")
+
+
+def runtime_kind(shape: Shape) -> str:
+    """The PjRt dynamic-shape kind a printed shape implies: tiled (``T``) or ``M(n)``
+    layouts are TPU's (prefix), anything else CPU/GPU's (suffix)."""
+    for _, leaf in shape.leaves():
+        layout = leaf.layout
+        if layout is not None and (layout.tiles or layout.dynamic_shape_metadata_prefix_bytes):
+            return DYNAMIC_PREFIX
+    return DYNAMIC_SUFFIX
+
+
+def runtime_bytes(shape: Shape, kind: str | None = None) -> int:
+    """The on-device buffer size PjRt allocates and compares (``GetOnDeviceSizeInBytes``):
+    ``ArraySize`` plus the dynamic-shape metadata of :func:`dynamic_metadata_bytes`.
+
+    >>> from xladoctor.syntax.shape_parser import parse_shape
+    >>> runtime_bytes(parse_shape("f32[<=10,4]"))      # 160 of data + 2 x int32 sizes after it
+    168
+    >>> runtime_bytes(parse_shape("f32[<=10,4]{0,1:T(4,128)M(1024)}"))  # 2048 + M(1024) in front
+    3072
+    """
+    kind = kind or runtime_kind(shape)
+    if shape.is_tuple:
+        return sum(runtime_bytes(s, kind) for s in shape.tuple_shapes)
+    if shape.is_buffer:
+        return runtime_bytes(shape.tuple_shapes[0], kind)
+    return physical_bytes(shape) + dynamic_metadata_bytes(shape, kind)

@@ -125,7 +125,8 @@ def compare_leaves(expected: list[tuple[str, LeafFormat]], supplied: list[tuple[
         out.append(LeafMismatch(
             path, m.kind, e.shape, s.shape, m.expected_physical_bytes, m.supplied_physical_bytes,
             te, ts, _safe_bytes(te), _safe_bytes(ts), will_fail=s.committed or m.kind == "shape",
-            explanation=tuple(explanation_lines(m)), fix_code=fix_code(path), detail=m))
+            explanation=tuple(explanation_lines(m, behind_jax=s.committed and m.kind != "shape")),
+            fix_code=fix_code(path) if m.kind != "shape" else "", detail=m))
     return out
 
 
@@ -189,15 +190,24 @@ def render_text(report: InputsReport) -> str:
         return f"all {report.leaves} argument leaves match the executable's input formats"
     lines = []
     for m in report.mismatches:
-        verdict = "will fail" if m.will_fail else "uncommitted: JAX relays it out (an extra copy)"
+        if m.kind == "shape":
+            verdict = "the call fails: another array, not another layout"
+        elif m.will_fail:
+            verdict = "the call fails: JAX refuses a committed argument in another format"
+        else:
+            verdict = "the call works: the argument is uncommitted, so JAX relays it out (an extra copy)"
         lines.append(f"{m.path}: {m.kind} mismatch ({verdict})")
-        lines.append(f"  executable expects {m.expected}  [{m.expected_bytes} B]")
-        lines.append(f"  argument has       {m.supplied}  [{m.supplied_bytes} B]")
+        lines.append(f"  executable expects {m.expected}  [{m.expected_bytes:,} B]")
+        lines.append(f"  argument has       {m.supplied}  [{m.supplied_bytes:,} B]")
         if m.tpu_expected_bytes >= 0:
-            lines.append(f"  with TPU tiling:   expects {m.tpu_expected} [{m.tpu_expected_bytes} B], "
-                         f"has {m.tpu_supplied} [{m.tpu_supplied_bytes} B]")
+            lines.append(f"  with TPU tiling:   expects {m.tpu_expected} [{m.tpu_expected_bytes:,} B], "
+                         f"has {m.tpu_supplied} [{m.tpu_supplied_bytes:,} B]")
         lines.extend("  " + e for e in m.explanation)
-        lines.append(f"  fix: {m.fix_code}   # or: args, kwargs = xladoctor.jax.fix_inputs(compiled, *args, **kwargs)")
+        if m.fix_code:
+            lines.append(f"  fix: {m.fix_code}   # or: args, kwargs = xladoctor.jax.fix_inputs(compiled, *args, "
+                         "**kwargs)")
+        else:  # fix_inputs refuses these too: moving data cannot change its shape or dtype
+            lines.extend(f"  fix: {x}" for x in mismatch_fixes(m))
     return "\n".join(lines)
 
 

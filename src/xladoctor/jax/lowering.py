@@ -47,11 +47,47 @@ def _is_lowered(obj: Any) -> bool:
     return isinstance(obj, jax.stages.Lowered)
 
 
-def lower(program: Any, args: tuple, jit_kwargs: dict, platform: str | None) -> Any:
-    """``program`` may be a function, a jitted function or a ``jax.stages.Lowered``."""
+# jax.jit's own options: given among a function's keyword arguments they are almost surely meant
+# for jit (the pre-0.2 check_offload signature took them there), so they get a pointed message.
+JIT_OPTIONS = frozenset({
+    "in_shardings", "out_shardings", "static_argnums", "static_argnames", "donate_argnums", "donate_argnames",
+    "keep_unused", "device", "backend", "inline", "abstracted_axes", "compiler_options"})
+
+
+def lowered_platforms(lowered: Any) -> tuple[str, ...] | None:
+    """The platforms a ``jax.stages.Lowered`` was lowered for (``('cpu',)``, ``('tpu',)``), when
+    this jax exposes them (``Lowered._lowering._platforms``, jax 0.7 to 0.10)."""
+    platforms = getattr(getattr(lowered, "_lowering", None), "_platforms", None)
+    return tuple(platforms) if platforms else None
+
+
+def _check_not_compiled(program: Any) -> None:
+    if isinstance(program, jax.stages.Compiled):
+        raise TypeError(
+            "check_offload: got a compiled executable (jax.stages.Compiled), but E1200 is predicted from the "
+            "program before compiling (XLA raises it while compiling); pass the function and its arguments, "
+            "or jitted.trace(*args).lower(lowering_platforms=('tpu',)).  For a compiled executable's inputs "
+            "use xladoctor.jax.check_inputs(compiled, *args).")
+
+
+def _check_lowered_platform(lowered: Any) -> None:
+    platforms = lowered_platforms(lowered)
+    if platforms and set(platforms) <= {"cpu"}:
+        raise ValueError(
+            "check_offload: this jax.stages.Lowered was lowered for CPU, where device_put to another memory "
+            "kind lowers to nothing, so no offload is left to check; lower it for the target instead: "
+            "jitted.trace(*args).lower(lowering_platforms=('tpu',)), or pass the function and its arguments.")
+
+
+def lower(program: Any, args: tuple, jit_kwargs: dict, platform: str | None, kwargs: dict | None = None) -> Any:
+    """``program`` may be a function, a jitted function or a ``jax.stages.Lowered``; ``args``
+    and ``kwargs`` are the function's arguments, ``jit_kwargs`` options for ``jax.jit``."""
+    kwargs = kwargs or {}
+    _check_not_compiled(program)
     if _is_lowered(program):
-        if args or jit_kwargs:
+        if args or kwargs or jit_kwargs:
             raise TypeError("check_offload: a jax.stages.Lowered takes no further arguments")
+        _check_lowered_platform(program)
         return program
     if isinstance(program, jax.stages.Traced):
         traced = program
@@ -62,15 +98,19 @@ def lower(program: Any, args: tuple, jit_kwargs: dict, platform: str | None) -> 
             jitted = program
         else:
             jitted = jax.jit(program, **jit_kwargs)
-        traced = jitted.trace(*args)
+        traced = jitted.trace(*args, **kwargs)
     if platform is None:
         return traced.lower()
     return traced.lower(lowering_platforms=(PLATFORM_ALIASES.get(platform, platform),))
 
 
 def lower_program(program: Any, args: tuple = (), jit_kwargs: dict | None = None,
-                  platform: str | None = "tpu") -> LoweredProgram:
-    lowered = lower(program, args, jit_kwargs or {}, platform)
+                  platform: str | None = "tpu", kwargs: dict | None = None) -> LoweredProgram:
+    lowered = lower(program, args, jit_kwargs or {}, platform, kwargs)
+    if _is_lowered(program):  # what it was lowered for, not what a fresh lowering would use
+        platforms = lowered_platforms(program)
+        if platforms and len(platforms) == 1:
+            platform = platforms[0]
     text = lowered.as_text("hlo", debug_info=True)
     module = parse_module(text, source="<lowered hlo>")
     signature = main_signature(lowered)

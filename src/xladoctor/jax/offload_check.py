@@ -29,7 +29,8 @@ from ..offload.analysis import analyze_host_offload
 from ..offload.fixes import suggest_fixes
 from ..offload.result import HostOffloadResult, OutputMismatch, PathHop
 from ..offload.rules import SHIPPED
-from .lowering import LoweredProgram, lower_program
+from .lowering import JIT_OPTIONS, LoweredProgram, lower_program
+from .returned_value import returned_expression
 from .stack import python_stack
 
 _CALLERS_SHOWN = 2
@@ -140,6 +141,18 @@ class OffloadReport:
         """True when the real compiler was asked and its verdict differs from the prediction."""
         return self.confirmation is not None and self.confirmation.agree is False
 
+    def offloads(self) -> dict[str, int]:
+        """What the analysis saw move to host memory: ``moves_to_host`` (MoveToHost custom
+        calls, from ``device_put`` to ``pinned_host`` or an offloading remat policy, dropped
+        ones included) and ``host_arguments`` (parameters that arrive in host memory)."""
+        if self.result is None:
+            return {"moves_to_host": 0, "host_arguments": 0}
+        origins = {w.origin for w in self.result.walks}
+        moves = {o for o in origins if o.startswith("move-to-host")}
+        moves |= {f"move-to-host {d.move_to_host}" for d in self.result.dropped_offloads}
+        return {"moves_to_host": len(moves),
+                "host_arguments": sum(1 for o in origins if o.startswith("input-streaming"))}
+
     def offending_leaves(self) -> list[int]:
         return sorted({f.leaf for f in self.findings})
 
@@ -231,10 +244,23 @@ class _Code(str):
         return str(self)
 
 
+_TO_DEVICE = "jax.memory.Space.Device"
+
+
 def _device_fix_code(output: str, returned_at: SourceLine | None, value: str) -> str:
+    """The move back to device, on the user's own variable when the return statement names it."""
+    ret = None
+    if returned_at is not None:
+        ret = returned_expression(returned_at.file, returned_at.function, returned_at.line, output)
+    if ret is not None and ret.name is not None:
+        return (f"# before the return at {returned_at.file}:{ret.line} ({output} is {ret.name}):\n"
+                f"{ret.name} = jax.device_put({ret.name}, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
+    if ret is not None:
+        return (f"# in the return at {returned_at.file}:{ret.line}, {output} is {ret.source}; return instead:\n"
+                f"jax.device_put({ret.source}, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
     where = f"at {returned_at.file}:{returned_at.line}" if returned_at else f"where {value} is computed"
-    return (f"# {where}, before {output} is returned:\n"
-            "x = jax.device_put(x, jax.memory.Space.Device)  # or sharding.with_memory_kind(\"device\")")
+    return (f"# {where}, before {output} is returned, move that value back:\n"
+            f"value = jax.device_put(value, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
 
 
 def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[OffloadFinding]:
@@ -280,28 +306,52 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport
 
 
 def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str = SHIPPED,
-                  confirm: bool = False, topology: str = "v5e:2x2", **jit_kwargs: Any) -> OffloadReport:
-    """Predict E1200 for ``jax.jit(fn, **jit_kwargs)(*args)`` on ``platform``, without compiling.
+                  jit_kwargs: dict[str, Any] | None = None, confirm: bool = False, topology: str = "v5e:2x2",
+                  **kwargs: Any) -> OffloadReport:
+    """Predict E1200 for ``jax.jit(fn, **jit_kwargs)(*args, **kwargs)`` on ``platform``,
+    without compiling.
 
-    ``fn`` may be a plain function, a jitted function (then give no ``jit_kwargs``)
-    or a ``jax.stages.Lowered`` (then give no ``args``; it is checked as lowered).
-    ``args`` may be arrays or ``jax.ShapeDtypeStruct`` (with ``sharding=`` carrying a
-    memory kind for host-memory arguments).  ``platform`` is what to lower for
-    (``"tpu"``, ``"cuda"``/``"gpu"``, ``"rocm"``, or ``None`` for the local backend);
-    ``rule`` picks the host-offload rule (default ``"shipped"``: released XLA on every
-    platform; ``"unmerged-pr-36525"``: the never-merged variant, see :mod:`xladoctor.offload.rules`).
+    ``args`` and ``kwargs`` are the function's own arguments, exactly as you would call
+    it (``check_offload(step, w, batch=b)``); options for ``jax.jit`` go in
+    ``jit_kwargs`` (``jit_kwargs={"out_shardings": s}``).  ``fn`` may be a plain
+    function, a jitted function (then give no ``jit_kwargs``) or a
+    ``jax.stages.Lowered`` lowered for the target (then give no arguments).  A compiled
+    executable or a CPU lowering is refused with the reason: neither still holds the
+    offloads XLA checks.  ``args`` may be arrays or ``jax.ShapeDtypeStruct`` (with
+    ``sharding=`` carrying a memory kind for host-memory arguments).  ``platform`` is
+    what to lower for (``"tpu"``, ``"cuda"``/``"gpu"``, ``"rocm"``, or ``None`` for the
+    local backend); ``rule`` picks the host-offload rule (default ``"shipped"``: released XLA on
+    every platform; ``"unmerged-pr-36525"``: the never-merged variant, see
+    :mod:`xladoctor.offload.rules`).
     ``confirm=True`` also compiles the program for TPU ``topology`` with the real compiler
     (``pip install 'xladoctor[tpu]'``) and sets ``report.confirmation``; without the extra,
     ``report.confirm_note`` says how to get it.
     """
-    program = lower_program(fn, args, jit_kwargs, platform)
+    misplaced = sorted(JIT_OPTIONS & set(kwargs))
+    if misplaced and not _accepts_keywords(fn, misplaced):
+        raise TypeError(f"check_offload: {', '.join(misplaced)} is an option of jax.jit, not an argument of the "
+                        f"function: pass jit_kwargs={{{', '.join(repr(k) + ': ...' for k in misplaced)}}}")
+    program = lower_program(fn, args, jit_kwargs, platform, kwargs)
     report = check_lowered(program, rule)
     if confirm and report.result is not None:
         from .offload_confirm import confirm_program
 
         report.confirmation, report.confirm_note = confirm_program(program, report.result, fn, args,
-                                                                   jit_kwargs, topology)
+                                                                   jit_kwargs or {}, topology, kwargs)
     return report
+
+
+def _accepts_keywords(fn: Any, names: list[str]) -> bool:
+    """Whether ``fn`` itself has parameters with these names (or ``**kwargs``)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return True
+    return all(n in params for n in names)
 
 
 # -- rendering --------------------------------------------------------------------------------
@@ -310,7 +360,16 @@ def render_text(report: OffloadReport) -> str:
     lines = []
     target = report.platform or "the local backend"
     if not report.findings:
-        lines.append(f"no E1200 on {target}: no host-memory tensor reaches an output declared in device memory")
+        seen = report.offloads()
+        parts = [_count(seen["moves_to_host"], "move to host memory", "moves to host memory"),
+                 _count(seen["host_arguments"], "argument in host memory", "arguments in host memory")]
+        parts = [p for p in parts if not p.startswith("0 ")]
+        if parts:
+            lines.append(f"no E1200 on {target}: checked {' and '.join(parts)}; no host-memory tensor reaches an "
+                         "output declared in device memory")
+        else:
+            lines.append(f"no E1200 on {target}: no offload found (nothing is moved to host memory: no device_put "
+                         "to pinned_host, no offloading remat policy took effect, no argument in host memory)")
     for f in report.findings:
         lines.append(f"E1200 on {target}: output {f.output} (out_shardings leaf {f.leaf}) is in device memory, "
                      "but a tensor moved to host reaches it")
@@ -346,6 +405,10 @@ def render_text(report: OffloadReport) -> str:
     return "\n".join(lines)
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"1 {one}" if n == 1 else f"{n:,} {many}"
+
+
 def _line_json(s: SourceLine | None) -> dict[str, Any] | None:
     return None if s is None else {"file": s.file, "line": s.line, "function": s.function, "text": s.text}
 
@@ -362,7 +425,7 @@ def report_json(report: OffloadReport) -> dict[str, Any]:
             "returned_at": _line_json(f.returned_at), "host_fix": f.host_fix, "device_fix": f.device_fix,
             "reported_by_xla": f.reported_by_xla,
         } for f in report.findings],
-        "notes": list(report.notes), "failures": list(report.failures),
+        "notes": list(report.notes), "failures": list(report.failures), "offloads": report.offloads(),
         "confirm": (report.confirmation.to_json() if report.confirmation is not None
                     else {"available": False, "reason": report.confirm_note} if report.confirm_note else None),
     }

@@ -15,13 +15,14 @@ from .lowering import LoweredProgram, lower
 
 
 def confirm_program(program: LoweredProgram, result: HostOffloadResult, fn: Any, args: tuple,
-                    jit_kwargs: dict, topology: str) -> tuple[Comparison | None, str | None]:
+                    jit_kwargs: dict, topology: str,
+                    kwargs: dict | None = None) -> tuple[Comparison | None, str | None]:
     """``(comparison, None)``, or ``(None, note)`` when no real compiler can run here."""
     worker = shared_worker(topology)
     why = worker.unavailable
     if why is not None:
         return None, f"real compiler not run: {why}" + ("" if INSTALL_HINT in why else f"; {INSTALL_HINT}")
-    lowered = program.lowered if program.platform == "tpu" else lower(fn, args, jit_kwargs, "tpu")
+    lowered = program.lowered if program.platform == "tpu" else lower(fn, args, jit_kwargs, "tpu", kwargs)
     verdict = worker.compile_stablehlo(lowered.as_text())
     verdict.optimized_hlo = None
     return compare(prediction_of(result, program.module), verdict), None

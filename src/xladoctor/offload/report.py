@@ -105,7 +105,8 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
         out.append(f"{source}: no host-offload error predicted ({mode}).")
     by_index = {tuple(f.output_index): f for f in fixes}
     if result.errors:
-        out.append(f"{source}: E1200 predicted for {len(result.errors)} output(s) ({mode}).")
+        n = len(result.errors)
+        out.append(f"{source}: E1200 predicted for {n:,} output{'' if n == 1 else 's'} ({mode}).")
     for e in result.errors:
         out.append("")
         tag = "XLA stops here" if e.first else "also offending"

@@ -17,16 +17,28 @@ Batches: ``with OracleWorker(topology, timeout=60) as w: w.compile_hlo(t)`` -- s
 
 from __future__ import annotations
 
-from .availability import INSTALL_HINT, available, unavailable_reason
-from .compare import Comparison, Prediction, compare, prediction_of
-from .naming import same_instruction, stem
-from .shared import close_shared, compile_hlo, compile_jitted, compile_stablehlo, shared_worker
-from .verdict import KINDS, Verdict
-from .worker import DEFAULT_TOPOLOGY, TOPOLOGIES, OracleWorker
+import importlib
+from typing import Any
 
-__all__ = [
-    "Comparison", "DEFAULT_TOPOLOGY", "INSTALL_HINT", "KINDS", "OracleWorker", "Prediction", "TOPOLOGIES",
-    "Verdict", "available", "close_shared", "compare", "compile_hlo", "compile_jitted", "compile_stablehlo",
-    "prediction_of",
-    "same_instruction", "shared_worker", "stem", "unavailable_reason",
-]
+# Names -> the submodule defining them; loaded on first use so that importing
+# xladoctor.oracle (the CLI does, for --topology) costs nothing.
+_EXPORTS = {
+    "INSTALL_HINT": "availability", "available": "availability", "unavailable_reason": "availability",
+    "Comparison": "comparison", "Prediction": "comparison", "compare": "comparison", "prediction_of": "comparison",
+    "same_instruction": "naming", "stem": "naming",
+    "close_shared": "shared", "compile_hlo": "shared", "compile_jitted": "shared",
+    "compile_stablehlo": "shared", "shared_worker": "shared",
+    "KINDS": "verdict", "Verdict": "verdict",
+    "DEFAULT_TOPOLOGY": "topologies", "TOPOLOGIES": "topologies",
+    "OracleWorker": "worker", "compile_parallel": "worker",
+}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -27,21 +27,38 @@ HOST_KIND = "pinned_host"
 _ILLEGAL_MHLO = re.compile(r"failed to legalize operation '(mhlo\.[\w.]+)'")
 
 
+def _environment() -> None:
+    os.environ.setdefault("TPU_ACCELERATOR_TYPE", "v5litepod-4")
+    os.environ.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
+    # Other processes (other workers, other users) may hold libtpu's lock file; a
+    # compile-only client touches no chip, so sharing is safe.
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+
+def preload() -> None:
+    """Import everything a compile needs, without starting any backend (see :mod:`.zygote`)."""
+    _environment()
+    from jax._src import compiler  # noqa: F401
+    from jax._src.interpreters import mlir  # noqa: F401
+    from jax._src.lib import _jax, xla_client  # noqa: F401
+    from jax._src.lib.mlir import ir  # noqa: F401
+    from jax.experimental import topologies  # noqa: F401
+    from jaxlib import _hlo  # noqa: F401
+
+    from . import entry_layout  # noqa: F401
+
+
 class Backend:
     """One TPU topology's compile-only client, loaded once per worker."""
 
     def __init__(self, topology: str):
-        os.environ.setdefault("TPU_ACCELERATOR_TYPE", "v5litepod-4")
-        os.environ.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
-        # Other processes (other workers, other users) may hold libtpu's lock file; a
-        # compile-only client touches no chip, so sharing is safe.
-        os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
-        os.environ.setdefault("JAX_PLATFORMS", "cpu")
-        from jax.experimental import topologies
+        _environment()
         from jax._src import compiler
         from jax._src.interpreters import mlir
         from jax._src.lib import _jax, xla_client
         from jax._src.lib.mlir import ir
+        from jax.experimental import topologies
         from jaxlib import _hlo
 
         self.topology = topology
@@ -83,8 +100,11 @@ class Backend:
             stablehlo = self._jax.mlir.hlo_to_stablehlo(hlo.as_serialized_hlo_module_proto())
             module = self._ir.Module.parse(stablehlo)
         except Exception as e:
-            return Verdict("unsupported", stage="convert", message=str(e).strip(),
-                           reason="XLA's HLO -> StableHLO conversion rejected the module")
+            text = str(e).strip()
+            first = next((ln.strip() for ln in text.splitlines() if ln.strip().startswith("error:")),
+                         text.splitlines()[0] if text else type(e).__name__)
+            return Verdict("unsupported", stage="convert", message=text,
+                           reason=f"XLA's HLO -> StableHLO conversion gave no module the compiler can take: {first}")
         problem = self._put_memory_kinds(module, printed)
         if problem:
             return Verdict("unsupported", stage="convert", reason=problem)
@@ -144,7 +164,8 @@ class Backend:
             if from_hlo and illegal:
                 return Verdict("unsupported", stage="convert", topology=self.topology, message=text,
                                reason=f"HLO op '{illegal.group(1)}' has no StableHLO form and the TPU "
-                                      f"plugin takes StableHLO only; the compiler never saw the module")
+                                      f"plugin takes StableHLO only (an encoded custom call is not decoded "
+                                      f"either); the compiler never saw the module")
             v = from_error_text(text, "compile")
             v.seconds = time.perf_counter() - t0
             v.topology = self.topology

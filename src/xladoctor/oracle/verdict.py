@@ -76,7 +76,7 @@ class Verdict:
         return asdict(self)
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> "Verdict":
+    def from_json(data: dict[str, Any]) -> Verdict:
         known = {k: v for k, v in data.items() if k in Verdict.__dataclass_fields__}
         return Verdict(**known)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .html_base import lbl, IdAllocator, badge, esc, ltr, page
+from .html_base import lbl, IdAllocator, badge, code_block, esc, ltr, page
 from .html_explain import explain_body
 from .html_inputs import inputs_body, inputs_verdict
 from .html_labels import label
@@ -78,6 +78,20 @@ def _hlo_card(s: dict[str, Any], lang: str) -> str:
             f'<p class="chips"><span class="muted">{lbl(lang, "opcodes")}:</span> {chips}{host_chip}</p></div>')
 
 
+def _origin_and_confirm(f: dict[str, Any]) -> list[str]:
+    """The CPU-provenance warning and the ``--confirm`` verdict, as the terminal prints them."""
+    from ..commands._confirm import render
+
+    out = []
+    note = (f.get("provenance") or {}).get("note")
+    if note:
+        out.append(f'<p class="note">{ltr(note, "wrap")}</p>')
+    lines = render(f.get("confirm"))
+    if lines:
+        out.append(code_block("\n".join(lines), copy=False))
+    return out
+
+
 def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, str, str]]) -> str:
     key, tone = file_verdict(f)
     path = str(f.get("path", ""))
@@ -94,6 +108,7 @@ def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, s
                 idx = "{" + ",".join(map(str, e.get("output_index") or [])) + "}"
                 toc.append((2, f"{uid}-e1200-{n + 1}", f"E1200 output {idx}"))
             body.append(f'<h3>{lbl(lang, "host_offload")}</h3>{offload_body(off, uid, lang)}')
+        body.extend(_origin_and_confirm(f))
     elif f.get("kind") == "log":
         ex = f.get("explain") or {}
         for n, x in enumerate(ex.get("findings") or []):

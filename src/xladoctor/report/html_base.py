@@ -166,6 +166,19 @@ def _template(name: str) -> str:
     return (resources.files("xladoctor.report") / "templates" / name).read_text(encoding="utf-8")
 
 
+_TONES = ("bad", "warn", "ok", "info", "muted")
+_USED_TONE = re.compile(r'class="(?:badge|tile) (bad|warn|ok|info|muted)\b')
+
+
+def tone_legend(body: str, lang: str) -> str:
+    """What each badge colour on the page means: only the tones the page uses, in one line."""
+    used = set(_USED_TONE.findall(body))
+    if not used:
+        return ""
+    items = "".join(f'<span><i class="tone {t}"></i>{lbl(lang, "tone_" + t)}</span>' for t in _TONES if t in used)
+    return f'<footer class="legend colours"{lang_attrs(lang)}><b>{lbl(lang, "colours")}:</b>{items}</footer>'
+
+
 def page(title: str, body: str, lang: str = "en") -> str:
     """The whole document: inline CSS and script, no external resource of any kind."""
     # A restrictive CSP documents (and enforces, in browsers) that the page loads nothing.
@@ -177,5 +190,5 @@ def page(title: str, body: str, lang: str = "en") -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="generator" content="xladoctor">\n'
         f"<title>{esc(title)}</title>\n<style>\n{_template('report.css')}</style>\n</head>\n"
-        f"<body>\n{body}\n<script>\n{_template('report.js')}</script>\n</body>\n</html>\n"
+        f"<body>\n{body}\n{tone_legend(body, lang)}\n<script>\n{_template('report.js')}</script>\n</body>\n</html>\n"
     )

@@ -82,7 +82,10 @@ def flow_nodes(err: dict[str, Any], doc: dict[str, Any], lang: str) -> list[Flow
 def flow_legend(lang: str) -> str:
     return (f'<div class="legend"><span><i class="device"></i>{lbl(lang, "device_lane")}</span>'
             f'<span><i class="host"></i>{lbl(lang, "host_lane")}</span>'
-            f'<span><i class="out"></i>{lbl(lang, "not_host")}</span></div>')
+            f'<span><i class="out"></i>{lbl(lang, "not_host")}</span>'
+            f'<span><i class="origin"></i>{lbl(lang, "origin_box")}</span>'
+            f'<span><i class="edge-cross"></i>{lbl(lang, "cross_edge")}</span>'
+            f'<span><i class="edge-bad"></i>{lbl(lang, "bad_edge")}</span></div>')
 
 
 def _path_table(err: dict[str, Any], doc: dict[str, Any], lang: str) -> str:
@@ -117,6 +120,8 @@ def _fixes(err: dict[str, Any], lang: str) -> str:
         f'<div class="fix fix-host"><h5>{lbl(lang, "fix_host")}</h5>'
         f"<p>{lbl(lang, 'fix_host_how')}{name}</p>"
         f"{diff_block(diff, label=label(lang, 'copy'))}"
+        f'<div class="legend"><span><i class="del"></i>{lbl(lang, "removed")}</span>'
+        f'<span><i class="ins"></i>{lbl(lang, "added")}</span></div>'
         f'<p class="jax"><b>{lbl(lang, "in_jax")}:</b> {ltr(host.get("jax"), "mono wrap")}</p></div>')
     where = f" {lbl(lang, 'at')} {ltr(dev['location'], 'loc')}" if dev.get("location") else ""
     dev_card = (

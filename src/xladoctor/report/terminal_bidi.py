@@ -18,9 +18,11 @@ forms.  This module produces what a reader should *see*:
 * :func:`wrap_rtl` wraps logical text to a width *before* reordering, as the
   Unicode bidi algorithm prescribes (reordering is per displayed line).
 
-This is a deliberately small subset of UAX #9 (one right-to-left paragraph,
-two levels) plus Arabic joining from Unicode's presentation forms; enough for
-catalogue prose that mixes Persian with code, not a general bidi engine.
+The reordering is a deliberately small subset of UAX #9 (one right-to-left
+paragraph, two levels), kept here because general bidi libraries take the
+paragraph direction from the first strong character (a line starting with
+``jax.device_put`` would turn left-to-right) and split brackets of code from
+their run; shaping (contextual forms, lam-alef) is arabic-reshaper's.
 """
 
 from __future__ import annotations
@@ -53,71 +55,48 @@ def is_zero_width(ch: str) -> bool:
     return ch in (ZWNJ, ZWJ) or unicodedata.combining(ch) != 0
 
 
+# Ligatures Arabic script *requires*: lam followed by an alef is always written as one glyph
+# («بالا», «لازم»), and fonts have no way to draw the pair from two separate presentation forms.
+# arabic-reshaper's other ligatures (Allah, Bismillah, BEH WITH MEEM, ...) are optional or
+# Arabic-only styling and would change the look of technical Persian prose, so they stay off.
+_REQUIRED_LIGATURES = (
+    "ARABIC LIGATURE LAM WITH ALEF",
+    "ARABIC LIGATURE LAM WITH ALEF WITH HAMZA ABOVE",
+    "ARABIC LIGATURE LAM WITH ALEF WITH HAMZA BELOW",
+    "ARABIC LIGATURE LAM WITH ALEF WITH MADDA ABOVE",
+)
+
+
 @lru_cache(maxsize=1)
-def _forms() -> dict[str, dict[str, str]]:
-    """letter -> {'isolated'|'final'|'initial'|'medial': presentation form}, from Unicode data.
+def _reshaper():
+    """arabic-reshaper configured for Persian terminal output (imported on first Persian line).
 
-    Read from the decompositions of the Arabic Presentation Forms blocks rather
-    than a hand-typed table, so Persian letters (پ چ ژ گ ک ی) come for free.
+    It does contextual forms and the lam-alef ligatures from Unicode's presentation forms;
+    harakat (e.g. the tanween of «مثلاً») are kept, not deleted.
     """
-    forms: dict[str, dict[str, str]] = {}
-    for block in (range(0xFB50, 0xFDFF + 1), range(0xFE70, 0xFEFF + 1)):
-        for cp in block:
-            ch = chr(cp)
-            parts = unicodedata.decomposition(ch).split()
-            if len(parts) == 2 and parts[0] in ("<isolated>", "<final>", "<initial>", "<medial>"):
-                base = chr(int(parts[1], 16))
-                forms.setdefault(base, {}).setdefault(parts[0][1:-1], ch)
-    return forms
+    from arabic_reshaper import ArabicReshaper
+    from arabic_reshaper.reshaper_config import default_config
 
-
-def _joins_left(ch: str) -> bool:
-    """Can this letter connect to the *following* letter (dual-joining)?"""
-    return "initial" in _forms().get(ch, {}) or "medial" in _forms().get(ch, {})
-
-
-def _joins_right(ch: str) -> bool:
-    """Can this letter connect to the *preceding* letter?"""
-    return "final" in _forms().get(ch, {})
+    config = {key: False for key in default_config if key.startswith("ARABIC LIGATURE")}
+    config.update({key: True for key in _REQUIRED_LIGATURES})
+    config.update(language="Arabic", delete_harakat=False, delete_tatweel=False, support_zwj=True,
+                  support_ligatures=True, use_unshaped_instead_of_isolated=False)
+    return ArabicReshaper(configuration=config)
 
 
 def shape(text: str) -> str:
-    """Replace Arabic-script letters by their contextual presentation forms; drop ZWNJ/ZWJ.
+    """Replace Arabic-script letters by their contextual presentation forms and required
+    ligatures (arabic-reshaper), then drop ZWNJ/ZWJ.
 
     Needed because terminals draw each code point on its own; without this,
-    Persian shows every letter in its isolated form.  Combining marks are
-    transparent for joining.
+    Persian shows every letter in its isolated form and «بالا» as three letters.
+    The joiners have done their work once the forms are chosen; many terminals
+    would draw them as a visible cell.
     """
-    forms = _forms()
-    chars = list(text)
-    out = []
-    n = len(chars)
-    for i, ch in enumerate(chars):
-        if ch in (ZWNJ, ZWJ):
-            continue
-        f = forms.get(ch)
-        if not f:
-            out.append(ch)
-            continue
-        # Neighbours, skipping combining marks (they do not break joining).
-        j = i - 1
-        while j >= 0 and unicodedata.combining(chars[j]):
-            j -= 1
-        k = i + 1
-        while k < n and unicodedata.combining(chars[k]):
-            k += 1
-        prev_joins = j >= 0 and _joins_left(chars[j]) and _joins_right(ch)
-        next_joins = k < n and _joins_left(ch) and _joins_right(chars[k])
-        if prev_joins and next_joins:
-            form = "medial"
-        elif prev_joins:
-            form = "final"
-        elif next_joins:
-            form = "initial"
-        else:
-            form = "isolated"
-        out.append(f.get(form) or f.get("isolated") or ch)
-    return "".join(out)
+    if not any(is_rtl_char(ch) for ch in text):
+        return text
+    shaped = _reshaper().reshape(text)
+    return shaped.replace(ZWNJ, "").replace(ZWJ, "")
 
 
 def _runs(line: str) -> list[tuple[str, str]]:
@@ -180,7 +159,13 @@ def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
                 stack.pop()
             if stack:
                 start = stack.pop()
-                if start > 0 and resolved[start - 1] == "L" and resolved[start] == "L" and kinds[k] == "N":
+                if start > 0 and kinds[start - 1] == "L":
+                    # Call syntax, name(...): the brackets and the neutrals between them
+                    # (``with_memory_kind(...)``) read left to right with the name.
+                    for i in range(start, k + 1):
+                        if kinds[i] == "N":
+                            resolved[i] = "L"
+                elif start > 0 and resolved[start - 1] == "L" and resolved[start] == "L" and kinds[k] == "N":
                     resolved[k] = "L"
         elif ch in "\"'`":
             if open_quote is None:
@@ -269,5 +254,7 @@ def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
     """Wrap and render right-to-left text: ``mode`` is 'visual' (terminals) or 'logical' (files)."""
     lines = wrap_rtl(text, width - len(indent))
     if mode == "visual":
-        return [visual_line(line, width - len(indent)) + indent for line in lines]
+        # The indent of a right-to-left line is on its right: right-aligning to the narrower
+        # width draws it, so no trailing spaces are printed for it.
+        return [visual_line(line, width - len(indent)).rstrip() for line in lines]
     return [logical_line(line) for line in lines]

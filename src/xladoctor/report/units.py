@@ -26,3 +26,9 @@ def bytes_text(n: int) -> str:
 def ratio_text(a: int, b: int) -> str:
     """How many times larger ``a`` is than ``b`` (``3.20x``); ``n/a`` when ``b`` is 0."""
     return f"{a / b:.2f}x" if b else "n/a"
+
+
+def count_text(n: int, singular: str, plural: str | None = None) -> str:
+    """``1 finding``, ``2 findings``, ``1,024 files``: the number and the word that agrees with it."""
+    word = singular if n == 1 else (plural or singular + "s")
+    return f"{n:,} {word}"

@@ -56,7 +56,7 @@ class Comparison:
                 "verdict": self.verdict.to_json()}
 
 
-def prediction_of(result: "HostOffloadResult", module: "HloModule | None" = None) -> Prediction:
+def prediction_of(result: HostOffloadResult, module: HloModule | None = None) -> Prediction:
     """Reduce a host-offload analysis to the kinds a compile can end in."""
     if result.outcome == "ok":
         return Prediction("compiles")

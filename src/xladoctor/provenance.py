@@ -1,0 +1,161 @@
+"""Where an HLO module came from: which platform lowered or compiled it, and at which stage.
+
+The E1200 analysis is about what XLA's TPU/GPU compiler does with a module, so the module
+has to be the one that compiler sees.  A module lowered or compiled for CPU is not: jax's
+CPU lowering leaves out the ``annotate_device_placement`` calls that host offloading is
+made of (checked with jax 0.10.2: a scan that moves each layer's activation to
+``pinned_host`` lowers with 2 such calls for TPU and none for CPU; a top-level
+``device_put`` to ``pinned_host``, 1 and none), while the memory kinds of the arguments and
+outputs survive.  A verdict on such a module cannot stand for TPU/GPU.
+
+Evidence, strongest first (each rule records what it saw):
+
+* the dump file name XLA gave it: ``module_0001.jit_f.cpu_after_optimizations.txt`` (CPU),
+  ``...sm_8.0_gpu_after_optimizations.txt`` (GPU), ``module_0000.jit_f.cl_933746096.*`` with a
+  ``tpu_comp_env.txt`` beside it (libtpu);
+* the other files XLA dumped for the same module: ``*.cpu_after_optimizations*``, ``*.ll`` /
+  ``*.o`` object code (CPU), ``*.ptx`` (GPU), ``*.tpu_comp_env.txt`` (TPU);
+* the text: TPU tiled layouts (``T(8,128)``) and ``scoped_memory_configs`` backend configs;
+  GPU library calls (``__cublas$gemm``, ``__cudnn$...``, Triton) and ``operation_queue_id``;
+  CPU library calls (``__onednn$...``, LAPACK);
+* the stage: ``is_scheduled=true`` or ``after_optimizations`` means the module was compiled.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_GPU_NAME = re.compile(r"(?:^|\.)(?:sm_\d+\.\d+_gpu|gpu|gfx\w+_gpu)_after_optimizations")
+_CPU_NAME = re.compile(r"(?:^|\.)cpu_after_optimizations")
+_TPU_NAME = re.compile(r"\.cl_\d+\.")
+
+_TEXT_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("tpu", re.compile(r"\{[\d,]*:[^}]*T\(\d"), "TPU tiled layout (T(...)) in a shape"),
+    ("tpu", re.compile(r'"scoped_memory_configs"'), "TPU backend_config (scoped_memory_configs)"),
+    ("tpu", re.compile(r'custom_call_target="tpu_custom_call"'), "Pallas TPU kernel (tpu_custom_call)"),
+    ("gpu", re.compile(r'custom_call_target="__(?:cublas|cudnn|triton|gpu\$)'), "GPU library call (cuBLAS/cuDNN/Triton)"),
+    ("gpu", re.compile(r'"operation_queue_id"'), "GPU backend_config (operation_queue_id)"),
+    ("cpu", re.compile(r'custom_call_target="(?:__onednn\$|lapack_|xla\.cpu\.)'), "CPU library call (oneDNN/LAPACK)"),
+)
+_OFFLOAD_MARKS = ("annotate_device_placement", "MoveToHost", "MoveToDevice", "_xla_buffer_placement")
+
+
+@dataclass
+class Provenance:
+    """What the evidence says about one module."""
+
+    platform: str | None
+    """``cpu``, ``gpu``, ``tpu``, or ``None`` when nothing tells."""
+    stage: str
+    """``compiled`` (after XLA's optimisations) or ``lowered`` (what the compiler starts from)."""
+    evidence: list[str] = field(default_factory=list)
+    conflicting: bool = False
+    """Evidence pointed at more than one platform (the strongest rule won)."""
+
+    @property
+    def faithful_for_accelerator(self) -> bool | None:
+        """Can an offload verdict on this module stand for TPU/GPU?  ``None``: cannot tell."""
+        if self.platform is None:
+            return None
+        return self.platform != "cpu"
+
+    def note(self) -> str | None:
+        """The warning to show with an offload verdict, or ``None`` when there is none to give."""
+        if self.platform != "cpu":
+            return None
+        return ("this module was " + ("compiled" if self.stage == "compiled" else "lowered") + " for CPU ("
+                + self.evidence[0] + "): jax's CPU lowering leaves out the host-offload placement "
+                "annotations, so this verdict cannot stand for TPU/GPU.  For a faithful input lower for TPU: "
+                "xladoctor.jax.check_offload(fn, *args, confirm=True), or "
+                "jax.jit(f).trace(*args).lower(lowering_platforms=('tpu',)).as_text('hlo') "
+                "then `xladoctor offload FILE --confirm`")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"platform": self.platform, "stage": self.stage, "evidence": list(self.evidence),
+                "conflicting": self.conflicting, "faithful_for_accelerator": self.faithful_for_accelerator,
+                "note": self.note()}
+
+
+def _header(text: str) -> str:
+    head = text.lstrip()
+    while head.startswith("//"):
+        head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
+    return head.split("\n", 1)[0]
+
+
+def _from_name(base: str) -> tuple[str, str] | None:
+    if _CPU_NAME.search(base):
+        return "cpu", f"dump file name {base}"
+    if _GPU_NAME.search(base):
+        return "gpu", f"dump file name {base}"
+    return None
+
+
+_LISTING: dict[str, tuple[float, list[str]]] = {}
+
+
+def _listing(directory: str) -> list[str]:
+    """``os.listdir``, cached per directory while its mtime holds (check walks big dump dirs)."""
+    try:
+        mtime = os.stat(directory).st_mtime
+        cached = _LISTING.get(directory)
+        if cached is None or cached[0] != mtime:
+            cached = _LISTING[directory] = (mtime, sorted(os.listdir(directory)))
+        return cached[1]
+    except OSError:
+        return []
+
+
+def _from_siblings(path: str) -> list[tuple[str, str]]:
+    """What XLA dumped next to this file for the same module (``module_NNNN.`` prefix):
+    the backend's own after-optimisations name first, then its code or environment files."""
+    base = os.path.basename(path)
+    m = re.match(r"^(module_\d+\.)", base)
+    if not m:
+        return []
+    named: list[tuple[str, str]] = []
+    other: list[tuple[str, str]] = []
+    for name in _listing(os.path.dirname(path) or "."):
+        if not name.startswith(m.group(1)) or name == base:
+            continue
+        if _CPU_NAME.search(name):
+            named.append(("cpu", f"XLA's CPU backend dumped {name} for the same module"))
+        elif _GPU_NAME.search(name):
+            named.append(("gpu", f"XLA's GPU backend dumped {name} for the same module"))
+        elif name.endswith("tpu_comp_env.txt"):
+            named.append(("tpu", f"libtpu dumped {name} for the same module"))
+        elif name.endswith((".ll", ".o")) and len(other) < 1:
+            other.append(("cpu", f"XLA's CPU backend dumped {name} (object code) for the same module"))
+        elif name.endswith(".ptx") and len(other) < 1:
+            other.append(("gpu", f"XLA's GPU backend dumped {name} for the same module"))
+    named.sort(key=lambda hit: not hit[1].endswith("after_optimizations.txt for the same module"))
+    return (named[:1] + other)[:2]
+
+
+def detect(text: str, path: str | None = None) -> Provenance:
+    """The platform and stage of ``text`` (an HLO module), from its file name, siblings and body."""
+    header = _header(text)
+    base = os.path.basename(path) if path else ""
+    compiled = "is_scheduled=true" in header or "after_optimizations" in base
+    hits: list[tuple[str, str]] = []
+    named = _from_name(base) if base else None
+    if named:
+        hits.append(named)
+    if path and os.path.isfile(path):
+        hits.extend(_from_siblings(path))
+    if base and _TPU_NAME.search(base):
+        hits.append(("tpu", f"libtpu's dump file name {base}"))
+    for platform, pattern, what in _TEXT_RULES:
+        if pattern.search(text):
+            hits.append((platform, what))
+    platforms = {p for p, _ in hits}
+    prov = Provenance(hits[0][0] if hits else None, "compiled" if compiled else "lowered",
+                      [what for _, what in hits], conflicting=len(platforms) > 1)
+    if prov.platform is None and not compiled and not any(m in text for m in _OFFLOAD_MARKS) \
+            and "S(5)" in header:
+        prov.evidence.append("host memory (S(5)) in the entry layout but no placement annotation in the body: "
+                             "a CPU lowering looks like this (it drops them); a TPU lowering keeps them")
+    return prov

@@ -1,0 +1,83 @@
+"""Where a module came from (xladoctor.provenance) on real jax/XLA artefacts.
+
+The CPU dumps and the TPU lowerings come from the session's jax corpus (tests/jax_programs.py:
+the same programs lowered for CPU and compiled with ``--xla_dump_to``, and lowered for TPU).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from xladoctor.cli import main as cli_main
+from xladoctor.provenance import detect
+
+
+def _dump(corpus, program: str, suffix: str):
+    return next(p for p in corpus.hlo_dump_files(program) if p.name.endswith(suffix))
+
+
+@pytest.mark.parametrize("program", ["device_put_pinned_host", "scan_remat_offload"])
+def test_cpu_lowering_drops_the_placement_annotations_tpu_keeps(jax_hlo_corpus, program):
+    """The fact the CPU warning rests on, checked on jax itself (at top level and in a scan)."""
+    cpu_pre = _dump(jax_hlo_corpus, program, "before_optimizations.txt").read_text()
+    tpu_pre = jax_hlo_corpus.text(program + "_tpu", "pre")
+    assert "annotate_device_placement" not in cpu_pre
+    assert "annotate_device_placement" in tpu_pre
+
+
+@pytest.mark.parametrize("suffix,stage", [("before_optimizations.txt", "lowered"),
+                                          ("cpu_after_optimizations.txt", "compiled")])
+def test_cpu_dump_files_are_recognised(jax_hlo_corpus, suffix, stage):
+    path = _dump(jax_hlo_corpus, "device_put_pinned_host", suffix)
+    prov = detect(path.read_text(), str(path))
+    assert (prov.platform, prov.stage, prov.faithful_for_accelerator) == ("cpu", stage, False)
+    assert "cpu_after_optimizations.txt" in prov.evidence[0]
+    assert "cannot stand for TPU/GPU" in prov.note() and "lowering_platforms=('tpu',)" in prov.note()
+
+
+def test_cpu_dump_without_its_siblings_still_says_cpu_by_name(jax_hlo_corpus, tmp_path):
+    src = _dump(jax_hlo_corpus, "device_put_pinned_host", "cpu_after_optimizations.txt")
+    alone = tmp_path / src.name
+    alone.write_text(src.read_text())
+    assert detect(alone.read_text(), str(alone)).platform == "cpu"
+
+
+def test_a_tpu_lowering_is_not_called_cpu(jax_hlo_corpus):
+    prov = detect(jax_hlo_corpus.text("device_put_pinned_host_tpu", "pre"), None)
+    assert prov.platform is None and prov.note() is None and prov.stage == "lowered"
+
+
+def test_bundled_tpu_example_is_tpu_by_its_tiles():
+    from importlib import resources
+
+    text = (resources.files("xladoctor") / "examples" / "e1200_offloaded_activation.hlo").read_text()
+    prov = detect(text, None)
+    assert prov.platform == "tpu" and prov.evidence == ["TPU tiled layout (T(...)) in a shape"]
+
+
+def test_check_and_offload_carry_the_note(jax_hlo_corpus, capsys, tmp_path):
+    path = str(_dump(jax_hlo_corpus, "device_put_pinned_host", "before_optimizations.txt"))
+    cli_main(["check", path, "--html", str(tmp_path / "r.html")])
+    assert "note: this module was lowered for CPU" in capsys.readouterr().out
+    assert "this module was lowered for CPU" in (tmp_path / "r.html").read_text()
+    cli_main(["offload", path, "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["provenance"]["platform"] == "cpu" and doc["provenance"]["faithful_for_accelerator"] is False
+
+
+@pytest.mark.parametrize("name,platform", [
+    ("module_0007.jit_step.sm_8.0_gpu_after_optimizations.txt", "gpu"),
+    ("module_0007.jit_step.cpu_after_optimizations.txt", "cpu"),
+    ("module_0000.jit_step.cl_933746096.after_optimizations.txt", "tpu"),
+    ("module_0007.jit_step.before_optimizations.txt", None),
+])
+def test_dump_file_names(jax_hlo_corpus, tmp_path, name, platform):
+    """XLA's dump names alone (the text is a CPU-compiled module with no tiles or library calls)."""
+    text = jax_hlo_corpus.text("device_put_pinned_host", "post")
+    path = tmp_path / name
+    path.write_text(text)
+    prov = detect(text, str(path))
+    assert prov.platform == platform
+    assert prov.stage == "compiled"  # is_scheduled=true in the header, whatever the name says
