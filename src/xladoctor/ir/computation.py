@@ -83,6 +83,17 @@ class HloComputation:
             self._by_name.pop(instr.name, None)
             instr.parent = None
 
+    def sort_users_by_position(self) -> None:
+        """Order every instruction's users as the instructions are ordered: what building
+        the computation afresh in that order gives (XLA rebuilding HLO from StableHLO)."""
+        position = {id(i): k for k, i in enumerate(self.instructions)}
+        for instr in self.instructions:
+            users = instr.users
+            if len(users) > 1:
+                ordered = sorted(users, key=lambda u: position.get(id(u), len(position)))
+                users.clear()
+                users.update(dict.fromkeys(ordered))
+
     def instruction(self, name: str) -> HloInstruction:
         return self._by_name[name]
 

@@ -8,7 +8,8 @@ from ..ir.module import HloModule
 from ..ir.verify import verify_module
 from .clone import clone_module
 from .dce import remove_dead_code
-from .prepare import elide_moves_into_host_calls, merge_duplicate_annotations, remove_sharding_markers
+from .prepare import (elide_moves_into_host_calls, merge_duplicate_annotations, rebuild_as_compiled,
+                      remove_sharding_markers)
 from .inline import inline_calls as _inline_calls
 from .inline import looks_pre_optimization
 from .legalize import run_legalize
@@ -62,14 +63,16 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
         work = clone_module(module)
         # The order is the real compiler's: user lists come out of these rewrites in the
         # order XLA's would (CSE before tuple folding, as the real compiler showed).
+        dead_first = []
         if inline_calls:  # what XLA's compile does before the pass (pre-optimisation modules)
+            dead_first = rebuild_as_compiled(work)
             remove_sharding_markers(work)
         merge_duplicate_annotations(work)
         inlined = _inline_calls(work) if inline_calls else None
         origin = inlined.origin if inlined else {}
         merge_duplicate_annotations(work)
         elide_moves_into_host_calls(work)
-        dead = remove_dead_code(work)
+        dead = dead_first + remove_dead_code(work)
         legalized = run_legalize(work, lambda n: origin.get(n, n)) if legalize else None
         sim = HostOffloaderSimulation(work, module, options, origin or None)
         sim.dead_code(dead)

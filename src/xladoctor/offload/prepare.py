@@ -4,6 +4,10 @@ The real compiler (libtpu 0.0.42.1) disagreed with a model that runs HostOffload
 the module as lowered; these rewrites, each of which XLA performs earlier in its
 pipeline, make the two agree on the programs the campaign generates:
 
+* **Rebuilt from StableHLO**: the compiler gets the module as StableHLO (JAX's lowering, or
+  HLO text converted), where ``get-tuple-element(tuple(...))`` pairs fold and dead code
+  goes, and builds HLO from it in op order: every value's users come in the order the
+  users are written, whatever rewrites produced them (:func:`rebuild_as_compiled`).
 * **Sharding markers removed**: JAX's ``Sharding`` and Shardy's ``xla.sdy.*`` custom calls
   (``FuncResultSharding`` before every result) are replaced by their operand.  That
   rewires users: each becomes the newest user of the operand, and removing the marker
@@ -29,6 +33,19 @@ from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from .annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_move_to_device, is_move_to_host
 from .dataflow import is_sharding_annotation
+
+
+def rebuild_as_compiled(module: HloModule) -> list[HloInstruction]:
+    """Fold ``gte(tuple)``, drop dead code, and order users by position (see the module doc);
+    returns the dead instructions removed."""
+    from .dce import remove_dead_code
+    from .inline import forward_tuple_elements
+
+    forward_tuple_elements(module)
+    dead = remove_dead_code(module)
+    for comp in module.computations:
+        comp.sort_users_by_position()
+    return dead
 
 
 def remove_sharding_markers(module: HloModule) -> list[str]:
