@@ -158,7 +158,7 @@ def allowed_between_move_to_host_and_consumer(instr: HloInstruction) -> bool:
 
 
 def allowed_between_slice_and_move_to_device(instr: HloInstruction) -> bool:
-    """``InstructionIsAllowedBetweenDsAndMoveToDevice`` (V3: loop plumbing allowed too)."""
+    """``InstructionIsAllowedBetweenDsAndMoveToDevice`` (loop plumbing allowed too, as in shipped XLA)."""
     if instr.opcode is HloOpcode.REDUCE:
         return _true_rank(instr.operands[0].shape) == _true_rank(instr.shape) if instr.shape.is_array else \
             _true_rank(instr.operands[0].shape) == _true_rank(instr.shape.tuple_shapes[0])
