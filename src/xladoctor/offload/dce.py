@@ -43,6 +43,9 @@ def remove_dead_code(module: HloModule) -> list[HloInstruction]:
         # Dead: unused and removable, or used only by dead instructions (users are seen
         # before their operands in reverse post order).
         dead: set[HloInstruction] = set()
+        if not any(not i.users and i is not comp.root and i.opcode not in _SIDE_EFFECTING and _removable_kind(i)
+                   for i in comp.instructions):
+            continue  # nothing unused: nothing dead
         for instr in reversed(comp.post_order()):
             if instr is comp.root or instr.opcode in _SIDE_EFFECTING or not _removable_kind(instr):
                 continue

@@ -208,6 +208,9 @@ def forward_tuple_elements(module: HloModule) -> int:
     folded = 0
     for comp in module.computations:
         dead: set[HloInstruction] = set()
+        if not any(i.opcode is HloOpcode.GET_TUPLE_ELEMENT and i.operands and i.operands[0].opcode is HloOpcode.TUPLE
+                   for i in comp.instructions):
+            continue  # nothing to fold
         for instr in comp.post_order():
             if instr.opcode is HloOpcode.GET_TUPLE_ELEMENT and instr.operands \
                     and instr.operands[0].opcode is HloOpcode.TUPLE and instr.tuple_index is not None:

@@ -52,6 +52,8 @@ def remove_sharding_markers(module: HloModule) -> list[str]:
     """Replace each sharding marker by its operand (``ReplaceAllUsesWith`` then removal); names."""
     removed: list[str] = []
     for comp in module.computations:
+        if not any(i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i) for i in comp.instructions):
+            continue  # (a post order costs as much as the whole check)
         for instr in comp.post_order():
             if instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr) and instr.parent is comp:
                 instr.replace_all_uses_with(instr.operands[0])
@@ -87,6 +89,9 @@ def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
     (``HloCSE`` keeps the first it meets)."""
     merged: list[tuple[str, str]] = []
     for comp in module.computations:
+        keys = [k for k in map(_annotation_key, comp.instructions) if k is not None]
+        if len(keys) == len(set(keys)):
+            continue  # no duplicates: nothing to merge
         first: dict[tuple, HloInstruction] = {}
         for instr in comp.post_order():
             key = _annotation_key(instr)
