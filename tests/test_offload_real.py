@@ -31,7 +31,7 @@ from xladoctor.syntax.hlo_parser import parse_module
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = DATA / "REAL.tsv"
 DECIDED = ("compiles", "e1200", "xla_error", "crash")
-CAMPAIGN_COUNT = 160
+CAMPAIGN_COUNT = 300
 
 
 def _rows() -> list[tuple[str, str, str, str, str]]:
