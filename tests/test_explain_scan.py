@@ -55,6 +55,10 @@ def test_seed_samples_text_report(capsys):
     assert "seeds.log:2: E0102 RuntimeProgramInputMismatch" in out
     assert "dim=2, size=40, padded_size=128" in out and "expected_physical_bytes: 5,242,880" in out
     assert "start: tuple.64" in out and "2 distinct XLA errors found" in out
+    # Lists are written out, not printed as Python reprs with quoted names.
+    assert "tpu_default_for: [v2, v3, v4, v5e, v5p, v6e]" in out
+    assert "generations=[v2, v3, v4, v5e, v5p, v6e], layout={1,2,0:T(8,128)(2,1)}" in out
+    assert "['" not in out and "', '" not in out
 
 
 def test_seed_samples_persian(capsys):

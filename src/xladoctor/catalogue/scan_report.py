@@ -130,6 +130,8 @@ def _format_value(value: Any, key: str = "") -> str:
     if isinstance(value, int) and not isinstance(value, bool) and key not in ("line", "parameter", "replica",
                                                                               "partition", "dim", "dimension"):
         return f"{value:,}"
+    if isinstance(value, (list, tuple)):  # written out, not as a Python repr (no quotes around names)
+        return "[" + ", ".join(_format_value(v) if isinstance(v, (list, tuple)) else str(v) for v in value) + "]"
     return str(value)
 
 
