@@ -278,3 +278,14 @@ def test_one_error_printed_by_a_traceback_and_by_replica_logs_is_one_finding():
                       for r in range(1, 4)))
     findings = scan_text(text)
     assert [(f.code, f.count, f.line) for f in findings] == [("E0102", 4, 1)]
+
+
+def test_no_empty_analysis_heading(capsys, monkeypatch):
+    # PjRt's memory-space E0102 has fields and fixes but nothing to analyse: no bare "Analysis:".
+    text = ("XlaRuntimeError: INVALID_ARGUMENT: Executable(jit_f) got a parameter buffer for parameter 3 in an "
+            "unexpected memory space 'pinned_host'\n")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main(["explain", "-", "--width", "100"]) == 1
+    out = capsys.readouterr().out
+    assert "E0102 RuntimeProgramInputMismatch" in out and "actual_memory_space: pinned_host" in out
+    assert "Analysis:" not in out and "Fixes:" in out

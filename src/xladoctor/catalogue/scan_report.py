@@ -203,18 +203,19 @@ def render_findings(findings: list[Finding], source: str, lang: str, width: int,
         for line in shown:
             w.lines.extend(textwrap.wrap(line, width, initial_indent="    ", subsequent_indent="      ",
                                          break_on_hyphens=False) or [""])
-        if f.fields:
+        fields = _dict_lines({k: v for k, v in f.fields.items() if k not in _HIDDEN_FIELDS}, "    ", width - 6)
+        if fields:
             w.prose(scan["fields"] + ":", indent="  ")
-            w.lines.extend(_dict_lines({k: v for k, v in f.fields.items() if k not in _HIDDEN_FIELDS}, "    ",
-                                       width - 6))
-        if f.analysis:
+            w.lines.extend(fields)
+        # The story first (what differs, which dimension is padded), then the numbers behind it;
+        # no heading when the analysis only steers the fixes (a memory-space E0102).
+        notes = f.analysis.get("notes_fa" if lang == "fa" else "notes") or f.analysis.get("notes") or []
+        rest = _dict_lines({k: v for k, v in f.analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ", width - 6)
+        path = _path_lines(f.analysis)
+        if notes or rest or path:
             w.prose(scan["analysis"] + ":", indent="  ")
-            # The story first (what differs, which dimension is padded), then the numbers behind it.
-            notes = f.analysis.get("notes_fa" if lang == "fa" else "notes") or f.analysis.get("notes") or []
             w.bullets(notes, indent="    ")
-            rest = {k: v for k, v in f.analysis.items() if k not in _HIDDEN_ANALYSIS}
-            w.lines.extend(_dict_lines(rest, "    ", width - 6))
-            w.lines.extend(_path_lines(f.analysis))
+            w.lines.extend(rest + path)
         w.prose(labels["fixes"] + ":", indent="  ")
         w.bullets(finding_fixes(f, lang), indent="    ")
         if entry.url:
