@@ -18,7 +18,6 @@ import pytest
 
 from tpu_layout_oracle import TABLE, TYPES, compare, grid, libtpu_available, probe, read_table
 from xladoctor.ir.primitive import PRIMITIVE_TYPES
-from xladoctor.ir.shape import Shape
 from xladoctor.ir.sizes import physical_bytes
 from xladoctor.ir.tpu_layouts import (TPU_GENERATIONS, NoTpuDefault, default_for_generations, is_tpu_default,
                                       tpu_default_layout, tpu_default_shape)

@@ -103,7 +103,6 @@ def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
 
 def scan_document(findings: list[Finding], source: str, lang: str) -> dict[str, Any]:
     """The ``explain FILE --json`` document (docs/json.md ``## explain``), without ``schema_version``."""
-    cat = load_catalogue()
     return {"command": "explain", "mode": "scan", "source": source, "lang": lang,
             "findings": [_jsonable(f.to_json(finding_fixes(f, lang))) for f in findings]}
 
