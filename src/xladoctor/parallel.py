@@ -1,0 +1,43 @@
+"""Run one function over many inputs in worker processes, in input order, surviving crashed workers.
+
+A Python exception inside the function is the function's business (``check_path``
+turns it into an error entry).  A worker that dies (a CHECK failure in a native
+library, the kernel's OOM killer) breaks the whole pool; then every input not yet
+done is retried alone in a fresh one-worker pool, so exactly the input that kills
+its worker is reported (by ``on_crash``) and all others still get their results.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable, Sequence
+
+
+def _call(fn: Callable[..., Any], args: tuple) -> Any:
+    return fn(*args)
+
+
+def map_isolated(fn: Callable[..., Any], arg_tuples: Sequence[tuple], jobs: int,
+                 on_done: Callable[[], None], on_crash: Callable[[tuple, str], Any]) -> list[Any]:
+    results: list[Any] = [None] * len(arg_tuples)
+    done = [False] * len(arg_tuples)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures: dict[Future, int] = {pool.submit(_call, fn, a): i for i, a in enumerate(arg_tuples)}
+        try:
+            for fut in as_completed(futures):
+                i = futures[fut]
+                results[i], done[i] = fut.result(), True
+                on_done()
+        except BrokenProcessPool:
+            pass
+    for i, a in enumerate(arg_tuples):
+        if done[i]:
+            continue
+        with ProcessPoolExecutor(max_workers=1) as alone:
+            try:
+                results[i] = alone.submit(_call, fn, a).result()
+            except BrokenProcessPool as e:
+                results[i] = on_crash(a, str(e) or "the process died")
+        on_done()
+    return results
