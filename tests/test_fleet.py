@@ -28,6 +28,7 @@ def fleet_dir(tmp_path_factory):
                     shutil.copyfileobj(a, b)
                 p.unlink()
     shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", root / "runs" / "job-2" / "logs" / "module.hlo")
+    (root / "runs" / "job-0" / "logs" / "m.buffer-assignment.txt").write_text("Tensor which is moved to host\n")
     return root
 
 
@@ -41,6 +42,7 @@ def test_summary_counts_by_code_and_job(fleet_dir, capsys):
     code, doc = fleet_json(capsys, str(fleet_dir / "runs" / "**" / "*"), "--jobs", "1",
                            "--job-regex", r"runs/([^/]+)/")
     assert code == 1 and doc["files"] == 13 and doc["jobs"] == 4 and doc["input_errors"] == 0
+    assert doc["skipped"] == 1  # XLA's buffer assignment is not read, as in `check`
     assert set(doc["by_job"]) == {"job-0", "job-1", "job-2", "job-3"}
     e1200 = doc["by_code"]["E1200"]
     assert e1200["jobs"] == ["job-0", "job-1", "job-2", "job-3"]

@@ -79,10 +79,12 @@ def test_distinct_findings_are_capped_and_the_rest_counted(tmp_path, monkeypatch
 
 
 def _peak_rss_mib(argv: list[str], stdin=None) -> tuple[int, float, str]:
-    code = ("import resource, sys, io, contextlib\nfrom xladoctor.cli import main\n"
+    # VmHWM is this program's own peak (ru_maxrss would include the pytest process it was forked from).
+    code = ("import re, sys, io, contextlib\nfrom xladoctor.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
             f"    rc = main({argv!r})\n"
-            "print(rc, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
+            "hwm = re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)\n"
+            "print(rc, int(hwm) / 1024)\n"
             "print(out.getvalue()[-2000:])\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, stdin=stdin)
     assert p.returncode == 0, p.stderr

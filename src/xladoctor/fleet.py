@@ -111,8 +111,11 @@ def _open(path: str) -> BinaryIO:
 
 def scan_one(path: str, job: str, strict: bool = False) -> FileSummary:
     """Check one input like ``check`` does and keep only what the summary needs (never raises)."""
-    from .commands.check import Options, check_stream
+    from .commands.check import Options, _skip_reason, check_stream
 
+    base, ext = os.path.splitext(path)
+    if _skip_reason(base if ext in _COMPRESSED else path):  # XLA's non-HLO dump artefacts, binary formats
+        return FileSummary(path, job, "skipped")
     opts = Options(strict=strict, lang="en", full=False, parallel_logs=False)
     try:
         with _open(path) as f:
@@ -140,7 +143,10 @@ def summarise(summaries: list[FileSummary]) -> dict[str, Any]:
     by_code: dict[str, dict[str, Any]] = {}
     by_job: dict[str, dict[str, Any]] = {}
     errors = []
+    skipped = sum(1 for s in summaries if s.kind == "skipped")
     for s in summaries:
+        if s.kind == "skipped":
+            continue
         job = by_job.setdefault(s.job, {"files": 0, "findings": 0, "codes": {}})
         job["files"] += 1
         if s.error is not None:
@@ -164,7 +170,7 @@ def summarise(summaries: list[FileSummary]) -> dict[str, Any]:
             job["not_shown"] = job.get("not_shown", 0) + s.not_shown
     for c in by_code.values():
         c["jobs"].sort()
-    return {"command": "fleet", "files": len(summaries), "jobs": len(by_job),
+    return {"command": "fleet", "files": len(summaries) - skipped, "skipped": skipped, "jobs": len(by_job),
             "findings": sum(c["count"] for c in by_code.values()), "input_errors": len(errors),
             "by_code": dict(sorted(by_code.items())), "by_job": dict(sorted(by_job.items())), "errors": errors}
 

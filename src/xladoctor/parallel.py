@@ -9,9 +9,22 @@ its worker is reported (by ``on_crash``) and all others still get their results.
 
 from __future__ import annotations
 
+import multiprocessing
+import sys
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Sequence
+
+
+def pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool that starts fast: ``fork`` from a single-threaded process (the CLI), ``forkserver``
+    when threads are running (a notebook with jax loaded), where forking could deadlock the child."""
+    method = None
+    if sys.platform.startswith("linux"):
+        method = "fork" if threading.active_count() == 1 else "forkserver"
+    ctx = multiprocessing.get_context(method) if method else None
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
 
 
 def _call(fn: Callable[..., Any], args: tuple) -> Any:
@@ -22,8 +35,8 @@ def map_isolated(fn: Callable[..., Any], arg_tuples: Sequence[tuple], jobs: int,
                  on_done: Callable[[], None], on_crash: Callable[[tuple, str], Any]) -> list[Any]:
     results: list[Any] = [None] * len(arg_tuples)
     done = [False] * len(arg_tuples)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures: dict[Future, int] = {pool.submit(_call, fn, a): i for i, a in enumerate(arg_tuples)}
+    with pool(jobs) as workers:
+        futures: dict[Future, int] = {workers.submit(_call, fn, a): i for i, a in enumerate(arg_tuples)}
         try:
             for fut in as_completed(futures):
                 i = futures[fut]
@@ -34,7 +47,7 @@ def map_isolated(fn: Callable[..., Any], arg_tuples: Sequence[tuple], jobs: int,
     for i, a in enumerate(arg_tuples):
         if done[i]:
             continue
-        with ProcessPoolExecutor(max_workers=1) as alone:
+        with pool(1) as alone:
             try:
                 results[i] = alone.submit(_call, fn, a).result()
             except BrokenProcessPool as e:

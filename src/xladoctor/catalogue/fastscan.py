@@ -293,9 +293,9 @@ def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = Tru
     scanner = scanner or LogScanner()
     workers = usable_cpus() if parallel else 1
     if workers > 1 and os.path.getsize(path) >= PARALLEL_MIN_BYTES:
-        from concurrent.futures import ProcessPoolExecutor
+        from ..parallel import pool
 
-        with ProcessPoolExecutor(workers) as pool:
-            return scan_file_parallel(path, scanner, pool, workers)
+        with pool(workers) as executor:
+            return scan_file_parallel(path, scanner, executor, workers)
     with open(path, "rb", buffering=0) as f:
         return scan_stream(f, scanner)
