@@ -64,6 +64,8 @@ def test_fifo_device_and_socket_are_skipped_not_waited_on(dump, tmp_path):
     assert notes["stuck.fifo"] == "fifo, not a regular file"
     assert notes["s.sock"] == "socket, not a regular file"
     assert notes["zero"] == "symlink that leads out of the directory (not followed)"
+    assert f"{dump / 'stuck.fifo'}: fifo, not a regular file" in subprocess.run(
+        [sys.executable, "-m", "xladoctor", "check", str(dump)], capture_output=True, text=True, timeout=120).stdout
     assert p.returncode == 1 and doc["input_errors"] == 0
 
 

@@ -372,17 +372,23 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
     if quiet:
         out += [f"nothing to report in {len(quiet)} file(s):", *quiet, ""]
     skipped = [f for f in doc["files"] if f["kind"] == "skipped"]
+    special = [f for f in skipped if _is_special_skip(f)]
+    if special:  # a FIFO or a symlink out of the directory is worth a line; XLA's artefacts are not
+        out += [f"not read ({len(special)}):", *(f"   {f['path']}: {f['note']}" for f in special), ""]
     checked = len(doc["files"]) - len(skipped) - doc["input_errors"]
     tail = f"{checked} file(s) checked, {doc['findings']} finding(s)"
     if skipped:
         tail += f", {len(skipped)} skipped (not HLO text or logs)"
-        special = [f for f in skipped if "not a regular file" in f["note"] or "symlink" in f["note"]]
         if special:
             tail += f" including {len(special)} special file(s) or symlink(s)"
     if doc["input_errors"]:
         tail += f", {doc['input_errors']} could not be read"
     out.append(tail)
     return "\n".join(out) + "\n"
+
+
+def _is_special_skip(f: dict[str, Any]) -> bool:
+    return "not a regular file" in f["note"] or "symlink" in f["note"]
 
 
 def _is_quiet(f: dict[str, Any]) -> bool:
