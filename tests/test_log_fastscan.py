@@ -53,13 +53,50 @@ def test_regions_find_what_a_continuous_scan_finds(generated):
         assert key(scanner.finish()) == want, path
 
 
-def test_worker_processes_find_the_same_as_one_pass(generated):
+def _far_traces(path: Path) -> Path:
+    """host_offloader traces far (other regions, other batches) from the E1200 they belong to."""
+    from log_corpus import E1200_TRACED
+    noise = "".join(f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(4000))
+    trace, message = E1200_TRACED.split("jax.errors", 1)
+    parts = [noise, trace.format(r=1), noise, "jax.errors" + message.format(r=1), noise,  # trace far above
+             "jax.errors" + message.format(r=1), noise, trace.format(r=2), noise,  # repeat, then a trace...
+             "jax.errors" + message.format(r=1), noise,  # ...for a repeat that has one already
+             trace.format(r=3), noise, trace.format(r=4), noise, "jax.errors" + message.format(r=5), noise]
+    path.write_text("".join(parts))
+    return path
+
+
+def test_worker_processes_find_the_same_as_one_pass(generated, tmp_path):
+    far = _far_traces(tmp_path / "far.log")
+    assert [f.analysis.get("trace") for f in continuous(far)] == [
+        [{"instruction": "square.1", "shape_index": "{}"}], [{"instruction": "square.4", "shape_index": "{}"}]]
     with ProcessPoolExecutor(2) as pool:
-        for path in generated:
+        for path in [*generated, far]:
             want = key(continuous(path))
-            for min_chunk in (1 << 16, 100_003):  # many chunks, boundaries at odd offsets
-                got = fastscan.scan_file_parallel(str(path), LogScanner(), pool, 2, min_chunk=min_chunk)
-                assert key(got.finish()) == want, (path, min_chunk)
+            for min_chunk, batch_bytes in ((1 << 16, 1), (100_003, 150_000), (1 << 20, 1 << 22)):
+                # many chunks with boundaries at odd offsets; every region its own batch, or a few
+                got = fastscan.scan_file_parallel(str(path), LogScanner(), pool, 2, min_chunk=min_chunk,
+                                                  batch_bytes=batch_bytes)
+                assert key(got.finish()) == want, (path, min_chunk, batch_bytes)
+
+
+def test_worker_batches_respect_the_distinct_cap(tmp_path, monkeypatch):
+    from xladoctor.catalogue import scanner as scanner_module
+
+    monkeypatch.setattr(scanner_module, "MAX_DISTINCT", 25)
+    msg = ("XlaRuntimeError: INVALID_ARGUMENT: Executable(jit_step) expected parameter {p} of size 6144 "
+           "(f32[5,4,3]{{0,1,2:T(4,128)}}) but got buffer with incompatible size 2048 (f32[5,4,3]{{2,1,0}})\n")
+    noise = "I1031 09:00:00.000000  7 tpu.cc:1] nothing to see here at all\n" * 3000
+    log = tmp_path / "many.log"
+    # 10 distinct per stretch: batches stay under the cap, the whole log does not; repeats of kept ones later
+    log.write_text("".join(noise + "".join(msg.format(p=10 * k + i) for i in range(10)) for k in range(6))
+                   + noise + msg.format(p=3) + noise + msg.format(p=59))
+    want = continuous(log)
+    with ProcessPoolExecutor(2) as pool:  # forked after the monkeypatch: workers keep 25 too
+        for batch_bytes in (1, 300_000, 1 << 22):  # the last: one batch over the cap, rescanned here
+            s = fastscan.scan_file_parallel(str(log), LogScanner(), pool, 2, min_chunk=1 << 16,
+                                            batch_bytes=batch_bytes)
+            assert key(s.finish()) == key(want) and s.not_shown == {"E0102": 36}
 
 
 def test_distinct_findings_are_capped_and_the_rest_counted(tmp_path, monkeypatch):

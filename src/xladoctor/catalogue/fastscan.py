@@ -9,8 +9,11 @@ before and :data:`FORWARD` bytes after, starting at a line start when one is wit
 region's line number.  Regions closer than ``BACK + ALIGN`` bytes are merged.  The rest
 is only counted for newlines (line numbers), at memory speed.
 
-Big regular files are planned in parallel: each worker process finds the regions of one
-chunk (same rules, same offsets), the parent merges them and scans them in order.  A
+Big regular files use every core twice over: worker processes find the regions of one
+chunk each (same rules, same offsets), the parent merges them, workers scan batches of
+consecutive regions with fresh scanners, and the parent folds their findings together in
+file order (:meth:`~.scanner.LogScanner.absorb`: counts, first lines, the distinct cap and
+host_offloader traces across batches come out as in one pass).  A
 stream (stdin, a pipe) is planned and scanned in one pass.  Both hold at most a block
 (:data:`BLOCK`) plus the margins in memory, whatever the log's size or line lengths.
 """
@@ -19,12 +22,13 @@ from __future__ import annotations
 
 import codecs
 import os
+from collections import deque
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterator
 
 from .prefilter import AnchorFinder
-from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner
+from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner, ScanPart
 
 BLOCK = 8 << 20
 BACK = 2 * BACK_CHARS
@@ -34,6 +38,8 @@ FORWARD = 2 * WINDOW_CHARS
 ALIGN = 16 << 10
 """How far before a region's start to look for a line start."""
 FEED = 4 << 20
+BATCH_BYTES = 16 << 20
+"""Region bytes scanned per worker task (dense logs); each batch's findings travel back, not its text."""
 PARALLEL_MIN_BYTES = 64 << 20
 """Smaller files are scanned in one process (starting workers costs more than it saves)."""
 
@@ -270,15 +276,57 @@ def chunk_bounds(size: int, workers: int, min_chunk: int = 16 << 20) -> list[tup
     return [(lo, min(size, lo + step)) for lo in range(0, size, step)] or [(0, 0)]
 
 
+def scan_batch(path: str, regions: list[Region]) -> ScanPart:
+    """Scan some consecutive regions with a fresh scanner (in a worker); the parent absorbs the result."""
+    scanner = LogScanner()
+    scan_regions(path, iter(regions), scanner)
+    return scanner.part()
+
+
+def batches(regions: Iterator[Region], batch_bytes: int) -> Iterator[list[Region]]:
+    """Consecutive regions, about ``batch_bytes`` of them at a time."""
+    batch: list[Region] = []
+    size = 0
+    for r in regions:
+        batch.append(r)
+        size += r.end - r.start
+        if size >= batch_bytes:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
 def scan_file_parallel(path: str, scanner: LogScanner, executor: Executor, workers: int,
-                       min_chunk: int = 16 << 20) -> LogScanner:
-    """Plan the chunks of a regular file in ``executor``'s processes, scan the regions here, in order."""
+                       min_chunk: int = 16 << 20, batch_bytes: int = BATCH_BYTES) -> LogScanner:
+    """Plan the chunks of a regular file and scan its regions in ``executor``'s processes; fold the
+    results into ``scanner`` in file order (:meth:`LogScanner.absorb`), so the findings are those of
+    one pass.  A batch that met more distinct errors than the scanner keeps is rescanned here."""
     size = os.path.getsize(path)
     anchors = scanner.anchors
     bounds = chunk_bounds(size, workers, min_chunk)
-    results = executor.map(plan_chunk, [path] * len(bounds), [lo for lo, _ in bounds], [hi for _, hi in bounds],
-                           [anchors] * len(bounds))
-    return scan_regions(path, merge_regions(iter(results)), scanner)
+    plans = executor.map(plan_chunk, [path] * len(bounds), [lo for lo, _ in bounds], [hi for _, hi in bounds],
+                         [anchors] * len(bounds))
+    pending: deque = deque()
+
+    def absorb_one() -> None:
+        regions, future = pending.popleft()
+        part = future.result()
+        if part.not_shown:
+            scan_regions(path, iter(regions), scanner)
+        else:
+            scanner.absorb(part)
+
+    for n, batch in enumerate(batches(merge_regions(iter(plans)), batch_bytes)):
+        if n == 0:  # here: this process has its catalogue loaded, a worker would load it again
+            scan_regions(path, iter(batch), scanner)
+            continue
+        pending.append((batch, executor.submit(scan_batch, path, batch)))
+        while len(pending) > 2 * workers:
+            absorb_one()
+    while pending:
+        absorb_one()
+    return scanner
 
 
 def usable_cpus() -> int:

@@ -63,6 +63,18 @@ _TIME = re.compile(r"\d\d:\d\d:\d\d(?:\.\d+)?")
 
 
 @dataclass
+class ScanPart:
+    """What a fresh scanner found in one stretch of a log, to be folded into the scan of the whole
+    (:meth:`LogScanner.absorb`) exactly as if that stretch had been scanned there."""
+
+    findings: list[tuple[tuple[str, str], "Finding"]]
+    not_shown: dict[str, int]
+    first_event: tuple | None
+    """``("trace",)`` or ``("e1200", key)``: which came first, a trace block or an E1200 message."""
+    pending_trace: list[dict[str, str]] | None
+
+
+@dataclass
 class Finding:
     """One distinct error found in the input."""
 
@@ -146,6 +158,7 @@ class LogScanner:
         self.not_shown: dict[str, int] = {}
         """Messages by code that matched no kept finding once MAX_DISTINCT were kept."""
         self._pending_trace: list[dict[str, str]] | None = None
+        self._first_event: tuple | None = None
 
     @property
     def anchors(self) -> list[str]:
@@ -308,6 +321,8 @@ class LogScanner:
             hops.append({"instruction": m.group("name").strip(), "shape_index": "{" + m.group("index") + "}"})
             end = nxt
         self._pending_trace = hops
+        if self._first_event is None:
+            self._first_event = ("trace",)
         return end
 
     def _extent(self, code: str, line_start: int, match_start: int) -> tuple[int, str]:
@@ -388,6 +403,8 @@ class LogScanner:
         # ("Execution failed: ", "jaxlib...XlaRuntimeError: ", log prefixes) differs between
         # the copies of one error that different replicas and layers print.
         key = _identity(code, buf[match_start:end])
+        if self._first_event is None and code == "E1200":
+            self._first_event = ("e1200", key)
         found = self._findings.get(key)
         if found is not None:
             found.count += 1
@@ -405,6 +422,45 @@ class LogScanner:
                           fields=fields, analysis=analysis, lines=[line])
         self._attach_trace(finding)
         self._findings[key] = finding
+
+    def part(self) -> ScanPart:
+        """Everything found so far, for :meth:`absorb` in another scanner (call once, at the end)."""
+        self._process(final=True)
+        return ScanPart(list(self._findings.items()), dict(self.not_shown), self._first_event, self._pending_trace)
+
+    def absorb(self, part: ScanPart) -> None:
+        """Fold in the next stretch of the log, scanned by a fresh scanner, with this scanner's result.
+
+        Counts add up, the first MAX_LINES_RECORDED lines are kept, new errors are kept in order
+        until MAX_DISTINCT (the rest count in ``not_shown``), and a host_offloader trace still pending
+        here goes to the stretch's first E1200 unless a trace of its own came first.  The part must
+        not have hit MAX_DISTINCT itself (it could not tell which dropped errors are kept here).
+        """
+        assert not part.not_shown, "rescan a part that hit MAX_DISTINCT in the whole-log scanner"
+        self._process(final=True)
+        incoming, event = self._pending_trace, part.first_event
+        new = {key for key, _ in part.findings if key not in self._findings}
+        if incoming is not None and event is not None and event[0] == "e1200":
+            key = event[1]
+            if key in self._findings:
+                self._findings[key].analysis.setdefault("trace", incoming)
+            elif key in new:
+                dict(part.findings)[key].analysis["trace"] = incoming  # set at its first occurrence
+        for key, f in part.findings:
+            found = self._findings.get(key)
+            if found is not None:
+                found.count += f.count
+                found.lines = (found.lines + f.lines)[:MAX_LINES_RECORDED]
+                if "trace" in f.analysis:
+                    found.analysis.setdefault("trace", f.analysis["trace"])
+            elif len(self._findings) >= MAX_DISTINCT:
+                self.not_shown[f.code] = self.not_shown.get(f.code, 0) + f.count
+            else:
+                self._findings[key] = f
+        if event is not None:
+            self._pending_trace = part.pending_trace
+        if self._first_event is None:
+            self._first_event = event
 
     def _attach_trace(self, finding: Finding) -> None:
         if finding.code == "E1200" and self._pending_trace is not None:
