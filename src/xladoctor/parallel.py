@@ -22,7 +22,9 @@ def pool(workers: int) -> ProcessPoolExecutor:
     when threads are running (a notebook with jax loaded), where forking could deadlock the child."""
     method = None
     if sys.platform.startswith("linux"):
-        method = "fork" if threading.active_count() == 1 else "forkserver"
+        # jax and jaxlib run native threads that threading does not count
+        threaded = threading.active_count() > 1 or "jax" in sys.modules or "jaxlib" in sys.modules
+        method = "forkserver" if threaded else "fork"
     ctx = multiprocessing.get_context(method) if method else None
     return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
 
