@@ -176,3 +176,10 @@ def test_progress_bar_only_on_a_terminal(dump):
     p = subprocess.run([sys.executable, "-m", "xladoctor", "check", str(dump)], capture_output=True, text=True,
                        timeout=120)
     assert "\r" not in p.stderr and "\r" not in p.stdout
+
+
+def test_a_module_behind_a_byte_order_mark_is_still_analysed(tmp_path, capsys):
+    bom = tmp_path / "bom.hlo"
+    bom.write_bytes(b"\xef\xbb\xbf" + E1200_HLO.read_bytes())
+    code, out, _ = run(["check", str(bom)], capsys)
+    assert code == 1 and "E1200 predicted for output {0}" in out

@@ -207,6 +207,8 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     if _looks_like_hlo(head.decode("utf-8", "replace")):
         data = head + f.read()
         text = decode_text(data, source)
+        if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
+            text = text[1:]
         compiled = _is_compiled(text, source)
         if not opts.full:
             from ..hlo_triage import triage
