@@ -70,7 +70,9 @@ def test_worker_processes_find_the_same_as_one_pass(generated, tmp_path):
     far = _far_traces(tmp_path / "far.log")
     assert [f.analysis.get("trace") for f in continuous(far)] == [
         [{"instruction": "square.1", "shape_index": "{}"}], [{"instruction": "square.4", "shape_index": "{}"}]]
-    with ProcessPoolExecutor(2) as pool:
+    from xladoctor.parallel import pool as process_pool
+
+    with process_pool(2) as pool:
         for path in [*generated, far]:
             want = key(continuous(path))
             for min_chunk, batch_bytes in ((1 << 16, 1), (100_003, 150_000), (1 << 20, 1 << 22)):
@@ -80,6 +82,7 @@ def test_worker_processes_find_the_same_as_one_pass(generated, tmp_path):
                 assert key(got.finish()) == want, (path, min_chunk, batch_bytes)
 
 
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # fork on purpose: workers see the patched cap
 def test_worker_batches_respect_the_distinct_cap(tmp_path, monkeypatch):
     from xladoctor.catalogue import scanner as scanner_module
 
