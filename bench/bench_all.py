@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import io
 import json
 import os
 import platform
@@ -74,6 +73,8 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
     else:
         import xladoctor.commands.check  # noqa: F401  (imports are not the module's memory)
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if what == "ours" and kind == "check":
+        return _check_child(n, repeat, base)
     text = _module_text(kind, n)
     if what == "jaxlib":
         from jaxlib import _hlo
@@ -85,15 +86,25 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
         from xladoctor.offload import analyze_host_offload
         from xladoctor.syntax.hlo_parser import parse_module
         seconds = _best(lambda: analyze_host_offload(parse_module(text), False), repeat)
-    else:
-        from xladoctor.commands.check import Options, check_stream
-        data = text.encode()
-        opts = Options(strict=False, lang="en", full=False, parallel_logs=False)
-        seconds = _best(lambda: check_stream(io.BytesIO(data), "m.hlo", opts), repeat)
-        assert check_stream(io.BytesIO(data), "m.hlo", opts)["parsed"] is False
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"seconds": seconds, "peak_mib": peak / 1024, "extra_mib": (peak - base) / 1024,
             "text_mb": len(text.encode()) / 1e6}
+
+
+def _check_child(n: int, repeat: int, base: int) -> dict:
+    """``check`` on the module as a file, the way the CLI reads it (the text is written by another process,
+    so this one's peak memory is only what checking costs)."""
+    from xladoctor.commands.check import Options, check_path
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "module.before_optimizations.txt")
+        subprocess.run([sys.executable, __file__, "--make-module", "check", str(n), path], check=True)
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        opts = Options(strict=False, lang="en", full=False, parallel_logs=False)
+        seconds = _best(lambda: check_path(path, True, opts), repeat)
+        assert check_path(path, True, opts)["parsed"] is False
+        size = os.path.getsize(path)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"seconds": seconds, "peak_mib": peak / 1024, "extra_mib": (peak - base) / 1024, "text_mb": size / 1e6}
 
 
 # -- parent side -----------------------------------------------------------------------------
@@ -133,9 +144,11 @@ def row(*cells) -> None:
     print(" | ".join(ROWS[-1]), file=sys.stderr, flush=True)
 
 
-def module_rows(sizes: list[int], repeat: int, has_jaxlib: bool) -> None:
+def module_rows(sizes: list[int], repeat: int, has_jaxlib: bool, kinds: list[str]) -> None:
     for kind, label in (("parse", "parse"), ("offload", "offload (parse + analysis)"),
                         ("check", "check, nothing to do")):
+        if kind not in kinds:
+            continue
         for n in sizes:
             r = 1 if n >= 1_000_000 else repeat
             ours = _run_child("ours", kind, n, r)
@@ -236,9 +249,16 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", choices=("modules", "startup", "logs", "dirs"), nargs="*")
     ap.add_argument("--sizes", type=int, nargs="*", help="module sizes in instructions (default 10k 100k)")
+    ap.add_argument("--kinds", nargs="*", choices=("parse", "offload", "check"), default=["parse", "offload", "check"],
+                    help="which module rows")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--make-log", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--make-module", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.make_module:
+        kind, n, path = args.make_module
+        Path(path).write_text(_module_text(kind, int(n)))
+        return 0
     if args.make_log:
         from bench_explain import generate
         kind, path, mb = args.make_log
@@ -257,7 +277,7 @@ def main() -> int:
             startup_rows(max(5, args.repeat))
         if "modules" in only:
             sizes = args.sizes or [10_000, 100_000]
-            module_rows(sizes + ([1_000_000] if args.big else []), args.repeat, has_jaxlib)
+            module_rows(sizes + ([1_000_000] if args.big else []), args.repeat, has_jaxlib, args.kinds)
         if "logs" in only:
             log_rows(Path(tmp), args.log_mb, args.repeat)
         if "dirs" in only:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import stat
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -118,10 +119,17 @@ def _looks_like_hlo(text: str) -> bool:
     return head.startswith("HloModule")
 
 
-def _is_compiled(text: str, path: str) -> bool:
-    """A post-optimization module: XLA's host offloader already rewrote it (no annotations left to analyse)."""
-    first = text.lstrip().split("\n", 1)[0]
-    return "after_optimizations" in os.path.basename(path) or "is_scheduled=true" in first
+def _is_compiled(text: str | bytes | bytearray, path: str) -> bool:
+    """A post-optimization module: XLA's host offloader already rewrote it (no annotations left to analyse).
+
+    Looks only at the first line (no copy of the module, which may be hundreds of MB).
+    """
+    if "after_optimizations" in os.path.basename(path):
+        return True
+    head = text[:1 << 16]  # XLA prints is_scheduled right after the module's name
+    raw = head.encode("utf-8", "replace") if isinstance(head, str) else bytes(head)
+    first = raw.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+    return b"is_scheduled=true" in first
 
 
 def check_hlo(text: str, source: str, strict: bool) -> dict[str, Any]:
@@ -171,6 +179,33 @@ def _read_head(f: BinaryIO) -> bytes:
     return head
 
 
+def _read_rest(f: BinaryIO, head: bytes) -> bytes | bytearray:
+    """The whole input: into one buffer sized from fstat for a regular file (no second copy)."""
+    try:
+        st = os.fstat(f.fileno())
+        size = st.st_size - f.tell() if stat.S_ISREG(st.st_mode) else -1
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        size = -1
+    if size < 0:
+        return head + f.read()
+    buf = bytearray(len(head) + size)
+    buf[:len(head)] = head
+    view = memoryview(buf)
+    got = len(head)
+    while got < len(buf):
+        n = f.readinto(view[got:])
+        if not n:
+            break
+        got += n
+    view.release()
+    if got < len(buf):
+        del buf[got:]
+    more = f.read()  # grown since fstat
+    if more:
+        buf += more
+    return buf
+
+
 def _undecided(head: bytes) -> bool:
     text = head.decode("utf-8", "replace").lstrip("\ufeff").lstrip()
     while text.startswith("//"):
@@ -205,17 +240,18 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     """
     head = _read_head(f)
     if _looks_like_hlo(head.decode("utf-8", "replace")):
-        data = head + f.read()
-        text = decode_text(data, source)
-        if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
-            text = text[1:]
-        compiled = _is_compiled(text, source)
-        if not opts.full:
+        data = _read_rest(f, head)
+        compiled = _is_compiled(data, source)
+        if not opts.full:  # triage the bytes: a module no analysis applies to is neither decoded nor parsed
             from ..hlo_triage import triage
 
             t = triage(data, compiled)
             if not t.analyse:
                 return _triaged_entry(source, t.module_name, compiled)
+        text = decode_text(bytes(data) if isinstance(data, bytearray) else data, source)
+        del data
+        if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
+            text = text[1:]
         return check_hlo(text, source, opts.strict)
     from ..catalogue.fastscan import scan_path, scan_stream
     from ..catalogue.scan_report import LogScan
