@@ -55,6 +55,10 @@ def test_seed_samples_text_report(capsys):
     assert "seeds.log:2: E0102 RuntimeProgramInputMismatch" in out
     assert "dim=2, size=40, padded_size=128" in out and "expected_physical_bytes: 5,242,880" in out
     assert "start: tuple.64" in out and "2 distinct XLA errors found" in out
+    # Lists are written out, not printed as Python reprs with quoted names.
+    assert "tpu_default_for: [v2, v3, v4, v5e, v5p, v6e]" in out
+    assert "generations=[v2, v3, v4, v5e, v5p, v6e], layout={1,2,0:T(8,128)(2,1)}" in out
+    assert "['" not in out and "', '" not in out
 
 
 def test_seed_samples_persian(capsys):
@@ -274,3 +278,14 @@ def test_one_error_printed_by_a_traceback_and_by_replica_logs_is_one_finding():
                       for r in range(1, 4)))
     findings = scan_text(text)
     assert [(f.code, f.count, f.line) for f in findings] == [("E0102", 4, 1)]
+
+
+def test_no_empty_analysis_heading(capsys, monkeypatch):
+    # PjRt's memory-space E0102 has fields and fixes but nothing to analyse: no bare "Analysis:".
+    text = ("XlaRuntimeError: INVALID_ARGUMENT: Executable(jit_f) got a parameter buffer for parameter 3 in an "
+            "unexpected memory space 'pinned_host'\n")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main(["explain", "-", "--width", "100"]) == 1
+    out = capsys.readouterr().out
+    assert "E0102 RuntimeProgramInputMismatch" in out and "actual_memory_space: pinned_host" in out
+    assert "Analysis:" not in out and "Fixes:" in out

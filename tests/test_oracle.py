@@ -72,6 +72,14 @@ def test_clean_hlo_compiles_with_host_output_and_reports_its_executable(worker):
     assert v.optimized_hlo.startswith("HloModule jit_train_step, is_scheduled=true")
 
 
+def test_optimised_text_only_when_asked(worker):
+    """--confirm compares verdicts only: the optimised module does not cross the socket."""
+    v = worker.compile_hlo(CLEAN_HLO, want_text=False)
+    assert v.kind == "compiles" and v.optimized_hlo is None
+    assert v.entry_computation_layout.endswith("->(f32[16,256]{1,0:T(8,128)S(5)}, f32[16,256]{1,0:T(8,128)})")
+    assert worker.compile_hlo(CLEAN_HLO).optimized_hlo.startswith("HloModule jit_train_step, is_scheduled=true")
+
+
 def test_dropping_the_host_memory_space_turns_the_clean_module_into_e1200(worker):
     """The S(5) -> mhlo.memory_kind step is what makes the difference, not the module body."""
     device_only = CLEAN_HLO.replace("{1,0:T(8,128)S(5)}", "{1,0:T(8,128)}")

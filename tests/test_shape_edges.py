@@ -63,3 +63,32 @@ def test_shape_command_prints_the_runtime_size(capsys):
     assert json.loads(out)["runtime_bytes"] == {"kind": "suffix", "metadata_bytes": 8, "bytes": 168}
     code, out, _ = run(["shape", "f32[10,4]", "--json"], capsys)
     assert json.loads(out)["runtime_bytes"] is None
+
+
+@pytest.mark.parametrize("array", ["s8[3,5,7]", "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}", "f32[<=10,4]"])
+def test_buffer_is_reported_as_the_array_it_holds(array, capsys):
+    # A b(...) buffer wraps one array and XLA sizes it as that array: no tuple index table,
+    # no "leaves", and the array's own padding rows.
+    _, out, _ = run(["shape", array, "--json"], capsys)
+    want = json.loads(out)
+    code, out, err = run(["shape", f"b({array})", "--json"], capsys)
+    got = json.loads(out)
+    assert code == 0 and err == ""
+    assert got.pop("shape") == f"b({want.pop('shape')})"
+    assert (got.pop("element_type"), want.pop("element_type")) == ("buffer", parse_shape(array).element_type.name)
+    assert got == want
+    code, out, _ = run(["shape", f"b({array})"], capsys)
+    assert code == 0
+    assert "tuple table" not in out and "leaf {}" not in out
+    assert "physical bytes" in out
+
+
+def test_buffer_gets_its_arrays_tpu_default(capsys):
+    code, out, _ = run(["shape", "b(bf16[16,1280,40])", "--tpu", "v5e", "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 0
+    assert doc["shape"] == "b(bf16[16,1280,40]{1,2,0:T(8,128)(2,1)})"
+    assert doc["tpu"]["default_layout"] == "{1,2,0:T(8,128)(2,1)}"
+    _, out, _ = run(["shape", "(b(bf16[16,1280,40]), token[])", "--tpu", "v5e", "--json"], capsys)
+    leaves = json.loads(out)["leaves"]
+    assert leaves[0]["tpu"]["default_layout"] == "{1,2,0:T(8,128)(2,1)}" and "tpu" not in leaves[1]

@@ -18,7 +18,6 @@ import pytest
 
 from tpu_layout_oracle import TABLE, TYPES, compare, grid, libtpu_available, probe, read_table
 from xladoctor.ir.primitive import PRIMITIVE_TYPES
-from xladoctor.ir.shape import Shape
 from xladoctor.ir.sizes import physical_bytes
 from xladoctor.ir.tpu_layouts import (TPU_GENERATIONS, NoTpuDefault, default_for_generations, is_tpu_default,
                                       tpu_default_layout, tpu_default_shape)
@@ -233,14 +232,19 @@ def test_inputs_explanation_names_the_default_side():
     m = check_inputs([parse_shape("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}")],
                      [parse_shape("bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}")]).mismatches[0]
     text = "\n".join(explanation_lines(m))
-    assert ("the supplied layout {1,2,0:T(8,128)(2,1)} is the TPU default for bf16[16,1280,40] on "
-            "v2, v3, v4, v5e, v5p, v6e") in text
-    assert "the expected layout {2,1,0:T(8,128)(2,1)} is not the TPU default" in text
+    # the same notes (one piece of code) as explain gives a logged E0102
+    assert ("supplied: this layout is the TPU default for the shape (v2, v3, v4, v5e, v5p, v6e; libtpu's "
+            "get_default_layout)") in text
+    assert ("expected: this layout is not a TPU default for the shape (v2, v3, v4, v5e, v5p, v6e: "
+            "{1,2,0:T(8,128)(2,1)})") in text
     # two compiler choices, neither a default: nothing said
     m = check_inputs([parse_shape("f32[128,128]{1,0:T(8,128)}")],
                      [parse_shape("f32[128,128]{0,1:T(4,128)}")]).mismatches[0]
     assert str(tpu_default_layout("f32", (128, 128), "v5e")) == "{1,0:T(8,128)}"
-    assert any("the expected layout {1,0:T(8,128)} is the TPU default" in line for line in explanation_lines(m))
+    lines = explanation_lines(m)
+    assert any(line.startswith("expected: this layout is the TPU default") for line in lines)
+    assert any(line.startswith("supplied: this layout is not a TPU default for the shape (v2, v3, v4, v5e, v5p, "
+                               "v6e: {1,0:T(8,128)})") for line in lines)
     m = check_inputs([parse_shape("f32[100,128]{0,1:T(8,128)}")],
                      [parse_shape("f32[100,128]{0,1:T(4,128)}")]).mismatches[0]
     assert not any("TPU default" in line for line in explanation_lines(m))
@@ -248,7 +252,7 @@ def test_inputs_explanation_names_the_default_side():
     # without its tiling, so nothing is claimed about it.
     m = check_inputs([parse_shape("f32[5,4,3]{0,1,2:T(4,128)}")], [parse_shape("f32[5,4,3]{2,1,0}")]).mismatches[0]
     lines = [line for line in explanation_lines(m) if "TPU default" in line]
-    assert len(lines) == 1 and lines[0].startswith("the expected layout {0,1,2:T(4,128)} is the TPU default")
+    assert len(lines) == 1 and lines[0].startswith("expected: this layout is the TPU default for the shape")
 
 
 def test_e0102_buffer_laid_out_for_another_generation():
@@ -271,4 +275,5 @@ def test_e0102_buffer_laid_out_for_another_generation():
     from xladoctor.inputs.explanation import explanation_lines
 
     m = check_inputs([parse_shape("s8[3,5,7]{2,0,1:T(4,128)(4,1)}")], [shape]).mismatches[0]
-    assert any(line.startswith("they are the defaults of different TPU generations") for line in explanation_lines(m))
+    assert any(line.startswith("the two layouts are the defaults of different TPU generations") for line in
+               explanation_lines(m))

@@ -1,7 +1,10 @@
 """The ``xladoctor`` command line: one subcommand per module in :mod:`xladoctor.commands`.
 
 Subcommands are discovered, not listed here, so each lives in one file with its
-arguments and its run function.  Every :class:`~xladoctor.errors.XlaDoctorError`
+arguments and its run function.  Discovery lists module *names* without importing
+them; only the command being run is imported (and only top-level ``--help`` imports
+them all for their help lines), so ``xladoctor shape`` never pays for the HLO parser
+or the offload analysis (start-up is measured in ``bench/bench_all.py``).  Every :class:`~xladoctor.errors.XlaDoctorError`
 becomes one line on stderr and exit code 2; exit 1 means findings, 0 means clean.
 """
 
@@ -10,7 +13,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
 from types import ModuleType
 
@@ -20,13 +22,33 @@ from .errors import InputError, XlaDoctorError
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
-def _command_modules() -> list[ModuleType]:
-    mods = []
-    for info in pkgutil.iter_modules(commands.__path__):
-        if info.name.startswith("_"):
-            continue
-        mods.append(importlib.import_module(f"{commands.__name__}.{info.name}"))
+def command_names() -> list[str]:
+    """Subcommand names: the public modules of :mod:`xladoctor.commands`, from a directory listing
+    (no import; ``pkgutil`` alone would cost more start-up time than the listing)."""
+    names = set()
+    for folder in commands.__path__:
+        for entry in os.listdir(folder):
+            stem, ext = os.path.splitext(entry)
+            if ext in (".py", ".pyc") and not stem.startswith("_") and stem.isidentifier():
+                names.add(stem)
+    return sorted(names)
+
+
+def _command_modules(only: str | None = None) -> list[ModuleType]:
+    names = command_names() if only is None else [only] if only else []
+    mods = [importlib.import_module(f"{commands.__name__}.{name}") for name in names]
     return sorted(mods, key=lambda m: (getattr(m, "ORDER", 100), m.NAME))
+
+
+def _chosen_command(argv: list[str]) -> str | None:
+    """The subcommand named on the command line when it is a known one; ``""`` for a bare ``--version``
+    (no subcommand needed); else None: all are loaded, for the help text or argparse's "invalid choice"."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg if arg in command_names() else None
+    return "" if "--version" in argv and not {"-h", "--help"} & set(argv) else None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -36,7 +58,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or (``only``) one with just that subcommand (none for ``""``), for a fast start."""
     parser = _Parser(
         prog="xladoctor",
         description="Find, explain and fix XLA errors: host-offload output mismatches (E1200), program input "
@@ -45,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
                "2 usage or input error. Start with: xladoctor check --examples")
     parser.add_argument("--version", action="version", version=f"xladoctor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in _command_modules():
+    for mod in _command_modules(only):
         description = getattr(mod, "DESCRIPTION", mod.HELP).replace("``", "")  # docstrings use reST quotes
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=description)
         mod.add_arguments(p)
@@ -54,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_chosen_command(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)

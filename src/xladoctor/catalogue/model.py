@@ -61,11 +61,6 @@ class Entry:
     matchers: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
 
     @property
-    def documented_by_xla(self) -> bool:
-        """True when openxla.org has a page for this code (``url`` is set)."""
-        return self.origin == "xla" and bool(self.url)
-
-    @property
     def number(self) -> str:
         """The code without its ``E``: what the openxla.org page is named after."""
         return self.code[1:]

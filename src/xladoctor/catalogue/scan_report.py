@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..report.units import human_bytes
 from .loader import load_catalogue
 from .render import LABELS, Writer
-from .scanner import Finding, LogScanner
+from .scanner import MAX_DISTINCT, Finding, LogScanner
 
 SCAN_LABELS = {
     "en": {"found": "{n} distinct XLA errors found", "found_one": "1 distinct XLA error found", "none": "no XLA error found", "times": "times",
@@ -28,25 +28,40 @@ SCAN_LABELS = {
 }
 
 
-def _open_binary(target: str):
+@dataclasses.dataclass
+class LogScan:
+    """What scanning one log found: distinct findings, and messages not kept once MAX_DISTINCT were."""
+
+    findings: list[Finding]
+    source: str
+    not_shown: dict[str, int]
+
+
+def scan_file(target: str, parallel: bool = True) -> LogScan:
+    """Findings in a file or stdin, in bounded memory; a big regular file uses every core.
+
+    Regular files and streams (stdin, pipes, FIFOs named on the command line) are read;
+    devices and sockets are refused (``/dev/zero`` would never end).
+    """
+    from .fastscan import scan_path, scan_stream
+    from ..files import check_readable_kind
+
+    scanner = LogScanner()
     if target == "-":
-        return sys.stdin.buffer, "<stdin>"
+        scan_stream(sys.stdin.buffer, scanner)
+        return LogScan(scanner.finish(), "<stdin>", scanner.not_shown)
+    kind = check_readable_kind(target)
     try:
-        return open(target, "rb"), target
+        if kind == "regular":
+            scan_path(target, scanner, parallel)
+        else:
+            with open(target, "rb", buffering=0) as stream:
+                scan_stream(stream, scanner)
     except IsADirectoryError:
         raise InputError("is a directory, expected a file", target, 1, 1) from None
     except OSError as e:
         raise InputError(f"cannot read file: {e.strerror or e}", target, 1, 1) from None
-
-
-def scan_file(target: str) -> tuple[list[Finding], str]:
-    """Findings in a file or stdin, read in blocks (bounded memory)."""
-    stream, source = _open_binary(target)
-    try:
-        return LogScanner().scan_binary(stream), source
-    finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
+    return LogScan(scanner.finish(), target, scanner.not_shown)
 
 
 def _jsonable(value: Any) -> Any:
@@ -101,21 +116,34 @@ def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
                                  "matched_start": bool(matching)}
 
 
-def scan_document(findings: list[Finding], source: str, lang: str) -> dict[str, Any]:
+def scan_document(findings: list[Finding], source: str, lang: str,
+                  not_shown: dict[str, int] | None = None) -> dict[str, Any]:
     """The ``explain FILE --json`` document (docs/json.md ``## explain``), without ``schema_version``."""
-    cat = load_catalogue()
-    return {"command": "explain", "mode": "scan", "source": source, "lang": lang,
-            "findings": [_jsonable(f.to_json(finding_fixes(f, lang))) for f in findings]}
+    doc = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
+           "findings": [_jsonable(f.to_json(finding_fixes(f, lang))) for f in findings]}
+    if not_shown:
+        doc["not_shown"] = {"distinct_limit": MAX_DISTINCT, "messages": sum(not_shown.values()),
+                            "by_code": dict(sorted(not_shown.items()))}
+    return doc
+
+
+def not_shown_line(not_shown: dict[str, int]) -> str:
+    codes = ", ".join(f"{code} x{n}" for code, n in sorted(not_shown.items()))
+    return (f"{sum(not_shown.values())} more message(s) not shown: only the first {MAX_DISTINCT} distinct errors "
+            f"are kept ({codes})")
 
 
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
-    findings, source = scan_file(target)
+    scan = scan_file(target)
+    findings, source = scan.findings, scan.source
     if args.hlo:
         attach_offload_analysis(args.hlo, findings)
     if args.json:
-        print_json(scan_document(findings, source, lang))
+        print_json(scan_document(findings, source, lang, scan.not_shown))
     else:
         sys.stdout.write(render_findings(findings, source, lang, width, bidi))
+        if scan.not_shown:
+            sys.stdout.write(not_shown_line(scan.not_shown) + "\n")
     return 1 if findings else 0
 
 
@@ -130,6 +158,8 @@ def _format_value(value: Any, key: str = "") -> str:
     if isinstance(value, int) and not isinstance(value, bool) and key not in ("line", "parameter", "replica",
                                                                               "partition", "dim", "dimension"):
         return f"{value:,}"
+    if isinstance(value, (list, tuple)):  # written out, not as a Python repr (no quotes around names)
+        return "[" + ", ".join(_format_value(v) if isinstance(v, (list, tuple)) else str(v) for v in value) + "]"
     return str(value)
 
 
@@ -201,18 +231,19 @@ def render_findings(findings: list[Finding], source: str, lang: str, width: int,
         for line in shown:
             w.lines.extend(textwrap.wrap(line, width, initial_indent="    ", subsequent_indent="      ",
                                          break_on_hyphens=False) or [""])
-        if f.fields:
+        fields = _dict_lines({k: v for k, v in f.fields.items() if k not in _HIDDEN_FIELDS}, "    ", width - 6)
+        if fields:
             w.prose(scan["fields"] + ":", indent="  ")
-            w.lines.extend(_dict_lines({k: v for k, v in f.fields.items() if k not in _HIDDEN_FIELDS}, "    ",
-                                       width - 6))
-        if f.analysis:
+            w.lines.extend(fields)
+        # The story first (what differs, which dimension is padded), then the numbers behind it;
+        # no heading when the analysis only steers the fixes (a memory-space E0102).
+        notes = f.analysis.get("notes_fa" if lang == "fa" else "notes") or f.analysis.get("notes") or []
+        rest = _dict_lines({k: v for k, v in f.analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ", width - 6)
+        path = _path_lines(f.analysis)
+        if notes or rest or path:
             w.prose(scan["analysis"] + ":", indent="  ")
-            # The story first (what differs, which dimension is padded), then the numbers behind it.
-            notes = f.analysis.get("notes_fa" if lang == "fa" else "notes") or f.analysis.get("notes") or []
             w.bullets(notes, indent="    ")
-            rest = {k: v for k, v in f.analysis.items() if k not in _HIDDEN_ANALYSIS}
-            w.lines.extend(_dict_lines(rest, "    ", width - 6))
-            w.lines.extend(_path_lines(f.analysis))
+            w.lines.extend(rest + path)
         w.prose(labels["fixes"] + ":", indent="  ")
         w.bullets(finding_fixes(f, lang), indent="    ")
         if entry.url:

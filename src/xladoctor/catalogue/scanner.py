@@ -17,6 +17,12 @@ How it works, and why:
   256 replicas is one finding with ``count == 256``.
 * ``Instruction trace leading to error:`` blocks (``--vmodule=host_offloader=1``)
   are kept and attached to the next E1200 finding.
+* Memory is bounded for any input: a line with no newline is cut inside the line
+  once the window is passed, and at most :data:`MAX_DISTINCT` distinct findings are
+  kept; later messages that are none of them are counted in :attr:`LogScanner.not_shown`
+  (by code) instead of being stored.
+* :meth:`LogScanner.restart_at` lets a caller feed only the parts of a log that can
+  hold an error (see :mod:`.fastscan`), each starting at a known line.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ MAX_MESSAGE_LINES = 40
 MAX_TEXT_CHARS = 4000
 CHUNK_BYTES = 1 << 22
 MAX_LINES_RECORDED = 20
+MAX_DISTINCT = 1000
+"""Distinct findings kept (each holds up to MAX_TEXT_CHARS of message and its fields): ~10 MB at most."""
 
 _URL_ANCHOR = "openxla.org/xla/errors/error_"
 _ANCHOR = re.compile(r"^(?:\\b)?([A-Za-z0-9_:.\-]{3,})")
@@ -52,6 +60,18 @@ _LOG_PREFIX = re.compile(
 _VOLATILE = re.compile(r"\b(replica|partition|[Nn]ode|task|host|worker|chip|device|core|process)(\s*[:#]?\s*)\d+")
 _EXC_PREFIX = re.compile(r"^(?:[\w.]*(?:Error|Exception):\s*)+")
 _TIME = re.compile(r"\d\d:\d\d:\d\d(?:\.\d+)?")
+
+
+@dataclass
+class ScanPart:
+    """What a fresh scanner found in one stretch of a log, to be folded into the scan of the whole
+    (:meth:`LogScanner.absorb`) exactly as if that stretch had been scanned there."""
+
+    findings: list[tuple[tuple[str, str], "Finding"]]
+    not_shown: dict[str, int]
+    first_event: tuple | None
+    """``("trace",)`` or ``("e1200", key)``: which came first, a trace block or an E1200 message."""
+    pending_trace: list[dict[str, str]] | None
 
 
 @dataclass
@@ -125,6 +145,7 @@ class LogScanner:
             for pattern in entry.patterns:
                 self._by_anchor.setdefault(pattern_anchor(pattern), []).append((entry.code, compile_pattern(pattern)))
         self._anchors = sorted(self._by_anchor, key=len, reverse=True) + [_URL_ANCHOR, _TRACE_START]
+        self._every_anchor = _overlapping_finder(self._anchors)
         self._specific = [(e.code, tuple(compile_pattern(p) for p in e.patterns))
                           for e in self.catalogue if not e.generic]
         self._buf = ""
@@ -134,13 +155,31 @@ class LogScanner:
         self._scan_from = 0
         self._consumed = 0
         self._findings: dict[tuple[str, str], Finding] = {}
+        self.not_shown: dict[str, int] = {}
+        """Messages by code that matched no kept finding once MAX_DISTINCT were kept."""
         self._pending_trace: list[dict[str, str]] | None = None
+        self._first_event: tuple | None = None
+
+    @property
+    def anchors(self) -> list[str]:
+        """Every literal a message can be found by; text without any of them holds no finding."""
+        return list(self._anchors)
 
     # -- input -------------------------------------------------------------------------------
 
     def feed(self, text: str) -> None:
         self._buf += text
         self._process(final=False)
+
+    def restart_at(self, line: int) -> None:
+        """Finish the text fed so far and continue with text that starts at ``line`` (a later part of the log).
+
+        Findings, their counts and a pending host_offloader trace carry over, as in one continuous scan.
+        """
+        self._process(final=True)
+        self._buf = ""
+        self._buf_line = self._count_line = line
+        self._count_pos = self._scan_from = self._consumed = 0
 
     def finish(self) -> list[Finding]:
         self._process(final=True)
@@ -174,6 +213,9 @@ class LogScanner:
     def _candidates(self, start: int, stop: int) -> list[int]:
         """Offsets in [start, stop) where some anchor word occurs (str.find is far faster than regex)."""
         buf = self._buf
+        if self._every_anchor is not None and buf.isascii():  # isascii() is O(1) on str
+            data = buf[start:stop].encode("ascii")
+            return sorted(start + s for _, s, _ in self._every_anchor.find_matches_as_indexes(data, overlapping=True))
         found: list[int] = []
         for anchor in self._anchors:
             p = buf.find(anchor, start, stop)
@@ -216,6 +258,8 @@ class LogScanner:
         keep_from = min(self._scan_from, len(self._buf), self._consumed_or_scan()) - BACK_CHARS
         cut = self._buf.rfind("\n", 0, max(0, keep_from))
         cut = cut + 1 if cut >= 0 else 0
+        if keep_from - cut > WINDOW_CHARS:
+            cut = keep_from  # a very long line: cut inside it, or memory grows with the line
         if cut <= 0:
             return
         self._line_of(cut)
@@ -277,6 +321,8 @@ class LogScanner:
             hops.append({"instruction": m.group("name").strip(), "shape_index": "{" + m.group("index") + "}"})
             end = nxt
         self._pending_trace = hops
+        if self._first_event is None:
+            self._first_event = ("trace",)
         return end
 
     def _extent(self, code: str, line_start: int, match_start: int) -> tuple[int, str]:
@@ -357,12 +403,18 @@ class LogScanner:
         # ("Execution failed: ", "jaxlib...XlaRuntimeError: ", log prefixes) differs between
         # the copies of one error that different replicas and layers print.
         key = _identity(code, buf[match_start:end])
+        if self._first_event is None and code == "E1200":
+            self._first_event = ("e1200", key)
         found = self._findings.get(key)
         if found is not None:
             found.count += 1
             if len(found.lines) < MAX_LINES_RECORDED:
                 found.lines.append(line)
             self._attach_trace(found)
+            return
+        if len(self._findings) >= MAX_DISTINCT:
+            self.not_shown[code] = self.not_shown.get(code, 0) + 1
+            self._pending_trace = None if code == "E1200" else self._pending_trace
             return
         fields, analysis = extract(code, window)
         fields.update(extra)
@@ -371,10 +423,59 @@ class LogScanner:
         self._attach_trace(finding)
         self._findings[key] = finding
 
+    def part(self) -> ScanPart:
+        """Everything found so far, for :meth:`absorb` in another scanner (call once, at the end)."""
+        self._process(final=True)
+        return ScanPart(list(self._findings.items()), dict(self.not_shown), self._first_event, self._pending_trace)
+
+    def absorb(self, part: ScanPart) -> None:
+        """Fold in the next stretch of the log, scanned by a fresh scanner, with this scanner's result.
+
+        Counts add up, the first MAX_LINES_RECORDED lines are kept, new errors are kept in order
+        until MAX_DISTINCT (the rest count in ``not_shown``), and a host_offloader trace still pending
+        here goes to the stretch's first E1200 unless a trace of its own came first.  The part must
+        not have hit MAX_DISTINCT itself (it could not tell which dropped errors are kept here).
+        """
+        assert not part.not_shown, "rescan a part that hit MAX_DISTINCT in the whole-log scanner"
+        self._process(final=True)
+        incoming, event = self._pending_trace, part.first_event
+        new = {key for key, _ in part.findings if key not in self._findings}
+        if incoming is not None and event is not None and event[0] == "e1200":
+            key = event[1]
+            if key in self._findings:
+                self._findings[key].analysis.setdefault("trace", incoming)
+            elif key in new:
+                dict(part.findings)[key].analysis["trace"] = incoming  # set at its first occurrence
+        for key, f in part.findings:
+            found = self._findings.get(key)
+            if found is not None:
+                found.count += f.count
+                found.lines = (found.lines + f.lines)[:MAX_LINES_RECORDED]
+                if "trace" in f.analysis:
+                    found.analysis.setdefault("trace", f.analysis["trace"])
+            elif len(self._findings) >= MAX_DISTINCT:
+                self.not_shown[f.code] = self.not_shown.get(f.code, 0) + f.count
+            else:
+                self._findings[key] = f
+        if event is not None:
+            self._pending_trace = part.pending_trace
+        if self._first_event is None:
+            self._first_event = event
+
     def _attach_trace(self, finding: Finding) -> None:
         if finding.code == "E1200" and self._pending_trace is not None:
             finding.analysis.setdefault("trace", self._pending_trace)
             self._pending_trace = None
+
+
+def _overlapping_finder(anchors: list[str]):
+    """Every occurrence of every anchor in one automaton pass (None without ``ahocorasick_rs``: then
+    one ``str.find`` loop per anchor, 5-10x slower on dense logs, same offsets)."""
+    try:
+        from ahocorasick_rs import BytesAhoCorasick, MatchKind
+    except ImportError:  # pragma: no cover
+        return None
+    return BytesAhoCorasick([a.encode("ascii") for a in anchors], matchkind=MatchKind.Standard)
 
 
 def scan_text(text: str, catalogue: Catalogue | None = None) -> list[Finding]:

@@ -33,8 +33,13 @@ def read_input(path: str) -> tuple[str, str]:
             raise InputError("is a directory, expected a file", name, 1, 1) from None
         except OSError as e:
             raise InputError(f"cannot read file: {e.strerror or e}", name, 1, 1) from None
+    return decode_text(data, name), name
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """UTF-8 text, or :class:`InputError` at the line and column of the first invalid byte."""
     try:
-        return data.decode("utf-8"), name
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         text = data[: e.start].decode("utf-8", "replace")
         line = text.count("\n") + 1

@@ -36,8 +36,9 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
     why = worker.unavailable
     if why is not None:
         return {"available": False, "reason": why, "install": INSTALL_HINT, "topology": topology}
-    verdict = (worker.compile_stablehlo(stablehlo) if stablehlo is not None else worker.compile_hlo(text))
-    verdict.optimized_hlo = None  # kept out of reports: large, and --json users can compile themselves
+    # The optimised module is kept out of reports (large; --json users can compile themselves).
+    verdict = (worker.compile_stablehlo(stablehlo, want_text=False) if stablehlo is not None
+               else worker.compile_hlo(text, want_text=False))
     comparison = compare(prediction_of(result, module), verdict)
     return {"available": True, "topology": topology, "input": "stablehlo" if stablehlo is not None else "hlo",
             **comparison.to_json()}
@@ -45,7 +46,9 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
 
 def is_error(doc: dict[str, Any] | None) -> bool:
     """Did the real compiler reject the module (E1200, another error, a crash)?"""
-    return bool(doc and doc.get("available") and doc["verdict"]["kind"] in ("e1200", "xla_error", "crash"))
+    from ..oracle.verdict import ERROR_KINDS
+
+    return bool(doc and doc.get("available") and doc["verdict"]["kind"] in ERROR_KINDS)
 
 
 def note_if_unavailable(doc: dict[str, Any] | None) -> None:
@@ -60,14 +63,12 @@ def render(doc: dict[str, Any] | None, indent: str = "") -> list[str]:
         return []
     if not doc.get("available"):
         return [f"{indent}real compiler: not run ({doc['reason']})"]
+    from ..oracle.comparison import Prediction
     from ..oracle.verdict import Verdict
 
     v = Verdict.from_json(doc["verdict"])
-    p = doc["predicted"]
-    predicted = {"compiles": "compiles (no error predicted)",
-                 "e1200": f"E1200 (starting from {p['start']})"}.get(p["kind"], f"{p['kind']}: {p['message']}")
     lines = [f"{indent}confirm with the real TPU compiler ({doc['topology']}, from {doc['input']} text):",
-             f"{indent}  xladoctor predicts   {predicted}",
+             f"{indent}  xladoctor predicts   {Prediction.from_json(doc['predicted']).summary()}",
              f"{indent}  TPU compiler says    {v.summary()}"]
     if v.kind == "crash" and v.check_line:
         lines.append(f"{indent}    {v.check_line}")

@@ -10,21 +10,36 @@ xladoctor.  ``--html OUT`` writes a self-contained report of everything found.
 
 Exit 1 when anything was found or is predicted, 2 when an input could not be read
 or parsed (the other files are still checked), 0 otherwise.
+
+How it stays fast and safe (docs/json.md#check, README "Performance"):
+
+* Files are checked in a process pool (``--jobs``, default every core); the report
+  lists them in walk order whatever finishes first, so it equals a serial run.
+  A progress bar is drawn on a terminal's stderr only (never with ``--json``).
+* A module is parsed only when an analysis applies to it: :mod:`xladoctor.hlo_triage`
+  looks for the host-offload tokens in its bytes first (``--full`` parses every module).
+* Logs are streamed through the same scanner as ``explain`` (bounded memory, big
+  files on every core); stdin is streamed too, never spooled to a temporary file.
+* Walking a directory reads regular files only and never follows a symlink out of it
+  (:mod:`xladoctor.files`); FIFOs, devices and sockets are listed as skipped.  A file
+  that cannot be read, or that makes a check fail, is reported and the rest are checked.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import stat
 import sys
+from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..errors import InputError, UsageError
 from ..report.units import count_text
-from ..syntax.hlo_parser import parse_module
 from . import _confirm
-from ._common import add_rule_arguments, located, print_json, read_input
+from ._common import add_rule_arguments, decode_text, located, print_json
 
 NAME = "check"
 HELP = "run every applicable check on HLO modules, dump directories and logs (the main job)"
@@ -43,6 +58,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_rule_arguments(p)
     p.add_argument("--lang", choices=("en", "fa"), default=None, help="language of explanations (default: from locale)")
     p.add_argument("--html", metavar="OUT", help="also write a self-contained HTML report to OUT")
+    p.add_argument("--full", action="store_true",
+                   help="parse and summarise every HLO module, even those no analysis applies to (finds their "
+                        "syntax errors; slower)")
+    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                   help="check N files at a time in worker processes (default: one per core; 1: in this process)")
     p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#check)")
     _confirm.add_arguments(p)
 
@@ -53,15 +73,33 @@ def example_paths() -> list[str]:
     return sorted(str(p) for p in root.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
 
 
-def _expand(paths: list[str]) -> list[str]:
-    out: list[str] = []
+@dataclass(frozen=True)
+class _Item:
+    """One path to report: ``status`` is ``file`` (check it), ``stdin``, ``skipped`` or ``error``."""
+
+    path: str
+    status: str
+    note: str = ""
+    explicit: bool = False
+
+
+def _expand(paths: list[str]) -> list[_Item]:
+    from ..files import walk
+
+    out: list[_Item] = []
     for path in paths:
-        if path != "-" and os.path.isdir(path):
-            for dirpath, dirnames, filenames in os.walk(path):
-                dirnames.sort()
-                out.extend(os.path.join(dirpath, f) for f in sorted(filenames))
+        if path == "-":
+            out.append(_Item(path, "stdin", explicit=True))
+        elif os.path.isdir(path):
+            for entry in walk(path):
+                if entry.status == "file":
+                    reason = _skip_reason(entry.path)
+                    out.append(_Item(entry.path, "skipped", reason) if reason else _Item(entry.path, "file"))
+                else:
+                    out.append(_Item(entry.path, entry.status, entry.note))
         else:
-            out.append(path)
+            reason = _skip_reason(path)
+            out.append(_Item(path, "skipped", reason) if reason else _Item(path, "file", explicit=True))
     return out
 
 
@@ -77,19 +115,28 @@ def _skip_reason(path: str) -> str | None:
 
 
 def _looks_like_hlo(text: str) -> bool:
-    head = text.lstrip()
+    head = text.lstrip("\ufeff").lstrip()
     while head.startswith("//"):
         head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
     return head.startswith("HloModule")
 
 
-def _is_compiled(text: str, path: str) -> bool:
-    """A post-optimization module: XLA's host offloader already rewrote it (no annotations left to analyse)."""
-    first = text.lstrip().split("\n", 1)[0]
-    return "after_optimizations" in os.path.basename(path) or "is_scheduled=true" in first
+def _is_compiled(text: str | bytes | bytearray, path: str) -> bool:
+    """A post-optimization module: XLA's host offloader already rewrote it (no annotations left to analyse).
+
+    Looks only at the first line (no copy of the module, which may be hundreds of MB).
+    """
+    if "after_optimizations" in os.path.basename(path):
+        return True
+    head = text[:1 << 16]  # XLA prints is_scheduled right after the module's name
+    raw = head.encode("utf-8", "replace") if isinstance(head, str) else bytes(head)
+    first = raw.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+    return b"is_scheduled=true" in first
 
 
 def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None) -> dict[str, Any]:
+    from ..syntax.hlo_parser import parse_module
+
     module = parse_module(text, source)
     with located(text, source):
         return _check_module(module, text, source, rule, confirm_topology)
@@ -100,16 +147,13 @@ def _check_module(module, text: str, source: str, rule: str = "shipped",
     from ..offload import analyze_host_offload
     from ..offload.fixes import suggest_fixes
     from ..offload.report import result_json
-    from .hlo import summarize
-
     from ..provenance import detect as detect_provenance
+    from .hlo import summarize
 
     entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module),
                              "provenance": detect_provenance(text, None if source == "<stdin>" else source).to_json()}
     if _is_compiled(text, source):
-        entry["note"] = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "
-                         "E1200 analysis needs the module from before optimizations (*before_optimizations.txt, "
-                         "Lowered.as_text('hlo'))")
+        entry["note"] = _COMPILED_NOTE
         entry["findings"] = 0
         return entry
     result = analyze_host_offload(module, rule)
@@ -122,39 +166,230 @@ def _check_module(module, text: str, source: str, rule: str = "shipped",
     return entry
 
 
-def check_log(path: str, lang: str) -> dict[str, Any]:
-    from ..catalogue.scan_report import scan_document, scan_file
+_SNIFF_BYTES = 64 << 10
+_SNIFF_MAX = 1 << 20
+_COMPILED_NOTE = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "
+                  "E1200 analysis needs the module from before optimizations (*before_optimizations.txt, "
+                  "Lowered.as_text('hlo'))")
 
-    findings, source = scan_file(path)
-    return {"path": source, "kind": "log", "explain": scan_document(findings, source, lang),
-            "findings": len(findings)}
+
+@dataclass(frozen=True)
+class Options:
+    rule: str
+    """Host-offload rule (``shipped`` or ``unmerged-pr-36525``, see ``xladoctor.offload.rules``)."""
+    lang: str
+    full: bool
+    parallel_logs: bool
+    confirm_topology: str | None = None
+
+
+def _read_head(f: BinaryIO) -> bytes:
+    """Enough of the start to tell HLO from a log: 64 KiB, more while it is only blank lines and comments."""
+    head = f.read(_SNIFF_BYTES)
+    while head and len(head) < _SNIFF_MAX and _undecided(head):
+        more = f.read(_SNIFF_BYTES)
+        if not more:
+            break
+        head += more
+    return head
+
+
+def _read_rest(f: BinaryIO, head: bytes) -> bytes | bytearray:
+    """The whole input: into one buffer sized from fstat for a regular file (no second copy)."""
+    try:
+        st = os.fstat(f.fileno())
+        size = st.st_size - f.tell() if stat.S_ISREG(st.st_mode) else -1
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        size = -1
+    if size < 0:
+        return head + f.read()
+    buf = bytearray(len(head) + size)
+    buf[:len(head)] = head
+    view = memoryview(buf)
+    got = len(head)
+    while got < len(buf):
+        n = f.readinto(view[got:])
+        if not n:
+            break
+        got += n
+    view.release()
+    if got < len(buf):
+        del buf[got:]
+    more = f.read()  # grown since fstat
+    if more:
+        buf += more
+    return buf
+
+
+def _undecided(head: bytes) -> bool:
+    text = head.decode("utf-8", "replace").lstrip("\ufeff").lstrip()
+    while text.startswith("//"):
+        if "\n" not in text:
+            return True
+        text = text.split("\n", 1)[1].lstrip()
+    return not text
+
+
+class _Prefixed(io.RawIOBase):
+    """The sniffed head, then the rest of the stream: a log is scanned without reading it whole."""
+
+    def __init__(self, head: bytes, rest: BinaryIO):
+        self._head, self._rest = memoryview(head), rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view) -> int:  # type: ignore[override]
+        if self._head:
+            n = min(len(view), len(self._head))
+            view[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        return self._rest.readinto(view) or 0
+
+
+def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None) -> dict[str, Any]:
+    """Check one input: an HLO module is read whole (triaged, then analysed); anything else is a log, streamed.
+
+    ``path`` names a regular file the log scan may reopen (to use every core on a big log).
+    """
+    head = _read_head(f)
+    if _looks_like_hlo(head.decode("utf-8", "replace")):
+        data = _read_rest(f, head)
+        compiled = _is_compiled(data, source)
+        if not opts.full:  # triage the bytes: a module no analysis applies to is neither decoded nor parsed
+            from ..hlo_triage import triage
+
+            t = triage(data, compiled)
+            if not t.analyse:
+                return _triaged_entry(source, t.module_name, compiled)
+        text = decode_text(bytes(data) if isinstance(data, bytearray) else data, source)
+        del data
+        if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
+            text = text[1:]
+        return check_hlo(text, source, opts.rule, opts.confirm_topology)
+    from ..catalogue.fastscan import scan_path, scan_stream
+    from ..catalogue.scan_report import LogScan
+    from ..catalogue.scanner import LogScanner
+
+    scanner = LogScanner()
+    if path is not None:
+        scan_path(path, scanner, parallel=opts.parallel_logs)
+    else:
+        scan_stream(_Prefixed(head, f), scanner)
+    return _log_entry(LogScan(scanner.finish(), source, scanner.not_shown), opts.lang)
+
+
+def _triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:
+    note = _COMPILED_NOTE if compiled else (
+        "no host-offload annotation (MoveToHost/MoveToDevice, annotate_device_placement, S(5), host compute): "
+        "no E1200 is possible, so the module was not parsed (--full parses it)")
+    return {"path": source, "kind": "hlo", "module": name, "parsed": False, "compiled": compiled, "note": note,
+            "findings": 0}
+
+
+def _log_entry(scan, lang: str) -> dict[str, Any]:
+    from ..catalogue.scan_report import scan_document
+
+    return {"path": scan.source, "kind": "log",
+            "explain": scan_document(scan.findings, scan.source, lang, scan.not_shown),
+            "findings": len(scan.findings)}
+
+
+def check_log(path: str, lang: str) -> dict[str, Any]:
+    from ..catalogue.scan_report import scan_file
+
+    return _log_entry(scan_file(path), lang)
+
+
+def check_path(path: str, explicit: bool, opts: Options) -> dict[str, Any]:
+    """Check one file; never raises: whatever goes wrong becomes this file's ``error`` entry."""
+    from ..files import check_readable_kind, open_regular
+
+    try:
+        if explicit:
+            kind = check_readable_kind(path)
+            fd = os.open(path, os.O_RDONLY)
+        else:
+            kind, fd = "regular", open_regular(path)
+        with os.fdopen(fd, "rb", buffering=0) as f:
+            return check_stream(f, path, opts, path if kind == "regular" else None)
+    except InputError as err:
+        return _error_entry(path, str(err))
+    except OSError as e:
+        return _error_entry(path, str(InputError(f"cannot read file: {e.strerror or e}", path, 1, 1)))
+    except Exception as e:  # a bug in one analysis must not cost the other files their results
+        return _error_entry(path, f"{path}:1:1: internal error while checking this file: {type(e).__name__}: {e} "
+                                  "(a bug in xladoctor; the other files were checked)")
+
+
+def _error_entry(path: str, error: str) -> dict[str, Any]:
+    return {"path": path, "kind": "error", "error": error, "findings": 0}
+
+
+def _check_stdin(opts: Options) -> dict[str, Any]:
+    try:
+        return check_stream(sys.stdin.buffer, "<stdin>", opts)
+    except InputError as err:
+        return _error_entry("<stdin>", str(err))
+
+
+def _check_all(items: list[_Item], opts: Options, jobs: int, progress) -> list[dict[str, Any]]:
+    """Entries in ``items`` order; files in a process pool when there are several and ``jobs > 1``."""
+    out: list[dict[str, Any] | None] = [None] * len(items)
+    todo = [i for i, it in enumerate(items) if it.status == "file"]
+    for i, it in enumerate(items):
+        if it.status == "skipped":
+            out[i] = {"path": it.path, "kind": "skipped", "note": it.note, "findings": 0}
+        elif it.status == "error":
+            out[i] = _error_entry(it.path, str(InputError(it.note, it.path, 1, 1)))
+        elif it.status == "stdin":
+            out[i] = _check_stdin(opts)
+            progress.advance()
+    if jobs > 1 and len(todo) > 1:
+        from ..parallel import map_isolated
+
+        results = map_isolated(check_path, [(items[i].path, items[i].explicit, opts) for i in todo],
+                               jobs, progress.advance, _crashed_entry)
+        for i, entry in zip(todo, results):
+            out[i] = entry
+    else:
+        for i in todo:
+            out[i] = check_path(items[i].path, items[i].explicit, opts)
+            progress.advance()
+    return [e for e in out if e is not None]
+
+
+def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
+    path = args[0]
+    return _error_entry(path, f"{path}:1:1: checking this file crashed the worker process ({why}); "
+                              "the other files were checked")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..catalogue.render import language_from_env
+    from ..catalogue.fastscan import usable_cpus
+    from ..progress import Progress
 
     lang = args.lang or language_from_env()
     paths = list(args.paths) + (example_paths() if args.examples else [])
     if not paths:
         raise UsageError("nothing to check: give files or directories, '-' for stdin, or --examples")
-    files: list[dict[str, Any]] = []
-    input_errors = 0
-    for path in _expand(paths):
-        reason = _skip_reason(path) if path != "-" else None
-        if reason:
-            files.append({"path": path, "kind": "skipped", "note": reason, "findings": 0})
-            continue
-        try:
-            text, source = read_input(path)
-            if _looks_like_hlo(text):
-                files.append(check_hlo(text, source, args.rule, args.topology if args.confirm else None))
-            elif path == "-":
-                files.append(_check_log_text(text, lang))
-            else:
-                files.append(check_log(path, lang))
-        except InputError as err:
-            input_errors += 1
-            files.append({"path": path, "kind": "error", "error": str(err), "findings": 0})
+    if args.jobs < 0:
+        raise UsageError("--jobs must be 0 (one per core) or more")
+    items = _expand(paths)
+    jobs = args.jobs or usable_cpus()
+    n_files = sum(1 for it in items if it.status == "file")
+    confirm_topology = args.topology if args.confirm else None
+    opts = Options(args.rule, lang, args.full or args.confirm, parallel_logs=n_files <= 1,
+                   confirm_topology=confirm_topology)
+    progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), "files checked",
+                        enabled=None if not args.json else False)
+    try:
+        files = _check_all(items, opts, jobs, progress)
+    finally:
+        progress.close()
+    input_errors = sum(1 for f in files if f["kind"] == "error")
     doc = {"command": "check", "files": files, "findings": sum(f["findings"] for f in files),
            "input_errors": input_errors}
     if args.html:
@@ -176,18 +411,6 @@ def run(args: argparse.Namespace) -> int:
     return 1 if doc["findings"] else 0
 
 
-def _check_log_text(text: str, lang: str) -> dict[str, Any]:
-    import tempfile
-    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False, encoding="utf-8") as tmp:
-        tmp.write(text)
-    try:
-        entry = check_log(tmp.name, lang)
-    finally:
-        os.unlink(tmp.name)
-    entry["path"] = entry["explain"]["source"] = "<stdin>"
-    return entry
-
-
 def render_text(doc: dict[str, Any], lang: str) -> str:
     """Files with something to say get a section; quiet ones one line each, after them."""
     out: list[str] = []
@@ -205,14 +428,23 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
     if quiet:
         out += [f"nothing to report in {count_text(len(quiet), 'file')}:", *quiet, ""]
     skipped = [f for f in doc["files"] if f["kind"] == "skipped"]
-    checked = len(doc["files"]) - len(skipped)
+    special = [f for f in skipped if _is_special_skip(f)]
+    if special:  # a FIFO or a symlink out of the directory is worth a line; XLA's artefacts are not
+        out += [f"not read ({len(special)}):", *(f"   {f['path']}: {f['note']}" for f in special), ""]
+    checked = len(doc["files"]) - len(skipped) - doc["input_errors"]
     tail = f"{count_text(checked, 'file')} checked, {count_text(doc['findings'], 'finding')}"
     if skipped:
         tail += f", {len(skipped)} skipped (not HLO text or logs)"
+        if special:
+            tail += f" including {count_text(len(special), 'special file or symlink', 'special files or symlinks')}"
     if doc["input_errors"]:
         tail += f", {doc['input_errors']} could not be read"
     out.append(tail)
     return "\n".join(out) + "\n"
+
+
+def _is_special_skip(f: dict[str, Any]) -> bool:
+    return "not a regular file" in f["note"] or "symlink" in f["note"]
 
 
 def _is_quiet(f: dict[str, Any]) -> bool:
@@ -229,6 +461,10 @@ def _is_quiet(f: dict[str, Any]) -> bool:
 def _quiet_reason(f: dict[str, Any]) -> str:
     if f["kind"] == "log":
         return "no XLA error found"
+    if "hlo" not in f:  # triaged without parsing
+        why = ("compiled: the E1200 analysis needs the module from before optimizations" if f["compiled"]
+               else "no host-offload annotation: nothing to analyse")
+        return f"HLO module {f['module']}, {why}"
     name = f"HLO module {f['hlo']['name']} ({f['hlo']['instruction_count']:,} instructions)"
     if "note" in f:
         return f"{name}, compiled: the E1200 analysis needs the module from before optimizations"
@@ -285,6 +521,7 @@ def _log_text(f: dict[str, Any], lang: str) -> str:
     if not findings:
         return "   no XLA error found"
     lines = []
+    not_shown = f["explain"].get("not_shown")
     for x in findings:
         count = f" (x{x['count']})" if x.get("count", 1) > 1 else ""
         lines.append(f"   line {x['line']}: {x['code']} {x['name']}{count}")
@@ -298,5 +535,8 @@ def _log_text(f: dict[str, Any], lang: str) -> str:
                          "before optimizations to see the path")
         if x.get("fixes"):
             lines.append(f"      fix: {x['fixes'][0]}")
+    if not_shown:
+        lines.append(f"   {not_shown['messages']} more {'message' if not_shown['messages'] == 1 else 'messages'} not shown (only the first "
+                     f"{not_shown['distinct_limit']} distinct errors are kept)")
     lines.append(f"   details: xladoctor explain {_arg(f['path'])}" + (" --lang fa" if lang == "fa" else ""))
     return "\n".join(lines)

@@ -78,12 +78,28 @@ def _with_tpu(shape: Shape, text: str, generation: str | None) -> dict[str, Any]
     if not given:
         shape = tpu_default_shape(shape, generation, strict=False)
     report = _analyse(shape)
-    if shape.is_array:
-        report["tpu"] = tpu_info(shape, generation, given)
-    for leaf in report.get("leaves", []):
-        leaf_shape = shape.subshape(tuple(leaf["index"]))
-        if leaf_shape.is_array:
-            leaf["tpu"] = tpu_info(leaf_shape, generation, given)
+    leaves = ([(r, shape.subshape(tuple(r["index"]))) for r in report["leaves"]] if shape.is_tuple
+              else [(report, shape)])
+    for leaf, leaf_shape in leaves:
+        array = _wrapped_array(leaf_shape)
+        if array.is_array:
+            leaf["tpu"] = tpu_info(array, generation, given)
+    return report
+
+
+def _wrapped_array(shape: Shape) -> Shape:
+    """The array a ``b(...)`` buffer holds (XLA sizes and lays out a buffer as that array); else ``shape``."""
+    return shape.tuple_shapes[0] if shape.is_buffer else shape
+
+
+def _leaf_report(shape: Shape) -> dict[str, Any]:
+    """One non-tuple shape: an array's sizes and padding (a buffer's are its array's, under its own
+    spelling), or a token's/opaque's fixed size."""
+    array = _wrapped_array(shape)
+    if not array.is_array:
+        return _other_report(shape)
+    report = _array_report(array)
+    report.update(shape=str(shape), element_type=shape.element_type.name)
     return report
 
 
@@ -137,13 +153,11 @@ def _other_report(shape: Shape) -> dict[str, Any]:
 
 
 def _analyse(shape: Shape) -> dict[str, Any]:
-    if shape.is_array:
-        return _array_report(shape)
-    if not shape.is_tuple and not shape.is_buffer:
-        return _other_report(shape)
+    if not shape.is_tuple:
+        return _leaf_report(shape)
     leaves = []
     for leaf in leaf_sizes(shape):
-        entry = _array_report(leaf.shape) if leaf.shape.is_array else _other_report(leaf.shape)
+        entry = _leaf_report(leaf.shape)
         entry["index"] = list(leaf.index)
         leaves.append(entry)
     total_logical = sum(x["logical_bytes"] for x in leaves)

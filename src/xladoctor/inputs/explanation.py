@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from ..ir.shape import Shape
 from ..ir.sizes import DimensionPadding
-from ..report.tpu_default import default_layout_lines
 from .compare import InputCheck, ParameterMismatch
 from .jax_spelling import jax_format, memory_kind
+from .messages import note_text, tpu_default_info, tpu_default_notes
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,8 @@ def explanation_lines(m: ParameterMismatch, behind_jax: bool = False) -> list[st
             sup.effective_layout.minor_to_major:
         lines.append(f"the executable wants {_minor_phrase(exp)}; the buffer has {_minor_phrase(sup)}")
     if m.kind != "shape":
-        lines.extend(default_layout_lines(exp, sup))
+        sides = (("expected", tpu_default_info(exp)), ("supplied", tpu_default_info(sup)))
+        lines.extend(note_text(key, values, "en") for key, values in tpu_default_notes(sides))
     if m.expected_jax_layout and m.kind != "shape":
         lines.append(f"JAX: expected {m.expected_jax_layout}, supplied {m.supplied_jax_layout}")
     accepting = [v.runtime for v in m.verdicts if v.accepts]

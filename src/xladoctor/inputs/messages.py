@@ -184,7 +184,7 @@ def explain_shape(shape_text: str, printed_size: int | None) -> dict[str, Any]:
     runtime = runtime_bytes(shape)
     if runtime != phys:  # dynamic-shape metadata (M(n) on TPU, sizes after the data on CPU/GPU)
         info["runtime_bytes"] = runtime
-    info.update(_tpu_default(shape))
+    info.update(tpu_default_info(shape))
     if printed_size is not None:
         info["printed_size"] = printed_size
         info["size_matches_shape"] = printed_size in (phys, runtime)
@@ -193,7 +193,7 @@ def explain_shape(shape_text: str, printed_size: int | None) -> dict[str, Any]:
     return info
 
 
-def _tpu_default(shape) -> dict[str, Any]:
+def tpu_default_info(shape) -> dict[str, Any]:
     """Which TPU generations' default layout (``get_default_layout``) the printed layout is, and the defaults.
 
     A buffer made without a layout (``device_put``, a restored checkpoint) carries the
@@ -219,8 +219,12 @@ def _defaults_text(defaults: list[dict[str, Any]]) -> str:
     return "; ".join(f"{', '.join(d['generations'])}: {d['layout']}" for d in defaults)
 
 
-def _tpu_default_notes(sides) -> list[tuple[str, dict[str, Any]]]:
-    """The side that carries the TPU default layout, then the other side, when one does."""
+def tpu_default_notes(sides) -> list[tuple[str, dict[str, Any]]]:
+    """The side that carries the TPU default layout, then the other side, when one does.
+
+    ``sides``: ``(name, info)`` pairs, ``info`` holding :func:`tpu_default_info`'s keys.  Shared
+    by ``explain`` (a logged E0102) and ``inputs`` (two modules' layouts); render with :func:`note_text`.
+    """
     defaults = [(side, info) for side, info in sides if info.get("tpu_default_for")]
     if not defaults:
         return []
@@ -291,11 +295,11 @@ def analyze_e0102(fields: dict[str, Any]) -> dict[str, Any]:
                 values = {"side": side, "printed": info["printed_size"], "shape": info["shape"],
                           "bytes": info["physical_bytes"], "cands": ", ".join(cands)}
                 notes.append(("hidden_tiling" if cands else "hidden_tiling_unknown", values))
-        notes.extend(_tpu_default_notes((("buffer", act), ("expected", exp))))
+        notes.extend(tpu_default_notes((("buffer", act), ("expected", exp))))
     elif fields.get("format") == "cpu_gpu" and es and as_:
         notes.append(("dense", {"ratio": analysis["size_ratio"]}))
-    analysis["notes"] = [_note(key, values, "en") for key, values in notes]
-    analysis["notes_fa"] = [_note(key, values, "fa") for key, values in notes]
+    analysis["notes"] = [note_text(key, values, "en") for key, values in notes]
+    analysis["notes_fa"] = [note_text(key, values, "fa") for key, values in notes]
     advice = _advice(fields, exp, act)
     analysis["fixes_first"] = [_ADVICE[k][0].format(**v) for k, v in advice]
     analysis["fixes_first_fa"] = [_ADVICE[k][1].format(**v) for k, v in advice]
@@ -431,7 +435,8 @@ _NOTES = {
 _SIDES_FA = {"expected": "مورد انتظار", "buffer": "بافر"}
 
 
-def _note(key: str, values: dict[str, Any], lang: str) -> str:
+def note_text(key: str, values: dict[str, Any], lang: str) -> str:
+    """One analysis note's text in ``lang`` (``en`` or ``fa``)."""
     en, fa = _NOTES[key]
     if lang == "fa":
         values = {**values, "side": _SIDES_FA.get(values.get("side", ""), values.get("side", ""))}

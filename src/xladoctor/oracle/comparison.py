@@ -42,6 +42,10 @@ class Prediction:
         return {"kind": self.kind, "start": self.start, "start_opcode": self.start_opcode,
                 "message": self.message}
 
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Prediction:
+        return Prediction(data["kind"], data.get("start"), data.get("start_opcode"), message=data.get("message", ""))
+
 
 @dataclass(frozen=True)
 class Comparison:

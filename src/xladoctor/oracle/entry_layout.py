@@ -7,6 +7,7 @@ XLA's canonical spelling.  Only the memory space of each leaf matters to the ora
 from __future__ import annotations
 
 from ..ir.shape import HOST_MEMORY_SPACE, Shape
+from ..syntax.attributes import scan_value
 from ..syntax.reader import Reader
 from ..syntax.shape_parser import read_shape
 
@@ -17,33 +18,20 @@ def entry_layout_text(printed_hlo: str) -> str | None:
     """The ``{(...)->...}`` value of the header, without the braces; ``None`` if absent."""
     header = printed_hlo.split("\n", 1)[0]
     at = header.find(_KEY)
-    if at < 0:
+    if at < 0 or header[at + len(_KEY):at + len(_KEY) + 1] != "{":
         return None
     start = at + len(_KEY)
-    depth = 0
-    for i in range(start, len(header)):
-        c = header[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return header[start + 1:i]
-    return None
+    return header[start + 1:scan_value(header, start, "<hlo header>") - 1]
 
 
 def parse_program_shape(layout: str) -> tuple[list[Shape], Shape]:
+    """``(P0, P1, ...)->R``: the parameter list reads as a tuple shape, then the result."""
     r = Reader(layout, "<entry_computation_layout>")
-    r.expect("(", "to open the entry parameter list")
-    params: list[Shape] = []
-    if not r.accept(")"):
-        while True:
-            params.append(read_shape(r))
-            if r.accept(")"):
-                break
-            r.expect(",", "or ')' in entry_computation_layout parameters")
+    if r.peek() != "(":
+        raise r.error(f"expected '(' to open the entry parameter list, found {r.describe_here()}")
+    params = read_shape(r)
     r.expect("->", "in entry_computation_layout")
-    return params, read_shape(r)
+    return list(params.tuple_shapes), read_shape(r)
 
 
 def _on_host(shape: Shape) -> bool | None:

@@ -248,15 +248,20 @@ class OracleWorker:
         return data.decode("utf-8", "replace")
 
     # -- compiling -----------------------------------------------------------------
-    def compile(self, kind: str, text: str) -> Verdict:
-        """Compile ``text`` (``kind`` ``"hlo"`` or ``"stablehlo"``) in the worker."""
+    def compile(self, kind: str, text: str, want_text: bool | None = None) -> Verdict:
+        """Compile ``text`` (``kind`` ``"hlo"`` or ``"stablehlo"``) in the worker.
+
+        ``want_text``: send the optimised module back (``Verdict.optimized_hlo``); ``None`` takes
+        the worker's setting.  A caller that only compares verdicts passes ``False``: the text
+        can be megabytes.
+        """
         if self._owner != os.getpid():  # inherited through fork: the worker is the parent's
             self._channel, self._pid, self._stderr, self._owner = None, None, None, os.getpid()
             self._lock = threading.RLock()
         with self._lock:
-            return self._compile(kind, text)
+            return self._compile(kind, text, self.want_text if want_text is None else want_text)
 
-    def _compile(self, kind: str, text: str) -> Verdict:
+    def _compile(self, kind: str, text: str, want_text: bool) -> Verdict:
         if self._unavailable is not None:
             return Verdict("unavailable", reason=self._unavailable, topology=self.topology)
         if self.recycle_after and self._compiles_here >= self.recycle_after:
@@ -272,7 +277,7 @@ class OracleWorker:
         offset = self._stderr.tell()
         self._compiles_here += 1
         self._next_id += 1
-        request = {"id": self._next_id, "kind": kind, "text": text, "want_text": self.want_text}
+        request = {"id": self._next_id, "kind": kind, "text": text, "want_text": want_text}
         started = time.monotonic()
         self._dead = False
         try:
@@ -295,11 +300,11 @@ class OracleWorker:
                            reason="the compiler process died" + (" (SIGABRT)" if "SIGABRT" in err else ""))
         return Verdict.from_json(json.loads(line)["verdict"])
 
-    def compile_hlo(self, text: str) -> Verdict:
-        return self.compile("hlo", text)
+    def compile_hlo(self, text: str, want_text: bool | None = None) -> Verdict:
+        return self.compile("hlo", text, want_text)
 
-    def compile_stablehlo(self, text: str) -> Verdict:
-        return self.compile("stablehlo", text)
+    def compile_stablehlo(self, text: str, want_text: bool | None = None) -> Verdict:
+        return self.compile("stablehlo", text, want_text)
 
     def compile_many(self, items: Iterable[tuple[str, str]]) -> Iterator[Verdict]:
         """``(kind, text)`` pairs in, one verdict per pair out, in order."""

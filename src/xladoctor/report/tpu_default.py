@@ -57,32 +57,3 @@ def tpu_lines(info: dict[str, Any]) -> list[str]:
                      f"({ratio_text(info['default_physical_bytes'], info['default_logical_bytes'])} of logical)")
     return lines
 
-
-def default_layout_lines(expected: Shape, supplied: Shape) -> list[str]:
-    """For an E0102 mismatch: which side carries the TPU default layout, when one does.
-
-    The usual story behind E0102 on TPU: the buffer was made without a layout and got
-    the runtime's default, while the executable was compiled with a layout the compiler
-    chose.  Says nothing when neither side is a default (two compiler choices).
-    """
-    # Only tiled layouts are TPU layouts; an untiled one was printed without its tiling (or is CPU/GPU's).
-    sides = tuple((name, s) for name, s in (("expected", expected), ("supplied", supplied))
-                  if s.is_array and s.layout is not None and s.layout.tiles)
-    gens = {name: default_for_generations(s) for name, s in sides}
-    if not any(gens.values()):
-        return []
-    lines = []
-    for name, s in sides:
-        if gens[name]:
-            lines.append(f"the {name} layout {s.layout} is the TPU default for {s.human_string()} on "
-                         f"{', '.join(gens[name])} (libtpu's get_default_layout): what a buffer made without a "
-                         "layout (device_put, a restored checkpoint) gets")
-        else:
-            lines.append(f"the {name} layout {s.layout} is not the TPU default: it was chosen (a layout given "
-                         "to jit, Layout.AUTO, or another compiler version; plain jax.jit gives parameters the "
-                         "default)")
-    found = [set(g) for g in gens.values() if g]
-    if len(found) == 2 and not found[0] & found[1]:
-        lines.append("they are the defaults of different TPU generations: the buffer was laid out for another "
-                     "chip generation than the executable was compiled for")
-    return lines

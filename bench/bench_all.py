@@ -1,0 +1,295 @@
+"""Every speed goal of issue 12 in one run and one table: ours, the reference, the ratio, peak memory.
+
+    python bench/bench_all.py                 # 10k and 100k instructions, a 200 MB log (~3-5 min)
+    python bench/bench_all.py --big           # adds the 1M-instruction rows (several more minutes)
+    python bench/bench_all.py --log-mb 1000   # a bigger log
+
+Each measurement runs in a fresh child process, so its peak RSS (``ru_maxrss``, from
+``wait4``; for commands that start workers, the largest process) is its own.  Rows:
+
+* ``parse``: :func:`parse_module` vs jaxlib's ``hlo_module_from_text`` on the same
+  text (``bench_parse.synthetic_module``, a compiled-TPU-style module).
+* ``offload``: parse + host-offload analysis (``bench_offload.generate``: offload paths
+  every 50 instructions) vs jaxlib's parse of the same text.
+* ``check, nothing to do``: ``check`` on a module without host-offload tokens (the
+  ``synthetic_module`` text with ``is_scheduled`` removed, so only the triage decides),
+  in-process, vs jaxlib's parse; goal ≤ 0.3x.
+* ``startup``: whole-process wall time of ``xladoctor --version`` and ``xladoctor shape``
+  vs ``python -c pass``; goal < 100 ms.
+* ``log scan``: ``explain LOG --json`` and ``check LOG --json`` as whole processes on a
+  generated TPU log (``bench_explain.generate``), vs ``grep -c`` of one anchor; GB/s
+  from page cache (the log is read once first); goal ≥ 1 GB/s, < 100 MB.
+* ``check DIR``: a directory of modules and logs with ``--jobs 1`` vs one job per core.
+
+Timings are best of ``--repeat``; ratios from the same run are what to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+sys.path[:0] = [str(SRC), str(HERE)]
+
+
+# -- child side ------------------------------------------------------------------------------
+
+def _module_text(kind: str, n: int) -> str:
+    if kind == "offload":
+        from bench_offload import generate
+        return generate(n, 50)[0]
+    from bench_parse import synthetic_module
+    text = synthetic_module(n)[0]
+    return text.replace(", is_scheduled=true", "", 1) if kind == "check" else text
+
+
+def _best(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+        del result
+    return best
+
+
+def child(what: str, kind: str, n: int, repeat: int) -> dict:
+    if what == "jaxlib":
+        from jaxlib import _hlo
+    else:
+        import xladoctor.commands.check  # noqa: F401  (imports are not the module's memory)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if what == "ours" and kind == "check":
+        return _check_child(n, repeat, base)
+    text = _module_text(kind, n)
+    if what == "jaxlib":
+        from jaxlib import _hlo
+        seconds = _best(lambda: _hlo.hlo_module_from_text(text), repeat)
+    elif kind == "parse":
+        from xladoctor.syntax.hlo_parser import parse_module
+        seconds = _best(lambda: parse_module(text), repeat)
+    elif kind == "offload":
+        from xladoctor.offload import analyze_host_offload
+        from xladoctor.syntax.hlo_parser import parse_module
+        seconds = _best(lambda: analyze_host_offload(parse_module(text), False), repeat)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"seconds": seconds, "peak_mib": peak / 1024, "extra_mib": (peak - base) / 1024,
+            "text_mb": len(text.encode()) / 1e6}
+
+
+def _check_child(n: int, repeat: int, base: int) -> dict:
+    """``check`` on the module as a file, the way the CLI reads it (the text is written by another process,
+    so this one's peak memory is only what checking costs)."""
+    from xladoctor.commands.check import Options, check_path
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "module.before_optimizations.txt")
+        subprocess.run([sys.executable, __file__, "--make-module", "check", str(n), path], check=True)
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        opts = Options(strict=False, lang="en", full=False, parallel_logs=False)
+        seconds = _best(lambda: check_path(path, True, opts), repeat)
+        assert check_path(path, True, opts)["parsed"] is False
+        size = os.path.getsize(path)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"seconds": seconds, "peak_mib": peak / 1024, "extra_mib": (peak - base) / 1024, "text_mb": size / 1e6}
+
+
+# -- parent side -----------------------------------------------------------------------------
+
+def _run_child(what: str, kind: str, n: int, repeat: int) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", what, kind, str(n), str(repeat)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _timed(argv: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (with reaped workers), peak RSS MiB (largest process) of one command.
+
+    Output goes to a real file: GNU grep stops at the first match when stdout is /dev/null.
+    """
+    env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with tempfile.TemporaryFile() as out:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def _best_cmd(argv: list[str], repeat: int) -> tuple[float, float, float]:
+    """Best wall, best CPU, largest peak RSS over ``repeat`` runs."""
+    runs = [_timed(argv) for _ in range(repeat)]
+    return min(r[0] for r in runs), min(r[1] for r in runs), max(r[2] for r in runs)
+
+
+ROWS: list[tuple[str, ...]] = []
+
+
+def row(*cells) -> None:
+    ROWS.append(tuple(str(c) for c in cells))
+    print(" | ".join(ROWS[-1]), file=sys.stderr, flush=True)
+
+
+def module_rows(sizes: list[int], repeat: int, has_jaxlib: bool, kinds: list[str]) -> None:
+    for kind, label in (("parse", "parse"), ("offload", "offload (parse + analysis)"),
+                        ("check", "check, nothing to do")):
+        if kind not in kinds:
+            continue
+        for n in sizes:
+            r = 1 if n >= 1_000_000 else repeat
+            ours = _run_child("ours", kind, n, r)
+            ref = _run_child("jaxlib", kind, n, r) if has_jaxlib else None
+            ratio = f"{ours['seconds'] / ref['seconds']:.2f}x" if ref else "-"
+            row(label, f"{n:,} instr ({ours['text_mb']:.1f} MB)", f"{ours['seconds']:.3f} s",
+                f"{ref['seconds']:.3f} s (jaxlib parse)" if ref else "-", ratio,
+                f"{ours['peak_mib']:.0f} MiB", f"{ours['extra_mib'] / ours['text_mb']:.1f}x")
+
+
+def startup_rows(repeat: int) -> None:
+    bare, bare_cpu, _ = _best_cmd([sys.executable, "-c", "pass"], repeat)
+    for label, args in (("startup --version", ["--version"]),
+                        ("startup shape", ["shape", "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"])):
+        wall, cpu, mem = _best_cmd([sys.executable, "-m", "xladoctor", *args], repeat)
+        row(label, "-", f"{wall * 1000:.0f} ms wall, {cpu * 1000:.0f} ms CPU",
+            f"{bare * 1000:.0f} ms wall, {bare_cpu * 1000:.0f} ms CPU (python -c pass)", f"{wall / bare:.1f}x",
+            f"{mem:.0f} MiB", "-")
+
+
+def _sparse_log(path: Path, mb: int) -> int:
+    """Noise with one coded E1200 every ~50 MB (production logs are mostly not errors)."""
+    from bench_explain import ERRORS, generate
+    generate(path, mb)
+    data = path.read_bytes()
+    cut = [i for i in range(0, len(data), 50_000_000)]
+    with open(path, "wb") as f:
+        for a in cut:
+            piece = data[a:a + 50_000_000]
+            piece = b"".join(line for line in piece.splitlines(keepends=True)
+                             if b"openxla" not in line and b"INVALID_ARGUMENT" not in line and b"halted" not in line
+                             and b"Ran out" not in line and b"trace leading" not in line and b"{Instr:" not in line)
+            f.write(piece)
+            f.write(ERRORS[1].format(r=0).encode())
+    return path.stat().st_size
+
+
+def log_rows(tmp: Path, mb: int, repeat: int) -> None:
+    for kind in ("dense", "sparse"):
+        log = tmp / f"{kind}.log"
+        # Written by a child: this process stays small, so the children it forks start small (ru_maxrss).
+        subprocess.run([sys.executable, __file__, "--make-log", kind, str(log), str(mb)], check=True)
+        size = log.stat().st_size
+        with open(log, "rb") as f:  # into the page cache
+            while f.read(1 << 24):
+                pass
+        grep = shutil.which("grep")
+        ref = _best_cmd([grep, "-c", "openxla.org/xla/errors/error_", str(log)], repeat)[0] if grep else None
+        for label, argv in ((f"log scan ({kind}): explain", ["explain", str(log), "--json"]),
+                            (f"log scan ({kind}): check", ["check", str(log), "--json"])):
+            wall, cpu, mem = _best_cmd([sys.executable, "-m", "xladoctor", *argv], repeat)
+            row(label, f"{size / 1e6:.0f} MB", f"{size / 1e9 / wall:.2f} GB/s wall, {size / 1e9 / cpu:.2f} GB/s "
+                f"per CPU-s ({wall:.2f} s, {cpu:.2f} CPU-s)",
+                f"{size / 1e9 / ref:.2f} GB/s (grep -c, 1 core)" if ref else "-",
+                f"{wall / ref:.2f}x" if ref else "-", f"{mem:.0f} MiB", f"{mem * 1.048576 / (size / 1e6):.2f}x")
+        log.unlink()
+
+
+def dir_rows(tmp: Path, repeat: int) -> None:
+    from bench_parse import synthetic_module
+    d = tmp / "dump"
+    d.mkdir()
+    text = synthetic_module(20_000)[0]
+    offload = _module_text("offload", 20_000)
+    for i in range(12):
+        (d / f"module_{i:02d}.before_optimizations.txt").write_text(offload if i % 3 == 0 else
+                                                                    text.replace(", is_scheduled=true", "", 1))
+        (d / f"module_{i:02d}.after_optimizations.txt").write_text(text)
+    for i in range(4):
+        subprocess.run([sys.executable, __file__, "--make-log", "dense", str(d / f"host{i}.log"), "20"], check=True)
+    files = len(list(d.iterdir()))
+    serial = _best_cmd([sys.executable, "-m", "xladoctor", "check", str(d), "--jobs", "1", "--json"], repeat)
+    par = _best_cmd([sys.executable, "-m", "xladoctor", "check", str(d), "--json"], repeat)
+    row("check DIR", f"{files} files ({sum(p.stat().st_size for p in d.iterdir()) / 1e6:.0f} MB)",
+        f"{par[0]:.2f} s, {par[1]:.2f} CPU-s (all cores)", f"{serial[0]:.2f} s, {serial[1]:.2f} CPU-s (--jobs 1)",
+        f"{par[0] / serial[0]:.2f}x", f"{par[2]:.0f} MiB", "-")
+
+
+def machine() -> str:
+    cpu = "?"
+    try:
+        cpu = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text()).group(1)
+    except (OSError, AttributeError):
+        pass
+    v = subprocess.run([sys.executable, "-c", "import jaxlib; print(jaxlib.__version__)"], capture_output=True,
+                       text=True).stdout.strip()
+    jl = f", jaxlib {v}" if v else ""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return (f"{cores} cores ({cpu}), Python {platform.python_version()}{jl}, {platform.system()} "
+            f"{platform.release()}, load average at the end {load}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--big", action="store_true", help="add the 1M-instruction rows")
+    ap.add_argument("--log-mb", type=int, default=500)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", choices=("modules", "startup", "logs", "dirs"), nargs="*")
+    ap.add_argument("--sizes", type=int, nargs="*", help="module sizes in instructions (default 10k 100k)")
+    ap.add_argument("--kinds", nargs="*", choices=("parse", "offload", "check"), default=["parse", "offload", "check"],
+                    help="which module rows")
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    ap.add_argument("--make-log", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--make-module", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.make_module:
+        kind, n, path = args.make_module
+        Path(path).write_text(_module_text(kind, int(n)))
+        return 0
+    if args.make_log:
+        from bench_explain import generate
+        kind, path, mb = args.make_log
+        (generate if kind == "dense" else _sparse_log)(Path(path), int(mb))
+        return 0
+    if args.child:
+        what, kind, n, repeat = args.child
+        print(json.dumps(child(what, kind, int(n), int(repeat))))
+        return 0
+    # Asked in a child: importing jaxlib here would inflate every later child's RSS (fork copies it).
+    has_jaxlib = subprocess.run([sys.executable, "-c", "import jaxlib._hlo"], capture_output=True).returncode == 0
+    only = set(args.only or ("modules", "startup", "logs", "dirs"))
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    with tempfile.TemporaryDirectory(prefix="xladoctor-bench-") as tmp:
+        if "startup" in only:
+            startup_rows(max(5, args.repeat))
+        if "modules" in only:
+            sizes = args.sizes or [10_000, 100_000]
+            module_rows(sizes + ([1_000_000] if args.big else []), args.repeat, has_jaxlib, args.kinds)
+        if "logs" in only:
+            log_rows(Path(tmp), args.log_mb, args.repeat)
+        if "dirs" in only:
+            dir_rows(Path(tmp), args.repeat)
+    head = ("what", "size", "ours", "reference", "ours/ref", "peak RSS", "memory/text")
+    print(f"bench_all.py, {started}, {machine()}\n")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join("---" for _ in head) + "|")
+    for r in ROWS:
+        print("| " + " | ".join(r) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,349 @@
+"""Scan a log at page-cache speed: decode and scan only the regions around anchor words.
+
+:class:`~.scanner.LogScanner` finds a message from one of its anchors, looking at most
+``BACK_CHARS`` back (the coded header above a body) and ``WINDOW_CHARS`` forward (a
+wrapped message).  So a log is read as raw bytes, the anchors are located without
+decoding (:mod:`.prefilter`), and only *regions* — each anchor with :data:`BACK` bytes
+before and :data:`FORWARD` bytes after, starting at a line start when one is within
+:data:`ALIGN` bytes — are decoded and fed to the scanner, which restarts at each
+region's line number.  Regions closer than ``BACK + ALIGN`` bytes are merged.  The rest
+is only counted for newlines (line numbers), at memory speed.
+
+Big regular files use every core twice over: worker processes find the regions of one
+chunk each (same rules, same offsets), the parent merges them, workers scan batches of
+consecutive regions with fresh scanners, and the parent folds their findings together in
+file order (:meth:`~.scanner.LogScanner.absorb`: counts, first lines, the distinct cap and
+host_offloader traces across batches come out as in one pass).  A
+stream (stdin, a pipe) is planned and scanned in one pass.  Both hold at most a block
+(:data:`BLOCK`) plus the margins in memory, whatever the log's size or line lengths.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections import deque
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import BinaryIO, Callable, Iterator
+
+from .prefilter import AnchorFinder
+from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner, ScanPart
+
+BLOCK = 8 << 20
+BACK = 2 * BACK_CHARS
+"""Bytes kept before an anchor: the scanner looks BACK_CHARS characters back (2 bytes each for Persian)."""
+FORWARD = 2 * WINDOW_CHARS
+"""Bytes kept after an anchor: the scanner reads a message WINDOW_CHARS characters ahead."""
+ALIGN = 16 << 10
+"""How far before a region's start to look for a line start."""
+FEED = 4 << 20
+BATCH_BYTES = 16 << 20
+"""Region bytes scanned per worker task (dense logs); each batch's findings travel back, not its text."""
+PARALLEL_MIN_BYTES = 64 << 20
+"""Smaller files are scanned in one process (starting workers costs more than it saves)."""
+
+
+@dataclass
+class Region:
+    """Bytes ``[start, end)`` of the log to scan; ``first_hit`` is the anchor that opened it."""
+
+    start: int
+    end: int
+    first_hit: int
+    newlines_before: int
+    """Newlines in the log before ``start`` (relative to the planned range's origin until merged)."""
+
+
+class _Planner:
+    """The region rules, over a sequence of blocks from absolute offset ``origin``.
+
+    Hits are taken only at offsets in ``[search_from, search_to)``; bytes before
+    ``search_from`` are context (for line starts).  ``on_start(region)`` is called when a
+    region opens, ``on_bytes(data, upto)`` with each piece of region bytes (when
+    ``want_bytes``), ``on_end(region)`` when it is complete.
+    """
+
+    def __init__(self, finder: AnchorFinder, origin: int, search_from: int, search_to: int | None,
+                 on_start: Callable[[Region], None], on_end: Callable[[Region], None],
+                 on_bytes: Callable[[memoryview], None] | None = None, block: int = BLOCK):
+        self.finder = finder
+        self.block = block
+        # One buffer for the whole run: filled with readinto, so no new pages per block.
+        self.buf = bytearray(block + BACK + ALIGN + FORWARD + finder.longest)
+        self.used = 0
+        self.base = origin
+        self.searched = search_from
+        self.search_to = search_to
+        self.nl_at, self.newlines = origin, 0      # newlines counted in [origin, nl_at)
+        self.region: Region | None = None
+        self.fed = 0
+        self.on_start, self.on_end, self.on_bytes = on_start, on_end, on_bytes
+
+    def fill(self, readinto: Callable[[memoryview], int | None], limit: int | None = None) -> bool:
+        """Read one block (at most ``limit`` bytes) with ``readinto`` and plan it; False at the end."""
+        room = len(self.buf) - self.used
+        want = room if limit is None else min(room, limit)
+        got = 0
+        if want > 0:
+            view = memoryview(self.buf)[self.used:self.used + want]
+            try:
+                got = readinto(view) or 0
+            finally:
+                view.release()
+        self.used += got
+        self._plan(eof=got == 0)
+        return got != 0
+
+    def _plan(self, eof: bool) -> None:
+        buf_end = self.base + self.used
+        stop = buf_end if eof else buf_end - (self.finder.longest - 1)
+        if self.search_to is not None:
+            stop = min(stop, self.search_to)
+        if stop > self.searched:
+            for rel in self.finder.find(memoryview(self.buf)[:self.used], self.searched - self.base,
+                                        stop - self.base):
+                self._hit(self.base + rel)
+            self.searched = stop
+        region = self.region
+        if region is not None:
+            self._feed(min(region.end, buf_end))
+            if eof or (self.fed >= region.end and region.end < self.searched - BACK - ALIGN):
+                self._close()
+        self._trim()
+
+    def _hit(self, h: int) -> None:
+        region = self.region
+        if region is not None and h - BACK - ALIGN <= region.end:
+            region.end = max(region.end, h + FORWARD)
+            return
+        if region is not None:
+            self._feed(region.end)
+            self._close()
+        start = max(self.base, h - BACK)
+        lo = max(self.base, h - BACK - ALIGN)
+        nl = self.buf.rfind(b"\n", lo - self.base, start - self.base)
+        if nl >= 0:
+            start = self.base + nl + 1
+        self._count_to(start)
+        self.region = Region(start, h + FORWARD, h, self.newlines)
+        self.fed = start
+        self.on_start(self.region)
+
+    def _feed(self, upto: int) -> None:
+        if upto > self.fed:
+            if self.on_bytes is not None:
+                view = memoryview(self.buf)[self.fed - self.base:upto - self.base]
+                try:
+                    self.on_bytes(view)
+                finally:
+                    view.release()
+            self.fed = upto
+
+    def _close(self) -> None:
+        region, self.region = self.region, None
+        if region is not None:
+            self.on_end(region)
+
+    def _count_to(self, pos: int) -> None:
+        if pos > self.nl_at:
+            self.newlines += self.buf.count(b"\n", self.nl_at - self.base, pos - self.base)
+            self.nl_at = pos
+
+    def _trim(self) -> None:
+        """Keep only what a later hit or the open region can still need; make room for the next block."""
+        keep = self.searched - BACK - ALIGN
+        if self.region is not None:
+            keep = min(keep, self.fed)
+        keep = max(keep, self.base)
+        if keep > self.base:
+            self._count_to(keep)
+            rel = keep - self.base
+            tail = self.used - rel
+            self.buf[:tail] = self.buf[rel:self.used]
+            self.used = tail
+            self.base = keep
+        if self.used >= len(self.buf) - self.finder.longest:  # an open region holds the buffer: grow it
+            self.buf.extend(bytes(self.block))
+
+
+class _RegionFeeder:
+    """Decodes region bytes incrementally and feeds them to the scanner, restarting at each region."""
+
+    def __init__(self, scanner: LogScanner, first_line: int = 1):
+        self.scanner = scanner
+        self.first_line = first_line
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def start(self, region: Region) -> None:
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.scanner.restart_at(self.first_line + region.newlines_before)
+
+    def feed(self, data: memoryview | bytes) -> None:
+        for i in range(0, len(data), FEED):
+            self.scanner.feed(self.decoder.decode(data[i:i + FEED]))
+
+    def end(self, region: Region) -> None:
+        self.scanner.feed(self.decoder.decode(b"", final=True))
+
+
+def scan_stream(stream: BinaryIO, scanner: LogScanner | None = None, finder: AnchorFinder | None = None,
+                block: int = BLOCK) -> LogScanner:
+    """Plan and scan a stream in one pass; returns the scanner (call ``finish()``)."""
+    scanner = scanner or LogScanner()
+    finder = finder or AnchorFinder(scanner.anchors)
+    feeder = _RegionFeeder(scanner)
+    planner = _Planner(finder, 0, 0, None, feeder.start, feeder.end, feeder.feed, block)
+    readinto = getattr(stream, "readinto", None) or _readinto_from_read(stream)
+    while planner.fill(readinto):
+        pass
+    return scanner
+
+
+def _readinto_from_read(stream: BinaryIO) -> Callable[[memoryview], int]:
+    def readinto(view: memoryview) -> int:
+        data = stream.read(len(view))
+        view[:len(data)] = data
+        return len(data)
+    return readinto
+
+
+def plan_chunk(path: str, lo: int, hi: int, anchors: list[str], block: int = BLOCK) -> tuple[list[Region], int]:
+    """Regions whose first anchor lies in bytes ``[lo, hi)`` of ``path``, and the newlines in ``[lo, hi)``.
+
+    ``Region.newlines_before`` counts newlines from ``lo`` (negative for a start before ``lo``).
+    Runs in a worker process: only offsets and counts travel back.
+    """
+    finder = AnchorFinder(anchors)
+    origin = max(0, lo - BACK - ALIGN)
+    regions: list[Region] = []
+    planner = _Planner(finder, origin, lo, hi, lambda r: None, regions.append, block=block)
+    with open(path, "rb", buffering=0) as f:
+        f.seek(origin)
+        planner.fill(f.readinto, lo - origin)
+        before_lo = planner.buf.count(b"\n", 0, planner.used)
+        end = hi + finder.longest - 1  # enough to see a word straddling hi whole
+        while planner.fill(f.readinto, end - (planner.base + planner.used)):
+            pass
+    planner._count_to(max(planner.nl_at, hi))  # the buffer still holds [nl_at, hi)
+    total = planner.newlines - before_lo
+    for r in regions:
+        r.newlines_before -= before_lo
+    return regions, total
+
+
+def merge_regions(chunks: Iterator[tuple[list[Region], int]]) -> Iterator[Region]:
+    """Regions of consecutive chunks (from :func:`plan_chunk`) with absolute newline counts, merged
+    by the same rule the one-pass planner applies."""
+    newlines_before_chunk = 0
+    current: Region | None = None
+    for regions, chunk_newlines in chunks:
+        for r in regions:
+            r.newlines_before += newlines_before_chunk
+            if current is not None and r.first_hit - BACK - ALIGN <= current.end:
+                current.end = max(current.end, r.end)
+                continue
+            if current is not None:
+                yield current
+            current = r
+        newlines_before_chunk += chunk_newlines
+    if current is not None:
+        yield current
+
+
+def scan_regions(path: str, regions: Iterator[Region], scanner: LogScanner, block: int = BLOCK) -> LogScanner:
+    feeder = _RegionFeeder(scanner)
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        for region in regions:
+            feeder.start(region)
+            f.seek(region.start)
+            left = min(region.end, size) - region.start
+            while left > 0:
+                data = f.read(min(block, left))
+                if not data:
+                    break
+                feeder.feed(data)
+                left -= len(data)
+            feeder.end(region)
+    return scanner
+
+
+def chunk_bounds(size: int, workers: int, min_chunk: int = 16 << 20) -> list[tuple[int, int]]:
+    """About four chunks per worker (so a slow chunk does not leave a core idle), at least ``min_chunk``."""
+    n = max(1, min(workers * 4, size // max(1, min_chunk)))
+    step = -(-size // n)
+    return [(lo, min(size, lo + step)) for lo in range(0, size, step)] or [(0, 0)]
+
+
+def scan_batch(path: str, regions: list[Region]) -> ScanPart:
+    """Scan some consecutive regions with a fresh scanner (in a worker); the parent absorbs the result."""
+    scanner = LogScanner()
+    scan_regions(path, iter(regions), scanner)
+    return scanner.part()
+
+
+def batches(regions: Iterator[Region], batch_bytes: int) -> Iterator[list[Region]]:
+    """Consecutive regions, about ``batch_bytes`` of them at a time."""
+    batch: list[Region] = []
+    size = 0
+    for r in regions:
+        batch.append(r)
+        size += r.end - r.start
+        if size >= batch_bytes:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def scan_file_parallel(path: str, scanner: LogScanner, executor: Executor, workers: int,
+                       min_chunk: int = 16 << 20, batch_bytes: int = BATCH_BYTES) -> LogScanner:
+    """Plan the chunks of a regular file and scan its regions in ``executor``'s processes; fold the
+    results into ``scanner`` in file order (:meth:`LogScanner.absorb`), so the findings are those of
+    one pass.  A batch that met more distinct errors than the scanner keeps is rescanned here."""
+    size = os.path.getsize(path)
+    anchors = scanner.anchors
+    bounds = chunk_bounds(size, workers, min_chunk)
+    plans = executor.map(plan_chunk, [path] * len(bounds), [lo for lo, _ in bounds], [hi for _, hi in bounds],
+                         [anchors] * len(bounds))
+    pending: deque = deque()
+
+    def absorb_one() -> None:
+        regions, future = pending.popleft()
+        part = future.result()
+        if part.not_shown:
+            scan_regions(path, iter(regions), scanner)
+        else:
+            scanner.absorb(part)
+
+    for n, batch in enumerate(batches(merge_regions(iter(plans)), batch_bytes)):
+        if n == 0:  # here: this process has its catalogue loaded, a worker would load it again
+            scan_regions(path, iter(batch), scanner)
+            continue
+        pending.append((batch, executor.submit(scan_batch, path, batch)))
+        while len(pending) > 2 * workers:
+            absorb_one()
+    while pending:
+        absorb_one()
+    return scanner
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = True) -> LogScanner:
+    """Scan a regular file: in worker processes when it is big and there are cores to use, else in one pass."""
+    scanner = scanner or LogScanner()
+    workers = usable_cpus() if parallel else 1
+    if workers > 1 and os.path.getsize(path) >= PARALLEL_MIN_BYTES:
+        from ..parallel import pool
+
+        with pool(workers) as executor:
+            return scan_file_parallel(path, scanner, executor, workers)
+    with open(path, "rb", buffering=0) as f:
+        return scan_stream(f, scanner)

@@ -1,0 +1,75 @@
+"""Decide from the raw bytes of an HLO module whether any ``check`` analysis applies, before parsing.
+
+XLA's HostOffloader (and HostOffloadLegalize before it) only acts on:
+
+* ``MoveToHost`` / ``MoveToDevice`` custom calls and ``annotate_device_placement`` calls
+  with an ``_xla_buffer_placement`` frontend attribute (``pinned_host``, ``device``, ...);
+* values in host memory: the memory space ``S(5)`` in a layout (entry parameters
+  streamed from host, ``AllocateBuffer`` on host);
+* host compute: ``_xla_compute_type="host"`` or a computation on a host ``execution_thread``.
+
+A module whose text contains none of these tokens has nothing the pass would rewrite
+or reject, so its E1200 verdict is "no error" without parsing it (the test suite proves
+the full analysis agrees on every module of the test corpus).  A compiled
+(post-optimisation) module has no offload verdict to compute either.  Parsing is what
+costs (about 15 µs per instruction); this costs one byte scan.  ``check --full`` parses
+every module anyway, to report syntax errors in modules nothing else applies to.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+OFFLOAD_TOKENS: tuple[bytes, ...] = (
+    b"MoveToHost", b"MoveToDevice", b"annotate_device_placement", b"_xla_buffer_placement",
+    b"S(5)", b"AllocateBuffer", b"_xla_compute_type", b"execution_thread", b"pinned_host",
+)
+"""Any of these bytes anywhere (even in a comment or metadata) sends the module to the full analysis."""
+
+_NAME = re.compile(rb"HloModule\s+([^\s,]+)")
+
+
+@dataclass(frozen=True)
+class Triage:
+    """What a module needs: ``analyse`` (parse + offload analysis), with the tokens that asked for it."""
+
+    module_name: str
+    compiled: bool
+    tokens: tuple[str, ...]
+
+    @property
+    def analyse(self) -> bool:
+        return bool(self.tokens) and not self.compiled
+
+
+def _finder():
+    try:
+        from ahocorasick_rs import BytesAhoCorasick, MatchKind
+    except ImportError:  # pragma: no cover
+        return None
+    return BytesAhoCorasick(list(OFFLOAD_TOKENS), matchkind=MatchKind.LeftmostFirst)
+
+
+_AC = None
+
+
+def offload_tokens(data: bytes) -> tuple[str, ...]:
+    """The distinct offload tokens present in ``data``, in :data:`OFFLOAD_TOKENS` order.
+
+    One automaton pass says whether any is present (leftmost-first reports at least the
+    first occurrence of some token whenever one occurs); only then is each looked up.
+    """
+    global _AC
+    if _AC is None:
+        _AC = _finder() or False
+    if _AC and not _AC.find_matches_as_indexes(data):
+        return ()
+    return tuple(t.decode() for t in OFFLOAD_TOKENS if t in data)
+
+
+def triage(data: bytes, compiled: bool) -> Triage:
+    """The module's name (from its ``HloModule`` line) and what it needs."""
+    m = _NAME.search(data, 0, 1 << 20)
+    name = m.group(1).decode("utf-8", "replace") if m else "?"
+    return Triage(name, compiled, () if compiled else offload_tokens(data))

@@ -1,0 +1,80 @@
+"""`xladoctor fleet`: one summary across jobs, identical whether run here or on a Dask cluster of processes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from log_corpus import write_log
+from xladoctor.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
+
+
+@pytest.fixture(scope="module")
+def fleet_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fleet")
+    for j in range(4):
+        d = root / "runs" / f"job-{j}" / "logs"
+        d.mkdir(parents=True)
+        for h in range(3):
+            p = write_log(d / f"host{h}.log", 1200, 100 * j + h, error_every=90)
+            if h == 1:  # compressed copies are read as streams
+                with open(p, "rb") as a, gzip.open(f"{p}.gz", "wb") as b:
+                    shutil.copyfileobj(a, b)
+                p.unlink()
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", root / "runs" / "job-2" / "logs" / "module.hlo")
+    (root / "runs" / "job-0" / "logs" / "m.buffer-assignment.txt").write_text("Tensor which is moved to host\n")
+    return root
+
+
+def fleet_json(capsys, *argv) -> tuple[int, dict]:
+    code = main(["fleet", *argv, "--json"])
+    out, _ = capsys.readouterr()
+    return code, json.loads(out)
+
+
+def test_summary_counts_by_code_and_job(fleet_dir, capsys):
+    code, doc = fleet_json(capsys, str(fleet_dir / "runs" / "**" / "*"), "--jobs", "1",
+                           "--job-regex", r"runs/([^/]+)/")
+    assert code == 1 and doc["files"] == 13 and doc["jobs"] == 4 and doc["input_errors"] == 0
+    assert doc["skipped"] == 1  # XLA's buffer assignment is not read, as in `check`
+    assert set(doc["by_job"]) == {"job-0", "job-1", "job-2", "job-3"}
+    e1200 = doc["by_code"]["E1200"]
+    assert e1200["jobs"] == ["job-0", "job-1", "job-2", "job-3"]
+    assert e1200["first_seen"]["path"].endswith("job-0/logs/host0.log")
+    assert any(p.endswith(".gz") for p in {doc["by_code"][c]["last_seen"]["path"] for c in doc["by_code"]}
+               | {doc["by_code"][c]["first_seen"]["path"] for c in doc["by_code"]})
+    assert doc["findings"] == sum(j["findings"] for j in doc["by_job"].values())
+    # the HLO module's predicted E1200 counts for its job
+    _, alone = fleet_json(capsys, str(fleet_dir / "runs" / "job-2" / "logs" / "module.hlo"))
+    assert alone["by_code"]["E1200"]["count"] == 1 and alone["by_job"] == {
+        "logs": {"files": 1, "findings": 1, "codes": {"E1200": 1}}}
+
+
+def test_dask_cluster_of_processes_gives_the_local_result(fleet_dir, capsys):
+    distributed = pytest.importorskip("distributed")
+    pattern = str(fleet_dir / "runs" / "**" / "*")
+    _, serial = fleet_json(capsys, pattern, "--jobs", "1")
+    _, pool = fleet_json(capsys, pattern, "--jobs", "2")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        code, dask = fleet_json(capsys, pattern, "--scheduler", cluster.scheduler_address)
+    assert code == 1 and serial == pool == dask and serial["files"] == 13
+
+
+def test_urls_go_through_fsspec(fleet_dir, capsys):
+    pytest.importorskip("fsspec")
+    _, local = fleet_json(capsys, str(fleet_dir / "runs" / "**" / "*.log.gz"))
+    _, url = fleet_json(capsys, "file://" + str(fleet_dir / "runs" / "**" / "*.log.gz"))
+    assert url["files"] == local["files"] == 4
+    assert {c: v["count"] for c, v in url["by_code"].items()} == {c: v["count"] for c, v in local["by_code"].items()}
+
+
+def test_no_match_is_a_usage_error(tmp_path, capsys):
+    assert main(["fleet", str(tmp_path / "*.log")]) == 2
+    assert "no file matches" in capsys.readouterr().err

@@ -1,0 +1,183 @@
+"""The fast log scan (byte prefilter, regions, worker processes) finds exactly what one continuous scan does,
+in bounded memory, and never hangs on endless inputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from log_corpus import write_log
+from xladoctor.catalogue import fastscan
+from xladoctor.catalogue.prefilter import AnchorFinder
+from xladoctor.catalogue.scanner import LogScanner
+
+LOGS = Path(__file__).parent / "data" / "logs"
+EXAMPLE_LOG = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples" / "tpu_job.log"
+
+
+def key(findings):
+    return [(f.code, f.line, f.count, f.lines, f.text, f.fields, f.analysis) for f in findings]
+
+
+def continuous(path: Path):
+    """The reference: one scanner over the whole text, finding candidates with str.find per anchor."""
+    scanner = LogScanner()
+    scanner._every_anchor = None
+    with open(path, "rb") as f:
+        return scanner.scan_binary(f)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    d = tmp_path_factory.mktemp("logs")
+    return [write_log(d / f"g{seed}.log", 6000, seed, error_every=150 + 100 * seed,
+                      long_line_every=1500 if seed % 2 else 0) for seed in range(4)]
+
+
+def test_regions_find_what_a_continuous_scan_finds(generated):
+    for path in [*sorted(LOGS.glob("*.log")), EXAMPLE_LOG, *generated]:
+        want = key(continuous(path))
+        assert want
+        with open(path, "rb") as f:
+            assert key(fastscan.scan_stream(f).finish()) == want, path
+        with open(path, "rb") as f:  # small blocks: anchors and regions straddle block ends
+            assert key(fastscan.scan_stream(f, block=1 << 12).finish()) == want, path
+        scanner = LogScanner()
+        with open(path, "rb") as f:  # the regex fallback finds the same anchors
+            fastscan.scan_stream(f, scanner, AnchorFinder(scanner.anchors).without_automaton())
+        assert key(scanner.finish()) == want, path
+
+
+def _far_traces(path: Path) -> Path:
+    """host_offloader traces far (other regions, other batches) from the E1200 they belong to."""
+    from log_corpus import E1200_TRACED
+    noise = "".join(f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(4000))
+    trace, message = E1200_TRACED.split("jax.errors", 1)
+    parts = [noise, trace.format(r=1), noise, "jax.errors" + message.format(r=1), noise,  # trace far above
+             "jax.errors" + message.format(r=1), noise, trace.format(r=2), noise,  # repeat, then a trace...
+             "jax.errors" + message.format(r=1), noise,  # ...for a repeat that has one already
+             trace.format(r=3), noise, trace.format(r=4), noise, "jax.errors" + message.format(r=5), noise]
+    path.write_text("".join(parts))
+    return path
+
+
+def test_worker_processes_find_the_same_as_one_pass(generated, tmp_path):
+    far = _far_traces(tmp_path / "far.log")
+    assert [f.analysis.get("trace") for f in continuous(far)] == [
+        [{"instruction": "square.1", "shape_index": "{}"}], [{"instruction": "square.4", "shape_index": "{}"}]]
+    from xladoctor.parallel import pool as process_pool
+
+    with process_pool(2) as pool:
+        for path in [*generated, far]:
+            want = key(continuous(path))
+            for min_chunk, batch_bytes in ((1 << 16, 1), (100_003, 150_000), (1 << 20, 1 << 22)):
+                # many chunks with boundaries at odd offsets; every region its own batch, or a few
+                got = fastscan.scan_file_parallel(str(path), LogScanner(), pool, 2, min_chunk=min_chunk,
+                                                  batch_bytes=batch_bytes)
+                assert key(got.finish()) == want, (path, min_chunk, batch_bytes)
+
+
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # fork on purpose: workers see the patched cap
+def test_worker_batches_respect_the_distinct_cap(tmp_path, monkeypatch):
+    from xladoctor.catalogue import scanner as scanner_module
+
+    monkeypatch.setattr(scanner_module, "MAX_DISTINCT", 25)
+    msg = ("XlaRuntimeError: INVALID_ARGUMENT: Executable(jit_step) expected parameter {p} of size 6144 "
+           "(f32[5,4,3]{{0,1,2:T(4,128)}}) but got buffer with incompatible size 2048 (f32[5,4,3]{{2,1,0}})\n")
+    noise = "I1031 09:00:00.000000  7 tpu.cc:1] nothing to see here at all\n" * 3000
+    log = tmp_path / "many.log"
+    # 10 distinct per stretch: batches stay under the cap, the whole log does not; repeats of kept ones later
+    log.write_text("".join(noise + "".join(msg.format(p=10 * k + i) for i in range(10)) for k in range(6))
+                   + noise + msg.format(p=3) + noise + msg.format(p=59))
+    want = continuous(log)
+    with ProcessPoolExecutor(2) as pool:  # forked after the monkeypatch: workers keep 25 too
+        for batch_bytes in (1, 300_000, 1 << 22):  # the last: one batch over the cap, rescanned here
+            s = fastscan.scan_file_parallel(str(log), LogScanner(), pool, 2, min_chunk=1 << 16,
+                                            batch_bytes=batch_bytes)
+            assert key(s.finish()) == key(want) and s.not_shown == {"E0102": 36}
+
+
+def test_distinct_findings_are_capped_and_the_rest_counted(tmp_path, monkeypatch):
+    from xladoctor.catalogue import scanner as scanner_module
+
+    monkeypatch.setattr(scanner_module, "MAX_DISTINCT", 40)
+    msg = ("XlaRuntimeError: INVALID_ARGUMENT: Executable(jit_step) expected parameter {p} of size 6144 "
+           "(f32[5,4,3]{{0,1,2:T(4,128)}}) but got buffer with incompatible size 2048 (f32[5,4,3]{{2,1,0}})\n")
+    log = tmp_path / "many.log"
+    log.write_text("".join(msg.format(p=p) for p in range(300)) + msg.format(p=3))
+    s = LogScanner()
+    with open(log, "rb") as f:
+        fastscan.scan_stream(f, s)
+    found = s.finish()
+    assert len(found) == 40 and s.not_shown == {"E0102": 260}
+    assert next(f for f in found if f.fields.get("parameter") == 3).count == 2  # repeats of kept ones still count
+
+
+def _peak_rss_mib(argv: list[str], stdin=None) -> tuple[int, float, str]:
+    # VmHWM is this program's own peak (ru_maxrss would include the pytest process it was forked from).
+    code = ("import re, sys, io, contextlib\nfrom xladoctor.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    rc = main({argv!r})\n"
+            "hwm = re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)\n"
+            "print(rc, int(hwm) / 1024)\n"
+            "print(out.getvalue()[-2000:])\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, stdin=stdin)
+    assert p.returncode == 0, p.stderr
+    rc, mib = p.stdout.split("\n", 1)[0].split()
+    return int(rc), float(mib), p.stdout
+
+
+@pytest.mark.slow
+def test_memory_is_bounded_without_newlines_for_explain_and_check(tmp_path):
+    """80 MB with no newline and anchor words all along (the old scanner held the whole line)."""
+    big = tmp_path / "oneline.log"
+    piece = b"z" * 40_000 + b" Tensor which is moved to host  Ran a check "
+    with open(big, "wb") as f:
+        for _ in range(80_000_000 // len(piece)):
+            f.write(piece)
+        f.write(b"\nRESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. "
+                b"Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G.\n")
+    for argv in (["explain", str(big), "--json"], ["check", str(big), "--json"]):
+        rc, mib, _ = _peak_rss_mib(argv)
+        assert rc == 1 and mib < 100, (argv, mib)
+    with open(big, "rb") as stdin:  # stdin is streamed too, not spooled or read whole
+        rc, mib, _ = _peak_rss_mib(["check", "-", "--json"], stdin=stdin)
+    assert rc == 1 and mib < 100, mib
+
+
+def test_devices_are_refused_and_endless_streams_stay_bounded(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "xladoctor", "explain", "/dev/zero"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr.startswith("/dev/zero:1:1: is a character device"), p.stderr
+    p = subprocess.run([sys.executable, "-m", "xladoctor", "check", "/dev/zero"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2 and "is a character device" in p.stderr and "0 file(s) checked" in p.stdout
+    # Zeros on a pipe are a (binary) stream: read through in bounded memory, nothing found.
+    feeder = subprocess.Popen(["head", "-c", "30000000", "/dev/zero"], stdout=subprocess.PIPE)
+    rc, mib, out = _peak_rss_mib(["explain", "-", "--json"], stdin=feeder.stdout)
+    feeder.wait()
+    assert rc == 0 and mib < 100 and '"findings": []' in out
+
+
+def test_explain_json_reports_what_was_not_shown(tmp_path, monkeypatch, capsys):
+    from xladoctor.catalogue import scanner as scanner_module
+    from xladoctor.cli import main
+
+    monkeypatch.setattr(scanner_module, "MAX_DISTINCT", 2)
+    import xladoctor.catalogue.scan_report as scan_report
+    monkeypatch.setattr(scan_report, "MAX_DISTINCT", 2)
+    log = tmp_path / "x.log"
+    log.write_text("".join(f"Executable(jit_step) expected parameter {p} of size 6144 (f32[5,4,3]{{0,1,2:T(4,128)}}) "
+                           "but got buffer with incompatible size 2048 (f32[5,4,3]{2,1,0})\n" for p in range(5)))
+    assert main(["explain", str(log), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["findings"]) == 2
+    assert doc["not_shown"] == {"distinct_limit": 2, "messages": 3, "by_code": {"E0102": 3}}
+    assert main(["explain", str(log)]) == 1
+    assert "3 more message(s) not shown: only the first 2 distinct errors are kept (E0102 x3)" in \
+        capsys.readouterr().out

@@ -1,0 +1,53 @@
+"""Start-up: each command imports only what it uses (the time itself is measured in bench/, never here)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+HEAVY = ("xladoctor.syntax.hlo_parser", "xladoctor.offload", "xladoctor.offload.analysis", "xladoctor.inputs.compare")
+
+
+def _modules_after(argv: list[str], stdin: str = "") -> set[str]:
+    code = ("import sys, io, contextlib, json\n"
+            "from xladoctor.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n"
+            f"        main({argv!r})\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('xladoctor'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, input=stdin)
+    assert out.returncode == 0, out.stderr
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_version_imports_no_command():
+    loaded = _modules_after(["--version"])
+    assert not {m for m in loaded if m.startswith(("xladoctor.commands.", "xladoctor.syntax", "xladoctor.ir",
+                                                   "xladoctor.catalogue", "xladoctor.offload"))}, loaded
+
+
+def test_shape_imports_neither_the_hlo_parser_nor_the_offload_analysis():
+    loaded = _modules_after(["shape", "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"])
+    assert "xladoctor.commands.shape" in loaded
+    assert not set(HEAVY) & loaded, set(HEAVY) & loaded
+    assert not {m for m in loaded if m.startswith("xladoctor.commands.") and m != "xladoctor.commands.shape"
+                and m != "xladoctor.commands._common"}
+
+
+def test_explain_and_check_on_a_log_do_not_import_the_hlo_parser(tmp_path):
+    log = tmp_path / "job.log"
+    log.write_text("I1031 step 1\nRESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    for argv in (["explain", str(log)], ["check", str(log)], ["explain", "E1200"]):
+        loaded = _modules_after(argv)
+        assert not set(HEAVY) & loaded, (argv, set(HEAVY) & loaded)
+
+
+def test_check_on_a_module_without_offload_tokens_does_not_parse_it(tmp_path):
+    hlo = tmp_path / "m.hlo"
+    hlo.write_text("HloModule m\n\nENTRY e {\n  ROOT p = f32[2]{0} parameter(0)\n}\n")
+    loaded = _modules_after(["check", str(hlo)])
+    assert "xladoctor.hlo_triage" in loaded and not set(HEAVY) & loaded
