@@ -54,6 +54,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command with stdout/stderr wrapped so no input can drive the terminal."""
+    from .report.escape import TerminalSafeStream
+
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalSafeStream(out), TerminalSafeStream(err)
+    try:
+        return _main(argv)
+    finally:
+        try:
+            sys.stdout.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):

@@ -25,7 +25,10 @@ class InputError(XlaDoctorError, ValueError):
         self.source = source
         self.line = line
         self.col = col
-        super().__init__(f"{source}:{line}:{col}: {message}")
+        # One line whatever the input: a file name or quoted token with a newline or an
+        # escape sequence must not forge or erase lines on the user's terminal.
+        from .report.escape import escape_field
+        super().__init__(f"{escape_field(source)}:{line}:{col}: {escape_field(message)}")
 
     @classmethod
     def at(cls, message: str, text: str, pos: int, source: str = "<input>") -> "InputError":

@@ -21,7 +21,9 @@ from importlib import resources
 from typing import Any
 
 from ..errors import InputError, UsageError
+from ..report.escape import escape_field
 from ..syntax.hlo_parser import parse_module
+from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import print_json, read_input
 
 NAME = "check"
@@ -122,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
     paths = list(args.paths) + (example_paths() if args.examples else [])
     if not paths:
         raise UsageError("nothing to check: give files or directories, '-' for stdin, or --examples")
+    if args.html:
+        refuse_overwriting_inputs(args.html, paths)
     files: list[dict[str, Any]] = []
     input_errors = 0
     for path in _expand(paths):
@@ -144,10 +148,9 @@ def run(args: argparse.Namespace) -> int:
            "input_errors": input_errors}
     if args.html:
         from ..report.html import render_check_html
-        with open(args.html, "w", encoding="utf-8") as f:
-            shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
-            title = f"xladoctor: {shown}" if shown else "xladoctor: bundled examples"
-            f.write(render_check_html(doc, title=title, lang=lang))
+        shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
+        title = f"xladoctor: {shown}" if shown else "xladoctor: bundled examples"
+        write_output(args.html, render_check_html(doc, title=title, lang=lang), "HTML report", paths)
     if args.json:
         print_json(doc)
     else:
@@ -181,11 +184,11 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
         if kind == "skipped":
             continue
         if kind == "error":
-            out += [f"== {f['path']}", f"   cannot check: {f['error']}", ""]
+            out += [f"== {escape_field(f['path'])}", f"   cannot check: {f['error']}", ""]
         elif _is_quiet(f):
-            quiet.append(f"   {f['path']}: {_quiet_reason(f)}")
+            quiet.append(f"   {escape_field(f['path'])}: {_quiet_reason(f)}")
         else:
-            out += [f"== {f['path']}", _hlo_text(f) if kind == "hlo" else _log_text(f, lang), ""]
+            out += [f"== {escape_field(f['path'])}", _hlo_text(f) if kind == "hlo" else _log_text(f, lang), ""]
     if quiet:
         out += [f"nothing to report in {len(quiet)} file(s):", *quiet, ""]
     skipped = [f for f in doc["files"] if f["kind"] == "skipped"]

@@ -12,6 +12,8 @@ from ..offload.report import render_text, result_json
 from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
+from ..report.escape import escape_field
+from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import print_json, read_input
 
 NAME = "offload"
@@ -41,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.fix and not args.output:
         raise UsageError("--fix needs -o OUT")
+    if args.output:
+        refuse_overwriting_inputs(args.output, [args.file, args.stablehlo])
     text, source = read_input(args.file)
     module = parse_module(text, source)
     names = None
@@ -57,11 +61,10 @@ def run(args: argparse.Namespace) -> int:
         if args.output == "-":
             sys.stdout.write(out_text)
         else:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(out_text)
+            write_output(args.output, out_text, f"module with fix ({args.fix})", [args.file, args.stablehlo])
     if args.json:
         if not (args.fix and args.output == "-"):
             print_json(result_json(result, fixes))
     elif not (args.fix and args.output == "-"):
-        sys.stdout.write(render_text(source, module, result, fixes, args.trace))
+        sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
     return 1 if result.has_findings else 0
