@@ -9,6 +9,10 @@ raised (the tomllib approach: offsets while parsing, positions only for messages
 from __future__ import annotations
 
 
+# A message quoting a huge token or shape is cut here: the error stays one readable line.
+_MESSAGE_SHOWN = 2000
+
+
 class XlaDoctorError(Exception):
     """Base class: something the user can fix (bad input, bad usage)."""
 
@@ -28,7 +32,9 @@ class InputError(XlaDoctorError, ValueError):
         # One line whatever the input: a file name or quoted token with a newline or an
         # escape sequence must not forge or erase lines on the user's terminal.
         from .report.escape import escape_field
-        super().__init__(f"{escape_field(source)}:{line}:{col}: {escape_field(message)}")
+        shown = message if len(message) <= _MESSAGE_SHOWN else (
+            message[:_MESSAGE_SHOWN] + f"... ({len(message):,} characters in all)")
+        super().__init__(f"{escape_field(source)}:{line}:{col}: {escape_field(shown)}")
 
     @classmethod
     def at(cls, message: str, text: str, pos: int, source: str = "<input>") -> "InputError":

@@ -30,14 +30,15 @@ from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape,
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
 from .attributes import (parse_aliasing, parse_buffer_donors, parse_key_values, parse_name_list,
-                         parse_shape_index, parse_string_map, scan_value, unquote)
+                         parse_shape_index, parse_string_map, scan_string, scan_value, unquote)
 from .reader import Reader
 from .shape_parser import read_shape
 
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
-_TABLE_ROW = re.compile(r"\s*(\d+)\s+(\"(?:[^\"\\]|\\.)*\"|\{[^}]*\})")
+_TABLE_ROW = re.compile(r"\s*(\d{1,19})\s+(?=[\"{])")
+_INT64_MAX = 2**63 - 1
 _SOURCE_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 _NOT_HLO_HINTS = (
@@ -124,7 +125,6 @@ class _ModuleParser:
             # XLA's parser: without ENTRY, the last computation is the entry.
             module.entry = module.computations[-1]
             module.entry.is_entry = True
-        self._resolve_called_computations(module)
         self._finish_entry_layout(module)
         return module
 
@@ -195,9 +195,16 @@ class _ModuleParser:
             if not m:
                 break
             key = int(m.group(1))
-            value = m.group(2)
-            here = m.start(2)
-            r.pos = m.end()
+            here = m.end()
+            if r.text[here] == '"':
+                end = scan_string(r.text, here, self.source)
+            else:
+                end = r.text.find("}", here)
+                if end < 0:
+                    raise self.error(f"unterminated {table} row", here)
+                end += 1
+            value = r.text[here:end]
+            r.pos = end
             if table == "FileNames":
                 t.file_names[key] = unquote(value)
             elif table == "FunctionNames":
@@ -258,11 +265,19 @@ class _ModuleParser:
         return params, read_shape(r)
 
     def _parse_instructions(self, comp: HloComputation, module: HloModule) -> None:
+        """The body of one computation, read as XLA's one-pass parser reads it.
+
+        Operands and control predecessors must name instructions defined earlier in
+        the same computation (so no instruction uses itself and the graph has no
+        cycle), called computations must be defined earlier in the module, and
+        parameter numbers are 0..n-1, each once; all refused with XLA's wording.
+        Parameter numbers are collected in a dict and checked at the closing brace,
+        so ``parameter(1000000000)`` costs one entry, not a billion-slot list.
+        """
         r = self.r
-        pending: list[tuple[HloInstruction, list[tuple[str, int]], list[tuple[str, int]]]] = []
         root: HloInstruction | None = None
-        root_pos = 0
         name_pos: dict[str, int] = {}
+        params: dict[int, tuple[HloInstruction, int]] = {}
         while True:
             r.skip()
             if r.pos >= len(r.text):
@@ -277,11 +292,17 @@ class _ModuleParser:
                 is_root = True
             instr, operand_refs, control_refs = self._parse_instruction(module)
             if instr.name in name_pos:
-                raise self.error(f"instruction '{instr.name}' is defined twice in computation '{comp.name}'",
-                                 instr_start)
+                raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
+                                 f"'{comp.name}')", instr_start)
             if module.get_instruction(instr.name) is not None:
                 raise self.error(f"instruction name '{instr.name}' is already used in another computation "
                                  "(XLA requires unique names in a module)", instr_start)
+            instr.operands = [self._defined(comp, ref, pos) for ref, pos in operand_refs]
+            for ref, pos in control_refs:
+                instr.control_predecessors.append(self._defined(comp, ref, pos))
+            for owner, role, names, pos in self._calls_to_resolve:
+                self._resolve_called(module, owner, role, names, pos)
+            self._calls_to_resolve.clear()
             name_pos[instr.name] = instr_start
             instr.line = self.line_at(instr_start)
             instr.col = instr_start - self.text.rfind("\n", 0, instr_start)
@@ -289,38 +310,30 @@ class _ModuleParser:
                 if root is not None:
                     raise self.error(f"computation '{comp.name}' has two ROOT instructions "
                                      f"('{root.name}' and '{instr.name}')", instr_start)
-                root, root_pos = instr, instr_start
-            comp.add_instruction(instr)
+                root = instr
+            number = instr.parameter_number
+            if number is not None:
+                if number in params:
+                    raise self.error(f"Duplicate parameter number {number}", instr_start)
+                params[number] = (instr, instr_start)
+            comp.add_instruction(instr, index_parameter=False)
             module.register_instruction(instr)
-            pending.append((instr, operand_refs, control_refs))
         if not comp.instructions:
             raise self.error(f"computation '{comp.name}' has no instructions", r.pos - 1)
         comp.root = root if root is not None else comp.instructions[-1]
-        undefined: list[tuple[str, int]] = []
-        for instr, operand_refs, control_refs in pending:
-            ops = []
-            for ref, pos in operand_refs:
-                target = comp.get(ref)
-                if target is None:
-                    undefined.append((ref, pos))
-                else:
-                    ops.append(target)
-            instr.operands = ops
-            for ref, pos in control_refs:
-                target = comp.get(ref)
-                if target is None:
-                    undefined.append((ref, pos))
-                else:
-                    instr.control_predecessors.append(target)
-        if undefined:
-            names = ", ".join(sorted({n for n, _ in undefined}))
-            raise self.error(f"operand '{undefined[0][0]}' names no instruction in computation '{comp.name}'"
-                             + (f" (undefined: {names})" if len({n for n, _ in undefined}) > 1 else ""),
-                             undefined[0][1])
-        for i, p in enumerate(comp.parameters):
-            if p is None:
-                raise self.error(f"computation '{comp.name}' has no parameter({i}) but has higher-numbered ones",
-                                 root_pos)
+        for number, (instr, pos) in params.items():
+            if number >= len(params):
+                missing = min(set(range(len(params))) - params.keys())
+                raise self.error(f"parameter({number}) in computation '{comp.name}', which has no "
+                                 f"parameter({missing}): parameters must be numbered 0..{len(params) - 1}", pos)
+        comp.parameters = [params[i][0] for i in range(len(params))]
+
+    def _defined(self, comp: HloComputation, ref: str, pos: int) -> HloInstruction:
+        target = comp.get(ref)
+        if target is None:
+            raise self.error(f"instruction does not exist: {ref} (operands and control-predecessors must be "
+                             f"defined earlier in computation '{comp.name}', as XLA requires)", pos)
+        return target
 
     def _parse_instruction(self, module: HloModule):
         r = self.r
@@ -348,7 +361,10 @@ class _ModuleParser:
         r.expect("(", f"after opcode '{opcode.value}'")
         operand_refs: list[tuple[str, int]] = []
         if opcode is HloOpcode.PARAMETER:
+            here = r.pos
             instr.parameter_number = r.expect_int("a parameter number")
+            if instr.parameter_number < 0 or instr.parameter_number > _INT64_MAX:
+                raise self.error("parameter number must be >= 0", here)
             r.expect(")", "to close parameter(...)")
         elif opcode is HloOpcode.CONSTANT:
             lit_start = r.pos
@@ -428,16 +444,24 @@ class _ModuleParser:
             self._calls_to_resolve.append((instr, attr, parse_name_list(raw), pos))
 
     # -- module-level resolution ------------------------------------------------------
-    def _resolve_called_computations(self, module: HloModule) -> None:
-        for instr, role, names, pos in self._calls_to_resolve:
-            comps = []
-            for n in names:
-                c = module.get_computation(n)
-                if c is None:
-                    raise self.error(f"{role}={n} names no computation in the module", pos)
-                comps.append(c)
-                c.callers.append(instr)
-            instr.called.setdefault(role, []).extend(comps)
+    def _resolve_called(self, module: HloModule, instr: HloInstruction, role: str, names: list[str],
+                        pos: int) -> None:
+        """Called computations must already be defined, as in XLA's one-pass parser.
+
+        That one rule is why the call graph of a parsed module has no cycles: a
+        computation cannot call itself, a later computation, or the entry (which is
+        being defined when its body is read).
+        """
+        comps = []
+        for n in names:
+            c = module.get_computation(n)
+            if c is None:
+                raise self.error(f"computation does not exist: {n} ({role}= must name a computation defined "
+                                 "earlier in the module, as XLA requires)", pos)
+            comps.append(c)
+        for c in comps:
+            c.callers.append(instr)
+        instr.called.setdefault(role, []).extend(comps)
 
     def _finish_entry_layout(self, module: HloModule) -> None:
         entry = module.entry
