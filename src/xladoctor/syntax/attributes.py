@@ -45,6 +45,8 @@ def scan_value(text: str, pos: int, source: str) -> int:
             i += 1
         elif c == '"':
             i = scan_string(text, i, source)
+            if not stack:
+                return i  # a string value is the whole value ('"x"9' is not one value in XLA)
         elif stack:
             if c == "'":
                 end = _closing_quote(text, i, "'")
@@ -88,8 +90,14 @@ def _closing_quote(text: str, i: int, q: str) -> int:
             return j
 
 
+_PLAIN_STRING = re.compile(r'"[^"\\]*"')
+
+
 def scan_string(text: str, i: int, source: str) -> int:
     """End offset of the ``"..."`` string at ``text[i]``; its escapes are checked as XLA's lexer does."""
+    m = _PLAIN_STRING.match(text, i)
+    if m is not None:
+        return m.end()  # the common case: no escapes (one character class: linear time and memory)
     j = _closing_quote(text, i, '"')
     if j < 0:
         raise HloParseError.at("unterminated string", text, i, source)

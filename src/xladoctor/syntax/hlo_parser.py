@@ -27,6 +27,7 @@ from ..errors import HloParseError
 from ..ir.computation import HloComputation
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
+from ..ir.opcode_rules import FIXED_ARITY, REQUIRED_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
 from .attributes import (parse_aliasing, parse_buffer_donors, parse_key_values, parse_name_list,
@@ -278,6 +279,7 @@ class _ModuleParser:
         root: HloInstruction | None = None
         name_pos: dict[str, int] = {}
         params: dict[int, tuple[HloInstruction, int]] = {}
+        by_name = comp._by_name  # read directly: this loop runs once per instruction
         while True:
             r.skip()
             if r.pos >= len(r.text):
@@ -297,12 +299,22 @@ class _ModuleParser:
             if module.get_instruction(instr.name) is not None:
                 raise self.error(f"instruction name '{instr.name}' is already used in another computation "
                                  "(XLA requires unique names in a module)", instr_start)
-            instr.operands = [self._defined(comp, ref, pos) for ref, pos in operand_refs]
+            if operand_refs:
+                get = by_name.get
+                ops = [get(ref) for ref, _ in operand_refs]
+                if None in ops:
+                    ref, pos = operand_refs[ops.index(None)]
+                    raise self._undefined(comp, ref, pos)
+                instr.operands = ops
             for ref, pos in control_refs:
-                instr.control_predecessors.append(self._defined(comp, ref, pos))
-            for owner, role, names, pos in self._calls_to_resolve:
-                self._resolve_called(module, owner, role, names, pos)
-            self._calls_to_resolve.clear()
+                target = by_name.get(ref)
+                if target is None:
+                    raise self._undefined(comp, ref, pos)
+                instr.control_predecessors.append(target)
+            if self._calls_to_resolve:
+                for owner, role, names, pos in self._calls_to_resolve:
+                    self._resolve_called(module, owner, role, names, pos)
+                self._calls_to_resolve.clear()
             name_pos[instr.name] = instr_start
             instr.line = self.line_at(instr_start)
             instr.col = instr_start - self.text.rfind("\n", 0, instr_start)
@@ -328,12 +340,9 @@ class _ModuleParser:
                                  f"parameter({missing}): parameters must be numbered 0..{len(params) - 1}", pos)
         comp.parameters = [params[i][0] for i in range(len(params))]
 
-    def _defined(self, comp: HloComputation, ref: str, pos: int) -> HloInstruction:
-        target = comp.get(ref)
-        if target is None:
-            raise self.error(f"instruction does not exist: {ref} (operands and control-predecessors must be "
-                             f"defined earlier in computation '{comp.name}', as XLA requires)", pos)
-        return target
+    def _undefined(self, comp: HloComputation, ref: str, pos: int) -> HloParseError:
+        return self.error(f"instruction does not exist: {ref} (operands and control-predecessors must be "
+                          f"defined earlier in computation '{comp.name}', as XLA requires)", pos)
 
     def _parse_instruction(self, module: HloModule):
         r = self.r
@@ -374,6 +383,12 @@ class _ModuleParser:
         else:
             operand_refs = self._parse_operands(instr)
         control_refs = self._parse_attributes(instr)
+        want = FIXED_ARITY.get(opcode)
+        if want is not None and len(operand_refs) != want:
+            raise self.error(f"expects {want} operands, but has {len(operand_refs)} operands", m.end())
+        required = REQUIRED_ATTRIBUTES.get(opcode)
+        if required is not None and required not in instr.attributes:
+            raise self.error(f"attribute {required} is expected but not seen", m.end())
         return instr, operand_refs, control_refs
 
     def _parse_operands(self, instr: HloInstruction) -> list[tuple[str, int]]:
