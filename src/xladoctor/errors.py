@@ -8,9 +8,17 @@ raised (the tomllib approach: offsets while parsing, positions only for messages
 
 from __future__ import annotations
 
+import re
+
 
 # A message quoting a huge token or shape is cut here: the error stays one readable line.
 _MESSAGE_SHOWN = 2000
+_LONG_TOKEN = re.compile(r"\S{121,}")
+
+
+def _cut_token(m: re.Match[str]) -> str:
+    tok = m.group(0)
+    return f"{tok[:40]}...({len(tok):,} characters)"
 
 
 class XlaDoctorError(Exception):
@@ -32,8 +40,9 @@ class InputError(XlaDoctorError, ValueError):
         # One line whatever the input: a file name or quoted token with a newline or an
         # escape sequence must not forge or erase lines on the user's terminal.
         from .report.escape import escape_field
-        shown = message if len(message) <= _MESSAGE_SHOWN else (
-            message[:_MESSAGE_SHOWN] + f"... ({len(message):,} characters in all)")
+        shown = _LONG_TOKEN.sub(_cut_token, message)
+        if len(shown) > _MESSAGE_SHOWN:
+            shown = shown[:_MESSAGE_SHOWN] + f"... ({len(shown):,} characters in all)"
         super().__init__(f"{escape_field(source)}:{line}:{col}: {escape_field(shown)}")
 
     @classmethod

@@ -124,11 +124,12 @@ def run(args: argparse.Namespace) -> int:
     paths = list(args.paths) + (example_paths() if args.examples else [])
     if not paths:
         raise UsageError("nothing to check: give files or directories, '-' for stdin, or --examples")
+    expanded = _expand(paths)
     if args.html:
-        refuse_overwriting_inputs(args.html, paths)
+        refuse_overwriting_inputs(args.html, expanded)
     files: list[dict[str, Any]] = []
     input_errors = 0
-    for path in _expand(paths):
+    for path in expanded:
         reason = _skip_reason(path) if path != "-" else None
         if reason:
             files.append({"path": path, "kind": "skipped", "note": reason, "findings": 0})
@@ -150,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         from ..report.html import render_check_html
         shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
         title = f"xladoctor: {shown}" if shown else "xladoctor: bundled examples"
-        write_output(args.html, render_check_html(doc, title=title, lang=lang), "HTML report", paths)
+        write_output(args.html, render_check_html(doc, title=title, lang=lang), "HTML report", expanded)
     if args.json:
         print_json(doc)
     else:
