@@ -283,7 +283,7 @@ for line in sys.stdin:
                 validated = False
             out = {{"status": "ok", "printed": printed, "validated": validated}}
     except Exception as e:
-        out = {{"status": "rejected", "message": str(e)[-300:]}}
+        out = {{"status": "rejected", "message": str(e)[:2000]}}
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
 """
@@ -327,6 +327,14 @@ def _view_ours(module) -> dict[str, Any]:
     layout = module.entry_computation_layout
     # Through JSON, as jaxlib's answer comes: tuples become lists on both sides.
     return json.loads(json.dumps(to_jsonable(OracleModule(module.name, comps, "" if layout is None else str(layout)))))
+
+
+def _first_error(message: str) -> str:
+    """The 'error: ...' line of a jaxlib parse error (its message repeats the text around it)."""
+    for line in message.splitlines():
+        if "error: " in line:
+            return line.split("error: ", 1)[1][:200]
+    return message[-200:]
 
 
 def _classify_reject_vs_accept(message: str) -> str | None:
@@ -373,7 +381,7 @@ def run_parser(text: str, oracle: Oracle | None, with_offload: bool) -> Outcome:
                        "" if not ours_ok else "jaxlib aborts on text we accept")
     if theirs["status"] == "rejected":
         if ours_ok:
-            return Outcome("disagree", "jaxlib rejects, we accept: " + theirs["message"][-200:])
+            return Outcome("disagree", "jaxlib rejects, we accept: " + _first_error(theirs["message"]))
         return Outcome("ok")
     if not ours_ok:
         known = _classify_reject_vs_accept(message)
@@ -517,7 +525,7 @@ def _input_for(kind: str, base_seed: int, mutations: int) -> tuple[str, Any]:
 
 
 def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_s: float,
-            current: Any, queue: Any, stop_at: float, use_jaxlib: bool, skip: int) -> None:
+            current: Any, queue: Any, stop_at: float, use_jaxlib: bool, skip: int, max_inputs: int) -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # Import everything before the cap, so the cap measures the work on each input.
     import numpy  # noqa: F401
@@ -541,7 +549,7 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
     counts: dict[str, int] = {}
     n = 0
     for base_seed, kind, mutations in source:
-        if time.time() >= stop_at:
+        if time.time() >= stop_at or (max_inputs and n >= max_inputs):
             break
         n += 1
         if n <= skip:
@@ -589,7 +597,8 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
 # --------------------------------------------------------------------------- parent
 
 def campaign(seconds: float, seed: int, workers: int, targets: tuple[str, ...], mem_mb: int, timeout_s: float,
-             use_jaxlib: bool, save_dir: Path | None, progress: Callable[[str], None] | None = None) -> dict:
+             use_jaxlib: bool, save_dir: Path | None, progress: Callable[[str], None] | None = None,
+             max_inputs: int = 0) -> dict:
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
     stop_at = time.time() + seconds
@@ -601,7 +610,7 @@ def campaign(seconds: float, seed: int, workers: int, targets: tuple[str, ...], 
     def start(wid: int, skip: int) -> None:
         current = ctx.Value("q", 0)
         p = ctx.Process(target=_worker, args=(wid, seed, targets, mem_mb, timeout_s, current, queue, stop_at,
-                                              use_jaxlib, skip), daemon=True)
+                                              use_jaxlib, skip, max_inputs), daemon=True)
         p.start()
         procs[wid] = (p, current, [time.time(), 0])
 
@@ -671,6 +680,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-inputs", type=int, default=0,
+                    help="stop each worker after this many inputs (with a fixed seed: a fixed input set)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--targets", default=",".join(TARGETS))
     ap.add_argument("--mem-mb", type=int, default=256, help="RLIMIT_AS of each worker (0: none)")
@@ -690,7 +701,8 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             use_jaxlib = False
     report = campaign(args.seconds, args.seed, args.workers, targets, args.mem_mb, args.timeout_s, use_jaxlib,
-                      args.save_dir, progress=lambda s: print(s, file=sys.stderr, flush=True))
+                      args.save_dir, progress=lambda s: print(s, file=sys.stderr, flush=True),
+                      max_inputs=args.max_inputs)
     text = json.dumps(report, indent=1, ensure_ascii=True)
     if args.json:
         args.json.write_text(text + "\n")

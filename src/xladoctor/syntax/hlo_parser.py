@@ -27,7 +27,7 @@ from ..errors import HloParseError
 from ..ir.computation import HloComputation
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
-from ..ir.opcode_rules import FIXED_ARITY, REQUIRED_ATTRIBUTES
+from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, REQUIRED_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
 from .attributes import (parse_aliasing, parse_buffer_donors, parse_key_values, parse_name_list,
@@ -40,6 +40,17 @@ _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
 _TABLE_ROW = re.compile(r"\s*(\d{1,19})\s+(?=[\"{])")
 _INT64_MAX = 2**63 - 1
+_METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name")
+_METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_column", "stack_frame_id")
+_INT_VALUE = re.compile(r"-?[0-9]{1,19}")
+# The metadata XLA and jax print: known keys, escape-free strings, small integers.  Anything
+# else takes the slower exact path (_check_metadata).  One alternation per key=value pair,
+# never per character, so the regex stays linear in memory on a huge string.
+_METADATA_FAST = re.compile(
+    r'\{\s*(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)="[^"\\]*"'
+    r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}"
+    r")?(?:\s+(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)=\"[^\"\\\\]*\""
+    r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}))*\s*\}")
 _SOURCE_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 _NOT_HLO_HINTS = (
@@ -422,6 +433,7 @@ class _ModuleParser:
         r = self.r
         control_refs: list[tuple[str, int]] = []
         text = r.text
+        allowed = ALLOWED_ATTRIBUTES.get(instr.opcode)
         while True:
             # Attributes follow a comma; anything else ends the instruction.
             save = r.pos
@@ -430,13 +442,36 @@ class _ModuleParser:
                 r.pos = save
                 break
             r.pos += 1
+            name_at = r.pos
             attr, vstart, vend = self._read_attribute(f"'{instr.name}'")
             raw = text[vstart:vend]
+            if allowed is not None and attr not in allowed:
+                raise self.error(f'unexpected attribute "{attr}" for {instr.opcode.value}; XLA allows: '
+                                 + ", ".join(sorted(allowed)), name_at)
+            if attr == "metadata" and not _METADATA_FAST.fullmatch(raw):
+                self._check_metadata(raw, vstart)
             if attr in instr.attributes:
                 raise self.error(f"attribute '{attr}' given twice for '{instr.name}'", vstart)
             instr.attributes[attr] = raw
             self._decode_attribute(instr, attr, raw, vstart, control_refs)
         return control_refs
+
+    def _check_metadata(self, raw: str, pos: int) -> None:
+        """``metadata={...}`` as XLA reads it: known keys only, strings where strings go."""
+        if not (raw.startswith("{") and raw.endswith("}")):
+            raise self.error("metadata must be {key=value ...}", pos)
+        try:
+            pairs = parse_key_values(raw)
+        except ValueError as e:
+            raise self.error(f"cannot read metadata: {e}", pos) from None
+        for key, value in pairs:
+            if key not in METADATA_KEYS:
+                raise self.error(f'unexpected attribute "{key}" in metadata; XLA allows: '
+                                 + ", ".join(sorted(METADATA_KEYS)), pos)
+            if key in _METADATA_STRINGS and not value.startswith('"'):
+                raise self.error(f"metadata {key} must be a string", pos)
+            if key in _METADATA_INTS and not _INT_VALUE.fullmatch(value):
+                raise self.error(f"metadata {key} must be an integer", pos)
 
     def _decode_attribute(self, instr: HloInstruction, attr: str, raw: str, pos: int,
                           control_refs: list[tuple[str, int]]) -> None:
