@@ -71,7 +71,8 @@ KNOWN_DIVERGENCES = {
 
 _VALIDATION_MESSAGES = ("size may overflow int64", "must not be negative", "must be positive",
                         "minor_to_major", "Layout has physical shape", "split indices", "split config",
-                        "dim_level_types", "_primitive_type must be", "tile dimensions")
+                        "dim_level_types", "_primitive_type must be", "tile dimensions",
+                        "at least one dimension")
 
 
 # --------------------------------------------------------------------------- generators

@@ -44,6 +44,8 @@ def scan_value(text: str, pos: int, source: str) -> int:
                 raise HloParseError.at(f"'{c}' does not match '{opener}' opened here", text, where, source)
             i += 1
         elif c == '"':
+            if not stack and i > pos:
+                return i  # XLA's lexer ends the token before a quote: 'ent="x"' is not one value
             i = scan_string(text, i, source)
             if not stack:
                 return i  # a string value is the whole value ('"x"9' is not one value in XLA)

@@ -363,6 +363,10 @@ class _ModuleParser:
         name = r.accept_name()
         if name is None:
             raise self.error(f"expected an instruction name, found {r.describe_here()}")
+        if r.text.startswith("=", r.pos):
+            # XLA's lexer reads 'name=' as one attribute-name token, so 'x= add(...)' has no name.
+            raise self.error(f"expected an instruction name: XLA reads '{name}=' as an attribute name; "
+                             "put a space before '='")
         r.expect("=", f"after instruction name '{name}'")
         r.skip()
         if not _SHAPE_START.match(r.text, r.pos):

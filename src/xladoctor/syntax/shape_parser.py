@@ -210,19 +210,22 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
             tile_pos = r.pos
             r.expect("(")
             dims = []
-            if r.peek() != ")":
-                while True:
-                    if r.accept("*"):
-                        dims.append(COMBINE_DIMENSION)
-                    else:
-                        p = r.pos
-                        d = _wrap_int64(r.expect_int("a tile dimension or '*'"))
+            # As lenient as XLA's ParseTiles: a missing entry after ',' and a missing ')' are
+            # accepted there ('T(8' reads as 'T(8)', 'T(8,' too); we read them the same way.
+            while True:
+                if r.accept("*"):
+                    dims.append(COMBINE_DIMENSION)
+                else:
+                    p = r.pos
+                    d = r.accept_int()
+                    if d is not None:
+                        d = _wrap_int64(d)
                         if d <= 0 or d > _INT64_MAX:
                             raise r.error(f"tile dimensions must be positive int64 values, got {d}", p)
                         dims.append(d)
-                    if not r.accept(","):
-                        break
-            r.expect(")", "to close the tile")
+                if not r.accept(","):
+                    break
+            r.accept(")")
             if not dims:
                 raise r.error("a tile must have at least one dimension", tile_pos)
             tiles.append(Tile(tuple(dims)))
