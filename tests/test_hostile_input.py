@@ -304,3 +304,27 @@ def test_relayout_checks_the_output_size_before_allocating(tmp_path):
                            str(raw), str(tmp_path / "o.bin")], capture_output=True, text=True)
     assert proc.returncode == 2, proc.stderr
     assert "refusing to allocate" in proc.stderr and "internal error" not in proc.stderr
+
+
+# ------------------------------------------------------------------ found by the campaign
+
+
+@pytest.mark.parametrize("text,message", [
+    (module("  ROOT c64 = f32[2]{0} parameter(0)"), "'c64' is a keyword"),
+    (module("  ROOT %pred = f32[2]{0} parameter(0)"), "illegal instruction name: pred"),
+    ("HloModule m\nc64 {\n  ROOT p = f32[2]{0} parameter(0)\n}\nENTRY e {\n  ROOT q = f32[2]{0} parameter(0)\n}\n",
+     "'c64' is a keyword"),
+    (module("  ROOT r= f32[2]{0} parameter(0)"), "reads 'r=' as an attribute name"),
+    (module("  p = f32[2]{0} parameter(0)\n  ROOT c = f32[2]{0} custom-call(p), custom_call_target=\"x\"9"),
+     "expected"),
+    (module("  p = f32[2]{0} parameter(0)\n  ROOT g = f32[2]{0} negate(p), inx=0"), 'unexpected attribute "inx"'),
+    (module("  ROOT p = f32[2]{0} parameter(0), metadata={sour*/ce_file=\"a\"}"), "metadata"),
+])
+def test_names_and_attributes_jaxlib_refuses(text, message):
+    with pytest.raises(HloParseError, match=message.replace("(", r"\(").replace("*", r"\*")):
+        parse_module(text)
+
+
+def test_names_jaxlib_accepts_after_percent_and_lenient_tiles():
+    m = parse_module("HloModule m\nENTRY %true {\n  ROOT %x = f32[2]{0:T(8} parameter(0)\n}\n")
+    assert m.entry.name == "true" and str(m.entry.root.shape) == "f32[2]{0:T(8)}"

@@ -29,6 +29,7 @@ from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
 from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, REQUIRED_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
+from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
 from .attributes import (parse_aliasing, parse_buffer_donors, parse_key_values, parse_name_list,
                          parse_shape_index, parse_string_map, scan_string, scan_value, unquote)
@@ -40,6 +41,11 @@ _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
 _TABLE_ROW = re.compile(r"\s*(\d{1,19})\s+(?=[\"{])")
 _INT64_MAX = 2**63 - 1
+# Words XLA's lexer reads as their own tokens (primitive types and keywords), so they cannot
+# be names; checked against jaxlib by defining an instruction, a computation and a module with each.
+_KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
+    "opaque", "token", "ENTRY", "HloModule", "ROOT", "false", "true", "inf", "nan", "last_tile_dim_replicate",
+    "manual", "maximal", "replicated", "shard_as", "shard_like", "unknown"}
 _METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name")
 _METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_column", "stack_frame_id")
 _INT_VALUE = re.compile(r"-?[0-9]{1,19}")
@@ -97,6 +103,16 @@ class _ModuleParser:
     def error(self, message: str, pos: int | None = None) -> HloParseError:
         return self.r.error(message, pos)
 
+    def _not_keyword(self, name: str, what: str) -> None:
+        """XLA's lexer turns type names and keywords into their own tokens: they cannot name anything."""
+        if name not in _KEYWORDS:
+            return
+        at = self.r.pos - len(name)
+        if not self.r.text.startswith("%", at - 1):
+            raise self.error(f"expected a {what} name: '{name}' is a keyword in XLA's HLO lexer", at)
+        if what == "instruction" and name in ARRAY_TYPE_NAMES | {"opaque", "token"}:
+            raise self.error(f"illegal instruction name: {name} (a primitive type, even after '%')", at)
+
     # -- module --------------------------------------------------------------------
     def parse(self) -> HloModule:
         r = self.r
@@ -113,6 +129,7 @@ class _ModuleParser:
         if not r.text[r.pos:r.pos + 1].isspace():
             raise self.error("expected a module name after 'HloModule'")
         name = r.expect_name("a module name after 'HloModule'")
+        self._not_keyword(name, "module")
         module = HloModule(name)
         module.source_name = self.source
         self._parse_header_attributes(module)
@@ -247,6 +264,7 @@ class _ModuleParser:
         name = r.accept_name()
         if name is None:
             raise self.error(f"expected a computation name, found {r.describe_here()}")
+        self._not_keyword(name, "computation")
         if is_entry and module.entry is not None:
             raise self.error(f"second ENTRY computation '{name}' (the entry is '{module.entry.name}')", start)
         comp = HloComputation(name, is_entry)
@@ -363,6 +381,7 @@ class _ModuleParser:
         name = r.accept_name()
         if name is None:
             raise self.error(f"expected an instruction name, found {r.describe_here()}")
+        self._not_keyword(name, "instruction")
         if r.text.startswith("=", r.pos):
             # XLA's lexer reads 'name=' as one attribute-name token, so 'x= add(...)' has no name.
             raise self.error(f"expected an instruction name: XLA reads '{name}=' as an attribute name; "
