@@ -328,3 +328,20 @@ def test_names_and_attributes_jaxlib_refuses(text, message):
 def test_names_jaxlib_accepts_after_percent_and_lenient_tiles():
     m = parse_module("HloModule m\nENTRY %true {\n  ROOT %x = f32[2]{0:T(8} parameter(0)\n}\n")
     assert m.entry.name == "true" and str(m.entry.root.shape) == "f32[2]{0:T(8)}"
+
+
+def test_module_without_header_is_read_as_xla_reads_it():
+    m = parse_module("c {\n  ROOT p = f32[2]{0} parameter(0)\n}\nENTRY d {\n  ROOT q = f32[2]{0} parameter(0)\n}\n")
+    assert m.name == "module_d" and m.entry.name == "d"
+
+
+@pytest.mark.parametrize("shape,printed", [("f32[2]{0:T(8}", "f32[2]{0:T(8)}"), ("f32[2]{0:T(8,S(5)}", "f32[2]{0:T(8)S(5)}"),
+                                           ("f32[2]{0:T(8)(2,1}", "f32[2]{0:T(8)(2,1)}"), ("f32[2]{0:E(4}", "f32[2]{0:E(4)}")])
+def test_layouts_as_lenient_as_xla(shape, printed):
+    assert str(parse_shape(shape)) == printed
+
+
+@pytest.mark.parametrize("shape", ["f32[2]{0:T(8(16)}", "f32[2]{0:T(8,,8)}", "f32[2]{0:T(8 8)}", "f32[2]{0:T(8:}"])
+def test_layouts_xla_refuses(shape):
+    with pytest.raises(HloParseError):
+        parse_shape(shape)

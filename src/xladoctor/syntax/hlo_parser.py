@@ -41,6 +41,8 @@ _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
 _TABLE_ROW = re.compile(r"\s*(\d{1,19})\s+(?=[\"{])")
 _INT64_MAX = 2**63 - 1
+# Text that starts like a computation ('ENTRY main {', 'body.1 (p: f32[]) -> f32[] {'): a module without header.
+_COMPUTATION_START = re.compile(r"(?:ENTRY\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*[({]")
 # Words XLA's lexer reads as their own tokens (primitive types and keywords), so they cannot
 # be names; checked against jaxlib by defining an instruction, a computation and a module with each.
 _KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
@@ -117,7 +119,8 @@ class _ModuleParser:
     def parse(self) -> HloModule:
         r = self.r
         r.skip()
-        if not r.text.startswith("HloModule", r.pos):
+        headerless = not r.text.startswith("HloModule", r.pos) and _COMPUTATION_START.match(r.text, r.pos)
+        if not r.text.startswith("HloModule", r.pos) and not headerless:
             head = r.text[r.pos:r.pos + 4000]
             for marker, what in _NOT_HLO_HINTS:
                 if marker in head:
@@ -125,14 +128,19 @@ class _ModuleParser:
             if r.at_end():
                 raise self.error("empty input: expected 'HloModule <name>'")
             raise self.error(f"expected 'HloModule <name>' at the start of an HLO module, found {r.describe_here()}")
-        r.pos += len("HloModule")
-        if not r.text[r.pos:r.pos + 1].isspace():
-            raise self.error("expected a module name after 'HloModule'")
-        name = r.expect_name("a module name after 'HloModule'")
-        self._not_keyword(name, "module")
-        module = HloModule(name)
+        if headerless:
+            # XLA reads computations without a header too, and names the module after the entry.
+            module = HloModule("")
+        else:
+            r.pos += len("HloModule")
+            if not r.text[r.pos:r.pos + 1].isspace():
+                raise self.error("expected a module name after 'HloModule'")
+            name = r.expect_name("a module name after 'HloModule'")
+            self._not_keyword(name, "module")
+            module = HloModule(name)
         module.source_name = self.source
-        self._parse_header_attributes(module)
+        if not headerless:
+            self._parse_header_attributes(module)
         while True:
             r.skip()
             m = _ATTR_NAME.match(r.text, r.pos)
@@ -154,6 +162,8 @@ class _ModuleParser:
             # XLA's parser: without ENTRY, the last computation is the entry.
             module.entry = module.computations[-1]
             module.entry.is_entry = True
+        if headerless:
+            module.name = f"module_{module.entry.name}"
         self._finish_entry_layout(module)
         return module
 

@@ -210,25 +210,31 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
             tile_pos = r.pos
             r.expect("(")
             dims = []
-            # As lenient as XLA's ParseTiles: a missing entry after ',' and a missing ')' are
-            # accepted there ('T(8' reads as 'T(8)', 'T(8,' too); we read them the same way.
+            # As XLA's tile parser: an entry that is not a number or '*', or a missing ')', ends the
+            # tile list there without an error (the tile read so far is kept: 'T(8' is T(8), 'T(8,'
+            # too); whatever follows must then be another layout attribute or the closing '}'.
+            closed = True
             while True:
                 if r.accept("*"):
                     dims.append(COMBINE_DIMENSION)
                 else:
                     p = r.pos
                     d = r.accept_int()
-                    if d is not None:
-                        d = _wrap_int64(d)
-                        if d <= 0 or d > _INT64_MAX:
-                            raise r.error(f"tile dimensions must be positive int64 values, got {d}", p)
-                        dims.append(d)
+                    if d is None:
+                        closed = False
+                        break
+                    d = _wrap_int64(d)
+                    if d <= 0 or d > _INT64_MAX:
+                        raise r.error(f"tile dimensions must be positive int64 values, got {d}", p)
+                    dims.append(d)
                 if not r.accept(","):
                     break
-            r.accept(")")
+            closed = closed and r.accept(")")
             if not dims:
                 raise r.error("a tile must have at least one dimension", tile_pos)
             tiles.append(Tile(tuple(dims)))
+            if not closed:
+                break
         fields["tiles"] = tuple(tiles)
     elif attr == "SC":
         splits = []
@@ -282,7 +288,7 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
         r.expect("(", f"after {attr}")
         p = r.pos
         v = _wrap_int64(r.expect_int())
-        r.expect(")", f"to close {attr}(...)")
+        r.accept(")")  # XLA does not insist on the ')' here either ('E(4}' reads as E(4))
         if attr == "L":
             if v <= 0:
                 raise r.error(f"L(n) tail padding alignment must be positive, got {v}", p)
