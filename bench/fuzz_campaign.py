@@ -455,14 +455,18 @@ def run_check_dir(files: dict[str, str]) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="xladoctor-fuzz-") as d:
         for name, text in files.items():
             Path(d, name).write_text(text, encoding="utf-8", errors="surrogatepass")
-        out, err = io.StringIO(), io.StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            rc = main(["check", "--json", d])
-    if rc not in (0, 1, 2):
-        return Outcome("crash", f"exit {rc}")
-    if "internal error" in err.getvalue() or "Traceback" in err.getvalue():
-        return Outcome("crash", err.getvalue()[-300:])
-    json.loads(out.getvalue())
+        for argv in (["check", "--json", d], ["check", d]):
+            out, err = io.StringIO(), io.StringIO()
+            with redirect_stdout(out), redirect_stderr(err):
+                rc = main(argv)
+            if rc not in (0, 1, 2):
+                return Outcome("crash", f"exit {rc}")
+            if "internal error" in err.getvalue() or "Traceback" in err.getvalue():
+                return Outcome("crash", err.getvalue()[-300:])
+            if "--json" in argv:
+                json.loads(out.getvalue())
+            elif any(c in out.getvalue() + err.getvalue() for c in "\x1b\u202e\x00"):
+                return Outcome("crash", "unsafe character reached the terminal from check")
     return Outcome("ok")
 
 
@@ -520,7 +524,7 @@ def _input_for(kind: str, base_seed: int, mutations: int) -> tuple[str, Any]:
         text = "\n".join(mutate(x, rng) if rng.random() < 0.5 else x for x in lines)
         if mutations == 6:
             return "check", {"a.hlo": random_module(rng), "b.log": text, "c.hlo": mutate(random_module(rng), rng),
-                             "d.txt": "\ufeff" + random_module(rng)}
+                             "d.txt": "\ufeff" + random_module(rng), "e\x1b[2J\u202e\n.log": mutate(text, rng)}
         return "explain", text
     return "relayout", rng
 
@@ -619,7 +623,8 @@ def campaign(seconds: float, seed: int, workers: int, targets: tuple[str, ...], 
         key = status if status.startswith("known:") else f"{status}"
         events[key] = events.get(key, 0) + 1
         ex = examples.setdefault(key, [])
-        if len(ex) < 5:
+        kinds = {e["detail"][:50] for e in ex}
+        if len(ex) < 5 or (detail[:50] not in kinds and len(ex) < 40):  # the first of each kind too
             ex.append({"target": target, "detail": detail, "input": payload if isinstance(payload, str)
                        else repr(payload)[:2000]})
             if save_dir is not None and not key.startswith("known:"):

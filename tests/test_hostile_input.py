@@ -345,3 +345,14 @@ def test_layouts_as_lenient_as_xla(shape, printed):
 def test_layouts_xla_refuses(shape):
     with pytest.raises(HloParseError):
         parse_shape(shape)
+
+
+def test_json_output_stays_valid_json_with_hostile_strings(tmp_path, capsys):
+    import json
+    hostile = '"\\033[2J\\177\\302\\205\\342\\200\\256\\342\\200\\250x.py"'
+    path = write(tmp_path / "j.hlo", E1200.replace("SOURCE", hostile))
+    code, out, _ = run(["offload", "--json", path], capsys)
+    assert code == 1
+    doc = json.loads(out)
+    assert "\x1b" not in out and "\u202e" not in out and "\x7f" not in out
+    assert doc["errors"]

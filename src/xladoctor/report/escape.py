@@ -45,7 +45,8 @@ def _escape_char(m: re.Match[str]) -> str:
     if named:
         return named
     code = ord(c)
-    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+    # \u form from DEL up: inside a JSON string it is the JSON escape of the same character.
+    return f"\\x{code:02x}" if code < 0x7F else f"\\u{code:04x}"
 
 
 def escape_field(value: object) -> str:
