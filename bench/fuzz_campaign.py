@@ -43,6 +43,7 @@ import json
 import multiprocessing as mp
 import os
 import random
+import re
 import resource
 import signal
 import subprocess
@@ -67,6 +68,9 @@ KNOWN_DIVERGENCES = {
     "validated-shape": "jaxlib's parser keeps an array shape XLA's shape validation refuses (it validates only "
                        "inside tuples and in the verifier): size over int64, negative E(n)/M(n), bad layout",
     "nesting-cap": "shapes nested deeper than 200 levels: refused by xladoctor (jaxlib segfaults near 10,000)",
+    "shape-inference": "an instruction written without its shape: XLA infers it for some opcodes; xladoctor "
+                       "requires the shape XLA prints",
+    "leading-zero-overflow": "an integer with leading zeros and 20+ digits: jaxlib reads it as another number",
 }
 
 _VALIDATION_MESSAGES = ("size may overflow int64", "must not be negative", "must be positive",
@@ -339,6 +343,8 @@ def _first_error(message: str) -> str:
 
 
 def _classify_reject_vs_accept(message: str) -> str | None:
+    if "expected the shape of" in message:
+        return "known:shape-inference"
     if "nested more than" in message:
         return "known:nesting-cap"
     if any(m in message for m in _VALIDATION_MESSAGES):
@@ -404,7 +410,8 @@ def run_shape(text: str, oracle: Oracle | None) -> Outcome:
             physical_bytes(shape)
     except XlaDoctorError as e:
         ours, message = None, str(e)
-    if oracle is None:
+    if oracle is None or "//" in text or "/*" in text:
+        # jaxlib is asked through a one-line module, where a comment would also hide 'parameter(0)'.
         return Outcome("ok")
     theirs = oracle.ask("shape", text)
     if theirs["status"] == "aborted":
@@ -418,6 +425,8 @@ def run_shape(text: str, oracle: Oracle | None) -> Outcome:
         known = _classify_reject_vs_accept(message)
         return Outcome(known or "disagree", "" if known else f"jaxlib accepts, we reject: {message[:200]}")
     if ours != theirs["printed"]:
+        if re.search(r"\b0[0-9]{19,}", text):
+            return Outcome("known:leading-zero-overflow")
         return Outcome("disagree", f"printed {ours!r}, jaxlib {theirs['printed']!r}")
     return Outcome("ok")
 

@@ -356,3 +356,19 @@ def test_json_output_stays_valid_json_with_hostile_strings(tmp_path, capsys):
     doc = json.loads(out)
     assert "\x1b" not in out and "\u202e" not in out and "\x7f" not in out
     assert doc["errors"]
+
+
+@pytest.mark.parametrize("body,printed", [
+    ("  p = f32[2]{0} parameter(0)\n  ROOT r = (f32[2]{0}, f32[2]{0}) tuple(p,,p)", "tuple"),
+    ("  p = f32[2]{0} parameter(0)\n  ROOT r = f32[2]{0} negate(p,)", "negate"),
+    ("  p = f32[2]{0} parameter(0)\n  v: = f32[2]{0} negate(p)\n  ROOT w = f32[2]{0} negate(v)", "negate"),
+    ("  ROOT p = f32[2]{0:S} parameter(0)", "parameter"),
+])
+def test_operand_lists_and_labels_as_lenient_as_xla(body, printed):
+    m = parse_module(module(body))
+    assert m.entry.root.opcode.value == printed
+
+
+def test_tuple_operand_count_follows_its_shape():
+    with pytest.raises(HloParseError, match="expects 1 operands, but has 2"):
+        parse_module(module("  p = f32[2]{0} parameter(0)\n  ROOT t = (f32[2]{0}) tuple(p, p)"))

@@ -392,7 +392,9 @@ class _ModuleParser:
         if name is None:
             raise self.error(f"expected an instruction name, found {r.describe_here()}")
         self._not_keyword(name, "instruction")
-        if r.text.startswith("=", r.pos):
+        if r.text.startswith(":", r.pos):
+            r.pos += 1  # 'x: = add(...)': XLA's lexer reads 'x:' as a label token and takes it as the name
+        elif r.text.startswith("=", r.pos):
             # XLA's lexer reads 'name=' as one attribute-name token, so 'x= add(...)' has no name.
             raise self.error(f"expected an instruction name: XLA reads '{name}=' as an attribute name; "
                              "put a space before '='")
@@ -428,6 +430,10 @@ class _ModuleParser:
             operand_refs = self._parse_operands(instr)
         control_refs = self._parse_attributes(instr)
         want = FIXED_ARITY.get(opcode)
+        if opcode is HloOpcode.TUPLE:
+            if not shape.is_tuple:
+                raise self.error(f"a tuple instruction needs a tuple shape, not {shape}", op_pos)
+            want = len(shape.tuple_shapes)
         if want is not None and len(operand_refs) != want:
             raise self.error(f"expects {want} operands, but has {len(operand_refs)} operands", m.end())
         required = REQUIRED_ATTRIBUTES.get(opcode)
@@ -436,12 +442,16 @@ class _ModuleParser:
         return instr, operand_refs, control_refs
 
     def _parse_operands(self, instr: HloInstruction) -> list[tuple[str, int]]:
+        """Operand names up to ')'.  As in XLA, commas only separate: empty entries are skipped
+        ('add(p,,p)', 'negate(p,)' and 'tuple(,)' are what jaxlib reads as 'add(p, p)', ...)."""
         r = self.r
         refs: list[tuple[str, int]] = []
         typed: list[str] = []
-        if r.accept(")"):
-            return refs
         while True:
+            if r.accept(")"):
+                break
+            if r.accept(","):
+                continue
             r.skip()
             pos = r.pos
             if _SHAPE_START.match(r.text, pos):
@@ -455,9 +465,8 @@ class _ModuleParser:
             if name is None:
                 raise self.error(f"expected an operand name, found {r.describe_here()}")
             refs.append((name, pos))
-            if r.accept(")"):
-                break
-            r.expect(",", f"or ')' in the operands of '{instr.name}'")
+            if r.peek() not in (",", ")"):
+                r.expect(",", f"or ')' in the operands of '{instr.name}'")
         if typed:
             instr.operand_shapes_text = tuple(typed)
         return refs

@@ -168,6 +168,11 @@ def _check_dense_size(r: Reader, width: int, dims: list[int], dynamic: list[bool
             raise r.error(f"Shape {text} size may overflow int64.", start)
 
 
+def _check_tiles(r: Reader, tiles: list[Tile], pos: int) -> None:
+    if not tiles[-1].dimensions:
+        raise r.error("a tile must have at least one dimension", pos)
+
+
 def _wrap_int64(v: int) -> int:
     """XLA reads layout integers as uint64 and stores them in int64: 2**64-1 becomes -1."""
     return v - 2**64 if v > _INT64_MAX else v
@@ -205,7 +210,8 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
     if attr == "T":
         tiles = []
         if r.peek() != "(":
-            raise r.error("expected '(' after T", r.pos)
+            tiles.append(Tile(()))  # XLA reads a bare 'T' as one empty tile, which validation refuses
+            _check_tiles(r, tiles, here)
         while r.peek() == "(":
             tile_pos = r.pos
             r.expect("(")
@@ -230,9 +236,8 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
                 if not r.accept(","):
                     break
             closed = closed and r.accept(")")
-            if not dims:
-                raise r.error("a tile must have at least one dimension", tile_pos)
             tiles.append(Tile(tuple(dims)))
+            _check_tiles(r, tiles, tile_pos)
             if not closed:
                 break
         fields["tiles"] = tuple(tiles)
@@ -285,10 +290,16 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
         fields["physical_shape"] = read_shape(r)
         r.expect(")", "to close P(...)")
     else:
-        r.expect("(", f"after {attr}")
+        # XLA reads 'S', 'S(' and 'S(}' as no value at all (the attribute is dropped), and does
+        # not insist on the ')' after a value ('E(4}' reads as E(4)).
+        if not r.accept("("):
+            return
         p = r.pos
-        v = _wrap_int64(r.expect_int())
-        r.accept(")")  # XLA does not insist on the ')' here either ('E(4}' reads as E(4))
+        v = r.accept_int()
+        r.accept(")")
+        if v is None:
+            return
+        v = _wrap_int64(v)
         if attr == "L":
             if v <= 0:
                 raise r.error(f"L(n) tail padding alignment must be positive, got {v}", p)
