@@ -70,6 +70,9 @@ KNOWN_DIVERGENCES = {
     "nesting-cap": "shapes nested deeper than 200 levels: refused by xladoctor (jaxlib segfaults near 10,000)",
     "shape-inference": "an instruction written without its shape: XLA infers it for some opcodes; xladoctor "
                        "requires the shape XLA prints",
+    "duplicate-name-across-computations": "the same instruction name in two computations: XLA's parser renames "
+                                          "the later one (NameUniquer: 'p' becomes 'p.1'); xladoctor refuses, "
+                                          "since its reports name instructions module-wide",
     "leading-zero-overflow": "an integer with leading zeros and 20+ digits: jaxlib reads it as another number",
 }
 
@@ -345,6 +348,8 @@ def _first_error(message: str) -> str:
 def _classify_reject_vs_accept(message: str) -> str | None:
     if "expected the shape of" in message:
         return "known:shape-inference"
+    if "is already used in another computation" in message:
+        return "known:duplicate-name-across-computations"
     if "nested more than" in message:
         return "known:nesting-cap"
     if any(m in message for m in _VALIDATION_MESSAGES):

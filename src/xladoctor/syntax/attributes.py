@@ -228,7 +228,8 @@ def parse_key_values(raw: str) -> list[tuple[str, str]]:
     return out
 
 
-_SEP_EQ = re.compile(r"\s*=\s*")
+# XLA's lexer reads 'key=' as one token: nothing may come between a key and its '='.
+_SEP_EQ = re.compile(r"=\s*")
 
 
 def parse_string_map(raw: str) -> dict[str, str]:
