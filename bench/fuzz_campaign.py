@@ -564,6 +564,7 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
     def on_alarm(signum, frame):
         raise Hang()
     signal.signal(signal.SIGALRM, on_alarm)
+    parent = os.getppid()
     source = hypothesis_source(seed * 1000 + wid)
     counts: dict[str, int] = {}
     n = 0
@@ -609,6 +610,8 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
         if n % 200 == 0:
             queue.put(("counts", wid, dict(counts)))
             counts.clear()
+            if os.getppid() != parent:
+                break  # the campaign was stopped: do not run on as an orphan
     queue.put(("counts", wid, dict(counts)))
     queue.put(("done", wid, n))
 
