@@ -376,7 +376,7 @@ class _ModuleParser:
             if number >= len(params):
                 missing = min(set(range(len(params))) - params.keys())
                 raise self.error(f"parameter({number}) in computation '{comp.name}', which has no "
-                                 f"parameter({missing}): parameters must be numbered 0..{len(params) - 1}", pos)
+                                 f"parameter({missing}): parameters are numbered from 0 without gaps", pos)
         comp.parameters = [params[i][0] for i in range(len(params))]
 
     def _undefined(self, comp: HloComputation, ref: str, pos: int) -> HloParseError:
