@@ -73,6 +73,8 @@ KNOWN_DIVERGENCES = {
     "duplicate-name-across-computations": "the same instruction name in two computations: XLA's parser renames "
                                           "the later one (NameUniquer: 'p' becomes 'p.1'); xladoctor refuses, "
                                           "since its reports name instructions module-wide",
+    "single-instruction": "text that is one instruction and no computation: XLA wraps it in a module named '_'; "
+                          "xladoctor wants a computation",
     "leading-zero-overflow": "an integer with leading zeros and 20+ digits: jaxlib reads it as another number",
 }
 
@@ -397,6 +399,8 @@ def run_parser(text: str, oracle: Oracle | None, with_offload: bool) -> Outcome:
         return Outcome("ok")
     if not ours_ok:
         known = _classify_reject_vs_accept(message)
+        if known is None and theirs["view"]["name"] == "_":
+            known = "known:single-instruction"
         return Outcome(known or "disagree", "" if known else f"jaxlib accepts, we reject: {message[:200]}")
     if theirs["view"] != view:
         return Outcome("disagree", "accepted by both but read differently")
