@@ -372,3 +372,19 @@ def test_operand_lists_and_labels_as_lenient_as_xla(body, printed):
 def test_tuple_operand_count_follows_its_shape():
     with pytest.raises(HloParseError, match="expects 1 operands, but has 2"):
         parse_module(module("  p = f32[2]{0} parameter(0)\n  ROOT t = (f32[2]{0}) tuple(p, p)"))
+
+
+@pytest.mark.parametrize("attrs,message", [
+    ('custom_call_target=ontend', "custom_call_target expects a string"),
+    ('custom_call_target="x", frontend_attributes=butes={a="b"}', "frontend_attributes expects '{'"),
+])
+def test_attribute_value_forms_xla_requires(attrs, message):
+    with pytest.raises(HloParseError, match=message):
+        parse_module(module(f"  p = f32[2]{{0}} parameter(0)\n  ROOT r = f32[2]{{0}} custom-call(p), {attrs}"))
+
+
+def test_get_tuple_element_needs_an_index_and_comments_end_values():
+    with pytest.raises(HloParseError, match="attribute index is expected"):
+        parse_module(module("  p = (f32[2]{0}) parameter(0)\n  ROOT g = f32[2]{0} get-tuple-element(p)"))
+    m = parse_module(module('  ROOT p = f32[2]{0} parameter(0), metadata={op_name="x"}// a comment'))
+    assert m.entry.root.metadata.op_name == "x"

@@ -34,7 +34,7 @@ REQUIRED_ATTRIBUTES: dict[str, str] = {
     "all-gather": "dimensions", "all-gather-start": "dimensions", "all-reduce": "to_apply",
     "all-reduce-start": "to_apply", "call": "to_apply", "collective-permute": "source_target_pairs",
     "collective-permute-start": "source_target_pairs", "compare": "direction", "concatenate": "dimensions",
-    "custom-call": "custom_call_target", "dynamic-slice": "dynamic_slice_sizes", "fusion": "calls",
+    "custom-call": "custom_call_target", "get-tuple-element": "index", "dynamic-slice": "dynamic_slice_sizes", "fusion": "calls",
     "map": "to_apply", "reduce": "dimensions", "reduce-scatter": "dimensions", "reduce-window": "to_apply",
     "rng": "distribution", "rng-bit-generator": "algorithm", "scan": "dimensions",
     "scatter": "index_vector_dim", "sort": "dimensions",

@@ -66,6 +66,11 @@ def scan_value(text: str, pos: int, source: str) -> int:
             m = _PLAIN_TOP.match(text, i)
             if not m:
                 return i
+            comment = text.find("/", i, m.end())
+            while comment >= 0 and text[comment + 1:comment + 2] not in ("/", "*"):
+                comment = text.find("/", comment + 1, m.end())
+            if comment >= 0:
+                return comment  # a comment ends the value, as it ends any token in XLA's lexer
             i = m.end()
     if stack:
         opener, where = stack[-1]

@@ -33,7 +33,7 @@ from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
 from .attributes import (parse_aliasing, parse_buffer_donors, parse_key_values, parse_name_list,
                          parse_shape_index, parse_string_map, scan_string, scan_value, unquote)
-from .reader import Reader
+from .reader import Reader, show_token
 from .shape_parser import read_shape
 
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
@@ -48,6 +48,10 @@ _COMPUTATION_START = re.compile(r"(?:ENTRY\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*[({
 _KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
     "opaque", "token", "ENTRY", "HloModule", "ROOT", "false", "true", "inf", "nan", "last_tile_dim_replicate",
     "manual", "maximal", "replicated", "shard_as", "shard_like", "unknown"}
+# The form XLA's parser requires of an attribute's value (its first character), for the
+# attributes the analyses read.
+_VALUE_FORM = {"custom_call_target": ('"', "a string"), "frontend_attributes": ("{", "'{'"),
+               "metadata": ("{", "'{'"), "execution_thread": ('"', "a string")}
 _METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name")
 _METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_column", "stack_frame_id")
 _INT_VALUE = re.compile(r"-?[0-9]{1,19}")
@@ -517,6 +521,9 @@ class _ModuleParser:
 
     def _decode_attribute(self, instr: HloInstruction, attr: str, raw: str, pos: int,
                           control_refs: list[tuple[str, int]]) -> None:
+        expected = _VALUE_FORM.get(attr)
+        if expected is not None and not raw.startswith(expected[0]):
+            raise self.error(f"attribute {attr} expects {expected[1]}, found {show_token(raw)}", pos)
         if attr == "custom_call_target":
             instr.custom_call_target = unquote(raw)
         elif attr == "index":
