@@ -388,3 +388,8 @@ def test_get_tuple_element_needs_an_index_and_comments_end_values():
         parse_module(module("  p = (f32[2]{0}) parameter(0)\n  ROOT g = f32[2]{0} get-tuple-element(p)"))
     m = parse_module(module('  ROOT p = f32[2]{0} parameter(0), metadata={op_name="x"}// a comment'))
     assert m.entry.root.metadata.op_name == "x"
+
+
+def test_attribute_name_and_equals_sign_are_one_token():
+    with pytest.raises(HloParseError, match="right after attribute name 'metadata'"):
+        parse_module(module('  ROOT p = f32[2]{0} parameter(0), metadata\n={op_name="x"}'))

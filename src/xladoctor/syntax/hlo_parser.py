@@ -180,7 +180,10 @@ class _ModuleParser:
             raise self.error(f"expected an attribute name after ',' in {owner}, found {r.describe_here()}")
         attr = m.group(0)
         r.pos = m.end()
-        r.expect("=", f"after attribute '{attr}' of {owner}")
+        if not r.text.startswith("=", r.pos):  # XLA lexes 'name=' as one token: nothing in between
+            raise self.error(f"expected '=' right after attribute name '{attr}' of {owner}, found "
+                             f"{r.describe_here()}")
+        r.pos += 1
         r.skip()
         start = r.pos
         end = scan_value(r.text, start, self.source)
