@@ -341,7 +341,8 @@ def test_layouts_as_lenient_as_xla(shape, printed):
     assert str(parse_shape(shape)) == printed
 
 
-@pytest.mark.parametrize("shape", ["f32[2]{0:T(8(16)}", "f32[2]{0:T(8,,8)}", "f32[2]{0:T(8 8)}", "f32[2]{0:T(8:}"])
+@pytest.mark.parametrize("shape", ["f32[2]{0:T(8(16)}", "f32[2]{0:T(8,,8)}", "f32[2]{0:T(8 8)}", "f32[2]{0:T(8:}",
+                                   "f32[2]{0:S()}"])
 def test_layouts_xla_refuses(shape):
     with pytest.raises(HloParseError):
         parse_shape(shape)

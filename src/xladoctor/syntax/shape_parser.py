@@ -296,9 +296,11 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
             return
         p = r.pos
         v = r.accept_int()
-        r.accept(")")
         if v is None:
+            if r.peek() == ")":  # but 'S()' is refused there ("expects integer")
+                raise r.error(f"expected an integer in {attr}(...), found ')'", p)
             return
+        r.accept(")")
         v = _wrap_int64(v)
         if attr == "L":
             if v <= 0:
