@@ -17,6 +17,7 @@ from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
 from ..syntax.hlo_parser import parse_module
+from ..report.escape import escape_field
 from ._common import print_json, read_input
 
 NAME = "inputs"
@@ -122,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
         print_json(check_to_json(check))
     else:
         if check.missing:
-            print("expected but not supplied: " + ", ".join(check.missing))
+            print("expected but not supplied: " + ", ".join(map(escape_field, check.missing)))
         if check.extra:
-            print("supplied but not expected: " + ", ".join(check.extra))
+            print("supplied but not expected: " + ", ".join(map(escape_field, check.extra)))
         print("\n".join(report_lines(check)))
     return 0 if check.ok else 1
