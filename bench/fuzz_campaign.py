@@ -59,6 +59,7 @@ HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent / "tests"
 
 FAMILY = 16
+RESTART_EXIT = 3  # a worker that hit the memory cap exits with this and is started afresh
 TARGETS = ("parser", "shapes", "offload", "explain", "check", "relayout")
 
 # Reasons jaxlib and xladoctor may answer differently on purpose (README "Hostile input").
@@ -574,6 +575,10 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
     oracle = Oracle() if use_jaxlib else None
     if oracle is not None:
         oracle.ask("shape", "f32[2]")  # start it before the cap
+    queue.put(("counts", wid, {}))  # starts the queue's feeder thread (its stack) before the cap
+    import itertools
+    source = hypothesis_source(seed * 1000 + wid)
+    source = itertools.chain([next(source)], source)  # hypothesis loads its native parts before the cap
     if mem_mb:
         resource.setrlimit(resource.RLIMIT_AS, (mem_mb << 20, resource.RLIM_INFINITY))
 
@@ -584,7 +589,14 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
         raise Hang()
     signal.signal(signal.SIGALRM, on_alarm)
     parent = os.getppid()
-    source = hypothesis_source(seed * 1000 + wid)
+    try:
+        _worker_loop(wid, source, targets, timeout_s, current, queue, stop_at, skip, max_inputs, oracle, parent, Hang)
+    except MemoryError:  # outside a target (generation, bookkeeping): the cap, not a bug; start afresh
+        os._exit(RESTART_EXIT)
+
+
+def _worker_loop(wid: int, source: Any, targets: tuple[str, ...], timeout_s: float, current: Any, queue: Any,
+                 stop_at: float, skip: int, max_inputs: int, oracle: "Oracle | None", parent: int, Hang: type) -> None:
     counts: dict[str, int] = {}
     n = 0
     for base_seed, kind, mutations in source:
@@ -626,6 +638,13 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
         if outcome.status != "ok":
             shown = payload if isinstance(payload, (str, dict)) else f"relayout seed {base_seed}"
             queue.put(("event", wid, outcome.status, target, outcome.detail, shown))
+        if outcome.status == "memcap":
+            # A failed allocation under RLIMIT_AS can leave CPython or numpy in a bad state (later
+            # SystemError, TypeError, SIGSEGV on inputs that pass in a fresh process): start afresh.
+            queue.put(("counts", wid, dict(counts)))
+            queue.close()
+            queue.join_thread()
+            os._exit(RESTART_EXIT)
         if n % 200 == 0:
             queue.put(("counts", wid, dict(counts)))
             counts.clear()
@@ -683,6 +702,7 @@ def campaign(seconds: float, seed: int, workers: int, targets: tuple[str, ...], 
                 record(status, target, detail, payload)
             elif msg[0] == "done":
                 done.add(msg[1])
+
         except Exception:
             pass
         now = time.time()
@@ -692,6 +712,13 @@ def campaign(seconds: float, seed: int, workers: int, targets: tuple[str, ...], 
             if current.value != seen[1]:
                 seen[0], seen[1] = now, current.value
             stuck = now - seen[0] > timeout_s * 4 + 10
+            if not p.is_alive() and p.exitcode == RESTART_EXIT:
+                p.join()
+                if now < stop_at:
+                    start(wid, current.value)
+                else:
+                    done.add(wid)
+                continue
             if not p.is_alive() or stuck:
                 if stuck:
                     p.kill()
