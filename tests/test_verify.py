@@ -19,8 +19,10 @@ CASES = [
     ("call arity", "HloModule m\nc {\n  x = f32[2] parameter(0)\n  ROOT y = f32[2] negate(x)\n}\n"
      "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT k = f32[2] call(p, p), to_apply=c\n}\n", 8, 3,
      "call passes 2 operand(s) to 'c', which takes 1"),
-    ("tuple shape", "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT t = (f32[2], f32[2]) tuple(p)\n}\n",
-     4, 3, "tuple of 1 operands has shape (f32[2]{0}, f32[2]{0})"),
+    # A tuple whose operand count differs from its shape is now refused by the parser, as jaxlib's
+    # parser refuses it ("expects 2 operands, but has 1 operands"); a negative index parses there too.
+    ("negative gte index", "HloModule m\nENTRY e {\n  p = (f32[2]) parameter(0)\n"
+     "  ROOT g = f32[2] get-tuple-element(p), index=-1\n}\n", 4, 3, "index=-1 is out of range"),
 ]
 
 

@@ -8,6 +8,18 @@ raised (the tomllib approach: offsets while parsing, positions only for messages
 
 from __future__ import annotations
 
+import re
+
+
+# A message quoting a huge token or shape is cut here: the error stays one readable line.
+_MESSAGE_SHOWN = 2000
+_LONG_TOKEN = re.compile(r"\S{121,}")
+
+
+def _cut_token(m: re.Match[str]) -> str:
+    tok = m.group(0)
+    return f"{tok[:40]}...({len(tok):,} characters)"
+
 
 class XlaDoctorError(Exception):
     """Base class: something the user can fix (bad input, bad usage)."""
@@ -25,7 +37,13 @@ class InputError(XlaDoctorError, ValueError):
         self.source = source
         self.line = line
         self.col = col
-        super().__init__(f"{source}:{line}:{col}: {message}")
+        # One line whatever the input: a file name or quoted token with a newline or an
+        # escape sequence must not forge or erase lines on the user's terminal.
+        from .report.escape import escape_field
+        shown = _LONG_TOKEN.sub(_cut_token, message)
+        if len(shown) > _MESSAGE_SHOWN:
+            shown = shown[:_MESSAGE_SHOWN] + f"... ({len(shown):,} characters in all)"
+        super().__init__(f"{escape_field(source)}:{line}:{col}: {escape_field(shown)}")
 
     @classmethod
     def at(cls, message: str, text: str, pos: int, source: str = "<input>") -> "InputError":

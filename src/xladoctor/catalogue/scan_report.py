@@ -15,6 +15,7 @@ from typing import Any
 
 from ..commands._common import print_json
 from ..errors import InputError
+from ..report.escape import escape_field
 from ..report.units import human_bytes
 from .loader import load_catalogue
 from .render import LABELS, Writer
@@ -224,12 +225,12 @@ def render_findings(findings: list[Finding], source: str, lang: str, width: int,
         entry = cat.entries[f.code]
         text = entry.describe(lang)
         times = f" (x{f.count})" if f.count > 1 else ""
-        w.code(f"{source}:{f.line}: {f.code} {f.name}{times}", indent="")
+        w.code(f"{escape_field(source)}:{f.line}: {f.code} {f.name}{times}", indent="")
         w.prose(text.title, indent="  ")
         message = f.text.splitlines()
         shown = message[:8] + (["..."] if len(message) > 8 else [])
         for line in shown:
-            w.lines.extend(textwrap.wrap(line, width, initial_indent="    ", subsequent_indent="      ",
+            w.lines.extend(textwrap.wrap(escape_field(line), width, initial_indent="    ", subsequent_indent="      ",
                                          break_on_hyphens=False) or [""])
         fields = _dict_lines({k: v for k, v in f.fields.items() if k not in _HIDDEN_FIELDS}, "    ", width - 6)
         if fields:

@@ -64,8 +64,9 @@ def located(text: str, source: str) -> Iterator[None]:
 def print_json(obj: dict[str, Any]) -> None:
     """Write one JSON document to stdout with ``schema_version`` first."""
     doc = {"schema_version": SCHEMA_VERSION, **obj}
-    json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
+    # which checks each write for characters to escape.
+    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
 RULE_CHOICES = ("shipped", "unmerged-pr-36525")

@@ -37,8 +37,10 @@ from importlib import resources
 from typing import Any, BinaryIO
 
 from ..errors import InputError, UsageError
+from ..report.escape import escape_field
 from ..report.units import count_text
 from . import _confirm
+from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, decode_text, located, print_json
 
 NAME = "check"
@@ -378,6 +380,9 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (one per core) or more")
     items = _expand(paths)
+    expanded = [it.path for it in items if it.status in ("file", "stdin")]
+    if args.html:
+        refuse_overwriting_inputs(args.html, expanded)
     jobs = args.jobs or usable_cpus()
     n_files = sum(1 for it in items if it.status == "file")
     confirm_topology = args.topology if args.confirm else None
@@ -394,10 +399,9 @@ def run(args: argparse.Namespace) -> int:
            "input_errors": input_errors}
     if args.html:
         from ..report.html import render_check_html
-        with open(args.html, "w", encoding="utf-8") as f:
-            shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
-            title = f"xladoctor: {shown}" if shown else "xladoctor: bundled examples"
-            f.write(render_check_html(doc, title=title, lang=lang))
+        shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
+        title = f"xladoctor: {shown}" if shown else "xladoctor: bundled examples"
+        write_output(args.html, render_check_html(doc, title=title, lang=lang), "HTML report", expanded)
     if args.json:
         print_json(doc)
     else:
@@ -420,17 +424,17 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
         if kind == "skipped":
             continue
         if kind == "error":
-            out += [f"== {f['path']}", f"   cannot check: {f['error']}", ""]
+            out += [f"== {escape_field(f['path'])}", f"   cannot check: {f['error']}", ""]
         elif _is_quiet(f):
-            quiet.append(f"   {f['path']}: {_quiet_reason(f)}")
+            quiet.append(f"   {escape_field(f['path'])}: {_quiet_reason(f)}")
         else:
-            out += [f"== {f['path']}", _hlo_text(f) if kind == "hlo" else _log_text(f, lang), ""]
+            out += [f"== {escape_field(f['path'])}", _hlo_text(f) if kind == "hlo" else _log_text(f, lang), ""]
     if quiet:
         out += [f"nothing to report in {count_text(len(quiet), 'file')}:", *quiet, ""]
     skipped = [f for f in doc["files"] if f["kind"] == "skipped"]
     special = [f for f in skipped if _is_special_skip(f)]
     if special:  # a FIFO or a symlink out of the directory is worth a line; XLA's artefacts are not
-        out += [f"not read ({len(special)}):", *(f"   {f['path']}: {f['note']}" for f in special), ""]
+        out += [f"not read ({len(special)}):", *(f"   {escape_field(f['path'])}: {f['note']}" for f in special), ""]
     checked = len(doc["files"]) - len(skipped) - doc["input_errors"]
     tail = f"{count_text(checked, 'file')} checked, {count_text(doc['findings'], 'finding')}"
     if skipped:

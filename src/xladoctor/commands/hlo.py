@@ -11,6 +11,7 @@ from ..ir.shape import HOST_MEMORY_SPACE, Shape
 from ..ir.sizes import logical_bytes, physical_bytes
 from ..report.units import bytes_text
 from ..syntax.hlo_parser import parse_module
+from ..report.escape import escape_field
 from ._common import located, print_json, read_input
 
 NAME = "hlo"
@@ -127,7 +128,7 @@ def render_text(s: dict[str, Any]) -> str:
     lines.append("opcodes         " + ", ".join(f"{k} {v}" for k, v in list(s["opcode_counts"].items())[:20])
                  + (" ..." if len(s["opcode_counts"]) > 20 else ""))
     if s["custom_calls"]:
-        lines.append("custom calls    " + ", ".join(f"{k} {v}" for k, v in s["custom_calls"].items()))
+        lines.append("custom calls    " + ", ".join(f"{escape_field(k)} {v}" for k, v in s["custom_calls"].items()))
     if s["memory_spaces"]:
         lines.append("memory spaces   " + ", ".join(
             f"S({k}){' host' if int(k) == HOST_MEMORY_SPACE else ''}: {v} instruction leaves"

@@ -18,6 +18,7 @@ from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
 from ..syntax.hlo_parser import parse_module
+from ..report.escape import escape_field
 from ._common import located, print_json, read_input
 
 NAME = "inputs"
@@ -140,8 +141,8 @@ def run(args: argparse.Namespace) -> int:
         print_json(check_to_json(check))
     else:
         if check.missing:
-            print("expected but not supplied: " + ", ".join(check.missing))
+            print("expected but not supplied: " + ", ".join(map(escape_field, check.missing)))
         if check.extra:
-            print("supplied but not expected: " + ", ".join(check.extra))
+            print("supplied but not expected: " + ", ".join(map(escape_field, check.extra)))
         print("\n".join(report_lines(check)))
     return 0 if check.ok else 1

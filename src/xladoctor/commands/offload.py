@@ -13,7 +13,9 @@ from ..provenance import detect as detect_provenance
 from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
+from ..report.escape import escape_field
 from . import _confirm
+from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, located, print_json, read_input
 
 NAME = "offload"
@@ -44,6 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.fix and not args.output:
         raise UsageError("--fix needs -o OUT")
+    if args.output:
+        refuse_overwriting_inputs(args.output, [args.file, args.stablehlo])
     text, source = read_input(args.file)
     module = parse_module(text, source)
     names = None
@@ -66,8 +70,7 @@ def run(args: argparse.Namespace) -> int:
         if args.output == "-":
             sys.stdout.write(out_text)
         else:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(out_text)
+            write_output(args.output, out_text, f"module with fix ({args.fix})", [args.file, args.stablehlo])
     if args.json:
         if not (args.fix and args.output == "-"):
             doc = result_json(result, fixes)
@@ -76,9 +79,9 @@ def run(args: argparse.Namespace) -> int:
                 doc["confirm"] = confirmed
             print_json(doc)
     elif not (args.fix and args.output == "-"):
-        sys.stdout.write(render_text(source, module, result, fixes, args.trace))
+        sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
         if origin.note():
-            sys.stdout.write(f"\nnote: {origin.note()}\n")
+            sys.stdout.write(f"\nnote: {escape_field(origin.note())}\n")
         if confirmed is not None:
             sys.stdout.write("\n".join(["", *_confirm.render(confirmed)]) + "\n")
     return 1 if result.has_findings or _confirm.is_error(confirmed) else 0

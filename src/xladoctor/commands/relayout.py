@@ -11,6 +11,9 @@ bytes from stdin and OUT ``-`` writes raw bytes to stdout.  Needs numpy.
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import stat
 import sys
 
 from ..errors import InputError, UsageError
@@ -18,6 +21,7 @@ from ..inputs.relayout import check_same_array, numpy_dtype, stored_size, tile, 
 from ..inputs.tiling_plan import RelayoutError
 from ..ir.shape import Shape, default_layout
 from ..syntax.shape_parser import parse_shape
+from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import print_json
 
 NAME = "relayout"
@@ -37,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-subtile-padding", action="store_true",
                         help="store layouts whose later tiles need padding XLA's ArraySize does not count "
                              "(the output is then larger than physical_bytes)")
+    parser.add_argument("--truncate", action="store_true",
+                        help="when --to stores fewer bits per element (E(n)), keep the low bits of every element "
+                             "instead of refusing the elements that do not fit")
     parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
 
 
@@ -77,15 +84,53 @@ def _read_input(path: str, source: Shape):
         raise InputError(f"cannot read file: {e.strerror or e}", path, 1, 1) from None
 
 
+# The output is allocated whole (and once more while padding), so its size is checked
+# before anything is allocated: at most this many times the input, or this floor.
+MAX_OUTPUT_RATIO = 1024
+MAX_OUTPUT_FLOOR = 1 << 30
+
+
+def _input_size(path: str) -> int | None:
+    """Size of IN from fstat (None for stdin or anything that is not a regular file)."""
+    if path == "-":
+        return None
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise InputError(f"cannot read file: {e.strerror or e}", path, 1, 1) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError("is a directory, expected a file", path, 1, 1)
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def _check_output_size(args: argparse.Namespace, source: Shape, target: Shape) -> None:
+    """Refuse a --to whose stored size dwarfs the data (``T(17179869184)`` on one byte: 16 GiB)."""
+    want_in = stored_size(source, args.allow_subtile_padding)
+    have = _input_size(args.input)
+    if have is not None and not args.input.endswith(".npy") and have != want_in:
+        raise InputError(f"input has {have} bytes but a buffer of {source} has {want_in} "
+                         f"(physical_bytes); is --from the layout the bytes were written in?", args.input, 1, 1)
+    out_bytes = stored_size(target, args.allow_subtile_padding)
+    basis = max(want_in, have or 0)
+    limit = max(MAX_OUTPUT_FLOOR, MAX_OUTPUT_RATIO * basis)
+    if out_bytes > limit:
+        raise UsageError(f"--to {target} stores {out_bytes:,} bytes for an input of {basis:,} bytes "
+                         f"(more than {MAX_OUTPUT_RATIO}x and over {MAX_OUTPUT_FLOOR:,} bytes): refusing to "
+                         "allocate it; check the tile sizes")
+
+
 def run(args: argparse.Namespace) -> int:
     source = _parse(args.source, "--from")
     target = _parse(args.target, "--to")
+    if args.output != "-":
+        refuse_overwriting_inputs(args.output, [args.input])
     try:
         import numpy as np
     except ImportError:
         raise UsageError("relayout needs numpy: pip install 'xladoctor[numpy]'") from None
     try:
         check_same_array(source, target)
+        _check_output_size(args, source, target)
         array, data = _read_input(args.input, source)
         if array is None:
             want = stored_size(source, args.allow_subtile_padding)
@@ -95,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
                                  args.input, 1, 1)
             array = untile(data, source, dtype=f"V{np.dtype(numpy_dtype(source)).itemsize}",
                            allow_subtile_padding=args.allow_subtile_padding)
-        out = tile(array, target, allow_subtile_padding=args.allow_subtile_padding)
+        out = tile(array, target, allow_subtile_padding=args.allow_subtile_padding, truncate=args.truncate)
     except RelayoutError as e:
         raise UsageError(str(e)) from None
     if args.output == "-":
@@ -104,18 +149,16 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(out)
         sys.stdout.flush()
         return 0
-    try:
-        if args.output.endswith(".npy"):
-            if is_dense_default(target):
-                logical = np.frombuffer(out, numpy_dtype(target)).reshape(target.dimensions)
-                np.save(args.output, logical, allow_pickle=False)
-            else:
-                np.save(args.output, np.frombuffer(out, np.uint8), allow_pickle=False)
+    if args.output.endswith(".npy"):
+        buf = io.BytesIO()
+        if is_dense_default(target):
+            logical = np.frombuffer(out, numpy_dtype(target)).reshape(target.dimensions)
+            np.save(buf, logical, allow_pickle=False)
         else:
-            with open(args.output, "wb") as f:
-                f.write(out)
-    except OSError as e:
-        raise InputError(f"cannot write file: {e.strerror or e}", args.output, 1, 1) from None
+            np.save(buf, np.frombuffer(out, np.uint8), allow_pickle=False)
+        write_output(args.output, buf.getvalue(), ".npy array", [args.input])
+    else:
+        write_output(args.output, out, f"raw bytes of {target}", [args.input])
     if args.json:
         print_json({"command": "relayout", "from": str(source), "to": str(target),
                     "input": args.input, "output": args.output,

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ..ir.shape import Shape
 from ..ir.sizes import DimensionPadding
+from ..report.escape import escape_field
 from .compare import InputCheck, ParameterMismatch
 from .jax_spelling import jax_format, memory_kind
 from .messages import note_text, tpu_default_info, tpu_default_notes
@@ -176,7 +177,7 @@ def report_lines(check: InputCheck, labels: dict[int, str] | None = None) -> lis
         lines.append("the executable's single tuple parameter is compared element by element (as CPU/GPU do)")
     for m in check.mismatches:
         name = m.expected.name or m.supplied.name
-        head = f"parameter {m.index}" + (f" ({name})" if name else "") + f": {m.kind} mismatch"
+        head = f"parameter {m.index}" + (f" ({escape_field(name)})" if name else "") + f": {m.kind} mismatch"
         lines.append(head)
         lines.append(f"  expected {m.expected.shape}  [{m.expected_physical_bytes:,} B physical, "
                      f"{m.expected_logical_bytes:,} B logical]")

@@ -158,16 +158,52 @@ def stored_size(shape: Shape, allow_subtile_padding: bool = False) -> int:
     return _checked_plan(shape, allow_subtile_padding).stored_bytes
 
 
-def tile(array: Any, shape: Shape, allow_subtile_padding: bool = False) -> bytes:
+class LossyRelayoutError(RelayoutError):
+    """Storing the array in ``E(n)`` would drop bits: it could not be read back as it was."""
+
+    def __init__(self, shape: Shape, index: tuple[int, ...], value: int, bits: int, count: int):
+        self.index, self.value, self.count = index, value, count
+        where = ",".join(str(i) for i in index)
+        super().__init__(
+            f"{shape} keeps only the low {bits} bit(s) of each element, but element [{where}] is "
+            f"0x{value:x} ({value}); {count:,} element(s) would lose bits. Pass --truncate to store "
+            f"the low {bits} bits anyway")
+
+
+def _first_lossy_element(elements: Any, plan: PhysicalPlan) -> LossyRelayoutError | None:
+    """The first element (logical order) with bits set above ``element_bits``, as an error."""
+    np = _np()
+    bits, w = plan.element_bits, plan.element_bytes
+    if bits >= 8 * w:
+        return None
+    lossy = (elements[..., 0] >> bits) != 0
+    if w > 1:
+        lossy |= (elements[..., 1:] != 0).any(axis=-1)
+    count = int(np.count_nonzero(lossy))
+    if not count:
+        return None
+    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(lossy.reshape(-1))), lossy.shape))
+    value = int.from_bytes(bytes(elements[index]), "little")
+    return LossyRelayoutError(plan.shape, index, value, bits, count)
+
+
+def tile(array: Any, shape: Shape, allow_subtile_padding: bool = False, truncate: bool = False) -> bytes:
     """The bytes a buffer of ``shape`` (with its layout) holds for the logical ``array``.
 
     ``array`` has ``shape``'s logical dimensions and elements of its byte width (any
     dtype: only the bytes are used).  Padding is zero.  The result has
-    ``physical_bytes(shape)`` bytes.
+    ``physical_bytes(shape)`` bytes.  When ``E(n)`` stores fewer bits than an element
+    has, any element with higher bits set raises :class:`LossyRelayoutError` (the
+    bytes could not be read back) unless ``truncate`` asks for the low bits only.
     """
     np = _np()
     plan = _checked_plan(shape, allow_subtile_padding)
-    a = _forward(_as_element_bytes(array, plan), plan)
+    elements = _as_element_bytes(array, plan)
+    if not truncate:
+        lossy = _first_lossy_element(elements, plan)
+        if lossy is not None:
+            raise lossy
+    a = _forward(elements, plan)
     flat = a.reshape(-1, plan.element_bytes)
     tail = plan.stored_elements - flat.shape[0]
     if tail:
@@ -209,9 +245,9 @@ def check_same_array(source: Shape, target: Shape) -> None:
 
 
 def relayout(data: bytes | bytearray | memoryview, source: Shape, target: Shape,
-             allow_subtile_padding: bool = False) -> bytes:
+             allow_subtile_padding: bool = False, truncate: bool = False) -> bytes:
     """Re-store a buffer of ``source`` as a buffer of ``target`` (same logical array)."""
     check_same_array(source, target)
     array = untile(data, source, dtype=f"V{plan_for(source).element_bytes}",
                    allow_subtile_padding=allow_subtile_padding)
-    return tile(array, target, allow_subtile_padding=allow_subtile_padding)
+    return tile(array, target, allow_subtile_padding=allow_subtile_padding, truncate=truncate)

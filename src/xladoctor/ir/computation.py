@@ -40,11 +40,13 @@ class HloComputation:
         """``(p: shape, ...) -> shape`` as written in the header, when it was."""
         self._by_name: dict[str, HloInstruction] = {}
 
-    def add_instruction(self, instr: HloInstruction) -> HloInstruction:
+    def add_instruction(self, instr: HloInstruction, index_parameter: bool = True) -> HloInstruction:
+        """Append ``instr``; a parameter is also put at its number in ``parameters`` unless the
+        caller (the parser, which checks numbering first) fills ``parameters`` itself."""
         instr.parent = self
         self.instructions.append(instr)
         self._by_name[instr.name] = instr
-        if instr.opcode is HloOpcode.PARAMETER and instr.parameter_number is not None:
+        if index_parameter and instr.opcode is HloOpcode.PARAMETER and instr.parameter_number is not None:
             n = instr.parameter_number
             while len(self.parameters) <= n:
                 self.parameters.append(None)  # type: ignore[arg-type]

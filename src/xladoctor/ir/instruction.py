@@ -67,8 +67,10 @@ class SourceLocation:
     column: int | None = None
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}"
-        return f"{where} ({self.function})" if self.function else where
+        """Display form; the file and function come from the input, so controls are escaped."""
+        from ..report.escape import escape_field
+        where = f"{escape_field(self.file)}:{self.line}"
+        return f"{where} ({escape_field(self.function)})" if self.function else where
 
 
 _INT_METADATA_FIELDS = ("source_line", "source_end_line", "source_column", "stack_frame_id")

@@ -27,6 +27,9 @@ POINTER_SIZE = 8
 """``sizeof(void*)`` on the 64-bit hosts XLA runs on; the size of a tuple's index table entry."""
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -43,10 +46,14 @@ def _dim_extent(shape: Shape, dim: int) -> int:
 
 
 def _bytes_for_elements(shape: Shape, elements: int) -> int:
+    """Bytes of ``elements`` elements; XLA computes sizes in int64, so a size past it is an error
+    (``T(4611686018427387904)`` or ``E(9223372036854775807)`` would overflow in XLA, not be 16 EiB)."""
     e = shape.layout.element_size_in_bits if shape.layout is not None else 0
-    if e:
-        return _ceil_div(elements * e, 8)
-    return elements * shape.element_type.byte_width
+    size = _ceil_div(elements * e, 8) if e else elements * shape.element_type.byte_width
+    if size > _INT64_MAX:
+        raise XlaDoctorError(f"{shape}: its size ({size:,} bytes) overflows int64, in which XLA computes sizes; "
+                             "no buffer can have this layout")
+    return size
 
 
 def element_count(shape: Shape) -> int:

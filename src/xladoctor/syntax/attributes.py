@@ -14,10 +14,8 @@ import re
 
 from ..errors import HloParseError
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _PLAIN_TOP = re.compile(r'[^(){}\[\]",\s]+')
 _PLAIN_NESTED = re.compile(r'[^(){}\[\]"\']+')
-_SQ_STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
 _SPACES = re.compile(r"\s+")
 _CLOSE = {")": "(", "}": "{", "]": "["}
 
@@ -46,14 +44,15 @@ def scan_value(text: str, pos: int, source: str) -> int:
                 raise HloParseError.at(f"'{c}' does not match '{opener}' opened here", text, where, source)
             i += 1
         elif c == '"':
-            m = _STRING.match(text, i)
-            if not m:
-                raise HloParseError.at("unterminated string", text, i, source)
-            i = m.end()
+            if not stack and i > pos:
+                return i  # XLA's lexer ends the token before a quote: 'ent="x"' is not one value
+            i = scan_string(text, i, source)
+            if not stack:
+                return i  # a string value is the whole value ('"x"9' is not one value in XLA)
         elif stack:
             if c == "'":
-                m = _SQ_STRING.match(text, i)
-                i = m.end() if m else i + 1
+                end = _closing_quote(text, i, "'")
+                i = i + 1 if end < 0 else end + 1
                 continue
             m = _PLAIN_NESTED.match(text, i)
             i = m.end() if m else i + 1
@@ -67,6 +66,11 @@ def scan_value(text: str, pos: int, source: str) -> int:
             m = _PLAIN_TOP.match(text, i)
             if not m:
                 return i
+            comment = text.find("/", i, m.end())
+            while comment >= 0 and text[comment + 1:comment + 2] not in ("/", "*"):
+                comment = text.find("/", comment + 1, m.end())
+            if comment >= 0:
+                return comment  # a comment ends the value, as it ends any token in XLA's lexer
             i = m.end()
     if stack:
         opener, where = stack[-1]
@@ -74,34 +78,126 @@ def scan_value(text: str, pos: int, source: str) -> int:
     return i
 
 
+def _closing_quote(text: str, i: int, q: str) -> int:
+    """Offset of the quote closing the string opened at ``text[i]``, or -1.
+
+    Found with ``str.find`` (no regex: a regex alternation per character needed
+    ~120 bytes of backtracking state per byte, 1.2 GB for a 10 MB string); a quote
+    preceded by an odd number of backslashes is escaped.
+    """
+    j = i
+    while True:
+        j = text.find(q, j + 1)
+        if j < 0:
+            return -1
+        k = j
+        while text[k - 1] == "\\":
+            k -= 1
+        if (j - k) % 2 == 0:
+            return j
+
+
+_PLAIN_STRING = re.compile(r'"[^"\\]*"')
+
+
+def scan_string(text: str, i: int, source: str) -> int:
+    """End offset of the ``"..."`` string at ``text[i]``; its escapes are checked as XLA's lexer does."""
+    m = _PLAIN_STRING.match(text, i)
+    if m is not None:
+        return m.end()  # the common case: no escapes (one character class: linear time and memory)
+    j = _closing_quote(text, i, '"')
+    if j < 0:
+        raise HloParseError.at("unterminated string", text, i, source)
+    if text.find("\\", i, j) >= 0:
+        bad = _bad_escape(text, i + 1, j)
+        if bad is not None:
+            pos, why = bad
+            raise HloParseError.at(f"cannot unescape string: {why}", text, pos, source)
+    return j + 1
+
+
+# absl::CUnescape, which XLA's lexer applies to every string literal.
+_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]*)|u([0-9a-fA-F]{0,4})|U([0-9a-fA-F]{0,8})|(.))", re.S)
+_SIMPLE_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92, "?": 63, "'": 39, '"': 34}
+
+
+def _escape_value(m: re.Match[str]) -> tuple[bytes | None, str]:
+    """The bytes one escape stands for, or None and why it is refused (absl's rules)."""
+    octal, hexa, u4, u8, other = m.groups()
+    if octal is not None:
+        v = int(octal, 8)
+        return (bytes([v]), "") if v <= 0xFF else (None, f"value of \\{octal} exceeds 0xff")
+    if hexa is not None:
+        if not hexa:
+            return None, "\\x with no following hex digits"
+        v = int(hexa[:9], 16) if len(hexa) <= 8 else 1 << 40
+        return (bytes([v]), "") if v <= 0xFF else (None, f"value of \\x{hexa[:10]} exceeds 0xff")
+    for digits, n in ((u4, 4), (u8, 8)):
+        if digits is not None:
+            if len(digits) != n:
+                return None, f"\\{'u' if n == 4 else 'U'} must be followed by {n} hex digits"
+            v = int(digits, 16)
+            if v > 0x10FFFF or 0xD800 <= v <= 0xDFFF:
+                return None, f"value of \\{'u' if n == 4 else 'U'}{digits} is not a Unicode scalar value"
+            return chr(v).encode("utf-8"), ""
+    code = _SIMPLE_ESCAPES.get(other)
+    if code is None:
+        return None, f"unknown escape sequence \\{other!r}"[:60]
+    return bytes([code]), ""
+
+
+def _bad_escape(text: str, start: int, end: int) -> tuple[int, str] | None:
+    pos = text.find("\\", start, end)
+    while pos >= 0:
+        m = _ESCAPE.match(text, pos, end)
+        if m is None:  # a backslash right before the closing quote cannot happen (it would escape it)
+            return pos, "trailing backslash"
+        value, why = _escape_value(m)
+        if value is None:
+            return pos, why
+        pos = text.find("\\", m.end(), end)
+    return None
+
+
 def unquote(s: str) -> str:
-    """Decode an HLO string literal (C-style escapes) to its value."""
+    """Decode an HLO string literal as XLA does (absl::CUnescape, then the bytes as UTF-8).
+
+    ``"\\347\\224\\250"`` is the UTF-8 of one character; bytes that are not
+    UTF-8 are shown as U+FFFD.  Escapes XLA would refuse are kept as written.
+    """
     if len(s) >= 2 and s[0] == '"' and s[-1] == '"':
         s = s[1:-1]
     if "\\" not in s:
         return s
-    out = []
-    i = 0
-    escapes = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'", "0": "\0"}
-    while i < len(s):
-        c = s[i]
-        if c == "\\" and i + 1 < len(s):
-            nxt = s[i + 1]
-            if nxt == "x" and re.match(r"[0-9a-fA-F]{2}", s[i + 2:i + 4]):
-                out.append(chr(int(s[i + 2:i + 4], 16)))
-                i += 4
-                continue
-            out.append(escapes.get(nxt, nxt))
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    out = bytearray()
+    pos = 0
+    for m in _ESCAPE.finditer(s):
+        out += s[pos:m.start()].encode("utf-8", "surrogatepass")
+        value, _ = _escape_value(m)
+        out += value if value is not None else m.group(0).encode("utf-8", "surrogatepass")
+        pos = m.end()
+    out += s[pos:].encode("utf-8", "surrogatepass")
+    return out.decode("utf-8", "replace")
+
+
+_CESCAPE_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "'": "\\'", "\\": "\\\\"}
+_NEEDS_CESCAPE = re.compile(r'[^\x20-\x7e]|["\'\\]')
 
 
 def quote(s: str) -> str:
-    """Encode a string as XLA's printer does (CEscape)."""
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
+    """Encode a string as XLA's printer does (absl::CEscape: octal for every byte outside printable ASCII)."""
+    if not _NEEDS_CESCAPE.search(s):
+        return '"' + s + '"'
+    out = []
+    for ch in s:
+        named = _CESCAPE_NAMED.get(ch)
+        if named is not None:
+            out.append(named)
+        elif " " <= ch <= "~":
+            out.append(ch)
+        else:
+            out.extend(f"\\{b:03o}" for b in ch.encode("utf-8", "surrogatepass"))
+    return '"' + "".join(out) + '"'
 
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -137,7 +233,8 @@ def parse_key_values(raw: str) -> list[tuple[str, str]]:
     return out
 
 
-_SEP_EQ = re.compile(r"\s*=\s*")
+# XLA's lexer reads 'key=' as one token: nothing may come between a key and its '='.
+_SEP_EQ = re.compile(r"=\s*")
 
 
 def parse_string_map(raw: str) -> dict[str, str]:

@@ -27,17 +27,42 @@ from ..errors import HloParseError
 from ..ir.computation import HloComputation
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
+from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, REQUIRED_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
+from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
 from .attributes import (parse_aliasing, parse_buffer_donors, parse_key_values, parse_name_list,
-                         parse_shape_index, parse_string_map, scan_value, unquote)
-from .reader import Reader
+                         parse_shape_index, parse_string_map, scan_string, scan_value, unquote)
+from .reader import Reader, show_token
 from .shape_parser import read_shape
 
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
-_TABLE_ROW = re.compile(r"\s*(\d+)\s+(\"(?:[^\"\\]|\\.)*\"|\{[^}]*\})")
+_TABLE_ROW = re.compile(r"\s*(\d{1,19})\s+(?=[\"{])")
+_INT64_MAX = 2**63 - 1
+# Text that starts like a computation ('ENTRY main {', 'body.1 (p: f32[]) -> f32[] {'): a module without header.
+_COMPUTATION_START = re.compile(r"(?:ENTRY\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*[({]")
+# Words XLA's lexer reads as their own tokens (primitive types and keywords), so they cannot
+# be names; checked against jaxlib by defining an instruction, a computation and a module with each.
+_KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
+    "opaque", "token", "ENTRY", "HloModule", "ROOT", "false", "true", "inf", "nan", "last_tile_dim_replicate",
+    "manual", "maximal", "replicated", "shard_as", "shard_like", "unknown"}
+# The form XLA's parser requires of an attribute's value (its first character), for the
+# attributes the analyses read.
+_VALUE_FORM = {"custom_call_target": ('"', "a string"), "frontend_attributes": ("{", "'{'"),
+               "metadata": ("{", "'{'"), "execution_thread": ('"', "a string")}
+_METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name")
+_METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_column", "stack_frame_id")
+_INT_VALUE = re.compile(r"-?[0-9]{1,19}")
+# The metadata XLA and jax print: known keys, escape-free strings, small integers.  Anything
+# else takes the slower exact path (_check_metadata).  One alternation per key=value pair,
+# never per character, so the regex stays linear in memory on a huge string.
+_METADATA_FAST = re.compile(
+    r'\{\s*(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)="[^"\\]*"'
+    r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}"
+    r")?(?:\s+(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)=\"[^\"\\\\]*\""
+    r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}))*\s*\}")
 _SOURCE_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 _NOT_HLO_HINTS = (
@@ -84,11 +109,22 @@ class _ModuleParser:
     def error(self, message: str, pos: int | None = None) -> HloParseError:
         return self.r.error(message, pos)
 
+    def _not_keyword(self, name: str, what: str) -> None:
+        """XLA's lexer turns type names and keywords into their own tokens: they cannot name anything."""
+        if name not in _KEYWORDS:
+            return
+        at = self.r.pos - len(name)
+        if not self.r.text.startswith("%", at - 1):
+            raise self.error(f"expected a {what} name: '{name}' is a keyword in XLA's HLO lexer", at)
+        if what == "instruction" and name in ARRAY_TYPE_NAMES | {"opaque", "token"}:
+            raise self.error(f"illegal instruction name: {name} (a primitive type, even after '%')", at)
+
     # -- module --------------------------------------------------------------------
     def parse(self) -> HloModule:
         r = self.r
         r.skip()
-        if not r.text.startswith("HloModule", r.pos):
+        headerless = not r.text.startswith("HloModule", r.pos) and _COMPUTATION_START.match(r.text, r.pos)
+        if not r.text.startswith("HloModule", r.pos) and not headerless:
             head = r.text[r.pos:r.pos + 4000]
             for marker, what in _NOT_HLO_HINTS:
                 if marker in head:
@@ -96,13 +132,19 @@ class _ModuleParser:
             if r.at_end():
                 raise self.error("empty input: expected 'HloModule <name>'")
             raise self.error(f"expected 'HloModule <name>' at the start of an HLO module, found {r.describe_here()}")
-        r.pos += len("HloModule")
-        if not r.text[r.pos:r.pos + 1].isspace():
-            raise self.error("expected a module name after 'HloModule'")
-        name = r.expect_name("a module name after 'HloModule'")
-        module = HloModule(name)
+        if headerless:
+            # XLA reads computations without a header too, and names the module after the entry.
+            module = HloModule("")
+        else:
+            r.pos += len("HloModule")
+            if not r.text[r.pos:r.pos + 1].isspace():
+                raise self.error("expected a module name after 'HloModule'")
+            name = r.expect_name("a module name after 'HloModule'")
+            self._not_keyword(name, "module")
+            module = HloModule(name)
         module.source_name = self.source
-        self._parse_header_attributes(module)
+        if not headerless:
+            self._parse_header_attributes(module)
         while True:
             r.skip()
             m = _ATTR_NAME.match(r.text, r.pos)
@@ -124,7 +166,8 @@ class _ModuleParser:
             # XLA's parser: without ENTRY, the last computation is the entry.
             module.entry = module.computations[-1]
             module.entry.is_entry = True
-        self._resolve_called_computations(module)
+        if headerless:
+            module.name = f"module_{module.entry.name}"
         self._finish_entry_layout(module)
         return module
 
@@ -137,7 +180,10 @@ class _ModuleParser:
             raise self.error(f"expected an attribute name after ',' in {owner}, found {r.describe_here()}")
         attr = m.group(0)
         r.pos = m.end()
-        r.expect("=", f"after attribute '{attr}' of {owner}")
+        if not r.text.startswith("=", r.pos):  # XLA lexes 'name=' as one token: nothing in between
+            raise self.error(f"expected '=' right after attribute name '{attr}' of {owner}, found "
+                             f"{r.describe_here()}")
+        r.pos += 1
         r.skip()
         start = r.pos
         end = scan_value(r.text, start, self.source)
@@ -195,9 +241,16 @@ class _ModuleParser:
             if not m:
                 break
             key = int(m.group(1))
-            value = m.group(2)
-            here = m.start(2)
-            r.pos = m.end()
+            here = m.end()
+            if r.text[here] == '"':
+                end = scan_string(r.text, here, self.source)
+            else:
+                end = r.text.find("}", here)
+                if end < 0:
+                    raise self.error(f"unterminated {table} row", here)
+                end += 1
+            value = r.text[here:end]
+            r.pos = end
             if table == "FileNames":
                 t.file_names[key] = unquote(value)
             elif table == "FunctionNames":
@@ -228,6 +281,7 @@ class _ModuleParser:
         name = r.accept_name()
         if name is None:
             raise self.error(f"expected a computation name, found {r.describe_here()}")
+        self._not_keyword(name, "computation")
         if is_entry and module.entry is not None:
             raise self.error(f"second ENTRY computation '{name}' (the entry is '{module.entry.name}')", start)
         comp = HloComputation(name, is_entry)
@@ -258,11 +312,20 @@ class _ModuleParser:
         return params, read_shape(r)
 
     def _parse_instructions(self, comp: HloComputation, module: HloModule) -> None:
+        """The body of one computation, read as XLA's one-pass parser reads it.
+
+        Operands and control predecessors must name instructions defined earlier in
+        the same computation (so no instruction uses itself and the graph has no
+        cycle), called computations must be defined earlier in the module, and
+        parameter numbers are 0..n-1, each once; all refused with XLA's wording.
+        Parameter numbers are collected in a dict and checked at the closing brace,
+        so ``parameter(1000000000)`` costs one entry, not a billion-slot list.
+        """
         r = self.r
-        pending: list[tuple[HloInstruction, list[tuple[str, int]], list[tuple[str, int]]]] = []
         root: HloInstruction | None = None
-        root_pos = 0
         name_pos: dict[str, int] = {}
+        params: dict[int, tuple[HloInstruction, int]] = {}
+        by_name = comp._by_name  # read directly: this loop runs once per instruction
         while True:
             r.skip()
             if r.pos >= len(r.text):
@@ -277,11 +340,27 @@ class _ModuleParser:
                 is_root = True
             instr, operand_refs, control_refs = self._parse_instruction(module)
             if instr.name in name_pos:
-                raise self.error(f"instruction '{instr.name}' is defined twice in computation '{comp.name}'",
-                                 instr_start)
+                raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
+                                 f"'{comp.name}')", instr_start)
             if module.get_instruction(instr.name) is not None:
                 raise self.error(f"instruction name '{instr.name}' is already used in another computation "
                                  "(XLA requires unique names in a module)", instr_start)
+            if operand_refs:
+                get = by_name.get
+                ops = [get(ref) for ref, _ in operand_refs]
+                if None in ops:
+                    ref, pos = operand_refs[ops.index(None)]
+                    raise self._undefined(comp, ref, pos)
+                instr.operands = ops
+            for ref, pos in control_refs:
+                target = by_name.get(ref)
+                if target is None:
+                    raise self._undefined(comp, ref, pos)
+                instr.control_predecessors.append(target)
+            if self._calls_to_resolve:
+                for owner, role, names, pos in self._calls_to_resolve:
+                    self._resolve_called(module, owner, role, names, pos)
+                self._calls_to_resolve.clear()
             name_pos[instr.name] = instr_start
             instr.line = self.line_at(instr_start)
             instr.col = instr_start - self.text.rfind("\n", 0, instr_start)
@@ -289,38 +368,27 @@ class _ModuleParser:
                 if root is not None:
                     raise self.error(f"computation '{comp.name}' has two ROOT instructions "
                                      f"('{root.name}' and '{instr.name}')", instr_start)
-                root, root_pos = instr, instr_start
-            comp.add_instruction(instr)
+                root = instr
+            number = instr.parameter_number
+            if number is not None:
+                if number in params:
+                    raise self.error(f"Duplicate parameter number {number}", instr_start)
+                params[number] = (instr, instr_start)
+            comp.add_instruction(instr, index_parameter=False)
             module.register_instruction(instr)
-            pending.append((instr, operand_refs, control_refs))
         if not comp.instructions:
             raise self.error(f"computation '{comp.name}' has no instructions", r.pos - 1)
         comp.root = root if root is not None else comp.instructions[-1]
-        undefined: list[tuple[str, int]] = []
-        for instr, operand_refs, control_refs in pending:
-            ops = []
-            for ref, pos in operand_refs:
-                target = comp.get(ref)
-                if target is None:
-                    undefined.append((ref, pos))
-                else:
-                    ops.append(target)
-            instr.operands = ops
-            for ref, pos in control_refs:
-                target = comp.get(ref)
-                if target is None:
-                    undefined.append((ref, pos))
-                else:
-                    instr.control_predecessors.append(target)
-        if undefined:
-            names = ", ".join(sorted({n for n, _ in undefined}))
-            raise self.error(f"operand '{undefined[0][0]}' names no instruction in computation '{comp.name}'"
-                             + (f" (undefined: {names})" if len({n for n, _ in undefined}) > 1 else ""),
-                             undefined[0][1])
-        for i, p in enumerate(comp.parameters):
-            if p is None:
-                raise self.error(f"computation '{comp.name}' has no parameter({i}) but has higher-numbered ones",
-                                 root_pos)
+        for number, (instr, pos) in params.items():
+            if number >= len(params):
+                missing = min(set(range(len(params))) - params.keys())
+                raise self.error(f"parameter({number}) in computation '{comp.name}', which has no "
+                                 f"parameter({missing}): parameters are numbered from 0 without gaps", pos)
+        comp.parameters = [params[i][0] for i in range(len(params))]
+
+    def _undefined(self, comp: HloComputation, ref: str, pos: int) -> HloParseError:
+        return self.error(f"instruction does not exist: {ref} (operands and control-predecessors must be "
+                          f"defined earlier in computation '{comp.name}', as XLA requires)", pos)
 
     def _parse_instruction(self, module: HloModule):
         r = self.r
@@ -330,6 +398,13 @@ class _ModuleParser:
         name = r.accept_name()
         if name is None:
             raise self.error(f"expected an instruction name, found {r.describe_here()}")
+        self._not_keyword(name, "instruction")
+        if r.text.startswith(":", r.pos):
+            r.pos += 1  # 'x: = add(...)': XLA's lexer reads 'x:' as a label token and takes it as the name
+        elif r.text.startswith("=", r.pos):
+            # XLA's lexer reads 'name=' as one attribute-name token, so 'x= add(...)' has no name.
+            raise self.error(f"expected an instruction name: XLA reads '{name}=' as an attribute name; "
+                             "put a space before '='")
         r.expect("=", f"after instruction name '{name}'")
         r.skip()
         if not _SHAPE_START.match(r.text, r.pos):
@@ -348,7 +423,10 @@ class _ModuleParser:
         r.expect("(", f"after opcode '{opcode.value}'")
         operand_refs: list[tuple[str, int]] = []
         if opcode is HloOpcode.PARAMETER:
+            here = r.pos
             instr.parameter_number = r.expect_int("a parameter number")
+            if instr.parameter_number < 0 or instr.parameter_number > _INT64_MAX:
+                raise self.error("parameter number must be >= 0", here)
             r.expect(")", "to close parameter(...)")
         elif opcode is HloOpcode.CONSTANT:
             lit_start = r.pos
@@ -358,15 +436,29 @@ class _ModuleParser:
         else:
             operand_refs = self._parse_operands(instr)
         control_refs = self._parse_attributes(instr)
+        want = FIXED_ARITY.get(opcode)
+        if opcode is HloOpcode.TUPLE:
+            if not shape.is_tuple:
+                raise self.error(f"a tuple instruction needs a tuple shape, not {shape}", op_pos)
+            want = len(shape.tuple_shapes)
+        if want is not None and len(operand_refs) != want:
+            raise self.error(f"expects {want} operands, but has {len(operand_refs)} operands", m.end())
+        required = REQUIRED_ATTRIBUTES.get(opcode)
+        if required is not None and required not in instr.attributes:
+            raise self.error(f"attribute {required} is expected but not seen", m.end())
         return instr, operand_refs, control_refs
 
     def _parse_operands(self, instr: HloInstruction) -> list[tuple[str, int]]:
+        """Operand names up to ')'.  As in XLA, commas only separate: empty entries are skipped
+        ('add(p,,p)', 'negate(p,)' and 'tuple(,)' are what jaxlib reads as 'add(p, p)', ...)."""
         r = self.r
         refs: list[tuple[str, int]] = []
         typed: list[str] = []
-        if r.accept(")"):
-            return refs
         while True:
+            if r.accept(")"):
+                break
+            if r.accept(","):
+                continue
             r.skip()
             pos = r.pos
             if _SHAPE_START.match(r.text, pos):
@@ -380,9 +472,8 @@ class _ModuleParser:
             if name is None:
                 raise self.error(f"expected an operand name, found {r.describe_here()}")
             refs.append((name, pos))
-            if r.accept(")"):
-                break
-            r.expect(",", f"or ')' in the operands of '{instr.name}'")
+            if r.peek() not in (",", ")"):
+                r.expect(",", f"or ')' in the operands of '{instr.name}'")
         if typed:
             instr.operand_shapes_text = tuple(typed)
         return refs
@@ -391,6 +482,7 @@ class _ModuleParser:
         r = self.r
         control_refs: list[tuple[str, int]] = []
         text = r.text
+        allowed = ALLOWED_ATTRIBUTES.get(instr.opcode)
         while True:
             # Attributes follow a comma; anything else ends the instruction.
             save = r.pos
@@ -399,16 +491,42 @@ class _ModuleParser:
                 r.pos = save
                 break
             r.pos += 1
+            name_at = r.pos
             attr, vstart, vend = self._read_attribute(f"'{instr.name}'")
             raw = text[vstart:vend]
+            if allowed is not None and attr not in allowed:
+                raise self.error(f'unexpected attribute "{attr}" for {instr.opcode.value}; XLA allows: '
+                                 + ", ".join(sorted(allowed)), name_at)
+            if attr == "metadata" and not _METADATA_FAST.fullmatch(raw):
+                self._check_metadata(raw, vstart)
             if attr in instr.attributes:
                 raise self.error(f"attribute '{attr}' given twice for '{instr.name}'", vstart)
             instr.attributes[attr] = raw
             self._decode_attribute(instr, attr, raw, vstart, control_refs)
         return control_refs
 
+    def _check_metadata(self, raw: str, pos: int) -> None:
+        """``metadata={...}`` as XLA reads it: known keys only, strings where strings go."""
+        if not (raw.startswith("{") and raw.endswith("}")):
+            raise self.error("metadata must be {key=value ...}", pos)
+        try:
+            pairs = parse_key_values(raw)
+        except ValueError as e:
+            raise self.error(f"cannot read metadata: {e}", pos) from None
+        for key, value in pairs:
+            if key not in METADATA_KEYS:
+                raise self.error(f'unexpected attribute "{key}" in metadata; XLA allows: '
+                                 + ", ".join(sorted(METADATA_KEYS)), pos)
+            if key in _METADATA_STRINGS and not value.startswith('"'):
+                raise self.error(f"metadata {key} must be a string", pos)
+            if key in _METADATA_INTS and not _INT_VALUE.fullmatch(value):
+                raise self.error(f"metadata {key} must be an integer", pos)
+
     def _decode_attribute(self, instr: HloInstruction, attr: str, raw: str, pos: int,
                           control_refs: list[tuple[str, int]]) -> None:
+        expected = _VALUE_FORM.get(attr)
+        if expected is not None and not raw.startswith(expected[0]):
+            raise self.error(f"attribute {attr} expects {expected[1]}, found {show_token(raw)}", pos)
         if attr == "custom_call_target":
             instr.custom_call_target = unquote(raw)
         elif attr == "index":
@@ -428,16 +546,24 @@ class _ModuleParser:
             self._calls_to_resolve.append((instr, attr, parse_name_list(raw), pos))
 
     # -- module-level resolution ------------------------------------------------------
-    def _resolve_called_computations(self, module: HloModule) -> None:
-        for instr, role, names, pos in self._calls_to_resolve:
-            comps = []
-            for n in names:
-                c = module.get_computation(n)
-                if c is None:
-                    raise self.error(f"{role}={n} names no computation in the module", pos)
-                comps.append(c)
-                c.callers.append(instr)
-            instr.called.setdefault(role, []).extend(comps)
+    def _resolve_called(self, module: HloModule, instr: HloInstruction, role: str, names: list[str],
+                        pos: int) -> None:
+        """Called computations must already be defined, as in XLA's one-pass parser.
+
+        That one rule is why the call graph of a parsed module has no cycles: a
+        computation cannot call itself, a later computation, or the entry (which is
+        being defined when its body is read).
+        """
+        comps = []
+        for n in names:
+            c = module.get_computation(n)
+            if c is None:
+                raise self.error(f"computation does not exist: {n} ({role}= must name a computation defined "
+                                 "earlier in the module, as XLA requires)", pos)
+            comps.append(c)
+        for c in comps:
+            c.callers.append(instr)
+        instr.called.setdefault(role, []).extend(comps)
 
     def _finish_entry_layout(self, module: HloModule) -> None:
         entry = module.entry

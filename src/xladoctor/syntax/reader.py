@@ -16,18 +16,34 @@ _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _SKIP_START = frozenset(" \t\r\n\f\v/")
 _INT = re.compile(r"-?[0-9]+")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
-_NAME = re.compile(r"%?([A-Za-z_$][A-Za-z0-9_.\-$]*)")
+# XLA's lexer: a name is [a-zA-Z_][a-zA-Z0-9_.-]* with an optional '%' ('$' is not allowed).
+_NAME = re.compile(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)")
+_TOKEN = re.compile(r"[A-Za-z0-9_.\-%]+|.", re.S)
+# XLA lexes integers as 64-bit values (int64, or uint64 for large positives); longer
+# digit strings are refused before int() sees them (int() of > 4300 digits raises).
+_INT_MAX_DIGITS = 20
+INT64_MIN, UINT64_MAX = -(2**63), 2**64 - 1
+TOKEN_SHOWN = 40
+
+
+def show_token(tok: str, limit: int = TOKEN_SHOWN) -> str:
+    """``repr`` of a token from the input, cut to ``limit`` characters (a 50 MB name stays one short line)."""
+    if len(tok) <= limit:
+        return repr(tok)
+    return repr(tok[:limit]) + f"... ({len(tok):,} characters)"
 
 
 class Reader:
     """Text plus an offset; every ``expect_*`` failure raises :class:`HloParseError` here."""
 
-    __slots__ = ("text", "pos", "source")
+    __slots__ = ("text", "pos", "source", "depth")
 
     def __init__(self, text: str, source: str = "<input>", pos: int = 0):
         self.text = text
         self.source = source
         self.pos = pos
+        self.depth = 0
+        """Nesting of shapes being read (tuples, ``b(...)``, ``P(...)``), bounded by MAX_SHAPE_DEPTH."""
 
     # -- errors ------------------------------------------------------------------
     def error(self, message: str, pos: int | None = None) -> HloParseError:
@@ -37,9 +53,9 @@ class Reader:
         """What the text holds at the cursor, for 'expected X, found Y' messages."""
         if self.pos >= len(self.text):
             return "end of input"
-        m = re.compile(r"[A-Za-z0-9_.\-%]+|.").match(self.text, self.pos)
+        m = _TOKEN.match(self.text, self.pos)
         tok = m.group(0) if m else self.text[self.pos]
-        return repr(tok)
+        return show_token(tok)
 
     # -- whitespace and single characters ------------------------------------------
     def skip(self) -> None:
@@ -76,8 +92,14 @@ class Reader:
         m = _INT.match(self.text, self.pos)
         if not m:
             return None
+        digits = m.end() - m.start() - (self.text[m.start()] == "-")
+        if digits > _INT_MAX_DIGITS:
+            raise self.error(f"integer {show_token(m.group(0))} does not fit in 64 bits", m.start())
+        value = int(m.group(0))
+        if not INT64_MIN <= value <= UINT64_MAX:
+            raise self.error(f"integer {value} does not fit in 64 bits", m.start())
         self.pos = m.end()
-        return int(m.group(0))
+        return value
 
     def expect_int(self, what: str = "an integer") -> int:
         v = self.accept_int()

@@ -32,6 +32,10 @@ _ATTR_NAME = re.compile(r"SC|[DTL#*ESPM]")
 _ATTR_ORDER = {"D": 0, "T": 1, "L": 2, "#": 3, "*": 4, "E": 5, "S": 6, "SC": 7, "P": 8, "M": 9}
 _INT64_MAX = 2**63 - 1
 _ATTR_ORDER_TEXT = "D, T, L, #, *, E, S, SC, P, M"
+# Tuples nest without limit in XLA's grammar, but its recursive-descent parser dies of a
+# stack overflow between 5,000 and 10,000 levels (jaxlib 0.10.2: SIGSEGV at 10,000), and
+# every walk over a Shape here recurses.  Real programs nest a handful of levels.
+MAX_SHAPE_DEPTH = 200
 
 # A common array shape with a simple layout, used to find the text of a shape
 # cheaply so parsed shapes can be cached by their spelling.
@@ -77,6 +81,17 @@ def read_shape(r: Reader) -> Shape:
 
 def _read_shape_slow(r: Reader) -> Shape:
     r.skip()
+    if r.depth >= MAX_SHAPE_DEPTH:
+        raise r.error(f"shape nested more than {MAX_SHAPE_DEPTH} levels deep: xladoctor's limit (XLA's "
+                      "recursive parser has none and overflows its stack a few thousand levels down)")
+    r.depth += 1
+    try:
+        return _read_shape_nested(r)
+    finally:
+        r.depth -= 1
+
+
+def _read_shape_nested(r: Reader) -> Shape:
     start = r.pos
     if r.accept("("):
         elems: list[Shape] = []
@@ -125,6 +140,8 @@ def _read_shape_slow(r: Reader) -> Shape:
             r.expect(",", "or ']' in dimensions")
     if not et.is_array_type and dims:
         raise r.error(f"{name} shapes have no dimensions", start)
+    if len(dims) > 1 or (dims and dims[0] > _INT64_MAX // 16):
+        _check_dense_size(r, et.byte_width or 0, dims, dynamic, name, start)
     layout = None
     if r.peek() == "{":
         save = r.pos
@@ -137,6 +154,28 @@ def _read_shape_slow(r: Reader) -> Shape:
     if layout is None and et.is_array_type:
         layout = default_layout(len(dims))  # XLA's parser fills missing layouts the same way
     return Shape(et, tuple(dims), tuple(dynamic), (), layout)
+
+
+def _check_dense_size(r: Reader, width: int, dims: list[int], dynamic: list[bool], name: str, start: int) -> None:
+    """XLA's ShapeUtil::ValidateShapeSize: the dense byte size must fit in int64."""
+    size = width
+    for d in dims:
+        if d == UNBOUNDED_SIZE:
+            continue
+        size *= d
+        if size > _INT64_MAX:
+            text = str(Shape(primitive_type(name), tuple(dims), tuple(dynamic), (), None))
+            raise r.error(f"Shape {text} size may overflow int64.", start)
+
+
+def _check_tiles(r: Reader, tiles: list[Tile], pos: int) -> None:
+    if not tiles[-1].dimensions:
+        raise r.error("a tile must have at least one dimension", pos)
+
+
+def _wrap_int64(v: int) -> int:
+    """XLA reads layout integers as uint64 and stores them in int64: 2**64-1 becomes -1."""
+    return v - 2**64 if v > _INT64_MAX else v
 
 
 def _read_layout(r: Reader) -> Layout:
@@ -171,27 +210,36 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
     if attr == "T":
         tiles = []
         if r.peek() != "(":
-            raise r.error("expected '(' after T", r.pos)
+            tiles.append(Tile(()))  # XLA reads a bare 'T' as one empty tile, which validation refuses
+            _check_tiles(r, tiles, here)
         while r.peek() == "(":
             tile_pos = r.pos
             r.expect("(")
             dims = []
-            if r.peek() != ")":
-                while True:
-                    if r.accept("*"):
-                        dims.append(COMBINE_DIMENSION)
-                    else:
-                        p = r.pos
-                        d = r.expect_int("a tile dimension or '*'")
-                        if d <= 0 or d > _INT64_MAX:
-                            raise r.error(f"tile dimensions must be positive int64 values, got {d}", p)
-                        dims.append(d)
-                    if not r.accept(","):
+            # As XLA's tile parser: an entry that is not a number or '*', or a missing ')', ends the
+            # tile list there without an error (the tile read so far is kept: 'T(8' is T(8), 'T(8,'
+            # too); whatever follows must then be another layout attribute or the closing '}'.
+            closed = True
+            while True:
+                if r.accept("*"):
+                    dims.append(COMBINE_DIMENSION)
+                else:
+                    p = r.pos
+                    d = r.accept_int()
+                    if d is None:
+                        closed = False
                         break
-            r.expect(")", "to close the tile")
-            if not dims:
-                raise r.error("a tile must have at least one dimension", tile_pos)
+                    d = _wrap_int64(d)
+                    if d <= 0 or d > _INT64_MAX:
+                        raise r.error(f"tile dimensions must be positive int64 values, got {d}", p)
+                    dims.append(d)
+                if not r.accept(","):
+                    break
+            closed = closed and r.accept(")")
             tiles.append(Tile(tuple(dims)))
+            _check_tiles(r, tiles, tile_pos)
+            if not closed:
+                break
         fields["tiles"] = tuple(tiles)
     elif attr == "SC":
         splits = []
@@ -242,10 +290,18 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
         fields["physical_shape"] = read_shape(r)
         r.expect(")", "to close P(...)")
     else:
-        r.expect("(", f"after {attr}")
+        # XLA reads 'S', 'S(' and 'S(}' as no value at all (the attribute is dropped), and does
+        # not insist on the ')' after a value ('E(4}' reads as E(4)).
+        if not r.accept("("):
+            return
         p = r.pos
-        v = r.expect_int()
-        r.expect(")", f"to close {attr}(...)")
+        v = r.accept_int()
+        if v is None:
+            if r.peek() == ")":  # but 'S()' is refused there ("expects integer")
+                raise r.error(f"expected an integer in {attr}(...), found ')'", p)
+            return
+        r.accept(")")
+        v = _wrap_int64(v)
         if attr == "L":
             if v <= 0:
                 raise r.error(f"L(n) tail padding alignment must be positive, got {v}", p)

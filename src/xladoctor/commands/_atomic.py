@@ -1,0 +1,108 @@
+"""Writing an output file all-or-nothing, never onto an input.
+
+Every command that writes a file (``check --html``, ``offload --fix -o``,
+``relayout ... OUT``) goes through :func:`write_output`:
+
+* the data goes to a temporary file in the target's folder, is flushed and
+  fsync'ed, then renamed over the target (``os.replace``, atomic on POSIX), so an
+  error half-way (disk full, a limit, a signal) leaves the old content intact and
+  no partial file under the target's name;
+* a target that is one of the command's inputs (same path, or the same file by
+  ``os.path.samefile``: a hard link, a symlink, ``./a.hlo`` vs ``a.hlo``) is
+  refused before anything is computed into it;
+* a target that exists but is not a regular file (``/dev/null``, ``/dev/full``, a
+  FIFO) is written in place, since renaming over a device node would replace it;
+* every failure is an :class:`~xladoctor.errors.InputError` located at the target
+  (``OUT:1:1: cannot write ...``), exit 2, and stderr says what was written.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from typing import Iterable
+
+from ..errors import InputError
+from ..report.escape import escape_field
+
+
+def refuse_overwriting_inputs(target: str, inputs: Iterable[str]) -> None:
+    """Raise if ``target`` names the same file as one of ``inputs`` (checked before any work)."""
+    if target == "-":
+        return
+    for src in inputs:
+        if src in (None, "-"):
+            continue
+        same = os.path.abspath(src) == os.path.abspath(target)
+        if not same:
+            try:
+                same = os.path.samefile(src, target)
+            except OSError:
+                same = False
+        if same:
+            raise InputError(f"refusing to write over the input file {src!r}; choose another output path",
+                             target, 1, 1)
+
+
+def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str] = ()) -> None:
+    """Write ``data`` to ``target`` atomically; ``what`` names it on stderr ("HTML report")."""
+    refuse_overwriting_inputs(target, inputs)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    real = os.path.realpath(target)  # write through a symlink, keep the link
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise InputError(f"cannot write {what}: {e.strerror or e}", target, 1, 1) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise InputError(f"cannot write {what}: is a directory", target, 1, 1)
+    try:
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            _write_in_place(real, payload)
+        else:
+            _write_atomically(real, payload, st)
+    except OSError as e:
+        raise InputError(f"cannot write {what}: {e.strerror or e}", target, 1, 1) from None
+    print(f"xladoctor: wrote {what} ({len(payload):,} bytes) to {escape_field(target)}", file=sys.stderr)
+
+
+def _write_in_place(path: str, payload: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(payload)
+        f.flush()
+
+
+def _write_atomically(path: str, payload: bytes, existing: os.stat_result | None) -> None:
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(2, f"folder {folder!r} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        if existing is not None:
+            os.chmod(tmp, stat.S_IMODE(existing.st_mode))
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass

@@ -1,0 +1,92 @@
+"""Escaping text that comes from inputs before it reaches a terminal.
+
+HLO metadata (``source_file``, ``op_name``), log lines and file names are
+attacker-controlled as far as a terminal is concerned: ``"\\x1b[2J"`` clears the
+screen, an embedded newline forges a report line ("E1200 predicted"), and
+U+202E (RIGHT-TO-LEFT OVERRIDE) makes ``lm.elif`` read as ``file.ml``.  Two layers,
+both built on :func:`escape_field`:
+
+* :func:`escape_field` is for one value taken from an input and placed inside a
+  line of our own text: every control character (newline and tab included), every
+  bidi formatting character and line/paragraph separator becomes a visible escape
+  (``\\x1b``, ``\\n``, ``\\u202e``).  Renderers call it on file names, source
+  locations and other input strings.
+* :class:`TerminalSafeStream` wraps ``sys.stdout``/``sys.stderr`` for the whole
+  command (see :func:`xladoctor.cli.main`), the last line of defence for any input
+  string a renderer forgot: it escapes what xladoctor itself never prints (C0 and
+  C1 controls except newline and tab, DEL, bidi embeddings and overrides).  It
+  leaves alone the isolates and marks that the Persian renderer emits on purpose
+  (``terminal_bidi``: RLM, LRI, PDI).
+
+Escaped output is still valid JSON where it lands inside a JSON string: the
+escapes used (``\\u202e``) are JSON escapes of the same character, and JSON
+already escapes C0 controls itself, so ``--json`` output decodes to the original
+values.  Raw byte output (``relayout OUT -``) goes through ``sys.stdout.buffer``
+and is not touched.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+# Bidi formatting characters (UAX #9 explicit formatting plus marks) and line separators.
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
+_FIELD_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f" + _BIDI + "]")
+# What the stream wrapper escapes: controls xladoctor never prints itself (keeps \n and \t),
+# and the embeddings/overrides (the isolates and marks are the Persian renderer's).
+_STREAM_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    c = m.group(0)
+    named = _NAMED.get(c)
+    if named:
+        return named
+    code = ord(c)
+    # \u form from DEL up: inside a JSON string it is the JSON escape of the same character.
+    return f"\\x{code:02x}" if code < 0x7F else f"\\u{code:04x}"
+
+
+def escape_field(value: object) -> str:
+    """``str(value)`` with every control, bidi formatting and separator character made visible."""
+    text = str(value)
+    return _FIELD_UNSAFE.sub(_escape_char, text)
+
+
+def escape_stream_text(text: str) -> str:
+    """What :class:`TerminalSafeStream` writes for ``text`` (newlines and tabs kept)."""
+    return _STREAM_UNSAFE.sub(_escape_char, text)
+
+
+class TerminalSafeStream(io.TextIOBase):
+    """A text stream that escapes unsafe characters on their way to the wrapped stream."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def write(self, s: str) -> int:  # type: ignore[override]
+        self._inner.write(escape_stream_text(s))
+        return len(s)
+
+    def flush(self) -> None:
+        self._inner.flush()
+
+    def isatty(self) -> bool:
+        return self._inner.isatty()
+
+    def fileno(self) -> int:
+        return self._inner.fileno()
+
+    @property
+    def buffer(self):
+        """Raw bytes bypass the escaping on purpose (``relayout ... -`` writes array bytes)."""
+        return self._inner.buffer
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._inner.encoding
+
+    def writable(self) -> bool:
+        return True
