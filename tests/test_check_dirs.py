@@ -183,3 +183,30 @@ def test_a_module_behind_a_byte_order_mark_is_still_analysed(tmp_path, capsys):
     bom.write_bytes(b"\xef\xbb\xbf" + E1200_HLO.read_bytes())
     code, out, _ = run(["check", str(bom)], capsys)
     assert code == 1 and "E1200 predicted for output {0}" in out
+
+
+def _check_in_child(path: str, queue) -> None:
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        code = main(["check", path, "--json"])
+    queue.put((code, err.getvalue()))
+
+
+def test_check_dir_inside_a_daemonic_worker_runs_serially(tmp_path):
+    # A daemonic process (multiprocessing or Dask worker) may not start a pool of its own:
+    # check then uses one core instead of failing with an internal error.
+    import multiprocessing
+
+    d = tmp_path / "dump"
+    d.mkdir()
+    shutil.copy(E1200_HLO, d / "a.hlo")
+    shutil.copy(E1200_HLO, d / "b.hlo")
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_check_in_child, args=(str(d), queue), daemon=True)
+    child.start()
+    code, err = queue.get(timeout=120)
+    child.join(30)
+    assert (code, "internal error" in err) == (1, False), err
