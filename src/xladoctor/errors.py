@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-
 # A message quoting a huge token or shape is cut here: the error stays one readable line.
 _MESSAGE_SHOWN = 2000
 _LONG_TOKEN = re.compile(r"\S{121,}")
@@ -46,7 +45,7 @@ class InputError(XlaDoctorError, ValueError):
         super().__init__(f"{escape_field(source)}:{line}:{col}: {escape_field(shown)}")
 
     @classmethod
-    def at(cls, message: str, text: str, pos: int, source: str = "<input>") -> "InputError":
+    def at(cls, message: str, text: str, pos: int, source: str = "<input>") -> InputError:
         """Build the error for offset ``pos`` of ``text`` (line/col derived here, not earlier)."""
         pos = max(0, min(pos, len(text)))
         line = text.count("\n", 0, pos) + 1

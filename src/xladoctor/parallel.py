@@ -12,9 +12,10 @@ from __future__ import annotations
 import multiprocessing
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Sequence
+from typing import Any
 
 
 def pool(workers: int) -> ProcessPoolExecutor:

@@ -23,9 +23,10 @@ from __future__ import annotations
 import codecs
 import os
 from collections import deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import BinaryIO, Callable, Iterator
+from typing import BinaryIO
 
 from .prefilter import AnchorFinder
 from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner, ScanPart

@@ -10,7 +10,8 @@ JSON-ready dicts so the scanner, the text report and ``--json`` share them.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # XLA/TPU print sizes with tsl's HumanReadableNumBytes-style binary units
 # ("8.00M", "29.49G", "0B"); "GiB"/"GB"/"bytes" spellings appear in other tools'

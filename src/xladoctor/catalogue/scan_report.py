@@ -44,8 +44,8 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
     Regular files and streams (stdin, pipes, FIFOs named on the command line) are read;
     devices and sockets are refused (``/dev/zero`` would never end).
     """
-    from .fastscan import scan_path, scan_stream
     from ..files import check_readable_kind
+    from .fastscan import scan_path, scan_stream
 
     scanner = LogScanner()
     if target == "-":

@@ -369,8 +369,8 @@ def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..catalogue.render import language_from_env
     from ..catalogue.fastscan import usable_cpus
+    from ..catalogue.render import language_from_env
     from ..progress import Progress
 
     lang = args.lang or language_from_env()

@@ -71,7 +71,7 @@ class HloComputation:
         self._by_name.pop(instr.name, None)
         instr.parent = None
 
-    def remove_unused(self, dead: "set[HloInstruction]") -> None:
+    def remove_unused(self, dead: set[HloInstruction]) -> None:
         """Remove instructions used only by each other (none is the root), keeping the order
         of every other instruction's users, as rebuilding the computation without them
         would (XLA's HLO -> StableHLO -> HLO route drops dead code that way)."""

@@ -19,6 +19,7 @@ Two different sizes matter and are easy to confuse:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ..errors import UnboundedSizeError, XlaDoctorError
 from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, Layout, Shape
@@ -90,7 +91,7 @@ def max_split_size(shape: Shape, dim: int) -> int:
     for sc in layout.split_configs:
         if m2m[shape.rank - 1 - sc.dimension] == dim:
             points = [0, *sc.split_indices, size]
-            return max(b - a for a, b in zip(points, points[1:]))
+            return max(b - a for a, b in pairwise(points))
     return size
 
 

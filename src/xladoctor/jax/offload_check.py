@@ -48,7 +48,7 @@ class SourceLine:
     text: str = ""
 
     @staticmethod
-    def of(loc: SourceLocation | None) -> "SourceLine | None":
+    def of(loc: SourceLocation | None) -> SourceLine | None:
         if loc is None:
             return None
         return SourceLine(loc.file, loc.line, loc.function, linecache.getline(loc.file, loc.line).strip())

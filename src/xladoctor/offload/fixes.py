@@ -19,8 +19,7 @@ from ..ir.instruction import HloInstruction, SourceLocation
 from ..ir.module import HloModule, ProgramShape
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, format_shape_index
-from .annotations import (ANNOTATE_DEVICE_PLACEMENT, BUFFER_PLACEMENT_ATTR, DEVICE_PLACEMENT, MOVE_TO_DEVICE,
-                          placement)
+from .annotations import ANNOTATE_DEVICE_PLACEMENT, BUFFER_PLACEMENT_ATTR, DEVICE_PLACEMENT, MOVE_TO_DEVICE, placement
 from .clone import clone_module
 from .result import HostOffloadResult, OutputMismatch
 

@@ -47,13 +47,13 @@ compilation) or CHECK-crash are reported as failures.  Deviations, on purpose:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
-from ..ir.names import NameUniquer
 from ..ir.module import HloModule
+from ..ir.names import NameUniquer
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Layout, Shape
 from .annotations import HOST_THREAD, is_allocate_buffer, is_host_async_start, is_move_to_device, is_move_to_host
@@ -515,7 +515,7 @@ class HostOffloadLegalizer:
         stack: list[Value] = [top]
         seen = {top}
         while stack:
-            instr, index = stack[-1]
+            instr, _index = stack[-1]
             if instr.opcode in _SLICES or is_move_to_device(instr):
                 mtd = self._to_device_annotation(instr)
                 if mtd is None:

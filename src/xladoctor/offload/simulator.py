@@ -31,19 +31,45 @@ from dataclasses import dataclass, replace
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
-from ..ir.names import NameUniquer
 from ..ir.module import HloModule
+from ..ir.names import NameUniquer
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, format_shape_index
 from . import messages
-from .annotations import (ALLOCATE_BUFFER, COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, X64_SPLITS, is_allocate_buffer,
-                          is_host_async_start, is_move_to_device, is_move_to_host)
-from .dataflow import (CallGraph, XlaCheckFailure, XlaStatusError, allowed_between_move_to_host_and_consumer,
-                       allowed_between_slice_and_move_to_device, is_pure_memory_op, predecessors, successors)
+from .annotations import (
+    ALLOCATE_BUFFER,
+    COMPUTE_TYPE_ATTR,
+    COMPUTE_TYPE_HOST,
+    X64_SPLITS,
+    is_allocate_buffer,
+    is_host_async_start,
+    is_move_to_device,
+    is_move_to_host,
+)
+from .dataflow import (
+    CallGraph,
+    XlaCheckFailure,
+    XlaStatusError,
+    allowed_between_move_to_host_and_consumer,
+    allowed_between_slice_and_move_to_device,
+    is_pure_memory_op,
+    predecessors,
+    successors,
+)
 from .positions import Position
+from .result import (
+    DroppedOffload,
+    DusOutcome,
+    HostComputeConversion,
+    HostOffloadResult,
+    InsertedInstruction,
+    OutputMismatch,
+    OutputMovedToHost,
+    PassFailure,
+    PathHop,
+    WalkStart,
+)
 from .rules import SHIPPED, UNMERGED_PR_36525
-from .result import (DroppedOffload, DusOutcome, HostComputeConversion, HostOffloadResult, InsertedInstruction,
-                     OutputMismatch, OutputMovedToHost, PassFailure, PathHop, WalkStart)
 
 DEVICE_MEMORY_SPACE = 0
 _SLICE_RANGE = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
@@ -671,10 +697,10 @@ class HostOffloaderSimulation:
     def _host_only_use(self, pos: Position) -> bool:
         """``ExtraCheckForValidUsageOnHostForHostOffloadedOutputs``."""
         instr = pos.instruction
-        if instr.is_root and instr.parent is self.entry:
-            if not self.ecl_result.has_index(pos.shape_index) or \
-                    not _all_leaves_host(self.ecl_result.subshape(pos.shape_index)):
-                return False
+        if instr.is_root and instr.parent is self.entry and (
+                not self.ecl_result.has_index(pos.shape_index)
+                or not _all_leaves_host(self.ecl_result.subshape(pos.shape_index))):
+            return False
         if instr.opcode is HloOpcode.CUSTOM_CALL and not is_move_to_host(instr):
             return False
         return instr.opcode not in (HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE)

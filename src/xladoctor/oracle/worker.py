@@ -71,7 +71,8 @@ class _Zygote:
 
     def _start(self) -> None:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._stderr = tempfile.TemporaryFile("a+b")
+        # Read after the zygote dies (_why_dead), so it outlives this method: no `with` block.
+        self._stderr = tempfile.TemporaryFile("a+b")  # noqa: SIM115
         env = dict(os.environ)
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -181,7 +182,7 @@ class OracleWorker:
     def _start(self) -> None:
         self._kill()
         # Append mode: the child always writes at the end, so the parent may truncate it.
-        self._stderr = tempfile.TemporaryFile("a+b")
+        self._stderr = tempfile.TemporaryFile("a+b")  # noqa: SIM115  (closed in _kill, with the worker)
         self._compiles_here = 0
         self._buffer = b""
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)

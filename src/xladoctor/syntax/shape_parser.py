@@ -23,8 +23,17 @@ from __future__ import annotations
 import re
 
 from ..ir.primitive import ARRAY_TYPE_NAMES, primitive_type
-from ..ir.shape import (COMBINE_DIMENSION, DIM_LEVEL_BY_ABBREV, UNBOUNDED_SIZE, DimLevel, Layout,
-                        Shape, SplitConfig, Tile, default_layout)
+from ..ir.shape import (
+    COMBINE_DIMENSION,
+    DIM_LEVEL_BY_ABBREV,
+    UNBOUNDED_SIZE,
+    DimLevel,
+    Layout,
+    Shape,
+    SplitConfig,
+    Tile,
+    default_layout,
+)
 from .reader import _SKIP, Reader
 
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
