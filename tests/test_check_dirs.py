@@ -139,7 +139,7 @@ def test_unreadable_directory_is_reported(dump, capsys, monkeypatch):
         return real(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    code, out, err = run(["check", str(dump), "--jobs", "1"], capsys)
+    code, _out, err = run(["check", str(dump), "--jobs", "1"], capsys)
     assert code == 2 and f"{dump / 'sub'}:1:1: cannot read directory: Permission denied" in err
 
 
