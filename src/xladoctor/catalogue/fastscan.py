@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Protocol
 
 from .prefilter import AnchorFinder
 from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner, ScanPart
@@ -188,7 +188,13 @@ class _RegionFeeder:
         self.scanner.feed(self.decoder.decode(b"", final=True))
 
 
-def scan_stream(stream: BinaryIO, scanner: LogScanner | None = None, finder: AnchorFinder | None = None,
+class ByteStream(Protocol):
+    """What :func:`scan_stream` reads: ``read(n)``; ``readinto`` is used instead when the stream has it."""
+
+    def read(self, size: int = ..., /) -> bytes | None: ...
+
+
+def scan_stream(stream: ByteStream, scanner: LogScanner | None = None, finder: AnchorFinder | None = None,
                 block: int = BLOCK) -> LogScanner:
     """Plan and scan a stream in one pass; returns the scanner (call ``finish()``)."""
     scanner = scanner or LogScanner()
@@ -201,9 +207,9 @@ def scan_stream(stream: BinaryIO, scanner: LogScanner | None = None, finder: Anc
     return scanner
 
 
-def _readinto_from_read(stream: BinaryIO) -> Callable[[memoryview], int]:
+def _readinto_from_read(stream: ByteStream) -> Callable[[memoryview], int]:
     def readinto(view: memoryview) -> int:
-        data = stream.read(len(view))
+        data = stream.read(len(view)) or b""  # a raw stream's None (no data yet) reads as end
         view[:len(data)] = data
         return len(data)
     return readinto

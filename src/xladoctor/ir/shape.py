@@ -39,6 +39,9 @@ XLA does not tell pinned from unpinned host memory."""
 ShapeIndex = tuple[int, ...]
 """A path into nested tuples, as XLA's ShapeIndex; ``()`` is the whole shape."""
 
+IndexedShape = tuple[ShapeIndex, "Shape"]
+"""A subshape with its index; spelled here because ``Shape.tuple`` hides the builtin inside the class."""
+
 
 def format_shape_index(index: ShapeIndex) -> str:
     """XLA's ShapeIndex::ToString: ``{}`` or ``{1,0}``."""
@@ -248,7 +251,7 @@ class Shape:
         except IndexError:
             return False
 
-    def leaves(self, prefix: ShapeIndex = ()) -> Iterator[tuple[ShapeIndex, Shape]]:
+    def leaves(self, prefix: ShapeIndex = ()) -> Iterator[IndexedShape]:
         """Every non-tuple subshape with its index, in XLA's ForEachLeaf order."""
         if self.is_tuple:
             for i, s in enumerate(self.tuple_shapes):
@@ -256,7 +259,7 @@ class Shape:
         else:
             yield prefix, self
 
-    def subshapes(self, prefix: ShapeIndex = ()) -> Iterator[tuple[ShapeIndex, Shape]]:
+    def subshapes(self, prefix: ShapeIndex = ()) -> Iterator[IndexedShape]:
         """Every subshape, tuples included, pre-order."""
         yield prefix, self
         if self.is_tuple:

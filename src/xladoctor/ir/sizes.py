@@ -50,7 +50,10 @@ def _bytes_for_elements(shape: Shape, elements: int) -> int:
     """Bytes of ``elements`` elements; XLA computes sizes in int64, so a size past it is an error
     (``T(4611686018427387904)`` or ``E(9223372036854775807)`` would overflow in XLA, not be 16 EiB)."""
     e = shape.layout.element_size_in_bits if shape.layout is not None else 0
-    size = _ceil_div(elements * e, 8) if e else elements * shape.element_type.byte_width
+    width = shape.element_type.byte_width
+    if width is None:
+        raise XlaDoctorError(f"{shape.element_type.name} elements have no byte size")
+    size = _ceil_div(elements * e, 8) if e else elements * width
     if size > _INT64_MAX:
         raise XlaDoctorError(f"{shape}: its size ({size:,} bytes) overflows int64, in which XLA computes sizes; "
                              "no buffer can have this layout")

@@ -39,6 +39,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from typing import IO
 
 from .availability import unavailable_reason
 from .topologies import DEFAULT_TOPOLOGY, TOPOLOGIES  # noqa: F401  (re-exported)
@@ -55,7 +56,7 @@ class _Zygote:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
         self._control: socket.socket | None = None
-        self._stderr = None
+        self._stderr: IO[bytes] | None = None
         self.failure: str | None = None
         self._pid = os.getpid()
 
@@ -144,7 +145,7 @@ class OracleWorker:
         self._compiles_here = 0
         self._pid: int | None = None
         self._channel: socket.socket | None = None
-        self._stderr = None
+        self._stderr: IO[bytes] | None = None
         self._buffer = b""
         self._next_id = 0
         self._unavailable: str | None = unavailable_reason()
@@ -345,7 +346,7 @@ def compile_parallel(items: Iterable[tuple[str, str]], workers: int = 2, topolog
     return [r if r is not None else Verdict("unavailable", reason="not compiled") for r in results]
 
 
-def _read_all(f) -> str:
+def _read_all(f: IO[bytes] | None) -> str:
     if f is None:
         return ""
     f.flush()

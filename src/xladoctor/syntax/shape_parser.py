@@ -34,7 +34,7 @@ from ..ir.shape import (
     Tile,
     default_layout,
 )
-from .reader import _SKIP, Reader
+from .reader import _SKIP, Reader, match_end
 
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ATTR_NAME = re.compile(r"SC|[DTL#*ESPM]")
@@ -73,7 +73,7 @@ def read_shape(r: Reader) -> Shape:
     m = _FAST_ARRAY.match(text, pos)
     if m:
         end = m.end()
-        j = _SKIP.match(text, end).end()
+        j = match_end(_SKIP, text, end)
         if text[j:j + 1] != "{":
             key = m.group(0)
             shape = _CACHE.get(key)
