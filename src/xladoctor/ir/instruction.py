@@ -175,6 +175,25 @@ class HloInstruction:
         return new
 
     # -- operands and users: the single write path -----------------------------------
+    # -- fields that only some instructions have; XLA's accessors CHECK them ---------------
+    def computation(self) -> HloComputation:
+        """XLA's ``parent()`` where the caller needs one: every parsed or inserted instruction has it."""
+        if self.parent is None:
+            raise ValueError(f"instruction '{self.name}' is in no computation")
+        return self.parent
+
+    def gte_index(self) -> int:
+        """XLA's ``tuple_index()``: the ``index=N`` of a get-tuple-element."""
+        if self.tuple_index is None:
+            raise ValueError(f"instruction '{self.name}' has no tuple index")
+        return self.tuple_index
+
+    def param_number(self) -> int:
+        """XLA's ``parameter_number()``: the ``N`` of ``parameter(N)``."""
+        if self.parameter_number is None:
+            raise ValueError(f"instruction '{self.name}' is not a numbered parameter")
+        return self.parameter_number
+
     @property
     def operands(self) -> tuple[HloInstruction, ...]:
         return self._operands
