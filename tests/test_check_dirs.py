@@ -183,3 +183,34 @@ def test_a_module_behind_a_byte_order_mark_is_still_analysed(tmp_path, capsys):
     bom.write_bytes(b"\xef\xbb\xbf" + E1200_HLO.read_bytes())
     code, out, _ = run(["check", str(bom)], capsys)
     assert code == 1 and "E1200 predicted for output {0}" in out
+
+
+_IN_DAEMON = """
+import json, multiprocessing, sys
+from xladoctor.cli import main
+
+def work(argv, q):
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        rc = main(argv)
+    q.put((rc, out.getvalue(), err.getvalue()))
+
+if __name__ == "__main__":
+    q = multiprocessing.get_context("fork").Queue()
+    p = multiprocessing.get_context("fork").Process(target=work, args=(sys.argv[1:], q), daemon=True)
+    p.start()
+    print(json.dumps(q.get(timeout=120)))
+    p.join()
+"""
+
+
+def test_check_dir_inside_a_daemonic_worker_runs_in_process(dump, capsys):
+    """A multiprocessing.Pool worker may not start processes: check runs its files in-process there."""
+    code, serial, _ = run(["check", "--json", "--jobs", "1", str(dump)], capsys)
+    proc = subprocess.run([sys.executable, "-c", _IN_DAEMON, "check", "--json", "--jobs", "2", str(dump)],
+                          capture_output=True, text=True, timeout=180)
+    rc, out, err = json.loads(proc.stdout)
+    assert "internal error" not in err, err
+    assert (rc, json.loads(out)) == (code, json.loads(serial))

@@ -337,6 +337,11 @@ def scan_file_parallel(path: str, scanner: LogScanner, executor: Executor, worke
 
 
 def usable_cpus() -> int:
+    """Cores this process may use for worker processes: 1 in a daemonic process, which may not start any."""
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:
+        return 1
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
