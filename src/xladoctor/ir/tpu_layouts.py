@@ -200,9 +200,14 @@ def tpu_default_layout(element_type: PrimitiveType | str, dimensions: Sequence[i
 
 def _check_size(et: PrimitiveType, dims: tuple[int, ...], layout: Layout) -> None:
     """libtpu refuses (aborts, in fact) when the padded size may overflow int64; refuse the same shapes."""
+    from ..errors import XlaDoctorError
     from .sizes import physical_bytes
 
-    if physical_bytes(Shape.array(et, dims, layout)) > _INT64_MAX:
+    try:
+        size = physical_bytes(Shape.array(et, dims, layout))
+    except XlaDoctorError as e:  # physical_bytes itself refuses a size past int64, as XLA does
+        raise NoTpuDefault(f"{et.name}{list(dims)} size may overflow int64") from e
+    if size > _INT64_MAX:
         raise NoTpuDefault(f"{et.name}{list(dims)} size may overflow int64")
 
 
