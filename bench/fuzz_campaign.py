@@ -389,7 +389,7 @@ def run_parser(text: str, oracle: Oracle | None, with_offload: bool) -> Outcome:
             verified = True
             if with_offload:
                 from xladoctor.offload import analyze_host_offload, fix_device, fix_host
-                result = analyze_host_offload(module)  # the default rule: shipped XLA
+                result = analyze_host_offload(module)
                 if result.errors:
                     print_module(fix_host(module, result))
                     print_module(fix_device(module, result))

@@ -33,9 +33,10 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 # Dump files that hold an HLO module, by file-name suffix.  Everything else XLA
 # writes as ``.txt`` (buffer assignment, live ranges, memory report) is not HLO.
@@ -342,7 +343,8 @@ def _collectives():
     import jax
     import jax.numpy as jnp
     from jax import lax, shard_map
-    from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+    from jax.sharding import AxisType, NamedSharding
+    from jax.sharding import PartitionSpec as P
 
     mesh = jax.make_mesh((2,), ("i",), axis_types=(AxisType.Explicit,))
 
@@ -365,7 +367,8 @@ def _collectives():
 def _sharded_matmul():
     import jax
     import jax.numpy as jnp
-    from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+    from jax.sharding import AxisType, NamedSharding
+    from jax.sharding import PartitionSpec as P
 
     mesh = jax.make_mesh((2,), ("i",), axis_types=(AxisType.Auto,))
 

@@ -91,10 +91,7 @@ def split_instruction_text(line: str) -> tuple[str, str, str]:
     eq = line.index(" = ")
     name = line[:eq].lstrip("%")
     pos = eq + 3
-    if line[pos] == "(":
-        end = _balanced_end(line, pos, "(", ")")
-    else:
-        end = line.index(" ", pos)
+    end = _balanced_end(line, pos, "(", ")") if line[pos] == "(" else line.index(" ", pos)
     shape = line[pos:end]
     opcode_end = line.index("(", end)
     return name, shape, line[end:opcode_end].strip()

@@ -23,7 +23,7 @@ def test_bundled_examples_tell_the_whole_story(capsys):
 
 
 def test_json_document(capsys):
-    code, out, _ = run(["check", "--examples", "--json"], capsys)
+    _code, out, _ = run(["check", "--examples", "--json"], capsys)
     doc = json.loads(out)
     assert doc["schema_version"] == 1 and doc["command"] == "check"
     kinds = {f["path"].rsplit("/", 1)[-1]: f["kind"] for f in doc["files"]}

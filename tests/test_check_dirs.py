@@ -139,7 +139,7 @@ def test_unreadable_directory_is_reported(dump, capsys, monkeypatch):
         return real(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    code, out, err = run(["check", str(dump), "--jobs", "1"], capsys)
+    code, _out, err = run(["check", str(dump), "--jobs", "1"], capsys)
     assert code == 2 and f"{dump / 'sub'}:1:1: cannot read directory: Permission denied" in err
 
 
@@ -185,28 +185,32 @@ def test_a_module_behind_a_byte_order_mark_is_still_analysed(tmp_path, capsys):
     assert code == 1 and "E1200 predicted for output {0}" in out
 
 
-def _check_in_child(path: str, queue) -> None:
-    import contextlib
+_IN_DAEMON = """
+import json, multiprocessing, sys
+from xladoctor.cli import main
+
+def work(argv, q):
     import io
+    from contextlib import redirect_stderr, redirect_stdout
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        rc = main(argv)
+    q.put((rc, out.getvalue(), err.getvalue()))
 
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-        code = main(["check", path, "--json"])
-    queue.put((code, err.getvalue()))
+if __name__ == "__main__":
+    q = multiprocessing.get_context("fork").Queue()
+    p = multiprocessing.get_context("fork").Process(target=work, args=(sys.argv[1:], q), daemon=True)
+    p.start()
+    print(json.dumps(q.get(timeout=120)))
+    p.join()
+"""
 
 
-def test_check_dir_inside_a_daemonic_worker_runs_serially(tmp_path):
-    # A daemonic process (multiprocessing or Dask worker) may not start a pool of its own:
-    # check then uses one core instead of failing with an internal error.
-    import multiprocessing
-
-    d = tmp_path / "dump"
-    d.mkdir()
-    shutil.copy(E1200_HLO, d / "a.hlo")
-    shutil.copy(E1200_HLO, d / "b.hlo")
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_check_in_child, args=(str(d), queue), daemon=True)
-    child.start()
-    code, err = queue.get(timeout=120)
-    child.join(30)
-    assert (code, "internal error" in err) == (1, False), err
+def test_check_dir_inside_a_daemonic_worker_runs_in_process(dump, capsys):
+    """A multiprocessing.Pool worker may not start processes: check runs its files in-process there."""
+    code, serial, _ = run(["check", "--json", "--jobs", "1", str(dump)], capsys)
+    proc = subprocess.run([sys.executable, "-c", _IN_DAEMON, "check", "--json", "--jobs", "2", str(dump)],
+                          capture_output=True, text=True, timeout=180)
+    rc, out, err = json.loads(proc.stdout)
+    assert "internal error" not in err, err
+    assert (rc, json.loads(out)) == (code, json.loads(serial))

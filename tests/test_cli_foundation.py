@@ -36,7 +36,7 @@ def test_shape_text(capsys):
 
 
 def test_shape_json(capsys):
-    code, out, _ = run(["shape", SEED, "--json"], capsys)
+    _code, out, _ = run(["shape", SEED, "--json"], capsys)
     doc = json.loads(out)
     assert doc["schema_version"] == 1
     assert (doc["shape"], doc["logical_bytes"], doc["physical_bytes"]) == (SEED, 1_638_400, 5_242_880)
@@ -45,7 +45,7 @@ def test_shape_json(capsys):
 
 
 def test_shape_stdin_many(capsys, monkeypatch):
-    code, out, _ = run(["shape", "-", "--json"], capsys, stdin="# comment\nf32[3]{0:T(128)}\n\n(s32[], f32[2])\n",
+    _code, out, _ = run(["shape", "-", "--json"], capsys, stdin="# comment\nf32[3]{0:T(128)}\n\n(s32[], f32[2])\n",
                        monkeypatch=monkeypatch)
     doc = json.loads(out)
     assert [s["physical_bytes"] for s in doc["shapes"]] == [512, 12]
@@ -153,7 +153,7 @@ def test_hlo_marks_only_the_host_leaves_of_a_tuple(capsys, tmp_path):
 
 
 def test_check_counts_agree_with_their_nouns(capsys):
-    code, out, _ = run(["check", "--examples"], capsys)
+    _code, out, _ = run(["check", "--examples"], capsys)
     assert out.rstrip().endswith("3 files checked, 3 findings")
     assert "(s)" not in out
 

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import unicodedata
 
-from xladoctor.report.terminal_bidi import (LRI, PDI, RLM, display_width, logical_line, render_rtl, shape,
-                                            visual_line, wrap_rtl)
+from xladoctor.report.terminal_bidi import (
+    LRI,
+    PDI,
+    RLM,
+    display_width,
+    logical_line,
+    render_rtl,
+    shape,
+    visual_line,
+    wrap_rtl,
+)
 
 
 def names(s):

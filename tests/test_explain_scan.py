@@ -102,7 +102,7 @@ def test_coded_multiline_message_in_traceback_with_offload_trace(capsys):
 
 
 def test_wrapped_messages_and_all_runtime_formats(capsys):
-    rc, doc = run_json(capsys, str(LOGS / "wrapped.log"))
+    _rc, doc = run_json(capsys, str(LOGS / "wrapped.log"))
     found = doc["findings"]
     assert [f["code"] for f in found] == ["E0102", "E2002", "E1000", "E0102", "E0102"]
     tpu, mosaic, hbm, cpu, se = found
@@ -256,7 +256,7 @@ def test_hlo_hook_runs_the_offload_analysis(tmp_path, capsys):
     hlo.write_text(E1200_HLO)
     rc, doc = run_json(capsys, str(LOGS / "seeds.log"), "--hlo", str(hlo))
     assert rc == 1
-    e1200 = [f for f in doc["findings"] if f["code"] == "E1200"][0]
+    e1200 = next(f for f in doc["findings"] if f["code"] == "E1200")
     offload = e1200["analysis"]["offload"]
     assert offload["matched_start"] is True
     [err] = offload["errors"]

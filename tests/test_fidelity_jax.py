@@ -17,18 +17,17 @@ import pytest
 
 pytest.importorskip("jax")
 
-from jax_programs import PROGRAMS  # noqa: E402
-from jaxlib_oracle import (  # noqa: E402
+from jax_programs import PROGRAMS
+from jaxlib_oracle import (
     OracleComputation,
     OracleInstruction,
     OracleModule,
     hlo_module_from_text,
     oracle_module,
 )
-
-from xladoctor.errors import InputError  # noqa: E402
-from xladoctor.syntax.hlo_parser import parse_module  # noqa: E402
-from xladoctor.syntax.hlo_printer import print_module  # noqa: E402
+from xladoctor.errors import InputError
+from xladoctor.syntax.hlo_parser import parse_module
+from xladoctor.syntax.hlo_printer import print_module
 
 MAX_DIFFS = 25
 

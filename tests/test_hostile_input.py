@@ -87,7 +87,7 @@ def test_parameter_numbers_are_checked_before_anything_is_allocated(number, mess
 ])
 def test_graph_errors_xla_refuses(body, message, tmp_path, capsys):
     path = write(tmp_path / "g.hlo", module(body))
-    code, out, err = run(["offload", path], capsys)
+    code, _out, err = run(["offload", path], capsys)
     assert code == 2 and message in err
     assert_located(err, path)
 
@@ -128,7 +128,7 @@ def test_int64_overflow_of_sizes_is_refused(shape, message):
 
 
 def test_sizes_past_int64_are_refused_by_shape(capsys):
-    code, out, err = run(["shape", "f32[2]{0:T(4611686018427387904)}"], capsys)
+    code, _out, err = run(["shape", "f32[2]{0:T(4611686018427387904)}"], capsys)
     assert code == 2 and "overflows int64" in err
 
 
@@ -211,7 +211,7 @@ def test_control_characters_in_logs_and_file_names_are_escaped(tmp_path, capsys)
 def test_bad_file_name_in_an_error_stays_on_one_line(tmp_path, capsys):
     path = tmp_path / "a\nE1200 predicted.hlo"
     path.write_text("HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(-1)\n}\n", encoding="utf-8")
-    code, out, err = run(["hlo", str(path)], capsys)
+    code, _out, err = run(["hlo", str(path)], capsys)
     assert code == 2 and err.count("\n") == 1 and "a\\nE1200" in err
 
 
@@ -227,7 +227,7 @@ def test_outputs_never_overwrite_inputs(tmp_path, capsys):
                  ["offload", str(hlo), "--fix", "host", "-o", str(hlo)],
                  ["offload", str(hlo), "--fix", "device", "-o", str(tmp_path / "hard.hlo")],
                  ["check", str(tmp_path), "--html", str(tmp_path / "." / "a.hlo")]):
-        code, out, err = run(argv, capsys)
+        code, _out, err = run(argv, capsys)
         assert code == 2 and "refusing to write over the input" in err, (argv, err)
         assert hlo.read_text(encoding="utf-8") == original
 
@@ -247,7 +247,7 @@ def test_write_errors_are_located(target, tmp_path, capsys):
         pytest.skip("no /dev/full")
     hlo = write(tmp_path / "a.hlo", E1200.replace("SOURCE", '"m.py"'))
     out_path = target if target.startswith("/") else str(tmp_path / target)
-    code, out, err = run(["offload", hlo, "--fix", "host", "-o", out_path], capsys)
+    code, _out, err = run(["offload", hlo, "--fix", "host", "-o", out_path], capsys)
     assert code == 2 and "internal error" not in err
     assert_located(err, out_path)
     assert "cannot write" in err

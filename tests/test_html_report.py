@@ -27,8 +27,7 @@ from pathlib import Path
 import pytest
 
 from xladoctor.cli import main
-from xladoctor.report.html import (render_check_html, render_explain_html, render_inputs_html,
-                                   render_offload_html)
+from xladoctor.report.html import render_check_html, render_explain_html, render_inputs_html, render_offload_html
 
 CHROMIUM = "/usr/bin/chromium"
 DATA = Path(__file__).resolve().parent / "data"

@@ -102,7 +102,7 @@ def test_shape_mismatch_suggests_no_device_put(setup):
 
 
 def test_structure_mismatch(setup):
-    compiled, row, _, x = setup
+    compiled, row, _, _x = setup
     report = check_inputs(compiled, row)
     assert report.structure_error and not report.ok
 
@@ -112,7 +112,7 @@ def test_memory_kind_mismatch(setup):
     host = {"w": jax.device_put(row["w"], _s().with_memory_kind("pinned_host")), "b": row["b"]}
     report = check_inputs(compiled, host, x)
     assert [m.kind for m in report.mismatches] == ["memory_space"]
-    args, kwargs = fix_inputs(compiled, host, x)
+    args, _kwargs = fix_inputs(compiled, host, x)
     assert args[0]["w"].sharding.memory_kind == "device"
     np.testing.assert_array_equal(np.asarray(compiled(*args)), np.asarray(compiled(row, x)))
 

@@ -224,14 +224,14 @@ def test_jit_options_go_under_jit_kwargs():
 
 def test_compiled_executable_is_refused_with_the_reason():
     compiled = jax.jit(lambda x: x * 2).trace(jnp.ones((8, 128))).lower().compile()
-    with pytest.raises(TypeError, match="before compiling.*check_inputs"):
+    with pytest.raises(TypeError, match=r"before compiling.*check_inputs"):
         check_offload(compiled)
 
 
 def test_cpu_lowering_is_refused_with_the_reason():
     p = PROGRAMS["returned_after_compute"]()
     lowered = jax.jit(p.fn).trace(*p.args).lower()  # the local (CPU) backend
-    with pytest.raises(ValueError, match="lowered for CPU.*lowering_platforms"):
+    with pytest.raises(ValueError, match=r"lowered for CPU.*lowering_platforms"):
         check_offload(lowered)
 
 

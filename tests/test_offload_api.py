@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from test_offload_scenarios import FILES, load, rule_of
 from xladoctor.offload import Position, analyze_host_offload
 from xladoctor.offload.clone import clone_module
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
-
-from test_offload_scenarios import FILES, load, rule_of
 
 
 def test_analysis_leaves_the_module_untouched_and_clone_prints_the_same():
@@ -60,7 +61,7 @@ def test_cli_rule_choices_are_the_rules():
     from xladoctor.commands._common import RULE_CHOICES
     from xladoctor.offload.rules import RULES
 
-    assert RULE_CHOICES == tuple(RULES)
+    assert tuple(RULES) == RULE_CHOICES
 
 
 def test_the_e1200_text_we_predict_is_read_back_by_the_log_scanner():
@@ -70,7 +71,7 @@ def test_the_e1200_text_we_predict_is_read_back_by_the_log_scanner():
     from xladoctor.syntax.hlo_parser import parse_module
 
     path = next(p for p in example_paths() if p.endswith("e1200_offloaded_activation.hlo"))
-    result = analyze_host_offload(parse_module(open(path).read(), path))
+    result = analyze_host_offload(parse_module(Path(path).read_text(), path))
     log = "jax.errors.JaxRuntimeError: INVALID_ARGUMENT: " + result.error.full_message + "\n"
     [finding] = scan_text(log)
     assert (finding.code, finding.fields["start"]) == ("E1200", result.error.start)

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from test_offload_scenarios import FILES, load, rule_of
 from xladoctor.cli import main
 from xladoctor.offload import analyze_host_offload, fix_device, fix_host
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
-
-from test_offload_scenarios import FILES, load, rule_of
 
 E1200_FILES = [p for p in FILES if "outcome=E1200" in p.read_text()]
 

@@ -18,9 +18,9 @@ import json
 import pytest
 
 from xladoctor.offload import analyze_host_offload, fix_device, fix_host
-from xladoctor.syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
+from xladoctor.syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

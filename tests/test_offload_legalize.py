@@ -36,7 +36,7 @@ def test_copy_moves_after_move_to_device_past_opt_barrier():
 
 
 def test_dus_operand_and_update_get_one_layout():
-    m, res = legalized("L03")
+    m, _res = legalized("L03")
     dus = m.instruction("dus")
     assert dus.shape.layout.minor_to_major == dus.operands[0].shape.layout.minor_to_major \
         == dus.operands[1].shape.layout.minor_to_major

@@ -18,8 +18,7 @@ from hypothesis import HealthCheck, event, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from xladoctor.inputs.relayout import numpy_dtype, relayout, stored_size, tile, untile  # noqa: E402
-from xladoctor.inputs.tiling_plan import (RelayoutError, SubtilePaddingError, linear_index,  # noqa: E402
-                                          plan_for)
+from xladoctor.inputs.tiling_plan import RelayoutError, SubtilePaddingError, linear_index, plan_for  # noqa: E402
 from xladoctor.ir.sizes import physical_bytes  # noqa: E402
 from xladoctor.syntax.shape_parser import parse_shape  # noqa: E402
 
@@ -128,7 +127,7 @@ def test_subtile_padding_is_refused_unless_allowed():
 
 def test_refuses_wrong_buffer_size_and_mismatched_arrays():
     shape = parse_shape("f32[3,5]{1,0:T(2,2)}")
-    with pytest.raises(RelayoutError, match="95 bytes but .* stores 96"):
+    with pytest.raises(RelayoutError, match=r"95 bytes but .* stores 96"):
         untile(bytes(95), shape)
     with pytest.raises(RelayoutError, match="dimensions"):
         tile(np.zeros((5, 3), np.float32), shape)

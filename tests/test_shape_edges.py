@@ -6,8 +6,14 @@ import json
 import pytest
 
 from xladoctor.cli import main
-from xladoctor.ir.sizes import (DYNAMIC_PREFIX, DYNAMIC_SUFFIX, dynamic_metadata_bytes, physical_bytes, runtime_bytes,
-                                runtime_kind)
+from xladoctor.ir.sizes import (
+    DYNAMIC_PREFIX,
+    DYNAMIC_SUFFIX,
+    dynamic_metadata_bytes,
+    physical_bytes,
+    runtime_bytes,
+    runtime_kind,
+)
 from xladoctor.syntax.shape_parser import parse_shape
 
 
@@ -30,7 +36,7 @@ def test_non_array_leaves_are_reported_not_crashed(text, capsys):
 
 
 def test_token_holds_no_bytes(capsys):
-    code, out, _ = run(["shape", "token[]", "--json"], capsys)
+    _code, out, _ = run(["shape", "token[]", "--json"], capsys)
     doc = json.loads(out)
     assert (doc["logical_bytes"], doc["physical_bytes"], doc["dims"]) == (0, 0, [])
 

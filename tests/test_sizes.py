@@ -6,8 +6,14 @@ numbers printed by real TPUs (E0102 message, OOM reports), [TEST] from XLA's tes
 
 import pytest
 
-from xladoctor.ir.sizes import (dimension_padding, leaf_sizes, logical_bytes, physical_bytes, tail_padding_elements,
-                                uses_combine_rule)
+from xladoctor.ir.sizes import (
+    dimension_padding,
+    leaf_sizes,
+    logical_bytes,
+    physical_bytes,
+    tail_padding_elements,
+    uses_combine_rule,
+)
 from xladoctor.syntax.shape_parser import parse_shape
 
 WORKED_EXAMPLES = [

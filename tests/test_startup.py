@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 
-
 HEAVY = ("xladoctor.syntax.hlo_parser", "xladoctor.offload", "xladoctor.offload.analysis", "xladoctor.inputs.compare")
 
 

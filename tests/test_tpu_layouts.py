@@ -19,8 +19,14 @@ import pytest
 from tpu_layout_oracle import TABLE, TYPES, compare, grid, libtpu_available, probe, read_table
 from xladoctor.ir.primitive import PRIMITIVE_TYPES
 from xladoctor.ir.sizes import physical_bytes
-from xladoctor.ir.tpu_layouts import (TPU_GENERATIONS, NoTpuDefault, default_for_generations, is_tpu_default,
-                                      tpu_default_layout, tpu_default_shape)
+from xladoctor.ir.tpu_layouts import (
+    TPU_GENERATIONS,
+    NoTpuDefault,
+    default_for_generations,
+    is_tpu_default,
+    tpu_default_layout,
+    tpu_default_shape,
+)
 from xladoctor.syntax.shape_parser import parse_shape
 
 GENERATIONS = tuple(TPU_GENERATIONS)

@@ -15,6 +15,7 @@ import importlib
 import os
 import sys
 from types import ModuleType
+from typing import NoReturn
 
 from . import __version__, commands
 from .errors import InputError, XlaDoctorError
@@ -54,7 +55,7 @@ def _chosen_command(argv: list[str]) -> str | None:
 class _Parser(argparse.ArgumentParser):
     """argparse that exits 2 with one line (its default already uses 2; keep the message short)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 

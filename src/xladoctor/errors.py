@@ -9,7 +9,7 @@ raised (the tomllib approach: offsets while parsing, positions only for messages
 from __future__ import annotations
 
 import re
-
+from typing import TypeVar
 
 # A message quoting a huge token or shape is cut here: the error stays one readable line.
 _MESSAGE_SHOWN = 2000
@@ -23,6 +23,9 @@ def _cut_token(m: re.Match[str]) -> str:
 
 class XlaDoctorError(Exception):
     """Base class: something the user can fix (bad input, bad usage)."""
+
+
+_E = TypeVar("_E", bound="InputError")
 
 
 class InputError(XlaDoctorError, ValueError):
@@ -46,7 +49,7 @@ class InputError(XlaDoctorError, ValueError):
         super().__init__(f"{escape_field(source)}:{line}:{col}: {escape_field(shown)}")
 
     @classmethod
-    def at(cls, message: str, text: str, pos: int, source: str = "<input>") -> "InputError":
+    def at(cls: type[_E], message: str, text: str, pos: int, source: str = "<input>") -> _E:
         """Build the error for offset ``pos`` of ``text`` (line/col derived here, not earlier)."""
         pos = max(0, min(pos, len(text)))
         line = text.count("\n", 0, pos) + 1

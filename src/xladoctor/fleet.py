@@ -24,8 +24,9 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, BinaryIO, Callable, Iterable
+from typing import Any, BinaryIO
 
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
 

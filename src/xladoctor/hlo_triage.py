@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 OFFLOAD_TOKENS: tuple[bytes, ...] = (
     b"MoveToHost", b"MoveToDevice", b"annotate_device_placement", b"_xla_buffer_placement",
@@ -51,10 +52,11 @@ def _finder():
     return BytesAhoCorasick(list(OFFLOAD_TOKENS), matchkind=MatchKind.LeftmostFirst)
 
 
-_AC = None
+_AC: Any = None
+"""The automaton once built; ``False`` when ahocorasick_rs is missing (each token is then looked up)."""
 
 
-def offload_tokens(data: bytes) -> tuple[str, ...]:
+def offload_tokens(data: bytes | bytearray) -> tuple[str, ...]:
     """The distinct offload tokens present in ``data``, in :data:`OFFLOAD_TOKENS` order.
 
     One automaton pass says whether any is present (leftmost-first reports at least the
@@ -68,7 +70,7 @@ def offload_tokens(data: bytes) -> tuple[str, ...]:
     return tuple(t.decode() for t in OFFLOAD_TOKENS if t in data)
 
 
-def triage(data: bytes, compiled: bool) -> Triage:
+def triage(data: bytes | bytearray, compiled: bool) -> Triage:
     """The module's name (from its ``HloModule`` line) and what it needs."""
     m = _NAME.search(data, 0, 1 << 20)
     name = m.group(1).decode("utf-8", "replace") if m else "?"

@@ -12,9 +12,10 @@ from __future__ import annotations
 import multiprocessing
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Sequence
+from typing import Any
 
 
 def pool(workers: int) -> ProcessPoolExecutor:
@@ -29,13 +30,25 @@ def pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
 
 
+def can_start_workers() -> bool:
+    """False inside a daemonic process (a ``multiprocessing.Pool`` worker, a ``daemon=True``
+    Process): Python forbids it children, so work there runs in-process instead."""
+    return not multiprocessing.current_process().daemon
+
+
 def _call(fn: Callable[..., Any], args: tuple) -> Any:
     return fn(*args)
 
 
 def map_isolated(fn: Callable[..., Any], arg_tuples: Sequence[tuple], jobs: int,
                  on_done: Callable[[], None], on_crash: Callable[[tuple, str], Any]) -> list[Any]:
-    results: list[Any] = [None] * len(arg_tuples)
+    if not can_start_workers():  # in-process: no isolation from crashes, but no internal error either
+        results = []
+        for a in arg_tuples:
+            results.append(fn(*a))
+            on_done()
+        return results
+    results = [None] * len(arg_tuples)
     done = [False] * len(arg_tuples)
     with pool(jobs) as workers:
         futures: dict[Future, int] = {workers.submit(_call, fn, a): i for i, a in enumerate(arg_tuples)}

@@ -23,9 +23,10 @@ from __future__ import annotations
 import codecs
 import os
 from collections import deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import BinaryIO, Callable, Iterator
+from typing import Protocol
 
 from .prefilter import AnchorFinder
 from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner, ScanPart
@@ -187,7 +188,13 @@ class _RegionFeeder:
         self.scanner.feed(self.decoder.decode(b"", final=True))
 
 
-def scan_stream(stream: BinaryIO, scanner: LogScanner | None = None, finder: AnchorFinder | None = None,
+class ByteStream(Protocol):
+    """What :func:`scan_stream` reads: ``read(n)``; ``readinto`` is used instead when the stream has it."""
+
+    def read(self, size: int = ..., /) -> bytes | None: ...
+
+
+def scan_stream(stream: ByteStream, scanner: LogScanner | None = None, finder: AnchorFinder | None = None,
                 block: int = BLOCK) -> LogScanner:
     """Plan and scan a stream in one pass; returns the scanner (call ``finish()``)."""
     scanner = scanner or LogScanner()
@@ -200,9 +207,9 @@ def scan_stream(stream: BinaryIO, scanner: LogScanner | None = None, finder: Anc
     return scanner
 
 
-def _readinto_from_read(stream: BinaryIO) -> Callable[[memoryview], int]:
+def _readinto_from_read(stream: ByteStream) -> Callable[[memoryview], int]:
     def readinto(view: memoryview) -> int:
-        data = stream.read(len(view))
+        data = stream.read(len(view)) or b""  # a raw stream's None (no data yet) reads as end
         view[:len(data)] = data
         return len(data)
     return readinto
@@ -330,8 +337,7 @@ def scan_file_parallel(path: str, scanner: LogScanner, executor: Executor, worke
 
 
 def usable_cpus() -> int:
-    """Cores this process may use for worker processes: 1 inside a daemonic process (a
-    multiprocessing or Dask worker), which Python forbids to have children."""
+    """Cores this process may use for worker processes: 1 in a daemonic process, which may not start any."""
     import multiprocessing
 
     if multiprocessing.current_process().daemon:

@@ -10,7 +10,8 @@ JSON-ready dicts so the scanner, the text report and ``--json`` share them.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # XLA/TPU print sizes with tsl's HumanReadableNumBytes-style binary units
 # ("8.00M", "29.49G", "0B"); "GiB"/"GB"/"bytes" spellings appear in other tools'
@@ -117,10 +118,9 @@ def e0100(text: str):
     m = _E0100.search(text)
     if not m:
         return {}, {}
-    fields = {"requested_bytes": _size_or_none(m.group("requested")), "free_bytes": _size_or_none(m.group("free")),
-              "memory": m.group("memory")}
+    req, free = _size_or_none(m.group("requested")), _size_or_none(m.group("free"))
+    fields = {"requested_bytes": req, "free_bytes": free, "memory": m.group("memory")}
     analysis: dict[str, Any] = {}
-    req, free = fields["requested_bytes"], fields["free_bytes"]
     if req is not None and free is not None:
         analysis["shortfall_bytes"] = max(0, req - free)
         analysis["likely_cause"] = "out_of_memory" if req > free else "fragmentation"
@@ -284,11 +284,12 @@ def e3000(text: str):
     if not m:
         return {}, {}
     space = int(m.group("space"))
-    fields = {"offset_upper_bound_words": int(m.group("upper")), "limit_words": int(m.group("limit")),
+    upper, limit = int(m.group("upper")), int(m.group("limit"))
+    fields = {"offset_upper_bound_words": upper, "limit_words": limit,
               "memory_space": space, "memory_space_name": _SC_SPACES.get(space),
               "allocation_words": int(m.group("alloc")) if m.group("alloc") else None}
     scenario = "hbm_allocation" if space == 203 else "internal_memory"
-    return fields, {"scenario": scenario, "excess_words": fields["offset_upper_bound_words"] - fields["limit_words"]}
+    return fields, {"scenario": scenario, "excess_words": upper - limit}
 
 
 _KV = re.compile(r"\b(max_nz_per_row|max_unique_nz_per_row|feature_width|sample_count|fixed_size_allocation_bytes|"

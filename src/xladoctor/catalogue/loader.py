@@ -10,10 +10,10 @@ from __future__ import annotations
 import difflib
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Iterator
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -14,7 +14,7 @@ slowly.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 Buffer = bytes | bytearray | memoryview
 
@@ -59,7 +59,7 @@ class AnchorFinder:
                 view.release()
         return [m.start() for m in self._rx.finditer(data, start, end) if m.start() < stop]
 
-    def without_automaton(self) -> "AnchorFinder":
+    def without_automaton(self) -> AnchorFinder:
         """The same finder using the regex fallback (tests prove both give the same findings)."""
         twin = object.__new__(AnchorFinder)
         twin.longest, twin._ac, twin._rx = self.longest, None, self._rx

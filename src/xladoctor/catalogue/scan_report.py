@@ -44,8 +44,8 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
     Regular files and streams (stdin, pipes, FIFOs named on the command line) are read;
     devices and sockets are refused (``/dev/zero`` would never end).
     """
-    from .fastscan import scan_path, scan_stream
     from ..files import check_readable_kind
+    from .fastscan import scan_path, scan_stream
 
     scanner = LogScanner()
     if target == "-":
@@ -120,7 +120,7 @@ def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
 def scan_document(findings: list[Finding], source: str, lang: str,
                   not_shown: dict[str, int] | None = None) -> dict[str, Any]:
     """The ``explain FILE --json`` document (docs/json.md ``## explain``), without ``schema_version``."""
-    doc = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
+    doc: dict[str, Any] = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
            "findings": [_jsonable(f.to_json(finding_fixes(f, lang))) for f in findings]}
     if not_shown:
         doc["not_shown"] = {"distinct_limit": MAX_DISTINCT, "messages": sum(not_shown.values()),

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Iterable
+from typing import Any, BinaryIO
 
 from .fields import extract
 from .loader import Catalogue, compile_pattern, load_catalogue
@@ -67,7 +68,7 @@ class ScanPart:
     """What a fresh scanner found in one stretch of a log, to be folded into the scan of the whole
     (:meth:`LogScanner.absorb`) exactly as if that stretch had been scanned there."""
 
-    findings: list[tuple[tuple[str, str], "Finding"]]
+    findings: list[tuple[tuple[str, str], Finding]]
     not_shown: dict[str, int]
     first_event: tuple | None
     """``("trace",)`` or ``("e1200", key)``: which came first, a trace block or an E1200 message."""

@@ -22,7 +22,7 @@ import os
 import stat
 import sys
 import tempfile
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..errors import InputError
 from ..report.escape import escape_field

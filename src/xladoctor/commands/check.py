@@ -34,7 +34,7 @@ import stat
 import sys
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from ..errors import InputError, UsageError
 from ..report.escape import escape_field
@@ -210,7 +210,7 @@ def _read_rest(f: BinaryIO, head: bytes) -> bytes | bytearray:
     view = memoryview(buf)
     got = len(head)
     while got < len(buf):
-        n = f.readinto(view[got:])
+        n = _buffered(f).readinto(view[got:])
         if not n:
             break
         got += n
@@ -232,6 +232,12 @@ def _undecided(head: bytes) -> bool:
     return not text
 
 
+def _buffered(f: BinaryIO) -> io.BufferedIOBase:
+    """``f`` as what it is at run time: every stream check reads (``open(..., "rb")``,
+    ``sys.stdin.buffer``) is buffered, but ``typing.BinaryIO`` declares no ``readinto``."""
+    return cast(io.BufferedIOBase, f)
+
+
 class _Prefixed(io.RawIOBase):
     """The sniffed head, then the rest of the stream: a log is scanned without reading it whole."""
 
@@ -241,13 +247,13 @@ class _Prefixed(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, view) -> int:  # type: ignore[override]
+    def readinto(self, view: Any) -> int:
         if self._head:
             n = min(len(view), len(self._head))
             view[:n] = self._head[:n]
             self._head = self._head[n:]
             return n
-        return self._rest.readinto(view) or 0
+        return _buffered(self._rest).readinto(view) or 0
 
 
 def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None) -> dict[str, Any]:
@@ -369,8 +375,8 @@ def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..catalogue.render import language_from_env
     from ..catalogue.fastscan import usable_cpus
+    from ..catalogue.render import language_from_env
     from ..progress import Progress
 
     lang = args.lang or language_from_env()

@@ -67,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         engine = f"Dask scheduler {args.scheduler}" if args.scheduler else "this machine"
         sys.stdout.write(render_text(doc, engine))
-    for e in doc["errors"]:
-        print(e["error"], file=sys.stderr)
+    for failure in doc["errors"]:
+        print(failure["error"], file=sys.stderr)
     if doc["input_errors"]:
         return 2
     return 1 if doc["findings"] else 0

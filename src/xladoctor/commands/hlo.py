@@ -9,9 +9,9 @@ from typing import Any
 from ..ir.module import HloModule
 from ..ir.shape import HOST_MEMORY_SPACE, Shape
 from ..ir.sizes import logical_bytes, physical_bytes
+from ..report.escape import escape_field
 from ..report.units import bytes_text
 from ..syntax.hlo_parser import parse_module
-from ..report.escape import escape_field
 from ._common import located, print_json, read_input
 
 NAME = "hlo"

@@ -17,8 +17,8 @@ from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, ch
 from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
-from ..syntax.hlo_parser import parse_module
 from ..report.escape import escape_field
+from ..syntax.hlo_parser import parse_module
 from ._common import located, print_json, read_input
 
 NAME = "inputs"

@@ -10,10 +10,10 @@ from ..offload import analyze_host_offload, fix_device, fix_host
 from ..offload.fixes import suggest_fixes
 from ..offload.report import render_text, result_json
 from ..provenance import detect as detect_provenance
+from ..report.escape import escape_field
 from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
-from ..report.escape import escape_field
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, located, print_json, read_input

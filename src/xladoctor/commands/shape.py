@@ -9,8 +9,18 @@ from typing import Any
 from ..errors import InputError
 from ..inputs.jax_spelling import jax_layout
 from ..ir.shape import COMBINE_DIMENSION, HOST_MEMORY_SPACE, Shape, format_shape_index
-from ..ir.sizes import (DYNAMIC_SUFFIX, dimension_padding, dynamic_metadata_bytes, leaf_sizes,
-                        logical_bytes, physical_bytes, runtime_bytes, runtime_kind, tail_padding_elements, uses_combine_rule)
+from ..ir.sizes import (
+    DYNAMIC_SUFFIX,
+    dimension_padding,
+    dynamic_metadata_bytes,
+    leaf_sizes,
+    logical_bytes,
+    physical_bytes,
+    runtime_bytes,
+    runtime_kind,
+    tail_padding_elements,
+    uses_combine_rule,
+)
 from ..ir.tpu_layouts import TPU_GENERATIONS, tpu_default_shape
 from ..report.tpu_default import layout_written, tpu_info, tpu_lines
 from ..report.units import bytes_text, ratio_text

@@ -15,6 +15,7 @@ and it is a tuple, the supplied buffers are compared with its elements.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..ir.shape import Layout, Shape
@@ -306,7 +307,7 @@ def can_pair_by_name(expected: list[ExpectedParameter], supplied: list[SuppliedB
     return all(en) and all(sn) and len(set(en)) == len(en) and len(set(sn)) == len(sn)
 
 
-def check_inputs(expected: list[ExpectedParameter] | list[Shape], supplied: list[SuppliedBuffer] | list[Shape],
+def check_inputs(expected: Sequence[ExpectedParameter | Shape], supplied: Sequence[SuppliedBuffer | Shape],
                  executable: str = "unknown", replica: int | None = None,
                  partition: int | None = None, pairing: str = "index") -> InputCheck:
     """Compare every supplied buffer with its parameter; report all mismatches in index order.

@@ -40,6 +40,12 @@ class HloComputation:
         """``(p: shape, ...) -> shape`` as written in the header, when it was."""
         self._by_name: dict[str, HloInstruction] = {}
 
+    def root_instruction(self) -> HloInstruction:
+        """XLA's ``root_instruction()``: a parsed computation always has one (the parser refuses an empty one)."""
+        if self.root is None:
+            raise ValueError(f"computation '{self.name}' has no root")
+        return self.root
+
     def add_instruction(self, instr: HloInstruction, index_parameter: bool = True) -> HloInstruction:
         """Append ``instr``; a parameter is also put at its number in ``parameters`` unless the
         caller (the parser, which checks numbering first) fills ``parameters`` itself."""
@@ -71,7 +77,7 @@ class HloComputation:
         self._by_name.pop(instr.name, None)
         instr.parent = None
 
-    def remove_unused(self, dead: "set[HloInstruction]") -> None:
+    def remove_unused(self, dead: set[HloInstruction]) -> None:
         """Remove instructions used only by each other (none is the root), keeping the order
         of every other instruction's users, as rebuilding the computation without them
         would (XLA's HLO -> StableHLO -> HLO route drops dead code that way)."""

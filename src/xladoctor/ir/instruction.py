@@ -15,14 +15,15 @@ appended, a removed user's slot is taken by the last user.  Passes that walk use
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from .opcodes import HloOpcode
 from .shape import Shape
 
 
-def _remove_user(users: "dict[HloInstruction, None]", user: "HloInstruction") -> None:
+def _remove_user(users: dict[HloInstruction, None], user: HloInstruction) -> None:
     """``Users::RemoveUser``: the last user moves into the removed user's slot."""
     if user not in users:
         return
@@ -136,7 +137,7 @@ class HloInstruction:
         """For ``constant(...)``: the literal text between the parentheses."""
         self.called: dict[str, list[HloComputation]] = {}
         """Called computations by role (``to_apply``, ``calls``, ``body``, ``condition``, ...)."""
-        self._metadata: OpMetadata | None | bool = False  # False: not decoded yet
+        self._metadata: OpMetadata | bool | None = False  # False: not decoded yet
         self.frontend_attributes: dict[str, str] = {}
         self.custom_call_target: str | None = None
         self.tuple_index: int | None = None
@@ -151,7 +152,7 @@ class HloInstruction:
         """Operand shapes as written by older printers (``f32[2]{0} %x``), else ``None``."""
         self.control_predecessors: list[HloInstruction] = []
 
-    def detached_copy(self) -> "HloInstruction":
+    def detached_copy(self) -> HloInstruction:
         """A copy of every field except the graph links (operands, users, parent, called
         computations, control predecessors), which start empty for the caller to fill.
 
@@ -174,12 +175,31 @@ class HloInstruction:
         return new
 
     # -- operands and users: the single write path -----------------------------------
+    # -- fields that only some instructions have; XLA's accessors CHECK them ---------------
+    def computation(self) -> HloComputation:
+        """XLA's ``parent()`` where the caller needs one: every parsed or inserted instruction has it."""
+        if self.parent is None:
+            raise ValueError(f"instruction '{self.name}' is in no computation")
+        return self.parent
+
+    def gte_index(self) -> int:
+        """XLA's ``tuple_index()``: the ``index=N`` of a get-tuple-element."""
+        if self.tuple_index is None:
+            raise ValueError(f"instruction '{self.name}' has no tuple index")
+        return self.tuple_index
+
+    def param_number(self) -> int:
+        """XLA's ``parameter_number()``: the ``N`` of ``parameter(N)``."""
+        if self.parameter_number is None:
+            raise ValueError(f"instruction '{self.name}' is not a numbered parameter")
+        return self.parameter_number
+
     @property
-    def operands(self) -> tuple["HloInstruction", ...]:
+    def operands(self) -> tuple[HloInstruction, ...]:
         return self._operands
 
     @operands.setter
-    def operands(self, new: "tuple[HloInstruction, ...] | list[HloInstruction]") -> None:
+    def operands(self, new: tuple[HloInstruction, ...] | list[HloInstruction]) -> None:
         new = tuple(new)
         for old in self._operands:
             if old not in new:
@@ -188,15 +208,15 @@ class HloInstruction:
         for op in new:
             op.users[self] = None
 
-    def operand(self, i: int) -> "HloInstruction":
+    def operand(self, i: int) -> HloInstruction:
         return self._operands[i]
 
-    def replace_operand(self, index: int, new: "HloInstruction") -> None:
+    def replace_operand(self, index: int, new: HloInstruction) -> None:
         ops = list(self._operands)
         ops[index] = new
         self.operands = ops
 
-    def replace_all_uses_with(self, new: "HloInstruction") -> list["HloInstruction"]:
+    def replace_all_uses_with(self, new: HloInstruction) -> list[HloInstruction]:
         """Point every user (and a ROOT position) at ``new``; returns the users changed."""
         changed = list(self.users)
         for user in changed:
@@ -228,10 +248,10 @@ class HloInstruction:
         return self.parent is not None and self.parent.root is self
 
     @property
-    def called_computations(self) -> list["HloComputation"]:
+    def called_computations(self) -> list[HloComputation]:
         return [c for comps in self.called.values() for c in comps]
 
-    def operand_indices(self, operand: "HloInstruction") -> list[int]:
+    def operand_indices(self, operand: HloInstruction) -> list[int]:
         """Every operand slot holding ``operand`` (an instruction may be used twice)."""
         return [i for i, o in enumerate(self._operands) if o is operand]
 
@@ -262,7 +282,7 @@ class HloInstruction:
             return [loc] if loc else []
         return self.parent.module.stack_frames_for(md.stack_frame_id)
 
-    def walk_operands(self) -> Iterator["HloInstruction"]:
+    def walk_operands(self) -> Iterator[HloInstruction]:
         yield from self._operands
 
     def __repr__(self) -> str:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from .computation import HloComputation
 from .instruction import HloInstruction, SourceLocation
@@ -115,6 +115,18 @@ class HloModule:
         self._instructions_by_name[instr.name] = instr
 
     # -- lookups -------------------------------------------------------------------
+    def entry_computation(self) -> HloComputation:
+        """XLA's ``entry_computation()``: a parsed module always has one."""
+        if self.entry is None:
+            raise ValueError(f"module '{self.name}' has no entry computation")
+        return self.entry
+
+    def entry_layout(self) -> ProgramShape:
+        """XLA's ``entry_computation_layout()``: printed or derived from the entry by the parser."""
+        if self.entry_computation_layout is None:
+            raise ValueError(f"module '{self.name}' has no entry computation layout")
+        return self.entry_computation_layout
+
     def computation(self, name: str) -> HloComputation:
         return self._computations_by_name[name]
 

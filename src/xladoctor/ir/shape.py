@@ -16,8 +16,8 @@ exactly what XLA's ``ShapeUtil::HumanStringWithLayout`` prints, so
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
 from .primitive import BUFFER, PRIMITIVE_TYPES, TUPLE, PrimitiveType
 
@@ -38,6 +38,9 @@ XLA does not tell pinned from unpinned host memory."""
 
 ShapeIndex = tuple[int, ...]
 """A path into nested tuples, as XLA's ShapeIndex; ``()`` is the whole shape."""
+
+IndexedShape = tuple[ShapeIndex, "Shape"]
+"""A subshape with its index; spelled here because ``Shape.tuple`` hides the builtin inside the class."""
 
 
 def format_shape_index(index: ShapeIndex) -> str:
@@ -108,7 +111,7 @@ class Layout:
     """``S(n)``: 0 device (HBM), 1 fast memory, 5 host."""
     split_configs: tuple[SplitConfig, ...] = ()
     """``SC(d:i,j)``: a physical dimension split across memories."""
-    physical_shape: "Shape | None" = None
+    physical_shape: Shape | None = None
     """``P(shape)``: sparse only."""
     dynamic_shape_metadata_prefix_bytes: int = 0
     """``M(n)``: bytes of dynamic-size metadata before the data."""
@@ -154,7 +157,7 @@ class Layout:
         attrs = self.attributes_text()
         return "{" + ",".join(str(d) for d in self.minor_to_major) + (":" + attrs if attrs else "") + "}"
 
-    def with_memory_space(self, memory_space: int) -> "Layout":
+    def with_memory_space(self, memory_space: int) -> Layout:
         return replace(self, memory_space=memory_space)
 
     @property
@@ -177,7 +180,7 @@ class Shape:
     """Sizes; a dynamic dimension stores its bound, an unbounded one ``UNBOUNDED_SIZE``."""
     dynamic: tuple[bool, ...] = ()
     """Per-dimension ``is_dynamic`` flags (same length as ``dimensions``)."""
-    tuple_shapes: tuple["Shape", ...] = ()
+    tuple_shapes: tuple[Shape, ...] = ()
     """Elements of a tuple; the one wrapped array of a ``b(...)`` buffer."""
     layout: Layout | None = None
     """The array's layout, or ``None`` when the text gave none."""
@@ -185,18 +188,18 @@ class Shape:
     # -- construction -------------------------------------------------------------
     @staticmethod
     def array(element_type: str | PrimitiveType, dimensions: tuple[int, ...] | list[int],
-              layout: Layout | None = None, dynamic: tuple[bool, ...] | None = None) -> "Shape":
+              layout: Layout | None = None, dynamic: tuple[bool, ...] | None = None) -> Shape:
         et = PRIMITIVE_TYPES[element_type] if isinstance(element_type, str) else element_type
         dims = tuple(dimensions)
         dyn = tuple(dynamic) if dynamic is not None else (False,) * len(dims)
         return Shape(et, dims, dyn, (), layout)
 
     @staticmethod
-    def tuple(shapes: "list[Shape] | tuple[Shape, ...]") -> "Shape":
+    def tuple(shapes: list[Shape] | tuple[Shape, ...]) -> Shape:
         return Shape(TUPLE, tuple_shapes=tuple(shapes))
 
     @staticmethod
-    def buffer(array: "Shape") -> "Shape":
+    def buffer(array: Shape) -> Shape:
         return Shape(BUFFER, tuple_shapes=(array,))
 
     # -- queries -----------------------------------------------------------------
@@ -232,7 +235,7 @@ class Shape:
     def memory_space(self) -> int:
         return self.layout.memory_space if self.layout is not None else DEFAULT_MEMORY_SPACE
 
-    def subshape(self, index: ShapeIndex) -> "Shape":
+    def subshape(self, index: ShapeIndex) -> Shape:
         """ShapeUtil::GetSubshape; raises IndexError for an index the shape does not have."""
         s = self
         for i in index:
@@ -248,7 +251,7 @@ class Shape:
         except IndexError:
             return False
 
-    def leaves(self, prefix: ShapeIndex = ()) -> Iterator[tuple[ShapeIndex, "Shape"]]:
+    def leaves(self, prefix: ShapeIndex = ()) -> Iterator[IndexedShape]:
         """Every non-tuple subshape with its index, in XLA's ForEachLeaf order."""
         if self.is_tuple:
             for i, s in enumerate(self.tuple_shapes):
@@ -256,7 +259,7 @@ class Shape:
         else:
             yield prefix, self
 
-    def subshapes(self, prefix: ShapeIndex = ()) -> Iterator[tuple[ShapeIndex, "Shape"]]:
+    def subshapes(self, prefix: ShapeIndex = ()) -> Iterator[IndexedShape]:
         """Every subshape, tuples included, pre-order."""
         yield prefix, self
         if self.is_tuple:
@@ -264,15 +267,15 @@ class Shape:
                 yield from s.subshapes(prefix + (i,))
 
     # -- derived shapes -------------------------------------------------------------
-    def with_layout(self, layout: Layout | None) -> "Shape":
+    def with_layout(self, layout: Layout | None) -> Shape:
         return replace(self, layout=layout)
 
-    def without_layout(self) -> "Shape":
+    def without_layout(self) -> Shape:
         if self.is_tuple or self.is_buffer:
             return replace(self, tuple_shapes=tuple(s.without_layout() for s in self.tuple_shapes))
         return replace(self, layout=None)
 
-    def with_memory_space(self, memory_space: int, index: ShapeIndex = ()) -> "Shape":
+    def with_memory_space(self, memory_space: int, index: ShapeIndex = ()) -> Shape:
         """This shape with ``S(memory_space)`` on the array at ``index`` (all leaves below it)."""
         if index:
             i = index[0]
@@ -285,7 +288,7 @@ class Shape:
             return self
         return replace(self, layout=self.effective_layout.with_memory_space(memory_space))
 
-    def compatible(self, other: "Shape") -> bool:
+    def compatible(self, other: Shape) -> bool:
         """ShapeUtil::Compatible: same element types, dimensions and tuple structure; layouts ignored."""
         if self.is_tuple or other.is_tuple:
             return self.is_tuple and other.is_tuple and len(self.tuple_shapes) == len(other.tuple_shapes) and \

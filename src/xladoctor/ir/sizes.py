@@ -19,6 +19,7 @@ Two different sizes matter and are easy to confuse:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ..errors import UnboundedSizeError, XlaDoctorError
 from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, Layout, Shape
@@ -49,7 +50,10 @@ def _bytes_for_elements(shape: Shape, elements: int) -> int:
     """Bytes of ``elements`` elements; XLA computes sizes in int64, so a size past it is an error
     (``T(4611686018427387904)`` or ``E(9223372036854775807)`` would overflow in XLA, not be 16 EiB)."""
     e = shape.layout.element_size_in_bits if shape.layout is not None else 0
-    size = _ceil_div(elements * e, 8) if e else elements * shape.element_type.byte_width
+    width = shape.element_type.byte_width
+    if width is None:
+        raise XlaDoctorError(f"{shape.element_type.name} elements have no byte size")
+    size = _ceil_div(elements * e, 8) if e else elements * width
     if size > _INT64_MAX:
         raise XlaDoctorError(f"{shape}: its size ({size:,} bytes) overflows int64, in which XLA computes sizes; "
                              "no buffer can have this layout")
@@ -90,7 +94,7 @@ def max_split_size(shape: Shape, dim: int) -> int:
     for sc in layout.split_configs:
         if m2m[shape.rank - 1 - sc.dimension] == dim:
             points = [0, *sc.split_indices, size]
-            return max(b - a for a, b in zip(points, points[1:]))
+            return max(b - a for a, b in pairwise(points))
     return size
 
 

@@ -56,11 +56,11 @@ rows: no padding); ``s8[3,5,7]`` gets ``{2,0,1:T(4,128)(4,1)}`` on v4 and later
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from .primitive import PRIMITIVE_TYPES, PrimitiveType
-from .shape import Layout, Shape, Tile, UNBOUNDED_SIZE
+from .shape import UNBOUNDED_SIZE, Layout, Shape, Tile
 
 TPU_GENERATIONS: dict[str, str] = {
     "v2": "v2:2x2",
@@ -205,8 +205,8 @@ def _check_size(et: PrimitiveType, dims: tuple[int, ...], layout: Layout) -> Non
 
     try:
         size = physical_bytes(Shape.array(et, dims, layout))
-    except XlaDoctorError:  # sizes.py refuses a size past int64 itself
-        size = _INT64_MAX + 1
+    except XlaDoctorError as e:  # physical_bytes itself refuses a size past int64, as XLA does
+        raise NoTpuDefault(f"{et.name}{list(dims)} size may overflow int64") from e
     if size > _INT64_MAX:
         raise NoTpuDefault(f"{et.name}{list(dims)} size may overflow int64")
 

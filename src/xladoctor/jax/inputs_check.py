@@ -13,8 +13,9 @@ reading of the difference; :func:`fix_inputs` returns the arguments moved with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import jax
 

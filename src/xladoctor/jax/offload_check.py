@@ -48,7 +48,7 @@ class SourceLine:
     text: str = ""
 
     @staticmethod
-    def of(loc: SourceLocation | None) -> "SourceLine | None":
+    def of(loc: SourceLocation | None) -> SourceLine | None:
         if loc is None:
             return None
         return SourceLine(loc.file, loc.line, loc.function, linecache.getline(loc.file, loc.line).strip())
@@ -249,17 +249,17 @@ _TO_DEVICE = "jax.memory.Space.Device"
 
 def _device_fix_code(output: str, returned_at: SourceLine | None, value: str) -> str:
     """The move back to device, on the user's own variable when the return statement names it."""
-    ret = None
-    if returned_at is not None:
-        ret = returned_expression(returned_at.file, returned_at.function, returned_at.line, output)
+    if returned_at is None:
+        return (f"# where {value} is computed, before {output} is returned, move that value back:\n"
+                f"value = jax.device_put(value, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
+    ret = returned_expression(returned_at.file, returned_at.function, returned_at.line, output)
     if ret is not None and ret.name is not None:
         return (f"# before the return at {returned_at.file}:{ret.line} ({output} is {ret.name}):\n"
                 f"{ret.name} = jax.device_put({ret.name}, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
     if ret is not None:
         return (f"# in the return at {returned_at.file}:{ret.line}, {output} is {ret.source}; return instead:\n"
                 f"jax.device_put({ret.source}, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
-    where = f"at {returned_at.file}:{returned_at.line}" if returned_at else f"where {value} is computed"
-    return (f"# {where}, before {output} is returned, move that value back:\n"
+    return (f"# at {returned_at.file}:{returned_at.line}, before {output} is returned, move that value back:\n"
             f"value = jax.device_put(value, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
 
 

@@ -43,8 +43,8 @@ def main_signature(lowered: Any) -> MainSignature:
         if _string(op.attributes["sym_name"]) != "main":
             continue
         ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-        arg_attrs = op.attributes["arg_attrs"] if "arg_attrs" in op.attributes else None
-        res_attrs = op.attributes["res_attrs"] if "res_attrs" in op.attributes else None
+        arg_attrs = op.attributes.get("arg_attrs")
+        res_attrs = op.attributes.get("res_attrs")
         return MainSignature(_infos(arg_attrs, list(ftype.inputs), "jax.arg_info"),
                              _infos(res_attrs, list(ftype.results), "jax.result_info"))
     return read_main_signature(lowered.as_text())

@@ -26,8 +26,18 @@ Public API::
 from .analysis import analyze_host_offload
 from .fixes import fix_device, fix_host
 from .positions import Position
-from .result import (DroppedOffload, DusOutcome, HostComputeConversion, HostOffloadResult, InsertedInstruction,
-                     OutputMismatch, OutputMovedToHost, PassFailure, PathHop, WalkStart)
+from .result import (
+                     DroppedOffload,
+                     DusOutcome,
+                     HostComputeConversion,
+                     HostOffloadResult,
+                     InsertedInstruction,
+                     OutputMismatch,
+                     OutputMovedToHost,
+                     PassFailure,
+                     PathHop,
+                     WalkStart,
+)
 
 __all__ = ["analyze_host_offload", "fix_host", "fix_device", "Position", "HostOffloadResult", "OutputMismatch",
            "PassFailure", "PathHop", "HostComputeConversion", "InsertedInstruction", "DusOutcome",

@@ -8,11 +8,15 @@ from ..ir.module import HloModule
 from ..ir.verify import verify_module
 from .clone import clone_module
 from .dce import remove_dead_code
-from .prepare import (elide_moves_into_host_calls, merge_duplicate_annotations, rebuild_as_compiled,
-                      remove_sharding_markers)
 from .inline import inline_calls as _inline_calls
 from .inline import looks_pre_optimization
 from .legalize import run_legalize
+from .prepare import (
+    elide_moves_into_host_calls,
+    merge_duplicate_annotations,
+    rebuild_as_compiled,
+    remove_sharding_markers,
+)
 from .result import HostOffloadResult
 from .rules import SHIPPED
 from .rules import rule as _rule

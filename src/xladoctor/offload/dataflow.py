@@ -259,13 +259,13 @@ def predecessors(pos: Position, graph: CallGraph, operand_index: int | None = No
     instr, index = pos.instruction, pos.shape_index
     op = instr.opcode
     if op is HloOpcode.GET_TUPLE_ELEMENT:
-        return [Position(instr.operands[0], (instr.tuple_index,) + index)]
+        return [Position(instr.operands[0], (instr.gte_index(), *index))]
     if op is HloOpcode.TUPLE:
         if not index:
             raise XlaCheckFailure("Did not store an index before encountering a tuple.", instr)
         return [Position(instr.operands[index[0]], index[1:])]
     if op is HloOpcode.CALL:
-        return [Position(_called(instr, "to_apply", "calls")[0].root, index)]
+        return [Position(_called(instr, "to_apply", "calls")[0].root_instruction(), index)]
     if op is HloOpcode.PARAMETER:
         out: list[Position] = []
         for caller in dict.fromkeys(graph.callers_of(instr.parent)):
@@ -275,7 +275,7 @@ def predecessors(pos: Position, graph: CallGraph, operand_index: int | None = No
                     raise XlaCheckFailure("Computation not found in conditional", caller)
                 out.extend(Position(caller.operands[k], index) for k in slots)
             else:
-                out.append(Position(caller.operands[instr.parameter_number], index))
+                out.append(Position(caller.operands[instr.param_number()], index))
         return out
     if op is HloOpcode.DYNAMIC_SLICE:
         return [Position(instr.operands[operand_index or 0], index)]
@@ -284,11 +284,11 @@ def predecessors(pos: Position, graph: CallGraph, operand_index: int | None = No
             raise XlaCheckFailure("Check failed: !operand_index.has_value() || *operand_index == 0", instr)
         return [Position(instr.operands[0], index)]
     if op is HloOpcode.WHILE:
-        return [Position(instr.called["body"][0].root, index)]
+        return [Position(instr.called["body"][0].root_instruction(), index)]
     if op in (HloOpcode.PAD, HloOpcode.SEND):
         return [Position(instr.operands[0], index)]
     if op is HloOpcode.CONDITIONAL:
-        return [Position(c.root, index) for c in _branches(instr)]
+        return [Position(c.root_instruction(), index) for c in _branches(instr)]
     if operand_index is None and len(instr.operands) != 1:
         from ..syntax.hlo_printer import print_instruction
         raise XlaCheckFailure("Check failed: instruction->operands().size() == 1 "

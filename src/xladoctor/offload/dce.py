@@ -13,7 +13,6 @@ custom calls without that flag first.
 
 from __future__ import annotations
 
-
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode

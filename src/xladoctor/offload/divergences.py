@@ -9,8 +9,9 @@ longer reproduced should be deleted, not kept "just in case".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule
@@ -22,38 +23,38 @@ if TYPE_CHECKING:
 class KnownDivergence:
     name: str
     reason: str
-    matches: "Callable[[HloModule, HostOffloadResult, Verdict], bool]"
+    matches: Callable[[HloModule, HostOffloadResult, Verdict], bool]
 
 
-def _unknown_custom_call(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+def _unknown_custom_call(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     return (result.outcome == "ok" and verdict.kind == "xla_error"
             and "Custom emitter for" in (verdict.message or "") and "not found" in (verdict.message or ""))
 
 
-def _one_tuple_root(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+def _one_tuple_root(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     root = module.entry.root if module.entry is not None else None
     return (root is not None and root.opcode.value == "tuple" and len(root.operands) == 1
             and result.outcome == "E1200" and verdict.kind in ("compiles", "e1200"))
 
 
-def _post_optimization_verifier(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+def _post_optimization_verifier(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     text = verdict.message or ""
     return (result.outcome == "ok" and verdict.kind == "xla_error" and verdict.status == "INTERNAL"
             and "during context [post-optimization]" in text)
 
 
-def _lowering_host_to_host_crash(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+def _lowering_host_to_host_crash(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     return (result.outcome == "ok" and verdict.kind == "crash"
             and "source->memory_space() != MemorySpace::kHost" in (verdict.check_line or verdict.message or ""))
 
 
-def _schedule_ret_check(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+def _schedule_ret_check(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     text = verdict.message or ""
     return (result.outcome == "ok" and verdict.kind == "xla_error" and "hlo_schedule.cc" in text
             and "is not scheduled after" in text)
 
 
-def _host_result_tuple_start(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+def _host_result_tuple_start(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     from ..ir.shape import HOST_MEMORY_SPACE
 
     ecl = module.entry_computation_layout
@@ -63,7 +64,7 @@ def _host_result_tuple_start(module: "HloModule", result: "HostOffloadResult", v
     return host_result and result.outcome == "E1200" and verdict.kind == "e1200" and verdict.start == "tuple"
 
 
-def _identical_host_buffers(module: "HloModule", result: "HostOffloadResult", verdict: "Verdict") -> bool:
+def _identical_host_buffers(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     """Two MoveToHosts of broadcasts of the same constant value and shape: XLA's CSE makes one."""
     from .annotations import is_move_to_host
 
@@ -139,8 +140,8 @@ KNOWN_DIVERGENCES: tuple[KnownDivergence, ...] = (
 )
 
 
-def match_divergence(module: "HloModule", result: "HostOffloadResult",
-                     verdict: "Verdict") -> KnownDivergence | None:
+def match_divergence(module: HloModule, result: HostOffloadResult,
+                     verdict: Verdict) -> KnownDivergence | None:
     """The named divergence this disagreement is, or ``None``."""
     for d in KNOWN_DIVERGENCES:
         if d.matches(module, result, verdict):

@@ -19,8 +19,7 @@ from ..ir.instruction import HloInstruction, SourceLocation
 from ..ir.module import HloModule, ProgramShape
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, format_shape_index
-from .annotations import (ANNOTATE_DEVICE_PLACEMENT, BUFFER_PLACEMENT_ATTR, DEVICE_PLACEMENT, MOVE_TO_DEVICE,
-                          placement)
+from .annotations import ANNOTATE_DEVICE_PLACEMENT, BUFFER_PLACEMENT_ATTR, DEVICE_PLACEMENT, MOVE_TO_DEVICE, placement
 from .clone import clone_module
 from .result import HostOffloadResult, OutputMismatch
 
@@ -52,7 +51,7 @@ def _flat_output_number(result_shape: Shape, index: ShapeIndex) -> int:
 
 def _returned_value(module: HloModule, index: ShapeIndex) -> tuple[HloInstruction, ShapeIndex]:
     """Descend through root tuples to the instruction that produces output ``index``."""
-    instr = module.entry.root
+    instr = module.entry_computation().root_instruction()
     rest = index
     while rest and instr.opcode is HloOpcode.TUPLE:
         instr, rest = instr.operands[rest[0]], rest[1:]
@@ -62,7 +61,7 @@ def _returned_value(module: HloModule, index: ShapeIndex) -> tuple[HloInstructio
 def suggest_fixes(module: HloModule, result: HostOffloadResult,
                   result_names: list[str] | None = None) -> list[FixSuggestion]:
     out = []
-    ecl = module.entry_computation_layout
+    ecl = module.entry_layout()
     for err in result.errors:
         idx = err.output_index
         flat = _flat_output_number(ecl.result, idx)
@@ -88,7 +87,7 @@ def suggest_fixes(module: HloModule, result: HostOffloadResult,
 def fix_host(module: HloModule, result: HostOffloadResult) -> HloModule:
     """Remedy (a): a copy of ``module`` whose entry layout puts each offending output in host memory."""
     fixed = clone_module(module)
-    ecl = fixed.entry_computation_layout
+    ecl = fixed.entry_layout()
     new_result = ecl.result
     for err in result.errors:
         new_result = new_result.with_memory_space(HOST_MEMORY_SPACE, err.output_index)
@@ -107,8 +106,8 @@ class _Builder:
 
     def __init__(self, module: HloModule, after_root: bool):
         self.module = module
-        self.comp = module.entry
-        self.anchor = None if after_root else module.entry.root
+        self.comp = module.entry_computation()
+        self.anchor = None if after_root else self.comp.root_instruction()
 
     def add(self, base: str, opcode: HloOpcode, shape: Shape, operands: list[HloInstruction]) -> HloInstruction:
         instr = HloInstruction(self.module.unique_name(base), opcode, shape)
@@ -153,16 +152,16 @@ def fix_device(module: HloModule, result: HostOffloadResult) -> HloModule:
 
 
 def _insert_before_output(module: HloModule, err: OutputMismatch, external: bool) -> None:
-    entry = module.entry
-    parent, slot = None, None
-    instr = entry.root
+    entry = module.entry_computation()
+    parent: tuple[HloInstruction, int] | None = None
+    instr = entry.root_instruction()
     rest = err.output_index
     while rest and instr.opcode is HloOpcode.TUPLE:
-        parent, slot = instr, rest[0]
+        parent = (instr, rest[0])
         instr, rest = instr.operands[rest[0]], rest[1:]
     new = _Builder(module, after_root=instr is entry.root).on_device(instr, rest, external)
     if parent is None:
         entry.root = new
     else:
-        parent.replace_operand(slot, new)
+        parent[0].replace_operand(parent[1], new)
 

@@ -47,13 +47,13 @@ compilation) or CHECK-crash are reported as failures.  Deviations, on purpose:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
-from ..ir.names import NameUniquer
 from ..ir.module import HloModule
+from ..ir.names import NameUniquer
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Layout, Shape
 from .annotations import HOST_THREAD, is_allocate_buffer, is_host_async_start, is_move_to_device, is_move_to_host
@@ -177,8 +177,7 @@ class HostOffloadLegalizer:
 
     def __init__(self, module: HloModule, rename: Callable[[str], str] | None = None):
         self.m = module
-        assert module.entry is not None and module.entry_computation_layout is not None
-        self.entry = module.entry
+        self.entry = module.entry_computation()
         self.graph = CallGraph(module)
         self.res = LegalizeResult()
         self.rn = rename or (lambda n: n)
@@ -207,7 +206,7 @@ class HostOffloadLegalizer:
 
     def _new_copy(self, operand: HloInstruction, shape: Shape) -> HloInstruction:
         new = HloInstruction(self._new_name("copy"), HloOpcode.COPY, shape)
-        operand.parent.add_instruction(new)
+        operand.computation().add_instruction(new)
         self.m.register_instruction(new)
         new.operands = [operand]
         return new
@@ -318,7 +317,7 @@ class HostOffloadLegalizer:
 
     def starting_instructions(self) -> list[HloInstruction]:
         """``FindStartingInstructionsOfHostMemoryOffload``."""
-        ecl = self.m.entry_computation_layout
+        ecl = self.m.entry_layout()
         out: list[HloInstruction] = []
         for comp in self._computation_post_order():
             if any(c.opcode is HloOpcode.FUSION for c in self.graph.callers_of(comp)):
@@ -371,7 +370,7 @@ class HostOffloadLegalizer:
         if op is HloOpcode.GET_TUPLE_ELEMENT:
             if index != -1:
                 raise XlaCheckFailure(f"Check failed: index == -1 ({index} vs. -1) at {instr.name}", instr)
-            return instr.operands[0], instr.tuple_index
+            return instr.operands[0], instr.gte_index()
         if op in (HloOpcode.BITCAST, HloOpcode.RESHAPE, HloOpcode.COPY, HloOpcode.OPT_BARRIER,
                   HloOpcode.DYNAMIC_UPDATE_SLICE):
             return instr.operands[0], index
@@ -419,9 +418,9 @@ class HostOffloadLegalizer:
         instr, index = v
         out: list[Value] = []
         if not instr.users and instr.is_root and instr.parent is not self.entry:
-            callers = self.graph.callers_of(instr.parent)
+            callers = self.graph.callers_of(instr.computation())
             if len(callers) != 1 or callers[0].opcode is not HloOpcode.WHILE:
-                raise _Unrecognized(self._callers_text(instr.parent, callers), instr)
+                raise _Unrecognized(self._callers_text(instr.computation(), callers), instr)
             self._gtes(callers[0], index, out)
             return out
         if instr.opcode is HloOpcode.PARAMETER and instr.shape.is_tuple:
@@ -515,7 +514,7 @@ class HostOffloadLegalizer:
         stack: list[Value] = [top]
         seen = {top}
         while stack:
-            instr, index = stack[-1]
+            instr, _index = stack[-1]
             if instr.opcode in _SLICES or is_move_to_device(instr):
                 mtd = self._to_device_annotation(instr)
                 if mtd is None:
@@ -541,7 +540,7 @@ class HostOffloadLegalizer:
 
     def _reroute_loop_root(self, mtd: HloInstruction) -> None:
         """A MoveToDevice'd loop value written back to the slot it came from keeps the host value."""
-        comp = mtd.parent
+        comp = mtd.computation()
         root = comp.root
         if root is None or root not in mtd.users or root.opcode is not HloOpcode.TUPLE or comp is self.entry:
             return
@@ -685,9 +684,9 @@ class HostOffloadLegalizer:
         if instr.opcode is HloOpcode.CUSTOM_CALL:
             new_annotation = annotation
         else:
-            new_annotation = self._clone(annotation, instr.shape, [instr], instr.parent)
+            new_annotation = self._clone(annotation, instr.shape, [instr], instr.computation())
         self._set_layout((new_annotation, -1), _layout(before))
-        new_copy = self._clone(copy, after, [new_annotation], instr.parent)
+        new_copy = self._clone(copy, after, [new_annotation], instr.computation())
         for use in list(instr.users):
             if use is not new_copy and use is not new_annotation:
                 self._replace_use(instr, use, new_copy)
@@ -703,7 +702,7 @@ class HostOffloadLegalizer:
         if annotation is None:
             raise XlaStatusError("INTERNAL", "Annotation not found.", dus)
         update = dus.operands[1]
-        new_annotation = self._clone(annotation, update.shape, [update], dus.parent)
+        new_annotation = self._clone(annotation, update.shape, [update], dus.computation())
         dus.replace_operand(1, new_annotation)
         annotation.replace_all_uses_with(annotation.operands[0])
         self.processed.add(annotation)

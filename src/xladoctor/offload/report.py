@@ -121,11 +121,11 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
             out.append(f"  fix (a), keep on host: entry result {format_shape_index(e.output_index)} -> "
                        f"{f.host_layout}; JAX: {f.host_jax}")
             out.append(f"  fix (b), back to device: move-to-device after {f.returned_value}; JAX: {f.device_jax}")
-    for f in result.failures:
+    for failure in result.failures:
         out.append("")
-        first = " [XLA stops here]" if f.first else ""
-        what = "XLA would abort (CHECK failure)" if f.status == "CHECK" else f"XLA would fail: {f.status}"
-        out.append(f"{what}{first}: {f.message}" + (f" (at {f.instruction})" if f.instruction else ""))
+        first = " [XLA stops here]" if failure.first else ""
+        what = "XLA would abort (CHECK failure)" if failure.status == "CHECK" else f"XLA would fail: {failure.status}"
+        out.append(f"{what}{first}: {failure.message}" + (f" (at {failure.instruction})" if failure.instruction else ""))
     if trace and result.vlog:
         out.append("")
         out.append("--vmodule=host_offloader=1 would print:")
@@ -139,8 +139,8 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
         out.append("slices turned into dynamic slices: " + ", ".join(result.dynamified_slices))
     for d in result.dynamic_update_slices:
         out.append(f"dynamic-update-slice {d.instruction}: {d.action}")
-    for d in result.dropped_offloads:
-        out.append(f"offload dropped: {d.move_to_host} ({d.reason})")
+    for dropped in result.dropped_offloads:
+        out.append(f"offload dropped: {dropped.move_to_host} ({dropped.reason})")
     for m in (result.legalize.moves if result.legalize is not None else []):
         if m.action == "moved-down":
             where = f"after {', '.join(m.after)}" if m.after else "removed (the chain is not recognised past it)"

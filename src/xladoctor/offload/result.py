@@ -198,7 +198,7 @@ class HostOffloadResult:
     removed: list[str] = field(default_factory=list)
     inlined_calls: list[str] = field(default_factory=list)
     """``call`` instructions the CallInliner pre-pass replaced by their callee's body (empty when off)."""
-    legalize: "LegalizeResult | None" = None
+    legalize: LegalizeResult | None = None
     """What the HostOffloadLegalize pre-pass did (None when it was not run)."""
     _first_kind: str | None = None
 
@@ -220,7 +220,7 @@ class HostOffloadResult:
         return {n if not idx else n + format_shape_index(idx) for n, idx in self.host_positions}
 
     @property
-    def legalize_notes(self) -> "list[LegalizeNote]":
+    def legalize_notes(self) -> list[LegalizeNote]:
         """Chains HostOffloadLegalize did not recognise (XLA skips them silently)."""
         return self.legalize.notes if self.legalize is not None else []
 

@@ -31,19 +31,45 @@ from dataclasses import dataclass, replace
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
-from ..ir.names import NameUniquer
 from ..ir.module import HloModule
+from ..ir.names import NameUniquer
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, format_shape_index
 from . import messages
-from .annotations import (ALLOCATE_BUFFER, COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, X64_SPLITS, is_allocate_buffer,
-                          is_host_async_start, is_move_to_device, is_move_to_host)
-from .dataflow import (CallGraph, XlaCheckFailure, XlaStatusError, allowed_between_move_to_host_and_consumer,
-                       allowed_between_slice_and_move_to_device, is_pure_memory_op, predecessors, successors)
+from .annotations import (
+    ALLOCATE_BUFFER,
+    COMPUTE_TYPE_ATTR,
+    COMPUTE_TYPE_HOST,
+    X64_SPLITS,
+    is_allocate_buffer,
+    is_host_async_start,
+    is_move_to_device,
+    is_move_to_host,
+)
+from .dataflow import (
+    CallGraph,
+    XlaCheckFailure,
+    XlaStatusError,
+    allowed_between_move_to_host_and_consumer,
+    allowed_between_slice_and_move_to_device,
+    is_pure_memory_op,
+    predecessors,
+    successors,
+)
 from .positions import Position
+from .result import (
+    DroppedOffload,
+    DusOutcome,
+    HostComputeConversion,
+    HostOffloadResult,
+    InsertedInstruction,
+    OutputMismatch,
+    OutputMovedToHost,
+    PassFailure,
+    PathHop,
+    WalkStart,
+)
 from .rules import SHIPPED, UNMERGED_PR_36525
-from .result import (DroppedOffload, DusOutcome, HostComputeConversion, HostOffloadResult, InsertedInstruction,
-                     OutputMismatch, OutputMovedToHost, PassFailure, PathHop, WalkStart)
 
 DEVICE_MEMORY_SPACE = 0
 _SLICE_RANGE = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
@@ -102,9 +128,8 @@ class HostOffloaderSimulation:
         self.graph = CallGraph(module)
         self.res = HostOffloadResult(rule=options.rule)
         self.names = NameUniquer(module)
-        assert module.entry is not None and module.entry_computation_layout is not None
-        self.entry = module.entry
-        self.ecl_result: Shape = module.entry_computation_layout.result
+        self.entry = module.entry_computation()
+        self.ecl_result: Shape = module.entry_layout().result
         self.consumed_mths: set[HloInstruction] = set()
         self.redundant_mths: set[HloInstruction] = set()
         self.dead: set[HloInstruction] = set()
@@ -166,7 +191,7 @@ class HostOffloaderSimulation:
         return instr
 
     def new_copy(self, of: HloInstruction, memory_space: int) -> HloInstruction:
-        return self.add(of.parent, "copy", HloOpcode.COPY, of.shape.with_memory_space(memory_space), [of])
+        return self.add(of.computation(), "copy", HloOpcode.COPY, of.shape.with_memory_space(memory_space), [of])
 
     def new_allocate_buffer(self, comp: HloComputation, shape: Shape) -> HloInstruction:
         ab = self.add(comp, "custom-call", HloOpcode.CUSTOM_CALL, shape.with_memory_space(HOST_MEMORY_SPACE), [])
@@ -251,7 +276,7 @@ class HostOffloaderSimulation:
 
     # ------------------------------------------------------------------ starts
     def input_streaming(self) -> None:
-        ecl = self.m.entry_computation_layout
+        ecl = self.m.entry_layout()
         for i, pshape in enumerate(ecl.parameters):
             for idx, leaf in pshape.leaves():
                 if leaf.is_array and leaf.layout is not None and leaf.layout.memory_space == HOST_MEMORY_SPACE:
@@ -317,7 +342,8 @@ class HostOffloaderSimulation:
         for start in starts:
             copy_before = start.instruction.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE
             # Since 26094505af: one walk per operand slot the MoveToHost feeds directly.
-            for k in start.instruction.operand_indices(mth) or [None]:
+            slots: list[int | None] = [*start.instruction.operand_indices(mth)] or [None]
+            for k in slots:
                 self.walk(start, copy_before, f"move-to-host {mth.name}", mth.name, k)
         self.consumed_mths.add(mth)
         if mth not in self.dead:
@@ -340,7 +366,7 @@ class HostOffloaderSimulation:
         elif (data.opcode is HloOpcode.BROADCAST and len(data.users) == 1 and len(mth.users) == 1
               and (user := next(iter(mth.users))).opcode is HloOpcode.DYNAMIC_UPDATE_SLICE
               and user.operands[0] is mth):
-            ab = self.new_allocate_buffer(data.parent, data.shape)
+            ab = self.new_allocate_buffer(data.computation(), data.shape)
             mth.replace_operand(0, ab)
             self.res.inserted.append(InsertedInstruction("allocate-buffer", ab.name, None, mth.name, 0,
                                                          replaces=data.name))
@@ -414,7 +440,7 @@ class HostOffloaderSimulation:
                 elif op is HloOpcode.PARAMETER:
                     for caller in self.graph.callers_of(instr.parent):
                         if caller.opcode is HloOpcode.ASYNC_START:
-                            buffers.append(Position(caller, (0, instr.parameter_number) + pos.shape_index))
+                            buffers.append(Position(caller, (0, instr.param_number(), *pos.shape_index)))
             elif op in (HloOpcode.DYNAMIC_SLICE, HloOpcode.SLICE):
                 try:
                     ends = self.slice_leads_to_move_to_device(instr)
@@ -556,10 +582,11 @@ class HostOffloaderSimulation:
             if _is_synchronous_host_copy(data) and _memory_space(data.shape) == HOST_MEMORY_SPACE:
                 copy = data
             else:
-                copy = self.copies_after.get(data)
-                if copy is None:
-                    copy = self.new_copy(data, HOST_MEMORY_SPACE)
-                    self.copies_after[data] = copy
+                found = self.copies_after.get(data)
+                if found is None:
+                    found = self.new_copy(data, HOST_MEMORY_SPACE)
+                    self.copies_after[data] = found
+                copy = found
             for k in target.operand_indices(data):
                 target.replace_operand(k, copy)
                 if copy is not data:
@@ -570,7 +597,7 @@ class HostOffloaderSimulation:
     def dynamify_slice(self, sl: HloInstruction) -> None:
         """``DynamifySlice``: a slice that reads host memory becomes a dynamic-slice (a DMA)."""
         ranges = [(int(a), int(b)) for a, b, _ in _SLICE_RANGE.findall(sl.attributes.get("slice", ""))]
-        comp = sl.parent
+        comp = sl.computation()
         consts = []
         for start, _ in ranges:
             c = self.add(comp, "constant", HloOpcode.CONSTANT, Shape.array("s32", ()), [])
@@ -659,7 +686,7 @@ class HostOffloaderSimulation:
                     to_bypass.append(pos.instruction)
                 elif pos.instruction.shape.has_index(pos.shape_index):
                     self.set_memory_space(pos, HOST_MEMORY_SPACE)
-            self.set_memory_space(Position(wrapped.root, out_idx), HOST_MEMORY_SPACE)
+            self.set_memory_space(Position(wrapped.root_instruction(), out_idx), HOST_MEMORY_SPACE)
         for mth in to_bypass:
             if mth.users or mth.is_root:
                 mth.replace_all_uses_with(mth.operands[0])
@@ -671,10 +698,10 @@ class HostOffloaderSimulation:
     def _host_only_use(self, pos: Position) -> bool:
         """``ExtraCheckForValidUsageOnHostForHostOffloadedOutputs``."""
         instr = pos.instruction
-        if instr.is_root and instr.parent is self.entry:
-            if not self.ecl_result.has_index(pos.shape_index) or \
-                    not _all_leaves_host(self.ecl_result.subshape(pos.shape_index)):
-                return False
+        if instr.is_root and instr.parent is self.entry and (
+                not self.ecl_result.has_index(pos.shape_index)
+                or not _all_leaves_host(self.ecl_result.subshape(pos.shape_index))):
+            return False
         if instr.opcode is HloOpcode.CUSTOM_CALL and not is_move_to_host(instr):
             return False
         return instr.opcode not in (HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE)
@@ -728,7 +755,7 @@ class HostOffloaderSimulation:
             self.set_memory_space(pos, HOST_MEMORY_SPACE)
             if instr.opcode is HloOpcode.PARAMETER:
                 if instr.parent is self.entry:
-                    declared = self.m.entry_computation_layout.parameters[instr.parameter_number]
+                    declared = self.m.entry_layout().parameters[instr.param_number()]
                     sub = declared.subshape(idx) if declared.has_index(idx) else None
                     if sub is not None and sub.is_array and _memory_space(sub) == HOST_MEMORY_SPACE:
                         return  # the buffer is a host parameter
@@ -751,7 +778,7 @@ class HostOffloaderSimulation:
                             raise XlaStatusError(
                                 "UNIMPLEMENTED", "We do not yet support adjusting AllocateBuffer when it appears in "
                                 "multiple operand indices unless in a tuple.", instr)
-                        ab = self.new_allocate_buffer(instr.parent, instr.shape)
+                        ab = self.new_allocate_buffer(instr.computation(), instr.shape)
                         prev.instruction.replace_operand(slots[0], ab)
                         self.res.inserted.append(InsertedInstruction("allocate-buffer", ab.name, None,
                                                                      prev.instruction.name, slots[0],
@@ -774,7 +801,7 @@ class HostOffloaderSimulation:
                                  "the result of a broadcast.", dus)
 
     def _replace_broadcast_use(self, bc: HloInstruction, user: HloInstruction, idx: ShapeIndex) -> None:
-        ab = self.new_allocate_buffer(bc.parent, bc.shape)
+        ab = self.new_allocate_buffer(bc.computation(), bc.shape)
         from ..syntax.hlo_printer import print_instruction
         self.vlog(f'Created new AllocateBuffer instruction "{print_instruction(ab, "%")}" to replace broadcast '
                   f'"{bc.name}"\'s use at index {format_shape_index(idx)} in user "{user.name}"')

@@ -39,6 +39,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from typing import IO
 
 from .availability import unavailable_reason
 from .topologies import DEFAULT_TOPOLOGY, TOPOLOGIES  # noqa: F401  (re-exported)
@@ -55,7 +56,7 @@ class _Zygote:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
         self._control: socket.socket | None = None
-        self._stderr = None
+        self._stderr: IO[bytes] | None = None
         self.failure: str | None = None
         self._pid = os.getpid()
 
@@ -71,7 +72,8 @@ class _Zygote:
 
     def _start(self) -> None:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._stderr = tempfile.TemporaryFile("a+b")
+        # Read after the zygote dies (_why_dead), so it outlives this method: no `with` block.
+        self._stderr = tempfile.TemporaryFile("a+b")  # noqa: SIM115
         env = dict(os.environ)
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -143,7 +145,7 @@ class OracleWorker:
         self._compiles_here = 0
         self._pid: int | None = None
         self._channel: socket.socket | None = None
-        self._stderr = None
+        self._stderr: IO[bytes] | None = None
         self._buffer = b""
         self._next_id = 0
         self._unavailable: str | None = unavailable_reason()
@@ -181,7 +183,7 @@ class OracleWorker:
     def _start(self) -> None:
         self._kill()
         # Append mode: the child always writes at the end, so the parent may truncate it.
-        self._stderr = tempfile.TemporaryFile("a+b")
+        self._stderr = tempfile.TemporaryFile("a+b")  # noqa: SIM115  (closed in _kill, with the worker)
         self._compiles_here = 0
         self._buffer = b""
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -344,7 +346,7 @@ def compile_parallel(items: Iterable[tuple[str, str]], workers: int = 2, topolog
     return [r if r is not None else Verdict("unavailable", reason="not compiled") for r in results]
 
 
-def _read_all(f) -> str:
+def _read_all(f: IO[bytes] | None) -> str:
     if f is None:
         return ""
     f.flush()

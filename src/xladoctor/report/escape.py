@@ -66,7 +66,7 @@ class TerminalSafeStream(io.TextIOBase):
     def __init__(self, inner):
         self._inner = inner
 
-    def write(self, s: str) -> int:  # type: ignore[override]
+    def write(self, s: str) -> int:
         self._inner.write(escape_stream_text(s))
         return len(s)
 

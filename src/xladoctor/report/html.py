@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .html_base import lbl, IdAllocator, badge, code_block, esc, ltr, page
+from .html_base import IdAllocator, badge, code_block, esc, lbl, ltr, page
 from .html_explain import explain_body
 from .html_inputs import inputs_body, inputs_verdict
 from .html_labels import label

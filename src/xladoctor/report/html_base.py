@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import html
 import re
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any
 
 RTL_LANGS = ("fa",)
 
@@ -81,10 +82,7 @@ def _balanced(s: str, start: int, end: int) -> tuple[int, int]:
         if run[0] in _TRAILING or run[0] == " ":
             start += 1
             changed = True
-        elif last in _TRAILING or last == " ":
-            end -= 1
-            changed = True
-        elif last in _PAIRS and run.count(last) > run.count(_PAIRS[last]):
+        elif last in _TRAILING or last == " " or (last in _PAIRS and run.count(last) > run.count(_PAIRS[last])):
             end -= 1
             changed = True
         elif run[0] in "([{" and run.count(run[0]) > run.count({"(": ")", "[": "]", "{": "}"}[run[0]]):
@@ -161,7 +159,7 @@ class IdAllocator:
         return base if n == 0 else f"{base}-{n + 1}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str) -> str:
     return (resources.files("xladoctor.report") / "templates" / name).read_text(encoding="utf-8")
 

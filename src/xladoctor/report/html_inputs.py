@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .html_base import lbl, badge, code_block, esc, ltr
+from .html_base import badge, code_block, esc, lbl, ltr
 from .html_labels import label
 from .units import bytes_text, human_bytes
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .html_base import lbl, badge, code_block, diff_block, esc, ltr, shape_index_text
+from .html_base import badge, code_block, diff_block, esc, lbl, ltr, shape_index_text
 from .html_flow import FlowNode, render_flow
 from .html_labels import label
-
 
 # What fix (b) looks like in JAX, on the value the path returns (named ``x`` here).
 DEVICE_PUT_SNIPPET = 'x = jax.device_put(x, jax.sharding.SingleDeviceSharding(device, memory_kind="device"))'
@@ -93,7 +92,7 @@ def _path_table(err: dict[str, Any], doc: dict[str, Any], lang: str) -> str:
     origin = err.get("origin_instruction") or ""
     rows = []
     for i, hop in enumerate(err.get("path") or []):
-        lane, kind = _hop_lane(i, hop, host, origin)
+        lane, _kind = _hop_lane(i, hop, host, origin)
         loc = hop.get("location")
         rows.append(
             f'<tr class="in-{lane}"><td>{i + 1}</td><td>{ltr(hop.get("instruction"))}</td>'

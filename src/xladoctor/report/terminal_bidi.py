@@ -239,7 +239,7 @@ def wrap_rtl(text: str, width: int, indent: str = "") -> list[str]:
     # leave its halves isolated separately and reorder them.  NBSP is not a break point for
     # textwrap; it is turned back into a space afterwards.
     text = _SHORT_LIST.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
-    lines = []
+    lines: list[str] = []
     for paragraph in text.split("\n"):
         wrapped = textwrap.wrap(paragraph, width=width, initial_indent=indent, subsequent_indent=indent,
                                 break_long_words=False, break_on_hyphens=False)

@@ -10,8 +10,7 @@ from typing import Any
 
 from ..ir.shape import Shape
 from ..ir.sizes import logical_bytes, physical_bytes
-from ..ir.tpu_layouts import (LIBTPU_VERSION, NoTpuDefault, default_for_generations,
-                              is_tpu_default, tpu_default_shape)
+from ..ir.tpu_layouts import LIBTPU_VERSION, NoTpuDefault, default_for_generations, is_tpu_default, tpu_default_shape
 from .units import bytes_text, ratio_text
 
 

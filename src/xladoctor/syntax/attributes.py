@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ..errors import HloParseError
+from .reader import match_end
 
 _PLAIN_TOP = re.compile(r'[^(){}\[\]",\s]+')
 _PLAIN_NESTED = re.compile(r'[^(){}\[\]"\']+')
@@ -57,7 +58,7 @@ def scan_value(text: str, pos: int, source: str) -> int:
             m = _PLAIN_NESTED.match(text, i)
             i = m.end() if m else i + 1
         elif c.isspace():
-            j = _SPACES.match(text, i).end()
+            j = match_end(_SPACES, text, i)
             if j < n and text[j] == "{" and i > pos and text[i - 1] in "]}":
                 i = j  # "mesh[...] {...}": one value with a space inside
                 continue
@@ -213,13 +214,14 @@ def parse_key_values(raw: str) -> list[tuple[str, str]]:
     if body.startswith("{") and body.endswith("}"):
         body = body[1:-1]
     out = []
-    pos = _SEP.match(body, 0).end()
+    pos = match_end(_SEP, body, 0)
     while pos < len(body):
         m = _KEY.match(body, pos)
         if not m:
             raise ValueError(f"cannot read key=value pairs at: {body[pos:pos + 40]!r}")
         key = m.group(0)
-        pos = _SEP_EQ.match(body, m.end()).end() if _SEP_EQ.match(body, m.end()) else -1
+        eq = _SEP_EQ.match(body, m.end())
+        pos = eq.end() if eq else -1
         if pos < 0:
             raise ValueError(f"expected '=' after {key!r} at: {body[m.end():m.end() + 40]!r}")
         try:
@@ -229,7 +231,7 @@ def parse_key_values(raw: str) -> list[tuple[str, str]]:
         if end == pos:
             raise ValueError(f"missing value for {key!r}")
         out.append((key, body[pos:end]))
-        pos = _SEP.match(body, end).end()
+        pos = match_end(_SEP, body, end)
     return out
 
 

@@ -31,8 +31,16 @@ from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, RE
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
-from .attributes import (parse_aliasing, parse_buffer_donors, parse_key_values, parse_name_list,
-                         parse_shape_index, parse_string_map, scan_string, scan_value, unquote)
+from .attributes import (
+    parse_aliasing,
+    parse_buffer_donors,
+    parse_key_values,
+    parse_name_list,
+    parse_string_map,
+    scan_string,
+    scan_value,
+    unquote,
+)
 from .reader import Reader, show_token
 from .shape_parser import read_shape
 
@@ -379,7 +387,7 @@ class _ModuleParser:
         if not comp.instructions:
             raise self.error(f"computation '{comp.name}' has no instructions", r.pos - 1)
         comp.root = root if root is not None else comp.instructions[-1]
-        for number, (instr, pos) in params.items():
+        for number, (_instr, pos) in params.items():
             if number >= len(params):
                 missing = min(set(range(len(params))) - params.keys())
                 raise self.error(f"parameter({number}) in computation '{comp.name}', which has no "

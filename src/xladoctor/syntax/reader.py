@@ -13,6 +13,15 @@ import re
 from ..errors import HloParseError
 
 _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+
+
+def match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    """Where ``pattern`` stops matching at ``pos``: for patterns that match the empty string, or
+    that are only tried where they are known to match, so ``match`` cannot return ``None``."""
+    m = pattern.match(text, pos)
+    assert m is not None, (pattern.pattern, pos)
+    return m.end()
+
 _SKIP_START = frozenset(" \t\r\n\f\v/")
 _INT = re.compile(r"-?[0-9]+")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -63,7 +72,7 @@ class Reader:
         c = self.text[pos:pos + 1]
         if c and c not in _SKIP_START:
             return  # the common case: already at a token
-        self.pos = _SKIP.match(self.text, pos).end()
+        self.pos = match_end(_SKIP, self.text, pos)
 
     def peek(self) -> str:
         """Next significant character ('' at end), after skipping whitespace/comments."""

@@ -23,9 +23,18 @@ from __future__ import annotations
 import re
 
 from ..ir.primitive import ARRAY_TYPE_NAMES, primitive_type
-from ..ir.shape import (COMBINE_DIMENSION, DIM_LEVEL_BY_ABBREV, UNBOUNDED_SIZE, DimLevel, Layout,
-                        Shape, SplitConfig, Tile, default_layout)
-from .reader import _SKIP, Reader
+from ..ir.shape import (
+    COMBINE_DIMENSION,
+    DIM_LEVEL_BY_ABBREV,
+    UNBOUNDED_SIZE,
+    DimLevel,
+    Layout,
+    Shape,
+    SplitConfig,
+    Tile,
+    default_layout,
+)
+from .reader import _SKIP, Reader, match_end
 
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ATTR_NAME = re.compile(r"SC|[DTL#*ESPM]")
@@ -64,7 +73,7 @@ def read_shape(r: Reader) -> Shape:
     m = _FAST_ARRAY.match(text, pos)
     if m:
         end = m.end()
-        j = _SKIP.match(text, end).end()
+        j = match_end(_SKIP, text, end)
         if text[j:j + 1] != "{":
             key = m.group(0)
             shape = _CACHE.get(key)

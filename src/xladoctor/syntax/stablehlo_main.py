@@ -19,7 +19,6 @@ from ..ir.module import HloModule, ProgramShape
 from ..ir.shape import HOST_MEMORY_KINDS, HOST_MEMORY_SPACE
 
 
-
 @dataclass(frozen=True)
 class ValueInfo:
     """One argument or result of ``@main``."""
