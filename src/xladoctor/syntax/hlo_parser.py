@@ -113,8 +113,9 @@ class _ModuleParser:
         """XLA's lexer turns type names and keywords into their own tokens: they cannot name anything."""
         if name not in _KEYWORDS:
             return
-        at = self.r.pos - len(name)
-        if not self.r.text.startswith("%", at - 1):
+        labelled = self.r.text.startswith(":", self.r.pos - 1)  # 'f32:' is one label token, like '%f32'
+        at = self.r.pos - len(name) - labelled
+        if not labelled and not self.r.text.startswith("%", at - 1):
             raise self.error(f"expected a {what} name: '{name}' is a keyword in XLA's HLO lexer", at)
         if what == "instruction" and name in ARRAY_TYPE_NAMES | {"opaque", "token"}:
             raise self.error(f"illegal instruction name: {name} (a primitive type, even after '%')", at)
@@ -303,7 +304,8 @@ class _ModuleParser:
         if not r.accept(")"):
             while True:
                 pname = r.expect_name("a parameter name in the computation signature")
-                r.expect(":", f"after parameter '{pname}'")
+                if not r.text.startswith(":", r.pos - 1):  # 'p:' is one label token in XLA's lexer
+                    r.expect(":", f"after parameter '{pname}'")
                 params.append((pname, read_shape(r)))
                 if r.accept(")"):
                     break
@@ -399,9 +401,7 @@ class _ModuleParser:
         if name is None:
             raise self.error(f"expected an instruction name, found {r.describe_here()}")
         self._not_keyword(name, "instruction")
-        if r.text.startswith(":", r.pos):
-            r.pos += 1  # 'x: = add(...)': XLA's lexer reads 'x:' as a label token and takes it as the name
-        elif r.text.startswith("=", r.pos):
+        if r.text.startswith("=", r.pos) and not r.text.startswith(":", r.pos - 1):
             # XLA's lexer reads 'name=' as one attribute-name token, so 'x= add(...)' has no name.
             raise self.error(f"expected an instruction name: XLA reads '{name}=' as an attribute name; "
                              "put a space before '='")
@@ -541,9 +541,15 @@ class _ModuleParser:
         elif attr == "output_to_operand_aliasing":
             instr.output_to_operand_aliasing = [(o, p, pi) for o, p, pi, _ in parse_aliasing(raw)]
         elif attr == "control-predecessors":
-            control_refs.extend((n, pos) for n in parse_name_list(raw))
+            control_refs.extend((n, pos) for n in self._name_list(raw, pos))
         elif attr in CALLED_COMPUTATION_ROLES:
-            self._calls_to_resolve.append((instr, attr, parse_name_list(raw), pos))
+            self._calls_to_resolve.append((instr, attr, self._name_list(raw, pos), pos))
+
+    def _name_list(self, raw: str, pos: int) -> list[str]:
+        try:
+            return parse_name_list(raw)
+        except ValueError as e:
+            raise self.error(str(e), pos) from None
 
     # -- module-level resolution ------------------------------------------------------
     def _resolve_called(self, module: HloModule, instr: HloInstruction, role: str, names: list[str],
