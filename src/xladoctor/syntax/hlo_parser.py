@@ -45,7 +45,7 @@ _INT64_MAX = 2**63 - 1
 _COMPUTATION_START = re.compile(r"(?:ENTRY\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*[({]")
 # Words XLA's lexer reads as their own tokens (primitive types and keywords), so they cannot
 # be names; checked against jaxlib by defining an instruction, a computation and a module with each.
-_KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
+KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
     "opaque", "token", "ENTRY", "HloModule", "ROOT", "false", "true", "inf", "nan", "last_tile_dim_replicate",
     "manual", "maximal", "replicated", "shard_as", "shard_like", "unknown"}
 # The form XLA's parser requires of an attribute's value (its first character), for the
@@ -111,7 +111,7 @@ class _ModuleParser:
 
     def _not_keyword(self, name: str, what: str) -> None:
         """XLA's lexer turns type names and keywords into their own tokens: they cannot name anything."""
-        if name not in _KEYWORDS:
+        if name not in KEYWORDS:
             return
         labelled = self.r.text.startswith(":", self.r.pos - 1)  # 'f32:' is one label token, like '%f32'
         at = self.r.pos - len(name) - labelled
@@ -276,7 +276,9 @@ class _ModuleParser:
         r.skip()
         start = r.pos
         is_entry = False
-        if r.text.startswith("ENTRY", r.pos) and not _is_name_char(r.text[r.pos + 5:r.pos + 6]):
+        # 'ENTRY:' is a label token, the computation's name, not the keyword.
+        if r.text.startswith("ENTRY", r.pos) and not _is_name_char(r.text[r.pos + 5:r.pos + 6]) \
+                and not r.text.startswith(":", r.pos + 5):
             r.pos += 5
             is_entry = True
         name = r.accept_name()
