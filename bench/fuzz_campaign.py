@@ -79,6 +79,9 @@ KNOWN_DIVERGENCES = {
     "name-suffix-normalized": "a name whose numeric suffix has leading zeros ('r.012'): XLA's NameUniquer "
                               "renames it ('r.12'); xladoctor keeps the name as written",
     "leading-zero-overflow": "an integer with leading zeros and 20+ digits: jaxlib reads it as another number",
+    "inline-computation": "'to_apply={...}' (any one-computation attribute) with a computation body written "
+                          "inline: XLA reads it, xladoctor refuses (no printer writes it; 'to_apply={c}' is "
+                          "refused by both)",
 }
 
 _VALIDATION_MESSAGES = ("size may overflow int64", "must not be negative", "must be positive",
@@ -360,6 +363,8 @@ def _classify_reject_vs_accept(message: str) -> str | None:
         return "known:duplicate-name-across-computations"
     if "nested more than" in message:
         return "known:nesting-cap"
+    if "inline computation body" in message:
+        return "known:inline-computation"
     if any(m in message for m in _VALIDATION_MESSAGES):
         return "known:validated-shape"
     return None

@@ -118,3 +118,19 @@ def test_keywords_read_as_names_print_back_with_their_percent(text):
 
 def _names(m) -> list[str]:
     return [m.name] + [c.name for c in m.computations] + [i.name for c in m.computations for i in c.instructions]
+
+
+def test_one_computation_attributes_take_no_braces():
+    """XLA reads '{' after to_apply= as an inline computation body: '{c.1}' is refused by both;
+    a real inline body XLA reads and xladoctor refuses (the named divergence 'inline-computation')."""
+    inline = module("  ROOT r = f32[2]{0} call(p.2), to_apply={\n  a = f32[2]{0} parameter(0)\n"
+                    "  ROOT b = f32[2]{0} negate(a)\n}")
+    for text in (module("  ROOT r = f32[2]{0} call(p.2), to_apply={c.1}"),
+                 module("  ROOT r = f32[2]{0} fusion(p.2), kind=kLoop, calls={c.1}"), inline):
+        with pytest.raises(HloParseError, match="inline computation body"):
+            parse_module(text)
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import hlo_module_from_text
+    with pytest.raises(RuntimeError):
+        hlo_module_from_text(module("  ROOT r = f32[2]{0} call(p.2), to_apply={c.1}"))
+    hlo_module_from_text(inline)

@@ -63,6 +63,8 @@ _METADATA_FAST = re.compile(
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}"
     r")?(?:\s+(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)=\"[^\"\\\\]*\""
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}))*\s*\}")
+# Called-computation attributes XLA parses as a braced list; the others name one computation.
+_COMPUTATION_LIST_ROLES = ("branch_computations",)
 _SOURCE_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 _NOT_HLO_HINTS = (
@@ -545,6 +547,11 @@ class _ModuleParser:
         elif attr == "control-predecessors":
             control_refs.extend((n, pos) for n in self._name_list(raw, pos))
         elif attr in CALLED_COMPUTATION_ROLES:
+            if raw.startswith("{") and attr not in _COMPUTATION_LIST_ROLES:
+                # XLA reads '{' after a one-computation attribute as an inline computation body
+                # ('to_apply={c}' is refused there: 'expects '=' in instruction').
+                raise self.error(f"{attr}= names one computation: XLA reads '{{' here as the start of an inline "
+                                 "computation body, which xladoctor does not read", pos)
             self._calls_to_resolve.append((instr, attr, self._name_list(raw, pos), pos))
 
     def _name_list(self, raw: str, pos: int) -> list[str]:
