@@ -394,7 +394,7 @@ def run_parser(text: str, oracle: Oracle | None, with_offload: bool) -> Outcome:
             verified = True
             if with_offload:
                 from xladoctor.offload import analyze_host_offload, fix_device, fix_host
-                result = analyze_host_offload(module, False)
+                result = analyze_host_offload(module)  # the shipped rule
                 if result.errors:
                     print_module(fix_host(module, result))
                     print_module(fix_device(module, result))
@@ -494,7 +494,8 @@ def run_check_dir(files: dict[str, str]) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="xladoctor-fuzz-") as d:
         for name, text in files.items():
             Path(d, name).write_text(text, encoding="utf-8", errors="surrogatepass")
-        for argv in (["check", "--json", d], ["check", d]):
+        # '--jobs 1': the walk runs in this (daemonic, memory-capped) worker, which may not fork a pool.
+        for argv in (["check", "--jobs", "1", "--json", d], ["check", "--jobs", "1", d]):
             out, err = io.StringIO(), io.StringIO()
             with redirect_stdout(out), redirect_stderr(err):
                 rc = main(argv)
