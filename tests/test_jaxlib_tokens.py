@@ -72,7 +72,12 @@ REJECTED = {
 
 
 def _view(m) -> dict:
-    from jaxlib_oracle import OracleComputation, OracleInstruction, OracleModule, to_jsonable
+    from jaxlib_oracle import (
+        OracleComputation,
+        OracleInstruction,
+        OracleModule,
+        to_jsonable,
+    )
     comps = tuple(OracleComputation(c.name, bool(c.is_entry), tuple(
         OracleInstruction(i.name, i.opcode.value, tuple(o.name for o in i.operands), str(i.shape))
         for i in c.instructions)) for c in m.computations)

@@ -283,8 +283,8 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
         r.accept("(")
         p = r.pos
         m = _TYPE_OR_IDENT.match(r.text, r.pos)
-        t = m.group(0) if m and m.group(0) in ARRAY_TYPE_NAMES else None
-        if t is not None:
+        if m is not None and m.group(0) in ARRAY_TYPE_NAMES:
+            t = m.group(0)
             r.pos = m.end()
             if primitive_type(t).kind != "unsigned":
                 which = "index" if attr == "#" else "pointer"
