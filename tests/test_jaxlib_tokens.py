@@ -64,6 +64,7 @@ REJECTED = {
     "percent called computation label": (module("  ROOT r = f32[2]{0} call(p.2), to_apply=%c.1:"),
                                          "'%name:' is not"),
     "percent control predecessor label": (module(CTRL.replace("Q", "%q:")), "'%name:' is not"),
+    "keyword naming a called computation": (module(CALL.replace("c.1", "true"), comp="true: {"), "keyword"),
     "primitive type as an instruction label": (module(NEG.replace("ROOT r =", "ROOT f32: =")),
                                                "illegal instruction name: f32"),
     "junk after a glued metadata": (module(GLUED.replace("ATTRROOT", 'metadata={op_name="x"}}\n  ROOT')),
@@ -139,3 +140,15 @@ def test_one_computation_attributes_take_no_braces():
     with pytest.raises(RuntimeError):
         hlo_module_from_text(module("  ROOT r = f32[2]{0} call(p.2), to_apply={c.1}"))
     hlo_module_from_text(inline)
+
+
+@pytest.mark.parametrize("first", ["HloModulemp.1 {", "HloModule: {", "c.1: {"])
+def test_hlomodule_is_a_keyword_only_as_a_whole_token(first):
+    """'HloModulemp.1 {' (campaign: a deleted space) is a module without header whose first
+    computation is named 'HloModulemp.1', as XLA's lexer reads it."""
+    text = module(CALL.replace("c.1", first.split(" ")[0].rstrip(":") + ":"), comp=first).split("\n", 2)[2]
+    ours = parse_module(text)
+    assert ours.computations[0].name == first.split(" ")[0].rstrip(":") and ours.name == "module_main"
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import oracle_module, to_jsonable
+    assert _view(ours) == json.loads(json.dumps(to_jsonable(oracle_module(text))))

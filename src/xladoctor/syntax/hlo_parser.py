@@ -42,7 +42,7 @@ _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
 _TABLE_ROW = re.compile(r"\s*(\d{1,19})\s+(?=[\"{])")
 _INT64_MAX = 2**63 - 1
 # Text that starts like a computation ('ENTRY main {', 'body.1 (p: f32[]) -> f32[] {'): a module without header.
-_COMPUTATION_START = re.compile(r"(?:ENTRY\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*[({]")
+_COMPUTATION_START = re.compile(r"(?:ENTRY\s+)?(?:%[A-Za-z_][A-Za-z0-9_.\-]*|[A-Za-z_][A-Za-z0-9_.\-]*:?)\s*[({]")
 # Words XLA's lexer reads as their own tokens (primitive types and keywords), so they cannot
 # be names; checked against jaxlib by defining an instruction, a computation and a module with each.
 KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
@@ -65,6 +65,7 @@ _METADATA_FAST = re.compile(
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}))*\s*\}")
 # Called-computation attributes XLA parses as a braced list; the others name one computation.
 _COMPUTATION_LIST_ROLES = ("branch_computations",)
+_BARE_NAME = re.compile(r"(%?)([A-Za-z_][A-Za-z0-9_.\-]*)(:?)")
 _SOURCE_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 _NOT_HLO_HINTS = (
@@ -126,8 +127,12 @@ class _ModuleParser:
     def parse(self) -> HloModule:
         r = self.r
         r.skip()
-        headerless = not r.text.startswith("HloModule", r.pos) and _COMPUTATION_START.match(r.text, r.pos)
-        if not r.text.startswith("HloModule", r.pos) and not headerless:
+        # 'HloModule' is the keyword only as a whole token: 'HloModulemp.1 {' and 'HloModule: {'
+        # (a label) start a module without header whose first computation has that name.
+        after = r.text[r.pos + 9:r.pos + 10]
+        header = r.text.startswith("HloModule", r.pos) and not _is_name_char(after) and after != ":"
+        headerless = not header and _COMPUTATION_START.match(r.text, r.pos)
+        if not header and not headerless:
             head = r.text[r.pos:r.pos + 4000]
             for marker, what in _NOT_HLO_HINTS:
                 if marker in head:
@@ -556,9 +561,16 @@ class _ModuleParser:
 
     def _name_list(self, raw: str, pos: int) -> list[str]:
         try:
-            return parse_name_list(raw)
+            names = parse_name_list(raw)
         except ValueError as e:
             raise self.error(str(e), pos) from None
+        if not KEYWORDS.isdisjoint(names):
+            # A keyword names something only as '%true' or the label 'true:', as in XLA's lexer.
+            for m in _BARE_NAME.finditer(raw):
+                if m.group(2) in KEYWORDS and not m.group(1) and not m.group(3):
+                    raise self.error(f"expected a name: '{m.group(2)}' is a keyword in XLA's HLO lexer "
+                                     f"(write '%{m.group(2)}')", pos)
+        return names
 
     # -- module-level resolution ------------------------------------------------------
     def _resolve_called(self, module: HloModule, instr: HloInstruction, role: str, names: list[str],
