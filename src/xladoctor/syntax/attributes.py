@@ -44,6 +44,8 @@ def scan_value(text: str, pos: int, source: str) -> int:
             if opener != _CLOSE[c]:
                 raise HloParseError.at(f"'{c}' does not match '{opener}' opened here", text, where, source)
             i += 1
+            if not stack and where == pos and c == "}":
+                return i  # XLA parses a '{...}' value to its closing brace: 'metadata={...}p.4 = ...' ends there
         elif c == '"':
             if not stack and i > pos:
                 return i  # XLA's lexer ends the token before a quote: 'ent="x"' is not one value
@@ -280,6 +282,13 @@ def parse_buffer_donors(raw: str) -> list[tuple[int, tuple[int, ...]]]:
 _NAMES = re.compile(r"%?([A-Za-z_$][A-Za-z0-9_.\-$]*)")
 
 
+# XLA's lexer reads 'a:' as the name 'a' (a label token) but '%a:' as '%a' then ':', which no list takes.
+_PERCENT_LABEL = re.compile(r"%[A-Za-z_$][A-Za-z0-9_.\-$]*:")
+
+
 def parse_name_list(raw: str) -> list[str]:
-    """``%a`` or ``{%a, %b}`` -> ["a", "b"]."""
+    """``%a`` or ``{%a, b:}`` -> ["a", "b"]; ``ValueError`` for ``%a:``, which XLA's parser refuses."""
+    bad = _PERCENT_LABEL.search(raw)
+    if bad is not None:
+        raise ValueError(f"expected a name, found ':' after {bad.group(0)[:-1]!r} ('name:' is a name, '%name:' is not)")
     return _NAMES.findall(raw)

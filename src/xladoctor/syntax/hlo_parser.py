@@ -50,10 +50,10 @@ _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
 _TABLE_ROW = re.compile(r"\s*(\d{1,19})\s+(?=[\"{])")
 _INT64_MAX = 2**63 - 1
 # Text that starts like a computation ('ENTRY main {', 'body.1 (p: f32[]) -> f32[] {'): a module without header.
-_COMPUTATION_START = re.compile(r"(?:ENTRY\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*[({]")
+_COMPUTATION_START = re.compile(r"(?:ENTRY\s+)?(?:%[A-Za-z_][A-Za-z0-9_.\-]*|[A-Za-z_][A-Za-z0-9_.\-]*:?)\s*[({]")
 # Words XLA's lexer reads as their own tokens (primitive types and keywords), so they cannot
 # be names; checked against jaxlib by defining an instruction, a computation and a module with each.
-_KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
+KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
     "opaque", "token", "ENTRY", "HloModule", "ROOT", "false", "true", "inf", "nan", "last_tile_dim_replicate",
     "manual", "maximal", "replicated", "shard_as", "shard_like", "unknown"}
 # The form XLA's parser requires of an attribute's value (its first character), for the
@@ -71,6 +71,9 @@ _METADATA_FAST = re.compile(
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}"
     r")?(?:\s+(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)=\"[^\"\\\\]*\""
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}))*\s*\}")
+# Called-computation attributes XLA parses as a braced list; the others name one computation.
+_COMPUTATION_LIST_ROLES = ("branch_computations",)
+_BARE_NAME = re.compile(r"(%?)([A-Za-z_][A-Za-z0-9_.\-]*)(:?)")
 _SOURCE_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 _NOT_HLO_HINTS = (
@@ -119,10 +122,11 @@ class _ModuleParser:
 
     def _not_keyword(self, name: str, what: str) -> None:
         """XLA's lexer turns type names and keywords into their own tokens: they cannot name anything."""
-        if name not in _KEYWORDS:
+        if name not in KEYWORDS:
             return
-        at = self.r.pos - len(name)
-        if not self.r.text.startswith("%", at - 1):
+        labelled = self.r.text.startswith(":", self.r.pos - 1)  # 'f32:' is one label token, like '%f32'
+        at = self.r.pos - len(name) - labelled
+        if not labelled and not self.r.text.startswith("%", at - 1):
             raise self.error(f"expected a {what} name: '{name}' is a keyword in XLA's HLO lexer", at)
         if what == "instruction" and name in ARRAY_TYPE_NAMES | {"opaque", "token"}:
             raise self.error(f"illegal instruction name: {name} (a primitive type, even after '%')", at)
@@ -131,8 +135,12 @@ class _ModuleParser:
     def parse(self) -> HloModule:
         r = self.r
         r.skip()
-        headerless = not r.text.startswith("HloModule", r.pos) and _COMPUTATION_START.match(r.text, r.pos)
-        if not r.text.startswith("HloModule", r.pos) and not headerless:
+        # 'HloModule' is the keyword only as a whole token: 'HloModulemp.1 {' and 'HloModule: {'
+        # (a label) start a module without header whose first computation has that name.
+        after = r.text[r.pos + 9:r.pos + 10]
+        header = r.text.startswith("HloModule", r.pos) and not _is_name_char(after) and after != ":"
+        headerless = not header and _COMPUTATION_START.match(r.text, r.pos)
+        if not header and not headerless:
             head = r.text[r.pos:r.pos + 4000]
             for marker, what in _NOT_HLO_HINTS:
                 if marker in head:
@@ -283,7 +291,9 @@ class _ModuleParser:
         r.skip()
         start = r.pos
         is_entry = False
-        if r.text.startswith("ENTRY", r.pos) and not _is_name_char(r.text[r.pos + 5:r.pos + 6]):
+        # 'ENTRY:' is a label token, the computation's name, not the keyword.
+        if r.text.startswith("ENTRY", r.pos) and not _is_name_char(r.text[r.pos + 5:r.pos + 6]) \
+                and not r.text.startswith(":", r.pos + 5):
             r.pos += 5
             is_entry = True
         name = r.accept_name()
@@ -311,7 +321,8 @@ class _ModuleParser:
         if not r.accept(")"):
             while True:
                 pname = r.expect_name("a parameter name in the computation signature")
-                r.expect(":", f"after parameter '{pname}'")
+                if not r.text.startswith(":", r.pos - 1):  # 'p:' is one label token in XLA's lexer
+                    r.expect(":", f"after parameter '{pname}'")
                 params.append((pname, read_shape(r)))
                 if r.accept(")"):
                     break
@@ -407,9 +418,7 @@ class _ModuleParser:
         if name is None:
             raise self.error(f"expected an instruction name, found {r.describe_here()}")
         self._not_keyword(name, "instruction")
-        if r.text.startswith(":", r.pos):
-            r.pos += 1  # 'x: = add(...)': XLA's lexer reads 'x:' as a label token and takes it as the name
-        elif r.text.startswith("=", r.pos):
+        if r.text.startswith("=", r.pos) and not r.text.startswith(":", r.pos - 1):
             # XLA's lexer reads 'name=' as one attribute-name token, so 'x= add(...)' has no name.
             raise self.error(f"expected an instruction name: XLA reads '{name}=' as an attribute name; "
                              "put a space before '='")
@@ -549,9 +558,27 @@ class _ModuleParser:
         elif attr == "output_to_operand_aliasing":
             instr.output_to_operand_aliasing = [(o, p, pi) for o, p, pi, _ in parse_aliasing(raw)]
         elif attr == "control-predecessors":
-            control_refs.extend((n, pos) for n in parse_name_list(raw))
+            control_refs.extend((n, pos) for n in self._name_list(raw, pos))
         elif attr in CALLED_COMPUTATION_ROLES:
-            self._calls_to_resolve.append((instr, attr, parse_name_list(raw), pos))
+            if raw.startswith("{") and attr not in _COMPUTATION_LIST_ROLES:
+                # XLA reads '{' after a one-computation attribute as an inline computation body
+                # ('to_apply={c}' is refused there: 'expects '=' in instruction').
+                raise self.error(f"{attr}= names one computation: XLA reads '{{' here as the start of an inline "
+                                 "computation body, which xladoctor does not read", pos)
+            self._calls_to_resolve.append((instr, attr, self._name_list(raw, pos), pos))
+
+    def _name_list(self, raw: str, pos: int) -> list[str]:
+        try:
+            names = parse_name_list(raw)
+        except ValueError as e:
+            raise self.error(str(e), pos) from None
+        if not KEYWORDS.isdisjoint(names):
+            # A keyword names something only as '%true' or the label 'true:', as in XLA's lexer.
+            for m in _BARE_NAME.finditer(raw):
+                if m.group(2) in KEYWORDS and not m.group(1) and not m.group(3):
+                    raise self.error(f"expected a name: '{m.group(2)}' is a keyword in XLA's HLO lexer "
+                                     f"(write '%{m.group(2)}')", pos)
+        return names
 
     # -- module-level resolution ------------------------------------------------------
     def _resolve_called(self, module: HloModule, instr: HloInstruction, role: str, names: list[str],

@@ -15,12 +15,16 @@ from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from .attributes import format_string_map, parse_string_map, quote
+from .hlo_parser import KEYWORDS
 
 
 def print_module(module: HloModule) -> str:
     """The whole module as HLO text (header, source tables, computations)."""
-    pct = "%" if module.print_percent else ""
-    header = [f"HloModule {module.name}"]
+    # A keyword read as a name ('%true', or the label 'ENTRY:') reads back only with its '%'.
+    keyword_named = any(c.name in KEYWORDS or any(i.name in KEYWORDS for i in c.instructions)
+                        for c in module.computations)
+    pct = "%" if module.print_percent or keyword_named else ""
+    header = [f"HloModule {'%' if module.name in KEYWORDS else ''}{module.name}"]
     attrs = dict(module.attributes)
     if module.has_explicit_entry_layout and module.entry_computation_layout is not None:
         attrs["entry_computation_layout"] = "{" + str(module.entry_computation_layout) + "}"

@@ -125,12 +125,20 @@ class Reader:
         return m.group(0)
 
     def accept_name(self) -> str | None:
-        """An HLO name, with or without its ``%`` prefix (returned without it)."""
+        """An HLO name, with or without its ``%`` prefix (returned without it).
+
+        As XLA's ``ParseName``, a bare name glued to a ``:`` (``x:``, the lexer's
+        label token) is the same name and the ``:`` is consumed; ``%x:`` is the name
+        ``x`` followed by a separate ``:`` token, so that ``:`` stays.
+        """
         self.skip()
         m = _NAME.match(self.text, self.pos)
         if not m:
             return None
-        self.pos = m.end()
+        end = m.end()
+        if self.text.startswith(":", end) and m.start(1) == m.start():
+            end += 1
+        self.pos = end
         return m.group(1)
 
     def expect_name(self, what: str = "a name") -> str:

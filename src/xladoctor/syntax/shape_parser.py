@@ -285,15 +285,21 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
         r.expect(")", "to close D(...)")
         fields["dim_levels"] = tuple(levels)
     elif attr in ("#", "*"):
-        r.expect("(", f"after {attr}")
+        # XLA's layout parser ignores the result of each of the three steps here ('(', the
+        # type, ')'), so each is optional: '*()', '*)' and a bare '*' leave the type unset
+        # (printed as nothing), '*u32' reads as '*(u32)'.  A type that is not unsigned is
+        # kept by the parser and refused by layout validation, which is refused here at once.
+        r.accept("(")
         p = r.pos
-        t = r.accept_ident()
-        if t is None or t not in ARRAY_TYPE_NAMES or primitive_type(t).kind != "unsigned":
-            which = "index" if attr == "#" else "pointer"
-            raise r.error(f"{which}_primitive_type must be an unsigned integer type, found "
-                          f"{t or r.describe_here()!s}", p)
-        r.expect(")", f"to close {attr}(...)")
-        fields["index_primitive_type" if attr == "#" else "pointer_primitive_type"] = t
+        m = _TYPE_OR_IDENT.match(r.text, r.pos)
+        if m is not None and m.group(0) in ARRAY_TYPE_NAMES:
+            t = m.group(0)
+            r.pos = m.end()
+            if primitive_type(t).kind != "unsigned":
+                which = "index" if attr == "#" else "pointer"
+                raise r.error(f"{which}_primitive_type must be an unsigned integer type, found {t}", p)
+            fields["index_primitive_type" if attr == "#" else "pointer_primitive_type"] = t
+        r.accept(")")
     elif attr == "P":
         r.expect("(", "after P")
         fields["physical_shape"] = read_shape(r)
@@ -320,7 +326,8 @@ def _read_layout_attribute(r: Reader, attr: str, fields: dict, here: int) -> Non
                 raise r.error(f"E(n) element size in bits must not be negative, got {v}", p)
             fields["element_size_in_bits"] = v
         elif attr == "S":
-            fields["memory_space"] = v
+            # XLA's Layout keeps the memory space in an int8_t: S(261) is S(5), S(191) is S(-65).
+            fields["memory_space"] = (v + 128) % 256 - 128
         elif attr == "M":
             if v < 0:
                 raise r.error(f"M(n) metadata prefix bytes must not be negative, got {v}", p)
