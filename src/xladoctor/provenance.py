@@ -80,7 +80,7 @@ class Provenance:
 
 
 def _header(text: str) -> str:
-    head = text.lstrip()
+    head = text.lstrip("\ufeff").lstrip()
     while head.startswith("//"):
         head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
     return head.split("\n", 1)[0]
@@ -135,11 +135,25 @@ def _from_siblings(path: str) -> list[tuple[str, str]]:
     return (named[:1] + other)[:2]
 
 
+def is_compiled(text: str | bytes | bytearray, path: str | None = None) -> bool:
+    """The stage rule, in one place: a post-optimization module is named ``*after_optimizations*``
+    by XLA's dump or says ``is_scheduled=true`` on its ``HloModule`` line.
+
+    Reads only the first 64 KiB (no copy of a module that may be hundreds of MB), as text or bytes,
+    so ``check`` can decide before decoding.
+    """
+    if path and "after_optimizations" in os.path.basename(path):
+        return True
+    head = text[:1 << 16]
+    head_text = head if isinstance(head, str) else bytes(head).decode("utf-8", "replace")
+    return "is_scheduled=true" in _header(head_text)
+
+
 def detect(text: str, path: str | None = None) -> Provenance:
     """The platform and stage of ``text`` (an HLO module), from its file name, siblings and body."""
     header = _header(text)
     base = os.path.basename(path) if path else ""
-    compiled = "is_scheduled=true" in header or "after_optimizations" in base
+    compiled = is_compiled(text, path)
     hits: list[tuple[str, str]] = []
     named = _from_name(base) if base else None
     if named:

@@ -123,19 +123,6 @@ def _looks_like_hlo(text: str) -> bool:
     return head.startswith("HloModule")
 
 
-def _is_compiled(text: str | bytes | bytearray, path: str) -> bool:
-    """A post-optimization module: XLA's host offloader already rewrote it (no annotations left to analyse).
-
-    Looks only at the first line (no copy of the module, which may be hundreds of MB).
-    """
-    if "after_optimizations" in os.path.basename(path):
-        return True
-    head = text[:1 << 16]  # XLA prints is_scheduled right after the module's name
-    raw = head.encode("utf-8", "replace") if isinstance(head, str) else bytes(head)
-    first = raw.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
-    return b"is_scheduled=true" in first
-
-
 def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None) -> dict[str, Any]:
     from ..syntax.hlo_parser import parse_module
 
@@ -152,9 +139,9 @@ def _check_module(module, text: str, source: str, rule: str = "shipped",
     from ..provenance import detect as detect_provenance
     from .hlo import summarize
 
-    entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module),
-                             "provenance": detect_provenance(text, None if source == "<stdin>" else source).to_json()}
-    if _is_compiled(text, source):
+    origin = detect_provenance(text, None if source == "<stdin>" else source)
+    entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module), "provenance": origin.to_json()}
+    if origin.stage == "compiled":
         entry["note"] = _COMPILED_NOTE
         entry["findings"] = 0
         return entry
@@ -264,7 +251,9 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     head = _read_head(f)
     if _looks_like_hlo(head.decode("utf-8", "replace")):
         data = _read_rest(f, head)
-        compiled = _is_compiled(data, source)
+        from ..provenance import is_compiled
+
+        compiled = is_compiled(data, source)
         if not opts.full:  # triage the bytes: a module no analysis applies to is neither decoded nor parsed
             from ..hlo_triage import triage
 
