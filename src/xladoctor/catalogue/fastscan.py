@@ -338,9 +338,9 @@ def scan_file_parallel(path: str, scanner: LogScanner, executor: Executor, worke
 
 def usable_cpus() -> int:
     """Cores this process may use for worker processes: 1 in a daemonic process, which may not start any."""
-    import multiprocessing
+    from ..parallel import can_start_workers
 
-    if multiprocessing.current_process().daemon:
+    if not can_start_workers():
         return 1
     try:
         return len(os.sched_getaffinity(0))
