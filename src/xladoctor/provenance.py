@@ -79,11 +79,30 @@ class Provenance:
                 "note": self.note()}
 
 
+def hlo_header(text: str) -> str | None:
+    """The first line of ``text`` that is not blank or a ``//`` comment, byte-order marks skipped
+    (where ``HloModule`` stands); ``None`` while a comment line has no end yet (read more to decide).
+
+    Walks indices instead of slicing, so a module of hundreds of MB is not copied to read one line.
+    """
+    i, n = 0, len(text)
+    while text.startswith("\ufeff", i):
+        i += 1
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if not text.startswith("//", i):
+            break
+        end = text.find("\n", i)
+        if end < 0:
+            return None
+        i = end + 1
+    end = text.find("\n", i)
+    return text[i:] if end < 0 else text[i:end]
+
+
 def _header(text: str) -> str:
-    head = text.lstrip("\ufeff").lstrip()
-    while head.startswith("//"):
-        head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
-    return head.split("\n", 1)[0]
+    return hlo_header(text) or ""
 
 
 def _from_name(base: str) -> tuple[str, str] | None:

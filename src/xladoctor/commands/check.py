@@ -117,10 +117,9 @@ def _skip_reason(path: str) -> str | None:
 
 
 def _looks_like_hlo(text: str) -> bool:
-    head = text.lstrip("\ufeff").lstrip()
-    while head.startswith("//"):
-        head = head.split("\n", 1)[1].lstrip() if "\n" in head else ""
-    return head.startswith("HloModule")
+    from ..provenance import hlo_header
+
+    return (hlo_header(text) or "").startswith("HloModule")
 
 
 def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None) -> dict[str, Any]:
@@ -211,12 +210,9 @@ def _read_rest(f: BinaryIO, head: bytes) -> bytes | bytearray:
 
 
 def _undecided(head: bytes) -> bool:
-    text = head.decode("utf-8", "replace").lstrip("\ufeff").lstrip()
-    while text.startswith("//"):
-        if "\n" not in text:
-            return True
-        text = text.split("\n", 1)[1].lstrip()
-    return not text
+    from ..provenance import hlo_header
+
+    return not hlo_header(head.decode("utf-8", "replace"))  # None: a comment goes on; "": nothing yet
 
 
 def _buffered(f: BinaryIO) -> io.BufferedIOBase:
