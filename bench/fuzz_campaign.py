@@ -476,7 +476,7 @@ def run_explain(text: str) -> Outcome:
 
 
 def _screen_safe(out: str) -> Outcome:
-    from xladoctor.report.escape import escape_stream_text
+    from xladoctor.escape import escape_stream_text
     # What reaches the terminal goes through the stream escaper: nothing unsafe may remain.
     shown = escape_stream_text(out)
     if any(c in shown for c in "\x1b\u202e\x00"):

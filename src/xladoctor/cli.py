@@ -79,7 +79,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command with stdout/stderr wrapped so no input can drive the terminal."""
-    from .report.escape import TerminalSafeStream
+    from .escape import TerminalSafeStream
 
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = TerminalSafeStream(out), TerminalSafeStream(err)

@@ -42,7 +42,7 @@ class InputError(XlaDoctorError, ValueError):
         self.col = col
         # One line whatever the input: a file name or quoted token with a newline or an
         # escape sequence must not forge or erase lines on the user's terminal.
-        from .report.escape import escape_field
+        from .escape import escape_field
         shown = _LONG_TOKEN.sub(_cut_token, message)
         if len(shown) > _MESSAGE_SHOWN:
             shown = shown[:_MESSAGE_SHOWN] + f"... ({len(shown):,} characters in all)"

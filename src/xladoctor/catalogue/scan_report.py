@@ -15,8 +15,8 @@ from typing import Any
 
 from ..commands._common import print_json
 from ..errors import InputError
-from ..report.escape import escape_field
-from ..report.units import human_bytes
+from ..escape import escape_field
+from ..units import human_bytes
 from .loader import load_catalogue
 from .render import LABELS, Writer
 from .scanner import MAX_DISTINCT, Finding, LogScanner

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Iterable
 
 from ..errors import InputError
-from ..report.escape import escape_field
+from ..escape import escape_field
 
 
 def refuse_overwriting_inputs(target: str, inputs: Iterable[str]) -> None:

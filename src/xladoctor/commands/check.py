@@ -37,8 +37,8 @@ from importlib import resources
 from typing import Any, BinaryIO, cast
 
 from ..errors import InputError, UsageError
-from ..report.escape import escape_field
-from ..report.units import count_text
+from ..escape import escape_field
+from ..units import count_text
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, decode_text, located, print_json

@@ -6,12 +6,12 @@ import argparse
 from collections import Counter
 from typing import Any
 
+from ..escape import escape_field
 from ..ir.module import HloModule
 from ..ir.shape import HOST_MEMORY_SPACE, Shape
 from ..ir.sizes import logical_bytes, physical_bytes
-from ..report.escape import escape_field
-from ..report.units import bytes_text
 from ..syntax.hlo_parser import parse_module
+from ..units import bytes_text
 from ._common import located, print_json, read_input
 
 NAME = "hlo"

@@ -13,11 +13,11 @@ import argparse
 import sys
 
 from ..errors import InputError, UsageError
+from ..escape import escape_field
 from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, check_inputs
 from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
-from ..report.escape import escape_field
 from ..syntax.hlo_parser import parse_module
 from ._common import located, print_json, read_input
 

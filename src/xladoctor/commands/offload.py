@@ -6,11 +6,11 @@ import argparse
 import sys
 
 from ..errors import UsageError
+from ..escape import escape_field
 from ..offload import analyze_host_offload, fix_device, fix_host
 from ..offload.fixes import suggest_fixes
 from ..offload.report import render_text, result_json
 from ..provenance import detect as detect_provenance
-from ..report.escape import escape_field
 from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature

@@ -23,8 +23,8 @@ from ..ir.sizes import (
 )
 from ..ir.tpu_layouts import TPU_GENERATIONS, tpu_default_shape
 from ..report.tpu_default import layout_written, tpu_info, tpu_lines
-from ..report.units import bytes_text, ratio_text
 from ..syntax.shape_parser import parse_shape
+from ..units import bytes_text, ratio_text
 from ._common import located, print_json
 
 NAME = "shape"

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..escape import escape_field
 from ..ir.shape import Shape
 from ..ir.sizes import DimensionPadding
-from ..report.escape import escape_field
 from .compare import InputCheck, ParameterMismatch
 from .jax_spelling import jax_format, memory_kind
 from .messages import note_text, tpu_default_info, tpu_default_notes

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..units import bytes_text
 from .html_base import badge, code_block, esc, lang_attrs, lbl, ltr, prose, shape_index_text
 from .html_flow import FlowNode, render_flow
 from .html_inputs import bytes_bars, dims_bars
 from .html_labels import label
-from .units import bytes_text
 
 _DIMS = re.compile(r"\[([0-9,\s]*)\]")
 

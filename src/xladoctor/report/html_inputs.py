@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..units import bytes_text, human_bytes
 from .html_base import badge, code_block, esc, lbl, ltr
 from .html_labels import label
-from .units import bytes_text, human_bytes
 
 RUNTIME_NAMES = {"tpu": "TPU (PJRT)", "cpu_gpu": "CPU / GPU (PJRT)", "gpu": "GPU (TFRT)",
                  "stream_executor": "StreamExecutor"}

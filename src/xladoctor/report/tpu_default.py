@@ -11,7 +11,7 @@ from typing import Any
 from ..ir.shape import Shape
 from ..ir.sizes import logical_bytes, physical_bytes
 from ..ir.tpu_layouts import LIBTPU_VERSION, NoTpuDefault, default_for_generations, is_tpu_default, tpu_default_shape
-from .units import bytes_text, ratio_text
+from ..units import bytes_text, ratio_text
 
 
 def layout_written(text: str) -> bool:
