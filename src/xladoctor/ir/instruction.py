@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .opcodes import HloOpcode
 from .shape import Shape
@@ -69,47 +69,39 @@ class SourceLocation:
 
     def __str__(self) -> str:
         """Display form; the file and function come from the input, so controls are escaped."""
-        from ..report.escape import escape_field
+        from ..escape import escape_field
         where = f"{escape_field(self.file)}:{self.line}"
         return f"{where} ({escape_field(self.function)})" if self.function else where
 
 
-_INT_METADATA_FIELDS = ("source_line", "source_end_line", "source_column", "stack_frame_id")
-_STR_METADATA_FIELDS = ("op_type", "op_name", "source_file")
+class MetadataCodec(Protocol):
+    """Reads and writes the text of a ``metadata={...}`` attribute."""
+
+    def decode(self, raw: str) -> OpMetadata: ...
+
+    def encode(self, md: OpMetadata) -> str: ...
 
 
-def decode_metadata(raw: str) -> OpMetadata:
-    """``{op_name="x" source_line=3}`` -> OpMetadata; unreadable text is kept in ``extra``."""
-    from ..syntax.attributes import parse_key_values, unquote
-    try:
-        pairs = parse_key_values(raw)
-    except ValueError:
-        return OpMetadata(extra=(("raw", raw),))
-    fields: dict = {}
-    extra = []
-    for k, v in pairs:
-        if k in _STR_METADATA_FIELDS:
-            fields[k] = unquote(v)
-        elif k in _INT_METADATA_FIELDS and v.lstrip("-").isdigit():
-            fields[k] = int(v)
-        else:
-            extra.append((k, v))
-    return OpMetadata(extra=tuple(extra), **fields)
+_METADATA_CODEC: list[MetadataCodec] = []
 
 
-def encode_metadata(md: OpMetadata) -> str:
-    from ..syntax.attributes import quote
-    parts = []
-    for k in ("op_type", "op_name", "source_file"):
-        v = getattr(md, k)
-        if v is not None:
-            parts.append(f"{k}={quote(v)}")
-    for k in _INT_METADATA_FIELDS:
-        v = getattr(md, k)
-        if v is not None:
-            parts.append(f"{k}={v}")
-    parts.extend(f"{k}={v}" for k, v in md.extra)
-    return "{" + " ".join(parts) + "}"
+def use_metadata_codec(codec: MetadataCodec) -> None:
+    """Install the reader/writer of ``metadata={...}`` text (done by :mod:`xladoctor.syntax.metadata`).
+
+    The instruction keeps the attribute as the text the parser read and decodes it on first
+    use (a 100k-instruction module rarely needs more than a few).  That text is HLO syntax
+    (C-escaped strings, nested ``key=value`` lists), whose reader lives one layer up, in
+    ``syntax/``; the IR only holds the hook, so it never imports the layer that builds it.
+    Raw metadata text only exists on instructions the parser made, so the codec is always
+    installed before it is needed.
+    """
+    _METADATA_CODEC[:] = [codec]
+
+
+def _metadata_codec() -> MetadataCodec:
+    if not _METADATA_CODEC:
+        raise RuntimeError("metadata text needs its reader: import xladoctor.syntax first")
+    return _METADATA_CODEC[0]
 
 
 class HloInstruction:
@@ -231,7 +223,7 @@ class HloInstruction:
     def metadata(self) -> OpMetadata | None:
         if self._metadata is False:
             raw = self.attributes.get("metadata")
-            self._metadata = decode_metadata(raw) if raw is not None else None
+            self._metadata = _metadata_codec().decode(raw) if raw is not None else None
         return self._metadata  # type: ignore[return-value]
 
     @metadata.setter
@@ -240,7 +232,7 @@ class HloInstruction:
         if value is None:
             self.attributes.pop("metadata", None)
         else:
-            self.attributes["metadata"] = encode_metadata(value)
+            self.attributes["metadata"] = _metadata_codec().encode(value)
 
     # -- queries -------------------------------------------------------------------
     @property

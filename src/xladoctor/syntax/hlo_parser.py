@@ -25,7 +25,7 @@ import re
 
 from ..errors import HloParseError
 from ..ir.computation import HloComputation
-from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction, use_metadata_codec
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
 from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, REQUIRED_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
@@ -41,8 +41,12 @@ from .attributes import (
     scan_value,
     unquote,
 )
+from .metadata import TextMetadataCodec
 from .reader import Reader, show_token
 from .shape_parser import read_shape
+
+# Instructions keep metadata={...} as text and decode it on first use with this reader.
+use_metadata_codec(TextMetadataCodec())
 
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
