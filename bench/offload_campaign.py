@@ -6,7 +6,7 @@ is compiled by libtpu 0.0.42.1 (compile-only, v5e topology, through
 with the default rule.  They agree when the verdict kind is the same (compiles /
 E1200 / other XLA error / compiler crash) and, for E1200, the start instruction is the
 same under the oracle's renaming rule (:func:`xladoctor.oracle.same_instruction`).
-A disagreement is either a named known divergence (:mod:`xladoctor.offload.divergences`)
+A disagreement is either a named known divergence (:mod:`xladoctor.oracle.divergences`)
 or printed with a shrunk repro.  Programs the compiler cannot be given faithfully
 (``unsupported``), compiles past the time limit and programs jax itself refuses to
 lower are counted apart, never as agreement.
@@ -40,7 +40,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import offload_gen  # noqa: E402
 
 from xladoctor.offload import analyze_host_offload  # noqa: E402
-from xladoctor.offload.divergences import match_divergence  # noqa: E402
+from xladoctor.oracle.divergences import match_divergence  # noqa: E402
 from xladoctor.oracle import OracleWorker, compare, prediction_of  # noqa: E402
 from xladoctor.syntax.hlo_parser import parse_module  # noqa: E402
 

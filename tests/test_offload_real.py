@@ -24,8 +24,8 @@ import pytest
 
 from test_offload_scenarios import DATA, load_all, rule_of
 from xladoctor.offload import analyze_host_offload
-from xladoctor.offload.divergences import KNOWN_DIVERGENCES, match_divergence
 from xladoctor.oracle import Verdict, compare, prediction_of, unavailable_reason
+from xladoctor.oracle.divergences import KNOWN_DIVERGENCES, match_divergence
 from xladoctor.syntax.hlo_parser import parse_module
 
 ROOT = Path(__file__).resolve().parent.parent

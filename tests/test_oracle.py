@@ -109,6 +109,27 @@ def test_stablehlo_of_a_jax_program_compiles_or_fails_as_jax_would(worker):
     assert v.kind == "compiles" and v.output_memory_kinds == ["pinned_host", "device"]
 
 
+def test_compile_jitted_lowers_the_program_for_tpu_and_gives_the_same_verdicts(worker):
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    from jax.sharding import SingleDeviceSharding
+
+    from xladoctor.jax import compile_jitted
+    dev = jax.devices()[0]
+    host = SingleDeviceSharding(dev, memory_kind="pinned_host")
+    device = SingleDeviceSharding(dev, memory_kind="device")
+    from frontend_ops import place_to_host
+
+    def offloaded(x):
+        return jnp.sin(place_to_host(x * 2)), x + 1
+
+    x = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+    v = compile_jitted(jax.jit(offloaded), x)
+    assert v.kind == "e1200" and v.start == "sine.1"
+    v = compile_jitted(offloaded, x, jit_kwargs={"out_shardings": (host, device)})
+    assert v.kind == "compiles" and v.output_memory_kinds == ["pinned_host", "device"]
+
+
 def test_copy_has_no_stablehlo_form_and_is_reported_not_guessed(worker):
     text = "HloModule m\nENTRY e {\n  p = f32[8,128]{1,0} parameter(0)\n  ROOT c = f32[8,128]{1,0} copy(p)\n}\n"
     v = worker.compile_hlo(text)

@@ -6,6 +6,7 @@
   ``ValueError``) before calling a compiled executable.
 * :func:`check_checkpoint` / :func:`relayout_checkpoint` - which restored leaves a
   compiled step function will reject, and the same leaves moved to its formats.
+* :func:`compile_jitted` - the real TPU compiler's verdict on a program (``[tpu]`` extra).
 
 See docs/jax.md.
 """
@@ -13,7 +14,8 @@ See docs/jax.md.
 from .checkpoint import check_checkpoint, relayout_checkpoint
 from .inputs_check import InputsReport, LeafMismatch, check_inputs, fix_inputs
 from .offload_check import OffloadFinding, OffloadReport, SourceLine, check_lowered, check_offload
+from .offload_confirm import compile_jitted
 
 __all__ = ["check_offload", "check_lowered", "OffloadReport", "OffloadFinding", "SourceLine",
            "check_inputs", "fix_inputs", "InputsReport", "LeafMismatch",
-           "check_checkpoint", "relayout_checkpoint"]
+           "check_checkpoint", "relayout_checkpoint", "compile_jitted"]

@@ -8,7 +8,7 @@ of every walk, and the program-end rule: any entry output reached by host memory
 whose layout is not host memory is E1200, tiled or not.  ``rule="unmerged-pr-36525"``
 selects the never-released variant (E1200 only for a customized layout, otherwise
 the output silently becomes host memory).  The real TPU compiler is the judge:
-``bench/offload_campaign.py`` compares the two; :mod:`.divergences` lists what differs.
+``bench/offload_campaign.py`` compares the two; :mod:`xladoctor.oracle.divergences` lists what differs.
 
 Pre-optimization modules (not ``is_scheduled=true``) first get XLA's CallInliner
 and tuple folding on the private copy (``inline_calls=None`` by default; see

@@ -17,7 +17,7 @@ memory, tiled or not; a MoveToHost that *is* the entry root gets a copy to host 
 compiles; a host value may feed any operand of a multi-operand instruction
 (``26094505af``); a MoveToDevice stays the end of every later walk (``b4226f6093``).
 The real TPU compiler agrees on every scenario and generated program we checked
-(``bench/offload_campaign.py``; known divergences in :mod:`.divergences`).
+(``bench/offload_campaign.py``; known divergences in :mod:`xladoctor.oracle.divergences`).
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@ on any Linux x86-64 machine, no accelerator needed.  Every compile runs in a wor
 
 Single compiles (one shared worker per topology, started on first use)::
 
-    from xladoctor.oracle import compile_hlo, compile_stablehlo, compile_jitted
+    from xladoctor.oracle import compile_hlo, compile_stablehlo
     v = compile_hlo(open("module.hlo").read())          # Verdict(kind="e1200", start="tuple.1", ...)
-    v = compile_jitted(jax.jit(f, out_shardings=...), x) # lowered for TPU here, compiled there
+
+A JAX program: :func:`xladoctor.jax.compile_jitted` (lowering is the JAX front door's job).
 
 Batches: ``with OracleWorker(topology, timeout=60) as w: w.compile_hlo(t)`` -- see
 :mod:`.worker`.  Verdicts: :mod:`.verdict`.  Comparing a predicted E1200 start with XLA's:
@@ -26,7 +27,7 @@ _EXPORTS = {
     "INSTALL_HINT": "availability", "available": "availability", "unavailable_reason": "availability",
     "Comparison": "comparison", "Prediction": "comparison", "compare": "comparison", "prediction_of": "comparison",
     "same_instruction": "naming", "stem": "naming",
-    "close_shared": "shared", "compile_hlo": "shared", "compile_jitted": "shared",
+    "close_shared": "shared", "compile_hlo": "shared",
     "compile_stablehlo": "shared", "shared_worker": "shared",
     "KINDS": "verdict", "Verdict": "verdict",
     "DEFAULT_TOPOLOGY": "topologies", "TOPOLOGIES": "topologies",

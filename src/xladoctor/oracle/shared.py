@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 import threading
-from typing import Any
 
 from .verdict import Verdict
 from .worker import DEFAULT_TOPOLOGY, OracleWorker
@@ -39,18 +38,3 @@ def compile_stablehlo(text: str, topology: str = DEFAULT_TOPOLOGY) -> Verdict:
     """StableHLO/MHLO text (``Lowered.as_text()``) -> verdict."""
     return shared_worker(topology).compile_stablehlo(text)
 
-
-def compile_jitted(program: Any, *args: Any, topology: str = DEFAULT_TOPOLOGY,
-                   jit_kwargs: dict[str, Any] | None = None, **kwargs: Any) -> Verdict:
-    """A (jitted) function and its arguments, or a ``jax.stages.Lowered`` -> verdict.
-
-    ``args``/``kwargs`` are the function's own arguments; options for ``jax.jit`` go in
-    ``jit_kwargs``, as for :func:`xladoctor.jax.check_offload`.
-
-    The program is lowered here for TPU (works on a CPU-only machine; the memory kinds of
-    shardings are kept as ``mhlo.memory_kind``) and its StableHLO compiled in the worker.
-    """
-    from ..jax.lowering import lower
-
-    lowered = lower(program, args, jit_kwargs or {}, "tpu", kwargs)
-    return compile_stablehlo(lowered.as_text(), topology)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule
-    from ..oracle.verdict import Verdict
-    from .result import HostOffloadResult
+    from ..offload.result import HostOffloadResult
+    from .verdict import Verdict
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def _host_result_tuple_start(module: HloModule, result: HostOffloadResult, verdi
 
 def _identical_host_buffers(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     """Two MoveToHosts of broadcasts of the same constant value and shape: XLA's CSE makes one."""
-    from .annotations import is_move_to_host
+    from ..offload.annotations import is_move_to_host
 
     seen: set[tuple[str, str]] = set()
     for instr in module.instructions():
