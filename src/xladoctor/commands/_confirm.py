@@ -1,19 +1,15 @@
 """``--confirm``: the real TPU compiler's verdict next to our prediction (offload, check).
 
-Shared by the ``offload`` and ``check`` commands so both print and serialise the same thing.
-Nothing here imports jax: the compile runs in the oracle's worker process, and without the
-``[tpu]`` extra the result is a one-line note on how to get it.
+The options and the note on stderr, shared by the ``offload`` and ``check`` commands.  The
+document itself is :func:`xladoctor.oracle.confirm.confirm` (nothing there imports jax: the
+compile runs in the oracle's worker process) and its text :mod:`xladoctor.report.confirm`.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from ..ir.module import HloModule
-    from ..offload.result import HostOffloadResult
+from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,56 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"TPU topology --confirm compiles for (default {DEFAULT_TOPOLOGY})")
 
 
-def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: str,
-            stablehlo: str | None = None) -> dict[str, Any]:
-    """Compile ``text`` (or, when given, the same program's ``stablehlo``, which carries
-    JAX's memory kinds) and compare.  JSON-ready: see docs/json.md, ``confirm``."""
-    from ..oracle import INSTALL_HINT, compare, prediction_of, shared_worker
-
-    worker = shared_worker(topology)
-    why = worker.unavailable
-    if why is not None:
-        return {"available": False, "reason": why, "install": INSTALL_HINT, "topology": topology}
-    # The optimised module is kept out of reports (large; --json users can compile themselves).
-    verdict = (worker.compile_stablehlo(stablehlo, want_text=False) if stablehlo is not None
-               else worker.compile_hlo(text, want_text=False))
-    comparison = compare(prediction_of(result, module), verdict)
-    return {"available": True, "topology": topology, "input": "stablehlo" if stablehlo is not None else "hlo",
-            **comparison.to_json()}
-
-
-def is_error(doc: dict[str, Any] | None) -> bool:
-    """Did the real compiler reject the module (E1200, another error, a crash)?"""
-    from ..oracle.verdict import ERROR_KINDS
-
-    return bool(doc and doc.get("available") and doc["verdict"]["kind"] in ERROR_KINDS)
-
-
 def note_if_unavailable(doc: dict[str, Any] | None) -> None:
     """The one-line note on stderr when --confirm cannot run here."""
     if doc is not None and not doc.get("available"):
         print(f"note: --confirm skipped: {doc['reason']}", file=sys.stderr)
-
-
-def render(doc: dict[str, Any] | None, indent: str = "") -> list[str]:
-    """Prediction and verdict side by side, then AGREE / DISAGREE."""
-    if doc is None:
-        return []
-    if not doc.get("available"):
-        return [f"{indent}real compiler: not run ({doc['reason']})"]
-    from ..oracle.comparison import Prediction
-    from ..oracle.verdict import Verdict
-
-    v = Verdict.from_json(doc["verdict"])
-    lines = [f"{indent}confirm with the real TPU compiler ({doc['topology']}, from {doc['input']} text):",
-             f"{indent}  xladoctor predicts   {Prediction.from_json(doc['predicted']).summary()}",
-             f"{indent}  TPU compiler says    {v.summary()}"]
-    if v.kind == "crash" and v.check_line:
-        lines.append(f"{indent}    {v.check_line}")
-    if doc["agree"] is True:
-        lines.append(f"{indent}  agree: {doc['reason']}")
-    elif doc["agree"] is False:
-        lines.append(f"{indent}  DISAGREE: {doc['reason']}")
-    else:
-        lines.append(f"{indent}  cannot compare: {doc['reason']}")
-    return lines

@@ -38,6 +38,8 @@ from typing import Any, BinaryIO, cast
 
 from ..errors import InputError, UsageError
 from ..escape import escape_field
+from ..oracle.confirm import confirm, is_error
+from ..report.confirm import confirm_lines
 from ..units import count_text
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
@@ -148,8 +150,8 @@ def _check_module(module, text: str, source: str, rule: str = "shipped",
     entry["offload"] = result_json(result, suggest_fixes(module, result))
     entry["findings"] = len(result.errors) + len(getattr(result, "failures", ()))
     if confirm_topology is not None:
-        entry["confirm"] = _confirm.confirm(text, module, result, confirm_topology)
-        if not entry["findings"] and _confirm.is_error(entry["confirm"]):
+        entry["confirm"] = confirm(text, module, result, confirm_topology)
+        if not entry["findings"] and is_error(entry["confirm"]):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
     return entry
 
@@ -500,7 +502,7 @@ def _hlo_text(f: dict[str, Any]) -> str:
         lines.append(f"   ... {len(off['warnings']) - 5} more warnings")
     if f.get("provenance", {}).get("note"):
         lines.append(f"   note: {f['provenance']['note']}")
-    lines.extend(_confirm.render(f.get("confirm"), "   "))
+    lines.extend(confirm_lines(f.get("confirm"), "   "))
     return "\n".join(lines)
 
 

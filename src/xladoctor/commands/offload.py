@@ -10,7 +10,9 @@ from ..escape import escape_field
 from ..offload import analyze_host_offload, fix_device, fix_host
 from ..offload.fixes import suggest_fixes
 from ..offload.report import render_text, result_json
+from ..oracle.confirm import confirm, is_error
 from ..provenance import detect as detect_provenance
+from ..report.confirm import confirm_lines
 from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         result = analyze_host_offload(module, args.rule, disable_host_compute=args.disable_host_compute)
         fixes = suggest_fixes(module, result, names)
     origin = detect_provenance(text, None if args.file == "-" else args.file)
-    confirmed = _confirm.confirm(text, module, result, args.topology, stablehlo) if args.confirm else None
+    confirmed = confirm(text, module, result, args.topology, stablehlo) if args.confirm else None
     _confirm.note_if_unavailable(confirmed)
     if args.fix:
         fixed = (fix_host if args.fix == "host" else fix_device)(module, result)
@@ -83,5 +85,5 @@ def run(args: argparse.Namespace) -> int:
         if origin.note():
             sys.stdout.write(f"\nnote: {escape_field(origin.note())}\n")
         if confirmed is not None:
-            sys.stdout.write("\n".join(["", *_confirm.render(confirmed)]) + "\n")
-    return 1 if result.has_findings or _confirm.is_error(confirmed) else 0
+            sys.stdout.write("\n".join(["", *confirm_lines(confirmed)]) + "\n")
+    return 1 if result.has_findings or is_error(confirmed) else 0

@@ -80,13 +80,13 @@ def _hlo_card(s: dict[str, Any], lang: str) -> str:
 
 def _origin_and_confirm(f: dict[str, Any]) -> list[str]:
     """The CPU-provenance warning and the ``--confirm`` verdict, as the terminal prints them."""
-    from ..commands._confirm import render
+    from .confirm import confirm_lines
 
     out = []
     note = (f.get("provenance") or {}).get("note")
     if note:
         out.append(f'<p class="note">{ltr(note, "wrap")}</p>')
-    lines = render(f.get("confirm"))
+    lines = confirm_lines(f.get("confirm"))
     if lines:
         out.append(code_block("\n".join(lines), copy=False))
     return out

@@ -1,0 +1,40 @@
+"""The ``confirm`` document: the real TPU compiler's verdict beside our prediction, JSON-ready.
+
+Built the same way for ``offload --confirm`` and ``check --confirm`` (docs/json.md,
+``confirm``).  Without the ``[tpu]`` extra it says why not and how to get it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..ir.module import HloModule
+    from ..offload.result import HostOffloadResult
+
+
+def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: str,
+            stablehlo: str | None = None) -> dict[str, Any]:
+    """Compile ``text`` (or, when given, the same program's ``stablehlo``, which carries
+    JAX's memory kinds) and compare.  JSON-ready: see docs/json.md, ``confirm``."""
+    from .availability import INSTALL_HINT
+    from .comparison import compare, prediction_of
+    from .shared import shared_worker
+
+    worker = shared_worker(topology)
+    why = worker.unavailable
+    if why is not None:
+        return {"available": False, "reason": why, "install": INSTALL_HINT, "topology": topology}
+    # The optimised module is kept out of reports (large; --json users can compile themselves).
+    verdict = (worker.compile_stablehlo(stablehlo, want_text=False) if stablehlo is not None
+               else worker.compile_hlo(text, want_text=False))
+    comparison = compare(prediction_of(result, module), verdict)
+    return {"available": True, "topology": topology, "input": "stablehlo" if stablehlo is not None else "hlo",
+            **comparison.to_json()}
+
+
+def is_error(doc: dict[str, Any] | None) -> bool:
+    """Did the real compiler reject the module (E1200, another error, a crash)?"""
+    from .verdict import ERROR_KINDS
+
+    return bool(doc and doc.get("available") and doc["verdict"]["kind"] in ERROR_KINDS)
