@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from xladoctor.catalogue.scan_report import scan_file  # noqa: E402
+from xladoctor.catalogue.logscan import scan_file  # noqa: E402
 
 NOISE = ("I1031 09:{m:02d}:{s:02d}.{us:06d}  {pid} tpu_compiler.cc:{ln}] step {i} loss={loss:.4f} "
          "throughput=1234.5 examples/s mem=12.3G/32.0G\n")

@@ -468,7 +468,7 @@ _LOG_LINES = [
 
 
 def run_explain(text: str) -> Outcome:
-    from xladoctor.catalogue.scan_report import render_findings
+    from xladoctor.report.explain_text import render_findings
     from xladoctor.catalogue.scanner import LogScanner
     findings = LogScanner().scan_binary(io.BytesIO(text.encode("utf-8", "surrogatepass")))
     out = render_findings(findings, "fuzz.log", "en", 80, "logical")
@@ -569,7 +569,7 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
     # Import everything before the cap, so the cap measures the work on each input.
     import numpy  # noqa: F401
 
-    import xladoctor.catalogue.scan_report  # noqa: F401
+    import xladoctor.report.explain_text  # noqa: F401
     import xladoctor.cli  # noqa: F401
     import xladoctor.offload  # noqa: F401
     oracle = Oracle() if use_jaxlib else None

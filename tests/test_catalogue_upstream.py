@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 
 from xladoctor.catalogue import load_catalogue
-from xladoctor.catalogue.scan_report import finding_fixes
+from xladoctor.catalogue.fixes import finding_fixes
 from xladoctor.catalogue.scanner import LogScanner
 from xladoctor.cli import main
 
@@ -77,7 +77,7 @@ def test_e1002_message_is_explained_with_its_sparsecore_split(capsys):
     # the larger side leads: SparseCore advice first, the story says so in both languages
     assert finding_fixes(f, "en")[0].startswith("Shrink the SparseCore side first")
     assert "SparseCore" in f.analysis["notes"][0] and "SparseCore" in f.analysis["notes_fa"][0]
-    from xladoctor.catalogue.scan_report import render_findings
+    from xladoctor.report.explain_text import render_findings
     text = render_findings([f], "<log>", "en", 100, "visual")
     assert "used_over_limit: 2.18x" in text and "scenario" not in text and "larger_user" not in text
 

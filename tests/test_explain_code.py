@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from xladoctor.catalogue.render import language_from_env
 from xladoctor.cli import main
+from xladoctor.report.catalogue_text import language_from_env
 
 
 @pytest.mark.parametrize("code", ["E1200", "1200", "e1200"])

@@ -168,9 +168,7 @@ def test_explain_json_reports_what_was_not_shown(tmp_path, monkeypatch, capsys):
     from xladoctor.catalogue import scanner as scanner_module
     from xladoctor.cli import main
 
-    monkeypatch.setattr(scanner_module, "MAX_DISTINCT", 2)
-    import xladoctor.catalogue.scan_report as scan_report
-    monkeypatch.setattr(scan_report, "MAX_DISTINCT", 2)
+    monkeypatch.setattr(scanner_module, "MAX_DISTINCT", 2)  # the report reads the scanner's limit
     log = tmp_path / "x.log"
     log.write_text("".join(f"Executable(jit_step) expected parameter {p} of size 6144 (f32[5,4,3]{{0,1,2:T(4,128)}}) "
                            "but got buffer with incompatible size 2048 (f32[5,4,3]{2,1,0})\n" for p in range(5)))

@@ -264,7 +264,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
             text = text[1:]
         return check_hlo(text, source, opts.rule, opts.confirm_topology)
     from ..catalogue.fastscan import scan_path, scan_stream
-    from ..catalogue.scan_report import LogScan
+    from ..catalogue.logscan import LogScan
     from ..catalogue.scanner import LogScanner
 
     scanner = LogScanner()
@@ -284,7 +284,7 @@ def _triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:
 
 
 def _log_entry(scan, lang: str) -> dict[str, Any]:
-    from ..catalogue.scan_report import scan_document
+    from ..report.explain_json import scan_document
 
     return {"path": scan.source, "kind": "log",
             "explain": scan_document(scan.findings, scan.source, lang, scan.not_shown),
@@ -292,7 +292,7 @@ def _log_entry(scan, lang: str) -> dict[str, Any]:
 
 
 def check_log(path: str, lang: str) -> dict[str, Any]:
-    from ..catalogue.scan_report import scan_file
+    from ..catalogue.logscan import scan_file
 
     return _log_entry(scan_file(path), lang)
 
@@ -363,8 +363,8 @@ def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from ..catalogue.fastscan import usable_cpus
-    from ..catalogue.render import language_from_env
     from ..progress import Progress
+    from ..report.catalogue_text import language_from_env
 
     lang = args.lang or language_from_env()
     paths = list(args.paths) + (example_paths() if args.examples else [])

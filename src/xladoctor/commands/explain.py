@@ -14,11 +14,15 @@ import argparse
 import os
 import shutil
 import sys
+from typing import TYPE_CHECKING
 
 from ..catalogue import load_catalogue, normalize_code
-from ..catalogue.render import language_from_env, render_entry
 from ..errors import UsageError
+from ..report.catalogue_text import language_from_env, render_entry
 from ._common import print_json
+
+if TYPE_CHECKING:
+    from ..catalogue.scanner import Finding
 
 NAME = "explain"
 HELP = "explain an XLA error code (E1200) or every XLA error found in a log file"
@@ -69,9 +73,46 @@ def run(args: argparse.Namespace) -> int:
         cat = load_catalogue()
         near = ", ".join(cat.nearest(target))
         raise UsageError(f"'{target}' is neither a known error code nor a file (nearest codes: {near})")
-    from ..catalogue.scan_report import scan_and_report  # lazy: scanning pulls in more modules
-
     return scan_and_report(target, args, lang, _width(args), _bidi(args))
+
+
+def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
+    # lazy: scanning pulls in more modules than explaining a code
+    from ..catalogue.logscan import scan_file
+    from ..report.explain_json import scan_document
+    from ..report.explain_text import not_shown_line, render_findings
+
+    scan = scan_file(target)
+    findings, source = scan.findings, scan.source
+    if args.hlo:
+        attach_offload_analysis(args.hlo, findings)
+    if args.json:
+        print_json(scan_document(findings, source, lang, scan.not_shown))
+    else:
+        sys.stdout.write(render_findings(findings, source, lang, width, bidi))
+        if scan.not_shown:
+            sys.stdout.write(not_shown_line(scan.not_shown) + "\n")
+    return 1 if findings else 0
+
+
+def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
+    """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
+    from ..offload.analysis import analyze_host_offload  # lazy: only --hlo needs it
+    from ..report.explain_json import jsonable
+    from ..syntax.hlo_parser import parse_module
+    from ._common import read_input
+
+    text, source = read_input(hlo_path)
+    module = parse_module(text, source=source)
+    result = analyze_host_offload(module)
+    errors = [jsonable(e) for e in result.errors]
+    for f in findings:
+        if f.code != "E1200":
+            continue
+        start = f.fields.get("start")
+        matching = [e for e in errors if isinstance(e, dict) and e.get("start") == start]
+        f.analysis["offload"] = {"module": source, "errors": matching or errors,
+                                 "matched_start": bool(matching)}
 
 
 def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:

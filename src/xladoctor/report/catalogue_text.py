@@ -2,7 +2,7 @@
 
 Kept apart from the data and from the CLI so the same layout serves
 ``xladoctor explain CODE`` and the per-finding explanations of a scanned log.
-Persian prose goes through :mod:`xladoctor.report.terminal_bidi`; code-like
+Persian prose goes through :mod:`.terminal_bidi`; code-like
 material (the coded header, the example log message, URLs) stays
 left-to-right in both languages because it is copied into searches and issues.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import textwrap
 
-from ..report.terminal_bidi import render_rtl
-from .model import Entry
+from ..catalogue.model import Entry
+from .terminal_bidi import render_rtl
 
 LABELS = {
     "en": {

@@ -1,25 +1,22 @@
-"""``xladoctor explain FILE|-``: scan the input, then print findings as text or JSON.
+"""The text of ``xladoctor explain FILE|-`` (and of a log in ``check``): findings of a scanned log.
 
-The text report gives, per distinct error: where it first appears, how often,
-the message, the parsed fields, the analysis (recomputed sizes, offload path)
-and the fixes from the catalogue in the chosen language.
+Per distinct error: where it first appears, how often, the message, the parsed fields, the
+analysis (recomputed sizes, offload path) and the fixes from the catalogue in the chosen
+language.  The JSON of the same findings is :mod:`.explain_json`.
 """
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import sys
 import textwrap
 from typing import Any
 
-from ..commands._common import print_json
-from ..errors import InputError
+from ..catalogue import scanner
+from ..catalogue.fixes import finding_fixes
+from ..catalogue.loader import load_catalogue
+from ..catalogue.scanner import Finding
 from ..escape import escape_field
 from ..units import human_bytes
-from .loader import load_catalogue
-from .render import LABELS, Writer
-from .scanner import MAX_DISTINCT, Finding, LogScanner
+from .catalogue_text import LABELS, Writer
 
 SCAN_LABELS = {
     "en": {"found": "{n} distinct XLA errors found", "found_one": "1 distinct XLA error found", "none": "no XLA error found", "times": "times",
@@ -29,68 +26,6 @@ SCAN_LABELS = {
 }
 
 
-@dataclasses.dataclass
-class LogScan:
-    """What scanning one log found: distinct findings, and messages not kept once MAX_DISTINCT were."""
-
-    findings: list[Finding]
-    source: str
-    not_shown: dict[str, int]
-
-
-def scan_file(target: str, parallel: bool = True) -> LogScan:
-    """Findings in a file or stdin, in bounded memory; a big regular file uses every core.
-
-    Regular files and streams (stdin, pipes, FIFOs named on the command line) are read;
-    devices and sockets are refused (``/dev/zero`` would never end).
-    """
-    from ..files import check_readable_kind
-    from .fastscan import scan_path, scan_stream
-
-    scanner = LogScanner()
-    if target == "-":
-        scan_stream(sys.stdin.buffer, scanner)
-        return LogScan(scanner.finish(), "<stdin>", scanner.not_shown)
-    kind = check_readable_kind(target)
-    try:
-        if kind == "regular":
-            scan_path(target, scanner, parallel)
-        else:
-            with open(target, "rb", buffering=0) as stream:
-                scan_stream(stream, scanner)
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a file", target, 1, 1) from None
-    except OSError as e:
-        raise InputError(f"cannot read file: {e.strerror or e}", target, 1, 1) from None
-    return LogScan(scanner.finish(), target, scanner.not_shown)
-
-
-def _jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return str(value)
-
-
-def finding_fixes(f: Finding, lang: str) -> list[str]:
-    """The fixes for one finding: first those its own analysis supports (E0102: device_put to
-    the compiled input format, relayout of saved bytes, or the memory-space/type/rank/bound
-    fix), then the catalogue's, unless the analysis says they do not apply."""
-    entry = load_catalogue().entries[f.code]
-    first = list(f.analysis.get("fixes_first_fa" if lang == "fa" else "fixes_first") or [])
-    if f.analysis.get("replaces_fixes"):
-        return first
-    # Catalogue fixes the analysis makes redundant (its own device_put advice, said less
-    # precisely) or inapplicable (moving between memory spaces, for a size mismatch).
-    skip = tuple(f.analysis.get("skips_fixes_with") or ())
-    return first + [x for x in entry.describe(lang).fixes if not any(s in x for s in skip)]
-
-
 # Analysis keys that steer the report rather than describe the error.
 _HIDDEN_ANALYSIS = ("offload", "trace", "notes", "notes_fa", "fixes_first", "fixes_first_fa", "replaces_fixes",
                     "skips_fixes_with", "scenario", "larger_user")
@@ -98,54 +33,10 @@ _HIDDEN_ANALYSIS = ("offload", "trace", "notes", "notes_fa", "fixes_first", "fix
 _HIDDEN_FIELDS = ("format", "variant")
 
 
-def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
-    """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
-    from ..commands._common import read_input
-    from ..offload.analysis import analyze_host_offload  # lazy: only --hlo needs it
-    from ..syntax.hlo_parser import parse_module
-
-    text, source = read_input(hlo_path)
-    module = parse_module(text, source=source)
-    result = analyze_host_offload(module)
-    errors = [_jsonable(e) for e in result.errors]
-    for f in findings:
-        if f.code != "E1200":
-            continue
-        start = f.fields.get("start")
-        matching = [e for e in errors if isinstance(e, dict) and e.get("start") == start]
-        f.analysis["offload"] = {"module": source, "errors": matching or errors,
-                                 "matched_start": bool(matching)}
-
-
-def scan_document(findings: list[Finding], source: str, lang: str,
-                  not_shown: dict[str, int] | None = None) -> dict[str, Any]:
-    """The ``explain FILE --json`` document (docs/json.md ``## explain``), without ``schema_version``."""
-    doc: dict[str, Any] = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
-           "findings": [_jsonable(f.to_json(finding_fixes(f, lang))) for f in findings]}
-    if not_shown:
-        doc["not_shown"] = {"distinct_limit": MAX_DISTINCT, "messages": sum(not_shown.values()),
-                            "by_code": dict(sorted(not_shown.items()))}
-    return doc
-
-
 def not_shown_line(not_shown: dict[str, int]) -> str:
     codes = ", ".join(f"{code} x{n}" for code, n in sorted(not_shown.items()))
-    return (f"{sum(not_shown.values())} more message(s) not shown: only the first {MAX_DISTINCT} distinct errors "
+    return (f"{sum(not_shown.values())} more message(s) not shown: only the first {scanner.MAX_DISTINCT} distinct errors "
             f"are kept ({codes})")
-
-
-def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
-    scan = scan_file(target)
-    findings, source = scan.findings, scan.source
-    if args.hlo:
-        attach_offload_analysis(args.hlo, findings)
-    if args.json:
-        print_json(scan_document(findings, source, lang, scan.not_shown))
-    else:
-        sys.stdout.write(render_findings(findings, source, lang, width, bidi))
-        if scan.not_shown:
-            sys.stdout.write(not_shown_line(scan.not_shown) + "\n")
-    return 1 if findings else 0
 
 
 def _format_value(value: Any, key: str = "") -> str:

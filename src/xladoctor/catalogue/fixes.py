@@ -1,0 +1,20 @@
+"""The fixes shown for one finding: its own analysis's first, then the catalogue entry's."""
+
+from __future__ import annotations
+
+from .loader import load_catalogue
+from .scanner import Finding
+
+
+def finding_fixes(f: Finding, lang: str) -> list[str]:
+    """The fixes for one finding: first those its own analysis supports (E0102: device_put to
+    the compiled input format, relayout of saved bytes, or the memory-space/type/rank/bound
+    fix), then the catalogue's, unless the analysis says they do not apply."""
+    entry = load_catalogue().entries[f.code]
+    first = list(f.analysis.get("fixes_first_fa" if lang == "fa" else "fixes_first") or [])
+    if f.analysis.get("replaces_fixes"):
+        return first
+    # Catalogue fixes the analysis makes redundant (its own device_put advice, said less
+    # precisely) or inapplicable (moving between memory spaces, for a size mismatch).
+    skip = tuple(f.analysis.get("skips_fixes_with") or ())
+    return first + [x for x in entry.describe(lang).fixes if not any(s in x for s in skip)]

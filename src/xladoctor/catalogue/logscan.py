@@ -1,0 +1,45 @@
+"""One log, file or stream, scanned to its distinct findings (``explain FILE``, a log in ``check``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from ..errors import InputError
+from .scanner import Finding, LogScanner
+
+
+@dataclasses.dataclass
+class LogScan:
+    """What scanning one log found: distinct findings, and messages not kept once MAX_DISTINCT were."""
+
+    findings: list[Finding]
+    source: str
+    not_shown: dict[str, int]
+
+
+def scan_file(target: str, parallel: bool = True) -> LogScan:
+    """Findings in a file or stdin, in bounded memory; a big regular file uses every core.
+
+    Regular files and streams (stdin, pipes, FIFOs named on the command line) are read;
+    devices and sockets are refused (``/dev/zero`` would never end).
+    """
+    from ..files import check_readable_kind
+    from .fastscan import scan_path, scan_stream
+
+    scanner = LogScanner()
+    if target == "-":
+        scan_stream(sys.stdin.buffer, scanner)
+        return LogScan(scanner.finish(), "<stdin>", scanner.not_shown)
+    kind = check_readable_kind(target)
+    try:
+        if kind == "regular":
+            scan_path(target, scanner, parallel)
+        else:
+            with open(target, "rb", buffering=0) as stream:
+                scan_stream(stream, scanner)
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a file", target, 1, 1) from None
+    except OSError as e:
+        raise InputError(f"cannot read file: {e.strerror or e}", target, 1, 1) from None
+    return LogScan(scanner.finish(), target, scanner.not_shown)
