@@ -134,11 +134,11 @@ def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: s
 
 def _check_module(module, text: str, source: str, rule: str = "shipped",
                   confirm_topology: str | None = None) -> dict[str, Any]:
+    from ..hlo_summary import summarize
     from ..offload import analyze_host_offload
     from ..offload.fixes import suggest_fixes
     from ..offload.report import result_json
     from ..provenance import detect as detect_provenance
-    from .hlo import summarize
 
     origin = detect_provenance(text, None if source == "<stdin>" else source)
     entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module), "provenance": origin.to_json()}

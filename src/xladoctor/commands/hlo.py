@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from typing import Any
 
 from ..escape import escape_field
-from ..ir.module import HloModule
-from ..ir.shape import HOST_MEMORY_SPACE, Shape
-from ..ir.sizes import logical_bytes, physical_bytes
+from ..hlo_summary import summarize
+from ..ir.shape import HOST_MEMORY_SPACE
 from ..syntax.hlo_parser import parse_module
 from ..units import bytes_text
 from ._common import located, print_json, read_input
@@ -36,18 +34,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sizes(shape: Shape) -> dict[str, Any]:
-    indexed = [(i, s) for i, s in shape.leaves() if s.is_array]
-    leaves = [s for _, s in indexed]
-    return {
-        "shape": str(shape),
-        "logical_bytes": sum(logical_bytes(s) for s in leaves),
-        "physical_bytes": sum(physical_bytes(s) for s in leaves),
-        "memory_spaces": sorted({s.memory_space for s in leaves}),
-        "host_leaves": [list(i) for i, s in indexed if s.memory_space == HOST_MEMORY_SPACE],
-    }
-
-
 def _host_mark(entry: dict[str, Any], is_tuple: bool) -> str:
     """``[host]`` for an array in host memory; for a tuple, which of its leaves are."""
     hosts = entry.get("host_leaves") or []
@@ -56,58 +42,6 @@ def _host_mark(entry: dict[str, Any], is_tuple: bool) -> str:
     if not is_tuple:
         return "  [host]"
     return "  [host: " + ", ".join("{" + ",".join(map(str, i)) + "}" for i in hosts) + "]"
-
-
-def summarize(module: HloModule) -> dict[str, Any]:
-    """The JSON document for ``hlo --json`` (schema in docs/json.md)."""
-    ecl = module.entry_computation_layout
-    assert ecl is not None and module.entry is not None
-    params = []
-    for i, shape in enumerate(ecl.parameters):
-        instr = module.entry.parameters[i]
-        entry = {"index": i, "instruction": instr.name, **_sizes(shape)}
-        md = instr.metadata
-        if md is not None and md.op_name:
-            entry["op_name"] = md.op_name
-        params.append(entry)
-    opcodes: Counter[str] = Counter()
-    custom_calls: Counter[str] = Counter()
-    spaces: Counter[int] = Counter()
-    computations = []
-    for comp in module.computations:
-        instrs = []
-        for instr in comp.instructions:
-            opcodes[instr.opcode.value] += 1
-            if instr.custom_call_target is not None:
-                custom_calls[instr.custom_call_target] += 1
-            for _, leaf in instr.shape.leaves():
-                if leaf.is_array and leaf.memory_space:
-                    spaces[leaf.memory_space] += 1
-            item: dict[str, Any] = {"name": instr.name, "opcode": instr.opcode.value, "shape": str(instr.shape),
-                                    "operands": [o.name for o in instr.operands], "line": instr.line}
-            if instr.custom_call_target is not None:
-                item["custom_call_target"] = instr.custom_call_target
-            loc = instr.source_location()
-            if loc is not None:
-                item["source"] = {"file": loc.file, "line": loc.line}
-            instrs.append(item)
-        computations.append({"name": comp.name, "is_entry": comp.is_entry, "instructions": instrs,
-                             "execution_thread": comp.execution_thread})
-    return {
-        "name": module.name,
-        "entry": module.entry.name,
-        "entry_computation_layout": {
-            "text": str(ecl),
-            "explicit": module.has_explicit_entry_layout,
-            "parameters": params,
-            "result": _sizes(ecl.result),
-        },
-        "instruction_count": module.instruction_count(),
-        "opcode_counts": dict(opcodes.most_common()),
-        "custom_calls": dict(custom_calls.most_common()),
-        "memory_spaces": {str(k): v for k, v in sorted(spaces.items())},
-        "computations": computations,
-    }
 
 
 def render_text(s: dict[str, Any]) -> str:
