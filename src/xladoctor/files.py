@@ -9,16 +9,20 @@
   never followed, so no cycle); an unreadable subdirectory is reported as an error, not
   skipped silently.  The order is that of ``os.walk`` with sorted names: a directory's
   files, then its subdirectories.
+* What was read is UTF-8 text or a located error (:func:`decode_text`), and a size error
+  about a shape of it points at that shape (:func:`located`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .errors import InputError
+from .errors import InputError, UnboundedSizeError
 
 _KINDS = ((stat.S_ISREG, "regular"), (stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "fifo"),
           (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"))
@@ -106,3 +110,28 @@ def open_regular(path: str) -> int:
     except BaseException:
         os.close(fd)
         raise
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """UTF-8 text, or :class:`InputError` at the line and column of the first invalid byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        text = data[: e.start].decode("utf-8", "replace")
+        line = text.count("\n") + 1
+        col = len(text) - (text.rfind("\n") + 1) + 1
+        raise InputError(f"not UTF-8 text (byte 0x{data[e.start]:02x})", name, line, col) from None
+
+
+_UNBOUNDED_DIM = re.compile(r"\[[^\]\n]*?(\?)")
+
+
+@contextmanager
+def located(text: str, source: str) -> Iterator[None]:
+    """Errors about a shape of ``text`` (an unbounded ``?`` dimension has no byte size)
+    become ``source:line:col:`` errors at the first ``?`` dimension, like parse errors."""
+    try:
+        yield
+    except UnboundedSizeError as e:
+        m = _UNBOUNDED_DIM.search(text)
+        raise InputError.at(str(e), text, m.start(1) if m else 0, source) from None

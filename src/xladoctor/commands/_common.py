@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from ..errors import InputError, UnboundedSizeError
+from ..errors import InputError
+from ..files import decode_text
 
 SCHEMA_VERSION = 1
 
@@ -34,31 +32,6 @@ def read_input(path: str) -> tuple[str, str]:
         except OSError as e:
             raise InputError(f"cannot read file: {e.strerror or e}", name, 1, 1) from None
     return decode_text(data, name), name
-
-
-def decode_text(data: bytes, name: str) -> str:
-    """UTF-8 text, or :class:`InputError` at the line and column of the first invalid byte."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        text = data[: e.start].decode("utf-8", "replace")
-        line = text.count("\n") + 1
-        col = len(text) - (text.rfind("\n") + 1) + 1
-        raise InputError(f"not UTF-8 text (byte 0x{data[e.start]:02x})", name, line, col) from None
-
-
-_UNBOUNDED_DIM = re.compile(r"\[[^\]\n]*?(\?)")
-
-
-@contextmanager
-def located(text: str, source: str) -> Iterator[None]:
-    """Errors about a shape of ``text`` (an unbounded ``?`` dimension has no byte size)
-    become ``source:line:col:`` errors at the first ``?`` dimension, like parse errors."""
-    try:
-        yield
-    except UnboundedSizeError as e:
-        m = _UNBOUNDED_DIM.search(text)
-        raise InputError.at(str(e), text, m.start(1) if m else 0, source) from None
 
 
 def print_json(obj: dict[str, Any]) -> None:

@@ -38,12 +38,13 @@ from typing import Any, BinaryIO, cast
 
 from ..errors import InputError, UsageError
 from ..escape import escape_field
+from ..files import decode_text, located
 from ..oracle.confirm import confirm, is_error
 from ..report.confirm import confirm_lines
 from ..units import count_text
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import add_rule_arguments, decode_text, located, print_json
+from ._common import add_rule_arguments, print_json
 
 NAME = "check"
 HELP = "run every applicable check on HLO modules, dump directories and logs (the main job)"

@@ -6,11 +6,12 @@ import argparse
 from typing import Any
 
 from ..escape import escape_field
+from ..files import located
 from ..hlo_summary import summarize
 from ..ir.shape import HOST_MEMORY_SPACE
 from ..syntax.hlo_parser import parse_module
 from ..units import bytes_text
-from ._common import located, print_json, read_input
+from ._common import print_json, read_input
 
 NAME = "hlo"
 HELP = "summarise an HLO module: computations, opcodes, entry layout with sizes, custom calls, memory spaces"

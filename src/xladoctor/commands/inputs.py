@@ -14,12 +14,13 @@ import sys
 
 from ..errors import InputError, UsageError
 from ..escape import escape_field
+from ..files import located
 from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, check_inputs
 from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
 from ..syntax.hlo_parser import parse_module
-from ._common import located, print_json, read_input
+from ._common import print_json, read_input
 
 NAME = "inputs"
 HELP = "check an executable's input layouts against supplied buffers or another compile (E0102)"

@@ -7,6 +7,7 @@ import sys
 
 from ..errors import UsageError
 from ..escape import escape_field
+from ..files import located
 from ..offload import analyze_host_offload, fix_device, fix_host
 from ..offload.fixes import suggest_fixes
 from ..offload.report import render_text, result_json
@@ -18,7 +19,7 @@ from ..syntax.hlo_printer import print_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import add_rule_arguments, located, print_json, read_input
+from ._common import add_rule_arguments, print_json, read_input
 
 NAME = "offload"
 HELP = "predict XLA host-offload errors (E1200): path, host memory, host compute, fixes"

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ..errors import InputError
+from ..files import located
 from ..inputs.jax_spelling import jax_layout
 from ..ir.shape import COMBINE_DIMENSION, HOST_MEMORY_SPACE, Shape, format_shape_index
 from ..ir.sizes import (
@@ -25,7 +26,7 @@ from ..ir.tpu_layouts import TPU_GENERATIONS, tpu_default_shape
 from ..report.tpu_default import layout_written, tpu_info, tpu_lines
 from ..syntax.shape_parser import parse_shape
 from ..units import bytes_text, ratio_text
-from ._common import located, print_json
+from ._common import print_json
 
 NAME = "shape"
 HELP = "canonical form, logical and physical (tiled) byte sizes, per-dimension padding of a shape"
