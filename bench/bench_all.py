@@ -94,7 +94,7 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
 def _check_child(n: int, repeat: int, base: int) -> dict:
     """``check`` on the module as a file, the way the CLI reads it (the text is written by another process,
     so this one's peak memory is only what checking costs)."""
-    from xladoctor.commands.check import Options, check_path
+    from xladoctor.checking.stream import Options, check_path
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "module.before_optimizations.txt")
         subprocess.run([sys.executable, __file__, "--make-module", "check", str(n), path], check=True)

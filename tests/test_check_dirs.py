@@ -96,16 +96,16 @@ def test_one_bad_file_never_stops_the_run(tmp_path, capsys, monkeypatch):
     (d / "b_binary.hlo").write_bytes(b"HloModule m\n\xff\xfe MoveToHost")
     (d / "c_crash.hlo").write_text(E1200_HLO.read_text().replace("jit_train_step", "crash_me"))
     shutil.copy(E1200_HLO, d / "d_real.hlo")
-    from xladoctor.commands import check
+    from xladoctor.checking import stream
 
-    real = check.check_hlo
+    real = stream.check_hlo
 
     def sometimes_crash(text, source, rule, *rest):
         if "crash_me" in text:
             raise ZeroDivisionError("simulated bug")
         return real(text, source, rule, *rest)
 
-    monkeypatch.setattr(check, "check_hlo", sometimes_crash)
+    monkeypatch.setattr(stream, "check_hlo", sometimes_crash)
     code, out, err = run(["check", str(d), "--jobs", "1"], capsys)
     assert code == 2  # worst of findings (1) and input errors (2)
     assert f"{d / 'a_broken.hlo'}:3:15: Dimensions size is 2" in err

@@ -112,10 +112,11 @@ def _open(path: str) -> BinaryIO:
 
 def scan_one(path: str, job: str, rule: str = "shipped") -> FileSummary:
     """Check one input like ``check`` does and keep only what the summary needs (never raises)."""
-    from .commands.check import Options, _skip_reason, check_stream
+    from .checking.stream import Options, check_stream
+    from .checking.walk import skip_reason
 
     base, ext = os.path.splitext(path)
-    if _skip_reason(base if ext in _COMPRESSED else path):  # XLA's non-HLO dump artefacts, binary formats
+    if skip_reason(base if ext in _COMPRESSED else path):  # XLA's non-HLO dump artefacts, binary formats
         return FileSummary(path, job, "skipped")
     opts = Options(rule=rule, lang="en", full=False, parallel_logs=False)
     try:

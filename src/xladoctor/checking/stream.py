@@ -1,0 +1,169 @@
+"""One input of ``check``: read, sniffed (HLO module or log), checked, never raising for a bad file.
+
+An HLO module is read whole into one buffer and triaged from its bytes before any decoding
+(:mod:`xladoctor.hlo_triage`); a log is streamed through the ``explain`` scanner, its sniffed
+head first, so neither stdin nor a big log is ever held whole.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from typing import Any, BinaryIO, cast
+
+from ..errors import InputError
+from ..files import decode_text
+from .entries import check_hlo, error_entry, log_entry, triaged_entry
+
+_SNIFF_BYTES = 64 << 10
+_SNIFF_MAX = 1 << 20
+
+
+@dataclass(frozen=True)
+class Options:
+    rule: str
+    """Host-offload rule (``shipped`` or ``unmerged-pr-36525``, see ``xladoctor.offload.rules``)."""
+    lang: str
+    full: bool
+    parallel_logs: bool
+    confirm_topology: str | None = None
+
+
+def _looks_like_hlo(text: str) -> bool:
+    from ..provenance import hlo_header
+
+    return (hlo_header(text) or "").startswith("HloModule")
+
+
+def _read_head(f: BinaryIO) -> bytes:
+    """Enough of the start to tell HLO from a log: 64 KiB, more while it is only blank lines and comments."""
+    head = f.read(_SNIFF_BYTES)
+    while head and len(head) < _SNIFF_MAX and _undecided(head):
+        more = f.read(_SNIFF_BYTES)
+        if not more:
+            break
+        head += more
+    return head
+
+
+def _read_rest(f: BinaryIO, head: bytes) -> bytes | bytearray:
+    """The whole input: into one buffer sized from fstat for a regular file (no second copy)."""
+    try:
+        st = os.fstat(f.fileno())
+        size = st.st_size - f.tell() if stat.S_ISREG(st.st_mode) else -1
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        size = -1
+    if size < 0:
+        return head + f.read()
+    buf = bytearray(len(head) + size)
+    buf[:len(head)] = head
+    view = memoryview(buf)
+    got = len(head)
+    while got < len(buf):
+        n = _buffered(f).readinto(view[got:])
+        if not n:
+            break
+        got += n
+    view.release()
+    if got < len(buf):
+        del buf[got:]
+    more = f.read()  # grown since fstat
+    if more:
+        buf += more
+    return buf
+
+
+def _undecided(head: bytes) -> bool:
+    from ..provenance import hlo_header
+
+    return not hlo_header(head.decode("utf-8", "replace"))  # None: a comment goes on; "": nothing yet
+
+
+def _buffered(f: BinaryIO) -> io.BufferedIOBase:
+    """``f`` as what it is at run time: every stream check reads (``open(..., "rb")``,
+    ``sys.stdin.buffer``) is buffered, but ``typing.BinaryIO`` declares no ``readinto``."""
+    return cast(io.BufferedIOBase, f)
+
+
+class _Prefixed(io.RawIOBase):
+    """The sniffed head, then the rest of the stream: a log is scanned without reading it whole."""
+
+    def __init__(self, head: bytes, rest: BinaryIO):
+        self._head, self._rest = memoryview(head), rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view: Any) -> int:
+        if self._head:
+            n = min(len(view), len(self._head))
+            view[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        return _buffered(self._rest).readinto(view) or 0
+
+
+def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None) -> dict[str, Any]:
+    """Check one input: an HLO module is read whole (triaged, then analysed); anything else is a log, streamed.
+
+    ``path`` names a regular file the log scan may reopen (to use every core on a big log).
+    """
+    head = _read_head(f)
+    if _looks_like_hlo(head.decode("utf-8", "replace")):
+        data = _read_rest(f, head)
+        from ..provenance import is_compiled
+
+        compiled = is_compiled(data, source)
+        if not opts.full:  # triage the bytes: a module no analysis applies to is neither decoded nor parsed
+            from ..hlo_triage import triage
+
+            t = triage(data, compiled)
+            if not t.analyse:
+                return triaged_entry(source, t.module_name, compiled)
+        text = decode_text(bytes(data) if isinstance(data, bytearray) else data, source)
+        del data
+        if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
+            text = text[1:]
+        return check_hlo(text, source, opts.rule, opts.confirm_topology)
+    from ..catalogue.fastscan import scan_path, scan_stream
+    from ..catalogue.logscan import LogScan
+    from ..catalogue.scanner import LogScanner
+
+    scanner = LogScanner()
+    if path is not None:
+        scan_path(path, scanner, parallel=opts.parallel_logs)
+    else:
+        scan_stream(_Prefixed(head, f), scanner)
+    return log_entry(LogScan(scanner.finish(), source, scanner.not_shown), opts.lang)
+
+
+def check_path(path: str, explicit: bool, opts: Options) -> dict[str, Any]:
+    """Check one file; never raises: whatever goes wrong becomes this file's ``error`` entry."""
+    from ..files import check_readable_kind, open_regular
+
+    try:
+        if explicit:
+            kind = check_readable_kind(path)
+            fd = os.open(path, os.O_RDONLY)
+        else:
+            kind, fd = "regular", open_regular(path)
+        with os.fdopen(fd, "rb", buffering=0) as f:
+            return check_stream(f, path, opts, path if kind == "regular" else None)
+    except InputError as err:
+        return error_entry(path, str(err))
+    except OSError as e:
+        return error_entry(path, str(InputError(f"cannot read file: {e.strerror or e}", path, 1, 1)))
+    except Exception as e:  # a bug in one analysis must not cost the other files their results
+        return error_entry(path, f"{path}:1:1: internal error while checking this file: {type(e).__name__}: {e} "
+                                  "(a bug in xladoctor; the other files were checked)")
+
+
+def check_stdin(opts: Options) -> dict[str, Any]:
+    """Check stdin, streamed like any input; an unreadable one becomes its ``error`` entry."""
+    try:
+        return check_stream(sys.stdin.buffer, "<stdin>", opts)
+    except InputError as err:
+        return error_entry("<stdin>", str(err))
