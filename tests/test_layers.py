@@ -174,6 +174,15 @@ def test_every_unit_has_a_layer() -> None:
     assert not missing, f"top-level units without a layer: {missing}"
 
 
+def test_readme_architecture_names_every_unit() -> None:
+    readme = (SRC.parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Architecture", 1)[1].split("\n## ", 1)[0]
+    units = {p.name if p.is_dir() else p.stem for p in SRC.iterdir()
+             if p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists())}
+    shown = {u for u in units if (f" {u}/" in section or f" {u}.py" in section)}
+    assert units - {"__init__", "__main__"} <= shown, sorted(units - shown - {"__init__", "__main__"})
+
+
 def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
     root = tmp_path / PACKAGE
     for rel, text in files.items():
