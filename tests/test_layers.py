@@ -29,17 +29,18 @@ SRC = Path(__file__).resolve().parent.parent / "src" / PACKAGE
 
 # Lowest first.  Inside a layer, units are listed in rank order (a unit may import the ones
 # before it).  Some are placed before they exist, so whoever adds them finds their place:
-# `findings` (the typed findings model), `pipeline` (read -> sniff -> parse -> analyse ->
-# findings, for every command and xladoctor.jax), `pytest_plugin`.  `__init__` is the
-# package's own front (`import xladoctor`: the version and lazy re-exports).
+# `labels` (UI text per language), `findings` (the typed findings model), `pipeline` (read ->
+# sniff -> parse -> analyse -> findings, for every command and xladoctor.jax), `log_report`,
+# `pytest_plugin`.  `__init__` is the package's own front (`import xladoctor`: lazy
+# re-exports); `__version__`, a constant defined there, may be read from anywhere.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("escape", "units", "errors", "files", "parallel", "progress")),
+    ("base", ("__version__", "escape", "units", "errors", "labels", "files", "parallel", "progress")),
     ("ir", ("ir",)),
     ("syntax", ("syntax",)),
     ("analyses", ("provenance", "hlo_triage", "hlo_summary", "inputs", "offload", "oracle", "catalogue")),
     ("findings", ("findings",)),
     ("renderers", ("report",)),
-    ("pipeline", ("checking", "pipeline", "fleet", "jax")),
+    ("pipeline", ("checking", "pipeline", "fleet", "log_report", "jax")),
     ("commands", ("commands",)),
     ("front", ("__init__", "cli", "__main__", "pytest_plugin")),
 )
@@ -65,7 +66,8 @@ def imports_of(source: str, module: str, is_package: bool, modules: frozenset[st
     """Every import of ``module``'s source, resolved to absolute dotted names.
 
     ``from . import x`` yields ``pkg.x`` when x is a module of the tree (``modules``), else
-    ``pkg`` (x is a name defined there, like ``__version__``).
+    ``pkg`` (x is a name defined there), except the package's ``__version__``, which is its
+    own unit: reading the version is not reaching into the front door.
     """
     package = module if is_package else module.rpartition(".")[0]
     found = []
@@ -81,9 +83,15 @@ def imports_of(source: str, module: str, is_package: bool, modules: frozenset[st
             if node.module:
                 found.append(Import(module, node.lineno, base))
             else:
-                found.extend(Import(module, node.lineno, f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base)
+                found.extend(Import(module, node.lineno, _from_import_target(base, a.name, modules))
                              for a in node.names)
     return found
+
+
+def _from_import_target(base: str, name: str, modules: frozenset[str]) -> str:
+    if f"{base}.{name}" in modules or (base == PACKAGE and name == "__version__"):
+        return f"{base}.{name}"
+    return base
 
 
 def unit_of(dotted: str) -> str:
@@ -210,6 +218,9 @@ def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
     ({"commands/__init__.py": "", "commands/check.py": "from .hlo import summarize\n"},
      "xladoctor.commands.check:1 imports xladoctor.commands.hlo "
      "(command check -> command hlo: move what they share below commands/)"),
+    # the package root's lazy re-exports are the front door; only its version is for everyone
+    ({"report/__init__.py": "", "report/sarif.py": "from .. import __version__, parse_module\n"},
+     "xladoctor.report.sarif:1 imports xladoctor (layer renderers -> layer front)"),
     # a unit nobody placed
     ({"newthing.py": "from .errors import InputError\n"},
      "xladoctor.newthing:1 imports xladoctor.errors (newthing has no layer"),
