@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("analyses", ("provenance", "hlo_triage", "hlo_summary", "inputs", "offload", "oracle", "catalogue")),
     ("findings", ("findings",)),
     ("renderers", ("report",)),
-    ("pipeline", ("checking", "pipeline", "fleet", "log_report", "jax")),
+    ("pipeline", ("pipeline", "checking", "fleet", "log_report", "jax")),
     ("commands", ("commands",)),
     ("front", ("__init__", "cli", "__main__", "pytest_plugin")),
 )
