@@ -15,18 +15,16 @@ from typing import Any
 
 from ..commands._common import print_json
 from ..errors import InputError
+from ..labels import Text, label
 from ..report.escape import escape_field
 from ..report.units import human_bytes
 from .loader import load_catalogue
-from .render import LABELS, Writer
+from .render import Writer
 from .scanner import MAX_DISTINCT, Finding, LogScanner
 
-SCAN_LABELS = {
-    "en": {"found": "{n} distinct XLA errors found", "found_one": "1 distinct XLA error found", "none": "no XLA error found", "times": "times",
-           "fields": "Fields", "analysis": "Analysis", "more": "Run `xladoctor explain {code}` for the full entry."},
-    "fa": {"found": "{n} خطای متمایز XLA پیدا شد", "found_one": "۱ خطای متمایز XLA پیدا شد", "none": "هیچ خطای XLA پیدا نشد", "times": "بار",
-           "fields": "فیلدها", "analysis": "تحلیل", "more": "برای توضیح کامل `xladoctor explain {code}` را اجرا کنید."},
-}
+# Version 2: `notes` and `fixes_first` are in the document's `lang`; `notes_fa` and `fixes_first_fa`
+# are gone (docs/json.md).  `check` embeds this document, so its version moves with it.
+SCAN_SCHEMA_VERSION = 2
 
 
 @dataclasses.dataclass
@@ -65,13 +63,16 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
     return LogScan(scanner.finish(), target, scanner.not_shown)
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: Any, lang: str = "en") -> Any:
+    """Plain JSON values; words an analysis left unchosen (:class:`~xladoctor.labels.Text`) in ``lang``."""
+    if isinstance(value, Text):
+        return value.render(lang)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _jsonable(getattr(value, f.name), lang) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): _jsonable(v, lang) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [_jsonable(v, lang) for v in value]
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     return str(value)
@@ -82,7 +83,7 @@ def finding_fixes(f: Finding, lang: str) -> list[str]:
     the compiled input format, relayout of saved bytes, or the memory-space/type/rank/bound
     fix), then the catalogue's, unless the analysis says they do not apply."""
     entry = load_catalogue().entries[f.code]
-    first = list(f.analysis.get("fixes_first_fa" if lang == "fa" else "fixes_first") or [])
+    first = [t.render(lang) for t in f.analysis.get("fixes_first") or ()]
     if f.analysis.get("replaces_fixes"):
         return first
     # Catalogue fixes the analysis makes redundant (its own device_put advice, said less
@@ -92,8 +93,8 @@ def finding_fixes(f: Finding, lang: str) -> list[str]:
 
 
 # Analysis keys that steer the report rather than describe the error.
-_HIDDEN_ANALYSIS = ("offload", "trace", "notes", "notes_fa", "fixes_first", "fixes_first_fa", "replaces_fixes",
-                    "skips_fixes_with", "scenario", "larger_user")
+_HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes", "skips_fixes_with", "scenario",
+                    "larger_user")
 # Field keys that are parser bookkeeping, not part of the message.
 _HIDDEN_FIELDS = ("format", "variant")
 
@@ -121,7 +122,7 @@ def scan_document(findings: list[Finding], source: str, lang: str,
                   not_shown: dict[str, int] | None = None) -> dict[str, Any]:
     """The ``explain FILE --json`` document (docs/json.md ``## explain``), without ``schema_version``."""
     doc: dict[str, Any] = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
-           "findings": [_jsonable(f.to_json(finding_fixes(f, lang))) for f in findings]}
+           "findings": [_jsonable(f.to_json(finding_fixes(f, lang)), lang) for f in findings]}
     if not_shown:
         doc["not_shown"] = {"distinct_limit": MAX_DISTINCT, "messages": sum(not_shown.values()),
                             "by_code": dict(sorted(not_shown.items()))}
@@ -140,7 +141,7 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     if args.hlo:
         attach_offload_analysis(args.hlo, findings)
     if args.json:
-        print_json(scan_document(findings, source, lang, scan.not_shown))
+        print_json(scan_document(findings, source, lang, scan.not_shown), SCAN_SCHEMA_VERSION)
     else:
         sys.stdout.write(render_findings(findings, source, lang, width, bidi))
         if scan.not_shown:
@@ -219,7 +220,6 @@ def _path_lines(analysis: dict[str, Any]) -> list[str]:
 
 def render_findings(findings: list[Finding], source: str, lang: str, width: int, bidi: str) -> str:
     cat = load_catalogue()
-    labels, scan = LABELS[lang], SCAN_LABELS[lang]
     w = Writer(lang, width, bidi)
     for f in findings:
         entry = cat.entries[f.code]
@@ -234,25 +234,25 @@ def render_findings(findings: list[Finding], source: str, lang: str, width: int,
                                          break_on_hyphens=False) or [""])
         fields = _dict_lines({k: v for k, v in f.fields.items() if k not in _HIDDEN_FIELDS}, "    ", width - 6)
         if fields:
-            w.prose(scan["fields"] + ":", indent="  ")
+            w.prose(label("scan.fields", lang) + ":", indent="  ")
             w.lines.extend(fields)
         # The story first (what differs, which dimension is padded), then the numbers behind it;
         # no heading when the analysis only steers the fixes (a memory-space E0102).
-        notes = f.analysis.get("notes_fa" if lang == "fa" else "notes") or f.analysis.get("notes") or []
+        notes = [t.render(lang) for t in f.analysis.get("notes") or ()]
         rest = _dict_lines({k: v for k, v in f.analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ", width - 6)
         path = _path_lines(f.analysis)
         if notes or rest or path:
-            w.prose(scan["analysis"] + ":", indent="  ")
+            w.prose(label("scan.analysis", lang) + ":", indent="  ")
             w.bullets(notes, indent="    ")
             w.lines.extend(rest + path)
-        w.prose(labels["fixes"] + ":", indent="  ")
+        w.prose(label("entry.fixes", lang) + ":", indent="  ")
         w.bullets(finding_fixes(f, lang), indent="    ")
         if entry.url:
             w.code(entry.url, indent="  ")
-        w.prose(scan["more"].format(code=f.code), indent="  ")
+        w.prose(label("scan.more", lang, code=f.code), indent="  ")
         w.blank()
     if findings:
-        w.prose(scan["found_one"] if len(findings) == 1 else scan["found"].format(n=f"{len(findings):,}"))
+        w.prose(label("scan.found_one", lang) if len(findings) == 1 else label("scan.found", lang, n=f"{len(findings):,}"))
     else:
-        w.prose(scan["none"])
+        w.prose(label("scan.none", lang))
     return "\n".join(w.lines) + "\n"
