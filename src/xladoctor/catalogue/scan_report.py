@@ -129,10 +129,9 @@ def scan_document(findings: list[Finding], source: str, lang: str,
     return doc
 
 
-def not_shown_line(not_shown: dict[str, int]) -> str:
+def not_shown_line(not_shown: dict[str, int], lang: str = "en") -> str:
     codes = ", ".join(f"{code} x{n}" for code, n in sorted(not_shown.items()))
-    return (f"{sum(not_shown.values())} more message(s) not shown: only the first {MAX_DISTINCT} distinct errors "
-            f"are kept ({codes})")
+    return label("scan.not_shown", lang, n=sum(not_shown.values()), limit=MAX_DISTINCT, codes=codes)
 
 
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
@@ -145,7 +144,9 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     else:
         sys.stdout.write(render_findings(findings, source, lang, width, bidi))
         if scan.not_shown:
-            sys.stdout.write(not_shown_line(scan.not_shown) + "\n")
+            w = Writer(lang, width, bidi)
+            _sentence(w, not_shown_line(scan.not_shown, lang), "")
+            sys.stdout.write("\n".join(w.lines) + "\n")
     return 1 if findings else 0
 
 
@@ -196,26 +197,34 @@ def _hop(h: dict[str, Any]) -> str:
     return f"{h.get('instruction')}{opcode} {index}"
 
 
-def _path_lines(analysis: dict[str, Any]) -> list[str]:
+def _sentence(w: Writer, text: str, indent: str) -> None:
+    """A sentence among code-like lines: as is in a left-to-right language, through bidi in Persian."""
+    if w.rtl:
+        w.prose(text, indent=indent)
+    else:
+        w.lines.append(indent + text)
+
+
+def _path_lines(analysis: dict[str, Any], lang: str, width: int, bidi: str) -> list[str]:
     """The offloaded tensor's path: from the log's host_offloader trace and/or the --hlo analysis."""
-    out: list[str] = []
+    w = Writer(lang, width, bidi)
     if analysis.get("trace"):
-        out.append("    trace from the log (host_offloader):")
-        out.extend(f"      {_hop(h)}" for h in analysis["trace"])
+        _sentence(w, label("scan.trace_heading", lang), "    ")
+        w.lines.extend(f"      {_hop(h)}" for h in analysis["trace"])
     offload = analysis.get("offload")
     if offload:
-        out.append(f"    host-offload analysis of {offload.get('module')}:")
+        _sentence(w, label("scan.offload_heading", lang, module=offload.get("module")), "    ")
         if not offload.get("matched_start"):
-            out.append("      (no error in this module starts at the instruction named in the log; all shown)")
+            _sentence(w, label("scan.no_matching_start", lang), "      ")
         for err in offload.get("errors", []):
             if not isinstance(err, dict):
-                out.append(f"      {err}")
+                w.lines.append(f"      {err}")
                 continue
-            out.append(f"      starts at {err.get('start')} (from {err.get('origin')}), reaches entry output "
-                       f"{err.get('output_index')} whose layout {err.get('output_layout')} is not host memory")
+            _sentence(w, label("scan.offload_error", lang, start=err.get("start"), origin=err.get("origin"),
+                               index=err.get("output_index"), layout=err.get("output_layout")), "      ")
             for h in err.get("path") or err.get("trace") or []:
-                out.append(f"        -> {_hop(h)}")
-    return out
+                w.lines.append(f"        -> {_hop(h)}")
+    return w.lines
 
 
 def render_findings(findings: list[Finding], source: str, lang: str, width: int, bidi: str) -> str:
@@ -240,7 +249,7 @@ def render_findings(findings: list[Finding], source: str, lang: str, width: int,
         # no heading when the analysis only steers the fixes (a memory-space E0102).
         notes = [t.render(lang) for t in f.analysis.get("notes") or ()]
         rest = _dict_lines({k: v for k, v in f.analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ", width - 6)
-        path = _path_lines(f.analysis)
+        path = _path_lines(f.analysis, lang, width, bidi)
         if notes or rest or path:
             w.prose(label("scan.analysis", lang) + ":", indent="  ")
             w.bullets(notes, indent="    ")
