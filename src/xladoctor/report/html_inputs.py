@@ -79,7 +79,7 @@ def _side(side: dict[str, Any], key: str, scale: dict[Any, int], lang: str) -> s
     rows = [(label("html.physical_bytes", lang), ltr(bytes_text(int(side.get("physical_bytes") or 0)))),
             (label("html.logical_bytes", lang), ltr(bytes_text(int(side.get("logical_bytes") or 0))))]
     if side.get("actual_bytes") is not None:
-        rows.append(("actual bytes", ltr(bytes_text(int(side["actual_bytes"])))))
+        rows.append((label("html.actual_bytes", lang), ltr(bytes_text(int(side["actual_bytes"])))))
     if side.get("jax_layout"):
         rows.append((label("html.jax_layout", lang), ltr(side["jax_layout"], "mono wrap")))
     kv = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows)
@@ -150,7 +150,7 @@ def inputs_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     key, tone = inputs_verdict(doc)
     head = (f'<div class="verdict-line">{badge(label(key, lang), tone)} '
             f'<span class="muted">{lbl(lang, "html.executable")}: {ltr(doc.get("executable"))} \u00b7 '
-            f'{esc(doc.get("expected_count"))} / {esc(doc.get("supplied_count"))} \u00b7 pairing {esc(doc.get("pairing"))}'
+            f'{esc(doc.get("expected_count"))} / {esc(doc.get("supplied_count"))} \u00b7 {lbl(lang, "html.pairing")} {esc(doc.get("pairing"))}'
             f"</span></div>")
     parts = [head]
     for what in ("missing", "extra"):
