@@ -11,6 +11,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..labels import label
+
 if TYPE_CHECKING:
     from ..ir.module import HloModule
     from ..offload.result import HostOffloadResult
@@ -54,7 +56,7 @@ def is_error(doc: dict[str, Any] | None) -> bool:
 def note_if_unavailable(doc: dict[str, Any] | None) -> None:
     """The one-line note on stderr when --confirm cannot run here."""
     if doc is not None and not doc.get("available"):
-        print(f"note: --confirm skipped: {doc['reason']}", file=sys.stderr)
+        print(label("confirm.skipped", reason=doc["reason"]), file=sys.stderr)
 
 
 def render(doc: dict[str, Any] | None, indent: str = "") -> list[str]:
@@ -62,20 +64,16 @@ def render(doc: dict[str, Any] | None, indent: str = "") -> list[str]:
     if doc is None:
         return []
     if not doc.get("available"):
-        return [f"{indent}real compiler: not run ({doc['reason']})"]
+        return [indent + label("confirm.not_run", reason=doc["reason"])]
     from ..oracle.comparison import Prediction
     from ..oracle.verdict import Verdict
 
     v = Verdict.from_json(doc["verdict"])
-    lines = [f"{indent}confirm with the real TPU compiler ({doc['topology']}, from {doc['input']} text):",
-             f"{indent}  xladoctor predicts   {Prediction.from_json(doc['predicted']).summary()}",
-             f"{indent}  TPU compiler says    {v.summary()}"]
+    lines = [indent + label("confirm.heading", topology=doc["topology"], input=doc["input"]),
+             indent + "  " + label("confirm.predicts", summary=Prediction.from_json(doc["predicted"]).summary()),
+             indent + "  " + label("confirm.compiler_says", summary=v.summary())]
     if v.kind == "crash" and v.check_line:
         lines.append(f"{indent}    {v.check_line}")
-    if doc["agree"] is True:
-        lines.append(f"{indent}  agree: {doc['reason']}")
-    elif doc["agree"] is False:
-        lines.append(f"{indent}  DISAGREE: {doc['reason']}")
-    else:
-        lines.append(f"{indent}  cannot compare: {doc['reason']}")
+    key = {True: "confirm.agree", False: "confirm.disagree"}.get(doc["agree"], "confirm.cannot_compare")
+    lines.append(indent + "  " + label(key, reason=doc["reason"]))
     return lines
