@@ -25,7 +25,7 @@ def test_bundled_examples_tell_the_whole_story(capsys):
 def test_json_document(capsys):
     _code, out, _ = run(["check", "--examples", "--json"], capsys)
     doc = json.loads(out)
-    assert doc["schema_version"] == 1 and doc["command"] == "check"
+    assert doc["schema_version"] == 2 and doc["command"] == "check"
     kinds = {f["path"].rsplit("/", 1)[-1]: f["kind"] for f in doc["files"]}
     assert kinds == {"e1200_offloaded_activation.hlo": "hlo", "offload_to_host_output_clean.hlo": "hlo",
                      "tpu_job.log": "log"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xladoctor.inputs.messages import analyze_e0102, explain_shape, parse_e0102, tilings_for_size
+from xladoctor.labels import localize
 from xladoctor.syntax.shape_parser import parse_shape
 
 SEED = ("XlaRuntimeError: INVALID_ARGUMENT: Executable(jit_embedding_pipeline_step_fn) expected parameter 2482 of "
@@ -46,7 +47,7 @@ def test_cpu_gpu_messages(text):
     f = parse_e0102("INVALID_ARGUMENT: " + text)
     assert (f["format"], f["parameter"], f["expected_size"], f["actual_size"]) == ("cpu_gpu", 0, 4096, 3840)
     assert f["expected_shape"] is None and f["executable"] is None
-    a = analyze_e0102(f)
+    a = localize(analyze_e0102(f), "en")
     assert "expected_physical_bytes" not in a and a["size_ratio"] == round(4096 / 3840, 4)
     assert "dense sizes" in a["notes"][0]
 
@@ -56,7 +57,7 @@ def test_stream_executor_message_with_tuple_shape():
                     "f32[3]{0}")
     assert (f["format"], f["parameter"]) == ("stream_executor", 3)
     assert f["expected_shape"] == "(f32[2]{0}, s32[])" and f["actual_shape"] == "f32[3]{0}"
-    a = analyze_e0102(f)
+    a = localize(analyze_e0102(f), "en")
     assert a["actual_physical_bytes"] == 12
 
 
@@ -65,7 +66,7 @@ def test_not_an_e0102_message():
 
 
 def test_seed_sizes_recomputed_and_padded_dimension():
-    a = analyze_e0102(parse_e0102(SEED))
+    a = localize(analyze_e0102(parse_e0102(SEED)), "en")
     assert a["expected_physical_bytes"] == 5242880 and a["actual_physical_bytes"] == 1638400
     assert a["expected"]["size_matches_shape"] and a["actual"]["size_matches_shape"]
     assert a["expected"]["padded_dimensions"] == [
@@ -77,7 +78,7 @@ def test_seed_sizes_recomputed_and_padded_dimension():
 
 
 def test_reactant_missing_tiling_is_detected_and_explained():
-    a = analyze_e0102(parse_e0102(REACTANT))
+    a = localize(analyze_e0102(parse_e0102(REACTANT)), "en")
     assert a["expected"]["size_matches_shape"] is True and a["expected_physical_bytes"] == 6144
     actual = a["actual"]
     assert actual["size_matches_shape"] is False and actual["physical_bytes"] == 240
@@ -116,12 +117,12 @@ def test_sizes_agree_with_jaxlib_layouts():
     assert info["size_matches_shape"] is True and info["physical_bytes"] == x.nbytes
 
 
-def test_analysis_notes_come_in_both_languages():
-    from xladoctor.inputs.messages import analyze_e0102, parse_e0102
+def test_analysis_notes_come_in_every_language():
     fields = parse_e0102("Executable(f) expected parameter 0 of size 5242880 (bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}) "
                          "but got buffer with incompatible size 1638400 (bf16[16,1280,40]{1,2,0:T(8,128)(2,1)})")
-    analysis = analyze_e0102(fields)
+    analysis, persian = localize(analyze_e0102(fields), "en"), localize(analyze_e0102(fields), "fa")
     # order, padding, and which side is the TPU default layout (expected: no; buffer: yes)
-    assert len(analysis["notes"]) == len(analysis["notes_fa"]) == 4
+    assert len(analysis["notes"]) == len(persian["notes"]) == 4
     assert "dimension 2 (40) is padded to 128" in analysis["notes"][1]
-    assert analysis["notes_fa"][1].startswith("مورد انتظار: بعد 2 با اندازه 40 تا 128")
+    assert persian["notes"][1].startswith("مورد انتظار: بعد 2 با اندازه 40 تا 128")
+    assert persian["fixes_first"][0].startswith("طرح‌بندی‌ای را که برنامه برایش کامپایل شده")

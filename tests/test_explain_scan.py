@@ -31,7 +31,7 @@ def run_json(capsys, *argv):
 
 def test_seed_samples_full_story(capsys):
     rc, doc = run_json(capsys, str(LOGS / "seeds.log"))
-    assert rc == 1 and doc["schema_version"] == 1 and doc["mode"] == "scan"
+    assert rc == 1 and doc["schema_version"] == 2 and doc["mode"] == "scan"
     e0102, e1200 = doc["findings"]
     assert (e0102["code"], e0102["line"], e0102["count"]) == ("E0102", 2, 1)
     assert e0102["fields"] == {

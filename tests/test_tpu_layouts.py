@@ -212,8 +212,10 @@ SEED_MESSAGE = (
 
 def test_e0102_log_analysis_names_the_default_side():
     from xladoctor.inputs.messages import analyze_e0102, parse_e0102
+    from xladoctor.labels import localize
 
-    analysis = analyze_e0102(parse_e0102(SEED_MESSAGE))
+    analysis = localize(analyze_e0102(parse_e0102(SEED_MESSAGE)), "en")
+    persian = localize(analyze_e0102(parse_e0102(SEED_MESSAGE)), "fa")
     assert analysis["actual"]["tpu_default_for"] == list(GENERATIONS)
     assert analysis["expected"]["tpu_default_for"] == []
     assert analysis["expected"]["tpu_defaults"] == [{"generations": list(GENERATIONS),
@@ -223,11 +225,11 @@ def test_e0102_log_analysis_names_the_default_side():
     assert ("expected: this layout is not a TPU default for the shape (v2, v3, v4, v5e, v5p, v6e: "
             "{1,2,0:T(8,128)(2,1)}): it was chosen (a layout given to jit, Layout.AUTO, or another compiler "
             "version; plain jax.jit gives parameters the default)") in analysis["notes"]
-    assert len(analysis["notes_fa"]) == len(analysis["notes"])
-    assert any("پیش‌فرض TPU" in n for n in analysis["notes_fa"])
+    assert len(persian["notes"]) == len(analysis["notes"])
+    assert any("پیش‌فرض TPU" in n for n in persian["notes"])
     assert not any("different TPU generations" in n for n in analysis["notes"])
     # A layout printed without tiles (CPU/GPU, or a runtime hiding the tiling) gets no TPU claim.
-    plain = analyze_e0102(parse_e0102(SEED_MESSAGE.replace(":T(8,128)(2,1)", "")))
+    plain = localize(analyze_e0102(parse_e0102(SEED_MESSAGE.replace(":T(8,128)(2,1)", ""))), "en")
     assert "tpu_default_for" not in plain["actual"] and not any("TPU default" in n for n in plain["notes"])
 
 
@@ -267,14 +269,17 @@ def test_e0102_buffer_laid_out_for_another_generation():
     # s8[3,5,7]: v4..v6e default {2,0,1:T(4,128)(4,1)} (2,560 B), v2/v3 default {2,1,0:T(8,128)(4,1)} (3,072 B)
     text = ("Executable(f) expected parameter 0 of size 2560 (s8[3,5,7]{2,0,1:T(4,128)(4,1)}) but got buffer with "
             "incompatible size 3072 (s8[3,5,7]{2,1,0:T(8,128)(4,1)})")
-    analysis = analyze_e0102(parse_e0102(text))
+    from xladoctor.labels import localize
+
+    analysis = localize(analyze_e0102(parse_e0102(text)), "en")
+    persian = localize(analyze_e0102(parse_e0102(text)), "fa")
     assert analysis["expected"]["tpu_default_for"] == list(NEWER)
     assert analysis["actual"]["tpu_default_for"] == list(OLDER)
     assert analysis["actual"]["tpu_defaults"] == [
         {"generations": list(OLDER), "layout": "{2,1,0:T(8,128)(4,1)}"},
         {"generations": list(NEWER), "layout": "{2,0,1:T(4,128)(4,1)}"}]
     assert analysis["notes"][-1].startswith("the two layouts are the defaults of different TPU generations")
-    assert analysis["notes_fa"][-1].startswith("دو طرح‌بندی، پیش‌فرض نسل‌های متفاوت TPU")
+    assert persian["notes"][-1].startswith("دو طرح‌بندی، پیش‌فرض نسل‌های متفاوت TPU")
     shape = parse_shape("s8[3,5,7]{2,1,0:T(8,128)(4,1)}")
     assert physical_bytes(shape) == 3072 and physical_bytes(tpu_default_shape(shape, "v5e")) == 2560
     from xladoctor.inputs.compare import check_inputs

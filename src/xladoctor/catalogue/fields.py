@@ -189,26 +189,16 @@ def e1000(text: str):
 def _e1000_split_story(fields: dict[str, Any], analysis: dict[str, Any], sc_larger: bool) -> None:
     """The TensorCore + SparseCore message (drafted upstream as E1002): say which side to shrink
     first, and lead the fixes with that side's (the SparseCore flags only help when it is SparseCore)."""
+    from ..labels import text
     from ..units import human_bytes
 
     sc, tc, over = (human_bytes(fields["sparsecore_bytes"]), human_bytes(fields["tensorcore_bytes"]),
                     human_bytes(fields["used_bytes"] - fields["limit_bytes"]))
     if sc_larger:
-        analysis["notes"] = [f"SparseCore programs use {sc} of HBM, TensorCore {tc}: the SparseCore side "
-                             f"(embedding tables and their buffers) is the larger, {over} over the limit"]
-        analysis["notes_fa"] = [f"برنامه‌های SparseCore {sc} از HBM را مصرف می‌کنند و TensorCore {tc}: سهم "
-                                f"SparseCore (جدول‌های embedding و بافرهایشان) بزرگ‌تر است، {over} بیش از حد"]
-        analysis["fixes_first"] = [
-            "Shrink the SparseCore side first: shard embedding tables over more chips, lower their dimension or "
-            "vocabulary, or tune --xla_sc_num_serialized_tables_to_optimize_hbm."]
-        analysis["fixes_first_fa"] = [
-            "اول سهم SparseCore را کوچک کنید: جدول‌های embedding را روی تراشه‌های بیشتری تقسیم کنید، بُعد یا "
-            "واژگانشان را کم کنید، یا --xla_sc_num_serialized_tables_to_optimize_hbm را تنظیم کنید."]
+        analysis["notes"] = [text("e1000.note_sparsecore_larger", sc=sc, tc=tc, over=over)]
+        analysis["fixes_first"] = [text("e1000.fix_sparsecore_first")]
     else:
-        analysis["notes"] = [f"TensorCore programs use {tc} of HBM, SparseCore {sc}: the TensorCore side "
-                             f"(activations, weights, temporaries) is the larger, {over} over the limit"]
-        analysis["notes_fa"] = [f"برنامه‌های TensorCore {tc} از HBM را مصرف می‌کنند و SparseCore {sc}: سهم "
-                                f"TensorCore (فعال‌سازی‌ها، وزن‌ها، موقت‌ها) بزرگ‌تر است، {over} بیش از حد"]
+        analysis["notes"] = [text("e1000.note_tensorcore_larger", sc=sc, tc=tc, over=over)]
 
 
 @extractor("E1001")

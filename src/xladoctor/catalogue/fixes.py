@@ -11,7 +11,7 @@ def finding_fixes(f: Finding, lang: str) -> list[str]:
     the compiled input format, relayout of saved bytes, or the memory-space/type/rank/bound
     fix), then the catalogue's, unless the analysis says they do not apply."""
     entry = load_catalogue().entries[f.code]
-    first = list(f.analysis.get("fixes_first_fa" if lang == "fa" else "fixes_first") or [])
+    first = [t.render(lang) for t in f.analysis.get("fixes_first") or ()]
     if f.analysis.get("replaces_fixes"):
         return first
     # Catalogue fixes the analysis makes redundant (its own device_put advice, said less

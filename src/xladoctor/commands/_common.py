@@ -34,9 +34,9 @@ def read_input(path: str) -> tuple[str, str]:
     return decode_text(data, name), name
 
 
-def print_json(obj: dict[str, Any]) -> None:
-    """Write one JSON document to stdout with ``schema_version`` first."""
-    doc = {"schema_version": SCHEMA_VERSION, **obj}
+def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION) -> None:
+    """Write one JSON document to stdout with ``schema_version`` first (each document's own, docs/json.md)."""
+    doc = {"schema_version": schema_version, **obj}
     # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
     # which checks each write for characters to escape.
     sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

@@ -11,6 +11,8 @@ import argparse
 import sys
 from typing import Any
 
+from ..labels import label
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..oracle.topologies import DEFAULT_TOPOLOGY, TOPOLOGIES
@@ -25,4 +27,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def note_if_unavailable(doc: dict[str, Any] | None) -> None:
     """The one-line note on stderr when --confirm cannot run here."""
     if doc is not None and not doc.get("available"):
-        print(f"note: --confirm skipped: {doc['reason']}", file=sys.stderr)
+        print(label("confirm.skipped", reason=doc["reason"]), file=sys.stderr)

@@ -128,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
         title = f"xladoctor: {shown}" if shown else "xladoctor: bundled examples"
         write_output(args.html, render_check_html(doc, title=title, lang=lang), "HTML report", expanded)
     if args.json:
-        print_json(doc)
+        from ..report.explain_json import SCAN_SCHEMA_VERSION
+
+        print_json(doc, SCAN_SCHEMA_VERSION)  # check embeds the explain scan document
     else:
         sys.stdout.write(render_text(doc, lang))
     for f in files:

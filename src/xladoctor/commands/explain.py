@@ -79,19 +79,19 @@ def run(args: argparse.Namespace) -> int:
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
     # lazy: scanning pulls in more modules than explaining a code
     from ..catalogue.logscan import scan_file
-    from ..report.explain_json import scan_document
-    from ..report.explain_text import not_shown_line, render_findings
+    from ..report.explain_json import SCAN_SCHEMA_VERSION, scan_document
+    from ..report.explain_text import not_shown_text, render_findings
 
     scan = scan_file(target)
     findings, source = scan.findings, scan.source
     if args.hlo:
         attach_offload_analysis(args.hlo, findings)
     if args.json:
-        print_json(scan_document(findings, source, lang, scan.not_shown))
+        print_json(scan_document(findings, source, lang, scan.not_shown), SCAN_SCHEMA_VERSION)
     else:
         sys.stdout.write(render_findings(findings, source, lang, width, bidi))
         if scan.not_shown:
-            sys.stdout.write(not_shown_line(scan.not_shown) + "\n")
+            sys.stdout.write(not_shown_text(scan.not_shown, lang, width, bidi))
     return 1 if findings else 0
 
 

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from ..errors import UsageError
+from ..labels import label
 from ._common import add_rule_arguments, print_json
 
 NAME = "fleet"
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(doc)
     else:
-        engine = f"Dask scheduler {args.scheduler}" if args.scheduler else "this machine"
+        engine = label("fleet.dask", scheduler=args.scheduler) if args.scheduler else label("fleet.this_machine")
         sys.stdout.write(render_text(doc, engine))
     for failure in doc["errors"]:
         print(failure["error"], file=sys.stderr)
@@ -75,29 +76,31 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render_text(doc: dict[str, Any], engine: str) -> str:
-    lines = [f"{doc['files']} file(s) from {doc['jobs']} job(s) checked on {engine}: "
-             f"{doc['findings']} error message(s)"]
+    """The fleet summary; words from ``labels/en.toml`` ``[fleet]``."""
+    lines = [label("fleet.summary", files=doc["files"], jobs=doc["jobs"], engine=engine, findings=doc["findings"])]
     if doc["by_code"]:
         lines.append("")
-        lines.append("by code:")
+        lines.append(label("fleet.by_code"))
         for code, c in doc["by_code"].items():
-            jobs = ", ".join(c["jobs"][:5]) + (f" and {len(c['jobs']) - 5} more" if len(c["jobs"]) > 5 else "")
-            lines.append(f"  {code} {c['name']}: {c['count']} in {c['files']} file(s) of {len(c['jobs'])} job(s) "
-                         f"({jobs})")
-            lines.append(f"      first seen {_where(c['first_seen'])}")
-            lines.append(f"      last seen  {_where(c['last_seen'])}")
+            jobs = ", ".join(c["jobs"][:5])
+            if len(c["jobs"]) > 5:
+                jobs += " " + label("fleet.and_more", n=len(c["jobs"]) - 5)
+            lines.append("  " + label("fleet.code", code=code, name=c["name"], count=c["count"], files=c["files"],
+                                      jobs=len(c["jobs"]), names=jobs))
+            lines.append("      " + label("fleet.first_seen", where=_where(c["first_seen"])))
+            lines.append("      " + label("fleet.last_seen", where=_where(c["last_seen"])))
         lines.append("")
-        lines.append("by job:")
+        lines.append(label("fleet.by_job"))
         for job, j in doc["by_job"].items():
-            codes = ", ".join(f"{k} x{v}" for k, v in sorted(j["codes"].items())) or "no XLA error"
-            more = f" (+{j['not_shown']} not shown)" if j.get("not_shown") else ""
-            lines.append(f"  {job}: {j['files']} file(s), {codes}{more}")
+            codes = ", ".join(f"{k} x{v}" for k, v in sorted(j["codes"].items())) or label("fleet.no_error")
+            more = " " + label("fleet.not_shown", n=j["not_shown"]) if j.get("not_shown") else ""
+            lines.append("  " + label("fleet.job", job=job, files=j["files"], codes=codes) + more)
     if doc["errors"]:
-        lines.append(f"{len(doc['errors'])} file(s) could not be checked (listed on stderr)")
-    lines.append("details for one file: xladoctor check FILE")
+        lines.append(label("fleet.unreadable", n=len(doc["errors"])))
+    lines.append(label("fleet.details"))
     return "\n".join(lines) + "\n"
 
 
 def _where(w: dict[str, Any]) -> str:
     line = f":{w['line']}" if w.get("line") else ""
-    return f"{w['path']}{line} (job {w['job']})"
+    return label("fleet.where", path=w["path"], line=line, job=w["job"])

@@ -9,6 +9,7 @@ from ..escape import escape_field
 from ..files import located
 from ..hlo_summary import summarize
 from ..ir.shape import HOST_MEMORY_SPACE
+from ..labels import label
 from ..syntax.hlo_parser import parse_module
 from ..units import bytes_text
 from ._common import print_json, read_input
@@ -41,31 +42,37 @@ def _host_mark(entry: dict[str, Any], is_tuple: bool) -> str:
     if not hosts:
         return ""
     if not is_tuple:
-        return "  [host]"
-    return "  [host: " + ", ".join("{" + ",".join(map(str, i)) + "}" for i in hosts) + "]"
+        return "  " + label("hlo.host")
+    return "  " + label("hlo.host_leaves", leaves=", ".join("{" + ",".join(map(str, i)) + "}" for i in hosts))
 
 
 def render_text(s: dict[str, Any]) -> str:
+    """The ``hlo`` summary; words from ``labels/en.toml`` ``[hlo]`` (aligned in columns there)."""
     ecl = s["entry_computation_layout"]
-    lines = [f"module          {s['name']}",
-             f"computations    {len(s['computations'])} (entry: {s['entry']})",
-             f"instructions    {s['instruction_count']:,}",
-             "entry computation layout" + ("" if ecl["explicit"] else " (derived: the module does not print one)") + ":"]
+    lines = [label("hlo.module", name=s["name"]),
+             label("hlo.computations", n=len(s["computations"]), entry=s["entry"]),
+             label("hlo.instructions", n=f"{s['instruction_count']:,}"),
+             label("hlo.entry_layout" if ecl["explicit"] else "hlo.entry_layout_derived")]
     for p in ecl["parameters"]:
         name = f" {p['op_name']!r}" if "op_name" in p else ""
-        host = _host_mark(p, p["shape"].startswith("("))
-        lines.append(f"  param {p['index']:<4} {p['shape']}{name}")
-        lines.append(f"             logical {bytes_text(p['logical_bytes'])}, physical {bytes_text(p['physical_bytes'])}{host}")
+        lines.append("  " + label("hlo.param", index=f"{p['index']:<4}", shape=p["shape"], name=name))
+        lines.append(_sizes_line(p))
     r = ecl["result"]
-    host = _host_mark(r, r["shape"].startswith("("))
-    lines.append(f"  result     {r['shape']}")
-    lines.append(f"             logical {bytes_text(r['logical_bytes'])}, physical {bytes_text(r['physical_bytes'])}{host}")
-    lines.append("opcodes         " + ", ".join(f"{k} {v}" for k, v in list(s["opcode_counts"].items())[:20])
-                 + (" ..." if len(s["opcode_counts"]) > 20 else ""))
+    lines.append("  " + label("hlo.result", shape=r["shape"]))
+    lines.append(_sizes_line(r))
+    lines.append(label("hlo.opcodes", counts=", ".join(f"{k} {v}" for k, v in list(s["opcode_counts"].items())[:20])
+                       + (" ..." if len(s["opcode_counts"]) > 20 else "")))
     if s["custom_calls"]:
-        lines.append("custom calls    " + ", ".join(f"{escape_field(k)} {v}" for k, v in s["custom_calls"].items()))
+        lines.append(label("hlo.custom_calls",
+                           counts=", ".join(f"{escape_field(k)} {v}" for k, v in s["custom_calls"].items())))
     if s["memory_spaces"]:
-        lines.append("memory spaces   " + ", ".join(
-            f"S({k}){' host' if int(k) == HOST_MEMORY_SPACE else ''}: {v} instruction leaves"
-            for k, v in s["memory_spaces"].items()))
+        lines.append(label("hlo.memory_spaces", counts=", ".join(
+            label("hlo.memory_space_host" if int(k) == HOST_MEMORY_SPACE else "hlo.memory_space", space=k, n=v)
+            for k, v in s["memory_spaces"].items())))
     return "\n".join(lines)
+
+
+def _sizes_line(entry: dict[str, Any]) -> str:
+    host = _host_mark(entry, entry["shape"].startswith("("))
+    return " " * 13 + label("hlo.sizes", logical=bytes_text(entry["logical_bytes"]),
+                            physical=bytes_text(entry["physical_bytes"])) + host

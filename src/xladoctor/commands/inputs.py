@@ -19,6 +19,7 @@ from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, ch
 from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
+from ..labels import label
 from ..syntax.hlo_parser import parse_module
 from ._common import print_json, read_input
 
@@ -142,8 +143,8 @@ def run(args: argparse.Namespace) -> int:
         print_json(check_to_json(check))
     else:
         if check.missing:
-            print("expected but not supplied: " + ", ".join(map(escape_field, check.missing)))
+            print(label("inputs.missing", names=", ".join(map(escape_field, check.missing))))
         if check.extra:
-            print("supplied but not expected: " + ", ".join(map(escape_field, check.extra)))
+            print(label("inputs.extra", names=", ".join(map(escape_field, check.extra))))
         print("\n".join(report_lines(check)))
     return 0 if check.ok else 1

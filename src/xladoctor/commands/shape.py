@@ -23,6 +23,7 @@ from ..ir.sizes import (
     uses_combine_rule,
 )
 from ..ir.tpu_layouts import TPU_GENERATIONS, tpu_default_shape
+from ..labels import label
 from ..report.tpu_default import layout_written, tpu_info, tpu_lines
 from ..syntax.shape_parser import parse_shape
 from ..units import bytes_text, ratio_text
@@ -187,51 +188,54 @@ def _analyse(shape: Shape) -> dict[str, Any]:
 
 
 def render_text(rep: dict[str, Any]) -> str:
-    lines = [f"shape           {rep['shape']}"]
+    """The ``shape`` report; words from ``labels/en.toml`` ``[shape]`` (aligned in columns there)."""
+    lines = [label("shape.shape", shape=rep["shape"])]
     if "leaves" in rep:
-        lines.append(f"tuple table     {bytes_text(rep['logical_bytes'])}  (ByteSizeOf of a tuple: one pointer per element)")
-        lines.append(f"leaves, logical {bytes_text(rep['leaves_logical_bytes'])}")
-        lines.append(f"leaves, physical {bytes_text(rep['leaves_physical_bytes'])}  "
-                     f"({ratio_text(rep['leaves_physical_bytes'], rep['leaves_logical_bytes'])} of logical)")
+        lines.append(label("shape.tuple_table", bytes=bytes_text(rep["logical_bytes"])))
+        lines.append(label("shape.leaves_logical", bytes=bytes_text(rep["leaves_logical_bytes"])))
+        lines.append(label("shape.leaves_physical", bytes=bytes_text(rep["leaves_physical_bytes"]),
+                           ratio=ratio_text(rep["leaves_physical_bytes"], rep["leaves_logical_bytes"])))
         for leaf in rep["leaves"]:
             lines.append("")
-            lines.append(f"leaf {format_shape_index(tuple(leaf['index']))}")
+            lines.append(label("shape.leaf", index=format_shape_index(tuple(leaf["index"]))))
             lines.extend("  " + ln for ln in render_text(leaf).splitlines())
         return "\n".join(lines)
     if rep["element_type"] in ("token", "opaque"):
-        what = "a token holds no data" if rep["element_type"] == "token" else "an opaque value is one pointer"
-        lines.append(f"logical bytes   {bytes_text(rep['logical_bytes'])}  (XLA ByteSizeOf: {what})")
+        lines.append(label("shape.token_bytes" if rep["element_type"] == "token" else "shape.opaque_bytes",
+                           bytes=bytes_text(rep["logical_bytes"])))
         return "\n".join(lines)
-    lines.append(f"logical bytes   {bytes_text(rep['logical_bytes'])}  (XLA ByteSizeOf: dense elements)")
-    phys = f"physical bytes  {bytes_text(rep['physical_bytes'])}  (XLA ArraySize: tiled and padded"
-    if rep["logical_bytes"]:
-        phys += f", {ratio_text(rep['physical_bytes'], rep['logical_bytes'])} of logical"
-    lines.append(phys + ")")
+    lines.append(label("shape.logical", bytes=bytes_text(rep["logical_bytes"])))
+    lines.append(label("shape.physical_ratio", bytes=bytes_text(rep["physical_bytes"]),
+                       ratio=ratio_text(rep["physical_bytes"], rep["logical_bytes"])) if rep["logical_bytes"]
+                 else label("shape.physical", bytes=bytes_text(rep["physical_bytes"])))
     rt = rep.get("runtime_bytes")
     if rt:
-        where = ("on CPU/GPU: the runtime size of each dimension, 4 B each, after the data"
-                 if rt["kind"] == DYNAMIC_SUFFIX else "on TPU: M(n) metadata before the data")
-        lines.append(f"runtime bytes   {bytes_text(rt['bytes'])}  (PjRt buffer {where})")
+        lines.append(label("shape.runtime_cpu_gpu" if rt["kind"] == DYNAMIC_SUFFIX else "shape.runtime_tpu",
+                           bytes=bytes_text(rt["bytes"])))
     if rep["uses_combine_rule"]:
-        lines.append("note            '*' tile entries: sized with tiled_layout.md's combine rule; XLA's ArraySize "
-                     "does not support '*'")
+        lines.append(label("shape.combine_rule"))
     ms = rep["memory_space"]
     if ms:
-        lines.append(f"memory space    S({ms}){' = host memory' if ms == HOST_MEMORY_SPACE else ''}")
+        lines.append(label("shape.host_memory_space" if ms == HOST_MEMORY_SPACE else "shape.memory_space", space=ms))
     if rep["jax_layout"]:
-        lines.append(f"JAX layout      {rep['jax_layout']}")
+        lines.append(label("shape.jax_layout", layout=rep["jax_layout"]))
     if rep["dims"] and rep["tile"] is not None:
-        tile = "(" + ",".join("*" if t == COMBINE_DIMENSION else str(t) for t in rep["tile"]) + ")"
-        lines.append(f"padding by the first tile {tile}, minor-most physical dimension first:")
-        lines.append("  phys  dim      size    padded   tile   wasted bytes (if only this dim were padded)")
-        for d in rep["dims"]:
-            dim = "-" if d["dim"] is None else str(d["dim"])
-            tile_entry = "-" if d["tile_entry"] is None else str(d["tile_entry"])
-            mark = "  <- padded" if d["size"] != d["padded_size"] else ""
-            lines.append(f"  {d['physical_position']:<5} {dim:<5} {d['size']:>8} {d['padded_size']:>9} {tile_entry:>6}"
-                         f"   {d['wasted_bytes']:,}{mark}")
-        if rep["tail_padding_elements"]:
-            lines.append(f"  L(n) tail padding adds {rep['tail_padding_elements']:,} elements")
+        lines.extend(_padding_table(rep))
     if "tpu" in rep:
         lines.extend(tpu_lines(rep["tpu"]))
     return "\n".join(lines)
+
+
+def _padding_table(rep: dict[str, Any]) -> list[str]:
+    """Per physical dimension, minor-most first: size, padded size, tile entry and the bytes its padding wastes."""
+    tile = "(" + ",".join("*" if t == COMBINE_DIMENSION else str(t) for t in rep["tile"]) + ")"
+    lines = [label("shape.padding_heading", tile=tile), "  " + label("shape.padding_columns")]
+    for d in rep["dims"]:
+        dim = "-" if d["dim"] is None else str(d["dim"])
+        tile_entry = "-" if d["tile_entry"] is None else str(d["tile_entry"])
+        mark = "  " + label("shape.padded_mark") if d["size"] != d["padded_size"] else ""
+        lines.append(f"  {d['physical_position']:<5} {dim:<5} {d['size']:>8} {d['padded_size']:>9} {tile_entry:>6}"
+                     f"   {d['wasted_bytes']:,}{mark}")
+    if rep["tail_padding_elements"]:
+        lines.append("  " + label("shape.tail_padding", n=f"{rep['tail_padding_elements']:,}"))
+    return lines

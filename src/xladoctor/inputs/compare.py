@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ..ir.shape import Layout, Shape
 from ..ir.sizes import DimensionPadding, dimension_padding, logical_bytes, physical_bytes
+from ..labels import label
 from . import runtime_messages as rm
 from .jax_spelling import jax_layout, memory_kind
 
@@ -193,12 +194,12 @@ def _verdicts(exp: Shape, sup: Shape, e_log: int, e_phys: int, s_log: int, s_phy
     tpu_supplied = actual if actual is not None else s_phys
     cpu_supplied = actual if actual is not None else s_log
     return (
-        RuntimeVerdict("tpu", e_phys == tpu_supplied, "physical bytes (ShapeUtil::ArraySize)",
+        RuntimeVerdict("tpu", e_phys == tpu_supplied, label("inputs.compares_tpu"),
                        str(e_phys), str(tpu_supplied)),
-        RuntimeVerdict("cpu_gpu", e_log == cpu_supplied, "logical bytes (ShapeUtil::ByteSizeOf)",
+        RuntimeVerdict("cpu_gpu", e_log == cpu_supplied, label("inputs.compares_cpu_gpu"),
                        str(e_log), str(cpu_supplied)),
         RuntimeVerdict("stream_executor", exp.compatible(sup),
-                       "element type and dimensions (ShapeUtil::Compatible; layout ignored)",
+                       label("inputs.compares_stream_executor"),
                        exp.human_string(), sup.human_string()),
     )
 
@@ -256,13 +257,12 @@ def compare_parameter(expected: ExpectedParameter, supplied: SuppliedBuffer) -> 
     notes: list[str] = []
     candidates: list[str] = []
     if actual is not None and actual != s_phys:
-        notes.append(f"the buffer's real size {actual} is not the {s_phys} bytes its printed shape {sup} "
-                     "implies: its layout has attributes the text does not show")
+        notes.append(label("inputs.note_hidden_attributes", actual=actual, implied=s_phys, shape=sup))
         candidates = hidden_layout_candidates(sup, actual)
     if exp.memory_space != sup.memory_space:
         ek, sk = memory_kind(exp), memory_kind(sup)
-        notes.append(f"memory space S({exp.memory_space}){f' ({ek})' if ek else ''} expected, buffer is in "
-                     f"S({sup.memory_space}){f' ({sk})' if sk else ''}")
+        notes.append(label("inputs.note_memory_space", expected=f"S({exp.memory_space})" + (f" ({ek})" if ek else ""),
+                           supplied=f"S({sup.memory_space})" + (f" ({sk})" if sk else "")))
     tpu_ok = verdicts[0].accepts
     return ParameterMismatch(
         expected, supplied, _kind(diffs, tpu_ok), tuple(diffs), e_log, e_phys, s_log, s_phys,

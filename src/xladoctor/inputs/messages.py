@@ -31,6 +31,8 @@ import dataclasses
 import re
 from typing import Any
 
+from ..labels import Text, text
+
 # A shape+layout token: no spaces, parentheses nested one level (T(8,128)(2,1)).
 _SHAPE = r"[^\s()]*(?:\([^()\s]*\)[^\s()]*)*"
 _TUPLE_OR_SHAPE = rf"(?:\((?:[^()]|\([^()]*\))*\)|{_SHAPE})"
@@ -228,11 +230,11 @@ def tpu_default_notes(sides) -> list[tuple[str, dict[str, Any]]]:
     defaults = [(side, info) for side, info in sides if info.get("tpu_default_for")]
     if not defaults:
         return []
-    notes = [("tpu_default", {"side": side, "gens": ", ".join(info["tpu_default_for"])}) for side, info in defaults]
-    notes += [("tpu_not_default", {"side": side, "default": _defaults_text(info["tpu_defaults"])})
+    notes = [("e0102.note.tpu_default", {"side": side, "gens": ", ".join(info["tpu_default_for"])}) for side, info in defaults]
+    notes += [("e0102.note.tpu_not_default", {"side": side, "default": _defaults_text(info["tpu_defaults"])})
               for side, info in sides if "tpu_default_for" in info and not info["tpu_default_for"]]
     if len(defaults) == 2 and not set(defaults[0][1]["tpu_default_for"]) & set(defaults[1][1]["tpu_default_for"]):
-        notes.append(("tpu_generations_differ", {}))
+        notes.append(("e0102.note.tpu_generations_differ", {}))
     return notes
 
 
@@ -281,32 +283,30 @@ def analyze_e0102(fields: dict[str, Any]) -> dict[str, Any]:
     if exp and act and exp.get("parsed") and act.get("parsed"):
         same_logical = exp.get("logical_bytes") == act.get("logical_bytes")
         if exp.get("minor_to_major") != act.get("minor_to_major"):
-            notes.append(("order", {"e": exp.get("minor_to_major"), "ej": exp.get("jax_major_to_minor"),
+            notes.append(("e0102.note.order", {"e": exp.get("minor_to_major"), "ej": exp.get("jax_major_to_minor"),
                                     "a": act.get("minor_to_major"), "aj": act.get("jax_major_to_minor")})
-                         if same_logical else ("logical", {}))
+                         if same_logical else ("e0102.note.logical", {}))
         if exp.get("tiling") != act.get("tiling"):
-            notes.append(("tiling", {"e": exp.get("tiling"), "a": act.get("tiling")}))
+            notes.append(("e0102.note.tiling", {"e": exp.get("tiling"), "a": act.get("tiling")}))
         for side, info in (("expected", exp), ("buffer", act)):
             for p in info.get("padded_dimensions", []):
-                notes.append(("padded", {"side": side, "dim": p["dim"], "size": p["size"], "padded": p["padded_size"],
+                notes.append(("e0102.note.padded", {"side": side, "dim": p["dim"], "size": p["size"], "padded": p["padded_size"],
                                          "tile": p["tile_entry"], "pos": p["physical_position"]}))
             if info.get("size_matches_shape") is False:
                 cands = info.get("tilings_matching_printed_size") or []
                 values = {"side": side, "printed": info["printed_size"], "shape": info["shape"],
                           "bytes": info["physical_bytes"], "cands": ", ".join(cands)}
-                notes.append(("hidden_tiling" if cands else "hidden_tiling_unknown", values))
+                notes.append(("e0102.note.hidden_tiling" if cands else "e0102.note.hidden_tiling_unknown", values))
         notes.extend(tpu_default_notes((("buffer", act), ("expected", exp))))
     elif fields.get("format") == "cpu_gpu" and es and as_:
-        notes.append(("dense", {"ratio": analysis["size_ratio"]}))
-    analysis["notes"] = [note_text(key, values, "en") for key, values in notes]
-    analysis["notes_fa"] = [note_text(key, values, "fa") for key, values in notes]
-    advice = _advice(fields, exp, act)
-    analysis["fixes_first"] = [_ADVICE[k][0].format(**v) for k, v in advice]
-    analysis["fixes_first_fa"] = [_ADVICE[k][1].format(**v) for k, v in advice]
+        notes.append(("e0102.note.dense", {"ratio": analysis["size_ratio"]}))
+    # Words are chosen when the finding is shown (text, JSON or HTML, in the reader's language).
+    analysis["notes"] = [note(key, values) for key, values in notes]
+    analysis["fixes_first"] = [text(k, **v) for k, v in _advice(fields, exp, act)]
     # A buffer in the wrong memory space, of another type, rank or bound is not a layout problem:
     # the catalogue's generic fixes (re-export, relayout) would mislead.
     analysis["replaces_fixes"] = fields.get("variant") in ("memory_space", "element_type", "rank", "dynamic_bound")
-    # Markers (in both languages' text) of catalogue fixes this analysis already covers or rules out.
+    # Markers (in every language's text) of catalogue fixes this analysis already covers or rules out.
     analysis["skips_fixes_with"] = ["input_formats", "with_memory_kind"]
     return analysis
 
@@ -317,128 +317,37 @@ def _advice(fields: dict[str, Any], exp: dict[str, Any] | None, act: dict[str, A
     p = fields.get("parameter")
     variant = fields.get("variant")
     if variant == "memory_space":
-        return [("memory_space", {"p": p, "kind": fields.get("actual_memory_space")})]
+        return [("e0102.advice.memory_space", {"p": p, "kind": fields.get("actual_memory_space")})]
     if variant == "element_type":
-        return [("element_type", {"p": p, "e": fields.get("expected_element_type"),
+        return [("e0102.advice.element_type", {"p": p, "e": fields.get("expected_element_type"),
                                   "a": fields.get("actual_element_type")})]
     if variant == "rank":
-        return [("rank", {"p": p, "e": fields.get("expected_rank"), "a": fields.get("actual_rank")})]
+        return [("e0102.advice.rank", {"p": p, "e": fields.get("expected_rank"), "a": fields.get("actual_rank")})]
     if variant == "dynamic_bound":
-        return [("bound", {"p": p, "d": fields.get("dimension"), "e": fields.get("expected_bound"),
+        return [("e0102.advice.bound", {"p": p, "d": fields.get("dimension"), "e": fields.get("expected_bound"),
                            "a": fields.get("actual_dimension_size")})]
     if variant == "layout":
-        return [("device_put", {"p": p}), ("relayout_layout", {})]
+        return [("e0102.advice.device_put", {"p": p}), ("e0102.advice.relayout_layout", {})]
     if exp and act and exp.get("parsed") and act.get("parsed"):
         if exp.get("logical_bytes") != act.get("logical_bytes"):
-            return [("logical", {"p": p})]
-        return [("device_put", {"p": p}),
-                ("relayout", {"a": act["shape"], "e": exp["shape"]})]
+            return [("e0102.advice.logical", {"p": p})]
+        return [("e0102.advice.device_put", {"p": p}),
+                ("e0102.advice.relayout", {"a": act["shape"], "e": exp["shape"]})]
     if variant == "size" and fields.get("format") == "cpu_gpu":
-        return [("logical", {"p": p})]
-    return [("device_put", {"p": p})]
+        return [("e0102.advice.logical", {"p": p})]
+    return [("e0102.advice.device_put", {"p": p})]
 
 
-_ADVICE = {
-    "device_put": (
-        "Give the executable the layout it was compiled for: x = jax.device_put(x, compiled.input_formats[...]) "
-        "for the argument that is flattened parameter {p} (or pass every argument through "
-        "xladoctor.jax.fix_inputs(compiled, *args)).",
-        "طرح‌بندی‌ای را که برنامه برایش کامپایل شده به آن بدهید: x = jax.device_put(x, compiled.input_formats[...]) "
-        "برای آرگومانی که پارامتر تخت‌شده {p} است (یا همه آرگومان‌ها را از "
-        "xladoctor.jax.fix_inputs(compiled, *args) بگذرانید)."),
-    "relayout": (
-        "For saved bytes (a checkpoint written in the other layout): xladoctor relayout --from '{a}' --to '{e}' IN OUT "
-        "converts them without loss.",
-        "برای بایت‌های ذخیره‌شده (Checkpointی که با طرح‌بندی دیگر نوشته شده): "
-        "xladoctor relayout --from '{a}' --to '{e}' IN OUT آن‌ها را بدون اتلاف تبدیل می‌کند."),
-    "relayout_layout": (
-        "For saved bytes in the other layout, xladoctor relayout --from SHAPE --to SHAPE converts them without loss.",
-        "برای بایت‌های ذخیره‌شده با طرح‌بندی دیگر، xladoctor relayout --from SHAPE --to SHAPE آن‌ها را بدون اتلاف "
-        "تبدیل می‌کند."),
-    "logical": (
-        "The buffer holds another array (shape or element type), not the same array in another layout: pass the "
-        "array the program was compiled for, or compile for the array you have; no relayout can fix this.",
-        "بافر آرایه دیگری است (شکل یا نوع عناصر)، نه همان آرایه با طرح‌بندی دیگر: همان آرایه‌ای را بدهید که برنامه "
-        "برایش کامپایل شده یا برای آرایه‌ای که دارید کامپایل کنید؛ هیچ تبدیل طرح‌بندی این را درست نمی‌کند."),
-    "memory_space": (
-        "Parameter {p} arrived in memory space '{kind}', not the one the program was compiled for: put it where the "
-        "program expects it, e.g. jax.device_put(x, compiled.input_shardings[0][...]) (its memory_kind), or compile "
-        "with in_shardings whose memory_kind matches where the array lives.  The layout is not the problem: do not "
-        "relayout.",
-        "پارامتر {p} در فضای حافظه «{kind}» رسیده است، نه فضایی که برنامه برایش کامپایل شده: آن را همان‌جا بگذارید "
-        "که برنامه انتظار دارد، مثلاً jax.device_put(x, compiled.input_shardings[0][...]) (با memory_kind آن)، یا "
-        "با in_shardings‌ای کامپایل کنید که memory_kind آن با جای آرایه یکی است. مشکل طرح‌بندی نیست: relayout نکنید."),
-    "element_type": (
-        "Parameter {p} was compiled for {e} but got {a}: cast the argument (x.astype(...)) or compile for the type you "
-        "pass; a relayout cannot change the element type.",
-        "پارامتر {p} برای {e} کامپایل شده ولی {a} گرفته است: آرگومان را تبدیل نوع کنید (x.astype(...)) یا برای نوعی "
-        "که می‌دهید کامپایل کنید؛ تبدیل طرح‌بندی نوع عناصر را عوض نمی‌کند."),
-    "rank": (
-        "Parameter {p} was compiled with rank {e} but got rank {a}: reshape the argument or compile for the shape you "
-        "pass.",
-        "پارامتر {p} با رتبه {e} کامپایل شده ولی رتبه {a} گرفته است: آرگومان را تغییر شکل دهید یا برای شکلی که "
-        "می‌دهید کامپایل کنید."),
-    "bound": (
-        "Dimension {d} of parameter {p} is {a} at run time but the program was compiled for at most {e}: slice or "
-        "split the input to fit the bound, or compile with a larger bound.",
-        "بعد {d} از پارامتر {p} در زمان اجرا {a} است ولی برنامه برای حداکثر {e} کامپایل شده: ورودی را برش دهید یا "
-        "تقسیم کنید تا در این حد جا شود، یا با حد بزرگ‌تری کامپایل کنید."),
-}
+_SIDE_LABELS = {"expected": "e0102.side.expected", "buffer": "e0102.side.buffer", "supplied": "e0102.side.supplied"}
 
 
-# Each analysis note in both languages (the Persian follows the vocabulary of the seed pages:
-# طرح‌بندی for layout, کاشی‌کاری for tiling, بافر for buffer).
-_NOTES = {
-    "order": (
-        "same logical array, different dimension order: expected minor_to_major {e} (JAX major_to_minor {ej}), "
-        "buffer has {a} (JAX major_to_minor {aj})",
-        "همان آرایه منطقی با ترتیب ابعاد متفاوت: طرح‌بندی مورد انتظار minor_to_major {e} است "
-        "(در JAX major_to_minor {ej}) و بافر minor_to_major {a} دارد (در JAX major_to_minor {aj})"),
-    "logical": ("different logical shapes or element types", "شکل منطقی یا نوع عناصر دو طرف متفاوت است"),
-    "tiling": ("different tiling: expected {e}, buffer has {a}",
-               "کاشی‌کاری متفاوت: مورد انتظار {e} است و بافر {a} دارد"),
-    "padded": ("{side}: dimension {dim} ({size}) is padded to {padded} (tile entry {tile}, physical position {pos} "
-               "from minor)",
-               "{side}: بعد {dim} با اندازه {size} تا {padded} پر (padding) می‌شود (ورودی کاشی {tile}، "
-               "جایگاه فیزیکی {pos} از کم‌اهمیت‌ترین بعد)"),
-    "hidden_tiling": (
-        "{side}: printed size {printed} cannot come from printed shape {shape} ({bytes} bytes): the layout was "
-        "printed without its tiling; tilings that give exactly {printed}: {cands}",
-        "{side}: اندازه چاپ‌شده {printed} از شکل چاپ‌شده {shape} ({bytes} بایت) به دست نمی‌آید: طرح‌بندی "
-        "بدون کاشی‌کاری‌اش چاپ شده است؛ کاشی‌کاری‌هایی که دقیقاً {printed} می‌دهند: {cands}"),
-    "hidden_tiling_unknown": (
-        "{side}: printed size {printed} cannot come from printed shape {shape} ({bytes} bytes): the layout was "
-        "printed without its tiling; none of the common TPU tilings gives that size",
-        "{side}: اندازه چاپ‌شده {printed} از شکل چاپ‌شده {shape} ({bytes} بایت) به دست نمی‌آید: طرح‌بندی "
-        "بدون کاشی‌کاری‌اش چاپ شده است؛ هیچ‌یک از کاشی‌کاری‌های رایج TPU این اندازه را نمی‌دهد"),
-    "tpu_default": (
-        "{side}: this layout is the TPU default for the shape ({gens}; libtpu's get_default_layout), the one a "
-        "buffer gets when it is made without a layout (device_put, a restored checkpoint)",
-        "{side}: این طرح‌بندی، طرح‌بندی پیش‌فرض TPU برای این شکل است ({gens}؛ get_default_layout در libtpu)، "
-        "همان که بافری که بدون طرح‌بندی ساخته شود (device_put یا بازیابی checkpoint) می‌گیرد"),
-    "tpu_generations_differ": (
-        "the two layouts are the defaults of different TPU generations: the buffer was laid out for another chip "
-        "generation than the executable was compiled for",
-        "دو طرح‌بندی، پیش‌فرض نسل‌های متفاوت TPU هستند: بافر برای نسل دیگری از تراشه چیده شده است تا نسلی که "
-        "برنامه برای آن کامپایل شده"),
-    "tpu_not_default": (
-        "{side}: this layout is not a TPU default for the shape ({default}): it was chosen (a layout given to "
-        "jit, Layout.AUTO, or another compiler version; plain jax.jit gives parameters the default)",
-        "{side}: این طرح‌بندی هیچ‌یک از پیش‌فرض‌های TPU برای این شکل ({default}) نیست: انتخاب شده است "
-        "(طرح‌بندی داده‌شده به jit یا Layout.AUTO یا نسخه دیگری از کامپایلر؛ jax.jit ساده به پارامترها پیش‌فرض را "
-        "می‌دهد)"),
-    "dense": ("CPU/GPU runtimes compare dense sizes: the buffer's shape or element type differs from the compiled "
-              "parameter (ratio {ratio})",
-              "زمان اجرای CPU/GPU اندازه‌های متراکم را مقایسه می‌کند: شکل یا نوع عناصر بافر با پارامتر "
-              "برنامه کامپایل‌شده فرق دارد (نسبت {ratio})"),
-}
-_SIDES_FA = {"expected": "مورد انتظار", "buffer": "بافر"}
+def note(key: str, values: dict[str, Any]) -> Text:
+    """One analysis note (a key of ``[e0102.note]`` in ``labels/*.toml``), its side (expected or buffer) a word too."""
+    if "side" in values:
+        values = {**values, "side": text(_SIDE_LABELS[values["side"]])}
+    return text(key, **values)
 
 
 def note_text(key: str, values: dict[str, Any], lang: str) -> str:
-    """One analysis note's text in ``lang`` (``en`` or ``fa``)."""
-    en, fa = _NOTES[key]
-    if lang == "fa":
-        values = {**values, "side": _SIDES_FA.get(values.get("side", ""), values.get("side", ""))}
-        return fa.format(**values)
-    return en.format(**values)
+    """One analysis note's text in ``lang``."""
+    return note(key, values).render(lang)

@@ -24,6 +24,7 @@ from ..inputs.compare import check_inputs as compare_buffers
 from ..inputs.explanation import explanation_lines, fixes
 from ..ir.shape import Shape
 from ..ir.sizes import physical_bytes
+from ..labels import label
 from .formats import LeafFormat, expected_leaf, supplied_leaf, tpu_tiled
 
 
@@ -148,8 +149,8 @@ def check_inputs(compiled: Any, *args: Any, **kwargs: Any) -> InputsReport:
     values, vtree = _flatten_args(args, kwargs)
     report = InputsReport(leaves=len(formats))
     if len(formats) != len(values):
-        report.structure_error = (f"the executable takes {len(formats)} array leaves, the call passes "
-                                  f"{len(values)}: {ftree} vs {vtree}")
+        report.structure_error = label("jax_report.structure_error", expected=len(formats), supplied=len(values),
+                                       expected_tree=ftree, supplied_tree=vtree)
         return report
     avals = _avals(compiled)
     expected = []
@@ -185,30 +186,31 @@ def fix_inputs(compiled: Any, *args: Any, **kwargs: Any) -> tuple[tuple, dict]:
 
 
 def render_text(report: InputsReport) -> str:
+    """The report as text (``str(report)``); words from ``labels/en.toml`` ``[jax_report]``."""
     if report.structure_error:
-        return "argument structure differs: " + report.structure_error
+        return label("jax_report.structure_differs", error=report.structure_error)
     if not report.mismatches:
-        return f"all {report.leaves} argument leaves match the executable's input formats"
+        return label("jax_report.all_leaves_match", n=report.leaves)
     lines = []
     for m in report.mismatches:
         if m.kind == "shape":
-            verdict = "the call fails: another array, not another layout"
+            verdict = label("jax_report.call_fails_array")
         elif m.will_fail:
-            verdict = "the call fails: JAX refuses a committed argument in another format"
+            verdict = label("jax_report.call_fails_committed")
         else:
-            verdict = "the call works: the argument is uncommitted, so JAX relays it out (an extra copy)"
-        lines.append(f"{m.path}: {m.kind} mismatch ({verdict})")
-        lines.append(f"  executable expects {m.expected}  [{m.expected_bytes:,} B]")
-        lines.append(f"  argument has       {m.supplied}  [{m.supplied_bytes:,} B]")
+            verdict = label("jax_report.call_works_uncommitted")
+        lines.append(label("jax_report.leaf_mismatch", path=m.path, kind=m.kind, verdict=verdict))
+        lines.append("  " + label("jax_report.leaf_expects", shape=m.expected, bytes=f"{m.expected_bytes:,}"))
+        lines.append("  " + label("jax_report.leaf_has", shape=m.supplied, bytes=f"{m.supplied_bytes:,}"))
         if m.tpu_expected_bytes >= 0:
-            lines.append(f"  with TPU tiling:   expects {m.tpu_expected} [{m.tpu_expected_bytes:,} B], "
-                         f"has {m.tpu_supplied} [{m.tpu_supplied_bytes:,} B]")
+            lines.append("  " + label("jax_report.leaf_tpu_tiling", expected=m.tpu_expected,
+                                      expected_bytes=f"{m.tpu_expected_bytes:,}", supplied=m.tpu_supplied,
+                                      supplied_bytes=f"{m.tpu_supplied_bytes:,}"))
         lines.extend("  " + e for e in m.explanation)
         if m.fix_code:
-            lines.append(f"  fix: {m.fix_code}   # or: args, kwargs = xladoctor.jax.fix_inputs(compiled, *args, "
-                         "**kwargs)")
+            lines.append("  " + label("jax_report.leaf_fix_code", code=m.fix_code))
         else:  # fix_inputs refuses these too: moving data cannot change its shape or dtype
-            lines.extend(f"  fix: {x}" for x in mismatch_fixes(m))
+            lines.extend("  " + label("jax_report.leaf_fix", fix=x) for x in mismatch_fixes(m))
     return "\n".join(lines)
 
 

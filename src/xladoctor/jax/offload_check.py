@@ -25,6 +25,7 @@ from typing import Any
 import jax
 
 from ..ir.instruction import SourceLocation
+from ..labels import label
 from ..offload.analysis import analyze_host_offload
 from ..offload.fixes import suggest_fixes
 from ..offload.result import HostOffloadResult, OutputMismatch, PathHop
@@ -295,12 +296,10 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport
     for moved in result.outputs_moved_to_host:
         i = moved.output_index[0] if moved.output_index else 0
         name = names[i] if i < len(names) else str(list(moved.output_index))
-        report.notes.append(f"{name}: XLA with unmerged PR #36525 would put this output in host memory "
-                            f"({moved.old_layout} -> "
-                            f"{moved.new_layout}) because a host tensor reaches it (starting from {moved.start}); "
-                            "the caller gets a pinned_host array")
+        report.notes.append(label("jax_report.note_output_moved", name=name, old=moved.old_layout, new=moved.new_layout,
+                                  start=moved.start))
     for d in result.dropped_offloads:
-        report.notes.append(f"offload {d.move_to_host} moves nothing ({d.reason}); XLA drops it silently")
+        report.notes.append(label("jax_report.note_dropped_offload", name=d.move_to_host, reason=d.reason))
     report.failures = [f"{f.status}: {f.message}" for f in result.failures]
     return report
 
@@ -357,56 +356,59 @@ def _accepts_keywords(fn: Any, names: list[str]) -> bool:
 # -- rendering --------------------------------------------------------------------------------
 
 def render_text(report: OffloadReport) -> str:
-    lines = []
-    target = report.platform or "the local backend"
-    if not report.findings:
-        seen = report.offloads()
-        parts = [_count(seen["moves_to_host"], "move to host memory", "moves to host memory"),
-                 _count(seen["host_arguments"], "argument in host memory", "arguments in host memory")]
-        parts = [p for p in parts if not p.startswith("0 ")]
-        if parts:
-            lines.append(f"no E1200 on {target}: checked {' and '.join(parts)}; no host-memory tensor reaches an "
-                         "output declared in device memory")
-        else:
-            lines.append(f"no E1200 on {target}: no offload found (nothing is moved to host memory: no device_put "
-                         "to pinned_host, no offloading remat policy took effect, no argument in host memory)")
+    """The report as text (``str(report)``); words from ``labels/en.toml`` ``[jax_report]``."""
+    target = report.platform or label("jax_report.local_backend")
+    lines = [] if report.findings else [_clean_line(report, target)]
     for f in report.findings:
-        lines.append(f"E1200 on {target}: output {f.output} (out_shardings leaf {f.leaf}) is in device memory, "
-                     "but a tensor moved to host reaches it")
-        if f.host_argument is not None:
-            lines.append(f"  argument {f.host_argument} arrives in host memory (pinned_host) and flows to this output")
-        if f.offloaded_at is not None:
-            lines.append(f"  moved to host at  {f.offloaded_at}")
-            lines.extend(f"    called from    {c}" for c in f.offloaded_from[:_CALLERS_SHOWN])
-        path = f.source_lines()
-        if path:
-            lines.append("  path:")
-            lines.extend(f"    {s}" for s in path)
-        if f.returned_at is not None:
-            lines.append(f"  returned from     {f.returned_at}")
-        lines.append("  XLA will say:")
-        lines.extend("    " + m for m in f.xla_message.splitlines())
-        lines.append("  fix (keep it on host):")
-        lines.extend("    " + c for c in f.host_fix.splitlines())
-        lines.append("  fix (bring it back to device):")
-        lines.extend("    " + c for c in f.device_fix.splitlines())
-    lines.extend(f"note: {n}" for n in report.notes)
-    lines.extend(f"the pass would also fail: {x}" for x in report.failures)
+        lines.extend(_finding_lines(f, target))
+    lines.extend(label("jax_report.note", note=n) for n in report.notes)
+    lines.extend(label("jax_report.also_fails", failure=x) for x in report.failures)
     c = report.confirmation
     if c is not None:
-        lines.append(f"real TPU compiler ({c.verdict.topology}): {c.verdict.summary()}")
+        lines.append(label("jax_report.real_compiler", topology=c.verdict.topology, summary=c.verdict.summary()))
         if c.verdict.kind == "crash" and c.verdict.check_line:
             lines.append(f"  {c.verdict.check_line}")
-        verdict = {True: "agrees with the prediction", False: "DISAGREES with the prediction",
-                   None: "cannot be compared"}[c.agree]
+        verdict = label({True: "jax_report.agrees", False: "jax_report.disagrees", None: "jax_report.not_comparable"}[c.agree])
         lines.append(f"  {verdict}: {c.reason}")
     if report.confirm_note:
-        lines.append(f"note: {report.confirm_note}")
+        lines.append(label("jax_report.note", note=report.confirm_note))
     return "\n".join(lines)
 
 
-def _count(n: int, one: str, many: str) -> str:
-    return f"1 {one}" if n == 1 else f"{n:,} {many}"
+def _clean_line(report: OffloadReport, target: str) -> str:
+    """No E1200: what was checked (moves to host, host arguments), or that nothing is offloaded at all."""
+    seen = report.offloads()
+    parts = [label("jax_report.moves_to_host_one" if seen["moves_to_host"] == 1 else "jax_report.moves_to_host_many",
+                   n=f"{seen['moves_to_host']:,}") if seen["moves_to_host"] else "",
+             label("jax_report.host_arguments_one" if seen["host_arguments"] == 1 else "jax_report.host_arguments_many",
+                   n=f"{seen['host_arguments']:,}") if seen["host_arguments"] else ""]
+    parts = [p for p in parts if p]
+    if parts:
+        return label("jax_report.clean_checked", target=target, checked=label("jax_report.and").join(parts))
+    return label("jax_report.clean_nothing_offloaded", target=target)
+
+
+def _finding_lines(f: OffloadFinding, target: str) -> list[str]:
+    """One E1200: the output, where its value moved to host, its path, XLA's message and both fixes."""
+    lines = [label("jax_report.e1200", target=target, output=f.output, leaf=f.leaf)]
+    if f.host_argument is not None:
+        lines.append("  " + label("jax_report.host_argument", argument=f.host_argument))
+    if f.offloaded_at is not None:
+        lines.append("  " + label("jax_report.moved_to_host_at", where=f.offloaded_at))
+        lines.extend("    " + label("jax_report.called_from", where=c) for c in f.offloaded_from[:_CALLERS_SHOWN])
+    path = f.source_lines()
+    if path:
+        lines.append("  " + label("jax_report.path"))
+        lines.extend(f"    {s}" for s in path)
+    if f.returned_at is not None:
+        lines.append("  " + label("jax_report.returned_from", where=f.returned_at))
+    lines.append("  " + label("jax_report.xla_will_say"))
+    lines.extend("    " + m for m in f.xla_message.splitlines())
+    lines.append("  " + label("jax_report.fix_host"))
+    lines.extend("    " + c for c in f.host_fix.splitlines())
+    lines.append("  " + label("jax_report.fix_device"))
+    lines.extend("    " + c for c in f.device_fix.splitlines())
+    return lines
 
 
 def _line_json(s: SourceLine | None) -> dict[str, Any] | None:

@@ -1,6 +1,11 @@
-"""XLA's own wording for what HostOffloader logs, kept in one place."""
+"""XLA's own wording for what HostOffloader logs, kept in one place (byte for byte, so not labels).
+
+Our own two notes beside them are labels (``labels/en.toml`` ``[offload]``).
+"""
 
 from __future__ import annotations
+
+from ..labels import label
 
 
 def host_compute_warning(name: str) -> str:
@@ -24,10 +29,9 @@ HOST_COMPUTE_DISABLED = "Automatic host compute offloading is disabled."
 
 def output_moved_warning(index_text: str, old: str, new: str, start: str) -> str:
     """Our note for the silent entry-layout rewrite of unmerged PR #36525 (VLOG(2) there)."""
-    return (f"Entry output {index_text} receives host memory (starting from {start}); its layout {old} is not "
-            f"customized, so XLA with unmerged PR #36525 silently changes it to {new}: the caller gets this "
-            "output in host memory (memory kind pinned_host). Released XLA fails with E1200 instead.")
+    return label("offload.output_moved_warning", index=index_text, old=old, new=new, start=start)
 
 
 def dropped_offload_warning(name: str, reason: str) -> str:
-    return f'MoveToHost "{name}" moves nothing to host: {reason}. XLA removes it silently.'
+    """Our note for a MoveToHost XLA removes without a word (nothing under it reaches host memory)."""
+    return label("offload.dropped_offload_warning", name=name, reason=reason)

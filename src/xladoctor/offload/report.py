@@ -6,6 +6,7 @@ from typing import Any
 
 from ..ir.module import HloModule
 from ..ir.shape import format_shape_index
+from ..labels import label
 from .fixes import FixSuggestion
 from .result import XLA_VERSION_MODELLED, HostOffloadResult, OutputMismatch, PathHop
 from .rules import RULES, SHIPPED
@@ -99,60 +100,74 @@ def _hop_text(h: PathHop) -> str:
 
 def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes: list[FixSuggestion],
                 trace: bool) -> str:
+    """The ``offload`` report: verdict, each offending output with its path and fixes, failures, then
+    what ends in host memory.  Words from ``labels/en.toml`` ``[offload]`` (the command prints English)."""
     out: list[str] = []
     mode = RULES[result.rule].label
     if result.outcome == "ok" and not result.errors and not result.failures:
-        out.append(f"{source}: no host-offload error predicted ({mode}).")
-    by_index = {tuple(f.output_index): f for f in fixes}
+        out.append(label("offload.none_predicted", source=source, mode=mode))
     if result.errors:
         n = len(result.errors)
-        out.append(f"{source}: E1200 predicted for {n:,} output{'' if n == 1 else 's'} ({mode}).")
+        out.append(label("offload.predicted_one" if n == 1 else "offload.predicted_many", source=source, n=f"{n:,}",
+                         mode=mode))
+    by_index = {tuple(f.output_index): f for f in fixes}
     for e in result.errors:
         out.append("")
-        tag = "XLA stops here" if e.first else "also offending"
-        if e.first and result.outcome != "E1200":
-            tag = "would follow an earlier failure"
-        out.append(f"output {format_shape_index(e.output_index)} ({e.output_layout}) [{tag}]")
-        out.extend("  " + line for line in e.full_message.splitlines())
-        out.append(f"  from {e.origin}; path:")
-        out.extend("    " + _hop_text(h) for h in e.path)
-        f = by_index.get(e.output_index)
-        if f is not None:
-            out.append(f"  fix (a), keep on host: entry result {format_shape_index(e.output_index)} -> "
-                       f"{f.host_layout}; JAX: {f.host_jax}")
-            out.append(f"  fix (b), back to device: move-to-device after {f.returned_value}; JAX: {f.device_jax}")
+        out.extend(_error_lines(e, by_index.get(e.output_index), result.outcome))
     for failure in result.failures:
         out.append("")
-        first = " [XLA stops here]" if failure.first else ""
-        what = "XLA would abort (CHECK failure)" if failure.status == "CHECK" else f"XLA would fail: {failure.status}"
-        out.append(f"{what}{first}: {failure.message}" + (f" (at {failure.instruction})" if failure.instruction else ""))
+        first = f" [{label('offload.stops_here')}]" if failure.first else ""
+        what = (label("offload.check_failure") if failure.status == "CHECK"
+                else label("offload.would_fail", status=failure.status))
+        at = f" {label('offload.at_instruction', instruction=failure.instruction)}" if failure.instruction else ""
+        out.append(f"{what}{first}: {failure.message}{at}")
     if trace and result.vlog:
         out.append("")
-        out.append("--vmodule=host_offloader=1 would print:")
+        out.append(label("offload.vmodule"))
         out.extend("  " + line for line in result.vlog)
     out.append("")
-    hp = ", ".join(n + (format_shape_index(i) if i else "") for n, i in result.host_positions) or "none"
-    out.append(f"host memory: {hp}")
-    if result.host_compute:
-        out.append("host compute: " + ", ".join(f"{h.instruction} ({h.opcode})" for h in result.host_compute))
-    if result.dynamified_slices:
-        out.append("slices turned into dynamic slices: " + ", ".join(result.dynamified_slices))
-    for d in result.dynamic_update_slices:
-        out.append(f"dynamic-update-slice {d.instruction}: {d.action}")
-    for dropped in result.dropped_offloads:
-        out.append(f"offload dropped: {dropped.move_to_host} ({dropped.reason})")
-    for m in (result.legalize.moves if result.legalize is not None else []):
-        if m.action == "moved-down":
-            where = f"after {', '.join(m.after)}" if m.after else "removed (the chain is not recognised past it)"
-            out.append(f"HostOffloadLegalize: layout-changing copy {m.copy} moved out of host memory: {where}")
-        elif m.action == "moved-up":
-            out.append(f"HostOffloadLegalize: layout-changing copy {m.copy} moved above its move-to-host")
-        else:
-            out.append(f"HostOffloadLegalize: layout-changing copy {m.copy} stays in host memory")
-    for o in result.outputs_moved_to_host:
-        out.append(f"output {format_shape_index(o.output_index)} silently moved to host: {o.old_layout} -> "
-                   f"{o.new_layout}")
-    if result.warnings:
-        out.append("warnings:")
-        out.extend("  " + w for w in result.warnings)
+    out.extend(_host_memory_lines(result))
     return "\n".join(out) + "\n"
+
+
+def _error_lines(e: OutputMismatch, f: FixSuggestion | None, outcome: str) -> list[str]:
+    """One offending output: its heading, XLA's message, the path and the two fixes."""
+    tag = label("offload.stops_here") if e.first else label("offload.also_offending")
+    if e.first and outcome != "E1200":
+        tag = label("offload.follows_earlier_failure")
+    index = format_shape_index(e.output_index)
+    out = [label("offload.output", index=index, layout=e.output_layout, tag=tag)]
+    out.extend("  " + line for line in e.full_message.splitlines())
+    out.append("  " + label("offload.path_from", origin=e.origin))
+    out.extend("    " + _hop_text(h) for h in e.path)
+    if f is not None:
+        out.append("  " + label("offload.fix_host", index=index, layout=f.host_layout, jax=f.host_jax))
+        out.append("  " + label("offload.fix_device", value=f.returned_value, jax=f.device_jax))
+    return out
+
+
+_LEGALIZE_LABELS = {"moved-down": "offload.legalize_moved_down", "moved-up": "offload.legalize_moved_up"}
+
+
+def _host_memory_lines(result: HostOffloadResult) -> list[str]:
+    """What ends in host memory, host compute, rewritten slices, dropped offloads, legalized copies, warnings."""
+    hp = ", ".join(n + (format_shape_index(i) if i else "") for n, i in result.host_positions)
+    out = [label("offload.host_memory", names=hp or label("offload.nothing"))]
+    if result.host_compute:
+        out.append(label("offload.host_compute",
+                         items=", ".join(f"{h.instruction} ({h.opcode})" for h in result.host_compute)))
+    if result.dynamified_slices:
+        out.append(label("offload.dynamified", names=", ".join(result.dynamified_slices)))
+    out.extend(label("offload.dynamic_update_slice", instruction=d.instruction, action=d.action)
+               for d in result.dynamic_update_slices)
+    out.extend(label("offload.dropped", name=d.move_to_host, reason=d.reason) for d in result.dropped_offloads)
+    for m in (result.legalize.moves if result.legalize is not None else []):
+        where = (label("offload.legalize_after", names=", ".join(m.after)) if m.after
+                 else label("offload.legalize_removed"))
+        out.append(label(_LEGALIZE_LABELS.get(m.action, "offload.legalize_kept"), copy=m.copy, where=where))
+    out.extend(label("offload.moved_output", index=format_shape_index(o.output_index), old=o.old_layout,
+                     new=o.new_layout) for o in result.outputs_moved_to_host)
+    if result.warnings:
+        out.append(label("offload.warnings"))
+        out.extend("  " + w for w in result.warnings)
+    return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..labels import label
 from .naming import same_instruction
 from .verdict import Verdict
 
@@ -33,10 +34,10 @@ class Prediction:
 
     def summary(self) -> str:
         if self.kind == "e1200":
-            return f"E1200 (starting from {self.start})"
+            return label("oracle.e1200", start=self.start)
         if self.kind == "compiles":
-            return "compiles (no error predicted)"
-        return f"{'compiler crash' if self.kind == 'crash' else 'error'}: {self.message}"
+            return label("oracle.compiles_predicted")
+        return label("oracle.predicted_crash" if self.kind == "crash" else "oracle.predicted_error", message=self.message)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "start": self.start, "start_opcode": self.start_opcode,
@@ -74,21 +75,20 @@ def prediction_of(result: HostOffloadResult, module: HloModule | None = None) ->
         return Prediction("e1200", start, opcode, number, result.error.message)
     failure = next((f for f in result.failures if f.first), result.failures[0] if result.failures else None)
     if failure is None:
-        return Prediction("xla_error", message="analysis failed")
+        return Prediction("xla_error", message=label("oracle.analysis_failed"))
     return Prediction("crash" if failure.status == "CHECK" else "xla_error", message=failure.message)
 
 
 def compare(predicted: Prediction, verdict: Verdict) -> Comparison:
     if not verdict.decided:
-        return Comparison(predicted, verdict, None,
-                          f"no compiler verdict to compare with ({verdict.kind}: {verdict.reason or verdict.message})")
+        return Comparison(predicted, verdict, None, label("oracle.no_verdict", kind=verdict.kind,
+                                                          reason=verdict.reason or verdict.message))
     if predicted.kind != verdict.kind:
-        return Comparison(predicted, verdict, False,
-                          f"prediction {predicted.summary()} but the compiler: {verdict.summary()}")
+        return Comparison(predicted, verdict, False, label("oracle.different_verdict", predicted=predicted.summary(),
+                                                           verdict=verdict.summary()))
     if verdict.kind == "e1200" and not same_instruction(predicted.start, verdict.start, predicted.start_opcode,
                                                         predicted.parameter_number):
-        return Comparison(predicted, verdict, False,
-                          f"both E1200, but the walk starts differ: predicted {predicted.start}, "
-                          f"XLA {verdict.start} (not the same instruction under the renaming rule)")
-    return Comparison(predicted, verdict, True, "same verdict" + (
-        f" (start {predicted.start} ~ {verdict.start})" if verdict.kind == "e1200" else ""))
+        return Comparison(predicted, verdict, False, label("oracle.different_start", predicted=predicted.start,
+                                                           xla=verdict.start))
+    return Comparison(predicted, verdict, True, label("oracle.same_start", predicted=predicted.start, xla=verdict.start)
+                      if verdict.kind == "e1200" else label("oracle.same_verdict"))

@@ -82,15 +82,18 @@ class Verdict:
 
     def summary(self) -> str:
         """One line for terminals: ``E1200 (starting from tuple.1)``, ``compiles``..."""
+        from ..labels import label
+
         if self.kind == "compiles":
-            return "compiles"
+            return label("oracle.compiles")
         if self.kind == "e1200":
-            return f"E1200 (starting from {self.start})"
+            return label("oracle.e1200", start=self.start)
         if self.kind == "xla_error":
             first = self.message.splitlines()[0] if self.message else ""
-            return f"{self.code or self.status or 'error'} at {self.stage}: {first}"
+            return label("oracle.xla_error", code=self.code or self.status or label("oracle.error"), stage=self.stage,
+                         message=first)
         if self.kind == "crash":
-            return f"compiler crash: {self.check_line or 'aborted'}"
+            return label("oracle.crash", check=self.check_line or label("oracle.aborted"))
         return f"{self.kind}: {self.reason or self.message}"
 
 

@@ -13,28 +13,12 @@ import os
 import textwrap
 
 from ..catalogue.model import Entry
+from ..labels import label
 from .terminal_bidi import render_rtl
 
-LABELS = {
-    "en": {
-        "category": "Category", "phase": "Phase", "backends": "Backends", "status": "Status",
-        "summary": "What happened", "example": "Example message", "causes": "Causes",
-        "fixes": "Fixes", "debug": "How to debug", "see_also": "See also", "link": "Documentation",
-        "compile-time": "compile time", "runtime": "runtime", "any": "compile time or runtime",
-        "aliases": "Also documented as",
-        "no_page_xladoctor": "xladoctor's own grouping: XLA defines no such code and openxla.org has no page for it",
-        "no_page_xla-draft": "only in an unmerged draft of XLA's error pages: XLA does not print this code and openxla.org has no page for it",
-    },
-    "fa": {
-        "category": "دسته", "phase": "زمان", "backends": "بک‌اندها", "status": "وضعیت",
-        "summary": "چه اتفاقی افتاد", "example": "نمونه پیام", "causes": "علت‌ها",
-        "fixes": "راه‌حل‌ها", "debug": "اشکال‌زدایی", "see_also": "همچنین ببینید", "link": "مستندات",
-        "compile-time": "زمان کامپایل", "runtime": "زمان اجرا", "any": "زمان کامپایل یا اجرا",
-        "aliases": "نام دیگر در مستندات",
-        "no_page_xladoctor": "دسته‌بندی خود xladoctor: XLA چنین کدی تعریف نکرده و openxla.org صفحه‌ای برای آن ندارد",
-        "no_page_xla-draft": "فقط در پیش‌نویسی ادغام‌نشده از صفحه‌های خطای XLA: XLA این کد را چاپ نمی‌کند و openxla.org صفحه‌ای برای آن ندارد",
-    },
-}
+# Label keys of the values a heading shows (the phase, the reason there is no openxla.org page).
+_PHASE_LABELS = {"compile-time": "entry.compile-time", "runtime": "entry.runtime", "any": "entry.any"}
+_NO_PAGE_LABELS = {"xladoctor": "entry.no_page_xladoctor", "xla-draft": "entry.no_page_xla-draft"}
 
 
 def language_from_env(environ: os._Environ[str] | dict[str, str] | None = None) -> str:
@@ -93,32 +77,31 @@ class Writer:
 def render_entry(entry: Entry, lang: str = "en", width: int = 80, bidi: str = "visual") -> str:
     """The full explanation of one code, like ``rustc --explain``."""
     w = Writer(lang, width, bidi)
-    label = LABELS[lang]
     text = entry.describe(lang)
     w.code(f"{entry.code}: {entry.name}", indent="")
     w.prose(text.title)
     w.blank()
-    w.prose(f"{label['category']}: {text.category}")
-    w.prose(f"{label['phase']}: {label[entry.phase]}")
-    w.prose(f"{label['backends']}: {', '.join(entry.backends)}")
-    w.prose(f"{label['status']}: {entry.status}")
+    w.prose(f"{label('entry.category', lang)}: {text.category}")
+    w.prose(f"{label('entry.phase', lang)}: {label(_PHASE_LABELS[entry.phase], lang)}")
+    w.prose(f"{label('entry.backends', lang)}: {', '.join(entry.backends)}")
+    w.prose(f"{label('entry.status', lang)}: {entry.status}")
     if entry.aliases:
-        w.prose(f"{label['aliases']}: {', '.join(entry.aliases)}")
-    w.heading(label["summary"])
+        w.prose(f"{label('entry.aliases', lang)}: {', '.join(entry.aliases)}")
+    w.heading(label("entry.summary", lang))
     w.prose(text.summary, indent="  ")
-    w.heading(label["example"])
+    w.heading(label("entry.example", lang))
     w.code(entry.example)
-    w.heading(label["causes"])
+    w.heading(label("entry.causes", lang))
     w.bullets(text.causes)
-    w.heading(label["fixes"])
+    w.heading(label("entry.fixes", lang))
     w.bullets(text.fixes)
-    w.heading(label["debug"])
+    w.heading(label("entry.debug", lang))
     w.bullets(text.debug)
     if entry.see_also:
-        w.heading(f"{label['see_also']}: {', '.join(entry.see_also)}")
-    w.heading(f"{label['link']}:")
+        w.heading(f"{label('entry.see_also', lang)}: {', '.join(entry.see_also)}")
+    w.heading(f"{label('entry.link', lang)}:")
     if entry.url:
         w.code(entry.url, indent="  ")
     else:
-        w.prose(label[f"no_page_{entry.origin}"], indent="  ")
+        w.prose(label(_NO_PAGE_LABELS[entry.origin], lang), indent="  ")
     return "\n".join(w.lines) + "\n"

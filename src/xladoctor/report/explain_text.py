@@ -15,28 +15,27 @@ from ..catalogue.fixes import finding_fixes
 from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import Finding
 from ..escape import escape_field
+from ..labels import label
 from ..units import human_bytes
-from .catalogue_text import LABELS, Writer
-
-SCAN_LABELS = {
-    "en": {"found": "{n} distinct XLA errors found", "found_one": "1 distinct XLA error found", "none": "no XLA error found", "times": "times",
-           "fields": "Fields", "analysis": "Analysis", "more": "Run `xladoctor explain {code}` for the full entry."},
-    "fa": {"found": "{n} خطای متمایز XLA پیدا شد", "found_one": "۱ خطای متمایز XLA پیدا شد", "none": "هیچ خطای XLA پیدا نشد", "times": "بار",
-           "fields": "فیلدها", "analysis": "تحلیل", "more": "برای توضیح کامل `xladoctor explain {code}` را اجرا کنید."},
-}
-
+from .catalogue_text import Writer
 
 # Analysis keys that steer the report rather than describe the error.
-_HIDDEN_ANALYSIS = ("offload", "trace", "notes", "notes_fa", "fixes_first", "fixes_first_fa", "replaces_fixes",
-                    "skips_fixes_with", "scenario", "larger_user")
+_HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes", "skips_fixes_with", "scenario",
+                    "larger_user")
 # Field keys that are parser bookkeeping, not part of the message.
 _HIDDEN_FIELDS = ("format", "variant")
 
 
-def not_shown_line(not_shown: dict[str, int]) -> str:
+def not_shown_line(not_shown: dict[str, int], lang: str = "en") -> str:
     codes = ", ".join(f"{code} x{n}" for code, n in sorted(not_shown.items()))
-    return (f"{sum(not_shown.values())} more message(s) not shown: only the first {scanner.MAX_DISTINCT} distinct errors "
-            f"are kept ({codes})")
+    return label("scan.not_shown", lang, n=sum(not_shown.values()), limit=scanner.MAX_DISTINCT, codes=codes)
+
+
+def not_shown_text(not_shown: dict[str, int], lang: str, width: int, bidi: str) -> str:
+    """The "more messages not shown" line as the report prints it (through bidi in Persian)."""
+    w = Writer(lang, width, bidi)
+    _sentence(w, not_shown_line(not_shown, lang), "")
+    return "\n".join(w.lines) + "\n"
 
 
 def _format_value(value: Any, key: str = "") -> str:
@@ -86,31 +85,38 @@ def _hop(h: dict[str, Any]) -> str:
     return f"{h.get('instruction')}{opcode} {index}"
 
 
-def _path_lines(analysis: dict[str, Any]) -> list[str]:
+def _sentence(w: Writer, text: str, indent: str) -> None:
+    """A sentence among code-like lines: as is in a left-to-right language, through bidi in Persian."""
+    if w.rtl:
+        w.prose(text, indent=indent)
+    else:
+        w.lines.append(indent + text)
+
+
+def _path_lines(analysis: dict[str, Any], lang: str, width: int, bidi: str) -> list[str]:
     """The offloaded tensor's path: from the log's host_offloader trace and/or the --hlo analysis."""
-    out: list[str] = []
+    w = Writer(lang, width, bidi)
     if analysis.get("trace"):
-        out.append("    trace from the log (host_offloader):")
-        out.extend(f"      {_hop(h)}" for h in analysis["trace"])
+        _sentence(w, label("scan.trace_heading", lang), "    ")
+        w.lines.extend(f"      {_hop(h)}" for h in analysis["trace"])
     offload = analysis.get("offload")
     if offload:
-        out.append(f"    host-offload analysis of {offload.get('module')}:")
+        _sentence(w, label("scan.offload_heading", lang, module=offload.get("module")), "    ")
         if not offload.get("matched_start"):
-            out.append("      (no error in this module starts at the instruction named in the log; all shown)")
+            _sentence(w, label("scan.no_matching_start", lang), "      ")
         for err in offload.get("errors", []):
             if not isinstance(err, dict):
-                out.append(f"      {err}")
+                w.lines.append(f"      {err}")
                 continue
-            out.append(f"      starts at {err.get('start')} (from {err.get('origin')}), reaches entry output "
-                       f"{err.get('output_index')} whose layout {err.get('output_layout')} is not host memory")
+            _sentence(w, label("scan.offload_error", lang, start=err.get("start"), origin=err.get("origin"),
+                               index=err.get("output_index"), layout=err.get("output_layout")), "      ")
             for h in err.get("path") or err.get("trace") or []:
-                out.append(f"        -> {_hop(h)}")
-    return out
+                w.lines.append(f"        -> {_hop(h)}")
+    return w.lines
 
 
 def render_findings(findings: list[Finding], source: str, lang: str, width: int, bidi: str) -> str:
     cat = load_catalogue()
-    labels, scan = LABELS[lang], SCAN_LABELS[lang]
     w = Writer(lang, width, bidi)
     for f in findings:
         entry = cat.entries[f.code]
@@ -125,25 +131,25 @@ def render_findings(findings: list[Finding], source: str, lang: str, width: int,
                                          break_on_hyphens=False) or [""])
         fields = _dict_lines({k: v for k, v in f.fields.items() if k not in _HIDDEN_FIELDS}, "    ", width - 6)
         if fields:
-            w.prose(scan["fields"] + ":", indent="  ")
+            w.prose(label("scan.fields", lang) + ":", indent="  ")
             w.lines.extend(fields)
         # The story first (what differs, which dimension is padded), then the numbers behind it;
         # no heading when the analysis only steers the fixes (a memory-space E0102).
-        notes = f.analysis.get("notes_fa" if lang == "fa" else "notes") or f.analysis.get("notes") or []
+        notes = [t.render(lang) for t in f.analysis.get("notes") or ()]
         rest = _dict_lines({k: v for k, v in f.analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ", width - 6)
-        path = _path_lines(f.analysis)
+        path = _path_lines(f.analysis, lang, width, bidi)
         if notes or rest or path:
-            w.prose(scan["analysis"] + ":", indent="  ")
+            w.prose(label("scan.analysis", lang) + ":", indent="  ")
             w.bullets(notes, indent="    ")
             w.lines.extend(rest + path)
-        w.prose(labels["fixes"] + ":", indent="  ")
+        w.prose(label("entry.fixes", lang) + ":", indent="  ")
         w.bullets(finding_fixes(f, lang), indent="    ")
         if entry.url:
             w.code(entry.url, indent="  ")
-        w.prose(scan["more"].format(code=f.code), indent="  ")
+        w.prose(label("scan.more", lang, code=f.code), indent="  ")
         w.blank()
     if findings:
-        w.prose(scan["found_one"] if len(findings) == 1 else scan["found"].format(n=f"{len(findings):,}"))
+        w.prose(label("scan.found_one", lang) if len(findings) == 1 else label("scan.found", lang, n=f"{len(findings):,}"))
     else:
-        w.prose(scan["none"])
+        w.prose(label("scan.none", lang))
     return "\n".join(w.lines) + "\n"

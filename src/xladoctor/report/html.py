@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..labels import label
 from .html_base import IdAllocator, badge, code_block, esc, lbl, ltr, page
 from .html_explain import explain_body
 from .html_inputs import inputs_body, inputs_verdict
-from .html_labels import label
 from .html_offload import offload_body, offload_verdict
 
 __all__ = ["render_check_html", "render_offload_html", "render_inputs_html", "render_explain_html"]
@@ -35,16 +35,16 @@ def file_verdict(f: dict[str, Any]) -> tuple[str, str]:
     """``(label key, tone)`` of one ``check`` file entry."""
     kind = f.get("kind")
     if kind == "skipped":
-        return "verdict_skipped", "muted"
+        return "html.verdict_skipped", "muted"
     if kind == "error":
-        return "verdict_error", "bad"
+        return "html.verdict_error", "bad"
     if kind == "hlo":
         if "offload" in f:
             return offload_verdict(f["offload"])
-        return "verdict_note", "muted"
+        return "html.verdict_note", "muted"
     if kind == "log":
-        return ("verdict_found", "bad") if (f.get("explain") or {}).get("findings") else ("verdict_clean", "ok")
-    return "verdict_note", "muted"
+        return ("html.verdict_found", "bad") if (f.get("explain") or {}).get("findings") else ("html.verdict_clean", "ok")
+    return "html.verdict_note", "muted"
 
 
 def findings_by_code(doc: dict[str, Any]) -> Counter:
@@ -70,12 +70,12 @@ def _hlo_card(s: dict[str, Any], lang: str) -> str:
     spaces = s.get("memory_spaces") or {}
     host = spaces.get("5")
     host_chip = f' <span class="chip host">S(5) <b>{esc(host)}</b></span>' if host else ""
-    return (f'<div class="hlo-card"><p>{lbl(lang, "hlo_module")} {ltr(s.get("name"), "mono name")} \u00b7 '
-            f'{esc(s.get("instruction_count"))} {lbl(lang, "instructions")} \u00b7 '
-            f'{len(s.get("computations") or [])} {lbl(lang, "computations")}</p>'
-            f'<p class="ecl"><span class="muted">{lbl(lang, "entry_layout")}:</span> '
+    return (f'<div class="hlo-card"><p>{lbl(lang, "html.hlo_module")} {ltr(s.get("name"), "mono name")} \u00b7 '
+            f'{esc(s.get("instruction_count"))} {lbl(lang, "html.instructions")} \u00b7 '
+            f'{len(s.get("computations") or [])} {lbl(lang, "html.computations")}</p>'
+            f'<p class="ecl"><span class="muted">{lbl(lang, "html.entry_layout")}:</span> '
             f'{ltr(ecl.get("text"), "mono wrap")}</p>'
-            f'<p class="chips"><span class="muted">{lbl(lang, "opcodes")}:</span> {chips}{host_chip}</p></div>')
+            f'<p class="chips"><span class="muted">{lbl(lang, "html.opcodes")}:</span> {chips}{host_chip}</p></div>')
 
 
 def _origin_and_confirm(f: dict[str, Any]) -> list[str]:
@@ -107,34 +107,34 @@ def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, s
             for n, e in enumerate(off.get("errors") or []):
                 idx = "{" + ",".join(map(str, e.get("output_index") or [])) + "}"
                 toc.append((2, f"{uid}-e1200-{n + 1}", f"E1200 output {idx}"))
-            body.append(f'<h3>{lbl(lang, "host_offload")}</h3>{offload_body(off, uid, lang)}')
+            body.append(f'<h3>{lbl(lang, "html.host_offload")}</h3>{offload_body(off, uid, lang)}')
         body.extend(_origin_and_confirm(f))
     elif f.get("kind") == "log":
         ex = f.get("explain") or {}
         for n, x in enumerate(ex.get("findings") or []):
             toc.append((2, f"{uid}-{str(x.get('code', 'x')).lower()}-{n + 1}",
-                        f"{x.get('code')} {label(lang, 'line')} {x.get('line')}"))
+                        f"{x.get('code')} {label('html.line', lang)} {x.get('line')}"))
         body.append(explain_body(ex, uid, ex.get("lang") or lang))
     elif f.get("kind") == "error":
-        body.append(f'<p class="note bad">{lbl(lang, "cannot_check")}: {ltr(f.get("error"), "mono wrap")}</p>')
+        body.append(f'<p class="note bad">{lbl(lang, "html.cannot_check")}: {ltr(f.get("error"), "mono wrap")}</p>')
     elif f.get("note"):
         body.append(f'<p class="note">{esc(f["note"])}</p>')
     count = f.get("findings")
-    count_text = f"{count} {label(lang, 'findings')}"
+    count_text = f"{count} {label('html.findings', lang)}"
     count_badge = f" {badge(count_text, 'muted')}" if count else ""
     return (f'<section class="file kind-{esc(f.get("kind"))}" id="{esc(uid)}">'
-            f'<h2>{ltr(path, "mono path")} {badge(label(lang, key), tone)}{count_badge}</h2>'
+            f'<h2>{ltr(path, "mono path")} {badge(label(key, lang), tone)}{count_badge}</h2>'
             f'{"".join(body)}</section>')
 
 
 def _inputs_section(d: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, str, str]]) -> str:
     key, tone = inputs_verdict(d)
-    name = f"{label(lang, 'inputs')}: {d.get('executable', '')}"
+    name = f"{label('html.inputs', lang)}: {d.get('executable', '')}"
     toc.append((1, uid, name))
     for m in d.get("mismatches") or []:
-        toc.append((2, f"{uid}-param-{m.get('index')}", f"E0102 {label(lang, 'parameter')} {m.get('index')}"))
-    return (f'<section class="inputs" id="{esc(uid)}"><h2>{lbl(lang, "inputs")} '
-            f'{ltr(d.get("executable"), "mono name")} {badge(label(lang, key), tone)}</h2>'
+        toc.append((2, f"{uid}-param-{m.get('index')}", f"E0102 {label('html.parameter', lang)} {m.get('index')}"))
+    return (f'<section class="inputs" id="{esc(uid)}"><h2>{lbl(lang, "html.inputs")} '
+            f'{ltr(d.get("executable"), "mono name")} {badge(label(key, lang), tone)}</h2>'
             f"{inputs_body(d, uid, lang)}</section>")
 
 
@@ -145,39 +145,39 @@ def _summary(doc: dict[str, Any], lang: str, sections: list[tuple[dict[str, Any]
     checked = len(files) - skipped
     total = doc.get("findings", sum(int(f.get("findings") or 0) for f in files))
     codes = findings_by_code(doc)
-    tiles = [("files_checked", checked, ""), ("findings", total, "bad" if total else "ok")]
+    tiles = [("html.files_checked", checked, ""), ("html.findings", total, "bad" if total else "ok")]
     if skipped:
-        tiles.append(("skipped", skipped, "muted"))
+        tiles.append(("html.skipped", skipped, "muted"))
     if errors:
-        tiles.append(("unreadable", errors, "bad"))
+        tiles.append(("html.unreadable", errors, "bad"))
     tile_html = "".join(f'<div class="tile {tone}"><b>{esc(n)}</b><span>{lbl(lang, k)}</span></div>'
                         for k, n, tone in tiles)
     code_html = "".join(f'<span class="codecount">{badge(c, "code")} <b>\u00d7{n}</b></span>'
-                        for c, n in codes.most_common()) or badge(label(lang, "verdict_clean"), "ok")
+                        for c, n in codes.most_common()) or badge(label("html.verdict_clean", lang), "ok")
     rows = []
     for f, uid in sections:
         if f.get("kind") == "skipped":
             continue
         if "executable" in f and "mismatches" in f:
             key, tone = inputs_verdict(f)
-            rows.append(f'<tr><td><a href="#{esc(uid)}">{ltr(label(lang, "inputs") + ": " + str(f.get("executable")))}</a></td>'
-                        f"<td>{badge(label(lang, 'tool_inputs'), 'info')}</td><td>{badge(label(lang, key), tone)}</td>"
+            rows.append(f'<tr><td><a href="#{esc(uid)}">{ltr(label("html.inputs", lang) + ": " + str(f.get("executable")))}</a></td>'
+                        f"<td>{badge(label('html.tool_inputs', lang), 'info')}</td><td>{badge(label(key, lang), tone)}</td>"
                         f"<td>{len(f.get('mismatches') or [])}</td></tr>")
             continue
         key, tone = file_verdict(f)
         rows.append(f'<tr><td><a href="#{esc(uid)}">{ltr(f.get("path"), "mono path")}</a></td>'
-                    f'<td>{badge(str(f.get("kind")), "info")}</td><td>{badge(label(lang, key), tone)}</td>'
+                    f'<td>{badge(str(f.get("kind")), "info")}</td><td>{badge(label(key, lang), tone)}</td>'
                     f'<td>{esc(f.get("findings", ""))}</td></tr>')
     skipped_list = "".join(f"<li>{ltr(f.get('path'))} <span class=\"muted\">{esc(f.get('note', ''))}</span></li>"
                            for f in files if f.get("kind") == "skipped")
-    skipped_html = (f'<details class="skipped"><summary>{lbl(lang, "skipped")} '
+    skipped_html = (f'<details class="skipped"><summary>{lbl(lang, "html.skipped")} '
                     f'<span class="count">{skipped}</span></summary><ul>{skipped_list}</ul></details>'
                     if skipped_list else "")
-    return (f'<section class="summary" id="summary"><h2>{lbl(lang, "summary")}</h2>'
+    return (f'<section class="summary" id="summary"><h2>{lbl(lang, "html.summary")}</h2>'
             f'<div class="tiles">{tile_html}</div>'
-            f'<div class="codes"><span class="muted">{lbl(lang, "by_code")}:</span> {code_html}</div>'
-            f'<div class="scroll"><table class="grid files"><thead><tr><th>{lbl(lang, "files")}</th><th></th><th></th>'
-            f'<th>{lbl(lang, "findings")}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+            f'<div class="codes"><span class="muted">{lbl(lang, "html.by_code")}:</span> {code_html}</div>'
+            f'<div class="scroll"><table class="grid files"><thead><tr><th>{lbl(lang, "html.files")}</th><th></th><th></th>'
+            f'<th>{lbl(lang, "html.findings")}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             f"{skipped_html}</section>")
 
 
@@ -185,8 +185,8 @@ def _toc(toc: list[tuple[int, str, str]], lang: str) -> str:
     items = []
     for level, uid, text in toc:
         items.append(f'<li class="l{level}"><a href="#{esc(uid)}">{ltr(text, "mono")}</a></li>')
-    return (f'<nav class="toc" aria-label="{lbl(lang, "contents")}"><h2>{lbl(lang, "contents")}</h2>'
-            f'<ol><li class="l1"><a href="#summary">{lbl(lang, "summary")}</a></li>{"".join(items)}</ol></nav>')
+    return (f'<nav class="toc" aria-label="{lbl(lang, "html.contents")}"><h2>{lbl(lang, "html.contents")}</h2>'
+            f'<ol><li class="l1"><a href="#summary">{lbl(lang, "html.summary")}</a></li>{"".join(items)}</ol></nav>')
 
 
 def _header(title_html: str, lang: str, verdict: str) -> str:
@@ -196,13 +196,13 @@ def _header(title_html: str, lang: str, verdict: str) -> str:
 def _overall(doc: dict[str, Any], lang: str) -> str:
     codes = findings_by_code(doc)
     if codes.get("E1200"):
-        return badge(label(lang, "verdict_e1200"), "bad big")
+        return badge(label("html.verdict_e1200", lang), "bad big")
     if codes:
-        return badge(label(lang, "verdict_found"), "bad big")
+        return badge(label("html.verdict_found", lang), "bad big")
     files = doc.get("files") or []
     if any(file_verdict(f)[1] == "warn" for f in files):
-        return badge(label(lang, "verdict_warn"), "warn big")
-    return badge(label(lang, "verdict_clean"), "ok big")
+        return badge(label("html.verdict_warn", lang), "warn big")
+    return badge(label("html.verdict_clean", lang), "ok big")
 
 
 # -- public API ------------------------------------------------------------------------
@@ -224,7 +224,7 @@ def render_check_html(doc: dict[str, Any], title: str | None = None, lang: str =
         uid = ids("inputs", d.get("executable", ""))
         sections.append((d, uid))
         html_sections.append(_inputs_section(d, uid, lang, toc))
-    title = title or label(lang, "report")
+    title = title or label("html.report", lang)
     body = (_header(esc(title), lang, _overall(doc, lang))
             + f'<div class="layout">{_toc(toc, lang)}<main>{_summary(doc, lang, sections)}'
             + "".join(html_sections) + "</main></div>")
@@ -246,14 +246,14 @@ def _single(title: str | None, default: tuple[str, str], verdict: str, body_html
 def render_offload_html(doc: dict[str, Any], title: str | None = None, lang: str = "en") -> str:
     """An ``offload`` document as a page (E1200 path, message, fixes, warnings)."""
     key, tone = offload_verdict(doc)
-    return _single(title, (label(lang, "host_offload"), ""), badge(label(lang, key), tone + " big"),
+    return _single(title, (label("html.host_offload", lang), ""), badge(label(key, lang), tone + " big"),
                    f'<section class="file" id="offload">{offload_body(doc, "offload", lang)}</section>', lang)
 
 
 def render_inputs_html(doc: dict[str, Any], title: str | None = None, lang: str = "en") -> str:
     """An ``inputs`` document as a page (E0102 layouts side by side)."""
     key, tone = inputs_verdict(doc)
-    return _single(title, (label(lang, "inputs"), str(doc.get("executable") or "")), badge(label(lang, key), tone + " big"),
+    return _single(title, (label("html.inputs", lang), str(doc.get("executable") or "")), badge(label(key, lang), tone + " big"),
                    f'<section class="inputs" id="inputs">{inputs_body(doc, "inputs", lang)}</section>', lang)
 
 
@@ -261,6 +261,6 @@ def render_explain_html(doc: dict[str, Any], title: str | None = None, lang: str
     """An ``explain`` scan document as a page (one card per finding)."""
     lang = lang or str(doc.get("lang") or "en")
     found = bool(doc.get("findings"))
-    verdict = badge(label(lang, "verdict_found" if found else "verdict_clean"), "bad big" if found else "ok big")
-    return _single(title, (label(lang, "log_findings"), str(doc.get("source") or "")), verdict,
+    verdict = badge(label("html.verdict_found" if found else "html.verdict_clean", lang), "bad big" if found else "ok big")
+    return _single(title, (label("html.log_findings", lang), str(doc.get("source") or "")), verdict,
                    f'<section class="file" id="log">{explain_body(doc, "log", lang)}</section>', lang)

@@ -93,9 +93,9 @@ def _balanced(s: str, start: int, end: int) -> tuple[int, int]:
 
 def lbl(lang: str, key: str) -> str:
     """A page label as HTML: escaped, and bidi-safe when the label mixes Persian with code."""
-    from .html_labels import label
+    from ..labels import label
 
-    return prose(label(lang, key), lang)
+    return prose(label(key, lang), lang)
 
 
 def lang_attrs(lang: str) -> str:
@@ -165,6 +165,10 @@ def _template(name: str) -> str:
 
 
 _TONES = ("bad", "warn", "ok", "info", "muted")
+# Label keys of words the page shows for a value (a side of a comparison, a list of names).
+WORDS = {"expected": "html.expected", "supplied": "html.supplied", "missing": "html.missing", "extra": "html.extra"}
+_TONE_LABELS = {"bad": "html.tone_bad", "warn": "html.tone_warn", "ok": "html.tone_ok", "info": "html.tone_info",
+                "muted": "html.tone_muted"}
 _USED_TONE = re.compile(r'class="(?:badge|tile) (bad|warn|ok|info|muted)\b')
 
 
@@ -173,8 +177,8 @@ def tone_legend(body: str, lang: str) -> str:
     used = set(_USED_TONE.findall(body))
     if not used:
         return ""
-    items = "".join(f'<span><i class="tone {t}"></i>{lbl(lang, "tone_" + t)}</span>' for t in _TONES if t in used)
-    return f'<footer class="legend colours"{lang_attrs(lang)}><b>{lbl(lang, "colours")}:</b>{items}</footer>'
+    items = "".join(f'<span><i class="tone {t}"></i>{lbl(lang, _TONE_LABELS[t])}</span>' for t in _TONES if t in used)
+    return f'<footer class="legend colours"{lang_attrs(lang)}><b>{lbl(lang, "html.colours")}:</b>{items}</footer>'
 
 
 def page(title: str, body: str, lang: str = "en") -> str:

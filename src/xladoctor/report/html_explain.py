@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..labels import label
 from ..units import bytes_text
-from .html_base import badge, code_block, esc, lang_attrs, lbl, ltr, prose, shape_index_text
+from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, ltr, prose, shape_index_text
 from .html_flow import FlowNode, render_flow
 from .html_inputs import bytes_bars, dims_bars
-from .html_labels import label
 
 _DIMS = re.compile(r"\[([0-9,\s]*)\]")
 
@@ -68,9 +68,9 @@ def _e0102_visual(analysis: dict[str, Any], lang: str) -> str:
         scale[d["dim"]] = max(scale.get(d["dim"], 0), d["padded_size"], d["size"])
     sides = []
     for key, side, dims in (("expected", exp, e_dims), ("supplied", act, a_dims)):
-        sides.append(f'<div class="side {key}"><h5>{lbl(lang, key)}</h5>'
+        sides.append(f'<div class="side {key}"><h5>{lbl(lang, WORDS[key])}</h5>'
                      f'<p class="shape">{ltr(side.get("shape"), "mono shape")}</p>'
-                     f'<p class="dims-caption">{lbl(lang, "dims")}</p>{dims_bars(dims, scale, lang)}'
+                     f'<p class="dims-caption">{lbl(lang, "html.dims")}</p>{dims_bars(dims, scale, lang)}'
                      f'<p class="muted">{ltr(bytes_text(int(side.get("physical_bytes") or 0)))}</p></div>')
     ratio = analysis.get("size_ratio")
     ratio_badge = f" {badge(f'{ratio:g}' + chr(0xD7), 'bad')}" if isinstance(ratio, (int, float)) else ""
@@ -92,7 +92,7 @@ def _trace_nodes(analysis: dict[str, Any], lang: str) -> list[FlowNode]:
         name = str(hop.get("instruction", "?"))
         nodes.append(FlowNode((name, f"index {index}"), "host", "hop", name))
     if nodes:
-        nodes.append(FlowNode((label(lang, "output"), label(lang, "not_host")), "device", "output", "output"))
+        nodes.append(FlowNode((label("html.output", lang), label("html.not_host", lang)), "device", "output", "output"))
     return nodes
 
 
@@ -113,11 +113,12 @@ def _compact(value: Any) -> str:
 def _fields_table(fields: dict[str, Any], lang: str) -> str:
     rows = "".join(f"<tr><th>{ltr(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in fields.items()
                    if v not in (None, "", [], {}))
-    return (f'<details class="fields" open><summary>{lbl(lang, "fields")}</summary>'
+    return (f'<details class="fields" open><summary>{lbl(lang, "html.fields")}</summary>'
             f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table></details>') if rows else ""
 
 
-def _analysis_block(f: dict[str, Any], uid: str, lang: str) -> str:
+def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str) -> str:
+    """The analysis: E0102 drawing or E1200 path, then its notes (in ``text_lang``, the document's) and numbers."""
     analysis = f.get("analysis") or {}
     if not analysis:
         return ""
@@ -127,57 +128,58 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str) -> str:
     nodes = _trace_nodes(analysis, lang) if f.get("code") == "E1200" else []
     if nodes:
         analysed = bool((analysis.get("offload") or {}).get("errors"))
-        caption = label(lang, "offload_analysis" if analysed else "trace_from_log")
+        caption = label("html.offload_analysis" if analysed else "html.trace_from_log", lang)
         parts.append(f'<p class="dims-caption">{esc(caption)}</p>'
-                     f'<div class="flow-wrap">{render_flow(nodes, uid, label(lang, "device_lane"), label(lang, "host_lane"), "E1200")}</div>')
-    notes_fa = analysis.get("notes_fa") if lang == "fa" else None
-    if notes_fa:
-        parts.append(f'<ul class="notes" {lang_attrs("fa")}>'
-                     + "".join(f"<li>{prose(n, 'fa')}</li>" for n in notes_fa) + "</ul>")
-    elif analysis.get("notes"):
-        parts.append('<ul class="notes" lang="en" dir="ltr">'
-                     + "".join(f"<li>{esc(n)}</li>" for n in analysis["notes"]) + "</ul>")
-    rest = {k: v for k, v in analysis.items()
-            if k not in ("notes", "notes_fa", "trace", "offload", "expected", "actual")}
+                     f'<div class="flow-wrap">{render_flow(nodes, uid, label("html.device_lane", lang), label("html.host_lane", lang), "E1200")}</div>')
+    notes = analysis.get("notes")
+    if notes and is_rtl(text_lang):
+        parts.append(f'<ul class="notes" {lang_attrs(text_lang)}>'
+                     + "".join(f"<li>{prose(n, text_lang)}</li>" for n in notes) + "</ul>")
+    elif notes:
+        parts.append(f'<ul class="notes" lang="{esc(text_lang)}" dir="ltr">'
+                     + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
+    rest = {k: v for k, v in analysis.items() if k not in ("notes", "trace", "offload", "expected", "actual")}
     if rest:
         rows = "".join(f"<tr><th>{ltr(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in rest.items())
         parts.append(f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table>')
-    return (f'<details class="analysis" open><summary>{lbl(lang, "analysis")}</summary>'
+    return (f'<details class="analysis" open><summary>{lbl(lang, "html.analysis")}</summary>'
             f'{"".join(parts)}</details>')
 
 
-def finding_card(f: dict[str, Any], uid: str, lang: str) -> str:
+def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None = None) -> str:
     code = str(f.get("code") or "")
     title, url = _catalogue_entry(code, lang)
     count = int(f.get("count") or 1)
     lines = f.get("lines") or ([f["line"]] if f.get("line") is not None else [])
     where = ", ".join(str(x) for x in lines[:8]) + ("\u2026" if len(lines) > 8 else "")
-    fixes = "".join(f"<li>{prose(x, lang)}</li>" for x in f.get("fixes") or [])
-    link = (f'<p class="doclink">{lbl(lang, "docs")}: <a href="{esc(url)}" rel="noreferrer" dir="ltr">'
+    text_lang = text_lang or lang  # notes and fixes are in the explain document's `lang`
+    fixes = "".join(f"<li>{prose(x, text_lang)}</li>" for x in f.get("fixes") or [])
+    link = (f'<p class="doclink">{lbl(lang, "html.docs")}: <a href="{esc(url)}" rel="noreferrer" dir="ltr">'
             f"{esc(url)}</a></p>") if url.startswith("https://") else ""
     return (
         f'<article class="finding" id="{esc(uid)}" data-code="{esc(code)}">'
         f'<header><h4>{badge(code, "code")} {ltr(f.get("name"), "name")}'
         f'{" " + badge(chr(0xD7) + str(count), "muted") if count > 1 else ""}</h4>'
-        f'<span class="muted">{lbl(lang, "line")} {ltr(where)}</span></header>'
+        f'<span class="muted">{lbl(lang, "html.line")} {ltr(where)}</span></header>'
         f'{f"<p class=title{lang_attrs(lang)}>{prose(title, lang)}</p>" if title else ""}'
-        f'<h5>{lbl(lang, "message")}</h5>{code_block(f.get("text", ""), "log-line", label=label(lang, "copy"))}'
+        f'<h5>{lbl(lang, "html.message")}</h5>{code_block(f.get("text", ""), "log-line", label=label("html.copy", lang))}'
         f'{_fields_table(f.get("fields") or {}, lang)}'
-        f"{_analysis_block(f, uid + '-flow', lang)}"
-        f'<div class="fixes-prose"{lang_attrs(lang)}><h5>{lbl(lang, "fixes")}</h5><ol>{fixes}</ol></div>'
+        f"{_analysis_block(f, uid + '-flow', lang, text_lang)}"
+        f'<div class="fixes-prose"{lang_attrs(text_lang)}><h5>{lbl(lang, "html.fixes")}</h5><ol>{fixes}</ol></div>'
         f"{link}</article>")
 
 
 def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
-    lang = lang or str(doc.get("lang") or "en")
+    text_lang = str(doc.get("lang") or lang or "en")  # the language the document's sentences are in
+    lang = lang or text_lang
     findings = doc.get("findings") or []
     parts = []
     if findings:
-        parts.append(f'<div class="verdict-line">{badge(label(lang, "verdict_found"), "bad")} '
+        parts.append(f'<div class="verdict-line">{badge(label("html.verdict_found", lang), "bad")} '
                      f'<span class="muted">{len(findings)} \u00b7 {ltr(doc.get("source"))}</span></div>')
     else:
-        parts.append(f'<div class="verdict-line">{badge(label(lang, "verdict_clean"), "ok")}</div>'
-                     f'<p class="clean">{lbl(lang, "no_log_findings")}</p>')
+        parts.append(f'<div class="verdict-line">{badge(label("html.verdict_clean", lang), "ok")}</div>'
+                     f'<p class="clean">{lbl(lang, "html.no_log_findings")}</p>')
     for n, f in enumerate(findings):
-        parts.append(finding_card(f, f"{uid}-{str(f.get('code', 'x')).lower()}-{n + 1}", lang))
+        parts.append(finding_card(f, f"{uid}-{str(f.get('code', 'x')).lower()}-{n + 1}", lang, text_lang))
     return "".join(parts)

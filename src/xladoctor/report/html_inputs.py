@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..labels import label
 from ..units import bytes_text, human_bytes
-from .html_base import badge, code_block, esc, lbl, ltr
-from .html_labels import label
+from .html_base import WORDS, badge, code_block, esc, lbl, ltr
 
 RUNTIME_NAMES = {"tpu": "TPU (PJRT)", "cpu_gpu": "CPU / GPU (PJRT)", "gpu": "GPU (TFRT)",
                  "stream_executor": "StreamExecutor"}
 
 
 def inputs_verdict(doc: dict[str, Any]) -> tuple[str, str]:
-    return ("verdict_clean", "ok") if doc.get("ok") else ("verdict_mismatch", "bad")
+    return ("html.verdict_clean", "ok") if doc.get("ok") else ("html.verdict_mismatch", "bad")
 
 
 def dims_bars(dims: list[dict[str, Any]], scale: dict[Any, int], lang: str) -> str:
@@ -44,7 +44,7 @@ def dims_bars(dims: list[dict[str, Any]], scale: dict[Any, int], lang: str) -> s
         extent = f"{size} \u2192 {padded}" if is_padded else f"{size}"
         pos = int(d.get("physical_position", 0))
         where = "minor-most" if pos == 0 else f"pos {pos}"
-        pad_note = f' <small class="padnote">+{padded - size} {lbl(lang, "padding")}</small>' if is_padded else ""
+        pad_note = f' <small class="padnote">+{padded - size} {lbl(lang, "html.padding")}</small>' if is_padded else ""
         tile_note = f" <small>{esc(tile_txt)}</small>" if tile_txt else ""
         rows.append(
             f'<div class="dimrow{" padded" if is_padded else ""}" data-dim="{esc(dim)}" '
@@ -66,27 +66,27 @@ def bytes_bars(expected: dict[str, Any], supplied: dict[str, Any], lang: str) ->
     for key, side, total in (("expected", expected, e_phys), ("supplied", supplied, s_total)):
         logical = min(int(side.get("logical_bytes") or 0), total)
         rows.append(
-            f'<div class="byterow {key}"><span class="who">{lbl(lang, key)}</span>'
+            f'<div class="byterow {key}"><span class="who">{lbl(lang, WORDS[key])}</span>'
             f'<span class="track"><span class="bar logical" style="width:{100.0 * logical / full:.3f}%"></span>'
             f'<span class="bar pad" style="width:{100.0 * (total - logical) / full:.3f}%"></span></span>'
             f'<span class="amount">{ltr(human_bytes(total))}</span></div>')
-    legend = (f'<div class="legend"><span><i class="logical"></i>{lbl(lang, "logical")}</span>'
-              f'<span><i class="pad"></i>{lbl(lang, "padding")}</span></div>')
+    legend = (f'<div class="legend"><span><i class="logical"></i>{lbl(lang, "html.logical")}</span>'
+              f'<span><i class="pad"></i>{lbl(lang, "html.padding")}</span></div>')
     return f'<div class="bytes" dir="ltr">{"".join(rows)}{legend}</div>'
 
 
 def _side(side: dict[str, Any], key: str, scale: dict[Any, int], lang: str) -> str:
-    rows = [(label(lang, "physical_bytes"), ltr(bytes_text(int(side.get("physical_bytes") or 0)))),
-            (label(lang, "logical_bytes"), ltr(bytes_text(int(side.get("logical_bytes") or 0))))]
+    rows = [(label("html.physical_bytes", lang), ltr(bytes_text(int(side.get("physical_bytes") or 0)))),
+            (label("html.logical_bytes", lang), ltr(bytes_text(int(side.get("logical_bytes") or 0))))]
     if side.get("actual_bytes") is not None:
-        rows.append(("actual bytes", ltr(bytes_text(int(side["actual_bytes"])))))
+        rows.append((label("html.actual_bytes", lang), ltr(bytes_text(int(side["actual_bytes"])))))
     if side.get("jax_layout"):
-        rows.append((label(lang, "jax_layout"), ltr(side["jax_layout"], "mono wrap")))
+        rows.append((label("html.jax_layout", lang), ltr(side["jax_layout"], "mono wrap")))
     kv = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows)
-    return (f'<div class="side {key}"><h5>{lbl(lang, key)}</h5>'
+    return (f'<div class="side {key}"><h5>{lbl(lang, WORDS[key])}</h5>'
             f'<p class="shape">{ltr(side.get("shape"), "mono shape")}</p>'
             f'<p class="muted">{esc(side.get("padding_text") or "")}</p>'
-            f'<p class="dims-caption">{lbl(lang, "dims")}</p>'
+            f'<p class="dims-caption">{lbl(lang, "html.dims")}</p>'
             f'{dims_bars(side.get("padding") or [], scale, lang)}'
             f'<table class="kv"><tbody>{kv}</tbody></table></div>')
 
@@ -105,35 +105,35 @@ def _runtimes(m: dict[str, Any], lang: str) -> str:
     for key, r in (m.get("runtimes") or {}).items():
         ok = r.get("accepts")
         rows.append(f'<tr class="{"ok" if ok else "bad"}"><td>{esc(RUNTIME_NAMES.get(key, key))}</td>'
-                    f'<td>{badge(label(lang, "accepts") if ok else label(lang, "rejects"), "ok" if ok else "bad")}</td>'
+                    f'<td>{badge(label("html.accepts", lang) if ok else label("html.rejects", lang), "ok" if ok else "bad")}</td>'
                     f'<td>{esc(r.get("compares"))}</td><td>{ltr(r.get("expected"))}</td><td>{ltr(r.get("supplied"))}</td></tr>')
     if not rows:
         return ""
-    return (f'<h5>{lbl(lang, "runtimes")}</h5><div class="scroll"><table class="grid runtimes"><thead><tr>'
-            f'<th></th><th></th><th></th><th>{lbl(lang, "expected")}</th><th>{lbl(lang, "supplied")}</th>'
+    return (f'<h5>{lbl(lang, "html.runtimes")}</h5><div class="scroll"><table class="grid runtimes"><thead><tr>'
+            f'<th></th><th></th><th></th><th>{lbl(lang, "html.expected")}</th><th>{lbl(lang, "html.supplied")}</th>'
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def _fix_list(fixes: list[dict[str, Any]], lang: str) -> str:
     items = []
     for f in fixes:
-        code = code_block(f["code"], "py", label=label(lang, "copy")) if f.get("code") else ""
+        code = code_block(f["code"], "py", label=label("html.copy", lang)) if f.get("code") else ""
         items.append(f'<li class="fix-item"><span class="badge info">{esc(f.get("kind"))}</span> '
                      f'{esc(f.get("text"))}{code}</li>')
-    return f'<h5>{lbl(lang, "fixes")}</h5><ol class="fixlist">{"".join(items)}</ol>' if items else ""
+    return f'<h5>{lbl(lang, "html.fixes")}</h5><ol class="fixlist">{"".join(items)}</ol>' if items else ""
 
 
 def mismatch_article(m: dict[str, Any], uid: str, lang: str) -> str:
     exp, sup = m.get("expected") or {}, m.get("supplied") or {}
     scale = _scale(exp, sup)
     name = m.get("name") or m.get("instruction")
-    title = f"{label(lang, 'parameter')} {m.get('index')}"
+    title = f"{label('html.parameter', lang)} {m.get('index')}"
     expansion = m.get("expansion")
     exp_badge = badge(f"{expansion:g}\u00d7", "bad") if isinstance(expansion, (int, float)) else ""
     diffs = "".join(f"<li>{ltr(d.get('attribute'))}: {ltr(d.get('expected'))} \u2260 {ltr(d.get('supplied'))}</li>"
                     for d in m.get("differences") or [])
     notes = "".join(f"<li>{esc(n)}</li>" for n in (m.get("notes") or []) + (m.get("hidden_layout_candidates") or []))
-    diff_html = f"<h5>{lbl(lang, 'differences')}</h5><ul>{diffs}</ul>" if diffs else ""
+    diff_html = f"<h5>{lbl(lang, 'html.differences')}</h5><ul>{diffs}</ul>" if diffs else ""
     notes_html = f'<ul class="notes">{notes}</ul>' if notes else ""
     return (
         f'<article class="e0102" id="{esc(uid)}">'
@@ -148,21 +148,21 @@ def mismatch_article(m: dict[str, Any], uid: str, lang: str) -> str:
 
 def inputs_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     key, tone = inputs_verdict(doc)
-    head = (f'<div class="verdict-line">{badge(label(lang, key), tone)} '
-            f'<span class="muted">{lbl(lang, "executable")}: {ltr(doc.get("executable"))} \u00b7 '
-            f'{esc(doc.get("expected_count"))} / {esc(doc.get("supplied_count"))} \u00b7 pairing {esc(doc.get("pairing"))}'
+    head = (f'<div class="verdict-line">{badge(label(key, lang), tone)} '
+            f'<span class="muted">{lbl(lang, "html.executable")}: {ltr(doc.get("executable"))} \u00b7 '
+            f'{esc(doc.get("expected_count"))} / {esc(doc.get("supplied_count"))} \u00b7 {lbl(lang, "html.pairing")} {esc(doc.get("pairing"))}'
             f"</span></div>")
     parts = [head]
     for what in ("missing", "extra"):
         if doc.get(what):
-            parts.append(f'<p><b>{lbl(lang, what)}:</b> {" ".join(ltr(x, "mono chip") for x in doc[what])}</p>')
+            parts.append(f'<p><b>{lbl(lang, WORDS[what])}:</b> {" ".join(ltr(x, "mono chip") for x in doc[what])}</p>')
     for n, m in enumerate(doc.get("mismatches") or []):
         parts.append(mismatch_article(m, f"{uid}-param-{m.get('index', n)}", lang))
     msgs = doc.get("messages") or {}
     if msgs:
-        blocks = "".join(f'<h5>{esc(RUNTIME_NAMES.get(k, k))}</h5>{code_block(v, "xla-message", label=label(lang, "copy"))}'
+        blocks = "".join(f'<h5>{esc(RUNTIME_NAMES.get(k, k))}</h5>{code_block(v, "xla-message", label=label("html.copy", lang))}'
                          for k, v in msgs.items())
-        parts.append(f'<details class="messages" open><summary>{lbl(lang, "messages")}</summary>{blocks}</details>')
+        parts.append(f'<details class="messages" open><summary>{lbl(lang, "html.messages")}</summary>{blocks}</details>')
     if doc.get("ok"):
-        parts.append(f'<p class="clean">{lbl(lang, "inputs_ok")}</p>')
+        parts.append(f'<p class="clean">{lbl(lang, "html.inputs_ok")}</p>')
     return "".join(parts)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..labels import label
 from .html_base import badge, code_block, diff_block, esc, lbl, ltr, shape_index_text
 from .html_flow import FlowNode, render_flow
-from .html_labels import label
 
 # What fix (b) looks like in JAX, on the value the path returns (named ``x`` here).
 DEVICE_PUT_SNIPPET = 'x = jax.device_put(x, jax.sharding.SingleDeviceSharding(device, memory_kind="device"))'
@@ -21,12 +21,12 @@ DEVICE_PUT_SNIPPET = 'x = jax.device_put(x, jax.sharding.SingleDeviceSharding(de
 def offload_verdict(doc: dict[str, Any]) -> tuple[str, str]:
     """``(label key, tone)`` for a badge: E1200, another failure, warnings, or clean."""
     if doc.get("errors"):
-        return "verdict_e1200", "bad"
+        return "html.verdict_e1200", "bad"
     if doc.get("failures"):
-        return "verdict_fail", "bad"
+        return "html.verdict_fail", "bad"
     if doc.get("warnings") or doc.get("outputs_moved_to_host") or doc.get("host_compute"):
-        return "verdict_warn", "warn"
-    return "verdict_clean", "ok"
+        return "html.verdict_warn", "warn"
+    return "html.verdict_clean", "ok"
 
 
 def _host_set(doc: dict[str, Any]) -> set[tuple[str, tuple[int, ...]]]:
@@ -60,7 +60,7 @@ def flow_nodes(err: dict[str, Any], doc: dict[str, Any], lang: str) -> list[Flow
         detail = " \u00b7 ".join(x for x in (hop.get("opcode"), f"index {index}" if index not in ("", "{}") else "")
                                  if x)
         if kind == "origin":
-            detail = f"{detail} \u00b7 {label(lang, 'moves_to_host')} \u2192" if detail else label(lang, "moves_to_host")
+            detail = f"{detail} \u00b7 {label('html.moves_to_host', lang)} \u2192" if detail else label("html.moves_to_host", lang)
         lines = [title]
         if detail:
             lines.append(detail)
@@ -69,22 +69,22 @@ def flow_nodes(err: dict[str, Any], doc: dict[str, Any], lang: str) -> list[Flow
         if hop.get("location"):
             lines.append("\u2937 " + str(hop["location"]))
         tip = "\n".join([title, detail, str(hop.get("shape") or ""), str(hop.get("location") or ""),
-                         f"{label(lang, 'computation')}: {hop.get('computation')}" if hop.get("computation") else ""])
+                         f"{label('html.computation', lang)}: {hop.get('computation')}" if hop.get("computation") else ""])
         nodes.append(FlowNode(tuple(lines), lane, kind, str(hop.get("instruction", "")), tip.strip()))
     out_index = shape_index_text(err.get("output_index"))
-    out_lines = [f"{label(lang, 'output')} {out_index}", str(err.get("output_layout", "")),
-                 label(lang, "not_host")]
+    out_lines = [f"{label('html.output', lang)} {out_index}", str(err.get("output_layout", "")),
+                 label("html.not_host", lang)]
     nodes.append(FlowNode(tuple(out_lines), "device", "output", f"output {out_index}", "\n".join(out_lines)))
     return nodes
 
 
 def flow_legend(lang: str) -> str:
-    return (f'<div class="legend"><span><i class="device"></i>{lbl(lang, "device_lane")}</span>'
-            f'<span><i class="host"></i>{lbl(lang, "host_lane")}</span>'
-            f'<span><i class="out"></i>{lbl(lang, "not_host")}</span>'
-            f'<span><i class="origin"></i>{lbl(lang, "origin_box")}</span>'
-            f'<span><i class="edge-cross"></i>{lbl(lang, "cross_edge")}</span>'
-            f'<span><i class="edge-bad"></i>{lbl(lang, "bad_edge")}</span></div>')
+    return (f'<div class="legend"><span><i class="device"></i>{lbl(lang, "html.device_lane")}</span>'
+            f'<span><i class="host"></i>{lbl(lang, "html.host_lane")}</span>'
+            f'<span><i class="out"></i>{lbl(lang, "html.not_host")}</span>'
+            f'<span><i class="origin"></i>{lbl(lang, "html.origin_box")}</span>'
+            f'<span><i class="edge-cross"></i>{lbl(lang, "html.cross_edge")}</span>'
+            f'<span><i class="edge-bad"></i>{lbl(lang, "html.bad_edge")}</span></div>')
 
 
 def _path_table(err: dict[str, Any], doc: dict[str, Any], lang: str) -> str:
@@ -101,8 +101,8 @@ def _path_table(err: dict[str, Any], doc: dict[str, Any], lang: str) -> str:
             f'<td><span class="mem mem-{lane}">{esc(lane)}</span></td>'
             f'<td>{ltr(loc) if loc else ""}</td></tr>')
     head = "".join(f"<th>{lbl(lang, k)}</th>" for k in
-                   ("instruction", "opcode", "shape", "shape_index", "memory", "source"))
-    return (f'<details class="path-table"><summary>{lbl(lang, "path_table")}</summary>'
+                   ("html.instruction", "html.opcode", "html.shape", "html.shape_index", "html.memory", "html.source"))
+    return (f'<details class="path-table"><summary>{lbl(lang, "html.path_table")}</summary>'
             f'<div class="scroll"><table class="grid"><thead><tr><th>#</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div></details>')
 
@@ -116,35 +116,35 @@ def _fixes(err: dict[str, Any], lang: str) -> str:
     name = f" ({ltr(host['result_name'])})" if host.get("result_name") else ""
     diff = (f"result {index}\n- {err.get('output_layout', '')}\n+ {host.get('entry_result_layout', '')}")
     host_card = (
-        f'<div class="fix fix-host"><h5>{lbl(lang, "fix_host")}</h5>'
-        f"<p>{lbl(lang, 'fix_host_how')}{name}</p>"
-        f"{diff_block(diff, label=label(lang, 'copy'))}"
-        f'<div class="legend"><span><i class="del"></i>{lbl(lang, "removed")}</span>'
-        f'<span><i class="ins"></i>{lbl(lang, "added")}</span></div>'
-        f'<p class="jax"><b>{lbl(lang, "in_jax")}:</b> {ltr(host.get("jax"), "mono wrap")}</p></div>')
-    where = f" {lbl(lang, 'at')} {ltr(dev['location'], 'loc')}" if dev.get("location") else ""
+        f'<div class="fix fix-host"><h5>{lbl(lang, "html.fix_host")}</h5>'
+        f"<p>{lbl(lang, 'html.fix_host_how')}{name}</p>"
+        f"{diff_block(diff, label=label('html.copy', lang))}"
+        f'<div class="legend"><span><i class="del"></i>{lbl(lang, "html.removed")}</span>'
+        f'<span><i class="ins"></i>{lbl(lang, "html.added")}</span></div>'
+        f'<p class="jax"><b>{lbl(lang, "html.in_jax")}:</b> {ltr(host.get("jax"), "mono wrap")}</p></div>')
+    where = f" {lbl(lang, 'html.at')} {ltr(dev['location'], 'loc')}" if dev.get("location") else ""
     dev_card = (
-        f'<div class="fix fix-device"><h5>{lbl(lang, "fix_device")}</h5>'
-        f"<p>{lbl(lang, 'fix_device_how')} {ltr(dev.get('after_instruction'))}{where}</p>"
-        f"{code_block(DEVICE_PUT_SNIPPET, 'py', label=label(lang, 'copy'))}"
-        f'<p class="jax"><b>{lbl(lang, "in_jax")}:</b> {ltr(dev.get("jax"), "mono wrap")}</p></div>')
-    return f'<div class="fixes"><h4>{lbl(lang, "fixes")}</h4><div class="fix-pair">{host_card}{dev_card}</div></div>'
+        f'<div class="fix fix-device"><h5>{lbl(lang, "html.fix_device")}</h5>'
+        f"<p>{lbl(lang, 'html.fix_device_how')} {ltr(dev.get('after_instruction'))}{where}</p>"
+        f"{code_block(DEVICE_PUT_SNIPPET, 'py', label=label('html.copy', lang))}"
+        f'<p class="jax"><b>{lbl(lang, "html.in_jax")}:</b> {ltr(dev.get("jax"), "mono wrap")}</p></div>')
+    return f'<div class="fixes"><h4>{lbl(lang, "html.fixes")}</h4><div class="fix-pair">{host_card}{dev_card}</div></div>'
 
 
 def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str) -> str:
     index = shape_index_text(err.get("output_index"))
-    tag = badge(label(lang, "xla_stops"), "bad") if err.get("first") else badge(label(lang, "also"), "muted")
+    tag = badge(label("html.xla_stops", lang), "bad") if err.get("first") else badge(label("html.also", lang), "muted")
     nodes = flow_nodes(err, doc, lang)
-    svg = render_flow(nodes, uid, label(lang, "device_lane"), label(lang, "host_lane"), "E1200")
+    svg = render_flow(nodes, uid, label("html.device_lane", lang), label("html.host_lane", lang), "E1200")
     origin = err.get("origin")
     return (
         f'<article class="e1200" id="{esc(uid)}">'
-        f'<h4>{badge("E1200", "code")} {lbl(lang, "output")} {ltr(index)} {ltr(err.get("output_layout"))} {tag}</h4>'
-        f'<p class="origin">{lbl(lang, "path")}: {ltr(origin)} \u2192 {ltr(err.get("start"))} \u2192 '
-        f'{lbl(lang, "output")} {ltr(index)}</p>'
+        f'<h4>{badge("E1200", "code")} {lbl(lang, "html.output")} {ltr(index)} {ltr(err.get("output_layout"))} {tag}</h4>'
+        f'<p class="origin">{lbl(lang, "html.path")}: {ltr(origin)} \u2192 {ltr(err.get("start"))} \u2192 '
+        f'{lbl(lang, "html.output")} {ltr(index)}</p>'
         f'<div class="flow-wrap">{svg}</div>{flow_legend(lang)}'
         f"{_path_table(err, doc, lang)}"
-        f'<h4>{lbl(lang, "xla_error")}</h4>{code_block(err.get("message", ""), "xla-message", label=label(lang, "copy"))}'
+        f'<h4>{lbl(lang, "html.xla_error")}</h4>{code_block(err.get("message", ""), "xla-message", label=label("html.copy", lang))}'
         f"{_fixes(err, lang)}</article>")
 
 
@@ -159,36 +159,36 @@ def _list_section(title: str, items: list[str], cls: str, open_: bool = True) ->
 def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     """The section body (no page shell) for one offload document."""
     key, tone = offload_verdict(doc)
-    model = label(lang, "rule_unmerged") if doc.get("rule") == "unmerged-pr-36525" else label(lang, "rule_shipped")
-    parts = [f'<div class="verdict-line">{badge(label(lang, key), tone)} '
-             f'<span class="muted">{lbl(lang, "model")}: {esc(model)}</span></div>']
-    if key == "verdict_clean":
-        parts.append(f'<p class="clean">{lbl(lang, "no_offload_issue")}</p>')
+    model = label("html.rule_unmerged", lang) if doc.get("rule") == "unmerged-pr-36525" else label("html.rule_shipped", lang)
+    parts = [f'<div class="verdict-line">{badge(label(key, lang), tone)} '
+             f'<span class="muted">{lbl(lang, "html.model")}: {esc(model)}</span></div>']
+    if key == "html.verdict_clean":
+        parts.append(f'<p class="clean">{lbl(lang, "html.no_offload_issue")}</p>')
     for n, err in enumerate(doc.get("errors") or []):
         parts.append(_error_article(err, doc, f"{uid}-e1200-{n + 1}", lang))
     fails = []
     for f in doc.get("failures") or []:
-        what = label(lang, "check_failure") if f.get("status") == "CHECK" else f"{label(lang, 'verdict_fail')}: {f.get('status')}"
-        at = f" ({lbl(lang, 'at')} {ltr(f['instruction'])})" if f.get("instruction") else ""
-        first = " " + badge(label(lang, "xla_stops"), "bad") if f.get("first") else ""
+        what = label("html.check_failure", lang) if f.get("status") == "CHECK" else f"{label('html.verdict_fail', lang)}: {f.get('status')}"
+        at = f" ({lbl(lang, 'html.at')} {ltr(f['instruction'])})" if f.get("instruction") else ""
+        first = " " + badge(label("html.xla_stops", lang), "bad") if f.get("first") else ""
         fails.append(f"<b>{esc(what)}</b>{first}: {ltr(f.get('message'), 'mono wrap')}{at}")
-    parts.append(_list_section(label(lang, "failures"), fails, "failures"))
-    moved = [f"{lbl(lang, 'output')} {ltr(shape_index_text(o.get('output_index')))}: "
+    parts.append(_list_section(label("html.failures", lang), fails, "failures"))
+    moved = [f"{lbl(lang, 'html.output')} {ltr(shape_index_text(o.get('output_index')))}: "
              f"{ltr(o.get('old_layout'))} \u2192 {ltr(o.get('new_layout'), 'mono host')} "
              f"({ltr(o.get('start'))})" for o in doc.get("outputs_moved_to_host") or []]
-    parts.append(_list_section(label(lang, "moved_outputs"), moved, "moved"))
+    parts.append(_list_section(label("html.moved_outputs", lang), moved, "moved"))
     hc = [f"{ltr(h.get('instruction'))} <span class=\"muted\">{esc(h.get('opcode'))}</span>"
           + (f" \u2937 {ltr(h['location'], 'loc')}" if h.get("location") else "")
           for h in doc.get("host_compute") or []]
-    parts.append(_list_section(label(lang, "host_compute"), hc, "host-compute"))
-    parts.append(_list_section(label(lang, "warnings"), [ltr(w, "mono wrap") for w in doc.get("warnings") or []],
+    parts.append(_list_section(label("html.host_compute", lang), hc, "host-compute"))
+    parts.append(_list_section(label("html.warnings", lang), [ltr(w, "mono wrap") for w in doc.get("warnings") or []],
                                "warnings", open_=False))
     hp = [ltr(p.get("instruction", "") + (shape_index_text(p.get("shape_index")) if p.get("shape_index") else ""),
               "mono chip host") for p in doc.get("host_positions") or []]
     if hp:
-        parts.append(f'<details class="host-positions"><summary>{lbl(lang, "host_positions")} '
+        parts.append(f'<details class="host-positions"><summary>{lbl(lang, "html.host_positions")} '
                      f'<span class="count">{len(hp)}</span></summary><p class="chips">{" ".join(hp)}</p></details>')
     if doc.get("vlog"):
-        parts.append(f'<details class="vmodule"><summary>{lbl(lang, "vmodule")}</summary>'
-                     f'{code_block(chr(10).join(doc["vlog"]), "vlog", label=label(lang, "copy"))}</details>')
+        parts.append(f'<details class="vmodule"><summary>{lbl(lang, "html.vmodule")}</summary>'
+                     f'{code_block(chr(10).join(doc["vlog"]), "vlog", label=label("html.copy", lang))}</details>')
     return "".join(parts)

@@ -11,6 +11,7 @@ from typing import Any
 from ..ir.shape import Shape
 from ..ir.sizes import logical_bytes, physical_bytes
 from ..ir.tpu_layouts import LIBTPU_VERSION, NoTpuDefault, default_for_generations, is_tpu_default, tpu_default_shape
+from ..labels import label
 from ..units import bytes_text, ratio_text
 
 
@@ -37,22 +38,23 @@ def tpu_info(shape: Shape, generation: str, layout_given: bool) -> dict[str, Any
 
 
 def tpu_lines(info: dict[str, Any]) -> list[str]:
-    """The text lines for one array's ``tpu`` object."""
+    """The text lines for one array's ``tpu`` object (words: ``labels/en.toml`` ``[shape]``)."""
     gen = info["generation"]
-    label = f"{'TPU ' + gen + ' default':<15} "
+    head = f"{label('shape.tpu_default', generation=gen):<15} "
     if info["default_layout"] is None:
-        return [f"{label}none: {info['reason']}"]
-    lines = [f"{label}{info['default_layout']}  (as libtpu {info['libtpu']}'s get_default_layout; "
-             f"the same on {', '.join(info['same_default_on'])})"]
+        return [head + label("shape.tpu_none", reason=info["reason"])]
+    lines = [head + label("shape.tpu_layout", layout=info["default_layout"], libtpu=info["libtpu"],
+                          same=", ".join(info["same_default_on"]))]
+    indent = " " * 16
     if not info["layout_given"]:
-        lines.append(" " * 16 + "no layout was given, so the sizes above are for this default")
+        lines.append(indent + label("shape.tpu_no_layout_given"))
     elif info["is_default"]:
-        lines.append(" " * 16 + f"the given layout is the {gen} default")
+        lines.append(indent + label("shape.tpu_is_default", generation=gen))
     else:
         others = info["default_for_generations"]
-        lines.append(" " * 16 + f"the given layout is not the {gen} default"
-                     + (f" (it is the default on {', '.join(others)})" if others else ""))
-        lines.append(" " * 16 + f"the default takes {bytes_text(info['default_physical_bytes'])} physical "
-                     f"({ratio_text(info['default_physical_bytes'], info['default_logical_bytes'])} of logical)")
+        lines.append(indent + (label("shape.tpu_not_default_elsewhere", generation=gen, others=", ".join(others))
+                               if others else label("shape.tpu_not_default", generation=gen)))
+        lines.append(indent + label("shape.tpu_default_takes", bytes=bytes_text(info["default_physical_bytes"]),
+                                    ratio=ratio_text(info["default_physical_bytes"], info["default_logical_bytes"])))
     return lines
 

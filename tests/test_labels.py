@@ -1,0 +1,103 @@
+"""The words as data (src/xladoctor/labels/*.toml): every key defined, used, translated consistently.
+
+A translator edits one TOML file per language; these tests are what tells them (and whoever
+adds a sentence to the code) that a key is missing, unused, or fills in other values.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from xladoctor.errors import InputError
+from xladoctor.labels import FALLBACK, LANGUAGES, label, labels, localize, parse_labels, placeholders, text
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "xladoctor"
+AREAS = sorted({key.split(".", 1)[0] for key in labels(FALLBACK)})
+KEY_LITERAL = re.compile(rf"^(?:{'|'.join(map(re.escape, AREAS))})\.[A-Za-z0-9_.\-]+$")
+# Key prefixes whose command prints English only so far (no --lang): no translation needed yet.
+ENGLISH_ONLY_AREAS = ("offload.", "inputs.", "jax_report.", "shape.", "hlo.", "confirm.", "fleet.", "oracle.")
+
+
+def _string_literals() -> dict[str, list[str]]:
+    """Every string constant in the package's Python code that looks like a label key -> where."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and KEY_LITERAL.match(node.value):
+                found.setdefault(node.value, []).append(f"{path.relative_to(SRC)}:{node.lineno}")
+    return found
+
+
+def test_every_key_used_in_code_is_defined_in_english():
+    undefined = {k: where for k, where in _string_literals().items() if k not in labels(FALLBACK)}
+    assert not undefined, f"label keys used but defined nowhere: {undefined}"
+
+
+def test_every_defined_key_is_used_somewhere():
+    used = _string_literals()
+    unused = sorted(k for k in labels(FALLBACK) if k not in used)
+    assert not unused, f"label keys no code uses (remove them from every language): {unused}"
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != FALLBACK])
+def test_each_language_has_every_key_and_no_other(lang):
+    english, other = labels(FALLBACK), labels(lang)
+    missing = sorted(k for k in english if k not in other and not k.startswith(ENGLISH_ONLY_AREAS))
+    extra = sorted(k for k in other if k not in english)
+    assert not missing, f"{lang}.toml lacks {len(missing)} key(s) (shown in English until translated): {missing}"
+    assert not extra, f"{lang}.toml has keys English does not (typo or removed): {extra}"
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != FALLBACK])
+def test_translations_fill_in_the_same_values(lang):
+    english, other = labels(FALLBACK), labels(lang)
+    differ = {k: (sorted(placeholders(english[k])), sorted(placeholders(v)))
+              for k, v in other.items() if k in english and placeholders(v) != placeholders(english[k])}
+    assert not differ, f"{lang}.toml placeholders differ from English (key: (en, {lang})): {differ}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_label_renders(lang):
+    for key, template in labels(lang).items():
+        values = {name: f"<{name}>" for name in placeholders(template)}
+        out = label(key, lang, **values)
+        assert out.strip() and "{" not in out.replace("{{", ""), key
+
+
+def test_missing_translation_falls_back_to_english_and_unknown_key_fails_loudly():
+    assert label("html.report", "xx") == label("html.report", "en") == "xladoctor report"
+    assert label("html.report", "fa") == "گزارش xladoctor"
+    with pytest.raises(KeyError):
+        label("html.no_such_label", "fa")
+
+
+def test_deferred_text_is_worded_in_the_readers_language():
+    side = text("e0102.side.expected")
+    note = text("e0102.note.padded", side=side, dim=2, size=40, padded=128, tile=128, pos=0)
+    assert note.render("en").startswith("expected: dimension 2 (40) is padded to 128")
+    assert note.render("fa").startswith("مورد انتظار: بعد 2 با اندازه 40 تا 128")
+    assert localize({"notes": [note], "n": 3}, "en") == {"notes": [note.render("en")], "n": 3}
+
+
+def test_bad_label_files_are_refused_with_their_source():
+    with pytest.raises(InputError, match="must be a string"):
+        parse_labels(b"[html]\nreport = 3\n", "labels/xx.toml")
+    with pytest.raises(InputError, match="bad template"):
+        parse_labels(b'[html]\nreport = "a {b"\n', "labels/xx.toml")
+    with pytest.raises(InputError, match="not valid TOML"):
+        parse_labels(b"[html\n", "labels/xx.toml")
+    assert parse_labels(b'[a.b]\nc = "x {y} {{z}}"\n', "t") == {"a.b.c": "x {y} {{z}}"}
+
+
+def test_the_loader_sits_at_the_bottom_of_the_layers():
+    """Labels are data: the loader may import the standard library and ``errors``, nothing else of ours."""
+    tree = ast.parse((SRC / "labels" / "__init__.py").read_text(encoding="utf-8"))
+    ours = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level > 0]
+    assert ours == ["errors"]
+    assert not [a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names
+                if a.name.startswith("xladoctor")]
