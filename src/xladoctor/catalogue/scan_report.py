@@ -125,6 +125,9 @@ def scan_document(findings: list[Finding], source: str, lang: str,
     if not_shown:
         doc["not_shown"] = {"distinct_limit": MAX_DISTINCT, "messages": sum(not_shown.values()),
                             "by_code": dict(sorted(not_shown.items()))}
+    from ..pipeline import diagnostics, log_findings  # the one findings serialiser (explain and check)
+
+    doc["diagnostics"] = diagnostics("explain", [source], log_findings(findings, source, lang), lang)
     return doc
 
 

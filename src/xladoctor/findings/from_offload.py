@@ -52,25 +52,29 @@ def hop_of(h: PathHop, module: HloModule | None) -> Hop:
                line, h.location)
 
 
-def _fix_command(path: str | None, how: str, rule: str) -> tuple[str, ...] | None:
-    """``xladoctor offload PATH --fix how -o OUT``: only for a file the user can name again."""
+def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]) -> tuple[str, ...] | None:
+    """``xladoctor offload PATH [options] --fix how -o OUT``: only for a file the user can name again.
+
+    ``options`` are the analysis options the finding was made under (``--disable-host-compute``,
+    ``--stablehlo FILE``), so the command edits what was analysed."""
     if path is None or path in _STDIN_NAMES or os.path.isdir(path):
         return None
     stem, ext = os.path.splitext(path)
     rule_args = () if rule == SHIPPED else ("--rule", rule)
-    return ("xladoctor", "offload", path, *rule_args, "--fix", how, "-o", f"{stem}.fixed{ext or '.hlo'}")
+    return ("xladoctor", "offload", path, *rule_args, *options, "--fix", how, "-o", f"{stem}.fixed{ext or '.hlo'}")
 
 
-def _e1200_fixes(e: OutputMismatch, fix: FixSuggestion | None, path: str | None, rule: str) -> tuple[Fix, ...]:
+def _e1200_fixes(e: OutputMismatch, fix: FixSuggestion | None, path: str | None, rule: str,
+                 options: tuple[str, ...]) -> tuple[Fix, ...]:
     if fix is None:
         return ()
     idx = format_shape_index(e.output_index)
     where = f" ({fix.returned_location})" if fix.returned_location else ""
     return (
         Fix(FixKind.HOST_OUTPUT, f"keep it on host: entry result {idx} -> {fix.host_layout}; JAX: {fix.host_jax}",
-            None, _fix_command(path, "host", rule)),
+            None, _fix_command(path, "host", rule, options)),
         Fix(FixKind.MOVE_TO_DEVICE, f"bring it back: move-to-device after {fix.returned_value}{where}; "
-            f"JAX: {fix.device_jax}", None, _fix_command(path, "device", rule)),
+            f"JAX: {fix.device_jax}", None, _fix_command(path, "device", rule, options)),
     )
 
 
@@ -93,7 +97,7 @@ def _provenance_fields(provenance: Provenance | None) -> dict[str, Any]:
 
 def mismatch_finding(e: OutputMismatch, result: HostOffloadResult, fix: FixSuggestion | None, path: str | None,
                      module: HloModule | None = None, provenance: Provenance | None = None,
-                     lang: str = "en") -> Finding:
+                     lang: str = "en", options: tuple[str, ...] = ()) -> Finding:
     line, col, comp = _place(module, e.start)
     hops = tuple(hop_of(h, module) for h in e.path)
     fields: dict[str, Any] = {
@@ -107,7 +111,7 @@ def mismatch_finding(e: OutputMismatch, result: HostOffloadResult, fix: FixSugge
     return Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED,
                    _severity(provenance), _title(E1200_CODE, lang), e.full_message,
                    Location(path, line, col, e.start, comp), _source_of(hops), hops,
-                   _e1200_fixes(e, fix, path, result.rule), fields=fields)
+                   _e1200_fixes(e, fix, path, result.rule, options), fields=fields)
 
 
 def failure_finding(f: PassFailure, result: HostOffloadResult, path: str | None, module: HloModule | None = None,
@@ -125,14 +129,16 @@ def failure_finding(f: PassFailure, result: HostOffloadResult, path: str | None,
 
 def offload_findings(result: HostOffloadResult, fixes: Sequence[FixSuggestion] = (), path: str | None = None,
                      module: HloModule | None = None, provenance: Provenance | None = None,
-                     lang: str = "en", confirm: Mapping[str, Any] | None = None) -> tuple[Finding, ...]:
+                     lang: str = "en", confirm: Mapping[str, Any] | None = None,
+                     options: tuple[str, ...] = ()) -> tuple[Finding, ...]:
     """Every finding of one module's host-offload analysis (and of ``--confirm``, when given).
 
     ``module`` is the parsed input (for HLO lines and computations; None leaves them out);
-    ``path`` names the artefact (None in memory; ``<stdin>``).
+    ``path`` names the artefact (None in memory; ``<stdin>``); ``options`` are the command-line
+    options of the analysis, repeated in each fix's command.
     """
     by_index = {tuple(f.output_index): f for f in fixes}
-    out = [mismatch_finding(e, result, by_index.get(tuple(e.output_index)), path, module, provenance, lang)
+    out = [mismatch_finding(e, result, by_index.get(tuple(e.output_index)), path, module, provenance, lang, options)
            for e in result.errors]
     out.extend(failure_finding(f, result, path, module, provenance, lang) for f in result.failures)
     compiler = confirm_finding(confirm, path, lang, predicted=bool(out))
