@@ -53,11 +53,26 @@ class ModuleCheck:
     options: AnalysisOptions = field(default_factory=AnalysisOptions)
     confirm: dict[str, Any] | None = None
 
-    def findings(self, lang: str = "en") -> tuple[Finding, ...]:
-        from .findings.from_offload import offload_findings
+    @property
+    def applies(self) -> bool:
+        """False for a compiled (post-optimization) module: XLA's HostOffloader already ran on it,
+        so what the analysis says about it is not what XLA does (``check`` skips such modules;
+        ``offload`` still shows the analysis but reports no finding)."""
+        return self.provenance.stage != "compiled"
 
+    def findings(self, lang: str = "en") -> tuple[Finding, ...]:
+        from .findings.from_offload import confirm_finding, offload_findings
+
+        if not self.applies:
+            rejected = confirm_finding(self.confirm, self.source, lang)
+            return (rejected,) if rejected is not None else ()
         return offload_findings(self.result, self.fixes, self.source, self.module, self.provenance, lang,
                                 self.confirm, self.options.command_args())
+
+
+COMPILED_NOTE = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "
+                 "E1200 analysis needs the module from before optimizations (*before_optimizations.txt, "
+                 "Lowered.as_text('hlo'))")
 
 
 def parse_hlo(text: str, source: str) -> HloModule:
@@ -95,16 +110,18 @@ def analyse_module(module: HloModule, text: str, source: str | None, options: An
 
 
 def analysis_of(module: HloModule, result: HostOffloadResult, source: str | None,
-                provenance: Provenance | None = None) -> ModuleCheck:
+                result_names: list[str] | None = None, provenance: Provenance | None = None) -> ModuleCheck:
     """A ModuleCheck for an analysis already run (``xladoctor.jax`` lowers and analyses itself).
 
-    The fixes are suggested without JAX's output names, as for HLO text, so the findings (and
-    their fix texts) are the same as ``offload`` gives for the same module."""
+    ``result_names`` are ``jax.result_info`` per output (``""`` where none), as ``offload
+    --stablehlo`` reads them from @main, so the findings equal that command's on the same
+    program's ``Lowered.as_text("hlo")`` and ``Lowered.as_text()``."""
     from .offload.fixes import suggest_fixes
     from .provenance import Provenance
 
     origin = provenance or Provenance(None, "lowered")
-    return ModuleCheck(source, module, result, suggest_fixes(module, result), origin, AnalysisOptions(result.rule))
+    return ModuleCheck(source, module, result, suggest_fixes(module, result, result_names), origin,
+                       AnalysisOptions(result.rule))
 
 
 def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:

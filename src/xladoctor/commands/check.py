@@ -145,7 +145,7 @@ def _check_module(module, text: str, source: str, rule: str = "shipped",
     origin = detect_provenance(text, None if source == "<stdin>" else source)
     entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module), "provenance": origin.to_json()}
     if origin.stage == "compiled":
-        entry["note"] = _COMPILED_NOTE
+        entry["note"] = _compiled_note()
         entry["findings"] = 0
         return entry
     mc = analyse_module(module, text, source, AnalysisOptions(rule, disable_host_compute), provenance=origin)
@@ -161,9 +161,10 @@ def _check_module(module, text: str, source: str, rule: str = "shipped",
 
 _SNIFF_BYTES = 64 << 10
 _SNIFF_MAX = 1 << 20
-_COMPILED_NOTE = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "
-                  "E1200 analysis needs the module from before optimizations (*before_optimizations.txt, "
-                  "Lowered.as_text('hlo'))")
+def _compiled_note() -> str:
+    from ..pipeline import COMPILED_NOTE
+
+    return COMPILED_NOTE
 
 
 @dataclass(frozen=True)
@@ -281,7 +282,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
 
 
 def _triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:
-    note = _COMPILED_NOTE if compiled else (
+    note = _compiled_note() if compiled else (
         "no host-offload annotation (MoveToHost/MoveToDevice, annotate_device_placement, S(5), host compute): "
         "no E1200 is possible, so the module was not parsed (--full parses it)")
     return {"path": source, "kind": "hlo", "module": name, "parsed": False, "compiled": compiled, "note": note,

@@ -8,7 +8,7 @@ import sys
 from ..errors import UsageError
 from ..offload import fix_device, fix_host
 from ..offload.report import render_text
-from ..pipeline import AnalysisOptions, analyse_module, offload_document, parse_hlo
+from ..pipeline import COMPILED_NOTE, AnalysisOptions, analyse_module, offload_document, parse_hlo
 from ..report.escape import escape_field
 from ..syntax.hlo_printer import print_module
 from . import _confirm
@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
         if origin.note():
             sys.stdout.write(f"\nnote: {escape_field(origin.note())}\n")
+        if not mc.applies:
+            sys.stdout.write(f"\nnote: {COMPILED_NOTE}; nothing above is reported as a finding\n")
         if confirmed is not None:
             sys.stdout.write("\n".join(["", *_confirm.render(confirmed)]) + "\n")
-    return 1 if result.has_findings or _confirm.is_error(confirmed) else 0
+    return 1 if mc.findings() or _confirm.is_error(confirmed) else 0

@@ -182,7 +182,8 @@ class OffloadReport:
             return Report("check_offload", (), (), lang)
         from ..pipeline import analysis_of
 
-        mc = analysis_of(self.program.module, self.result, None)
+        names = [r.name or "" for r in self.program.signature.results] or None
+        mc = analysis_of(self.program.module, self.result, None, names)
         if self.confirmation is not None:
             mc.confirm = {"available": True, "topology": getattr(self.confirmation.verdict, "topology", None),
                           **self.confirmation.to_json()}
