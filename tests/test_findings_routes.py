@@ -121,8 +121,10 @@ def hlo_files(tmp_path_factory) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def logs() -> list[Path]:
-    return [EXAMPLES / "tpu_job.log", *sorted((DATA / "logs").glob("*.log"))]
+def logs(tmp_path_factory) -> list[Path]:
+    bad = tmp_path_factory.mktemp("bad") / "bad_utf8.log"  # issue 10: check exited 2 where explain found it
+    bad.write_bytes(b"step 1 \xff\n" + (DATA / "logs" / "traceback_e1200.log").read_bytes())
+    return [EXAMPLES / "tpu_job.log", *sorted((DATA / "logs").glob("*.log")), bad]
 
 
 @pytest.fixture(scope="module")
