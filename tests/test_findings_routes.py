@@ -275,3 +275,22 @@ def test_jax_dump_directories_same_findings_by_every_route(jax_dumps, tmp_path):
             dumped_starts = {f["fields"]["start"] for g in dumped for f in g if f["code"] == "E1200"}
             assert bool(dumped_starts) == bool(predicted), name
     assert compiled  # scanned_layers_fixed compiles: its optimised dumps were compared too
+
+
+def test_check_takes_offloads_disable_host_compute(tmp_path):
+    """check runs offload's steps with offload's options: the same findings under the flag, and
+    each fix's command repeats it (so it edits what was analysed)."""
+    files = [p for p in sorted((DATA / "offload").glob("*.hlo")) if "disable_host_compute" in p.read_text()]
+    assert files
+    flag = "--disable-host-compute"
+    doc = run_json("check", *map(str, files), "--jobs", "1", flag)
+    validate("check", doc)
+    groups = by_path(doc["diagnostics"])
+    differs = False
+    for path in map(str, files):
+        off = run_json("offload", path, flag)
+        assert off["diagnostics"]["findings"] == groups.get(path, []), path
+        differs |= off["diagnostics"] != run_json("offload", path)["diagnostics"]
+        for f in off["diagnostics"]["findings"]:
+            assert all(flag in fix["command"] for fix in f["fixes"] if fix["command"])
+    assert differs  # the flag changes what HostOffloader decides on at least one of them
