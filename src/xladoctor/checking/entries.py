@@ -7,30 +7,26 @@ from typing import TYPE_CHECKING, Any
 
 from ..files import located
 from ..oracle.confirm import confirm, is_error
+from ..pipeline import COMPILED_NOTE
 
 if TYPE_CHECKING:
     from ..catalogue.logscan import LogScan
     from ..ir.module import HloModule
 
-COMPILED_NOTE = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "
-                 "E1200 analysis needs the module from before optimizations (*before_optimizations.txt, "
-                 "Lowered.as_text('hlo'))")
+def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None,
+              disable_host_compute: bool = False) -> dict[str, Any]:
+    from ..pipeline import parse_hlo
 
-
-def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None) -> dict[str, Any]:
-    from ..syntax.hlo_parser import parse_module
-
-    module = parse_module(text, source)
+    module = parse_hlo(text, source)
     with located(text, source):
-        return _check_module(module, text, source, rule, confirm_topology)
+        return _check_module(module, text, source, rule, confirm_topology, disable_host_compute)
 
 
 def _check_module(module: HloModule, text: str, source: str, rule: str = "shipped",
-                  confirm_topology: str | None = None) -> dict[str, Any]:
+                  confirm_topology: str | None = None, disable_host_compute: bool = False) -> dict[str, Any]:
+    """The ``offload`` command's steps (the pipeline's) on one module, after its summary."""
     from ..hlo_summary import summarize
-    from ..offload import analyze_host_offload
-    from ..offload.fixes import suggest_fixes
-    from ..offload.report import result_json
+    from ..pipeline import AnalysisOptions, analyse_module, offload_document
     from ..provenance import detect as detect_provenance
 
     origin = detect_provenance(text, None if source == "<stdin>" else source)
@@ -39,13 +35,14 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
         entry["note"] = COMPILED_NOTE
         entry["findings"] = 0
         return entry
-    result = analyze_host_offload(module, rule)
-    entry["offload"] = result_json(result, suggest_fixes(module, result))
-    entry["findings"] = len(result.errors) + len(getattr(result, "failures", ()))
+    mc = analyse_module(module, text, source, AnalysisOptions(rule, disable_host_compute), provenance=origin)
+    result = mc.result
+    entry["findings"] = len(result.errors) + len(result.failures)
     if confirm_topology is not None:
-        entry["confirm"] = confirm(text, module, result, confirm_topology)
+        mc.confirm = entry["confirm"] = confirm(text, module, result, confirm_topology)
         if not entry["findings"] and is_error(entry["confirm"]):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
+    entry["offload"] = offload_document(mc)
     return entry
 
 

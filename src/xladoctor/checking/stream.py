@@ -30,6 +30,8 @@ class Options:
     full: bool
     parallel_logs: bool
     confirm_topology: str | None = None
+    disable_host_compute: bool = False
+    """As ``offload --disable-host-compute`` (``--xla_disable_automatic_host_compute_offload``)."""
 
 
 def _looks_like_hlo(text: str) -> bool:
@@ -127,7 +129,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
         del data
         if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
             text = text[1:]
-        return check_hlo(text, source, opts.rule, opts.confirm_topology)
+        return check_hlo(text, source, opts.rule, opts.confirm_topology, opts.disable_host_compute)
     from ..catalogue.fastscan import scan_path, scan_stream
     from ..catalogue.logscan import LogScan
     from ..catalogue.scanner import LogScanner

@@ -58,6 +58,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                    help="check N files at a time in worker processes (default: one per core; 1: in this process)")
     p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#check)")
+    p.add_argument("--disable-host-compute", action="store_true",
+                   help="as offload's: --xla_disable_automatic_host_compute_offload=true for every module")
+    # offload's --stablehlo names one companion file for one module; check takes many modules, so a
+    # single --stablehlo would not say which module it belongs to (run offload --stablehlo for that).
     _confirm.add_arguments(p)
 
 
@@ -95,6 +99,7 @@ def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from ..catalogue.fastscan import usable_cpus
+    from ..pipeline import check_diagnostics
     from ..progress import Progress
     from ..report.catalogue_text import language_from_env
 
@@ -112,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     n_files = sum(1 for it in items if it.status == "file")
     confirm_topology = args.topology if args.confirm else None
     opts = Options(args.rule, lang, args.full or args.confirm, parallel_logs=n_files <= 1,
-                   confirm_topology=confirm_topology)
+                   confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute)
     progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), "files checked",
                         enabled=None if not args.json else False)
     try:
@@ -121,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
     input_errors = sum(1 for f in files if f["kind"] == "error")
     doc = {"command": "check", "files": files, "findings": sum(f["findings"] for f in files),
-           "input_errors": input_errors}
+           "input_errors": input_errors, "diagnostics": check_diagnostics(files, lang)}
     if args.html:
         from ..report.html import render_check_html
         shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
