@@ -53,17 +53,15 @@ class XlaStatusError(Exception):
 
 
 class CallGraph:
-    """Callers of every computation, computed once (``CallGraph::GetComputationCallers``)."""
+    """Callers of every computation (``CallGraph::GetComputationCallers``): the module's own
+    caller index, which the IR keeps in step (built once, shared by HostOffloadLegalize and
+    HostOffloader while neither adds or removes a calling instruction)."""
 
     def __init__(self, module: HloModule):
-        self.callers: dict[HloComputation, list[HloInstruction]] = {}
-        for comp in module.computations:
-            for instr in comp.instructions:
-                for called in instr.called_computations:
-                    self.callers.setdefault(called, []).append(instr)
+        self.module = module
 
     def callers_of(self, comp: HloComputation | None) -> list[HloInstruction]:
-        return self.callers.get(comp, []) if comp is not None else []
+        return self.module.callers_of(comp)
 
 
 def is_pure_memory_op(instr: HloInstruction) -> bool:

@@ -200,14 +200,12 @@ class HostOffloadLegalizer:
         self.clone_of[new.name] = self.clone_of.get(of.name, of.name)
         new.shape = shape
         comp.add_instruction(new)
-        self.m.register_instruction(new)
         new.operands = operands
         return new
 
     def _new_copy(self, operand: HloInstruction, shape: Shape) -> HloInstruction:
         new = HloInstruction(self._new_name("copy"), HloOpcode.COPY, shape)
         operand.computation().add_instruction(new)
-        self.m.register_instruction(new)
         new.operands = [operand]
         return new
 
@@ -220,14 +218,12 @@ class HostOffloadLegalizer:
 
     def _purge(self) -> None:
         """Drop removed instructions from their computations, once (keeps the pass linear)."""
-        comps = {i.parent for i in self.removed if i.parent is not None}
-        for comp in comps:
-            comp.instructions = [i for i in comp.instructions if i not in self.removed]
+        by_comp: dict[HloComputation, set[HloInstruction]] = {}
         for i in self.removed:
             if i.parent is not None:
-                i.parent._by_name.pop(i.name, None)
-            self.m._instructions_by_name.pop(i.name, None)
-            i.parent = None
+                by_comp.setdefault(i.parent, set()).add(i)
+        for comp, removed in by_comp.items():
+            comp.drop_removed(removed)
 
     @staticmethod
     def _replace_use(instr: HloInstruction, user: HloInstruction, new: HloInstruction) -> None:
