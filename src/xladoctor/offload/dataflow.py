@@ -19,6 +19,7 @@ from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import Shape
 from .annotations import is_move_to_device, is_move_to_host
+from .kinds import Status
 from .positions import Position
 
 PURE_MEMORY_OPCODES = frozenset({
@@ -45,9 +46,9 @@ class XlaCheckFailure(Exception):
 class XlaStatusError(Exception):
     """A non-OK ``absl::Status`` the pass returns (compilation fails with this message)."""
 
-    def __init__(self, status: str, message: str, instruction: HloInstruction | None = None):
+    def __init__(self, status: Status | str, message: str, instruction: HloInstruction | None = None):
         super().__init__(f"{status}: {message}")
-        self.status = status
+        self.status = Status(status)
         self.message = message
         self.instruction = instruction
 

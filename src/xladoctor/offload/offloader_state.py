@@ -128,7 +128,7 @@ class Recorder:
             return True
         return False
 
-    def fail(self, status: Status | str, message: str, instr: HloInstruction | None) -> None:
+    def fail(self, status: Status, message: str, instr: HloInstruction | None) -> None:
         first = self.first(FirstKind.FAILURE)
         name = self.ctx.rn(instr.name) if instr is not None else None
         self.res.failures.append(PassFailure(status, message, name, first))

@@ -65,7 +65,7 @@ def report_removed_by_dce(run: OffloaderRun, removed: list[HloInstruction]) -> N
 def report_prior_failure(run: OffloaderRun, status: Status | str, message: str, instruction: str | None) -> None:
     """A failure of an earlier pass (HostOffloadLegalize): XLA stops before this one."""
     first = run.rec.first(FirstKind.FAILURE)
-    run.res.failures.append(PassFailure(status, message, instruction, first))
+    run.res.failures.append(PassFailure(Status(status), message, instruction, first))
 
 
 def collect_host_positions(run: OffloaderRun) -> None:
