@@ -51,8 +51,12 @@ def is_synchronous_copy_from_or_to_host(instr: HloInstruction) -> bool:
 def clear_host_memory_space(run: OffloaderRun) -> None:
     """Step 1 of ``RunImpl``: S(5) is cleared everywhere; only the entry layout is input."""
     for instr in run.ctx.module.instructions():
-        if any(s.is_array and memory_space(s) == HOST_MEMORY_SPACE for _, s in instr.shape.leaves()):
-            shape = instr.shape
+        shape = instr.shape
+        if shape.is_array:  # the common case, without walking leaves
+            if memory_space(shape) == HOST_MEMORY_SPACE:
+                instr.shape = shape.with_memory_space(DEVICE_MEMORY_SPACE, ())
+            continue
+        if any(s.is_array and memory_space(s) == HOST_MEMORY_SPACE for _, s in shape.leaves()):
             for idx, leaf in list(shape.leaves()):
                 if leaf.is_array and memory_space(leaf) == HOST_MEMORY_SPACE:
                     shape = shape.with_memory_space(DEVICE_MEMORY_SPACE, idx)
