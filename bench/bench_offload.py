@@ -107,15 +107,15 @@ def generate_copy_chains(k: int) -> str:
     for i in range(k):
         lines += [f"  a{i} = f32[16,256]{{1,0}} add({prev}, p)",
                   f'  h{i} = f32[16,256]{{1,0}} custom-call(a{i}), custom_call_target="MoveToHost"',
-                  f"  c{i} = f32[16,256]{{0,1}} copy(h{i})",
-                  f"  t{i} = (f32[16,256]{{0,1}}, f32[16,256]{{1,0}}) tuple(c{i}, p)",
+                  f"  cy{i} = f32[16,256]{{0,1}} copy(h{i})",
+                  f"  t{i} = (f32[16,256]{{0,1}}, f32[16,256]{{1,0}}) tuple(cy{i}, p)",
                   f"  o{i} = (f32[16,256]{{0,1}}, f32[16,256]{{1,0}}) opt-barrier(t{i})",
                   f"  g{i} = f32[16,256]{{0,1}} get-tuple-element(o{i}), index=0",
                   f"  b{i} = f32[16,256]{{0,1}} bitcast(g{i})",
                   f'  d{i} = f32[16,256]{{0,1}} custom-call(b{i}), custom_call_target="MoveToDevice"',
                   f"  m{i} = f32[16,256]{{1,0}} copy(d{i})",
-                  f"  s{i} = f32[16,256]{{1,0}} add(a{i}, m{i})"]
-        prev = f"s{i}"
+                  f"  r{i} = f32[16,256]{{1,0}} add(a{i}, m{i})"]
+        prev = f"r{i}"
     lines += [f"  ROOT out = f32[16,256]{{1,0}} copy({prev})", "}"]
     return "\n".join(lines)
 

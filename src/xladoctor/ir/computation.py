@@ -15,13 +15,14 @@ if TYPE_CHECKING:
 class HloComputation:
     """A computation.  ``instructions`` keeps text order (for scheduled modules: the schedule).
 
-    ``callers`` lists the instructions that call this computation (``call``,
-    ``while``, ``fusion``, ``to_apply`` users, ...); the module fills it after all
-    names are resolved.
+    Adding or removing an instruction keeps the module's name table and caller index
+    in step (XLA's ``AddInstruction`` / ``RemoveInstruction``); ``instructions`` is read
+    freely but only changed through these methods.  Names are looked up in the module's
+    one table (an instruction of another computation is not found here).
     """
 
-    __slots__ = ("name", "instructions", "root", "parameters", "is_entry", "module", "callers",
-                 "execution_thread", "line", "signature", "_by_name", "__weakref__")
+    __slots__ = ("name", "instructions", "root", "parameters", "is_entry", "module",
+                 "execution_thread", "line", "signature", "__weakref__")
 
     def __init__(self, name: str, is_entry: bool = False):
         self.name = name
@@ -31,14 +32,34 @@ class HloComputation:
         """Indexed by parameter number."""
         self.is_entry = is_entry
         self.module: HloModule | None = None
-        self.callers: list[HloInstruction] = []
         self.execution_thread: str | None = None
         """``execution_thread="host"`` printed after the closing brace, if any."""
         self.line = 0
         """1-based line of the computation header in the HLO text."""
         self.signature: tuple[list[tuple[str, Shape]], Shape] | None = None
         """``(p: shape, ...) -> shape`` as written in the header, when it was."""
-        self._by_name: dict[str, HloInstruction] = {}
+
+    @property
+    def callers(self) -> list[HloInstruction]:
+        """Instructions that call this computation (``call``, ``while``, ``fusion``, ``to_apply``
+        users, ...), from the module's caller index; none outside a module."""
+        return self.module.callers_of(self) if self.module is not None else []
+
+    def _added(self, instr: HloInstruction) -> None:
+        instr.parent = self
+        module = self.module
+        if module is not None:
+            module.names.add(instr)
+            if instr.called:
+                module.calls_changed()
+
+    def _removed(self, instr: HloInstruction, release_name: bool = False) -> None:
+        module = self.module
+        if module is not None:
+            module.names.remove(instr, release_name)
+            if instr.called:
+                module.calls_changed()
+        instr.parent = None
 
     def root_instruction(self) -> HloInstruction:
         """XLA's ``root_instruction()``: a parsed computation always has one (the parser refuses an empty one)."""
@@ -49,9 +70,8 @@ class HloComputation:
     def add_instruction(self, instr: HloInstruction, index_parameter: bool = True) -> HloInstruction:
         """Append ``instr``; a parameter is also put at its number in ``parameters`` unless the
         caller (the parser, which checks numbering first) fills ``parameters`` itself."""
-        instr.parent = self
         self.instructions.append(instr)
-        self._by_name[instr.name] = instr
+        self._added(instr)
         if index_parameter and instr.opcode is HloOpcode.PARAMETER and instr.parameter_number is not None:
             n = instr.parameter_number
             while len(self.parameters) <= n:
@@ -61,9 +81,8 @@ class HloComputation:
 
     def insert_before(self, anchor: HloInstruction, instr: HloInstruction) -> HloInstruction:
         """Insert a new instruction just before ``anchor`` in text order (for rewrites)."""
-        instr.parent = self
         self.instructions.insert(self.instructions.index(anchor), instr)
-        self._by_name[instr.name] = instr
+        self._added(instr)
         return instr
 
     def remove_instruction(self, instr: HloInstruction) -> None:
@@ -74,13 +93,13 @@ class HloComputation:
             raise ValueError(f"cannot remove {instr.name}: it is the root of {self.name}")
         instr.operands = ()
         self.instructions.remove(instr)
-        self._by_name.pop(instr.name, None)
-        instr.parent = None
+        self._removed(instr)
 
-    def remove_unused(self, dead: set[HloInstruction]) -> None:
+    def remove_unused(self, dead: set[HloInstruction], release_names: bool = False) -> None:
         """Remove instructions used only by each other (none is the root), keeping the order
         of every other instruction's users, as rebuilding the computation without them
-        would (XLA's HLO -> StableHLO -> HLO route drops dead code that way)."""
+        would (XLA's HLO -> StableHLO -> HLO route drops dead code that way).  ``release_names``:
+        their names may be given again (tuple folding, which the pre-passes model as a rebuild)."""
         for instr in dead:
             for op in instr.operands:
                 if op not in dead and instr in op.users:
@@ -88,8 +107,34 @@ class HloComputation:
             instr._operands = ()
         self.instructions = [i for i in self.instructions if i not in dead]
         for instr in dead:
-            self._by_name.pop(instr.name, None)
-            instr.parent = None
+            self._removed(instr, release_names)
+
+    def drop_removed(self, removed: set[HloInstruction]) -> None:
+        """Take out instructions a pass already unhooked (no operands; users rewired), in one
+        sweep, so a pass removing many stays linear; their names are released."""
+        self.instructions = [i for i in self.instructions if i not in removed]
+        for instr in removed:
+            if instr.parent is self:
+                self._removed(instr, release_name=True)
+
+    def adopt(self, instr: HloInstruction) -> None:
+        """Make ``instr`` this computation's (parent, name, calls) before :meth:`splice` places it:
+        the inliner names each clone against the ones made before it."""
+        self._added(instr)
+
+    def forget(self, instr: HloInstruction) -> None:
+        """The inliner's ``call``, replaced by the callee's body: its name is released and it
+        leaves the call graph at once (later clones may take the name); :meth:`splice` then
+        lists the computation without it."""
+        self._removed(instr, release_name=True)
+
+    def splice(self, instructions: list[HloInstruction]) -> None:
+        """Replace the instruction list by ``instructions``: the inliner's rebuilt body, with the
+        callee's (adopted) instructions in place of each forgotten ``call``."""
+        for instr in instructions:
+            if instr.parent is not self:
+                self._added(instr)
+        self.instructions = instructions
 
     def sort_users_by_position(self) -> None:
         """Order every instruction's users as the instructions are ordered: what building
@@ -103,10 +148,18 @@ class HloComputation:
                 users.update(dict.fromkeys(ordered))
 
     def instruction(self, name: str) -> HloInstruction:
-        return self._by_name[name]
+        instr = self.get(name)
+        if instr is None:
+            raise KeyError(name)
+        return instr
 
     def get(self, name: str) -> HloInstruction | None:
-        return self._by_name.get(name)
+        """The instruction called ``name`` in this computation (the module's table, or a scan
+        for a computation not yet in a module)."""
+        if self.module is not None:
+            instr = self.module.names.get(name)
+            return instr if instr is not None and instr.parent is self else None
+        return next((i for i in self.instructions if i.name == name), None)
 
     def parameter(self, number: int) -> HloInstruction:
         return self.parameters[number]

@@ -241,7 +241,10 @@ class HloInstruction:
 
     @property
     def called_computations(self) -> list[HloComputation]:
-        return [c for comps in self.called.values() for c in comps]
+        called = self.called
+        if not called:  # most instructions call nothing; the passes ask every one
+            return []
+        return [c for comps in called.values() for c in comps]
 
     def operand_indices(self, operand: HloInstruction) -> list[int]:
         """Every operand slot holding ``operand`` (an instruction may be used twice)."""

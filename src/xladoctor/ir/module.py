@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from .computation import HloComputation
 from .instruction import HloInstruction, SourceLocation
+from .names import NameTable
 from .shape import Shape
 
 
@@ -79,7 +80,12 @@ class SourceTables:
 
 
 class HloModule:
-    """A parsed HLO module.  Instruction names are unique module-wide, as XLA requires."""
+    """A parsed HLO module.  Instruction names are unique module-wide, as XLA requires.
+
+    The module keeps one name table (:attr:`names`) and one caller index
+    (:meth:`callers_of`, XLA's call graph); its computations keep both in step when
+    instructions are added or removed, so passes never register anything by hand.
+    """
 
     def __init__(self, name: str):
         self.name = name
@@ -99,20 +105,50 @@ class HloModule:
         self.print_percent = False
         """Whether the text named instructions with ``%`` (the printer follows the input)."""
         self._computations_by_name: dict[str, HloComputation] = {}
-        self._instructions_by_name: dict[str, HloInstruction] = {}
-        self._next_suffix: dict[str, int] = {}
+        self.names = NameTable()
+        """Every instruction of the module by name (kept by the computations)."""
+        self._callers: dict[HloComputation, list[HloInstruction]] | None = None
+        """The call graph's caller lists, built on first use and dropped when calls change."""
 
     # -- building ------------------------------------------------------------------
     def add_computation(self, comp: HloComputation) -> HloComputation:
+        """Attach ``comp`` (and the instructions it already has) to the module."""
         comp.module = self
         self.computations.append(comp)
         self._computations_by_name[comp.name] = comp
+        for instr in comp.instructions:
+            self.names.add(instr)
+        self._callers = None
         if comp.is_entry:
             self.entry = comp
         return comp
 
-    def register_instruction(self, instr: HloInstruction) -> None:
-        self._instructions_by_name[instr.name] = instr
+    def remove_computation(self, comp: HloComputation) -> None:
+        """``RemoveEmbeddedComputation``: drop ``comp``; its own instructions' names are released."""
+        for instr in comp.instructions:
+            if instr.parent is comp:
+                self.names.remove(instr, release=True)
+        self._computations_by_name.pop(comp.name, None)
+        self.computations = [c for c in self.computations if c is not comp]
+        self._callers = None
+
+    def calls_changed(self) -> None:
+        """Forget the caller index (an instruction that calls computations came or went)."""
+        self._callers = None
+
+    def callers_of(self, comp: HloComputation | None) -> list[HloInstruction]:
+        """``CallGraph::GetComputationCallers``: instructions calling ``comp``, in module order."""
+        if comp is None:
+            return []
+        if self._callers is None:
+            index: dict[HloComputation, list[HloInstruction]] = {}
+            for c in self.computations:
+                for instr in c.instructions:
+                    if instr.called:
+                        for called in instr.called_computations:
+                            index.setdefault(called, []).append(instr)
+            self._callers = index
+        return self._callers.get(comp, [])
 
     # -- lookups -------------------------------------------------------------------
     def entry_computation(self) -> HloComputation:
@@ -134,10 +170,10 @@ class HloModule:
         return self._computations_by_name.get(name)
 
     def instruction(self, name: str) -> HloInstruction:
-        return self._instructions_by_name[name]
+        return self.names[name]
 
     def get_instruction(self, name: str) -> HloInstruction | None:
-        return self._instructions_by_name.get(name)
+        return self.names.get(name)
 
     def instructions(self) -> Iterator[HloInstruction]:
         for c in self.computations:
@@ -148,13 +184,7 @@ class HloModule:
 
     def unique_name(self, base: str) -> str:
         """A new instruction name like XLA's NameUniquer would give (``base``, ``base.1``, ...)."""
-        if base not in self._instructions_by_name:
-            return base
-        i = self._next_suffix.get(base, 1)  # remembered, so many names on one base stay O(1) each
-        while f"{base}.{i}" in self._instructions_by_name:
-            i += 1
-        self._next_suffix[base] = i + 1
-        return f"{base}.{i}"
+        return self.names.unique(base)
 
     # -- source locations ------------------------------------------------------------
     def _frame_location(self, frame_id: int) -> SourceLocation | None:

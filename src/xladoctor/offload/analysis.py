@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import gc
+from dataclasses import dataclass
 
+from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
 from .clone import clone_module
 from .dce import remove_dead_code
+from .inline import InlineResult, looks_pre_optimization
 from .inline import inline_calls as _inline_calls
-from .inline import looks_pre_optimization
 from .legalize import run_legalize
 from .prepare import (
     elide_moves_into_host_calls,
@@ -20,7 +22,7 @@ from .prepare import (
 from .result import HostOffloadResult
 from .rules import SHIPPED
 from .rules import rule as _rule
-from .simulator import HostOffloaderSimulation, OffloadOptions
+from .simulator import OffloadOptions, run_host_offloader
 
 
 def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host_compute: bool = False,
@@ -65,29 +67,44 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     gc.disable()
     try:
         work = clone_module(module)
-        # The order is the real compiler's: user lists come out of these rewrites in the
-        # order XLA's would (CSE before tuple folding, as the real compiler showed).
-        dead_first = []
-        if inline_calls:  # what XLA's compile does before the pass (pre-optimisation modules)
-            dead_first = rebuild_as_compiled(work)
-            remove_sharding_markers(work)
-        merge_duplicate_annotations(work)
-        inlined = _inline_calls(work) if inline_calls else None
-        origin = inlined.origin if inlined else {}
-        merge_duplicate_annotations(work)
-        elide_moves_into_host_calls(work)
-        dead = dead_first + remove_dead_code(work)
-        legalized = run_legalize(work, lambda n: origin.get(n, n)) if legalize else None
-        sim = HostOffloaderSimulation(work, module, options, origin or None)
-        sim.dead_code(dead)
-        if legalized is not None:
-            for status, message, where in legalized.failures:
-                sim.prior_failure(status, message, where)
-        result = sim.run()
+        prepared = _prepare(work, inline_calls)
+        legalized = run_legalize(work, lambda n: prepared.origin.get(n, n)) if legalize else None
+        result = run_host_offloader(work, module, options, origin=prepared.origin or None,
+                                    removed_by_dce=prepared.dead,
+                                    prior_failures=legalized.failures if legalized is not None else ())
         result.legalize = legalized
     finally:
         if collecting:
             gc.enable()
-    if inlined is not None:
-        result.inlined_calls = inlined.inlined_calls
+    if prepared.inlined is not None:
+        result.inlined_calls = prepared.inlined.inlined_calls
     return result
+
+
+@dataclass
+class _Prepared:
+    """What the passes XLA runs before HostOffloadLegalize left behind."""
+
+    dead: list[HloInstruction]
+    """Instructions dead-code elimination removed, in removal order."""
+    inlined: InlineResult | None
+    origin: dict[str, str]
+    """Inlined clone -> the input instruction it copies."""
+
+
+def _prepare(work: HloModule, inline_calls: bool) -> _Prepared:
+    """The passes XLA's compile runs before the offloading ones, in the real compiler's order.
+
+    User lists come out of these rewrites in the order XLA's would (CSE before tuple
+    folding, as the real compiler showed).
+    """
+    dead_first: list[HloInstruction] = []
+    if inline_calls:  # what XLA's compile does before the pass (pre-optimisation modules)
+        dead_first = rebuild_as_compiled(work)
+        remove_sharding_markers(work)
+    merge_duplicate_annotations(work)
+    inlined = _inline_calls(work) if inline_calls else None
+    merge_duplicate_annotations(work)
+    elide_moves_into_host_calls(work)
+    dead = dead_first + remove_dead_code(work)
+    return _Prepared(dead, inlined, inlined.origin if inlined else {})

@@ -18,7 +18,7 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 
-_COMP_REMAPPED = {"instructions", "root", "parameters", "module", "callers", "_by_name", "__weakref__"}
+_COMP_REMAPPED = {"instructions", "root", "parameters", "module", "__weakref__"}
 
 
 def clone_module(module: HloModule) -> HloModule:
@@ -27,7 +27,8 @@ def clone_module(module: HloModule) -> HloModule:
     new.__dict__.update({k: _copy.copy(v) for k, v in module.__dict__.items()})
     new.computations = []
     new._computations_by_name = {}
-    new._instructions_by_name = {}
+    new.names = module.names.fresh_copy()
+    new._callers = None
     comp_map: dict[HloComputation, HloComputation] = {}
     instr_map: dict[HloInstruction, HloInstruction] = {}
     for comp in module.computations:
@@ -37,16 +38,7 @@ def clone_module(module: HloModule) -> HloModule:
                 setattr(c2, slot, getattr(comp, slot))
         comp_map[comp] = c2
         for instr in comp.instructions:
-            i2 = instr.detached_copy()
-            instr_map[instr] = i2
-    for comp in module.computations:
-        c2 = comp_map[comp]
-        for instr in comp.instructions:
-            i2 = instr_map[instr]
-            c2.add_instruction(i2)
-            new.register_instruction(i2)
-        c2.root = instr_map.get(comp.root) if comp.root is not None else None
-        new.add_computation(c2)
+            instr_map[instr] = instr.detached_copy()
     for comp in module.computations:
         for instr in comp.instructions:
             i2 = instr_map[instr]
@@ -56,5 +48,12 @@ def clone_module(module: HloModule) -> HloModule:
                 i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
             if instr.called:
                 i2.called = {role: [comp_map[c] for c in comps] for role, comps in instr.called.items()}
-        comp_map[comp].callers = [instr_map[c] for c in comp.callers if c in instr_map]
+    # The graph is complete before the computations join the module, which indexes names
+    # and calls as they come.
+    for comp in module.computations:
+        c2 = comp_map[comp]
+        for instr in comp.instructions:
+            c2.add_instruction(instr_map[instr])
+        c2.root = instr_map.get(comp.root) if comp.root is not None else None
+        new.add_computation(c2)
     return new

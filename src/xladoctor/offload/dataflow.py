@@ -19,6 +19,7 @@ from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import Shape
 from .annotations import is_move_to_device, is_move_to_host
+from .kinds import Status
 from .positions import Position
 
 PURE_MEMORY_OPCODES = frozenset({
@@ -45,25 +46,23 @@ class XlaCheckFailure(Exception):
 class XlaStatusError(Exception):
     """A non-OK ``absl::Status`` the pass returns (compilation fails with this message)."""
 
-    def __init__(self, status: str, message: str, instruction: HloInstruction | None = None):
+    def __init__(self, status: Status | str, message: str, instruction: HloInstruction | None = None):
         super().__init__(f"{status}: {message}")
-        self.status = status
+        self.status = Status(status)
         self.message = message
         self.instruction = instruction
 
 
 class CallGraph:
-    """Callers of every computation, computed once (``CallGraph::GetComputationCallers``)."""
+    """Callers of every computation (``CallGraph::GetComputationCallers``): the module's own
+    caller index, which the IR keeps in step (built once, shared by HostOffloadLegalize and
+    HostOffloader while neither adds or removes a calling instruction)."""
 
     def __init__(self, module: HloModule):
-        self.callers: dict[HloComputation, list[HloInstruction]] = {}
-        for comp in module.computations:
-            for instr in comp.instructions:
-                for called in instr.called_computations:
-                    self.callers.setdefault(called, []).append(instr)
+        self.module = module
 
     def callers_of(self, comp: HloComputation | None) -> list[HloInstruction]:
-        return self.callers.get(comp, []) if comp is not None else []
+        return self.module.callers_of(comp)
 
 
 def is_pure_memory_op(instr: HloInstruction) -> bool:

@@ -115,7 +115,6 @@ class _Builder:
             self.comp.add_instruction(instr)
         else:
             self.comp.insert_before(self.anchor, instr)
-        self.module.register_instruction(instr)
         instr.operands = operands
         return instr
 

@@ -126,8 +126,7 @@ class _Inliner:
                 new_list.extend(self._inline(instr, comp))
             elif instr.parent is comp:
                 new_list.append(instr)
-        comp.instructions = new_list
-        comp._by_name = {i.name: i for i in new_list}
+        comp.splice(new_list)
 
     def _inline(self, call: HloInstruction, caller: HloComputation) -> list[HloInstruction]:
         callee = (call.called.get("to_apply") or call.called_computations)[0]
@@ -146,8 +145,7 @@ class _Inliner:
         new_root = mapping.get(callee.root, callee.root)
         call.replace_all_uses_with(new_root)
         call.operands = ()
-        call.parent = None
-        self.m._instructions_by_name.pop(call.name, None)
+        caller.forget(call)
         self.call_sites[callee] = self.call_sites.get(callee, 1) - 1
         self.result.inlined_calls.append(call.name)
         return moved
@@ -157,7 +155,7 @@ class _Inliner:
               caller: HloComputation) -> list[HloInstruction]:
         """Single call site: the callee's instructions move, names and all."""
         for instr in body:
-            instr.parent = caller
+            caller.adopt(instr)
             if any(o in mapping for o in instr.operands):
                 instr.operands = [mapping.get(o, o) for o in instr.operands]
             if instr.control_predecessors:
@@ -172,13 +170,12 @@ class _Inliner:
             source = self.result.origin.get(instr.name, instr.name)
             clone = instr.detached_copy()
             clone.name = self.m.unique_name(source)
-            clone.parent = caller
             clone.called = {role: list(comps) for role, comps in instr.called.items()}
             clone.control_predecessors = [mapping[p] for p in instr.control_predecessors if p in mapping]
             clone.operands = [mapping.get(o, o) for o in instr.operands]
             for c in clone.called_computations:
                 self.call_sites[c] = self.call_sites.get(c, 0) + 1
-            self.m.register_instruction(clone)
+            caller.adopt(clone)
             self.result.origin[clone.name] = source
             mapping[instr] = clone
             out.append(clone)
@@ -189,11 +186,7 @@ class _Inliner:
         live = set(_post_order(self.m))
         dead = [c for c in self.m.computations if c not in live]
         for comp in dead:
-            for instr in comp.instructions:
-                if instr.parent is comp and self.m._instructions_by_name.get(instr.name) is instr:
-                    del self.m._instructions_by_name[instr.name]
-            self.m._computations_by_name.pop(comp.name, None)
-        self.m.computations = [c for c in self.m.computations if c in live]
+            self.m.remove_computation(comp)
 
 
 def forward_tuple_elements(module: HloModule) -> int:
@@ -225,10 +218,7 @@ def forward_tuple_elements(module: HloModule) -> int:
         if dead:
             # Stable removal: the folded values' users keep the order the real compiler's
             # rebuilt module gives them (a folded consumer comes after the existing users).
-            comp.remove_unused(dead)
-            for instr in dead:
-                if module._instructions_by_name.get(instr.name) is instr:
-                    del module._instructions_by_name[instr.name]
+            comp.remove_unused(dead, release_names=True)
     return folded
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..ir.instruction import SourceLocation
 from ..ir.shape import ShapeIndex, format_shape_index
+from .kinds import DusAction, FirstKind, HostComputeReason, InsertedKind, MismatchContext, Status
 
 if TYPE_CHECKING:
     from .legalize import LegalizeNote, LegalizeResult
@@ -54,7 +55,7 @@ class OutputMismatch:
     """
 
     start: str
-    context: str
+    context: MismatchContext
     """``"starting from"`` (shipped XLA) or ``"custom call"`` (unmerged PR #36525 only)."""
     output_index: ShapeIndex
     output_layout: str
@@ -74,7 +75,7 @@ class OutputMismatch:
 
     @property
     def context_text(self) -> str:
-        return f'custom call "{self.start}"' if self.context == "custom call" else f"starting from {self.start}"
+        return f'custom call "{self.start}"' if self.context is MismatchContext.CUSTOM_CALL else f"starting from {self.start}"
 
     @property
     def message(self) -> str:
@@ -92,7 +93,7 @@ class OutputMismatch:
 class PassFailure:
     """Any other way the pass would fail: a returned status or a CHECK crash."""
 
-    status: str
+    status: Status
     """``INVALID_ARGUMENT``, ``INTERNAL``, ``UNIMPLEMENTED``, or ``CHECK`` (process abort)."""
     message: str
     instruction: str | None = None
@@ -105,7 +106,7 @@ class HostComputeConversion:
 
     instruction: str
     opcode: str
-    reason: str
+    reason: HostComputeReason
     """``walk`` (device op touched host data), ``dus-host-to-device``, ``dus-host-to-host``."""
     location: SourceLocation | None = None
 
@@ -114,7 +115,7 @@ class HostComputeConversion:
 class InsertedInstruction:
     """A copy, AllocateBuffer or dynamic-slice the pass would add."""
 
-    kind: str
+    kind: InsertedKind
     """``copy-to-host``, ``copy-to-device``, ``output-copy-to-host``, ``allocate-buffer``,
     ``scheduling-copy``, ``dynamic-slice``."""
     name: str
@@ -134,8 +135,9 @@ class DusOutcome:
     instruction: str
     update_on_host: bool
     destination_on_host: bool
-    action: str
-    """``host-compute+host-output``, ``host-compute``, ``host-output``, ``allocate-buffer``, ``none``."""
+    action: DusAction
+    """``host-compute+host-output``, ``host-compute``, ``host-output``, ``allocate-buffer``, ``none``,
+    ``failed`` (the AllocateBuffer search failed the pass)."""
 
 
 @dataclass(frozen=True)
@@ -200,16 +202,16 @@ class HostOffloadResult:
     """``call`` instructions the CallInliner pre-pass replaced by their callee's body (empty when off)."""
     legalize: LegalizeResult | None = None
     """What the HostOffloadLegalize pre-pass did (None when it was not run)."""
-    _first_kind: str | None = None
+    _first_kind: FirstKind | None = None
 
     @property
     def error(self) -> OutputMismatch | None:
         """The E1200 XLA reports, or None (no E1200, or another failure comes first)."""
-        return self.errors[0] if self.errors and self._first_kind == "E1200" else None
+        return self.errors[0] if self.errors and self._first_kind is FirstKind.E1200 else None
 
     @property
     def outcome(self) -> str:
-        return "ok" if self._first_kind is None else ("E1200" if self._first_kind == "E1200" else "failure")
+        return "ok" if self._first_kind is None else str(self._first_kind)
 
     @property
     def has_findings(self) -> bool:

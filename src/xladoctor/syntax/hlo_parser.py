@@ -348,7 +348,7 @@ class _ModuleParser:
         root: HloInstruction | None = None
         name_pos: dict[str, int] = {}
         params: dict[int, tuple[HloInstruction, int]] = {}
-        by_name = comp._by_name  # read directly: this loop runs once per instruction
+        by_name: dict[str, HloInstruction] = {}  # this computation's scope (XLA's parser keeps one too)
         while True:
             r.skip()
             if r.pos >= len(r.text):
@@ -398,7 +398,7 @@ class _ModuleParser:
                     raise self.error(f"Duplicate parameter number {number}", instr_start)
                 params[number] = (instr, instr_start)
             comp.add_instruction(instr, index_parameter=False)
-            module.register_instruction(instr)
+            by_name[instr.name] = instr
         if not comp.instructions:
             raise self.error(f"computation '{comp.name}' has no instructions", r.pos - 1)
         comp.root = root if root is not None else comp.instructions[-1]
@@ -600,8 +600,6 @@ class _ModuleParser:
                 raise self.error(f"computation does not exist: {n} ({role}= must name a computation defined "
                                  "earlier in the module, as XLA requires)", pos)
             comps.append(c)
-        for c in comps:
-            c.callers.append(instr)
         instr.called.setdefault(role, []).extend(comps)
 
     def _finish_entry_layout(self, module: HloModule) -> None:

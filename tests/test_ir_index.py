@@ -1,0 +1,134 @@
+"""The IR keeps its one name table and its caller index in step by itself.
+
+Checked on HLO that jax produced (every program of ``jax_programs.py``, lowered and
+compiled, and the dump files) after parsing, copying and each pre-pass the offload
+analysis runs (tuple folding, CSE of annotations, call inlining, dead-code
+elimination, HostOffloadLegalize): the table holds exactly the instructions listed
+in the module's computations, and every computation's callers are what a fresh scan
+of the module finds, in module order.  No pass registers anything by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from xladoctor.ir.instruction import HloInstruction
+from xladoctor.ir.module import HloModule
+from xladoctor.ir.names import NameUniquer
+from xladoctor.ir.opcodes import HloOpcode
+from xladoctor.offload.clone import clone_module
+from xladoctor.offload.dce import remove_dead_code
+from xladoctor.offload.inline import inline_calls
+from xladoctor.offload.legalize import run_legalize
+from xladoctor.offload.prepare import (
+    elide_moves_into_host_calls,
+    merge_duplicate_annotations,
+    rebuild_as_compiled,
+    remove_sharding_markers,
+)
+from xladoctor.syntax.hlo_parser import parse_module
+
+
+def _jax_modules(corpus) -> list[tuple[str, HloModule]]:
+    out = []
+    for form in ("pre", "post"):  # (programs lowered for TPU have no compiled form)
+        for path in sorted((corpus.root / form).glob("*.txt")):
+            out.append((f"{path.stem}/{form}", parse_module(path.read_text(), str(path))))
+    for path in corpus.hlo_dump_files()[:40]:
+        out.append((path.name, parse_module(path.read_text(), str(path))))
+    return out
+
+
+def _assert_in_step(module: HloModule, where: str) -> None:
+    listed = {i.name: i for c in module.computations for i in c.instructions if i.parent is c}
+    table = {name: module.names[name] for name in listed if name in module.names}
+    assert len(module.names) == len(listed) and table == listed, f"name table out of step after {where}"
+    fresh: dict = {}
+    for comp in module.computations:
+        for instr in comp.instructions:
+            for called in instr.called_computations:
+                fresh.setdefault(called, []).append(instr)
+    for comp in module.computations:
+        assert comp.callers == fresh.get(comp, []), f"callers of {comp.name} out of step after {where}"
+        for instr in comp.instructions[:3]:
+            assert comp.get(instr.name) is instr
+    if len(module.computations) > 1:  # a computation does not find another's instructions
+        a, b = module.computations[0], module.computations[-1]
+        assert all(b.get(i.name) is None for i in a.instructions)
+
+
+@pytest.fixture(scope="module")
+def jax_modules(jax_hlo_corpus):
+    return _jax_modules(jax_hlo_corpus)
+
+
+def test_parsed_and_copied_modules_index_every_instruction_and_caller(jax_modules):
+    assert any(c.callers for _, m in jax_modules for c in m.computations)  # calls are exercised
+    for label, module in jax_modules:
+        _assert_in_step(module, f"parsing {label}")
+        _assert_in_step(clone_module(module), f"copying {label}")
+
+
+def test_every_pre_pass_keeps_the_table_and_the_callers_in_step(jax_modules):
+    inlined = 0
+    for label, module in jax_modules:
+        work = clone_module(module)
+        rebuild_as_compiled(work)
+        remove_sharding_markers(work)
+        _assert_in_step(work, f"folding and dead-code removal on {label}")
+        merge_duplicate_annotations(work)
+        result = inline_calls(work)
+        inlined += len(result.inlined_calls)
+        _assert_in_step(work, f"inlining {label}")
+        merge_duplicate_annotations(work)
+        elide_moves_into_host_calls(work)
+        remove_dead_code(work)
+        _assert_in_step(work, f"dead-code elimination on {label}")
+        run_legalize(work)
+        _assert_in_step(work, f"HostOffloadLegalize on {label}")
+    assert inlined, "no jax program had a call to inline: the inliner's bookkeeping went unchecked"
+
+
+def test_add_and_remove_keep_the_table_and_the_uniquer_honest(jax_modules):
+    """Adding makes an instruction findable; removing forgets it but keeps its name reserved
+    (XLA's NameUniquer never gives a name back); a pass' uniquer skips live names."""
+    _, module = next((label, m) for label, m in jax_modules if label.endswith("/pre"))
+    work = clone_module(module)
+    entry = work.entry_computation()
+    operand = entry.parameters[0]
+    added = HloInstruction(work.unique_name(operand.name), HloOpcode.COPY, operand.shape)
+    entry.insert_before(entry.root_instruction(), added)
+    added.operands = [operand]
+    assert work.get_instruction(added.name) is added and entry.get(added.name) is added
+    _assert_in_step(work, "adding a copy")
+    entry.remove_instruction(added)
+    assert work.get_instruction(added.name) is None and entry.get(added.name) is None
+    assert work.unique_name(added.name) != added.name
+    _assert_in_step(work, "removing it")
+    live = entry.root_instruction().name
+    uniquer = NameUniquer(work)
+    base, _, _ = live.rpartition(".")
+    if base:
+        assert uniquer.new(base) != live
+
+
+def test_a_calling_instruction_joins_and_leaves_its_callees_callers(jax_modules):
+    """What the inliner's clones and dead-code elimination do to a caller: the index follows."""
+    module = next(m for _, m in jax_modules
+                  if any(i.called for i in m.entry_computation().instructions))
+    work = clone_module(module)
+    entry = work.entry_computation()
+    caller = next(i for i in entry.instructions if i.called)
+    callee = caller.called_computations[0]
+    before = list(callee.callers)
+    assert caller in before
+    twin = caller.detached_copy()
+    twin.name = work.unique_name(caller.name)
+    twin.called = {role: list(comps) for role, comps in caller.called.items()}
+    entry.insert_before(entry.root_instruction(), twin)
+    twin.operands = list(caller.operands)
+    assert callee.callers == before + [twin]
+    _assert_in_step(work, f"adding a second {caller.opcode.value}")
+    entry.remove_instruction(twin)
+    assert callee.callers == before
+    _assert_in_step(work, "removing it")
