@@ -170,6 +170,20 @@ class OffloadReport:
     def __str__(self) -> str:
         return render_text(self)
 
+    def __repr__(self) -> str:
+        return (f"<OffloadReport {self.outcome} on {self.platform or 'the local backend'}: "
+                f"{_count(len(self.findings), 'finding', 'findings')}, {_count(len(self.failures), 'failure', 'failures')}>")
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text report, not the dataclass fields."""
+        p.text(repr(self) if cycle else str(self))
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the ``--html`` page of this program's offload document."""
+        from .display import offload_html
+
+        return offload_html(self)
+
     def to_json(self) -> dict[str, Any]:
         return report_json(self)
 
