@@ -298,8 +298,14 @@ HOSTILE_LOG = (
 def _assert_inert(o: Opened) -> None:
     o.assert_quiet()
     assert o.page.locator("img").count() == 0
-    assert o.page.locator("script").count() == 1  # ours
+    assert o.page.locator("script").count() - o.page.locator('script[type="application/json"]').count() == 1  # ours
+    assert o.page.locator('script[type="application/json"]').count() <= 1  # the diagnostics data block
     assert HOSTILE in o.page.locator("body").inner_text()  # shown as text, not swallowed
+
+
+def _embedded(o: Opened):
+    """The diagnostics document as the browser reads it back from the page."""
+    return o.page.evaluate("JSON.parse(document.getElementById('xladoctor-diagnostics').textContent)")
 
 
 def test_hostile_strings_in_hlo_and_logs_are_inert(open_html, tmp_path):
@@ -311,7 +317,9 @@ def test_hostile_strings_in_hlo_and_logs_are_inert(open_html, tmp_path):
     locations = [h.get("location") for f in doc["files"] if f["kind"] == "hlo"
                  for e in f["offload"]["errors"] for h in e["path"]]
     assert any(loc and HOSTILE in loc for loc in locations)  # the hostile file name reaches the drawing
-    _assert_inert(open_html(render_check_html(doc), "hostile_check"))
+    opened = open_html(render_check_html(doc), "hostile_check")
+    _assert_inert(opened)
+    assert _embedded(opened) == doc["diagnostics"]  # hostile text cannot end or alter the data block
 
 
 def test_hostile_strings_everywhere_in_a_document_are_inert(open_html, seed_inputs_doc):

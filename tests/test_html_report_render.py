@@ -77,3 +77,18 @@ def test_persian_prose_isolates_code_but_not_its_sentence_punctuation():
     out = prose('بدهید (مثلاً NamedSharding(mesh, memory_kind="pinned_host")).', "fa")
     assert out.endswith('<bdi dir="ltr">NamedSharding(mesh, memory_kind=&quot;pinned_host&quot;)</bdi>).')
     assert prose("a <b>", "en") == "a &lt;b&gt;"
+
+
+def test_explain_hlo_path_box_shows_python_lines_not_dicts():
+    """explain --hlo keeps offload's errors as records (a hop's location is an object there);
+    the path box draws it as file:line, as for offload's own document (issue 10)."""
+    examples = Path(__file__).parent.parent / "src" / "xladoctor" / "examples"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["explain", str(examples / "tpu_job.log"), "--hlo", str(examples / "e1200_offloaded_activation.hlo"),
+              "--json", "--lang", "en"])
+    doc = json.loads(out.getvalue())
+    e1200 = next(f for f in doc["findings"] if f["code"] == "E1200")
+    assert isinstance(e1200["analysis"]["offload"]["errors"][0]["path"][0]["location"], dict)
+    page = html.unescape(render_explain_html(doc))
+    assert "/home/user/model.py:23" in page and "{'file'" not in page

@@ -78,17 +78,11 @@ def _jsonable(value: Any) -> Any:
 
 
 def finding_fixes(f: Finding, lang: str) -> list[str]:
-    """The fixes for one finding: first those its own analysis supports (E0102: device_put to
-    the compiled input format, relayout of saved bytes, or the memory-space/type/rank/bound
-    fix), then the catalogue's, unless the analysis says they do not apply."""
-    entry = load_catalogue().entries[f.code]
-    first = list(f.analysis.get("fixes_first_fa" if lang == "fa" else "fixes_first") or [])
-    if f.analysis.get("replaces_fixes"):
-        return first
-    # Catalogue fixes the analysis makes redundant (its own device_put advice, said less
-    # precisely) or inapplicable (moving between memory spaces, for a size mismatch).
-    skip = tuple(f.analysis.get("skips_fixes_with") or ())
-    return first + [x for x in entry.describe(lang).fixes if not any(s in x for s in skip)]
+    """The fixes for one finding, as the findings model has them (one home: ``findings.from_log``):
+    first those its own analysis supports, then the catalogue's unless the analysis rules them out."""
+    from ..findings.from_log import log_fixes
+
+    return [x.text for x in log_fixes(f, lang)]
 
 
 # Analysis keys that steer the report rather than describe the error.
@@ -125,6 +119,9 @@ def scan_document(findings: list[Finding], source: str, lang: str,
     if not_shown:
         doc["not_shown"] = {"distinct_limit": MAX_DISTINCT, "messages": sum(not_shown.values()),
                             "by_code": dict(sorted(not_shown.items()))}
+    from ..pipeline import diagnostics, log_findings  # the one findings serialiser (explain and check)
+
+    doc["diagnostics"] = diagnostics("explain", [source], log_findings(findings, source, lang), lang)
     return doc
 
 

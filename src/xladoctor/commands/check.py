@@ -66,6 +66,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                    help="check N files at a time in worker processes (default: one per core; 1: in this process)")
     p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#check)")
+    p.add_argument("--disable-host-compute", action="store_true",
+                   help="as offload's: --xla_disable_automatic_host_compute_offload=true for every module")
+    # offload's --stablehlo names one companion file for one module; check takes many modules, so a
+    # single --stablehlo would not say which module it belongs to (run offload --stablehlo for that).
     _confirm.add_arguments(p)
 
 
@@ -122,43 +126,45 @@ def _looks_like_hlo(text: str) -> bool:
     return (hlo_header(text) or "").startswith("HloModule")
 
 
-def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None) -> dict[str, Any]:
-    from ..syntax.hlo_parser import parse_module
+def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None,
+              disable_host_compute: bool = False) -> dict[str, Any]:
+    from ..pipeline import parse_hlo
 
-    module = parse_module(text, source)
+    module = parse_hlo(text, source)
     with located(text, source):
-        return _check_module(module, text, source, rule, confirm_topology)
+        return _check_module(module, text, source, rule, confirm_topology, disable_host_compute)
 
 
 def _check_module(module, text: str, source: str, rule: str = "shipped",
-                  confirm_topology: str | None = None) -> dict[str, Any]:
-    from ..offload import analyze_host_offload
-    from ..offload.fixes import suggest_fixes
-    from ..offload.report import result_json
+                  confirm_topology: str | None = None, disable_host_compute: bool = False) -> dict[str, Any]:
+    """The ``offload`` command's steps (the pipeline's) on one module, after its summary."""
+    from ..pipeline import AnalysisOptions, analyse_module, offload_document
     from ..provenance import detect as detect_provenance
     from .hlo import summarize
 
     origin = detect_provenance(text, None if source == "<stdin>" else source)
     entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module), "provenance": origin.to_json()}
     if origin.stage == "compiled":
-        entry["note"] = _COMPILED_NOTE
+        entry["note"] = _compiled_note()
         entry["findings"] = 0
         return entry
-    result = analyze_host_offload(module, rule)
-    entry["offload"] = result_json(result, suggest_fixes(module, result))
-    entry["findings"] = len(result.errors) + len(getattr(result, "failures", ()))
+    mc = analyse_module(module, text, source, AnalysisOptions(rule, disable_host_compute), provenance=origin)
+    result = mc.result
+    entry["findings"] = len(result.errors) + len(result.failures)
     if confirm_topology is not None:
-        entry["confirm"] = _confirm.confirm(text, module, result, confirm_topology)
+        mc.confirm = entry["confirm"] = _confirm.confirm(text, module, result, confirm_topology)
         if not entry["findings"] and _confirm.is_error(entry["confirm"]):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
+    entry["offload"] = offload_document(mc)
     return entry
 
 
 _SNIFF_BYTES = 64 << 10
 _SNIFF_MAX = 1 << 20
-_COMPILED_NOTE = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "
-                  "E1200 analysis needs the module from before optimizations (*before_optimizations.txt, "
-                  "Lowered.as_text('hlo'))")
+def _compiled_note() -> str:
+    from ..pipeline import COMPILED_NOTE
+
+    return COMPILED_NOTE
 
 
 @dataclass(frozen=True)
@@ -169,6 +175,8 @@ class Options:
     full: bool
     parallel_logs: bool
     confirm_topology: str | None = None
+    disable_host_compute: bool = False
+    """As ``offload --disable-host-compute`` (``--xla_disable_automatic_host_compute_offload``)."""
 
 
 def _read_head(f: BinaryIO) -> bytes:
@@ -260,7 +268,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
         del data
         if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
             text = text[1:]
-        return check_hlo(text, source, opts.rule, opts.confirm_topology)
+        return check_hlo(text, source, opts.rule, opts.confirm_topology, opts.disable_host_compute)
     from ..catalogue.fastscan import scan_path, scan_stream
     from ..catalogue.scan_report import LogScan
     from ..catalogue.scanner import LogScanner
@@ -274,7 +282,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
 
 
 def _triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:
-    note = _COMPILED_NOTE if compiled else (
+    note = _compiled_note() if compiled else (
         "no host-offload annotation (MoveToHost/MoveToDevice, annotate_device_placement, S(5), host compute): "
         "no E1200 is possible, so the module was not parsed (--full parses it)")
     return {"path": source, "kind": "hlo", "module": name, "parsed": False, "compiled": compiled, "note": note,
@@ -362,6 +370,7 @@ def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from ..catalogue.fastscan import usable_cpus
     from ..catalogue.render import language_from_env
+    from ..pipeline import check_diagnostics
     from ..progress import Progress
 
     lang = args.lang or language_from_env()
@@ -378,7 +387,7 @@ def run(args: argparse.Namespace) -> int:
     n_files = sum(1 for it in items if it.status == "file")
     confirm_topology = args.topology if args.confirm else None
     opts = Options(args.rule, lang, args.full or args.confirm, parallel_logs=n_files <= 1,
-                   confirm_topology=confirm_topology)
+                   confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute)
     progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), "files checked",
                         enabled=None if not args.json else False)
     try:
@@ -387,7 +396,7 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
     input_errors = sum(1 for f in files if f["kind"] == "error")
     doc = {"command": "check", "files": files, "findings": sum(f["findings"] for f in files),
-           "input_errors": input_errors}
+           "input_errors": input_errors, "diagnostics": check_diagnostics(files, lang)}
     if args.html:
         from ..report.html import render_check_html
         shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")

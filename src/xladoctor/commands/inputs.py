@@ -17,6 +17,8 @@ from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, ch
 from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
+from ..ir.module import HloModule
+from ..pipeline import diagnostics, inputs_findings
 from ..report.escape import escape_field
 from ..syntax.hlo_parser import parse_module
 from ._common import located, print_json, read_input
@@ -48,19 +50,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(docs/html-report.md)")
 
 
-def _load_expected(text: str, source: str) -> tuple[list[ExpectedParameter], str | None, bool]:
+def _load_expected(text: str, source: str) -> tuple[list[ExpectedParameter], HloModule | None, bool]:
     if text.lstrip().startswith("HloModule"):
         module = parse_module(text, source)
-        return expected_from_module(module), module.name, names_are_metadata(module)
+        return expected_from_module(module), module, names_are_metadata(module)
     buffers = parse_shapes_file(text, source)
     return [ExpectedParameter(i, b.shape, b.name) for i, b in enumerate(buffers)], None, all(b.name for b in buffers)
 
 
-def run_check(args: argparse.Namespace) -> InputCheck:
+def run_inputs(args: argparse.Namespace) -> tuple[InputCheck, str, HloModule | None]:
+    """The comparison, the expected side's name and (when it is HLO) its module, for findings' lines."""
     if args.expected == "-" and (args.supplied == "-" or args.supplied_shapes == "-"):
         raise UsageError("only one input can be read from stdin")
     exp_text, exp_source = read_input(args.expected)
-    expected, module_name, expected_named = _load_expected(exp_text, exp_source)
+    expected, exp_module, expected_named = _load_expected(exp_text, exp_source)
+    module_name = exp_module.name if exp_module is not None else None
     if args.supplied is not None:
         text, source = read_input(args.supplied)
         module = parse_module(text, source)
@@ -78,8 +82,9 @@ def run_check(args: argparse.Namespace) -> InputCheck:
     # A '?' dimension has no size: say where, in whichever input spells one.
     where = (exp_text, exp_source) if "?" in exp_text or "?" not in text else (text, source)
     with located(*where):
-        return check_inputs(expected, supplied, args.executable or module_name or "unknown",
-                            args.replica, args.partition, pairing)
+        check = check_inputs(expected, supplied, args.executable or module_name or "unknown",
+                             args.replica, args.partition, pairing)
+    return check, exp_source, exp_module
 
 
 def _padding_json(rows) -> list[dict]:
@@ -87,8 +92,9 @@ def _padding_json(rows) -> list[dict]:
              "physical_position": p.physical_position, "combined": p.combined} for p in rows]
 
 
-def check_to_json(check: InputCheck) -> dict:
-    """The ``inputs`` JSON document body (see docs/json.md)."""
+def check_to_json(check: InputCheck, source: str | None = None, module: HloModule | None = None) -> dict:
+    """The ``inputs`` JSON document body (see docs/json.md); ``source``/``module`` name and hold the
+    expected side, for the findings' locations."""
     mismatches = []
     for m in check.mismatches:
         mismatches.append({
@@ -121,16 +127,17 @@ def check_to_json(check: InputCheck) -> dict:
             "expected_count": check.expected_count, "supplied_count": check.supplied_count,
             "pairing": check.pairing, "per_tuple_element": check.per_tuple_element,
             "missing": check.missing, "extra": check.extra,
-            "mismatches": mismatches, "messages": check.messages}
+            "mismatches": mismatches, "messages": check.messages,
+            "diagnostics": diagnostics("inputs", [source] if source else [], inputs_findings(check, source, module))}
 
 
 def run(args: argparse.Namespace) -> int:
-    check = run_check(args)
+    check, source, module = run_inputs(args)
     if args.html:
         from ..report.html import render_inputs_html
 
         title = f"xladoctor inputs: {args.expected} vs {args.supplied or args.supplied_shapes}"
-        page = render_inputs_html({"schema_version": 1, **check_to_json(check)}, title=title)
+        page = render_inputs_html({"schema_version": 1, **check_to_json(check, source, module)}, title=title)
         try:
             with open(args.html, "w", encoding="utf-8") as f:
                 f.write(page)
@@ -138,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"cannot write file: {e.strerror or e}", args.html, 1, 1) from None
         print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
-        print_json(check_to_json(check))
+        print_json(check_to_json(check, source, module))
     else:
         if check.missing:
             print("expected but not supplied: " + ", ".join(map(escape_field, check.missing)))

@@ -6,14 +6,11 @@ import argparse
 import sys
 
 from ..errors import UsageError
-from ..offload import analyze_host_offload, fix_device, fix_host
-from ..offload.fixes import suggest_fixes
-from ..offload.report import render_text, result_json
-from ..provenance import detect as detect_provenance
+from ..offload import fix_device, fix_host
+from ..offload.report import render_text
+from ..pipeline import COMPILED_NOTE, AnalysisOptions, analyse_module, offload_document, parse_hlo
 from ..report.escape import escape_field
-from ..syntax.hlo_parser import parse_module
 from ..syntax.hlo_printer import print_module
-from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, located, print_json, read_input
@@ -49,20 +46,14 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         refuse_overwriting_inputs(args.output, [args.file, args.stablehlo])
     text, source = read_input(args.file)
-    module = parse_module(text, source)
-    names = None
-    stablehlo = None
-    if args.stablehlo:
-        # Lowered.as_text("hlo") drops JAX's memory kinds; the StableHLO @main still has them.
-        stablehlo = read_input(args.stablehlo)[0]
-        signature = read_main_signature(stablehlo)
-        apply_memory_kinds(module, signature)
-        names = [r.name or "" for r in signature.results] or None
+    module = parse_hlo(text, source)
+    stablehlo = read_input(args.stablehlo)[0] if args.stablehlo else None
+    options = AnalysisOptions(args.rule, args.disable_host_compute, args.stablehlo)
     with located(text, source):
-        result = analyze_host_offload(module, args.rule, disable_host_compute=args.disable_host_compute)
-        fixes = suggest_fixes(module, result, names)
-    origin = detect_provenance(text, None if args.file == "-" else args.file)
+        mc = analyse_module(module, text, source, options, stablehlo)
+    result, fixes, origin = mc.result, mc.fixes, mc.provenance
     confirmed = _confirm.confirm(text, module, result, args.topology, stablehlo) if args.confirm else None
+    mc.confirm = confirmed
     _confirm.note_if_unavailable(confirmed)
     if args.fix:
         fixed = (fix_host if args.fix == "host" else fix_device)(module, result)
@@ -73,15 +64,13 @@ def run(args: argparse.Namespace) -> int:
             write_output(args.output, out_text, f"module with fix ({args.fix})", [args.file, args.stablehlo])
     if args.json:
         if not (args.fix and args.output == "-"):
-            doc = result_json(result, fixes)
-            doc["provenance"] = origin.to_json()
-            if confirmed is not None:
-                doc["confirm"] = confirmed
-            print_json(doc)
+            print_json(offload_document(mc))
     elif not (args.fix and args.output == "-"):
         sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
         if origin.note():
             sys.stdout.write(f"\nnote: {escape_field(origin.note())}\n")
+        if not mc.applies:
+            sys.stdout.write(f"\nnote: {COMPILED_NOTE}; nothing above is reported as a finding\n")
         if confirmed is not None:
             sys.stdout.write("\n".join(["", *_confirm.render(confirmed)]) + "\n")
-    return 1 if result.has_findings or _confirm.is_error(confirmed) else 0
+    return 1 if mc.findings() or _confirm.is_error(confirmed) else 0

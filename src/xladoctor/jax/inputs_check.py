@@ -19,6 +19,7 @@ from typing import Any
 
 import jax
 
+from ..findings import Report, Severity, to_json
 from ..inputs.compare import ExpectedParameter, ParameterMismatch, SuppliedBuffer
 from ..inputs.compare import check_inputs as compare_buffers
 from ..inputs.explanation import explanation_lines, fixes
@@ -90,6 +91,22 @@ class InputsReport:
         from .display import inputs_html
 
         return inputs_html(self)
+
+    def diagnostics(self, lang: str = "en") -> Report:
+        """One finding per leaf, from the same adapter as ``xladoctor inputs``; a leaf JAX relays
+        out by itself (uncommitted) is a warning, one the call rejects an error."""
+        from ..findings.from_inputs import mismatch_finding
+
+        out = [mismatch_finding(m.detail, "compiled", None, None, lang,
+                                None if m.will_fail else Severity.WARNING) for m in self.mismatches
+               if m.detail is not None]
+        errors = (self.structure_error,) if self.structure_error else ()
+        return Report("check_inputs", (), tuple(out), lang, errors)
+
+    def to_json(self) -> dict[str, Any]:
+        """``ok``, the leaf paths and the ``diagnostics`` document (docs/json.md)."""
+        return {"schema_version": 1, "ok": self.ok, "leaves": self.leaves, "paths": self.paths(),
+                "structure_error": self.structure_error, "diagnostics": to_json(self.diagnostics())}
 
 
 def _path_text(path: tuple) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 
 import jax
 
+from ..findings import Report, to_json
 from ..ir.instruction import SourceLocation
 from ..offload.analysis import analyze_host_offload
 from ..offload.fixes import suggest_fixes
@@ -186,6 +187,21 @@ class OffloadReport:
 
     def to_json(self) -> dict[str, Any]:
         return report_json(self)
+
+    def diagnostics(self, lang: str = "en") -> Report:
+        """The same findings ``xladoctor offload`` gives for this program's HLO (the one adapter),
+        located in the lowered module (``path`` None: it is in memory).  Named ``diagnostics``
+        (the JSON key) because ``findings`` is this report's list of :class:`OffloadFinding`."""
+        if self.result is None or self.program is None:
+            return Report("check_offload", (), (), lang)
+        from ..pipeline import analysis_of
+
+        names = [r.name or "" for r in self.program.signature.results] or None
+        mc = analysis_of(self.program.module, self.result, None, names)
+        if self.confirmation is not None:
+            mc.confirm = {"available": True, "topology": getattr(self.confirmation.verdict, "topology", None),
+                          **self.confirmation.to_json()}
+        return Report("check_offload", (), mc.findings(lang), lang)
 
 
 def _leaf_numbers(program: LoweredProgram) -> dict[int, int]:
@@ -442,6 +458,7 @@ def report_json(report: OffloadReport) -> dict[str, Any]:
         "notes": list(report.notes), "failures": list(report.failures), "offloads": report.offloads(),
         "confirm": (report.confirmation.to_json() if report.confirmation is not None
                     else {"available": False, "reason": report.confirm_note} if report.confirm_note else None),
+        "diagnostics": to_json(report.diagnostics()),
     }
 
 

@@ -228,10 +228,11 @@ def render_check_html(doc: dict[str, Any], title: str | None = None, lang: str =
     body = (_header(esc(title), lang, _overall(doc, lang))
             + f'<div class="layout">{_toc(toc, lang)}<main>{_summary(doc, lang, sections)}'
             + "".join(html_sections) + "</main></div>")
-    return page(title, body, lang)
+    return page(title, body, lang, doc.get("diagnostics"))
 
 
-def _single(title: str | None, default: tuple[str, str], verdict: str, body_html: str, lang: str) -> str:
+def _single(title: str | None, default: tuple[str, str], verdict: str, body_html: str, lang: str,
+            diagnostics: Any = None) -> str:
     """A one-document page; ``default`` is (words, code-like name) for the title when none is given."""
     words, name = default
     if title is None:
@@ -240,21 +241,23 @@ def _single(title: str | None, default: tuple[str, str], verdict: str, body_html
     else:
         title_html = esc(title)
     return page(title, _header(title_html, lang, verdict) + f'<div class="layout single"><main>{body_html}</main></div>',
-                lang)
+                lang, diagnostics)
 
 
 def render_offload_html(doc: dict[str, Any], title: str | None = None, lang: str = "en") -> str:
     """An ``offload`` document as a page (E1200 path, message, fixes, warnings)."""
     key, tone = offload_verdict(doc)
     return _single(title, (label(lang, "host_offload"), ""), badge(label(lang, key), tone + " big"),
-                   f'<section class="file" id="offload">{offload_body(doc, "offload", lang)}</section>', lang)
+                   f'<section class="file" id="offload">{offload_body(doc, "offload", lang)}</section>', lang,
+                   doc.get("diagnostics"))
 
 
 def render_inputs_html(doc: dict[str, Any], title: str | None = None, lang: str = "en") -> str:
     """An ``inputs`` document as a page (E0102 layouts side by side)."""
     key, tone = inputs_verdict(doc)
     return _single(title, (label(lang, "inputs"), str(doc.get("executable") or "")), badge(label(lang, key), tone + " big"),
-                   f'<section class="inputs" id="inputs">{inputs_body(doc, "inputs", lang)}</section>', lang)
+                   f'<section class="inputs" id="inputs">{inputs_body(doc, "inputs", lang)}</section>', lang,
+                   doc.get("diagnostics"))
 
 
 def render_explain_html(doc: dict[str, Any], title: str | None = None, lang: str | None = None) -> str:
@@ -263,4 +266,5 @@ def render_explain_html(doc: dict[str, Any], title: str | None = None, lang: str
     found = bool(doc.get("findings"))
     verdict = badge(label(lang, "verdict_found" if found else "verdict_clean"), "bad big" if found else "ok big")
     return _single(title, (label(lang, "log_findings"), str(doc.get("source") or "")), verdict,
-                   f'<section class="file" id="log">{explain_body(doc, "log", lang)}</section>', lang)
+                   f'<section class="file" id="log">{explain_body(doc, "log", lang)}</section>', lang,
+                   doc.get("diagnostics"))

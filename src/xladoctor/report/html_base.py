@@ -177,8 +177,27 @@ def tone_legend(body: str, lang: str) -> str:
     return f'<footer class="legend colours"{lang_attrs(lang)}><b>{lbl(lang, "colours")}:</b>{items}</footer>'
 
 
-def page(title: str, body: str, lang: str = "en") -> str:
-    """The whole document: inline CSS and script, no external resource of any kind."""
+DIAGNOSTICS_ID = "xladoctor-diagnostics"
+
+
+def diagnostics_block(diagnostics: Any) -> str:
+    """The command's ``diagnostics`` document, machine-readable inside the page.
+
+    A ``type="application/json"`` script is data, never run; ``<``, ``>`` and ``&`` are written as
+    JSON escapes so no text from an input (``</script>``, ``<!--``) can end or change the block.
+    """
+    if diagnostics is None:
+        return ""
+    import json
+
+    data = json.dumps(diagnostics, ensure_ascii=False, separators=(",", ":"))
+    data = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" id="{DIAGNOSTICS_ID}">{data}</script>\n'
+
+
+def page(title: str, body: str, lang: str = "en", diagnostics: Any = None) -> str:
+    """The whole document: inline CSS and script, no external resource of any kind; ``diagnostics``
+    (the command document's findings) is embedded as data for tools that read the page."""
     # A restrictive CSP documents (and enforces, in browsers) that the page loads nothing.
     csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
     return (
@@ -188,5 +207,6 @@ def page(title: str, body: str, lang: str = "en") -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="generator" content="xladoctor">\n'
         f"<title>{esc(title)}</title>\n<style>\n{_template('report.css')}</style>\n</head>\n"
-        f"<body>\n{body}\n{tone_legend(body, lang)}\n<script>\n{_template('report.js')}</script>\n</body>\n</html>\n"
+        f"<body>\n{body}\n{tone_legend(body, lang)}\n{diagnostics_block(diagnostics)}"
+        f"<script>\n{_template('report.js')}</script>\n</body>\n</html>\n"
     )

@@ -47,6 +47,17 @@ def _hop_lane(i: int, hop: dict[str, Any], host: set, origin: str) -> tuple[str,
     return ("host" if on_host else "device"), "hop"
 
 
+def _where(location: Any) -> str:
+    """A hop's Python line: ``file:line`` as offload's JSON writes it, or the object explain's
+    ``analysis.offload`` holds (``{file, line, function, column}``); never a raw dict."""
+    if isinstance(location, dict):
+        if not location.get("file"):
+            return ""
+        where = f"{location['file']}:{location.get('line')}"
+        return f"{where} ({location['function']})" if location.get("function") else where
+    return str(location or "")
+
+
 def flow_nodes(err: dict[str, Any], doc: dict[str, Any], lang: str) -> list[FlowNode]:
     """The drawing's boxes: each path hop, then the offending entry output."""
     host = _host_set(doc)
@@ -66,9 +77,10 @@ def flow_nodes(err: dict[str, Any], doc: dict[str, Any], lang: str) -> list[Flow
             lines.append(detail)
         if hop.get("shape"):
             lines.append(str(hop["shape"]))
-        if hop.get("location"):
-            lines.append("\u2937 " + str(hop["location"]))
-        tip = "\n".join([title, detail, str(hop.get("shape") or ""), str(hop.get("location") or ""),
+        where = _where(hop.get("location"))
+        if where:
+            lines.append("\u2937 " + where)
+        tip = "\n".join([title, detail, str(hop.get("shape") or ""), where,
                          f"{label(lang, 'computation')}: {hop.get('computation')}" if hop.get("computation") else ""])
         nodes.append(FlowNode(tuple(lines), lane, kind, str(hop.get("instruction", "")), tip.strip()))
     out_index = shape_index_text(err.get("output_index"))

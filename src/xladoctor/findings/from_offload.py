@@ -1,0 +1,169 @@
+"""Host-offload analysis -> findings: one per offending output (E1200), one per other failure.
+
+XLA stops at the first error; every offending output is still a finding (fixing the first
+one only uncovers the next), marked ``fields["first"]`` for the one XLA reports.  The
+location is the start instruction's line in the HLO text (what XLA names in "starting
+from X"); the Python source is the first hop of the path whose metadata names one (the
+MoveToHost's ``jax.device_put`` line, usually).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..catalogue.loader import load_catalogue
+from ..ir.shape import format_shape_index
+from ..offload.result import E1200_CODE, E1200_NAME, HostOffloadResult, OutputMismatch, PassFailure, PathHop
+from ..offload.rules import SHIPPED
+from .model import Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Severity, SourceLocation
+
+if TYPE_CHECKING:
+    from ..ir.module import HloModule
+    from ..offload.fixes import FixSuggestion
+    from ..provenance import Provenance
+
+# absl status of a failure of the pass -> the catalogue's generic code for it (a CHECK crash
+# aborts the process: XLA's INTERNAL is the nearest code).
+_STATUS_CODES = {"INVALID_ARGUMENT": "E0002", "UNIMPLEMENTED": "E0011", "INTERNAL": "E0012", "CHECK": "E0012",
+                 "FAILED_PRECONDITION": "E0008", "NOT_FOUND": "E0004"}
+_STDIN_NAMES = ("-", "<stdin>")
+
+
+def _title(code: str, lang: str) -> str:
+    return load_catalogue().entries[code].describe(lang).title
+
+
+def _place(module: HloModule | None, name: str | None) -> tuple[int | None, int | None, str | None]:
+    """(line, column, computation) of the named instruction in the input text, when known."""
+    if module is None or name is None:
+        return None, None, None
+    instr = module.get_instruction(name)
+    if instr is None:
+        return None, None, None
+    comp = instr.parent.name if instr.parent is not None else None
+    return instr.line or None, instr.col or None, comp
+
+
+def hop_of(h: PathHop, module: HloModule | None) -> Hop:
+    line = _place(module, h.instruction)[0]
+    return Hop(h.instruction, tuple(h.shape_index), h.opcode or None, h.shape or None, h.computation or None,
+               line, h.location)
+
+
+def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]) -> tuple[str, ...] | None:
+    """``xladoctor offload PATH [options] --fix how -o OUT``: only for a file the user can name again.
+
+    ``options`` are the analysis options the finding was made under (``--disable-host-compute``,
+    ``--stablehlo FILE``), so the command edits what was analysed."""
+    if path is None or path in _STDIN_NAMES or os.path.isdir(path):
+        return None
+    stem, ext = os.path.splitext(path)
+    rule_args = () if rule == SHIPPED else ("--rule", rule)
+    return ("xladoctor", "offload", path, *rule_args, *options, "--fix", how, "-o", f"{stem}.fixed{ext or '.hlo'}")
+
+
+def _e1200_fixes(e: OutputMismatch, fix: FixSuggestion | None, path: str | None, rule: str,
+                 options: tuple[str, ...]) -> tuple[Fix, ...]:
+    if fix is None:
+        return ()
+    idx = format_shape_index(e.output_index)
+    where = f" ({fix.returned_location})" if fix.returned_location else ""
+    return (
+        Fix(FixKind.HOST_OUTPUT, f"keep it on host: entry result {idx} -> {fix.host_layout}; JAX: {fix.host_jax}",
+            None, _fix_command(path, "host", rule, options)),
+        Fix(FixKind.MOVE_TO_DEVICE, f"bring it back: move-to-device after {fix.returned_value}{where}; "
+            f"JAX: {fix.device_jax}", None, _fix_command(path, "device", rule, options)),
+    )
+
+
+def _source_of(path: tuple[Hop, ...]) -> SourceLocation | None:
+    return next((h.source for h in path if h.source is not None), None)
+
+
+def _severity(provenance: Provenance | None) -> Severity:
+    """A verdict on a CPU module cannot stand for TPU/GPU (jax's CPU lowering drops the offload)."""
+    if provenance is not None and provenance.faithful_for_accelerator is False:
+        return Severity.WARNING
+    return Severity.ERROR
+
+
+def _provenance_fields(provenance: Provenance | None) -> dict[str, Any]:
+    if provenance is None or provenance.faithful_for_accelerator is not False:
+        return {}
+    return {"platform": provenance.platform, "faithful_for_accelerator": False}
+
+
+def mismatch_finding(e: OutputMismatch, result: HostOffloadResult, fix: FixSuggestion | None, path: str | None,
+                     module: HloModule | None = None, provenance: Provenance | None = None,
+                     lang: str = "en", options: tuple[str, ...] = ()) -> Finding:
+    line, col, comp = _place(module, e.start)
+    hops = tuple(hop_of(h, module) for h in e.path)
+    fields: dict[str, Any] = {
+        "output_index": list(e.output_index), "output_layout": e.output_layout, "start": e.start,
+        "context": e.context, "customized": e.customized, "origin": e.origin,
+        "origin_instruction": e.origin_instruction, "first": e.first, "rule": result.rule}
+    if fix is not None:
+        fields["flat_output"] = fix.flat_output
+        fields["result_name"] = fix.result_name
+    fields.update(_provenance_fields(provenance))
+    return Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED,
+                   _severity(provenance), _title(E1200_CODE, lang), e.full_message,
+                   Location(path, line, col, e.start, comp), _source_of(hops), hops,
+                   _e1200_fixes(e, fix, path, result.rule, options), fields=fields)
+
+
+def failure_finding(f: PassFailure, result: HostOffloadResult, path: str | None, module: HloModule | None = None,
+                    provenance: Provenance | None = None, lang: str = "en") -> Finding:
+    code = _STATUS_CODES.get(f.status, "E0012")
+    entry = load_catalogue().entries[code]
+    line, col, comp = _place(module, f.instruction)
+    instr = module.get_instruction(f.instruction) if module is not None and f.instruction else None
+    fields: dict[str, Any] = {"status": f.status, "first": f.first, "rule": result.rule,
+                              **_provenance_fields(provenance)}
+    return Finding(code, entry.name, FindingKind.OFFLOAD_PASS_FAILURE, Origin.PREDICTED, _severity(provenance),
+                   entry.describe(lang).title, f.message, Location(path, line, col, f.instruction, comp),
+                   instr.source_location() if instr is not None else None, fields=fields)
+
+
+def offload_findings(result: HostOffloadResult, fixes: Sequence[FixSuggestion] = (), path: str | None = None,
+                     module: HloModule | None = None, provenance: Provenance | None = None,
+                     lang: str = "en", confirm: Mapping[str, Any] | None = None,
+                     options: tuple[str, ...] = ()) -> tuple[Finding, ...]:
+    """Every finding of one module's host-offload analysis (and of ``--confirm``, when given).
+
+    ``module`` is the parsed input (for HLO lines and computations; None leaves them out);
+    ``path`` names the artefact (None in memory; ``<stdin>``); ``options`` are the command-line
+    options of the analysis, repeated in each fix's command.
+    """
+    by_index = {tuple(f.output_index): f for f in fixes}
+    out = [mismatch_finding(e, result, by_index.get(tuple(e.output_index)), path, module, provenance, lang, options)
+           for e in result.errors]
+    out.extend(failure_finding(f, result, path, module, provenance, lang) for f in result.failures)
+    compiler = confirm_finding(confirm, path, lang, predicted=bool(out))
+    if compiler is not None:
+        out.append(compiler)
+    return tuple(out)
+
+
+def confirm_finding(confirm: Mapping[str, Any] | None, path: str | None, lang: str = "en",
+                    predicted: bool = False) -> Finding | None:
+    """The real compiler's verdict as a finding, when it rejects the module and nothing was
+    predicted, or when it disagrees with the prediction (``agree`` false)."""
+    if not confirm or not confirm.get("available"):
+        return None
+    from ..oracle.verdict import ERROR_KINDS
+
+    verdict = confirm["verdict"]
+    rejects = verdict["kind"] in ERROR_KINDS
+    if confirm.get("agree") is not False and (predicted or not rejects):
+        return None
+    code = verdict.get("code") or _STATUS_CODES.get(verdict.get("status") or "", "E0012")
+    entry = load_catalogue().entries.get(code) or load_catalogue().entries["E0012"]
+    fields = {"verdict": verdict["kind"], "agree": confirm.get("agree"), "reason": confirm.get("reason"),
+              "topology": confirm.get("topology"), "start": verdict.get("start"),
+              "check_line": verdict.get("check_line")}
+    return Finding(entry.code, entry.name, FindingKind.COMPILER_REJECTS, Origin.COMPILER,
+                   Severity.ERROR if rejects else Severity.WARNING, entry.describe(lang).title,
+                   verdict.get("message") or "", Location(path, instruction=verdict.get("start")), fields=fields)

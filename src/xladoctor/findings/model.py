@@ -1,0 +1,198 @@
+"""The findings model: what every analysis reports, independent of how it is drawn.
+
+One ``Finding`` is one thing a user must act on (or may ignore, for a ``NOTE``):
+an E1200 the host-offload analysis predicts, another failure of XLA's HostOffloader
+pass, an E0102 input mismatch, a catalogue error seen in a log, or the real TPU
+compiler rejecting a module where nothing was predicted.  Commands, the HTML
+report and ``xladoctor.jax`` build findings through one adapter per analysis
+(``from_offload``, ``from_log``, ``from_inputs``) and serialise them through one
+function (:mod:`.serialise`), so the same input gives the same findings by every
+route.
+
+Everything here is a frozen value: no IR objects are held (instructions are named,
+shapes are XLA's canonical strings), so a finding outlives the module it came from
+and can be compared, pickled across worker processes and round-tripped through JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+from typing import TypeAlias
+
+from ..ir.instruction import SourceLocation
+
+__all__ = ["JSON", "Finding", "FindingKind", "Fix", "FixKind", "Hop", "Location", "Origin", "Report",
+           "Severity", "SourceLocation", "freeze_json"]
+
+JSON: TypeAlias = "bool | int | float | str | tuple[JSON, ...] | Mapping[str, JSON] | None"
+"""A plain JSON value, frozen: lists are tuples, objects are read-only mappings."""
+
+
+class Severity(Enum):
+    """How bad: the scale SARIF and GitHub annotations use (``error``/``warning``/``note``)."""
+
+    ERROR = "error"
+    """XLA or the runtime will fail (or did, in a log)."""
+    WARNING = "warning"
+    """Likely wrong but some runtime accepts it (a layout-only input mismatch, for one)."""
+    NOTE = "note"
+
+
+class Origin(Enum):
+    """Where the finding's evidence comes from."""
+
+    PREDICTED = "predicted"
+    """Our analysis of HLO text or shapes (nothing was compiled or run)."""
+    LOGGED = "logged"
+    """Seen in a log: XLA or the runtime printed it."""
+    COMPILER = "compiler"
+    """The real TPU compiler's verdict (``--confirm``)."""
+
+
+class FindingKind(Enum):
+    """What was found; one renderer per kind."""
+
+    OFFLOAD_OUTPUT_MISMATCH = "offload-output-mismatch"
+    """E1200 predicted: a host tensor reaches an entry output whose layout is not host memory."""
+    OFFLOAD_PASS_FAILURE = "offload-pass-failure"
+    """Another failure of HostOffloader: a returned status or a CHECK crash."""
+    INPUT_MISMATCH = "input-mismatch"
+    """E0102: a supplied buffer's layout or size differs from the executable's parameter."""
+    LOGGED_ERROR = "logged-error"
+    """Any catalogue code found in a log."""
+    COMPILER_REJECTS = "compiler-rejects"
+    """``--confirm``: the real compiler rejects where nothing was predicted, or disagrees."""
+
+
+class FixKind(Enum):
+    """What kind of remedy a ``Fix`` is (a renderer may offer an action for some)."""
+
+    HOST_OUTPUT = "host-output"
+    """Make the output host memory (E1200 remedy a)."""
+    MOVE_TO_DEVICE = "move-to-device"
+    """Add the missing move back to device (E1200 remedy b)."""
+    DEVICE_PUT = "device-put"
+    RELAYOUT = "relayout"
+    RECOMPILE = "recompile"
+    CONFIG = "config"
+    ADVICE = "advice"
+    """Catalogue prose, no mechanical edit behind it."""
+
+
+def freeze_json(value: object) -> JSON:
+    """Deep-freeze a plain JSON value (lists -> tuples, dicts -> read-only mappings).
+
+    Refuses anything else, so an IR object or a dataclass cannot slip into ``fields``.
+    """
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze_json(v) for v in value)
+    if isinstance(value, Mapping):
+        if not all(isinstance(k, str) for k in value):
+            raise TypeError("JSON object keys must be strings")
+        return MappingProxyType({k: freeze_json(v) for k, v in value.items()})
+    raise TypeError(f"not a plain JSON value: {type(value).__name__}")
+
+
+def _frozen_mapping(value: Mapping[str, object]) -> Mapping[str, JSON]:
+    frozen = freeze_json(value)
+    assert isinstance(frozen, Mapping)
+    return frozen
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where in the artefact: the HLO file (line, column, instruction, computation) or the log line.
+
+    ``path`` is the artefact as the user named it (``<stdin>`` for standard input, None
+    for an in-memory module); ``line``/``column`` are 1-based or None.
+    """
+
+    path: str | None = None
+    line: int | None = None
+    column: int | None = None
+    instruction: str | None = None
+    computation: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """One hop of an offloaded tensor's path, as XLA's trace names it plus what a reader needs.
+
+    ``opcode``/``shape``/``computation`` are None when the source (a log's host_offloader
+    trace) does not say them; ``line`` is the instruction's line in the HLO text.
+    """
+
+    instruction: str
+    shape_index: tuple[int, ...] = ()
+    opcode: str | None = None
+    shape: str | None = None
+    computation: str | None = None
+    line: int | None = None
+    source: SourceLocation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """One remedy: prose in the report's language, optionally code and a command that applies it."""
+
+    kind: FixKind
+    text: str
+    code: str | None = None
+    """A Python/JAX snippet."""
+    command: tuple[str, ...] | None = None
+    """An ``xladoctor`` command line that applies the fix, runnable as written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One finding; ``fields`` holds the kind-specific facts as plain (frozen) JSON values."""
+
+    code: str
+    name: str
+    kind: FindingKind
+    origin: Origin
+    severity: Severity
+    title: str
+    message: str
+    """XLA's exact text, as XLA prints it or as it appears in the log."""
+    location: Location = field(default_factory=Location)
+    source: SourceLocation | None = None
+    path: tuple[Hop, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    count: int = 1
+    lines: tuple[int, ...] = ()
+    """Log lines of the occurrences (the first ones; ``count`` says how many in all)."""
+    fields: Mapping[str, JSON] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fields", _frozen_mapping(self.fields))
+        object.__setattr__(self, "path", tuple(self.path))
+        object.__setattr__(self, "fixes", tuple(self.fixes))
+        object.__setattr__(self, "lines", tuple(self.lines))
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Every finding of one command run, with the inputs it read and those it could not."""
+
+    command: str
+    inputs: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    lang: str = "en"
+    input_errors: tuple[str, ...] = ()
+    """One-line ``file:line:col: message`` texts."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "inputs", tuple(self.inputs))
+        object.__setattr__(self, "findings", tuple(self.findings))
+        object.__setattr__(self, "input_errors", tuple(self.input_errors))
+
+    @property
+    def exit_code(self) -> int:
+        """The commands' rule: 2 when an input could not be read, 1 with any finding, else 0."""
+        return 2 if self.input_errors else (1 if self.findings else 0)

@@ -1,0 +1,32 @@
+"""The JSON Schema files (draft 2020-12) of every command document, as installed package data.
+
+Readers need no xladoctor code to check a document: the files are plain JSON Schema, linked by
+``$ref`` through their ``$id`` (``https://xladoctor.invalid/schema/NAME.schema.json``; the
+``.invalid`` host says they are never fetched).  :func:`schemas` gives them all, keyed by
+``$id``, for a validator's registry (tests use ``jsonschema`` with ``referencing``).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+SCHEMA_NAMES = ("findings", "check", "offload", "explain", "inputs")
+"""``findings`` is the ``diagnostics`` document; the others are the commands' ``--json`` documents."""
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    """One schema file, parsed (``name`` from :data:`SCHEMA_NAMES`)."""
+    if name not in SCHEMA_NAMES:
+        raise ValueError(f"no schema named {name!r} (have {', '.join(SCHEMA_NAMES)})")
+    text = (resources.files("xladoctor") / "findings" / "schema" / f"{name}.schema.json").read_text("utf-8")
+    doc: dict[str, Any] = json.loads(text)
+    return doc
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """Every schema keyed by its ``$id``."""
+    return {schema(n)["$id"]: schema(n) for n in SCHEMA_NAMES}

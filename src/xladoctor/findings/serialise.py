@@ -1,0 +1,113 @@
+"""The one JSON form of findings (``"diagnostics"`` in every command's document).
+
+Rules kept in one place so no two serialisers can disagree again (a hop's location was a
+``file:line`` string in one and a dict in another): enums are written as their string
+values, shape indexes as lists of ints, every location (``location``, ``source``, a hop's
+``source``) is an object or null, never a string.  ``from_json`` inverts ``to_json``
+exactly (tests round-trip every command's output), so a consumer in Python (SARIF, GitHub
+annotations, the notebook view) can read the JSON back into the typed model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .model import JSON, Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Report, Severity, SourceLocation
+
+FINDINGS_SCHEMA_VERSION = 1
+"""Version of the findings document; a key is never removed or changes meaning within it."""
+
+
+def thaw_json(value: JSON) -> Any:
+    """A frozen JSON value back to plain lists and dicts."""
+    if isinstance(value, tuple):
+        return [thaw_json(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: thaw_json(v) for k, v in value.items()}
+    return value
+
+
+def _source_json(s: SourceLocation | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {"file": s.file, "line": s.line, "function": s.function, "column": s.column}
+
+
+def _location_json(loc: Location) -> dict[str, Any]:
+    return {"path": loc.path, "line": loc.line, "column": loc.column, "instruction": loc.instruction,
+            "computation": loc.computation}
+
+
+def _hop_json(h: Hop) -> dict[str, Any]:
+    return {"instruction": h.instruction, "shape_index": list(h.shape_index), "opcode": h.opcode,
+            "shape": h.shape, "computation": h.computation, "line": h.line, "source": _source_json(h.source)}
+
+
+def _fix_json(f: Fix) -> dict[str, Any]:
+    return {"kind": f.kind.value, "text": f.text, "code": f.code,
+            "command": list(f.command) if f.command is not None else None}
+
+
+def finding_json(f: Finding) -> dict[str, Any]:
+    return {"code": f.code, "name": f.name, "kind": f.kind.value, "origin": f.origin.value,
+            "severity": f.severity.value, "title": f.title, "message": f.message,
+            "location": _location_json(f.location), "source": _source_json(f.source),
+            "path": [_hop_json(h) for h in f.path], "fixes": [_fix_json(x) for x in f.fixes],
+            "count": f.count, "lines": list(f.lines), "fields": thaw_json(f.fields)}
+
+
+def report_json(r: Report) -> dict[str, Any]:
+    return {"schema_version": FINDINGS_SCHEMA_VERSION, "command": r.command, "inputs": list(r.inputs),
+            "lang": r.lang, "findings": [finding_json(f) for f in r.findings],
+            "input_errors": list(r.input_errors)}
+
+
+def to_json(obj: Report | Finding) -> dict[str, Any]:
+    """The JSON object of a report (the ``diagnostics`` document) or of one finding."""
+    if isinstance(obj, Report):
+        return report_json(obj)
+    return finding_json(obj)
+
+
+def _source(d: Mapping[str, Any] | None) -> SourceLocation | None:
+    if d is None:
+        return None
+    return SourceLocation(d["file"], d["line"], d.get("function"), d.get("column"))
+
+
+def _hop(d: Mapping[str, Any]) -> Hop:
+    return Hop(d["instruction"], tuple(d.get("shape_index") or ()), d.get("opcode"), d.get("shape"),
+               d.get("computation"), d.get("line"), _source(d.get("source")))
+
+
+def _fix(d: Mapping[str, Any]) -> Fix:
+    command = d.get("command")
+    return Fix(FixKind(d["kind"]), d["text"], d.get("code"), tuple(command) if command is not None else None)
+
+
+def finding_from_json(d: Mapping[str, Any]) -> Finding:
+    loc = d.get("location") or {}
+    return Finding(
+        code=d["code"], name=d["name"], kind=FindingKind(d["kind"]), origin=Origin(d["origin"]),
+        severity=Severity(d["severity"]), title=d["title"], message=d["message"],
+        location=Location(loc.get("path"), loc.get("line"), loc.get("column"), loc.get("instruction"),
+                          loc.get("computation")),
+        source=_source(d.get("source")), path=tuple(_hop(h) for h in d.get("path") or ()),
+        fixes=tuple(_fix(x) for x in d.get("fixes") or ()), count=d.get("count", 1),
+        lines=tuple(d.get("lines") or ()), fields=d.get("fields") or {})
+
+
+def from_json(d: Mapping[str, Any]) -> Report | Finding:
+    """Inverse of :func:`to_json`: a document with ``findings`` is a Report, else a Finding.
+
+    Raises ``ValueError`` for a findings document of a newer schema version.
+    """
+    if "findings" in d:
+        version = d.get("schema_version", FINDINGS_SCHEMA_VERSION)
+        if version != FINDINGS_SCHEMA_VERSION:
+            raise ValueError(f"findings schema_version {version} is not {FINDINGS_SCHEMA_VERSION}")
+        return Report(command=d.get("command", ""), inputs=tuple(d.get("inputs") or ()),
+                      findings=tuple(finding_from_json(f) for f in d["findings"]), lang=d.get("lang", "en"),
+                      input_errors=tuple(d.get("input_errors") or ()))
+    return finding_from_json(d)

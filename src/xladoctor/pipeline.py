@@ -1,0 +1,173 @@
+"""One pipeline for every route: read -> sniff -> parse -> analyse -> findings.
+
+``check``, ``offload``, ``explain``, ``inputs`` and ``xladoctor.jax`` call these steps for their
+findings, so the same input gives the same findings whichever way it came in: ``check`` is the
+composition of what the single-purpose commands run, with the same options.  Commands keep what
+is theirs (argument parsing, ``--fix`` output, text rendering, exit codes); renderers get the
+documents built here.  Layering: above the analyses (offload, inputs, catalogue), the findings
+model and the renderers' inputs; below ``commands/`` (nothing here imports a command).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .findings import Finding, Report, to_json
+
+if TYPE_CHECKING:
+    from .catalogue.scanner import Finding as LogFinding
+    from .inputs.compare import InputCheck
+    from .ir.module import HloModule
+    from .offload.fixes import FixSuggestion
+    from .offload.result import HostOffloadResult
+    from .provenance import Provenance
+
+
+@dataclass
+class AnalysisOptions:
+    """The analysis options ``offload`` and ``check`` share (same names as their flags)."""
+
+    rule: str = "shipped"
+    disable_host_compute: bool = False
+    stablehlo_path: str | None = None
+    """``--stablehlo FILE`` (``offload`` only: one companion file per module)."""
+
+    def command_args(self) -> tuple[str, ...]:
+        """The options as command-line arguments (repeated in each fix's ``xladoctor offload`` line)."""
+        out: tuple[str, ...] = ("--disable-host-compute",) if self.disable_host_compute else ()
+        return out + (("--stablehlo", self.stablehlo_path) if self.stablehlo_path else ())
+
+
+@dataclass
+class ModuleCheck:
+    """One module through the host-offload steps: analysis, fixes, provenance, and (``--confirm``)
+    the real compiler's verdict, which the caller sets before asking for findings."""
+
+    source: str | None
+    module: HloModule
+    result: HostOffloadResult
+    fixes: list[FixSuggestion]
+    provenance: Provenance
+    options: AnalysisOptions = field(default_factory=AnalysisOptions)
+    confirm: dict[str, Any] | None = None
+
+    @property
+    def applies(self) -> bool:
+        """False for a compiled (post-optimization) module: XLA's HostOffloader already ran on it,
+        so what the analysis says about it is not what XLA does (``check`` skips such modules;
+        ``offload`` still shows the analysis but reports no finding)."""
+        return self.provenance.stage != "compiled"
+
+    def findings(self, lang: str = "en") -> tuple[Finding, ...]:
+        from .findings.from_offload import confirm_finding, offload_findings
+
+        if not self.applies:
+            rejected = confirm_finding(self.confirm, self.source, lang)
+            return (rejected,) if rejected is not None else ()
+        return offload_findings(self.result, self.fixes, self.source, self.module, self.provenance, lang,
+                                self.confirm, self.options.command_args())
+
+
+COMPILED_NOTE = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "
+                 "E1200 analysis needs the module from before optimizations (*before_optimizations.txt, "
+                 "Lowered.as_text('hlo'))")
+
+
+def parse_hlo(text: str, source: str) -> HloModule:
+    """Parse step (HLO module text; ``source`` names it in error messages)."""
+    from .syntax.hlo_parser import parse_module
+
+    return parse_module(text, source)
+
+
+def analyse_module(module: HloModule, text: str, source: str | None, options: AnalysisOptions | None = None,
+                   stablehlo: str | None = None, provenance: Provenance | None = None) -> ModuleCheck:
+    """Analyse step for an HLO module: HostOffloader as XLA runs it, fixes and provenance.
+
+    ``stablehlo`` (the same program's StableHLO text) puts JAX's memory kinds into the entry
+    layout and names the outputs, as ``offload --stablehlo`` does; ``provenance``, when the
+    caller already detected it, is not detected again.
+    """
+    from .offload import analyze_host_offload
+    from .offload.fixes import suggest_fixes
+    from .provenance import detect as detect_provenance
+
+    options = options or AnalysisOptions()
+    names = None
+    if stablehlo is not None:
+        from .syntax.stablehlo_main import apply_memory_kinds, read_main_signature
+
+        signature = read_main_signature(stablehlo)
+        apply_memory_kinds(module, signature)
+        names = [r.name or "" for r in signature.results] or None
+    result = analyze_host_offload(module, options.rule, disable_host_compute=options.disable_host_compute)
+    fixes = suggest_fixes(module, result, names)
+    if provenance is None:
+        provenance = detect_provenance(text, None if source in (None, "<stdin>", "-") else source)
+    return ModuleCheck(source, module, result, fixes, provenance, options)
+
+
+def analysis_of(module: HloModule, result: HostOffloadResult, source: str | None,
+                result_names: list[str] | None = None, provenance: Provenance | None = None) -> ModuleCheck:
+    """A ModuleCheck for an analysis already run (``xladoctor.jax`` lowers and analyses itself).
+
+    ``result_names`` are ``jax.result_info`` per output (``""`` where none), as ``offload
+    --stablehlo`` reads them from @main, so the findings equal that command's on the same
+    program's ``Lowered.as_text("hlo")`` and ``Lowered.as_text()``."""
+    from .offload.fixes import suggest_fixes
+    from .provenance import Provenance
+
+    origin = provenance or Provenance(None, "lowered")
+    return ModuleCheck(source, module, result, suggest_fixes(module, result, result_names), origin,
+                       AnalysisOptions(result.rule))
+
+
+def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
+    """The ``offload --json`` document body (also ``check``'s per-module ``offload``)."""
+    from .offload.report import result_json
+
+    doc = result_json(mc.result, mc.fixes)
+    doc["provenance"] = mc.provenance.to_json()
+    if mc.confirm is not None:
+        doc["confirm"] = mc.confirm
+    doc["diagnostics"] = diagnostics("offload", [mc.source or ""], mc.findings(lang), lang)
+    return doc
+
+
+def log_findings(findings: Iterable[LogFinding], source: str | None, lang: str = "en") -> tuple[Finding, ...]:
+    """Findings step for a log scanned by the catalogue scanner."""
+    from .findings.from_log import log_findings as adapt
+
+    return adapt(findings, source, lang)
+
+
+def inputs_findings(check: InputCheck, source: str | None, module: HloModule | None = None,
+                    lang: str = "en") -> tuple[Finding, ...]:
+    from .findings.from_inputs import inputs_findings as adapt
+
+    return adapt(check, source, module, lang)
+
+
+def diagnostics(command: str, inputs: Sequence[str], findings: Iterable[Finding], lang: str = "en",
+                input_errors: Sequence[str] = ()) -> dict[str, Any]:
+    """The ``diagnostics`` key of every command document: one serialiser for all of them."""
+    return to_json(Report(command, tuple(inputs), tuple(findings), lang, tuple(input_errors)))
+
+
+def check_diagnostics(files: Sequence[Mapping[str, Any]], lang: str = "en") -> dict[str, Any]:
+    """``check``'s ``diagnostics``: every file's findings in walk order, each located in its file.
+
+    The per-file documents already hold their findings serialised (the ``offload`` or ``explain``
+    document a worker process built), so they are concatenated, not recomputed.
+    """
+    findings: list[Any] = []
+    for f in files:
+        inner = f.get("offload") if f.get("kind") == "hlo" else f.get("explain") if f.get("kind") == "log" else None
+        if inner and "diagnostics" in inner:
+            findings.extend(inner["diagnostics"]["findings"])
+    doc = diagnostics("check", [str(f["path"]) for f in files if f.get("kind") not in ("skipped",)], (), lang,
+                      [str(f["error"]) for f in files if f.get("kind") == "error"])
+    doc["findings"] = findings
+    return doc
