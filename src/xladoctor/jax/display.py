@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..findings import to_json
 from ..inputs.compare import InputCheck
 from ..offload.fixes import suggest_fixes
 from ..offload.report import result_json
@@ -29,7 +30,7 @@ def offload_document(report: OffloadReport) -> dict[str, Any]:
         raise ValueError("the report holds no analysed program")
     program = report.program
     fixes = suggest_fixes(program.module, report.result, program.result_names)
-    return {"schema_version": 1, **result_json(report.result, fixes)}
+    return {"schema_version": 1, **result_json(report.result, fixes), "diagnostics": to_json(report.diagnostics())}
 
 
 def offload_html(report: OffloadReport) -> str:
@@ -45,7 +46,7 @@ def inputs_document(report: InputsReport) -> dict[str, Any]:
     # Leaf paths are the parameters' names (``args[0]['w']``), as the text report gives them.
     compared = [m for m in report.mismatches if m.detail is not None]
     check = InputCheck("compiled", report.leaves, report.leaves, [m.detail for m in compared if m.detail])
-    doc = {"schema_version": 1, **check_to_json(check)}
+    doc = {"schema_version": 1, **check_to_json(check), "diagnostics": to_json(report.diagnostics())}
     for entry, m in zip(doc["mismatches"], compared):
         for fix in entry["fixes"]:
             if fix["kind"] == "device_put" and m.fix_code:  # the executable's own leaf, as the text report says
