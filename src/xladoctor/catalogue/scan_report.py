@@ -13,7 +13,7 @@ import sys
 import textwrap
 from typing import Any
 
-from ..commands._common import print_json
+from ..commands._format import emit_document
 from ..errors import InputError
 from ..report.escape import escape_field
 from ..report.units import human_bytes
@@ -137,7 +137,7 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     if args.hlo:
         attach_offload_analysis(args.hlo, findings)
     if args.json:
-        print_json(scan_document(findings, source, lang, scan.not_shown))
+        emit_document(scan_document(findings, source, lang, scan.not_shown), args)
     else:
         sys.stdout.write(render_findings(findings, source, lang, width, bidi))
         if scan.not_shown:

@@ -41,7 +41,8 @@ from ..report.escape import escape_field
 from ..report.units import count_text
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import add_rule_arguments, decode_text, located, print_json
+from ._common import add_rule_arguments, decode_text, located
+from ._format import add_format_argument, emit_document
 
 NAME = "check"
 HELP = "run every applicable check on HLO modules, dump directories and logs (the main job)"
@@ -66,6 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                    help="check N files at a time in worker processes (default: one per core; 1: in this process)")
     p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#check)")
+    add_format_argument(p)
     p.add_argument("--disable-host-compute", action="store_true",
                    help="as offload's: --xla_disable_automatic_host_compute_offload=true for every module")
     # offload's --stablehlo names one companion file for one module; check takes many modules, so a
@@ -403,7 +405,7 @@ def run(args: argparse.Namespace) -> int:
         title = f"xladoctor: {shown}" if shown else "xladoctor: bundled examples"
         write_output(args.html, render_check_html(doc, title=title, lang=lang), "HTML report", expanded)
     if args.json:
-        print_json(doc)
+        emit_document(doc, args)
     else:
         sys.stdout.write(render_text(doc, lang))
     for f in files:

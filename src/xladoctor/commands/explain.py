@@ -19,6 +19,7 @@ from ..catalogue import load_catalogue, normalize_code
 from ..catalogue.render import language_from_env, render_entry
 from ..errors import UsageError
 from ._common import print_json
+from ._format import add_format_argument
 
 NAME = "explain"
 HELP = "explain an XLA error code (E1200) or every XLA error found in a log file"
@@ -39,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hlo", metavar="MODULE", default=None,
                         help="HLO module text of the failing program: runs the host-offload analysis for E1200")
     parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
+    add_format_argument(parser)
 
 
 def _width(args: argparse.Namespace) -> int:
@@ -82,6 +84,8 @@ def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
         raise UsageError(f"unknown error code '{target}' (nearest: {near})")
     if args.hlo:
         raise UsageError("--hlo applies to scanning a log, not to explaining a code")
+    if args.format in ("sarif", "github"):
+        raise UsageError(f"--format {args.format} reports the errors found in a log; a code has no findings")
     if args.json:
         print_json({"command": "explain", "mode": "code", "entry": entry_json(entry, lang)})
         return 0
