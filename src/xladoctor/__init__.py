@@ -9,7 +9,8 @@ from .errors import HloParseError, InputError, XlaDoctorError
 
 __version__ = "0.1.0"
 
-__all__ = ["HloParseError", "InputError", "XlaDoctorError", "__version__", "parse_shape", "parse_module"]
+__all__ = ["HloParseError", "InputError", "XlaDoctorError", "__version__", "parse_shape", "parse_module",
+           "explain_log"]
 
 
 def __getattr__(name: str):
@@ -20,4 +21,7 @@ def __getattr__(name: str):
     if name == "parse_module":
         from .syntax.hlo_parser import parse_module
         return parse_module
+    if name == "explain_log":
+        from .log_report import explain_log
+        return explain_log
     raise AttributeError(name)

@@ -101,6 +101,10 @@ def _main(argv: list[str] | None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        if hasattr(args, "format"):  # check, offload, explain: --format and its alias --json
+            from .commands._format import resolve_format
+
+            resolve_format(args)
         return args._run(args)
     except InputError as err:
         print(err, file=sys.stderr)  # already "source:line:col: message"

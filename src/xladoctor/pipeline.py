@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .catalogue.scanner import Finding as LogFinding
     from .inputs.compare import InputCheck
     from .ir.module import HloModule
+    from .ir.sizes import DimensionPadding
     from .offload.fixes import FixSuggestion
     from .offload.result import HostOffloadResult
     from .provenance import Provenance
@@ -171,3 +172,49 @@ def check_diagnostics(files: Sequence[Mapping[str, Any]], lang: str = "en") -> d
                       [str(f["error"]) for f in files if f.get("kind") == "error"])
     doc["findings"] = findings
     return doc
+
+
+def _padding_json(rows: Iterable[DimensionPadding]) -> list[dict[str, Any]]:
+    return [{"dim": p.dim, "size": p.size, "padded_size": p.padded_size, "tile_entry": p.tile_entry,
+             "physical_position": p.physical_position, "combined": p.combined} for p in rows]
+
+
+def inputs_document(check: InputCheck, source: str | None = None, module: HloModule | None = None) -> dict[str, Any]:
+    """The ``inputs`` JSON document body (see docs/json.md); ``source``/``module`` name and hold the
+    expected side, for the findings' locations."""
+    from .inputs.explanation import fixes, padding_phrase, summary
+
+    mismatches = []
+    for m in check.mismatches:
+        mismatches.append({
+            "index": m.index,
+            "supplied_index": m.supplied.index,
+            "name": m.expected.name,
+            "supplied_name": m.supplied.name,
+            "instruction": m.expected.instruction,
+            "kind": m.kind,
+            "expected": {"shape": str(m.expected.shape), "logical_bytes": m.expected_logical_bytes,
+                         "physical_bytes": m.expected_physical_bytes, "jax_layout": m.expected_jax_layout,
+                         "padding": _padding_json(m.expected_padding),
+                         "padding_text": padding_phrase(m.expected_padding, m.expected.shape)},
+            "supplied": {"shape": str(m.supplied.shape), "logical_bytes": m.supplied_logical_bytes,
+                         "physical_bytes": m.supplied_physical_bytes, "actual_bytes": m.supplied.actual_bytes,
+                         "jax_layout": m.supplied_jax_layout, "padding": _padding_json(m.supplied_padding),
+                         "padding_text": padding_phrase(m.supplied_padding, m.supplied.shape)},
+            "differences": [{"attribute": d.attribute, "expected": d.expected, "supplied": d.supplied}
+                            for d in m.differences],
+            "expansion": m.expansion,
+            "runtimes": {v.runtime: {"accepts": v.accepts, "compares": v.compares,
+                                     "expected": v.expected_value, "supplied": v.supplied_value}
+                         for v in m.verdicts},
+            "summary": summary(m),
+            "notes": list(m.notes),
+            "hidden_layout_candidates": list(m.hidden_layout_candidates),
+            "fixes": [{"kind": f.kind, "text": f.text, "code": f.code} for f in fixes(m)],
+        })
+    return {"command": "inputs", "executable": check.executable, "ok": check.ok,
+            "expected_count": check.expected_count, "supplied_count": check.supplied_count,
+            "pairing": check.pairing, "per_tuple_element": check.per_tuple_element,
+            "missing": check.missing, "extra": check.extra,
+            "mismatches": mismatches, "messages": check.messages,
+            "diagnostics": diagnostics("inputs", [source] if source else [], inputs_findings(check, source, module))}

@@ -38,7 +38,8 @@ from ..errors import InputError, UsageError
 from ..report.check_text import render_text
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import add_rule_arguments, print_json
+from ._common import add_rule_arguments
+from ._format import add_format_argument, emit_document
 
 NAME = "check"
 HELP = "run every applicable check on HLO modules, dump directories and logs (the main job)"
@@ -58,6 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                    help="check N files at a time in worker processes (default: one per core; 1: in this process)")
     p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#check)")
+    add_format_argument(p)
     p.add_argument("--disable-host-compute", action="store_true",
                    help="as offload's: --xla_disable_automatic_host_compute_offload=true for every module")
     # offload's --stablehlo names one companion file for one module; check takes many modules, so a
@@ -135,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from ..report.explain_json import SCAN_SCHEMA_VERSION
 
-        print_json(doc, SCAN_SCHEMA_VERSION)  # check embeds the explain scan document
+        emit_document(doc, args, SCAN_SCHEMA_VERSION)  # check embeds the explain scan document
     else:
         sys.stdout.write(render_text(doc, lang))
     for f in files:

@@ -20,6 +20,7 @@ from ..catalogue import load_catalogue, normalize_code
 from ..errors import UsageError
 from ..report.catalogue_text import language_from_env, render_entry
 from ._common import print_json
+from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:
     from ..catalogue.scanner import Finding
@@ -43,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hlo", metavar="MODULE", default=None,
                         help="HLO module text of the failing program: runs the host-offload analysis for E1200")
     parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
+    add_format_argument(parser)
 
 
 def _width(args: argparse.Namespace) -> int:
@@ -87,7 +89,7 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     if args.hlo:
         attach_offload_analysis(args.hlo, findings)
     if args.json:
-        print_json(scan_document(findings, source, lang, scan.not_shown), SCAN_SCHEMA_VERSION)
+        emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION)
     else:
         sys.stdout.write(render_findings(findings, source, lang, width, bidi))
         if scan.not_shown:
@@ -123,6 +125,8 @@ def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
         raise UsageError(f"unknown error code '{target}' (nearest: {near})")
     if args.hlo:
         raise UsageError("--hlo applies to scanning a log, not to explaining a code")
+    if args.format in ("sarif", "github"):
+        raise UsageError(f"--format {args.format} reports the errors found in a log; a code has no findings")
     if args.json:
         print_json({"command": "explain", "mode": "code", "entry": entry_json(entry, lang)})
         return 0

@@ -16,12 +16,12 @@ from ..errors import InputError, UsageError
 from ..escape import escape_field
 from ..files import located
 from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, check_inputs
-from ..inputs.explanation import fixes, padding_phrase, report_lines, summary
+from ..inputs.explanation import report_lines
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
 from ..ir.module import HloModule
 from ..labels import label
-from ..pipeline import diagnostics, inputs_findings
+from ..pipeline import inputs_document
 from ..syntax.hlo_parser import parse_module
 from ._common import print_json, read_input
 
@@ -89,57 +89,13 @@ def run_inputs(args: argparse.Namespace) -> tuple[InputCheck, str, HloModule | N
     return check, exp_source, exp_module
 
 
-def _padding_json(rows) -> list[dict]:
-    return [{"dim": p.dim, "size": p.size, "padded_size": p.padded_size, "tile_entry": p.tile_entry,
-             "physical_position": p.physical_position, "combined": p.combined} for p in rows]
-
-
-def check_to_json(check: InputCheck, source: str | None = None, module: HloModule | None = None) -> dict:
-    """The ``inputs`` JSON document body (see docs/json.md); ``source``/``module`` name and hold the
-    expected side, for the findings' locations."""
-    mismatches = []
-    for m in check.mismatches:
-        mismatches.append({
-            "index": m.index,
-            "supplied_index": m.supplied.index,
-            "name": m.expected.name,
-            "supplied_name": m.supplied.name,
-            "instruction": m.expected.instruction,
-            "kind": m.kind,
-            "expected": {"shape": str(m.expected.shape), "logical_bytes": m.expected_logical_bytes,
-                         "physical_bytes": m.expected_physical_bytes, "jax_layout": m.expected_jax_layout,
-                         "padding": _padding_json(m.expected_padding),
-                         "padding_text": padding_phrase(m.expected_padding, m.expected.shape)},
-            "supplied": {"shape": str(m.supplied.shape), "logical_bytes": m.supplied_logical_bytes,
-                         "physical_bytes": m.supplied_physical_bytes, "actual_bytes": m.supplied.actual_bytes,
-                         "jax_layout": m.supplied_jax_layout, "padding": _padding_json(m.supplied_padding),
-                         "padding_text": padding_phrase(m.supplied_padding, m.supplied.shape)},
-            "differences": [{"attribute": d.attribute, "expected": d.expected, "supplied": d.supplied}
-                            for d in m.differences],
-            "expansion": m.expansion,
-            "runtimes": {v.runtime: {"accepts": v.accepts, "compares": v.compares,
-                                     "expected": v.expected_value, "supplied": v.supplied_value}
-                         for v in m.verdicts},
-            "summary": summary(m),
-            "notes": list(m.notes),
-            "hidden_layout_candidates": list(m.hidden_layout_candidates),
-            "fixes": [{"kind": f.kind, "text": f.text, "code": f.code} for f in fixes(m)],
-        })
-    return {"command": "inputs", "executable": check.executable, "ok": check.ok,
-            "expected_count": check.expected_count, "supplied_count": check.supplied_count,
-            "pairing": check.pairing, "per_tuple_element": check.per_tuple_element,
-            "missing": check.missing, "extra": check.extra,
-            "mismatches": mismatches, "messages": check.messages,
-            "diagnostics": diagnostics("inputs", [source] if source else [], inputs_findings(check, source, module))}
-
-
 def run(args: argparse.Namespace) -> int:
     check, source, module = run_inputs(args)
     if args.html:
         from ..report.html import render_inputs_html
 
         title = f"xladoctor inputs: {args.expected} vs {args.supplied or args.supplied_shapes}"
-        page = render_inputs_html({"schema_version": 1, **check_to_json(check, source, module)}, title=title)
+        page = render_inputs_html({"schema_version": 1, **inputs_document(check, source, module)}, title=title)
         try:
             with open(args.html, "w", encoding="utf-8") as f:
                 f.write(page)
@@ -147,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"cannot write file: {e.strerror or e}", args.html, 1, 1) from None
         print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
-        print_json(check_to_json(check, source, module))
+        print_json(inputs_document(check, source, module))
     else:
         if check.missing:
             print(label("inputs.missing", names=", ".join(map(escape_field, check.missing))))

@@ -16,7 +16,8 @@ from ..report.confirm import confirm_lines
 from ..syntax.hlo_printer import print_module
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import add_rule_arguments, print_json, read_input
+from ._common import add_rule_arguments, read_input
+from ._format import add_format_argument, emit_document
 
 NAME = "offload"
 HELP = "predict XLA host-offload errors (E1200): path, host memory, host compute, fixes"
@@ -33,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rule_arguments(parser)
     parser.add_argument("--trace", action="store_true", help="print what --vmodule=host_offloader=1 would log")
     parser.add_argument("--json", action="store_true", help="machine-readable output (docs/json.md, ## offload)")
+    add_format_argument(parser)
     parser.add_argument("--fix", choices=("host", "device"),
                         help="write the module with remedy (a) host output or (b) move-to-device")
     parser.add_argument("-o", "--output", help="where --fix writes the edited module ('-' for stdout)")
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             write_output(args.output, out_text, f"module with fix ({args.fix})", [args.file, args.stablehlo])
     if args.json:
         if not (args.fix and args.output == "-"):
-            print_json(offload_document(mc))
+            emit_document(offload_document(mc), args)
     elif not (args.fix and args.output == "-"):
         sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
         if origin.note():

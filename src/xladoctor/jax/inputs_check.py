@@ -78,6 +78,21 @@ class InputsReport:
     def __str__(self) -> str:
         return render_text(self)
 
+    def __repr__(self) -> str:
+        failing = sum(1 for m in self.mismatches if m.will_fail)
+        state = "structure differs" if self.structure_error else f"{failing} of {self.leaves} leaves refused"
+        return f"<InputsReport {'ok' if self.ok else 'mismatch'}: {state}>"
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text report, not the dataclass fields."""
+        p.text(repr(self) if cycle else str(self))
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the ``inputs --html`` page of these leaves."""
+        from .display import inputs_html
+
+        return inputs_html(self)
+
     def diagnostics(self, lang: str = "en") -> Report:
         """One finding per leaf, from the same adapter as ``xladoctor inputs``; a leaf JAX relays
         out by itself (uncommitted) is a warning, one the call rejects an error."""

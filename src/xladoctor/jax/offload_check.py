@@ -31,6 +31,7 @@ from ..offload.analysis import analyze_host_offload
 from ..offload.fixes import suggest_fixes
 from ..offload.result import HostOffloadResult, OutputMismatch, PathHop
 from ..offload.rules import SHIPPED
+from ..units import count_text
 from .lowering import JIT_OPTIONS, LoweredProgram, lower_program
 from .returned_value import returned_expression
 from .stack import python_stack
@@ -171,6 +172,20 @@ class OffloadReport:
 
     def __str__(self) -> str:
         return render_text(self)
+
+    def __repr__(self) -> str:
+        return (f"<OffloadReport {self.outcome} on {self.platform or 'the local backend'}: "
+                f"{count_text(len(self.findings), 'finding')}, {count_text(len(self.failures), 'failure')}>")
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text report, not the dataclass fields."""
+        p.text(repr(self) if cycle else str(self))
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the ``--html`` page of this program's offload document."""
+        from .display import offload_html
+
+        return offload_html(self)
 
     def to_json(self) -> dict[str, Any]:
         return report_json(self)

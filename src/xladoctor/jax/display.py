@@ -1,0 +1,60 @@
+"""The JAX reports as ``--html`` pages, for ``_repr_html_`` in notebooks.
+
+The pages are the command documents' renderers (:mod:`xladoctor.report.html`) fed the
+same documents ``xladoctor offload --json`` and ``xladoctor inputs --json`` print, built
+here from what :func:`~xladoctor.jax.check_offload` and :func:`~xladoctor.jax.check_inputs`
+already computed: the HostOffloader result and the lowered module, or each leaf's E0102
+comparison.  One renderer, so a notebook shows what a CI artefact shows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..findings import to_json
+from ..inputs.compare import InputCheck
+from ..offload.fixes import suggest_fixes
+from ..offload.report import result_json
+from ..report.html import render_inputs_html, render_offload_html
+from ..report.html_base import esc
+from ..report.notebook import notebook_frame
+
+if TYPE_CHECKING:
+    from .inputs_check import InputsReport
+    from .offload_check import OffloadReport
+
+
+def offload_document(report: OffloadReport) -> dict[str, Any]:
+    """The ``offload`` command document of the lowered program (docs/json.md ``## offload``)."""
+    if report.result is None or report.program is None:
+        raise ValueError("the report holds no analysed program")
+    program = report.program
+    fixes = suggest_fixes(program.module, report.result, program.result_names)
+    return {"schema_version": 1, **result_json(report.result, fixes), "diagnostics": to_json(report.diagnostics())}
+
+
+def offload_html(report: OffloadReport) -> str:
+    target = report.platform or "the local backend"
+    title = f"xladoctor check_offload: {report.program.module.name if report.program else 'program'} on {target}"
+    return notebook_frame(render_offload_html(offload_document(report), title=title))
+
+
+def inputs_document(report: InputsReport) -> dict[str, Any]:
+    """The ``inputs`` command document of the executable's leaves (docs/json.md ``## inputs``)."""
+    from ..pipeline import inputs_document  # the one builder of that document
+
+    # Leaf paths are the parameters' names (``args[0]['w']``), as the text report gives them.
+    compared = [m for m in report.mismatches if m.detail is not None]
+    check = InputCheck("compiled", report.leaves, report.leaves, [m.detail for m in compared if m.detail])
+    doc = {"schema_version": 1, **inputs_document(check), "diagnostics": to_json(report.diagnostics())}
+    for entry, m in zip(doc["mismatches"], compared):
+        for fix in entry["fixes"]:
+            if fix["kind"] == "device_put" and m.fix_code:  # the executable's own leaf, as the text report says
+                fix["code"] = f"{m.fix_code}\n# or: args, kwargs = xladoctor.jax.fix_inputs(compiled, *args, **kwargs)"
+    return doc
+
+
+def inputs_html(report: InputsReport) -> str:
+    if report.structure_error:  # no leaf was compared: the text says why
+        return f"<pre>{esc(str(report))}</pre>"
+    return notebook_frame(render_inputs_html(inputs_document(report), title="xladoctor check_inputs"))

@@ -1,0 +1,91 @@
+"""The hooks of ``.pre-commit-hooks.yaml``, run by pre-commit itself (``pre-commit try-repo``
+this repository) on a temporary git repository holding a clean module, an E1200 module and a
+text file that is neither HLO nor a log.
+
+``xladoctor-check`` (``language: python``) makes pre-commit build xladoctor from this
+repository into its own virtualenv, which needs a package index: where none is reachable the
+test skips and says so.  ``xladoctor-check-system`` runs the installed ``xladoctor`` and
+needs nothing but this environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pre_commit")
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "src" / "xladoctor" / "examples"
+NO_INDEX = "Could not find a version that satisfies the requirement"
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def user_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("pre-commit try-repo needs git and this checkout's git repository")
+    repo = tmp_path_factory.mktemp("user_repo")
+    shutil.copy(EXAMPLES / "offload_to_host_output_clean.hlo", repo / "clean.hlo")
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", repo / "step.hlo")
+    (repo / "notes.txt").write_text("dumps of the training step, taken with --xla_dump_to\n")
+    (repo / "README.md").write_text("not checked: E1200 in a README is prose\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "dumps")
+    return repo
+
+
+def _try_repo(repo: Path, hook: str, *files: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(repo.parent / "pre-commit-home"),
+           "PATH": os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])}
+    selection = ["--files", *files] if files else ["--all-files"]
+    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook, *selection],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _check_verdicts(run_all: subprocess.CompletedProcess, run_clean: subprocess.CompletedProcess) -> None:
+    out = run_all.stdout
+    assert run_all.returncode == 1, out + run_all.stderr
+    assert "Failed" in out and "exit code: 1" in out
+    assert "== step.hlo" in out and "E1200 predicted for output {0}" in out
+    assert "starting from tuple.7" in out
+    assert "clean.hlo: HLO module jit_train_step (7 instructions), no host-offload error predicted" in out
+    assert "notes.txt: no XLA error found" in out
+    assert "README.md" not in _hook_output(out)  # only files matching the pattern are handed over
+    assert "3 files checked, 1 finding" in out
+    assert run_clean.returncode == 0, run_clean.stdout + run_clean.stderr
+    assert "Passed" in run_clean.stdout
+
+
+def test_system_hook_fails_on_e1200_and_passes_clean_files(user_repo: Path) -> None:
+    _check_verdicts(_try_repo(user_repo, "xladoctor-check-system"),
+                    _try_repo(user_repo, "xladoctor-check-system", "clean.hlo", "notes.txt", "README.md"))
+
+
+def test_python_hook_installs_from_the_repository(user_repo: Path) -> None:
+    run_all = _try_repo(user_repo, "xladoctor-check")
+    if run_all.returncode != 1 and NO_INDEX in run_all.stdout + run_all.stderr + _log(user_repo):
+        pytest.skip("pre-commit cannot build xladoctor into its virtualenv: no package index reachable")
+    _check_verdicts(run_all, _try_repo(user_repo, "xladoctor-check", "clean.hlo", "notes.txt"))
+
+
+def _hook_output(out: str) -> str:
+    """What the hook printed: try-repo first prints the config it made, between lines of '='."""
+    return re.split(r"^=+$", out, flags=re.M)[-1]
+
+
+def _log(repo: Path) -> str:
+    log = repo.parent / "pre-commit-home" / "pre-commit.log"
+    return log.read_text(errors="replace") if log.exists() else ""
