@@ -41,6 +41,8 @@ from .attributes import (
     scan_value,
     unquote,
 )
+from .hlo_lexicon import INT_VALUE, KEYWORDS, METADATA_FAST, METADATA_INTS, METADATA_STRINGS, VALUE_FORM
+from .instruction_line import read_fast
 from .reader import Reader, show_token
 from .shape_parser import read_shape
 
@@ -51,26 +53,6 @@ _TABLE_ROW = re.compile(r"\s*(\d{1,19})\s+(?=[\"{])")
 _INT64_MAX = 2**63 - 1
 # Text that starts like a computation ('ENTRY main {', 'body.1 (p: f32[]) -> f32[] {'): a module without header.
 _COMPUTATION_START = re.compile(r"(?:ENTRY\s+)?(?:%[A-Za-z_][A-Za-z0-9_.\-]*|[A-Za-z_][A-Za-z0-9_.\-]*:?)\s*[({]")
-# Words XLA's lexer reads as their own tokens (primitive types and keywords), so they cannot
-# be names; checked against jaxlib by defining an instruction, a computation and a module with each.
-KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
-    "opaque", "token", "ENTRY", "HloModule", "ROOT", "false", "true", "inf", "nan", "last_tile_dim_replicate",
-    "manual", "maximal", "replicated", "shard_as", "shard_like", "unknown"}
-# The form XLA's parser requires of an attribute's value (its first character), for the
-# attributes the analyses read.
-_VALUE_FORM = {"custom_call_target": ('"', "a string"), "frontend_attributes": ("{", "'{'"),
-               "metadata": ("{", "'{'"), "execution_thread": ('"', "a string")}
-_METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name")
-_METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_column", "stack_frame_id")
-_INT_VALUE = re.compile(r"-?[0-9]{1,19}")
-# The metadata XLA and jax print: known keys, escape-free strings, small integers.  Anything
-# else takes the slower exact path (_check_metadata).  One alternation per key=value pair,
-# never per character, so the regex stays linear in memory on a huge string.
-_METADATA_FAST = re.compile(
-    r'\{\s*(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)="[^"\\]*"'
-    r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}"
-    r")?(?:\s+(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)=\"[^\"\\\\]*\""
-    r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}))*\s*\}")
 # Called-computation attributes XLA parses as a braced list; the others name one computation.
 _COMPUTATION_LIST_ROLES = ("branch_computations",)
 _BARE_NAME = re.compile(r"(%?)([A-Za-z_][A-Za-z0-9_.\-]*)(:?)")
@@ -357,20 +339,20 @@ class _ModuleParser:
             if r.text.startswith("ROOT", r.pos) and r.text[r.pos + 4:r.pos + 5].isspace():
                 r.pos += 4
                 is_root = True
-            instr, operand_refs, control_refs = self._parse_instruction(module)
-            if instr.name in name_pos:
-                raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
-                                 f"'{comp.name}')", instr_start)
-            if module.get_instruction(instr.name) is not None:
-                raise self.error(f"instruction name '{instr.name}' is already used in another computation "
-                                 "(XLA requires unique names in a module)", instr_start)
-            if operand_refs:
-                get = by_name.get
-                ops = [get(ref) for ref, _ in operand_refs]
-                if None in ops:
-                    ref, pos = operand_refs[ops.index(None)]
-                    raise self._undefined(comp, ref, pos)
-                instr.operands = ops
+            got = read_fast(self, module, by_name)
+            if got is not None:
+                instr, control_refs = got
+                self._check_new_name(comp, module, instr, name_pos, instr_start)
+            else:
+                instr, operand_refs, control_refs = self._parse_instruction(module)
+                self._check_new_name(comp, module, instr, name_pos, instr_start)
+                if operand_refs:
+                    get = by_name.get
+                    ops = [get(ref) for ref, _ in operand_refs]
+                    if None in ops:
+                        ref, pos = operand_refs[ops.index(None)]
+                        raise self._undefined(comp, ref, pos)
+                    instr.operands = ops
             for ref, pos in control_refs:
                 target = by_name.get(ref)
                 if target is None:
@@ -404,6 +386,15 @@ class _ModuleParser:
                 raise self.error(f"parameter({number}) in computation '{comp.name}', which has no "
                                  f"parameter({missing}): parameters are numbered from 0 without gaps", pos)
         comp.parameters = [params[i][0] for i in range(len(params))]
+
+    def _check_new_name(self, comp: HloComputation, module: HloModule, instr: HloInstruction,
+                        name_pos: dict[str, int], instr_start: int) -> None:
+        if instr.name in name_pos:
+            raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
+                             f"'{comp.name}')", instr_start)
+        if module.get_instruction(instr.name) is not None:
+            raise self.error(f"instruction name '{instr.name}' is already used in another computation "
+                             "(XLA requires unique names in a module)", instr_start)
 
     def _undefined(self, comp: HloComputation, ref: str, pos: int) -> HloParseError:
         return self.error(f"instruction does not exist: {ref} (operands and control-predecessors must be "
@@ -514,7 +505,7 @@ class _ModuleParser:
             if allowed is not None and attr not in allowed:
                 raise self.error(f'unexpected attribute "{attr}" for {instr.opcode.value}; XLA allows: '
                                  + ", ".join(sorted(allowed)), name_at)
-            if attr == "metadata" and not _METADATA_FAST.fullmatch(raw):
+            if attr == "metadata" and not METADATA_FAST.fullmatch(raw):
                 self._check_metadata(raw, vstart)
             if attr in instr.attributes:
                 raise self.error(f"attribute '{attr}' given twice for '{instr.name}'", vstart)
@@ -534,14 +525,14 @@ class _ModuleParser:
             if key not in METADATA_KEYS:
                 raise self.error(f'unexpected attribute "{key}" in metadata; XLA allows: '
                                  + ", ".join(sorted(METADATA_KEYS)), pos)
-            if key in _METADATA_STRINGS and not value.startswith('"'):
+            if key in METADATA_STRINGS and not value.startswith('"'):
                 raise self.error(f"metadata {key} must be a string", pos)
-            if key in _METADATA_INTS and not _INT_VALUE.fullmatch(value):
+            if key in METADATA_INTS and not INT_VALUE.fullmatch(value):
                 raise self.error(f"metadata {key} must be an integer", pos)
 
     def _decode_attribute(self, instr: HloInstruction, attr: str, raw: str, pos: int,
                           control_refs: list[tuple[str, int]]) -> None:
-        expected = _VALUE_FORM.get(attr)
+        expected = VALUE_FORM.get(attr)
         if expected is not None and not raw.startswith(expected[0]):
             raise self.error(f"attribute {attr} expects {expected[1]}, found {show_token(raw)}", pos)
         if attr == "custom_call_target":
