@@ -26,3 +26,13 @@ METADATA_FAST = re.compile(
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}"
     r")?(?:\s+(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)=\"[^\"\\\\]*\""
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}))*\s*\}")
+# The keys of metadata METADATA_FAST took (its strings hold no quote, so none is read inside one).
+_METADATA_KEY = re.compile(r'([a-z_]+)=(?:"[^"]*"|-?[0-9]+)')
+
+
+def metadata_fast(raw: str) -> bool:
+    """Whether ``metadata={...}`` is the common form XLA accepts: METADATA_FAST, each key once."""
+    if not METADATA_FAST.fullmatch(raw):
+        return False
+    keys = _METADATA_KEY.findall(raw)
+    return len(set(keys)) == len(keys)

@@ -22,7 +22,7 @@ from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, REQUIRED_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
-from .hlo_lexicon import KEYWORDS, METADATA_FAST
+from .hlo_lexicon import KEYWORDS, metadata_fast
 from .reader import Reader
 from .shape_parser import read_shape
 
@@ -184,7 +184,7 @@ def _attributes(p: InstructionReader, instr: HloInstruction, spelling: str, text
     if allowed is not None and not allowed.issuperset(attributes):
         return False
     metadata = attributes.get("metadata")
-    if metadata is not None and not METADATA_FAST.fullmatch(metadata):
+    if metadata is not None and not metadata_fast(metadata):
         return False
     instr.attributes = attributes
     if _DECODED.isdisjoint(attributes):

@@ -17,7 +17,7 @@ from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, RE
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
-from .hlo_lexicon import INT_VALUE, KEYWORDS, METADATA_FAST, METADATA_INTS, METADATA_STRINGS, VALUE_FORM
+from .hlo_lexicon import INT_VALUE, KEYWORDS, METADATA_INTS, METADATA_STRINGS, VALUE_FORM, metadata_fast
 from .reader import Reader, show_token
 from .shape_parser import read_shape
 
@@ -189,7 +189,7 @@ class InstructionReader:
             if allowed is not None and attr not in allowed:
                 raise self.error(f'unexpected attribute "{attr}" for {instr.opcode.value}; XLA allows: '
                                  + ", ".join(sorted(allowed)), name_at)
-            if attr == "metadata" and not METADATA_FAST.fullmatch(raw):
+            if attr == "metadata" and not metadata_fast(raw):
                 self._check_metadata(raw, vstart)
             if attr in instr.attributes:
                 raise self.error(f"attribute '{attr}' given twice for '{instr.name}'", vstart)
@@ -205,7 +205,11 @@ class InstructionReader:
             pairs = parse_key_values(raw)
         except ValueError as e:
             raise self.error(f"cannot read metadata: {e}", pos) from None
+        seen: set[str] = set()
         for key, value in pairs:
+            if key in seen:  # XLA's attribute parser refuses a key given twice
+                raise self.error(f"attribute {key} already exists in metadata", pos)
+            seen.add(key)
             if key not in METADATA_KEYS:
                 raise self.error(f'unexpected attribute "{key}" in metadata; XLA allows: '
                                  + ", ".join(sorted(METADATA_KEYS)), pos)
