@@ -95,6 +95,7 @@ class ComputationReader(InstructionReader):
         params: dict[int, tuple[HloInstruction, int]] = {}
         by_name = comp._by_name
         known, register, add = module.get_instruction, module.register_instruction, comp.add_instruction
+        line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         while True:
             got = read_fast(self, module, by_name)
             if got is not None:
@@ -123,9 +124,9 @@ class ComputationReader(InstructionReader):
                     self._resolve_called(module, owner, role, names, pos)
                 self._calls_to_resolve.clear()
             name_pos[instr.name] = instr_start
-            self._line += text.count("\n", self._line_pos, instr_start)
-            self._line_pos = instr_start
-            instr.line = self._line
+            line += text.count("\n", line_pos, instr_start)
+            line_pos = instr_start
+            instr.line = line
             instr.col = instr_start - text.rfind("\n", 0, instr_start)
             if is_root:
                 if root is not None:
@@ -139,6 +140,7 @@ class ComputationReader(InstructionReader):
                 params[number] = (instr, instr_start)
             add(instr, index_parameter=False)
             register(instr)
+        self._line, self._line_pos = line, line_pos
         self._finish_body(comp, root, params)
 
     def _read_slow(self, comp: HloComputation, module: HloModule, name_pos: dict[str, int],

@@ -60,6 +60,11 @@ _LINE = re.compile(
 _ATTRIBUTE = re.compile(rf"([ \t]*,[ \t]*)([A-Za-z_][A-Za-z0-9_\-]*)=({_VALUE})")
 _ARITY = FIXED_ARITY
 _PARAMETER, _CONSTANT, _TUPLE = HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpcode.TUPLE
+# Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
+# attributes (None: not checked) and its required attribute (one dictionary look-up per line).
+_OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, str | None]] = {
+    spelling: (op, FIXED_ARITY.get(spelling, -1), ALLOWED_ATTRIBUTES.get(spelling), REQUIRED_ATTRIBUTES.get(spelling))
+    for spelling, op in OPCODES_BY_SPELLING.items()}
 _OPERAND = re.compile(rf"%?({_NAME})")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 # A scalar literal (constant(0), constant(-inf), constant(true)); array literals take the full reader.
@@ -103,9 +108,10 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
     if m is None or text.find("\\", m.start(), m.end()) >= 0:
         return None
     root, percent, name, shape_text, spelling, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7)
-    opcode = OPCODES_BY_SPELLING.get(spelling)
-    if opcode is None or name in KEYWORDS:
+    info = _OPCODE_INFO.get(spelling)
+    if info is None or name in KEYWORDS:
         return None
+    opcode, arity, allowed, required = info
     shape = _SHAPES.get(shape_text)
     if shape is None:
         shape = _shape(text, m.start(4), m.end(4), p.source)
@@ -124,15 +130,14 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
         if opcode is _TUPLE:
             if not shape.is_tuple or len(shape.tuple_shapes) != len(operands):
                 return None
-        elif len(operands) != _ARITY.get(spelling, len(operands)):
+        elif arity >= 0 and len(operands) != arity:
             return None
     control: list[tuple[str, int]] = []
     if m.end(8) > m.start(8):
         resolving = len(p._calls_to_resolve)
-        if not _attributes(p, instr, spelling, text, m.start(8), m.end(8), control):
+        if not _attributes(p, instr, allowed, text, m.start(8), m.end(8), control):
             del p._calls_to_resolve[resolving:]
             return None
-    required = REQUIRED_ATTRIBUTES.get(spelling)
     if required is not None and required not in instr.attributes:
         return None
     if operands:
@@ -170,8 +175,8 @@ _DECODED = frozenset(("custom_call_target", "index", "frontend_attributes", "out
                       "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES))
 
 
-def _attributes(p: InstructionReader, instr: HloInstruction, spelling: str, text: str, start: int, end: int,
-                control: list[tuple[str, int]]) -> bool:
+def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
+                start: int, end: int, control: list[tuple[str, int]]) -> bool:
     """Record and decode the attributes in ``text[start:end]`` as the full reader does; False where it
     would refuse one.  Read in place: a 10 MB value is copied once, as the full reader copies it."""
     found = _ATTRIBUTE.findall(text, start, end)
@@ -180,7 +185,6 @@ def _attributes(p: InstructionReader, instr: HloInstruction, spelling: str, text
     attributes = {name: raw for _, name, raw in found}
     if len(attributes) != len(found):
         return False  # an attribute given twice
-    allowed = ALLOWED_ATTRIBUTES.get(spelling)
     if allowed is not None and not allowed.issuperset(attributes):
         return False
     metadata = attributes.get("metadata")
