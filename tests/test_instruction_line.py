@@ -8,6 +8,7 @@ or refuse it alike, with the same located message.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,11 @@ DAMAGE = [
     lambda line: line.replace("f32", "f64", 1),
     lambda line: line.replace("[", "[1,", 1),
     lambda line: line.rstrip(")") if line.endswith(")") else line[:-1],
+    lambda line: re.sub(r", ([%\w.\-]+)\)", ")", line, count=1),  # one operand fewer (arity)
+    lambda line: re.sub(r"\(([%\w.\-]+)", r"(\1, \1", line, count=1),  # one operand more
+    lambda line: re.sub(r"index=\d+", "index=x", line),
+    lambda line: re.sub(r", index=\d+", "", line),  # a required attribute missing
+    lambda line: re.sub(r"^(\s*(?:ROOT )?)%?[\w.\-]+ =", r"\1true =", line),  # a keyword as the name
 ]
 
 
@@ -125,3 +131,28 @@ def test_damaged_lines_are_refused_alike(path: Path, monkeypatch: pytest.MonkeyP
             text = "\n".join(lines[:k] + [damage(line)] + lines[k + 1:]) + "\n"
             fast, full = _both(text, monkeypatch)
             assert fast == full, (path.name, k, damage(line))
+
+
+def test_random_mutants_are_read_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fixed-seed random edits (insert, delete, repeat) of one line of a corpus module: both readers agree."""
+    import random
+
+    rng = random.Random(5)
+    pieces = [*' ,()={}[]"%:\\/\n\tabcR0123456789-._*#', 'metadata={op_name="x"}', ", index=0", "f32[2]", "/*c*/",
+              "to_apply=", " ROOT "]
+    texts = [p.read_text() for p in CORPUS]
+    for _ in range(3000):
+        lines = rng.choice(texts).split("\n")
+        k = rng.randrange(len(lines))
+        line = lines[k]
+        for _ in range(rng.randint(1, 3)):
+            i, op = rng.randrange(len(line) + 1), rng.random()
+            if op < 0.4:
+                line = line[:i] + rng.choice(pieces) + line[i:]
+            elif op < 0.8:
+                line = line[:i] + line[i + 1:]
+            else:
+                line = line[:i] + line[i:i + rng.randint(1, 8)] * 2 + line[i + 8:]
+        lines[k] = line
+        fast, full = _both("\n".join(lines), monkeypatch)
+        assert fast == full, line
