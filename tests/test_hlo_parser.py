@@ -155,6 +155,12 @@ BAD_INPUTS = [
     ("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p), backend_config={\"a\": [1, 2}\n}\n", 4,
      51, "'}' does not match '[' opened here"),
     ("HloModule m\nENTRY e {\n  p = f33[2] parameter(0)\n}\n", 3, 7, "unknown primitive type 'f33'"),
+    # A metadata key given twice (jaxlib: "attribute op_name already exists"), in the common form and
+    # in one with escapes (found by the fuzz campaign).
+    ("HloModule m\nENTRY e {\n  ROOT p = f32[2]{0} parameter(0), metadata={op_name=\"a\" op_name=\"b\"}\n}\n", 3, 45,
+     "attribute op_name already exists"),
+    ("HloModule m\nENTRY e {\n  ROOT p = f32[2]{0} parameter(0), metadata={op_name=\"\\\"\" source_file=\"x\" "
+     "source_file=\"y\"}\n}\n", 3, 45, "attribute source_file already exists"),
     ("HloModule m\nENTRY e {\n  p = f32[2,3]{0} parameter(0)\n}\n", 3, 15, "Dimensions size is 2, but minor to major size is 1."),
     ("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  p = f32[2] negate(p)\n}\n", 4, 3, "defined twice"),
     ("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] add(p, q)\n}\n", 4, 26,

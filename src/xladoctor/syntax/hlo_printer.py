@@ -15,7 +15,7 @@ from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from .attributes import format_string_map, parse_string_map, quote
-from .hlo_parser import KEYWORDS
+from .hlo_lexicon import KEYWORDS
 
 
 def print_module(module: HloModule) -> str:

@@ -1,0 +1,202 @@
+"""Reading computations: the header, the signature, and the body line by line.
+
+The body loop takes each line through the fast path (:mod:`.instruction_line`) and
+gives the full reader (:class:`~.instruction_reader.InstructionReader`) any line the
+fast path hands back; either way the same rules of XLA's one-pass parser follow
+(names defined once, operands and called computations defined earlier, parameters
+numbered from 0 without gaps), with XLA's wording.
+"""
+
+from __future__ import annotations
+
+from ..errors import HloParseError
+from ..ir.computation import HloComputation
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+from ..ir.shape import Shape
+from .attributes import unquote
+from .instruction_line import read_fast
+from .instruction_reader import InstructionReader, _is_name_char
+from .shape_parser import read_shape
+
+
+class ComputationReader(InstructionReader):
+    """Computations of a module; the line counter is shared with the module reader."""
+
+    _line: int
+    _line_pos: int
+
+    def line_at(self, pos: int) -> int:
+        """1-based line of ``pos``; positions are visited in increasing order, so this is O(n) total."""
+        if pos < self._line_pos:
+            return self.text.count("\n", 0, pos) + 1
+        self._line += self.text.count("\n", self._line_pos, pos)
+        self._line_pos = pos
+        return self._line
+
+    def _parse_computation(self, module: HloModule) -> HloComputation:
+        r = self.r
+        r.skip()
+        start = r.pos
+        is_entry = False
+        # 'ENTRY:' is a label token, the computation's name, not the keyword.
+        if r.text.startswith("ENTRY", r.pos) and not _is_name_char(r.text[r.pos + 5:r.pos + 6]) \
+                and not r.text.startswith(":", r.pos + 5):
+            r.pos += 5
+            is_entry = True
+        name = r.accept_name()
+        if name is None:
+            raise self.error(f"expected a computation name, found {r.describe_here()}")
+        self._not_keyword(name, "computation")
+        if is_entry and module.entry is not None:
+            raise self.error(f"second ENTRY computation '{name}' (the entry is '{module.entry.name}')", start)
+        comp = HloComputation(name, is_entry)
+        comp.line = self.line_at(start)
+        if r.peek() == "(":
+            comp.signature = self._parse_signature()
+        r.expect("{", f"to open computation '{name}'")
+        self._parse_instructions(comp, module)
+        while r.accept(","):
+            attr, vstart, vend = self._read_attribute(f"computation '{name}'")
+            if attr == "execution_thread":
+                comp.execution_thread = unquote(r.text[vstart:vend])
+        return comp
+
+    def _parse_signature(self) -> tuple[list[tuple[str, Shape]], Shape]:
+        r = self.r
+        r.expect("(")
+        params: list[tuple[str, Shape]] = []
+        if not r.accept(")"):
+            while True:
+                pname = r.expect_name("a parameter name in the computation signature")
+                if not r.text.startswith(":", r.pos - 1):  # 'p:' is one label token in XLA's lexer
+                    r.expect(":", f"after parameter '{pname}'")
+                params.append((pname, read_shape(r)))
+                if r.accept(")"):
+                    break
+                r.expect(",", "or ')' in the computation signature")
+        r.expect("->", "after the computation's parameters")
+        return params, read_shape(r)
+
+    def _parse_instructions(self, comp: HloComputation, module: HloModule) -> None:
+        """The body of one computation, read as XLA's one-pass parser reads it.
+
+        Operands and control predecessors must name instructions defined earlier in
+        the same computation (so no instruction uses itself and the graph has no
+        cycle), called computations must be defined earlier in the module, and
+        parameter numbers are 0..n-1, each once; all refused with XLA's wording.
+        Parameter numbers are collected in a dict and checked at the closing brace,
+        so ``parameter(1000000000)`` costs one entry, not a billion-slot list.
+        This loop runs once per instruction: what it calls is bound to locals.
+        """
+        r, text = self.r, self.text
+        root: HloInstruction | None = None
+        name_pos: dict[str, int] = {}
+        params: dict[int, tuple[HloInstruction, int]] = {}
+        by_name: dict[str, HloInstruction] = {}  # this computation's scope (XLA's parser keeps one too)
+        known, add = module.get_instruction, comp.add_instruction
+        line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
+        while True:
+            got = read_fast(self, module, by_name)
+            if got is not None:
+                instr, control_refs, instr_start, is_root = got
+                if instr.name in name_pos or known(instr.name) is not None:
+                    self._check_new_name(comp, module, instr, name_pos, instr_start)
+            else:
+                r.skip()
+                if r.pos >= len(text):
+                    raise self.error(f"unexpected end of input inside computation '{comp.name}': missing '}}'")
+                if text[r.pos] == "}":
+                    r.pos += 1
+                    break
+                instr_start = r.pos
+                is_root = text.startswith("ROOT", instr_start) and text[instr_start + 4:instr_start + 5].isspace()
+                if is_root:
+                    r.pos += 4
+                instr, control_refs = self._read_slow(comp, module, name_pos, by_name, instr_start)
+            for ref, pos in control_refs:
+                target = by_name.get(ref)
+                if target is None:
+                    raise self._undefined(comp, ref, pos)
+                instr.control_predecessors.append(target)
+            if self._calls_to_resolve:
+                for owner, role, names, pos in self._calls_to_resolve:
+                    self._resolve_called(module, owner, role, names, pos)
+                self._calls_to_resolve.clear()
+            name_pos[instr.name] = instr_start
+            line += text.count("\n", line_pos, instr_start)
+            line_pos = instr_start
+            instr.line = line
+            instr.col = instr_start - text.rfind("\n", 0, instr_start)
+            if is_root:
+                if root is not None:
+                    raise self.error(f"computation '{comp.name}' has two ROOT instructions "
+                                     f"('{root.name}' and '{instr.name}')", instr_start)
+                root = instr
+            number = instr.parameter_number
+            if number is not None:
+                if number in params:
+                    raise self.error(f"Duplicate parameter number {number}", instr_start)
+                params[number] = (instr, instr_start)
+            add(instr, index_parameter=False)
+            by_name[instr.name] = instr
+        self._line, self._line_pos = line, line_pos
+        self._finish_body(comp, root, params)
+
+    def _read_slow(self, comp: HloComputation, module: HloModule, name_pos: dict[str, int],
+                   by_name: dict[str, HloInstruction],
+                   instr_start: int) -> tuple[HloInstruction, list[tuple[str, int]]]:
+        """One instruction by the full reader, its name checked and its operands resolved."""
+        instr, operand_refs, control_refs = self._parse_instruction(module)
+        self._check_new_name(comp, module, instr, name_pos, instr_start)
+        if operand_refs:
+            get = by_name.get
+            ops = [get(ref) for ref, _ in operand_refs]
+            if None in ops:
+                ref, pos = operand_refs[ops.index(None)]
+                raise self._undefined(comp, ref, pos)
+            instr.operands = [o for o in ops if o is not None]  # none is None here
+        return instr, control_refs
+
+    def _finish_body(self, comp: HloComputation, root: HloInstruction | None,
+                     params: dict[int, tuple[HloInstruction, int]]) -> None:
+        """At the closing brace: the root, and parameters numbered from 0 without gaps."""
+        if not comp.instructions:
+            raise self.error(f"computation '{comp.name}' has no instructions", self.r.pos - 1)
+        comp.root = root if root is not None else comp.instructions[-1]
+        for number, (_instr, pos) in params.items():
+            if number >= len(params):
+                missing = min(set(range(len(params))) - params.keys())
+                raise self.error(f"parameter({number}) in computation '{comp.name}', which has no "
+                                 f"parameter({missing}): parameters are numbered from 0 without gaps", pos)
+        comp.parameters = [params[i][0] for i in range(len(params))]
+
+    def _check_new_name(self, comp: HloComputation, module: HloModule, instr: HloInstruction,
+                        name_pos: dict[str, int], instr_start: int) -> None:
+        if instr.name in name_pos:
+            raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
+                             f"'{comp.name}')", instr_start)
+        if module.get_instruction(instr.name) is not None:
+            raise self.error(f"instruction name '{instr.name}' is already used in another computation "
+                             "(XLA requires unique names in a module)", instr_start)
+
+    def _undefined(self, comp: HloComputation, ref: str, pos: int) -> HloParseError:
+        return self.error(f"instruction does not exist: {ref} (operands and control-predecessors must be "
+                          f"defined earlier in computation '{comp.name}', as XLA requires)", pos)
+
+    def _resolve_called(self, module: HloModule, instr: HloInstruction, role: str, names: list[str],
+                        pos: int) -> None:
+        """Called computations must already be defined, as in XLA's one-pass parser.
+
+        That one rule is why the call graph of a parsed module has no cycles: a
+        computation cannot call itself, a later computation, or the entry (which is
+        being defined when its body is read).
+        """
+        comps = []
+        for n in names:
+            c = module.get_computation(n)
+            if c is None:
+                raise self.error(f"computation does not exist: {n} ({role}= must name a computation defined "
+                                 "earlier in the module, as XLA requires)", pos)
+            comps.append(c)
+        instr.called.setdefault(role, []).extend(comps)

@@ -1,0 +1,202 @@
+"""The fast path for one instruction line: one compiled regex instead of a token-by-token walk.
+
+Nearly every line XLA and jax print has one form: ``[%]name = shape opcode(operands),
+attr=value, ...`` on one line, with plain operand names, values that are a string, a
+one-level brace group or a bare token, and shapes that repeat a few spellings.
+:func:`read_fast` reads such a line with one :data:`_LINE` match, decodes each distinct
+shape spelling once (through the full shape grammar, then cached), and applies every
+check the full reader makes (keywords, allowed and required attributes, arity, metadata
+form, value forms).  Whatever it does not take, or would refuse, it hands back untouched
+(``None``): the full reader then reads the line and gives XLA's acceptance and error
+messages exactly as before, so this path changes speed only, never a verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import chain
+from typing import TYPE_CHECKING
+
+from ..errors import HloParseError
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
+from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, REQUIRED_ATTRIBUTES
+from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
+from ..ir.shape import Shape
+from .hlo_lexicon import KEYWORDS, metadata_fast
+from .reader import Reader
+from .shape_parser import read_shape
+
+if TYPE_CHECKING:
+    from ..ir.module import HloModule
+    from .instruction_reader import InstructionReader
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+_ARRAY = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s]*\})?"
+# Attribute values the full reader's scan_value reads to exactly these ends: a string; a brace
+# group holding no nested braces, parentheses or quotes other than strings and one level of
+# [...]; a bare token without brackets, quotes, commas, spaces or '/' (which could start a
+# comment).  They are only tried on one line holding no backslash (checked with str.find), so
+# strings have no escapes and nothing spans lines: the classes leave those out, which keeps
+# them short (the regex engine's cost per character grows with the class).
+_STRING = r'"[^"]*"'
+# Any character but {}()[]"' -- spelled as ranges: CPython's regex engine tests a negated list of
+# characters one by one, a list of ranges about twice as fast.
+_PLAIN_RUN = r"[\x00-!#-&*-Z\\^-z|~-\U0010ffff]*"
+# Written as 'plain* (special plain*)*', whose specials start with characters a plain run never
+# holds: one way to match any text, so a failing match costs linear time, and runs are matched
+# by a character class, not by one alternation per character.
+_BRACES = r"\{" + _PLAIN_RUN + r"(?:(?:" + _STRING + r"|\[" + _PLAIN_RUN + r"\])" + _PLAIN_RUN + r")*\}"
+_BARE = r'[^(){}\[\]",\s/]+'
+_VALUE = f"(?:{_STRING}|{_BRACES}|{_BARE})"
+# The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).
+_LINE = re.compile(
+    rf"[ \t\r\n]*(ROOT[ \t]+)?(%?)({_NAME})[ \t]+=[ \t]+"
+    rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_ARRAY})*)?\))[ \t]+"
+    rf"([a-z][a-z0-9\-]*)\((?:([ \t]*%?{_NAME}(?:[ \t]*,[ \t]*%?{_NAME})*[ \t]*)|([^()\n\"{{}}/\[\]]*))\)"
+    r"((?:[ \t]*,[^\n]*[^\s])?)"
+    # The line ends here, and the next one does not go on with ', attr=...' or a comment.
+    r"[ \t]*(?=\r?\n(?![ \t\r\n]*[,/]))")
+# One ', name=value' with its separator, so the lengths found show whether they tile the span.
+_ATTRIBUTE = re.compile(rf"([ \t]*,[ \t]*)([A-Za-z_][A-Za-z0-9_\-]*)=({_VALUE})")
+_ARITY = FIXED_ARITY
+_PARAMETER, _CONSTANT, _TUPLE = HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpcode.TUPLE
+# Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
+# attributes (None: not checked) and its required attribute (one dictionary look-up per line).
+_OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, str | None]] = {
+    spelling: (op, FIXED_ARITY.get(spelling, -1), ALLOWED_ATTRIBUTES.get(spelling), REQUIRED_ATTRIBUTES.get(spelling))
+    for spelling, op in OPCODES_BY_SPELLING.items()}
+_OPERAND = re.compile(rf"%?({_NAME})")
+_PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
+# A scalar literal (constant(0), constant(-inf), constant(true)); array literals take the full reader.
+_SCALAR_LITERAL = re.compile(r"[ \t]*[-+0-9A-Za-z_.]+[ \t]*")
+
+# Shapes by spelling: real modules repeat a few dozen spellings over millions of lines.
+_SHAPES: dict[str, Shape] = {}
+_SHAPES_LIMIT = 100_000
+
+
+def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
+    """The shape spelled ``text[start:end]``, read once by the full grammar, or None if it reads differently."""
+    key = text[start:end]
+    shape = _SHAPES.get(key)
+    if shape is not None:
+        return shape
+    r = Reader(text, source, start)
+    try:
+        shape = read_shape(r)
+    except HloParseError:
+        return None
+    if r.pos != end and (r.pos < end or not text[end:r.pos].isspace()):
+        return None  # the grammar reads another extent (the shape reader may step over spaces after it)
+    if len(_SHAPES) < _SHAPES_LIMIT:
+        _SHAPES[key] = shape
+    return shape
+
+
+def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloInstruction]
+              ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
+    """The instruction at the cursor (after spaces and newlines, with or without ``ROOT``), its
+    operands resolved in ``by_name``, as the full reader would build it; or None (nothing
+    consumed, nothing recorded) to let the full reader read it.
+
+    Also returns the control predecessors by name, where the line starts and whether it is
+    the ROOT; called computations are queued on the parser exactly as the full reader queues them.
+    """
+    r = p.r
+    text = r.text
+    m = _LINE.match(text, r.pos)
+    if m is None or text.find("\\", m.start(), m.end()) >= 0:
+        return None
+    root, percent, name, shape_text, spelling, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7)
+    info = _OPCODE_INFO.get(spelling)
+    if info is None or name in KEYWORDS:
+        return None
+    opcode, arity, allowed, required = info
+    shape = _SHAPES.get(shape_text)
+    if shape is None:
+        shape = _shape(text, m.start(4), m.end(4), p.source)
+        if shape is None:
+            return None
+    instr = HloInstruction(name, opcode, shape)
+    operands: list[HloInstruction] = []
+    if opcode is _PARAMETER or opcode is _CONSTANT or names_text is None:
+        if not _contents(instr, inside if names_text is None else names_text):
+            return None
+    else:
+        try:
+            operands = [by_name[n] for n in _OPERAND.findall(names_text)]
+        except KeyError:
+            return None  # the full reader names the undefined operand where it stands
+        if opcode is _TUPLE:
+            if not shape.is_tuple or len(shape.tuple_shapes) != len(operands):
+                return None
+        elif arity >= 0 and len(operands) != arity:
+            return None
+    control: list[tuple[str, int]] = []
+    if m.end(8) > m.start(8):
+        resolving = len(p._calls_to_resolve)
+        if not _attributes(p, instr, allowed, text, m.start(8), m.end(8), control):
+            del p._calls_to_resolve[resolving:]
+            return None
+    if required is not None and required not in instr.attributes:
+        return None
+    if operands:
+        instr._operands = tuple(operands)
+        for op in operands:
+            op.users[instr] = None
+    if percent:
+        module.print_percent = True
+    r.pos = m.end()
+    return instr, control, m.start(1) if root else m.start(2), root is not None
+
+
+def _contents(instr: HloInstruction, inside: str) -> bool:
+    """An instruction without operands: a parameter number, a scalar literal, or nothing."""
+    opcode = instr.opcode
+    if opcode is _PARAMETER:
+        if not _PARAMETER_NUMBER.fullmatch(inside):
+            return False
+        instr.parameter_number = int(inside)
+        return True
+    if opcode is _CONSTANT:
+        if not _SCALAR_LITERAL.fullmatch(inside):
+            return False
+        instr.literal = inside.strip()
+        return True
+    if inside.strip():
+        return False  # operands this path does not read ('add(1)', typed operands, ...)
+    if opcode is _TUPLE:
+        return instr.shape.is_tuple and not instr.shape.tuple_shapes
+    return _ARITY.get(opcode.value, 0) == 0
+
+
+# Attributes the full reader decodes or checks beyond storing them.
+_DECODED = frozenset(("custom_call_target", "index", "frontend_attributes", "output_to_operand_aliasing",
+                      "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES))
+
+
+def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
+                start: int, end: int, control: list[tuple[str, int]]) -> bool:
+    """Record and decode the attributes in ``text[start:end]`` as the full reader does; False where it
+    would refuse one.  Read in place: a 10 MB value is copied once, as the full reader copies it."""
+    found = _ATTRIBUTE.findall(text, start, end)
+    if sum(map(len, chain.from_iterable(found))) + len(found) != end - start:
+        return False  # something between or around them that is not an attribute this path reads
+    attributes = {name: raw for _, name, raw in found}
+    if len(attributes) != len(found):
+        return False  # an attribute given twice
+    if allowed is not None and not allowed.issuperset(attributes):
+        return False
+    metadata = attributes.get("metadata")
+    if metadata is not None and not metadata_fast(metadata):
+        return False
+    instr.attributes = attributes
+    if _DECODED.isdisjoint(attributes):
+        return True
+    for a in _ATTRIBUTE.finditer(text, start, end):  # again, for the positions the decoders' messages name
+        if a.group(2) in _DECODED:
+            try:
+                p._decode_attribute(instr, a.group(2), a.group(3), a.start(3), control)
+            except HloParseError:
+                return False
+    return True

@@ -1,0 +1,276 @@
+"""Reading one instruction token by token, as XLA's parser does: the full reader.
+
+Used for every line the fast path (:mod:`.instruction_line`) does not take, so it decides
+what is accepted and how a refusal is worded: operands (current and typed forms, XLA's
+empty entries), ``parameter(N)``, constant literals, attributes with XLA's per-opcode
+allow-lists, metadata keys and value forms, and the decoding of the attributes analyses read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import HloParseError
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
+from ..ir.module import HloModule
+from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, REQUIRED_ATTRIBUTES
+from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
+from ..ir.primitive import ARRAY_TYPE_NAMES
+from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
+from .hlo_lexicon import INT_VALUE, KEYWORDS, METADATA_INTS, METADATA_STRINGS, VALUE_FORM, metadata_fast
+from .reader import Reader, show_token
+from .shape_parser import read_shape
+
+_OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
+_ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+_SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
+_INT64_MAX = 2**63 - 1
+# Called-computation attributes XLA parses as a braced list; the others name one computation.
+_COMPUTATION_LIST_ROLES = ("branch_computations",)
+_BARE_NAME = re.compile(r"(%?)([A-Za-z_][A-Za-z0-9_.\-]*)(:?)")
+
+# A called computation waiting to be resolved: (caller, role, names, position of the value).
+PendingCall = tuple[HloInstruction, str, list[str], int]
+
+
+class InstructionReader:
+    """The parser's state that instruction reading needs, and the token-by-token reader."""
+
+    r: Reader
+    text: str
+    source: str
+    _calls_to_resolve: list[PendingCall]
+
+    def error(self, message: str, pos: int | None = None) -> HloParseError:
+        return self.r.error(message, pos)
+
+    def _not_keyword(self, name: str, what: str) -> None:
+        """XLA's lexer turns type names and keywords into their own tokens: they cannot name anything."""
+        if name not in KEYWORDS:
+            return
+        labelled = self.r.text.startswith(":", self.r.pos - 1)  # 'f32:' is one label token, like '%f32'
+        at = self.r.pos - len(name) - labelled
+        if not labelled and not self.r.text.startswith("%", at - 1):
+            raise self.error(f"expected a {what} name: '{name}' is a keyword in XLA's HLO lexer", at)
+        if what == "instruction" and name in ARRAY_TYPE_NAMES | {"opaque", "token"}:
+            raise self.error(f"illegal instruction name: {name} (a primitive type, even after '%')", at)
+
+    # -- module --------------------------------------------------------------------
+    def _read_attribute(self, owner: str) -> tuple[str, int, int]:
+        """``name=value`` at the cursor (after its comma): the name and the value's span."""
+        r = self.r
+        r.skip()
+        m = _ATTR_NAME.match(r.text, r.pos)
+        if not m:
+            raise self.error(f"expected an attribute name after ',' in {owner}, found {r.describe_here()}")
+        attr = m.group(0)
+        r.pos = m.end()
+        if not r.text.startswith("=", r.pos):  # XLA lexes 'name=' as one token: nothing in between
+            raise self.error(f"expected '=' right after attribute name '{attr}' of {owner}, found "
+                             f"{r.describe_here()}")
+        r.pos += 1
+        r.skip()
+        start = r.pos
+        end = scan_value(r.text, start, self.source)
+        if end == start:
+            raise self.error(f"expected a value for attribute '{attr}' of {owner}")
+        r.pos = end
+        return attr, start, end
+
+    def _string_map(self, raw: str, pos: int) -> dict[str, str]:
+        try:
+            return parse_string_map(raw)
+        except ValueError as e:
+            raise self.error(str(e), pos) from None
+
+    def _parse_instruction(self, module: HloModule
+                           ) -> tuple[HloInstruction, list[tuple[str, int]], list[tuple[str, int]]]:
+        r = self.r
+        r.skip()
+        if r.text.startswith("%", r.pos):
+            module.print_percent = True
+        name = r.accept_name()
+        if name is None:
+            raise self.error(f"expected an instruction name, found {r.describe_here()}")
+        self._not_keyword(name, "instruction")
+        if r.text.startswith("=", r.pos) and not r.text.startswith(":", r.pos - 1):
+            # XLA's lexer reads 'name=' as one attribute-name token, so 'x= add(...)' has no name.
+            raise self.error(f"expected an instruction name: XLA reads '{name}=' as an attribute name; "
+                             "put a space before '='")
+        r.expect("=", f"after instruction name '{name}'")
+        r.skip()
+        if not _SHAPE_START.match(r.text, r.pos):
+            raise self.error(f"expected the shape of '{name}', found {r.describe_here()}")
+        shape = read_shape(r)
+        r.skip()
+        op_pos = r.pos
+        m = _OPCODE.match(r.text, r.pos)
+        if not m:
+            raise self.error(f"expected an opcode for '{name}', found {r.describe_here()}")
+        opcode = OPCODES_BY_SPELLING.get(m.group(0))
+        if opcode is None:
+            raise self.error(f"unknown opcode '{m.group(0)}'", op_pos)
+        r.pos = m.end()
+        instr = HloInstruction(name, opcode, shape)
+        r.expect("(", f"after opcode '{opcode.value}'")
+        operand_refs: list[tuple[str, int]] = []
+        if opcode is HloOpcode.PARAMETER:
+            here = r.pos
+            instr.parameter_number = r.expect_int("a parameter number")
+            if instr.parameter_number < 0 or instr.parameter_number > _INT64_MAX:
+                raise self.error("parameter number must be >= 0", here)
+            r.expect(")", "to close parameter(...)")
+        elif opcode is HloOpcode.CONSTANT:
+            lit_start = r.pos
+            end = _scan_parenthesized(r.text, lit_start - 1, self.source)
+            instr.literal = r.text[lit_start:end].strip()
+            r.pos = end + 1
+        else:
+            operand_refs = self._parse_operands(instr)
+        control_refs = self._parse_attributes(instr)
+        want = FIXED_ARITY.get(opcode)
+        if opcode is HloOpcode.TUPLE:
+            if not shape.is_tuple:
+                raise self.error(f"a tuple instruction needs a tuple shape, not {shape}", op_pos)
+            want = len(shape.tuple_shapes)
+        if want is not None and len(operand_refs) != want:
+            raise self.error(f"expects {want} operands, but has {len(operand_refs)} operands", m.end())
+        required = REQUIRED_ATTRIBUTES.get(opcode)
+        if required is not None and required not in instr.attributes:
+            raise self.error(f"attribute {required} is expected but not seen", m.end())
+        return instr, operand_refs, control_refs
+
+    def _parse_operands(self, instr: HloInstruction) -> list[tuple[str, int]]:
+        """Operand names up to ')'.  As in XLA, commas only separate: empty entries are skipped
+        ('add(p,,p)', 'negate(p,)' and 'tuple(,)' are what jaxlib reads as 'add(p, p)', ...)."""
+        r = self.r
+        refs: list[tuple[str, int]] = []
+        typed: list[str] = []
+        while True:
+            if r.accept(")"):
+                break
+            if r.accept(","):
+                continue
+            r.skip()
+            pos = r.pos
+            if _SHAPE_START.match(r.text, pos):
+                # Older printers: "f32[2]{0} %x"; a bare name never starts with "type[" or "(".
+                shape_start = r.pos
+                read_shape(r)
+                typed.append(r.text[shape_start:r.pos])
+                r.skip()
+                pos = r.pos
+            name = r.accept_name()
+            if name is None:
+                raise self.error(f"expected an operand name, found {r.describe_here()}")
+            refs.append((name, pos))
+            if r.peek() not in (",", ")"):
+                r.expect(",", f"or ')' in the operands of '{instr.name}'")
+        if typed:
+            instr.operand_shapes_text = tuple(typed)
+        return refs
+
+    def _parse_attributes(self, instr: HloInstruction) -> list[tuple[str, int]]:
+        r = self.r
+        control_refs: list[tuple[str, int]] = []
+        text = r.text
+        allowed = ALLOWED_ATTRIBUTES.get(instr.opcode)
+        while True:
+            # Attributes follow a comma; anything else ends the instruction.
+            save = r.pos
+            r.skip()
+            if not text.startswith(",", r.pos):
+                r.pos = save
+                break
+            r.pos += 1
+            name_at = r.pos
+            attr, vstart, vend = self._read_attribute(f"'{instr.name}'")
+            raw = text[vstart:vend]
+            if allowed is not None and attr not in allowed:
+                raise self.error(f'unexpected attribute "{attr}" for {instr.opcode.value}; XLA allows: '
+                                 + ", ".join(sorted(allowed)), name_at)
+            if attr == "metadata" and not metadata_fast(raw):
+                self._check_metadata(raw, vstart)
+            if attr in instr.attributes:
+                raise self.error(f"attribute '{attr}' given twice for '{instr.name}'", vstart)
+            instr.attributes[attr] = raw
+            self._decode_attribute(instr, attr, raw, vstart, control_refs)
+        return control_refs
+
+    def _check_metadata(self, raw: str, pos: int) -> None:
+        """``metadata={...}`` as XLA reads it: known keys only, strings where strings go."""
+        if not (raw.startswith("{") and raw.endswith("}")):
+            raise self.error("metadata must be {key=value ...}", pos)
+        try:
+            pairs = parse_key_values(raw)
+        except ValueError as e:
+            raise self.error(f"cannot read metadata: {e}", pos) from None
+        seen: set[str] = set()
+        for key, value in pairs:
+            if key in seen:  # XLA's attribute parser refuses a key given twice
+                raise self.error(f"attribute {key} already exists in metadata", pos)
+            seen.add(key)
+            if key not in METADATA_KEYS:
+                raise self.error(f'unexpected attribute "{key}" in metadata; XLA allows: '
+                                 + ", ".join(sorted(METADATA_KEYS)), pos)
+            if key in METADATA_STRINGS and not value.startswith('"'):
+                raise self.error(f"metadata {key} must be a string", pos)
+            if key in METADATA_INTS and not INT_VALUE.fullmatch(value):
+                raise self.error(f"metadata {key} must be an integer", pos)
+
+    def _decode_attribute(self, instr: HloInstruction, attr: str, raw: str, pos: int,
+                          control_refs: list[tuple[str, int]]) -> None:
+        expected = VALUE_FORM.get(attr)
+        if expected is not None and not raw.startswith(expected[0]):
+            raise self.error(f"attribute {attr} expects {expected[1]}, found {show_token(raw)}", pos)
+        if attr == "custom_call_target":
+            instr.custom_call_target = unquote(raw)
+        elif attr == "index":
+            try:
+                instr.tuple_index = int(raw)
+            except ValueError:
+                raise self.error(f"index must be an integer, got {raw!r}", pos) from None
+        elif attr == "frontend_attributes":
+            instr.frontend_attributes = self._string_map(raw, pos)
+        elif attr == "metadata":
+            pass  # decoded on first use (HloInstruction.metadata): most are never read
+        elif attr == "output_to_operand_aliasing":
+            instr.output_to_operand_aliasing = [(o, p, pi) for o, p, pi, _ in parse_aliasing(raw)]
+        elif attr == "control-predecessors":
+            control_refs.extend((n, pos) for n in self._name_list(raw, pos))
+        elif attr in CALLED_COMPUTATION_ROLES:
+            if raw.startswith("{") and attr not in _COMPUTATION_LIST_ROLES:
+                # XLA reads '{' after a one-computation attribute as an inline computation body
+                # ('to_apply={c}' is refused there: 'expects '=' in instruction').
+                raise self.error(f"{attr}= names one computation: XLA reads '{{' here as the start of an inline "
+                                 "computation body, which xladoctor does not read", pos)
+            self._calls_to_resolve.append((instr, attr, self._name_list(raw, pos), pos))
+
+    def _name_list(self, raw: str, pos: int) -> list[str]:
+        try:
+            names = parse_name_list(raw)
+        except ValueError as e:
+            raise self.error(str(e), pos) from None
+        if not KEYWORDS.isdisjoint(names):
+            # A keyword names something only as '%true' or the label 'true:', as in XLA's lexer.
+            for m in _BARE_NAME.finditer(raw):
+                if m.group(2) in KEYWORDS and not m.group(1) and not m.group(3):
+                    raise self.error(f"expected a name: '{m.group(2)}' is a keyword in XLA's HLO lexer "
+                                     f"(write '%{m.group(2)}')", pos)
+        return names
+
+    # -- module-level resolution ------------------------------------------------------
+
+def _is_name_char(c: str) -> bool:
+    return c.isalnum() or c in "_.-"
+
+
+
+def _scan_parenthesized(text: str, open_pos: int, source: str) -> int:
+    """Offset of the ')' matching the '(' at ``open_pos`` (constant literals: nested braces, strings)."""
+    end = scan_value(text, open_pos, source)
+    # scan_value treats the whole "(...)" group as one value and stops after it.
+    if end <= open_pos or text[end - 1] != ")":
+        raise HloParseError.at("unbalanced '(' in constant literal", text, open_pos, source)
+    return end - 1
+

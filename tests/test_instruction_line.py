@@ -1,0 +1,158 @@
+"""The fast path for instruction lines changes speed only: same IR, same acceptance, same errors.
+
+Every module of the test corpus (real XLA test modules and dumps) and modules printed by jax
+are parsed twice, with the fast path and with the full reader alone, and compared field by
+field; then every line of one module is damaged in a few ways and both readers must accept
+or refuse it alike, with the same located message.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from xladoctor.errors import HloParseError
+from xladoctor.ir.module import HloModule
+from xladoctor.syntax import computation_reader, instruction_line
+from xladoctor.syntax.hlo_parser import parse_module
+from xladoctor.syntax.hlo_printer import print_module
+
+DATA = Path(__file__).parent / "data"
+CORPUS = sorted(p for p in (DATA / "offload").rglob("*") if p.suffix in (".hlo", ".txt"))
+
+
+def _full_reader_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(computation_reader, "read_fast", lambda p, module, by_name: None)
+
+
+def _fingerprint(module: HloModule) -> list[tuple]:
+    """Everything the parser sets on each instruction, graph links by name, users in order."""
+    rows = []
+    for comp in module.computations:
+        rows.append((comp.name, comp.line, comp.root and comp.root.name, [p.name for p in comp.parameters]))
+        for i in comp.instructions:
+            rows.append((i.name, i.opcode, i.shape, i.line, i.col, i.parameter_number, i.literal,
+                         dict(i.attributes), i.custom_call_target, i.tuple_index, dict(i.frontend_attributes),
+                         i.output_to_operand_aliasing, i.operand_shapes_text, [o.name for o in i.operands],
+                         [u.name for u in i.users], [c.name for c in i.control_predecessors],
+                         {k: [c.name for c in v] for k, v in i.called.items()}, [c.name for c in i.parent.callers]
+                         if i.parent else None))
+    return rows + [print_module(module)]
+
+
+def _outcome(text: str) -> tuple:
+    try:
+        return ("ok", _fingerprint(parse_module(text, "m.hlo")))
+    except HloParseError as e:
+        return ("error", e.message, e.line, e.col)
+
+
+def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:
+    fast = _outcome(text)
+    with monkeypatch.context() as m:
+        _full_reader_only(m)
+        full = _outcome(text)
+    return fast, full
+
+
+def test_the_fast_path_takes_most_lines_of_real_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = []
+    real = instruction_line.read_fast
+
+    def counting(p, module, by_name):
+        got = real(p, module, by_name)
+        taken.append(got is not None)
+        return got
+    monkeypatch.setattr(computation_reader, "read_fast", counting)
+    for path in CORPUS:
+        try:
+            parse_module(path.read_text(), str(path))
+        except HloParseError:
+            pass
+    # Each computation's closing brace is one call that cannot be taken; the rest mostly are.
+    assert sum(taken) > 0.6 * len(taken), (sum(taken), len(taken))
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_same_module_with_and_without_the_fast_path(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast, full = _both(path.read_text(), monkeypatch)
+    assert fast == full
+
+
+def test_jax_printed_modules_read_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+
+    def step(x, w):
+        h = jnp.tanh(x @ w)
+        return jax.lax.fori_loop(0, 3, lambda i, a: a * 2 + i, h).sum(), h.T
+
+    x = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+    for text in (jax.jit(step).lower(x, x.update(shape=(128, 16))).as_text("hlo"),
+                 jax.jit(step).lower(x, x.update(shape=(128, 16))).compile().as_text()):
+        fast, full = _both(text, monkeypatch)
+        assert fast[0] == "ok" and fast == full
+
+
+# Damage to one line: each must be accepted or refused alike by both readers.
+DAMAGE = [
+    lambda line: line.replace(", ", ",, ", 1),
+    lambda line: line.replace("(", "( ", 1),
+    lambda line: line.replace(")", ",)", 1),
+    lambda line: line.replace(" = ", "= ", 1),
+    lambda line: line.replace("=", " =", 2),
+    lambda line: line.replace("}", "}x", 1),
+    lambda line: line.replace('"', '"\\q', 1),
+    lambda line: line.replace("%", "", 1),
+    lambda line: line + ", metadata={op_name=\"x\"}",
+    lambda line: line + ", zzz=1",
+    lambda line: line + " // note",
+    lambda line: line.replace("ROOT ", "", 1),
+    lambda line: line.replace("f32", "f64", 1),
+    lambda line: line.replace("[", "[1,", 1),
+    lambda line: line.rstrip(")") if line.endswith(")") else line[:-1],
+    lambda line: re.sub(r", ([%\w.\-]+)\)", ")", line, count=1),  # one operand fewer (arity)
+    lambda line: re.sub(r"\(([%\w.\-]+)", r"(\1, \1", line, count=1),  # one operand more
+    lambda line: re.sub(r"index=\d+", "index=x", line),
+    lambda line: re.sub(r", index=\d+", "", line),  # a required attribute missing
+    lambda line: re.sub(r"^(\s*(?:ROOT )?)%?[\w.\-]+ =", r"\1true =", line),  # a keyword as the name
+]
+
+
+@pytest.mark.parametrize("path", CORPUS[::4], ids=[p.name for p in CORPUS[::4]])
+def test_damaged_lines_are_refused_alike(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = path.read_text().splitlines()
+    for k, line in enumerate(lines):
+        if " = " not in line:
+            continue
+        for damage in DAMAGE:
+            text = "\n".join(lines[:k] + [damage(line)] + lines[k + 1:]) + "\n"
+            fast, full = _both(text, monkeypatch)
+            assert fast == full, (path.name, k, damage(line))
+
+
+def test_random_mutants_are_read_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fixed-seed random edits (insert, delete, repeat) of one line of a corpus module: both readers agree."""
+    import random
+
+    rng = random.Random(5)
+    pieces = [*' ,()={}[]"%:\\/\n\tabcR0123456789-._*#', 'metadata={op_name="x"}', ", index=0", "f32[2]", "/*c*/",
+              "to_apply=", " ROOT "]
+    texts = [p.read_text() for p in CORPUS]
+    for _ in range(3000):
+        lines = rng.choice(texts).split("\n")
+        k = rng.randrange(len(lines))
+        line = lines[k]
+        for _ in range(rng.randint(1, 3)):
+            i, op = rng.randrange(len(line) + 1), rng.random()
+            if op < 0.4:
+                line = line[:i] + rng.choice(pieces) + line[i:]
+            elif op < 0.8:
+                line = line[:i] + line[i + 1:]
+            else:
+                line = line[:i] + line[i:i + rng.randint(1, 8)] * 2 + line[i + 8:]
+        lines[k] = line
+        fast, full = _both("\n".join(lines), monkeypatch)
+        assert fast == full, line
