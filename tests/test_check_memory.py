@@ -13,10 +13,10 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from xladoctor.catalogue.logscan import scan_file
 
 from log_corpus import write_log
 from xladoctor.catalogue.fastscan import BLOCK, scan_stream
+from xladoctor.catalogue.logscan import scan_file
 from xladoctor.catalogue.scanner import LogScanner
 from xladoctor.checking.stream import Options, check_path, check_stream
 

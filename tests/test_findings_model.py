@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
-from xladoctor.catalogue.logscan import scan_file
 
 from test_offload_scenarios import FILES, load, rule_of
+from xladoctor.catalogue.logscan import scan_file
 from xladoctor.cli import main
 from xladoctor.findings import (
     FINDINGS_SCHEMA_VERSION,
