@@ -90,3 +90,34 @@ def test_the_summary_fix_leaves_the_jax_snippet_to_offload(capsys):
     assert lines[-2:] == ["   fix (a) keep it on host: entry result {0} -> f32[16,256]{1,0:T(8,128)S(5)}",
                           "   fix (b) bring it back: move-to-device after custom-call.5 (/home/user/model.py:23)"]
     assert all("JAX" in x.text for x in f.fixes) and not any("JAX" in line for line in lines)
+
+
+def test_offload_text_of_the_corpus_draws_every_finding_of_its_document():
+    """``offload``'s full text (report/offload_text.py) against the same analysis' JSON keys."""
+    from test_offload_scenarios import load, rule_of
+    from xladoctor.offload import analyze_host_offload
+    from xladoctor.offload.fixes import suggest_fixes
+    from xladoctor.offload.report import result_json
+    from xladoctor.report.offload_text import render_text as offload_text
+
+    seen_failures = seen_hops = 0
+    for path in FILES:
+        module, _, options = load(path)
+        result = analyze_host_offload(module, rule_of(options))
+        fixes = suggest_fixes(module, result)
+        lines = offload_text(path.name, module, result, fixes, False).splitlines()
+        doc = result_json(result, fixes)
+        for e in doc["errors"]:
+            heading = f"output {format_shape_index(tuple(e['output_index']))} ({e['output_layout']}) ["
+            assert any(line.startswith(heading) for line in lines), (path.name, heading)
+            for hop in e["path"]:
+                idx = format_shape_index(tuple(hop["shape_index"])) if hop["shape_index"] else ""
+                where = f"  {hop['location']}" if hop["location"] else ""
+                comp = f" [{hop['computation']}]" if hop["computation"] else ""
+                assert f"    {hop['instruction']}{idx} = {hop['shape']} {hop['opcode']}{comp}{where}" in lines, path.name
+                seen_hops += 1
+        for fail in doc["failures"]:
+            at = f" (at {fail['instruction']})" if fail["instruction"] else ""
+            assert any(line.endswith(f": {fail['message']}{at}") for line in lines), (path.name, fail)
+            seen_failures += 1
+    assert seen_failures >= 3 and seen_hops >= 20

@@ -25,11 +25,14 @@ _MAX_NOTES = 3
 """A summary shows a logged finding's first notes only; ``explain`` shows them all."""
 
 
-def index_text(index: JSON) -> str:
-    """A shape index from a finding's fields (a JSON list of ints) in XLA's spelling."""
-    if not isinstance(index, (list, tuple)):
-        return "{}"
-    return format_shape_index(tuple(i for i in index if isinstance(i, int)))
+def shape_index_of(value: JSON) -> tuple[int, ...]:
+    """A shape index from a finding's fields (a JSON list of ints)."""
+    return tuple(i for i in value if isinstance(i, int)) if isinstance(value, (list, tuple)) else ()
+
+
+def index_text(value: JSON) -> str:
+    """A shape index from a finding's fields in XLA's spelling, ``{1,0}``."""
+    return format_shape_index(shape_index_of(value))
 
 
 def hop_text(h: Hop) -> str:
@@ -37,6 +40,15 @@ def hop_text(h: Hop) -> str:
     idx = format_shape_index(h.shape_index) if h.shape_index else ""
     where = f"  at {h.source}" if h.source is not None else ""
     return f"{h.instruction}{idx} ({h.opcode or ''}){where}"
+
+
+def hop_detail(h: Hop) -> str:
+    """``tuple.7{0} = (f32[16,256]{1,0}, ...) tuple [main.7]  model.py:23``: the hop with its shape,
+    for ``offload``'s full report."""
+    idx = format_shape_index(h.shape_index) if h.shape_index else ""
+    comp = f" [{h.computation}]" if h.computation else ""
+    where = f"  {h.source}" if h.source is not None else ""
+    return f"{h.instruction}{idx} = {h.shape or ''} {h.opcode or ''}{comp}{where}"
 
 
 def fix_sentence(fix: Fix) -> str:
