@@ -121,3 +121,29 @@ def test_offload_text_of_the_corpus_draws_every_finding_of_its_document():
             assert any(line.endswith(f": {fail['message']}{at}") for line in lines), (path.name, fail)
             seen_failures += 1
     assert seen_failures >= 3 and seen_hops >= 20
+
+
+def test_input_mismatch_and_compiler_verdict_draw_code_place_message_and_fixes(tmp_path, capsys):
+    module = ("HloModule m, entry_computation_layout={(f32[8,128]{%s}, bf16[16,1280,40]{%s})->f32[8,128]{1,0}}\n\n"
+              "ENTRY e {\n  p0 = f32[8,128]{%s} parameter(0)\n  p1 = bf16[16,1280,40]{%s} parameter(1)\n"
+              "  ROOT n = f32[8,128]{1,0} negate(p0)\n}\n")
+    (tmp_path / "a.hlo").write_text(module % (("1,0:T(8,128)", "2,1,0:T(8,128)(2,1)") * 2))
+    (tmp_path / "b.hlo").write_text(module % (("0,1:T(8,128)", "1,2,0:T(8,128)(2,1)") * 2))
+    main(["inputs", str(tmp_path / "a.hlo"), "--supplied", str(tmp_path / "b.hlo"), "--json"])
+    report = from_json(json.loads(capsys.readouterr().out)["diagnostics"])
+    assert isinstance(report, Report) and report.findings
+    for f in report.findings:
+        assert f.kind is FindingKind.INPUT_MISMATCH
+        lines = render_finding(f)
+        assert lines[0].startswith(f"{f.code} {f.name}: ") and lines[1] == "   " + f.message.splitlines()[0]
+        assert [line.removeprefix("   fix: ") for line in lines[2:]] == [x.text.split("; JAX: ")[0] for x in f.fixes]
+    places = {f.location.instruction for f in report.findings}
+    assert places <= {"p0", "p1", None} and places & {"p0", "p1"}
+
+    from test_findings_model import _recorded_confirm
+    from xladoctor.findings.from_offload import offload_findings
+
+    d3, result, confirm = _recorded_confirm("D3_move_to_host_only_used_by_non_aliasing_custom_call")
+    (verdict,) = offload_findings(result, (), "d3.hlo", d3, confirm=confirm)
+    assert render_finding(verdict)[:2] == [f"E0002 {verdict.name}: {verdict.title}",
+                                           "   Custom emitter for Foo not found"]
