@@ -8,7 +8,7 @@ from typing import Any
 from ..escape import escape_field
 from ..files import located
 from ..hlo_summary import summarize
-from ..ir.shape import HOST_MEMORY_SPACE
+from ..ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from ..labels import label
 from ..syntax.hlo_parser import parse_module
 from ..units import bytes_text
@@ -43,7 +43,7 @@ def _host_mark(entry: dict[str, Any], is_tuple: bool) -> str:
         return ""
     if not is_tuple:
         return "  " + label("hlo.host")
-    return "  " + label("hlo.host_leaves", leaves=", ".join("{" + ",".join(map(str, i)) + "}" for i in hosts))
+    return "  " + label("hlo.host_leaves", leaves=", ".join(format_shape_index(tuple(i)) for i in hosts))
 
 
 def render_text(s: dict[str, Any]) -> str:

@@ -9,10 +9,10 @@ from ..errors import UsageError
 from ..escape import escape_field
 from ..files import located
 from ..offload import fix_device, fix_host
-from ..offload.report import render_text
 from ..oracle.confirm import confirm, is_error
 from ..pipeline import COMPILED_NOTE, AnalysisOptions, analyse_module, offload_document, parse_hlo
 from ..report.confirm import confirm_lines
+from ..report.offload_text import render_text
 from ..syntax.hlo_printer import print_module
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..escape import escape_field
+from ..findings import Finding, FindingKind, Report, from_json
 from ..units import count_text
 from .confirm import confirm_lines
+from .finding_text import render_finding
 
 
 def render_text(doc: dict[str, Any], lang: str) -> str:
@@ -23,7 +25,7 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
         elif _is_quiet(f):
             quiet.append(f"   {escape_field(f['path'])}: {_quiet_reason(f)}")
         else:
-            out += [f"== {escape_field(f['path'])}", _hlo_text(f) if kind == "hlo" else _log_text(f, lang), ""]
+            out += [f"== {escape_field(f['path'])}", _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang), ""]
     if quiet:
         out += [f"nothing to report in {count_text(len(quiet), 'file')}:", *quiet, ""]
     skipped = [f for f in doc["files"] if f["kind"] == "skipped"]
@@ -70,7 +72,7 @@ def _quiet_reason(f: dict[str, Any]) -> str:
     return f"{name}, no host-offload error predicted"
 
 
-def _hlo_text(f: dict[str, Any]) -> str:
+def _hlo_text(f: dict[str, Any], lang: str) -> str:
     s = f["hlo"]
     lines = [f"   HLO module {s['name']}: {count_text(s['instruction_count'], 'instruction')} in "
              f"{count_text(len(s['computations']), 'computation')}"]
@@ -78,24 +80,15 @@ def _hlo_text(f: dict[str, Any]) -> str:
         lines.append(f"   {f['note']}")
         return "\n".join(lines)
     off = f["offload"]
-    for e in off["errors"]:
-        index = "{" + ",".join(map(str, e["output_index"])) + "}"
-        first = "  (XLA reports this one)" if e.get("first") else ""
-        lines.append(f"   E1200 predicted for output {index} ({e['output_layout']}){first}")
-        lines.append(f"      {e['message'].splitlines()[1] if chr(10) in e['message'] else e['message']}")
-        for hop in e["path"]:
-            where = f"  at {hop['location']}" if hop.get("location") else ""
-            idx = "{" + ",".join(map(str, hop["shape_index"])) + "}" if hop["shape_index"] else ""
-            lines.append(f"      -> {hop['instruction']}{idx} ({hop['opcode']}){where}")
-        fix = e.get("fix")
-        if fix:
-            lines.append(f"      fix (a) keep it on host: entry result {index} -> {fix['host']['entry_result_layout']}")
-            lines.append(f"      fix (b) bring it back: move-to-device after {fix['device']['after_instruction']}"
-                         + (f" ({fix['device']['location']})" if fix["device"].get("location") else ""))
-    if off["errors"]:
+    found = _findings(off)
+    mismatches = [x for x in found if x.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
+    for x in mismatches:
+        lines.extend(_indented(x, lang))
+    if mismatches:
         lines.append(f"      details and JAX code: xladoctor offload {_arg(f['path'])}  (--fix host|device -o OUT edits it)")
-    for fail in off.get("failures", []):
-        lines.append(f"   XLA would fail: {fail['message']}")
+    for x in found:
+        if x.kind is FindingKind.OFFLOAD_PASS_FAILURE:
+            lines.extend(_indented(x, lang))
     if not off["error"] and not off.get("failures"):
         lines.append("   host offload: no error predicted")
     for w in off["warnings"][:5]:
@@ -108,6 +101,17 @@ def _hlo_text(f: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _findings(doc: dict[str, Any]) -> list[Finding]:
+    """The findings of a per-file document (``offload`` or ``explain``), read back from its ``diagnostics``."""
+    report = from_json(doc["diagnostics"])
+    assert isinstance(report, Report)
+    return list(report.findings)
+
+
+def _indented(finding: Finding, lang: str) -> list[str]:
+    return ["   " + line for line in render_finding(finding, lang)]
+
+
 def _arg(path: str) -> str:
     """A path as a command line argument a user can run: stdin is '-', others shell-quoted."""
     import shlex
@@ -116,24 +120,13 @@ def _arg(path: str) -> str:
 
 
 def _log_text(f: dict[str, Any], lang: str) -> str:
-    findings = f["explain"]["findings"]
+    findings = _findings(f["explain"])
     if not findings:
         return "   no XLA error found"
     lines = []
     not_shown = f["explain"].get("not_shown")
     for x in findings:
-        count = f" (x{x['count']})" if x.get("count", 1) > 1 else ""
-        lines.append(f"   line {x['line']}: {x['code']} {x['name']}{count}")
-        analysis = x.get("analysis") or {}
-        if "expected_physical_bytes" in analysis and "actual_physical_bytes" in analysis:
-            lines.append(f"      expected {analysis['expected_physical_bytes']:,} B vs supplied "
-                         f"{analysis['actual_physical_bytes']:,} B (recomputed from the printed layouts)")
-        lines.extend(f"      {note}" for note in analysis.get("notes", [])[:3])
-        if x.get("fields", {}).get("start"):
-            lines.append(f"      offload walk starts at {x['fields']['start']}; run `xladoctor offload` on the module "
-                         "before optimizations to see the path")
-        if x.get("fixes"):
-            lines.append(f"      fix: {x['fixes'][0]}")
+        lines.extend(_indented(x, lang))
     if not_shown:
         lines.append(f"   {not_shown['messages']} more {'message' if not_shown['messages'] == 1 else 'messages'} not shown (only the first "
                      f"{not_shown['distinct_limit']} distinct errors are kept)")

@@ -15,6 +15,7 @@ from ..catalogue.fixes import finding_fixes
 from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import Finding
 from ..escape import escape_field
+from ..ir.shape import format_shape_index
 from ..labels import label
 from ..units import human_bytes
 from .catalogue_text import Writer
@@ -80,7 +81,7 @@ def _dict_lines(d: dict[str, Any], indent: str, width: int) -> list[str]:
 def _hop(h: dict[str, Any]) -> str:
     index = h.get("shape_index")
     if isinstance(index, list):
-        index = "{" + ",".join(map(str, index)) + "}"
+        index = format_shape_index(tuple(index))
     opcode = f" ({h['opcode']})" if h.get("opcode") else ""
     return f"{h.get('instruction')}{opcode} {index}"
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..ir.shape import format_shape_index
 from ..labels import label
 from .html_base import IdAllocator, badge, code_block, esc, lbl, ltr, page
 from .html_explain import explain_body
@@ -105,7 +106,7 @@ def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, s
         if f.get("offload"):
             off = f["offload"]
             for n, e in enumerate(off.get("errors") or []):
-                idx = "{" + ",".join(map(str, e.get("output_index") or [])) + "}"
+                idx = format_shape_index(tuple(e.get("output_index") or ()))
                 toc.append((2, f"{uid}-e1200-{n + 1}", f"E1200 output {idx}"))
             body.append(f'<h3>{lbl(lang, "html.host_offload")}</h3>{offload_body(off, uid, lang)}')
         body.extend(_origin_and_confirm(f))

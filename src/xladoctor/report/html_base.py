@@ -23,6 +23,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..ir.shape import format_shape_index
+
 RTL_LANGS = ("fa",)
 
 # Runs of printable ASCII inside Persian prose that contain a letter or digit:
@@ -129,7 +131,7 @@ def badge(text: str, tone: str) -> str:
 def shape_index_text(index: Any) -> str:
     """``[1, 0]`` -> ``{1,0}`` (XLA's spelling); strings pass through (log traces carry ``{1}``)."""
     if isinstance(index, (list, tuple)):
-        return "{" + ",".join(str(i) for i in index) + "}"
+        return format_shape_index(tuple(index))
     return "" if index is None else str(index)
 
 

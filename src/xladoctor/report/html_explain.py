@@ -11,7 +11,6 @@ analysis ran on the module.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..labels import label
@@ -20,7 +19,17 @@ from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, l
 from .html_flow import FlowNode, render_flow
 from .html_inputs import bytes_bars, dims_bars
 
-_DIMS = re.compile(r"\[([0-9,\s]*)\]")
+
+def _dimensions(shape: str) -> list[int] | None:
+    """The array's dimension sizes, read by the shape parser (None for a tuple or a shape XLA would refuse)."""
+    from ..errors import InputError
+    from ..syntax.shape_parser import parse_shape
+
+    try:
+        parsed = parse_shape(shape)
+    except InputError:
+        return None
+    return None if parsed.is_tuple else list(parsed.dimensions)
 
 
 def _catalogue_entry(code: str, lang: str) -> tuple[str, str]:
@@ -42,10 +51,9 @@ def layout_dims(analysis_side: dict[str, Any]) -> list[dict[str, Any]]:
     The explain analysis lists only the padded dimensions; the other physical
     dimensions come from the shape's dimensions and ``minor_to_major``.
     """
-    m = _DIMS.search(str(analysis_side.get("shape") or ""))
-    if not m:
+    sizes = _dimensions(str(analysis_side.get("shape") or ""))
+    if sizes is None:
         return []
-    sizes = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
     order = list(analysis_side.get("minor_to_major") or reversed(range(len(sizes))))
     padded = {d.get("dim"): d for d in analysis_side.get("padded_dimensions") or []}
     out = []

@@ -1,0 +1,104 @@
+"""The text of ``xladoctor offload``: the verdict, each finding in full, then what ends in host memory.
+
+The findings (each offending output, each other failure of the pass) are drawn from the
+typed model (``findings.from_offload``), their hops by :func:`.finding_text.hop_detail`, so
+``offload`` and ``check`` read the same facts; the JAX code of the two E1200 fixes comes from
+the analysis' fix suggestions, which the model's fix sentences summarise.  What ends in host
+memory (host compute, rewritten slices, legalized copies) is the pass' bookkeeping, not a
+finding, and is drawn from the result.  Words from ``labels/en.toml`` ``[offload]``.
+"""
+
+from __future__ import annotations
+
+from ..findings.from_offload import offload_findings
+from ..findings.model import Finding, FindingKind
+from ..ir.module import HloModule
+from ..ir.shape import format_shape_index
+from ..labels import label
+from ..offload.fixes import FixSuggestion
+from ..offload.result import HostOffloadResult
+from ..offload.rules import RULES
+from .finding_text import hop_detail, index_text, shape_index_of
+
+
+def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes: list[FixSuggestion],
+                trace: bool) -> str:
+    """The ``offload`` report: verdict, each offending output with its path and fixes, failures, then
+    what ends in host memory (the command prints English)."""
+    out: list[str] = []
+    mode = RULES[result.rule].label
+    if result.outcome == "ok" and not result.errors and not result.failures:
+        out.append(label("offload.none_predicted", source=source, mode=mode))
+    if result.errors:
+        n = len(result.errors)
+        out.append(label("offload.predicted_one" if n == 1 else "offload.predicted_many", source=source, n=f"{n:,}",
+                         mode=mode))
+    by_index = {tuple(f.output_index): f for f in fixes}
+    for finding in offload_findings(result, fixes, None, module):
+        out.append("")
+        if finding.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH:
+            fix = by_index.get(shape_index_of(finding.fields.get("output_index")))
+            out.extend(_mismatch_lines(finding, fix, result.outcome))
+        else:
+            out.append(_failure_line(finding))
+    if trace and result.vlog:
+        out.append("")
+        out.append(label("offload.vmodule"))
+        out.extend("  " + line for line in result.vlog)
+    out.append("")
+    out.extend(_host_memory_lines(result))
+    return "\n".join(out) + "\n"
+
+
+def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str) -> list[str]:
+    """One offending output: its heading, XLA's message, the path and the two fixes with their JAX."""
+    first = bool(f.fields.get("first"))
+    tag = label("offload.stops_here") if first else label("offload.also_offending")
+    if first and outcome != "E1200":
+        tag = label("offload.follows_earlier_failure")
+    index = index_text(f.fields.get("output_index"))
+    out = [label("offload.output", index=index, layout=f.fields.get("output_layout"), tag=tag)]
+    out.extend("  " + line for line in f.message.splitlines())
+    out.append("  " + label("offload.path_from", origin=f.fields.get("origin")))
+    out.extend("    " + hop_detail(h) for h in f.path)
+    if fix is not None:
+        out.append("  " + label("offload.fix_host", index=index, layout=fix.host_layout, jax=fix.host_jax))
+        out.append("  " + label("offload.fix_device", value=fix.returned_value, jax=fix.device_jax))
+    return out
+
+
+def _failure_line(f: Finding) -> str:
+    """Another failure of the pass: its status (a CHECK crash says so), XLA's message, the instruction."""
+    status = f.fields.get("status")
+    first = f" [{label('offload.stops_here')}]" if f.fields.get("first") else ""
+    what = label("offload.check_failure") if status == "CHECK" else label("offload.would_fail", status=status)
+    instruction = f.location.instruction
+    at = f" {label('offload.at_instruction', instruction=instruction)}" if instruction else ""
+    return f"{what}{first}: {f.message}{at}"
+
+
+_LEGALIZE_LABELS = {"moved-down": "offload.legalize_moved_down", "moved-up": "offload.legalize_moved_up"}
+
+
+def _host_memory_lines(result: HostOffloadResult) -> list[str]:
+    """What ends in host memory, host compute, rewritten slices, dropped offloads, legalized copies, warnings."""
+    hp = ", ".join(n + (format_shape_index(i) if i else "") for n, i in result.host_positions)
+    out = [label("offload.host_memory", names=hp or label("offload.nothing"))]
+    if result.host_compute:
+        out.append(label("offload.host_compute",
+                         items=", ".join(f"{h.instruction} ({h.opcode})" for h in result.host_compute)))
+    if result.dynamified_slices:
+        out.append(label("offload.dynamified", names=", ".join(result.dynamified_slices)))
+    out.extend(label("offload.dynamic_update_slice", instruction=d.instruction, action=d.action)
+               for d in result.dynamic_update_slices)
+    out.extend(label("offload.dropped", name=d.move_to_host, reason=d.reason) for d in result.dropped_offloads)
+    for m in (result.legalize.moves if result.legalize is not None else []):
+        where = (label("offload.legalize_after", names=", ".join(m.after)) if m.after
+                 else label("offload.legalize_removed"))
+        out.append(label(_LEGALIZE_LABELS.get(m.action, "offload.legalize_kept"), copy=m.copy, where=where))
+    out.extend(label("offload.moved_output", index=format_shape_index(o.output_index), old=o.old_layout,
+                     new=o.new_layout) for o in result.outputs_moved_to_host)
+    if result.warnings:
+        out.append(label("offload.warnings"))
+        out.extend("  " + w for w in result.warnings)
+    return out
