@@ -353,10 +353,18 @@ def test_sub_byte_packing_is_one_bit_stream_across_chunks(bits):
      "expected"),
     (module("  p = f32[2]{0} parameter(0)\n  ROOT g = f32[2]{0} negate(p), inx=0"), 'unexpected attribute "inx"'),
     (module("  ROOT p = f32[2]{0} parameter(0), metadata={sour*/ce_file=\"a\"}"), "metadata"),
+    (module('  ROOT p = f32[2]{0} parameter(0), metadata={op_name=""op_name="" source_line=0}'), "already exists"),
+    (module('  ROOT p = f32[2]{0} parameter(0), metadata={op_name="a" op_name="b"}'), "already exists"),
+    (module("  ROOT p = f32[2]{0} parameter(0), metadata={source_line=1 source_line=2}"), "already exists"),
 ])
 def test_names_and_attributes_jaxlib_refuses(text, message):
     with pytest.raises(HloParseError, match=message.replace("(", r"\(").replace("*", r"\*")):
         parse_module(text)
+
+
+def test_a_metadata_key_inside_a_string_is_no_repeat():
+    text = module('  ROOT p = f32[2]{0} parameter(0), metadata={op_name="op_name=x op_name=" source_line=3}')
+    assert parse_module(text).entry_computation().root_instruction().metadata.op_name == "op_name=x op_name="
 
 
 def test_names_jaxlib_accepts_after_percent_and_lenient_tiles():

@@ -71,6 +71,14 @@ _METADATA_FAST = re.compile(
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}"
     r")?(?:\s+(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)=\"[^\"\\\\]*\""
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}))*\s*\}")
+
+
+def _may_repeat_a_key(raw: str) -> bool:
+    """Whether metadata the fast form accepts might give a key twice (XLA refuses that); a key's
+    text inside a string value also counts, and the exact check then decides."""
+    return any(raw.count(key + "=") > 1 for key in (*_METADATA_STRINGS, *_METADATA_INTS))
+
+
 # Called-computation attributes XLA parses as a braced list; the others name one computation.
 _COMPUTATION_LIST_ROLES = ("branch_computations",)
 _BARE_NAME = re.compile(r"(%?)([A-Za-z_][A-Za-z0-9_.\-]*)(:?)")
@@ -514,7 +522,7 @@ class _ModuleParser:
             if allowed is not None and attr not in allowed:
                 raise self.error(f'unexpected attribute "{attr}" for {instr.opcode.value}; XLA allows: '
                                  + ", ".join(sorted(allowed)), name_at)
-            if attr == "metadata" and not _METADATA_FAST.fullmatch(raw):
+            if attr == "metadata" and (not _METADATA_FAST.fullmatch(raw) or _may_repeat_a_key(raw)):
                 self._check_metadata(raw, vstart)
             if attr in instr.attributes:
                 raise self.error(f"attribute '{attr}' given twice for '{instr.name}'", vstart)
@@ -530,7 +538,11 @@ class _ModuleParser:
             pairs = parse_key_values(raw)
         except ValueError as e:
             raise self.error(f"cannot read metadata: {e}", pos) from None
+        seen: set[str] = set()
         for key, value in pairs:
+            if key in seen:  # XLA's attribute parser: "attribute op_name already exists"
+                raise self.error(f"metadata attribute {key} already exists", pos)
+            seen.add(key)
             if key not in METADATA_KEYS:
                 raise self.error(f'unexpected attribute "{key}" in metadata; XLA allows: '
                                  + ", ".join(sorted(METADATA_KEYS)), pos)
