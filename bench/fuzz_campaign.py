@@ -568,6 +568,10 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # Import everything before the cap, so the cap measures the work on each input.
     import numpy  # noqa: F401
+    try:  # bf16/s4 relayouts load it: several seconds under load, past the time cap, if done under the cap
+        import ml_dtypes  # noqa: F401
+    except ImportError:
+        pass
 
     import xladoctor.report.explain_text  # noqa: F401
     import xladoctor.cli  # noqa: F401
@@ -586,6 +590,9 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
         pass
 
     def on_alarm(signum, frame):
+        # Python drops an exception raised inside a gc callback (hypothesis installs one) with
+        # "Exception ignored": fire again shortly, so a swallowed time cap still ends the input.
+        signal.setitimer(signal.ITIMER_REAL, 0.25)
         raise Hang()
     signal.signal(signal.SIGALRM, on_alarm)
     parent = os.getppid()
@@ -604,6 +611,8 @@ def _worker_loop(wid: int, source: Any, targets: tuple[str, ...], timeout_s: flo
             break
         n += 1
         if n <= skip:
+            if n % 1000 == 0:
+                current.value = n  # regenerating skipped inputs is progress, not a hang
             continue
         target, payload = _input_for(kind, base_seed, mutations)
         if target not in targets:
@@ -654,7 +663,50 @@ def _worker_loop(wid: int, source: Any, targets: tuple[str, ...], timeout_s: flo
     queue.put(("done", wid, n))
 
 
+class _PrintQueue:
+    """The campaign queue's interface for ``--replay``: events are printed, counts dropped."""
+
+    def put(self, msg: tuple) -> None:
+        if msg[0] == "event":
+            _, wid, status, target, detail, payload = msg
+            print(json.dumps({"status": status, "target": target, "detail": detail,
+                              "input": payload if isinstance(payload, (str, dict)) else repr(payload)},
+                             ensure_ascii=True), flush=True)
+        elif msg[0] == "done":
+            print(f"replayed up to input #{msg[2]}", flush=True)
+
+    def close(self) -> None:
+        pass
+
+    def join_thread(self) -> None:
+        pass
+
+
+class _Counter:
+    value = 0
+
+
+def replay(spec: str, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_s: float, use_jaxlib: bool) -> int:
+    """Run inputs FROM..TO of worker WID's stream in this process, as that worker ran them.
+
+    A worker that dies (SIGSEGV, a cap hit) may owe it to the inputs before: the same
+    sequence under the same cap reproduces it: a signal that killed the worker kills this
+    process too (shell status 128+n), a cap hit exits with RESTART_EXIT after printing it."""
+    wid, first, last = (int(x) for x in spec.split(":"))
+    _worker(wid, seed, targets, mem_mb, timeout_s, _Counter(), _PrintQueue(), float("inf"), use_jaxlib,
+            first - 1, last)
+    return 0
+
+
 # --------------------------------------------------------------------------- parent
+
+def _history(seed: int, wid: int, first: int, last: int) -> str:
+    """Where a dead worker's inputs can be replayed: its stream and the inputs it ran since it started.
+
+    A crash after earlier inputs (a failed allocation under the cap, a corrupted interpreter) may
+    pass alone; ``--replay`` runs the same sequence in one process under the same cap."""
+    return f"input #{last}; replay: --seed {seed} --replay {wid}:{first + 1}:{last}"
+
 
 def campaign(seconds: float, seed: int, workers: int, targets: tuple[str, ...], mem_mb: int, timeout_s: float,
              use_jaxlib: bool, save_dir: Path | None, progress: Callable[[str], None] | None = None,
@@ -672,7 +724,7 @@ def campaign(seconds: float, seed: int, workers: int, targets: tuple[str, ...], 
         p = ctx.Process(target=_worker, args=(wid, seed, targets, mem_mb, timeout_s, current, queue, stop_at,
                                               use_jaxlib, skip, max_inputs), daemon=True)
         p.start()
-        procs[wid] = (p, current, [time.time(), 0])
+        procs[wid] = (p, current, [time.time(), 0, skip])
 
     def record(status: str, target: str, detail: str, payload: Any) -> None:
         key = status if status.startswith("known:") else f"{status}"
@@ -715,7 +767,7 @@ def campaign(seconds: float, seed: int, workers: int, targets: tuple[str, ...], 
             if not p.is_alive() and p.exitcode == RESTART_EXIT:
                 p.join()
                 if now < stop_at:
-                    start(wid, current.value)
+                    start(wid, max(seen[2], current.value))
                 else:
                     done.add(wid)
                 continue
@@ -723,12 +775,13 @@ def campaign(seconds: float, seed: int, workers: int, targets: tuple[str, ...], 
                 if stuck:
                     p.kill()
                     p.join()
-                    record("hang", "?", f"worker {wid} stuck on input {current.value}", f"input #{current.value}")
+                    record("hang", "?", f"worker {wid} stuck on input {current.value}",
+                           _history(seed, wid, seen[2], current.value))
                 elif now < stop_at:
                     record("crash", "?", f"worker {wid} died (exit {p.exitcode}) on input {current.value}",
-                           f"input #{current.value}")
+                           _history(seed, wid, seen[2], current.value))
                 if now < stop_at:
-                    start(wid, current.value)
+                    start(wid, max(seen[2], current.value))
                 else:
                     done.add(wid)
         if progress and now - last_report > 30:
@@ -758,6 +811,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-jaxlib", action="store_true", help="no differential comparison (jaxlib not needed)")
     ap.add_argument("--save-dir", type=Path, help="write every unexplained finding here")
     ap.add_argument("--json", type=Path, help="write the report here")
+    ap.add_argument("--replay", metavar="WID:FROM:TO",
+                    help="run inputs FROM..TO of worker WID's stream here (as a crash report names them)")
     args = ap.parse_args(argv)
     targets = tuple(t for t in args.targets.split(",") if t)
     bad = [t for t in targets if t not in TARGETS]
@@ -769,6 +824,8 @@ def main(argv: list[str] | None = None) -> int:
             import jaxlib  # noqa: F401
         except ImportError:
             use_jaxlib = False
+    if args.replay:
+        return replay(args.replay, args.seed, targets, args.mem_mb, args.timeout_s, use_jaxlib)
     report = campaign(args.seconds, args.seed, args.workers, targets, args.mem_mb, args.timeout_s, use_jaxlib,
                       args.save_dir, progress=lambda s: print(s, file=sys.stderr, flush=True),
                       max_inputs=args.max_inputs)

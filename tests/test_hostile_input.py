@@ -303,6 +303,43 @@ def test_relayout_checks_the_output_size_before_allocating(tmp_path):
     assert "refusing to allocate" in proc.stderr and "internal error" not in proc.stderr
 
 
+def test_relayout_into_sub_byte_storage_needs_no_bit_array_of_the_whole_buffer():
+    """The campaign's one memory-cap hit: u8[128,128,3] into a tiled E(4) layout (1 MB stored,
+    2M padded elements) peaked at 27 MB of numpy bit arrays (8 bytes per bit, twice); chunked,
+    the temporaries stay near the buffers themselves."""
+    np = pytest.importorskip("numpy")
+    from xladoctor.inputs.relayout import relayout
+    src, dst = parse_shape("u8[128,128,3]{0,2,1}"), parse_shape("u8[128,128,3]{2,1,0:T(8,128)E(4)}")
+    data = np.random.default_rng(13).integers(0, 16, 128 * 128 * 3, dtype=np.uint8).tobytes()
+    tracemalloc.start()
+    try:
+        out = relayout(data, src, dst)
+        back = relayout(out, dst, src)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(out) == 1 << 20 and back == data
+    assert peak < 8 << 20
+
+
+@pytest.mark.parametrize("bits", [1, 3, 4, 7])
+def test_sub_byte_packing_is_one_bit_stream_across_chunks(bits):
+    """Packing in chunks must give the stream XLA stores (element i in bits [i*n, i*n+n), least
+    significant first) across chunk boundaries, for widths that do and do not divide a byte."""
+    np = pytest.importorskip("numpy")
+    from xladoctor.inputs.relayout import _BIT_CHUNK, relayout
+    count = 2 * _BIT_CHUNK + 13
+    values = np.random.default_rng(bits).integers(0, 1 << bits, count, dtype=np.uint8)
+    stream = 0
+    for i, v in enumerate(values.tolist()):
+        stream |= v << (i * bits)
+    expected = stream.to_bytes(-(-count * bits // 8), "little")
+    src, dst = parse_shape(f"u8[{count}]{{0}}"), parse_shape(f"u8[{count}]{{0:E({bits})}}")
+    packed = relayout(values.tobytes(), src, dst)
+    assert packed == expected
+    assert relayout(packed, dst, src) == values.tobytes()
+
+
 # ------------------------------------------------------------------ found by the campaign
 
 
@@ -316,10 +353,18 @@ def test_relayout_checks_the_output_size_before_allocating(tmp_path):
      "expected"),
     (module("  p = f32[2]{0} parameter(0)\n  ROOT g = f32[2]{0} negate(p), inx=0"), 'unexpected attribute "inx"'),
     (module("  ROOT p = f32[2]{0} parameter(0), metadata={sour*/ce_file=\"a\"}"), "metadata"),
+    (module('  ROOT p = f32[2]{0} parameter(0), metadata={op_name=""op_name="" source_line=0}'), "already exists"),
+    (module('  ROOT p = f32[2]{0} parameter(0), metadata={op_name="a" op_name="b"}'), "already exists"),
+    (module("  ROOT p = f32[2]{0} parameter(0), metadata={source_line=1 source_line=2}"), "already exists"),
 ])
 def test_names_and_attributes_jaxlib_refuses(text, message):
     with pytest.raises(HloParseError, match=message.replace("(", r"\(").replace("*", r"\*")):
         parse_module(text)
+
+
+def test_a_metadata_key_inside_a_string_is_no_repeat():
+    text = module('  ROOT p = f32[2]{0} parameter(0), metadata={op_name="op_name=x op_name=" source_line=3}')
+    assert parse_module(text).entry_computation().root_instruction().metadata.op_name == "op_name=x op_name="
 
 
 def test_names_jaxlib_accepts_after_percent_and_lenient_tiles():

@@ -114,6 +114,13 @@ def _backward(a: Any, plan: PhysicalPlan) -> Any:
     return a
 
 
+_BIT_CHUNK = 1 << 16
+"""Elements packed or unpacked per step when ``E(n)`` stores fewer than 8 bits.  Bit-level
+work goes through numpy's 8-bytes-per-byte bit arrays; in chunks, those temporaries stay
+at a few hundred KB instead of 8-16x the buffer.  A multiple of 8, so every chunk starts
+on a byte boundary of the packed stream."""
+
+
 def _pack(elements: Any, plan: PhysicalPlan) -> bytes:
     """Stored bytes for ``elements`` (n x element_bytes uint8, already tail-padded)."""
     np = _np()
@@ -124,8 +131,12 @@ def _pack(elements: Any, plan: PhysicalPlan) -> bytes:
         wide = np.zeros((elements.shape[0], bits // 8), np.uint8)
         wide[:, :w] = elements
         return wide.tobytes()
-    stream = np.unpackbits(elements[:, :1], axis=1, bitorder="little")[:, :bits].reshape(-1)
-    return np.packbits(stream, bitorder="little").tobytes()
+    out = bytearray()
+    for start in range(0, elements.shape[0], _BIT_CHUNK):
+        chunk = elements[start:start + _BIT_CHUNK, :1]
+        stream = np.unpackbits(chunk, axis=1, bitorder="little")[:, :bits].reshape(-1)
+        out += np.packbits(stream, bitorder="little").tobytes()
+    return bytes(out)
 
 
 def _unpack(data: bytes, count: int, plan: PhysicalPlan) -> Any:
@@ -137,10 +148,15 @@ def _unpack(data: bytes, count: int, plan: PhysicalPlan) -> Any:
         return raw[: count * w].reshape(count, w)
     if bits > 8 * w:
         return raw[: count * bits // 8].reshape(count, bits // 8)[:, :w]
-    stream = np.unpackbits(raw, bitorder="little")[: count * bits].reshape(count, bits)
-    full = np.zeros((count, 8), np.uint8)
-    full[:, :bits] = stream
-    return np.packbits(full, axis=1, bitorder="little")
+    out = np.empty((count, 1), np.uint8)
+    for start in range(0, count, _BIT_CHUNK):
+        n = min(_BIT_CHUNK, count - start)
+        first = start * bits // 8  # exact: start is a multiple of 8
+        stream = np.unpackbits(raw[first:first + -(-n * bits // 8)], bitorder="little")[: n * bits]
+        full = np.zeros((n, 8), np.uint8)
+        full[:, :bits] = stream.reshape(n, bits)
+        out[start:start + n] = np.packbits(full, axis=1, bitorder="little")
+    return out
 
 
 def _checked_plan(shape: Shape, allow_subtile_padding: bool) -> PhysicalPlan:
