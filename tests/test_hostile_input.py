@@ -436,3 +436,22 @@ def test_get_tuple_element_needs_an_index_and_comments_end_values():
 def test_attribute_name_and_equals_sign_are_one_token():
     with pytest.raises(HloParseError, match="right after attribute name 'metadata'"):
         parse_module(module('  ROOT p = f32[2]{0} parameter(0), metadata\n={op_name="x"}'))
+
+
+def test_shape_cache_stays_bounded_in_a_long_lived_process():
+    """The fuzz campaign's workers hit their 256 MB cap after ~180k inputs: the parser's shape
+    cache kept up to 200,000 distinct spellings (~560 bytes each) for the life of the process.
+    It is now small and emptied when full, so distinct shapes cost no lasting memory."""
+    import tracemalloc
+
+    from xladoctor.syntax.shape_parser import parse_shape
+
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(30_000):
+            parse_shape(f"f32[{i},{i % 7 + 1}]{{1,0}}")
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 8 << 20, f"{grown:,} bytes kept after 30,000 distinct shapes"

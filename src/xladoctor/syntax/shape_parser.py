@@ -41,7 +41,11 @@ _FAST_ARRAY = re.compile(r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[0-9,]*(?::(?:[A-Z#*]*\
 # the shape ends before it, so the spelling can be cached.
 _NOT_A_LAYOUT = re.compile(r"\{[ \t\r\n]*[^:\-0-9/ \t\r\n]")
 _CACHE: dict[str, Shape] = {}
-_CACHE_LIMIT = 200_000
+# Real modules repeat a few hundred spellings, so a small cache keeps every hit; it is emptied
+# when full rather than left to grow, because the process may be long-lived (a Dask worker, a
+# notebook, the fuzz campaign's workers, which hit their 256 MB cap after ~180k distinct inputs
+# when this held 200,000 entries).
+_CACHE_LIMIT = 4096
 
 
 def parse_shape(text: str, source: str = "<shape>") -> Shape:
@@ -72,8 +76,9 @@ def read_shape(r: Reader) -> Shape:
                 shape = _read_shape_slow(r)
                 if r.pos != end:  # the fast pattern and the real grammar disagree: trust the grammar
                     return shape
-                if len(_CACHE) < _CACHE_LIMIT:
-                    _CACHE[key] = shape
+                if len(_CACHE) >= _CACHE_LIMIT:
+                    _CACHE.clear()
+                _CACHE[key] = shape
             r.pos = end
             return shape
     return _read_shape_slow(r)
