@@ -15,6 +15,7 @@ from typing import Any
 
 from ..labels import label
 from ..units import bytes_text
+from .finding_html import hops_from_json, host_set, path_nodes
 from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, ltr, prose, shape_index_text
 from .html_flow import FlowNode, render_flow
 from .html_inputs import bytes_bars, dims_bars
@@ -91,9 +92,10 @@ def _trace_nodes(analysis: dict[str, Any], lang: str) -> list[FlowNode]:
     offload = analysis.get("offload") or {}
     errors = [e for e in offload.get("errors") or [] if isinstance(e, dict)]
     if errors:
-        from .html_offload import flow_nodes
-
-        return flow_nodes(errors[0], {"host_positions": [h for h in errors[0].get("trace") or []]}, lang)
+        err = errors[0]
+        return path_nodes(hops_from_json(err.get("path") or err.get("trace") or []), err.get("output_index"),
+                          err.get("output_layout"), host_set(err.get("trace") or []),
+                          err.get("origin_instruction") or "", lang)
     nodes = []
     for hop in analysis.get("trace") or []:
         index = shape_index_text(hop.get("shape_index"))
