@@ -89,3 +89,23 @@ def test_python_lines_drawn_from_string_and_object_locations(tmp_path, capsys):
     diag_path = doc["diagnostics"]["findings"][0]["path"]
     f = matching_finding(doc["errors"][0], doc["diagnostics"])
     assert f is not None and hops_from_json(diag_path) == f.path
+
+
+def test_explain_e1200_path_is_drawn_from_its_diagnostics_twin(capsys):
+    """A logged E1200's boxes are its finding's path (the model), the log's trace only without one."""
+    from xladoctor.report.html_explain import explain_body
+
+    log = Path(__file__).parent / "data" / "logs" / "traceback_e1200.log"
+    main(["explain", "--json", str(log)])
+    doc = json.loads(capsys.readouterr().out)
+    trace = [h["instruction"] for f in doc["findings"] if f["code"] == "E1200" for h in f["analysis"]["trace"]]
+    assert len(trace) >= 2
+    drawn = explain_body(doc, "x")
+    assert all(f'data-instruction="{name}"' in drawn for name in trace)
+    twin = next(d for d in doc["diagnostics"]["findings"] if d["code"] == "E1200")
+    assert [h["instruction"] for h in twin["path"]] == trace
+    twin["path"][0]["instruction"] = "from.the.model"
+    drawn = explain_body(doc, "x")
+    assert 'data-instruction="from.the.model"' in drawn and f'data-instruction="{trace[0]}"' not in drawn
+    del doc["diagnostics"]  # an older document: the trace, read by the same adapter
+    assert f'data-instruction="{trace[0]}"' in explain_body(doc, "x")

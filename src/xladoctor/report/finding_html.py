@@ -135,3 +135,27 @@ def path_table(path: Sequence[Hop], host: HostSet, origin: str, lang: str) -> st
     return (f'<details class="path-table"><summary>{lbl(lang, "html.path_table")}</summary>'
             f'<div class="scroll"><table class="grid"><thead><tr><th>#</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div></details>')
+
+
+def trace_nodes(path: Sequence[Hop], lang: str) -> list[FlowNode]:
+    """Boxes for a logged E1200's path (the log's host_offloader trace: names and ShapeIndex,
+    no opcode or shape), every hop in host memory, then the output that is not."""
+    nodes = [FlowNode((hop.instruction, f"index {shape_index_text(list(hop.shape_index))}"), "host", "hop",
+                      hop.instruction) for hop in path]
+    if nodes:
+        nodes.append(FlowNode((label("html.output", lang), label("html.not_host", lang)), "device", "output", "output"))
+    return nodes
+
+
+def logged_path(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> tuple[Hop, ...]:
+    """A logged finding's path: its ``diagnostics`` twin's (the model), or, in a document
+    without one, the log's trace read by the same adapter ``findings.from_log`` uses."""
+    from ..findings.from_log import trace_hops
+    from ..findings.serialise import finding_from_json
+
+    if diagnostic is not None and diagnostic.get("code") == f.get("code"):
+        try:
+            return finding_from_json(diagnostic).path
+        except (KeyError, TypeError, ValueError):  # a hand-edited document: fall back to the trace
+            pass
+    return trace_hops((f.get("analysis") or {}).get("trace") or ())
