@@ -109,3 +109,21 @@ def test_explain_e1200_path_is_drawn_from_its_diagnostics_twin(capsys):
     assert 'data-instruction="from.the.model"' in drawn and f'data-instruction="{trace[0]}"' not in drawn
     del doc["diagnostics"]  # an older document: the trace, read by the same adapter
     assert f'data-instruction="{trace[0]}"' in explain_body(doc, "x")
+
+
+def test_offload_article_headline_and_path_read_the_finding(capsys):
+    """The E1200 article's headline, message and boxes follow the diagnostics finding; a compiled
+    module (no finding) still shows its analysis from the document's own entry."""
+    from xladoctor.report.html_offload import offload_body
+
+    doc = _offload(Path(__file__).parent / "data" / "offload" / "J1_annotate_device_placement_jax_style.hlo", capsys)
+    twin = doc["diagnostics"]["findings"][0]
+    twin["fields"]["output_layout"] = "f32[1]{0:S(7)}"
+    twin["message"] = "E1200: from the model"
+    twin["path"][-1]["instruction"] = "model.hop"
+    body = offload_body(doc, "x")
+    assert "f32[1]{0:S(7)}" in body and "E1200: from the model" in body and 'data-instruction="model.hop"' in body
+    doc["diagnostics"]["findings"] = []  # what a compiled module's document holds
+    body = offload_body(doc, "x")
+    assert doc["errors"][0]["output_layout"] in body and 'data-instruction="model.hop"' not in body
+    assert f'data-instruction="{doc["errors"][0]["path"][-1]["instruction"]}"' in body

@@ -8,9 +8,11 @@ side, and then the slower-reading material (host compute, warnings, the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..findings.model import Hop
+from ..findings.serialise import thaw_json
 from ..labels import label
 from .finding_html import hops_from_json, host_set, matching_finding, path_nodes, path_table
 from .html_base import badge, code_block, diff_block, esc, lbl, ltr, shape_index_text
@@ -31,13 +33,19 @@ def offload_verdict(doc: dict[str, Any]) -> tuple[str, str]:
     return "html.verdict_clean", "ok"
 
 
-def _error_path(err: dict[str, Any], doc: dict[str, Any]) -> tuple[tuple[Hop, ...], tuple[Hop, ...]]:
-    """The hops to draw and to tabulate for one ``errors`` entry: its finding's path in the
-    ``diagnostics`` (the model), or, when the analysis is not a finding (a compiled module:
-    ``diagnostics`` is empty), the analysis' own path; the drawing falls back to XLA's trace."""
+def _error_facts(err: dict[str, Any], doc: dict[str, Any]) -> tuple[Mapping[str, Any], str, tuple[Hop, ...], tuple[Hop, ...]]:
+    """What one ``errors`` entry's article draws: (facts for the headline, XLA's message, hops to
+    draw, hops to tabulate), from its finding in the ``diagnostics`` (the model); where the
+    analysis is not a finding (a compiled module: ``diagnostics`` is empty by design), from the
+    analysis' own entry. The drawing falls back to XLA's trace when the path is empty."""
     f = matching_finding(err, doc.get("diagnostics"))
-    path = f.path if f is not None else hops_from_json(err.get("path") or [])
-    return path or hops_from_json(err.get("trace") or []), path
+    if f is None:
+        path = hops_from_json(err.get("path") or [])
+        facts: Mapping[str, Any] = err
+        message = str(err.get("message", ""))
+    else:
+        path, facts, message = f.path, thaw_json(f.fields), f.message
+    return facts, message, path or hops_from_json(err.get("trace") or []), path
 
 
 def flow_legend(lang: str) -> str:
@@ -74,21 +82,20 @@ def _fixes(err: dict[str, Any], lang: str) -> str:
 
 
 def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str) -> str:
-    index = shape_index_text(err.get("output_index"))
-    tag = badge(label("html.xla_stops", lang), "bad") if err.get("first") else badge(label("html.also", lang), "muted")
-    drawn, table = _error_path(err, doc)
-    host, origin_instruction = host_set(doc.get("host_positions", [])), err.get("origin_instruction") or ""
-    nodes = path_nodes(drawn, err.get("output_index"), err.get("output_layout"), host, origin_instruction, lang)
+    facts, message, drawn, table = _error_facts(err, doc)
+    index = shape_index_text(facts.get("output_index"))
+    tag = badge(label("html.xla_stops", lang), "bad") if facts.get("first") else badge(label("html.also", lang), "muted")
+    host, origin_instruction = host_set(doc.get("host_positions", [])), facts.get("origin_instruction") or ""
+    nodes = path_nodes(drawn, facts.get("output_index"), facts.get("output_layout"), host, origin_instruction, lang)
     svg = render_flow(nodes, uid, label("html.device_lane", lang), label("html.host_lane", lang), "E1200")
-    origin = err.get("origin")
     return (
         f'<article class="e1200" id="{esc(uid)}">'
-        f'<h4>{badge("E1200", "code")} {lbl(lang, "html.output")} {ltr(index)} {ltr(err.get("output_layout"))} {tag}</h4>'
-        f'<p class="origin">{lbl(lang, "html.path")}: {ltr(origin)} \u2192 {ltr(err.get("start"))} \u2192 '
+        f'<h4>{badge("E1200", "code")} {lbl(lang, "html.output")} {ltr(index)} {ltr(facts.get("output_layout"))} {tag}</h4>'
+        f'<p class="origin">{lbl(lang, "html.path")}: {ltr(facts.get("origin"))} \u2192 {ltr(facts.get("start"))} \u2192 '
         f'{lbl(lang, "html.output")} {ltr(index)}</p>'
         f'<div class="flow-wrap">{svg}</div>{flow_legend(lang)}'
         f"{path_table(table, host, origin_instruction, lang)}"
-        f'<h4>{lbl(lang, "html.xla_error")}</h4>{code_block(err.get("message", ""), "xla-message", label=label("html.copy", lang))}'
+        f'<h4>{lbl(lang, "html.xla_error")}</h4>{code_block(message, "xla-message", label=label("html.copy", lang))}'
         f"{_fixes(err, lang)}</article>")
 
 
