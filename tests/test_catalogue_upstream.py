@@ -82,8 +82,8 @@ def test_e1002_message_is_explained_with_its_sparsecore_split(capsys):
     assert "SparseCore" in english["notes"][0] and english["notes"][0].startswith("SparseCore programs use 174.10 GiB")
     assert persian["notes"][0].startswith("برنامه‌های SparseCore 174.10 GiB از HBM")
     assert finding_fixes(f, "fa")[0].startswith("اول سهم SparseCore را کوچک کنید")
-    from xladoctor.report.explain_text import render_scan
-    text = render_scan([f], "<log>", "en", 100, "visual")
+    from xladoctor.report.explain_text import render_findings
+    text = render_findings([f], "<log>", "en", 100, "visual")
     assert "used_over_limit: 2.18x" in text and "scenario" not in text and "larger_user" not in text
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from xladoctor.cli import main
 from xladoctor.findings import FindingKind, Report, from_json
-from xladoctor.report.explain_text import render_findings
+from xladoctor.report.explain_text import draw_findings
 
 ROOT = Path(__file__).parent.parent
 LOGS = [*sorted((ROOT / "tests" / "data" / "logs").glob("*.log")), ROOT / "src" / "xladoctor" / "examples" / "tpu_job.log"]
@@ -31,5 +31,5 @@ def test_explain_text_is_the_model_drawn(log: Path, lang: str, capsys):
     report = from_json(doc["diagnostics"])
     assert isinstance(report, Report) and report.findings
     assert all(f.kind is FindingKind.LOGGED_ERROR for f in report.findings)
-    drawn = render_findings(report.findings, lang, 100, "logical")
+    drawn = draw_findings(report.findings, lang, 100, "logical")
     assert printed == drawn or (printed.startswith(drawn) and doc["not_shown"])  # then its line follows

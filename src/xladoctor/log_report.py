@@ -42,9 +42,9 @@ class LogReport:
                 **scan_document(self.findings, self.source, self.lang, self.not_shown)}
 
     def __str__(self) -> str:
-        from .report.explain_text import not_shown_text, render_scan
+        from .report.explain_text import not_shown_text, render_findings
 
-        text = render_scan(self.findings, self.source, self.lang, 100, "logical")
+        text = render_findings(self.findings, self.source, self.lang, 100, "logical")
         return text + (not_shown_text(self.not_shown, self.lang, 100, "logical") if self.not_shown else "")
 
     def __repr__(self) -> str:

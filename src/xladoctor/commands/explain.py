@@ -82,7 +82,7 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     # lazy: scanning pulls in more modules than explaining a code
     from ..catalogue.logscan import scan_file
     from ..report.explain_json import SCAN_SCHEMA_VERSION, scan_document
-    from ..report.explain_text import not_shown_text, render_scan
+    from ..report.explain_text import not_shown_text, render_findings
 
     scan = scan_file(target)
     findings, source = scan.findings, scan.source
@@ -91,7 +91,7 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     if args.json:
         emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION)
     else:
-        sys.stdout.write(render_scan(findings, source, lang, width, bidi))
+        sys.stdout.write(render_findings(findings, source, lang, width, bidi))
         if scan.not_shown:
             sys.stdout.write(not_shown_text(scan.not_shown, lang, width, bidi))
     return 1 if findings else 0

@@ -170,8 +170,8 @@ def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: 
     w.blank()
 
 
-def render_findings(findings: Sequence[Finding], lang: str, width: int, bidi: str,
-                    offload: Sequence[Mapping[str, Any] | None] = ()) -> str:
+def draw_findings(findings: Sequence[Finding], lang: str, width: int, bidi: str,
+                  offload: Sequence[Mapping[str, Any] | None] = ()) -> str:
     """The findings of one log (``findings.from_log``), drawn in ``lang``; ``offload[i]`` is the
     ``--hlo`` analysis attached to the i-th finding (an E1200), if any."""
     w = Writer(lang, width, bidi)
@@ -184,9 +184,10 @@ def render_findings(findings: Sequence[Finding], lang: str, width: int, bidi: st
     return "\n".join(w.lines) + "\n"
 
 
-def render_scan(findings: Sequence[LogFinding], source: str, lang: str, width: int, bidi: str) -> str:
-    """The scanner's findings read into the model (the one adapter), then drawn."""
+def render_findings(findings: Sequence[LogFinding], source: str, lang: str, width: int, bidi: str) -> str:
+    """The scanner's findings read into the model (the one adapter), then drawn; the ``--hlo``
+    analysis attached to an E1200 comes beside its finding."""
     from ..findings.from_log import log_findings
 
-    return render_findings(log_findings(findings, source, lang), lang, width, bidi,
+    return draw_findings(log_findings(findings, source, lang), lang, width, bidi,
                            [f.analysis.get("offload") for f in findings])
