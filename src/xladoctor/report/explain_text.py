@@ -2,19 +2,24 @@
 
 Per distinct error: where it first appears, how often, the message, the parsed fields, the
 analysis (recomputed sizes, offload path) and the fixes from the catalogue in the chosen
-language.  The JSON of the same findings is :mod:`.explain_json`.
+language.  Drawn from the findings model (``FindingKind.LOGGED_ERROR``, read from the
+scanner by ``findings.from_log``, the adapter every route uses), so ``explain`` prints what
+the ``diagnostics`` say; only the ``--hlo`` analysis, which is not a finding, comes beside
+it.  The JSON of the same findings is :mod:`.explain_json`.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..catalogue import scanner
-from ..catalogue.fixes import finding_fixes
 from ..catalogue.loader import load_catalogue
-from ..catalogue.scanner import Finding
+from ..catalogue.scanner import Finding as LogFinding
 from ..escape import escape_field
+from ..findings.model import Finding, Hop
+from ..findings.serialise import thaw_json
 from ..ir.shape import format_shape_index
 from ..labels import label
 from ..units import human_bytes
@@ -23,8 +28,9 @@ from .catalogue_text import Writer
 # Analysis keys that steer the report rather than describe the error.
 _HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes", "skips_fixes_with", "scenario",
                     "larger_user")
-# Field keys that are parser bookkeeping, not part of the message.
-_HIDDEN_FIELDS = ("format", "variant")
+# Field keys that are parser bookkeeping, not part of the message; the model's own keys for the
+# analysis and its notes (``findings.from_log``), drawn under their own heading.
+_HIDDEN_FIELDS = ("format", "variant", "analysis", "notes")
 
 
 def not_shown_line(not_shown: dict[str, int], lang: str = "en") -> str:
@@ -78,7 +84,14 @@ def _dict_lines(d: dict[str, Any], indent: str, width: int) -> list[str]:
     return out
 
 
-def _hop(h: dict[str, Any]) -> str:
+def _hop(h: Hop) -> str:
+    """A hop of the log's trace (instruction and ShapeIndex as XLA printed them)."""
+    opcode = f" ({h.opcode})" if h.opcode else ""
+    return f"{h.instruction}{opcode} {format_shape_index(h.shape_index)}"
+
+
+def _analysis_hop(h: Mapping[str, Any]) -> str:
+    """A hop of the ``--hlo`` analysis' path (its JSON form: shape index a list)."""
     index = h.get("shape_index")
     if isinstance(index, list):
         index = format_shape_index(tuple(index))
@@ -94,13 +107,13 @@ def _sentence(w: Writer, text: str, indent: str) -> None:
         w.lines.append(indent + text)
 
 
-def _path_lines(analysis: dict[str, Any], lang: str, width: int, bidi: str) -> list[str]:
-    """The offloaded tensor's path: from the log's host_offloader trace and/or the --hlo analysis."""
+def _path_lines(f: Finding, offload: Mapping[str, Any] | None, lang: str, width: int, bidi: str) -> list[str]:
+    """The offloaded tensor's path: the finding's (the log's host_offloader trace), then the
+    ``--hlo`` analysis of the module, shown as the analysis it is (it is not a finding)."""
     w = Writer(lang, width, bidi)
-    if analysis.get("trace"):
+    if f.path:
         _sentence(w, label("scan.trace_heading", lang), "    ")
-        w.lines.extend(f"      {_hop(h)}" for h in analysis["trace"])
-    offload = analysis.get("offload")
+        w.lines.extend(f"      {_hop(h)}" for h in f.path)
     if offload:
         _sentence(w, label("scan.offload_heading", lang, module=offload.get("module")), "    ")
         if not offload.get("matched_start"):
@@ -112,45 +125,69 @@ def _path_lines(analysis: dict[str, Any], lang: str, width: int, bidi: str) -> l
             _sentence(w, label("scan.offload_error", lang, start=err.get("start"), origin=err.get("origin"),
                                index=err.get("output_index"), layout=err.get("output_layout")), "      ")
             for h in err.get("path") or err.get("trace") or []:
-                w.lines.append(f"        -> {_hop(h)}")
+                w.lines.append(f"        -> {_analysis_hop(h)}")
     return w.lines
 
 
-def render_findings(findings: list[Finding], source: str, lang: str, width: int, bidi: str) -> str:
-    cat = load_catalogue()
+def _message_lines(message: str, width: int) -> list[str]:
+    """The log's own words, first eight lines, wrapped (escaped: a log may hold control characters)."""
+    message_lines = message.splitlines()
+    shown = message_lines[:8] + (["..."] if len(message_lines) > 8 else [])
+    out: list[str] = []
+    for line in shown:
+        out.extend(textwrap.wrap(escape_field(line), width, initial_indent="    ", subsequent_indent="      ",
+                                 break_on_hyphens=False) or [""])
+    return out
+
+
+def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: str, width: int, bidi: str) -> None:
+    """One logged finding (``FindingKind.LOGGED_ERROR``) in full, as ``explain`` prints it."""
+    url = load_catalogue().entries[f.code].url
+    model = thaw_json(f.fields)
+    times = f" (x{f.count})" if f.count > 1 else ""
+    w.code(f"{escape_field(f.location.path or '')}:{f.location.line}: {f.code} {f.name}{times}", indent="")
+    w.prose(f.title, indent="  ")
+    w.lines.extend(_message_lines(f.message, width))
+    fields = _dict_lines({k: v for k, v in model.items() if k not in _HIDDEN_FIELDS}, "    ", width - 6)
+    if fields:
+        w.prose(label("scan.fields", lang) + ":", indent="  ")
+        w.lines.extend(fields)
+    # The story first (what differs, which dimension is padded), then the numbers behind it;
+    # no heading when the analysis only steers the fixes (a memory-space E0102).
+    notes = model.get("notes") or []
+    analysis = model.get("analysis") or {}
+    rest = _dict_lines({k: v for k, v in analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ", width - 6)
+    path = _path_lines(f, offload, lang, width, bidi)
+    if notes or rest or path:
+        w.prose(label("scan.analysis", lang) + ":", indent="  ")
+        w.bullets(notes, indent="    ")
+        w.lines.extend(rest + path)
+    w.prose(label("entry.fixes", lang) + ":", indent="  ")
+    w.bullets([fix.text for fix in f.fixes], indent="    ")
+    if url:
+        w.code(url, indent="  ")
+    w.prose(label("scan.more", lang, code=f.code), indent="  ")
+    w.blank()
+
+
+def draw_findings(findings: Sequence[Finding], lang: str, width: int, bidi: str,
+                  offload: Sequence[Mapping[str, Any] | None] = ()) -> str:
+    """The findings of one log (``findings.from_log``), drawn in ``lang``; ``offload[i]`` is the
+    ``--hlo`` analysis attached to the i-th finding (an E1200), if any."""
     w = Writer(lang, width, bidi)
-    for f in findings:
-        entry = cat.entries[f.code]
-        text = entry.describe(lang)
-        times = f" (x{f.count})" if f.count > 1 else ""
-        w.code(f"{escape_field(source)}:{f.line}: {f.code} {f.name}{times}", indent="")
-        w.prose(text.title, indent="  ")
-        message = f.text.splitlines()
-        shown = message[:8] + (["..."] if len(message) > 8 else [])
-        for line in shown:
-            w.lines.extend(textwrap.wrap(escape_field(line), width, initial_indent="    ", subsequent_indent="      ",
-                                         break_on_hyphens=False) or [""])
-        fields = _dict_lines({k: v for k, v in f.fields.items() if k not in _HIDDEN_FIELDS}, "    ", width - 6)
-        if fields:
-            w.prose(label("scan.fields", lang) + ":", indent="  ")
-            w.lines.extend(fields)
-        # The story first (what differs, which dimension is padded), then the numbers behind it;
-        # no heading when the analysis only steers the fixes (a memory-space E0102).
-        notes = [t.render(lang) for t in f.analysis.get("notes") or ()]
-        rest = _dict_lines({k: v for k, v in f.analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ", width - 6)
-        path = _path_lines(f.analysis, lang, width, bidi)
-        if notes or rest or path:
-            w.prose(label("scan.analysis", lang) + ":", indent="  ")
-            w.bullets(notes, indent="    ")
-            w.lines.extend(rest + path)
-        w.prose(label("entry.fixes", lang) + ":", indent="  ")
-        w.bullets(finding_fixes(f, lang), indent="    ")
-        if entry.url:
-            w.code(entry.url, indent="  ")
-        w.prose(label("scan.more", lang, code=f.code), indent="  ")
-        w.blank()
+    for i, f in enumerate(findings):
+        _render_one(w, f, offload[i] if i < len(offload) else None, lang, width, bidi)
     if findings:
         w.prose(label("scan.found_one", lang) if len(findings) == 1 else label("scan.found", lang, n=f"{len(findings):,}"))
     else:
         w.prose(label("scan.none", lang))
     return "\n".join(w.lines) + "\n"
+
+
+def render_findings(findings: Sequence[LogFinding], source: str, lang: str, width: int, bidi: str) -> str:
+    """The scanner's findings read into the model (the one adapter), then drawn; the ``--hlo``
+    analysis attached to an E1200 comes beside its finding."""
+    from ..findings.from_log import log_findings
+
+    return draw_findings(log_findings(findings, source, lang), lang, width, bidi,
+                           [f.analysis.get("offload") for f in findings])

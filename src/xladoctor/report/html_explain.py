@@ -11,11 +11,14 @@ analysis ran on the module.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from ..findings.model import Hop
 from ..labels import label
 from ..units import bytes_text
-from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, ltr, prose, shape_index_text
+from .finding_html import hops_from_json, host_set, logged_path, path_nodes, trace_nodes
+from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, ltr, prose
 from .html_flow import FlowNode, render_flow
 from .html_inputs import bytes_bars, dims_bars
 
@@ -86,22 +89,17 @@ def _e0102_visual(analysis: dict[str, Any], lang: str) -> str:
             f'<div class="sides">{"".join(sides)}</div></div>')
 
 
-def _trace_nodes(analysis: dict[str, Any], lang: str) -> list[FlowNode]:
-    """Boxes for an E1200 finding: the analysed path if there is one, else the log's trace."""
+def _trace_nodes(analysis: dict[str, Any], path: Sequence[Hop], lang: str) -> list[FlowNode]:
+    """Boxes for an E1200 finding: the ``--hlo`` analysis' path if there is one (an analysis, not
+    a finding), else the finding's own path (the log's trace)."""
     offload = analysis.get("offload") or {}
     errors = [e for e in offload.get("errors") or [] if isinstance(e, dict)]
     if errors:
-        from .html_offload import flow_nodes
-
-        return flow_nodes(errors[0], {"host_positions": [h for h in errors[0].get("trace") or []]}, lang)
-    nodes = []
-    for hop in analysis.get("trace") or []:
-        index = shape_index_text(hop.get("shape_index"))
-        name = str(hop.get("instruction", "?"))
-        nodes.append(FlowNode((name, f"index {index}"), "host", "hop", name))
-    if nodes:
-        nodes.append(FlowNode((label("html.output", lang), label("html.not_host", lang)), "device", "output", "output"))
-    return nodes
+        err = errors[0]
+        return path_nodes(hops_from_json(err.get("path") or err.get("trace") or []), err.get("output_index"),
+                          err.get("output_layout"), host_set(err.get("trace") or []),
+                          err.get("origin_instruction") or "", lang)
+    return trace_nodes(path, lang)
 
 
 def _value(key: str, value: Any) -> str:
@@ -125,7 +123,8 @@ def _fields_table(fields: dict[str, Any], lang: str) -> str:
             f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table></details>') if rows else ""
 
 
-def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str) -> str:
+def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str,
+                    diagnostic: dict[str, Any] | None = None) -> str:
     """The analysis: E0102 drawing or E1200 path, then its notes (in ``text_lang``, the document's) and numbers."""
     analysis = f.get("analysis") or {}
     if not analysis:
@@ -133,7 +132,7 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str) -> s
     parts = []
     if f.get("code") == "E0102":
         parts.append(_e0102_visual(analysis, lang))
-    nodes = _trace_nodes(analysis, lang) if f.get("code") == "E1200" else []
+    nodes = _trace_nodes(analysis, logged_path(f, diagnostic), lang) if f.get("code") == "E1200" else []
     if nodes:
         analysed = bool((analysis.get("offload") or {}).get("errors"))
         caption = label("html.offload_analysis" if analysed else "html.trace_from_log", lang)
@@ -154,7 +153,10 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str) -> s
             f'{"".join(parts)}</details>')
 
 
-def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None = None) -> str:
+def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None = None,
+                 diagnostic: dict[str, Any] | None = None) -> str:
+    """One finding of an explain document; ``diagnostic`` is its twin in the document's
+    ``diagnostics`` (the findings model), which the E1200 path is drawn from."""
     code = str(f.get("code") or "")
     title, url = _catalogue_entry(code, lang)
     count = int(f.get("count") or 1)
@@ -172,7 +174,7 @@ def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None =
         f'{f"<p class=title{lang_attrs(lang)}>{prose(title, lang)}</p>" if title else ""}'
         f'<h5>{lbl(lang, "html.message")}</h5>{code_block(f.get("text", ""), "log-line", label=label("html.copy", lang))}'
         f'{_fields_table(f.get("fields") or {}, lang)}'
-        f"{_analysis_block(f, uid + '-flow', lang, text_lang)}"
+        f"{_analysis_block(f, uid + '-flow', lang, text_lang, diagnostic)}"
         f'<div class="fixes-prose"{lang_attrs(text_lang)}><h5>{lbl(lang, "html.fixes")}</h5><ol>{fixes}</ol></div>'
         f"{link}</article>")
 
@@ -188,6 +190,9 @@ def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
     else:
         parts.append(f'<div class="verdict-line">{badge(label("html.verdict_clean", lang), "ok")}</div>'
                      f'<p class="clean">{lbl(lang, "html.no_log_findings")}</p>')
+    twins = (doc.get("diagnostics") or {}).get("findings") or []
+    twins = twins if len(twins) == len(findings) else []  # one per finding, in the same order, or none
     for n, f in enumerate(findings):
-        parts.append(finding_card(f, f"{uid}-{str(f.get('code', 'x')).lower()}-{n + 1}", lang, text_lang))
+        parts.append(finding_card(f, f"{uid}-{str(f.get('code', 'x')).lower()}-{n + 1}", lang, text_lang,
+                                  twins[n] if twins else None))
     return "".join(parts)

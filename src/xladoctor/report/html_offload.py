@@ -8,11 +8,15 @@ side, and then the slower-reading material (host compute, warnings, the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ..findings.model import Hop
+from ..findings.serialise import thaw_json
 from ..labels import label
+from .finding_html import hops_from_json, host_set, matching_finding, path_nodes, path_table
 from .html_base import badge, code_block, diff_block, esc, lbl, ltr, shape_index_text
-from .html_flow import FlowNode, render_flow
+from .html_flow import render_flow
 
 # What fix (b) looks like in JAX, on the value the path returns (named ``x`` here).
 DEVICE_PUT_SNIPPET = 'x = jax.device_put(x, jax.sharding.SingleDeviceSharding(device, memory_kind="device"))'
@@ -29,65 +33,19 @@ def offload_verdict(doc: dict[str, Any]) -> tuple[str, str]:
     return "html.verdict_clean", "ok"
 
 
-def _host_set(doc: dict[str, Any]) -> set[tuple[str, tuple[int, ...]]]:
-    return {(p.get("instruction", ""), tuple(p.get("shape_index") or ())) for p in doc.get("host_positions", [])}
-
-
-def _hop_lane(i: int, hop: dict[str, Any], host: set, origin: str) -> tuple[str, str]:
-    """Memory lane and node kind of a hop.
-
-    The origin move-to-host annotation still reads device memory (its output is
-    what moves), so it sits in the device lane and the next arrow crosses over;
-    an input-streaming parameter already lives on the host.
-    """
-    key = (hop.get("instruction", ""), tuple(hop.get("shape_index") or ()))
-    on_host = key in host or "S(5)" in str(hop.get("shape", ""))
-    if i == 0 and hop.get("instruction") == origin and not on_host:
-        return "device", "origin"
-    return ("host" if on_host else "device"), "hop"
-
-
-def _where(location: Any) -> str:
-    """A hop's Python line: ``file:line`` as offload's JSON writes it, or the object explain's
-    ``analysis.offload`` holds (``{file, line, function, column}``); never a raw dict."""
-    if isinstance(location, dict):
-        if not location.get("file"):
-            return ""
-        where = f"{location['file']}:{location.get('line')}"
-        return f"{where} ({location['function']})" if location.get("function") else where
-    return str(location or "")
-
-
-def flow_nodes(err: dict[str, Any], doc: dict[str, Any], lang: str) -> list[FlowNode]:
-    """The drawing's boxes: each path hop, then the offending entry output."""
-    host = _host_set(doc)
-    origin = err.get("origin_instruction") or ""
-    nodes: list[FlowNode] = []
-    path = err.get("path") or err.get("trace") or []
-    for i, hop in enumerate(path):
-        lane, kind = _hop_lane(i, hop, host, origin)
-        index = shape_index_text(hop.get("shape_index"))
-        title = f"{hop.get('instruction', '?')}{index if index not in ('', '{}') else ''}"
-        detail = " \u00b7 ".join(x for x in (hop.get("opcode"), f"index {index}" if index not in ("", "{}") else "")
-                                 if x)
-        if kind == "origin":
-            detail = f"{detail} \u00b7 {label('html.moves_to_host', lang)} \u2192" if detail else label("html.moves_to_host", lang)
-        lines = [title]
-        if detail:
-            lines.append(detail)
-        if hop.get("shape"):
-            lines.append(str(hop["shape"]))
-        where = _where(hop.get("location"))
-        if where:
-            lines.append("\u2937 " + where)
-        tip = "\n".join([title, detail, str(hop.get("shape") or ""), where,
-                         f"{label('html.computation', lang)}: {hop.get('computation')}" if hop.get("computation") else ""])
-        nodes.append(FlowNode(tuple(lines), lane, kind, str(hop.get("instruction", "")), tip.strip()))
-    out_index = shape_index_text(err.get("output_index"))
-    out_lines = [f"{label('html.output', lang)} {out_index}", str(err.get("output_layout", "")),
-                 label("html.not_host", lang)]
-    nodes.append(FlowNode(tuple(out_lines), "device", "output", f"output {out_index}", "\n".join(out_lines)))
-    return nodes
+def _error_facts(err: dict[str, Any], doc: dict[str, Any]) -> tuple[Mapping[str, Any], str, tuple[Hop, ...], tuple[Hop, ...]]:
+    """What one ``errors`` entry's article draws: (facts for the headline, XLA's message, hops to
+    draw, hops to tabulate), from its finding in the ``diagnostics`` (the model); where the
+    analysis is not a finding (a compiled module: ``diagnostics`` is empty by design), from the
+    analysis' own entry. The drawing falls back to XLA's trace when the path is empty."""
+    f = matching_finding(err, doc.get("diagnostics"))
+    if f is None:
+        path = hops_from_json(err.get("path") or [])
+        facts: Mapping[str, Any] = err
+        message = str(err.get("message", ""))
+    else:
+        path, facts, message = f.path, thaw_json(f.fields), f.message
+    return facts, message, path or hops_from_json(err.get("trace") or []), path
 
 
 def flow_legend(lang: str) -> str:
@@ -97,26 +55,6 @@ def flow_legend(lang: str) -> str:
             f'<span><i class="origin"></i>{lbl(lang, "html.origin_box")}</span>'
             f'<span><i class="edge-cross"></i>{lbl(lang, "html.cross_edge")}</span>'
             f'<span><i class="edge-bad"></i>{lbl(lang, "html.bad_edge")}</span></div>')
-
-
-def _path_table(err: dict[str, Any], doc: dict[str, Any], lang: str) -> str:
-    host = _host_set(doc)
-    origin = err.get("origin_instruction") or ""
-    rows = []
-    for i, hop in enumerate(err.get("path") or []):
-        lane, _kind = _hop_lane(i, hop, host, origin)
-        loc = hop.get("location")
-        rows.append(
-            f'<tr class="in-{lane}"><td>{i + 1}</td><td>{ltr(hop.get("instruction"))}</td>'
-            f'<td>{ltr(hop.get("opcode"))}</td><td>{ltr(hop.get("shape"))}</td>'
-            f'<td>{ltr(shape_index_text(hop.get("shape_index")))}</td>'
-            f'<td><span class="mem mem-{lane}">{esc(lane)}</span></td>'
-            f'<td>{ltr(loc) if loc else ""}</td></tr>')
-    head = "".join(f"<th>{lbl(lang, k)}</th>" for k in
-                   ("html.instruction", "html.opcode", "html.shape", "html.shape_index", "html.memory", "html.source"))
-    return (f'<details class="path-table"><summary>{lbl(lang, "html.path_table")}</summary>'
-            f'<div class="scroll"><table class="grid"><thead><tr><th>#</th>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div></details>')
 
 
 def _fixes(err: dict[str, Any], lang: str) -> str:
@@ -144,19 +82,20 @@ def _fixes(err: dict[str, Any], lang: str) -> str:
 
 
 def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str) -> str:
-    index = shape_index_text(err.get("output_index"))
-    tag = badge(label("html.xla_stops", lang), "bad") if err.get("first") else badge(label("html.also", lang), "muted")
-    nodes = flow_nodes(err, doc, lang)
+    facts, message, drawn, table = _error_facts(err, doc)
+    index = shape_index_text(facts.get("output_index"))
+    tag = badge(label("html.xla_stops", lang), "bad") if facts.get("first") else badge(label("html.also", lang), "muted")
+    host, origin_instruction = host_set(doc.get("host_positions", [])), facts.get("origin_instruction") or ""
+    nodes = path_nodes(drawn, facts.get("output_index"), facts.get("output_layout"), host, origin_instruction, lang)
     svg = render_flow(nodes, uid, label("html.device_lane", lang), label("html.host_lane", lang), "E1200")
-    origin = err.get("origin")
     return (
         f'<article class="e1200" id="{esc(uid)}">'
-        f'<h4>{badge("E1200", "code")} {lbl(lang, "html.output")} {ltr(index)} {ltr(err.get("output_layout"))} {tag}</h4>'
-        f'<p class="origin">{lbl(lang, "html.path")}: {ltr(origin)} \u2192 {ltr(err.get("start"))} \u2192 '
+        f'<h4>{badge("E1200", "code")} {lbl(lang, "html.output")} {ltr(index)} {ltr(facts.get("output_layout"))} {tag}</h4>'
+        f'<p class="origin">{lbl(lang, "html.path")}: {ltr(facts.get("origin"))} \u2192 {ltr(facts.get("start"))} \u2192 '
         f'{lbl(lang, "html.output")} {ltr(index)}</p>'
         f'<div class="flow-wrap">{svg}</div>{flow_legend(lang)}'
-        f"{_path_table(err, doc, lang)}"
-        f'<h4>{lbl(lang, "html.xla_error")}</h4>{code_block(err.get("message", ""), "xla-message", label=label("html.copy", lang))}'
+        f"{path_table(table, host, origin_instruction, lang)}"
+        f'<h4>{lbl(lang, "html.xla_error")}</h4>{code_block(message, "xla-message", label=label("html.copy", lang))}'
         f"{_fixes(err, lang)}</article>")
 
 

@@ -1,0 +1,129 @@
+"""The HTML drawing of an E1200 path (report/finding_html.py) reads the findings model's hops.
+
+Over XLA's own offload scenarios (tests/data/offload): the drawing and the hop table made
+from a finding's path in ``diagnostics`` are the ones made from the same document's
+``errors[i].path`` read into hops (the route of a compiled module, whose ``diagnostics`` is
+empty, and of ``explain --hlo``), node for node.  A real jax program's TPU lowering puts
+Python lines on the hops: they are drawn as ``file:line (function)`` from both a
+``location`` string (offload's ``errors``) and a ``source`` object (``diagnostics``),
+never as a raw dict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from test_offload_scenarios import FILES
+from xladoctor.cli import main
+from xladoctor.findings import FindingKind
+from xladoctor.report.finding_html import finding_nodes, hops_from_json, host_set, matching_finding, path_table
+
+JAX_PROGRAM = textwrap.dedent("""\
+    import sys, jax, jax.numpy as jnp
+    from jax.sharding import SingleDeviceSharding
+
+    def f(x):
+        dev = jax.devices()[0]
+        y = jax.device_put(x, SingleDeviceSharding(dev, memory_kind="pinned_host"))
+        return jnp.tanh(y)
+
+    lowered = jax.jit(f).trace(jax.ShapeDtypeStruct((8, 128), jnp.float32)).lower(lowering_platforms=("tpu",))
+    sys.stdout.write(lowered.as_text("hlo", debug_info=True))
+    """)
+
+
+def _offload(path: Path, capsys) -> dict:
+    main(["offload", "--json", str(path)])
+    return json.loads(capsys.readouterr().out)
+
+
+def _both_routes(doc: dict) -> list[tuple[object, object, str, str]]:
+    """(nodes from the finding, nodes from errors' path, table from each) per E1200 of ``doc``."""
+    host = host_set(doc.get("host_positions", []))
+    out = []
+    for err in doc["errors"]:
+        f = matching_finding(err, doc["diagnostics"])
+        assert f is not None and f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH
+        hops = hops_from_json(err["path"])
+        assert [(h.instruction, h.shape_index) for h in f.path] == [(h.instruction, h.shape_index) for h in hops]
+        origin = err["origin_instruction"] or ""
+        out.append((finding_nodes(f, host, "en"), finding_nodes(dataclasses.replace(f, path=hops), host, "en"), path_table(f.path, host, origin, "en"),
+                    path_table(hops, host, origin, "en")))
+    return out
+
+
+def test_corpus_paths_drawn_alike_from_the_finding_and_from_the_analysis(capsys):
+    drawn = 0
+    for path in FILES:
+        doc = _offload(path, capsys)
+        for (nodes, nodes_e, table, table_e), err in zip(_both_routes(doc), doc["errors"]):
+            assert nodes == nodes_e and table == table_e, path.name
+            assert [n.instruction for n in nodes[:-1]] == [h["instruction"] for h in err["path"]]
+            assert nodes[-1].kind == "output"
+            drawn += 1
+    assert drawn >= 10  # the corpus has many E1200s; an empty loop must not pass
+
+
+def test_python_lines_drawn_from_string_and_object_locations(tmp_path, capsys):
+    pytest.importorskip("jax")
+    script = tmp_path / "prog.py"
+    script.write_text(JAX_PROGRAM)
+    hlo = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"}).stdout
+    (tmp_path / "prog.hlo").write_text(hlo)
+    doc = _offload(tmp_path / "prog.hlo", capsys)
+    assert doc["outcome"] == "E1200"
+    [(nodes, nodes_e, table, table_e)] = _both_routes(doc)
+    assert nodes == nodes_e and table == table_e
+    assert f"\u2937 {script}:6 (f)" in nodes[0].lines and f"\u2937 {script}:7 (f)" in nodes[1].lines
+    assert "{'file'" not in table and "&#x27;file&#x27;" not in table
+    # the diagnostics' own JSON (source objects) reads into the same hops
+    diag_path = doc["diagnostics"]["findings"][0]["path"]
+    f = matching_finding(doc["errors"][0], doc["diagnostics"])
+    assert f is not None and hops_from_json(diag_path) == f.path
+
+
+def test_explain_e1200_path_is_drawn_from_its_diagnostics_twin(capsys):
+    """A logged E1200's boxes are its finding's path (the model), the log's trace only without one."""
+    from xladoctor.report.html_explain import explain_body
+
+    log = Path(__file__).parent / "data" / "logs" / "traceback_e1200.log"
+    main(["explain", "--json", str(log)])
+    doc = json.loads(capsys.readouterr().out)
+    trace = [h["instruction"] for f in doc["findings"] if f["code"] == "E1200" for h in f["analysis"]["trace"]]
+    assert len(trace) >= 2
+    drawn = explain_body(doc, "x")
+    assert all(f'data-instruction="{name}"' in drawn for name in trace)
+    twin = next(d for d in doc["diagnostics"]["findings"] if d["code"] == "E1200")
+    assert [h["instruction"] for h in twin["path"]] == trace
+    twin["path"][0]["instruction"] = "from.the.model"
+    drawn = explain_body(doc, "x")
+    assert 'data-instruction="from.the.model"' in drawn and f'data-instruction="{trace[0]}"' not in drawn
+    del doc["diagnostics"]  # an older document: the trace, read by the same adapter
+    assert f'data-instruction="{trace[0]}"' in explain_body(doc, "x")
+
+
+def test_offload_article_headline_and_path_read_the_finding(capsys):
+    """The E1200 article's headline, message and boxes follow the diagnostics finding; a compiled
+    module (no finding) still shows its analysis from the document's own entry."""
+    from xladoctor.report.html_offload import offload_body
+
+    doc = _offload(Path(__file__).parent / "data" / "offload" / "J1_annotate_device_placement_jax_style.hlo", capsys)
+    twin = doc["diagnostics"]["findings"][0]
+    twin["fields"]["output_layout"] = "f32[1]{0:S(7)}"
+    twin["message"] = "E1200: from the model"
+    twin["path"][-1]["instruction"] = "model.hop"
+    body = offload_body(doc, "x")
+    assert "f32[1]{0:S(7)}" in body and "E1200: from the model" in body and 'data-instruction="model.hop"' in body
+    doc["diagnostics"]["findings"] = []  # what a compiled module's document holds
+    body = offload_body(doc, "x")
+    assert doc["errors"][0]["output_layout"] in body and 'data-instruction="model.hop"' not in body
+    assert f'data-instruction="{doc["errors"][0]["path"][-1]["instruction"]}"' in body
