@@ -54,11 +54,14 @@ def remove_sharding_markers(module: HloModule) -> list[str]:
     for comp in module.computations:
         if not any(i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i) for i in comp.instructions):
             continue  # (a post order costs as much as the whole check)
+        gone: set[HloInstruction] = set()
         for instr in comp.post_order():
-            if instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr) and instr.parent is comp:
+            if instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr) and instr not in gone:
                 instr.replace_all_uses_with(instr.operands[0])
-                comp.remove_instruction(instr)
+                comp.unhook(instr)  # now: the operand's users are reordered as XLA's removal does
+                gone.add(instr)
                 removed.append(instr.name)
+        comp.drop_removed(gone, release_names=False)  # one sweep: two markers per host move
     return removed
 
 
@@ -93,6 +96,7 @@ def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
         if len(keys) == len(set(keys)):
             continue  # no duplicates: nothing to merge
         first: dict[tuple, HloInstruction] = {}
+        gone: set[HloInstruction] = set()
         for instr in comp.post_order():
             key = _annotation_key(instr)
             if key is None:
@@ -101,8 +105,10 @@ def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
             if kept is not instr:
                 instr.replace_all_uses_with(kept)
                 if comp.root is not instr:
-                    comp.remove_instruction(instr)
+                    comp.unhook(instr)
+                    gone.add(instr)
                 merged.append((instr.name, kept.name))
+        comp.drop_removed(gone, release_names=False)
     return merged
 
 
@@ -110,11 +116,14 @@ def elide_moves_into_host_calls(module: HloModule) -> list[str]:
     """MoveToHosts feeding a host computation call directly, removed (their names)."""
     elided: list[str] = []
     for comp in module.computations:
+        gone: set[HloInstruction] = set()
         for call in [i for i in comp.instructions if is_host_computation_call(i)]:
             for operand in list(call.operands):
-                if is_move_to_host(operand) and operand.parent is comp:
+                if is_move_to_host(operand) and operand.parent is comp and operand not in gone:
                     operand.replace_all_uses_with(operand.operands[0])
                     if comp.root is not operand:
-                        comp.remove_instruction(operand)
+                        comp.unhook(operand)
+                        gone.add(operand)
                     elided.append(operand.name)
+        comp.drop_removed(gone, release_names=False)
     return elided
