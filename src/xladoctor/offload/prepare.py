@@ -71,13 +71,18 @@ def is_host_computation_call(instr: HloInstruction) -> bool:
 
 
 def _annotation_key(instr: HloInstruction) -> tuple | None:
+    key = _kind_and_operands(instr)
+    return None if key is None else (*key, str(instr.shape))
+
+
+def _kind_and_operands(instr: HloInstruction) -> tuple | None:
     if is_move_to_host(instr):
         kind = "host"
     elif is_move_to_device(instr):
         kind = "device"
     else:
         return None
-    return (kind, tuple(id(_through_sharding(o)) for o in instr.operands), str(instr.shape))
+    return (kind, tuple(id(_through_sharding(o)) for o in instr.operands))
 
 
 def _through_sharding(instr: HloInstruction) -> HloInstruction:
@@ -87,13 +92,20 @@ def _through_sharding(instr: HloInstruction) -> HloInstruction:
     return instr
 
 
+def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
+    """Whether two annotations have the same kind and operands (the key without the shape,
+    whose printing cost a third of this pass on a 50k-instruction module): without such a
+    pair no two full keys are equal."""
+    keys = [key for key in map(_kind_and_operands, instructions) if key is not None]
+    return len(keys) != len(set(keys))
+
+
 def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
     """``(removed, kept)`` names: later duplicates are replaced by the first one in post order
     (``HloCSE`` keeps the first it meets)."""
     merged: list[tuple[str, str]] = []
     for comp in module.computations:
-        keys = [k for k in map(_annotation_key, comp.instructions) if k is not None]
-        if len(keys) == len(set(keys)):
+        if not _may_have_duplicates(comp.instructions):
             continue  # no duplicates: nothing to merge
         first: dict[tuple, HloInstruction] = {}
         gone: set[HloInstruction] = set()
