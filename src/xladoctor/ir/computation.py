@@ -87,13 +87,20 @@ class HloComputation:
 
     def remove_instruction(self, instr: HloInstruction) -> None:
         """Remove an instruction that nothing uses any more (raises otherwise)."""
+        self.unhook(instr)
+        self.instructions.remove(instr)
+        self._removed(instr)
+
+    def unhook(self, instr: HloInstruction) -> None:
+        """The first half of :meth:`remove_instruction`: ``instr`` (unused, not the root) lets go
+        of its operands now, so their users are reordered exactly when XLA's
+        ``RemoveInstruction`` would; :meth:`drop_removed` takes a batch of them out later in one
+        sweep (removing each from the list at once costs a scan of the list each)."""
         if instr.users:
             raise ValueError(f"cannot remove {instr.name}: still used by {[u.name for u in instr.users]}")
         if self.root is instr:
             raise ValueError(f"cannot remove {instr.name}: it is the root of {self.name}")
         instr.operands = ()
-        self.instructions.remove(instr)
-        self._removed(instr)
 
     def remove_unused(self, dead: set[HloInstruction], release_names: bool = False) -> None:
         """Remove instructions used only by each other (none is the root), keeping the order
@@ -109,13 +116,16 @@ class HloComputation:
         for instr in dead:
             self._removed(instr, release_names)
 
-    def drop_removed(self, removed: set[HloInstruction]) -> None:
+    def drop_removed(self, removed: set[HloInstruction], release_names: bool = True) -> None:
         """Take out instructions a pass already unhooked (no operands; users rewired), in one
-        sweep, so a pass removing many stays linear; their names are released."""
+        sweep, so a pass removing many stays linear.  ``release_names``: their names may be
+        given again; otherwise they stay reserved, as after :meth:`remove_instruction`."""
+        if not removed:
+            return
         self.instructions = [i for i in self.instructions if i not in removed]
         for instr in removed:
             if instr.parent is self:
-                self._removed(instr, release_name=True)
+                self._removed(instr, release_name=release_names)
 
     def adopt(self, instr: HloInstruction) -> None:
         """Make ``instr`` this computation's (parent, name, calls) before :meth:`splice` places it:

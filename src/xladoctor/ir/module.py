@@ -125,11 +125,18 @@ class HloModule:
 
     def remove_computation(self, comp: HloComputation) -> None:
         """``RemoveEmbeddedComputation``: drop ``comp``; its own instructions' names are released."""
-        for instr in comp.instructions:
-            if instr.parent is comp:
-                self.names.remove(instr, release=True)
-        self._computations_by_name.pop(comp.name, None)
-        self.computations = [c for c in self.computations if c is not comp]
+        self.remove_computations([comp])
+
+    def remove_computations(self, dead: list[HloComputation]) -> None:
+        """:meth:`remove_computation` for each of ``dead``, with the list rebuilt once (the
+        inliner drops every inlined callee: one by one, that was quadratic in computations)."""
+        for comp in dead:
+            for instr in comp.instructions:
+                if instr.parent is comp:
+                    self.names.remove(instr, release=True)
+            self._computations_by_name.pop(comp.name, None)
+        gone = set(dead)
+        self.computations = [c for c in self.computations if c not in gone]
         self._callers = None
 
     def calls_changed(self) -> None:

@@ -184,9 +184,7 @@ class _Inliner:
     def _drop_dead_computations(self) -> None:
         """Callees no longer called (all their call sites inlined) leave the private module."""
         live = set(_post_order(self.m))
-        dead = [c for c in self.m.computations if c not in live]
-        for comp in dead:
-            self.m.remove_computation(comp)
+        self.m.remove_computations([c for c in self.m.computations if c not in live])
 
 
 def forward_tuple_elements(module: HloModule) -> int:

@@ -54,11 +54,14 @@ def remove_sharding_markers(module: HloModule) -> list[str]:
     for comp in module.computations:
         if not any(i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i) for i in comp.instructions):
             continue  # (a post order costs as much as the whole check)
+        gone: set[HloInstruction] = set()
         for instr in comp.post_order():
-            if instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr) and instr.parent is comp:
+            if instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr) and instr not in gone:
                 instr.replace_all_uses_with(instr.operands[0])
-                comp.remove_instruction(instr)
+                comp.unhook(instr)  # now: the operand's users are reordered as XLA's removal does
+                gone.add(instr)
                 removed.append(instr.name)
+        comp.drop_removed(gone, release_names=False)  # one sweep: two markers per host move
     return removed
 
 
@@ -68,13 +71,18 @@ def is_host_computation_call(instr: HloInstruction) -> bool:
 
 
 def _annotation_key(instr: HloInstruction) -> tuple | None:
+    key = _kind_and_operands(instr)
+    return None if key is None else (*key, str(instr.shape))
+
+
+def _kind_and_operands(instr: HloInstruction) -> tuple | None:
     if is_move_to_host(instr):
         kind = "host"
     elif is_move_to_device(instr):
         kind = "device"
     else:
         return None
-    return (kind, tuple(id(_through_sharding(o)) for o in instr.operands), str(instr.shape))
+    return (kind, tuple(id(_through_sharding(o)) for o in instr.operands))
 
 
 def _through_sharding(instr: HloInstruction) -> HloInstruction:
@@ -84,15 +92,23 @@ def _through_sharding(instr: HloInstruction) -> HloInstruction:
     return instr
 
 
+def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
+    """Whether two annotations have the same kind and operands (the key without the shape,
+    whose printing cost a third of this pass on a 50k-instruction module): without such a
+    pair no two full keys are equal."""
+    keys = [key for key in map(_kind_and_operands, instructions) if key is not None]
+    return len(keys) != len(set(keys))
+
+
 def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
     """``(removed, kept)`` names: later duplicates are replaced by the first one in post order
     (``HloCSE`` keeps the first it meets)."""
     merged: list[tuple[str, str]] = []
     for comp in module.computations:
-        keys = [k for k in map(_annotation_key, comp.instructions) if k is not None]
-        if len(keys) == len(set(keys)):
+        if not _may_have_duplicates(comp.instructions):
             continue  # no duplicates: nothing to merge
         first: dict[tuple, HloInstruction] = {}
+        gone: set[HloInstruction] = set()
         for instr in comp.post_order():
             key = _annotation_key(instr)
             if key is None:
@@ -101,8 +117,10 @@ def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
             if kept is not instr:
                 instr.replace_all_uses_with(kept)
                 if comp.root is not instr:
-                    comp.remove_instruction(instr)
+                    comp.unhook(instr)
+                    gone.add(instr)
                 merged.append((instr.name, kept.name))
+        comp.drop_removed(gone, release_names=False)
     return merged
 
 
@@ -110,11 +128,14 @@ def elide_moves_into_host_calls(module: HloModule) -> list[str]:
     """MoveToHosts feeding a host computation call directly, removed (their names)."""
     elided: list[str] = []
     for comp in module.computations:
+        gone: set[HloInstruction] = set()
         for call in [i for i in comp.instructions if is_host_computation_call(i)]:
             for operand in list(call.operands):
-                if is_move_to_host(operand) and operand.parent is comp:
+                if is_move_to_host(operand) and operand.parent is comp and operand not in gone:
                     operand.replace_all_uses_with(operand.operands[0])
                     if comp.root is not operand:
-                        comp.remove_instruction(operand)
+                        comp.unhook(operand)
+                        gone.add(operand)
                     elided.append(operand.name)
+        comp.drop_removed(gone, release_names=False)
     return elided

@@ -1,0 +1,87 @@
+"""Removing instructions and computations in bulk gives what removing them one by one gives.
+
+The pre-passes take out many instructions at once (two ``Sharding`` markers per host move,
+CSE'd annotations, every inlined callee) in one sweep of the list, so that a large module
+stays linear; the order of every value's users (which decides which E1200 XLA reports), the
+instruction order and the names must be exactly what XLA's one-at-a-time
+``RemoveInstruction`` leaves.  Checked on HLO that jax produced (``jax_programs.py``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from xladoctor.ir.instruction import _COPIED_SLOTS
+from xladoctor.ir.module import HloModule
+from xladoctor.ir.opcodes import HloOpcode
+from xladoctor.offload.clone import clone_module
+from xladoctor.offload.dataflow import is_sharding_annotation
+from xladoctor.offload.prepare import remove_sharding_markers
+from xladoctor.syntax.hlo_parser import parse_module
+
+
+@pytest.fixture(scope="module")
+def jax_modules(jax_hlo_corpus) -> list[tuple[str, HloModule]]:
+    out = []
+    for form in ("pre", "post"):
+        for path in sorted((jax_hlo_corpus.root / form).glob("*.txt")):
+            out.append((f"{path.stem}/{form}", parse_module(path.read_text(), str(path))))
+    return out
+
+
+def _one_by_one(module: HloModule) -> list[str]:
+    """The markers removed with ``remove_instruction`` each, as before the bulk removal."""
+    removed = []
+    for comp in module.computations:
+        for instr in comp.post_order():
+            if instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr) and instr.parent is comp:
+                instr.replace_all_uses_with(instr.operands[0])
+                comp.remove_instruction(instr)
+                removed.append(instr.name)
+    return removed
+
+
+def _graph(module: HloModule) -> list[tuple[str, list[tuple[str, list[str], list[str]]]]]:
+    return [(c.name, [(i.name, [o.name for o in i.operands], [u.name for u in i.users]) for i in c.instructions])
+            for c in module.computations]
+
+
+def test_markers_removed_in_one_sweep_leave_what_one_by_one_removal_leaves(jax_modules):
+    total = 0
+    for label, module in jax_modules:
+        bulk, single = clone_module(module), clone_module(module)
+        names = remove_sharding_markers(bulk)
+        assert names == _one_by_one(single), label
+        assert _graph(bulk) == _graph(single), f"users or order differ after removing markers of {label}"
+        for name in names:  # gone, and the name stays reserved as XLA's uniquer keeps it
+            assert bulk.get_instruction(name) is None
+            assert bulk.unique_name(name) == single.unique_name(name) != name
+        total += len(names)
+    assert total, "no jax program had a sharding marker: the bulk removal went unchecked"
+
+
+def test_removing_many_computations_at_once_forgets_their_names(jax_modules):
+    label, module = next((label, m) for label, m in jax_modules if len(m.computations) > 2)
+    work = clone_module(module)
+    dead = [c for c in work.computations if c is not work.entry and not c.callers][:2] \
+        or [c for c in work.computations if c is not work.entry][:1]
+    for comp in dead:
+        for caller in list(comp.callers):
+            caller.called = {}
+    kept = [c.name for c in work.computations if c not in dead]
+    work.remove_computations(dead)
+    assert [c.name for c in work.computations] == kept, label
+    for comp in dead:
+        assert all(work.get_instruction(i.name) is None for i in comp.instructions)
+
+
+def test_a_detached_copy_has_every_field_and_shares_no_container(jax_modules):
+    for label, module in jax_modules[:4]:
+        for instr in (i for c in module.computations for i in c.instructions):
+            copy = instr.detached_copy()
+            for slot in _COPIED_SLOTS:
+                value = getattr(instr, slot)
+                assert getattr(copy, slot) == value, f"{slot} of {instr.name} in {label}"
+                if isinstance(value, (dict, list)):
+                    assert getattr(copy, slot) is not value
+            assert copy.operands == () and not copy.users and copy.parent is None and not copy.called
