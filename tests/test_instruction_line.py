@@ -156,3 +156,38 @@ def test_random_mutants_are_read_alike(monkeypatch: pytest.MonkeyPatch) -> None:
         lines[k] = line
         fast, full = _both("\n".join(lines), monkeypatch)
         assert fast == full, line
+
+
+GTE = ("HloModule m\n\nENTRY main {\n  p = f32[2]{0} parameter(0), metadata={source_line=LINE}\n"
+       "  t = (f32[2]{0}, f32[2]{0}) tuple(p, p)\n  ROOT g = f32[2]{0} get-tuple-element(t), index=INDEX\n}\n")
+# Integer attributes at the edges of XLA's lexer (int64, then uint64 bit-cast) and of metadata's int32.
+# Campaign find (disagree-1): index=92233720368547758082 was taken by both readers; XLA: 'expects integer'.
+INTEGER_EDGES = {
+    ("1", "92233720368547758082"): False,
+    ("1", "18446744073709551617"): False,
+    ("1", "+1"): False,
+    ("1", "1_0"): False,
+    ("1", "01"): True,
+    ("2147483647", "1"): True,
+    ("18446744073709551615", "1"): True,  # uint64 2**64-1 is -1 in XLA: a valid int32
+    ("2147483648", "1"): False,
+    ("-2147483649", "1"): False,
+    ("99999999999", "0"): False,
+}
+
+
+@pytest.mark.parametrize("line,index", INTEGER_EDGES, ids=[f"line={a},index={b}" for a, b in INTEGER_EDGES])
+def test_integer_attributes_are_range_checked_by_both_readers(line: str, index: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    text = GTE.replace("LINE", line).replace("INDEX", index)
+    fast, full = _both(text, monkeypatch)
+    assert fast == full
+    assert (fast[0] == "ok") is INTEGER_EDGES[line, index], fast[:2]
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import hlo_module_from_text
+    try:
+        hlo_module_from_text(text)
+        theirs = True
+    except RuntimeError:
+        theirs = False
+    assert theirs is INTEGER_EDGES[line, index]

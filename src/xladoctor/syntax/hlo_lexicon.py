@@ -17,15 +17,14 @@ VALUE_FORM = {"custom_call_target": ('"', "a string"), "frontend_attributes": ("
               "metadata": ("{", "'{'"), "execution_thread": ('"', "a string")}
 METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name")
 METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_column", "stack_frame_id")
-INT_VALUE = re.compile(r"-?[0-9]{1,19}")
-# The metadata XLA and jax print: known keys, escape-free strings, small integers.  Anything
-# else takes the slower exact path (the full reader's metadata check).  One alternation per
-# key=value pair, never per character, so the regex stays linear in memory on a huge string.
+# The metadata XLA and jax print: known keys, escape-free strings, integers of up to 9 digits
+# (always within XLA's int32).  Anything else takes the slower exact path (the full reader's
+# metadata check, which range-checks).  One alternation per key=value pair, never per character, so the regex stays linear in memory on a huge string.
 METADATA_FAST = re.compile(
     r'\{\s*(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)="[^"\\]*"'
-    r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}"
+    r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,9}"
     r")?(?:\s+(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)=\"[^\"\\\\]*\""
-    r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,19}))*\s*\}")
+    r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,9}))*\s*\}")
 # The keys of metadata METADATA_FAST took (its strings hold no quote, so none is read inside one).
 _METADATA_KEY = re.compile(r'([a-z_]+)=(?:"[^"]*"|-?[0-9]+)')
 

@@ -17,14 +17,15 @@ from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, RE
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
-from .hlo_lexicon import INT_VALUE, KEYWORDS, METADATA_INTS, METADATA_STRINGS, VALUE_FORM, metadata_fast
-from .reader import Reader, show_token
+from .hlo_lexicon import KEYWORDS, METADATA_INTS, METADATA_STRINGS, VALUE_FORM, metadata_fast
+from .reader import Reader, lex_int64, show_token
 from .shape_parser import read_shape
 
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
 _INT64_MAX = 2**63 - 1
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 # Called-computation attributes XLA parses as a braced list; the others name one computation.
 _COMPUTATION_LIST_ROLES = ("branch_computations",)
 _BARE_NAME = re.compile(r"(%?)([A-Za-z_][A-Za-z0-9_.\-]*)(:?)")
@@ -215,8 +216,8 @@ class InstructionReader:
                                  + ", ".join(sorted(METADATA_KEYS)), pos)
             if key in METADATA_STRINGS and not value.startswith('"'):
                 raise self.error(f"metadata {key} must be a string", pos)
-            if key in METADATA_INTS and not INT_VALUE.fullmatch(value):
-                raise self.error(f"metadata {key} must be an integer", pos)
+            if key in METADATA_INTS and not _is_int32(value):
+                raise self.error(f"metadata {key} must be a 32-bit integer", pos)
 
     def _decode_attribute(self, instr: HloInstruction, attr: str, raw: str, pos: int,
                           control_refs: list[tuple[str, int]]) -> None:
@@ -226,10 +227,10 @@ class InstructionReader:
         if attr == "custom_call_target":
             instr.custom_call_target = unquote(raw)
         elif attr == "index":
-            try:
-                instr.tuple_index = int(raw)
-            except ValueError:
-                raise self.error(f"index must be an integer, got {raw!r}", pos) from None
+            index = lex_int64(raw)
+            if index is None:  # XLA: 'expects integer' (a 64-bit one: its lexer refuses longer)
+                raise self.error(f"index must be a 64-bit integer, got {show_token(raw)}", pos)
+            instr.tuple_index = index
         elif attr == "frontend_attributes":
             instr.frontend_attributes = self._string_map(raw, pos)
         elif attr == "metadata":
@@ -260,6 +261,12 @@ class InstructionReader:
         return names
 
     # -- module-level resolution ------------------------------------------------------
+
+def _is_int32(raw: str) -> bool:
+    """XLA reads metadata's line and column numbers as int32, after its lexer's uint64 wrap (2**64-1 is -1)."""
+    value = lex_int64(raw)
+    return value is not None and _INT32_MIN <= value <= _INT32_MAX
+
 
 def _is_name_char(c: str) -> bool:
     return c.isalnum() or c in "_.-"

@@ -35,6 +35,21 @@ INT64_MIN, UINT64_MAX = -(2**63), 2**64 - 1
 TOKEN_SHOWN = 40
 
 
+def lex_int64(raw: str) -> int | None:
+    """``raw`` read as XLA's lexer reads an integer token, or None where it is not one.
+
+    XLA's lexer takes int64, then uint64 (bit-cast to int64: 2**64-1 is -1); anything longer
+    is a lexer error.  Python's ``int()`` would also take '+1', '1_0' and any length.
+    """
+    m = _INT.fullmatch(raw)
+    if m is None or len(raw) - (raw[0] == "-") > _INT_MAX_DIGITS:
+        return None
+    value = int(raw)
+    if not INT64_MIN <= value <= UINT64_MAX:
+        return None
+    return value - 2**64 if value >= 2**63 else value
+
+
 def show_token(tok: str, limit: int = TOKEN_SHOWN) -> str:
     """``repr`` of a token from the input, cut to ``limit`` characters (a 50 MB name stays one short line)."""
     if len(tok) <= limit:
