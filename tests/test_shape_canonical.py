@@ -64,6 +64,11 @@ ACCEPTED = [
     "u8[4]{0:*()}", "u8[4]{0:*)}", "u8[4]{0:*}", "u8[4]{0:#()}", "u8[256]{0:T(2,*)*)}", "u8[4]{0:*E(8)}",
     # S(n) is stored in an int8: wraps (fuzz campaign: S(9223375807) prints S(-65))
     "f32[2]{0:S(261)}", "f32[2]{0:S(256)}", "s8[3,256,128]{2,1,0:S(9223375807)}",
+    # a bare letter attribute is dropped; a space ends it ('E S(5)' is S(5)); ParseLayout ignores
+    # what ParseSplitConfigs returns, so SC keeps what it read before a failing step
+    "u8[4]{0:E}", "u8[4]{0:E S(5)}", "u8[4]{0:M}", "u8[4]{0:#E(8)}", "f32[8,128]{1,0:T(8,128)L}",
+    "f32[8,16]{1,0:SC}", "f32[8,16]{1,0:SC(0}", "f32[8,16]{1,0:SC(0:}", "f32[8,16]{1,0:SC(0:4,}",
+    "f32[8,16]{1,0:SC(}", "f32[8,16]{1,0:SC(0:4)(}", "f32[8,16]{1,0:SC M(2)}",
 ]
 
 # jaxlib rejects these with a parse error.
@@ -71,6 +76,12 @@ REJECTED = [
     "F32[2]", "f32[-1]", "f32[2,3]{0}", "f32[2]{0,0}", "f32[2", "f33[2]",
     "f32[99999999999999999999]", "f32[9223372036854775808]", "s32[<=?]", "f32[2,3]{:T(8)}",
     "f32[8,16]{1,0:SC(0:2)SC(1:4,8)}", "f32[4]{0:P(s32[4]{0})}", "u8[4]{0:*(8)}", "u8[4]{0:*((u32)}",
+    # XLA's lexer reads the whole identifier before ParseLayout compares it with 'E', 'T'...:
+    # a letter glued to the next one (campaign disagree-4: 'ES(5)'), to digits, '.', '-', '_',
+    # ':' or '=' names no attribute
+    "u8[4]{0:ES(5)}", "f32[8,128]{1,0:TL(2)}", "f32[8,128]{1,0:T8}", "f32[8,128]{1,0:L2}", "u8[4]{0:M1}",
+    "f32[8,16]{1,0:SCS(1)}", "u8[4]{0:S5}", "u8[4]{0:S.(5)}", "u8[4]{0:S-(5)}", "u8[4]{0:S_(5)}",
+    "u8[4]{0:S:(5)}", "u8[4]{0:S=(5)}", "u8[4]{0:DT(4)}", "u8[4]{0:s(5)}", "f32[8,16]{1,0:SC P(f32[2])}",
 ]
 
 # XLA aborts the process on these (CHECK failure); we must reject them instead.

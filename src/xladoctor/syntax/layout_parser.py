@@ -14,10 +14,13 @@ from collections.abc import Callable
 
 from ..ir.primitive import ARRAY_TYPE_NAMES, primitive_type
 from ..ir.shape import COMBINE_DIMENSION, DIM_LEVEL_BY_ABBREV, DimLevel, Layout, Shape, SplitConfig, Tile
-from .reader import Reader
+from .reader import Reader, show_token
 
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ATTR_NAME = re.compile(r"SC|[DTL#*ESPM]")
+# XLA's lexer reads a whole identifier ([A-Za-z_][A-Za-z0-9_.-]*, with a ':' or '=' glued on: a
+# label or attribute-name token) before ParseLayout compares it with 'T', 'E', 'SC'...: 'ES(5)',
+# 'T8' or 'E:' is one token that names no attribute.  '#' and '*' are tokens of their own.
+_ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*[:=]?|[#*]")
 _ATTR_ORDER = {"D": 0, "T": 1, "L": 2, "#": 3, "*": 4, "E": 5, "S": 6, "SC": 7, "P": 8, "M": 9}
 _INT64_MAX = 2**63 - 1
 _ATTR_ORDER_TEXT = "D, T, L, #, *, E, S, SC, P, M"
@@ -51,7 +54,9 @@ def read_layout(r: Reader) -> Layout:
             if not m:
                 raise r.error(f"expected a layout attribute ({_ATTR_ORDER_TEXT}) or '}}', found {r.describe_here()}")
             attr = m.group(0)
-            order = _ATTR_ORDER[attr]
+            order = _ATTR_ORDER.get(attr)
+            if order is None:
+                raise r.error(f"expected a layout attribute ({_ATTR_ORDER_TEXT}) or '}}', found {show_token(attr)}")
             if order <= last:
                 raise r.error(f"layout attribute '{attr}' is out of order or repeated; XLA requires the order "
                               f"{_ATTR_ORDER_TEXT}", here)
@@ -100,23 +105,38 @@ def _read_tiles(r: Reader, attr: str, fields: dict, here: int) -> None:
 
 
 def _read_split_configs(r: Reader, attr: str, fields: dict, here: int) -> None:
-    """``SC(0:4,8)(1:2)``: split configs (physical dimension, split indices)."""
-    splits = []
-    if r.peek() != "(":
-        raise r.error("expected '(' after SC", r.pos)
-    while r.peek() == "(":
-        r.expect("(")
-        dim = r.expect_int("a physical dimension number")
-        r.expect(":", "in split config")
-        idx = []
-        if r.peek() != ")":
-            while True:
-                idx.append(r.expect_int("a split index"))
-                if not r.accept(","):
-                    break
-        r.expect(")", "to close the split config")
-        splits.append(SplitConfig(dim, tuple(idx)))
+    """``SC(0:4,8)(1:2)``: split configs (physical dimension, split indices).
+
+    ParseLayout ignores ParseSplitConfigs' result, so each step stops quietly where it fails,
+    keeping what it read: a bare ``SC`` and ``SC(}`` add nothing, ``SC(0}`` is ``SC(0:)``,
+    ``SC(0:4,}`` is ``SC(0:4)``; whatever follows must then be another attribute or '}'.
+    """
+    splits: list[SplitConfig] = []
+    while r.accept("("):
+        dim = r.accept_int()
+        if dim is None:
+            break
+        idx: list[int] = []
+        closed = _read_split_indices(r, idx)
+        splits.append(SplitConfig(_wrap_int64(dim), tuple(idx)))  # kept, closed or not, as XLA keeps it
+        if not closed:
+            break
     fields["split_configs"] = tuple(splits)
+
+
+def _read_split_indices(r: Reader, idx: list[int]) -> bool:
+    """XLA's ``ParseList(':', ')', ',')`` of split indices into ``idx``; False where a step failed."""
+    if not r.accept(":"):
+        return False
+    if r.accept(")"):
+        return True
+    while True:
+        i = r.accept_int()
+        if i is None:
+            return False
+        idx.append(_wrap_int64(i))
+        if not r.accept(","):
+            return r.accept(")")
 
 
 def _read_dim_levels(r: Reader, attr: str, fields: dict, here: int) -> None:
