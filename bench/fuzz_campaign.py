@@ -78,6 +78,9 @@ KNOWN_DIVERGENCES = {
                           "xladoctor wants a computation",
     "name-suffix-normalized": "a name whose numeric suffix has leading zeros ('r.012'): XLA's NameUniquer "
                               "renames it ('r.12'); xladoctor keeps the name as written",
+    "nested-instruction": "an operand written as an instruction ('tuple(tuple(p))'): XLA's ParseOperands "
+                          "reads it with ParseInstructionRhs (no name, no attributes, shape inferred if "
+                          "absent, named '<opcode>.anon'); xladoctor refuses it with a located error",
     "leading-zero-overflow": "an integer with leading zeros and 20+ digits: jaxlib reads it as another number",
 }
 
@@ -358,6 +361,8 @@ def _classify_reject_vs_accept(message: str) -> str | None:
         return "known:shape-inference"
     if "is already used in another computation" in message:
         return "known:duplicate-name-across-computations"
+    if "nested-instruction form" in message:
+        return "known:nested-instruction"
     if "nested more than" in message:
         return "known:nesting-cap"
     if any(m in message for m in _VALIDATION_MESSAGES):

@@ -152,3 +152,24 @@ def test_hlomodule_is_a_keyword_only_as_a_whole_token(first):
     pytest.importorskip("jaxlib")
     from jaxlib_oracle import oracle_module, to_jsonable
     assert _view(ours) == json.loads(json.dumps(to_jsonable(oracle_module(text))))
+
+
+# Campaign find (disagree-3): XLA reads an operand that is not 'name' followed by ',' or ')' again as
+# a nested instruction (ParseOperands -> ParseInstructionRhs, shape inferred, named '<opcode>.anon').
+NESTED = module("  t.3 = (f32[2]{0}) tuple(tuple(p.2)\n)\n  ROOT r = f32[2]{0} negate(p.2)")
+
+
+def test_nested_instruction_operand_is_refused_as_a_named_divergence():
+    with pytest.raises(HloParseError, match="nested-instruction form") as e:
+        parse_module(NESTED, "t.hlo")
+    assert str(e.value).startswith("t.hlo:10:27:") and "\n" not in str(e.value)
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from fuzz_campaign import KNOWN_DIVERGENCES, _classify_reject_vs_accept
+    assert _classify_reject_vs_accept(str(e.value)) == "known:nested-instruction"
+    assert "nested-instruction" in KNOWN_DIVERGENCES
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import hlo_module_from_text
+    printed = hlo_module_from_text(NESTED).to_string()
+    assert "tuple.anon = (f32[2]{0}) tuple(%p.2)" in printed  # what jaxlib builds for the nested operand

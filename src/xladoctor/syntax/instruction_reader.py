@@ -165,6 +165,12 @@ class InstructionReader:
             if name is None:
                 raise self.error(f"expected an operand name, found {r.describe_here()}")
             refs.append((name, pos))
+            if r.peek() == "(" and name in OPCODES_BY_SPELLING:
+                # XLA's ParseOperands, failing to read a name followed by ',' or ')', reads the operand
+                # again as an instruction (ParseInstructionRhs without a name or attributes), infers
+                # its shape if none is written, and names it '<opcode>.anon' by its NameUniquer.
+                raise self.error(f"'{name}(...)' as an operand of '{instr.name}' is XLA's nested-instruction "
+                                 "form, which xladoctor does not read: write it as its own named instruction", pos)
             if r.peek() not in (",", ")"):
                 r.expect(",", f"or ')' in the operands of '{instr.name}'")
         if typed:
