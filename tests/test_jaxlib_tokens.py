@@ -173,3 +173,27 @@ def test_nested_instruction_operand_is_refused_as_a_named_divergence():
     from jaxlib_oracle import hlo_module_from_text
     printed = hlo_module_from_text(NESTED).to_string()
     assert "tuple.anon = (f32[2]{0}) tuple(%p.2)" in printed  # what jaxlib builds for the nested operand
+
+
+@pytest.mark.parametrize("body", ['source_line=2,', 'source_line=2 ,', 'source_line=2,,op_type="x"', ',',
+                                  ',source_line=2', 'op_name="a",source_line=2', 'op_name="a" , source_line=2',
+                                  'op_name="a,",source_line=2', '', 'op_name="a"  ,  '])
+def test_metadata_commas_as_xla_sub_attributes(body):
+    """XLA's ParseSubAttributes eats one optional comma before each attribute, so a trailing or
+    doubled comma is "expects attribute name" (found by the fuzz campaign: ``source_line=2,}``)."""
+    text = ("HloModule m\n\nENTRY e {\n  p = f32[2]{0} parameter(0), metadata={" + body + "}\n"
+            "  ROOT r = f32[2]{0} negate(p)\n}\n")
+    try:
+        parse_module(text, "t.hlo")
+        ours = True
+    except HloParseError as e:
+        assert str(e).startswith("t.hlo:") and "metadata" in str(e)
+        ours = False
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import hlo_module_from_text
+    try:
+        hlo_module_from_text(text)
+        theirs = True
+    except RuntimeError:
+        theirs = False
+    assert ours == theirs

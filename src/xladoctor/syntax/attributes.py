@@ -205,18 +205,25 @@ def quote(s: str) -> str:
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _SEP = re.compile(r"[\s,]*")
+_ONE_COMMA = re.compile(r"\s*,?\s*")
 
 
-def parse_key_values(raw: str) -> list[tuple[str, str]]:
+def parse_key_values(raw: str, sub_attributes: bool = False) -> list[tuple[str, str]]:
     """``{a="x" b=3 c={k = v}}`` (space- or comma-separated) -> [("a", '"x"'), ("b", "3"), ("c", "{k = v}")].
 
     Values stay raw: quoted strings keep their quotes, brace groups their braces.
+    ``sub_attributes`` applies the separator rule of XLA's ``ParseSubAttributes`` (``metadata``):
+    one optional comma before each pair, so no trailing comma (XLA: "expects attribute name")
+    and no two commas in a row.
     """
     body = raw.strip()
     if body.startswith("{") and body.endswith("}"):
         body = body[1:-1]
     out = []
-    pos = match_end(_SEP, body, 0)
+    sep = _ONE_COMMA if sub_attributes else _SEP
+    pos = match_end(sep, body, 0)
+    if sub_attributes and pos >= len(body) and body.strip():
+        raise ValueError("expects attribute name after ',' (XLA refuses a comma with no attribute)")
     while pos < len(body):
         m = _KEY.match(body, pos)
         if not m:
@@ -233,7 +240,9 @@ def parse_key_values(raw: str) -> list[tuple[str, str]]:
         if end == pos:
             raise ValueError(f"missing value for {key!r}")
         out.append((key, body[pos:end]))
-        pos = match_end(_SEP, body, end)
+        pos = match_end(sep, body, end)
+        if sub_attributes and pos >= len(body) and "," in body[end:]:
+            raise ValueError("expects attribute name after ',' (XLA refuses a trailing comma)")
     return out
 
 

@@ -209,7 +209,7 @@ class InstructionReader:
         if not (raw.startswith("{") and raw.endswith("}")):
             raise self.error("metadata must be {key=value ...}", pos)
         try:
-            pairs = parse_key_values(raw)
+            pairs = parse_key_values(raw, sub_attributes=True)
         except ValueError as e:
             raise self.error(f"cannot read metadata: {e}", pos) from None
         seen: set[str] = set()
