@@ -242,3 +242,12 @@ def to_jsonable(module: OracleModule) -> dict[str, Any]:
             for c in module.computations
         ],
     }
+
+
+def jaxlib_accepts(text: str) -> bool:
+    """Whether jaxlib's HLO parser takes ``text`` (its refusals come back as RuntimeError)."""
+    try:
+        hlo_module_from_text(text)
+    except RuntimeError:
+        return False
+    return True
