@@ -172,7 +172,6 @@ class HloInstruction:
         new.control_predecessors = []
         return new
 
-    # -- operands and users: the single write path -----------------------------------
     # -- fields that only some instructions have; XLA's accessors CHECK them ---------------
     def computation(self) -> HloComputation:
         """XLA's ``parent()`` where the caller needs one: every parsed or inserted instruction has it."""
@@ -192,6 +191,7 @@ class HloInstruction:
             raise ValueError(f"instruction '{self.name}' is not a numbered parameter")
         return self.parameter_number
 
+    # -- operands and users: the single write path -----------------------------------
     @property
     def operands(self) -> tuple[HloInstruction, ...]:
         return self._operands
