@@ -439,6 +439,18 @@ class HloCorpus:
         return [p for p in self.dump_txt_files() if not is_hlo_dump_file(p.name)]
 
 
+def hlo_of_script(source: str, folder: Path) -> Path:
+    """Run a jax script that prints an HLO module (on CPU jax, lowering for whatever it asks) in a
+    fresh interpreter, as ``folder/prog.py``; write its output to ``folder/prog.hlo`` and return that path."""
+    script = folder / "prog.py"
+    script.write_text(source)
+    hlo = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"}).stdout
+    out = folder / "prog.hlo"
+    out.write_text(hlo)
+    return out
+
+
 def generate_in_subprocess(out_dir: Path, timeout: float = 300) -> HloCorpus:
     """Run this script in a fresh interpreter with ``--xla_dump_to=out_dir/dump``."""
     env = dict(os.environ)

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from jax_programs import hlo_of_script
 from test_offload_scenarios import FILES
 from xladoctor.cli import main
 from xladoctor.findings import FindingKind
@@ -74,12 +72,9 @@ def test_corpus_paths_drawn_alike_from_the_finding_and_from_the_analysis(capsys)
 
 def test_python_lines_drawn_from_string_and_object_locations(tmp_path, capsys):
     pytest.importorskip("jax")
-    script = tmp_path / "prog.py"
-    script.write_text(JAX_PROGRAM)
-    hlo = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
-                         env={**os.environ, "JAX_PLATFORMS": "cpu"}).stdout
-    (tmp_path / "prog.hlo").write_text(hlo)
-    doc = _offload(tmp_path / "prog.hlo", capsys)
+    hlo = hlo_of_script(JAX_PROGRAM, tmp_path)
+    script = hlo.with_suffix(".py")  # the Python lines the module's metadata names
+    doc = _offload(hlo, capsys)
     assert doc["outcome"] == "E1200"
     [(nodes, nodes_e, table, table_e)] = _both_routes(doc)
     assert nodes == nodes_e and table == table_e

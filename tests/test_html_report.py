@@ -19,13 +19,12 @@ import contextlib
 import io
 import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from jax_programs import hlo_of_script
 from xladoctor.cli import main
 from xladoctor.report.html import render_check_html, render_explain_html, render_inputs_html, render_offload_html
 
@@ -391,12 +390,9 @@ JAX_PROGRAM = textwrap.dedent("""\
 def test_real_jax_program_shows_python_lines(open_html, tmp_path):
     """jax's TPU lowering of a device_put to pinned_host that is returned: E1200 (released XLA)."""
     pytest.importorskip("jax")
-    script = tmp_path / "prog.py"
-    script.write_text(JAX_PROGRAM)
-    hlo = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
-                         env={**os.environ, "JAX_PLATFORMS": "cpu"}).stdout
-    (tmp_path / "prog.hlo").write_text(hlo)
-    doc = run_json("offload", str(tmp_path / "prog.hlo"))
+    hlo = hlo_of_script(JAX_PROGRAM, tmp_path)
+    script = hlo.with_suffix(".py")  # the Python lines the module's metadata names
+    doc = run_json("offload", str(hlo))
     assert doc["outcome"] == "E1200"
     o = open_html(render_offload_html(doc), "jax")
     o.assert_quiet()

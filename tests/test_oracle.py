@@ -87,20 +87,26 @@ def test_dropping_the_host_memory_space_turns_the_clean_module_into_e1200(worker
     assert worker.compile_hlo(device_only).kind == "e1200"
 
 
-def test_stablehlo_of_a_jax_program_compiles_or_fails_as_jax_would(worker):
+def _offloaded_program():
+    """A jax program whose first output is computed from a tensor offloaded to host, its input
+    spec, and the host / device shardings that make it compile: (fn, x, host, device)."""
     jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")
+    from frontend_ops import place_to_host
     from jax.sharding import SingleDeviceSharding
 
     dev = jax.devices()[0]
-    host = SingleDeviceSharding(dev, memory_kind="pinned_host")
-    device = SingleDeviceSharding(dev, memory_kind="device")
-    from frontend_ops import place_to_host
 
     def offloaded(x):
         return jnp.sin(place_to_host(x * 2)), x + 1
 
-    x = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+    return (offloaded, jax.ShapeDtypeStruct((8, 128), jnp.float32),
+            SingleDeviceSharding(dev, memory_kind="pinned_host"), SingleDeviceSharding(dev, memory_kind="device"))
+
+
+def test_stablehlo_of_a_jax_program_compiles_or_fails_as_jax_would(worker):
+    jax = pytest.importorskip("jax")
+    offloaded, x, host, device = _offloaded_program()
     bad = jax.jit(offloaded).trace(x).lower(lowering_platforms=("tpu",)).as_text()
     v = worker.compile_stablehlo(bad)
     assert v.kind == "e1200" and v.start == "sine.1"
@@ -111,19 +117,9 @@ def test_stablehlo_of_a_jax_program_compiles_or_fails_as_jax_would(worker):
 
 def test_compile_jitted_lowers_the_program_for_tpu_and_gives_the_same_verdicts(worker):
     jax = pytest.importorskip("jax")
-    jnp = pytest.importorskip("jax.numpy")
-    from jax.sharding import SingleDeviceSharding
-
     from xladoctor.jax import compile_jitted
-    dev = jax.devices()[0]
-    host = SingleDeviceSharding(dev, memory_kind="pinned_host")
-    device = SingleDeviceSharding(dev, memory_kind="device")
-    from frontend_ops import place_to_host
 
-    def offloaded(x):
-        return jnp.sin(place_to_host(x * 2)), x + 1
-
-    x = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+    offloaded, x, host, device = _offloaded_program()
     v = compile_jitted(jax.jit(offloaded), x)
     assert v.kind == "e1200" and v.start == "sine.1"
     v = compile_jitted(offloaded, x, jit_kwargs={"out_shardings": (host, device)})
