@@ -37,7 +37,8 @@ def set_host_compute_frontend_attribute(run: OffloaderRun, instr: HloInstruction
     if ctx.options.disable_host_compute and not allowed_copy:
         run.rec.fail(Status.INVALID_ARGUMENT, messages.HOST_COMPUTE_DISABLED, instr)
         return False
-    instr.frontend_attributes.setdefault(COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST)
+    if COMPUTE_TYPE_ATTR not in instr.frontend_attributes:  # replaced, not edited: the empty map is shared
+        instr.frontend_attributes = {**instr.frontend_attributes, COMPUTE_TYPE_ATTR: COMPUTE_TYPE_HOST}
     if instr not in seen:
         seen.add(instr)
         orig = ctx.input_instruction(instr.name)

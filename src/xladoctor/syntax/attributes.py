@@ -11,6 +11,7 @@ functions below.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from ..errors import HloParseError
 from .reader import match_end
@@ -259,7 +260,7 @@ def parse_string_map(raw: str) -> dict[str, str]:
     return {k: unquote(v) if v.startswith('"') else v for k, v in parse_key_values(raw)}
 
 
-def format_string_map(values: dict[str, str]) -> str:
+def format_string_map(values: Mapping[str, str]) -> str:
     return "{" + ",".join(f"{k}={quote(v)}" for k, v in values.items()) + "}"
 
 

@@ -10,6 +10,8 @@ input used one (compiled dumps do, ``Lowered.as_text("hlo")`` does not).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
@@ -94,7 +96,7 @@ def print_instruction(instr: HloInstruction, pct: str = "") -> str:
     return text
 
 
-def _put_string_map(attrs: dict[str, str], key: str, values: dict[str, str]) -> None:
+def _put_string_map(attrs: dict[str, str], key: str, values: Mapping[str, str]) -> None:
     """Keep the text as read when the decoded map is unchanged (unquoted values such as
     ``xla.sdy.meshes={...}`` must not be re-quoted); otherwise print the map anew."""
     raw = attrs.get(key)
