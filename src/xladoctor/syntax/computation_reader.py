@@ -20,6 +20,18 @@ from .instruction_reader import InstructionReader, _is_name_char
 from .shape_parser import read_shape
 
 
+class _Body:
+    """What reading one computation body keeps: its names so far, its ROOT and parameters."""
+
+    __slots__ = ("by_name", "name_pos", "params", "root")
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, HloInstruction] = {}
+        self.name_pos: dict[str, int] = {}
+        self.params: dict[int, tuple[HloInstruction, int]] = {}
+        self.root: HloInstruction | None = None
+
+
 class ComputationReader(InstructionReader):
     """Computations of a module; the line counter is shared with the module reader."""
 
@@ -89,59 +101,87 @@ class ComputationReader(InstructionReader):
         so ``parameter(1000000000)`` costs one entry, not a billion-slot list.
         This loop runs once per instruction: what it calls is bound to locals.
         """
-        r, text = self.r, self.text
-        root: HloInstruction | None = None
-        name_pos: dict[str, int] = {}
-        params: dict[int, tuple[HloInstruction, int]] = {}
-        by_name: dict[str, HloInstruction] = {}  # this computation's scope (XLA's parser keeps one too)
-        known, add = module.get_instruction, comp.add_instruction
+        text = self.text
+        body = _Body()
+        by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
+        name_pos = body.name_pos
+        add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         while True:
-            got = read_fast(self, module, by_name)
-            if got is not None:
-                instr, control_refs, instr_start, is_root = got
-                if instr.name in name_pos or known(instr.name) is not None:
-                    self._check_new_name(comp, module, instr, name_pos, instr_start)
-            else:
-                r.skip()
-                if r.pos >= len(text):
-                    raise self.error(f"unexpected end of input inside computation '{comp.name}': missing '}}'")
-                if text[r.pos] == "}":
-                    r.pos += 1
-                    break
-                instr_start = r.pos
-                is_root = text.startswith("ROOT", instr_start) and text[instr_start + 4:instr_start + 5].isspace()
-                if is_root:
-                    r.pos += 4
-                instr, control_refs = self._read_slow(comp, module, name_pos, by_name, instr_start)
-            for ref, pos in control_refs:
-                target = by_name.get(ref)
-                if target is None:
-                    raise self._undefined(comp, ref, pos)
-                instr.control_predecessors.append(target)
+            got = self._next_instruction(comp, module, body)
+            if got is None:
+                break
+            instr, control_refs, instr_start, is_root = got
+            if control_refs:
+                instr.control_predecessors = self._control_predecessors(comp, control_refs, by_name)
             if self._calls_to_resolve:
-                for owner, role, names, pos in self._calls_to_resolve:
-                    self._resolve_called(module, owner, role, names, pos)
-                self._calls_to_resolve.clear()
+                self._resolve_calls(module)
             name_pos[instr.name] = instr_start
             line += text.count("\n", line_pos, instr_start)
             line_pos = instr_start
             instr.line = line
             instr.col = instr_start - text.rfind("\n", 0, instr_start)
-            if is_root:
-                if root is not None:
-                    raise self.error(f"computation '{comp.name}' has two ROOT instructions "
-                                     f"('{root.name}' and '{instr.name}')", instr_start)
-                root = instr
-            number = instr.parameter_number
-            if number is not None:
-                if number in params:
-                    raise self.error(f"Duplicate parameter number {number}", instr_start)
-                params[number] = (instr, instr_start)
+            if is_root or instr.parameter_number is not None:
+                self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             add(instr, index_parameter=False)
             by_name[instr.name] = instr
         self._line, self._line_pos = line, line_pos
-        self._finish_body(comp, root, params)
+        self._finish_body(comp, body.root, body.params)
+
+    def _next_instruction(self, comp: HloComputation, module: HloModule, body: _Body
+                          ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
+        """The next instruction of the body, by the fast path or else the full reader, its name
+        checked as new; None after the closing brace."""
+        got = read_fast(self, module, body.by_name)
+        if got is not None:
+            name = got[0].name
+            if name in body.name_pos or module.get_instruction(name) is not None:
+                self._check_new_name(comp, module, got[0], body.name_pos, got[2])
+            return got
+        r, text = self.r, self.text
+        r.skip()
+        if r.pos >= len(text):
+            raise self.error(f"unexpected end of input inside computation '{comp.name}': missing '}}'")
+        if text[r.pos] == "}":
+            r.pos += 1
+            return None
+        instr_start = r.pos
+        is_root = text.startswith("ROOT", instr_start) and text[instr_start + 4:instr_start + 5].isspace()
+        if is_root:
+            r.pos += 4
+        instr, control_refs = self._read_slow(comp, module, body.name_pos, body.by_name, instr_start)
+        return instr, control_refs, instr_start, is_root
+
+    def _control_predecessors(self, comp: HloComputation, refs: list[tuple[str, int]],
+                              by_name: dict[str, HloInstruction]) -> list[HloInstruction]:
+        """``control-predecessors={...}``: each must be defined earlier in the computation."""
+        found = []
+        for ref, pos in refs:
+            target = by_name.get(ref)
+            if target is None:
+                raise self._undefined(comp, ref, pos)
+            found.append(target)
+        return found
+
+    def _resolve_calls(self, module: HloModule) -> None:
+        """The called computations the last instruction queued, each defined earlier."""
+        for owner, role, names, pos in self._calls_to_resolve:
+            self._resolve_called(module, owner, role, names, pos)
+        self._calls_to_resolve.clear()
+
+    def _note_root_or_parameter(self, comp: HloComputation, body: _Body, instr: HloInstruction,
+                                instr_start: int, is_root: bool) -> None:
+        """One ROOT per computation; each parameter number once (gaps are checked at the brace)."""
+        if is_root:
+            if body.root is not None:
+                raise self.error(f"computation '{comp.name}' has two ROOT instructions "
+                                 f"('{body.root.name}' and '{instr.name}')", instr_start)
+            body.root = instr
+        number = instr.parameter_number
+        if number is not None:
+            if number in body.params:
+                raise self.error(f"Duplicate parameter number {number}", instr_start)
+            body.params[number] = (instr, instr_start)
 
     def _read_slow(self, comp: HloComputation, module: HloModule, name_pos: dict[str, int],
                    by_name: dict[str, HloInstruction],
@@ -199,4 +239,6 @@ class ComputationReader(InstructionReader):
                 raise self.error(f"computation does not exist: {n} ({role}= must name a computation defined "
                                  "earlier in the module, as XLA requires)", pos)
             comps.append(c)
-        instr.called.setdefault(role, []).extend(comps)
+        called = dict(instr.called)  # replaced, not edited: an instruction without calls shares one empty map
+        called[role] = called.get(role, []) + comps
+        instr.called = called

@@ -14,6 +14,7 @@ messages exactly as before, so this path changes speed only, never a verdict.
 from __future__ import annotations
 
 import re
+import sys
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -65,6 +66,7 @@ _PARAMETER, _CONSTANT, _TUPLE = HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpco
 _OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, str | None]] = {
     spelling: (op, FIXED_ARITY.get(spelling, -1), ALLOWED_ATTRIBUTES.get(spelling), REQUIRED_ATTRIBUTES.get(spelling))
     for spelling, op in OPCODES_BY_SPELLING.items()}
+_intern = sys.intern
 _OPERAND = re.compile(rf"%?({_NAME})")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 # A scalar literal (constant(0), constant(-inf), constant(true)); array literals take the full reader.
@@ -182,7 +184,7 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
     found = _ATTRIBUTE.findall(text, start, end)
     if sum(map(len, chain.from_iterable(found))) + len(found) != end - start:
         return False  # something between or around them that is not an attribute this path reads
-    attributes = {name: raw for _, name, raw in found}
+    attributes = {_intern(name): raw for _, name, raw in found}  # one copy of each name per process
     if len(attributes) != len(found):
         return False  # an attribute given twice
     if allowed is not None and not allowed.issuperset(attributes):

@@ -9,6 +9,7 @@ allow-lists, metadata keys and value forms, and the decoding of the attributes a
 from __future__ import annotations
 
 import re
+import sys
 
 from ..errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
@@ -200,7 +201,7 @@ class InstructionReader:
                 self._check_metadata(raw, vstart)
             if attr in instr.attributes:
                 raise self.error(f"attribute '{attr}' given twice for '{instr.name}'", vstart)
-            instr.attributes[attr] = raw
+            instr.attributes[sys.intern(attr)] = raw  # one copy of each name per process
             self._decode_attribute(instr, attr, raw, vstart, control_refs)
         return control_refs
 
