@@ -85,7 +85,7 @@ def breakdown(module) -> tuple[Counter[str], int]:
             s.add("operand tuples", instr.operands)
             s.add("users dicts", instr.users)
             s.deep("names and opcodes", instr.name)
-            attrs = getattr(instr, "attributes", None)
+            attrs = getattr(instr, "_attributes", None)  # as kept: reading .attributes would decode it
             if isinstance(attrs, dict):
                 s.add("attribute dicts", attrs)
                 for k, v in attrs.items():
@@ -96,7 +96,7 @@ def breakdown(module) -> tuple[Counter[str], int]:
             for slot in ("called", "frontend_attributes", "output_to_operand_aliasing",
                          "control_predecessors", "literal", "operand_shapes_text",
                          "custom_call_target", "parameter_number", "tuple_index", "line", "col"):
-                s.deep("other fields", getattr(instr, slot, None))
+                s.deep(f"other: {slot}", getattr(instr, slot, None))
             s.deep("shapes", instr.shape)
             md = getattr(instr, "_metadata", False)
             if md not in (False, None):

@@ -90,6 +90,13 @@ class MetadataCodec(Protocol):
 
 
 _METADATA_CODEC: list[MetadataCodec] = []
+_ATTRIBUTE_READER: list[Callable[[str], dict[str, str]]] = []
+
+
+def use_attribute_reader(reader: Callable[[str], dict[str, str]]) -> None:
+    """Install the reader of an instruction's attribute text (done by :mod:`xladoctor.syntax`,
+    which writes that text; only instructions it made hold one, so it is installed by then)."""
+    _ATTRIBUTE_READER[:] = [reader]
 
 
 def use_metadata_codec(codec: MetadataCodec) -> None:
@@ -114,7 +121,7 @@ def _metadata_codec() -> MetadataCodec:
 class HloInstruction:
     """An HLO instruction.  Identity semantics: two instructions are never "equal" by value."""
 
-    __slots__ = ("name", "opcode", "shape", "_operands", "users", "attributes", "parent", "parameter_number",
+    __slots__ = ("name", "opcode", "shape", "_operands", "users", "_attributes", "parent", "parameter_number",
                  "literal", "called", "_metadata", "frontend_attributes", "custom_call_target", "tuple_index",
                  "output_to_operand_aliasing", "line", "col", "operand_shapes_text", "control_predecessors",
                  "__weakref__")
@@ -127,8 +134,8 @@ class HloInstruction:
         self._operands: tuple[HloInstruction, ...] = ()
         self.users: dict[HloInstruction, None] = {}
         """Instructions that use this one, in the order they were hooked up (ordered set)."""
-        self.attributes: dict[str, str] = {}
-        """Every ``name=value`` attribute after the operands, raw text, in printed order."""
+        self._attributes: dict[str, str] | str = ""  # none yet: the dict is made when first asked for
+        """The ``attributes`` dict, or the text it is read from on first use (see :meth:`attributes`)."""
         self.parent: HloComputation | None = None
         self.parameter_number: int | None = None
         """For ``parameter(N)``."""
@@ -233,6 +240,30 @@ class HloInstruction:
         if comp is not None and comp.root is self:
             comp.root = new
         return changed
+
+    # -- attributes (read lazily: a parsed instruction keeps its attribute text, one string) --
+    @property
+    def attributes(self) -> dict[str, str]:
+        """Every ``name=value`` attribute after the operands, raw text, in printed order.
+
+        The parser's fast path stores the attributes as the one slice of the line they were
+        read from (``, name=value, ...``), having checked each of them as XLA's parser does;
+        the dict is built from it on first use.  A dict of a few entries and one string per
+        value took more than the text itself on every instruction, and analyses read the
+        attributes of only a few (printing reads them all, once).
+        """
+        attrs = self._attributes
+        if isinstance(attrs, str):
+            attrs = self._attributes = _ATTRIBUTE_READER[0](attrs) if attrs else {}
+        return attrs
+
+    @attributes.setter
+    def attributes(self, value: dict[str, str]) -> None:
+        self._attributes = value
+
+    def set_attribute_text(self, text: str) -> None:
+        """Keep ``text`` (``, name=value, ...``, already checked by the parser) as the attributes."""
+        self._attributes = text
 
     # -- metadata (decoded lazily: a 100k-instruction module rarely needs more than a few) --
     @property

@@ -67,6 +67,7 @@ _OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, str | None]
     spelling: (op, FIXED_ARITY.get(spelling, -1), ALLOWED_ATTRIBUTES.get(spelling), REQUIRED_ATTRIBUTES.get(spelling))
     for spelling, op in OPCODES_BY_SPELLING.items()}
 _intern = sys.intern
+_NO_NAMES: set[str] = set()  # the attribute names of a line without any (never added to)
 _OPERAND = re.compile(rf"%?({_NAME})")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 # A scalar literal (constant(0), constant(-inf), constant(true)); array literals take the full reader.
@@ -135,12 +136,15 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
         elif arity >= 0 and len(operands) != arity:
             return None
     control: list[tuple[str, int]] = []
+    names = _NO_NAMES
     if m.end(8) > m.start(8):
         resolving = len(p._calls_to_resolve)
-        if not _attributes(p, instr, allowed, text, m.start(8), m.end(8), control):
+        read = _attributes(p, instr, allowed, text, m.start(8), m.end(8), control)
+        if read is None:
             del p._calls_to_resolve[resolving:]
             return None
-    if required is not None and required not in instr.attributes:
+        names = read
+    if required is not None and required not in names:
         return None
     if operands:
         instr._operands = tuple(operands)
@@ -178,27 +182,36 @@ _DECODED = frozenset(("custom_call_target", "index", "frontend_attributes", "out
 
 
 def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
-                start: int, end: int, control: list[tuple[str, int]]) -> bool:
-    """Record and decode the attributes in ``text[start:end]`` as the full reader does; False where it
-    would refuse one.  Read in place: a 10 MB value is copied once, as the full reader copies it."""
+                start: int, end: int, control: list[tuple[str, int]]) -> set[str] | None:
+    """Record and decode the attributes in ``text[start:end]`` as the full reader does: their names,
+    or None where it would refuse one.  Read in place: a 10 MB value is copied once, as the full
+    reader copies it."""
     found = _ATTRIBUTE.findall(text, start, end)
     if sum(map(len, chain.from_iterable(found))) + len(found) != end - start:
-        return False  # something between or around them that is not an attribute this path reads
-    attributes = {_intern(name): raw for _, name, raw in found}  # one copy of each name per process
-    if len(attributes) != len(found):
-        return False  # an attribute given twice
-    if allowed is not None and not allowed.issuperset(attributes):
-        return False
-    metadata = attributes.get("metadata")
-    if metadata is not None and not metadata_fast(metadata):
-        return False
-    instr.attributes = attributes
-    if _DECODED.isdisjoint(attributes):
-        return True
+        return None  # something between or around them that is not an attribute this path reads
+    names = {name for _, name, _ in found}
+    if len(names) != len(found):
+        return None  # an attribute given twice
+    if allowed is not None and not allowed.issuperset(names):
+        return None
+    if "metadata" in names:
+        for _, name, raw in found:
+            if name == "metadata" and not metadata_fast(raw):
+                return None
+    del found  # holds a copy of every value: free it before the one copy that is kept
+    instr.set_attribute_text(text[start:end])  # the dict is read from it on first use
+    if _DECODED.isdisjoint(names):
+        return names
     for a in _ATTRIBUTE.finditer(text, start, end):  # again, for the positions the decoders' messages name
         if a.group(2) in _DECODED:
             try:
                 p._decode_attribute(instr, a.group(2), a.group(3), a.start(3), control)
             except HloParseError:
-                return False
-    return True
+                return None
+    return names
+
+
+def read_attribute_text(text: str) -> dict[str, str]:
+    """The attributes in ``text`` (``, name=value, ...``, as :func:`_attributes` kept it) by name,
+    in order: the same split the parse checked, so it cannot fail."""
+    return {_intern(name): raw for _, name, raw in _ATTRIBUTE.findall(text)}

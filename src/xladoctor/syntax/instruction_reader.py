@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from ..errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
@@ -30,6 +32,10 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 # Called-computation attributes XLA parses as a braced list; the others name one computation.
 _COMPUTATION_LIST_ROLES = ("branch_computations",)
 _BARE_NAME = re.compile(r"(%?)([A-Za-z_][A-Za-z0-9_.\-]*)(:?)")
+
+# Decoded frontend_attributes by spelling, bounded as the shape cache is (a long-lived process).
+_FRONTEND_MAPS: dict[str, Mapping[str, str]] = {}
+_FRONTEND_MAPS_LIMIT = 4096
 
 # A called computation waiting to be resolved: (caller, role, names, position of the value).
 PendingCall = tuple[HloInstruction, str, list[str], int]
@@ -84,6 +90,18 @@ class InstructionReader:
             return parse_string_map(raw)
         except ValueError as e:
             raise self.error(str(e), pos) from None
+
+    def _frontend_attributes(self, raw: str, pos: int) -> Mapping[str, str]:
+        """An instruction's decoded ``frontend_attributes``, one read-only map shared by every
+        instruction that spells them alike (a jax module repeats a few spellings on thousands
+        of lines; each had its own dict, 70 bytes an instruction on the bench's jax module)."""
+        shared = _FRONTEND_MAPS.get(raw)
+        if shared is None:
+            shared = MappingProxyType(self._string_map(raw, pos))
+            if len(_FRONTEND_MAPS) >= _FRONTEND_MAPS_LIMIT:
+                _FRONTEND_MAPS.clear()
+            _FRONTEND_MAPS[raw] = shared
+        return shared
 
     def _parse_instruction(self, module: HloModule
                            ) -> tuple[HloInstruction, list[tuple[str, int]], list[tuple[str, int]]]:
@@ -239,7 +257,7 @@ class InstructionReader:
                 raise self.error(f"index must be a 64-bit integer, got {show_token(raw)}", pos)
             instr.tuple_index = index
         elif attr == "frontend_attributes":
-            instr.frontend_attributes = self._string_map(raw, pos)
+            instr.frontend_attributes = self._frontend_attributes(raw, pos)
         elif attr == "metadata":
             pass  # decoded on first use (HloInstruction.metadata): most are never read
         elif attr == "output_to_operand_aliasing":
