@@ -105,13 +105,19 @@ class ComputationReader(InstructionReader):
         body = _Body()
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
         name_pos = body.name_pos
-        add = comp.add_instruction
+        known, add = module.get_instruction, comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         while True:
-            got = self._next_instruction(comp, module, body)
-            if got is None:
-                break
-            instr, control_refs, instr_start, is_root = got
+            got = read_fast(self, module, by_name)
+            if got is not None:
+                instr, control_refs, instr_start, is_root = got
+                if instr.name in name_pos or known(instr.name) is not None:
+                    self._check_new_name(comp, module, instr, name_pos, instr_start)
+            else:
+                got = self._read_by_full_reader(comp, module, body)
+                if got is None:
+                    break
+                instr, control_refs, instr_start, is_root = got
             if control_refs:
                 instr.control_predecessors = self._control_predecessors(comp, control_refs, by_name)
             if self._calls_to_resolve:
@@ -128,16 +134,10 @@ class ComputationReader(InstructionReader):
         self._line, self._line_pos = line, line_pos
         self._finish_body(comp, body.root, body.params)
 
-    def _next_instruction(self, comp: HloComputation, module: HloModule, body: _Body
-                          ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
-        """The next instruction of the body, by the fast path or else the full reader, its name
-        checked as new; None after the closing brace."""
-        got = read_fast(self, module, body.by_name)
-        if got is not None:
-            name = got[0].name
-            if name in body.name_pos or module.get_instruction(name) is not None:
-                self._check_new_name(comp, module, got[0], body.name_pos, got[2])
-            return got
+    def _read_by_full_reader(self, comp: HloComputation, module: HloModule, body: _Body
+                             ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
+        """The next instruction of the body by the full reader (a line the fast path handed back),
+        its name checked as new; None after the closing brace."""
         r, text = self.r, self.text
         r.skip()
         if r.pos >= len(text):
