@@ -86,6 +86,8 @@ def breakdown(module) -> tuple[Counter[str], int]:
             s.add("users dicts", instr.users)
             s.deep("names and opcodes", instr.name)
             attrs = getattr(instr, "_attributes", None)  # as kept: reading .attributes would decode it
+            if attrs is None:  # an IR without lazily read attributes (an older tree, for before/after)
+                attrs = instr.attributes
             if isinstance(attrs, dict):
                 s.add("attribute dicts", attrs)
                 for k, v in attrs.items():
