@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..findings.model import JSON, Finding, FindingKind, Fix, Hop
+from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
 from ..ir.shape import format_shape_index
+from ..labels import label
 
 Renderer = Callable[[Finding, str, int], list[str]]
 
 _JAX_PART = "; JAX: "
 """Where an offload fix's sentence ends and its JAX snippet begins (``findings.from_offload``)."""
+_CALLERS_SHOWN = 2
+"""``xladoctor.jax``: the offload's first callers (a helper's, up to the jitted function)."""
 _MAX_NOTES = 3
 """A summary shows a logged finding's first notes only; ``explain`` shows them all."""
 
@@ -63,12 +66,75 @@ def _message_line(message: str) -> str:
 
 
 def _output_mismatch(f: Finding, lang: str, width: int) -> list[str]:
-    index = index_text(f.fields.get("output_index"))
-    first = "  (XLA reports this one)" if f.fields.get("first") else ""
-    lines = [f"E1200 predicted for output {index} ({f.fields.get('output_layout')}){first}",
-             f"   {_message_line(f.message)}"]
-    lines.extend(f"   -> {hop_text(h)}" for h in f.path)
-    lines.extend(f"   fix ({letter}) {fix_sentence(fix)}" for letter, fix in zip("ab", f.fixes))
+    """E1200: headline, XLA's message, the path, the fixes.  A finding from ``xladoctor.jax``
+    carries the program's own facts (``fields["jax"]``: the output's pytree path, the Python lines
+    of the offload, its callers and the return) and its fixes as JAX code; those are drawn in
+    the user's terms instead of the HLO's."""
+    jax = _jax_facts(f)
+    if jax is None:
+        index = index_text(f.fields.get("output_index"))
+        first = "  (XLA reports this one)" if f.fields.get("first") else ""
+        lines = [f"E1200 predicted for output {index} ({f.fields.get('output_layout')}){first}",
+                 f"   {_message_line(f.message)}"]
+        lines.extend(f"   -> {hop_text(h)}" for h in f.path)
+    else:
+        lines = [label("jax_report.e1200", lang, target=jax.get("target"), output=jax.get("output"),
+                       leaf=jax.get("leaf")), *_jax_origin(jax, lang), "  " + label("jax_report.xla_will_say", lang)]
+        lines.extend("    " + m for m in f.message.splitlines())
+    lines.extend(_fix_lines(f.fixes, lang))
+    return lines
+
+
+def _jax_facts(f: Finding) -> Mapping[str, JSON] | None:
+    facts = f.fields.get("jax")
+    return facts if isinstance(facts, Mapping) else None
+
+
+def source_line_text(value: JSON) -> str:
+    """A Python line of ``fields["jax"]`` (``{file, line, function, text}``) as
+    ``file:line in function: text``, the way a traceback names it."""
+    if not isinstance(value, Mapping):
+        return ""
+    where = f"{value.get('file')}:{value.get('line')}" + (f" in {value['function']}" if value.get("function") else "")
+    return f"{where}: {value['text']}" if value.get("text") else where
+
+
+def _source_lines(value: JSON) -> list[str]:
+    return [source_line_text(v) for v in value] if isinstance(value, (list, tuple)) else []
+
+
+def _jax_origin(jax: Mapping[str, JSON], lang: str) -> list[str]:
+    """Where the host tensor came from in the program (a host argument, or the offload and its
+    first callers), the Python lines of its path, and where the output's value is returned."""
+    lines = []
+    if jax.get("host_argument") is not None:
+        lines.append("  " + label("jax_report.host_argument", lang, argument=jax["host_argument"]))
+    if jax.get("offloaded_at") is not None:
+        lines.append("  " + label("jax_report.moved_to_host_at", lang, where=source_line_text(jax["offloaded_at"])))
+        lines.extend("    " + label("jax_report.called_from", lang, where=c)
+                     for c in _source_lines(jax.get("offloaded_from"))[:_CALLERS_SHOWN])
+    path = _source_lines(jax.get("path"))
+    if path:
+        lines.append("  " + label("jax_report.path", lang))
+        lines.extend(f"    {s}" for s in path)
+    if jax.get("returned_at") is not None:
+        lines.append("  " + label("jax_report.returned_from", lang, where=source_line_text(jax["returned_at"])))
+    return lines
+
+
+_CODE_HEADINGS = {FixKind.HOST_OUTPUT: "jax_report.fix_host", FixKind.MOVE_TO_DEVICE: "jax_report.fix_device"}
+"""A fix that carries code (``xladoctor.jax``'s) is drawn as its heading and the code."""
+
+
+def _fix_lines(fixes: tuple[Fix, ...], lang: str) -> list[str]:
+    """Fix (a) and (b): their sentences, or, for fixes with code, a heading and the code."""
+    lines = []
+    for letter, fix in zip("ab", fixes):
+        if fix.code and fix.kind in _CODE_HEADINGS:
+            lines.append("  " + label(_CODE_HEADINGS[fix.kind], lang))
+            lines.extend("    " + c for c in fix.code.splitlines())
+        else:
+            lines.append(f"   fix ({letter}) {fix_sentence(fix)}")
     return lines
 
 
