@@ -42,6 +42,7 @@ def offload_html(report: OffloadReport) -> str:
 def inputs_document(report: InputsReport) -> dict[str, Any]:
     """The ``inputs`` command document of the executable's leaves (docs/json.md ``## inputs``)."""
     from ..pipeline import inputs_document  # the one builder of that document
+    from .inputs_check import leaf_fix_code
 
     # Leaf paths are the parameters' names (``args[0]['w']``), as the text report gives them.
     compared = [m for m in report.mismatches if m.detail is not None]
@@ -49,8 +50,8 @@ def inputs_document(report: InputsReport) -> dict[str, Any]:
     doc = {"schema_version": 1, **inputs_document(check), "diagnostics": to_json(report.diagnostics())}
     for entry, m in zip(doc["mismatches"], compared):
         for fix in entry["fixes"]:
-            if fix["kind"] == "device_put" and m.fix_code:  # the executable's own leaf, as the text report says
-                fix["code"] = f"{m.fix_code}\n# or: args, kwargs = xladoctor.jax.fix_inputs(compiled, *args, **kwargs)"
+            if fix["kind"] == "device_put" and m.fix_code:  # the executable's own leaf, as the diagnostics say
+                fix["code"] = leaf_fix_code(m)
     return doc
 
 

@@ -14,12 +14,12 @@ reading of the difference; :func:`fix_inputs` returns the arguments moved with
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jax
 
-from ..findings import Report, Severity, to_json
+from ..findings import Finding, FixKind, Report, Severity, to_json
 from ..inputs.compare import ExpectedParameter, ParameterMismatch, SuppliedBuffer
 from ..inputs.compare import check_inputs as compare_buffers
 from ..inputs.explanation import explanation_lines, fixes
@@ -98,9 +98,9 @@ class InputsReport:
         out by itself (uncommitted) is a warning, one the call rejects an error."""
         from ..findings.from_inputs import mismatch_finding
 
-        out = [mismatch_finding(m.detail, "compiled", None, None, lang,
-                                None if m.will_fail else Severity.WARNING) for m in self.mismatches
-               if m.detail is not None]
+        out = [_with_leaf_code(mismatch_finding(m.detail, "compiled", None, None, lang,
+                                                None if m.will_fail else Severity.WARNING), m)
+               for m in self.mismatches if m.detail is not None]
         errors = (self.structure_error,) if self.structure_error else ()
         return Report("check_inputs", (), tuple(out), lang, errors)
 
@@ -108,6 +108,19 @@ class InputsReport:
         """``ok``, the leaf paths and the ``diagnostics`` document (docs/json.md)."""
         return {"schema_version": 1, "ok": self.ok, "leaves": self.leaves, "paths": self.paths(),
                 "structure_error": self.structure_error, "diagnostics": to_json(self.diagnostics())}
+
+
+def leaf_fix_code(m: LeafMismatch) -> str:
+    """The device_put of this leaf to the executable's format, then the helper that does them all."""
+    return f"{m.fix_code}\n# or: args, kwargs = xladoctor.jax.fix_inputs(compiled, *args, **kwargs)"
+
+
+def _with_leaf_code(f: Finding, m: LeafMismatch) -> Finding:
+    """The finding's device_put fix as this leaf's own line (``args[0]['w']``, ``compiled.input_formats``)."""
+    if not m.fix_code:
+        return f
+    return replace(f, fixes=tuple(replace(x, code=leaf_fix_code(m)) if x.kind is FixKind.DEVICE_PUT else x
+                                  for x in f.fixes))
 
 
 def _path_text(path: tuple) -> str:

@@ -59,6 +59,12 @@ def fix_sentence(fix: Fix) -> str:
     return fix.text.split(_JAX_PART, 1)[0]
 
 
+def fix_jax(fix: Fix) -> str | None:
+    """What an offload fix's sentence says in JAX terms (after ``; JAX: ``), if it says it."""
+    parts = fix.text.split(_JAX_PART, 1)
+    return parts[1] if len(parts) > 1 else None
+
+
 def _message_line(message: str) -> str:
     """XLA's E1200 text is three lines (code, sentence, URL): the sentence says it all."""
     lines = message.splitlines()
