@@ -180,3 +180,22 @@ def test_each_fix_kind_has_a_card_and_cards_are_inert():
         assert "<script>" not in out and "&lt;script&gt;" in out, kind
     listed = fix_cards((Fix(FixKind.RELAYOUT, "relayout", "code()"), Fix(FixKind.ADVICE, "advice")), {}, "en")
     assert listed.count('<li class="fix-item">') == 2 and ">relayout</span>" in listed and "code()" in listed
+
+
+def test_explain_fixes_are_the_diagnostics_twins(capsys):
+    """A logged finding's fix list is its finding's ``Fix`` values, the entry's own sentences
+    only in a document without diagnostics."""
+    from xladoctor.report.html_explain import explain_body
+
+    log = Path(__file__).parent / "data" / "logs" / "traceback_e1200.log"
+    main(["explain", "--json", str(log)])
+    doc = json.loads(capsys.readouterr().out)
+    n = next(i for i, f in enumerate(doc["findings"]) if f["fixes"])
+    twin = doc["diagnostics"]["findings"][n]
+    assert [x["text"] for x in twin["fixes"]] == doc["findings"][n]["fixes"]
+    assert html.escape(twin["fixes"][0]["text"]) in explain_body(doc, "x")
+    twin["fixes"][0]["text"] = "from the model <i>"
+    body = explain_body(doc, "x")
+    assert "from the model &lt;i&gt;" in body
+    del doc["diagnostics"]
+    assert "from the model" not in explain_body(doc, "x")

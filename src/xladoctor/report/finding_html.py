@@ -148,6 +148,19 @@ def trace_nodes(path: Sequence[Hop], lang: str) -> list[FlowNode]:
     return nodes
 
 
+def logged_fixes(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> tuple[Fix, ...]:
+    """A logged finding's fixes: its ``diagnostics`` twin's (the model), or, in a document
+    without one, the entry's own sentences as the advice ``findings.from_log`` makes of them."""
+    from ..findings.serialise import finding_from_json
+
+    if diagnostic is not None and diagnostic.get("code") == f.get("code"):
+        try:
+            return finding_from_json(diagnostic).fixes
+        except (KeyError, TypeError, ValueError):  # a hand-edited document: fall back to the entry
+            pass
+    return tuple(Fix(FixKind.ADVICE, str(x)) for x in f.get("fixes") or ())
+
+
 def logged_path(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> tuple[Hop, ...]:
     """A logged finding's path: its ``diagnostics`` twin's (the model), or, in a document
     without one, the log's trace read by the same adapter ``findings.from_log`` uses."""
