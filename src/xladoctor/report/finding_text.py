@@ -177,10 +177,43 @@ def _headline_and_fixes(f: Finding, lang: str, width: int) -> list[str]:
     return lines
 
 
+def _input_mismatch(f: Finding, lang: str, width: int) -> list[str]:
+    """E0102: code, title, XLA's first line, the fixes.  A finding from ``xladoctor.jax`` carries
+    the argument leaf's facts (``fields["jax"]``: its pytree path, whether the call fails, the
+    shapes and bytes on both sides, the explanation) and is drawn in those terms, its fix as
+    the leaf's own ``device_put`` line when moving the data fixes it."""
+    jax = _jax_facts(f)
+    if jax is None:
+        return _headline_and_fixes(f, lang, width)
+    verdict = ("jax_report.call_fails_array" if jax.get("mismatch") == "shape" else
+               "jax_report.call_fails_committed" if jax.get("will_fail") else "jax_report.call_works_uncommitted")
+    lines = [label("jax_report.leaf_mismatch", lang, path=jax.get("path"), kind=jax.get("mismatch"),
+                   verdict=label(verdict, lang)),
+             "  " + label("jax_report.leaf_expects", lang, shape=jax.get("expects"), bytes=_bytes(jax.get("expects_bytes"))),
+             "  " + label("jax_report.leaf_has", lang, shape=jax.get("has"), bytes=_bytes(jax.get("has_bytes")))]
+    tpu = jax.get("tpu")
+    if isinstance(tpu, Mapping):
+        lines.append("  " + label("jax_report.leaf_tpu_tiling", lang, expected=tpu.get("expects"),
+                                  expected_bytes=_bytes(tpu.get("expects_bytes")), supplied=tpu.get("has"),
+                                  supplied_bytes=_bytes(tpu.get("has_bytes"))))
+    explanation = jax.get("explanation")
+    lines.extend("  " + str(e) for e in (explanation if isinstance(explanation, (list, tuple)) else ()))
+    leaf_fix = next((x for x in f.fixes if x.kind is FixKind.DEVICE_PUT and x.code), None)
+    if jax.get("relayout_fixes") and leaf_fix is not None and leaf_fix.code:
+        lines.append("  " + label("jax_report.leaf_fix", lang, fix="   ".join(leaf_fix.code.splitlines())))
+    else:  # fix_inputs refuses these too: moving data cannot change its shape or dtype
+        lines.extend("  " + label("jax_report.leaf_fix", lang, fix=x.text) for x in f.fixes)
+    return lines
+
+
+def _bytes(value: JSON) -> str:
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
 RENDERERS: Mapping[FindingKind, Renderer] = {
     FindingKind.OFFLOAD_OUTPUT_MISMATCH: _output_mismatch,
     FindingKind.OFFLOAD_PASS_FAILURE: _pass_failure,
-    FindingKind.INPUT_MISMATCH: _headline_and_fixes,
+    FindingKind.INPUT_MISMATCH: _input_mismatch,
     FindingKind.LOGGED_ERROR: _logged_error,
     FindingKind.COMPILER_REJECTS: _headline_and_fixes,
 }
