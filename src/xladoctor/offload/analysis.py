@@ -54,6 +54,9 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     ``legalize`` first runs XLA's HostOffloadLegalize (see :mod:`.legalize`), which XLA
     always runs right before HostOffloader: layout-changing copies leave the offload
     chains.  ``False`` skips it (to see what HostOffloader alone would do).
+
+    A module nothing can start an offload in (:mod:`.no_start`) is answered without
+    copying or rewriting it: same result, at the cost of one look at each instruction.
     """
     if module.entry is None or module.entry_computation_layout is None:
         raise ValueError("module has no entry computation")
