@@ -217,6 +217,15 @@ def test_sarif_of_every_findings_command_valid_against_oasis(art):
         assert not errors, (args, errors[0].message[:200])
 
 
+def test_explain_log_report_valid(art):
+    """``xladoctor.explain_log(...).to_json()`` is the ``explain FILE --json`` document."""
+    import xladoctor
+
+    for given in (art["log0"], (EXAMPLES / "tpu_job.log").read_text()):
+        for lang in ("en", "fa"):
+            validate(xladoctor.explain_log(given, lang=lang).to_json(), "explain")
+
+
 def test_jax_reports_valid():
     """``OffloadReport.to_json()`` / ``InputsReport.to_json()`` of real programs (the examples)."""
     jax = pytest.importorskip("jax")
