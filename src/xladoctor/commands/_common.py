@@ -9,7 +9,6 @@ from typing import Any
 
 from ..errors import InputError
 from ..files import decode_text
-from ..findings.schema_files import schema_id
 
 SCHEMA_VERSION = 1
 
@@ -41,6 +40,9 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
     ``xladoctor.findings.schema_files``), so a reader knows which file validates it."""
     head: dict[str, Any] = {"schema_version": schema_version}
     if schema is not None:
+        # Lazy: the findings package (and the IR it names) only when a document is written.
+        from ..findings.schema_files import schema_id
+
         head["$schema"] = schema_id(schema)
     doc = {**head, **obj}
     # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
