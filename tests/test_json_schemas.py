@@ -260,7 +260,7 @@ def test_every_json_command_has_a_schema_and_is_exercised():
     with_json = {name for name, p in sub.choices.items()
                  if any("--json" in a.option_strings or "--format" in a.option_strings for a in p._actions)}
     assert with_json == set(COMMAND_SCHEMAS), "add the command's schema to findings/schema_files.COMMAND_SCHEMAS"
-    exercised = {n for _, n, _, _ in INVOCATIONS} | {"jax_offload", "jax_inputs", "findings"}
+    exercised = {n for _, n, _, _ in INVOCATIONS} | {"jax_offload", "jax_inputs", "findings", "confirm"}
     for names in COMMAND_SCHEMAS.values():
         for name in names:
             assert schema(name)["$id"] == schema_id(name)

@@ -13,10 +13,11 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-SCHEMA_NAMES = ("findings", "check", "offload", "explain", "explain_code", "inputs", "shape", "hlo", "relayout",
-                "fleet", "jax_offload", "jax_inputs")
-"""``findings`` is the ``diagnostics`` document; ``jax_*`` are ``xladoctor.jax``'s reports' ``to_json()``; the
-others are the commands' ``--json`` documents."""
+SCHEMA_NAMES = ("findings", "confirm", "check", "offload", "explain", "explain_code", "inputs", "shape", "hlo",
+                "relayout", "fleet", "jax_offload", "jax_inputs")
+"""``findings`` is the ``diagnostics`` document and ``confirm`` the ``--confirm`` object (parts of
+documents); ``jax_*`` are ``xladoctor.jax``'s reports' ``to_json()``; the others are the commands'
+``--json`` documents."""
 
 COMMAND_SCHEMAS = {"check": ("check",), "shape": ("shape",), "hlo": ("hlo",), "explain": ("explain", "explain_code"),
                    "offload": ("offload",), "fleet": ("fleet",), "inputs": ("inputs",), "relayout": ("relayout",)}
