@@ -36,9 +36,10 @@ class LogReport:
         return [f.code for f in self.findings]
 
     def to_json(self) -> dict[str, Any]:
+        from .findings.schema_files import schema_id
         from .report.explain_json import SCAN_SCHEMA_VERSION, scan_document
 
-        return {"schema_version": SCAN_SCHEMA_VERSION,
+        return {"schema_version": SCAN_SCHEMA_VERSION, "$schema": schema_id("explain"),
                 **scan_document(self.findings, self.source, self.lang, self.not_shown)}
 
     def __str__(self) -> str:

@@ -34,9 +34,17 @@ def read_input(path: str) -> tuple[str, str]:
     return decode_text(data, name), name
 
 
-def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION) -> None:
-    """Write one JSON document to stdout with ``schema_version`` first (each document's own, docs/json.md)."""
-    doc = {"schema_version": schema_version, **obj}
+def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema: str | None = None) -> None:
+    """Write one JSON document to stdout with ``schema_version`` first (each document's own, docs/json.md)
+    and then ``$schema``, the ``$id`` of its schema file (``schema``: its name in
+    ``xladoctor.findings.schema_files``), so a reader knows which file validates it."""
+    head: dict[str, Any] = {"schema_version": schema_version}
+    if schema is not None:
+        # Lazy: the findings package (and the IR it names) only when a document is written.
+        from ..findings.schema_files import schema_id
+
+        head["$schema"] = schema_id(schema)
+    doc = {**head, **obj}
     # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
     # which checks each write for characters to escape.
     sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

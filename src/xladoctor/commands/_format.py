@@ -36,12 +36,13 @@ def resolve_format(args: argparse.Namespace) -> None:
     args.json = args.format != "text"
 
 
-def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version: int = SCHEMA_VERSION) -> None:
+def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version: int = SCHEMA_VERSION,
+                  schema: str | None = None) -> None:
     """Write the command's document as JSON (with its own ``schema_version``, docs/json.md), or its
     findings as SARIF or annotations."""
     fmt = getattr(args, "format", "json")
     if fmt not in ("sarif", "github"):
-        print_json(doc, schema_version)
+        print_json(doc, schema_version, schema)
         return
     from ..findings import Report, from_json
 

@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from ..report.explain_json import SCAN_SCHEMA_VERSION
 
-        emit_document(doc, args, SCAN_SCHEMA_VERSION)  # check embeds the explain scan document
+        emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")  # check embeds the explain scan document
     else:
         sys.stdout.write(render_text(doc, lang))
     for f in files:

@@ -89,7 +89,8 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     if args.hlo:
         attach_offload_analysis(args.hlo, findings)
     if args.json:
-        emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION)
+        emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION,
+                      "explain")
     else:
         sys.stdout.write(render_findings(findings, source, lang, width, bidi))
         if scan.not_shown:
@@ -99,15 +100,18 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
 
 def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
     """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
-    from ..offload.analysis import analyze_host_offload  # lazy: only --hlo needs it
-    from ..report.explain_json import jsonable
+    from ..findings.from_offload import mismatch_finding  # lazy: only --hlo needs them
+    from ..findings.serialise import offload_record_json
+    from ..offload.analysis import analyze_host_offload
     from ..syntax.hlo_parser import parse_module
     from ._common import read_input
 
     text, source = read_input(hlo_path)
     module = parse_module(text, source=source)
     result = analyze_host_offload(module)
-    errors = [jsonable(e) for e in result.errors]
+    # Each E1200 as the one adapter and the one serialiser write it (findings/serialise.py).
+    errors = [offload_record_json(mismatch_finding(e, result, None, source, module), len(e.trace))
+              for e in result.errors]
     for f in findings:
         if f.code != "E1200":
             continue
@@ -128,7 +132,8 @@ def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
     if args.format in ("sarif", "github"):
         raise UsageError(f"--format {args.format} reports the errors found in a log; a code has no findings")
     if args.json:
-        print_json({"command": "explain", "mode": "code", "entry": entry_json(entry, lang)})
+        print_json({"command": "explain", "mode": "code", "entry": entry_json(entry, lang)},
+                   schema="explain_code")
         return 0
     sys.stdout.write(render_entry(entry, lang, _width(args), _bidi(args)))
     return 0

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
     doc = fleet.summarise(summaries)
     if args.json:
-        print_json(doc)
+        print_json(doc, schema="fleet")
     else:
         engine = label("fleet.dask", scheduler=args.scheduler) if args.scheduler else label("fleet.this_machine")
         sys.stdout.write(render_text(doc, engine))

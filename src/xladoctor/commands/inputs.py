@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"cannot write file: {e.strerror or e}", args.html, 1, 1) from None
         print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
-        print_json(inputs_document(check, source, module))
+        print_json(inputs_document(check, source, module), schema="inputs")
     else:
         if check.missing:
             print(label("inputs.missing", names=", ".join(map(escape_field, check.missing))))

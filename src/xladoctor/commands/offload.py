@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             write_output(args.output, out_text, f"module with fix ({args.fix})", [args.file, args.stablehlo])
     if args.json:
         if not (args.fix and args.output == "-"):
-            emit_document(offload_document(mc), args)
+            emit_document(offload_document(mc), args, schema="offload")
     elif not (args.fix and args.output == "-"):
         sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
         if origin.note():

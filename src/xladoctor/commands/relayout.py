@@ -163,5 +163,5 @@ def run(args: argparse.Namespace) -> int:
         print_json({"command": "relayout", "from": str(source), "to": str(target),
                     "input": args.input, "output": args.output,
                     "input_bytes": None if data is None else len(data), "output_bytes": len(out),
-                    "output_format": "npy" if args.output.endswith(".npy") else "raw"})
+                    "output_format": "npy" if args.output.endswith(".npy") else "raw"}, schema="relayout")
     return 0

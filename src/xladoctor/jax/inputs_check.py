@@ -20,6 +20,7 @@ from typing import Any
 import jax
 
 from ..findings import Finding, FixKind, Report, Severity, to_json
+from ..findings.schema_files import schema_id
 from ..inputs.compare import ExpectedParameter, ParameterMismatch, SuppliedBuffer
 from ..inputs.compare import check_inputs as compare_buffers
 from ..inputs.explanation import explanation_lines
@@ -113,7 +114,7 @@ class InputsReport:
 
     def to_json(self) -> dict[str, Any]:
         """``ok``, the leaf paths and the ``diagnostics`` document (docs/json.md)."""
-        return {"schema_version": 1, "ok": self.ok, "leaves": self.leaves, "paths": self.paths(),
+        return {"schema_version": 1, "$schema": schema_id("jax_inputs"), "ok": self.ok, "leaves": self.leaves, "paths": self.paths(),
                 "structure_error": self.structure_error, "diagnostics": to_json(self.diagnostics())}
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import jax
 
 from ..findings import Report, to_json
+from ..findings.schema_files import schema_id
 from ..labels import label
 from ..offload.analysis import analyze_host_offload
 from ..offload.fixes import suggest_fixes
@@ -323,7 +324,7 @@ def _accepts_keywords(fn: Any, names: list[str]) -> bool:
 
 def report_json(report: OffloadReport) -> dict[str, Any]:
     return {
-        "schema_version": 1, "platform": report.platform, "rule": report.rule, "outcome": report.outcome,
+        "schema_version": 1, "$schema": schema_id("jax_offload"), "platform": report.platform, "rule": report.rule, "outcome": report.outcome,
         "findings": [{
             "output": f.output, "leaf": f.leaf, "xla_message": f.xla_message, "start": f.start,
             "origin": f.origin, "offloaded_at": line_json(f.offloaded_at),
