@@ -68,6 +68,12 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
         unchanged = _unchanged_by_the_pass(module, options, inline_calls, legalize)
         if unchanged is not None:
             return unchanged
+    return _full_analysis(module, options, inline_calls, legalize)
+
+
+def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: bool,
+                   legalize: bool) -> HostOffloadResult:
+    """The pre-passes, HostOffloadLegalize and HostOffloader on a private copy of ``module``."""
     # The private copy allocates an object per instruction (more with inlining); Python's
     # cyclic collector, triggered by those allocations, rescans the whole (cyclic: parent
     # pointers) IR each time and makes the run superlinear.  Nothing here needs it mid-run.
