@@ -66,7 +66,8 @@ def test_every_label_renders(lang):
     for key, template in labels(lang).items():
         values = {name: f"<{name}>" for name in placeholders(template)}
         out = label(key, lang, **values)
-        assert out.strip() and "{" not in out.replace("{{", ""), key
+        # no placeholder left unfilled (literal braces, as in a layout {1,0}, are fine)
+        assert out.strip() and not re.search(r"\{[A-Za-z_]\w*\}", out), key
 
 
 def test_missing_translation_falls_back_to_english_and_unknown_key_fails_loudly():
@@ -101,3 +102,21 @@ def test_the_loader_sits_at_the_bottom_of_the_layers():
     assert ours == ["errors"]
     assert not [a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names
                 if a.name.startswith("xladoctor")]
+
+
+def test_help_is_written_in_the_language_lang_names_else_the_locales(monkeypatch):
+    from xladoctor.cli import build_parser, help_language
+
+    monkeypatch.setenv("LC_ALL", "en_US.UTF-8")
+    assert help_language(["explain", "--lang", "fa", "--help"]) == "fa"
+    assert help_language(["check", "--lang=fa", "-h"]) == "fa"
+    assert help_language(["check", "--", "--lang", "fa"]) == "en"
+    assert help_language(["explain", "-h"]) == "en"
+    monkeypatch.setenv("LC_ALL", "fa_IR.UTF-8")
+    assert help_language(["explain", "-h"]) == "fa"
+    for lang in LANGUAGES:
+        helped = build_parser("shape", lang).format_help() + build_parser("shape", lang)._subparsers._group_actions[0] \
+            .choices["shape"].format_help()
+        words = " ".join(helped.split())  # argparse rewraps the text
+        for key in ("cli.description", "cli.shape.help", "cli.shape.description", "cli.shape.json"):
+            assert " ".join(label(key, lang).split()) in words, (lang, key)
