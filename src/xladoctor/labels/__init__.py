@@ -85,6 +85,14 @@ def label(key: str, lang: str = FALLBACK, /, **values: Any) -> str:
     return template.format_map(filled)
 
 
+def plural(n: int, one: str, other: str, lang: str = FALLBACK, /, **values: Any) -> str:
+    """``label(one)`` when ``n`` is 1, else ``label(other)``, with ``{n}`` filled in as ``1,024``.
+
+    Two keys, not a rule: a language without a plural noun (Persian) gives both the same words.
+    """
+    return label(one if n == 1 else other, lang, n=f"{n:,}", **values)
+
+
 def language_from_env(environ: Mapping[str, str] | None = None) -> str:
     """'fa' when the POSIX locale (LC_ALL, then LC_MESSAGES, then LANG) is Persian, else 'en'.
 
@@ -140,4 +148,5 @@ def placeholders(template: str) -> frozenset[str]:
     return frozenset(field for _, field, _, _ in string.Formatter().parse(template) if field is not None)
 
 
-__all__ = ["FALLBACK", "LANGUAGES", "Text", "label", "labels", "language_from_env", "localize", "parse_labels", "placeholders", "render", "text"]
+__all__ = ["FALLBACK", "LANGUAGES", "Text", "label", "labels", "language_from_env", "localize", "parse_labels", "placeholders", "plural", "render",
+           "text"]
