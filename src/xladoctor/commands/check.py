@@ -35,6 +35,7 @@ from ..checking.entries import error_entry
 from ..checking.stream import Options, check_path, check_stdin
 from ..checking.walk import Item, example_paths, expand
 from ..errors import InputError, UsageError
+from ..labels import label
 from ..report.check_text import render_text
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
@@ -94,8 +95,7 @@ def _check_all(items: list[Item], opts: Options, jobs: int, progress) -> list[di
 
 def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
     path = args[0]
-    return error_entry(path, f"{path}:1:1: checking this file crashed the worker process ({why}); "
-                              "the other files were checked")
+    return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     confirm_topology = args.topology if args.confirm else None
     opts = Options(args.rule, lang, args.full or args.confirm, parallel_logs=n_files <= 1,
                    confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute)
-    progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), "files checked",
+    progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), label("status.files_checked", lang),
                         enabled=None if not args.json else False)
     try:
         files = _check_all(items, opts, jobs, progress)
@@ -131,8 +131,9 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from ..report.html import render_check_html
         shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
-        title = f"xladoctor: {shown}" if shown else "xladoctor: bundled examples"
-        write_output(args.html, render_check_html(doc, title=title, lang=lang), "HTML report", expanded)
+        title = f"xladoctor: {shown}" if shown else label("status.examples_title", lang)
+        write_output(args.html, render_check_html(doc, title=title, lang=lang), label("status.html_report", lang),
+                     expanded, lang)
     if args.json:
         from ..report.explain_json import SCAN_SCHEMA_VERSION
 

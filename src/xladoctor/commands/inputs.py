@@ -91,14 +91,14 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from ..report.html import render_inputs_html
 
-        title = f"xladoctor inputs: {args.expected} vs {args.supplied or args.supplied_shapes}"
+        title = label("inputs.html_title", expected=args.expected, supplied=args.supplied or args.supplied_shapes)
         page = render_inputs_html({"schema_version": 1, **inputs_document(check, source, module)}, title=title)
         try:
             with open(args.html, "w", encoding="utf-8") as f:
                 f.write(page)
         except OSError as e:
             raise InputError(f"cannot write file: {e.strerror or e}", args.html, 1, 1) from None
-        print(f"wrote {args.html}", file=sys.stderr)
+        print(label("inputs.wrote", path=args.html), file=sys.stderr)
     if args.json:
         print_json(inputs_document(check, source, module))
     else:

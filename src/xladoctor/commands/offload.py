@@ -8,6 +8,7 @@ import sys
 from ..errors import UsageError
 from ..escape import escape_field
 from ..files import located
+from ..labels import label
 from ..offload import fix_device, fix_host
 from ..oracle.confirm import confirm, is_error
 from ..pipeline import COMPILED_NOTE, AnalysisOptions, analyse_module, offload_document, parse_hlo
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         if args.output == "-":
             sys.stdout.write(out_text)
         else:
-            write_output(args.output, out_text, f"module with fix ({args.fix})", [args.file, args.stablehlo])
+            write_output(args.output, out_text, label("status.fixed_module", fix=args.fix), [args.file, args.stablehlo])
     if args.json:
         if not (args.fix and args.output == "-"):
             emit_document(offload_document(mc), args)
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         if origin.note():
             sys.stdout.write(f"\nnote: {escape_field(origin.note())}\n")
         if not mc.applies:
-            sys.stdout.write(f"\nnote: {COMPILED_NOTE}; nothing above is reported as a finding\n")
+            sys.stdout.write("\n" + label("offload.compiled_note", note=COMPILED_NOTE) + "\n")
         if confirmed is not None:
             sys.stdout.write("\n".join(["", *confirm_lines(confirmed)]) + "\n")
     return 1 if mc.findings() or is_error(confirmed) else 0

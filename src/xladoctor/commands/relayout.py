@@ -20,6 +20,7 @@ from ..errors import InputError, UsageError
 from ..inputs.relayout import check_same_array, numpy_dtype, stored_size, tile, untile
 from ..inputs.tiling_plan import RelayoutError
 from ..ir.shape import Shape, default_layout
+from ..labels import label
 from ..syntax.shape_parser import parse_shape
 from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import help_text, print_json
@@ -153,9 +154,9 @@ def run(args: argparse.Namespace) -> int:
             np.save(buf, logical, allow_pickle=False)
         else:
             np.save(buf, np.frombuffer(out, np.uint8), allow_pickle=False)
-        write_output(args.output, buf.getvalue(), ".npy array", [args.input])
+        write_output(args.output, buf.getvalue(), label("status.npy_array"), [args.input])
     else:
-        write_output(args.output, out, f"raw bytes of {target}", [args.input])
+        write_output(args.output, out, label("status.raw_bytes", shape=target), [args.input])
     if args.json:
         print_json({"command": "relayout", "from": str(source), "to": str(target),
                     "input": args.input, "output": args.output,
