@@ -80,7 +80,8 @@ class InputsReport:
 
     def __repr__(self) -> str:
         failing = sum(1 for m in self.mismatches if m.will_fail)
-        state = "structure differs" if self.structure_error else f"{failing} of {self.leaves} leaves refused"
+        state = label("jax_report.repr_structure_differs") if self.structure_error else \
+            label("jax_report.leaves_refused", failing=failing, leaves=self.leaves)
         return f"<InputsReport {'ok' if self.ok else 'mismatch'}: {state}>"
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
