@@ -138,7 +138,6 @@ def _main(argv: list[str] | None) -> int:
     except Exception as err:  # a bug, not the user's fault: still one line, unless asked for the trace
         if os.environ.get("XLADOCTOR_DEBUG"):
             raise
-        where = f" while running '{args.command}'" if getattr(args, "command", None) else ""
-        print(f"xladoctor: internal error{where}: {type(err).__name__}: {err} "
-              "(a bug in xladoctor; set XLADOCTOR_DEBUG=1 for the traceback)", file=sys.stderr)
+        where = label("status.while_running", command=args.command) if getattr(args, "command", None) else ""
+        print(label("status.internal_error", where=where, error=f"{type(err).__name__}: {err}"), file=sys.stderr)
         return EXIT_USAGE
