@@ -121,3 +121,19 @@ def test_help_is_written_in_the_language_lang_names_else_the_locales(monkeypatch
         words = " ".join(helped.split())  # argparse rewraps the text (and breaks at hyphens: no such key here)
         for key in ("cli.description", "cli.shape.description", "cli.shape.json"):
             assert " ".join(label(key, lang).split()) in words, (lang, key)
+
+
+def test_check_writes_its_whole_report_in_the_language_asked_for(capsys):
+    """Not only the findings: the sections, the quiet files and the tally are labels too."""
+    from xladoctor.cli import main
+
+    main(["check", "--examples", "--lang", "fa"])
+    persian = capsys.readouterr().out
+    main(["check", "--examples", "--lang", "en"])
+    english = capsys.readouterr().out
+    for lang, out in (("en", english), ("fa", persian)):
+        tally = label("check.tally", lang, files=label("check.files", lang, n=3),
+                      findings=label("check.findings", lang, n=3))
+        assert out.endswith(tally + "\n"), lang
+    for english_only in ("HLO module", "nothing to report", "details and JAX code", "E1200 predicted for output"):
+        assert english_only in english and english_only not in persian
