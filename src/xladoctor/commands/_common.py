@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..files import decode_text
+from ..labels import FALLBACK, label
 
 SCHEMA_VERSION = 1
 
@@ -50,6 +51,11 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
     sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
+def help_text(parser: Any, key: str, **values: Any) -> str:
+    """Option help from the labels (``cli.*``), in the language the CLI chose for ``--help``."""
+    return label(key, getattr(parser, "help_lang", FALLBACK), **values)
+
+
 RULE_CHOICES = ("shipped", "unmerged-pr-36525")
 """The names of :data:`xladoctor.offload.rules.RULES`, spelled here so that building the
 argument parser does not import the offload package (start-up time); a test keeps the two equal."""
@@ -58,9 +64,7 @@ argument parser does not import the offload package (start-up time); a test keep
 def add_rule_arguments(parser: Any) -> None:
     """``--rule`` for commands that run the host-offload analysis (and the old ``--strict``)."""
     parser.add_argument("--rule", choices=RULE_CHOICES, default=RULE_CHOICES[0],
-                        help="host-offload rule: 'shipped' (default) is released XLA (libtpu 0.0.42.1, jaxlib "
-                             "0.10.2): a host tensor reaching any non-host output is E1200; 'unmerged-pr-36525' is "
-                             "the never-merged variant that moves an untiled output to host instead")
+                        help=help_text(parser, "cli.rule"))
     # --strict named the shipped rule when the default was the unmerged one; kept so scripts keep working.
     parser.add_argument("--strict", dest="rule", action="store_const", const=RULE_CHOICES[0],
                         help=argparse.SUPPRESS)

@@ -16,15 +16,14 @@ import sys
 from typing import Any
 
 from ..errors import UsageError
-from ._common import SCHEMA_VERSION, print_json
+from ._common import SCHEMA_VERSION, help_text, print_json
 
 FORMATS = ("text", "json", "sarif", "github")
 
 
 def add_format_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="output format: text (default), json (as --json; docs/json.md), sarif (SARIF 2.1.0, "
-                             "for GitHub code scanning), github (GitHub Actions annotations)")
+                        help=help_text(parser, "cli.format"))
 
 
 def resolve_format(args: argparse.Namespace) -> None:

@@ -19,31 +19,29 @@ from typing import TYPE_CHECKING
 from ..catalogue import load_catalogue, normalize_code
 from ..errors import UsageError
 from ..report.catalogue_text import language_from_env, render_entry
-from ._common import print_json
+from ._common import help_text, print_json
 from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:
     from ..catalogue.scanner import Finding
 
 NAME = "explain"
-HELP = "explain an XLA error code (E1200) or every XLA error found in a log file"
+HELP = "cli.explain.help"
 ORDER = 30
-DESCRIPTION = __doc__.splitlines()[0]
+DESCRIPTION = "cli.explain.description"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="CODE|FILE|-",
-                        help="an error code (E1200, 1200, e1200), a log file, or - for stdin")
+                        help=help_text(parser, "cli.explain.target"))
     parser.add_argument("--lang", choices=("en", "fa"), default=None,
-                        help="language of explanations (default: from LC_ALL/LC_MESSAGES/LANG, else en)")
+                        help=help_text(parser, "cli.explain.lang"))
     parser.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto",
-                        help="Persian output: 'visual' reorders for terminals without bidi support, "
-                             "'logical' keeps Unicode order for files and bidi-aware viewers "
-                             "(default auto: visual on a terminal, logical otherwise)")
-    parser.add_argument("--width", type=int, default=None, help="line width (default: terminal width, max 100)")
+                        help=help_text(parser, "cli.explain.bidi"))
+    parser.add_argument("--width", type=int, default=None, help=help_text(parser, "cli.explain.width"))
     parser.add_argument("--hlo", metavar="MODULE", default=None,
-                        help="HLO module text of the failing program: runs the host-offload analysis for E1200")
-    parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
+                        help=help_text(parser, "cli.explain.hlo"))
+    parser.add_argument("--json", action="store_true", help=help_text(parser, "cli.json"))
     add_format_argument(parser)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..findings import to_json
 from ..inputs.compare import InputCheck
+from ..labels import label
 from ..offload.fixes import suggest_fixes
 from ..offload.report import result_json
 from ..report.html import render_inputs_html, render_offload_html
@@ -34,8 +35,9 @@ def offload_document(report: OffloadReport) -> dict[str, Any]:
 
 
 def offload_html(report: OffloadReport) -> str:
-    target = report.platform or "the local backend"
-    title = f"xladoctor check_offload: {report.program.module.name if report.program else 'program'} on {target}"
+    target = report.platform or label("jax_report.local_backend")
+    title = label("jax_report.offload_title", module=report.program.module.name if report.program else "program",
+                  target=target)
     return notebook_frame(render_offload_html(offload_document(report), title=title))
 
 
@@ -58,4 +60,4 @@ def inputs_document(report: InputsReport) -> dict[str, Any]:
 def inputs_html(report: InputsReport) -> str:
     if report.structure_error:  # no leaf was compared: the text says why
         return f"<pre>{esc(str(report))}</pre>"
-    return notebook_frame(render_inputs_html(inputs_document(report), title="xladoctor check_inputs"))
+    return notebook_frame(render_inputs_html(inputs_document(report), title=label("jax_report.inputs_title")))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import jax
 
+from ..labels import label
 from .lowering import LoweredProgram
 from .returned_value import returned_expression
 from .source_line import SourceLine
@@ -25,13 +26,10 @@ def host_fix_code(output: str, leaf: int, program: LoweredProgram) -> str:
         try:
             shardings = repr(jax.tree_util.tree_unflatten(tree, marks))
         except Exception:  # custom pytree nodes without a readable repr
-            shardings = f"<out_shardings tree with host at {output}>"
+            shardings = label("jax_report.tree_unreadable", output=output)
         if len(shardings) > 240:
-            shardings = f"<out_shardings tree: host at {output}, None elsewhere>"
-    return ("host = sharding.with_memory_kind(\"pinned_host\")  # e.g. NamedSharding(mesh, spec) or "
-            "SingleDeviceSharding(device)\n"
-            f"jax.jit(f, out_shardings={shardings})  # {output} stays in host memory\n"
-            "# or let xladoctor build it: out_shardings=report.suggested_out_shardings(sharding)")
+            shardings = label("jax_report.tree_long", output=output)
+    return label("jax_report.host_fix_code", shardings=shardings, output=output)
 
 
 class _Code(str):
@@ -45,14 +43,13 @@ _TO_DEVICE = "jax.memory.Space.Device"
 def device_fix_code(output: str, returned_at: SourceLine | None, value: str) -> str:
     """The move back to device, on the user's own variable when the return statement names it."""
     if returned_at is None:
-        return (f"# where {value} is computed, before {output} is returned, move that value back:\n"
-                f"value = jax.device_put(value, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
+        return label("jax_report.device_fix_anywhere", value=value, output=output, device=_TO_DEVICE)
     ret = returned_expression(returned_at.file, returned_at.function, returned_at.line, output)
     if ret is not None and ret.name is not None:
-        return (f"# before the return at {returned_at.file}:{ret.line} ({output} is {ret.name}):\n"
-                f"{ret.name} = jax.device_put({ret.name}, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
+        return label("jax_report.device_fix_named", file=returned_at.file, line=ret.line, output=output,
+                     name=ret.name, device=_TO_DEVICE)
     if ret is not None:
-        return (f"# in the return at {returned_at.file}:{ret.line}, {output} is {ret.source}; return instead:\n"
-                f"jax.device_put({ret.source}, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
-    return (f"# at {returned_at.file}:{returned_at.line}, before {output} is returned, move that value back:\n"
-            f"value = jax.device_put(value, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
+        return label("jax_report.device_fix_expression", file=returned_at.file, line=ret.line, output=output,
+                     source=ret.source, device=_TO_DEVICE)
+    return label("jax_report.device_fix_at", file=returned_at.file, line=returned_at.line, output=output,
+                 device=_TO_DEVICE)

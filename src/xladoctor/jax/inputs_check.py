@@ -82,7 +82,8 @@ class InputsReport:
 
     def __repr__(self) -> str:
         failing = sum(1 for m in self.mismatches if m.will_fail)
-        state = "structure differs" if self.structure_error else f"{failing} of {self.leaves} leaves refused"
+        state = label("jax_report.repr_structure_differs") if self.structure_error else \
+            label("jax_report.leaves_refused", failing=failing, leaves=self.leaves)
         return f"<InputsReport {'ok' if self.ok else 'mismatch'}: {state}>"
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
@@ -120,7 +121,7 @@ class InputsReport:
 
 def leaf_fix_code(m: LeafMismatch) -> str:
     """The device_put of this leaf to the executable's format, then the helper that does them all."""
-    return f"{m.fix_code}\n# or: args, kwargs = xladoctor.jax.fix_inputs(compiled, *args, **kwargs)"
+    return label("jax_report.device_put_or_fix_inputs", code=m.fix_code)
 
 
 def _with_leaf_code(f: Finding, m: LeafMismatch) -> Finding:

@@ -154,7 +154,8 @@ class OffloadReport:
         return render_text(self)
 
     def __repr__(self) -> str:
-        return (f"<OffloadReport {self.outcome} on {self.platform or 'the local backend'}: "
+        platform = self.platform or label("jax_report.local_backend")
+        return (f"<OffloadReport {self.outcome} on {platform}: "
                 f"{count_text(len(self.findings), 'finding')}, {count_text(len(self.failures), 'failure')}>")
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
@@ -250,7 +251,7 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
             host_argument=_host_argument(program, err),
             path=_steps(err.path or err.trace), returned_at=returned,
             host_fix=host_fix_code(output, leaves.get(main_index, main_index), program),
-            device_fix=device_fix_code(output, returned, fix.returned_value if fix else "the value"),
+            device_fix=device_fix_code(output, returned, fix.returned_value if fix else label("jax_report.the_value")),
             reported_by_xla=err is result.error))
     return out
 

@@ -38,10 +38,10 @@ def index_text(value: JSON) -> str:
     return format_shape_index(shape_index_of(value))
 
 
-def hop_text(h: Hop) -> str:
+def hop_text(h: Hop, lang: str = "en") -> str:
     """``custom-call.5 (custom-call)  at model.py:23``; a non-empty ShapeIndex follows the name."""
     idx = format_shape_index(h.shape_index) if h.shape_index else ""
-    where = f"  at {h.source}" if h.source is not None else ""
+    where = label("finding.at", lang, source=h.source) if h.source is not None else ""
     return f"{h.instruction}{idx} ({h.opcode or ''}){where}"
 
 
@@ -79,10 +79,10 @@ def _output_mismatch(f: Finding, lang: str, width: int) -> list[str]:
     jax = _jax_facts(f)
     if jax is None:
         index = index_text(f.fields.get("output_index"))
-        first = "  (XLA reports this one)" if f.fields.get("first") else ""
-        lines = [f"E1200 predicted for output {index} ({f.fields.get('output_layout')}){first}",
+        first = label("finding.first", lang) if f.fields.get("first") else ""
+        lines = [label("finding.e1200", lang, index=index, layout=f.fields.get("output_layout"), first=first),
                  f"   {_message_line(f.message)}"]
-        lines.extend(f"   -> {hop_text(h)}" for h in f.path)
+        lines.extend(f"   -> {hop_text(h, lang)}" for h in f.path)
     else:
         lines = [label("jax_report.e1200", lang, target=jax.get("target"), output=jax.get("output"),
                        leaf=jax.get("leaf")), *_jax_origin(jax, lang), "  " + label("jax_report.xla_will_say", lang)]
@@ -140,30 +140,29 @@ def _fix_lines(fixes: tuple[Fix, ...], lang: str) -> list[str]:
             lines.append("  " + label(_CODE_HEADINGS[fix.kind], lang))
             lines.extend("    " + c for c in fix.code.splitlines())
         else:
-            lines.append(f"   fix ({letter}) {fix_sentence(fix)}")
+            lines.append("   " + label("finding.fix_letter", lang, letter=letter, fix=fix_sentence(fix)))
     return lines
 
 
 def _pass_failure(f: Finding, lang: str, width: int) -> list[str]:
-    return [f"XLA would fail: {f.message}"]
+    return [label("finding.would_fail", lang, message=f.message)]
 
 
 def _logged_error(f: Finding, lang: str, width: int) -> list[str]:
     count = f" (x{f.count})" if f.count > 1 else ""
-    lines = [f"line {f.location.line}: {f.code} {f.name}{count}"]
+    lines = [label("finding.line", lang, line=f.location.line, code=f.code, name=f.name, count=count)]
     analysis = f.fields.get("analysis")
     if isinstance(analysis, Mapping):
         expected, actual = analysis.get("expected_physical_bytes"), analysis.get("actual_physical_bytes")
         if isinstance(expected, int) and isinstance(actual, int):
-            lines.append(f"   expected {expected:,} B vs supplied {actual:,} B (recomputed from the printed layouts)")
+            lines.append("   " + label("finding.sizes", lang, expected=f"{expected:,}", actual=f"{actual:,}"))
     notes = f.fields.get("notes")
     if isinstance(notes, (list, tuple)):
         lines.extend(f"   {note}" for note in notes[:_MAX_NOTES])
     if f.fields.get("start"):
-        lines.append(f"   offload walk starts at {f.fields['start']}; run `xladoctor offload` on the module "
-                     "before optimizations to see the path")
+        lines.append("   " + label("finding.walk_start", lang, start=f.fields["start"]))
     if f.fixes:
-        lines.append(f"   fix: {f.fixes[0].text}")
+        lines.append("   " + label("finding.fix", lang, fix=f.fixes[0].text))
     return lines
 
 
@@ -173,7 +172,7 @@ def _headline_and_fixes(f: Finding, lang: str, width: int) -> list[str]:
     lines = [f"{f.code} {f.name}: {where}{f.title}"]
     if f.message:
         lines.append(f"   {f.message.splitlines()[0]}")
-    lines.extend(f"   fix: {fix_sentence(fix)}" for fix in f.fixes)
+    lines.extend("   " + label("finding.fix", lang, fix=fix_sentence(fix)) for fix in f.fixes)
     return lines
 
 
