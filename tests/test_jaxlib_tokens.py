@@ -192,3 +192,64 @@ def test_metadata_commas_as_xla_sub_attributes(body):
     pytest.importorskip("jaxlib")
     from jaxlib_oracle import jaxlib_accepts
     assert ours == jaxlib_accepts(text)
+
+
+# Campaign finds (disagree-4, -5): XLA's lexer reads a token that starts with a digit, '-' or '?' as a
+# number or pattern (LexNumberOrPattern), never as a name, so 'to_apply=9223372036854775807comp.1' is an
+# integer then 'comp.1' ("expects name").  Each slot that takes a name, each spelling glued to a number.
+LOOPS = ("pr {\n  a.2 = s32[] parameter(0)\n  ROOT n.2 = pred[] constant(true)\n}\n\n"
+         "bd {\n  a.3 = s32[] parameter(0)\n  ROOT n.3 = s32[] negate(a.3)\n}\n\n")
+NAME_SLOTS = {
+    "to_apply": ("c.1", "  ROOT r = f32[2]{0} call(p.2), to_apply=TOKEN"),
+    "calls": ("c.1", "  ROOT r = f32[2]{0} fusion(p.2), kind=kLoop, calls=TOKEN"),
+    "body": ("bd", "  i = s32[] constant(0)\n  w = s32[] while(i), condition=pr, body=TOKEN\n  ROOT r = f32[2]{0} negate(p.2)"),
+    "condition": ("pr", "  i = s32[] constant(0)\n  w = s32[] while(i), condition=TOKEN, body=bd\n"
+                  "  ROOT r = f32[2]{0} negate(p.2)"),
+    "branch_computations": ("c.1", "  k = s32[] constant(0)\n"
+                            "  ROOT r = f32[2]{0} conditional(k, p.2), branch_computations={TOKEN}"),
+    "control-predecessors": ("q", "  q = f32[2]{0} negate(p.2)\n  ROOT r = f32[2]{0} negate(p.2), "
+                             "control-predecessors={TOKEN}"),
+}
+GLUED_NAMES = {"N": True, "N:": True, "%N": True, "9223372036854775807N": False, "1N": False, "0N": False,
+               "12.3N": False, "1e5N": False, "0x1fN": False, "-1N": False, "123_N": False, "?N": False,
+               "-N": False, "N+": False, "N$": False, "2.1": False}
+
+
+@pytest.mark.parametrize("slot", NAME_SLOTS)
+@pytest.mark.parametrize("spelling", GLUED_NAMES)
+def test_a_name_never_starts_with_a_digit(slot: str, spelling: str):
+    name, line = NAME_SLOTS[slot]
+    text = module(line.replace("TOKEN", spelling.replace("N", name))).replace("ENTRY", LOOPS + "ENTRY", 1)
+    try:
+        parse_module(text, "t.hlo")
+        ours = True
+    except HloParseError as e:
+        assert str(e).startswith("t.hlo:") and "\n" not in str(e)
+        ours = False
+    assert ours is GLUED_NAMES[spelling]
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import jaxlib_accepts
+    assert jaxlib_accepts(text) is ours
+
+
+@pytest.mark.parametrize("slot,value,accepted", [
+    ("branch_computations", "c.1", False), ("branch_computations", "{c.1,}", False),
+    ("branch_computations", "{,c.1}", False), ("branch_computations", "{c.1 c.1}", False),
+    ("branch_computations", "{ c.1 /* one */ }", True), ("control-predecessors", "q", False),
+    ("control-predecessors", "{}", False), ("control-predecessors", "{q,}", False),
+    ("control-predecessors", "{q, q:}", True)])
+def test_name_lists_are_read_token_by_token(slot: str, value: str, accepted: bool):
+    """XLA's ParseList and ParseInstructionNames: braces required, one comma between names, no empty
+    entry; an instruction name list is never empty."""
+    line = NAME_SLOTS[slot][1].replace("{TOKEN}", value)
+    text = module(line).replace("ENTRY", LOOPS + "ENTRY", 1)
+    try:
+        parse_module(text, "t.hlo")
+        ours = True
+    except HloParseError as e:
+        assert str(e).startswith("t.hlo:") and "\n" not in str(e)
+        ours = False
+    assert ours is accepted
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import jaxlib_accepts
+    assert jaxlib_accepts(text) is accepted

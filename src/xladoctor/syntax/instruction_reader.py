@@ -244,18 +244,19 @@ class InstructionReader:
         elif attr == "output_to_operand_aliasing":
             instr.output_to_operand_aliasing = [(o, p, pi) for o, p, pi, _ in parse_aliasing(raw)]
         elif attr == "control-predecessors":
-            control_refs.extend((n, pos) for n in self._name_list(raw, pos))
+            control_refs.extend((n, pos) for n in self._name_list(raw, pos, braced=True, empty=False))
         elif attr in CALLED_COMPUTATION_ROLES:
             if raw.startswith("{") and attr not in _COMPUTATION_LIST_ROLES:
                 # XLA reads '{' after a one-computation attribute as an inline computation body
                 # ('to_apply={c}' is refused there: 'expects '=' in instruction').
                 raise self.error(f"{attr}= names one computation: XLA reads '{{' here as the start of an inline "
                                  "computation body, which xladoctor does not read", pos)
-            self._calls_to_resolve.append((instr, attr, self._name_list(raw, pos), pos))
+            names = self._name_list(raw, pos, braced=attr in _COMPUTATION_LIST_ROLES)
+            self._calls_to_resolve.append((instr, attr, names, pos))
 
-    def _name_list(self, raw: str, pos: int) -> list[str]:
+    def _name_list(self, raw: str, pos: int, braced: bool, empty: bool = True) -> list[str]:
         try:
-            names = parse_name_list(raw)
+            names = parse_name_list(raw, braced, empty)
         except ValueError as e:
             raise self.error(str(e), pos) from None
         if not KEYWORDS.isdisjoint(names):
