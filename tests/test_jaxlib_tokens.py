@@ -253,3 +253,34 @@ def test_name_lists_are_read_token_by_token(slot: str, value: str, accepted: boo
     pytest.importorskip("jaxlib")
     from jaxlib_oracle import jaxlib_accepts
     assert jaxlib_accepts(text) is accepted
+
+
+# Campaign find (disagree-3): 'index=0dd.7 = f32[2,1] custom-call(...)' -- XLA's lexer ends the number
+# token at the first character its patterns do not take (int, float, DxD '1x2', pad '1_2', dim labels),
+# the attribute ends with it and 'dd.7 = ...' is the next instruction.  Other glued forms make a number
+# token the attribute does not take ('expects integer').
+GLUED_NUMBER = ("  t = (f32[2]{0}, f32[2]{0}) tuple(p.2, p.2)\n  g = f32[2]{0} get-tuple-element(t), index=VALUE"
+                " = f32[2]{0} custom-call(p.2), custom_call_target=\"x\"\n  ROOT r = f32[2]{0} negate(p.2)")
+GLUED_VALUES = {"0dd.7": True, "1x": True, "0a": True, "-0a": True, "1_": True, "0-": False, "12.3x": False,
+                "1e5x": False, "0x1f": False, "2.1": False, "1_2x": False, "1x2y": False, "00_00->00y": False,
+                "0.a": False, "?a": False}
+
+
+@pytest.mark.parametrize("value", GLUED_VALUES)
+def test_a_number_token_ends_where_xla_lexer_ends_it(value: str):
+    text = module(GLUED_NUMBER.replace("VALUE", value))
+    try:
+        ours = parse_module(text, "t.hlo")
+    except HloParseError as e:
+        assert not GLUED_VALUES[value], str(e)
+        assert str(e).startswith("t.hlo:11:") and "\n" not in str(e)
+        ours = None
+    else:
+        assert GLUED_VALUES[value]
+        assert [i.name for i in ours.entry.instructions][-2:] == [value.lstrip("-0123456789"), "r"]
+        assert ours.entry.instructions[-3].tuple_index == 0 if value[0] in "-0" else 1
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import jaxlib_accepts, oracle_module, to_jsonable
+    assert jaxlib_accepts(text) is GLUED_VALUES[value]
+    if ours is not None:
+        assert _view(ours) == json.loads(json.dumps(to_jsonable(oracle_module(text))))

@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 
 from ..errors import HloParseError
+from .hlo_lexicon import number_token_end
 from .reader import match_end
 
 _PLAIN_TOP = re.compile(r'[^(){}\[\]",\s]+')
 _PLAIN_NESTED = re.compile(r'[^(){}\[\]"\']+')
 _SPACES = re.compile(r"\s+")
 _CLOSE = {")": "(", "}": "{", "]": "["}
+_NUMBER_START = frozenset("0123456789-?")
 
 
 def scan_value(text: str, pos: int, source: str) -> int:
@@ -66,6 +68,10 @@ def scan_value(text: str, pos: int, source: str) -> int:
                 continue
             return i
         else:
+            if i == pos and c in _NUMBER_START:
+                end = number_token_end(text, i)
+                if end > i:
+                    return end  # XLA's lexer ends a number there: '0dd.7' is 0, then the next token
             m = _PLAIN_TOP.match(text, i)
             if not m:
                 return i
