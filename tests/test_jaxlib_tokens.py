@@ -289,13 +289,16 @@ def test_a_number_token_ends_where_xla_lexer_ends_it(value: str):
 # Campaign find (disagree-1): 'custom-call(b(), custom_call_target=...' with its ')' missing.  XLA's
 # ParseOperands reads an operand as '[shape] name', then as a nested instruction '[shape] opcode(...)';
 # when both fail, the error it records is never returned and the list goes on from where the second
-# reading stopped: at a ',' or ')' the operand is simply not there.  Operand text -> operands jaxlib builds
+# reading stopped: at a ',' or ')' the operand is simply not there.  A second campaign find:
+# 'custom-call(add)' with nothing named 'add' (the nested reading takes the opcode, then misses '(').  Operand text -> operands jaxlib builds
 # (None: refused).
 DROPPED = {"b(": (), "f32[2]{0}": (), "f32[2]{0}, p.2": ("p.2",), "(), p.2": ("p.2",), "(, p.2": ("p.2",),
            "b(, p.2": ("p.2",), "b(f32[2]{0}), p.2": ("p.2",), "f32[2]{0} ": (), "f32[, p.2": ("p.2",),
            "f32[2]{0:T(2), p.2": ("p.2",), "(f32[2]{0},": (), "b(f32[2]{0}, p.2": ("p.2",), "f32, p.2": ("p.2",),
            "pred , p.2": ("p.2",), "token[], p.2": ("p.2",), "f32[2]/*c*/, p.2": ("p.2",),
            "f32[2] p.2 , f32[2]{0}, p.2": ("p.2", "p.2"),
+           "copy": (), "copy, p.2": ("p.2",), "add , p.2": ("p.2",), "p.2,copy/*c*/": ("p.2",), "f32[2]{0} copy": (),
+           "%copy": None, "copy:": None, "copy p.2": None, "nosuch": None,
            "b()": None, "f32[2]{, p.2": None, "(f32[2]{0} p.2": None, "f32[2]{0}{0}, p.2": None,
            "s32[2, p.2": None, "b(b(), p.2": None, "f32[2]{0:E()}, p.2": None, "f32:": None}
 
@@ -321,3 +324,20 @@ def test_an_operand_xla_cannot_read_before_a_comma_or_paren_is_dropped(operands:
     assert jaxlib_accepts(text) is (want is not None)
     if ours is not None:
         assert _view(ours) == json.loads(json.dumps(to_jsonable(oracle_module(text))))
+
+
+@pytest.mark.parametrize("line,accepted", [
+    ("  ROOT r = f32[2]{0} negate(copy)", False), ("  ROOT r = f32[2]{0} add(p.2, copy)", False),
+    ("  ROOT r = () tuple(copy)", True), ("  copy = f32[2]{0} negate(p.2)\n  ROOT r = f32[2]{0} negate(copy)", True)])
+def test_a_dropped_operand_does_not_count_and_a_defined_one_is_kept(line: str, accepted: bool):
+    text = "HloModule m\n\nENTRY main {\n  p.2 = f32[2]{0} parameter(0)\n" + line + "\n}\n"
+    try:
+        ours = parse_module(text, "t.hlo")
+    except HloParseError as e:
+        assert not accepted and "operands" in str(e)
+    else:
+        assert accepted
+        assert [o.name for o in ours.entry.root.operands] == (["copy"] if "copy =" in line else [])
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import jaxlib_accepts
+    assert jaxlib_accepts(text) is accepted

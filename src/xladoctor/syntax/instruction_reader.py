@@ -9,6 +9,7 @@ allow-lists, metadata keys and value forms, and the decoding of the attributes a
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 
 from ..errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
@@ -87,8 +88,9 @@ class InstructionReader:
         except ValueError as e:
             raise self.error(str(e), pos) from None
 
-    def _parse_instruction(self, module: HloModule
+    def _parse_instruction(self, module: HloModule, scope: Container[str]
                            ) -> tuple[HloInstruction, list[tuple[str, int]], list[tuple[str, int]]]:
+        """One instruction; ``scope`` holds the names defined so far in its computation (XLA's name table)."""
         r = self.r
         r.skip()
         if r.text.startswith("%", r.pos):
@@ -130,7 +132,7 @@ class InstructionReader:
             instr.literal = r.text[lit_start:end].strip()
             r.pos = end + 1
         else:
-            operand_refs = self._parse_operands(instr)
+            operand_refs = self._parse_operands(instr, scope)
         control_refs = self._parse_attributes(instr)
         want = FIXED_ARITY.get(opcode)
         if opcode is HloOpcode.TUPLE:
@@ -144,9 +146,14 @@ class InstructionReader:
             raise self.error(f"attribute {required} is expected but not seen", m.end())
         return instr, operand_refs, control_refs
 
-    def _parse_operands(self, instr: HloInstruction) -> list[tuple[str, int]]:
+    def _parse_operands(self, instr: HloInstruction, scope: Container[str]) -> list[tuple[str, int]]:
         """Operand names up to ')'.  As in XLA, commas only separate: empty entries are skipped
-        ('add(p,,p)', 'negate(p,)' and 'tuple(,)' are what jaxlib reads as 'add(p, p)', ...)."""
+        ('add(p,,p)', 'negate(p,)' and 'tuple(,)' are what jaxlib reads as 'add(p, p)', ...).
+
+        An empty entry is one case of XLA's dropped operands (see :meth:`_operand_shape`); an
+        undefined bare name that is an opcode, before ',' or ')', is another: read again as a nested
+        instruction, the opcode is taken and its '(' is missing, so 'custom-call(add)' is
+        ``custom-call()`` when nothing named 'add' is defined (campaign find)."""
         r = self.r
         refs: list[tuple[str, int]] = []
         typed: list[str] = []
@@ -168,6 +175,9 @@ class InstructionReader:
             name = r.accept_name()
             if name is None:
                 raise self.error(f"expected an operand name, found {r.describe_here()}")
+            if name not in scope and name in OPCODES_BY_SPELLING and _IDENT.fullmatch(r.text, pos, r.pos) \
+                    and r.peek() in (",", ")"):
+                continue  # a bare name (no '%', no ':'), which XLA's lexer makes the identifier ParseOpcode takes
             refs.append((name, pos))
             if r.peek() == "(" and name in OPCODES_BY_SPELLING:
                 # XLA's ParseOperands, failing to read a name followed by ',' or ')', reads the operand
