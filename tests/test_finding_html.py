@@ -12,7 +12,9 @@ never as a raw dict.
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
+import shlex
 import textwrap
 from pathlib import Path
 
@@ -122,3 +124,78 @@ def test_offload_article_headline_and_path_read_the_finding(capsys):
     body = offload_body(doc, "x")
     assert doc["errors"][0]["output_layout"] in body and 'data-instruction="model.hop"' not in body
     assert f'data-instruction="{doc["errors"][0]["path"][-1]["instruction"]}"' in body
+
+
+def _cards(body: str) -> str:
+    start = body.index('<div class="fixes">')
+    return body[start:body.index("</article>", start)]
+
+
+def test_offload_fix_cards_are_drawn_from_the_findings_fixes(capsys):
+    """E1200's two cards read the finding's ``Fix`` values and fields (the remedy's layout, the
+    returned instruction, its command line); a compiled module's document, without a finding,
+    reads its ``errors[i].fix`` into the same ``Fix`` values and draws the same cards."""
+    from xladoctor.report.html_base import code_block
+    from xladoctor.report.html_offload import offload_body
+
+    path = Path(__file__).parent / "data" / "offload" / "J1_annotate_device_placement_jax_style.hlo"
+    doc = _offload(path, capsys)
+    err, twin = doc["errors"][0], doc["diagnostics"]["findings"][0]
+    assert [x["kind"] for x in twin["fixes"]] == ["host-output", "move-to-device"]
+    assert twin["fields"]["host_layout"] == err["fix"]["host"]["entry_result_layout"]
+    assert twin["fields"]["returned_value"] == err["fix"]["device"]["after_instruction"]
+    cards = _cards(offload_body(doc, "x"))
+    assert err["fix"]["host"]["entry_result_layout"] in cards and err["fix"]["device"]["after_instruction"] in cards
+    assert all(shlex.join(x["command"]) in html.unescape(cards) for x in twin["fixes"])
+    # the model, not the analysis' entry, is what the cards show
+    twin["fields"]["host_layout"] = "f32[9]{0:S(5)}<b>"
+    twin["fixes"][1]["text"] = "bring it back; JAX: from-the-model"
+    cards = _cards(offload_body(doc, "x"))
+    assert "+ f32[9]{0:S(5)}&lt;b&gt;" in cards and "<b>" not in cards.replace("<b>In JAX", "")
+    assert "from-the-model" in cards
+    # no finding (a compiled module): the analysis' own entry, through the adapter's constructors
+    doc = _offload(path, capsys)
+    from_model = _cards(offload_body(doc, "x"))
+    doc["diagnostics"]["findings"] = []
+    from_entry = _cards(offload_body(doc, "x"))
+    commands = [shlex.join(x["command"]) for x in twin["fixes"]]
+    assert all(c not in html.unescape(from_entry) for c in commands)  # the analysis names no file to rerun
+    for c in commands:
+        from_model = from_model.replace(code_block(c, "sh", label="copy"), "")
+    assert from_model == from_entry
+
+
+def test_each_fix_kind_has_a_card_and_cards_are_inert():
+    """Every FixKind is drawn by its own table entry; prose, code and commands are escaped."""
+    from xladoctor.findings import Fix, FixKind
+    from xladoctor.report.finding_html import FIX_CARDS, fix_cards
+
+    assert set(FIX_CARDS) == set(FixKind)
+    hostile = "<script>alert(1)</script>"
+    facts = {"output_index": [0], "output_layout": hostile, "host_layout": hostile, "result_name": hostile,
+             "returned_value": hostile, "returned_location": hostile}
+    for kind in FixKind:
+        fix = Fix(kind, f"{hostile}; JAX: {hostile}", hostile, ("xladoctor", hostile))
+        out = fix_cards((fix,), facts, "en")
+        assert "<script>" not in out and "&lt;script&gt;" in out, kind
+    listed = fix_cards((Fix(FixKind.RELAYOUT, "relayout", "code()"), Fix(FixKind.ADVICE, "advice")), {}, "en")
+    assert listed.count('<li class="fix-item">') == 2 and ">relayout</span>" in listed and "code()" in listed
+
+
+def test_explain_fixes_are_the_diagnostics_twins(capsys):
+    """A logged finding's fix list is its finding's ``Fix`` values, the entry's own sentences
+    only in a document without diagnostics."""
+    from xladoctor.report.html_explain import explain_body
+
+    log = Path(__file__).parent / "data" / "logs" / "traceback_e1200.log"
+    main(["explain", "--json", str(log)])
+    doc = json.loads(capsys.readouterr().out)
+    n = next(i for i, f in enumerate(doc["findings"]) if f["fixes"])
+    twin = doc["diagnostics"]["findings"][n]
+    assert [x["text"] for x in twin["fixes"]] == doc["findings"][n]["fixes"]
+    assert html.escape(twin["fixes"][0]["text"]) in explain_body(doc, "x")
+    twin["fixes"][0]["text"] = "from the model <i>"
+    body = explain_body(doc, "x")
+    assert "from the model &lt;i&gt;" in body
+    del doc["diagnostics"]
+    assert "from the model" not in explain_body(doc, "x")

@@ -186,3 +186,22 @@ def test_integer_attributes_are_range_checked_by_both_readers(line: str, index: 
     pytest.importorskip("jaxlib")
     from jaxlib_oracle import jaxlib_accepts
     assert jaxlib_accepts(text) is INTEGER_EDGES[line, index]
+
+
+IOTA = ("HloModule m\n\nENTRY main {\n  p = f32[2]{0} parameter(0)\n"
+        "  i = f32[2]{0} iota(), iota_dimension=VALUE\n  ROOT r = f32[2]{0} negate(p)\n}\n")
+# Values glued to a number token (campaign disagree-3): XLA's lexer ends the number where its patterns
+# stop, so 'iota_dimension=0a' is 0 then the instruction name 'a'; the fast path, which stores this
+# attribute undecoded, must not take '0a' as one value.
+GLUED = {"0": True, "0a": False, "0a = f32[2]{0} negate(p)": True, "0x": False, "-0": True, "-0a = f32[2]{0} negate(p)": True, "0 /*c*/": True, "0// c": True}
+
+
+@pytest.mark.parametrize("value", GLUED)
+def test_values_glued_to_a_number_are_read_alike(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = IOTA.replace("VALUE", value)
+    fast, full = _both(text, monkeypatch)
+    assert fast == full
+    assert (fast[0] == "ok") is GLUED[value], fast[:2]
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import jaxlib_accepts
+    assert jaxlib_accepts(text) is GLUED[value]

@@ -149,3 +149,26 @@ def test_example_scripts(script):
                           env=env, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "mismatch (the call fails" in proc.stdout
+
+
+def test_text_is_drawn_by_the_findings_renderer(setup):
+    """str(report) is the E0102 renderer of report/finding_text.py on the report's findings, each
+    with its leaf's facts (fields["jax"]); the diagnostics carry the leaf's own device_put line as
+    the DEVICE_PUT fix's code and no JAX facts, and draw as `check` draws them."""
+    from xladoctor.findings import FixKind
+    from xladoctor.report.finding_text import render_finding
+
+    compiled, row, col, x = setup
+    report = check_inputs(compiled, col, x)
+    (f,) = report.text_findings()
+    assert f.fields["jax"]["path"] == "args[0]['w']" and f.fields["jax"]["has_bytes"] == 40960
+    assert str(report).splitlines() == render_finding(f)
+    (plain,) = report.diagnostics().findings
+    assert "jax" not in plain.fields
+    put = next(x for x in plain.fixes if x.kind is FixKind.DEVICE_PUT)
+    assert put.code.startswith("args[0]['w'] = jax.device_put(args[0]['w'], compiled.input_formats[0][0]['w'])")
+    assert render_finding(plain)[0].startswith("E0102 ")
+    bad = {"w": jax.device_put(np.ones((40, 256), np.float32), _s()), "b": row["b"]}
+    (shape,) = check_inputs(compiled, bad, x).text_findings()
+    assert [line for line in render_finding(shape) if line.startswith("  fix: ")] == \
+        [f"  fix: {x.text}" for x in shape.fixes]

@@ -255,3 +255,32 @@ def test_device_fix_names_the_returned_variable():
     # returned as an expression, not a variable: the fix wraps that expression in the return
     assert "jax.device_put(jnp.sin(h), jax.memory.Space.Device)" in fixes["returned_after_compute"]
     assert not any(f.splitlines()[1].startswith("x = ") for f in fixes.values())
+
+
+@pytest.mark.parametrize("name", ["nested_scans", "param_offload_update"])
+def test_text_is_drawn_by_the_findings_renderer(name):
+    """str(report) is the E1200 renderer of report/finding_text.py on the report's findings, each
+    carrying the program's facts (fields["jax"]) and its fixes as JAX code; the diagnostics (the
+    route-independent findings) stay without them."""
+    from xladoctor.findings import FindingKind, FixKind
+    from xladoctor.jax.offload_text import text_findings
+    from xladoctor.report.finding_text import render_finding
+
+    p = PROGRAMS[name]()
+    report = check_offload(p.fn, *p.args, jit_kwargs=p.jit_kwargs)
+    drawn = [f for f in text_findings(report) if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
+    assert [f.fields["jax"]["output"] for f in drawn] == [f.output for f in report.findings] == p.bad_outputs
+    first, mine = drawn[0], report.findings[0]
+    assert {x.kind: x.code for x in first.fixes} == {FixKind.HOST_OUTPUT: mine.host_fix,
+                                                     FixKind.MOVE_TO_DEVICE: mine.device_fix}
+    lines = render_finding(first)
+    assert str(report).splitlines()[:len(lines)] == lines
+    assert lines[0].startswith(f"E1200 on tpu: output {mine.output} (out_shardings leaf {mine.leaf})")
+    if mine.host_argument is not None:
+        assert lines[1] == f"  argument {mine.host_argument} arrives in host memory (pinned_host) and flows to this output"
+    else:
+        assert lines[1] == f"  moved to host at  {mine.offloaded_at}"
+    assert f"  returned from     {mine.returned_at}" in lines
+    plain = [f for f in report.diagnostics().findings if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
+    assert all("jax" not in f.fields and all(x.code is None for x in f.fixes) for f in plain)
+    assert render_finding(plain[0])[0].startswith("E1200 predicted for output {1}")

@@ -19,7 +19,8 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "xladoctor"
 AREAS = sorted({key.split(".", 1)[0] for key in labels(FALLBACK)})
 KEY_LITERAL = re.compile(rf"^(?:{'|'.join(map(re.escape, AREAS))})\.[A-Za-z0-9_.\-]+$")
 # Key prefixes whose command prints English only so far (no --lang): no translation needed yet.
-ENGLISH_ONLY_AREAS = ("offload.", "inputs.", "jax_report.", "shape.", "hlo.", "confirm.", "fleet.", "oracle.")
+ENGLISH_ONLY_AREAS = ("offload.", "inputs.", "jax_report.", "shape.", "hlo.", "confirm.", "fleet.", "oracle.",
+                      "pytest.")
 
 
 def _string_literals() -> dict[str, list[str]]:
@@ -66,7 +67,8 @@ def test_every_label_renders(lang):
     for key, template in labels(lang).items():
         values = {name: f"<{name}>" for name in placeholders(template)}
         out = label(key, lang, **values)
-        assert out.strip() and "{" not in out.replace("{{", ""), key
+        # no placeholder left unfilled (literal braces, as in a layout {1,0}, are fine)
+        assert out.strip() and not re.search(r"\{[A-Za-z_]\w*\}", out), key
 
 
 def test_missing_translation_falls_back_to_english_and_unknown_key_fails_loudly():
@@ -101,3 +103,37 @@ def test_the_loader_sits_at_the_bottom_of_the_layers():
     assert ours == ["errors"]
     assert not [a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names
                 if a.name.startswith("xladoctor")]
+
+
+def test_help_is_written_in_the_language_lang_names_else_the_locales(monkeypatch):
+    from xladoctor.cli import build_parser, help_language
+
+    monkeypatch.setenv("LC_ALL", "en_US.UTF-8")
+    assert help_language(["explain", "--lang", "fa", "--help"]) == "fa"
+    assert help_language(["check", "--lang=fa", "-h"]) == "fa"
+    assert help_language(["check", "--", "--lang", "fa"]) == "en"
+    assert help_language(["explain", "-h"]) == "en"
+    monkeypatch.setenv("LC_ALL", "fa_IR.UTF-8")
+    assert help_language(["explain", "-h"]) == "fa"
+    for lang in LANGUAGES:
+        helped = build_parser("shape", lang).format_help() + build_parser("shape", lang)._subparsers._group_actions[0] \
+            .choices["shape"].format_help()
+        words = " ".join(helped.split())  # argparse rewraps the text (and breaks at hyphens: no such key here)
+        for key in ("cli.description", "cli.shape.description", "cli.shape.json"):
+            assert " ".join(label(key, lang).split()) in words, (lang, key)
+
+
+def test_check_writes_its_whole_report_in_the_language_asked_for(capsys):
+    """Not only the findings: the sections, the quiet files and the tally are labels too."""
+    from xladoctor.cli import main
+
+    main(["check", "--examples", "--lang", "fa"])
+    persian = capsys.readouterr().out
+    main(["check", "--examples", "--lang", "en"])
+    english = capsys.readouterr().out
+    for lang, out in (("en", english), ("fa", persian)):
+        tally = label("check.tally", lang, files=label("check.files", lang, n=3),
+                      findings=label("check.findings", lang, n=3))
+        assert out.endswith(tally + "\n"), lang
+    for english_only in ("HLO module", "nothing to report", "details and JAX code", "E1200 predicted for output"):
+        assert english_only in english and english_only not in persian

@@ -23,7 +23,8 @@ def test_npy_to_tiled_to_colmajor_to_npy(tmp_path, capsys):
     assert main(["relayout", "--from", TILED, "--to", COLMAJOR, str(tmp_path / "t.bin"), str(tmp_path / "c.bin"),
                  "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc == {"schema_version": 1, "command": "relayout", "from": TILED, "to": COLMAJOR,
+    assert doc == {"schema_version": 1, "$schema": "https://xladoctor.invalid/schema/relayout.schema.json",
+                   "command": "relayout", "from": TILED, "to": COLMAJOR,
                    "input": str(tmp_path / "t.bin"), "output": str(tmp_path / "c.bin"),
                    "input_bytes": 96, "output_bytes": 60, "output_format": "raw"}
     assert (tmp_path / "c.bin").read_bytes() == x.T.tobytes()

@@ -15,10 +15,11 @@ import importlib
 import os
 import sys
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__, commands
 from .errors import InputError, XlaDoctorError
+from .labels import LANGUAGES, label, language_from_env
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -52,26 +53,43 @@ def _chosen_command(argv: list[str]) -> str | None:
     return "" if "--version" in argv and not {"-h", "--help"} & set(argv) else None
 
 
+def help_language(argv: list[str]) -> str:
+    """The language ``--help`` is written in: the one ``--lang`` names, else the locale's (as the
+    commands choose the language of their output), so ``explain --lang fa --help`` reads in Persian."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else arg[7:] if arg.startswith("--lang=") else None
+        if value is not None:
+            return value if value in LANGUAGES else "en"
+    return language_from_env()
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that exits 2 with one line (its default already uses 2; keep the message short)."""
+    """argparse that exits 2 with one line (its default already uses 2; keep the message short).
+
+    ``help_lang`` is the language of the help texts the commands add (labels ``cli.*``).
+    """
+
+    def __init__(self, *args: Any, help_lang: str = "en", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help_lang = help_lang
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The full parser, or (``only``) one with just that subcommand (none for ``""``), for a fast start."""
-    parser = _Parser(
-        prog="xladoctor",
-        description="Find, explain and fix XLA errors: host-offload output mismatches (E1200), program input "
-                    "buffer mismatches (E0102) and the rest of XLA's error catalogue.",
-        epilog="Every command reads '-' as stdin and takes --json. Exit codes: 0 clean, 1 findings, "
-               "2 usage or input error. Start with: xladoctor check --examples")
+def build_parser(only: str | None = None, lang: str = "en") -> argparse.ArgumentParser:
+    """The full parser, or (``only``) one with just that subcommand (none for ``""``), for a fast start;
+    its help in ``lang``."""
+    parser = _Parser(prog="xladoctor", description=label("cli.description", lang),
+                     epilog=label("cli.epilog", lang), help_lang=lang)
     parser.add_argument("--version", action="version", version=f"xladoctor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in _command_modules(only):
-        description = getattr(mod, "DESCRIPTION", mod.HELP).replace("``", "")  # docstrings use reST quotes
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=description)
+        # HELP and DESCRIPTION are label keys (cli.NAME.help, cli.NAME.description)
+        description = label(getattr(mod, "DESCRIPTION", mod.HELP), lang)
+        p = sub.add_parser(mod.NAME, help=label(mod.HELP, lang), description=description, help_lang=lang)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser
@@ -95,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(_chosen_command(argv))
+    parser = build_parser(_chosen_command(argv), help_language(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
@@ -120,7 +138,6 @@ def _main(argv: list[str] | None) -> int:
     except Exception as err:  # a bug, not the user's fault: still one line, unless asked for the trace
         if os.environ.get("XLADOCTOR_DEBUG"):
             raise
-        where = f" while running '{args.command}'" if getattr(args, "command", None) else ""
-        print(f"xladoctor: internal error{where}: {type(err).__name__}: {err} "
-              "(a bug in xladoctor; set XLADOCTOR_DEBUG=1 for the traceback)", file=sys.stderr)
+        where = label("status.while_running", command=args.command) if getattr(args, "command", None) else ""
+        print(label("status.internal_error", where=where, error=f"{type(err).__name__}: {err}"), file=sys.stderr)
         return EXIT_USAGE

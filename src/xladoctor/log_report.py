@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .catalogue.scanner import Finding
+from .labels import label
 
 
 @dataclass
@@ -36,9 +37,10 @@ class LogReport:
         return [f.code for f in self.findings]
 
     def to_json(self) -> dict[str, Any]:
+        from .findings.schema_files import schema_id
         from .report.explain_json import SCAN_SCHEMA_VERSION, scan_document
 
-        return {"schema_version": SCAN_SCHEMA_VERSION,
+        return {"schema_version": SCAN_SCHEMA_VERSION, "$schema": schema_id("explain"),
                 **scan_document(self.findings, self.source, self.lang, self.not_shown)}
 
     def __str__(self) -> str:
@@ -49,7 +51,7 @@ class LogReport:
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{f.code} x{f.count}" if f.count > 1 else f.code for f in self.findings)
-        return f"<LogReport {self.source}: {counts or 'no XLA error found'}>"
+        return f"<LogReport {self.source}: {counts or label('check.no_xla_error')}>"
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         """IPython's plain display: the text report."""
@@ -60,7 +62,7 @@ class LogReport:
         from .report.html import render_explain_html
         from .report.notebook import notebook_frame
 
-        return notebook_frame(render_explain_html(self.to_json(), title=f"xladoctor explain: {self.source}"))
+        return notebook_frame(render_explain_html(self.to_json(), title=label("status.explain_title", source=self.source)))
 
 
 def explain_log(log: str | bytes | os.PathLike[str], lang: str | None = None) -> LogReport:

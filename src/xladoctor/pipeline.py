@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .findings import Finding, Report, to_json
+from .labels import label
 
 if TYPE_CHECKING:
     from .catalogue.scanner import Finding as LogFinding
@@ -71,9 +72,7 @@ class ModuleCheck:
                                 self.confirm, self.options.command_args())
 
 
-COMPILED_NOTE = ("compiled (post-optimization) module: XLA's host offloader already ran on it, so the "
-                 "E1200 analysis needs the module from before optimizations (*before_optimizations.txt, "
-                 "Lowered.as_text('hlo'))")
+COMPILED_NOTE = label("status.compiled_module")
 
 
 def parse_hlo(text: str, source: str) -> HloModule:

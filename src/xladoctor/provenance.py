@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .labels import label
+
 _GPU_NAME = re.compile(r"(?:^|\.)(?:sm_\d+\.\d+_gpu|gpu|gfx\w+_gpu)_after_optimizations")
 _CPU_NAME = re.compile(r"(?:^|\.)cpu_after_optimizations")
 _TPU_NAME = re.compile(r"\.cl_\d+\.")
@@ -66,12 +68,8 @@ class Provenance:
         """The warning to show with an offload verdict, or ``None`` when there is none to give."""
         if self.platform != "cpu":
             return None
-        return ("this module was " + ("compiled" if self.stage == "compiled" else "lowered") + " for CPU ("
-                + self.evidence[0] + "): jax's CPU lowering leaves out the host-offload placement "
-                "annotations, so this verdict cannot stand for TPU/GPU.  For a faithful input lower for TPU: "
-                "xladoctor.jax.check_offload(fn, *args, confirm=True), or "
-                "jax.jit(f).trace(*args).lower(lowering_platforms=('tpu',)).as_text('hlo') "
-                "then `xladoctor offload FILE --confirm`")
+        return label("status.cpu_compiled" if self.stage == "compiled" else "status.cpu_lowered",
+                     evidence=self.evidence[0])
 
     def to_json(self) -> dict[str, Any]:
         return {"platform": self.platform, "stage": self.stage, "evidence": list(self.evidence),

@@ -25,9 +25,11 @@ from typing import Any
 
 import pytest
 
+from .labels import label
+
 __all__ = ["assert_no_e1200", "assert_inputs_match"]
 
-_NEEDS_JAX = "xladoctor's pytest asserts need jax: pip install 'xladoctor[jax]'"
+_NEEDS_JAX = label("pytest.needs_jax")
 
 
 def _jax_checks() -> Any:
@@ -51,7 +53,7 @@ def assert_no_e1200(fn: Any, *args: Any, **kwargs: Any) -> Any:
     __tracebackhide__ = True
     report = _jax_checks().check_offload(fn, *args, **kwargs)
     if not report.ok:
-        raise AssertionError(f"xladoctor: {_program_name(fn)} would fail to compile\n{report}")
+        raise AssertionError(label("pytest.would_fail", program=_program_name(fn), report=report))
     return report
 
 
@@ -62,7 +64,7 @@ def assert_inputs_match(compiled: Any, *args: Any, **kwargs: Any) -> Any:
     __tracebackhide__ = True
     report = _jax_checks().check_inputs(compiled, *args, **kwargs)
     if not report.ok:
-        raise AssertionError(f"xladoctor: the executable would refuse these arguments\n{report}")
+        raise AssertionError(label("pytest.would_refuse", report=report))
     return report
 
 
@@ -74,12 +76,9 @@ def _program_name(fn: Any) -> str:
 # -- pytest hooks and fixtures -------------------------------------------------------------
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("xladoctor", "xladoctor: E1200/E0102 asserts for JAX programs")
-    group.addoption("--xladoctor-confirm", action="store_true", default=False,
-                    help="xladoctor_offload also compiles each program with the real TPU compiler "
-                         "(pip install 'xladoctor[tpu]') and fails when it rejects it")
-    group.addoption("--xladoctor-platform", default="tpu", metavar="PLATFORM",
-                    help="platform xladoctor_offload lowers programs for: tpu (default), cuda, rocm")
+    group = parser.getgroup("xladoctor", label("pytest.group"))
+    group.addoption("--xladoctor-confirm", action="store_true", default=False, help=label("pytest.confirm"))
+    group.addoption("--xladoctor-platform", default="tpu", metavar="PLATFORM", help=label("pytest.platform"))
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 
 from ..errors import InputError
 from ..escape import escape_field
+from ..labels import label
 
 
 def refuse_overwriting_inputs(target: str, inputs: Iterable[str]) -> None:
@@ -46,8 +47,8 @@ def refuse_overwriting_inputs(target: str, inputs: Iterable[str]) -> None:
                              target, 1, 1)
 
 
-def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str] = ()) -> None:
-    """Write ``data`` to ``target`` atomically; ``what`` names it on stderr ("HTML report")."""
+def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str] = (), lang: str = "en") -> None:
+    """Write ``data`` to ``target`` atomically; ``what`` names it on stderr ("HTML report"), in ``lang``."""
     refuse_overwriting_inputs(target, inputs)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     real = os.path.realpath(target)  # write through a symlink, keep the link
@@ -66,7 +67,7 @@ def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str
             _write_atomically(real, payload, st)
     except OSError as e:
         raise InputError(f"cannot write {what}: {e.strerror or e}", target, 1, 1) from None
-    print(f"xladoctor: wrote {what} ({len(payload):,} bytes) to {escape_field(target)}", file=sys.stderr)
+    print(label("status.wrote", lang, what=what, size=f"{len(payload):,}", target=escape_field(target)), file=sys.stderr)
 
 
 def _write_in_place(path: str, payload: bytes) -> None:

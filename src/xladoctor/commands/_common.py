@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..files import decode_text
+from ..labels import FALLBACK, label
 
 SCHEMA_VERSION = 1
 
@@ -34,12 +35,25 @@ def read_input(path: str) -> tuple[str, str]:
     return decode_text(data, name), name
 
 
-def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION) -> None:
-    """Write one JSON document to stdout with ``schema_version`` first (each document's own, docs/json.md)."""
-    doc = {"schema_version": schema_version, **obj}
+def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema: str | None = None) -> None:
+    """Write one JSON document to stdout with ``schema_version`` first (each document's own, docs/json.md)
+    and then ``$schema``, the ``$id`` of its schema file (``schema``: its name in
+    ``xladoctor.findings.schema_files``), so a reader knows which file validates it."""
+    head: dict[str, Any] = {"schema_version": schema_version}
+    if schema is not None:
+        # Lazy: the findings package (and the IR it names) only when a document is written.
+        from ..findings.schema_files import schema_id
+
+        head["$schema"] = schema_id(schema)
+    doc = {**head, **obj}
     # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
     # which checks each write for characters to escape.
     sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
+def help_text(parser: Any, key: str, **values: Any) -> str:
+    """Option help from the labels (``cli.*``), in the language the CLI chose for ``--help``."""
+    return label(key, getattr(parser, "help_lang", FALLBACK), **values)
 
 
 RULE_CHOICES = ("shipped", "unmerged-pr-36525")
@@ -50,9 +64,7 @@ argument parser does not import the offload package (start-up time); a test keep
 def add_rule_arguments(parser: Any) -> None:
     """``--rule`` for commands that run the host-offload analysis (and the old ``--strict``)."""
     parser.add_argument("--rule", choices=RULE_CHOICES, default=RULE_CHOICES[0],
-                        help="host-offload rule: 'shipped' (default) is released XLA (libtpu 0.0.42.1, jaxlib "
-                             "0.10.2): a host tensor reaching any non-host output is E1200; 'unmerged-pr-36525' is "
-                             "the never-merged variant that moves an untiled output to host instead")
+                        help=help_text(parser, "cli.rule"))
     # --strict named the shipped rule when the default was the unmerged one; kept so scripts keep working.
     parser.add_argument("--strict", dest="rule", action="store_const", const=RULE_CHOICES[0],
                         help=argparse.SUPPRESS)

@@ -12,16 +12,16 @@ import sys
 from typing import Any
 
 from ..labels import label
+from ._common import help_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..oracle.topologies import DEFAULT_TOPOLOGY, TOPOLOGIES
 
     parser.add_argument("--confirm", action="store_true",
-                        help="also compile with the real TPU compiler (libtpu, no TPU needed; "
-                             "pip install 'xladoctor[tpu]') and flag any disagreement")
+                        help=help_text(parser, "cli.confirm"))
     parser.add_argument("--topology", default=DEFAULT_TOPOLOGY, choices=TOPOLOGIES,
-                        help=f"TPU topology --confirm compiles for (default {DEFAULT_TOPOLOGY})")
+                        help=help_text(parser, "cli.topology", default=DEFAULT_TOPOLOGY))
 
 
 def note_if_unavailable(doc: dict[str, Any] | None) -> None:

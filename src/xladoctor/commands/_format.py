@@ -16,15 +16,14 @@ import sys
 from typing import Any
 
 from ..errors import UsageError
-from ._common import SCHEMA_VERSION, print_json
+from ._common import SCHEMA_VERSION, help_text, print_json
 
 FORMATS = ("text", "json", "sarif", "github")
 
 
 def add_format_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="output format: text (default), json (as --json; docs/json.md), sarif (SARIF 2.1.0, "
-                             "for GitHub code scanning), github (GitHub Actions annotations)")
+                        help=help_text(parser, "cli.format"))
 
 
 def resolve_format(args: argparse.Namespace) -> None:
@@ -36,12 +35,13 @@ def resolve_format(args: argparse.Namespace) -> None:
     args.json = args.format != "text"
 
 
-def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version: int = SCHEMA_VERSION) -> None:
+def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version: int = SCHEMA_VERSION,
+                  schema: str | None = None) -> None:
     """Write the command's document as JSON (with its own ``schema_version``, docs/json.md), or its
     findings as SARIF or annotations."""
     fmt = getattr(args, "format", "json")
     if fmt not in ("sarif", "github"):
-        print_json(doc, schema_version)
+        print_json(doc, schema_version, schema)
         return
     from ..findings import Report, from_json
 

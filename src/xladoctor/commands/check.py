@@ -35,33 +35,33 @@ from ..checking.entries import error_entry
 from ..checking.stream import Options, check_path, check_stdin
 from ..checking.walk import Item, example_paths, expand
 from ..errors import InputError, UsageError
+from ..labels import label
 from ..report.check_text import render_text
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import add_rule_arguments
+from ._common import add_rule_arguments, help_text
 from ._format import add_format_argument, emit_document
 
 NAME = "check"
-HELP = "run every applicable check on HLO modules, dump directories and logs (the main job)"
+HELP = "cli.check.help"
 ORDER = 5
-DESCRIPTION = __doc__.split("\n\n")[1].replace("\n", " ")
+DESCRIPTION = "cli.check.description"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="*", metavar="PATH", help="HLO module files, logs, dump directories, or '-' (stdin)")
-    p.add_argument("--examples", action="store_true", help="check the examples shipped with xladoctor")
+    p.add_argument("paths", nargs="*", metavar="PATH", help=help_text(p, "cli.check.paths"))
+    p.add_argument("--examples", action="store_true", help=help_text(p, "cli.check.examples"))
     add_rule_arguments(p)
-    p.add_argument("--lang", choices=("en", "fa"), default=None, help="language of explanations (default: from locale)")
-    p.add_argument("--html", metavar="OUT", help="also write a self-contained HTML report to OUT")
+    p.add_argument("--lang", choices=("en", "fa"), default=None, help=help_text(p, "cli.check.lang"))
+    p.add_argument("--html", metavar="OUT", help=help_text(p, "cli.check.html"))
     p.add_argument("--full", action="store_true",
-                   help="parse and summarise every HLO module, even those no analysis applies to (finds their "
-                        "syntax errors; slower)")
+                   help=help_text(p, "cli.check.full"))
     p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
-                   help="check N files at a time in worker processes (default: one per core; 1: in this process)")
-    p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#check)")
+                   help=help_text(p, "cli.check.jobs"))
+    p.add_argument("--json", action="store_true", help=help_text(p, "cli.check.json"))
     add_format_argument(p)
     p.add_argument("--disable-host-compute", action="store_true",
-                   help="as offload's: --xla_disable_automatic_host_compute_offload=true for every module")
+                   help=help_text(p, "cli.check.disable_host_compute"))
     # offload's --stablehlo names one companion file for one module; check takes many modules, so a
     # single --stablehlo would not say which module it belongs to (run offload --stablehlo for that).
     _confirm.add_arguments(p)
@@ -95,8 +95,7 @@ def _check_all(items: list[Item], opts: Options, jobs: int, progress) -> list[di
 
 def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
     path = args[0]
-    return error_entry(path, f"{path}:1:1: checking this file crashed the worker process ({why}); "
-                              "the other files were checked")
+    return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     confirm_topology = args.topology if args.confirm else None
     opts = Options(args.rule, lang, args.full or args.confirm, parallel_logs=n_files <= 1,
                    confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute)
-    progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), "files checked",
+    progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), label("status.files_checked", lang),
                         enabled=None if not args.json else False)
     try:
         files = _check_all(items, opts, jobs, progress)
@@ -132,12 +131,13 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from ..report.html import render_check_html
         shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
-        title = f"xladoctor: {shown}" if shown else "xladoctor: bundled examples"
-        write_output(args.html, render_check_html(doc, title=title, lang=lang), "HTML report", expanded)
+        title = f"xladoctor: {shown}" if shown else label("status.examples_title", lang)
+        write_output(args.html, render_check_html(doc, title=title, lang=lang), label("status.html_report", lang),
+                     expanded, lang)
     if args.json:
         from ..report.explain_json import SCAN_SCHEMA_VERSION
 
-        emit_document(doc, args, SCAN_SCHEMA_VERSION)  # check embeds the explain scan document
+        emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")  # check embeds the explain scan document
     else:
         sys.stdout.write(render_text(doc, lang))
     for f in files:

@@ -19,31 +19,29 @@ from typing import TYPE_CHECKING
 from ..catalogue import load_catalogue, normalize_code
 from ..errors import UsageError
 from ..report.catalogue_text import language_from_env, render_entry
-from ._common import print_json
+from ._common import help_text, print_json
 from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:
     from ..catalogue.scanner import Finding
 
 NAME = "explain"
-HELP = "explain an XLA error code (E1200) or every XLA error found in a log file"
+HELP = "cli.explain.help"
 ORDER = 30
-DESCRIPTION = __doc__.splitlines()[0]
+DESCRIPTION = "cli.explain.description"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="CODE|FILE|-",
-                        help="an error code (E1200, 1200, e1200), a log file, or - for stdin")
+                        help=help_text(parser, "cli.explain.target"))
     parser.add_argument("--lang", choices=("en", "fa"), default=None,
-                        help="language of explanations (default: from LC_ALL/LC_MESSAGES/LANG, else en)")
+                        help=help_text(parser, "cli.explain.lang"))
     parser.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto",
-                        help="Persian output: 'visual' reorders for terminals without bidi support, "
-                             "'logical' keeps Unicode order for files and bidi-aware viewers "
-                             "(default auto: visual on a terminal, logical otherwise)")
-    parser.add_argument("--width", type=int, default=None, help="line width (default: terminal width, max 100)")
+                        help=help_text(parser, "cli.explain.bidi"))
+    parser.add_argument("--width", type=int, default=None, help=help_text(parser, "cli.explain.width"))
     parser.add_argument("--hlo", metavar="MODULE", default=None,
-                        help="HLO module text of the failing program: runs the host-offload analysis for E1200")
-    parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
+                        help=help_text(parser, "cli.explain.hlo"))
+    parser.add_argument("--json", action="store_true", help=help_text(parser, "cli.json"))
     add_format_argument(parser)
 
 
@@ -89,7 +87,8 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     if args.hlo:
         attach_offload_analysis(args.hlo, findings)
     if args.json:
-        emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION)
+        emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION,
+                      "explain")
     else:
         sys.stdout.write(render_findings(findings, source, lang, width, bidi))
         if scan.not_shown:
@@ -99,15 +98,18 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
 
 def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
     """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
-    from ..offload.analysis import analyze_host_offload  # lazy: only --hlo needs it
-    from ..report.explain_json import jsonable
+    from ..findings.from_offload import mismatch_finding  # lazy: only --hlo needs them
+    from ..findings.serialise import offload_record_json
+    from ..offload.analysis import analyze_host_offload
     from ..syntax.hlo_parser import parse_module
     from ._common import read_input
 
     text, source = read_input(hlo_path)
     module = parse_module(text, source=source)
     result = analyze_host_offload(module)
-    errors = [jsonable(e) for e in result.errors]
+    # Each E1200 as the one adapter and the one serialiser write it (findings/serialise.py).
+    errors = [offload_record_json(mismatch_finding(e, result, None, source, module), len(e.trace))
+              for e in result.errors]
     for f in findings:
         if f.code != "E1200":
             continue
@@ -128,7 +130,8 @@ def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
     if args.format in ("sarif", "github"):
         raise UsageError(f"--format {args.format} reports the errors found in a log; a code has no findings")
     if args.json:
-        print_json({"command": "explain", "mode": "code", "entry": entry_json(entry, lang)})
+        print_json({"command": "explain", "mode": "code", "entry": entry_json(entry, lang)},
+                   schema="explain_code")
         return 0
     sys.stdout.write(render_entry(entry, lang, _width(args), _bidi(args)))
     return 0

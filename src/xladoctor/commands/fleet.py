@@ -17,25 +17,25 @@ from typing import Any
 
 from ..errors import UsageError
 from ..labels import label
-from ._common import add_rule_arguments, print_json
+from ._common import add_rule_arguments, help_text, print_json
 
 NAME = "fleet"
-HELP = "summarise XLA errors across many jobs' logs and dumps (local cores or a Dask cluster)"
+HELP = "cli.fleet.help"
 ORDER = 40
-DESCRIPTION = __doc__.split("\n\n")[1].replace("\n", " ")
+DESCRIPTION = "cli.fleet.description"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("patterns", nargs="+", metavar="PATTERN",
-                   help="globs, directories or URLs (gs://, s3://, file://) of logs and HLO dumps")
+                   help=help_text(p, "cli.fleet.patterns"))
     p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="Dask scheduler to run on (tcp://host:8786); default: this machine's cores")
+                   help=help_text(p, "cli.fleet.scheduler"))
     p.add_argument("--job-regex", metavar="REGEX",
-                   help="job name from the path: the first group of REGEX (default: the file's directory name)")
+                   help=help_text(p, "cli.fleet.job_regex"))
     p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
-                   help="local worker processes (default: one per core)")
+                   help=help_text(p, "cli.fleet.jobs"))
     add_rule_arguments(p)
-    p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#fleet)")
+    p.add_argument("--json", action="store_true", help=help_text(p, "cli.fleet.json"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
     doc = fleet.summarise(summaries)
     if args.json:
-        print_json(doc)
+        print_json(doc, schema="fleet")
     else:
         engine = label("fleet.dask", scheduler=args.scheduler) if args.scheduler else label("fleet.this_machine")
         sys.stdout.write(render_text(doc, engine))

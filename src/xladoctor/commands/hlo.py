@@ -12,16 +12,16 @@ from ..ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from ..labels import label
 from ..syntax.hlo_parser import parse_module
 from ..units import bytes_text
-from ._common import print_json, read_input
+from ._common import help_text, print_json, read_input
 
 NAME = "hlo"
-HELP = "summarise an HLO module: computations, opcodes, entry layout with sizes, custom calls, memory spaces"
+HELP = "cli.hlo.help"
 ORDER = 20
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="HLO text (dump file, as_text() output), or '-' for stdin")
-    p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#hlo)")
+    p.add_argument("file", metavar="FILE", help=help_text(p, "cli.hlo.file"))
+    p.add_argument("--json", action="store_true", help=help_text(p, "cli.hlo.json"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     with located(text, source):
         summary = summarize(module)
     if args.json:
-        print_json(summary)
+        print_json(summary, schema="hlo")
     else:
         print(render_text(summary))
     return 0

@@ -23,33 +23,30 @@ from ..ir.module import HloModule
 from ..labels import label
 from ..pipeline import inputs_document
 from ..syntax.hlo_parser import parse_module
-from ._common import print_json, read_input
+from ._common import help_text, print_json, read_input
 
 NAME = "inputs"
-HELP = "check an executable's input layouts against supplied buffers or another compile (E0102)"
+HELP = "cli.inputs.help"
 ORDER = 40
-DESCRIPTION = __doc__.splitlines()[0]
+DESCRIPTION = "cli.inputs.description"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("expected", metavar="EXPECTED",
-                        help="compiled HLO module text (its entry_computation_layout), a shapes file, or -")
+                        help=help_text(parser, "cli.inputs.expected"))
     src = parser.add_mutually_exclusive_group(required=True)
-    src.add_argument("--supplied", metavar="OTHER.hlo", help="another compiled module whose entry layout supplies "
-                     "the buffers (the compile that wrote a checkpoint, another XLA version or topology)")
+    src.add_argument("--supplied", metavar="OTHER.hlo", help=help_text(parser, "cli.inputs.supplied"))
     src.add_argument("--supplied-shapes", metavar="FILE",
-                     help="one supplied shape per line ('# comments', optional 'name: shape', optional 'size=N')")
+                     help=help_text(parser, "cli.inputs.supplied_shapes"))
     parser.add_argument("--pair", choices=("auto", "index", "name"), default="auto",
-                        help="pair buffers with parameters by position (as runtimes do) or by argument name "
-                             "(auto: by name when both sides name every parameter)")
+                        help=help_text(parser, "cli.inputs.pair"))
     parser.add_argument("--executable", metavar="NAME", default=None,
-                        help="executable name for the TPU message (default: the module name)")
-    parser.add_argument("--replica", type=int, default=None, help="replica for the TPU message suffix")
-    parser.add_argument("--partition", type=int, default=None, help="partition for the TPU message suffix")
-    parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
+                        help=help_text(parser, "cli.inputs.executable"))
+    parser.add_argument("--replica", type=int, default=None, help=help_text(parser, "cli.inputs.replica"))
+    parser.add_argument("--partition", type=int, default=None, help=help_text(parser, "cli.inputs.partition"))
+    parser.add_argument("--json", action="store_true", help=help_text(parser, "cli.json"))
     parser.add_argument("--html", metavar="OUT",
-                        help="also write a self-contained HTML report: each parameter's layouts drawn side by side "
-                             "(docs/html-report.md)")
+                        help=help_text(parser, "cli.inputs.html"))
 
 
 def _load_expected(text: str, source: str) -> tuple[list[ExpectedParameter], HloModule | None, bool]:
@@ -94,16 +91,16 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from ..report.html import render_inputs_html
 
-        title = f"xladoctor inputs: {args.expected} vs {args.supplied or args.supplied_shapes}"
+        title = label("inputs.html_title", expected=args.expected, supplied=args.supplied or args.supplied_shapes)
         page = render_inputs_html({"schema_version": 1, **inputs_document(check, source, module)}, title=title)
         try:
             with open(args.html, "w", encoding="utf-8") as f:
                 f.write(page)
         except OSError as e:
             raise InputError(f"cannot write file: {e.strerror or e}", args.html, 1, 1) from None
-        print(f"wrote {args.html}", file=sys.stderr)
+        print(label("inputs.wrote", path=args.html), file=sys.stderr)
     if args.json:
-        print_json(inputs_document(check, source, module))
+        print_json(inputs_document(check, source, module), schema="inputs")
     else:
         if check.missing:
             print(label("inputs.missing", names=", ".join(map(escape_field, check.missing))))

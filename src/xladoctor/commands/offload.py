@@ -8,6 +8,7 @@ import sys
 from ..errors import UsageError
 from ..escape import escape_field
 from ..files import located
+from ..labels import label
 from ..offload import fix_device, fix_host
 from ..oracle.confirm import confirm, is_error
 from ..pipeline import COMPILED_NOTE, AnalysisOptions, analyse_module, offload_document, parse_hlo
@@ -16,32 +17,27 @@ from ..report.offload_text import render_text
 from ..syntax.hlo_printer import print_module
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import add_rule_arguments, read_input
+from ._common import add_rule_arguments, help_text, read_input
 from ._format import add_format_argument, emit_document
 
 NAME = "offload"
-HELP = "predict XLA host-offload errors (E1200): path, host memory, host compute, fixes"
+HELP = "cli.offload.help"
 ORDER = 30
-DESCRIPTION = """Re-run XLA's HostOffloader pass (as shipped in libtpu 0.0.42.1 / jaxlib 0.10.2) on an HLO
-module: predict E1200 with XLA's exact
-message, show the offloaded tensor's path to the offending output, every position that ends in host
-memory, host-compute conversions, and both remedies. Exit 1 when XLA would fail (E1200 or another
-failure of the pass), 0 otherwise, 2 for bad input."""
+DESCRIPTION = "cli.offload.description"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="HLO module text ('-' for stdin)")
+    parser.add_argument("file", help=help_text(parser, "cli.offload.file"))
     add_rule_arguments(parser)
-    parser.add_argument("--trace", action="store_true", help="print what --vmodule=host_offloader=1 would log")
-    parser.add_argument("--json", action="store_true", help="machine-readable output (docs/json.md, ## offload)")
+    parser.add_argument("--trace", action="store_true", help=help_text(parser, "cli.offload.trace"))
+    parser.add_argument("--json", action="store_true", help=help_text(parser, "cli.offload.json"))
     add_format_argument(parser)
     parser.add_argument("--fix", choices=("host", "device"),
-                        help="write the module with remedy (a) host output or (b) move-to-device")
-    parser.add_argument("-o", "--output", help="where --fix writes the edited module ('-' for stdout)")
-    parser.add_argument("--stablehlo", help="the same program's StableHLO text (Lowered.as_text()): its memory kinds "
-                             "go into the entry layout as XLA's compile does, its jax.result_info names the outputs")
+                        help=help_text(parser, "cli.offload.fix"))
+    parser.add_argument("-o", "--output", help=help_text(parser, "cli.offload.output"))
+    parser.add_argument("--stablehlo", help=help_text(parser, "cli.offload.stablehlo"))
     parser.add_argument("--disable-host-compute", action="store_true",
-                        help="as --xla_disable_automatic_host_compute_offload=true")
+                        help=help_text(parser, "cli.offload.disable_host_compute"))
     _confirm.add_arguments(parser)
 
 
@@ -66,16 +62,16 @@ def run(args: argparse.Namespace) -> int:
         if args.output == "-":
             sys.stdout.write(out_text)
         else:
-            write_output(args.output, out_text, f"module with fix ({args.fix})", [args.file, args.stablehlo])
+            write_output(args.output, out_text, label("status.fixed_module", fix=args.fix), [args.file, args.stablehlo])
     if args.json:
         if not (args.fix and args.output == "-"):
-            emit_document(offload_document(mc), args)
+            emit_document(offload_document(mc), args, schema="offload")
     elif not (args.fix and args.output == "-"):
         sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
         if origin.note():
             sys.stdout.write(f"\nnote: {escape_field(origin.note())}\n")
         if not mc.applies:
-            sys.stdout.write(f"\nnote: {COMPILED_NOTE}; nothing above is reported as a finding\n")
+            sys.stdout.write("\n" + label("offload.compiled_note", note=COMPILED_NOTE) + "\n")
         if confirmed is not None:
             sys.stdout.write("\n".join(["", *confirm_lines(confirmed)]) + "\n")
     return 1 if mc.findings() or is_error(confirmed) else 0

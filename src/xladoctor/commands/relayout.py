@@ -20,31 +20,29 @@ from ..errors import InputError, UsageError
 from ..inputs.relayout import check_same_array, numpy_dtype, stored_size, tile, untile
 from ..inputs.tiling_plan import RelayoutError
 from ..ir.shape import Shape, default_layout
+from ..labels import label
 from ..syntax.shape_parser import parse_shape
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import print_json
+from ._common import help_text, print_json
 
 NAME = "relayout"
-HELP = "convert raw array bytes (or .npy) from one XLA layout to another, losslessly"
+HELP = "cli.relayout.help"
 ORDER = 45
-DESCRIPTION = __doc__.splitlines()[0]
+DESCRIPTION = "cli.relayout.description"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--from", dest="source", metavar="SHAPE", required=True,
-                        help="shape with the layout IN is stored in, e.g. 'bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}'")
+                        help=help_text(parser, "cli.relayout.from"))
     parser.add_argument("--to", dest="target", metavar="SHAPE", required=True,
-                        help="shape with the layout to write, e.g. 'bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}'")
-    parser.add_argument("input", metavar="IN", help="raw bytes or .npy ('-': raw bytes from stdin)")
-    parser.add_argument("output", metavar="OUT", help="raw bytes, or .npy when the name ends in .npy "
-                                                      "('-': raw bytes to stdout)")
+                        help=help_text(parser, "cli.relayout.to"))
+    parser.add_argument("input", metavar="IN", help=help_text(parser, "cli.relayout.input"))
+    parser.add_argument("output", metavar="OUT", help=help_text(parser, "cli.relayout.output"))
     parser.add_argument("--allow-subtile-padding", action="store_true",
-                        help="store layouts whose later tiles need padding XLA's ArraySize does not count "
-                             "(the output is then larger than physical_bytes)")
+                        help=help_text(parser, "cli.relayout.allow_subtile_padding"))
     parser.add_argument("--truncate", action="store_true",
-                        help="when --to stores fewer bits per element (E(n)), keep the low bits of every element "
-                             "instead of refusing the elements that do not fit")
-    parser.add_argument("--json", action="store_true", help="machine-readable output (see docs/json.md)")
+                        help=help_text(parser, "cli.relayout.truncate"))
+    parser.add_argument("--json", action="store_true", help=help_text(parser, "cli.json"))
 
 
 def is_dense_default(shape: Shape) -> bool:
@@ -156,12 +154,12 @@ def run(args: argparse.Namespace) -> int:
             np.save(buf, logical, allow_pickle=False)
         else:
             np.save(buf, np.frombuffer(out, np.uint8), allow_pickle=False)
-        write_output(args.output, buf.getvalue(), ".npy array", [args.input])
+        write_output(args.output, buf.getvalue(), label("status.npy_array"), [args.input])
     else:
-        write_output(args.output, out, f"raw bytes of {target}", [args.input])
+        write_output(args.output, out, label("status.raw_bytes", shape=target), [args.input])
     if args.json:
         print_json({"command": "relayout", "from": str(source), "to": str(target),
                     "input": args.input, "output": args.output,
                     "input_bytes": None if data is None else len(data), "output_bytes": len(out),
-                    "output_format": "npy" if args.output.endswith(".npy") else "raw"})
+                    "output_format": "npy" if args.output.endswith(".npy") else "raw"}, schema="relayout")
     return 0

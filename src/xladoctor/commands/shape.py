@@ -27,22 +27,19 @@ from ..labels import label
 from ..report.tpu_default import layout_written, tpu_info, tpu_lines
 from ..syntax.shape_parser import parse_shape
 from ..units import bytes_text, ratio_text
-from ._common import print_json
+from ._common import help_text, print_json
 
 NAME = "shape"
-HELP = "canonical form, logical and physical (tiled) byte sizes, per-dimension padding of a shape"
+HELP = "cli.shape.help"
 ORDER = 10
-DESCRIPTION = """Read one XLA shape, e.g. 'bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}', and print XLA's
-canonical spelling, ByteSizeOf (logical) and ArraySize (physical, tiled) byte sizes, and how
-the first tile pads each dimension.  SHAPE '-' reads one shape per line from stdin."""
+DESCRIPTION = "cli.shape.description"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("shape", metavar="SHAPE", help="an XLA shape string, or '-' for one shape per line on stdin")
-    p.add_argument("--json", action="store_true", help="print JSON (see docs/json.md#shape)")
+    p.add_argument("shape", metavar="SHAPE", help=help_text(p, "cli.shape.shape"))
+    p.add_argument("--json", action="store_true", help=help_text(p, "cli.shape.json"))
     p.add_argument("--tpu", metavar="GEN", choices=tuple(TPU_GENERATIONS),
-                   help="also give that TPU generation's default layout (v2 ... v6e); a shape written "
-                        "without a layout is sized with it")
+                   help=help_text(p, "cli.shape.tpu"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             except InputError as e:  # located in the stripped line: put it on its line of stdin
                 raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
         if args.json:
-            print_json({"shapes": reports})
+            print_json({"shapes": reports}, schema="shape")
         else:
             print("\n\n".join(render_text(r) for r in reports))
         return 0
@@ -68,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     with located(args.shape, "<shape>"):
         report = _with_tpu(shape, args.shape, args.tpu)
     if args.json:
-        print_json(report)
+        print_json(report, schema="shape")
     else:
         print(render_text(report))
     return 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..catalogue.fixes import finding_fixes
@@ -42,10 +42,12 @@ def plain(value: Any, lang: str = "en") -> Any:
     return str(value)
 
 
-def log_fixes(f: LogFinding, lang: str) -> tuple[Fix, ...]:
+def log_fixes(f: LogFinding, lang: str, texts: Sequence[str] | None = None) -> tuple[Fix, ...]:
     """The fixes ``explain`` prints for a logged finding, in that order (chosen by
-    :func:`xladoctor.catalogue.fixes.finding_fixes`, their one home)."""
-    return tuple(Fix(FixKind.ADVICE, text) for text in finding_fixes(f, lang))
+    :func:`xladoctor.catalogue.fixes.finding_fixes`, their one home).  ``texts``: those fixes
+    already chosen by a caller that also wrote them elsewhere (the scan document), so the
+    choice is made once per finding."""
+    return tuple(Fix(FixKind.ADVICE, text) for text in (finding_fixes(f, lang) if texts is None else texts))
 
 
 def _shape_index(text: Any) -> tuple[int, ...]:
@@ -59,7 +61,7 @@ def trace_hops(trace: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
     return tuple(Hop(str(h.get("instruction")), _shape_index(h.get("shape_index"))) for h in trace)
 
 
-def log_finding(f: LogFinding, path: str | None, lang: str = "en") -> Finding:
+def log_finding(f: LogFinding, path: str | None, lang: str = "en", fixes: Sequence[str] | None = None) -> Finding:
     entry = load_catalogue().entries[f.code]
     fields: dict[str, Any] = plain(f.fields, lang)
     analysis = {k: plain(v, lang) for k, v in f.analysis.items() if k not in _STEERING}
@@ -70,9 +72,13 @@ def log_finding(f: LogFinding, path: str | None, lang: str = "en") -> Finding:
         fields["notes"] = notes
     return Finding(f.code, f.name, FindingKind.LOGGED_ERROR, Origin.LOGGED, Severity.ERROR,
                    entry.describe(lang).title, f.text, Location(path, f.line), None,
-                   trace_hops(f.analysis.get("trace") or ()), log_fixes(f, lang), f.count, tuple(f.lines), fields)
+                   trace_hops(f.analysis.get("trace") or ()), log_fixes(f, lang, fixes), f.count, tuple(f.lines), fields)
 
 
-def log_findings(findings: Iterable[LogFinding], path: str | None, lang: str = "en") -> tuple[Finding, ...]:
-    """Every distinct error of one log, in the order the scanner kept them."""
-    return tuple(log_finding(f, path, lang) for f in findings)
+def log_findings(findings: Iterable[LogFinding], path: str | None, lang: str = "en",
+                 fixes: Sequence[Sequence[str]] | None = None) -> tuple[Finding, ...]:
+    """Every distinct error of one log, in the order the scanner kept them (``fixes``: each
+    finding's fix texts when the caller has chosen them already, in the same order)."""
+    if fixes is None:
+        return tuple(log_finding(f, path, lang) for f in findings)
+    return tuple(log_finding(f, path, lang, texts) for f, texts in zip(findings, fixes, strict=True))

@@ -64,18 +64,25 @@ def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]
     return ("xladoctor", "offload", path, *rule_args, *options, "--fix", how, "-o", f"{stem}.fixed{ext or '.hlo'}")
 
 
+def host_output_fix(index: str, host_layout: str, jax: str, command: tuple[str, ...] | None = None) -> Fix:
+    """E1200 remedy (a): the entry result ``index`` (``{1}``) gets the host layout ``host_layout``."""
+    return Fix(FixKind.HOST_OUTPUT, f"keep it on host: entry result {index} -> {host_layout}; JAX: {jax}", None, command)
+
+
+def move_to_device_fix(value: str, where: str | None, jax: str, command: tuple[str, ...] | None = None) -> Fix:
+    """E1200 remedy (b): a move-to-device after ``value`` (the returned instruction, at Python ``where``)."""
+    at = f" ({where})" if where else ""
+    return Fix(FixKind.MOVE_TO_DEVICE, f"bring it back: move-to-device after {value}{at}; JAX: {jax}", None, command)
+
+
 def _e1200_fixes(e: OutputMismatch, fix: FixSuggestion | None, path: str | None, rule: str,
                  options: tuple[str, ...]) -> tuple[Fix, ...]:
     if fix is None:
         return ()
-    idx = format_shape_index(e.output_index)
-    where = f" ({fix.returned_location})" if fix.returned_location else ""
-    return (
-        Fix(FixKind.HOST_OUTPUT, f"keep it on host: entry result {idx} -> {fix.host_layout}; JAX: {fix.host_jax}",
-            None, _fix_command(path, "host", rule, options)),
-        Fix(FixKind.MOVE_TO_DEVICE, f"bring it back: move-to-device after {fix.returned_value}{where}; "
-            f"JAX: {fix.device_jax}", None, _fix_command(path, "device", rule, options)),
-    )
+    where = str(fix.returned_location) if fix.returned_location else None
+    return (host_output_fix(format_shape_index(e.output_index), fix.host_layout, fix.host_jax,
+                            _fix_command(path, "host", rule, options)),
+            move_to_device_fix(fix.returned_value, where, fix.device_jax, _fix_command(path, "device", rule, options)))
 
 
 def _source_of(path: tuple[Hop, ...]) -> SourceLocation | None:
@@ -107,6 +114,9 @@ def mismatch_finding(e: OutputMismatch, result: HostOffloadResult, fix: FixSugge
     if fix is not None:
         fields["flat_output"] = fix.flat_output
         fields["result_name"] = fix.result_name
+        fields["host_layout"] = fix.host_layout
+        fields["returned_value"] = fix.returned_value
+        fields["returned_location"] = str(fix.returned_location) if fix.returned_location else None
     fields.update(_provenance_fields(provenance))
     return Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED,
                    _severity(provenance), _title(E1200_CODE, lang), e.full_message,

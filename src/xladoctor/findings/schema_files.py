@@ -13,8 +13,24 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-SCHEMA_NAMES = ("findings", "check", "offload", "explain", "inputs")
-"""``findings`` is the ``diagnostics`` document; the others are the commands' ``--json`` documents."""
+SCHEMA_NAMES = ("findings", "confirm", "check", "offload", "explain", "explain_code", "inputs", "shape", "hlo",
+                "relayout", "fleet", "jax_offload", "jax_inputs")
+"""``findings`` is the ``diagnostics`` document and ``confirm`` the ``--confirm`` object (parts of
+documents); ``jax_*`` are ``xladoctor.jax``'s reports' ``to_json()``; the others are the commands'
+``--json`` documents."""
+
+COMMAND_SCHEMAS = {"check": ("check",), "shape": ("shape",), "hlo": ("hlo",), "explain": ("explain", "explain_code"),
+                   "offload": ("offload",), "fleet": ("fleet",), "inputs": ("inputs",), "relayout": ("relayout",)}
+"""Each command's ``--json`` documents (``explain``: a log scan and a code's entry); a test keeps it
+equal to the commands that have ``--json``.  ``--format sarif`` follows the official SARIF 2.1.0 schema."""
+
+SCHEMA_BASE = "https://xladoctor.invalid/schema/"
+
+
+def schema_id(name: str) -> str:
+    """The ``$id`` of a schema, which its documents name in their ``$schema`` key (no file is read:
+    every command names its schema, and start-up time matters)."""
+    return f"{SCHEMA_BASE}{name}.schema.json"
 
 
 @cache

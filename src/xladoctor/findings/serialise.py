@@ -57,6 +57,20 @@ def finding_json(f: Finding) -> dict[str, Any]:
             "count": f.count, "lines": list(f.lines), "fields": thaw_json(f.fields)}
 
 
+def offload_record_json(f: Finding, trace_length: int) -> dict[str, Any]:
+    """``explain LOG --hlo``'s record of one predicted E1200 (``analysis.offload.errors[]``), drawn
+    from the finding's own JSON so the facts are written here only: its E1200 ``fields`` and its
+    path, each hop with its ``source`` object under the record's older name ``location``.  XLA's
+    trace is the path's last ``trace_length`` hops (the path only puts the MoveToHost before it)."""
+    d = finding_json(f)
+    fields = d["fields"]
+    hops = [{"instruction": h["instruction"], "shape_index": h["shape_index"], "opcode": h["opcode"],
+             "shape": h["shape"], "location": h["source"], "computation": h["computation"]} for h in d["path"]]
+    return {**{k: fields[k] for k in ("start", "context", "output_index", "output_layout", "customized")},
+            "trace": hops[len(hops) - trace_length:],
+            **{k: fields[k] for k in ("origin", "origin_instruction")}, "path": hops, "first": fields["first"]}
+
+
 def report_json(r: Report) -> dict[str, Any]:
     return {"schema_version": FINDINGS_SCHEMA_VERSION, "command": r.command, "inputs": list(r.inputs),
             "lang": r.lang, "findings": [finding_json(f) for f in r.findings],

@@ -13,8 +13,9 @@ See docs/jax.md.
 
 from .checkpoint import check_checkpoint, relayout_checkpoint
 from .inputs_check import InputsReport, LeafMismatch, check_inputs, fix_inputs
-from .offload_check import OffloadFinding, OffloadReport, SourceLine, check_lowered, check_offload
+from .offload_check import OffloadFinding, OffloadReport, check_lowered, check_offload
 from .offload_confirm import compile_jitted
+from .source_line import SourceLine
 
 __all__ = ["check_offload", "check_lowered", "OffloadReport", "OffloadFinding", "SourceLine",
            "check_inputs", "fix_inputs", "InputsReport", "LeafMismatch",

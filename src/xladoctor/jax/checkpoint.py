@@ -16,6 +16,7 @@ from typing import Any
 
 import jax
 
+from ..labels import label
 from .formats import expected_leaf, supplied_leaf
 from .inputs_check import InputsReport, _is_format_leaf, _is_metadata_dict, compare_leaves
 
@@ -39,8 +40,8 @@ def check_checkpoint(compiled: Any, restored: Any, argnum: int = 0) -> InputsRep
     values, vtree = _leaves(restored)
     report = InputsReport(leaves=len(expected_raw))
     if len(expected_raw) != len(values):
-        report.structure_error = (f"argument {argnum} has {len(expected_raw)} leaves, the checkpoint "
-                                  f"{len(values)}: {etree} vs {vtree}")
+        report.structure_error = label("jax_report.checkpoint_structure", argnum=argnum, expected=len(expected_raw),
+                                       got=len(values), etree=etree, vtree=vtree)
         return report
     expected = [(path, expected_leaf(f, tuple(a.shape), a.dtype)) for (path, _), (_, (f, a))
                 in zip(values, expected_raw)]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..findings import to_json
 from ..inputs.compare import InputCheck
+from ..labels import label
 from ..offload.fixes import suggest_fixes
 from ..offload.report import result_json
 from ..report.html import render_inputs_html, render_offload_html
@@ -34,14 +35,16 @@ def offload_document(report: OffloadReport) -> dict[str, Any]:
 
 
 def offload_html(report: OffloadReport) -> str:
-    target = report.platform or "the local backend"
-    title = f"xladoctor check_offload: {report.program.module.name if report.program else 'program'} on {target}"
+    target = report.platform or label("jax_report.local_backend")
+    title = label("jax_report.offload_title", module=report.program.module.name if report.program else "program",
+                  target=target)
     return notebook_frame(render_offload_html(offload_document(report), title=title))
 
 
 def inputs_document(report: InputsReport) -> dict[str, Any]:
     """The ``inputs`` command document of the executable's leaves (docs/json.md ``## inputs``)."""
     from ..pipeline import inputs_document  # the one builder of that document
+    from .inputs_check import leaf_fix_code
 
     # Leaf paths are the parameters' names (``args[0]['w']``), as the text report gives them.
     compared = [m for m in report.mismatches if m.detail is not None]
@@ -49,12 +52,12 @@ def inputs_document(report: InputsReport) -> dict[str, Any]:
     doc = {"schema_version": 1, **inputs_document(check), "diagnostics": to_json(report.diagnostics())}
     for entry, m in zip(doc["mismatches"], compared):
         for fix in entry["fixes"]:
-            if fix["kind"] == "device_put" and m.fix_code:  # the executable's own leaf, as the text report says
-                fix["code"] = f"{m.fix_code}\n# or: args, kwargs = xladoctor.jax.fix_inputs(compiled, *args, **kwargs)"
+            if fix["kind"] == "device_put" and m.fix_code:  # the executable's own leaf, as the diagnostics say
+                fix["code"] = leaf_fix_code(m)
     return doc
 
 
 def inputs_html(report: InputsReport) -> str:
     if report.structure_error:  # no leaf was compared: the text says why
         return f"<pre>{esc(str(report))}</pre>"
-    return notebook_frame(render_inputs_html(inputs_document(report), title="xladoctor check_inputs"))
+    return notebook_frame(render_inputs_html(inputs_document(report), title=label("jax_report.inputs_title")))

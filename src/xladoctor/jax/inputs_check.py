@@ -14,18 +14,20 @@ reading of the difference; :func:`fix_inputs` returns the arguments moved with
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jax
 
-from ..findings import Report, Severity, to_json
+from ..findings import Finding, FixKind, Report, Severity, to_json
+from ..findings.schema_files import schema_id
 from ..inputs.compare import ExpectedParameter, ParameterMismatch, SuppliedBuffer
 from ..inputs.compare import check_inputs as compare_buffers
-from ..inputs.explanation import explanation_lines, fixes
+from ..inputs.explanation import explanation_lines
 from ..ir.shape import Shape
 from ..ir.sizes import physical_bytes
 from ..labels import label
+from ..report.finding_text import render_finding
 from .formats import LeafFormat, expected_leaf, supplied_leaf, tpu_tiled
 
 
@@ -80,7 +82,8 @@ class InputsReport:
 
     def __repr__(self) -> str:
         failing = sum(1 for m in self.mismatches if m.will_fail)
-        state = "structure differs" if self.structure_error else f"{failing} of {self.leaves} leaves refused"
+        state = label("jax_report.repr_structure_differs") if self.structure_error else \
+            label("jax_report.leaves_refused", failing=failing, leaves=self.leaves)
         return f"<InputsReport {'ok' if self.ok else 'mismatch'}: {state}>"
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
@@ -98,16 +101,35 @@ class InputsReport:
         out by itself (uncommitted) is a warning, one the call rejects an error."""
         from ..findings.from_inputs import mismatch_finding
 
-        out = [mismatch_finding(m.detail, "compiled", None, None, lang,
-                                None if m.will_fail else Severity.WARNING) for m in self.mismatches
-               if m.detail is not None]
+        out = [_with_leaf_code(mismatch_finding(m.detail, "compiled", None, None, lang,
+                                                None if m.will_fail else Severity.WARNING), m)
+               for m in self.mismatches if m.detail is not None]
         errors = (self.structure_error,) if self.structure_error else ()
         return Report("check_inputs", (), tuple(out), lang, errors)
 
+    def text_findings(self) -> tuple[Finding, ...]:
+        """:meth:`diagnostics` as the text draws them: each with its leaf's facts (``fields["jax"]``)."""
+        with_detail = [m for m in self.mismatches if m.detail is not None]
+        return tuple(replace(f, fields={**f.fields, "jax": leaf_facts(m)})
+                     for f, m in zip(self.diagnostics().findings, with_detail))
+
     def to_json(self) -> dict[str, Any]:
         """``ok``, the leaf paths and the ``diagnostics`` document (docs/json.md)."""
-        return {"schema_version": 1, "ok": self.ok, "leaves": self.leaves, "paths": self.paths(),
+        return {"schema_version": 1, "$schema": schema_id("jax_inputs"), "ok": self.ok, "leaves": self.leaves, "paths": self.paths(),
                 "structure_error": self.structure_error, "diagnostics": to_json(self.diagnostics())}
+
+
+def leaf_fix_code(m: LeafMismatch) -> str:
+    """The device_put of this leaf to the executable's format, then the helper that does them all."""
+    return label("jax_report.device_put_or_fix_inputs", code=m.fix_code)
+
+
+def _with_leaf_code(f: Finding, m: LeafMismatch) -> Finding:
+    """The finding's device_put fix as this leaf's own line (``args[0]['w']``, ``compiled.input_formats``)."""
+    if not m.fix_code:
+        return f
+    return replace(f, fixes=tuple(replace(x, code=leaf_fix_code(m)) if x.kind is FixKind.DEVICE_PUT else x
+                                  for x in f.fixes))
 
 
 def _path_text(path: tuple) -> str:
@@ -218,34 +240,20 @@ def fix_inputs(compiled: Any, *args: Any, **kwargs: Any) -> tuple[tuple, dict]:
 
 
 def render_text(report: InputsReport) -> str:
-    """The report as text (``str(report)``); words from ``labels/en.toml`` ``[jax_report]``."""
+    """The report as text (``str(report)``): each leaf's finding drawn by the E0102 renderer of
+    :mod:`xladoctor.report.finding_text`, with the leaf's facts (:func:`text_findings`)."""
     if report.structure_error:
         return label("jax_report.structure_differs", error=report.structure_error)
     if not report.mismatches:
         return label("jax_report.all_leaves_match", n=report.leaves)
-    lines = []
-    for m in report.mismatches:
-        if m.kind == "shape":
-            verdict = label("jax_report.call_fails_array")
-        elif m.will_fail:
-            verdict = label("jax_report.call_fails_committed")
-        else:
-            verdict = label("jax_report.call_works_uncommitted")
-        lines.append(label("jax_report.leaf_mismatch", path=m.path, kind=m.kind, verdict=verdict))
-        lines.append("  " + label("jax_report.leaf_expects", shape=m.expected, bytes=f"{m.expected_bytes:,}"))
-        lines.append("  " + label("jax_report.leaf_has", shape=m.supplied, bytes=f"{m.supplied_bytes:,}"))
-        if m.tpu_expected_bytes >= 0:
-            lines.append("  " + label("jax_report.leaf_tpu_tiling", expected=m.tpu_expected,
-                                      expected_bytes=f"{m.tpu_expected_bytes:,}", supplied=m.tpu_supplied,
-                                      supplied_bytes=f"{m.tpu_supplied_bytes:,}"))
-        lines.extend("  " + e for e in m.explanation)
-        if m.fix_code:
-            lines.append("  " + label("jax_report.leaf_fix_code", code=m.fix_code))
-        else:  # fix_inputs refuses these too: moving data cannot change its shape or dtype
-            lines.extend("  " + label("jax_report.leaf_fix", fix=x) for x in mismatch_fixes(m))
-    return "\n".join(lines)
+    return "\n".join(line for f in report.text_findings() for line in render_finding(f))
 
 
-def mismatch_fixes(m: LeafMismatch) -> list[str]:
-    """The E0102 explainer's fixes for this leaf (device_put, resave, recompile...)."""
-    return [f.text for f in fixes(m.detail)] if m.detail is not None else []
+def leaf_facts(m: LeafMismatch) -> dict[str, Any]:
+    """What ``fields["jax"]`` holds for one leaf (the renderer's JAX part)."""
+    tpu = None if m.tpu_expected_bytes < 0 else {
+        "expects": str(m.tpu_expected), "expects_bytes": m.tpu_expected_bytes,
+        "has": str(m.tpu_supplied), "has_bytes": m.tpu_supplied_bytes}
+    return {"path": m.path, "mismatch": m.kind, "will_fail": m.will_fail, "expects": str(m.expected),
+            "expects_bytes": m.expected_bytes, "has": str(m.supplied), "has_bytes": m.supplied_bytes, "tpu": tpu,
+            "explanation": list(m.explanation), "relayout_fixes": bool(m.fix_code)}

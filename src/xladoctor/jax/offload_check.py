@@ -17,7 +17,6 @@ never-merged variant that instead moves an untiled output to host memory silentl
 from __future__ import annotations
 
 import json
-import linecache
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,40 +24,21 @@ from typing import Any
 import jax
 
 from ..findings import Report, to_json
-from ..ir.instruction import SourceLocation
+from ..findings.schema_files import schema_id
 from ..labels import label
 from ..offload.analysis import analyze_host_offload
 from ..offload.fixes import suggest_fixes
 from ..offload.result import HostOffloadResult, OutputMismatch, PathHop
 from ..offload.rules import SHIPPED
 from ..units import count_text
+from .fix_code import device_fix_code, host_fix_code
 from .lowering import JIT_OPTIONS, LoweredProgram, lower_program
-from .returned_value import returned_expression
+from .offload_text import line_json, render_text
+from .source_line import SourceLine
 from .stack import python_stack
 
-_CALLERS_SHOWN = 2
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 """xladoctor's own frames (it traces the program) are left out of callers."""
-
-
-@dataclass(frozen=True)
-class SourceLine:
-    """A line of the user's program, with its text when the file can be read."""
-
-    file: str
-    line: int
-    function: str | None = None
-    text: str = ""
-
-    @staticmethod
-    def of(loc: SourceLocation | None) -> SourceLine | None:
-        if loc is None:
-            return None
-        return SourceLine(loc.file, loc.line, loc.function, linecache.getline(loc.file, loc.line).strip())
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
-        return f"{where}: {self.text}" if self.text else where
 
 
 @dataclass(frozen=True)
@@ -174,7 +154,8 @@ class OffloadReport:
         return render_text(self)
 
     def __repr__(self) -> str:
-        return (f"<OffloadReport {self.outcome} on {self.platform or 'the local backend'}: "
+        platform = self.platform or label("jax_report.local_backend")
+        return (f"<OffloadReport {self.outcome} on {platform}: "
                 f"{count_text(len(self.findings), 'finding')}, {count_text(len(self.failures), 'failure')}>")
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
@@ -253,48 +234,6 @@ def _host_argument(program: LoweredProgram, err: OutputMismatch) -> str | None:
     return md.op_name if md is not None and md.op_name else instr.name
 
 
-def _host_fix_code(output: str, leaf: int, program: LoweredProgram) -> str:
-    tree = program.lowered.out_tree
-    if tree.num_leaves == 1:
-        shardings = "host"
-    else:
-        marks = [_Code("host") if i == leaf else _Code("None") for i in range(tree.num_leaves)]
-        try:
-            shardings = repr(jax.tree_util.tree_unflatten(tree, marks))
-        except Exception:  # custom pytree nodes without a readable repr
-            shardings = f"<out_shardings tree with host at {output}>"
-        if len(shardings) > 240:
-            shardings = f"<out_shardings tree: host at {output}, None elsewhere>"
-    return ("host = sharding.with_memory_kind(\"pinned_host\")  # e.g. NamedSharding(mesh, spec) or "
-            "SingleDeviceSharding(device)\n"
-            f"jax.jit(f, out_shardings={shardings})  # {output} stays in host memory\n"
-            "# or let xladoctor build it: out_shardings=report.suggested_out_shardings(sharding)")
-
-
-class _Code(str):
-    def __repr__(self) -> str:
-        return str(self)
-
-
-_TO_DEVICE = "jax.memory.Space.Device"
-
-
-def _device_fix_code(output: str, returned_at: SourceLine | None, value: str) -> str:
-    """The move back to device, on the user's own variable when the return statement names it."""
-    if returned_at is None:
-        return (f"# where {value} is computed, before {output} is returned, move that value back:\n"
-                f"value = jax.device_put(value, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
-    ret = returned_expression(returned_at.file, returned_at.function, returned_at.line, output)
-    if ret is not None and ret.name is not None:
-        return (f"# before the return at {returned_at.file}:{ret.line} ({output} is {ret.name}):\n"
-                f"{ret.name} = jax.device_put({ret.name}, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
-    if ret is not None:
-        return (f"# in the return at {returned_at.file}:{ret.line}, {output} is {ret.source}; return instead:\n"
-                f"jax.device_put({ret.source}, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
-    return (f"# at {returned_at.file}:{returned_at.line}, before {output} is returned, move that value back:\n"
-            f"value = jax.device_put(value, {_TO_DEVICE})  # or sharding.with_memory_kind(\"device\")")
-
-
 def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[OffloadFinding]:
     names = program.result_names
     fixes = {tuple(f.output_index): f for f in suggest_fixes(program.module, result, names)}
@@ -311,8 +250,8 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
             start=err.start, origin=err.origin, offloaded_at=offloaded_at, offloaded_from=offloaded_from,
             host_argument=_host_argument(program, err),
             path=_steps(err.path or err.trace), returned_at=returned,
-            host_fix=_host_fix_code(output, leaves.get(main_index, main_index), program),
-            device_fix=_device_fix_code(output, returned, fix.returned_value if fix else "the value"),
+            host_fix=host_fix_code(output, leaves.get(main_index, main_index), program),
+            device_fix=device_fix_code(output, returned, fix.returned_value if fix else label("jax_report.the_value")),
             reported_by_xla=err is result.error))
     return out
 
@@ -384,78 +323,16 @@ def _accepts_keywords(fn: Any, names: list[str]) -> bool:
     return all(n in params for n in names)
 
 
-# -- rendering --------------------------------------------------------------------------------
-
-def render_text(report: OffloadReport) -> str:
-    """The report as text (``str(report)``); words from ``labels/en.toml`` ``[jax_report]``."""
-    target = report.platform or label("jax_report.local_backend")
-    lines = [] if report.findings else [_clean_line(report, target)]
-    for f in report.findings:
-        lines.extend(_finding_lines(f, target))
-    lines.extend(label("jax_report.note", note=n) for n in report.notes)
-    lines.extend(label("jax_report.also_fails", failure=x) for x in report.failures)
-    c = report.confirmation
-    if c is not None:
-        lines.append(label("jax_report.real_compiler", topology=c.verdict.topology, summary=c.verdict.summary()))
-        if c.verdict.kind == "crash" and c.verdict.check_line:
-            lines.append(f"  {c.verdict.check_line}")
-        verdict = label({True: "jax_report.agrees", False: "jax_report.disagrees", None: "jax_report.not_comparable"}[c.agree])
-        lines.append(f"  {verdict}: {c.reason}")
-    if report.confirm_note:
-        lines.append(label("jax_report.note", note=report.confirm_note))
-    return "\n".join(lines)
-
-
-def _clean_line(report: OffloadReport, target: str) -> str:
-    """No E1200: what was checked (moves to host, host arguments), or that nothing is offloaded at all."""
-    seen = report.offloads()
-    parts = [label("jax_report.moves_to_host_one" if seen["moves_to_host"] == 1 else "jax_report.moves_to_host_many",
-                   n=f"{seen['moves_to_host']:,}") if seen["moves_to_host"] else "",
-             label("jax_report.host_arguments_one" if seen["host_arguments"] == 1 else "jax_report.host_arguments_many",
-                   n=f"{seen['host_arguments']:,}") if seen["host_arguments"] else ""]
-    parts = [p for p in parts if p]
-    if parts:
-        return label("jax_report.clean_checked", target=target, checked=label("jax_report.and").join(parts))
-    return label("jax_report.clean_nothing_offloaded", target=target)
-
-
-def _finding_lines(f: OffloadFinding, target: str) -> list[str]:
-    """One E1200: the output, where its value moved to host, its path, XLA's message and both fixes."""
-    lines = [label("jax_report.e1200", target=target, output=f.output, leaf=f.leaf)]
-    if f.host_argument is not None:
-        lines.append("  " + label("jax_report.host_argument", argument=f.host_argument))
-    if f.offloaded_at is not None:
-        lines.append("  " + label("jax_report.moved_to_host_at", where=f.offloaded_at))
-        lines.extend("    " + label("jax_report.called_from", where=c) for c in f.offloaded_from[:_CALLERS_SHOWN])
-    path = f.source_lines()
-    if path:
-        lines.append("  " + label("jax_report.path"))
-        lines.extend(f"    {s}" for s in path)
-    if f.returned_at is not None:
-        lines.append("  " + label("jax_report.returned_from", where=f.returned_at))
-    lines.append("  " + label("jax_report.xla_will_say"))
-    lines.extend("    " + m for m in f.xla_message.splitlines())
-    lines.append("  " + label("jax_report.fix_host"))
-    lines.extend("    " + c for c in f.host_fix.splitlines())
-    lines.append("  " + label("jax_report.fix_device"))
-    lines.extend("    " + c for c in f.device_fix.splitlines())
-    return lines
-
-
-def _line_json(s: SourceLine | None) -> dict[str, Any] | None:
-    return None if s is None else {"file": s.file, "line": s.line, "function": s.function, "text": s.text}
-
-
 def report_json(report: OffloadReport) -> dict[str, Any]:
     return {
-        "schema_version": 1, "platform": report.platform, "rule": report.rule, "outcome": report.outcome,
+        "schema_version": 1, "$schema": schema_id("jax_offload"), "platform": report.platform, "rule": report.rule, "outcome": report.outcome,
         "findings": [{
             "output": f.output, "leaf": f.leaf, "xla_message": f.xla_message, "start": f.start,
-            "origin": f.origin, "offloaded_at": _line_json(f.offloaded_at),
-            "offloaded_from": [_line_json(c) for c in f.offloaded_from], "host_argument": f.host_argument,
+            "origin": f.origin, "offloaded_at": line_json(f.offloaded_at),
+            "offloaded_from": [line_json(c) for c in f.offloaded_from], "host_argument": f.host_argument,
             "path": [{"instruction": p.instruction, "opcode": p.opcode, "shape": p.shape,
-                      "source": _line_json(p.source)} for p in f.path],
-            "returned_at": _line_json(f.returned_at), "host_fix": f.host_fix, "device_fix": f.device_fix,
+                      "source": line_json(p.source)} for p in f.path],
+            "returned_at": line_json(f.returned_at), "host_fix": f.host_fix, "device_fix": f.device_fix,
             "reported_by_xla": f.reported_by_xla,
         } for f in report.findings],
         "notes": list(report.notes), "failures": list(report.failures), "offloads": report.offloads(),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..labels import label
 from ..offload.result import HostOffloadResult
 from ..oracle import DEFAULT_TOPOLOGY, INSTALL_HINT, Comparison, Verdict, compare, prediction_of, shared_worker
 from .lowering import LoweredProgram, lower
@@ -21,7 +22,7 @@ def confirm_program(program: LoweredProgram, result: HostOffloadResult, fn: Any,
     worker = shared_worker(topology)
     why = worker.unavailable
     if why is not None:
-        return None, f"real compiler not run: {why}" + ("" if INSTALL_HINT in why else f"; {INSTALL_HINT}")
+        return None, label("jax_report.not_confirmed", why=why, hint="" if INSTALL_HINT in why else f"; {INSTALL_HINT}")
     lowered = program.lowered if program.platform == "tpu" else lower(fn, args, jit_kwargs, "tpu", kwargs)
     verdict = worker.compile_stablehlo(lowered.as_text(), want_text=False)
     return compare(prediction_of(result, program.module), verdict), None

@@ -17,8 +17,10 @@ This module is data at the bottom of the layers: it imports nothing of xladoctor
 
 from __future__ import annotations
 
+import os
 import string
 import sys
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import Any, NamedTuple
@@ -83,6 +85,28 @@ def label(key: str, lang: str = FALLBACK, /, **values: Any) -> str:
     return template.format_map(filled)
 
 
+def plural(n: int, one: str, other: str, lang: str = FALLBACK, /, **values: Any) -> str:
+    """``label(one)`` when ``n`` is 1, else ``label(other)``, with ``{n}`` filled in as ``1,024``.
+
+    Two keys, not a rule: a language without a plural noun (Persian) gives both the same words.
+    """
+    return label(one if n == 1 else other, lang, n=f"{n:,}", **values)
+
+
+def language_from_env(environ: Mapping[str, str] | None = None) -> str:
+    """'fa' when the POSIX locale (LC_ALL, then LC_MESSAGES, then LANG) is Persian, else 'en'.
+
+    The reader's language when no ``--lang`` names it: the same rule for a command's output and
+    for its ``--help`` (the CLI asks before any command is imported, so it lives here, at the bottom).
+    """
+    env = os.environ if environ is None else environ
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var)
+        if value:
+            return "fa" if value.lower().startswith("fa") else "en"
+    return FALLBACK
+
+
 @cache
 def labels(lang: str) -> dict[str, str]:
     """Every label of one language, flat dotted keys; read once per process.  Unknown language: empty."""
@@ -124,4 +148,5 @@ def placeholders(template: str) -> frozenset[str]:
     return frozenset(field for _, field, _, _ in string.Formatter().parse(template) if field is not None)
 
 
-__all__ = ["FALLBACK", "LANGUAGES", "Text", "label", "labels", "localize", "parse_labels", "placeholders", "render", "text"]
+__all__ = ["FALLBACK", "LANGUAGES", "Text", "label", "labels", "language_from_env", "localize", "parse_labels", "placeholders", "plural", "render",
+           "text"]

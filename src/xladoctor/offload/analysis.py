@@ -12,7 +12,8 @@ from .clone import clone_module
 from .dce import remove_dead_code
 from .inline import InlineResult, looks_pre_optimization
 from .inline import inline_calls as _inline_calls
-from .legalize import run_legalize
+from .legalize import LegalizeResult, run_legalize
+from .no_start import has_no_offload_start, inlined_call_names
 from .prepare import (
     elide_moves_into_host_calls,
     merge_duplicate_annotations,
@@ -53,6 +54,9 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     ``legalize`` first runs XLA's HostOffloadLegalize (see :mod:`.legalize`), which XLA
     always runs right before HostOffloader: layout-changing copies leave the offload
     chains.  ``False`` skips it (to see what HostOffloader alone would do).
+
+    A module nothing can start an offload in (:mod:`.no_start`) is answered without
+    copying or rewriting it: same result, at the cost of one look at each instruction.
     """
     if module.entry is None or module.entry_computation_layout is None:
         raise ValueError("module has no entry computation")
@@ -60,6 +64,16 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     options = OffloadOptions(_rule(rule).name, disable_host_compute, allow_h2h_copy)
     if inline_calls is None:
         inline_calls = looks_pre_optimization(module)
+    if has_no_offload_start(module):
+        unchanged = _unchanged_by_the_pass(module, options, inline_calls, legalize)
+        if unchanged is not None:
+            return unchanged
+    return _full_analysis(module, options, inline_calls, legalize)
+
+
+def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: bool,
+                   legalize: bool) -> HostOffloadResult:
+    """The pre-passes, HostOffloadLegalize and HostOffloader on a private copy of ``module``."""
     # The private copy allocates an object per instruction (more with inlining); Python's
     # cyclic collector, triggered by those allocations, rescans the whole (cyclic: parent
     # pointers) IR each time and makes the run superlinear.  Nothing here needs it mid-run.
@@ -78,6 +92,19 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
             gc.enable()
     if prepared.inlined is not None:
         result.inlined_calls = prepared.inlined.inlined_calls
+    return result
+
+
+def _unchanged_by_the_pass(module: HloModule, options: OffloadOptions, inline_calls: bool,
+                           legalize: bool) -> HostOffloadResult | None:
+    """The result for a module nothing starts an offload in (:mod:`.no_start`), without
+    copying or rewriting it; None when the inlined calls cannot be listed that way."""
+    names = inlined_call_names(module) if inline_calls else []
+    if names is None:
+        return None
+    result = HostOffloadResult(rule=options.rule)
+    result.legalize = LegalizeResult() if legalize else None
+    result.inlined_calls = names
     return result
 
 

@@ -13,6 +13,7 @@ custom calls without that flag first.
 
 from __future__ import annotations
 
+from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
@@ -39,23 +40,70 @@ def remove_dead_code(module: HloModule) -> list[HloInstruction]:
     returns them, in removal order (users before their operands)."""
     removed: list[HloInstruction] = []
     for comp in module.computations:
-        # Dead: unused and removable, or used only by dead instructions (users are seen
-        # before their operands in reverse post order).
-        dead: set[HloInstruction] = set()
-        if not any(not i.users and i is not comp.root and i.opcode not in _SIDE_EFFECTING and _removable_kind(i)
-                   for i in comp.instructions):
-            continue  # nothing unused: nothing dead
-        for instr in reversed(comp.post_order()):
-            # (A live user settles most instructions at once: test it before the kind.)
-            if instr.users and not all(u in dead for u in instr.users):
-                continue
-            if instr is comp.root or instr.opcode in _SIDE_EFFECTING or not _removable_kind(instr):
-                continue
-            dead.add(instr)
-            removed.append(instr)
+        dead = _dead_instructions(comp)
         if dead:
+            removed.extend(dead)
             # Without reordering the survivors' users: the real compiler (HLO or StableHLO
             # in, rebuilt as HLO) never sees the dead code, so user order is as if it never
             # existed; a swap-removal (HloDCE on a live module) picks other walks first.
-            comp.remove_unused(dead)
+            comp.remove_unused(set(dead))
     return removed
+
+
+def _dead_instructions(comp: HloComputation) -> list[HloInstruction]:
+    """Dead: unused and removable, or used only by dead instructions; in removal order.
+
+    Found from the unused ones up through their operands, so the cost is the dead code's,
+    not the computation's.  The order is the reverse of XLA's post order of the
+    computation restricted to them (which MoveToHost is reported first depends on it):
+    every path up from a dead instruction ends at an unused dead one, and a live
+    instruction's operands are all live, so the post order's DFS reaches dead code only
+    from unused dead starts, in text order, through dead operands (:func:`_post_order_of`).
+    """
+    root = comp.root
+    starts = [i for i in comp.instructions
+              if not i.users and i is not root and i.opcode not in _SIDE_EFFECTING and _removable_kind(i)]
+    if not starts:
+        return []  # nothing unused: nothing dead
+    dead = set(starts)
+    found = list(starts)
+    k = 0
+    while k < len(found):
+        for op in found[k].operands:
+            if op not in dead and op is not root and op.opcode not in _SIDE_EFFECTING \
+                    and all(u in dead for u in op.users) and _removable_kind(op):
+                dead.add(op)
+                found.append(op)
+        k += 1
+    if any(i.control_predecessors for i in comp.instructions):
+        # A live instruction's control predecessor may be dead: the DFS would reach it early.
+        return [i for i in reversed(comp.post_order()) if i in dead]
+    order = _post_order_of(starts, dead)
+    order.reverse()
+    return order
+
+
+def _post_order_of(starts: list[HloInstruction], dead: set[HloInstruction]) -> list[HloInstruction]:
+    """:meth:`HloComputation.post_order`'s DFS from ``starts``, through ``dead`` only."""
+    order: list[HloInstruction] = []
+    state: dict[HloInstruction, int] = {}  # absent: new, 1: visiting, 2: visited
+    for start in starts:
+        stack = [start] if state.get(start) != 2 else []
+        while stack:
+            node = stack[-1]
+            seen = state.get(node)
+            if seen is None:
+                state[node] = 1
+            else:
+                stack.pop()
+                if seen != 2:
+                    state[node] = 2
+                    order.append(node)
+                continue
+            for dep in reversed(node.operands):
+                if dep in dead and state.get(dep) != 2:
+                    stack.append(dep)
+            for dep in node.control_predecessors:
+                if dep in dead and state.get(dep) != 2:
+                    stack.append(dep)
+    return order

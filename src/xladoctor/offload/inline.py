@@ -77,7 +77,7 @@ def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputat
     return not _runs_on_host(call, callees[0])
 
 
-def _post_order(module: HloModule) -> list[HloComputation]:
+def computation_post_order(module: HloModule) -> list[HloComputation]:
     """Computations reachable from the entry, callees before callers (iterative DFS)."""
     assert module.entry is not None
     order: list[HloComputation] = []
@@ -113,7 +113,7 @@ class _Inliner:
         self.emptied: set[HloComputation] = set()
 
     def run(self) -> InlineResult:
-        for comp in _post_order(self.m):
+        for comp in computation_post_order(self.m):
             if any(is_inlineable_call(i, self.async_computations) for i in comp.instructions):
                 self._inline_into(comp)
         self._drop_dead_computations()
@@ -183,7 +183,7 @@ class _Inliner:
 
     def _drop_dead_computations(self) -> None:
         """Callees no longer called (all their call sites inlined) leave the private module."""
-        live = set(_post_order(self.m))
+        live = set(computation_post_order(self.m))
         self.m.remove_computations([c for c in self.m.computations if c not in live])
 
 

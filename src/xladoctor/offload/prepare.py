@@ -28,6 +28,7 @@ pipeline, make the two agree on the programs the campaign generates:
 
 from __future__ import annotations
 
+from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
@@ -52,17 +53,29 @@ def remove_sharding_markers(module: HloModule) -> list[str]:
     """Replace each sharding marker by its operand (``ReplaceAllUsesWith`` then removal); names."""
     removed: list[str] = []
     for comp in module.computations:
-        if not any(i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i) for i in comp.instructions):
-            continue  # (a post order costs as much as the whole check)
+        markers = [i for i in comp.instructions if i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i)]
+        if not markers:
+            continue
         gone: set[HloInstruction] = set()
-        for instr in comp.post_order():
-            if instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr) and instr not in gone:
+        for instr in _in_removal_order(comp, markers):
+            if instr not in gone:
                 instr.replace_all_uses_with(instr.operands[0])
                 comp.unhook(instr)  # now: the operand's users are reordered as XLA's removal does
                 gone.add(instr)
                 removed.append(instr.name)
         comp.drop_removed(gone, release_names=False)  # one sweep: two markers per host move
     return removed
+
+
+def _in_removal_order(comp: HloComputation, markers: list[HloInstruction]) -> list[HloInstruction]:
+    """The markers in post order, as XLA removes them.  Removing one rewires only its own
+    operand's users and its users' operand slots, so markers on distinct operands that are
+    not markers themselves give the same graph in any order: then text order serves, and
+    the post order (a walk of the whole computation) is not needed."""
+    operands = {id(m.operands[0]) for m in markers}
+    if len(operands) == len(markers) and not any(id(m) in operands for m in markers):
+        return markers
+    return [i for i in comp.post_order() if i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i)]
 
 
 def is_host_computation_call(instr: HloInstruction) -> bool:
@@ -96,7 +109,8 @@ def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
     """Whether two annotations have the same kind and operands (the key without the shape,
     whose printing cost a third of this pass on a 50k-instruction module): without such a
     pair no two full keys are equal."""
-    keys = [key for key in map(_kind_and_operands, instructions) if key is not None]
+    keys = [key for key in map(_kind_and_operands, [i for i in instructions if i.opcode is HloOpcode.CUSTOM_CALL])
+            if key is not None]
     return len(keys) != len(set(keys))
 
 

@@ -13,7 +13,9 @@ import os
 import platform
 import sys
 
-INSTALL_HINT = "install the real-compiler extra: pip install 'xladoctor[tpu]'"
+from ..labels import label
+
+INSTALL_HINT = label("oracle.install_hint")
 DISABLE_ENV = "XLADOCTOR_NO_TPU_ORACLE"
 PINNED = {"jax": "0.10.2", "jaxlib": "0.10.2", "libtpu": "0.0.42.1"}
 
@@ -21,12 +23,12 @@ PINNED = {"jax": "0.10.2", "jaxlib": "0.10.2", "libtpu": "0.0.42.1"}
 def unavailable_reason() -> str | None:
     """``None`` when a worker can be started, else one line saying why not."""
     if os.environ.get(DISABLE_ENV):
-        return f"the real TPU compiler is switched off ({DISABLE_ENV} is set)"
+        return label("oracle.switched_off", env=DISABLE_ENV)
     if not sys.platform.startswith("linux") or platform.machine() not in ("x86_64", "AMD64"):
-        return f"the real TPU compiler (libtpu) runs on Linux x86-64 only, not {sys.platform} {platform.machine()}"
+        return label("oracle.wrong_platform", platform=sys.platform, machine=platform.machine())
     for module in ("jax", "jaxlib", "libtpu"):
         if importlib.util.find_spec(module) is None:
-            return f"{module} is not installed; {INSTALL_HINT}"
+            return label("oracle.not_installed", module=module, hint=INSTALL_HINT)
     return None
 
 

@@ -21,6 +21,7 @@ import re
 import time
 from typing import Any
 
+from ..labels import label
 from .verdict import Verdict, from_error_text
 
 HOST_KIND = "pinned_host"
@@ -78,7 +79,7 @@ class Backend:
             elif kind == "stablehlo":
                 module_or_verdict = self._parse_stablehlo(request["text"])
             else:
-                return Verdict("unsupported", reason=f"unknown input kind {kind!r}", topology=self.topology)
+                return Verdict("unsupported", reason=label("oracle.unknown_kind", kind=repr(kind)), topology=self.topology)
             if isinstance(module_or_verdict, Verdict):
                 module_or_verdict.topology = self.topology
                 return module_or_verdict
@@ -104,7 +105,7 @@ class Backend:
             first = next((ln.strip() for ln in text.splitlines() if ln.strip().startswith("error:")),
                          text.splitlines()[0] if text else type(e).__name__)
             return Verdict("unsupported", stage="convert", message=text,
-                           reason=f"XLA's HLO -> StableHLO conversion gave no module the compiler can take: {first}")
+                           reason=label("oracle.no_conversion", first=first))
         problem = self._put_memory_kinds(module, printed)
         if problem:
             return Verdict("unsupported", stage="convert", reason=problem)
@@ -119,18 +120,15 @@ class Backend:
             return None
         params, results = flags
         if None in params or None in results:
-            return ("a tuple-shaped entry parameter or nested result tuple holds host-memory (S(5)) "
-                    "leaves; @main's memory kinds cannot describe it")
+            return label("oracle.host_tuple")
         main = _main_func(self._ir, module)
         if main is None:
-            return "the converted module has no @main"
+            return label("oracle.no_main")
         n_args = len(main.regions[0].blocks[0].arguments)
         n_res = len(self._ir.FunctionType(self._ir.TypeAttr(main.attributes["function_type"]).value).results)
         if len(params) != n_args or len(results) != n_res:
             if any(params) or any(results):  # counts differ: the converter flattened tuples
-                return (f"entry layout has {len(params)} parameter / {len(results)} result leaves with host "
-                        f"memory but @main has {n_args} arguments / {n_res} results (tuple-shaped "
-                        f"parameters or nested result tuples cannot carry memory kinds)")
+                return label("oracle.flattened", params=len(params), results=len(results), args=n_args, res=n_res)
             return None
         for attr, flags_ in (("arg_attrs", params), ("res_attrs", results)):
             old = list(self._ir.ArrayAttr(main.attributes[attr])) if attr in main.attributes else []
@@ -152,7 +150,8 @@ class Backend:
         n = n_rep * n_part
         if n > len(self._devices):
             return Verdict("unsupported", topology=self.topology,
-                           reason=f"module needs {n} devices, topology {self.topology} has {len(self._devices)}")
+                           reason=label("oracle.too_few_devices", n=n, topology=self.topology,
+                                        have=len(self._devices)))
         options = self._compiler.get_compile_options(num_replicas=n_rep, num_partitions=n_part)
         devices = self._xc.DeviceList(tuple(self._devices[:n]))
         t0 = time.perf_counter()
@@ -163,9 +162,7 @@ class Backend:
             illegal = _ILLEGAL_MHLO.search(text)
             if from_hlo and illegal:
                 return Verdict("unsupported", stage="convert", topology=self.topology, message=text,
-                               reason=f"HLO op '{illegal.group(1)}' has no StableHLO form and the TPU "
-                                      f"plugin takes StableHLO only (an encoded custom call is not decoded "
-                                      f"either); the compiler never saw the module")
+                               reason=label("oracle.no_stablehlo_form", op=illegal.group(1)))
             v = from_error_text(text, "compile")
             v.seconds = time.perf_counter() - t0
             v.topology = self.topology

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..labels import label
+
 if TYPE_CHECKING:
     from ..ir.module import HloModule
     from ..offload.result import HostOffloadResult
@@ -85,57 +87,31 @@ def _identical_host_buffers(module: HloModule, result: HostOffloadResult, verdic
 KNOWN_DIVERGENCES: tuple[KnownDivergence, ...] = (
     KnownDivergence(
         "one-element-tuple-root",
-        "HLO text reaches libtpu only through StableHLO, which returns the single element of a "
-        "one-element root tuple directly: a MoveToHost under it becomes the entry root, which XLA "
-        "copies to host and compiles, or, when host compute precedes it, the start of the walk "
-        "XLA reports. The module we analyse still has the tuple, and XLA on that module reports "
-        "E1200 like for any tuple root; JAX never lowers a one-element tuple root",
+        label("oracle.divergence.one_element_tuple_root"),
         _one_tuple_root),
     KnownDivergence(
         "post-optimization-verifier",
-        "libtpu 0.0.42.1 rejects some programs after optimisation with INTERNAL 'during context "
-        "[post-optimization]: The async-start expects the shape of operand 0 to match the async shape "
-        "... S(5)' or 'Shape mismatch between parameter number 0 and its operand in %...fusion': seen "
-        "when a scan whose body moves its carry to host with jax.device_put feeds device compute. "
-        "HostOffloader itself accepts the module (xladoctor agrees with it); a later pass builds "
-        "shapes that disagree in memory space, which no host-offload rule explains",
+        label("oracle.divergence.post_optimization_verifier"),
         _post_optimization_verifier),
     KnownDivergence(
         "tpu-lowering-host-to-host-crash",
-        "libtpu 0.0.42.1 aborts in its TPU lowering ('lowering_util.cc: Check failed: "
-        "source->memory_space() != MemorySpace::kHost (host vs. host)') for scans whose carry "
-        "starts in pinned_host and is moved to host again in the body: a host-to-host copy the "
-        "backend cannot emit. HostOffloader accepted the module before that, and xladoctor "
-        "models HostOffloader, so it predicts a clean compile",
+        label("oracle.divergence.tpu_lowering_host_to_host_crash"),
         _lowering_host_to_host_crash),
     KnownDivergence(
         "schedule-ret-check",
-        "libtpu 0.0.42.1 fails a scheduling RET_CHECK (hlo_schedule.cc: 'Instruction "
-        "bitcast_dynamic-update-slice_fusion... is not scheduled after ...') for some programs "
-        "with two scans whose bodies move values between host and device; the failure is in a "
-        "pass after HostOffloader, which accepted the module (as xladoctor predicts)",
+        label("oracle.divergence.schedule_ret_check"),
         _schedule_ret_check),
     KnownDivergence(
         "hlo-route-host-result-tuple",
-        "HLO text with a host (S(5)) entry result reaches libtpu as StableHLO with a pinned_host "
-        "memory kind on @main's result, and libtpu reports E1200 starting from 'tuple', an "
-        "instruction of its own rewritten module, where xladoctor names the first walk's start "
-        "in the given module. Seen once in 2,200 generated HLO programs; JAX programs with "
-        "pinned_host outputs agree",
+        label("oracle.divergence.hlo_route_host_result_tuple"),
         _host_result_tuple_start),
     KnownDivergence(
         "cse-of-identical-host-buffers",
-        "XLA's HloCSE merges identical constants and broadcasts before HostOffloader, so two "
-        "dynamic-update-slice buffers made by broadcasting the same constant (each moved to host) "
-        "become one buffer and one MoveToHost, and the walks (and the E1200 start) change; "
-        "xladoctor merges only identical placement annotations, not the values under them. "
-        "Seen once in 2,200 generated programs",
+        label("oracle.divergence.cse_of_identical_host_buffers"),
         _identical_host_buffers),
     KnownDivergence(
         "unknown-custom-call-target",
-        "the TPU compiler rejects a custom call it has no emitter for ('Custom emitter for Foo not found'); "
-        "that is not a host-offload decision, and xladoctor models only the host-offload passes "
-        "(scenario D3)",
+        label("oracle.divergence.unknown_custom_call_target"),
         _unknown_custom_call),
 )
 

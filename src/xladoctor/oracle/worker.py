@@ -41,6 +41,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import IO
 
+from ..labels import label
 from .availability import unavailable_reason
 from .topologies import DEFAULT_TOPOLOGY, TOPOLOGIES  # noqa: F401  (re-exported)
 from .verdict import Verdict, crash_line
@@ -93,7 +94,7 @@ class _Zygote:
 
     def _why_dead(self) -> str:
         err = _read_all(self._stderr)
-        return "the oracle process did not start: " + (crash_line(err) or _last_line(err) or "no output")
+        return label("oracle.process_not_started", why=crash_line(err) or _last_line(err) or label("oracle.no_output"))
 
     def _stop(self) -> None:
         if self._control is not None:
@@ -198,12 +199,13 @@ class OracleWorker:
         if hello is None:
             err = self._stderr_since(0)
             self._kill()
-            self._unavailable = "the oracle worker did not start: " + (crash_line(err) or _last_line(err) or "no output")
+            why = crash_line(err) or _last_line(err) or label("oracle.no_output")
+            self._unavailable = label("oracle.worker_not_started", why=why)
             return
         msg = json.loads(hello)
         if not msg.get("ready"):
             self._kill()
-            self._unavailable = msg.get("reason", "the oracle worker could not start")
+            self._unavailable = msg.get("reason", label("oracle.worker_could_not_start"))
 
     def _kill(self) -> None:
         if self._pid is not None:
@@ -296,10 +298,10 @@ class OracleWorker:
             self.restarts += 1
             if not died:
                 return Verdict("timeout", topology=self.topology, seconds=time.monotonic() - started,
-                               reason=f"no verdict within {self.timeout:g} s; the compile was killed")
+                               reason=label("oracle.timeout", seconds=f"{self.timeout:g}"))
             return Verdict("crash", topology=self.topology, stage="compile",
                            check_line=crash_line(err), message=_tail(err),
-                           reason="the compiler process died" + (" (SIGABRT)" if "SIGABRT" in err else ""))
+                           reason=label("oracle.died", signal=" (SIGABRT)" if "SIGABRT" in err else ""))
         return Verdict.from_json(json.loads(line)["verdict"])
 
     def compile_hlo(self, text: str, want_text: bool | None = None) -> Verdict:
@@ -343,7 +345,7 @@ def compile_parallel(items: Iterable[tuple[str, str]], workers: int = 2, topolog
         t.start()
     for t in threads:
         t.join()
-    return [r if r is not None else Verdict("unavailable", reason="not compiled") for r in results]
+    return [r if r is not None else Verdict("unavailable", reason=label("oracle.not_compiled")) for r in results]
 
 
 def _read_all(f: IO[bytes] | None) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import BinaryIO
 
+from ..labels import label
+
 
 def serve(topology: str, requests: BinaryIO, replies: BinaryIO) -> int:
     def reply(obj: dict) -> None:
@@ -24,7 +26,7 @@ def serve(topology: str, requests: BinaryIO, replies: BinaryIO) -> int:
         backend = Backend(topology)
     except Exception as e:  # libtpu refused to start: say why, once
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        reply({"ready": False, "reason": f"libtpu could not start a {topology} compile-only client: {first}"})
+        reply({"ready": False, "reason": label("oracle.no_client", topology=topology, first=first)})
         return 0
     reply({"ready": True})
     for line in requests:
@@ -36,6 +38,6 @@ def serve(topology: str, requests: BinaryIO, replies: BinaryIO) -> int:
         except Exception as e:  # a bug on our side: report it as such, keep serving
             from .verdict import Verdict
 
-            verdict = Verdict("unsupported", reason=f"oracle error: {type(e).__name__}: {e}", topology=topology)
+            verdict = Verdict("unsupported", reason=label("oracle.worker_error", error=f"{type(e).__name__}: {e}"), topology=topology)
         reply({"id": request.get("id"), "verdict": verdict.to_json()})
     return 0

@@ -23,6 +23,8 @@ import signal
 import socket
 import sys
 
+from ..labels import label
+
 
 def main(argv: list[str]) -> int:
     control = socket.socket(fileno=int(argv[1]))
@@ -31,7 +33,7 @@ def main(argv: list[str]) -> int:
 
         preload()
     except Exception as e:  # jax/jaxlib missing or broken: say why once
-        control.send(json.dumps({"ready": False, "reason": f"cannot import jax/jaxlib: {e}"}).encode())
+        control.send(json.dumps({"ready": False, "reason": label("oracle.no_jax", error=e)}).encode())
         return 0
     control.send(b'{"ready": true}')
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)

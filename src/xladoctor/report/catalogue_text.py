@@ -9,26 +9,16 @@ left-to-right in both languages because it is copied into searches and issues.
 
 from __future__ import annotations
 
-import os
 import textwrap
 
 from ..catalogue.model import Entry
 from ..labels import label
+from ..labels import language_from_env as language_from_env  # where commands and tests have read it from
 from .terminal_bidi import render_rtl
 
 # Label keys of the values a heading shows (the phase, the reason there is no openxla.org page).
 _PHASE_LABELS = {"compile-time": "entry.compile-time", "runtime": "entry.runtime", "any": "entry.any"}
 _NO_PAGE_LABELS = {"xladoctor": "entry.no_page_xladoctor", "xla-draft": "entry.no_page_xla-draft"}
-
-
-def language_from_env(environ: os._Environ[str] | dict[str, str] | None = None) -> str:
-    """'fa' when the POSIX locale (LC_ALL, then LC_MESSAGES, then LANG) is Persian, else 'en'."""
-    env = os.environ if environ is None else environ
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = env.get(var)
-        if value:
-            return "fa" if value.lower().startswith("fa") else "en"
-    return "en"
 
 
 class Writer:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..escape import escape_field
 from ..findings import Finding, FindingKind, Report, from_json
-from ..units import count_text
+from ..labels import label, plural
 from .confirm import confirm_lines
 from .finding_text import render_finding
 
@@ -21,27 +21,35 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
         if kind == "skipped":
             continue
         if kind == "error":
-            out += [f"== {escape_field(f['path'])}", f"   cannot check: {f['error']}", ""]
+            out += [f"== {escape_field(f['path'])}", "   " + label("check.cannot_check", lang, error=f["error"]), ""]
         elif _is_quiet(f):
-            quiet.append(f"   {escape_field(f['path'])}: {_quiet_reason(f)}")
+            quiet.append(f"   {escape_field(f['path'])}: {_quiet_reason(f, lang)}")
         else:
             out += [f"== {escape_field(f['path'])}", _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang), ""]
     if quiet:
-        out += [f"nothing to report in {count_text(len(quiet), 'file')}:", *quiet, ""]
+        out += [label("check.quiet", lang, files=plural(len(quiet), "check.file", "check.files", lang)), *quiet, ""]
     skipped = [f for f in doc["files"] if f["kind"] == "skipped"]
     special = [f for f in skipped if _is_special_skip(f)]
     if special:  # a FIFO or a symlink out of the directory is worth a line; XLA's artefacts are not
-        out += [f"not read ({len(special)}):", *(f"   {escape_field(f['path'])}: {f['note']}" for f in special), ""]
-    checked = len(doc["files"]) - len(skipped) - doc["input_errors"]
-    tail = f"{count_text(checked, 'file')} checked, {count_text(doc['findings'], 'finding')}"
-    if skipped:
-        tail += f", {len(skipped)} skipped (not HLO text or logs)"
-        if special:
-            tail += f" including {count_text(len(special), 'special file or symlink', 'special files or symlinks')}"
-    if doc["input_errors"]:
-        tail += f", {doc['input_errors']} could not be read"
-    out.append(tail)
+        out += [label("check.not_read", lang, n=len(special)),
+                *(f"   {escape_field(f['path'])}: {f['note']}" for f in special), ""]
+    out.append(_tally(doc, skipped, special, lang))
     return "\n".join(out) + "\n"
+
+
+def _tally(doc: dict[str, Any], skipped: list[dict[str, Any]], special: list[dict[str, Any]], lang: str) -> str:
+    """The last line: files checked, findings, and what was skipped or unreadable."""
+    checked = len(doc["files"]) - len(skipped) - doc["input_errors"]
+    tail = label("check.tally", lang, files=plural(checked, "check.file", "check.files", lang),
+                 findings=plural(doc["findings"], "check.finding", "check.findings", lang))
+    if skipped:
+        tail += label("check.tally_skipped", lang, n=len(skipped))
+        if special:
+            tail += label("check.tally_special", lang,
+                          special=plural(len(special), "check.special_file", "check.special_files", lang))
+    if doc["input_errors"]:
+        tail += label("check.tally_unreadable", lang, n=doc["input_errors"])
+    return tail
 
 
 def _is_special_skip(f: dict[str, Any]) -> bool:
@@ -59,23 +67,23 @@ def _is_quiet(f: dict[str, Any]) -> bool:
     return True
 
 
-def _quiet_reason(f: dict[str, Any]) -> str:
+def _quiet_reason(f: dict[str, Any], lang: str) -> str:
     if f["kind"] == "log":
-        return "no XLA error found"
+        return label("check.no_xla_error", lang)
     if "hlo" not in f:  # triaged without parsing
-        why = ("compiled: the E1200 analysis needs the module from before optimizations" if f["compiled"]
-               else "no host-offload annotation: nothing to analyse")
-        return f"HLO module {f['module']}, {why}"
-    name = f"HLO module {f['hlo']['name']} ({f['hlo']['instruction_count']:,} instructions)"
-    if "note" in f:
-        return f"{name}, compiled: the E1200 analysis needs the module from before optimizations"
-    return f"{name}, no host-offload error predicted"
+        why = label("check.compiled" if f["compiled"] else "check.no_annotation", lang)
+        return label("check.quiet_module", lang, module=f["module"], why=why)
+    name = label("check.module_size", lang, module=f["hlo"]["name"], n=f"{f['hlo']['instruction_count']:,}")
+    why = label("check.compiled" if "note" in f else "check.none_predicted", lang)
+    return label("check.quiet_module", lang, module=name, why=why)
 
 
 def _hlo_text(f: dict[str, Any], lang: str) -> str:
     s = f["hlo"]
-    lines = [f"   HLO module {s['name']}: {count_text(s['instruction_count'], 'instruction')} in "
-             f"{count_text(len(s['computations']), 'computation')}"]
+    lines = ["   " + label("check.module", lang, module=s["name"],
+                          instructions=plural(s["instruction_count"], "check.instruction", "check.instructions", lang),
+                          computations=plural(len(s["computations"]), "check.computation", "check.computations",
+                                              lang))]
     if "note" in f:
         lines.append(f"   {f['note']}")
         return "\n".join(lines)
@@ -85,18 +93,18 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
     for x in mismatches:
         lines.extend(_indented(x, lang))
     if mismatches:
-        lines.append(f"      details and JAX code: xladoctor offload {_arg(f['path'])}  (--fix host|device -o OUT edits it)")
+        lines.append("      " + label("check.offload_details", lang, arg=_arg(f["path"])))
     for x in found:
         if x.kind is FindingKind.OFFLOAD_PASS_FAILURE:
             lines.extend(_indented(x, lang))
     if not off["error"] and not off.get("failures"):
-        lines.append("   host offload: no error predicted")
+        lines.append("   " + label("check.offload_clean", lang))
     for w in off["warnings"][:5]:
-        lines.append(f"   warning: {w}")
+        lines.append("   " + label("check.warning", lang, warning=w))
     if len(off["warnings"]) > 5:
-        lines.append(f"   ... {len(off['warnings']) - 5} more warnings")
+        lines.append("   " + label("check.more_warnings", lang, n=len(off["warnings"]) - 5))
     if f.get("provenance", {}).get("note"):
-        lines.append(f"   note: {f['provenance']['note']}")
+        lines.append("   " + label("check.note", lang, note=f["provenance"]["note"]))
     lines.extend(confirm_lines(f.get("confirm"), "   "))
     return "\n".join(lines)
 
@@ -122,13 +130,15 @@ def _arg(path: str) -> str:
 def _log_text(f: dict[str, Any], lang: str) -> str:
     findings = _findings(f["explain"])
     if not findings:
-        return "   no XLA error found"
+        return "   " + label("check.no_xla_error", lang)
     lines = []
     not_shown = f["explain"].get("not_shown")
     for x in findings:
         lines.extend(_indented(x, lang))
     if not_shown:
-        lines.append(f"   {not_shown['messages']} more {'message' if not_shown['messages'] == 1 else 'messages'} not shown (only the first "
-                     f"{not_shown['distinct_limit']} distinct errors are kept)")
-    lines.append(f"   details: xladoctor explain {_arg(f['path'])}" + (" --lang fa" if lang == "fa" else ""))
+        n = not_shown["messages"]
+        lines.append("   " + label("check.not_shown_one" if n == 1 else "check.not_shown", lang, n=n,
+                                    limit=not_shown["distinct_limit"]))
+    option = "" if lang == "en" else f" --lang {lang}"  # the details in the language of this report
+    lines.append("   " + label("check.explain_details", lang, arg=_arg(f["path"]), option=option))
     return "\n".join(lines)

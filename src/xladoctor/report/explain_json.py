@@ -17,13 +17,15 @@ SCAN_SCHEMA_VERSION = 2
 def scan_document(findings: list[Finding], source: str, lang: str,
                   not_shown: dict[str, int] | None = None) -> dict[str, Any]:
     """The ``explain FILE --json`` document (docs/json.md ``## explain``), without ``schema_version``."""
+    # Each finding's fixes are chosen once and written twice: in its scan entry and in diagnostics.
+    fixes = [finding_fixes(f, lang) for f in findings]
     doc: dict[str, Any] = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
-           "findings": [jsonable(f.to_json(finding_fixes(f, lang)), lang) for f in findings]}
+           "findings": [jsonable(f.to_json(texts), lang) for f, texts in zip(findings, fixes, strict=True)]}
     if not_shown:
         doc["not_shown"] = {"distinct_limit": scanner.MAX_DISTINCT, "messages": sum(not_shown.values()),
                             "by_code": dict(sorted(not_shown.items()))}
     from ..findings import Report, to_json
     from ..findings.from_log import log_findings  # the one findings serialiser (explain and check)
 
-    doc["diagnostics"] = to_json(Report("explain", (source,), log_findings(findings, source, lang), lang, ()))
+    doc["diagnostics"] = to_json(Report("explain", (source,), log_findings(findings, source, lang, fixes), lang, ()))
     return doc

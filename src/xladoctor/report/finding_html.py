@@ -15,13 +15,14 @@ inside an ``explain`` document), the analysis' own path read through :func:`hops
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import shlex
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..findings.model import Finding, FindingKind, Hop, SourceLocation
+from ..findings.model import Finding, FindingKind, Fix, FixKind, Hop, SourceLocation
 from ..labels import label
-from .finding_text import shape_index_of
-from .html_base import esc, lbl, ltr, shape_index_text
+from .finding_text import fix_jax, shape_index_of
+from .html_base import code_block, diff_block, esc, lbl, ltr, shape_index_text
 from .html_flow import FlowNode
 
 HostSet = set[tuple[str, tuple[Any, ...]]]
@@ -147,6 +148,19 @@ def trace_nodes(path: Sequence[Hop], lang: str) -> list[FlowNode]:
     return nodes
 
 
+def logged_fixes(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> tuple[Fix, ...]:
+    """A logged finding's fixes: its ``diagnostics`` twin's (the model), or, in a document
+    without one, the entry's own sentences as the advice ``findings.from_log`` makes of them."""
+    from ..findings.serialise import finding_from_json
+
+    if diagnostic is not None and diagnostic.get("code") == f.get("code"):
+        try:
+            return finding_from_json(diagnostic).fixes
+        except (KeyError, TypeError, ValueError):  # a hand-edited document: fall back to the entry
+            pass
+    return tuple(Fix(FixKind.ADVICE, str(x)) for x in f.get("fixes") or ())
+
+
 def logged_path(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> tuple[Hop, ...]:
     """A logged finding's path: its ``diagnostics`` twin's (the model), or, in a document
     without one, the log's trace read by the same adapter ``findings.from_log`` uses."""
@@ -159,3 +173,93 @@ def logged_path(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> t
         except (KeyError, TypeError, ValueError):  # a hand-edited document: fall back to the trace
             pass
     return trace_hops((f.get("analysis") or {}).get("trace") or ())
+
+
+# -- fixes: one card per FixKind, drawn from the model's ``Fix`` and the finding's fields ----------
+
+FixCard = Callable[[Fix, Mapping[str, Any], str], str]
+"""``(fix, the finding's fields, lang) -> HTML``."""
+
+DEVICE_PUT_SNIPPET = 'x = jax.device_put(x, jax.sharding.SingleDeviceSharding(device, memory_kind="device"))'
+"""What E1200 fix (b) looks like in JAX, on the value the path returns (named ``x`` here)."""
+
+
+def _command(fix: Fix, lang: str) -> str:
+    """The ``xladoctor`` command line that applies the fix, copyable, when there is one."""
+    return code_block(shlex.join(fix.command), "sh", label=label("html.copy", lang)) if fix.command else ""
+
+
+def _in_jax(fix: Fix, lang: str) -> str:
+    jax = fix_jax(fix)
+    return f'<p class="jax"><b>{lbl(lang, "html.in_jax")}:</b> {ltr(jax, "mono wrap")}</p>' if jax else ""
+
+
+def _host_output_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
+    """E1200 remedy (a): the output's layout before and after (S(5)), as a diff."""
+    name = f" ({ltr(facts['result_name'])})" if facts.get("result_name") else ""
+    diff = (f"result {shape_index_text(facts.get('output_index'))}\n- {facts.get('output_layout') or ''}\n"
+            f"+ {facts.get('host_layout') or ''}")
+    return (f'<div class="fix fix-host"><h5>{lbl(lang, "html.fix_host")}</h5>'
+            f"<p>{lbl(lang, 'html.fix_host_how')}{name}</p>"
+            f"{diff_block(diff, label=label('html.copy', lang))}"
+            f'<div class="legend"><span><i class="del"></i>{lbl(lang, "html.removed")}</span>'
+            f'<span><i class="ins"></i>{lbl(lang, "html.added")}</span></div>'
+            f"{_in_jax(fix, lang)}{_command(fix, lang)}</div>")
+
+
+def _move_to_device_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
+    """E1200 remedy (b): a move-to-device after the returned instruction, at its Python line."""
+    where = facts.get("returned_location")
+    at = f" {lbl(lang, 'html.at')} {ltr(where, 'loc')}" if where else ""
+    return (f'<div class="fix fix-device"><h5>{lbl(lang, "html.fix_device")}</h5>'
+            f"<p>{lbl(lang, 'html.fix_device_how')} {ltr(facts.get('returned_value'))}{at}</p>"
+            f"{code_block(DEVICE_PUT_SNIPPET, 'py', label=label('html.copy', lang))}"
+            f"{_in_jax(fix, lang)}{_command(fix, lang)}</div>")
+
+
+def _listed_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
+    """A remedy told in prose, with its code and command when it has them (E0102's relayouts,
+    recompiles, configuration changes; catalogue advice)."""
+    code = code_block(fix.code, "py", label=label("html.copy", lang)) if fix.code else ""
+    return (f'<li class="fix-item"><span class="badge info">{esc(fix.kind.value)}</span> '
+            f"{esc(fix.text)}{code}{_command(fix, lang)}</li>")
+
+
+FIX_CARDS: Mapping[FixKind, FixCard] = {
+    FixKind.HOST_OUTPUT: _host_output_card,
+    FixKind.MOVE_TO_DEVICE: _move_to_device_card,
+    FixKind.DEVICE_PUT: _listed_card,
+    FixKind.RELAYOUT: _listed_card,
+    FixKind.RECOMPILE: _listed_card,
+    FixKind.CONFIG: _listed_card,
+    FixKind.ADVICE: _listed_card,
+}
+
+
+def fix_cards(fixes: Sequence[Fix], facts: Mapping[str, Any], lang: str) -> str:
+    """A finding's fixes: E1200's two remedies side by side, any other kind as a numbered list."""
+    pair = "".join(FIX_CARDS[f.kind](f, facts, lang) for f in fixes
+                   if f.kind in (FixKind.HOST_OUTPUT, FixKind.MOVE_TO_DEVICE))
+    listed = "".join(FIX_CARDS[f.kind](f, facts, lang) for f in fixes
+                     if f.kind not in (FixKind.HOST_OUTPUT, FixKind.MOVE_TO_DEVICE))
+    out = f'<div class="fixes"><h4>{lbl(lang, "html.fixes")}</h4><div class="fix-pair">{pair}</div></div>' if pair else ""
+    if listed:
+        out += f'<h5>{lbl(lang, "html.fixes")}</h5><ol class="fixlist">{listed}</ol>'
+    return out
+
+
+def e1200_fixes_from_json(err: Mapping[str, Any]) -> tuple[tuple[Fix, ...], dict[str, Any]]:
+    """An analysis' ``errors[i].fix`` (a compiled module, whose ``diagnostics`` is empty by design)
+    as the model's fixes, through the adapter's own constructors, and the fields their cards read."""
+    from ..findings.from_offload import host_output_fix, move_to_device_fix
+
+    fix = err.get("fix")
+    if not isinstance(fix, Mapping):
+        return (), {}
+    host, dev = fix.get("host") or {}, fix.get("device") or {}
+    fixes = (host_output_fix(shape_index_text(err.get("output_index")), str(host.get("entry_result_layout") or ""),
+                             str(host.get("jax") or "")),
+             move_to_device_fix(str(dev.get("after_instruction") or ""), dev.get("location"), str(dev.get("jax") or "")))
+    facts = {"result_name": host.get("result_name"), "host_layout": host.get("entry_result_layout"),
+             "returned_value": dev.get("after_instruction"), "returned_location": dev.get("location")}
+    return fixes, facts

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..findings.model import JSON, Finding, FindingKind, Fix, Hop
+from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
 from ..ir.shape import format_shape_index
+from ..labels import label
 
 Renderer = Callable[[Finding, str, int], list[str]]
 
 _JAX_PART = "; JAX: "
 """Where an offload fix's sentence ends and its JAX snippet begins (``findings.from_offload``)."""
+_CALLERS_SHOWN = 2
+"""``xladoctor.jax``: the offload's first callers (a helper's, up to the jitted function)."""
 _MAX_NOTES = 3
 """A summary shows a logged finding's first notes only; ``explain`` shows them all."""
 
@@ -35,10 +38,10 @@ def index_text(value: JSON) -> str:
     return format_shape_index(shape_index_of(value))
 
 
-def hop_text(h: Hop) -> str:
+def hop_text(h: Hop, lang: str = "en") -> str:
     """``custom-call.5 (custom-call)  at model.py:23``; a non-empty ShapeIndex follows the name."""
     idx = format_shape_index(h.shape_index) if h.shape_index else ""
-    where = f"  at {h.source}" if h.source is not None else ""
+    where = label("finding.at", lang, source=h.source) if h.source is not None else ""
     return f"{h.instruction}{idx} ({h.opcode or ''}){where}"
 
 
@@ -56,6 +59,12 @@ def fix_sentence(fix: Fix) -> str:
     return fix.text.split(_JAX_PART, 1)[0]
 
 
+def fix_jax(fix: Fix) -> str | None:
+    """What an offload fix's sentence says in JAX terms (after ``; JAX: ``), if it says it."""
+    parts = fix.text.split(_JAX_PART, 1)
+    return parts[1] if len(parts) > 1 else None
+
+
 def _message_line(message: str) -> str:
     """XLA's E1200 text is three lines (code, sentence, URL): the sentence says it all."""
     lines = message.splitlines()
@@ -63,35 +72,97 @@ def _message_line(message: str) -> str:
 
 
 def _output_mismatch(f: Finding, lang: str, width: int) -> list[str]:
-    index = index_text(f.fields.get("output_index"))
-    first = "  (XLA reports this one)" if f.fields.get("first") else ""
-    lines = [f"E1200 predicted for output {index} ({f.fields.get('output_layout')}){first}",
-             f"   {_message_line(f.message)}"]
-    lines.extend(f"   -> {hop_text(h)}" for h in f.path)
-    lines.extend(f"   fix ({letter}) {fix_sentence(fix)}" for letter, fix in zip("ab", f.fixes))
+    """E1200: headline, XLA's message, the path, the fixes.  A finding from ``xladoctor.jax``
+    carries the program's own facts (``fields["jax"]``: the output's pytree path, the Python lines
+    of the offload, its callers and the return) and its fixes as JAX code; those are drawn in
+    the user's terms instead of the HLO's."""
+    jax = _jax_facts(f)
+    if jax is None:
+        index = index_text(f.fields.get("output_index"))
+        first = label("finding.first", lang) if f.fields.get("first") else ""
+        lines = [label("finding.e1200", lang, index=index, layout=f.fields.get("output_layout"), first=first),
+                 f"   {_message_line(f.message)}"]
+        lines.extend(f"   -> {hop_text(h, lang)}" for h in f.path)
+    else:
+        lines = [label("jax_report.e1200", lang, target=jax.get("target"), output=jax.get("output"),
+                       leaf=jax.get("leaf")), *_jax_origin(jax, lang), "  " + label("jax_report.xla_will_say", lang)]
+        lines.extend("    " + m for m in f.message.splitlines())
+    lines.extend(_fix_lines(f.fixes, lang))
+    return lines
+
+
+def _jax_facts(f: Finding) -> Mapping[str, JSON] | None:
+    facts = f.fields.get("jax")
+    return facts if isinstance(facts, Mapping) else None
+
+
+def source_line_text(value: JSON) -> str:
+    """A Python line of ``fields["jax"]`` (``{file, line, function, text}``) as
+    ``file:line in function: text``, the way a traceback names it."""
+    if not isinstance(value, Mapping):
+        return ""
+    where = f"{value.get('file')}:{value.get('line')}" + (f" in {value['function']}" if value.get("function") else "")
+    return f"{where}: {value['text']}" if value.get("text") else where
+
+
+def _source_lines(value: JSON) -> list[str]:
+    return [source_line_text(v) for v in value] if isinstance(value, (list, tuple)) else []
+
+
+def _jax_origin(jax: Mapping[str, JSON], lang: str) -> list[str]:
+    """Where the host tensor came from in the program (a host argument, or the offload and its
+    first callers), the Python lines of its path, and where the output's value is returned."""
+    lines = []
+    if jax.get("host_argument") is not None:
+        lines.append("  " + label("jax_report.host_argument", lang, argument=jax["host_argument"]))
+    if jax.get("offloaded_at") is not None:
+        lines.append("  " + label("jax_report.moved_to_host_at", lang, where=source_line_text(jax["offloaded_at"])))
+        lines.extend("    " + label("jax_report.called_from", lang, where=c)
+                     for c in _source_lines(jax.get("offloaded_from"))[:_CALLERS_SHOWN])
+    path = _source_lines(jax.get("path"))
+    if path:
+        lines.append("  " + label("jax_report.path", lang))
+        lines.extend(f"    {s}" for s in path)
+    if jax.get("returned_at") is not None:
+        lines.append("  " + label("jax_report.returned_from", lang, where=source_line_text(jax["returned_at"])))
+    return lines
+
+
+_CODE_HEADINGS = {FixKind.HOST_OUTPUT: "jax_report.fix_host", FixKind.MOVE_TO_DEVICE: "jax_report.fix_device"}
+"""A fix that carries code (``xladoctor.jax``'s) is drawn as its heading and the code."""
+
+
+def _fix_lines(fixes: tuple[Fix, ...], lang: str) -> list[str]:
+    """Fix (a) and (b): their sentences, or, for fixes with code, a heading and the code."""
+    lines = []
+    for letter, fix in zip("ab", fixes):
+        if fix.code and fix.kind in _CODE_HEADINGS:
+            lines.append("  " + label(_CODE_HEADINGS[fix.kind], lang))
+            lines.extend("    " + c for c in fix.code.splitlines())
+        else:
+            lines.append("   " + label("finding.fix_letter", lang, letter=letter, fix=fix_sentence(fix)))
     return lines
 
 
 def _pass_failure(f: Finding, lang: str, width: int) -> list[str]:
-    return [f"XLA would fail: {f.message}"]
+    return [label("finding.would_fail", lang, message=f.message)]
 
 
 def _logged_error(f: Finding, lang: str, width: int) -> list[str]:
     count = f" (x{f.count})" if f.count > 1 else ""
-    lines = [f"line {f.location.line}: {f.code} {f.name}{count}"]
+    lines = [label("finding.line", lang, line=f.location.line, code=f.code, name=f.name, count=count)]
     analysis = f.fields.get("analysis")
     if isinstance(analysis, Mapping):
         expected, actual = analysis.get("expected_physical_bytes"), analysis.get("actual_physical_bytes")
         if isinstance(expected, int) and isinstance(actual, int):
-            lines.append(f"   expected {expected:,} B vs supplied {actual:,} B (recomputed from the printed layouts)")
+            lines.append("   " + label("finding.sizes", lang, expected=f"{expected:,}", actual=f"{actual:,}"))
     notes = f.fields.get("notes")
     if isinstance(notes, (list, tuple)):
         lines.extend(f"   {note}" for note in notes[:_MAX_NOTES])
     if f.fields.get("start"):
-        lines.append(f"   offload walk starts at {f.fields['start']}; run `xladoctor offload` on the module "
-                     "before optimizations to see the path")
+        lines.append("   " + label("finding.walk_start", lang, start=f.fields["start"]))
     if f.fixes:
-        lines.append(f"   fix: {f.fixes[0].text}")
+        lines.append("   " + label("finding.fix", lang, fix=f.fixes[0].text))
     return lines
 
 
@@ -101,14 +172,47 @@ def _headline_and_fixes(f: Finding, lang: str, width: int) -> list[str]:
     lines = [f"{f.code} {f.name}: {where}{f.title}"]
     if f.message:
         lines.append(f"   {f.message.splitlines()[0]}")
-    lines.extend(f"   fix: {fix_sentence(fix)}" for fix in f.fixes)
+    lines.extend("   " + label("finding.fix", lang, fix=fix_sentence(fix)) for fix in f.fixes)
     return lines
+
+
+def _input_mismatch(f: Finding, lang: str, width: int) -> list[str]:
+    """E0102: code, title, XLA's first line, the fixes.  A finding from ``xladoctor.jax`` carries
+    the argument leaf's facts (``fields["jax"]``: its pytree path, whether the call fails, the
+    shapes and bytes on both sides, the explanation) and is drawn in those terms, its fix as
+    the leaf's own ``device_put`` line when moving the data fixes it."""
+    jax = _jax_facts(f)
+    if jax is None:
+        return _headline_and_fixes(f, lang, width)
+    verdict = ("jax_report.call_fails_array" if jax.get("mismatch") == "shape" else
+               "jax_report.call_fails_committed" if jax.get("will_fail") else "jax_report.call_works_uncommitted")
+    lines = [label("jax_report.leaf_mismatch", lang, path=jax.get("path"), kind=jax.get("mismatch"),
+                   verdict=label(verdict, lang)),
+             "  " + label("jax_report.leaf_expects", lang, shape=jax.get("expects"), bytes=_bytes(jax.get("expects_bytes"))),
+             "  " + label("jax_report.leaf_has", lang, shape=jax.get("has"), bytes=_bytes(jax.get("has_bytes")))]
+    tpu = jax.get("tpu")
+    if isinstance(tpu, Mapping):
+        lines.append("  " + label("jax_report.leaf_tpu_tiling", lang, expected=tpu.get("expects"),
+                                  expected_bytes=_bytes(tpu.get("expects_bytes")), supplied=tpu.get("has"),
+                                  supplied_bytes=_bytes(tpu.get("has_bytes"))))
+    explanation = jax.get("explanation")
+    lines.extend("  " + str(e) for e in (explanation if isinstance(explanation, (list, tuple)) else ()))
+    leaf_fix = next((x for x in f.fixes if x.kind is FixKind.DEVICE_PUT and x.code), None)
+    if jax.get("relayout_fixes") and leaf_fix is not None and leaf_fix.code:
+        lines.append("  " + label("jax_report.leaf_fix", lang, fix="   ".join(leaf_fix.code.splitlines())))
+    else:  # fix_inputs refuses these too: moving data cannot change its shape or dtype
+        lines.extend("  " + label("jax_report.leaf_fix", lang, fix=x.text) for x in f.fixes)
+    return lines
+
+
+def _bytes(value: JSON) -> str:
+    return f"{value:,}" if isinstance(value, int) else str(value)
 
 
 RENDERERS: Mapping[FindingKind, Renderer] = {
     FindingKind.OFFLOAD_OUTPUT_MISMATCH: _output_mismatch,
     FindingKind.OFFLOAD_PASS_FAILURE: _pass_failure,
-    FindingKind.INPUT_MISMATCH: _headline_and_fixes,
+    FindingKind.INPUT_MISMATCH: _input_mismatch,
     FindingKind.LOGGED_ERROR: _logged_error,
     FindingKind.COMPILER_REJECTS: _headline_and_fixes,
 }

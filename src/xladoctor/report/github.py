@@ -15,6 +15,7 @@ import shlex
 from pathlib import Path
 
 from ..findings.model import Finding, Fix, Report, Severity
+from ..labels import label
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -58,7 +59,7 @@ def finding_commands(f: Finding, root: Path) -> list[str]:
     line = f.location.line if file is not None else None
     col = f.location.column if line is not None else None
     times = f" (x{f.count})" if f.count > 1 else ""
-    message = f.message + (f"\nPython source: {f.source.file}:{f.source.line}" if f.source else "")
+    message = f.message + ("\n" + label("ci.python_source_at", file=f.source.file, line=f.source.line) if f.source else "")
     out = [workflow_command(_COMMAND[f.severity], message, file=file, line=line, col=col,
                             title=f"{f.code} {f.name}{times}")]
     if f.fixes:
@@ -71,5 +72,5 @@ def render_github(report: Report, cwd: str | None = None) -> str:
     """Every finding's workflow commands, then one ``::error`` per input that could not be read."""
     root = Path(cwd or os.getcwd()).resolve()
     lines = [c for f in report.findings for c in finding_commands(f, root)]
-    lines += [workflow_command("error", e, title="xladoctor input error") for e in report.input_errors]
+    lines += [workflow_command("error", e, title=label("ci.input_error")) for e in report.input_errors]
     return "".join(line + "\n" for line in lines)

@@ -17,7 +17,7 @@ from typing import Any
 from ..findings.model import Hop
 from ..labels import label
 from ..units import bytes_text
-from .finding_html import hops_from_json, host_set, logged_path, path_nodes, trace_nodes
+from .finding_html import hops_from_json, host_set, logged_fixes, logged_path, path_nodes, trace_nodes
 from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, ltr, prose
 from .html_flow import FlowNode, render_flow
 from .html_inputs import bytes_bars, dims_bars
@@ -163,7 +163,7 @@ def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None =
     lines = f.get("lines") or ([f["line"]] if f.get("line") is not None else [])
     where = ", ".join(str(x) for x in lines[:8]) + ("\u2026" if len(lines) > 8 else "")
     text_lang = text_lang or lang  # notes and fixes are in the explain document's `lang`
-    fixes = "".join(f"<li>{prose(x, text_lang)}</li>" for x in f.get("fixes") or [])
+    fixes = "".join(f"<li>{prose(x.text, text_lang)}</li>" for x in logged_fixes(f, diagnostic))
     link = (f'<p class="doclink">{lbl(lang, "html.docs")}: <a href="{esc(url)}" rel="noreferrer" dir="ltr">'
             f"{esc(url)}</a></p>") if url.startswith("https://") else ""
     return (

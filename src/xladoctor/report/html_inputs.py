@@ -9,10 +9,13 @@ bars compares the total bytes each runtime sees.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from ..findings.model import FindingKind, Fix, FixKind
 from ..labels import label
 from ..units import bytes_text, human_bytes
+from .finding_html import fix_cards
 from .html_base import WORDS, badge, code_block, esc, lbl, ltr
 
 RUNTIME_NAMES = {"tpu": "TPU (PJRT)", "cpu_gpu": "CPU / GPU (PJRT)", "gpu": "GPU (TFRT)",
@@ -114,16 +117,24 @@ def _runtimes(m: dict[str, Any], lang: str) -> str:
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def _fix_list(fixes: list[dict[str, Any]], lang: str) -> str:
-    items = []
-    for f in fixes:
-        code = code_block(f["code"], "py", label=label("html.copy", lang)) if f.get("code") else ""
-        items.append(f'<li class="fix-item"><span class="badge info">{esc(f.get("kind"))}</span> '
-                     f'{esc(f.get("text"))}{code}</li>')
-    return f'<h5>{lbl(lang, "html.fixes")}</h5><ol class="fixlist">{"".join(items)}</ol>' if items else ""
+def mismatch_fixes(m: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> tuple[Fix, ...]:
+    """A ``mismatches`` entry's fixes as the model holds them: its finding's in the document's
+    ``diagnostics`` (same parameter index), or, in a document without one, its own ``fixes``
+    read with the kinds the adapter gives them."""
+    from ..findings.from_inputs import FIX_KINDS
+    from ..findings.serialise import finding_from_json
+
+    for d in (diagnostics or {}).get("findings") or ():
+        if d.get("kind") == FindingKind.INPUT_MISMATCH.value and (d.get("fields") or {}).get("index") == m.get("index"):
+            try:
+                return finding_from_json(d).fixes
+            except (KeyError, TypeError, ValueError):  # a hand-edited document: read the entry's own
+                break
+    return tuple(Fix(FIX_KINDS.get(str(f.get("kind")), FixKind.ADVICE), str(f.get("text") or ""), f.get("code"))
+                 for f in m.get("fixes") or [] if isinstance(f, Mapping))
 
 
-def mismatch_article(m: dict[str, Any], uid: str, lang: str) -> str:
+def mismatch_article(m: dict[str, Any], uid: str, lang: str, diagnostics: Mapping[str, Any] | None = None) -> str:
     exp, sup = m.get("expected") or {}, m.get("supplied") or {}
     scale = _scale(exp, sup)
     name = m.get("name") or m.get("instruction")
@@ -143,7 +154,7 @@ def mismatch_article(m: dict[str, Any], uid: str, lang: str) -> str:
         f"{bytes_bars(exp, sup, lang)}"
         f'<div class="sides">{_side(exp, "expected", scale, lang)}{_side(sup, "supplied", scale, lang)}</div>'
         f"{diff_html}{notes_html}"
-        f"{_runtimes(m, lang)}{_fix_list(m.get('fixes') or [], lang)}</article>")
+        f"{_runtimes(m, lang)}{fix_cards(mismatch_fixes(m, diagnostics), m, lang)}</article>")
 
 
 def inputs_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
@@ -157,7 +168,7 @@ def inputs_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
         if doc.get(what):
             parts.append(f'<p><b>{lbl(lang, WORDS[what])}:</b> {" ".join(ltr(x, "mono chip") for x in doc[what])}</p>')
     for n, m in enumerate(doc.get("mismatches") or []):
-        parts.append(mismatch_article(m, f"{uid}-param-{m.get('index', n)}", lang))
+        parts.append(mismatch_article(m, f"{uid}-param-{m.get('index', n)}", lang, doc.get("diagnostics")))
     msgs = doc.get("messages") or {}
     if msgs:
         blocks = "".join(f'<h5>{esc(RUNTIME_NAMES.get(k, k))}</h5>{code_block(v, "xla-message", label=label("html.copy", lang))}'

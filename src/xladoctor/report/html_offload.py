@@ -9,17 +9,22 @@ side, and then the slower-reading material (host compute, warnings, the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..findings.model import Hop
+from ..findings.model import Fix, Hop
 from ..findings.serialise import thaw_json
 from ..labels import label
-from .finding_html import hops_from_json, host_set, matching_finding, path_nodes, path_table
-from .html_base import badge, code_block, diff_block, esc, lbl, ltr, shape_index_text
+from .finding_html import (
+    e1200_fixes_from_json,
+    fix_cards,
+    hops_from_json,
+    host_set,
+    matching_finding,
+    path_nodes,
+    path_table,
+)
+from .html_base import badge, code_block, esc, lbl, ltr, shape_index_text
 from .html_flow import render_flow
-
-# What fix (b) looks like in JAX, on the value the path returns (named ``x`` here).
-DEVICE_PUT_SNIPPET = 'x = jax.device_put(x, jax.sharding.SingleDeviceSharding(device, memory_kind="device"))'
 
 
 def offload_verdict(doc: dict[str, Any]) -> tuple[str, str]:
@@ -33,19 +38,31 @@ def offload_verdict(doc: dict[str, Any]) -> tuple[str, str]:
     return "html.verdict_clean", "ok"
 
 
-def _error_facts(err: dict[str, Any], doc: dict[str, Any]) -> tuple[Mapping[str, Any], str, tuple[Hop, ...], tuple[Hop, ...]]:
-    """What one ``errors`` entry's article draws: (facts for the headline, XLA's message, hops to
-    draw, hops to tabulate), from its finding in the ``diagnostics`` (the model); where the
-    analysis is not a finding (a compiled module: ``diagnostics`` is empty by design), from the
-    analysis' own entry. The drawing falls back to XLA's trace when the path is empty."""
+class _ErrorFacts(NamedTuple):
+    """What one ``errors`` entry's article draws."""
+
+    facts: Mapping[str, Any]
+    """The headline's and the fix cards' facts (the finding's fields)."""
+    message: str
+    drawn: tuple[Hop, ...]
+    table: tuple[Hop, ...]
+    fixes: tuple[Fix, ...]
+
+
+def _error_facts(err: dict[str, Any], doc: dict[str, Any]) -> _ErrorFacts:
+    """One ``errors`` entry's facts, message, hops (to draw and to tabulate) and fixes, from its
+    finding in the ``diagnostics`` (the model); where the analysis is not a finding (a compiled
+    module: ``diagnostics`` is empty by design), from the analysis' own entry read into the
+    model's hops and fixes. The drawing falls back to XLA's trace when the path is empty."""
     f = matching_finding(err, doc.get("diagnostics"))
     if f is None:
         path = hops_from_json(err.get("path") or [])
-        facts: Mapping[str, Any] = err
+        fixes, fix_facts = e1200_fixes_from_json(err)
+        facts: Mapping[str, Any] = {**err, **fix_facts}
         message = str(err.get("message", ""))
     else:
-        path, facts, message = f.path, thaw_json(f.fields), f.message
-    return facts, message, path or hops_from_json(err.get("trace") or []), path
+        path, facts, message, fixes = f.path, thaw_json(f.fields), f.message, f.fixes
+    return _ErrorFacts(facts, message, path or hops_from_json(err.get("trace") or []), path, fixes)
 
 
 def flow_legend(lang: str) -> str:
@@ -57,32 +74,8 @@ def flow_legend(lang: str) -> str:
             f'<span><i class="edge-bad"></i>{lbl(lang, "html.bad_edge")}</span></div>')
 
 
-def _fixes(err: dict[str, Any], lang: str) -> str:
-    fix = err.get("fix")
-    if not fix:
-        return ""
-    host, dev = fix.get("host") or {}, fix.get("device") or {}
-    index = shape_index_text(err.get("output_index"))
-    name = f" ({ltr(host['result_name'])})" if host.get("result_name") else ""
-    diff = (f"result {index}\n- {err.get('output_layout', '')}\n+ {host.get('entry_result_layout', '')}")
-    host_card = (
-        f'<div class="fix fix-host"><h5>{lbl(lang, "html.fix_host")}</h5>'
-        f"<p>{lbl(lang, 'html.fix_host_how')}{name}</p>"
-        f"{diff_block(diff, label=label('html.copy', lang))}"
-        f'<div class="legend"><span><i class="del"></i>{lbl(lang, "html.removed")}</span>'
-        f'<span><i class="ins"></i>{lbl(lang, "html.added")}</span></div>'
-        f'<p class="jax"><b>{lbl(lang, "html.in_jax")}:</b> {ltr(host.get("jax"), "mono wrap")}</p></div>')
-    where = f" {lbl(lang, 'html.at')} {ltr(dev['location'], 'loc')}" if dev.get("location") else ""
-    dev_card = (
-        f'<div class="fix fix-device"><h5>{lbl(lang, "html.fix_device")}</h5>'
-        f"<p>{lbl(lang, 'html.fix_device_how')} {ltr(dev.get('after_instruction'))}{where}</p>"
-        f"{code_block(DEVICE_PUT_SNIPPET, 'py', label=label('html.copy', lang))}"
-        f'<p class="jax"><b>{lbl(lang, "html.in_jax")}:</b> {ltr(dev.get("jax"), "mono wrap")}</p></div>')
-    return f'<div class="fixes"><h4>{lbl(lang, "html.fixes")}</h4><div class="fix-pair">{host_card}{dev_card}</div></div>'
-
-
 def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str) -> str:
-    facts, message, drawn, table = _error_facts(err, doc)
+    facts, message, drawn, table, fixes = _error_facts(err, doc)
     index = shape_index_text(facts.get("output_index"))
     tag = badge(label("html.xla_stops", lang), "bad") if facts.get("first") else badge(label("html.also", lang), "muted")
     host, origin_instruction = host_set(doc.get("host_positions", [])), facts.get("origin_instruction") or ""
@@ -96,7 +89,7 @@ def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str
         f'<div class="flow-wrap">{svg}</div>{flow_legend(lang)}'
         f"{path_table(table, host, origin_instruction, lang)}"
         f'<h4>{lbl(lang, "html.xla_error")}</h4>{code_block(message, "xla-message", label=label("html.copy", lang))}'
-        f"{_fixes(err, lang)}</article>")
+        f"{fix_cards(fixes, facts, lang)}</article>")
 
 
 def _list_section(title: str, items: list[str], cls: str, open_: bool = True) -> str:

@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..findings.model import Finding, Fix, Hop, Location, Report, SourceLocation
+from ..labels import label
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -183,11 +184,11 @@ def _result(f: Finding, rule_index: int, root: Path) -> dict[str, Any]:
     if f.lines:
         result["properties"]["lines"] = list(f.lines)
     if f.source is not None:
-        related = _source_location(f.source, 1, root, "Python source")
+        related = _source_location(f.source, 1, root, label("ci.python_source"))
         if related is not None:
             result["relatedLocations"] = [related]
     if f.path:
-        result["codeFlows"] = [{"message": {"text": "the offloaded tensor's path, as XLA's host_offloader trace"},
+        result["codeFlows"] = [{"message": {"text": label("ci.code_flow")},
                                 "threadFlows": [{"locations": [_hop_location(h, f, root) for h in f.path]}]}]
     return result
 

@@ -14,12 +14,14 @@ import re
 from collections.abc import Mapping
 
 from ..errors import HloParseError
+from .hlo_lexicon import number_token_end
 from .reader import match_end
 
 _PLAIN_TOP = re.compile(r'[^(){}\[\]",\s]+')
 _PLAIN_NESTED = re.compile(r'[^(){}\[\]"\']+')
 _SPACES = re.compile(r"\s+")
 _CLOSE = {")": "(", "}": "{", "]": "["}
+_NUMBER_START = frozenset("0123456789-?")
 
 
 def scan_value(text: str, pos: int, source: str) -> int:
@@ -67,6 +69,10 @@ def scan_value(text: str, pos: int, source: str) -> int:
                 continue
             return i
         else:
+            if i == pos and c in _NUMBER_START:
+                end = number_token_end(text, i)
+                if end > i:
+                    return end  # XLA's lexer ends a number there: '0dd.7' is 0, then the next token
             m = _PLAIN_TOP.match(text, i)
             if not m:
                 return i
@@ -289,16 +295,48 @@ def parse_buffer_donors(raw: str) -> list[tuple[int, tuple[int, ...]]]:
     return [(int(m.group(1)), parse_shape_index(m.group(2))) for m in _DONOR.finditer(raw)]
 
 
-_NAMES = re.compile(r"%?([A-Za-z_$][A-Za-z0-9_.\-$]*)")
+# One name token as XLA's ParseName takes it: '%name', or a bare name with an optional glued ':'
+# (the label token).  '%name:' is '%name' then ':', which no list takes.  A name never starts
+# with a digit: there XLA's lexer reads a number ('1comp' is 1, then 'comp').
+_NAME_TOKEN = re.compile(r"%([A-Za-z_][A-Za-z0-9_.\-]*)(:?)|([A-Za-z_][A-Za-z0-9_.\-]*):?")
+_GAP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 
 
-# XLA's lexer reads 'a:' as the name 'a' (a label token) but '%a:' as '%a' then ':', which no list takes.
-_PERCENT_LABEL = re.compile(r"%[A-Za-z_$][A-Za-z0-9_.\-$]*:")
+def parse_name_list(raw: str, braced: bool = False, empty: bool = True) -> list[str]:
+    """``%a``, ``a:`` or ``{%a, b:}`` -> the names, read token by token as XLA's parser does.
+
+    ``braced``: a list in braces is required (``branch_computations``, ``control-predecessors``);
+    otherwise one name is, or a braced list where the caller allows one.  ``empty``: whether ``{}``
+    is allowed (XLA's ParseInstructionNames wants at least one name).  ``ValueError`` otherwise,
+    worded as XLA's "expects name", naming what stands there.
+    """
+    if not raw.startswith("{"):
+        if braced:
+            raise ValueError(f"expects a list starting with '{{', found {raw[:40]!r}")
+        return [_name_token(raw, 0, len(raw))[0]]
+    names: list[str] = []
+    pos = match_end(_GAP, raw, 1)
+    if raw.startswith("}", pos) and empty:
+        return names
+    while True:
+        name, pos = _name_token(raw, pos, None)
+        names.append(name)
+        pos = match_end(_GAP, raw, pos)
+        if raw.startswith(",", pos):
+            pos = match_end(_GAP, raw, pos + 1)
+            continue
+        if pos != len(raw) - 1:
+            raise ValueError(f"expects ',' or '}}' in a name list, found {raw[pos:pos + 40]!r}")
+        return names
 
 
-def parse_name_list(raw: str) -> list[str]:
-    """``%a`` or ``{%a, b:}`` -> ["a", "b"]; ``ValueError`` for ``%a:``, which XLA's parser refuses."""
-    bad = _PERCENT_LABEL.search(raw)
-    if bad is not None:
-        raise ValueError(f"expected a name, found ':' after {bad.group(0)[:-1]!r} ('name:' is a name, '%name:' is not)")
-    return _NAMES.findall(raw)
+def _name_token(raw: str, pos: int, end: int | None) -> tuple[str, int]:
+    """The name token at ``raw[pos]`` and where it ends (which must be ``end`` when given)."""
+    m = _NAME_TOKEN.match(raw, pos)
+    if m is not None and m.group(2):
+        raise ValueError(f"expected a name, found ':' after {m.group(0)[:-1]!r} ('name:' is a name, '%name:' is not)")
+    if m is None or (end is not None and m.end() != end):
+        what = raw[pos:pos + 40] if m is None else raw[m.end():m.end() + 40]
+        raise ValueError(f"expects name, found {what!r} (a name starts with a letter or '_'; "
+                         "XLA reads a leading digit as a number)")
+    return m.group(1) or m.group(3), m.end()

@@ -187,7 +187,7 @@ class ComputationReader(InstructionReader):
                    by_name: dict[str, HloInstruction],
                    instr_start: int) -> tuple[HloInstruction, list[tuple[str, int]]]:
         """One instruction by the full reader, its name checked and its operands resolved."""
-        instr, operand_refs, control_refs = self._parse_instruction(module)
+        instr, operand_refs, control_refs = self._parse_instruction(module, by_name)
         self._check_new_name(comp, module, instr, name_pos, instr_start)
         if operand_refs:
             get = by_name.get

@@ -35,3 +35,41 @@ def metadata_fast(raw: str) -> bool:
         return False
     keys = _METADATA_KEY.findall(raw)
     return len(set(keys)) == len(keys)
+
+
+# XLA's LexNumberOrPattern (hlo_lexer.cc): a token that starts with a digit, '-' or '?' is never a
+# name.  It is the first of these its patterns consume (RE2 leftmost-first, as Python's re), and
+# whatever follows is the next token: 'to_apply=1comp' is the integer 1 then the name 'comp'
+# ("expects name"), 'index=0dd.7 = ...' is index 0, then the instruction 'dd.7'.
+_NUMBER_PATTERNS = tuple(re.compile(p) for p in (
+    r"-?(?:(?:[0-9]+|[0-9]+[.][0-9]*|[0-9]*[.][0-9]+)(?:[eE][+-]?[0-9]+))|-?(?:[0-9]+[.][0-9]*|[0-9]*[.][0-9]+)",
+    r"[0-9bf?]{2,}_[0-9io?]{2,}->[0-9bf?]{2,}",  # dim labels
+    r"[0-9]+(?:x[0-9]+)+",  # DxD
+    r"-?[0-9]+_-?[0-9]+(?:_[0-9]+)?(?:x-?[0-9]+_-?[0-9]+(?:_[0-9]+)?)*",  # pad
+))
+_LEX_INT = re.compile(r"-?[0-9]+")
+# LexInt64Impl: int64 below zero, uint64 above; anything longer is an error.
+_INT_TOKEN_MIN, _INT_TOKEN_MAX = -(2**63), 2**64 - 1
+_NEGATIVE_WORDS = re.compile(r"-inf|-nan")
+
+
+def number_token_end(text: str, pos: int) -> int:
+    """End of the token XLA's lexer reads at ``text[pos]`` (a digit, '-' or '?'), or -1 where it
+    reads none there (kError: '-a', an integer beyond 64 bits).  '->' is the arrow token.
+
+    '-nan(...)' payloads are not read here: the caller's own value scan takes them.
+    """
+    for pattern in _NUMBER_PATTERNS:
+        m = pattern.match(text, pos)
+        if m is not None:
+            return m.end()
+    m = _LEX_INT.match(text, pos)
+    if m is not None:
+        digits = m.end() - m.start() - (text[pos] == "-")
+        if digits <= 20 and _INT_TOKEN_MIN <= int(m.group(0)) <= _INT_TOKEN_MAX:
+            return m.end()
+        return -1
+    if text.startswith("->", pos):
+        return pos + 2
+    m = _NEGATIVE_WORDS.match(text, pos)
+    return m.end() if m is not None else -1

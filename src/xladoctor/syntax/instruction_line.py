@@ -36,9 +36,10 @@ _ARRAY = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s]*\})?"
 # Attribute values the full reader's scan_value reads to exactly these ends: a string; a brace
 # group holding no nested braces, parentheses or quotes other than strings and one level of
 # [...]; a bare token without brackets, quotes, commas, spaces or '/' (which could start a
-# comment).  They are only tried on one line holding no backslash (checked with str.find), so
-# strings have no escapes and nothing spans lines: the classes leave those out, which keeps
-# them short (the regex engine's cost per character grows with the class).
+# comment) that starts with no digit, '-' or '?', or an integer.  They are only tried on one line
+# holding no backslash (checked with str.find), so strings have no escapes and nothing spans
+# lines: the classes leave those out, which keeps them short (the regex engine's cost per
+# character grows with the class).
 _STRING = r'"[^"]*"'
 # Any character but {}()[]"' -- spelled as ranges: CPython's regex engine tests a negated list of
 # characters one by one, a list of ranges about twice as fast.
@@ -47,7 +48,10 @@ _PLAIN_RUN = r"[\x00-!#-&*-Z\\^-z|~-\U0010ffff]*"
 # holds: one way to match any text, so a failing match costs linear time, and runs are matched
 # by a character class, not by one alternation per character.
 _BRACES = r"\{" + _PLAIN_RUN + r"(?:(?:" + _STRING + r"|\[" + _PLAIN_RUN + r"\])" + _PLAIN_RUN + r")*\}"
-_BARE = r'[^(){}\[\]",\s/]+'
+# A bare value starting with a digit, '-' or '?' is an XLA number token (LexNumberOrPattern), which
+# can end before the next separator ('1x' is 1 then 'x'): only a plain integer is taken here, floats,
+# DxD and pad patterns go to the full reader, which reads them as XLA's lexer does.
+_BARE = r'(?:[^(){}\[\]",\s/0-9?\-][^(){}\[\]",\s/]*|-?[0-9]{1,18})'
 _VALUE = f"(?:{_STRING}|{_BRACES}|{_BARE})"
 # The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).
 _LINE = re.compile(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from types import MappingProxyType
 
 from ..errors import HloParseError
@@ -21,7 +21,7 @@ from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
 from .hlo_lexicon import KEYWORDS, METADATA_INTS, METADATA_STRINGS, VALUE_FORM, metadata_fast
-from .reader import Reader, lex_int64, show_token
+from .reader import Reader, lex_int64, match_end, show_token
 from .shape_parser import read_shape
 
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
@@ -32,6 +32,9 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 # Called-computation attributes XLA parses as a braced list; the others name one computation.
 _COMPUTATION_LIST_ROLES = ("branch_computations",)
 _BARE_NAME = re.compile(r"(%?)([A-Za-z_][A-Za-z0-9_.\-]*)(:?)")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_PRIMITIVE_WORDS = ARRAY_TYPE_NAMES - {"opaque_type"}
+_GAP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)  # what XLA's lexer skips between tokens
 
 # Decoded frontend_attributes by spelling, bounded as the shape cache is (a long-lived process).
 _FRONTEND_MAPS: dict[str, Mapping[str, str]] = {}
@@ -103,8 +106,9 @@ class InstructionReader:
             _FRONTEND_MAPS[raw] = shared
         return shared
 
-    def _parse_instruction(self, module: HloModule
+    def _parse_instruction(self, module: HloModule, scope: Container[str]
                            ) -> tuple[HloInstruction, list[tuple[str, int]], list[tuple[str, int]]]:
+        """One instruction; ``scope`` holds the names defined so far in its computation (XLA's name table)."""
         r = self.r
         r.skip()
         if r.text.startswith("%", r.pos):
@@ -146,7 +150,7 @@ class InstructionReader:
             instr.literal = r.text[lit_start:end].strip()
             r.pos = end + 1
         else:
-            operand_refs = self._parse_operands(instr)
+            operand_refs = self._parse_operands(instr, scope)
         control_refs = self._parse_attributes(instr)
         want = FIXED_ARITY.get(opcode)
         if opcode is HloOpcode.TUPLE:
@@ -160,9 +164,14 @@ class InstructionReader:
             raise self.error(f"attribute {required} is expected but not seen", m.end())
         return instr, operand_refs, control_refs
 
-    def _parse_operands(self, instr: HloInstruction) -> list[tuple[str, int]]:
+    def _parse_operands(self, instr: HloInstruction, scope: Container[str]) -> list[tuple[str, int]]:
         """Operand names up to ')'.  As in XLA, commas only separate: empty entries are skipped
-        ('add(p,,p)', 'negate(p,)' and 'tuple(,)' are what jaxlib reads as 'add(p, p)', ...)."""
+        ('add(p,,p)', 'negate(p,)' and 'tuple(,)' are what jaxlib reads as 'add(p, p)', ...).
+
+        An empty entry is one case of XLA's dropped operands (see :meth:`_operand_shape`); an
+        undefined bare name that is an opcode, before ',' or ')', is another: read again as a nested
+        instruction, the opcode is taken and its '(' is missing, so 'custom-call(add)' is
+        ``custom-call()`` when nothing named 'add' is defined (campaign find)."""
         r = self.r
         refs: list[tuple[str, int]] = []
         typed: list[str] = []
@@ -173,16 +182,20 @@ class InstructionReader:
                 continue
             r.skip()
             pos = r.pos
-            if _SHAPE_START.match(r.text, pos):
+            if _SHAPE_START.match(r.text, pos) or self._primitive_word(pos):
                 # Older printers: "f32[2]{0} %x"; a bare name never starts with "type[" or "(".
-                shape_start = r.pos
-                read_shape(r)
-                typed.append(r.text[shape_start:r.pos])
+                shape = self._operand_shape()
+                if shape is None:
+                    continue  # XLA's ParseOperands drops it: see _operand_shape
+                typed.append(shape)
                 r.skip()
                 pos = r.pos
             name = r.accept_name()
             if name is None:
                 raise self.error(f"expected an operand name, found {r.describe_here()}")
+            if name not in scope and name in OPCODES_BY_SPELLING and _IDENT.fullmatch(r.text, pos, r.pos) \
+                    and r.peek() in (",", ")"):
+                continue  # a bare name (no '%', no ':'), which XLA's lexer makes the identifier ParseOpcode takes
             refs.append((name, pos))
             if r.peek() == "(" and name in OPCODES_BY_SPELLING:
                 # XLA's ParseOperands, failing to read a name followed by ',' or ')', reads the operand
@@ -195,6 +208,43 @@ class InstructionReader:
         if typed:
             instr.operand_shapes_text = tuple(typed)
         return refs
+
+    def _primitive_word(self, pos: int) -> bool:
+        """Whether a primitive type's name stands at ``pos`` as a whole token ('f32,'), which XLA's
+        CanBeShape takes as the start of a shape, not as a name ('f32:' is the label token)."""
+        m = _IDENT.match(self.r.text, pos)
+        return m is not None and m.group(0) in _PRIMITIVE_WORDS and not self.r.text.startswith(":", m.end())
+
+    def _operand_shape(self) -> str | None:
+        """The shape written before an operand's name, as text; or None where XLA's parser drops the
+        operand, leaving the cursor where XLA's lexer stops.
+
+        XLA's ParseOperands reads an operand as ``[shape] name``, then again as a nested instruction
+        ``[shape] opcode(...)``; when both fail it records an error that nothing returns (the result
+        of ``Error(...)`` in its do/while is unused) and goes on from where the second reading
+        stopped.  If that is a ',' or ')', the list goes on as if the operand were not written:
+        ``custom-call(b(), ...`` (a buffer shape failing at ')'; campaign disagree-1) and
+        ``custom-call(f32[2]{0}, p)`` (a shape with no name) are read by jaxlib as ``custom-call()``
+        and ``custom-call(p)``.  The shape is first read by a probe whose errors carry only an offset,
+        so a dropped operand costs no pass over the text to number lines.
+        """
+        r = self.r
+        start = r.pos
+        probe = _Probe(r.text, self.source, start)
+        try:
+            read_shape(probe)
+            end = probe.pos
+            stop = match_end(_GAP, r.text, end)
+        except _Stopped as e:
+            end = -1
+            stop = e.offset if e.message.startswith("expected") else -1  # a syntax error, as XLA's
+        if 0 <= stop < len(r.text) and r.text[stop] in ",)":
+            r.pos = stop
+            return None
+        if end < 0:
+            read_shape(r)  # the same error, located
+        r.pos = end
+        return r.text[start:end]
 
     def _parse_attributes(self, instr: HloInstruction) -> list[tuple[str, int]]:
         r = self.r
@@ -263,18 +313,19 @@ class InstructionReader:
         elif attr == "output_to_operand_aliasing":
             instr.output_to_operand_aliasing = [(o, p, pi) for o, p, pi, _ in parse_aliasing(raw)]
         elif attr == "control-predecessors":
-            control_refs.extend((n, pos) for n in self._name_list(raw, pos))
+            control_refs.extend((n, pos) for n in self._name_list(raw, pos, braced=True, empty=False))
         elif attr in CALLED_COMPUTATION_ROLES:
             if raw.startswith("{") and attr not in _COMPUTATION_LIST_ROLES:
                 # XLA reads '{' after a one-computation attribute as an inline computation body
                 # ('to_apply={c}' is refused there: 'expects '=' in instruction').
                 raise self.error(f"{attr}= names one computation: XLA reads '{{' here as the start of an inline "
                                  "computation body, which xladoctor does not read", pos)
-            self._calls_to_resolve.append((instr, attr, self._name_list(raw, pos), pos))
+            names = self._name_list(raw, pos, braced=attr in _COMPUTATION_LIST_ROLES)
+            self._calls_to_resolve.append((instr, attr, names, pos))
 
-    def _name_list(self, raw: str, pos: int) -> list[str]:
+    def _name_list(self, raw: str, pos: int, braced: bool, empty: bool = True) -> list[str]:
         try:
-            names = parse_name_list(raw)
+            names = parse_name_list(raw, braced, empty)
         except ValueError as e:
             raise self.error(str(e), pos) from None
         if not KEYWORDS.isdisjoint(names):
@@ -286,6 +337,23 @@ class InstructionReader:
         return names
 
     # -- module-level resolution ------------------------------------------------------
+
+class _Stopped(HloParseError):
+    """Where a probe read stopped, without the line and column (numbering them costs a pass over the text)."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.offset = offset
+
+
+class _Probe(Reader):
+    """A reader whose errors are :class:`_Stopped`: for reads whose failure is not yet an error."""
+
+    __slots__ = ()
+
+    def error(self, message: str, pos: int | None = None) -> HloParseError:
+        return _Stopped(message, self.pos if pos is None else pos)
+
 
 def _is_int32(raw: str) -> bool:
     """XLA reads metadata's line and column numbers as int32, after its lexer's uint64 wrap (2**64-1 is -1)."""

@@ -1,0 +1,101 @@
+"""Modules where HostOffloader has nothing to start from: its answer without running it.
+
+Why: the pass (and HostOffloadLegalize before it) only acts from starting points:
+MoveToHost/MoveToDevice annotations, entry parameters or outputs whose entry layout
+puts them in host memory, host ``async-start``s and ``compute_on`` host calls
+(``HostOffloader::RunImpl``, ``FindStartingInstructionsOfHostMemoryOffload``).
+Every walk, rewrite and verdict flows from those, so a module with none of them
+compiles through the pass unchanged, whatever its size.  Copying it, inlining its
+calls, removing its dead code and walking it would only cost time and memory (most
+of the analysis of a call-heavy jax program with no offloading).
+
+What the full analysis still reports for such a module is which ``call``s XLA's
+CallInliner inlines (``inlined_calls``); :func:`inlined_call_names` lists them in the
+order :mod:`.inline` does, without inlining.  The test ``test_offload_no_start``
+compares this short cut with the full analysis on every module of the test corpus.
+"""
+
+from __future__ import annotations
+
+from ..ir.computation import HloComputation
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+from ..ir.opcodes import HloOpcode
+from ..ir.shape import DEFAULT_MEMORY_SPACE
+from .annotations import (
+    ALLOCATE_BUFFER,
+    ANNOTATE_DEVICE_PLACEMENT,
+    COMPUTE_TYPE_ATTR,
+    HOST_THREAD,
+    MOVE_TO_DEVICE,
+    MOVE_TO_HOST,
+)
+from .inline import computation_post_order, is_inlineable_call
+
+_STARTING_TARGETS = frozenset({MOVE_TO_HOST, MOVE_TO_DEVICE, ANNOTATE_DEVICE_PLACEMENT, ALLOCATE_BUFFER})
+_ASYNC = frozenset({HloOpcode.ASYNC_START, HloOpcode.ASYNC_UPDATE, HloOpcode.ASYNC_DONE})
+_NEVER_DEAD = frozenset({HloOpcode.CALL, HloOpcode.WHILE, HloOpcode.CONDITIONAL})
+"""Callers dead-code elimination never removes (:mod:`.dce`): what they call stays reachable."""
+
+
+def has_no_offload_start(module: HloModule) -> bool:
+    """No annotation, no host memory in the entry layout, nothing running on the host.
+
+    Conservative on purpose: anything that could make the pass (or its pre-passes) act
+    sends the module through the full analysis.
+    """
+    layout = module.entry_layout()
+    for shape in (*layout.parameters, layout.result):
+        if any(leaf.layout is not None and leaf.layout.memory_space != DEFAULT_MEMORY_SPACE
+               for _, leaf in shape.leaves()):
+            return False
+    for comp in module.computations:
+        if (comp.execution_thread or "").strip('"') == HOST_THREAD:
+            return False
+        for instr in comp.instructions:
+            if not _inert(instr):
+                return False
+    return True
+
+
+def _inert(instr: HloInstruction) -> bool:
+    op = instr.opcode
+    if op is HloOpcode.CUSTOM_CALL and instr.custom_call_target in _STARTING_TARGETS:
+        return False
+    if op in _ASYNC:
+        return False
+    return not (instr.frontend_attributes and COMPUTE_TYPE_ATTR in instr.frontend_attributes)
+
+
+def inlined_call_names(module: HloModule) -> list[str] | None:
+    """The ``call``s :mod:`.inline` would inline, in its order (callees first, then text
+    order); ``None`` when that cannot be told without running the pre-passes.
+
+    The pre-passes remove dead code first, which can make a computation unreachable; only
+    computations reached through callers that are never dead (``call``, ``while``,
+    ``conditional``) are sure to stay, so a ``call`` anywhere else gives ``None``.
+    """
+    names: list[str] = []
+    sure = _kept_computations(module)
+    for comp in computation_post_order(module):
+        calls = [i for i in comp.instructions if i.opcode is HloOpcode.CALL]
+        if calls and comp not in sure:
+            return None
+        names.extend(c.name for c in calls if is_inlineable_call(c, set()))
+    return names
+
+
+def _kept_computations(module: HloModule) -> set[HloComputation]:
+    """Computations reached from the entry through callers dead-code elimination keeps."""
+    assert module.entry is not None
+    kept = {module.entry}
+    stack = [module.entry]
+    while stack:
+        comp = stack.pop()
+        for instr in comp.instructions:
+            if instr.opcode in _NEVER_DEAD:
+                for callee in instr.called_computations:
+                    if callee not in kept:
+                        kept.add(callee)
+                        stack.append(callee)
+    return kept
