@@ -29,6 +29,33 @@ def test_version_imports_no_command():
                                                    "xladoctor.catalogue", "xladoctor.offload"))}, loaded
 
 
+def test_version_reads_no_label_file():
+    """--version prints no help, so neither the TOML reader nor importlib.resources is loaded."""
+    code = ("import sys, io, contextlib\n"
+            "from xladoctor.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n"
+            "        main(['--version'])\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            "print(sorted(m for m in ('tomllib', 'importlib.resources') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_shape_reads_labels_beside_the_module_not_through_importlib_resources():
+    """importlib.resources pulls pathlib, tempfile, zipfile: the label files are opened directly."""
+    code = ("import sys, io, contextlib\n"
+            "from xladoctor.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['shape', 'f32[2,3]'])\n"
+            "print(sorted(m for m in ('importlib.resources', 'tempfile', 'zipfile') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
 def test_shape_imports_neither_the_hlo_parser_nor_the_offload_analysis():
     loaded = _modules_after(["shape", "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"])
     assert "xladoctor.commands.shape" in loaded
