@@ -58,6 +58,7 @@ def test_shape_imports_neither_the_hlo_parser_nor_the_offload_analysis():
     loaded = _modules_after(["shape", "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"])
     assert "xladoctor.commands.shape" in loaded
     assert not set(HEAVY) & loaded, set(HEAVY) & loaded
+    assert "xladoctor.ir.opcodes" not in loaded  # xladoctor.ir re-exports on first use
     assert not {m for m in loaded if m.startswith("xladoctor.commands.") and m != "xladoctor.commands.shape"
                 and m != "xladoctor.commands._common"}
 
