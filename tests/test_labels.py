@@ -13,7 +13,18 @@ from pathlib import Path
 import pytest
 
 from xladoctor.errors import InputError
-from xladoctor.labels import FALLBACK, LANGUAGES, label, labels, localize, parse_labels, placeholders, text
+from xladoctor.labels import (
+    FALLBACK,
+    LANGUAGES,
+    _area_chunks,
+    area_labels,
+    label,
+    labels,
+    localize,
+    parse_labels,
+    placeholders,
+    text,
+)
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "xladoctor"
 AREAS = sorted({key.split(".", 1)[0] for key in labels(FALLBACK)})
@@ -94,6 +105,20 @@ def test_bad_label_files_are_refused_with_their_source():
     with pytest.raises(InputError, match="not valid TOML"):
         parse_labels(b"[html\n", "labels/xx.toml")
     assert parse_labels(b'[a.b]\nc = "x {y} {{z}}"\n', "t") == {"a.b.c": "x {y} {{z}}"}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_reading_one_area_at_a_time_gives_the_whole_files_labels(lang):
+    """label() parses only the tables of the key's area; together they must be the whole file, exactly
+    (and the shipped files must be ones the cut can follow, or every label() would parse the whole file)."""
+    assert _area_chunks(lang) is not None
+    whole = labels(lang)
+    pieces: dict[str, str] = {}
+    for area in {key.split(".", 1)[0] for key in whole}:
+        part = area_labels(lang, area)
+        assert all(key.startswith(area + ".") for key in part), area
+        pieces.update(part)
+    assert pieces == whole
 
 
 def test_the_loader_sits_at_the_bottom_of_the_layers():

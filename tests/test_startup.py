@@ -23,16 +23,42 @@ def _modules_after(argv: list[str], stdin: str = "") -> set[str]:
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+def _loaded_of(argv: list[str], names: tuple[str, ...]) -> set[str]:
+    """Which of ``names`` (any module, standard library included) are imported after running ``argv``."""
+    code = ("import sys, io, contextlib, json\n"
+            "from xladoctor.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n"
+            f"        main({argv!r})\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            f"print(json.dumps([m for m in {names!r} if m in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
 def test_version_imports_no_command():
     loaded = _modules_after(["--version"])
     assert not {m for m in loaded if m.startswith(("xladoctor.commands.", "xladoctor.syntax", "xladoctor.ir",
                                                    "xladoctor.catalogue", "xladoctor.offload"))}, loaded
 
 
+def test_version_reads_no_label_file():
+    """--version prints no help, so neither the TOML reader nor importlib.resources is loaded."""
+    assert not _loaded_of(["--version"], ("tomllib", "importlib.resources"))
+
+
+def test_shape_reads_labels_beside_the_module_not_through_importlib_resources():
+    """importlib.resources pulls pathlib, tempfile, zipfile: the label files are opened directly."""
+    assert not _loaded_of(["shape", "f32[2,3]"], ("importlib.resources", "tempfile", "zipfile"))
+
+
 def test_shape_imports_neither_the_hlo_parser_nor_the_offload_analysis():
     loaded = _modules_after(["shape", "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"])
     assert "xladoctor.commands.shape" in loaded
     assert not set(HEAVY) & loaded, set(HEAVY) & loaded
+    assert "xladoctor.ir.opcodes" not in loaded  # xladoctor.ir re-exports on first use
     assert not {m for m in loaded if m.startswith("xladoctor.commands.") and m != "xladoctor.commands.shape"
                 and m != "xladoctor.commands._common"}
 
@@ -50,3 +76,16 @@ def test_check_on_a_module_without_offload_tokens_does_not_parse_it(tmp_path):
     hlo.write_text("HloModule m\n\nENTRY e {\n  ROOT p = f32[2]{0} parameter(0)\n}\n")
     loaded = _modules_after(["check", str(hlo)])
     assert "xladoctor.hlo_triage" in loaded and not set(HEAVY) & loaded
+
+
+def test_check_help_builds_its_arguments_without_the_checks():
+    """`check --help` imports the command's arguments only: the walk, the pipeline and the findings come with run()."""
+    loaded = _modules_after(["check", "--help"])
+    assert "xladoctor.commands.check" in loaded
+    assert not {m for m in loaded if m.startswith(("xladoctor.checking", "xladoctor.pipeline", "xladoctor.findings",
+                                                   "xladoctor.report.check_text"))}, loaded
+
+
+def test_reading_a_file_does_not_import_dataclasses():
+    """files.WalkEntry is a NamedTuple: dataclasses pulls inspect, ast, dis and tokenize into every start-up."""
+    assert _loaded_of(["check", "--help"], ("xladoctor.files", "dataclasses", "inspect")) == {"xladoctor.files"}

@@ -82,8 +82,9 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(only: str | None = None, lang: str = "en") -> argparse.ArgumentParser:
     """The full parser, or (``only``) one with just that subcommand (none for ``""``), for a fast start;
     its help in ``lang``."""
-    parser = _Parser(prog="xladoctor", description=label("cli.description", lang),
-                     epilog=label("cli.epilog", lang), help_lang=lang)
+    # a bare --version prints no help: its words (the label file) are not read at all
+    words = {} if only == "" else {"description": label("cli.description", lang), "epilog": label("cli.epilog", lang)}
+    parser = _Parser(prog="xladoctor", help_lang=lang, **words)
     parser.add_argument("--version", action="version", version=f"xladoctor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in _command_modules(only):

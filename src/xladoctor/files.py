@@ -20,7 +20,7 @@ import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .errors import InputError, UnboundedSizeError
 
@@ -48,9 +48,12 @@ def check_readable_kind(path: str) -> str:
     return kind
 
 
-@dataclass(frozen=True)
-class WalkEntry:
-    """One path met while walking: ``status`` is ``"file"`` (to check), ``"skipped"`` or ``"error"``."""
+class WalkEntry(NamedTuple):
+    """One path met while walking: ``status`` is ``"file"`` (to check), ``"skipped"`` or ``"error"``.
+
+    A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect`` (and ``ast``, ``dis``...), which
+    every command that reads a file would pay for at start-up through this module.
+    """
 
     path: str
     status: str

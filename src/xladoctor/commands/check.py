@@ -29,18 +29,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..checking.entries import error_entry
-from ..checking.stream import Options, check_path, check_stdin
-from ..checking.walk import Item, example_paths, expand
 from ..errors import InputError, UsageError
 from ..labels import label
-from ..report.check_text import render_text
 from . import _confirm
-from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, help_text
 from ._format import add_format_argument, emit_document
+
+if TYPE_CHECKING:  # the checks themselves are imported by run(): `check --help` builds arguments only
+    from ..checking.stream import Options
+    from ..checking.walk import Item
 
 NAME = "check"
 HELP = "cli.check.help"
@@ -69,6 +68,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _check_all(items: list[Item], opts: Options, jobs: int, progress) -> list[dict[str, Any]]:
     """Entries in ``items`` order; files in a process pool when there are several and ``jobs > 1``."""
+    from ..checking.entries import error_entry
+    from ..checking.stream import check_path, check_stdin
+
     out: list[dict[str, Any] | None] = [None] * len(items)
     todo = [i for i, it in enumerate(items) if it.status == "file"]
     for i, it in enumerate(items):
@@ -94,15 +96,21 @@ def _check_all(items: list[Item], opts: Options, jobs: int, progress) -> list[di
 
 
 def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
+    from ..checking.entries import error_entry
+
     path = args[0]
     return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))
 
 
 def run(args: argparse.Namespace) -> int:
     from ..catalogue.fastscan import usable_cpus
+    from ..checking.stream import Options
+    from ..checking.walk import example_paths, expand
     from ..pipeline import check_diagnostics
     from ..progress import Progress
     from ..report.catalogue_text import language_from_env
+    from ..report.check_text import render_text
+    from ._atomic import refuse_overwriting_inputs, write_output
 
     lang = args.lang or language_from_env()
     paths = list(args.paths) + (example_paths() if args.examples else [])

@@ -11,7 +11,24 @@
 ('MoveToHost', ['p'], 'f32[4]{0:S(5)}')
 """
 
-from .opcodes import HloOpcode
-from .shape import HOST_MEMORY_SPACE, Layout, Shape, ShapeIndex, SplitConfig, Tile
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["HloOpcode", "HOST_MEMORY_SPACE", "Layout", "Shape", "ShapeIndex", "SplitConfig", "Tile"]
+
+# Re-exported on first use: importing ``xladoctor.ir.shape`` runs this package first, and
+# ``xladoctor shape`` has no use for the opcode enum (130-odd members built at import).
+_FROM_SHAPE = frozenset(__all__) - {"HloOpcode"}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HloOpcode":
+        from .opcodes import HloOpcode
+
+        return HloOpcode
+    if name in _FROM_SHAPE:
+        from . import shape
+
+        return getattr(shape, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,17 +18,12 @@ This module is data at the bottom of the layers: it imports nothing of xladoctor
 from __future__ import annotations
 
 import os
+import re
 import string
 import sys
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from typing import Any, NamedTuple
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 from ..errors import InputError
 
@@ -77,10 +72,10 @@ def label(key: str, lang: str = FALLBACK, /, **values: Any) -> str:
 
     Values that are :class:`Text` are rendered in the same language first.
     """
-    table = labels(lang)
-    template = table.get(key)
+    area = key.partition(".")[0]
+    template = area_labels(lang, area).get(key)
     if template is None:
-        template = labels(FALLBACK)[key]  # KeyError: a key used in code but defined nowhere
+        template = area_labels(FALLBACK, area)[key]  # KeyError: a key used in code but defined nowhere
     filled = {k: render(v, lang) for k, v in values.items()}
     return template.format_map(filled)
 
@@ -112,13 +107,72 @@ def labels(lang: str) -> dict[str, str]:
     """Every label of one language, flat dotted keys; read once per process.  Unknown language: empty."""
     if lang not in LANGUAGES:
         return {}
+    return parse_labels(_read(lang), f"labels/{lang}.toml")
+
+
+@cache
+def area_labels(lang: str, area: str) -> dict[str, str]:
+    """The labels of one area (``cli``, ``shape``...) of one language: only its tables are parsed.
+
+    Why: a command shows the words of one or two areas, and parsing a whole label file with the
+    pure-Python ``tomllib`` was a tenth of ``xladoctor shape``'s start-up.  The file is cut at its
+    table headers as it is read (nothing generated, nothing cached on disk that could go stale);
+    a file the cut cannot follow exactly is parsed whole.  Unknown language: empty.
+    """
+    if lang not in LANGUAGES:
+        return {}
+    chunks = _area_chunks(lang)
+    if chunks is None:
+        return labels(lang)
+    prelude, areas = chunks
+    return parse_labels((prelude + "".join(areas.get(area, ()))).encode("utf-8"), f"labels/{lang}.toml")
+
+
+# A plain table header: ``[area]`` or ``[area.sub]`` with bare keys, then maybe a comment.
+_HEADER = re.compile(r"\[([A-Za-z0-9_-]+)(?:\.[A-Za-z0-9_-]+)*\][ \t]*(?:#.*)?")
+
+
+@cache
+def _area_chunks(lang: str) -> tuple[str, dict[str, list[str]]] | None:
+    """The file's text before its first table, and each area's tables in file order; None when a
+    line may not be what it looks like (a multi-line string, a quoted or array-of-tables header),
+    so the area-by-area parse always equals the whole-file one (tests/test_labels.py checks)."""
+    text = _read(lang).decode("utf-8", errors="replace")
+    if '"""' in text or "'''" in text:
+        return None
+    prelude: list[str] = []
+    areas: dict[str, list[str]] = {}
+    current = prelude
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            header = _HEADER.fullmatch(stripped)
+            if header is None:
+                return None
+            current = areas.setdefault(header.group(1), [])
+        current.append(line)
+    return "".join(prelude), {area: ["".join(lines)] for area, lines in areas.items()}
+
+
+def _read(lang: str) -> bytes:
+    """One label file's bytes, read beside this module (``importlib.resources`` costs start-up time;
+    it is the fallback for an install where the package is not plain files, e.g. a zip)."""
     name = f"{lang}.toml"
-    data = (resources.files(__package__) / name).read_bytes()
-    return parse_labels(data, f"labels/{name}")
+    try:
+        with open(os.path.join(os.path.dirname(__file__), name), "rb") as f:
+            return f.read()
+    except OSError:
+        from importlib import resources
+
+        return (resources.files(__package__) / name).read_bytes()
 
 
 def parse_labels(data: bytes, source: str) -> dict[str, str]:
     """Flatten one label file (nested tables -> ``a.b.c`` keys); every leaf must be a string template."""
+    if sys.version_info >= (3, 11):  # imported here: a bare --version reads no label file
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
     try:
         doc = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
@@ -148,5 +202,5 @@ def placeholders(template: str) -> frozenset[str]:
     return frozenset(field for _, field, _, _ in string.Formatter().parse(template) if field is not None)
 
 
-__all__ = ["FALLBACK", "LANGUAGES", "Text", "label", "labels", "language_from_env", "localize", "parse_labels", "placeholders", "plural", "render",
+__all__ = ["FALLBACK", "LANGUAGES", "Text", "area_labels", "label", "labels", "language_from_env", "localize", "parse_labels", "placeholders", "plural", "render",
            "text"]

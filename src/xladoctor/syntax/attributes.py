@@ -69,23 +69,30 @@ def scan_value(text: str, pos: int, source: str) -> int:
                 continue
             return i
         else:
-            if i == pos and c in _NUMBER_START:
-                end = number_token_end(text, i)
-                if end > i:
-                    return end  # XLA's lexer ends a number there: '0dd.7' is 0, then the next token
-            m = _PLAIN_TOP.match(text, i)
-            if not m:
+            i, ends = _plain_top_end(text, i, pos)
+            if ends:
                 return i
-            comment = text.find("/", i, m.end())
-            while comment >= 0 and text[comment + 1:comment + 2] not in ("/", "*"):
-                comment = text.find("/", comment + 1, m.end())
-            if comment >= 0:
-                return comment  # a comment ends the value, as it ends any token in XLA's lexer
-            i = m.end()
     if stack:
         opener, where = stack[-1]
         raise HloParseError.at(f"unbalanced '{opener}': no matching closer before end of input", text, where, source)
     return i
+
+
+def _plain_top_end(text: str, i: int, pos: int) -> tuple[int, bool]:
+    """Where a run of plain characters outside brackets stops, and whether the value ends there."""
+    if i == pos and text[i] in _NUMBER_START:
+        end = number_token_end(text, i)
+        if end > i:
+            return end, True  # XLA's lexer ends a number there: '0dd.7' is 0, then the next token
+    m = _PLAIN_TOP.match(text, i)
+    if not m:
+        return i, True
+    comment = text.find("/", i, m.end())
+    while comment >= 0 and text[comment + 1:comment + 2] not in ("/", "*"):
+        comment = text.find("/", comment + 1, m.end())
+    if comment >= 0:
+        return comment, True  # a comment ends the value, as it ends any token in XLA's lexer
+    return m.end(), False
 
 
 def _closing_quote(text: str, i: int, q: str) -> int:
