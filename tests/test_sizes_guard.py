@@ -18,10 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "xladoctor"
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 60
 
-ALLOWED: frozenset[str] = frozenset({
-    # syntax/ belongs to the parse-memory work (branch h12mem), which splits it.
-    "syntax/computation_reader.py::ComputationReader._parse_instructions",
-})
+ALLOWED: frozenset[str] = frozenset()  # none left: computation_reader._parse_instructions was split (h12mem)
 
 
 def _sources() -> list[Path]:
