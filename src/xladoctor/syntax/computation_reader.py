@@ -196,6 +196,7 @@ class ComputationReader(InstructionReader):
                 ref, pos = operand_refs[ops.index(None)]
                 raise self._undefined(comp, ref, pos)
             instr.operands = [o for o in ops if o is not None]  # none is None here
+            self.check_declared_operands(instr.operands)
         return instr, control_refs
 
     def _finish_body(self, comp: HloComputation, root: HloInstruction | None,

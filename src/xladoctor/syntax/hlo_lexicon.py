@@ -15,6 +15,9 @@ KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
 # attributes the analyses read.
 VALUE_FORM = {"custom_call_target": ('"', "a string"), "frontend_attributes": ("{", "'{'"),
               "metadata": ("{", "'{'"), "execution_thread": ('"', "a string")}
+# Attributes XLA's parser reads as one int64 (AttrTy::kInt64): anything else is "expects integer".
+INT64_ATTRIBUTES = frozenset(("iota_dimension", "exponent_bits", "mantissa_bits", "feature_group_count",
+                              "batch_group_count", "channel_id"))
 METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name")
 METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_column", "stack_frame_id")
 # The metadata XLA and jax print: known keys, escape-free strings, integers of up to 9 digits

@@ -23,7 +23,7 @@ from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, REQUIRED_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
-from .hlo_lexicon import KEYWORDS, metadata_fast
+from .hlo_lexicon import INT64_ATTRIBUTES, KEYWORDS, metadata_fast
 from .reader import Reader
 from .shape_parser import read_shape
 
@@ -182,7 +182,7 @@ def _contents(instr: HloInstruction, inside: str) -> bool:
 
 # Attributes the full reader decodes or checks beyond storing them.
 _DECODED = frozenset(("custom_call_target", "index", "frontend_attributes", "output_to_operand_aliasing",
-                      "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES))
+                      "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES, *INT64_ATTRIBUTES))
 
 
 def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Container, Mapping
+from collections.abc import Container, Mapping, Sequence
 from types import MappingProxyType
 
 from ..errors import HloParseError
@@ -19,8 +19,9 @@ from ..ir.module import HloModule
 from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, REQUIRED_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
+from ..ir.shape import Shape
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
-from .hlo_lexicon import KEYWORDS, METADATA_INTS, METADATA_STRINGS, VALUE_FORM, metadata_fast
+from .hlo_lexicon import INT64_ATTRIBUTES, KEYWORDS, METADATA_INTS, METADATA_STRINGS, VALUE_FORM, metadata_fast
 from .reader import Reader, lex_int64, match_end, show_token
 from .shape_parser import read_shape
 
@@ -51,6 +52,8 @@ class InstructionReader:
     text: str
     source: str
     _calls_to_resolve: list[PendingCall]
+    declared_operands: list[tuple[int, Shape, int]]
+    """The operands of the instruction being read that were written with a shape: (index, shape, where)."""
 
     def error(self, message: str, pos: int | None = None) -> HloParseError:
         return self.r.error(message, pos)
@@ -175,6 +178,7 @@ class InstructionReader:
         r = self.r
         refs: list[tuple[str, int]] = []
         typed: list[str] = []
+        self.declared_operands = []
         while True:
             if r.accept(")"):
                 break
@@ -184,10 +188,11 @@ class InstructionReader:
             pos = r.pos
             if _SHAPE_START.match(r.text, pos) or self._primitive_word(pos):
                 # Older printers: "f32[2]{0} %x"; a bare name never starts with "type[" or "(".
-                shape = self._operand_shape()
-                if shape is None:
+                declared = self._operand_shape()
+                if declared is None:
                     continue  # XLA's ParseOperands drops it: see _operand_shape
-                typed.append(shape)
+                typed.append(declared[0])
+                self.declared_operands.append((len(refs), declared[1], pos))
                 r.skip()
                 pos = r.pos
             name = r.accept_name()
@@ -215,7 +220,7 @@ class InstructionReader:
         m = _IDENT.match(self.r.text, pos)
         return m is not None and m.group(0) in _PRIMITIVE_WORDS and not self.r.text.startswith(":", m.end())
 
-    def _operand_shape(self) -> str | None:
+    def _operand_shape(self) -> tuple[str, Shape] | None:
         """The shape written before an operand's name, as text; or None where XLA's parser drops the
         operand, leaving the cursor where XLA's lexer stops.
 
@@ -232,7 +237,7 @@ class InstructionReader:
         start = r.pos
         probe = _Probe(r.text, self.source, start)
         try:
-            read_shape(probe)
+            shape = read_shape(probe)
             end = probe.pos
             stop = match_end(_GAP, r.text, end)
         except _Stopped as e:
@@ -244,7 +249,17 @@ class InstructionReader:
         if end < 0:
             read_shape(r)  # the same error, located
         r.pos = end
-        return r.text[start:end]
+        return r.text[start:end], shape
+
+    def check_declared_operands(self, operands: Sequence[HloInstruction]) -> None:
+        """XLA's FindInstruction: a shape written before an operand's name must be compatible
+        (ShapeUtil::Compatible: element type, dimensions, tuple structure; layout ignored) with
+        that operand's own shape, else "The declared operand shape ... is not compatible"."""
+        for index, declared, pos in self.declared_operands:
+            actual = operands[index].shape
+            if not declared.compatible(actual):
+                raise self.error(f"The declared operand shape {declared} is not compatible with the shape of "
+                                 f"the operand instruction {actual}.", pos)
 
     def _parse_attributes(self, instr: HloInstruction) -> list[tuple[str, int]]:
         r = self.r
@@ -306,6 +321,9 @@ class InstructionReader:
             if index is None:  # XLA: 'expects integer' (a 64-bit one: its lexer refuses longer)
                 raise self.error(f"index must be a 64-bit integer, got {show_token(raw)}", pos)
             instr.tuple_index = index
+        elif attr in INT64_ATTRIBUTES:
+            if lex_int64(raw) is None:  # XLA's AttrTy::kInt64: 'expects integer'
+                raise self.error(f"attribute {attr} expects a 64-bit integer, found {show_token(raw)}", pos)
         elif attr == "frontend_attributes":
             instr.frontend_attributes = self._frontend_attributes(raw, pos)
         elif attr == "metadata":
@@ -320,7 +338,8 @@ class InstructionReader:
                 # ('to_apply={c}' is refused there: 'expects '=' in instruction').
                 raise self.error(f"{attr}= names one computation: XLA reads '{{' here as the start of an inline "
                                  "computation body, which xladoctor does not read", pos)
-            names = self._name_list(raw, pos, braced=attr in _COMPUTATION_LIST_ROLES)
+            listed = attr in _COMPUTATION_LIST_ROLES  # a conditional needs a branch: jaxlib refuses '{}'
+            names = self._name_list(raw, pos, braced=listed, empty=not listed)
             self._calls_to_resolve.append((instr, attr, names, pos))
 
     def _name_list(self, raw: str, pos: int, braced: bool, empty: bool = True) -> list[str]:
