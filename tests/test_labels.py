@@ -134,6 +134,7 @@ def test_help_is_written_in_the_language_lang_names_else_the_locales(monkeypatch
     from xladoctor.cli import build_parser, help_language
 
     monkeypatch.setenv("LC_ALL", "en_US.UTF-8")
+    monkeypatch.setenv("COLUMNS", "2000")  # argparse wraps to the terminal's width, and breaks words at hyphens
     assert help_language(["explain", "--lang", "fa", "--help"]) == "fa"
     assert help_language(["check", "--lang=fa", "-h"]) == "fa"
     assert help_language(["check", "--", "--lang", "fa"]) == "en"
