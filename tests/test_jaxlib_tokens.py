@@ -215,21 +215,27 @@ GLUED_NAMES = {"N": True, "N:": True, "%N": True, "9223372036854775807N": False,
                "-N": False, "N+": False, "N$": False, "2.1": False}
 
 
+def _agrees_with_jaxlib(text: str, accepted: bool, words: str = "") -> None:
+    """Ours accepts ``text`` exactly when ``accepted``, refusing with one located line that says
+    ``words``; jaxlib's parser (when installed) decides the same."""
+    try:
+        parse_module(text, "t.hlo")
+        ours = True
+    except HloParseError as e:
+        assert str(e).startswith("t.hlo:") and "\n" not in str(e) and words in str(e)
+        ours = False
+    assert ours is accepted
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import jaxlib_accepts
+    assert jaxlib_accepts(text) is accepted
+
+
 @pytest.mark.parametrize("slot", NAME_SLOTS)
 @pytest.mark.parametrize("spelling", GLUED_NAMES)
 def test_a_name_never_starts_with_a_digit(slot: str, spelling: str):
     name, line = NAME_SLOTS[slot]
     text = module(line.replace("TOKEN", spelling.replace("N", name))).replace("ENTRY", LOOPS + "ENTRY", 1)
-    try:
-        parse_module(text, "t.hlo")
-        ours = True
-    except HloParseError as e:
-        assert str(e).startswith("t.hlo:") and "\n" not in str(e)
-        ours = False
-    assert ours is GLUED_NAMES[spelling]
-    pytest.importorskip("jaxlib")
-    from jaxlib_oracle import jaxlib_accepts
-    assert jaxlib_accepts(text) is ours
+    _agrees_with_jaxlib(text, GLUED_NAMES[spelling])
 
 
 @pytest.mark.parametrize("slot,value,accepted", [
@@ -242,17 +248,7 @@ def test_name_lists_are_read_token_by_token(slot: str, value: str, accepted: boo
     """XLA's ParseList and ParseInstructionNames: braces required, one comma between names, no empty
     entry; an instruction name list is never empty."""
     line = NAME_SLOTS[slot][1].replace("{TOKEN}", value)
-    text = module(line).replace("ENTRY", LOOPS + "ENTRY", 1)
-    try:
-        parse_module(text, "t.hlo")
-        ours = True
-    except HloParseError as e:
-        assert str(e).startswith("t.hlo:") and "\n" not in str(e)
-        ours = False
-    assert ours is accepted
-    pytest.importorskip("jaxlib")
-    from jaxlib_oracle import jaxlib_accepts
-    assert jaxlib_accepts(text) is accepted
+    _agrees_with_jaxlib(module(line).replace("ENTRY", LOOPS + "ENTRY", 1), accepted)
 
 
 # Campaign find (disagree-3): 'index=0dd.7 = f32[2,1] custom-call(...)' -- XLA's lexer ends the number
@@ -342,20 +338,6 @@ def test_a_dropped_operand_does_not_count_and_a_defined_one_is_kept(line: str, a
     from jaxlib_oracle import jaxlib_accepts
     assert jaxlib_accepts(text) is accepted
 
-
-def _agrees_with_jaxlib(text: str, accepted: bool, words: str = "") -> None:
-    """Ours accepts ``text`` exactly when ``accepted``, refusing with one located line that says
-    ``words``; jaxlib's parser (when installed) decides the same."""
-    try:
-        parse_module(text, "t.hlo")
-        ours = True
-    except HloParseError as e:
-        assert str(e).startswith("t.hlo:") and "\n" not in str(e) and words in str(e)
-        ours = False
-    assert ours is accepted
-    pytest.importorskip("jaxlib")
-    from jaxlib_oracle import jaxlib_accepts
-    assert jaxlib_accepts(text) is accepted
 
 
 # XLA's FindInstruction: a shape written before an operand's name must be ShapeUtil::Compatible

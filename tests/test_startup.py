@@ -9,7 +9,8 @@ import sys
 HEAVY = ("xladoctor.syntax.hlo_parser", "xladoctor.offload", "xladoctor.offload.analysis", "xladoctor.inputs.compare")
 
 
-def _modules_after(argv: list[str], stdin: str = "") -> set[str]:
+def _after(argv: list[str], listed: str, stdin: str = "") -> list[str]:
+    """Run ``argv`` in a fresh interpreter, then evaluate ``listed`` (a list of module names) there."""
     code = ("import sys, io, contextlib, json\n"
             "from xladoctor.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
@@ -17,25 +18,19 @@ def _modules_after(argv: list[str], stdin: str = "") -> set[str]:
             f"        main({argv!r})\n"
             "    except SystemExit:\n"
             "        pass\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('xladoctor'))))\n")
+            f"print(json.dumps({listed}))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, input=stdin)
     assert out.returncode == 0, out.stderr
-    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _modules_after(argv: list[str], stdin: str = "") -> set[str]:
+    return set(_after(argv, "sorted(m for m in sys.modules if m.startswith('xladoctor'))", stdin))
 
 
 def _loaded_of(argv: list[str], names: tuple[str, ...]) -> set[str]:
     """Which of ``names`` (any module, standard library included) are imported after running ``argv``."""
-    code = ("import sys, io, contextlib, json\n"
-            "from xladoctor.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            "    try:\n"
-            f"        main({argv!r})\n"
-            "    except SystemExit:\n"
-            "        pass\n"
-            f"print(json.dumps([m for m in {names!r} if m in sys.modules]))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+    return set(_after(argv, f"[m for m in {names!r} if m in sys.modules]"))
 
 
 def test_version_imports_no_command():
