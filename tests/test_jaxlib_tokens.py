@@ -378,3 +378,22 @@ def test_a_conditional_needs_a_branch():
             "  ROOT c.4 = f32[] conditional(p.1, x.0), branch_computations={BRANCHES}\n}\n")
     _agrees_with_jaxlib(text.replace("BRANCHES", "b.1"), True)
     _agrees_with_jaxlib(text.replace("BRANCHES", ""), False, "expects name")
+
+
+# XLA's ParseFrontendAttributes: '{}' or key=value pairs with one comma between each, each value a
+# string or a {...} dict.  Campaign find (seed 9292): 'frontend_attributes={k="r"_placement="x"}'
+# (a mutated key) was read as two pairs; XLA stops after "r" with "expects '}' at the end of
+# frontend attributes".
+FRONTEND = ('HloModule m\n\nENTRY e {\n  p.1 = f32[2]{0} parameter(0)\n  ROOT c.2 = f32[2]{0} custom-call(p.1), '
+            'custom_call_target="x", frontend_attributes=FA\n}\n')
+
+
+@pytest.mark.parametrize("attributes,accepted", [
+    ('{a="x", b="y"}', True), ('{a="x",b="y"}', True), ('{a="x" , b="y"}', True), ("{}", True), ("{ }", True),
+    ("{a={b=1}}", True), ('{a={"b":1}}', True), ('{a="x", a="y"}', True), ('{a="x" b="y"}', False),
+    ('{a="x"b="y"}', False), ('{_xla_buffesource_file="r"_placement="pinned_host"}', False), ('{a="x",}', False),
+    ('{a="x",,b="y"}', False), ('{,a="x"}', False), ("{a=x}", False), ("{a=1}", False), ("{a=true}", False)])
+def test_frontend_attributes_as_xla_reads_them(attributes: str, accepted: bool):
+    _agrees_with_jaxlib(FRONTEND.replace("FA", attributes), accepted)
+    header = f"HloModule m, frontend_attributes={attributes}\n\nENTRY e {{\n  ROOT p.1 = f32[2]{{0}} parameter(0)\n}}\n"
+    _agrees_with_jaxlib(header, accepted)

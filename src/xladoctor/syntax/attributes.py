@@ -267,10 +267,40 @@ _SEP_EQ = re.compile(r"=\s*")
 def parse_string_map(raw: str) -> dict[str, str]:
     """``frontend_attributes={_xla_buffer_placement="pinned_host"}`` -> dict of decoded values.
 
-    Quoted values are decoded; unquoted ones (``xla.sdy.meshes={mesh = #sdy.mesh<[]>}``)
-    are kept as written.
+    Read as XLA's ParseFrontendAttributes reads it: ``{}``, or ``key=value`` pairs with one comma
+    between each (no space-only separator, no trailing or doubled comma), each value a string
+    (decoded here) or a ``{...}`` dict (``xla.sdy.meshes={mesh = #sdy.mesh<[]>}``, kept as
+    written).  ``ValueError`` otherwise, worded as XLA's "expects '}' at the end of frontend
+    attributes" where XLA's loop stops.
     """
-    return {k: unquote(v) if v.startswith('"') else v for k, v in parse_key_values(raw)}
+    body = raw.strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        raise ValueError("expected '{' to start frontend attributes")
+    body = body[1:-1]
+    out: dict[str, str] = {}
+    pos = match_end(_GAP, body, 0)
+    if pos >= len(body):
+        return out
+    while True:
+        m = _KEY.match(body, pos)
+        eq = _SEP_EQ.match(body, m.end()) if m else None
+        if m is None or eq is None:
+            raise ValueError(f"expects attribute name=, found {body[pos:pos + 40]!r}")
+        pos = eq.end()
+        if not body.startswith(('"', "{"), pos):
+            raise ValueError(f"expects string or JSON dict as frontend attribute value, found {body[pos:pos + 40]!r}")
+        try:
+            end = scan_value(body, pos, "<attribute>")
+        except HloParseError as e:
+            raise ValueError(e.message) from None
+        value = body[pos:end]
+        out[m.group(0)] = unquote(value) if value.startswith('"') else value
+        pos = match_end(_GAP, body, end)
+        if pos >= len(body):
+            return out
+        if not body.startswith(",", pos):
+            raise ValueError(f"expects '}}' at the end of frontend attributes, found {body[pos:pos + 40]!r}")
+        pos = match_end(_GAP, body, pos + 1)
 
 
 def format_string_map(values: Mapping[str, str]) -> str:
