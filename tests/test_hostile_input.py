@@ -455,3 +455,25 @@ def test_shape_cache_stays_bounded_in_a_long_lived_process():
     finally:
         tracemalloc.stop()
     assert grown < 8 << 20, f"{grown:,} bytes kept after 30,000 distinct shapes"
+
+
+def test_a_logged_shape_whose_size_overflows_int64_is_reported_not_fatal(tmp_path, capsys):
+    """Campaign find (seed 8181): an E0102 line whose expected shape has a tile of 2**63-1 made
+    ``explain`` stop with exit 2 (the size computation refused the shape) and lose the log's
+    findings.  The finding is kept; that side is marked invalid, with the reason."""
+    import json
+
+    from test_json_schemas import validate
+
+    log = tmp_path / "big_tile.log"
+    log.write_text("INVALID_ARGUMENT: expected parameter 0 of size 5242880 "
+                   "(bf16[16,1280,40]{2,1,0:T(9223372036854775807)(2,1)}) but got buffer with incompatible size "
+                   "1638400 (bf16[16,1280,40]{1,2,0:T(8,128)(2,1)})\n")
+    code, out, err = run(["explain", str(log)], capsys)
+    assert code == 1 and "E0102" in out and "overflows int64" in out and not err
+    code, out, err = run(["explain", str(log), "--json"], capsys)
+    doc = json.loads(out)
+    validate(doc, "explain")
+    assert code == 1 and "overflows int64" in json.dumps(doc)
+    code, out, err = run(["check", str(log)], capsys)
+    assert code == 1 and "E0102" in out

@@ -31,6 +31,7 @@ import dataclasses
 import re
 from typing import Any
 
+from ..errors import XlaDoctorError
 from ..labels import Text, text
 
 # A shape+layout token: no spaces, parentheses nested one level (T(8,128)(2,1)).
@@ -169,7 +170,10 @@ def explain_shape(shape_text: str, printed_size: int | None) -> dict[str, Any]:
     if shape.is_tuple:
         info["logical_bytes"] = logical_bytes(shape)
         return info
-    phys = physical_bytes(shape)
+    try:
+        phys = physical_bytes(shape)
+    except XlaDoctorError as e:  # a size past int64 (a huge tile): no buffer has it, nothing to compare
+        return {"shape": shape_text, "parsed": False, "invalid": str(e)}
     info["logical_bytes"] = logical_bytes(shape)
     info["physical_bytes"] = phys
     layout = shape.layout
