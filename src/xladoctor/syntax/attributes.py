@@ -18,7 +18,7 @@ from .hlo_lexicon import number_token_end
 from .reader import match_end
 
 _PLAIN_TOP = re.compile(r'[^(){}\[\]",\s]+')
-_PLAIN_NESTED = re.compile(r'[^(){}\[\]"\']+')
+_PLAIN_NESTED = re.compile(r'[^(){}\[\]"\'/]+')
 _SPACES = re.compile(r"\s+")
 _CLOSE = {")": "(", "}": "{", "]": "["}
 _NUMBER_START = frozenset("0123456789-?")
@@ -60,6 +60,9 @@ def scan_value(text: str, pos: int, source: str) -> int:
                 end = _closing_quote(text, i, "'")
                 i = i + 1 if end < 0 else end + 1
                 continue
+            if text.startswith(("//", "/*"), i):
+                i = _comment_end(text, i, source)  # XLA's lexer skips comments inside brackets too
+                continue
             m = _PLAIN_NESTED.match(text, i)
             i = m.end() if m else i + 1
         elif c.isspace():
@@ -93,6 +96,17 @@ def _plain_top_end(text: str, i: int, pos: int) -> tuple[int, bool]:
     if comment >= 0:
         return comment, True  # a comment ends the value, as it ends any token in XLA's lexer
     return m.end(), False
+
+
+def _comment_end(text: str, i: int, source: str) -> int:
+    """Where the ``//`` (to the end of the line) or ``/* */`` comment at ``i`` ends."""
+    if text.startswith("//", i):
+        end = text.find("\n", i)
+        return len(text) if end < 0 else end
+    end = text.find("*/", i + 2)
+    if end < 0:
+        raise HloParseError.at("unterminated '/*' comment", text, i, source)
+    return end + 2
 
 
 def _closing_quote(text: str, i: int, q: str) -> int:

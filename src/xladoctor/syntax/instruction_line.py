@@ -41,9 +41,9 @@ _ARRAY = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s]*\})?"
 # lines: the classes leave those out, which keeps them short (the regex engine's cost per
 # character grows with the class).
 _STRING = r'"[^"]*"'
-# Any character but {}()[]"' -- spelled as ranges: CPython's regex engine tests a negated list of
+# Any character but {}()[]"'/ (a '/' may start a comment: the full reader) -- spelled as ranges: CPython's regex engine tests a negated list of
 # characters one by one, a list of ranges about twice as fast.
-_PLAIN_RUN = r"[\x00-!#-&*-Z\\^-z|~-\U0010ffff]*"
+_PLAIN_RUN = r"[\x00-!#-&*-.0-Z\\^-z|~-\U0010ffff]*"
 # Written as 'plain* (special plain*)*', whose specials start with characters a plain run never
 # holds: one way to match any text, so a failing match costs linear time, and runs are matched
 # by a character class, not by one alternation per character.
