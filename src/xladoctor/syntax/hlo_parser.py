@@ -26,7 +26,6 @@ import re
 from ..errors import HloParseError
 from ..ir.instruction import use_attribute_reader, use_metadata_codec
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
-from ..ir.shape import Shape
 from .attributes import parse_aliasing, parse_buffer_donors, parse_key_values, scan_string, unquote
 from .computation_reader import ComputationReader
 from .hlo_lexicon import KEYWORDS
@@ -34,7 +33,7 @@ from .instruction_line import read_attribute_text
 from .instruction_reader import PendingCall, _is_name_char
 from .metadata import TextMetadataCodec
 from .reader import Reader
-from .shape_parser import read_shape
+from .shape_parser import read_shape, read_shape_list
 
 __all__ = ["KEYWORDS", "parse_module"]
 
@@ -159,13 +158,7 @@ class _ModuleParser(ComputationReader):
         sub = Reader(self.text, self.source, start)
         sub.expect("{", "to open entry_computation_layout")
         sub.expect("(", "to open the entry parameter list")
-        params: list[Shape] = []
-        if not sub.accept(")"):
-            while True:
-                params.append(read_shape(sub))
-                if sub.accept(")"):
-                    break
-                sub.expect(",", "or ')' in entry_computation_layout parameters")
+        params = read_shape_list(sub, "entry_computation_layout parameters")
         sub.expect("->", "in entry_computation_layout")
         result = read_shape(sub)
         sub.expect("}", "to close entry_computation_layout")

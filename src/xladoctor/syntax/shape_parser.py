@@ -99,7 +99,7 @@ def _read_shape_slow(r: Reader) -> Shape:
 def _read_shape_nested(r: Reader) -> Shape:
     start = r.pos
     if r.accept("("):
-        return _read_tuple(r)
+        return Shape.tuple(read_shape_list(r, "tuple shape"))  # no extra frame per nesting level
     m = _TYPE_OR_IDENT.match(r.text, r.pos)
     if not m:
         raise r.error(f"expected a shape, found {r.describe_here()}")
@@ -135,16 +135,16 @@ def _read_shape_nested(r: Reader) -> Shape:
     return Shape(et, tuple(dims), tuple(dynamic), (), layout)
 
 
-def _read_tuple(r: Reader) -> Shape:
-    """The elements of a tuple shape, after its '('."""
-    elems: list[Shape] = []
+def read_shape_list(r: Reader, what: str) -> list[Shape]:
+    """Shapes separated by ',' up to the ')' (after the '('): a tuple's elements, a program's parameters."""
+    shapes: list[Shape] = []
     if not r.accept(")"):
         while True:
-            elems.append(read_shape(r))
+            shapes.append(read_shape(r))
             if r.accept(")"):
                 break
-            r.expect(",", "or ')' in tuple shape")
-    return Shape.tuple(elems)
+            r.expect(",", f"or ')' in {what}")
+    return shapes
 
 
 def _read_dimensions(r: Reader) -> tuple[list[int], list[bool]]:
