@@ -1,4 +1,4 @@
-"""A short, fixed-seed run of ``bench/fuzz_campaign.py`` (the long runs are reported in the README).
+"""A short, fixed-seed run of ``bench/fuzz_campaign.py`` (the long runs are reported in docs/fuzzing.md).
 
 Every target runs (parser and shapes against jaxlib, offload, explain, check on a
 folder, relayout), each input under the 256 MB address-space cap and the time cap
