@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from ..errors import HloParseError
 from .hlo_lexicon import number_token_end
-from .reader import match_end
+from .reader import GAP, match_end
 
 _PLAIN_TOP = re.compile(r'[^(){}\[\]",\s]+')
 _PLAIN_NESTED = re.compile(r'[^(){}\[\]"\'/]+')
@@ -292,7 +292,7 @@ def parse_string_map(raw: str) -> dict[str, str]:
         raise ValueError("expected '{' to start frontend attributes")
     body = body[1:-1]
     out: dict[str, str] = {}
-    pos = match_end(_GAP, body, 0)
+    pos = match_end(GAP, body, 0)
     if pos >= len(body):
         return out
     while True:
@@ -309,12 +309,12 @@ def parse_string_map(raw: str) -> dict[str, str]:
             raise ValueError(e.message) from None
         value = body[pos:end]
         out[m.group(0)] = unquote(value) if value.startswith('"') else value
-        pos = match_end(_GAP, body, end)
+        pos = match_end(GAP, body, end)
         if pos >= len(body):
             return out
         if not body.startswith(",", pos):
             raise ValueError(f"expects '}}' at the end of frontend attributes, found {body[pos:pos + 40]!r}")
-        pos = match_end(_GAP, body, pos + 1)
+        pos = match_end(GAP, body, pos + 1)
 
 
 def format_string_map(values: Mapping[str, str]) -> str:
@@ -350,7 +350,6 @@ def parse_buffer_donors(raw: str) -> list[tuple[int, tuple[int, ...]]]:
 # (the label token).  '%name:' is '%name' then ':', which no list takes.  A name never starts
 # with a digit: there XLA's lexer reads a number ('1comp' is 1, then 'comp').
 _NAME_TOKEN = re.compile(r"%([A-Za-z_][A-Za-z0-9_.\-]*)(:?)|([A-Za-z_][A-Za-z0-9_.\-]*):?")
-_GAP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 
 
 def parse_name_list(raw: str, braced: bool = False, empty: bool = True) -> list[str]:
@@ -366,15 +365,15 @@ def parse_name_list(raw: str, braced: bool = False, empty: bool = True) -> list[
             raise ValueError(f"expects a list starting with '{{', found {raw[:40]!r}")
         return [_name_token(raw, 0, len(raw))[0]]
     names: list[str] = []
-    pos = match_end(_GAP, raw, 1)
+    pos = match_end(GAP, raw, 1)
     if raw.startswith("}", pos) and empty:
         return names
     while True:
         name, pos = _name_token(raw, pos, None)
         names.append(name)
-        pos = match_end(_GAP, raw, pos)
+        pos = match_end(GAP, raw, pos)
         if raw.startswith(",", pos):
-            pos = match_end(_GAP, raw, pos + 1)
+            pos = match_end(GAP, raw, pos + 1)
             continue
         if pos != len(raw) - 1:
             raise ValueError(f"expects ',' or '}}' in a name list, found {raw[pos:pos + 40]!r}")

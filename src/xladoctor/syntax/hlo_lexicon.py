@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 from ..ir.primitive import ARRAY_TYPE_NAMES
+from .reader import lex_int64
 
 # Words XLA's lexer reads as their own tokens (primitive types and keywords), so they cannot
 # be names; checked against jaxlib by defining an instruction, a computation and a module with each.
-KEYWORDS = (ARRAY_TYPE_NAMES - {"opaque_type"}) | {
+PRIMITIVE_WORDS = ARRAY_TYPE_NAMES - {"opaque_type"}  # 'opaque_type' is spelled 'opaque' in text
+KEYWORDS = PRIMITIVE_WORDS | {
     "opaque", "token", "ENTRY", "HloModule", "ROOT", "false", "true", "inf", "nan", "last_tile_dim_replicate",
     "manual", "maximal", "replicated", "shard_as", "shard_like", "unknown"}
 # The form XLA's parser requires of an attribute's value (its first character), for the
@@ -51,8 +53,6 @@ _NUMBER_PATTERNS = tuple(re.compile(p) for p in (
     r"-?[0-9]+_-?[0-9]+(?:_[0-9]+)?(?:x-?[0-9]+_-?[0-9]+(?:_[0-9]+)?)*",  # pad
 ))
 _LEX_INT = re.compile(r"-?[0-9]+")
-# LexInt64Impl: int64 below zero, uint64 above; anything longer is an error.
-_INT_TOKEN_MIN, _INT_TOKEN_MAX = -(2**63), 2**64 - 1
 _NEGATIVE_WORDS = re.compile(r"-inf|-nan")
 
 
@@ -68,10 +68,7 @@ def number_token_end(text: str, pos: int) -> int:
             return m.end()
     m = _LEX_INT.match(text, pos)
     if m is not None:
-        digits = m.end() - m.start() - (text[pos] == "-")
-        if digits <= 20 and _INT_TOKEN_MIN <= int(m.group(0)) <= _INT_TOKEN_MAX:
-            return m.end()
-        return -1
+        return m.end() if lex_int64(m.group(0)) is not None else -1  # LexInt64Impl: beyond 64 bits is an error
     if text.startswith("->", pos):
         return pos + 2
     m = _NEGATIVE_WORDS.match(text, pos)

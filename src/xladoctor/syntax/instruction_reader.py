@@ -21,8 +21,16 @@ from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
-from .hlo_lexicon import INT64_ATTRIBUTES, KEYWORDS, METADATA_INTS, METADATA_STRINGS, VALUE_FORM, metadata_fast
-from .reader import Reader, lex_int64, match_end, show_token
+from .hlo_lexicon import (
+    INT64_ATTRIBUTES,
+    KEYWORDS,
+    METADATA_INTS,
+    METADATA_STRINGS,
+    PRIMITIVE_WORDS,
+    VALUE_FORM,
+    metadata_fast,
+)
+from .reader import GAP, IDENT, Reader, lex_int64, match_end, show_token
 from .shape_parser import read_shape
 
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
@@ -33,9 +41,6 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 # Called-computation attributes XLA parses as a braced list; the others name one computation.
 _COMPUTATION_LIST_ROLES = ("branch_computations",)
 _BARE_NAME = re.compile(r"(%?)([A-Za-z_][A-Za-z0-9_.\-]*)(:?)")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
-_PRIMITIVE_WORDS = ARRAY_TYPE_NAMES - {"opaque_type"}
-_GAP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)  # what XLA's lexer skips between tokens
 
 # Decoded frontend_attributes by spelling, bounded as the shape cache is (a long-lived process).
 _FRONTEND_MAPS: dict[str, Mapping[str, str]] = {}
@@ -198,7 +203,7 @@ class InstructionReader:
             name = r.accept_name()
             if name is None:
                 raise self.error(f"expected an operand name, found {r.describe_here()}")
-            if name not in scope and name in OPCODES_BY_SPELLING and _IDENT.fullmatch(r.text, pos, r.pos) \
+            if name not in scope and name in OPCODES_BY_SPELLING and IDENT.fullmatch(r.text, pos, r.pos) \
                     and r.peek() in (",", ")"):
                 continue  # a bare name (no '%', no ':'), which XLA's lexer makes the identifier ParseOpcode takes
             refs.append((name, pos))
@@ -217,8 +222,8 @@ class InstructionReader:
     def _primitive_word(self, pos: int) -> bool:
         """Whether a primitive type's name stands at ``pos`` as a whole token ('f32,'), which XLA's
         CanBeShape takes as the start of a shape, not as a name ('f32:' is the label token)."""
-        m = _IDENT.match(self.r.text, pos)
-        return m is not None and m.group(0) in _PRIMITIVE_WORDS and not self.r.text.startswith(":", m.end())
+        m = IDENT.match(self.r.text, pos)
+        return m is not None and m.group(0) in PRIMITIVE_WORDS and not self.r.text.startswith(":", m.end())
 
     def _operand_shape(self) -> tuple[str, Shape] | None:
         """The shape written before an operand's name, as text; or None where XLA's parser drops the
@@ -239,7 +244,7 @@ class InstructionReader:
         try:
             shape = read_shape(probe)
             end = probe.pos
-            stop = match_end(_GAP, r.text, end)
+            stop = match_end(GAP, r.text, end)
         except _Stopped as e:
             end = -1
             stop = e.offset if e.message.startswith("expected") else -1  # a syntax error, as XLA's

@@ -12,7 +12,8 @@ import re
 
 from ..errors import HloParseError
 
-_SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+# What XLA's lexer skips between tokens: white space and comments.
+GAP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 
 
 def match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
@@ -24,7 +25,8 @@ def match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
 
 _SKIP_START = frozenset(" \t\r\n\f\v/")
 _INT = re.compile(r"-?[0-9]+")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+# An identifier token of XLA's lexer (a bare name, an opcode, a primitive type's name).
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 # XLA's lexer: a name is [a-zA-Z_][a-zA-Z0-9_.-]* with an optional '%' ('$' is not allowed).
 _NAME = re.compile(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)")
 _TOKEN = re.compile(r"[A-Za-z0-9_.\-%]+|.", re.S)
@@ -87,7 +89,7 @@ class Reader:
         c = self.text[pos:pos + 1]
         if c and c not in _SKIP_START:
             return  # the common case: already at a token
-        self.pos = match_end(_SKIP, self.text, pos)
+        self.pos = match_end(GAP, self.text, pos)
 
     def peek(self) -> str:
         """Next significant character ('' at end), after skipping whitespace/comments."""
@@ -133,7 +135,7 @@ class Reader:
 
     def accept_ident(self) -> str | None:
         self.skip()
-        m = _IDENT.match(self.text, self.pos)
+        m = IDENT.match(self.text, self.pos)
         if not m:
             return None
         self.pos = m.end()

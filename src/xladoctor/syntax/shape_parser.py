@@ -25,7 +25,7 @@ import re
 from ..ir.primitive import ARRAY_TYPE_NAMES, primitive_type
 from ..ir.shape import UNBOUNDED_SIZE, Shape, default_layout
 from .layout_parser import read_layout, validate_layout
-from .reader import _SKIP, Reader, match_end
+from .reader import GAP, Reader, match_end
 
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INT64_MAX = 2**63 - 1
@@ -68,7 +68,7 @@ def read_shape(r: Reader) -> Shape:
     m = _FAST_ARRAY.match(text, pos)
     if m:
         end = m.end()
-        j = match_end(_SKIP, text, end)
+        j = match_end(GAP, text, end)
         if text[j:j + 1] != "{" or _NOT_A_LAYOUT.match(text, j):
             key = m.group(0)
             shape = _CACHE.get(key)
