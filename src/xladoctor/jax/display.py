@@ -44,17 +44,12 @@ def offload_html(report: OffloadReport) -> str:
 def inputs_document(report: InputsReport) -> dict[str, Any]:
     """The ``inputs`` command document of the executable's leaves (docs/json.md ``## inputs``)."""
     from ..pipeline import inputs_document  # the one builder of that document
-    from .inputs_check import leaf_fix_code
 
-    # Leaf paths are the parameters' names (``args[0]['w']``), as the text report gives them.
-    compared = [m for m in report.mismatches if m.detail is not None]
-    check = InputCheck("compiled", report.leaves, report.leaves, [m.detail for m in compared if m.detail])
-    doc = {"schema_version": 1, **inputs_document(check), "diagnostics": to_json(report.diagnostics())}
-    for entry, m in zip(doc["mismatches"], compared):
-        for fix in entry["fixes"]:
-            if fix["kind"] == "device_put" and m.fix_code:  # the executable's own leaf, as the diagnostics say
-                fix["code"] = leaf_fix_code(m)
-    return doc
+    # Leaf paths are the parameters' names (``args[0]['w']``), as the text report gives them.  Each
+    # leaf's own device_put line is in the diagnostics' fixes, which the page draws its fixes from.
+    check = InputCheck("compiled", report.leaves, report.leaves,
+                       [m.detail for m in report.mismatches if m.detail is not None])
+    return {"schema_version": 1, **inputs_document(check), "diagnostics": to_json(report.diagnostics())}
 
 
 def inputs_html(report: InputsReport) -> str:
