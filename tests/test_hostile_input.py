@@ -221,7 +221,8 @@ def test_outputs_never_overwrite_inputs(tmp_path, capsys):
     for argv in (["check", str(hlo), "--html", str(hlo)],
                  ["offload", str(hlo), "--fix", "host", "-o", str(hlo)],
                  ["offload", str(hlo), "--fix", "device", "-o", str(tmp_path / "hard.hlo")],
-                 ["check", str(tmp_path), "--html", str(tmp_path / "." / "a.hlo")]):
+                 ["check", str(tmp_path), "--html", str(tmp_path / "." / "a.hlo")],
+                 ["inputs", str(hlo), "--supplied-shapes", str(tmp_path / "s.txt"), "--html", str(hlo)]):
         code, _out, err = run(argv, capsys)
         assert code == 2 and "refusing to write over the input" in err, (argv, err)
         assert hlo.read_text(encoding="utf-8") == original

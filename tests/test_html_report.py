@@ -501,4 +501,4 @@ def test_inputs_html_is_written(tmp_path, capsys):
     captured = capsys.readouterr()
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and "E0102" in page and "40" in page and "128" in page
-    assert f"wrote {out}" in captured.err
+    assert f"wrote HTML report ({len(page.encode()):,} bytes) to {out}" in captured.err  # the one writer: atomic

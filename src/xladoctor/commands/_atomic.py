@@ -1,6 +1,6 @@
 """Writing an output file all-or-nothing, never onto an input.
 
-Every command that writes a file (``check --html``, ``offload --fix -o``,
+Every command that writes a file (``check --html``, ``inputs --html``, ``offload --fix -o``,
 ``relayout ... OUT``) goes through :func:`write_output`:
 
 * the data goes to a temporary file in the target's folder, is flushed and

@@ -10,9 +10,8 @@ Exit 1 on any mismatch.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from ..errors import InputError, UsageError
+from ..errors import UsageError
 from ..escape import escape_field
 from ..files import located
 from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, check_inputs
@@ -23,6 +22,7 @@ from ..ir.module import HloModule
 from ..labels import label
 from ..pipeline import inputs_document
 from ..syntax.hlo_parser import parse_module
+from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import help_text, print_json, read_input
 
 NAME = "inputs"
@@ -87,20 +87,19 @@ def run_inputs(args: argparse.Namespace) -> tuple[InputCheck, str, HloModule | N
 
 
 def run(args: argparse.Namespace) -> int:
+    inputs = (args.expected, args.supplied, args.supplied_shapes)
+    if args.html:
+        refuse_overwriting_inputs(args.html, inputs)
     check, source, module = run_inputs(args)
+    doc = inputs_document(check, source, module) if args.html or args.json else {}
     if args.html:
         from ..report.html import render_inputs_html
 
         title = label("inputs.html_title", expected=args.expected, supplied=args.supplied or args.supplied_shapes)
-        page = render_inputs_html({"schema_version": 1, **inputs_document(check, source, module)}, title=title)
-        try:
-            with open(args.html, "w", encoding="utf-8") as f:
-                f.write(page)
-        except OSError as e:
-            raise InputError(f"cannot write file: {e.strerror or e}", args.html, 1, 1) from None
-        print(label("inputs.wrote", path=args.html), file=sys.stderr)
+        page = render_inputs_html({"schema_version": 1, **doc}, title=title)
+        write_output(args.html, page, label("status.html_report"), inputs)
     if args.json:
-        print_json(inputs_document(check, source, module), schema="inputs")
+        print_json(doc, schema="inputs")
     else:
         if check.missing:
             print(label("inputs.missing", names=", ".join(map(escape_field, check.missing))))
