@@ -49,6 +49,15 @@ def test_shape_reads_labels_beside_the_module_not_through_importlib_resources():
     assert not _loaded_of(["shape", "f32[2,3]"], ("importlib.resources", "tempfile", "zipfile"))
 
 
+def test_naming_a_json_schema_loads_no_model():
+    """Every --json document names its schema; that is a string, not the findings model, the IR's
+    instructions or importlib.resources (the schema files are read only by whoever validates)."""
+    loaded = _modules_after(["shape", "f32[2,3]", "--json"])
+    assert "xladoctor.findings.schema_files" in loaded
+    assert not {"xladoctor.findings.model", "xladoctor.findings.serialise", "xladoctor.ir.opcodes"} & loaded, loaded
+    assert not _loaded_of(["shape", "f32[2,3]", "--json"], ("importlib.resources",))
+
+
 def test_shape_imports_neither_the_hlo_parser_nor_the_offload_analysis():
     loaded = _modules_after(["shape", "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"])
     assert "xladoctor.commands.shape" in loaded

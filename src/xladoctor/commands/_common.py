@@ -41,7 +41,7 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
     ``xladoctor.findings.schema_files``), so a reader knows which file validates it."""
     head: dict[str, Any] = {"schema_version": schema_version}
     if schema is not None:
-        # Lazy: the findings package (and the IR it names) only when a document is written.
+        # Lazy: loads no model or IR (findings/__init__ re-exports on first use).
         from ..findings.schema_files import schema_id
 
         head["$schema"] = schema_id(schema)

@@ -4,8 +4,29 @@ Import the adapters from their modules (``findings.from_offload``, ``findings.fr
 this package only re-exports the model and the serialiser, which need nothing heavy.
 """
 
-from .model import JSON, Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Report, Severity, SourceLocation
-from .serialise import FINDINGS_SCHEMA_VERSION, from_json, to_json
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .model import JSON, Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Report, Severity, SourceLocation
+    from .serialise import FINDINGS_SCHEMA_VERSION, from_json, to_json
 
 __all__ = ["FINDINGS_SCHEMA_VERSION", "JSON", "Finding", "FindingKind", "Fix", "FixKind", "Hop", "Location",
            "Origin", "Report", "Severity", "SourceLocation", "from_json", "to_json"]
+
+# Re-exported on first use (as ``xladoctor.ir`` does): a submodule such as ``schema_files``, whose
+# ``schema_id`` every ``--json`` document names, is imported without the model and the IR it uses.
+_FROM_SERIALISE = frozenset(("FINDINGS_SCHEMA_VERSION", "from_json", "to_json"))
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_SERIALISE:
+        from . import serialise
+
+        return getattr(serialise, name)
+    if name in __all__:
+        from . import model
+
+        return getattr(model, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

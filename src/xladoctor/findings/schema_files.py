@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
 
 SCHEMA_NAMES = ("findings", "confirm", "check", "offload", "explain", "explain_code", "inputs", "shape", "hlo",
@@ -38,6 +37,8 @@ def schema(name: str) -> dict[str, Any]:
     """One schema file, parsed (``name`` from :data:`SCHEMA_NAMES`)."""
     if name not in SCHEMA_NAMES:
         raise ValueError(f"no schema named {name!r} (have {', '.join(SCHEMA_NAMES)})")
+    from importlib import resources  # only where a file is read: schema_id is on every --json path
+
     text = (resources.files("xladoctor") / "findings" / "schema" / f"{name}.schema.json").read_text("utf-8")
     doc: dict[str, Any] = json.loads(text)
     return doc
