@@ -58,20 +58,35 @@ def hops_from_json(path: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
                  for h in path)
 
 
+def read_finding(d: Mapping[str, Any] | None) -> Finding | None:
+    """A ``diagnostics`` entry read back into the model; None without one, or where it does not
+    read (a hand-edited document: the caller draws from the entry's own facts instead)."""
+    from ..findings.serialise import finding_from_json
+
+    if d is None:
+        return None
+    try:
+        return finding_from_json(d)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def finding_where(diagnostics: Mapping[str, Any] | None, kind: FindingKind, field: str,
+                  wanted: Callable[[Any], bool]) -> Finding | None:
+    """The first ``diagnostics`` finding of ``kind`` whose ``fields[field]`` is ``wanted``, read
+    into the model (see :func:`read_finding`)."""
+    for d in (diagnostics or {}).get("findings") or ():
+        if d.get("kind") == kind.value and wanted((d.get("fields") or {}).get(field)):
+            return read_finding(d)
+    return None
+
+
 def matching_finding(err: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) -> Finding | None:
     """The ``diagnostics`` finding of an ``errors`` entry (the same output index), if it is one
     and reads back into the model."""
-    from ..findings.serialise import finding_from_json
-
     index = list(err.get("output_index") or ())
-    for d in (diagnostics or {}).get("findings") or ():
-        if d.get("kind") == FindingKind.OFFLOAD_OUTPUT_MISMATCH.value and \
-                list((d.get("fields") or {}).get("output_index") or ()) == index:
-            try:
-                return finding_from_json(d)
-            except (KeyError, TypeError, ValueError):  # a hand-edited document: draw the analysis' own path
-                return None
-    return None
+    return finding_where(diagnostics, FindingKind.OFFLOAD_OUTPUT_MISMATCH, "output_index",
+                         lambda got: list(got or ()) == index)
 
 
 def hop_lane(i: int, hop: Hop, host: HostSet, origin: str) -> tuple[str, str]:
@@ -148,30 +163,26 @@ def trace_nodes(path: Sequence[Hop], lang: str) -> list[FlowNode]:
     return nodes
 
 
-def logged_fixes(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> tuple[Fix, ...]:
-    """A logged finding's fixes: its ``diagnostics`` twin's (the model), or, in a document
-    without one, the entry's own sentences as the advice ``findings.from_log`` makes of them."""
-    from ..findings.serialise import finding_from_json
+def logged_twin(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> Finding | None:
+    """A logged finding's ``diagnostics`` twin (same code) in the model, read once per card."""
+    return read_finding(diagnostic) if diagnostic is not None and diagnostic.get("code") == f.get("code") else None
 
-    if diagnostic is not None and diagnostic.get("code") == f.get("code"):
-        try:
-            return finding_from_json(diagnostic).fixes
-        except (KeyError, TypeError, ValueError):  # a hand-edited document: fall back to the entry
-            pass
+
+def logged_fixes(f: Mapping[str, Any], twin: Finding | None) -> tuple[Fix, ...]:
+    """A logged finding's fixes: its twin's (the model), or, in a document without one, the
+    entry's own sentences as the advice ``findings.from_log`` makes of them."""
+    if twin is not None:
+        return twin.fixes
     return tuple(Fix(FixKind.ADVICE, str(x)) for x in f.get("fixes") or ())
 
 
-def logged_path(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> tuple[Hop, ...]:
-    """A logged finding's path: its ``diagnostics`` twin's (the model), or, in a document
-    without one, the log's trace read by the same adapter ``findings.from_log`` uses."""
+def logged_path(f: Mapping[str, Any], twin: Finding | None) -> tuple[Hop, ...]:
+    """A logged finding's path: its twin's (the model), or, in a document without one, the
+    log's trace read by the same adapter ``findings.from_log`` uses."""
     from ..findings.from_log import trace_hops
-    from ..findings.serialise import finding_from_json
 
-    if diagnostic is not None and diagnostic.get("code") == f.get("code"):
-        try:
-            return finding_from_json(diagnostic).path
-        except (KeyError, TypeError, ValueError):  # a hand-edited document: fall back to the trace
-            pass
+    if twin is not None:
+        return twin.path
     return trace_hops((f.get("analysis") or {}).get("trace") or ())
 
 

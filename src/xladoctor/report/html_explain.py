@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..findings.model import Hop
+from ..findings.model import Finding, Hop
 from ..labels import label
 from ..units import bytes_text
-from .finding_html import hops_from_json, host_set, logged_fixes, logged_path, path_nodes, trace_nodes
+from .finding_html import hops_from_json, host_set, logged_fixes, logged_path, logged_twin, path_nodes, trace_nodes
 from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, ltr, prose
 from .html_flow import FlowNode, render_flow
 from .html_inputs import bytes_bars, dims_bars
@@ -123,8 +123,7 @@ def _fields_table(fields: dict[str, Any], lang: str) -> str:
             f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table></details>') if rows else ""
 
 
-def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str,
-                    diagnostic: dict[str, Any] | None = None) -> str:
+def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str, twin: Finding | None = None) -> str:
     """The analysis: E0102 drawing or E1200 path, then its notes (in ``text_lang``, the document's) and numbers."""
     analysis = f.get("analysis") or {}
     if not analysis:
@@ -132,7 +131,7 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str,
     parts = []
     if f.get("code") == "E0102":
         parts.append(_e0102_visual(analysis, lang))
-    nodes = _trace_nodes(analysis, logged_path(f, diagnostic), lang) if f.get("code") == "E1200" else []
+    nodes = _trace_nodes(analysis, logged_path(f, twin), lang) if f.get("code") == "E1200" else []
     if nodes:
         analysed = bool((analysis.get("offload") or {}).get("errors"))
         caption = label("html.offload_analysis" if analysed else "html.trace_from_log", lang)
@@ -163,7 +162,8 @@ def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None =
     lines = f.get("lines") or ([f["line"]] if f.get("line") is not None else [])
     where = ", ".join(str(x) for x in lines[:8]) + ("\u2026" if len(lines) > 8 else "")
     text_lang = text_lang or lang  # notes and fixes are in the explain document's `lang`
-    fixes = "".join(f"<li>{prose(x.text, text_lang)}</li>" for x in logged_fixes(f, diagnostic))
+    twin = logged_twin(f, diagnostic)
+    fixes = "".join(f"<li>{prose(x.text, text_lang)}</li>" for x in logged_fixes(f, twin))
     link = (f'<p class="doclink">{lbl(lang, "html.docs")}: <a href="{esc(url)}" rel="noreferrer" dir="ltr">'
             f"{esc(url)}</a></p>") if url.startswith("https://") else ""
     return (
@@ -174,7 +174,7 @@ def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None =
         f'{f"<p class=title{lang_attrs(lang)}>{prose(title, lang)}</p>" if title else ""}'
         f'<h5>{lbl(lang, "html.message")}</h5>{code_block(f.get("text", ""), "log-line", label=label("html.copy", lang))}'
         f'{_fields_table(f.get("fields") or {}, lang)}'
-        f"{_analysis_block(f, uid + '-flow', lang, text_lang, diagnostic)}"
+        f"{_analysis_block(f, uid + '-flow', lang, text_lang, twin)}"
         f'<div class="fixes-prose"{lang_attrs(text_lang)}><h5>{lbl(lang, "html.fixes")}</h5><ol>{fixes}</ol></div>'
         f"{link}</article>")
 

@@ -15,7 +15,7 @@ from typing import Any
 from ..findings.model import FindingKind, Fix, FixKind
 from ..labels import label
 from ..units import bytes_text, human_bytes
-from .finding_html import fix_cards
+from .finding_html import finding_where, fix_cards
 from .html_base import WORDS, badge, code_block, esc, lbl, ltr
 
 RUNTIME_NAMES = {"tpu": "TPU (PJRT)", "cpu_gpu": "CPU / GPU (PJRT)", "gpu": "GPU (TFRT)",
@@ -122,14 +122,10 @@ def mismatch_fixes(m: Mapping[str, Any], diagnostics: Mapping[str, Any] | None) 
     ``diagnostics`` (same parameter index), or, in a document without one, its own ``fixes``
     read with the kinds the adapter gives them."""
     from ..findings.from_inputs import FIX_KINDS
-    from ..findings.serialise import finding_from_json
 
-    for d in (diagnostics or {}).get("findings") or ():
-        if d.get("kind") == FindingKind.INPUT_MISMATCH.value and (d.get("fields") or {}).get("index") == m.get("index"):
-            try:
-                return finding_from_json(d).fixes
-            except (KeyError, TypeError, ValueError):  # a hand-edited document: read the entry's own
-                break
+    f = finding_where(diagnostics, FindingKind.INPUT_MISMATCH, "index", lambda got: got == m.get("index"))
+    if f is not None:
+        return f.fixes
     return tuple(Fix(FIX_KINDS.get(str(f.get("kind")), FixKind.ADVICE), str(f.get("text") or ""), f.get("code"))
                  for f in m.get("fixes") or [] if isinstance(f, Mapping))
 
