@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..findings.model import Finding, FindingKind, Fix, FixKind
-from ..labels import label
+from ..labels import label, plural
 from ..report.finding_text import render_finding
 from .source_line import SourceLine
 
@@ -94,10 +94,10 @@ def _confirmation_lines(report: OffloadReport) -> list[str]:
 def _clean_line(report: OffloadReport, target: str) -> str:
     """No E1200: what was checked (moves to host, host arguments), or that nothing is offloaded at all."""
     seen = report.offloads()
-    parts = [label("jax_report.moves_to_host_one" if seen["moves_to_host"] == 1 else "jax_report.moves_to_host_many",
-                   n=f"{seen['moves_to_host']:,}") if seen["moves_to_host"] else "",
-             label("jax_report.host_arguments_one" if seen["host_arguments"] == 1 else "jax_report.host_arguments_many",
-                   n=f"{seen['host_arguments']:,}") if seen["host_arguments"] else ""]
+    parts = [plural(seen["moves_to_host"], "jax_report.moves_to_host_one", "jax_report.moves_to_host_many")
+             if seen["moves_to_host"] else "",
+             plural(seen["host_arguments"], "jax_report.host_arguments_one", "jax_report.host_arguments_many")
+             if seen["host_arguments"] else ""]
     parts = [p for p in parts if p]
     if parts:
         return label("jax_report.clean_checked", target=target, checked=label("jax_report.and").join(parts))

@@ -14,7 +14,7 @@ from ..findings.from_offload import offload_findings
 from ..findings.model import Finding, FindingKind
 from ..ir.module import HloModule
 from ..ir.shape import format_shape_index
-from ..labels import label
+from ..labels import label, plural
 from ..offload.fixes import FixSuggestion
 from ..offload.result import HostOffloadResult
 from ..offload.rules import RULES
@@ -31,8 +31,7 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
         out.append(label("offload.none_predicted", source=source, mode=mode))
     if result.errors:
         n = len(result.errors)
-        out.append(label("offload.predicted_one" if n == 1 else "offload.predicted_many", source=source, n=f"{n:,}",
-                         mode=mode))
+        out.append(plural(n, "offload.predicted_one", "offload.predicted_many", source=source, mode=mode))
     by_index = {tuple(f.output_index): f for f in fixes}
     for finding in offload_findings(result, fixes, None, module):
         out.append("")
