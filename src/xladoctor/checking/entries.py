@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..files import located
 from ..oracle.confirm import confirm, is_error
-from ..pipeline import COMPILED_NOTE
+from ..pipeline import compiled_note
 
 if TYPE_CHECKING:
     from ..catalogue.logscan import LogScan
@@ -32,7 +32,7 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
     origin = detect_provenance(text, None if source == "<stdin>" else source)
     entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module), "provenance": origin.to_json()}
     if origin.stage == "compiled":
-        entry["note"] = COMPILED_NOTE
+        entry["note"] = compiled_note()
         entry["findings"] = 0
         return entry
     mc = analyse_module(module, text, source, AnalysisOptions(rule, disable_host_compute), provenance=origin)
@@ -47,7 +47,7 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
 
 
 def triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:
-    note = COMPILED_NOTE if compiled else (
+    note = compiled_note() if compiled else (
         "no host-offload annotation (MoveToHost/MoveToDevice, annotate_device_placement, S(5), host compute): "
         "no E1200 is possible, so the module was not parsed (--full parses it)")
     return {"path": source, "kind": "hlo", "module": name, "parsed": False, "compiled": compiled, "note": note,

@@ -11,7 +11,7 @@ from ..files import located
 from ..labels import label
 from ..offload import fix_device, fix_host
 from ..oracle.confirm import confirm, is_error
-from ..pipeline import COMPILED_NOTE, AnalysisOptions, analyse_module, offload_document, parse_hlo
+from ..pipeline import AnalysisOptions, analyse_module, compiled_note, offload_document, parse_hlo
 from ..report.confirm import confirm_lines
 from ..report.offload_text import render_text
 from ..syntax.hlo_printer import print_module
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         if origin.note():
             sys.stdout.write(f"\nnote: {escape_field(origin.note())}\n")
         if not mc.applies:
-            sys.stdout.write("\n" + label("offload.compiled_note", note=COMPILED_NOTE) + "\n")
+            sys.stdout.write("\n" + label("offload.compiled_note", note=compiled_note()) + "\n")
         if confirmed is not None:
             sys.stdout.write("\n".join(["", *confirm_lines(confirmed)]) + "\n")
     return 1 if mc.findings() or is_error(confirmed) else 0
