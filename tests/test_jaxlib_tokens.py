@@ -86,16 +86,21 @@ def _view(m) -> dict:
     return json.loads(json.dumps(to_jsonable(OracleModule(m.name, comps, "" if layout is None else str(layout)))))
 
 
+def _read_as_jaxlib_reads(ours, text: str) -> None:
+    """jaxlib's parser (when installed) reads ``text`` into the computations, instructions,
+    operands and shapes ``ours`` holds."""
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import oracle_module, to_jsonable
+    assert _view(ours) == json.loads(json.dumps(to_jsonable(oracle_module(text))))
+
+
 @pytest.mark.parametrize("case", ACCEPTED)
 def test_labels_and_glued_values_read_as_xla_reads_them(case):
     text = ACCEPTED[case]
     ours = parse_module(text)
     assert parse_module(print_module(ours)).entry.root.name == ours.entry.root.name  # our print reads back
     assert ":" not in "".join(i.name for c in ours.computations for i in c.instructions) + ours.name
-    pytest.importorskip("jaxlib")
-    from jaxlib_oracle import oracle_module, to_jsonable
-    theirs = json.loads(json.dumps(to_jsonable(oracle_module(text))))
-    assert _view(ours) == theirs
+    _read_as_jaxlib_reads(ours, text)
 
 
 @pytest.mark.parametrize("case", REJECTED)
@@ -149,9 +154,7 @@ def test_hlomodule_is_a_keyword_only_as_a_whole_token(first):
     text = module(CALL.replace("c.1", first.split(" ")[0].rstrip(":") + ":"), comp=first).split("\n", 2)[2]
     ours = parse_module(text)
     assert ours.computations[0].name == first.split(" ")[0].rstrip(":") and ours.name == "module_main"
-    pytest.importorskip("jaxlib")
-    from jaxlib_oracle import oracle_module, to_jsonable
-    assert _view(ours) == json.loads(json.dumps(to_jsonable(oracle_module(text))))
+    _read_as_jaxlib_reads(ours, text)
 
 
 # Campaign find (disagree-3): XLA reads an operand that is not 'name' followed by ',' or ')' again as
@@ -215,19 +218,33 @@ GLUED_NAMES = {"N": True, "N:": True, "%N": True, "9223372036854775807N": False,
                "-N": False, "N+": False, "N$": False, "2.1": False}
 
 
-def _agrees_with_jaxlib(text: str, accepted: bool, words: str = "") -> None:
-    """Ours accepts ``text`` exactly when ``accepted``, refusing with one located line that says
-    ``words``; jaxlib's parser (when installed) decides the same."""
+def _ours(text: str, accepted: bool, where: str = "t.hlo:", words: str = ""):
+    """Our module of ``text``, read as ``t.hlo``, which must be accepted exactly when ``accepted``;
+    else None, after checking the refusal is one line starting ``where`` that says ``words``."""
     try:
-        parse_module(text, "t.hlo")
-        ours = True
+        ours = parse_module(text, "t.hlo")
     except HloParseError as e:
-        assert str(e).startswith("t.hlo:") and "\n" not in str(e) and words in str(e)
-        ours = False
-    assert ours is accepted
+        assert str(e).startswith(where) and "\n" not in str(e) and words in str(e), str(e)
+        ours = None
+    assert (ours is not None) is accepted
+    return ours
+
+
+def _jaxlib_agrees(text: str, accepted: bool, ours=None) -> None:
+    """jaxlib's parser (when installed) accepts ``text`` exactly when ``accepted``, and reads it as
+    ``ours`` where that is given."""
     pytest.importorskip("jaxlib")
     from jaxlib_oracle import jaxlib_accepts
     assert jaxlib_accepts(text) is accepted
+    if ours is not None:
+        _read_as_jaxlib_reads(ours, text)
+
+
+def _agrees_with_jaxlib(text: str, accepted: bool, words: str = "") -> None:
+    """Ours accepts ``text`` exactly when ``accepted``, refusing with one located line that says
+    ``words``; jaxlib's parser (when installed) decides the same."""
+    _ours(text, accepted, words=words)
+    _jaxlib_agrees(text, accepted)
 
 
 @pytest.mark.parametrize("slot", NAME_SLOTS)
@@ -265,21 +282,11 @@ GLUED_VALUES = {"0dd.7": True, "1x": True, "0a": True, "-0a": True, "1_": True, 
 @pytest.mark.parametrize("value", GLUED_VALUES)
 def test_a_number_token_ends_where_xla_lexer_ends_it(value: str):
     text = module(GLUED_NUMBER.replace("VALUE", value))
-    try:
-        ours = parse_module(text, "t.hlo")
-    except HloParseError as e:
-        assert not GLUED_VALUES[value], str(e)
-        assert str(e).startswith("t.hlo:11:") and "\n" not in str(e)
-        ours = None
-    else:
-        assert GLUED_VALUES[value]
-        assert [i.name for i in ours.entry.instructions][-2:] == [value.lstrip("-0123456789"), "r"]
-        assert ours.entry.instructions[-3].tuple_index == 0 if value[0] in "-0" else 1
-    pytest.importorskip("jaxlib")
-    from jaxlib_oracle import jaxlib_accepts, oracle_module, to_jsonable
-    assert jaxlib_accepts(text) is GLUED_VALUES[value]
+    ours = _ours(text, GLUED_VALUES[value], "t.hlo:11:")
     if ours is not None:
-        assert _view(ours) == json.loads(json.dumps(to_jsonable(oracle_module(text))))
+        assert [i.name for i in ours.entry.instructions][-2:] == [value.lstrip("-0123456789"), "r"]
+        assert ours.entry.instructions[-3].tuple_index == (0 if value[0] in "-0" else 1)
+    _jaxlib_agrees(text, GLUED_VALUES[value], ours)
 
 
 # Campaign find (disagree-1): 'custom-call(b(), custom_call_target=...' with its ')' missing.  XLA's
@@ -304,22 +311,12 @@ def test_an_operand_xla_cannot_read_before_a_comma_or_paren_is_dropped(operands:
     text = module(f"  c = f32[2]{{0}} custom-call({operands}), custom_call_target=\"x\"\n"
                   "  ROOT r = f32[2]{0} negate(p.2)")
     want = DROPPED[operands]
-    try:
-        ours = parse_module(text, "t.hlo")
-    except HloParseError as e:
-        assert want is None, str(e)
-        assert str(e).startswith("t.hlo:10:") and "\n" not in str(e)
-        ours = None
-    else:
-        assert want is not None
+    ours = _ours(text, want is not None, "t.hlo:10:")
+    if ours is not None:
         assert tuple(o.name for o in ours.entry.instruction("c").operands) == want
         again = parse_module(print_module(ours)).entry.instruction("c")
         assert tuple(o.name for o in again.operands) == want
-    pytest.importorskip("jaxlib")
-    from jaxlib_oracle import jaxlib_accepts, oracle_module, to_jsonable
-    assert jaxlib_accepts(text) is (want is not None)
-    if ours is not None:
-        assert _view(ours) == json.loads(json.dumps(to_jsonable(oracle_module(text))))
+    _jaxlib_agrees(text, want is not None, ours)
 
 
 @pytest.mark.parametrize("line,accepted", [
