@@ -9,38 +9,22 @@ E1200 message XLA would print for it (the analysis' own wording), so the log's s
 from __future__ import annotations
 
 import json
-import random
-import sys
 from pathlib import Path
 
 import pytest
 
+from hlo_corpus import CORPUS, ROOT, generated_hlo
 from xladoctor.catalogue.scanner import scan_text
 from xladoctor.commands.explain import attach_offload_analysis
 from xladoctor.findings.from_log import plain
 from xladoctor.offload.analysis import analyze_host_offload
 from xladoctor.syntax.hlo_parser import parse_module
 
-ROOT = Path(__file__).resolve().parent.parent
-MODULES = [*sorted((ROOT / "src" / "xladoctor" / "examples").glob("*.hlo")),
-           *sorted((Path(__file__).parent / "data" / "offload").glob("*.hlo"))]
-
 
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory) -> list[Path]:
-    """The corpus, and modules bench/offload_gen.py builds (as test_findings_routes does)."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        from offload_gen import build_hlo, hlo_spec
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    out = tmp_path_factory.mktemp("generated")
-    generated = []
-    for seed in range(40):
-        p = out / f"gen_{seed:02d}.hlo"
-        p.write_text(build_hlo(hlo_spec(random.Random(seed))))
-        generated.append(p)
-    return MODULES + generated
+    """The corpus, and 40 modules bench/offload_gen.py builds."""
+    return CORPUS + generated_hlo(tmp_path_factory.mktemp("generated"), 40)
 
 
 def _reference(path: Path) -> list[dict]:
@@ -55,10 +39,9 @@ def test_records_are_byte_identical_to_the_dataclass_walk(modules):
         reference = _reference(path)
         if not reference:
             continue
-        log = "".join(f"INVALID_ARGUMENT: E1200: CompileTimeHostOffloadOutputLocationMismatch:\n"
-                      f"Tensor which is moved to host (starting from {e['start']}) is returned from the entry "
-                      f"computation but the layout for this output is not set to host memory.\n"
-                      for e in reference[:1]) + "unrelated line\n"
+        log = (f"INVALID_ARGUMENT: E1200: CompileTimeHostOffloadOutputLocationMismatch:\n"
+               f"Tensor which is moved to host (starting from {reference[0]['start']}) is returned from the entry "
+               f"computation but the layout for this output is not set to host memory.\nunrelated line\n")
         findings = scan_text(log)
         attach_offload_analysis(str(path), findings)
         (e1200,) = [f for f in findings if f.code == "E1200"]

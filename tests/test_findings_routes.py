@@ -14,7 +14,6 @@ import contextlib
 import io
 import json
 import os
-import random
 import re
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from hlo_corpus import CORPUS, generated_hlo
 from json_schema_check import schema_errors
 from xladoctor.cli import main
 from xladoctor.findings import from_json, to_json
@@ -90,24 +90,9 @@ def validate(name: str, doc: dict[str, Any]) -> None:
 
 # -- the inputs ------------------------------------------------------------------------------
 
-def _generated_hlo(out: Path) -> list[Path]:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        from offload_gen import build_hlo, hlo_spec
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    paths = []
-    for seed in range(GENERATED):
-        p = out / f"gen_{seed:02d}.hlo"
-        p.write_text(build_hlo(hlo_spec(random.Random(seed))))
-        paths.append(p)
-    return paths
-
-
 @pytest.fixture(scope="module")
 def hlo_files(tmp_path_factory) -> list[Path]:
-    files = sorted(EXAMPLES.glob("*.hlo")) + sorted((DATA / "offload").glob("*.hlo"))
-    return files + _generated_hlo(tmp_path_factory.mktemp("generated"))
+    return CORPUS + generated_hlo(tmp_path_factory.mktemp("generated"), GENERATED)
 
 
 @pytest.fixture(scope="module")
