@@ -216,7 +216,7 @@ def test_explain_log_report_valid(art):
 
 def test_jax_reports_valid():
     """``OffloadReport.to_json()`` / ``InputsReport.to_json()`` of real programs (the examples)."""
-    jax = pytest.importorskip("jax")
+    pytest.importorskip("jax")
     sys.path.insert(0, str(ROOT / "examples"))
     try:
         from check_inputs_layout import build
@@ -238,7 +238,6 @@ def test_jax_reports_valid():
     for params in (row, col):
         validate(check_inputs(compiled, params, x).to_json(), "jax_inputs")
     validate(check_inputs(compiled, {"w": row["w"]}, x).to_json(), "jax_inputs")  # structure differs
-    assert jax is not None
 
 
 def test_every_json_command_has_a_schema_and_is_exercised():
