@@ -149,6 +149,25 @@ def test_help_is_written_in_the_language_lang_names_else_the_locales(monkeypatch
             assert " ".join(label(key, lang).split()) in words, (lang, key)
 
 
+@pytest.mark.parametrize("argv", [["shape", "--help"], ["shape", "-h"], ["shape", "--he"], ["shape", "--hel"],
+                                  ["explain", "--lang", "fa", "--help"], ["explain", "--lang=fa", "--he"],
+                                  ["explain", "--lang", "fa", "-h"], ["inputs", "-h"], ["check", "x.hlo", "-h"]])
+def test_help_in_any_spelling_is_written_in_words_not_label_keys(argv, capsys, monkeypatch):
+    """Help words are looked up only where help can be printed; every spelling argparse takes for
+    it (abbreviated '--he', after other arguments) gets them, in the language asked for."""
+    from xladoctor.cli import main
+
+    monkeypatch.setenv("LC_ALL", "en_US.UTF-8")
+    monkeypatch.setenv("COLUMNS", "2000")
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    lang = "fa" if "fa" in argv or "--lang=fa" in argv else "en"
+    assert " ".join(label(f"cli.{argv[0]}.description", lang).split()) in " ".join(out.split())
+    assert "cli." not in out
+
+
 def test_check_writes_its_whole_report_in_the_language_asked_for(capsys):
     """Not only the findings: the sections, the quiet files and the tally are labels too."""
     from xladoctor.cli import main

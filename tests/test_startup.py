@@ -44,6 +44,13 @@ def test_version_reads_no_label_file():
     assert not _loaded_of(["--version"], ("tomllib", "importlib.resources"))
 
 
+def test_a_run_that_prints_no_help_reads_no_help_words():
+    """The options' help is looked up only where it can be printed: 'shape --json' prints no label,
+    so the TOML reader is never loaded (with '--help' it is)."""
+    assert not _loaded_of(["shape", "f32[2,3]", "--json"], ("tomllib",))
+    assert _loaded_of(["shape", "--help"], ("tomllib",)) == {"tomllib"}
+
+
 def test_shape_reads_labels_beside_the_module_not_through_importlib_resources():
     """importlib.resources pulls pathlib, tempfile, zipfile: the label files are opened directly."""
     assert not _loaded_of(["shape", "f32[2,3]"], ("importlib.resources", "tempfile", "zipfile"))

@@ -65,13 +65,30 @@ def help_language(argv: list[str]) -> str:
     return language_from_env()
 
 
+def _may_show_help(argv: list[str], command: str | None) -> bool:
+    """Whether this command line can print help text: no known command (argparse's "invalid
+    choice", or the overview), or a help option, abbreviated ('--he') or in a cluster ('-qh').
+    Otherwise help is never printed, so its words are not looked up (usage errors print only usage)."""
+    if command is None:
+        return True
+    for arg in argv:
+        if arg == "--":
+            return False
+        if arg.startswith("--") and len(arg) >= 3 and "--help".startswith(arg.partition("=")[0]):
+            return True
+        if arg.startswith("-") and not arg.startswith("--") and "h" in arg:
+            return True
+    return False
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits 2 with one line (its default already uses 2; keep the message short).
 
-    ``help_lang`` is the language of the help texts the commands add (labels ``cli.*``).
+    ``help_lang`` is the language of the help texts the commands add (labels ``cli.*``); None
+    where no help can be printed: the texts stay label keys and no label file is read.
     """
 
-    def __init__(self, *args: Any, help_lang: str = "en", **kwargs: Any) -> None:
+    def __init__(self, *args: Any, help_lang: str | None = "en", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.help_lang = help_lang
 
@@ -79,18 +96,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser(only: str | None = None, lang: str = "en") -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, lang: str | None = "en") -> argparse.ArgumentParser:
     """The full parser, or (``only``) one with just that subcommand (none for ``""``), for a fast start;
-    its help in ``lang``."""
-    # a bare --version prints no help: its words (the label file) are not read at all
-    words = {} if only == "" else {"description": label("cli.description", lang), "epilog": label("cli.epilog", lang)}
-    parser = _Parser(prog="xladoctor", help_lang=lang, **words)
+    its help in ``lang``, or (None: no help will be printed) left as label keys."""
+    def words(key: str) -> str:
+        return key if lang is None else label(key, lang)
+
+    parser = _Parser(prog="xladoctor", help_lang=lang, description=words("cli.description"),
+                     epilog=words("cli.epilog"))
     parser.add_argument("--version", action="version", version=f"xladoctor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in _command_modules(only):
         # HELP and DESCRIPTION are label keys (cli.NAME.help, cli.NAME.description)
-        description = label(getattr(mod, "DESCRIPTION", mod.HELP), lang)
-        p = sub.add_parser(mod.NAME, help=label(mod.HELP, lang), description=description, help_lang=lang)
+        p = sub.add_parser(mod.NAME, help=words(mod.HELP), description=words(getattr(mod, "DESCRIPTION", mod.HELP)),
+                           help_lang=lang)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser
@@ -114,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(_chosen_command(argv), help_language(argv))
+    command = _chosen_command(argv)
+    parser = build_parser(command, help_language(argv) if _may_show_help(argv, command) else None)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)

@@ -52,8 +52,10 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
 
 
 def help_text(parser: Any, key: str, **values: Any) -> str:
-    """Option help from the labels (``cli.*``), in the language the CLI chose for ``--help``."""
-    return label(key, getattr(parser, "help_lang", FALLBACK), **values)
+    """Option help from the labels (``cli.*``), in the language the CLI chose for ``--help``; the
+    key itself where the CLI knows no help will be printed (its ``help_lang`` is None)."""
+    lang = getattr(parser, "help_lang", FALLBACK)
+    return key if lang is None else label(key, lang, **values)
 
 
 RULE_CHOICES = ("shipped", "unmerged-pr-36525")
