@@ -25,13 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "src"), str(HERE)]
 
-
-def _text(kind: str, n: int) -> str:
-    if kind == "jax_entry":
-        from real_modules import module
-        return module(kind, n)
-    from bench_parse import synthetic_module
-    return synthetic_module(n)[0]
+from bench_all import _module_text  # noqa: E402  (the texts bench_all times: one generator for both)
 
 
 class _Sizer:
@@ -115,7 +109,7 @@ def breakdown(module) -> tuple[Counter[str], int]:
 
 def measure(kind: str, n: int) -> None:
     from xladoctor.syntax.hlo_parser import parse_module
-    text = _text(kind, n)
+    text = _module_text(kind, n)
     gc.collect()
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()

@@ -32,7 +32,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, UsageError
-from ..labels import label
+from ..labels import LANGUAGES, label
 from . import _confirm
 from ._common import add_rule_arguments, help_text
 from ._format import add_format_argument, emit_document
@@ -51,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help=help_text(p, "cli.check.paths"))
     p.add_argument("--examples", action="store_true", help=help_text(p, "cli.check.examples"))
     add_rule_arguments(p)
-    p.add_argument("--lang", choices=("en", "fa"), default=None, help=help_text(p, "cli.check.lang"))
+    p.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(p, "cli.check.lang"))
     p.add_argument("--html", metavar="OUT", help=help_text(p, "cli.check.html"))
     p.add_argument("--full", action="store_true",
                    help=help_text(p, "cli.check.full"))

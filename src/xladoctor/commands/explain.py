@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..catalogue import load_catalogue, normalize_code
 from ..errors import UsageError
+from ..labels import LANGUAGES
 from ..report.catalogue_text import language_from_env, render_entry
 from ._common import help_text, print_json
 from ._format import add_format_argument, emit_document
@@ -34,7 +35,7 @@ DESCRIPTION = "cli.explain.description"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="CODE|FILE|-",
                         help=help_text(parser, "cli.explain.target"))
-    parser.add_argument("--lang", choices=("en", "fa"), default=None,
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
                         help=help_text(parser, "cli.explain.lang"))
     parser.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto",
                         help=help_text(parser, "cli.explain.bidi"))
