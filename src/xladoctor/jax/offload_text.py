@@ -32,10 +32,15 @@ def line_json(s: SourceLine | None) -> dict[str, Any] | None:
 
 
 def jax_facts(f: OffloadFinding, target: str) -> dict[str, Any]:
-    """What ``fields["jax"]`` holds for one E1200 (the renderer's JAX part)."""
+    """What ``fields["jax"]`` holds for one E1200 (the renderer's JAX part; only text draws it, so
+    each Python line is already its text, as :class:`SourceLine` writes it)."""
     return {"target": target, "output": f.output, "leaf": f.leaf, "host_argument": f.host_argument,
-            "offloaded_at": line_json(f.offloaded_at), "offloaded_from": [line_json(c) for c in f.offloaded_from],
-            "path": [line_json(s) for s in f.source_lines()], "returned_at": line_json(f.returned_at)}
+            "offloaded_at": _line_text(f.offloaded_at), "offloaded_from": [str(c) for c in f.offloaded_from],
+            "path": [str(s) for s in f.source_lines()], "returned_at": _line_text(f.returned_at)}
+
+
+def _line_text(s: SourceLine | None) -> str | None:
+    return None if s is None else str(s)
 
 
 def _with_code(fixes: tuple[Fix, ...], kind: FixKind, code: str) -> Fix:

@@ -96,17 +96,9 @@ def _jax_facts(f: Finding) -> Mapping[str, JSON] | None:
     return facts if isinstance(facts, Mapping) else None
 
 
-def source_line_text(value: JSON) -> str:
-    """A Python line of ``fields["jax"]`` (``{file, line, function, text}``) as
-    ``file:line in function: text``, the way a traceback names it."""
-    if not isinstance(value, Mapping):
-        return ""
-    where = f"{value.get('file')}:{value.get('line')}" + (f" in {value['function']}" if value.get("function") else "")
-    return f"{where}: {value['text']}" if value.get("text") else where
-
-
 def _source_lines(value: JSON) -> list[str]:
-    return [source_line_text(v) for v in value] if isinstance(value, (list, tuple)) else []
+    """Python lines of ``fields["jax"]``, each already ``file:line in function: text`` (xladoctor.jax's SourceLine)."""
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
 
 
 def _jax_origin(jax: Mapping[str, JSON], lang: str) -> list[str]:
@@ -116,7 +108,7 @@ def _jax_origin(jax: Mapping[str, JSON], lang: str) -> list[str]:
     if jax.get("host_argument") is not None:
         lines.append("  " + label("jax_report.host_argument", lang, argument=jax["host_argument"]))
     if jax.get("offloaded_at") is not None:
-        lines.append("  " + label("jax_report.moved_to_host_at", lang, where=source_line_text(jax["offloaded_at"])))
+        lines.append("  " + label("jax_report.moved_to_host_at", lang, where=jax["offloaded_at"]))
         lines.extend("    " + label("jax_report.called_from", lang, where=c)
                      for c in _source_lines(jax.get("offloaded_from"))[:_CALLERS_SHOWN])
     path = _source_lines(jax.get("path"))
@@ -124,7 +116,7 @@ def _jax_origin(jax: Mapping[str, JSON], lang: str) -> list[str]:
         lines.append("  " + label("jax_report.path", lang))
         lines.extend(f"    {s}" for s in path)
     if jax.get("returned_at") is not None:
-        lines.append("  " + label("jax_report.returned_from", lang, where=source_line_text(jax["returned_at"])))
+        lines.append("  " + label("jax_report.returned_from", lang, where=jax["returned_at"]))
     return lines
 
 
