@@ -7,7 +7,7 @@ import json
 import pytest
 
 from xladoctor.cli import main
-from xladoctor.report.catalogue_text import language_from_env
+from xladoctor.labels import language_from_env
 
 
 @pytest.mark.parametrize("code", ["E1200", "1200", "e1200"])

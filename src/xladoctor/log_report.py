@@ -73,7 +73,7 @@ def explain_log(log: str | bytes | os.PathLike[str], lang: str | None = None) ->
     ``"\\n"``).  ``lang`` is ``"en"`` or ``"fa"`` (default: from ``LC_ALL``/``LANG``, as
     the command).  A path that cannot be read raises :class:`xladoctor.InputError`.
     """
-    from .report.catalogue_text import language_from_env
+    from .labels import language_from_env
 
     lang = lang or language_from_env()
     if isinstance(log, bytes) or (isinstance(log, str) and "\n" in log):

@@ -32,7 +32,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, UsageError
-from ..labels import LANGUAGES, label
+from ..labels import LANGUAGES, label, language_from_env
 from . import _confirm
 from ._common import add_rule_arguments, help_text
 from ._format import add_format_argument, emit_document
@@ -108,7 +108,6 @@ def run(args: argparse.Namespace) -> int:
     from ..checking.walk import example_paths, expand
     from ..pipeline import check_diagnostics
     from ..progress import Progress
-    from ..report.catalogue_text import language_from_env
     from ..report.check_text import render_text
     from ._atomic import refuse_overwriting_inputs, write_output
 

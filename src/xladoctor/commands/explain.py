@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from ..catalogue import load_catalogue, normalize_code
 from ..errors import UsageError
-from ..labels import LANGUAGES
-from ..report.catalogue_text import language_from_env, render_entry
+from ..labels import LANGUAGES, language_from_env
+from ..report.catalogue_text import render_entry
 from ._common import help_text, print_json
 from ._format import add_format_argument, emit_document
 

@@ -125,7 +125,7 @@ def area_labels(lang: str, area: str) -> dict[str, str]:
     if chunks is None:
         return labels(lang)
     prelude, areas = chunks
-    return parse_labels((prelude + "".join(areas.get(area, ()))).encode("utf-8"), f"labels/{lang}.toml")
+    return parse_labels((prelude + areas.get(area, "")).encode("utf-8"), f"labels/{lang}.toml")
 
 
 # A plain table header: ``[area]`` or ``[area.sub]`` with bare keys, then maybe a comment.
@@ -133,7 +133,7 @@ _HEADER = re.compile(r"\[([A-Za-z0-9_-]+)(?:\.[A-Za-z0-9_-]+)*\][ \t]*(?:#.*)?")
 
 
 @cache
-def _area_chunks(lang: str) -> tuple[str, dict[str, list[str]]] | None:
+def _area_chunks(lang: str) -> tuple[str, dict[str, str]] | None:
     """The file's text before its first table, and each area's tables in file order; None when a
     line may not be what it looks like (a multi-line string, a quoted or array-of-tables header),
     so the area-by-area parse always equals the whole-file one (tests/test_labels.py checks)."""
@@ -151,7 +151,7 @@ def _area_chunks(lang: str) -> tuple[str, dict[str, list[str]]] | None:
                 return None
             current = areas.setdefault(header.group(1), [])
         current.append(line)
-    return "".join(prelude), {area: ["".join(lines)] for area, lines in areas.items()}
+    return "".join(prelude), {area: "".join(lines) for area, lines in areas.items()}
 
 
 def _read(lang: str) -> bytes:

@@ -13,7 +13,6 @@ import textwrap
 
 from ..catalogue.model import Entry
 from ..labels import label
-from ..labels import language_from_env as language_from_env  # where commands and tests have read it from
 from .terminal_bidi import render_rtl
 
 # Label keys of the values a heading shows (the phase, the reason there is no openxla.org page).
