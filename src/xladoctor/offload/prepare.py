@@ -75,7 +75,8 @@ def _in_removal_order(comp: HloComputation, markers: list[HloInstruction]) -> li
     operands = {id(m.operands[0]) for m in markers}
     if len(operands) == len(markers) and not any(id(m) in operands for m in markers):
         return markers
-    return [i for i in comp.post_order() if i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i)]
+    listed = set(markers)
+    return [i for i in comp.post_order() if i in listed]
 
 
 def is_host_computation_call(instr: HloInstruction) -> bool:
@@ -89,6 +90,8 @@ def _annotation_key(instr: HloInstruction) -> tuple | None:
 
 
 def _kind_and_operands(instr: HloInstruction) -> tuple | None:
+    if instr.opcode is not HloOpcode.CUSTOM_CALL:
+        return None  # most instructions: one identity test before the annotation predicates
     if is_move_to_host(instr):
         kind = "host"
     elif is_move_to_device(instr):
@@ -109,8 +112,7 @@ def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
     """Whether two annotations have the same kind and operands (the key without the shape,
     whose printing cost a third of this pass on a 50k-instruction module): without such a
     pair no two full keys are equal."""
-    keys = [key for key in map(_kind_and_operands, [i for i in instructions if i.opcode is HloOpcode.CUSTOM_CALL])
-            if key is not None]
+    keys = [key for key in map(_kind_and_operands, instructions) if key is not None]
     return len(keys) != len(set(keys))
 
 
