@@ -107,11 +107,7 @@ class HloComputation:
         of every other instruction's users, as rebuilding the computation without them
         would (XLA's HLO -> StableHLO -> HLO route drops dead code that way).  ``release_names``:
         their names may be given again (tuple folding, which the pre-passes model as a rebuild)."""
-        for instr in dead:
-            for op in instr.operands:
-                if op not in dead and instr in op.users:
-                    del op.users[instr]  # a stable removal, unlike Users::RemoveUser
-            instr._operands = ()
+        HloInstruction.unlink(dead)  # a stable removal, unlike Users::RemoveUser
         self.instructions = [i for i in self.instructions if i not in dead]
         for instr in dead:
             self._removed(instr, release_names)
@@ -150,12 +146,13 @@ class HloComputation:
         """Order every instruction's users as the instructions are ordered: what building
         the computation afresh in that order gives (XLA rebuilding HLO from StableHLO)."""
         position = {id(i): k for k, i in enumerate(self.instructions)}
+        last = len(position)
+
+        def key(user: HloInstruction) -> int:
+            return position.get(id(user), last)
+
         for instr in self.instructions:
-            users = instr.users
-            if len(users) > 1:
-                ordered = sorted(users, key=lambda u: position.get(id(u), len(position)))
-                users.clear()
-                users.update(dict.fromkeys(ordered))
+            instr.sort_users(key)
 
     def instruction(self, name: str) -> HloInstruction:
         instr = self.get(name)

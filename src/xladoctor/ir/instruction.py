@@ -6,11 +6,18 @@ order) so printing reproduces them, and the few that analyses need are parsed
 into typed fields (``tuple_index``, ``custom_call_target``, ``frontend_attributes``,
 ``metadata``, ``output_to_operand_aliasing``, called computations by role).
 
-Invariant: ``users`` is maintained by the ``operands`` setter and
-:meth:`replace_all_uses_with` only; never mutate it directly.  ``users`` is a dict
-used as an ordered set kept in XLA's order (``HloInstruction::Users``): a new user is
-appended, a removed user's slot is taken by the last user.  Passes that walk users
+Invariant: operands and users are written by this class's methods only -- the
+``operands`` setter (:meth:`HloInstruction._set_operands`, the one write path: the parser,
+rewrites, clones and removals all go through it), :meth:`replace_operand`,
+:meth:`replace_all_uses_with` and :meth:`HloInstruction.unlink` -- so each link has
+its reverse (checked by :meth:`HloModule.lint <xladoctor.ir.module.HloModule.lint>`).
+``users`` is a :class:`~.users.Users`, kept in XLA's order (``HloInstruction::Users``): a new
+user is appended, a removed user's slot is taken by the last user.  Passes that walk users
 (HostOffloader) decide in that order, so rewrites must leave the order XLA's would.
+
+Every write is O(operands changed): an instruction with thousands of operands (the ROOT
+tuple of a train step returning a pytree) has each use replaced in O(1)
+(:class:`_WideOperands`), and a tensor with thousands of users loses one in O(1).
 """
 
 from __future__ import annotations
@@ -22,19 +29,30 @@ from typing import TYPE_CHECKING, Protocol
 
 from .opcodes import HloOpcode
 from .shape import Shape
+from .users import Users
 
 
-def _remove_user(users: dict[HloInstruction, None], user: HloInstruction) -> None:
-    """``Users::RemoveUser``: the last user moves into the removed user's slot."""
-    if user not in users:
-        return
-    last = next(reversed(users))
-    if last is user:
-        del users[user]
-        return
-    order = [last if u is user else u for u in users if u is not last]
-    users.clear()
-    users.update(dict.fromkeys(order))
+class _WideOperands:
+    """The operands of an instruction with many, as a list plus an index operand -> slots, made
+    when a use of one is first replaced or its slots are first asked for (``operand_indices``,
+    which the walks ask of a wide user once per operand): each :meth:`HloInstruction.replace_all_uses_with` then
+    rewrites its slots in O(1) instead of copying the whole tuple (removing 10,000 ``Sharding``
+    markers in front of one ROOT tuple was 10,000 copies of it).  The tuple ``operands`` gives
+    is rebuilt from the list once, when next read."""
+
+    __slots__ = ("items", "slots", "dirty")
+
+    def __init__(self, operands: tuple[HloInstruction, ...]):
+        self.items = list(operands)
+        self.slots: dict[HloInstruction, list[int]] = {}
+        for k, op in enumerate(operands):
+            self.slots.setdefault(op, []).append(k)
+        self.dirty = False
+
+
+_WIDE = 16
+"""Operand count above which replacing uses goes through :class:`_WideOperands`."""
+
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -121,7 +139,7 @@ def _metadata_codec() -> MetadataCodec:
 class HloInstruction:
     """An HLO instruction.  Identity semantics: two instructions are never "equal" by value."""
 
-    __slots__ = ("name", "opcode", "shape", "_operands", "users", "_attributes", "parent", "parameter_number",
+    __slots__ = ("name", "opcode", "shape", "_operands", "_wide", "users", "_attributes", "parent", "parameter_number",
                  "literal", "called", "_metadata", "frontend_attributes", "custom_call_target", "tuple_index",
                  "output_to_operand_aliasing", "line", "col", "operand_shapes_text", "control_predecessors",
                  "__weakref__")
@@ -132,8 +150,10 @@ class HloInstruction:
         self.opcode = opcode
         self.shape = shape
         self._operands: tuple[HloInstruction, ...] = ()
-        self.users: dict[HloInstruction, None] = {}
-        """Instructions that use this one, in the order they were hooked up (ordered set)."""
+        self._wide: _WideOperands | None = None
+        """The operands as a list with an index, while uses of them are being replaced (wide instructions)."""
+        self.users = Users()
+        """Instructions that use this one, in XLA's order; read only (see the module doc)."""
         self._attributes: dict[str, str] | str = ""  # none yet: the dict is made when first asked for
         """The ``attributes`` dict, or the text it is read from on first use (see :meth:`attributes`)."""
         self.parent: HloComputation | None = None
@@ -183,7 +203,8 @@ class HloInstruction:
                     value = value.copy()
                 setattr(new, slot, value)
         new._operands = ()
-        new.users = {}
+        new._wide = None
+        new.users = Users()
         new.parent = None
         new.called = NO_CALLS
         new.control_predecessors = ()
@@ -211,35 +232,93 @@ class HloInstruction:
     # -- operands and users: the single write path -----------------------------------
     @property
     def operands(self) -> tuple[HloInstruction, ...]:
+        wide = self._wide
+        if wide is not None and wide.dirty:
+            self._operands = tuple(wide.items)
+            wide.dirty = False
         return self._operands
 
     @operands.setter
     def operands(self, new: tuple[HloInstruction, ...] | list[HloInstruction]) -> None:
-        new = tuple(new)
-        for old in self._operands:
-            if old not in new:
-                _remove_user(old.users, self)
+        self._set_operands(tuple(new))
+
+    def _set_operands(self, new: tuple[HloInstruction, ...]) -> None:
+        """The one write path of operand lists, O(old + new): an operand that stays keeps its
+        place among its users; one that goes loses this user by ``RemoveUser`` (the last user
+        takes its slot); a new one gets this user appended (``AddUser``)."""
+        old = self.operands
+        if old:
+            kept: tuple[HloInstruction, ...] | set[HloInstruction] = new if len(new) <= _WIDE else set(new)
+            for op in old:
+                if op not in kept:
+                    op.users.swap_remove(self)
         self._operands = new
+        self._wide = None
         for op in new:
-            op.users[self] = None
+            op.users.add(self)
 
     def operand(self, i: int) -> HloInstruction:
-        return self._operands[i]
+        return self.operands[i]
 
     def replace_operand(self, index: int, new: HloInstruction) -> None:
-        ops = list(self._operands)
+        """``ReplaceOperandWith``: slot ``index`` now holds ``new``."""
+        ops = list(self.operands)
         ops[index] = new
-        self.operands = ops
+        self._set_operands(tuple(ops))
 
     def replace_all_uses_with(self, new: HloInstruction) -> list[HloInstruction]:
-        """Point every user (and a ROOT position) at ``new``; returns the users changed."""
+        """Point every user (and a ROOT position) at ``new``; returns the users changed.
+
+        Per user as XLA's ``ReplaceUseWith``: this instruction loses the user by
+        ``RemoveUser``, ``new`` gains it by ``AddUser``, every slot holding this one holds
+        ``new`` -- the same links and order as assigning the rewritten operand list, in
+        O(slots) for a wide user."""
         changed = list(self.users)
-        for user in changed:
-            user.operands = [new if o is self else o for o in user._operands]
+        if new is not self:
+            for user in changed:
+                user._replace_uses(self, new)
         comp = self.parent
         if comp is not None and comp.root is self:
             comp.root = new
         return changed
+
+    def _replace_uses(self, old: HloInstruction, new: HloInstruction) -> None:
+        """Every slot of this instruction holding ``old`` holds ``new``; links follow."""
+        old.users.swap_remove(self)
+        new.users.add(self)
+        if len(self._operands) <= _WIDE and self._wide is None:
+            self._operands = tuple(new if o is old else o for o in self._operands)
+            return
+        wide = self._wide
+        if wide is None:
+            wide = self._wide = _WideOperands(self._operands)
+        slots = wide.slots.pop(old, None)
+        if slots:
+            items = wide.items
+            for k in slots:
+                items[k] = new
+            wide.slots.setdefault(new, []).extend(slots)
+            wide.dirty = True
+
+    def sort_users(self, key: Callable[[HloInstruction], int]) -> None:
+        """Order the users by ``key`` (stable; ``HloComputation.sort_users_by_position``)."""
+        self.users.sort(key)
+
+    @staticmethod
+    def unlink(gone: set[HloInstruction]) -> None:
+        """Take ``gone`` (used only by each other) out of the graph: each lets go of its operands,
+        and every other operand drops them from its users keeping the others' order (the program
+        rebuilt without them, as ``HloComputation.remove_unused`` models).  Each operand's users
+        are filtered once, however many of them go: linear in the links removed."""
+        touched: dict[int, HloInstruction] = {}
+        for instr in gone:
+            for op in instr.operands:
+                if op not in gone:
+                    touched[id(op)] = op
+            instr._operands = ()
+            instr._wide = None
+        for op in touched.values():
+            op.users.remove_stable(gone)
 
     # -- attributes (read lazily: a parsed instruction keeps its attribute text, one string) --
     @property
@@ -295,7 +374,13 @@ class HloInstruction:
 
     def operand_indices(self, operand: HloInstruction) -> list[int]:
         """Every operand slot holding ``operand`` (an instruction may be used twice)."""
-        return [i for i, o in enumerate(self._operands) if o is operand]
+        ops = self.operands
+        if len(ops) <= _WIDE:
+            return [i for i, o in enumerate(ops) if o is operand]
+        wide = self._wide  # a wide user asked once per operand: its index, not a scan each time
+        if wide is None:
+            wide = self._wide = _WideOperands(ops)
+        return sorted(wide.slots.get(operand, ()))
 
     def is_custom_call(self, *targets: str) -> bool:
         return self.opcode is HloOpcode.CUSTOM_CALL and (not targets or self.custom_call_target in targets)
@@ -325,13 +410,13 @@ class HloInstruction:
         return self.parent.module.stack_frames_for(md.stack_frame_id)
 
     def walk_operands(self) -> Iterator[HloInstruction]:
-        yield from self._operands
+        yield from self.operands
 
     def __repr__(self) -> str:
         return f"<HloInstruction {self.name} = {self.shape} {self.opcode.value}>"
 
 
-_GRAPH_SLOTS = {"_operands", "users", "parent", "called", "control_predecessors", "__weakref__"}
+_GRAPH_SLOTS = {"_operands", "_wide", "users", "parent", "called", "control_predecessors", "__weakref__"}
 _COPIED_SLOTS = [s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS]
 _MISSING = object()
 

@@ -279,12 +279,18 @@ class Shape:
         """This shape with ``S(memory_space)`` on the array at ``index`` (all leaves below it)."""
         if index:
             i = index[0]
+            part = self.tuple_shapes[i]
+            new_part = part.with_memory_space(memory_space, index[1:])
+            if new_part is part:
+                return self
+            # Built directly, not by ``replace``: a walk sets one element of a 10,000-element
+            # ROOT tuple per output (the copy of the element tuple is what immutability costs).
             parts = list(self.tuple_shapes)
-            parts[i] = parts[i].with_memory_space(memory_space, index[1:])
-            return replace(self, tuple_shapes=tuple(parts))
+            parts[i] = new_part
+            return Shape(self.element_type, self.dimensions, self.dynamic, tuple(parts), self.layout)
         if self.is_tuple:
             return replace(self, tuple_shapes=tuple(s.with_memory_space(memory_space) for s in self.tuple_shapes))
-        if not self.is_array:
+        if not self.is_array or (self.layout is not None and self.layout.memory_space == memory_space):
             return self
         return replace(self, layout=self.effective_layout.with_memory_space(memory_space))
 
@@ -302,7 +308,14 @@ class Shape:
         return _print(self, with_layout=False)
 
     def __str__(self) -> str:
-        return _print(self, with_layout=True)
+        if self.element_type is not TUPLE:
+            return _print(self, with_layout=True)
+        # A tuple's text is kept: the path of every offload out of a pytree-returning ENTRY
+        # names the ROOT tuple's shape, and printing 10,000 elements per error was quadratic.
+        text = self.__dict__.get("_text")
+        if text is None:
+            text = self.__dict__["_text"] = _print(self, with_layout=True)  # frozen: not a field
+        return text
 
 
 def _dims_text(shape: Shape) -> str:

@@ -151,9 +151,7 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
     if required is not None and required not in names:
         return None
     if operands:
-        instr._operands = tuple(operands)
-        for op in operands:
-            op.users[instr] = None
+        instr.operands = operands
     if percent:
         module.print_percent = True
     r.pos = m.end()

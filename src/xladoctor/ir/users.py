@@ -1,0 +1,117 @@
+"""``Users``: the instructions that use one instruction, in XLA's order (``HloInstruction::Users``).
+
+Why a type of its own: the order of users decides which walk HostOffloader takes first,
+hence which E1200 XLA reports, so it must change exactly as XLA's does -- a new user is
+appended, a removed one's slot is taken by the last user (:meth:`Users.swap_remove`, O(1)
+as XLA's vector-plus-map) -- and a module with one tensor read 10,000 times must not pay
+O(users) per edit.  Rebuilding the program (HLO -> StableHLO -> HLO, what the real compiler
+sees) keeps the survivors' order instead: :meth:`Users.remove_stable`, :meth:`Users.sort`.
+
+Like XLA's, the container is a vector plus an index from user to slot; the index is only
+built once there are more than :data:`_INDEXED_FROM` users (most instructions have one or two,
+and a dict each cost more memory than the module's text).  Only :class:`HloInstruction`'s
+methods change a ``Users`` (see :mod:`.instruction`): read it freely, never write it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .instruction import HloInstruction
+
+_INDEXED_FROM = 16
+"""Below this many users a scan of the vector is as quick as a dict, and much smaller."""
+
+
+class Users:
+    """An ordered set of instructions: iteration, ``len``, ``in`` and ``[i]`` as a sequence."""
+
+    __slots__ = ("_items", "_index")
+
+    def __init__(self) -> None:
+        self._items: list[HloInstruction] = []
+        self._index: dict[HloInstruction, int] | None = None
+        """User -> slot in ``_items``, once there are more than ``_INDEXED_FROM`` users."""
+
+    # -- reading ---------------------------------------------------------------------
+    def __iter__(self) -> Iterator[HloInstruction]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def __contains__(self, user: object) -> bool:
+        index = self._index
+        if index is not None:
+            return user in index
+        return any(u is user for u in self._items)
+
+    def __getitem__(self, i: int) -> HloInstruction:
+        return self._items[i]
+
+    def __repr__(self) -> str:
+        return f"Users([{', '.join(u.name for u in self._items)}])"
+
+    def slot(self, user: HloInstruction) -> int:
+        """Where ``user`` sits (``UserId``); raises ``ValueError`` if it is not a user."""
+        index = self._index
+        if index is not None:
+            if user not in index:
+                raise ValueError(f"{user.name} is not a user")
+            return index[user]
+        for k, u in enumerate(self._items):
+            if u is user:
+                return k
+        raise ValueError(f"{user.name} is not a user")
+
+    # -- writing (HloInstruction's methods only) ---------------------------------------
+    def add(self, user: HloInstruction) -> None:
+        """``AddUser``: append ``user`` unless it is one already (an instruction using this one
+        twice is one user)."""
+        if user in self:
+            return
+        items = self._items
+        if self._index is not None:
+            self._index[user] = len(items)
+        items.append(user)
+        if self._index is None and len(items) > _INDEXED_FROM:
+            self._index = {u: k for k, u in enumerate(items)}
+
+    def swap_remove(self, user: HloInstruction) -> None:
+        """``RemoveUser``: the last user moves into ``user``'s slot (O(1)); no-op for a non-user."""
+        items = self._items
+        index = self._index
+        if index is not None:
+            k = index.pop(user, -1)
+            if k < 0:
+                return
+        else:
+            k = next((j for j, u in enumerate(items) if u is user), -1)
+            if k < 0:
+                return
+        last = items.pop()
+        if last is not user:
+            items[k] = last
+            if index is not None:
+                index[last] = k
+
+    def remove_stable(self, gone: Collection[Any]) -> None:
+        """Drop every user in ``gone`` keeping the others' order (the program rebuilt without
+        them); one pass however many go."""
+        kept = [u for u in self._items if u not in gone]
+        if len(kept) != len(self._items):
+            self._replace(kept)
+
+    def sort(self, key: Callable[[HloInstruction], int]) -> None:
+        """Order the users by ``key`` (stable): the order building the program afresh gives."""
+        if len(self._items) > 1:
+            self._replace(sorted(self._items, key=key))
+
+    def _replace(self, items: list[HloInstruction]) -> None:
+        self._items = items
+        self._index = {u: k for k, u in enumerate(items)} if len(items) > _INDEXED_FROM else None
