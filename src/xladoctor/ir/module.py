@@ -157,6 +157,14 @@ class HloModule:
             self._callers = index
         return self._callers.get(comp, [])
 
+    def lint(self) -> None:
+        """Raise :class:`~.lint.LintError` listing every broken IR invariant (see :mod:`.lint`):
+        what the tests call after each pass, so a pass that breaks a link fails where it did."""
+        from .lint import LintError, lint_problems
+        problems = lint_problems(self)
+        if problems:
+            raise LintError(problems)
+
     # -- lookups -------------------------------------------------------------------
     def entry_computation(self) -> HloComputation:
         """XLA's ``entry_computation()``: a parsed module always has one."""

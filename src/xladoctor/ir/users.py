@@ -69,6 +69,13 @@ class Users:
                 return k
         raise ValueError(f"{user.name} is not a user")
 
+    def consistent(self) -> bool:
+        """Whether the index (when there is one) maps each user to its slot and nothing else (lint)."""
+        index = self._index
+        if index is None:
+            return len(self._items) <= _INDEXED_FROM
+        return len(index) == len(self._items) and all(index.get(u) == k for k, u in enumerate(self._items))
+
     # -- writing (HloInstruction's methods only) ---------------------------------------
     def add(self, user: HloInstruction) -> None:
         """``AddUser``: append ``user`` unless it is one already (an instruction using this one

@@ -23,17 +23,32 @@ input instruction (XLA's own clones get NameUniquer names too, so "starting from
 X" in XLA's message names a clone we cannot predict digit for digit).  Metadata is
 carried over, so source lines survive.  Cost is linear in the size of the inlined
 module.
+
+Bound: the inlined module is sized first (in one pass over the call graph), and a module
+that would inline to more than ``max(INLINE_BOUND, INLINE_GROWTH x its instructions)``
+instructions -- 1,000,000, or 8 times the input -- is refused with one line naming the call
+that crosses it (:class:`~xladoctor.errors.InputError`, exit code 2).  A call graph whose
+paths double at each level (20 computations each calling the next twice: 3 kB of text, 2
+million instructions inlined) took minutes and gigabytes here, and the real compiler does
+not finish either; the refusal is the honest answer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import InputError
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
+from ..labels import label
 from .annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
+
+INLINE_BOUND = 1_000_000
+"""Instructions an inlined module may have whatever its input (see the module doc)."""
+INLINE_GROWTH = 8
+"""... or this many times the input's instructions, when that is more."""
 
 
 @dataclass
@@ -96,6 +111,27 @@ def computation_post_order(module: HloModule) -> list[HloComputation]:
     return order
 
 
+def check_inlined_size(module: HloModule, async_computations: set[HloComputation]) -> None:
+    """Raise :class:`InputError` at the first call whose inlining would take the module past
+    the bound; the sizes come from the call graph alone (callees before callers), no copy."""
+    bound = max(INLINE_BOUND, INLINE_GROWTH * module.instruction_count())
+    size: dict[HloComputation, int] = {}
+    total = 0
+    for comp in computation_post_order(module):
+        n = 0
+        for instr in comp.instructions:
+            if is_inlineable_call(instr, async_computations):
+                callee = (instr.called.get("to_apply") or instr.called_computations)[0]
+                n += size.get(callee, 0) - len(callee.parameters)
+            else:
+                n += 1
+            if total + n > bound:
+                raise InputError(label("offload.inline_bound", call=instr.name, bound=f"{bound:,}"),
+                                 module.source_name, instr.line or comp.line or 1, instr.col or 1)
+        size[comp] = n
+        total += n
+
+
 def _callees(comp: HloComputation) -> list[HloComputation]:
     return [c for instr in comp.instructions for c in instr.called_computations]
 
@@ -113,6 +149,7 @@ class _Inliner:
         self.emptied: set[HloComputation] = set()
 
     def run(self) -> InlineResult:
+        check_inlined_size(self.m, self.async_computations)
         for comp in computation_post_order(self.m):
             if any(is_inlineable_call(i, self.async_computations) for i in comp.instructions):
                 self._inline_into(comp)

@@ -1,0 +1,214 @@
+"""The IR core: ``Users`` keeps XLA's order, every write keeps users and operands each other's
+reverse, ``HloModule.lint()`` catches a module whose links are broken, and each pre-pass of the
+offload analysis leaves a module that lints clean; a call graph that inlines past the bound is
+refused in one line.
+
+User order decides which walk HostOffloader takes first, so ``Users`` is checked against a
+model of ``HloInstruction::Users`` written here (a plain list: append, and the last user into
+the removed one's slot), on random edit sequences long enough to cross the size at which
+``Users`` starts keeping an index.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hlo_corpus import CORPUS, generated_hlo
+from xladoctor.ir.instruction import HloInstruction
+from xladoctor.ir.lint import LintError
+from xladoctor.ir.opcodes import HloOpcode
+from xladoctor.ir.shape import Shape
+from xladoctor.ir.users import Users
+from xladoctor.offload import analyze_host_offload
+from xladoctor.offload.clone import clone_module
+from xladoctor.offload.dce import remove_dead_code
+from xladoctor.offload.inline import inline_calls
+from xladoctor.offload.legalize import run_legalize
+from xladoctor.offload.prepare import (
+    elide_moves_into_host_calls,
+    merge_duplicate_annotations,
+    rebuild_as_compiled,
+    remove_sharding_markers,
+)
+from xladoctor.syntax.hlo_parser import parse_module
+
+F32 = Shape.array("f32", [4])
+
+
+def _instr(name: str) -> HloInstruction:
+    return HloInstruction(name, HloOpcode.ADD, F32)
+
+
+def _model_remove(order: list[HloInstruction], user: HloInstruction) -> None:
+    """XLA's ``Users::RemoveUser``: the last user takes the removed one's slot."""
+    if user in order:
+        k = order.index(user)
+        last = order.pop()
+        if last is not user:
+            order[k] = last
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_users_follow_xla_order_on_random_edits(seed):
+    rng = random.Random(seed)
+    pool = [_instr(f"u{i}") for i in range(60)]
+    users, model = Users(), []
+    for _ in range(2_000):
+        u = rng.choice(pool)
+        if rng.random() < 0.6:
+            users.add(u)
+            if u not in model:
+                model.append(u)
+        else:
+            users.swap_remove(u)
+            _model_remove(model, u)
+        assert list(users) == model and len(users) == len(model) and users.consistent()
+        assert all((x in users) == (x in model) for x in pool[:5])
+    gone = set(rng.sample(pool, 20))
+    users.remove_stable(gone)
+    assert list(users) == [u for u in model if u not in gone] and users.consistent()
+    users.sort(lambda u: -int(u.name[1:]))
+    assert [u.name for u in users] == sorted((u.name for u in model if u not in gone), key=lambda n: -int(n[1:]))
+
+
+def _naive_set(instr: HloInstruction, new: list[HloInstruction], model: dict[HloInstruction, list]) -> None:
+    """What assigning ``operands`` does to the users, as the dict-based IR did it."""
+    for old in instr.operands:
+        if old not in new:
+            _model_remove(model[old], instr)
+    for op in new:
+        if instr not in model[op]:
+            model[op].append(instr)
+
+
+def test_replacing_uses_of_a_wide_instruction_matches_assigning_its_operands():
+    """A ROOT tuple of 40 values behind markers: replace_all_uses_with (O(1) per slot through
+    the wide index) leaves the same operands and user orders as rewriting the list would."""
+    rng = random.Random(7)
+    values = [_instr(f"v{i}") for i in range(40)]
+    markers = [_instr(f"m{i}") for i in range(40)]
+    model: dict[HloInstruction, list] = {i: [] for i in values + markers}
+    for m, v in zip(markers, values):
+        _naive_set(m, [v], model)
+        m.operands = [v]
+    root = _instr("root")
+    slots = [rng.choice(markers) for _ in range(60)]
+    _naive_set(root, slots, model)
+    root.operands = slots
+    expected = list(slots)
+    for m in rng.sample(markers, 30):
+        target = m.operands[0]
+        for user in list(model[m]):
+            _naive_set(user, [target if o is m else o for o in user.operands], model)
+        m.replace_all_uses_with(target)
+        expected = [target if o is m else o for o in expected]
+        assert root.operand_indices(target) == [k for k, o in enumerate(expected) if o is target]
+    assert list(root.operands) == expected
+    for instr in values + markers:
+        assert list(instr.users) == model[instr], instr.name
+
+
+def _corrupt_cases():
+    def user_without_operand(m):
+        a, c = m.instruction("a"), m.instruction("c")
+        a.users._items.append(c)  # a link written behind the methods' back
+        return "lists 'c' as a user, which does not use it"
+
+    def operand_without_user(m):
+        b = m.instruction("b")
+        b.operands[0].users._items.remove(b)
+        return "which does not list it as a user"
+
+    def duplicate_name(m):
+        m.instruction("b").name = "a"
+        return "name 'a' is used twice"
+
+    def parameter_slot(m):
+        m.entry.parameters[0].parameter_number = 3
+        return "is parameter(3) at slot 0"
+
+    def stale_callers(m):
+        m.callers_of(m.entry)  # builds the index
+        m.entry.instructions[-1].called = {"to_apply": [m.entry]}
+        return "the caller index is stale"
+
+    return [user_without_operand, operand_without_user, duplicate_name, parameter_slot, stale_callers]
+
+
+@pytest.mark.parametrize("corrupt", _corrupt_cases(), ids=lambda f: f.__name__)
+def test_lint_catches_a_corrupted_module(corrupt):
+    m = parse_module("HloModule m\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  a = f32[4]{0} sine(p)\n"
+                     "  b = f32[4]{0} add(a, p)\n  ROOT c = f32[4]{0} negate(b)\n}\n")
+    m.lint()
+    expected = corrupt(m)
+    with pytest.raises(LintError, match=re.escape(expected)):
+        m.lint()
+
+
+def _corpus_modules(tmp_path: Path) -> list[Path]:
+    return [*CORPUS, *generated_hlo(tmp_path, 40)]
+
+
+def test_every_pre_pass_leaves_the_corpus_lint_clean(tmp_path):
+    """The passes ``analyze_host_offload`` runs before HostOffloader, in its order, each
+    followed by ``lint()``; and the analysis leaves its input as it found it."""
+    for path in _corpus_modules(tmp_path):
+        module = parse_module(path.read_text(), str(path))
+        module.lint()
+        work = clone_module(module)
+        work.lint()
+        steps = [rebuild_as_compiled, remove_sharding_markers, merge_duplicate_annotations, inline_calls,
+                 merge_duplicate_annotations, elide_moves_into_host_calls, remove_dead_code, run_legalize]
+        for step in steps:
+            step(work)
+            try:
+                work.lint()
+            except LintError as e:
+                raise AssertionError(f"{path.name}: after {step.__name__}: {e}") from None
+        analyze_host_offload(module)
+        module.lint()
+
+
+def _deep_calls(levels: int) -> str:
+    t = "f32[8,128]{1,0}"
+    lines = ["HloModule deep", "", "c0 {", f"  c0.p = {t} parameter(0)", f"  ROOT c0.r = {t} sine(c0.p)", "}"]
+    for k in range(1, levels):
+        lines += [f"c{k} {{", f"  c{k}.p = {t} parameter(0)", f"  c{k}.a = {t} call(c{k}.p), to_apply=c{k - 1}",
+                  f"  c{k}.b = {t} call(c{k}.a), to_apply=c{k - 1}", f"  ROOT c{k}.r = {t} add(c{k}.a, c{k}.b)", "}"]
+    lines += ["ENTRY main {", f"  p = {t} parameter(0)",
+              f'  h = {t} custom-call(p), custom_call_target="annotate_device_placement", '
+              'custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="pinned_host"}',
+              f'  d = {t} custom-call(h), custom_call_target="annotate_device_placement", '
+              'custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="device"}',
+              f"  ROOT r = {t} call(d), to_apply=c{levels - 1}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_call_graph_past_the_inlining_bound_is_refused_in_one_line(tmp_path):
+    """20 computations each calling the next twice: 3 kB that inline to 2 million instructions."""
+    path = tmp_path / "deep.hlo"
+    path.write_text(_deep_calls(20))
+    for command in ("offload", "check"):
+        done = subprocess.run([sys.executable, "-m", "xladoctor", command, str(path)], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        line = done.stderr.strip().splitlines()[-1]
+        # c18's second call is where the running size passes 1,000,000 (each level doubles it);
+        # c0 takes lines 3-6 and each c{k} six lines from line 7: c18.b is on 7 + 6 * 17 + 3
+        assert line == (f"{path}:112:3: inlining call 'c18.b' takes the module past 1,000,000 instructions, "
+                        "the most xladoctor inlines (its call graph multiplies: computations called from several "
+                        "places call others from several places); XLA's compiler would build them all too")
+        assert "Traceback" not in done.stderr
+
+
+def test_a_call_graph_below_the_bound_is_inlined_and_analysed():
+    module = parse_module(_deep_calls(10))
+    result = analyze_host_offload(module)
+    calls = {i.name for i in module.instructions() if i.opcode is HloOpcode.CALL}
+    assert result.outcome == "ok" and len(calls) == 19 and set(result.inlined_calls) == calls
