@@ -107,6 +107,7 @@ class ComputationReader(InstructionReader):
         name_pos = body.name_pos
         known, add = module.get_instruction, comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
+        line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
         while True:
             got = read_fast(self, module, by_name)
             if got is not None:
@@ -123,10 +124,13 @@ class ComputationReader(InstructionReader):
             if self._calls_to_resolve:
                 self._resolve_calls(module)
             name_pos[instr.name] = instr_start
-            line += text.count("\n", line_pos, instr_start)
+            newlines = text.count("\n", line_pos, instr_start)
+            if newlines:
+                line += newlines
+                line_start = text.rfind("\n", line_pos, instr_start) + 1
             line_pos = instr_start
             instr.line = line
-            instr.col = instr_start - text.rfind("\n", 0, instr_start)
+            instr.col = instr_start - line_start + 1
             if is_root or instr.parameter_number is not None:
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             add(instr, index_parameter=False)
