@@ -4,7 +4,7 @@
     python bench/compare_outputs.py diff A_DIR B_DIR # exit 1 and name each module whose output differs
 
 The corpus is tests/hlo_corpus.py's (bundled examples, tests/data/offload) plus 200 modules
-bench/offload_gen.py builds from seeds 0..199.  User order decides which walk XLA reports
+bench/offload_gen.py builds from seeds 0..199, plus bench/ir_shapes.py's shapes at small sizes.  User order decides which walk XLA reports
 first, so an IR change that reorders users shows up here as a changed verdict or message.
 The CLI runs in-process (its exit code is kept with the output): 2 cores, 300-odd modules.
 """
@@ -32,11 +32,25 @@ def _run(argv: list[str]) -> str:
     return f"rc={rc}\n--- stdout\n{out.getvalue()}--- stderr\n{err.getvalue()}"
 
 
+def _shape_modules(out: Path) -> list[Path]:
+    """bench/ir_shapes.py's shapes at sizes the code before issue 20 still answered in seconds."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from ir_shapes import SHAPES
+    paths = []
+    for kind, n in (("wide_root", 300), ("fan_out", 300), ("deep_calls", 9), ("diamond_calls", 8),
+                    ("wide_params", 500)):
+        p = out / f"{kind}_{n}.hlo"
+        p.write_text(SHAPES[kind](n))
+        paths.append(p)
+    return paths
+
+
 def dump(out: Path, generated: int = 200) -> None:
     from hlo_corpus import CORPUS, generated_hlo
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         paths = [(p.parent.name, p) for p in CORPUS] + [("gen", p) for p in generated_hlo(Path(tmp), generated)]
+        paths += [("shape", p) for p in _shape_modules(Path(tmp))]
         for where, p in paths:
             for cmd in ("offload", "check"):
                 text = _run([cmd, str(p), "--json"]).replace(str(p.parent), "DIR")

@@ -224,3 +224,26 @@ def test_columns_on_a_one_line_module_and_after_it():
         instr = m.instruction(name)
         at = text.index(f" {name} = ") + 1 if name in ("x", "p") else text.index(f"ROOT {name} ")
         assert (instr.line, instr.col) == (text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)), name
+
+
+def test_clone_is_independent_and_replace_instruction_keeps_links(tmp_path):
+    from xladoctor.syntax.hlo_printer import print_module
+    for path in _corpus_modules(tmp_path)[:30]:
+        module = parse_module(path.read_text(), str(path))
+        before = print_module(module)
+        copy = module.clone()
+        copy.lint()
+        assert print_module(copy) == before
+        assert not {id(i) for i in copy.instructions()} & {id(i) for i in module.instructions()}
+        comp = copy.entry_computation()
+        victim = next((i for i in comp.instructions if i.users and i.opcode is not HloOpcode.PARAMETER), None)
+        if victim is None:
+            continue
+        users = list(victim.users)
+        stand_in = HloInstruction(copy.unique_name("stand_in"), victim.opcode, victim.shape)
+        comp.insert_before(victim, stand_in)
+        stand_in.operands = victim.operands
+        comp.replace_instruction(victim, stand_in)
+        copy.lint()
+        assert list(stand_in.users) == users and victim.parent is None and not victim.operands
+        assert print_module(module) == before  # the original is untouched

@@ -33,7 +33,8 @@ class HloComputation:
         self.is_entry = is_entry
         self.module: HloModule | None = None
         self.execution_thread: str | None = None
-        """``execution_thread="host"`` printed after the closing brace, if any."""
+        """``execution_thread="host"`` printed after the closing brace, if any: the name, unquoted
+        once by the parser (``host``), so the passes compare it as it is."""
         self.line = 0
         """1-based line of the computation header in the HLO text."""
         self.signature: tuple[list[tuple[str, Shape]], Shape] | None = None
@@ -90,6 +91,14 @@ class HloComputation:
         self.unhook(instr)
         self.instructions.remove(instr)
         self._removed(instr)
+
+    def replace_instruction(self, old: HloInstruction, new: HloInstruction) -> None:
+        """``ReplaceInstruction``: every use of ``old`` (and the root, if it is) becomes ``new``,
+        which must be in this computation already; then ``old`` is removed."""
+        if new.parent is not self:
+            raise ValueError(f"cannot replace {old.name} by {new.name}: {new.name} is not in {self.name}")
+        old.replace_all_uses_with(new)
+        self.remove_instruction(old)
 
     def unhook(self, instr: HloInstruction) -> None:
         """The first half of :meth:`remove_instruction`: ``instr`` (unused, not the root) lets go

@@ -157,6 +157,11 @@ class HloModule:
             self._callers = index
         return self._callers.get(comp, [])
 
+    def clone(self) -> HloModule:
+        """A structurally independent copy with the same names (see :mod:`.clone`)."""
+        from .clone import clone_module
+        return clone_module(self)
+
     def lint(self) -> None:
         """Raise :class:`~.lint.LintError` listing every broken IR invariant (see :mod:`.lint`):
         what the tests call after each pass, so a pass that breaks a link fails where it did."""

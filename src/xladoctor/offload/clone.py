@@ -1,59 +1,11 @@
-"""A deep copy of an HloModule that the simulated pass may rewrite freely.
+"""The analysis' private copy of a module: :meth:`HloModule.clone <xladoctor.ir.module.HloModule.clone>`.
 
-The analysis reproduces HostOffloader by running its rewrites (copies inserted,
-MoveToHosts removed, memory spaces set) on a private copy, so that later walks
-see the graph exactly as XLA's later walks would, while the caller's module stays
-untouched.  Names are kept, so every copied instruction maps back to the
-original by name.
-
-Copying goes slot by slot over the IR classes, so fields the IR gains later are
-copied too; only references to other instructions and computations are remapped.
+The copy lives in the IR (:mod:`xladoctor.ir.clone`), where the links it makes are written;
+this name stays for the passes and tests that import it from here.
 """
 
 from __future__ import annotations
 
-import copy as _copy
+from ..ir.clone import clone_module
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-
-_COMP_REMAPPED = {"instructions", "root", "parameters", "module", "__weakref__"}
-
-
-def clone_module(module: HloModule) -> HloModule:
-    """A structurally independent copy of ``module`` with the same names."""
-    new = HloModule.__new__(HloModule)
-    new.__dict__.update({k: _copy.copy(v) for k, v in module.__dict__.items()})
-    new.computations = []
-    new._computations_by_name = {}
-    new.names = module.names.fresh_copy()
-    new._callers = None
-    comp_map: dict[HloComputation, HloComputation] = {}
-    instr_map: dict[HloInstruction, HloInstruction] = {}
-    for comp in module.computations:
-        c2 = HloComputation(comp.name, comp.is_entry)
-        for slot in HloComputation.__slots__:
-            if slot not in _COMP_REMAPPED and hasattr(comp, slot):
-                setattr(c2, slot, getattr(comp, slot))
-        comp_map[comp] = c2
-        for instr in comp.instructions:
-            instr_map[instr] = instr.detached_copy()
-    for comp in module.computations:
-        for instr in comp.instructions:
-            i2 = instr_map[instr]
-            if instr.operands:
-                i2.operands = [instr_map[o] for o in instr.operands]
-            if instr.control_predecessors:
-                i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
-            if instr.called:
-                i2.called = {role: [comp_map[c] for c in comps] for role, comps in instr.called.items()}
-    # The graph is complete before the computations join the module, which indexes names
-    # and calls as they come.
-    for comp in module.computations:
-        c2 = comp_map[comp]
-        for instr in comp.instructions:
-            c2.add_instruction(instr_map[instr])
-        c2.root = instr_map.get(comp.root) if comp.root is not None else None
-        new.add_computation(c2)
-    return new
+__all__ = ["clone_module"]

@@ -73,7 +73,7 @@ def looks_pre_optimization(module: HloModule) -> bool:
 
 def _runs_on_host(call: HloInstruction, callee: HloComputation) -> bool:
     return (call.frontend_attributes.get(COMPUTE_TYPE_ATTR) == COMPUTE_TYPE_HOST
-            or (callee.execution_thread or "").strip('"') == HOST_THREAD)
+            or callee.execution_thread == HOST_THREAD)
 
 
 def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputation]) -> bool:
@@ -87,7 +87,7 @@ def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputat
         return False
     if call.frontend_attributes.get("inlineable", "true") != "true":
         return False
-    if call.parent is not None and (call.parent.execution_thread or "").strip('"') == HOST_THREAD:
+    if call.parent is not None and call.parent.execution_thread == HOST_THREAD:
         return False
     return not _runs_on_host(call, callees[0])
 

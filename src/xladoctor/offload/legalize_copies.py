@@ -79,7 +79,7 @@ def should_move_copy_down(lz: LegalizeState, copy: HloInstruction) -> bool:
             if is_move_to_device(s.instruction):
                 continue
             if s.instruction.opcode is HloOpcode.PARAMETER and s.instruction.parent is not None and \
-                    (s.instruction.parent.execution_thread or "").strip('"') == HOST_THREAD:
+                    s.instruction.parent.execution_thread == HOST_THREAD:
                 return False
             if s not in seen:
                 seen.add(s)

@@ -50,7 +50,7 @@ def has_no_offload_start(module: HloModule) -> bool:
                for _, leaf in shape.leaves()):
             return False
     for comp in module.computations:
-        if (comp.execution_thread or "").strip('"') == HOST_THREAD:
+        if comp.execution_thread == HOST_THREAD:
             return False
         for instr in comp.instructions:
             if not _inert(instr):

@@ -1,0 +1,69 @@
+"""``HloModule.clone()``: a structurally independent copy with the same names.
+
+Why: the offload analysis reproduces HostOffloader by running its rewrites (copies
+inserted, MoveToHosts removed, memory spaces set) on a private copy, so later walks see
+the graph as XLA's later walks would while the caller's module stays untouched; names are
+kept, so every copied instruction maps back to the original by name.
+
+Copying goes field by field over the IR classes (instructions by
+:meth:`~.instruction.HloInstruction.detached_copy`, computations slot by slot, the module's
+own fields one level deep), so fields the IR gains later are copied too; only references to
+other instructions and computations are remapped, and the links are made through the
+operand write path, as any other writer's.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from typing import TYPE_CHECKING
+
+from .computation import HloComputation
+
+if TYPE_CHECKING:
+    from .instruction import HloInstruction
+    from .module import HloModule
+
+_COMP_REMAPPED = {"instructions", "root", "parameters", "module", "__weakref__"}
+_MODULE_REBUILT = {"computations", "_computations_by_name", "names", "_callers", "entry"}
+
+
+def clone_module(module: HloModule) -> HloModule:
+    """A structurally independent copy of ``module`` with the same names (``HloModule::Clone``
+    without the suffix: the copy is private, never printed beside the original)."""
+    new = module.__class__.__new__(module.__class__)
+    for key, value in vars(module).items():
+        if key not in _MODULE_REBUILT:
+            setattr(new, key, _copy.copy(value))
+    new.computations = []
+    new._computations_by_name = {}
+    new.names = module.names.fresh_copy()
+    new._callers = None
+    new.entry = None
+    comp_map: dict[HloComputation, HloComputation] = {}
+    instr_map: dict[HloInstruction, HloInstruction] = {}
+    for comp in module.computations:
+        c2 = HloComputation(comp.name, comp.is_entry)
+        for slot in HloComputation.__slots__:
+            if slot not in _COMP_REMAPPED and hasattr(comp, slot):
+                setattr(c2, slot, getattr(comp, slot))
+        comp_map[comp] = c2
+        for instr in comp.instructions:
+            instr_map[instr] = instr.detached_copy()
+    for comp in module.computations:
+        for instr in comp.instructions:
+            i2 = instr_map[instr]
+            if instr.operands:
+                i2.operands = [instr_map[o] for o in instr.operands]
+            if instr.control_predecessors:
+                i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
+            if instr.called:
+                i2.called = {role: [comp_map[c] for c in comps] for role, comps in instr.called.items()}
+    # The graph is complete before the computations join the module, which indexes names
+    # and calls as they come.
+    for comp in module.computations:
+        c2 = comp_map[comp]
+        for instr in comp.instructions:
+            c2.add_instruction(instr_map[instr])
+        c2.root = instr_map.get(comp.root) if comp.root is not None else None
+        new.add_computation(c2)
+    return new
