@@ -20,6 +20,11 @@ Each measurement runs in a fresh child process, so its peak RSS (``ru_maxrss``, 
   generated TPU log (``bench_explain.generate``), vs ``grep -c`` of one anchor; GB/s
   from page cache (the log is read once first); goal ≥ 1 GB/s, < 100 MB.
 * ``check DIR``: a directory of modules and logs with ``--jobs 1`` vs one job per core.
+* shapes (``--only shapes``, ``ir_shapes.py``): parse + analysis on the shapes issue 20 found
+  quadratic or worse -- wide roots behind ``Sharding`` markers, one host tensor's fan-out, deep and
+  diamond call graphs (sized by the instructions they inline to), a one-line module of 200,000
+  parameters -- at three sizes each, with the scaling exponent from the smallest to the largest
+  (goal <= 1.1), and the refusal of a call graph past the inlining bound.
 
 Timings are best of ``--repeat``; ratios from the same run are what to compare.
 """
@@ -48,6 +53,9 @@ sys.path[:0] = [str(SRC), str(HERE)]
 # -- child side ------------------------------------------------------------------------------
 
 def _module_text(kind: str, n: int) -> str:
+    from ir_shapes import SHAPES
+    if kind in SHAPES:
+        return SHAPES[kind](n)
     if kind in ("jax_entry", "calls"):
         from real_modules import module
         return module(kind, n)
@@ -85,13 +93,29 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
     elif kind == "parse":
         from xladoctor.syntax.hlo_parser import parse_module
         seconds = _best(lambda: parse_module(text), repeat)
-    elif kind in ("offload", "jax_entry", "calls"):
+    else:  # offload, jax_entry, calls and the shapes of ir_shapes.py
         from xladoctor.offload import analyze_host_offload
         from xladoctor.syntax.hlo_parser import parse_module
         seconds = _best(lambda: analyze_host_offload(parse_module(text)), repeat)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"seconds": seconds, "peak_mib": peak / 1024, "extra_mib": (peak - base) / 1024,
-            "text_mb": len(text.encode()) / 1e6}
+    out = {"seconds": seconds, "peak_mib": peak / 1024, "extra_mib": (peak - base) / 1024,
+           "text_mb": len(text.encode()) / 1e6}
+    if what == "ours" and kind.endswith("_calls"):
+        out["inlined"] = _inlined_size(text)
+    return out
+
+
+def _inlined_size(text: str) -> int:
+    """Instructions the module has once every call is inlined (what the call-graph rows scale with)."""
+    from xladoctor.ir.opcodes import HloOpcode
+    from xladoctor.offload.inline import computation_post_order
+    from xladoctor.syntax.hlo_parser import parse_module
+    module = parse_module(text)
+    size: dict = {}
+    for comp in computation_post_order(module):
+        size[comp] = sum(size[i.called_computations[0]] - len(i.called_computations[0].parameters)
+                         if i.opcode is HloOpcode.CALL else 1 for i in comp.instructions)
+    return size[module.entry]
 
 
 def _check_child(n: int, repeat: int, base: int) -> dict:
@@ -174,6 +198,48 @@ def module_rows(sizes: list[int], repeat: int, has_jaxlib: bool, kinds: list[str
                 f"{ref['seconds']:.3f} s (jaxlib parse)" if ref else "-", ratio,
                 f"{ours['peak_mib']:.0f} MiB", f"{ours['extra_mib'] / ours['text_mb']:.1f}x")
             path.unlink(missing_ok=True)
+
+
+# The shapes that were quadratic or worse before issue 20 (bench/ir_shapes.py), the sizes each
+# row is measured at, and what "n" counts; the exponent is fitted between the first and last size.
+SHAPE_ROWS = (("wide_root", "offload: N entry outputs behind Sharding markers", (1_000, 10_000, 100_000), "outputs"),
+              ("fan_out", "offload: one host tensor with N returned users", (1_000, 3_000, 10_000), "users"),
+              ("deep_calls", "offload: L computations each calling the next twice", (10, 13, 16), "inlined"),
+              ("diamond_calls", "offload: L levels of two computations calling both below", (8, 11, 14), "inlined"),
+              ("wide_params", "offload: one-line module with N parameters", (2_000, 20_000, 200_000), "params"))
+
+
+def shape_rows(repeat: int, has_jaxlib: bool, tmp: Path) -> None:
+    """Parse + analysis on each shape at growing sizes, jaxlib's parse beside it, and the
+    scaling exponent log(t2/t1) / log(n2/n1) from the smallest to the largest size (goal <= 1.1;
+    for the call graphs n is the inlined instruction count, which doubles per level)."""
+    import math
+    for kind, label, sizes, unit in SHAPE_ROWS:
+        points = []
+        for n in sizes:
+            path = tmp / f"{kind}-{n}.hlo"
+            subprocess.run([sys.executable, __file__, "--make-module", kind, str(n), str(path)], check=True)
+            ours = _run_child("ours", kind, n, repeat, str(path))
+            ref = _run_child("jaxlib", kind, n, repeat, str(path)) if has_jaxlib else None
+            count = ours.get("inlined", n)
+            points.append((count, ours["seconds"]))
+            size = f"{n:,} {unit}" if unit != "inlined" else f"L={n} ({count:,} instr inlined)"
+            row(label, f"{size} ({ours['text_mb'] * 1000:.0f} kB)", f"{ours['seconds']:.3f} s",
+                f"{ref['seconds']:.3f} s (jaxlib parse)" if ref else "-",
+                f"{ours['seconds'] / ref['seconds']:.1f}x" if ref else "-", f"{ours['peak_mib']:.0f} MiB",
+                f"{ours['extra_mib'] / ours['text_mb']:.1f}x")
+            path.unlink(missing_ok=True)
+        (n1, t1), (n2, t2) = points[0], points[-1]
+        row(f"{kind}: scaling exponent", f"{n1:,} -> {n2:,}", f"{math.log(t2 / t1) / math.log(n2 / n1):.2f}",
+            "goal <= 1.1", "-", "-", "-")
+    path = tmp / "deep_calls-20.hlo"
+    subprocess.run([sys.executable, __file__, "--make-module", "deep_calls", "20", str(path)], check=True)
+    argv = [sys.executable, "-m", "xladoctor", "offload", str(path)]
+    env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    rc = subprocess.run(argv, capture_output=True, env=env).returncode
+    wall, _, mem = _best_cmd(argv, repeat)
+    row("offload: 20 computations each calling the next twice", "3 kB (2M instr if inlined)",
+        f"refused (exit {rc}) in {wall * 1000:.0f} ms wall", "-", "-", f"{mem:.0f} MiB", "-")
 
 
 def startup_rows(repeat: int) -> None:
@@ -264,7 +330,7 @@ def main() -> int:
     ap.add_argument("--big", action="store_true", help="add the 1M-instruction rows")
     ap.add_argument("--log-mb", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--only", choices=("modules", "startup", "logs", "dirs"), nargs="*")
+    ap.add_argument("--only", choices=("modules", "shapes", "startup", "logs", "dirs"), nargs="*")
     ap.add_argument("--sizes", type=int, nargs="*", help="module sizes in instructions (default 10k 100k)")
     ap.add_argument("--kinds", nargs="*", choices=[k for k, _ in MODULE_ROWS],
                     default=["parse", "jax_entry", "calls", "check"], help="which module rows")
@@ -287,7 +353,7 @@ def main() -> int:
         return 0
     # Asked in a child: importing jaxlib here would inflate every later child's RSS (fork copies it).
     has_jaxlib = subprocess.run([sys.executable, "-c", "import jaxlib._hlo"], capture_output=True).returncode == 0
-    only = set(args.only or ("modules", "startup", "logs", "dirs"))
+    only = set(args.only or ("modules", "shapes", "startup", "logs", "dirs"))
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     with tempfile.TemporaryDirectory(prefix="xladoctor-bench-") as tmp:
         if "startup" in only:
@@ -295,6 +361,8 @@ def main() -> int:
         if "modules" in only:
             sizes = args.sizes or [10_000, 100_000]
             module_rows(sizes + ([1_000_000] if args.big else []), args.repeat, has_jaxlib, args.kinds, Path(tmp))
+        if "shapes" in only:
+            shape_rows(args.repeat, has_jaxlib, Path(tmp))
         if "logs" in only:
             log_rows(Path(tmp), args.log_mb, args.repeat)
         if "dirs" in only:
