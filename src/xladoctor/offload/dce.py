@@ -71,10 +71,18 @@ def _dead_instructions(comp: HloComputation) -> tuple[set[HloInstruction], list[
     if not dead:
         return dead, []  # nothing unused: nothing dead
     found = list(starts)
+    # An operand is dead once its last user is: its dead users are counted as they are
+    # reached (testing all its users at each was quadratic for a parameter every copy of a
+    # repeated body reads).  The set found is the same: each user is reached after it died.
+    dead_users: dict[HloInstruction, int] = {}
     k = 0
     while k < len(found):
-        for op in found[k].operands:
-            if op not in dead and op is not root and all(u in dead for u in op.users) and _removable(op):
+        operands = found[k].operands
+        for op in operands if len(operands) < 2 else dict.fromkeys(operands):
+            if op in dead or op is root:
+                continue
+            count = dead_users[op] = dead_users.get(op, 0) + 1
+            if count == len(op.users) and _removable(op):
                 dead.add(op)
                 found.append(op)
         k += 1
