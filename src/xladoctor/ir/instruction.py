@@ -246,7 +246,8 @@ class HloInstruction:
         """The one write path of operand lists, O(old + new): an operand that stays keeps its
         place among its users; one that goes loses this user by ``RemoveUser`` (the last user
         takes its slot); a new one gets this user appended (``AddUser``)."""
-        old = self.operands
+        wide = self._wide
+        old = tuple(wide.items) if wide is not None and wide.dirty else self._operands
         if old:
             kept: tuple[HloInstruction, ...] | set[HloInstruction] = new if len(new) <= _WIDE else set(new)
             for op in old:

@@ -49,7 +49,7 @@ class Users:
         index = self._index
         if index is not None:
             return user in index
-        return any(u is user for u in self._items)
+        return user in self._items  # instructions compare by identity: a C-speed identity scan
 
     def __getitem__(self, i: int) -> HloInstruction:
         return self._items[i]
@@ -64,9 +64,8 @@ class Users:
             if user not in index:
                 raise ValueError(f"{user.name} is not a user")
             return index[user]
-        for k, u in enumerate(self._items):
-            if u is user:
-                return k
+        if user in self._items:
+            return self._items.index(user)
         raise ValueError(f"{user.name} is not a user")
 
     def consistent(self) -> bool:
@@ -80,14 +79,17 @@ class Users:
     def add(self, user: HloInstruction) -> None:
         """``AddUser``: append ``user`` unless it is one already (an instruction using this one
         twice is one user)."""
-        if user in self:
-            return
         items = self._items
-        if self._index is not None:
-            self._index[user] = len(items)
-        items.append(user)
-        if self._index is None and len(items) > _INDEXED_FROM:
-            self._index = {u: k for k, u in enumerate(items)}
+        index = self._index
+        if index is None:  # the common case, once per operand the parser links: kept inline
+            if user in items:
+                return
+            items.append(user)
+            if len(items) > _INDEXED_FROM:
+                self._index = {u: k for k, u in enumerate(items)}
+        elif user not in index:
+            index[user] = len(items)
+            items.append(user)
 
     def swap_remove(self, user: HloInstruction) -> None:
         """``RemoveUser``: the last user moves into ``user``'s slot (O(1)); no-op for a non-user."""
@@ -97,10 +99,10 @@ class Users:
             k = index.pop(user, -1)
             if k < 0:
                 return
+        elif user in items:
+            k = items.index(user)
         else:
-            k = next((j for j, u in enumerate(items) if u is user), -1)
-            if k < 0:
-                return
+            return
         last = items.pop()
         if last is not user:
             items[k] = last
