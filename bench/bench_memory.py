@@ -77,7 +77,10 @@ def breakdown(module) -> tuple[Counter[str], int]:
             n += 1
             s.add("instruction objects", instr)
             s.add("operand tuples", instr.operands)
-            s.add("users dicts", instr.users)
+            s.add("users", instr.users)
+            for part in (getattr(instr.users, "_items", None), getattr(instr.users, "_index", None)):
+                if part is not None:  # Users: a vector, plus an index past 16 users (a dict before)
+                    s.add("users", part)
             s.deep("names and opcodes", instr.name)
             attrs = getattr(instr, "_attributes", None)  # as kept: reading .attributes would decode it
             if attrs is None:  # an IR without lazily read attributes (an older tree, for before/after)
