@@ -213,6 +213,17 @@ class HostOffloadResult:
     def outcome(self) -> str:
         return "ok" if self._first_kind is None else str(self._first_kind)
 
+    def add_later_failure(self, failure: PassFailure) -> None:
+        """A failure of a pass after HostOffloader (:mod:`.later_failures`), which accepted the module.
+
+        It is what the compile reports when nothing came before it (then ``outcome`` is
+        ``failure``); after an E1200 or a failure of the pass it is never reached, so it is dropped.
+        """
+        if self._first_kind is not None:
+            return
+        self._first_kind = FirstKind.FAILURE
+        self.failures.append(PassFailure(failure.status, failure.message, failure.instruction, first=True))
+
     @property
     def has_findings(self) -> bool:
         return bool(self.errors or self.failures)

@@ -1,0 +1,191 @@
+"""Compile failures after HostOffloader (offload/later_failures.py) and conditionals on host.
+
+Each jax program is written the way users write them and compiled by the real TPU compiler
+(libtpu 0.0.42.1, v5e); our outcome must be the compiler's (same kind, the compiler's own
+message class) or, for the one class only warned about, the named divergence with the
+warning.  The HLO-level tests at the end need no compiler.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from xladoctor.offload import analyze_host_offload
+from xladoctor.oracle import compare, prediction_of, unavailable_reason
+from xladoctor.oracle.divergences import match_divergence
+from xladoctor.syntax.hlo_parser import parse_module
+
+needs_libtpu = pytest.mark.skipif(unavailable_reason() is not None,
+                                  reason=f"real TPU compiler unavailable: {unavailable_reason()}")
+
+
+def _programs():  # noqa: C901 - one small program per class, read as a table
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import topologies
+    from jax.sharding import SingleDeviceSharding
+
+    dev = topologies.get_topology_desc("v5e:2x2", "tpu").devices[0]
+    hs = SingleDeviceSharding(dev, memory_kind="pinned_host")
+    ds = SingleDeviceSharding(dev, memory_kind="device")
+    host, device = jax.memory.Space.Host, jax.memory.Space.Device
+
+    def arg(shape, dtype=jnp.float32, sharding=ds):
+        return jax.ShapeDtypeStruct(shape, dtype, sharding=sharding)
+
+    def body(c, x):
+        c = c + x
+        return c, jax.device_put(c, host)
+
+    def cond(p, x):
+        return jax.lax.cond(p, lambda v: jax.device_put(v * 2, host), lambda v: jax.device_put(v + 1, host), x)
+
+    def switch(i, x):
+        return jax.lax.switch(i, [lambda v: jax.device_put(v * 2, host), lambda v: jax.device_put(v - 1, host)], x)
+
+    to_dev = lambda x: jax.device_put(x, device)  # noqa: E731
+    return {
+        # name: (function, jit options, arguments, expected outcome, compiler's message class)
+        "donated_returned_on_host": (lambda x: jax.device_put(x * 2, host), {"donate_argnums": 0},
+                                     (arg((8, 128)),), "failure", "Unimplemented DMA from hbm to hbm"),
+        "donated_pair_one_on_host": (lambda x, y: (y + 1, jax.device_put(x * 2, host)), {"donate_argnums": (0, 1)},
+                                     (arg((8, 128)), arg((8, 128))), "failure", "Unimplemented DMA from hbm to hbm"),
+        "donated_host_moved_to_device": (to_dev, {"donate_argnums": 0}, (arg((8, 128), sharding=hs),),
+                                         "failure", "Unimplemented DMA from host to host"),
+        "donated_host_computed_on_device": (lambda x: to_dev(x) + 1, {"donate_argnums": 0},
+                                            (arg((8, 128), sharding=hs),), "ok", None),
+        "not_donated_returned_on_host": (lambda x: jax.device_put(x * 2, host), {}, (arg((8, 128)),), "ok", None),
+        "int8_host_32x128": (lambda x: to_dev(x) + 1, {}, (arg((32, 128), jnp.int8, hs),), "failure",
+                             "CopyDone arguments need to be the same shape"),
+        "uint8_host_4x64x96": (to_dev, {}, (arg((4, 64, 96), jnp.uint8, hs),), "failure",
+                               "CopyDone arguments need to be the same shape"),
+        "int4_host_64x128": (to_dev, {}, (arg((64, 128), jnp.int4, hs),), "failure",
+                             "CopyDone arguments need to be the same shape"),
+        "int8_host_33x128": (to_dev, {}, (arg((33, 128), jnp.int8, hs),), "ok", None),
+        "int4_host_32x128": (to_dev, {}, (arg((32, 128), jnp.int4, hs),), "ok", None),
+        "bf16_host_32x128": (to_dev, {}, (arg((32, 128), jnp.bfloat16, hs),), "ok", None),
+        "int8_host_returned_on_host": (lambda x: x, {"out_shardings": hs}, (arg((32, 128), jnp.int8, hs),), "ok", None),
+        "int8_host_flattened_fix": (lambda x: to_dev(x).reshape(32, 128) + 1, {}, (arg((4096,), jnp.int8, hs),),
+                                    "ok", None),
+        "scan_host_ys": (lambda c, xs: jax.lax.scan(body, c, xs), {}, (arg((8, 128)), arg((4, 8, 128))), "ok", None),
+        "cond_all_branches_host": (cond, {"out_shardings": hs},
+                                   (arg((), jnp.bool_), arg((8, 128))), "ok", None),
+        "switch_all_branches_host": (switch, {}, (arg((), jnp.int32), arg((8, 128))), "ok", None),
+    }
+
+
+CASES = ("donated_returned_on_host", "donated_pair_one_on_host", "donated_host_moved_to_device",
+         "donated_host_computed_on_device", "not_donated_returned_on_host", "int8_host_32x128",
+         "uint8_host_4x64x96", "int4_host_64x128", "int8_host_33x128", "int4_host_32x128", "bf16_host_32x128",
+         "int8_host_returned_on_host", "int8_host_flattened_fix", "scan_host_ys", "cond_all_branches_host",
+         "switch_all_branches_host")
+
+
+@pytest.fixture(scope="module")
+def programs():
+    return _programs()
+
+
+@needs_libtpu
+@pytest.mark.parametrize("name", CASES)
+def test_outcome_is_the_real_compilers(name, programs):
+    from xladoctor.jax import check_offload
+    from xladoctor.jax.offload_confirm import compile_jitted
+
+    fn, jit_kwargs, args, expected, message = programs[name]
+    report = check_offload(fn, *args, jit_kwargs=jit_kwargs)
+    verdict = compile_jitted(fn, *args, jit_kwargs=jit_kwargs)
+    assert report.outcome == expected, report.failures
+    assert (verdict.kind == "compiles") == (expected == "ok"), verdict.summary()
+    comparison = compare(prediction_of(report.result, report.program.module), verdict)
+    assert comparison.agree, comparison.reason
+    if message is not None:
+        assert message in verdict.message
+        assert message in report.failures[0]
+        assert "Fix:" in report.failures[0]
+
+
+@needs_libtpu
+def test_unrolled_scan_with_host_ys_is_warned_and_named():
+    """Not narrowed to a rule: a warning, and the compiler's failure is the named divergence."""
+    import jax
+
+    from xladoctor.jax import check_offload
+    from xladoctor.jax.offload_confirm import compile_jitted
+
+    def step(carry, x):
+        carry = carry + x
+        return carry, jax.device_put(carry, jax.memory.Space.Host)
+
+    def run(c, xs):
+        return jax.lax.scan(step, c, xs, unroll=2)
+
+    args = (jax.numpy.zeros((8, 128)), jax.numpy.zeros((4, 8, 128)))
+    report = check_offload(run, *args)
+    verdict = compile_jitted(run, *args)
+    assert report.outcome == "ok"
+    assert any("fails on this pattern later in compilation" in w for w in report.result.warnings)
+    assert verdict.kind == "xla_error" and "Bitcast cannot have different memory spaces" in verdict.message
+    known = match_divergence(report.program.module, report.result, verdict)
+    assert known is not None and known.name == "host-loop-output-reshape-bitcast"
+
+
+DONATED = """HloModule m, input_output_alias={ {}: (0, {}, may-alias) }, entry_computation_layout={(f32[8,128]{1,0})->f32[8,128]{1,0:S(5)}}
+
+ENTRY main {
+  x = f32[8,128]{1,0} parameter(0)
+  m = f32[8,128]{1,0} multiply(x, x)
+  ROOT h = f32[8,128]{1,0} custom-call(m), custom_call_target="MoveToHost"
+}
+"""
+
+INT8 = """HloModule m, entry_computation_layout={(s8[64,256]{1,0:S(5)})->s8[64,256]{1,0}}
+
+ENTRY main {
+  x = s8[64,256]{1,0} parameter(0)
+  ROOT d = s8[64,256]{1,0} custom-call(x), custom_call_target="MoveToDevice"
+}
+"""
+
+
+def test_donation_across_memory_spaces_is_a_predicted_failure():
+    result = analyze_host_offload(parse_module(DONATED))
+    assert result.outcome == "failure"
+    (failure,) = result.failures
+    assert failure.status == "UNIMPLEMENTED" and failure.first
+    assert "Unimplemented DMA from hbm to hbm" in failure.message and failure.instruction == "h"
+    assert prediction_of(result).kind == "xla_error"
+    undonated = analyze_host_offload(parse_module(DONATED.replace("input_output_alias={ {}: (0, {}, may-alias) }, ", "")))
+    assert undonated.outcome == "ok"
+
+
+def test_narrow_host_parameter_moved_to_device_is_a_predicted_failure():
+    result = analyze_host_offload(parse_module(INT8))
+    assert result.outcome == "failure"
+    assert "CopyDone arguments need to be the same shape" in result.failures[0].message
+    for ok_shape in ("s8[33,256]", "bf16[64,256]"):
+        text = INT8.replace("s8[64,256]", ok_shape)
+        assert analyze_host_offload(parse_module(text)).outcome == "ok", ok_shape
+
+
+E1200_FIRST = """HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }, entry_computation_layout={(f32[8,128]{1,0})->(f32[8,128]{1,0:S(5)}, f32[8,128]{1,0})}
+
+ENTRY main {
+  x = f32[8,128]{1,0} parameter(0)
+  m = f32[8,128]{1,0} multiply(x, x)
+  h = f32[8,128]{1,0} custom-call(m), custom_call_target="MoveToHost"
+  n = f32[8,128]{1,0} negate(x)
+  g = f32[8,128]{1,0} custom-call(n), custom_call_target="MoveToHost"
+  ROOT t = (f32[8,128]{1,0}, f32[8,128]{1,0}) tuple(h, g)
+}
+"""
+
+
+def test_a_later_failure_never_replaces_an_e1200():
+    """HostOffloader's E1200 stops the compile before the donation's DMA is built."""
+    result = analyze_host_offload(parse_module(E1200_FIRST))
+    assert result.outcome == "E1200"
+    assert not result.failures
