@@ -21,7 +21,7 @@ needs_libtpu = pytest.mark.skipif(unavailable_reason() is not None,
                                   reason=f"real TPU compiler unavailable: {unavailable_reason()}")
 
 
-def _programs():  # noqa: C901 - one small program per class, read as a table
+def _programs():
     os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
     import jax
     import jax.numpy as jnp

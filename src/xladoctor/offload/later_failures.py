@@ -60,7 +60,8 @@ def _space(shape: Shape) -> int:
 
 
 def _is_sharding_marker(instr: HloInstruction) -> bool:
-    return (instr.opcode is HloOpcode.CUSTOM_CALL and placement(instr) is None and not instr.custom_call_target.startswith(
+    target = instr.custom_call_target or ""
+    return (instr.opcode is HloOpcode.CUSTOM_CALL and placement(instr) is None and not target.startswith(
         ("Move", "annotate")) and len(instr.operands) == 1 and instr.shape == instr.operands[0].shape)
 
 

@@ -9,6 +9,8 @@ longer reproduced should be deleted, not kept "just in case".
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -45,11 +47,14 @@ def _post_optimization_verifier(module: HloModule, result: HostOffloadResult, ve
             and "during context [post-optimization]" in text)
 
 
+_BITCAST = re.compile(r"Bitcast\scannot\shave\sdifferent\smemory\sspaces")
+"""The verifier's message, and the same words in xladoctor's warning."""
+
+
 def _host_loop_reshape_bitcast(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     """Warned, not predicted: :mod:`xladoctor.offload.later_failures` names the reshape."""
-    bitcast = "Bitcast cannot have different memory spaces"
-    return (result.outcome == "ok" and verdict.kind == "xla_error" and bitcast in (verdict.message or "")
-            and any(bitcast in w for w in result.warnings))
+    return (result.outcome == "ok" and verdict.kind == "xla_error" and bool(_BITCAST.search(verdict.message or ""))
+            and any(_BITCAST.search(w) for w in result.warnings))
 
 
 def _lowering_host_to_host_crash(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
