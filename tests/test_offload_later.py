@@ -108,13 +108,9 @@ def test_outcome_is_the_real_compilers(name, programs):
         assert "Fix:" in report.failures[0]
 
 
-@needs_libtpu
-def test_unrolled_scan_with_host_ys_is_warned_and_named():
-    """Not narrowed to a rule: a warning, and the compiler's failure is the named divergence."""
+def unrolled_scan_with_host_ys():
+    """``jax.lax.scan(..., unroll=2)`` whose ys go to host (also test_offload_real's divergence repro)."""
     import jax
-
-    from xladoctor.jax import check_offload
-    from xladoctor.jax.offload_confirm import compile_jitted
 
     def step(carry, x):
         carry = carry + x
@@ -123,7 +119,16 @@ def test_unrolled_scan_with_host_ys_is_warned_and_named():
     def run(c, xs):
         return jax.lax.scan(step, c, xs, unroll=2)
 
-    args = (jax.numpy.zeros((8, 128)), jax.numpy.zeros((4, 8, 128)))
+    return run, (jax.numpy.zeros((8, 128)), jax.numpy.zeros((4, 8, 128)))
+
+
+@needs_libtpu
+def test_unrolled_scan_with_host_ys_is_warned_and_named():
+    """Not narrowed to a rule: a warning, and the compiler's failure is the named divergence."""
+    from xladoctor.jax import check_offload
+    from xladoctor.jax.offload_confirm import compile_jitted
+
+    run, args = unrolled_scan_with_host_ys()
     report = check_offload(run, *args)
     verdict = compile_jitted(run, *args)
     assert report.outcome == "ok"

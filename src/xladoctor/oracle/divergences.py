@@ -10,7 +10,6 @@ longer reproduced should be deleted, not kept "just in case".
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
