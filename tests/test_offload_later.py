@@ -194,3 +194,40 @@ def test_a_later_failure_never_replaces_an_e1200():
     result = analyze_host_offload(parse_module(E1200_FIRST))
     assert result.outcome == "E1200"
     assert not result.failures
+
+
+@needs_libtpu
+def test_loop_state_that_changes_memory_is_warned_and_named():
+    """A nested scan over a host argument whose body moves the carry to host and back, then added
+    to that argument: HostOffloader accepts it, the post-optimization verifier does not."""
+    import jax
+    from jax.experimental import topologies
+    from jax.sharding import SingleDeviceSharding
+
+    from xladoctor.jax import check_offload
+    from xladoctor.jax.offload_confirm import compile_jitted
+
+    dev = topologies.get_topology_desc("v5e:2x2", "tpu").devices[0]
+    host = SingleDeviceSharding(dev, memory_kind="pinned_host")
+    device = SingleDeviceSharding(dev, memory_kind="device")
+
+    def inner(c, _):  # to host and back: the carry keeps its type, as scan requires
+        return jax.device_put(jax.device_put(c, jax.memory.Space.Host), jax.memory.Space.Device), None
+
+    def outer(c, _):
+        return jax.lax.scan(inner, c, None, length=3)[0], None
+
+    def step(x, h):
+        c = jax.lax.scan(outer, h, None, length=2)[0]
+        return x, c, h + c
+
+    args = (jax.ShapeDtypeStruct((8, 128), jax.numpy.float32, sharding=device),
+            jax.ShapeDtypeStruct((8, 128), jax.numpy.float32, sharding=host))
+    jit_kwargs = {"out_shardings": (device, device, host)}
+    report = check_offload(step, *args, jit_kwargs=jit_kwargs)
+    verdict = compile_jitted(step, *args, jit_kwargs=jit_kwargs)
+    assert report.outcome == "ok"
+    assert any("enters each iteration in host memory" in w for w in report.result.warnings)
+    assert verdict.kind == "xla_error" and "async-start expects the shape" in verdict.message
+    known = match_divergence(report.program.module, report.result, verdict)
+    assert known is not None and known.name == "post-optimization-verifier"
