@@ -106,7 +106,9 @@ def _donations(module: HloModule) -> Iterator[PassFailure]:
         memory = "host" if p_space == HOST_MEMORY_SPACE else "hbm"
         yield PassFailure(Status.UNIMPLEMENTED, label(
             "offload.later_donation", libtpu=LIBTPU, memory=memory, param=alias.parameter_number,
-            output=format_shape_index(alias.output_index), instruction=made_by.name), made_by.name)
+            output=label("offload.later_output", index=format_shape_index(alias.output_index))
+            if alias.output_index else label("offload.later_the_result"),
+            instruction=made_by.name), made_by.name)
 
 
 def _tile_rows(shape: Shape) -> int | None:
