@@ -121,6 +121,14 @@ def _tile_rows(shape: Shape) -> int | None:
     return None
 
 
+def _second_minor(shape: Shape) -> int:
+    """The size of the physical second-minor dimension (the layout's, else the logical one)."""
+    order = shape.layout.minor_to_major if shape.layout is not None else ()
+    if len(order) == len(shape.dimensions):
+        return shape.dimensions[order[1]]
+    return shape.dimensions[-2]
+
+
 def _moved_to_device(instr: HloInstruction) -> HloInstruction | None:
     """The MoveToDevice this value reaches through pass-through ops, or None."""
     stack, seen = [instr], {instr}
@@ -141,7 +149,7 @@ def _narrow_host_parameters(module: HloModule) -> Iterator[PassFailure]:
         if not param_shape.is_array or _space(param_shape) != HOST_MEMORY_SPACE or len(param_shape.dimensions) < 2:
             continue
         rows = _tile_rows(param_shape)
-        if rows is None or param_shape.dimensions[-2] % rows:
+        if rows is None or _second_minor(param_shape) % rows:
             continue
         if param_shape.layout is not None and param_shape.layout.tiles:
             continue  # an explicit host tile: not what this rule measured
