@@ -58,8 +58,9 @@ def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None
         return
     for failure in [*_donations(module), *_narrow_host_parameters(module)]:
         result.add_later_failure(failure)
-    result.warnings.extend(_host_loop_output_reshapes(module, result))
-    result.warnings.extend(_loop_state_changes_memory(module, result))
+    result.later_warnings.extend(_host_loop_output_reshapes(module, result))
+    result.later_warnings.extend(_loop_state_changes_memory(module, result))
+    result.warnings.extend(result.later_warnings)
 
 
 def _space(shape: Shape) -> int:

@@ -194,6 +194,9 @@ class HostOffloadResult:
     outputs_moved_to_host: list[OutputMovedToHost] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """XLA's LOG(WARNING) lines, in order, plus the analysis' own notes."""
+    later_warnings: list[str] = field(default_factory=list)
+    """Patterns libtpu was seen to reject after HostOffloader but no rule predicts
+    (:mod:`.later_failures`); each is also in ``warnings``."""
     vlog: list[str] = field(default_factory=list)
     """What ``--vmodule=host_offloader=1`` prints (trace lines included)."""
     walks: list[WalkStart] = field(default_factory=list)
