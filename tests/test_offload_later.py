@@ -263,3 +263,55 @@ def test_nested_scans_with_an_offload_policy_under_grad_are_warned_and_named():
     assert verdict.kind == "xla_error" and "async-start expects the shape" in verdict.message
     known = match_divergence(report.program.module, report.result, verdict)
     assert known is not None and known.name == "post-optimization-verifier"
+
+
+CONDITIONAL = """HloModule c, entry_computation_layout={(s32[], f32[8,128]{1,0})->%OUT%}
+
+b0 {
+  x0 = f32[8,128] parameter(0)
+  n0 = f32[8,128] negate(x0)
+  ROOT h0 = f32[8,128] custom-call(n0), custom_call_target="MoveToHost"
+}
+
+b1 {
+  x1 = f32[8,128] parameter(0)
+  n1 = f32[8,128] sine(x1)
+  ROOT h1 = f32[8,128] custom-call(n1), custom_call_target="MoveToHost"
+}
+
+ENTRY main {
+  k = s32[] parameter(0)
+  p = f32[8,128] parameter(1)
+  c = f32[8,128] conditional(k, p, p), branch_computations={b0, b1}
+  %ROOT%
+}
+"""
+CONDITIONAL_CASES = {
+    "added_on_host": ("f32[8,128]{1,0:S(5)}", "ROOT r = f32[8,128] add(c, c)"),
+    "moved_back": ("f32[8,128]{1,0}", 'd = f32[8,128] custom-call(c), custom_call_target="MoveToDevice"\n'
+                                      "  ROOT r = f32[8,128] negate(d)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONDITIONAL_CASES))
+def test_conditional_whose_branches_all_move_to_host_compiles(name):
+    """ConditionalCanonicalizer's one-element tuple has one predecessor: no CHECK, a copy per branch."""
+    out, root = CONDITIONAL_CASES[name]
+    result = analyze_host_offload(parse_module(CONDITIONAL.replace("%OUT%", out).replace("%ROOT%", root)))
+    assert result.outcome == "ok", result.failures
+    copied = {(i.operand, i.user) for i in result.inserted if i.kind == "copy-to-host"}
+    assert copied == {("n0", "c"), ("n1", "c")}
+
+
+@needs_libtpu
+@pytest.mark.parametrize("name", sorted(CONDITIONAL_CASES))
+def test_conditional_whose_branches_all_move_to_host_is_what_libtpu_says(name):
+    from xladoctor.oracle import OracleWorker
+
+    out, root = CONDITIONAL_CASES[name]
+    text = CONDITIONAL.replace("%OUT%", out).replace("%ROOT%", root)
+    module = parse_module(text)
+    with OracleWorker("v5e:2x2", timeout=120, want_text=False) as worker:
+        verdict = worker.compile_hlo(text)
+    assert verdict.kind == "compiles", verdict.summary()
+    assert compare(prediction_of(analyze_host_offload(module), module), verdict).agree
