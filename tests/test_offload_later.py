@@ -71,6 +71,8 @@ def _programs():
         "int8_host_flattened_fix": (lambda x: to_dev(x).reshape(32, 128) + 1, {}, (arg((4096,), jnp.int8, hs),),
                                     "ok", None),
         "scan_host_ys": (lambda c, xs: jax.lax.scan(body, c, xs), {}, (arg((8, 128)), arg((4, 8, 128))), "ok", None),
+        "scan_host_ys_reshaped": (lambda c, xs: jax.lax.scan(body, c, xs)[1].reshape(-1, 128), {},
+                                  (arg((8, 128)), arg((4, 8, 128))), "ok", None),
         "cond_all_branches_host": (cond, {"out_shardings": hs},
                                    (arg((), jnp.bool_), arg((8, 128))), "ok", None),
         "switch_all_branches_host": (switch, {}, (arg((), jnp.int32), arg((8, 128))), "ok", None),
@@ -80,7 +82,8 @@ def _programs():
 CASES = ("donated_returned_on_host", "donated_pair_one_on_host", "donated_host_moved_to_device",
          "donated_host_computed_on_device", "not_donated_returned_on_host", "int8_host_32x128",
          "uint8_host_4x64x96", "int4_host_64x128", "int8_host_33x128", "int4_host_32x128", "bf16_host_32x128",
-         "int8_host_returned_on_host", "int8_host_flattened_fix", "scan_host_ys", "cond_all_branches_host",
+         "int8_host_returned_on_host", "int8_host_flattened_fix", "scan_host_ys", "scan_host_ys_reshaped",
+         "cond_all_branches_host",
          "switch_all_branches_host")
 
 
@@ -102,6 +105,8 @@ def test_outcome_is_the_real_compilers(name, programs):
     assert (verdict.kind == "compiles") == (expected == "ok"), verdict.summary()
     comparison = compare(prediction_of(report.result, report.program.module), verdict)
     assert comparison.agree, comparison.reason
+    if expected == "ok":
+        assert not report.result.later_warnings
     if message is not None:
         assert message in verdict.message
         assert message in report.failures[0]
