@@ -107,6 +107,7 @@ def test_recorded_table_is_what_the_compiler_says(worker):
 
 
 DIVERGENCE_REPROS = {
+    "host-loop-output-reshape-bitcast": ("jax-callable", "unrolled_scan_with_host_ys"),
     "unknown-custom-call-target": ("hlo", "D3_move_to_host_only_used_by_non_aliasing_custom_call"),
     "one-element-tuple-root": ("hlo", "HloModule t1, entry_computation_layout={(f32[8,128]{1,0})->(f32[8,128]{1,0})}\n"
                                       "ENTRY main {\n  p = f32[8,128] parameter(0)\n"
@@ -151,11 +152,18 @@ def test_named_divergence_reproduces(name, worker):
 
     if level == "hlo-spec":
         level, what = "hlo", offload_gen.build_hlo({**what, "steps": [tuple(s) for s in what["steps"]]})
-    if level == "jax":
+    if level in ("jax", "jax-callable"):
+        import jax
+
+        import test_offload_later
         from xladoctor.jax.lowering import lower_program
         from xladoctor.jax.offload_check import check_lowered
 
-        jitted, args = offload_gen.build_jax(what)
+        if level == "jax":
+            jitted, args = offload_gen.build_jax(what)
+        else:  # a program of tests/test_offload_later.py, written as users write them
+            fn, args = getattr(test_offload_later, what)()
+            jitted = jax.jit(fn)
         lowered = jitted.trace(*args).lower(lowering_platforms=("tpu",))
         program = lower_program(lowered)
         module, result = program.module, check_lowered(program).result

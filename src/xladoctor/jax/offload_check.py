@@ -270,6 +270,7 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport
                                   start=moved.start))
     for d in result.dropped_offloads:
         report.notes.append(label("jax_report.note_dropped_offload", name=d.move_to_host, reason=d.reason))
+    report.notes.extend(result.later_warnings)  # fails later in compilation: never a silent ok
     report.failures = [f"{f.status}: {f.message}" for f in result.failures]
     return report
 

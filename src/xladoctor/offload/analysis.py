@@ -12,6 +12,7 @@ from .clone import clone_module
 from .dce import remove_dead_code
 from .inline import InlineResult, looks_pre_optimization
 from .inline import inline_calls as _inline_calls
+from .later_failures import predict_later_failures
 from .legalize import LegalizeResult, run_legalize
 from .no_start import has_no_offload_start, inlined_call_names
 from .prepare import (
@@ -92,6 +93,7 @@ def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: boo
             gc.enable()
     if prepared.inlined is not None:
         result.inlined_calls = prepared.inlined.inlined_calls
+    predict_later_failures(module, result)
     return result
 
 

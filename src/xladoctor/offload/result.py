@@ -194,6 +194,9 @@ class HostOffloadResult:
     outputs_moved_to_host: list[OutputMovedToHost] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """XLA's LOG(WARNING) lines, in order, plus the analysis' own notes."""
+    later_warnings: list[str] = field(default_factory=list)
+    """Patterns libtpu was seen to reject after HostOffloader but no rule predicts
+    (:mod:`.later_failures`); each is also in ``warnings``."""
     vlog: list[str] = field(default_factory=list)
     """What ``--vmodule=host_offloader=1`` prints (trace lines included)."""
     walks: list[WalkStart] = field(default_factory=list)
@@ -212,6 +215,17 @@ class HostOffloadResult:
     @property
     def outcome(self) -> str:
         return "ok" if self._first_kind is None else str(self._first_kind)
+
+    def add_later_failure(self, failure: PassFailure) -> None:
+        """A failure of a pass after HostOffloader (:mod:`.later_failures`), which accepted the module.
+
+        It is what the compile reports when nothing came before it (then ``outcome`` is
+        ``failure``); after an E1200 or a failure of the pass it is never reached, so it is dropped.
+        """
+        if self._first_kind is not None:
+            return
+        self._first_kind = FirstKind.FAILURE
+        self.failures.append(PassFailure(failure.status, failure.message, failure.instruction, first=True))
 
     @property
     def has_findings(self) -> bool:

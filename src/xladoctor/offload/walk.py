@@ -20,10 +20,10 @@ from . import messages
 from .annotations import X64_SPLITS, is_move_to_device, is_move_to_host
 from .dataflow import XlaCheckFailure, XlaStatusError, is_pure_memory_op, successors
 from .host_compute import set_host_compute_frontend_attribute
-from .kinds import HostComputeReason, MismatchContext
+from .kinds import HostComputeReason, InsertedKind, MismatchContext
 from .offloader_state import OffloaderRun, memory_space_at, set_memory_space
 from .positions import Position
-from .result import WalkStart
+from .result import InsertedInstruction, WalkStart
 from .rewrites import (
     dynamify_slice,
     insert_copies_to_device,
@@ -163,7 +163,7 @@ def _apply_walk(run: OffloaderRun, paths: WalkPaths, insert_copy_before: bool, o
     for b in paths.buffers:
         if b.instruction.shape.has_index(b.shape_index):
             set_memory_space(b, HOST_MEMORY_SPACE)
-    if insert_copy_before:
+    if insert_copy_before and not _copy_into_branch_root(run, paths):
         try:
             insert_copy_between(run, paths.start, operand_index)
         except (XlaCheckFailure, XlaStatusError) as e:
@@ -178,3 +178,29 @@ def _apply_walk(run: OffloaderRun, paths: WalkPaths, insert_copy_before: bool, o
                 run.rec.fail_exc(e)
     for sl in paths.slices:
         dynamify_slice(run, sl)
+
+
+def _copy_into_branch_root(run: OffloaderRun, paths: WalkPaths) -> bool:
+    """A MoveToHost that is a branch root of an array-shaped conditional: the copy replaces it.
+
+    Before host offloading the real compiler's ConditionalCanonicalizer makes every
+    array-shaped conditional tuple-shaped (each branch root becomes ``tuple(root)``), so
+    the walk starts at that one-element tuple, whose only predecessor is the MoveToHost's
+    operand.  Modelled without the extra tuple: the conditional is the walk's start here
+    and has one predecessor per branch (``InsertCopyBetween`` would CHECK-fail on it,
+    which libtpu 0.0.42.1 does not: it compiles), so the copy goes where the tuple's
+    would, at the root of the MoveToHost's own branch.
+    """
+    cond = paths.start.instruction
+    if cond.opcode is not HloOpcode.CONDITIONAL or cond.shape.is_tuple:
+        return False
+    for branch in cond.called_computations:
+        mth = branch.root
+        if mth is not None and is_move_to_host(mth) and mth.name == paths.origin_instr:
+            data = mth.operands[0]
+            copy = run.edits.new_copy(data, HOST_MEMORY_SPACE)
+            branch.root = copy
+            run.res.inserted.append(InsertedInstruction(InsertedKind.COPY_TO_HOST, copy.name, data.name,
+                                                        cond.name, None))
+            return True
+    return False

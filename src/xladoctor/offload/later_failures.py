@@ -1,0 +1,208 @@
+"""Compile failures that come after HostOffloader accepted the module (libtpu 0.0.42.1, v5e).
+
+HostOffloader is not the last word on a program that offloads: later TPU passes (buffer
+assignment's DMAs, the post-optimisation verifier) reject some modules HostOffloader
+accepts.  Each rule here is one such class, found by compiling jax programs written the way
+users write them with the real compiler and narrowed by varying dtypes, shapes and
+placements until it holds (tests/test_offload_later.py compiles each one again):
+
+* ``donated-across-memory-spaces``: an ``input_output_alias`` pairs a device parameter
+  with a host (``S(5)``) output (``donate_argnums`` on an argument returned through
+  ``jax.device_put(..., Space.Host)``), or a host parameter with a device output that is
+  only the parameter moved to device.  The aliased output buffer is the parameter's, so
+  the transfer becomes a DMA within one memory: ``UNIMPLEMENTED: Unimplemented DMA from hbm
+  to hbm.`` (or ``from host to host``).
+* ``narrow-host-parameter-tile``: a host entry parameter of an 8-bit type (s8, u8, pred,
+  f8*) whose second-minor dimension is a multiple of 32 (4-bit: of 64), moved to device.
+  On device such an array gets the tile ``T(32,128)(4,1)`` (``T(64,128)(8,1)`` for 4-bit),
+  in host memory ``T(8,128)(4,1)``, and the copy between them fails the post-optimisation
+  verifier: ``Source and destination buffers in CopyDone arguments need to be the same
+  shape``.  33x128, 16x128 and rank-1 arrays compile; so do 16-bit and wider types.
+
+A pattern seen to fail but not narrowed to a rule gives a warning instead (never a silent
+``ok``): a reshape of a loop's host-memory output (``jax.lax.scan(..., unroll=2)`` with
+host ``ys``), which later becomes a bitcast across memory spaces; and a while loop whose
+state at some index is in one memory space on entry (the body's parameter) and in the
+other after an iteration (the body's root), which HostOffloader leaves behind when a
+scan body moves its carry or its ``ys`` buffer to host.  Every post-HostOffloader
+failure of the campaign's scans ("The async-start expects the shape of operand 0 to
+match the async shape", "Shape mismatch between parameter number 0 and its operand",
+the TPU lowering's host-to-host CHECK) had such a loop; about a third of the programs
+with one compile, so it is a warning.
+
+Only an ``ok`` from HostOffloader can be followed by these: an E1200 or another failure of
+the pass stops the compile first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+from ..ir.opcodes import HloOpcode
+from ..ir.shape import HOST_MEMORY_SPACE, Shape, format_shape_index
+from ..labels import label
+from .annotations import is_move_to_device, placement
+from .kinds import Status
+from .result import HostOffloadResult, PassFailure
+
+LIBTPU = "libtpu 0.0.42.1"
+_PASS_THROUGH = frozenset({HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE, HloOpcode.BITCAST, HloOpcode.COPY})
+"""Ops a value passes through unchanged on its way to or from a placement annotation."""
+
+
+def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None:
+    """Add the failures later passes would hit (and the warnings) to ``result``, after an ``ok``."""
+    if result.outcome != "ok" or module.entry is None or module.entry_computation_layout is None:
+        return
+    for failure in [*_donations(module), *_narrow_host_parameters(module)]:
+        result.add_later_failure(failure)
+    result.later_warnings.extend(_host_loop_output_reshapes(module, result))
+    result.later_warnings.extend(_loop_state_changes_memory(module, result))
+    result.warnings.extend(result.later_warnings)
+
+
+def _space(shape: Shape) -> int:
+    layout = shape.layout
+    return layout.memory_space if layout is not None else 0
+
+
+def _is_sharding_marker(instr: HloInstruction) -> bool:
+    target = instr.custom_call_target or ""
+    return (instr.opcode is HloOpcode.CUSTOM_CALL and placement(instr) is None and not target.startswith(
+        ("Move", "annotate")) and len(instr.operands) == 1 and instr.shape == instr.operands[0].shape)
+
+
+def _producer(instr: HloInstruction, index: tuple[int, ...]) -> HloInstruction:
+    """What makes the value at ``index`` of ``instr``, through tuples and sharding markers."""
+    while True:
+        if instr.opcode is HloOpcode.TUPLE and index:
+            instr, index = instr.operands[index[0]], index[1:]
+        elif instr.opcode is HloOpcode.GET_TUPLE_ELEMENT:
+            instr, index = instr.operands[0], (instr.gte_index(), *index)
+        elif _is_sharding_marker(instr):
+            instr = instr.operands[0]
+        else:
+            return instr
+
+
+def _donations(module: HloModule) -> Iterator[PassFailure]:
+    ecl = module.entry_computation_layout
+    assert ecl is not None and module.entry is not None
+    root = module.entry.root_instruction()
+    for alias in module.input_output_alias:
+        if alias.parameter_number >= len(ecl.parameters):
+            continue
+        param = ecl.parameters[alias.parameter_number]
+        if not (param.has_index(alias.parameter_index) and ecl.result.has_index(alias.output_index)):
+            continue
+        p_space = _space(param.subshape(alias.parameter_index))
+        o_space = _space(ecl.result.subshape(alias.output_index))
+        if p_space == o_space:
+            continue
+        made_by = _producer(root, alias.output_index)
+        if p_space == HOST_MEMORY_SPACE and not is_move_to_device(made_by):
+            continue  # measured: a device output computed from a donated host argument compiles
+        memory = "host" if p_space == HOST_MEMORY_SPACE else "hbm"
+        yield PassFailure(Status.UNIMPLEMENTED, label(
+            "offload.later_donation", libtpu=LIBTPU, memory=memory, param=alias.parameter_number,
+            output=label("offload.later_output", index=format_shape_index(alias.output_index))
+            if alias.output_index else label("offload.later_the_result"),
+            instruction=made_by.name), made_by.name)
+
+
+def _tile_rows(shape: Shape) -> int | None:
+    """The second-minor tile size the TPU gives this array on device, when it differs from host's 8."""
+    bits = shape.element_type.bits
+    if shape.element_type.kind == "pred" or bits == 8:
+        return 32
+    if bits == 4:
+        return 64
+    return None
+
+
+def _second_minor(shape: Shape) -> int:
+    """The size of the physical second-minor dimension (the layout's, else the logical one)."""
+    order = shape.layout.minor_to_major if shape.layout is not None else ()
+    if len(order) == len(shape.dimensions):
+        return shape.dimensions[order[1]]
+    return shape.dimensions[-2]
+
+
+def _moved_to_device(instr: HloInstruction) -> HloInstruction | None:
+    """The MoveToDevice this value reaches through pass-through ops, or None."""
+    stack, seen = [instr], {instr}
+    while stack:
+        for user in stack.pop().users:
+            if is_move_to_device(user):
+                return user
+            if (user.opcode in _PASS_THROUGH or _is_sharding_marker(user)) and user not in seen:
+                seen.add(user)
+                stack.append(user)
+    return None
+
+
+def _narrow_host_parameters(module: HloModule) -> Iterator[PassFailure]:
+    ecl = module.entry_computation_layout
+    assert ecl is not None and module.entry is not None
+    for number, param_shape in enumerate(ecl.parameters):
+        if not param_shape.is_array or _space(param_shape) != HOST_MEMORY_SPACE or len(param_shape.dimensions) < 2:
+            continue
+        rows = _tile_rows(param_shape)
+        if rows is None or _second_minor(param_shape) % rows:
+            continue
+        if param_shape.layout is not None and param_shape.layout.tiles:
+            continue  # an explicit host tile: not what this rule measured
+        if number >= len(module.entry.parameters):
+            continue
+        param = module.entry.parameter(number)
+        mtd = _moved_to_device(param)
+        if mtd is None:
+            continue
+        yield PassFailure(Status.INTERNAL, label(
+            "offload.later_narrow_tile", libtpu=LIBTPU, param=number, shape=str(param_shape), rows=rows,
+            instruction=mtd.name), mtd.name)
+
+
+def _host_loop_output_reshapes(module: HloModule, result: HostOffloadResult) -> Iterator[str]:
+    """A reshape of a while loop's output that ends in host memory (scan ``unroll=2`` host ys)."""
+    host = result.host_position_names()
+    assert module.entry is not None
+    for instr in module.entry.instructions:
+        if instr.opcode is not HloOpcode.RESHAPE or instr.name not in host:
+            continue
+        made_by = _producer(instr.operands[0], ())
+        if made_by.opcode is HloOpcode.WHILE and _merges_two_leading_dimensions(instr):
+            yield label("offload.later_host_loop_reshape", libtpu=LIBTPU, instruction=instr.name, loop=made_by.name)
+
+
+def _merges_two_leading_dimensions(reshape: HloInstruction) -> bool:
+    """``[a, b, ...rest] -> [a*b, ...rest]`` with ``rest`` keeping the two tiled minor dimensions: what
+    scan's unroll leaves on its ys (``[n/u, u, ...]`` back to ``[n, ...]``), a bitcast under TPU tiling.
+    Measured: every partially unrolled scan with host ys tried fails (unroll 2, 3, 4 of 4 to 8 steps);
+    a user's reshape into the tiled dimensions, a split, or full unrolling compiles; so does a user's
+    own merge of two leading dimensions of rank-4 host ys, which this still matches: a warning."""
+    before, after = reshape.operands[0].shape.dimensions, reshape.shape.dimensions
+    return (len(before) >= 4 and len(after) == len(before) - 1 and after[0] == before[0] * before[1]
+            and after[1:] == before[2:])
+
+
+def _loop_state_changes_memory(module: HloModule, result: HostOffloadResult) -> Iterator[str]:
+    """A while loop whose state at an index enters in one memory space and leaves in the other."""
+    host = set(result.host_positions)
+    for comp in module.computations:
+        for loop in comp.instructions:
+            if loop.opcode is not HloOpcode.WHILE or not loop.called.get("body"):
+                continue
+            body = loop.called["body"][0]
+            if body.root is None or not body.parameters:
+                continue
+            param, root = body.parameters[0], body.root
+            for index, leaf in param.shape.leaves():
+                enters = (param.name, index) in host
+                if leaf.is_array and enters != ((root.name, index) in host):
+                    yield label("offload.later_loop_state_memory", libtpu=LIBTPU, loop=loop.name,
+                                index=format_shape_index(index), enters="host" if enters else "device",
+                                leaves="device" if enters else "host")
+                    break
