@@ -108,6 +108,11 @@ def _info(index: int, item: str, name_key: str) -> ValueInfo:
                      name.group(1).replace('\\"', '"') if name else None, "!stablehlo.token" in item)
 
 
+def has_main(stablehlo: str) -> bool:
+    """Does the text hold JAX's ``@main`` (is it ``Lowered.as_text()``)?"""
+    return _MAIN.search(stablehlo) is not None
+
+
 def read_main_signature(stablehlo: str) -> MainSignature:
     """``@main``'s arguments and results from StableHLO text (``Lowered.as_text()``)."""
     m = _MAIN.search(stablehlo)
