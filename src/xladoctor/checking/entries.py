@@ -82,7 +82,8 @@ def _undecidable(entry: dict[str, Any], kinds: Any, source: str) -> dict[str, An
     outputs = ", ".join("{" + ",".join(map(str, i)) + "}" for i in kinds.outputs) or "-"
     stem = source.rsplit(".", 1)[0] if "." in source.rsplit("/", 1)[-1] else source
     entry["verdict"] = "undecidable"
-    entry["note"] = label("check.kinds_unknown", outputs=outputs, arguments=kinds.arguments, stem=stem)
+    key = "check.kinds_unknown" if kinds.annotations else "check.kinds_unknown_arguments"
+    entry["note"] = label(key, outputs=outputs, arguments=kinds.arguments, stem=stem)
     entry["findings"] = 1
     return entry
 
