@@ -57,7 +57,7 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
         entry["note"] = compiled_note()
         entry["findings"] = 0
         return entry
-    kinds = memory_kinds_of(module, stablehlo_path)
+    kinds = memory_kinds_of(module, stablehlo_path, source)
     entry["memory_kinds"] = kinds.to_json()
     if not kinds.known:
         return _undecidable(entry, kinds, source)

@@ -98,6 +98,15 @@ def _reached_outputs(module: Any, placements: list[Any]) -> list[tuple[int, ...]
     return out
 
 
+_DUMP_NAME = re.compile(r"(?:^|/)module_\d+\.[^/]*$")
+
+
+def is_xla_dump(path: str | None) -> bool:
+    """``module_0001.jit_f....txt``: written by ``--xla_dump_to``, whose entry layout is the
+    compiler's (``S(5)`` where JAX asked for ``pinned_host``): the kinds are in the text."""
+    return bool(path and _DUMP_NAME.search(path.replace("\\", "/")))
+
+
 _HEADER_NAME = re.compile(r"^HloModule\s+(?:jit|pjit|xla_computation)_")
 _NO_ARGUMENTS = re.compile(r"entry_computation_layout=\{\(\)")
 
@@ -111,7 +120,7 @@ def kindless_jax_header(header: str) -> bool:
     return not (_NO_ARGUMENTS.search(header) or "S(" in header or ":T(" in header or "memory_spaces" in header)
 
 
-def memory_kinds_of(module: Any, stablehlo_path: str | None = None) -> MemoryKinds:
+def memory_kinds_of(module: Any, stablehlo_path: str | None = None, path: str | None = None) -> MemoryKinds:
     """How much of the verdict the module's text alone can decide.
 
     A JAX lowering without kinds is undecidable when it places values (the kinds of the outputs
@@ -120,7 +129,7 @@ def memory_kinds_of(module: Any, stablehlo_path: str | None = None) -> MemoryKin
     fail with E1200 whose text has no offload token at all)."""
     if stablehlo_path is not None:
         return MemoryKinds("stablehlo", stablehlo_path)
-    if module.entry is None or not _is_jax_lowering(module) or _layout_says(module):
+    if module.entry is None or is_xla_dump(path) or not _is_jax_lowering(module) or _layout_says(module):
         return MemoryKinds("module")
     ecl = module.entry_computation_layout
     n_args = len(ecl.parameters) if ecl is not None else len(module.entry.parameters)

@@ -78,13 +78,13 @@ def _read_rest(f: BinaryIO, head: bytes) -> bytes | bytearray:
     return buf
 
 
-def _kindless_jax(head: bytes) -> bool:
+def _kindless_jax(head: bytes, source: str) -> bool:
     """A JAX lowering whose memory kinds the text does not give is parsed even without offload
     tokens: it gets ``undecidable``, not "no annotation" (:mod:`.memory_kinds`)."""
     from ..provenance import hlo_header
-    from .memory_kinds import kindless_jax_header
+    from .memory_kinds import is_xla_dump, kindless_jax_header
 
-    return kindless_jax_header(hlo_header(head.decode("utf-8", "replace")) or "")
+    return not is_xla_dump(source) and kindless_jax_header(hlo_header(head.decode("utf-8", "replace")) or "")
 
 
 def _undecided(head: bytes) -> bool:
@@ -134,7 +134,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
             from ..hlo_triage import triage
 
             t = triage(data, compiled)
-            if not t.analyse and not (not compiled and _kindless_jax(head)):
+            if not t.analyse and not (not compiled and _kindless_jax(head, source)):
                 return triaged_entry(source, t.module_name, compiled)
         text = decode_text(bytes(data) if isinstance(data, bytearray) else data, source)
         del data
