@@ -127,6 +127,8 @@ def run_program(prog: Any, worker: Any, folder: str) -> ProgramRecord:
     entries = [check_path(it.path, it.explicit, opts, it.stablehlo) for it in expand([sub]) if it.status == "file"]
     pred = _entry_prediction(entries[0], module) if len(entries) == 1 else Prediction("xla_error", message="files")
     rec.routes["check_pair"] = _judge(pred or Prediction("undecidable"), verdict)
+    if rec.routes["check_pair"].predicted == rec.routes["offload_pair"].predicted:  # same prediction: same name
+        rec.routes["check_pair"] = rec.routes["offload_pair"]
     bare = check_hlo(hlo, stem + ".hlo")
     pred = _entry_prediction(bare, module)
     rec.routes["check_bare"] = RouteResult("undecidable", "undecidable") if pred is None else _judge(pred, verdict)

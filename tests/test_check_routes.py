@@ -152,3 +152,19 @@ def test_user_programs_ci_slice():
         assert r.routes["check_bare"].status in ("agree", "undecidable"), (r.name, r.actual, r.routes)
         for route in ("check_offload", "offload_pair", "check_pair"):
             assert r.routes[route].status in ("agree", "divergence"), (r.name, route, r.actual, r.routes[route])
+
+
+def test_confirm_compiles_the_stablehlo_the_prediction_used(tmp_path):
+    """--confirm hands the compiler the paired StableHLO (its memory kinds), and says so."""
+    from xladoctor.oracle import OracleWorker
+
+    with OracleWorker("v5e:2x2", timeout=120, want_text=False) as worker:
+        if worker.unavailable:
+            pytest.skip(worker.unavailable)
+    low = _e1200_program()
+    (tmp_path / "step.hlo").write_text(low.as_text("hlo"))
+    (tmp_path / "step.mlir").write_text(low.as_text())
+    rc, doc, _ = _check(str(tmp_path), "--confirm")
+    confirm = _files(doc)["step.hlo"]["confirm"]
+    assert rc == 1 and confirm["input"] == "stablehlo"
+    assert confirm["verdict"]["kind"] == "e1200" and confirm["agree"] is True
