@@ -79,7 +79,7 @@ def _placements(module: Any) -> list[Any]:
 def _reached_outputs(module: Any, placements: list[Any]) -> list[tuple[int, ...]]:
     """Entry outputs a placed value flows to (through any instruction: the kind decides the verdict)."""
     root = module.entry.root_instruction()
-    leaves = [()] if not root.shape.is_tuple else [(i,) for i in range(len(root.shape.tuple_shapes))]
+    leaves: list[tuple[int, ...]] = [()] if not root.shape.is_tuple else [(i,) for i in range(len(root.shape.tuple_shapes))]
     if root.opcode.value != "tuple":
         return leaves
     placed = {id(p) for p in placements}
