@@ -8,6 +8,11 @@ directory works as is); XLA's non-HLO dump files (buffer assignment, memory
 reports, ...) are skipped.  ``--examples`` checks the examples shipped with
 xladoctor.  ``--html OUT`` writes a self-contained report of everything found.
 
+Each ``NAME.hlo``/``NAME.txt`` is read with the ``NAME.mlir``/``NAME.stablehlo`` beside it (or
+the file ``--stablehlo`` names, for one module): JAX's memory kinds are in the StableHLO only,
+and a JAX lowering whose text lacks them gets no verdict (``undecidable``, one finding) rather
+than a guess (:mod:`xladoctor.checking.memory_kinds`).
+
 Exit 1 when anything was found or is predicted, 2 when an input could not be read
 or parsed (the other files are still checked), 0 otherwise.
 
