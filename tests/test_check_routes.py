@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from json_schema_check import schema_errors
+
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 from jax.sharding import SingleDeviceSharding  # noqa: E402
@@ -50,13 +52,17 @@ def test_pair_in_folder_gives_the_verdict_and_bare_text_gives_none(tmp_path):
     (pair / "step.mlir").write_text(low.as_text())
     (bare / "step.hlo").write_text(low.as_text("hlo"))
     rc, doc, _ = _check(str(pair))
+    assert schema_errors(doc, "check") == []
     files = _files(doc)
     assert rc == 1
     assert files["step.hlo"]["memory_kinds"]["source"] == "stablehlo"
     assert files["step.hlo"]["offload"]["outcome"] == "E1200"
     assert files["step.mlir"]["kind"] == "skipped" and "step.hlo" in files["step.mlir"]["note"]
     rc, doc, _ = _check(str(bare))
+    assert schema_errors(doc, "check") == []
     entry = _files(doc)["step.hlo"]
+    (warning,) = doc["diagnostics"]["findings"]
+    assert warning["severity"] == "warning" and warning["fields"]["undecidable"] is True
     assert rc == 1 and entry["verdict"] == "undecidable" and entry["findings"] == 1
     assert "offload" not in entry and entry["memory_kinds"]["known"] is False
     assert entry["memory_kinds"]["undecidable_outputs"] == [[]]

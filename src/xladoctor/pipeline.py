@@ -245,7 +245,8 @@ def check_diagnostics(files: Sequence[Mapping[str, Any]], lang: str = "en") -> d
     """
     findings: list[Any] = []
     for f in files:
-        inner = f.get("offload") if f.get("kind") == "hlo" else f.get("explain") if f.get("kind") == "log" else None
+        inner = (f if f.get("verdict") == "undecidable" else f.get("offload")) if f.get("kind") == "hlo" \
+            else f.get("explain") if f.get("kind") == "log" else None
         if inner and "diagnostics" in inner:
             findings.extend(inner["diagnostics"]["findings"])
     doc = diagnostics("check", [str(f["path"]) for f in files if f.get("kind") not in ("skipped",)], (), lang,

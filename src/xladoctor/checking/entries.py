@@ -85,7 +85,22 @@ def _undecidable(entry: dict[str, Any], kinds: Any, source: str) -> dict[str, An
     key = "check.kinds_unknown" if kinds.annotations else "check.kinds_unknown_arguments"
     entry["note"] = label(key, outputs=outputs, arguments=kinds.arguments, stem=stem)
     entry["findings"] = 1
+    entry["diagnostics"] = _undecidable_diagnostics(entry["note"], kinds, source)
     return entry
+
+
+def _undecidable_diagnostics(note: str, kinds: Any, source: str) -> dict[str, Any]:
+    """The warning as a finding (for ``--format sarif|github`` and ``diagnostics``): an E1200 that
+    cannot be ruled out, severity ``warning``, ``fields.undecidable`` true."""
+    from ..catalogue.loader import load_catalogue
+    from ..findings.model import Finding, FindingKind, Location, Origin, Severity
+    from ..offload.result import E1200_CODE, E1200_NAME
+    from ..pipeline import diagnostics
+
+    finding = Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED, Severity.WARNING,
+                      load_catalogue().entries[E1200_CODE].describe("en").title, note, Location(source, 1, 1),
+                      fields={"undecidable": True, "memory_kinds": kinds.to_json()})
+    return diagnostics("check", [source], (finding,))
 
 
 def triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:
