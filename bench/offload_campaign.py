@@ -239,6 +239,30 @@ def summary(records: list[Record], seconds: float) -> dict[str, Any]:
             "seconds": round(seconds, 1)}
 
 
+def run_user_campaign(args: argparse.Namespace, worker: OracleWorker) -> int:
+    """``--user``: the user-shaped programs (:mod:`user_programs`) through every route
+    (:mod:`user_routes`); exit 1 when a route is confidently wrong outside a named divergence."""
+    import tempfile
+
+    import user_programs
+    import user_routes
+
+    started, records = time.monotonic(), []
+    families = args.families.split(",") if args.families else None
+    with tempfile.TemporaryDirectory() as folder:
+        for i, prog in enumerate(user_programs.programs(args.seed, args.count, families)):
+            if args.seconds is not None and time.monotonic() - started > args.seconds:
+                break
+            records.append(user_routes.run_program(prog, worker, folder))
+            if not args.quiet and (i + 1) % 25 == 0:
+                print(f"  {i + 1} user programs, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    doc = user_routes.summarise(records)
+    doc["seconds"] = round(time.monotonic() - started, 1)
+    json.dump(doc, sys.stdout, indent=1, default=str)
+    sys.stdout.write("\n")
+    return 1 if any(c for c in doc["classes"] if ":" not in c["class"].split(" ")[0]) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=0)
@@ -252,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shrink-budget", type=int, default=40, help="compiles spent shrinking each disagreement")
     ap.add_argument("--json", action="store_true", help="one JSON document: summary and every disagreement")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
+    ap.add_argument("--user", action="store_true", help="the user-shaped programs (bench/user_programs.py) "
+                    "through every route (check_offload, offload --stablehlo, check on pairs, check alone); JSON")
+    ap.add_argument("--families", help="with --user: comma-separated family names (default all)")
     args = ap.parse_args(argv)
 
     started = time.monotonic()
@@ -261,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
         if why is not None:
             print(f"offload_campaign: no real compiler here: {why}", file=sys.stderr)
             return 2
+        if args.user:
+            return run_user_campaign(args, worker)
         if args.corpus:
             verdicts: dict = {}
             records = corpus(worker, verdicts)

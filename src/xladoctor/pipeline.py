@@ -11,7 +11,7 @@ model and the renderers' inputs; below ``commands/`` (nothing here imports a com
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .findings import Finding, Report, to_json
@@ -105,11 +105,89 @@ def analyse_module(module: HloModule, text: str, source: str | None, options: An
         signature = read_main_signature(stablehlo)
         apply_memory_kinds(module, signature)
         names = [r.name or "" for r in signature.results] or None
+    later = unpinned_host_failures(module)
     result = analyze_host_offload(module, options.rule, disable_host_compute=options.disable_host_compute)
+    add_later_failures(result, later)
     fixes = suggest_fixes(module, result, names)
     if provenance is None:
         provenance = detect_provenance(text, None if source in (None, "<stdin>", "-") else source)
     return ModuleCheck(source, module, result, fixes, provenance, options)
+
+
+UNPINNED_SPACE = 6
+"""``unpinned_host`` in libtpu's entry layout (see :mod:`xladoctor.syntax.stablehlo_main`)."""
+UNPINNED_COMPUTE_MESSAGE = ("during context [post-optimization]: Shape mismatch between parameter number {n} and "
+                            "its operand in a fusion of {name} (an unpinned_host argument, S(6), computed on)")
+UNPINNED_OUTPUT_MESSAGE = "Unimplemented DMA from hbm to hbm."
+
+
+def unpinned_host_failures(module: HloModule) -> list[Any]:
+    """What libtpu 0.0.42.1 does with ``unpinned_host`` (``S(6)``) entry values, after HostOffloader
+    accepted them (measured with the real compiler, v5e): an ``S(6)`` argument returned as it is
+    compiles, one that anything computes on fails INTERNAL after optimisation ("Shape mismatch
+    between parameter ... and its operand"), and an ``S(6)`` output fails FAILED_PRECONDITION
+    ("Unimplemented DMA from hbm to hbm").  Run on the module before the analysis edits it."""
+    from .offload.kinds import Status
+    from .offload.result import PassFailure
+
+    ecl, entry = module.entry_computation_layout, module.entry
+    if ecl is None or entry is None:
+        return []
+    out: list[PassFailure] = []
+    root = entry.root_instruction()
+    if any(leaf.memory_space == UNPINNED_SPACE for _, leaf in ecl.result.leaves()):
+        out.append(PassFailure(Status.FAILED_PRECONDITION, UNPINNED_OUTPUT_MESSAGE, root.name))
+    for n, shape in enumerate(ecl.parameters):
+        if n >= len(entry.parameters) or not any(leaf.memory_space == UNPINNED_SPACE for _, leaf in shape.leaves()):
+            continue
+        param = entry.parameter(n)
+        if _computed_on(param):
+            out.append(PassFailure(Status.INTERNAL, UNPINNED_COMPUTE_MESSAGE.format(n=n, name=param.name), param.name))
+    return out
+
+
+_PASS_THROUGH = frozenset({"tuple", "get-tuple-element", "bitcast", "copy", "reshape"})
+_PASS_THROUGH_CALLS = frozenset({"Sharding", "annotate_device_placement", "MoveToHost", "MoveToDevice"})
+_FUSED_CONSTANTS = frozenset({"broadcast", "iota", "constant"})
+
+
+def _computed_on(param: Any) -> bool:
+    """Does an instruction fuse ``param`` with a broadcast constant (``x * 2.0``, ``x @ ones``)?
+
+    Measured (libtpu 0.0.42.1, v5e, ``unpinned_host`` f32[8,128]): ``x * 2.0``, ``x + 1.0`` and
+    ``x @ jnp.ones(...)`` fail, also after ``device_put(x, Space.Device)``, with XLA's "Shape
+    mismatch between parameter number N and its operand in %broadcast_multiply_fusion"; ``tanh``,
+    ``sin``, ``x * x``, ``sum``, ``reshape`` and returning it (to any memory kind) compile.  So
+    the failing pattern is a loop fusion that takes the S(6) parameter and a fused broadcast;
+    data movement (tuples, copies, sharding and placement annotations) passes through, dead
+    instructions do not count."""
+    seen, todo = {id(param)}, [param]
+    while todo:
+        x = todo.pop()
+        for u in x.users:
+            if id(u) in seen or (not u.users and u is not u.parent.root):
+                continue
+            seen.add(id(u))
+            op = u.opcode.value
+            target = u.custom_call_target or ""
+            if op in _PASS_THROUGH or (op == "custom-call" and (target in _PASS_THROUGH_CALLS
+                                                                or target.startswith("xla.sdy."))):
+                todo.append(u)
+            elif any(o is not x and o.opcode.value in _FUSED_CONSTANTS and id(o) not in seen for o in u.operands):
+                return True
+    return False
+
+
+def add_later_failures(result: HostOffloadResult, failures: Sequence[Any]) -> None:
+    """Failures that come after HostOffloader: the outcome when the pass itself succeeds."""
+    from .offload.kinds import FirstKind
+
+    if not failures:
+        return
+    first = result.outcome == "ok"
+    result.failures.extend(replace(f, first=first and i == 0) for i, f in enumerate(failures))
+    if first:
+        result._first_kind = FirstKind.FAILURE
 
 
 def analysis_of(module: HloModule, result: HostOffloadResult, source: str | None,
@@ -167,7 +245,8 @@ def check_diagnostics(files: Sequence[Mapping[str, Any]], lang: str = "en") -> d
     """
     findings: list[Any] = []
     for f in files:
-        inner = f.get("offload") if f.get("kind") == "hlo" else f.get("explain") if f.get("kind") == "log" else None
+        inner = (f if f.get("verdict") == "undecidable" else f.get("offload")) if f.get("kind") == "hlo" \
+            else f.get("explain") if f.get("kind") == "log" else None
         if inner and "diagnostics" in inner:
             findings.extend(inner["diagnostics"]["findings"])
     doc = diagnostics("check", [str(f["path"]) for f in files if f.get("kind") not in ("skipped",)], (), lang,

@@ -14,20 +14,42 @@ if TYPE_CHECKING:
     from ..ir.module import HloModule
 
 def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None,
-              disable_host_compute: bool = False) -> dict[str, Any]:
+              disable_host_compute: bool = False, stablehlo_path: str | None = None) -> dict[str, Any]:
+    """Check one module; ``stablehlo_path`` names the same program's StableHLO (``--stablehlo``,
+    or the ``NAME.mlir``/``NAME.stablehlo`` beside ``NAME.hlo``), which gives the memory kinds."""
     from ..pipeline import parse_hlo
 
     module = parse_hlo(text, source)
+    stablehlo = _read_stablehlo(stablehlo_path) if stablehlo_path is not None else None
     with located(text, source):
-        return _check_module(module, text, source, rule, confirm_topology, disable_host_compute)
+        return _check_module(module, text, source, rule, confirm_topology, disable_host_compute,
+                             stablehlo_path, stablehlo)
+
+
+def _read_stablehlo(path: str) -> str:
+    """The companion's text; one ``file:1:1: message`` error when it is unreadable or no StableHLO."""
+    from ..errors import InputError
+    from ..files import decode_text
+    from ..syntax.stablehlo_main import has_main
+
+    try:
+        with open(path, "rb") as f:
+            text = decode_text(f.read(), path)
+    except OSError as e:
+        raise InputError(f"cannot read the StableHLO file: {e.strerror or e}", path, 1, 1) from None
+    if not has_main(text):
+        raise InputError("not StableHLO text: no 'func.func public @main' (expected Lowered.as_text())", path, 1, 1)
+    return text
 
 
 def _check_module(module: HloModule, text: str, source: str, rule: str = "shipped",
-                  confirm_topology: str | None = None, disable_host_compute: bool = False) -> dict[str, Any]:
+                  confirm_topology: str | None = None, disable_host_compute: bool = False,
+                  stablehlo_path: str | None = None, stablehlo: str | None = None) -> dict[str, Any]:
     """The ``offload`` command's steps (the pipeline's) on one module, after its summary."""
     from ..hlo_summary import summarize
     from ..pipeline import AnalysisOptions, analyse_module, offload_document
     from ..provenance import detect as detect_provenance
+    from .memory_kinds import memory_kinds_of
 
     origin = detect_provenance(text, None if source == "<stdin>" else source)
     entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module), "provenance": origin.to_json()}
@@ -35,15 +57,50 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
         entry["note"] = compiled_note()
         entry["findings"] = 0
         return entry
-    mc = analyse_module(module, text, source, AnalysisOptions(rule, disable_host_compute), provenance=origin)
+    kinds = memory_kinds_of(module, stablehlo_path, source)
+    entry["memory_kinds"] = kinds.to_json()
+    if not kinds.known:
+        return _undecidable(entry, kinds, source)
+    options = AnalysisOptions(rule, disable_host_compute, stablehlo_path)
+    mc = analyse_module(module, text, source, options, stablehlo, provenance=origin)
     result = mc.result
     entry["findings"] = len(result.errors) + len(result.failures)
     if confirm_topology is not None:
-        mc.confirm = entry["confirm"] = confirm(text, module, result, confirm_topology)
+        mc.confirm = entry["confirm"] = confirm(text, module, result, confirm_topology, stablehlo)
         if not entry["findings"] and is_error(entry["confirm"]):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
     entry["offload"] = offload_document(mc)
     return entry
+
+
+def _undecidable(entry: dict[str, Any], kinds: Any, source: str) -> dict[str, Any]:
+    """No verdict: the text does not say which memory the outputs and arguments are in.  One
+    finding (a warning, exit 1), never a confident ``ok`` or E1200; ``--confirm`` is not run
+    (compiling the same kind-less text would only "confirm" the guess)."""
+    from ..labels import label
+
+    outputs = ", ".join("{" + ",".join(map(str, i)) + "}" for i in kinds.outputs) or "-"
+    stem = source.rsplit(".", 1)[0] if "." in source.rsplit("/", 1)[-1] else source
+    entry["verdict"] = "undecidable"
+    key = "check.kinds_unknown" if kinds.annotations else "check.kinds_unknown_arguments"
+    entry["note"] = label(key, outputs=outputs, arguments=kinds.arguments, stem=stem)
+    entry["findings"] = 1
+    entry["diagnostics"] = _undecidable_diagnostics(entry["note"], kinds, source)
+    return entry
+
+
+def _undecidable_diagnostics(note: str, kinds: Any, source: str) -> dict[str, Any]:
+    """The warning as a finding (for ``--format sarif|github`` and ``diagnostics``): an E1200 that
+    cannot be ruled out, severity ``warning``, ``fields.undecidable`` true."""
+    from ..catalogue.loader import load_catalogue
+    from ..findings.model import Finding, FindingKind, Location, Origin, Severity
+    from ..offload.result import E1200_CODE, E1200_NAME
+    from ..pipeline import diagnostics
+
+    finding = Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED, Severity.WARNING,
+                      load_catalogue().entries[E1200_CODE].describe("en").title, note, Location(source, 1, 1),
+                      fields={"undecidable": True, "memory_kinds": kinds.to_json()})
+    return diagnostics("check", [source], (finding,))
 
 
 def triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:

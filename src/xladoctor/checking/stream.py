@@ -78,6 +78,15 @@ def _read_rest(f: BinaryIO, head: bytes) -> bytes | bytearray:
     return buf
 
 
+def _kindless_jax(head: bytes, source: str) -> bool:
+    """A JAX lowering whose memory kinds the text does not give is parsed even without offload
+    tokens: it gets ``undecidable``, not "no annotation" (:mod:`.memory_kinds`)."""
+    from ..provenance import hlo_header
+    from .memory_kinds import is_xla_dump, kindless_jax_header
+
+    return not is_xla_dump(source) and kindless_jax_header(hlo_header(head.decode("utf-8", "replace")) or "")
+
+
 def _undecided(head: bytes) -> bool:
     from ..provenance import hlo_header
 
@@ -108,10 +117,12 @@ class _Prefixed(io.RawIOBase):
         return _buffered(self._rest).readinto(view) or 0
 
 
-def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None) -> dict[str, Any]:
+def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None,
+                 stablehlo: str | None = None) -> dict[str, Any]:
     """Check one input: an HLO module is read whole (triaged, then analysed); anything else is a log, streamed.
 
-    ``path`` names a regular file the log scan may reopen (to use every core on a big log).
+    ``path`` names a regular file the log scan may reopen (to use every core on a big log);
+    ``stablehlo`` the same program's StableHLO file (its memory kinds go into the module).
     """
     head = _read_head(f)
     if _looks_like_hlo(head.decode("utf-8", "replace")):
@@ -119,17 +130,17 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
         from ..provenance import is_compiled
 
         compiled = is_compiled(data, source)
-        if not opts.full:  # triage the bytes: a module no analysis applies to is neither decoded nor parsed
+        if not opts.full and stablehlo is None:  # triage the bytes: a module no analysis applies to is neither decoded nor parsed
             from ..hlo_triage import triage
 
             t = triage(data, compiled)
-            if not t.analyse:
+            if not t.analyse and not (not compiled and _kindless_jax(head, source)):
                 return triaged_entry(source, t.module_name, compiled)
         text = decode_text(bytes(data) if isinstance(data, bytearray) else data, source)
         del data
         if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
             text = text[1:]
-        return check_hlo(text, source, opts.rule, opts.confirm_topology, opts.disable_host_compute)
+        return check_hlo(text, source, opts.rule, opts.confirm_topology, opts.disable_host_compute, stablehlo)
     from ..catalogue.fastscan import scan_path, scan_stream
     from ..catalogue.logscan import LogScan
     from ..catalogue.scanner import LogScanner
@@ -142,7 +153,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     return log_entry(LogScan(scanner.finish(), source, scanner.not_shown), opts.lang)
 
 
-def check_path(path: str, explicit: bool, opts: Options) -> dict[str, Any]:
+def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> dict[str, Any]:
     """Check one file; never raises: whatever goes wrong becomes this file's ``error`` entry."""
     from ..files import check_readable_kind, open_regular
 
@@ -153,7 +164,7 @@ def check_path(path: str, explicit: bool, opts: Options) -> dict[str, Any]:
         else:
             kind, fd = "regular", open_regular(path)
         with os.fdopen(fd, "rb", buffering=0) as f:
-            return check_stream(f, path, opts, path if kind == "regular" else None)
+            return check_stream(f, path, opts, path if kind == "regular" else None, stablehlo)
     except InputError as err:
         return error_entry(path, str(err))
     except OSError as e:

@@ -27,10 +27,47 @@ class Item:
     status: str
     note: str = ""
     explicit: bool = False
+    stablehlo: str | None = None
+    """The same program's StableHLO beside it (``NAME.mlir``/``NAME.stablehlo`` for ``NAME.hlo``)."""
 
 
-def expand(paths: list[str]) -> list[Item]:
-    """The command line's paths with directories walked, in walk order."""
+HLO_SUFFIXES = (".hlo", ".txt")
+STABLEHLO_SUFFIXES = (".mlir", ".stablehlo")
+COMPANION_NOTE = "StableHLO of {hlo}: read with it, for its memory kinds"
+
+
+def companion_of(path: str) -> str | None:
+    """``NAME.mlir`` (or ``NAME.stablehlo``) beside ``NAME.hlo``/``NAME.txt``: the StableHLO of the
+    same lowering (``Lowered.as_text()``), which carries the memory kinds the HLO text lacks."""
+    stem, ext = os.path.splitext(path)
+    if ext not in HLO_SUFFIXES:
+        return None
+    for suffix in STABLEHLO_SUFFIXES:
+        if os.path.isfile(stem + suffix) and not os.path.islink(stem + suffix):
+            return stem + suffix
+    return None
+
+
+def pair(items: list[Item]) -> list[Item]:
+    """Each HLO file with the StableHLO beside it; the StableHLO itself is listed as read with it."""
+    from dataclasses import replace
+
+    taken: dict[str, str] = {}
+    out = []
+    for it in items:
+        if it.status == "file" and it.stablehlo is None:
+            companion = companion_of(it.path)
+            if companion is not None:
+                taken[os.path.normpath(companion)] = it.path
+                it = replace(it, stablehlo=companion)
+        out.append(it)
+    return [Item(it.path, "skipped", COMPANION_NOTE.format(hlo=taken[os.path.normpath(it.path)]))
+            if it.status in ("file", "skipped") and os.path.normpath(it.path) in taken else it for it in out]
+
+
+def expand(paths: list[str], stablehlo: str | None = None) -> list[Item]:
+    """The command line's paths with directories walked, in walk order, each HLO file paired
+    with its StableHLO (``stablehlo``: the one ``--stablehlo`` names, for a single HLO file)."""
     from ..files import walk
 
     out: list[Item] = []
@@ -47,7 +84,14 @@ def expand(paths: list[str]) -> list[Item]:
         else:
             reason = skip_reason(path)
             out.append(Item(path, "skipped", reason) if reason else Item(path, "file", explicit=True))
-    return out
+    if stablehlo is not None:
+        files = [i for i, it in enumerate(out) if it.status == "file"]
+        if len(files) != 1:
+            from ..errors import UsageError
+
+            raise UsageError("--stablehlo names the StableHLO of one HLO module: give exactly one file with it")
+        out[files[0]] = Item(out[files[0]].path, "file", explicit=out[files[0]].explicit, stablehlo=stablehlo)
+    return pair(out)
 
 
 def skip_reason(path: str) -> str | None:

@@ -8,6 +8,11 @@ directory works as is); XLA's non-HLO dump files (buffer assignment, memory
 reports, ...) are skipped.  ``--examples`` checks the examples shipped with
 xladoctor.  ``--html OUT`` writes a self-contained report of everything found.
 
+Each ``NAME.hlo``/``NAME.txt`` is read with the ``NAME.mlir``/``NAME.stablehlo`` beside it (or
+the file ``--stablehlo`` names, for one module): JAX's memory kinds are in the StableHLO only,
+and a JAX lowering whose text lacks them gets no verdict (``undecidable``, one finding) rather
+than a guess (:mod:`xladoctor.checking.memory_kinds`).
+
 Exit 1 when anything was found or is predicted, 2 when an input could not be read
 or parsed (the other files are still checked), 0 otherwise.
 
@@ -61,8 +66,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_format_argument(p)
     p.add_argument("--disable-host-compute", action="store_true",
                    help=help_text(p, "cli.check.disable_host_compute"))
-    # offload's --stablehlo names one companion file for one module; check takes many modules, so a
-    # single --stablehlo would not say which module it belongs to (run offload --stablehlo for that).
+    # As offload's, for one module; on many, each NAME.hlo is paired with the NAME.mlir beside it.
+    p.add_argument("--stablehlo", metavar="FILE", help=help_text(p, "cli.check.stablehlo"))
     _confirm.add_arguments(p)
 
 
@@ -84,18 +89,18 @@ def _check_all(items: list[Item], opts: Options, jobs: int, progress) -> list[di
     if jobs > 1 and len(todo) > 1:
         from ..parallel import map_isolated
 
-        results = map_isolated(check_path, [(items[i].path, items[i].explicit, opts) for i in todo],
+        results = map_isolated(check_path, [(items[i].path, items[i].explicit, opts, items[i].stablehlo) for i in todo],
                                jobs, progress.advance, _crashed_entry)
         for i, entry in zip(todo, results):
             out[i] = entry
     else:
         for i in todo:
-            out[i] = check_path(items[i].path, items[i].explicit, opts)
+            out[i] = check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo)
             progress.advance()
     return [e for e in out if e is not None]
 
 
-def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
+def _crashed_entry(args: tuple[str, bool, Options, str | None], why: str) -> dict[str, Any]:
     from ..checking.entries import error_entry
 
     path = args[0]
@@ -117,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("nothing to check: give files or directories, '-' for stdin, or --examples")
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (one per core) or more")
-    items = expand(paths)
+    items = expand(paths, args.stablehlo)
     expanded = [it.path for it in items if it.status in ("file", "stdin")]
     if args.html:
         refuse_overwriting_inputs(args.html, expanded)

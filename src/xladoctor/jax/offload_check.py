@@ -258,8 +258,12 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
 
 def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport:
     """Run the HostOffloader model on an already lowered program."""
+    from ..pipeline import add_later_failures, unpinned_host_failures
+
     platform = program.platform
+    later = unpinned_host_failures(program.module)
     result = analyze_host_offload(program.module, rule)
+    add_later_failures(result, later)
     report = OffloadReport(platform, result.rule, result.outcome, _findings(program, result), result=result,
                            program=program)
     names = program.result_names

@@ -18,6 +18,14 @@ from dataclasses import dataclass
 from ..ir.module import HloModule, ProgramShape
 from ..ir.shape import HOST_MEMORY_KINDS, HOST_MEMORY_SPACE
 
+UNPINNED_HOST_MEMORY_SPACE = 6
+"""``unpinned_host`` on TPU: libtpu 0.0.42.1 puts ``S(6)`` (``arg_memory_spaces="6"``) in the
+entry layout, not ``S(5)``; HostOffloader's checks are for ``S(5)`` only, so an ``unpinned_host``
+argument is no host tensor for E1200 (measured: returning one to a device output compiles)."""
+
+MEMORY_SPACES = {"pinned_host": HOST_MEMORY_SPACE, "unpinned_host": UNPINNED_HOST_MEMORY_SPACE}
+"""JAX memory kind -> the entry layout's memory space on TPU (``device``: 0, left as it is)."""
+
 
 @dataclass(frozen=True)
 class ValueInfo:
@@ -33,6 +41,11 @@ class ValueInfo:
     @property
     def on_host(self) -> bool:
         return self.memory_kind in HOST_MEMORY_KINDS
+
+    @property
+    def memory_space(self) -> int | None:
+        """The entry layout's ``S(n)`` for this kind (None: device memory, nothing to set)."""
+        return MEMORY_SPACES.get(self.memory_kind or "")
 
 
 @dataclass(frozen=True)
@@ -95,6 +108,11 @@ def _info(index: int, item: str, name_key: str) -> ValueInfo:
                      name.group(1).replace('\\"', '"') if name else None, "!stablehlo.token" in item)
 
 
+def has_main(stablehlo: str) -> bool:
+    """Does the text hold JAX's ``@main`` (is it ``Lowered.as_text()``)?"""
+    return _MAIN.search(stablehlo) is not None
+
+
 def read_main_signature(stablehlo: str) -> MainSignature:
     """``@main``'s arguments and results from StableHLO text (``Lowered.as_text()``)."""
     m = _MAIN.search(stablehlo)
@@ -121,7 +139,8 @@ def read_main_signature(stablehlo: str) -> MainSignature:
 
 
 def apply_memory_kinds(module: HloModule, signature: MainSignature) -> HloModule:
-    """Put ``S(5)`` on every entry parameter and output JAX declares in host memory (in place).
+    """Put ``S(5)`` on every entry parameter and output JAX declares in ``pinned_host`` memory,
+    ``S(6)`` on ``unpinned_host`` ones, as libtpu's compile path does (in place).
 
     HLO parameter i is ``@main`` argument i; the entry result is a tuple exactly when
     ``@main`` has other than one result (how JAX lowers ``main``).
@@ -131,16 +150,18 @@ def apply_memory_kinds(module: HloModule, signature: MainSignature) -> HloModule
         return module
     params = list(ecl.parameters)
     for info in signature.arguments:
-        if info.on_host and info.index < len(params):
-            params[info.index] = params[info.index].with_memory_space(HOST_MEMORY_SPACE)
+        space = info.memory_space
+        if space is not None and info.index < len(params):
+            params[info.index] = params[info.index].with_memory_space(space)
     result = ecl.result
     for info in signature.results:
-        if not info.on_host:
+        space = info.memory_space
+        if space is None:
             continue
         if result.is_tuple and info.index < len(result.tuple_shapes):
-            result = result.with_memory_space(HOST_MEMORY_SPACE, (info.index,))
+            result = result.with_memory_space(space, (info.index,))
         elif not result.is_tuple and info.index == 0:
-            result = result.with_memory_space(HOST_MEMORY_SPACE)
+            result = result.with_memory_space(space)
     module.entry_computation_layout = ProgramShape(params, result)
     module.has_explicit_entry_layout = True
     return module
