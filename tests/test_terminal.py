@@ -1,0 +1,60 @@
+"""What a user sees on a real terminal: the CLI run inside tmux, the pane captured.
+
+tmux is the terminal here (a pseudo-terminal, so ``isatty()`` is true and the progress bar
+and colour are on); ``pipe-pane`` records the raw bytes the program wrote, ``capture-pane``
+what the terminal shows after drawing them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
+
+
+def run_in_tmux(tmp_path: Path, command: str, env: dict[str, str] | None = None,
+                timeout: float = 120) -> tuple[str, bytes]:
+    """Run ``command`` in a fresh 100x40 tmux pane; return (what the pane shows, the raw bytes written)."""
+    name = f"xd{uuid.uuid4().hex[:8]}"
+    raw, done = tmp_path / "raw.bin", tmp_path / "done"
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **(env or {})}
+    environ.pop("TMUX", None)
+    subprocess.run(["tmux", "-L", name, "new", "-d", "-s", name, "-x", "100", "-y", "40"], check=True, env=environ)
+    try:
+        subprocess.run(["tmux", "-L", name, "pipe-pane", "-t", name, "-o", f"cat >> {raw}"], check=True)
+        subprocess.run(["tmux", "-L", name, "send-keys", "-t", name, f"{command}; touch {done}", "Enter"], check=True)
+        deadline = time.monotonic() + timeout
+        while not done.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(0.3)
+        pane = subprocess.run(["tmux", "-L", name, "capture-pane", "-t", name, "-p", "-J", "-S", "-2000"],
+                              capture_output=True, text=True, check=True).stdout
+    finally:
+        subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
+    return pane, raw.read_bytes() if raw.exists() else b""
+
+
+def test_the_progress_bar_is_drawn_and_input_text_still_escaped(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for f in EXAMPLES.iterdir():
+        shutil.copy(f, folder / f.name)
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", folder / "ev\x1b[2Jil.hlo")
+    pane, raw = run_in_tmux(tmp_path, f"{sys.executable} -m xladoctor check {folder} 2>&1 | cat; "
+                                      f"{sys.executable} -m xladoctor check {folder}")
+    # the bar was drawn with real carriage returns and erased with a real erase-line ...
+    assert b"\r[" in raw and b"\r\x1b[K" in raw and b"files checked" in raw
+    # ... so the terminal shows neither the bar nor its controls spelled out
+    assert "\\r[" not in pane and "\\x1b[K" not in pane and "#####" not in pane
+    assert "4 files checked, 4 findings" in pane
+    # an escape sequence in a file name is still made visible, never obeyed
+    assert "ev\\x1b[2Jil.hlo" in pane and b"ev\x1b[2J" not in raw
