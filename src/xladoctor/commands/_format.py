@@ -1,4 +1,4 @@
-"""``--format text|json|sarif|github`` for the commands that report findings (check, offload, explain).
+"""``--format text|json|sarif|github`` for the commands that report findings (check, offload, explain, inputs).
 
 Why built on the JSON document: every machine format must say the same findings, so SARIF and
 GitHub annotations are rendered from the document's ``diagnostics`` (the one serialiser's

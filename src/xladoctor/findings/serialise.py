@@ -77,6 +77,17 @@ def report_json(r: Report) -> dict[str, Any]:
             "input_errors": list(r.input_errors)}
 
 
+def with_verdict(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with the one verdict key every document with findings carries, after ``command``:
+    ``findings`` when its ``diagnostics`` has any (the command exits 1), else ``clean``.  The older
+    per-command keys (check's count, offload's ``outcome``, inputs' ``ok``) stay, for compatibility."""
+    diagnostics = doc.get("diagnostics")
+    if not isinstance(diagnostics, dict) or "verdict" in doc:
+        return doc
+    head = {k: doc[k] for k in ("schema_version", "$schema", "command") if k in doc}
+    return {**head, "verdict": "findings" if diagnostics.get("findings") else "clean", **doc}
+
+
 def to_json(obj: Report | Finding) -> dict[str, Any]:
     """The JSON object of a report (the ``diagnostics`` document) or of one finding."""
     if isinstance(obj, Report):

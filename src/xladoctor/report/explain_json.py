@@ -27,5 +27,7 @@ def scan_document(findings: list[Finding], source: str, lang: str,
     from ..findings import Report, to_json
     from ..findings.from_log import log_findings  # the one findings serialiser (explain and check)
 
+    from ..findings.serialise import with_verdict
+
     doc["diagnostics"] = to_json(Report("explain", (source,), log_findings(findings, source, lang, fixes), lang, ()))
-    return doc
+    return with_verdict(doc)
