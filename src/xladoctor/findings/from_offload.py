@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalogue.loader import load_catalogue
 from ..ir.shape import format_shape_index
+from ..labels import glossary
 from ..offload.result import E1200_CODE, E1200_NAME, HostOffloadResult, OutputMismatch, PassFailure, PathHop
 from ..offload.rules import SHIPPED
 from .model import Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Severity, SourceLocation
@@ -66,7 +67,7 @@ def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]
 
 def host_output_fix(index: str, host_layout: str, jax: str, command: tuple[str, ...] | None = None) -> Fix:
     """E1200 remedy (a): the entry result ``index`` (``{1}``) gets the host layout ``host_layout``."""
-    return Fix(FixKind.HOST_OUTPUT, f"keep it on host: entry result {index} -> {host_layout}; JAX: {jax}", None, command)
+    return Fix(FixKind.HOST_OUTPUT, f"keep it on host: {glossary.output(index)} -> {host_layout}; JAX: {jax}", None, command)
 
 
 def move_to_device_fix(value: str, where: str | None, jax: str, command: tuple[str, ...] | None = None) -> Fix:
