@@ -196,6 +196,6 @@ def report_lines(check: InputCheck, labels: dict[int, str] | None = None) -> lis
         for runtime, msg in check.messages.items():
             lines.append(f"  {runtime_label(runtime)}: {msg}")
     if check.ok:
-        lines.append((label("inputs.one_matches") if check.expected_count == 1 else
-                     label("inputs.all_match", parameters=glossary.count(check.expected_count, "parameter"))))
+        lines.append(label("inputs.one_matches") if check.expected_count == 1 else
+                     label("inputs.all_match", parameters=glossary.count(check.expected_count, "parameter")))
     return lines
