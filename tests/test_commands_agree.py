@@ -26,6 +26,7 @@ def shapes(tmp_path_factory):
     folder = tmp_path_factory.mktemp("shapes")
     (folder / "exp.txt").write_text("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}\n")
     (folder / "sup.txt").write_text("bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}\n")
+    (folder / "clean.log").write_text("I0101 step 1 loss 0.5\nI0101 step 2 loss 0.4\n")
     return folder
 
 
@@ -33,7 +34,7 @@ def _finding_commands(shapes: Path) -> dict[str, tuple[list[str], list[str]]]:
     """Each command with findings: (argv with findings, argv without)."""
     return {"check": (["check", E1200], ["check", CLEAN]),
             "offload": (["offload", E1200], ["offload", CLEAN]),
-            "explain": (["explain", LOG], ["explain", CLEAN]),
+            "explain": (["explain", LOG], ["explain", shapes / "clean.log"]),
             "inputs": (["inputs", shapes / "exp.txt", "--supplied-shapes", shapes / "sup.txt"],
                        ["inputs", shapes / "exp.txt", "--supplied-shapes", shapes / "exp.txt"])}
 

@@ -58,3 +58,19 @@ def test_the_progress_bar_is_drawn_and_input_text_still_escaped(tmp_path):
     assert "4 files checked, 4 findings" in pane
     # an escape sequence in a file name is still made visible, never obeyed
     assert "ev\\x1b[2Jil.hlo" in pane and b"ev\x1b[2J" not in raw
+
+
+def test_concise_format_is_coloured_on_a_terminal_only_and_honours_no_color(tmp_path):
+    hlo = EXAMPLES / "e1200_offloaded_activation.hlo"
+    cmd = f"{sys.executable} -m xladoctor check {hlo} --format concise"
+    _, raw = run_in_tmux(tmp_path, cmd, env={"NO_COLOR": "", "FORCE_COLOR": ""})
+    assert b"\x1b[1;31mE1200\x1b[0m" in raw  # red code on the terminal
+    pane, raw = run_in_tmux(tmp_path / "nc" if (tmp_path / "nc").mkdir() is None else tmp_path, cmd,
+                            env={"NO_COLOR": "1"})
+    assert b"\x1b[1;31m" not in raw and f"{hlo}:14:3: E1200 Host offload output mismatch, output {{0}}" in pane
+    piped = subprocess.run(cmd.split(), capture_output=True, text=True, env={**os.environ, "NO_COLOR": "",
+                                                                               "FORCE_COLOR": ""})
+    assert "\x1b" not in piped.stdout and piped.returncode == 1
+    forced = subprocess.run(cmd.split(), capture_output=True, text=True, env={**os.environ, "NO_COLOR": "",
+                                                                                "FORCE_COLOR": "1"})
+    assert "\x1b[1;31mE1200" in forced.stdout

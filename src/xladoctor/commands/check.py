@@ -144,8 +144,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from ..report.explain_json import SCAN_SCHEMA_VERSION
 
-        emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")  # check embeds the explain scan document
+        chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")  # check embeds the explain scan document
     else:
+        chosen = None
         sys.stdout.write(render_text(doc, lang))
     for f in files:
         if f["kind"] == "error":
@@ -153,4 +154,4 @@ def run(args: argparse.Namespace) -> int:
     _confirm.note_if_unavailable(next((f["confirm"] for f in files if "confirm" in f), None))
     if input_errors:
         return 2
-    return 1 if doc["findings"] else 0
+    return chosen if chosen is not None else 1 if doc["findings"] else 0

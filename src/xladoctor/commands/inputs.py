@@ -101,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         page = render_inputs_html({"schema_version": 1, **doc}, title=title)
         write_output(args.html, page, label("status.html_report"), inputs)
     if args.json:
-        emit_document(doc, args, schema="inputs")
+        chosen = emit_document(doc, args, schema="inputs")
+        return chosen if chosen is not None else 0 if check.ok else 1
     else:
         if check.missing:
             print(label("inputs.missing", names=", ".join(map(escape_field, check.missing))))

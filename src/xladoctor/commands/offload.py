@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
         if args.fix:
             _apply_fix(args, text, source, mc, stablehlo, quiet=True)
         if not (args.fix and (args.output == "-" or args.diff)):
-            emit_document(offload_document(mc), args, schema="offload")
+            chosen = emit_document(offload_document(mc), args, schema="offload")
+            if chosen is not None:
+                return chosen
     else:
         sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
         if origin.note():
