@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 from ..errors import InputError
@@ -35,10 +36,10 @@ def find_pyproject(start: str) -> str | None:
 
 
 def _table(path: str) -> dict[str, Any] | None:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
     try:
         with open(path, "rb") as f:
             doc = tomllib.load(f)

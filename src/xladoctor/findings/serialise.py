@@ -84,7 +84,7 @@ def with_verdict(doc: dict[str, Any]) -> dict[str, Any]:
     diagnostics = doc.get("diagnostics")
     if not isinstance(diagnostics, dict) or "verdict" in doc:
         return doc
-    head = {k: doc[k] for k in ("schema_version", "$schema", "command") if k in doc}
+    head: dict[str, Any] = {k: doc[k] for k in ("schema_version", "$schema", "command") if k in doc}
     return {**head, "verdict": "findings" if diagnostics.get("findings") else "clean", **doc}
 
 

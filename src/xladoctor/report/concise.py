@@ -30,8 +30,8 @@ def concise_line(f: Finding, fallback: str, paint: Painter, lang: str = "en") ->
     """One finding in one line (no newline)."""
     text = escape_field(f.title)
     index = f.fields.get("output_index")
-    if isinstance(index, list | tuple):
-        text += ", " + glossary.output(format_shape_index(tuple(int(i) for i in index)), lang)
+    if isinstance(index, list | tuple) and all(isinstance(i, int) for i in index):
+        text += ", " + glossary.output(format_shape_index(tuple(i for i in index if isinstance(i, int))), lang)
     if f.source is not None:
         text += " " + label("finding.concise_at", lang, source=escape_field(f"{f.source.file}:{f.source.line}"))
     if f.count > 1:
