@@ -74,3 +74,14 @@ def test_concise_format_is_coloured_on_a_terminal_only_and_honours_no_color(tmp_
     forced = subprocess.run(cmd.split(), capture_output=True, text=True, env={**os.environ, "NO_COLOR": "",
                                                                                 "FORCE_COLOR": "1"})
     assert "\x1b[1;31mE1200" in forced.stdout
+
+
+def test_persian_keeps_copyable_code_whole_on_a_terminal(tmp_path):
+    """What must be copied reads as written: a flag keeps its dashes (it drew as
+    ``vmodule=host_offloader=1--``) and a call is not split across lines and reordered."""
+    py = f"{sys.executable} -m xladoctor explain"
+    pane, _ = run_in_tmux(tmp_path, f"clear; {py} E1200 --lang fa --width 90; "
+                                    f"{py} {EXAMPLES / 'tpu_job.log'} --lang fa --width 90")
+    assert "--vmodule=host_offloader=1" in pane and "vmodule=host_offloader=1--" not in pane
+    assert "jax.device_put(x, compiled.input_formats[...])" in pane
+    assert "jax.device_put(x, device_sharding)" in pane

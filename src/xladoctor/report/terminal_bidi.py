@@ -131,6 +131,7 @@ def _runs(line: str) -> list[tuple[str, str]]:
             resolved[k] = fill
         i = j
     _attach_closers(line, kinds, resolved)
+    _attach_prefixes(line, kinds, resolved)
     runs: list[tuple[str, str]] = []
     for ch, d in zip(line, resolved):
         if runs and runs[-1][0] == d:
@@ -174,6 +175,26 @@ def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
                 start, open_quote = open_quote, None
                 if start > 0 and resolved[start - 1] == "L" and resolved[start] == "L" and kinds[k] == "N":
                     resolved[k] = "L"
+
+
+_CODE_PREFIX = "-+/.`'\"$%@~#=:\\"
+
+
+def _attach_prefixes(line: str, kinds: list[str], resolved: list[str]) -> None:
+    """Keep the punctuation a code token starts with on its left-to-right run: ``--vmodule=...``
+    drew as ``vmodule=...--`` (the dashes took the paragraph's direction), a backquote went to
+    the other end of its command."""
+    for k, kind in enumerate(kinds):
+        if kind != "L" or (k > 0 and resolved[k - 1] == "L"):
+            continue
+        j = k - 1
+        while j >= 0 and kinds[j] == "N" and line[j] in _CODE_PREFIX:
+            resolved[j] = "L"
+            if line[j] in "`'\"":  # an opening quote: its closer after the code goes with it
+                close = line.find(line[j], k)
+                if close > 0 and resolved[close - 1] == "L":
+                    resolved[close] = "L"
+            j -= 1
 
 
 def display_width(text: str) -> int:
@@ -239,6 +260,9 @@ def wrap_rtl(text: str, width: int, indent: str = "") -> list[str]:
     # leave its halves isolated separately and reorder them.  NBSP is not a break point for
     # textwrap; it is turned back into a space afterwards.
     text = _SHORT_LIST.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
+    # So is a call (``jax.device_put(x, compiled.input_formats[...])``) or a backquoted command:
+    # split across lines, each half was reordered on its own line.
+    text = _CODE_UNIT.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
     lines: list[str] = []
     for paragraph in text.split("\n"):
         wrapped = textwrap.wrap(paragraph, width=width, initial_indent=indent, subsequent_indent=indent,
@@ -248,6 +272,7 @@ def wrap_rtl(text: str, width: int, indent: str = "") -> list[str]:
 
 
 _SHORT_LIST = re.compile(r"\[[^\[\]\n]{0,40}\]")
+_CODE_UNIT = re.compile(r"(?:\b\w+ = )?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\)){0,80}\)|`[^`\n]{1,80}`")
 
 
 def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
