@@ -11,7 +11,7 @@ xladoctor.  ``--html OUT`` writes a self-contained report of everything found.
 Exit 1 when anything was found or is predicted, 2 when an input could not be read
 or parsed (the other files are still checked), 0 otherwise.
 
-How it stays fast and safe (docs/json.md#check, README "Performance"):
+How it stays fast and safe (docs/json.md#check, bench/README.md):
 
 * Files are checked in a process pool (``--jobs``, default every core); the report
   lists them in walk order whatever finishes first, so it equals a serial run.
