@@ -68,3 +68,25 @@ def test_the_real_compiler_accepts_each_fixed_module(fix, tmp_path):
     assert xladoctor("offload", str(E1200), "--fix", fix, "-o", str(out)).returncode == 0
     verdict = compile_hlo(out.read_text())
     assert verdict.kind == "compiles", verdict
+
+
+def apply_json_edits(text: str, edits: list[dict]) -> str:
+    """What an editor or a bot does with the JSON's edits (ruff's fix format, by lines)."""
+    lines = text.splitlines(keepends=True)
+    for e in sorted(edits, key=lambda e: e["start_line"], reverse=True):
+        lines[e["start_line"] - 1:e["end_line"] - 1] = [e["content"]]
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("kind, fix", [("host-output", "host"), ("move-to-device", "device")])
+def test_the_json_fix_edits_apply_as_offload_fix_does(kind, fix, tmp_path):
+    import json
+
+    doc = json.loads(xladoctor("check", str(E1200), "--json").stdout)
+    (finding,) = doc["diagnostics"]["findings"]
+    chosen = next(f for f in finding["fixes"] if f["kind"] == kind)
+    assert chosen["applicability"] == ("unsafe" if fix == "host" else "safe")
+    assert chosen["edits"] and {e["path"] for e in chosen["edits"]} == {str(E1200)}
+    out = tmp_path / "fixed.hlo"
+    xladoctor("offload", str(E1200), "--fix", fix, "-o", str(out))
+    assert apply_json_edits(E1200.read_text(), chosen["edits"]) == out.read_text()

@@ -1,129 +1,17 @@
-"""``offload --fix``: the fix as edits to the text the user wrote, as ruff applies its fixes.
+"""``offload --fix``: the fix applied to the text the user wrote, as ruff applies its fixes.
 
-The remedies (:func:`xladoctor.offload.fix_host`, :func:`~xladoctor.offload.fix_device`) edit
-the IR; printing the whole edited module would drop the user's comments and respell every
-line (the ENTRY header gains its parameter list, names gain ``%``).  So both the module and
-its fixed copy are printed, the two printouts are compared line by line, and only the lines
-that differ are carried back onto the original text: an instruction line is found there by
-its name, the module header by ``HloModule``, where only ``entry_computation_layout={...}``
-is replaced.  Everything the fix does not touch stays byte for byte as written.  When a
-changed line cannot be placed in the original (it spans lines, say), the whole printed
-module is the result: correct, only respelt.
+Only the lines the fix changes are edited (:mod:`xladoctor.findings.edits`): comments and the
+ENTRY header stay as written.  When a changed line cannot be placed in the original (it spans
+lines, say), the whole printed module is the result: correct, only respelt.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
-from dataclasses import dataclass
 
+from ..findings.edits import apply_edits, line_edits
 from ..ir.module import HloModule
 from ..syntax.hlo_printer import print_module
-
-_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=")
-_COMPUTATION = re.compile(r"^\s*(?:ENTRY\s+)?%?([\w.\-]+)\s*[({]")
-_LAYOUT_ATTR = "entry_computation_layout="
-
-
-@dataclass(frozen=True)
-class LineEdit:
-    """Replace original lines ``start``..``end`` (0-based, end exclusive; equal: insert) with ``lines``."""
-
-    start: int
-    end: int
-    lines: tuple[str, ...]
-
-
-def _key(line: str) -> tuple[str, str] | None:
-    """What identifies a printed or written line across the two texts (None: a blank or a comment)."""
-    stripped = line.strip()
-    if not stripped or stripped.startswith("//"):
-        return None
-    if stripped.startswith("HloModule"):
-        return ("module", "")
-    if stripped == "}":
-        return None
-    m = _INSTRUCTION.match(line)
-    if m:
-        return ("instruction", m.group(1))
-    m = _COMPUTATION.match(line)
-    return ("computation", m.group(1)) if m and stripped.endswith("{") else None
-
-
-def _positions(lines: list[str]) -> dict[tuple[str, str], int]:
-    where: dict[tuple[str, str], int] = {}
-    for i, line in enumerate(lines):
-        key = _key(line)
-        if key is not None:
-            where.setdefault(key, i)
-    return where
-
-
-def _braced_end(text: str, start: int) -> int:
-    """The index just past the ``}`` closing the ``{`` at ``start``."""
-    depth = 0
-    for i in range(start, len(text)):
-        depth += {"{": 1, "}": -1}.get(text[i], 0)
-        if depth == 0:
-            return i + 1
-    return len(text)
-
-
-def _layout_span(header: str) -> tuple[int, int] | None:
-    at = header.find(_LAYOUT_ATTR)
-    if at < 0 or header[at + len(_LAYOUT_ATTR):at + len(_LAYOUT_ATTR) + 1] != "{":
-        return None
-    return at, _braced_end(header, at + len(_LAYOUT_ATTR))
-
-
-def _header(written: str, printed: str) -> str:
-    """The written module header with the printed one's ``entry_computation_layout`` put in."""
-    new = _layout_span(printed)
-    if new is None:
-        return written
-    value = printed[new[0]:new[1]]
-    body = written.rstrip("\n")
-    old = _layout_span(body)
-    spliced = f"{body[:old[0]]}{value}{body[old[1]:]}" if old else f"{body}, {value}"
-    return spliced + written[len(body):]
-
-
-def line_edits(original: str, before: str, after: str) -> list[LineEdit] | None:
-    """The edits that turn ``original`` into the fixed text, from the printouts ``before`` and
-    ``after`` of the module and its fixed copy; None when a changed line has no place in ``original``."""
-    written = original.splitlines(keepends=True)
-    where = _positions(written)
-    old, new = before.splitlines(), after.splitlines()
-    edits = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        keys = [k for k in map(_key, old[i1:i2]) if k is not None]
-        if any(k not in where for k in keys):
-            return None
-        spots = sorted(where[k] for k in keys)
-        if spots and spots != list(range(spots[0], spots[0] + len(spots))):
-            return None  # the printed run is not one run of written lines
-        if spots:
-            start, end = spots[0], spots[-1] + 1
-        else:  # a pure insertion: before the written line of the next printed line that has one
-            following = [where[k] for k in map(_key, old[i2:]) if k is not None and k in where]
-            if not following:
-                return None
-            start = end = following[0]
-        lines = tuple(_header(written[where[("module", "")]], line) if line.startswith("HloModule") else line + "\n"
-                      for line in new[j1:j2] if line.strip())
-        edits.append(LineEdit(start, end, lines))
-    return edits
-
-
-def apply_edits(original: str, edits: list[LineEdit]) -> str:
-    written = original.splitlines(keepends=True)
-    if written and not written[-1].endswith("\n"):
-        written[-1] += "\n"
-    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
-        written[edit.start:edit.end] = edit.lines
-    return "".join(written)
 
 
 def fixed_text(original: str, module: HloModule, fixed: HloModule) -> str:

@@ -13,7 +13,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .model import JSON, Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Report, Severity, SourceLocation
+from .model import (
+    JSON,
+    Edit,
+    Finding,
+    FindingKind,
+    Fix,
+    FixKind,
+    Hop,
+    Location,
+    Origin,
+    Report,
+    Severity,
+    SourceLocation,
+)
 
 FINDINGS_SCHEMA_VERSION = 1
 """Version of the findings document; a key is never removed or changes meaning within it."""
@@ -46,7 +59,10 @@ def _hop_json(h: Hop) -> dict[str, Any]:
 
 def _fix_json(f: Fix) -> dict[str, Any]:
     return {"kind": f.kind.value, "text": f.text, "code": f.code,
-            "command": list(f.command) if f.command is not None else None}
+            "command": list(f.command) if f.command is not None else None,
+            "applicability": f.applicability,
+            "edits": [{"path": e.path, "start_line": e.start_line, "end_line": e.end_line, "content": e.content}
+                      for e in f.edits]}
 
 
 def finding_json(f: Finding) -> dict[str, Any]:
@@ -108,7 +124,9 @@ def _hop(d: Mapping[str, Any]) -> Hop:
 
 def _fix(d: Mapping[str, Any]) -> Fix:
     command = d.get("command")
-    return Fix(FixKind(d["kind"]), d["text"], d.get("code"), tuple(command) if command is not None else None)
+    edits = tuple(Edit(e["path"], e["start_line"], e["end_line"], e["content"]) for e in d.get("edits") or ())
+    return Fix(FixKind(d["kind"]), d["text"], d.get("code"), tuple(command) if command is not None else None,
+               d.get("applicability"), edits)
 
 
 def finding_from_json(d: Mapping[str, Any]) -> Finding:
