@@ -85,3 +85,14 @@ def test_persian_keeps_copyable_code_whole_on_a_terminal(tmp_path):
     assert "--vmodule=host_offloader=1" in pane and "vmodule=host_offloader=1--" not in pane
     assert "jax.device_put(x, compiled.input_formats[...])" in pane
     assert "jax.device_put(x, device_sharding)" in pane
+
+
+def test_check_in_persian_is_drawn_for_the_terminal(tmp_path):
+    """``check --lang fa`` had no bidi: each Persian line came out in logical order.  On a terminal
+    it is now drawn right to left, with code (``(a) keep it on host ...``, ``{0}``) kept whole."""
+    pane, _ = run_in_tmux(tmp_path, f"clear; {sys.executable} -m xladoctor check "
+                                    f"{EXAMPLES / 'e1200_offloaded_activation.hlo'} --lang fa")
+    fix_line = next(line for line in pane.splitlines() if "(a) keep it on host" in line)
+    assert fix_line.strip().startswith("(a) keep it on host: output {0} -> f32[16,256]{1,0:T(8,128)S(5)}")
+    verdict = next(line for line in pane.splitlines() if "E1200" in line)
+    assert "{0} (f32[16,256]{1,0:T(8,128)})" in verdict and verdict.rstrip().endswith("E1200")

@@ -52,6 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--examples", action="store_true", help=help_text(p, "cli.check.examples"))
     add_rule_arguments(p)
     p.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(p, "cli.check.lang"))
+    p.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto", help=help_text(p, "cli.check.bidi"))
     p.add_argument("--html", metavar="OUT", help=help_text(p, "cli.check.html"))
     p.add_argument("--full", action="store_true",
                    help=help_text(p, "cli.check.full"))
@@ -102,6 +103,16 @@ def _crashed_entry(args: tuple[str, bool, Options], why: str) -> dict[str, Any]:
     return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))
 
 
+def _for_reader(text: str, lang: str, bidi: str) -> str:
+    """Persian drawn for a terminal (visual order, shaped) or isolated for files, as explain does."""
+    if lang != "fa":
+        return text
+    from ..report.terminal_bidi import bidi_text
+
+    mode = bidi if bidi != "auto" else "visual" if sys.stdout.isatty() else "logical"
+    return bidi_text(text, mode)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..catalogue.fastscan import usable_cpus
     from ..checking.stream import Options
@@ -147,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")  # check embeds the explain scan document
     else:
         chosen = None
-        sys.stdout.write(render_text(doc, lang))
+        sys.stdout.write(_for_reader(render_text(doc, lang), lang, args.bidi))
     for f in files:
         if f["kind"] == "error":
             print(f["error"], file=sys.stderr)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalogue.loader import load_catalogue
 from ..ir.shape import format_shape_index
-from ..labels import glossary
+from ..labels import glossary, label
 from ..offload.result import E1200_CODE, E1200_NAME, HostOffloadResult, OutputMismatch, PassFailure, PathHop
 from ..offload.rules import SHIPPED
 from .edits import FixEdits, e1200_fix_edits
@@ -67,32 +67,32 @@ def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]
 
 
 def host_output_fix(index: str, host_layout: str, jax: str, command: tuple[str, ...] | None = None,
-                    edits: tuple[Edit, ...] = ()) -> Fix:
+                    edits: tuple[Edit, ...] = (), lang: str = "en") -> Fix:
     """E1200 remedy (a): the entry result ``index`` (``{1}``) gets the host layout ``host_layout``.
     Unsafe in ruff's sense: the caller then receives that output in host memory."""
-    return Fix(FixKind.HOST_OUTPUT, f"keep it on host: {glossary.output(index)} -> {host_layout}; JAX: {jax}", None,
-               command, "unsafe", edits)
+    text = label("finding.fix_host_text", lang, output=glossary.output(index, lang), layout=host_layout, jax=jax)
+    return Fix(FixKind.HOST_OUTPUT, text, None, command, "unsafe", edits)
 
 
 def move_to_device_fix(value: str, where: str | None, jax: str, command: tuple[str, ...] | None = None,
-                       edits: tuple[Edit, ...] = ()) -> Fix:
+                       edits: tuple[Edit, ...] = (), lang: str = "en") -> Fix:
     """E1200 remedy (b): a move-to-device after ``value`` (the returned instruction, at Python ``where``).
     Safe: the output is where the program declares it, holding the same values."""
     at = f" ({where})" if where else ""
-    return Fix(FixKind.MOVE_TO_DEVICE, f"bring it back: move-to-device after {value}{at}; JAX: {jax}", None,
-               command, "safe", edits)
+    text = label("finding.fix_device_text", lang, value=value, at=at, jax=jax)
+    return Fix(FixKind.MOVE_TO_DEVICE, text, None, command, "safe", edits)
 
 
 def _e1200_fixes(e: OutputMismatch, fix: FixSuggestion | None, path: str | None, rule: str,
-                 options: tuple[str, ...], edits: FixEdits | None = None) -> tuple[Fix, ...]:
+                 options: tuple[str, ...], edits: FixEdits | None = None, lang: str = "en") -> tuple[Fix, ...]:
     if fix is None:
         return ()
     where = str(fix.returned_location) if fix.returned_location else None
     host_edits, device_edits = edits or ((), ())
     return (host_output_fix(format_shape_index(e.output_index), fix.host_layout, fix.host_jax,
-                            _fix_command(path, "host", rule, options), host_edits),
+                            _fix_command(path, "host", rule, options), host_edits, lang),
             move_to_device_fix(fix.returned_value, where, fix.device_jax, _fix_command(path, "device", rule, options),
-                               device_edits))
+                               device_edits, lang))
 
 
 def _source_of(path: tuple[Hop, ...]) -> SourceLocation | None:
@@ -131,7 +131,7 @@ def mismatch_finding(e: OutputMismatch, result: HostOffloadResult, fix: FixSugge
     return Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED,
                    _severity(provenance), _title(E1200_CODE, lang), e.full_message,
                    Location(path, line, col, e.start, comp), _source_of(hops), hops,
-                   _e1200_fixes(e, fix, path, result.rule, options, edits), fields=fields)
+                   _e1200_fixes(e, fix, path, result.rule, options, edits, lang), fields=fields)
 
 
 def failure_finding(f: PassFailure, result: HostOffloadResult, path: str | None, module: HloModule | None = None,

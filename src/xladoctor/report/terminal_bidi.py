@@ -177,7 +177,8 @@ def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
                     resolved[k] = "L"
 
 
-_CODE_PREFIX = "-+/.`'\"$%@~#=:\\"
+_CODE_PREFIX = "-+/.`'\"$%@~#=:\\>([{"
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
 
 
 def _attach_prefixes(line: str, kinds: list[str], resolved: list[str]) -> None:
@@ -189,12 +190,31 @@ def _attach_prefixes(line: str, kinds: list[str], resolved: list[str]) -> None:
             continue
         j = k - 1
         while j >= 0 and kinds[j] == "N" and line[j] in _CODE_PREFIX:
+            if line[j] in _OPENERS or line[j] in "`'\"":
+                # An opening quote or bracket joins only with its closer, when what it holds is
+                # all left to right ("(a)", "{0}"); "(XLA ... Persian)" keeps both to the paragraph.
+                close = _closer(line, j, k)
+                if close is None or resolved[close - 1] != "L" or "R" in kinds[j + 1:close]:
+                    break
+                resolved[close] = "L"
             resolved[j] = "L"
-            if line[j] in "`'\"":  # an opening quote: its closer after the code goes with it
-                close = line.find(line[j], k)
-                if close > 0 and resolved[close - 1] == "L":
-                    resolved[close] = "L"
             j -= 1
+
+
+def _closer(line: str, at: int, start: int) -> int | None:
+    """Where the quote or bracket opened at ``at`` closes (searching from ``start``), if it does."""
+    ch = line[at]
+    if ch in "`'\"":
+        close = line.find(ch, start)
+        return close if close > 0 else None
+    if ch not in _OPENERS:
+        return None
+    depth = 0
+    for i in range(at, len(line)):
+        depth += 1 if line[i] == ch else -1 if line[i] == _OPENERS[ch] else 0
+        if depth == 0:
+            return i
+    return None
 
 
 def display_width(text: str) -> int:
@@ -283,3 +303,18 @@ def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
         # width draws it, so no trailing spaces are printed for it.
         return [visual_line(line, width - len(indent)).rstrip() for line in lines]
     return [logical_line(line) for line in lines]
+
+
+def bidi_text(text: str, mode: str) -> str:
+    """A report of indented lines (``check``'s) for a right-to-left reader: each line holding
+    Persian is drawn in ``mode`` ('visual' for a terminal, 'logical' for files) after its
+    indent; lines with no right-to-left letter (XLA's own English, paths) stay as they are."""
+    out = []
+    for line in text.split("\n"):
+        if not any(is_rtl_char(ch) for ch in line):
+            out.append(line)
+            continue
+        body = line.lstrip(" ")
+        indent = line[:len(line) - len(body)]
+        out.append(indent + (visual_line(body) if mode == "visual" else logical_line(body)))
+    return "\n".join(out)
