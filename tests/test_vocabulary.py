@@ -59,3 +59,30 @@ def test_counted_nouns_agree_with_their_number(tmp_path):
     out = xladoctor("inputs", tmp_path / "e.txt", "--supplied-shapes", tmp_path / "e.txt")
     assert out.strip() == "the 1 parameter matches"
     assert "1 file checked, 1 finding" in xladoctor("check", E1200)
+
+
+def test_notebook_frame_fits_its_report(tmp_path):
+    """The notebook iframe was 640 px whatever it held: a short report sat in empty space, a long
+    one was cut.  Its height now follows the page (up to a cap; it stays resizable)."""
+    import re
+
+    import xladoctor
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed")
+    short = xladoctor.explain_log("I0101 step 1 loss 0.5\n")._repr_html_()
+    long = xladoctor.explain_log(EXAMPLES / "tpu_job.log")._repr_html_()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            for frame_html in (short, long):
+                given = int(re.search(r"height:(\d+)px", frame_html).group(1))
+                page = browser.new_page(viewport={"width": 1000, "height": 800})
+                page.set_content(f"<html><body style='margin:0'>{frame_html}</body></html>")
+                inner = page.frames[1]
+                inner.wait_for_load_state()
+                needed = inner.evaluate("document.documentElement.scrollHeight")
+                assert given >= min(needed, 1400) * 0.8 and given <= max(needed * 1.6, 240), (given, needed)
+        finally:
+            browser.close()
