@@ -86,3 +86,26 @@ def test_notebook_frame_fits_its_report(tmp_path):
                 assert given >= min(needed, 1400) * 0.8 and given <= max(needed * 1.6, 240), (given, needed)
         finally:
             browser.close()
+
+
+def test_the_notebook_view_gives_the_same_python_fix_as_print(tmp_path):
+    """``print(report)`` of check_offload gave ``jax.jit(f, out_shardings=...)`` and the move back on
+    the user's variable; the notebook page gave only the generic HLO-level snippet."""
+    pytest.importorskip("jax")
+    sys.path.insert(0, str(EXAMPLES.parents[2] / "examples"))
+    from offload_programs import PROGRAMS
+
+    from xladoctor.jax import check_offload
+
+    p = PROGRAMS["scanned_layers"]()
+    report = check_offload(p.fn, *p.args)
+    printed = str(report)
+    frame = report._repr_html_()
+    import html
+    import re
+
+    page = tmp_path / "page.html"
+    page.write_text(html.unescape(re.search(r'srcdoc="([^"]*)"', frame).group(1)))
+    shown = _page_text(page)
+    for code in ("saved = place_to_device(saved)", "out_shardings=", "pinned_host"):
+        assert code in printed and code in shown, code
