@@ -93,8 +93,17 @@ def line_edits(original: str, before: str, after: str) -> list[LineEdit] | None:
     written = original.splitlines(keepends=True)
     where = _positions(written)
     old, new = before.splitlines(), after.splitlines()
+    # A fix touches a few lines: the common head and tail are cut first, so the diff is of the
+    # middle only (difflib on two 100k-line printouts costs seconds; this is linear).
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
     edits = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+    matcher = difflib.SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
+    for tag, i1, i2, j1, j2 in ((t, a + head, b + head, c + head, d + head) for t, a, b, c, d in matcher.get_opcodes()):
         if tag == "equal":
             continue
         keys = [k for k in map(_key, old[i1:i2]) if k is not None]
@@ -139,18 +148,64 @@ FixEdits = tuple[tuple[Edit, ...], tuple[Edit, ...]]
 
 def e1200_fix_edits(text: str, module: Any, result: Any, path: str) -> dict[tuple[int, ...], FixEdits]:
     """Per offending output, the edits of remedy (a) (host layout) and (b) (move-to-device),
-    each as if it were the only error; outputs whose edits cannot be placed are left out."""
+    each as if it were the only error; outputs whose edits cannot be placed are left out.
+
+    Cheap on big modules: (a) is the header line alone, spliced without copying the module; (b)
+    prints only the entry instructions the fix adds or changes (:func:`_entry_edits`)."""
     from dataclasses import replace
 
-    from ..offload import fix_device, fix_host
-    from ..syntax.hlo_printer import print_module
+    from ..ir.module import ProgramShape
+    from ..ir.shape import HOST_MEMORY_SPACE
+    from ..offload import fix_device
 
-    before = print_module(module)
+    written = text.splitlines(keepends=True)
+    where = _positions(written)
+    header_at = where.get(("module", ""))
+    ecl = module.entry_layout()
     out: dict[tuple[int, ...], FixEdits] = {}
     for err in result.errors:
-        one = replace(result, errors=[err])
-        host = module_edits(text, before, print_module(fix_host(module, one)), path)
-        device = module_edits(text, before, print_module(fix_device(module, one)), path)
-        if host is not None and device is not None:
+        if header_at is None:
+            continue
+        layout = ProgramShape(list(ecl.parameters), ecl.result.with_memory_space(HOST_MEMORY_SPACE, err.output_index))
+        header = _header(written[header_at], f"HloModule m, {_LAYOUT_ATTR}{{{layout}}}")
+        host = (Edit(path, header_at + 1, header_at + 2, header if header.endswith("\n") else header + "\n"),)
+        fixed = fix_device(module, replace(result, errors=[err]))
+        device = _entry_edits(module, fixed, written, where, path)
+        if device is not None:
             out[tuple(err.output_index)] = (host, device)
     return out
+
+
+def _entry_edits(module: Any, fixed: Any, written: list[str], where: dict[tuple[str, str], int],
+                 path: str) -> tuple[Edit, ...] | None:
+    """The written entry's lines for what ``fixed`` adds (new instructions, before the next one
+    that was there) or changes (other operands, or ROOT moved); None when one has no written line."""
+    from ..syntax.hlo_printer import print_instruction
+
+    pct = "%" if module.print_percent else ""
+    entry, new_entry = module.entry_computation(), fixed.entry_computation()
+    before = {i.name: i for i in entry.instructions}
+    edits: list[Edit] = []
+    pending: list[Any] = []
+    last: int | None = None
+    for instr in new_entry.instructions:
+        old = before.get(instr.name)
+        if old is None:
+            pending.append(instr)
+            continue
+        at = where.get(("instruction", instr.name))
+        if at is None:
+            return None
+        last = at
+        indent = written[at][:len(written[at]) - len(written[at].lstrip())]
+        changed = ([o.name for o in instr.operands] != [o.name for o in old.operands]
+                   or (instr is new_entry.root) != (old is entry.root))
+        lines = [f"{indent}{print_instruction(i, pct)}\n" for i in [*pending, *([instr] if changed else [])]]
+        if lines:
+            edits.append(Edit(path, at + 1, at + 2 if changed else at + 1, "".join(lines)))
+        pending = []
+    if pending:
+        if last is None:
+            return None
+        edits.append(Edit(path, last + 2, last + 2, "".join(f"  {print_instruction(i, pct)}\n" for i in pending)))
+    return tuple(edits)
