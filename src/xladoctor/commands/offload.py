@@ -63,12 +63,13 @@ def run(args: argparse.Namespace) -> int:
     if args.fix and not args.json:
         return _apply_fix(args, text, source, mc, stablehlo)
     if args.json:
-        if args.fix:
-            _apply_fix(args, text, source, mc, stablehlo, quiet=True)
+        fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True) if args.fix else None
         if not (args.fix and (args.output == "-" or args.diff)):
             chosen = emit_document(offload_document(mc), args, schema="offload")
-            if chosen is not None:
+            if chosen is not None and fixed_rc is None:
                 return chosen
+        if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
+            return fixed_rc
     else:
         sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
         if origin.note():
