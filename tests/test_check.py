@@ -16,7 +16,7 @@ def test_bundled_examples_tell_the_whole_story(capsys):
     assert code == 1, err
     assert "E1200 predicted for output {0} (f32[16,256]{1,0:T(8,128)})" in out
     assert "starting from tuple.7" in out and "/home/user/model.py:23" in out
-    assert "fix (a) keep it on host: entry result {0} -> f32[16,256]{1,0:T(8,128)S(5)}" in out
+    assert "fix (a) keep it on host: output {0} -> f32[16,256]{1,0:T(8,128)S(5)}" in out
     assert ("offload_to_host_output_clean.hlo: HLO module jit_train_step (7 instructions), "
             "no host-offload error predicted") in out
     assert "E0102 RuntimeProgramInputMismatch" in out and "E1200 CompileTimeHostOffloadOutputLocationMismatch" in out

@@ -39,7 +39,7 @@ def _legacy_lines(off: dict) -> list[str]:
             where = f"  at {hop['location']}" if hop.get("location") else ""
             lines.append(f"      -> {hop['instruction']}{idx} ({hop['opcode']}){where}")
         if e.get("fix"):
-            lines.append(f"      fix (a) keep it on host: entry result {index} -> {e['fix']['host']['entry_result_layout']}")
+            lines.append(f"      fix (a) keep it on host: output {index} -> {e['fix']['host']['entry_result_layout']}")
     lines.extend(f"   XLA would fail: {fail['message']}" for fail in off["failures"])
     return lines
 
@@ -87,7 +87,7 @@ def test_the_summary_fix_leaves_the_jax_snippet_to_offload(capsys):
     (f,) = from_json(doc["diagnostics"]).findings  # type: ignore[union-attr]
     lines = render_finding(f)
     assert lines[2:4] == ["   -> custom-call.5 (custom-call)  at /home/user/model.py:23", "   -> tuple.7{0} (tuple)"]
-    assert lines[-2:] == ["   fix (a) keep it on host: entry result {0} -> f32[16,256]{1,0:T(8,128)S(5)}",
+    assert lines[-2:] == ["   fix (a) keep it on host: output {0} -> f32[16,256]{1,0:T(8,128)S(5)}",
                           "   fix (b) bring it back: move-to-device after custom-call.5 (/home/user/model.py:23)"]
     assert all("JAX" in x.text for x in f.fixes) and not any("JAX" in line for line in lines)
 
@@ -108,7 +108,7 @@ def test_offload_text_of_the_corpus_draws_every_finding_of_its_document():
         lines = offload_text(path.name, module, result, fixes, False).splitlines()
         doc = result_json(result, fixes)
         for e in doc["errors"]:
-            heading = f"output {format_shape_index(tuple(e['output_index']))} ({e['output_layout']}) ["
+            heading = f"output {format_shape_index(tuple(e['output_index']))} ({e['output_layout']})  ("
             assert any(line.startswith(heading) for line in lines), (path.name, heading)
             for hop in e["path"]:
                 idx = format_shape_index(tuple(hop["shape_index"])) if hop["shape_index"] else ""

@@ -61,7 +61,8 @@ def normalised(findings: list[dict[str, Any]], path: str | None) -> list[dict[st
 
     A fix's ``command`` is the path's too (``xladoctor offload PATH ... -o PATH.fixed``; None for
     stdin or a module in memory, which cannot be named again), so it is dropped here; that the
-    commands run as written is tested in test_findings_model.py."""
+    commands run as written is tested in test_findings_model.py.  So are a fix's ``edits``: they
+    edit the artefact's text, which a module in memory does not have (test_fix_like_ruff.py applies them)."""
     out = json.loads(json.dumps(findings))
     for f in out:
         assert f["location"]["path"] == path, (f["location"]["path"], path)
@@ -70,7 +71,9 @@ def normalised(findings: list[dict[str, Any]], path: str | None) -> list[dict[st
             assert (fix["command"] is None) == (path is None or fix["kind"] not in ("host-output", "move-to-device"))
             if fix["command"] is not None:
                 assert path in fix["command"]
+            assert all(e["path"] == path for e in fix["edits"]) and (path is not None or not fix["edits"])
             fix["command"] = None
+            fix["edits"] = []
     return out
 
 

@@ -266,4 +266,4 @@ def test_pairing_by_name_survives_dropped_arguments(tmp_path, capsys):
 
 def test_report_lines_for_an_ok_check():
     check = check_inputs([parse_shape("f32[2]")], [parse_shape("f32[2]")])
-    assert check.ok and report_lines(check) == ["all 1 parameters match"]
+    assert check.ok and report_lines(check) == ["the 1 parameter matches"]

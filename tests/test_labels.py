@@ -172,8 +172,10 @@ def test_check_writes_its_whole_report_in_the_language_asked_for(capsys):
     """Not only the findings: the sections, the quiet files and the tally are labels too."""
     from xladoctor.cli import main
 
-    main(["check", "--examples", "--lang", "fa"])
-    persian = capsys.readouterr().out
+    main(["check", "--examples", "--lang", "fa", "--bidi", "logical"])
+    marked = capsys.readouterr().out
+    assert "\u200f" in marked  # each Persian line marked right to left, its code isolated
+    persian = marked.replace("\u200f", "").replace("\u2066", "").replace("\u2069", "")
     main(["check", "--examples", "--lang", "en"])
     english = capsys.readouterr().out
     for lang, out in (("en", english), ("fa", persian)):

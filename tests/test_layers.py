@@ -1,4 +1,4 @@
-"""Imports only point down: the layer order of README's "Architecture" section, enforced.
+"""Imports only point down: the layer order of CONTRIBUTING.md's "Architecture" section, enforced.
 
 Every module under ``src/xladoctor/`` is parsed with :mod:`ast` and every import in it is
 checked, wherever it is written: at module level, inside a function (the lazy imports that
@@ -112,7 +112,7 @@ def violation(imp: Import) -> str | None:
     where = f"{imp.module}:{imp.line} imports {imp.target}"
     for unit in (src, dst):
         if unit not in UNIT_PLACE:
-            return f"{where} ({unit} has no layer: add it to LAYERS in tests/test_layers.py and README)"
+            return f"{where} ({unit} has no layer: add it to LAYERS in tests/test_layers.py and CONTRIBUTING.md)"
     if src == dst:
         return _command_to_command(imp, where)
     if UNIT_PLACE[dst] < UNIT_PLACE[src]:
@@ -182,8 +182,8 @@ def test_every_unit_has_a_layer() -> None:
     assert not missing, f"top-level units without a layer: {missing}"
 
 
-def test_readme_architecture_names_every_unit() -> None:
-    readme = (SRC.parent.parent / "README.md").read_text(encoding="utf-8")
+def test_contributing_architecture_names_every_unit() -> None:
+    readme = (SRC.parent.parent / "CONTRIBUTING.md").read_text(encoding="utf-8")
     section = readme.split("## Architecture", 1)[1].split("\n## ", 1)[0]
     units = {p.name if p.is_dir() else p.stem for p in SRC.iterdir()
              if p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists())}

@@ -155,7 +155,7 @@ GITHUB_STEP = [
     "E1200: CompileTimeHostOffloadOutputLocationMismatch:%0ATensor which is moved to host (starting from tuple.7) is "
     "returned from the entry computation but the layout for this output is not set to host memory.%0ASee "
     "https://openxla.org/xla/errors/error_1200 for more details.%0APython source: /home/user/model.py:23",
-    "::notice file=step.hlo,line=14,title=E1200 fix::keep it on host: entry result {0} -> "
+    "::notice file=step.hlo,line=14,title=E1200 fix::keep it on host: output {0} -> "
     "f32[16,256]{1,0:T(8,128)S(5)}; JAX: out_shardings for output #0: a sharding with memory_kind=\"pinned_host\" "
     "(e.g. NamedSharding(mesh, spec, memory_kind=\"pinned_host\") or SingleDeviceSharding(device, "
     "memory_kind=\"pinned_host\"))%0A$ xladoctor offload step.hlo --fix host -o step.fixed.hlo%0Abring it back: "

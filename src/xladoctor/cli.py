@@ -140,7 +140,7 @@ def _main(argv: list[str] | None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        if hasattr(args, "format"):  # check, offload, explain: --format and its alias --json
+        if hasattr(args, "format"):  # the commands with findings: --format and its alias --json
             from .commands._format import resolve_format
 
             resolve_format(args)

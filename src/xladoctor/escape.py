@@ -73,6 +73,13 @@ class TerminalSafeStream(io.TextIOBase):
     def flush(self) -> None:
         self._inner.flush()
 
+    @property
+    def controls(self):
+        """The wrapped stream itself, for xladoctor's own terminal controls (the progress bar's
+        ``\\r`` and erase-line, colour): text written there is not escaped, so only text that
+        contains no input may go there."""
+        return self._inner
+
     def isatty(self) -> bool:
         return self._inner.isatty()
 

@@ -65,17 +65,20 @@ class LogReport:
         return notebook_frame(render_explain_html(self.to_json(), title=label("status.explain_title", source=self.source)))
 
 
-def explain_log(log: str | bytes | os.PathLike[str], lang: str | None = None) -> LogReport:
+def explain_log(log: str | bytes | os.PathLike[str] | BaseException, lang: str | None = None) -> LogReport:
     """Find and explain every XLA error in ``log``.
 
     ``log`` is a path (``os.PathLike``, or a ``str`` without a line break) or the log's
     text itself (``bytes``, or a ``str`` holding a line break: end a one-line log with
-    ``"\\n"``).  ``lang`` is ``"en"`` or ``"fa"`` (default: from ``LC_ALL``/``LANG``, as
+    ``"\\n"``), or the exception JAX raised (its message is the text; ``xladoctor.jax.explain``
+    also reads the program from its traceback).  ``lang`` is ``"en"`` or ``"fa"`` (default: from ``LC_ALL``/``LANG``, as
     the command).  A path that cannot be read raises :class:`xladoctor.InputError`.
     """
     from .labels import language_from_env
 
     lang = lang or language_from_env()
+    if isinstance(log, BaseException):
+        log = f"{log}\n"
     if isinstance(log, bytes) or (isinstance(log, str) and "\n" in log):
         from .catalogue.fastscan import scan_stream
         from .catalogue.scanner import LogScanner

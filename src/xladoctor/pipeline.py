@@ -54,6 +54,8 @@ class ModuleCheck:
     provenance: Provenance
     options: AnalysisOptions = field(default_factory=AnalysisOptions)
     confirm: dict[str, Any] | None = None
+    text: str | None = None
+    """The module as written, so each E1200 fix carries its edits of that text."""
 
     @property
     def applies(self) -> bool:
@@ -69,7 +71,7 @@ class ModuleCheck:
             rejected = confirm_finding(self.confirm, self.source, lang)
             return (rejected,) if rejected is not None else ()
         return offload_findings(self.result, self.fixes, self.source, self.module, self.provenance, lang,
-                                self.confirm, self.options.command_args())
+                                self.confirm, self.options.command_args(), self.text)
 
 
 def compiled_note() -> str:
@@ -111,7 +113,7 @@ def analyse_module(module: HloModule, text: str, source: str | None, options: An
     fixes = suggest_fixes(module, result, names)
     if provenance is None:
         provenance = detect_provenance(text, None if source in (None, "<stdin>", "-") else source)
-    return ModuleCheck(source, module, result, fixes, provenance, options)
+    return ModuleCheck(source, module, result, fixes, provenance, options, text=text)
 
 
 UNPINNED_SPACE = 6

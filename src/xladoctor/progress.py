@@ -2,7 +2,10 @@
 
 Shown only when stderr is a terminal and the caller is not writing JSON, so pipes, CI
 logs and ``--json`` consumers never see carriage returns.  Redrawn at most ten times a
-second and erased when done.
+second and erased when done.  The bar is drawn with carriage returns and an erase-line
+escape, which :class:`~xladoctor.escape.TerminalSafeStream` would make visible; so it is
+written to the stream that wrapper guards (its ``controls``), and holds only our own text
+(the label and two counts), never an input string.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from typing import TextIO
 
 class Progress:
     def __init__(self, total: int, label: str, stream: TextIO | None = None, enabled: bool | None = None):
-        self.stream = stream or sys.stderr
+        stream = stream or sys.stderr
+        self.stream: TextIO = getattr(stream, "controls", stream)
         self.total, self.label, self.done = total, label, 0
         self.enabled = (self.stream.isatty() if enabled is None else enabled) and total > 1
         self._last = 0.0

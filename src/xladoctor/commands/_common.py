@@ -45,6 +45,10 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
         from ..findings.schema_files import schema_id
 
         head["$schema"] = schema_id(schema)
+    if isinstance(obj.get("diagnostics"), dict):
+        from ..findings.serialise import with_verdict
+
+        obj = with_verdict(obj)
     doc = {**head, **obj}
     # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
     # which checks each write for characters to escape.
@@ -65,8 +69,9 @@ argument parser does not import the offload package (start-up time); a test keep
 
 def add_rule_arguments(parser: Any) -> None:
     """``--rule`` for commands that run the host-offload analysis (and the old ``--strict``)."""
-    parser.add_argument("--rule", choices=RULE_CHOICES, default=RULE_CHOICES[0],
-                        help=help_text(parser, "cli.rule"))
+    # Hidden from --help (still accepted): the unmerged variant is for XLA developers, and its
+    # name cluttered every command's help; docs/json.md and CONTRIBUTING.md describe it.
+    parser.add_argument("--rule", choices=RULE_CHOICES, default=RULE_CHOICES[0], help=argparse.SUPPRESS)
     # --strict named the shipped rule when the default was the unmerged one; kept so scripts keep working.
     parser.add_argument("--strict", dest="rule", action="store_const", const=RULE_CHOICES[0],
                         help=argparse.SUPPRESS)

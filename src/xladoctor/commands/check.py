@@ -16,7 +16,7 @@ than a guess (:mod:`xladoctor.checking.memory_kinds`).
 Exit 1 when anything was found or is predicted, 2 when an input could not be read
 or parsed (the other files are still checked), 0 otherwise.
 
-How it stays fast and safe (docs/json.md#check, README "Performance"):
+How it stays fast and safe (docs/json.md#check, bench/README.md):
 
 * Files are checked in a process pool (``--jobs``, default every core); the report
   lists them in walk order whatever finishes first, so it equals a serial run.
@@ -57,6 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--examples", action="store_true", help=help_text(p, "cli.check.examples"))
     add_rule_arguments(p)
     p.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(p, "cli.check.lang"))
+    p.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto", help=help_text(p, "cli.check.bidi"))
     p.add_argument("--html", metavar="OUT", help=help_text(p, "cli.check.html"))
     p.add_argument("--full", action="store_true",
                    help=help_text(p, "cli.check.full"))
@@ -107,6 +108,16 @@ def _crashed_entry(args: tuple[str, bool, Options, str | None], why: str) -> dic
     return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))
 
 
+def _for_reader(text: str, lang: str, bidi: str) -> str:
+    """Persian drawn for a terminal (visual order, shaped) or isolated for files, as explain does."""
+    if lang != "fa":
+        return text
+    from ..report.terminal_bidi import bidi_text
+
+    mode = bidi if bidi != "auto" else "visual" if sys.stdout.isatty() else "logical"
+    return bidi_text(text, mode)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..catalogue.fastscan import usable_cpus
     from ..checking.stream import Options
@@ -149,13 +160,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from ..report.explain_json import SCAN_SCHEMA_VERSION
 
-        emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")  # check embeds the explain scan document
+        chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")  # check embeds the explain scan document
     else:
-        sys.stdout.write(render_text(doc, lang))
+        chosen = None
+        sys.stdout.write(_for_reader(render_text(doc, lang), lang, args.bidi))
     for f in files:
         if f["kind"] == "error":
             print(f["error"], file=sys.stderr)
     _confirm.note_if_unavailable(next((f["confirm"] for f in files if "confirm" in f), None))
     if input_errors:
         return 2
-    return 1 if doc["findings"] else 0
+    return chosen if chosen is not None else 1 if doc["findings"] else 0

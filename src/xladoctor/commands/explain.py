@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..catalogue import load_catalogue, normalize_code
 from ..errors import UsageError
-from ..labels import LANGUAGES, language_from_env
+from ..labels import LANGUAGES, label, language_from_env
 from ..report.catalogue_text import render_entry
 from ._common import help_text, print_json
 from ._format import add_format_argument, emit_document
@@ -33,8 +33,9 @@ DESCRIPTION = "cli.explain.description"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", metavar="CODE|FILE|-",
+    parser.add_argument("target", metavar="CODE|FILE|-", nargs="?",
                         help=help_text(parser, "cli.explain.target"))
+    parser.add_argument("--list", action="store_true", help=help_text(parser, "cli.explain.list"))
     parser.add_argument("--lang", choices=LANGUAGES, default=None,
                         help=help_text(parser, "cli.explain.lang"))
     parser.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto",
@@ -68,6 +69,12 @@ def _is_code_target(target: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_env()
     target = args.target
+    if args.list:
+        return _list_codes(lang)
+    if target is None:
+        raise UsageError(label("scan.no_target"))
+    if _is_hlo_module(target):
+        return _check_module(target, args)
     if _is_code_target(target):
         return _explain_code(target, args, lang)
     if target != "-" and not os.path.exists(target):
@@ -88,8 +95,10 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     if args.hlo:
         attach_offload_analysis(args.hlo, findings)
     if args.json:
-        emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION,
-                      "explain")
+        chosen = emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION,
+                               "explain")
+        if chosen is not None:
+            return chosen
     else:
         sys.stdout.write(render_findings(findings, source, lang, width, bidi))
         if scan.not_shown:
@@ -118,6 +127,55 @@ def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
         matching = [e for e in errors if isinstance(e, dict) and e.get("start") == start]
         f.analysis["offload"] = {"module": source, "errors": matching or errors,
                                  "matched_start": bool(matching)}
+
+
+def _list_codes(lang: str) -> int:
+    """``explain --list``: every code of the catalogue, one line each (code, name, title)."""
+    entries = list(load_catalogue())
+    width = max(len(e.name) for e in entries)
+    for e in entries:
+        print(f"{e.code}  {e.name:<{width}}  {e.describe(lang).title}")
+    return 0
+
+
+def _is_hlo_module(target: str) -> bool:
+    """An HLO module file: its first line that is not blank or a comment starts with ``HloModule``."""
+    if target == "-" or not os.path.isfile(target):
+        return False
+    try:
+        with open(target, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    for line in head.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(b"//"):
+            return stripped.startswith(b"HloModule")
+    return False
+
+
+def _check_module(target: str, args: argparse.Namespace) -> int:
+    """``explain MODULE.hlo`` is ``check MODULE.hlo``: a module holds no XLA message to explain, it
+    is analysed (it said "no XLA error found", exit 0, where check predicts E1200)."""
+    from ..checking.stream import Options, check_path
+    from ..pipeline import check_diagnostics
+    from ..report.check_text import render_text
+    from ..report.explain_json import SCAN_SCHEMA_VERSION
+
+    lang = args.lang or language_from_env()
+    entry = check_path(target, True, Options("shipped", lang, False, parallel_logs=True))
+    files = [entry]
+    doc = {"command": "check", "files": files, "findings": entry["findings"],
+           "input_errors": int(entry["kind"] == "error"), "diagnostics": check_diagnostics(files, lang)}
+    if entry["kind"] == "error":
+        print(entry["error"], file=sys.stderr)
+        return 2
+    chosen = None
+    if args.json:
+        chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")
+    else:
+        sys.stdout.write(render_text(doc, lang))
+    return chosen if chosen is not None else 1 if doc["findings"] else 0
 
 
 def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:

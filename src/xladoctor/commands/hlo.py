@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     with located(text, source):
         summary = summarize(module)
     if args.json:
-        print_json(summary, schema="hlo")
+        print_json({"command": "hlo", **summary}, schema="hlo")
     else:
         print(render_text(summary))
     return 0

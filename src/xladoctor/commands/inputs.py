@@ -23,7 +23,8 @@ from ..labels import label
 from ..pipeline import inputs_document
 from ..syntax.hlo_parser import parse_module
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import help_text, print_json, read_input
+from ._common import help_text, read_input
+from ._format import add_format_argument, emit_document
 
 NAME = "inputs"
 HELP = "cli.inputs.help"
@@ -45,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replica", type=int, default=None, help=help_text(parser, "cli.inputs.replica"))
     parser.add_argument("--partition", type=int, default=None, help=help_text(parser, "cli.inputs.partition"))
     parser.add_argument("--json", action="store_true", help=help_text(parser, "cli.json"))
+    add_format_argument(parser)
     parser.add_argument("--html", metavar="OUT",
                         help=help_text(parser, "cli.inputs.html"))
 
@@ -99,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         page = render_inputs_html({"schema_version": 1, **doc}, title=title)
         write_output(args.html, page, label("status.html_report"), inputs)
     if args.json:
-        print_json(doc, schema="inputs")
+        chosen = emit_document(doc, args, schema="inputs")
+        return chosen if chosen is not None else 0 if check.ok else 1
     else:
         if check.missing:
             print(label("inputs.missing", names=", ".join(map(escape_field, check.missing))))

@@ -8,16 +8,17 @@ import sys
 from ..errors import UsageError
 from ..escape import escape_field
 from ..files import located
-from ..labels import label
+from ..ir.shape import format_shape_index
+from ..labels import label, plural
 from ..offload import fix_device, fix_host
 from ..oracle.confirm import confirm, is_error
-from ..pipeline import AnalysisOptions, analyse_module, compiled_note, offload_document, parse_hlo
+from ..pipeline import AnalysisOptions, ModuleCheck, analyse_module, compiled_note, offload_document, parse_hlo
 from ..report.confirm import confirm_lines
 from ..report.offload_text import render_text
-from ..syntax.hlo_printer import print_module
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, help_text, read_input
+from ._fix import fixed_text, unified_diff
 from ._format import add_format_argument, emit_document
 
 NAME = "offload"
@@ -35,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fix", choices=("host", "device"),
                         help=help_text(parser, "cli.offload.fix"))
     parser.add_argument("-o", "--output", help=help_text(parser, "cli.offload.output"))
+    parser.add_argument("--diff", action="store_true", help=help_text(parser, "cli.offload.diff"))
     parser.add_argument("--stablehlo", help=help_text(parser, "cli.offload.stablehlo"))
     parser.add_argument("--disable-host-compute", action="store_true",
                         help=help_text(parser, "cli.offload.disable_host_compute"))
@@ -42,8 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.fix and not args.output:
-        raise UsageError("--fix needs -o OUT")
+    if args.diff and not args.fix:
+        raise UsageError(label("offload.diff_needs_fix"))
+    if args.fix and not args.output and not args.diff:
+        raise UsageError(label("offload.fix_needs_output"))
     if args.output:
         refuse_overwriting_inputs(args.output, [args.file, args.stablehlo])
     text, source = read_input(args.file)
@@ -56,17 +60,17 @@ def run(args: argparse.Namespace) -> int:
     confirmed = confirm(text, module, result, args.topology, stablehlo) if args.confirm else None
     mc.confirm = confirmed
     _confirm.note_if_unavailable(confirmed)
-    if args.fix:
-        fixed = (fix_host if args.fix == "host" else fix_device)(module, result)
-        out_text = print_module(fixed)
-        if args.output == "-":
-            sys.stdout.write(out_text)
-        else:
-            write_output(args.output, out_text, label("status.fixed_module", fix=args.fix), [args.file, args.stablehlo])
+    if args.fix and not args.json:
+        return _apply_fix(args, text, source, mc, stablehlo)
     if args.json:
-        if not (args.fix and args.output == "-"):
-            emit_document(offload_document(mc), args, schema="offload")
-    elif not (args.fix and args.output == "-"):
+        fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True) if args.fix else None
+        if not (args.fix and (args.output == "-" or args.diff)):
+            chosen = emit_document(offload_document(mc), args, schema="offload")
+            if chosen is not None and fixed_rc is None:
+                return chosen
+        if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
+            return fixed_rc
+    else:
         sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
         if origin.note():
             sys.stdout.write(f"\nnote: {escape_field(origin.note())}\n")
@@ -75,3 +79,47 @@ def run(args: argparse.Namespace) -> int:
         if confirmed is not None:
             sys.stdout.write("\n".join(["", *confirm_lines(confirmed)]) + "\n")
     return 1 if mc.findings() or is_error(confirmed) else 0
+
+
+def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck, stablehlo: str | None,
+               quiet: bool = False) -> int:
+    """``--fix`` as ruff's: edit only the lines the fix changes, say in one line per output what
+    changed (stdout, or stderr when the module itself goes to stdout), write nothing on a clean
+    module; ``--diff`` prints the change instead of writing it.  Exit 0 when nothing is left to
+    fix, 1 when findings remain after the fix (or, with ``--diff``, when there is a change)."""
+    to_stdout = args.output == "-" and not args.diff
+    say = sys.stderr if (to_stdout or args.diff) else sys.stdout
+    shown = escape_field(source)
+    mismatches = mc.result.errors if mc.applies else []
+    if not mismatches:
+        if to_stdout:
+            sys.stdout.write(text)
+        if not quiet:
+            print(label("offload.fix_nothing", source=shown), file=say)
+        return 1 if mc.findings() else 0
+    fixed_module = (fix_host if args.fix == "host" else fix_device)(mc.module, mc.result)
+    out_text = fixed_text(text, mc.module, fixed_module)
+    target = args.output if args.output and not args.diff else source
+    if args.diff:
+        sys.stdout.write(unified_diff(text, out_text, source, target))
+    elif to_stdout:
+        sys.stdout.write(out_text)
+    else:
+        write_output(args.output, out_text, label("status.fixed_module", fix=args.fix), [args.file, args.stablehlo])
+    with located(out_text, target):
+        after = analyse_module(parse_hlo(out_text, target), out_text, target, mc.options, stablehlo)
+    left = after.findings()
+    if not quiet:
+        how = "offload.fixed_host" if args.fix == "host" else "offload.fixed_device"
+        verb = "offload.would_fix" if args.diff else "offload.fixed"
+        tally = ("offload.n_fixable_one", "offload.n_fixable_many") if args.diff else (
+            "offload.n_fixed_one", "offload.n_fixed_many")
+        for err in mismatches:
+            print(label(verb, source=shown, what=label(how, index=format_shape_index(err.output_index))),
+                  file=say)
+        print(label("offload.fix_tally", fixed=plural(len(mismatches), *tally),
+                    left=plural(len(left), "offload.n_left_one", "offload.n_left_many")), file=say)
+        for f in left:
+            print(f"  {escape_field(f.code)} {escape_field(f.title)}", file=say)
+    return 1 if left or (args.diff and out_text != text) else 0
+

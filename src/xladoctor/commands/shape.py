@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             except InputError as e:  # located in the stripped line: put it on its line of stdin
                 raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
         if args.json:
-            print_json({"shapes": reports}, schema="shape")
+            print_json({"command": "shape", "shapes": reports}, schema="shape")
         else:
             print("\n\n".join(render_text(r) for r in reports))
         return 0
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     with located(args.shape, "<shape>"):
         report = _with_tpu(shape, args.shape, args.tpu)
     if args.json:
-        print_json(report, schema="shape")
+        print_json({"command": "shape", **report}, schema="shape")
     else:
         print(render_text(report))
     return 0

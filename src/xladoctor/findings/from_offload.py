@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalogue.loader import load_catalogue
 from ..ir.shape import format_shape_index
+from ..labels import glossary, label
 from ..offload.result import E1200_CODE, E1200_NAME, HostOffloadResult, OutputMismatch, PassFailure, PathHop
 from ..offload.rules import SHIPPED
-from .model import Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Severity, SourceLocation
+from .edits import FixEdits, e1200_fix_edits
+from .model import Edit, Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Severity, SourceLocation
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule
@@ -64,25 +66,33 @@ def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]
     return ("xladoctor", "offload", path, *rule_args, *options, "--fix", how, "-o", f"{stem}.fixed{ext or '.hlo'}")
 
 
-def host_output_fix(index: str, host_layout: str, jax: str, command: tuple[str, ...] | None = None) -> Fix:
-    """E1200 remedy (a): the entry result ``index`` (``{1}``) gets the host layout ``host_layout``."""
-    return Fix(FixKind.HOST_OUTPUT, f"keep it on host: entry result {index} -> {host_layout}; JAX: {jax}", None, command)
+def host_output_fix(index: str, host_layout: str, jax: str, command: tuple[str, ...] | None = None,
+                    edits: tuple[Edit, ...] = (), lang: str = "en") -> Fix:
+    """E1200 remedy (a): the entry result ``index`` (``{1}``) gets the host layout ``host_layout``.
+    Unsafe in ruff's sense: the caller then receives that output in host memory."""
+    text = label("finding.fix_host_text", lang, output=glossary.output(index, lang), layout=host_layout, jax=jax)
+    return Fix(FixKind.HOST_OUTPUT, text, None, command, "unsafe", edits)
 
 
-def move_to_device_fix(value: str, where: str | None, jax: str, command: tuple[str, ...] | None = None) -> Fix:
-    """E1200 remedy (b): a move-to-device after ``value`` (the returned instruction, at Python ``where``)."""
+def move_to_device_fix(value: str, where: str | None, jax: str, command: tuple[str, ...] | None = None,
+                       edits: tuple[Edit, ...] = (), lang: str = "en") -> Fix:
+    """E1200 remedy (b): a move-to-device after ``value`` (the returned instruction, at Python ``where``).
+    Safe: the output is where the program declares it, holding the same values."""
     at = f" ({where})" if where else ""
-    return Fix(FixKind.MOVE_TO_DEVICE, f"bring it back: move-to-device after {value}{at}; JAX: {jax}", None, command)
+    text = label("finding.fix_device_text", lang, value=value, at=at, jax=jax)
+    return Fix(FixKind.MOVE_TO_DEVICE, text, None, command, "safe", edits)
 
 
 def _e1200_fixes(e: OutputMismatch, fix: FixSuggestion | None, path: str | None, rule: str,
-                 options: tuple[str, ...]) -> tuple[Fix, ...]:
+                 options: tuple[str, ...], edits: FixEdits | None = None, lang: str = "en") -> tuple[Fix, ...]:
     if fix is None:
         return ()
     where = str(fix.returned_location) if fix.returned_location else None
+    host_edits, device_edits = edits or ((), ())
     return (host_output_fix(format_shape_index(e.output_index), fix.host_layout, fix.host_jax,
-                            _fix_command(path, "host", rule, options)),
-            move_to_device_fix(fix.returned_value, where, fix.device_jax, _fix_command(path, "device", rule, options)))
+                            _fix_command(path, "host", rule, options), host_edits, lang),
+            move_to_device_fix(fix.returned_value, where, fix.device_jax, _fix_command(path, "device", rule, options),
+                               device_edits, lang))
 
 
 def _source_of(path: tuple[Hop, ...]) -> SourceLocation | None:
@@ -104,7 +114,7 @@ def _provenance_fields(provenance: Provenance | None) -> dict[str, Any]:
 
 def mismatch_finding(e: OutputMismatch, result: HostOffloadResult, fix: FixSuggestion | None, path: str | None,
                      module: HloModule | None = None, provenance: Provenance | None = None,
-                     lang: str = "en", options: tuple[str, ...] = ()) -> Finding:
+                     lang: str = "en", options: tuple[str, ...] = (), edits: FixEdits | None = None) -> Finding:
     line, col, comp = _place(module, e.start)
     hops = tuple(hop_of(h, module) for h in e.path)
     fields: dict[str, Any] = {
@@ -121,7 +131,7 @@ def mismatch_finding(e: OutputMismatch, result: HostOffloadResult, fix: FixSugge
     return Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED,
                    _severity(provenance), _title(E1200_CODE, lang), e.full_message,
                    Location(path, line, col, e.start, comp), _source_of(hops), hops,
-                   _e1200_fixes(e, fix, path, result.rule, options), fields=fields)
+                   _e1200_fixes(e, fix, path, result.rule, options, edits, lang), fields=fields)
 
 
 def failure_finding(f: PassFailure, result: HostOffloadResult, path: str | None, module: HloModule | None = None,
@@ -140,16 +150,19 @@ def failure_finding(f: PassFailure, result: HostOffloadResult, path: str | None,
 def offload_findings(result: HostOffloadResult, fixes: Sequence[FixSuggestion] = (), path: str | None = None,
                      module: HloModule | None = None, provenance: Provenance | None = None,
                      lang: str = "en", confirm: Mapping[str, Any] | None = None,
-                     options: tuple[str, ...] = ()) -> tuple[Finding, ...]:
+                     options: tuple[str, ...] = (), text: str | None = None) -> tuple[Finding, ...]:
     """Every finding of one module's host-offload analysis (and of ``--confirm``, when given).
 
     ``module`` is the parsed input (for HLO lines and computations; None leaves them out);
     ``path`` names the artefact (None in memory; ``<stdin>``); ``options`` are the command-line
-    options of the analysis, repeated in each fix's command.
+    options of the analysis, repeated in each fix's command; ``text``, the module as written,
+    gives each E1200 fix its edits of that text.
     """
     by_index = {tuple(f.output_index): f for f in fixes}
-    out = [mismatch_finding(e, result, by_index.get(tuple(e.output_index)), path, module, provenance, lang, options)
-           for e in result.errors]
+    edits = (e1200_fix_edits(text, module, result, path or "<input>")
+             if text is not None and module is not None and result.errors else {})
+    out = [mismatch_finding(e, result, by_index.get(tuple(e.output_index)), path, module, provenance, lang, options,
+                            edits.get(tuple(e.output_index))) for e in result.errors]
     out.extend(failure_finding(f, result, path, module, provenance, lang) for f in result.failures)
     compiler = confirm_finding(confirm, path, lang, predicted=bool(out))
     if compiler is not None:

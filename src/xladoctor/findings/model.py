@@ -137,6 +137,17 @@ class Hop:
 
 
 @dataclass(frozen=True, slots=True)
+class Edit:
+    """One machine-applicable change to an input file, as ruff's fixes carry them: replace lines
+    ``start_line`` up to (not including) ``end_line`` (1-based) with ``content``; equal lines insert."""
+
+    path: str
+    start_line: int
+    end_line: int
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
 class Fix:
     """One remedy: prose in the report's language, optionally code and a command that applies it."""
 
@@ -146,6 +157,11 @@ class Fix:
     """A Python/JAX snippet."""
     command: tuple[str, ...] | None = None
     """An ``xladoctor`` command line that applies the fix, runnable as written."""
+    applicability: str | None = None
+    """``safe`` (keeps what the program means) or ``unsafe`` (changes it, e.g. where an output lives),
+    as ruff grades its fixes; None for advice."""
+    edits: tuple[Edit, ...] = ()
+    """The change as edits of the input file, when the fix is one (an HLO module's E1200 fixes)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .model import JSON, Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Report, Severity, SourceLocation
+from .model import (
+    JSON,
+    Edit,
+    Finding,
+    FindingKind,
+    Fix,
+    FixKind,
+    Hop,
+    Location,
+    Origin,
+    Report,
+    Severity,
+    SourceLocation,
+)
 
 FINDINGS_SCHEMA_VERSION = 1
 """Version of the findings document; a key is never removed or changes meaning within it."""
@@ -46,7 +59,10 @@ def _hop_json(h: Hop) -> dict[str, Any]:
 
 def _fix_json(f: Fix) -> dict[str, Any]:
     return {"kind": f.kind.value, "text": f.text, "code": f.code,
-            "command": list(f.command) if f.command is not None else None}
+            "command": list(f.command) if f.command is not None else None,
+            "applicability": f.applicability,
+            "edits": [{"path": e.path, "start_line": e.start_line, "end_line": e.end_line, "content": e.content}
+                      for e in f.edits]}
 
 
 def finding_json(f: Finding) -> dict[str, Any]:
@@ -77,6 +93,17 @@ def report_json(r: Report) -> dict[str, Any]:
             "input_errors": list(r.input_errors)}
 
 
+def with_verdict(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with the one verdict key every document with findings carries, after ``command``:
+    ``findings`` when its ``diagnostics`` has any (the command exits 1), else ``clean``.  The older
+    per-command keys (check's count, offload's ``outcome``, inputs' ``ok``) stay, for compatibility."""
+    diagnostics = doc.get("diagnostics")
+    if not isinstance(diagnostics, dict) or "verdict" in doc:
+        return doc
+    head: dict[str, Any] = {k: doc[k] for k in ("schema_version", "$schema", "command") if k in doc}
+    return {**head, "verdict": "findings" if diagnostics.get("findings") else "clean", **doc}
+
+
 def to_json(obj: Report | Finding) -> dict[str, Any]:
     """The JSON object of a report (the ``diagnostics`` document) or of one finding."""
     if isinstance(obj, Report):
@@ -97,7 +124,9 @@ def _hop(d: Mapping[str, Any]) -> Hop:
 
 def _fix(d: Mapping[str, Any]) -> Fix:
     command = d.get("command")
-    return Fix(FixKind(d["kind"]), d["text"], d.get("code"), tuple(command) if command is not None else None)
+    edits = tuple(Edit(e["path"], e["start_line"], e["end_line"], e["content"]) for e in d.get("edits") or ())
+    return Fix(FixKind(d["kind"]), d["text"], d.get("code"), tuple(command) if command is not None else None,
+               d.get("applicability"), edits)
 
 
 def finding_from_json(d: Mapping[str, Any]) -> Finding:

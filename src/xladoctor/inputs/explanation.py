@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..escape import escape_field
 from ..ir.shape import Shape
 from ..ir.sizes import DimensionPadding
-from ..labels import label
+from ..labels import glossary, label
 from .compare import InputCheck, ParameterMismatch
 from .jax_spelling import jax_format, memory_kind
 from .messages import note_text, tpu_default_info, tpu_default_notes
@@ -173,7 +173,7 @@ def report_lines(check: InputCheck, labels: dict[int, str] | None = None) -> lis
     """The whole human-readable report for ``xladoctor inputs``."""
     lines = []
     if check.count_mismatch:
-        lines.append(label("inputs.count_mismatch", executable=check.executable, expected=check.expected_count,
+        lines.append(label("inputs.count_mismatch", executable=check.executable, expected=glossary.count(check.expected_count, "parameter"),
                            supplied=check.supplied_count))
     if check.per_tuple_element:
         lines.append(label("inputs.per_tuple_element"))
@@ -196,5 +196,6 @@ def report_lines(check: InputCheck, labels: dict[int, str] | None = None) -> lis
         for runtime, msg in check.messages.items():
             lines.append(f"  {runtime_label(runtime)}: {msg}")
     if check.ok:
-        lines.append(label("inputs.all_match", n=check.expected_count))
+        lines.append(label("inputs.one_matches") if check.expected_count == 1 else
+                     label("inputs.all_match", parameters=glossary.count(check.expected_count, "parameter")))
     return lines

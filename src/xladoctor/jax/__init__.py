@@ -7,11 +7,14 @@
 * :func:`check_checkpoint` / :func:`relayout_checkpoint` - which restored leaves a
   compiled step function will reject, and the same leaves moved to its formats.
 * :func:`compile_jitted` - the real TPU compiler's verdict on a program (``[tpu]`` extra).
+* :func:`explain` / :func:`install` - E1200 and E0102 explained under JAX's own error: the
+  path, the Python lines and the fix (``%load_ext xladoctor.jax`` in IPython).
 
 See docs/jax.md.
 """
 
 from .checkpoint import check_checkpoint, relayout_checkpoint
+from .explain_hook import explain, install, load_ipython_extension, uninstall
 from .inputs_check import InputsReport, LeafMismatch, check_inputs, fix_inputs
 from .offload_check import OffloadFinding, OffloadReport, check_lowered, check_offload
 from .offload_confirm import compile_jitted
@@ -19,4 +22,5 @@ from .source_line import SourceLine
 
 __all__ = ["check_offload", "check_lowered", "OffloadReport", "OffloadFinding", "SourceLine",
            "check_inputs", "fix_inputs", "InputsReport", "LeafMismatch",
-           "check_checkpoint", "relayout_checkpoint", "compile_jitted"]
+           "check_checkpoint", "relayout_checkpoint", "compile_jitted", "explain", "install", "uninstall",
+           "load_ipython_extension"]

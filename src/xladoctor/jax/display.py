@@ -38,7 +38,22 @@ def offload_html(report: OffloadReport) -> str:
     target = report.platform or label("jax_report.local_backend")
     title = label("jax_report.offload_title", module=report.program.module.name if report.program else "program",
                   target=target)
-    return notebook_frame(render_offload_html(offload_document(report), title=title))
+    return notebook_frame(render_offload_html(_with_python_fixes(offload_document(report), report), title=title))
+
+
+def _with_python_fixes(doc: dict[str, Any], report: OffloadReport) -> dict[str, Any]:
+    """The page's E1200 fixes with the program's own JAX code, as ``print(report)`` gives it
+    (``jax.jit(f, out_shardings=(host, None))``, the move back on the user's variable), where
+    the HLO-level document has only the generic snippet.  Both lists follow the analysis'
+    errors in order."""
+    mismatches = [d for d in doc["diagnostics"]["findings"] if d.get("code") == "E1200"]
+    for diag, finding in zip(mismatches, report.findings):
+        for fix in diag.get("fixes") or ():
+            if fix.get("kind") == "host-output":
+                fix["code"] = finding.host_fix
+            elif fix.get("kind") == "move-to-device":
+                fix["code"] = finding.device_fix
+    return doc
 
 
 def inputs_document(report: InputsReport) -> dict[str, Any]:

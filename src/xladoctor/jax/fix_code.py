@@ -40,8 +40,15 @@ class _Code(str):
 _TO_DEVICE = "jax.memory.Space.Device"
 
 
-def device_fix_code(output: str, returned_at: SourceLine | None, value: str) -> str:
-    """The move back to device, on the user's own variable when the return statement names it."""
+def device_fix_code(output: str, returned_at: SourceLine | None, value: str, frontend: str | None = None) -> str:
+    """The move back to device, on the user's own variable when the return statement names it.
+
+    ``frontend`` names the primitive that moved the value to host when it was not JAX's own
+    ``device_put`` (``place_to_host`` of another frontend): JAX then still types the value as
+    device memory, so ``jax.device_put(value, Device)`` is a no-op (it was suggested, and the
+    E1200 stayed); the move back must be that frontend's own device placement."""
+    if frontend is not None:
+        return _frontend_fix(output, returned_at, frontend)
     if returned_at is None:
         return label("jax_report.device_fix_anywhere", value=value, output=output, device=_TO_DEVICE)
     ret = returned_expression(returned_at.file, returned_at.function, returned_at.line, output)
@@ -53,3 +60,19 @@ def device_fix_code(output: str, returned_at: SourceLine | None, value: str) -> 
                      source=ret.source, device=_TO_DEVICE)
     return label("jax_report.device_fix_at", file=returned_at.file, line=returned_at.line, output=output,
                  device=_TO_DEVICE)
+
+
+def _frontend_fix(output: str, returned_at: SourceLine | None, primitive: str) -> str:
+    counterpart = primitive.replace("host", "device") if "host" in primitive else None
+    ret = (returned_expression(returned_at.file, returned_at.function, returned_at.line, output)
+           if returned_at is not None else None)
+    name = ret.name if ret is not None and ret.name is not None else "value"
+    where = (label("jax_report.frontend_fix_where", file=returned_at.file, line=ret.line if ret else returned_at.line,
+                   output=output) if returned_at is not None else label("jax_report.frontend_fix_anywhere",
+                                                                        output=output))
+    if counterpart is None:
+        return label("jax_report.frontend_fix_unknown", primitive=primitive, where=where, name=name)
+    if ret is not None and ret.name is None:  # the return computes it: wrap the expression
+        return label("jax_report.frontend_fix_expression", primitive=primitive, where=where, source=ret.source,
+                     counterpart=counterpart)
+    return label("jax_report.frontend_fix", primitive=primitive, where=where, name=name, counterpart=counterpart)

@@ -234,6 +234,17 @@ def _host_argument(program: LoweredProgram, err: OutputMismatch) -> str | None:
     return md.op_name if md is not None and md.op_name else instr.name
 
 
+def _frontend_primitive(program: LoweredProgram, err: OutputMismatch) -> str | None:
+    """The primitive that moved the value to host when it is not JAX's ``device_put`` (another
+    frontend's ``place_to_host``, read from the annotation's ``op_name``); None for JAX's own."""
+    instr = program.module.get_instruction(err.origin_instruction)
+    md = instr.metadata if instr is not None else None
+    if instr is None or instr.opcode.value != "custom-call" or md is None or not md.op_name:
+        return None
+    primitive = md.op_name.rsplit("/", 1)[-1].split("[", 1)[0]
+    return None if primitive in ("device_put", "") else primitive
+
+
 def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[OffloadFinding]:
     names = program.result_names
     fixes = {tuple(f.output_index): f for f in suggest_fixes(program.module, result, names)}
@@ -251,7 +262,8 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
             host_argument=_host_argument(program, err),
             path=_steps(err.path or err.trace), returned_at=returned,
             host_fix=host_fix_code(output, leaves.get(main_index, main_index), program),
-            device_fix=device_fix_code(output, returned, fix.returned_value if fix else label("jax_report.the_value")),
+            device_fix=device_fix_code(output, returned, fix.returned_value if fix else label("jax_report.the_value"),
+                                       _frontend_primitive(program, err)),
             reported_by_xla=err is result.error))
     return out
 

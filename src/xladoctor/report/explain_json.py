@@ -26,6 +26,7 @@ def scan_document(findings: list[Finding], source: str, lang: str,
                             "by_code": dict(sorted(not_shown.items()))}
     from ..findings import Report, to_json
     from ..findings.from_log import log_findings  # the one findings serialiser (explain and check)
+    from ..findings.serialise import with_verdict
 
     doc["diagnostics"] = to_json(Report("explain", (source,), log_findings(findings, source, lang, fixes), lang, ()))
-    return doc
+    return with_verdict(doc)

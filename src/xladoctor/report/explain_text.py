@@ -30,7 +30,15 @@ _HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes"
                     "larger_user")
 # Field keys that are parser bookkeeping, not part of the message; the model's own keys for the
 # analysis and its notes (``findings.from_log``), drawn under their own heading.
-_HIDDEN_FIELDS = ("format", "variant", "analysis", "notes")
+_HIDDEN_FIELDS = ("format", "variant", "analysis", "notes", "start_kind")
+# The text shows the most direct fixes; the rest (the catalogue's general advice, near-duplicates
+# of each other) are one `explain CODE` away, and all are in the JSON.
+_FIXES_SHOWN = 2
+
+
+def _in_message(value: Any, message: str) -> bool:
+    """A field the log's own message already shows (a printed shape, a size, a name): not repeated."""
+    return not isinstance(value, (dict, list, bool)) and str(value) in message
 
 
 def not_shown_line(not_shown: dict[str, int], lang: str = "en") -> str:
@@ -148,7 +156,8 @@ def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: 
     w.code(f"{escape_field(f.location.path or '')}:{f.location.line}: {f.code} {f.name}{times}", indent="")
     w.prose(f.title, indent="  ")
     w.lines.extend(_message_lines(f.message, width))
-    fields = _dict_lines({k: v for k, v in model.items() if k not in _HIDDEN_FIELDS}, "    ", width - 6)
+    fields = _dict_lines({k: v for k, v in model.items() if k not in _HIDDEN_FIELDS and not _in_message(v, f.message)},
+                         "    ", width - 6)
     if fields:
         w.prose(label("scan.fields", lang) + ":", indent="  ")
         w.lines.extend(fields)
@@ -156,14 +165,19 @@ def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: 
     # no heading when the analysis only steers the fixes (a memory-space E0102).
     notes = model.get("notes") or []
     analysis = model.get("analysis") or {}
-    rest = _dict_lines({k: v for k, v in analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ", width - 6)
+    # The numbers behind the notes (printed sizes, tilings, defaults) are the JSON's; the text says
+    # them only where no note tells the story.
+    rest = [] if notes else _dict_lines({k: v for k, v in analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ",
+                                        width - 6)
     path = _path_lines(f, offload, lang, width, bidi)
     if notes or rest or path:
         w.prose(label("scan.analysis", lang) + ":", indent="  ")
         w.bullets(notes, indent="    ")
         w.lines.extend(rest + path)
     w.prose(label("entry.fixes", lang) + ":", indent="  ")
-    w.bullets([fix.text for fix in f.fixes], indent="    ")
+    w.bullets([fix.text for fix in f.fixes[:_FIXES_SHOWN]], indent="    ")
+    if len(f.fixes) > _FIXES_SHOWN:
+        w.prose(label("scan.more_fixes", lang, n=len(f.fixes) - _FIXES_SHOWN, code=f.code), indent="    ")
     if url:
         w.code(url, indent="  ")
     w.prose(label("scan.more", lang, code=f.code), indent="  ")

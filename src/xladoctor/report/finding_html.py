@@ -205,6 +205,15 @@ def _in_jax(fix: Fix, lang: str) -> str:
     return f'<p class="jax"><b>{lbl(lang, "html.in_jax")}:</b> {ltr(jax, "mono wrap")}</p>' if jax else ""
 
 
+def _in_jax_code(fix: Fix, lang: str) -> str:
+    """The program's own JAX code for the fix when the page knows it (``xladoctor.jax``), else the
+    sentence's JAX part."""
+    if fix.code:
+        return (f'<p class="jax"><b>{lbl(lang, "html.in_jax")}:</b></p>'
+                f"{code_block(fix.code, 'py', label=label('html.copy', lang))}")
+    return _in_jax(fix, lang)
+
+
 def _host_output_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
     """E1200 remedy (a): the output's layout before and after (S(5)), as a diff."""
     name = f" ({ltr(facts['result_name'])})" if facts.get("result_name") else ""
@@ -215,7 +224,7 @@ def _host_output_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
             f"{diff_block(diff, label=label('html.copy', lang))}"
             f'<div class="legend"><span><i class="del"></i>{lbl(lang, "html.removed")}</span>'
             f'<span><i class="ins"></i>{lbl(lang, "html.added")}</span></div>'
-            f"{_in_jax(fix, lang)}{_command(fix, lang)}</div>")
+            f"{_in_jax_code(fix, lang)}{_command(fix, lang)}</div>")
 
 
 def _move_to_device_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
@@ -224,8 +233,8 @@ def _move_to_device_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
     at = f" {lbl(lang, 'html.at')} {ltr(where, 'loc')}" if where else ""
     return (f'<div class="fix fix-device"><h5>{lbl(lang, "html.fix_device")}</h5>'
             f"<p>{lbl(lang, 'html.fix_device_how')} {ltr(facts.get('returned_value'))}{at}</p>"
-            f"{code_block(DEVICE_PUT_SNIPPET, 'py', label=label('html.copy', lang))}"
-            f"{_in_jax(fix, lang)}{_command(fix, lang)}</div>")
+            f"{code_block(fix.code or DEVICE_PUT_SNIPPET, 'py', label=label('html.copy', lang))}"
+            f"{'' if fix.code else _in_jax(fix, lang)}{_command(fix, lang)}</div>")
 
 
 def _listed_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 
 from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
 from ..ir.shape import format_shape_index
-from ..labels import label
+from ..labels import glossary, label
 
 Renderer = Callable[[Finding, str, int], list[str]]
 
@@ -79,7 +79,7 @@ def _output_mismatch(f: Finding, lang: str, width: int) -> list[str]:
     jax = _jax_facts(f)
     if jax is None:
         index = index_text(f.fields.get("output_index"))
-        first = label("finding.first", lang) if f.fields.get("first") else ""
+        first = label("finding.first", lang, words=glossary.xla_reports(lang)) if f.fields.get("first") else ""
         lines = [label("finding.e1200", lang, index=index, layout=f.fields.get("output_layout"), first=first),
                  f"   {_message_line(f.message)}"]
         lines.extend(f"   -> {hop_text(h, lang)}" for h in f.path)

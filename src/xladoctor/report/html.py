@@ -21,7 +21,7 @@ from collections import Counter
 from typing import Any
 
 from ..ir.shape import format_shape_index
-from ..labels import label
+from ..labels import glossary, label
 from .html_base import IdAllocator, badge, code_block, esc, lbl, ltr, page
 from .html_explain import explain_body
 from .html_inputs import inputs_body, inputs_verdict
@@ -121,7 +121,7 @@ def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, s
     elif f.get("note"):
         body.append(f'<p class="note">{esc(f["note"])}</p>')
     count = f.get("findings")
-    count_text = f"{count} {label('html.findings', lang)}"
+    count_text = glossary.count(int(count or 0), "finding", lang)
     count_badge = f" {badge(count_text, 'muted')}" if count else ""
     return (f'<section class="file kind-{esc(f.get("kind"))}" id="{esc(uid)}">'
             f'<h2>{ltr(path, "mono path")} {badge(label(key, lang), tone)}{count_badge}</h2>'

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from ..findings.model import Fix, Hop
 from ..findings.serialise import thaw_json
-from ..labels import label
+from ..labels import glossary, label
 from .finding_html import (
     e1200_fixes_from_json,
     fix_cards,
@@ -77,7 +77,7 @@ def flow_legend(lang: str) -> str:
 def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str) -> str:
     facts, message, drawn, table, fixes = _error_facts(err, doc)
     index = shape_index_text(facts.get("output_index"))
-    tag = badge(label("html.xla_stops", lang), "bad") if facts.get("first") else badge(label("html.also", lang), "muted")
+    tag = badge(glossary.xla_reports(lang), "bad") if facts.get("first") else badge(glossary.also_offending(lang), "muted")
     host, origin_instruction = host_set(doc.get("host_positions", [])), facts.get("origin_instruction") or ""
     nodes = path_nodes(drawn, facts.get("output_index"), facts.get("output_layout"), host, origin_instruction, lang)
     svg = render_flow(nodes, uid, label("html.device_lane", lang), label("html.host_lane", lang), "E1200")
@@ -114,7 +114,7 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     for f in doc.get("failures") or []:
         what = label("html.check_failure", lang) if f.get("status") == "CHECK" else f"{label('html.verdict_fail', lang)}: {f.get('status')}"
         at = f" ({lbl(lang, 'html.at')} {ltr(f['instruction'])})" if f.get("instruction") else ""
-        first = " " + badge(label("html.xla_stops", lang), "bad") if f.get("first") else ""
+        first = " " + badge(glossary.xla_reports(lang), "bad") if f.get("first") else ""
         fails.append(f"<b>{esc(what)}</b>{first}: {ltr(f.get('message'), 'mono wrap')}{at}")
     parts.append(_list_section(label("html.failures", lang), fails, "failures"))
     moved = [f"{lbl(lang, 'html.output')} {ltr(shape_index_text(o.get('output_index')))}: "

@@ -11,11 +11,22 @@ from __future__ import annotations
 
 from .html_base import esc
 
-FRAME_HEIGHT = "640px"
+FRAME_MIN, FRAME_MAX = 240, 1400
 
 
-def notebook_frame(page_html: str, height: str = FRAME_HEIGHT) -> str:
+def frame_height(page_html: str) -> str:
+    """A height that fits the page: the sandboxed frame cannot tell the notebook its own height
+    (no same-origin access, by design), so it is estimated from the page's blocks (a fixed
+    640 px cut long reports and left short ones mostly empty); the frame stays resizable."""
+    blocks = sum(page_html.count(tag) for tag in ("<tr", "<li", "<p", "<h1", "<h2", "<h3", "<h4"))
+    lines = page_html.count("\n", page_html.find("<body")) if "<pre" in page_html else 0
+    px = 140 + 30 * blocks + 4 * min(lines, 200)
+    return f"{max(FRAME_MIN, min(FRAME_MAX, px))}px"
+
+
+def notebook_frame(page_html: str, height: str | None = None) -> str:
     """``page_html`` (a complete page from :mod:`.html`) as one ``<iframe srcdoc>`` element."""
+    height = height or frame_height(page_html)
     return (f'<iframe srcdoc="{esc(page_html)}" sandbox="allow-scripts" '
             f'style="width:100%;height:{height};border:1px solid #d0d7de;border-radius:6px;resize:vertical">'
             "</iframe>")

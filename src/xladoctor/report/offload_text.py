@@ -14,7 +14,7 @@ from ..findings.from_offload import offload_findings
 from ..findings.model import Finding, FindingKind
 from ..ir.module import HloModule
 from ..ir.shape import format_shape_index
-from ..labels import label, plural
+from ..labels import glossary, label, plural
 from ..offload.fixes import FixSuggestion
 from ..offload.result import HostOffloadResult
 from ..offload.rules import RULES
@@ -52,16 +52,16 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
 def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str) -> list[str]:
     """One offending output: its heading, XLA's message, the path and the two fixes with their JAX."""
     first = bool(f.fields.get("first"))
-    tag = label("offload.stops_here") if first else label("offload.also_offending")
+    tag = glossary.xla_reports() if first else glossary.also_offending()
     if first and outcome != "E1200":
         tag = label("offload.follows_earlier_failure")
     index = index_text(f.fields.get("output_index"))
-    out = [label("offload.output", index=index, layout=f.fields.get("output_layout"), tag=tag)]
+    out = [label("offload.output", output=glossary.output(index), layout=f.fields.get("output_layout"), tag=tag)]
     out.extend("  " + line for line in f.message.splitlines())
     out.append("  " + label("offload.path_from", origin=f.fields.get("origin")))
     out.extend("    " + hop_detail(h) for h in f.path)
     if fix is not None:
-        out.append("  " + label("offload.fix_host", index=index, layout=fix.host_layout, jax=fix.host_jax))
+        out.append("  " + label("offload.fix_host", output=glossary.output(index), layout=fix.host_layout, jax=fix.host_jax))
         out.append("  " + label("offload.fix_device", value=fix.returned_value, jax=fix.device_jax))
     return out
 
@@ -69,7 +69,7 @@ def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str) -> list
 def _failure_line(f: Finding) -> str:
     """Another failure of the pass: its status (a CHECK crash says so), XLA's message, the instruction."""
     status = f.fields.get("status")
-    first = f" [{label('offload.stops_here')}]" if f.fields.get("first") else ""
+    first = f" ({glossary.xla_reports()})" if f.fields.get("first") else ""
     what = label("offload.check_failure") if status == "CHECK" else label("offload.would_fail", status=status)
     instruction = f.location.instruction
     at = f" {label('offload.at_instruction', instruction=instruction)}" if instruction else ""

@@ -131,6 +131,7 @@ def _runs(line: str) -> list[tuple[str, str]]:
             resolved[k] = fill
         i = j
     _attach_closers(line, kinds, resolved)
+    _attach_prefixes(line, kinds, resolved)
     runs: list[tuple[str, str]] = []
     for ch, d in zip(line, resolved):
         if runs and runs[-1][0] == d:
@@ -174,6 +175,46 @@ def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
                 start, open_quote = open_quote, None
                 if start > 0 and resolved[start - 1] == "L" and resolved[start] == "L" and kinds[k] == "N":
                     resolved[k] = "L"
+
+
+_CODE_PREFIX = "-+/.`'\"$%@~#=:\\>([{"
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _attach_prefixes(line: str, kinds: list[str], resolved: list[str]) -> None:
+    """Keep the punctuation a code token starts with on its left-to-right run: ``--vmodule=...``
+    drew as ``vmodule=...--`` (the dashes took the paragraph's direction), a backquote went to
+    the other end of its command."""
+    for k, kind in enumerate(kinds):
+        if kind != "L" or (k > 0 and resolved[k - 1] == "L"):
+            continue
+        j = k - 1
+        while j >= 0 and kinds[j] == "N" and line[j] in _CODE_PREFIX:
+            if line[j] in _OPENERS or line[j] in "`'\"":
+                # An opening quote or bracket joins only with its closer, when what it holds is
+                # all left to right ("(a)", "{0}"); "(XLA ... Persian)" keeps both to the paragraph.
+                close = _closer(line, j, k)
+                if close is None or resolved[close - 1] != "L" or "R" in kinds[j + 1:close]:
+                    break
+                resolved[close] = "L"
+            resolved[j] = "L"
+            j -= 1
+
+
+def _closer(line: str, at: int, start: int) -> int | None:
+    """Where the quote or bracket opened at ``at`` closes (searching from ``start``), if it does."""
+    ch = line[at]
+    if ch in "`'\"":
+        close = line.find(ch, start)
+        return close if close > 0 else None
+    if ch not in _OPENERS:
+        return None
+    depth = 0
+    for i in range(at, len(line)):
+        depth += 1 if line[i] == ch else -1 if line[i] == _OPENERS[ch] else 0
+        if depth == 0:
+            return i
+    return None
 
 
 def display_width(text: str) -> int:
@@ -239,6 +280,9 @@ def wrap_rtl(text: str, width: int, indent: str = "") -> list[str]:
     # leave its halves isolated separately and reorder them.  NBSP is not a break point for
     # textwrap; it is turned back into a space afterwards.
     text = _SHORT_LIST.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
+    # So is a call (``jax.device_put(x, compiled.input_formats[...])``) or a backquoted command:
+    # split across lines, each half was reordered on its own line.
+    text = _CODE_UNIT.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
     lines: list[str] = []
     for paragraph in text.split("\n"):
         wrapped = textwrap.wrap(paragraph, width=width, initial_indent=indent, subsequent_indent=indent,
@@ -248,6 +292,7 @@ def wrap_rtl(text: str, width: int, indent: str = "") -> list[str]:
 
 
 _SHORT_LIST = re.compile(r"\[[^\[\]\n]{0,40}\]")
+_CODE_UNIT = re.compile(r"(?:\b\w+ = )?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\)){0,80}\)|`[^`\n]{1,80}`")
 
 
 def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
@@ -258,3 +303,18 @@ def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
         # width draws it, so no trailing spaces are printed for it.
         return [visual_line(line, width - len(indent)).rstrip() for line in lines]
     return [logical_line(line) for line in lines]
+
+
+def bidi_text(text: str, mode: str) -> str:
+    """A report of indented lines (``check``'s) for a right-to-left reader: each line holding
+    Persian is drawn in ``mode`` ('visual' for a terminal, 'logical' for files) after its
+    indent; lines with no right-to-left letter (XLA's own English, paths) stay as they are."""
+    out = []
+    for line in text.split("\n"):
+        if not any(is_rtl_char(ch) for ch in line):
+            out.append(line)
+            continue
+        body = line.lstrip(" ")
+        indent = line[:len(line) - len(body)]
+        out.append(indent + (visual_line(body) if mode == "visual" else logical_line(body)))
+    return "\n".join(out)

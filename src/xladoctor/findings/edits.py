@@ -1,0 +1,211 @@
+"""Fixes as edits to the text the user wrote: the lines a fix changes, found by printing.
+
+The remedies edit the IR; printing the whole edited module would drop comments and respell
+every line.  So the module and its fixed copy are printed, the printouts compared line by
+line, and only the lines that differ are carried back onto the original text: an instruction
+line is found there by its name, the module header by ``HloModule`` (where only
+``entry_computation_layout={...}`` is replaced).  The result is the edits (``offload --fix``
+applies them; the JSON carries them as machine-applicable edits, as ruff's fixes), or None
+when a changed line has no single place in the original (then the whole printed module is
+the fix).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .model import Edit
+
+_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=")
+_COMPUTATION = re.compile(r"^\s*(?:ENTRY\s+)?%?([\w.\-]+)\s*[({]")
+_LAYOUT_ATTR = "entry_computation_layout="
+
+
+@dataclass(frozen=True)
+class LineEdit:
+    """Replace original lines ``start``..``end`` (0-based, end exclusive; equal: insert) with ``lines``."""
+
+    start: int
+    end: int
+    lines: tuple[str, ...]
+
+
+def _key(line: str) -> tuple[str, str] | None:
+    """What identifies a printed or written line across the two texts (None: a blank or a comment)."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith("//"):
+        return None
+    if stripped.startswith("HloModule"):
+        return ("module", "")
+    if stripped == "}":
+        return None
+    m = _INSTRUCTION.match(line)
+    if m:
+        return ("instruction", m.group(1))
+    m = _COMPUTATION.match(line)
+    return ("computation", m.group(1)) if m and stripped.endswith("{") else None
+
+
+def _positions(lines: list[str]) -> dict[tuple[str, str], int]:
+    where: dict[tuple[str, str], int] = {}
+    for i, line in enumerate(lines):
+        key = _key(line)
+        if key is not None:
+            where.setdefault(key, i)
+    return where
+
+
+def _braced_end(text: str, start: int) -> int:
+    """The index just past the ``}`` closing the ``{`` at ``start``."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return i + 1
+    return len(text)
+
+
+def _layout_span(header: str) -> tuple[int, int] | None:
+    at = header.find(_LAYOUT_ATTR)
+    if at < 0 or header[at + len(_LAYOUT_ATTR):at + len(_LAYOUT_ATTR) + 1] != "{":
+        return None
+    return at, _braced_end(header, at + len(_LAYOUT_ATTR))
+
+
+def _header(written: str, printed: str) -> str:
+    """The written module header with the printed one's ``entry_computation_layout`` put in."""
+    new = _layout_span(printed)
+    if new is None:
+        return written
+    value = printed[new[0]:new[1]]
+    body = written.rstrip("\n")
+    old = _layout_span(body)
+    spliced = f"{body[:old[0]]}{value}{body[old[1]:]}" if old else f"{body}, {value}"
+    return spliced + written[len(body):]
+
+
+def line_edits(original: str, before: str, after: str) -> list[LineEdit] | None:
+    """The edits that turn ``original`` into the fixed text, from the printouts ``before`` and
+    ``after`` of the module and its fixed copy; None when a changed line has no place in ``original``."""
+    written = original.splitlines(keepends=True)
+    where = _positions(written)
+    old, new = before.splitlines(), after.splitlines()
+    # A fix touches a few lines: the common head and tail are cut first, so the diff is of the
+    # middle only (difflib on two 100k-line printouts costs seconds; this is linear).
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    edits = []
+    matcher = difflib.SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
+    for tag, i1, i2, j1, j2 in ((t, a + head, b + head, c + head, d + head) for t, a, b, c, d in matcher.get_opcodes()):
+        if tag == "equal":
+            continue
+        keys = [k for k in map(_key, old[i1:i2]) if k is not None]
+        if any(k not in where for k in keys):
+            return None
+        spots = sorted(where[k] for k in keys)
+        if spots and spots != list(range(spots[0], spots[0] + len(spots))):
+            return None  # the printed run is not one run of written lines
+        if spots:
+            start, end = spots[0], spots[-1] + 1
+        else:  # a pure insertion: before the written line of the next printed line that has one
+            following = [where[k] for k in map(_key, old[i2:]) if k is not None and k in where]
+            if not following:
+                return None
+            start = end = following[0]
+        lines = tuple(_header(written[where[("module", "")]], line) if line.startswith("HloModule") else line + "\n"
+                      for line in new[j1:j2] if line.strip())
+        edits.append(LineEdit(start, end, lines))
+    return edits
+
+
+def apply_edits(original: str, edits: list[LineEdit]) -> str:
+    written = original.splitlines(keepends=True)
+    if written and not written[-1].endswith("\n"):
+        written[-1] += "\n"
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        written[edit.start:edit.end] = edit.lines
+    return "".join(written)
+
+
+
+def module_edits(original: str, before: str, after: str, path: str) -> tuple[Edit, ...] | None:
+    """:func:`line_edits` as the findings model's :class:`~xladoctor.findings.model.Edit` (1-based lines)."""
+    found = line_edits(original, before, after)
+    if found is None:
+        return None
+    return tuple(Edit(path, e.start + 1, e.end + 1, "".join(e.lines)) for e in found)
+
+
+FixEdits = tuple[tuple[Edit, ...], tuple[Edit, ...]]
+
+
+def e1200_fix_edits(text: str, module: Any, result: Any, path: str) -> dict[tuple[int, ...], FixEdits]:
+    """Per offending output, the edits of remedy (a) (host layout) and (b) (move-to-device),
+    each as if it were the only error; outputs whose edits cannot be placed are left out.
+
+    Cheap on big modules: (a) is the header line alone, spliced without copying the module; (b)
+    prints only the entry instructions the fix adds or changes (:func:`_entry_edits`)."""
+    from dataclasses import replace
+
+    from ..ir.module import ProgramShape
+    from ..ir.shape import HOST_MEMORY_SPACE
+    from ..offload import fix_device
+
+    written = text.splitlines(keepends=True)
+    where = _positions(written)
+    header_at = where.get(("module", ""))
+    ecl = module.entry_layout()
+    out: dict[tuple[int, ...], FixEdits] = {}
+    for err in result.errors:
+        if header_at is None:
+            continue
+        layout = ProgramShape(list(ecl.parameters), ecl.result.with_memory_space(HOST_MEMORY_SPACE, err.output_index))
+        header = _header(written[header_at], f"HloModule m, {_LAYOUT_ATTR}{{{layout}}}")
+        host = (Edit(path, header_at + 1, header_at + 2, header if header.endswith("\n") else header + "\n"),)
+        fixed = fix_device(module, replace(result, errors=[err]))
+        device = _entry_edits(module, fixed, written, where, path)
+        if device is not None:
+            out[tuple(err.output_index)] = (host, device)
+    return out
+
+
+def _entry_edits(module: Any, fixed: Any, written: list[str], where: dict[tuple[str, str], int],
+                 path: str) -> tuple[Edit, ...] | None:
+    """The written entry's lines for what ``fixed`` adds (new instructions, before the next one
+    that was there) or changes (other operands, or ROOT moved); None when one has no written line."""
+    from ..syntax.hlo_printer import print_instruction
+
+    pct = "%" if module.print_percent else ""
+    entry, new_entry = module.entry_computation(), fixed.entry_computation()
+    before = {i.name: i for i in entry.instructions}
+    edits: list[Edit] = []
+    pending: list[Any] = []
+    last: int | None = None
+    for instr in new_entry.instructions:
+        old = before.get(instr.name)
+        if old is None:
+            pending.append(instr)
+            continue
+        at = where.get(("instruction", instr.name))
+        if at is None:
+            return None
+        last = at
+        indent = written[at][:len(written[at]) - len(written[at].lstrip())]
+        changed = ([o.name for o in instr.operands] != [o.name for o in old.operands]
+                   or (instr is new_entry.root) != (old is entry.root))
+        lines = [f"{indent}{print_instruction(i, pct)}\n" for i in [*pending, *([instr] if changed else [])]]
+        if lines:
+            edits.append(Edit(path, at + 1, at + 2 if changed else at + 1, "".join(lines)))
+        pending = []
+    if pending:
+        if last is None:
+            return None
+        edits.append(Edit(path, last + 2, last + 2, "".join(f"  {print_instruction(i, pct)}\n" for i in pending)))
+    return tuple(edits)

@@ -1,0 +1,142 @@
+"""E1200 and E0102 explained where they happen: right under JAX's own error.
+
+XLA's E1200 names an instruction of the compiled module ("starting from tuple.1") and E0102 a
+flattened parameter number; neither says which Python line or which argument.  The program
+is still at hand when the error is raised: ``Lowered.compile`` has the lowered program as
+``self``, ``Compiled.__call__`` the executable and the arguments.  :func:`explain` walks the
+exception's traceback for them and runs the same analysis as ``check_offload`` /
+``check_inputs``, so the path, the Python lines and the fix come in the user's own terms;
+without them it explains XLA's message as ``explain LOG`` does.
+
+:func:`install` (opt-in: it wraps two jax methods) adds that text to every such error as an
+exception note (PEP 678), which Python, IPython and pytest print right under the error; on
+Python 3.10, which prints no notes, a ``sys.excepthook`` prints it after the traceback.
+``%load_ext xladoctor.jax`` does the same in IPython.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+import types
+from typing import Any
+
+from ..labels import label
+
+CODES = ("E1200", "E0102")
+_CODE = re.compile(r"\b(E1200|E0102)\b")
+_NOTE_MARK = "xladoctor:"
+_installed: dict[str, Any] = {}
+
+
+def explain(exc: BaseException) -> str | None:
+    """What xladoctor says about ``exc`` (a JAX/XLA error), or None when it is not E1200/E0102."""
+    m = _CODE.search(str(exc))
+    if m is None:
+        return None
+    code = m.group(1)
+    body = _from_program(exc, code)
+    if body is None:
+        from ..log_report import explain_log
+
+        body = str(explain_log(exc, lang="en")).rstrip("\n")
+    return label("jax_report.hook_header", code=code) + "\n" + body
+
+
+def _frames(exc: BaseException) -> list[types.FrameType]:
+    out = []
+    tb = exc.__traceback__
+    while tb is not None:
+        out.append(tb.tb_frame)
+        tb = tb.tb_next
+    return out
+
+
+def _from_program(exc: BaseException, code: str) -> str | None:
+    """The analysis of the program the traceback holds: its ``Lowered`` for E1200, its
+    ``Compiled`` and arguments for E0102; None when the traceback holds neither."""
+    from jax import stages
+
+    for frame in reversed(_frames(exc)):
+        this = frame.f_locals.get("self")
+        try:
+            if code == "E1200" and isinstance(this, stages.Lowered):
+                from .offload_check import check_offload
+
+                report = check_offload(this)
+                if report.findings:
+                    return str(report).rstrip("\n")
+            if code == "E0102" and isinstance(this, stages.Compiled):
+                from .inputs_check import check_inputs
+
+                inputs = check_inputs(this, *frame.f_locals.get("args", ()), **frame.f_locals.get("kwargs", {}))
+                if not inputs.ok:
+                    return str(inputs).rstrip("\n")
+        except Exception:
+            return None
+    return None
+
+
+def _annotate(exc: BaseException) -> None:
+    if any(str(n).startswith(_NOTE_MARK) for n in getattr(exc, "__notes__", ())):
+        return
+    text = explain(exc)
+    if text is None:
+        return
+    if hasattr(exc, "add_note"):
+        exc.add_note(text)
+    else:  # Python 3.10: kept for the excepthook, which prints it
+        exc.__notes__ = [*getattr(exc, "__notes__", []), text]  # type: ignore[attr-defined]
+
+
+def _wrap(method: Any) -> Any:
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except Exception as exc:
+            _annotate(exc)
+            raise
+    wrapper.__xladoctor_wrapped__ = method  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _excepthook(kind: type[BaseException], exc: BaseException, tb: types.TracebackType | None) -> None:
+    _annotate(exc)
+    _installed["excepthook"](kind, exc, tb)
+    if sys.version_info < (3, 11):
+        for note in getattr(exc, "__notes__", ()):
+            print(note, file=sys.stderr)
+
+
+def install() -> None:
+    """Annotate every E1200/E0102 JAX raises with xladoctor's explanation (idempotent)."""
+    if _installed:
+        return
+    from jax import stages
+
+    _installed["compile"] = stages.Lowered.compile
+    _installed["call"] = stages.Compiled.__call__
+    _installed["excepthook"] = sys.excepthook
+    stages.Lowered.compile = _wrap(stages.Lowered.compile)
+    stages.Compiled.__call__ = _wrap(stages.Compiled.__call__)
+    sys.excepthook = _excepthook
+
+
+def uninstall() -> None:
+    """Undo :func:`install`."""
+    if not _installed:
+        return
+    from jax import stages
+
+    stages.Lowered.compile = _installed.pop("compile")
+    stages.Compiled.__call__ = _installed.pop("call")
+    if sys.excepthook is _excepthook:
+        sys.excepthook = _installed["excepthook"]
+    _installed.clear()
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext xladoctor.jax``: :func:`install` in this kernel."""
+    install()

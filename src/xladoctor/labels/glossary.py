@@ -1,0 +1,42 @@
+"""The glossary: one word for each thing a user reads about, in every output and language.
+
+An entry output was "output {0}" in one report, "entry result {0}" in a fix, "entry output" in
+the HTML and "out_shardings leaf 0" in another; the first error XLA reports was "(XLA reports
+this one)" here and "[XLA stops here]" there.  Renderers (text, HTML, the fix texts that JSON
+and SARIF carry) take these words from here, so they agree and a translator translates each
+once (labels ``term.*``).  Counted nouns go through :func:`count`, so it is "1 finding".
+"""
+
+from __future__ import annotations
+
+from . import FALLBACK, label, plural
+
+
+def output(index: str, lang: str = FALLBACK) -> str:
+    """An entry output, by XLA's ShapeIndex text: ``output {0}``."""
+    return label("term.output", lang, index=index)
+
+
+def parameter(index: object, lang: str = FALLBACK) -> str:
+    """An entry parameter by number: ``parameter 3``."""
+    return label("term.parameter", lang, index=index)
+
+
+def xla_reports(lang: str = FALLBACK) -> str:
+    """The tag of the finding XLA itself reports (it stops at the first)."""
+    return label("term.xla_reports", lang)
+
+
+def also_offending(lang: str = FALLBACK) -> str:
+    """The tag of an output that is wrong too but that XLA, stopping earlier, does not name."""
+    return label("term.also_offending", lang)
+
+
+NOUNS = {"finding": ("term.finding_one", "term.finding_many"), "file": ("term.file_one", "term.file_many"),
+         "message": ("term.message_one", "term.message_many"),
+         "parameter": ("term.parameter_one", "term.parameter_many")}
+
+
+def count(n: int, noun: str, lang: str = FALLBACK) -> str:
+    """``n`` and the noun, singular for one: ``1 finding``, ``2 findings`` (``noun`` from :data:`NOUNS`)."""
+    return plural(n, *NOUNS[noun], lang)

@@ -1,0 +1,67 @@
+"""The commands agree, as a user scripting them finds: ``--format`` wherever there are findings,
+``command`` in every document, one verdict key, and help without the XLA developers' rule."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
+E1200 = EXAMPLES / "e1200_offloaded_activation.hlo"
+CLEAN = EXAMPLES / "offload_to_host_output_clean.hlo"
+LOG = EXAMPLES / "tpu_job.log"
+
+
+def xladoctor(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "xladoctor", *map(str, argv)], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shapes")
+    (folder / "exp.txt").write_text("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}\n")
+    (folder / "sup.txt").write_text("bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}\n")
+    (folder / "clean.log").write_text("I0101 step 1 loss 0.5\nI0101 step 2 loss 0.4\n")
+    return folder
+
+
+def _finding_commands(shapes: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """Each command with findings: (argv with findings, argv without)."""
+    return {"check": (["check", E1200], ["check", CLEAN]),
+            "offload": (["offload", E1200], ["offload", CLEAN]),
+            "explain": (["explain", LOG], ["explain", shapes / "clean.log"]),
+            "inputs": (["inputs", shapes / "exp.txt", "--supplied-shapes", shapes / "sup.txt"],
+                       ["inputs", shapes / "exp.txt", "--supplied-shapes", shapes / "exp.txt"])}
+
+
+@pytest.mark.parametrize("command", ["check", "offload", "explain", "inputs"])
+def test_every_command_with_findings_takes_format_and_has_one_verdict(command, shapes):
+    bad, good = _finding_commands(shapes)[command]
+    for argv, rc, verdict in ((bad, 1, "findings"), (good, 0, "clean")):
+        p = xladoctor(*argv, "--json")
+        doc = json.loads(p.stdout)
+        assert p.returncode == rc and doc["command"] == command and doc["verdict"] == verdict, (argv, p.stderr)
+        assert list(doc)[:4] == ["schema_version", "$schema", "command", "verdict"]
+    sarif = xladoctor(*bad, "--format", "sarif")
+    assert sarif.returncode == 1, sarif.stderr
+    assert json.loads(sarif.stdout)["runs"][0]["results"]
+    github = xladoctor(*bad, "--format", "github")
+    assert github.returncode == 1 and github.stdout.startswith("::error"), github.stdout + github.stderr
+
+
+def test_hlo_and_shape_documents_name_their_command():
+    assert json.loads(xladoctor("hlo", E1200, "--json").stdout)["command"] == "hlo"
+    assert json.loads(xladoctor("shape", "f32[8,128]", "--json").stdout)["command"] == "shape"
+
+
+@pytest.mark.parametrize("command", ["check", "offload", "fleet"])
+def test_the_unmerged_rule_is_accepted_but_not_in_help(command):
+    assert "unmerged-pr-36525" not in xladoctor(command, "--help").stdout
+    if command != "fleet":
+        p = xladoctor(command, E1200, "--rule", "unmerged-pr-36525")
+        assert p.returncode in (0, 1) and "error:" not in p.stderr

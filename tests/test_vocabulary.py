@@ -1,0 +1,111 @@
+"""One vocabulary: the same thing has the same name in text, HTML (as Chromium shows it), JSON
+and SARIF, and counted nouns agree with their number (labels/glossary.py, labels ``term.*``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
+E1200 = EXAMPLES / "e1200_offloaded_activation.hlo"
+CHROMIUM = "/usr/bin/chromium"
+OLD_NAMES = ("entry result {0}", "entry output", "[XLA stops here]", "1 findings", "1 parameters")
+
+
+def xladoctor(*argv: str) -> str:
+    p = subprocess.run([sys.executable, "-m", "xladoctor", *map(str, argv)], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    return p.stdout
+
+
+def _page_text(html: Path) -> str:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            page.goto(html.as_uri())
+            return page.inner_text("body")
+        finally:
+            browser.close()
+
+
+def test_an_output_has_one_name_everywhere(tmp_path):
+    texts = {"check": xladoctor("check", E1200), "offload": xladoctor("offload", E1200),
+             "json": json.dumps(json.loads(xladoctor("check", E1200, "--json"))["diagnostics"]),
+             "sarif": xladoctor("check", E1200, "--format", "sarif"),
+             "github": xladoctor("check", E1200, "--format", "github")}
+    for where, text in texts.items():
+        assert "output {0}" in text, where
+        assert not [old for old in OLD_NAMES if old in text], where
+    assert "(XLA reports this one)" in texts["check"] and "(XLA reports this one)" in texts["offload"]
+    html = tmp_path / "r.html"
+    xladoctor("check", E1200, "--html", html)
+    shown = _page_text(html)
+    assert "output {0}" in shown and "XLA reports this one" in shown and "1 finding" in shown
+    assert not [old for old in OLD_NAMES if old in shown]
+
+
+def test_counted_nouns_agree_with_their_number(tmp_path):
+    (tmp_path / "e.txt").write_text("f32[8,128]\n")
+    out = xladoctor("inputs", tmp_path / "e.txt", "--supplied-shapes", tmp_path / "e.txt")
+    assert out.strip() == "the 1 parameter matches"
+    assert "1 file checked, 1 finding" in xladoctor("check", E1200)
+
+
+def test_notebook_frame_fits_its_report(tmp_path):
+    """The notebook iframe was 640 px whatever it held: a short report sat in empty space, a long
+    one was cut.  Its height now follows the page (up to a cap; it stays resizable)."""
+    import re
+
+    import xladoctor
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed")
+    short = xladoctor.explain_log("I0101 step 1 loss 0.5\n")._repr_html_()
+    long = xladoctor.explain_log(EXAMPLES / "tpu_job.log")._repr_html_()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            for frame_html in (short, long):
+                given = int(re.search(r"height:(\d+)px", frame_html).group(1))
+                page = browser.new_page(viewport={"width": 1000, "height": 800})
+                page.set_content(f"<html><body style='margin:0'>{frame_html}</body></html>")
+                inner = page.frames[1]
+                inner.wait_for_load_state()
+                needed = inner.evaluate("document.documentElement.scrollHeight")
+                assert given >= min(needed, 1400) * 0.8 and given <= max(needed * 1.6, 240), (given, needed)
+        finally:
+            browser.close()
+
+
+def test_the_notebook_view_gives_the_same_python_fix_as_print(tmp_path):
+    """``print(report)`` of check_offload gave ``jax.jit(f, out_shardings=...)`` and the move back on
+    the user's variable; the notebook page gave only the generic HLO-level snippet."""
+    pytest.importorskip("jax")
+    sys.path.insert(0, str(EXAMPLES.parents[2] / "examples"))
+    from offload_programs import PROGRAMS
+
+    from xladoctor.jax import check_offload
+
+    p = PROGRAMS["scanned_layers"]()
+    report = check_offload(p.fn, *p.args)
+    printed = str(report)
+    frame = report._repr_html_()
+    import html
+    import re
+
+    page = tmp_path / "page.html"
+    page.write_text(html.unescape(re.search(r'srcdoc="([^"]*)"', frame).group(1)))
+    shown = _page_text(page)
+    for code in ("saved = place_to_device(saved)", "out_shardings=", "pinned_host"):
+        assert code in printed and code in shown, code
