@@ -9,7 +9,8 @@ two graphs modulo names.
 
 **Renaming rule.**  Names differ (the compiler's round trip through StableHLO renames
 ``h`` to ``h.1``, SPMD renames parameters), so instructions are numbered instead: each
-computation reachable from the entry, in the order first called (entry first), lists its
+computation reachable from the entry, in the order first called (entry first; a computation's
+callees in its own canonical order), lists its
 parameters by number, then the post order of its root (operands in operand order), then what
 is not reachable from the root (side effects) in the same post order.  An instruction is
 compared by its line: opcode, shape **without layouts** (tiles, memory spaces: layout
@@ -17,10 +18,20 @@ assignment ran in the compiler and not in ours, and HostOffloader clears S(5) fr
 instruction first), custom-call target (JAX's ``annotate_device_placement`` read as the
 MoveToHost/MoveToDevice XLA makes of it), tuple index, parameter number, the attributes that
 change dataflow (``slice``, ``dimensions``, ``dynamic_slice_sizes``, ``padding``,
-``index``), a scalar constant's literal, the called computations by their number and the
-operands by their number.  Ignored: names, metadata, frontend attributes, sharding,
-backend configs, layouts and non-scalar literals.  The entry layout's memory spaces
-(``S(5)`` leaves of parameters and results) are compared as one line of their own.
+``index``), the called computations by their number and the operands by their number.
+
+Read as equal, because HostOffloader cannot tell them apart:
+
+* **constants** are values, not numbered lines: an operand that is a constant reads as its
+  shape and (scalars) literal, so HloCSE merging equal constants and while-loop constant
+  sinking copying them change nothing; a folded constant (a different literal) still differs;
+* a ``reshape`` the model already reads as a bitcast (:func:`~xladoctor.offload.dataflow.reshape_is_bitcast`)
+  reads as the ``bitcast`` AlgebraicSimplifier makes of it after layout assignment;
+* ``dot`` and ``convolution`` (the TPU's dot canonicalisation): both are compute.
+
+Ignored: names, metadata, frontend attributes, sharding, backend configs, layouts and
+non-scalar literals.  The entry layout's memory spaces (``S(5)`` leaves of parameters and
+results) are compared as one line of their own.
 
 The first line that differs gives the first differing instruction on each side (by name).
 """
@@ -120,24 +131,25 @@ def canonical_lines(module: HloModule) -> list[CanonicalLine]:
     numbers[queue[0]] = 0
     while queue:
         comp = queue.pop(0)
-        for instr in comp.instructions:
+        order = _canonical_order(comp)
+        for instr in order:  # callees numbered in the caller's canonical order, not its text order
             for called in instr.called_computations:
                 if called not in numbers:
                     numbers[called] = len(numbers)
                     queue.append(called)
-        lines.extend(_computation_lines(comp, numbers))
+        lines.extend(_computation_lines(comp, order, numbers))
     return lines
 
 
-def _computation_lines(comp: HloComputation, numbers: dict[HloComputation, int]) -> list[CanonicalLine]:
-    order = _canonical_order(comp)
+def _computation_lines(comp: HloComputation, order: list[HloInstruction],
+                       numbers: dict[HloComputation, int]) -> list[CanonicalLine]:
     index = {instr: k for k, instr in enumerate(order)}
     tag = f"c{numbers[comp]}"
     out = []
     for k, instr in enumerate(order):
-        operands = ",".join(f"%{index[o]}" if o in index else "%?" for o in instr.operands)
+        operands = ",".join(_operand_text(o, index) for o in instr.operands)
         calls = ",".join(f"c{numbers[c]}" for c in instr.called_computations)
-        text = f"%{k} {instr.opcode.value} {_shape_text(instr.shape)}{_details(instr)}({operands})"
+        text = f"%{k} {_opcode_text(instr)} {_shape_text(instr.shape)}{_details(instr)}({operands})"
         if calls:
             text += f" calls={calls}"
         if instr is comp.root:
@@ -146,8 +158,25 @@ def _computation_lines(comp: HloComputation, numbers: dict[HloComputation, int])
     return out
 
 
+def _operand_text(operand: HloInstruction, index: dict[HloInstruction, int]) -> str:
+    if operand.opcode is HloOpcode.CONSTANT:
+        return f"${_shape_text(operand.shape)}{_details(operand)}"
+    return f"%{index[operand]}" if operand in index else "%?"
+
+
+def _opcode_text(instr: HloInstruction) -> str:
+    from ..offload.dataflow import reshape_is_bitcast
+
+    if instr.opcode is HloOpcode.RESHAPE and reshape_is_bitcast(instr):
+        return HloOpcode.BITCAST.value
+    if instr.opcode is HloOpcode.CONVOLUTION:
+        return HloOpcode.DOT.value
+    return instr.opcode.value
+
+
 def _canonical_order(comp: HloComputation) -> list[HloInstruction]:
-    """Parameters by number, the root's post order, then the rest (unreachable) in post order."""
+    """Parameters by number, the root's post order, then the rest (unreachable) in post order;
+    constants (read as values by :func:`_operand_text`) only where one is the root."""
     order = sorted(comp.parameters, key=lambda p: p.parameter_number or 0)
     seen = set(order)
     starts = [comp.root_instruction()] + [i for i in comp.instructions if not i.users and i is not comp.root]
@@ -164,7 +193,8 @@ def _canonical_order(comp: HloComputation) -> list[HloInstruction]:
                     stack.append((operand, 0))
                 continue
             seen.add(instr)
-            order.append(instr)
+            if instr.opcode is not HloOpcode.CONSTANT or instr is comp.root:
+                order.append(instr)
     return order
 
 
