@@ -124,3 +124,21 @@ def test_select_rewrites_give_the_real_compilers_verdict_and_module(case, dumpin
     if dumped is not None:  # the compile reached host offloading: the same module
         c = compare_prepared(prepared_module(module), parse_module(dumped, "dump"))
         assert c.identical, c.describe()
+
+
+@needs_libtpu
+@pytest.mark.parametrize("scenario", ["70_select_same_operand", "J2_move_to_host_into_compute_on_host_call"])
+def test_scenarios_prepare_to_the_compilers_module(scenario, dumping_worker):
+    """A select of one value (AlgebraicSimplifier) and a ``compute_on`` host call (read as the
+    compiler's async HostExecute pair): our prepared module is the one the compiler dumps."""
+    worker, folder = dumping_worker
+    path = next(p for p in CORPUS if p.stem == scenario)
+    text = "\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("//"))
+    for name in os.listdir(folder):
+        target = os.path.join(folder, name)
+        shutil.rmtree(target, ignore_errors=True) if os.path.isdir(target) else os.remove(target)
+    assert worker.compile_hlo(text).kind == "compiles"
+    dumped = read_dump(folder)
+    assert dumped is not None
+    c = compare_prepared(prepared_module(parse_module(text, scenario)), parse_module(dumped, "dump"))
+    assert c.identical, c.describe()

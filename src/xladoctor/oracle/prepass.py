@@ -27,7 +27,10 @@ Read as equal, because HostOffloader cannot tell them apart:
   sinking copying them change nothing; a folded constant (a different literal) still differs;
 * a ``reshape`` the model already reads as a bitcast (:func:`~xladoctor.offload.dataflow.reshape_is_bitcast`)
   reads as the ``bitcast`` AlgebraicSimplifier makes of it after layout assignment;
-* ``dot`` and ``convolution`` (the TPU's dot canonicalisation): both are compute.
+* ``dot`` and ``convolution`` (the TPU's dot canonicalisation): both are compute;
+* a host computation: our ``call`` of a ``compute_on("device_host")`` body and the compiler's
+  ``async-done(async-start)`` pair (``hlo_device_type_async_wrapper``: the async computation
+  is one ``HostExecute`` custom call of the body) both read as ``call`` of the body.
 
 Ignored: names, metadata, frontend attributes, sharding, backend configs, layouts and
 non-scalar literals.  The entry layout's memory spaces (``S(5)`` leaves of parameters and
@@ -133,7 +136,7 @@ def canonical_lines(module: HloModule) -> list[CanonicalLine]:
         comp = queue.pop(0)
         order = _canonical_order(comp)
         for instr in order:  # callees numbered in the caller's canonical order, not its text order
-            for called in instr.called_computations:
+            for called in _callees(instr):
                 if called not in numbers:
                     numbers[called] = len(numbers)
                     queue.append(called)
@@ -147,8 +150,8 @@ def _computation_lines(comp: HloComputation, order: list[HloInstruction],
     tag = f"c{numbers[comp]}"
     out = []
     for k, instr in enumerate(order):
-        operands = ",".join(_operand_text(o, index) for o in instr.operands)
-        calls = ",".join(f"c{numbers[c]}" for c in instr.called_computations)
+        operands = ",".join(_operand_text(o, index) for o in _operands(instr))
+        calls = ",".join(f"c{numbers[c]}" for c in _callees(instr))
         text = f"%{k} {_opcode_text(instr)} {_shape_text(instr.shape)}{_details(instr)}({operands})"
         if calls:
             text += f" calls={calls}"
@@ -164,9 +167,44 @@ def _operand_text(operand: HloInstruction, index: dict[HloInstruction, int]) -> 
     return f"%{index[operand]}" if operand in index else "%?"
 
 
+def _host_execute_body(instr: HloInstruction) -> HloComputation | None:
+    """For the compiler's ``async-done`` of a host computation: the body its ``HostExecute`` runs."""
+    if instr.opcode is not HloOpcode.ASYNC_DONE or instr.operands[0].opcode is not HloOpcode.ASYNC_START:
+        return None
+    start = instr.operands[0]
+    wrapped = start.called_computations
+    root = wrapped[0].root if len(wrapped) == 1 else None
+    if root is None or root.opcode is not HloOpcode.CUSTOM_CALL or root.custom_call_target != "HostExecute":
+        return None
+    names = root.attributes.get("called_computations", "").strip("{} ").split(",")
+    module = instr.parent.module if instr.parent is not None else None
+    if len(names) != 1 or module is None:
+        return None
+    try:
+        return module.computation(names[0].strip().lstrip("%"))
+    except KeyError:
+        return None
+
+
+def _is_host_async_start(instr: HloInstruction) -> bool:
+    return instr.opcode is HloOpcode.ASYNC_START and len(instr.users) == 1 and \
+        _host_execute_body(next(iter(instr.users))) is not None
+
+
+def _operands(instr: HloInstruction) -> tuple[HloInstruction, ...]:
+    return instr.operands[0].operands if _host_execute_body(instr) is not None else instr.operands
+
+
+def _callees(instr: HloInstruction) -> list[HloComputation]:
+    body = _host_execute_body(instr)
+    return [body] if body is not None else instr.called_computations
+
+
 def _opcode_text(instr: HloInstruction) -> str:
     from ..offload.dataflow import reshape_is_bitcast
 
+    if _host_execute_body(instr) is not None:
+        return HloOpcode.CALL.value
     if instr.opcode is HloOpcode.RESHAPE and reshape_is_bitcast(instr):
         return HloOpcode.BITCAST.value
     if instr.opcode is HloOpcode.CONVOLUTION:
@@ -193,7 +231,7 @@ def _canonical_order(comp: HloComputation) -> list[HloInstruction]:
                     stack.append((operand, 0))
                 continue
             seen.add(instr)
-            if instr.opcode is not HloOpcode.CONSTANT or instr is comp.root:
+            if (instr.opcode is not HloOpcode.CONSTANT or instr is comp.root) and not _is_host_async_start(instr):
                 order.append(instr)
     return order
 
