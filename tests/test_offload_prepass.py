@@ -28,7 +28,7 @@ from xladoctor.syntax.hlo_parser import parse_module
 HEAD = "HloModule m, entry_computation_layout={(f32[1024]{0}, pred[1024]{0})->f32[1024]{0}}\nENTRY main {\n" \
        "  x = f32[1024] parameter(0)\n  k = pred[1024] parameter(1)\n" \
        '  h = f32[1024] custom-call(x), custom_call_target="MoveToHost"\n'
-# Each rewrite of AlgebraicSimplifier::HandleSelect, on a select between a MoveToHost and the root.
+# Each modelled AlgebraicSimplifier rewrite (and a near miss), between a MoveToHost and the root.
 SELECTS = {
     "same operands": "  ROOT s = f32[1024] select(k, h, h)\n}\n",
     "constant true": "  t = pred[] constant(true)\n  ROOT s = f32[1024] select(t, h, x)\n}\n",
@@ -37,6 +37,9 @@ SELECTS = {
     "constant false": "  f = pred[] constant(false)\n  ROOT s = f32[1024] select(f, h, x)\n}\n",
     "false keeps the host value": "  f = pred[] constant(false)\n  ROOT s = f32[1024] select(f, x, h)\n}\n",
     "not constant": "  n = f32[1024] negate(x)\n  ROOT s = f32[1024] select(k, h, n)\n}\n",
+    # AlgebraicSimplifier::HandleNegate
+    "negate of negate": "  n = f32[1024] negate(h)\n  ROOT s = f32[1024] negate(n)\n}\n",
+    "one negate": "  ROOT s = f32[1024] negate(h)\n}\n",
 }
 
 

@@ -10,6 +10,7 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
   ``select(false, x, y) -> y`` for a constant (or broadcast constant) predicate.  So
   ``ROOT s = select(k, h, h)`` with ``h`` a MoveToHost compiles: the root becomes the
   MoveToHost itself.
+* ``HandleNegate``: ``negate(negate(x)) -> x`` (seen in the campaign: seed 1, program 172).
 
 Each rewrite is XLA's ``ReplaceInstruction``: every use (and the root) moves to the
 replacement, and the replaced instruction leaves its operands' user lists at once; the
@@ -28,19 +29,25 @@ def simplify_for_offloading(module: HloModule) -> list[tuple[str, str]]:
     """Apply the modelled rewrites in every computation; ``(replaced, replacement)`` names."""
     replaced: list[tuple[str, str]] = []
     for comp in module.computations:
-        if not any(i.opcode is HloOpcode.SELECT for i in comp.instructions):
-            continue  # the only opcode with a modelled rewrite: most computations have none
+        if not any(i.opcode in _REWRITTEN for i in comp.instructions):
+            continue  # the opcodes with a modelled rewrite: most computations have none
         replaced.extend(_simplify_computation(comp))
     return replaced
+
+
+_REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE)
 
 
 def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
     replaced: list[tuple[str, str]] = []
     gone: set[HloInstruction] = set()
     for instr in comp.post_order():  # XLA's visitor: operands first, so chains collapse in one run
-        if instr.opcode is not HloOpcode.SELECT:
+        if instr.opcode is HloOpcode.SELECT:
+            replacement = _select_replacement(instr)
+        elif instr.opcode is HloOpcode.NEGATE and instr.operands[0].opcode is HloOpcode.NEGATE:
+            replacement = instr.operands[0].operands[0]
+        else:
             continue
-        replacement = _select_replacement(instr)
         if replacement is None or not _compatible(replacement, instr):
             continue  # ReplaceInstruction refuses a shape that is not compatible
         instr.replace_all_uses_with(replacement)
