@@ -145,3 +145,23 @@ def test_scenarios_prepare_to_the_compilers_module(scenario, dumping_worker):
     assert dumped is not None
     c = compare_prepared(prepared_module(parse_module(text, scenario)), parse_module(dumped, "dump"))
     assert c.identical, c.describe()
+
+
+@needs_libtpu
+def test_the_former_host_result_tuple_divergence_is_a_double_negation(dumping_worker):
+    """Named ``hlo-route-host-result-tuple`` until the comparison showed why libtpu reports the
+    root ``tuple``: ``negate(negate(MoveToHost))`` is the MoveToHost after AlgebraicSimplifier."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import offload_gen
+
+    worker, _ = dumping_worker
+    text = offload_gen.build_hlo({"level": "hlo", "args": ["device", "device", "device"],
+                                  "steps": [("mth", 2), ("un", "neg", 3), ("un", "neg", 4)],
+                                  "outs": [5, 4], "out_kinds": ["device", "pinned_host"], "tuple_root": True})
+    module = parse_module(text, "double_negation")
+    verdict = worker.compile_hlo(text)
+    comparison = compare(prediction_of(analyze_host_offload(module), module), verdict)
+    assert verdict.kind == "e1200" and comparison.agree is True, comparison.reason
