@@ -353,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
         doc["disagreements"] = [r.to_json() for r in bad]
         doc["records"] = [{"name": r.name, "status": r.status, "divergence": r.divergence} for r in records]
         if args.compare_prepass:
+            for entry, r in zip(doc["records"], records):
+                entry["prepass"] = r.extra.get("prepass")
+        if args.compare_prepass:
             doc["prepass"] = prepass_summary(records)
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
