@@ -82,6 +82,8 @@ def _judge(name: str, level: str, result, module, verdict, spec=None, repro: str
             rec.status, rec.divergence = "divergence", known.name
         else:
             rec.status = "disagree"
+    if PREPASS_DUMP is not None:
+        compare_prepass(rec, module)
     return rec
 
 
@@ -111,6 +113,66 @@ def run_spec(name: str, sp: dict[str, Any], worker: OracleWorker) -> Record:
         return run_hlo_text(name, offload_gen.build_hlo(sp), worker, sp)
     jitted, args = offload_gen.build_jax(sp)
     return run_jax(name, jitted, args, worker, sp, offload_gen.jax_source(sp))
+
+
+# -- --compare-prepass: our module after the pre-passes against the compiler's dump ---------
+
+PREPASS_DUMP: str | None = None
+"""The folder the workers dump into under --compare-prepass (see start_prepass_dumps)."""
+
+
+def start_prepass_dumps() -> None:
+    """Make every worker started from now on dump the module before HostOffloadLegalize."""
+    import tempfile
+
+    from xladoctor.oracle.prepass import DUMP_FLAGS
+
+    global PREPASS_DUMP
+    PREPASS_DUMP = tempfile.mkdtemp(prefix="xladoctor-prepass-")
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_dump_to={PREPASS_DUMP} {DUMP_FLAGS}".strip()
+
+
+def compare_prepass(rec: Record, module) -> None:
+    """The comparison for the compile just judged (then the dump folder is emptied for the next)."""
+    import shutil
+
+    from xladoctor.oracle.prepass import compare_prepared, prepared_module, read_dump
+
+    assert PREPASS_DUMP is not None
+    dumped = read_dump(PREPASS_DUMP)
+    shutil.rmtree(PREPASS_DUMP, ignore_errors=True)
+    os.makedirs(PREPASS_DUMP, exist_ok=True)
+    if dumped is None:
+        rec.extra["prepass"] = {"class": "no dump", "where": rec.actual}
+        return
+    try:
+        c = compare_prepared(prepared_module(module), parse_module(dumped, "dump"))
+    except Exception as e:  # a dump our parser or passes refuse is a finding of its own
+        rec.extra["prepass"] = {"class": f"error {type(e).__name__}", "where": str(e)[:200]}
+        return
+    rec.extra["prepass"] = {"class": c.difference_class(), "where": c.describe()}
+
+
+def prepass_summary(records: list[Record]) -> dict[str, Any]:
+    """Identical / different / without a dump, and the differing programs by class."""
+    seen = [r for r in records if "prepass" in r.extra]
+    by_class: dict[str, list[str]] = {}
+    for r in seen:
+        by_class.setdefault(r.extra["prepass"]["class"], []).append(r.name)
+    identical = len(by_class.pop("identical", []))
+    no_dump = len(by_class.pop("no dump", []))
+    return {"compared": len(seen) - no_dump, "identical": identical, "different": len(seen) - no_dump - identical,
+            "no_dump": no_dump, "classes": dict(sorted(by_class.items(), key=lambda kv: -len(kv[1])))}
+
+
+def print_prepass(records: list[Record]) -> None:
+    doc = prepass_summary(records)
+    print(f"pre-pass module comparison: {doc['identical']}/{doc['compared']} identical, {doc['different']} "
+          f"different, {doc['no_dump']} without a before_host-offload-legalize dump")
+    where = {r.name: r.extra["prepass"]["where"] for r in records if "prepass" in r.extra}
+    for cls, names in doc["classes"].items():
+        print(f"  {len(names):4d}  {cls}: {', '.join(names[:8])}{' ...' if len(names) > 8 else ''}")
+        print(f"        first: {where[names[0]][:300]}")
 
 
 # -- shrinking ---------------------------------------------------------------------------
@@ -279,7 +341,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--user", action="store_true", help="the user-shaped programs (bench/user_programs.py) "
                     "through every route (check_offload, offload --stablehlo, check on pairs, check alone); JSON")
     ap.add_argument("--families", help="with --user: comma-separated family names (default all)")
+    ap.add_argument("--compare-prepass", action="store_true", help="also compare each program's module after "
+                    "our pre-passes with the compiler's before_host-offload-legalize dump (xladoctor.oracle.prepass)")
     args = ap.parse_args(argv)
+    if args.compare_prepass:
+        start_prepass_dumps()
 
     started = time.monotonic()
     records: list[Record] = []
@@ -315,6 +381,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         doc["disagreements"] = [r.to_json() for r in bad]
         doc["records"] = [{"name": r.name, "status": r.status, "divergence": r.divergence} for r in records]
+        if args.compare_prepass:
+            for entry, r in zip(doc["records"], records):
+                entry["prepass"] = r.extra.get("prepass")
+        if args.compare_prepass:
+            doc["prepass"] = prepass_summary(records)
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
@@ -326,6 +397,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in bad:
             print(f"\n--- {r.name} ({r.level}): predicted {r.predicted}; real compiler: {r.actual}")
             print(r.repro)
+        if args.compare_prepass:
+            print_prepass(records)
     return 1 if bad else 0
 
 

@@ -17,15 +17,7 @@ from xladoctor.ir.module import HloModule
 from xladoctor.ir.names import NameUniquer
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.offload.clone import clone_module
-from xladoctor.offload.dce import remove_dead_code
-from xladoctor.offload.inline import inline_calls
-from xladoctor.offload.legalize import run_legalize
-from xladoctor.offload.prepare import (
-    elide_moves_into_host_calls,
-    merge_duplicate_annotations,
-    rebuild_as_compiled,
-    remove_sharding_markers,
-)
+from xladoctor.offload.pipeline import PipelineConfig, PipelineState, run_pipeline
 from xladoctor.syntax.hlo_parser import parse_module
 
 
@@ -70,22 +62,13 @@ def test_parsed_and_copied_modules_index_every_instruction_and_caller(jax_module
 
 
 def test_every_pre_pass_keeps_the_table_and_the_callers_in_step(jax_modules):
+    """Every pass of the declared pipeline up to HostOffloadLegalize, as the analysis runs them."""
     inlined = 0
     for label, module in jax_modules:
-        work = clone_module(module)
-        rebuild_as_compiled(work)
-        remove_sharding_markers(work)
-        _assert_in_step(work, f"folding and dead-code removal on {label}")
-        merge_duplicate_annotations(work)
-        result = inline_calls(work)
-        inlined += len(result.inlined_calls)
-        _assert_in_step(work, f"inlining {label}")
-        merge_duplicate_annotations(work)
-        elide_moves_into_host_calls(work)
-        remove_dead_code(work)
-        _assert_in_step(work, f"dead-code elimination on {label}")
-        run_legalize(work)
-        _assert_in_step(work, f"HostOffloadLegalize on {label}")
+        state = PipelineState(clone_module(module), module, PipelineConfig(inline_calls=True))
+        run_pipeline(state, after_each=lambda p, s, label=label: _assert_in_step(s.module, f"{p.name} on {label}"))
+        assert [name for name, _ in state.changed][-1] == "host_offload_legalize"
+        inlined += len(state.inlined.inlined_calls) if state.inlined else 0
     assert inlined, "no jax program had a call to inline: the inliner's bookkeeping went unchecked"
 
 

@@ -130,10 +130,6 @@ DIVERGENCE_REPROS = {
                                                              ["un", "neg", 5], ["id", 8]],
                                                    "outs": [6, 9], "out_kinds": ["device", "device"],
                                                    "tuple_root": True}),
-    "hlo-route-host-result-tuple": ("hlo-spec", {"level": "hlo", "args": ["device", "device", "device"],
-                                                 "steps": [["mth", 2], ["un", "neg", 3], ["un", "neg", 4]],
-                                                 "outs": [5, 4], "out_kinds": ["device", "pinned_host"],
-                                                 "tuple_root": True}),
 }
 
 

@@ -3,28 +3,19 @@
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
 
-from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
 from .clone import clone_module
-from .dce import remove_dead_code
-from .inline import InlineResult, looks_pre_optimization
-from .inline import inline_calls as _inline_calls
+from .inline import looks_pre_optimization
 from .later_failures import predict_later_failures
-from .legalize import LegalizeResult, run_legalize
+from .legalize import LegalizeResult
 from .no_start import has_no_offload_start, inlined_call_names
-from .prepare import (
-    elide_moves_into_host_calls,
-    merge_duplicate_annotations,
-    rebuild_as_compiled,
-    remove_sharding_markers,
-)
+from .pipeline import PipelineConfig, PipelineState, run_pipeline
 from .result import HostOffloadResult
 from .rules import SHIPPED
 from .rules import rule as _rule
-from .simulator import OffloadOptions, run_host_offloader
+from .simulator import OffloadOptions
 
 
 def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host_compute: bool = False,
@@ -74,27 +65,22 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
 
 def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: bool,
                    legalize: bool) -> HostOffloadResult:
-    """The pre-passes, HostOffloadLegalize and HostOffloader on a private copy of ``module``."""
+    """The declared pipeline (:data:`.pipeline.PIPELINE`: the pre-passes, HostOffloadLegalize,
+    HostOffloader) on a private copy of ``module``."""
     # The private copy allocates an object per instruction (more with inlining); Python's
     # cyclic collector, triggered by those allocations, rescans the whole (cyclic: parent
     # pointers) IR each time and makes the run superlinear.  Nothing here needs it mid-run.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        work = clone_module(module)
-        prepared = _prepare(work, inline_calls)
-        legalized = run_legalize(work, lambda n: prepared.origin.get(n, n)) if legalize else None
-        result = run_host_offloader(work, module, options, origin=prepared.origin or None,
-                                    removed_by_dce=prepared.dead,
-                                    prior_failures=legalized.failures if legalized is not None else ())
-        result.legalize = legalized
+        state = PipelineState(clone_module(module), module, PipelineConfig(inline_calls, legalize, options))
+        run_pipeline(state)
     finally:
         if collecting:
             gc.enable()
-    if prepared.inlined is not None:
-        result.inlined_calls = prepared.inlined.inlined_calls
-    predict_later_failures(module, result)
-    return result
+    assert state.result is not None
+    predict_later_failures(module, state.result)
+    return state.result
 
 
 def _unchanged_by_the_pass(module: HloModule, options: OffloadOptions, inline_calls: bool,
@@ -108,32 +94,3 @@ def _unchanged_by_the_pass(module: HloModule, options: OffloadOptions, inline_ca
     result.legalize = LegalizeResult() if legalize else None
     result.inlined_calls = names
     return result
-
-
-@dataclass
-class _Prepared:
-    """What the passes XLA runs before HostOffloadLegalize left behind."""
-
-    dead: list[HloInstruction]
-    """Instructions dead-code elimination removed, in removal order."""
-    inlined: InlineResult | None
-    origin: dict[str, str]
-    """Inlined clone -> the input instruction it copies."""
-
-
-def _prepare(work: HloModule, inline_calls: bool) -> _Prepared:
-    """The passes XLA's compile runs before the offloading ones, in the real compiler's order.
-
-    User lists come out of these rewrites in the order XLA's would (CSE before tuple
-    folding, as the real compiler showed).
-    """
-    dead_first: list[HloInstruction] = []
-    if inline_calls:  # what XLA's compile does before the pass (pre-optimisation modules)
-        dead_first = rebuild_as_compiled(work)
-        remove_sharding_markers(work)
-    merge_duplicate_annotations(work)
-    inlined = _inline_calls(work) if inline_calls else None
-    merge_duplicate_annotations(work)
-    elide_moves_into_host_calls(work)
-    dead = dead_first + remove_dead_code(work)
-    return _Prepared(dead, inlined, inlined.origin if inlined else {})

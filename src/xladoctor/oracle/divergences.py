@@ -67,16 +67,6 @@ def _schedule_ret_check(module: HloModule, result: HostOffloadResult, verdict: V
             and "is not scheduled after" in text)
 
 
-def _host_result_tuple_start(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
-    from ..ir.shape import HOST_MEMORY_SPACE
-
-    ecl = module.entry_computation_layout
-    host_result = ecl is not None and any(
-        leaf.is_array and leaf.layout is not None and leaf.layout.memory_space == HOST_MEMORY_SPACE
-        for _, leaf in ecl.result.leaves())
-    return host_result and result.outcome == "E1200" and verdict.kind == "e1200" and verdict.start == "tuple"
-
-
 def _identical_host_buffers(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     """Two MoveToHosts of broadcasts of the same constant value and shape: XLA's CSE makes one."""
     from ..offload.annotations import is_move_to_host
@@ -116,10 +106,6 @@ KNOWN_DIVERGENCES: tuple[KnownDivergence, ...] = (
         "schedule-ret-check",
         label("oracle.divergence.schedule_ret_check"),
         _schedule_ret_check),
-    KnownDivergence(
-        "hlo-route-host-result-tuple",
-        label("oracle.divergence.hlo_route_host_result_tuple"),
-        _host_result_tuple_start),
     KnownDivergence(
         "cse-of-identical-host-buffers",
         label("oracle.divergence.cse_of_identical_host_buffers"),

@@ -1,0 +1,186 @@
+"""The passes XLA's TPU compile runs up to and including HostOffloader, declared as data.
+
+``PIPELINE`` is the one list of ``(name, run, condition)`` that :func:`.analysis.analyze_host_offload`,
+the tests and the comparison with the real compiler's dumps (:mod:`xladoctor.oracle.prepass`)
+iterate.  Names follow XLA's passes (``call_inliner``, ``tuple_simplifier``, ``hlo_dce``,
+``host_offloading_prepare``, ``host_offload_legalize``, ``host_offloader``...); a name may occur
+twice, as in XLA's own pipelines.  Each ``run`` returns whether it changed the module, as an
+``HloPassInterface::Run`` does; ``condition`` says for which configuration the pass runs.
+
+The passes before ``host_offload_legalize`` (:data:`PRE_PASSES`) model what libtpu 0.0.42.1's
+compile does before its ``host_offloading`` pipeline, reduced to what changes the module
+HostOffloadLegalize sees: the StableHLO -> HLO rebuild of a pre-optimisation module, sharding
+marker removal, CSE of placement annotations, call inlining, ``HostOffloadingPrepare`` and
+dead-code elimination.  Their implementations live in their own modules (:mod:`.prepare`,
+:mod:`.inline`, :mod:`.dce`, :mod:`.legalize`, :mod:`.simulator`); this module only orders them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+from .dce import remove_dead_code
+from .inline import InlineResult
+from .inline import inline_calls as _inline_calls
+from .legalize import LegalizeResult, run_legalize
+from .prepare import (
+    elide_moves_into_host_calls,
+    merge_duplicate_annotations,
+    rebuild_as_compiled,
+    remove_sharding_markers,
+)
+from .result import HostOffloadResult
+from .simplify import simplify_for_offloading
+from .simulator import OffloadOptions, run_host_offloader
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """What decides which passes run (see :func:`.analysis.analyze_host_offload`)."""
+
+    inline_calls: bool
+    """A pre-optimisation module: the compile's rebuild, marker removal and CallInliner run."""
+    legalize: bool = True
+    options: OffloadOptions | None = None
+    """HostOffloader's options; ``None`` when the pipeline stops before it."""
+
+
+@dataclass
+class PipelineState:
+    """One run of the pipeline: the private copy being rewritten and what each pass left."""
+
+    module: HloModule
+    """The private copy the passes rewrite."""
+    original: HloModule
+    """The input module (names and source lines are reported from it)."""
+    config: PipelineConfig
+    dead: list[HloInstruction] = field(default_factory=list)
+    """Instructions dead-code elimination removed, in removal order."""
+    inlined: InlineResult | None = None
+    legalized: LegalizeResult | None = None
+    result: HostOffloadResult | None = None
+    changed: list[tuple[str, bool]] = field(default_factory=list)
+    """``(pass name, changed)`` for each pass that ran, in order."""
+
+    @property
+    def origin(self) -> dict[str, str]:
+        """Inlined clone -> the input instruction it copies."""
+        return self.inlined.origin if self.inlined is not None else {}
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One entry of the pipeline: XLA's pass name, what runs, and when."""
+
+    name: str
+    run: Callable[[PipelineState], bool]
+    condition: Callable[[PipelineConfig], bool]
+
+
+def _always(config: PipelineConfig) -> bool:
+    return True
+
+
+def _pre_optimization(config: PipelineConfig) -> bool:
+    return config.inline_calls
+
+
+def _legalizing(config: PipelineConfig) -> bool:
+    return config.legalize
+
+
+def _offloading(config: PipelineConfig) -> bool:
+    return config.options is not None
+
+
+def _rebuild(state: PipelineState) -> bool:
+    dead = rebuild_as_compiled(state.module)
+    state.dead.extend(dead)
+    return bool(dead)
+
+
+def _sharding_remover(state: PipelineState) -> bool:
+    return bool(remove_sharding_markers(state.module))
+
+
+def _annotation_cse(state: PipelineState) -> bool:
+    return bool(merge_duplicate_annotations(state.module))
+
+
+def _call_inliner(state: PipelineState) -> bool:
+    state.inlined = _inline_calls(state.module)
+    return bool(state.inlined.inlined_calls)
+
+
+def _host_offloading_prepare(state: PipelineState) -> bool:
+    return bool(elide_moves_into_host_calls(state.module))
+
+
+def _hlo_dce(state: PipelineState) -> bool:
+    dead = remove_dead_code(state.module)
+    state.dead.extend(dead)
+    return bool(dead)
+
+
+def _algsimp(state: PipelineState) -> bool:
+    return bool(simplify_for_offloading(state.module))
+
+
+def _host_offload_legalize(state: PipelineState) -> bool:
+    origin = state.origin
+    state.legalized = run_legalize(state.module, lambda n: origin.get(n, n))
+    return state.legalized.changed
+
+
+def _host_offloader(state: PipelineState) -> bool:
+    assert state.config.options is not None
+    legalized = state.legalized
+    result = run_host_offloader(state.module, state.original, state.config.options,
+                                origin=state.origin or None, removed_by_dce=state.dead,
+                                prior_failures=legalized.failures if legalized is not None else ())
+    result.legalize = legalized
+    if state.inlined is not None:
+        result.inlined_calls = state.inlined.inlined_calls
+    state.result = result
+    return bool(result.inserted or result.removed)
+
+
+PIPELINE: tuple[Pass, ...] = (
+    # The compile gets a pre-optimisation module as StableHLO and rebuilds HLO from it:
+    # gte(tuple) pairs fold (TupleSimplifier's rewrite), dead code goes, users in op order.
+    Pass("stablehlo_rebuild", _rebuild, _pre_optimization),
+    Pass("sharding_remover", _sharding_remover, _pre_optimization),
+    Pass("annotation_cse", _annotation_cse, _always),  # HloCSE, on MoveToHost/MoveToDevice
+    Pass("call_inliner", _call_inliner, _pre_optimization),
+    Pass("annotation_cse", _annotation_cse, _always),
+    Pass("host_offloading_prepare", _host_offloading_prepare, _always),
+    Pass("hlo_dce", _hlo_dce, _always),
+    # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.simplify`):
+    # the compile's simplification pipelines; a scheduled module has been through them, and
+    # XLA's HostOffloader unit tests run the pass alone.
+    Pass("algsimp", _algsimp, _pre_optimization),
+    Pass("hlo_dce", _hlo_dce, _pre_optimization),
+    Pass("host_offload_legalize", _host_offload_legalize, _legalizing),
+    Pass("host_offloader", _host_offloader, _offloading),
+)
+
+PRE_PASSES: tuple[Pass, ...] = PIPELINE[:[p.name for p in PIPELINE].index("host_offload_legalize")]
+"""The passes before HostOffloadLegalize: what the real compiler's
+``...before_host-offload-legalize`` dump is compared with."""
+
+
+def run_pipeline(state: PipelineState, passes: Sequence[Pass] = PIPELINE,
+                 after_each: Callable[[Pass, PipelineState], None] | None = None) -> PipelineState:
+    """Run each pass of ``passes`` whose condition holds for ``state.config``, in order.
+
+    ``after_each`` (tests: the IR's invariants) is called after every pass that ran."""
+    for p in passes:
+        if not p.condition(state.config):
+            continue
+        state.changed.append((p.name, p.run(state)))
+        if after_each is not None:
+            after_each(p, state)
+    return state
