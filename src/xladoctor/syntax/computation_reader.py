@@ -14,6 +14,7 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.shape import Shape
+from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
 from .attributes import unquote
 from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
@@ -37,6 +38,8 @@ class ComputationReader(InstructionReader):
 
     _line: int
     _line_pos: int
+    _computations_as_written: dict[str, HloComputation]
+    """Computations by the name the text gives them (the module renames some: :mod:`.name_uniquer`)."""
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos``; positions are visited in increasing order, so this is O(n) total."""
@@ -105,14 +108,14 @@ class ComputationReader(InstructionReader):
         body = _Body()
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
         name_pos = body.name_pos
-        known, add = module.get_instruction, comp.add_instruction
+        add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         while True:
             got = read_fast(self, module, by_name)
             if got is not None:
                 instr, control_refs, instr_start, is_root = got
-                if instr.name in name_pos or known(instr.name) is not None:
-                    self._check_new_name(comp, module, instr, name_pos, instr_start)
+                if instr.name in name_pos:
+                    self._check_new_name(comp, instr, name_pos, instr_start)
             else:
                 got = self._read_by_full_reader(comp, module, body)
                 if got is None:
@@ -122,6 +125,8 @@ class ComputationReader(InstructionReader):
                 instr.control_predecessors = self._control_predecessors(comp, control_refs, by_name)
             if self._calls_to_resolve:
                 self._resolve_calls(module)
+            if instr.shape is None or instr.opcode in SHAPE_REPLACED:
+                self._set_built_shape(instr, instr_start)
             name_pos[instr.name] = instr_start
             line += text.count("\n", line_pos, instr_start)
             line_pos = instr_start
@@ -151,6 +156,20 @@ class ComputationReader(InstructionReader):
             r.pos += 4
         instr, control_refs = self._read_slow(comp, module, body.name_pos, body.by_name, instr_start)
         return instr, control_refs, instr_start, is_root
+
+    def _set_built_shape(self, instr: HloInstruction, instr_start: int) -> None:
+        """The shape XLA's parser gives an instruction written without one (inferred), or whatever
+        shape was written for the opcodes whose ``Create*`` computes its own."""
+        replaced = replaced_shape(instr)
+        if replaced is not None:
+            instr.shape = replaced
+            return
+        if instr.shape is None:
+            try:
+                instr.shape = infer_shape(instr)
+            except ShapeInferenceError as e:
+                raise self.error(f"failed to infer shape for opcode: {instr.opcode.value}, error: {e}",
+                                 instr_start) from None
 
     def _control_predecessors(self, comp: HloComputation, refs: list[tuple[str, int]],
                               by_name: dict[str, HloInstruction]) -> list[HloInstruction]:
@@ -188,7 +207,7 @@ class ComputationReader(InstructionReader):
                    instr_start: int) -> tuple[HloInstruction, list[tuple[str, int]]]:
         """One instruction by the full reader, its name checked and its operands resolved."""
         instr, operand_refs, control_refs = self._parse_instruction(module, by_name)
-        self._check_new_name(comp, module, instr, name_pos, instr_start)
+        self._check_new_name(comp, instr, name_pos, instr_start)
         if operand_refs:
             get = by_name.get
             ops = [get(ref) for ref, _ in operand_refs]
@@ -212,14 +231,13 @@ class ComputationReader(InstructionReader):
                                  f"parameter({missing}): parameters are numbered from 0 without gaps", pos)
         comp.parameters = [params[i][0] for i in range(len(params))]
 
-    def _check_new_name(self, comp: HloComputation, module: HloModule, instr: HloInstruction,
+    def _check_new_name(self, comp: HloComputation, instr: HloInstruction,
                         name_pos: dict[str, int], instr_start: int) -> None:
+        """Names are unique within a computation; another computation may reuse one (XLA's parser
+        keeps a scope per computation and renames module-wide afterwards: :mod:`.name_uniquer`)."""
         if instr.name in name_pos:
             raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
                              f"'{comp.name}')", instr_start)
-        if module.get_instruction(instr.name) is not None:
-            raise self.error(f"instruction name '{instr.name}' is already used in another computation "
-                             "(XLA requires unique names in a module)", instr_start)
 
     def _undefined(self, comp: HloComputation, ref: str, pos: int) -> HloParseError:
         return self.error(f"instruction does not exist: {ref} (operands and control-predecessors must be "
@@ -235,7 +253,7 @@ class ComputationReader(InstructionReader):
         """
         comps = []
         for n in names:
-            c = module.get_computation(n)
+            c = self._computations_as_written.get(n)
             if c is None:
                 raise self.error(f"computation does not exist: {n} ({role}= must name a computation defined "
                                  "earlier in the module, as XLA requires)", pos)

@@ -32,6 +32,7 @@ from .hlo_lexicon import KEYWORDS
 from .instruction_line import read_attribute_text
 from .instruction_reader import PendingCall, _is_name_char
 from .metadata import TextMetadataCodec
+from .name_uniquer import NameUniquer
 from .reader import Reader
 from .shape_parser import read_shape, read_shape_list
 
@@ -80,6 +81,7 @@ class _ModuleParser(ComputationReader):
         self._line = 1
         self._line_pos = 0
         self._calls_to_resolve: list[PendingCall] = []
+        self._computations_as_written = {}
 
     # -- helpers -------------------------------------------------------------------
     def parse(self) -> HloModule:
@@ -120,11 +122,18 @@ class _ModuleParser(ComputationReader):
             else:
                 break
         comp_name_pos: dict[str, int] = {}
+        computation_names, instruction_names = NameUniquer(), NameUniquer()
         while not r.at_end():
             comp = self._parse_computation(module)
             if comp.name in comp_name_pos:
                 raise self.error(f"computation '{comp.name}' is defined twice", comp_name_pos[comp.name])
             comp_name_pos[comp.name] = r.pos
+            self._computations_as_written[comp.name] = comp
+            # HloModule::AddComputationInternal: the module's uniquers name what it holds.
+            comp.name = computation_names.unique(comp.name)
+            unique = instruction_names.unique
+            for instr in comp.instructions:
+                instr.name = unique(instr.name)
             module.add_computation(comp)
         if not module.computations:
             raise self.error("module has no computations")

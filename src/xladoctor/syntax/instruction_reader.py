@@ -20,6 +20,7 @@ from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, RE
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
+from ..ir.shape_inference import CAN_INFER
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
 from .hlo_lexicon import (
     INT64_ATTRIBUTES,
@@ -131,19 +132,21 @@ class InstructionReader:
                              "put a space before '='")
         r.expect("=", f"after instruction name '{name}'")
         r.skip()
-        if not _SHAPE_START.match(r.text, r.pos):
-            raise self.error(f"expected the shape of '{name}', found {r.describe_here()}")
-        shape = read_shape(r)
+        # XLA's CanBeShape: without a shape here, the opcode must be one XLA infers a shape for.
+        shape = read_shape(r) if _SHAPE_START.match(r.text, r.pos) or self._primitive_word(r.pos) else None
         r.skip()
         op_pos = r.pos
         m = _OPCODE.match(r.text, r.pos)
         if not m:
-            raise self.error(f"expected an opcode for '{name}', found {r.describe_here()}")
+            what = f"an opcode for '{name}'" if shape is not None else f"the shape of '{name}'"
+            raise self.error(f"expected {what}, found {r.describe_here()}")
         opcode = OPCODES_BY_SPELLING.get(m.group(0))
         if opcode is None:
             raise self.error(f"unknown opcode '{m.group(0)}'", op_pos)
+        if shape is None and opcode not in CAN_INFER:
+            raise self.error(f"cannot infer shape for opcode: {opcode.value} (write the shape of '{name}')", op_pos)
         r.pos = m.end()
-        instr = HloInstruction(name, opcode, shape)
+        instr = HloInstruction(name, opcode, shape)  # type: ignore[arg-type]  # None: inferred once resolved
         r.expect("(", f"after opcode '{opcode.value}'")
         operand_refs: list[tuple[str, int]] = []
         if opcode is HloOpcode.PARAMETER:
@@ -161,7 +164,7 @@ class InstructionReader:
             operand_refs = self._parse_operands(instr, scope)
         control_refs = self._parse_attributes(instr)
         want = FIXED_ARITY.get(opcode)
-        if opcode is HloOpcode.TUPLE:
+        if opcode is HloOpcode.TUPLE and shape is not None:
             if not shape.is_tuple:
                 raise self.error(f"a tuple instruction needs a tuple shape, not {shape}", op_pos)
             want = len(shape.tuple_shapes)
