@@ -81,13 +81,14 @@ def our_view(text: str) -> dict:
     from jaxlib_oracle import OracleComputation, OracleInstruction, OracleModule, to_jsonable
 
     from xladoctor.errors import HloParseError
+    from xladoctor.syntax.async_sugar import sugared_opcode
     from xladoctor.syntax.hlo_parser import parse_module
     try:
         m = parse_module(text, "t.hlo")
     except HloParseError as e:
         return {"status": "rejected", "message": str(e)}
     comps = tuple(OracleComputation(c.name, bool(c.is_entry), tuple(
-        OracleInstruction(i.name, str(getattr(i.opcode, "value", i.opcode)), tuple(o.name for o in i.operands),
+        OracleInstruction(i.name, sugared_opcode(i), tuple(o.name for o in i.operands),
                           str(i.shape)) for i in c.instructions)) for c in m.computations)
     layout = m.entry_computation_layout
     view = to_jsonable(OracleModule(m.name, comps, "" if layout is None else str(layout)))

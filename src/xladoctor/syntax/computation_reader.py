@@ -13,11 +13,14 @@ from ..errors import HloParseError
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
+from ..ir.opcodes import HloOpcode
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
 from .attributes import unquote
+from .async_sugar import check_start_shape, inherited_computation, wrapped_computation
 from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
+from .name_uniquer import NameUniquer
 from .shape_parser import read_shape
 
 
@@ -39,6 +42,8 @@ class ComputationReader(InstructionReader):
     _line: int
     _line_pos: int
     _computations_as_written: dict[str, HloComputation]
+    _computation_names: NameUniquer
+    _instruction_names: NameUniquer
     """Computations by the name the text gives them (the module renames some: :mod:`.name_uniquer`)."""
 
     def line_at(self, pos: int) -> int:
@@ -127,6 +132,8 @@ class ComputationReader(InstructionReader):
                 self._resolve_calls(module)
             if instr.shape is None or instr.opcode in SHAPE_REPLACED:
                 self._set_built_shape(instr, instr_start)
+            if self.async_sugar is not None:
+                self._unsugar(module, instr_start)
             name_pos[instr.name] = instr_start
             line += text.count("\n", line_pos, instr_start)
             line_pos = instr_start
@@ -170,6 +177,32 @@ class ComputationReader(InstructionReader):
             except ShapeInferenceError as e:
                 raise self.error(f"failed to infer shape for opcode: {instr.opcode.value}, error: {e}",
                                  instr_start) from None
+
+    def _unsugar(self, module: HloModule, instr_start: int) -> None:
+        """``call-start`` and kin: the wrapped computation XLA's parser builds (:mod:`.async_sugar`)."""
+        assert self.async_sugar is not None
+        instr, wrapped = self.async_sugar
+        self.async_sugar = None
+        if instr.opcode is not HloOpcode.ASYNC_DONE:
+            problem = check_start_shape(instr.shape)
+            if problem is not None:
+                raise self.error(problem, instr_start)
+        if instr.opcode is HloOpcode.ASYNC_START:
+            self._add_to_module(module, wrapped_computation(instr, wrapped))
+            return
+        comp, problem = inherited_computation(instr, wrapped)
+        if problem is not None:
+            raise self.error(problem, instr_start)
+        if comp is not None:
+            instr.called = {"calls": [comp]}
+
+    def _add_to_module(self, module: HloModule, comp: HloComputation) -> None:
+        """``HloModule::AddComputationInternal``: the module's uniquers name what it holds."""
+        comp.name = self._computation_names.unique(comp.name)
+        unique = self._instruction_names.unique
+        for instr in comp.instructions:
+            instr.name = unique(instr.name)
+        module.add_computation(comp)
 
     def _control_predecessors(self, comp: HloComputation, refs: list[tuple[str, int]],
                               by_name: dict[str, HloInstruction]) -> list[HloInstruction]:

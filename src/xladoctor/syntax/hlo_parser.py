@@ -82,6 +82,7 @@ class _ModuleParser(ComputationReader):
         self._line_pos = 0
         self._calls_to_resolve: list[PendingCall] = []
         self._computations_as_written = {}
+        self._computation_names, self._instruction_names = NameUniquer(), NameUniquer()
 
     # -- helpers -------------------------------------------------------------------
     def parse(self) -> HloModule:
@@ -122,19 +123,13 @@ class _ModuleParser(ComputationReader):
             else:
                 break
         comp_name_pos: dict[str, int] = {}
-        computation_names, instruction_names = NameUniquer(), NameUniquer()
         while not r.at_end():
             comp = self._parse_computation(module)
             if comp.name in comp_name_pos:
                 raise self.error(f"computation '{comp.name}' is defined twice", comp_name_pos[comp.name])
             comp_name_pos[comp.name] = r.pos
             self._computations_as_written[comp.name] = comp
-            # HloModule::AddComputationInternal: the module's uniquers name what it holds.
-            comp.name = computation_names.unique(comp.name)
-            unique = instruction_names.unique
-            for instr in comp.instructions:
-                instr.name = unique(instr.name)
-            module.add_computation(comp)
+            self._add_to_module(module, comp)
         if not module.computations:
             raise self.error("module has no computations")
         if module.entry is None:

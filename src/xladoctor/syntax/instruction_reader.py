@@ -21,6 +21,7 @@ from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
 from ..ir.shape_inference import CAN_INFER
+from .async_sugar import split_sugar
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
 from .hlo_lexicon import (
     INT64_ATTRIBUTES,
@@ -59,6 +60,8 @@ class InstructionReader:
     source: str
     _calls_to_resolve: list[PendingCall]
     declared_operands: list[tuple[int, Shape, int]]
+    async_sugar: tuple[HloInstruction, HloOpcode] | None = None
+    """The instruction just read if it was written in XLA's async sugar (``call-start``), and the op it wraps."""
     """The operands of the instruction being read that were written with a shape: (index, shape, where)."""
 
     def error(self, message: str, pos: int | None = None) -> HloParseError:
@@ -141,7 +144,10 @@ class InstructionReader:
             what = f"an opcode for '{name}'" if shape is not None else f"the shape of '{name}'"
             raise self.error(f"expected {what}, found {r.describe_here()}")
         opcode = OPCODES_BY_SPELLING.get(m.group(0))
-        if opcode is None:
+        sugar = split_sugar(m.group(0)) if opcode is None else None
+        if sugar is not None:
+            opcode = sugar[0]
+        elif opcode is None:
             raise self.error(f"unknown opcode '{m.group(0)}'", op_pos)
         if shape is None and opcode not in CAN_INFER:
             raise self.error(f"cannot infer shape for opcode: {opcode.value} (write the shape of '{name}')", op_pos)
@@ -163,7 +169,10 @@ class InstructionReader:
         else:
             operand_refs = self._parse_operands(instr, scope)
         control_refs = self._parse_attributes(instr)
-        want = FIXED_ARITY.get(opcode)
+        if sugar is not None:
+            self.async_sugar = (instr, sugar[1])  # the wrapped computation is built once operands resolve
+            opcode = sugar[1] if opcode is HloOpcode.ASYNC_START else opcode
+        want = FIXED_ARITY.get(opcode) if sugar is None else None
         if opcode is HloOpcode.TUPLE and shape is not None:
             if not shape.is_tuple:
                 raise self.error(f"a tuple instruction needs a tuple shape, not {shape}", op_pos)
