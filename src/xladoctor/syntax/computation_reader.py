@@ -9,6 +9,8 @@ numbered from 0 without gaps), with XLA's wording.
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from ..errors import HloParseError
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
@@ -43,6 +45,11 @@ class ComputationReader(InstructionReader):
     _line_pos: int
     _computations_as_written: dict[str, HloComputation]
     _computation_names: NameUniquer
+    _anon_names: NameUniquer | None
+    """XLA's parser-wide ``name_uniquer_`` (names of nested instructions); made at the first one."""
+    _nested: list[tuple[HloInstruction, int]]
+    """Nested instructions read in the current line, not yet in the computation."""
+    _module_being_read: HloModule
     _instruction_names: NameUniquer
     """Computations by the name the text gives them (the module renames some: :mod:`.name_uniquer`)."""
 
@@ -126,6 +133,10 @@ class ComputationReader(InstructionReader):
                 if got is None:
                     break
                 instr, control_refs, instr_start, is_root = got
+            if self._nested:
+                line, line_pos = self._add_nested(comp, body, line, line_pos)
+            if self._anon_names is not None:
+                self._anon_names.unique(instr.name)
             if control_refs:
                 instr.control_predecessors = self._control_predecessors(comp, control_refs, by_name)
             if self._calls_to_resolve:
@@ -164,6 +175,21 @@ class ComputationReader(InstructionReader):
         instr, control_refs = self._read_slow(comp, module, body.name_pos, body.by_name, instr_start)
         return instr, control_refs, instr_start, is_root
 
+    def _add_nested(self, comp: HloComputation, body: _Body, line: int, line_pos: int) -> tuple[int, int]:
+        """The nested instructions the last line held, into the computation before it."""
+        text = self.text
+        for instr, start in self._nested:
+            body.name_pos[instr.name] = start
+            line += text.count("\n", line_pos, start)
+            line_pos = start
+            instr.line = line
+            instr.col = start - text.rfind("\n", 0, start)
+            if instr.parameter_number is not None:
+                self._note_root_or_parameter(comp, body, instr, start, False)
+            comp.add_instruction(instr, index_parameter=False)
+        self._nested.clear()
+        return line, line_pos
+
     def _set_built_shape(self, instr: HloInstruction, instr_start: int) -> None:
         """The shape XLA's parser gives an instruction written without one (inferred), or whatever
         shape was written for the opcodes whose ``Create*`` computes its own."""
@@ -177,6 +203,35 @@ class ComputationReader(InstructionReader):
             except ShapeInferenceError as e:
                 raise self.error(f"failed to infer shape for opcode: {instr.opcode.value}, error: {e}",
                                  instr_start) from None
+
+    def read_nested(self, scope: Container[str], start: int) -> str:
+        """An operand written as an instruction (``add(negate(p), q)``), as XLA's ParseOperands reads it:
+        ParseInstructionRhs without a name or attributes, its shape inferred if not written, named
+        ``<opcode>.anon`` by the parser's own NameUniquer (which has seen every name so far), and put
+        in the computation, and its name table, before the instruction that uses it."""
+        by_name = scope if isinstance(scope, dict) else {}
+        self.declared_operands = []
+        instr, refs, _ = self._parse_rhs("", scope, False)
+        ops = [by_name.get(ref) for ref, _ in refs]
+        if None in ops:
+            ref, pos = refs[ops.index(None)]
+            raise self.error(f"instruction does not exist: {ref}", pos)
+        instr.operands = [o for o in ops if o is not None]
+        self.check_declared_operands(instr.operands)
+        if instr.shape is None or instr.opcode in SHAPE_REPLACED:
+            self._set_built_shape(instr, start)
+        if self._anon_names is None:
+            self._anon_names = anon = NameUniquer()
+            for earlier in self._module_being_read.instructions():
+                anon.unique(earlier.name)
+            for earlier in self._nested:
+                anon.unique(earlier[0].name)
+            for earlier in by_name.values():
+                anon.unique(earlier.name)
+        instr.name = self._anon_names.unique(f"{instr.opcode.value}.anon")
+        by_name[instr.name] = instr
+        self._nested.append((instr, start))
+        return instr.name
 
     def _unsugar(self, module: HloModule, instr_start: int) -> None:
         """``call-start`` and kin: the wrapped computation XLA's parser builds (:mod:`.async_sugar`)."""

@@ -83,6 +83,8 @@ class _ModuleParser(ComputationReader):
         self._calls_to_resolve: list[PendingCall] = []
         self._computations_as_written = {}
         self._computation_names, self._instruction_names = NameUniquer(), NameUniquer()
+        self._anon_names = None
+        self._nested = []
 
     # -- helpers -------------------------------------------------------------------
     def parse(self) -> HloModule:
@@ -112,6 +114,7 @@ class _ModuleParser(ComputationReader):
             self._not_keyword(name, "module")
             module = HloModule(name)
         module.source_name = self.source
+        self._module_being_read = module
         if not headerless:
             self._parse_header_attributes(module)
         while True:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from types import MappingProxyType
 
 from ..errors import HloParseError
@@ -61,6 +61,8 @@ class InstructionReader:
     _calls_to_resolve: list[PendingCall]
     declared_operands: list[tuple[int, Shape, int]]
     async_sugar: tuple[HloInstruction, HloOpcode] | None = None
+    read_nested: Callable[[Container[str], int], str]
+    """Reads a nested instruction at the cursor into the computation; returns its name (ComputationReader)."""
     """The instruction just read if it was written in XLA's async sugar (``call-start``), and the op it wraps."""
     """The operands of the instruction being read that were written with a shape: (index, shape, where)."""
 
@@ -134,6 +136,12 @@ class InstructionReader:
             raise self.error(f"expected an instruction name: XLA reads '{name}=' as an attribute name; "
                              "put a space before '='")
         r.expect("=", f"after instruction name '{name}'")
+        return self._parse_rhs(name, scope, True)
+
+    def _parse_rhs(self, name: str, scope: Container[str], allow_attributes: bool
+                   ) -> tuple[HloInstruction, list[tuple[str, int]], list[tuple[str, int]]]:
+        """XLA's ``ParseInstructionRhs``: ``[shape] opcode(operands)`` and, unless nested, attributes."""
+        r = self.r
         r.skip()
         # XLA's CanBeShape: without a shape here, the opcode must be one XLA infers a shape for.
         shape = read_shape(r) if _SHAPE_START.match(r.text, r.pos) or self._primitive_word(r.pos) else None
@@ -168,7 +176,7 @@ class InstructionReader:
             r.pos = end + 1
         else:
             operand_refs = self._parse_operands(instr, scope)
-        control_refs = self._parse_attributes(instr)
+        control_refs = self._parse_attributes(instr) if allow_attributes else []
         if sugar is not None:
             self.async_sugar = (instr, sugar[1])  # the wrapped computation is built once operands resolve
             opcode = sugar[1] if opcode is HloOpcode.ASYNC_START else opcode
@@ -202,7 +210,7 @@ class InstructionReader:
             if r.accept(","):
                 continue
             r.skip()
-            pos = r.pos
+            pos = start = r.pos
             if _SHAPE_START.match(r.text, pos) or self._primitive_word(pos):
                 # Older printers: "f32[2]{0} %x"; a bare name never starts with "type[" or "(".
                 declared = self._operand_shape()
@@ -218,13 +226,18 @@ class InstructionReader:
             if name not in scope and name in OPCODES_BY_SPELLING and IDENT.fullmatch(r.text, pos, r.pos) \
                     and r.peek() in (",", ")"):
                 continue  # a bare name (no '%', no ':'), which XLA's lexer makes the identifier ParseOpcode takes
-            refs.append((name, pos))
             if r.peek() == "(" and name in OPCODES_BY_SPELLING:
                 # XLA's ParseOperands, failing to read a name followed by ',' or ')', reads the operand
-                # again as an instruction (ParseInstructionRhs without a name or attributes), infers
-                # its shape if none is written, and names it '<opcode>.anon' by its NameUniquer.
-                raise self.error(f"'{name}(...)' as an operand of '{instr.name}' is XLA's nested-instruction "
-                                 "form, which xladoctor does not read: write it as its own named instruction", pos)
+                # again as an instruction (ParseInstructionRhs without a name or attributes).
+                if self.declared_operands and self.declared_operands[-1][2] == start:
+                    self.declared_operands.pop()  # the shape was the nested instruction's
+                    typed.pop()
+                r.pos = start
+                declared = self.declared_operands
+                refs.append((self.read_nested(scope, start), start))
+                self.declared_operands = declared
+            else:
+                refs.append((name, pos))
             if r.peek() not in (",", ")"):
                 r.expect(",", f"or ')' in the operands of '{instr.name}'")
         if typed:
