@@ -46,12 +46,17 @@ _WORKER = r"""
 import json, sys
 sys.path.insert(0, {here!r})
 import jaxlib_oracle as o
+def _first_error(message):
+    for line in message.splitlines():
+        if "error: " in line:
+            return line.split("error: ", 1)[1][:300]
+    return message.strip()[-300:]
 for line in sys.stdin:
     text = json.loads(line)
     try:
         out = {{"status": "ok", "view": o.to_jsonable(o.oracle_module(text))}}
     except Exception as e:
-        out = {{"status": "rejected", "message": str(e).strip()[:500]}}
+        out = {{"status": "rejected", "message": _first_error(str(e))}}
     print(json.dumps(out), flush=True)
 """
 

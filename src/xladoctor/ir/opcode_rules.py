@@ -42,8 +42,11 @@ REQUIRED_ATTRIBUTES: dict[str, str] = {
 
 
 # Attributes each opcode may carry, from the "Allowed attributes: ..." list jaxlib prints for an
-# unknown one (every opcode parsed with an attribute zzzq=1).  Opcodes missing here (async-*,
-# conditional, tuple) could not be probed that way and are not checked.
+# unknown one (every opcode parsed with an attribute zzzq=1).  Opcodes missing here (conditional,
+# tuple) could not be probed that way and are not checked.  The async ops were probed on a valid
+# chain: written plainly they take calls= (output_to_operand_aliasing only on the start);
+# in the sugared form (call-done) update and done take ASYNC_SUGAR_ATTRIBUTES only, and a start
+# takes its wrapped op's attributes plus async_execution_thread.
 COMMON_ATTRIBUTES: frozenset[str] = frozenset(["backend_config", "control-predecessors",
     "frontend_attributes", "metadata", "origin", "parameter_replication", "sharding", "statistics"])
 
@@ -54,6 +57,9 @@ ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
     "add": COMMON_ATTRIBUTES,
     "add-dependency": COMMON_ATTRIBUTES,
     "after-all": COMMON_ATTRIBUTES,
+    "async-done": COMMON_ATTRIBUTES | {"async_execution_thread", "calls"},
+    "async-start": COMMON_ATTRIBUTES | {"async_execution_thread", "calls", "output_to_operand_aliasing"},
+    "async-update": COMMON_ATTRIBUTES | {"async_execution_thread", "calls"},
     "all-gather": COMMON_ATTRIBUTES | {
         "channel_id", "constrain_layout", "dimensions", "replica_groups", "use_global_device_ids",
     },
@@ -216,3 +222,5 @@ ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
 METADATA_KEYS: frozenset[str] = frozenset(["deduplicated_name", "metadata_payload", "op_name", "op_type",
     "profile_type", "scheduling_name", "source_column", "source_end_column", "source_end_line", "source_file",
     "source_line", "stack_frame_id"])
+
+ASYNC_SUGAR_ATTRIBUTES: frozenset[str] = COMMON_ATTRIBUTES | {"async_execution_thread"}

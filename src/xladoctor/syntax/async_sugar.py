@@ -20,12 +20,14 @@ from ..ir.instruction import HloInstruction
 from ..ir.opcode_rules import COMMON_ATTRIBUTES, FIXED_ARITY
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
+from .attributes import unquote
 
 _SUFFIXES = (("-start", HloOpcode.ASYNC_START), ("-update", HloOpcode.ASYNC_UPDATE),
              ("-done", HloOpcode.ASYNC_DONE))
 _NATIVE_ASYNC = frozenset({HloOpcode.ALL_GATHER, HloOpcode.ALL_REDUCE, HloOpcode.COLLECTIVE_PERMUTE,
                            HloOpcode.COPY, HloOpcode.RECV, HloOpcode.SEND})
-_ASYNC = frozenset(op for _, op in _SUFFIXES)
+ASYNC_OPS: frozenset[HloOpcode] = frozenset(op for _, op in _SUFFIXES)
+_ASYNC = ASYNC_OPS
 ASYNC_OWN_ATTRIBUTES = COMMON_ATTRIBUTES | {"async_execution_thread", "output_to_operand_aliasing"}
 """What stays on the async-start; the rest of the line's attributes belong to the wrapped op."""
 
@@ -41,11 +43,29 @@ def split_sugar(spelling: str) -> tuple[HloOpcode, HloOpcode] | None:
     return None
 
 
-def check_start_shape(shape: Shape) -> str | None:
-    """XLA's rule for async-start and async-update shapes, as its message, or None."""
-    if not shape.is_tuple or len(shape.tuple_shapes) < 2 or not shape.tuple_shapes[0].is_tuple:
-        return ("AsyncStart and AsyncUpdate expect the shape to be in the form of ((operand0_shape, "
-                "operand1_shape, ...), output_shape, ...).")
+def check_async(op: HloInstruction) -> str | None:
+    """jaxlib's rules for an async op, as its message, or None: a start's shape is
+    ``((operands), outputs, ...)``; an update or done has one operand, an async-start or
+    -update (whose shape an update repeats) and the start's execution thread."""
+    shape = op.shape
+    if op.opcode is HloOpcode.ASYNC_START:
+        if not shape.is_tuple or len(shape.tuple_shapes) < 2 or not shape.tuple_shapes[0].is_tuple:
+            return "AsyncStart expects the op shape to be in the form of ((async-operands), async-outputs, state)."
+        return None
+    if len(op.operands) != 1 or op.operands[0].opcode not in (HloOpcode.ASYNC_START, HloOpcode.ASYNC_UPDATE):
+        return "AsyncUpdate and AsyncDone expect a single async op as their operand."
+    producer = op.operands[0]
+    if op.opcode is HloOpcode.ASYNC_UPDATE and not shape.compatible(producer.shape):
+        return "AsyncUpdate expects the op shape to be the same as the operand shape."
+    start = producer
+    while start.opcode is not HloOpcode.ASYNC_START and start.operands:
+        start = start.operands[0]
+    thread, want = op.attributes.get("async_execution_thread"), start.attributes.get("async_execution_thread")
+    if thread is not None and thread != (want or '"main"'):
+        return f"Expect async_execution_thread to be {unquote(want or 'main')}, but got {unquote(thread)}"
+    mine, theirs = op.called.get("calls"), start.called.get("calls")
+    if mine and theirs and mine[0] is not theirs[0]:
+        return f"Expect async_wrapped_computation to be {theirs[0].name}, but got {mine[0].name}"
     return None
 
 

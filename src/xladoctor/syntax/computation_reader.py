@@ -19,11 +19,14 @@ from ..ir.opcodes import HloOpcode
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
 from .attributes import unquote
-from .async_sugar import check_start_shape, inherited_computation, wrapped_computation
+from .async_sugar import ASYNC_OPS, check_async, inherited_computation, wrapped_computation
 from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
 from .name_uniquer import NameUniquer
 from .shape_parser import read_shape
+
+
+_BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS  # what the loop hands to _set_built_shape / _check_async
 
 
 class _Body:
@@ -141,10 +144,10 @@ class ComputationReader(InstructionReader):
                 instr.control_predecessors = self._control_predecessors(comp, control_refs, by_name)
             if self._calls_to_resolve:
                 self._resolve_calls(module)
-            if instr.shape is None or instr.opcode in SHAPE_REPLACED:
+            if instr.shape is None or instr.opcode in _BUILT_BY_XLA:
                 self._set_built_shape(instr, instr_start)
-            if self.async_sugar is not None:
-                self._unsugar(module, instr_start)
+                if instr.opcode in ASYNC_OPS:
+                    self._check_async(instr, instr_start)
             name_pos[instr.name] = instr_start
             line += text.count("\n", line_pos, instr_start)
             line_pos = instr_start
@@ -233,23 +236,20 @@ class ComputationReader(InstructionReader):
         self._nested.append((instr, start))
         return instr.name
 
-    def _unsugar(self, module: HloModule, instr_start: int) -> None:
-        """``call-start`` and kin: the wrapped computation XLA's parser builds (:mod:`.async_sugar`)."""
-        assert self.async_sugar is not None
-        instr, wrapped = self.async_sugar
-        self.async_sugar = None
-        if instr.opcode is not HloOpcode.ASYNC_DONE:
-            problem = check_start_shape(instr.shape)
-            if problem is not None:
-                raise self.error(problem, instr_start)
-        if instr.opcode is HloOpcode.ASYNC_START:
-            self._add_to_module(module, wrapped_computation(instr, wrapped))
-            return
-        comp, problem = inherited_computation(instr, wrapped)
+    def _check_async(self, instr: HloInstruction, instr_start: int) -> None:
+        """XLA's rules for an async chain (jaxlib's wording), and the wrapped computation of the
+        sugared form (``call-start`` and kin: :mod:`.async_sugar`)."""
+        sugar, self.async_sugar = self.async_sugar, None
+        problem = check_async(instr)
+        if problem is None and sugar is not None:
+            if instr.opcode is HloOpcode.ASYNC_START:
+                self._add_to_module(self._module_being_read, wrapped_computation(instr, sugar[1]))
+                return
+            comp, problem = inherited_computation(instr, sugar[1])
+            if comp is not None:
+                instr.called = {"calls": [comp]}
         if problem is not None:
             raise self.error(problem, instr_start)
-        if comp is not None:
-            instr.called = {"calls": [comp]}
 
     def _add_to_module(self, module: HloModule, comp: HloComputation) -> None:
         """``HloModule::AddComputationInternal``: the module's uniquers name what it holds."""

@@ -16,7 +16,13 @@ from types import MappingProxyType
 from ..errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.module import HloModule
-from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, REQUIRED_ATTRIBUTES
+from ..ir.opcode_rules import (
+    ALLOWED_ATTRIBUTES,
+    ASYNC_SUGAR_ATTRIBUTES,
+    FIXED_ARITY,
+    METADATA_KEYS,
+    REQUIRED_ATTRIBUTES,
+)
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
@@ -35,6 +41,7 @@ from .hlo_lexicon import (
 from .reader import GAP, IDENT, Reader, lex_int64, match_end, show_token
 from .shape_parser import read_shape
 
+_ASYNC_START_OWN = frozenset({"async_execution_thread", "output_to_operand_aliasing"})
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
@@ -176,7 +183,12 @@ class InstructionReader:
             r.pos = end + 1
         else:
             operand_refs = self._parse_operands(instr, scope)
-        control_refs = self._parse_attributes(instr) if allow_attributes else []
+        allowed = ALLOWED_ATTRIBUTES.get(opcode)
+        if sugar is not None:
+            wrapped_allowed = ALLOWED_ATTRIBUTES.get(sugar[1])
+            allowed = ASYNC_SUGAR_ATTRIBUTES if opcode is not HloOpcode.ASYNC_START else \
+                None if wrapped_allowed is None else wrapped_allowed | _ASYNC_START_OWN
+        control_refs = self._parse_attributes(instr, allowed) if allow_attributes else []
         if sugar is not None:
             self.async_sugar = (instr, sugar[1])  # the wrapped computation is built once operands resolve
             opcode = sugar[1] if opcode is HloOpcode.ASYNC_START else opcode
@@ -291,11 +303,11 @@ class InstructionReader:
                 raise self.error(f"The declared operand shape {declared} is not compatible with the shape of "
                                  f"the operand instruction {actual}.", pos)
 
-    def _parse_attributes(self, instr: HloInstruction) -> list[tuple[str, int]]:
+    def _parse_attributes(self, instr: HloInstruction, allowed: frozenset[str] | None) -> list[tuple[str, int]]:
+        """The attributes after the operands; one outside ``allowed`` (when known) is refused, as XLA does."""
         r = self.r
         control_refs: list[tuple[str, int]] = []
         text = r.text
-        allowed = ALLOWED_ATTRIBUTES.get(instr.opcode)
         while True:
             # Attributes follow a comma; anything else ends the instruction.
             save = r.pos
