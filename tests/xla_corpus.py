@@ -49,7 +49,7 @@ import jaxlib_oracle as o
 def _first_error(message):
     for line in message.splitlines():
         if "error: " in line:
-            return line.split("error: ", 1)[1][:300]
+            return line.split("was parsing ", 1)[-1][:300]
     return message.strip()[-300:]
 for line in sys.stdin:
     text = json.loads(line)

@@ -24,6 +24,7 @@ from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, REQUIRED_ATTRIBUT
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
 from .hlo_lexicon import INT64_ATTRIBUTES, KEYWORDS, metadata_fast
+from .literal import LiteralError, check_literal
 from .reader import Reader
 from .shape_parser import read_shape
 
@@ -171,6 +172,10 @@ def _contents(instr: HloInstruction, inside: str) -> bool:
     if opcode is _CONSTANT:
         if not _SCALAR_LITERAL.fullmatch(inside):
             return False
+        try:
+            check_literal(inside, instr.shape)
+        except LiteralError:
+            return False  # the full reader says where and why
         instr.literal = inside.strip()
         return True
     if inside.strip():

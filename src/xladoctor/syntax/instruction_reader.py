@@ -28,6 +28,7 @@ from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
 from ..ir.shape_inference import CAN_INFER
 from .async_sugar import split_sugar
+from .literal import LiteralError, check_literal
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
 from .hlo_lexicon import (
     INT64_ATTRIBUTES,
@@ -180,6 +181,10 @@ class InstructionReader:
             lit_start = r.pos
             end = _scan_parenthesized(r.text, lit_start - 1, self.source)
             instr.literal = r.text[lit_start:end].strip()
+            try:
+                check_literal(r.text[lit_start:end], shape)
+            except LiteralError as e:
+                raise self.error(str(e), lit_start + e.offset) from None
             r.pos = end + 1
         else:
             operand_refs = self._parse_operands(instr, scope)
