@@ -28,6 +28,7 @@ from ..ir.instruction import use_attribute_reader, use_metadata_codec
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
 from .attributes import parse_aliasing, parse_buffer_donors, parse_key_values, scan_string, unquote
 from .computation_reader import ComputationReader
+from .header_attributes import HeaderAttributeError, check_header_attribute
 from .hlo_lexicon import KEYWORDS
 from .instruction_line import read_attribute_text
 from .instruction_reader import PendingCall, _is_name_char
@@ -146,9 +147,15 @@ class _ModuleParser(ComputationReader):
 
     def _parse_header_attributes(self, module: HloModule) -> None:
         r = self.r
+        seen: set[str] = set()
         while r.accept(","):
+            name_at = r.pos
             attr, start, end = self._read_attribute(f"module '{module.name}'")
             raw = r.text[start:end]
+            try:
+                check_header_attribute(attr, raw, seen)
+            except HeaderAttributeError as e:
+                raise self.error(str(e), start + e.offset if e.offset else name_at) from None
             module.attributes[attr] = raw
             if attr == "entry_computation_layout":
                 module.entry_computation_layout = self._parse_program_shape(start, end)
