@@ -6,9 +6,9 @@ but those with native async forms) as ``async-start`` / ``async-update`` /
 builds the wrapped computation: a computation ``async_wrapped`` with one
 parameter ``async_param`` per operand shape of the start's shape (at least the
 opcode's arity; missing ones ``f32[1]``) and as root the wrapped instruction (named
-after its opcode, shaped as the start's output, with the line's attributes);
-for ``call`` and ``fusion`` the parameters and root take the called computation's
-shapes.  It joins the module at once, before the computation being read, so its
+after its opcode, shaped as the start's output, with the line's attributes).
+(XLA's main branch also reshapes it after a ``call``/``fusion`` callee; jaxlib
+0.10.2, the oracle, does not.)  It joins the module at once, before the computation being read, so its
 names are uniquified first.  Update and done inherit the start's computation.
 XLA prints such async ops in the sugared form again (:func:`sugared_opcode`).
 """
@@ -72,16 +72,8 @@ def check_async(op: HloInstruction) -> str | None:
 def wrapped_computation(start: HloInstruction, wrapped: HloOpcode) -> HloComputation:
     """The computation XLA's ``CreateAsyncWrappedComputation`` makes for ``start`` (its
     attributes and called computations move to the wrapped root)."""
-    operand_shapes = list(start.shape.tuple_shapes[0].tuple_shapes)
+    operand_shapes = start.shape.tuple_shapes[0].tuple_shapes
     called = start.called
-    callee = (called.get("to_apply") or called.get("calls") or [None])[0] \
-        if wrapped in (HloOpcode.CALL, HloOpcode.FUSION) else None
-    if callee is not None:
-        for i, p in enumerate(callee.parameters):
-            if i >= len(operand_shapes):
-                operand_shapes.append(p.shape)
-            elif not operand_shapes[i].compatible(p.shape):
-                operand_shapes[i] = p.shape
     count = max(FIXED_ARITY.get(wrapped, 0), len(operand_shapes))
     comp = HloComputation("async_wrapped")
     params = []
@@ -91,10 +83,7 @@ def wrapped_computation(start: HloInstruction, wrapped: HloOpcode) -> HloComputa
         param.parameter_number = i
         params.append(param)
         comp.add_instruction(param)
-    out = start.shape.tuple_shapes[1]
-    if callee is not None and callee.root is not None and not out.compatible(callee.root.shape):
-        out = callee.root.shape
-    root = HloInstruction(wrapped.value, wrapped, out)
+    root = HloInstruction(wrapped.value, wrapped, start.shape.tuple_shapes[1])
     root.attributes = {k: v for k, v in start.attributes.items() if k not in ASYNC_OWN_ATTRIBUTES}
     root.called, root.custom_call_target = called, start.custom_call_target
     root.line, root.col = start.line, start.col

@@ -207,6 +207,23 @@ class ComputationReader(InstructionReader):
                 raise self.error(f"failed to infer shape for opcode: {instr.opcode.value}, error: {e}",
                                  instr_start) from None
 
+    def read_inline_computation(self, start: int, end: int) -> HloComputation:
+        """``to_apply={ ... }``: XLA's ParseInstructionList, a computation named '_' with its own name
+        scope, added to the module when complete (before the one being read).  The state of the
+        instruction being read (its nested operands, declared operand shapes) waits meanwhile."""
+        r = self.r
+        saved = self._nested, self.declared_operands, self.async_sugar
+        self._nested, self.async_sugar = [], None
+        comp = HloComputation("_")
+        comp.line = self.line_at(start)
+        r.pos = start + 1
+        self._parse_instructions(comp, self._module_being_read)
+        if r.pos != end:
+            raise self.error("unexpected text after the inline computation", r.pos)
+        self._nested, self.declared_operands, self.async_sugar = saved
+        self._add_to_module(self._module_being_read, comp)
+        return comp
+
     def read_nested(self, scope: Container[str], start: int) -> str:
         """An operand written as an instruction (``add(negate(p), q)``), as XLA's ParseOperands reads it:
         ParseInstructionRhs without a name or attributes, its shape inferred if not written, named

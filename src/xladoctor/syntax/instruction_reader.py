@@ -14,6 +14,7 @@ from collections.abc import Callable, Container, Mapping, Sequence
 from types import MappingProxyType
 
 from ..errors import HloParseError
+from ..ir.computation import HloComputation
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcode_rules import (
@@ -69,6 +70,8 @@ class InstructionReader:
     _calls_to_resolve: list[PendingCall]
     declared_operands: list[tuple[int, Shape, int]]
     async_sugar: tuple[HloInstruction, HloOpcode] | None = None
+    read_inline_computation: Callable[[int, int], HloComputation]
+    """Reads ``{ instructions }`` between the two offsets as a computation of the module (ComputationReader)."""
     read_nested: Callable[[Container[str], int], str]
     """Reads a nested instruction at the cursor into the computation; returns its name (ComputationReader)."""
     """The instruction just read if it was written in XLA's async sugar (``call-start``), and the op it wraps."""
@@ -133,13 +136,14 @@ class InstructionReader:
         """One instruction; ``scope`` holds the names defined so far in its computation (XLA's name table)."""
         r = self.r
         r.skip()
-        if r.text.startswith("%", r.pos):
+        percent = r.text.startswith("%", r.pos)
+        if percent:
             module.print_percent = True
         name = r.accept_name()
         if name is None:
             raise self.error(f"expected an instruction name, found {r.describe_here()}")
         self._not_keyword(name, "instruction")
-        if r.text.startswith("=", r.pos) and not r.text.startswith(":", r.pos - 1):
+        if r.text.startswith("=", r.pos) and not percent and not r.text.startswith(":", r.pos - 1):
             # XLA's lexer reads 'name=' as one attribute-name token, so 'x= add(...)' has no name.
             raise self.error(f"expected an instruction name: XLA reads '{name}=' as an attribute name; "
                              "put a space before '='")
@@ -381,10 +385,12 @@ class InstructionReader:
             control_refs.extend((n, pos) for n in self._name_list(raw, pos, braced=True, empty=False))
         elif attr in CALLED_COMPUTATION_ROLES:
             if raw.startswith("{") and attr not in _COMPUTATION_LIST_ROLES:
-                # XLA reads '{' after a one-computation attribute as an inline computation body
-                # ('to_apply={c}' is refused there: 'expects '=' in instruction').
-                raise self.error(f"{attr}= names one computation: XLA reads '{{' here as the start of an inline "
-                                 "computation body, which xladoctor does not read", pos)
+                # XLA reads '{' after a one-computation attribute as an inline computation body, a
+                # computation named '_' ('to_apply={c}' is refused there: 'expects '=' in instruction').
+                comp = self.read_inline_computation(pos, pos + len(raw))
+                instr.called = {**instr.called, attr: [comp]}
+                instr.attributes[attr] = comp.name
+                return
             listed = attr in _COMPUTATION_LIST_ROLES  # a conditional needs a branch: jaxlib refuses '{}'
             names = self._name_list(raw, pos, braced=listed, empty=not listed)
             self._calls_to_resolve.append((instr, attr, names, pos))
