@@ -1,8 +1,9 @@
 """XLA's own test modules (tests/data/xla_tests, written by bench/extract_xla_tests.py), judged by jaxlib.
 
 :func:`modules` reads the corpus; :func:`jaxlib_views` asks jaxlib's parser about
-every module in a child process (a CHECK failure in XLA kills the child: that
-module is marked ``crashed`` and a fresh child goes on); :func:`judge` compares
+every module in a child process (which forks for each run of modules: a CHECK
+failure in XLA kills the fork, that module is marked ``crashed`` and a new fork
+goes on); :func:`judge` compares
 xladoctor's parse with jaxlib's and names the outcome:
 
 ``same``            both accept, same structure (computations, instructions, opcodes,
@@ -43,7 +44,7 @@ def modules() -> list[XlaTestModule]:
 
 
 _WORKER = r"""
-import json, sys
+import json, os, sys
 sys.path.insert(0, {here!r})
 import jaxlib_oracle as o
 def _first_error(message):
@@ -51,33 +52,45 @@ def _first_error(message):
         if "error: " in line:
             return line.split("was parsing ", 1)[-1][:300]
     return message.strip()[-300:]
-for line in sys.stdin:
-    text = json.loads(line)
+def answer(text):
     try:
-        out = {{"status": "ok", "view": o.to_jsonable(o.oracle_module(text))}}
+        return {{"status": "ok", "view": o.to_jsonable(o.oracle_module(text))}}
     except Exception as e:
-        out = {{"status": "rejected", "message": _first_error(str(e))}}
-    print(json.dumps(out), flush=True)
+        return {{"status": "rejected", "message": _first_error(str(e))}}
+texts = [json.loads(line) for line in sys.stdin]
+done = 0
+while done < len(texts):
+    # jaxlib is imported once; each batch runs in a fork, so a CHECK failure costs a fork, not an import.
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        with os.fdopen(write, "w") as out:
+            for text in texts[done:]:
+                out.write(json.dumps(answer(text)) + "\n")
+                out.flush()
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as got:
+        answers = [line for line in got]
+    _, status = os.waitpid(pid, 0)
+    for line in answers:
+        print(line, end="", flush=True)
+    done += len(answers)
+    if status != 0 and done < len(texts):
+        print(json.dumps({{"status": "crashed", "message": "jaxlib died (CHECK failure)"}}), flush=True)
+        done += 1
 """
 
 
-def jaxlib_views(texts: list[str], timeout: float = 600) -> list[dict]:
+def jaxlib_views(texts: list[str], timeout: float = 900) -> list[dict]:
     """jaxlib's answer per text: ``{"status": ok|rejected|crashed, "view"|"message": ...}``."""
     code = _WORKER.format(here=str(Path(__file__).resolve().parent))
-    results: list[dict] = []
-    pending = list(texts)
-    while pending:
-        proc = subprocess.run([sys.executable, "-c", code], input="".join(json.dumps(t) + "\n" for t in pending),
-                              capture_output=True, text=True, timeout=timeout)
-        answers = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
-        results.extend(answers)
-        pending = pending[len(answers):]
-        if pending:
-            if proc.returncode == 0:
-                raise RuntimeError(f"jaxlib worker stopped early: {proc.stderr[-2000:]}")
-            tail = [ln for ln in proc.stderr.splitlines() if "Check failed" in ln or ln[:1] == "F"]
-            results.append({"status": "crashed", "message": (tail or [proc.stderr[-300:]])[-1]})
-            pending = pending[1:]
+    proc = subprocess.run([sys.executable, "-c", code], input="".join(json.dumps(t) + "\n" for t in texts),
+                          capture_output=True, text=True, timeout=timeout)
+    results = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
+    if len(results) != len(texts):
+        raise RuntimeError(f"jaxlib worker answered {len(results)} of {len(texts)}: {proc.stderr[-2000:]}")
     return results
 
 

@@ -347,6 +347,17 @@ def _while(instr: HloInstruction, ops: list[Shape]) -> Shape:
     return ops[0]
 
 
+def _conditional(instr: HloInstruction, _ops: list[Shape]) -> Shape:
+    """``InferConditionalShape``: the branches' common result (the first branch's root shape)."""
+    branches = instr.called.get("branch_computations") or instr.called.get("true_computation") or []
+    roots = [c.root.shape for c in branches if c.root is not None]
+    if not roots:
+        raise ShapeInferenceError("conditional has no branch computation")
+    if any(not r.compatible(roots[0]) for r in roots[1:]):
+        raise ShapeInferenceError("the branch computations of a conditional must return the same shape")
+    return roots[0]
+
+
 def _reverse(_instr: HloInstruction, ops: list[Shape]) -> Shape:
     return ops[0]
 
@@ -367,7 +378,7 @@ _RULES = {
     Op.SELECT: _select, Op.CLAMP: _clamp, Op.TUPLE: _tuple, Op.GET_TUPLE_ELEMENT: _get_tuple_element,
     Op.TRANSPOSE: _transpose, Op.DOT: _dot, Op.PAD: _pad, Op.REDUCE_WINDOW: _reduce_window, Op.CALL: _call,
     Op.WHILE: _while, Op.REVERSE: _reverse, Op.AFTER_ALL: _after_all, Op.ADD_DEPENDENCY: _add_dependency,
-    Op.PARTITION_ID: _id, Op.REPLICA_ID: _id,
+    Op.PARTITION_ID: _id, Op.REPLICA_ID: _id, Op.CONDITIONAL: _conditional,
 }
 
 NOT_INFERRED: frozenset[Op] = frozenset(CAN_INFER - _RULES.keys() - _UNARY_OPS - {Op.COPY, Op.DOMAIN}
@@ -376,17 +387,20 @@ NOT_INFERRED: frozenset[Op] = frozenset(CAN_INFER - _RULES.keys() - _UNARY_OPS -
 
 
 SHAPE_REPLACED: frozenset[Op] = frozenset({Op.AFTER_ALL, Op.SEND_DONE, Op.OUTFEED, Op.ADD_DEPENDENCY, Op.SEND,
-                                          Op.RECV_DONE, Op.RECV})
+                                          Op.RECV_DONE, Op.RECV, Op.CONSTANT})
 """Opcodes whose parsed shape :func:`replaced_shape` gives, whatever the text wrote."""
 
 
 def replaced_shape(instr: HloInstruction) -> Shape | None:
     """The shape XLA's parser gives an instruction whatever shape the text wrote, or None.
 
+    A constant's shape is its literal's, whose layout has no ``E(n)`` (the rest stays).
     ``HloInstruction::CreateToken``/``CreateAfterAll``, ``CreateAddDependency``, ``CreateSend``,
     ``CreateSendDone``, ``CreateRecvDone`` and ``CreateOutfeed`` compute their own shape; the
     written one is read and dropped."""
     op, ops = instr.opcode, instr.operands
+    if op is Op.CONSTANT:
+        return _without_element_size(instr.shape) if instr.shape is not None else None
     if op in (Op.AFTER_ALL, Op.SEND_DONE, Op.OUTFEED):
         return _TOKEN
     if op is Op.ADD_DEPENDENCY and ops:
@@ -399,3 +413,16 @@ def replaced_shape(instr: HloInstruction) -> Shape | None:
     if op is Op.RECV and written is not None and written.is_tuple and written.tuple_shapes:
         return Shape.tuple([written.tuple_shapes[0], Shape.array(_U32, ()), _TOKEN])
     return None
+
+
+def _without_element_size(shape: Shape) -> Shape | None:
+    """``shape`` with every ``E(n)`` dropped, or None when it has none."""
+    if shape.is_tuple:
+        parts = [_without_element_size(s) for s in shape.tuple_shapes]
+        if all(p is None for p in parts):
+            return None
+        return Shape.tuple([p if p is not None else s for p, s in zip(parts, shape.tuple_shapes)])
+    layout = shape.layout
+    if layout is None or not layout.element_size_in_bits:
+        return None
+    return Shape(shape.element_type, shape.dimensions, shape.dynamic, (), _replace(layout, element_size_in_bits=0))

@@ -18,15 +18,15 @@ from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
-from .attributes import unquote
 from .async_sugar import ASYNC_OPS, check_async, inherited_computation, wrapped_computation
+from .attributes import unquote
+from .conditional_rules import check_conditional
 from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
 from .name_uniquer import NameUniquer
 from .shape_parser import read_shape
 
-
-_BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS  # what the loop hands to _set_built_shape / _check_async
+_BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
 
 
 class _Body:
@@ -86,6 +86,10 @@ class ComputationReader(InstructionReader):
             comp.signature = self._parse_signature()
         r.expect("{", f"to open computation '{name}'")
         self._parse_instructions(comp, module)
+        if comp.signature is not None and comp.root is not None and not comp.signature[1].compatible(comp.root.shape):
+            raise self.error(f"Shape of computation {name}, {comp.signature[1].human_string()}, is not compatible "
+                             f"with that of its root instruction {comp.root.name}, {comp.root.shape.human_string()}",
+                             start)
         while r.accept(","):
             attr, vstart, vend = self._read_attribute(f"computation '{name}'")
             if attr == "execution_thread":
@@ -196,6 +200,10 @@ class ComputationReader(InstructionReader):
     def _set_built_shape(self, instr: HloInstruction, instr_start: int) -> None:
         """The shape XLA's parser gives an instruction written without one (inferred), or whatever
         shape was written for the opcodes whose ``Create*`` computes its own."""
+        if instr.opcode is HloOpcode.CONDITIONAL:
+            problem = check_conditional(instr)
+            if problem is not None:
+                raise self.error(problem, instr_start)
         replaced = replaced_shape(instr)
         if replaced is not None:
             instr.shape = replaced
