@@ -132,19 +132,24 @@ def _names(m) -> list[str]:
 
 
 def test_one_computation_attributes_take_no_braces():
-    """XLA reads '{' after to_apply= as an inline computation body: '{c.1}' is refused by both;
-    a real inline body XLA reads and xladoctor refuses (the named divergence 'inline-computation')."""
+    """XLA reads '{' after to_apply= as an inline computation body (ParseInstructionList, a
+    computation named '_'): '{c.1}' is refused by both (no '=' after 'c.1'); a real inline body
+    is read by both, alike."""
     inline = module("  ROOT r = f32[2]{0} call(p.2), to_apply={\n  a = f32[2]{0} parameter(0)\n"
                     "  ROOT b = f32[2]{0} negate(a)\n}")
     for text in (module("  ROOT r = f32[2]{0} call(p.2), to_apply={c.1}"),
-                 module("  ROOT r = f32[2]{0} fusion(p.2), kind=kLoop, calls={c.1}"), inline):
-        with pytest.raises(HloParseError, match="inline computation body"):
+                 module("  ROOT r = f32[2]{0} fusion(p.2), kind=kLoop, calls={c.1}")):
+        with pytest.raises(HloParseError, match="expected '='"):
             parse_module(text)
+    ours = parse_module(inline)
+    assert [c.name for c in ours.computations] == ["c.1", "_", "main"]
+    assert ours.entry.root.called["to_apply"][0].name == "_"
+    assert parse_module(print_module(ours)).computations[1].name == "_"  # printed by name, read back
+    _read_as_jaxlib_reads(ours, inline)
     pytest.importorskip("jaxlib")
     from jaxlib_oracle import hlo_module_from_text
     with pytest.raises(RuntimeError):
         hlo_module_from_text(module("  ROOT r = f32[2]{0} call(p.2), to_apply={c.1}"))
-    hlo_module_from_text(inline)
 
 
 @pytest.mark.parametrize("first", ["HloModulemp.1 {", "HloModule: {", "c.1: {"])

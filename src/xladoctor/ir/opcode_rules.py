@@ -4,8 +4,9 @@ Measured, not transcribed: each opcode was parsed by jaxlib 0.10.2's
 ``hlo_module_from_text`` with 0 to 4 operands (``bench/fuzz_campaign.py`` keeps
 checking the parser against it).  ``FIXED_ARITY`` holds the opcodes for which XLA
 answered "expects N operands, but has M operands"; ``REQUIRED_ATTRIBUTES`` the
-attribute XLA reported missing first ("attribute X is expected but not seen"), so
-it is a lower bound of what XLA requires, not the whole list.
+attributes XLA reported missing ("attribute X is expected but not seen"): the first
+one for each opcode, and for while, reduce, sort, fusion and select-and-scatter all of
+them (probed one missing at a time); for the others a lower bound of what XLA requires.
 """
 
 from __future__ import annotations
@@ -30,14 +31,16 @@ FIXED_ARITY: dict[str, int] = {
     "triangular-solve": 2, "while": 1, "xor": 2,
 }
 
-REQUIRED_ATTRIBUTES: dict[str, str] = {
-    "all-gather": "dimensions", "all-gather-start": "dimensions", "all-reduce": "to_apply",
-    "all-reduce-start": "to_apply", "call": "to_apply", "collective-permute": "source_target_pairs",
-    "collective-permute-start": "source_target_pairs", "compare": "direction", "concatenate": "dimensions",
-    "custom-call": "custom_call_target", "get-tuple-element": "index", "dynamic-slice": "dynamic_slice_sizes", "fusion": "calls",
-    "map": "to_apply", "reduce": "dimensions", "reduce-scatter": "dimensions", "reduce-window": "to_apply",
-    "rng": "distribution", "rng-bit-generator": "algorithm", "scan": "dimensions",
-    "scatter": "index_vector_dim", "sort": "dimensions",
+REQUIRED_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "all-gather": ("dimensions",), "all-gather-start": ("dimensions",), "all-reduce": ("to_apply",),
+    "all-reduce-start": ("to_apply",), "call": ("to_apply",), "collective-permute": ("source_target_pairs",),
+    "collective-permute-start": ("source_target_pairs",), "compare": ("direction",),
+    "concatenate": ("dimensions",), "custom-call": ("custom_call_target",), "get-tuple-element": ("index",),
+    "dynamic-slice": ("dynamic_slice_sizes",), "fusion": ("kind", "calls"), "map": ("to_apply",),
+    "reduce": ("dimensions", "to_apply"), "reduce-scatter": ("dimensions",), "reduce-window": ("to_apply",),
+    "rng": ("distribution",), "rng-bit-generator": ("algorithm",), "scan": ("dimensions",),
+    "scatter": ("index_vector_dim",), "sort": ("dimensions", "to_apply"), "while": ("condition", "body"),
+    "select-and-scatter": ("select", "scatter"),
 }
 
 

@@ -76,6 +76,8 @@ _NO_NAMES: set[str] = set()  # the attribute names of a line without any (never 
 _OPERAND = re.compile(rf"%?({_NAME})")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 # A scalar literal (constant(0), constant(-inf), constant(true)); array literals take the full reader.
+_ONE_COMPUTATION_ROLES = frozenset(CALLED_COMPUTATION_ROLES) - {"branch_computations"}
+_LONG_DIGITS = re.compile(r"[0-9]{20}")
 _SCALAR_LITERAL = re.compile(r"[ \t]*[-+0-9A-Za-z_.]+[ \t]*")
 
 # Shapes by spelling: real modules repeat a few dozen spellings over millions of lines.
@@ -149,7 +151,7 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
             del p._calls_to_resolve[resolving:]
             return None
         names = read
-    if required is not None and required not in names:
+    if required is not None and not names.issuperset(required):
         return None
     if operands:
         instr._operands = tuple(operands)
@@ -195,6 +197,8 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
     """Record and decode the attributes in ``text[start:end]`` as the full reader does: their names,
     or None where it would refuse one.  Read in place: a 10 MB value is copied once, as the full
     reader copies it."""
+    if _LONG_DIGITS.search(text, start, end) is not None:
+        return None  # an integer XLA's lexer may refuse: the full reader checks it
     found = _ATTRIBUTE.findall(text, start, end)
     if sum(map(len, chain.from_iterable(found))) + len(found) != end - start:
         return None  # something between or around them that is not an attribute this path reads
@@ -212,6 +216,9 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
     if _DECODED.isdisjoint(names):
         return names
     for a in _ATTRIBUTE.finditer(text, start, end):  # again, for the positions the decoders' messages name
+        if a.group(3).startswith("{") and a.group(2) in _ONE_COMPUTATION_ROLES:
+            return None  # an inline computation body: the full reader reads it (it moves the cursor)
+    for a in _ATTRIBUTE.finditer(text, start, end):
         if a.group(2) in _DECODED:
             try:
                 p._decode_attribute(instr, a.group(2), a.group(3), a.start(3), control)

@@ -44,6 +44,8 @@ from .reader import GAP, IDENT, Reader, lex_int64, match_end, show_token
 from .shape_parser import read_shape
 
 _ASYNC_START_OWN = frozenset({"async_execution_thread", "output_to_operand_aliasing"})
+_LONG_INT = re.compile(r"(?<![\w.])-?[0-9]{20,}(?![\w.])")  # one XLA's lexer may refuse: over uint64
+_NOT_LEXED = frozenset({"backend_config", "frontend_attributes", "metadata"})  # strings and raw text inside
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
@@ -107,7 +109,12 @@ class InstructionReader:
         r.pos += 1
         r.skip()
         start = r.pos
-        end = scan_value(r.text, start, self.source)
+        if attr == "backend_config" and r.text.startswith("{", start):
+            end = _json_dict_end(r.text, start)
+            if end < 0:
+                raise self.error("unterminated backend_config={...}: its braces do not close", start)
+        else:
+            end = scan_value(r.text, start, self.source)
         if end == start:
             raise self.error(f"expected a value for attribute '{attr}' of {owner}")
         r.pos = end
@@ -208,9 +215,9 @@ class InstructionReader:
             want = len(shape.tuple_shapes)
         if want is not None and len(operand_refs) != want:
             raise self.error(f"expects {want} operands, but has {len(operand_refs)} operands", m.end())
-        required = REQUIRED_ATTRIBUTES.get(opcode)
-        if required is not None and required not in instr.attributes:
-            raise self.error(f"attribute {required} is expected but not seen", m.end())
+        for required in REQUIRED_ATTRIBUTES.get(opcode, ()):
+            if required not in instr.attributes:
+                raise self.error(f"attribute {required} is expected but not seen", m.end())
         return instr, operand_refs, control_refs
 
     def _parse_operands(self, instr: HloInstruction, scope: Container[str]) -> list[tuple[str, int]]:
@@ -362,6 +369,11 @@ class InstructionReader:
 
     def _decode_attribute(self, instr: HloInstruction, attr: str, raw: str, pos: int,
                           control_refs: list[tuple[str, int]]) -> None:
+        if _LONG_INT.search(raw) is not None and attr not in _NOT_LEXED and not raw.startswith('"'):
+            for m in _LONG_INT.finditer(raw):
+                if lex_int64(m.group(0)) is None:  # XLA's lexer: int64, else uint64, else an error token
+                    raise self.error(f"integer {show_token(m.group(0))} in {attr}= is out of XLA's integer range",
+                                     pos + m.start())
         expected = VALUE_FORM.get(attr)
         if expected is not None and not raw.startswith(expected[0]):
             raise self.error(f"attribute {attr} expects {expected[1]}, found {show_token(raw)}", pos)
@@ -425,6 +437,31 @@ class _Probe(Reader):
 
     def error(self, message: str, pos: int | None = None) -> HloParseError:
         return _Stopped(message, self.pos if pos is None else pos)
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _json_dict_end(text: str, start: int) -> int:
+    """End of ``{...}`` as XLA's LexJsonDict finds it: braces counted, strings skipped, nothing else
+    read (``/*`` is no comment there), or -1 if the braces do not close."""
+    depth, i, n = 0, start, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            m = _JSON_STRING.match(text, i)
+            if m is None:
+                return -1
+            i = m.end()
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
 
 
 def _is_int32(raw: str) -> bool:
