@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("jaxlib")
 
-from xla_corpus import jaxlib_views, judge, modules, our_view  # noqa: E402
+from xla_corpus import jaxlib_views, judge, modules, our_view
 
 _SHARDING = "xladoctor keeps sharding= as text; jaxlib reads the mesh form and refuses this one"
 _CUSTOM_CALL = "custom-call attributes xladoctor keeps as text (jaxlib validates them)"

@@ -43,11 +43,9 @@ _SPELLINGS = (
 CAN_INFER: frozenset[Op] = frozenset(Op(s) for s in _SPELLINGS.split() if s in Op._value2member_map_)
 """XLA's ``CanInferShape``: the opcodes whose shape the text may leave out."""
 
-_FLOAT_OR_COMPLEX = frozenset("acos acosh asin asinh atanh cosh cosine sinh sine exponential exponential-minus-one "
-                              "log log-plus-one logistic rsqrt sqrt tan tanh".split())
-_FLOAT_ONLY = frozenset("floor cbrt ceil erf round-nearest-afz round-nearest-even".split())
-_BINARY = frozenset("add divide multiply mulhi subtract atan2 complex maximum minimum power remainder and or xor "
-                    "shift-left shift-right-arithmetic shift-right-logical compare".split())
+_FLOAT_OR_COMPLEX = frozenset(["acos", "acosh", "asin", "asinh", "atanh", "cosh", "cosine", "sinh", "sine", "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "rsqrt", "sqrt", "tan", "tanh"])
+_FLOAT_ONLY = frozenset(["floor", "cbrt", "ceil", "erf", "round-nearest-afz", "round-nearest-even"])
+_BINARY = frozenset(["add", "divide", "multiply", "mulhi", "subtract", "atan2", "complex", "maximum", "minimum", "power", "remainder", "and", "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical", "compare"])
 _U32 = PRIMITIVE_TYPES["u32"]
 _PRED = PRIMITIVE_TYPES["pred"]
 _TOKEN = Shape.array("token", ())
@@ -129,7 +127,7 @@ def _unary(op: str, shape: Shape) -> Shape:
     _expect_array(shape, "operand of unary operation")
     t = shape.element_type
     complex_ = t.kind == "complex"
-    if op in _FLOAT_ONLY and not _is_float(t) or op in _FLOAT_OR_COMPLEX and not (_is_float(t) or complex_):
+    if (op in _FLOAT_ONLY and not _is_float(t)) or (op in _FLOAT_OR_COMPLEX and not (_is_float(t) or complex_)):
         raise ShapeInferenceError(f"Expected element type in shape to be floating for {op} operation; got {t}.")
     if op in ("real", "imag", "abs"):
         if complex_:
@@ -138,11 +136,11 @@ def _unary(op: str, shape: Shape) -> Shape:
             raise ShapeInferenceError(f"Expected element type in shape to be floating or complex for {op} "
                                       f"operation; got {t}.")
         return shape
-    if op in ("count-leading-zeros", "popcnt") and not t.is_integral \
-            or op == "negate" and t.kind not in ("signed", "unsigned", "float", "complex") \
-            or op == "sign" and not _is_signed(t) \
-            or op == "not" and not (t is _PRED or t.is_integral) \
-            or op == "is-finite" and not _is_float(t):
+    if (op in ("count-leading-zeros", "popcnt") and not t.is_integral) \
+            or (op == "negate" and t.kind not in ("signed", "unsigned", "float", "complex")) \
+            or (op == "sign" and not _is_signed(t)) \
+            or (op == "not" and not (t is _PRED or t.is_integral)) \
+            or (op == "is-finite" and not _is_float(t)):
         raise ShapeInferenceError(f"Expected another element type for {op} operation; got {t}.")
     if op == "is-finite":
         return _retyped(shape, _PRED)

@@ -252,10 +252,10 @@ class ComputationReader(InstructionReader):
             self._anon_names = anon = NameUniquer()
             for earlier in self._module_being_read.instructions():
                 anon.unique(earlier.name)
-            for earlier in self._nested:
-                anon.unique(earlier[0].name)
-            for earlier in by_name.values():
-                anon.unique(earlier.name)
+            for pending, _ in self._nested:
+                anon.unique(pending.name)
+            for defined in by_name.values():
+                anon.unique(defined.name)
         instr.name = self._anon_names.unique(f"{instr.opcode.value}.anon")
         by_name[instr.name] = instr
         self._nested.append((instr, start))

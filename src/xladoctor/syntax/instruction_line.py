@@ -68,7 +68,7 @@ _ARITY = FIXED_ARITY
 _PARAMETER, _CONSTANT, _TUPLE = HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpcode.TUPLE
 # Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
 # attributes (None: not checked) and its required attribute (one dictionary look-up per line).
-_OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, str | None]] = {
+_OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, ...] | None]] = {
     spelling: (op, FIXED_ARITY.get(spelling, -1), ALLOWED_ATTRIBUTES.get(spelling), REQUIRED_ATTRIBUTES.get(spelling))
     for spelling, op in OPCODES_BY_SPELLING.items()}
 _intern = sys.intern

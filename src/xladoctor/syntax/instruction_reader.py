@@ -29,7 +29,6 @@ from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
 from ..ir.shape_inference import CAN_INFER
 from .async_sugar import split_sugar
-from .literal import LiteralError, check_literal
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
 from .hlo_lexicon import (
     INT64_ATTRIBUTES,
@@ -40,6 +39,7 @@ from .hlo_lexicon import (
     VALUE_FORM,
     metadata_fast,
 )
+from .literal import LiteralError, check_literal
 from .reader import GAP, IDENT, Reader, lex_int64, match_end, show_token
 from .shape_parser import read_shape
 
@@ -181,24 +181,7 @@ class InstructionReader:
         r.pos = m.end()
         instr = HloInstruction(name, opcode, shape)  # type: ignore[arg-type]  # None: inferred once resolved
         r.expect("(", f"after opcode '{opcode.value}'")
-        operand_refs: list[tuple[str, int]] = []
-        if opcode is HloOpcode.PARAMETER:
-            here = r.pos
-            instr.parameter_number = r.expect_int("a parameter number")
-            if instr.parameter_number < 0 or instr.parameter_number > _INT64_MAX:
-                raise self.error("parameter number must be >= 0", here)
-            r.expect(")", "to close parameter(...)")
-        elif opcode is HloOpcode.CONSTANT:
-            lit_start = r.pos
-            end = _scan_parenthesized(r.text, lit_start - 1, self.source)
-            instr.literal = r.text[lit_start:end].strip()
-            try:
-                check_literal(r.text[lit_start:end], shape)
-            except LiteralError as e:
-                raise self.error(str(e), lit_start + e.offset) from None
-            r.pos = end + 1
-        else:
-            operand_refs = self._parse_operands(instr, scope)
+        operand_refs = self._read_inside(instr, scope)
         allowed = ALLOWED_ATTRIBUTES.get(opcode)
         if sugar is not None:
             wrapped_allowed = ALLOWED_ATTRIBUTES.get(sugar[1])
@@ -219,6 +202,31 @@ class InstructionReader:
             if required not in instr.attributes:
                 raise self.error(f"attribute {required} is expected but not seen", m.end())
         return instr, operand_refs, control_refs
+
+    def _read_inside(self, instr: HloInstruction, scope: Container[str]) -> list[tuple[str, int]]:
+        """What stands between the opcode's parentheses: a parameter number, a literal (checked as
+        XLA reads it), or the operands (their names and where each stands)."""
+        r = self.r
+        opcode, shape = instr.opcode, instr.shape
+        if opcode is HloOpcode.PARAMETER:
+            here = r.pos
+            instr.parameter_number = r.expect_int("a parameter number")
+            if instr.parameter_number < 0 or instr.parameter_number > _INT64_MAX:
+                raise self.error("parameter number must be >= 0", here)
+            r.expect(")", "to close parameter(...)")
+        elif opcode is HloOpcode.CONSTANT:
+            lit_start = r.pos
+            end = _scan_parenthesized(r.text, lit_start - 1, self.source)
+            instr.literal = r.text[lit_start:end].strip()
+            assert shape is not None  # a constant's shape is never inferred (not in CAN_INFER)
+            try:
+                check_literal(r.text[lit_start:end], shape)
+            except LiteralError as e:
+                raise self.error(str(e), lit_start + e.offset) from None
+            r.pos = end + 1
+        else:
+            return self._parse_operands(instr, scope)
+        return []
 
     def _parse_operands(self, instr: HloInstruction, scope: Container[str]) -> list[tuple[str, int]]:
         """Operand names up to ')'.  As in XLA, commas only separate: empty entries are skipped
@@ -261,9 +269,9 @@ class InstructionReader:
                     self.declared_operands.pop()  # the shape was the nested instruction's
                     typed.pop()
                 r.pos = start
-                declared = self.declared_operands
+                outer = self.declared_operands
                 refs.append((self.read_nested(scope, start), start))
-                self.declared_operands = declared
+                self.declared_operands = outer
             else:
                 refs.append((name, pos))
             if r.peek() not in (",", ")"):

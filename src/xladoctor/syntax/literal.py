@@ -128,7 +128,7 @@ def _dense(tokens: list[tuple[str, str, int]], at: int, shape: Shape, end: int) 
                 return at
             continue
         elif tok != ",":
-            if kind not in ("num", "word") or kind == "word" and tok not in ("true", "false"):
+            if kind not in ("num", "word") or (kind == "word" and tok not in ("true", "false")):
                 state.fail("unexpected token type in a literal", pos)
             state.count(level, pos)
             _value(tok, pos, shape)
@@ -205,10 +205,10 @@ def _double(tok: str, pos: int) -> float:
     if "inf" in tok:
         return -math.inf if tok.startswith("-") else math.inf
     if re.fullmatch(r"-?[0-9]+", tok):
-        value = lex_int64(tok)
-        if value is None:
+        as_int = lex_int64(tok)
+        if as_int is None:
             raise LiteralError("expects decimal or integer", pos)
-        return float(value)
+        return float(as_int)
     value = float(tok)
     if math.isinf(value):
         raise LiteralError("Constant is out of range for double (+/-1.79769e+308) and so is unparsable.", pos)
