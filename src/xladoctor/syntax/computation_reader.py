@@ -23,7 +23,7 @@ from .attributes import unquote
 from .conditional_rules import check_conditional
 from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
-from .name_uniquer import NameUniquer
+from .name_uniquer import InstructionNames, NameUniquer
 from .shape_parser import read_shape
 
 _BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
@@ -53,7 +53,7 @@ class ComputationReader(InstructionReader):
     _nested: list[tuple[HloInstruction, int]]
     """Nested instructions read in the current line, not yet in the computation."""
     _module_being_read: HloModule
-    _instruction_names: NameUniquer
+    _instruction_names: InstructionNames
     """Computations by the name the text gives them (the module renames some: :mod:`.name_uniquer`)."""
 
     def line_at(self, pos: int) -> int:

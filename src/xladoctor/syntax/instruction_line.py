@@ -216,10 +216,9 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
     if _DECODED.isdisjoint(names):
         return names
     for a in _ATTRIBUTE.finditer(text, start, end):  # again, for the positions the decoders' messages name
-        if a.group(3).startswith("{") and a.group(2) in _ONE_COMPUTATION_ROLES:
-            return None  # an inline computation body: the full reader reads it (it moves the cursor)
-    for a in _ATTRIBUTE.finditer(text, start, end):
         if a.group(2) in _DECODED:
+            if a.group(2) in _ONE_COMPUTATION_ROLES and a.group(3).startswith("{"):
+                return None  # an inline computation body: the full reader reads it (it moves the cursor)
             try:
                 p._decode_attribute(instr, a.group(2), a.group(3), a.start(3), control)
             except HloParseError:

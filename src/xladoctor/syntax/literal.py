@@ -29,6 +29,9 @@ _TOKEN = re.compile(r"""\s*(?:
              |[0-9]+[eE][-+]?[0-9]+|[0-9]+))(?![A-Za-z0-9_.]) |
     (?P<word>[A-Za-z_][A-Za-z0-9_]*) | (?P<other>\S))""", re.X)
 
+_SCALARS_TAKEN: set[tuple[str, str]] = set()  # scalar literals already checked: a dump repeats constant(0)
+_SCALAR = re.compile(r"\s*(-?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|true|false)\s*")
+
 # Floating types: (largest finite value, mantissa bits, NaN payload bits; 0 = no payloads).
 _FLOATS: dict[str, tuple[float, int, int]] = {
     "f16": (65504.0, 10, 10), "bf16": (3.3895313892515355e38, 7, 7), "f32": (3.4028234663852886e38, 23, 23),
@@ -50,6 +53,17 @@ class LiteralError(ValueError):
 
 def check_literal(text: str, shape: Shape) -> None:
     """Raise :class:`LiteralError` where XLA's parser refuses ``text`` as a literal of ``shape``."""
+    if not shape.dimensions and shape.is_array:
+        key = (text, shape.element_type.name)
+        if key in _SCALARS_TAKEN:
+            return
+        m = _SCALAR.fullmatch(text)
+        if m is not None:  # the usual constant(0): one value, no tokens to walk
+            _value(m.group(1), m.start(1), shape)
+            if len(_SCALARS_TAKEN) >= 4096:
+                _SCALARS_TAKEN.clear()
+            _SCALARS_TAKEN.add(key)
+            return
     tokens = [(m.lastgroup or "", m.group(m.lastgroup or 0), m.start(m.lastgroup or 0))
               for m in _TOKEN.finditer(text) if m.lastgroup and m.lastgroup != "comment"]
     at = _literal(tokens, 0, shape, len(text))

@@ -85,7 +85,33 @@ class NameUniquer:
         self._ids: dict[str, _SequentialIds] = {}
 
     def unique(self, prefix: str) -> str:
-        """``NameUniquer::GetUniqueName``."""
+        """``NameUniquer::GetUniqueName`` for a name as XLA's lexer reads one
+        (``[A-Za-z_][A-Za-z0-9_.-]*``, all the parser passes here); it runs once per instruction, so
+        the usual name (its suffix free) costs a split and two look-ups and comes back as given.
+        Only ``__x`` and type names need sanitising (:meth:`_unique_sanitized`, which takes any name)."""
+        if prefix[:2] == "__" or prefix in _TYPE_NAMES:
+            return self._unique_sanitized(prefix)
+        root, _, digits = prefix.rpartition(".")
+        if not (root and digits.isdigit() and digits.isascii() and len(digits) <= 18):
+            if root and digits[:1] == "-":
+                return self._unique_sanitized(prefix)  # 'a.-1': SimpleAtoi takes the sign
+            root, digits = prefix, ""
+        wanted = int(digits) if digits else 0
+        ids = self._ids.get(root)
+        if ids is None:
+            ids = self._ids[root] = _SequentialIds()
+        used = ids.used
+        if wanted not in used:
+            used.add(wanted)
+            if not digits or digits[0] != "0" or digits == "0":
+                return prefix  # no leading zero: the suffix prints as written
+            return f"{root}.{wanted}"
+        got = ids.register(wanted)
+        if got == 0:
+            return f"{root}.0" if digits else root
+        return f"{root}.{got}"
+
+    def _unique_sanitized(self, prefix: str) -> str:
         root = sanitized(prefix or "name")
         suffix = 0
         has_suffix = False
@@ -101,3 +127,43 @@ class NameUniquer:
         if suffix == 0:
             return f"{root}.0" if has_suffix else root
         return f"{root}.{suffix}"
+
+
+class InstructionNames:
+    """The module's instruction uniquer, kept as a plain map while it cannot rename anything.
+
+    A name maps to the (root, suffix) pair GetUniqueName files it under; while each name so far had
+    a pair of its own and prints as its pair does (no ``__`` prefix, no type name, no suffix with a
+    sign or a leading zero), :class:`NameUniquer` would have returned every one unchanged with every
+    ``next_`` still 0.  So a map from each pair's key (the name itself; ``x`` for ``x.0``, which
+    shares ``x``'s pair) is enough until the first other name; then the full uniquer is built from
+    the names seen (in any order: all registrations were fresh) and takes over.  This keeps XLA's
+    renaming to a few C-level checks an instruction on the usual module.
+    """
+
+    __slots__ = ("_seen", "_full")
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+        self._full: NameUniquer | None = None
+
+    def unique(self, name: str) -> str:
+        full = self._full
+        if full is not None:
+            return full.unique(name)
+        key: str | None = name
+        if ".0" in name or ".-" in name:
+            root, _, digits = name.rpartition(".")
+            if digits == "0":
+                key = root
+            elif digits[1:].isdigit() and digits[:1] in ("0", "-"):
+                key = None  # a suffix that prints otherwise than written ('r.012', 'a.-1')
+        seen = self._seen
+        if key is None or key in seen or name[:2] == "__" or name in _TYPE_NAMES:
+            self._full = full = NameUniquer()
+            for earlier in seen.values():
+                full.unique(earlier)
+            self._seen = {}
+            return full.unique(name)
+        seen[key] = name
+        return name
