@@ -40,3 +40,31 @@ def test_fast_forms_give_what_the_plain_port_gives():
             n = rng.choice(parts) + ("." + rng.choice(suffixes) if rng.random() < 0.5 else "")
             want = plain._unique_sanitized(n)
             assert fast.unique(n) == want and lazy.unique(n) == want, n
+
+
+DUPLICATE_MOVE = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+other {
+  move = f32[4]{0} parameter(0)
+  ROOT n = f32[4]{0} negate(move)
+}
+
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  move = f32[4]{0} custom-call(p), custom_call_target="MoveToHost"
+  ROOT c = f32[4]{0} call(move), to_apply=other
+}
+"""
+
+
+def test_the_offload_report_names_instructions_as_xla_renamed_them():
+    """'move' is defined in 'other' first, so XLA's parser renames the entry's MoveToHost 'move.1';
+    the E1200 finding names it so, as jaxlib's module does (and the compiler's messages after it)."""
+    from xladoctor.offload import analyze_host_offload
+    from xladoctor.syntax.hlo_parser import parse_module
+    (error,) = analyze_host_offload(parse_module(DUPLICATE_MOVE)).errors
+    assert error.origin_instruction == "move.1" and [h.instruction for h in error.path] == ["move.1", "n"]
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import oracle_module
+    entry = next(c for c in oracle_module(DUPLICATE_MOVE).computations if c.is_entry)
+    assert [i.name for i in entry.instructions] == ["p", "move.1", "c"]
