@@ -4,8 +4,9 @@ Measured, not transcribed: each opcode was parsed by jaxlib 0.10.2's
 ``hlo_module_from_text`` with 0 to 4 operands (``bench/fuzz_campaign.py`` keeps
 checking the parser against it).  ``FIXED_ARITY`` holds the opcodes for which XLA
 answered "expects N operands, but has M operands"; ``REQUIRED_ATTRIBUTES`` the
-attribute XLA reported missing first ("attribute X is expected but not seen"), so
-it is a lower bound of what XLA requires, not the whole list.
+attributes XLA reported missing ("attribute X is expected but not seen"): the first
+one for each opcode, and for while, reduce, sort, fusion and select-and-scatter all of
+them (probed one missing at a time); for the others a lower bound of what XLA requires.
 """
 
 from __future__ import annotations
@@ -30,20 +31,25 @@ FIXED_ARITY: dict[str, int] = {
     "triangular-solve": 2, "while": 1, "xor": 2,
 }
 
-REQUIRED_ATTRIBUTES: dict[str, str] = {
-    "all-gather": "dimensions", "all-gather-start": "dimensions", "all-reduce": "to_apply",
-    "all-reduce-start": "to_apply", "call": "to_apply", "collective-permute": "source_target_pairs",
-    "collective-permute-start": "source_target_pairs", "compare": "direction", "concatenate": "dimensions",
-    "custom-call": "custom_call_target", "get-tuple-element": "index", "dynamic-slice": "dynamic_slice_sizes", "fusion": "calls",
-    "map": "to_apply", "reduce": "dimensions", "reduce-scatter": "dimensions", "reduce-window": "to_apply",
-    "rng": "distribution", "rng-bit-generator": "algorithm", "scan": "dimensions",
-    "scatter": "index_vector_dim", "sort": "dimensions",
+REQUIRED_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "all-gather": ("dimensions",), "all-gather-start": ("dimensions",), "all-reduce": ("to_apply",),
+    "all-reduce-start": ("to_apply",), "call": ("to_apply",), "collective-permute": ("source_target_pairs",),
+    "collective-permute-start": ("source_target_pairs",), "compare": ("direction",),
+    "concatenate": ("dimensions",), "custom-call": ("custom_call_target",), "get-tuple-element": ("index",),
+    "dynamic-slice": ("dynamic_slice_sizes",), "fusion": ("kind", "calls"), "map": ("to_apply",),
+    "reduce": ("dimensions", "to_apply"), "reduce-scatter": ("dimensions",), "reduce-window": ("to_apply",),
+    "rng": ("distribution",), "rng-bit-generator": ("algorithm",), "scan": ("dimensions",),
+    "scatter": ("index_vector_dim",), "sort": ("dimensions", "to_apply"), "while": ("condition", "body"),
+    "select-and-scatter": ("select", "scatter"),
 }
 
 
 # Attributes each opcode may carry, from the "Allowed attributes: ..." list jaxlib prints for an
-# unknown one (every opcode parsed with an attribute zzzq=1).  Opcodes missing here (async-*,
-# conditional, tuple) could not be probed that way and are not checked.
+# unknown one (every opcode parsed with an attribute zzzq=1).  Opcodes missing here (conditional,
+# tuple) could not be probed that way and are not checked.  The async ops were probed on a valid
+# chain: written plainly they take calls= (output_to_operand_aliasing only on the start);
+# in the sugared form (call-done) update and done take ASYNC_SUGAR_ATTRIBUTES only, and a start
+# takes its wrapped op's attributes plus async_execution_thread.
 COMMON_ATTRIBUTES: frozenset[str] = frozenset(["backend_config", "control-predecessors",
     "frontend_attributes", "metadata", "origin", "parameter_replication", "sharding", "statistics"])
 
@@ -54,6 +60,9 @@ ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
     "add": COMMON_ATTRIBUTES,
     "add-dependency": COMMON_ATTRIBUTES,
     "after-all": COMMON_ATTRIBUTES,
+    "async-done": COMMON_ATTRIBUTES | {"async_execution_thread", "calls"},
+    "async-start": COMMON_ATTRIBUTES | {"async_execution_thread", "calls", "output_to_operand_aliasing"},
+    "async-update": COMMON_ATTRIBUTES | {"async_execution_thread", "calls"},
     "all-gather": COMMON_ATTRIBUTES | {
         "channel_id", "constrain_layout", "dimensions", "replica_groups", "use_global_device_ids",
     },
@@ -216,3 +225,5 @@ ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
 METADATA_KEYS: frozenset[str] = frozenset(["deduplicated_name", "metadata_payload", "op_name", "op_type",
     "profile_type", "scheduling_name", "source_column", "source_end_column", "source_end_line", "source_file",
     "source_line", "stack_frame_id"])
+
+ASYNC_SUGAR_ATTRIBUTES: frozenset[str] = COMMON_ATTRIBUTES | {"async_execution_thread"}

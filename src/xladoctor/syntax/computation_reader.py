@@ -9,15 +9,24 @@ numbered from 0 without gaps), with XLA's wording.
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from ..errors import HloParseError
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
+from ..ir.opcodes import HloOpcode
 from ..ir.shape import Shape
+from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
+from .async_sugar import ASYNC_OPS, check_async, inherited_computation, wrapped_computation
 from .attributes import unquote
+from .conditional_rules import check_conditional
 from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
+from .name_uniquer import InstructionNames, NameUniquer
 from .shape_parser import read_shape
+
+_BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
 
 
 class _Body:
@@ -37,6 +46,15 @@ class ComputationReader(InstructionReader):
 
     _line: int
     _line_pos: int
+    _computations_as_written: dict[str, HloComputation]
+    _computation_names: NameUniquer
+    _anon_names: NameUniquer | None
+    """XLA's parser-wide ``name_uniquer_`` (names of nested instructions); made at the first one."""
+    _nested: list[tuple[HloInstruction, int]]
+    """Nested instructions read in the current line, not yet in the computation."""
+    _module_being_read: HloModule
+    _instruction_names: InstructionNames
+    """Computations by the name the text gives them (the module renames some: :mod:`.name_uniquer`)."""
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos``; positions are visited in increasing order, so this is O(n) total."""
@@ -68,6 +86,10 @@ class ComputationReader(InstructionReader):
             comp.signature = self._parse_signature()
         r.expect("{", f"to open computation '{name}'")
         self._parse_instructions(comp, module)
+        if comp.signature is not None and comp.root is not None and not comp.signature[1].compatible(comp.root.shape):
+            raise self.error(f"Shape of computation {name}, {comp.signature[1].human_string()}, is not compatible "
+                             f"with that of its root instruction {comp.root.name}, {comp.root.shape.human_string()}",
+                             start)
         while r.accept(","):
             attr, vstart, vend = self._read_attribute(f"computation '{name}'")
             if attr == "execution_thread":
@@ -105,24 +127,32 @@ class ComputationReader(InstructionReader):
         body = _Body()
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
         name_pos = body.name_pos
-        known, add = module.get_instruction, comp.add_instruction
+        add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
         while True:
             got = read_fast(self, module, by_name)
             if got is not None:
                 instr, control_refs, instr_start, is_root = got
-                if instr.name in name_pos or known(instr.name) is not None:
-                    self._check_new_name(comp, module, instr, name_pos, instr_start)
+                if instr.name in name_pos:
+                    self._check_new_name(comp, instr, name_pos, instr_start)
             else:
                 got = self._read_by_full_reader(comp, module, body)
                 if got is None:
                     break
                 instr, control_refs, instr_start, is_root = got
+            if self._nested:
+                line, line_pos = self._add_nested(comp, body, line, line_pos)
+            if self._anon_names is not None:
+                self._anon_names.unique(instr.name)
             if control_refs:
                 instr.control_predecessors = self._control_predecessors(comp, control_refs, by_name)
             if self._calls_to_resolve:
                 self._resolve_calls(module)
+            if instr.shape is None or instr.opcode in _BUILT_BY_XLA:
+                self._set_built_shape(instr, instr_start)
+                if instr.opcode in ASYNC_OPS:
+                    self._check_async(instr, instr_start)
             name_pos[instr.name] = instr_start
             newlines = text.count("\n", line_pos, instr_start)
             if newlines:
@@ -155,6 +185,108 @@ class ComputationReader(InstructionReader):
             r.pos += 4
         instr, control_refs = self._read_slow(comp, module, body.name_pos, body.by_name, instr_start)
         return instr, control_refs, instr_start, is_root
+
+    def _add_nested(self, comp: HloComputation, body: _Body, line: int, line_pos: int) -> tuple[int, int]:
+        """The nested instructions the last line held, into the computation before it."""
+        text = self.text
+        for instr, start in self._nested:
+            body.name_pos[instr.name] = start
+            line += text.count("\n", line_pos, start)
+            line_pos = start
+            instr.line = line
+            instr.col = start - text.rfind("\n", 0, start)
+            if instr.parameter_number is not None:
+                self._note_root_or_parameter(comp, body, instr, start, False)
+            comp.add_instruction(instr, index_parameter=False)
+        self._nested.clear()
+        return line, line_pos
+
+    def _set_built_shape(self, instr: HloInstruction, instr_start: int) -> None:
+        """The shape XLA's parser gives an instruction written without one (inferred), or whatever
+        shape was written for the opcodes whose ``Create*`` computes its own."""
+        if instr.opcode is HloOpcode.CONDITIONAL:
+            problem = check_conditional(instr)
+            if problem is not None:
+                raise self.error(problem, instr_start)
+        replaced = replaced_shape(instr)
+        if replaced is not None:
+            instr.shape = replaced
+            return
+        if instr.shape is None:
+            try:
+                instr.shape = infer_shape(instr)
+            except ShapeInferenceError as e:
+                raise self.error(f"failed to infer shape for opcode: {instr.opcode.value}, error: {e}",
+                                 instr_start) from None
+
+    def read_inline_computation(self, start: int, end: int) -> HloComputation:
+        """``to_apply={ ... }``: XLA's ParseInstructionList, a computation named '_' with its own name
+        scope, added to the module when complete (before the one being read).  The state of the
+        instruction being read (its nested operands, declared operand shapes) waits meanwhile."""
+        r = self.r
+        saved = self._nested, self.declared_operands, self.async_sugar
+        self._nested, self.async_sugar = [], None
+        comp = HloComputation("_")
+        comp.line = self.line_at(start)
+        r.pos = start + 1
+        self._parse_instructions(comp, self._module_being_read)
+        if r.pos != end:
+            raise self.error("unexpected text after the inline computation", r.pos)
+        self._nested, self.declared_operands, self.async_sugar = saved
+        self._add_to_module(self._module_being_read, comp)
+        return comp
+
+    def read_nested(self, scope: Container[str], start: int) -> str:
+        """An operand written as an instruction (``add(negate(p), q)``), as XLA's ParseOperands reads it:
+        ParseInstructionRhs without a name or attributes, its shape inferred if not written, named
+        ``<opcode>.anon`` by the parser's own NameUniquer (which has seen every name so far), and put
+        in the computation, and its name table, before the instruction that uses it."""
+        by_name = scope if isinstance(scope, dict) else {}
+        self.declared_operands = []
+        instr, refs, _ = self._parse_rhs("", scope, False)
+        ops = [by_name.get(ref) for ref, _ in refs]
+        if None in ops:
+            ref, pos = refs[ops.index(None)]
+            raise self.error(f"instruction does not exist: {ref}", pos)
+        instr.operands = [o for o in ops if o is not None]
+        self.check_declared_operands(instr.operands)
+        if instr.shape is None or instr.opcode in SHAPE_REPLACED:
+            self._set_built_shape(instr, start)
+        if self._anon_names is None:
+            self._anon_names = anon = NameUniquer()
+            for earlier in self._module_being_read.instructions():
+                anon.unique(earlier.name)
+            for pending, _ in self._nested:
+                anon.unique(pending.name)
+            for defined in by_name.values():
+                anon.unique(defined.name)
+        instr.name = self._anon_names.unique(f"{instr.opcode.value}.anon")
+        by_name[instr.name] = instr
+        self._nested.append((instr, start))
+        return instr.name
+
+    def _check_async(self, instr: HloInstruction, instr_start: int) -> None:
+        """XLA's rules for an async chain (jaxlib's wording), and the wrapped computation of the
+        sugared form (``call-start`` and kin: :mod:`.async_sugar`)."""
+        sugar, self.async_sugar = self.async_sugar, None
+        problem = check_async(instr)
+        if problem is None and sugar is not None:
+            if instr.opcode is HloOpcode.ASYNC_START:
+                self._add_to_module(self._module_being_read, wrapped_computation(instr, sugar[1]))
+                return
+            comp, problem = inherited_computation(instr, sugar[1])
+            if comp is not None:
+                instr.called = {"calls": [comp]}
+        if problem is not None:
+            raise self.error(problem, instr_start)
+
+    def _add_to_module(self, module: HloModule, comp: HloComputation) -> None:
+        """``HloModule::AddComputationInternal``: the module's uniquers name what it holds."""
+        comp.name = self._computation_names.unique(comp.name)
+        unique = self._instruction_names.unique
+        for instr in comp.instructions:
+            instr.name = unique(instr.name)
+        module.add_computation(comp)
 
     def _control_predecessors(self, comp: HloComputation, refs: list[tuple[str, int]],
                               by_name: dict[str, HloInstruction]) -> list[HloInstruction]:
@@ -192,7 +324,7 @@ class ComputationReader(InstructionReader):
                    instr_start: int) -> tuple[HloInstruction, list[tuple[str, int]]]:
         """One instruction by the full reader, its name checked and its operands resolved."""
         instr, operand_refs, control_refs = self._parse_instruction(module, by_name)
-        self._check_new_name(comp, module, instr, name_pos, instr_start)
+        self._check_new_name(comp, instr, name_pos, instr_start)
         if operand_refs:
             get = by_name.get
             ops = [get(ref) for ref, _ in operand_refs]
@@ -216,14 +348,13 @@ class ComputationReader(InstructionReader):
                                  f"parameter({missing}): parameters are numbered from 0 without gaps", pos)
         comp.parameters = [params[i][0] for i in range(len(params))]
 
-    def _check_new_name(self, comp: HloComputation, module: HloModule, instr: HloInstruction,
+    def _check_new_name(self, comp: HloComputation, instr: HloInstruction,
                         name_pos: dict[str, int], instr_start: int) -> None:
+        """Names are unique within a computation; another computation may reuse one (XLA's parser
+        keeps a scope per computation and renames module-wide afterwards: :mod:`.name_uniquer`)."""
         if instr.name in name_pos:
             raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
                              f"'{comp.name}')", instr_start)
-        if module.get_instruction(instr.name) is not None:
-            raise self.error(f"instruction name '{instr.name}' is already used in another computation "
-                             "(XLA requires unique names in a module)", instr_start)
 
     def _undefined(self, comp: HloComputation, ref: str, pos: int) -> HloParseError:
         return self.error(f"instruction does not exist: {ref} (operands and control-predecessors must be "
@@ -239,7 +370,7 @@ class ComputationReader(InstructionReader):
         """
         comps = []
         for n in names:
-            c = module.get_computation(n)
+            c = self._computations_as_written.get(n)
             if c is None:
                 raise self.error(f"computation does not exist: {n} ({role}= must name a computation defined "
                                  "earlier in the module, as XLA requires)", pos)

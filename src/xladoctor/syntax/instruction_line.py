@@ -24,6 +24,7 @@ from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, REQUIRED_ATTRIBUT
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
 from .hlo_lexicon import INT64_ATTRIBUTES, KEYWORDS, metadata_fast
+from .literal import LiteralError, check_literal
 from .reader import Reader
 from .shape_parser import read_shape
 
@@ -67,7 +68,7 @@ _ARITY = FIXED_ARITY
 _PARAMETER, _CONSTANT, _TUPLE = HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpcode.TUPLE
 # Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
 # attributes (None: not checked) and its required attribute (one dictionary look-up per line).
-_OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, str | None]] = {
+_OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, ...] | None]] = {
     spelling: (op, FIXED_ARITY.get(spelling, -1), ALLOWED_ATTRIBUTES.get(spelling), REQUIRED_ATTRIBUTES.get(spelling))
     for spelling, op in OPCODES_BY_SPELLING.items()}
 _intern = sys.intern
@@ -75,6 +76,8 @@ _NO_NAMES: set[str] = set()  # the attribute names of a line without any (never 
 _OPERAND = re.compile(rf"%?({_NAME})")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 # A scalar literal (constant(0), constant(-inf), constant(true)); array literals take the full reader.
+_ONE_COMPUTATION_ROLES = frozenset(CALLED_COMPUTATION_ROLES) - {"branch_computations"}
+_LONG_DIGITS = re.compile(r"[0-9]{20}")
 _SCALAR_LITERAL = re.compile(r"[ \t]*[-+0-9A-Za-z_.]+[ \t]*")
 
 # Shapes by spelling: real modules repeat a few dozen spellings over millions of lines.
@@ -148,7 +151,7 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
             del p._calls_to_resolve[resolving:]
             return None
         names = read
-    if required is not None and required not in names:
+    if required is not None and not names.issuperset(required):
         return None
     if operands:
         instr.operands = operands
@@ -169,6 +172,10 @@ def _contents(instr: HloInstruction, inside: str) -> bool:
     if opcode is _CONSTANT:
         if not _SCALAR_LITERAL.fullmatch(inside):
             return False
+        try:
+            check_literal(inside, instr.shape)
+        except LiteralError:
+            return False  # the full reader says where and why
         instr.literal = inside.strip()
         return True
     if inside.strip():
@@ -188,6 +195,8 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
     """Record and decode the attributes in ``text[start:end]`` as the full reader does: their names,
     or None where it would refuse one.  Read in place: a 10 MB value is copied once, as the full
     reader copies it."""
+    if _LONG_DIGITS.search(text, start, end) is not None:
+        return None  # an integer XLA's lexer may refuse: the full reader checks it
     found = _ATTRIBUTE.findall(text, start, end)
     if sum(map(len, chain.from_iterable(found))) + len(found) != end - start:
         return None  # something between or around them that is not an attribute this path reads
@@ -206,6 +215,8 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
         return names
     for a in _ATTRIBUTE.finditer(text, start, end):  # again, for the positions the decoders' messages name
         if a.group(2) in _DECODED:
+            if a.group(2) in _ONE_COMPUTATION_ROLES and a.group(3).startswith("{"):
+                return None  # an inline computation body: the full reader reads it (it moves the cursor)
             try:
                 p._decode_attribute(instr, a.group(2), a.group(3), a.start(3), control)
             except HloParseError:

@@ -10,16 +10,25 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from types import MappingProxyType
 
 from ..errors import HloParseError
+from ..ir.computation import HloComputation
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.module import HloModule
-from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, METADATA_KEYS, REQUIRED_ATTRIBUTES
+from ..ir.opcode_rules import (
+    ALLOWED_ATTRIBUTES,
+    ASYNC_SUGAR_ATTRIBUTES,
+    FIXED_ARITY,
+    METADATA_KEYS,
+    REQUIRED_ATTRIBUTES,
+)
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
+from ..ir.shape_inference import CAN_INFER
+from .async_sugar import split_sugar
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
 from .hlo_lexicon import (
     INT64_ATTRIBUTES,
@@ -30,9 +39,13 @@ from .hlo_lexicon import (
     VALUE_FORM,
     metadata_fast,
 )
+from .literal import LiteralError, check_literal
 from .reader import GAP, IDENT, Reader, lex_int64, match_end, show_token
 from .shape_parser import read_shape
 
+_ASYNC_START_OWN = frozenset({"async_execution_thread", "output_to_operand_aliasing"})
+_LONG_INT = re.compile(r"(?<![\w.])-?[0-9]{20,}(?![\w.])")  # one XLA's lexer may refuse: over uint64
+_NOT_LEXED = frozenset({"backend_config", "frontend_attributes", "metadata"})  # strings and raw text inside
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
@@ -58,6 +71,12 @@ class InstructionReader:
     source: str
     _calls_to_resolve: list[PendingCall]
     declared_operands: list[tuple[int, Shape, int]]
+    async_sugar: tuple[HloInstruction, HloOpcode] | None = None
+    read_inline_computation: Callable[[int, int], HloComputation]
+    """Reads ``{ instructions }`` between the two offsets as a computation of the module (ComputationReader)."""
+    read_nested: Callable[[Container[str], int], str]
+    """Reads a nested instruction at the cursor into the computation; returns its name (ComputationReader)."""
+    """The instruction just read if it was written in XLA's async sugar (``call-start``), and the op it wraps."""
     """The operands of the instruction being read that were written with a shape: (index, shape, where)."""
 
     def error(self, message: str, pos: int | None = None) -> HloParseError:
@@ -90,7 +109,12 @@ class InstructionReader:
         r.pos += 1
         r.skip()
         start = r.pos
-        end = scan_value(r.text, start, self.source)
+        if attr == "backend_config" and r.text.startswith("{", start):
+            end = _json_dict_end(r.text, start)
+            if end < 0:
+                raise self.error("unterminated backend_config={...}: its braces do not close", start)
+        else:
+            end = scan_value(r.text, start, self.source)
         if end == start:
             raise self.error(f"expected a value for attribute '{attr}' of {owner}")
         r.pos = end
@@ -119,33 +143,71 @@ class InstructionReader:
         """One instruction; ``scope`` holds the names defined so far in its computation (XLA's name table)."""
         r = self.r
         r.skip()
-        if r.text.startswith("%", r.pos):
+        percent = r.text.startswith("%", r.pos)
+        if percent:
             module.print_percent = True
         name = r.accept_name()
         if name is None:
             raise self.error(f"expected an instruction name, found {r.describe_here()}")
         self._not_keyword(name, "instruction")
-        if r.text.startswith("=", r.pos) and not r.text.startswith(":", r.pos - 1):
+        if r.text.startswith("=", r.pos) and not percent and not r.text.startswith(":", r.pos - 1):
             # XLA's lexer reads 'name=' as one attribute-name token, so 'x= add(...)' has no name.
             raise self.error(f"expected an instruction name: XLA reads '{name}=' as an attribute name; "
                              "put a space before '='")
         r.expect("=", f"after instruction name '{name}'")
+        return self._parse_rhs(name, scope, True)
+
+    def _parse_rhs(self, name: str, scope: Container[str], allow_attributes: bool
+                   ) -> tuple[HloInstruction, list[tuple[str, int]], list[tuple[str, int]]]:
+        """XLA's ``ParseInstructionRhs``: ``[shape] opcode(operands)`` and, unless nested, attributes."""
+        r = self.r
         r.skip()
-        if not _SHAPE_START.match(r.text, r.pos):
-            raise self.error(f"expected the shape of '{name}', found {r.describe_here()}")
-        shape = read_shape(r)
+        # XLA's CanBeShape: without a shape here, the opcode must be one XLA infers a shape for.
+        shape = read_shape(r) if _SHAPE_START.match(r.text, r.pos) or self._primitive_word(r.pos) else None
         r.skip()
         op_pos = r.pos
         m = _OPCODE.match(r.text, r.pos)
         if not m:
-            raise self.error(f"expected an opcode for '{name}', found {r.describe_here()}")
+            what = f"an opcode for '{name}'" if shape is not None else f"the shape of '{name}'"
+            raise self.error(f"expected {what}, found {r.describe_here()}")
         opcode = OPCODES_BY_SPELLING.get(m.group(0))
-        if opcode is None:
+        sugar = split_sugar(m.group(0)) if opcode is None else None
+        if sugar is not None:
+            opcode = sugar[0]
+        elif opcode is None:
             raise self.error(f"unknown opcode '{m.group(0)}'", op_pos)
+        if shape is None and opcode not in CAN_INFER:
+            raise self.error(f"cannot infer shape for opcode: {opcode.value} (write the shape of '{name}')", op_pos)
         r.pos = m.end()
-        instr = HloInstruction(name, opcode, shape)
+        instr = HloInstruction(name, opcode, shape)  # type: ignore[arg-type]  # None: inferred once resolved
         r.expect("(", f"after opcode '{opcode.value}'")
-        operand_refs: list[tuple[str, int]] = []
+        operand_refs = self._read_inside(instr, scope)
+        allowed = ALLOWED_ATTRIBUTES.get(opcode)
+        if sugar is not None:
+            wrapped_allowed = ALLOWED_ATTRIBUTES.get(sugar[1])
+            allowed = ASYNC_SUGAR_ATTRIBUTES if opcode is not HloOpcode.ASYNC_START else \
+                None if wrapped_allowed is None else wrapped_allowed | _ASYNC_START_OWN
+        control_refs = self._parse_attributes(instr, allowed) if allow_attributes else []
+        if sugar is not None:
+            self.async_sugar = (instr, sugar[1])  # the wrapped computation is built once operands resolve
+            opcode = sugar[1] if opcode is HloOpcode.ASYNC_START else opcode
+        want = FIXED_ARITY.get(opcode) if sugar is None else None
+        if opcode is HloOpcode.TUPLE and shape is not None:
+            if not shape.is_tuple:
+                raise self.error(f"a tuple instruction needs a tuple shape, not {shape}", op_pos)
+            want = len(shape.tuple_shapes)
+        if want is not None and len(operand_refs) != want:
+            raise self.error(f"expects {want} operands, but has {len(operand_refs)} operands", m.end())
+        for required in REQUIRED_ATTRIBUTES.get(opcode, ()):
+            if required not in instr.attributes:
+                raise self.error(f"attribute {required} is expected but not seen", m.end())
+        return instr, operand_refs, control_refs
+
+    def _read_inside(self, instr: HloInstruction, scope: Container[str]) -> list[tuple[str, int]]:
+        """What stands between the opcode's parentheses: a parameter number, a literal (checked as
+        XLA reads it), or the operands (their names and where each stands)."""
+        r = self.r
+        opcode, shape = instr.opcode, instr.shape
         if opcode is HloOpcode.PARAMETER:
             here = r.pos
             instr.parameter_number = r.expect_int("a parameter number")
@@ -156,21 +218,15 @@ class InstructionReader:
             lit_start = r.pos
             end = _scan_parenthesized(r.text, lit_start - 1, self.source)
             instr.literal = r.text[lit_start:end].strip()
+            assert shape is not None  # a constant's shape is never inferred (not in CAN_INFER)
+            try:
+                check_literal(r.text[lit_start:end], shape)
+            except LiteralError as e:
+                raise self.error(str(e), lit_start + e.offset) from None
             r.pos = end + 1
         else:
-            operand_refs = self._parse_operands(instr, scope)
-        control_refs = self._parse_attributes(instr)
-        want = FIXED_ARITY.get(opcode)
-        if opcode is HloOpcode.TUPLE:
-            if not shape.is_tuple:
-                raise self.error(f"a tuple instruction needs a tuple shape, not {shape}", op_pos)
-            want = len(shape.tuple_shapes)
-        if want is not None and len(operand_refs) != want:
-            raise self.error(f"expects {want} operands, but has {len(operand_refs)} operands", m.end())
-        required = REQUIRED_ATTRIBUTES.get(opcode)
-        if required is not None and required not in instr.attributes:
-            raise self.error(f"attribute {required} is expected but not seen", m.end())
-        return instr, operand_refs, control_refs
+            return self._parse_operands(instr, scope)
+        return []
 
     def _parse_operands(self, instr: HloInstruction, scope: Container[str]) -> list[tuple[str, int]]:
         """Operand names up to ')'.  As in XLA, commas only separate: empty entries are skipped
@@ -190,7 +246,7 @@ class InstructionReader:
             if r.accept(","):
                 continue
             r.skip()
-            pos = r.pos
+            pos = start = r.pos
             if _SHAPE_START.match(r.text, pos) or self._primitive_word(pos):
                 # Older printers: "f32[2]{0} %x"; a bare name never starts with "type[" or "(".
                 declared = self._operand_shape()
@@ -206,13 +262,18 @@ class InstructionReader:
             if name not in scope and name in OPCODES_BY_SPELLING and IDENT.fullmatch(r.text, pos, r.pos) \
                     and r.peek() in (",", ")"):
                 continue  # a bare name (no '%', no ':'), which XLA's lexer makes the identifier ParseOpcode takes
-            refs.append((name, pos))
             if r.peek() == "(" and name in OPCODES_BY_SPELLING:
                 # XLA's ParseOperands, failing to read a name followed by ',' or ')', reads the operand
-                # again as an instruction (ParseInstructionRhs without a name or attributes), infers
-                # its shape if none is written, and names it '<opcode>.anon' by its NameUniquer.
-                raise self.error(f"'{name}(...)' as an operand of '{instr.name}' is XLA's nested-instruction "
-                                 "form, which xladoctor does not read: write it as its own named instruction", pos)
+                # again as an instruction (ParseInstructionRhs without a name or attributes).
+                if self.declared_operands and self.declared_operands[-1][2] == start:
+                    self.declared_operands.pop()  # the shape was the nested instruction's
+                    typed.pop()
+                r.pos = start
+                outer = self.declared_operands
+                refs.append((self.read_nested(scope, start), start))
+                self.declared_operands = outer
+            else:
+                refs.append((name, pos))
             if r.peek() not in (",", ")"):
                 r.expect(",", f"or ')' in the operands of '{instr.name}'")
         if typed:
@@ -266,11 +327,11 @@ class InstructionReader:
                 raise self.error(f"The declared operand shape {declared} is not compatible with the shape of "
                                  f"the operand instruction {actual}.", pos)
 
-    def _parse_attributes(self, instr: HloInstruction) -> list[tuple[str, int]]:
+    def _parse_attributes(self, instr: HloInstruction, allowed: frozenset[str] | None) -> list[tuple[str, int]]:
+        """The attributes after the operands; one outside ``allowed`` (when known) is refused, as XLA does."""
         r = self.r
         control_refs: list[tuple[str, int]] = []
         text = r.text
-        allowed = ALLOWED_ATTRIBUTES.get(instr.opcode)
         while True:
             # Attributes follow a comma; anything else ends the instruction.
             save = r.pos
@@ -316,6 +377,11 @@ class InstructionReader:
 
     def _decode_attribute(self, instr: HloInstruction, attr: str, raw: str, pos: int,
                           control_refs: list[tuple[str, int]]) -> None:
+        if _LONG_INT.search(raw) is not None and attr not in _NOT_LEXED and not raw.startswith('"'):
+            for m in _LONG_INT.finditer(raw):
+                if lex_int64(m.group(0)) is None:  # XLA's lexer: int64, else uint64, else an error token
+                    raise self.error(f"integer {show_token(m.group(0))} in {attr}= is out of XLA's integer range",
+                                     pos + m.start())
         expected = VALUE_FORM.get(attr)
         if expected is not None and not raw.startswith(expected[0]):
             raise self.error(f"attribute {attr} expects {expected[1]}, found {show_token(raw)}", pos)
@@ -339,10 +405,12 @@ class InstructionReader:
             control_refs.extend((n, pos) for n in self._name_list(raw, pos, braced=True, empty=False))
         elif attr in CALLED_COMPUTATION_ROLES:
             if raw.startswith("{") and attr not in _COMPUTATION_LIST_ROLES:
-                # XLA reads '{' after a one-computation attribute as an inline computation body
-                # ('to_apply={c}' is refused there: 'expects '=' in instruction').
-                raise self.error(f"{attr}= names one computation: XLA reads '{{' here as the start of an inline "
-                                 "computation body, which xladoctor does not read", pos)
+                # XLA reads '{' after a one-computation attribute as an inline computation body, a
+                # computation named '_' ('to_apply={c}' is refused there: 'expects '=' in instruction').
+                comp = self.read_inline_computation(pos, pos + len(raw))
+                instr.called = {**instr.called, attr: [comp]}
+                instr.attributes[attr] = comp.name
+                return
             listed = attr in _COMPUTATION_LIST_ROLES  # a conditional needs a branch: jaxlib refuses '{}'
             names = self._name_list(raw, pos, braced=listed, empty=not listed)
             self._calls_to_resolve.append((instr, attr, names, pos))
@@ -377,6 +445,31 @@ class _Probe(Reader):
 
     def error(self, message: str, pos: int | None = None) -> HloParseError:
         return _Stopped(message, self.pos if pos is None else pos)
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _json_dict_end(text: str, start: int) -> int:
+    """End of ``{...}`` as XLA's LexJsonDict finds it: braces counted, strings skipped, nothing else
+    read (``/*`` is no comment there), or -1 if the braces do not close."""
+    depth, i, n = 0, start, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            m = _JSON_STRING.match(text, i)
+            if m is None:
+                return -1
+            i = m.end()
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
 
 
 def _is_int32(raw: str) -> bool:

@@ -147,6 +147,9 @@ def read_shape_list(r: Reader, what: str) -> list[Shape]:
     return shapes
 
 
+_LEADING_ZEROS = re.compile(r"0+(?=[0-9])")
+
+
 def _read_dimensions(r: Reader) -> tuple[list[int], list[bool]]:
     """``[8,<=4,?]`` after its '[': sizes (``?`` is unbounded) and which are dynamic."""
     dims: list[int] = []
@@ -159,7 +162,11 @@ def _read_dimensions(r: Reader) -> tuple[list[int], list[bool]]:
             dynamic.append(True)
         else:
             bounded = r.accept("<=")
+            r.skip()
             here = r.pos
+            zeros = _LEADING_ZEROS.match(r.text, r.pos)
+            if zeros is not None:
+                r.pos = zeros.end()  # XLA reads a size with SimpleAtoi: leading zeros of any number are taken
             d = r.expect_int("a dimension size")
             if d < 0:
                 raise r.error(f"dimension size must not be negative, got {d}", here)

@@ -1,0 +1,70 @@
+"""XLA's NameUniquer as the parser runs it (xla/service/name_uniquer.cc), and its fast form."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from xladoctor.syntax.name_uniquer import InstructionNames, NameUniquer
+
+# (names in order, what GetUniqueName returns for each), worked through name_uniquer.cc by hand.
+CASES = [
+    (["p", "p", "p"], ["p", "p.1", "p.2"]),
+    (["a", "a.0"], ["a", "a.1"]),
+    (["a.0", "a"], ["a.0", "a.1"]),
+    (["r.012"], ["r.12"]),
+    (["r.1", "r.01"], ["r.1", "r.0"]),
+    (["x.-1", "x.-1"], ["x.-1", "x.0"]),
+    (["__foo", "__xla_bar"], ["a_foo", "__xla_bar"]),
+    (["f32", "tuple"], ["f32_", "tuple"]),
+    (["n.99999999999999999999"], ["n.99999999999999999999"]),
+]
+
+
+@pytest.mark.parametrize("names,expected", CASES)
+def test_get_unique_name(names, expected):
+    for uniquer in (NameUniquer(), InstructionNames()):
+        assert [uniquer.unique(n) for n in names] == expected
+
+
+def test_fast_forms_give_what_the_plain_port_gives():
+    """The split fast path and the set-backed InstructionNames against the plain port, on random
+    runs of names XLA's lexer can produce."""
+    rng = random.Random(7)
+    parts = ["a", "p", "f32", "__x", "__xla_y", "b.c", "x-y", "r", "a.", "s32.1", "_", "tuple", "q.1"]
+    suffixes = ["0", "1", "01", "2", "-1", "012", "00", "99999999999999999999", "x", "", "-0"]
+    for _ in range(2000):
+        plain, fast, lazy = NameUniquer(), NameUniquer(), InstructionNames()
+        for _ in range(rng.randint(1, 30)):
+            n = rng.choice(parts) + ("." + rng.choice(suffixes) if rng.random() < 0.5 else "")
+            want = plain._unique_sanitized(n)
+            assert fast.unique(n) == want and lazy.unique(n) == want, n
+
+
+DUPLICATE_MOVE = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+other {
+  move = f32[4]{0} parameter(0)
+  ROOT n = f32[4]{0} negate(move)
+}
+
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  move = f32[4]{0} custom-call(p), custom_call_target="MoveToHost"
+  ROOT c = f32[4]{0} call(move), to_apply=other
+}
+"""
+
+
+def test_the_offload_report_names_instructions_as_xla_renamed_them():
+    """'move' is defined in 'other' first, so XLA's parser renames the entry's MoveToHost 'move.1';
+    the E1200 finding names it so, as jaxlib's module does (and the compiler's messages after it)."""
+    from xladoctor.offload import analyze_host_offload
+    from xladoctor.syntax.hlo_parser import parse_module
+    (error,) = analyze_host_offload(parse_module(DUPLICATE_MOVE)).errors
+    assert error.origin_instruction == "move.1" and [h.instruction for h in error.path] == ["move.1", "n"]
+    pytest.importorskip("jaxlib")
+    from jaxlib_oracle import oracle_module
+    entry = next(c for c in oracle_module(DUPLICATE_MOVE).computations if c.is_entry)
+    assert [i.name for i in entry.instructions] == ["p", "move.1", "c"]
