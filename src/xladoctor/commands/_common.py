@@ -7,7 +7,6 @@ import json
 import sys
 from typing import Any
 
-from ..errors import InputError
 from ..files import decode_text
 from ..labels import FALLBACK, label
 
@@ -20,18 +19,9 @@ def read_input(path: str) -> tuple[str, str]:
     Unreadable or non-UTF-8 files raise :class:`InputError` naming the file, so the
     CLI prints one line instead of a traceback.
     """
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        name = "<stdin>"
-    else:
-        name = path
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except IsADirectoryError:
-            raise InputError("is a directory, expected a file", name, 1, 1) from None
-        except OSError as e:
-            raise InputError(f"cannot read file: {e.strerror or e}", name, 1, 1) from None
+    from ..files import read_path
+
+    data, name = read_path(path)
     return decode_text(data, name), name
 
 
