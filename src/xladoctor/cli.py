@@ -117,12 +117,17 @@ def build_parser(only: str | None = None, lang: str | None = "en") -> argparse.A
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command with stdout/stderr wrapped so no input can drive the terminal."""
-    from .escape import TerminalSafeStream
+    from .escape import OutputError, TerminalSafeStream
 
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = TerminalSafeStream(out), TerminalSafeStream(err)
     try:
-        return _main(argv)
+        code = _main(argv)
+        sys.stdout.flush()  # a full disk shows here, where the buffered output is written
+        return code
+    except OutputError as err:  # stdout could not be written: one line, exit 2 (escape.OutputError)
+        print(f"xladoctor: {err}", file=sys.stderr)
+        return EXIT_USAGE
     finally:
         try:
             sys.stdout.flush()

@@ -28,7 +28,10 @@ and is not touched.
 from __future__ import annotations
 
 import io
+import os
 import re
+
+from .errors import XlaDoctorError
 
 # Bidi formatting characters (UAX #9 explicit formatting plus marks) and line separators.
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
@@ -60,18 +63,66 @@ def escape_stream_text(text: str) -> str:
     return _STREAM_UNSAFE.sub(_escape_char, text)
 
 
+class OutputError(XlaDoctorError):
+    """Standard output (or error) could not be written: a full disk, ``/dev/full``, a quota.
+
+    Raised by the stream layer for every command alike, so the CLI prints one line and exits
+    2 instead of an internal error.  A closed pipe stays :class:`BrokenPipeError` (the reader
+    went away on purpose: ``| head``)."""
+
+
+def _failed(inner, e: OSError) -> OutputError:
+    """The error for a failed write; the stream's buffered rest is dropped so that the
+    interpreter's own flush at exit does not fail again (the fd is pointed at /dev/null)."""
+    try:
+        fd = inner.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        pass
+    name = getattr(inner, "name", "output")
+    return OutputError(f"cannot write to {name}: {e.strerror or e}")
+
+
+def _guarded(inner, call, *args):
+    try:
+        return call(*args)
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise _failed(inner, e) from None
+
+
+class _SafeBuffer:
+    """``sys.stdout.buffer`` for raw bytes, with the same one-line error when the write fails."""
+
+    def __init__(self, inner, text_stream):
+        self._inner, self._text = inner, text_stream
+
+    def write(self, data) -> int:
+        return _guarded(self._text, self._inner.write, data)
+
+    def flush(self) -> None:
+        _guarded(self._text, self._inner.flush)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
 class TerminalSafeStream(io.TextIOBase):
-    """A text stream that escapes unsafe characters on their way to the wrapped stream."""
+    """A text stream that escapes unsafe characters on their way to the wrapped stream,
+    and turns a failed write into :class:`OutputError`."""
 
     def __init__(self, inner):
         self._inner = inner
 
     def write(self, s: str) -> int:
-        self._inner.write(escape_stream_text(s))
+        _guarded(self._inner, self._inner.write, escape_stream_text(s))
         return len(s)
 
     def flush(self) -> None:
-        self._inner.flush()
+        _guarded(self._inner, self._inner.flush)
 
     def isatty(self) -> bool:
         return self._inner.isatty()
@@ -82,7 +133,7 @@ class TerminalSafeStream(io.TextIOBase):
     @property
     def buffer(self):
         """Raw bytes bypass the escaping on purpose (``relayout ... -`` writes array bytes)."""
-        return self._inner.buffer
+        return _SafeBuffer(self._inner.buffer, self._inner)
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
