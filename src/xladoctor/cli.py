@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         code = _main(argv)
         sys.stdout.flush()  # a full disk shows here, where the buffered output is written
         return code
-    except OutputError as err:  # stdout could not be written: one line, exit 2 (escape.OutputError)
+    except OutputError as err:  # the last flush failed (escape.TerminalSafeStream): one line, exit 2
         print(f"xladoctor: {err}", file=sys.stderr)
         return EXIT_USAGE
     finally:
@@ -137,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    from .escape import OutputError
+
     argv = sys.argv[1:] if argv is None else argv
     command = _chosen_command(argv)
     parser = build_parser(command, help_language(argv) if _may_show_help(argv, command) else None)
@@ -158,6 +160,9 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_CLEAN
+    except OutputError as err:  # stdout could not be written (escape.TerminalSafeStream): one line, exit 2
+        print(f"xladoctor: {err}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("xladoctor: interrupted", file=sys.stderr)
         return 130

@@ -31,8 +31,6 @@ import io
 import os
 import re
 
-from .errors import XlaDoctorError
-
 # Bidi formatting characters (UAX #9 explicit formatting plus marks) and line separators.
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
 _FIELD_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f" + _BIDI + "]")
@@ -63,11 +61,12 @@ def escape_stream_text(text: str) -> str:
     return _STREAM_UNSAFE.sub(_escape_char, text)
 
 
-class OutputError(XlaDoctorError):
+class OutputError(Exception):
     """Standard output (or error) could not be written: a full disk, ``/dev/full``, a quota.
 
     Raised by the stream layer for every command alike, so the CLI prints one line and exits
-    2 instead of an internal error.  A closed pipe stays :class:`BrokenPipeError` (the reader
+    2 instead of an internal error (an ``Exception``, not an ``XlaDoctorError``: this module
+    sits below :mod:`xladoctor.errors`, which imports it).  A closed pipe stays :class:`BrokenPipeError` (the reader
     went away on purpose: ``| head``)."""
 
 

@@ -207,6 +207,16 @@ def decode_text(data: bytes | bytearray, name: str) -> str:
         raise InputError(f"not UTF-8 text (byte 0x{data[e.start]:02x})", name, line, col) from None
 
 
+def text_argument(value: object, func: str, source: str) -> str:
+    """The text an API function (``parse_module``) was given: a ``str``, or ``bytes`` decoded as UTF-8
+    (a located :class:`InputError` if they are not); anything else is a TypeError naming what to pass."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return decode_text(bytes(value), source)
+    raise TypeError(f"{func}() takes the text as str (or UTF-8 bytes), not {type(value).__name__}")
+
+
 _UNBOUNDED_DIM = re.compile(r"\[[^\]\n]*?(\?)")
 
 
