@@ -18,6 +18,11 @@ both built on :func:`escape_field`:
   leaves alone the isolates and marks that the Persian renderer emits on purpose
   (``terminal_bidi``: RLM, LRI, PDI).
 
+The same rule for the other outputs: :func:`shell_arg` for a name in a command a user
+may run, :func:`json_text` for JSON documents (valid UTF-8 whatever a file name's bytes),
+:func:`html_text` for HTML (bidi overrides and isolates visualised, not only ``<>&``), and
+:func:`uri_path` for SARIF URIs (percent-encoded bytes).
+
 Escaped output is still valid JSON where it lands inside a JSON string: the
 escapes used (``\\u202e``) are JSON escapes of the same character, and JSON
 already escapes C0 controls itself, so ``--json`` output decodes to the original
@@ -33,10 +38,17 @@ import re
 
 # Bidi formatting characters (UAX #9 explicit formatting plus marks) and line separators.
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
-_FIELD_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f" + _BIDI + "]")
+# Lone surrogates: a file name's bytes that are not UTF-8 (os.fsdecode's surrogateescape, \udcff
+# for 0xff) and nothing else; no encoder writes them, so every output escapes them.
+_SURROGATES = "\ud800-\udfff"
+_FIELD_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f" + _BIDI + _SURROGATES + "]")
 # What the stream wrapper escapes: controls xladoctor never prints itself (keeps \n and \t),
 # and the embeddings/overrides (the isolates and marks are the Persian renderer's).
-_STREAM_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2028\u2029]")
+_STREAM_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2028\u2029" + _SURROGATES + "]")
+# What HTML text escapes beyond html.escape: controls but \n and \t, overrides, embeddings and
+# isolates (inside <bdi> an input's U+202E still reorders the rest of the name), surrogates.
+_HTML_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029" + _SURROGATES + "]")
+_SURROGATE = re.compile("[" + _SURROGATES + "]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -46,6 +58,8 @@ def _escape_char(m: re.Match[str]) -> str:
     if named:
         return named
     code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a file name that is not UTF-8: shown as that byte
+        return f"\\x{code - 0xDC00:02x}"
     # \u form from DEL up: inside a JSON string it is the JSON escape of the same character.
     return f"\\x{code:02x}" if code < 0x7F else f"\\u{code:04x}"
 
@@ -54,6 +68,39 @@ def escape_field(value: object) -> str:
     """``str(value)`` with every control, bidi formatting and separator character made visible."""
     text = str(value)
     return _FIELD_UNSAFE.sub(_escape_char, text)
+
+
+def shell_arg(path: str) -> str:
+    """``path`` as a shell argument a user can paste and run, every unsafe character visible:
+    ``shlex.quote`` when it has none, else bash's ``$'...'`` quoting with the same escapes
+    (``$'x\\n\\n1 file checked\\n.hlo'``, ``$'bad\\xff.hlo'``), so a name cannot forge a line."""
+    import shlex
+
+    if not _FIELD_UNSAFE.search(path):
+        return shlex.quote(path)
+    inner = _FIELD_UNSAFE.sub(_escape_char, path.replace("\\", "\\\\").replace("'", "\\'"))
+    return f"$'{inner}'"
+
+
+def json_text(document: str) -> str:
+    """A JSON document (``json.dumps(..., ensure_ascii=False)``) made valid UTF-8: a lone surrogate
+    (a non-UTF-8 byte of a file name) becomes the text ``\\xff``, as :func:`escape_field` shows it."""
+    return _SURROGATE.sub(lambda m: "\\" + _escape_char(m), document)
+
+
+def html_text(value: object) -> str:
+    """``str(value)`` safe for HTML text and attributes: ``html.escape``, and controls, bidi
+    overrides, embeddings and isolates and non-UTF-8 bytes made visible (``\\u202e``)."""
+    import html
+
+    return html.escape(_HTML_UNSAFE.sub(_escape_char, str(value)), quote=True)
+
+
+def uri_path(path: str) -> str:
+    """A path percent-encoded for a URI from its bytes (a non-UTF-8 0xff is ``%FF``, never an error)."""
+    from urllib.parse import quote
+
+    return quote(os.fsencode(path))
 
 
 def escape_stream_text(text: str) -> str:

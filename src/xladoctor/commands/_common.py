@@ -38,7 +38,9 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
     doc = {**head, **obj}
     # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
     # which checks each write for characters to escape.
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    from ..escape import json_text  # a file name's non-UTF-8 bytes as \\xff text: the document stays UTF-8
+
+    sys.stdout.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
 
 
 def help_text(parser: Any, key: str, **values: Any) -> str:
