@@ -70,8 +70,7 @@ def _read_input(path: str, source: Shape, stored: int):
         return logical_or_stored(read_npy(path), source, stored, path)
     from ..files import read_path
 
-    data, _ = read_path(path, stored, what=f"the size of a buffer of {source} (physical_bytes); is --from the "
-                                           "layout the bytes were written in?")
+    data, _ = read_path(path, stored, what=label("status.relayout_input_bound", shape=source))
     return None, data
 
 
