@@ -48,7 +48,7 @@ _STREAM_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2028\u20
 # What HTML text escapes beyond html.escape: controls but \n and \t, overrides, embeddings and
 # isolates (inside <bdi> an input's U+202E still reorders the rest of the name), surrogates.
 _HTML_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029" + _SURROGATES + "]")
-_SURROGATE = re.compile("[" + _SURROGATES + "]")
+_JSON_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u2028\u2029" + _SURROGATES + "]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -84,8 +84,17 @@ def shell_arg(path: str) -> str:
 
 def json_text(document: str) -> str:
     """A JSON document (``json.dumps(..., ensure_ascii=False)``) made valid UTF-8: a lone surrogate
-    (a non-UTF-8 byte of a file name) becomes the text ``\\xff``, as :func:`escape_field` shows it."""
-    return _SURROGATE.sub(lambda m: "\\" + _escape_char(m), document)
+    (a non-UTF-8 byte of a file name) becomes the text ``\\xff``, as :func:`escape_field` shows it;
+    bidi overrides, embeddings and isolates are written as JSON escapes (``\\u202e``, the same value),
+    so no viewer of the raw document (a terminal, an HTML page's embedded data) reorders it."""
+    return _JSON_BIDI.sub(_json_escape, document)
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    c = m.group(0)
+    if "\ud800" <= c <= "\udfff":
+        return "\\" + _escape_char(m)  # the text \xff: no JSON escape stands for a lone byte
+    return f"\\u{ord(c):04x}"  # the JSON escape of the same character: the value is unchanged
 
 
 def html_text(value: object) -> str:

@@ -68,9 +68,12 @@ def _read_input(path: str, source: Shape, stored: int):
         from ..inputs.npy_file import logical_or_stored, read_npy
 
         return logical_or_stored(read_npy(path), source, stored, path)
-    from ..files import read_path
+    from ..files import max_input_bytes, read_path
 
-    data, _ = read_path(path, stored, what=label("status.relayout_input_bound", shape=source))
+    if stored > max_input_bytes():  # a buffer too big to read whole: the general bound says so
+        data, _ = read_path(path)
+    else:
+        data, _ = read_path(path, stored, what=label("status.relayout_input_bound", shape=source))
     return None, data
 
 
