@@ -132,7 +132,7 @@ def hostile_names(tmp_path):
     d = tmp_path / "u"
     d.mkdir()
     text = EXAMPLE.read_bytes()
-    for name in (b"bad\xff.hlo", "x\n\n1 file checked, 0 findings\n.hlo".encode(), "rtl\u202eolh.txt".encode()):
+    for name in (b"bad\xff.hlo", b"x\n\n1 file checked, 0 findings\n.hlo", "rtl\u202eolh.txt".encode()):
         (Path(os.fsdecode(bytes(d) + b"/" + name))).write_bytes(text)
     return d
 
