@@ -746,7 +746,7 @@ ENTRY e {
 
 HOSTILE_TARGETS = {"names": run_names, "npy": run_npy, "compressed": run_compressed, "urls": run_urls}
 """Issue 23's input kinds: each takes a seeded Random (the stream's "relayout" family lends them
-one draw in four: mutations 4 and 5, base seed modulo 4)."""
+its draws with mutations 4 and 5, a quarter to each)."""
 
 
 # --------------------------------------------------------------------------- worker
@@ -771,7 +771,7 @@ def _input_for(kind: str, base_seed: int, mutations: int) -> tuple[str, Any]:
                              "d.txt": "\ufeff" + random_module(rng), "e\x1b[2J\u202e\n.log": mutate(text, rng)}
         return "explain", text
     if mutations in (4, 5):  # issue 23's hostile input kinds share the relayout family's draws
-        return ("names", "npy", "compressed", "urls")[base_seed % 4], rng
+        return ("names", "npy", "compressed", "urls")[rng.randrange(4)], rng
     return "relayout", rng
 
 

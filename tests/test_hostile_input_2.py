@@ -92,6 +92,14 @@ def test_an_npy_header_declaring_a_tebibyte_is_refused_before_allocating(tmp_pat
     assert r.returncode == 2 and "but the file holds 16 data bytes" in one_line(r.stderr)
 
 
+def test_an_npy_header_numpy_cannot_tokenize_is_a_located_error(tmp_path):  # found by the npy target
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (\n"
+    npy = tmp_path / "torn.npy"
+    npy.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + bytes(16))
+    r = cli("relayout", "--from", "f32[4]", "--to", "f32[4]", str(npy), str(tmp_path / "o.npy"))
+    assert r.returncode == 2 and one_line(r.stderr).startswith(f"{npy}:1:1: not a readable .npy file: ")
+
+
 # ------------------------------------------------------------------ issue 22 item 8: relayout .npy
 
 
@@ -252,6 +260,13 @@ def test_fleet_urls_it_cannot_list_are_one_line_errors(url, words):
     assert r.returncode == 2
     line = one_line(r.stderr)
     assert line.startswith(f"xladoctor: {url}: ") and words in line
+
+
+def test_a_newline_in_a_url_pattern_cannot_forge_a_line():  # found by the campaign's urls target
+    pytest.importorskip("fsspec")
+    r = cli("fleet", "bogus://\n1 file checked, 0 findings\n/*.log")
+    assert r.returncode == 2
+    assert one_line(r.stderr).startswith("xladoctor: bogus://\\n1 file checked, 0 findings\\n/*.log: ")
 
 
 def test_s3_without_s3fs_says_what_to_install():

@@ -45,9 +45,9 @@ _FIELD_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f" + _BIDI + _SURROGATES + "]")
 # What the stream wrapper escapes: controls xladoctor never prints itself (keeps \n and \t),
 # and the embeddings/overrides (the isolates and marks are the Persian renderer's).
 _STREAM_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2028\u2029" + _SURROGATES + "]")
-# What HTML text escapes beyond html.escape: controls but \n and \t, overrides, embeddings and
+# What HTML text escapes beyond html.escape: controls but \n, \r and \t, overrides, embeddings and
 # isolates (inside <bdi> an input's U+202E still reorders the rest of the name), surrogates.
-_HTML_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029" + _SURROGATES + "]")
+_HTML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029" + _SURROGATES + "]")
 _JSON_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u2028\u2029" + _SURROGATES + "]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 

@@ -141,18 +141,20 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 def _expand_url(pattern: str) -> list[str]:
     from .errors import UsageError
+    from .escape import escape_field
 
+    shown = escape_field(pattern)  # a newline in a pattern must not forge a line of the error
     try:
         import fsspec
     except ImportError:
-        raise UsageError(f"{pattern}: URLs need fsspec: pip install 'xladoctor[dask]'") from None
+        raise UsageError(f"{shown}: URLs need fsspec: pip install 'xladoctor[dask]'") from None
     try:
         fs, _, paths = fsspec.core.get_fs_token_paths(pattern)
         return [fs.unstrip_protocol(p) for p in paths if fs.isfile(p)]
     except ImportError as e:  # the protocol's package (s3fs, gcsfs ...) is not installed
-        raise UsageError(f"{pattern}: {e}") from None
+        raise UsageError(f"{shown}: {escape_field(e)}") from None
     except Exception as e:  # an unknown protocol, a refused connection, a bad URL: one line, exit 2
-        raise UsageError(f"{pattern}: cannot list this URL: {type(e).__name__}: {e}") from None
+        raise UsageError(f"{shown}: cannot list this URL: {type(e).__name__}: {escape_field(e)}") from None
 
 
 def job_of(path: str, job_regex: str | None, root: str | None = None) -> str:
@@ -220,8 +222,8 @@ past that it is refused as a decompression bomb (logs compress 5-20x; zeros 1000
 class _Bounded(io.RawIOBase):
     """A decompressing stream that stops with a located error past its limit (never a MemoryError)."""
 
-    def __init__(self, inner: Any, path: str, limit: int):
-        self._inner, self._path, self._limit, self._got = inner, path, limit, 0
+    def __init__(self, inner: Any, path: str, limit: int, raw: Any = None):
+        self._inner, self._path, self._limit, self._got, self._raw = inner, path, limit, 0, raw
 
     def readable(self) -> bool:
         return True
@@ -239,6 +241,8 @@ class _Bounded(io.RawIOBase):
 
     def close(self) -> None:
         self._inner.close()
+        if self._raw is not None:  # GzipFile(fileobj=...) leaves the file it reads open
+            self._raw.close()
         super().close()
 
 
@@ -268,7 +272,7 @@ def _open(path: str) -> BinaryIO:
     limit = _decompress_limit(os.fstat(fd).st_size)
     if ext == ".gz":
         import gzip
-        return cast(BinaryIO, _Bounded(gzip.GzipFile(fileobj=raw, mode="rb"), path, limit))
+        return cast(BinaryIO, _Bounded(gzip.GzipFile(fileobj=raw, mode="rb"), path, limit, raw))
     if ext == ".bz2":
         import bz2
         return cast(BinaryIO, _Bounded(bz2.BZ2File(raw), path, limit))

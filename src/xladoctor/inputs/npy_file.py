@@ -39,8 +39,10 @@ def read_npy(path: str) -> Any:
                 if version not in reader:
                     raise ValueError(f"format version {version[0]}.{version[1]} (1.0 and 2.0 are read)")
                 dims, fortran, dtype = reader[version](f)
-            except (ValueError, SyntaxError, TypeError, OverflowError) as e:
-                raise InputError(f"not a readable .npy file: {e}", path, 1, 1) from None
+            except (OSError, MemoryError):
+                raise
+            except Exception as e:  # numpy's header reader: ValueError, SyntaxError, tokenize's TokenError ...
+                raise InputError(f"not a readable .npy file: {type(e).__name__}: {e}", path, 1, 1) from None
             if dtype.hasobject:
                 raise InputError("not a readable .npy file: it holds Python objects", path, 1, 1)
             nbytes = math.prod(dims) * dtype.itemsize
