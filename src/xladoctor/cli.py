@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         code = _main(argv)
         sys.stdout.flush()  # a full disk shows here, where the buffered output is written
         return code
-    except OutputError as err:  # the last flush failed (escape.TerminalSafeStream): one line, exit 2
-        print(f"xladoctor: {err}", file=sys.stderr)
+    except OutputError as failed:  # the last flush failed (escape.TerminalSafeStream): one line, exit 2
+        print(f"xladoctor: {failed}", file=sys.stderr)
         return EXIT_USAGE
     finally:
         try:
