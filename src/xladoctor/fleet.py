@@ -219,6 +219,9 @@ DECOMPRESSED_RATIO = 200
 past that it is refused as a decompression bomb (logs compress 5-20x; zeros 1000x)."""
 
 
+_DECOMPRESS_STEP = 1 << 20
+
+
 class _Bounded(io.RawIOBase):
     """A decompressing stream that stops with a located error past its limit (never a MemoryError)."""
 
@@ -229,7 +232,9 @@ class _Bounded(io.RawIOBase):
         return True
 
     def readinto(self, view: Any) -> int:
-        n = self._inner.readinto(view)
+        # At most 1 MiB a call: the decompressor allocates an output buffer of the size asked for,
+        # and fastscan asks for 8 MiB blocks (twice the memory for nothing, near a memory cap).
+        n = self._inner.readinto(memoryview(view)[:_DECOMPRESS_STEP])
         self._got += n or 0
         if self._got > self._limit:
             from .errors import InputError
