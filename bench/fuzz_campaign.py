@@ -715,14 +715,17 @@ def run_compressed(rng: random.Random) -> Outcome:
 
 def random_url(rng: random.Random) -> str:
     """A fleet pattern with a scheme: unknown, uninstalled, local, or network ones aimed at a closed port."""
-    scheme = rng.choice(["bogus", "s3", "gs", "gcs", "az", "ftp", "sftp", "http", "https", "zip", "tar", "file",
-                         "memory", "hdfs", "github", "simplecache", "", "x" * 40, "ZIP", "s3a", "dask"])
+    # Not http(s), hdfs, sftp, github or dask: their fsspec back ends import aiohttp, pyarrow, paramiko,
+    # requests or distributed, hundreds of MB of address space taken under the worker's cap for good
+    # (the next inputs then meet MemoryErrors that are the import's, not theirs).
+    scheme = rng.choice(["bogus", "s3", "gs", "gcs", "az", "ftp", "zip", "tar", "file", "memory",
+                         "simplecache", "", "x" * 40, "ZIP", "s3a"])
     host = rng.choice(["127.0.0.1:1", "", "bucket", "[::1]:1", "%", "a b", "\u202e", "\n"])
     path = rng.choice(["*.log", "**/*.log", "", "a/../../etc", "?", "[", "x" * 300, "%00", "\x00"])
     url = f"{scheme}://{host}/{path}"
-    if scheme in ("http", "https", "ftp", "sftp", "hdfs", "github", "dask", "simplecache"):
+    if scheme in ("ftp", "simplecache"):
         url = f"{scheme}://127.0.0.1:1/{path}"  # nothing listens there: refused at once, no DNS
-    return mutate(url, rng) if rng.random() < 0.3 and not any(s in url for s in ("http", "ftp", "hdfs")) else url
+    return mutate(url, rng) if rng.random() < 0.3 and "ftp" not in url else url
 
 
 def run_urls(rng: random.Random) -> Outcome:
