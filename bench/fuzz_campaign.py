@@ -733,6 +733,8 @@ def run_urls(rng: random.Random) -> Outcome:
     from xladoctor import fleet
     from xladoctor.errors import XlaDoctorError
     url = random_url(rng)
+    if not fleet.is_url(url):  # a mutation took the scheme away: a local glob ('///**' walks the whole disk)
+        return Outcome("ok")
     try:
         fleet.expand([url])
     except XlaDoctorError as e:

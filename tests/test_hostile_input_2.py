@@ -98,6 +98,10 @@ def test_an_npy_header_numpy_cannot_tokenize_is_a_located_error(tmp_path):  # fo
     npy.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + bytes(16))
     r = cli("relayout", "--from", "f32[4]", "--to", "f32[4]", str(npy), str(tmp_path / "o.npy"))
     assert r.returncode == 2 and one_line(r.stderr).startswith(f"{npy}:1:1: not a readable .npy file: ")
+    header = "{'descr': '>i4', 'fortran_order': False, 'shape': (0, 18446744073709551616), }\n"
+    npy.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    r = cli("relayout", "--from", "s32[0,4]", "--to", "s32[0,4]", str(npy), str(tmp_path / "o.npy"))
+    assert r.returncode == 2 and "not a readable .npy file: dimensions [0, 18446744073709551616]" in one_line(r.stderr)
 
 
 # ------------------------------------------------------------------ issue 22 item 8: relayout .npy

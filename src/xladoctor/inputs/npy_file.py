@@ -56,7 +56,10 @@ def read_npy(path: str) -> Any:
     if len(data) != nbytes:
         raise InputError(f".npy header declares {list(dims)} of {dtype} ({nbytes:,} bytes) but the file holds "
                          f"{len(data):,} data bytes", path, 1, 1)
-    return np.frombuffer(data, dtype).reshape(dims, order="F" if fortran else "C")
+    try:  # an empty array may still declare dimensions numpy cannot hold (0 x 2^64)
+        return np.frombuffer(data, dtype).reshape(dims, order="F" if fortran else "C")
+    except ValueError as e:
+        raise InputError(f"not a readable .npy file: dimensions {list(dims)}: {e}", path, 1, 1) from None
 
 
 def logical_or_stored(arr: Any, source: Shape, stored: int, path: str) -> tuple[Any, bytes | None]:
