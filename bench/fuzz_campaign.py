@@ -46,6 +46,7 @@ import random
 import re
 import resource
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -60,7 +61,7 @@ TESTS = HERE.parent / "tests"
 
 FAMILY = 16
 RESTART_EXIT = 3  # a worker that hit the memory cap exits with this and is started afresh
-TARGETS = ("parser", "shapes", "offload", "explain", "check", "relayout")
+TARGETS = ("parser", "shapes", "offload", "explain", "check", "relayout", "names", "npy", "compressed", "urls")
 
 # Reasons jaxlib and xladoctor may answer differently on purpose (README "Hostile input").
 # Each is (name, predicate over (ours, theirs) verdicts) and is documented there.
@@ -533,6 +534,218 @@ def run_relayout(rng: random.Random) -> Outcome:
     return Outcome("ok")
 
 
+# --------------------------------------------------------------------------- hostile input kinds (issue 23)
+
+def _cli(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
+    """``main(argv)`` in this process, stdout and stderr captured as the terminal would get them."""
+    from xladoctor.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    old_stdin = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            rc = main(argv)
+    finally:
+        sys.stdin = old_stdin
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _cli_fault(rc: int, out: str, err: str) -> str | None:
+    """What is wrong with one run's visible result: an exit code, an internal error, unsafe text."""
+    if rc not in (0, 1, 2):
+        return f"exit {rc}"
+    if "internal error" in err or "Traceback" in err or "MemoryError" in err:
+        return err[-300:]
+    try:
+        (out + err).encode("utf-8")  # strict: a lone surrogate (a raw non-UTF-8 byte) would fail here
+    except UnicodeEncodeError as e:
+        return f"output is not UTF-8: {e}"
+    if any(c in out + err for c in "\x1b\u202e\x00"):
+        return "unsafe character reached the terminal"
+    return None
+
+
+_NAME_PIECES = ["a", ".hlo", ".log", ".txt", "\n", "\n\n1 file checked, 0 findings\n", "\u202e", "\u2066",
+                "\x1b[2J", "\t", "'", '"', "$(x)", "`", "\\", " ", "%", "#", "?", "&", "<b>", "..", "-",
+                "\u00e9", "\u0645", "\ufeff", "\x7f", "\x85"]
+
+
+def random_file_name(rng: random.Random) -> bytes:
+    """A file name as the kernel stores it: any bytes but '/' and NUL, often not UTF-8, <= 255 bytes."""
+    parts: list[bytes] = []
+    for _ in range(rng.randint(1, 5)):
+        r = rng.random()
+        if r < 0.5:
+            parts.append(rng.choice(_NAME_PIECES).encode("utf-8"))
+        elif r < 0.8:
+            parts.append(bytes(rng.choice([b for b in range(1, 256) if b != 0x2F]) for _ in range(rng.randint(1, 4))))
+        else:
+            parts.append(rng.choice([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xe2\x80", b"\x80\x80"]))
+    name = b"".join(parts)[:255]
+    return name if name not in (b".", b"..", b"") else b"x" + name
+
+
+def run_names(rng: random.Random) -> Outcome:
+    """A checked folder whose file names are hostile: text, --json, --format sarif and --html stay valid."""
+    texts = [random_module(rng), "\n".join(rng.choice(_LOG_LINES) for _ in range(3)), _E1200_MODULE]
+    with tempfile.TemporaryDirectory(prefix="xladoctor-fuzz-") as d:
+        for _ in range(rng.randint(1, 4)):
+            path = os.path.join(os.fsencode(d), random_file_name(rng))
+            with open(path, "wb") as f:
+                f.write(rng.choice(texts).encode("utf-8"))
+        html = os.path.join(d + "-report.html")
+        for argv in (["check", d], ["check", "--json", d], ["check", "--format", "sarif", d],
+                     ["check", "--html", html, d]):
+            rc, out, err = _cli(argv)
+            fault = _cli_fault(rc, out, err)
+            if fault:
+                return Outcome("crash", f"{' '.join(argv[:2])}: {fault}")
+            if argv[1] in ("--json", "--format"):
+                doc = json.loads(out)
+                if argv[1] == "--format":
+                    for run in doc["runs"]:
+                        for res in run["results"]:
+                            for loc in res.get("locations", []):
+                                uri = loc["physicalLocation"]["artifactLocation"]["uri"]
+                                if not re.fullmatch(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*", uri):
+                                    return Outcome("crash", f"SARIF URI not percent-encoded: {uri!r}")
+            elif argv[1] == "--html":
+                try:
+                    page = Path(html).read_bytes().decode("utf-8")
+                finally:
+                    if os.path.exists(html):
+                        os.unlink(html)
+                if "\u202e" in page or "\u2066" in page:
+                    return Outcome("crash", "a bidi control reached the HTML page raw")
+            elif len(re.findall(r"(?m)^\d+ files? checked", out)) != 1:
+                return Outcome("crash", "a file name forged a summary line")
+    return Outcome("ok")
+
+
+def random_npy(rng: random.Random) -> tuple[bytes, str]:
+    """An .npy file (often malformed: huge or negative dims, bad descr, short data) and a --from for it."""
+    descr = rng.choice(["<f4", "<u2", "|u1", "<f8", "|V2", "O", "<c8", ">i4", "<U3", "garbage", "[('a','<f4')]"])
+    dims = [rng.choice([0, 1, 2, 3, 8, 128, -1, 2**31, 2**40, 2**62, 2**64]) for _ in range(rng.randint(0, 3))]
+    header = {"descr": descr, "fortran_order": rng.random() < 0.2, "shape": tuple(dims)}
+    text = repr(header) if rng.random() < 0.9 else mutate(repr(header), rng)
+    version = rng.choice([(1, 0), (1, 0), (2, 0), (3, 0), (9, 9)])
+    fmt = "<H" if version[0] == 1 else "<I"
+    body = (text + " " * (63 - (len(text) + 12) % 64) + "\n").encode("latin-1", "replace")
+    hlen = len(body) if rng.random() < 0.9 else rng.choice([0, 1, 2**15, 2**16 - 1])
+    try:
+        head = b"\x93NUMPY" + bytes(version) + struct.pack(fmt, hlen)
+    except struct.error:
+        head = b"\x93NUMPY\x01\x00\xff\xff"
+    data = bytes(rng.getrandbits(8) for _ in range(rng.choice([0, 1, 4, 16, 64, 4096])))
+    et = rng.choice(["f32", "u16", "u8", "f64", "bf16", "s32"])
+    shape_dims = [d if 0 <= d < 2**20 else 4 for d in dims]
+    return head + body + data, f"{et}[{','.join(map(str, shape_dims))}]"
+
+
+def run_npy(rng: random.Random) -> Outcome:
+    """``relayout`` reading a hostile .npy: a located error or a correct copy, never a big allocation."""
+    blob, shape = random_npy(rng)
+    with tempfile.TemporaryDirectory(prefix="xladoctor-fuzz-") as d:
+        src, dst = os.path.join(d, "in.npy"), os.path.join(d, "out.npy")
+        Path(src).write_bytes(blob)
+        layout = rng.choice(["", "{0}", "{0:T(8)}", "{0:T(128)}"]) if shape.count(",") == 0 else ""
+        rc, out, err = _cli(["relayout", "--from", shape + layout, "--to", shape, src, dst])
+        fault = _cli_fault(rc, out, err)
+        if fault:
+            return Outcome("crash", f"relayout .npy: {fault}")
+        if rc == 2 and len(err.strip().splitlines()) != 1:
+            return Outcome("crash", f"relayout .npy error is not one line: {err[:300]!r}")
+    return Outcome("ok")
+
+
+def run_compressed(rng: random.Random) -> Outcome:
+    """``fleet``'s per-file scan of a compressed input: bombs, truncated and corrupt streams, HLO or logs."""
+    import bz2
+    import gzip
+    import lzma
+
+    from xladoctor import fleet
+    # Low compression levels: lzma's default preset alone takes ~100 MB, near the worker's cap.
+    ext, compress = rng.choice([(".gz", lambda b: gzip.compress(b, 1)), (".bz2", lambda b: bz2.compress(b, 1)),
+                                (".xz", lambda b: lzma.compress(b, preset=0))])
+    r = rng.random()
+    if r < 0.3:  # bombs past the 4 MiB bound set below (the generator's copy is dropped before the scan)
+        plain = b"\n" * rng.choice([1 << 20, 6 << 20]) if rng.random() < 0.5 else \
+            b"HloModule m\n" + b" " * (6 << 20)
+    elif r < 0.6:
+        plain = random_module(rng).encode("utf-8", "surrogatepass")
+    else:
+        plain = "\n".join(mutate(rng.choice(_LOG_LINES), rng) for _ in range(5)).encode("utf-8", "surrogatepass")
+    blob = compress(plain)
+    del plain
+    if rng.random() < 0.3:
+        blob = blob[:rng.randint(0, len(blob))]
+    elif rng.random() < 0.2:
+        i = rng.randrange(len(blob))
+        blob = blob[:i] + bytes([rng.getrandbits(8)]) + blob[i + 1:]
+    old = os.environ.get("XLADOCTOR_MAX_INPUT_BYTES")
+    os.environ["XLADOCTOR_MAX_INPUT_BYTES"] = str(4 << 20)  # bombs meet the limit well inside the memory cap
+    try:
+        with tempfile.TemporaryDirectory(prefix="xladoctor-fuzz-") as d:
+            path = os.path.join(d, "job", "x.log" + ext)
+            os.mkdir(os.path.dirname(path))
+            Path(path).write_bytes(blob)
+            s = fleet.scan_one(path, "job")
+    finally:
+        if old is None:
+            os.environ.pop("XLADOCTOR_MAX_INPUT_BYTES", None)
+        else:
+            os.environ["XLADOCTOR_MAX_INPUT_BYTES"] = old
+    if s.error is not None and ("cannot check: MemoryError" in s.error or "\n" in s.error):
+        return Outcome("crash", f"compressed input: {s.error[:300]}")
+    return Outcome("ok")
+
+
+def random_url(rng: random.Random) -> str:
+    """A fleet pattern with a scheme: unknown, uninstalled, local, or network ones aimed at a closed port."""
+    # Not http(s), hdfs, sftp, github or dask: their fsspec back ends import aiohttp, pyarrow, paramiko,
+    # requests or distributed, hundreds of MB of address space taken under the worker's cap for good
+    # (the next inputs then meet MemoryErrors that are the import's, not theirs).
+    scheme = rng.choice(["bogus", "s3", "gs", "gcs", "az", "ftp", "zip", "tar", "file", "memory",
+                         "simplecache", "", "x" * 40, "ZIP", "s3a"])
+    host = rng.choice(["127.0.0.1:1", "", "bucket", "[::1]:1", "%", "a b", "\u202e", "\n"])
+    path = rng.choice(["*.log", "**/*.log", "", "a/../../etc", "?", "[", "x" * 300, "%00", "\x00"])
+    url = f"{scheme}://{host}/{path}"
+    if scheme in ("ftp", "simplecache"):
+        url = f"{scheme}://127.0.0.1:1/{path}"  # nothing listens there: refused at once, no DNS
+    return mutate(url, rng) if rng.random() < 0.3 and "ftp" not in url else url
+
+
+def run_urls(rng: random.Random) -> Outcome:
+    """``fleet``'s listing of a URL pattern: a list of inputs or one usage error, never an internal error."""
+    from xladoctor import fleet
+    from xladoctor.errors import XlaDoctorError
+    url = random_url(rng)
+    if not fleet.is_url(url):  # a mutation took the scheme away: a local glob ('///**' walks the whole disk)
+        return Outcome("ok")
+    try:
+        fleet.expand([url])
+    except XlaDoctorError as e:
+        if "\n" in str(e):
+            return Outcome("crash", f"URL error is not one line: {str(e)[:300]!r}")
+    return Outcome("ok")
+
+
+_E1200_MODULE = """HloModule m, entry_computation_layout={(f32[16,256]{1,0})->(f32[16,256]{1,0})}
+
+ENTRY e {
+  p = f32[16,256]{1,0} parameter(0)
+  c = f32[16,256]{1,0} custom-call(p), custom_call_target="MoveToHost"
+  ROOT t = (f32[16,256]{1,0}) tuple(c)
+}
+"""
+
+HOSTILE_TARGETS = {"names": run_names, "npy": run_npy, "compressed": run_compressed, "urls": run_urls}
+"""Issue 23's input kinds: each takes a seeded Random (the stream's "relayout" family lends them
+its draws with mutations 4 and 5, a quarter to each)."""
+
+
 # --------------------------------------------------------------------------- worker
 
 def _input_for(kind: str, base_seed: int, mutations: int) -> tuple[str, Any]:
@@ -554,6 +767,8 @@ def _input_for(kind: str, base_seed: int, mutations: int) -> tuple[str, Any]:
             return "check", {"a.hlo": random_module(rng), "b.log": text, "c.hlo": mutate(random_module(rng), rng),
                              "d.txt": "\ufeff" + random_module(rng), "e\x1b[2J\u202e\n.log": mutate(text, rng)}
         return "explain", text
+    if mutations in (4, 5):  # issue 23's hostile input kinds share the relayout family's draws
+        return ("names", "npy", "compressed", "urls")[rng.randrange(4)], rng
     return "relayout", rng
 
 
@@ -625,6 +840,8 @@ def _worker_loop(wid: int, source: Any, targets: tuple[str, ...], timeout_s: flo
                 outcome = run_explain(payload)
             elif target == "check":
                 outcome = run_check_dir(payload)
+            elif target in HOSTILE_TARGETS:
+                outcome = HOSTILE_TARGETS[target](payload)
             else:
                 outcome = run_relayout(payload)
         except Hang:
@@ -639,7 +856,7 @@ def _worker_loop(wid: int, source: Any, targets: tuple[str, ...], timeout_s: flo
             signal.setitimer(signal.ITIMER_REAL, 0)
         counts[target] = counts.get(target, 0) + 1
         if outcome.status != "ok":
-            shown = payload if isinstance(payload, (str, dict)) else f"relayout seed {base_seed}"
+            shown = payload if isinstance(payload, (str, dict)) else f"{target} seed {base_seed}"
             queue.put(("event", wid, outcome.status, target, outcome.detail, shown))
         if outcome.status == "memcap":
             # A failed allocation under RLIMIT_AS can leave CPython or numpy in a bad state (later

@@ -117,12 +117,17 @@ def build_parser(only: str | None = None, lang: str | None = "en") -> argparse.A
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command with stdout/stderr wrapped so no input can drive the terminal."""
-    from .escape import TerminalSafeStream
+    from .escape import OutputError, TerminalSafeStream
 
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = TerminalSafeStream(out), TerminalSafeStream(err)
     try:
-        return _main(argv)
+        code = _main(argv)
+        sys.stdout.flush()  # a full disk shows here, where the buffered output is written
+        return code
+    except OutputError as failed:  # the last flush failed (escape.TerminalSafeStream): one line, exit 2
+        print(f"xladoctor: {failed}", file=sys.stderr)
+        return EXIT_USAGE
     finally:
         try:
             sys.stdout.flush()
@@ -132,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    from .escape import OutputError
+
     argv = sys.argv[1:] if argv is None else argv
     command = _chosen_command(argv)
     parser = build_parser(command, help_language(argv) if _may_show_help(argv, command) else None)
@@ -153,6 +160,9 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_CLEAN
+    except OutputError as err:  # stdout could not be written (escape.TerminalSafeStream): one line, exit 2
+        print(f"xladoctor: {err}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("xladoctor: interrupted", file=sys.stderr)
         return 130

@@ -22,11 +22,12 @@ format; a Spark or Ray back end would need a JVM or its own cluster for the same
 from __future__ import annotations
 
 import glob
+import io
 import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
 
@@ -36,38 +37,163 @@ def is_url(pattern: str) -> bool:
 
 
 def expand(patterns: Iterable[str]) -> list[str]:
-    """Every input the patterns name, sorted, without duplicates (directories are walked)."""
+    """Every input the patterns name, sorted, without duplicates.
+
+    Local directories and globs go through ``check``'s safe walk (:func:`xladoctor.files.walk`):
+    a symlinked folder is never entered and a link out of the folder never followed, so a
+    ``self -> .`` link cannot multiply the files or loop; ``**`` spans folders as in
+    :func:`glob.glob`.  ``-`` reads a list of paths or URLs from stdin, one a line.
+    """
     found: set[str] = set()
     for pattern in patterns:
-        if is_url(pattern):
+        if pattern == "-":
+            found.update(expand(stdin_list()))
+        elif is_url(pattern):
             found.update(_expand_url(pattern))
         elif os.path.isdir(pattern):
-            found.update(p for p in glob.glob(os.path.join(glob.escape(pattern), "**", "*"), recursive=True)
-                         if os.path.isfile(p))
-        else:
-            found.update(p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p))
+            found.update(_walk_files(pattern))
+        elif not glob.has_magic(pattern):
+            if os.path.isfile(pattern):
+                found.add(pattern)
+        elif "**" in pattern:
+            root = _glob_root(pattern)
+            matches = _glob_regex(pattern).fullmatch
+            if os.path.isdir(root or "."):
+                found.update(p for p in _walk_files(root or ".", prefix=not root) if matches(p))
+        else:  # a fixed depth: glob's own listing, then the walk's rules for links
+            root = _glob_root(pattern) or "."
+            found.update(p for p in glob.glob(pattern) if _inside(p, root))
     return sorted(found)
 
 
+def _inside(path: str, root: str) -> bool:
+    """A regular file reached from ``root`` through no symlinked folder, and not a link out of ``root``."""
+    if not os.path.isfile(path):
+        return False
+    real_root = os.path.realpath(root)
+    rel = os.path.relpath(path, root).split(os.sep)
+    here = root
+    for part in rel[:-1]:
+        here = os.path.join(here, part)
+        if os.path.islink(here):
+            return False
+    real = os.path.realpath(path)
+    return os.path.commonpath([real_root, real]) == real_root
+
+
+def stdin_list() -> list[str]:
+    """``fleet -``: the paths, globs or URLs listed on stdin (one a line, ``#`` comments), read bounded."""
+    import sys
+
+    from .files import decode_text, read_bounded
+
+    text = decode_text(read_bounded(sys.stdin.buffer, "<stdin>"), "<stdin>")
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _walk_files(root: str, prefix: bool = False) -> list[str]:
+    """The regular files under ``root`` by the safe walk (``./`` dropped when the pattern had none)."""
+    from .files import walk
+
+    out = [e.path for e in walk(root) if e.status == "file"]
+    return [p[2:] if p.startswith("./") else p for p in out] if prefix else out
+
+
+def _glob_root(pattern: str) -> str:
+    """The folder before the first component with a wildcard (``runs/*/x.log``: ``runs``)."""
+    parts = pattern.split("/")
+    fixed = []
+    for part in parts[:-1]:
+        if glob.has_magic(part):
+            break
+        fixed.append(part)
+    return "/".join(fixed) if fixed != [""] else "/"
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """``pattern`` as glob.glob reads it: ``*``/``?``/``[...]`` within one name, ``**/`` any folders,
+    names starting with ``.`` matched only by a pattern that names the dot."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append(r"(?:[^/.][^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(r"(?:[^/.][^/]*(?:/[^/.][^/]*)*)?")
+            i += 2
+        else:
+            c = pattern[i]
+            at_start = i == 0 or pattern[i - 1] == "/"
+            if c == "*":
+                out.append(("(?!\\.)" if at_start else "") + "[^/]*")
+            elif c == "?":
+                out.append(("(?!\\.)" if at_start else "") + "[^/]")
+            elif c == "[" and "]" in pattern[i + 2:]:
+                j = pattern.index("]", i + 2)
+                body = pattern[i + 1:j]
+                out.append("[" + ("^" + re.escape(body[1:]) if body[:1] == "!" else re.escape(body)) + "]")
+                i = j
+            else:
+                out.append(re.escape(c))
+            i += 1
+    return re.compile("".join(out))
+
+
 def _expand_url(pattern: str) -> list[str]:
+    from .errors import UsageError
+    from .escape import escape_field
+
+    shown = escape_field(pattern)  # a newline in a pattern must not forge a line of the error
     try:
         import fsspec
     except ImportError:
-        from .errors import UsageError
+        raise UsageError(f"{shown}: URLs need fsspec: pip install 'xladoctor[dask]'") from None
+    try:
+        fs, _, paths = fsspec.core.get_fs_token_paths(pattern)
+        return [fs.unstrip_protocol(p) for p in paths if fs.isfile(p)]
+    except ImportError as e:  # the protocol's package (s3fs, gcsfs ...) is not installed
+        raise UsageError(f"{shown}: {escape_field(e)}") from None
+    except Exception as e:  # an unknown protocol, a refused connection, a bad URL: one line, exit 2
+        raise UsageError(f"{shown}: cannot list this URL: {type(e).__name__}: {escape_field(e)}") from None
 
-        raise UsageError(f"{pattern}: URLs need fsspec: pip install 'xladoctor[dask]'") from None
-    fs, _, paths = fsspec.core.get_fs_token_paths(pattern)
-    return [fs.unstrip_protocol(p) for p in paths if fs.isfile(p)]
 
-
-def job_of(path: str, job_regex: str | None) -> str:
-    """The job a file belongs to: the first group of ``job_regex``, else its directory's name."""
+def job_of(path: str, job_regex: str | None, root: str | None = None) -> str:
+    """The job a file belongs to: the first group of ``job_regex``; else, for a file under ``root``
+    (the folder the user named), the first folder below it (``runs/job-a/logs/x.log``: ``job-a``);
+    else its directory's name."""
     if job_regex:
         m = re.search(job_regex, path)
         if m:
             return m.group(1) if m.groups() else m.group(0)
+    if root is not None:
+        rel = os.path.relpath(path, root).split(os.sep)
+        if len(rel) > 1 and rel[0] not in ("..", "."):
+            return rel[0]
     parent = path.rstrip("/").rsplit("/", 1)[0] if "/" in path else ""
     return parent.rsplit("/", 1)[-1] or "."
+
+
+def job_roots(patterns: Iterable[str]) -> list[str]:
+    """The folders the jobs sit in: each directory pattern, and each glob's fixed folder."""
+    roots = []
+    for p in patterns:
+        if p == "-" or is_url(p):
+            continue
+        if os.path.isdir(p):
+            roots.append(p)
+        elif glob.has_magic(p):
+            roots.append(_glob_root(p) or ".")
+    return roots
+
+
+def job_for(path: str, job_regex: str | None, roots: list[str]) -> str:
+    """:func:`job_of` with the deepest of ``roots`` that holds ``path``."""
+    best = None
+    for r in roots:
+        rel = os.path.relpath(path, r)
+        if not rel.startswith("..") and (best is None or len(r) > len(best)):
+            best = r
+    return job_of(path, job_regex, best)
 
 
 @dataclass
@@ -88,25 +214,76 @@ class FileSummary:
     error: str | None = None
 
 
+DECOMPRESSED_RATIO = 200
+"""A compressed input may expand to this many times its size, or to max_input_bytes() if more:
+past that it is refused as a decompression bomb (logs compress 5-20x; zeros 1000x)."""
+
+
+_DECOMPRESS_STEP = 1 << 20
+
+
+class _Bounded(io.RawIOBase):
+    """A decompressing stream that stops with a located error past its limit (never a MemoryError)."""
+
+    def __init__(self, inner: Any, path: str, limit: int, raw: Any = None):
+        self._inner, self._path, self._limit, self._got, self._raw = inner, path, limit, 0, raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view: Any) -> int:
+        # At most 1 MiB a call: the decompressor allocates an output buffer of the size asked for,
+        # and fastscan asks for 8 MiB blocks (twice the memory for nothing, near a memory cap).
+        n = self._inner.readinto(memoryview(view)[:_DECOMPRESS_STEP])
+        self._got += n or 0
+        if self._got > self._limit:
+            from .errors import InputError
+
+            raise InputError(f"decompressed input passes {self._limit:,} bytes ({DECOMPRESSED_RATIO}x its "
+                             "compressed size, and over the size xladoctor reads whole): refusing it as a "
+                             "decompression bomb", self._path, 1, 1)
+        return n
+
+    def close(self) -> None:
+        self._inner.close()
+        if self._raw is not None:  # GzipFile(fileobj=...) leaves the file it reads open
+            self._raw.close()
+        super().close()
+
+
+def _decompress_limit(compressed: int | None) -> int:
+    from .files import max_input_bytes
+
+    return max(max_input_bytes(), DECOMPRESSED_RATIO * (compressed or 0))
+
+
 def _open(path: str) -> BinaryIO:
+    ext = os.path.splitext(path)[1]
     if is_url(path):
         import fsspec
 
-        return fsspec.open(path, "rb", compression="infer").open()
+        of = fsspec.open(path, "rb", compression="infer")
+        size = None
+        try:
+            size = of.fs.size(of.path)
+        except Exception:  # a store that does not tell: the floor applies
+            pass
+        f = of.open()
+        return cast(BinaryIO, _Bounded(f, path, _decompress_limit(size))) if ext in _COMPRESSED else f
     from .files import open_regular
 
     fd = open_regular(path)
-    ext = os.path.splitext(path)[1]
     raw = os.fdopen(fd, "rb")
+    limit = _decompress_limit(os.fstat(fd).st_size)
     if ext == ".gz":
         import gzip
-        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+        return cast(BinaryIO, _Bounded(gzip.GzipFile(fileobj=raw, mode="rb"), path, limit, raw))
     if ext == ".bz2":
         import bz2
-        return bz2.BZ2File(raw)  # type: ignore[return-value]
+        return cast(BinaryIO, _Bounded(bz2.BZ2File(raw), path, limit))
     if ext == ".xz":
         import lzma
-        return lzma.LZMAFile(raw)  # type: ignore[return-value]
+        return cast(BinaryIO, _Bounded(lzma.LZMAFile(raw), path, limit))
     return raw
 
 
@@ -201,12 +378,18 @@ def run_dask(paths: list[str], jobs_of: list[str], rule: str, scheduler: str,
         from .errors import UsageError
 
         raise UsageError("--scheduler needs Dask: pip install 'xladoctor[dask]'") from None
+    # Workers do not share this process's working directory: send absolute paths, report the given ones.
+    sent = [p if is_url(p) else os.path.abspath(p) for p in paths]
     with Client(scheduler) as client:
-        futures = client.map(scan_one, paths, jobs_of, [rule] * len(paths), pure=False)
+        futures = client.map(scan_one, sent, jobs_of, [rule] * len(paths), pure=False)
         for _ in as_completed(futures):
             on_done()
-        results = client.gather(futures)
-    return list(results)
+        results = list(client.gather(futures))
+    for given, s in zip(paths, results):
+        if s.path != given:
+            s.error = s.error.replace(s.path, given) if s.error else s.error
+            s.path = given
+    return results
 
 
 def summary_json(s: FileSummary) -> dict[str, Any]:

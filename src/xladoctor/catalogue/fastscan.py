@@ -102,8 +102,9 @@ class _Planner:
         if self.search_to is not None:
             stop = min(stop, self.search_to)
         if stop > self.searched:
-            for rel in self.finder.find(memoryview(self.buf)[:self.used], self.searched - self.base,
-                                        stop - self.base):
+            # Hits closer than FORWARD merge into one region, so each FORWARD bytes' first and last suffice.
+            for rel in self.finder.find_thinned(memoryview(self.buf)[:self.used], self.searched - self.base,
+                                                stop - self.base, FORWARD):
                 self._hit(self.base + rel)
             self.searched = stop
         region = self.region

@@ -59,6 +59,27 @@ class AnchorFinder:
                 view.release()
         return [m.start() for m in self._rx.finditer(data, start, end) if m.start() < stop]
 
+    def find_thinned(self, data: Buffer, start: int, stop: int, span: int) -> list[int]:
+        """The first and last offsets of :meth:`find` in each ``span`` bytes of ``[start, stop)``.
+
+        For a consumer that merges hits closer than ``span`` (fastscan's regions), the hits in
+        between change nothing; skipping them keeps a log made of one anchor word (``got``
+        repeated) linear at C speed and in bounded memory: each span is probed at its two ends
+        first, and searched whole only when an end holds no hit."""
+        out: list[int] = []
+        probe = 4 * self.longest + 64
+        for a in range(start, stop, span):
+            b = min(stop, a + span)
+            head = self.find(data, a, min(b, a + probe))
+            tail = self.find(data, max(a, b - probe), b) if head else []
+            if not (head and tail):
+                hits = self.find(data, a, b)
+                head, tail = hits[:1], hits[-1:]
+            out.extend(head[:1])
+            if tail and tail[-1] != head[0]:
+                out.append(tail[-1])
+        return out
+
     def without_automaton(self) -> AnchorFinder:
         """The same finder using the regex fallback (tests prove both give the same findings)."""
         twin = object.__new__(AnchorFinder)

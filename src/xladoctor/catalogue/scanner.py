@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -147,6 +147,7 @@ class LogScanner:
                 self._by_anchor.setdefault(pattern_anchor(pattern), []).append((entry.code, compile_pattern(pattern)))
         self._anchors = sorted(self._by_anchor, key=len, reverse=True) + [_URL_ANCHOR, _TRACE_START]
         self._every_anchor = _overlapping_finder(self._anchors)
+        self._finder: Any = None
         self._specific = [(e.code, tuple(compile_pattern(p) for p in e.patterns))
                           for e in self.catalogue if not e.generic]
         self._buf = ""
@@ -211,20 +212,14 @@ class LogScanner:
         self._count_pos = pos
         return self._count_line
 
-    def _candidates(self, start: int, stop: int) -> list[int]:
-        """Offsets in [start, stop) where some anchor word occurs (str.find is far faster than regex)."""
-        buf = self._buf
-        if self._every_anchor is not None and buf.isascii():  # isascii() is O(1) on str
-            data = buf[start:stop].encode("ascii")
-            return sorted(start + s for _, s, _ in self._every_anchor.find_matches_as_indexes(data, overlapping=True))
-        found: list[int] = []
-        for anchor in self._anchors:
-            p = buf.find(anchor, start, stop)
-            while p != -1:
-                found.append(p)
-                p = buf.find(anchor, p + 1, stop)
-        found.sort()
-        return found
+    def _candidates(self, start: int, stop: int) -> Iterator[int]:
+        """Offsets in [start, stop) where a message may start, in bounded time and memory (:mod:`.candidates`)."""
+        from .candidates import Candidates, pattern_search
+
+        if self._finder is None or self._finder.finder is not self._every_anchor:
+            searches = {a: pattern_search(a, [m for _, m in ms]) for a, ms in self._by_anchor.items()}
+            self._finder = Candidates(self._anchors, self._every_anchor, searches, WINDOW_CHARS)
+        return self._finder.positions(self._buf, start, stop)
 
     def _process(self, final: bool) -> None:
         buf = self._buf

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import os
-import stat
 import sys
 from dataclasses import dataclass
 from typing import Any, BinaryIO, cast
@@ -51,31 +50,12 @@ def _read_head(f: BinaryIO) -> bytes:
     return head
 
 
-def _read_rest(f: BinaryIO, head: bytes) -> bytes | bytearray:
-    """The whole input: into one buffer sized from fstat for a regular file (no second copy)."""
-    try:
-        st = os.fstat(f.fileno())
-        size = st.st_size - f.tell() if stat.S_ISREG(st.st_mode) else -1
-    except (AttributeError, OSError, io.UnsupportedOperation):
-        size = -1
-    if size < 0:
-        return head + f.read()
-    buf = bytearray(len(head) + size)
-    buf[:len(head)] = head
-    view = memoryview(buf)
-    got = len(head)
-    while got < len(buf):
-        n = _buffered(f).readinto(view[got:])
-        if not n:
-            break
-        got += n
-    view.release()
-    if got < len(buf):
-        del buf[got:]
-    more = f.read()  # grown since fstat
-    if more:
-        buf += more
-    return buf
+def _read_rest(f: BinaryIO, head: bytes, source: str) -> bytearray:
+    """The whole input, bounded (:func:`xladoctor.files.read_bounded`): one buffer sized from fstat
+    for a regular file, a refusal past the limit for a stream (stdin, a FIFO, a decompressed file)."""
+    from ..files import read_bounded
+
+    return read_bounded(f, source, head=head)
 
 
 def _kindless_jax(head: bytes, source: str) -> bool:
@@ -126,7 +106,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     """
     head = _read_head(f)
     if _looks_like_hlo(head.decode("utf-8", "replace")):
-        data = _read_rest(f, head)
+        data = _read_rest(f, head, source)
         from ..provenance import is_compiled
 
         compiled = is_compiled(data, source)

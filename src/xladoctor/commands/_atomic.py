@@ -10,6 +10,9 @@ Every command that writes a file (``check --html``, ``inputs --html``, ``offload
 * a target that is one of the command's inputs (same path, or the same file by
   ``os.path.samefile``: a hard link, a symlink, ``./a.hlo`` vs ``a.hlo``) is
   refused before anything is computed into it;
+* a target that exists as a read-only regular file (no write permission bit, e.g. mode
+  0444, or one this user may not write) is refused: renaming over it would replace a
+  file its owner protected, which ``cp`` and shell redirection also refuse;
 * a target that exists but is not a regular file (``/dev/null``, ``/dev/full``, a
   FIFO) is written in place, since renaming over a device node would replace it;
 * every failure is an :class:`~xladoctor.errors.InputError` located at the target
@@ -60,6 +63,10 @@ def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str
         raise InputError(f"cannot write {what}: {e.strerror or e}", target, 1, 1) from None
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise InputError(f"cannot write {what}: is a directory", target, 1, 1)
+    if st is not None and stat.S_ISREG(st.st_mode) and (
+            not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK)):
+        raise InputError(f"cannot write {what}: the file is read-only (mode {stat.S_IMODE(st.st_mode):04o}); "
+                         "make it writable or choose another output path", target, 1, 1)
     try:
         if st is not None and not stat.S_ISREG(st.st_mode):
             _write_in_place(real, payload)

@@ -7,7 +7,6 @@ import json
 import sys
 from typing import Any
 
-from ..errors import InputError
 from ..files import decode_text
 from ..labels import FALLBACK, label
 
@@ -20,18 +19,9 @@ def read_input(path: str) -> tuple[str, str]:
     Unreadable or non-UTF-8 files raise :class:`InputError` naming the file, so the
     CLI prints one line instead of a traceback.
     """
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        name = "<stdin>"
-    else:
-        name = path
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except IsADirectoryError:
-            raise InputError("is a directory, expected a file", name, 1, 1) from None
-        except OSError as e:
-            raise InputError(f"cannot read file: {e.strerror or e}", name, 1, 1) from None
+    from ..files import read_path
+
+    data, name = read_path(path)
     return decode_text(data, name), name
 
 
@@ -52,7 +42,9 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
     doc = {**head, **obj}
     # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
     # which checks each write for characters to escape.
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    from ..escape import json_text  # a file name's non-UTF-8 bytes as \\xff text: the document stays UTF-8
+
+    sys.stdout.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
 
 
 def help_text(parser: Any, key: str, **values: Any) -> str:

@@ -91,9 +91,10 @@ def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version:
     report = from_json(doc["diagnostics"])
     assert isinstance(report, Report)
     if fmt == "sarif":
+        from ..escape import json_text
         from ..report.sarif import render_sarif
 
-        sys.stdout.write(json.dumps(render_sarif(report), indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(json.dumps(render_sarif(report), indent=2, ensure_ascii=False)) + "\n")
     elif fmt == "github":
         from ..report.github import render_github
 

@@ -1,6 +1,7 @@
 """``xladoctor fleet PATTERN...``: one summary of XLA errors across many jobs' logs and dumps.
 
-Each pattern is a local glob (quote it; ``**`` recurses), a directory, or a URL glob
+Each pattern is a local glob (quote it; ``**`` recurses), a directory, ``-`` (a list of
+patterns on stdin, one a line, as every command reads ``-``), or a URL glob
 (``gs://bucket/runs/*/logs/*.log.gz``, ``s3://...``; needs fsspec).  Compressed files
 (``.gz``, ``.bz2``, ``.xz``) are read as streams.  Every file gets what ``check`` does;
 the report counts errors by code and by job (the file's directory, or ``--job-regex``)
@@ -50,10 +51,12 @@ def run(args: argparse.Namespace) -> int:
             re.compile(args.job_regex)
         except re.error as e:
             raise UsageError(f"--job-regex: {e}") from None
-    paths = fleet.expand(args.patterns)
+    patterns = [q for p in args.patterns for q in (fleet.stdin_list() if p == "-" else [p])]
+    paths = fleet.expand(patterns)
     if not paths:
         raise UsageError("no file matches " + " ".join(repr(p) for p in args.patterns))
-    jobs_of = [fleet.job_of(p, args.job_regex) for p in paths]
+    roots = fleet.job_roots(patterns)
+    jobs_of = [fleet.job_for(p, args.job_regex, roots) for p in paths]
     progress = Progress(len(paths), "files", enabled=None if not args.json else False)
     try:
         if args.scheduler:

@@ -1,17 +1,19 @@
 """``xladoctor relayout --from SHAPE --to SHAPE IN OUT``: re-store array bytes in another layout.
 
-IN holds the bytes of a buffer of ``--from`` (raw, exactly ``physical_bytes`` long);
-an ``.npy`` IN is read as an array when ``--from`` is a dense default layout
-(row-major, no tiles), otherwise its data bytes are the buffer.  OUT gets the
-bytes of ``--to``; an OUT ending in ``.npy`` is written as an array when ``--to``
-is dense default, else as a uint8 array of the stored bytes.  IN ``-`` reads raw
+IN holds the bytes of a buffer of ``--from`` (raw, exactly ``physical_bytes`` long,
+read bounded by that size); an ``.npy`` IN with ``--from``'s dimensions is the logical
+array whatever ``--from``'s layout, a 1-D uint8 ``.npy`` of ``physical_bytes`` elements
+is the stored bytes (its header is checked before its data are read,
+:mod:`xladoctor.inputs.npy_file`).  OUT gets the bytes of ``--to``; an OUT ending in
+``.npy`` is written as an array when ``--to`` is dense default (element types numpy
+lacks, such as bf16, as their bit patterns in unsigned integers), else as a uint8 array
+of the stored bytes.  IN ``-`` reads raw
 bytes from stdin and OUT ``-`` writes raw bytes to stdout.  Needs numpy.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import stat
 import sys
@@ -59,27 +61,20 @@ def _parse(text: str, flag: str) -> Shape:
     return shape
 
 
-def _read_input(path: str, source: Shape):
-    """Return the logical array (dense .npy) or the raw stored bytes."""
-    import numpy as np
-    if path == "-":
-        return None, sys.stdin.buffer.read()
-    try:
-        if path.endswith(".npy"):
-            try:
-                arr = np.load(path, allow_pickle=False)
-            except ValueError as e:
-                raise InputError(f"not a readable .npy file: {e}", path, 1, 1) from None
-            if is_dense_default(source):
-                if tuple(arr.shape) != tuple(source.dimensions):
-                    raise InputError(f".npy array has dimensions {list(arr.shape)} but --from {source} has "
-                                     f"{list(source.dimensions)}", path, 1, 1)
-                return arr, None
-            return None, np.ascontiguousarray(arr).tobytes()
-        with open(path, "rb") as f:
-            return None, f.read()
-    except OSError as e:
-        raise InputError(f"cannot read file: {e.strerror or e}", path, 1, 1) from None
+def _read_input(path: str, source: Shape, stored: int):
+    """Return the logical array (an ``.npy`` of ``--from``'s dimensions) or the raw stored bytes, read bounded:
+    raw input is refused as soon as it passes the ``stored`` bytes a buffer of ``--from`` has."""
+    if path != "-" and path.endswith(".npy"):
+        from ..inputs.npy_file import logical_or_stored, read_npy
+
+        return logical_or_stored(read_npy(path), source, stored, path)
+    from ..files import max_input_bytes, read_path
+
+    if stored > max_input_bytes():  # a buffer too big to read whole: the general bound says so
+        data, _ = read_path(path)
+    else:
+        data, _ = read_path(path, stored, what=label("status.relayout_input_bound", shape=source))
+    return None, data
 
 
 # The output is allocated whole (and once more while padding), so its size is checked
@@ -129,9 +124,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_same_array(source, target)
         _check_output_size(args, source, target)
-        array, data = _read_input(args.input, source)
+        want = stored_size(source, args.allow_subtile_padding)
+        array, data = _read_input(args.input, source, want)
         if array is None:
-            want = stored_size(source, args.allow_subtile_padding)
             if len(data) != want:
                 raise InputError(f"input has {len(data)} bytes but a buffer of {source} has {want} "
                                  f"(physical_bytes); is --from the layout the bytes were written in?",
@@ -148,13 +143,16 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return 0
     if args.output.endswith(".npy"):
-        buf = io.BytesIO()
+        from ..inputs.npy_file import bits_dtype, save_npy
+
         if is_dense_default(target):
-            logical = np.frombuffer(out, numpy_dtype(target)).reshape(target.dimensions)
-            np.save(buf, logical, allow_pickle=False)
+            dtype = bits_dtype(target)
+            npy = save_npy(np.frombuffer(out, dtype).reshape(target.dimensions))
+            what = label("status.npy_array") if dtype == numpy_dtype(target) else \
+                label("status.npy_bits", dtype=str(dtype), element=target.element_type.name)
         else:
-            np.save(buf, np.frombuffer(out, np.uint8), allow_pickle=False)
-        write_output(args.output, buf.getvalue(), label("status.npy_array"), [args.input])
+            npy, what = save_npy(np.frombuffer(out, np.uint8)), label("status.npy_array")
+        write_output(args.output, npy, what, [args.input])
     else:
         write_output(args.output, out, label("status.raw_bytes", shape=target), [args.input])
     if args.json:

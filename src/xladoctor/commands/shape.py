@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from ..errors import InputError
@@ -45,7 +44,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.shape == "-":
         reports = []
-        for lineno, line in enumerate(sys.stdin.read().splitlines(), 1):
+        from ._common import read_input  # bounded, like every input read whole
+
+        for lineno, line in enumerate(read_input("-")[0].splitlines(), 1):
             text = line.strip()
             if not text or text.startswith("#"):
                 continue

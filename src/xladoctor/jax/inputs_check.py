@@ -193,18 +193,31 @@ def _safe_bytes(shape: Shape) -> int:
         return -1
 
 
+def _check_compiled(compiled: Any) -> None:
+    """A clear TypeError for what is not a compiled executable (a jitted function, a Lowered)."""
+    if not hasattr(compiled, "input_formats"):
+        raise TypeError(label("jax_report.not_compiled", kind=type(compiled).__name__))
+
+
 def check_inputs(compiled: Any, *args: Any, **kwargs: Any) -> InputsReport:
     """Every argument leaf that ``compiled(*args, **kwargs)`` would reject, before calling it.
 
     Leaves may be ``jax.Array``, numpy values, ``jax.ShapeDtypeStruct`` (with a
     ``Format`` in ``sharding=``) or metadata dicts ``{"shape", "dtype", "layout"}``.
     """
+    _check_compiled(compiled)
     formats, ftree = flatten_formats(compiled)
     values, vtree = _flatten_args(args, kwargs)
     report = InputsReport(leaves=len(formats))
+    compiled_tree = getattr(compiled, "in_tree", None)
     if len(formats) != len(values):
         report.structure_error = label("jax_report.structure_error", expected=len(formats), supplied=len(values),
                                        expected_tree=ftree, supplied_tree=vtree)
+        return report
+    if compiled_tree is not None and vtree != compiled_tree:
+        # As Compiled.call does: the pytree (node types, dict keys, tuple vs list), not only the leaf count.
+        report.structure_error = label("jax_report.structure_error_tree", expected_tree=compiled_tree,
+                                       supplied_tree=vtree)
         return report
     avals = _avals(compiled)
     expected = []

@@ -291,6 +291,10 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport
     return report
 
 
+PLATFORMS = ("tpu", "cuda", "gpu", "rocm", "cpu")
+"""The ``platform=`` values jax lowers for (``"gpu"`` is ``"cuda"``)."""
+
+
 def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str = SHIPPED,
                   jit_kwargs: dict[str, Any] | None = None, confirm: bool = False, topology: str = "v5e:2x2",
                   **kwargs: Any) -> OffloadReport:
@@ -313,6 +317,9 @@ def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str =
     (``pip install 'xladoctor[tpu]'``) and sets ``report.confirmation``; without the extra,
     ``report.confirm_note`` says how to get it.
     """
+    if platform is not None and platform not in PLATFORMS:  # jax lowers for any name and finds nothing
+        raise ValueError(f"check_offload: unknown platform {platform!r}: use one of "
+                         f"{', '.join(repr(p) for p in PLATFORMS)}, or None for the local backend")
     misplaced = sorted(JIT_OPTIONS & set(kwargs))
     if misplaced and not _accepts_keywords(fn, misplaced):
         raise TypeError(f"check_offload: {', '.join(misplaced)} is an option of jax.jit, not an argument of the "

@@ -122,9 +122,9 @@ def _indented(finding: Finding, lang: str) -> list[str]:
 
 def _arg(path: str) -> str:
     """A path as a command line argument a user can run: stdin is '-', others shell-quoted."""
-    import shlex
+    from ..escape import shell_arg  # a name with a newline or U+202E cannot forge a line
 
-    return "-" if path == "<stdin>" else shlex.quote(path)
+    return "-" if path == "<stdin>" else shell_arg(path)
 
 
 def _log_text(f: dict[str, Any], lang: str) -> str:

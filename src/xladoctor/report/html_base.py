@@ -16,7 +16,6 @@ The page is self-contained: CSS and the small copy-button script are read from
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable
 from functools import cache
@@ -34,8 +33,11 @@ _HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
 
 
 def esc(value: Any) -> str:
-    """Escape any value for text or a double-quoted attribute."""
-    return html.escape("" if value is None else str(value), quote=True)
+    """Escape any value for text or a double-quoted attribute (``escape.html_text``: bidi controls
+    and non-UTF-8 bytes of names visualised too)."""
+    from ..escape import html_text
+
+    return html_text("" if value is None else value)
 
 
 def is_rtl(lang: str) -> bool:
@@ -196,7 +198,9 @@ def diagnostics_block(diagnostics: Any) -> str:
         return ""
     import json
 
-    data = json.dumps(diagnostics, ensure_ascii=False, separators=(",", ":"))
+    from ..escape import json_text
+
+    data = json_text(json.dumps(diagnostics, ensure_ascii=False, separators=(",", ":")))
     data = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return f'<script type="application/json" id="{DIAGNOSTICS_ID}">{data}</script>\n'
 

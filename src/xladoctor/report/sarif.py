@@ -26,8 +26,8 @@ import os
 import shlex
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
+from ..escape import uri_path
 from ..findings.model import Finding, Fix, Hop, Location, Report, SourceLocation
 from ..labels import label
 
@@ -97,8 +97,8 @@ def artifact_uri(path: str, root: Path) -> dict[str, Any] | None:
     try:
         rel = full.relative_to(root)
     except ValueError:
-        return {"uri": full.as_uri()}
-    return {"uri": quote(rel.as_posix()), "uriBaseId": SRCROOT}
+        return {"uri": "file://" + uri_path(full.as_posix())}
+    return {"uri": uri_path(rel.as_posix()), "uriBaseId": SRCROOT}
 
 
 def _physical(path: str | None, line: int | None, column: int | None, root: Path) -> dict[str, Any] | None:

@@ -78,8 +78,12 @@ def _check_white_space(text: str, source: str) -> None:
                                    "CR and LF are)", text, m.start(1), source)
 
 
-def parse_module(text: str, source: str = "<hlo>") -> HloModule:
-    """Parse one HLO module; raises :class:`HloParseError` naming ``source:line:col``."""
+def parse_module(text: str | bytes, source: str = "<hlo>") -> HloModule:
+    """Parse one HLO module (``str``, or UTF-8 ``bytes``); raises :class:`HloParseError` naming
+    ``source:line:col``, and a TypeError for what is not text (``None``)."""
+    from ..files import text_argument
+
+    text = text_argument(text, "parse_module", source)
     _check_white_space(text, source)
     # The parse allocates millions of objects and frees none of them; CPython's cyclic
     # GC would rescan the growing heap again and again (superlinear time), so pause it.

@@ -178,12 +178,26 @@ def _read_index_type(r: Reader, attr: str, fields: dict, here: int) -> None:
     r.accept(")")
 
 
+_P_EXTRA_DEPTH = 1
+
+
 def _read_physical_shape(r: Reader, attr: str, fields: dict, here: int) -> None:
     """``P(shape)``: the physical shape of a sparse layout (a whole shape, read by the shape reader)."""
+    from .shape_parser import MAX_SHAPE_DEPTH
     from .shape_parser import read_shape as _read_shape  # the shape reader imports this module
 
     r.expect("(", "after P")
-    fields["physical_shape"] = _read_shape(r)
+    # A P(...) level costs the recursive reader five Python frames (shape, layout, P, shape ...)
+    # where a tuple level costs three, so it counts twice against MAX_SHAPE_DEPTH: 196 P levels
+    # then stop here with a message instead of a RecursionError (issue 23 item 4).
+    if r.depth + _P_EXTRA_DEPTH >= MAX_SHAPE_DEPTH:
+        raise r.error(f"shape nested more than {MAX_SHAPE_DEPTH} levels deep, a layout physical shape P(...) "
+                      f"counting {_P_EXTRA_DEPTH + 1}: xladoctor's limit (XLA's recursive parser has none)", here)
+    r.depth += _P_EXTRA_DEPTH
+    try:
+        fields["physical_shape"] = _read_shape(r)
+    finally:
+        r.depth -= _P_EXTRA_DEPTH
     r.expect(")", "to close P(...)")
 
 
