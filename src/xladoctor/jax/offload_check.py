@@ -262,7 +262,9 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
 def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport:
     """Run the HostOffloader model on an already lowered program."""
     platform = program.platform
-    result = analyze_host_offload(program.module, rule)
+    from ..offload.platform_checks import predict_for_platform
+
+    result = predict_for_platform(program.module, analyze_host_offload(program.module, rule), platform)
     report = OffloadReport(platform, result.rule, result.outcome, _findings(program, result), result=result,
                            program=program)
     names = program.result_names
