@@ -135,7 +135,7 @@ def _resolve(module: HloModule, instr: HloInstruction, inlined: set[str]) -> Hlo
             instr = root
             continue
         if instr.opcode.value == "parameter" and instr.parameter_number is not None:
-            callers = module.callers_of(instr.computation)
+            callers = module.callers_of(instr.parent)
             if len(callers) == 1 and callers[0].name in inlined:
                 instr = callers[0].operands[instr.parameter_number]
                 continue
