@@ -32,7 +32,10 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
     # The optimised module is kept out of reports (large; --json users can compile themselves).
     verdict = (worker.compile_stablehlo(stablehlo, want_text=False) if stablehlo is not None
                else worker.compile_hlo(text, want_text=False))
-    comparison = compare(prediction_of(result, module), verdict)
+    # The GPU compiler checks more after HostOffloader than libtpu: its prediction includes that.
+    from ..offload.platform_checks import predict_for_platform
+
+    comparison = compare(prediction_of(predict_for_platform(module, result, platform), module), verdict)
     return {"available": True, "platform": platform, "topology": topology, "input": "stablehlo" if stablehlo is not None else "hlo",
             **comparison.to_json()}
 
