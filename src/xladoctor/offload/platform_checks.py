@@ -71,6 +71,13 @@ def gpu_memory_space_mismatch(module: HloModule, result: HostOffloadResult) -> P
             if not _is_loop_state(module, instr, inlined):
                 continue
             for source, pairs in _inferred_from(instr):
+                if _resolve(module, source, inlined).opcode.value != "dynamic-update-slice":
+                    # Only a loop's stacked output was seen to fail: the outer body's root
+                    # tuple given S(5) for the buffer an inner loop's host result is written
+                    # into, while that dynamic-update-slice stays on device.  A carry moved to
+                    # host in a loop body compiles (2,000 campaign programs), so only
+                    # the stacking is judged.
+                    continue
                 if _resolve(module, source, inlined).opcode.value == "parameter":
                     # Loop parameters take the memory spaces of what the pass gave the loop
                     # (measured: nested scans with a pinned_host carry compile); the model

@@ -42,6 +42,23 @@ def _while_operand_parameter(module: HloModule, result: HostOffloadResult, verdi
             and "S(5)" in text)
 
 
+def _compute_on_host_output(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
+    """jax.experimental.compute_on's host computation (``_xla_compute_type="host"``) returned."""
+    return (result.outcome == "ok" and verdict.kind == "e1200"
+            and any(i.frontend_attributes.get("_xla_compute_type") == "host" for i in module.instructions()))
+
+
+def _host_result_tuple_start(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
+    from ..ir.shape import HOST_MEMORY_SPACE
+
+    ecl = module.entry_computation_layout
+    host_result = ecl is not None and any(
+        leaf.is_array and leaf.layout is not None and leaf.layout.memory_space == HOST_MEMORY_SPACE
+        for _, leaf in ecl.result.leaves())
+    return (host_result and result.outcome == "E1200" and verdict.kind == "e1200"
+            and (verdict.start or "").split(".")[0] == "tuple")
+
+
 def _tpu_entry(name: str) -> KnownDivergence:
     """A TPU divergence whose cause is the HLO -> StableHLO route both plugins share."""
     return next(d for d in KNOWN_DIVERGENCES if d.name == name)
@@ -58,6 +75,14 @@ GPU_DIVERGENCES: tuple[KnownDivergence, ...] = (
         "gpu-dus-memory-space-verifier",
         label("oracle.gpu_divergence.dus_memory_space_verifier"),
         _dus_memory_space),
+    KnownDivergence(
+        "gpu-hlo-route-host-result-tuple",
+        label("oracle.gpu_divergence.hlo_route_host_result_tuple"),
+        _host_result_tuple_start),
+    KnownDivergence(
+        "gpu-compute-on-host-output",
+        label("oracle.gpu_divergence.compute_on_host_output"),
+        _compute_on_host_output),
     KnownDivergence(
         "gpu-copy-start-memory-space",
         label("oracle.gpu_divergence.copy_start_memory_space"),
