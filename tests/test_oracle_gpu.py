@@ -212,3 +212,11 @@ def test_each_named_gpu_divergence_is_reproduced():
         offload_campaign.TARGET.update(saved)
     own = {d.name for d in GPU_DIVERGENCES if d.name.startswith("gpu-")}
     assert own == set(GPU_DIVERGENCE_PROGRAMS.values())
+
+
+def test_gemm_fusion_names_the_dot_it_wraps():
+    from xladoctor.oracle import same_instruction
+
+    assert same_instruction("dot_general.5", "gemm_fusion_dot.5", "dot")
+    assert same_instruction("dot.3", "gemm_fusion_dot.1", "dot")
+    assert not same_instruction("sin.1", "gemm_fusion_dot.5", "sine")

@@ -71,7 +71,7 @@ def gpu_memory_space_mismatch(module: HloModule, result: HostOffloadResult) -> P
             if not _is_loop_state(module, instr, inlined):
                 continue
             for source, pairs in _inferred_from(instr):
-                if _resolve(module, source, inlined).opcode.value != "dynamic-update-slice":
+                if not _stacks_an_inner_loop(module, _resolve(module, source, inlined), inlined):
                     # Only a loop's stacked output was seen to fail: the outer body's root
                     # tuple given S(5) for the buffer an inner loop's host result is written
                     # into, while that dynamic-update-slice stays on device.  A carry moved to
@@ -129,6 +129,31 @@ def _is_loop_state(module: HloModule, instr: HloInstruction, inlined: set[str]) 
         if source.opcode.value == "parameter" and source.parent is not None:
             return any(c.opcode.value == "while" for c in module.callers_of(source.parent))
     return False
+
+
+_PASS_THROUGH = frozenset({"reshape", "bitcast", "broadcast", "copy", "convert"})
+
+
+def _stacks_an_inner_loop(module: HloModule, dus: HloInstruction, inlined: set[str]) -> bool:
+    """Is ``dus`` a dynamic-update-slice whose update is (a reshape of) an inner loop's result?
+    That is how JAX stacks the ``ys`` of a scan inside a scan body."""
+    if dus.opcode.value != "dynamic-update-slice" or len(dus.operands) < 2:
+        return False
+    update = _resolve(module, dus.operands[1], inlined)
+    for _ in range(32):
+        op = update.opcode.value
+        if op in _PASS_THROUGH and update.operands:
+            update = _resolve(module, update.operands[0], inlined)
+            continue
+        if op == "get-tuple-element" and update.operands and update.tuple_index is not None:
+            tup = _resolve(module, update.operands[0], inlined)
+            if tup.opcode.value == "while":
+                return True
+            if tup.opcode.value == "tuple" and update.tuple_index < len(tup.operands):
+                update = _resolve(module, tup.operands[update.tuple_index], inlined)
+                continue
+        break
+    return update.opcode.value == "while"
 
 
 def _resolve(module: HloModule, instr: HloInstruction, inlined: set[str]) -> HloInstruction:
