@@ -179,13 +179,16 @@ def test_fixed_seed_gpu_campaign_agrees_with_the_gpu_compiler():
     assert doc["verdicts"].get("INTERNAL", 0) >= 1  # the GPU-only verifier failures are in the sample
 
 
-# Campaign programs (seed 1, by index) where XLA:GPU fails after HostOffloader in a way the
-# model does not follow: each named divergence of oracle/gpu_divergences.py, reproduced.
+# Campaign programs (seed, index) where XLA:GPU fails after HostOffloader in a way the model
+# does not follow: each GPU-only named divergence of oracle/gpu_divergences.py, reproduced.
 GPU_DIVERGENCE_PROGRAMS = {
-    12: "gpu-fusion-memory-space-verifier",
-    95: "gpu-copy-start-memory-space",
-    145: "gpu-while-operand-parameter-memory-space",
-    160: "gpu-dus-memory-space-verifier",
+    (1, 0): "gpu-loop-state-memory-space",
+    (1, 12): "gpu-fusion-memory-space-verifier",
+    (1, 95): "gpu-copy-start-memory-space",
+    (1, 145): "gpu-while-operand-parameter-memory-space",
+    (1, 160): "gpu-dus-memory-space-verifier",
+    (7, 329): "gpu-compute-on-host-output",
+    (7, 984): "gpu-hlo-route-host-result-tuple",
 }
 
 
@@ -199,15 +202,18 @@ def test_each_named_gpu_divergence_is_reproduced():
 
     from xladoctor.oracle.gpu_divergences import GPU_DIVERGENCES, match_gpu_divergence
 
-    rng = random.Random(1)
-    specs = [offload_gen.spec(rng, "both") for _ in range(max(GPU_DIVERGENCE_PROGRAMS) + 1)]
+    specs = {}
+    for seed in {s for s, _ in GPU_DIVERGENCE_PROGRAMS}:
+        rng = random.Random(seed)
+        last = max(i for s, i in GPU_DIVERGENCE_PROGRAMS if s == seed)
+        specs[seed] = [offload_gen.spec(rng, "both") for _ in range(last + 1)]
     saved = dict(offload_campaign.TARGET)
     offload_campaign.TARGET.update(lower="cuda", match=match_gpu_divergence)
     try:
         worker = shared_worker("h100")
-        for index, name in GPU_DIVERGENCE_PROGRAMS.items():
-            rec = offload_campaign.run_spec(f"seed1-{index}", specs[index], worker)
-            assert (rec.status, rec.divergence) == ("divergence", name), (index, rec.actual, rec.predicted)
+        for (seed, index), name in GPU_DIVERGENCE_PROGRAMS.items():
+            rec = offload_campaign.run_spec(f"seed{seed}-{index}", specs[seed][index], worker)
+            assert (rec.status, rec.divergence) == ("divergence", name), (seed, index, rec.actual, rec.predicted)
     finally:
         offload_campaign.TARGET.update(saved)
     own = {d.name for d in GPU_DIVERGENCES if d.name.startswith("gpu-")}

@@ -59,6 +59,12 @@ def _host_result_tuple_start(module: HloModule, result: HostOffloadResult, verdi
             and (verdict.start or "").split(".")[0] == "tuple")
 
 
+def _loop_state_memory_space(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
+    text = verdict.message or ""
+    return (result.outcome == "ok" and verdict.kind == "xla_error" and "end-of-post-layout_assignment" in text
+            and "Expected instruction to have shape equal to" in text and "S(5)" in text)
+
+
 def _tpu_entry(name: str) -> KnownDivergence:
     """A TPU divergence whose cause is the HLO -> StableHLO route both plugins share."""
     return next(d for d in KNOWN_DIVERGENCES if d.name == name)
@@ -83,6 +89,10 @@ GPU_DIVERGENCES: tuple[KnownDivergence, ...] = (
         "gpu-compute-on-host-output",
         label("oracle.gpu_divergence.compute_on_host_output"),
         _compute_on_host_output),
+    KnownDivergence(
+        "gpu-loop-state-memory-space",
+        label("oracle.gpu_divergence.loop_state_memory_space"),
+        _loop_state_memory_space),
     KnownDivergence(
         "gpu-copy-start-memory-space",
         label("oracle.gpu_divergence.copy_start_memory_space"),
