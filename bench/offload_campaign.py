@@ -15,6 +15,12 @@ lower are counted apart, never as agreement.
     python bench/offload_campaign.py --seconds 600 --level hlo --json
     python bench/offload_campaign.py --corpus      # scenarios, examples, jax test programs
     python bench/offload_campaign.py --corpus --record tests/data/offload/REAL.tsv
+    python bench/offload_campaign.py --platform gpu --count 2000   # XLA:GPU (h100), the [gpu] extra
+
+``--platform gpu`` judges with XLA's GPU compiler instead (compile-only from XLA's target
+config, ``--topology h100`` by default): JAX programs are lowered for ``cuda`` and the
+prediction is ``check_offload(platform="cuda")``'s, GPU rule included; its known
+divergences are :mod:`xladoctor.oracle.gpu_divergences`.
 
 Exit status: 0 when every decided program agrees or is a named divergence, 1 otherwise,
 2 when no real compiler can run here.
@@ -43,6 +49,9 @@ from xladoctor.offload import analyze_host_offload  # noqa: E402
 from xladoctor.oracle.divergences import match_divergence  # noqa: E402
 from xladoctor.oracle import OracleWorker, compare, prediction_of  # noqa: E402
 from xladoctor.syntax.hlo_parser import parse_module  # noqa: E402
+
+TARGET = {"lower": "tpu", "match": match_divergence}
+"""What --platform set: the platform JAX programs are lowered for and the divergence table."""
 
 
 @dataclass
@@ -77,7 +86,7 @@ def _judge(name: str, level: str, result, module, verdict, spec=None, repro: str
     if comparison.agree is None:
         rec.status = "undecided"
     elif comparison.agree is False:
-        known = match_divergence(module, result, verdict)
+        known = TARGET["match"](module, result, verdict)
         if known is not None:
             rec.status, rec.divergence = "divergence", known.name
         else:
@@ -89,8 +98,15 @@ def _judge(name: str, level: str, result, module, verdict, spec=None, repro: str
 
 def run_hlo_text(name: str, text: str, worker: OracleWorker, spec=None) -> Record:
     module = parse_module(text, name)
-    result = analyze_host_offload(module)
+    result = _analyze(module)
     return _judge(name, "hlo", result, module, worker.compile_hlo(text), spec, text)
+
+
+def _analyze(module):
+    """The prediction for an HLO module on the campaign's platform."""
+    from xladoctor.offload.platform_checks import predict_for_platform
+
+    return predict_for_platform(module, analyze_host_offload(module), TARGET["lower"])
 
 
 def run_jax(name: str, jitted, args, worker: OracleWorker, spec=None, repro: str = "") -> Record:
@@ -98,7 +114,7 @@ def run_jax(name: str, jitted, args, worker: OracleWorker, spec=None, repro: str
     from xladoctor.jax.offload_check import check_lowered
 
     try:
-        lowered = jitted.trace(*args).lower(lowering_platforms=("tpu",))
+        lowered = jitted.trace(*args).lower(lowering_platforms=(TARGET["lower"],))
         program = lower_program(lowered)
     except Exception as e:  # jax refuses this combination: nothing for XLA to judge
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
@@ -246,7 +262,7 @@ def corpus(worker: OracleWorker, verdicts: dict | None = None) -> list[Record]:
         if verdicts is not None:
             verdicts[path.stem] = verdict
         module = parse_module(body, path.stem)
-        records.append(_judge(path.stem, "hlo", analyze_host_offload(module), module, verdict, repro=body))
+        records.append(_judge(path.stem, "hlo", _analyze(module), module, verdict, repro=body))
     sys.path.insert(0, os.path.join(ROOT, "examples"))
     import jax
 
@@ -334,7 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", action="store_true", help="run the fixed corpus instead of generated programs")
     ap.add_argument("--record", metavar="TSV", help="with --corpus: write each scenario file's real verdict "
                     "(name, kind, start, message) to TSV, the table tests/test_offload_real.py checks")
-    ap.add_argument("--topology", default="v5e:2x2")
+    ap.add_argument("--platform", choices=("tpu", "gpu"), default="tpu",
+                    help="which real compiler judges: libtpu (default) or XLA:GPU (the [gpu] extra)")
+    ap.add_argument("--topology", default=None, help="default v5e:2x2, or h100 with --platform gpu")
     ap.add_argument("--shrink-budget", type=int, default=40, help="compiles spent shrinking each disagreement")
     ap.add_argument("--json", action="store_true", help="one JSON document: summary and every disagreement")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
@@ -346,6 +364,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.compare_prepass:
         start_prepass_dumps()
+    if args.platform == "gpu":
+        from xladoctor.oracle.gpu_divergences import match_gpu_divergence
+
+        TARGET.update(lower="cuda", match=match_gpu_divergence)
+    args.topology = args.topology or ("h100" if args.platform == "gpu" else "v5e:2x2")
 
     started = time.monotonic()
     records: list[Record] = []

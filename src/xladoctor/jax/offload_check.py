@@ -182,7 +182,10 @@ class OffloadReport:
         names = [r.name or "" for r in self.program.signature.results] or None
         mc = analysis_of(self.program.module, self.result, None, names)
         if self.confirmation is not None:
-            mc.confirm = {"available": True, "topology": getattr(self.confirmation.verdict, "topology", None),
+            from ..oracle.topologies import platform_of
+
+            topology = getattr(self.confirmation.verdict, "topology", None)
+            mc.confirm = {"available": True, "platform": platform_of(topology or ""), "topology": topology,
                           **self.confirmation.to_json()}
         return Report("check_offload", (), mc.findings(lang), lang)
 
@@ -273,8 +276,10 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport
     from ..pipeline import add_later_failures, unpinned_host_failures
 
     platform = program.platform
+    from ..offload.platform_checks import predict_for_platform
+
     later = unpinned_host_failures(program.module)
-    result = analyze_host_offload(program.module, rule)
+    result = predict_for_platform(program.module, analyze_host_offload(program.module, rule), platform)
     add_later_failures(result, later)
     report = OffloadReport(platform, result.rule, result.outcome, _findings(program, result), result=result,
                            program=program)
@@ -296,7 +301,7 @@ PLATFORMS = ("tpu", "cuda", "gpu", "rocm", "cpu")
 
 
 def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str = SHIPPED,
-                  jit_kwargs: dict[str, Any] | None = None, confirm: bool = False, topology: str = "v5e:2x2",
+                  jit_kwargs: dict[str, Any] | None = None, confirm: bool = False, topology: str | None = None,
                   **kwargs: Any) -> OffloadReport:
     """Predict E1200 for ``jax.jit(fn, **jit_kwargs)(*args, **kwargs)`` on ``platform``,
     without compiling.
@@ -313,9 +318,11 @@ def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str =
     local backend); ``rule`` picks the host-offload rule (default ``"shipped"``: released XLA on
     every platform; ``"unmerged-pr-36525"``: the never-merged variant, see
     :mod:`xladoctor.offload.rules`).
-    ``confirm=True`` also compiles the program for TPU ``topology`` with the real compiler
-    (``pip install 'xladoctor[tpu]'``) and sets ``report.confirmation``; without the extra,
-    ``report.confirm_note`` says how to get it.
+    ``confirm=True`` also compiles the program for ``topology`` with the real compiler and
+    sets ``report.confirmation``: a TPU topology (``pip install 'xladoctor[tpu]'``), or a GPU
+    target (``"h100"``, ``"a100"``: XLA:GPU compile-only, ``pip install 'xladoctor[gpu]'``);
+    ``None`` picks the one for ``platform`` (``v5e:2x2``, or ``h100`` for ``"cuda"``/``"gpu"``).
+    Without the extra, ``report.confirm_note`` says how to get it.
     """
     if platform is not None and platform not in PLATFORMS:  # jax lowers for any name and finds nothing
         raise ValueError(f"check_offload: unknown platform {platform!r}: use one of "

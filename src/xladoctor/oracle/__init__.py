@@ -1,8 +1,10 @@
-"""The real XLA TPU compiler as the judge (``pip install 'xladoctor[tpu]'``).
+"""The real XLA TPU and GPU compilers as the judge (``pip install 'xladoctor[tpu]'`` / ``[gpu]``).
 
 libtpu (pinned ``0.0.42.1`` with ``jax``/``jaxlib`` ``0.10.2``) compiles for a TPU topology
-on any Linux x86-64 machine, no accelerator needed.  Every compile runs in a worker process
-(:class:`OracleWorker`), because a CHECK failure inside the compiler aborts its process.
+on any Linux x86-64 machine, no accelerator needed; so does XLA:GPU through the CUDA PJRT
+plugin, for a GPU target built from one of XLA's target configs (``"h100"``, ``"a100"``:
+:mod:`.gpu_backend`).  Every compile runs in a worker process (:class:`OracleWorker`),
+because a CHECK failure inside the compiler aborts its process.
 
 Single compiles (one shared worker per topology, started on first use)::
 
@@ -30,7 +32,8 @@ _EXPORTS = {
     "close_shared": "shared", "compile_hlo": "shared",
     "compile_stablehlo": "shared", "shared_worker": "shared",
     "KINDS": "verdict", "Verdict": "verdict",
-    "DEFAULT_TOPOLOGY": "topologies", "TOPOLOGIES": "topologies",
+    "DEFAULT_TOPOLOGY": "topologies", "TOPOLOGIES": "topologies", "DEFAULT_GPU_TOPOLOGY": "topologies",
+    "GPU_TOPOLOGIES": "topologies", "platform_of": "topologies",
     "OracleWorker": "worker", "compile_parallel": "worker",
 }
 __all__ = list(_EXPORTS)

@@ -35,6 +35,9 @@ def _environment() -> None:
     # compile-only client touches no chip, so sharing is safe.
     os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    # The CUDA plugin (the [gpu] extra) otherwise refuses to load without a CUDA runtime; a
+    # compile-only GPU client needs none (see .gpu_backend).
+    os.environ.setdefault("JAX_SKIP_CUDA_CONSTRAINTS_CHECK", "1")
 
 
 def preload() -> None:
@@ -51,7 +54,11 @@ def preload() -> None:
 
 
 class Backend:
-    """One TPU topology's compile-only client, loaded once per worker."""
+    """One TPU topology's compile-only client, loaded once per worker.
+
+    The GPU back end (:mod:`.gpu_backend`) differs only in how the client is made: inputs,
+    compiles and verdicts are the same code, since both plugins take StableHLO through PJRT.
+    """
 
     def __init__(self, topology: str):
         _environment()
@@ -63,11 +70,15 @@ class Backend:
         from jaxlib import _hlo
 
         self.topology = topology
-        self._topo = topologies.get_topology_desc(topology, "tpu")
+        self._topo = self._make_topology(topologies, topology)
         self._devices = list(self._topo.devices)
         self._client = self._devices[0].client
         self._compiler, self._mlir, self._jax, self._xc, self._ir, self._hlo = (
             compiler, mlir, _jax, xla_client, ir, _hlo)
+
+    def _make_topology(self, topologies, topology: str):
+        """libtpu's compile-only devices for ``topology`` (:class:`.gpu_backend.GpuBackend`: a GPU's)."""
+        return topologies.get_topology_desc(topology, "tpu")
 
     # -- inputs -----------------------------------------------------------------
     def compile_request(self, request: dict[str, Any]) -> Verdict:

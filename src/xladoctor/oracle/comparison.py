@@ -57,7 +57,13 @@ class Comparison:
     reason: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"agree": self.agree, "reason": self.reason, "predicted": self.predicted.to_json(),
+        """With ``platform`` (``tpu``/``cuda``: which compiler judged) when the verdict names its target."""
+        doc: dict[str, Any] = {}
+        if self.verdict.topology:
+            from .topologies import platform_of
+
+            doc["platform"] = platform_of(self.verdict.topology)
+        return {**doc, "agree": self.agree, "reason": self.reason, "predicted": self.predicted.to_json(),
                 "verdict": self.verdict.to_json()}
 
 

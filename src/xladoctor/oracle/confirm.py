@@ -1,7 +1,8 @@
-"""The ``confirm`` document: the real TPU compiler's verdict beside our prediction, JSON-ready.
+"""The ``confirm`` document: the real compiler's verdict beside our prediction, JSON-ready.
 
 Built the same way for ``offload --confirm`` and ``check --confirm`` (docs/json.md,
-``confirm``).  Without the ``[tpu]`` extra it says why not and how to get it.
+``confirm``); ``platform`` (``tpu``/``cuda``) and ``topology`` say which compiler judged.
+Without the ``[tpu]`` (or, for a GPU target, ``[gpu]``) extra it says why not and how to get it.
 """
 
 from __future__ import annotations
@@ -17,19 +18,25 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
             stablehlo: str | None = None) -> dict[str, Any]:
     """Compile ``text`` (or, when given, the same program's ``stablehlo``, which carries
     JAX's memory kinds) and compare.  JSON-ready: see docs/json.md, ``confirm``."""
-    from .availability import INSTALL_HINT
+    from .availability import install_hint
     from .comparison import compare, prediction_of
     from .shared import shared_worker
+    from .topologies import platform_of
 
     worker = shared_worker(topology)
+    platform = platform_of(topology)
     why = worker.unavailable
     if why is not None:
-        return {"available": False, "reason": why, "install": INSTALL_HINT, "topology": topology}
+        return {"available": False, "reason": why, "install": install_hint(topology), "platform": platform,
+                "topology": topology}
     # The optimised module is kept out of reports (large; --json users can compile themselves).
     verdict = (worker.compile_stablehlo(stablehlo, want_text=False) if stablehlo is not None
                else worker.compile_hlo(text, want_text=False))
-    comparison = compare(prediction_of(result, module), verdict)
-    return {"available": True, "topology": topology, "input": "stablehlo" if stablehlo is not None else "hlo",
+    # The GPU compiler checks more after HostOffloader than libtpu: its prediction includes that.
+    from ..offload.platform_checks import predict_for_platform
+
+    comparison = compare(prediction_of(predict_for_platform(module, result, platform), module), verdict)
+    return {"available": True, "platform": platform, "topology": topology, "input": "stablehlo" if stablehlo is not None else "hlo",
             **comparison.to_json()}
 
 

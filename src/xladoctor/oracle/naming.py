@@ -12,7 +12,10 @@ rebuilt (``tuple.64`` -> ``tuple.1``).  The rule, applied to both names:
    stem is the predicted instruction's opcode (``sin.5`` of opcode ``sine`` ~ ``sine.1``),
    or when XLA's stem is ``Arg_N`` and the predicted instruction is parameter N;
 4. XLA:TPU rewrites every ``dot`` as a ``convolution`` before HostOffloader runs, so a
-   predicted ``dot`` matches XLA's ``convolution`` (``dot_general.5`` ~ ``convolution``).
+   predicted ``dot`` matches XLA's ``convolution`` (``dot_general.5`` ~ ``convolution``);
+5. XLA:GPU's GemmFusion wraps a ``dot`` in a fusion named ``gemm_fusion_<dot's name>``
+   before HostOffloader, so a predicted ``dot`` matches ``gemm_fusion_dot.5`` (the stem after
+   the prefix is the dot's own or its opcode).
 
 The differential campaign and ``--confirm`` both decide "same start instruction" with
 :func:`same_instruction`, so a change to the rule changes both.
@@ -46,6 +49,8 @@ def same_instruction(predicted: str | None, actual: str | None, predicted_opcode
         return True
     if predicted_opcode == "dot" and b == "convolution":
         return True
+    if predicted_opcode == "dot" and b.startswith("gemm_fusion_"):
+        return same_instruction(predicted, actual.lstrip("%")[len("gemm_fusion_"):], predicted_opcode)
     arg = _ARG.match(b)
     if arg and predicted_opcode == "parameter":
         return parameter_number is None or int(arg.group(1)) == parameter_number

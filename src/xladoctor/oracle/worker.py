@@ -133,7 +133,8 @@ _ZYGOTE = _Zygote()
 
 
 class OracleWorker:
-    """A worker process holding a TPU compile-only client for one topology."""
+    """A worker process holding a compile-only client for one target: a TPU topology
+    (``v5e:2x2``) or a GPU target config (``h100``, see :mod:`.topologies`)."""
 
     def __init__(self, topology: str = DEFAULT_TOPOLOGY, timeout: float = 120.0,
                  want_text: bool = True, recycle_after: int | None = 500):
@@ -149,7 +150,7 @@ class OracleWorker:
         self._stderr: IO[bytes] | None = None
         self._buffer = b""
         self._next_id = 0
-        self._unavailable: str | None = unavailable_reason()
+        self._unavailable: str | None = unavailable_reason(topology)
         self._lock = threading.RLock()
         """Compiles through one worker are serialised, so a shared worker is safe across threads."""
         self._owner = os.getpid()

@@ -1,7 +1,7 @@
 """The worker's loop, run in a process forked by :mod:`.zygote`.
 
 Protocol (one JSON object per line on the worker's socket): the worker first writes
-``{"ready": true}`` once libtpu's client for its topology is up (or ``{"ready": false,
+``{"ready": true}`` once libtpu's (or the CUDA plugin's) client for its topology is up (or ``{"ready": false,
 "reason": ...}``), then answers each request line ``{"id": N, "kind": "hlo"|"stablehlo",
 "text": ..., "want_text": bool}`` with ``{"id": N, "verdict": {...}}``.  A CHECK failure
 kills the process; the parent reads the CHECK line from the stderr file.
@@ -20,13 +20,18 @@ def serve(topology: str, requests: BinaryIO, replies: BinaryIO) -> int:
         replies.write(json.dumps(obj).encode() + b"\n")
         replies.flush()
 
+    from .topologies import GPU_SPECS
+
     try:
         from .backend import Backend
+        from .gpu_backend import GpuBackend
 
-        backend = Backend(topology)
-    except Exception as e:  # libtpu refused to start: say why, once
+        backend = GpuBackend(topology) if topology in GPU_SPECS else Backend(topology)
+    except Exception as e:  # libtpu / the CUDA plugin refused to start: say why, once
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        reply({"ready": False, "reason": label("oracle.no_client", topology=topology, first=first)})
+        why = (label("oracle.no_gpu_client", topology=topology, spec=GPU_SPECS[topology], first=first)
+               if topology in GPU_SPECS else label("oracle.no_client", topology=topology, first=first))
+        reply({"ready": False, "reason": why})
         return 0
     reply({"ready": True})
     for line in requests:

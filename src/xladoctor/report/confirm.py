@@ -20,9 +20,10 @@ def confirm_lines(doc: dict[str, Any] | None, indent: str = "") -> list[str]:
     from ..oracle.verdict import Verdict
 
     v = Verdict.from_json(doc["verdict"])
-    lines = [indent + label("confirm.heading", topology=doc["topology"], input=doc["input"]),
+    compiler = "GPU" if doc.get("platform") == "cuda" else "TPU"
+    lines = [indent + label("confirm.heading", compiler=compiler, topology=doc["topology"], input=doc["input"]),
              indent + "  " + label("confirm.predicts", summary=Prediction.from_json(doc["predicted"]).summary()),
-             indent + "  " + label("confirm.compiler_says", summary=v.summary())]
+             indent + "  " + label("confirm.compiler_says", compiler=compiler, summary=v.summary())]
     if v.kind == "crash" and v.check_line:
         lines.append(f"{indent}    {v.check_line}")
     key = {True: "confirm.agree", False: "confirm.disagree"}.get(doc["agree"], "confirm.cannot_compare")

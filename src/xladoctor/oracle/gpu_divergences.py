@@ -1,0 +1,113 @@
+"""Where xladoctor's GPU prediction and XLA:GPU (jaxlib 0.10.2's CUDA plugin) knowingly differ.
+
+The GPU campaign's table, beside the TPU one (:mod:`.divergences`): each entry names one
+pattern, says why the model does not follow the compiler there, and recognises it from the
+module, our result and the verdict.  Measured with ``bench/offload_campaign.py --platform gpu``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..labels import label
+from .divergences import KNOWN_DIVERGENCES, KnownDivergence
+
+if TYPE_CHECKING:
+    from ..ir.module import HloModule
+    from ..offload.result import HostOffloadResult
+    from .verdict import Verdict
+
+
+def _fusion_memory_space(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
+    text = verdict.message or ""
+    return (result.outcome == "ok" and verdict.kind == "xla_error" and "Fused computation shape" in text
+            and "is not equal to the fusion shape" in text and "S(5)" in text)
+
+
+def _dus_memory_space(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
+    text = verdict.message or ""
+    return (result.outcome == "ok" and verdict.kind == "xla_error"
+            and "DynamicUpdateSlice instruction shouldn't change layout memory space" in text)
+
+
+def _copy_start_color(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
+    text = verdict.message or ""
+    return (result.outcome == "ok" and verdict.kind == "xla_error" and "Copy-start" in text
+            and "doesn't have correct host memory space color" in text)
+
+
+def _while_operand_parameter(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
+    text = verdict.message or ""
+    return (result.outcome == "ok" and verdict.kind == "xla_error" and "shape does not match parameter's" in text
+            and "S(5)" in text)
+
+
+def _compute_on_host_output(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
+    """jax.experimental.compute_on's host computation (``_xla_compute_type="host"``) returned."""
+    return (result.outcome == "ok" and verdict.kind == "e1200"
+            and any(i.frontend_attributes.get("_xla_compute_type") == "host" for i in module.instructions()))
+
+
+def _host_result_tuple_start(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
+    from ..ir.shape import HOST_MEMORY_SPACE
+
+    ecl = module.entry_computation_layout
+    host_result = ecl is not None and any(
+        leaf.is_array and leaf.layout is not None and leaf.layout.memory_space == HOST_MEMORY_SPACE
+        for _, leaf in ecl.result.leaves())
+    return (host_result and result.outcome == "E1200" and verdict.kind == "e1200"
+            and (verdict.start or "").split(".")[0] == "tuple")
+
+
+def _loop_state_memory_space(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
+    text = verdict.message or ""
+    return (result.outcome == "ok" and verdict.kind == "xla_error" and "end-of-post-layout_assignment" in text
+            and "Expected instruction to have shape equal to" in text and "S(5)" in text)
+
+
+def _tpu_entry(name: str) -> KnownDivergence:
+    """A TPU divergence whose cause is the HLO -> StableHLO route both plugins share."""
+    return next(d for d in KNOWN_DIVERGENCES if d.name == name)
+
+
+GPU_DIVERGENCES: tuple[KnownDivergence, ...] = (
+    _tpu_entry("one-element-tuple-root"),
+    _tpu_entry("cse-of-identical-host-buffers"),
+    KnownDivergence(
+        "gpu-fusion-memory-space-verifier",
+        label("oracle.gpu_divergence.fusion_memory_space_verifier"),
+        _fusion_memory_space),
+    KnownDivergence(
+        "gpu-dus-memory-space-verifier",
+        label("oracle.gpu_divergence.dus_memory_space_verifier"),
+        _dus_memory_space),
+    KnownDivergence(
+        "gpu-hlo-route-host-result-tuple",
+        label("oracle.gpu_divergence.hlo_route_host_result_tuple"),
+        _host_result_tuple_start),
+    KnownDivergence(
+        "gpu-compute-on-host-output",
+        label("oracle.gpu_divergence.compute_on_host_output"),
+        _compute_on_host_output),
+    KnownDivergence(
+        "gpu-loop-state-memory-space",
+        label("oracle.gpu_divergence.loop_state_memory_space"),
+        _loop_state_memory_space),
+    KnownDivergence(
+        "gpu-copy-start-memory-space",
+        label("oracle.gpu_divergence.copy_start_memory_space"),
+        _copy_start_color),
+    KnownDivergence(
+        "gpu-while-operand-parameter-memory-space",
+        label("oracle.gpu_divergence.while_operand_parameter_memory_space"),
+        _while_operand_parameter),
+)
+
+
+def match_gpu_divergence(module: HloModule, result: HostOffloadResult,
+                         verdict: Verdict) -> KnownDivergence | None:
+    """The named GPU divergence this disagreement is, or ``None``."""
+    for d in GPU_DIVERGENCES:
+        if d.matches(module, result, verdict):
+            return d
+    return None
