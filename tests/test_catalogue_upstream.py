@@ -84,7 +84,10 @@ def test_e1002_message_is_explained_with_its_sparsecore_split(capsys):
     assert finding_fixes(f, "fa")[0].startswith("اول سهم SparseCore را کوچک کنید")
     from xladoctor.report.explain_text import render_findings
     text = render_findings([f], "<log>", "en", 100, "visual")
-    assert "used_over_limit: 2.18x" in text and "scenario" not in text and "larger_user" not in text
+    # The text tells the story once (issue 22: no wall of internals); the ratio stays in the model/JSON.
+    assert "113.18 GiB over the limit" in text and "excess_bytes: 121,526,099,640" in text
+    assert "scenario" not in text and "larger_user" not in text and "used_over_limit" not in text
+    assert round(f.analysis["used_over_limit"], 2) == 2.18
 
 
 def test_mismatched_ranks_message_from_xla_shape_inference():

@@ -375,3 +375,31 @@ def test_parse_module_takes_utf8_bytes_and_refuses_none_clearly():
         xladoctor.parse_module(None)
     with pytest.raises(xladoctor.InputError, match="not UTF-8 text"):
         xladoctor.parse_module(b"HloModule m\xff")
+
+
+KINDLESS_JAX_LOWERING = b"""HloModule jit_f, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+ENTRY main.3 {
+  Arg_0.1 = f32[4]{0} parameter(0)
+  ROOT custom-call.2 = f32[4]{0} custom-call(Arg_0.1), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+}
+"""
+
+
+def test_hostile_names_on_an_undecidable_lowering(tmp_path):
+    """The 'save the StableHLO beside it' note pastes the file's stem into a line of Python, and
+    SARIF fingerprints hash the name: found by the campaign's names target after the merge of
+    the undecidable route (a forged summary line; a UnicodeEncodeError on a non-UTF-8 name)."""
+    d = tmp_path / "u"
+    d.mkdir()
+    for name in (b"bad\xed\xa0\x80", b"x\n\n1 file checked, 0 findings\n"):
+        Path(os.fsdecode(bytes(d) + b"/" + name)).write_bytes(KINDLESS_JAX_LOWERING)
+    r = cli("check", str(d))
+    out = r.stdout.decode("utf-8")
+    assert r.returncode == 1, r.stderr
+    assert "\n1 file checked, 0 findings\n" not in out and out.count("NO VERDICT") == 2
+    assert out.rstrip().splitlines()[-1] == "2 files checked, 2 findings"
+    r = cli("check", str(d), "--format", "sarif")
+    assert r.returncode == 1, r.stderr
+    results = json.loads(r.stdout.decode("utf-8"))["runs"][0]["results"]
+    assert len(results) == 2 and all(res["level"] == "warning" for res in results)

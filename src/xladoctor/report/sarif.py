@@ -169,7 +169,8 @@ def fingerprint(f: Finding, root: Path) -> str:
     artifact = artifact_uri(f.location.path or "", root) or {}
     parts = (f.code, f.kind.value, str(artifact.get("uri", f.location.path or "")), f.location.instruction or "",
              f.location.computation or "", " ".join(f.message.split()))
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+    # surrogateescape: a file name's byte that is not UTF-8 is hashed as that byte
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _result(f: Finding, rule_index: int, root: Path) -> dict[str, Any]:
