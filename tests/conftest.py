@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
+
+# With the [gpu] extra installed (part of [test]), jax would try the CUDA plugin first on a
+# machine without a GPU and print a traceback before falling back; the suite runs jax on the CPU
+# (the compilers it judges with are compile-only clients), here and in every child process.
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 # Test helpers (jax_programs, jaxlib_oracle) are imported as top-level modules;
 # keep that working even if tests/ later becomes a package.

@@ -14,14 +14,12 @@ Three layers, so that agreement is checked on every machine and re-checked where
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from campaign_run import run_agreeing_campaign
 from test_offload_scenarios import DATA, load_all, rule_of
 from xladoctor.offload import analyze_host_offload
 from xladoctor.oracle import Verdict, compare, prediction_of, unavailable_reason
@@ -178,15 +176,7 @@ def test_named_divergence_reproduces(name, worker):
 @needs_libtpu
 def test_fixed_seed_campaign_agrees_with_the_real_compiler():
     """A few hundred generated programs (JAX and HLO level): no unexplained disagreement."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "offload_campaign.py"), "--seed", "0",
-                           "--count", str(CAMPAIGN_COUNT), "--json", "--shrink-budget", "5"],
-                          capture_output=True, text=True, env=env, timeout=600)
-    assert proc.returncode in (0, 1), proc.stderr[-2000:]
-    doc = json.loads(proc.stdout)
-    assert doc["disagree"] == 0, json.dumps(doc["disagreements"], indent=1)[:4000]
-    assert doc["decided"] >= CAMPAIGN_COUNT * 0.9
-    assert doc["verdicts"].get("E1200", 0) >= 20 and doc["verdicts"].get("compiles", 0) >= 20
+    run_agreeing_campaign("--seed", "0", count=CAMPAIGN_COUNT, timeout=600)
 
 
 EXAMPLES_REAL = {

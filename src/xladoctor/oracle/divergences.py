@@ -117,10 +117,11 @@ KNOWN_DIVERGENCES: tuple[KnownDivergence, ...] = (
 )
 
 
-def match_divergence(module: HloModule, result: HostOffloadResult,
-                     verdict: Verdict) -> KnownDivergence | None:
-    """The named divergence this disagreement is, or ``None``."""
-    for d in KNOWN_DIVERGENCES:
+def match_divergence(module: HloModule, result: HostOffloadResult, verdict: Verdict,
+                     table: tuple[KnownDivergence, ...] = KNOWN_DIVERGENCES) -> KnownDivergence | None:
+    """The named divergence of ``table`` (the TPU one unless another is given) this disagreement
+    is, or ``None``."""
+    for d in table:
         if d.matches(module, result, verdict):
             return d
     return None

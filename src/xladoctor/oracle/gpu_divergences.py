@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..labels import label
-from .divergences import KNOWN_DIVERGENCES, KnownDivergence
+from .divergences import KNOWN_DIVERGENCES, KnownDivergence, match_divergence
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule
@@ -48,17 +48,6 @@ def _compute_on_host_output(module: HloModule, result: HostOffloadResult, verdic
             and any(i.frontend_attributes.get("_xla_compute_type") == "host" for i in module.instructions()))
 
 
-def _host_result_tuple_start(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
-    from ..ir.shape import HOST_MEMORY_SPACE
-
-    ecl = module.entry_computation_layout
-    host_result = ecl is not None and any(
-        leaf.is_array and leaf.layout is not None and leaf.layout.memory_space == HOST_MEMORY_SPACE
-        for _, leaf in ecl.result.leaves())
-    return (host_result and result.outcome == "E1200" and verdict.kind == "e1200"
-            and (verdict.start or "").split(".")[0] == "tuple")
-
-
 def _loop_state_memory_space(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     text = verdict.message or ""
     return (result.outcome == "ok" and verdict.kind == "xla_error" and "end-of-post-layout_assignment" in text
@@ -82,10 +71,6 @@ GPU_DIVERGENCES: tuple[KnownDivergence, ...] = (
         label("oracle.gpu_divergence.dus_memory_space_verifier"),
         _dus_memory_space),
     KnownDivergence(
-        "gpu-hlo-route-host-result-tuple",
-        label("oracle.gpu_divergence.hlo_route_host_result_tuple"),
-        _host_result_tuple_start),
-    KnownDivergence(
         "gpu-compute-on-host-output",
         label("oracle.gpu_divergence.compute_on_host_output"),
         _compute_on_host_output),
@@ -107,7 +92,4 @@ GPU_DIVERGENCES: tuple[KnownDivergence, ...] = (
 def match_gpu_divergence(module: HloModule, result: HostOffloadResult,
                          verdict: Verdict) -> KnownDivergence | None:
     """The named GPU divergence this disagreement is, or ``None``."""
-    for d in GPU_DIVERGENCES:
-        if d.matches(module, result, verdict):
-            return d
-    return None
+    return match_divergence(module, result, verdict, GPU_DIVERGENCES)
