@@ -80,6 +80,9 @@ REFUSED = {
 }
 
 ACCEPTED = {
+    # no space between the keyword and a %-name or a comment (found by the campaign, seed 24242)
+    "HloModule%name": entry("ROOT r = f32[2]{0} negate(p)", header="HloModule%TRY"),
+    "HloModule/*comment*/name": entry("ROOT r = f32[2]{0} negate(p)", header="HloModule/*c*/m"),
     "leading zeros in a dimension": entry("q = u8[0000000000000000000000000000005]{0} parameter(1)",
                                           "ROOT r = f32[2]{0} negate(p)"),
     "backend_config read as XLA's JSON lexer reads it": entry(

@@ -48,22 +48,31 @@ def expand(patterns: Iterable[str]) -> list[str]:
     for pattern in patterns:
         if pattern == "-":
             found.update(expand(stdin_list()))
+        elif pattern.startswith("file://"):
+            # a local path: the same safe, streaming walk (fsspec's glob lists the whole tree in
+            # memory, and follows symlinked folders; 'file:///**/*.log' ran out of memory)
+            found.update(_expand_local(pattern[len("file://"):]))
         elif is_url(pattern):
             found.update(_expand_url(pattern))
-        elif os.path.isdir(pattern):
-            found.update(_walk_files(pattern))
-        elif not glob.has_magic(pattern):
-            if os.path.isfile(pattern):
-                found.add(pattern)
-        elif "**" in pattern:
-            root = _glob_root(pattern)
-            matches = _glob_regex(pattern).fullmatch
-            if os.path.isdir(root or "."):
-                found.update(p for p in _walk_files(root or ".", prefix=not root) if matches(p))
-        else:  # a fixed depth: glob's own listing, then the walk's rules for links
-            root = _glob_root(pattern) or "."
-            found.update(p for p in glob.glob(pattern) if _inside(p, root))
+        else:
+            found.update(_expand_local(pattern))
     return sorted(found)
+
+
+def _expand_local(pattern: str) -> Iterable[str]:
+    """A local directory, file or glob, by the rules of :func:`expand`."""
+    if os.path.isdir(pattern):
+        return _walk_files(pattern)
+    if not glob.has_magic(pattern):
+        return [pattern] if os.path.isfile(pattern) else []
+    if "**" in pattern:
+        root = _glob_root(pattern)
+        matches = _glob_regex(pattern).fullmatch
+        if not os.path.isdir(root or "."):
+            return []
+        return (p for p in _walk_files(root or ".", prefix=not root) if matches(p))
+    root = _glob_root(pattern) or "."  # a fixed depth: glob's own listing, then the walk's rules for links
+    return (p for p in glob.glob(pattern) if _inside(p, root))
 
 
 def _inside(path: str, root: str) -> bool:
@@ -177,6 +186,7 @@ def job_roots(patterns: Iterable[str]) -> list[str]:
     """The folders the jobs sit in: each directory pattern, and each glob's fixed folder."""
     roots = []
     for p in patterns:
+        p = p[len("file://"):] if p.startswith("file://") else p  # a local path, as expand reads it
         if p == "-" or is_url(p):
             continue
         if os.path.isdir(p):

@@ -133,9 +133,9 @@ class _ModuleParser(ComputationReader):
             # XLA reads computations without a header too, and names the module after the entry.
             module = HloModule("")
         else:
+            # XLA's lexer needs no space after the keyword where no name character follows it
+            # ('HloModule%m', 'HloModule/*c*/m'); the header test above already refused 'HloModulex'.
             r.pos += len("HloModule")
-            if not r.text[r.pos:r.pos + 1].isspace():
-                raise self.error("expected a module name after 'HloModule'")
             name = r.expect_name("a module name after 'HloModule'")
             self._not_keyword(name, "module")
             module = HloModule(name)
