@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
+from . import opcode_rules as _opcode_rules
 from .opcodes import HloOpcode
 from .shape import Shape
 from .users import Users
@@ -63,9 +64,8 @@ if TYPE_CHECKING:
 NO_CALLS: Mapping[str, list[HloComputation]] = MappingProxyType({})
 NO_STRINGS: Mapping[str, str] = MappingProxyType({})
 
-# Attribute names that refer to called computations, and how many they hold.
-CALLED_COMPUTATION_ROLES = ("to_apply", "calls", "body", "condition", "branch_computations",
-                            "true_computation", "false_computation", "scatter", "select", "async_wrapped")
+# Attribute names that refer to called computations: an opcode fact, kept with the others.
+CALLED_COMPUTATION_ROLES = _opcode_rules.CALLED_COMPUTATION_ROLES
 
 
 @dataclass(frozen=True)

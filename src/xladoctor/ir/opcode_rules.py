@@ -1,5 +1,12 @@
-"""Operand counts and attributes XLA's HLO parser requires, per opcode.
+"""The opcode facts: operand counts, attributes, called computations, side effects, per opcode.
 
+These tables are data; :class:`~.opcodes.HloOpcode` is the one interface to them
+(``op.arity``, ``op.required_attributes``, ``op.allowed_attributes``,
+``op.called_computations``, ``op.has_side_effect``, ``op.is_pure_memory_move``...), so
+no other module keeps a set of opcode names for a fact about the opcode itself.  (Sets of
+opcodes one pass lets a value through are that pass' logic and stay with it.)
+
+The parser's operand counts and attributes:
 Measured, not transcribed: each opcode was parsed by jaxlib 0.10.2's
 ``hlo_module_from_text`` with 0 to 4 operands (``bench/fuzz_campaign.py`` keeps
 checking the parser against it).  ``FIXED_ARITY`` holds the opcodes for which XLA
@@ -227,3 +234,38 @@ METADATA_KEYS: frozenset[str] = frozenset(["deduplicated_name", "metadata_payloa
     "source_line", "stack_frame_id"])
 
 ASYNC_SUGAR_ATTRIBUTES: frozenset[str] = COMMON_ATTRIBUTES | {"async_execution_thread"}
+
+
+# Attribute names that refer to called computations (what the parser resolves to computations,
+# and the printer prints as names); ``async_wrapped`` is the sugared async form's wrapped call.
+# custom-call's ``called_computations={...}`` stays text: nothing here follows it.
+CALLED_COMPUTATION_ROLES: tuple[str, ...] = ("to_apply", "calls", "body", "condition", "branch_computations",
+                                             "true_computation", "false_computation", "scatter", "select",
+                                             "async_wrapped")
+
+# Called computations each opcode must have, by attribute, and how many: what HloVerifier requires
+# (hlo_verifier.cc ``CheckCallableInstructionHasOneComputation`` & co.), checked by verify.py.
+REQUIRED_CALLS: dict[str, tuple[tuple[str, int], ...]] = {
+    "while": (("body", 1), ("condition", 1)), "call": (("to_apply", 1),), "fusion": (("calls", 1),),
+    "async-start": (("calls", 1),), "map": (("to_apply", 1),), "reduce": (("to_apply", 1),),
+    "reduce-window": (("to_apply", 1),), "sort": (("to_apply", 1),), "scatter": (("to_apply", 1),),
+    "select-and-scatter": (("select", 1), ("scatter", 1)),
+}
+
+# Opcodes whose operands become the parameters of their one called computation, by attribute.
+PASSES_OPERANDS_TO: dict[str, str] = {"call": "to_apply", "async-start": "calls"}
+
+# ``HloInstruction::HasSideEffectNoRecurse`` (xla/hlo/ir/hlo_instruction.cc): always side-effecting ...
+SIDE_EFFECT_OPCODES: frozenset[str] = frozenset([
+    "send", "send-done", "recv", "recv-done", "rng", "rng-get-and-update-state", "infeed", "outfeed",
+    "all-reduce-start", "all-reduce-done", "all-gather-start", "all-gather-done", "collective-broadcast",
+    "collective-permute-start", "collective-permute-done"])
+# ... and side-effecting depending on the instruction: collectives with ``constrain_layout`` or (in a
+# channel-id-sensitive module) a ``channel_id``; a custom-call with ``custom_call_has_side_effect=true``.
+MAYBE_SIDE_EFFECT_OPCODES: frozenset[str] = frozenset([
+    "all-to-all", "all-gather", "all-reduce", "reduce-scatter", "collective-permute", "custom-call"])
+
+# ``host_offload_utils::IsValidDuringPureMemoryOffload``: ops host memory passes through unchanged.
+PURE_MEMORY_MOVE_OPCODES: frozenset[str] = frozenset([
+    "get-tuple-element", "bitcast", "tuple", "call", "while", "conditional", "parameter", "opt-barrier",
+    "async-start", "async-done", "custom-call", "send", "recv", "send-done", "recv-done"])

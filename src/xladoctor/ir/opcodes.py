@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from . import opcode_rules as _rules
+
 
 class HloOpcode(str, Enum):
     """One HLO opcode; the value is its text spelling."""
@@ -151,6 +153,48 @@ class HloOpcode(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+    # The opcode facts (data in :mod:`.opcode_rules`); every module asks these, none keeps a copy.
+
+    @property
+    def arity(self) -> int | None:
+        """The operand count XLA's parser requires; None where it takes any number (variadic)."""
+        return _rules.FIXED_ARITY.get(self.value)
+
+    @property
+    def required_attributes(self) -> tuple[str, ...]:
+        """Attributes the parser reports missing when absent."""
+        return _rules.REQUIRED_ATTRIBUTES.get(self.value, ())
+
+    @property
+    def allowed_attributes(self) -> frozenset[str] | None:
+        """Attributes the parser accepts; None where unprobed (conditional, tuple: not checked)."""
+        return _rules.ALLOWED_ATTRIBUTES.get(self.value)
+
+    @property
+    def called_computations(self) -> tuple[tuple[str, int], ...]:
+        """``(attribute, count)`` of the computations this opcode must call (HloVerifier's rule)."""
+        return _rules.REQUIRED_CALLS.get(self.value, ())
+
+    @property
+    def passes_operands_to(self) -> str | None:
+        """The attribute of the one computation this opcode's operands become the parameters of."""
+        return _rules.PASSES_OPERANDS_TO.get(self.value)
+
+    @property
+    def has_side_effect(self) -> bool:
+        """Side-effecting whatever its attributes (``HasSideEffectNoRecurse``'s unconditional cases)."""
+        return self.value in _rules.SIDE_EFFECT_OPCODES
+
+    @property
+    def may_have_side_effect(self) -> bool:
+        """Side-effecting for some instructions: collectives (layout, channel), flagged custom calls."""
+        return self.value in _rules.MAYBE_SIDE_EFFECT_OPCODES
+
+    @property
+    def is_pure_memory_move(self) -> bool:
+        """Moves no data, so host memory passes through (``IsValidDuringPureMemoryOffload``)."""
+        return self.value in _rules.PURE_MEMORY_MOVE_OPCODES
 
 
 OPCODES_BY_SPELLING: dict[str, HloOpcode] = {op.value: op for op in HloOpcode}

@@ -15,24 +15,6 @@ from .instruction import HloInstruction
 from .module import HloModule
 from .opcodes import HloOpcode
 
-# Called computations each opcode must have, by attribute name, and how many.
-_REQUIRED_CALLS: dict[HloOpcode, tuple[tuple[str, int], ...]] = {
-    HloOpcode.WHILE: (("body", 1), ("condition", 1)),
-    HloOpcode.CALL: (("to_apply", 1),),
-    HloOpcode.FUSION: (("calls", 1),),
-    HloOpcode.ASYNC_START: (("calls", 1),),
-    HloOpcode.MAP: (("to_apply", 1),),
-    HloOpcode.REDUCE: (("to_apply", 1),),
-    HloOpcode.REDUCE_WINDOW: (("to_apply", 1),),
-    HloOpcode.SORT: (("to_apply", 1),),
-    HloOpcode.SCATTER: (("to_apply", 1),),
-    HloOpcode.SELECT_AND_SCATTER: (("select", 1), ("scatter", 1)),
-}
-
-
-# Opcodes whose operands become the parameters of one called computation (by role).
-_PASSES_OPERANDS_TO = {HloOpcode.CALL: "to_apply", HloOpcode.ASYNC_START: "calls"}
-
 
 def _fail(module: HloModule, instr: HloInstruction, message: str) -> VerifyError:
     return VerifyError(f"{message} (instruction '{instr.name}')", module.source_name, instr.line or 1,
@@ -48,7 +30,7 @@ def verify_module(module: HloModule) -> None:
 
 def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
     op = instr.opcode
-    for role, count in _REQUIRED_CALLS.get(op, ()):
+    for role, count in op.called_computations:
         got = len(instr.called.get(role, ()))
         if got != count:
             raise _fail(module, instr, f"{op.value} needs {count} '{role}' computation(s), has {got}")
@@ -67,8 +49,8 @@ def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
         for role in ("body", "condition"):
             if len(instr.called[role][0].parameters) != 1:
                 raise _fail(module, instr, f"while {role} '{instr.called[role][0].name}' must take 1 parameter")
-    elif op in _PASSES_OPERANDS_TO:
-        callee = instr.called[_PASSES_OPERANDS_TO[op]][0]
+    elif op.passes_operands_to is not None:
+        callee = instr.called[op.passes_operands_to][0]
         if len(callee.parameters) != len(instr.operands):
             raise _fail(module, instr, f"{op.value} passes {len(instr.operands)} operand(s) to '{callee.name}', "
                                        f"which takes {len(callee.parameters)}")

@@ -22,14 +22,6 @@ from .annotations import is_move_to_device, is_move_to_host
 from .kinds import Status
 from .positions import Position
 
-PURE_MEMORY_OPCODES = frozenset({
-    HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.BITCAST, HloOpcode.TUPLE, HloOpcode.CALL, HloOpcode.WHILE,
-    HloOpcode.CONDITIONAL, HloOpcode.PARAMETER, HloOpcode.OPT_BARRIER, HloOpcode.ASYNC_START,
-    HloOpcode.ASYNC_DONE, HloOpcode.CUSTOM_CALL, HloOpcode.SEND, HloOpcode.RECV, HloOpcode.SEND_DONE,
-    HloOpcode.RECV_DONE,
-})
-"""``IsValidDuringPureMemoryOffload``: ops that move no data, so host memory passes through."""
-
 _LOOP_PLUMBING = frozenset({HloOpcode.TUPLE, HloOpcode.OPT_BARRIER, HloOpcode.GET_TUPLE_ELEMENT,
                             HloOpcode.PARAMETER, HloOpcode.WHILE})
 
@@ -74,7 +66,7 @@ def is_pure_memory_op(instr: HloInstruction) -> bool:
     """
     if instr.opcode is HloOpcode.RESHAPE:
         return reshape_is_bitcast(instr)
-    return instr.opcode in PURE_MEMORY_OPCODES
+    return instr.opcode.is_pure_memory_move
 
 
 def _true_rank(shape: Shape) -> int:

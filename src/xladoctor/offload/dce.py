@@ -19,14 +19,13 @@ from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from .annotations import is_annotation
 
-_SIDE_EFFECTING = frozenset({
-    HloOpcode.PARAMETER, HloOpcode.SEND, HloOpcode.SEND_DONE, HloOpcode.RECV, HloOpcode.RECV_DONE,
-    HloOpcode.INFEED, HloOpcode.OUTFEED, HloOpcode.RNG, HloOpcode.AFTER_ALL, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE,
-    HloOpcode.ALL_REDUCE, HloOpcode.ALL_GATHER, HloOpcode.ALL_TO_ALL, HloOpcode.COLLECTIVE_PERMUTE,
-    HloOpcode.REDUCE_SCATTER, HloOpcode.WHILE, HloOpcode.CONDITIONAL, HloOpcode.CALL,
-})
-"""Kept even when unused: side effects (collectives, channels, RNG state) and control flow,
-whose callees may have side effects (XLA looks inside; keeping them is the safe side)."""
+_SIDE_EFFECTING = frozenset(op for op in HloOpcode if op.has_side_effect or (
+    op.may_have_side_effect and op is not HloOpcode.CUSTOM_CALL)) | {
+    HloOpcode.PARAMETER, HloOpcode.AFTER_ALL, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE,
+    HloOpcode.WHILE, HloOpcode.CONDITIONAL, HloOpcode.CALL}
+"""Kept even when unused: side effects (``HloOpcode.has_side_effect``; collectives whatever their
+channel or layout) and control flow, whose callees may have side effects (XLA looks inside;
+keeping them is the safe side); custom calls by their flag (:func:`_removable_kind`)."""
 
 
 def _removable_kind(instr: HloInstruction) -> bool:

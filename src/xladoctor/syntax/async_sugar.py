@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
-from ..ir.opcode_rules import COMMON_ATTRIBUTES, FIXED_ARITY
+from ..ir.opcode_rules import COMMON_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
 from .attributes import unquote
@@ -74,7 +74,7 @@ def wrapped_computation(start: HloInstruction, wrapped: HloOpcode) -> HloComputa
     attributes and called computations move to the wrapped root)."""
     operand_shapes = start.shape.tuple_shapes[0].tuple_shapes
     called = start.called
-    count = max(FIXED_ARITY.get(wrapped, 0), len(operand_shapes))
+    count = max(wrapped.arity or 0, len(operand_shapes))
     comp = HloComputation("async_wrapped")
     params = []
     for i in range(count):

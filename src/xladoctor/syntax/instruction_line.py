@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from ..errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
-from ..ir.opcode_rules import ALLOWED_ATTRIBUTES, FIXED_ARITY, REQUIRED_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
 from .hlo_lexicon import INT64_ATTRIBUTES, KEYWORDS, metadata_fast
@@ -64,12 +63,11 @@ _LINE = re.compile(
     r"[ \t]*(?=\r?\n(?![ \t\r\n]*[,/]))")
 # One ', name=value' with its separator, so the lengths found show whether they tile the span.
 _ATTRIBUTE = re.compile(rf"([ \t]*,[ \t]*)([A-Za-z_][A-Za-z0-9_\-]*)=({_VALUE})")
-_ARITY = FIXED_ARITY
 _PARAMETER, _CONSTANT, _TUPLE = HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpcode.TUPLE
 # Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
 # attributes (None: not checked) and its required attribute (one dictionary look-up per line).
 _OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, ...] | None]] = {
-    spelling: (op, FIXED_ARITY.get(spelling, -1), ALLOWED_ATTRIBUTES.get(spelling), REQUIRED_ATTRIBUTES.get(spelling))
+    spelling: (op, -1 if op.arity is None else op.arity, op.allowed_attributes, op.required_attributes or None)
     for spelling, op in OPCODES_BY_SPELLING.items()}
 _intern = sys.intern
 _NO_NAMES: set[str] = set()  # the attribute names of a line without any (never added to)
@@ -182,7 +180,7 @@ def _contents(instr: HloInstruction, inside: str) -> bool:
         return False  # operands this path does not read ('add(1)', typed operands, ...)
     if opcode is _TUPLE:
         return instr.shape.is_tuple and not instr.shape.tuple_shapes
-    return _ARITY.get(opcode.value, 0) == 0
+    return not opcode.arity
 
 
 # Attributes the full reader decodes or checks beyond storing them.

@@ -18,11 +18,8 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcode_rules import (
-    ALLOWED_ATTRIBUTES,
     ASYNC_SUGAR_ATTRIBUTES,
-    FIXED_ARITY,
     METADATA_KEYS,
-    REQUIRED_ATTRIBUTES,
 )
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
@@ -182,23 +179,23 @@ class InstructionReader:
         instr = HloInstruction(name, opcode, shape)  # type: ignore[arg-type]  # None: inferred once resolved
         r.expect("(", f"after opcode '{opcode.value}'")
         operand_refs = self._read_inside(instr, scope)
-        allowed = ALLOWED_ATTRIBUTES.get(opcode)
+        allowed = opcode.allowed_attributes
         if sugar is not None:
-            wrapped_allowed = ALLOWED_ATTRIBUTES.get(sugar[1])
+            wrapped_allowed = sugar[1].allowed_attributes
             allowed = ASYNC_SUGAR_ATTRIBUTES if opcode is not HloOpcode.ASYNC_START else \
                 None if wrapped_allowed is None else wrapped_allowed | _ASYNC_START_OWN
         control_refs = self._parse_attributes(instr, allowed) if allow_attributes else []
         if sugar is not None:
             self.async_sugar = (instr, sugar[1])  # the wrapped computation is built once operands resolve
             opcode = sugar[1] if opcode is HloOpcode.ASYNC_START else opcode
-        want = FIXED_ARITY.get(opcode) if sugar is None else None
+        want = opcode.arity if sugar is None else None
         if opcode is HloOpcode.TUPLE and shape is not None:
             if not shape.is_tuple:
                 raise self.error(f"a tuple instruction needs a tuple shape, not {shape}", op_pos)
             want = len(shape.tuple_shapes)
         if want is not None and len(operand_refs) != want:
             raise self.error(f"expects {want} operands, but has {len(operand_refs)} operands", m.end())
-        for required in REQUIRED_ATTRIBUTES.get(opcode, ()):
+        for required in opcode.required_attributes:
             if required not in instr.attributes:
                 raise self.error(f"attribute {required} is expected but not seen", m.end())
         return instr, operand_refs, control_refs
