@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..ir.instruction import HloInstruction
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_KINDS
+from ..syntax.attributes import unquote
 
 ANNOTATE_DEVICE_PLACEMENT = "annotate_device_placement"
 BUFFER_PLACEMENT_ATTR = "_xla_buffer_placement"
@@ -60,8 +61,8 @@ def is_host_async_start(instr: HloInstruction) -> bool:
     """``async-start`` with ``async_execution_thread="host"`` (JAX ``compute_on('device_host')``)."""
     if instr.opcode is not HloOpcode.ASYNC_START:
         return False
-    raw = instr.attributes.get("async_execution_thread", "")
-    return raw.strip('"') == HOST_THREAD
+    raw = instr.attributes.get("async_execution_thread")
+    return raw is not None and unquote(raw) == HOST_THREAD  # XLA's string decoding, as async_sugar's
 
 
 def is_host_compute(instr: HloInstruction) -> bool:
