@@ -25,6 +25,10 @@ def test_wide_tuple_is_copied_once_then_changed_in_place() -> None:
     assert again is mine
     assert str(mine) == str(expected) and "S(5)" in str(mine)
     assert mine == expected and expected == mine and hash(mine) == hash(expected)
+    relaid = mine.with_layout(None)
+    set_memory_space_in_place(mine, HOST_MEMORY_SPACE, (71,), owner)
+    assert "S(5)" not in str(relaid.tuple_shapes[71]) and type(relaid) is not MutableTupleShape
+    expected = expected.with_memory_space(HOST_MEMORY_SPACE, (71,))
     other = set_memory_space_in_place(mine, HOST_MEMORY_SPACE, (5,), object())
     assert other is not mine and str(mine) == str(expected)  # another owner gets its own copy
 

@@ -338,6 +338,10 @@ class MutableTupleShape(Shape):
     def __hash__(self) -> int:
         return hash((self.element_type, self.dimensions, self.dynamic, tuple(self.tuple_shapes), self.layout))
 
+    def with_layout(self, layout: Layout | None) -> Shape:
+        # Not ``replace``: that would share the element list, which this shape changes in place.
+        return Shape(self.element_type, self.dimensions, self.dynamic, tuple(self.tuple_shapes), layout)
+
 
 WIDE_TUPLE = 64
 """Tuples at least this wide are changed in place by :func:`set_memory_space_in_place`."""
