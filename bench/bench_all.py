@@ -210,7 +210,7 @@ def module_rows(sizes: list[int], repeat: int, has_jaxlib: bool, kinds: list[str
 # The shapes that were quadratic or worse before issue 20 (bench/ir_shapes.py), the sizes each
 # row is measured at, and what "n" counts; the exponent is fitted between the first and last size.
 SHAPE_ROWS = (("wide_root", "offload: N entry outputs behind Sharding markers", (1_000, 10_000, 100_000), "outputs"),
-              ("fan_out", "offload: one host tensor with N returned users", (1_000, 3_000, 10_000), "users"),
+              ("fan_out", "offload: one host tensor with N returned users", (1_000, 10_000, 100_000), "users"),
               ("deep_calls", "offload: L computations each calling the next twice", (10, 13, 16), "inlined"),
               ("diamond_calls", "offload: L levels of two computations calling both below", (8, 11, 14), "inlined"),
               ("wide_params", "offload: one-line module with N parameters", (2_000, 20_000, 200_000), "params"))

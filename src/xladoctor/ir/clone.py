@@ -41,29 +41,31 @@ def clone_module(module: HloModule) -> HloModule:
     new.entry = None
     comp_map: dict[HloComputation, HloComputation] = {}
     instr_map: dict[HloInstruction, HloInstruction] = {}
+    copies: list[list[HloInstruction]] = []
     for comp in module.computations:
         c2 = HloComputation(comp.name, comp.is_entry)
         for slot in HloComputation.__slots__:
             if slot not in _COMP_REMAPPED and hasattr(comp, slot):
                 setattr(c2, slot, getattr(comp, slot))
         comp_map[comp] = c2
-        for instr in comp.instructions:
-            instr_map[instr] = instr.detached_copy()
-    for comp in module.computations:
-        for instr in comp.instructions:
-            i2 = instr_map[instr]
-            if instr.operands:
-                i2.operands = [instr_map[o] for o in instr.operands]
+        mine = [instr.detached_copy() for instr in comp.instructions]
+        instr_map.update(zip(comp.instructions, mine))
+        copies.append(mine)
+    mapped = instr_map.__getitem__
+    for comp, mine in zip(module.computations, copies):
+        for instr, i2 in zip(comp.instructions, mine):
+            operands = instr.operands
+            if operands:
+                i2.link_operands(tuple(map(mapped, operands)))
             if instr.control_predecessors:
                 i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
             if instr.called:
                 i2.called = {role: [comp_map[c] for c in comps] for role, comps in instr.called.items()}
     # The graph is complete before the computations join the module, which indexes names
     # and calls as they come.
-    for comp in module.computations:
+    for comp, mine in zip(module.computations, copies):
         c2 = comp_map[comp]
-        for instr in comp.instructions:
-            c2.add_instruction(instr_map[instr])
+        c2.add_instructions(mine)
         c2.root = instr_map.get(comp.root) if comp.root is not None else None
         new.add_computation(c2)
     return new

@@ -80,6 +80,24 @@ class HloComputation:
             self.parameters[n] = instr
         return instr
 
+    def add_instructions(self, instrs: list[HloInstruction]) -> None:
+        """:meth:`add_instruction` of each of ``instrs`` in order, in one loop (a computation
+        outside a module: ``clone_module`` fills every computation of a module this way)."""
+        if self.module is not None:
+            for instr in instrs:
+                self.add_instruction(instr)
+            return
+        self.instructions.extend(instrs)
+        parameters = self.parameters
+        parameter = HloOpcode.PARAMETER
+        for instr in instrs:
+            instr.parent = self
+            if instr.opcode is parameter and instr.parameter_number is not None:
+                n = instr.parameter_number
+                while len(parameters) <= n:
+                    parameters.append(None)  # type: ignore[arg-type]
+                parameters[n] = instr
+
     def insert_before(self, anchor: HloInstruction, instr: HloInstruction) -> HloInstruction:
         """Insert a new instruction just before ``anchor`` in text order (for rewrites)."""
         self.instructions.insert(self.instructions.index(anchor), instr)

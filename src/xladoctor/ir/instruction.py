@@ -258,6 +258,16 @@ class HloInstruction:
         for op in new:
             op.users.add(self)
 
+    def link_operands(self, new: tuple[HloInstruction, ...]) -> None:
+        """The operands of an instruction that has none yet (a fresh copy): the write path
+        without reading the old list (``clone_module`` links every instruction of a module)."""
+        if self._operands or self._wide is not None:
+            self._set_operands(new)
+            return
+        self._operands = new
+        for op in new:
+            op.users.add(self)
+
     def operand(self, i: int) -> HloInstruction:
         return self.operands[i]
 
@@ -420,6 +430,10 @@ class HloInstruction:
 _GRAPH_SLOTS = {"_operands", "_wide", "users", "parent", "called", "control_predecessors", "__weakref__"}
 _COPIED_SLOTS = [s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS]
 _MISSING = object()
+_ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "parameter_number", "literal", "custom_call_target",
+                           "tuple_index", "line", "col"))
+"""Slots whose values are never a dict or list (strings, numbers, the opcode, the immutable
+shape): copied without the test; a slot added later gets the test until it is listed here."""
 
 
 def _compile_field_copy(slots: list[str]) -> Callable[[HloInstruction, HloInstruction], None]:
@@ -429,6 +443,9 @@ def _compile_field_copy(slots: list[str]) -> Callable[[HloInstruction, HloInstru
     for slot in slots:
         if not slot.isidentifier():
             raise ValueError(f"not a field name: {slot!r}")
+        if slot in _ATOMIC_SLOTS:
+            lines.append(f"    dst.{slot} = src.{slot}")
+            continue
         lines.append(f"    v = src.{slot}")
         lines.append(f"    dst.{slot} = v.copy() if v.__class__ is dict or v.__class__ is list else v")
     namespace: dict[str, Callable[[HloInstruction, HloInstruction], None]] = {}

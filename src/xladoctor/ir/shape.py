@@ -318,6 +318,60 @@ class Shape:
         return text
 
 
+class MutableTupleShape(Shape):
+    """A tuple shape its one holder changes in place, as XLA mutates a subshape of an instruction.
+
+    HostOffloader sets the memory space of one element of the ROOT tuple (and of the entry
+    result layout) per output it reaches: copying a 10,000-element immutable tuple per output
+    made a pytree-returning program quadratic.  Made only by :func:`set_memory_space_in_place`
+    for the holder that owns it (a private copy's instruction, a pass' result layout);
+    ``tuple_shapes`` is then a list.  Compares and hashes as the :class:`Shape` it spells.
+    """
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Shape):
+            return NotImplemented
+        return (self.element_type == other.element_type and self.dimensions == other.dimensions
+                and self.dynamic == other.dynamic and tuple(self.tuple_shapes) == tuple(other.tuple_shapes)
+                and self.layout == other.layout)
+
+    def __hash__(self) -> int:
+        return hash((self.element_type, self.dimensions, self.dynamic, tuple(self.tuple_shapes), self.layout))
+
+    def with_layout(self, layout: Layout | None) -> Shape:
+        # Not ``replace``: that would share the element list, which this shape changes in place.
+        return Shape(self.element_type, self.dimensions, self.dynamic, tuple(self.tuple_shapes), layout)
+
+
+WIDE_TUPLE = 64
+"""Tuples at least this wide are changed in place by :func:`set_memory_space_in_place`."""
+
+
+def set_memory_space_in_place(shape: Shape, memory_space: int, index: ShapeIndex, owner: object) -> Shape:
+    """``shape.with_memory_space(memory_space, index)`` for ``owner``'s own shape.
+
+    A wide tuple owned by ``owner`` is changed in place (O(depth) rather than O(width));
+    the first change copies it once into a :class:`MutableTupleShape` owned by ``owner``, so
+    a shape shared with another holder (the input module, the parser's one object per
+    spelling) is never changed.  Returns the shape ``owner`` holds now.
+    """
+    if not index or not shape.is_tuple or len(shape.tuple_shapes) < WIDE_TUPLE:
+        return shape.with_memory_space(memory_space, index)
+    i = index[0]
+    part = shape.tuple_shapes[i]
+    new_part = part.with_memory_space(memory_space, index[1:])
+    if new_part is part:
+        return shape
+    if not (isinstance(shape, MutableTupleShape) and shape.__dict__.get("_owner") is owner):
+        mine = MutableTupleShape(shape.element_type, shape.dimensions, shape.dynamic,
+                                 list(shape.tuple_shapes), shape.layout)  # type: ignore[arg-type]
+        mine.__dict__["_owner"] = owner  # frozen: not a field
+        shape = mine
+    shape.tuple_shapes[i] = new_part  # type: ignore[index]
+    shape.__dict__.pop("_text", None)
+    return shape
+
+
 def _dims_text(shape: Shape) -> str:
     out = []
     for d, dyn in zip(shape.dimensions, shape.dynamic):

@@ -24,7 +24,7 @@ from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.names import NameUniquer
 from ..ir.opcodes import HloOpcode
-from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex
+from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, set_memory_space_in_place
 from .annotations import ALLOCATE_BUFFER
 from .dataflow import CallGraph, XlaCheckFailure, XlaStatusError
 from .kinds import FirstKind, Status
@@ -67,7 +67,7 @@ def memory_space_at(pos: Position) -> int | None:
 
 def set_memory_space(pos: Position, space: int) -> None:
     instr = pos.instruction
-    instr.shape = instr.shape.with_memory_space(space, pos.shape_index)
+    instr.shape = set_memory_space_in_place(instr.shape, space, pos.shape_index, instr)
 
 
 # ---------------------------------------------------------------------------- the pieces

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir.instruction import HloInstruction
-from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index
+from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index, set_memory_space_in_place
 from . import messages
 from .annotations import is_move_to_host
 from .kinds import FirstKind, MismatchContext, Status
@@ -31,7 +31,6 @@ def ensure_entry_output_is_host(run: OffloaderRun, index: ShapeIndex, context: M
     if all_leaves_host(sub):
         return
     customized = any(s.effective_layout.is_customized for _, s in sub.leaves() if s.is_array)
-    new_result = ecl.with_memory_space(HOST_MEMORY_SPACE, index)
     ctx, res = run.ctx, run.res
     if ctx.options.rule == SHIPPED or customized:
         first = run.rec.first(FirstKind.E1200)
@@ -43,12 +42,12 @@ def ensure_entry_output_is_host(run: OffloaderRun, index: ShapeIndex, context: M
             customized=customized, trace=tuple(ctx.hop(p) for p in trace), origin=origin,
             origin_instruction=origin_instr, path=ctx.path(origin_instr, trace), first=first))
     else:
-        new_sub = new_result.subshape(index)
+        new_sub = sub.with_memory_space(HOST_MEMORY_SPACE)
         res.outputs_moved_to_host.append(OutputMovedToHost(index, str(sub), str(new_sub), ctx.rn(start_name)))
         res.warnings.append(messages.output_moved_warning(format_shape_index(index), str(sub),
                                                           str(new_sub), start_name))
     # Carry on as if the output were host memory, so each output is reported once.
-    run.ecl_result = new_result
+    run.ecl_result = set_memory_space_in_place(ecl, HOST_MEMORY_SPACE, index, run)
 
 
 def report_removed_by_dce(run: OffloaderRun, removed: list[HloInstruction]) -> None:

@@ -152,7 +152,7 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
     if required is not None and not names.issuperset(required):
         return None
     if operands:
-        instr.operands = operands
+        instr.link_operands(tuple(operands))  # a new instruction: no old operands to drop
     if percent:
         module.print_percent = True
     r.pos = m.end()
