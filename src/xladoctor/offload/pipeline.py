@@ -26,6 +26,7 @@ from .dce import remove_dead_code
 from .inline import InlineResult
 from .inline import inline_calls as _inline_calls
 from .legalize import LegalizeResult, run_legalize
+from .pipelining_optimizations import hoist_moves_above_barriers
 from .prepare import (
     elide_moves_into_host_calls,
     merge_duplicate_annotations,
@@ -35,6 +36,7 @@ from .prepare import (
 from .result import HostOffloadResult
 from .simplify import simplify_for_offloading
 from .simulator import OffloadOptions, run_host_offloader
+from .while_initializer_removal import remove_while_initializers
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,14 @@ def _algsimp(state: PipelineState) -> bool:
     return bool(simplify_for_offloading(state.module))
 
 
+def _while_initializer_removal(state: PipelineState) -> bool:
+    return bool(remove_while_initializers(state.module))
+
+
+def _pipelining_optimizations(state: PipelineState) -> bool:
+    return bool(hoist_moves_above_barriers(state.module))
+
+
 def _host_offload_legalize(state: PipelineState) -> bool:
     origin = state.origin
     state.legalized = run_legalize(state.module, lambda n: origin.get(n, n))
@@ -163,6 +173,10 @@ PIPELINE: tuple[Pass, ...] = (
     # XLA's HostOffloader unit tests run the pass alone.
     Pass("algsimp", _algsimp, _pre_optimization),
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
+    # libtpu's passes after layout assignment, right before its host_offloading pipeline:
+    Pass("while_initializer_removal", _while_initializer_removal, _pre_optimization),  # scan ys buffers
+    Pass("hlo_dce", _hlo_dce, _pre_optimization),
+    Pass("pipelining_optimizations", _pipelining_optimizations, _pre_optimization),  # remat moves back
     Pass("host_offload_legalize", _host_offload_legalize, _legalizing),
     Pass("host_offloader", _host_offloader, _offloading),
 )
