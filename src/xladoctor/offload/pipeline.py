@@ -33,6 +33,7 @@ from .prepare import (
     rebuild_as_compiled,
     remove_sharding_markers,
 )
+from .reshape_mover import move_reshapes
 from .result import HostOffloadResult
 from .simplify import simplify_for_offloading
 from .simulator import OffloadOptions, run_host_offloader
@@ -127,6 +128,10 @@ def _hlo_dce(state: PipelineState) -> bool:
     return bool(dead)
 
 
+def _reshape_mover(state: PipelineState) -> bool:
+    return bool(move_reshapes(state.module))
+
+
 def _algsimp(state: PipelineState) -> bool:
     return bool(simplify_for_offloading(state.module))
 
@@ -171,6 +176,10 @@ PIPELINE: tuple[Pass, ...] = (
     # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.simplify`):
     # the compile's simplification pipelines; a scheduled module has been through them, and
     # XLA's HostOffloader unit tests run the pass alone.
+    Pass("algsimp", _algsimp, _pre_optimization),
+    Pass("hlo_dce", _hlo_dce, _pre_optimization),
+    # The simplification pipelines run ReshapeMover after AlgebraicSimplifier, then it again.
+    Pass("reshape_mover", _reshape_mover, _pre_optimization),
     Pass("algsimp", _algsimp, _pre_optimization),
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
     # libtpu's passes after layout assignment, right before its host_offloading pipeline:

@@ -11,6 +11,10 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
   ``ROOT s = select(k, h, h)`` with ``h`` a MoveToHost compiles: the root becomes the
   MoveToHost itself.
 * ``HandleNegate``: ``negate(negate(x)) -> x`` (seen in the campaign: seed 1, program 172).
+* ``HandleSubtract`` / ``HandleAdd``'s reassociation of scalar integer constants:
+  ``(C1 - x) - C2 -> (C1 - C2) - x``, which a reversed ``lax.scan`` writes for its row index
+  (``N - i - 1``); the compiler's module reads ``subtract(2, i)`` where the lowering had
+  ``subtract(subtract(3, i), 1)`` (seed 1, program 113).
 
 Each rewrite is XLA's ``ReplaceInstruction``: every use (and the root) moves to the
 replacement, and the replaced instruction leaves its operands' user lists at once; the
@@ -35,7 +39,7 @@ def simplify_for_offloading(module: HloModule) -> list[tuple[str, str]]:
     return replaced
 
 
-_REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE)
+_REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT)
 
 
 def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
@@ -46,6 +50,8 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
             replacement = _select_replacement(instr)
         elif instr.opcode is HloOpcode.NEGATE and instr.operands[0].opcode is HloOpcode.NEGATE:
             replacement = instr.operands[0].operands[0]
+        elif instr.opcode is HloOpcode.SUBTRACT:
+            replacement = _reassociated_subtract(comp, instr)
         else:
             continue
         if replacement is None or not _compatible(replacement, instr):
@@ -57,6 +63,37 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
     if gone:
         comp.drop_removed(gone, release_names=False)
     return replaced
+
+
+def _integer_scalar(instr: HloInstruction) -> int | None:
+    if instr.opcode is not HloOpcode.CONSTANT or instr.literal is None or not instr.shape.is_array or \
+            instr.shape.dimensions or instr.shape.element_type.kind not in ("signed", "unsigned"):
+        return None
+    try:
+        return int(instr.literal.strip())
+    except ValueError:
+        return None
+
+
+def _reassociated_subtract(comp: HloComputation, outer: HloInstruction) -> HloInstruction | None:
+    """``(C1 - x) - C2`` -> a new ``(C1 - C2) - x`` (scalar integers), else None."""
+    inner, c2 = outer.operands
+    second = _integer_scalar(c2)
+    if second is None or inner.opcode is not HloOpcode.SUBTRACT or len(inner.users) != 1:
+        return None
+    c1, x = inner.operands
+    first = _integer_scalar(c1)
+    if first is None:
+        return None
+    module = comp.module
+    assert module is not None
+    constant = HloInstruction(module.unique_name("constant"), HloOpcode.CONSTANT, c1.shape)
+    constant.literal = str(first - second)
+    comp.insert_before(outer, constant)
+    new = HloInstruction(module.unique_name("subtract"), HloOpcode.SUBTRACT, outer.shape)
+    comp.insert_before(outer, new)
+    new.operands = [constant, x]
+    return new
 
 
 def _compatible(a: HloInstruction, b: HloInstruction) -> bool:
