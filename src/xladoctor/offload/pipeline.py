@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
+from .cse import eliminate_common_subexpressions
 from .dce import remove_dead_code
 from .inline import InlineResult
 from .inline import inline_calls as _inline_calls
@@ -132,6 +133,10 @@ def _reshape_mover(state: PipelineState) -> bool:
     return bool(move_reshapes(state.module))
 
 
+def _cse(state: PipelineState) -> bool:
+    return bool(eliminate_common_subexpressions(state.module))
+
+
 def _algsimp(state: PipelineState) -> bool:
     return bool(simplify_for_offloading(state.module))
 
@@ -173,6 +178,7 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("annotation_cse", _annotation_cse, _always),
     Pass("host_offloading_prepare", _host_offloading_prepare, _always),
     Pass("hlo_dce", _hlo_dce, _always),
+    Pass("cse", _cse, _pre_optimization),  # HloCSE: simplification-1 starts with it
     # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.simplify`):
     # the compile's simplification pipelines; a scheduled module has been through them, and
     # XLA's HostOffloader unit tests run the pass alone.
