@@ -15,6 +15,16 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
   ``(C1 - x) - C2 -> (C1 - C2) - x``, which a reversed ``lax.scan`` writes for its row index
   (``N - i - 1``); the compiler's module reads ``subtract(2, i)`` where the lowering had
   ``subtract(subtract(3, i), 1)`` (seed 1, program 113).
+* ``HandleMultiply``: ``(A * C1) * C2 -> A * (C1 * C2)`` for scalar constants or broadcasts of
+  them (``x * 2 * 2`` reaches HostOffloader as ``x * 4``: seed 1, program 10);
+* ``HandleAdd``'s factoring: ``A*C + B*C -> (A+B)*C`` for a floating ``C`` that is a scalar
+  constant (or a broadcast of one) equal to ``+-2^k`` (MaxText's gradient of a mean:
+  ``add(x*c, x*c)`` reaches HostOffloader as ``multiply(add(x, x), c)``);
+* ``HandleTranspose``: ``transpose(dot(a, b)), dimensions={1,0} -> dot(b, a)`` for a matrix
+  product without batch dimensions (contracting dimensions swapped): a gradient's
+  ``dW = (x^T g)^T`` (``maxtext_decoder``);
+* ``HandleDivide``: ``A / C -> A * (1 / C)`` for a floating constant or a broadcast of one
+  (MaxText's mean over 2048 elements: ``x * 0.00048828125``).
 
 Each rewrite is XLA's ``ReplaceInstruction``: every use (and the root) moves to the
 replacement, and the replaced instruction leaves its operands' user lists at once; the
@@ -27,6 +37,7 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
+from ..ir.shape import Shape, default_layout
 
 
 def simplify_for_offloading(module: HloModule) -> list[tuple[str, str]]:
@@ -39,7 +50,8 @@ def simplify_for_offloading(module: HloModule) -> list[tuple[str, str]]:
     return replaced
 
 
-_REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT)
+_REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.MULTIPLY, HloOpcode.DIVIDE,
+              HloOpcode.ADD, HloOpcode.TRANSPOSE)
 
 
 def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
@@ -52,6 +64,14 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
             replacement = instr.operands[0].operands[0]
         elif instr.opcode is HloOpcode.SUBTRACT:
             replacement = _reassociated_subtract(comp, instr)
+        elif instr.opcode is HloOpcode.MULTIPLY:
+            replacement = _reassociated_multiply(comp, instr)
+        elif instr.opcode is HloOpcode.DIVIDE:
+            replacement = _divide_by_constant(comp, instr)
+        elif instr.opcode is HloOpcode.ADD:
+            replacement = _factored_add(comp, instr)
+        elif instr.opcode is HloOpcode.TRANSPOSE:
+            replacement = _transposed_dot(comp, instr)
         else:
             continue
         if replacement is None or not _compatible(replacement, instr):
@@ -94,6 +114,153 @@ def _reassociated_subtract(comp: HloComputation, outer: HloInstruction) -> HloIn
     comp.insert_before(outer, new)
     new.operands = [constant, x]
     return new
+
+
+def _float_scalar(instr: HloInstruction) -> tuple[float, bool] | None:
+    """``(value, broadcast)`` of a floating scalar constant, or of a broadcast of one."""
+    broadcast = instr.opcode is HloOpcode.BROADCAST
+    if broadcast:
+        instr = instr.operands[0]
+    if instr.opcode is not HloOpcode.CONSTANT or instr.literal is None or not instr.shape.is_array or \
+            instr.shape.dimensions or instr.shape.element_type.kind != "float":
+        return None
+    try:
+        return float(instr.literal.strip()), broadcast
+    except ValueError:
+        return None
+
+
+def _rounded(value: float, bits: int | None) -> float:
+    """``value`` as the nearest f32 when ``bits`` is 32 (the constant folder computes in the type)."""
+    if bits != 32:
+        return value
+    import struct
+
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
+def _literal_text(value: float, bits: int | None) -> str:
+    """The literal as XLA prints it: the shortest text that reads back as the same value of
+    the element type (``4``, ``0.5``, ``0.00048828125``)."""
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    if bits == 64:
+        return repr(value)
+    import struct
+
+    rounded = struct.unpack("f", struct.pack("f", value))[0]
+    for digits in range(1, 10):
+        text = f"{rounded:.{digits}g}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == rounded:
+            return text
+    return repr(rounded)
+
+
+def _new_scalar_operand(comp: HloComputation, anchor: HloInstruction, like: HloInstruction, value: float,
+                        broadcast: bool) -> HloInstruction:
+    """A constant (broadcast like ``like`` when ``broadcast``) holding ``value``."""
+    module = comp.module
+    assert module is not None
+    scalar_like = like.operands[0] if broadcast else like
+    constant = HloInstruction(module.unique_name("constant"), HloOpcode.CONSTANT, scalar_like.shape)
+    constant.literal = _literal_text(value, scalar_like.shape.element_type.bits)
+    comp.insert_before(anchor, constant)
+    if not broadcast:
+        return constant
+    new = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST, like.shape)
+    new.attributes = {"dimensions": like.attributes.get("dimensions", "{}")}
+    comp.insert_before(anchor, new)
+    new.operands = [constant]
+    return new
+
+
+def _binary(comp: HloComputation, old: HloInstruction, opcode: HloOpcode, a: HloInstruction,
+            b: HloInstruction) -> HloInstruction:
+    module = comp.module
+    assert module is not None
+    new = HloInstruction(module.unique_name(opcode.value), opcode, old.shape)
+    comp.insert_before(old, new)
+    new.operands = [a, b]
+    return new
+
+
+def _reassociated_multiply(comp: HloComputation, outer: HloInstruction) -> HloInstruction | None:
+    """``(A * C1) * C2`` (either order) -> ``A * (C1 * C2)``, for float scalar constants or
+    broadcasts of them, both of one kind; None otherwise."""
+    for inner, c2 in (outer.operands, outer.operands[::-1]):
+        second = _float_scalar(c2)
+        if second is None or inner.opcode is not HloOpcode.MULTIPLY:
+            continue
+        for a, c1 in (inner.operands, inner.operands[::-1]):
+            first = _float_scalar(c1)
+            if first is None or first[1] != second[1] or _float_scalar(a) is not None or a.opcode is HloOpcode.CONSTANT:
+                continue
+            bits = c2.shape.element_type.bits
+            product = _rounded(_rounded(first[0], bits) * _rounded(second[0], bits), bits)  # folded in the type
+            folded = _new_scalar_operand(comp, outer, c2, product, second[1])
+            return _binary(comp, outer, HloOpcode.MULTIPLY, a, folded)
+    return None
+
+
+def _power_of_two(value: float) -> bool:
+    import math
+
+    if value == 0 or math.isinf(value) or math.isnan(value):
+        return False
+    mantissa, _ = math.frexp(abs(value))
+    return mantissa == 0.5
+
+
+def _factored_add(comp: HloComputation, add: HloInstruction) -> HloInstruction | None:
+    """``A*C + B*C`` -> ``(A+B)*C`` for a float ``C = +-2^k`` (see the module doc), else None."""
+    x, y = add.operands
+    if x.opcode is not HloOpcode.MULTIPLY or y.opcode is not HloOpcode.MULTIPLY or \
+            any(u is not add for u in (*x.users, *y.users)):
+        return None  # a multiply used elsewhere stays (seed 1, program 104: add(m, m) with m also tanh'ed)
+    for a, c in (x.operands, x.operands[::-1]):
+        value = _float_scalar(c)
+        if value is None or not _power_of_two(value[0]):
+            continue
+        for b, d in (y.operands, y.operands[::-1]):
+            if d is c or _float_scalar(d) == value:
+                summed = _binary(comp, add, HloOpcode.ADD, a, b)
+                return _binary(comp, add, HloOpcode.MULTIPLY, summed, c)
+    return None
+
+
+def _transposed_dot(comp: HloComputation, transpose: HloInstruction) -> HloInstruction | None:
+    """``transpose(dot(a, b))`` of a rank-2 product -> ``dot(b, a)``, else None."""
+    dot = transpose.operands[0]
+    if dot.opcode is not HloOpcode.DOT or len(dot.users) != 1 or len(transpose.shape.dimensions) != 2 or \
+            transpose.attributes.get("dimensions", "").replace(" ", "") != "{1,0}":
+        return None
+    attrs = dot.attributes
+    if attrs.get("lhs_batch_dims") or attrs.get("rhs_batch_dims") or \
+            any(len(o.shape.dimensions) != 2 for o in dot.operands):
+        return None
+    module = comp.module
+    assert module is not None
+    new = dot.detached_copy()
+    new.name = module.unique_name(dot.name)
+    new.shape = Shape.array(transpose.shape.element_type, transpose.shape.dimensions, default_layout(2))
+    swapped = dict(attrs)
+    swapped["lhs_contracting_dims"] = attrs.get("rhs_contracting_dims", "{}")
+    swapped["rhs_contracting_dims"] = attrs.get("lhs_contracting_dims", "{}")
+    new.attributes = swapped
+    comp.insert_before(transpose, new)
+    new.operands = [dot.operands[1], dot.operands[0]]
+    return new
+
+
+def _divide_by_constant(comp: HloComputation, divide: HloInstruction) -> HloInstruction | None:
+    """``A / C`` -> ``A * (1 / C)`` for a non-constant ``A`` and a float constant ``C`` (or a
+    broadcast of a scalar one)."""
+    a, c = divide.operands
+    value = _float_scalar(c)
+    if value is None or value[0] == 0 or a.opcode is HloOpcode.CONSTANT:
+        return None
+    inverse = _new_scalar_operand(comp, divide, c, 1.0 / value[0], value[1])
+    return _binary(comp, divide, HloOpcode.MULTIPLY, a, inverse)
 
 
 def _compatible(a: HloInstruction, b: HloInstruction) -> bool:

@@ -16,12 +16,12 @@ rewrite and its conditions are the ones modelled, reduced to the loops JAX write
 * the ``while`` has a known trip count ``T``: an induction variable slot that starts at 0, is
   incremented by 1 in the body and compared ``LT`` a constant ``T`` in the condition;
 * the slot's initial value is a ``broadcast`` of a scalar constant (through ``bitcast`` /
-  ``copy`` / ``reshape``), used only by the loop's init ``tuple``, whose first dimension is ``T``;
+  ``copy`` / ``reshape``), used only by the loop's init ``tuple`` and in that slot only, whose
+  first dimension is ``T``;
 * in the body the slot is read once (one ``get-tuple-element``) and only by
   ``dynamic-update-slice``\\ s that overwrite it before any read: updating it as operand 0, at
-  constant 0 with the full size in every dimension but one, and in that one at an index that
-  covers it over the ``T`` iterations (the induction variable, or a constant minus it, with a
-  slice of at least one row);
+  constant 0 with the full size in every dimension but one, and in that one at the induction
+  variable itself (a slice of at least one row);
 * the body's root does not pass the slot through unchanged.
 
 Then the init operand is replaced by a new ``AllocateBuffer`` custom call of the same shape
@@ -180,16 +180,12 @@ def _is_killing_dus(dus: HloInstruction, operand: HloInstruction, slot_iv: int, 
 
 
 def _index_range(index: HloInstruction, slot_iv: int, trip: int) -> tuple[int, int] | None:
-    """The values ``index`` takes over iterations 0..trip-1, for the forms JAX's scans write:
-    a constant, the induction variable, or a constant minus it."""
+    """The values ``index`` takes over iterations 0..trip-1: a constant, or the induction
+    variable itself.  libtpu leaves the buffer of a reversed index (``C - i``) alone, unlike
+    XLA:GPU's pass (seen: ``maxtext_decoder``'s gradient stacks under ``value_and_grad``)."""
     value = _integer_constant(index)
     if value is not None:
         return value, value
     if _parameter_slot(index) == slot_iv:
         return 0, trip - 1
-    if index.opcode is HloOpcode.SUBTRACT:
-        c, v = index.operands
-        base = _integer_constant(c)
-        if base is not None and _parameter_slot(v) == slot_iv:
-            return base - (trip - 1), base
-    return None
+    return None  # a reversed index (C - i: a reversed scan, a gradient's stack) is not replaced

@@ -23,7 +23,7 @@ change dataflow (``slice``, ``dimensions``, ``dynamic_slice_sizes``, ``padding``
 Read as equal, because HostOffloader cannot tell them apart:
 
 * **constants** are values, not numbered lines: an operand that is a constant reads as its
-  shape and (scalars) literal, so HloCSE merging equal constants and while-loop constant
+  shape and (scalars) literal (a floating one by its value: ``%.9g``), so HloCSE merging equal constants and while-loop constant
   sinking copying them change nothing; a folded constant (a different literal) still differs;
 * a ``reshape`` the model already reads as a bitcast (:func:`~xladoctor.offload.dataflow.reshape_is_bitcast`)
   reads as the ``bitcast`` AlgebraicSimplifier makes of it after layout assignment;
@@ -260,10 +260,27 @@ def _details(instr: HloInstruction) -> str:
     if instr.opcode is HloOpcode.PARAMETER:
         parts.append(f"number={instr.parameter_number}")
     if instr.opcode is HloOpcode.CONSTANT and instr.shape.is_array and not instr.shape.dimensions:
-        parts.append(f"literal={instr.literal}")
+        parts.append(f"literal={_literal(instr)}")
     attrs = instr.attributes
     parts.extend(f"{a}={attrs[a]}" for a in _ATTRIBUTES if a in attrs)
     return " [" + " ".join(parts) + "]" if parts else ""
+
+
+def _literal(instr: HloInstruction) -> str | None:
+    """A scalar literal by its value: a floating one as ``%.9g`` of it (JAX prints the shortest
+    text, ``0.03567741``, libtpu nine digits, ``0.0356774069``: the same f32)."""
+    text = instr.literal
+    if text is None or instr.shape.element_type.kind != "float":
+        return text
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return text
+    if instr.shape.element_type.bits == 32:
+        import struct
+
+        value = struct.unpack("f", struct.pack("f", value))[0]
+    return f"{value:.9g}"
 
 
 def _target(instr: HloInstruction) -> str | None:
