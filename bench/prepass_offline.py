@@ -39,16 +39,25 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("--show", help="print the first difference of this program only")
+    ap.add_argument("--by-family", action="store_true", help="also the identical count per family "
+                    "(--user names: FAMILY_SEED)")
     args = ap.parse_args(argv)
     stems = sorted(p[: -len(".input.hlo")] for d in args.dirs for p in glob.glob(os.path.join(d, "*.input.hlo")))
     if args.show:
         stems = [s for s in stems if os.path.basename(s) == args.show]
     by_class: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    families: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for stem in stems:
         cls, where = compare_one(stem)
         by_class[cls].append((os.path.basename(stem), where))
+        family = families[os.path.basename(stem).rsplit("_", 1)[0]]
+        family[0] += cls == "identical"
+        family[1] += 1
     identical = len(by_class.pop("identical", []))
     print(f"{identical}/{len(stems)} identical")
+    if args.by_family:
+        for family, (same, total) in sorted(families.items()):
+            print(f"  {family}: {same}/{total}")
     for cls, items in sorted(by_class.items(), key=lambda kv: -len(kv[1])):
         print(f"  {len(items):4d}  {cls}: {', '.join(n for n, _ in items[:10])}")
         print(f"        first: {items[0][1][:400]}")

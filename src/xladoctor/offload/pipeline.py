@@ -187,6 +187,7 @@ PIPELINE: tuple[Pass, ...] = (
     # The simplification pipelines run ReshapeMover after AlgebraicSimplifier, then it again.
     Pass("reshape_mover", _reshape_mover, _pre_optimization),
     Pass("algsimp", _algsimp, _pre_optimization),
+    Pass("cse", _cse, _pre_optimization),  # the constants algsimp folded, once each
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
     # libtpu's passes after layout assignment, right before its host_offloading pipeline:
     Pass("while_initializer_removal", _while_initializer_removal, _pre_optimization),  # scan ys buffers

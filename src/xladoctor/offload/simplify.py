@@ -20,6 +20,8 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
 * ``HandleAdd``'s factoring: ``A*C + B*C -> (A+B)*C`` for a floating ``C`` that is a scalar
   constant (or a broadcast of one) equal to ``+-2^k`` (MaxText's gradient of a mean:
   ``add(x*c, x*c)`` reaches HostOffloader as ``multiply(add(x, x), c)``);
+* ``HandleAdd``'s reassociation: ``(A + C1) + C2 -> A + (C1 + C2)`` for float scalar constants
+  or broadcasts of them (``x + 1 + 1`` under ``jax.grad``: ``remat_grad``);
 * ``HandleTranspose``: ``transpose(dot(a, b)), dimensions={1,0} -> dot(b, a)`` for a matrix
   product without batch dimensions (contracting dimensions swapped): a gradient's
   ``dW = (x^T g)^T`` (``maxtext_decoder``);
@@ -65,11 +67,11 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
         elif instr.opcode is HloOpcode.SUBTRACT:
             replacement = _reassociated_subtract(comp, instr)
         elif instr.opcode is HloOpcode.MULTIPLY:
-            replacement = _reassociated_multiply(comp, instr)
+            replacement = _reassociated(comp, instr, HloOpcode.MULTIPLY)
         elif instr.opcode is HloOpcode.DIVIDE:
             replacement = _divide_by_constant(comp, instr)
         elif instr.opcode is HloOpcode.ADD:
-            replacement = _factored_add(comp, instr)
+            replacement = _factored_add(comp, instr) or _reassociated(comp, instr, HloOpcode.ADD)
         elif instr.opcode is HloOpcode.TRANSPOSE:
             replacement = _transposed_dot(comp, instr)
         else:
@@ -184,21 +186,22 @@ def _binary(comp: HloComputation, old: HloInstruction, opcode: HloOpcode, a: Hlo
     return new
 
 
-def _reassociated_multiply(comp: HloComputation, outer: HloInstruction) -> HloInstruction | None:
-    """``(A * C1) * C2`` (either order) -> ``A * (C1 * C2)``, for float scalar constants or
-    broadcasts of them, both of one kind; None otherwise."""
+def _reassociated(comp: HloComputation, outer: HloInstruction, opcode: HloOpcode) -> HloInstruction | None:
+    """``(A op C1) op C2`` (either order) -> ``A op (C1 op C2)`` for ``op`` multiply or add and
+    float scalar constants or broadcasts of them, both of one kind; None otherwise."""
     for inner, c2 in (outer.operands, outer.operands[::-1]):
         second = _float_scalar(c2)
-        if second is None or inner.opcode is not HloOpcode.MULTIPLY:
+        if second is None or inner.opcode is not opcode:
             continue
         for a, c1 in (inner.operands, inner.operands[::-1]):
             first = _float_scalar(c1)
             if first is None or first[1] != second[1] or _float_scalar(a) is not None or a.opcode is HloOpcode.CONSTANT:
                 continue
             bits = c2.shape.element_type.bits
-            product = _rounded(_rounded(first[0], bits) * _rounded(second[0], bits), bits)  # folded in the type
-            folded = _new_scalar_operand(comp, outer, c2, product, second[1])
-            return _binary(comp, outer, HloOpcode.MULTIPLY, a, folded)
+            x, y = _rounded(first[0], bits), _rounded(second[0], bits)
+            value = _rounded(x * y if opcode is HloOpcode.MULTIPLY else x + y, bits)  # folded in the type
+            folded = _new_scalar_operand(comp, outer, c2, value, second[1])
+            return _binary(comp, outer, opcode, a, folded)
     return None
 
 
