@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
+from .concat_decomposer import decompose_concatenates
 from .cse import eliminate_common_subexpressions
 from .dce import remove_dead_code
 from .inline import InlineResult
@@ -141,6 +142,10 @@ def _algsimp(state: PipelineState) -> bool:
     return bool(simplify_for_offloading(state.module))
 
 
+def _concat_decomposer(state: PipelineState) -> bool:
+    return bool(decompose_concatenates(state.module))
+
+
 def _while_initializer_removal(state: PipelineState) -> bool:
     return bool(remove_while_initializers(state.module))
 
@@ -190,6 +195,7 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("cse", _cse, _pre_optimization),  # the constants algsimp folded, once each
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
     # libtpu's passes after layout assignment, right before its host_offloading pipeline:
+    Pass("concat_decomposer", _concat_decomposer, _pre_optimization),  # Pre_main_fusion
     Pass("while_initializer_removal", _while_initializer_removal, _pre_optimization),  # scan ys buffers
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
     Pass("pipelining_optimizations", _pipelining_optimizations, _pre_optimization),  # remat moves back
