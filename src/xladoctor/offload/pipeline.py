@@ -192,7 +192,8 @@ PIPELINE: tuple[Pass, ...] = (
     # The simplification pipelines run ReshapeMover after AlgebraicSimplifier, then it again.
     Pass("reshape_mover", _reshape_mover, _pre_optimization),
     Pass("algsimp", _algsimp, _pre_optimization),
-    Pass("cse", _cse, _pre_optimization),  # the constants algsimp folded, once each
+    Pass("annotation_cse", _annotation_cse, _pre_optimization),  # moves of what algsimp made one value
+    Pass("cse", _cse, _pre_optimization),  # the constants algsimp folded, once each; users of those moves
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
     # libtpu's passes after layout assignment, right before its host_offloading pipeline:
     Pass("concat_decomposer", _concat_decomposer, _pre_optimization),  # Pre_main_fusion

@@ -22,6 +22,10 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
   ``add(x*c, x*c)`` reaches HostOffloader as ``multiply(add(x, x), c)``);
 * ``HandleAdd``'s reassociation: ``(A + C1) + C2 -> A + (C1 + C2)`` for float scalar constants
   or broadcasts of them (``x + 1 + 1`` under ``jax.grad``: ``remat_grad``);
+* ``HandleMaximum`` / ``HandleMinimum``: ``max(max(x, y), y) -> max(x, y)`` (either operand,
+  either order; ``relu(relu(x))`` under remat: ``scan_offload``, ``remat_grad``);
+* ``HandleReshape``: ``reshape(reshape(x)) -> reshape(x)``, and ``x`` itself when that is its
+  shape (``scan_offload``'s stacked ys);
 * ``HandleTranspose``: ``transpose(dot(a, b)), dimensions={1,0} -> dot(b, a)`` for a matrix
   product without batch dimensions (contracting dimensions swapped): a gradient's
   ``dW = (x^T g)^T`` (``maxtext_decoder``);
@@ -53,7 +57,7 @@ def simplify_for_offloading(module: HloModule) -> list[tuple[str, str]]:
 
 
 _REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.MULTIPLY, HloOpcode.DIVIDE,
-              HloOpcode.ADD, HloOpcode.TRANSPOSE)
+              HloOpcode.ADD, HloOpcode.TRANSPOSE, HloOpcode.MAXIMUM, HloOpcode.MINIMUM, HloOpcode.RESHAPE)
 
 
 def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
@@ -74,6 +78,10 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
             replacement = _factored_add(comp, instr) or _reassociated(comp, instr, HloOpcode.ADD)
         elif instr.opcode is HloOpcode.TRANSPOSE:
             replacement = _transposed_dot(comp, instr)
+        elif instr.opcode in (HloOpcode.MAXIMUM, HloOpcode.MINIMUM):
+            replacement = _idempotent(instr)
+        elif instr.opcode is HloOpcode.RESHAPE:
+            replacement = _reshape_of_reshape(comp, instr)
         else:
             continue
         if replacement is None or not _compatible(replacement, instr):
@@ -252,6 +260,29 @@ def _transposed_dot(comp: HloComputation, transpose: HloInstruction) -> HloInstr
     new.attributes = swapped
     comp.insert_before(transpose, new)
     new.operands = [dot.operands[1], dot.operands[0]]
+    return new
+
+
+def _idempotent(outer: HloInstruction) -> HloInstruction | None:
+    """``op(op(x, y), y)`` (any operand order) -> ``op(x, y)`` for ``op`` max or min."""
+    for inner, other in (outer.operands, outer.operands[::-1]):
+        if inner.opcode is outer.opcode and other in inner.operands:
+            return inner
+    return None
+
+
+def _reshape_of_reshape(comp: HloComputation, outer: HloInstruction) -> HloInstruction | None:
+    inner = outer.operands[0]
+    if inner.opcode is not HloOpcode.RESHAPE:
+        return None
+    source = inner.operands[0]
+    if tuple(source.shape.dimensions) == tuple(outer.shape.dimensions):
+        return source
+    module = comp.module
+    assert module is not None
+    new = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, outer.shape)
+    comp.insert_before(outer, new)
+    new.operands = [source]
     return new
 
 
