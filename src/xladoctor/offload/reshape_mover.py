@@ -35,13 +35,20 @@ _ELEMENTWISE = frozenset(_UNARY_OPS | {o for o in HloOpcode if o.value in _BINAR
                          {HloOpcode.SELECT, HloOpcode.CLAMP, HloOpcode.CONVERT})
 
 
+_ROUNDS = 8
+"""Rounds per computation at most (libtpu's simplification pipelines iterate to a fixed point)."""
+
+
 def move_reshapes(module: HloModule) -> list[str]:
     """Sink reshapes below elementwise users in every computation; the instructions rebuilt."""
     moved: list[str] = []
     for comp in module.computations:
-        candidates = [i for i in comp.instructions if _is_candidate(i)]
-        if candidates:
-            moved.extend(_move_candidates(module, comp, candidates))
+        for _ in range(_ROUNDS):  # the pipeline runs to a fixed point: a moved reshape moves on
+            candidates = [i for i in comp.instructions if _is_candidate(i)]
+            done = _move_candidates(module, comp, candidates) if candidates else []
+            if not done:
+                break
+            moved.extend(done)
     return moved
 
 
