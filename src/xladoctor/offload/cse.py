@@ -9,7 +9,8 @@ walks (which user comes first, whether a host value feeds compute once or twice)
 
 Modelled as ``hlo_cse.cc`` does it without layouts: in post order (operands first, so chains
 merge in one run) an instruction is replaced by the first earlier one with the same opcode,
-shape, operands (the same instructions, in order), attributes, called computations and, for a
+shape, operands (the same instructions, in order; in any order for a commutative binary op, as
+``IdenticalIgnoringCommutativeOperandOrder``: seed 1, program 393 has ``a + b`` and ``b + a``), attributes, called computations and, for a
 constant, literal.  Not merged: parameters, custom calls (placement annotations are
 :func:`.prepare.merge_duplicate_annotations`'s; others may have side effects), control flow
 and calls, and the side-effecting opcodes dead-code elimination keeps.
@@ -24,6 +25,8 @@ from ..ir.opcodes import HloOpcode
 from .dce import _SIDE_EFFECTING
 
 _NEVER = _SIDE_EFFECTING | {HloOpcode.CUSTOM_CALL, HloOpcode.OPT_BARRIER}
+_COMMUTATIVE = frozenset({HloOpcode.ADD, HloOpcode.MULTIPLY, HloOpcode.MAXIMUM, HloOpcode.MINIMUM,
+                          HloOpcode.AND, HloOpcode.OR, HloOpcode.XOR})
 _IGNORED = frozenset({"metadata", "sharding", "frontend_attributes", "backend_config", "statistics_viz"})
 
 
@@ -40,8 +43,10 @@ def _key(instr: HloInstruction) -> tuple | None:
         return None
     attrs = tuple(sorted((k, v) for k, v in instr.attributes.items() if k not in _IGNORED))
     called = tuple((role, tuple(id(c) for c in comps)) for role, comps in sorted(instr.called.items()))
-    return (instr.opcode, str(instr.shape), tuple(id(o) for o in instr.operands), attrs, called,
-            instr.literal, instr.tuple_index)
+    operands = [id(o) for o in instr.operands]
+    if instr.opcode in _COMMUTATIVE:
+        operands.sort()  # IdenticalIgnoringCommutativeOperandOrder
+    return (instr.opcode, str(instr.shape), tuple(operands), attrs, called, instr.literal, instr.tuple_index)
 
 
 def _cse(comp: HloComputation) -> list[tuple[str, str]]:

@@ -17,9 +17,9 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
   ``subtract(subtract(3, i), 1)`` (seed 1, program 113).
 * ``HandleMultiply``: ``(A * C1) * C2 -> A * (C1 * C2)`` for scalar constants or broadcasts of
   them (``x * 2 * 2`` reaches HostOffloader as ``x * 4``: seed 1, program 10);
-* ``HandleAdd``'s factoring: ``A*C + B*C -> (A+B)*C`` for a floating ``C`` that is a scalar
-  constant (or a broadcast of one) equal to ``+-2^k`` (MaxText's gradient of a mean:
-  ``add(x*c, x*c)`` reaches HostOffloader as ``multiply(add(x, x), c)``);
+* ``HandleAdd``'s factoring: ``A*C + B*C -> (A+B)*C``, for any float ``C`` as libtpu runs it
+  (MaxText's gradient of a mean: ``add(x*c, x*c)`` reaches HostOffloader as
+  ``multiply(add(x, x), c)``);
 * ``HandleAdd``'s reassociation: ``(A + C1) + C2 -> A + (C1 + C2)`` for float scalar constants
   or broadcasts of them (``x + 1 + 1`` under ``jax.grad``: ``remat_grad``);
 * ``HandleMaximum`` / ``HandleMinimum``: ``max(max(x, y), y) -> max(x, y)`` (either operand,
@@ -213,29 +213,22 @@ def _reassociated(comp: HloComputation, outer: HloInstruction, opcode: HloOpcode
     return None
 
 
-def _power_of_two(value: float) -> bool:
-    import math
-
-    if value == 0 or math.isinf(value) or math.isnan(value):
-        return False
-    mantissa, _ = math.frexp(abs(value))
-    return mantissa == 0.5
-
-
 def _factored_add(comp: HloComputation, add: HloInstruction) -> HloInstruction | None:
-    """``A*C + B*C`` -> ``(A+B)*C`` for a float ``C = +-2^k`` (see the module doc), else None."""
-    x, y = add.operands
-    if x.opcode is not HloOpcode.MULTIPLY or y.opcode is not HloOpcode.MULTIPLY or \
-            any(u is not add for u in (*x.users, *y.users)):
-        return None  # a multiply used elsewhere stays (seed 1, program 104: add(m, m) with m also tanh'ed)
-    for a, c in (x.operands, x.operands[::-1]):
-        value = _float_scalar(c)
-        if value is None or not _power_of_two(value[0]):
-            continue
-        for b, d in (y.operands, y.operands[::-1]):
-            if d is c or _float_scalar(d) == value:
-                summed = _binary(comp, add, HloOpcode.ADD, a, b)
-                return _binary(comp, add, HloOpcode.MULTIPLY, summed, c)
+    """``A*C + B*C`` -> ``(A+B)*C`` (XLA's matching: ``C`` either operand of the left
+    multiply, any operand of the right one; each multiply used only by the add), else None.
+
+    XLA does this for floats only when ``C`` is a constant ``+-2^k`` unless
+    ``enable_floats_are_real``; libtpu does it for any float ``C`` (seed 1, program 19:
+    ``p1*2 + p1*p1`` reaches HostOffloader as ``(2 + p1) * p1``)."""
+    lhs, rhs = add.operands
+    if lhs.opcode is not HloOpcode.MULTIPLY or rhs.opcode is not HloOpcode.MULTIPLY or \
+            len(lhs.users) != 1 or len(rhs.users) != 1:
+        return None  # the multiplies would stay: no fewer multiplies
+    for a, c in (lhs.operands, lhs.operands[::-1]):
+        if c in rhs.operands:
+            b = rhs.operands[1] if rhs.operands[0] is c else rhs.operands[0]
+            summed = _binary(comp, add, HloOpcode.ADD, a, b)
+            return _binary(comp, add, HloOpcode.MULTIPLY, summed, c)
     return None
 
 
