@@ -25,6 +25,7 @@ from ..ir.module import HloModule
 from .concat_decomposer import decompose_concatenates
 from .cse import eliminate_common_subexpressions
 from .dce import remove_dead_code
+from .host_call_wrapper import wrap_host_calls
 from .inline import InlineResult
 from .inline import inline_calls as _inline_calls
 from .legalize import LegalizeResult, run_legalize
@@ -120,6 +121,10 @@ def _call_inliner(state: PipelineState) -> bool:
     return bool(state.inlined.inlined_calls)
 
 
+def _host_call_wrapper(state: PipelineState) -> bool:
+    return bool(wrap_host_calls(state.module))
+
+
 def _host_offloading_prepare(state: PipelineState) -> bool:
     return bool(elide_moves_into_host_calls(state.module))
 
@@ -181,6 +186,7 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("annotation_cse", _annotation_cse, _always),  # HloCSE, on MoveToHost/MoveToDevice
     Pass("call_inliner", _call_inliner, _pre_optimization),
     Pass("annotation_cse", _annotation_cse, _always),
+    Pass("hlo_host_device_type_call_wrapper", _host_call_wrapper, _pre_optimization),  # independent host calls: one
     Pass("host_offloading_prepare", _host_offloading_prepare, _always),
     Pass("hlo_dce", _hlo_dce, _always),
     Pass("cse", _cse, _pre_optimization),  # HloCSE: simplification-1 starts with it
