@@ -46,8 +46,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import offload_gen  # noqa: E402
 
 from xladoctor.offload import analyze_host_offload  # noqa: E402
-from xladoctor.oracle.divergences import match_divergence  # noqa: E402
 from xladoctor.oracle import OracleWorker, compare, prediction_of  # noqa: E402
+from xladoctor.oracle.divergences import match_divergence  # noqa: E402
 from xladoctor.syntax.hlo_parser import parse_module  # noqa: E402
 
 TARGET = {"lower": "tpu", "match": match_divergence}
@@ -294,7 +294,6 @@ def corpus(worker: OracleWorker, verdicts: dict | None = None) -> list[Record]:
         records.append(_judge(path.stem, "hlo", _analyze(module), module, verdict, repro=body))
     sys.path.insert(0, os.path.join(ROOT, "examples"))
     import jax
-
     from offload_programs import PROGRAMS
 
     for name, make in PROGRAMS.items():

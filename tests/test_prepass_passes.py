@@ -26,7 +26,7 @@ from xladoctor.oracle.prepass import DUMP_FLAGS, compare_prepared, prepared_modu
 from xladoctor.syntax.hlo_parser import parse_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import offload_gen  # noqa: E402
+import offload_gen
 
 PROGRAMS = {
     # seed 1, program 0: two scans, the second stacking a host value into its ys
@@ -58,10 +58,25 @@ PROGRAMS = {
         "steps": [("un", "double", 0), ("tuple_gte", 1, 0), ("bin", "mul", 1, 0), ("dus", 1, False, True, False),
                   ("mtd", 3), ("un", "neg", 4), ("un", "double", 6), ("bin", "mul", 7, 5)],
         "outs": [4, 7, 8], "out_kinds": ["device", "device", "pinned_host"], "tuple_root": True},
+    # seed 0, program 39: two compute_on calls that do not depend on each other
+    "hlo_host_device_type_call_wrapper": {
+        "level": "jax", "args": ["device", "device", "device"],
+        "steps": [("compute_on", 1), ("un", "tanh", 0), ("un", "double", 3), ("compute_on", 4), ("to_host_jax", 4),
+                  ("to_dev_fe", 3), ("scan", 8, (("un", "double"), ("to_dev_fe",), ("to_dev_jax",)), False, "ys")],
+        "outs": [6, 9], "out_kinds": ["device", "pinned_host"]},
+    # bench/user_programs.py scan_offload:11: scan(..., unroll=2) with host ys
+    "concat_decomposer": {"level": "user", "family": "scan_offload", "seed": 11},
 }
 
 
 def _module(spec):
+    if spec["level"] == "user":
+        import user_programs
+
+        from xladoctor.jax.lowering import lower_program
+
+        lowered = user_programs.build(spec["family"], spec["seed"]).lower()
+        return lower_program(lowered).module, None, lowered.as_text()
     if spec["level"] == "hlo":
         text = offload_gen.build_hlo(spec)
         return parse_module(text, "p"), text, None
@@ -87,7 +102,9 @@ def test_the_new_passes_are_declared_before_host_offload_legalize():
     end = names.index("host_offload_legalize")
     for name in PROGRAMS:
         assert name in names[:end]
-    assert names.index("cse") < names.index("algsimp") < names.index("reshape_mover") \
+    assert names.index("call_inliner") < names.index("hlo_host_device_type_call_wrapper") \
+        < names.index("host_offloading_prepare") < names.index("cse") < names.index("algsimp") \
+        < names.index("reshape_mover") < names.index("concat_decomposer") \
         < names.index("while_initializer_removal") < names.index("pipelining_optimizations") < end
 
 
