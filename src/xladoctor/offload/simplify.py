@@ -26,6 +26,8 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
   either order; ``relu(relu(x))`` under remat: ``scan_offload``, ``remat_grad``);
 * ``HandleReshape``: ``reshape(reshape(x)) -> reshape(x)``, and ``x`` itself when that is its
   shape (``scan_offload``'s stacked ys);
+* ``HandleDynamicSlice``: a ``dynamic-slice`` whose start indices are all constants is a
+  ``slice`` (starts clamped into the operand, as the op does: corpus D5, D6);
 * ``HandleTranspose``: ``transpose(dot(a, b)), dimensions={1,0} -> dot(b, a)`` for a matrix
   product without batch dimensions (contracting dimensions swapped): a gradient's
   ``dW = (x^T g)^T`` (``maxtext_decoder``);
@@ -57,7 +59,8 @@ def simplify_for_offloading(module: HloModule) -> list[tuple[str, str]]:
 
 
 _REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.MULTIPLY, HloOpcode.DIVIDE,
-              HloOpcode.ADD, HloOpcode.TRANSPOSE, HloOpcode.MAXIMUM, HloOpcode.MINIMUM, HloOpcode.RESHAPE)
+              HloOpcode.ADD, HloOpcode.TRANSPOSE, HloOpcode.MAXIMUM, HloOpcode.MINIMUM, HloOpcode.RESHAPE,
+              HloOpcode.DYNAMIC_SLICE)
 
 
 def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
@@ -82,6 +85,8 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
             replacement = _idempotent(instr)
         elif instr.opcode is HloOpcode.RESHAPE:
             replacement = _reshape_of_reshape(comp, instr)
+        elif instr.opcode is HloOpcode.DYNAMIC_SLICE:
+            replacement = _constant_dynamic_slice(comp, instr)
         else:
             continue
         if replacement is None or not _compatible(replacement, instr):
@@ -276,6 +281,28 @@ def _reshape_of_reshape(comp: HloComputation, outer: HloInstruction) -> HloInstr
     new = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, outer.shape)
     comp.insert_before(outer, new)
     new.operands = [source]
+    return new
+
+
+def _constant_dynamic_slice(comp: HloComputation, ds: HloInstruction) -> HloInstruction | None:
+    """``dynamic-slice`` at constant starts -> ``slice`` (starts clamped to ``[0, dim - size]``)."""
+    operand, starts = ds.operands[0], [_integer_scalar(i) for i in ds.operands[1:]]
+    if any(v is None for v in starts) or not ds.shape.is_array:
+        return None
+    dims, sizes = operand.shape.dimensions, ds.shape.dimensions
+    if len(starts) != len(dims) or len(sizes) != len(dims):
+        return None
+    bounds = []
+    for start, dim, size in zip(starts, dims, sizes):
+        assert start is not None
+        first = min(max(start, 0), dim - size)
+        bounds.append(f"[{first}:{first + size}]")
+    module = comp.module
+    assert module is not None
+    new = HloInstruction(module.unique_name("slice"), HloOpcode.SLICE, ds.shape)
+    new.attributes = {"slice": "{" + ", ".join(bounds) + "}"}
+    comp.insert_before(ds, new)
+    new.operands = [operand]
     return new
 
 
