@@ -46,8 +46,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import offload_gen  # noqa: E402
 
 from xladoctor.offload import analyze_host_offload  # noqa: E402
-from xladoctor.oracle.divergences import match_divergence  # noqa: E402
 from xladoctor.oracle import OracleWorker, compare, prediction_of  # noqa: E402
+from xladoctor.oracle.divergences import match_divergence  # noqa: E402
 from xladoctor.syntax.hlo_parser import parse_module  # noqa: E402
 
 TARGET = {"lower": "tpu", "match": match_divergence}
@@ -135,6 +135,10 @@ def run_spec(name: str, sp: dict[str, Any], worker: OracleWorker) -> Record:
 
 PREPASS_DUMP: str | None = None
 """The folder the workers dump into under --compare-prepass (see start_prepass_dumps)."""
+PREPASS_KEEP: str | None = None
+"""--keep-prepass DIR: each compared program's input module (``NAME.input.hlo``) and the
+compiler's dump (``NAME.dump.txt``) are kept there, so ``bench/prepass_offline.py`` can
+compare them again after a change to the pre-passes without compiling anything."""
 
 
 def start_prepass_dumps() -> None:
@@ -150,6 +154,12 @@ def start_prepass_dumps() -> None:
 
 def compare_prepass(rec: Record, module) -> None:
     """The comparison for the compile just judged (then the dump folder is emptied for the next)."""
+    rec.extra["prepass"] = compare_with_dump(module, rec.actual, rec.name)
+
+
+def compare_with_dump(module, actual: str, name: str) -> dict[str, str]:
+    """``{"class", "where"}`` of our prepared ``module`` against the dump of the compile just
+    run; the dump folder is emptied for the next compile."""
     import shutil
 
     from xladoctor.oracle.prepass import compare_prepared, prepared_module, read_dump
@@ -159,17 +169,23 @@ def compare_prepass(rec: Record, module) -> None:
     shutil.rmtree(PREPASS_DUMP, ignore_errors=True)
     os.makedirs(PREPASS_DUMP, exist_ok=True)
     if dumped is None:
-        rec.extra["prepass"] = {"class": "no dump", "where": rec.actual}
-        return
+        return {"class": "no dump", "where": actual}
+    if PREPASS_KEEP is not None:
+        from xladoctor.syntax.hlo_printer import print_module
+
+        stem = os.path.join(PREPASS_KEEP, name.replace("/", "_").replace(":", "_"))
+        with open(stem + ".input.hlo", "w", encoding="utf-8") as f:
+            f.write(print_module(module))
+        with open(stem + ".dump.txt", "w", encoding="utf-8") as f:
+            f.write(dumped)
     try:
         c = compare_prepared(prepared_module(module), parse_module(dumped, "dump"))
     except Exception as e:  # a dump our parser or passes refuse is a finding of its own
-        rec.extra["prepass"] = {"class": f"error {type(e).__name__}", "where": str(e)[:200]}
-        return
-    rec.extra["prepass"] = {"class": c.difference_class(), "where": c.describe()}
+        return {"class": f"error {type(e).__name__}", "where": str(e)[:200]}
+    return {"class": c.difference_class(), "where": c.describe()}
 
 
-def prepass_summary(records: list[Record]) -> dict[str, Any]:
+def prepass_summary(records: list[Any]) -> dict[str, Any]:
     """Identical / different / without a dump, and the differing programs by class."""
     seen = [r for r in records if "prepass" in r.extra]
     by_class: dict[str, list[str]] = {}
@@ -179,6 +195,19 @@ def prepass_summary(records: list[Record]) -> dict[str, Any]:
     no_dump = len(by_class.pop("no dump", []))
     return {"compared": len(seen) - no_dump, "identical": identical, "different": len(seen) - no_dump - identical,
             "no_dump": no_dump, "classes": dict(sorted(by_class.items(), key=lambda kv: -len(kv[1])))}
+
+
+def prepass_by_family(records: list[Any]) -> dict[str, Any]:
+    """--user --compare-prepass: :func:`prepass_summary` of each family, classes by count only."""
+    families: dict[str, list[Any]] = {}
+    for r in records:
+        families.setdefault(r.family, []).append(r)
+    out = {}
+    for family, recs in sorted(families.items()):
+        doc = prepass_summary(recs)
+        doc["classes"] = {k: len(v) for k, v in doc["classes"].items()}
+        out[family] = doc
+    return out
 
 
 def print_prepass(records: list[Record]) -> None:
@@ -265,7 +294,6 @@ def corpus(worker: OracleWorker, verdicts: dict | None = None) -> list[Record]:
         records.append(_judge(path.stem, "hlo", _analyze(module), module, verdict, repro=body))
     sys.path.insert(0, os.path.join(ROOT, "examples"))
     import jax
-
     from offload_programs import PROGRAMS
 
     for name, make in PROGRAMS.items():
@@ -331,10 +359,19 @@ def run_user_campaign(args: argparse.Namespace, worker: OracleWorker) -> int:
         for i, prog in enumerate(user_programs.programs(args.seed, args.count, families)):
             if args.seconds is not None and time.monotonic() - started > args.seconds:
                 break
-            records.append(user_routes.run_program(prog, worker, folder))
+            rec = user_routes.run_program(prog, worker, folder)
+            if PREPASS_DUMP is not None:
+                rec.extra["prepass"] = (compare_with_dump(rec.module, rec.actual, rec.name) if rec.module is not None
+                                        else {"class": "no dump", "where": rec.actual})
+            records.append(rec)
             if not args.quiet and (i + 1) % 25 == 0:
                 print(f"  {i + 1} user programs, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     doc = user_routes.summarise(records)
+    if PREPASS_DUMP is not None:
+        doc["prepass"] = prepass_summary(records)
+        doc["prepass_by_family"] = prepass_by_family(records)
+        where = {r.name: r.extra["prepass"]["where"] for r in records if "prepass" in r.extra}
+        doc["prepass_first"] = {c: where[names[0]][:400] for c, names in doc["prepass"]["classes"].items()}
     doc["seconds"] = round(time.monotonic() - started, 1)
     json.dump(doc, sys.stdout, indent=1, default=str)
     sys.stdout.write("\n")
@@ -361,9 +398,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--families", help="with --user: comma-separated family names (default all)")
     ap.add_argument("--compare-prepass", action="store_true", help="also compare each program's module after "
                     "our pre-passes with the compiler's before_host-offload-legalize dump (xladoctor.oracle.prepass)")
+    ap.add_argument("--keep-prepass", metavar="DIR", help="with --compare-prepass: keep each program's input "
+                    "module and the compiler's dump in DIR (bench/prepass_offline.py compares them again)")
     args = ap.parse_args(argv)
     if args.compare_prepass:
         start_prepass_dumps()
+        if args.keep_prepass:
+            global PREPASS_KEEP
+            PREPASS_KEEP = args.keep_prepass
+            os.makedirs(PREPASS_KEEP, exist_ok=True)
     if args.platform == "gpu":
         from xladoctor.oracle.gpu_divergences import match_gpu_divergence
 

@@ -47,6 +47,9 @@ class ProgramRecord:
     routes: dict[str, RouteResult] = field(default_factory=dict)
     choices: dict[str, Any] = field(default_factory=dict)
     refused: str = ""
+    module: Any = None
+    """The lowered module with memory kinds (``check_offload``'s), for ``--compare-prepass``."""
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _message_class(text: str | None) -> str:
@@ -111,6 +114,7 @@ def run_program(prog: Any, worker: Any, folder: str) -> ProgramRecord:
     verdict = worker.compile_stablehlo(mlir)
     rec = ProgramRecord(prog.name, prog.family, verdict.summary()[:120], choices=prog.choices)
     program = lower_program(lowered)
+    rec.module = program.module
     report = check_lowered(program)
     rec.routes["check_offload"] = _judge(prediction_of(report.result, program.module), verdict, program.module,
                                          report.result)

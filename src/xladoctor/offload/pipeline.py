@@ -22,19 +22,25 @@ from dataclasses import dataclass, field
 
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
+from .concat_decomposer import decompose_concatenates
+from .cse import eliminate_common_subexpressions
 from .dce import remove_dead_code
+from .host_call_wrapper import wrap_host_calls
 from .inline import InlineResult
 from .inline import inline_calls as _inline_calls
 from .legalize import LegalizeResult, run_legalize
+from .pipelining_optimizations import hoist_moves_above_barriers
 from .prepare import (
     elide_moves_into_host_calls,
     merge_duplicate_annotations,
     rebuild_as_compiled,
     remove_sharding_markers,
 )
+from .reshape_mover import move_reshapes
 from .result import HostOffloadResult
 from .simplify import simplify_for_offloading
 from .simulator import OffloadOptions, run_host_offloader
+from .while_initializer_removal import remove_while_initializers
 
 
 @dataclass(frozen=True)
@@ -115,6 +121,10 @@ def _call_inliner(state: PipelineState) -> bool:
     return bool(state.inlined.inlined_calls)
 
 
+def _host_call_wrapper(state: PipelineState) -> bool:
+    return bool(wrap_host_calls(state.module))
+
+
 def _host_offloading_prepare(state: PipelineState) -> bool:
     return bool(elide_moves_into_host_calls(state.module))
 
@@ -125,8 +135,28 @@ def _hlo_dce(state: PipelineState) -> bool:
     return bool(dead)
 
 
+def _reshape_mover(state: PipelineState) -> bool:
+    return bool(move_reshapes(state.module))
+
+
+def _cse(state: PipelineState) -> bool:
+    return bool(eliminate_common_subexpressions(state.module))
+
+
 def _algsimp(state: PipelineState) -> bool:
     return bool(simplify_for_offloading(state.module))
+
+
+def _concat_decomposer(state: PipelineState) -> bool:
+    return bool(decompose_concatenates(state.module))
+
+
+def _while_initializer_removal(state: PipelineState) -> bool:
+    return bool(remove_while_initializers(state.module))
+
+
+def _pipelining_optimizations(state: PipelineState) -> bool:
+    return bool(hoist_moves_above_barriers(state.module))
 
 
 def _host_offload_legalize(state: PipelineState) -> bool:
@@ -156,13 +186,26 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("annotation_cse", _annotation_cse, _always),  # HloCSE, on MoveToHost/MoveToDevice
     Pass("call_inliner", _call_inliner, _pre_optimization),
     Pass("annotation_cse", _annotation_cse, _always),
+    Pass("hlo_host_device_type_call_wrapper", _host_call_wrapper, _pre_optimization),  # independent host calls: one
     Pass("host_offloading_prepare", _host_offloading_prepare, _always),
     Pass("hlo_dce", _hlo_dce, _always),
+    Pass("cse", _cse, _pre_optimization),  # HloCSE: simplification-1 starts with it
     # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.simplify`):
     # the compile's simplification pipelines; a scheduled module has been through them, and
     # XLA's HostOffloader unit tests run the pass alone.
     Pass("algsimp", _algsimp, _pre_optimization),
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
+    # The simplification pipelines run ReshapeMover after AlgebraicSimplifier, then it again.
+    Pass("reshape_mover", _reshape_mover, _pre_optimization),
+    Pass("algsimp", _algsimp, _pre_optimization),
+    Pass("annotation_cse", _annotation_cse, _pre_optimization),  # moves of what algsimp made one value
+    Pass("cse", _cse, _pre_optimization),  # the constants algsimp folded, once each; users of those moves
+    Pass("hlo_dce", _hlo_dce, _pre_optimization),
+    # libtpu's passes after layout assignment, right before its host_offloading pipeline:
+    Pass("concat_decomposer", _concat_decomposer, _pre_optimization),  # Pre_main_fusion
+    Pass("while_initializer_removal", _while_initializer_removal, _pre_optimization),  # scan ys buffers
+    Pass("hlo_dce", _hlo_dce, _pre_optimization),
+    Pass("pipelining_optimizations", _pipelining_optimizations, _pre_optimization),  # remat moves back
     Pass("host_offload_legalize", _host_offload_legalize, _legalizing),
     Pass("host_offloader", _host_offloader, _offloading),
 )

@@ -107,10 +107,6 @@ KNOWN_DIVERGENCES: tuple[KnownDivergence, ...] = (
         label("oracle.divergence.schedule_ret_check"),
         _schedule_ret_check),
     KnownDivergence(
-        "cse-of-identical-host-buffers",
-        label("oracle.divergence.cse_of_identical_host_buffers"),
-        _identical_host_buffers),
-    KnownDivergence(
         "unknown-custom-call-target",
         label("oracle.divergence.unknown_custom_call_target"),
         _unknown_custom_call),

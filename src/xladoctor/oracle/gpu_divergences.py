@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..labels import label
-from .divergences import KNOWN_DIVERGENCES, KnownDivergence, match_divergence
+from .divergences import KNOWN_DIVERGENCES, KnownDivergence, _identical_host_buffers, match_divergence
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule
@@ -61,7 +61,9 @@ def _tpu_entry(name: str) -> KnownDivergence:
 
 GPU_DIVERGENCES: tuple[KnownDivergence, ...] = (
     _tpu_entry("one-element-tuple-root"),
-    _tpu_entry("cse-of-identical-host-buffers"),
+    # No longer a TPU divergence: the pre-passes model HloCSE (offload/cse.py) since issue 19.
+    KnownDivergence("cse-of-identical-host-buffers", label("oracle.divergence.cse_of_identical_host_buffers"),
+                    _identical_host_buffers),
     KnownDivergence(
         "gpu-fusion-memory-space-verifier",
         label("oracle.gpu_divergence.fusion_memory_space_verifier"),

@@ -1,0 +1,191 @@
+"""libtpu's ``while-initializer-removal``: a scan's zero-filled output buffer becomes an ``AllocateBuffer``.
+
+libtpu 0.0.42.1 runs this pass right before ``pipelining-optimizations`` and ``host_offloading``
+(its dump ``...after_while-initializer-removal...`` is where the rewrite first shows).  The
+comparison of our prepared module with the compiler's ``before_host-offload-legalize`` dump
+(:mod:`xladoctor.oracle.prepass`) found it on a third of the differing programs: the
+``broadcast(0)`` that ``lax.scan`` makes for its stacked ``ys`` is, in the compiler's module, a
+``custom-call(), custom_call_target="AllocateBuffer"``.  HostOffloader treats the two apart:
+an ``AllocateBuffer`` that feeds a host ``dynamic-update-slice`` is given host memory as it is,
+a broadcast is replaced by one first.
+
+The pass is not in openxla; XLA:GPU's ``DusAccumulatorZeroInitElimination``
+(``xla/backends/gpu/transforms/dus_accumulator_zero_init_elimination.cc``) makes the same
+rewrite and its conditions are the ones modelled, reduced to the loops JAX writes:
+
+* the ``while`` has a known trip count ``T``: an induction variable slot that starts at 0, is
+  incremented by 1 in the body and compared ``LT`` a constant ``T`` in the condition;
+* the slot's initial value is a ``broadcast`` of a scalar constant (through ``bitcast`` /
+  ``copy`` / ``reshape``), used only by the loop's init ``tuple`` and in that slot only, whose
+  first dimension is ``T``;
+* in the body the slot is read once (one ``get-tuple-element``) and only by
+  ``dynamic-update-slice``\\ s that overwrite it before any read: updating it as operand 0, at
+  constant 0 with the full size in every dimension but one, and in that one at the induction
+  variable itself (a slice of at least one row);
+* the body's root does not pass the slot through unchanged.
+
+Then the init operand is replaced by a new ``AllocateBuffer`` custom call of the same shape
+(the broadcast, unused, is dead-code elimination's).
+"""
+
+from __future__ import annotations
+
+from ..ir.computation import HloComputation
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+from ..ir.opcodes import HloOpcode
+from .annotations import ALLOCATE_BUFFER
+
+_LAYOUT_WRAPPERS = (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.RESHAPE)
+
+
+def remove_while_initializers(module: HloModule) -> list[str]:
+    """Replace each dead zero-filled loop buffer by an ``AllocateBuffer``; the new names."""
+    made: list[str] = []
+    for comp in list(module.computations):
+        for loop in [i for i in comp.instructions if i.opcode is HloOpcode.WHILE]:
+            made.extend(_rewrite_loop(module, comp, loop))
+    return made
+
+
+def _rewrite_loop(module: HloModule, comp: HloComputation, loop: HloInstruction) -> list[str]:
+    init = loop.operands[0]
+    found = induction_variable(loop)
+    if init.opcode is not HloOpcode.TUPLE or found is None:
+        return []
+    slot_iv, trip = found
+    made = []
+    for slot, value in enumerate(init.operands):
+        if slot == slot_iv or not _is_broadcast_of_scalar_constant(value) or len(value.users) != 1:
+            continue
+        dims = value.shape.dimensions if value.shape.is_array else ()
+        if not dims or dims[0] != trip or not _slot_is_dead_input(loop, slot, slot_iv, trip):
+            continue
+        alloc = HloInstruction(module.unique_name("custom-call"), HloOpcode.CUSTOM_CALL, value.shape)
+        alloc.custom_call_target = ALLOCATE_BUFFER
+        alloc.metadata = value.metadata
+        comp.insert_before(init, alloc)
+        init.replace_operand(slot, alloc)
+        made.append(alloc.name)
+    return made
+
+
+def induction_variable(loop: HloInstruction) -> tuple[int, int] | None:
+    """``(tuple index, trip count)`` of a loop counting from 0 by 1 while ``LT`` a constant."""
+    init = loop.operands[0]
+    body, cond = loop.called.get("body", [None])[0], loop.called.get("condition", [None])[0]
+    if body is None or cond is None or init.opcode is not HloOpcode.TUPLE:
+        return None
+    compare = cond.root
+    if compare is None or compare.opcode is not HloOpcode.COMPARE or compare.attributes.get("direction") != "LT":
+        return None
+    counter, bound = compare.operands
+    slot = _parameter_slot(counter)
+    limit = _integer_constant(bound)
+    root = body.root
+    if slot is None or limit is None or root is None or root.opcode is not HloOpcode.TUPLE:
+        return None
+    if slot >= len(init.operands) or _integer_constant(init.operands[slot]) != 0:
+        return None
+    step = root.operands[slot]
+    if step.opcode is not HloOpcode.ADD:
+        return None
+    a, b = step.operands
+    if not ((_parameter_slot(a) == slot and _integer_constant(b) == 1) or
+            (_parameter_slot(b) == slot and _integer_constant(a) == 1)):
+        return None
+    return slot, limit
+
+
+def _parameter_slot(instr: HloInstruction) -> int | None:
+    """``get-tuple-element(parameter(0)), index=N`` -> N."""
+    if instr.opcode is not HloOpcode.GET_TUPLE_ELEMENT or instr.operands[0].opcode is not HloOpcode.PARAMETER:
+        return None
+    return instr.tuple_index
+
+
+def _integer_constant(instr: HloInstruction) -> int | None:
+    if instr.opcode is not HloOpcode.CONSTANT or instr.literal is None or instr.shape.dimensions:
+        return None
+    try:
+        return int(instr.literal.strip())
+    except ValueError:
+        return None
+
+
+def _is_broadcast_of_scalar_constant(instr: HloInstruction) -> bool:
+    while instr.opcode in _LAYOUT_WRAPPERS:
+        instr = instr.operands[0]
+    if instr.opcode is not HloOpcode.BROADCAST:
+        return False
+    scalar = instr.operands[0]
+    while scalar.opcode is HloOpcode.CONVERT:
+        scalar = scalar.operands[0]
+    return scalar.opcode is HloOpcode.CONSTANT and not scalar.shape.dimensions
+
+
+def _slot_is_dead_input(loop: HloInstruction, slot: int, slot_iv: int, trip: int) -> bool:
+    body = loop.called["body"][0]
+    param, root = body.parameters[0], body.root
+    if root is None or root.opcode is not HloOpcode.TUPLE:
+        return False
+    reads = [u for u in param.users if u.opcode is HloOpcode.GET_TUPLE_ELEMENT and u.tuple_index == slot]
+    if not reads:
+        return True
+    if len(reads) != 1 or any(u.opcode is not HloOpcode.GET_TUPLE_ELEMENT for u in param.users):
+        return False
+    read = reads[0]
+    if not _all_users_kill(read, slot_iv, trip):
+        return False
+    value = root.operands[slot]
+    while value.opcode in (HloOpcode.BITCAST, HloOpcode.COPY):
+        value = value.operands[0]
+    return value is not read
+
+
+def _all_users_kill(buffer: HloInstruction, slot_iv: int, trip: int) -> bool:
+    for user in buffer.users:
+        if user.opcode is HloOpcode.BITCAST:
+            if not _all_users_kill(user, slot_iv, trip):
+                return False
+        elif not _is_killing_dus(user, buffer, slot_iv, trip):
+            return False
+    return True
+
+
+def _is_killing_dus(dus: HloInstruction, operand: HloInstruction, slot_iv: int, trip: int) -> bool:
+    """A ``dynamic-update-slice`` of ``operand`` that covers it over the loop's iterations."""
+    if dus.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE or dus.operands[0] is not operand or \
+            operand in dus.operands[1:]:
+        return False
+    full, update = operand.shape.dimensions, dus.operands[1].shape.dimensions
+    if len(full) != len(update):
+        return False
+    dynamic = None
+    for d, index in enumerate(dus.operands[2:]):
+        span = _index_range(index, slot_iv, trip)
+        if span is None:
+            return False
+        if span == (0, 0):
+            if update[d] != full[d]:
+                return False
+            continue
+        if dynamic is not None:
+            return False
+        dynamic = (d, span)
+    if dynamic is None:
+        return False
+    d, (low, high) = dynamic
+    return 0 < update[d] <= full[d] and low <= 0 and high >= full[d] - update[d]
+
+
+def _index_range(index: HloInstruction, slot_iv: int, trip: int) -> tuple[int, int] | None:
+    """The values ``index`` takes over iterations 0..trip-1: a constant, or the induction
+    variable itself.  libtpu leaves the buffer of a reversed index (``C - i``) alone, unlike
+    XLA:GPU's pass (seen: ``maxtext_decoder``'s gradient stacks under ``value_and_grad``)."""
+    value = _integer_constant(index)
+    if value is not None:
+        return value, value
+    if _parameter_slot(index) == slot_iv:
+        return 0, trip - 1
+    return None  # a reversed index (C - i: a reversed scan, a gradient's stack) is not replaced

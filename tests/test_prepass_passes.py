@@ -1,0 +1,157 @@
+"""The pre-passes modelled from the comparison with libtpu's ``before_host-offload-legalize`` dump.
+
+Each program below is one the campaign (``bench/offload_campaign.py --compare-prepass``) found
+different before the pass was modelled: ``while_initializer_removal`` (a scan's ys buffer),
+``pipelining_optimizations`` (remat's MoveToDevice behind an opt-barrier), ``algsimp``'s
+subtract reassociation (a reversed scan's row index), ``reshape_mover`` and ``cse``.  Without
+libtpu: the pass changes the module as the compiler does (the opcode it leaves).  With it: the
+real compiler's verdict is ours and its dumped module is our prepared module.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from xladoctor.offload import analyze_host_offload
+from xladoctor.offload.pipeline import PIPELINE
+from xladoctor.oracle import compare, prediction_of
+from xladoctor.oracle.divergences import match_divergence
+from xladoctor.oracle.prepass import DUMP_FLAGS, compare_prepared, prepared_module, read_dump
+from xladoctor.syntax.hlo_parser import parse_module
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import offload_gen
+
+PROGRAMS = {
+    # seed 1, program 0: two scans, the second stacking a host value into its ys
+    "while_initializer_removal": {
+        "level": "jax", "args": ["device", "device", "pinned_host"],
+        "steps": [("to_host_fe", 0), ("un", "double", 2), ("to_host_jax", 3), ("bin", "add", 4, 0),
+                  ("un", "double", 0), ("scan", 0, (("to_host_jax",), ("to_dev_jax",), ("to_dev_fe",)), True, "carry"),
+                  ("scan", 0, (("to_host_fe",), ("un", "neg")), False, "both")],
+        "outs": [3, 6, 8, 9], "out_kinds": ["device", "device", "device", "device"]},
+    # seed 1, program 12: remat offloading named residuals under grad
+    "pipelining_optimizations": {
+        "level": "jax", "args": ["device", "pinned_host", "device"],
+        "steps": [("remat", 1, "names", False), ("to_dev_jax", 1), ("compute_on", 2), ("bin", "mul", 4, 3),
+                  ("un", "neg", 0), ("remat", 3, "names", True), ("to_dev_fe", 8)],
+        "outs": [4, 9], "out_kinds": [None, None]},
+    # seed 1, program 113: remat of a dot in a scan, read back in reverse
+    "algsimp": {
+        "level": "jax", "args": ["device", "device"],
+        "steps": [("remat", 0, "dot", True), ("bin", "add", 1, 2), ("un", "neg", 3), ("to_dev_jax", 3)],
+        "outs": [3, 4, 5], "out_kinds": ["pinned_host", "device", "device"]},
+    # seed 1, program 3: sin of a row taken out of a host buffer
+    "reshape_mover": {
+        "level": "hlo", "args": ["device", "device", "device"],
+        "steps": [("mth", 2), ("mtd", 3), ("mth", 1), ("mth", 3), ("dus", 6, False, True, False), ("un", "sin", 7)],
+        "outs": [3, 4, 8], "out_kinds": ["device", "device", "device"], "tuple_root": True},
+    # seed 1, program 158: x * 2 written twice
+    "cse": {
+        "level": "hlo", "args": ["device"],
+        "steps": [("un", "double", 0), ("tuple_gte", 1, 0), ("bin", "mul", 1, 0), ("dus", 1, False, True, False),
+                  ("mtd", 3), ("un", "neg", 4), ("un", "double", 6), ("bin", "mul", 7, 5)],
+        "outs": [4, 7, 8], "out_kinds": ["device", "device", "pinned_host"], "tuple_root": True},
+    # seed 0, program 39: two compute_on calls that do not depend on each other
+    "hlo_host_device_type_call_wrapper": {
+        "level": "jax", "args": ["device", "device", "device"],
+        "steps": [("compute_on", 1), ("un", "tanh", 0), ("un", "double", 3), ("compute_on", 4), ("to_host_jax", 4),
+                  ("to_dev_fe", 3), ("scan", 8, (("un", "double"), ("to_dev_fe",), ("to_dev_jax",)), False, "ys")],
+        "outs": [6, 9], "out_kinds": ["device", "pinned_host"]},
+    # bench/user_programs.py scan_offload:11: scan(..., unroll=2) with host ys
+    "concat_decomposer": {"level": "user", "family": "scan_offload", "seed": 11},
+}
+
+
+def _module(spec):
+    if spec["level"] == "user":
+        import user_programs
+
+        from xladoctor.jax.lowering import lower_program
+
+        lowered = user_programs.build(spec["family"], spec["seed"]).lower()
+        return lower_program(lowered).module, None, lowered.as_text()
+    if spec["level"] == "hlo":
+        text = offload_gen.build_hlo(spec)
+        return parse_module(text, "p"), text, None
+    from xladoctor.jax.lowering import lower_program
+
+    jitted, args = offload_gen.build_jax(spec)
+    lowered = jitted.trace(*args).lower(lowering_platforms=("tpu",))
+    return lower_program(lowered).module, None, lowered.as_text()
+
+
+def _changed(module, name):
+    from xladoctor.offload.clone import clone_module
+    from xladoctor.offload.inline import looks_pre_optimization
+    from xladoctor.offload.pipeline import PRE_PASSES, PipelineConfig, PipelineState, run_pipeline
+
+    state = PipelineState(clone_module(module), module, PipelineConfig(looks_pre_optimization(module)))
+    run_pipeline(state, PRE_PASSES)
+    return any(changed for pass_name, changed in state.changed if pass_name == name)
+
+
+def test_the_new_passes_are_declared_before_host_offload_legalize():
+    names = [p.name for p in PIPELINE]
+    end = names.index("host_offload_legalize")
+    for name in PROGRAMS:
+        assert name in names[:end]
+    assert names.index("call_inliner") < names.index("hlo_host_device_type_call_wrapper") \
+        < names.index("host_offloading_prepare") < names.index("cse") < names.index("algsimp") \
+        < names.index("reshape_mover") < names.index("concat_decomposer") \
+        < names.index("while_initializer_removal") < names.index("pipelining_optimizations") < end
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_each_pass_changes_its_program(name):
+    module, _, _ = _module(PROGRAMS[name])
+    assert _changed(module, name)
+
+
+def test_while_initializer_removal_leaves_an_allocate_buffer():
+    module, _, _ = _module(PROGRAMS["while_initializer_removal"])
+    prepared = prepared_module(module)
+    targets = [i.custom_call_target for i in prepared.entry_computation().instructions]
+    assert "AllocateBuffer" in targets
+
+
+@pytest.fixture(scope="module")
+def dumping_worker():
+    from xladoctor.oracle import OracleWorker
+
+    folder = tempfile.mkdtemp(prefix="prepass-passes-")
+    saved = os.environ.get("XLA_FLAGS")
+    os.environ["XLA_FLAGS"] = f"--xla_dump_to={folder} {DUMP_FLAGS}"
+    try:
+        with OracleWorker("v5e:2x2", timeout=120, want_text=False) as w:
+            if w.unavailable is not None:
+                pytest.skip(f"real TPU compiler unavailable: {w.unavailable}")
+            yield w, folder
+    finally:
+        if saved is None:
+            os.environ.pop("XLA_FLAGS", None)
+        else:
+            os.environ["XLA_FLAGS"] = saved
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_the_compiler_dumps_our_prepared_module_and_agrees(name, dumping_worker):
+    worker, folder = dumping_worker
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder, exist_ok=True)
+    module, hlo, mlir = _module(PROGRAMS[name])
+    verdict = worker.compile_hlo(hlo) if hlo is not None else worker.compile_stablehlo(mlir)
+    result = analyze_host_offload(module)
+    agree = compare(prediction_of(result, module), verdict).agree
+    assert agree is not False or match_divergence(module, result, verdict) is not None  # a named one
+    dumped = read_dump(folder)
+    assert dumped is not None
+    c = compare_prepared(prepared_module(module), parse_module(dumped, "dump"))
+    assert c.identical, c.describe()
