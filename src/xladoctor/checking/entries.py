@@ -14,16 +14,18 @@ if TYPE_CHECKING:
     from ..ir.module import HloModule
 
 def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None,
-              disable_host_compute: bool = False, stablehlo_path: str | None = None) -> dict[str, Any]:
+              disable_host_compute: bool = False, stablehlo_path: str | None = None,
+              lang: str = "en") -> dict[str, Any]:
     """Check one module; ``stablehlo_path`` names the same program's StableHLO (``--stablehlo``,
-    or the ``NAME.mlir``/``NAME.stablehlo`` beside ``NAME.hlo``), which gives the memory kinds."""
+    or the ``NAME.mlir``/``NAME.stablehlo`` beside ``NAME.hlo``), which gives the memory kinds;
+    the findings' titles and fix texts are in ``lang`` (``check --lang``)."""
     from ..pipeline import parse_hlo
 
     module = parse_hlo(text, source)
     stablehlo = _read_stablehlo(stablehlo_path) if stablehlo_path is not None else None
     with located(text, source):
         return _check_module(module, text, source, rule, confirm_topology, disable_host_compute,
-                             stablehlo_path, stablehlo)
+                             stablehlo_path, stablehlo, lang)
 
 
 def _read_stablehlo(path: str) -> str:
@@ -44,7 +46,8 @@ def _read_stablehlo(path: str) -> str:
 
 def _check_module(module: HloModule, text: str, source: str, rule: str = "shipped",
                   confirm_topology: str | None = None, disable_host_compute: bool = False,
-                  stablehlo_path: str | None = None, stablehlo: str | None = None) -> dict[str, Any]:
+                  stablehlo_path: str | None = None, stablehlo: str | None = None,
+                  lang: str = "en") -> dict[str, Any]:
     """The ``offload`` command's steps (the pipeline's) on one module, after its summary."""
     from ..hlo_summary import summarize
     from ..pipeline import AnalysisOptions, analyse_module, offload_document
@@ -69,7 +72,7 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
         mc.confirm = entry["confirm"] = confirm(text, module, result, confirm_topology, stablehlo)
         if not entry["findings"] and is_error(entry["confirm"]):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
-    entry["offload"] = offload_document(mc)
+    entry["offload"] = offload_document(mc, lang)
     return entry
 
 

@@ -112,10 +112,14 @@ def _for_reader(text: str, lang: str, bidi: str) -> str:
     """Persian drawn for a terminal (visual order, shaped) or isolated for files, as explain does."""
     if lang != "fa":
         return text
+    import shutil
+
     from ..report.terminal_bidi import bidi_text
 
     mode = bidi if bidi != "auto" else "visual" if sys.stdout.isatty() else "logical"
-    return bidi_text(text, mode)
+    # On a terminal each line is wrapped to its width before it is reordered (explain's rule).
+    width = shutil.get_terminal_size(fallback=(80, 24)).columns if mode == "visual" and sys.stdout.isatty() else None
+    return bidi_text(text, mode, width)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..labels import label
+from ..labels.glossary import count
 from ._common import add_rule_arguments, help_text, print_json
 
 NAME = "fleet"
@@ -80,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
 
 def render_text(doc: dict[str, Any], engine: str) -> str:
     """The fleet summary; words from ``labels/en.toml`` ``[fleet]``."""
-    lines = [label("fleet.summary", files=doc["files"], jobs=doc["jobs"], engine=engine, findings=doc["findings"])]
+    lines = [label("fleet.summary", files=count(doc["files"], "file"), jobs=count(doc["jobs"], "job"), engine=engine,
+                   findings=count(doc["findings"], "error_message"))]
     if doc["by_code"]:
         lines.append("")
         lines.append(label("fleet.by_code"))
@@ -88,8 +90,8 @@ def render_text(doc: dict[str, Any], engine: str) -> str:
             jobs = ", ".join(c["jobs"][:5])
             if len(c["jobs"]) > 5:
                 jobs += " " + label("fleet.and_more", n=len(c["jobs"]) - 5)
-            lines.append("  " + label("fleet.code", code=code, name=c["name"], count=c["count"], files=c["files"],
-                                      jobs=len(c["jobs"]), names=jobs))
+            lines.append("  " + label("fleet.code", code=code, name=c["name"], count=c["count"],
+                                      files=count(c["files"], "file"), jobs=count(len(c["jobs"]), "job"), names=jobs))
             lines.append("      " + label("fleet.first_seen", where=_where(c["first_seen"])))
             lines.append("      " + label("fleet.last_seen", where=_where(c["last_seen"])))
         lines.append("")
@@ -97,9 +99,9 @@ def render_text(doc: dict[str, Any], engine: str) -> str:
         for job, j in doc["by_job"].items():
             codes = ", ".join(f"{k} x{v}" for k, v in sorted(j["codes"].items())) or label("fleet.no_error")
             more = " " + label("fleet.not_shown", n=j["not_shown"]) if j.get("not_shown") else ""
-            lines.append("  " + label("fleet.job", job=job, files=j["files"], codes=codes) + more)
+            lines.append("  " + label("fleet.job", job=job, files=count(j["files"], "file"), codes=codes) + more)
     if doc["errors"]:
-        lines.append(label("fleet.unreadable", n=len(doc["errors"])))
+        lines.append(label("fleet.unreadable", files=count(len(doc["errors"]), "file")))
     lines.append(label("fleet.details"))
     return "\n".join(lines) + "\n"
 

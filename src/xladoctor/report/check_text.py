@@ -73,7 +73,8 @@ def _quiet_reason(f: dict[str, Any], lang: str) -> str:
     if "hlo" not in f:  # triaged without parsing
         why = label("check.compiled" if f["compiled"] else "check.no_annotation", lang)
         return label("check.quiet_module", lang, module=f["module"], why=why)
-    name = label("check.module_size", lang, module=f["hlo"]["name"], n=f"{f['hlo']['instruction_count']:,}")
+    name = label("check.module_size", lang, module=f["hlo"]["name"],
+                 instructions=plural(f["hlo"]["instruction_count"], "check.instruction", "check.instructions", lang))
     why = label("check.compiled" if "note" in f else "check.none_predicted", lang)
     return label("check.quiet_module", lang, module=name, why=why)
 

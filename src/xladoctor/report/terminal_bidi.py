@@ -305,10 +305,14 @@ def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
     return [logical_line(line) for line in lines]
 
 
-def bidi_text(text: str, mode: str) -> str:
+def bidi_text(text: str, mode: str, width: int | None = None) -> str:
     """A report of indented lines (``check``'s) for a right-to-left reader: each line holding
     Persian is drawn in ``mode`` ('visual' for a terminal, 'logical' for files) after its
-    indent; lines with no right-to-left letter (XLA's own English, paths) stay as they are."""
+    indent; lines with no right-to-left letter (XLA's own English, paths) stay as they are.
+
+    ``width`` (visual mode: the terminal's columns) wraps each such line *before* it is
+    reordered: a visual line longer than the terminal was wrapped by the terminal, which put
+    the end of the sentence first and cut code (``jax.device_put(x, ...)``) across rows."""
     out = []
     for line in text.split("\n"):
         if not any(is_rtl_char(ch) for ch in line):
@@ -316,5 +320,8 @@ def bidi_text(text: str, mode: str) -> str:
             continue
         body = line.lstrip(" ")
         indent = line[:len(line) - len(body)]
+        if mode == "visual" and width is not None and display_width(line) > width:
+            out.extend(indent + part for part in render_rtl(body, width - len(indent), "visual"))
+            continue
         out.append(indent + (visual_line(body) if mode == "visual" else logical_line(body)))
     return "\n".join(out)
