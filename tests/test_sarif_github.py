@@ -263,6 +263,7 @@ def test_fixes_are_sarif_replacements_that_apply(capsys, validator, workdir: Pat
     file ``offload --fix`` writes."""
     (workdir / "step.hlo").write_text("// a comment that must survive\n" + (workdir / "step.hlo").read_text())
     rc, run = _sarif(capsys, validator, "check", "step.hlo")
+    assert rc == 1
     (result,) = run["results"]
     fixes = result["fixes"]
     assert [f["properties"]["applicability"] for f in fixes] == ["unsafe", "safe"]

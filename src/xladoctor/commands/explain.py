@@ -45,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=help_text(parser, "cli.explain.hlo"))
     parser.add_argument("--json", action="store_true", help=help_text(parser, "cli.json"))
     add_format_argument(parser)
+    parser.add_argument("--html", metavar="OUT", help=help_text(parser, "cli.explain.html"))
 
 
 def _width(args: argparse.Namespace) -> int:
@@ -90,10 +91,16 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     from ..report.explain_json import SCAN_SCHEMA_VERSION, scan_document
     from ..report.explain_text import not_shown_text, render_findings
 
+    if getattr(args, "html", None):
+        from ._atomic import refuse_overwriting_inputs
+
+        refuse_overwriting_inputs(args.html, [target, args.hlo])
     scan = scan_file(target)
     findings, source = scan.findings, scan.source
     if args.hlo:
         attach_offload_analysis(args.hlo, findings)
+    if getattr(args, "html", None):
+        _write_html(args.html, scan_document(findings, source, lang, scan.not_shown), target, args.hlo, lang)
     if args.json:
         chosen = emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION,
                                "explain")
@@ -104,6 +111,16 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
         if scan.not_shown:
             sys.stdout.write(not_shown_text(scan.not_shown, lang, width, bidi))
     return 1 if findings else 0
+
+
+def _write_html(out: str, doc: dict, target: str, hlo: str | None, lang: str) -> None:
+    """``--html OUT``: the scan document as a page, one card per finding (as ``check --html``'s)."""
+    from ..report.html import render_explain_html
+    from ._atomic import write_output
+
+    page = render_explain_html({"schema_version": 1, **doc}, title=label("status.explain_title", lang, source=target),
+                               lang=lang)
+    write_output(out, page, label("status.html_report", lang), [target, hlo], lang)
 
 
 def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
@@ -163,6 +180,10 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
     from ..report.explain_json import SCAN_SCHEMA_VERSION
 
     lang = args.lang or language_from_env()
+    if args.html:
+        from ._atomic import refuse_overwriting_inputs
+
+        refuse_overwriting_inputs(args.html, [target])
     entry = check_path(target, True, Options("shipped", lang, False, parallel_logs=True))
     files = [entry]
     doc = {"command": "check", "files": files, "findings": entry["findings"],
@@ -170,6 +191,12 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
     if entry["kind"] == "error":
         print(entry["error"], file=sys.stderr)
         return 2
+    if args.html:
+        from ..report.html import render_check_html
+        from ._atomic import write_output
+
+        write_output(args.html, render_check_html(doc, title=label("status.explain_title", lang, source=target),
+                                                  lang=lang), label("status.html_report", lang), [target], lang)
     chosen = None
     if args.json:
         chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")
@@ -186,6 +213,8 @@ def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
         raise UsageError(f"unknown error code '{target}' (nearest: {near})")
     if args.hlo:
         raise UsageError("--hlo applies to scanning a log, not to explaining a code")
+    if args.html:
+        raise UsageError(label("scan.html_needs_file", lang))
     if args.format in ("sarif", "github"):
         raise UsageError(f"--format {args.format} reports the errors found in a log; a code has no findings")
     if args.json:
