@@ -53,7 +53,8 @@ def also_offending(lang: str = FALLBACK) -> str:
 NOUNS = {"finding": ("term.finding_one", "term.finding_many"), "file": ("term.file_one", "term.file_many"),
          "message": ("term.message_one", "term.message_many"),
          "parameter": ("term.parameter_one", "term.parameter_many"), "job": ("term.job_one", "term.job_many"),
-         "error_message": ("term.error_message_one", "term.error_message_many")}
+         "error_message": ("term.error_message_one", "term.error_message_many"),
+         "occurrence": ("term.occurrence_one", "term.occurrence_many")}
 
 
 def count(n: int, noun: str, lang: str = FALLBACK) -> str:
