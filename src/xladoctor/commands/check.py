@@ -88,17 +88,28 @@ def _check_all(items: list[Item], opts: Options, jobs: int, progress) -> list[di
             out[i] = check_stdin(opts)
             progress.advance()
     if jobs > 1 and len(todo) > 1:
+        from ..findings.wire import from_wire
         from ..parallel import map_isolated
 
-        results = map_isolated(check_path, [(items[i].path, items[i].explicit, opts, items[i].stablehlo) for i in todo],
-                               jobs, progress.advance, _crashed_entry)
+        # JSON is the wire format between processes: each worker returns its entry as JSON text,
+        # read back (its findings typed once) here.
+        results = map_isolated(check_path_wire, [(items[i].path, items[i].explicit, opts, items[i].stablehlo)
+                                                 for i in todo], jobs, progress.advance, _crashed_entry)
         for i, entry in zip(todo, results):
-            out[i] = entry
+            out[i] = from_wire(entry) if isinstance(entry, str) else entry
     else:
         for i in todo:
             out[i] = check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo)
             progress.advance()
     return [e for e in out if e is not None]
+
+
+def check_path_wire(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> str:
+    """:func:`~xladoctor.checking.stream.check_path` in a worker process: its entry as JSON text."""
+    from ..checking.stream import check_path
+    from ..findings.wire import to_wire
+
+    return to_wire(check_path(path, explicit, opts, stablehlo))
 
 
 def _crashed_entry(args: tuple[str, bool, Options, str | None], why: str) -> dict[str, Any]:

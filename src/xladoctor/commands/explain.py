@@ -120,7 +120,7 @@ def _write_html(out: str, doc: dict, target: str, hlo: str | None, lang: str) ->
 
     page = render_explain_html({"schema_version": 1, **doc}, title=label("status.explain_title", lang, source=target),
                                lang=lang)
-    write_output(out, page, label("status.html_report", lang), [target, hlo], lang)
+    write_output(out, page, label("status.html_report", lang), [p for p in (target, hlo) if p], lang)
 
 
 def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:

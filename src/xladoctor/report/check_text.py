@@ -6,14 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..escape import escape_field
-from ..findings import Finding, FindingKind, Report, from_json
+from ..findings import Finding, FindingKind
+from ..findings.wire import load_document, report_of
 from ..labels import label, plural
 from .confirm import confirm_lines
 from .finding_text import render_finding
 
 
 def render_text(doc: dict[str, Any], lang: str) -> str:
-    """Files with something to say get a section; quiet ones one line each, after them."""
+    """Files with something to say get a section; quiet ones one line each, after them.  The
+    findings are the documents' typed ones (a document read from JSON is typed here, once)."""
+    doc = load_document(doc)
     out: list[str] = []
     quiet: list[str] = []
     for f in doc["files"]:
@@ -111,10 +114,9 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
 
 
 def _findings(doc: dict[str, Any]) -> list[Finding]:
-    """The findings of a per-file document (``offload`` or ``explain``), read back from its ``diagnostics``."""
-    report = from_json(doc["diagnostics"])
-    assert isinstance(report, Report)
-    return list(report.findings)
+    """The typed findings of a per-file document (``offload`` or ``explain``): its ``diagnostics``' report."""
+    report = report_of(doc["diagnostics"])
+    return list(report.findings) if report is not None else []
 
 
 def _indented(finding: Finding, lang: str) -> list[str]:

@@ -58,26 +58,16 @@ def hops_from_json(path: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
                  for h in path)
 
 
-def read_finding(d: Mapping[str, Any] | None) -> Finding | None:
-    """A ``diagnostics`` entry read back into the model; None without one, or where it does not
-    read (a hand-edited document: the caller draws from the entry's own facts instead)."""
-    from ..findings.serialise import finding_from_json
-
-    if d is None:
-        return None
-    try:
-        return finding_from_json(d)
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 def finding_where(diagnostics: Mapping[str, Any] | None, kind: FindingKind, field: str,
                   wanted: Callable[[Any], bool]) -> Finding | None:
-    """The first ``diagnostics`` finding of ``kind`` whose ``fields[field]`` is ``wanted``, read
-    into the model (see :func:`read_finding`)."""
-    for d in (diagnostics or {}).get("findings") or ():
-        if d.get("kind") == kind.value and wanted((d.get("fields") or {}).get(field)):
-            return read_finding(d)
+    """The first typed ``diagnostics`` finding of ``kind`` whose ``fields[field]`` is ``wanted``
+    (the document's own report, findings/wire.py: nothing is read back from JSON here)."""
+    from ..findings.serialise import thaw_json
+    from ..findings.wire import findings_of
+
+    for f in findings_of(diagnostics):
+        if f is not None and f.kind is kind and wanted(thaw_json(f.fields.get(field))):
+            return f
     return None
 
 
@@ -163,9 +153,9 @@ def trace_nodes(path: Sequence[Hop], lang: str) -> list[FlowNode]:
     return nodes
 
 
-def logged_twin(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> Finding | None:
-    """A logged finding's ``diagnostics`` twin (same code) in the model, read once per card."""
-    return read_finding(diagnostic) if diagnostic is not None and diagnostic.get("code") == f.get("code") else None
+def logged_twin(f: Mapping[str, Any], twin: Finding | None) -> Finding | None:
+    """A logged finding's typed ``diagnostics`` twin, when it is one (the same code)."""
+    return twin if twin is not None and twin.code == f.get("code") else None
 
 
 def logged_fixes(f: Mapping[str, Any], twin: Finding | None) -> tuple[Fix, ...]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..findings.wire import load_document
 from ..ir.shape import format_shape_index
 from ..labels import glossary, label
 from .html_base import IdAllocator, badge, code_block, esc, lbl, ltr, page
@@ -209,7 +210,9 @@ def _overall(doc: dict[str, Any], lang: str) -> str:
 # -- public API ------------------------------------------------------------------------
 
 def render_check_html(doc: dict[str, Any], title: str | None = None, lang: str = "en") -> str:
-    """The ``check`` document as one self-contained page."""
+    """The ``check`` document as one self-contained page.  Each public renderer takes a command's
+    document as built in this process (its findings typed) or read from JSON (typed here, once)."""
+    doc = load_document(doc)
     ids = IdAllocator()
     toc: list[tuple[int, str, str]] = []
     sections: list[tuple[dict[str, Any], str]] = []
@@ -247,6 +250,7 @@ def _single(title: str | None, default: tuple[str, str], verdict: str, body_html
 
 def render_offload_html(doc: dict[str, Any], title: str | None = None, lang: str = "en") -> str:
     """An ``offload`` document as a page (E1200 path, message, fixes, warnings)."""
+    doc = load_document(doc)
     key, tone = offload_verdict(doc)
     return _single(title, (label("html.host_offload", lang), ""), badge(label(key, lang), tone + " big"),
                    f'<section class="file" id="offload">{offload_body(doc, "offload", lang)}</section>', lang,
@@ -255,6 +259,7 @@ def render_offload_html(doc: dict[str, Any], title: str | None = None, lang: str
 
 def render_inputs_html(doc: dict[str, Any], title: str | None = None, lang: str = "en") -> str:
     """An ``inputs`` document as a page (E0102 layouts side by side)."""
+    doc = load_document(doc)
     key, tone = inputs_verdict(doc)
     return _single(title, (label("html.inputs", lang), str(doc.get("executable") or "")), badge(label(key, lang), tone + " big"),
                    f'<section class="inputs" id="inputs">{inputs_body(doc, "inputs", lang)}</section>', lang,
@@ -263,6 +268,7 @@ def render_inputs_html(doc: dict[str, Any], title: str | None = None, lang: str 
 
 def render_explain_html(doc: dict[str, Any], title: str | None = None, lang: str | None = None) -> str:
     """An ``explain`` scan document as a page (one card per finding)."""
+    doc = load_document(doc)
     lang = lang or str(doc.get("lang") or "en")
     found = bool(doc.get("findings"))
     verdict = badge(label("html.verdict_found" if found else "html.verdict_clean", lang), "bad big" if found else "ok big")

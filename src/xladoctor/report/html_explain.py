@@ -153,9 +153,9 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str, twin
 
 
 def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None = None,
-                 diagnostic: dict[str, Any] | None = None) -> str:
-    """One finding of an explain document; ``diagnostic`` is its twin in the document's
-    ``diagnostics`` (the findings model), which the E1200 path is drawn from."""
+                 diagnostic: Finding | None = None) -> str:
+    """One finding of an explain document; ``diagnostic`` is its typed twin in the document's
+    ``diagnostics`` (the findings model), which the E1200 path and the fixes are drawn from."""
     code = str(f.get("code") or "")
     title, url = _catalogue_entry(code, lang)
     count = int(f.get("count") or 1)
@@ -180,6 +180,9 @@ def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None =
 
 
 def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
+    from ..findings.wire import load_document
+
+    doc = load_document(doc)  # typed in-process already; a document read from JSON is typed here
     text_lang = str(doc.get("lang") or lang or "en")  # the language the document's sentences are in
     lang = lang or text_lang
     findings = doc.get("findings") or []
@@ -190,8 +193,10 @@ def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
     else:
         parts.append(f'<div class="verdict-line">{badge(label("html.verdict_clean", lang), "ok")}</div>'
                      f'<p class="clean">{lbl(lang, "html.no_log_findings")}</p>')
-    twins = (doc.get("diagnostics") or {}).get("findings") or []
-    twins = twins if len(twins) == len(findings) else []  # one per finding, in the same order, or none
+    from ..findings.wire import findings_of
+
+    twins = findings_of(doc.get("diagnostics"))  # typed, one per entry of diagnostics' findings
+    twins = twins if len(twins) == len(findings) else ()  # one per finding, in the same order, or none
     for n, f in enumerate(findings):
         parts.append(finding_card(f, f"{uid}-{str(f.get('code', 'x')).lower()}-{n + 1}", lang, text_lang,
                                   twins[n] if twins else None))

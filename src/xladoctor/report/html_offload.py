@@ -102,6 +102,9 @@ def _list_section(title: str, items: list[str], cls: str, open_: bool = True) ->
 
 def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     """The section body (no page shell) for one offload document."""
+    from ..findings.wire import load_document
+
+    doc = load_document(doc)  # typed in-process already; a document read from JSON is typed here
     key, tone = offload_verdict(doc)
     model = label("html.rule_unmerged", lang) if doc.get("rule") == "unmerged-pr-36525" else label("html.rule_shipped", lang)
     parts = [f'<div class="verdict-line">{badge(label(key, lang), tone)} '
