@@ -122,3 +122,20 @@ def test_the_notebook_view_gives_the_same_python_fix_as_print(tmp_path):
     shown = _page_text(page)
     for code in ("saved = place_to_device(saved)", "out_shardings=", "pinned_host"):
         assert code in printed and code in shown, code
+
+
+def test_no_noun_is_counted_with_a_parenthesised_plural():
+    """``file(s)``, ``argument(s)``, ``message(s)``: every counted noun goes through the glossary."""
+    import re
+
+    from xladoctor.labels import LANGUAGES, label
+    from xladoctor.labels.glossary import NOUNS, count
+    from xladoctor.report.explain_text import not_shown_line
+
+    text = (Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "labels" / "en.toml").read_text()
+    assert not re.findall(r"\w\(s\)", text)
+    assert not_shown_line({"E0102": 1}).startswith("1 more message not shown")
+    assert not_shown_line({"E0102": 2, "E1200": 1}).startswith("3 more messages not shown")
+    for noun in NOUNS:
+        for lang in LANGUAGES:
+            assert count(1, noun, lang) != label(NOUNS[noun][1], lang, n="1") or lang == "fa", (noun, lang)

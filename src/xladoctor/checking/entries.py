@@ -82,13 +82,14 @@ def _undecidable(entry: dict[str, Any], kinds: Any, source: str) -> dict[str, An
     (compiling the same kind-less text would only "confirm" the guess)."""
     from ..escape import escape_field
     from ..labels import label
+    from ..labels.glossary import count
 
     outputs = ", ".join("{" + ",".join(map(str, i)) + "}" for i in kinds.outputs) or "-"
     stem = source.rsplit(".", 1)[0] if "." in source.rsplit("/", 1)[-1] else source
     entry["verdict"] = "undecidable"
     key = "check.kinds_unknown" if kinds.annotations else "check.kinds_unknown_arguments"
     # the stem is pasted into a line of Python: every control visible, so a name cannot forge a line
-    entry["note"] = label(key, outputs=outputs, arguments=kinds.arguments, stem=escape_field(stem))
+    entry["note"] = label(key, outputs=outputs, arguments=count(kinds.arguments, "argument"), stem=escape_field(stem))
     entry["findings"] = 1
     entry["diagnostics"] = _undecidable_diagnostics(entry["note"], kinds, source)
     return entry

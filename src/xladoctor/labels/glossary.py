@@ -54,7 +54,9 @@ NOUNS = {"finding": ("term.finding_one", "term.finding_many"), "file": ("term.fi
          "message": ("term.message_one", "term.message_many"),
          "parameter": ("term.parameter_one", "term.parameter_many"), "job": ("term.job_one", "term.job_many"),
          "error_message": ("term.error_message_one", "term.error_message_many"),
-         "occurrence": ("term.occurrence_one", "term.occurrence_many")}
+         "occurrence": ("term.occurrence_one", "term.occurrence_many"),
+         "argument": ("term.argument_one", "term.argument_many"),
+         "more_message": ("term.more_message_one", "term.more_message_many")}
 
 
 def count(n: int, noun: str, lang: str = FALLBACK) -> str:
