@@ -37,18 +37,21 @@ def test_check_in_persian_gives_its_fixes_in_persian():
     assert "برگ 0 از out_shardings" in texts[0]  # the glossary's word for the output, in Persian
 
 
-def test_the_html_in_persian_says_in_jax_in_persian(tmp_path):
+@pytest.mark.parametrize("command", ["check", "offload"])
+def test_the_html_in_persian_says_in_jax_in_persian(tmp_path, command):
     sync_api = pytest.importorskip("playwright.sync_api")
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} not installed")
     page_file = tmp_path / "r.html"
-    subprocess.run([sys.executable, "-m", "xladoctor", "check", str(E1200), "--lang", "fa", "--html",
+    subprocess.run([sys.executable, "-m", "xladoctor", command, str(E1200), "--lang", "fa", "--html",
                     str(page_file)], capture_output=True, timeout=120)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page()
             page.goto(page_file.as_uri())
+            assert page.evaluate("document.documentElement.dir") == "rtl"
+            assert page.locator("svg").count() >= 1  # the path is drawn
             in_jax = page.locator("p.jax").all_inner_texts()
             headings = page.locator(".fix h5").all_inner_texts()
         finally:
