@@ -110,6 +110,9 @@ def test_persian_code_stays_whole_on_one_row(tmp_path):
     assert any("x = jax.device_put(x, compiled.input_formats[...])" in row for row in rows)
     assert any("--vmodule=host_offloader=1" in row for row in rows)
     assert not any("vmodule=host_offloader=1--" in row for row in rows)
+    # a command line to paste is one unit too (it was cut between the command and its path)
+    assert any(f"xladoctor explain {EXAMPLES / 'tpu_job.log'} --lang fa" in row for row in rows)
+    assert any("--fix host|device -o OUT" in row for row in rows)
     from xladoctor.report.terminal_bidi import display_width
 
     persian = [row for row in rows if any("\ufb50" <= ch <= "\ufeff" for ch in row)]

@@ -292,7 +292,12 @@ def wrap_rtl(text: str, width: int, indent: str = "") -> list[str]:
 
 
 _SHORT_LIST = re.compile(r"\[[^\[\]\n]{0,40}\]")
-_CODE_UNIT = re.compile(r"(?:\b\w+ = )?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\)){0,80}\)|`[^`\n]{1,80}`")
+_CODE_UNIT = re.compile(r"(?:\b\w+ = )?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\)){0,80}\)|`[^`\n]{1,80}`"
+                        # a command line to paste (``xladoctor offload PATH``) and an option with its
+                        # values (``--fix host|device -o OUT``): split across rows, each half was
+                        # reordered on its own row
+                        r"|\bxladoctor [a-z]+(?: (?!\()[^\s\u0590-\u08ff]+)+"
+                        r"|--[a-z][\w=.-]*(?: (?:-[a-z]\b|[A-Za-z][\w|]*(?![^\s)])))+")
 
 
 def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
