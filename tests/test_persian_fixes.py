@@ -60,3 +60,14 @@ def test_the_html_in_persian_says_in_jax_in_persian(tmp_path, command):
     assert not [w for t in in_jax + headings for w in ENGLISH if w in t.lower()]
     assert 'memory_kind="pinned_host"' in in_jax[0] and "jax.device_put(x, device_sharding)" in in_jax[1]
     assert any("روی میزبان بماند" in h for h in headings)
+
+
+def test_fleet_summarises_in_persian(tmp_path):
+    """fleet had no --lang: its summary is in the language asked, counted nouns included."""
+    job = tmp_path / "runs" / "job-a"
+    job.mkdir(parents=True)
+    (job / "tpu.log").write_text((EXAMPLES / "tpu_job.log").read_text())
+    out = xladoctor("fleet", tmp_path / "runs", "--lang", "fa", "--bidi", "logical")
+    first = out.splitlines()[0]
+    assert "فایل از" in first and "پیام خطا" in first and "checked" not in out and "by job" not in out
+    assert "E0102 x3, E1200 x1" in out  # the codes and counts stay as written

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError, UsageError
 from ..labels import LANGUAGES, label, language_from_env
 from . import _confirm
-from ._common import add_rule_arguments, help_text
+from ._common import add_rule_arguments, for_reader, help_text
 from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:  # the checks themselves are imported by run(): `check --help` builds arguments only
@@ -119,20 +119,6 @@ def _crashed_entry(args: tuple[str, bool, Options, str | None], why: str) -> dic
     return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))
 
 
-def _for_reader(text: str, lang: str, bidi: str) -> str:
-    """Persian drawn for a terminal (visual order, shaped) or isolated for files, as explain does."""
-    if lang != "fa":
-        return text
-    import shutil
-
-    from ..report.terminal_bidi import bidi_text
-
-    mode = bidi if bidi != "auto" else "visual" if sys.stdout.isatty() else "logical"
-    # On a terminal each line is wrapped to its width before it is reordered (explain's rule).
-    width = shutil.get_terminal_size(fallback=(80, 24)).columns if mode == "visual" and sys.stdout.isatty() else None
-    return bidi_text(text, mode, width)
-
-
 def run(args: argparse.Namespace) -> int:
     from ..catalogue.fastscan import usable_cpus
     from ..checking.stream import Options
@@ -178,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
         chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")  # check embeds the explain scan document
     else:
         chosen = None
-        sys.stdout.write(_for_reader(render_text(doc, lang), lang, args.bidi))
+        sys.stdout.write(for_reader(render_text(doc, lang), lang, args.bidi))
     for f in files:
         if f["kind"] == "error":
             print(f["error"], file=sys.stderr)
