@@ -78,3 +78,23 @@ def test_a_document_from_outside_is_typed_once_at_the_boundary():
     assert wire.report_of(doc["diagnostics"]) is None and wire.report_of(loaded["diagnostics"]) is not None
     assert wire.load_document(loaded) is loaded  # already typed: nothing is parsed again
     assert json.dumps(loaded) == json.dumps(doc)
+
+
+def test_a_compiled_modules_analysis_is_drawn_typed(capsys, monkeypatch, tmp_path):
+    """A compiled module has no finding (XLA already ran the pass); its page drew the analysis'
+    JSON records read back (hops_from_json, e1200_fixes_from_json).  In-process the records carry
+    their typed finding, the same page in English, the fixes in the reader's language."""
+    from xladoctor.report import finding_html, html_offload
+
+    module = tmp_path / "compiled.hlo"
+    module.write_text(E1200.read_text().replace("HloModule jit_train_step,", "HloModule jit_train_step, is_scheduled=true,", 1))
+    expected = tmp_path / "expected.html"
+    _subprocess("offload", module, "--html", expected)
+    for name in ("hops_from_json", "e1200_fixes_from_json"):
+        monkeypatch.setattr(html_offload, name, _no_parsing)
+        monkeypatch.setattr(finding_html, name, _no_parsing)
+    page = tmp_path / "page.html"
+    _cli(capsys, "offload", module, "--html", page)
+    assert page.read_text() == expected.read_text() and "fix-host" in page.read_text()
+    _cli(capsys, "offload", module, "--html", page, "--lang", "fa")
+    assert 'برگ <bdi dir="ltr">0</bdi> از' in page.read_text() and "a sharding with" not in page.read_text()

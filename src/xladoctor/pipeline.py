@@ -216,7 +216,25 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
     if mc.confirm is not None:
         doc["confirm"] = mc.confirm
     doc["diagnostics"] = diagnostics("offload", [mc.source or ""], mc.findings(lang), lang)
+    if not mc.applies and mc.result.errors:
+        _type_analysis_records(doc, mc, lang)
     return doc
+
+
+def _type_analysis_records(doc: dict[str, Any], mc: ModuleCheck, lang: str) -> None:
+    """A compiled module's E1200 records (no finding: XLA already ran the pass) typed for the page,
+    as the findings they would be, without a file to fix (no command, no edits)."""
+    from .findings.from_offload import mismatch_finding
+    from .findings.model import Hop
+    from .findings.wire import Record
+
+    by_index = {tuple(f.output_index): f for f in mc.fixes}
+    records = []
+    for err, e in zip(doc["errors"], mc.result.errors):
+        finding = mismatch_finding(e, mc.result, by_index.get(tuple(e.output_index)), None, None, None, lang)
+        records.append(Record(err, finding, tuple(Hop(h.instruction, tuple(h.shape_index)) for h in e.trace)))
+    doc["error"] = next((r for r in records if doc["error"] is not None and dict(r) == doc["error"]), doc["error"])
+    doc["errors"] = records
 
 
 def log_findings(findings: Iterable[LogFinding], source: str | None, lang: str = "en") -> tuple[Finding, ...]:

@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .model import Finding, Report
+from .model import Finding, Hop, Report
 from .serialise import finding_from_json, to_json
 
 
@@ -39,6 +39,27 @@ class Diagnostics(dict[str, Any]):
     def __reduce__(self) -> Any:
         # Never pickled with its objects: what crosses a process boundary is the JSON only.
         return (dict, (dict(self),))
+
+
+class Record(dict[str, Any]):
+    """An analysis record of a document that is not a finding (an ``offload`` document's
+    ``errors[i]`` of a compiled module, whose ``diagnostics`` is empty by design) with the typed
+    finding it stands for and XLA's trace as hops, so the page draws it without reading JSON."""
+
+    __slots__ = ("finding", "trace")
+
+    def __init__(self, doc: Mapping[str, Any], finding: Finding, trace: tuple[Hop, ...] = ()):
+        super().__init__(doc)
+        self.finding = finding
+        self.trace = trace
+
+    def __reduce__(self) -> Any:
+        return (dict, (dict(self),))
+
+
+def record_finding(record: Any) -> Finding | None:
+    """The typed finding of an analysis record (None for a plain JSON one)."""
+    return record.finding if isinstance(record, Record) else None
 
 
 def typed(report: Report) -> Diagnostics:
