@@ -98,3 +98,14 @@ def test_a_compiled_modules_analysis_is_drawn_typed(capsys, monkeypatch, tmp_pat
     assert page.read_text() == expected.read_text() and "fix-host" in page.read_text()
     _cli(capsys, "offload", module, "--html", page, "--lang", "fa")
     assert 'برگ <bdi dir="ltr">0</bdi> از' in page.read_text() and "a sharding with" not in page.read_text()
+
+
+def test_explain_hlo_analysis_is_drawn_typed(capsys, monkeypatch, tmp_path):
+    """``explain LOG --hlo MODULE``'s E1200 path was the records' JSON read back into hops."""
+    from xladoctor.report import html_explain
+
+    expected, page = tmp_path / "expected.html", tmp_path / "page.html"
+    _subprocess("explain", LOG, "--hlo", E1200, "--html", expected)
+    monkeypatch.setattr(html_explain, "hops_from_json", _no_parsing)
+    _cli(capsys, "explain", LOG, "--hlo", E1200, "--html", page)
+    assert page.read_text() == expected.read_text() and 'data-instruction="custom-call.5"' in page.read_text()

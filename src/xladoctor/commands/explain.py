@@ -127,6 +127,7 @@ def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
     """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
     from ..findings.from_offload import mismatch_finding  # lazy: only --hlo needs them
     from ..findings.serialise import offload_record_json
+    from ..findings.wire import Record
     from ..offload.analysis import analyze_host_offload
     from ..syntax.hlo_parser import parse_module
     from ._common import read_input
@@ -135,8 +136,9 @@ def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
     module = parse_module(text, source=source)
     result = analyze_host_offload(module)
     # Each E1200 as the one adapter and the one serialiser write it (findings/serialise.py).
-    errors = [offload_record_json(mismatch_finding(e, result, None, source, module), len(e.trace))
-              for e in result.errors]
+    # Each record carries its typed finding, for this process's page (findings/wire.py).
+    found = [(mismatch_finding(e, result, None, source, module), len(e.trace)) for e in result.errors]
+    errors = [Record(offload_record_json(f, n), f) for f, n in found]
     for f in findings:
         if f.code != "E1200":
             continue

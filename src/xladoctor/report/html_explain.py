@@ -95,8 +95,12 @@ def _trace_nodes(analysis: dict[str, Any], path: Sequence[Hop], lang: str) -> li
     offload = analysis.get("offload") or {}
     errors = [e for e in offload.get("errors") or [] if isinstance(e, dict)]
     if errors:
+        from ..findings.wire import record_finding
+
         err = errors[0]
-        return path_nodes(hops_from_json(err.get("path") or err.get("trace") or []), err.get("output_index"),
+        typed = record_finding(err)  # the --hlo analysis made in this process; else read from JSON
+        hops = typed.path if typed is not None and typed.path else hops_from_json(err.get("path") or err.get("trace") or [])
+        return path_nodes(hops, err.get("output_index"),
                           err.get("output_layout"), host_set(err.get("trace") or []),
                           err.get("origin_instruction") or "", lang)
     return trace_nodes(path, lang)
