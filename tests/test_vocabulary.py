@@ -58,6 +58,9 @@ def test_an_output_has_one_name_everywhere(tmp_path):
     shown = _page_text(html)
     assert "output {0}" in shown and "XLA reports this one" in shown and "1 finding" in shown
     assert "(a) keep it on host" in shown and "(b) bring it back to device" in shown and "out_shardings leaf 0" in shown
+    # a tile's or a card's number and its word agree too
+    assert "1\nfile checked" in shown and "1\nfinding" in shown and "1 computation" in shown
+    assert "1 computations" not in shown and "1\nfiles checked" not in shown and "1\nfindings" not in shown
     assert not [old for old in OLD_NAMES if old in shown]
 
 

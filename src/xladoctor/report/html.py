@@ -65,6 +65,12 @@ def findings_by_code(doc: dict[str, Any]) -> Counter:
 
 # -- page pieces -----------------------------------------------------------------------
 
+def _noun(n: Any, one: str, many: str, lang: str) -> str:
+    """The page label ``one`` for one, ``many`` for any other count (a tile's or a card's number
+    stands apart from its word, so the glossary's ``count`` does not apply)."""
+    return lbl(lang, one if n == 1 else many)
+
+
 def _hlo_card(s: dict[str, Any], lang: str) -> str:
     ecl = s.get("entry_computation_layout") or {}
     ops = list((s.get("opcode_counts") or {}).items())[:8]
@@ -72,9 +78,11 @@ def _hlo_card(s: dict[str, Any], lang: str) -> str:
     spaces = s.get("memory_spaces") or {}
     host = spaces.get("5")
     host_chip = f' <span class="chip host">S(5) <b>{esc(host)}</b></span>' if host else ""
+    n_instr, n_comp = s.get("instruction_count"), len(s.get("computations") or [])
+    instr = _noun(n_instr, "html.instruction", "html.instructions", lang)
+    comps = _noun(n_comp, "html.computation", "html.computations", lang)
     return (f'<div class="hlo-card"><p>{lbl(lang, "html.hlo_module")} {ltr(s.get("name"), "mono name")} \u00b7 '
-            f'{esc(s.get("instruction_count"))} {lbl(lang, "html.instructions")} \u00b7 '
-            f'{len(s.get("computations") or [])} {lbl(lang, "html.computations")}</p>'
+            f'{esc(n_instr)} {instr} \u00b7 {n_comp} {comps}</p>'
             f'<p class="ecl"><span class="muted">{lbl(lang, "html.entry_layout")}:</span> '
             f'{ltr(ecl.get("text"), "mono wrap")}</p>'
             f'<p class="chips"><span class="muted">{lbl(lang, "html.opcodes")}:</span> {chips}{host_chip}</p></div>')
@@ -147,7 +155,8 @@ def _summary(doc: dict[str, Any], lang: str, sections: list[tuple[dict[str, Any]
     checked = len(files) - skipped
     total = doc.get("findings", sum(int(f.get("findings") or 0) for f in files))
     codes = findings_by_code(doc)
-    tiles = [("html.files_checked", checked, ""), ("html.findings", total, "bad" if total else "ok")]
+    tiles = [("html.file_checked" if checked == 1 else "html.files_checked", checked, ""),
+             ("html.finding" if total == 1 else "html.findings", total, "bad" if total else "ok")]
     if skipped:
         tiles.append(("html.skipped", skipped, "muted"))
     if errors:
