@@ -71,3 +71,20 @@ def test_fleet_summarises_in_persian(tmp_path):
     first = out.splitlines()[0]
     assert "فایل از" in first and "پیام خطا" in first and "checked" not in out and "by job" not in out
     assert "E0102 x3, E1200 x1" in out  # the codes and counts stay as written
+
+
+def test_the_undecidable_warning_is_in_persian(tmp_path):
+    """A bare JAX lowering gets no verdict, one warning: it was English inside ``check --lang fa``."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    from jax.sharding import SingleDeviceSharding
+
+    x = jax.ShapeDtypeStruct((8, 128), jnp.float32,
+                             sharding=SingleDeviceSharding(jax.devices()[0], memory_kind="pinned_host"))
+    low = jax.jit(lambda v: v * 2.0).trace(x).lower(lowering_platforms=("tpu",))
+    (tmp_path / "step.hlo").write_text(low.as_text("hlo"))
+    out = xladoctor("check", tmp_path / "step.hlo", "--lang", "fa", "--bidi", "logical")
+    assert "بدون حکم" in out and "NO VERDICT" not in out and "1 argument" not in out
+    assert 'open("' in out and 'step.mlir", "w").write(lowered.as_text())' in out  # the code stays as written
+    english = xladoctor("check", tmp_path / "step.hlo")
+    assert "NO VERDICT" in english and "which memory its 1 argument and its outputs are in" in english

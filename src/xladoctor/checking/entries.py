@@ -63,7 +63,7 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
     kinds = memory_kinds_of(module, stablehlo_path, source)
     entry["memory_kinds"] = kinds.to_json()
     if not kinds.known:
-        return _undecidable(entry, kinds, source)
+        return _undecidable(entry, kinds, source, lang)
     options = AnalysisOptions(rule, disable_host_compute, stablehlo_path)
     mc = analyse_module(module, text, source, options, stablehlo, provenance=origin)
     result = mc.result
@@ -76,7 +76,7 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
     return entry
 
 
-def _undecidable(entry: dict[str, Any], kinds: Any, source: str) -> dict[str, Any]:
+def _undecidable(entry: dict[str, Any], kinds: Any, source: str, lang: str = "en") -> dict[str, Any]:
     """No verdict: the text does not say which memory the outputs and arguments are in.  One
     finding (a warning, exit 1), never a confident ``ok`` or E1200; ``--confirm`` is not run
     (compiling the same kind-less text would only "confirm" the guess)."""
@@ -89,13 +89,15 @@ def _undecidable(entry: dict[str, Any], kinds: Any, source: str) -> dict[str, An
     entry["verdict"] = "undecidable"
     key = "check.kinds_unknown" if kinds.annotations else "check.kinds_unknown_arguments"
     # the stem is pasted into a line of Python: every control visible, so a name cannot forge a line
-    entry["note"] = label(key, outputs=outputs, arguments=count(kinds.arguments, "argument"), stem=escape_field(stem))
+    # in the check's language, as its diagnostics (a log's notes are in the explain document's lang)
+    entry["note"] = label(key, lang, outputs=outputs, arguments=count(kinds.arguments, "argument", lang),
+                          stem=escape_field(stem))
     entry["findings"] = 1
-    entry["diagnostics"] = _undecidable_diagnostics(entry["note"], kinds, source)
+    entry["diagnostics"] = _undecidable_diagnostics(entry["note"], kinds, source, lang)
     return entry
 
 
-def _undecidable_diagnostics(note: str, kinds: Any, source: str) -> dict[str, Any]:
+def _undecidable_diagnostics(note: str, kinds: Any, source: str, lang: str = "en") -> dict[str, Any]:
     """The warning as a finding (for ``--format sarif|github`` and ``diagnostics``): an E1200 that
     cannot be ruled out, severity ``warning``, ``fields.undecidable`` true."""
     from ..catalogue.loader import load_catalogue
@@ -104,9 +106,9 @@ def _undecidable_diagnostics(note: str, kinds: Any, source: str) -> dict[str, An
     from ..pipeline import diagnostics
 
     finding = Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED, Severity.WARNING,
-                      load_catalogue().entries[E1200_CODE].describe("en").title, note, Location(source, 1, 1),
+                      load_catalogue().entries[E1200_CODE].describe(lang).title, note, Location(source, 1, 1),
                       fields={"undecidable": True, "memory_kinds": kinds.to_json()})
-    return diagnostics("check", [source], (finding,))
+    return diagnostics("check", [source], (finding,), lang)
 
 
 def triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:

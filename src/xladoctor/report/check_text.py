@@ -88,8 +88,9 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
                           instructions=plural(s["instruction_count"], "check.instruction", "check.instructions", lang),
                           computations=plural(len(s["computations"]), "check.computation", "check.computations",
                                               lang))]
-    if "note" in f:
-        lines.append(f"   {f['note']}")
+    if "note" in f:  # compiled (an English note in the JSON: the reader's words here) or undecidable
+        compiled = f.get("provenance", {}).get("stage") == "compiled"
+        lines.append("   " + (label("status.compiled_module", lang) if compiled else str(f["note"])))
         return "\n".join(lines)
     off = f["offload"]
     found = _findings(off)
