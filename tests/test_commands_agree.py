@@ -65,3 +65,27 @@ def test_the_unmerged_rule_is_accepted_but_not_in_help(command):
     if command != "fleet":
         p = xladoctor(command, E1200, "--rule", "unmerged-pr-36525")
         assert p.returncode in (0, 1) and "error:" not in p.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "offload", "explain", "inputs"])
+def test_every_command_with_findings_takes_lang_and_html(command, shapes, tmp_path):
+    """``--html`` was on check and inputs only, ``--lang`` on check and explain: each command with
+    findings now writes its page, in the language asked, and keeps its exit code."""
+    bad, _ = _finding_commands(shapes)[command]
+    out = tmp_path / f"{command}.html"
+    p = xladoctor(*bad, "--lang", "fa", "--html", out)
+    assert p.returncode == 1, p.stderr
+    page = out.read_text()
+    assert '<html lang="fa" dir="rtl"' in page and 'id="xladoctor-diagnostics"' in page
+    assert "گزارش HTML" in p.stderr  # the status line in the language asked
+    doc = json.loads(xladoctor(*bad, "--lang", "fa", "--json").stdout)
+    assert doc["command"] == command and doc["verdict"] == "findings"
+    if command != "inputs":  # inputs' findings are English-only (labels area [inputs])
+        assert doc["diagnostics"]["lang"] == "fa"
+    refused = xladoctor(*bad, "--html", bad[1])
+    assert refused.returncode == 2 and "refusing to write over the input file" in refused.stderr
+
+
+def test_explain_code_refuses_html_in_one_line(tmp_path):
+    p = xladoctor("explain", "E1200", "--html", tmp_path / "x.html")
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and not (tmp_path / "x.html").exists()

@@ -24,6 +24,7 @@ from jax_programs import hlo_of_script
 from test_offload_scenarios import FILES
 from xladoctor.cli import main
 from xladoctor.findings import FindingKind
+from xladoctor.findings.wire import load_document
 from xladoctor.report.finding_html import finding_nodes, hops_from_json, host_set, matching_finding, path_table
 
 JAX_PROGRAM = textwrap.dedent("""\
@@ -50,7 +51,7 @@ def _both_routes(doc: dict) -> list[tuple[object, object, str, str]]:
     host = host_set(doc.get("host_positions", []))
     out = []
     for err in doc["errors"]:
-        f = matching_finding(err, doc["diagnostics"])
+        f = matching_finding(err, load_document(doc)["diagnostics"])  # JSON from the CLI: typed at the boundary
         assert f is not None and f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH
         hops = hops_from_json(err["path"])
         assert [(h.instruction, h.shape_index) for h in f.path] == [(h.instruction, h.shape_index) for h in hops]
@@ -84,7 +85,7 @@ def test_python_lines_drawn_from_string_and_object_locations(tmp_path, capsys):
     assert "{'file'" not in table and "&#x27;file&#x27;" not in table
     # the diagnostics' own JSON (source objects) reads into the same hops
     diag_path = doc["diagnostics"]["findings"][0]["path"]
-    f = matching_finding(doc["errors"][0], doc["diagnostics"])
+    f = matching_finding(doc["errors"][0], load_document(doc)["diagnostics"])
     assert f is not None and hops_from_json(diag_path) == f.path
 
 

@@ -88,7 +88,7 @@ def test_the_summary_fix_leaves_the_jax_snippet_to_offload(capsys):
     lines = render_finding(f)
     assert lines[2:4] == ["   -> custom-call.5 (custom-call)  at /home/user/model.py:23", "   -> tuple.7{0} (tuple)"]
     assert lines[-2:] == ["   fix (a) keep it on host: output {0} -> f32[16,256]{1,0:T(8,128)S(5)}",
-                          "   fix (b) bring it back: move-to-device after custom-call.5 (/home/user/model.py:23)"]
+                          "   fix (b) bring it back to device: move-to-device after custom-call.5 (/home/user/model.py:23)"]
     assert all("JAX" in x.text for x in f.fixes) and not any("JAX" in line for line in lines)
 
 

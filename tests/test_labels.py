@@ -30,7 +30,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "xladoctor"
 AREAS = sorted({key.split(".", 1)[0] for key in labels(FALLBACK)})
 KEY_LITERAL = re.compile(rf"^(?:{'|'.join(map(re.escape, AREAS))})\.[A-Za-z0-9_.\-]+$")
 # Key prefixes whose command prints English only so far (no --lang): no translation needed yet.
-ENGLISH_ONLY_AREAS = ("offload.", "inputs.", "jax_report.", "shape.", "hlo.", "confirm.", "fleet.", "oracle.",
+ENGLISH_ONLY_AREAS = ("offload.", "inputs.", "jax_report.", "shape.", "hlo.", "confirm.", "oracle.",
                       "pytest.")
 
 

@@ -177,5 +177,5 @@ def test_explain_json_reports_what_was_not_shown(tmp_path, monkeypatch, capsys):
     assert len(doc["findings"]) == 2
     assert doc["not_shown"] == {"distinct_limit": 2, "messages": 3, "by_code": {"E0102": 3}}
     assert main(["explain", str(log)]) == 1
-    assert "3 more message(s) not shown: only the first 2 distinct errors are kept (E0102 x3)" in \
+    assert "3 more messages not shown: only the first 2 distinct errors are kept (E0102 x3)" in \
         capsys.readouterr().out

@@ -156,9 +156,9 @@ GITHUB_STEP = [
     "returned from the entry computation but the layout for this output is not set to host memory.%0ASee "
     "https://openxla.org/xla/errors/error_1200 for more details.%0APython source: /home/user/model.py:23",
     "::notice file=step.hlo,line=14,title=E1200 fix::keep it on host: output {0} -> "
-    "f32[16,256]{1,0:T(8,128)S(5)}; JAX: out_shardings for output #0: a sharding with memory_kind=\"pinned_host\" "
+    "f32[16,256]{1,0:T(8,128)S(5)}; JAX: out_shardings leaf 0: a sharding with memory_kind=\"pinned_host\" "
     "(e.g. NamedSharding(mesh, spec, memory_kind=\"pinned_host\") or SingleDeviceSharding(device, "
-    "memory_kind=\"pinned_host\"))%0A$ xladoctor offload step.hlo --fix host -o step.fixed.hlo%0Abring it back: "
+    "memory_kind=\"pinned_host\"))%0A$ xladoctor offload step.hlo --fix host -o step.fixed.hlo%0Abring it back to device: "
     "move-to-device after custom-call.5 (/home/user/model.py:23); JAX: jax.device_put(x, device_sharding) on the "
     "returned value (custom-call.5) at /home/user/model.py:23, with a sharding whose memory_kind=\"device\" (e.g. "
     "jax.sharding.SingleDeviceSharding(device) or NamedSharding(mesh, spec, memory_kind=\"device\"))%0A$ xladoctor "
@@ -234,3 +234,47 @@ def test_stdin_has_logical_locations_only(capsys, validator, workdir: Path, monk
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
     rc, out, _ = _run(capsys, "offload", "-", "--format", "github")
     assert out.splitlines()[0].startswith("::error title=E1200 CompileTimeHostOffloadOutputLocationMismatch::E1200: ")
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    """A SARIF (line, column), both 1-based, as a character offset into ``text``."""
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    return (starts[line - 1] if line <= len(starts) else len(text)) + column - 1
+
+
+def _apply_sarif_fix(fix: dict, root: Path) -> dict[str, str]:
+    """What a SARIF consumer does with ``fixes``: each artifact's replacements, last first."""
+    out = {}
+    for change in fix["artifactChanges"]:
+        path = root / change["artifactLocation"]["uri"]
+        text = path.read_text()
+        for r in sorted(change["replacements"], key=lambda r: (r["deletedRegion"]["startLine"]), reverse=True):
+            region = r["deletedRegion"]
+            start = _offset(text, region["startLine"], region["startColumn"])
+            end = _offset(text, region["endLine"], region["endColumn"])
+            text = text[:start] + r.get("insertedContent", {}).get("text", "") + text[end:]
+        out[change["artifactLocation"]["uri"]] = text
+    return out
+
+
+def test_fixes_are_sarif_replacements_that_apply(capsys, validator, workdir: Path) -> None:
+    """The machine-applicable edits of both E1200 remedies as SARIF 2.1.0 ``fixes``
+    (artifactChanges/replacements): applied as a SARIF viewer applies them, each gives the
+    file ``offload --fix`` writes."""
+    (workdir / "step.hlo").write_text("// a comment that must survive\n" + (workdir / "step.hlo").read_text())
+    rc, run = _sarif(capsys, validator, "check", "step.hlo")
+    assert rc == 1
+    (result,) = run["results"]
+    fixes = result["fixes"]
+    assert [f["properties"]["applicability"] for f in fixes] == ["unsafe", "safe"]
+    assert fixes[0]["description"]["text"].startswith("keep it on host: output {0}")
+    for how, fix in zip(("host", "device"), fixes):
+        (change,) = fix["artifactChanges"]
+        assert change["artifactLocation"] == {"uri": "step.hlo", "uriBaseId": "%SRCROOT%"}
+        applied = _apply_sarif_fix(fix, workdir)["step.hlo"]
+        assert cli_main(["offload", "step.hlo", "--fix", how, "-o", f"fixed-{how}.hlo"]) == 0
+        capsys.readouterr()
+        assert applied == (workdir / f"fixed-{how}.hlo").read_text(), how
+        assert applied.startswith("// a comment that must survive\n")
+    _, log_run = _sarif(capsys, validator, "check", "tpu_job.log")
+    assert not [r for r in log_run["results"] if "fixes" in r]  # advice is not an edit

@@ -92,7 +92,28 @@ def test_check_in_persian_is_drawn_for_the_terminal(tmp_path):
     it is now drawn right to left, with code (``(a) keep it on host ...``, ``{0}``) kept whole."""
     pane, _ = run_in_tmux(tmp_path, f"clear; {sys.executable} -m xladoctor check "
                                     f"{EXAMPLES / 'e1200_offloaded_activation.hlo'} --lang fa")
-    fix_line = next(line for line in pane.splitlines() if "(a) keep it on host" in line)
-    assert fix_line.strip().startswith("(a) keep it on host: output {0} -> f32[16,256]{1,0:T(8,128)S(5)}")
+    # the fix is in Persian too (it stayed English), its code kept whole and left to right
+    fix_line = next(line for line in pane.splitlines() if "(a)" in line)
+    assert "{0} -> f32[16,256]{1,0:T(8,128)S(5)}" in fix_line and "keep it on host" not in fix_line
+    assert "\ufeb3" in fix_line or any("\ufe70" <= ch <= "\ufeff" for ch in fix_line)  # shaped Persian letters
     verdict = next(line for line in pane.splitlines() if "E1200" in line)
     assert "{0} (f32[16,256]{1,0:T(8,128)})" in verdict and verdict.rstrip().endswith("E1200")
+
+
+def test_persian_code_stays_whole_on_one_row(tmp_path):
+    """A Persian line longer than the terminal was wrapped by the terminal after it was
+    reordered: the end of the sentence came first and ``jax.device_put(x, ...)`` was cut
+    across rows.  Lines are now wrapped to the terminal's width before they are drawn."""
+    pane, _ = run_in_tmux(tmp_path, f"clear; {sys.executable} -m xladoctor check --examples --lang fa; "
+                                    f"{sys.executable} -m xladoctor explain E1200 --lang fa")
+    rows = pane.splitlines()
+    assert any("x = jax.device_put(x, compiled.input_formats[...])" in row for row in rows)
+    assert any("--vmodule=host_offloader=1" in row for row in rows)
+    assert not any("vmodule=host_offloader=1--" in row for row in rows)
+    # a command line to paste is one unit too (it was cut between the command and its path)
+    assert any(f"xladoctor explain {EXAMPLES / 'tpu_job.log'} --lang fa" in row for row in rows)
+    assert any("--fix host|device -o OUT" in row for row in rows)
+    from xladoctor.report.terminal_bidi import display_width
+
+    persian = [row for row in rows if any("\ufb50" <= ch <= "\ufeff" for ch in row)]
+    assert persian and all(display_width(row.rstrip()) <= 100 for row in persian)  # none wrapped by the terminal

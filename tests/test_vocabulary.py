@@ -14,7 +14,10 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
 E1200 = EXAMPLES / "e1200_offloaded_activation.hlo"
 CHROMIUM = "/usr/bin/chromium"
-OLD_NAMES = ("entry result {0}", "entry output", "[XLA stops here]", "1 findings", "1 parameters")
+OLD_NAMES = ("entry result {0}", "entry output", "[XLA stops here]", "1 findings", "1 parameters",
+             "out_shardings for output #", "keep on host", "back to device,", "bring it back:", "fix (a),",
+             "Keep the output on the host", "file(s)", "job(s)", "result {0}")
+FIX_NAMES = ("keep it on host", "bring it back to device")
 
 
 def xladoctor(*argv: str) -> str:
@@ -47,10 +50,17 @@ def test_an_output_has_one_name_everywhere(tmp_path):
         assert "output {0}" in text, where
         assert not [old for old in OLD_NAMES if old in text], where
     assert "(XLA reports this one)" in texts["check"] and "(XLA reports this one)" in texts["offload"]
+    for where, text in texts.items():  # the two remedies, and the output in JAX's terms, by one name each
+        assert all(name in text for name in FIX_NAMES), where
+        assert "out_shardings leaf 0" in text or where == "check", where
     html = tmp_path / "r.html"
     xladoctor("check", E1200, "--html", html)
     shown = _page_text(html)
     assert "output {0}" in shown and "XLA reports this one" in shown and "1 finding" in shown
+    assert "(a) keep it on host" in shown and "(b) bring it back to device" in shown and "out_shardings leaf 0" in shown
+    # a tile's or a card's number and its word agree too
+    assert "1\nfile checked" in shown and "1\nfinding" in shown and "1 computation" in shown
+    assert "1 computations" not in shown and "1\nfiles checked" not in shown and "1\nfindings" not in shown
     assert not [old for old in OLD_NAMES if old in shown]
 
 
@@ -59,6 +69,12 @@ def test_counted_nouns_agree_with_their_number(tmp_path):
     out = xladoctor("inputs", tmp_path / "e.txt", "--supplied-shapes", tmp_path / "e.txt")
     assert out.strip() == "the 1 parameter matches"
     assert "1 file checked, 1 finding" in xladoctor("check", E1200)
+    job = tmp_path / "runs" / "job-a"
+    job.mkdir(parents=True)
+    (job / "tpu.log").write_text((EXAMPLES / "tpu_job.log").read_text())
+    fleet = xladoctor("fleet", tmp_path / "runs")
+    assert fleet.startswith("1 file from 1 job checked on this machine: 4 error messages\n"), fleet
+    assert ": 3 in 1 file of 1 job (job-a)" in fleet and "job-a: 1 file, E0102 x3, E1200 x1" in fleet
 
 
 def test_notebook_frame_fits_its_report(tmp_path):
@@ -109,3 +125,20 @@ def test_the_notebook_view_gives_the_same_python_fix_as_print(tmp_path):
     shown = _page_text(page)
     for code in ("saved = place_to_device(saved)", "out_shardings=", "pinned_host"):
         assert code in printed and code in shown, code
+
+
+def test_no_noun_is_counted_with_a_parenthesised_plural():
+    """``file(s)``, ``argument(s)``, ``message(s)``: every counted noun goes through the glossary."""
+    import re
+
+    from xladoctor.labels import LANGUAGES, label
+    from xladoctor.labels.glossary import NOUNS, count
+    from xladoctor.report.explain_text import not_shown_line
+
+    text = (Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "labels" / "en.toml").read_text()
+    assert not re.findall(r"\w\(s\)", text)
+    assert not_shown_line({"E0102": 1}).startswith("1 more message not shown")
+    assert not_shown_line({"E0102": 2, "E1200": 1}).startswith("3 more messages not shown")
+    for noun in NOUNS:
+        for lang in LANGUAGES:
+            assert count(1, noun, lang) != label(NOUNS[noun][1], lang, n="1") or lang == "fa", (noun, lang)

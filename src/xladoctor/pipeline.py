@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from .findings import Finding, Report, to_json
+from .findings import Finding, Report
 from .labels import label
 
 if TYPE_CHECKING:
@@ -216,7 +216,25 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
     if mc.confirm is not None:
         doc["confirm"] = mc.confirm
     doc["diagnostics"] = diagnostics("offload", [mc.source or ""], mc.findings(lang), lang)
+    if not mc.applies and mc.result.errors:
+        _type_analysis_records(doc, mc, lang)
     return doc
+
+
+def _type_analysis_records(doc: dict[str, Any], mc: ModuleCheck, lang: str) -> None:
+    """A compiled module's E1200 records (no finding: XLA already ran the pass) typed for the page,
+    as the findings they would be, without a file to fix (no command, no edits)."""
+    from .findings.from_offload import mismatch_finding
+    from .findings.model import Hop
+    from .findings.wire import Record
+
+    by_index = {tuple(f.output_index): f for f in mc.fixes}
+    records = []
+    for err, e in zip(doc["errors"], mc.result.errors):
+        finding = mismatch_finding(e, mc.result, by_index.get(tuple(e.output_index)), None, None, None, lang)
+        records.append(Record(err, finding, tuple(Hop(h.instruction, tuple(h.shape_index)) for h in e.trace)))
+    doc["error"] = next((r for r in records if doc["error"] is not None and dict(r) == doc["error"]), doc["error"])
+    doc["errors"] = records
 
 
 def log_findings(findings: Iterable[LogFinding], source: str | None, lang: str = "en") -> tuple[Finding, ...]:
@@ -235,26 +253,37 @@ def inputs_findings(check: InputCheck, source: str | None, module: HloModule | N
 
 def diagnostics(command: str, inputs: Sequence[str], findings: Iterable[Finding], lang: str = "en",
                 input_errors: Sequence[str] = ()) -> dict[str, Any]:
-    """The ``diagnostics`` key of every command document: one serialiser for all of them."""
-    return to_json(Report(command, tuple(inputs), tuple(findings), lang, tuple(input_errors)))
+    """The ``diagnostics`` key of every command document: one serialiser for all of them; the
+    object carries the typed report too, for the renderers in this process (findings/wire.py)."""
+    from .findings.wire import typed
+
+    return typed(Report(command, tuple(inputs), tuple(findings), lang, tuple(input_errors)))
 
 
 def check_diagnostics(files: Sequence[Mapping[str, Any]], lang: str = "en") -> dict[str, Any]:
     """``check``'s ``diagnostics``: every file's findings in walk order, each located in its file.
 
-    The per-file documents already hold their findings serialised (the ``offload`` or ``explain``
-    document a worker process built), so they are concatenated, not recomputed.
+    The per-file documents already hold their findings, serialised and typed (the ``offload`` or
+    ``explain`` document this process built, or a worker's, typed where it was read back), so both
+    forms are concatenated, not recomputed.
     """
+    from .findings.wire import Diagnostics, findings_of
+
     findings: list[Any] = []
+    aligned: list[Finding | None] = []
     for f in files:
         inner = (f if f.get("verdict") == "undecidable" else f.get("offload")) if f.get("kind") == "hlo" \
             else f.get("explain") if f.get("kind") == "log" else None
         if inner and "diagnostics" in inner:
-            findings.extend(inner["diagnostics"]["findings"])
+            written = inner["diagnostics"]["findings"]
+            got = findings_of(inner["diagnostics"])
+            findings.extend(written)
+            aligned.extend(got if len(got) == len(written) else [None] * len(written))
     doc = diagnostics("check", [str(f["path"]) for f in files if f.get("kind") not in ("skipped",)], (), lang,
                       [str(f["error"]) for f in files if f.get("kind") == "error"])
-    doc["findings"] = findings
-    return doc
+    assert isinstance(doc, Diagnostics)
+    report = replace(doc.report, findings=tuple(x for x in aligned if x is not None))
+    return Diagnostics({**doc, "findings": findings}, report, tuple(aligned))
 
 
 def _padding_json(rows: Iterable[DimensionPadding]) -> list[dict[str, Any]]:

@@ -14,16 +14,18 @@ if TYPE_CHECKING:
     from ..ir.module import HloModule
 
 def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None,
-              disable_host_compute: bool = False, stablehlo_path: str | None = None) -> dict[str, Any]:
+              disable_host_compute: bool = False, stablehlo_path: str | None = None,
+              lang: str = "en") -> dict[str, Any]:
     """Check one module; ``stablehlo_path`` names the same program's StableHLO (``--stablehlo``,
-    or the ``NAME.mlir``/``NAME.stablehlo`` beside ``NAME.hlo``), which gives the memory kinds."""
+    or the ``NAME.mlir``/``NAME.stablehlo`` beside ``NAME.hlo``), which gives the memory kinds;
+    the findings' titles and fix texts are in ``lang`` (``check --lang``)."""
     from ..pipeline import parse_hlo
 
     module = parse_hlo(text, source)
     stablehlo = _read_stablehlo(stablehlo_path) if stablehlo_path is not None else None
     with located(text, source):
         return _check_module(module, text, source, rule, confirm_topology, disable_host_compute,
-                             stablehlo_path, stablehlo)
+                             stablehlo_path, stablehlo, lang)
 
 
 def _read_stablehlo(path: str) -> str:
@@ -44,7 +46,8 @@ def _read_stablehlo(path: str) -> str:
 
 def _check_module(module: HloModule, text: str, source: str, rule: str = "shipped",
                   confirm_topology: str | None = None, disable_host_compute: bool = False,
-                  stablehlo_path: str | None = None, stablehlo: str | None = None) -> dict[str, Any]:
+                  stablehlo_path: str | None = None, stablehlo: str | None = None,
+                  lang: str = "en") -> dict[str, Any]:
     """The ``offload`` command's steps (the pipeline's) on one module, after its summary."""
     from ..hlo_summary import summarize
     from ..pipeline import AnalysisOptions, analyse_module, offload_document
@@ -60,7 +63,7 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
     kinds = memory_kinds_of(module, stablehlo_path, source)
     entry["memory_kinds"] = kinds.to_json()
     if not kinds.known:
-        return _undecidable(entry, kinds, source)
+        return _undecidable(entry, kinds, source, lang)
     options = AnalysisOptions(rule, disable_host_compute, stablehlo_path)
     mc = analyse_module(module, text, source, options, stablehlo, provenance=origin)
     result = mc.result
@@ -69,29 +72,32 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
         mc.confirm = entry["confirm"] = confirm(text, module, result, confirm_topology, stablehlo)
         if not entry["findings"] and is_error(entry["confirm"]):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
-    entry["offload"] = offload_document(mc)
+    entry["offload"] = offload_document(mc, lang)
     return entry
 
 
-def _undecidable(entry: dict[str, Any], kinds: Any, source: str) -> dict[str, Any]:
+def _undecidable(entry: dict[str, Any], kinds: Any, source: str, lang: str = "en") -> dict[str, Any]:
     """No verdict: the text does not say which memory the outputs and arguments are in.  One
     finding (a warning, exit 1), never a confident ``ok`` or E1200; ``--confirm`` is not run
     (compiling the same kind-less text would only "confirm" the guess)."""
     from ..escape import escape_field
     from ..labels import label
+    from ..labels.glossary import count
 
     outputs = ", ".join("{" + ",".join(map(str, i)) + "}" for i in kinds.outputs) or "-"
     stem = source.rsplit(".", 1)[0] if "." in source.rsplit("/", 1)[-1] else source
     entry["verdict"] = "undecidable"
     key = "check.kinds_unknown" if kinds.annotations else "check.kinds_unknown_arguments"
     # the stem is pasted into a line of Python: every control visible, so a name cannot forge a line
-    entry["note"] = label(key, outputs=outputs, arguments=kinds.arguments, stem=escape_field(stem))
+    # in the check's language, as its diagnostics (a log's notes are in the explain document's lang)
+    entry["note"] = label(key, lang, outputs=outputs, arguments=count(kinds.arguments, "argument", lang),
+                          stem=escape_field(stem))
     entry["findings"] = 1
-    entry["diagnostics"] = _undecidable_diagnostics(entry["note"], kinds, source)
+    entry["diagnostics"] = _undecidable_diagnostics(entry["note"], kinds, source, lang)
     return entry
 
 
-def _undecidable_diagnostics(note: str, kinds: Any, source: str) -> dict[str, Any]:
+def _undecidable_diagnostics(note: str, kinds: Any, source: str, lang: str = "en") -> dict[str, Any]:
     """The warning as a finding (for ``--format sarif|github`` and ``diagnostics``): an E1200 that
     cannot be ruled out, severity ``warning``, ``fields.undecidable`` true."""
     from ..catalogue.loader import load_catalogue
@@ -100,9 +106,9 @@ def _undecidable_diagnostics(note: str, kinds: Any, source: str) -> dict[str, An
     from ..pipeline import diagnostics
 
     finding = Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED, Severity.WARNING,
-                      load_catalogue().entries[E1200_CODE].describe("en").title, note, Location(source, 1, 1),
+                      load_catalogue().entries[E1200_CODE].describe(lang).title, note, Location(source, 1, 1),
                       fields={"undecidable": True, "memory_kinds": kinds.to_json()})
-    return diagnostics("check", [source], (finding,))
+    return diagnostics("check", [source], (finding,), lang)
 
 
 def triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:

@@ -120,7 +120,8 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
         del data
         if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
             text = text[1:]
-        return check_hlo(text, source, opts.rule, opts.confirm_topology, opts.disable_host_compute, stablehlo)
+        return check_hlo(text, source, opts.rule, opts.confirm_topology, opts.disable_host_compute, stablehlo,
+                         opts.lang)
     from ..catalogue.fastscan import scan_path, scan_stream
     from ..catalogue.logscan import LogScan
     from ..catalogue.scanner import LogScanner

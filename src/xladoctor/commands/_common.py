@@ -47,6 +47,21 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
     sys.stdout.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
 
 
+def for_reader(text: str, lang: str, bidi: str) -> str:
+    """A report of indented lines drawn for its reader: Persian in visual order (shaped, wrapped
+    to the terminal's width) on a terminal, isolated in logical order for files (``--bidi``)."""
+    if lang != "fa":
+        return text
+    import shutil
+
+    from ..report.terminal_bidi import bidi_text
+
+    mode = bidi if bidi != "auto" else "visual" if sys.stdout.isatty() else "logical"
+    # On a terminal each line is wrapped to its width before it is reordered (explain's rule).
+    width = shutil.get_terminal_size(fallback=(80, 24)).columns if mode == "visual" and sys.stdout.isatty() else None
+    return bidi_text(text, mode, width)
+
+
 def help_text(parser: Any, key: str, **values: Any) -> str:
     """Option help from the labels (``cli.*``), in the language the CLI chose for ``--help``; the
     key itself where the CLI knows no help will be printed (its ``help_lang`` is None)."""

@@ -3,8 +3,8 @@ commands that report findings (check, offload, explain, inputs).
 
 Why built on the JSON document: every machine format must say the same findings, so SARIF,
 GitHub annotations and the concise list are rendered from the document's ``diagnostics`` (the
-one serialiser's output, read back with ``findings.from_json``), never from the text report or a
-second walk of the analysis.  ``--json`` stays the alias of ``--format json``; after
+typed report the one serialiser wrote it from, carried with it in-process: findings/wire.py),
+never from the text report or a second walk of the analysis.  ``--json`` stays the alias of ``--format json``; after
 :func:`resolve_format` ``args.json`` is true for every format but the full text report, so a
 command builds its document (and shows no progress bar) exactly as for ``--json``, and
 :func:`emit_document` writes it in the format asked.  A selection (``--select``/``--ignore``, or
@@ -78,18 +78,29 @@ def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version:
     fmt = getattr(args, "format", "json")
     sel, ign = getattr(args, "select", None), getattr(args, "ignore", None)
     active = selecting(args)
+    from dataclasses import replace  # lazy: `--help` builds arguments only (tests/test_startup.py)
+
+    from ..findings.wire import Diagnostics, load_document, report_of
+
+    doc = load_document(doc)  # typed already when the command built it (this process)
     if active and isinstance(doc.get("diagnostics"), dict):
         diagnostics = doc["diagnostics"]
-        kept = [f for f in diagnostics.get("findings") or [] if selected(str(f.get("code")), sel, ign)]
-        doc = {**doc, "diagnostics": {**diagnostics, "findings": kept}}
+        keep = [selected(str(f.get("code")), sel, ign) for f in diagnostics.get("findings") or []]
+        kept = [f for f, k in zip(diagnostics.get("findings") or [], keep) if k]
+        aligned = tuple(x for x, k in zip(getattr(diagnostics, "aligned", ()), keep) if k)
+        base = report_of(diagnostics)
+        if base is not None:
+            narrowed = replace(base, findings=tuple(x for x in aligned if x is not None))
+            doc = {**doc, "diagnostics": Diagnostics({**diagnostics, "findings": kept}, narrowed, aligned)}
+        else:
+            doc = {**doc, "diagnostics": {**diagnostics, "findings": kept}}
         doc.pop("verdict", None)
     if fmt == "json" and not getattr(args, "statistics", False):
         print_json(doc, schema_version, schema)
         return _exit_code(doc) if active else None
-    from ..findings import Report, from_json
-
-    report = from_json(doc["diagnostics"])
-    assert isinstance(report, Report)
+    report = report_of(doc["diagnostics"])
+    if report is None:
+        raise ValueError("the document's diagnostics do not read as findings")
     if fmt == "sarif":
         from ..escape import json_text
         from ..report.sarif import render_sarif

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InputError, UsageError
 from ..labels import LANGUAGES, label, language_from_env
 from . import _confirm
-from ._common import add_rule_arguments, help_text
+from ._common import add_rule_arguments, for_reader, help_text
 from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:  # the checks themselves are imported by run(): `check --help` builds arguments only
@@ -88,12 +88,15 @@ def _check_all(items: list[Item], opts: Options, jobs: int, progress) -> list[di
             out[i] = check_stdin(opts)
             progress.advance()
     if jobs > 1 and len(todo) > 1:
+        from ..findings.wire import from_wire
         from ..parallel import map_isolated
 
-        results = map_isolated(check_path, [(items[i].path, items[i].explicit, opts, items[i].stablehlo) for i in todo],
-                               jobs, progress.advance, _crashed_entry)
+        # JSON is the wire format between processes: each worker returns its entry as JSON text,
+        # read back (its findings typed once) here.
+        results = map_isolated(check_path_wire, [(items[i].path, items[i].explicit, opts, items[i].stablehlo)
+                                                 for i in todo], jobs, progress.advance, _crashed_entry)
         for i, entry in zip(todo, results):
-            out[i] = entry
+            out[i] = from_wire(entry) if isinstance(entry, str) else entry
     else:
         for i in todo:
             out[i] = check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo)
@@ -101,21 +104,19 @@ def _check_all(items: list[Item], opts: Options, jobs: int, progress) -> list[di
     return [e for e in out if e is not None]
 
 
+def check_path_wire(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> str:
+    """:func:`~xladoctor.checking.stream.check_path` in a worker process: its entry as JSON text."""
+    from ..checking.stream import check_path
+    from ..findings.wire import to_wire
+
+    return to_wire(check_path(path, explicit, opts, stablehlo))
+
+
 def _crashed_entry(args: tuple[str, bool, Options, str | None], why: str) -> dict[str, Any]:
     from ..checking.entries import error_entry
 
     path = args[0]
     return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))
-
-
-def _for_reader(text: str, lang: str, bidi: str) -> str:
-    """Persian drawn for a terminal (visual order, shaped) or isolated for files, as explain does."""
-    if lang != "fa":
-        return text
-    from ..report.terminal_bidi import bidi_text
-
-    mode = bidi if bidi != "auto" else "visual" if sys.stdout.isatty() else "logical"
-    return bidi_text(text, mode)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -163,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
         chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")  # check embeds the explain scan document
     else:
         chosen = None
-        sys.stdout.write(_for_reader(render_text(doc, lang), lang, args.bidi))
+        sys.stdout.write(for_reader(render_text(doc, lang), lang, args.bidi))
     for f in files:
         if f["kind"] == "error":
             print(f["error"], file=sys.stderr)

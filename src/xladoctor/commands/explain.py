@@ -45,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=help_text(parser, "cli.explain.hlo"))
     parser.add_argument("--json", action="store_true", help=help_text(parser, "cli.json"))
     add_format_argument(parser)
+    parser.add_argument("--html", metavar="OUT", help=help_text(parser, "cli.explain.html"))
 
 
 def _width(args: argparse.Namespace) -> int:
@@ -90,10 +91,16 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     from ..report.explain_json import SCAN_SCHEMA_VERSION, scan_document
     from ..report.explain_text import not_shown_text, render_findings
 
+    if getattr(args, "html", None):
+        from ._atomic import refuse_overwriting_inputs
+
+        refuse_overwriting_inputs(args.html, [target, args.hlo])
     scan = scan_file(target)
     findings, source = scan.findings, scan.source
     if args.hlo:
         attach_offload_analysis(args.hlo, findings)
+    if getattr(args, "html", None):
+        _write_html(args.html, scan_document(findings, source, lang, scan.not_shown), target, args.hlo, lang)
     if args.json:
         chosen = emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION,
                                "explain")
@@ -106,10 +113,21 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     return 1 if findings else 0
 
 
+def _write_html(out: str, doc: dict, target: str, hlo: str | None, lang: str) -> None:
+    """``--html OUT``: the scan document as a page, one card per finding (as ``check --html``'s)."""
+    from ..report.html import render_explain_html
+    from ._atomic import write_output
+
+    page = render_explain_html({"schema_version": 1, **doc}, title=label("status.explain_title", lang, source=target),
+                               lang=lang)
+    write_output(out, page, label("status.html_report", lang), [p for p in (target, hlo) if p], lang)
+
+
 def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
     """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
     from ..findings.from_offload import mismatch_finding  # lazy: only --hlo needs them
     from ..findings.serialise import offload_record_json
+    from ..findings.wire import Record
     from ..offload.analysis import analyze_host_offload
     from ..syntax.hlo_parser import parse_module
     from ._common import read_input
@@ -118,8 +136,9 @@ def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
     module = parse_module(text, source=source)
     result = analyze_host_offload(module)
     # Each E1200 as the one adapter and the one serialiser write it (findings/serialise.py).
-    errors = [offload_record_json(mismatch_finding(e, result, None, source, module), len(e.trace))
-              for e in result.errors]
+    # Each record carries its typed finding, for this process's page (findings/wire.py).
+    found = [(mismatch_finding(e, result, None, source, module), len(e.trace)) for e in result.errors]
+    errors = [Record(offload_record_json(f, n), f) for f, n in found]
     for f in findings:
         if f.code != "E1200":
             continue
@@ -163,6 +182,10 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
     from ..report.explain_json import SCAN_SCHEMA_VERSION
 
     lang = args.lang or language_from_env()
+    if args.html:
+        from ._atomic import refuse_overwriting_inputs
+
+        refuse_overwriting_inputs(args.html, [target])
     entry = check_path(target, True, Options("shipped", lang, False, parallel_logs=True))
     files = [entry]
     doc = {"command": "check", "files": files, "findings": entry["findings"],
@@ -170,6 +193,12 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
     if entry["kind"] == "error":
         print(entry["error"], file=sys.stderr)
         return 2
+    if args.html:
+        from ..report.html import render_check_html
+        from ._atomic import write_output
+
+        write_output(args.html, render_check_html(doc, title=label("status.explain_title", lang, source=target),
+                                                  lang=lang), label("status.html_report", lang), [target], lang)
     chosen = None
     if args.json:
         chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")
@@ -186,6 +215,8 @@ def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
         raise UsageError(f"unknown error code '{target}' (nearest: {near})")
     if args.hlo:
         raise UsageError("--hlo applies to scanning a log, not to explaining a code")
+    if args.html:
+        raise UsageError(label("scan.html_needs_file", lang))
     if args.format in ("sarif", "github"):
         raise UsageError(f"--format {args.format} reports the errors found in a log; a code has no findings")
     if args.json:

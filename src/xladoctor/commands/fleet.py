@@ -17,8 +17,9 @@ import sys
 from typing import Any
 
 from ..errors import UsageError
-from ..labels import label
-from ._common import add_rule_arguments, help_text, print_json
+from ..labels import LANGUAGES, label, language_from_env
+from ..labels.glossary import count
+from ._common import add_rule_arguments, for_reader, help_text, print_json
 
 NAME = "fleet"
 HELP = "cli.fleet.help"
@@ -37,6 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=help_text(p, "cli.fleet.jobs"))
     add_rule_arguments(p)
     p.add_argument("--json", action="store_true", help=help_text(p, "cli.fleet.json"))
+    p.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(p, "cli.fleet.lang"))
+    p.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto", help=help_text(p, "cli.fleet.bidi"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(doc, schema="fleet")
     else:
-        engine = label("fleet.dask", scheduler=args.scheduler) if args.scheduler else label("fleet.this_machine")
-        sys.stdout.write(render_text(doc, engine))
+        lang = args.lang or language_from_env()
+        engine = label("fleet.dask", lang, scheduler=args.scheduler) if args.scheduler else label("fleet.this_machine",
+                                                                                                  lang)
+        sys.stdout.write(for_reader(render_text(doc, engine, lang), lang, args.bidi))
     for failure in doc["errors"]:
         print(failure["error"], file=sys.stderr)
     if doc["input_errors"]:
@@ -78,32 +83,35 @@ def run(args: argparse.Namespace) -> int:
     return 1 if doc["findings"] else 0
 
 
-def render_text(doc: dict[str, Any], engine: str) -> str:
-    """The fleet summary; words from ``labels/en.toml`` ``[fleet]``."""
-    lines = [label("fleet.summary", files=doc["files"], jobs=doc["jobs"], engine=engine, findings=doc["findings"])]
+def render_text(doc: dict[str, Any], engine: str, lang: str = "en") -> str:
+    """The fleet summary; words from the labels' ``[fleet]``, in ``lang``."""
+    lines = [label("fleet.summary", lang, files=count(doc["files"], "file", lang), jobs=count(doc["jobs"], "job", lang),
+                   engine=engine, findings=count(doc["findings"], "error_message", lang))]
     if doc["by_code"]:
         lines.append("")
-        lines.append(label("fleet.by_code"))
+        lines.append(label("fleet.by_code", lang))
         for code, c in doc["by_code"].items():
             jobs = ", ".join(c["jobs"][:5])
             if len(c["jobs"]) > 5:
-                jobs += " " + label("fleet.and_more", n=len(c["jobs"]) - 5)
-            lines.append("  " + label("fleet.code", code=code, name=c["name"], count=c["count"], files=c["files"],
-                                      jobs=len(c["jobs"]), names=jobs))
-            lines.append("      " + label("fleet.first_seen", where=_where(c["first_seen"])))
-            lines.append("      " + label("fleet.last_seen", where=_where(c["last_seen"])))
+                jobs += " " + label("fleet.and_more", lang, n=len(c["jobs"]) - 5)
+            lines.append("  " + label("fleet.code", lang, code=code, name=c["name"], count=c["count"],
+                                      files=count(c["files"], "file", lang), jobs=count(len(c["jobs"]), "job", lang),
+                                      names=jobs))
+            lines.append("      " + label("fleet.first_seen", lang, where=_where(c["first_seen"], lang)))
+            lines.append("      " + label("fleet.last_seen", lang, where=_where(c["last_seen"], lang)))
         lines.append("")
-        lines.append(label("fleet.by_job"))
+        lines.append(label("fleet.by_job", lang))
         for job, j in doc["by_job"].items():
-            codes = ", ".join(f"{k} x{v}" for k, v in sorted(j["codes"].items())) or label("fleet.no_error")
-            more = " " + label("fleet.not_shown", n=j["not_shown"]) if j.get("not_shown") else ""
-            lines.append("  " + label("fleet.job", job=job, files=j["files"], codes=codes) + more)
+            codes = ", ".join(f"{k} x{v}" for k, v in sorted(j["codes"].items())) or label("fleet.no_error", lang)
+            more = " " + label("fleet.not_shown", lang, n=j["not_shown"]) if j.get("not_shown") else ""
+            lines.append("  " + label("fleet.job", lang, job=job, files=count(j["files"], "file", lang), codes=codes)
+                         + more)
     if doc["errors"]:
-        lines.append(label("fleet.unreadable", n=len(doc["errors"])))
-    lines.append(label("fleet.details"))
+        lines.append(label("fleet.unreadable", lang, files=count(len(doc["errors"]), "file", lang)))
+    lines.append(label("fleet.details", lang))
     return "\n".join(lines) + "\n"
 
 
-def _where(w: dict[str, Any]) -> str:
+def _where(w: dict[str, Any], lang: str = "en") -> str:
     line = f":{w['line']}" if w.get("line") else ""
-    return label("fleet.where", path=w["path"], line=line, job=w["job"])
+    return label("fleet.where", lang, path=w["path"], line=line, job=w["job"])

@@ -19,7 +19,7 @@ from ..inputs.explanation import report_lines
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file
 from ..ir.module import HloModule
-from ..labels import label
+from ..labels import LANGUAGES, label, language_from_env
 from ..pipeline import inputs_document
 from ..syntax.hlo_parser import parse_module
 from ._atomic import refuse_overwriting_inputs, write_output
@@ -49,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_format_argument(parser)
     parser.add_argument("--html", metavar="OUT",
                         help=help_text(parser, "cli.inputs.html"))
+    parser.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(parser, "cli.inputs.lang"))
 
 
 def _load_expected(text: str, source: str) -> tuple[list[ExpectedParameter], HloModule | None, bool]:
@@ -98,8 +99,9 @@ def run(args: argparse.Namespace) -> int:
         from ..report.html import render_inputs_html
 
         title = label("inputs.html_title", expected=args.expected, supplied=args.supplied or args.supplied_shapes)
-        page = render_inputs_html({"schema_version": 1, **doc}, title=title)
-        write_output(args.html, page, label("status.html_report"), inputs)
+        lang = args.lang or language_from_env()
+        page = render_inputs_html({"schema_version": 1, **doc}, title=title, lang=lang)
+        write_output(args.html, page, label("status.html_report", lang), inputs, lang)
     if args.json:
         chosen = emit_document(doc, args, schema="inputs")
         return chosen if chosen is not None else 0 if check.ok else 1

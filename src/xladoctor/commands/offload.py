@@ -9,7 +9,7 @@ from ..errors import UsageError
 from ..escape import escape_field
 from ..files import located
 from ..ir.shape import format_shape_index
-from ..labels import label, plural
+from ..labels import LANGUAGES, label, language_from_env, plural
 from ..offload import fix_device, fix_host
 from ..oracle.confirm import confirm, is_error
 from ..pipeline import AnalysisOptions, ModuleCheck, analyse_module, compiled_note, offload_document, parse_hlo
@@ -40,6 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stablehlo", help=help_text(parser, "cli.offload.stablehlo"))
     parser.add_argument("--disable-host-compute", action="store_true",
                         help=help_text(parser, "cli.offload.disable_host_compute"))
+    parser.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(parser, "cli.offload.lang"))
+    parser.add_argument("--html", metavar="OUT", help=help_text(parser, "cli.offload.html"))
     _confirm.add_arguments(parser)
 
 
@@ -48,8 +50,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(label("offload.diff_needs_fix"))
     if args.fix and not args.output and not args.diff:
         raise UsageError(label("offload.fix_needs_output"))
-    if args.output:
-        refuse_overwriting_inputs(args.output, [args.file, args.stablehlo])
+    lang = args.lang or language_from_env()
+    for out in (args.output, args.html):
+        if out:
+            refuse_overwriting_inputs(out, [args.file, args.stablehlo])
     text, source = read_input(args.file)
     module = parse_hlo(text, source)
     stablehlo = read_input(args.stablehlo)[0] if args.stablehlo else None
@@ -60,12 +64,14 @@ def run(args: argparse.Namespace) -> int:
     confirmed = confirm(text, module, result, args.topology, stablehlo) if args.confirm else None
     mc.confirm = confirmed
     _confirm.note_if_unavailable(confirmed)
+    if args.html:
+        _write_html(args, mc, lang)
     if args.fix and not args.json:
         return _apply_fix(args, text, source, mc, stablehlo)
     if args.json:
         fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True) if args.fix else None
         if not (args.fix and (args.output == "-" or args.diff)):
-            chosen = emit_document(offload_document(mc), args, schema="offload")
+            chosen = emit_document(offload_document(mc, lang), args, schema="offload")
             if chosen is not None and fixed_rc is None:
                 return chosen
         if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
@@ -79,6 +85,15 @@ def run(args: argparse.Namespace) -> int:
         if confirmed is not None:
             sys.stdout.write("\n".join(["", *confirm_lines(confirmed)]) + "\n")
     return 1 if mc.findings() or is_error(confirmed) else 0
+
+
+def _write_html(args: argparse.Namespace, mc: ModuleCheck, lang: str) -> None:
+    """``--html OUT``: the offload document as a page (the path drawn, both remedies), in ``lang``."""
+    from ..report.html import render_offload_html
+
+    page = render_offload_html({"schema_version": 1, **offload_document(mc, lang)},
+                               title=label("status.offload_title", lang, source=args.file), lang=lang)
+    write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo], lang)
 
 
 def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck, stablehlo: str | None,

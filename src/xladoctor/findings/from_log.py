@@ -34,7 +34,10 @@ def plain(value: Any, lang: str = "en") -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name), lang) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
-        return {str(k): plain(v, lang) for k, v in value.items()}
+        out = {str(k): plain(v, lang) for k, v in value.items()}
+        from .wire import Record  # an analysis record keeps its typed finding in this process
+
+        return Record(out, value.finding, value.trace) if isinstance(value, Record) else out
     if isinstance(value, (list, tuple)):
         return [plain(v, lang) for v in value]
     if value is None or isinstance(value, (str, int, float, bool)):

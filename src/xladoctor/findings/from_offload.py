@@ -70,7 +70,7 @@ def host_output_fix(index: str, host_layout: str, jax: str, command: tuple[str, 
                     edits: tuple[Edit, ...] = (), lang: str = "en") -> Fix:
     """E1200 remedy (a): the entry result ``index`` (``{1}``) gets the host layout ``host_layout``.
     Unsafe in ruff's sense: the caller then receives that output in host memory."""
-    text = label("finding.fix_host_text", lang, output=glossary.output(index, lang), layout=host_layout, jax=jax)
+    text = label("finding.fix_host_text", lang, fix=glossary.fix_host(lang), output=glossary.output(index, lang), layout=host_layout, jax=jax)
     return Fix(FixKind.HOST_OUTPUT, text, None, command, "unsafe", edits)
 
 
@@ -79,7 +79,7 @@ def move_to_device_fix(value: str, where: str | None, jax: str, command: tuple[s
     """E1200 remedy (b): a move-to-device after ``value`` (the returned instruction, at Python ``where``).
     Safe: the output is where the program declares it, holding the same values."""
     at = f" ({where})" if where else ""
-    text = label("finding.fix_device_text", lang, value=value, at=at, jax=jax)
+    text = label("finding.fix_device_text", lang, fix=glossary.fix_device(lang), value=value, at=at, jax=jax)
     return Fix(FixKind.MOVE_TO_DEVICE, text, None, command, "safe", edits)
 
 
@@ -89,9 +89,9 @@ def _e1200_fixes(e: OutputMismatch, fix: FixSuggestion | None, path: str | None,
         return ()
     where = str(fix.returned_location) if fix.returned_location else None
     host_edits, device_edits = edits or ((), ())
-    return (host_output_fix(format_shape_index(e.output_index), fix.host_layout, fix.host_jax,
+    return (host_output_fix(format_shape_index(e.output_index), fix.host_layout, fix.host_jax_text(lang),
                             _fix_command(path, "host", rule, options), host_edits, lang),
-            move_to_device_fix(fix.returned_value, where, fix.device_jax, _fix_command(path, "device", rule, options),
+            move_to_device_fix(fix.returned_value, where, fix.device_jax_text(lang), _fix_command(path, "device", rule, options),
                                device_edits, lang))
 
 

@@ -9,9 +9,11 @@ comparison.  One renderer, so a notebook shows what a CI artefact shows.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..findings import to_json
+from ..findings.model import FixKind, Report
+from ..findings.wire import typed
 from ..inputs.compare import InputCheck
 from ..labels import label
 from ..offload.fixes import suggest_fixes
@@ -31,7 +33,7 @@ def offload_document(report: OffloadReport) -> dict[str, Any]:
         raise ValueError("the report holds no analysed program")
     program = report.program
     fixes = suggest_fixes(program.module, report.result, program.result_names)
-    return {"schema_version": 1, **result_json(report.result, fixes), "diagnostics": to_json(report.diagnostics())}
+    return {"schema_version": 1, **result_json(report.result, fixes), "diagnostics": typed(report.diagnostics())}
 
 
 def offload_html(report: OffloadReport) -> str:
@@ -45,15 +47,15 @@ def _with_python_fixes(doc: dict[str, Any], report: OffloadReport) -> dict[str, 
     """The page's E1200 fixes with the program's own JAX code, as ``print(report)`` gives it
     (``jax.jit(f, out_shardings=(host, None))``, the move back on the user's variable), where
     the HLO-level document has only the generic snippet.  Both lists follow the analysis'
-    errors in order."""
-    mismatches = [d for d in doc["diagnostics"]["findings"] if d.get("code") == "E1200"]
-    for diag, finding in zip(mismatches, report.findings):
-        for fix in diag.get("fixes") or ():
-            if fix.get("kind") == "host-output":
-                fix["code"] = finding.host_fix
-            elif fix.get("kind") == "move-to-device":
-                fix["code"] = finding.device_fix
-    return doc
+    errors in order.  The typed findings are edited (the page draws them; nothing is parsed)."""
+    diagnostics: Report = report.diagnostics()
+    e1200 = [f for f in diagnostics.findings if f.code == "E1200"]
+    mine = {id(f): finding for f, finding in zip(e1200, report.findings)}
+    code = {FixKind.HOST_OUTPUT: "host_fix", FixKind.MOVE_TO_DEVICE: "device_fix"}
+    findings = tuple(f if id(f) not in mine else replace(f, fixes=tuple(
+        replace(x, code=getattr(mine[id(f)], code[x.kind])) if x.kind in code else x for x in f.fixes))
+        for f in diagnostics.findings)
+    return {**doc, "diagnostics": typed(replace(diagnostics, findings=findings))}
 
 
 def inputs_document(report: InputsReport) -> dict[str, Any]:
@@ -64,7 +66,7 @@ def inputs_document(report: InputsReport) -> dict[str, Any]:
     # leaf's own device_put line is in the diagnostics' fixes, which the page draws its fixes from.
     check = InputCheck("compiled", report.leaves, report.leaves,
                        [m.detail for m in report.mismatches if m.detail is not None])
-    return {"schema_version": 1, **inputs_document(check), "diagnostics": to_json(report.diagnostics())}
+    return {"schema_version": 1, **inputs_document(check), "diagnostics": typed(report.diagnostics())}
 
 
 def inputs_html(report: InputsReport) -> str:

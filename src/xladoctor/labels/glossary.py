@@ -22,6 +22,24 @@ def parameter(index: object, lang: str = FALLBACK) -> str:
     return label("term.parameter", lang, index=index)
 
 
+def jax_leaf(flat: int, name: str | None = None, lang: str = FALLBACK) -> str:
+    """The same output in JAX's terms: its leaf of ``out_shardings`` (flattened order), with
+    ``jax.result_info``'s name when known: ``out_shardings leaf 0 (result['a'])``."""
+    if name:
+        return label("term.jax_leaf_named", lang, n=flat, name=name)
+    return label("term.jax_leaf", lang, n=flat)
+
+
+def fix_host(lang: str = FALLBACK) -> str:
+    """E1200 remedy (a), the output stays in host memory (its entry layout gets ``S(5)``)."""
+    return label("term.fix_host", lang)
+
+
+def fix_device(lang: str = FALLBACK) -> str:
+    """E1200 remedy (b), a move-to-device before the output is returned."""
+    return label("term.fix_device", lang)
+
+
 def xla_reports(lang: str = FALLBACK) -> str:
     """The tag of the finding XLA itself reports (it stops at the first)."""
     return label("term.xla_reports", lang)
@@ -34,7 +52,11 @@ def also_offending(lang: str = FALLBACK) -> str:
 
 NOUNS = {"finding": ("term.finding_one", "term.finding_many"), "file": ("term.file_one", "term.file_many"),
          "message": ("term.message_one", "term.message_many"),
-         "parameter": ("term.parameter_one", "term.parameter_many")}
+         "parameter": ("term.parameter_one", "term.parameter_many"), "job": ("term.job_one", "term.job_many"),
+         "error_message": ("term.error_message_one", "term.error_message_many"),
+         "occurrence": ("term.occurrence_one", "term.occurrence_many"),
+         "argument": ("term.argument_one", "term.argument_many"),
+         "more_message": ("term.more_message_one", "term.more_message_many")}
 
 
 def count(n: int, noun: str, lang: str = FALLBACK) -> str:

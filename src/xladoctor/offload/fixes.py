@@ -19,6 +19,7 @@ from ..ir.instruction import HloInstruction, SourceLocation
 from ..ir.module import HloModule, ProgramShape
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, format_shape_index
+from ..labels import FALLBACK, glossary, label
 from .annotations import ANNOTATE_DEVICE_PLACEMENT, BUFFER_PLACEMENT_ATTR, DEVICE_PLACEMENT, MOVE_TO_DEVICE, placement
 from .clone import clone_module
 from .result import HostOffloadResult, OutputMismatch
@@ -35,11 +36,28 @@ class FixSuggestion:
     """``jax.result_info`` of that output when known, e.g. ``result['a']``."""
     host_layout: str
     """The output's layout with ``S(5)``: remedy (a)."""
-    host_jax: str
     returned_value: str
     """The instruction whose value is returned at this output: remedy (b) goes after it."""
     returned_location: SourceLocation | None
-    device_jax: str
+
+    def host_jax_text(self, lang: str = FALLBACK) -> str:
+        """Remedy (a) in JAX terms, in the glossary's words for the output (its out_shardings leaf)."""
+        return label("finding.host_jax", lang, leaf=glossary.jax_leaf(self.flat_output, self.result_name, lang))
+
+    def device_jax_text(self, lang: str = FALLBACK) -> str:
+        """Remedy (b) in JAX terms: where the returned value is computed, and the sharding to put it in."""
+        where = label("finding.at_source", lang, source=self.returned_location) if self.returned_location else ""
+        return label("finding.device_jax", lang, value=self.returned_value, at=where)
+
+    @property
+    def host_jax(self) -> str:
+        """:meth:`host_jax_text` in English (the JSON documents' ``jax`` field)."""
+        return self.host_jax_text()
+
+    @property
+    def device_jax(self) -> str:
+        """:meth:`device_jax_text` in English (the JSON documents' ``jax`` field)."""
+        return self.device_jax_text()
 
 
 def _flat_output_number(result_shape: Shape, index: ShapeIndex) -> int:
@@ -66,21 +84,10 @@ def suggest_fixes(module: HloModule, result: HostOffloadResult,
         idx = err.output_index
         flat = _flat_output_number(ecl.result, idx)
         name = result_names[flat] if result_names and flat < len(result_names) else None
-        leaf = f"{name}" if name else f"output #{flat}"
         host_shape = ecl.result.with_memory_space(HOST_MEMORY_SPACE, idx).subshape(idx)
         value, rest = _returned_value(module, idx)
-        loc = value.source_location()
-        where = f" at {loc}" if loc else ""
         value_text = value.name + (format_shape_index(rest) if rest else "")
-        out.append(FixSuggestion(
-            idx, flat, name, str(host_shape),
-            f'out_shardings for {leaf}: a sharding with memory_kind="pinned_host" '
-            '(e.g. NamedSharding(mesh, spec, memory_kind="pinned_host") or '
-            'SingleDeviceSharding(device, memory_kind="pinned_host"))',
-            value_text, loc,
-            f"jax.device_put(x, device_sharding) on the returned value ({value_text}){where}, with a sharding "
-            'whose memory_kind="device" (e.g. jax.sharding.SingleDeviceSharding(device) or NamedSharding(mesh, '
-            'spec, memory_kind="device"))'))
+        out.append(FixSuggestion(idx, flat, name, str(host_shape), value_text, value.source_location()))
     return out
 
 

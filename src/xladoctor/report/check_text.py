@@ -6,14 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..escape import escape_field
-from ..findings import Finding, FindingKind, Report, from_json
+from ..findings import Finding, FindingKind
+from ..findings.wire import load_document, report_of
 from ..labels import label, plural
 from .confirm import confirm_lines
 from .finding_text import render_finding
 
 
 def render_text(doc: dict[str, Any], lang: str) -> str:
-    """Files with something to say get a section; quiet ones one line each, after them."""
+    """Files with something to say get a section; quiet ones one line each, after them.  The
+    findings are the documents' typed ones (a document read from JSON is typed here, once)."""
+    doc = load_document(doc)
     out: list[str] = []
     quiet: list[str] = []
     for f in doc["files"]:
@@ -73,7 +76,8 @@ def _quiet_reason(f: dict[str, Any], lang: str) -> str:
     if "hlo" not in f:  # triaged without parsing
         why = label("check.compiled" if f["compiled"] else "check.no_annotation", lang)
         return label("check.quiet_module", lang, module=f["module"], why=why)
-    name = label("check.module_size", lang, module=f["hlo"]["name"], n=f"{f['hlo']['instruction_count']:,}")
+    name = label("check.module_size", lang, module=f["hlo"]["name"],
+                 instructions=plural(f["hlo"]["instruction_count"], "check.instruction", "check.instructions", lang))
     why = label("check.compiled" if "note" in f else "check.none_predicted", lang)
     return label("check.quiet_module", lang, module=name, why=why)
 
@@ -84,8 +88,9 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
                           instructions=plural(s["instruction_count"], "check.instruction", "check.instructions", lang),
                           computations=plural(len(s["computations"]), "check.computation", "check.computations",
                                               lang))]
-    if "note" in f:
-        lines.append(f"   {f['note']}")
+    if "note" in f:  # compiled (an English note in the JSON: the reader's words here) or undecidable
+        compiled = f.get("provenance", {}).get("stage") == "compiled"
+        lines.append("   " + (label("status.compiled_module", lang) if compiled else str(f["note"])))
         return "\n".join(lines)
     off = f["offload"]
     found = _findings(off)
@@ -110,10 +115,9 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
 
 
 def _findings(doc: dict[str, Any]) -> list[Finding]:
-    """The findings of a per-file document (``offload`` or ``explain``), read back from its ``diagnostics``."""
-    report = from_json(doc["diagnostics"])
-    assert isinstance(report, Report)
-    return list(report.findings)
+    """The typed findings of a per-file document (``offload`` or ``explain``): its ``diagnostics``' report."""
+    report = report_of(doc["diagnostics"])
+    return list(report.findings) if report is not None else []
 
 
 def _indented(finding: Finding, lang: str) -> list[str]:

@@ -48,19 +48,31 @@ def render_concise(report: Report, paint: Painter) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _tally(report: Report, paint: Painter) -> str:
+def _tally(report: Report, paint: Painter, occurrences: int | None = None) -> str:
     n = sum(1 for _ in report.findings)
     words = glossary.count(n, "finding", report.lang)
+    if occurrences is not None and occurrences != n:
+        words = label("term.with_occurrences", report.lang, findings=words,
+                      occurrences=glossary.count(occurrences, "occurrence", report.lang))
     return paint(words, "red" if n else "green")
 
 
 def render_statistics(report: Report, paint: Painter) -> str:
-    """Per code: how many findings (occurrences counted), the code and its name; most first."""
+    """Per code: how many findings, the code and its name, most first; then the tally.
+
+    What is counted is findings, the lines of ``--format concise`` (so the rows add up to the
+    tally under them).  A log repeats a message: that is one finding with a ``count``; the
+    occurrences follow as ``(xN)`` where they differ from the findings, as the concise list
+    marks them, and the tally adds their total (docs/json.md, "Other formats")."""
     counts: Counter[tuple[str, str]] = Counter()
+    occurrences: Counter[tuple[str, str]] = Counter()
     for f in report.findings:
-        counts[(f.code, f.name)] += f.count
+        counts[(f.code, f.name)] += 1
+        occurrences[(f.code, f.name)] += f.count
     width = max((len(f"{n:,}") for n in counts.values()), default=1)
-    lines = [f"{n:>{width},}  {paint(escape_field(code), 'red')}  {escape_field(name)}"
-             for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-    lines.append(_tally(report, paint))
+    lines = []
+    for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], -occurrences[kv[0]], kv[0])):
+        times = f" (x{occurrences[key]:,})" if occurrences[key] != n else ""
+        lines.append(f"{n:>{width},}  {paint(escape_field(key[0]), 'red')}  {escape_field(key[1])}{times}")
+    lines.append(_tally(report, paint, sum(occurrences.values())))
     return "\n".join(lines) + "\n"

@@ -24,9 +24,10 @@ def scan_document(findings: list[Finding], source: str, lang: str,
     if not_shown:
         doc["not_shown"] = {"distinct_limit": scanner.MAX_DISTINCT, "messages": sum(not_shown.values()),
                             "by_code": dict(sorted(not_shown.items()))}
-    from ..findings import Report, to_json
+    from ..findings import Report
     from ..findings.from_log import log_findings  # the one findings serialiser (explain and check)
     from ..findings.serialise import with_verdict
+    from ..findings.wire import typed
 
-    doc["diagnostics"] = to_json(Report("explain", (source,), log_findings(findings, source, lang, fixes), lang, ()))
+    doc["diagnostics"] = typed(Report("explain", (source,), log_findings(findings, source, lang, fixes), lang, ()))
     return with_verdict(doc)

@@ -21,7 +21,7 @@ from ..escape import escape_field
 from ..findings.model import Finding, Hop
 from ..findings.serialise import thaw_json
 from ..ir.shape import format_shape_index
-from ..labels import label
+from ..labels import glossary, label
 from ..units import human_bytes
 from .catalogue_text import Writer
 
@@ -43,7 +43,8 @@ def _in_message(value: Any, message: str) -> bool:
 
 def not_shown_line(not_shown: dict[str, int], lang: str = "en") -> str:
     codes = ", ".join(f"{code} x{n}" for code, n in sorted(not_shown.items()))
-    return label("scan.not_shown", lang, n=sum(not_shown.values()), limit=scanner.MAX_DISTINCT, codes=codes)
+    return label("scan.not_shown", lang, more=glossary.count(sum(not_shown.values()), "more_message", lang),
+                 limit=scanner.MAX_DISTINCT, codes=codes)
 
 
 def not_shown_text(not_shown: dict[str, int], lang: str, width: int, bidi: str) -> str:

@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..findings.model import Finding, FindingKind, Fix, FixKind, Hop, SourceLocation
-from ..labels import label
+from ..labels import glossary, label
 from .finding_text import fix_jax, shape_index_of
-from .html_base import code_block, diff_block, esc, lbl, ltr, shape_index_text
+from .html_base import code_block, diff_block, esc, is_rtl, lbl, ltr, prose, shape_index_text
 from .html_flow import FlowNode
 
 HostSet = set[tuple[str, tuple[Any, ...]]]
@@ -58,26 +58,16 @@ def hops_from_json(path: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
                  for h in path)
 
 
-def read_finding(d: Mapping[str, Any] | None) -> Finding | None:
-    """A ``diagnostics`` entry read back into the model; None without one, or where it does not
-    read (a hand-edited document: the caller draws from the entry's own facts instead)."""
-    from ..findings.serialise import finding_from_json
-
-    if d is None:
-        return None
-    try:
-        return finding_from_json(d)
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 def finding_where(diagnostics: Mapping[str, Any] | None, kind: FindingKind, field: str,
                   wanted: Callable[[Any], bool]) -> Finding | None:
-    """The first ``diagnostics`` finding of ``kind`` whose ``fields[field]`` is ``wanted``, read
-    into the model (see :func:`read_finding`)."""
-    for d in (diagnostics or {}).get("findings") or ():
-        if d.get("kind") == kind.value and wanted((d.get("fields") or {}).get(field)):
-            return read_finding(d)
+    """The first typed ``diagnostics`` finding of ``kind`` whose ``fields[field]`` is ``wanted``
+    (the document's own report, findings/wire.py: nothing is read back from JSON here)."""
+    from ..findings.serialise import thaw_json
+    from ..findings.wire import findings_of
+
+    for f in findings_of(diagnostics):
+        if f is not None and f.kind is kind and wanted(thaw_json(f.fields.get(field))):
+            return f
     return None
 
 
@@ -163,9 +153,9 @@ def trace_nodes(path: Sequence[Hop], lang: str) -> list[FlowNode]:
     return nodes
 
 
-def logged_twin(f: Mapping[str, Any], diagnostic: Mapping[str, Any] | None) -> Finding | None:
-    """A logged finding's ``diagnostics`` twin (same code) in the model, read once per card."""
-    return read_finding(diagnostic) if diagnostic is not None and diagnostic.get("code") == f.get("code") else None
+def logged_twin(f: Mapping[str, Any], twin: Finding | None) -> Finding | None:
+    """A logged finding's typed ``diagnostics`` twin, when it is one (the same code)."""
+    return twin if twin is not None and twin.code == f.get("code") else None
 
 
 def logged_fixes(f: Mapping[str, Any], twin: Finding | None) -> tuple[Fix, ...]:
@@ -202,7 +192,11 @@ def _command(fix: Fix, lang: str) -> str:
 
 def _in_jax(fix: Fix, lang: str) -> str:
     jax = fix_jax(fix)
-    return f'<p class="jax"><b>{lbl(lang, "html.in_jax")}:</b> {ltr(jax, "mono wrap")}</p>' if jax else ""
+    if not jax:
+        return ""
+    # English: the snippet is code, one left-to-right run; Persian: a sentence around code runs
+    shown = f'<span class="wrap">{prose(jax, lang)}</span>' if is_rtl(lang) else ltr(jax, "mono wrap")
+    return f'<p class="jax"><b>{lbl(lang, "html.in_jax")}:</b> {shown}</p>'
 
 
 def _in_jax_code(fix: Fix, lang: str) -> str:
@@ -217,9 +211,9 @@ def _in_jax_code(fix: Fix, lang: str) -> str:
 def _host_output_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
     """E1200 remedy (a): the output's layout before and after (S(5)), as a diff."""
     name = f" ({ltr(facts['result_name'])})" if facts.get("result_name") else ""
-    diff = (f"result {shape_index_text(facts.get('output_index'))}\n- {facts.get('output_layout') or ''}\n"
+    diff = (f"{glossary.output(shape_index_text(facts.get('output_index')), lang)}\n- {facts.get('output_layout') or ''}\n"
             f"+ {facts.get('host_layout') or ''}")
-    return (f'<div class="fix fix-host"><h5>{lbl(lang, "html.fix_host")}</h5>'
+    return (f'<div class="fix fix-host"><h5>{prose(label("html.fix_host", lang, fix=glossary.fix_host(lang)), lang)}</h5>'
             f"<p>{lbl(lang, 'html.fix_host_how')}{name}</p>"
             f"{diff_block(diff, label=label('html.copy', lang))}"
             f'<div class="legend"><span><i class="del"></i>{lbl(lang, "html.removed")}</span>'
@@ -231,7 +225,7 @@ def _move_to_device_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
     """E1200 remedy (b): a move-to-device after the returned instruction, at its Python line."""
     where = facts.get("returned_location")
     at = f" {lbl(lang, 'html.at')} {ltr(where, 'loc')}" if where else ""
-    return (f'<div class="fix fix-device"><h5>{lbl(lang, "html.fix_device")}</h5>'
+    return (f'<div class="fix fix-device"><h5>{prose(label("html.fix_device", lang, fix=glossary.fix_device(lang)), lang)}</h5>'
             f"<p>{lbl(lang, 'html.fix_device_how')} {ltr(facts.get('returned_value'))}{at}</p>"
             f"{code_block(fix.code or DEVICE_PUT_SNIPPET, 'py', label=label('html.copy', lang))}"
             f"{'' if fix.code else _in_jax(fix, lang)}{_command(fix, lang)}</div>")

@@ -12,6 +12,7 @@ Python line it came from; a fix as its sentence without the JAX snippet that fol
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
 from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
@@ -20,8 +21,9 @@ from ..labels import glossary, label
 
 Renderer = Callable[[Finding, str, int], list[str]]
 
-_JAX_PART = "; JAX: "
-"""Where an offload fix's sentence ends and its JAX snippet begins (``findings.from_offload``)."""
+_JAX_PART = re.compile("[;\u061b] JAX: ")
+"""Where an offload fix's sentence ends and its JAX snippet begins (``findings.from_offload``; the
+labels ``finding.fix_*_text``: ``; JAX: `` in English, the Arabic semicolon in Persian)."""
 _CALLERS_SHOWN = 2
 """``xladoctor.jax``: the offload's first callers (a helper's, up to the jitted function)."""
 _MAX_NOTES = 3
@@ -56,12 +58,12 @@ def hop_detail(h: Hop) -> str:
 
 def fix_sentence(fix: Fix) -> str:
     """The fix's prose without its JAX snippet (the summary points to ``offload`` for the code)."""
-    return fix.text.split(_JAX_PART, 1)[0]
+    return _JAX_PART.split(fix.text, 1)[0]
 
 
 def fix_jax(fix: Fix) -> str | None:
     """What an offload fix's sentence says in JAX terms (after ``; JAX: ``), if it says it."""
-    parts = fix.text.split(_JAX_PART, 1)
+    parts = _JAX_PART.split(fix.text, 1)
     return parts[1] if len(parts) > 1 else None
 
 
@@ -120,7 +122,8 @@ def _jax_origin(jax: Mapping[str, JSON], lang: str) -> list[str]:
     return lines
 
 
-_CODE_HEADINGS = {FixKind.HOST_OUTPUT: "jax_report.fix_host", FixKind.MOVE_TO_DEVICE: "jax_report.fix_device"}
+_CODE_HEADINGS = {FixKind.HOST_OUTPUT: ("jax_report.fix_host", glossary.fix_host),
+                  FixKind.MOVE_TO_DEVICE: ("jax_report.fix_device", glossary.fix_device)}
 """A fix that carries code (``xladoctor.jax``'s) is drawn as its heading and the code."""
 
 
@@ -129,7 +132,8 @@ def _fix_lines(fixes: tuple[Fix, ...], lang: str) -> list[str]:
     lines = []
     for letter, fix in zip("ab", fixes):
         if fix.code and fix.kind in _CODE_HEADINGS:
-            lines.append("  " + label(_CODE_HEADINGS[fix.kind], lang))
+            key, name = _CODE_HEADINGS[fix.kind]
+            lines.append("  " + label(key, lang, fix=name(lang)))
             lines.extend("    " + c for c in fix.code.splitlines())
         else:
             lines.append("   " + label("finding.fix_letter", lang, letter=letter, fix=fix_sentence(fix)))

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..findings.wire import load_document
 from ..ir.shape import format_shape_index
 from ..labels import glossary, label
 from .html_base import IdAllocator, badge, code_block, esc, lbl, ltr, page
@@ -64,6 +65,12 @@ def findings_by_code(doc: dict[str, Any]) -> Counter:
 
 # -- page pieces -----------------------------------------------------------------------
 
+def _noun(n: Any, one: str, many: str, lang: str) -> str:
+    """The page label ``one`` for one, ``many`` for any other count (a tile's or a card's number
+    stands apart from its word, so the glossary's ``count`` does not apply)."""
+    return lbl(lang, one if n == 1 else many)
+
+
 def _hlo_card(s: dict[str, Any], lang: str) -> str:
     ecl = s.get("entry_computation_layout") or {}
     ops = list((s.get("opcode_counts") or {}).items())[:8]
@@ -71,9 +78,11 @@ def _hlo_card(s: dict[str, Any], lang: str) -> str:
     spaces = s.get("memory_spaces") or {}
     host = spaces.get("5")
     host_chip = f' <span class="chip host">S(5) <b>{esc(host)}</b></span>' if host else ""
+    n_instr, n_comp = s.get("instruction_count"), len(s.get("computations") or [])
+    instr = _noun(n_instr, "html.instruction", "html.instructions", lang)
+    comps = _noun(n_comp, "html.computation", "html.computations", lang)
     return (f'<div class="hlo-card"><p>{lbl(lang, "html.hlo_module")} {ltr(s.get("name"), "mono name")} \u00b7 '
-            f'{esc(s.get("instruction_count"))} {lbl(lang, "html.instructions")} \u00b7 '
-            f'{len(s.get("computations") or [])} {lbl(lang, "html.computations")}</p>'
+            f'{esc(n_instr)} {instr} \u00b7 {n_comp} {comps}</p>'
             f'<p class="ecl"><span class="muted">{lbl(lang, "html.entry_layout")}:</span> '
             f'{ltr(ecl.get("text"), "mono wrap")}</p>'
             f'<p class="chips"><span class="muted">{lbl(lang, "html.opcodes")}:</span> {chips}{host_chip}</p></div>')
@@ -146,7 +155,8 @@ def _summary(doc: dict[str, Any], lang: str, sections: list[tuple[dict[str, Any]
     checked = len(files) - skipped
     total = doc.get("findings", sum(int(f.get("findings") or 0) for f in files))
     codes = findings_by_code(doc)
-    tiles = [("html.files_checked", checked, ""), ("html.findings", total, "bad" if total else "ok")]
+    tiles = [("html.file_checked" if checked == 1 else "html.files_checked", checked, ""),
+             ("html.finding" if total == 1 else "html.findings", total, "bad" if total else "ok")]
     if skipped:
         tiles.append(("html.skipped", skipped, "muted"))
     if errors:
@@ -209,7 +219,9 @@ def _overall(doc: dict[str, Any], lang: str) -> str:
 # -- public API ------------------------------------------------------------------------
 
 def render_check_html(doc: dict[str, Any], title: str | None = None, lang: str = "en") -> str:
-    """The ``check`` document as one self-contained page."""
+    """The ``check`` document as one self-contained page.  Each public renderer takes a command's
+    document as built in this process (its findings typed) or read from JSON (typed here, once)."""
+    doc = load_document(doc)
     ids = IdAllocator()
     toc: list[tuple[int, str, str]] = []
     sections: list[tuple[dict[str, Any], str]] = []
@@ -247,6 +259,7 @@ def _single(title: str | None, default: tuple[str, str], verdict: str, body_html
 
 def render_offload_html(doc: dict[str, Any], title: str | None = None, lang: str = "en") -> str:
     """An ``offload`` document as a page (E1200 path, message, fixes, warnings)."""
+    doc = load_document(doc)
     key, tone = offload_verdict(doc)
     return _single(title, (label("html.host_offload", lang), ""), badge(label(key, lang), tone + " big"),
                    f'<section class="file" id="offload">{offload_body(doc, "offload", lang)}</section>', lang,
@@ -255,6 +268,7 @@ def render_offload_html(doc: dict[str, Any], title: str | None = None, lang: str
 
 def render_inputs_html(doc: dict[str, Any], title: str | None = None, lang: str = "en") -> str:
     """An ``inputs`` document as a page (E0102 layouts side by side)."""
+    doc = load_document(doc)
     key, tone = inputs_verdict(doc)
     return _single(title, (label("html.inputs", lang), str(doc.get("executable") or "")), badge(label(key, lang), tone + " big"),
                    f'<section class="inputs" id="inputs">{inputs_body(doc, "inputs", lang)}</section>', lang,
@@ -263,6 +277,7 @@ def render_inputs_html(doc: dict[str, Any], title: str | None = None, lang: str 
 
 def render_explain_html(doc: dict[str, Any], title: str | None = None, lang: str | None = None) -> str:
     """An ``explain`` scan document as a page (one card per finding)."""
+    doc = load_document(doc)
     lang = lang or str(doc.get("lang") or "en")
     found = bool(doc.get("findings"))
     verdict = badge(label("html.verdict_found" if found else "html.verdict_clean", lang), "bad big" if found else "ok big")

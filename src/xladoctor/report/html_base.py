@@ -86,7 +86,8 @@ def _balanced(s: str, start: int, end: int) -> tuple[int, int]:
         if run[0] in _TRAILING or run[0] == " ":
             start += 1
             changed = True
-        elif last in _TRAILING or last == " " or (last in _PAIRS and run.count(last) > run.count(_PAIRS[last])):
+        elif last in _TRAILING or last in " ([{" or (last in _PAIRS and run.count(last) > run.count(_PAIRS[last])):
+            # an opening bracket that ends the run opens the Persian words after it
             end -= 1
             changed = True
         elif run[0] in "([{" and run.count(run[0]) > run.count({"(": ")", "[": "]", "{": "}"}[run[0]]):

@@ -95,8 +95,12 @@ def _trace_nodes(analysis: dict[str, Any], path: Sequence[Hop], lang: str) -> li
     offload = analysis.get("offload") or {}
     errors = [e for e in offload.get("errors") or [] if isinstance(e, dict)]
     if errors:
+        from ..findings.wire import record_finding
+
         err = errors[0]
-        return path_nodes(hops_from_json(err.get("path") or err.get("trace") or []), err.get("output_index"),
+        typed = record_finding(err)  # the --hlo analysis made in this process; else read from JSON
+        hops = typed.path if typed is not None and typed.path else hops_from_json(err.get("path") or err.get("trace") or [])
+        return path_nodes(hops, err.get("output_index"),
                           err.get("output_layout"), host_set(err.get("trace") or []),
                           err.get("origin_instruction") or "", lang)
     return trace_nodes(path, lang)
@@ -153,9 +157,9 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str, twin
 
 
 def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None = None,
-                 diagnostic: dict[str, Any] | None = None) -> str:
-    """One finding of an explain document; ``diagnostic`` is its twin in the document's
-    ``diagnostics`` (the findings model), which the E1200 path is drawn from."""
+                 diagnostic: Finding | None = None) -> str:
+    """One finding of an explain document; ``diagnostic`` is its typed twin in the document's
+    ``diagnostics`` (the findings model), which the E1200 path and the fixes are drawn from."""
     code = str(f.get("code") or "")
     title, url = _catalogue_entry(code, lang)
     count = int(f.get("count") or 1)
@@ -180,6 +184,9 @@ def finding_card(f: dict[str, Any], uid: str, lang: str, text_lang: str | None =
 
 
 def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
+    from ..findings.wire import load_document
+
+    doc = load_document(doc)  # typed in-process already; a document read from JSON is typed here
     text_lang = str(doc.get("lang") or lang or "en")  # the language the document's sentences are in
     lang = lang or text_lang
     findings = doc.get("findings") or []
@@ -190,8 +197,10 @@ def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
     else:
         parts.append(f'<div class="verdict-line">{badge(label("html.verdict_clean", lang), "ok")}</div>'
                      f'<p class="clean">{lbl(lang, "html.no_log_findings")}</p>')
-    twins = (doc.get("diagnostics") or {}).get("findings") or []
-    twins = twins if len(twins) == len(findings) else []  # one per finding, in the same order, or none
+    from ..findings.wire import findings_of
+
+    twins = findings_of(doc.get("diagnostics"))  # typed, one per entry of diagnostics' findings
+    twins = twins if len(twins) == len(findings) else ()  # one per finding, in the same order, or none
     for n, f in enumerate(findings):
         parts.append(finding_card(f, f"{uid}-{str(f.get('code', 'x')).lower()}-{n + 1}", lang, text_lang,
                                   twins[n] if twins else None))

@@ -154,6 +154,9 @@ def mismatch_article(m: dict[str, Any], uid: str, lang: str, diagnostics: Mappin
 
 
 def inputs_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
+    from ..findings.wire import load_document
+
+    doc = load_document(doc)  # typed in-process already; a document read from JSON is typed here
     key, tone = inputs_verdict(doc)
     head = (f'<div class="verdict-line">{badge(label(key, lang), tone)} '
             f'<span class="muted">{lbl(lang, "html.executable")}: {ltr(doc.get("executable"))} \u00b7 '

@@ -54,8 +54,13 @@ def _error_facts(err: dict[str, Any], doc: dict[str, Any]) -> _ErrorFacts:
     finding in the ``diagnostics`` (the model); where the analysis is not a finding (a compiled
     module: ``diagnostics`` is empty by design), from the analysis' own entry read into the
     model's hops and fixes. The drawing falls back to XLA's trace when the path is empty."""
+    from ..findings.wire import Record
+
     f = matching_finding(err, doc.get("diagnostics"))
-    if f is None:
+    if f is None and isinstance(err, Record):  # a compiled module's analysis, typed in this process
+        return _ErrorFacts(thaw_json(err.finding.fields), err.finding.message, err.finding.path or err.trace,
+                           err.finding.path, err.finding.fixes)
+    if f is None:  # the same analysis read from a JSON document
         path = hops_from_json(err.get("path") or [])
         fixes, fix_facts = e1200_fixes_from_json(err)
         facts: Mapping[str, Any] = {**err, **fix_facts}
@@ -102,6 +107,9 @@ def _list_section(title: str, items: list[str], cls: str, open_: bool = True) ->
 
 def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     """The section body (no page shell) for one offload document."""
+    from ..findings.wire import load_document
+
+    doc = load_document(doc)  # typed in-process already; a document read from JSON is typed here
     key, tone = offload_verdict(doc)
     model = label("html.rule_unmerged", lang) if doc.get("rule") == "unmerged-pr-36525" else label("html.rule_shipped", lang)
     parts = [f'<div class="verdict-line">{badge(label(key, lang), tone)} '

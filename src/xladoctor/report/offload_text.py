@@ -61,8 +61,8 @@ def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str) -> list
     out.append("  " + label("offload.path_from", origin=f.fields.get("origin")))
     out.extend("    " + hop_detail(h) for h in f.path)
     if fix is not None:
-        out.append("  " + label("offload.fix_host", output=glossary.output(index), layout=fix.host_layout, jax=fix.host_jax))
-        out.append("  " + label("offload.fix_device", value=fix.returned_value, jax=fix.device_jax))
+        out.append("  " + label("offload.fix_host", fix=glossary.fix_host(), output=glossary.output(index), layout=fix.host_layout, jax=fix.host_jax))
+        out.append("  " + label("offload.fix_device", fix=glossary.fix_device(), value=fix.returned_value, jax=fix.device_jax))
     return out
 
 

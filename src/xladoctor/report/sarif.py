@@ -182,6 +182,9 @@ def _result(f: Finding, rule_index: int, root: Path) -> dict[str, Any]:
         "properties": {"kind": f.kind.value, "origin": f.origin.value, "count": f.count,
                        "fixes": [_fix_text(x) for x in f.fixes]},
     }
+    sarif_fixes = [x for x in (_sarif_fix(fix, root) for fix in f.fixes) if x is not None]
+    if sarif_fixes:
+        result["fixes"] = sarif_fixes
     if f.lines:
         result["properties"]["lines"] = list(f.lines)
     if f.source is not None:
@@ -192,6 +195,32 @@ def _result(f: Finding, rule_index: int, root: Path) -> dict[str, Any]:
         result["codeFlows"] = [{"message": {"text": label("ci.code_flow")},
                                 "threadFlows": [{"locations": [_hop_location(h, f, root) for h in f.path]}]}]
     return result
+
+
+def _sarif_fix(fix: Fix, root: Path) -> dict[str, Any] | None:
+    """A fix with machine-applicable edits as SARIF 2.1.0's ``fix`` object (§3.55): one
+    ``artifactChange`` per file, one ``replacement`` per edit (§3.57).  An edit replaces whole
+    lines ``start_line`` up to, not including, ``end_line``: the ``deletedRegion`` runs from
+    column 1 of the first line to column 1 of ``end_line`` (§3.30: ``endColumn`` is the column
+    after the region), so the lines' newlines go with them; equal lines make it empty, which
+    §3.57.3 reads as an insertion.  None for advice (no edits) or a file a viewer cannot open."""
+    changes: dict[str, dict[str, Any]] = {}
+    for edit in fix.edits:
+        artifact = artifact_uri(edit.path, root)
+        if artifact is None:
+            return None
+        change = changes.setdefault(edit.path, {"artifactLocation": artifact, "replacements": []})
+        region = {"startLine": edit.start_line, "startColumn": 1, "endLine": edit.end_line, "endColumn": 1}
+        replacement: dict[str, Any] = {"deletedRegion": region}
+        if edit.content:
+            replacement["insertedContent"] = {"text": edit.content}
+        change["replacements"].append(replacement)
+    if not changes:
+        return None
+    out: dict[str, Any] = {"description": {"text": fix.text}, "artifactChanges": list(changes.values())}
+    if fix.applicability:
+        out["properties"] = {"applicability": fix.applicability}  # ruff's safe/unsafe; SARIF has no field for it
+    return out
 
 
 def _fix_text(fix: Fix) -> str:

@@ -292,7 +292,12 @@ def wrap_rtl(text: str, width: int, indent: str = "") -> list[str]:
 
 
 _SHORT_LIST = re.compile(r"\[[^\[\]\n]{0,40}\]")
-_CODE_UNIT = re.compile(r"(?:\b\w+ = )?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\)){0,80}\)|`[^`\n]{1,80}`")
+_CODE_UNIT = re.compile(r"(?:\b\w+ = )?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\)){0,80}\)|`[^`\n]{1,80}`"
+                        # a command line to paste (``xladoctor offload PATH``) and an option with its
+                        # values (``--fix host|device -o OUT``): split across rows, each half was
+                        # reordered on its own row
+                        r"|\bxladoctor [a-z]+(?: (?!\()[^\s\u0590-\u08ff]+)+"
+                        r"|--[a-z][\w=.-]*(?: (?:-[a-z]\b|[A-Za-z][\w|]*(?![^\s)])))+")
 
 
 def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
@@ -305,10 +310,14 @@ def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
     return [logical_line(line) for line in lines]
 
 
-def bidi_text(text: str, mode: str) -> str:
+def bidi_text(text: str, mode: str, width: int | None = None) -> str:
     """A report of indented lines (``check``'s) for a right-to-left reader: each line holding
     Persian is drawn in ``mode`` ('visual' for a terminal, 'logical' for files) after its
-    indent; lines with no right-to-left letter (XLA's own English, paths) stay as they are."""
+    indent; lines with no right-to-left letter (XLA's own English, paths) stay as they are.
+
+    ``width`` (visual mode: the terminal's columns) wraps each such line *before* it is
+    reordered: a visual line longer than the terminal was wrapped by the terminal, which put
+    the end of the sentence first and cut code (``jax.device_put(x, ...)``) across rows."""
     out = []
     for line in text.split("\n"):
         if not any(is_rtl_char(ch) for ch in line):
@@ -316,5 +325,8 @@ def bidi_text(text: str, mode: str) -> str:
             continue
         body = line.lstrip(" ")
         indent = line[:len(line) - len(body)]
+        if mode == "visual" and width is not None and display_width(line) > width:
+            out.extend(indent + part for part in render_rtl(body, width - len(indent), "visual"))
+            continue
         out.append(indent + (visual_line(body) if mode == "visual" else logical_line(body)))
     return "\n".join(out)

@@ -1,0 +1,122 @@
+"""Typed findings in-process, JSON between processes (issue 20 item 5).
+
+A command's document is JSON-shaped (it is printed with ``--json``), and its ``diagnostics`` key
+is the JSON of a :class:`~.model.Report`.  Renderers used to read that JSON back with
+``from_json`` inside the process that had just written it.  :class:`Diagnostics` is that JSON
+object *and* the typed report it was written from: it serialises as the same bytes (a ``dict``),
+and renderers take ``report_of(...)`` from it, so nothing is parsed back in-process.
+
+JSON stays the wire format where a document crosses a process boundary: ``check``'s worker
+processes return their entries as JSON text (:func:`to_wire`), and the parent reads them with
+:func:`from_wire`, where each ``diagnostics`` is parsed once (:func:`load_document`).  A
+document handed in from outside (a ``--json`` file, a test's subprocess output) is loaded the
+same way by the renderers' public entry points; loading a document already typed costs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .model import Finding, Hop, Report
+from .serialise import finding_from_json, to_json
+
+
+class Diagnostics(dict[str, Any]):
+    """A ``diagnostics`` JSON object with the :class:`Report` it is the JSON of.
+
+    ``aligned`` holds one typed finding per JSON entry, in order (None where a hand-edited
+    document's entry does not read back: the renderer draws that one from its own facts)."""
+
+    __slots__ = ("aligned", "report")
+
+    def __init__(self, doc: Mapping[str, Any], report: Report, aligned: tuple[Finding | None, ...] | None = None):
+        super().__init__(doc)
+        self.report = report
+        self.aligned = report.findings if aligned is None else aligned
+
+    def __reduce__(self) -> Any:
+        # Never pickled with its objects: what crosses a process boundary is the JSON only.
+        return (dict, (dict(self),))
+
+
+class Record(dict[str, Any]):
+    """An analysis record of a document that is not a finding (an ``offload`` document's
+    ``errors[i]`` of a compiled module, whose ``diagnostics`` is empty by design) with the typed
+    finding it stands for and XLA's trace as hops, so the page draws it without reading JSON."""
+
+    __slots__ = ("finding", "trace")
+
+    def __init__(self, doc: Mapping[str, Any], finding: Finding, trace: tuple[Hop, ...] = ()):
+        super().__init__(doc)
+        self.finding = finding
+        self.trace = trace
+
+    def __reduce__(self) -> Any:
+        return (dict, (dict(self),))
+
+
+def record_finding(record: Any) -> Finding | None:
+    """The typed finding of an analysis record (None for a plain JSON one)."""
+    return record.finding if isinstance(record, Record) else None
+
+
+def typed(report: Report) -> Diagnostics:
+    """The ``diagnostics`` key of a document, written once from ``report`` and carrying it."""
+    return Diagnostics(to_json(report), report)
+
+
+def report_of(diagnostics: Any) -> Report | None:
+    """The typed report of a document's ``diagnostics`` (None where it has none: absent, or a
+    plain JSON object that no :func:`load_document` typed)."""
+    return diagnostics.report if isinstance(diagnostics, Diagnostics) else None
+
+
+def findings_of(diagnostics: Any) -> tuple[Finding | None, ...]:
+    """One typed finding per entry of ``diagnostics["findings"]`` (see :attr:`Diagnostics.aligned`)."""
+    return diagnostics.aligned if isinstance(diagnostics, Diagnostics) else ()
+
+
+def _read(d: Mapping[str, Any]) -> Finding | None:
+    try:
+        return finding_from_json(d)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def _load_diagnostics(d: Mapping[str, Any]) -> Any:
+    if isinstance(d, Diagnostics) or not isinstance(d.get("findings"), list):
+        return d
+    from .serialise import FINDINGS_SCHEMA_VERSION
+
+    if d.get("schema_version", FINDINGS_SCHEMA_VERSION) != FINDINGS_SCHEMA_VERSION:
+        return d
+    aligned = tuple(_read(f) if isinstance(f, Mapping) else None for f in d["findings"])
+    report = Report(command=str(d.get("command", "")), inputs=tuple(d.get("inputs") or ()),
+                    findings=tuple(f for f in aligned if f is not None), lang=str(d.get("lang", "en")),
+                    input_errors=tuple(d.get("input_errors") or ()))
+    return Diagnostics(d, report, aligned)
+
+
+def load_document(doc: Any) -> Any:
+    """``doc`` with every ``diagnostics`` object in it typed (parsed once); the process boundary's
+    reader.  Other values are left as they are; a document already typed is returned unchanged."""
+    if isinstance(doc, dict):
+        out = {k: (_load_diagnostics(v) if k == "diagnostics" and isinstance(v, dict) else load_document(v))
+               for k, v in doc.items()}
+        return out if any(out[k] is not doc[k] for k in doc) else doc
+    if isinstance(doc, list):
+        items = [load_document(v) for v in doc]
+        return items if any(a is not b for a, b in zip(items, doc)) else doc
+    return doc
+
+
+def to_wire(doc: Any) -> str:
+    """A document as the JSON text a worker process returns (surrogate-escaped names included)."""
+    return json.dumps(doc)
+
+
+def from_wire(text: str) -> Any:
+    """A worker's document read back, its ``diagnostics`` typed (:func:`load_document`)."""
+    return load_document(json.loads(text))
