@@ -32,7 +32,7 @@ from ..offload.result import HostOffloadResult, OutputMismatch, PathHop
 from ..offload.rules import SHIPPED
 from ..units import count_text
 from .fix_code import device_fix_code, host_fix_code
-from .lowering import JIT_OPTIONS, LoweredProgram, lower_program
+from .lowering import JIT_OPTIONS, LoweredProgram, declared_out_shardings, lower_program
 from .offload_text import line_json, render_text
 from .source_line import SourceLine
 from .stack import python_stack
@@ -141,13 +141,15 @@ class OffloadReport:
 
     def suggested_out_shardings(self, sharding: Any) -> Any:
         """An ``out_shardings`` pytree: ``sharding`` moved to ``pinned_host`` at each offending
-        output, ``None`` (let JAX decide) elsewhere; pass it to ``jax.jit``."""
+        output, elsewhere the ``out_shardings`` the program was jitted with (``None``, JAX decides,
+        where it gave none); pass it to ``jax.jit``."""
         if self.program is None:
             raise ValueError("no lowered program to take the output tree from")
         out_tree = self.program.lowered.out_tree
         host = sharding.with_memory_kind("pinned_host")
         bad = set(self.offending_leaves())
-        leaves = [host if i in bad else None for i in range(out_tree.num_leaves)]
+        declared = declared_out_shardings(self.program.lowered) or [None] * out_tree.num_leaves
+        leaves = [host if i in bad else declared[i] for i in range(out_tree.num_leaves)]
         return jax.tree_util.tree_unflatten(out_tree, leaves)
 
     def __str__(self) -> str:
@@ -252,6 +254,7 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
     names = program.result_names
     fixes = {tuple(f.output_index): f for f in suggest_fixes(program.module, result, names)}
     leaves = _leaf_numbers(program)
+    offending = {leaves.get(e.output_index[0] if e.output_index else 0, 0) for e in result.errors}
     out = []
     for err in result.errors:
         fix = fixes.get(tuple(err.output_index))
@@ -264,7 +267,7 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
             start=err.start, origin=err.origin, offloaded_at=offloaded_at, offloaded_from=offloaded_from,
             host_argument=_host_argument(program, err),
             path=_steps(err.path or err.trace), returned_at=returned,
-            host_fix=host_fix_code(output, leaves.get(main_index, main_index), program),
+            host_fix=host_fix_code(output, offending, program),
             device_fix=device_fix_code(output, returned, fix.returned_value if fix else label("jax_report.the_value"),
                                        _frontend_primitive(program, err)),
             reported_by_xla=err is result.error))
