@@ -8,8 +8,8 @@ compiled again:
   user runs it (the CLI, in process), on the program's ``as_text("hlo")`` / ``as_text()``; the
   written file goes to the compiler as it is.
 * ``python``: ``check_offload``'s code, applied to the program.  Fix (a), ``host_fix``: the
-  ``out_shardings`` it builds (``report.suggested_out_shardings(sharding)``: ``pinned_host`` at
-  each offending leaf, ``None`` elsewhere), the program's other jit options kept.  Fix (b),
+  ``out_shardings=`` expression of its ``jax.jit(f, out_shardings=...)`` line, evaluated with the
+  names its text defines (``host``, ``device``), the program's other jit options kept.  Fix (b),
   ``device_fix``: the statement it gives (``name = jax.device_put(name, jax.memory.Space.Device)``
   or another frontend's ``name = place_to_device(name)``) applied to the value returned at that
   leaf, which is what the statement does pasted before the ``return`` it names.  A fix whose
@@ -17,7 +17,8 @@ compiled again:
 
 Every fix of a report is applied at once (XLA stops at the first E1200; the report lists all).
 A fix counts as accepted when the compiler compiles the fixed program; otherwise its first
-message line is kept.  Whether ``check_offload`` then says the program is clean (so the same fix
+message line is kept, as ``e1200`` (the fix does not work: a bug) or ``other_error`` (E1200 is
+gone and a later pass rejects the program for another reason, e.g. compute on host memory).  Whether ``check_offload`` then says the program is clean (so the same fix
 is not suggested again) is counted too.
 
 Programs: the user-shaped ones (``bench/user_programs.py``: ``(family, seed)`` names a program)
@@ -27,8 +28,8 @@ form applies).
     nice python bench/fix_campaign.py --seed 0 --count 130 --gen 60 --json
     nice python bench/fix_campaign.py --families device_put_host,scan_offload --count 40
 
-Exit status: 0 when every suggested fix compiles, 1 when one does not, 2 when no real compiler
-can run here.
+Exit status: 0 when no suggested fix leaves E1200 (or is refused by jax), 1 when one does, 2 when
+no real compiler can run here.
 """
 
 from __future__ import annotations
