@@ -80,6 +80,10 @@ def test_install_annotates_the_real_e1200_under_the_error(tmp_path):
     assert f"train.py:{_offload_line(tmp_path)}" in note, note  # the Python line of the offload
     assert "saved = place_to_host(h)" in note  # the line itself
     assert "out_shardings" in note and "pinned_host" in note  # the fix in JAX's terms
+    # fix (b) goes before step's own return (not inside the frontend's place_to_host), on its variable
+    assert f"before the return at {tmp_path / 'train.py'}:{_offload_line(tmp_path) + 1}" in note, note
+    assert "saved = place_to_device(saved)" in note
+    assert "in <module>" not in note  # the code that compiled is not the program's path
 
 
 def test_explain_takes_the_exception_and_explain_log_too(tmp_path):
@@ -211,4 +215,5 @@ def test_ipython_extension_annotates_a_real_e1200_in_a_kernel(tmp_path):
     assert xla < ours, shown[-3000:]
     note = shown[ours:]
     assert "in step: saved = place_to_host(h)" in note  # the cell's own line
+    assert "saved = place_to_device(saved)" in note and "in <module>" not in note
     assert "out_shardings=(host, None)" in note and "pinned_host" in note
