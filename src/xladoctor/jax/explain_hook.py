@@ -30,7 +30,7 @@ _NOTE_MARK = "xladoctor:"
 _installed: dict[str, Any] = {}
 
 
-_JAX_LAYOUTS = "Computation was compiled for input layouts that disagree with the layouts of arguments"
+_JAX_LAYOUTS = re.compile(r"Computation was compiled for input layouts that disagree with the layouts of arguments")
 """JAX's own check of committed arguments' layouts, made before XLA's runtime would say E0102."""
 
 
@@ -42,7 +42,7 @@ def error_code(exc: BaseException) -> str | None:
     m = _CODE.search(text)
     if m is not None:
         return m.group(1)
-    if _JAX_LAYOUTS in text:
+    if _JAX_LAYOUTS.search(text):
         return "E0102"
     from ..inputs.messages import parse_e0102
 
@@ -59,7 +59,7 @@ def explain(exc: BaseException) -> str | None:
         from ..log_report import explain_log
 
         body = str(explain_log(exc, lang="en")).rstrip("\n")
-    header = "jax_report.hook_header_jax_layouts" if _JAX_LAYOUTS in str(exc) else "jax_report.hook_header"
+    header = "jax_report.hook_header_jax_layouts" if _JAX_LAYOUTS.search(str(exc)) else "jax_report.hook_header"
     return label(header, code=code) + "\n" + body
 
 
