@@ -314,15 +314,17 @@ def summarise(records: list[ProgramFixes]) -> dict[str, Any]:
 
 def print_text(doc: dict[str, Any]) -> None:
     print(f"{doc['programs']} programs, {doc['e1200_programs']} rejected with E1200, {doc['seconds']} s")
+    print("accepted/suggested; BAD: the compiler still says E1200 (or jax refuses the fix); later: E1200 gone,"
+          " a later pass rejects the program for another reason")
     keys = [f"{a} {b}" for a, b in FORMS]
     print(f"{'family':22s} {'E1200':>5s}  " + "  ".join(f"{k:>16s}" for k in keys))
     for name, fam in [*doc["families"].items(), ("total", {"e1200": doc["e1200_programs"], "fixes": doc["total"]})]:
         cells = []
         for k in keys:
             c = fam["fixes"].get(k)
-            cells.append(f"{c['compiles']:>5d}/{c['suggested']:<4d}" + (f" {c['suggested'] - c['compiles']} bad"
-                                                                        if c['suggested'] != c['compiles'] else "")
-                         if c else "-")
+            wrong = c["suggested"] - c["compiles"] - c["other_error"] if c else 0
+            cells.append(f"{c['compiles']:>5d}/{c['suggested']:<4d}" + (f" {wrong} BAD" if wrong else "")
+                         + (f" {c['other_error']} later" if c["other_error"] else "") if c else "-")
         print(f"{name:22s} {fam['e1200']:>5d}  " + "  ".join(f"{x:>16s}" for x in cells))
     for f in doc["failures"][:40]:
         print(f"  {f['program']}: {f['fix']}: {f['status']}: {f['message']}")
