@@ -27,6 +27,7 @@ def _jax_entry_text() -> str:
     os.environ.setdefault("TPU_ACCELERATOR_TYPE", "v5litepod-4")
     os.environ.setdefault("TPU_WORKER_HOSTNAMES", "localhost")
     os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")  # other processes may hold libtpu's lock file
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")  # no libtpu start-up errors: the topology is compile-only
     import jax
     import jax.numpy as jnp
     from jax.sharding import SingleDeviceSharding

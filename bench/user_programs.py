@@ -14,11 +14,13 @@ from a known gap of the model: divergences are for the campaign to count, not to
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+os.environ.setdefault("JAX_PLATFORMS", "cpu")  # DEV below starts jax: not libtpu's start-up errors on CPU
 import jax
 import jax.numpy as jnp
 from jax.ad_checkpoint import checkpoint_name

@@ -41,14 +41,15 @@ def test_cpu_really_holds_the_other_layout(setup):
 def test_mismatch_reported_with_path_and_sizes(setup):
     compiled, _, col, x = setup
     report = check_inputs(compiled, col, x)
-    assert not report.ok and report.paths() == ["args[0]['w']"]
+    assert not report.ok and report.paths() == ["params['w']"]  # the Python name, as JAX's own error says
     m = report.mismatches[0]
+    assert m.position == "args[0]['w']"
     assert m.kind == "layout" and m.will_fail
     assert str(m.expected) == "f32[256,40]{1,0}" and str(m.supplied) == "f32[256,40]{0,1}"
     assert (m.expected_bytes, m.supplied_bytes) == (40960, 40960)
     # Under TPU tiling the row-major buffer pads 40 -> 128 lanes; the column-major one does not.
     assert (m.tpu_expected_bytes, m.tpu_supplied_bytes) == (256 * 128 * 4, 40 * 256 * 4)
-    assert "jax.device_put(args[0]['w'], compiled.input_formats[0][0]['w'])" in str(report)
+    assert "params['w'] = jax.device_put(params['w'], compiled.input_formats[0][0]['w'])" in str(report)
 
 
 def test_jax_itself_refuses_the_call(setup):
@@ -76,7 +77,7 @@ def test_other_array_cannot_be_relaid_out(setup):
     bad = {"w": jax.device_put(np.ones((40, 256), np.float32), _s()), "b": row["b"]}
     report = check_inputs(compiled, bad, x)
     assert [m.kind for m in report.mismatches] == ["shape"]
-    with pytest.raises(ValueError, match="args\\[0\\]\\['w'\\]"):
+    with pytest.raises(ValueError, match="params\\['w'\\]"):
         fix_inputs(compiled, bad, x)
 
 
@@ -161,14 +162,49 @@ def test_text_is_drawn_by_the_findings_renderer(setup):
     compiled, row, col, x = setup
     report = check_inputs(compiled, col, x)
     (f,) = report.text_findings()
-    assert f.fields["jax"]["path"] == "args[0]['w']" and f.fields["jax"]["has_bytes"] == 40960
+    assert f.fields["jax"]["path"] == "params['w']" and f.fields["jax"]["has_bytes"] == 40960
     assert str(report).splitlines() == render_finding(f)
     (plain,) = report.diagnostics().findings
     assert "jax" not in plain.fields
     put = next(x for x in plain.fixes if x.kind is FixKind.DEVICE_PUT)
-    assert put.code.startswith("args[0]['w'] = jax.device_put(args[0]['w'], compiled.input_formats[0][0]['w'])")
+    assert put.code.startswith("params['w'] = jax.device_put(params['w'], compiled.input_formats[0][0]['w'])")
     assert render_finding(plain)[0].startswith("E0102 ")
     bad = {"w": jax.device_put(np.ones((40, 256), np.float32), _s()), "b": row["b"]}
     (shape,) = check_inputs(compiled, bad, x).text_findings()
     assert [line for line in render_finding(shape) if line.startswith("  fix: ")] == \
         [f"  fix: {x.text}" for x in shape.fixes]
+
+
+def test_names_the_leaf_as_jax_s_own_error_does(setup):
+    """JAX's ValueError says "Argument params['w']"; the report uses the same name."""
+    compiled, _, col, x = setup
+    with pytest.raises(ValueError) as raised:
+        compiled(col, x)
+    report = check_inputs(compiled, col, x)
+    assert f"Argument {report.paths()[0]} " in str(raised.value)
+    assert str(report).startswith("params['w']: layout mismatch")
+
+
+def test_tpu_runtime_judged_by_the_tpu_tiled_sizes_the_report_gives(setup):
+    """One story: "with TPU tiling: expects 131,072 B, has 40,960 B" and the TPU runtime's verdict
+    compare the same bytes (it rejects); the CPU executable's own untiled layouts are equal in size."""
+    compiled, _, col, x = setup
+    text = str(check_inputs(compiled, col, x))
+    tiling = next(ln for ln in text.splitlines() if "with TPU tiling" in ln)
+    assert "[131,072 B]" in tiling and "[40,960 B]" in tiling
+    tpu = next(ln for ln in text.splitlines() if "TPU runtime (PjRt):" in ln)
+    assert "rejects" in tpu and "131,072 vs 40,960" in tpu and "under TPU tiling" in tpu
+    assert "TPU runtime (PjRt) would not" in text
+
+
+def test_a_shape_dtype_struct_without_a_format_is_not_called_a_match(setup):
+    compiled, row, _, x = setup
+    described = {"w": jax.ShapeDtypeStruct(row["w"].shape, row["w"].dtype), "b": row["b"]}
+    report = check_inputs(compiled, described, x)
+    text = str(report)
+    assert report.unchecked == ["params['w']"]
+    assert "params['w']: layout not checked" in text and "all 3" not in text
+    assert "the other 2 argument leaves match" in text
+    with_format = {"w": jax.ShapeDtypeStruct(row["w"].shape, row["w"].dtype, sharding=row["w"].format),
+                   "b": row["b"]}
+    assert str(check_inputs(compiled, with_format, x)) == "all 3 argument leaves match the executable's input formats"

@@ -100,10 +100,10 @@ def test_clean_report_says_so(outputs: list[dict]) -> None:
 
 def test_e0102_report_shows_the_parameter(outputs: list[dict]) -> None:
     page = _page(outputs[2])
-    assert html.unescape(page).count("args[0]") >= 1
+    assert html.unescape(page).count("w = jax.device_put(w") >= 1  # the Python name, as JAX's own error
     assert "f32[40,256]{1,0}" in page and "f32[40,256]{0,1}" in page
-    assert "jax.device_put(args[0], compiled.input_formats[0][0])" in html.unescape(page)
-    assert outputs[2]["text/plain"].startswith("args[0]: layout mismatch")
+    assert "jax.device_put(w, compiled.input_formats[0][0])" in html.unescape(page)
+    assert outputs[2]["text/plain"].startswith("w: layout mismatch")
 
 
 def test_log_report_shows_each_code(outputs: list[dict]) -> None:

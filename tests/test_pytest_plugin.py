@@ -136,9 +136,9 @@ def test_plugin_loads_by_entry_point_and_fails_with_the_report(user_suite: pytes
     assert "jax.device_put" in out and "pinned_host" in out
     # E0102: the column-major leaf, both layouts and the device_put fix.
     assert "FAILED test_user.py::test_column_major_weights" in out
-    assert "args[0]: layout mismatch" in out
+    assert "w: layout mismatch" in out  # the Python name, as JAX's own error says "Argument w"
     assert "f32[40,256]{1,0}" in out and "f32[40,256]{0,1}" in out
-    assert "jax.device_put(args[0], compiled.input_formats[0][0])" in out
+    assert "w = jax.device_put(w, compiled.input_formats[0][0])" in out
     assert "test_fixed_program" not in out.split("short test summary")[-1]
 
 

@@ -113,6 +113,12 @@ def analyse_module(module: HloModule, text: str, source: str | None, options: An
     fixes = suggest_fixes(module, result, names)
     if provenance is None:
         provenance = detect_provenance(text, None if source in (None, "<stdin>", "-") else source)
+    if stablehlo is not None and provenance.platform is None:  # as_text("hlo") alone cannot tell (h22fixes)
+        from .provenance import cpu_lowering_from_memory_kinds
+
+        evidence = cpu_lowering_from_memory_kinds(module)
+        if evidence is not None:
+            provenance.platform, provenance.evidence = "cpu", [evidence, *provenance.evidence]
     return ModuleCheck(source, module, result, fixes, provenance, options, text=text)
 
 

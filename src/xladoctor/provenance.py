@@ -190,3 +190,27 @@ def detect(text: str, path: str | None = None) -> Provenance:
         prov.evidence.append("host memory (S(5)) in the entry layout but no placement annotation in the body: "
                              "a CPU lowering looks like this (it drops them); a TPU lowering keeps them")
     return prov
+
+
+def cpu_lowering_from_memory_kinds(module: Any) -> str | None:
+    """Evidence that ``module`` (its entry layout already given JAX's memory kinds, from the
+    StableHLO ``@main``) was lowered for CPU, or None.  ``as_text("hlo")`` prints no memory kinds,
+    so an HLO text alone cannot tell; with the StableHLO it can: an output declared in host memory
+    while no argument is in host memory and nothing moves a value there (no placement annotation,
+    no host compute) is what jax's CPU lowering leaves (it drops the annotations); a TPU/GPU
+    lowering of the same program has them (jax 0.10.2).  (h22fixes)"""
+    layout = module.entry_layout()
+    host_out = any(s.is_array and s.layout is not None and s.layout.memory_space != 0
+                   for _, s in layout.result.leaves())
+    host_in = any(s.is_array and s.layout is not None and s.layout.memory_space != 0
+                  for p in layout.parameters for _, s in p.leaves())
+    if not host_out or host_in:
+        return None
+    for instr in module.instructions():
+        attrs = instr.frontend_attributes
+        if (instr.custom_call_target or "") in _OFFLOAD_MARKS or "_xla_buffer_placement" in attrs \
+                or "_xla_compute_type" in attrs:
+            return None
+    return ("an output declared in host memory (the StableHLO's mhlo.memory_kind) that no placement "
+            "annotation produces: jax's CPU lowering drops them")
+

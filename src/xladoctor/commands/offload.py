@@ -113,7 +113,10 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
             print(label("offload.fix_nothing", source=shown), file=say)
         return 1 if mc.findings() else 0
     fixed_module = (fix_host if args.fix == "host" else fix_device)(mc.module, mc.result)
-    out_text = fixed_text(text, mc.module, fixed_module)
+    # Against the module as written: with --stablehlo, mc.module carries JAX's memory kinds, which the
+    # written entry layout lacks; the fixed file must carry them for the compiler (h22fixes).
+    written = parse_hlo(text, source) if stablehlo is not None else mc.module
+    out_text = fixed_text(text, written, fixed_module)
     target = args.output if args.output and not args.diff else source
     if args.diff:
         sys.stdout.write(unified_diff(text, out_text, source, target))

@@ -65,7 +65,7 @@ def relayout_checkpoint(compiled: Any, restored: Any, argnum: int = 0) -> Any:
     wrong = [m.path for m in report.mismatches if m.kind == "shape"]
     if wrong:
         raise ValueError("these leaves hold other arrays (shape or dtype differs): " + ", ".join(wrong))
-    bad = {m.path for m in report.mismatches}
+    bad = {m.position or m.path for m in report.mismatches}
     expected_raw, _ = _argument(compiled, argnum)
     values, vtree = _leaves(restored)
     out = []

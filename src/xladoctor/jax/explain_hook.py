@@ -30,18 +30,37 @@ _NOTE_MARK = "xladoctor:"
 _installed: dict[str, Any] = {}
 
 
+_JAX_LAYOUTS = re.compile(r"Computation was compiled for input layouts that disagree with the layouts of arguments")
+"""JAX's own check of committed arguments' layouts, made before XLA's runtime would say E0102."""
+
+
+def error_code(exc: BaseException) -> str | None:
+    """``E1200``, ``E0102`` or None for ``exc``.  The runtimes' E0102 messages do not carry the
+    code ("expected parameter 3 of size ... but got buffer with incompatible size ..."), so
+    they are recognised by their text, and so is JAX's layout ``ValueError`` before them."""
+    text = str(exc)
+    m = _CODE.search(text)
+    if m is not None:
+        return m.group(1)
+    if _JAX_LAYOUTS.search(text):
+        return "E0102"
+    from ..inputs.messages import parse_e0102
+
+    return "E0102" if parse_e0102(text) is not None else None
+
+
 def explain(exc: BaseException) -> str | None:
     """What xladoctor says about ``exc`` (a JAX/XLA error), or None when it is not E1200/E0102."""
-    m = _CODE.search(str(exc))
-    if m is None:
+    code = error_code(exc)
+    if code is None:
         return None
-    code = m.group(1)
     body = _from_program(exc, code)
     if body is None:
         from ..log_report import explain_log
 
         body = str(explain_log(exc, lang="en")).rstrip("\n")
-    return label("jax_report.hook_header", code=code) + "\n" + body
+    header = "jax_report.hook_header_jax_layouts" if _JAX_LAYOUTS.search(str(exc)) else "jax_report.hook_header"
+    return label(header, code=code) + "\n" + body
 
 
 def _frames(exc: BaseException) -> list[types.FrameType]:

@@ -8,28 +8,49 @@ on the user's own variable when the ``return`` statement names it (read from the
 
 from __future__ import annotations
 
+from typing import Any
+
 import jax
 
 from ..labels import label
-from .lowering import LoweredProgram
+from .lowering import LoweredProgram, declared_out_shardings
 from .returned_value import returned_expression
 from .source_line import SourceLine
 
 
-def host_fix_code(output: str, leaf: int, program: LoweredProgram) -> str:
-    """``out_shardings`` with ``host`` at ``leaf`` and ``None`` elsewhere, in the output's own pytree."""
+def host_fix_code(output: str, leaves: set[int], program: LoweredProgram) -> str:
+    """``out_shardings`` with ``host`` at the offending ``leaves``, in the output's own pytree; the
+    other leaves as the program declared them (``None`` where it gave none), so pasting the line
+    changes only the outputs that must stay on host."""
     tree = program.lowered.out_tree
+    declared = declared_out_shardings(program.lowered) or [None] * tree.num_leaves
+    marks = [_Code("host") if i in leaves else _Code(_kept(declared[i])) for i in range(tree.num_leaves)]
     if tree.num_leaves == 1:
-        shardings = "host"
+        shardings = str(marks[0])
     else:
-        marks = [_Code("host") if i == leaf else _Code("None") for i in range(tree.num_leaves)]
         try:
             shardings = repr(jax.tree_util.tree_unflatten(tree, marks))
         except Exception:  # custom pytree nodes without a readable repr
             shardings = label("jax_report.tree_unreadable", output=output)
         if len(shardings) > 240:
-            shardings = label("jax_report.tree_long", output=output)
-    return label("jax_report.host_fix_code", shardings=shardings, output=output)
+            shardings = label("jax_report.tree_long" if not any(declared) else "jax_report.tree_long_kept",
+                              output=output)
+    code = label("jax_report.host_fix_code", shardings=shardings, output=output)
+    if "device" in marks:
+        code = label("jax_report.host_fix_device_line") + "\n" + code
+    return code
+
+
+def _kept(sharding: Any) -> str:
+    """How a leaf the fix does not change is spelt: as the program declared it."""
+    if sharding is None:
+        return "None"
+    kind = getattr(sharding, "memory_kind", None)
+    if kind == "pinned_host":
+        return "host"
+    if kind == "unpinned_host":
+        return 'sharding.with_memory_kind("unpinned_host")'
+    return "device"
 
 
 class _Code(str):

@@ -21,7 +21,7 @@ import jax
 
 from ..findings import Finding, FixKind, Report, Severity, to_json
 from ..findings.schema_files import schema_id
-from ..inputs.compare import ExpectedParameter, ParameterMismatch, SuppliedBuffer
+from ..inputs.compare import ExpectedParameter, ParameterMismatch, RuntimeVerdict, SuppliedBuffer
 from ..inputs.compare import check_inputs as compare_buffers
 from ..inputs.explanation import explanation_lines
 from ..ir.shape import Shape
@@ -29,6 +29,7 @@ from ..ir.sizes import physical_bytes
 from ..labels import label
 from ..report.finding_text import render_finding
 from .formats import LeafFormat, expected_leaf, supplied_leaf, tpu_tiled
+from .signature import argument_names
 
 
 def _is_metadata_dict(x: Any) -> bool:
@@ -62,6 +63,9 @@ class LeafMismatch:
     explanation: tuple[str, ...]
     fix_code: str
     detail: ParameterMismatch | None = None
+    position: str = ""
+    """The leaf's place in the call, ``args[0]['w']`` (``path`` is its Python name when JAX
+    kept the names, as JAX's own error says "Argument w")."""
 
 
 @dataclass
@@ -69,6 +73,9 @@ class InputsReport:
     mismatches: list[LeafMismatch] = field(default_factory=list)
     structure_error: str | None = None
     leaves: int = 0
+    unchecked: list[str] = field(default_factory=list)
+    """Leaves whose layout cannot be checked: a ``jax.ShapeDtypeStruct`` or metadata dict with
+    no format says nothing of it (their shape, dtype and memory kind are still compared)."""
 
     @property
     def ok(self) -> bool:
@@ -157,18 +164,22 @@ def _flatten_args(args: tuple, kwargs: dict) -> tuple[list[tuple[str, Any]], Any
     return [(_path_text(p), v) for p, v in leaves], tree
 
 
-def _fix_code(path: str) -> str:
-    """``args[0]['w'] = jax.device_put(args[0]['w'], compiled.input_formats[0][0]['w'])``."""
+def _fix_code(path: str, name: str | None = None) -> str:
+    """``w = jax.device_put(w, compiled.input_formats[0][0])``: the leaf by its Python name
+    (``args[0]['w']`` without one), the format by its place in ``input_formats``."""
     where = "[0]" + path[4:] if path.startswith("args") else "[1]" + path[6:]
-    return f"{path} = jax.device_put({path}, compiled.input_formats{where})"
+    who = name or path
+    return f"{who} = jax.device_put({who}, compiled.input_formats{where})"
 
 
 def compare_leaves(expected: list[tuple[str, LeafFormat]], supplied: list[tuple[str, LeafFormat]],
-                   fix_code: Callable[[str], str] | None = None) -> list[LeafMismatch]:
-    """Pair leaves by position; hand each pair to the E0102 comparison."""
-    fix_code = fix_code or _fix_code
-    exp = [ExpectedParameter(i, e.shape, name=p) for i, (p, e) in enumerate(expected)]
-    sup = [SuppliedBuffer(s.shape, name=p, index=i) for i, (p, s) in enumerate(supplied)]
+                   fix_code: Callable[[str], str] | None = None,
+                   names: list[str] | None = None) -> list[LeafMismatch]:
+    """Pair leaves by position; hand each pair to the E0102 comparison.  ``names``: the leaves'
+    Python names (reports and fixes use them; ``position`` keeps ``args[0]['w']``)."""
+    shown = names or [p for p, _ in expected]
+    exp = [ExpectedParameter(i, e.shape, name=shown[i]) for i, (p, e) in enumerate(expected)]
+    sup = [SuppliedBuffer(s.shape, name=shown[i], index=i) for i, (p, s) in enumerate(supplied)]
     check = compare_buffers(exp, sup, executable="compiled")
     out = []
     for m in check.mismatches:
@@ -178,12 +189,29 @@ def compare_leaves(expected: list[tuple[str, LeafFormat]], supplied: list[tuple[
             # numpy / Python values carry no layout: JAX transfers them in the executable's layout.
             continue
         te, ts = tpu_tiled(e.shape), tpu_tiled(s.shape)
+        m = _tpu_verdict_under_tiling(m, te, ts)
+        code = fix_code(path) if fix_code is not None else _fix_code(path, names[m.index] if names else None)
         out.append(LeafMismatch(
-            path, m.kind, e.shape, s.shape, m.expected_physical_bytes, m.supplied_physical_bytes,
+            shown[m.index], m.kind, e.shape, s.shape, m.expected_physical_bytes, m.supplied_physical_bytes,
             te, ts, _safe_bytes(te), _safe_bytes(ts), will_fail=s.committed or m.kind == "shape",
             explanation=tuple(explanation_lines(m, behind_jax=s.committed and m.kind != "shape")),
-            fix_code=fix_code(path) if m.kind != "shape" else "", detail=m))
+            fix_code=code if m.kind != "shape" else "", detail=m, position=path))
     return out
+
+
+def _tpu_verdict_under_tiling(m: ParameterMismatch, te: Shape, ts: Shape) -> ParameterMismatch:
+    """The TPU runtime's verdict on the pair as a TPU would lay it out, when the executable's own
+    layouts have no tiles (compiled for CPU/GPU): its ArraySize of untiled layouts is not what a
+    TPU compares, and the report's "with TPU tiling" sizes must be the ones it judges by."""
+    exp = m.expected.shape
+    if m.kind == "shape" or not exp.is_array or exp.effective_layout.tiles or te == exp:
+        return m
+    e_phys, s_phys = _safe_bytes(te), _safe_bytes(ts)
+    if e_phys < 0 or s_phys < 0:
+        return m
+    tpu = RuntimeVerdict("tpu", e_phys == s_phys, label("inputs.compares_tpu") + label("jax_report.under_tpu_tiling"),
+                         str(e_phys), str(s_phys))
+    return replace(m, verdicts=tuple(tpu if v.runtime == "tpu" else v for v in m.verdicts))
 
 
 def _safe_bytes(shape: Shape) -> int:
@@ -227,8 +255,16 @@ def check_inputs(compiled: Any, *args: Any, **kwargs: Any) -> InputsReport:
         dtype = aval.dtype if aval is not None else values[i][1].dtype
         expected.append((path, expected_leaf(fmt, shape, dtype)))
     supplied = [(path, supplied_leaf(v)) for path, v in values]
-    report.mismatches = compare_leaves(expected, supplied)
+    names = argument_names(compiled, len(formats))
+    report.mismatches = compare_leaves(expected, supplied, names=names)
+    report.unchecked = [names[i] if names else path for i, (path, v) in enumerate(values)
+                        if _is_description(v) and not supplied[i][1].has_layout]
     return report
+
+
+def _is_description(value: Any) -> bool:
+    """A leaf that describes an array rather than holding one: its layout is what it says."""
+    return _is_metadata_dict(value) or isinstance(value, jax.ShapeDtypeStruct)
 
 
 def fix_inputs(compiled: Any, *args: Any, **kwargs: Any) -> tuple[tuple, dict]:
@@ -241,7 +277,7 @@ def fix_inputs(compiled: Any, *args: Any, **kwargs: Any) -> tuple[tuple, dict]:
     report = check_inputs(compiled, *args, **kwargs)
     if report.structure_error:
         raise ValueError(report.structure_error)
-    bad = {m.path for m in report.mismatches if m.kind != "shape"}
+    bad = {m.position or m.path for m in report.mismatches if m.kind != "shape"}
     shapes = [m.path for m in report.mismatches if m.kind == "shape"]
     if shapes:
         raise ValueError("no relayout can fix these leaves (another shape or dtype): " + ", ".join(shapes))
@@ -257,9 +293,16 @@ def render_text(report: InputsReport) -> str:
     :mod:`xladoctor.report.finding_text`, with the leaf's facts (:func:`text_findings`)."""
     if report.structure_error:
         return label("jax_report.structure_differs", error=report.structure_error)
+    unchecked = [label("jax_report.leaves_unchecked", paths=", ".join(report.unchecked))] if report.unchecked else []
     if not report.mismatches:
-        return label("jax_report.all_leaves_match", n=report.leaves)
-    return "\n".join(line for f in report.text_findings() for line in render_finding(f))
+        if not unchecked:
+            return label("jax_report.one_leaf_matches" if report.leaves == 1 else "jax_report.all_leaves_match",
+                         n=report.leaves)
+        checked = report.leaves - len(report.unchecked)
+        rest = ([] if not checked else [label("jax_report.other_leaf_matches")] if checked == 1 else
+                [label("jax_report.other_leaves_match", n=checked)])
+        return "\n".join(unchecked + rest)
+    return "\n".join([*(line for f in report.text_findings() for line in render_finding(f)), *unchecked])
 
 
 def leaf_facts(m: LeafMismatch) -> dict[str, Any]:

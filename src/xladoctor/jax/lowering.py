@@ -118,6 +118,19 @@ def lower_program(program: Any, args: tuple = (), jit_kwargs: dict | None = None
                           traced_function(program))
 
 
+def declared_out_shardings(lowered: Any) -> list[Any] | None:
+    """The ``out_shardings`` the program was jitted with, one per output leaf, ``None`` where the
+    user gave none (JAX decides); ``None`` when this jax does not say (``Lowered._lowering.compile_args``,
+    jax 0.4 to 0.10).  A fix that changes one leaf keeps the others: replacing a declared
+    ``device`` leaf with ``None`` lets an AOT host argument returned there reach E1200."""
+    args = getattr(getattr(lowered, "_lowering", None), "compile_args", None)
+    shardings = args.get("out_shardings") if isinstance(args, dict) else None
+    if shardings is None:
+        return None
+    out = [s if hasattr(s, "memory_kind") else None for s in shardings]
+    return out if len(out) == lowered.out_tree.num_leaves else None
+
+
 def traced_function(program: Any) -> tuple[str, str] | None:
     """``(co_filename, co_name)`` of the function a plain or jitted ``program`` traces."""
     fn = program

@@ -32,7 +32,7 @@ from ..offload.result import HostOffloadResult, OutputMismatch, PathHop
 from ..offload.rules import SHIPPED
 from ..units import count_text
 from .fix_code import device_fix_code, host_fix_code
-from .lowering import JIT_OPTIONS, LoweredProgram, lower_program
+from .lowering import JIT_OPTIONS, LoweredProgram, declared_out_shardings, lower_program
 from .offload_text import line_json, render_text
 from .source_line import SourceLine
 from .stack import python_stack
@@ -141,13 +141,15 @@ class OffloadReport:
 
     def suggested_out_shardings(self, sharding: Any) -> Any:
         """An ``out_shardings`` pytree: ``sharding`` moved to ``pinned_host`` at each offending
-        output, ``None`` (let JAX decide) elsewhere; pass it to ``jax.jit``."""
+        output, elsewhere the ``out_shardings`` the program was jitted with (``None``, JAX decides,
+        where it gave none); pass it to ``jax.jit``."""
         if self.program is None:
             raise ValueError("no lowered program to take the output tree from")
         out_tree = self.program.lowered.out_tree
         host = sharding.with_memory_kind("pinned_host")
         bad = set(self.offending_leaves())
-        leaves = [host if i in bad else None for i in range(out_tree.num_leaves)]
+        declared = declared_out_shardings(self.program.lowered) or [None] * out_tree.num_leaves
+        leaves = [host if i in bad else declared[i] for i in range(out_tree.num_leaves)]
         return jax.tree_util.tree_unflatten(out_tree, leaves)
 
     def __str__(self) -> str:
@@ -213,19 +215,45 @@ def _origin(program: LoweredProgram, err: OutputMismatch) -> tuple[SourceLine | 
     if stack:
         lines = [SourceLine.of(loc) for loc in stack]
         callers = [s for s in lines[1:] if s is not None and not s.file.startswith(_OWN_DIR)]
-        return lines[0], tuple(_up_to_traced_function(callers, program.traced_function))
+        traced = program.traced_function or (None, _traced_name(program))
+        return lines[0], tuple(_up_to_traced_function(callers, traced))
     return None, ()
 
 
-def _up_to_traced_function(callers: list[SourceLine], traced: tuple[str, str] | None) -> list[SourceLine]:
-    """Drop the frames outside the traced function (its callers: the code that ran the check)."""
-    if traced is None:
+def _traced_name(program: LoweredProgram) -> str:
+    """The traced function's name: known when xladoctor traced it, else read from the module's
+    name (``jit_step``), as for a ``Lowered`` the exception hook finds."""
+    return program.traced_function[1] if program.traced_function else program.module.name.removeprefix("jit_")
+
+
+def _up_to_traced_function(callers: list[SourceLine], traced: tuple[str | None, str] | None) -> list[SourceLine]:
+    """Drop the frames outside the traced function (its callers: the code that ran the check);
+    ``traced`` is ``(file, name)``, the file None when only the name is known."""
+    if traced is None or not traced[1]:
         return callers
     file, name = traced
     for i, s in enumerate(callers):
-        if s.file == file and s.function is not None and s.function.rsplit(".", 1)[-1] == name:
+        if file in (None, s.file) and s.function is not None and s.function.rsplit(".", 1)[-1] == name:
             return callers[:i + 1]
     return callers
+
+
+def _returned_line(program: LoweredProgram, fix: Any) -> SourceLine | None:
+    """Where the device fix goes: the returned value's frame in the traced function (the function
+    whose ``return`` makes the output), not the innermost frame, which may be a helper or another
+    frontend's library (``place_to_host``'s own body); the innermost frame when none is in it."""
+    if fix is None:
+        return None
+    innermost = SourceLine.of(fix.returned_location)
+    instr = program.module.get_instruction(fix.returned_value.split("{", 1)[0])
+    name = _traced_name(program)
+    if instr is None or not name:
+        return innermost
+    for loc in python_stack(program.module, instr):
+        line = SourceLine.of(loc)
+        if line is not None and line.function and line.function.rsplit(".", 1)[-1] == name:
+            return line
+    return innermost
 
 
 def _host_argument(program: LoweredProgram, err: OutputMismatch) -> str | None:
@@ -252,19 +280,20 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
     names = program.result_names
     fixes = {tuple(f.output_index): f for f in suggest_fixes(program.module, result, names)}
     leaves = _leaf_numbers(program)
+    offending = {leaves.get(e.output_index[0] if e.output_index else 0, 0) for e in result.errors}
     out = []
     for err in result.errors:
         fix = fixes.get(tuple(err.output_index))
         main_index = err.output_index[0] if err.output_index else 0
         output = names[main_index] if main_index < len(names) else f"output {list(err.output_index)}"
-        returned = SourceLine.of(fix.returned_location) if fix else None
+        returned = _returned_line(program, fix)
         offloaded_at, offloaded_from = _origin(program, err)
         out.append(OffloadFinding(
             output=output, leaf=leaves.get(main_index, main_index), xla_message=err.full_message,
             start=err.start, origin=err.origin, offloaded_at=offloaded_at, offloaded_from=offloaded_from,
             host_argument=_host_argument(program, err),
             path=_steps(err.path or err.trace), returned_at=returned,
-            host_fix=host_fix_code(output, leaves.get(main_index, main_index), program),
+            host_fix=host_fix_code(output, offending, program),
             device_fix=device_fix_code(output, returned, fix.returned_value if fix else label("jax_report.the_value"),
                                        _frontend_primitive(program, err)),
             reported_by_xla=err is result.error))

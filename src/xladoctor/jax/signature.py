@@ -10,7 +10,7 @@ from typing import Any
 
 from ..syntax.stablehlo_main import HOST_MEMORY_KINDS, MainSignature, ValueInfo, read_main_signature
 
-__all__ = ["HOST_MEMORY_KINDS", "MainSignature", "ValueInfo", "main_signature"]
+__all__ = ["HOST_MEMORY_KINDS", "MainSignature", "ValueInfo", "argument_names", "main_signature"]
 
 
 def _string(attr: Any) -> str:
@@ -48,3 +48,15 @@ def main_signature(lowered: Any) -> MainSignature:
         return MainSignature(_infos(arg_attrs, list(ftype.inputs), "jax.arg_info"),
                              _infos(res_attrs, list(ftype.results), "jax.result_info"))
     return read_main_signature(lowered.as_text())
+
+
+def argument_names(compiled: Any, leaves: int) -> list[str] | None:
+    """The Python names of a compiled executable's argument leaves (``w``, ``params['b']``,
+    ``scale``), in ``input_formats`` order: the names JAX's own errors use ("Argument w");
+    None when this jax does not keep them (``Compiled._executable._all_args_info.debug_info``,
+    jax 0.4.36 to 0.10) or they do not cover every leaf."""
+    info = getattr(getattr(compiled, "_executable", None), "_all_args_info", None)
+    names = getattr(getattr(info, "debug_info", None), "arg_names", None)
+    if not names or len(names) != leaves or not all(isinstance(n, str) and n for n in names):
+        return None
+    return list(names)
