@@ -18,6 +18,8 @@ and calls, and the side-effecting opcodes dead-code elimination keeps.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
@@ -34,7 +36,7 @@ def eliminate_common_subexpressions(module: HloModule) -> list[tuple[str, str]]:
     """Merge equal instructions in every computation; ``(removed, kept)`` names."""
     merged: list[tuple[str, str]] = []
     for comp in module.computations:
-        merged.extend(_cse(comp))
+        merged.extend(merge_duplicates(comp))
     return merged
 
 
@@ -49,12 +51,17 @@ def _key(instr: HloInstruction) -> tuple | None:
     return (instr.opcode, str(instr.shape), tuple(operands), attrs, called, instr.literal, instr.tuple_index)
 
 
-def _cse(comp: HloComputation) -> list[tuple[str, str]]:
+def merge_duplicates(comp: HloComputation,
+                     key_of: Callable[[HloInstruction], tuple | None] | None = None) -> list[tuple[str, str]]:
+    """Replace each later instruction of ``comp`` whose ``key_of`` equals an earlier one's (in post
+    order, as ``HloCSE`` keeps the first it meets) by that one; ``(removed, kept)`` names.  The
+    annotation CSE (:func:`.prepare.merge_duplicate_annotations`) is the same loop over its own key."""
+    key_fn = _key if key_of is None else key_of
     merged: list[tuple[str, str]] = []
     first: dict[tuple, HloInstruction] = {}
     gone: set[HloInstruction] = set()
     for instr in comp.post_order():
-        key = _key(instr)
+        key = key_fn(instr)
         if key is None:
             continue
         kept = first.setdefault(key, instr)

@@ -33,6 +33,7 @@ from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from .annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_move_to_device, is_move_to_host
+from .cse import merge_duplicates
 from .dataflow import is_sharding_annotation
 
 
@@ -123,20 +124,7 @@ def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
     for comp in module.computations:
         if not _may_have_duplicates(comp.instructions):
             continue  # no duplicates: nothing to merge
-        first: dict[tuple, HloInstruction] = {}
-        gone: set[HloInstruction] = set()
-        for instr in comp.post_order():
-            key = _annotation_key(instr)
-            if key is None:
-                continue
-            kept = first.setdefault(key, instr)
-            if kept is not instr:
-                instr.replace_all_uses_with(kept)
-                if comp.root is not instr:
-                    comp.unhook(instr)
-                    gone.add(instr)
-                merged.append((instr.name, kept.name))
-        comp.drop_removed(gone, release_names=False)
+        merged.extend(merge_duplicates(comp, _annotation_key))
     return merged
 
 
