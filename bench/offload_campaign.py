@@ -106,7 +106,7 @@ def _analyze(module):
     """The prediction for an HLO module on the campaign's platform."""
     from xladoctor.offload.platform_checks import predict_for_platform
 
-    return predict_for_platform(module, analyze_host_offload(module), TARGET["lower"])
+    return predict_for_platform(module, analyze_host_offload(module, platform=TARGET["lower"]), TARGET["lower"])
 
 
 def run_jax(name: str, jitted, args, worker: OracleWorker, spec=None, repro: str = "") -> Record:

@@ -308,7 +308,7 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport
     from ..offload.platform_checks import predict_for_platform
 
     later = unpinned_host_failures(program.module)
-    result = predict_for_platform(program.module, analyze_host_offload(program.module, rule), platform)
+    result = predict_for_platform(program.module, analyze_host_offload(program.module, rule, platform=platform or "tpu"), platform)
     add_later_failures(result, later)
     report = OffloadReport(platform, result.rule, result.outcome, _findings(program, result), result=result,
                            program=program)

@@ -20,7 +20,7 @@ from .simulator import OffloadOptions
 
 def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host_compute: bool = False,
                          allow_h2h_copy: bool = False, inline_calls: bool | None = None,
-                         legalize: bool = True) -> HostOffloadResult:
+                         legalize: bool = True, platform: str = "tpu") -> HostOffloadResult:
     """Predict what XLA's HostOffloader does with ``module``; ``module`` is not modified.
 
     Raises :class:`~xladoctor.errors.VerifyError` for a module XLA's verifier would
@@ -33,6 +33,9 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     element size), and otherwise the output silently becomes host memory (reported in
     ``outputs_moved_to_host`` and ``warnings``).  ``disable_host_compute`` /
     ``allow_h2h_copy`` mirror the XLA debug options of the same meaning.
+
+    ``platform`` (``tpu``, ``cuda``...) leaves out the pre-passes only libtpu runs
+    (:func:`.pipeline._tpu_pre_optimization`).
 
     ``inline_calls`` first does what XLA's compile does before HostOffloader runs:
     CallInliner and tuple folding (:mod:`.inline`), removal of sharding markers
@@ -60,11 +63,11 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
         unchanged = _unchanged_by_the_pass(module, options, inline_calls, legalize)
         if unchanged is not None:
             return unchanged
-    return _full_analysis(module, options, inline_calls, legalize)
+    return _full_analysis(module, options, inline_calls, legalize, platform)
 
 
 def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: bool,
-                   legalize: bool) -> HostOffloadResult:
+                   legalize: bool, platform: str = "tpu") -> HostOffloadResult:
     """The declared pipeline (:data:`.pipeline.PIPELINE`: the pre-passes, HostOffloadLegalize,
     HostOffloader) on a private copy of ``module``."""
     # The private copy allocates an object per instruction (more with inlining); Python's
@@ -73,7 +76,7 @@ def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: boo
     collecting = gc.isenabled()
     gc.disable()
     try:
-        state = PipelineState(clone_module(module), module, PipelineConfig(inline_calls, legalize, options))
+        state = PipelineState(clone_module(module), module, PipelineConfig(inline_calls, legalize, options, platform))
         run_pipeline(state)
     finally:
         if collecting:

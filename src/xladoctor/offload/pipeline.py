@@ -52,6 +52,9 @@ class PipelineConfig:
     legalize: bool = True
     options: OffloadOptions | None = None
     """HostOffloader's options; ``None`` when the pipeline stops before it."""
+    platform: str = "tpu"
+    """The compiler predicted for: passes measured on libtpu only (its own passes, and what it is
+    known to fold) do not run for a GPU platform, whose pipeline was not measured for them."""
 
 
 @dataclass
@@ -92,6 +95,11 @@ def _always(config: PipelineConfig) -> bool:
 
 def _pre_optimization(config: PipelineConfig) -> bool:
     return config.inline_calls
+
+
+def _tpu_pre_optimization(config: PipelineConfig) -> bool:
+    """libtpu's own pre-passes (not in openxla's GPU pipeline)."""
+    return config.inline_calls and config.platform not in ("cuda", "gpu", "rocm")
 
 
 def _legalizing(config: PipelineConfig) -> bool:
@@ -202,10 +210,10 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("cse", _cse, _pre_optimization),  # the constants algsimp folded, once each; users of those moves
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
     # libtpu's passes after layout assignment, right before its host_offloading pipeline:
-    Pass("concat_decomposer", _concat_decomposer, _pre_optimization),  # Pre_main_fusion
-    Pass("while_initializer_removal", _while_initializer_removal, _pre_optimization),  # scan ys buffers
+    Pass("concat_decomposer", _concat_decomposer, _tpu_pre_optimization),  # Pre_main_fusion
+    Pass("while_initializer_removal", _while_initializer_removal, _tpu_pre_optimization),  # scan ys buffers
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
-    Pass("pipelining_optimizations", _pipelining_optimizations, _pre_optimization),  # remat moves back
+    Pass("pipelining_optimizations", _pipelining_optimizations, _tpu_pre_optimization),  # remat moves back
     Pass("host_offload_legalize", _host_offload_legalize, _legalizing),
     Pass("host_offloader", _host_offloader, _offloading),
 )
