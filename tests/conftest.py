@@ -31,3 +31,29 @@ def jax_hlo_corpus(tmp_path_factory):
     from jax_programs import generate_in_subprocess
 
     return generate_in_subprocess(tmp_path_factory.mktemp("jax_hlo"))
+
+
+@pytest.fixture(scope="module")
+def dumping_worker():
+    """A compile-only TPU worker that dumps the module before every pass into a folder (the test
+    files comparing our pre-passes with libtpu's ``before_host-offload-legalize`` module)."""
+    import shutil
+    import tempfile
+
+    from xladoctor.oracle import OracleWorker
+    from xladoctor.oracle.prepass import DUMP_FLAGS
+
+    folder = tempfile.mkdtemp(prefix="prepass-test-")
+    saved = os.environ.get("XLA_FLAGS")
+    os.environ["XLA_FLAGS"] = f"--xla_dump_to={folder} {DUMP_FLAGS}"
+    try:
+        with OracleWorker("v5e:2x2", timeout=120, want_text=False) as w:
+            if w.unavailable is not None:
+                pytest.skip(f"real TPU compiler unavailable: {w.unavailable}")
+            yield w, folder
+    finally:
+        if saved is None:
+            os.environ.pop("XLA_FLAGS", None)
+        else:
+            os.environ["XLA_FLAGS"] = saved
+        shutil.rmtree(folder, ignore_errors=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 
 import pytest
 
@@ -22,7 +21,7 @@ from xladoctor.offload.pipeline import PIPELINE, PRE_PASSES, PipelineConfig, Pip
 from xladoctor.offload.report import legalize_json, result_json
 from xladoctor.offload.simulator import OffloadOptions
 from xladoctor.oracle import compare, prediction_of, unavailable_reason
-from xladoctor.oracle.prepass import DUMP_FLAGS, canonical_lines, compare_prepared, prepared_module, read_dump
+from xladoctor.oracle.prepass import canonical_lines, compare_prepared, prepared_module, read_dump
 from xladoctor.syntax.hlo_parser import parse_module
 
 HEAD = "HloModule m, entry_computation_layout={(f32[1024]{0}, pred[1024]{0})->f32[1024]{0}}\nENTRY main {\n" \
@@ -88,27 +87,6 @@ def test_the_renaming_rule_ignores_names_and_layouts_and_finds_the_first_differe
 
 needs_libtpu = pytest.mark.skipif(unavailable_reason() is not None,
                                   reason=f"real TPU compiler unavailable: {unavailable_reason()}")
-
-
-@pytest.fixture(scope="module")
-def dumping_worker():
-    """A compile-only worker that dumps the module before HostOffloadLegalize into a folder."""
-    from xladoctor.oracle import OracleWorker
-
-    folder = tempfile.mkdtemp(prefix="prepass-test-")
-    saved = os.environ.get("XLA_FLAGS")
-    os.environ["XLA_FLAGS"] = f"--xla_dump_to={folder} {DUMP_FLAGS}"
-    try:
-        with OracleWorker("v5e:2x2", timeout=120, want_text=False) as w:
-            if w.unavailable is not None:
-                pytest.skip(f"real TPU compiler unavailable: {w.unavailable}")
-            yield w, folder
-    finally:
-        if saved is None:
-            os.environ.pop("XLA_FLAGS", None)
-        else:
-            os.environ["XLA_FLAGS"] = saved
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @needs_libtpu

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,7 @@ from xladoctor.offload import analyze_host_offload
 from xladoctor.offload.pipeline import PIPELINE
 from xladoctor.oracle import compare, prediction_of
 from xladoctor.oracle.divergences import match_divergence
-from xladoctor.oracle.prepass import DUMP_FLAGS, compare_prepared, prepared_module, read_dump
+from xladoctor.oracle.prepass import compare_prepared, prepared_module, read_dump
 from xladoctor.syntax.hlo_parser import parse_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -119,26 +118,6 @@ def test_while_initializer_removal_leaves_an_allocate_buffer():
     prepared = prepared_module(module)
     targets = [i.custom_call_target for i in prepared.entry_computation().instructions]
     assert "AllocateBuffer" in targets
-
-
-@pytest.fixture(scope="module")
-def dumping_worker():
-    from xladoctor.oracle import OracleWorker
-
-    folder = tempfile.mkdtemp(prefix="prepass-passes-")
-    saved = os.environ.get("XLA_FLAGS")
-    os.environ["XLA_FLAGS"] = f"--xla_dump_to={folder} {DUMP_FLAGS}"
-    try:
-        with OracleWorker("v5e:2x2", timeout=120, want_text=False) as w:
-            if w.unavailable is not None:
-                pytest.skip(f"real TPU compiler unavailable: {w.unavailable}")
-            yield w, folder
-    finally:
-        if saved is None:
-            os.environ.pop("XLA_FLAGS", None)
-        else:
-            os.environ["XLA_FLAGS"] = saved
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS))

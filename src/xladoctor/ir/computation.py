@@ -118,6 +118,16 @@ class HloComputation:
         old.replace_all_uses_with(new)
         self.remove_instruction(old)
 
+    def replace_and_unhook(self, old: HloInstruction, new: HloInstruction,
+                           removed: set[HloInstruction]) -> None:
+        """The batched :meth:`replace_instruction`: every use of ``old`` becomes ``new``; unless
+        ``old`` stays the root, it is unhooked and added to ``removed`` for one
+        :meth:`drop_removed` sweep after the pass's loop."""
+        old.replace_all_uses_with(new)
+        if self.root is not old:
+            self.unhook(old)
+            removed.add(old)
+
     def unhook(self, instr: HloInstruction) -> None:
         """The first half of :meth:`remove_instruction`: ``instr`` (unused, not the root) lets go
         of its operands now, so their users are reordered exactly when XLA's

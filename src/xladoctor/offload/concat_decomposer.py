@@ -63,5 +63,4 @@ def _decompose(module: HloModule, comp: HloComputation, concat: HloInstruction) 
         joined.operands = [combined, pad]
         combined = joined
     assert combined is not None
-    concat.replace_all_uses_with(combined)
-    comp.remove_instruction(concat)
+    comp.replace_instruction(concat, combined)

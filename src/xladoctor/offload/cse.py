@@ -67,10 +67,7 @@ def merge_duplicates(comp: HloComputation,
         kept = first.setdefault(key, instr)
         if kept is instr:
             continue
-        instr.replace_all_uses_with(kept)
-        if comp.root is not instr:
-            comp.unhook(instr)
-            gone.add(instr)
+        comp.replace_and_unhook(instr, kept, gone)
         merged.append((instr.name, kept.name))
     comp.drop_removed(gone, release_names=False)
     return merged

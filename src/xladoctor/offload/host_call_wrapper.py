@@ -114,8 +114,7 @@ def _merge(module: HloModule, comp: HloComputation, calls: list[HloInstruction])
         element.operands = [merged]
         elements.append(element)
     for call, element in zip(calls, elements):
-        call.replace_all_uses_with(element)
-        comp.remove_instruction(call)
+        comp.replace_instruction(call, element)
     module.calls_changed()
     callees = [c.called_computations[0] for c in calls]
     module.remove_computations([c for c in callees if not module.callers_of(c)])

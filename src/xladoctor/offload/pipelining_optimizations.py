@@ -59,10 +59,7 @@ def _hoist(module: HloModule, comp: HloComputation, barrier: HloInstruction) -> 
         comp.insert_before(packed, new)
         new.operands = [packed.operands[slot]]
         packed.replace_operand(slot, new)
-        move.replace_all_uses_with(gte)
-        if comp.root is not move:
-            comp.unhook(move)
-            gone.add(move)
+        comp.replace_and_unhook(move, gte, gone)
         moved.append((move.name, new.name))
     comp.drop_removed(gone, release_names=False)
     return moved

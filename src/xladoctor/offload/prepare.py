@@ -136,10 +136,7 @@ def elide_moves_into_host_calls(module: HloModule) -> list[str]:
         for call in [i for i in comp.instructions if is_host_computation_call(i)]:
             for operand in list(call.operands):
                 if is_move_to_host(operand) and operand.parent is comp and operand not in gone:
-                    operand.replace_all_uses_with(operand.operands[0])
-                    if comp.root is not operand:
-                        comp.unhook(operand)
-                        gone.add(operand)
+                    comp.replace_and_unhook(operand, operand.operands[0], gone)
                     elided.append(operand.name)
         comp.drop_removed(gone, release_names=False)
     return elided

@@ -122,8 +122,7 @@ def _sink(module: HloModule, comp: HloComputation, instr: HloInstruction) -> Non
     out = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, instr.shape)
     comp.insert_before(instr, out)
     out.operands = [new]
-    instr.replace_all_uses_with(out)
-    comp.remove_instruction(instr)
+    comp.replace_instruction(instr, out)
 
 
 def _inverse(module: HloModule, comp: HloComputation, anchor: HloInstruction, operand: HloInstruction,
