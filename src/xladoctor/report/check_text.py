@@ -8,7 +8,7 @@ from typing import Any
 from ..escape import escape_field
 from ..findings import Finding, FindingKind
 from ..findings.wire import load_document, report_of
-from ..labels import label, plural
+from ..labels import in_lang, label, plural
 from .confirm import confirm_lines
 from .finding_text import render_finding
 
@@ -105,7 +105,7 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
     if not off["error"] and not off.get("failures"):
         lines.append("   " + label("check.offload_clean", lang))
     for w in off["warnings"][:5]:
-        lines.append("   " + label("check.warning", lang, warning=w))
+        lines.append("   " + label("check.warning", lang, warning=in_lang(w, lang)))
     if len(off["warnings"]) > 5:
         lines.append("   " + label("check.more_warnings", lang, n=len(off["warnings"]) - 5))
     if f.get("provenance", {}).get("note"):
