@@ -80,8 +80,7 @@ def test_every_command_with_findings_takes_lang_and_html(command, shapes, tmp_pa
     assert "گزارش HTML" in p.stderr  # the status line in the language asked
     doc = json.loads(xladoctor(*bad, "--lang", "fa", "--json").stdout)
     assert doc["command"] == command and doc["verdict"] == "findings"
-    if command != "inputs":  # inputs' findings are English-only (labels area [inputs])
-        assert doc["diagnostics"]["lang"] == "fa"
+    assert doc["diagnostics"]["lang"] == "fa"  # inputs' too (they were English-only)
     refused = xladoctor(*bad, "--html", bad[1])
     assert refused.returncode == 2 and "refusing to write over the input file" in refused.stderr
 

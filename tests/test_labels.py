@@ -30,7 +30,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "xladoctor"
 AREAS = sorted({key.split(".", 1)[0] for key in labels(FALLBACK)})
 KEY_LITERAL = re.compile(rf"^(?:{'|'.join(map(re.escape, AREAS))})\.[A-Za-z0-9_.\-]+$")
 # Key prefixes not translated yet (their text is shown in English under --lang fa).
-ENGLISH_ONLY_AREAS = ("inputs.", "jax_report.", "shape.", "hlo.", "confirm.", "oracle.",
+ENGLISH_ONLY_AREAS = ("jax_report.", "shape.", "hlo.", "confirm.", "oracle.",
                       "pytest.")
 
 

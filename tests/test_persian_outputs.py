@@ -108,3 +108,24 @@ def test_explain_of_a_module_and_the_code_list_are_drawn_for_their_reader():
     # the title reordered for a terminal: «عدم تطابق خروجی» drawn right to left, shaped
     assert row.split()[1] == "CompileTimeHostOffloadOutputLocationMismatch"
     assert "عدم" not in row and any("\ufb50" <= ch <= "\ufeff" for ch in row)
+
+
+def test_inputs_text_and_page_are_persian(tmp_path):
+    """``inputs --lang fa`` printed its whole report in English, and its page the sentences of the
+    document (summary, padding, the runtimes' comparisons, the dimension diagram's words)."""
+    (tmp_path / "exp.txt").write_text("bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}\n")
+    (tmp_path / "sup.txt").write_text("bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}\n")
+    argv = ["inputs", tmp_path / "exp.txt", "--supplied-shapes", tmp_path / "sup.txt", "--lang", "fa"]
+    rc, out = run(*argv, "--bidi", "logical")
+    assert rc == 1
+    for english in ("expected 5,242,880 bytes because", "minor-most", "fixes:", "accepts", "rejects",
+                    "# or:", "'s position", "what each runtime would print"):
+        assert english not in out, english
+    assert "x = jax.device_put(x, Format(" in out  # the code to paste stays whole
+    assert "INVALID_ARGUMENT: Executable(unknown) expected parameter 0" in out  # the runtime's own words
+    rc, _ = run(*argv, "--html", tmp_path / "i.html")
+    page = (tmp_path / "i.html").read_text().split('id="xladoctor-diagnostics"')[0]
+    for english in ("bytes because", "minor-most", "layout ignored", ">dim 2<"):
+        assert english not in page, english
+    rc, english_out = run(*argv[:-2])
+    assert "expected 5,242,880 bytes because dimension 2 (40) is padded to 128 in the minor-most slot" in english_out
