@@ -129,3 +129,22 @@ def test_inputs_text_and_page_are_persian(tmp_path):
         assert english not in page, english
     rc, english_out = run(*argv[:-2])
     assert "expected 5,242,880 bytes because dimension 2 (40) is padded to 128 in the minor-most slot" in english_out
+
+
+def test_the_cpu_lowering_note_and_its_evidence_are_persian(tmp_path):
+    """The note that a CPU lowering's verdict cannot stand for TPU/GPU had a Persian label but
+    its evidence, and in check's text and page the whole note, stayed English."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    def step(x):
+        return jax.device_put(jnp.sin(x), jax.memory.Space.Host), x * 2
+
+    lowered = jax.jit(step).trace(jax.ShapeDtypeStruct((8, 128), jnp.float32)).lower()
+    (tmp_path / "x.hlo").write_text(lowered.as_text("hlo"))
+    (tmp_path / "x.mlir").write_text(lowered.as_text())
+    _, out = run("check", tmp_path, "--lang", "fa", "--bidi", "logical", "--html", tmp_path / "c.html")
+    note = next(line for line in out.splitlines() if "CPU" in line)
+    assert "lowered for CPU" not in note and "drops them" not in note and "پایین برده شده" in note
+    page = (tmp_path / "c.html").read_text().split('id="xladoctor-diagnostics"')[0]
+    assert "lowered for CPU" not in page and "پایین برده شده" in page

@@ -109,7 +109,7 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
     if len(off["warnings"]) > 5:
         lines.append("   " + label("check.more_warnings", lang, n=len(off["warnings"]) - 5))
     if f.get("provenance", {}).get("note"):
-        lines.append("   " + label("check.note", lang, note=f["provenance"]["note"]))
+        lines.append("   " + label("check.note", lang, note=in_lang(f["provenance"]["note"], lang)))
     lines.extend(confirm_lines(f.get("confirm"), "   "))
     return "\n".join(lines)
 
