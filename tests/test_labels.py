@@ -91,7 +91,8 @@ def test_missing_translation_falls_back_to_english_and_unknown_key_fails_loudly(
 
 def test_deferred_text_is_worded_in_the_readers_language():
     side = text("e0102.side.expected")
-    note = text("e0102.note.padded", side=side, dim=2, size=40, padded=128, tile=128, pos=0)
+    note = text("e0102.note.padded", side=side, dim=2, size=40, padded=128, tile=128,
+                where=text("e0102.where.minor"))
     assert note.render("en").startswith("expected: dimension 2 (40) is padded to 128")
     assert note.render("fa").startswith("مورد انتظار: بعد 2 با اندازه 40 تا 128")
     assert localize({"notes": [note], "n": 3}, "en") == {"notes": [note.render("en")], "n": 3}
