@@ -65,3 +65,5 @@ def test_check_notes_the_cpu_lowering_of_a_file_and_of_its_folder(tmp_path, targ
     with contextlib.redirect_stdout(out):
         rc = main(["check", str(tmp_path / "x.hlo") if target == "file" else str(tmp_path)])
     assert rc == 0 and NOTE in out.getvalue()
+    # the x.mlir read with x.hlo is not "skipped (not HLO text or logs)": it said so in a folder
+    assert out.getvalue().rstrip().splitlines()[-1] == "1 file checked, 0 findings"
