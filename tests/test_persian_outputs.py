@@ -95,7 +95,23 @@ def test_the_later_failure_warnings_are_persian_in_text_and_html(scan_module, tm
     visible = page.split('id="xladoctor-diagnostics"')[0]  # the page, not its embedded JSON
     assert LATER not in visible and "بعدتر در کامپایل" in visible
     rc, doc = run("offload", scan_module, "--stablehlo", scan_module.with_suffix(".mlir"), "--lang", "fa", "--json")
-    assert LATER in doc  # the JSON's warnings stay as they were (English), byte for byte
+    assert LATER not in doc and "بعدتر در کامپایل" in doc  # the document in the language asked, as its diagnostics
+    rc, doc = run("offload", scan_module, "--stablehlo", scan_module.with_suffix(".mlir"), "--json")
+    assert LATER in doc  # and in English by default, as before
+
+
+def test_warnings_stay_persian_when_a_worker_checked_the_module(tmp_path):
+    """Checking a folder runs each module in a worker process: its document reached the text in
+    English (the label's words, not the label), so a dropped offload's warning was English there
+    and Persian for the same module checked alone."""
+    module = Path(__file__).parent / "data" / "offload" / "D3_move_to_host_only_used_by_non_aliasing_custom_call.hlo"
+    for name in ("a.hlo", "b.hlo"):
+        (tmp_path / name).write_text(module.read_text())
+    for target in (tmp_path / "a.hlo", tmp_path):
+        _, out = run("check", target, "--lang", "fa", "--bidi", "logical")
+        warnings = [line for line in out.splitlines() if "هشدار" in line]
+        assert warnings and all("moves nothing to host" not in line and "چیزی را به میزبان نمی‌برد" in line
+                                for line in warnings), (target, warnings)
 
 
 def test_explain_of_a_module_and_the_code_list_are_drawn_for_their_reader():

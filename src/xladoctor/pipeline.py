@@ -218,6 +218,12 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
     from .offload.report import result_json
 
     doc = result_json(mc.result, mc.fixes)
+    if lang != "en":  # xladoctor's own sentences in the reader's language (XLA's stay as XLA wrote them),
+        # here, where the language is known: a document from a worker process reaches the renderers as JSON
+        from .labels import in_lang
+
+        doc["warnings"] = [in_lang(w, lang) for w in doc["warnings"]]
+        doc["failures"] = [{**f, "message": in_lang(f["message"], lang)} for f in doc["failures"]]
     doc["provenance"] = mc.provenance.to_json()
     if mc.confirm is not None:
         doc["confirm"] = mc.confirm
