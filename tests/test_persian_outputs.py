@@ -164,3 +164,13 @@ def test_the_cpu_lowering_note_and_its_evidence_are_persian(tmp_path):
     assert "lowered for CPU" not in note and "drops them" not in note and "پایین برده شده" in note
     page = (tmp_path / "c.html").read_text().split('id="xladoctor-diagnostics"')[0]
     assert "lowered for CPU" not in page and "پایین برده شده" in page
+
+
+def test_a_persian_warning_on_the_page_is_prose_not_code(tmp_path):
+    """The page drew a warning the document already gave in Persian as left-to-right code type
+    (``<bdi dir="ltr" class="mono">``), its sentence reordered."""
+    module = Path(__file__).parent / "data" / "offload" / "D3_move_to_host_only_used_by_non_aliasing_custom_call.hlo"
+    run("check", module, "--lang", "fa", "--html", tmp_path / "c.html")
+    page = (tmp_path / "c.html").read_text()
+    said = re.search(r'<(\w+)[^>]*>MoveToHost &quot;mth&quot; چیزی', page) or re.search(r'<(\w+)[^>]*>MoveToHost "mth" چیزی', page)
+    assert said is not None and said.group(1) == "span", said

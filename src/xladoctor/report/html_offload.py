@@ -149,5 +149,9 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
 def _said(text: Any, lang: str) -> str:
     """A warning or failure message: xladoctor's own (a label) in the reader's language, as prose;
     XLA's (matched against its output) as it wrote it, left to right in code type."""
-    words = in_lang(text, lang)
-    return ltr(text, "mono wrap") if words is text else f'<span class="wrap">{esc(words)}</span>'
+    from .terminal_bidi import is_rtl_char
+
+    words = str(in_lang(text, lang) if text is not None else "")
+    if any(is_rtl_char(ch) for ch in words):  # said in the reader's words (the document may say it already)
+        return f'<span class="wrap">{esc(words)}</span>'
+    return ltr(text, "mono wrap")
