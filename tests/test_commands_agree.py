@@ -80,8 +80,7 @@ def test_every_command_with_findings_takes_lang_and_html(command, shapes, tmp_pa
     assert "گزارش HTML" in p.stderr  # the status line in the language asked
     doc = json.loads(xladoctor(*bad, "--lang", "fa", "--json").stdout)
     assert doc["command"] == command and doc["verdict"] == "findings"
-    if command != "inputs":  # inputs' findings are English-only (labels area [inputs])
-        assert doc["diagnostics"]["lang"] == "fa"
+    assert doc["diagnostics"]["lang"] == "fa"  # inputs' too (they were English-only)
     refused = xladoctor(*bad, "--html", bad[1])
     assert refused.returncode == 2 and "refusing to write over the input file" in refused.stderr
 
@@ -89,3 +88,17 @@ def test_every_command_with_findings_takes_lang_and_html(command, shapes, tmp_pa
 def test_explain_code_refuses_html_in_one_line(tmp_path):
     p = xladoctor("explain", "E1200", "--html", tmp_path / "x.html")
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and not (tmp_path / "x.html").exists()
+
+
+def test_fleet_reads_its_list_from_stdin_and_explains_a_log_piped_in(tmp_path):
+    """``fleet -`` reads paths from stdin, as documented; a log piped in instead failed with
+    "cannot list this URL: ... Protocol not known" on its first line.  Now one located line says
+    what ``-`` reads and which command reads a log."""
+    listed = subprocess.run([sys.executable, "-m", "xladoctor", "fleet", "-", "--json"], input=f"{LOG}\n",
+                            capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 1 and json.loads(listed.stdout)["files"] == 1
+    piped = subprocess.run([sys.executable, "-m", "xladoctor", "fleet", "-"], input=Path(LOG).read_text(),
+                           capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 2 and len(piped.stderr.strip().splitlines()) == 1
+    assert "<stdin>:1:1:" in piped.stderr and "xladoctor check -" in piped.stderr
+    assert "Protocol not known" not in piped.stderr

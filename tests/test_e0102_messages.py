@@ -126,3 +126,19 @@ def test_analysis_notes_come_in_every_language():
     assert "dimension 2 (40) is padded to 128" in analysis["notes"][1]
     assert persian["notes"][1].startswith("مورد انتظار: بعد 2 با اندازه 40 تا 128")
     assert persian["fixes_first"][0].startswith("طرح‌بندی‌ای را که برنامه برایش کامپایل شده")
+
+
+def test_a_padded_dimension_is_said_in_a_sentence_not_in_tiling_jargon(capsys):
+    """``(tile entry 128, physical position 0 from minor)`` had to be decoded (issue 22, item 8);
+    the note now says where the dimension lies in memory, in English and Persian."""
+    from pathlib import Path
+
+    from xladoctor.cli import main
+
+    log = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples" / "tpu_job.log"
+    for lang, words in (("en", "the dimension whose elements lie next to each other in memory"),
+                        ("fa", "عنصرهای آن در حافظه کنار هم‌اند")):
+        main(["explain", str(log), "--lang", lang, "--bidi", "logical", "--width", "400"])
+        out = capsys.readouterr().out
+        assert "tile entry" not in out and "from minor" not in out and "ورودی کاشی" not in out
+        assert words in out.replace("\u2066", "").replace("\u2069", "").replace("\u200f", "")

@@ -52,3 +52,18 @@ def test_a_host_argument_returned_as_it_is_is_not_taken_for_cpu(tmp_path):
     lowered = jax.jit(lambda h: h, out_shardings=host.sharding).trace(host).lower(lowering_platforms=("tpu",))
     _, out = offload(tmp_path, lowered)
     assert NOTE not in out
+
+
+@pytest.mark.parametrize("target", ["file", "folder"])
+def test_check_notes_the_cpu_lowering_of_a_file_and_of_its_folder(tmp_path, target):
+    """``check`` pairs ``x.hlo`` with the ``x.mlir`` beside it, in a folder as for the file itself:
+    the note came for neither (the entry kept the provenance read before the StableHLO was)."""
+    lowered = jax.jit(step).trace(X).lower()
+    (tmp_path / "x.hlo").write_text(lowered.as_text("hlo"))
+    (tmp_path / "x.mlir").write_text(lowered.as_text())
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["check", str(tmp_path / "x.hlo") if target == "file" else str(tmp_path)])
+    assert rc == 0 and NOTE in out.getvalue()
+    # the x.mlir read with x.hlo is not "skipped (not HLO text or logs)": it said so in a folder
+    assert out.getvalue().rstrip().splitlines()[-1] == "1 file checked, 0 findings"

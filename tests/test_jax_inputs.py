@@ -208,3 +208,19 @@ def test_a_shape_dtype_struct_without_a_format_is_not_called_a_match(setup):
     with_format = {"w": jax.ShapeDtypeStruct(row["w"].shape, row["w"].dtype, sharding=row["w"].format),
                    "b": row["b"]}
     assert str(check_inputs(compiled, with_format, x)) == "all 3 argument leaves match the executable's input formats"
+
+
+def test_the_json_says_the_place_in_the_call_and_the_unchecked_leaves(setup):
+    """``to_json`` had the leaf's Python name only, and nothing of the leaves it could not check:
+    ``positions`` names each of ``paths``' leaves as the call has it, ``unchecked`` the layouts
+    not checked; both validate against jax_inputs.schema.json."""
+    from json_schema_check import schema_errors
+
+    compiled, row, col, x = setup
+    doc = check_inputs(compiled, col, x).to_json()
+    assert doc["paths"] == ["params['w']"] and doc["positions"] == ["args[0]['w']"] and doc["unchecked"] == []
+    assert schema_errors(doc, "jax_inputs") == []
+    described = {"w": jax.ShapeDtypeStruct(row["w"].shape, row["w"].dtype), "b": row["b"]}
+    doc = check_inputs(compiled, described, x).to_json()
+    assert doc["unchecked"] == ["params['w']"] and doc["positions"] == []
+    assert schema_errors(doc, "jax_inputs") == []

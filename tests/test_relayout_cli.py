@@ -81,3 +81,21 @@ def test_stdin_to_stdout_raw_bytes():
                            "--to", "f32[3,5]{0,1}", "-", "-"], input=data, capture_output=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert np.frombuffer(proc.stdout, np.float32).tolist() == np.arange(15).reshape(3, 5).T.ravel().tolist()
+
+
+def test_a_logical_npy_given_with_a_tiled_from_is_read_as_the_array(tmp_path):
+    """A ``.npy`` holds the logical array whatever ``--from`` says of the buffer it came from: it
+    was read as raw tiled bytes (scrambled, exit 0).  Relaid out to column-major it is x.T; a bf16
+    array comes back as its uint16 bit patterns (not numpy's opaque ``|V2``)."""
+    x = np.arange(15, dtype=np.float32).reshape(3, 5)
+    np.save(tmp_path / "x.npy", x)
+    assert main(["relayout", "--from", TILED, "--to", COLMAJOR, str(tmp_path / "x.npy"), str(tmp_path / "c.bin")]) == 0
+    assert (tmp_path / "c.bin").read_bytes() == x.T.tobytes()
+    ml = pytest.importorskip("ml_dtypes")
+    b = np.arange(256).astype(ml.bfloat16).reshape(2, 128)
+    np.save(tmp_path / "b.npy", b)
+    tiled = "bf16[2,128]{1,0:T(8,128)(2,1)}"
+    assert main(["relayout", "--from", "bf16[2,128]", "--to", tiled, str(tmp_path / "b.npy"), str(tmp_path / "t.bin")]) == 0
+    assert main(["relayout", "--from", tiled, "--to", "bf16[2,128]", str(tmp_path / "t.bin"), str(tmp_path / "y.npy")]) == 0
+    back = np.load(tmp_path / "y.npy")
+    assert back.dtype.str == "<u2" and np.array_equal(back.view(ml.bfloat16), b)

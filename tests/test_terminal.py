@@ -117,3 +117,24 @@ def test_persian_code_stays_whole_on_one_row(tmp_path):
 
     persian = [row for row in rows if any("\ufb50" <= ch <= "\ufeff" for ch in row)]
     assert persian and all(display_width(row.rstrip()) <= 100 for row in persian)  # none wrapped by the terminal
+
+
+def test_concise_and_statistics_in_persian_are_drawn_for_the_terminal(tmp_path):
+    """``--format concise`` and ``--statistics`` under ``--lang fa`` came out in logical order (each
+    Persian line read backwards, letters unjoined) while check's text was drawn right to left.  Now
+    the same rule: the location and code stay one left-to-right run at the line's right end, the
+    Persian is shaped and reordered, and the colour is painted after (the code still red)."""
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", tmp_path / "step.hlo")
+    cmd = f"{sys.executable} -m xladoctor check step.hlo --lang fa"
+    pane, raw = run_in_tmux(tmp_path, f"cd {tmp_path}; clear; {cmd} --format concise; {cmd} --statistics",
+                            env={"NO_COLOR": "", "FORCE_COLOR": ""})
+    rows = [row.rstrip() for row in pane.splitlines() if row.strip()]
+    shaped = [row for row in rows if any("\ufb50" <= ch <= "\ufeff" for ch in row)]
+    finding = next(row for row in shaped if "step.hlo" in row)
+    assert finding.endswith("step.hlo:14:3: E1200") and "{0}" in finding
+    assert "/home/user/model.py:23" in finding  # the source stays whole, left to right
+    assert "\u0639\u062f\u0645" not in finding  # «عدم» in logical order: the line was not drawn
+    assert b"\x1b[1;31mE1200\x1b[0m" in raw  # painted after the reordering, not reordered itself
+    statistics = next(row for row in rows if "CompileTimeHostOffloadOutputLocationMismatch" in row)
+    assert statistics.split() == ["1", "E1200", "CompileTimeHostOffloadOutputLocationMismatch"]
+    assert len(shaped) >= 3 and all(row.endswith("1") for row in shaped[-2:])  # «1 یافته» drawn: the count at the right

@@ -218,6 +218,12 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
     from .offload.report import result_json
 
     doc = result_json(mc.result, mc.fixes)
+    if lang != "en":  # xladoctor's own sentences in the reader's language (XLA's stay as XLA wrote them),
+        # here, where the language is known: a document from a worker process reaches the renderers as JSON
+        from .labels import in_lang
+
+        doc["warnings"] = [in_lang(w, lang) for w in doc["warnings"]]
+        doc["failures"] = [{**f, "message": in_lang(f["message"], lang)} for f in doc["failures"]]
     doc["provenance"] = mc.provenance.to_json()
     if mc.confirm is not None:
         doc["confirm"] = mc.confirm
@@ -297,10 +303,13 @@ def _padding_json(rows: Iterable[DimensionPadding]) -> list[dict[str, Any]]:
              "physical_position": p.physical_position, "combined": p.combined} for p in rows]
 
 
-def inputs_document(check: InputCheck, source: str | None = None, module: HloModule | None = None) -> dict[str, Any]:
+def inputs_document(check: InputCheck, source: str | None = None, module: HloModule | None = None,
+                    lang: str = "en") -> dict[str, Any]:
     """The ``inputs`` JSON document body (see docs/json.md); ``source``/``module`` name and hold the
-    expected side, for the findings' locations."""
+    expected side, for the findings' locations; ``lang``: of its sentences (summary, padding, fixes,
+    notes) and of the diagnostics' titles and fix texts, as the text report and the page read them."""
     from .inputs.explanation import fixes, padding_phrase, summary
+    from .labels import in_lang
 
     mismatches = []
     for m in check.mismatches:
@@ -314,25 +323,26 @@ def inputs_document(check: InputCheck, source: str | None = None, module: HloMod
             "expected": {"shape": str(m.expected.shape), "logical_bytes": m.expected_logical_bytes,
                          "physical_bytes": m.expected_physical_bytes, "jax_layout": m.expected_jax_layout,
                          "padding": _padding_json(m.expected_padding),
-                         "padding_text": padding_phrase(m.expected_padding, m.expected.shape)},
+                         "padding_text": padding_phrase(m.expected_padding, m.expected.shape, lang)},
             "supplied": {"shape": str(m.supplied.shape), "logical_bytes": m.supplied_logical_bytes,
                          "physical_bytes": m.supplied_physical_bytes, "actual_bytes": m.supplied.actual_bytes,
                          "jax_layout": m.supplied_jax_layout, "padding": _padding_json(m.supplied_padding),
-                         "padding_text": padding_phrase(m.supplied_padding, m.supplied.shape)},
+                         "padding_text": padding_phrase(m.supplied_padding, m.supplied.shape, lang)},
             "differences": [{"attribute": d.attribute, "expected": d.expected, "supplied": d.supplied}
                             for d in m.differences],
             "expansion": m.expansion,
-            "runtimes": {v.runtime: {"accepts": v.accepts, "compares": v.compares,
+            "runtimes": {v.runtime: {"accepts": v.accepts, "compares": in_lang(v.compares, lang),
                                      "expected": v.expected_value, "supplied": v.supplied_value}
                          for v in m.verdicts},
-            "summary": summary(m),
-            "notes": list(m.notes),
+            "summary": summary(m, lang),
+            "notes": [in_lang(n, lang) for n in m.notes],
             "hidden_layout_candidates": list(m.hidden_layout_candidates),
-            "fixes": [{"kind": f.kind, "text": f.text, "code": f.code} for f in fixes(m)],
+            "fixes": [{"kind": f.kind, "text": f.text, "code": f.code} for f in fixes(m, lang)],
         })
     return {"command": "inputs", "executable": check.executable, "ok": check.ok,
             "expected_count": check.expected_count, "supplied_count": check.supplied_count,
             "pairing": check.pairing, "per_tuple_element": check.per_tuple_element,
             "missing": check.missing, "extra": check.extra,
             "mismatches": mismatches, "messages": check.messages,
-            "diagnostics": diagnostics("inputs", [source] if source else [], inputs_findings(check, source, module))}
+            "diagnostics": diagnostics("inputs", [source] if source else [], inputs_findings(check, source, module, lang),
+                                       lang)}

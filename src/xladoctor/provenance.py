@@ -35,12 +35,13 @@ _CPU_NAME = re.compile(r"(?:^|\.)cpu_after_optimizations")
 _TPU_NAME = re.compile(r"\.cl_\d+\.")
 
 _TEXT_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("tpu", re.compile(r"\{[\d,]*:[^}]*T\(\d"), "TPU tiled layout (T(...)) in a shape"),
-    ("tpu", re.compile(r'"scoped_memory_configs"'), "TPU backend_config (scoped_memory_configs)"),
-    ("tpu", re.compile(r'custom_call_target="tpu_custom_call"'), "Pallas TPU kernel (tpu_custom_call)"),
-    ("gpu", re.compile(r'custom_call_target="__(?:cublas|cudnn|triton|gpu\$)'), "GPU library call (cuBLAS/cuDNN/Triton)"),
-    ("gpu", re.compile(r'"operation_queue_id"'), "GPU backend_config (operation_queue_id)"),
-    ("cpu", re.compile(r'custom_call_target="(?:__onednn\$|lapack_|xla\.cpu\.)'), "CPU library call (oneDNN/LAPACK)"),
+    # the evidence is a label key (provenance.*), put into words when found: a note in the reader's language
+    ("tpu", re.compile(r"\{[\d,]*:[^}]*T\(\d"), "provenance.tpu_tiled_layout"),
+    ("tpu", re.compile(r'"scoped_memory_configs"'), "provenance.tpu_backend_config"),
+    ("tpu", re.compile(r'custom_call_target="tpu_custom_call"'), "provenance.tpu_kernel"),
+    ("gpu", re.compile(r'custom_call_target="__(?:cublas|cudnn|triton|gpu\$)'), "provenance.gpu_library_call"),
+    ("gpu", re.compile(r'"operation_queue_id"'), "provenance.gpu_backend_config"),
+    ("cpu", re.compile(r'custom_call_target="(?:__onednn\$|lapack_|xla\.cpu\.)'), "provenance.cpu_library_call"),
 )
 _OFFLOAD_MARKS = ("annotate_device_placement", "MoveToHost", "MoveToDevice", "_xla_buffer_placement")
 
@@ -105,9 +106,9 @@ def _header(text: str) -> str:
 
 def _from_name(base: str) -> tuple[str, str] | None:
     if _CPU_NAME.search(base):
-        return "cpu", f"dump file name {base}"
+        return "cpu", label("provenance.dump_name", name=base)
     if _GPU_NAME.search(base):
-        return "gpu", f"dump file name {base}"
+        return "gpu", label("provenance.dump_name", name=base)
     return None
 
 
@@ -139,15 +140,15 @@ def _from_siblings(path: str) -> list[tuple[str, str]]:
         if not name.startswith(m.group(1)) or name == base:
             continue
         if _CPU_NAME.search(name):
-            named.append(("cpu", f"XLA's CPU backend dumped {name} for the same module"))
+            named.append(("cpu", label("provenance.cpu_dumped", name=name)))
         elif _GPU_NAME.search(name):
-            named.append(("gpu", f"XLA's GPU backend dumped {name} for the same module"))
+            named.append(("gpu", label("provenance.gpu_dumped", name=name)))
         elif name.endswith("tpu_comp_env.txt"):
-            named.append(("tpu", f"libtpu dumped {name} for the same module"))
+            named.append(("tpu", label("provenance.tpu_dumped", name=name)))
         elif name.endswith((".ll", ".o")) and len(other) < 1:
-            other.append(("cpu", f"XLA's CPU backend dumped {name} (object code) for the same module"))
+            other.append(("cpu", label("provenance.cpu_dumped_object", name=name)))
         elif name.endswith(".ptx") and len(other) < 1:
-            other.append(("gpu", f"XLA's GPU backend dumped {name} for the same module"))
+            other.append(("gpu", label("provenance.gpu_dumped", name=name)))
     named.sort(key=lambda hit: not hit[1].endswith("after_optimizations.txt for the same module"))
     return (named[:1] + other)[:2]
 
@@ -178,17 +179,16 @@ def detect(text: str, path: str | None = None) -> Provenance:
     if path and os.path.isfile(path):
         hits.extend(_from_siblings(path))
     if base and _TPU_NAME.search(base):
-        hits.append(("tpu", f"libtpu's dump file name {base}"))
-    for platform, pattern, what in _TEXT_RULES:
+        hits.append(("tpu", label("provenance.tpu_dump_name", name=base)))
+    for platform, pattern, key in _TEXT_RULES:
         if pattern.search(text):
-            hits.append((platform, what))
+            hits.append((platform, label(key)))
     platforms = {p for p, _ in hits}
     prov = Provenance(hits[0][0] if hits else None, "compiled" if compiled else "lowered",
                       [what for _, what in hits], conflicting=len(platforms) > 1)
     if prov.platform is None and not compiled and not any(m in text for m in _OFFLOAD_MARKS) \
             and "S(5)" in header:
-        prov.evidence.append("host memory (S(5)) in the entry layout but no placement annotation in the body: "
-                             "a CPU lowering looks like this (it drops them); a TPU lowering keeps them")
+        prov.evidence.append(label("provenance.host_layout_no_annotation"))
     return prov
 
 
@@ -211,6 +211,5 @@ def cpu_lowering_from_memory_kinds(module: Any) -> str | None:
         if (instr.custom_call_target or "") in _OFFLOAD_MARKS or "_xla_buffer_placement" in attrs \
                 or "_xla_compute_type" in attrs:
             return None
-    return ("an output declared in host memory (the StableHLO's mhlo.memory_kind) that no placement "
-            "annotation produces: jax's CPU lowering drops them")
+    return label("provenance.host_output_no_annotation")
 

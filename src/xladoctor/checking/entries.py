@@ -66,6 +66,9 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
         return _undecidable(entry, kinds, source, lang)
     options = AnalysisOptions(rule, disable_host_compute, stablehlo_path)
     mc = analyse_module(module, text, source, options, stablehlo, provenance=origin)
+    # The StableHLO beside an as_text("hlo") module can show a CPU lowering (the analysis adds
+    # that to the provenance): the entry carries it, and with it the note (file or folder alike).
+    entry["provenance"] = mc.provenance.to_json()
     result = mc.result
     entry["findings"] = len(result.errors) + len(result.failures)
     if confirm_topology is not None:

@@ -29,6 +29,8 @@ class Item:
     explicit: bool = False
     stablehlo: str | None = None
     """The same program's StableHLO beside it (``NAME.mlir``/``NAME.stablehlo`` for ``NAME.hlo``)."""
+    companion_of: str | None = None
+    """For that StableHLO file itself: the module it is read with (so it is not checked alone)."""
 
 
 HLO_SUFFIXES = (".hlo", ".txt")
@@ -61,7 +63,8 @@ def pair(items: list[Item]) -> list[Item]:
                 taken[os.path.normpath(companion)] = it.path
                 it = replace(it, stablehlo=companion)
         out.append(it)
-    return [Item(it.path, "skipped", COMPANION_NOTE.format(hlo=taken[os.path.normpath(it.path)]))
+    return [Item(it.path, "skipped", COMPANION_NOTE.format(hlo=taken[os.path.normpath(it.path)]),
+                 companion_of=taken[os.path.normpath(it.path)])
             if it.status in ("file", "skipped") and os.path.normpath(it.path) in taken else it for it in out]
 
 

@@ -111,19 +111,26 @@ def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version:
 
         sys.stdout.write(render_github(report))
     else:
-        _write_painted(report, bool(getattr(args, "statistics", False)))
+        _write_painted(report, bool(getattr(args, "statistics", False)), getattr(args, "bidi", "auto"))
     return _exit_code(doc) if active else None
 
 
-def _write_painted(report: Any, statistics: bool) -> None:
-    """The concise list or the statistics, coloured on a terminal (NO_COLOR/FORCE_COLOR honoured);
-    the renderers escape every input-derived piece, so the text may bypass the escaping stream."""
+def _write_painted(report: Any, statistics: bool, bidi: str = "auto") -> None:
+    """The concise list or the statistics, coloured on a terminal (NO_COLOR/FORCE_COLOR honoured),
+    Persian drawn for its reader as the text report is (``--bidi``: visual on a terminal, wrapped
+    to its width, else logical); the renderers escape every input-derived piece, so the text may
+    bypass the escaping stream."""
+    import shutil
+
     from ..report.colour import Painter, colour_enabled
     from ..report.concise import render_concise, render_statistics
 
     stream = getattr(sys.stdout, "controls", sys.stdout)
     paint = Painter(colour_enabled(stream))
-    stream.write((render_statistics if statistics else render_concise)(report, paint))
+    tty = sys.stdout.isatty()
+    mode = bidi if bidi != "auto" else "visual" if tty else "logical"
+    width = shutil.get_terminal_size(fallback=(80, 24)).columns if mode == "visual" and tty else None
+    stream.write((render_statistics if statistics else render_concise)(report, paint, mode, width))
     stream.flush()
 
 

@@ -81,7 +81,8 @@ def _check_all(items: list[Item], opts: Options, jobs: int, progress) -> list[di
     todo = [i for i, it in enumerate(items) if it.status == "file"]
     for i, it in enumerate(items):
         if it.status == "skipped":
-            out[i] = {"path": it.path, "kind": "skipped", "note": it.note, "findings": 0}
+            out[i] = {"path": it.path, "kind": "skipped", "note": it.note, "findings": 0,
+                      **({"companion_of": it.companion_of} if it.companion_of else {})}
         elif it.status == "error":
             out[i] = error_entry(it.path, str(InputError(it.note, it.path, 1, 1)))
         elif it.status == "stdin":

@@ -20,7 +20,7 @@ from ..catalogue import load_catalogue, normalize_code
 from ..errors import UsageError
 from ..labels import LANGUAGES, label, language_from_env
 from ..report.catalogue_text import render_entry
-from ._common import help_text, print_json
+from ._common import for_reader, help_text, print_json
 from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_env()
     target = args.target
     if args.list:
-        return _list_codes(lang)
+        return _list_codes(lang, args.bidi)
     if target is None:
         raise UsageError(label("scan.no_target"))
     if _is_hlo_module(target):
@@ -148,12 +148,16 @@ def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
                                  "matched_start": bool(matching)}
 
 
-def _list_codes(lang: str) -> int:
-    """``explain --list``: every code of the catalogue, one line each (code, name, title)."""
+def _list_codes(lang: str, bidi: str = "auto") -> int:
+    """``explain --list``: every code of the catalogue, one line each (code, name, title); a Persian
+    title is drawn for its reader (on a terminal, right to left), the code and name columns stay."""
     entries = list(load_catalogue())
     width = max(len(e.name) for e in entries)
     for e in entries:
-        print(f"{e.code}  {e.name:<{width}}  {e.describe(lang).title}")
+        title = e.describe(lang).title
+        if lang == "fa":
+            title = for_reader(title, lang, bidi)
+        print(f"{e.code}  {e.name:<{width}}  {title}")
     return 0
 
 
@@ -203,7 +207,7 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
     if args.json:
         chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")
     else:
-        sys.stdout.write(render_text(doc, lang))
+        sys.stdout.write(for_reader(render_text(doc, lang), lang, args.bidi))  # as check's text
     return chosen if chosen is not None else 1 if doc["findings"] else 0
 
 

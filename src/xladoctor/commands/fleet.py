@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from ..errors import UsageError
+from ..escape import escape_field
 from ..labels import LANGUAGES, label, language_from_env
 from ..labels.glossary import count
 from ._common import add_rule_arguments, for_reader, help_text, print_json
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             re.compile(args.job_regex)
         except re.error as e:
             raise UsageError(f"--job-regex: {e}") from None
-    patterns = [q for p in args.patterns for q in (fleet.stdin_list() if p == "-" else [p])]
+    patterns = [q for p in args.patterns for q in (_stdin_patterns(fleet) if p == "-" else [p])]
     paths = fleet.expand(patterns)
     if not paths:
         raise UsageError("no file matches " + " ".join(repr(p) for p in args.patterns))
@@ -115,3 +116,18 @@ def render_text(doc: dict[str, Any], engine: str, lang: str = "en") -> str:
 def _where(w: dict[str, Any], lang: str = "en") -> str:
     line = f":{w['line']}" if w.get("line") else ""
     return label("fleet.where", lang, path=w["path"], line=line, job=w["job"])
+
+
+def _stdin_patterns(fleet: Any) -> list[str]:
+    """``fleet -``: the paths, globs or URLs on stdin.  A log piped in instead (``cat job.log |
+    xladoctor fleet -``) was taken line by line for URLs ("cannot list this URL: ... Protocol not
+    known: I1130 09:12:04 ..."); it is refused, saying what ``-`` reads and what reads a log."""
+    import os
+
+    listed = fleet.stdin_list()
+    for n, line in enumerate(listed, start=1):
+        if not (os.path.exists(line) or fleet.is_url(line) or any(c in line for c in "*?[")):
+            if " " in line:
+                raise UsageError(label("fleet.stdin_not_paths", line=n, text=escape_field(line[:60])))
+            break
+    return listed

@@ -23,7 +23,7 @@ from ..labels import LANGUAGES, label, language_from_env
 from ..pipeline import inputs_document
 from ..syntax.hlo_parser import parse_module
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import help_text, read_input
+from ._common import for_reader, help_text, read_input
 from ._format import add_format_argument, emit_document
 
 NAME = "inputs"
@@ -50,6 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--html", metavar="OUT",
                         help=help_text(parser, "cli.inputs.html"))
     parser.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(parser, "cli.inputs.lang"))
+    parser.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto",
+                        help=help_text(parser, "cli.inputs.bidi"))
 
 
 def _load_expected(text: str, source: str) -> tuple[list[ExpectedParameter], HloModule | None, bool]:
@@ -94,21 +96,23 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         refuse_overwriting_inputs(args.html, inputs)
     check, source, module = run_inputs(args)
-    doc = inputs_document(check, source, module) if args.html or args.json else {}
+    lang = args.lang or language_from_env()
+    doc = inputs_document(check, source, module, lang) if args.html or args.json else {}
     if args.html:
         from ..report.html import render_inputs_html
 
-        title = label("inputs.html_title", expected=args.expected, supplied=args.supplied or args.supplied_shapes)
-        lang = args.lang or language_from_env()
+        title = label("inputs.html_title", lang, expected=args.expected, supplied=args.supplied or args.supplied_shapes)
         page = render_inputs_html({"schema_version": 1, **doc}, title=title, lang=lang)
         write_output(args.html, page, label("status.html_report", lang), inputs, lang)
     if args.json:
         chosen = emit_document(doc, args, schema="inputs")
         return chosen if chosen is not None else 0 if check.ok else 1
     else:
+        lines = []
         if check.missing:
-            print(label("inputs.missing", names=", ".join(map(escape_field, check.missing))))
+            lines.append(label("inputs.missing", lang, names=", ".join(map(escape_field, check.missing))))
         if check.extra:
-            print(label("inputs.extra", names=", ".join(map(escape_field, check.extra))))
-        print("\n".join(report_lines(check)))
+            lines.append(label("inputs.extra", lang, names=", ".join(map(escape_field, check.extra))))
+        lines.extend(report_lines(check, lang=lang))
+        print(for_reader("\n".join(lines), lang, args.bidi))
     return 0 if check.ok else 1

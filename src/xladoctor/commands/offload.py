@@ -9,7 +9,7 @@ from ..errors import UsageError
 from ..escape import escape_field
 from ..files import located
 from ..ir.shape import format_shape_index
-from ..labels import LANGUAGES, label, language_from_env, plural
+from ..labels import LANGUAGES, in_lang, label, language_from_env, plural
 from ..offload import fix_device, fix_host
 from ..oracle.confirm import confirm, is_error
 from ..pipeline import AnalysisOptions, ModuleCheck, analyse_module, compiled_note, offload_document, parse_hlo
@@ -17,7 +17,7 @@ from ..report.confirm import confirm_lines
 from ..report.offload_text import render_text
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import add_rule_arguments, help_text, read_input
+from ._common import add_rule_arguments, for_reader, help_text, read_input
 from ._fix import fixed_text, unified_diff
 from ._format import add_format_argument, emit_document
 
@@ -41,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--disable-host-compute", action="store_true",
                         help=help_text(parser, "cli.offload.disable_host_compute"))
     parser.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(parser, "cli.offload.lang"))
+    parser.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto",
+                        help=help_text(parser, "cli.offload.bidi"))
     parser.add_argument("--html", metavar="OUT", help=help_text(parser, "cli.offload.html"))
     _confirm.add_arguments(parser)
 
@@ -67,9 +69,9 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         _write_html(args, mc, lang)
     if args.fix and not args.json:
-        return _apply_fix(args, text, source, mc, stablehlo)
+        return _apply_fix(args, text, source, mc, stablehlo, lang=lang)
     if args.json:
-        fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True) if args.fix else None
+        fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True, lang=lang) if args.fix else None
         if not (args.fix and (args.output == "-" or args.diff)):
             chosen = emit_document(offload_document(mc, lang), args, schema="offload")
             if chosen is not None and fixed_rc is None:
@@ -77,13 +79,14 @@ def run(args: argparse.Namespace) -> int:
         if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
             return fixed_rc
     else:
-        sys.stdout.write(render_text(escape_field(source), module, result, fixes, args.trace))
+        report = render_text(escape_field(source), module, result, fixes, args.trace, lang)
         if origin.note():
-            sys.stdout.write(f"\nnote: {escape_field(origin.note())}\n")
+            report += "\n" + label("check.note", lang, note=escape_field(in_lang(origin.note(), lang))) + "\n"
         if not mc.applies:
-            sys.stdout.write("\n" + label("offload.compiled_note", note=compiled_note()) + "\n")
+            report += "\n" + label("offload.compiled_note", lang, note=in_lang(compiled_note(), lang)) + "\n"
         if confirmed is not None:
-            sys.stdout.write("\n".join(["", *confirm_lines(confirmed)]) + "\n")
+            report += "\n".join(["", *confirm_lines(confirmed)]) + "\n"
+        sys.stdout.write(for_reader(report, lang, args.bidi))
     return 1 if mc.findings() or is_error(confirmed) else 0
 
 
@@ -97,7 +100,7 @@ def _write_html(args: argparse.Namespace, mc: ModuleCheck, lang: str) -> None:
 
 
 def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck, stablehlo: str | None,
-               quiet: bool = False) -> int:
+               quiet: bool = False, lang: str = "en") -> int:
     """``--fix`` as ruff's: edit only the lines the fix changes, say in one line per output what
     changed (stdout, or stderr when the module itself goes to stdout), write nothing on a clean
     module; ``--diff`` prints the change instead of writing it.  Exit 0 when nothing is left to
@@ -110,7 +113,7 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
         if to_stdout:
             sys.stdout.write(text)
         if not quiet:
-            print(label("offload.fix_nothing", source=shown), file=say)
+            print(for_reader(label("offload.fix_nothing", lang, source=shown), lang, args.bidi), file=say)
         return 1 if mc.findings() else 0
     fixed_module = (fix_host if args.fix == "host" else fix_device)(mc.module, mc.result)
     # Against the module as written: with --stablehlo, mc.module carries JAX's memory kinds, which the
@@ -123,21 +126,21 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
     elif to_stdout:
         sys.stdout.write(out_text)
     else:
-        write_output(args.output, out_text, label("status.fixed_module", fix=args.fix), [args.file, args.stablehlo])
+        write_output(args.output, out_text, label("status.fixed_module", lang, fix=args.fix), [args.file, args.stablehlo],
+                     lang)
     with located(out_text, target):
         after = analyse_module(parse_hlo(out_text, target), out_text, target, mc.options, stablehlo)
-    left = after.findings()
+    left = after.findings(lang)
     if not quiet:
         how = "offload.fixed_host" if args.fix == "host" else "offload.fixed_device"
         verb = "offload.would_fix" if args.diff else "offload.fixed"
         tally = ("offload.n_fixable_one", "offload.n_fixable_many") if args.diff else (
             "offload.n_fixed_one", "offload.n_fixed_many")
-        for err in mismatches:
-            print(label(verb, source=shown, what=label(how, index=format_shape_index(err.output_index))),
-                  file=say)
-        print(label("offload.fix_tally", fixed=plural(len(mismatches), *tally),
-                    left=plural(len(left), "offload.n_left_one", "offload.n_left_many")), file=say)
-        for f in left:
-            print(f"  {escape_field(f.code)} {escape_field(f.title)}", file=say)
+        lines = [label(verb, lang, source=shown, what=label(how, lang, index=format_shape_index(err.output_index)))
+                 for err in mismatches]
+        lines.append(label("offload.fix_tally", lang, fixed=plural(len(mismatches), *tally, lang),
+                           left=plural(len(left), "offload.n_left_one", "offload.n_left_many", lang)))
+        lines.extend(f"  {escape_field(f.code)} {escape_field(f.title)}" for f in left)
+        print(for_reader("\n".join(lines), lang, args.bidi), file=say)
     return 1 if left or (args.diff and out_text != text) else 0
 

@@ -80,7 +80,7 @@ def mismatch_finding(m: ParameterMismatch, executable: str, path: str | None, mo
     return Finding(E0102_CODE, entry.name, FindingKind.INPUT_MISMATCH, Origin.PREDICTED,
                    severity or severity_of(m), entry.describe(lang).title, runtime_message(m, executable),
                    Location(path, line, col, m.expected.instruction, comp),
-                   fixes=tuple(Fix(FIX_KINDS.get(x.kind, FixKind.ADVICE), x.text, x.code) for x in mismatch_fixes(m)),
+                   fixes=tuple(Fix(FIX_KINDS.get(x.kind, FixKind.ADVICE), x.text, x.code) for x in mismatch_fixes(m, lang)),
                    fields=mismatch_fields(m))
 
 

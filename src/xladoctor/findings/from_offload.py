@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..catalogue.loader import load_catalogue
 from ..ir.shape import format_shape_index
-from ..labels import glossary, label
+from ..labels import glossary, in_lang, label
 from ..offload.result import E1200_CODE, E1200_NAME, HostOffloadResult, OutputMismatch, PassFailure, PathHop
 from ..offload.rules import SHIPPED
 from .edits import FixEdits, e1200_fix_edits
@@ -143,7 +143,7 @@ def failure_finding(f: PassFailure, result: HostOffloadResult, path: str | None,
     fields: dict[str, Any] = {"status": f.status, "first": f.first, "rule": result.rule,
                               **_provenance_fields(provenance)}
     return Finding(code, entry.name, FindingKind.OFFLOAD_PASS_FAILURE, Origin.PREDICTED, _severity(provenance),
-                   entry.describe(lang).title, f.message, Location(path, line, col, f.instruction, comp),
+                   entry.describe(lang).title, in_lang(f.message, lang), Location(path, line, col, f.instruction, comp),
                    instr.source_location() if instr is not None else None, fields=fields)
 
 

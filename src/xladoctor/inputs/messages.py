@@ -295,7 +295,7 @@ def analyze_e0102(fields: dict[str, Any]) -> dict[str, Any]:
         for side, info in (("expected", exp), ("buffer", act)):
             for p in info.get("padded_dimensions", []):
                 notes.append(("e0102.note.padded", {"side": side, "dim": p["dim"], "size": p["size"], "padded": p["padded_size"],
-                                         "tile": p["tile_entry"], "pos": p["physical_position"]}))
+                                         "tile": p["tile_entry"], "where": _where_in_memory(p["physical_position"])}))
             if info.get("size_matches_shape") is False:
                 cands = info.get("tilings_matching_printed_size") or []
                 values = {"side": side, "printed": info["printed_size"], "shape": info["shape"],
@@ -343,6 +343,14 @@ def _advice(fields: dict[str, Any], exp: dict[str, Any] | None, act: dict[str, A
 
 
 _SIDE_LABELS = {"expected": "e0102.side.expected", "buffer": "e0102.side.buffer", "supplied": "e0102.side.supplied"}
+
+
+def _where_in_memory(pos: int) -> Text:
+    """Where a padded dimension lies, as a sentence: "tile entry 128, physical position 0 from
+    minor" was the jargon a reader had to decode (issue 22, item 8)."""
+    if pos == 0:
+        return text("e0102.where.minor")
+    return text("e0102.where.second_minor") if pos == 1 else text("e0102.where.other", pos=pos)
 
 
 def note(key: str, values: dict[str, Any]) -> Text:

@@ -121,8 +121,10 @@ class InputsReport:
                      for f, m in zip(self.diagnostics().findings, with_detail))
 
     def to_json(self) -> dict[str, Any]:
-        """``ok``, the leaf paths and the ``diagnostics`` document (docs/json.md)."""
+        """``ok``, the leaf paths (``positions``: the same leaves' places in the call), the leaves
+        whose layout could not be checked and the ``diagnostics`` document (docs/json.md)."""
         return {"schema_version": 1, "$schema": schema_id("jax_inputs"), "ok": self.ok, "leaves": self.leaves, "paths": self.paths(),
+                "positions": [m.position or m.path for m in self.mismatches], "unchecked": list(self.unchecked),
                 "structure_error": self.structure_error, "diagnostics": to_json(self.diagnostics())}
 
 

@@ -67,17 +67,47 @@ def localize(value: Any, lang: str) -> Any:
     return value
 
 
+class Said(str):
+    """A label put into English words that remembers its key and values, so that a renderer
+    which knows its reader's language can say it again in that language (:func:`in_lang`).
+
+    Why: an analysis that runs before anyone knows the language (a module's warnings, the
+    failures predicted for passes after HostOffloader) returns sentences, and they stayed
+    English under ``--lang fa``.  A ``Said`` is a ``str`` in every other respect (JSON,
+    comparison, pickling to a worker and back), so the documents do not change."""
+
+    key: str
+    values: dict[str, Any]
+
+
+_SAYABLE = (str, int, float, bool, type(None), Text)
+
+
 def label(key: str, lang: str = FALLBACK, /, **values: Any) -> str:
     """The text for ``key`` in ``lang`` (else English), with ``values`` filled in.
 
-    Values that are :class:`Text` are rendered in the same language first.
+    Values that are :class:`Text` are rendered in the same language first.  English text is a
+    :class:`Said` (when its values are plain), which :func:`in_lang` can translate later.
     """
     area = key.partition(".")[0]
     template = area_labels(lang, area).get(key)
     if template is None:
         template = area_labels(FALLBACK, area)[key]  # KeyError: a key used in code but defined nowhere
     filled = {k: render(v, lang) for k, v in values.items()}
-    return template.format_map(filled)
+    words = template.format_map(filled)
+    if lang != FALLBACK or not all(isinstance(v, _SAYABLE) for v in values.values()):
+        return words
+    said = Said(words)
+    said.key, said.values = key, values
+    return said
+
+
+def in_lang(value: Any, lang: str) -> Any:
+    """``value`` said in ``lang`` when it is an English label (:class:`Said`, its values too), else
+    unchanged: XLA's own messages, read from its output, stay as XLA wrote them."""
+    if lang == FALLBACK or not isinstance(value, Said):
+        return value
+    return label(value.key, lang, **{k: in_lang(v, lang) for k, v in value.values.items()})
 
 
 def plural(n: int, one: str, other: str, lang: str = FALLBACK, /, **values: Any) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from ..escape import escape_field
 from ..findings import Finding, FindingKind
 from ..findings.wire import load_document, report_of
-from ..labels import label, plural
+from ..labels import in_lang, label, plural
 from .confirm import confirm_lines
 from .finding_text import render_finding
 
@@ -31,7 +31,8 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
             out += [f"== {escape_field(f['path'])}", _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang), ""]
     if quiet:
         out += [label("check.quiet", lang, files=plural(len(quiet), "check.file", "check.files", lang)), *quiet, ""]
-    skipped = [f for f in doc["files"] if f["kind"] == "skipped"]
+    # the StableHLO read with its module (companion_of) was not skipped for being "not HLO text or logs"
+    skipped = [f for f in doc["files"] if f["kind"] == "skipped" and not f.get("companion_of")]
     special = [f for f in skipped if _is_special_skip(f)]
     if special:  # a FIFO or a symlink out of the directory is worth a line; XLA's artefacts are not
         out += [label("check.not_read", lang, n=len(special)),
@@ -42,7 +43,8 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
 
 def _tally(doc: dict[str, Any], skipped: list[dict[str, Any]], special: list[dict[str, Any]], lang: str) -> str:
     """The last line: files checked, findings, and what was skipped or unreadable."""
-    checked = len(doc["files"]) - len(skipped) - doc["input_errors"]
+    companions = sum(1 for f in doc["files"] if f.get("companion_of"))
+    checked = len(doc["files"]) - len(skipped) - companions - doc["input_errors"]
     tail = label("check.tally", lang, files=plural(checked, "check.file", "check.files", lang),
                  findings=plural(doc["findings"], "check.finding", "check.findings", lang))
     if skipped:
@@ -105,11 +107,11 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
     if not off["error"] and not off.get("failures"):
         lines.append("   " + label("check.offload_clean", lang))
     for w in off["warnings"][:5]:
-        lines.append("   " + label("check.warning", lang, warning=w))
+        lines.append("   " + label("check.warning", lang, warning=in_lang(w, lang)))
     if len(off["warnings"]) > 5:
         lines.append("   " + label("check.more_warnings", lang, n=len(off["warnings"]) - 5))
     if f.get("provenance", {}).get("note"):
-        lines.append("   " + label("check.note", lang, note=f["provenance"]["note"]))
+        lines.append("   " + label("check.note", lang, note=in_lang(f["provenance"]["note"], lang)))
     lines.extend(confirm_lines(f.get("confirm"), "   "))
     return "\n".join(lines)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 
 from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
 from ..ir.shape import format_shape_index
-from ..labels import glossary, label
+from ..labels import glossary, in_lang, label
 
 Renderer = Callable[[Finding, str, int], list[str]]
 
@@ -141,7 +141,7 @@ def _fix_lines(fixes: tuple[Fix, ...], lang: str) -> list[str]:
 
 
 def _pass_failure(f: Finding, lang: str, width: int) -> list[str]:
-    return [label("finding.would_fail", lang, message=f.message)]
+    return [label("finding.would_fail", lang, message=in_lang(f.message, lang))]
 
 
 def _logged_error(f: Finding, lang: str, width: int) -> list[str]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..findings.wire import load_document
 from ..ir.shape import format_shape_index
-from ..labels import glossary, label
+from ..labels import glossary, in_lang, label
 from .html_base import IdAllocator, badge, code_block, esc, lbl, ltr, page
 from .html_explain import explain_body
 from .html_inputs import inputs_body, inputs_verdict
@@ -88,14 +88,16 @@ def _hlo_card(s: dict[str, Any], lang: str) -> str:
             f'<p class="chips"><span class="muted">{lbl(lang, "html.opcodes")}:</span> {chips}{host_chip}</p></div>')
 
 
-def _origin_and_confirm(f: dict[str, Any]) -> list[str]:
-    """The CPU-provenance warning and the ``--confirm`` verdict, as the terminal prints them."""
+def _origin_and_confirm(f: dict[str, Any], lang: str = "en") -> list[str]:
+    """The CPU-provenance warning (in the page's language) and the ``--confirm`` verdict, as the
+    terminal prints them."""
     from .confirm import confirm_lines
 
     out = []
     note = (f.get("provenance") or {}).get("note")
     if note:
-        out.append(f'<p class="note">{ltr(note, "wrap")}</p>')
+        words = in_lang(note, lang)
+        out.append(f'<p class="note">{ltr(note, "wrap") if words is note else esc(words)}</p>')
     lines = confirm_lines(f.get("confirm"))
     if lines:
         out.append(code_block("\n".join(lines), copy=False))
@@ -118,7 +120,7 @@ def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, s
                 idx = format_shape_index(tuple(e.get("output_index") or ()))
                 toc.append((2, f"{uid}-e1200-{n + 1}", f"E1200 output {idx}"))
             body.append(f'<h3>{lbl(lang, "html.host_offload")}</h3>{offload_body(off, uid, lang)}')
-        body.extend(_origin_and_confirm(f))
+        body.extend(_origin_and_confirm(f, lang))
     elif f.get("kind") == "log":
         ex = f.get("explain") or {}
         for n, x in enumerate(ex.get("findings") or []):

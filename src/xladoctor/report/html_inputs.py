@@ -41,12 +41,12 @@ def dims_bars(dims: list[dict[str, Any]], scale: dict[Any, int], lang: str) -> s
         logical_pct = 100.0 * size / full
         pad_pct = 100.0 * max(0, padded - size) / full
         is_padded = padded > size
-        name = f"dim {dim}" if dim is not None else "virtual"
+        name = label("html.dim_name", lang, dim=dim) if dim is not None else label("html.dim_virtual", lang)
         tile = d.get("tile_entry")
-        tile_txt = f"tile {tile}" if tile is not None else ""
+        tile_txt = label("html.dim_tile", lang, tile=tile) if tile is not None else ""
         extent = f"{size} \u2192 {padded}" if is_padded else f"{size}"
         pos = int(d.get("physical_position", 0))
-        where = "minor-most" if pos == 0 else f"pos {pos}"
+        where = esc(label("html.dim_minor_most", lang) if pos == 0 else label("html.dim_position", lang, pos=pos))
         pad_note = f' <small class="padnote">+{padded - size} {lbl(lang, "html.padding")}</small>' if is_padded else ""
         tile_note = f" <small>{esc(tile_txt)}</small>" if tile_txt else ""
         rows.append(

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from ..findings.model import Fix, Hop
 from ..findings.serialise import thaw_json
-from ..labels import glossary, label
+from ..labels import glossary, in_lang, label
 from .finding_html import (
     e1200_fixes_from_json,
     fix_cards,
@@ -123,7 +123,7 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
         what = label("html.check_failure", lang) if f.get("status") == "CHECK" else f"{label('html.verdict_fail', lang)}: {f.get('status')}"
         at = f" ({lbl(lang, 'html.at')} {ltr(f['instruction'])})" if f.get("instruction") else ""
         first = " " + badge(glossary.xla_reports(lang), "bad") if f.get("first") else ""
-        fails.append(f"<b>{esc(what)}</b>{first}: {ltr(f.get('message'), 'mono wrap')}{at}")
+        fails.append(f"<b>{esc(what)}</b>{first}: {_said(f.get('message'), lang)}{at}")
     parts.append(_list_section(label("html.failures", lang), fails, "failures"))
     moved = [f"{lbl(lang, 'html.output')} {ltr(shape_index_text(o.get('output_index')))}: "
              f"{ltr(o.get('old_layout'))} \u2192 {ltr(o.get('new_layout'), 'mono host')} "
@@ -133,7 +133,7 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
           + (f" \u2937 {ltr(h['location'], 'loc')}" if h.get("location") else "")
           for h in doc.get("host_compute") or []]
     parts.append(_list_section(label("html.host_compute", lang), hc, "host-compute"))
-    parts.append(_list_section(label("html.warnings", lang), [ltr(w, "mono wrap") for w in doc.get("warnings") or []],
+    parts.append(_list_section(label("html.warnings", lang), [_said(w, lang) for w in doc.get("warnings") or []],
                                "warnings", open_=False))
     hp = [ltr(p.get("instruction", "") + (shape_index_text(p.get("shape_index")) if p.get("shape_index") else ""),
               "mono chip host") for p in doc.get("host_positions") or []]
@@ -144,3 +144,14 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
         parts.append(f'<details class="vmodule"><summary>{lbl(lang, "html.vmodule")}</summary>'
                      f'{code_block(chr(10).join(doc["vlog"]), "vlog", label=label("html.copy", lang))}</details>')
     return "".join(parts)
+
+
+def _said(text: Any, lang: str) -> str:
+    """A warning or failure message: xladoctor's own (a label) in the reader's language, as prose;
+    XLA's (matched against its output) as it wrote it, left to right in code type."""
+    from .terminal_bidi import is_rtl_char
+
+    words = str(in_lang(text, lang) if text is not None else "")
+    if any(is_rtl_char(ch) for ch in words):  # said in the reader's words (the document may say it already)
+        return f'<span class="wrap">{esc(words)}</span>'
+    return ltr(text, "mono wrap")

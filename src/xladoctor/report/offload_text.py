@@ -5,7 +5,8 @@ typed model (``findings.from_offload``), their hops by :func:`.finding_text.hop_
 ``offload`` and ``check`` read the same facts; the JAX code of the two E1200 fixes comes from
 the analysis' fix suggestions, which the model's fix sentences summarise.  What ends in host
 memory (host compute, rewritten slices, legalized copies) is the pass' bookkeeping, not a
-finding, and is drawn from the result.  Words from ``labels/en.toml`` ``[offload]``.
+finding, and is drawn from the result.  Words from ``labels/*.toml`` ``[offload]``, in ``lang``;
+XLA's own messages stay as XLA writes them.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from ..findings.from_offload import offload_findings
 from ..findings.model import Finding, FindingKind
 from ..ir.module import HloModule
 from ..ir.shape import format_shape_index
-from ..labels import glossary, label, plural
+from ..labels import glossary, in_lang, label, plural
 from ..offload.fixes import FixSuggestion
 from ..offload.result import HostOffloadResult
 from ..offload.rules import RULES
@@ -22,82 +23,85 @@ from .finding_text import hop_detail, index_text, shape_index_of
 
 
 def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes: list[FixSuggestion],
-                trace: bool) -> str:
+                trace: bool, lang: str = "en") -> str:
     """The ``offload`` report: verdict, each offending output with its path and fixes, failures, then
-    what ends in host memory (the command prints English)."""
+    what ends in host memory, in ``lang`` (logical order: the command draws it for its reader)."""
     out: list[str] = []
     mode = RULES[result.rule].label
     if result.outcome == "ok" and not result.errors and not result.failures:
-        out.append(label("offload.none_predicted", source=source, mode=mode))
+        out.append(label("offload.none_predicted", lang, source=source, mode=mode))
     if result.errors:
         n = len(result.errors)
-        out.append(plural(n, "offload.predicted_one", "offload.predicted_many", source=source, mode=mode))
+        out.append(plural(n, "offload.predicted_one", "offload.predicted_many", lang, source=source, mode=mode))
     by_index = {tuple(f.output_index): f for f in fixes}
     for finding in offload_findings(result, fixes, None, module):
         out.append("")
         if finding.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH:
             fix = by_index.get(shape_index_of(finding.fields.get("output_index")))
-            out.extend(_mismatch_lines(finding, fix, result.outcome))
+            out.extend(_mismatch_lines(finding, fix, result.outcome, lang))
         else:
-            out.append(_failure_line(finding))
+            out.append(_failure_line(finding, lang))
     if trace and result.vlog:
         out.append("")
-        out.append(label("offload.vmodule"))
+        out.append(label("offload.vmodule", lang))
         out.extend("  " + line for line in result.vlog)
     out.append("")
-    out.extend(_host_memory_lines(result))
+    out.extend(_host_memory_lines(result, lang))
     return "\n".join(out) + "\n"
 
 
-def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str) -> list[str]:
+def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str, lang: str) -> list[str]:
     """One offending output: its heading, XLA's message, the path and the two fixes with their JAX."""
     first = bool(f.fields.get("first"))
-    tag = glossary.xla_reports() if first else glossary.also_offending()
+    tag = glossary.xla_reports(lang) if first else glossary.also_offending(lang)
     if first and outcome != "E1200":
-        tag = label("offload.follows_earlier_failure")
+        tag = label("offload.follows_earlier_failure", lang)
     index = index_text(f.fields.get("output_index"))
-    out = [label("offload.output", output=glossary.output(index), layout=f.fields.get("output_layout"), tag=tag)]
+    out = [label("offload.output", lang, output=glossary.output(index, lang), layout=f.fields.get("output_layout"),
+                 tag=tag)]
     out.extend("  " + line for line in f.message.splitlines())
-    out.append("  " + label("offload.path_from", origin=f.fields.get("origin")))
+    out.append("  " + label("offload.path_from", lang, origin=f.fields.get("origin")))
     out.extend("    " + hop_detail(h) for h in f.path)
     if fix is not None:
-        out.append("  " + label("offload.fix_host", fix=glossary.fix_host(), output=glossary.output(index), layout=fix.host_layout, jax=fix.host_jax))
-        out.append("  " + label("offload.fix_device", fix=glossary.fix_device(), value=fix.returned_value, jax=fix.device_jax))
+        out.append("  " + label("offload.fix_host", lang, fix=glossary.fix_host(lang), output=glossary.output(index, lang),
+                                layout=fix.host_layout, jax=fix.host_jax_text(lang)))
+        out.append("  " + label("offload.fix_device", lang, fix=glossary.fix_device(lang), value=fix.returned_value,
+                                jax=fix.device_jax_text(lang)))
     return out
 
 
-def _failure_line(f: Finding) -> str:
+def _failure_line(f: Finding, lang: str) -> str:
     """Another failure of the pass: its status (a CHECK crash says so), XLA's message, the instruction."""
     status = f.fields.get("status")
-    first = f" ({glossary.xla_reports()})" if f.fields.get("first") else ""
-    what = label("offload.check_failure") if status == "CHECK" else label("offload.would_fail", status=status)
+    first = f" ({glossary.xla_reports(lang)})" if f.fields.get("first") else ""
+    what = label("offload.check_failure", lang) if status == "CHECK" else label("offload.would_fail", lang, status=status)
     instruction = f.location.instruction
-    at = f" {label('offload.at_instruction', instruction=instruction)}" if instruction else ""
-    return f"{what}{first}: {f.message}{at}"
+    at = f" {label('offload.at_instruction', lang, instruction=instruction)}" if instruction else ""
+    return f"{what}{first}: {in_lang(f.message, lang)}{at}"
 
 
 _LEGALIZE_LABELS = {"moved-down": "offload.legalize_moved_down", "moved-up": "offload.legalize_moved_up"}
 
 
-def _host_memory_lines(result: HostOffloadResult) -> list[str]:
+def _host_memory_lines(result: HostOffloadResult, lang: str) -> list[str]:
     """What ends in host memory, host compute, rewritten slices, dropped offloads, legalized copies, warnings."""
     hp = ", ".join(n + (format_shape_index(i) if i else "") for n, i in result.host_positions)
-    out = [label("offload.host_memory", names=hp or label("offload.nothing"))]
+    out = [label("offload.host_memory", lang, names=hp or label("offload.nothing", lang))]
     if result.host_compute:
-        out.append(label("offload.host_compute",
+        out.append(label("offload.host_compute", lang,
                          items=", ".join(f"{h.instruction} ({h.opcode})" for h in result.host_compute)))
     if result.dynamified_slices:
-        out.append(label("offload.dynamified", names=", ".join(result.dynamified_slices)))
-    out.extend(label("offload.dynamic_update_slice", instruction=d.instruction, action=d.action)
+        out.append(label("offload.dynamified", lang, names=", ".join(result.dynamified_slices)))
+    out.extend(label("offload.dynamic_update_slice", lang, instruction=d.instruction, action=d.action)
                for d in result.dynamic_update_slices)
-    out.extend(label("offload.dropped", name=d.move_to_host, reason=d.reason) for d in result.dropped_offloads)
+    out.extend(label("offload.dropped", lang, name=d.move_to_host, reason=d.reason) for d in result.dropped_offloads)
     for m in (result.legalize.moves if result.legalize is not None else []):
-        where = (label("offload.legalize_after", names=", ".join(m.after)) if m.after
-                 else label("offload.legalize_removed"))
-        out.append(label(_LEGALIZE_LABELS.get(m.action, "offload.legalize_kept"), copy=m.copy, where=where))
-    out.extend(label("offload.moved_output", index=format_shape_index(o.output_index), old=o.old_layout,
+        where = (label("offload.legalize_after", lang, names=", ".join(m.after)) if m.after
+                 else label("offload.legalize_removed", lang))
+        out.append(label(_LEGALIZE_LABELS.get(m.action, "offload.legalize_kept"), lang, copy=m.copy, where=where))
+    out.extend(label("offload.moved_output", lang, index=format_shape_index(o.output_index), old=o.old_layout,
                      new=o.new_layout) for o in result.outputs_moved_to_host)
     if result.warnings:
-        out.append(label("offload.warnings"))
-        out.extend("  " + w for w in result.warnings)
+        out.append(label("offload.warnings", lang))
+        out.extend("  " + in_lang(w, lang) for w in result.warnings)
     return out
