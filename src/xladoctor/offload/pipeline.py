@@ -97,9 +97,13 @@ def _pre_optimization(config: PipelineConfig) -> bool:
     return config.inline_calls
 
 
+def _libtpu(config: PipelineConfig) -> bool:
+    return config.platform not in ("cuda", "gpu", "rocm")
+
+
 def _tpu_pre_optimization(config: PipelineConfig) -> bool:
     """libtpu's own pre-passes (not in openxla's GPU pipeline)."""
-    return config.inline_calls and config.platform not in ("cuda", "gpu", "rocm")
+    return config.inline_calls and _libtpu(config)
 
 
 def _legalizing(config: PipelineConfig) -> bool:
@@ -152,7 +156,8 @@ def _cse(state: PipelineState) -> bool:
 
 
 def _algsimp(state: PipelineState) -> bool:
-    return bool(simplify_for_offloading(state.module))
+    # libtpu's AlgebraicSimplifier treats floats as real numbers; XLA:GPU's does not.
+    return bool(simplify_for_offloading(state.module, floats_are_real=_libtpu(state.config)))
 
 
 def _concat_decomposer(state: PipelineState) -> bool:
