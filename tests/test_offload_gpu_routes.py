@@ -84,3 +84,28 @@ def test_factoring_a_common_float_factor_follows_each_compiler(compiler, constan
     factored = compiler[1] == "tpu" or constant == "0.5"
     assert result.error is not None and result.error.start == ("add" if factored else "a")
     assert comparison.agree is True, comparison.reason
+
+
+# -- the order the compile builds HLO in ----------------------------------------------------------------
+
+DEAD_FIRST = """HloModule gen, entry_computation_layout={(f32[8,128]{1,0})->(f32[8,128]{1,0}, f32[8,128]{1,0}, f32[8,128]{1,0})}
+ENTRY main {
+  p0 = f32[8,128] parameter(0)
+  mth.1 = f32[8,128] custom-call(p0), custom_call_target="MoveToHost"
+  add.2 = f32[8,128] add(mth.1, mth.1)
+  mtd.3 = f32[8,128] custom-call(add.2), custom_call_target="MoveToDevice"
+  neg.4 = f32[8,128] negate(mth.1)
+  add.5 = f32[8,128] add(mth.1, add.2)
+  ROOT out = (f32[8,128], f32[8,128], f32[8,128]) tuple(mth.1, neg.4, add.5)
+}
+"""
+
+
+def test_users_come_in_the_order_the_compile_builds_them_from_the_root(compiler):
+    """HLO text reaches the compiler as StableHLO, from which HLO is built as the results need it
+    (a DFS from the root): ``neg.4`` before ``add.2``, whose only other user ``mtd.3`` is dead.
+    So the MoveToHost's first user, and the E1200's start, is ``neg.4`` (GPU campaign seed 100,
+    program 929: ``add.2`` predicted from the text order)."""
+    comparison, result = _judged(compiler, DEAD_FIRST)
+    assert result.error is not None and result.error.start == "neg.4"
+    assert comparison.agree is True, comparison.reason

@@ -6,8 +6,10 @@ pipeline, make the two agree on the programs the campaign generates:
 
 * **Rebuilt from StableHLO**: the compiler gets the module as StableHLO (JAX's lowering, or
   HLO text converted), where ``get-tuple-element(tuple(...))`` pairs fold and dead code
-  goes, and builds HLO from it in op order: every value's users come in the order the
-  users are written, whatever rewrites produced them (:func:`rebuild_as_compiled`).
+  goes, and builds HLO from it as the results need it: a DFS from the root, operands first
+  (whatever order the ops are written in: ``negate`` written before ``add`` in
+  ``return add(h, h), negate(h)`` is built after it), so every value's users come in that
+  post order, whatever rewrites produced them (:func:`rebuild_as_compiled`).
 * **Sharding markers removed**: JAX's ``Sharding`` and Shardy's ``xla.sdy.*`` custom calls
   (``FuncResultSharding`` before every result) are replaced by their operand.  That
   rewires users: each becomes the newest user of the operand, and removing the marker
@@ -46,6 +48,7 @@ def rebuild_as_compiled(module: HloModule) -> list[HloInstruction]:
     forward_tuple_elements(module)
     dead = remove_dead_code(module)
     for comp in module.computations:
+        comp.instructions = comp.post_order()  # without dead code: the root's DFS, as built
         comp.sort_users_by_position()
     return dead
 
