@@ -109,3 +109,37 @@ def test_users_come_in_the_order_the_compile_builds_them_from_the_root(compiler)
     comparison, result = _judged(compiler, DEAD_FIRST)
     assert result.error is not None and result.error.start == "neg.4"
     assert comparison.agree is True, comparison.reason
+
+
+# -- HostOffloadingPrepare --------------------------------------------------------------------------
+
+def _campaign_record(compiler, spec):
+    """``bench/offload_campaign.py``'s judgement of one generated program on ``compiler``."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import offload_campaign
+
+    from xladoctor.oracle.divergences import match_divergence
+    from xladoctor.oracle.gpu_divergences import match_gpu_divergence
+
+    worker, platform = compiler
+    saved = dict(offload_campaign.TARGET)
+    offload_campaign.TARGET.update(lower=platform, match=match_gpu_divergence if platform == "cuda" else match_divergence)
+    try:
+        return offload_campaign.run_spec("t", spec, worker)
+    finally:
+        offload_campaign.TARGET.update(saved)
+
+
+def test_a_move_into_a_host_call_is_elided_by_libtpu_only(compiler):
+    """``compute_on("device_host")`` of a value a frontend annotation moved to host, which is also
+    returned: libtpu's HostOffloadingPrepare (kElideMoveToHost) removes the MoveToHost, so the
+    returned value is device memory; XLA:GPU runs only convert-to-custom-call, the MoveToHost stays
+    and the root tuple is E1200 (campaign seed 7 program 329, seed 100 program 963)."""
+    spec = {"level": "jax", "args": ["device"], "steps": [("to_host_fe", 0), ("compute_on", 1)],
+            "outs": [1, 2], "out_kinds": [None, None]}
+    rec = _campaign_record(compiler, spec)
+    assert rec.status == "agree", (rec.predicted, rec.actual)
+    assert rec.actual.startswith("E1200" if compiler[1] == "cuda" else "compiles"), rec.actual

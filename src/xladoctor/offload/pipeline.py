@@ -200,7 +200,8 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("call_inliner", _call_inliner, _pre_optimization),
     Pass("annotation_cse", _annotation_cse, _always),
     Pass("hlo_host_device_type_call_wrapper", _host_call_wrapper, _pre_optimization),  # independent host calls: one
-    Pass("host_offloading_prepare", _host_offloading_prepare, _always),
+    # kElideMoveToHost: libtpu only (XLA:GPU's host-compute pipeline runs convert-to-custom-call alone).
+    Pass("host_offloading_prepare", _host_offloading_prepare, _libtpu),
     Pass("hlo_dce", _hlo_dce, _always),
     Pass("cse", _cse, _pre_optimization),  # HloCSE: simplification-1 starts with it
     # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.simplify`):
