@@ -143,3 +143,18 @@ def test_a_move_into_a_host_call_is_elided_by_libtpu_only(compiler):
     rec = _campaign_record(compiler, spec)
     assert rec.status == "agree", (rec.predicted, rec.actual)
     assert rec.actual.startswith("E1200" if compiler[1] == "cuda" else "compiles"), rec.actual
+
+
+# -- ShardingRemover's copies ------------------------------------------------------------------------
+
+def test_sharding_markers_leave_copies_that_reorder_a_shared_operands_users(compiler):
+    """``return h, h2, h2 * 2`` with ``h`` and ``h2`` two frontend annotations of one argument: libtpu
+    CSEs the two MoveToHosts first, then ShardingRemover replaces each ``FuncResultSharding`` by a
+    copy that HloDCE removes, each removal moving the last user into its slot, so the multiply
+    becomes the first user and the E1200 starts from it (campaign seed 1, program 335: the tuple
+    predicted).  XLA:GPU removes the markers before its CSE: the tuple comes first there."""
+    spec = {"level": "jax", "args": ["device"], "steps": [("to_host_fe", 0), ("to_host_fe", 0), ("un", "double", 2)],
+            "outs": [1, 2, 3], "out_kinds": ["device", "device", "device"]}
+    rec = _campaign_record(compiler, spec)
+    assert rec.status == "agree", (rec.predicted, rec.actual)
+    assert rec.actual.split("from ")[1].startswith("multiply" if compiler[1] == "tpu" else "tuple"), rec.actual

@@ -195,6 +195,8 @@ PIPELINE: tuple[Pass, ...] = (
     # The compile gets a pre-optimisation module as StableHLO and rebuilds HLO from it:
     # gte(tuple) pairs fold (TupleSimplifier's rewrite), dead code goes, users in op order.
     Pass("stablehlo_rebuild", _rebuild, _pre_optimization),
+    # libtpu CSEs the annotations (simplification-1) before its ShardingRemover (Phase_2); XLA:GPU after.
+    Pass("annotation_cse", _annotation_cse, _tpu_pre_optimization),
     Pass("sharding_remover", _sharding_remover, _pre_optimization),
     Pass("annotation_cse", _annotation_cse, _always),  # HloCSE, on MoveToHost/MoveToDevice
     Pass("call_inliner", _call_inliner, _pre_optimization),

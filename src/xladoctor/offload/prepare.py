@@ -54,25 +54,47 @@ def rebuild_as_compiled(module: HloModule) -> list[HloInstruction]:
 
 
 def remove_sharding_markers(module: HloModule) -> list[str]:
-    """Replace each sharding marker by its operand (``ReplaceAllUsesWith`` then removal); names."""
+    """Replace each sharding marker by its operand (``ReplaceAllUsesWith`` then removal); names.
+
+    As XLA's ``ShardingRemover``: markers in reverse post order, and a ``Sharding`` or
+    ``FuncResultSharding`` marker is replaced by a ``copy`` of its operand, which the next
+    ``HloDCE`` removes (in creation order, each removal moving the operand's last user into
+    its slot).  That reorders the users of an operand two markers shared: seed 1 program 335,
+    ``return h, h, h * 2`` with the two annotations CSE'd, starts from the multiply in libtpu."""
     removed: list[str] = []
     for comp in module.computations:
         markers = [i for i in comp.instructions if i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i)]
         if not markers:
             continue
         gone: set[HloInstruction] = set()
-        for instr in _in_removal_order(comp, markers):
+        copies: list[HloInstruction] = []
+        for instr in reversed(_in_removal_order(comp, markers)):
             if instr not in gone:
                 instr.replace_all_uses_with(instr.operands[0])
+                if instr.custom_call_target in _COPIED_MARKERS:
+                    copies.append(_dead_copy(instr))
                 comp.unhook(instr)  # now: the operand's users are reordered as XLA's removal does
                 gone.add(instr)
                 removed.append(instr.name)
         comp.drop_removed(gone, release_names=False)  # one sweep: two markers per host move
+        for copy in copies:  # HloDCE
+            copy.operands = ()
     return removed
 
 
+_COPIED_MARKERS = frozenset({"Sharding", "xla.sdy.FuncResultSharding"})
+
+
+def _dead_copy(marker: HloInstruction) -> HloInstruction:
+    """The ``copy`` ShardingRemover leaves for dead-code elimination: only its place among the
+    operand's users matters (it is outside the module, and gone before any other pass runs)."""
+    copy = HloInstruction("copy", HloOpcode.COPY, marker.shape)
+    copy.operands = [marker.operands[0]]
+    return copy
+
+
 def _in_removal_order(comp: HloComputation, markers: list[HloInstruction]) -> list[HloInstruction]:
-    """The markers in post order, as XLA removes them.  Removing one rewires only its own
+    """The markers in post order (XLA removes them in its reverse).  Removing one rewires only its own
     operand's users and its users' operand slots, so markers on distinct operands that are
     not markers themselves give the same graph in any order: then text order serves, and
     the post order (a walk of the whole computation) is not needed."""
