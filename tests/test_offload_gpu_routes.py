@@ -158,3 +158,51 @@ def test_sharding_markers_leave_copies_that_reorder_a_shared_operands_users(comp
     rec = _campaign_record(compiler, spec)
     assert rec.status == "agree", (rec.predicted, rec.actual)
     assert rec.actual.split("from ")[1].startswith("multiply" if compiler[1] == "tpu" else "tuple"), rec.actual
+
+
+# -- --confirm predicts for the confirming compiler -----------------------------------------------------
+
+def _gpu_compiler() -> None:
+    why = unavailable_reason("h100")
+    if why is not None:
+        pytest.skip(f"real GPU compiler unavailable: {why}")
+
+
+def test_offload_confirm_on_h100_predicts_with_the_gpu_pipeline(tmp_path, capsys):
+    """``h*3 + p*3``: libtpu factors it (E1200 from the new ``add``), XLA:GPU does not (from ``a``);
+    ``--confirm --topology h100`` predicts for XLA:GPU, agrees, and says so."""
+    import json
+
+    from xladoctor.cli import main as cli_main
+
+    _gpu_compiler()
+    path = tmp_path / "factor.hlo"
+    path.write_text(FACTORED.replace("constant(C)", "constant(3)"))
+    assert cli_main(["offload", str(path), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["errors"][0]["start"] == "add"  # TPU, without --confirm
+    assert cli_main(["offload", str(path), "--confirm", "--topology", "h100", "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["errors"][0]["start"] == "a"
+    confirm = doc["confirm"]
+    assert (confirm["platform"], confirm["predicted_for"], confirm["agree"]) == ("cuda", "cuda", True)
+    assert confirm["predicted"]["start"] == "a" and confirm["verdict"]["start"] == "a.1"
+    assert cli_main(["offload", str(path), "--confirm", "--topology", "h100"]) == 1
+    assert "xladoctor predicts   E1200 (starting from a) (for GPU)" in capsys.readouterr().out
+
+
+def test_check_confirm_on_h100_predicts_with_the_gpu_pipeline(tmp_path, capsys):
+    import json
+
+    from xladoctor.cli import main as cli_main
+
+    _gpu_compiler()
+    path = tmp_path / "factor.hlo"
+    path.write_text(FACTORED.replace("constant(C)", "constant(3)"))
+    assert cli_main(["check", str(path), "--confirm", "--topology", "h100", "--json"]) == 1
+    entry = json.loads(capsys.readouterr().out)["files"][0]
+    assert entry["offload"]["errors"][0]["start"] == "a"
+    assert (entry["confirm"]["predicted_for"], entry["confirm"]["agree"]) == ("cuda", True)
+    assert cli_main(["check", str(path), "--confirm", "--json"]) == 1  # libtpu: predicted for TPU, agrees too
+    entry = json.loads(capsys.readouterr().out)["files"][0]
+    assert (entry["offload"]["errors"][0]["start"], entry["confirm"]["predicted_for"]) == ("add", "tpu")
+    assert entry["confirm"]["agree"] is True
