@@ -206,3 +206,46 @@ def test_check_confirm_on_h100_predicts_with_the_gpu_pipeline(tmp_path, capsys):
     entry = json.loads(capsys.readouterr().out)["files"][0]
     assert (entry["offload"]["errors"][0]["start"], entry["confirm"]["predicted_for"]) == ("add", "tpu")
     assert entry["confirm"]["agree"] is True
+
+
+# -- unpinned_host on the HLO route -------------------------------------------------------------------
+
+def test_an_unpinned_host_argument_keeps_its_memory_kind_on_the_hlo_route(tmp_path, capsys):
+    """``host_params`` seed 15: an ``unpinned_host`` argument computed on, a ``pinned_host`` one
+    returned to device (E1200).  After the host fix libtpu fails the program later (an S(6)
+    argument computed on); the HLO route compiled the fixed module as if the argument were on
+    device (the converter drops S(6)) and said ``compiles``.  Both routes now give libtpu's answer."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from xladoctor.cli import main as cli_main
+
+    why = unavailable_reason("v5e:2x2")
+    if why is not None:
+        pytest.skip(f"real TPU compiler unavailable: {why}")
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import user_programs
+
+    prog = user_programs.build("host_params", 15)
+    assert prog.choices["kinds"][0] == "unpinned_host" and prog.choices["how"][0] == "compute"
+    lowered = prog.lower()
+    hlo, mlir = tmp_path / "x.hlo", tmp_path / "x.mlir"
+    hlo.write_text(lowered.as_text("hlo"))
+    mlir.write_text(lowered.as_text())
+    fixed = tmp_path / "fixed.hlo"
+    cli_main(["offload", str(hlo), "--stablehlo", str(mlir), "--fix", "host", "-o", str(fixed)])
+    capsys.readouterr()
+    assert "S(6)" in fixed.read_text().split("\n", 1)[0]
+    cli_main(["offload", str(fixed), "--confirm", "--json"])
+    confirm = json.loads(capsys.readouterr().out)["confirm"]
+    assert confirm["verdict"]["kind"] == "xla_error" and "S(6)" in confirm["verdict"]["message"]
+    assert confirm["agree"] is True
+    # The StableHLO route: the same fix made in Python, compiled by libtpu.
+    import jax
+
+    host = jax.sharding.SingleDeviceSharding(jax.devices()[0], memory_kind="pinned_host")
+    device = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    refixed = jax.jit(prog.fn, out_shardings=(device, device, host)).trace(*prog.args).lower(lowering_platforms=("tpu",))
+    verdict = shared_worker("v5e:2x2").compile_stablehlo(refixed.as_text())
+    assert verdict.kind == "xla_error" and "S(6)" in verdict.message
