@@ -180,7 +180,6 @@ GPU_DIVERGENCE_PROGRAMS = {
     (1, 95): "gpu-copy-start-memory-space",
     (1, 145): "gpu-while-operand-parameter-memory-space",
     (1, 160): "gpu-dus-memory-space-verifier",
-    (7, 329): "gpu-compute-on-host-output",
 }
 
 

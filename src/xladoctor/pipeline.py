@@ -35,6 +35,9 @@ class AnalysisOptions:
     disable_host_compute: bool = False
     stablehlo_path: str | None = None
     """``--stablehlo FILE`` (``offload`` only: one companion file per module)."""
+    platform: str = "tpu"
+    """The compiler predicted for (``tpu``, ``cuda``): ``--confirm`` with a GPU ``--topology``
+    predicts for XLA:GPU, whose pipeline and rule differ (:mod:`xladoctor.offload.platform_checks`)."""
 
     def command_args(self) -> tuple[str, ...]:
         """The options as command-line arguments (repeated in each fix's ``xladoctor offload`` line)."""
@@ -108,7 +111,12 @@ def analyse_module(module: HloModule, text: str, source: str | None, options: An
         apply_memory_kinds(module, signature)
         names = [r.name or "" for r in signature.results] or None
     later = unpinned_host_failures(module)
-    result = analyze_host_offload(module, options.rule, disable_host_compute=options.disable_host_compute)
+    result = analyze_host_offload(module, options.rule, disable_host_compute=options.disable_host_compute,
+                                  platform=options.platform)
+    if options.platform != "tpu":
+        from .offload.platform_checks import predict_for_platform
+
+        result = predict_for_platform(module, result, options.platform)
     add_later_failures(result, later)
     fixes = suggest_fixes(module, result, names)
     if provenance is None:

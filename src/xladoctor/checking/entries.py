@@ -64,7 +64,11 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
     entry["memory_kinds"] = kinds.to_json()
     if not kinds.known:
         return _undecidable(entry, kinds, source, lang)
-    options = AnalysisOptions(rule, disable_host_compute, stablehlo_path)
+    from ..oracle.topologies import platform_of
+
+    # With --confirm, the prediction is for the confirming compiler (XLA:GPU for a GPU --topology).
+    platform = platform_of(confirm_topology) if confirm_topology is not None else "tpu"
+    options = AnalysisOptions(rule, disable_host_compute, stablehlo_path, platform)
     mc = analyse_module(module, text, source, options, stablehlo, provenance=origin)
     # The StableHLO beside an as_text("hlo") module can show a CPU lowering (the analysis adds
     # that to the provenance): the entry carries it, and with it the note (file or folder alike).
@@ -72,7 +76,7 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
     result = mc.result
     entry["findings"] = len(result.errors) + len(result.failures)
     if confirm_topology is not None:
-        mc.confirm = entry["confirm"] = confirm(text, module, result, confirm_topology, stablehlo)
+        mc.confirm = entry["confirm"] = confirm(text, module, result, confirm_topology, stablehlo, platform)
         if not entry["findings"] and is_error(entry["confirm"]):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
     entry["offload"] = offload_document(mc, lang)

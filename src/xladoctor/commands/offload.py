@@ -59,11 +59,11 @@ def run(args: argparse.Namespace) -> int:
     text, source = read_input(args.file)
     module = parse_hlo(text, source)
     stablehlo = read_input(args.stablehlo)[0] if args.stablehlo else None
-    options = AnalysisOptions(args.rule, args.disable_host_compute, args.stablehlo)
+    options = AnalysisOptions(args.rule, args.disable_host_compute, args.stablehlo, _confirm.prediction_platform(args))
     with located(text, source):
         mc = analyse_module(module, text, source, options, stablehlo)
     result, fixes, origin = mc.result, mc.fixes, mc.provenance
-    confirmed = confirm(text, module, result, args.topology, stablehlo) if args.confirm else None
+    confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform) if args.confirm else None
     mc.confirm = confirmed
     _confirm.note_if_unavailable(confirmed)
     if args.html:

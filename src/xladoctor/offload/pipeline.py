@@ -97,9 +97,13 @@ def _pre_optimization(config: PipelineConfig) -> bool:
     return config.inline_calls
 
 
+def _libtpu(config: PipelineConfig) -> bool:
+    return config.platform not in ("cuda", "gpu", "rocm")
+
+
 def _tpu_pre_optimization(config: PipelineConfig) -> bool:
     """libtpu's own pre-passes (not in openxla's GPU pipeline)."""
-    return config.inline_calls and config.platform not in ("cuda", "gpu", "rocm")
+    return config.inline_calls and _libtpu(config)
 
 
 def _legalizing(config: PipelineConfig) -> bool:
@@ -152,7 +156,8 @@ def _cse(state: PipelineState) -> bool:
 
 
 def _algsimp(state: PipelineState) -> bool:
-    return bool(simplify_for_offloading(state.module))
+    # libtpu's AlgebraicSimplifier treats floats as real numbers; XLA:GPU's does not.
+    return bool(simplify_for_offloading(state.module, floats_are_real=_libtpu(state.config)))
 
 
 def _concat_decomposer(state: PipelineState) -> bool:
@@ -190,12 +195,15 @@ PIPELINE: tuple[Pass, ...] = (
     # The compile gets a pre-optimisation module as StableHLO and rebuilds HLO from it:
     # gte(tuple) pairs fold (TupleSimplifier's rewrite), dead code goes, users in op order.
     Pass("stablehlo_rebuild", _rebuild, _pre_optimization),
+    # libtpu CSEs the annotations (simplification-1) before its ShardingRemover (Phase_2); XLA:GPU after.
+    Pass("annotation_cse", _annotation_cse, _tpu_pre_optimization),
     Pass("sharding_remover", _sharding_remover, _pre_optimization),
     Pass("annotation_cse", _annotation_cse, _always),  # HloCSE, on MoveToHost/MoveToDevice
     Pass("call_inliner", _call_inliner, _pre_optimization),
     Pass("annotation_cse", _annotation_cse, _always),
     Pass("hlo_host_device_type_call_wrapper", _host_call_wrapper, _pre_optimization),  # independent host calls: one
-    Pass("host_offloading_prepare", _host_offloading_prepare, _always),
+    # kElideMoveToHost: libtpu only (XLA:GPU's host-compute pipeline runs convert-to-custom-call alone).
+    Pass("host_offloading_prepare", _host_offloading_prepare, _libtpu),
     Pass("hlo_dce", _hlo_dce, _always),
     Pass("cse", _cse, _pre_optimization),  # HloCSE: simplification-1 starts with it
     # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.simplify`):

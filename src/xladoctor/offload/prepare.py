@@ -6,8 +6,10 @@ pipeline, make the two agree on the programs the campaign generates:
 
 * **Rebuilt from StableHLO**: the compiler gets the module as StableHLO (JAX's lowering, or
   HLO text converted), where ``get-tuple-element(tuple(...))`` pairs fold and dead code
-  goes, and builds HLO from it in op order: every value's users come in the order the
-  users are written, whatever rewrites produced them (:func:`rebuild_as_compiled`).
+  goes, and builds HLO from it as the results need it: a DFS from the root, operands first
+  (whatever order the ops are written in: ``negate`` written before ``add`` in
+  ``return add(h, h), negate(h)`` is built after it), so every value's users come in that
+  post order, whatever rewrites produced them (:func:`rebuild_as_compiled`).
 * **Sharding markers removed**: JAX's ``Sharding`` and Shardy's ``xla.sdy.*`` custom calls
   (``FuncResultSharding`` before every result) are replaced by their operand.  That
   rewires users: each becomes the newest user of the operand, and removing the marker
@@ -46,30 +48,53 @@ def rebuild_as_compiled(module: HloModule) -> list[HloInstruction]:
     forward_tuple_elements(module)
     dead = remove_dead_code(module)
     for comp in module.computations:
+        comp.instructions = comp.post_order()  # without dead code: the root's DFS, as built
         comp.sort_users_by_position()
     return dead
 
 
 def remove_sharding_markers(module: HloModule) -> list[str]:
-    """Replace each sharding marker by its operand (``ReplaceAllUsesWith`` then removal); names."""
+    """Replace each sharding marker by its operand (``ReplaceAllUsesWith`` then removal); names.
+
+    As XLA's ``ShardingRemover``: markers in reverse post order, and a ``Sharding`` or
+    ``FuncResultSharding`` marker is replaced by a ``copy`` of its operand, which the next
+    ``HloDCE`` removes (in creation order, each removal moving the operand's last user into
+    its slot).  That reorders the users of an operand two markers shared: seed 1 program 335,
+    ``return h, h, h * 2`` with the two annotations CSE'd, starts from the multiply in libtpu."""
     removed: list[str] = []
     for comp in module.computations:
         markers = [i for i in comp.instructions if i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i)]
         if not markers:
             continue
         gone: set[HloInstruction] = set()
-        for instr in _in_removal_order(comp, markers):
+        copies: list[HloInstruction] = []
+        for instr in reversed(_in_removal_order(comp, markers)):
             if instr not in gone:
                 instr.replace_all_uses_with(instr.operands[0])
+                if instr.custom_call_target in _COPIED_MARKERS:
+                    copies.append(_dead_copy(instr))
                 comp.unhook(instr)  # now: the operand's users are reordered as XLA's removal does
                 gone.add(instr)
                 removed.append(instr.name)
         comp.drop_removed(gone, release_names=False)  # one sweep: two markers per host move
+        for copy in copies:  # HloDCE
+            copy.operands = ()
     return removed
 
 
+_COPIED_MARKERS = frozenset({"Sharding", "xla.sdy.FuncResultSharding"})
+
+
+def _dead_copy(marker: HloInstruction) -> HloInstruction:
+    """The ``copy`` ShardingRemover leaves for dead-code elimination: only its place among the
+    operand's users matters (it is outside the module, and gone before any other pass runs)."""
+    copy = HloInstruction("copy", HloOpcode.COPY, marker.shape)
+    copy.operands = [marker.operands[0]]
+    return copy
+
+
 def _in_removal_order(comp: HloComputation, markers: list[HloInstruction]) -> list[HloInstruction]:
-    """The markers in post order, as XLA removes them.  Removing one rewires only its own
+    """The markers in post order (XLA removes them in its reverse).  Removing one rewires only its own
     operand's users and its users' operand slots, so markers on distinct operands that are
     not markers themselves give the same graph in any order: then text order serves, and
     the post order (a walk of the whole computation) is not needed."""

@@ -48,13 +48,16 @@ from ..ir.opcodes import HloOpcode
 from ..ir.shape import Shape, default_layout
 
 
-def simplify_for_offloading(module: HloModule) -> list[tuple[str, str]]:
-    """Apply the modelled rewrites in every computation; ``(replaced, replacement)`` names."""
+def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> list[tuple[str, str]]:
+    """Apply the modelled rewrites in every computation; ``(replaced, replacement)`` names.
+
+    ``floats_are_real``: AlgebraicSimplifier's ``enable_floats_are_real``, as libtpu runs it
+    (``A*C + B*C`` factored for any float ``C``); XLA:GPU runs without it (:func:`_factored_add`)."""
     replaced: list[tuple[str, str]] = []
     for comp in module.computations:
         if not any(i.opcode in _REWRITTEN for i in comp.instructions):
             continue  # the opcodes with a modelled rewrite: most computations have none
-        replaced.extend(_simplify_computation(comp))
+        replaced.extend(_simplify_computation(comp, floats_are_real))
     return replaced
 
 
@@ -63,7 +66,7 @@ _REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.
               HloOpcode.DYNAMIC_SLICE)
 
 
-def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
+def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) -> list[tuple[str, str]]:
     replaced: list[tuple[str, str]] = []
     gone: set[HloInstruction] = set()
     for instr in comp.post_order():  # XLA's visitor: operands first, so chains collapse in one run
@@ -78,7 +81,7 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
         elif instr.opcode is HloOpcode.DIVIDE:
             replacement = _divide_by_constant(comp, instr)
         elif instr.opcode is HloOpcode.ADD:
-            replacement = _factored_add(comp, instr) or _reassociated(comp, instr, HloOpcode.ADD)
+            replacement = _factored_add(comp, instr, floats_are_real) or _reassociated(comp, instr, HloOpcode.ADD)
         elif instr.opcode is HloOpcode.TRANSPOSE:
             replacement = _transposed_dot(comp, instr)
         elif instr.opcode in (HloOpcode.MAXIMUM, HloOpcode.MINIMUM):
@@ -92,6 +95,8 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
         if replacement is None or not _compatible(replacement, instr):
             continue  # ReplaceInstruction refuses a shape that is not compatible
         instr.replace_all_uses_with(replacement)
+        if instr.opcode is not HloOpcode.SUBTRACT:  # XLA's subtract rewrite goes through an add
+            _keep_name(comp, instr, replacement)
         comp.unhook(instr)
         gone.add(instr)
         replaced.append((instr.name, replacement.name))
@@ -218,19 +223,20 @@ def _reassociated(comp: HloComputation, outer: HloInstruction, opcode: HloOpcode
     return None
 
 
-def _factored_add(comp: HloComputation, add: HloInstruction) -> HloInstruction | None:
+def _factored_add(comp: HloComputation, add: HloInstruction, floats_are_real: bool = True) -> HloInstruction | None:
     """``A*C + B*C`` -> ``(A+B)*C`` (XLA's matching: ``C`` either operand of the left
     multiply, any operand of the right one; each multiply used only by the add), else None.
 
     XLA does this for floats only when ``C`` is a constant ``+-2^k`` unless
     ``enable_floats_are_real``; libtpu does it for any float ``C`` (seed 1, program 19:
-    ``p1*2 + p1*p1`` reaches HostOffloader as ``(2 + p1) * p1``)."""
+    ``p1*2 + p1*p1`` reaches HostOffloader as ``(2 + p1) * p1``); XLA:GPU (``floats_are_real``
+    false) only for integers or a ``C`` of ``+-2^k`` (``IsAllFpConstantPowerOf2``; its dumps, 2026-12-03)."""
     lhs, rhs = add.operands
     if lhs.opcode is not HloOpcode.MULTIPLY or rhs.opcode is not HloOpcode.MULTIPLY or \
             len(lhs.users) != 1 or len(rhs.users) != 1:
         return None  # the multiplies would stay: no fewer multiplies
     for a, c in (lhs.operands, lhs.operands[::-1]):
-        if c in rhs.operands:
+        if c in rhs.operands and (floats_are_real or add.shape.element_type.kind != "float" or _power_of_two(c)):
             b = rhs.operands[1] if rhs.operands[0] is c else rhs.operands[0]
             summed = _binary(comp, add, HloOpcode.ADD, a, b)
             return _binary(comp, add, HloOpcode.MULTIPLY, summed, c)
@@ -350,3 +356,24 @@ def _constant_predicate(instr: HloInstruction) -> bool | None:
     if words == {"false"}:
         return False
     return None
+
+
+def _power_of_two(instr: HloInstruction) -> bool:
+    """``IsAllFpConstantPowerOf2``: a float scalar constant (or broadcast of one) of ``+-2^k``."""
+    import math
+
+    value = _float_scalar(instr)
+    return value is not None and abs(math.frexp(value[0])[0]) == 0.5
+
+
+def _keep_name(comp: HloComputation, old: HloInstruction, new: HloInstruction) -> None:
+    """``ReplaceInstruction`` gives ``new`` the name of ``old`` when both have the same opcode
+    (``x*2*2``: the folded multiply keeps the outer one's name, in libtpu's and XLA:GPU's dumps);
+    ``new``'s own name stays taken, as XLA's NameUniquer never gives one back."""
+    module = comp.module
+    if new.opcode is not old.opcode or module is None or (
+            new.opcode is HloOpcode.CUSTOM_CALL and new.custom_call_target != old.custom_call_target):
+        return
+    module.names.remove(new)
+    new.name = old.name
+    module.names.add(new)

@@ -7,7 +7,8 @@ Two inputs reach XLA's TPU compiler through the PJRT plugin, which takes StableH
 * HLO text: XLA's own parser (``hlo_module_from_text``), then XLA's HLO -> StableHLO
   converter.  The converter drops memory spaces, so ``mhlo.memory_kind = "pinned_host"`` is
   put back on every ``@main`` argument/result whose ``entry_computation_layout`` leaf is
-  ``S(5)`` -- what JAX writes and what the compile path turns back into ``S(5)``.  HLO ops
+  ``S(5)`` (``"unpinned_host"`` for ``S(6)``) -- what JAX writes and what the compile path
+  turns back into ``S(5)`` / ``S(6)``.  HLO ops
   with no StableHLO form (``copy`` stays ``mhlo.copy``) fail legalisation; that is reported
   as ``unsupported`` with the converter's message, never guessed.
 
@@ -24,7 +25,6 @@ from typing import Any
 from ..labels import label
 from .verdict import Verdict, from_error_text
 
-HOST_KIND = "pinned_host"
 _ILLEGAL_MHLO = re.compile(r"failed to legalize operation '(mhlo\.[\w.]+)'")
 
 
@@ -123,13 +123,13 @@ class Backend:
         return module
 
     def _put_memory_kinds(self, module, printed_hlo: str) -> str | None:
-        """Write ``mhlo.memory_kind`` from the entry layout's S(5) leaves onto ``@main``."""
-        from .entry_layout import host_flags
+        """Write ``mhlo.memory_kind`` from the entry layout's S(5) and S(6) leaves onto ``@main``."""
+        from .entry_layout import memory_kinds
 
-        flags = host_flags(printed_hlo)
-        if flags is None:
+        kinds = memory_kinds(printed_hlo)
+        if kinds is None:
             return None
-        params, results = flags
+        params, results = kinds
         if None in params or None in results:
             return label("oracle.host_tuple")
         main = _main_func(self._ir, module)
@@ -138,18 +138,18 @@ class Backend:
         n_args = len(main.regions[0].blocks[0].arguments)
         n_res = len(self._ir.FunctionType(self._ir.TypeAttr(main.attributes["function_type"]).value).results)
         if len(params) != n_args or len(results) != n_res:
-            if any(params) or any(results):  # counts differ: the converter flattened tuples
+            if any(k != "device" for k in (*params, *results)):  # counts differ: the converter flattened tuples
                 return label("oracle.flattened", params=len(params), results=len(results), args=n_args, res=n_res)
             return None
-        for attr, flags_ in (("arg_attrs", params), ("res_attrs", results)):
+        for attr, kinds_ in (("arg_attrs", params), ("res_attrs", results)):
             old = list(self._ir.ArrayAttr(main.attributes[attr])) if attr in main.attributes else []
             new = []
-            for i, on_host in enumerate(flags_):
+            for i, kind in enumerate(kinds_):
                 entries = {}
                 if i < len(old):
                     d = self._ir.DictAttr(old[i])
                     entries = {d[j].name: d[j].attr for j in range(len(d))}
-                entries["mhlo.memory_kind"] = self._ir.StringAttr.get(HOST_KIND if on_host else "device")
+                entries["mhlo.memory_kind"] = self._ir.StringAttr.get(kind)
                 new.append(self._ir.DictAttr.get(entries))
             main.attributes[attr] = self._ir.ArrayAttr.get(new)
         return None

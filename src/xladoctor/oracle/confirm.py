@@ -15,13 +15,16 @@ if TYPE_CHECKING:
 
 
 def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: str,
-            stablehlo: str | None = None) -> dict[str, Any]:
+            stablehlo: str | None = None, predicted_for: str = "tpu") -> dict[str, Any]:
     """Compile ``text`` (or, when given, the same program's ``stablehlo``, which carries
-    JAX's memory kinds) and compare.  JSON-ready: see docs/json.md, ``confirm``."""
+    JAX's memory kinds) and compare.  JSON-ready: see docs/json.md, ``confirm``.
+
+    ``predicted_for`` is the platform ``result`` was predicted for (``tpu``, ``cuda``); the
+    commands predict for the confirming compiler's, and the document says which."""
     from .availability import install_hint
     from .comparison import compare, prediction_of
     from .shared import shared_worker
-    from .topologies import platform_of
+    from .topologies import is_gpu_platform, platform_of
 
     worker = shared_worker(topology)
     platform = platform_of(topology)
@@ -37,7 +40,7 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
 
     comparison = compare(prediction_of(predict_for_platform(module, result, platform), module), verdict)
     return {"available": True, "platform": platform, "topology": topology, "input": "stablehlo" if stablehlo is not None else "hlo",
-            **comparison.to_json()}
+            **comparison.to_json(), "predicted_for": "cuda" if is_gpu_platform(predicted_for) else "tpu"}
 
 
 def is_error(doc: dict[str, Any] | None) -> bool:

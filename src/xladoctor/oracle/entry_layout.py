@@ -34,22 +34,29 @@ def parse_program_shape(layout: str) -> tuple[list[Shape], Shape]:
     return list(params.tuple_shapes), read_shape(r)
 
 
-def _on_host(shape: Shape) -> bool | None:
-    """S(5)?  ``None`` for a tuple holding host leaves: one memory kind cannot describe it."""
+UNPINNED_HOST_MEMORY_SPACE = 6
+"""``unpinned_host`` in an entry layout, ``S(6)``, as libtpu's dumps print it."""
+KINDS = {HOST_MEMORY_SPACE: "pinned_host", UNPINNED_HOST_MEMORY_SPACE: "unpinned_host"}
+
+
+def _kind(shape: Shape) -> str | None:
+    """JAX's memory kind of ``shape``: ``pinned_host`` for S(5), ``unpinned_host`` for S(6),
+    ``device`` otherwise; ``None`` for a tuple holding host leaves (one kind cannot describe it)."""
     if shape.is_tuple:
-        return None if any(_on_host(s) is not False for s in shape.tuple_shapes) else False
-    return shape.memory_space == HOST_MEMORY_SPACE
+        return None if any(_kind(s) != "device" for s in shape.tuple_shapes) else "device"
+    return KINDS.get(shape.memory_space, "device")
 
 
-def host_flags(printed_hlo: str) -> tuple[list[bool | None], list[bool | None]] | None:
-    """Per entry parameter and per top-level result element: is it (or a leaf of it) in S(5)?
+def memory_kinds(printed_hlo: str) -> tuple[list[str | None], list[str | None]] | None:
+    """Per entry parameter and per top-level result element: its memory kind (:func:`_kind`).
 
     A tuple result is split into its elements, as XLA's converter flattens the ROOT tuple
-    into ``@main``'s results; ``None`` when the header has no entry layout.
-    """
+    into ``@main``'s results; ``None`` when the header has no entry layout.  ``unpinned_host``
+    is kept too: dropped, a dump's ``S(6)`` argument that libtpu rejects when computed on
+    compiled as a device one (``host_params`` seed 15's fixed module)."""
     text = entry_layout_text(printed_hlo)
     if text is None:
         return None
     params, result = parse_program_shape(text)
     results = list(result.tuple_shapes) if result.is_tuple else [result]
-    return [_on_host(p) for p in params], [_on_host(r) for r in results]
+    return [_kind(p) for p in params], [_kind(r) for r in results]

@@ -42,12 +42,6 @@ def _while_operand_parameter(module: HloModule, result: HostOffloadResult, verdi
             and "S(5)" in text)
 
 
-def _compute_on_host_output(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
-    """jax.experimental.compute_on's host computation (``_xla_compute_type="host"``) returned."""
-    return (result.outcome == "ok" and verdict.kind == "e1200"
-            and any(i.frontend_attributes.get("_xla_compute_type") == "host" for i in module.instructions()))
-
-
 def _loop_state_memory_space(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     text = verdict.message or ""
     return (result.outcome == "ok" and verdict.kind == "xla_error" and "end-of-post-layout_assignment" in text
@@ -72,10 +66,6 @@ GPU_DIVERGENCES: tuple[KnownDivergence, ...] = (
         "gpu-dus-memory-space-verifier",
         label("oracle.gpu_divergence.dus_memory_space_verifier"),
         _dus_memory_space),
-    KnownDivergence(
-        "gpu-compute-on-host-output",
-        label("oracle.gpu_divergence.compute_on_host_output"),
-        _compute_on_host_output),
     KnownDivergence(
         "gpu-loop-state-memory-space",
         label("oracle.gpu_divergence.loop_state_memory_space"),

@@ -21,8 +21,11 @@ def confirm_lines(doc: dict[str, Any] | None, indent: str = "") -> list[str]:
 
     v = Verdict.from_json(doc["verdict"])
     compiler = "GPU" if doc.get("platform") == "cuda" else "TPU"
+    summary = Prediction.from_json(doc["predicted"]).summary()
+    predicted = (label("confirm.predicts_for", summary=summary, compiler="GPU" if doc["predicted_for"] == "cuda" else "TPU")
+                 if "predicted_for" in doc else label("confirm.predicts", summary=summary))
     lines = [indent + label("confirm.heading", compiler=compiler, topology=doc["topology"], input=doc["input"]),
-             indent + "  " + label("confirm.predicts", summary=Prediction.from_json(doc["predicted"]).summary()),
+             indent + "  " + predicted,
              indent + "  " + label("confirm.compiler_says", compiler=compiler, summary=v.summary())]
     if v.kind == "crash" and v.check_line:
         lines.append(f"{indent}    {v.check_line}")
