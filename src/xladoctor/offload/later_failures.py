@@ -53,7 +53,11 @@ _PASS_THROUGH = frozenset({HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE, HloOpco
 
 
 def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None:
-    """Add the failures later passes would hit (and the warnings) to ``result``, after an ``ok``."""
+    """Add the failures later passes would hit (and the warnings) to ``result``, after an ``ok``.
+
+    HostOffloadLegalize's warnings (:mod:`.legalize_branches`) are added whatever the outcome."""
+    if result.legalize is not None:
+        result.warnings.extend(w for w in result.legalize.warnings if w not in result.warnings)
     if result.outcome != "ok" or module.entry is None or module.entry_computation_layout is None:
         return
     for failure in [*_donations(module), *_narrow_host_parameters(module)]:
