@@ -36,6 +36,7 @@ from ..labels import label
 from .dataflow import XlaStatusError
 from .kinds import Status
 from .legalize_state import LegalizeState
+from .loop_trips import counter_slot, initial, integer, trip_count
 
 LIBTPU = "libtpu 0.0.42.1"
 
@@ -82,48 +83,7 @@ def _loop_counter_in_selector(lz: LegalizeState, cond: HloInstruction) -> HloIns
             selector.attributes.get("direction") != "GT" or len(selector.operands) != 2:
         return None
     counter, bound = selector.operands
-    k = _counter_slot(counter, root)
-    if k is None or not _is_zero(bound) or not _is_zero(_initial(loop, k)) or not _constant_trip_count(loop):
+    k = counter_slot(counter, root)
+    if k is None or integer(bound) != 0 or integer(initial(loop, k)) != 0 or trip_count(loop) is None:
         return None
     return counter
-
-
-def _counter_slot(value: HloInstruction, root: HloInstruction) -> int | None:
-    """``k`` when ``value`` is ``gte(param, k)`` and the body's root sets slot ``k`` to it plus a constant."""
-    if value.opcode is not HloOpcode.GET_TUPLE_ELEMENT or value.operands[0].opcode is not HloOpcode.PARAMETER:
-        return None
-    k = value.gte_index()
-    return k if 0 <= k < len(root.operands) and _steps(root.operands[k], k) else None
-
-
-def _steps(value: HloInstruction, k: int) -> bool:
-    """``gte(param, k) + constant``: slot ``k`` counts iterations."""
-    if value.opcode is not HloOpcode.ADD or len(value.operands) != 2:
-        return False
-    a, b = value.operands
-    reads = [o for o in (a, b) if o.opcode is HloOpcode.GET_TUPLE_ELEMENT and o.tuple_index == k
-             and o.operands[0].opcode is HloOpcode.PARAMETER]
-    return bool(reads) and any(o.opcode is HloOpcode.CONSTANT for o in (a, b))
-
-
-def _initial(loop: HloInstruction, k: int) -> HloInstruction | None:
-    init = loop.operands[0] if loop.operands else None
-    return init.operands[k] if init is not None and init.opcode is HloOpcode.TUPLE and k < len(init.operands) \
-        else None
-
-
-def _is_zero(instr: HloInstruction | None) -> bool:
-    return instr is not None and instr.opcode is HloOpcode.CONSTANT and (instr.literal or "").strip() == "0"
-
-
-def _constant_trip_count(loop: HloInstruction) -> bool:
-    """The loop's condition is ``counter < constant``."""
-    conds, bodies = loop.called.get("condition") or [], loop.called.get("body") or []
-    if not conds or not bodies:
-        return False
-    test, body = conds[0].root, bodies[0]
-    if test is None or body.root is None or test.opcode is not HloOpcode.COMPARE or \
-            test.attributes.get("direction") != "LT" or len(test.operands) != 2:
-        return False
-    counter, bound = test.operands
-    return bound.opcode is HloOpcode.CONSTANT and _counter_slot(counter, body.root) is not None
