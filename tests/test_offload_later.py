@@ -113,34 +113,59 @@ def test_outcome_is_the_real_compilers(name, programs):
         assert "Fix:" in report.failures[0]
 
 
-def unrolled_scan_with_host_ys():
-    """``jax.lax.scan(..., unroll=2)`` whose ys go to host (also test_offload_real's divergence repro)."""
+def unrolled_scan_variants():
+    """Host ys of ``scan(..., unroll=u)`` and what compiles: (function, arguments, outcome)."""
     import jax
+    import jax.numpy as jnp
 
-    def step(carry, x):
-        carry = carry + x
-        return carry, jax.device_put(carry, jax.memory.Space.Host)
+    host, device = jax.memory.Space.Host, jax.memory.Space.Device
+    x = jnp.zeros((8, 128))
 
-    def run(c, xs):
-        return jax.lax.scan(step, c, xs, unroll=2)
+    def scan(n, u, ys_on_host=True):
+        def run(c):
+            return jax.lax.scan(lambda c, _: (jnp.sin(c), jax.device_put(jnp.sin(c), host) if ys_on_host
+                                              else jnp.sin(c)), c, None, length=n, unroll=u)
+        return run
 
-    return run, (jax.numpy.zeros((8, 128)), jax.numpy.zeros((4, 8, 128)))
+    def nested(n, u):
+        def run(c):
+            return jax.lax.scan(lambda c, _: (lambda r: (r[0], jax.device_put(r[1], device).sum(0)))(scan(n, u)(c)),
+                                c, None, length=2)
+        return run
+
+    def user_merge(c):
+        c, ys = jax.lax.scan(lambda c, _: (jnp.sin(c), jax.device_put(jnp.stack([c, c]), host)), c, None, length=4)
+        return ys.reshape(8, 8, 128)
+
+    return {
+        "unroll_2_of_4": (scan(4, 2), (x,), "failure"),
+        "unroll_3_of_7": (scan(7, 3), (x,), "failure"),
+        "unroll_2_of_4_nested": (nested(4, 2), (x,), "failure"),
+        "unroll_2_of_3_one_iteration_left": (scan(3, 2), (x,), "ok"),
+        "unroll_4_of_4_full": (scan(4, 4), (x,), "ok"),
+        "fix_ys_moved_after_the_scan": (lambda c: jax.device_put(scan(4, 2, False)(c)[1], host), (x,), "ok"),
+        "users_own_merge_of_host_ys": (user_merge, (x,), "ok"),
+    }
 
 
 @needs_libtpu
-def test_unrolled_scan_with_host_ys_is_warned_and_named():
-    """Not narrowed to a rule: a warning, and the compiler's failure is the named divergence."""
+@pytest.mark.parametrize("name", sorted(unrolled_scan_variants()))
+def test_unrolled_scan_with_host_ys_is_the_real_compilers(name):
+    """A reshape of an unrolled scan's host ys fails when the loop is left with 2 or more iterations."""
     from xladoctor.jax import check_offload
     from xladoctor.jax.offload_confirm import compile_jitted
 
-    run, args = unrolled_scan_with_host_ys()
-    report = check_offload(run, *args)
-    verdict = compile_jitted(run, *args)
-    assert report.outcome == "ok"
-    assert any("fails on this pattern later in compilation" in w for w in report.result.warnings)
-    assert verdict.kind == "xla_error" and "Bitcast cannot have different memory spaces" in verdict.message
-    known = match_divergence(report.program.module, report.result, verdict)
-    assert known is not None and known.name == "host-loop-output-reshape-bitcast"
+    fn, args, expected = unrolled_scan_variants()[name]
+    report = check_offload(fn, *args)
+    verdict = compile_jitted(fn, *args)
+    assert report.outcome == expected, (report.failures, verdict.summary())
+    comparison = compare(prediction_of(report.result, report.program.module), verdict)
+    assert comparison.agree, comparison.reason
+    if expected == "failure":
+        assert "Bitcast cannot have different memory spaces" in verdict.message
+        assert "Bitcast cannot have different memory spaces" in report.failures[0] and "Fix:" in report.failures[0]
+    else:
+        assert not any("Bitcast" in w for w in report.result.warnings) or name == "users_own_merge_of_host_ys"
 
 
 DONATED = """HloModule m, input_output_alias={ {}: (0, {}, may-alias) }, entry_computation_layout={(f32[8,128]{1,0})->f32[8,128]{1,0:S(5)}}

@@ -105,7 +105,6 @@ def test_recorded_table_is_what_the_compiler_says(worker):
 
 
 DIVERGENCE_REPROS = {
-    "host-loop-output-reshape-bitcast": ("jax-callable", "unrolled_scan_with_host_ys"),
     "unknown-custom-call-target": ("hlo", "D3_move_to_host_only_used_by_non_aliasing_custom_call"),
     "one-element-tuple-root": ("hlo", "HloModule t1, entry_computation_layout={(f32[8,128]{1,0})->(f32[8,128]{1,0})}\n"
                                       "ENTRY main {\n  p = f32[8,128] parameter(0)\n"

@@ -19,9 +19,15 @@ placements until it holds (tests/test_offload_later.py compiles each one again):
   verifier: ``Source and destination buffers in CopyDone arguments need to be the same
   shape``.  33x128, 16x128 and rank-1 arrays compile; so do 16-bit and wider types.
 
+* ``unrolled-scan-host-ys``: ``jax.lax.scan(..., unroll=u)`` whose ys go to host, with 2 or
+  more iterations of the loop left: the body stacks ``u`` moves to host into each
+  ``[trips, u, ...]`` block, and jax's reshape of the blocks back to ``[length, ...]`` becomes
+  a bitcast between memory spaces: ``Bitcast cannot have different memory spaces`` (also
+  nested in a scan).  One iteration left (length 3, unroll 2) or full unrolling compiles.
+
 A pattern seen to fail but not narrowed to a rule gives a warning instead (never a silent
-``ok``): a reshape of a loop's host-memory output (``jax.lax.scan(..., unroll=2)`` with
-host ``ys``), which later becomes a bitcast across memory spaces; and a while loop whose
+``ok``): another reshape of a loop's host-memory output merging its two leading
+dimensions (a user's own merge of ys stacked on device compiles); and a while loop whose
 state at some index is in one memory space on entry (the body's parameter) and in the
 other after an iteration (the body's root), which HostOffloader leaves behind when a
 scan body moves its carry or its ``ys`` buffer to host.  Every post-HostOffloader
@@ -43,8 +49,9 @@ from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, format_shape_index
 from ..labels import label
-from .annotations import is_move_to_device, placement
+from .annotations import is_move_to_device, is_move_to_host, placement
 from .kinds import Status
+from .loop_trips import trip_count
 from .result import HostOffloadResult, PassFailure
 
 LIBTPU = "libtpu 0.0.42.1"
@@ -53,10 +60,14 @@ _PASS_THROUGH = frozenset({HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE, HloOpco
 
 
 def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None:
-    """Add the failures later passes would hit (and the warnings) to ``result``, after an ``ok``."""
+    """Add the failures later passes would hit (and the warnings) to ``result``, after an ``ok``.
+
+    HostOffloadLegalize's warnings (:mod:`.legalize_branches`) are added whatever the outcome."""
+    if result.legalize is not None:
+        result.warnings.extend(w for w in result.legalize.warnings if w not in result.warnings)
     if result.outcome != "ok" or module.entry is None or module.entry_computation_layout is None:
         return
-    for failure in [*_donations(module), *_narrow_host_parameters(module)]:
+    for failure in [*_donations(module), *_narrow_host_parameters(module), *_unrolled_scan_host_ys(module)]:
         result.add_later_failure(failure)
     result.later_warnings.extend(_host_loop_output_reshapes(module, result))
     result.later_warnings.extend(_loop_state_changes_memory(module, result))
@@ -166,15 +177,76 @@ def _narrow_host_parameters(module: HloModule) -> Iterator[PassFailure]:
 
 
 def _host_loop_output_reshapes(module: HloModule, result: HostOffloadResult) -> Iterator[str]:
-    """A reshape of a while loop's output that ends in host memory (scan ``unroll=2`` host ys)."""
+    """A reshape of a while loop's output that ends in host memory, not an unrolled scan's (warned)."""
     host = result.host_position_names()
     assert module.entry is not None
     for instr in module.entry.instructions:
         if instr.opcode is not HloOpcode.RESHAPE or instr.name not in host:
             continue
         made_by = _producer(instr.operands[0], ())
-        if made_by.opcode is HloOpcode.WHILE and _merges_two_leading_dimensions(instr):
+        if made_by.opcode is HloOpcode.WHILE and _merges_two_leading_dimensions(instr) and \
+                trip_count(made_by) != 1 and _unrolled_scan(instr) is None:
             yield label("offload.later_host_loop_reshape", libtpu=LIBTPU, instruction=instr.name, loop=made_by.name)
+
+
+def _unrolled_scan_host_ys(module: HloModule) -> Iterator[PassFailure]:
+    """``jax.lax.scan(..., unroll=u)`` with host ys and a loop left to run (2 or more iterations).
+
+    The ys blocks are host values by construction (stacked moves to host), so the reshape need not
+    be a host position of our model (it is not when the ys go on into an outer scan's ys)."""
+    for comp in module.computations:
+        for instr in comp.instructions:
+            if instr.opcode is not HloOpcode.RESHAPE or not _merges_two_leading_dimensions(instr):
+                continue
+            loop = _unrolled_scan(instr)
+            if loop is None:
+                continue
+            trips, unroll = instr.operands[0].shape.dimensions[:2]
+            yield PassFailure(Status.INTERNAL, label(
+                "offload.later_unrolled_scan", libtpu=LIBTPU, instruction=instr.name, loop=loop.name, trips=trips,
+                unroll=unroll, length=instr.shape.dimensions[0]), instr.name)
+
+
+def _unrolled_scan(reshape: HloInstruction) -> HloInstruction | None:
+    """The loop when ``reshape`` merges ``[trips, u, ...]`` ys blocks of a loop running ``trips`` >= 2
+    times whose body stacks ``u`` host values (``concatenate``) into each block: what scan's unroll
+    writes.  Measured: unroll 2, 3, 4 over 4 to 9 steps fail, also nested in a scan; one iteration
+    left (length 3, unroll 2) or full unrolling compiles; so does a user's own merge of ys stacked
+    on device before the move (no host concatenate)."""
+    gte = reshape.operands[0]
+    if gte.opcode is not HloOpcode.GET_TUPLE_ELEMENT or gte.operands[0].opcode is not HloOpcode.WHILE:
+        return None
+    loop, (trips, unroll) = gte.operands[0], gte.shape.dimensions[:2]
+    bodies = loop.called.get("body") or []
+    if trips < 2 or trip_count(loop) != trips or not bodies:
+        return None
+    for instr in bodies[0].instructions:
+        if instr.opcode is HloOpcode.CONCATENATE and len(instr.operands) == unroll and \
+                all(_moved_to_host(o) for o in instr.operands):
+            return loop
+    return None
+
+
+def _moved_to_host(instr: HloInstruction) -> bool:
+    """``instr`` is a move to host, up through reshapes, tuples and the results of ``call``s."""
+    index: tuple[int, ...] = ()
+    for _ in range(64):
+        if is_move_to_host(instr) and not index:
+            return True
+        if instr.opcode in (HloOpcode.RESHAPE, HloOpcode.BITCAST, HloOpcode.COPY) and not index:
+            instr = instr.operands[0]
+        elif instr.opcode is HloOpcode.GET_TUPLE_ELEMENT:
+            instr, index = instr.operands[0], (instr.gte_index(), *index)
+        elif instr.opcode is HloOpcode.TUPLE and index and index[0] < len(instr.operands):
+            instr, index = instr.operands[index[0]], index[1:]
+        elif instr.opcode is HloOpcode.CALL and (instr.called.get("to_apply") or []) and index:
+            root = instr.called["to_apply"][0].root
+            if root is None:
+                return False
+            instr = root
+        else:
+            return False
+    return False
 
 
 def _merges_two_leading_dimensions(reshape: HloInstruction) -> bool:

@@ -13,8 +13,9 @@ from ..ir.instruction import HloInstruction
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE
 from .annotations import is_allocate_buffer, is_host_async_start, is_move_to_device, is_move_to_host
-from .dataflow import XlaCheckFailure, XlaStatusError, is_sharding_annotation
-from .kinds import LegalizePhase, Status
+from .dataflow import XlaCheckFailure, is_sharding_annotation
+from .kinds import LegalizePhase
+from .legalize_branches import branch_root_failure, canonicalized_branch
 from .legalize_state import PASS_THROUGH, SLICES, LegalizeState, Unrecognized, Value
 
 
@@ -204,7 +205,7 @@ def collect_copies(lz: LegalizeState, top: Value) -> list[Value] | None:
             if mtd is None:
                 lz.note(LegalizePhase.CONSUMER, "Couldn't find annotation for consumer instruction in chain", instr)
                 return None
-            _reroute_loop_root(lz, mtd)
+            _reroute_loop_root(lz, mtd, top[0])
             stack.pop()
             continue
         try:
@@ -223,18 +224,30 @@ def collect_copies(lz: LegalizeState, top: Value) -> list[Value] | None:
     return copies
 
 
-def _reroute_loop_root(lz: LegalizeState, mtd: HloInstruction) -> None:
-    """A MoveToDevice'd loop value written back to the slot it came from keeps the host value."""
+def _reroute_loop_root(lz: LegalizeState, mtd: HloInstruction, start: HloInstruction) -> None:
+    """A MoveToDevice'd loop value written back to the slot it came from keeps the host value.
+
+    A MoveToDevice read by the root tuple of a computation that is not a while body is an
+    INVALID_ARGUMENT, also when it is the root of an array-shaped conditional's branch
+    (ConditionalCanonicalizer's ``tuple(root)``): see :mod:`.legalize_branches`.
+    """
     comp = mtd.computation()
     root = comp.root
-    if root is None or root not in mtd.users or root.opcode is not HloOpcode.TUPLE or comp is lz.entry:
+    if root is None or comp is lz.entry:
+        return
+    tuple_root = root.opcode is HloOpcode.TUPLE and root in mtd.users
+    if not tuple_root and not (root is mtd and canonicalized_branch(lz, comp)):
         return
     callers = lz.graph.callers_of(comp)
     if len(callers) != 1 or callers[0].opcode is not HloOpcode.WHILE:
-        raise XlaStatusError(Status.INVALID_ARGUMENT, lz.callers_text(comp, callers), mtd)
+        failure = branch_root_failure(lz, mtd, start, callers)
+        if failure is None:
+            return
+        raise failure
     src = mtd.operands[0]
     for i, operand in enumerate(root.operands):
         if operand is mtd and src.opcode is HloOpcode.GET_TUPLE_ELEMENT and \
                 src.operands[0].opcode is HloOpcode.PARAMETER and src.tuple_index == i:
             root.replace_operand(i, src)
             lz.res.rerouted.append(f"{lz.rn(root.name)}{{{i}}}")
+

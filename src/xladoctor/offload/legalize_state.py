@@ -83,6 +83,9 @@ class LegalizeResult:
     removed: list[str] = field(default_factory=list)
     failures: list[tuple[Status, str, str | None]] = field(default_factory=list)
     """``(status, message, instruction)``: errors that fail compilation, CHECK crashes."""
+    warnings: list[str] = field(default_factory=list)
+    """Failures the pass would return unless an earlier pass removes the pattern (see
+    :mod:`.legalize_branches`): said, not predicted."""
 
 
 def layout_of(shape: Shape) -> Layout:

@@ -9,7 +9,6 @@ longer reproduced should be deleted, not kept "just in case".
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -46,16 +45,6 @@ def _post_optimization_verifier(module: HloModule, result: HostOffloadResult, ve
             and "during context [post-optimization]" in text)
 
 
-_BITCAST = re.compile(r"Bitcast\scannot\shave\sdifferent\smemory\sspaces")
-"""The verifier's message, and the same words in xladoctor's warning."""
-
-
-def _host_loop_reshape_bitcast(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
-    """Warned, not predicted: :mod:`xladoctor.offload.later_failures` names the reshape."""
-    return (result.outcome == "ok" and verdict.kind == "xla_error" and bool(_BITCAST.search(verdict.message or ""))
-            and any(_BITCAST.search(w) for w in result.warnings))
-
-
 def _lowering_host_to_host_crash(module: HloModule, result: HostOffloadResult, verdict: Verdict) -> bool:
     return (result.outcome == "ok" and verdict.kind == "crash"
             and "source->memory_space() != MemorySpace::kHost" in (verdict.check_line or verdict.message or ""))
@@ -86,10 +75,6 @@ def _identical_host_buffers(module: HloModule, result: HostOffloadResult, verdic
 
 
 KNOWN_DIVERGENCES: tuple[KnownDivergence, ...] = (
-    KnownDivergence(
-        "host-loop-output-reshape-bitcast",
-        label("oracle.divergence.host_loop_output_reshape_bitcast"),
-        _host_loop_reshape_bitcast),
     KnownDivergence(
         "one-element-tuple-root",
         label("oracle.divergence.one_element_tuple_root"),
