@@ -84,9 +84,9 @@ def compiled_note() -> str:
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Python's cyclic collector off for one module's parse or analysis, back on after.
+    """Python's cyclic collector off for one module's analysis, back on after (the parse pauses it too).
 
-    Parsing and analysing allocate a few objects per instruction and free next to nothing
+    Analysing allocates a few objects per instruction and frees next to nothing
     until the module is dropped; each collection the allocations trigger rescans the young
     (and, as the heap grows, the whole) IR for nothing: 10-15% of ``offload``'s time at 100k
     instructions.  Collection resumes between modules, so a walk over many files frees each
@@ -105,8 +105,7 @@ def parse_hlo(text: str, source: str) -> HloModule:
     """Parse step (HLO module text; ``source`` names it in error messages)."""
     from .syntax.hlo_parser import parse_module
 
-    with collector_paused():
-        return parse_module(text, source)
+    return parse_module(text, source)  # with the collector paused (see parse_module)
 
 
 def analyse_module(module: HloModule, text: str, source: str | None, options: AnalysisOptions | None = None,
