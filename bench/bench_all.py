@@ -10,7 +10,9 @@ Each measurement runs in a fresh child process, so its peak RSS (``ru_maxrss``, 
 * ``parse``: :func:`parse_module` vs jaxlib's ``hlo_module_from_text`` on the same
   text (``bench_parse.synthetic_module``, a compiled-TPU-style module).
 * ``offload``: parse + host-offload analysis (``bench_offload.generate``: offload paths
-  every 50 instructions) vs jaxlib's parse of the same text.
+  every 50 instructions; ``jax_entry`` and ``calls``: ``real_modules.py``) vs jaxlib's parse of
+  the same text, through the pipeline steps ``xladoctor offload FILE`` runs (``parse_hlo`` and
+  ``analyse_module``: the analysis, later failures, fixes, provenance; since 2026-12-03).
 * ``check, nothing to do``: ``check`` on a module without host-offload tokens (the
   ``synthetic_module`` text with ``is_scheduled`` removed, so only the triage decides),
   in-process, vs jaxlib's parse; goal ≤ 0.3x.
@@ -100,7 +102,11 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
     elif kind == "parse":
         from xladoctor.syntax.hlo_parser import parse_module
         seconds = _best(lambda: parse_module(text), repeat)
-    else:  # offload, jax_entry, calls and the shapes of ir_shapes.py
+    elif kind in ("jax_entry", "calls", "offload"):  # the steps `xladoctor offload FILE` runs
+        from xladoctor.pipeline import analyse_module, parse_hlo
+        src = os.environ["XLADOCTOR_BENCH_MODULE"]
+        seconds = _best(lambda: analyse_module(parse_hlo(text, src), text, src), repeat)
+    else:  # the shapes of ir_shapes.py
         from xladoctor.offload import analyze_host_offload
         from xladoctor.syntax.hlo_parser import parse_module
         seconds = _best(lambda: analyze_host_offload(parse_module(text)), repeat)

@@ -205,3 +205,31 @@ GLUED = {"0": True, "0a": False, "0a = f32[2]{0} negate(p)": True, "0x": False, 
 @pytest.mark.parametrize("value", GLUED)
 def test_values_glued_to_a_number_are_read_alike(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _both_readers_and_jaxlib_agree(IOTA.replace("VALUE", value), GLUED[value], monkeypatch)
+
+
+def test_wide_tuples_and_array_constants_are_read_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """jax's loops carry wide tuples (printed with '/*index=5*/' comments) and its constants are
+    arrays ('constant({13, 15, 26, 6})'): the fast path takes them, and every damaged such line
+    is refused or accepted as the full reader does."""
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+
+    def step(x):
+        def body(i, c):
+            a, b, d, e, f, g = c
+            return b, a + jnp.array([13.0, 15.0, 26.0, 6.0]), d * 2, e + 1, f, g - i
+        return jax.lax.fori_loop(0, 3, body, (x, x, x, 1, 2.0, 3))
+    text = jax.jit(step).lower(jax.ShapeDtypeStruct((4,), jnp.float32)).as_text("hlo")
+    assert "/*index=5*/" in text and "constant({" in text
+    fast, full = _both(text, monkeypatch)
+    assert fast[0] == "ok" and fast == full
+    lines = text.splitlines()
+    picked = [k for k, line in enumerate(lines) if "/*index=" in line or "constant({" in line]
+    damage = [*DAMAGE, lambda line: line.replace("*/", "*", 1), lambda line: line.replace("/*index=5*/", "/*x*/"),
+              lambda line: line.replace("})", "}})", 1), lambda line: line.replace(", ", " ", 1),
+              lambda line: line.replace("{", "{{", 1), lambda line: line.replace("13", "1e400", 1)]
+    for k in picked:
+        for d in damage:
+            damaged = "\n".join(lines[:k] + [d(lines[k])] + lines[k + 1:]) + "\n"
+            fast, full = _both(damaged, monkeypatch)
+            assert fast == full, d(lines[k])

@@ -224,28 +224,30 @@ class HloComputation:
         an instruction may sit on the stack twice and is emitted when first finished.
         """
         order: list[HloInstruction] = []
-        state: dict[int, int] = {}  # absent: new, 1: visiting, 2: visited
+        state: dict[HloInstruction, int] = {}  # absent: new, 1: visiting, 2: visited (identity keys)
+        get, emit = state.get, order.append
         for start in self.instructions:
             if start.users:
                 continue
-            stack = [start] if state.get(id(start)) != 2 else []
+            stack = [start] if get(start) != 2 else []
+            push, pop = stack.append, stack.pop
             while stack:
                 node = stack[-1]
-                seen = state.get(id(node))
+                seen = get(node)
                 if seen is None:
-                    state[id(node)] = 1
+                    state[node] = 1
                 else:
-                    stack.pop()
+                    pop()
                     if seen != 2:
-                        state[id(node)] = 2
-                        order.append(node)
+                        state[node] = 2
+                        emit(node)
                     continue
                 for dep in reversed(node.operands):
-                    if dep.parent is self and state.get(id(dep)) != 2:
-                        stack.append(dep)
+                    if dep.parent is self and get(dep) != 2:
+                        push(dep)
                 for dep in node.control_predecessors:
-                    if dep.parent is self and state.get(id(dep)) != 2:
-                        stack.append(dep)
+                    if dep.parent is self and get(dep) != 2:
+                        push(dep)
         if len(order) != len(self.instructions):  # a cycle or users outside: keep every instruction
             placed = {id(i) for i in order}
             order.extend(i for i in self.instructions if id(i) not in placed)

@@ -55,6 +55,21 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     """
     if module.entry is None or module.entry_computation_layout is None:
         raise ValueError("module has no entry computation")
+    # Every step allocates objects per instruction (the private copy, more with inlining) and
+    # frees almost none until the end; Python's cyclic collector, triggered by those
+    # allocations, would rescan the whole (cyclic: parent pointers) IR each time and make
+    # the run superlinear.  Nothing here needs it mid-run; it resumes for the caller.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _analyse(module, rule, disable_host_compute, allow_h2h_copy, inline_calls, legalize, platform)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _analyse(module: HloModule, rule: str, disable_host_compute: bool, allow_h2h_copy: bool,
+             inline_calls: bool | None, legalize: bool, platform: str) -> HostOffloadResult:
     verify_module(module)  # what XLA's verifier rejects never reaches the pass either
     options = OffloadOptions(_rule(rule).name, disable_host_compute, allow_h2h_copy)
     if inline_calls is None:
@@ -70,17 +85,8 @@ def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: boo
                    legalize: bool, platform: str = "tpu") -> HostOffloadResult:
     """The declared pipeline (:data:`.pipeline.PIPELINE`: the pre-passes, HostOffloadLegalize,
     HostOffloader) on a private copy of ``module``."""
-    # The private copy allocates an object per instruction (more with inlining); Python's
-    # cyclic collector, triggered by those allocations, rescans the whole (cyclic: parent
-    # pointers) IR each time and makes the run superlinear.  Nothing here needs it mid-run.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        state = PipelineState(clone_module(module), module, PipelineConfig(inline_calls, legalize, options, platform))
-        run_pipeline(state)
-    finally:
-        if collecting:
-            gc.enable()
+    state = PipelineState(clone_module(module), module, PipelineConfig(inline_calls, legalize, options, platform))
+    run_pipeline(state)
     assert state.result is not None
     predict_later_failures(module, state.result)
     return state.result

@@ -53,11 +53,14 @@ _BRACES = r"\{" + _PLAIN_RUN + r"(?:(?:" + _STRING + r"|\[" + _PLAIN_RUN + r"\])
 # DxD and pad patterns go to the full reader, which reads them as XLA's lexer does.
 _BARE = r'(?:[^(){}\[\]",\s/0-9?\-][^(){}\[\]",\s/]*|-?[0-9]{1,18})'
 _VALUE = f"(?:{_STRING}|{_BRACES}|{_BARE})"
+# XLA's printer puts '/*index=5*/' before every fifth element of a tuple shape; the shape, comment
+# included, is read by the full shape grammar once per spelling (:func:`_shape`).
+_INDEX_COMMENT = r"(?:/\*index=[0-9]+\*/)?"
 # The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).
 _LINE = re.compile(
     rf"[ \t\r\n]*(ROOT[ \t]+)?(%?)({_NAME})[ \t]+=[ \t]+"
-    rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_ARRAY})*)?\))[ \t]+"
-    rf"([a-z][a-z0-9\-]*)\((?:([ \t]*%?{_NAME}(?:[ \t]*,[ \t]*%?{_NAME})*[ \t]*)|([^()\n\"{{}}/\[\]]*))\)"
+    rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_INDEX_COMMENT}{_ARRAY})*)?\))[ \t]+"
+    rf"([a-z][a-z0-9\-]*)\((?:([ \t]*%?{_NAME}(?:[ \t]*,[ \t]*%?{_NAME})*[ \t]*)|([^()\n\"/\[\]]*))\)"
     r"((?:[ \t]*,[^\n]*[^\s])?)"
     # The line ends here, and the next one does not go on with ', attr=...' or a comment.
     r"[ \t]*(?=\r?\n(?![ \t\r\n]*[,/]))")
@@ -73,10 +76,12 @@ _intern = sys.intern
 _NO_NAMES: set[str] = set()  # the attribute names of a line without any (never added to)
 _OPERAND = re.compile(rf"%?({_NAME})")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
-# A scalar literal (constant(0), constant(-inf), constant(true)); array literals take the full reader.
+# A literal without strings or parentheses: a scalar (constant(0), constant(-inf), constant(true)) or
+# an array in braces (constant({13, 15, 26, 6})), checked by check_literal as the full reader checks it;
+# anything else takes the full reader.
 _ONE_COMPUTATION_ROLES = frozenset(CALLED_COMPUTATION_ROLES) - {"branch_computations"}
 _LONG_DIGITS = re.compile(r"[0-9]{20}")
-_SCALAR_LITERAL = re.compile(r"[ \t]*[-+0-9A-Za-z_.]+[ \t]*")
+_SCALAR_LITERAL = re.compile(r"[ \t]*[-+0-9A-Za-z_.{][-+0-9A-Za-z_.{}, \t]*")
 
 # Shapes by spelling: real modules repeat a few dozen spellings over millions of lines.
 _SHAPES: dict[str, Shape] = {}
