@@ -232,6 +232,7 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
 
         doc["warnings"] = [in_lang(w, lang) for w in doc["warnings"]]
         doc["failures"] = [{**f, "message": in_lang(f["message"], lang)} for f in doc["failures"]]
+        doc["dropped_offloads"] = [{**d, "reason": in_lang(d["reason"], lang)} for d in doc["dropped_offloads"]]
     doc["provenance"] = mc.provenance.to_json()
     if mc.confirm is not None:
         doc["confirm"] = mc.confirm
