@@ -259,3 +259,16 @@ def test_offload_and_check_confirm_are_persian_with_libtpu(tmp_path):
     _, english = run("check", EXAMPLES, "--confirm")
     assert "confirm with the real TPU compiler (v5e:2x2, from hlo text):" in english
     assert "agree: same verdict (start tuple.7 ~ tuple.1)" in english  # English as before
+
+
+def test_the_redundant_move_to_host_warning_is_persian():
+    """A host computation's outputs already in host memory make their MoveToHosts redundant; the
+    warning that says so was an f-string in offload/host_compute.py, English under ``--lang fa``."""
+    module = Path(__file__).parent / "data" / "offload" / "47_async_host_offloaded_call_remove_redundant_copies.hlo"
+    _, english = run("check", module)
+    assert "Host computation async-start: redundant MoveToHost removed: gte_0_host, gte_1_host" in english
+    _, out = run("check", module, "--lang", "fa", "--bidi", "logical")
+    warning = next(line for line in out.splitlines() if "هشدار" in line)
+    assert "redundant" not in warning and "Host computation" not in warning and "زائد حذف شدند" in warning
+    _, doc = run("offload", module, "--lang", "fa", "--json")
+    assert "redundant MoveToHost removed" not in doc and "زائد حذف شدند" in doc
