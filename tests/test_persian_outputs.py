@@ -195,6 +195,7 @@ def test_a_dropped_offloads_reason_is_persian(tmp_path):
         dropped = [line for line in out.splitlines() if "حذف شد" in line or "نمی‌برد" in line]
         assert dropped and not any(e in out for e in DROPPED_ENGLISH), out
         assert persian in out.replace("\u2066", "").replace("\u2069", ""), out
+        assert "shipped XLA" not in out and "XLA⁩ منتشرشده" in out  # the rule in the first line, too
     _, out = run("check", module, "--lang", "fa", "--bidi", "logical", "--html", tmp_path / "c.html")
     assert not any(e in out for e in DROPPED_ENGLISH), out
     page = (tmp_path / "c.html").read_text().split('id="xladoctor-diagnostics"')[0]
