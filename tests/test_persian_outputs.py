@@ -192,3 +192,102 @@ def test_a_persian_warning_on_the_page_is_prose_not_code(tmp_path):
     page = (tmp_path / "c.html").read_text()
     said = re.search(r'<(\w+)[^>]*>MoveToHost &quot;mth&quot; چیزی', page) or re.search(r'<(\w+)[^>]*>MoveToHost "mth" چیزی', page)
     assert said is not None and said.group(1) == "span", said
+
+
+DROPPED_ENGLISH = ("it has no users", "its only users are custom calls", "dead code, removed before the pass")
+
+
+def test_a_dropped_offloads_reason_is_persian(tmp_path):
+    """Why a MoveToHost moves nothing was written in English into the analysis (offload/start_discovery.py,
+    offload/verdict.py), so ``offload dropped: mth (its only users are ...)`` stayed English under
+    ``--lang fa``, in the text, the warning and the JSON."""
+    module = Path(__file__).parent / "data" / "offload" / "D3_move_to_host_only_used_by_non_aliasing_custom_call.hlo"
+    sys.path.insert(0, str(Path(__file__).parent))
+    from hlo_corpus import generated_hlo
+
+    dead = generated_hlo(tmp_path, 1)[0]  # seed 0: a MoveToHost HloDCE removes before the pass
+    for path, persian in ((module, "تنها کاربرانش custom call"), (dead, "کد مرده")):
+        _, english = run("offload", path)
+        assert any(e in english for e in DROPPED_ENGLISH), path  # the reason is given
+        _, out = run("offload", path, "--lang", "fa", "--bidi", "logical")
+        dropped = [line for line in out.splitlines() if "حذف شد" in line or "نمی‌برد" in line]
+        assert dropped and not any(e in out for e in DROPPED_ENGLISH), out
+        assert persian in out.replace("\u2066", "").replace("\u2069", ""), out
+        assert "shipped XLA" not in out and "XLA⁩ منتشرشده" in out  # the rule in the first line, too
+    _, out = run("check", module, "--lang", "fa", "--bidi", "logical", "--html", tmp_path / "c.html")
+    assert not any(e in out for e in DROPPED_ENGLISH), out
+    page = (tmp_path / "c.html").read_text().split('id="xladoctor-diagnostics"')[0]
+    assert not any(e in page for e in DROPPED_ENGLISH)
+    _, doc = run("offload", module, "--lang", "fa", "--json")
+    assert not any(e in doc for e in DROPPED_ENGLISH) and "کاربرانش" in doc
+    _, doc = run("offload", module, "--json")
+    assert "its only users are custom calls that do not alias it (foo)" in doc  # English by default, as before
+
+
+CONFIRM_ENGLISH = ("confirm with the real", "xladoctor predicts", "compiler says", "same verdict", "agree:",
+                   "E1200 (starting from", "no error predicted", "DISAGREE", "cannot compare")
+
+
+def test_the_confirm_lines_are_persian_from_every_kind_of_verdict():
+    """Each line of ``--confirm`` in Persian, for each kind the compiler can answer with (the
+    document's reason said again from its JSON, as a worker process sends it)."""
+    from xladoctor.oracle.comparison import Prediction, compare
+    from xladoctor.oracle.verdict import Verdict
+    from xladoctor.report.confirm import confirm_lines
+
+    e1200 = Prediction("e1200", "tuple.7", "tuple")
+    cases = [(e1200, Verdict("e1200", start="tuple.1", topology="v5e:2x2")),
+             (e1200, Verdict("compiles", topology="v5e:2x2")),
+             (Prediction("compiles"), Verdict("crash", check_line="Check failed: x", topology="v5e:2x2")),
+             (e1200, Verdict("e1200", start="param.3", topology="v5e:2x2")),
+             (e1200, Verdict("timeout", reason=label("oracle.timeout", seconds="60"), topology="v5e:2x2"))]
+    for predicted, verdict in cases:
+        c = compare(predicted, verdict)
+        doc = pickle.loads(pickle.dumps({"available": True, "topology": "v5e:2x2", "input": "hlo",
+                                         "predicted_for": "tpu", **c.to_json()}))
+        english = "\n".join(confirm_lines(doc))
+        assert any(e in english for e in CONFIRM_ENGLISH) and c.reason in english
+        persian = "\n".join(confirm_lines(doc, lang="fa"))
+        assert not any(e in persian for e in CONFIRM_ENGLISH), persian
+        assert "تأیید با کامپایلر واقعی" in persian and "پیش‌بینی xladoctor" in persian
+    assert "در 60 ثانیه نتیجه‌ای نیامد" in persian  # the verdict's reason, a label, said again
+    unavailable = {"available": False, "reason": label("oracle.switched_off", env="XLADOCTOR_NO_ORACLE")}
+    assert confirm_lines(unavailable, lang="fa") == ["کامپایلر واقعی: اجرا نشد (کامپایلر واقعی TPU خاموش است "
+                                                     "(XLADOCTOR_NO_ORACLE تنظیم شده است))"]
+
+
+def test_offload_and_check_confirm_are_persian_with_libtpu(tmp_path):
+    """``offload X --confirm --lang fa`` and ``check DIR --confirm --lang fa`` printed the real
+    compiler's lines in English (report/confirm.py, the oracle's summaries and reasons), in the
+    text, the page and the JSON."""
+    from xladoctor.oracle import available
+
+    if not available():
+        pytest.skip("the libtpu compile-only oracle is not installed here")
+    rc, out = run("offload", E1200, "--confirm", "--lang", "fa", "--bidi", "logical")
+    assert rc == 1
+    lines = out[out.index("تأیید"):]
+    assert not any(e in lines for e in CONFIRM_ENGLISH), lines
+    assert "همخوان" in lines and "E1200" in lines
+    _, out = run("check", EXAMPLES, "--confirm", "--lang", "fa", "--bidi", "logical", "--html", tmp_path / "c.html")
+    assert out.count("تأیید با کامپایلر واقعی") == 2 and not any(e in out for e in CONFIRM_ENGLISH), out
+    page = (tmp_path / "c.html").read_text().split('id="xladoctor-diagnostics"')[0]
+    assert "تأیید با کامپایلر واقعی" in page and not any(e in page for e in CONFIRM_ENGLISH)
+    _, doc = run("check", EXAMPLES, "--confirm", "--lang", "fa", "--json")
+    assert "same verdict" not in doc and "نتیجهٔ یکسان" in doc
+    _, english = run("check", EXAMPLES, "--confirm")
+    assert "confirm with the real TPU compiler (v5e:2x2, from hlo text):" in english
+    assert "agree: same verdict (start tuple.7 ~ tuple.1)" in english  # English as before
+
+
+def test_the_redundant_move_to_host_warning_is_persian():
+    """A host computation's outputs already in host memory make their MoveToHosts redundant; the
+    warning that says so was an f-string in offload/host_compute.py, English under ``--lang fa``."""
+    module = Path(__file__).parent / "data" / "offload" / "47_async_host_offloaded_call_remove_redundant_copies.hlo"
+    _, english = run("check", module)
+    assert "Host computation async-start: redundant MoveToHost removed: gte_0_host, gte_1_host" in english
+    _, out = run("check", module, "--lang", "fa", "--bidi", "logical")
+    warning = next(line for line in out.splitlines() if "هشدار" in line)
+    assert "redundant" not in warning and "Host computation" not in warning and "زائد حذف شدند" in warning
+    _, doc = run("offload", module, "--lang", "fa", "--json")
+    assert "redundant MoveToHost removed" not in doc and "زائد حذف شدند" in doc

@@ -258,9 +258,12 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
 
         doc["warnings"] = [in_lang(w, lang) for w in doc["warnings"]]
         doc["failures"] = [{**f, "message": in_lang(f["message"], lang)} for f in doc["failures"]]
+        doc["dropped_offloads"] = [{**d, "reason": in_lang(d["reason"], lang)} for d in doc["dropped_offloads"]]
     doc["provenance"] = mc.provenance.to_json()
     if mc.confirm is not None:
-        doc["confirm"] = mc.confirm
+        from .oracle.confirm import confirm_in_lang
+
+        doc["confirm"] = confirm_in_lang(mc.confirm, lang)
     doc["diagnostics"] = diagnostics("offload", [mc.source or ""], mc.findings(lang), lang)
     if not mc.applies and mc.result.errors:
         _type_analysis_records(doc, mc, lang)

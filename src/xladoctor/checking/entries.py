@@ -80,6 +80,10 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
         if not entry["findings"] and is_error(entry["confirm"]):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
     entry["offload"] = offload_document(mc, lang)
+    if "confirm" in entry:
+        from ..oracle.confirm import confirm_in_lang
+
+        entry["confirm"] = confirm_in_lang(entry["confirm"], lang)
     return entry
 
 

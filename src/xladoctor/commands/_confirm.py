@@ -32,7 +32,7 @@ def prediction_platform(args: argparse.Namespace) -> str:
     return platform_of(args.topology) if args.confirm else "tpu"
 
 
-def note_if_unavailable(doc: dict[str, Any] | None) -> None:
+def note_if_unavailable(doc: dict[str, Any] | None, lang: str = "en") -> None:
     """The one-line note on stderr when --confirm cannot run here."""
     if doc is not None and not doc.get("available"):
-        print(label("confirm.skipped", reason=doc["reason"]), file=sys.stderr)
+        print(label("confirm.skipped", lang, reason=doc["reason"]), file=sys.stderr)

@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     for f in files:
         if f["kind"] == "error":
             print(f["error"], file=sys.stderr)
-    _confirm.note_if_unavailable(next((f["confirm"] for f in files if "confirm" in f), None))
+    _confirm.note_if_unavailable(next((f["confirm"] for f in files if "confirm" in f), None), lang)
     if input_errors:
         return 2
     return chosen if chosen is not None else 1 if doc["findings"] else 0

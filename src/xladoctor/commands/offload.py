@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     result, fixes, origin = mc.result, mc.fixes, mc.provenance
     confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform) if args.confirm else None
     mc.confirm = confirmed
-    _confirm.note_if_unavailable(confirmed)
+    _confirm.note_if_unavailable(confirmed, lang)
     if args.html:
         _write_html(args, mc, lang)
     if args.fix and not args.json:
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         if not mc.applies:
             report += "\n" + label("offload.compiled_note", lang, note=in_lang(compiled_note(), lang)) + "\n"
         if confirmed is not None:
-            report += "\n".join(["", *confirm_lines(confirmed)]) + "\n"
+            report += "\n".join(["", *confirm_lines(confirmed, lang=lang)]) + "\n"
         sys.stdout.write(for_reader(report, lang, args.bidi))
     return 1 if mc.findings() or is_error(confirmed) else 0
 

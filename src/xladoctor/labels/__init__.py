@@ -86,14 +86,15 @@ _SAYABLE = (str, int, float, bool, type(None), Text)
 def label(key: str, lang: str = FALLBACK, /, **values: Any) -> str:
     """The text for ``key`` in ``lang`` (else English), with ``values`` filled in.
 
-    Values that are :class:`Text` are rendered in the same language first.  English text is a
+    Values that are :class:`Text` or :class:`Said` are put in the same language first.  English text is a
     :class:`Said` (when its values are plain), which :func:`in_lang` can translate later.
     """
     area = key.partition(".")[0]
     template = area_labels(lang, area).get(key)
     if template is None:
         template = area_labels(FALLBACK, area)[key]  # KeyError: a key used in code but defined nowhere
-    filled = {k: render(v, lang) for k, v in values.items()}
+    # A value that is itself an English label is said again in ``lang`` (a dropped offload's reason).
+    filled = {k: render(in_lang(v, lang), lang) for k, v in values.items()}
     words = template.format_map(filled)
     if lang != FALLBACK or not all(isinstance(v, _SAYABLE) for v in values.values()):
         return words

@@ -265,5 +265,4 @@ def handle_redundant_copies_back_to_host(run: OffloaderRun, start: HloInstructio
             mth.replace_all_uses_with(mth.operands[0])
             run.mths.redundant.add(mth)
     if to_bypass:
-        run.res.warnings.append(f"Host computation {start.name}: redundant MoveToHost removed: "
-                                + ", ".join(m.name for m in to_bypass))
+        run.res.warnings.append(messages.redundant_move_to_host_warning(start.name, [m.name for m in to_bypass]))

@@ -35,3 +35,8 @@ def output_moved_warning(index_text: str, old: str, new: str, start: str) -> str
 def dropped_offload_warning(name: str, reason: str) -> str:
     """Our note for a MoveToHost XLA removes without a word (nothing under it reaches host memory)."""
     return label("offload.dropped_offload_warning", name=name, reason=reason)
+
+
+def redundant_move_to_host_warning(start: str, names: list[str]) -> str:
+    """Our note for the MoveToHosts after a host computation's outputs that XLA bypasses (already host memory)."""
+    return label("offload.redundant_move_to_host", start=start, names=", ".join(names))

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..labels import label
+
 SHIPPED = "shipped"
 UNMERGED_PR_36525 = "unmerged-pr-36525"
 
@@ -32,15 +34,16 @@ UNMERGED_PR_36525 = "unmerged-pr-36525"
 class Rule:
     name: str
     label: str
-    """Short text shown in reports (terminal, JSON ``model``, HTML)."""
+    """Short text shown in reports (the offload text's first line): an English label, said again
+    in the reader's language by the renderer."""
     xla: str
     """Where the modelled source lives."""
 
 
 RULES: dict[str, Rule] = {
-    SHIPPED: Rule(SHIPPED, "shipped XLA (libtpu 0.0.42.1, jaxlib 0.10.2)",
+    SHIPPED: Rule(SHIPPED, label("offload.rule_shipped"),
                   "openxla/xla baf3aac993 (2026-06-24) host_offloader.cc"),
-    UNMERGED_PR_36525: Rule(UNMERGED_PR_36525, "unmerged XLA PR #36525 (never released)",
+    UNMERGED_PR_36525: Rule(UNMERGED_PR_36525, label("offload.rule_unmerged_pr_36525"),
                             "openxla/xla PR #36525 head 0b1e957: EnsureEntryLayoutIsHostMemory"),
 }
 

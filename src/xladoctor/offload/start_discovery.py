@@ -14,6 +14,7 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, format_shape_index
+from ..labels import label
 from . import messages
 from .annotations import is_allocate_buffer, is_move_to_host
 from .dataflow import XlaCheckFailure, XlaStatusError, allowed_between_move_to_host_and_consumer, successors
@@ -75,8 +76,8 @@ def _no_starting_instructions(run: OffloaderRun, mth: HloInstruction) -> None:
                                         WalkOrigin.MOVE_TO_HOST.of(mth.name), mth.name)
     elif mth not in run.mths.redundant:
         users = tuple(u.name for u in mth.users)
-        reason = ("it has no users" if not users else
-                  "its only users are custom calls that do not alias it (" + ", ".join(users) + ")")
+        reason = (label("offload.dropped_no_users") if not users else
+                  label("offload.dropped_custom_call_users", users=", ".join(users)))
         orig = ctx.input_instruction(mth.name)
         res.dropped_offloads.append(DroppedOffload(ctx.rn(mth.name), reason, users,
                                                    orig.source_location() if orig else None))

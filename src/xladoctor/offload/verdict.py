@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from ..ir.instruction import HloInstruction
 from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index, set_memory_space_in_place
+from ..labels import label
 from . import messages
 from .annotations import is_move_to_host
 from .kinds import FirstKind, MismatchContext, Status
@@ -57,7 +58,7 @@ def report_removed_by_dce(run: OffloaderRun, removed: list[HloInstruction]) -> N
         if is_move_to_host(instr):
             orig = ctx.input_instruction(instr.name)
             run.res.dropped_offloads.append(DroppedOffload(
-                ctx.rn(instr.name), "it has no users (dead code, removed before the pass)", (),
+                ctx.rn(instr.name), label("offload.dropped_dead_code"), (),
                 orig.source_location() if orig else None))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..labels import label
+from ..labels import in_lang, label
 from .naming import same_instruction
 from .verdict import Verdict
 
@@ -32,12 +32,13 @@ class Prediction:
     parameter_number: int | None = None
     message: str = ""
 
-    def summary(self) -> str:
+    def summary(self, lang: str = "en") -> str:
         if self.kind == "e1200":
-            return label("oracle.e1200", start=self.start)
+            return label("oracle.e1200", lang, start=self.start)
         if self.kind == "compiles":
-            return label("oracle.compiles_predicted")
-        return label("oracle.predicted_crash" if self.kind == "crash" else "oracle.predicted_error", message=self.message)
+            return label("oracle.compiles_predicted", lang)
+        return label("oracle.predicted_crash" if self.kind == "crash" else "oracle.predicted_error", lang,
+                     message=in_lang(self.message, lang))
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "start": self.start, "start_opcode": self.start_opcode,
@@ -87,14 +88,23 @@ def prediction_of(result: HostOffloadResult, module: HloModule | None = None) ->
 
 def compare(predicted: Prediction, verdict: Verdict) -> Comparison:
     if not verdict.decided:
-        return Comparison(predicted, verdict, None, label("oracle.no_verdict", kind=verdict.kind,
-                                                          reason=verdict.reason or verdict.message))
+        agree = None
+    elif predicted.kind != verdict.kind:
+        agree = False
+    else:
+        agree = verdict.kind != "e1200" or same_instruction(predicted.start, verdict.start, predicted.start_opcode,
+                                                            predicted.parameter_number)
+    return Comparison(predicted, verdict, agree, why(predicted, verdict, agree))
+
+
+def why(predicted: Prediction, verdict: Verdict, agree: bool | None, lang: str = "en") -> str:
+    """Why prediction and verdict (dis)agree, in ``lang``: ``agree`` is :func:`compare`'s answer,
+    so the ``confirm`` document's reason can be said again from its JSON in the reader's language."""
+    if agree is None:
+        return label("oracle.no_verdict", lang, kind=verdict.kind, reason=in_lang(verdict.reason or verdict.message, lang))
     if predicted.kind != verdict.kind:
-        return Comparison(predicted, verdict, False, label("oracle.different_verdict", predicted=predicted.summary(),
-                                                           verdict=verdict.summary()))
-    if verdict.kind == "e1200" and not same_instruction(predicted.start, verdict.start, predicted.start_opcode,
-                                                        predicted.parameter_number):
-        return Comparison(predicted, verdict, False, label("oracle.different_start", predicted=predicted.start,
-                                                           xla=verdict.start))
-    return Comparison(predicted, verdict, True, label("oracle.same_start", predicted=predicted.start, xla=verdict.start)
-                      if verdict.kind == "e1200" else label("oracle.same_verdict"))
+        return label("oracle.different_verdict", lang, predicted=predicted.summary(lang), verdict=verdict.summary(lang))
+    if not agree:
+        return label("oracle.different_start", lang, predicted=predicted.start, xla=verdict.start)
+    return (label("oracle.same_start", lang, predicted=predicted.start, xla=verdict.start)
+            if verdict.kind == "e1200" else label("oracle.same_verdict", lang))

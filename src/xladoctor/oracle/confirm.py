@@ -48,3 +48,19 @@ def is_error(doc: dict[str, Any] | None) -> bool:
     from .verdict import ERROR_KINDS
 
     return bool(doc and doc.get("available") and doc["verdict"]["kind"] in ERROR_KINDS)
+
+
+def confirm_in_lang(doc: dict[str, Any] | None, lang: str) -> dict[str, Any] | None:
+    """The document with its ``reason`` (xladoctor's own sentence) said in ``lang``; the compiler's
+    words stay as it wrote them.  English: ``doc`` itself, unchanged."""
+    if doc is None or lang == "en":
+        return doc
+    from ..labels import in_lang
+
+    if not doc.get("available"):
+        return {**doc, "reason": in_lang(doc["reason"], lang)}
+    from .comparison import Prediction, why
+    from .verdict import Verdict
+
+    return {**doc, "reason": why(Prediction.from_json(doc["predicted"]), Verdict.from_json(doc["verdict"]),
+                                 doc["agree"], lang)}

@@ -80,21 +80,21 @@ class Verdict:
         known = {k: v for k, v in data.items() if k in Verdict.__dataclass_fields__}
         return Verdict(**known)
 
-    def summary(self) -> str:
-        """One line for terminals: ``E1200 (starting from tuple.1)``, ``compiles``..."""
-        from ..labels import label
+    def summary(self, lang: str = "en") -> str:
+        """One line for terminals: ``E1200 (starting from tuple.1)``, ``compiles``... (in ``lang``)."""
+        from ..labels import in_lang, label
 
         if self.kind == "compiles":
-            return label("oracle.compiles")
+            return label("oracle.compiles", lang)
         if self.kind == "e1200":
-            return label("oracle.e1200", start=self.start)
+            return label("oracle.e1200", lang, start=self.start)
         if self.kind == "xla_error":
             first = self.message.splitlines()[0] if self.message else ""
-            return label("oracle.xla_error", code=self.code or self.status or label("oracle.error"), stage=self.stage,
-                         message=first)
+            return label("oracle.xla_error", lang, code=self.code or self.status or label("oracle.error", lang),
+                         stage=self.stage, message=first)
         if self.kind == "crash":
-            return label("oracle.crash", check=self.check_line or label("oracle.aborted"))
-        return f"{self.kind}: {self.reason or self.message}"
+            return label("oracle.crash", lang, check=self.check_line or label("oracle.aborted", lang))
+        return f"{self.kind}: {in_lang(self.reason or self.message, lang)}"
 
 
 def from_error_text(text: str, stage: str) -> Verdict:

@@ -112,7 +112,7 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
         lines.append("   " + label("check.more_warnings", lang, n=len(off["warnings"]) - 5))
     if f.get("provenance", {}).get("note"):
         lines.append("   " + label("check.note", lang, note=in_lang(f["provenance"]["note"], lang)))
-    lines.extend(confirm_lines(f.get("confirm"), "   "))
+    lines.extend(confirm_lines(f.get("confirm"), "   ", lang))
     return "\n".join(lines)
 
 

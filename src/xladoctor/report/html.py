@@ -23,7 +23,7 @@ from typing import Any
 from ..findings.wire import load_document
 from ..ir.shape import format_shape_index
 from ..labels import glossary, in_lang, label
-from .html_base import IdAllocator, badge, code_block, esc, lbl, ltr, page
+from .html_base import IdAllocator, badge, code_block, esc, is_rtl, lbl, ltr, page, prose
 from .html_explain import explain_body
 from .html_inputs import inputs_body, inputs_verdict
 from .html_offload import offload_body, offload_verdict
@@ -98,8 +98,11 @@ def _origin_and_confirm(f: dict[str, Any], lang: str = "en") -> list[str]:
     if note:
         words = in_lang(note, lang)
         out.append(f'<p class="note">{ltr(note, "wrap") if words is note else esc(words)}</p>')
-    lines = confirm_lines(f.get("confirm"))
-    if lines:
+    lines = confirm_lines(f.get("confirm"), lang=lang)
+    if lines and is_rtl(lang):  # Persian lines right to left, the names and summaries in them left to right
+        body = "\n".join(prose(line, lang) for line in lines)
+        out.append(f'<div class="codewrap"><pre dir="rtl" class="code"><code>{body}</code></pre></div>')
+    elif lines:
         out.append(code_block("\n".join(lines), copy=False))
     return out
 

@@ -27,7 +27,7 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
     """The ``offload`` report: verdict, each offending output with its path and fixes, failures, then
     what ends in host memory, in ``lang`` (logical order: the command draws it for its reader)."""
     out: list[str] = []
-    mode = RULES[result.rule].label
+    mode = in_lang(RULES[result.rule].label, lang)
     if result.outcome == "ok" and not result.errors and not result.failures:
         out.append(label("offload.none_predicted", lang, source=source, mode=mode))
     if result.errors:
