@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -157,6 +158,8 @@ def test_branch_returning_its_move_back_fails_in_legalize():
     assert failure.message.startswith('Expected computation "on_host" to be called only by one caller and that '
                                       "caller to be a While. There are 1 caller(s): [c]")
     assert prediction_of(result).kind == "xla_error"
+    # One failure type for every pass: HostOffloadLegalize records the PassFailure the verdict reports first.
+    assert failure.first and result.legalize is not None and result.legalize.failures == [replace(failure, first=False)]
 
 
 def test_move_back_used_in_the_branch_is_legal():

@@ -84,7 +84,7 @@ def _run(lz: LegalizeState) -> LegalizeResult:
                 lz.res.changed = True
         except (XlaCheckFailure, XlaStatusError) as e:
             # XLA stops the compilation here; the graph is left as it was at that point.
-            lz.fail(e)
+            lz.rec.fail_exc(e)
             break
     lz.purge()
     return lz.res

@@ -23,7 +23,7 @@ def make_computation_post_order(lz: LegalizeState) -> list[HloComputation]:
     """``MakeComputationPostOrder``: callees before their callers."""
     order: list[HloComputation] = []
     seen: set[HloComputation] = set()
-    for top in lz.m.computations:
+    for top in lz.module.computations:
         if top in seen:
             continue
         seen.add(top)
@@ -43,7 +43,7 @@ def make_computation_post_order(lz: LegalizeState) -> list[HloComputation]:
 
 def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list[HloInstruction]:
     """``FindStartingInstructionsOfHostMemoryOffload``."""
-    ecl = lz.m.entry_layout()
+    ecl = lz.module.entry_layout()
     out: list[HloInstruction] = []
     for comp in make_computation_post_order(lz):
         if any(c.opcode is HloOpcode.FUSION for c in lz.graph.callers_of(comp)):

@@ -16,8 +16,10 @@ from ..ir.module import HloModule
 from ..ir.names import NameUniquer
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import Layout, Shape
-from .dataflow import CallGraph, XlaCheckFailure, XlaStatusError
-from .kinds import CopyMove, LegalizePhase, Status
+from .dataflow import XlaCheckFailure
+from .kinds import CopyMove, LegalizePhase
+from .pass_state import PassRecorder, PassState
+from .result import PassFailure
 
 SLICES = (HloOpcode.SLICE, HloOpcode.DYNAMIC_SLICE)
 PASS_THROUGH = (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.DYNAMIC_SLICE, HloOpcode.RESHAPE, HloOpcode.SLICE)
@@ -81,8 +83,8 @@ class LegalizeResult:
     rerouted: list[str] = field(default_factory=list)
     """``root{k}``: while-body root slots that now carry the loop value instead of its MoveToDevice."""
     removed: list[str] = field(default_factory=list)
-    failures: list[tuple[Status, str, str | None]] = field(default_factory=list)
-    """``(status, message, instruction)``: errors that fail compilation, CHECK crashes."""
+    failures: list[PassFailure] = field(default_factory=list)
+    """Errors that fail compilation, CHECK crashes (never ``first``: HostOffloader's verdict decides)."""
     warnings: list[str] = field(default_factory=list)
     """Failures the pass would return unless an earlier pass removes the pattern (see
     :mod:`.legalize_branches`): said, not predicted."""
@@ -92,15 +94,17 @@ def layout_of(shape: Shape) -> Layout:
     return shape.effective_layout
 
 
-class LegalizeState:
-    """One run of HostOffloadLegalize over ``module`` (a private copy: it is rewritten)."""
+class LegalizeState(PassState):
+    """One run of HostOffloadLegalize over ``module`` (a private copy: it is rewritten).
+
+    The module, call graph and ``rn`` are :class:`~.pass_state.PassState`'s; failures go
+    through ``rec`` as HostOffloader's do.
+    """
 
     def __init__(self, module: HloModule, rename: Callable[[str], str] | None = None):
-        self.m = module
-        self.entry = module.entry_computation()
-        self.graph = CallGraph(module)
+        super().__init__(module, rename)
         self.res = LegalizeResult()
-        self.rn = rename or (lambda n: n)
+        self.rec = PassRecorder(self, self.res.failures)
         self.names = NameUniquer(module)
         self.removed: set[HloInstruction] = set()
         self.processed: set[HloInstruction] = set()
@@ -174,15 +178,6 @@ class LegalizeState:
     def note(self, phase: LegalizePhase, message: str, instr: HloInstruction | None = None) -> None:
         self.res.notes.append(LegalizeNote(self.start_name, phase, message,
                                            self.rn(instr.name) if instr is not None else None))
-
-    def fail(self, exc: Exception) -> None:
-        if isinstance(exc, XlaCheckFailure):
-            status, message, instr = Status.CHECK, exc.message, exc.instruction
-        elif isinstance(exc, XlaStatusError):
-            status, message, instr = exc.status, exc.message, exc.instruction
-        else:  # pragma: no cover - programming error, surfaced as-is
-            raise exc
-        self.res.failures.append((status, message, self.rn(instr.name) if instr is not None else None))
 
     def callers_text(self, comp: HloComputation, callers: list[HloInstruction]) -> str:
         names = [c.name for c in callers[:_MAX_NAMES_IN_NOTE]]

@@ -8,8 +8,11 @@ XLA's ``HostOffloader`` is one class whose members the phases share
 them, so a reader sees which phase touches which state:
 
 * :class:`PassContext`: what the run reads and never changes (options, call graph, the
-  input module for reporting names and source lines);
-* :class:`Recorder`: the result being written, the VLOG switch, the first failure;
+  input module for reporting names and source lines): a :class:`~.pass_state.PassState`,
+  as HostOffloadLegalize's state is;
+* :class:`Recorder`: the result being written, the VLOG switch, the first failure: a
+  :class:`~.pass_state.PassRecorder`, so a failure is a :class:`~.result.PassFailure` in
+  every pass;
 * :class:`GraphEdits`: edits of the private copy (new instructions, lazy removals);
 * :class:`MoveToHostBook` / :class:`HostComputeBook`: what earlier walks saw, which
   later walks and the dynamic-update-slice phase read.
@@ -26,10 +29,10 @@ from ..ir.names import NameUniquer
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, set_memory_space_in_place
 from .annotations import ALLOCATE_BUFFER
-from .dataflow import CallGraph, XlaCheckFailure, XlaStatusError
-from .kinds import FirstKind, Status
+from .kinds import FirstKind
+from .pass_state import PassRecorder, PassState
 from .positions import Position
-from .result import HostOffloadResult, PassFailure, PathHop
+from .result import HostOffloadResult, PathHop
 from .rules import SHIPPED
 
 DEVICE_MEMORY_SPACE = 0
@@ -71,21 +74,18 @@ def set_memory_space(pos: Position, space: int) -> None:
 
 
 # ---------------------------------------------------------------------------- the pieces
-class PassContext:
-    """What one run reads and never changes."""
+class PassContext(PassState):
+    """What one run reads and never changes (the module, call graph and ``rn`` of :class:`PassState`)."""
 
     def __init__(self, module: HloModule, original: HloModule, options: OffloadOptions,
                  origin: dict[str, str] | None):
-        self.module = module
-        self.original = original
-        self.options = options
         self.origin = origin or {}
         """Clones made by the call-inlining pre-pass -> the input instruction they copy."""
-        self.graph = CallGraph(module)
-        self.entry = module.entry_computation()
+        super().__init__(module, self._input_name if self.origin else None)
+        self.original = original
+        self.options = options
 
-    def rn(self, name: str) -> str:
-        """The name reported: the input module's (an inlined clone reports what it copies)."""
+    def _input_name(self, name: str) -> str:
         return self.origin.get(name, name)
 
     def input_instruction(self, name: str) -> HloInstruction | None:
@@ -108,10 +108,11 @@ class PassContext:
         return tuple(hops)
 
 
-class Recorder:
+class Recorder(PassRecorder):
     """The result being written; VLOG lines are kept until XLA would have stopped."""
 
     def __init__(self, ctx: PassContext, res: HostOffloadResult):
+        super().__init__(ctx, res.failures)
         self.ctx = ctx
         self.res = res
         self.logging = True
@@ -128,18 +129,8 @@ class Recorder:
             return True
         return False
 
-    def fail(self, status: Status, message: str, instr: HloInstruction | None) -> None:
-        first = self.first(FirstKind.FAILURE)
-        name = self.ctx.rn(instr.name) if instr is not None else None
-        self.res.failures.append(PassFailure(status, message, name, first))
-
-    def fail_exc(self, exc: Exception) -> None:
-        if isinstance(exc, XlaCheckFailure):
-            self.fail(Status.CHECK, exc.message, exc.instruction)
-        elif isinstance(exc, XlaStatusError):
-            self.fail(exc.status, exc.message, exc.instruction)
-        else:  # pragma: no cover - programming error, surfaced as-is
-            raise exc
+    def is_first_failure(self) -> bool:
+        return self.first(FirstKind.FAILURE)
 
 
 class GraphEdits:

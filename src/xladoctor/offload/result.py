@@ -9,7 +9,7 @@ named as XLA's name uniquer would name them in this module, and marked inserted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..ir.instruction import SourceLocation
@@ -225,7 +225,7 @@ class HostOffloadResult:
         if self._first_kind is not None:
             return
         self._first_kind = FirstKind.FAILURE
-        self.failures.append(PassFailure(failure.status, failure.message, failure.instruction, first=True))
+        self.failures.append(replace(failure, first=True))
 
     @property
     def has_findings(self) -> bool:

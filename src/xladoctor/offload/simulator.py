@@ -38,7 +38,7 @@ from .annotations import is_host_async_start
 from .dataflow import XlaCheckFailure, XlaStatusError
 from .host_compute import handle_dynamic_update_slices, handle_redundant_copies_back_to_host
 from .offloader_state import OffloaderRun, OffloadOptions
-from .result import HostOffloadResult
+from .result import HostOffloadResult, PassFailure
 from .rewrites import apply_scheduling_fix, clear_host_memory_space, remove_move_to_devices
 from .start_discovery import handle_input_streaming, process_move_to_hosts
 from .verdict import collect_host_positions, report_prior_failure, report_removed_by_dce
@@ -65,7 +65,7 @@ def _handle_host_async_calls(run: OffloaderRun) -> None:
 def run_host_offloader(module: HloModule, original: HloModule, options: OffloadOptions, *,
                        origin: dict[str, str] | None = None,
                        removed_by_dce: Sequence[HloInstruction] = (),
-                       prior_failures: Sequence[tuple[str, str, str | None]] = ()) -> HostOffloadResult:
+                       prior_failures: Sequence[PassFailure] = ()) -> HostOffloadResult:
     """``HostOffloader::RunImpl`` on ``module`` (a private copy: it is rewritten).
 
     ``original`` is the input module (names and source lines are reported from it;
@@ -75,8 +75,8 @@ def run_host_offloader(module: HloModule, original: HloModule, options: OffloadO
     """
     run = OffloaderRun.start(module, original, options, origin)
     report_removed_by_dce(run, list(removed_by_dce))
-    for status, message, where in prior_failures:
-        report_prior_failure(run, status, message, where)
+    for failure in prior_failures:
+        report_prior_failure(run, failure)
     clear_host_memory_space(run)
     _handle_host_async_calls(run)
     handle_input_streaming(run)

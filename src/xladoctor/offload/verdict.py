@@ -15,7 +15,7 @@ from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index, set_me
 from ..labels import label
 from . import messages
 from .annotations import is_move_to_host
-from .kinds import FirstKind, MismatchContext, Status
+from .kinds import FirstKind, MismatchContext
 from .offloader_state import OffloaderRun, all_leaves_host, memory_space
 from .positions import Position
 from .result import DroppedOffload, OutputMismatch, OutputMovedToHost, PassFailure
@@ -62,10 +62,9 @@ def report_removed_by_dce(run: OffloaderRun, removed: list[HloInstruction]) -> N
                 orig.source_location() if orig else None))
 
 
-def report_prior_failure(run: OffloaderRun, status: Status | str, message: str, instruction: str | None) -> None:
+def report_prior_failure(run: OffloaderRun, failure: PassFailure) -> None:
     """A failure of an earlier pass (HostOffloadLegalize): XLA stops before this one."""
-    first = run.rec.first(FirstKind.FAILURE)
-    run.res.failures.append(PassFailure(Status(status), message, instruction, first))
+    run.res.failures.append(replace(failure, first=run.rec.first(FirstKind.FAILURE)))
 
 
 def collect_host_positions(run: OffloaderRun) -> None:
