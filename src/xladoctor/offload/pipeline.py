@@ -41,6 +41,7 @@ from .result import HostOffloadResult
 from .simplify import simplify_for_offloading
 from .simulator import OffloadOptions, run_host_offloader
 from .while_initializer_removal import remove_while_initializers
+from .while_loop_simplifier import remove_trip_count_one_loops
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,18 @@ def _cse(state: PipelineState) -> bool:
     return bool(eliminate_common_subexpressions(state.module))
 
 
+def _while_loop_simplifier(state: PipelineState) -> bool:
+    inlined = remove_trip_count_one_loops(state.module)
+    if inlined is None:
+        return False
+    if state.inlined is None:
+        state.inlined = inlined
+    else:
+        origin = state.inlined.origin
+        state.inlined.origin.update({k: origin.get(v, v) for k, v in inlined.origin.items()})
+    return True
+
+
 def _algsimp(state: PipelineState) -> bool:
     return bool(simplify_for_offloading(state.module))
 
@@ -198,6 +211,7 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("host_offloading_prepare", _host_offloading_prepare, _always),
     Pass("hlo_dce", _hlo_dce, _always),
     Pass("cse", _cse, _pre_optimization),  # HloCSE: simplification-1 starts with it
+    Pass("while_loop_simplifier", _while_loop_simplifier, _pre_optimization),  # trip count 1: the body
     # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.simplify`):
     # the compile's simplification pipelines; a scheduled module has been through them, and
     # XLA's HostOffloader unit tests run the pass alone.

@@ -17,6 +17,7 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
   ``subtract(subtract(3, i), 1)`` (seed 1, program 113).
 * ``HandleMultiply``: ``(A * C1) * C2 -> A * (C1 * C2)`` for scalar constants or broadcasts of
   them (``x * 2 * 2`` reaches HostOffloader as ``x * 4``: seed 1, program 10);
+* ``HandleAdd``: ``A + 0 -> A`` and ``0 + A -> A`` (a scalar zero, seen through broadcasts);
 * ``HandleAdd``'s factoring: ``A*C + B*C -> (A+B)*C``, for any float ``C`` as libtpu runs it
   (MaxText's gradient of a mean: ``add(x*c, x*c)`` reaches HostOffloader as
   ``multiply(add(x, x), c)``);
@@ -31,6 +32,8 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
 * ``HandleTranspose``: ``transpose(dot(a, b)), dimensions={1,0} -> dot(b, a)`` for a matrix
   product without batch dimensions (contracting dimensions swapped): a gradient's
   ``dW = (x^T g)^T`` (``maxtext_decoder``);
+* ``HandleDynamicSlice``: a slice as large as its operand is the operand;
+* ``HandleDynamicUpdateSlice``: an update as large as the operand is the update itself;
 * ``HandleDivide``: ``A / C -> A * (1 / C)`` for a floating constant or a broadcast of one
   (MaxText's mean over 2048 elements: ``x * 0.00048828125``).
 
@@ -60,7 +63,7 @@ def simplify_for_offloading(module: HloModule) -> list[tuple[str, str]]:
 
 _REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.MULTIPLY, HloOpcode.DIVIDE,
               HloOpcode.ADD, HloOpcode.TRANSPOSE, HloOpcode.MAXIMUM, HloOpcode.MINIMUM, HloOpcode.RESHAPE,
-              HloOpcode.DYNAMIC_SLICE)
+              HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE)
 
 
 def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
@@ -78,7 +81,8 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
         elif instr.opcode is HloOpcode.DIVIDE:
             replacement = _divide_by_constant(comp, instr)
         elif instr.opcode is HloOpcode.ADD:
-            replacement = _factored_add(comp, instr) or _reassociated(comp, instr, HloOpcode.ADD)
+            replacement = _add_of_zero(instr) or _factored_add(comp, instr) or \
+                _reassociated(comp, instr, HloOpcode.ADD)
         elif instr.opcode is HloOpcode.TRANSPOSE:
             replacement = _transposed_dot(comp, instr)
         elif instr.opcode in (HloOpcode.MAXIMUM, HloOpcode.MINIMUM):
@@ -86,7 +90,9 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
         elif instr.opcode is HloOpcode.RESHAPE:
             replacement = _reshape_of_reshape(comp, instr)
         elif instr.opcode is HloOpcode.DYNAMIC_SLICE:
-            replacement = _constant_dynamic_slice(comp, instr)
+            replacement = _full_slice(instr) or _constant_dynamic_slice(comp, instr)
+        elif instr.opcode is HloOpcode.DYNAMIC_UPDATE_SLICE:
+            replacement = _full_update(instr)
         else:
             continue
         if replacement is None or not _compatible(replacement, instr):
@@ -315,6 +321,42 @@ def _divide_by_constant(comp: HloComputation, divide: HloInstruction) -> HloInst
         return None
     inverse = _new_scalar_operand(comp, divide, c, 1.0 / value[0], value[1])
     return _binary(comp, divide, HloOpcode.MULTIPLY, a, inverse)
+
+
+def _full_slice(ds: HloInstruction) -> HloInstruction | None:
+    """``HandleDynamicSlice``: a slice as large as its operand is the operand."""
+    operand = ds.operands[0]
+    return operand if _compatible(operand, ds) else None
+
+
+def _full_update(dus: HloInstruction) -> HloInstruction | None:
+    """``HandleDynamicUpdateSlice``: an update of the operand's whole shape is the update
+    (the start indices clamp to 0): a one-step ``lax.scan``'s stacked ``ys``."""
+    update = dus.operands[1]
+    return update if _compatible(update, dus) else None
+
+
+def _add_of_zero(add: HloInstruction) -> HloInstruction | None:
+    """``HandleAdd``'s first rewrites: ``A + 0 -> A``, then ``0 + A -> A`` (``IsAll(x, 0)``: a
+    scalar zero constant, seen through broadcasts; a one-step ``lax.scan``'s gradient
+    accumulator, once WhileLoopSimplifier has inlined the loop)."""
+    lhs, rhs = add.operands
+    if _is_all_zero(rhs) and _compatible(lhs, add):
+        return lhs
+    if _is_all_zero(lhs) and _compatible(rhs, add):
+        return rhs
+    return None
+
+
+def _is_all_zero(instr: HloInstruction) -> bool:
+    while instr.opcode is HloOpcode.BROADCAST:
+        instr = instr.operands[0]
+    if instr.opcode is not HloOpcode.CONSTANT or instr.literal is None or instr.shape.dimensions:
+        return False
+    try:
+        return float(instr.literal.strip()) == 0.0
+    except ValueError:
+        return instr.literal.strip() == "false"
 
 
 def _compatible(a: HloInstruction, b: HloInstruction) -> bool:
