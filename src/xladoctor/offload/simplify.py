@@ -34,6 +34,8 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
   ``dW = (x^T g)^T`` (``maxtext_decoder``);
 * ``HandleDynamicSlice``: a slice as large as its operand is the operand;
 * ``HandleDynamicUpdateSlice``: an update as large as the operand is the update itself;
+* ``HandleConcatenate``: a concatenate's operand concatenated along the same dimension gives
+  its operands instead;
 * ``HandleDivide``: ``A / C -> A * (1 / C)`` for a floating constant or a broadcast of one
   (MaxText's mean over 2048 elements: ``x * 0.00048828125``).
 
@@ -63,7 +65,8 @@ def simplify_for_offloading(module: HloModule) -> list[tuple[str, str]]:
 
 _REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.MULTIPLY, HloOpcode.DIVIDE,
               HloOpcode.ADD, HloOpcode.TRANSPOSE, HloOpcode.MAXIMUM, HloOpcode.MINIMUM, HloOpcode.RESHAPE,
-              HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE)
+              HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE,
+              HloOpcode.CONCATENATE)
 
 
 def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
@@ -93,6 +96,8 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
             replacement = _full_slice(instr) or _constant_dynamic_slice(comp, instr)
         elif instr.opcode is HloOpcode.DYNAMIC_UPDATE_SLICE:
             replacement = _full_update(instr)
+        elif instr.opcode is HloOpcode.CONCATENATE:
+            replacement = _flattened_concatenate(comp, instr)
         else:
             continue
         if replacement is None or not _compatible(replacement, instr):
@@ -327,6 +332,24 @@ def _full_slice(ds: HloInstruction) -> HloInstruction | None:
     """``HandleDynamicSlice``: a slice as large as its operand is the operand."""
     operand = ds.operands[0]
     return operand if _compatible(operand, ds) else None
+
+
+def _flattened_concatenate(comp: HloComputation, concat: HloInstruction) -> HloInstruction | None:
+    """``HandleConcatenate``: ``concatenate(concatenate(a, b), c)`` along one dimension is
+    ``concatenate(a, b, c)`` (a ``lax.scan(..., unroll=2)`` of odd length, its loop gone)."""
+    dims = concat.attributes.get("dimensions")
+    inner = [o for o in concat.operands if o.opcode is HloOpcode.CONCATENATE and
+             o.attributes.get("dimensions") == dims]
+    if not inner:
+        return None
+    operands = [x for o in concat.operands for x in (o.operands if o in inner else (o,))]
+    module = comp.module
+    assert module is not None
+    new = HloInstruction(module.unique_name("concatenate"), HloOpcode.CONCATENATE, concat.shape)
+    new.attributes = {"dimensions": dims or "{0}"}
+    comp.insert_before(concat, new)
+    new.operands = operands
+    return new
 
 
 def _full_update(dus: HloInstruction) -> HloInstruction | None:
