@@ -38,6 +38,7 @@ from .prepare import (
 )
 from .reshape_mover import move_reshapes
 from .result import HostOffloadResult
+from .scatter_to_dus import scatters_to_updates
 from .simplify import simplify_for_offloading
 from .simulator import OffloadOptions, run_host_offloader
 from .while_initializer_removal import remove_while_initializers
@@ -152,6 +153,10 @@ def _cse(state: PipelineState) -> bool:
     return bool(eliminate_common_subexpressions(state.module))
 
 
+def _scatter_to_dus(state: PipelineState) -> bool:
+    return bool(scatters_to_updates(state.module))
+
+
 def _while_loop_simplifier(state: PipelineState) -> bool:
     inlined = remove_trip_count_one_loops(state.module)
     if inlined is None:
@@ -212,6 +217,7 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("hlo_dce", _hlo_dce, _always),
     Pass("cse", _cse, _pre_optimization),  # HloCSE: simplification-1 starts with it
     Pass("while_loop_simplifier", _while_loop_simplifier, _pre_optimization),  # trip count 1: the body
+    Pass("scatter_to_dus", _scatter_to_dus, _tpu_pre_optimization),  # x.at[0].set(row)
     # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.simplify`):
     # the compile's simplification pipelines; a scheduled module has been through them, and
     # XLA's HostOffloader unit tests run the pass alone.
