@@ -26,6 +26,14 @@ rewrite and its conditions are the ones modelled, reduced to the loops JAX write
 
 Then the init operand is replaced by a new ``AllocateBuffer`` custom call of the same shape
 (the broadcast, unused, is dead-code elimination's).
+
+**The accumulating form** (``--user remat_grad``: a gradient summed over a scan's steps): a slot
+whose init is a broadcast zero used by that slot only, read once in the body (not by a
+``dynamic-update-slice`` as its buffer: a stack written at a reversed index stays) and not
+passed through, also gets an ``AllocateBuffer``; in the body its read is replaced by
+``select(broadcast(i == 0), zero, acc)``, so the first iteration sees the zero (libtpu's dump
+shows exactly that ``select``, with a copy of the zero in the body).  A carry starting at
+another value (``broadcast(1)``) stays.
 """
 
 from __future__ import annotations
@@ -209,7 +217,7 @@ def _rewrite_accumulator(module: HloModule, loop: HloInstruction, slot: int, slo
         return False
     read, iv = reads[0], ivs[0]
     users = list(read.users)
-    if len(loop.operands[0].operand_indices(init)) != 1 or any(
+    if not _is_zero(init) or len(loop.operands[0].operand_indices(init)) != 1 or any(
             u.opcode is HloOpcode.DYNAMIC_UPDATE_SLICE and u.operands[0] is read for u in users):
         return False  # a stack written at a reversed index (a gradient's): left as it is
     position = {instr: n for n, instr in enumerate(body.instructions)}
@@ -229,6 +237,17 @@ def _rewrite_accumulator(module: HloModule, loop: HloInstruction, slot: int, slo
         for index in user.operand_indices(read):
             user.replace_operand(index, select)
     return True
+
+
+def _is_zero(instr: HloInstruction) -> bool:
+    """A broadcast zero (the accumulator's init); a loop carry starting at another value stays
+    (generated seed 1, program 0: ``broadcast(1)`` is in the dump)."""
+    while instr.operands and instr.opcode is not HloOpcode.CONSTANT:
+        instr = instr.operands[0]
+    try:
+        return instr.literal is not None and float(instr.literal.strip()) == 0.0
+    except ValueError:
+        return False
 
 
 def _new(module: HloModule, comp: HloComputation, anchor: HloInstruction, base: str,
