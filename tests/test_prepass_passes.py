@@ -74,6 +74,8 @@ PROGRAMS = {
     "scatter_to_dus": {"level": "user", "family": "identities", "seed": 1},
     # --user scan_offload:102: scan(..., unroll=2) of odd length: nested concatenates, flattened
     "algsimp:concatenate": {"level": "user", "family": "scan_offload", "seed": 102},
+    # --user remat_grad:127: the gradient of relu(relu(x)) compares max(y, 0) > 0
+    "algsimp:compare": {"level": "user", "family": "remat_grad", "seed": 127},
 }
 
 

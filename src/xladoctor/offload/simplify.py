@@ -36,6 +36,7 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
 * ``HandleDynamicUpdateSlice``: an update as large as the operand is the update itself;
 * ``HandleConcatenate``: a concatenate's operand concatenated along the same dimension gives
   its operands instead;
+* ``HandleCompare``: ``max(a, b) > a`` is ``b > a`` (and the three like it);
 * ``HandleDivide``: ``A / C -> A * (1 / C)`` for a floating constant or a broadcast of one
   (MaxText's mean over 2048 elements: ``x * 0.00048828125``).
 
@@ -66,7 +67,7 @@ def simplify_for_offloading(module: HloModule) -> list[tuple[str, str]]:
 _REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.MULTIPLY, HloOpcode.DIVIDE,
               HloOpcode.ADD, HloOpcode.TRANSPOSE, HloOpcode.MAXIMUM, HloOpcode.MINIMUM, HloOpcode.RESHAPE,
               HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE,
-              HloOpcode.CONCATENATE)
+              HloOpcode.CONCATENATE, HloOpcode.COMPARE)
 
 
 def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
@@ -98,6 +99,10 @@ def _simplify_computation(comp: HloComputation) -> list[tuple[str, str]]:
             replacement = _full_update(instr)
         elif instr.opcode is HloOpcode.CONCATENATE:
             replacement = _flattened_concatenate(comp, instr)
+        elif instr.opcode is HloOpcode.COMPARE:
+            if _narrowed_compare(instr):
+                replaced.append((instr.name, instr.name))
+            continue
         else:
             continue
         if replacement is None or not _compatible(replacement, instr):
@@ -332,6 +337,26 @@ def _full_slice(ds: HloInstruction) -> HloInstruction | None:
     """``HandleDynamicSlice``: a slice as large as its operand is the operand."""
     operand = ds.operands[0]
     return operand if _compatible(operand, ds) else None
+
+
+def _narrowed_compare(compare: HloInstruction) -> bool:
+    """``HandleCompare``, in place: ``Gt(Max(a, b), a) -> Gt(b, a)``, ``Gt(Max(a, b), b) -> Gt(a, b)``,
+    ``Gt(a, Min(a, b)) -> Gt(a, b)``, ``Gt(b, Min(a, b)) -> Gt(b, a)`` (the gradient of
+    ``relu(relu(x))`` compares ``max(y, 0) > 0``: ``remat_grad``)."""
+    if compare.attributes.get("direction") != "GT":
+        return False
+    lhs, rhs = compare.operands
+    if lhs.opcode is HloOpcode.MAXIMUM:
+        a, b = lhs.operands
+        if rhs is a or rhs is b:
+            compare.replace_operand(0, b if rhs is a else a)
+            return True
+    if rhs.opcode is HloOpcode.MINIMUM:
+        a, b = rhs.operands
+        if lhs is a or lhs is b:
+            compare.replace_operand(1, b if lhs is a else a)
+            return True
+    return False
 
 
 def _flattened_concatenate(comp: HloComputation, concat: HloInstruction) -> HloInstruction | None:
