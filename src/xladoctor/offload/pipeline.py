@@ -10,8 +10,10 @@ twice, as in XLA's own pipelines.  Each ``run`` returns whether it changed the m
 The passes before ``host_offload_legalize`` (:data:`PRE_PASSES`) model what libtpu 0.0.42.1's
 compile does before its ``host_offloading`` pipeline, reduced to what changes the module
 HostOffloadLegalize sees: the StableHLO -> HLO rebuild of a pre-optimisation module, sharding
-marker removal, CSE of placement annotations, call inlining, ``HostOffloadingPrepare`` and
-dead-code elimination.  Their implementations live in their own modules (:mod:`.prepare`,
+marker removal, CSE of placement annotations, call inlining, ``HostOffloadingPrepare``,
+dead-code elimination, WhileLoopSimplifier's trip-count-one loops (:mod:`.while_loop_simplifier`),
+a constant one-window scatter as a ``dynamic-update-slice`` (:mod:`.scatter_to_dus`) and
+AlgebraicSimplifier's rewrites (:mod:`.simplify`).  Their implementations live in their own modules (:mod:`.prepare`,
 :mod:`.inline`, :mod:`.dce`, :mod:`.legalize`, :mod:`.simulator`); this module only orders them.
 """
 
