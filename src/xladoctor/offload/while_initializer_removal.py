@@ -213,8 +213,9 @@ def _rewrite_accumulator(module: HloModule, loop: HloInstruction, slot: int, slo
         return False
     reads = [u for u in param.users if u.opcode is HloOpcode.GET_TUPLE_ELEMENT and u.tuple_index == slot]
     ivs = [u for u in param.users if u.opcode is HloOpcode.GET_TUPLE_ELEMENT and u.tuple_index == slot_iv]
-    if len(reads) != 1 or len(ivs) != 1 or root.operands[slot] is reads[0] or not reads[0].users:
-        return False
+    if len(reads) != 1 or len(ivs) != 1 or root.operands[slot] is reads[0] or not reads[0].users or \
+            any(u.opcode is not HloOpcode.GET_TUPLE_ELEMENT for u in param.users):
+        return False  # the whole parameter read elsewhere: the slot's init could still be seen
     read, iv = reads[0], ivs[0]
     users = list(read.users)
     if not _is_zero(init) or len(loop.operands[0].operand_indices(init)) != 1 or any(
