@@ -10,8 +10,10 @@ twice, as in XLA's own pipelines.  Each ``run`` returns whether it changed the m
 The passes before ``host_offload_legalize`` (:data:`PRE_PASSES`) model what libtpu 0.0.42.1's
 compile does before its ``host_offloading`` pipeline, reduced to what changes the module
 HostOffloadLegalize sees: the StableHLO -> HLO rebuild of a pre-optimisation module, sharding
-marker removal, CSE of placement annotations, call inlining, ``HostOffloadingPrepare`` and
-dead-code elimination.  Their implementations live in their own modules (:mod:`.prepare`,
+marker removal, CSE of placement annotations, call inlining, ``HostOffloadingPrepare``,
+dead-code elimination, WhileLoopSimplifier's trip-count-one loops (:mod:`.while_loop_simplifier`),
+a constant one-window scatter as a ``dynamic-update-slice`` (:mod:`.scatter_to_dus`) and
+AlgebraicSimplifier's rewrites (:mod:`.simplify`).  Their implementations live in their own modules (:mod:`.prepare`,
 :mod:`.inline`, :mod:`.dce`, :mod:`.legalize`, :mod:`.simulator`); this module only orders them.
 """
 
@@ -38,9 +40,11 @@ from .prepare import (
 )
 from .reshape_mover import move_reshapes
 from .result import HostOffloadResult
+from .scatter_to_dus import scatters_to_updates
 from .simplify import simplify_for_offloading
 from .simulator import OffloadOptions, run_host_offloader
 from .while_initializer_removal import remove_while_initializers
+from .while_loop_simplifier import remove_trip_count_one_loops
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,22 @@ def _cse(state: PipelineState) -> bool:
     return bool(eliminate_common_subexpressions(state.module))
 
 
+def _scatter_to_dus(state: PipelineState) -> bool:
+    return bool(scatters_to_updates(state.module))
+
+
+def _while_loop_simplifier(state: PipelineState) -> bool:
+    inlined = remove_trip_count_one_loops(state.module)
+    if inlined is None:
+        return False
+    if state.inlined is None:
+        state.inlined = inlined
+    else:
+        origin = state.inlined.origin
+        state.inlined.origin.update({k: origin.get(v, v) for k, v in inlined.origin.items()})
+    return True
+
+
 def _algsimp(state: PipelineState) -> bool:
     # libtpu's AlgebraicSimplifier treats floats as real numbers; XLA:GPU's does not.
     return bool(simplify_for_offloading(state.module, floats_are_real=_libtpu(state.config)))
@@ -206,6 +226,8 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("host_offloading_prepare", _host_offloading_prepare, _libtpu),
     Pass("hlo_dce", _hlo_dce, _always),
     Pass("cse", _cse, _pre_optimization),  # HloCSE: simplification-1 starts with it
+    Pass("while_loop_simplifier", _while_loop_simplifier, _pre_optimization),  # trip count 1: the body
+    Pass("scatter_to_dus", _scatter_to_dus, _tpu_pre_optimization),  # x.at[0].set(row)
     # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.simplify`):
     # the compile's simplification pipelines; a scheduled module has been through them, and
     # XLA's HostOffloader unit tests run the pass alone.

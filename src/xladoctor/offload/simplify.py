@@ -17,6 +17,7 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
   ``subtract(subtract(3, i), 1)`` (seed 1, program 113).
 * ``HandleMultiply``: ``(A * C1) * C2 -> A * (C1 * C2)`` for scalar constants or broadcasts of
   them (``x * 2 * 2`` reaches HostOffloader as ``x * 4``: seed 1, program 10);
+* ``HandleAdd``: ``A + 0 -> A`` and ``0 + A -> A`` (a scalar zero, seen through broadcasts);
 * ``HandleAdd``'s factoring: ``A*C + B*C -> (A+B)*C``, for any float ``C`` as libtpu runs it
   (MaxText's gradient of a mean: ``add(x*c, x*c)`` reaches HostOffloader as
   ``multiply(add(x, x), c)``);
@@ -31,6 +32,11 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
 * ``HandleTranspose``: ``transpose(dot(a, b)), dimensions={1,0} -> dot(b, a)`` for a matrix
   product without batch dimensions (contracting dimensions swapped): a gradient's
   ``dW = (x^T g)^T`` (``maxtext_decoder``);
+* ``HandleDynamicSlice``: a slice as large as its operand is the operand;
+* ``HandleDynamicUpdateSlice``: an update as large as the operand is the update itself;
+* ``HandleConcatenate``: a concatenate's operand concatenated along the same dimension gives
+  its operands instead;
+* ``HandleCompare``: ``max(a, b) > a`` is ``b > a`` (and the three like it);
 * ``HandleDivide``: ``A / C -> A * (1 / C)`` for a floating constant or a broadcast of one
   (MaxText's mean over 2048 elements: ``x * 0.00048828125``).
 
@@ -63,7 +69,8 @@ def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> 
 
 _REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.MULTIPLY, HloOpcode.DIVIDE,
               HloOpcode.ADD, HloOpcode.TRANSPOSE, HloOpcode.MAXIMUM, HloOpcode.MINIMUM, HloOpcode.RESHAPE,
-              HloOpcode.DYNAMIC_SLICE)
+              HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE,
+              HloOpcode.CONCATENATE, HloOpcode.COMPARE)
 
 
 def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) -> list[tuple[str, str]]:
@@ -81,7 +88,8 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) ->
         elif instr.opcode is HloOpcode.DIVIDE:
             replacement = _divide_by_constant(comp, instr)
         elif instr.opcode is HloOpcode.ADD:
-            replacement = _factored_add(comp, instr, floats_are_real) or _reassociated(comp, instr, HloOpcode.ADD)
+            replacement = _add_of_zero(instr) or _factored_add(comp, instr, floats_are_real) or \
+                _reassociated(comp, instr, HloOpcode.ADD)
         elif instr.opcode is HloOpcode.TRANSPOSE:
             replacement = _transposed_dot(comp, instr)
         elif instr.opcode in (HloOpcode.MAXIMUM, HloOpcode.MINIMUM):
@@ -89,7 +97,15 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) ->
         elif instr.opcode is HloOpcode.RESHAPE:
             replacement = _reshape_of_reshape(comp, instr)
         elif instr.opcode is HloOpcode.DYNAMIC_SLICE:
-            replacement = _constant_dynamic_slice(comp, instr)
+            replacement = _full_slice(instr) or _constant_dynamic_slice(comp, instr)
+        elif instr.opcode is HloOpcode.DYNAMIC_UPDATE_SLICE:
+            replacement = _full_update(instr)
+        elif instr.opcode is HloOpcode.CONCATENATE:
+            replacement = _flattened_concatenate(comp, instr)
+        elif instr.opcode is HloOpcode.COMPARE:
+            if _narrowed_compare(instr):
+                replaced.append((instr.name, instr.name))
+            continue
         else:
             continue
         if replacement is None or not _compatible(replacement, instr):
@@ -321,6 +337,80 @@ def _divide_by_constant(comp: HloComputation, divide: HloInstruction) -> HloInst
         return None
     inverse = _new_scalar_operand(comp, divide, c, 1.0 / value[0], value[1])
     return _binary(comp, divide, HloOpcode.MULTIPLY, a, inverse)
+
+
+def _full_slice(ds: HloInstruction) -> HloInstruction | None:
+    """``HandleDynamicSlice``: a slice as large as its operand is the operand."""
+    operand = ds.operands[0]
+    return operand if _compatible(operand, ds) else None
+
+
+def _narrowed_compare(compare: HloInstruction) -> bool:
+    """``HandleCompare``, in place: ``Gt(Max(a, b), a) -> Gt(b, a)``, ``Gt(Max(a, b), b) -> Gt(a, b)``,
+    ``Gt(a, Min(a, b)) -> Gt(a, b)``, ``Gt(b, Min(a, b)) -> Gt(b, a)`` (the gradient of
+    ``relu(relu(x))`` compares ``max(y, 0) > 0``: ``remat_grad``)."""
+    if compare.attributes.get("direction") != "GT":
+        return False
+    lhs, rhs = compare.operands
+    if lhs.opcode is HloOpcode.MAXIMUM:
+        a, b = lhs.operands
+        if rhs is a or rhs is b:
+            compare.replace_operand(0, b if rhs is a else a)
+            return True
+    if rhs.opcode is HloOpcode.MINIMUM:
+        a, b = rhs.operands
+        if lhs is a or lhs is b:
+            compare.replace_operand(1, b if lhs is a else a)
+            return True
+    return False
+
+
+def _flattened_concatenate(comp: HloComputation, concat: HloInstruction) -> HloInstruction | None:
+    """``HandleConcatenate``: ``concatenate(concatenate(a, b), c)`` along one dimension is
+    ``concatenate(a, b, c)`` (a ``lax.scan(..., unroll=2)`` of odd length, its loop gone)."""
+    dims = concat.attributes.get("dimensions")
+    inner = [o for o in concat.operands if o.opcode is HloOpcode.CONCATENATE and
+             o.attributes.get("dimensions") == dims]
+    if not inner:
+        return None
+    operands = [x for o in concat.operands for x in (o.operands if o in inner else (o,))]
+    module = comp.module
+    assert module is not None
+    new = HloInstruction(module.unique_name("concatenate"), HloOpcode.CONCATENATE, concat.shape)
+    new.attributes = {"dimensions": dims or "{0}"}
+    comp.insert_before(concat, new)
+    new.operands = operands
+    return new
+
+
+def _full_update(dus: HloInstruction) -> HloInstruction | None:
+    """``HandleDynamicUpdateSlice``: an update of the operand's whole shape is the update
+    (the start indices clamp to 0): a one-step ``lax.scan``'s stacked ``ys``."""
+    update = dus.operands[1]
+    return update if _compatible(update, dus) else None
+
+
+def _add_of_zero(add: HloInstruction) -> HloInstruction | None:
+    """``HandleAdd``'s first rewrites: ``A + 0 -> A``, then ``0 + A -> A`` (``IsAll(x, 0)``: a
+    scalar zero constant, seen through broadcasts; a one-step ``lax.scan``'s gradient
+    accumulator, once WhileLoopSimplifier has inlined the loop)."""
+    lhs, rhs = add.operands
+    if _is_all_zero(rhs) and _compatible(lhs, add):
+        return lhs
+    if _is_all_zero(lhs) and _compatible(rhs, add):
+        return rhs
+    return None
+
+
+def _is_all_zero(instr: HloInstruction) -> bool:
+    while instr.opcode is HloOpcode.BROADCAST:
+        instr = instr.operands[0]
+    if instr.opcode is not HloOpcode.CONSTANT or instr.literal is None or instr.shape.dimensions:
+        return False
+    try:
+        return float(instr.literal.strip()) == 0.0
+    except ValueError:
+        return instr.literal.strip() == "false"
 
 
 def _compatible(a: HloInstruction, b: HloInstruction) -> bool:

@@ -26,6 +26,14 @@ rewrite and its conditions are the ones modelled, reduced to the loops JAX write
 
 Then the init operand is replaced by a new ``AllocateBuffer`` custom call of the same shape
 (the broadcast, unused, is dead-code elimination's).
+
+**The accumulating form** (``--user remat_grad``: a gradient summed over a scan's steps): a slot
+whose init is a broadcast zero used by that slot only, read once in the body (not by a
+``dynamic-update-slice`` as its buffer: a stack written at a reversed index stays) and not
+passed through, also gets an ``AllocateBuffer``; in the body its read is replaced by
+``select(broadcast(i == 0), zero, acc)``, so the first iteration sees the zero (libtpu's dump
+shows exactly that ``select``, with a copy of the zero in the body).  A carry starting at
+another value (``broadcast(1)``) stays.
 """
 
 from __future__ import annotations
@@ -34,6 +42,8 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
+from ..ir.primitive import PRED
+from ..ir.shape import Shape
 from .annotations import ALLOCATE_BUFFER
 
 _LAYOUT_WRAPPERS = (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.RESHAPE)
@@ -59,7 +69,9 @@ def _rewrite_loop(module: HloModule, comp: HloComputation, loop: HloInstruction)
         if slot == slot_iv or not _is_broadcast_of_scalar_constant(value) or len(value.users) != 1:
             continue
         dims = value.shape.dimensions if value.shape.is_array else ()
-        if not dims or dims[0] != trip or not _slot_is_dead_input(loop, slot, slot_iv, trip):
+        if dims and dims[0] == trip and _slot_is_dead_input(loop, slot, slot_iv, trip):
+            pass
+        elif not _rewrite_accumulator(module, loop, slot, slot_iv, value):
             continue
         alloc = HloInstruction(module.unique_name("custom-call"), HloOpcode.CUSTOM_CALL, value.shape)
         alloc.custom_call_target = ALLOCATE_BUFFER
@@ -189,3 +201,69 @@ def _index_range(index: HloInstruction, slot_iv: int, trip: int) -> tuple[int, i
     if _parameter_slot(index) == slot_iv:
         return 0, trip - 1
     return None  # a reversed index (C - i: a reversed scan, a gradient's stack) is not replaced
+
+
+def _rewrite_accumulator(module: HloModule, loop: HloInstruction, slot: int, slot_iv: int,
+                         init: HloInstruction) -> bool:
+    """The accumulating form: a slot read once in the body and not passed through gets
+    ``select(i == 0, init, acc)`` in place of its read, so that its initial value is never read."""
+    body = loop.called["body"][0]
+    param, root = body.parameters[0], body.root
+    if root is None or root.opcode is not HloOpcode.TUPLE or not init.shape.is_array:
+        return False
+    reads = [u for u in param.users if u.opcode is HloOpcode.GET_TUPLE_ELEMENT and u.tuple_index == slot]
+    ivs = [u for u in param.users if u.opcode is HloOpcode.GET_TUPLE_ELEMENT and u.tuple_index == slot_iv]
+    if len(reads) != 1 or len(ivs) != 1 or root.operands[slot] is reads[0] or not reads[0].users or \
+            any(u.opcode is not HloOpcode.GET_TUPLE_ELEMENT for u in param.users):
+        return False  # the whole parameter read elsewhere: the slot's init could still be seen
+    read, iv = reads[0], ivs[0]
+    users = list(read.users)
+    if not _is_zero(init) or len(loop.operands[0].operand_indices(init)) != 1 or any(
+            u.opcode is HloOpcode.DYNAMIC_UPDATE_SLICE and u.operands[0] is read for u in users):
+        return False  # a stack written at a reversed index (a gradient's): left as it is
+    position = {instr: n for n, instr in enumerate(body.instructions)}
+    anchor = min(users, key=lambda u: position.get(u, len(position)))
+    zero = _new(module, body, anchor, "constant", HloOpcode.CONSTANT, iv.shape)
+    zero.literal = "0"
+    first = _new(module, body, anchor, "compare", HloOpcode.COMPARE, Shape.array(PRED, ()))
+    first.attributes = {"direction": "EQ"}
+    first.operands = [iv, zero]
+    mask = _new(module, body, anchor, "broadcast", HloOpcode.BROADCAST, Shape.array(PRED, read.shape.dimensions))
+    mask.attributes = {"dimensions": "{}"}
+    mask.operands = [first]
+    fresh = _clone_into(module, body, anchor, init)
+    select = _new(module, body, anchor, "select", HloOpcode.SELECT, read.shape)
+    select.operands = [mask, fresh, read]
+    for user in users:
+        for index in user.operand_indices(read):
+            user.replace_operand(index, select)
+    return True
+
+
+def _is_zero(instr: HloInstruction) -> bool:
+    """A broadcast zero (the accumulator's init); a loop carry starting at another value stays
+    (generated seed 1, program 0: ``broadcast(1)`` is in the dump)."""
+    while instr.operands and instr.opcode is not HloOpcode.CONSTANT:
+        instr = instr.operands[0]
+    try:
+        return instr.literal is not None and float(instr.literal.strip()) == 0.0
+    except ValueError:
+        return False
+
+
+def _new(module: HloModule, comp: HloComputation, anchor: HloInstruction, base: str,
+         opcode: HloOpcode, shape: Shape) -> HloInstruction:
+    instr = HloInstruction(module.unique_name(base), opcode, shape)
+    comp.insert_before(anchor, instr)
+    return instr
+
+
+def _clone_into(module: HloModule, comp: HloComputation, anchor: HloInstruction,
+                value: HloInstruction) -> HloInstruction:
+    """A copy of the constant expression ``value`` (a chain ending in a scalar constant) in ``comp``."""
+    operands = [_clone_into(module, comp, anchor, o) for o in value.operands]
+    copy = value.detached_copy()
+    copy.name = module.unique_name(value.name + ".clone")
+    comp.insert_before(anchor, copy)
+    copy.operands = operands
+    return copy
