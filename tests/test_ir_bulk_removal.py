@@ -16,7 +16,7 @@ from xladoctor.ir.module import HloModule
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.offload.clone import clone_module
 from xladoctor.offload.dataflow import is_sharding_annotation
-from xladoctor.offload.prepare import remove_sharding_markers
+from xladoctor.offload.prepare import _COPIED_MARKERS, _dead_copy, remove_sharding_markers
 from xladoctor.syntax.hlo_parser import parse_module
 
 
@@ -30,14 +30,22 @@ def jax_modules(jax_hlo_corpus) -> list[tuple[str, HloModule]]:
 
 
 def _one_by_one(module: HloModule) -> list[str]:
-    """The markers removed with ``remove_instruction`` each, as before the bulk removal."""
+    """The markers removed with ``remove_instruction`` each, as XLA's ShardingRemover does: in
+    reverse post order, a ``Sharding``/``FuncResultSharding`` marker leaving a dead ``copy`` of its
+    operand that the next HloDCE removes, copies in creation order."""
     removed = []
     for comp in module.computations:
-        for instr in comp.post_order():
-            if instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr) and instr.parent is comp:
+        markers = {i for i in comp.instructions if i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i)}
+        copies = []
+        for instr in reversed([i for i in comp.post_order() if i in markers]):
+            if instr.parent is comp:
                 instr.replace_all_uses_with(instr.operands[0])
+                if instr.custom_call_target in _COPIED_MARKERS:
+                    copies.append(_dead_copy(instr))
                 comp.remove_instruction(instr)
                 removed.append(instr.name)
+        for copy in copies:
+            copy.operands = ()
     return removed
 
 
