@@ -263,16 +263,13 @@ def test_loop_state_that_changes_memory_is_warned_and_named():
     assert known is not None and known.name == "post-optimization-verifier"
 
 
-@needs_libtpu
-def test_nested_scans_with_an_offload_policy_under_grad_are_warned_and_named():
+def nested_scans_under_grad():
     """jax.grad of a scan of scans of a layer with an offloading checkpoint policy: the inner
-    loop's host buffer changes memory space across the outer loop; the verifier rejects it."""
+    loop's host buffer changes memory space across the outer loop; the verifier rejects it.
+    (function, arguments); tests/test_persian_outputs.py uses it as its warned program."""
     import jax
     import jax.numpy as jnp
     from jax.ad_checkpoint import checkpoint_name
-
-    from xladoctor.jax import check_offload
-    from xladoctor.jax.offload_confirm import compile_jitted
 
     w = jnp.full((128, 128), 0.01, jnp.float32)
     policy = jax.checkpoint_policies.save_and_offload_only_these_names(
@@ -285,9 +282,17 @@ def test_nested_scans_with_an_offload_policy_under_grad_are_warned_and_named():
             return jax.lax.scan(lambda c, _: (layer(c), None), c, None, length=3)[0]
         return jnp.sum(jax.lax.scan(lambda c, _: (inner(c), None), x, None, length=2)[0])
 
-    x = jnp.zeros((8, 128))
-    report = check_offload(jax.grad(loss), x)
-    verdict = compile_jitted(jax.grad(loss), x)
+    return jax.grad(loss), (jnp.zeros((8, 128)),)
+
+
+@needs_libtpu
+def test_nested_scans_with_an_offload_policy_under_grad_are_warned_and_named():
+    from xladoctor.jax import check_offload
+    from xladoctor.jax.offload_confirm import compile_jitted
+
+    fn, args = nested_scans_under_grad()
+    report = check_offload(fn, *args)
+    verdict = compile_jitted(fn, *args)
     assert report.outcome == "ok"
     assert any("enters each iteration in device memory" in w for w in report.result.warnings)
     assert verdict.kind == "xla_error" and "async-start expects the shape" in verdict.message

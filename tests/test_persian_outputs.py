@@ -67,33 +67,15 @@ def test_offload_text_and_its_fix_lines_are_persian(tmp_path):
     assert "اصلاح شد" in p.stdout and "باقی ماند" in p.stdout
 
 
-def _nested_scans_under_grad():
-    """jax.grad of a scan of scans of a layer with an offloading checkpoint policy: libtpu 0.0.42.1
-    fails on it after HostOffloader (tests/test_offload_later.py compiles it), and xladoctor warns."""
-    import jax
-    import jax.numpy as jnp
-    from jax.ad_checkpoint import checkpoint_name
-
-    w = jnp.full((128, 128), 0.01, jnp.float32)
-    policy = jax.checkpoint_policies.save_and_offload_only_these_names(
-        names_which_can_be_saved=[], names_which_can_be_offloaded=["act"],
-        offload_src="device", offload_dst="pinned_host")
-    layer = jax.checkpoint(lambda x: jnp.sin(checkpoint_name(x @ w, "act")), policy=policy)
-
-    def loss(x):
-        def inner(c):
-            return jax.lax.scan(lambda c, _: (layer(c), None), c, None, length=3)[0]
-        return jnp.sum(jax.lax.scan(lambda c, _: (inner(c), None), x, None, length=2)[0])
-
-    return jax.grad(loss), (jnp.zeros((8, 128)),)
-
-
 @pytest.fixture(scope="module")
 def scan_module(tmp_path_factory):
     """A program xladoctor warns about (a later failure it cannot predict exactly), lowered for TPU
     and saved as ``as_text`` gives it, with its StableHLO beside it."""
     jax = pytest.importorskip("jax")
-    fn, args = _nested_scans_under_grad()
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_offload_later import nested_scans_under_grad
+
+    fn, args = nested_scans_under_grad()
     lowered = jax.jit(fn).trace(*args).lower(lowering_platforms=("tpu",))
     folder = tmp_path_factory.mktemp("scan")
     (folder / "scan.hlo").write_text(lowered.as_text("hlo"))
