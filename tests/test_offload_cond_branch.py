@@ -17,8 +17,9 @@ from dataclasses import replace
 
 import pytest
 
+from offload_judged import judged
 from xladoctor.offload import analyze_host_offload
-from xladoctor.oracle import compare, prediction_of, unavailable_reason
+from xladoctor.oracle import prediction_of, unavailable_reason
 from xladoctor.oracle.naming import stem
 from xladoctor.syntax.hlo_parser import parse_module
 
@@ -97,15 +98,8 @@ CASES = (
 @needs_libtpu
 @pytest.mark.parametrize("name", CASES)
 def test_outcome_is_the_real_compilers(name, programs):
-    from xladoctor.jax import check_offload
-    from xladoctor.jax.offload_confirm import compile_jitted
-
     fn, args, expected = programs[name]
-    report = check_offload(fn, *args)
-    verdict = compile_jitted(fn, *args)
-    assert report.outcome == expected, (report.failures, verdict.summary())
-    comparison = compare(prediction_of(report.result, report.program.module), verdict)
-    assert comparison.agree, comparison.reason
+    report, verdict = judged(fn, args, expected)
     if expected == "ok":
         assert verdict.kind == "compiles", verdict.summary()
         return

@@ -12,6 +12,7 @@ import os
 
 import pytest
 
+from offload_judged import judged
 from xladoctor.offload import analyze_host_offload
 from xladoctor.oracle import compare, prediction_of, unavailable_reason
 from xladoctor.oracle.divergences import match_divergence
@@ -95,16 +96,9 @@ def programs():
 @needs_libtpu
 @pytest.mark.parametrize("name", CASES)
 def test_outcome_is_the_real_compilers(name, programs):
-    from xladoctor.jax import check_offload
-    from xladoctor.jax.offload_confirm import compile_jitted
-
     fn, jit_kwargs, args, expected, message = programs[name]
-    report = check_offload(fn, *args, jit_kwargs=jit_kwargs)
-    verdict = compile_jitted(fn, *args, jit_kwargs=jit_kwargs)
-    assert report.outcome == expected, report.failures
+    report, verdict = judged(fn, args, expected, jit_kwargs)
     assert (verdict.kind == "compiles") == (expected == "ok"), verdict.summary()
-    comparison = compare(prediction_of(report.result, report.program.module), verdict)
-    assert comparison.agree, comparison.reason
     if expected == "ok":
         assert not report.result.later_warnings
     if message is not None:
@@ -152,15 +146,8 @@ def unrolled_scan_variants():
 @pytest.mark.parametrize("name", sorted(unrolled_scan_variants()))
 def test_unrolled_scan_with_host_ys_is_the_real_compilers(name):
     """A reshape of an unrolled scan's host ys fails when the loop is left with 2 or more iterations."""
-    from xladoctor.jax import check_offload
-    from xladoctor.jax.offload_confirm import compile_jitted
-
     fn, args, expected = unrolled_scan_variants()[name]
-    report = check_offload(fn, *args)
-    verdict = compile_jitted(fn, *args)
-    assert report.outcome == expected, (report.failures, verdict.summary())
-    comparison = compare(prediction_of(report.result, report.program.module), verdict)
-    assert comparison.agree, comparison.reason
+    report, verdict = judged(fn, args, expected)
     if expected == "failure":
         assert "Bitcast cannot have different memory spaces" in verdict.message
         assert "Bitcast cannot have different memory spaces" in report.failures[0] and "Fix:" in report.failures[0]
