@@ -47,8 +47,9 @@ def initial(loop: HloInstruction, k: int) -> HloInstruction | None:
     return init.operands[k]
 
 
-def trip_count(loop: HloInstruction) -> int | None:
-    """How many times the body runs, when the condition is ``counter < constant`` stepping by 1."""
+def induction_variable(loop: HloInstruction) -> tuple[int, int, int] | None:
+    """``(slot, start, bound)`` of a loop whose condition is ``counter < bound`` (a constant), the
+    counter starting at the constant ``start`` and stepping by 1; else None."""
     conds, bodies = loop.called.get("condition") or [], loop.called.get("body") or []
     if not conds or not bodies:
         return None
@@ -61,4 +62,10 @@ def trip_count(loop: HloInstruction) -> int | None:
     if k is None or _step(root.operands[k], k) != 1:
         return None
     start, end = integer(initial(loop, k)), integer(bound)
-    return max(0, end - start) if start is not None and end is not None else None
+    return (k, start, end) if start is not None and end is not None else None
+
+
+def trip_count(loop: HloInstruction) -> int | None:
+    """How many times the body runs, when the condition is ``counter < constant`` stepping by 1."""
+    found = induction_variable(loop)
+    return max(0, found[2] - found[1]) if found is not None else None

@@ -44,6 +44,7 @@ from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.primitive import PRED
 from ..ir.shape import Shape
+from . import loop_trips
 from .annotations import ALLOCATE_BUFFER
 
 _LAYOUT_WRAPPERS = (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.RESHAPE)
@@ -84,29 +85,8 @@ def _rewrite_loop(module: HloModule, comp: HloComputation, loop: HloInstruction)
 
 def induction_variable(loop: HloInstruction) -> tuple[int, int] | None:
     """``(tuple index, trip count)`` of a loop counting from 0 by 1 while ``LT`` a constant."""
-    init = loop.operands[0]
-    body, cond = loop.called.get("body", [None])[0], loop.called.get("condition", [None])[0]
-    if body is None or cond is None or init.opcode is not HloOpcode.TUPLE:
-        return None
-    compare = cond.root
-    if compare is None or compare.opcode is not HloOpcode.COMPARE or compare.attributes.get("direction") != "LT":
-        return None
-    counter, bound = compare.operands
-    slot = _parameter_slot(counter)
-    limit = _integer_constant(bound)
-    root = body.root
-    if slot is None or limit is None or root is None or root.opcode is not HloOpcode.TUPLE:
-        return None
-    if slot >= len(init.operands) or _integer_constant(init.operands[slot]) != 0:
-        return None
-    step = root.operands[slot]
-    if step.opcode is not HloOpcode.ADD:
-        return None
-    a, b = step.operands
-    if not ((_parameter_slot(a) == slot and _integer_constant(b) == 1) or
-            (_parameter_slot(b) == slot and _integer_constant(a) == 1)):
-        return None
-    return slot, limit
+    found = loop_trips.induction_variable(loop)
+    return (found[0], found[2]) if found is not None and found[1] == 0 else None
 
 
 def _parameter_slot(instr: HloInstruction) -> int | None:
@@ -114,15 +94,6 @@ def _parameter_slot(instr: HloInstruction) -> int | None:
     if instr.opcode is not HloOpcode.GET_TUPLE_ELEMENT or instr.operands[0].opcode is not HloOpcode.PARAMETER:
         return None
     return instr.tuple_index
-
-
-def _integer_constant(instr: HloInstruction) -> int | None:
-    if instr.opcode is not HloOpcode.CONSTANT or instr.literal is None or instr.shape.dimensions:
-        return None
-    try:
-        return int(instr.literal.strip())
-    except ValueError:
-        return None
 
 
 def _is_broadcast_of_scalar_constant(instr: HloInstruction) -> bool:
@@ -195,7 +166,7 @@ def _index_range(index: HloInstruction, slot_iv: int, trip: int) -> tuple[int, i
     """The values ``index`` takes over iterations 0..trip-1: a constant, or the induction
     variable itself.  libtpu leaves the buffer of a reversed index (``C - i``) alone, unlike
     XLA:GPU's pass (seen: ``maxtext_decoder``'s gradient stacks under ``value_and_grad``)."""
-    value = _integer_constant(index)
+    value = loop_trips.integer(index)
     if value is not None:
         return value, value
     if _parameter_slot(index) == slot_iv:
