@@ -1,4 +1,4 @@
-"""XLA's NameUniquer as the parser runs it (xla/service/name_uniquer.cc), and its fast form."""
+"""XLA's NameUniquer (xla/service/name_uniquer.cc) as the parser and the passes run it, and its fast form."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from xladoctor.syntax.name_uniquer import InstructionNames, NameUniquer
+from xladoctor.ir.name_uniquer import InstructionNames, NameUniquer
 
 # (names in order, what GetUniqueName returns for each), worked through name_uniquer.cc by hand.
 CASES = [
@@ -40,6 +40,48 @@ def test_fast_forms_give_what_the_plain_port_gives():
             n = rng.choice(parts) + ("." + rng.choice(suffixes) if rng.random() < 0.5 else "")
             want = plain._unique_sanitized(n)
             assert fast.unique(n) == want and lazy.unique(n) == want, n
+
+
+# (names taken, then what each form gives for one more name on a base).
+REWRITE_CASES = [
+    (["neg.19"], "unique_keeping_suffix", "neg.19", "neg.19.1"),
+    (["neg.19", "neg.19.1"], "unique_keeping_suffix", "neg.19", "neg.19.2"),
+    (["neg.19"], "unique_keeping_suffix", "neg", "neg"),
+    (["constant", "constant.1", "constant.3"], "unique_keeping_suffix", "constant", "constant.2"),
+    (["neg.19"], "unique", "neg.19", "neg.0"),  # what XLA's GetUniqueName says
+    ([], "numbered", "copy", "copy.1"),
+    (["copy.1", "copy.2"], "numbered", "copy.7", "copy.3"),
+    (["copy"], "numbered", "copy", "copy.1"),
+]
+
+
+@pytest.mark.parametrize("taken,form,base,expected", REWRITE_CASES)
+def test_names_for_rewrites(taken, form, base, expected):
+    for uniquer in (NameUniquer(), InstructionNames()):
+        for name in taken:
+            uniquer.claim(name)
+        assert getattr(uniquer, form)(base) == expected, type(uniquer).__name__
+
+
+def test_claim_is_idempotent_and_release_gives_a_name_back():
+    for uniquer in (NameUniquer(), InstructionNames()):
+        uniquer.claim("x")
+        uniquer.claim("x")
+        assert uniquer.unique("x") == "x.1"
+        uniquer.release("x")
+        assert uniquer.unique("x") == "x" and uniquer.unique_keeping_suffix("x.1") == "x.1.1"
+
+
+def test_the_fast_form_answers_every_call_as_the_plain_one():
+    """InstructionNames against NameUniquer on random runs of every call the module makes."""
+    rng = random.Random(11)
+    names = ["a", "a.1", "a.0", "p.3", "f32", "__x", "copy", "copy.2", "r.012", "n.-1"]
+    for _ in range(3000):
+        plain, lazy = NameUniquer(), InstructionNames()
+        for _ in range(rng.randint(1, 20)):
+            form = rng.choice(["unique", "unique_keeping_suffix", "numbered", "claim", "release"])
+            name = rng.choice(names)
+            assert getattr(plain, form)(name) == getattr(lazy, form)(name), (form, name)
 
 
 DUPLICATE_MOVE = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}

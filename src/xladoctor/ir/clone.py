@@ -18,13 +18,16 @@ import copy as _copy
 from typing import TYPE_CHECKING
 
 from .computation import HloComputation
+from .name_uniquer import InstructionNames, NameUniquer
+from .names import NameTable
 
 if TYPE_CHECKING:
     from .instruction import HloInstruction
     from .module import HloModule
 
 _COMP_REMAPPED = {"instructions", "root", "parameters", "module", "__weakref__"}
-_MODULE_REBUILT = {"computations", "_computations_by_name", "names", "_callers", "entry"}
+_MODULE_REBUILT = {"computations", "_computations_by_name", "names", "instruction_names", "computation_names",
+                  "_callers", "entry"}
 
 
 def clone_module(module: HloModule) -> HloModule:
@@ -36,7 +39,8 @@ def clone_module(module: HloModule) -> HloModule:
             setattr(new, key, _copy.copy(value))
     new.computations = []
     new._computations_by_name = {}
-    new.names = module.names.fresh_copy()
+    new.names = NameTable()
+    new.instruction_names, new.computation_names = InstructionNames(), NameUniquer()
     new._callers = None
     new.entry = None
     comp_map: dict[HloComputation, HloComputation] = {}

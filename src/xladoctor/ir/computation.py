@@ -57,7 +57,8 @@ class HloComputation:
     def _removed(self, instr: HloInstruction, release_name: bool = False) -> None:
         module = self.module
         if module is not None:
-            module.names.remove(instr, release_name)
+            if module.names.remove(instr) and release_name:
+                module.instruction_names.release(instr.name)
             if instr.called:
                 module.calls_changed()
         instr.parent = None

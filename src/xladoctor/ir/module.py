@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from .computation import HloComputation
 from .instruction import HloInstruction, SourceLocation
+from .name_uniquer import InstructionNames, NameUniquer
 from .names import NameTable
 from .shape import Shape
 
@@ -107,12 +108,30 @@ class HloModule:
         self._computations_by_name: dict[str, HloComputation] = {}
         self.names = NameTable()
         """Every instruction of the module by name (kept by the computations)."""
+        self.instruction_names = InstructionNames()
+        """``instruction_name_uniquer_``: every instruction name the module ever gave out."""
+        self.computation_names = NameUniquer()
+        """``computation_name_uniquer_``."""
         self._callers: dict[HloComputation, list[HloInstruction]] | None = None
         """The call graph's caller lists, built on first use and dropped when calls change."""
 
     # -- building ------------------------------------------------------------------
-    def add_computation(self, comp: HloComputation) -> HloComputation:
-        """Attach ``comp`` (and the instructions it already has) to the module."""
+    def add_computation(self, comp: HloComputation, uniquify: bool = False) -> HloComputation:
+        """``AddComputationInternal``: attach ``comp`` (and the instructions it already has).
+
+        With ``uniquify`` (the parser's), the module's uniquers rename the computation and its
+        instructions; else their names go through the uniquers unchanged, so no later name takes them.
+        """
+        if uniquify:
+            comp.name = self.computation_names.unique(comp.name)
+            unique = self.instruction_names.unique
+            for instr in comp.instructions:
+                instr.name = unique(instr.name)
+        else:
+            self.computation_names.claim(comp.name)
+            claim = self.instruction_names.claim
+            for instr in comp.instructions:
+                claim(instr.name)
         comp.module = self
         self.computations.append(comp)
         self._computations_by_name[comp.name] = comp
@@ -132,8 +151,8 @@ class HloModule:
         inliner drops every inlined callee: one by one, that was quadratic in computations)."""
         for comp in dead:
             for instr in comp.instructions:
-                if instr.parent is comp:
-                    self.names.remove(instr, release=True)
+                if instr.parent is comp and self.names.remove(instr):
+                    self.instruction_names.release(instr.name)
             self._computations_by_name.pop(comp.name, None)
         gone = set(dead)
         self.computations = [c for c in self.computations if c not in gone]
@@ -203,8 +222,18 @@ class HloModule:
         return sum(len(c.instructions) for c in self.computations)
 
     def unique_name(self, base: str) -> str:
-        """A new instruction name like XLA's NameUniquer would give (``base``, ``base.1``, ...)."""
-        return self.names.unique(base)
+        """A new instruction name: ``base`` if free, else ``base.N`` (the pre-passes' names:
+        :meth:`~.name_uniquer.NameUniquer.unique_keeping_suffix`)."""
+        return self.instruction_names.unique_keeping_suffix(base)
+
+    def numbered_name(self, base: str) -> str:
+        """A new instruction name ``root.N``, never the bare root (the host-offload passes' names:
+        :meth:`~.name_uniquer.NameUniquer.numbered`)."""
+        return self.instruction_names.numbered(base)
+
+    def unique_computation_name(self, base: str) -> str:
+        """A new computation name, from the module's computation uniquer."""
+        return self.computation_names.unique(base)
 
     # -- source locations ------------------------------------------------------------
     def _frame_location(self, frame_id: int) -> SourceLocation | None:

@@ -67,7 +67,7 @@ def _mergeable(comp: HloComputation) -> list[HloInstruction]:
 
 
 def _merge(module: HloModule, comp: HloComputation, calls: list[HloInstruction]) -> str:
-    body = HloComputation(module.unique_name("called_computation"))
+    body = HloComputation(module.unique_computation_name("called_computation"))
     module.add_computation(body)
     operands: list[HloInstruction] = []
     roots: list[HloInstruction] = []

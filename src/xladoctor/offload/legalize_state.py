@@ -6,14 +6,12 @@ See :mod:`.legalize` for the pass; :mod:`.legalize_chain` walks the offload chai
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
-from ..ir.names import NameUniquer
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import Layout, Shape
 from .dataflow import XlaCheckFailure
@@ -23,7 +21,6 @@ from .result import PassFailure
 
 SLICES = (HloOpcode.SLICE, HloOpcode.DYNAMIC_SLICE)
 PASS_THROUGH = (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.DYNAMIC_SLICE, HloOpcode.RESHAPE, HloOpcode.SLICE)
-_NAME_SUFFIX = re.compile(r"\.\d+$")
 _MAX_NAMES_IN_NOTE = 8
 
 Value = tuple[HloInstruction, int]
@@ -105,7 +102,6 @@ class LegalizeState(PassState):
         super().__init__(module, rename)
         self.res = LegalizeResult()
         self.rec = PassRecorder(self, self.res.failures)
-        self.names = NameUniquer(module)
         self.removed: set[HloInstruction] = set()
         self.processed: set[HloInstruction] = set()
         self.start_name = ""
@@ -114,7 +110,7 @@ class LegalizeState(PassState):
 
     # -------------------------------------------------------------- IR edits
     def new_name(self, base: str) -> str:
-        return self.names.new(_NAME_SUFFIX.sub("", base) or base)
+        return self.module.numbered_name(base)
 
     def clone(self, of: HloInstruction, shape: Shape, operands: list[HloInstruction],
                comp: HloComputation) -> HloInstruction:

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
-from ..ir.names import NameUniquer
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, set_memory_space_in_place
 from .annotations import ALLOCATE_BUFFER
@@ -137,14 +136,14 @@ class GraphEdits:
     """Edits of the private copy: new instructions named as XLA's uniquer would, lazy removals."""
 
     def __init__(self, module: HloModule, res: HostOffloadResult):
-        self.names = NameUniquer(module)
+        self.module = module
         self.res = res
         self.dead: set[HloInstruction] = set()
         """Removed instructions: they stay listed in their computation, without operands or users."""
 
     def add(self, comp: HloComputation, base: str, opcode: HloOpcode, shape: Shape,
             operands: list[HloInstruction]) -> HloInstruction:
-        instr = HloInstruction(self.names.new(base), opcode, shape)
+        instr = HloInstruction(self.module.numbered_name(base), opcode, shape)
         comp.add_instruction(instr)
         instr.operands = operands
         return instr

@@ -15,6 +15,7 @@ from ..errors import HloParseError
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
+from ..ir.name_uniquer import NameUniquer
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
@@ -23,7 +24,6 @@ from .attributes import unquote
 from .conditional_rules import check_conditional
 from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
-from .name_uniquer import InstructionNames, NameUniquer
 from .shape_parser import read_shape
 
 _BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
@@ -47,14 +47,12 @@ class ComputationReader(InstructionReader):
     _line: int
     _line_pos: int
     _computations_as_written: dict[str, HloComputation]
-    _computation_names: NameUniquer
+    """Computations by the name the text gives them (the module renames some: :mod:`..ir.name_uniquer`)."""
     _anon_names: NameUniquer | None
     """XLA's parser-wide ``name_uniquer_`` (names of nested instructions); made at the first one."""
     _nested: list[tuple[HloInstruction, int]]
     """Nested instructions read in the current line, not yet in the computation."""
     _module_being_read: HloModule
-    _instruction_names: InstructionNames
-    """Computations by the name the text gives them (the module renames some: :mod:`.name_uniquer`)."""
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos``; positions are visited in increasing order, so this is O(n) total."""
@@ -281,12 +279,9 @@ class ComputationReader(InstructionReader):
             raise self.error(problem, instr_start)
 
     def _add_to_module(self, module: HloModule, comp: HloComputation) -> None:
-        """``HloModule::AddComputationInternal``: the module's uniquers name what it holds."""
-        comp.name = self._computation_names.unique(comp.name)
-        unique = self._instruction_names.unique
-        for instr in comp.instructions:
-            instr.name = unique(instr.name)
-        module.add_computation(comp)
+        """``HloModule::AddComputationInternal`` with ``uniquify_identifiers``: the module's uniquers
+        name what it holds."""
+        module.add_computation(comp, uniquify=True)
 
     def _control_predecessors(self, comp: HloComputation, refs: list[tuple[str, int]],
                               by_name: dict[str, HloInstruction]) -> list[HloInstruction]:
@@ -351,7 +346,7 @@ class ComputationReader(InstructionReader):
     def _check_new_name(self, comp: HloComputation, instr: HloInstruction,
                         name_pos: dict[str, int], instr_start: int) -> None:
         """Names are unique within a computation; another computation may reuse one (XLA's parser
-        keeps a scope per computation and renames module-wide afterwards: :mod:`.name_uniquer`)."""
+        keeps a scope per computation and renames module-wide afterwards: :mod:`..ir.name_uniquer`)."""
         if instr.name in name_pos:
             raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
                              f"'{comp.name}')", instr_start)

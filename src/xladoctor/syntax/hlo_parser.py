@@ -33,7 +33,6 @@ from .hlo_lexicon import KEYWORDS
 from .instruction_line import read_attribute_text
 from .instruction_reader import PendingCall, _is_name_char
 from .metadata import TextMetadataCodec
-from .name_uniquer import InstructionNames, NameUniquer
 from .reader import Reader
 from .shape_parser import read_shape, read_shape_list
 
@@ -107,7 +106,6 @@ class _ModuleParser(ComputationReader):
         self._line_pos = 0
         self._calls_to_resolve: list[PendingCall] = []
         self._computations_as_written = {}
-        self._computation_names, self._instruction_names = NameUniquer(), InstructionNames()
         self._anon_names = None
         self._nested = []
         self.declared_operands = []

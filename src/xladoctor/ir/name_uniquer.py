@@ -1,0 +1,282 @@
+"""XLA's ``NameUniquer`` (xla/service/name_uniquer.cc): the one uniquer of names in xladoctor.
+
+Each :class:`~.module.HloModule` owns two, as XLA's does: ``instruction_names`` (an
+:class:`InstructionNames`) and ``computation_names``; the parser's own ``name_uniquer_`` for
+nested instructions is a third :class:`NameUniquer`.  XLA's parser reads each computation with
+its own name scope, so the same instruction name may appear in two computations; when the parsed
+computations are added to the module (``HloModule::AddComputationInternal`` with
+``uniquify_identifiers``), every computation name goes through the module's computation uniquer
+and every instruction name, in text order, through its instruction uniquer; the names XLA's
+passes and messages use from then on are those.  :meth:`NameUniquer.unique` does the same,
+character for character:
+
+* the name is sanitised: a first character that is not a letter or ``_``
+  becomes ``_``, other characters outside ``[A-Za-z0-9_.-]`` become ``_``, a
+  primitive type name gets ``_`` appended, ``__`` (but not ``__xla_``) becomes ``a_``;
+* a numeric suffix after the last ``.`` (``absl::SimpleAtoi``: ``012`` is 12, ``-1``
+  is -1) is split off, and per root a ``SequentialIdGenerator`` hands out
+  the suffix asked for if free, else the smallest free one from where it last
+  stopped; suffix 0 prints as the bare root unless the name had a suffix.
+
+The names rewrites add come from the same per-root generators, in the two forms the reports were
+measured with (``bench/compare_outputs.py``): :meth:`NameUniquer.unique_keeping_suffix` for the
+pre-passes (a taken ``neg.19`` becomes ``neg.19.1`` where XLA would say ``neg.N``: the clones'
+digits are not predictable anyway, the compiler's StableHLO round trip renames first) and
+:meth:`NameUniquer.numbered` for HostOffloadLegalize and HostOffloader (``copy.N``, never the
+bare root, which the compiler's module has long given out by then).  A clone of a module claims
+its names afresh (``HloModule::Clone``); :meth:`NameUniquer.release` forgets the names of dead code
+the compiler's module never had.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .primitive import PRIMITIVE_TYPES
+
+_TYPE_NAMES = frozenset(PRIMITIVE_TYPES) - {"tuple", "buffer"}
+_NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_.\-]")
+_INT64 = re.compile(r"[+-]?[0-9]+")
+_INT64_MAX = 2**63 - 1
+
+
+class _SequentialIds:
+    """XLA's ``SequentialIdGenerator``: ``used_`` and ``next_``."""
+
+    __slots__ = ("used", "next")
+
+    def __init__(self) -> None:
+        self.used: set[int] = set()
+        self.next = 0
+
+    def register(self, wanted: int) -> int:
+        used = self.used
+        if wanted not in used:
+            used.add(wanted)
+            return wanted
+        n = self.next
+        while n in used:
+            n += 1
+        used.add(n)
+        self.next = n + 1
+        return n
+
+    def register_numbered(self) -> int:
+        """:meth:`register` of a taken id: the smallest free one from ``next_``, never 0."""
+        used = self.used
+        n = self.next or 1
+        while n in used:
+            n += 1
+        used.add(n)
+        self.next = n + 1
+        return n
+
+
+def sanitized(name: str) -> str:
+    """``NameUniquer::GetSanitizedName``."""
+    if not name:
+        return ""
+    first = name[0]
+    if not (first.isascii() and (first.isalpha() or first == "_")):
+        name = "_" + name[1:]
+    if _NOT_ALLOWED.search(name, 1):
+        name = name[0] + _NOT_ALLOWED.sub("_", name[1:])
+    if name in _TYPE_NAMES:
+        name += "_"
+    if name.startswith("__") and not name.startswith("__xla_"):
+        name = "a" + name[1:]
+    return name
+
+
+def _simple_atoi(text: str) -> int | None:
+    """``absl::SimpleAtoi`` into an int64 on the characters a name can hold."""
+    if not _INT64.fullmatch(text):
+        return None
+    value = int(text)
+    return value if -_INT64_MAX - 1 <= value <= _INT64_MAX else None
+
+
+class NameUniquer:
+    """``NameUniquer`` with separator ``.``: the module's computation uniquer, the parser's
+    ``name_uniquer_``, and the full form behind :class:`InstructionNames`."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self) -> None:
+        self._ids: dict[str, _SequentialIds] = {}
+
+    def unique(self, prefix: str) -> str:
+        """``NameUniquer::GetUniqueName`` for a name as XLA's lexer reads one
+        (``[A-Za-z_][A-Za-z0-9_.-]*``, all the parser passes here); it runs once per instruction, so
+        the usual name (its suffix free) costs a split and two look-ups and comes back as given.
+        Only ``__x`` and type names need sanitising (:meth:`_unique_sanitized`, which takes any name)."""
+        if prefix[:2] == "__" or prefix in _TYPE_NAMES:
+            return self._unique_sanitized(prefix)
+        root, _, digits = prefix.rpartition(".")
+        if not (root and digits.isdigit() and digits.isascii() and len(digits) <= 18):
+            if root and digits[:1] == "-":
+                return self._unique_sanitized(prefix)  # 'a.-1': SimpleAtoi takes the sign
+            root, digits = prefix, ""
+        wanted = int(digits) if digits else 0
+        ids = self._ids.get(root)
+        if ids is None:
+            ids = self._ids[root] = _SequentialIds()
+        used = ids.used
+        if wanted not in used:
+            used.add(wanted)
+            if not digits or digits[0] != "0" or digits == "0":
+                return prefix  # no leading zero: the suffix prints as written
+            return f"{root}.{wanted}"
+        got = ids.register(wanted)
+        if got == 0:
+            return f"{root}.0" if digits else root
+        return f"{root}.{got}"
+
+    def numbered(self, prefix: str) -> str:
+        """A name with a suffix, ``root.N`` (N >= 1), never the bare root: ``GetUniqueName`` as the
+        host-offload passes meet it, where the module's uniquer gave the bare root out long ago.
+
+        The root is ``prefix`` less its numeric suffix, as GetUniqueName splits it
+        (``copy.7`` -> ``copy.N``); the names HostOffloadLegalize and HostOffloader add.
+        """
+        root, _, _ = _split(sanitized(prefix or "name"))
+        ids = self._ids.get(root)
+        if ids is None:
+            ids = self._ids[root] = _SequentialIds()
+        return f"{root}.{ids.register_numbered()}"
+
+    def unique_keeping_suffix(self, base: str) -> str:
+        """``base`` if no name took it, else ``base.N``: GetUniqueName except that a taken name
+        keeps its own numeric suffix (``neg.19`` -> ``neg.19.1``, where XLA says ``neg.N``).
+
+        The names the pre-passes give their clones and new instructions (the names the reports
+        print were measured with it); a base without a numeric suffix gets what
+        :meth:`unique` gives."""
+        root, suffix, has_suffix = _split(base)
+        ids = self._ids.get(root)
+        if not has_suffix or ids is None or suffix not in ids.used:
+            return self.unique(base)
+        own = self._ids.get(base)
+        if own is None:
+            own = self._ids[base] = _SequentialIds()
+        return f"{base}.{own.register_numbered()}"
+
+    def claim(self, name: str) -> None:
+        """Mark ``name`` given out without renaming it (idempotent): XLA's AddComputationInternal
+        without ``uniquify_identifiers``, for a module's names that are already unique (a clone)."""
+        root, suffix, _ = _split(name)
+        ids = self._ids.get(root)
+        if ids is None:
+            ids = self._ids[root] = _SequentialIds()
+        ids.used.add(suffix)
+
+    def release(self, name: str) -> None:
+        """Give ``name`` back (XLA's uniquer never does): for instructions the compiler's module
+        never had, dead code the pre-passes drop where the compiler rebuilds the module."""
+        root, suffix, _ = _split(name)
+        ids = self._ids.get(root)
+        if ids is not None:
+            ids.used.discard(suffix)
+
+    def _unique_sanitized(self, prefix: str) -> str:
+        root, suffix, has_suffix = _split(sanitized(prefix or "name"))
+        ids = self._ids.get(root)
+        if ids is None:
+            ids = self._ids[root] = _SequentialIds()
+        suffix = ids.register(suffix)
+        if suffix == 0:
+            return f"{root}.0" if has_suffix else root
+        return f"{root}.{suffix}"
+
+
+def _split(name: str) -> tuple[str, int, bool]:
+    """GetUniqueName's split of a sanitised name: (root, numeric suffix, whether it had one)."""
+    dot = name.rfind(".")
+    if 0 < dot < len(name) - 1:
+        number = _simple_atoi(name[dot + 1:])
+        if number is not None:
+            return name[:dot], number, True
+    return name, 0, False
+
+
+class InstructionNames:
+    """The module's instruction uniquer, kept as a plain map while it cannot rename anything.
+
+    A name maps to the (root, suffix) pair GetUniqueName files it under; while each name so far had
+    a pair of its own and prints as its pair does (no ``__`` prefix, no type name, no suffix with a
+    sign or a leading zero), :class:`NameUniquer` would have returned every one unchanged with every
+    ``next_`` still 0.  So a map from each pair's key (the name itself; ``x`` for ``x.0``, which
+    shares ``x``'s pair) is enough until the first other name; then the full uniquer is built from
+    the names seen (in any order: all registrations were fresh) and takes over.  This keeps XLA's
+    renaming to a few C-level checks an instruction on the usual module.
+    """
+
+    __slots__ = ("_seen", "_full")
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+        self._full: NameUniquer | None = None
+
+    def unique(self, name: str) -> str:
+        """:meth:`NameUniquer.unique`."""
+        if self._full is None:
+            key = _plain_key(name)
+            if key is not None and key not in self._seen:
+                self._seen[key] = name
+                return name
+        return self._uniquer().unique(name)
+
+    def unique_keeping_suffix(self, base: str) -> str:
+        """:meth:`NameUniquer.unique_keeping_suffix` (the same as :meth:`unique` while ``base`` is free)."""
+        if self._full is None:
+            key = _plain_key(base)
+            if key is not None and key not in self._seen:
+                self._seen[key] = base
+                return base
+        return self._uniquer().unique_keeping_suffix(base)
+
+    def numbered(self, base: str) -> str:
+        """:meth:`NameUniquer.numbered`."""
+        return self._uniquer().numbered(base)
+
+    def claim(self, name: str) -> None:
+        """:meth:`NameUniquer.claim`."""
+        if self._full is None:
+            key = _plain_key(name)
+            if key is not None:
+                self._seen.setdefault(key, name)  # a key is a (root, suffix) pair: taken once
+                return
+        self._uniquer().claim(name)
+
+    def release(self, name: str) -> None:
+        """:meth:`NameUniquer.release`."""
+        if self._full is None:
+            key = _plain_key(name)
+            if key is not None:
+                self._seen.pop(key, None)
+                return
+        self._uniquer().release(name)
+
+    def _uniquer(self) -> NameUniquer:
+        """The full uniquer, built from the names seen so far at the first call that needs it."""
+        full = self._full
+        if full is None:
+            self._full = full = NameUniquer()
+            for earlier in self._seen.values():
+                full.unique(earlier)
+            self._seen = {}
+        return full
+
+
+def _plain_key(name: str) -> str | None:
+    """The key :class:`InstructionNames` files ``name`` under; None for a name only the full
+    uniquer can take (``__x``, a type name, a suffix that prints otherwise than written)."""
+    if name[:2] == "__" or name in _TYPE_NAMES:
+        return None
+    if ".0" in name or ".-" in name:
+        root, _, digits = name.rpartition(".")
+        if digits == "0":
+            return root
+        if digits[1:].isdigit() and digits[:1] in ("0", "-"):
+            return None  # 'r.012', 'a.-1'
+    return name
