@@ -69,7 +69,9 @@ def test_claim_is_idempotent_and_release_gives_a_name_back():
         uniquer.claim("x")
         assert uniquer.unique("x") == "x.1"
         uniquer.release("x")
+        assert not uniquer.taken("x")
         assert uniquer.unique("x") == "x" and uniquer.unique_keeping_suffix("x.1") == "x.1.1"
+        assert uniquer.taken("x") and uniquer.taken("x.1.1")
 
 
 def test_the_fast_form_answers_every_call_as_the_plain_one():
@@ -79,7 +81,7 @@ def test_the_fast_form_answers_every_call_as_the_plain_one():
     for _ in range(3000):
         plain, lazy = NameUniquer(), InstructionNames()
         for _ in range(rng.randint(1, 20)):
-            form = rng.choice(["unique", "unique_keeping_suffix", "numbered", "claim", "release"])
+            form = rng.choice(["unique", "unique_keeping_suffix", "numbered", "claim", "release", "taken"])
             name = rng.choice(names)
             assert getattr(plain, form)(name) == getattr(lazy, form)(name), (form, name)
 
@@ -110,3 +112,24 @@ def test_the_offload_report_names_instructions_as_xla_renamed_them():
     from jaxlib_oracle import oracle_module
     entry = next(c for c in oracle_module(DUPLICATE_MOVE).computations if c.is_entry)
     assert [i.name for i in entry.instructions] == ["p", "move.1", "c"]
+
+
+def test_lint_finds_a_name_the_module_uniquer_never_gave_out():
+    """Every live name must come from the module's uniquer (or a later name may take it)."""
+    from xladoctor.ir.instruction import HloInstruction
+    from xladoctor.ir.lint import LintError
+    from xladoctor.ir.opcodes import HloOpcode
+    from xladoctor.syntax.hlo_parser import parse_module
+    work = parse_module(DUPLICATE_MOVE).clone()
+    work.lint()
+    entry = work.entry_computation()
+    p = entry.parameters[0]
+    named = HloInstruction(work.unique_name("move"), HloOpcode.COPY, p.shape)
+    assert named.name == "move.2"  # 'move' and 'move.1' are the parsed ones
+    stray = HloInstruction("stray", HloOpcode.COPY, p.shape)
+    for instr in (named, stray):
+        entry.insert_before(entry.root_instruction(), instr)
+        instr.operands = [p]
+    with pytest.raises(LintError, match="never gave out 'stray'") as err:
+        work.lint()
+    assert "move.2" not in str(err.value)

@@ -37,6 +37,7 @@ def lint_problems(module: HloModule) -> list[str]:
     problems: list[str] = []
     seen_names: dict[str, HloInstruction] = {}
     members = {c: set(c.instructions) for c in module.computations}
+    taken = module.instruction_names.taken
     for comp in module.computations:
         for instr in comp.instructions:
             if instr.name in seen_names:
@@ -44,6 +45,8 @@ def lint_problems(module: HloModule) -> list[str]:
             seen_names[instr.name] = instr
             if module.names.get(instr.name) is not instr:
                 problems.append(f"the name table does not map '{instr.name}' to it")
+            if not taken(instr.name):
+                problems.append(f"the module's uniquer never gave out '{instr.name}'")
             if instr.parent is not comp:
                 problems.append(f"'{instr.name}' is listed in {comp.name} but its parent is "
                                 f"{instr.parent.name if instr.parent else None}")

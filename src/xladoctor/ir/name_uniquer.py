@@ -170,6 +170,12 @@ class NameUniquer:
             ids = self._ids[root] = _SequentialIds()
         ids.used.add(suffix)
 
+    def taken(self, name: str) -> bool:
+        """Whether ``name`` was given out or claimed (and not released)."""
+        root, suffix, _ = _split(name)
+        ids = self._ids.get(root)
+        return ids is not None and suffix in ids.used
+
     def release(self, name: str) -> None:
         """Give ``name`` back (XLA's uniquer never does): for instructions the compiler's module
         never had, dead code the pre-passes drop where the compiler rebuilds the module."""
@@ -247,6 +253,14 @@ class InstructionNames:
                 self._seen.setdefault(key, name)  # a key is a (root, suffix) pair: taken once
                 return
         self._uniquer().claim(name)
+
+    def taken(self, name: str) -> bool:
+        """:meth:`NameUniquer.taken`."""
+        if self._full is None:
+            key = _plain_key(name)
+            if key is not None:
+                return key in self._seen
+        return self._uniquer().taken(name)
 
     def release(self, name: str) -> None:
         """:meth:`NameUniquer.release`."""
