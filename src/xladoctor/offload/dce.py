@@ -13,6 +13,8 @@ custom calls without that flag first.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
@@ -34,11 +36,19 @@ def _removable_kind(instr: HloInstruction) -> bool:
     return True
 
 
-def remove_dead_code(module: HloModule) -> list[HloInstruction]:
+def remove_dead_code(module: HloModule,
+                     left_out: Mapping[str, list[HloInstruction]] | None = None) -> list[HloInstruction]:
     """Remove dead instructions from every computation of ``module`` (a private copy);
-    returns them, in removal order (users before their operands)."""
+    returns them, in removal order (users before their operands).
+
+    ``left_out``: computation name -> :func:`dead_code` of the input's computation, which the
+    copy left out (:func:`xladoctor.ir.clone.clone_module`); reported in its place, and such a
+    computation has nothing else dead (what stays of it is closed under operands)."""
     removed: list[HloInstruction] = []
     for comp in module.computations:
+        if left_out and comp.name in left_out:
+            removed.extend(left_out[comp.name])
+            continue
         dead, order = _dead_instructions(comp)
         if order:
             removed.extend(order)
@@ -47,6 +57,12 @@ def remove_dead_code(module: HloModule) -> list[HloInstruction]:
             # existed; a swap-removal (HloDCE on a live module) picks other walks first.
             comp.remove_unused(dead)
     return removed
+
+
+def dead_code(comp: HloComputation) -> list[HloInstruction]:
+    """What :func:`remove_dead_code` would remove from ``comp``, in its order, leaving ``comp``
+    as it is (the input module: its dead code need not be copied)."""
+    return _dead_instructions(comp)[1]
 
 
 def _dead_instructions(comp: HloComputation) -> tuple[set[HloInstruction], list[HloInstruction]]:

@@ -224,6 +224,12 @@ class _Inliner:
         self.m.remove_computations([c for c in self.m.computations if c not in live])
 
 
+def folds_tuples(comp: HloComputation) -> bool:
+    """Whether :func:`forward_tuple_elements` changes ``comp``: a ``get-tuple-element(tuple(...))``."""
+    return any(i.opcode is HloOpcode.GET_TUPLE_ELEMENT and i.operands and i.operands[0].opcode is HloOpcode.TUPLE
+               for i in comp.instructions)
+
+
 def forward_tuple_elements(module: HloModule) -> int:
     """``TupleSimplifier`` and the DCE after it: ``get-tuple-element(tuple(..., x, ...))`` is ``x``.
 
@@ -236,8 +242,7 @@ def forward_tuple_elements(module: HloModule) -> int:
     folded = 0
     for comp in module.computations:
         dead: set[HloInstruction] = set()
-        if not any(i.opcode is HloOpcode.GET_TUPLE_ELEMENT and i.operands and i.operands[0].opcode is HloOpcode.TUPLE
-                   for i in comp.instructions):
+        if not folds_tuples(comp):
             continue  # nothing to fold
         for instr in comp.post_order():
             if instr.opcode is HloOpcode.GET_TUPLE_ELEMENT and instr.operands \

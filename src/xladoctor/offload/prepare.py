@@ -30,6 +30,8 @@ pipeline, make the two agree on the programs the campaign generates:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
@@ -39,14 +41,16 @@ from .cse import merge_duplicates
 from .dataflow import is_sharding_annotation
 
 
-def rebuild_as_compiled(module: HloModule) -> list[HloInstruction]:
+def rebuild_as_compiled(module: HloModule,
+                        left_out: Mapping[str, list[HloInstruction]] | None = None) -> list[HloInstruction]:
     """Fold ``gte(tuple)``, drop dead code, and order users by position (see the module doc);
-    returns the dead instructions removed."""
+    returns the dead instructions removed.  ``left_out``: the dead code the copy already left
+    out, by computation (:func:`.dce.remove_dead_code`)."""
     from .dce import remove_dead_code
     from .inline import forward_tuple_elements
 
     forward_tuple_elements(module)
-    dead = remove_dead_code(module)
+    dead = remove_dead_code(module, left_out)
     for comp in module.computations:
         comp.instructions = comp.post_order()  # without dead code: the root's DFS, as built
         comp.sort_users_by_position()
