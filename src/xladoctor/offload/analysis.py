@@ -8,7 +8,7 @@ from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
 from .clone import clone_module
-from .dce import dead_code
+from .dce import dead_code, has_control_edges
 from .inline import folds_tuples, looks_pre_optimization
 from .later_failures import predict_later_failures
 from .legalize import LegalizeResult
@@ -110,7 +110,7 @@ def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, 
         return clone_module(module), {}
     left_out: dict[str, list[HloInstruction]] = {}
     for comp in module.computations:
-        if folds_tuples(comp) or any(i.control_predecessors for i in comp.instructions):
+        if folds_tuples(comp) or has_control_edges(comp):
             continue
         left_out[comp.name] = dead_code(comp)  # [] too: the rebuild need not look again
     gone = {i for dead in left_out.values() for i in dead}

@@ -14,6 +14,7 @@ custom calls without that flag first.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
@@ -28,6 +29,9 @@ _SIDE_EFFECTING = frozenset(op for op in HloOpcode if op.has_side_effect or (
 """Kept even when unused: side effects (``HloOpcode.has_side_effect``; collectives whatever their
 channel or layout) and control flow, whose callees may have side effects (XLA looks inside;
 keeping them is the safe side); custom calls by their flag (:func:`_removable_kind`)."""
+
+
+_CONTROL_PREDECESSORS = attrgetter("control_predecessors")
 
 
 def _removable_kind(instr: HloInstruction) -> bool:
@@ -59,6 +63,11 @@ def remove_dead_code(module: HloModule,
     return removed
 
 
+def has_control_edges(comp: HloComputation) -> bool:
+    """Whether an instruction of ``comp`` has control predecessors (most computations: none)."""
+    return any(map(_CONTROL_PREDECESSORS, comp.instructions))
+
+
 def dead_code(comp: HloComputation) -> list[HloInstruction]:
     """What :func:`remove_dead_code` would remove from ``comp``, in its order, leaving ``comp``
     as it is (the input module: its dead code need not be copied)."""
@@ -76,12 +85,8 @@ def _dead_instructions(comp: HloComputation) -> tuple[set[HloInstruction], list[
     from unused dead starts, in text order, through dead operands (:func:`_post_order_of`).
     """
     root = comp.root
-    starts = []
-    ordered = False  # control predecessors anywhere: a live instruction's may be dead
-    for i in comp.instructions:
-        if not i.users and i is not root and _removable(i):
-            starts.append(i)
-        ordered = ordered or bool(i.control_predecessors)
+    instructions = comp.instructions
+    starts = [i for i in instructions if not i.users and i is not root and _removable(i)]
     dead = set(starts)
     if not dead:
         return dead, []  # nothing unused: nothing dead
@@ -101,7 +106,9 @@ def _dead_instructions(comp: HloComputation) -> tuple[set[HloInstruction], list[
                 dead.add(op)
                 found.append(op)
         k += 1
-    if ordered:  # the DFS from the users would reach such a predecessor early: XLA's whole order
+    # Control predecessors anywhere (a live instruction's may be dead): the DFS from the users
+    # would reach such a predecessor early, so XLA's whole order is needed.
+    if has_control_edges(comp):
         return dead, [i for i in reversed(comp.post_order()) if i in dead]
     order = _post_order_of(starts, dead)
     order.reverse()

@@ -92,6 +92,9 @@ def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputat
     return not _runs_on_host(call, callees[0])
 
 
+_CALL = HloOpcode.CALL  # tested before is_inlineable_call: most instructions are no call
+
+
 def computation_post_order(module: HloModule) -> list[HloComputation]:
     """Computations reachable from the entry, callees before callers (iterative DFS)."""
     assert module.entry is not None
@@ -120,7 +123,7 @@ def check_inlined_size(module: HloModule, async_computations: set[HloComputation
     for comp in computation_post_order(module):
         n = 0
         for instr in comp.instructions:
-            if is_inlineable_call(instr, async_computations):
+            if instr.opcode is _CALL and is_inlineable_call(instr, async_computations):
                 callee = (instr.called.get("to_apply") or instr.called_computations)[0]
                 n += size.get(callee, 0) - len(callee.parameters)
             else:
@@ -151,7 +154,7 @@ class _Inliner:
     def run(self) -> InlineResult:
         check_inlined_size(self.m, self.async_computations)
         for comp in computation_post_order(self.m):
-            if any(is_inlineable_call(i, self.async_computations) for i in comp.instructions):
+            if any(i.opcode is _CALL and is_inlineable_call(i, self.async_computations) for i in comp.instructions):
                 self._inline_into(comp)
         self._drop_dead_computations()
         return self.result
@@ -159,7 +162,7 @@ class _Inliner:
     def _inline_into(self, comp: HloComputation) -> None:
         new_list: list[HloInstruction] = []
         for instr in comp.instructions:
-            if instr.parent is comp and is_inlineable_call(instr, self.async_computations):
+            if instr.parent is comp and instr.opcode is _CALL and is_inlineable_call(instr, self.async_computations):
                 new_list.extend(self._inline(instr, comp))
             elif instr.parent is comp:
                 new_list.append(instr)
