@@ -103,7 +103,7 @@ def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, 
     Only where that first pass is the rebuild (:func:`.prepare.rebuild_as_compiled`), and only for
     computations it would not change before its dead-code removal (no ``gte(tuple)`` to fold) and
     whose dead code no live instruction names (no control edges): there the copy without it is what
-    the removal leaves, names included (:meth:`.dce.dead_code` reads the input without changing it).
+    the removal leaves, names included (:func:`.dce.dead_code` reads the input without changing it).
     Most dead code of a repeated program is gone before it is copied or walked."""
     first = next((p.name for p in PIPELINE if p.condition(config)), None)
     if first != "stablehlo_rebuild":
