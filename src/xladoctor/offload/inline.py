@@ -229,8 +229,9 @@ class _Inliner:
 
 def folds_tuples(comp: HloComputation) -> bool:
     """Whether :func:`forward_tuple_elements` changes ``comp``: a ``get-tuple-element(tuple(...))``."""
-    return any(i.opcode is HloOpcode.GET_TUPLE_ELEMENT and i.operands and i.operands[0].opcode is HloOpcode.TUPLE
-               for i in comp.instructions)
+    gte, tup = HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE
+    elements = [i for i in comp.instructions if i.opcode is gte]  # a list first: most instructions are none
+    return any(i.operands and i.operands[0].opcode is tup for i in elements)
 
 
 def forward_tuple_elements(module: HloModule) -> int:
