@@ -22,6 +22,8 @@ from .name_uniquer import InstructionNames, NameUniquer
 from .names import NameTable
 
 if TYPE_CHECKING:
+    from collections.abc import Set as AbstractSet
+
     from .instruction import HloInstruction
     from .module import HloModule
 
@@ -30,9 +32,12 @@ _MODULE_REBUILT = {"computations", "_computations_by_name", "names", "instructio
                   "_callers", "entry"}
 
 
-def clone_module(module: HloModule) -> HloModule:
+def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = frozenset()) -> HloModule:
     """A structurally independent copy of ``module`` with the same names (``HloModule::Clone``
-    without the suffix: the copy is private, never printed beside the original)."""
+    without the suffix: the copy is private, never printed beside the original).
+
+    ``leave_out``: instructions not copied, which no copied one may use (dead code the
+    caller's first pass would remove); their names stay taken, as after that removal."""
     new = module.__class__.__new__(module.__class__)
     for key, value in vars(module).items():
         if key not in _MODULE_REBUILT:
@@ -46,18 +51,22 @@ def clone_module(module: HloModule) -> HloModule:
     comp_map: dict[HloComputation, HloComputation] = {}
     instr_map: dict[HloInstruction, HloInstruction] = {}
     copies: list[list[HloInstruction]] = []
+    kept: list[list[HloInstruction]] = []
     for comp in module.computations:
         c2 = HloComputation(comp.name, comp.is_entry)
         for slot in HloComputation.__slots__:
             if slot not in _COMP_REMAPPED and hasattr(comp, slot):
                 setattr(c2, slot, getattr(comp, slot))
         comp_map[comp] = c2
-        mine = [instr.detached_copy() for instr in comp.instructions]
-        instr_map.update(zip(comp.instructions, mine))
+        instrs = [i for i in comp.instructions if i not in leave_out] if leave_out else comp.instructions
+        mine = [instr.detached_copy() for instr in instrs]
+        instr_map.update(zip(instrs, mine))
         copies.append(mine)
+        kept.append(instrs)
+    new.names.reserve(instr.name for instr in leave_out)
     mapped = instr_map.__getitem__
-    for comp, mine in zip(module.computations, copies):
-        for instr, i2 in zip(comp.instructions, mine):
+    for instrs, mine in zip(kept, copies):
+        for instr, i2 in zip(instrs, mine):
             operands = instr.operands
             if operands:
                 i2.link_operands(tuple(map(mapped, operands)))

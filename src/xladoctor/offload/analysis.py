@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import gc
 
+from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
 from .clone import clone_module
-from .inline import looks_pre_optimization
+from .dce import dead_code, has_control_edges
+from .inline import folds_tuples, looks_pre_optimization
 from .later_failures import predict_later_failures
 from .legalize import LegalizeResult
 from .no_start import has_no_offload_start, inlined_call_names
-from .pipeline import PipelineConfig, PipelineState, run_pipeline
+from .pipeline import PIPELINE, PipelineConfig, PipelineState, run_pipeline
 from .result import HostOffloadResult
 from .rules import SHIPPED
 from .rules import rule as _rule
@@ -85,11 +87,34 @@ def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: boo
                    legalize: bool, platform: str = "tpu") -> HostOffloadResult:
     """The declared pipeline (:data:`.pipeline.PIPELINE`: the pre-passes, HostOffloadLegalize,
     HostOffloader) on a private copy of ``module``."""
-    state = PipelineState(clone_module(module), module, PipelineConfig(inline_calls, legalize, options, platform))
+    config = PipelineConfig(inline_calls, legalize, options, platform)
+    copy, left_out = private_copy(module, config)
+    state = PipelineState(copy, module, config, left_out=left_out)
     run_pipeline(state)
     assert state.result is not None
     predict_later_failures(module, state.result)
     return state.result
+
+
+def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dict[str, list[HloInstruction]]]:
+    """The copy the pipeline rewrites, without the dead code its first pass would remove at once,
+    and that dead code by computation (what :func:`.dce.remove_dead_code` reports in its place).
+
+    Only where that first pass is the rebuild (:func:`.prepare.rebuild_as_compiled`), and only for
+    computations it would not change before its dead-code removal (no ``gte(tuple)`` to fold) and
+    whose dead code no live instruction names (no control edges): there the copy without it is what
+    the removal leaves, names included (:func:`.dce.dead_code` reads the input without changing it).
+    Most dead code of a repeated program is gone before it is copied or walked."""
+    first = next((p.name for p in PIPELINE if p.condition(config)), None)
+    if first != "stablehlo_rebuild":
+        return clone_module(module), {}
+    left_out: dict[str, list[HloInstruction]] = {}
+    for comp in module.computations:
+        if folds_tuples(comp) or has_control_edges(comp):
+            continue
+        left_out[comp.name] = dead_code(comp)  # [] too: the rebuild need not look again
+    gone = {i for dead in left_out.values() for i in dead}
+    return clone_module(module, gone), left_out
 
 
 def _unchanged_by_the_pass(module: HloModule, options: OffloadOptions, inline_calls: bool,

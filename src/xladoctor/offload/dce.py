@@ -13,6 +13,9 @@ custom calls without that flag first.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from operator import attrgetter
+
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
@@ -28,17 +31,28 @@ channel or layout) and control flow, whose callees may have side effects (XLA lo
 keeping them is the safe side); custom calls by their flag (:func:`_removable_kind`)."""
 
 
+_CONTROL_PREDECESSORS = attrgetter("control_predecessors")
+
+
 def _removable_kind(instr: HloInstruction) -> bool:
     if instr.opcode is HloOpcode.CUSTOM_CALL:
         return is_annotation(instr) or instr.attributes.get("custom_call_has_side_effect") != "true"
     return True
 
 
-def remove_dead_code(module: HloModule) -> list[HloInstruction]:
+def remove_dead_code(module: HloModule,
+                     left_out: Mapping[str, list[HloInstruction]] | None = None) -> list[HloInstruction]:
     """Remove dead instructions from every computation of ``module`` (a private copy);
-    returns them, in removal order (users before their operands)."""
+    returns them, in removal order (users before their operands).
+
+    ``left_out``: computation name -> :func:`dead_code` of the input's computation, which the
+    copy left out (:func:`xladoctor.ir.clone.clone_module`); reported in its place, and such a
+    computation has nothing else dead (what stays of it is closed under operands)."""
     removed: list[HloInstruction] = []
     for comp in module.computations:
+        if left_out and comp.name in left_out:
+            removed.extend(left_out[comp.name])
+            continue
         dead, order = _dead_instructions(comp)
         if order:
             removed.extend(order)
@@ -47,6 +61,17 @@ def remove_dead_code(module: HloModule) -> list[HloInstruction]:
             # existed; a swap-removal (HloDCE on a live module) picks other walks first.
             comp.remove_unused(dead)
     return removed
+
+
+def has_control_edges(comp: HloComputation) -> bool:
+    """Whether an instruction of ``comp`` has control predecessors (most computations: none)."""
+    return any(map(_CONTROL_PREDECESSORS, comp.instructions))
+
+
+def dead_code(comp: HloComputation) -> list[HloInstruction]:
+    """What :func:`remove_dead_code` would remove from ``comp``, in its order, leaving ``comp``
+    as it is (the input module: its dead code need not be copied)."""
+    return _dead_instructions(comp)[1]
 
 
 def _dead_instructions(comp: HloComputation) -> tuple[set[HloInstruction], list[HloInstruction]]:
@@ -60,12 +85,8 @@ def _dead_instructions(comp: HloComputation) -> tuple[set[HloInstruction], list[
     from unused dead starts, in text order, through dead operands (:func:`_post_order_of`).
     """
     root = comp.root
-    starts = []
-    ordered = False  # control predecessors anywhere: a live instruction's may be dead
-    for i in comp.instructions:
-        if not i.users and i is not root and _removable(i):
-            starts.append(i)
-        ordered = ordered or bool(i.control_predecessors)
+    instructions = comp.instructions
+    starts = [i for i in instructions if not i.users and i is not root and _removable(i)]
     dead = set(starts)
     if not dead:
         return dead, []  # nothing unused: nothing dead
@@ -85,7 +106,9 @@ def _dead_instructions(comp: HloComputation) -> tuple[set[HloInstruction], list[
                 dead.add(op)
                 found.append(op)
         k += 1
-    if ordered:  # the DFS from the users would reach such a predecessor early: XLA's whole order
+    # Control predecessors anywhere (a live instruction's may be dead): the DFS from the users
+    # would reach such a predecessor early, so XLA's whole order is needed.
+    if has_control_edges(comp):
         return dead, [i for i in reversed(comp.post_order()) if i in dead]
     order = _post_order_of(starts, dead)
     order.reverse()

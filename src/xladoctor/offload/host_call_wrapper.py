@@ -47,9 +47,10 @@ def wrap_host_calls(module: HloModule) -> list[str]:
 
 def _mergeable(comp: HloComputation) -> list[HloInstruction]:
     """The host calls in the order the wrapper meets them, or [] when they are not mergeable."""
-    order = comp.post_order()
-    hosts = [i for i in reversed(order) if is_host_compute(i)]
-    if len(hosts) < 2 or any(i.opcode is not HloOpcode.CALL or len(i.called_computations) != 1 for i in hosts):
+    if sum(map(is_host_compute, comp.instructions)) < 2:
+        return []  # most computations: no post order to build
+    hosts = [i for i in reversed(comp.post_order()) if is_host_compute(i)]
+    if any(i.opcode is not HloOpcode.CALL or len(i.called_computations) != 1 for i in hosts):
         return []
     if any(c.called_computations[0].root_instruction().opcode is HloOpcode.TUPLE for c in hosts):
         return []

@@ -92,6 +92,9 @@ def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputat
     return not _runs_on_host(call, callees[0])
 
 
+_CALL = HloOpcode.CALL  # tested before is_inlineable_call: most instructions are no call
+
+
 def computation_post_order(module: HloModule) -> list[HloComputation]:
     """Computations reachable from the entry, callees before callers (iterative DFS)."""
     assert module.entry is not None
@@ -120,7 +123,7 @@ def check_inlined_size(module: HloModule, async_computations: set[HloComputation
     for comp in computation_post_order(module):
         n = 0
         for instr in comp.instructions:
-            if is_inlineable_call(instr, async_computations):
+            if instr.opcode is _CALL and is_inlineable_call(instr, async_computations):
                 callee = (instr.called.get("to_apply") or instr.called_computations)[0]
                 n += size.get(callee, 0) - len(callee.parameters)
             else:
@@ -151,7 +154,7 @@ class _Inliner:
     def run(self) -> InlineResult:
         check_inlined_size(self.m, self.async_computations)
         for comp in computation_post_order(self.m):
-            if any(is_inlineable_call(i, self.async_computations) for i in comp.instructions):
+            if any(i.opcode is _CALL and is_inlineable_call(i, self.async_computations) for i in comp.instructions):
                 self._inline_into(comp)
         self._drop_dead_computations()
         return self.result
@@ -159,7 +162,7 @@ class _Inliner:
     def _inline_into(self, comp: HloComputation) -> None:
         new_list: list[HloInstruction] = []
         for instr in comp.instructions:
-            if instr.parent is comp and is_inlineable_call(instr, self.async_computations):
+            if instr.parent is comp and instr.opcode is _CALL and is_inlineable_call(instr, self.async_computations):
                 new_list.extend(self._inline(instr, comp))
             elif instr.parent is comp:
                 new_list.append(instr)
@@ -224,6 +227,13 @@ class _Inliner:
         self.m.remove_computations([c for c in self.m.computations if c not in live])
 
 
+def folds_tuples(comp: HloComputation) -> bool:
+    """Whether :func:`forward_tuple_elements` changes ``comp``: a ``get-tuple-element(tuple(...))``."""
+    gte, tup = HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE
+    elements = [i for i in comp.instructions if i.opcode is gte]  # a list first: most instructions are none
+    return any(i.operands and i.operands[0].opcode is tup for i in elements)
+
+
 def forward_tuple_elements(module: HloModule) -> int:
     """``TupleSimplifier`` and the DCE after it: ``get-tuple-element(tuple(..., x, ...))`` is ``x``.
 
@@ -236,8 +246,7 @@ def forward_tuple_elements(module: HloModule) -> int:
     folded = 0
     for comp in module.computations:
         dead: set[HloInstruction] = set()
-        if not any(i.opcode is HloOpcode.GET_TUPLE_ELEMENT and i.operands and i.operands[0].opcode is HloOpcode.TUPLE
-                   for i in comp.instructions):
+        if not folds_tuples(comp):
             continue  # nothing to fold
         for instr in comp.post_order():
             if instr.opcode is HloOpcode.GET_TUPLE_ELEMENT and instr.operands \

@@ -72,6 +72,9 @@ class PipelineState:
     config: PipelineConfig
     dead: list[HloInstruction] = field(default_factory=list)
     """Instructions dead-code elimination removed, in removal order."""
+    left_out: dict[str, list[HloInstruction]] = field(default_factory=dict)
+    """Dead code of the input that ``module`` was copied without, by computation: the first
+    pass' removal (:func:`.analysis.private_copy`), reported by it."""
     inlined: InlineResult | None = None
     legalized: LegalizeResult | None = None
     result: HostOffloadResult | None = None
@@ -119,7 +122,7 @@ def _offloading(config: PipelineConfig) -> bool:
 
 
 def _rebuild(state: PipelineState) -> bool:
-    dead = rebuild_as_compiled(state.module)
+    dead = rebuild_as_compiled(state.module, state.left_out)
     state.dead.extend(dead)
     return bool(dead)
 

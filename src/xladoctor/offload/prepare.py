@@ -30,23 +30,35 @@ pipeline, make the two agree on the programs the campaign generates:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
-from .annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_move_to_device, is_move_to_host
+from .annotations import (
+    ANNOTATE_DEVICE_PLACEMENT,
+    COMPUTE_TYPE_ATTR,
+    COMPUTE_TYPE_HOST,
+    MOVE_TO_DEVICE,
+    MOVE_TO_HOST,
+    is_move_to_device,
+    is_move_to_host,
+)
 from .cse import merge_duplicates
 from .dataflow import is_sharding_annotation
 
 
-def rebuild_as_compiled(module: HloModule) -> list[HloInstruction]:
+def rebuild_as_compiled(module: HloModule,
+                        left_out: Mapping[str, list[HloInstruction]] | None = None) -> list[HloInstruction]:
     """Fold ``gte(tuple)``, drop dead code, and order users by position (see the module doc);
-    returns the dead instructions removed."""
+    returns the dead instructions removed.  ``left_out``: the dead code the copy already left
+    out, by computation (:func:`.dce.remove_dead_code`)."""
     from .dce import remove_dead_code
     from .inline import forward_tuple_elements
 
     forward_tuple_elements(module)
-    dead = remove_dead_code(module)
+    dead = remove_dead_code(module, left_out)
     for comp in module.computations:
         comp.instructions = comp.post_order()  # without dead code: the root's DFS, as built
         comp.sort_users_by_position()
@@ -134,11 +146,18 @@ def _through_sharding(instr: HloInstruction) -> HloInstruction:
     return instr
 
 
+_ANNOTATION_TARGETS = frozenset({MOVE_TO_HOST, MOVE_TO_DEVICE, ANNOTATE_DEVICE_PLACEMENT})
+"""The only targets :func:`.annotations.is_move_to_host` / ``is_move_to_device`` accept."""
+
+
 def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
     """Whether two annotations have the same kind and operands (the key without the shape,
     whose printing cost a third of this pass on a 50k-instruction module): without such a
     pair no two full keys are equal."""
-    keys = [key for key in map(_kind_and_operands, instructions) if key is not None]
+    custom_call = HloOpcode.CUSTOM_CALL  # tested here: a call per instruction was most of the pass
+    keys = [key for key in map(_kind_and_operands, [
+        i for i in instructions if i.opcode is custom_call and i.custom_call_target in _ANNOTATION_TARGETS])
+        if key is not None]
     return len(keys) != len(set(keys))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir.instruction import HloInstruction
+from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index, set_memory_space_in_place
 from ..labels import label
 from . import messages
@@ -54,8 +55,9 @@ def ensure_entry_output_is_host(run: OffloaderRun, index: ShapeIndex, context: M
 def report_removed_by_dce(run: OffloaderRun, removed: list[HloInstruction]) -> None:
     """MoveToHosts that HloDCE removed before the pass (see :mod:`.dce`): they move nothing."""
     ctx = run.ctx
+    custom_call = HloOpcode.CUSTOM_CALL  # most removed code: one identity test each
     for instr in reversed(removed):
-        if is_move_to_host(instr):
+        if instr.opcode is custom_call and is_move_to_host(instr):
             orig = ctx.input_instruction(instr.name)
             run.res.dropped_offloads.append(DroppedOffload(
                 ctx.rn(instr.name), label("offload.dropped_dead_code"), (),
