@@ -57,7 +57,7 @@ def _same_run(label: str, module: HloModule) -> int:
     assert live.changed == full.changed, label
     assert live.result == full.result, label
     names = [i.name for c in module.computations for i in c.instructions]
-    assert [live.module.names.unique(n) for n in names] == [full.module.names.unique(n) for n in names], label
+    assert [live.module.unique_name(n) for n in names] == [full.module.unique_name(n) for n in names], label
     return sum(map(len, left_out.values()))
 
 

@@ -63,7 +63,8 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
         instr_map.update(zip(instrs, mine))
         copies.append(mine)
         kept.append(instrs)
-    new.names.reserve(instr.name for instr in leave_out)
+    for instr in leave_out:  # taken, as after the removal that would have dropped them
+        new.instruction_names.claim(instr.name)
     mapped = instr_map.__getitem__
     for instrs, mine in zip(kept, copies):
         for instr, i2 in zip(instrs, mine):

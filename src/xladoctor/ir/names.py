@@ -12,8 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from .instruction import HloInstruction
 
 
@@ -34,11 +32,6 @@ class NameTable:
             del self._live[instr.name]
             return True
         return False
-
-    def reserve(self, names: Iterable[str]) -> None:
-        """Names taken without a live instruction: a copy's left-out dead code, as if its
-        instructions had been copied and then removed (:meth:`remove`)."""
-        self._reserved.update(names)
 
     def get(self, name: str) -> HloInstruction | None:
         return self._live.get(name)
