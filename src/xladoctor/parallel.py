@@ -41,11 +41,17 @@ def _call(fn: Callable[..., Any], args: tuple) -> Any:
 
 
 def map_isolated(fn: Callable[..., Any], arg_tuples: Sequence[tuple], jobs: int,
-                 on_done: Callable[[], None], on_crash: Callable[[tuple, str], Any]) -> list[Any]:
+                 on_done: Callable[[], None], on_crash: Callable[[tuple, str], Any],
+                 keep: Callable[[int, Any], Any] | None = None) -> list[Any]:
+    """``fn`` over ``arg_tuples``; ``keep(i, result)``, called as each result arrives (in any
+    order), returns what is kept of it (``check`` keeps a small part of each file's document)."""
+    def kept(i: int, result: Any) -> Any:
+        return result if keep is None else keep(i, result)
+
     if not can_start_workers():  # in-process: no isolation from crashes, but no internal error either
         results = []
-        for a in arg_tuples:
-            results.append(fn(*a))
+        for i, a in enumerate(arg_tuples):
+            results.append(kept(i, fn(*a)))
             on_done()
         return results
     results = [None] * len(arg_tuples)
@@ -54,8 +60,9 @@ def map_isolated(fn: Callable[..., Any], arg_tuples: Sequence[tuple], jobs: int,
         futures: dict[Future, int] = {workers.submit(_call, fn, a): i for i, a in enumerate(arg_tuples)}
         try:
             for fut in as_completed(futures):
-                i = futures[fut]
-                results[i], done[i] = fut.result(), True
+                i = futures.pop(fut)  # as_completed lets go of it too: its result is freed once kept
+                results[i], done[i] = kept(i, fut.result()), True
+                del fut
                 on_done()
         except BrokenProcessPool:
             pass
@@ -64,8 +71,8 @@ def map_isolated(fn: Callable[..., Any], arg_tuples: Sequence[tuple], jobs: int,
             continue
         with pool(1) as alone:
             try:
-                results[i] = alone.submit(_call, fn, a).result()
+                results[i] = kept(i, alone.submit(_call, fn, a).result())
             except BrokenProcessPool as e:
-                results[i] = on_crash(a, str(e) or "the process died")
+                results[i] = kept(i, on_crash(a, str(e) or "the process died"))
         on_done()
     return results

@@ -135,7 +135,19 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
 
 
 def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> dict[str, Any]:
-    """Check one file; never raises: whatever goes wrong becomes this file's ``error`` entry."""
+    """Check one file; never raises: whatever goes wrong becomes this file's ``error`` entry.
+
+    The module is freed before the next file is read: the IR is cyclic (parent pointers) and is
+    built with the collector paused, so without a collection here the last module is still in
+    memory, as garbage, while the next one is parsed (issue 20: two modules at the peak)."""
+    import gc
+
+    entry = _check_path(path, explicit, opts, stablehlo)
+    gc.collect()
+    return entry
+
+
+def _check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> dict[str, Any]:
     from ..files import check_readable_kind, open_regular
 
     try:

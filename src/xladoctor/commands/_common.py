@@ -44,7 +44,29 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
     # which checks each write for characters to escape.
     from ..escape import json_text  # a file name's non-UTF-8 bytes as \\xff text: the document stays UTF-8
 
-    sys.stdout.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
+    spools: list[Any] = []
+    text = json_text(json.dumps(doc, indent=2, ensure_ascii=False, default=_spooled(spools)))
+    if not spools:
+        sys.stdout.write(text + "\n")
+        return
+    # A value held in a spool file (check's ``files``, checking/results.py) is copied in where it stands.
+    before, after = text.split(json.dumps(_SPOOLED), 1)
+    sys.stdout.write(before)
+    spools[0].write_to(sys.stdout)
+    sys.stdout.write(after + "\n")
+
+
+_SPOOLED = "\x00xladoctor-spooled\x00"
+
+
+def _spooled(found: list[Any]) -> Any:
+    """``json.dumps``' ``default``: a spool (an object with ``write_to``) stands as a marker string."""
+    def default(o: Any) -> Any:
+        if callable(getattr(o, "write_to", None)) and not found:
+            found.append(o)
+            return _SPOOLED
+        raise TypeError(type(o).__name__)
+    return default
 
 
 def for_reader(text: str, lang: str, bidi: str) -> str:

@@ -43,6 +43,7 @@ from ._common import add_rule_arguments, for_reader, help_text
 from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:  # the checks themselves are imported by run(): `check --help` builds arguments only
+    from ..checking.results import JsonSpool, Kept, Wanted
     from ..checking.stream import Options
     from ..checking.walk import Item
 
@@ -72,37 +73,43 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     _confirm.add_arguments(p)
 
 
-def _check_all(items: list[Item], opts: Options, jobs: int, progress) -> list[dict[str, Any]]:
-    """Entries in ``items`` order; files in a process pool when there are several and ``jobs > 1``."""
+def _check_all(items: list[Item], opts: Options, jobs: int, progress, want: Wanted,
+               spool: JsonSpool | None) -> list[Kept]:
+    """What is kept of each entry, in ``items`` order; files in a process pool when there are several
+    and ``jobs > 1``.  Each entry is reduced as it arrives (:mod:`xladoctor.checking.results`)."""
     from ..checking.entries import error_entry
+    from ..checking.results import keep
     from ..checking.stream import check_path, check_stdin
 
-    out: list[dict[str, Any] | None] = [None] * len(items)
+    out: list[Kept | None] = [None] * len(items)
     todo = [i for i, it in enumerate(items) if it.status == "file"]
     for i, it in enumerate(items):
         if it.status == "skipped":
-            out[i] = {"path": it.path, "kind": "skipped", "note": it.note, "findings": 0,
-                      **({"companion_of": it.companion_of} if it.companion_of else {})}
+            out[i] = keep({"path": it.path, "kind": "skipped", "note": it.note, "findings": 0,
+                           **({"companion_of": it.companion_of} if it.companion_of else {})}, want, i, spool)
         elif it.status == "error":
-            out[i] = error_entry(it.path, str(InputError(it.note, it.path, 1, 1)))
+            out[i] = keep(error_entry(it.path, str(InputError(it.note, it.path, 1, 1))), want, i, spool)
         elif it.status == "stdin":
-            out[i] = check_stdin(opts)
+            out[i] = keep(check_stdin(opts), want, i, spool)
             progress.advance()
     if jobs > 1 and len(todo) > 1:
         from ..findings.wire import from_wire
         from ..parallel import map_isolated
 
         # JSON is the wire format between processes: each worker returns its entry as JSON text,
-        # read back (its findings typed once) here.
+        # read back (its findings typed once) here, and reduced before the next one is read.
+        def arrived(n: int, entry: Any) -> Kept:
+            return keep(from_wire(entry) if isinstance(entry, str) else entry, want, todo[n], spool)
+
         results = map_isolated(check_path_wire, [(items[i].path, items[i].explicit, opts, items[i].stablehlo)
-                                                 for i in todo], jobs, progress.advance, _crashed_entry)
-        for i, entry in zip(todo, results):
-            out[i] = from_wire(entry) if isinstance(entry, str) else entry
+                                                 for i in todo], jobs, progress.advance, _crashed_entry, arrived)
+        for i, kept in zip(todo, results):
+            out[i] = kept
     else:
         for i in todo:
-            out[i] = check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo)
+            out[i] = keep(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo), want, i, spool)
             progress.advance()
-    return [e for e in out if e is not None]
+    return [k for k in out if k is not None]
 
 
 def check_path_wire(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> str:
@@ -122,12 +129,11 @@ def _crashed_entry(args: tuple[str, bool, Options, str | None], why: str) -> dic
 
 def run(args: argparse.Namespace) -> int:
     from ..catalogue.fastscan import usable_cpus
+    from ..checking.results import JsonSpool, Wanted
     from ..checking.stream import Options
     from ..checking.walk import example_paths, expand
-    from ..pipeline import check_diagnostics
     from ..progress import Progress
-    from ..report.check_text import render_text
-    from ._atomic import refuse_overwriting_inputs, write_output
+    from ._atomic import refuse_overwriting_inputs
 
     lang = args.lang or language_from_env()
     paths = list(args.paths) + (example_paths() if args.examples else [])
@@ -146,10 +152,35 @@ def run(args: argparse.Namespace) -> int:
                    confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute)
     progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), label("status.files_checked", lang),
                         enabled=None if not args.json else False)
+    want = Wanted(text=not args.json, json=args.format == "json" and not getattr(args, "statistics", False), html=bool(args.html),
+                  lang=lang)
+    spool = JsonSpool() if want.json else None
     try:
-        files = _check_all(items, opts, jobs, progress)
+        try:
+            kept = _check_all(items, opts, jobs, progress, want, spool)
+        finally:
+            progress.close()
+        files = [k.entry for k in kept]
+        chosen = _report(args, files, [k.piece for k in kept], spool, expanded, lang)
     finally:
-        progress.close()
+        if spool is not None:
+            spool.close()
+    for f in files:
+        if f["kind"] == "error":
+            print(f["error"], file=sys.stderr)
+    _confirm.note_if_unavailable(next((f["confirm"] for f in files if "confirm" in f), None), lang)
+    if any(f["kind"] == "error" for f in files):
+        return 2
+    return chosen if chosen is not None else 1 if sum(f["findings"] for f in files) else 0
+
+
+def _report(args: argparse.Namespace, files: list[dict[str, Any]], pieces: list[Any], spool: JsonSpool | None,
+            expanded: list[str], lang: str) -> int | None:
+    """The page, then the document or the text report, from what was kept of each file."""
+    from ..pipeline import check_diagnostics
+    from ..report.check_text import assemble
+    from ._atomic import write_output
+
     input_errors = sum(1 for f in files if f["kind"] == "error")
     doc = {"command": "check", "files": files, "findings": sum(f["findings"] for f in files),
            "input_errors": input_errors, "diagnostics": check_diagnostics(files, lang)}
@@ -162,14 +193,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from ..report.explain_json import SCAN_SCHEMA_VERSION
 
-        chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")  # check embeds the explain scan document
-    else:
-        chosen = None
-        sys.stdout.write(for_reader(render_text(doc, lang), lang, args.bidi))
-    for f in files:
-        if f["kind"] == "error":
-            print(f["error"], file=sys.stderr)
-    _confirm.note_if_unavailable(next((f["confirm"] for f in files if "confirm" in f), None), lang)
-    if input_errors:
-        return 2
-    return chosen if chosen is not None else 1 if doc["findings"] else 0
+        # check embeds the explain scan document; its files were spooled as they were checked
+        return emit_document({**doc, "files": spool} if spool is not None else doc, args, SCAN_SCHEMA_VERSION,
+                             "check")
+    sys.stdout.write(for_reader(assemble(doc, pieces, lang), lang, args.bidi))
+    return None

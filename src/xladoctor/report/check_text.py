@@ -17,18 +17,33 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
     """Files with something to say get a section; quiet ones one line each, after them.  The
     findings are the documents' typed ones (a document read from JSON is typed here, once)."""
     doc = load_document(doc)
+    return assemble(doc, [file_piece(f, lang) for f in doc["files"]], lang)
+
+
+def file_piece(f: dict[str, Any], lang: str) -> tuple[str, Any] | None:
+    """One file's part of the report, drawn as soon as it is checked (``check`` keeps this, not the
+    file's document): ``("section", lines)`` or ``("quiet", line)``; None for a skipped file."""
+    kind = f["kind"]
+    if kind == "skipped":
+        return None
+    if kind == "error":
+        return "section", (f"== {escape_field(f['path'])}", "   " + label("check.cannot_check", lang, error=f["error"]), "")
+    if _is_quiet(f):
+        return "quiet", f"   {escape_field(f['path'])}: {_quiet_reason(f, lang)}"
+    return "section", (f"== {escape_field(f['path'])}", _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang), "")
+
+
+def assemble(doc: dict[str, Any], pieces: list[tuple[str, Any] | None], lang: str) -> str:
+    """The report from each file's piece (:func:`file_piece`, in walk order) and the document's
+    ``files`` (only their kind, path, note and ``companion_of`` are read) and totals."""
     out: list[str] = []
     quiet: list[str] = []
-    for f in doc["files"]:
-        kind = f["kind"]
-        if kind == "skipped":
-            continue
-        if kind == "error":
-            out += [f"== {escape_field(f['path'])}", "   " + label("check.cannot_check", lang, error=f["error"]), ""]
-        elif _is_quiet(f):
-            quiet.append(f"   {escape_field(f['path'])}: {_quiet_reason(f, lang)}")
-        else:
-            out += [f"== {escape_field(f['path'])}", _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang), ""]
+    for piece in pieces:
+        if piece is not None:
+            if piece[0] == "quiet":
+                quiet.append(piece[1])
+            else:
+                out += piece[1]
     if quiet:
         out += [label("check.quiet", lang, files=plural(len(quiet), "check.file", "check.files", lang)), *quiet, ""]
     # the StableHLO read with its module (companion_of) was not skipped for being "not HLO text or logs"

@@ -78,7 +78,9 @@ def _hlo_card(s: dict[str, Any], lang: str) -> str:
     spaces = s.get("memory_spaces") or {}
     host = spaces.get("5")
     host_chip = f' <span class="chip host">S(5) <b>{esc(host)}</b></span>' if host else ""
-    n_instr, n_comp = s.get("instruction_count"), len(s.get("computations") or [])
+    # check keeps a module's summary without its instruction lists (checking/results.py): the count
+    n_comp = s["computation_count"] if "computation_count" in s else len(s.get("computations") or [])
+    n_instr = s.get("instruction_count")
     instr = _noun(n_instr, "html.instruction", "html.instructions", lang)
     comps = _noun(n_comp, "html.computation", "html.computations", lang)
     return (f'<div class="hlo-card"><p>{lbl(lang, "html.hlo_module")} {ltr(s.get("name"), "mono name")} \u00b7 '
