@@ -22,6 +22,9 @@ MOVE_TO_HOST = "MoveToHost"
 MOVE_TO_DEVICE = "MoveToDevice"
 ALLOCATE_BUFFER = "AllocateBuffer"
 X64_SPLITS = frozenset({"X64SplitLow", "X64SplitHigh"})
+ANNOTATION_TARGETS = frozenset({MOVE_TO_HOST, MOVE_TO_DEVICE, ANNOTATE_DEVICE_PLACEMENT})
+"""The only custom-call targets :func:`is_move_to_host` / :func:`is_move_to_device` accept (a cheap
+filter before them)."""
 
 COMPUTE_TYPE_ATTR = "_xla_compute_type"
 COMPUTE_TYPE_HOST = "host"

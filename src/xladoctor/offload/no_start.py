@@ -22,17 +22,10 @@ from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import DEFAULT_MEMORY_SPACE
-from .annotations import (
-    ALLOCATE_BUFFER,
-    ANNOTATE_DEVICE_PLACEMENT,
-    COMPUTE_TYPE_ATTR,
-    HOST_THREAD,
-    MOVE_TO_DEVICE,
-    MOVE_TO_HOST,
-)
+from .annotations import ALLOCATE_BUFFER, ANNOTATION_TARGETS, COMPUTE_TYPE_ATTR, HOST_THREAD
 from .inline import computation_post_order, is_inlineable_call
 
-_STARTING_TARGETS = frozenset({MOVE_TO_HOST, MOVE_TO_DEVICE, ANNOTATE_DEVICE_PLACEMENT, ALLOCATE_BUFFER})
+_STARTING_TARGETS = ANNOTATION_TARGETS | {ALLOCATE_BUFFER}
 _ASYNC = frozenset({HloOpcode.ASYNC_START, HloOpcode.ASYNC_UPDATE, HloOpcode.ASYNC_DONE})
 _NEVER_DEAD = frozenset({HloOpcode.CALL, HloOpcode.WHILE, HloOpcode.CONDITIONAL})
 """Callers dead-code elimination never removes (:mod:`.dce`): what they call stays reachable."""

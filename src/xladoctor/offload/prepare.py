@@ -36,15 +36,7 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
-from .annotations import (
-    ANNOTATE_DEVICE_PLACEMENT,
-    COMPUTE_TYPE_ATTR,
-    COMPUTE_TYPE_HOST,
-    MOVE_TO_DEVICE,
-    MOVE_TO_HOST,
-    is_move_to_device,
-    is_move_to_host,
-)
+from .annotations import ANNOTATION_TARGETS, COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_move_to_device, is_move_to_host
 from .cse import merge_duplicates
 from .dataflow import is_sharding_annotation
 
@@ -146,18 +138,13 @@ def _through_sharding(instr: HloInstruction) -> HloInstruction:
     return instr
 
 
-_ANNOTATION_TARGETS = frozenset({MOVE_TO_HOST, MOVE_TO_DEVICE, ANNOTATE_DEVICE_PLACEMENT})
-"""The only targets :func:`.annotations.is_move_to_host` / ``is_move_to_device`` accept."""
-
-
 def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
     """Whether two annotations have the same kind and operands (the key without the shape,
     whose printing cost a third of this pass on a 50k-instruction module): without such a
     pair no two full keys are equal."""
     custom_call = HloOpcode.CUSTOM_CALL  # tested here: a call per instruction was most of the pass
-    keys = [key for key in map(_kind_and_operands, [
-        i for i in instructions if i.opcode is custom_call and i.custom_call_target in _ANNOTATION_TARGETS])
-        if key is not None]
+    candidates = [i for i in instructions if i.opcode is custom_call and i.custom_call_target in ANNOTATION_TARGETS]
+    keys = [key for key in map(_kind_and_operands, candidates) if key is not None]
     return len(keys) != len(set(keys))
 
 
