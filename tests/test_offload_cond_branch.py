@@ -25,7 +25,8 @@ from xladoctor.syntax.hlo_parser import parse_module
 
 needs_libtpu = pytest.mark.skipif(unavailable_reason() is not None,
                                   reason=f"real TPU compiler unavailable: {unavailable_reason()}")
-_COMPUTATION = re.compile(r'Expected computation "([^"]+)" to be called only by one caller and that caller to be a While')
+_COMPUTATION = re.compile(r'Expected computation "([^"]+)" to be called only by one caller and that caller to be a While'
+                          r"\. There are \d+ caller\(s\): \[([^\]]*)\]")
 
 
 def _programs():
@@ -106,6 +107,9 @@ def test_outcome_is_the_real_compilers(name, programs):
     real, ours = _COMPUTATION.search(verdict.message or ""), _COMPUTATION.search(report.failures[0])
     assert verdict.kind == "xla_error" and verdict.status == "INVALID_ARGUMENT" and real, verdict.summary()
     assert ours and stem(ours.group(1)) == stem(real.group(1)), (ours, real)
+    # An array-shaped conditional's caller is ConditionalCanonicalizer's tuple-shaped copy (NAME.clone[.N]) on
+    # both sides; a tuple-shaped one is left as it is.
+    assert (".clone" in ours.group(2)) == (".clone" in real.group(2)), (ours.group(2), real.group(2))
     failure = report.result.failures[0]
     assert failure.status == "INVALID_ARGUMENT" and failure.first
     assert failure.instruction is not None and report.program.module.get_instruction(failure.instruction) is not None
@@ -145,12 +149,14 @@ ENTRY main {
 
 
 def test_branch_returning_its_move_back_fails_in_legalize():
+    """ConditionalCanonicalizer (a pre-pass) gives the branch the root tuple(d) and calls it from
+    ``c.clone``, the tuple-shaped copy of ``c``: HostOffloadLegalize refuses that root once."""
     result = analyze_host_offload(parse_module(BRANCH))
     assert result.outcome == "failure"
     (failure,) = result.failures
     assert failure.status == "INVALID_ARGUMENT" and failure.instruction == "d"
     assert failure.message.startswith('Expected computation "on_host" to be called only by one caller and that '
-                                      "caller to be a While. There are 1 caller(s): [c]")
+                                      "caller to be a While. There are 1 caller(s): [c.clone]")
     assert prediction_of(result).kind == "xla_error"
     # One failure type for every pass: HostOffloadLegalize records the PassFailure the verdict reports first.
     assert failure.first and result.legalize is not None and result.legalize.failures == [replace(failure, first=False)]

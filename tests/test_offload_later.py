@@ -317,12 +317,14 @@ CONDITIONAL_CASES = {
 
 @pytest.mark.parametrize("name", sorted(CONDITIONAL_CASES))
 def test_conditional_whose_branches_all_move_to_host_compiles(name):
-    """ConditionalCanonicalizer's one-element tuple has one predecessor: no CHECK, a copy per branch."""
+    """ConditionalCanonicalizer's one-element tuple has one predecessor: no CHECK, a copy per branch,
+    read by the branch's root ``tuple(...)`` the canonicalizer made (libtpu 0.0.42.1's
+    ``after_host-offloader`` dump: ``copy(n0.1)`` read by ``ROOT tuple``, ``copy.2`` by ``tuple.1``)."""
     out, root = CONDITIONAL_CASES[name]
     result = analyze_host_offload(parse_module(CONDITIONAL.replace("%OUT%", out).replace("%ROOT%", root)))
     assert result.outcome == "ok", result.failures
     copied = {(i.operand, i.user) for i in result.inserted if i.kind == "copy-to-host"}
-    assert copied == {("n0", "c"), ("n1", "c")}
+    assert copied == {("n0", "tuple"), ("n1", "tuple.1")}
 
 
 @needs_libtpu

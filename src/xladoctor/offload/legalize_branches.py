@@ -9,10 +9,12 @@ caller to be a While. There are N caller(s): [...]``, C being the computation of
 chain's top (where the walk started, after walking up from a dynamic-update-slice).
 
 A ``jax.lax.cond``/``switch`` branch that ends in ``device_put(device_put(v, Host),
-Device)`` hits it: before this pass libtpu's ConditionalCanonicalizer makes an
-array-shaped conditional tuple-shaped, so the branch's root becomes
-``tuple(MoveToDevice)`` (seen in libtpu 0.0.42.1's ``before_host-offload-legalize``
-dump); a tuple-shaped conditional's branch has a tuple root already.  Measured with the
+Device)`` hits it: before this pass ConditionalCanonicalizer (:mod:`.conditional_canonicalizer`,
+a pre-pass of the pipeline) makes an array-shaped conditional tuple-shaped, so the branch's
+root becomes ``tuple(MoveToDevice)`` (seen in libtpu 0.0.42.1's ``before_host-offload-legalize``
+dump, where the caller is the canonicalizer's ``cond.1.clone``); a tuple-shaped conditional's
+branch has a tuple root already.  The failure is read from that modelled structure: the
+pass' check of a tuple root, once per chain.  Measured with the
 real compiler (tests/test_offload_cond_branch.py): cond, switch, a tuple-shaped cond, a
 cond in a scan or a while with a runtime predicate, a reshape or slice on host before the
 move back all fail so; the same round trip whose value is used in the branch (``+ 1``, a
@@ -29,7 +31,6 @@ the rule is no wider than what was seen.
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.opcodes import HloOpcode
 from ..labels import label
@@ -39,11 +40,6 @@ from .legalize_state import LegalizeState
 from .loop_trips import counter_slot, initial, integer, trip_count
 
 LIBTPU = "libtpu 0.0.42.1"
-
-
-def canonicalized_branch(lz: LegalizeState, comp: HloComputation) -> bool:
-    """A branch of an array-shaped conditional: ConditionalCanonicalizer gives it a tuple root."""
-    return any(c.opcode is HloOpcode.CONDITIONAL and not c.shape.is_tuple for c in lz.graph.callers_of(comp))
 
 
 def branch_root_failure(lz: LegalizeState, mtd: HloInstruction, start: HloInstruction,

@@ -15,7 +15,7 @@ from ..ir.shape import HOST_MEMORY_SPACE
 from .annotations import is_allocate_buffer, is_host_async_start, is_move_to_device, is_move_to_host
 from .dataflow import XlaCheckFailure, is_sharding_annotation
 from .kinds import LegalizePhase
-from .legalize_branches import branch_root_failure, canonicalized_branch
+from .legalize_branches import branch_root_failure
 from .legalize_state import PASS_THROUGH, SLICES, LegalizeState, Unrecognized, Value
 
 
@@ -228,15 +228,14 @@ def _reroute_loop_root(lz: LegalizeState, mtd: HloInstruction, start: HloInstruc
     """A MoveToDevice'd loop value written back to the slot it came from keeps the host value.
 
     A MoveToDevice read by the root tuple of a computation that is not a while body is an
-    INVALID_ARGUMENT, also when it is the root of an array-shaped conditional's branch
-    (ConditionalCanonicalizer's ``tuple(root)``): see :mod:`.legalize_branches`.
+    INVALID_ARGUMENT; a conditional's branch has such a root once ConditionalCanonicalizer
+    (:mod:`.conditional_canonicalizer`) has run: see :mod:`.legalize_branches`.
     """
     comp = mtd.computation()
     root = comp.root
     if root is None or comp is lz.entry:
         return
-    tuple_root = root.opcode is HloOpcode.TUPLE and root in mtd.users
-    if not tuple_root and not (root is mtd and canonicalized_branch(lz, comp)):
+    if root.opcode is not HloOpcode.TUPLE or root not in mtd.users:
         return
     callers = lz.graph.callers_of(comp)
     if len(callers) != 1 or callers[0].opcode is not HloOpcode.WHILE:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from .concat_decomposer import decompose_concatenates
+from .conditional_canonicalizer import canonicalize_conditionals, fold_whole_tuples
 from .cse import eliminate_common_subexpressions
 from .dce import remove_dead_code
 from .host_call_wrapper import wrap_host_calls
@@ -140,6 +141,26 @@ def _call_inliner(state: PipelineState) -> bool:
     return bool(state.inlined.inlined_calls)
 
 
+def _conditional_canonicalizer(state: PipelineState) -> bool:
+    changed, renamed = canonicalize_conditionals(state.module)
+    _renamed(state, renamed)
+    return changed
+
+
+def _tuple_simplifier(state: PipelineState) -> bool:
+    return bool(fold_whole_tuples(state.module))
+
+
+def _renamed(state: PipelineState, renamed: dict[str, str]) -> None:
+    """Record instructions a pass replaced under a new name (new -> old) in ``state.origin``."""
+    if not renamed:
+        return
+    if state.inlined is None:
+        state.inlined = InlineResult()
+    origin = state.inlined.origin
+    origin.update({new: origin.get(old, old) for new, old in renamed.items()})
+
+
 def _host_call_wrapper(state: PipelineState) -> bool:
     return bool(wrap_host_calls(state.module))
 
@@ -173,8 +194,7 @@ def _while_loop_simplifier(state: PipelineState) -> bool:
     if state.inlined is None:
         state.inlined = inlined
     else:
-        origin = state.inlined.origin
-        state.inlined.origin.update({k: origin.get(v, v) for k, v in inlined.origin.items()})
+        _renamed(state, inlined.origin)
     return True
 
 
@@ -223,6 +243,11 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("sharding_remover", _sharding_remover, _pre_optimization),
     Pass("annotation_cse", _annotation_cse, _always),  # HloCSE, on MoveToHost/MoveToDevice
     Pass("call_inliner", _call_inliner, _pre_optimization),
+    # Right after the first CallInliner on both compilers (libtpu's Before_X64_rewriter, XLA:GPU's
+    # pre-spmd-partitioner): branches take and return tuples; TupleSimplifier (libtpu's Phase_1)
+    # folds a branch's tuple(gte(p, 0)) back to p.
+    Pass("conditional_canonicalizer", _conditional_canonicalizer, _pre_optimization),
+    Pass("tuple_simplifier", _tuple_simplifier, _pre_optimization),
     Pass("annotation_cse", _annotation_cse, _always),
     Pass("hlo_host_device_type_call_wrapper", _host_call_wrapper, _pre_optimization),  # independent host calls: one
     # kElideMoveToHost: libtpu only (XLA:GPU's host-compute pipeline runs convert-to-custom-call alone).
