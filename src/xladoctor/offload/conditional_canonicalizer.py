@@ -124,7 +124,7 @@ def fold_whole_tuples(module: HloModule) -> list[str]:
     folded: list[str] = []
     for comp in module.computations:
         for tup in [i for i in comp.post_order() if i.opcode is HloOpcode.TUPLE]:
-            top = _whole_tuple_source(tup)
+            top = whole_tuple_source(tup)
             if top is None:
                 continue
             comp.replace_instruction(tup, top)
@@ -132,7 +132,8 @@ def fold_whole_tuples(module: HloModule) -> list[str]:
     return folded
 
 
-def _whole_tuple_source(tup: HloInstruction) -> HloInstruction | None:
+def whole_tuple_source(tup: HloInstruction) -> HloInstruction | None:
+    """The ``t`` a ``tuple(gte(t, 0), ..., gte(t, n-1))`` of a compatible shape rebuilds, or None."""
     top = None
     for k, operand in enumerate(tup.operands):
         if operand.opcode is not HloOpcode.GET_TUPLE_ELEMENT or operand.tuple_index != k:

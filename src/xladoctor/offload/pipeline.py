@@ -12,8 +12,9 @@ compile does before its ``host_offloading`` pipeline, reduced to what changes th
 HostOffloadLegalize sees: the StableHLO -> HLO rebuild of a pre-optimisation module, sharding
 marker removal, CSE of placement annotations, call inlining, ``HostOffloadingPrepare``,
 dead-code elimination, WhileLoopSimplifier's trip-count-one loops (:mod:`.while_loop_simplifier`),
-a constant one-window scatter as a ``dynamic-update-slice`` (:mod:`.scatter_to_dus`) and
-AlgebraicSimplifier's rewrites (:mod:`.simplify`).  Their implementations live in their own modules (:mod:`.prepare`,
+a constant one-window scatter as a ``dynamic-update-slice`` (:mod:`.scatter_to_dus`),
+AlgebraicSimplifier's rewrites (:mod:`.simplify`) and ConditionalCodeMotion's moving out of what
+every branch ends with (:mod:`.conditional_code_motion`).  Their implementations live in their own modules (:mod:`.prepare`,
 :mod:`.inline`, :mod:`.dce`, :mod:`.legalize`, :mod:`.simulator`); this module only orders them.
 """
 
@@ -26,6 +27,7 @@ from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from .concat_decomposer import decompose_concatenates
 from .conditional_canonicalizer import canonicalize_conditionals, fold_whole_tuples
+from .conditional_code_motion import move_conditional_code
 from .cse import eliminate_common_subexpressions
 from .dce import remove_dead_code
 from .host_call_wrapper import wrap_host_calls
@@ -203,6 +205,12 @@ def _algsimp(state: PipelineState) -> bool:
     return bool(simplify_for_offloading(state.module, floats_are_real=_libtpu(state.config)))
 
 
+def _conditional_code_motion(state: PipelineState) -> bool:
+    moved, dead = move_conditional_code(state.module)
+    state.dead.extend(dead)
+    return bool(moved)
+
+
 def _concat_decomposer(state: PipelineState) -> bool:
     return bool(decompose_concatenates(state.module))
 
@@ -261,6 +269,9 @@ PIPELINE: tuple[Pass, ...] = (
     # XLA's HostOffloader unit tests run the pass alone.
     Pass("algsimp", _algsimp, _pre_optimization),
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
+    # simplification-1 runs conditional-code-motion after algsimp and constant folding: what all
+    # branches end with moves out after the conditional (canonical conditionals only).
+    Pass("conditional_code_motion", _conditional_code_motion, _tpu_pre_optimization),
     # The simplification pipelines run ReshapeMover after AlgebraicSimplifier, then it again.
     Pass("reshape_mover", _reshape_mover, _pre_optimization),
     Pass("algsimp", _algsimp, _pre_optimization),
