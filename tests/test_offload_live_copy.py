@@ -22,8 +22,8 @@ import pytest
 from xladoctor.ir.module import HloModule
 from xladoctor.offload.analysis import private_copy
 from xladoctor.offload.clone import clone_module
+from xladoctor.offload.passes.host_offloader import OffloadOptions
 from xladoctor.offload.pipeline import PipelineConfig, PipelineState, run_pipeline
-from xladoctor.offload.simulator import OffloadOptions
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 

@@ -2,8 +2,8 @@
 
 XLA's passes (``HostOffloadLegalize``, ``HostOffloader``) are objects whose members live
 for one ``Run``: the module being rewritten, its call graph, what the pass has seen.
-Here each run is an object too (:class:`~.legalize_state.LegalizeState`,
-:class:`~.offloader_state.OffloaderRun`), built on two shared pieces:
+Here each run is an object too (:class:`~.passes.host_offload_legalize.state.LegalizeState`,
+:class:`~.passes.host_offloader.state.OffloaderRun`), built on two shared pieces:
 
 * :class:`PassState`: the module being rewritten (a private copy), its entry and call
   graph, and ``rn``: the name a clone is reported under (the input instruction it copies);
@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
-from .dataflow import CallGraph, XlaCheckFailure, XlaStatusError
 from .kinds import Status
+from .passes.host_offload_utils import CallGraph, XlaCheckFailure, XlaStatusError
 from .result import PassFailure
 
 

@@ -12,7 +12,7 @@ merge in one run) an instruction is replaced by the first earlier one with the s
 shape, operands (the same instructions, in order; in any order for a commutative binary op, as
 ``IdenticalIgnoringCommutativeOperandOrder``: seed 1, program 393 has ``a + b`` and ``b + a``), attributes, called computations and, for a
 constant, literal.  Not merged: parameters, custom calls (placement annotations are
-:func:`.prepare.merge_duplicate_annotations`'s; others may have side effects), control flow
+:func:`.host_offloading_prepare.merge_duplicate_annotations`'s; others may have side effects), control flow
 and calls, and the side-effecting opcodes dead-code elimination keeps.
 """
 
@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from .dce import _SIDE_EFFECTING
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from .hlo_dce import _SIDE_EFFECTING
 
 _NEVER = _SIDE_EFFECTING | {HloOpcode.CUSTOM_CALL, HloOpcode.OPT_BARRIER}
 _COMMUTATIVE = frozenset({HloOpcode.ADD, HloOpcode.MULTIPLY, HloOpcode.MAXIMUM, HloOpcode.MINIMUM,
@@ -55,7 +55,7 @@ def merge_duplicates(comp: HloComputation,
                      key_of: Callable[[HloInstruction], tuple | None] | None = None) -> list[tuple[str, str]]:
     """Replace each later instruction of ``comp`` whose ``key_of`` equals an earlier one's (in post
     order, as ``HloCSE`` keeps the first it meets) by that one; ``(removed, kept)`` names.  The
-    annotation CSE (:func:`.prepare.merge_duplicate_annotations`) is the same loop over its own key."""
+    annotation CSE (:func:`.host_offloading_prepare.merge_duplicate_annotations`) is the same loop over its own key."""
     key_fn = _key if key_of is None else key_of
     merged: list[tuple[str, str]] = []
     first: dict[tuple, HloInstruction] = {}

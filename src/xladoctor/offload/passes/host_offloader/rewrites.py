@@ -11,22 +11,22 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from ..ir.instruction import HloInstruction
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex
-from . import messages
-from .annotations import is_move_to_device
-from .dataflow import (
+from ....ir.instruction import HloInstruction
+from ....ir.opcodes import HloOpcode
+from ....ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex
+from ... import messages
+from ...annotations import is_move_to_device
+from ...kinds import InsertedKind, Status
+from ...positions import Position
+from ...result import InsertedInstruction
+from ..host_offload_utils import (
     XlaCheckFailure,
     XlaStatusError,
     allowed_between_slice_and_move_to_device,
     predecessors,
     successors,
 )
-from .kinds import InsertedKind, Status
-from .offloader_state import DEVICE_MEMORY_SPACE, OffloaderRun, memory_space
-from .positions import Position
-from .result import InsertedInstruction
+from .state import DEVICE_MEMORY_SPACE, OffloaderRun, memory_space
 
 _SLICE_RANGE = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
 

@@ -47,11 +47,11 @@ operands it leaves unused are dead-code elimination's (the next pass in the pipe
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import Shape, default_layout
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape, default_layout
 
 
 def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> list[tuple[str, str]]:

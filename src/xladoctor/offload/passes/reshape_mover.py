@@ -24,12 +24,12 @@ programs have no transposes in these positions):
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import Shape, default_layout
-from ..ir.shape_inference import _BINARY, _UNARY_OPS
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape, default_layout
+from ...ir.shape_inference import _BINARY, _UNARY_OPS
 
 _ELEMENTWISE = frozenset(_UNARY_OPS | {o for o in HloOpcode if o.value in _BINARY} |
                          {HloOpcode.SELECT, HloOpcode.CLAMP, HloOpcode.CONVERT})

@@ -1,6 +1,6 @@
 """``WalkDownHostMemoryOffloadPaths``: one breadth-first walk of where host memory flows.
 
-From a start position the walk follows ``GetSuccessors`` (:mod:`.dataflow`) and
+From a start position the walk follows ``GetSuccessors`` (:mod:`..host_offload_utils`) and
 classifies every position it reaches: a MoveToHost (consumed), a MoveToDevice (the
 walk ends there), a dynamic-update-slice (resolved later, :mod:`.host_compute`), a
 pure memory op (its buffer goes to host), a slice that leads to a MoveToDevice (ends
@@ -13,17 +13,16 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from ..ir.instruction import HloInstruction
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import HOST_MEMORY_SPACE
-from . import messages
-from .annotations import X64_SPLITS, is_move_to_device, is_move_to_host
-from .dataflow import XlaCheckFailure, XlaStatusError, is_pure_memory_op, successors
+from ....ir.instruction import HloInstruction
+from ....ir.opcodes import HloOpcode
+from ....ir.shape import HOST_MEMORY_SPACE
+from ... import messages
+from ...annotations import X64_SPLITS, is_move_to_device, is_move_to_host
+from ...kinds import HostComputeReason, InsertedKind, MismatchContext
+from ...positions import Position
+from ...result import InsertedInstruction, WalkStart
+from ..host_offload_utils import XlaCheckFailure, XlaStatusError, is_pure_memory_op, successors
 from .host_compute import set_host_compute_frontend_attribute
-from .kinds import HostComputeReason, InsertedKind, MismatchContext
-from .offloader_state import OffloaderRun, memory_space_at, set_memory_space
-from .positions import Position
-from .result import InsertedInstruction, WalkStart
 from .rewrites import (
     dynamify_slice,
     insert_copies_to_device,
@@ -31,6 +30,7 @@ from .rewrites import (
     remove_move_to_host,
     slice_leads_to_move_to_device,
 )
+from .state import OffloaderRun, memory_space_at, set_memory_space
 from .verdict import ensure_entry_output_is_host
 
 

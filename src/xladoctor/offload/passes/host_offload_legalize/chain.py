@@ -3,20 +3,20 @@
 XLA's ``FindStartingInstructionsOfHostMemoryOffload``, ``WalkUpMemoryOffload``,
 ``WalkDownMemoryOffload`` and the ``Find*Annotation*`` helpers of
 ``host_offload_legalize.cc``; a chain XLA does not recognise raises
-:class:`~.legalize_state.Unrecognized` (the caller notes it and skips or stops).
+:class:`~.state.Unrecognized` (the caller notes it and skips or stops).
 """
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import HOST_MEMORY_SPACE
-from .annotations import is_allocate_buffer, is_host_async_start, is_move_to_device, is_move_to_host
-from .dataflow import XlaCheckFailure, is_sharding_annotation
-from .kinds import LegalizePhase
-from .legalize_branches import branch_root_failure
-from .legalize_state import PASS_THROUGH, SLICES, LegalizeState, Unrecognized, Value
+from ....ir.computation import HloComputation
+from ....ir.instruction import HloInstruction
+from ....ir.opcodes import HloOpcode
+from ....ir.shape import HOST_MEMORY_SPACE
+from ...annotations import is_allocate_buffer, is_host_async_start, is_move_to_device, is_move_to_host
+from ...kinds import LegalizePhase
+from ..host_offload_utils import XlaCheckFailure, is_sharding_annotation
+from .branches import branch_root_failure
+from .state import PASS_THROUGH, SLICES, LegalizeState, Unrecognized, Value
 
 
 def make_computation_post_order(lz: LegalizeState) -> list[HloComputation]:
@@ -129,7 +129,7 @@ def walk_up_memory_offload(lz: LegalizeState, v: Value) -> Value:
         if sum(1 for d in operand.shape.dimensions if d != 1) != 0:
             raise Unrecognized("Expected a scalar broadcast", instr)
         return v
-    from ..syntax.hlo_printer import print_instruction
+    from ....syntax.hlo_printer import print_instruction
     raise Unrecognized("Invalid opcode " + print_instruction(instr, "%"), instr)
 
 
@@ -229,7 +229,7 @@ def _reroute_loop_root(lz: LegalizeState, mtd: HloInstruction, start: HloInstruc
 
     A MoveToDevice read by the root tuple of a computation that is not a while body is an
     INVALID_ARGUMENT; a conditional's branch has such a root once ConditionalCanonicalizer
-    (:mod:`.conditional_canonicalizer`) has run: see :mod:`.legalize_branches`.
+    (:mod:`..conditional_canonicalizer`) has run: see :mod:`.branches`.
     """
     comp = mtd.computation()
     root = comp.root

@@ -1,4 +1,4 @@
-"""HostOffloader (as shipped, see :mod:`.rules`) re-run in Python on a private copy of the module.
+"""HostOffloader (as shipped, see :mod:`...rules`) re-run in Python on a private copy of the module.
 
 Why simulate instead of only walking: the pass rewrites the graph as it goes
 (copies inserted before each walk's start, MoveToHosts removed, MoveToDevices
@@ -30,17 +30,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from .annotations import is_host_async_start
-from .dataflow import XlaCheckFailure, XlaStatusError
+from ....ir.computation import HloComputation
+from ....ir.instruction import HloInstruction
+from ....ir.module import HloModule
+from ....ir.opcodes import HloOpcode
+from ...annotations import is_host_async_start
+from ...result import HostOffloadResult, PassFailure
+from ..host_offload_utils import XlaCheckFailure, XlaStatusError
 from .host_compute import handle_dynamic_update_slices, handle_redundant_copies_back_to_host
-from .offloader_state import OffloaderRun, OffloadOptions
-from .result import HostOffloadResult, PassFailure
 from .rewrites import apply_scheduling_fix, clear_host_memory_space, remove_move_to_devices
 from .start_discovery import handle_input_streaming, process_move_to_hosts
+from .state import OffloaderRun, OffloadOptions
 from .verdict import collect_host_positions, report_prior_failure, report_removed_by_dce
 
 __all__ = ["OffloadOptions", "run_host_offloader"]

@@ -2,26 +2,26 @@
 
 The copy's layout change is undone down the chain (bitcasts and slices take the
 layout from before the copy) and redone by a new copy after each MoveToDevice, so
-the host segment holds no transpose; see :mod:`.legalize`.
+the host segment holds no transpose; see :mod:`..host_offload_legalize`.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ir.instruction import HloInstruction
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import Layout, Shape
-from .annotations import HOST_THREAD, is_move_to_device
-from .dataflow import XlaCheckFailure, XlaStatusError, successors
-from .kinds import CopyMove, LegalizePhase, Status
-from .legalize_chain import (
+from ....ir.instruction import HloInstruction
+from ....ir.opcodes import HloOpcode
+from ....ir.shape import Layout, Shape
+from ...annotations import HOST_THREAD, is_move_to_device
+from ...kinds import CopyMove, LegalizePhase, Status
+from ...positions import Position
+from ..host_offload_utils import XlaCheckFailure, XlaStatusError, successors
+from .chain import (
     find_to_device_annotation_to_update,
     find_to_host_annotation_to_update,
     walk_down_memory_offload,
 )
-from .legalize_state import SLICES, LegalizeMove, LegalizeState, Unrecognized, Value, layout_of
-from .positions import Position
+from .state import SLICES, LegalizeMove, LegalizeState, Unrecognized, Value, layout_of
 
 
 # ---------------------------------------------------------------------------- shapes
@@ -102,7 +102,7 @@ def get_new_shapes_after_bitcast(bitcast: HloInstruction, copy: HloInstruction,
                                  before: Shape, after: Shape) -> tuple[Shape, Shape]:
     """``GetNewShapesAfterBitcast``: the copy's shapes as if the bitcast came first."""
     if not copy.operands[0].shape.compatible(copy.shape):
-        from ..syntax.hlo_printer import print_instruction
+        from ....syntax.hlo_printer import print_instruction
         raise XlaStatusError(Status.INTERNAL, "Expecting copy to only change instruction's layout. Copy: "
                              + print_instruction(copy, "%"), copy)
     src, dst = bitcast.operands[0].shape, bitcast.shape

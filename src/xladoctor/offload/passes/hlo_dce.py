@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from operator import attrgetter
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from .annotations import is_annotation
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ..annotations import is_annotation
 
 _SIDE_EFFECTING = frozenset(op for op in HloOpcode if op.has_side_effect or (
     op.may_have_side_effect and op is not HloOpcode.CUSTOM_CALL)) | {

@@ -3,24 +3,24 @@
 XLA stops at the first error; the simulation records every one (the first is what XLA
 reports, ``first=True``) and carries on as if the offending output were host memory,
 so each offending output is reported once.  Failures of the pass itself (a returned
-status, a CHECK) are recorded by :class:`~.offloader_state.Recorder`.
+status, a CHECK) are recorded by :class:`~.state.Recorder`.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ir.instruction import HloInstruction
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index, set_memory_space_in_place
-from ..labels import label
-from . import messages
-from .annotations import is_move_to_host
-from .kinds import FirstKind, MismatchContext
-from .offloader_state import OffloaderRun, all_leaves_host, memory_space
-from .positions import Position
-from .result import DroppedOffload, OutputMismatch, OutputMovedToHost, PassFailure
-from .rules import SHIPPED
+from ....ir.instruction import HloInstruction
+from ....ir.opcodes import HloOpcode
+from ....ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index, set_memory_space_in_place
+from ....labels import label
+from ... import messages
+from ...annotations import is_move_to_host
+from ...kinds import FirstKind, MismatchContext
+from ...positions import Position
+from ...result import DroppedOffload, OutputMismatch, OutputMovedToHost, PassFailure
+from ...rules import SHIPPED
+from .state import OffloaderRun, all_leaves_host, memory_space
 
 
 def ensure_entry_output_is_host(run: OffloaderRun, index: ShapeIndex, context: MismatchContext, start_name: str,
@@ -53,7 +53,7 @@ def ensure_entry_output_is_host(run: OffloaderRun, index: ShapeIndex, context: M
 
 
 def report_removed_by_dce(run: OffloaderRun, removed: list[HloInstruction]) -> None:
-    """MoveToHosts that HloDCE removed before the pass (see :mod:`.dce`): they move nothing."""
+    """MoveToHosts that HloDCE removed before the pass (see :mod:`..hlo_dce`): they move nothing."""
     ctx = run.ctx
     custom_call = HloOpcode.CUSTOM_CALL  # most removed code: one identity test each
     for instr in reversed(removed):

@@ -13,17 +13,17 @@ XLA has made them ``MoveToHost`` / ``MoveToDevice`` calls without the flag by th
 ``remat_grad`` loop of one step that offloads its residuals is gone in the dump).
 
 After the inlining the body's reads of its parameter are ``get-tuple-element``\\ s of the init
-tuple, which :func:`.inline.forward_tuple_elements` folds (XLA's TupleSimplifier).
+tuple, which :func:`.call_inliner.forward_tuple_elements` folds (XLA's TupleSimplifier).
 """
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from .annotations import is_annotation
-from .inline import InlineResult, inline_calls
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ..annotations import is_annotation
+from .call_inliner import InlineResult, inline_calls
 from .while_initializer_removal import induction_variable
 
 _SKIP = "skip-simplify-while-loops_trip-count-one"

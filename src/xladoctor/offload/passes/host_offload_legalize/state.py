@@ -1,7 +1,7 @@
 """The state of one HostOffloadLegalize run, its result types, and its edits of the graph.
 
-See :mod:`.legalize` for the pass; :mod:`.legalize_chain` walks the offload chains and
-:mod:`.legalize_copies` moves the copies found in them.
+See :mod:`..host_offload_legalize` for the pass; :mod:`.chain` walks the offload chains and
+:mod:`.copies` moves the copies found in them.
 """
 
 from __future__ import annotations
@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import Layout, Shape
-from .dataflow import XlaCheckFailure
-from .kinds import CopyMove, LegalizePhase
-from .pass_state import PassRecorder, PassState
-from .result import PassFailure
+from ....ir.computation import HloComputation
+from ....ir.instruction import HloInstruction
+from ....ir.module import HloModule
+from ....ir.opcodes import HloOpcode
+from ....ir.shape import Layout, Shape
+from ...kinds import CopyMove, LegalizePhase
+from ...pass_state import PassRecorder, PassState
+from ...result import PassFailure
+from ..host_offload_utils import XlaCheckFailure
 
 SLICES = (HloOpcode.SLICE, HloOpcode.DYNAMIC_SLICE)
 PASS_THROUGH = (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.DYNAMIC_SLICE, HloOpcode.RESHAPE, HloOpcode.SLICE)
@@ -84,7 +84,7 @@ class LegalizeResult:
     """Errors that fail compilation, CHECK crashes (never ``first``: HostOffloader's verdict decides)."""
     warnings: list[str] = field(default_factory=list)
     """Failures the pass would return unless an earlier pass removes the pattern (see
-    :mod:`.legalize_branches`): said, not predicted."""
+    :mod:`.branches`): said, not predicted."""
 
 
 def layout_of(shape: Shape) -> Layout:
@@ -94,7 +94,7 @@ def layout_of(shape: Shape) -> Layout:
 class LegalizeState(PassState):
     """One run of HostOffloadLegalize over ``module`` (a private copy: it is rewritten).
 
-    The module, call graph and ``rn`` are :class:`~.pass_state.PassState`'s; failures go
+    The module, call graph and ``rn`` are :class:`~...pass_state.PassState`'s; failures go
     through ``rec`` as HostOffloader's do.
     """
 

@@ -15,7 +15,7 @@ merges the ``tuple(x)`` of an operand passed to several branches and whose Tuple
 folds a branch's ``tuple(get-tuple-element(p, 0))`` back to ``p``
 (:func:`fold_whole_tuples`).  What HostOffloadLegalize then sees is a branch whose root is a
 tuple: a MoveToDevice a branch returns is read by that tuple, which the pass refuses outside a
-while body (:mod:`.legalize_branches`).
+while body (:mod:`.host_offload_legalize.branches`).
 
 Not modelled: XLA's copy of a branch computation that something other than a conditional
 also calls (JAX writes every branch as its own region, and CallInliner has run).
@@ -23,11 +23,11 @@ also calls (JAX writes every branch as its own region, and CallInliner has run).
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import Shape
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape
 
 
 def canonicalize_conditionals(module: HloModule) -> tuple[bool, dict[str, str]]:

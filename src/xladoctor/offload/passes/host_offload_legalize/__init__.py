@@ -48,21 +48,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from .annotations import is_move_to_host
-from .dataflow import XlaCheckFailure, XlaStatusError
-from .kinds import CopyMove, LegalizePhase
-from .legalize_chain import (
+from ....ir.instruction import HloInstruction
+from ....ir.module import HloModule
+from ....ir.opcodes import HloOpcode
+from ...annotations import is_move_to_host
+from ...kinds import CopyMove, LegalizePhase
+from ..host_offload_utils import XlaCheckFailure, XlaStatusError
+from .chain import (
     collect_copies,
     find_dus_from_annotation,
     find_starting_instructions_of_host_memory_offload,
     find_to_host_annotation_to_update,
     walk_up_memory_offload,
 )
-from .legalize_copies import move_copy_down, move_copy_up, should_move_copy_down
-from .legalize_state import LegalizeMove, LegalizeNote, LegalizeResult, LegalizeState, Unrecognized, Value
+from .copies import move_copy_down, move_copy_up, should_move_copy_down
+from .state import LegalizeMove, LegalizeNote, LegalizeResult, LegalizeState, Unrecognized, Value
 
 __all__ = ["LegalizeMove", "LegalizeNote", "LegalizeResult", "run_legalize"]
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.opcodes import HloOpcode
-from ..ir.shape_inference import _BINARY, _UNARY_OPS
-from .cse import _IGNORED
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.opcodes import HloOpcode
+from ...ir.shape_inference import _BINARY, _UNARY_OPS
+from .hlo_cse import _IGNORED
 
 INSIDE, USER, OPERAND = "inside_branch", "outside_branch_user", "outside_branch_operand"
 """``Boundary::Position``: an instruction of every branch, a user or an operand of the conditional."""

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..ir.instruction import HloInstruction
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index
-from . import messages
-from .annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_allocate_buffer, is_move_to_host
-from .dataflow import XlaCheckFailure, XlaStatusError, is_pure_memory_op, predecessors, successors
-from .kinds import DusAction, HostComputeReason, InsertedKind, Status
-from .offloader_state import (
+from ....ir.instruction import HloInstruction
+from ....ir.opcodes import HloOpcode
+from ....ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index
+from ... import messages
+from ...annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_allocate_buffer, is_move_to_host
+from ...kinds import DusAction, HostComputeReason, InsertedKind, Status
+from ...positions import Position
+from ...result import DusOutcome, HostComputeConversion, InsertedInstruction
+from ..host_offload_utils import XlaCheckFailure, XlaStatusError, is_pure_memory_op, predecessors, successors
+from .state import (
     DEVICE_MEMORY_SPACE,
     OffloaderRun,
     all_leaves_host,
@@ -26,8 +28,6 @@ from .offloader_state import (
     memory_space_at,
     set_memory_space,
 )
-from .positions import Position
-from .result import DusOutcome, HostComputeConversion, InsertedInstruction
 
 
 def set_host_compute_frontend_attribute(run: OffloaderRun, instr: HloInstruction, reason: HostComputeReason) -> bool:
@@ -153,7 +153,7 @@ def create_allocate_buffer_for_dynamic_update_slice(run: OffloaderRun, dus: HloI
 
 def _replace_broadcast_use(run: OffloaderRun, bc: HloInstruction, user: HloInstruction, idx: ShapeIndex) -> None:
     ab = run.edits.new_allocate_buffer(bc.computation(), bc.shape)
-    from ..syntax.hlo_printer import print_instruction
+    from ....syntax.hlo_printer import print_instruction
     run.rec.vlog(f'Created new AllocateBuffer instruction "{print_instruction(ab, "%")}" to replace broadcast '
                  f'"{bc.name}"\'s use at index {format_shape_index(idx)} in user "{user.name}"')
     if len(idx) == 1:
@@ -249,7 +249,7 @@ def handle_redundant_copies_back_to_host(run: OffloaderRun, start: HloInstructio
     wrapped = (start.called.get("calls") or start.called_computations)[0]
     for instr in wrapped.instructions:
         if instr.opcode is not HloOpcode.PARAMETER and instr is not wrapped.root:
-            from ..syntax.hlo_printer import print_instruction
+            from ....syntax.hlo_printer import print_instruction
             raise XlaStatusError(Status.INTERNAL, "Unexpected instruction found in async computation: "
                                  + print_instruction(instr, "%"), instr)
     to_bypass: list[HloInstruction] = []

@@ -37,13 +37,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import InputError
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..labels import label
-from .annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
+from ...errors import InputError
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...labels import label
+from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
 
 INLINE_BOUND = 1_000_000
 """Instructions an inlined module may have whatever its input (see the module doc)."""

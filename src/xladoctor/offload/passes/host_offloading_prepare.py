@@ -32,22 +32,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from .annotations import ANNOTATION_TARGETS, COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_move_to_device, is_move_to_host
-from .cse import merge_duplicates
-from .dataflow import is_sharding_annotation
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ..annotations import ANNOTATION_TARGETS, COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_move_to_device, is_move_to_host
+from .hlo_cse import merge_duplicates
+from .host_offload_utils import is_sharding_annotation
 
 
 def rebuild_as_compiled(module: HloModule,
                         left_out: Mapping[str, list[HloInstruction]] | None = None) -> list[HloInstruction]:
     """Fold ``gte(tuple)``, drop dead code, and order users by position (see the module doc);
     returns the dead instructions removed.  ``left_out``: the dead code the copy already left
-    out, by computation (:func:`.dce.remove_dead_code`)."""
-    from .dce import remove_dead_code
-    from .inline import forward_tuple_elements
+    out, by computation (:func:`.hlo_dce.remove_dead_code`)."""
+    from .call_inliner import forward_tuple_elements
+    from .hlo_dce import remove_dead_code
 
     forward_tuple_elements(module)
     dead = remove_dead_code(module, left_out)

@@ -48,12 +48,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import Shape
-from ..ir.sizes import logical_bytes
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape
+from ...ir.sizes import logical_bytes
 from .conditional_canonicalizer import whole_tuple_source
 from .conditional_motion_cost import (
     INSIDE,
@@ -66,7 +66,7 @@ from .conditional_motion_cost import (
     within_branch_identical,
     worth_hoisting,
 )
-from .dce import remove_dead_code
+from .hlo_dce import remove_dead_code
 
 _MEMORY_ALLOWANCE = 5000
 """``memory_increase_allowance_``: ``ByteSizeOf(shape, 1) >> 9`` per moved instruction."""

@@ -38,14 +38,14 @@ another value (``broadcast(1)``) stays.
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..ir.primitive import PRED
-from ..ir.shape import Shape
-from . import loop_trips
-from .annotations import ALLOCATE_BUFFER
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.primitive import PRED
+from ...ir.shape import Shape
+from .. import loop_trips
+from ..annotations import ALLOCATE_BUFFER
 
 _LAYOUT_WRAPPERS = (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.RESHAPE)
 

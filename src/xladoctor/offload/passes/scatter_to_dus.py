@@ -17,11 +17,11 @@ every other start 0.  AlgebraicSimplifier then folds ``reshape(reshape(x))`` as 
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import Shape
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape
 
 
 def scatters_to_updates(module: HloModule) -> list[str]:

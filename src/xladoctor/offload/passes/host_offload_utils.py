@@ -13,14 +13,14 @@ XLA rebuilds it on every root or parameter it meets, which is quadratic.
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import Shape
-from .annotations import is_move_to_device, is_move_to_host
-from .kinds import Status
-from .positions import Position
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape
+from ..annotations import is_move_to_device, is_move_to_host
+from ..kinds import Status
+from ..positions import Position
 
 _LOOP_PLUMBING = frozenset({HloOpcode.TUPLE, HloOpcode.OPT_BARRIER, HloOpcode.GET_TUPLE_ELEMENT,
                             HloOpcode.PARAMETER, HloOpcode.WHILE})
@@ -186,7 +186,7 @@ def successors(pos: Position, graph: CallGraph, follow_empty_index_gte: bool = T
 
     ``follow_empty_index_gte=False`` skips a get-tuple-element reached with an empty
     index instead of CHECK-failing (what HostOffloadLegalize's copy check evidently
-    does; see :mod:`.legalize`).
+    does; see :mod:`.host_offload_legalize`).
     """
     instr, index = pos.instruction, pos.shape_index
     out: list[Position] = []
@@ -281,7 +281,7 @@ def predecessors(pos: Position, graph: CallGraph, operand_index: int | None = No
     if op is HloOpcode.CONDITIONAL:
         return [Position(c.root_instruction(), index) for c in _branches(instr)]
     if operand_index is None and len(instr.operands) != 1:
-        from ..syntax.hlo_printer import print_instruction
+        from ...syntax.hlo_printer import print_instruction
         raise XlaCheckFailure("Check failed: instruction->operands().size() == 1 "
                               f"({len(instr.operands)} vs. 1) Expected instruction to have 1 operand. Found: "
                               + print_instruction(instr, "%"), instr)

@@ -16,11 +16,11 @@ and a left-to-right chain of ``maximum`` of the pads.
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import Shape
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape
 
 
 def decompose_concatenates(module: HloModule) -> list[str]:

@@ -22,17 +22,17 @@ merged here):
 * the merged call takes the callees' bodies (cloned) under one computation whose root is the
   tuple of their roots, in that order; each original call's users read its element through a
   ``get-tuple-element``.  The merged call keeps ``_xla_compute_type="host"``, as the model of
-  the later passes reads host calls by it (:func:`.prepare.is_host_computation_call`).
+  the later passes reads host calls by it (:func:`.host_offloading_prepare.is_host_computation_call`).
 """
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from ..ir.shape import Shape
-from .annotations import is_host_compute
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape
+from ..annotations import is_host_compute
 
 
 def wrap_host_calls(module: HloModule) -> list[str]:

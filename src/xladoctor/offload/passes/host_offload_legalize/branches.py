@@ -9,7 +9,7 @@ caller to be a While. There are N caller(s): [...]``, C being the computation of
 chain's top (where the walk started, after walking up from a dynamic-update-slice).
 
 A ``jax.lax.cond``/``switch`` branch that ends in ``device_put(device_put(v, Host),
-Device)`` hits it: before this pass ConditionalCanonicalizer (:mod:`.conditional_canonicalizer`,
+Device)`` hits it: before this pass ConditionalCanonicalizer (:mod:`..conditional_canonicalizer`,
 a pre-pass of the pipeline) makes an array-shaped conditional tuple-shaped, so the branch's
 root becomes ``tuple(MoveToDevice)`` (seen in libtpu 0.0.42.1's ``before_host-offload-legalize``
 dump, where the caller is the canonicalizer's ``cond.1.clone``); a tuple-shaped conditional's
@@ -31,13 +31,13 @@ the rule is no wider than what was seen.
 
 from __future__ import annotations
 
-from ..ir.instruction import HloInstruction
-from ..ir.opcodes import HloOpcode
-from ..labels import label
-from .dataflow import XlaStatusError
-from .kinds import Status
-from .legalize_state import LegalizeState
-from .loop_trips import counter_slot, initial, integer, trip_count
+from ....ir.instruction import HloInstruction
+from ....ir.opcodes import HloOpcode
+from ....labels import label
+from ...kinds import Status
+from ...loop_trips import counter_slot, initial, integer, trip_count
+from ..host_offload_utils import XlaStatusError
+from .state import LegalizeState
 
 LIBTPU = "libtpu 0.0.42.1"
 

@@ -23,11 +23,11 @@ new MoveToDevice of the operand in that slot; the old one replaced by the
 
 from __future__ import annotations
 
-from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
-from .annotations import is_move_to_device
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ..annotations import is_move_to_device
 
 
 def hoist_moves_above_barriers(module: HloModule) -> list[tuple[str, str]]:
