@@ -16,7 +16,7 @@ from xladoctor.ir.module import HloModule
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.offload.clone import clone_module
 from xladoctor.offload.passes.host_offload_utils import is_sharding_annotation
-from xladoctor.offload.passes.host_offloading_prepare import _COPIED_MARKERS, _dead_copy, remove_sharding_markers
+from xladoctor.offload.passes.sharding_remover import _COPIED_MARKERS, _dead_copy, remove_sharding_markers
 from xladoctor.syntax.hlo_parser import parse_module
 
 

@@ -1,6 +1,6 @@
 """The analysis copies only what its first pass keeps (``offload/analysis.py`` ``private_copy``).
 
-A pre-optimisation module's first pass is the rebuild (``prepare.rebuild_as_compiled``), whose
+A pre-optimisation module's first pass is the rebuild (``stablehlo_rebuild.rebuild_as_compiled``), whose
 dead-code removal the copy anticipates: the dead code of every computation the rebuild would
 not change first (no ``gte(tuple)`` to fold, no control edges) is left out of the copy, its
 names stay taken and it is reported as that removal's.  Checked on HLO jax produced (the

@@ -10,10 +10,11 @@ from ..ir.verify import verify_module
 from .clone import clone_module
 from .later_failures import predict_later_failures
 from .no_start import has_no_offload_start, inlined_call_names
-from .passes.call_inliner import folds_tuples, looks_pre_optimization
+from .passes.call_inliner import looks_pre_optimization
 from .passes.hlo_dce import dead_code, has_control_edges
 from .passes.host_offload_legalize import LegalizeResult
 from .passes.host_offloader import OffloadOptions
+from .passes.tuple_simplifier import folds_tuples
 from .pipeline import PIPELINE, PipelineConfig, PipelineState, run_pipeline
 from .result import HostOffloadResult
 from .rules import SHIPPED
@@ -41,7 +42,7 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
 
     ``inline_calls`` first does what XLA's compile does before HostOffloader runs:
     CallInliner and tuple folding (:mod:`.passes.call_inliner`), removal of sharding markers
-    (:mod:`.passes.host_offloading_prepare`).  ``None`` (the default) does so when the module looks
+    (:mod:`.passes.sharding_remover`).  ``None`` (the default) does so when the module looks
     pre-optimization (not ``is_scheduled=true``), e.g. what
     ``jax.jit(f).lower(...).as_text("hlo")`` prints; ``False`` runs the pass on the
     module as given, as XLA's HostOffloader unit tests do.  In both cases CSE of
@@ -100,7 +101,7 @@ def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, 
     """The copy the pipeline rewrites, without the dead code its first pass would remove at once,
     and that dead code by computation (what :func:`.passes.hlo_dce.remove_dead_code` reports in its place).
 
-    Only where that first pass is the rebuild (:func:`.passes.host_offloading_prepare.rebuild_as_compiled`), and only for
+    Only where that first pass is the rebuild (:func:`.passes.stablehlo_rebuild.rebuild_as_compiled`), and only for
     computations it would not change before its dead-code removal (no ``gte(tuple)`` to fold) and
     whose dead code no live instruction names (no control edges): there the copy without it is what
     the removal leaves, names included (:func:`.passes.hlo_dce.dead_code` reads the input without changing it).

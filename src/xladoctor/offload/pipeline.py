@@ -29,22 +29,20 @@ from .passes.algebraic_simplifier import simplify_for_offloading
 from .passes.call_inliner import InlineResult
 from .passes.call_inliner import inline_calls as _inline_calls
 from .passes.concat_decomposer import decompose_concatenates
-from .passes.conditional_canonicalizer import canonicalize_conditionals, fold_whole_tuples
+from .passes.conditional_canonicalizer import canonicalize_conditionals
 from .passes.conditional_code_motion import move_conditional_code
-from .passes.hlo_cse import eliminate_common_subexpressions
+from .passes.hlo_cse import eliminate_common_subexpressions, merge_duplicate_annotations
 from .passes.hlo_dce import remove_dead_code
 from .passes.hlo_host_device_type_call_wrapper import wrap_host_calls
 from .passes.host_offload_legalize import LegalizeResult, run_legalize
 from .passes.host_offloader import OffloadOptions, run_host_offloader
-from .passes.host_offloading_prepare import (
-    elide_moves_into_host_calls,
-    merge_duplicate_annotations,
-    rebuild_as_compiled,
-    remove_sharding_markers,
-)
+from .passes.host_offloading_prepare import elide_moves_into_host_calls
 from .passes.pipelining_optimizations import hoist_moves_above_barriers
 from .passes.reshape_mover import move_reshapes
 from .passes.scatter_to_dus import scatters_to_updates
+from .passes.sharding_remover import remove_sharding_markers
+from .passes.stablehlo_rebuild import rebuild_as_compiled
+from .passes.tuple_simplifier import fold_whole_tuples
 from .passes.while_initializer_removal import remove_while_initializers
 from .passes.while_loop_simplifier import remove_trip_count_one_loops
 from .result import HostOffloadResult

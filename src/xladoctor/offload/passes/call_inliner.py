@@ -44,6 +44,7 @@ from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ...labels import label
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
+from .tuple_simplifier import forward_tuple_elements
 
 INLINE_BOUND = 1_000_000
 """Instructions an inlined module may have whatever its input (see the module doc)."""
@@ -225,45 +226,6 @@ class _Inliner:
         """Callees no longer called (all their call sites inlined) leave the private module."""
         live = set(computation_post_order(self.m))
         self.m.remove_computations([c for c in self.m.computations if c not in live])
-
-
-def folds_tuples(comp: HloComputation) -> bool:
-    """Whether :func:`forward_tuple_elements` changes ``comp``: a ``get-tuple-element(tuple(...))``."""
-    gte, tup = HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE
-    elements = [i for i in comp.instructions if i.opcode is gte]  # a list first: most instructions are none
-    return any(i.operands and i.operands[0].opcode is tup for i in elements)
-
-
-def forward_tuple_elements(module: HloModule) -> int:
-    """``TupleSimplifier`` and the DCE after it: ``get-tuple-element(tuple(..., x, ...))`` is ``x``.
-
-    Inlining leaves ``gte(tuple(...))`` pairs where a callee returned a tuple;
-    XLA's simplifiers fold them long before HostOffloader, so a MoveToHost in the
-    callee then feeds its real consumer (a DUS, say) instead of a tuple.  Only
-    tuple plumbing left without users is removed (nothing with side effects).
-    Returns how many get-tuple-elements were folded.
-    """
-    folded = 0
-    for comp in module.computations:
-        dead: set[HloInstruction] = set()
-        if not folds_tuples(comp):
-            continue  # nothing to fold
-        for instr in comp.post_order():
-            if instr.opcode is HloOpcode.GET_TUPLE_ELEMENT and instr.operands \
-                    and instr.operands[0].opcode is HloOpcode.TUPLE and instr.tuple_index is not None:
-                tup = instr.operands[0]
-                instr.replace_all_uses_with(tup.operands[instr.tuple_index])
-                folded += 1
-        # Tuple plumbing used only by dead plumbing (users before operands in reverse post order).
-        for instr in reversed(comp.post_order()):
-            if instr is not comp.root and instr.opcode in (HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE) \
-                    and all(u in dead for u in instr.users):
-                dead.add(instr)
-        if dead:
-            # Stable removal: the folded values' users keep the order the real compiler's
-            # rebuilt module gives them (a folded consumer comes after the existing users).
-            comp.remove_unused(dead, release_names=True)
-    return folded
 
 
 def inline_calls(module: HloModule) -> InlineResult:

@@ -13,7 +13,7 @@ libtpu 0.0.42.1 runs it right after its first CallInliner (``Before_X64_rewriter
 (the same dump on ``jax.lax.cond``), both before their simplification pipelines, whose HloCSE
 merges the ``tuple(x)`` of an operand passed to several branches and whose TupleSimplifier
 folds a branch's ``tuple(get-tuple-element(p, 0))`` back to ``p``
-(:func:`fold_whole_tuples`).  What HostOffloadLegalize then sees is a branch whose root is a
+(:func:`.tuple_simplifier.fold_whole_tuples`).  What HostOffloadLegalize then sees is a branch whose root is a
 tuple: a MoveToDevice a branch returns is read by that tuple, which the pass refuses outside a
 while body (:mod:`.host_offload_legalize.branches`).
 
@@ -116,32 +116,3 @@ def _tuple_result(module: HloModule, comp: HloComputation, cond: HloInstruction,
     gte = comp.insert_before(cond, _element(module, new, cond.shape))
     comp.replace_instruction(cond, gte)
     renamed[new.name] = cond.name
-
-
-def fold_whole_tuples(module: HloModule) -> list[str]:
-    """TupleSimplifier's ``RemoveWholeTuple``: ``tuple(gte(t, 0), ..., gte(t, n-1))`` of one
-    ``t`` of a compatible shape is ``t``; the tuples replaced (their names)."""
-    folded: list[str] = []
-    for comp in module.computations:
-        for tup in [i for i in comp.post_order() if i.opcode is HloOpcode.TUPLE]:
-            top = whole_tuple_source(tup)
-            if top is None:
-                continue
-            comp.replace_instruction(tup, top)
-            folded.append(tup.name)
-    return folded
-
-
-def whole_tuple_source(tup: HloInstruction) -> HloInstruction | None:
-    """The ``t`` a ``tuple(gte(t, 0), ..., gte(t, n-1))`` of a compatible shape rebuilds, or None."""
-    top = None
-    for k, operand in enumerate(tup.operands):
-        if operand.opcode is not HloOpcode.GET_TUPLE_ELEMENT or operand.tuple_index != k:
-            return None
-        if top is None:
-            top = operand.operands[0]
-            if not top.shape.compatible(tup.shape):
-                return None
-        elif operand.operands[0] is not top:
-            return None
-    return top

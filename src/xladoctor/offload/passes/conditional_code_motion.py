@@ -56,9 +56,9 @@ from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from ...ir.sizes import logical_bytes
-from .conditional_canonicalizer import whole_tuple_source
 from .hlo_cse import _IGNORED
 from .hlo_dce import remove_dead_code
+from .tuple_simplifier import whole_tuple_source
 
 # Boundaries and the cost model: ``WorthHoisting`` (which opcodes may cross a branch boundary),
 # ``ReusesCarriedBy`` (the reuse an edge between two opcodes carries: none into a

@@ -206,7 +206,7 @@ def successors(pos: Position, graph: CallGraph, follow_empty_index_gte: bool = T
             if index[0] == user.tuple_index:
                 out.append(Position(user, index[1:]))
         elif op is HloOpcode.CALL and user.frontend_attributes.get("_xla_compute_type") == "host":
-            continue  # a compute_on host computation: compiled on its own (see prepare.py)
+            continue  # a compute_on host computation: compiled on its own (see host_offloading_prepare.py)
         elif op in (HloOpcode.CALL, HloOpcode.ASYNC_START):
             comp = _called(user, "calls", "to_apply")[0]
             for k in user.operand_indices(instr):

@@ -13,7 +13,7 @@ XLA has made them ``MoveToHost`` / ``MoveToDevice`` calls without the flag by th
 ``remat_grad`` loop of one step that offloads its residuals is gone in the dump).
 
 After the inlining the body's reads of its parameter are ``get-tuple-element``\\ s of the init
-tuple, which :func:`.call_inliner.forward_tuple_elements` folds (XLA's TupleSimplifier).
+tuple, which :func:`.tuple_simplifier.forward_tuple_elements` folds (XLA's TupleSimplifier).
 """
 
 from __future__ import annotations
