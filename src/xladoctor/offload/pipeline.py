@@ -11,11 +11,12 @@ The passes before ``host_offload_legalize`` (:data:`PRE_PASSES`) model what libt
 compile does before its ``host_offloading`` pipeline, reduced to what changes the module
 HostOffloadLegalize sees: the StableHLO -> HLO rebuild of a pre-optimisation module, sharding
 marker removal, CSE of placement annotations, call inlining, ``HostOffloadingPrepare``,
-dead-code elimination, WhileLoopSimplifier's trip-count-one loops (:mod:`.passes.while_loop_simplifier`),
-a constant one-window scatter as a ``dynamic-update-slice`` (:mod:`.passes.scatter_to_dus`),
-AlgebraicSimplifier's rewrites (:mod:`.passes.algebraic_simplifier`) and ConditionalCodeMotion's moving out of what
-every branch ends with (:mod:`.passes.conditional_code_motion`).  Their implementations live in their own modules (:mod:`.passes.host_offloading_prepare`,
-:mod:`.passes.call_inliner`, :mod:`.passes.hlo_dce`, :mod:`.passes.host_offload_legalize`, :mod:`.passes.host_offloader`); this module only orders them.
+dead-code elimination, WhileLoopSimplifier's trip-count-one loops, a constant one-window
+scatter as a ``dynamic-update-slice``, AlgebraicSimplifier's rewrites and ConditionalCodeMotion's
+moving out of what every branch ends with.  Each pass' implementation is one module of
+:mod:`.passes` named after the XLA file it models (``passes/hlo_dce.py``: ``hlo_dce.cc``;
+HostOffloadLegalize and HostOffloader, larger, are the sub-packages ``passes/host_offload_legalize/``
+and ``passes/host_offloader/``); this module only orders them.
 """
 
 from __future__ import annotations

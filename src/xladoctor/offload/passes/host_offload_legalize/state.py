@@ -15,9 +15,9 @@ from ....ir.module import HloModule
 from ....ir.opcodes import HloOpcode
 from ....ir.shape import Layout, Shape
 from ...kinds import CopyMove, LegalizePhase
-from ...pass_state import PassRecorder, PassState
 from ...result import PassFailure
 from ..host_offload_utils import XlaCheckFailure
+from ..pass_state import PassRecorder, PassState
 
 SLICES = (HloOpcode.SLICE, HloOpcode.DYNAMIC_SLICE)
 PASS_THROUGH = (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.DYNAMIC_SLICE, HloOpcode.RESHAPE, HloOpcode.SLICE)
@@ -94,7 +94,7 @@ def layout_of(shape: Shape) -> Layout:
 class LegalizeState(PassState):
     """One run of HostOffloadLegalize over ``module`` (a private copy: it is rewritten).
 
-    The module, call graph and ``rn`` are :class:`~...pass_state.PassState`'s; failures go
+    The module, call graph and ``rn`` are :class:`~..pass_state.PassState`'s; failures go
     through ``rec`` as HostOffloader's do.
     """
 

@@ -8,10 +8,10 @@ XLA's ``HostOffloader`` is one class whose members the phases share
 them, so a reader sees which phase touches which state:
 
 * :class:`PassContext`: what the run reads and never changes (options, call graph, the
-  input module for reporting names and source lines): a :class:`~...pass_state.PassState`,
+  input module for reporting names and source lines): a :class:`~..pass_state.PassState`,
   as HostOffloadLegalize's state is;
 * :class:`Recorder`: the result being written, the VLOG switch, the first failure: a
-  :class:`~...pass_state.PassRecorder`, so a failure is a :class:`~...result.PassFailure` in
+  :class:`~..pass_state.PassRecorder`, so a failure is a :class:`~...result.PassFailure` in
   every pass;
 * :class:`GraphEdits`: edits of the private copy (new instructions, lazy removals);
 * :class:`MoveToHostBook` / :class:`HostComputeBook`: what earlier walks saw, which
@@ -29,10 +29,10 @@ from ....ir.opcodes import HloOpcode
 from ....ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, set_memory_space_in_place
 from ...annotations import ALLOCATE_BUFFER
 from ...kinds import FirstKind
-from ...pass_state import PassRecorder, PassState
 from ...positions import Position
 from ...result import HostOffloadResult, PathHop
 from ...rules import SHIPPED
+from ..pass_state import PassRecorder, PassState
 
 DEVICE_MEMORY_SPACE = 0
 

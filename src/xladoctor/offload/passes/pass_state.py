@@ -2,24 +2,24 @@
 
 XLA's passes (``HostOffloadLegalize``, ``HostOffloader``) are objects whose members live
 for one ``Run``: the module being rewritten, its call graph, what the pass has seen.
-Here each run is an object too (:class:`~.passes.host_offload_legalize.state.LegalizeState`,
-:class:`~.passes.host_offloader.state.OffloaderRun`), built on two shared pieces:
+Here each run is an object too (:class:`~.host_offload_legalize.state.LegalizeState`,
+:class:`~.host_offloader.state.OffloaderRun`), built on two shared pieces:
 
 * :class:`PassState`: the module being rewritten (a private copy), its entry and call
   graph, and ``rn``: the name a clone is reported under (the input instruction it copies);
 * :class:`PassRecorder`: records a returned status or a CHECK crash as a
-  :class:`~.result.PassFailure`, named as in the input module.
+  :class:`~..result.PassFailure`, named as in the input module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
-from .kinds import Status
-from .passes.host_offload_utils import CallGraph, XlaCheckFailure, XlaStatusError
-from .result import PassFailure
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ..kinds import Status
+from ..result import PassFailure
+from .host_offload_utils import CallGraph, XlaCheckFailure, XlaStatusError
 
 
 class PassState:
@@ -37,7 +37,7 @@ class PassState:
 
 
 class PassRecorder:
-    """Where a pass' failures go: ``failures`` (the result's list), as :class:`~.result.PassFailure`."""
+    """Where a pass' failures go: ``failures`` (the result's list), as :class:`~..result.PassFailure`."""
 
     def __init__(self, state: PassState, failures: list[PassFailure]):
         self.state = state
