@@ -17,7 +17,7 @@ share lives in a lower layer or in a private ``commands/_*.py`` helper.  Inside 
 the passes (``offload/passes/``, one XLA pass each) sit below what orders and reads them: a
 pass never imports the pipeline, the analysis or the modules that read its result
 (:data:`OFFLOAD_ABOVE_PASSES`); the vocabulary passes and readers share (annotations, kinds,
-result, positions, messages, rules, loop_trips) sits beside ``offload/passes/``.
+result, positions, rules, loop_trips) sits beside ``offload/passes/``.
 """
 
 from __future__ import annotations

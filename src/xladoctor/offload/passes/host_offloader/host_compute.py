@@ -14,12 +14,12 @@ from collections import deque
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import HloOpcode
 from ....ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index
-from ... import messages
 from ...annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_allocate_buffer, is_move_to_host
 from ...kinds import DusAction, HostComputeReason, InsertedKind, Status
 from ...positions import Position
 from ...result import DusOutcome, HostComputeConversion, InsertedInstruction
 from ..host_offload_utils import XlaCheckFailure, XlaStatusError, is_pure_memory_op, predecessors, successors
+from . import messages
 from .state import (
     DEVICE_MEMORY_SPACE,
     OffloaderRun,

@@ -14,7 +14,6 @@ from collections import deque
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import HloOpcode
 from ....ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex
-from ... import messages
 from ...annotations import is_move_to_device
 from ...kinds import InsertedKind, Status
 from ...positions import Position
@@ -26,6 +25,7 @@ from ..host_offload_utils import (
     predecessors,
     successors,
 )
+from . import messages
 from .state import DEVICE_MEMORY_SPACE, OffloaderRun, memory_space
 
 _SLICE_RANGE = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")

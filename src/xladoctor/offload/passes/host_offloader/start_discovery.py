@@ -15,13 +15,13 @@ from ....ir.instruction import HloInstruction
 from ....ir.opcodes import HloOpcode
 from ....ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from ....labels import label
-from ... import messages
 from ...annotations import is_allocate_buffer, is_move_to_host
 from ...kinds import InsertedKind, MismatchContext, Status, WalkOrigin
 from ...positions import Position
 from ...result import DroppedOffload, InsertedInstruction
 from ...rules import UNMERGED_PR_36525
 from ..host_offload_utils import XlaCheckFailure, XlaStatusError, allowed_between_move_to_host_and_consumer, successors
+from . import messages
 from .rewrites import remove_move_to_host
 from .state import OffloaderRun
 from .verdict import ensure_entry_output_is_host

@@ -14,12 +14,12 @@ from ....ir.instruction import HloInstruction
 from ....ir.opcodes import HloOpcode
 from ....ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index, set_memory_space_in_place
 from ....labels import label
-from ... import messages
 from ...annotations import is_move_to_host
 from ...kinds import FirstKind, MismatchContext
 from ...positions import Position
 from ...result import DroppedOffload, OutputMismatch, OutputMovedToHost, PassFailure
 from ...rules import SHIPPED
+from . import messages
 from .state import OffloaderRun, all_leaves_host, memory_space
 
 

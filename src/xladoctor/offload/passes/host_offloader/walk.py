@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import HloOpcode
 from ....ir.shape import HOST_MEMORY_SPACE
-from ... import messages
 from ...annotations import X64_SPLITS, is_move_to_device, is_move_to_host
 from ...kinds import HostComputeReason, InsertedKind, MismatchContext
 from ...positions import Position
 from ...result import InsertedInstruction, WalkStart
 from ..host_offload_utils import XlaCheckFailure, XlaStatusError, is_pure_memory_op, successors
+from . import messages
 from .host_compute import set_host_compute_frontend_attribute
 from .rewrites import (
     dynamify_slice,
