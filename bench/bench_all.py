@@ -121,7 +121,7 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
 def _inlined_size(text: str) -> int:
     """Instructions the module has once every call is inlined (what the call-graph rows scale with)."""
     from xladoctor.ir.opcodes import HloOpcode
-    from xladoctor.offload.inline import computation_post_order
+    from xladoctor.offload.passes.call_inliner import computation_post_order
     from xladoctor.syntax.hlo_parser import parse_module
     module = parse_module(text)
     size: dict = {}

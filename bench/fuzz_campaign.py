@@ -333,7 +333,6 @@ for line in sys.stdin:
 def _view_ours(module) -> dict[str, Any]:
     sys.path.insert(0, str(TESTS))
     from jaxlib_oracle import OracleComputation, OracleInstruction, OracleModule, to_jsonable
-
     from xladoctor.syntax.async_sugar import sugared_opcode  # XLA prints async ops sugared (call-start)
     comps = tuple(OracleComputation(c.name, bool(c.is_entry), tuple(
         OracleInstruction(i.name, sugared_opcode(i), tuple(o.name for o in i.operands),
@@ -463,8 +462,8 @@ _LOG_LINES = [
 
 
 def run_explain(text: str) -> Outcome:
-    from xladoctor.report.explain_text import render_findings
     from xladoctor.catalogue.scanner import LogScanner
+    from xladoctor.report.explain_text import render_findings
     findings = LogScanner().scan_binary(io.BytesIO(text.encode("utf-8", "surrogatepass")))
     out = render_findings(findings, "fuzz.log", "en", 80, "logical")
     return _screen_safe(out)
@@ -784,9 +783,9 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
     except ImportError:
         pass
 
-    import xladoctor.report.explain_text  # noqa: F401
     import xladoctor.cli  # noqa: F401
     import xladoctor.offload  # noqa: F401
+    import xladoctor.report.explain_text  # noqa: F401
     oracle = Oracle() if use_jaxlib else None
     if oracle is not None:
         oracle.ask("shape", "f32[2]")  # start it before the cap

@@ -1,4 +1,4 @@
-"""ConditionalCanonicalizer and the TupleSimplifier fold after it (offload/conditional_canonicalizer.py).
+"""ConditionalCanonicalizer and the TupleSimplifier fold after it (offload/passes/conditional_canonicalizer.py).
 
 Each jax program is lowered for TPU; without libtpu the pass must give the structure libtpu
 0.0.42.1's dumps show (tuple parameters and roots, one shared ``tuple(x)`` operand after HloCSE,

@@ -1,4 +1,4 @@
-"""ConditionalCodeMotion (offload/conditional_code_motion.py): what every branch ends with moves out.
+"""ConditionalCodeMotion (offload/passes/conditional_code_motion.py): what every branch ends with moves out.
 
 Each jax program is lowered for TPU and its result moved to host.  Without libtpu the prepared
 module must show the move libtpu 0.0.42.1's ``before_host-offload-legalize`` dumps show (the

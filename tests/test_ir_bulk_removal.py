@@ -15,8 +15,8 @@ from xladoctor.ir.instruction import _COPIED_SLOTS
 from xladoctor.ir.module import HloModule
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.offload.clone import clone_module
-from xladoctor.offload.dataflow import is_sharding_annotation
-from xladoctor.offload.prepare import _COPIED_MARKERS, _dead_copy, remove_sharding_markers
+from xladoctor.offload.passes.host_offload_utils import is_sharding_annotation
+from xladoctor.offload.passes.sharding_remover import _COPIED_MARKERS, _dead_copy, remove_sharding_markers
 from xladoctor.syntax.hlo_parser import parse_module
 
 

@@ -27,16 +27,14 @@ from xladoctor.ir.shape import Shape
 from xladoctor.ir.users import Users
 from xladoctor.offload import analyze_host_offload
 from xladoctor.offload.clone import clone_module
-from xladoctor.offload.dce import remove_dead_code
-from xladoctor.offload.inline import inline_calls
-from xladoctor.offload.legalize import run_legalize
-from xladoctor.offload.prepare import (
-    elide_moves_into_host_calls,
-    merge_duplicate_annotations,
-    rebuild_as_compiled,
-    remove_sharding_markers,
-)
-from xladoctor.offload.simulator import OffloadOptions, run_host_offloader
+from xladoctor.offload.passes.call_inliner import inline_calls
+from xladoctor.offload.passes.hlo_cse import merge_duplicate_annotations
+from xladoctor.offload.passes.hlo_dce import remove_dead_code
+from xladoctor.offload.passes.host_offload_legalize import run_legalize
+from xladoctor.offload.passes.host_offloader import OffloadOptions, run_host_offloader
+from xladoctor.offload.passes.host_offloading_prepare import elide_moves_into_host_calls
+from xladoctor.offload.passes.sharding_remover import remove_sharding_markers
+from xladoctor.offload.passes.stablehlo_rebuild import rebuild_as_compiled
 from xladoctor.syntax.hlo_parser import parse_module
 
 F32 = Shape.array("f32", [4])

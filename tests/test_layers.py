@@ -13,7 +13,11 @@ analyses use each other without a cycle: ``catalogue`` (the log scanner's field 
 an E0102 message) uses ``inputs``' size explanation, ``oracle`` compares with ``offload``'s
 result, never the other way.  Inside ``commands/`` one more rule holds: a command module
 never imports another command (``check`` does not reach into ``hlo``); what two commands
-share lives in a lower layer or in a private ``commands/_*.py`` helper.
+share lives in a lower layer or in a private ``commands/_*.py`` helper.  Inside ``offload/``
+the passes (``offload/passes/``, one XLA pass each) sit below what orders and reads them: a
+pass never imports the pipeline, the analysis or the modules that read its result
+(:data:`OFFLOAD_ABOVE_PASSES`); the vocabulary passes and readers share (annotations, kinds,
+result, positions, rules, loop_trips) sits beside ``offload/passes/``.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("commands", ("commands",)),
     ("front", ("__init__", "cli", "__main__", "pytest_plugin")),
 )
+# offload/'s modules above its passes: what runs the pipeline and what reads its result.
+OFFLOAD_ABOVE_PASSES = ("analysis", "pipeline", "fixes", "report", "later_failures", "platform_checks", "no_start")
 UNIT_PLACE: dict[str, tuple[int, int]] = {
     unit: (layer_no, rank) for layer_no, (_, units) in enumerate(LAYERS) for rank, unit in enumerate(units)}
 
@@ -114,7 +120,7 @@ def violation(imp: Import) -> str | None:
         if unit not in UNIT_PLACE:
             return f"{where} ({unit} has no layer: add it to LAYERS in tests/test_layers.py and CONTRIBUTING.md)"
     if src == dst:
-        return _command_to_command(imp, where)
+        return _command_to_command(imp, where) or _pass_to_pipeline(imp, where)
     if UNIT_PLACE[dst] < UNIT_PLACE[src]:
         return None
     same = UNIT_PLACE[dst][0] == UNIT_PLACE[src][0]
@@ -132,6 +138,16 @@ def _command_to_command(imp: Import, where: str) -> str | None:
     if not src or not dst or src == dst or dst[0].startswith("_") or src[0].startswith("_"):
         return None
     return f"{where} (command {src[0]} -> command {dst[0]}: move what they share below commands/)"
+
+
+def _pass_to_pipeline(imp: Import, where: str) -> str | None:
+    """``offload.passes.hlo_dce`` importing ``offload.pipeline``: a pass knows nothing of its order."""
+    if not imp.module.startswith(f"{PACKAGE}.offload.passes."):
+        return None
+    above = imp.target.split(".")[2:3] if imp.target.startswith(f"{PACKAGE}.offload.") else []
+    if not above or above[0] not in OFFLOAD_ABOVE_PASSES:
+        return None
+    return f"{where} (a pass -> offload.{above[0]}, which runs or reads the passes: passes sit below it)"
 
 
 def tree_violations(root: Path) -> list[str]:
@@ -221,6 +237,10 @@ def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
     # the package root's lazy re-exports are the front door; only its version is for everyone
     ({"report/__init__.py": "", "report/sarif.py": "from .. import __version__, parse_module\n"},
      "xladoctor.report.sarif:1 imports xladoctor (layer renderers -> layer front)"),
+    # a pass reaching up to the pipeline that orders it
+    ({"offload/__init__.py": "", "offload/pipeline.py": "", "offload/passes/__init__.py": "",
+      "offload/passes/hlo_dce.py": "def f():\n    from ..pipeline import PIPELINE\n"},
+     "xladoctor.offload.passes.hlo_dce:2 imports xladoctor.offload.pipeline (a pass -> offload.pipeline"),
     # a unit nobody placed
     ({"newthing.py": "from .errors import InputError\n"},
      "xladoctor.newthing:1 imports xladoctor.errors (newthing has no layer"),
@@ -236,5 +256,7 @@ def test_downward_and_private_imports_pass(tmp_path: Path) -> None:
         "catalogue/__init__.py": "", "catalogue/fields.py": "def f():\n    from ..inputs.messages import m\n",
         "commands/__init__.py": "", "commands/check.py": "from . import _confirm\nfrom ._common import x\n",
         "report/__init__.py": "", "report/html.py": "from .escape_more import y\nimport os\nimport jax\n",
+        "offload/__init__.py": "", "offload/pipeline.py": "from .passes.hlo_dce import f\n",
+        "offload/passes/__init__.py": "", "offload/passes/hlo_dce.py": "from ..annotations import g\n",
     })
     assert tree_violations(root) == []

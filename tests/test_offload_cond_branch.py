@@ -2,7 +2,7 @@
 
 libtpu 0.0.42.1 fails ``Expected computation "region_N.M" to be called only by one caller
 and that caller to be a While`` when a branch returns ``device_put(device_put(v, Host),
-Device)`` (offload/legalize_branches.py).  Each jax program below is compiled by the real
+Device)`` (offload/passes/host_offload_legalize/branches.py).  Each jax program below is compiled by the real
 TPU compiler (v5e, compile-only) and our outcome must be the compiler's: the failing ones
 with the compiler's message (its computation name), the instruction and a fix; the
 variants that compile, including the fixes, predicted ``ok``.  The HLO tests at the end

@@ -12,7 +12,7 @@ import pytest
 
 from xladoctor.offload import analyze_host_offload
 from xladoctor.offload.clone import clone_module
-from xladoctor.offload.inline import inline_calls, looks_pre_optimization
+from xladoctor.offload.passes.call_inliner import inline_calls, looks_pre_optimization
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 

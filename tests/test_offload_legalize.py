@@ -12,7 +12,7 @@ from pathlib import Path
 
 from xladoctor.offload import analyze_host_offload
 from xladoctor.offload.clone import clone_module
-from xladoctor.offload.legalize import run_legalize
+from xladoctor.offload.passes.host_offload_legalize import run_legalize
 from xladoctor.offload.report import result_json
 from xladoctor.syntax.hlo_parser import parse_module
 

@@ -1,6 +1,6 @@
 """The analysis copies only what its first pass keeps (``offload/analysis.py`` ``private_copy``).
 
-A pre-optimisation module's first pass is the rebuild (``prepare.rebuild_as_compiled``), whose
+A pre-optimisation module's first pass is the rebuild (``stablehlo_rebuild.rebuild_as_compiled``), whose
 dead-code removal the copy anticipates: the dead code of every computation the rebuild would
 not change first (no ``gte(tuple)`` to fold, no control edges) is left out of the copy, its
 names stay taken and it is reported as that removal's.  Checked on HLO jax produced (the
@@ -22,8 +22,8 @@ import pytest
 from xladoctor.ir.module import HloModule
 from xladoctor.offload.analysis import private_copy
 from xladoctor.offload.clone import clone_module
+from xladoctor.offload.passes.host_offloader import OffloadOptions
 from xladoctor.offload.pipeline import PipelineConfig, PipelineState, run_pipeline
-from xladoctor.offload.simulator import OffloadOptions
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 

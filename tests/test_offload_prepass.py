@@ -17,9 +17,9 @@ import pytest
 from hlo_corpus import CORPUS
 from xladoctor.offload import analyze_host_offload
 from xladoctor.offload.clone import clone_module
+from xladoctor.offload.passes.host_offloader import OffloadOptions
 from xladoctor.offload.pipeline import PIPELINE, PRE_PASSES, PipelineConfig, PipelineState, run_pipeline
 from xladoctor.offload.report import legalize_json, result_json
-from xladoctor.offload.simulator import OffloadOptions
 from xladoctor.oracle import compare, prediction_of, unavailable_reason
 from xladoctor.oracle.prepass import canonical_lines, compare_prepared, prepared_module, read_dump
 from xladoctor.syntax.hlo_parser import parse_module

@@ -135,7 +135,7 @@ CSE_OF_IDENTICAL_HOST_BUFFERS = {"level": "hlo", "args": ["device", "device"],
 @needs_libtpu
 def test_the_former_cse_divergence_agrees_now(worker):
     """Two host buffers broadcast from one constant: HloCSE makes them one before HostOffloader;
-    the pre-passes model it (offload/cse.py), so the E1200 start is the compiler's."""
+    the pre-passes model it (offload/passes/hlo_cse.py), so the E1200 start is the compiler's."""
     sys.path.insert(0, str(ROOT / "bench"))
     import offload_gen
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from xladoctor.ir.instruction import CALLED_COMPUTATION_ROLES
 from xladoctor.ir.opcodes import HloOpcode
-from xladoctor.offload.dce import _SIDE_EFFECTING
+from xladoctor.offload.passes.hlo_dce import _SIDE_EFFECTING
 
 
 def test_every_called_computation_the_verifier_requires_is_an_attribute_the_parser_accepts_and_resolves():

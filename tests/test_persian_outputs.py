@@ -180,8 +180,8 @@ DROPPED_ENGLISH = ("it has no users", "its only users are custom calls", "dead c
 
 
 def test_a_dropped_offloads_reason_is_persian(tmp_path):
-    """Why a MoveToHost moves nothing was written in English into the analysis (offload/start_discovery.py,
-    offload/verdict.py), so ``offload dropped: mth (its only users are ...)`` stayed English under
+    """Why a MoveToHost moves nothing was written in English into the analysis (offload/passes/host_offloader/start_discovery.py,
+    offload/passes/host_offloader/verdict.py), so ``offload dropped: mth (its only users are ...)`` stayed English under
     ``--lang fa``, in the text, the warning and the JSON."""
     module = Path(__file__).parent / "data" / "offload" / "D3_move_to_host_only_used_by_non_aliasing_custom_call.hlo"
     sys.path.insert(0, str(Path(__file__).parent))
@@ -264,7 +264,7 @@ def test_offload_and_check_confirm_are_persian_with_libtpu(tmp_path):
 
 def test_the_redundant_move_to_host_warning_is_persian():
     """A host computation's outputs already in host memory make their MoveToHosts redundant; the
-    warning that says so was an f-string in offload/host_compute.py, English under ``--lang fa``."""
+    warning that says so was an f-string in offload/passes/host_offloader/host_compute.py, English under ``--lang fa``."""
     module = Path(__file__).parent / "data" / "offload" / "47_async_host_offloaded_call_remove_redundant_copies.hlo"
     _, english = run("check", module)
     assert "Host computation async-start: redundant MoveToHost removed: gte_0_host, gte_1_host" in english

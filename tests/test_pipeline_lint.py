@@ -24,8 +24,8 @@ from xladoctor.ir.lint import LintError
 from xladoctor.ir.module import HloModule
 from xladoctor.ir.verify import verify_module
 from xladoctor.offload.clone import clone_module
+from xladoctor.offload.passes.host_offloader import OffloadOptions
 from xladoctor.offload.pipeline import PIPELINE, Pass, PipelineConfig, PipelineState, run_pipeline
-from xladoctor.offload.simulator import OffloadOptions
 from xladoctor.syntax.hlo_parser import parse_module
 
 DATA = Path(__file__).parent / "data"

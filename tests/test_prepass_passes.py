@@ -99,7 +99,7 @@ def _module(spec):
 
 def _changed(module, name):
     from xladoctor.offload.clone import clone_module
-    from xladoctor.offload.inline import looks_pre_optimization
+    from xladoctor.offload.passes.call_inliner import looks_pre_optimization
     from xladoctor.offload.pipeline import PRE_PASSES, PipelineConfig, PipelineState, run_pipeline
 
     state = PipelineState(clone_module(module), module, PipelineConfig(looks_pre_optimization(module)))

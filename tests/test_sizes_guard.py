@@ -1,5 +1,9 @@
 """Size guard (issue 10, "done when"): no module of the package over 500 lines, no function over 60.
 
+One place allows more: a module under ``offload/passes/`` may hold a whole XLA pass, up to 800
+lines (issue 20, "the pass pipeline as data"): a pass is cut along XLA's files, not by this
+guard, and one that needs more than 800 becomes a sub-package named after the pass.
+
 Small modules with one job each are what the developers' guide asks; this test keeps the
 package there by reading every source file with ``ast`` (a function's length is its
 ``def`` through its last statement, decorators and docstring included, as a reader sees it).
@@ -15,6 +19,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "xladoctor"
 MAX_FILE_LINES = 500
+MAX_PASS_FILE_LINES = 800
+PASSES = "offload/passes/"
 MAX_FUNCTION_LINES = 60
 
 
@@ -48,12 +54,18 @@ def _long_functions_of(text: str, rel: str) -> dict[str, int]:
     return out
 
 
+def file_limit(rel: str) -> int:
+    """The most lines the module at ``rel`` (relative to the package) may have."""
+    return MAX_PASS_FILE_LINES if rel.startswith(PASSES) else MAX_FILE_LINES
+
+
 def _long_files() -> dict[str, int]:
     out = {}
     for path in _sources():
+        rel = path.relative_to(PACKAGE).as_posix()
         n = len(path.read_text(encoding="utf-8").splitlines())
-        if n > MAX_FILE_LINES:
-            out[path.relative_to(PACKAGE).as_posix()] = n
+        if n > file_limit(rel):
+            out[rel] = n
     return out
 
 
@@ -73,7 +85,16 @@ def test_the_package_is_found() -> None:
 
 def test_no_file_over_500_lines() -> None:
     too_long = _long_files()
-    assert not too_long, f"split these modules (lines > {MAX_FILE_LINES}): {too_long}"
+    assert not too_long, f"split these modules (lines > {MAX_FILE_LINES}, {MAX_PASS_FILE_LINES} under {PASSES}): {too_long}"
+
+
+def test_only_passes_get_800_lines() -> None:
+    """The larger limit is for a pass' own module, not for anything that merely sits near one."""
+    assert file_limit("offload/passes/hlo_dce.py") == 800
+    assert file_limit("offload/passes/host_offloader/walk.py") == 800
+    assert file_limit("offload/pipeline.py") == 500
+    assert file_limit("offload/passes_helper.py") == 500
+    assert file_limit("syntax/computation_reader.py") == 500
 
 
 def test_no_function_over_60_lines() -> None:

@@ -12,8 +12,8 @@ the output silently becomes host memory).  The real TPU compiler is the judge:
 
 Pre-optimization modules (not ``is_scheduled=true``) first get XLA's CallInliner
 and tuple folding on the private copy (``inline_calls=None`` by default; see
-:mod:`.inline`), since HostOffloader only ever sees inlined code.  HostOffloadLegalize
-(moving layout-changing copies out of offload chains) runs first, as in XLA (see :mod:`.legalize`).
+:mod:`.passes.call_inliner`), since HostOffloader only ever sees inlined code.  HostOffloadLegalize
+(moving layout-changing copies out of offload chains) runs first, as in XLA (see :mod:`.passes.host_offload_legalize`).
 
 Public API::
 

@@ -8,16 +8,17 @@ from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
 from .clone import clone_module
-from .dce import dead_code, has_control_edges
-from .inline import folds_tuples, looks_pre_optimization
 from .later_failures import predict_later_failures
-from .legalize import LegalizeResult
 from .no_start import has_no_offload_start, inlined_call_names
+from .passes.call_inliner import looks_pre_optimization
+from .passes.hlo_dce import dead_code, has_control_edges
+from .passes.host_offload_legalize import LegalizeResult
+from .passes.host_offloader import OffloadOptions
+from .passes.tuple_simplifier import folds_tuples
 from .pipeline import PIPELINE, PipelineConfig, PipelineState, run_pipeline
 from .result import HostOffloadResult
 from .rules import SHIPPED
 from .rules import rule as _rule
-from .simulator import OffloadOptions
 
 
 def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host_compute: bool = False,
@@ -40,15 +41,15 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     (:func:`.pipeline._tpu_pre_optimization`).
 
     ``inline_calls`` first does what XLA's compile does before HostOffloader runs:
-    CallInliner and tuple folding (:mod:`.inline`), removal of sharding markers
-    (:mod:`.prepare`).  ``None`` (the default) does so when the module looks
+    CallInliner and tuple folding (:mod:`.passes.call_inliner`), removal of sharding markers
+    (:mod:`.passes.sharding_remover`).  ``None`` (the default) does so when the module looks
     pre-optimization (not ``is_scheduled=true``), e.g. what
     ``jax.jit(f).lower(...).as_text("hlo")`` prints; ``False`` runs the pass on the
     module as given, as XLA's HostOffloader unit tests do.  In both cases CSE of
     placement annotations, the removal of MoveToHosts feeding ``compute_on`` host
-    calls (:mod:`.prepare`) and dead-code elimination (:mod:`.dce`) come first.
+    calls (:mod:`.passes.host_offloading_prepare`) and dead-code elimination (:mod:`.passes.hlo_dce`) come first.
 
-    ``legalize`` first runs XLA's HostOffloadLegalize (see :mod:`.legalize`), which XLA
+    ``legalize`` first runs XLA's HostOffloadLegalize (see :mod:`.passes.host_offload_legalize`), which XLA
     always runs right before HostOffloader: layout-changing copies leave the offload
     chains.  ``False`` skips it (to see what HostOffloader alone would do).
 
@@ -98,12 +99,12 @@ def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: boo
 
 def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dict[str, list[HloInstruction]]]:
     """The copy the pipeline rewrites, without the dead code its first pass would remove at once,
-    and that dead code by computation (what :func:`.dce.remove_dead_code` reports in its place).
+    and that dead code by computation (what :func:`.passes.hlo_dce.remove_dead_code` reports in its place).
 
-    Only where that first pass is the rebuild (:func:`.prepare.rebuild_as_compiled`), and only for
+    Only where that first pass is the rebuild (:func:`.passes.stablehlo_rebuild.rebuild_as_compiled`), and only for
     computations it would not change before its dead-code removal (no ``gte(tuple)`` to fold) and
     whose dead code no live instruction names (no control edges): there the copy without it is what
-    the removal leaves, names included (:func:`.dce.dead_code` reads the input without changing it).
+    the removal leaves, names included (:func:`.passes.hlo_dce.dead_code` reads the input without changing it).
     Most dead code of a repeated program is gone before it is copied or walked."""
     first = next((p.name for p in PIPELINE if p.condition(config)), None)
     if first != "stablehlo_rebuild":

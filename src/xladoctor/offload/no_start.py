@@ -11,7 +11,7 @@ of the analysis of a call-heavy jax program with no offloading).
 
 What the full analysis still reports for such a module is which ``call``s XLA's
 CallInliner inlines (``inlined_calls``); :func:`inlined_call_names` lists them in the
-order :mod:`.inline` does, without inlining.  The test ``test_offload_no_start``
+order :mod:`.passes.call_inliner` does, without inlining.  The test ``test_offload_no_start``
 compares this short cut with the full analysis on every module of the test corpus.
 """
 
@@ -23,12 +23,12 @@ from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import DEFAULT_MEMORY_SPACE
 from .annotations import ALLOCATE_BUFFER, ANNOTATION_TARGETS, COMPUTE_TYPE_ATTR, HOST_THREAD
-from .inline import computation_post_order, is_inlineable_call
+from .passes.call_inliner import computation_post_order, is_inlineable_call
 
 _STARTING_TARGETS = ANNOTATION_TARGETS | {ALLOCATE_BUFFER}
 _ASYNC = frozenset({HloOpcode.ASYNC_START, HloOpcode.ASYNC_UPDATE, HloOpcode.ASYNC_DONE})
 _NEVER_DEAD = frozenset({HloOpcode.CALL, HloOpcode.WHILE, HloOpcode.CONDITIONAL})
-"""Callers dead-code elimination never removes (:mod:`.dce`): what they call stays reachable."""
+"""Callers dead-code elimination never removes (:mod:`.passes.hlo_dce`): what they call stays reachable."""
 
 
 def has_no_offload_start(module: HloModule) -> bool:
@@ -61,7 +61,7 @@ def _inert(instr: HloInstruction) -> bool:
 
 
 def inlined_call_names(module: HloModule) -> list[str] | None:
-    """The ``call``s :mod:`.inline` would inline, in its order (callees first, then text
+    """The ``call``s :mod:`.passes.call_inliner` would inline, in its order (callees first, then text
     order); ``None`` when that cannot be told without running the pre-passes.
 
     The pre-passes remove dead code first, which can make a computation unreachable; only

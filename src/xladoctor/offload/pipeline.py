@@ -11,11 +11,12 @@ The passes before ``host_offload_legalize`` (:data:`PRE_PASSES`) model what libt
 compile does before its ``host_offloading`` pipeline, reduced to what changes the module
 HostOffloadLegalize sees: the StableHLO -> HLO rebuild of a pre-optimisation module, sharding
 marker removal, CSE of placement annotations, call inlining, ``HostOffloadingPrepare``,
-dead-code elimination, WhileLoopSimplifier's trip-count-one loops (:mod:`.while_loop_simplifier`),
-a constant one-window scatter as a ``dynamic-update-slice`` (:mod:`.scatter_to_dus`),
-AlgebraicSimplifier's rewrites (:mod:`.simplify`) and ConditionalCodeMotion's moving out of what
-every branch ends with (:mod:`.conditional_code_motion`).  Their implementations live in their own modules (:mod:`.prepare`,
-:mod:`.inline`, :mod:`.dce`, :mod:`.legalize`, :mod:`.simulator`); this module only orders them.
+dead-code elimination, WhileLoopSimplifier's trip-count-one loops, a constant one-window
+scatter as a ``dynamic-update-slice``, AlgebraicSimplifier's rewrites and ConditionalCodeMotion's
+moving out of what every branch ends with.  Each pass' implementation is one module of
+:mod:`.passes` named after the XLA file it models (``passes/hlo_dce.py``: ``hlo_dce.cc``;
+HostOffloadLegalize and HostOffloader, larger, are the sub-packages ``passes/host_offload_legalize/``
+and ``passes/host_offloader/``); this module only orders them.
 """
 
 from __future__ import annotations
@@ -25,29 +26,27 @@ from dataclasses import dataclass, field
 
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
-from .concat_decomposer import decompose_concatenates
-from .conditional_canonicalizer import canonicalize_conditionals, fold_whole_tuples
-from .conditional_code_motion import move_conditional_code
-from .cse import eliminate_common_subexpressions
-from .dce import remove_dead_code
-from .host_call_wrapper import wrap_host_calls
-from .inline import InlineResult
-from .inline import inline_calls as _inline_calls
-from .legalize import LegalizeResult, run_legalize
-from .pipelining_optimizations import hoist_moves_above_barriers
-from .prepare import (
-    elide_moves_into_host_calls,
-    merge_duplicate_annotations,
-    rebuild_as_compiled,
-    remove_sharding_markers,
-)
-from .reshape_mover import move_reshapes
+from .passes.algebraic_simplifier import simplify_for_offloading
+from .passes.call_inliner import InlineResult
+from .passes.call_inliner import inline_calls as _inline_calls
+from .passes.concat_decomposer import decompose_concatenates
+from .passes.conditional_canonicalizer import canonicalize_conditionals
+from .passes.conditional_code_motion import move_conditional_code
+from .passes.hlo_cse import eliminate_common_subexpressions, merge_duplicate_annotations
+from .passes.hlo_dce import remove_dead_code
+from .passes.hlo_host_device_type_call_wrapper import wrap_host_calls
+from .passes.host_offload_legalize import LegalizeResult, run_legalize
+from .passes.host_offloader import OffloadOptions, run_host_offloader
+from .passes.host_offloading_prepare import elide_moves_into_host_calls
+from .passes.pipelining_optimizations import hoist_moves_above_barriers
+from .passes.reshape_mover import move_reshapes
+from .passes.scatter_to_dus import scatters_to_updates
+from .passes.sharding_remover import remove_sharding_markers
+from .passes.stablehlo_rebuild import rebuild_as_compiled
+from .passes.tuple_simplifier import fold_whole_tuples
+from .passes.while_initializer_removal import remove_while_initializers
+from .passes.while_loop_simplifier import remove_trip_count_one_loops
 from .result import HostOffloadResult
-from .scatter_to_dus import scatters_to_updates
-from .simplify import simplify_for_offloading
-from .simulator import OffloadOptions, run_host_offloader
-from .while_initializer_removal import remove_while_initializers
-from .while_loop_simplifier import remove_trip_count_one_loops
 
 
 @dataclass(frozen=True)
@@ -264,7 +263,7 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("cse", _cse, _pre_optimization),  # HloCSE: simplification-1 starts with it
     Pass("while_loop_simplifier", _while_loop_simplifier, _pre_optimization),  # trip count 1: the body
     Pass("scatter_to_dus", _scatter_to_dus, _tpu_pre_optimization),  # x.at[0].set(row)
-    # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.simplify`):
+    # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.passes.algebraic_simplifier`):
     # the compile's simplification pipelines; a scheduled module has been through them, and
     # XLA's HostOffloader unit tests run the pass alone.
     Pass("algsimp", _algsimp, _pre_optimization),

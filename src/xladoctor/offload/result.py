@@ -17,7 +17,7 @@ from ..ir.shape import ShapeIndex, format_shape_index
 from .kinds import DusAction, FirstKind, HostComputeReason, InsertedKind, MismatchContext, Status
 
 if TYPE_CHECKING:
-    from .legalize import LegalizeNote, LegalizeResult
+    from .passes.host_offload_legalize import LegalizeNote, LegalizeResult
 
 E1200_CODE = "E1200"
 E1200_NAME = "CompileTimeHostOffloadOutputLocationMismatch"

@@ -55,7 +55,7 @@ def _tpu_entry(name: str) -> KnownDivergence:
 
 GPU_DIVERGENCES: tuple[KnownDivergence, ...] = (
     _tpu_entry("one-element-tuple-root"),
-    # No longer a TPU divergence: the pre-passes model HloCSE (offload/cse.py) since issue 19.
+    # No longer a TPU divergence: the pre-passes model HloCSE (offload/passes/hlo_cse.py) since issue 19.
     KnownDivergence("cse-of-identical-host-buffers", label("oracle.divergence.cse_of_identical_host_buffers"),
                     _identical_host_buffers),
     KnownDivergence(

@@ -25,7 +25,7 @@ Read as equal, because HostOffloader cannot tell them apart:
 * **constants** are values, not numbered lines: an operand that is a constant reads as its
   shape and (scalars) literal (a floating one by its value: ``%.9g``), so HloCSE merging equal constants and while-loop constant
   sinking copying them change nothing; a folded constant (a different literal) still differs;
-* a ``reshape`` the model already reads as a bitcast (:func:`~xladoctor.offload.dataflow.reshape_is_bitcast`)
+* a ``reshape`` the model already reads as a bitcast (:func:`~xladoctor.offload.passes.host_offload_utils.reshape_is_bitcast`)
   reads as the ``bitcast`` AlgebraicSimplifier makes of it after layout assignment;
 * ``dot`` and ``convolution`` (the TPU's dot canonicalisation): both are compute;
 * a host computation: our ``call`` of a ``compute_on("device_host")`` body and the compiler's
@@ -113,7 +113,7 @@ def prepared_module(module: HloModule, inline_calls: bool | None = None) -> HloM
     """A copy of ``module`` after :data:`~xladoctor.offload.pipeline.PRE_PASSES`, as the
     analysis runs them (``inline_calls=None``: when the module looks pre-optimisation)."""
     from ..offload.clone import clone_module
-    from ..offload.inline import looks_pre_optimization
+    from ..offload.passes.call_inliner import looks_pre_optimization
     from ..offload.pipeline import PRE_PASSES, PipelineConfig, PipelineState, run_pipeline
 
     if inline_calls is None:
@@ -216,7 +216,7 @@ def _callees(instr: HloInstruction) -> list[HloComputation]:
 
 
 def _opcode_text(instr: HloInstruction) -> str:
-    from ..offload.dataflow import reshape_is_bitcast
+    from ..offload.passes.host_offload_utils import reshape_is_bitcast
 
     if _host_execute_body(instr) is not None:
         return HloOpcode.CALL.value

@@ -1,0 +1,469 @@
+"""AlgebraicSimplifier's rewrites that change what HostOffloader sees.
+
+libtpu's compile runs XLA's AlgebraicSimplifier several times before ``host_offloading``
+(``simplification-1`` .. ``-4``, ``layout_fixup``).  Most of its rewrites leave the dataflow
+between a MoveToHost and an entry output alone; the ones modelled here do not, as the
+comparison of our prepared module with the compiler's ``before_host-offload-legalize``
+dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --compare-prepass``):
+
+* ``HandleSelect``: ``select(p, x, x) -> x``; ``select(true, x, y) -> x`` and
+  ``select(false, x, y) -> y`` for a constant (or broadcast constant) predicate.  So
+  ``ROOT s = select(k, h, h)`` with ``h`` a MoveToHost compiles: the root becomes the
+  MoveToHost itself.
+* ``HandleNegate``: ``negate(negate(x)) -> x`` (seen in the campaign: seed 1, program 172).
+* ``HandleSubtract`` / ``HandleAdd``'s reassociation of scalar integer constants:
+  ``(C1 - x) - C2 -> (C1 - C2) - x``, which a reversed ``lax.scan`` writes for its row index
+  (``N - i - 1``); the compiler's module reads ``subtract(2, i)`` where the lowering had
+  ``subtract(subtract(3, i), 1)`` (seed 1, program 113).
+* ``HandleMultiply``: ``(A * C1) * C2 -> A * (C1 * C2)`` for scalar constants or broadcasts of
+  them (``x * 2 * 2`` reaches HostOffloader as ``x * 4``: seed 1, program 10);
+* ``HandleAdd``: ``A + 0 -> A`` and ``0 + A -> A`` (a scalar zero, seen through broadcasts);
+* ``HandleAdd``'s factoring: ``A*C + B*C -> (A+B)*C``, for any float ``C`` as libtpu runs it
+  (MaxText's gradient of a mean: ``add(x*c, x*c)`` reaches HostOffloader as
+  ``multiply(add(x, x), c)``);
+* ``HandleAdd``'s reassociation: ``(A + C1) + C2 -> A + (C1 + C2)`` for float scalar constants
+  or broadcasts of them (``x + 1 + 1`` under ``jax.grad``: ``remat_grad``);
+* ``HandleMaximum`` / ``HandleMinimum``: ``max(max(x, y), y) -> max(x, y)`` (either operand,
+  either order; ``relu(relu(x))`` under remat: ``scan_offload``, ``remat_grad``);
+* ``HandleReshape``: ``reshape(reshape(x)) -> reshape(x)``, and ``x`` itself when that is its
+  shape (``scan_offload``'s stacked ys);
+* ``HandleDynamicSlice``: a ``dynamic-slice`` whose start indices are all constants is a
+  ``slice`` (starts clamped into the operand, as the op does: corpus D5, D6);
+* ``HandleTranspose``: ``transpose(dot(a, b)), dimensions={1,0} -> dot(b, a)`` for a matrix
+  product without batch dimensions (contracting dimensions swapped): a gradient's
+  ``dW = (x^T g)^T`` (``maxtext_decoder``);
+* ``HandleDynamicSlice``: a slice as large as its operand is the operand;
+* ``HandleDynamicUpdateSlice``: an update as large as the operand is the update itself;
+* ``HandleConcatenate``: a concatenate's operand concatenated along the same dimension gives
+  its operands instead;
+* ``HandleCompare``: ``max(a, b) > a`` is ``b > a`` (and the three like it);
+* ``HandleDivide``: ``A / C -> A * (1 / C)`` for a floating constant or a broadcast of one
+  (MaxText's mean over 2048 elements: ``x * 0.00048828125``).
+
+Each rewrite is XLA's ``ReplaceInstruction``: every use (and the root) moves to the
+replacement, and the replaced instruction leaves its operands' user lists at once; the
+operands it leaves unused are dead-code elimination's (the next pass in the pipeline).
+"""
+
+from __future__ import annotations
+
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape, default_layout
+
+
+def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> list[tuple[str, str]]:
+    """Apply the modelled rewrites in every computation; ``(replaced, replacement)`` names.
+
+    ``floats_are_real``: AlgebraicSimplifier's ``enable_floats_are_real``, as libtpu runs it
+    (``A*C + B*C`` factored for any float ``C``); XLA:GPU runs without it (:func:`_factored_add`)."""
+    replaced: list[tuple[str, str]] = []
+    for comp in module.computations:
+        if not any(i.opcode in _REWRITTEN for i in comp.instructions):
+            continue  # the opcodes with a modelled rewrite: most computations have none
+        replaced.extend(_simplify_computation(comp, floats_are_real))
+    return replaced
+
+
+_REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.MULTIPLY, HloOpcode.DIVIDE,
+              HloOpcode.ADD, HloOpcode.TRANSPOSE, HloOpcode.MAXIMUM, HloOpcode.MINIMUM, HloOpcode.RESHAPE,
+              HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE,
+              HloOpcode.CONCATENATE, HloOpcode.COMPARE)
+
+
+def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) -> list[tuple[str, str]]:
+    replaced: list[tuple[str, str]] = []
+    gone: set[HloInstruction] = set()
+    for instr in comp.post_order():  # XLA's visitor: operands first, so chains collapse in one run
+        if instr.opcode is HloOpcode.SELECT:
+            replacement = _select_replacement(instr)
+        elif instr.opcode is HloOpcode.NEGATE and instr.operands[0].opcode is HloOpcode.NEGATE:
+            replacement = instr.operands[0].operands[0]
+        elif instr.opcode is HloOpcode.SUBTRACT:
+            replacement = _reassociated_subtract(comp, instr)
+        elif instr.opcode is HloOpcode.MULTIPLY:
+            replacement = _reassociated(comp, instr, HloOpcode.MULTIPLY)
+        elif instr.opcode is HloOpcode.DIVIDE:
+            replacement = _divide_by_constant(comp, instr)
+        elif instr.opcode is HloOpcode.ADD:
+            replacement = _add_of_zero(instr) or _factored_add(comp, instr, floats_are_real) or \
+                _reassociated(comp, instr, HloOpcode.ADD)
+        elif instr.opcode is HloOpcode.TRANSPOSE:
+            replacement = _transposed_dot(comp, instr)
+        elif instr.opcode in (HloOpcode.MAXIMUM, HloOpcode.MINIMUM):
+            replacement = _idempotent(instr)
+        elif instr.opcode is HloOpcode.RESHAPE:
+            replacement = _reshape_of_reshape(comp, instr)
+        elif instr.opcode is HloOpcode.DYNAMIC_SLICE:
+            replacement = _full_slice(instr) or _constant_dynamic_slice(comp, instr)
+        elif instr.opcode is HloOpcode.DYNAMIC_UPDATE_SLICE:
+            replacement = _full_update(instr)
+        elif instr.opcode is HloOpcode.CONCATENATE:
+            replacement = _flattened_concatenate(comp, instr)
+        elif instr.opcode is HloOpcode.COMPARE:
+            if _narrowed_compare(instr):
+                replaced.append((instr.name, instr.name))
+            continue
+        else:
+            continue
+        if replacement is None or not _compatible(replacement, instr):
+            continue  # ReplaceInstruction refuses a shape that is not compatible
+        instr.replace_all_uses_with(replacement)
+        if instr.opcode is not HloOpcode.SUBTRACT:  # XLA's subtract rewrite goes through an add
+            _keep_name(comp, instr, replacement)
+        comp.unhook(instr)
+        gone.add(instr)
+        replaced.append((instr.name, replacement.name))
+    if gone:
+        comp.drop_removed(gone, release_names=False)
+    return replaced
+
+
+def _integer_scalar(instr: HloInstruction) -> int | None:
+    if instr.opcode is not HloOpcode.CONSTANT or instr.literal is None or not instr.shape.is_array or \
+            instr.shape.dimensions or instr.shape.element_type.kind not in ("signed", "unsigned"):
+        return None
+    try:
+        return int(instr.literal.strip())
+    except ValueError:
+        return None
+
+
+def _reassociated_subtract(comp: HloComputation, outer: HloInstruction) -> HloInstruction | None:
+    """``(C1 - x) - C2`` -> a new ``(C1 - C2) - x`` (scalar integers), else None."""
+    inner, c2 = outer.operands
+    second = _integer_scalar(c2)
+    if second is None or inner.opcode is not HloOpcode.SUBTRACT or len(inner.users) != 1:
+        return None
+    c1, x = inner.operands
+    first = _integer_scalar(c1)
+    if first is None:
+        return None
+    module = comp.module
+    assert module is not None
+    constant = HloInstruction(module.unique_name("constant"), HloOpcode.CONSTANT, c1.shape)
+    constant.literal = str(first - second)
+    comp.insert_before(outer, constant)
+    new = HloInstruction(module.unique_name("subtract"), HloOpcode.SUBTRACT, outer.shape)
+    comp.insert_before(outer, new)
+    new.operands = [constant, x]
+    return new
+
+
+def _float_scalar(instr: HloInstruction) -> tuple[float, bool] | None:
+    """``(value, broadcast)`` of a floating scalar constant, or of a broadcast of one."""
+    broadcast = instr.opcode is HloOpcode.BROADCAST
+    if broadcast:
+        instr = instr.operands[0]
+    if instr.opcode is not HloOpcode.CONSTANT or instr.literal is None or not instr.shape.is_array or \
+            instr.shape.dimensions or instr.shape.element_type.kind != "float":
+        return None
+    try:
+        return float(instr.literal.strip()), broadcast
+    except ValueError:
+        return None
+
+
+def _rounded(value: float, bits: int | None) -> float:
+    """``value`` as the nearest f32 when ``bits`` is 32 (the constant folder computes in the type)."""
+    if bits != 32:
+        return value
+    import struct
+
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
+def _literal_text(value: float, bits: int | None) -> str:
+    """The literal as XLA prints it: the shortest text that reads back as the same value of
+    the element type (``4``, ``0.5``, ``0.00048828125``)."""
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    if bits == 64:
+        return repr(value)
+    import struct
+
+    rounded = struct.unpack("f", struct.pack("f", value))[0]
+    for digits in range(1, 10):
+        text = f"{rounded:.{digits}g}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == rounded:
+            return text
+    return repr(rounded)
+
+
+def _new_scalar_operand(comp: HloComputation, anchor: HloInstruction, like: HloInstruction, value: float,
+                        broadcast: bool) -> HloInstruction:
+    """A constant (broadcast like ``like`` when ``broadcast``) holding ``value``."""
+    module = comp.module
+    assert module is not None
+    scalar_like = like.operands[0] if broadcast else like
+    constant = HloInstruction(module.unique_name("constant"), HloOpcode.CONSTANT, scalar_like.shape)
+    constant.literal = _literal_text(value, scalar_like.shape.element_type.bits)
+    comp.insert_before(anchor, constant)
+    if not broadcast:
+        return constant
+    new = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST, like.shape)
+    new.attributes = {"dimensions": like.attributes.get("dimensions", "{}")}
+    comp.insert_before(anchor, new)
+    new.operands = [constant]
+    return new
+
+
+def _binary(comp: HloComputation, old: HloInstruction, opcode: HloOpcode, a: HloInstruction,
+            b: HloInstruction) -> HloInstruction:
+    module = comp.module
+    assert module is not None
+    new = HloInstruction(module.unique_name(opcode.value), opcode, old.shape)
+    comp.insert_before(old, new)
+    new.operands = [a, b]
+    return new
+
+
+def _reassociated(comp: HloComputation, outer: HloInstruction, opcode: HloOpcode) -> HloInstruction | None:
+    """``(A op C1) op C2`` (either order) -> ``A op (C1 op C2)`` for ``op`` multiply or add and
+    float scalar constants or broadcasts of them, both of one kind; None otherwise."""
+    for inner, c2 in (outer.operands, outer.operands[::-1]):
+        second = _float_scalar(c2)
+        if second is None or inner.opcode is not opcode:
+            continue
+        for a, c1 in (inner.operands, inner.operands[::-1]):
+            first = _float_scalar(c1)
+            if first is None or first[1] != second[1] or _float_scalar(a) is not None or a.opcode is HloOpcode.CONSTANT:
+                continue
+            bits = c2.shape.element_type.bits
+            x, y = _rounded(first[0], bits), _rounded(second[0], bits)
+            value = _rounded(x * y if opcode is HloOpcode.MULTIPLY else x + y, bits)  # folded in the type
+            folded = _new_scalar_operand(comp, outer, c2, value, second[1])
+            return _binary(comp, outer, opcode, a, folded)
+    return None
+
+
+def _factored_add(comp: HloComputation, add: HloInstruction, floats_are_real: bool = True) -> HloInstruction | None:
+    """``A*C + B*C`` -> ``(A+B)*C`` (XLA's matching: ``C`` either operand of the left
+    multiply, any operand of the right one; each multiply used only by the add), else None.
+
+    XLA does this for floats only when ``C`` is a constant ``+-2^k`` unless
+    ``enable_floats_are_real``; libtpu does it for any float ``C`` (seed 1, program 19:
+    ``p1*2 + p1*p1`` reaches HostOffloader as ``(2 + p1) * p1``); XLA:GPU (``floats_are_real``
+    false) only for integers or a ``C`` of ``+-2^k`` (``IsAllFpConstantPowerOf2``; its dumps, 2026-12-03)."""
+    lhs, rhs = add.operands
+    if lhs.opcode is not HloOpcode.MULTIPLY or rhs.opcode is not HloOpcode.MULTIPLY or \
+            len(lhs.users) != 1 or len(rhs.users) != 1:
+        return None  # the multiplies would stay: no fewer multiplies
+    for a, c in (lhs.operands, lhs.operands[::-1]):
+        if c in rhs.operands and (floats_are_real or add.shape.element_type.kind != "float" or _power_of_two(c)):
+            b = rhs.operands[1] if rhs.operands[0] is c else rhs.operands[0]
+            summed = _binary(comp, add, HloOpcode.ADD, a, b)
+            return _binary(comp, add, HloOpcode.MULTIPLY, summed, c)
+    return None
+
+
+def _transposed_dot(comp: HloComputation, transpose: HloInstruction) -> HloInstruction | None:
+    """``transpose(dot(a, b))`` of a rank-2 product -> ``dot(b, a)``, else None."""
+    dot = transpose.operands[0]
+    if dot.opcode is not HloOpcode.DOT or len(dot.users) != 1 or len(transpose.shape.dimensions) != 2 or \
+            transpose.attributes.get("dimensions", "").replace(" ", "") != "{1,0}":
+        return None
+    attrs = dot.attributes
+    if attrs.get("lhs_batch_dims") or attrs.get("rhs_batch_dims") or \
+            any(len(o.shape.dimensions) != 2 for o in dot.operands):
+        return None
+    module = comp.module
+    assert module is not None
+    new = dot.detached_copy()
+    new.name = module.unique_name(dot.name)
+    new.shape = Shape.array(transpose.shape.element_type, transpose.shape.dimensions, default_layout(2))
+    swapped = dict(attrs)
+    swapped["lhs_contracting_dims"] = attrs.get("rhs_contracting_dims", "{}")
+    swapped["rhs_contracting_dims"] = attrs.get("lhs_contracting_dims", "{}")
+    new.attributes = swapped
+    comp.insert_before(transpose, new)
+    new.operands = [dot.operands[1], dot.operands[0]]
+    return new
+
+
+def _idempotent(outer: HloInstruction) -> HloInstruction | None:
+    """``op(op(x, y), y)`` (any operand order) -> ``op(x, y)`` for ``op`` max or min."""
+    for inner, other in (outer.operands, outer.operands[::-1]):
+        if inner.opcode is outer.opcode and other in inner.operands:
+            return inner
+    return None
+
+
+def _reshape_of_reshape(comp: HloComputation, outer: HloInstruction) -> HloInstruction | None:
+    inner = outer.operands[0]
+    if inner.opcode is not HloOpcode.RESHAPE:
+        return None
+    source = inner.operands[0]
+    if tuple(source.shape.dimensions) == tuple(outer.shape.dimensions):
+        return source
+    module = comp.module
+    assert module is not None
+    new = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, outer.shape)
+    comp.insert_before(outer, new)
+    new.operands = [source]
+    return new
+
+
+def _constant_dynamic_slice(comp: HloComputation, ds: HloInstruction) -> HloInstruction | None:
+    """``dynamic-slice`` at constant starts -> ``slice`` (starts clamped to ``[0, dim - size]``)."""
+    operand, starts = ds.operands[0], [_integer_scalar(i) for i in ds.operands[1:]]
+    if any(v is None for v in starts) or not ds.shape.is_array:
+        return None
+    dims, sizes = operand.shape.dimensions, ds.shape.dimensions
+    if len(starts) != len(dims) or len(sizes) != len(dims):
+        return None
+    bounds = []
+    for start, dim, size in zip(starts, dims, sizes):
+        assert start is not None
+        first = min(max(start, 0), dim - size)
+        bounds.append(f"[{first}:{first + size}]")
+    module = comp.module
+    assert module is not None
+    new = HloInstruction(module.unique_name("slice"), HloOpcode.SLICE, ds.shape)
+    new.attributes = {"slice": "{" + ", ".join(bounds) + "}"}
+    comp.insert_before(ds, new)
+    new.operands = [operand]
+    return new
+
+
+def _divide_by_constant(comp: HloComputation, divide: HloInstruction) -> HloInstruction | None:
+    """``A / C`` -> ``A * (1 / C)`` for a non-constant ``A`` and a float constant ``C`` (or a
+    broadcast of a scalar one)."""
+    a, c = divide.operands
+    value = _float_scalar(c)
+    if value is None or value[0] == 0 or a.opcode is HloOpcode.CONSTANT:
+        return None
+    inverse = _new_scalar_operand(comp, divide, c, 1.0 / value[0], value[1])
+    return _binary(comp, divide, HloOpcode.MULTIPLY, a, inverse)
+
+
+def _full_slice(ds: HloInstruction) -> HloInstruction | None:
+    """``HandleDynamicSlice``: a slice as large as its operand is the operand."""
+    operand = ds.operands[0]
+    return operand if _compatible(operand, ds) else None
+
+
+def _narrowed_compare(compare: HloInstruction) -> bool:
+    """``HandleCompare``, in place: ``Gt(Max(a, b), a) -> Gt(b, a)``, ``Gt(Max(a, b), b) -> Gt(a, b)``,
+    ``Gt(a, Min(a, b)) -> Gt(a, b)``, ``Gt(b, Min(a, b)) -> Gt(b, a)`` (the gradient of
+    ``relu(relu(x))`` compares ``max(y, 0) > 0``: ``remat_grad``)."""
+    if compare.attributes.get("direction") != "GT":
+        return False
+    lhs, rhs = compare.operands
+    if lhs.opcode is HloOpcode.MAXIMUM:
+        a, b = lhs.operands
+        if rhs is a or rhs is b:
+            compare.replace_operand(0, b if rhs is a else a)
+            return True
+    if rhs.opcode is HloOpcode.MINIMUM:
+        a, b = rhs.operands
+        if lhs is a or lhs is b:
+            compare.replace_operand(1, b if lhs is a else a)
+            return True
+    return False
+
+
+def _flattened_concatenate(comp: HloComputation, concat: HloInstruction) -> HloInstruction | None:
+    """``HandleConcatenate``: ``concatenate(concatenate(a, b), c)`` along one dimension is
+    ``concatenate(a, b, c)`` (a ``lax.scan(..., unroll=2)`` of odd length, its loop gone)."""
+    dims = concat.attributes.get("dimensions")
+    inner = [o for o in concat.operands if o.opcode is HloOpcode.CONCATENATE and
+             o.attributes.get("dimensions") == dims]
+    if not inner:
+        return None
+    operands = [x for o in concat.operands for x in (o.operands if o in inner else (o,))]
+    module = comp.module
+    assert module is not None
+    new = HloInstruction(module.unique_name("concatenate"), HloOpcode.CONCATENATE, concat.shape)
+    new.attributes = {"dimensions": dims or "{0}"}
+    comp.insert_before(concat, new)
+    new.operands = operands
+    return new
+
+
+def _full_update(dus: HloInstruction) -> HloInstruction | None:
+    """``HandleDynamicUpdateSlice``: an update of the operand's whole shape is the update
+    (the start indices clamp to 0): a one-step ``lax.scan``'s stacked ``ys``."""
+    update = dus.operands[1]
+    return update if _compatible(update, dus) else None
+
+
+def _add_of_zero(add: HloInstruction) -> HloInstruction | None:
+    """``HandleAdd``'s first rewrites: ``A + 0 -> A``, then ``0 + A -> A`` (``IsAll(x, 0)``: a
+    scalar zero constant, seen through broadcasts; a one-step ``lax.scan``'s gradient
+    accumulator, once WhileLoopSimplifier has inlined the loop)."""
+    lhs, rhs = add.operands
+    if _is_all_zero(rhs) and _compatible(lhs, add):
+        return lhs
+    if _is_all_zero(lhs) and _compatible(rhs, add):
+        return rhs
+    return None
+
+
+def _is_all_zero(instr: HloInstruction) -> bool:
+    while instr.opcode is HloOpcode.BROADCAST:
+        instr = instr.operands[0]
+    if instr.opcode is not HloOpcode.CONSTANT or instr.literal is None or instr.shape.dimensions:
+        return False
+    try:
+        return float(instr.literal.strip()) == 0.0
+    except ValueError:
+        return instr.literal.strip() == "false"
+
+
+def _compatible(a: HloInstruction, b: HloInstruction) -> bool:
+    """``ShapeUtil::Compatible`` on arrays: same element type and dimensions, layouts ignored."""
+    x, y = a.shape, b.shape
+    return x.is_array and y.is_array and x.element_type is y.element_type and \
+        tuple(x.dimensions) == tuple(y.dimensions)
+
+
+def _select_replacement(select: HloInstruction) -> HloInstruction | None:
+    """``HandleSelect``: what ``select`` is replaced by, or None."""
+    pred, on_true, on_false = select.operands
+    if on_true is on_false:
+        return on_true
+    value = _constant_predicate(pred)
+    if value is True:
+        return on_true
+    if value is False:
+        return on_false
+    return None
+
+
+def _constant_predicate(instr: HloInstruction) -> bool | None:
+    """``IsAll(pred, true/false)``: a pred constant whose every element is the same, seen
+    through broadcasts; None otherwise."""
+    while instr.opcode is HloOpcode.BROADCAST:
+        instr = instr.operands[0]
+    if instr.opcode is not HloOpcode.CONSTANT or instr.literal is None:
+        return None
+    words = set(instr.literal.replace("{", " ").replace("}", " ").replace(",", " ").split())
+    if words == {"true"}:
+        return True
+    if words == {"false"}:
+        return False
+    return None
+
+
+def _power_of_two(instr: HloInstruction) -> bool:
+    """``IsAllFpConstantPowerOf2``: a float scalar constant (or broadcast of one) of ``+-2^k``."""
+    import math
+
+    value = _float_scalar(instr)
+    return value is not None and abs(math.frexp(value[0])[0]) == 0.5
+
+
+def _keep_name(comp: HloComputation, old: HloInstruction, new: HloInstruction) -> None:
+    """``ReplaceInstruction`` gives ``new`` the name of ``old`` when both have the same opcode
+    (``x*2*2``: the folded multiply keeps the outer one's name, in libtpu's and XLA:GPU's dumps);
+    ``new``'s own name stays taken, as XLA's NameUniquer never gives one back."""
+    module = comp.module
+    if new.opcode is not old.opcode or module is None or (
+            new.opcode is HloOpcode.CUSTOM_CALL and new.custom_call_target != old.custom_call_target):
+        return
+    module.names.remove(new)
+    new.name = old.name
+    module.names.add(new)

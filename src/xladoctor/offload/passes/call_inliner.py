@@ -1,0 +1,240 @@
+"""CallInliner, as XLA runs it before HostOffloader, on the simulation's private copy.
+
+Why: pre-optimisation HLO (what ``jax.jit(f).lower(...).as_text("hlo")`` prints)
+wraps library code in ``call`` instructions (``jit_dynamic_update_index_in_dim``,
+``closed_call``, ...).  XLA inlines them early (``CallInliner`` runs right after
+``ConvertMemoryPlacementToInternalAnnotations`` in the pre-SPMD pipeline), so by the
+time HostOffloader runs, a MoveToHost's first consumer is the DUS *inside* the
+callee, not the call or the tuple that packs its operands.  Walking the un-inlined
+graph starts at the wrong instruction and can call a pure DMA "host compute".
+
+What is inlined (``CallInliner::IsInlineableCallOp``): every ``call`` with no
+backend config, not inside an async (e.g. host) computation, not marked
+``inlineable="false"``; also kept are calls that run on the host
+(``_xla_compute_type="host"``, or a callee on the host execution thread): they
+become host offloaded calls, not inline code.  Callees are inlined before their
+callers (post-order), as XLA does.
+
+Names: a callee called from one place is moved into its caller with its names
+unchanged, so results name the instructions of the input text.  A callee called
+from several places is cloned; each clone gets a fresh module-unique name
+(``name.1``, ``name.2``, ...) and ``InlineResult.origin`` maps it back to the
+input instruction (XLA's own clones get NameUniquer names too, so "starting from
+X" in XLA's message names a clone we cannot predict digit for digit).  Metadata is
+carried over, so source lines survive.  Cost is linear in the size of the inlined
+module.
+
+Bound: the inlined module is sized first (in one pass over the call graph), and a module
+that would inline to more than ``max(INLINE_BOUND, INLINE_GROWTH x its instructions)``
+instructions -- 1,000,000, or 8 times the input -- is refused with one line naming the call
+that crosses it (:class:`~xladoctor.errors.InputError`, exit code 2).  A call graph whose
+paths double at each level (20 computations each calling the next twice: 3 kB of text, 2
+million instructions inlined) took minutes and gigabytes here, and the real compiler does
+not finish either; the refusal is the honest answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...errors import InputError
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...labels import label
+from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
+from .tuple_simplifier import forward_tuple_elements
+
+INLINE_BOUND = 1_000_000
+"""Instructions an inlined module may have whatever its input (see the module doc)."""
+INLINE_GROWTH = 8
+"""... or this many times the input's instructions, when that is more."""
+
+
+@dataclass
+class InlineResult:
+    """What the pre-pass did: calls inlined and where cloned instructions came from."""
+
+    inlined_calls: list[str] = field(default_factory=list)
+    """Names of the ``call`` instructions replaced by their callee's body."""
+    origin: dict[str, str] = field(default_factory=dict)
+    """Clone name -> name of the input instruction it copies (only for multi-site callees)."""
+
+
+def looks_pre_optimization(module: HloModule) -> bool:
+    """A module that has not been through XLA's pipeline yet: not scheduled.
+
+    Scheduled modules (``is_scheduled=true``, what ``compile().as_text()`` and the
+    ``after_optimizations`` dumps print) have long had their calls inlined; any
+    ``call`` left there was deliberately kept, so it must not be inlined again.
+    """
+    return module.attributes.get("is_scheduled", "").strip().lower() != "true"
+
+
+def _runs_on_host(call: HloInstruction, callee: HloComputation) -> bool:
+    return (call.frontend_attributes.get(COMPUTE_TYPE_ATTR) == COMPUTE_TYPE_HOST
+            or callee.execution_thread == HOST_THREAD)
+
+
+def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputation]) -> bool:
+    """``CallInliner::IsInlineableCallOp`` plus the host-call exclusion."""
+    if call.opcode is not HloOpcode.CALL:
+        return False
+    callees = call.called.get("to_apply") or call.called_computations
+    if len(callees) != 1:
+        return False
+    if "backend_config" in call.attributes or call.parent in async_computations:
+        return False
+    if call.frontend_attributes.get("inlineable", "true") != "true":
+        return False
+    if call.parent is not None and call.parent.execution_thread == HOST_THREAD:
+        return False
+    return not _runs_on_host(call, callees[0])
+
+
+_CALL = HloOpcode.CALL  # tested before is_inlineable_call: most instructions are no call
+
+
+def computation_post_order(module: HloModule) -> list[HloComputation]:
+    """Computations reachable from the entry, callees before callers (iterative DFS)."""
+    assert module.entry is not None
+    order: list[HloComputation] = []
+    seen = {module.entry}
+    stack = [(module.entry, iter(_callees(module.entry)))]
+    while stack:
+        comp, it = stack[-1]
+        for callee in it:
+            if callee not in seen:
+                seen.add(callee)
+                stack.append((callee, iter(_callees(callee))))
+                break
+        else:
+            stack.pop()
+            order.append(comp)
+    return order
+
+
+def check_inlined_size(module: HloModule, async_computations: set[HloComputation]) -> None:
+    """Raise :class:`InputError` at the first call whose inlining would take the module past
+    the bound; the sizes come from the call graph alone (callees before callers), no copy."""
+    bound = max(INLINE_BOUND, INLINE_GROWTH * module.instruction_count())
+    size: dict[HloComputation, int] = {}
+    total = 0
+    for comp in computation_post_order(module):
+        n = 0
+        for instr in comp.instructions:
+            if instr.opcode is _CALL and is_inlineable_call(instr, async_computations):
+                callee = (instr.called.get("to_apply") or instr.called_computations)[0]
+                n += size.get(callee, 0) - len(callee.parameters)
+            else:
+                n += 1
+            if total + n > bound:
+                raise InputError(label("offload.inline_bound", call=instr.name, bound=f"{bound:,}"),
+                                 module.source_name, instr.line or comp.line or 1, instr.col or 1)
+        size[comp] = n
+        total += n
+
+
+def _callees(comp: HloComputation) -> list[HloComputation]:
+    return [c for instr in comp.instructions for c in instr.called_computations]
+
+
+class _Inliner:
+    def __init__(self, module: HloModule):
+        self.m = module
+        self.result = InlineResult()
+        self.async_computations = {c for i in module.instructions() if i.opcode is HloOpcode.ASYNC_START
+                                   for c in i.called_computations}
+        self.call_sites: dict[HloComputation, int] = {}
+        for instr in module.instructions():
+            for c in instr.called_computations:
+                self.call_sites[c] = self.call_sites.get(c, 0) + 1
+        self.emptied: set[HloComputation] = set()
+
+    def run(self) -> InlineResult:
+        check_inlined_size(self.m, self.async_computations)
+        for comp in computation_post_order(self.m):
+            if any(i.opcode is _CALL and is_inlineable_call(i, self.async_computations) for i in comp.instructions):
+                self._inline_into(comp)
+        self._drop_dead_computations()
+        return self.result
+
+    def _inline_into(self, comp: HloComputation) -> None:
+        new_list: list[HloInstruction] = []
+        for instr in comp.instructions:
+            if instr.parent is comp and instr.opcode is _CALL and is_inlineable_call(instr, self.async_computations):
+                new_list.extend(self._inline(instr, comp))
+            elif instr.parent is comp:
+                new_list.append(instr)
+        comp.splice(new_list)
+
+    def _inline(self, call: HloInstruction, caller: HloComputation) -> list[HloInstruction]:
+        callee = (call.called.get("to_apply") or call.called_computations)[0]
+        mapping: dict[HloInstruction, HloInstruction] = {}
+        for k, param in enumerate(callee.parameters):
+            if param is not None:
+                mapping[param] = call.operands[k]
+        body = [i for i in callee.instructions if i.opcode is not HloOpcode.PARAMETER]
+        single = self.call_sites.get(callee, 0) == 1 and callee not in self.emptied
+        if single:
+            moved = self._move(body, mapping, caller)
+            self.emptied.add(callee)
+        else:
+            moved = self._clone(body, mapping, caller)
+        assert callee.root is not None
+        new_root = mapping.get(callee.root, callee.root)
+        call.replace_all_uses_with(new_root)
+        call.operands = ()
+        caller.forget(call)
+        self.call_sites[callee] = self.call_sites.get(callee, 1) - 1
+        self.result.inlined_calls.append(call.name)
+        return moved
+
+    @staticmethod
+    def _move(body: list[HloInstruction], mapping: dict[HloInstruction, HloInstruction],
+              caller: HloComputation) -> list[HloInstruction]:
+        """Single call site: the callee's instructions move, names and all."""
+        for instr in body:
+            caller.adopt(instr)
+            if any(o in mapping for o in instr.operands):
+                instr.operands = [mapping.get(o, o) for o in instr.operands]
+            if instr.control_predecessors:
+                instr.control_predecessors = [p for p in instr.control_predecessors if p not in mapping]
+        return body
+
+    def _clone(self, body: list[HloInstruction], mapping: dict[HloInstruction, HloInstruction],
+               caller: HloComputation) -> list[HloInstruction]:
+        """Another call site of a shared callee: copies with fresh names, traced back by ``origin``."""
+        out: list[HloInstruction] = []
+        for instr in body:
+            source = self.result.origin.get(instr.name, instr.name)
+            clone = instr.detached_copy()
+            clone.name = self.m.unique_name(source)
+            clone.called = {role: list(comps) for role, comps in instr.called.items()}
+            clone.control_predecessors = [mapping[p] for p in instr.control_predecessors if p in mapping]
+            clone.operands = [mapping.get(o, o) for o in instr.operands]
+            for c in clone.called_computations:
+                self.call_sites[c] = self.call_sites.get(c, 0) + 1
+            caller.adopt(clone)
+            self.result.origin[clone.name] = source
+            mapping[instr] = clone
+            out.append(clone)
+        return out
+
+    def _drop_dead_computations(self) -> None:
+        """Callees no longer called (all their call sites inlined) leave the private module."""
+        live = set(computation_post_order(self.m))
+        self.m.remove_computations([c for c in self.m.computations if c not in live])
+
+
+def inline_calls(module: HloModule) -> InlineResult:
+    """Inline every inlineable ``call`` of ``module`` in place, then fold ``gte(tuple)`` pairs.
+
+    The folding runs even when nothing was inlined: XLA's simplifiers do it to every
+    module before HostOffloader (the real compiler starts a walk at the consumer of a
+    folded get-tuple-element, not at the tuple).  ``module`` must be a private copy.
+    """
+    result = _Inliner(module).run()
+    forward_tuple_elements(module)
+    return result

@@ -1,0 +1,126 @@
+"""XLA's ``HloCSE``: two instructions that compute the same value are one.
+
+libtpu's simplification pipelines start with ``cse`` (its dump ``simplification-1...before_cse``),
+before ``host_offloading``.  The comparison with the compiler's ``before_host-offload-legalize``
+dump (:mod:`xladoctor.oracle.prepass`) found programs where JAX writes one value twice --
+``x * 2`` for two outputs, ``jnp.ones`` broadcasts in two places -- and the compiler's module
+has it once: HostOffloader then sees one instruction with the users of both, which changes its
+walks (which user comes first, whether a host value feeds compute once or twice).
+
+Modelled as ``hlo_cse.cc`` does it without layouts: in post order (operands first, so chains
+merge in one run) an instruction is replaced by the first earlier one with the same opcode,
+shape, operands (the same instructions, in order; in any order for a commutative binary op, as
+``IdenticalIgnoringCommutativeOperandOrder``: seed 1, program 393 has ``a + b`` and ``b + a``), attributes, called computations and, for a
+constant, literal.  Not merged: parameters, custom calls (placement annotations are
+:func:`merge_duplicate_annotations`'s; others may have side effects), control flow
+and calls, and the side-effecting opcodes dead-code elimination keeps.
+
+The annotation CSE (the pipeline's ``annotation_cse``, :func:`merge_duplicate_annotations`) is
+the same pass on placement annotations only, where libtpu runs HloCSE before the general one:
+two MoveToHost (or two MoveToDevice) of the same value (looking through JAX's ``Sharding``
+markers, gone by then) are one.  JAX marks ``annotate_device_placement`` side-effecting, which
+would keep both, but XLA turns them into plain MoveToHost/MoveToDevice custom calls first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ..annotations import ANNOTATION_TARGETS, is_move_to_device, is_move_to_host
+from .hlo_dce import _SIDE_EFFECTING
+from .host_offload_utils import is_sharding_annotation
+
+_NEVER = _SIDE_EFFECTING | {HloOpcode.CUSTOM_CALL, HloOpcode.OPT_BARRIER}
+_COMMUTATIVE = frozenset({HloOpcode.ADD, HloOpcode.MULTIPLY, HloOpcode.MAXIMUM, HloOpcode.MINIMUM,
+                          HloOpcode.AND, HloOpcode.OR, HloOpcode.XOR})
+_IGNORED = frozenset({"metadata", "sharding", "frontend_attributes", "backend_config", "statistics_viz"})
+
+
+def eliminate_common_subexpressions(module: HloModule) -> list[tuple[str, str]]:
+    """Merge equal instructions in every computation; ``(removed, kept)`` names."""
+    merged: list[tuple[str, str]] = []
+    for comp in module.computations:
+        merged.extend(merge_duplicates(comp))
+    return merged
+
+
+def _key(instr: HloInstruction) -> tuple | None:
+    if instr.opcode in _NEVER:
+        return None
+    attrs = tuple(sorted((k, v) for k, v in instr.attributes.items() if k not in _IGNORED))
+    called = tuple((role, tuple(id(c) for c in comps)) for role, comps in sorted(instr.called.items()))
+    operands = [id(o) for o in instr.operands]
+    if instr.opcode in _COMMUTATIVE:
+        operands.sort()  # IdenticalIgnoringCommutativeOperandOrder
+    return (instr.opcode, str(instr.shape), tuple(operands), attrs, called, instr.literal, instr.tuple_index)
+
+
+def merge_duplicates(comp: HloComputation,
+                     key_of: Callable[[HloInstruction], tuple | None] | None = None) -> list[tuple[str, str]]:
+    """Replace each later instruction of ``comp`` whose ``key_of`` equals an earlier one's (in post
+    order, as ``HloCSE`` keeps the first it meets) by that one; ``(removed, kept)`` names.  The
+    annotation CSE (:func:`merge_duplicate_annotations`) is the same loop over its own key."""
+    key_fn = _key if key_of is None else key_of
+    merged: list[tuple[str, str]] = []
+    first: dict[tuple, HloInstruction] = {}
+    gone: set[HloInstruction] = set()
+    for instr in comp.post_order():
+        key = key_fn(instr)
+        if key is None:
+            continue
+        kept = first.setdefault(key, instr)
+        if kept is instr:
+            continue
+        comp.replace_and_unhook(instr, kept, gone)
+        merged.append((instr.name, kept.name))
+    comp.drop_removed(gone, release_names=False)
+    return merged
+
+
+def _annotation_key(instr: HloInstruction) -> tuple | None:
+    key = _kind_and_operands(instr)
+    return None if key is None else (*key, str(instr.shape))
+
+
+def _kind_and_operands(instr: HloInstruction) -> tuple | None:
+    if instr.opcode is not HloOpcode.CUSTOM_CALL:
+        return None  # most instructions: one identity test before the annotation predicates
+    if is_move_to_host(instr):
+        kind = "host"
+    elif is_move_to_device(instr):
+        kind = "device"
+    else:
+        return None
+    return (kind, tuple(id(_through_sharding(o)) for o in instr.operands))
+
+
+def _through_sharding(instr: HloInstruction) -> HloInstruction:
+    """The value under JAX's sharding markers (the partitioner removes them before CSE)."""
+    while instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr):
+        instr = instr.operands[0]
+    return instr
+
+
+def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
+    """Whether two annotations have the same kind and operands (the key without the shape,
+    whose printing cost a third of this pass on a 50k-instruction module): without such a
+    pair no two full keys are equal."""
+    custom_call = HloOpcode.CUSTOM_CALL  # tested here: a call per instruction was most of the pass
+    candidates = [i for i in instructions if i.opcode is custom_call and i.custom_call_target in ANNOTATION_TARGETS]
+    keys = [key for key in map(_kind_and_operands, candidates) if key is not None]
+    return len(keys) != len(set(keys))
+
+
+def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
+    """``(removed, kept)`` names: later duplicates are replaced by the first one in post order
+    (``HloCSE`` keeps the first it meets)."""
+    merged: list[tuple[str, str]] = []
+    for comp in module.computations:
+        if not _may_have_duplicates(comp.instructions):
+            continue  # no duplicates: nothing to merge
+        merged.extend(merge_duplicates(comp, _annotation_key))
+    return merged

@@ -1,0 +1,122 @@
+"""XLA's ``HloHostDeviceTypeCallWrapper``: the host computations of a computation become one ``host-call``.
+
+libtpu's compile starts with the ``hlo_device_type_async_wrapper`` pipeline, whose
+``hlo_host_device_type_call_wrapper`` (``xla/core/host_offloading/hlo_host_device_type_call_wrapper.cc``)
+wraps the instructions marked ``_xla_compute_type="host"`` with
+``offloader_util::FindAndWrapOffloadedComputations``
+(``xla/hlo/transforms/offloaded_instruction_wrapper.cc``).  With no schedule every host
+instruction may be fused, so two ``compute_on("device_host")`` calls of one function that do not
+depend on each other reach HostOffloader as one host call with a tuple of both results (the
+comparison with the compiler's ``before_host-offload-legalize`` dump,
+:mod:`xladoctor.oracle.prepass`, found it on every generated program with two such calls).
+
+Modelled, for the case the campaign has -- every host instruction of the computation is a
+``call`` whose callee's root is not a tuple, and no host call depends on another (an operand
+chain from one to another makes the wrapper build separate computations; then nothing is
+merged here):
+
+* the instructions are walked in reverse post order; the first host call met is the root of the
+  new computation, each later one is appended with ``add_output=true``: its operands become new
+  parameters (after the earlier ones; one the call has already is that parameter), its result
+  a new element of the root tuple;
+* the merged call takes the callees' bodies (cloned) under one computation whose root is the
+  tuple of their roots, in that order; each original call's users read its element through a
+  ``get-tuple-element``.  The merged call keeps ``_xla_compute_type="host"``, as the model of
+  the later passes reads host calls by it (:func:`.host_offloading_prepare.is_host_computation_call`).
+"""
+
+from __future__ import annotations
+
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape
+from ..annotations import is_host_compute
+
+
+def wrap_host_calls(module: HloModule) -> list[str]:
+    """Merge the independent host calls of each computation; the merged calls' names."""
+    made: list[str] = []
+    for comp in list(module.computations):
+        calls = _mergeable(comp)
+        if calls:
+            made.append(_merge(module, comp, calls))
+    return made
+
+
+def _mergeable(comp: HloComputation) -> list[HloInstruction]:
+    """The host calls in the order the wrapper meets them, or [] when they are not mergeable."""
+    if sum(map(is_host_compute, comp.instructions)) < 2:
+        return []  # most computations: no post order to build
+    hosts = [i for i in reversed(comp.post_order()) if is_host_compute(i)]
+    if any(i.opcode is not HloOpcode.CALL or len(i.called_computations) != 1 for i in hosts):
+        return []
+    if any(c.called_computations[0].root_instruction().opcode is HloOpcode.TUPLE for c in hosts):
+        return []
+    listed = set(hosts)
+    for call in hosts:  # an operand chain from one host call to another: separate computations
+        stack, seen = list(call.operands), set()
+        while stack:
+            instr = stack.pop()
+            if instr in listed:
+                return []
+            if instr not in seen:
+                seen.add(instr)
+                stack.extend(instr.operands)
+    return hosts
+
+
+def _merge(module: HloModule, comp: HloComputation, calls: list[HloInstruction]) -> str:
+    body = HloComputation(module.unique_computation_name("called_computation"))
+    module.add_computation(body)
+    operands: list[HloInstruction] = []
+    roots: list[HloInstruction] = []
+    for call in calls:
+        callee = call.called_computations[0]
+        mapping: dict[HloInstruction, HloInstruction] = {}
+        for k, param in enumerate(callee.parameters):
+            if call.operands[k] in operands:  # an operand the call has already: its parameter
+                mapping[param] = body.parameters[operands.index(call.operands[k])]
+                continue
+            new = HloInstruction(module.unique_name("param"), HloOpcode.PARAMETER, param.shape)
+            new.parameter_number = len(operands)
+            body.add_instruction(new)
+            mapping[param] = new
+            operands.append(call.operands[k])
+        for instr in callee.instructions:
+            if instr.opcode is HloOpcode.PARAMETER:
+                continue
+            clone = instr.detached_copy()
+            clone.name = module.unique_name(instr.name)
+            clone.called = {role: list(cs) for role, cs in instr.called.items()}
+            body.add_instruction(clone)
+            clone.operands = [mapping.get(o, o) for o in instr.operands]
+            mapping[instr] = clone
+        roots.append(mapping[callee.root_instruction()])
+    root = HloInstruction(module.unique_name("tuple"), HloOpcode.TUPLE, Shape.tuple([r.shape for r in roots]))
+    body.add_instruction(root)
+    root.operands = roots
+    body.root = root
+    first = calls[0]
+    merged = first.detached_copy()
+    merged.name = module.unique_name("host-call")
+    merged.shape = root.shape
+    merged.called = {"to_apply": [body]}
+    merged.attributes = {**merged.attributes, "to_apply": body.name}
+    comp.insert_before(first, merged)
+    merged.operands = operands
+    elements = []
+    for k, call in enumerate(calls):
+        element = HloInstruction(module.unique_name("get-tuple-element"), HloOpcode.GET_TUPLE_ELEMENT, call.shape)
+        element.tuple_index = k
+        element.attributes = {"index": str(k)}
+        comp.insert_before(first, element)
+        element.operands = [merged]
+        elements.append(element)
+    for call, element in zip(calls, elements):
+        comp.replace_instruction(call, element)
+    module.calls_changed()
+    callees = [c.called_computations[0] for c in calls]
+    module.remove_computations([c for c in callees if not module.callers_of(c)])
+    return merged.name

@@ -1,0 +1,98 @@
+"""The verdict: E1200 at the program end, MoveToHosts that move nothing, what ends on host.
+
+XLA stops at the first error; the simulation records every one (the first is what XLA
+reports, ``first=True``) and carries on as if the offending output were host memory,
+so each offending output is reported once.  Failures of the pass itself (a returned
+status, a CHECK) are recorded by :class:`~.state.Recorder`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ....ir.instruction import HloInstruction
+from ....ir.opcodes import HloOpcode
+from ....ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index, set_memory_space_in_place
+from ....labels import label
+from ...annotations import is_move_to_host
+from ...kinds import FirstKind, MismatchContext
+from ...positions import Position
+from ...result import DroppedOffload, OutputMismatch, OutputMovedToHost, PassFailure
+from ...rules import SHIPPED
+from . import messages
+from .state import OffloaderRun, all_leaves_host, memory_space
+
+
+def ensure_entry_output_is_host(run: OffloaderRun, index: ShapeIndex, context: MismatchContext, start_name: str,
+                                trace: list[Position], origin: str, origin_instr: str) -> None:
+    """The program-end rule: shipped XLA's E1200, or ``EnsureEntryLayoutIsHostMemory`` of PR #36525."""
+    ecl = run.ecl_result
+    if not ecl.has_index(index):
+        return
+    sub = ecl.subshape(index)
+    if all_leaves_host(sub):
+        return
+    customized = any(s.effective_layout.is_customized for _, s in sub.leaves() if s.is_array)
+    ctx, res = run.ctx, run.res
+    if ctx.options.rule == SHIPPED or customized:
+        first = run.rec.first(FirstKind.E1200)
+        if first:
+            res.vlog.append("Instruction trace leading to error:")
+            res.vlog.extend("  " + str(p) for p in trace)
+        res.errors.append(OutputMismatch(
+            start=ctx.rn(start_name), context=context, output_index=index, output_layout=str(sub),
+            customized=customized, trace=tuple(ctx.hop(p) for p in trace), origin=origin,
+            origin_instruction=origin_instr, path=ctx.path(origin_instr, trace), first=first))
+    else:
+        new_sub = sub.with_memory_space(HOST_MEMORY_SPACE)
+        res.outputs_moved_to_host.append(OutputMovedToHost(index, str(sub), str(new_sub), ctx.rn(start_name)))
+        res.warnings.append(messages.output_moved_warning(format_shape_index(index), str(sub),
+                                                          str(new_sub), start_name))
+    # Carry on as if the output were host memory, so each output is reported once.
+    run.ecl_result = set_memory_space_in_place(ecl, HOST_MEMORY_SPACE, index, run)
+
+
+def report_removed_by_dce(run: OffloaderRun, removed: list[HloInstruction]) -> None:
+    """MoveToHosts that HloDCE removed before the pass (see :mod:`..hlo_dce`): they move nothing."""
+    ctx = run.ctx
+    custom_call = HloOpcode.CUSTOM_CALL  # most removed code: one identity test each
+    for instr in reversed(removed):
+        if instr.opcode is custom_call and is_move_to_host(instr):
+            orig = ctx.input_instruction(instr.name)
+            run.res.dropped_offloads.append(DroppedOffload(
+                ctx.rn(instr.name), label("offload.dropped_dead_code"), (),
+                orig.source_location() if orig else None))
+
+
+def report_prior_failure(run: OffloaderRun, failure: PassFailure) -> None:
+    """A failure of an earlier pass (HostOffloadLegalize): XLA stops before this one."""
+    run.res.failures.append(replace(failure, first=run.rec.first(FirstKind.FAILURE)))
+
+
+def collect_host_positions(run: OffloaderRun) -> None:
+    """Final memory spaces of the input's instructions, and what each inserted copy reads now."""
+    ctx, res = run.ctx, run.res
+    seen: set[tuple[str, ShapeIndex]] = set()
+    for comp in ctx.module.computations:
+        for instr in comp.instructions:
+            shape = instr.shape
+            if shape.is_array and memory_space(shape) != HOST_MEMORY_SPACE:
+                continue  # the common case: nothing on host, no lookups
+            if instr in run.edits.dead or ctx.input_instruction(instr.name) is None:
+                continue
+            for idx, leaf in instr.shape.leaves():
+                if leaf.is_array and memory_space(leaf) == HOST_MEMORY_SPACE:
+                    reported = (ctx.rn(instr.name), idx)
+                    if reported not in seen:
+                        seen.add(reported)
+                        res.host_positions.append(reported)
+    # Copies were created before the MoveToHosts they read were removed: name what they read now.
+    fixed = []
+    for ins in res.inserted:
+        made = ctx.module.get_instruction(ins.name)
+        if made is not None and made.operands and ins.operand is not None:
+            ins = replace(ins, operand=made.operands[0].name)
+        if ctx.origin:
+            ins = replace(ins, operand=ins.operand and ctx.rn(ins.operand), user=ins.user and ctx.rn(ins.user))
+        fixed.append(ins)
+    res.inserted = fixed

@@ -1,0 +1,145 @@
+"""XLA's ``ReshapeMover``: a reshape feeding an elementwise op moves below it.
+
+libtpu runs ``reshape-mover`` in its simplification pipelines, before ``host_offloading``.
+The comparison with the compiler's ``before_host-offload-legalize`` dump
+(:mod:`xladoctor.oracle.prepass`) found it on programs that take a row out of a host buffer and
+compute on it: ``sine(reshape(dynamic-slice(...)))`` reaches HostOffloader as
+``reshape(sine(dynamic-slice(...)))``, so the first compute on the sliced value is the
+``sine``, on the slice's own shape.
+
+Modelled after ``xla/hlo/transforms/simplifiers/reshape_mover.cc``, reshapes only (the campaign's
+programs have no transposes in these positions):
+
+* a **candidate** is an elementwise instruction with at least one operand that is a
+  non-trivial ``reshape`` (one whose operand is not a constant or a broadcast of a scalar),
+  where every ``reshape`` operand is equivalent to it (same input and output dimensions) and
+  every other operand can be trivially reshaped (a constant, a broadcast of a scalar with
+  sorted dimensions);
+* candidates whose reshape operands have users that are not candidates are dropped, until
+  none is (``TryReshapeMoveOnCandidates``);
+* each remaining candidate is rebuilt on the reshapes' operands (constants and scalar
+  broadcasts made in the input shape: the broadcast that AlgebraicSimplifier makes of a
+  reshaped scalar broadcast right after) and replaced by a reshape of the new instruction.
+"""
+
+from __future__ import annotations
+
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ...ir.shape import Shape, default_layout
+from ...ir.shape_inference import _BINARY, _UNARY_OPS
+
+_ELEMENTWISE = frozenset(_UNARY_OPS | {o for o in HloOpcode if o.value in _BINARY} |
+                         {HloOpcode.SELECT, HloOpcode.CLAMP, HloOpcode.CONVERT})
+
+
+_ROUNDS = 8
+"""Rounds per computation at most (libtpu's simplification pipelines iterate to a fixed point)."""
+
+
+def move_reshapes(module: HloModule) -> list[str]:
+    """Sink reshapes below elementwise users in every computation; the instructions rebuilt."""
+    moved: list[str] = []
+    for comp in module.computations:
+        for _ in range(_ROUNDS):  # the pipeline runs to a fixed point: a moved reshape moves on
+            candidates = [i for i in comp.instructions if _is_candidate(i)]
+            done = _move_candidates(module, comp, candidates) if candidates else []
+            if not done:
+                break
+            moved.extend(done)
+    return moved
+
+
+def _is_reshape(instr: HloInstruction) -> bool:
+    return instr.opcode is HloOpcode.RESHAPE
+
+
+def _scalar_broadcast(instr: HloInstruction) -> bool:
+    if instr.opcode is not HloOpcode.BROADCAST:
+        return False
+    operand = instr.operands[0]
+    return operand.shape.is_array and not operand.shape.dimensions
+
+
+def _trivially_reshaped(instr: HloInstruction) -> bool:
+    """``CanTriviallyRearrange`` for a reshape: a constant or a scalar broadcast."""
+    return instr.opcode is HloOpcode.CONSTANT or _scalar_broadcast(instr)
+
+
+def _first_nontrivial_reshape(instr: HloInstruction) -> HloInstruction | None:
+    for operand in instr.operands:
+        if _is_reshape(operand) and not _trivially_reshaped(operand.operands[0]) and \
+                tuple(operand.shape.dimensions) != tuple(operand.operands[0].shape.dimensions):
+            return operand
+    return None
+
+
+def _equivalent(a: HloInstruction, b: HloInstruction) -> bool:
+    return tuple(a.shape.dimensions) == tuple(b.shape.dimensions) and \
+        tuple(a.operands[0].shape.dimensions) == tuple(b.operands[0].shape.dimensions)
+
+
+def _is_candidate(instr: HloInstruction) -> bool:
+    if instr.opcode not in _ELEMENTWISE or not instr.shape.is_array:
+        return False
+    reshape = _first_nontrivial_reshape(instr)
+    if reshape is None:
+        return False
+    return all(_equivalent(o, reshape) if _is_reshape(o) else _trivially_reshaped(o) for o in instr.operands)
+
+
+def _move_candidates(module: HloModule, comp: HloComputation, candidates: list[HloInstruction]) -> list[str]:
+    chosen = set(candidates)
+    removed = True
+    while chosen and removed:
+        removed = False
+        reshapes = {o for c in chosen for o in c.operands if _is_reshape(o)}
+        for reshape in reshapes:
+            if any(u not in chosen for u in reshape.users):
+                for user in reshape.users:
+                    if user in chosen:
+                        chosen.discard(user)
+                        removed = True
+    moved = []
+    for instr in [c for c in candidates if c in chosen]:
+        _sink(module, comp, instr)
+        moved.append(instr.name)
+    return moved
+
+
+def _sink(module: HloModule, comp: HloComputation, instr: HloInstruction) -> None:
+    reshape = _first_nontrivial_reshape(instr)
+    assert reshape is not None
+    inner_dims = tuple(reshape.operands[0].shape.dimensions)
+    operands = [_inverse(module, comp, instr, o, inner_dims) for o in instr.operands]
+    new = instr.detached_copy()
+    new.name = module.unique_name(instr.name)
+    new.shape = Shape.array(instr.shape.element_type, inner_dims, default_layout(len(inner_dims)))
+    comp.insert_before(instr, new)
+    new.operands = operands
+    out = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, instr.shape)
+    comp.insert_before(instr, out)
+    out.operands = [new]
+    comp.replace_instruction(instr, out)
+
+
+def _inverse(module: HloModule, comp: HloComputation, anchor: HloInstruction, operand: HloInstruction,
+             dims: tuple[int, ...]) -> HloInstruction:
+    """``ApplyInverseRearrange``: ``operand`` in the reshape's input shape."""
+    if tuple(operand.shape.dimensions) == dims:
+        return operand
+    if _is_reshape(operand) and tuple(operand.operands[0].shape.dimensions) == dims:
+        return operand.operands[0]
+    if _scalar_broadcast(operand):  # reshape(broadcast(scalar)): AlgebraicSimplifier's broadcast
+        new = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST,
+                             Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
+        new.attributes = {"dimensions": "{}"}
+        comp.insert_before(anchor, new)
+        new.operands = [operand.operands[0]]
+        return new
+    new = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
+    comp.insert_before(anchor, new)
+    new.operands = [operand]
+    return new

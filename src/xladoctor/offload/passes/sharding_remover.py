@@ -1,0 +1,70 @@
+"""XLA's ``ShardingRemover`` (``xla/hlo/transforms/simplifiers/sharding_remover.cc``): sharding markers go.
+
+JAX's ``Sharding`` and Shardy's ``xla.sdy.*`` custom calls
+(``FuncResultSharding`` before every result) are replaced by their operand.  That
+rewires users: each becomes the newest user of the operand, and removing the marker
+moves the operand's last user into the marker's slot (XLA's ``Users``).  The order of a
+value's users decides the order of the walks, hence which E1200 is reported: the real
+compiler reports ``tuple.1`` for ``return h, f(h)`` because of this.  (Replacing
+``annotate_device_placement`` by a new MoveToHost keeps its slot, by the same rule.)
+"""
+
+from __future__ import annotations
+
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from .host_offload_utils import is_sharding_annotation
+
+
+def remove_sharding_markers(module: HloModule) -> list[str]:
+    """Replace each sharding marker by its operand (``ReplaceAllUsesWith`` then removal); names.
+
+    As XLA's ``ShardingRemover``: markers in reverse post order, and a ``Sharding`` or
+    ``FuncResultSharding`` marker is replaced by a ``copy`` of its operand, which the next
+    ``HloDCE`` removes (in creation order, each removal moving the operand's last user into
+    its slot).  That reorders the users of an operand two markers shared: seed 1 program 335,
+    ``return h, h, h * 2`` with the two annotations CSE'd, starts from the multiply in libtpu."""
+    removed: list[str] = []
+    for comp in module.computations:
+        markers = [i for i in comp.instructions if i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i)]
+        if not markers:
+            continue
+        gone: set[HloInstruction] = set()
+        copies: list[HloInstruction] = []
+        for instr in reversed(_in_removal_order(comp, markers)):
+            if instr not in gone:
+                instr.replace_all_uses_with(instr.operands[0])
+                if instr.custom_call_target in _COPIED_MARKERS:
+                    copies.append(_dead_copy(instr))
+                comp.unhook(instr)  # now: the operand's users are reordered as XLA's removal does
+                gone.add(instr)
+                removed.append(instr.name)
+        comp.drop_removed(gone, release_names=False)  # one sweep: two markers per host move
+        for copy in copies:  # HloDCE
+            copy.operands = ()
+    return removed
+
+
+_COPIED_MARKERS = frozenset({"Sharding", "xla.sdy.FuncResultSharding"})
+
+
+def _dead_copy(marker: HloInstruction) -> HloInstruction:
+    """The ``copy`` ShardingRemover leaves for dead-code elimination: only its place among the
+    operand's users matters (it is outside the module, and gone before any other pass runs)."""
+    copy = HloInstruction("copy", HloOpcode.COPY, marker.shape)
+    copy.operands = [marker.operands[0]]
+    return copy
+
+
+def _in_removal_order(comp: HloComputation, markers: list[HloInstruction]) -> list[HloInstruction]:
+    """The markers in post order (XLA removes them in its reverse).  Removing one rewires only its own
+    operand's users and its users' operand slots, so markers on distinct operands that are
+    not markers themselves give the same graph in any order: then text order serves, and
+    the post order (a walk of the whole computation) is not needed."""
+    operands = {id(m.operands[0]) for m in markers}
+    if len(operands) == len(markers) and not any(id(m) in operands for m in markers):
+        return markers
+    listed = set(markers)
+    return [i for i in comp.post_order() if i in listed]

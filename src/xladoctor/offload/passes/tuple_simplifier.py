@@ -1,0 +1,85 @@
+"""XLA's ``TupleSimplifier`` (``xla/hlo/transforms/simplifiers/tuple_simplifier.cc``), its two rewrites.
+
+* ``get-tuple-element(tuple(..., x, ...))`` is ``x`` (:func:`forward_tuple_elements`, with the
+  DCE of the tuple plumbing left unused): CallInliner leaves such pairs where a callee returned
+  a tuple, and the compile's rebuild from StableHLO folds them (:mod:`.stablehlo_rebuild`);
+* ``RemoveWholeTuple``: ``tuple(gte(t, 0), ..., gte(t, n-1))`` of one ``t`` of a compatible shape
+  is ``t`` (:func:`fold_whole_tuples`), as libtpu's Phase_1 runs it right after
+  ConditionalCanonicalizer (:mod:`.conditional_canonicalizer`) and ConditionalCodeMotion's own
+  subpipeline does on the branch roots it rebuilt.
+"""
+
+from __future__ import annotations
+
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+
+
+def folds_tuples(comp: HloComputation) -> bool:
+    """Whether :func:`forward_tuple_elements` changes ``comp``: a ``get-tuple-element(tuple(...))``."""
+    gte, tup = HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE
+    elements = [i for i in comp.instructions if i.opcode is gte]  # a list first: most instructions are none
+    return any(i.operands and i.operands[0].opcode is tup for i in elements)
+
+
+def forward_tuple_elements(module: HloModule) -> int:
+    """``TupleSimplifier`` and the DCE after it: ``get-tuple-element(tuple(..., x, ...))`` is ``x``.
+
+    Inlining leaves ``gte(tuple(...))`` pairs where a callee returned a tuple;
+    XLA's simplifiers fold them long before HostOffloader, so a MoveToHost in the
+    callee then feeds its real consumer (a DUS, say) instead of a tuple.  Only
+    tuple plumbing left without users is removed (nothing with side effects).
+    Returns how many get-tuple-elements were folded.
+    """
+    folded = 0
+    for comp in module.computations:
+        dead: set[HloInstruction] = set()
+        if not folds_tuples(comp):
+            continue  # nothing to fold
+        for instr in comp.post_order():
+            if instr.opcode is HloOpcode.GET_TUPLE_ELEMENT and instr.operands \
+                    and instr.operands[0].opcode is HloOpcode.TUPLE and instr.tuple_index is not None:
+                tup = instr.operands[0]
+                instr.replace_all_uses_with(tup.operands[instr.tuple_index])
+                folded += 1
+        # Tuple plumbing used only by dead plumbing (users before operands in reverse post order).
+        for instr in reversed(comp.post_order()):
+            if instr is not comp.root and instr.opcode in (HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE) \
+                    and all(u in dead for u in instr.users):
+                dead.add(instr)
+        if dead:
+            # Stable removal: the folded values' users keep the order the real compiler's
+            # rebuilt module gives them (a folded consumer comes after the existing users).
+            comp.remove_unused(dead, release_names=True)
+    return folded
+
+
+def fold_whole_tuples(module: HloModule) -> list[str]:
+    """TupleSimplifier's ``RemoveWholeTuple``: ``tuple(gte(t, 0), ..., gte(t, n-1))`` of one
+    ``t`` of a compatible shape is ``t``; the tuples replaced (their names)."""
+    folded: list[str] = []
+    for comp in module.computations:
+        for tup in [i for i in comp.post_order() if i.opcode is HloOpcode.TUPLE]:
+            top = whole_tuple_source(tup)
+            if top is None:
+                continue
+            comp.replace_instruction(tup, top)
+            folded.append(tup.name)
+    return folded
+
+
+def whole_tuple_source(tup: HloInstruction) -> HloInstruction | None:
+    """The ``t`` a ``tuple(gte(t, 0), ..., gte(t, n-1))`` of a compatible shape rebuilds, or None."""
+    top = None
+    for k, operand in enumerate(tup.operands):
+        if operand.opcode is not HloOpcode.GET_TUPLE_ELEMENT or operand.tuple_index != k:
+            return None
+        if top is None:
+            top = operand.operands[0]
+            if not top.shape.compatible(tup.shape):
+                return None
+        elif operand.operands[0] is not top:
+            return None
+    return top
