@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from xladoctor.offload import analyze_host_offload
+from xladoctor.offload.annotations import is_move_to_host
 from xladoctor.offload.pipeline import PIPELINE
 from xladoctor.oracle import compare, prediction_of
 from xladoctor.oracle.divergences import match_divergence
@@ -76,6 +77,11 @@ PROGRAMS = {
     "algsimp:concatenate": {"level": "user", "family": "scan_offload", "seed": 102},
     # --user remat_grad:127: the gradient of relu(relu(x)) compares max(y, 0) > 0
     "algsimp:compare": {"level": "user", "family": "remat_grad", "seed": 127},
+    # --user scan_offload:61: a scan of length 3, unroll=2, of relu with host ys: its loop of one
+    # step inlined before CSE, relu(relu(x)) is relu(x) and the ys three rows of one value
+    "algsimp:concatenate_of_one_row": {"level": "user", "family": "scan_offload", "seed": 61},
+    # --user scan_offload:184: the same scan nested in a scan of two steps (its body keeps a loop)
+    "while_loop_simplifier:nested": {"level": "user", "family": "scan_offload", "seed": 184},
 }
 
 
@@ -113,7 +119,7 @@ def test_the_new_passes_are_declared_before_host_offload_legalize():
     for name in PROGRAMS:
         assert name.split(":")[0] in names[:end]
     assert names.index("call_inliner") < names.index("hlo_host_device_type_call_wrapper") \
-        < names.index("host_offloading_prepare") < names.index("cse") < names.index("while_loop_simplifier") \
+        < names.index("host_offloading_prepare") < names.index("while_loop_simplifier") < names.index("cse") \
         < names.index("scatter_to_dus") < names.index("algsimp") \
         < names.index("reshape_mover") < names.index("concat_decomposer") \
         < names.index("while_initializer_removal") < names.index("pipelining_optimizations") < end
@@ -146,6 +152,49 @@ def test_a_loop_of_one_step_and_a_constant_scatter_are_gone():
         prepared = prepared_module(module)
         assert opcode in {i.opcode.value for c in module.computations for i in c.instructions}
         assert opcode not in {i.opcode.value for c in prepared.computations for i in c.instructions}
+
+
+@pytest.mark.parametrize("name", ["algsimp:concatenate_of_one_row", "while_loop_simplifier:nested"])
+def test_a_scans_ys_of_one_row_value_is_a_broadcast_of_its_move_to_host(name):
+    """libtpu inlines the inner loop of one step (HloModuleDCE) before simplification-1's HloCSE:
+    the relu bodies' ``broadcast(0)`` are one, ``max(max(x, 0), 0)`` is ``max(x, 0)``, the three
+    MoveToHost of it and their reshapes are one, and ``concatenate(r, r, r)`` is a broadcast of the
+    MoveToHost (``HandleConcatenate``, then ``reshape(reshape)`` folded).  Before, two maximums
+    stayed and ConcatDecomposer made pads of the concatenate."""
+    module, _, _ = _module(PROGRAMS[name])
+    prepared = prepared_module(module)
+    instructions = [i for c in prepared.computations for i in c.instructions]
+    opcodes = [i.opcode.value for i in instructions]
+    assert opcodes.count("maximum") == 1 and "concatenate" not in opcodes and "pad" not in opcodes
+    (broadcast,) = [i for i in instructions if i.opcode.value == "broadcast" and len(i.shape.dimensions) == 3]
+    assert is_move_to_host(broadcast.operands[0]) and broadcast.attributes["dimensions"] == "{1,2}"
+
+
+ROWS = ("HloModule m, entry_computation_layout={(f32[8,128]{1,0})->SHAPE{2,1,0}}\nENTRY main {\n"
+        "  x = f32[8,128] parameter(0)\n  r = f32[1,8,128] reshape(x)\n  s = f32[1,8,128] reshape(x)\n"
+        "  ROOT c = SHAPE concatenate(OPERANDS), dimensions={DIM}\n}\n")
+
+
+@pytest.mark.parametrize("operands,dim,shape,folded", [
+    ("r, r, r", 0, "f32[3,8,128]", True),
+    ("r, r", 0, "f32[2,8,128]", False),  # a binary concatenate is a pad or nothing
+    ("r, s, r", 0, "f32[3,8,128]", False),  # not one instruction (CSE's to merge first)
+    ("r, r, r", 1, "f32[1,24,128]", False),  # 8 rows along the dimension, not one
+])
+def test_a_concatenate_of_one_instruction_of_one_row_is_a_broadcast(operands, dim, shape, folded):
+    from xladoctor.offload.passes.algebraic_simplifier import simplify_for_offloading
+
+    text = ROWS.replace("SHAPE", shape).replace("OPERANDS", operands).replace("DIM", str(dim))
+    module = parse_module(text, "concat")
+    simplify_for_offloading(module)
+    root = module.entry_computation().root_instruction()
+    if not folded:
+        assert root.opcode.value == "concatenate"
+        return
+    assert root.opcode.value == "broadcast" and root.attributes["dimensions"] == "{1,2}"
+    assert root.operands[0].opcode.value == "reshape" and root.operands[0].operands[0].name == "r"
+    simplify_for_offloading(module)  # the next run: reshape(reshape(x)) of x's shape is x
+    assert module.entry_computation().root_instruction().operands[0].name == "x"
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS))

@@ -260,8 +260,9 @@ PIPELINE: tuple[Pass, ...] = (
     # kElideMoveToHost: libtpu only (XLA:GPU's host-compute pipeline runs convert-to-custom-call alone).
     Pass("host_offloading_prepare", _host_offloading_prepare, _libtpu),
     Pass("hlo_dce", _hlo_dce, _always),
+    # Phase_1's hlo-module-dce runs WhileLoopSimplifier (trip count 1: the body), before CSE.
+    Pass("while_loop_simplifier", _while_loop_simplifier, _pre_optimization),
     Pass("cse", _cse, _pre_optimization),  # HloCSE: simplification-1 starts with it
-    Pass("while_loop_simplifier", _while_loop_simplifier, _pre_optimization),  # trip count 1: the body
     Pass("scatter_to_dus", _scatter_to_dus, _tpu_pre_optimization),  # x.at[0].set(row)
     # AlgebraicSimplifier's rewrites that change what HostOffloader sees (:mod:`.passes.algebraic_simplifier`):
     # the compile's simplification pipelines; a scheduled module has been through them, and
@@ -276,6 +277,11 @@ PIPELINE: tuple[Pass, ...] = (
     Pass("algsimp", _algsimp, _pre_optimization),
     Pass("annotation_cse", _annotation_cse, _pre_optimization),  # moves of what algsimp made one value
     Pass("cse", _cse, _pre_optimization),  # the constants algsimp folded, once each; users of those moves
+    Pass("hlo_dce", _hlo_dce, _pre_optimization),
+    # simplification-1 is a fixed point (HloPassFix): its next iteration's two algsimps see what
+    # CSE made one value (a concatenate of one row, then the reshape of a reshape that leaves).
+    Pass("algsimp", _algsimp, _pre_optimization),
+    Pass("algsimp", _algsimp, _pre_optimization),
     Pass("hlo_dce", _hlo_dce, _pre_optimization),
     # libtpu's passes after layout assignment, right before its host_offloading pipeline:
     Pass("concat_decomposer", _concat_decomposer, _tpu_pre_optimization),  # Pre_main_fusion

@@ -35,7 +35,8 @@ dump showed (:mod:`xladoctor.oracle.prepass`, ``bench/offload_campaign.py --comp
 * ``HandleDynamicSlice``: a slice as large as its operand is the operand;
 * ``HandleDynamicUpdateSlice``: an update as large as the operand is the update itself;
 * ``HandleConcatenate``: a concatenate's operand concatenated along the same dimension gives
-  its operands instead;
+  its operands instead; three or more operands that are one instruction of size 1 along the
+  dimension are a ``broadcast`` of it (``scan_offload``'s ys of ``relu(relu(x))``);
 * ``HandleCompare``: ``max(a, b) > a`` is ``b > a`` (and the three like it);
 * ``HandleDivide``: ``A / C -> A * (1 / C)`` for a floating constant or a broadcast of one
   (MaxText's mean over 2048 elements: ``x * 0.00048828125``).
@@ -101,7 +102,7 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) ->
         elif instr.opcode is HloOpcode.DYNAMIC_UPDATE_SLICE:
             replacement = _full_update(instr)
         elif instr.opcode is HloOpcode.CONCATENATE:
-            replacement = _flattened_concatenate(comp, instr)
+            replacement = _flattened_concatenate(comp, instr) or _concatenate_of_one_row(comp, instr)
         elif instr.opcode is HloOpcode.COMPARE:
             if _narrowed_compare(instr):
                 replaced.append((instr.name, instr.name))
@@ -381,6 +382,38 @@ def _flattened_concatenate(comp: HloComputation, concat: HloInstruction) -> HloI
     comp.insert_before(concat, new)
     new.operands = operands
     return new
+
+
+def _concatenate_of_one_row(comp: HloComputation, concat: HloInstruction) -> HloInstruction | None:
+    """``HandleConcatenate``'s last rewrite: more than two operands, all the same instruction,
+    of size 1 along the concatenated dimension -> ``broadcast(reshape(x))`` of that dimension
+    (the reshape drops it; its ``reshape(reshape)`` folds in the next run).  A scan's ys of
+    rows that HloCSE made one value (``relu(relu(x))`` is ``relu(x)``: ``scan_offload``).
+
+    XLA tries it after the flattening (:func:`_flattened_concatenate`) and the merging of
+    adjacent slices (no pair of the same non-empty slice merges), and never for two operands:
+    a binary concatenate is a ``pad`` when one operand is a broadcast scalar, else left.  A
+    concatenate with an empty operand is rewritten before (not modelled: left here)."""
+    operands, shape = concat.operands, concat.shape
+    dims = concat.attributes.get("dimensions", "{0}").strip("{} ")
+    if len(operands) <= 2 or any(o is not operands[0] for o in operands) or not dims.isdigit() or \
+            not shape.is_array or not operands[0].shape.is_array:
+        return None
+    dim, row = int(dims), operands[0].shape.dimensions
+    if dim >= len(row) or row[dim] != 1 or 0 in row:
+        return None
+    module = comp.module
+    assert module is not None
+    kept = [i for i in range(len(row)) if i != dim]
+    reshape = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE,
+                             Shape.array(shape.element_type, [row[i] for i in kept], default_layout(len(kept))))
+    comp.insert_before(concat, reshape)
+    reshape.operands = [operands[0]]
+    broadcast = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST, concat.shape)
+    broadcast.attributes = {"dimensions": "{" + ",".join(map(str, kept)) + "}"}
+    comp.insert_before(concat, broadcast)
+    broadcast.operands = [reshape]
+    return broadcast
 
 
 def _full_update(dus: HloInstruction) -> HloInstruction | None:

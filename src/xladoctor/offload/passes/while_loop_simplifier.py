@@ -4,9 +4,12 @@ XLA's ``TryRemoveWhileLoop`` (``xla/hlo/transforms/simplifiers/while_loop_simpli
 replaces a ``while`` whose trip count is 1 by a ``call`` of its body on the loop's init and
 inlines that call, unless the loop is not removable or one of its computations has a side
 effect (or the loop's frontend attribute ``skip-simplify-while-loops_trip-count-one`` is
-``true``).  libtpu 0.0.42.1 runs it in its simplification pipelines; in the compiler's
-``before_host-offload-legalize`` dump a ``lax.scan`` of length 1 (a ``remat_grad`` with one
-step, say) has no loop left.  The trip count is the one :func:`.while_initializer_removal.induction_variable`
+``true``).  libtpu 0.0.42.1 runs it first inside ``Phase_1``'s ``hlo-module-dce``
+(``hlo_module_dce.cc``: WhileLoopSimplifier, TupleSimplifier, HloDCE), so before
+``simplification-1``'s HloCSE: CSE and AlgebraicSimplifier see the inlined body beside its
+caller (the body's ``broadcast(0)`` and the caller's are one, then ``relu(relu(x))`` is
+``relu(x)``: ``scan_offload:61``).  In the compiler's ``before_host-offload-legalize`` dump a
+``lax.scan`` of length 1 (a ``remat_grad`` with one step, say) has no loop left.  The trip count is the one :func:`.while_initializer_removal.induction_variable`
 reads (from 0 by 1 while ``LT`` a constant), the form JAX writes.  A loop that never runs (trip
 count 0) is left: JAX does not write one.  Placement annotations do not count as side effects:
 XLA has made them ``MoveToHost`` / ``MoveToDevice`` calls without the flag by then (a
