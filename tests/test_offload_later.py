@@ -188,6 +188,12 @@ def loop_state_reshape_variants():
     def ys_on_device(body, n=3):
         return lambda v: place_to_device(scan(body, n)(v)[1])
 
+    def outer_on_host(v):
+        return jax.lax.scan(lambda c, _: (scan(same)(c)[1].sum(0), None), v, None, length=2)[0]
+
+    def other(v):  # a loop whose carry goes to host and is computed with there
+        return jax.lax.scan(lambda c, _: (jnp.sin(place_to_host(c)), None), v, None, length=3)[0]
+
     def carry_back(c, _):  # the fix: the carry goes back to device, the ys stay on host
         h = place_to_host(c)
         return place_to_device(h), h
@@ -204,6 +210,12 @@ def loop_state_reshape_variants():
         "computed_before_the_move": (ys_on_device(lambda c, _: same(jnp.sin(c), _)), arg(), {}, "ok"),
         "carry_only": (lambda v: place_to_device(scan(lambda c, _: (place_to_host(c), None))(v)[0]), arg(), {}, "ok"),
         "fix_carry_moved_back": (ys_on_device(carry_back), arg(), {}, "ok"),
+        # the outer carry is the inner ys summed on host, only moved to device after the loop
+        "nested_outer_carry_on_host": (lambda v: place_to_device(outer_on_host(v)), arg(), {}, "failure"),
+        # another failure comes first ("async-start expects the shape"): warned
+        "nested_outer_result_computed_on_host": (lambda v: place_to_device(-outer_on_host(v)), arg(), {}, "warned"),
+        "another_loop_changing_memory_first": (lambda v: (place_to_device(other(v)), ys_on_device(same)(v).sum(0)),
+                                               arg(), {}, "warned"),
     }
 
 
@@ -211,8 +223,17 @@ def loop_state_reshape_variants():
 @pytest.mark.parametrize("name", sorted(loop_state_reshape_variants()))
 def test_loop_state_moved_to_host_and_returned_as_ys_is_the_real_compilers(name):
     """The carry's move to host, returned as the carry and reshaped into a ys row, fails with 2 or
-    more iterations; computing before the move, no ys, or moving the carry back compiles."""
+    more iterations; computing before the move, no ys, or moving the carry back compiles; in an
+    outer loop whose own carry ends on host, another failure comes first (warned)."""
     fn, args, jit_kwargs, expected = loop_state_reshape_variants()[name]
+    if expected == "warned":
+        from xladoctor.jax import check_offload
+        from xladoctor.jax.offload_confirm import compile_jitted
+
+        report, verdict = check_offload(fn, *args, jit_kwargs=jit_kwargs), compile_jitted(fn, *args, jit_kwargs=jit_kwargs)
+        assert report.outcome == "ok" and report.result.later_warnings
+        assert verdict.kind == "xla_error" and "async-start expects the shape" in verdict.message
+        return
     report, verdict = judged(fn, args, expected, jit_kwargs)
     if expected == "failure":
         assert "Bitcast cannot have different memory spaces" in verdict.message

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
@@ -373,6 +374,45 @@ def _only_moved_to_device(loop: HloInstruction, i: int) -> bool:
     return True
 
 
+def _changing_indices(loop: HloInstruction, host: set[tuple[str, tuple[int, ...]]]) -> set[int]:
+    """The top-level state indices of ``loop`` with an array that changes memory space."""
+    body = loop.called["body"][0]
+    if body.root is None or not body.parameters:
+        return set()
+    param, root = body.parameters[0], body.root
+    return {index[0] for index, leaf in param.shape.leaves() if index and leaf.is_array
+            and ((param.name, index) in host) != ((root.name, index) in host)}
+
+
+def _enclosing_loops(comp: HloComputation | None, caller: dict[int, HloInstruction]) -> list[HloInstruction]:
+    """The while loops whose body ``comp`` runs in, directly or through calls, innermost first."""
+    loops: list[HloInstruction] = []
+    seen: set[int] = set()
+    while comp is not None and id(comp) in caller and id(comp) not in seen:
+        seen.add(id(comp))
+        instr = caller[id(comp)]
+        if instr.opcode is HloOpcode.WHILE and comp in (instr.called.get("body") or []):
+            loops.append(instr)
+        comp = instr.parent
+    return loops
+
+
+def _first_to_fail(loop: HloInstruction, changing: dict[int, set[int]], caller: dict[int, HloInstruction]) -> bool:
+    """No other loop's state change can fail first: measured, another loop whose state changes
+    memory space fails first with "The async-start expects the shape" or not, by program order; a
+    loop around ``loop`` whose changing results are only moved to device lets this one fail first."""
+    around = {id(o) for o in _enclosing_loops(loop.parent, caller)}
+    for other_id, indices in changing.items():
+        if other_id == id(loop):
+            continue
+        if other_id not in around:
+            return False
+        other = next(o for o in _enclosing_loops(loop.parent, caller) if id(o) == other_id)
+        if not all(_only_moved_to_device(other, i) for i in indices):
+            return False
+    return True
+
+
 def _loop_state_reshapes(module: HloModule, result: HostOffloadResult) -> Iterator[PassFailure]:
     """A scan whose body moves its carry to host unchanged and returns that same host value as the
     carry and as a ys element (``c = place_to_host(c); return c, c``), the carry entering on device,
@@ -381,8 +421,16 @@ def _loop_state_reshapes(module: HloModule, result: HostOffloadResult) -> Iterat
     host value becomes a bitcast between memory spaces: ``Bitcast cannot have different memory
     spaces``.  One iteration, something computed from the carry before the move, a carry that is
     already on host, or the carry moved back to device before the body returns compiles; a carry
-    result used after the loop other than by a move to device fails differently (warned)."""
+    result used after the loop other than by a move to device fails first with "The async-start
+    expects the shape"; so may another loop whose state changes memory space, by program order,
+    unless it is a loop around this one whose changing results are only moved to device (both
+    warned, :func:`_first_to_fail`)."""
     host = set(result.host_positions)
+    caller = {id(c): instr for comp in module.computations for instr in comp.instructions
+              for called in instr.called.values() for c in called}
+    changing = {id(loop): indices for comp in module.computations for loop in comp.instructions
+                if loop.opcode is HloOpcode.WHILE and loop.called.get("body")
+                for indices in [_changing_indices(loop, host)] if indices}
     for comp in module.computations:
         for loop in comp.instructions:
             if loop.opcode is not HloOpcode.WHILE or not loop.called.get("body"):
@@ -397,7 +445,7 @@ def _loop_state_reshapes(module: HloModule, result: HostOffloadResult) -> Iterat
                 if (param.name, (i,)) in host or (root.name, (i,)) not in host:
                     continue  # measured only for a carry entering on device and leaving on host
                 moved = _carry_moved_to_host(root, param, i)
-                if moved is None or not _only_moved_to_device(loop, i):
+                if moved is None or not _only_moved_to_device(loop, i) or not _first_to_fail(loop, changing, caller):
                     continue
                 reshape = next((r for j in range(len(states)) if j != i
                                 for r in [_ys_element_of(root, param, j, i)] if r is not None), None)
