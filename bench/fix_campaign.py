@@ -21,6 +21,12 @@ message line is kept, as ``e1200`` (the fix does not work: a bug) or ``other_err
 gone and a later pass rejects the program for another reason, e.g. compute on host memory).  Whether ``check_offload`` then says the program is clean (so the same fix
 is not suggested again) is counted too.
 
+Each ``other_error`` (a "later failure") is also split by what our own check of the fixed program
+said (``later`` in the JSON): ``predicted`` (our outcome is ``failure``), ``warned`` (a warning of
+:mod:`xladoctor.offload.later_failures` or HostOffloadLegalize) or ``silent`` (an ``ok``: a bug to
+report); a fix that compiles but that our check predicts to fail is listed under
+``compiles_predicted_to_fail``.  The text ends with ``later failures: N, predicted M, ...``.
+
 Programs: the user-shaped ones (``bench/user_programs.py``: ``(family, seed)`` names a program)
 and the generated ones (``bench/offload_gen.py``: JAX level, and HLO level where only the ``hlo``
 form applies).
@@ -64,6 +70,22 @@ class FixOutcome:
     message: str = ""
     clean_after: bool | None = None
     """``check_offload`` (python) / ``offload`` (hlo) finds nothing on the fixed program."""
+    later: str | None = None
+    """For ``other_error`` only: what our own check of the fixed program said about the later
+    failure: ``predicted`` (outcome ``failure``), ``warned`` (no failure, a later-failure warning:
+    ``later_warnings`` or HostOffloadLegalize's), ``silent`` (a silent ``ok``: a bug to report) or
+    ``e1200`` (we still predict E1200 there).  For ``compiles``: ``wrongly_predicted`` when our check
+    predicts a failure for the program the compiler accepts (a bug), else None."""
+
+
+def later_of(result: Any) -> str:
+    """What our check of a fixed program that a later pass rejects said (``FixOutcome.later``)."""
+    if result.outcome == "failure":
+        return "predicted"
+    legalize = result.legalize.warnings if result.legalize is not None else []
+    if result.later_warnings or legalize:
+        return "warned"
+    return "silent" if result.outcome == "ok" else "e1200"
 
 
 @dataclass
@@ -106,12 +128,27 @@ def hlo_fix(hlo: str, mlir: str | None, which: str, worker: Any, folder: str) ->
         return FixOutcome("cli_error", f"rc {rc}: {_first_line(said.getvalue())}")
     with open(out) as f:
         fixed = f.read()
-    return _outcome(worker.compile_hlo(fixed), rc == 0)
+    return _outcome(worker.compile_hlo(fixed), rc == 0, lambda: _hlo_check(fixed, out, mlir))
 
 
-def _outcome(v: Any, clean_after: bool) -> FixOutcome:
+def _hlo_check(fixed: str, path: str, mlir: str | None) -> Any:
+    """The analysis ``offload`` ran on the file it wrote (with the same ``--stablehlo``), in process."""
+    from xladoctor.pipeline import AnalysisOptions, analyse_module, parse_hlo
+
+    options = AnalysisOptions(stablehlo_path="x.mlir" if mlir is not None else None)
+    return analyse_module(parse_hlo(fixed, path), fixed, path, options, mlir).result
+
+
+def _outcome(v: Any, clean_after: bool, check: Any) -> FixOutcome:
+    """``check()``: our own analysis result for the fixed program (read only for ``other_error``)."""
     status = {"compiles": "compiles", "e1200": "e1200"}.get(v.kind, "other_error")
-    return FixOutcome(status, "" if status == "compiles" else f"{v.kind}: {_verdict_message(v)}", clean_after)
+    later = None
+    if status == "other_error":
+        later = later_of(check())
+    elif status == "compiles" and not clean_after and check().outcome == "failure":
+        later = "wrongly_predicted"
+    return FixOutcome(status, "" if status == "compiles" else f"{v.kind}: {_verdict_message(v)}", clean_after,
+                      later)
 
 
 # -- form (ii): check_offload's code, applied to the program --------------------------------
@@ -202,7 +239,7 @@ def _judge_jax(fn: Any, args: tuple[Any, ...], jit_kwargs: dict[str, Any], worke
         v, after = _compile_jax(fn, args, jit_kwargs, worker)
     except Exception as e:  # jax refuses the fixed program: the fix is wrong as written
         return FixOutcome("refused", f"jax: {type(e).__name__}: {_first_line(str(e))}")
-    return _outcome(v, after.ok)
+    return _outcome(v, after.ok, lambda: after.result)
 
 
 # -- one program -------------------------------------------------------------------------
@@ -286,6 +323,9 @@ def summarise(records: list[ProgramFixes]) -> dict[str, Any]:
     per: dict[str, dict[str, Any]] = defaultdict(lambda: {"programs": 0, "e1200": 0, "e1200_without_finding": 0,
                                                           "fixes": {}})
     failures: list[dict[str, str]] = []
+    later = {"later_failures": 0, "predicted": 0, "warned": 0, "silent": 0, "e1200": 0,
+             "compiles_predicted_to_fail": 0}
+    wrongly: list[dict[str, str]] = []
     for r in records:
         fam = per[r.family]
         fam["programs"] += 1
@@ -299,8 +339,15 @@ def summarise(records: list[ProgramFixes]) -> dict[str, Any]:
             c["suggested"] += 1
             c[o.status] += 1
             c["clean_after"] += bool(o.clean_after)
+            if o.status == "other_error":
+                later["later_failures"] += 1
+                later[o.later or "silent"] += 1
+            elif o.later == "wrongly_predicted":
+                later["compiles_predicted_to_fail"] += 1
+                wrongly.append({"program": r.name, "fix": key})
             if o.status != "compiles":
-                failures.append({"program": r.name, "fix": key, "status": o.status, "message": o.message})
+                failures.append({"program": r.name, "fix": key, "status": o.status, "message": o.message,
+                                 **({"later": o.later} if o.later is not None else {})})
     total: dict[str, dict[str, int]] = {}
     for fam in per.values():
         for key, c in fam["fixes"].items():
@@ -309,7 +356,8 @@ def summarise(records: list[ProgramFixes]) -> dict[str, Any]:
                 t[k] += n
     return {"families": dict(sorted(per.items())), "total": total,
             "e1200_programs": sum(f["e1200"] for f in per.values()),
-            "programs": len(records), "failures": failures}
+            "programs": len(records), "later": later, "failures": failures,
+            "compiles_predicted_to_fail": wrongly}
 
 
 def print_text(doc: dict[str, Any]) -> None:
@@ -326,8 +374,16 @@ def print_text(doc: dict[str, Any]) -> None:
             cells.append(f"{c['compiles']:>5d}/{c['suggested']:<4d}" + (f" {wrong} BAD" if wrong else "")
                          + (f" {c['other_error']} later" if c["other_error"] else "") if c else "-")
         print(f"{name:22s} {fam['e1200']:>5d}  " + "  ".join(f"{x:>16s}" for x in cells))
+    la = doc.get("later")
+    if la is not None:
+        print(f"later failures: {la['later_failures']}, predicted {la['predicted']}, warned {la['warned']},"
+              f" silent {la['silent']}" + (f", still E1200 for us {la['e1200']}" if la["e1200"] else "")
+              + f"; fixes that compile predicted to fail: {la.get('compiles_predicted_to_fail', 0)}")
     for f in doc["failures"][:40]:
-        print(f"  {f['program']}: {f['fix']}: {f['status']}: {f['message']}")
+        said = f" (ours: {f['later']})" if f.get("later") else ""
+        print(f"  {f['program']}: {f['fix']}: {f['status']}{said}: {f['message']}")
+    for f in doc.get("compiles_predicted_to_fail", [])[:40]:
+        print(f"  {f['program']}: {f['fix']}: compiles, but we predict a failure")
 
 
 def main(argv: list[str] | None = None) -> int:

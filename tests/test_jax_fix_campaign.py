@@ -77,3 +77,46 @@ def test_generated_hlo_fixes_compile(worker, tmp_path):
         if done == 3:
             break
     assert done == 3
+
+
+def test_later_failures_are_counted_by_what_our_check_said(capsys):
+    """``other_error`` fixes are split by our own check of the fixed program: a predicted failure,
+    a warning, or a silent ok; a fix that compiles but that we predict to fail is listed apart."""
+    import fix_campaign
+    from fix_campaign import FixOutcome, ProgramFixes
+
+    def rec(name, **fixes):
+        return ProgramFixes(name, "gen_jax", "e1200", 1, {k.replace("_", " "): v for k, v in fixes.items()})
+
+    records = [
+        rec("a", hlo_host=FixOutcome("other_error", "xla_error: Bitcast", False, "predicted"),
+            python_host=FixOutcome("other_error", "xla_error: x", False, "warned")),
+        rec("b", hlo_device=FixOutcome("other_error", "xla_error: y", True, "silent"),
+            python_device=FixOutcome("compiles", "", False, "wrongly_predicted")),
+        rec("c", hlo_host=FixOutcome("compiles", "", True)),
+        ProgramFixes("d", "gen_jax", "compiles"),
+    ]
+    doc = fix_campaign.summarise(records)
+    assert doc["later"] == {"later_failures": 3, "predicted": 1, "warned": 1, "silent": 1, "e1200": 0,
+                            "compiles_predicted_to_fail": 1}
+    assert doc["compiles_predicted_to_fail"] == [{"program": "b", "fix": "python device"}]
+    assert [f.get("later") for f in doc["failures"]] == ["predicted", "warned", "silent"]
+    doc["seconds"] = 0
+    fix_campaign.print_text(doc)
+    assert "later failures: 3, predicted 1, warned 1, silent 1; fixes that compile predicted to fail: 1" in \
+        capsys.readouterr().out
+
+
+def test_later_of_reads_our_outcome_and_warnings():
+    from types import SimpleNamespace
+
+    import fix_campaign
+
+    def result(outcome, later=(), legalize=None):
+        return SimpleNamespace(outcome=outcome, later_warnings=list(later), legalize=legalize)
+
+    assert fix_campaign.later_of(result("failure")) == "predicted"
+    assert fix_campaign.later_of(result("ok", ["w"])) == "warned"
+    assert fix_campaign.later_of(result("ok", legalize=SimpleNamespace(warnings=["w"]))) == "warned"
+    assert fix_campaign.later_of(result("ok")) == "silent"
+    assert fix_campaign.later_of(result("E1200")) == "e1200"

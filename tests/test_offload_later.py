@@ -155,6 +155,95 @@ def test_unrolled_scan_with_host_ys_is_the_real_compilers(name):
         assert not any("Bitcast" in w for w in report.result.warnings) or name == "users_own_merge_of_host_ys"
 
 
+def loop_state_reshape_variants():
+    """A scan body returning its carry moved to host unchanged as the carry and a ys element, and
+    what compiles: (function, arguments, jit options, outcome).  ``place_to_host`` is another
+    frontend's annotation (examples/frontend_ops.py): jax's own ``device_put`` refuses a carry
+    that changes memory kind."""
+    import sys
+    from pathlib import Path
+
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import topologies
+    from jax.sharding import SingleDeviceSharding
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+    from frontend_ops import place_to_device, place_to_host
+
+    dev = topologies.get_topology_desc("v5e:2x2", "tpu").devices[0]
+    hs = SingleDeviceSharding(dev, memory_kind="pinned_host")
+    ds = SingleDeviceSharding(dev, memory_kind="device")
+
+    def arg(shape=(8, 128), dtype=jnp.float32):
+        return (jax.ShapeDtypeStruct(shape, dtype, sharding=ds),)
+
+    def same(c, _):
+        h = place_to_host(c)
+        return h, h
+
+    def scan(body, n=3):
+        return lambda v: jax.lax.scan(body, v, None, length=n)
+
+    def ys_on_device(body, n=3):
+        return lambda v: place_to_device(scan(body, n)(v)[1])
+
+    def outer_on_host(v):
+        return jax.lax.scan(lambda c, _: (scan(same)(c)[1].sum(0), None), v, None, length=2)[0]
+
+    def other(v):  # a loop whose carry goes to host and is computed with there
+        return jax.lax.scan(lambda c, _: (jnp.sin(place_to_host(c)), None), v, None, length=3)[0]
+
+    def carry_back(c, _):  # the fix: the carry goes back to device, the ys stay on host
+        h = place_to_host(c)
+        return place_to_device(h), h
+
+    return {
+        "ys_summed": (lambda v: place_to_device(scan(same)(v)[1].sum(0)), arg(), {}, "failure"),
+        "ys_and_carry_moved_back": (lambda v: tuple(map(place_to_device, scan(same, 2)(v))), arg(), {}, "failure"),
+        "ys_reshaped_bf16": (lambda v: place_to_device(scan(same)(v)[1].reshape(-1, 128)),
+                             arg(dtype=jnp.bfloat16), {}, "failure"),
+        "ys_returned_on_host_rank1": (lambda v: scan(same)(v)[1], arg((1024,)), {"out_shardings": hs}, "failure"),
+        "nested": (lambda v: jax.lax.scan(lambda c, _: (ys_on_device(same)(c).sum(0), None), v, None, length=2)[0],
+                   arg(), {}, "failure"),
+        "one_iteration": (ys_on_device(same, 1), arg(), {}, "ok"),
+        "computed_before_the_move": (ys_on_device(lambda c, _: same(jnp.sin(c), _)), arg(), {}, "ok"),
+        "carry_only": (lambda v: place_to_device(scan(lambda c, _: (place_to_host(c), None))(v)[0]), arg(), {}, "ok"),
+        "fix_carry_moved_back": (ys_on_device(carry_back), arg(), {}, "ok"),
+        # the outer carry is the inner ys summed on host, only moved to device after the loop
+        "nested_outer_carry_on_host": (lambda v: place_to_device(outer_on_host(v)), arg(), {}, "failure"),
+        # another failure comes first ("async-start expects the shape"): warned
+        "nested_outer_result_computed_on_host": (lambda v: place_to_device(-outer_on_host(v)), arg(), {}, "warned"),
+        "another_loop_changing_memory_first": (lambda v: (place_to_device(other(v)), ys_on_device(same)(v).sum(0)),
+                                               arg(), {}, "warned"),
+    }
+
+
+@needs_libtpu
+@pytest.mark.parametrize("name", sorted(loop_state_reshape_variants()))
+def test_loop_state_moved_to_host_and_returned_as_ys_is_the_real_compilers(name):
+    """The carry's move to host, returned as the carry and reshaped into a ys row, fails with 2 or
+    more iterations; computing before the move, no ys, or moving the carry back compiles; in an
+    outer loop whose own carry ends on host, another failure comes first (warned)."""
+    fn, args, jit_kwargs, expected = loop_state_reshape_variants()[name]
+    if expected == "warned":
+        from xladoctor.jax import check_offload
+        from xladoctor.jax.offload_confirm import compile_jitted
+
+        report, verdict = check_offload(fn, *args, jit_kwargs=jit_kwargs), compile_jitted(fn, *args, jit_kwargs=jit_kwargs)
+        assert report.outcome == "ok" and report.result.later_warnings
+        assert verdict.kind == "xla_error" and "async-start expects the shape" in verdict.message
+        return
+    report, verdict = judged(fn, args, expected, jit_kwargs)
+    if expected == "failure":
+        assert "Bitcast cannot have different memory spaces" in verdict.message
+        (failure,) = report.failures
+        assert "Bitcast cannot have different memory spaces" in failure and "Fix:" in failure
+        assert "moves its state {1} to host unchanged" in failure
+    else:
+        assert not any("Bitcast" in f for f in report.failures)
+
+
 DONATED = """HloModule m, input_output_alias={ {}: (0, {}, may-alias) }, entry_computation_layout={(f32[8,128]{1,0})->f32[8,128]{1,0:S(5)}}
 
 ENTRY main {
@@ -285,6 +374,75 @@ def test_nested_scans_with_an_offload_policy_under_grad_are_warned_and_named():
     assert verdict.kind == "xla_error" and "async-start expects the shape" in verdict.message
     known = match_divergence(report.program.module, report.result, verdict)
     assert known is not None and known.name == "post-optimization-verifier"
+
+
+SCAN_SAME_HOST_VALUE = """HloModule jit_run, entry_computation_layout={(f32[8,128]{1,0})->f32[8,128]{1,0}}
+
+closed_call.1 {
+  Arg_0.1 = f32[8,128]{1,0} parameter(0)
+  place_to_host.1 = f32[8,128]{1,0} custom-call(Arg_0.1), custom_call_target="annotate_device_placement", custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="pinned_host"}
+  ROOT tuple.1 = (f32[8,128]{1,0}, f32[8,128]{1,0}) tuple(place_to_host.1, place_to_host.1)
+}
+
+dynamic_update_index_in_dim.2 {
+  Arg_0.3 = f32[3,8,128]{2,1,0} parameter(0)
+  Arg_1.1 = f32[8,128]{1,0} parameter(1)
+  broadcast_in_dim.2 = f32[1,8,128]{2,1,0} reshape(Arg_1.1)
+  Arg_2.1 = s32[] parameter(2)
+  constant.5 = s32[] constant(0)
+  ROOT dynamic_update_slice.1 = f32[3,8,128]{2,1,0} dynamic-update-slice(Arg_0.3, broadcast_in_dim.2, Arg_2.1, constant.5, constant.5)
+}
+
+region_0.3 {
+  arg_tuple.1 = (s32[], f32[8,128]{1,0}, f32[3,8,128]{2,1,0}) parameter(0)
+  get-tuple-element.3 = s32[] get-tuple-element(arg_tuple.1), index=0
+  constant.6 = s32[] constant(1)
+  add.1 = s32[] add(get-tuple-element.3, constant.6)
+  get-tuple-element.4 = f32[8,128]{1,0} get-tuple-element(arg_tuple.1), index=1
+  closed_call.3 = (f32[8,128]{1,0}, f32[8,128]{1,0}) call(get-tuple-element.4), to_apply=closed_call.1
+  closed_call.4 = f32[8,128]{1,0} get-tuple-element(closed_call.3), index=0
+  get-tuple-element.5 = f32[3,8,128]{2,1,0} get-tuple-element(arg_tuple.1), index=2
+  closed_call.5 = f32[8,128]{1,0} get-tuple-element(closed_call.3), index=1
+  jit_dynamic_update_index_in_dim_.1 = f32[3,8,128]{2,1,0} call(get-tuple-element.5, closed_call.5, get-tuple-element.3), to_apply=dynamic_update_index_in_dim.2
+  ROOT tuple.3 = (s32[], f32[8,128]{1,0}, f32[3,8,128]{2,1,0}) tuple(add.1, closed_call.4, jit_dynamic_update_index_in_dim_.1)
+}
+
+region_1.4 {
+  arg_tuple.3 = (s32[], f32[8,128]{1,0}, f32[3,8,128]{2,1,0}) parameter(0)
+  get-tuple-element.9 = s32[] get-tuple-element(arg_tuple.3), index=0
+  constant.8 = s32[] constant(%TRIPS%)
+  ROOT lt.1 = pred[] compare(get-tuple-element.9, constant.8), direction=LT
+}
+
+region_2.5 {
+  reduce_sum.3 = f32[] parameter(0)
+  reduce_sum.4 = f32[] parameter(1)
+  ROOT reduce_sum.5 = f32[] add(reduce_sum.3, reduce_sum.4)
+}
+
+ENTRY main.6 {
+  constant.9 = s32[] constant(0)
+  v.1 = f32[8,128]{1,0} parameter(0)
+  constant.11 = f32[] constant(0)
+  broadcast_in_dim.3 = f32[3,8,128]{2,1,0} broadcast(constant.11), dimensions={}
+  while.5 = (s32[], f32[8,128]{1,0}, f32[3,8,128]{2,1,0}) tuple(constant.9, v.1, broadcast_in_dim.3)
+  while.6 = (s32[], f32[8,128]{1,0}, f32[3,8,128]{2,1,0}) while(while.5), condition=region_1.4, body=region_0.3
+  while.9 = f32[3,8,128]{2,1,0} get-tuple-element(while.6), index=2
+  constant.10 = f32[] constant(0)
+  reduce_sum.7 = f32[8,128]{1,0} reduce(while.9, constant.10), dimensions={0}, to_apply=region_2.5
+  ROOT place_to_device.1 = f32[8,128]{1,0} custom-call(reduce_sum.7), custom_call_target="annotate_device_placement", custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="device"}
+}
+"""
+
+
+def test_scan_returning_its_carry_moved_to_host_as_ys_is_a_predicted_failure():
+    """jax's lowering of ``h = place_to_host(c); return h, h`` (length 3), read without a compiler."""
+    result = analyze_host_offload(parse_module(SCAN_SAME_HOST_VALUE.replace("%TRIPS%", "3")))
+    assert result.outcome == "failure"
+    (failure,) = result.failures
+    assert failure.status == "INTERNAL" and failure.instruction == "broadcast_in_dim.2"
+    assert "Bitcast cannot have different memory spaces" in failure.message and "while.6" in failure.message
+    assert analyze_host_offload(parse_module(SCAN_SAME_HOST_VALUE.replace("%TRIPS%", "1"))).outcome == "ok"
 
 
 CONDITIONAL = """HloModule c, entry_computation_layout={(s32[], f32[8,128]{1,0})->%OUT%}

@@ -24,6 +24,16 @@ placements until it holds (tests/test_offload_later.py compiles each one again):
   ``[trips, u, ...]`` block, and jax's reshape of the blocks back to ``[length, ...]`` becomes
   a bitcast between memory spaces: ``Bitcast cannot have different memory spaces`` (also
   nested in a scan).  One iteration left (length 3, unroll 2) or full unrolling compiles.
+* ``loop-state-reshape``: a scan body that moves its carry to host unchanged and returns that
+  one host value as both the new carry and a ys element (``h = place_to_host(c); return h, h``,
+  another frontend's annotation: jax's ``device_put`` refuses the carry's changed type), the
+  carry entering on device, 2 or more iterations, the carry's result unused after the loop or
+  only moved to device.  From the second iteration the carry is a host buffer, and scan's
+  reshape of it into a ys row becomes a bitcast between memory spaces: ``Bitcast cannot have
+  different memory spaces`` (f32, bf16, s32; rank 1 to 3; also nested; ys summed, reshaped or
+  returned on host).  One iteration, anything computed from the carry before the move, no ys,
+  or the carry moved back to device before the body returns compiles; a carry result computed
+  with after the loop fails otherwise ("async-start expects the shape"): warned, below.
 
 A pattern seen to fail but not narrowed to a rule gives a warning instead (never a silent
 ``ok``): another reshape of a loop's host-memory output merging its two leading
@@ -44,6 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
@@ -67,7 +78,8 @@ def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None
         result.warnings.extend(w for w in result.legalize.warnings if w not in result.warnings)
     if result.outcome != "ok" or module.entry is None or module.entry_computation_layout is None:
         return
-    for failure in [*_donations(module), *_narrow_host_parameters(module), *_unrolled_scan_host_ys(module)]:
+    for failure in [*_donations(module), *_narrow_host_parameters(module), *_unrolled_scan_host_ys(module),
+                    *_loop_state_reshapes(module, result)]:
         result.add_later_failure(failure)
     result.later_warnings.extend(_host_loop_output_reshapes(module, result))
     result.later_warnings.extend(_loop_state_changes_memory(module, result))
@@ -278,3 +290,168 @@ def _loop_state_changes_memory(module: HloModule, result: HostOffloadResult) -> 
                                 index=format_shape_index(index), enters="host" if enters else "device",
                                 leaves="device" if enters else "host")
                     break
+
+
+_Context = tuple[HloInstruction, ...]
+"""The ``call`` instructions a value was followed into, outermost first."""
+
+
+def _resolve(instr: HloInstruction, index: tuple[int, ...], calls: _Context
+             ) -> tuple[HloInstruction, tuple[int, ...], _Context]:
+    """What makes the value at ``index`` of ``instr``: through tuples, sharding markers, bitcasts
+    and copies, into the roots of the computations ``call``s apply and out of their parameters
+    back to the call's operands (jax's ``closed_call``s are still calls in the module we read)."""
+    for _ in range(256):
+        if instr.opcode is HloOpcode.TUPLE and index and index[0] < len(instr.operands):
+            instr, index = instr.operands[index[0]], index[1:]
+        elif instr.opcode is HloOpcode.GET_TUPLE_ELEMENT:
+            instr, index = instr.operands[0], (instr.gte_index(), *index)
+        elif _is_sharding_marker(instr) or (instr.opcode in (HloOpcode.BITCAST, HloOpcode.COPY) and not index):
+            instr = instr.operands[0]
+        elif instr.opcode is HloOpcode.CALL and (instr.called.get("to_apply") or []) and \
+                instr.called["to_apply"][0].root is not None:
+            calls, instr = (*calls, instr), instr.called["to_apply"][0].root
+        elif instr.opcode is HloOpcode.PARAMETER and calls and instr.parent is not None and \
+                instr.parameter_number is not None and \
+                instr.parameter_number < len(calls[-1].operands) and \
+                instr.parent in (calls[-1].called.get("to_apply") or []):
+            instr, calls = calls[-1].operands[instr.parameter_number], calls[:-1]
+        else:
+            break
+    return instr, index, calls
+
+
+def _is_carry(instr: HloInstruction, index: tuple[int, ...], calls: _Context, param: HloInstruction, i: int) -> bool:
+    """The resolved value is the body's loop state at ``i``, unchanged."""
+    return instr is param and index == (i,) and not calls
+
+
+def _carry_moved_to_host(body_root: HloInstruction, param: HloInstruction, i: int
+                         ) -> tuple[HloInstruction, _Context] | None:
+    """The move to host (and its call context) that the body returns as state ``i``, when what it
+    moves is state ``i`` itself, nothing computed from it."""
+    move, index, calls = _resolve(body_root, (i,), ())
+    if index or not is_move_to_host(move):
+        return None
+    if not _is_carry(*_resolve(move.operands[0], (), calls), param, i):
+        return None
+    return move, calls
+
+
+def _ys_element_of(body_root: HloInstruction, param: HloInstruction, j: int, i: int
+                   ) -> HloInstruction | None:
+    """The reshape when the body's state ``j`` is the ys buffer (state ``j`` updated in place,
+    ``dynamic-update-slice``) and the row it writes is a reshape of a move to host of state ``i``
+    itself: what scan writes when the same moved carry is returned as a ys element."""
+    dus, index, calls = _resolve(body_root, (j,), ())
+    if index or dus.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE or len(dus.operands) < 2:
+        return None
+    if not _is_carry(*_resolve(dus.operands[0], (), calls), param, j):
+        return None
+    reshape = dus.operands[1]
+    if reshape.opcode is not HloOpcode.RESHAPE:
+        return None
+    move, index, inner = _resolve(reshape.operands[0], (), calls)
+    if index or not is_move_to_host(move) or not _is_carry(*_resolve(move.operands[0], (), inner), param, i):
+        return None
+    return reshape
+
+
+def _only_moved_to_device(loop: HloInstruction, i: int) -> bool:
+    """Every use of the loop's result ``i`` is a move to device (or there is none)."""
+    stack: list[HloInstruction] = []
+    for user in loop.users:
+        if user.opcode is not HloOpcode.GET_TUPLE_ELEMENT:
+            return False  # the whole loop tuple goes on: not what was measured
+        if user.gte_index() == i:
+            stack.append(user)
+    while stack:
+        for user in stack.pop().users:
+            if user.opcode in (HloOpcode.BITCAST, HloOpcode.COPY) or _is_sharding_marker(user):
+                stack.append(user)
+            elif not is_move_to_device(user):
+                return False
+    return True
+
+
+def _changing_indices(loop: HloInstruction, host: set[tuple[str, tuple[int, ...]]]) -> set[int]:
+    """The top-level state indices of ``loop`` with an array that changes memory space."""
+    body = loop.called["body"][0]
+    if body.root is None or not body.parameters:
+        return set()
+    param, root = body.parameters[0], body.root
+    return {index[0] for index, leaf in param.shape.leaves() if index and leaf.is_array
+            and ((param.name, index) in host) != ((root.name, index) in host)}
+
+
+def _enclosing_loops(comp: HloComputation | None, caller: dict[int, HloInstruction]) -> list[HloInstruction]:
+    """The while loops whose body ``comp`` runs in, directly or through calls, innermost first."""
+    loops: list[HloInstruction] = []
+    seen: set[int] = set()
+    while comp is not None and id(comp) in caller and id(comp) not in seen:
+        seen.add(id(comp))
+        instr = caller[id(comp)]
+        if instr.opcode is HloOpcode.WHILE and comp in (instr.called.get("body") or []):
+            loops.append(instr)
+        comp = instr.parent
+    return loops
+
+
+def _first_to_fail(loop: HloInstruction, changing: dict[int, set[int]], caller: dict[int, HloInstruction]) -> bool:
+    """No other loop's state change can fail first: measured, another loop whose state changes
+    memory space fails first with "The async-start expects the shape" or not, by program order; a
+    loop around ``loop`` whose changing results are only moved to device lets this one fail first."""
+    around = {id(o) for o in _enclosing_loops(loop.parent, caller)}
+    for other_id, indices in changing.items():
+        if other_id == id(loop):
+            continue
+        if other_id not in around:
+            return False
+        other = next(o for o in _enclosing_loops(loop.parent, caller) if id(o) == other_id)
+        if not all(_only_moved_to_device(other, i) for i in indices):
+            return False
+    return True
+
+
+def _loop_state_reshapes(module: HloModule, result: HostOffloadResult) -> Iterator[PassFailure]:
+    """A scan whose body moves its carry to host unchanged and returns that same host value as the
+    carry and as a ys element (``c = place_to_host(c); return c, c``), the carry entering on device,
+    with 2 or more iterations.  Measured (libtpu 0.0.42.1): f32/bf16/s32, rank 1 to 3, also nested in
+    a scan, ys returned on device or host; the row's reshape (scan's ``broadcast_in_dim``) of the
+    host value becomes a bitcast between memory spaces: ``Bitcast cannot have different memory
+    spaces``.  One iteration, something computed from the carry before the move, a carry that is
+    already on host, or the carry moved back to device before the body returns compiles; a carry
+    result used after the loop other than by a move to device fails first with "The async-start
+    expects the shape"; so may another loop whose state changes memory space, by program order,
+    unless it is a loop around this one whose changing results are only moved to device (both
+    warned, :func:`_first_to_fail`)."""
+    host = set(result.host_positions)
+    caller = {id(c): instr for comp in module.computations for instr in comp.instructions
+              for called in instr.called.values() for c in called}
+    changing = {id(loop): indices for comp in module.computations for loop in comp.instructions
+                if loop.opcode is HloOpcode.WHILE and loop.called.get("body")
+                for indices in [_changing_indices(loop, host)] if indices}
+    for comp in module.computations:
+        for loop in comp.instructions:
+            if loop.opcode is not HloOpcode.WHILE or not loop.called.get("body"):
+                continue
+            trips = trip_count(loop)
+            body = loop.called["body"][0]
+            if trips is None or trips < 2 or body.root is None or not body.parameters:
+                continue
+            param, root = body.parameters[0], body.root
+            states = list(param.shape.tuple_shapes) if param.shape.is_tuple else []
+            for i in range(len(states)):
+                if (param.name, (i,)) in host or (root.name, (i,)) not in host:
+                    continue  # measured only for a carry entering on device and leaving on host
+                moved = _carry_moved_to_host(root, param, i)
+                if moved is None or not _only_moved_to_device(loop, i) or not _first_to_fail(loop, changing, caller):
+                    continue
+                reshape = next((r for j in range(len(states)) if j != i
+                                for r in [_ys_element_of(root, param, j, i)] if r is not None), None)
+                if reshape is None:
+                    continue
+                yield PassFailure(Status.INTERNAL, label(
+                    "offload.later_loop_state_reshape", libtpu=LIBTPU, loop=loop.name, index=format_shape_index((i,)),
+                    move=moved[0].name, reshape=reshape.name, trips=trips), reshape.name)
+                break
