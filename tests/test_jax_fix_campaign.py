@@ -120,3 +120,99 @@ def test_later_of_reads_our_outcome_and_warnings():
     assert fix_campaign.later_of(result("ok", legalize=SimpleNamespace(warnings=["w"]))) == "warned"
     assert fix_campaign.later_of(result("ok")) == "silent"
     assert fix_campaign.later_of(result("E1200")) == "e1200"
+
+
+# Fix campaign programs (seed 0) whose E1200 fix then meets a loop whose state changes memory
+# space: (spec, the spec with the fix our warning gives applied, which fix the warning gives).
+# "body": move the carry back before the body returns; "input": move the host value the loop
+# starts from to device before the loop; "both".  All 12 such programs at --gen 600 compile so.
+LOOP_STATE_FIXES = {
+    "gen0-102": (
+        {"args": ["device"], "steps": [("compute_on", 0), ("scan", 0, (("un", "neg"), ("to_host_jax",)), False, "both"),
+                                       ("scan", 1, (("to_host_fe",),), False, "both")], "outs": [0, 3]},
+        {"args": ["device"], "steps": [("compute_on", 0), ("scan", 0, (("un", "neg"), ("to_host_jax",)), False, "both"),
+                                       ("scan", 1, (("to_host_fe",), ("to_dev_fe",)), False, "both")], "outs": [0, 3]},
+        "body"),
+    "gen0-322": (
+        {"args": ["pinned_host"], "steps": [("to_dev_fe", 0), ("scan", 1, (("to_host_fe",),), False, "ys"),
+                                            ("to_host_fe", 1), ("remat", 2, "none", True)], "outs": [3, 4]},
+        {"args": ["pinned_host"], "steps": [("to_dev_fe", 0), ("scan", 1, (("to_host_fe",), ("to_dev_fe",)), False, "ys"),
+                                            ("to_host_fe", 1), ("remat", 2, "none", True)], "outs": [3, 4]},
+        "body"),
+    "gen0-226": (
+        {"args": ["pinned_host"], "steps": [("scan", 0, (("un", "sin"),), False, "ys"), ("remat", 0, "none", True),
+                                            ("compute_on", 1), ("remat", 1, "none", False)], "outs": [1, 4]},
+        {"args": ["pinned_host"], "steps": [("to_dev_jax", 0), ("scan", 1, (("un", "sin"),), False, "ys"),
+                                            ("remat", 1, "none", True), ("compute_on", 2), ("remat", 2, "none", False)],
+         "outs": [2, 5]},
+        "input"),
+    "gen0-452": (
+        {"args": ["pinned_host"], "steps": [("un", "double", 0), ("bin", "add", 1, 1), ("un", "sin", 0),
+                                            ("remat", 1, "none", True), ("un", "neg", 3), ("to_host_fe", 4)],
+         "outs": [0, 6]},
+        {"args": ["pinned_host"], "steps": [("to_dev_jax", 0), ("un", "double", 1), ("bin", "add", 2, 2),
+                                            ("un", "sin", 1), ("remat", 2, "none", True), ("un", "neg", 4),
+                                            ("to_host_fe", 5)], "outs": [0, 7]},
+        "input"),
+    "gen0-270": (
+        {"args": ["device"] * 3, "steps": [("to_host_fe", 1), ("scan", 2, (("to_host_jax",),), True, "ys"),
+                                           ("un", "sin", 0), ("un", "tanh", 3), ("remat", 3, "none", True)],
+         "outs": [3, 7], "out_kinds": ["device", "device"]},
+        {"args": ["device"] * 3, "steps": [("to_host_fe", 1), ("scan", 2, (("to_host_jax",),), True, "ys"),
+                                           ("to_dev_fe", 3), ("un", "sin", 0), ("un", "tanh", 5),
+                                           ("remat", 5, "none", True)], "outs": [3, 8], "out_kinds": ["device", "device"]},
+        "input"),
+    "gen0-350": (
+        {"args": ["pinned_host"], "steps": [("scan", 0, (("to_dev_jax",), ("to_host_fe",), ("un", "tanh")), False, "both")],
+         "outs": [0, 1]},
+        {"args": ["pinned_host"], "steps": [("to_dev_jax", 0), ("scan", 1, (("to_dev_jax",), ("to_host_fe",),
+                                                                          ("to_dev_fe",), ("un", "tanh")), False, "both")],
+         "outs": [0, 2]},
+        "both"),
+}
+
+
+def _e1200_fixed(spec):
+    """The generated program with its E1200 fixed as ``check_offload`` says (fix (a), host
+    ``out_shardings``), and our report on it: ``(fn, args, jit_kwargs, report)``."""
+    import fix_campaign
+    import jax
+    import offload_gen
+    from jax.sharding import SingleDeviceSharding
+
+    from xladoctor.jax import check_offload
+
+    spec = {"level": "jax", "out_kinds": [None] * len(spec["outs"]), **spec}
+    jitted, args = offload_gen.build_jax(spec)
+    fn, kw = jitted.__wrapped__, fix_campaign._jit_kwargs_of(spec)
+    report = check_offload(fn, *args, jit_kwargs=kw)
+    if report.findings:
+        kw = {**kw, "out_shardings": report.suggested_out_shardings(SingleDeviceSharding(jax.devices()[0]))}
+        report = check_offload(fn, *args, jit_kwargs=kw)
+    return fn, args, kw, report
+
+
+def _which_fix(fix: str) -> str:
+    if fix.startswith("the loop starts from"):
+        return "both" if "; and keep the carry" in fix else "input"
+    return "body"
+
+
+@pytest.mark.parametrize("name", sorted(LOOP_STATE_FIXES))
+def test_the_loop_state_warnings_fix_makes_the_compiler_accept(worker, name):
+    """Past E1200 the program fails later (a loop's state changes memory space): our check warns
+    with a fix for what puts the state on host; with that fix applied we are silent and libtpu
+    compiles the program."""
+    import fix_campaign
+
+    original, fixed, kind = LOOP_STATE_FIXES[name]
+    fn, args, kw, report = _e1200_fixed(original)
+    assert report.outcome == "ok"
+    fixes = [str(w).split(" Fix: ", 1)[1] for w in report.result.later_warnings if "enters each iteration" in str(w)]
+    assert kind in {_which_fix(f) for f in fixes}, fixes
+    verdict, _ = fix_campaign._compile_jax(fn, args, kw, worker)
+    assert verdict.kind != "compiles"
+    fn, args, kw, report = _e1200_fixed(fixed)
+    assert report.outcome == "ok" and not report.result.later_warnings, report.result.later_warnings
+    verdict, _ = fix_campaign._compile_jax(fn, args, kw, worker)
+    assert verdict.kind == "compiles", fix_campaign._verdict_message(verdict)

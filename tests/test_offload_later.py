@@ -339,9 +339,10 @@ def test_loop_state_that_changes_memory_is_warned_and_named():
     assert known is not None and known.name == "post-optimization-verifier"
 
 
-def nested_scans_under_grad():
+def nested_scans_under_grad(outer_checkpointed: bool = False):
     """jax.grad of a scan of scans of a layer with an offloading checkpoint policy: the inner
     loop's host buffer changes memory space across the outer loop; the verifier rejects it.
+    ``outer_checkpointed``: the fix the warning gives, the outer scan's body in ``jax.checkpoint``.
     (function, arguments); tests/test_persian_outputs.py uses it as its warned program."""
     import jax
     import jax.numpy as jnp
@@ -356,7 +357,8 @@ def nested_scans_under_grad():
     def loss(x):
         def inner(c):
             return jax.lax.scan(lambda c, _: (layer(c), None), c, None, length=3)[0]
-        return jnp.sum(jax.lax.scan(lambda c, _: (inner(c), None), x, None, length=2)[0])
+        body = jax.checkpoint(lambda c, _: (inner(c), None)) if outer_checkpointed else lambda c, _: (inner(c), None)
+        return jnp.sum(jax.lax.scan(body, x, None, length=2)[0])
 
     return jax.grad(loss), (jnp.zeros((8, 128)),)
 
@@ -370,10 +372,19 @@ def test_nested_scans_with_an_offload_policy_under_grad_are_warned_and_named():
     report = check_offload(fn, *args)
     verdict = compile_jitted(fn, *args)
     assert report.outcome == "ok"
-    assert any("enters each iteration in device memory" in w for w in report.result.warnings)
+    assert any("enters each iteration in device memory" in w and "wrap this loop's body in jax.checkpoint" in w
+               for w in report.result.warnings)
     assert verdict.kind == "xla_error" and "async-start expects the shape" in verdict.message
     known = match_divergence(report.program.module, report.result, verdict)
     assert known is not None and known.name == "post-optimization-verifier"
+
+
+@needs_libtpu
+def test_nested_scans_under_grad_with_the_outer_body_checkpointed_compile():
+    """The warning's fix for an offloading checkpoint policy in a scan inside a loop: the outer
+    scan's body in jax.checkpoint; then we are silent and libtpu compiles it."""
+    report, _ = judged(*nested_scans_under_grad(outer_checkpointed=True), "ok")
+    assert not report.result.later_warnings
 
 
 SCAN_SAME_HOST_VALUE = """HloModule jit_run, entry_computation_layout={(f32[8,128]{1,0})->f32[8,128]{1,0}}

@@ -44,7 +44,10 @@ scan body moves its carry or its ``ys`` buffer to host.  Every post-HostOffloade
 failure of the campaign's scans ("The async-start expects the shape of operand 0 to
 match the async shape", "Shape mismatch between parameter number 0 and its operand",
 the TPU lowering's host-to-host CHECK) had such a loop; about a third of the programs
-with one compile, so it is a warning.
+with one compile, so it is a warning.  Its fix is for what puts the state on host: a value the
+loop starts from in host memory (move it to device before the loop), a move to host in the body
+(move it back before the body returns; an offloading checkpoint policy: ``jax.checkpoint`` around
+the loop's body), or both; each compiled by libtpu (tests/test_jax_fix_campaign.py).
 
 Only an ``ok`` from HostOffloader can be followed by these: an E1200 or another failure of
 the pass stops the compile first.
@@ -273,8 +276,15 @@ def _merges_two_leading_dimensions(reshape: HloInstruction) -> bool:
 
 
 def _loop_state_changes_memory(module: HloModule, result: HostOffloadResult) -> Iterator[str]:
-    """A while loop whose state at an index enters in one memory space and leaves in the other."""
+    """A while loop whose state at an index enters in one memory space and leaves in the other,
+    with the fix for what puts it on host (:func:`_loop_state_fix`)."""
     host = set(result.host_positions)
+    callers: dict[int, list[HloInstruction]] = {}
+    for caller_comp in module.computations:
+        for instr in caller_comp.instructions:
+            if instr.opcode is HloOpcode.CALL:
+                for called in instr.called.get("to_apply") or []:
+                    callers.setdefault(id(called), []).append(instr)
     for comp in module.computations:
         for loop in comp.instructions:
             if loop.opcode is not HloOpcode.WHILE or not loop.called.get("body"):
@@ -288,8 +298,81 @@ def _loop_state_changes_memory(module: HloModule, result: HostOffloadResult) -> 
                 if leaf.is_array and enters != ((root.name, index) in host):
                     yield label("offload.later_loop_state_memory", libtpu=LIBTPU, loop=loop.name,
                                 index=format_shape_index(index), enters="host" if enters else "device",
-                                leaves="device" if enters else "host")
+                                leaves="device" if enters else "host", fix=_loop_state_fix(module, loop, callers))
                     break
+
+
+def _loop_state_fix(module: HloModule, loop: HloInstruction, callers: dict[int, list[HloInstruction]]) -> str:
+    """The fix for a loop whose state changes memory space, by what puts it on host.
+
+    Measured on the 12 generated programs whose E1200 fix then met this failure (the fix
+    campaign, seed 0): where a value enters the loop from host memory (a host-memory argument, or
+    a value moved to host before the loop, also when computed with first) moving it to device
+    before the loop compiled (4 programs); where the body moves its carry to host, moving it back
+    before the body returns (7); one program needed both; and nested scans under grad with an
+    offloading checkpoint policy compile with the outer scan's body in ``jax.checkpoint``."""
+    source = _host_source(module, loop, callers)
+    body = label("offload.later_loop_state_fix_body")
+    if source is None:
+        return body
+    if source.opcode is HloOpcode.PARAMETER:
+        value = label("offload.later_loop_state_host_argument", param=source.name, number=source.parameter_number)
+    else:
+        value = label("offload.later_loop_state_moved_before", instruction=source.name)
+    before = label("offload.later_loop_state_fix_input", value=value)
+    if not _moves_to_host_inside(loop):
+        return before
+    return label("offload.later_loop_state_fix_both", input=before, body=body)
+
+
+def _host_source(module: HloModule, loop: HloInstruction, callers: dict[int, list[HloInstruction]],
+                 budget: int = 20_000) -> HloInstruction | None:
+    """A host-memory entry argument or a move to host that ``loop``'s initial state is computed
+    from, upstream through any op, into the ``call``s that make a value and out of their
+    parameters to the calls' operands; not past a move to device or another loop (what a loop
+    makes is its own question).  None when there is none within ``budget`` instructions."""
+    ecl = module.entry_computation_layout
+    assert ecl is not None
+    stack, seen = list(loop.operands), {id(o) for o in loop.operands}
+    while stack and budget > 0:
+        budget -= 1
+        instr = stack.pop()
+        if is_move_to_host(instr):
+            return instr
+        if is_move_to_device(instr) or instr.opcode is HloOpcode.WHILE:
+            continue
+        nxt: list[HloInstruction] = list(instr.operands)
+        if instr.opcode is HloOpcode.PARAMETER and instr.parameter_number is not None:
+            number = instr.parameter_number
+            if instr.parent is module.entry:
+                if number < len(ecl.parameters) and any(
+                        leaf.is_array and _space(leaf) == HOST_MEMORY_SPACE for _, leaf in ecl.parameters[number].leaves()):
+                    return instr
+                continue
+            nxt = [c.operands[number] for c in callers.get(id(instr.parent), []) if number < len(c.operands)]
+        elif instr.opcode is HloOpcode.CALL:
+            nxt += [c.root for c in instr.called.get("to_apply") or [] if c.root is not None]
+        for o in nxt:
+            if id(o) not in seen:
+                seen.add(id(o))
+                stack.append(o)
+    return None
+
+
+def _moves_to_host_inside(loop: HloInstruction) -> bool:
+    """The loop's body, or a computation it calls (nested loops included), moves something to host."""
+    stack, seen = list(loop.called.get("body") or []), set()
+    while stack:
+        comp = stack.pop()
+        if id(comp) in seen:
+            continue
+        seen.add(id(comp))
+        for instr in comp.instructions:
+            if is_move_to_host(instr):
+                return True
+            for called in instr.called.values():
+                stack.extend(called)
+    return False
 
 
 _Context = tuple[HloInstruction, ...]
