@@ -95,6 +95,8 @@ class ProgramFixes:
     verdict: str
     findings: int = 0
     fixes: dict[str, FixOutcome] = field(default_factory=dict)
+    warned_first: bool = False
+    """The E1200 report itself already warned of a later failure (``later_warnings``)."""
 
 
 def _first_line(text: str | None) -> str:
@@ -262,6 +264,7 @@ def run_jax_program(name: str, family: str, fn: Any, args: tuple[Any, ...], jit_
         return rec
     report = check_lowered(lower_program(lowered))
     rec.findings = len(report.findings)
+    rec.warned_first = bool(report.result.later_warnings)
     if not report.findings:
         return rec
     for which in ("host", "device"):
@@ -277,7 +280,8 @@ def run_hlo_program(name: str, text: str, worker: Any, folder: str) -> ProgramFi
     rec = ProgramFixes(name, "gen_hlo", v.kind)
     if v.kind != "e1200":
         return rec
-    rec.findings = len(analyse_module(parse_hlo(text, name), text, name).result.errors)
+    first = analyse_module(parse_hlo(text, name), text, name).result
+    rec.findings, rec.warned_first = len(first.errors), bool(first.later_warnings)
     if rec.findings:
         for which in ("host", "device"):
             rec.fixes[f"hlo {which}"] = hlo_fix(text, None, which, worker, folder)
@@ -324,7 +328,7 @@ def summarise(records: list[ProgramFixes]) -> dict[str, Any]:
                                                           "fixes": {}})
     failures: list[dict[str, str]] = []
     later = {"later_failures": 0, "predicted": 0, "warned": 0, "silent": 0, "e1200": 0,
-             "compiles_predicted_to_fail": 0}
+             "compiles_predicted_to_fail": 0, "programs": 0, "programs_warned_first": 0}
     wrongly: list[dict[str, str]] = []
     for r in records:
         fam = per[r.family]
@@ -333,6 +337,9 @@ def summarise(records: list[ProgramFixes]) -> dict[str, Any]:
             continue
         fam["e1200"] += 1
         fam["e1200_without_finding"] += r.findings == 0
+        if any(o.status == "other_error" for o in r.fixes.values()):
+            later["programs"] += 1
+            later["programs_warned_first"] += r.warned_first
         for key, o in r.fixes.items():
             c = fam["fixes"].setdefault(key, {"suggested": 0, "compiles": 0, "e1200": 0, "other_error": 0,
                                               "refused": 0, "no_code": 0, "cli_error": 0, "clean_after": 0})
@@ -379,6 +386,9 @@ def print_text(doc: dict[str, Any]) -> None:
         print(f"later failures: {la['later_failures']}, predicted {la['predicted']}, warned {la['warned']},"
               f" silent {la['silent']}" + (f", still E1200 for us {la['e1200']}" if la["e1200"] else "")
               + f"; fixes that compile predicted to fail: {la.get('compiles_predicted_to_fail', 0)}")
+        if "programs" in la:
+            print(f"programs with a later failure: {la['programs']}, warned of it in the E1200 report already:"
+                  f" {la['programs_warned_first']}")
     for f in doc["failures"][:40]:
         said = f" (ours: {f['later']})" if f.get("later") else ""
         print(f"  {f['program']}: {f['fix']}: {f['status']}{said}: {f['message']}")

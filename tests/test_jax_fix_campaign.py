@@ -96,15 +96,17 @@ def test_later_failures_are_counted_by_what_our_check_said(capsys):
         rec("c", hlo_host=FixOutcome("compiles", "", True)),
         ProgramFixes("d", "gen_jax", "compiles"),
     ]
+    records[0].warned_first = True
     doc = fix_campaign.summarise(records)
     assert doc["later"] == {"later_failures": 3, "predicted": 1, "warned": 1, "silent": 1, "e1200": 0,
-                            "compiles_predicted_to_fail": 1}
+                            "compiles_predicted_to_fail": 1, "programs": 2, "programs_warned_first": 1}
     assert doc["compiles_predicted_to_fail"] == [{"program": "b", "fix": "python device"}]
     assert [f.get("later") for f in doc["failures"]] == ["predicted", "warned", "silent"]
     doc["seconds"] = 0
     fix_campaign.print_text(doc)
-    assert "later failures: 3, predicted 1, warned 1, silent 1; fixes that compile predicted to fail: 1" in \
-        capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "later failures: 3, predicted 1, warned 1, silent 1; fixes that compile predicted to fail: 1" in out
+    assert "programs with a later failure: 2, warned of it in the E1200 report already: 1" in out
 
 
 def test_later_of_reads_our_outcome_and_warnings():
@@ -174,7 +176,8 @@ LOOP_STATE_FIXES = {
 
 def _e1200_fixed(spec):
     """The generated program with its E1200 fixed as ``check_offload`` says (fix (a), host
-    ``out_shardings``), and our report on it: ``(fn, args, jit_kwargs, report)``."""
+    ``out_shardings``), our report on it and the report on the program as given:
+    ``(fn, args, jit_kwargs, report, first_report)``."""
     import fix_campaign
     import jax
     import offload_gen
@@ -185,11 +188,16 @@ def _e1200_fixed(spec):
     spec = {"level": "jax", "out_kinds": [None] * len(spec["outs"]), **spec}
     jitted, args = offload_gen.build_jax(spec)
     fn, kw = jitted.__wrapped__, fix_campaign._jit_kwargs_of(spec)
-    report = check_offload(fn, *args, jit_kwargs=kw)
+    report = first = check_offload(fn, *args, jit_kwargs=kw)
     if report.findings:
         kw = {**kw, "out_shardings": report.suggested_out_shardings(SingleDeviceSharding(jax.devices()[0]))}
         report = check_offload(fn, *args, jit_kwargs=kw)
-    return fn, args, kw, report
+    return fn, args, kw, report, first
+
+
+def _loop_state_fixes(report) -> set[str]:
+    return {_which_fix(str(w).split(" Fix: ", 1)[1]) for w in report.result.later_warnings
+            if "enters each iteration" in str(w)}
 
 
 def _which_fix(fix: str) -> str:
@@ -201,18 +209,17 @@ def _which_fix(fix: str) -> str:
 @pytest.mark.parametrize("name", sorted(LOOP_STATE_FIXES))
 def test_the_loop_state_warnings_fix_makes_the_compiler_accept(worker, name):
     """Past E1200 the program fails later (a loop's state changes memory space): our check warns
-    with a fix for what puts the state on host; with that fix applied we are silent and libtpu
-    compiles the program."""
+    with a fix for what puts the state on host, already in the E1200 report; with that fix applied
+    we are silent and libtpu compiles the program."""
     import fix_campaign
 
     original, fixed, kind = LOOP_STATE_FIXES[name]
-    fn, args, kw, report = _e1200_fixed(original)
-    assert report.outcome == "ok"
-    fixes = [str(w).split(" Fix: ", 1)[1] for w in report.result.later_warnings if "enters each iteration" in str(w)]
-    assert kind in {_which_fix(f) for f in fixes}, fixes
+    fn, args, kw, report, first = _e1200_fixed(original)
+    assert first.outcome == "E1200" and kind in _loop_state_fixes(first)
+    assert report.outcome == "ok" and kind in _loop_state_fixes(report)
     verdict, _ = fix_campaign._compile_jax(fn, args, kw, worker)
     assert verdict.kind != "compiles"
-    fn, args, kw, report = _e1200_fixed(fixed)
+    fn, args, kw, report, _ = _e1200_fixed(fixed)
     assert report.outcome == "ok" and not report.result.later_warnings, report.result.later_warnings
     verdict, _ = fix_campaign._compile_jax(fn, args, kw, worker)
     assert verdict.kind == "compiles", fix_campaign._verdict_message(verdict)
