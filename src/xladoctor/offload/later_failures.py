@@ -50,7 +50,8 @@ loop starts from in host memory (move it to device before the loop), a move to h
 the loop's body), or both; each compiled by libtpu (tests/test_jax_fix_campaign.py).
 
 Only an ``ok`` from HostOffloader can be followed by these: an E1200 or another failure of
-the pass stops the compile first.
+the pass stops the compile first.  The loop-state warning is given after an E1200 too: fixing
+the E1200 leaves that loop as it is, so the first report gives every fix the program needs.
 """
 
 from __future__ import annotations
