@@ -508,3 +508,29 @@ def test_conditional_whose_branches_all_move_to_host_is_what_libtpu_says(name):
         verdict = worker.compile_hlo(text)
     assert verdict.kind == "compiles", verdict.summary()
     assert compare(prediction_of(analyze_host_offload(module), module), verdict).agree
+
+
+@needs_libtpu
+def test_computing_on_an_unpinned_host_argument_is_predicted_with_a_fix_that_compiles():
+    """``x * 2.0`` on an ``unpinned_host`` argument fails after HostOffloader, also after a
+    ``device_put`` to device; the fix the prediction gives (the argument in ``pinned_host``,
+    moved to device before the compute) compiles (the fix campaign's host_params:15 and :48)."""
+    import jax
+    from jax.experimental import topologies
+    from jax.sharding import SingleDeviceSharding
+
+    dev = topologies.get_topology_desc("v5e:2x2", "tpu").devices[0]
+
+    def arg(kind):
+        return (jax.ShapeDtypeStruct((8, 128), jax.numpy.float32, sharding=SingleDeviceSharding(dev, memory_kind=kind)),)
+
+    def moved_in(x):
+        return jax.device_put(x, jax.memory.Space.Device) * 2.0
+
+    for fn in (lambda x: x * 2.0, moved_in):
+        report, _ = judged(fn, arg("unpinned_host"), "failure")
+        (failure,) = report.failures
+        assert "Shape mismatch between parameter number 0" in failure
+        assert 'Fix: pass argument 0 in pinned_host memory (a sharding with memory_kind="pinned_host")' in failure
+    report, _ = judged(moved_in, arg("pinned_host"), "ok")
+    assert not report.failures and not report.result.later_warnings

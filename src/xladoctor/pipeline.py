@@ -158,8 +158,6 @@ def _analyse(module: HloModule, text: str, source: str | None, options: Analysis
 
 UNPINNED_SPACE = 6
 """``unpinned_host`` in libtpu's entry layout (see :mod:`xladoctor.syntax.stablehlo_main`)."""
-UNPINNED_COMPUTE_MESSAGE = ("during context [post-optimization]: Shape mismatch between parameter number {n} and "
-                            "its operand in a fusion of {name} (an unpinned_host argument, S(6), computed on)")
 UNPINNED_OUTPUT_MESSAGE = "Unimplemented DMA from hbm to hbm."
 
 
@@ -184,7 +182,8 @@ def unpinned_host_failures(module: HloModule) -> list[Any]:
             continue
         param = entry.parameter(n)
         if _computed_on(param):
-            out.append(PassFailure(Status.INTERNAL, UNPINNED_COMPUTE_MESSAGE.format(n=n, name=param.name), param.name))
+            out.append(PassFailure(Status.INTERNAL, label("offload.later_unpinned_compute", n=n, name=param.name),
+                                   param.name))
     return out
 
 
