@@ -78,6 +78,11 @@ class FixOutcome:
     predicts a failure for the program the compiler accepts (a bug), else None."""
 
 
+def told_first(result: Any) -> bool:
+    """An E1200 report that already tells of a later failure: a warning, or a failure after the pass."""
+    return bool(result.later_warnings) or any(not f.first for f in result.failures)
+
+
 def later_of(result: Any) -> str:
     """What our check of a fixed program that a later pass rejects said (``FixOutcome.later``)."""
     if result.outcome == "failure":
@@ -95,8 +100,9 @@ class ProgramFixes:
     verdict: str
     findings: int = 0
     fixes: dict[str, FixOutcome] = field(default_factory=dict)
-    warned_first: bool = False
-    """The E1200 report itself already warned of a later failure (``later_warnings``)."""
+    told_first: bool = False
+    """The E1200 report itself already told of a later failure: a warning (``later_warnings``) or a
+    failure after HostOffloader's (shown below the E1200 as "XLA would fail: ...")."""
 
 
 def _first_line(text: str | None) -> str:
@@ -264,7 +270,7 @@ def run_jax_program(name: str, family: str, fn: Any, args: tuple[Any, ...], jit_
         return rec
     report = check_lowered(lower_program(lowered))
     rec.findings = len(report.findings)
-    rec.warned_first = bool(report.result.later_warnings)
+    rec.told_first = told_first(report.result)
     if not report.findings:
         return rec
     for which in ("host", "device"):
@@ -281,7 +287,7 @@ def run_hlo_program(name: str, text: str, worker: Any, folder: str) -> ProgramFi
     if v.kind != "e1200":
         return rec
     first = analyse_module(parse_hlo(text, name), text, name).result
-    rec.findings, rec.warned_first = len(first.errors), bool(first.later_warnings)
+    rec.findings, rec.told_first = len(first.errors), told_first(first)
     if rec.findings:
         for which in ("host", "device"):
             rec.fixes[f"hlo {which}"] = hlo_fix(text, None, which, worker, folder)
@@ -328,7 +334,7 @@ def summarise(records: list[ProgramFixes]) -> dict[str, Any]:
                                                           "fixes": {}})
     failures: list[dict[str, str]] = []
     later = {"later_failures": 0, "predicted": 0, "warned": 0, "silent": 0, "e1200": 0,
-             "compiles_predicted_to_fail": 0, "programs": 0, "programs_warned_first": 0}
+             "compiles_predicted_to_fail": 0, "programs": 0, "programs_told_first": 0}
     wrongly: list[dict[str, str]] = []
     for r in records:
         fam = per[r.family]
@@ -339,7 +345,7 @@ def summarise(records: list[ProgramFixes]) -> dict[str, Any]:
         fam["e1200_without_finding"] += r.findings == 0
         if any(o.status == "other_error" for o in r.fixes.values()):
             later["programs"] += 1
-            later["programs_warned_first"] += r.warned_first
+            later["programs_told_first"] += r.told_first
         for key, o in r.fixes.items():
             c = fam["fixes"].setdefault(key, {"suggested": 0, "compiles": 0, "e1200": 0, "other_error": 0,
                                               "refused": 0, "no_code": 0, "cli_error": 0, "clean_after": 0})
@@ -387,8 +393,8 @@ def print_text(doc: dict[str, Any]) -> None:
               f" silent {la['silent']}" + (f", still E1200 for us {la['e1200']}" if la["e1200"] else "")
               + f"; fixes that compile predicted to fail: {la.get('compiles_predicted_to_fail', 0)}")
         if "programs" in la:
-            print(f"programs with a later failure: {la['programs']}, warned of it in the E1200 report already:"
-                  f" {la['programs_warned_first']}")
+            print(f"programs with a later failure: {la['programs']}, told of it in the E1200 report already:"
+                  f" {la['programs_told_first']}")
     for f in doc["failures"][:40]:
         said = f" (ours: {f['later']})" if f.get("later") else ""
         print(f"  {f['program']}: {f['fix']}: {f['status']}{said}: {f['message']}")

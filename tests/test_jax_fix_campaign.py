@@ -96,17 +96,17 @@ def test_later_failures_are_counted_by_what_our_check_said(capsys):
         rec("c", hlo_host=FixOutcome("compiles", "", True)),
         ProgramFixes("d", "gen_jax", "compiles"),
     ]
-    records[0].warned_first = True
+    records[0].told_first = True
     doc = fix_campaign.summarise(records)
     assert doc["later"] == {"later_failures": 3, "predicted": 1, "warned": 1, "silent": 1, "e1200": 0,
-                            "compiles_predicted_to_fail": 1, "programs": 2, "programs_warned_first": 1}
+                            "compiles_predicted_to_fail": 1, "programs": 2, "programs_told_first": 1}
     assert doc["compiles_predicted_to_fail"] == [{"program": "b", "fix": "python device"}]
     assert [f.get("later") for f in doc["failures"]] == ["predicted", "warned", "silent"]
     doc["seconds"] = 0
     fix_campaign.print_text(doc)
     out = capsys.readouterr().out
     assert "later failures: 3, predicted 1, warned 1, silent 1; fixes that compile predicted to fail: 1" in out
-    assert "programs with a later failure: 2, warned of it in the E1200 report already: 1" in out
+    assert "programs with a later failure: 2, told of it in the E1200 report already: 1" in out
 
 
 def test_later_of_reads_our_outcome_and_warnings():
@@ -122,6 +122,20 @@ def test_later_of_reads_our_outcome_and_warnings():
     assert fix_campaign.later_of(result("ok", legalize=SimpleNamespace(warnings=["w"]))) == "warned"
     assert fix_campaign.later_of(result("ok")) == "silent"
     assert fix_campaign.later_of(result("E1200")) == "e1200"
+
+
+def test_told_first_reads_the_e1200_reports_warnings_and_later_failures():
+    from types import SimpleNamespace
+
+    import fix_campaign
+
+    def result(later=(), failures=()):
+        return SimpleNamespace(later_warnings=list(later), failures=[SimpleNamespace(first=f) for f in failures])
+
+    assert fix_campaign.told_first(result(["w"]))
+    assert fix_campaign.told_first(result(failures=[False]))  # shown below the E1200: "XLA would fail"
+    assert not fix_campaign.told_first(result())
+    assert not fix_campaign.told_first(result(failures=[True]))
 
 
 # Fix campaign programs (seed 0) whose E1200 fix then meets a loop whose state changes memory
