@@ -77,6 +77,8 @@ _FAMILY = {"v2": "v2", "v3": "v2", "v4": "v4", "v5e": "v4", "v5p": "v4", "v6e": 
 
 LIBTPU_VERSION = "0.0.42.1"
 """The libtpu whose ``get_default_layout`` this module reproduces."""
+LIBTPU = f"libtpu {LIBTPU_VERSION}"
+"""How reports name it: the compiler whose later failures and warnings were measured."""
 
 UNSUPPORTED_TYPES = frozenset({"f6e2m3fn", "f6e3m2fn"})
 """Array types the TPU client rejects ("Unknown NumPy dtype"): no default to model."""

@@ -70,3 +70,11 @@ def is_host_async_start(instr: HloInstruction) -> bool:
 
 def is_host_compute(instr: HloInstruction) -> bool:
     return instr.frontend_attributes.get(COMPUTE_TYPE_ATTR) == COMPUTE_TYPE_HOST
+
+
+def is_sharding_marker(instr: HloInstruction) -> bool:
+    """A one-operand custom call that keeps its operand's shape and is no placement annotation:
+    jax's ``Sharding`` (and the like), which a value passes through unchanged."""
+    target = instr.custom_call_target or ""
+    return (instr.opcode is HloOpcode.CUSTOM_CALL and placement(instr) is None and not target.startswith(
+        ("Move", "annotate")) and len(instr.operands) == 1 and instr.shape == instr.operands[0].shape)

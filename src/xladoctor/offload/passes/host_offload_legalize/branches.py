@@ -33,13 +33,12 @@ from __future__ import annotations
 
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import HloOpcode
+from ....ir.tpu_layouts import LIBTPU
 from ....labels import label
 from ...kinds import Status
 from ...loop_trips import counter_slot, initial, integer, trip_count
 from ..host_offload_utils import XlaStatusError
 from .state import LegalizeState
-
-LIBTPU = "libtpu 0.0.42.1"
 
 
 def branch_root_failure(lz: LegalizeState, mtd: HloInstruction, start: HloInstruction,
