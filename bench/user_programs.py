@@ -103,18 +103,22 @@ def device_put_host(rng: random.Random) -> dict[str, Any]:
                 if _outs(outs) is not None else {}, choices={"outs": outs, "back": back, "use_after": use_after})
 
 
-def host_params(rng: random.Random) -> dict[str, Any]:
-    """Parameters resident in pinned/unpinned host memory: returned, computed on, or moved in first."""
+def host_params(rng: random.Random, pinned_instead: frozenset[int] = frozenset()) -> dict[str, Any]:
+    """Parameters resident in pinned/unpinned host memory: returned, computed on, or moved in first.
+
+    ``pinned_instead``: the fix xladoctor gives for computing on an ``unpinned_host`` argument
+    (bench/later_fixes.py): those arguments in ``pinned_host``, moved to device before the compute."""
     n = rng.randint(1, 3)
     kinds = [rng.choice(KINDS) for _ in range(n)]
     how = [rng.choice(("return", "compute", "to_device", "to_device_compute")) for _ in range(n)]
     outs = [_out_kind(rng) if rng.random() < 0.5 else None for _ in range(n)]
+    kinds = ["pinned_host" if i in pinned_instead else k for i, k in enumerate(kinds)]
 
     def step(*xs):
         res = []
-        for x, h in zip(xs, how):
+        for i, (x, h) in enumerate(zip(xs, how)):
             if h == "compute":
-                x = x * 2.0
+                x = (_to_device(x) if i in pinned_instead else x) * 2.0
             elif h.startswith("to_device"):
                 x = _to_device(x)
                 if h.endswith("compute"):
@@ -138,8 +142,11 @@ def _policy(rng: random.Random, names: list[str]) -> tuple[str, Any]:
     return which, jax.checkpoint_policies.nothing_saveable
 
 
-def remat_grad(rng: random.Random) -> dict[str, Any]:
-    """Layers under ``jax.checkpoint`` with an offloading policy, differentiated."""
+def remat_grad(rng: random.Random, outer_checkpointed: bool = False) -> dict[str, Any]:
+    """Layers under ``jax.checkpoint`` with an offloading policy, differentiated.
+
+    ``outer_checkpointed``: the fix xladoctor's loop-state warning gives for nested scans (the
+    outer scan's body in ``jax.checkpoint``; bench/later_fixes.py)."""
     depth, scanned, nested = rng.randint(1, 4), rng.random() < 0.5, rng.random() < 0.25
     policy_name, policy = _policy(rng, ["act", "pre"])
     act = _act(rng)
@@ -156,8 +163,9 @@ def remat_grad(rng: random.Random) -> dict[str, Any]:
             def body(c, _):
                 return layer_c(c, w), None
             if nested:
-                y = jax.lax.scan(lambda c, _: (jax.lax.scan(body, c, None, length=2)[0], None), x, None,
-                                 length=depth)[0]
+                def outer(c, _):
+                    return jax.lax.scan(body, c, None, length=2)[0], None
+                y = jax.lax.scan(jax.checkpoint(outer) if outer_checkpointed else outer, x, None, length=depth)[0]
             else:
                 y = jax.lax.scan(body, x, None, length=depth)[0]
         else:
