@@ -17,7 +17,7 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
-from ..ir.shape import HOST_MEMORY_SPACE, format_shape_index
+from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index
 from ..ir.tpu_layouts import LIBTPU
 from ..labels import label
 from .annotations import is_move_to_device, is_move_to_host, is_sharding_marker
@@ -26,34 +26,39 @@ from .loop_trips import trip_count
 from .result import HostOffloadResult, PassFailure
 
 
-def loop_state_changes_memory(module: HloModule, result: HostOffloadResult) -> Iterator[str]:
-    """A while loop whose state at an index enters in one memory space and leaves in the other,
-    with the fix for what puts it on host (:func:`_loop_state_fix`)."""
-    host = set(result.host_positions)
-    callers: dict[int, list[HloInstruction]] = {}
-    for caller_comp in module.computations:
-        for instr in caller_comp.instructions:
-            if instr.opcode is HloOpcode.CALL:
-                for called in instr.called.get("to_apply") or []:
-                    callers.setdefault(id(called), []).append(instr)
+def _while_loops(module: HloModule) -> Iterator[tuple[HloInstruction, HloInstruction, HloInstruction]]:
+    """Every while loop of ``module`` with its body's parameter and root."""
     for comp in module.computations:
         for loop in comp.instructions:
             if loop.opcode is not HloOpcode.WHILE or not loop.called.get("body"):
                 continue
             body = loop.called["body"][0]
-            if body.root is None or not body.parameters:
-                continue
-            param, root = body.parameters[0], body.root
-            for index, leaf in param.shape.leaves():
-                enters = (param.name, index) in host
-                if leaf.is_array and enters != ((root.name, index) in host):
-                    yield label("offload.later_loop_state_memory", libtpu=LIBTPU, loop=loop.name,
-                                index=format_shape_index(index), enters="host" if enters else "device",
-                                leaves="device" if enters else "host", fix=_loop_state_fix(module, loop, callers))
-                    break
+            if body.root is not None and body.parameters:
+                yield loop, body.parameters[0], body.root
 
 
-def _loop_state_fix(module: HloModule, loop: HloInstruction, callers: dict[int, list[HloInstruction]]) -> str:
+def _changing_leaves(param: HloInstruction, root: HloInstruction, host: set[tuple[str, ShapeIndex]]
+                     ) -> list[tuple[ShapeIndex, bool]]:
+    """``(index, enters on host)`` of each array leaf of the loop state that enters an iteration in
+    one memory space (the body's parameter) and leaves it in the other (the body's root)."""
+    return [(index, (param.name, index) in host) for index, leaf in param.shape.leaves()
+            if leaf.is_array and ((param.name, index) in host) != ((root.name, index) in host)]
+
+
+def loop_state_changes_memory(module: HloModule, result: HostOffloadResult) -> Iterator[str]:
+    """A while loop whose state at an index enters in one memory space and leaves in the other,
+    with the fix for what puts it on host (:func:`_loop_state_fix`)."""
+    host = set(result.host_positions)
+    for loop, param, root in _while_loops(module):
+        changing = _changing_leaves(param, root, host)
+        if changing:
+            index, enters = changing[0]
+            yield label("offload.later_loop_state_memory", libtpu=LIBTPU, loop=loop.name,
+                        index=format_shape_index(index), enters="host" if enters else "device",
+                        leaves="device" if enters else "host", fix=_loop_state_fix(module, loop))
+
+
+def _loop_state_fix(module: HloModule, loop: HloInstruction) -> str:
     """The fix for a loop whose state changes memory space, by what puts it on host.
 
     Measured on the 12 generated programs whose E1200 fix then met this failure (the fix
@@ -62,7 +67,7 @@ def _loop_state_fix(module: HloModule, loop: HloInstruction, callers: dict[int, 
     before the loop compiled (4 programs); where the body moves its carry to host, moving it back
     before the body returns (7); one program needed both; and nested scans under grad with an
     offloading checkpoint policy compile with the outer scan's body in ``jax.checkpoint``."""
-    source = _host_source(module, loop, callers)
+    source = _host_source(module, loop)
     body = label("offload.later_loop_state_fix_body")
     if source is None:
         return body
@@ -76,8 +81,7 @@ def _loop_state_fix(module: HloModule, loop: HloInstruction, callers: dict[int, 
     return label("offload.later_loop_state_fix_both", input=before, body=body)
 
 
-def _host_source(module: HloModule, loop: HloInstruction, callers: dict[int, list[HloInstruction]],
-                 budget: int = 20_000) -> HloInstruction | None:
+def _host_source(module: HloModule, loop: HloInstruction, budget: int = 20_000) -> HloInstruction | None:
     """A host-memory entry argument or a move to host that ``loop``'s initial state is computed
     from, upstream through any op, into the ``call``s that make a value and out of their
     parameters to the calls' operands; not past a move to device or another loop (what a loop
@@ -100,7 +104,8 @@ def _host_source(module: HloModule, loop: HloInstruction, callers: dict[int, lis
                         leaf.is_array and leaf.memory_space == HOST_MEMORY_SPACE for _, leaf in ecl.parameters[number].leaves()):
                     return instr
                 continue
-            nxt = [c.operands[number] for c in callers.get(id(instr.parent), []) if number < len(c.operands)]
+            calls = instr.parent.callers if instr.parent is not None else []
+            nxt = [c.operands[number] for c in calls if c.opcode is HloOpcode.CALL and number < len(c.operands)]
         elif instr.opcode is HloOpcode.CALL:
             nxt += [c.root for c in instr.called.get("to_apply") or [] if c.root is not None]
         for o in nxt:
@@ -208,41 +213,31 @@ def _only_moved_to_device(loop: HloInstruction, i: int) -> bool:
     return True
 
 
-def _changing_indices(loop: HloInstruction, host: set[tuple[str, tuple[int, ...]]]) -> set[int]:
-    """The top-level state indices of ``loop`` with an array that changes memory space."""
-    body = loop.called["body"][0]
-    if body.root is None or not body.parameters:
-        return set()
-    param, root = body.parameters[0], body.root
-    return {index[0] for index, leaf in param.shape.leaves() if index and leaf.is_array
-            and ((param.name, index) in host) != ((root.name, index) in host)}
-
-
-def _enclosing_loops(comp: HloComputation | None, caller: dict[int, HloInstruction]) -> list[HloInstruction]:
-    """The while loops whose body ``comp`` runs in, directly or through calls, innermost first."""
+def _enclosing_loops(comp: HloComputation | None) -> list[HloInstruction]:
+    """The while loops whose body ``comp`` runs in, directly or through calls (the last caller in
+    module order), innermost first."""
     loops: list[HloInstruction] = []
     seen: set[int] = set()
-    while comp is not None and id(comp) in caller and id(comp) not in seen:
+    while comp is not None and comp.callers and id(comp) not in seen:
         seen.add(id(comp))
-        instr = caller[id(comp)]
+        instr = comp.callers[-1]
         if instr.opcode is HloOpcode.WHILE and comp in (instr.called.get("body") or []):
             loops.append(instr)
         comp = instr.parent
     return loops
 
 
-def _first_to_fail(loop: HloInstruction, changing: dict[int, set[int]], caller: dict[int, HloInstruction]) -> bool:
+def _first_to_fail(loop: HloInstruction, changing: dict[int, set[int]]) -> bool:
     """No other loop's state change can fail first: measured, another loop whose state changes
     memory space fails first with "The async-start expects the shape" or not, by program order; a
     loop around ``loop`` whose changing results are only moved to device lets this one fail first."""
-    around = {id(o) for o in _enclosing_loops(loop.parent, caller)}
+    around = {id(o): o for o in _enclosing_loops(loop.parent)}
     for other_id, indices in changing.items():
         if other_id == id(loop):
             continue
         if other_id not in around:
             return False
-        other = next(o for o in _enclosing_loops(loop.parent, caller) if id(o) == other_id)
-        if not all(_only_moved_to_device(other, i) for i in indices):
+        if not all(_only_moved_to_device(around[other_id], i) for i in indices):
             return False
     return True
 
@@ -260,32 +255,25 @@ def loop_state_reshapes(module: HloModule, result: HostOffloadResult) -> Iterato
     unless it is a loop around this one whose changing results are only moved to device (both
     warned, :func:`_first_to_fail`)."""
     host = set(result.host_positions)
-    caller = {id(c): instr for comp in module.computations for instr in comp.instructions
-              for called in instr.called.values() for c in called}
-    changing = {id(loop): indices for comp in module.computations for loop in comp.instructions
-                if loop.opcode is HloOpcode.WHILE and loop.called.get("body")
-                for indices in [_changing_indices(loop, host)] if indices}
-    for comp in module.computations:
-        for loop in comp.instructions:
-            if loop.opcode is not HloOpcode.WHILE or not loop.called.get("body"):
+    loops = list(_while_loops(module))
+    changing = {id(loop): indices for loop, param, root in loops
+                for indices in [{index[0] for index, _ in _changing_leaves(param, root, host) if index}] if indices}
+    for loop, param, root in loops:
+        trips = trip_count(loop)
+        if trips is None or trips < 2:
+            continue
+        states = list(param.shape.tuple_shapes) if param.shape.is_tuple else []
+        for i in range(len(states)):
+            if (param.name, (i,)) in host or (root.name, (i,)) not in host:
+                continue  # measured only for a carry entering on device and leaving on host
+            moved = _carry_moved_to_host(root, param, i)
+            if moved is None or not _only_moved_to_device(loop, i) or not _first_to_fail(loop, changing):
                 continue
-            trips = trip_count(loop)
-            body = loop.called["body"][0]
-            if trips is None or trips < 2 or body.root is None or not body.parameters:
+            reshape = next((r for j in range(len(states)) if j != i
+                            for r in [_ys_element_of(root, param, j, i)] if r is not None), None)
+            if reshape is None:
                 continue
-            param, root = body.parameters[0], body.root
-            states = list(param.shape.tuple_shapes) if param.shape.is_tuple else []
-            for i in range(len(states)):
-                if (param.name, (i,)) in host or (root.name, (i,)) not in host:
-                    continue  # measured only for a carry entering on device and leaving on host
-                moved = _carry_moved_to_host(root, param, i)
-                if moved is None or not _only_moved_to_device(loop, i) or not _first_to_fail(loop, changing, caller):
-                    continue
-                reshape = next((r for j in range(len(states)) if j != i
-                                for r in [_ys_element_of(root, param, j, i)] if r is not None), None)
-                if reshape is None:
-                    continue
-                yield PassFailure(Status.INTERNAL, label(
-                    "offload.later_loop_state_reshape", libtpu=LIBTPU, loop=loop.name, index=format_shape_index((i,)),
-                    move=moved[0].name, reshape=reshape.name, trips=trips), reshape.name)
-                break
+            yield PassFailure(Status.INTERNAL, label(
+                "offload.later_loop_state_reshape", libtpu=LIBTPU, loop=loop.name, index=format_shape_index((i,)),
+                move=moved[0].name, reshape=reshape.name, trips=trips), reshape.name)
+            break
