@@ -86,16 +86,13 @@ def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None
         result.warnings.extend(w for w in result.legalize.warnings if w not in result.warnings)
     if module.entry is None or module.entry_computation_layout is None:
         return
-    if result.outcome == "E1200":
-        result.later_warnings.extend(loop_state_changes_memory(module, result))
-        result.warnings.extend(result.later_warnings)
+    if result.outcome not in ("ok", "E1200"):
         return
-    if result.outcome != "ok":
-        return
-    for failure in [*_donations(module), *_narrow_host_parameters(module), *_unrolled_scan_host_ys(module),
-                    *loop_state_reshapes(module, result)]:
-        result.add_later_failure(failure)
-    result.later_warnings.extend(_host_loop_output_reshapes(module, result))
+    if result.outcome == "ok":
+        for failure in [*_donations(module), *_narrow_host_parameters(module), *_unrolled_scan_host_ys(module),
+                        *loop_state_reshapes(module, result)]:
+            result.add_later_failure(failure)
+        result.later_warnings.extend(_host_loop_output_reshapes(module, result))
     result.later_warnings.extend(loop_state_changes_memory(module, result))
     result.warnings.extend(result.later_warnings)
 
