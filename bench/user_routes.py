@@ -92,6 +92,8 @@ def _entry_prediction(entry: dict[str, Any], module: Any) -> Prediction | None:
         return Prediction("e1200", start, instr.opcode.value if instr else None,
                           instr.parameter_number if instr else None, off["error"].get("message"))
     first = next((f for f in off["failures"] if f["first"]), off["failures"][0] if off["failures"] else None)
+    if first and first["status"] == "ValueError":  # refused at the call: the compile succeeds
+        return Prediction("compiles")
     return Prediction("crash" if first and first["status"] == "CHECK" else "xla_error",
                       message=first["message"] if first else "")
 

@@ -43,7 +43,12 @@ def test_every_suggested_fix_compiles(worker, tmp_path, family, seed):
     assert set(rec.fixes) == {"hlo host", "hlo device", "python host", "python device"}
     for key, outcome in rec.fixes.items():
         assert outcome.status == "compiles", (key, outcome.message)
-        assert outcome.clean_after, key  # and xladoctor agrees, so it does not suggest the fix again
+        if (family, seed) == ("host_params", 90):
+            # Argument 2 is unpinned_host: the fixed program compiles and the chip refuses every call
+            # of it (tests/data/chip/), which our check of the fixed program still says.
+            assert not outcome.clean_after, key
+        else:
+            assert outcome.clean_after, key  # and xladoctor agrees, so it does not suggest the fix again
 
 
 def test_host_fix_keeps_the_out_shardings_the_program_gave():

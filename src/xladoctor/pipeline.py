@@ -163,10 +163,14 @@ UNPINNED_OUTPUT_MESSAGE = "Unimplemented DMA from hbm to hbm."
 
 def unpinned_host_failures(module: HloModule) -> list[Any]:
     """What libtpu 0.0.42.1 does with ``unpinned_host`` (``S(6)``) entry values, after HostOffloader
-    accepted them (measured with the real compiler, v5e): an ``S(6)`` argument returned as it is
-    compiles, one that anything computes on fails INTERNAL after optimisation ("Shape mismatch
-    between parameter ... and its operand"), and an ``S(6)`` output fails FAILED_PRECONDITION
-    ("Unimplemented DMA from hbm to hbm").  Run on the module before the analysis edits it."""
+    accepted them (measured with the real compiler, v5e): an ``S(6)`` argument that anything
+    computes on fails INTERNAL after optimisation ("Shape mismatch between parameter ... and its
+    operand"), and an ``S(6)`` output fails FAILED_PRECONDITION ("Unimplemented DMA from hbm to
+    hbm").  An ``S(6)`` argument returned as it is compiles, and then never runs: on a real v5e
+    chip (tests/data/chip/) JAX refuses every call, since the array it places in ``unpinned_host``
+    has no tiling and the executable wants the tiled layout (``Status.CALL_REFUSED``, after the
+    compile failures; a scalar, whose compute compiles, is refused too).  Run on the module before
+    the analysis edits it."""
     from .offload.kinds import Status
     from .offload.result import PassFailure
 
@@ -177,14 +181,19 @@ def unpinned_host_failures(module: HloModule) -> list[Any]:
     root = entry.root_instruction()
     if any(leaf.memory_space == UNPINNED_SPACE for _, leaf in ecl.result.leaves()):
         out.append(PassFailure(Status.FAILED_PRECONDITION, UNPINNED_OUTPUT_MESSAGE, root.name))
+    refused: list[PassFailure] = []
     for n, shape in enumerate(ecl.parameters):
         if n >= len(entry.parameters) or not any(leaf.memory_space == UNPINNED_SPACE for _, leaf in shape.leaves()):
             continue
         param = entry.parameter(n)
-        if _computed_on(param):
+        scalar = all(not leaf.dimensions for _, leaf in shape.leaves())
+        if _computed_on(param) and not scalar:  # measured on the chip: a scalar is refused at the call instead
             out.append(PassFailure(Status.INTERNAL, label("offload.later_unpinned_compute", n=n, name=param.name),
                                    param.name))
-    return out
+        else:
+            refused.append(PassFailure(Status.CALL_REFUSED, label("offload.unpinned_argument_refused", n=n,
+                                                                  name=param.name), param.name))
+    return out + refused
 
 
 _PASS_THROUGH = frozenset({"tuple", "get-tuple-element", "bitcast", "copy", "reshape"})

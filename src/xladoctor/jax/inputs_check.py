@@ -269,6 +269,25 @@ def _is_description(value: Any) -> bool:
     return _is_metadata_dict(value) or isinstance(value, jax.ShapeDtypeStruct)
 
 
+def _refuse_unsafe_put(path: str, value: Any, fmt: Any) -> None:
+    """A ``device_put`` the TPU chip was seen to answer with wrong data or an abort: say so instead.
+
+    Only a tiling that is not the chip's own for the shape is at risk (:mod:`..inputs.put_safety`);
+    an executable's own input formats have the chip's tiling, so this guards hand-made Formats."""
+    from ..inputs.put_safety import chip_tiling, put_is_safe
+    from .formats import layout_from_jax, make_shape
+
+    sharding = getattr(fmt, "sharding", None)
+    devices = getattr(sharding, "device_set", None) or ()
+    if not any(getattr(d, "platform", "") == "tpu" for d in devices) or not hasattr(value, "shape"):
+        return
+    layout = layout_from_jax(getattr(fmt, "layout", None), len(value.shape))
+    shape = make_shape(tuple(value.shape), value.dtype, layout, None)
+    if not put_is_safe(shape):
+        raise ValueError(label("jax_report.unsafe_put", path=path, shape=str(shape),
+                               tiles="".join(f"T({','.join(map(str, t))})" for t in chip_tiling(shape) or ())))
+
+
 def fix_inputs(compiled: Any, *args: Any, **kwargs: Any) -> tuple[tuple, dict]:
     """``(args, kwargs)`` with every mismatching array moved to the executable's format.
 
@@ -285,6 +304,9 @@ def fix_inputs(compiled: Any, *args: Any, **kwargs: Any) -> tuple[tuple, dict]:
         raise ValueError("no relayout can fix these leaves (another shape or dtype): " + ", ".join(shapes))
     formats, _ = flatten_formats(compiled)
     values, vtree = _flatten_args(args, kwargs)
+    for (path, v), (_, fmt) in zip(values, formats):
+        if path in bad:
+            _refuse_unsafe_put(path, v, fmt)
     fixed = [jax.device_put(v, fmt) if path in bad else v for (path, v), (_, fmt) in zip(values, formats)]
     new_args, new_kwargs = jax.tree_util.tree_unflatten(vtree, fixed)
     return tuple(new_args), dict(new_kwargs)

@@ -30,6 +30,9 @@ class Status(TextEnum):
     INTERNAL = "INTERNAL"
     UNIMPLEMENTED = "UNIMPLEMENTED"
     FAILED_PRECONDITION = "FAILED_PRECONDITION"
+    CALL_REFUSED = "ValueError"
+    """Not the compiler: the program compiles, and JAX refuses every call of it before it runs
+    (a ``ValueError`` at the call, e.g. an argument whose layout the executable cannot take)."""
 
 
 class FirstKind(TextEnum):

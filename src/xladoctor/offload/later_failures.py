@@ -18,6 +18,19 @@ placements until it holds (tests/test_offload_later.py compiles each one again):
   in host memory ``T(8,128)(4,1)``, and the copy between them fails the post-optimisation
   verifier: ``Source and destination buffers in CopyDone arguments need to be the same
   shape``.  33x128, 16x128 and rank-1 arrays compile; so do 16-bit and wider types.
+  The same parameter computed on where it is (``x * 2`` with the result left in host memory,
+  what JAX lowers when the argument is an array already in ``pinned_host``) aborts the compiler:
+  ``Check failed: prev->opcode() == HloOpcode::kAsyncUpdate`` (hlo_instructions.cc, from the
+  TPU's post-fusion tiling assignment), on a real v5e chip and compile-only alike; returning it
+  unchanged runs right (tests/data/chip/, bench/chip_campaign.py).
+* ``narrow-host-row-update``: a loop that writes a sub-32-bit value of one row into a buffer in
+  host memory each iteration (``jax.lax.scan`` stacking rank-1 bf16/f16/s16/s8/u8/f8 ``ys`` moved
+  to host, or ``[1, n]`` ones): the dynamic-update-slice's second-minor dimension is 1, less than
+  the packed tile's sublanes, and libtpu aborts: ``Check failed: intermediate_calc.slice_size %
+  intermediate_calc.update_detail.num_sublanes_per_chunk == 0 ... Sublane slicing size not
+  multiple of update chunk sublane size`` (async_slice_util.cc).  Measured compile-only and on
+  the chip: rank-1 of 100 to 1,024 elements and ``[1, 128]`` fail for every 8- and 16-bit type;
+  ``[2, 128]`` and wider rows, and f32/s32 of any shape, compile and run right.
 
 * ``unrolled-scan-host-ys``: ``jax.lax.scan(..., unroll=u)`` whose ys go to host, with 2 or
   more iterations of the loop left: the body stacks ``u`` moves to host into each
@@ -90,7 +103,7 @@ def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None
         return
     if result.outcome == "ok":
         for failure in [*_donations(module), *_narrow_host_parameters(module), *_unrolled_scan_host_ys(module),
-                        *loop_state_reshapes(module, result)]:
+                        *loop_state_reshapes(module, result), *_narrow_host_row_updates(module)]:
             result.add_later_failure(failure)
         result.later_warnings.extend(_host_loop_output_reshapes(module, result))
     result.later_warnings.extend(loop_state_changes_memory(module, result))
@@ -181,11 +194,69 @@ def _narrow_host_parameters(module: HloModule) -> Iterator[PassFailure]:
             continue
         param = module.entry.parameter(number)
         mtd = _moved_to_device(param)
-        if mtd is None:
+        if mtd is not None:
+            yield PassFailure(Status.INTERNAL, label(
+                "offload.later_narrow_tile", libtpu=LIBTPU, param=number, shape=str(param_shape), rows=rows,
+                instruction=mtd.name), mtd.name)
             continue
-        yield PassFailure(Status.INTERNAL, label(
-            "offload.later_narrow_tile", libtpu=LIBTPU, param=number, shape=str(param_shape), rows=rows,
-            instruction=mtd.name), mtd.name)
+        compute = _computed_in_place(param)
+        if compute is not None:
+            yield PassFailure(Status.CHECK, label(
+                "offload.later_narrow_tile_compute", libtpu=LIBTPU, param=number, shape=str(param_shape), rows=rows,
+                instruction=compute.name), compute.name)
+
+
+def _computed_in_place(param: HloInstruction) -> HloInstruction | None:
+    """The first instruction that computes on ``param`` (through data movement), not a placement."""
+    stack, seen = [param], {param}
+    while stack:
+        for user in stack.pop().users:
+            if user in seen or is_move_to_device(user) or is_move_to_host(user):
+                continue
+            seen.add(user)
+            if user.opcode in _PASS_THROUGH or user.opcode is HloOpcode.RESHAPE or is_sharding_marker(user):
+                stack.append(user)
+            else:
+                return user
+    return None
+
+
+def _narrow_host_row_updates(module: HloModule) -> Iterator[PassFailure]:
+    """A dynamic-update-slice, in a loop body (or a computation it calls), of a sub-32-bit update
+    whose second-minor dimension is 1 and that comes from a move to host: one row into a host buffer."""
+    for comp in module.computations:
+        for instr in comp.instructions:
+            if instr.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE or len(instr.operands) < 2:
+                continue
+            update = instr.operands[1].shape
+            bits = update.element_type.bits if update.is_array else None
+            if bits is None or bits >= 32 or len(update.dimensions) < 2 or _second_minor(update) != 1:
+                continue
+            if not _from_host_move(module, instr.operands[1]):
+                continue
+            yield PassFailure(Status.CHECK, label(
+                "offload.later_narrow_row_update", libtpu=LIBTPU, instruction=instr.name, shape=str(update)),
+                instr.name)
+
+
+def _from_host_move(module: HloModule, instr: HloInstruction) -> bool:
+    """``instr`` is a move to host, also through reshapes and the parameters of a computation that a
+    single ``call`` calls (jax's ``dynamic_update_index_in_dim`` is such a call in a scan's body)."""
+    for _ in range(16):
+        if _moved_to_host(instr):
+            return True
+        while instr.opcode in (HloOpcode.RESHAPE, HloOpcode.BITCAST, HloOpcode.COPY):
+            instr = instr.operands[0]
+        if instr.opcode is not HloOpcode.PARAMETER or instr.parent is None:
+            return _moved_to_host(instr)
+        callers = module.callers_of(instr.parent)
+        if len(callers) != 1 or callers[0].opcode is not HloOpcode.CALL:
+            return False
+        number = instr.parameter_number
+        if number is None or number >= len(callers[0].operands):
+            return False
+        instr = callers[0].operands[number]
+    return False
 
 
 def _host_loop_output_reshapes(module: HloModule, result: HostOffloadResult) -> Iterator[str]:

@@ -83,6 +83,8 @@ def prediction_of(result: HostOffloadResult, module: HloModule | None = None) ->
     failure = next((f for f in result.failures if f.first), result.failures[0] if result.failures else None)
     if failure is None:
         return Prediction("xla_error", message=label("oracle.analysis_failed"))
+    if failure.status == "ValueError":  # refused at the call: the compile itself succeeds
+        return Prediction("compiles")
     return Prediction("crash" if failure.status == "CHECK" else "xla_error", message=failure.message)
 
 

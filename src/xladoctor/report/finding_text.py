@@ -141,7 +141,8 @@ def _fix_lines(fixes: tuple[Fix, ...], lang: str) -> list[str]:
 
 
 def _pass_failure(f: Finding, lang: str, width: int) -> list[str]:
-    return [label("finding.would_fail", lang, message=in_lang(f.message, lang))]
+    key = "finding.call_refused" if f.fields.get("status") == "ValueError" else "finding.would_fail"
+    return [label(key, lang, message=in_lang(f.message, lang))]
 
 
 def _logged_error(f: Finding, lang: str, width: int) -> list[str]:

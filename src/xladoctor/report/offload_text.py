@@ -73,8 +73,10 @@ def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str, lang: s
 def _failure_line(f: Finding, lang: str) -> str:
     """Another failure of the pass: its status (a CHECK crash says so), XLA's message, the instruction."""
     status = f.fields.get("status")
-    first = f" ({glossary.xla_reports(lang)})" if f.fields.get("first") else ""
-    what = label("offload.check_failure", lang) if status == "CHECK" else label("offload.would_fail", lang, status=status)
+    first = f" ({glossary.xla_reports(lang)})" if f.fields.get("first") and status != "ValueError" else ""
+    what = (label("offload.check_failure", lang) if status == "CHECK" else
+            label("offload.call_refused", lang) if status == "ValueError" else
+            label("offload.would_fail", lang, status=status))
     instruction = f.location.instruction
     at = f" {label('offload.at_instruction', lang, instruction=instruction)}" if instruction else ""
     return f"{what}{first}: {in_lang(f.message, lang)}{at}"

@@ -1,0 +1,132 @@
+"""The failures found by running programs on a real TPU v5e chip (tests/data/chip/), as rules.
+
+Each rule is narrowed on its boundary -- the shapes and dtypes on either side of it -- and, where
+the compile itself fails, the real TPU compiler (libtpu compile-only) is asked again here: a
+prediction of ours must be its verdict, on both sides of the boundary.  The call refusal of an
+``unpinned_host`` argument is a run-time fact the compiler cannot show: its evidence is the
+recorded chip data (tests/test_chip_campaign.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+from xladoctor.jax import check_offload  # noqa: E402
+
+
+def _array(shape, dtype, kind="device"):
+    sharding = jax.sharding.SingleDeviceSharding(jax.devices()[0], memory_kind=kind)
+    return jax.device_put(np.ones(shape, jnp.dtype(dtype)), sharding)
+
+
+def _scan_ys_to_host(v):
+    def body(c, _):
+        c = c + jnp.ones((), c.dtype)
+        return c, jax.device_put(c, jax.memory.Space.Host)
+    return jax.lax.scan(body, v, None, length=3)
+
+
+def _use(how):
+    def f(v):
+        if how == "to_device":
+            return jax.device_put(v, jax.memory.Space.Device) * 2
+        return v if how == "return" else v * 2
+    return f
+
+
+@pytest.fixture(scope="module")
+def worker():
+    from xladoctor.oracle import OracleWorker, unavailable_reason
+
+    if unavailable_reason():
+        pytest.skip(unavailable_reason())
+    with OracleWorker("v5e:2x2", timeout=120, want_text=False) as w:
+        yield w
+
+
+ROW_CASES = [("bfloat16", (128,), True), ("float16", (100,), True), ("int8", (1024,), True),
+             ("uint8", (1, 128), True), ("float8_e4m3fn", (256,), True), ("int16", (128,), True),
+             ("bfloat16", (2, 128), False), ("int8", (16, 128), False), ("float32", (128,), False),
+             ("int32", (1, 128), False)]
+
+
+@pytest.mark.parametrize("dtype,shape,fails", ROW_CASES)
+def test_a_scan_stacking_one_narrow_row_on_host_is_a_predicted_crash(dtype, shape, fails):
+    report = check_offload(_scan_ys_to_host, _array(shape, dtype))
+    assert (report.outcome == "failure") is fails
+    if fails:
+        assert "Sublane slicing size not multiple of update chunk sublane size" in report.failures[0]
+        assert report.failures[0].startswith("CHECK")
+
+
+@pytest.mark.parametrize("dtype,shape,fails", ROW_CASES[::3] + ROW_CASES[6:8])
+def test_the_narrow_row_rule_is_the_real_compilers(worker, dtype, shape, fails):
+    lowered = jax.jit(_scan_ys_to_host).trace(_array(shape, dtype)).lower(lowering_platforms=("tpu",))
+    assert (worker.compile_stablehlo(lowered.as_text()).kind == "crash") is fails
+
+
+PINNED_CASES = [("int8", (32, 128), "compute", "CHECK"), ("uint8", (64, 256), "compute", "CHECK"),
+                ("int4", (64, 128), "compute", "CHECK"), ("int8", (32, 128), "to_device", "INTERNAL"),
+                ("int8", (32, 128), "return", None), ("int8", (33, 128), "compute", None),
+                ("int8", (16, 128), "compute", None), ("bfloat16", (32, 128), "compute", None)]
+
+
+@pytest.mark.parametrize("dtype,shape,how,status", PINNED_CASES)
+def test_computing_on_a_narrow_pinned_host_argument_is_a_predicted_crash(dtype, shape, how, status):
+    """The array already in pinned_host (as the chip got it): JAX keeps the result on host."""
+    report = check_offload(_use(how), _array(shape, dtype, "pinned_host"))
+    assert (report.failures[0].split(":")[0] if report.failures else None) == status
+    if status == "CHECK":
+        assert "prev->opcode() == HloOpcode::kAsyncUpdate" in report.failures[0]
+
+
+@pytest.mark.parametrize("dtype,shape,how,status", PINNED_CASES)
+def test_the_narrow_pinned_rule_is_the_real_compilers(worker, dtype, shape, how, status):
+    lowered = jax.jit(_use(how)).trace(_array(shape, dtype, "pinned_host")).lower(lowering_platforms=("tpu",))
+    kind = worker.compile_stablehlo(lowered.as_text()).kind
+    assert kind == {"CHECK": "crash", "INTERNAL": "xla_error", None: "compiles"}[status]
+
+
+@pytest.mark.parametrize("shape", [(8, 128), (128,), (), (3, 5)])
+@pytest.mark.parametrize("how", ["return", "to_device", "compute"])
+def test_an_unpinned_host_argument_never_runs(shape, how):
+    """Refused at the call (returned as it is; a scalar however used) or a compile failure (computed
+    on): never ``ok``; the refusal says so and names the pinned_host fix."""
+    report = check_offload(_use(how), _array(shape, "float32", "unpinned_host"))
+    assert report.outcome == "failure" and not report.ok
+    refused = how == "return" or shape == ()
+    assert report.failures[0].startswith("ValueError: Computation was compiled for input layouts" if refused
+                                         else "INTERNAL:")
+    if refused:
+        assert 'memory_kind=\\"pinned_host\\"' in report.failures[0] or 'memory_kind="pinned_host"' in \
+            report.failures[0]
+
+
+def test_a_call_refusal_is_not_a_compile_failure():
+    """For the compile-only oracle the program compiles: the refusal comes at the call."""
+    from xladoctor.oracle import prediction_of
+
+    report = check_offload(_use("return"), _array((8, 128), "float32", "unpinned_host"))
+    assert prediction_of(report.result).kind == "compiles"
+
+
+def test_the_cli_says_the_call_is_refused_not_that_xla_fails(tmp_path):
+    from xladoctor.cli import main
+
+    lowered = jax.jit(_use("return")).trace(_array((8, 128), "float32", "unpinned_host")).lower(
+        lowering_platforms=("tpu",))
+    (tmp_path / "p.hlo").write_text(lowered.as_text("hlo"))
+    (tmp_path / "p.mlir").write_text(lowered.as_text())
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["offload", str(tmp_path / "p.hlo"), "--stablehlo", str(tmp_path / "p.mlir")])
+    assert rc == 1
+    assert "It compiles, and then JAX refuses every call: ValueError" in out.getvalue()
+    assert "XLA would fail" not in out.getvalue()
