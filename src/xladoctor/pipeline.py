@@ -10,12 +10,12 @@ model and the renderers' inputs; below ``commands/`` (nothing here imports a com
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from .collector import paused
 from .findings import Finding, Report
 from .labels import label
 
@@ -95,13 +95,8 @@ def collector_paused() -> Iterator[None]:
     instructions.  Collection resumes between modules, so a walk over many files frees each
     module's cycles (parent pointers) as before.
     """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused():
         yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def parse_hlo(text: str, source: str) -> HloModule:

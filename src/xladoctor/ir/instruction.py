@@ -210,6 +210,27 @@ class HloInstruction:
         new.control_predecessors = ()
         return new
 
+    def clone_with_new_operands(self, shape: Shape, operands: Sequence[HloInstruction],
+                                name: str) -> HloInstruction:
+        """XLA's ``CloneWithNewOperands``: a copy of this instruction (every field, the called
+        computations too) of ``shape`` on ``operands``, named ``name`` (the caller's uniquer gives
+        it), in no computation yet; control predecessors are not copied, as in XLA."""
+        new = self.detached_copy()
+        new.name = name
+        new.shape = shape
+        if self.called:
+            new.called = {role: list(comps) for role, comps in self.called.items()}
+        new.link_operands(tuple(operands))
+        return new
+
+    def set_called_computations(self, called: Mapping[str, list[HloComputation]]) -> None:
+        """The called computations by role (XLA's ``set_called_computation``/``ReplaceCalledComputations``):
+        the one write of :attr:`called`, which keeps the module's caller index in step."""
+        self.called = called if called else NO_CALLS
+        comp = self.parent
+        if comp is not None and comp.module is not None:
+            comp.module.calls_changed()
+
     # -- fields that only some instructions have; XLA's accessors CHECK them ---------------
     def computation(self) -> HloComputation:
         """XLA's ``parent()`` where the caller needs one: every parsed or inserted instruction has it."""
@@ -283,14 +304,18 @@ class HloInstruction:
         Per user as XLA's ``ReplaceUseWith``: this instruction loses the user by
         ``RemoveUser``, ``new`` gains it by ``AddUser``, every slot holding this one holds
         ``new`` -- the same links and order as assigning the rewritten operand list, in
-        O(slots) for a wide user."""
-        changed = list(self.users)
+        O(slots) for a wide user.
+
+        XLA's guard for a ``new`` that is itself a user of this one (replacing ``x`` with
+        ``copy(x)``): that use is left alone, so ``new`` stays this one's only user instead of
+        becoming its own operand."""
+        changed = [user for user in self.users if user is not new]
         if new is not self:
             for user in changed:
                 user._replace_uses(self, new)
         comp = self.parent
         if comp is not None and comp.root is self:
-            comp.root = new
+            comp.set_root_instruction(new)
         return changed
 
     def _replace_uses(self, old: HloInstruction, new: HloInstruction) -> None:

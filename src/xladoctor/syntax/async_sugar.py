@@ -85,13 +85,15 @@ def wrapped_computation(start: HloInstruction, wrapped: HloOpcode) -> HloComputa
         comp.add_instruction(param)
     root = HloInstruction(wrapped.value, wrapped, start.shape.tuple_shapes[1])
     root.attributes = {k: v for k, v in start.attributes.items() if k not in ASYNC_OWN_ATTRIBUTES}
-    root.called, root.custom_call_target = called, start.custom_call_target
+    root.set_called_computations(called)
+    root.custom_call_target = start.custom_call_target
     root.line, root.col = start.line, start.col
     root.operands = params
     comp.add_instruction(root)
-    comp.root = root
+    comp.set_root_instruction(root)
     start.attributes = {k: v for k, v in start.attributes.items() if k in ASYNC_OWN_ATTRIBUTES}
-    start.called, start.custom_call_target = {"calls": [comp]}, None
+    start.set_called_computations({"calls": [comp]})
+    start.custom_call_target = None
     return comp
 
 

@@ -20,9 +20,9 @@ problem raises :class:`~xladoctor.errors.HloParseError` with ``source:line:col``
 
 from __future__ import annotations
 
-import gc
 import re
 
+from ..collector import paused
 from ..errors import HloParseError
 from ..ir.instruction import use_attribute_reader, use_metadata_codec
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
@@ -86,13 +86,8 @@ def parse_module(text: str | bytes, source: str = "<hlo>") -> HloModule:
     _check_white_space(text, source)
     # The parse allocates millions of objects and frees none of them; CPython's cyclic
     # GC would rescan the growing heap again and again (superlinear time), so pause it.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused():
         return _ModuleParser(text, source).parse()
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class _ModuleParser(ComputationReader):

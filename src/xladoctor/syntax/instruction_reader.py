@@ -405,7 +405,7 @@ class InstructionReader:
                 # XLA reads '{' after a one-computation attribute as an inline computation body, a
                 # computation named '_' ('to_apply={c}' is refused there: 'expects '=' in instruction').
                 comp = self.read_inline_computation(pos, pos + len(raw))
-                instr.called = {**instr.called, attr: [comp]}
+                instr.set_called_computations({**instr.called, attr: [comp]})
                 instr.attributes[attr] = comp.name
                 return
             listed = attr in _COMPUTATION_LIST_ROLES  # a conditional needs a branch: jaxlib refuses '{}'
