@@ -128,3 +128,21 @@ def test_root_called_and_parameters_are_written_by_ir_methods_only():
     problems = [w for path in sorted(SRC.rglob("*.py")) if "ir" not in path.relative_to(SRC).parts[:1]
                 for w in _direct_writes(path)]
     assert not problems, "\n".join(problems)
+
+
+def test_an_instruction_built_in_code_takes_a_parsed_ones_metadata():
+    """No reader is installed into the IR at import: the parser's instructions carry theirs, and
+    one built in code copies the metadata (decoded and as text) from one that has it."""
+    module = parse_module(_TEXT.replace("negate(p)", 'negate(p), metadata={op_name="jit(f)/neg" source_line=3}'))
+    x = module.instruction("x")
+    built = HloInstruction("copy", HloOpcode.COPY, x.shape)
+    built.copy_metadata_from(x)
+    assert built.metadata == x.metadata and built.metadata.op_name == "jit(f)/neg"
+    assert built.attributes["metadata"] == x.attributes["metadata"]
+    again = HloInstruction("copy.1", HloOpcode.COPY, x.shape)
+    again.copy_metadata_from(built)  # from a built one: the text it holds
+    assert again.attributes["metadata"] == x.attributes["metadata"]
+    with pytest.raises(TypeError, match="copy_metadata_from"):
+        again.metadata = x.metadata
+    clone = x.clone_with_new_operands(x.shape, list(x.operands), "x.1")
+    assert type(clone) is type(x) and clone.metadata == x.metadata

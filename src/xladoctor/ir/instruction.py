@@ -107,37 +107,16 @@ class MetadataCodec(Protocol):
     def encode(self, md: OpMetadata) -> str: ...
 
 
-_METADATA_CODEC: list[MetadataCodec] = []
-_ATTRIBUTE_READER: list[Callable[[str], dict[str, str]]] = []
-
-
-def use_attribute_reader(reader: Callable[[str], dict[str, str]]) -> None:
-    """Install the reader of an instruction's attribute text (done by :mod:`xladoctor.syntax`,
-    which writes that text; only instructions it made hold one, so it is installed by then)."""
-    _ATTRIBUTE_READER[:] = [reader]
-
-
-def use_metadata_codec(codec: MetadataCodec) -> None:
-    """Install the reader/writer of ``metadata={...}`` text (done by :mod:`xladoctor.syntax.metadata`).
-
-    The instruction keeps the attribute as the text the parser read and decodes it on first
-    use (a 100k-instruction module rarely needs more than a few).  That text is HLO syntax
-    (C-escaped strings, nested ``key=value`` lists), whose reader lives one layer up, in
-    ``syntax/``; the IR only holds the hook, so it never imports the layer that builds it.
-    Raw metadata text only exists on instructions the parser made, so the codec is always
-    installed before it is needed.
-    """
-    _METADATA_CODEC[:] = [codec]
-
-
-def _metadata_codec() -> MetadataCodec:
-    if not _METADATA_CODEC:
-        raise RuntimeError("metadata text needs its reader: import xladoctor.syntax first")
-    return _METADATA_CODEC[0]
-
-
 class HloInstruction:
-    """An HLO instruction.  Identity semantics: two instructions are never "equal" by value."""
+    """An HLO instruction.  Identity semantics: two instructions are never "equal" by value.
+
+    Attribute and metadata text is HLO syntax, read and written one layer up, in ``syntax/``:
+    the parser makes instructions of its subclass
+    (:class:`xladoctor.syntax.instruction_line.ParsedInstruction`), which keeps that text as read
+    and supplies the reader (:meth:`_read_attribute_text`, :meth:`_metadata_codec`); copies keep
+    the class.  An instruction built in code holds no such text, so it needs no reader, and the
+    IR never imports the layer that reads it (nor is anything installed into it at import).
+    """
 
     __slots__ = ("name", "opcode", "shape", "_operands", "_wide", "users", "_attributes", "parent", "parameter_number",
                  "literal", "called", "_metadata", "frontend_attributes", "custom_call_target", "tuple_index",
@@ -191,7 +170,8 @@ class HloInstruction:
         copying every instruction of a module is most of ``clone_module``, and a ``getattr``
         / ``setattr`` loop made it four times slower.
         """
-        new = HloInstruction.__new__(HloInstruction)
+        cls = self.__class__
+        new = cls.__new__(cls)
         try:
             _copy_fields(self, new)
         except AttributeError:  # a field never set (not by ``__init__``): copy what is there
@@ -369,12 +349,20 @@ class HloInstruction:
         """
         attrs = self._attributes
         if isinstance(attrs, str):
-            attrs = self._attributes = _ATTRIBUTE_READER[0](attrs) if attrs else {}
+            attrs = self._attributes = self._read_attribute_text(attrs) if attrs else {}
         return attrs
 
     @attributes.setter
     def attributes(self, value: dict[str, str]) -> None:
         self._attributes = value
+
+    def _read_attribute_text(self, text: str) -> dict[str, str]:
+        """The attributes in ``text`` by name: only a parsed instruction holds such text."""
+        raise TypeError(f"'{self.name}' holds attribute text but was not made by the HLO parser")
+
+    def _metadata_codec(self) -> MetadataCodec:
+        """The reader/writer of ``metadata={...}`` text: HLO syntax, a parsed instruction's."""
+        raise TypeError(f"metadata of '{self.name}' needs the HLO syntax: set it with copy_metadata_from")
 
     def set_attribute_text(self, text: str) -> None:
         """Keep ``text`` (``, name=value, ...``, already checked by the parser) as the attributes."""
@@ -385,7 +373,7 @@ class HloInstruction:
     def metadata(self) -> OpMetadata | None:
         if self._metadata is False:
             raw = self.attributes.get("metadata")
-            self._metadata = _metadata_codec().decode(raw) if raw is not None else None
+            self._metadata = self._metadata_codec().decode(raw) if raw is not None else None
         return self._metadata  # type: ignore[return-value]
 
     @metadata.setter
@@ -394,7 +382,22 @@ class HloInstruction:
         if value is None:
             self.attributes.pop("metadata", None)
         else:
-            self.attributes["metadata"] = _metadata_codec().encode(value)
+            self.attributes["metadata"] = self._metadata_codec().encode(value)
+
+    def copy_metadata_from(self, other: HloInstruction) -> None:
+        """``other``'s metadata, decoded and as text (``set_metadata(other->metadata())``): the text
+        is what ``other``'s own writer makes of it, so an instruction built in code can take it."""
+        md = other.metadata
+        self._metadata = md
+        if md is None:
+            self.attributes.pop("metadata", None)
+        else:
+            self.attributes["metadata"] = other._metadata_text(md)
+
+    def _metadata_text(self, md: OpMetadata) -> str:
+        """``metadata``'s text: an instruction built in code only holds what it copied (the text
+        for ``md``); a parsed one writes it (overridden)."""
+        return self.attributes["metadata"]
 
     # -- queries -------------------------------------------------------------------
     @property

@@ -133,7 +133,7 @@ class _Builder:
             mtd.frontend_attributes = {BUFFER_PLACEMENT_ATTR: DEVICE_PLACEMENT}
         else:
             mtd.custom_call_target = MOVE_TO_DEVICE
-        mtd.metadata = value.metadata
+        mtd.copy_metadata_from(value)
         return mtd
 
     def on_device(self, value: HloInstruction, rest: ShapeIndex, external: bool) -> HloInstruction:

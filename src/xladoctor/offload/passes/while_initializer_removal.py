@@ -76,7 +76,7 @@ def _rewrite_loop(module: HloModule, comp: HloComputation, loop: HloInstruction)
             continue
         alloc = HloInstruction(module.unique_name("custom-call"), HloOpcode.CUSTOM_CALL, value.shape)
         alloc.custom_call_target = ALLOCATE_BUFFER
-        alloc.metadata = value.metadata
+        alloc.copy_metadata_from(value)
         comp.insert_before(init, alloc)
         init.replace_operand(slot, alloc)
         made.append(alloc.name)
