@@ -75,7 +75,7 @@ def test_removing_many_computations_at_once_forgets_their_names(jax_modules):
         or [c for c in work.computations if c is not work.entry][:1]
     for comp in dead:
         for caller in list(comp.callers):
-            caller.called = {}
+            caller.set_called_computations({})
     kept = [c.name for c in work.computations if c not in dead]
     work.remove_computations(dead)
     assert [c.name for c in work.computations] == kept, label

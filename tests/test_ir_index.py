@@ -103,11 +103,8 @@ def test_a_calling_instruction_joins_and_leaves_its_callees_callers(jax_modules)
     callee = caller.called_computations[0]
     before = list(callee.callers)
     assert caller in before
-    twin = caller.detached_copy()
-    twin.name = work.unique_name(caller.name)
-    twin.called = {role: list(comps) for role, comps in caller.called.items()}
+    twin = caller.clone_with_new_operands(caller.shape, caller.operands, work.unique_name(caller.name))
     entry.insert_before(entry.root_instruction(), twin)
-    twin.operands = list(caller.operands)
     assert callee.callers == before + [twin]
     _assert_in_step(work, f"adding a second {caller.opcode.value}")
     entry.remove_instruction(twin)

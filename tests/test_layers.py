@@ -38,7 +38,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / PACKAGE
 # `pytest_plugin`.  `__init__` is the package's own front (`import xladoctor`: lazy
 # re-exports); `__version__`, a constant defined there, may be read from anywhere.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("__version__", "escape", "units", "errors", "labels", "files", "parallel", "progress")),
+    ("base", ("__version__", "collector", "escape", "units", "errors", "labels", "files", "parallel", "progress")),
     ("ir", ("ir",)),
     ("syntax", ("syntax",)),
     ("analyses", ("provenance", "hlo_triage", "hlo_summary", "inputs", "offload", "oracle", "catalogue")),

@@ -10,12 +10,11 @@ model and the renderers' inputs; below ``commands/`` (nothing here imports a com
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from .collector import paused
 from .findings import Finding, Report
 from .labels import label
 
@@ -85,25 +84,6 @@ def compiled_note() -> str:
     return label("status.compiled_module")
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic collector off for one module's analysis, back on after (the parse pauses it too).
-
-    Analysing allocates a few objects per instruction and frees next to nothing
-    until the module is dropped; each collection the allocations trigger rescans the young
-    (and, as the heap grows, the whole) IR for nothing: 10-15% of ``offload``'s time at 100k
-    instructions.  Collection resumes between modules, so a walk over many files frees each
-    module's cycles (parent pointers) as before.
-    """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-
-
 def parse_hlo(text: str, source: str) -> HloModule:
     """Parse step (HLO module text; ``source`` names it in error messages)."""
     from .syntax.hlo_parser import parse_module
@@ -119,7 +99,7 @@ def analyse_module(module: HloModule, text: str, source: str | None, options: An
     layout and names the outputs, as ``offload --stablehlo`` does; ``provenance``, when the
     caller already detected it, is not detected again.
     """
-    with collector_paused():
+    with paused():  # the IR allocated here is freed with the module (collector.py says why)
         return _analyse(module, text, source, options or AnalysisOptions(), stablehlo, provenance)
 
 

@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, BinaryIO, cast
 
+from ..collector import collect
 from ..errors import InputError
 from ..files import decode_text
 from .entries import check_hlo, error_entry, log_entry, triaged_entry
@@ -140,10 +141,8 @@ def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None =
     The module is freed before the next file is read: the IR is cyclic (parent pointers) and is
     built with the collector paused, so without a collection here the last module is still in
     memory, as garbage, while the next one is parsed (issue 20: two modules at the peak)."""
-    import gc
-
     entry = _check_path(path, explicit, opts, stablehlo)
-    gc.collect()
+    collect()
     return entry
 
 

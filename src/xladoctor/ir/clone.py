@@ -74,12 +74,14 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
             if instr.control_predecessors:
                 i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
             if instr.called:
-                i2.called = {role: [comp_map[c] for c in comps] for role, comps in instr.called.items()}
+                i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in instr.called.items()})
     # The graph is complete before the computations join the module, which indexes names
     # and calls as they come.
     for comp, mine in zip(module.computations, copies):
         c2 = comp_map[comp]
         c2.add_instructions(mine)
-        c2.root = instr_map.get(comp.root) if comp.root is not None else None
+        root = instr_map.get(comp.root) if comp.root is not None else None
+        if root is not None:
+            c2.set_root_instruction(root)
         new.add_computation(c2)
     return new

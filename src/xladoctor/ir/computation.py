@@ -69,6 +69,28 @@ class HloComputation:
             raise ValueError(f"computation '{self.name}' has no root")
         return self.root
 
+    def set_root_instruction(self, instr: HloInstruction) -> None:
+        """XLA's ``set_root_instruction``: ``instr``, one of this computation's, is its root (the
+        one write of :attr:`root`)."""
+        if instr.parent is not self:
+            raise ValueError(f"cannot make {instr.name} the root of {self.name}: it is not one of its instructions")
+        self.root = instr
+
+    def set_parameters(self, params: list[HloInstruction]) -> None:
+        """The parameters by number, ``params[k]`` being ``parameter(k)`` of this computation (the
+        parser's, once it has checked the numbering)."""
+        for k, param in enumerate(params):
+            if param.parent is not self or param.parameter_number != k:
+                raise ValueError(f"{param.name} is not parameter({k}) of {self.name}")
+        self.parameters = list(params)
+
+    def replace_parameter(self, number: int, new: HloInstruction) -> None:
+        """XLA's ``ReplaceParameter`` (the slot only): ``new``, already added to this computation
+        as ``parameter(number)``, takes the old one's slot; the caller rewires and removes the old."""
+        if new.parent is not self or new.parameter_number != number:
+            raise ValueError(f"{new.name} is not parameter({number}) of {self.name}")
+        self.parameters[number] = new
+
     def add_instruction(self, instr: HloInstruction, index_parameter: bool = True) -> HloInstruction:
         """Append ``instr``; a parameter is also put at its number in ``parameters`` unless the
         caller (the parser, which checks numbering first) fills ``parameters`` itself."""

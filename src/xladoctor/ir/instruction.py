@@ -107,37 +107,16 @@ class MetadataCodec(Protocol):
     def encode(self, md: OpMetadata) -> str: ...
 
 
-_METADATA_CODEC: list[MetadataCodec] = []
-_ATTRIBUTE_READER: list[Callable[[str], dict[str, str]]] = []
-
-
-def use_attribute_reader(reader: Callable[[str], dict[str, str]]) -> None:
-    """Install the reader of an instruction's attribute text (done by :mod:`xladoctor.syntax`,
-    which writes that text; only instructions it made hold one, so it is installed by then)."""
-    _ATTRIBUTE_READER[:] = [reader]
-
-
-def use_metadata_codec(codec: MetadataCodec) -> None:
-    """Install the reader/writer of ``metadata={...}`` text (done by :mod:`xladoctor.syntax.metadata`).
-
-    The instruction keeps the attribute as the text the parser read and decodes it on first
-    use (a 100k-instruction module rarely needs more than a few).  That text is HLO syntax
-    (C-escaped strings, nested ``key=value`` lists), whose reader lives one layer up, in
-    ``syntax/``; the IR only holds the hook, so it never imports the layer that builds it.
-    Raw metadata text only exists on instructions the parser made, so the codec is always
-    installed before it is needed.
-    """
-    _METADATA_CODEC[:] = [codec]
-
-
-def _metadata_codec() -> MetadataCodec:
-    if not _METADATA_CODEC:
-        raise RuntimeError("metadata text needs its reader: import xladoctor.syntax first")
-    return _METADATA_CODEC[0]
-
-
 class HloInstruction:
-    """An HLO instruction.  Identity semantics: two instructions are never "equal" by value."""
+    """An HLO instruction.  Identity semantics: two instructions are never "equal" by value.
+
+    Attribute and metadata text is HLO syntax, read and written one layer up, in ``syntax/``:
+    the parser makes instructions of its subclass
+    (:class:`xladoctor.syntax.instruction_line.ParsedInstruction`), which keeps that text as read
+    and supplies the reader (:meth:`_read_attribute_text`, :meth:`_metadata_codec`); copies keep
+    the class.  An instruction built in code holds no such text, so it needs no reader, and the
+    IR never imports the layer that reads it (nor is anything installed into it at import).
+    """
 
     __slots__ = ("name", "opcode", "shape", "_operands", "_wide", "users", "_attributes", "parent", "parameter_number",
                  "literal", "called", "_metadata", "frontend_attributes", "custom_call_target", "tuple_index",
@@ -191,7 +170,8 @@ class HloInstruction:
         copying every instruction of a module is most of ``clone_module``, and a ``getattr``
         / ``setattr`` loop made it four times slower.
         """
-        new = HloInstruction.__new__(HloInstruction)
+        cls = self.__class__
+        new = cls.__new__(cls)
         try:
             _copy_fields(self, new)
         except AttributeError:  # a field never set (not by ``__init__``): copy what is there
@@ -209,6 +189,27 @@ class HloInstruction:
         new.called = NO_CALLS
         new.control_predecessors = ()
         return new
+
+    def clone_with_new_operands(self, shape: Shape, operands: Sequence[HloInstruction],
+                                name: str) -> HloInstruction:
+        """XLA's ``CloneWithNewOperands``: a copy of this instruction (every field, the called
+        computations too) of ``shape`` on ``operands``, named ``name`` (the caller's uniquer gives
+        it), in no computation yet; control predecessors are not copied, as in XLA."""
+        new = self.detached_copy()
+        new.name = name
+        new.shape = shape
+        if self.called:
+            new.called = {role: list(comps) for role, comps in self.called.items()}
+        new.link_operands(tuple(operands))
+        return new
+
+    def set_called_computations(self, called: Mapping[str, list[HloComputation]]) -> None:
+        """The called computations by role (XLA's ``set_called_computation``/``ReplaceCalledComputations``):
+        the one write of :attr:`called`, which keeps the module's caller index in step."""
+        self.called = called if called else NO_CALLS
+        comp = self.parent
+        if comp is not None and comp.module is not None:
+            comp.module.calls_changed()
 
     # -- fields that only some instructions have; XLA's accessors CHECK them ---------------
     def computation(self) -> HloComputation:
@@ -283,14 +284,18 @@ class HloInstruction:
         Per user as XLA's ``ReplaceUseWith``: this instruction loses the user by
         ``RemoveUser``, ``new`` gains it by ``AddUser``, every slot holding this one holds
         ``new`` -- the same links and order as assigning the rewritten operand list, in
-        O(slots) for a wide user."""
-        changed = list(self.users)
+        O(slots) for a wide user.
+
+        XLA's guard for a ``new`` that is itself a user of this one (replacing ``x`` with
+        ``copy(x)``): that use is left alone, so ``new`` stays this one's only user instead of
+        becoming its own operand."""
+        changed = [user for user in self.users if user is not new]
         if new is not self:
             for user in changed:
                 user._replace_uses(self, new)
         comp = self.parent
         if comp is not None and comp.root is self:
-            comp.root = new
+            comp.set_root_instruction(new)
         return changed
 
     def _replace_uses(self, old: HloInstruction, new: HloInstruction) -> None:
@@ -344,12 +349,20 @@ class HloInstruction:
         """
         attrs = self._attributes
         if isinstance(attrs, str):
-            attrs = self._attributes = _ATTRIBUTE_READER[0](attrs) if attrs else {}
+            attrs = self._attributes = self._read_attribute_text(attrs) if attrs else {}
         return attrs
 
     @attributes.setter
     def attributes(self, value: dict[str, str]) -> None:
         self._attributes = value
+
+    def _read_attribute_text(self, text: str) -> dict[str, str]:
+        """The attributes in ``text`` by name: only a parsed instruction holds such text."""
+        raise TypeError(f"'{self.name}' holds attribute text but was not made by the HLO parser")
+
+    def _metadata_codec(self) -> MetadataCodec:
+        """The reader/writer of ``metadata={...}`` text: HLO syntax, a parsed instruction's."""
+        raise TypeError(f"metadata of '{self.name}' needs the HLO syntax: set it with copy_metadata_from")
 
     def set_attribute_text(self, text: str) -> None:
         """Keep ``text`` (``, name=value, ...``, already checked by the parser) as the attributes."""
@@ -360,7 +373,7 @@ class HloInstruction:
     def metadata(self) -> OpMetadata | None:
         if self._metadata is False:
             raw = self.attributes.get("metadata")
-            self._metadata = _metadata_codec().decode(raw) if raw is not None else None
+            self._metadata = self._metadata_codec().decode(raw) if raw is not None else None
         return self._metadata  # type: ignore[return-value]
 
     @metadata.setter
@@ -369,7 +382,22 @@ class HloInstruction:
         if value is None:
             self.attributes.pop("metadata", None)
         else:
-            self.attributes["metadata"] = _metadata_codec().encode(value)
+            self.attributes["metadata"] = self._metadata_codec().encode(value)
+
+    def copy_metadata_from(self, other: HloInstruction) -> None:
+        """``other``'s metadata, decoded and as text (``set_metadata(other->metadata())``): the text
+        is what ``other``'s own writer makes of it, so an instruction built in code can take it."""
+        md = other.metadata
+        self._metadata = md
+        if md is None:
+            self.attributes.pop("metadata", None)
+        else:
+            self.attributes["metadata"] = other._metadata_text(md)
+
+    def _metadata_text(self, md: OpMetadata) -> str:
+        """``metadata``'s text: an instruction built in code only holds what it copied (the text
+        for ``md``); a parsed one writes it (overridden)."""
+        return self.attributes["metadata"]
 
     # -- queries -------------------------------------------------------------------
     @property

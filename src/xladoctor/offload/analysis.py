@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import gc
-
+from ..collector import paused
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
@@ -62,13 +61,8 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     # frees almost none until the end; Python's cyclic collector, triggered by those
     # allocations, would rescan the whole (cyclic: parent pointers) IR each time and make
     # the run superlinear.  Nothing here needs it mid-run; it resumes for the caller.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused():
         return _analyse(module, rule, disable_host_compute, allow_h2h_copy, inline_calls, legalize, platform)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _analyse(module: HloModule, rule: str, disable_host_compute: bool, allow_h2h_copy: bool,

@@ -133,7 +133,7 @@ class _Builder:
             mtd.frontend_attributes = {BUFFER_PLACEMENT_ATTR: DEVICE_PLACEMENT}
         else:
             mtd.custom_call_target = MOVE_TO_DEVICE
-        mtd.metadata = value.metadata
+        mtd.copy_metadata_from(value)
         return mtd
 
     def on_device(self, value: HloInstruction, rest: ShapeIndex, external: bool) -> HloInstruction:
@@ -167,7 +167,7 @@ def _insert_before_output(module: HloModule, err: OutputMismatch, external: bool
         instr, rest = instr.operands[rest[0]], rest[1:]
     new = _Builder(module, after_root=instr is entry.root).on_device(instr, rest, external)
     if parent is None:
-        entry.root = new
+        entry.set_root_instruction(new)
     else:
         parent[0].replace_operand(parent[1], new)
 

@@ -21,6 +21,7 @@ from ..ir.opcode_rules import COMMON_ATTRIBUTES
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
 from .attributes import unquote
+from .instruction_line import ParsedInstruction
 
 _SUFFIXES = (("-start", HloOpcode.ASYNC_START), ("-update", HloOpcode.ASYNC_UPDATE),
              ("-done", HloOpcode.ASYNC_DONE))
@@ -76,22 +77,24 @@ def wrapped_computation(start: HloInstruction, wrapped: HloOpcode) -> HloComputa
     called = start.called
     count = max(wrapped.arity or 0, len(operand_shapes))
     comp = HloComputation("async_wrapped")
-    params = []
+    params: list[HloInstruction] = []
     for i in range(count):
         shape = operand_shapes[i] if i < len(operand_shapes) else Shape.array("f32", (1,))
-        param = HloInstruction("async_param", HloOpcode.PARAMETER, shape)
+        param = ParsedInstruction("async_param", HloOpcode.PARAMETER, shape)
         param.parameter_number = i
         params.append(param)
         comp.add_instruction(param)
-    root = HloInstruction(wrapped.value, wrapped, start.shape.tuple_shapes[1])
+    root = ParsedInstruction(wrapped.value, wrapped, start.shape.tuple_shapes[1])
     root.attributes = {k: v for k, v in start.attributes.items() if k not in ASYNC_OWN_ATTRIBUTES}
-    root.called, root.custom_call_target = called, start.custom_call_target
+    root.set_called_computations(called)
+    root.custom_call_target = start.custom_call_target
     root.line, root.col = start.line, start.col
     root.operands = params
     comp.add_instruction(root)
-    comp.root = root
+    comp.set_root_instruction(root)
     start.attributes = {k: v for k, v in start.attributes.items() if k in ASYNC_OWN_ATTRIBUTES}
-    start.called, start.custom_call_target = {"calls": [comp]}, None
+    start.set_called_computations({"calls": [comp]})
+    start.custom_call_target = None
     return comp
 
 

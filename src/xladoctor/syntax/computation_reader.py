@@ -274,7 +274,7 @@ class ComputationReader(InstructionReader):
                 return
             comp, problem = inherited_computation(instr, sugar[1])
             if comp is not None:
-                instr.called = {"calls": [comp]}
+                instr.set_called_computations({"calls": [comp]})
         if problem is not None:
             raise self.error(problem, instr_start)
 
@@ -335,13 +335,13 @@ class ComputationReader(InstructionReader):
         """At the closing brace: the root, and parameters numbered from 0 without gaps."""
         if not comp.instructions:
             raise self.error(f"computation '{comp.name}' has no instructions", self.r.pos - 1)
-        comp.root = root if root is not None else comp.instructions[-1]
+        comp.set_root_instruction(root if root is not None else comp.instructions[-1])
         for number, (_instr, pos) in params.items():
             if number >= len(params):
                 missing = min(set(range(len(params))) - params.keys())
                 raise self.error(f"parameter({number}) in computation '{comp.name}', which has no "
                                  f"parameter({missing}): parameters are numbered from 0 without gaps", pos)
-        comp.parameters = [params[i][0] for i in range(len(params))]
+        comp.set_parameters([params[i][0] for i in range(len(params))])
 
     def _check_new_name(self, comp: HloComputation, instr: HloInstruction,
                         name_pos: dict[str, int], instr_start: int) -> None:
@@ -372,4 +372,4 @@ class ComputationReader(InstructionReader):
             comps.append(c)
         called = dict(instr.called)  # replaced, not edited: an instruction without calls shares one empty map
         called[role] = called.get(role, []) + comps
-        instr.called = called
+        instr.set_called_computations(called)

@@ -20,27 +20,20 @@ problem raises :class:`~xladoctor.errors.HloParseError` with ``source:line:col``
 
 from __future__ import annotations
 
-import gc
 import re
 
+from ..collector import paused
 from ..errors import HloParseError
-from ..ir.instruction import use_attribute_reader, use_metadata_codec
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
 from .attributes import parse_aliasing, parse_buffer_donors, parse_key_values, scan_string, unquote
 from .computation_reader import ComputationReader
 from .header_attributes import HeaderAttributeError, check_header_attribute
 from .hlo_lexicon import KEYWORDS
-from .instruction_line import read_attribute_text
 from .instruction_reader import PendingCall, _is_name_char
-from .metadata import TextMetadataCodec
 from .reader import Reader
 from .shape_parser import read_shape, read_shape_list
 
 __all__ = ["KEYWORDS", "parse_module"]
-
-# Instructions keep metadata={...} as text and decode it on first use with this reader.
-use_metadata_codec(TextMetadataCodec())
-use_attribute_reader(read_attribute_text)
 
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _TABLE_ROW = re.compile(r"\s*(\d{1,19})\s+(?=[\"{])")
@@ -86,13 +79,8 @@ def parse_module(text: str | bytes, source: str = "<hlo>") -> HloModule:
     _check_white_space(text, source)
     # The parse allocates millions of objects and frees none of them; CPython's cyclic
     # GC would rescan the growing heap again and again (superlinear time), so pause it.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused():
         return _ModuleParser(text, source).parse()
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class _ModuleParser(ComputationReader):

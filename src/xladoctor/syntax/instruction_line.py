@@ -19,17 +19,37 @@ from itertools import chain
 from typing import TYPE_CHECKING
 
 from ..errors import HloParseError
-from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction, OpMetadata
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
 from .hlo_lexicon import INT64_ATTRIBUTES, KEYWORDS, metadata_fast
 from .literal import LiteralError, check_literal
+from .metadata import TextMetadataCodec
 from .reader import Reader
 from .shape_parser import read_shape
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule
     from .instruction_reader import InstructionReader
+
+_METADATA = TextMetadataCodec()
+
+
+class ParsedInstruction(HloInstruction):
+    """An instruction the parser made: it keeps its attributes and ``metadata={...}`` as the text
+    read, decoded on first use (a 100k-instruction module rarely needs more than a few), by the
+    readers of this layer -- the IR holds no hook for them (:class:`~xladoctor.ir.instruction.HloInstruction`)."""
+
+    __slots__ = ()
+
+    def _read_attribute_text(self, text: str) -> dict[str, str]:
+        return read_attribute_text(text)
+
+    def _metadata_codec(self) -> TextMetadataCodec:
+        return _METADATA
+
+    def _metadata_text(self, md: OpMetadata) -> str:
+        return _METADATA.encode(md)
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 _ARRAY = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s]*\})?"
@@ -130,7 +150,7 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
         shape = _shape(text, m.start(4), m.end(4), p.source)
         if shape is None:
             return None
-    instr = HloInstruction(name, opcode, shape)
+    instr = ParsedInstruction(name, opcode, shape)
     operands: list[HloInstruction] = []
     if opcode is _PARAMETER or opcode is _CONSTANT or names_text is None:
         if not _contents(instr, inside if names_text is None else names_text):

@@ -36,6 +36,7 @@ from .hlo_lexicon import (
     VALUE_FORM,
     metadata_fast,
 )
+from .instruction_line import ParsedInstruction
 from .literal import LiteralError, check_literal
 from .reader import GAP, IDENT, Reader, lex_int64, match_end, show_token
 from .shape_parser import read_shape
@@ -176,7 +177,7 @@ class InstructionReader:
         if shape is None and opcode not in CAN_INFER:
             raise self.error(f"cannot infer shape for opcode: {opcode.value} (write the shape of '{name}')", op_pos)
         r.pos = m.end()
-        instr = HloInstruction(name, opcode, shape)  # type: ignore[arg-type]  # None: inferred once resolved
+        instr = ParsedInstruction(name, opcode, shape)  # type: ignore[arg-type]  # None: inferred once resolved
         r.expect("(", f"after opcode '{opcode.value}'")
         operand_refs = self._read_inside(instr, scope)
         allowed = opcode.allowed_attributes
@@ -405,7 +406,7 @@ class InstructionReader:
                 # XLA reads '{' after a one-computation attribute as an inline computation body, a
                 # computation named '_' ('to_apply={c}' is refused there: 'expects '=' in instruction').
                 comp = self.read_inline_computation(pos, pos + len(raw))
-                instr.called = {**instr.called, attr: [comp]}
+                instr.set_called_computations({**instr.called, attr: [comp]})
                 instr.attributes[attr] = comp.name
                 return
             listed = attr in _COMPUTATION_LIST_ROLES  # a conditional needs a branch: jaxlib refuses '{}'

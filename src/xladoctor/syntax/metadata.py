@@ -1,8 +1,8 @@
 """The text of ``metadata={op_type=... op_name=... source_file=... source_line=...}``.
 
 XLA's parser reads this attribute into an ``OpMetadata`` proto; here the instruction keeps
-the text and decodes it on first use (see :func:`xladoctor.ir.instruction.use_metadata_codec`),
-with this reader, installed by :mod:`.hlo_parser`, the module that produces such text.
+the text and decodes it on first use with this reader, which the parser's instructions supply
+(:class:`.instruction_line.ParsedInstruction`).
 """
 
 from __future__ import annotations

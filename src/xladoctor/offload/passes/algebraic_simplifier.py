@@ -272,15 +272,13 @@ def _transposed_dot(comp: HloComputation, transpose: HloInstruction) -> HloInstr
         return None
     module = comp.module
     assert module is not None
-    new = dot.detached_copy()
-    new.name = module.unique_name(dot.name)
-    new.shape = Shape.array(transpose.shape.element_type, transpose.shape.dimensions, default_layout(2))
+    shape = Shape.array(transpose.shape.element_type, transpose.shape.dimensions, default_layout(2))
+    new = dot.clone_with_new_operands(shape, [dot.operands[1], dot.operands[0]], module.unique_name(dot.name))
     swapped = dict(attrs)
     swapped["lhs_contracting_dims"] = attrs.get("rhs_contracting_dims", "{}")
     swapped["rhs_contracting_dims"] = attrs.get("lhs_contracting_dims", "{}")
     new.attributes = swapped
     comp.insert_before(transpose, new)
-    new.operands = [dot.operands[1], dot.operands[0]]
     return new
 
 

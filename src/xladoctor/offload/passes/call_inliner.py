@@ -209,11 +209,9 @@ class _Inliner:
         out: list[HloInstruction] = []
         for instr in body:
             source = self.result.origin.get(instr.name, instr.name)
-            clone = instr.detached_copy()
-            clone.name = self.m.unique_name(source)
-            clone.called = {role: list(comps) for role, comps in instr.called.items()}
+            clone = instr.clone_with_new_operands(instr.shape, [mapping.get(o, o) for o in instr.operands],
+                                                  self.m.unique_name(source))
             clone.control_predecessors = [mapping[p] for p in instr.control_predecessors if p in mapping]
-            clone.operands = [mapping.get(o, o) for o in instr.operands]
             for c in clone.called_computations:
                 self.call_sites[c] = self.call_sites.get(c, 0) + 1
             caller.adopt(clone)

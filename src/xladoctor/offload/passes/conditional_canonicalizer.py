@@ -83,11 +83,10 @@ def _tuple_parameter(module: HloModule, branch: HloComputation, renamed: dict[st
     if len(branch.parameters) != 1 or branch.parameters[0].shape.is_tuple:
         return False
     old = branch.parameters[0]
-    new = old.detached_copy()
-    new.name = module.unique_name(old.name.rsplit(".", 1)[0] if "." in old.name else old.name)
-    new.shape = Shape.tuple([old.shape])
+    name = module.unique_name(old.name.rsplit(".", 1)[0] if "." in old.name else old.name)
+    new = old.clone_with_new_operands(Shape.tuple([old.shape]), [], name)
     branch.insert_before(old, new)
-    branch.parameters[0] = new
+    branch.replace_parameter(0, new)
     gte = branch.insert_before(old, _element(module, new, old.shape))
     old.replace_all_uses_with(gte)
     branch.remove_instruction(old)
@@ -100,19 +99,15 @@ def _tuple_root(module: HloModule, branch: HloComputation) -> bool:
     root = branch.root_instruction()
     if root.shape.is_tuple:
         return False
-    branch.root = branch.add_instruction(_tuple_of(module, root))
+    branch.set_root_instruction(branch.add_instruction(_tuple_of(module, root)))
     branch.signature = None
     return True
 
 
 def _tuple_result(module: HloModule, comp: HloComputation, cond: HloInstruction, renamed: dict[str, str]) -> None:
     """``CloneWithNewShape`` to ``(shape)``, read by ``get-tuple-element``; the old one replaced."""
-    new = cond.detached_copy()
-    new.name = module.unique_name(f"{cond.name}.clone")
-    new.shape = Shape.tuple([cond.shape])
-    new.called = cond.called
+    new = cond.clone_with_new_operands(Shape.tuple([cond.shape]), cond.operands, module.unique_name(f"{cond.name}.clone"))
     comp.insert_before(cond, new)
-    new.operands = list(cond.operands)
     gte = comp.insert_before(cond, _element(module, new, cond.shape))
     comp.replace_instruction(cond, gte)
     renamed[new.name] = cond.name

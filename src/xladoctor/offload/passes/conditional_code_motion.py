@@ -515,10 +515,9 @@ def _move_out(module: HloModule, cond: HloInstruction, to_move: list[Boundary],
         first = b.instructions[0]
         if first in roots:
             continue  # the root tuple's copy outside is dead at once (HloDCE removes it)
-        copy = first.detached_copy()
-        copy.name = module.unique_name(_base(first.name))
-        copy.called = first.called
+        name = module.unique_name(_base(first.name))
         operands = [hoisted[tuple(i.operands[k] for i in b.instructions)] for k in range(len(first.operands))]
+        copy = first.clone_with_new_operands(first.shape, operands, name)
         _place(parent, anchor, copy, operands)
         hoisted[b.instructions] = copy
     for user in old_users:
@@ -535,7 +534,7 @@ def _new_root(module: HloModule, branch: HloComputation, elements: list[HloInstr
     old_root = branch.root_instruction()
     root = _new(module, "tuple", HloOpcode.TUPLE, Shape.tuple([e.shape for e in elements]))
     _place(branch, None, root, elements)
-    branch.root = root
+    branch.set_root_instruction(root)
     for instr in moved:  # in order, users before operands: what is dead goes at once
         if instr.parent is branch and not instr.users and instr is not root and (
                 instr is old_root or instr.opcode is not HloOpcode.PARAMETER):
@@ -575,7 +574,7 @@ def _simplify_roots(branches: list[HloComputation]) -> bool:
         source = whole_tuple_source(root) if root.opcode is HloOpcode.TUPLE and root.operands else None
         if source is None:
             continue
-        branch.root = source
+        branch.set_root_instruction(source)
         branch.remove_instruction(root)
         changed = True
     return changed

@@ -87,25 +87,20 @@ def _merge(module: HloModule, comp: HloComputation, calls: list[HloInstruction])
         for instr in callee.instructions:
             if instr.opcode is HloOpcode.PARAMETER:
                 continue
-            clone = instr.detached_copy()
-            clone.name = module.unique_name(instr.name)
-            clone.called = {role: list(cs) for role, cs in instr.called.items()}
+            clone = instr.clone_with_new_operands(instr.shape, [mapping.get(o, o) for o in instr.operands],
+                                                  module.unique_name(instr.name))
             body.add_instruction(clone)
-            clone.operands = [mapping.get(o, o) for o in instr.operands]
             mapping[instr] = clone
         roots.append(mapping[callee.root_instruction()])
     root = HloInstruction(module.unique_name("tuple"), HloOpcode.TUPLE, Shape.tuple([r.shape for r in roots]))
     body.add_instruction(root)
     root.operands = roots
-    body.root = root
+    body.set_root_instruction(root)
     first = calls[0]
-    merged = first.detached_copy()
-    merged.name = module.unique_name("host-call")
-    merged.shape = root.shape
-    merged.called = {"to_apply": [body]}
+    merged = first.clone_with_new_operands(root.shape, operands, module.unique_name("host-call"))
+    merged.set_called_computations({"to_apply": [body]})
     merged.attributes = {**merged.attributes, "to_apply": body.name}
     comp.insert_before(first, merged)
-    merged.operands = operands
     elements = []
     for k, call in enumerate(calls):
         element = HloInstruction(module.unique_name("get-tuple-element"), HloOpcode.GET_TUPLE_ELEMENT, call.shape)

@@ -54,10 +54,8 @@ def _hoist(module: HloModule, comp: HloComputation, barrier: HloInstruction) -> 
         if not is_move_to_device(move) or gte.tuple_index is None:
             continue
         slot = gte.tuple_index
-        new = move.detached_copy()
-        new.name = module.unique_name(move.name)
+        new = move.clone_with_new_operands(move.shape, [packed.operands[slot]], module.unique_name(move.name))
         comp.insert_before(packed, new)
-        new.operands = [packed.operands[slot]]
         packed.replace_operand(slot, new)
         comp.replace_and_unhook(move, gte, gone)
         moved.append((move.name, new.name))

@@ -114,11 +114,9 @@ def _sink(module: HloModule, comp: HloComputation, instr: HloInstruction) -> Non
     assert reshape is not None
     inner_dims = tuple(reshape.operands[0].shape.dimensions)
     operands = [_inverse(module, comp, instr, o, inner_dims) for o in instr.operands]
-    new = instr.detached_copy()
-    new.name = module.unique_name(instr.name)
-    new.shape = Shape.array(instr.shape.element_type, inner_dims, default_layout(len(inner_dims)))
+    shape = Shape.array(instr.shape.element_type, inner_dims, default_layout(len(inner_dims)))
+    new = instr.clone_with_new_operands(shape, operands, module.unique_name(instr.name))
     comp.insert_before(instr, new)
-    new.operands = operands
     out = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, instr.shape)
     comp.insert_before(instr, out)
     out.operands = [new]

@@ -76,7 +76,7 @@ def _rewrite_loop(module: HloModule, comp: HloComputation, loop: HloInstruction)
             continue
         alloc = HloInstruction(module.unique_name("custom-call"), HloOpcode.CUSTOM_CALL, value.shape)
         alloc.custom_call_target = ALLOCATE_BUFFER
-        alloc.metadata = value.metadata
+        alloc.copy_metadata_from(value)
         comp.insert_before(init, alloc)
         init.replace_operand(slot, alloc)
         made.append(alloc.name)
@@ -233,8 +233,6 @@ def _clone_into(module: HloModule, comp: HloComputation, anchor: HloInstruction,
                 value: HloInstruction) -> HloInstruction:
     """A copy of the constant expression ``value`` (a chain ending in a scalar constant) in ``comp``."""
     operands = [_clone_into(module, comp, anchor, o) for o in value.operands]
-    copy = value.detached_copy()
-    copy.name = module.unique_name(value.name + ".clone")
+    copy = value.clone_with_new_operands(value.shape, operands, module.unique_name(value.name + ".clone"))
     comp.insert_before(anchor, copy)
-    copy.operands = operands
     return copy

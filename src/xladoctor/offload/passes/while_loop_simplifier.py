@@ -41,7 +41,7 @@ def remove_trip_count_one_loops(module: HloModule) -> InlineResult | None:
     for loop in loops:
         comp = loop.computation()
         call = HloInstruction(module.unique_name("call"), HloOpcode.CALL, loop.shape)
-        call.called = {"to_apply": [loop.called["body"][0]]}
+        call.set_called_computations({"to_apply": [loop.called["body"][0]]})
         comp.insert_before(loop, call)
         call.operands = list(loop.operands)
         comp.replace_instruction(loop, call)

@@ -115,12 +115,9 @@ class LegalizeState(PassState):
     def clone(self, of: HloInstruction, shape: Shape, operands: list[HloInstruction],
                comp: HloComputation) -> HloInstruction:
         """``CloneWithNewOperands`` + ``AddInstruction``: same fields, a uniquified name."""
-        new = of.detached_copy()
-        new.name = self.new_name(of.name)
+        new = of.clone_with_new_operands(shape, operands, self.new_name(of.name))
         self.clone_of[new.name] = self.clone_of.get(of.name, of.name)
-        new.shape = shape
         comp.add_instruction(new)
-        new.operands = operands
         return new
 
     def new_copy(self, operand: HloInstruction, shape: Shape) -> HloInstruction:

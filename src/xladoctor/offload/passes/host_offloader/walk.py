@@ -199,7 +199,7 @@ def _copy_into_branch_root(run: OffloaderRun, paths: WalkPaths) -> bool:
         if mth is not None and is_move_to_host(mth) and mth.name == paths.origin_instr:
             data = mth.operands[0]
             copy = run.edits.new_copy(data, HOST_MEMORY_SPACE)
-            branch.root = copy
+            branch.set_root_instruction(copy)
             run.res.inserted.append(InsertedInstruction(InsertedKind.COPY_TO_HOST, copy.name, data.name,
                                                         cond.name, None))
             return True
