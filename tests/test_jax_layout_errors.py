@@ -1,0 +1,248 @@
+"""JAX's own layout and memory-kind errors (catalogue E01xx) and the runtime's coded E0102 text.
+
+The logs in tests/data/logs/jax_layout/ are real: each is a program's stderr as raised by jax
+0.10.2 on CPU (``regenerate.py`` there reruns them; ``tpu/`` holds the TPU runs when present).
+Forms a CPU cannot raise are written here from the f-strings of jax's sources and the format
+strings of jaxlib's messages, and say so.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from json_schema_check import schema_errors
+from xladoctor.catalogue.fixes import finding_fixes
+from xladoctor.catalogue.scanner import LogScanner
+from xladoctor.cli import main
+from xladoctor.labels import localize
+
+DATA = Path(__file__).parent / "data" / "logs" / "jax_layout"
+LOGS = sorted(DATA.glob("*.log")) + sorted(DATA.glob("tpu/*.log"))
+
+# log name -> the form JAX raised
+FORMS = {
+    "jit_in_shardings_format": "jit_layout", "jit_in_shardings_auto": "jit_layout",
+    "aot_compiled_layouts": "compiled", "deserialized_layouts": "compiled", "aot_compiled_many_layouts": "compiled",
+    "aot_compiled_memory_kind": "compiled", "aot_compiled_layouts_and_memory_kind": "compiled",
+    "jit_memory_kind": "jit_memory_kind", "unknown_memory_kind": "unknown_memory_kind",
+    "layout_annotation_rank": "layout_rank", "jit_device_local_layout": "device_local_layout",
+    "donated_layouts_differ": "donated_layout", "format_without_sharding": "format_without_sharding",
+    "device_put_auto": "device_put_auto", "shape_dtype_struct_auto": "auto_not_concrete",
+    "make_array_from_callback_auto": "auto_not_concrete", "mixed_memory_spaces": "mixed_memory_spaces",
+    "single_device_arrays_memory_kind": "buffer_memory_kind",
+}
+
+
+def _scan(text: str):
+    return LogScanner().scan_binary(io.BytesIO(text.encode()))
+
+
+def _one(path: Path):
+    (f,) = _scan(path.read_text())
+    return f
+
+
+def test_every_cpu_form_was_captured():
+    assert {p.stem for p in DATA.glob("*.log")} == set(FORMS)
+
+
+@pytest.mark.parametrize("path", [p for p in LOGS if p.stem != "runtime_e0102"], ids=lambda p: p.stem)
+def test_each_captured_error_is_one_e01xx_finding_quoted_whole(path):
+    f = _one(path)
+    assert f.code == "E01xx" and f.fields["form"] == FORMS[path.stem]
+    # The message is quoted as raised, every line of it (JAX's argument list included).
+    lines = path.read_text().splitlines()
+    error = [i for i, ln in enumerate(lines) if ln.startswith(("ValueError:", "TypeError:"))][-1]
+    body = lines[error:]
+    body = body[:body.index("--------------------")] if "--------------------" in body else body
+    assert f.text == "\n".join(body).strip()
+    # Every fix renders in both languages, with the message's own values filled in.
+    for lang in ("en", "fa"):
+        fixes = finding_fixes(f, lang)
+        assert fixes and all("{" not in fix.replace("{1,0", "").replace("{0,1", "") for fix in fixes)
+
+
+def test_explain_exits_1_and_its_json_follows_the_schema(capsys):
+    for path in LOGS:
+        assert main(["explain", str(path), "--json"]) == 1, path
+        doc = json.loads(capsys.readouterr().out)
+        assert schema_errors(doc, "explain") == [], path
+        assert [f["code"] for f in doc["findings"]] == ["E0102" if path.stem == "runtime_e0102" else "E01xx"]
+
+
+def test_jit_given_a_format_the_argument_does_not_have():
+    f = _one(DATA / "jit_in_shardings_format.log")
+    assert f.fields["jit_layout"].startswith("Layout(major_to_minor=(0, 1)")
+    assert f.fields["arg_layout"].startswith("Layout(major_to_minor=(1, 0)")
+    assert f.fields["aval"] == "float32[8,256]"
+    a = f.analysis
+    # CPU layouts are untiled: same bytes there, and the TPU story under T(8,128).
+    assert (a["expected_shape"], a["passed_shape"]) == ("f32[8,256]{1,0}", "f32[8,256]{0,1}")
+    assert a["expected_bytes"] == a["passed_bytes"] == 8192
+    assert (a["tpu_expected_bytes"], a["tpu_passed_bytes"]) == (8192, 131072)
+    notes = [n.render("en") for n in a["notes"]]
+    assert any("dimension 0 (8) is padded to 128" in n for n in notes)
+    assert "x = jax.device_put(x, Format(Layout(major_to_minor=(0, 1)" in finding_fixes(f, "en")[0]
+
+
+def test_layout_auto_given_to_jit_with_a_laid_out_array():
+    f = _one(DATA / "jit_in_shardings_auto.log")
+    assert f.fields["jit_layout"] == "AUTO" and f.fields["auto_hint"] is True
+    assert "jax.ShapeDtypeStruct" in finding_fixes(f, "en")[0]
+
+
+def test_aot_and_deserialised_executables_name_each_argument():
+    for name in ("aot_compiled_layouts", "deserialized_layouts"):
+        f = _one(DATA / f"{name}.log")
+        assert f.fields["kinds"] == "layouts" and f.fields["count"] == 1
+        (m,) = f.fields["mismatches"]
+        assert (m["argument"], m["aval"], m["kind"]) == ("a", "float32[8,256]", "layout")
+        (arg,) = f.analysis["arguments"]
+        assert (arg["tpu_expected_bytes"], arg["tpu_passed_bytes"]) == (8192, 131072)
+        fixes = finding_fixes(f, "en")
+        assert fixes[0].startswith("Give a the layout the executable was compiled for")
+        assert "xladoctor.jax.fix_inputs(compiled" in fixes[1]
+
+
+def test_five_of_six_mismatches_told_once():
+    f = _one(DATA / "aot_compiled_many_layouts.log")
+    assert (f.fields["shown"], f.fields["total"], len(f.fields["mismatches"])) == (5, 6, 5)
+    assert f.fields["mismatches"][3]["argument"] == "args[3]"
+    notes = [n.render("en") for n in f.analysis["notes"]]
+    assert "the same mismatch for 5 arguments: args[0], args[1], args[2], args[3], args[4]" in notes
+    assert "JAX shows the first five mismatches; 1 more arguments differ" in notes
+    assert "args[3] = jax.device_put(args[3], compiled.input_formats[0][3])" in finding_fixes(f, "en")[3]
+
+
+def test_memory_kind_of_an_aot_argument():
+    f = _one(DATA / "aot_compiled_layouts_and_memory_kind.log")
+    assert f.fields["kinds"] == "shardings and layouts"
+    a, b = f.fields["mismatches"]
+    assert a["kind"] == "layout"
+    assert (b["argument"], b["aval"], b["kind"]) == ("b", "float32<host>[8,256]", "memory_kind")
+    assert (b["passed_memory_kind"], b["required_memory_kind"]) == ("pinned_host", "device")
+    fix = finding_fixes(f, "en")[1]
+    assert "b = jax.device_put(b, b.sharding.with_memory_kind('device'))" in fix
+    only = _one(DATA / "aot_compiled_memory_kind.log")
+    assert only.fields["kinds"] == "shardings" and only.fields["mismatches"][0]["kind"] == "memory_kind"
+
+
+def test_memory_kind_errors_carry_both_kinds():
+    f = _one(DATA / "jit_memory_kind.log")
+    assert (f.fields["jit_memory_kind"], f.fields["arg_memory_kind"]) == ("pinned_host", "device")
+    assert "with_memory_kind('pinned_host')" in finding_fixes(f, "en")[0]
+    f = _one(DATA / "unknown_memory_kind.log")
+    assert (f.fields["memory_kind"], f.fields["available"], f.fields["device"]) == (
+        "hbm", "device, pinned_host, unpinned_host", "cpu")
+    assert f.analysis["replaces_fixes"] is True
+    f = _one(DATA / "mixed_memory_spaces.log")
+    assert (f.fields["primitive"], f.fields["aval"], f.fields["other_aval"]) == (
+        "add", "float32<host>[8,256]", "float32[8,256]")
+    f = _one(DATA / "single_device_arrays_memory_kind.log")
+    assert (f.fields["memory_kind"], f.fields["other_memory_kind"]) == ("pinned_host", "device")
+
+
+def test_layout_of_another_rank():
+    f = _one(DATA / "layout_annotation_rank.log")
+    assert f.fields["path"] == "a" and f.fields["layout"].startswith("Layout(major_to_minor=(0, 1, 2)")
+    assert "Layout(major_to_minor=(0, 1))" in finding_fixes(f, "en")[0]
+
+
+# Forms no CPU program raises: JAX's f-strings (pjit.py, pxla.py, core.py, mlir.py, state/types.py)
+# and jaxlib's format strings, filled with values of the kind they print.
+SOURCE_ONLY = {
+    "layout_override": (
+        "AssertionError: Unexpected XLA layout override: (XLA) Layout(major_to_minor=(1, 0), tiling=((8, 128),), "
+        "sub_byte_element_size_in_bits=0) != Layout(major_to_minor=(0, 1), tiling=((8, 128),), "
+        "sub_byte_element_size_in_bits=0) (User input layout) for type=float32[256,40]",
+        {"side": "input", "aval": "float32[256,40]"}),
+    "reshard_memory_kind": (
+        "ValueError: sharding with memory_kind is not allowed. Please use `jax.device_put` to transfer to different "
+        "memory spaces. Got sharding=NamedSharding(mesh=AbstractMesh('x': 1), spec=PartitionSpec('x',), "
+        "memory_kind=pinned_host)", {}),
+    "donation_memory_kinds": ("INVALID_ARGUMENT: Donation across different memory kinds is not implemented.", {}),
+    "ref_memory_space": (
+        "ValueError: Aval memory space MemorySpace.HOST does not match the requested memory space "
+        "MemorySpace.DEVICE.", {"memory_space": "MemorySpace.HOST", "requested": "MemorySpace.DEVICE"}),
+    "invalid_memory_kind": (
+        "ValueError: INVALID_ARGUMENT: Invalid memory kind: hbm; available memory kinds: device, pinned_host",
+        {"memory_kind": "hbm", "available": "device, pinned_host"}),
+    "buffer_memory_kind": (
+        "ValueError: PjRtBuffer's memory kind does not match sharding's memory kind. Got PjRtBuffer's memory kind: "
+        "device vs shardings's memory kind: pinned_host", {"memory_kind": "pinned_host", "other_memory_kind": "device"}),
+    "layout_constraint": (
+        "ValueError: with_layout_constraint in eager mode can only be applied to jax.Arrays. Got <class "
+        "'numpy.ndarray'>", {}),
+}
+
+
+@pytest.mark.parametrize("form", SOURCE_ONLY)
+def test_forms_taken_from_the_sources(form):
+    message, fields = SOURCE_ONLY[form]
+    (f,) = _scan(message + "\n")
+    assert f.code == "E01xx" and f.fields["form"] == form
+    assert {k: f.fields[k] for k in fields} == fields
+    assert finding_fixes(f, "fa") and localize(f.analysis, "fa")
+
+
+def test_xla_layout_override_is_sized_with_its_tiles():
+    (f,) = _scan(SOURCE_ONLY["layout_override"][0] + "\n")
+    a = f.analysis
+    assert (a["expected_shape"], a["passed_shape"]) == ("f32[256,40]{0,1:T(8,128)}", "f32[256,40]{1,0:T(8,128)}")
+    # XLA's {0,1} keeps 256 minor (no padding); the user's {1,0} pads 40 to 128.
+    assert (a["expected_bytes"], a["passed_bytes"]) == (40960, 131072)
+    assert "tpu_expected_bytes" not in a
+
+
+def test_a_wrapped_jit_message_is_read_across_the_break():
+    text = (DATA / "jit_in_shardings_format.log").read_text().replace("on the respective arg. Got", "on the\nrespective arg. Got")
+    (f,) = _scan(text)
+    assert f.fields["aval"] == "float32[8,256]" and "the\nrespective arg. Got" in f.text
+    assert f.fields["arg_layout"].startswith("Layout(major_to_minor=(1, 0)")
+
+
+# -- E0102 as the TPU runtime prints it now (measured on a v5e, 2026-12-05): the code inside the
+# message, the Executable line on its own, the link after it, no replica tail. --------------------
+
+RUNTIME_E0102 = """\
+Traceback (most recent call last):
+  File "/home/user/runtime_e0102.py", line 15, in <module>
+    compiled._executable.xla_extension_executable().execute_sharded([col])
+jax.errors.JaxRuntimeError: INVALID_ARGUMENT: E0102: RuntimeProgramInputMismatch: \n\
+Executable(jit_f) expected parameter 0 of size 8192 (f32[8,256]{1,0:T(8,128)}) but got buffer with incompatible \
+size 131072 (f32[8,256]{0,1:T(8,128)})
+See https://openxla.org/xla/errors/error_0102 for more details.
+"""
+
+
+def _runtime_text() -> str:
+    real = DATA / "tpu" / "runtime_e0102.log"
+    return real.read_text() if real.exists() else RUNTIME_E0102
+
+
+def test_the_runtime_s_coded_e0102_is_read_with_both_sizes_and_shapes():
+    (f,) = _scan(_runtime_text())
+    assert f.code == "E0102" and "coded_as" not in f.fields
+    assert f.text.startswith("jax.errors.JaxRuntimeError: INVALID_ARGUMENT: E0102: RuntimeProgramInputMismatch:")
+    assert f.text.endswith("See https://openxla.org/xla/errors/error_0102 for more details.")
+    assert (f.fields["executable"], f.fields["parameter"]) == ("jit_f", 0)
+    assert (f.fields["expected_size"], f.fields["actual_size"]) == (8192, 131072)
+    assert f.fields["expected_shape"] == "f32[8,256]{1,0:T(8,128)}"
+    assert f.fields["actual_shape"] == "f32[8,256]{0,1:T(8,128)}"
+    assert f.fields["replica"] is None
+    a = f.analysis
+    assert (a["expected_physical_bytes"], a["actual_physical_bytes"]) == (8192, 131072)
+    assert a["expected"]["size_matches_shape"] and a["actual"]["size_matches_shape"]
+    padded = a["actual"]["padded_dimensions"]
+    assert [(p["dim"], p["size"], p["padded_size"]) for p in padded] == [(0, 8, 128)]
+
+
+def test_the_coded_e0102_wrapped_anywhere_is_still_one_finding():
+    text = _runtime_text().replace(" but got buffer", "\n  but got buffer").replace("(f32[8,256]{0,1", "\n(f32[8,256]{0,1")
+    (f,) = _scan(text)
+    assert f.code == "E0102" and f.fields["actual_shape"] == "f32[8,256]{0,1:T(8,128)}"
+    assert f.fields["actual_size"] == 131072
