@@ -246,3 +246,19 @@ def test_the_coded_e0102_wrapped_anywhere_is_still_one_finding():
     (f,) = _scan(text)
     assert f.code == "E0102" and f.fields["actual_shape"] == "f32[8,256]{0,1:T(8,128)}"
     assert f.fields["actual_size"] == 131072
+
+
+def test_the_jax_hook_explains_jit_given_a_format_too():
+    """``xladoctor.jax.explain`` on the ValueError of ``jit(f, in_shardings=Format(...))(x)``, raised for real."""
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.layout import Format, Layout
+
+    import xladoctor.jax
+
+    s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    col = jax.device_put(jnp.ones((8, 256), jnp.float32), Format(Layout(major_to_minor=(1, 0)), s))
+    with pytest.raises(ValueError, match="Layout passed to jit") as raised:
+        jax.jit(lambda a: a * 2, in_shardings=Format(Layout(major_to_minor=(0, 1)), s))(col)
+    note = xladoctor.jax.explain(raised.value)
+    assert note is not None and "E01xx" in note and "131,072 bytes as passed" in note
