@@ -212,7 +212,7 @@ RUNTIME_E0102 = """\
 Traceback (most recent call last):
   File "/home/user/runtime_e0102.py", line 15, in <module>
     compiled._executable.xla_extension_executable().execute_sharded([col])
-jax.errors.JaxRuntimeError: INVALID_ARGUMENT: E0102: RuntimeProgramInputMismatch: \n\
+jax.errors.JaxRuntimeError: INVALID_ARGUMENT: E0102: RuntimeProgramInputMismatch:
 Executable(jit_f) expected parameter 0 of size 8192 (f32[8,256]{1,0:T(8,128)}) but got buffer with incompatible \
 size 131072 (f32[8,256]{0,1:T(8,128)})
 See https://openxla.org/xla/errors/error_0102 for more details.
@@ -262,3 +262,24 @@ def test_the_jax_hook_explains_jit_given_a_format_too():
         jax.jit(lambda a: a * 2, in_shardings=Format(Layout(major_to_minor=(0, 1)), s))(col)
     note = xladoctor.jax.explain(raised.value)
     assert note is not None and "E01xx" in note and "131,072 bytes as passed" in note
+
+
+def test_on_a_tpu_the_layouts_are_tiled_and_sized_as_printed():
+    """The same calls on a TPU v5e: JAX prints the layouts with their tiles."""
+    (f,) = _scan((DATA / "tpu" / "aot_compiled_layouts.log").read_text())
+    (arg,) = f.analysis["arguments"]
+    assert (arg["expected_shape"], arg["passed_shape"]) == ("f32[8,256]{1,0:T(8,128)}", "f32[8,256]{0,1:T(8,128)}")
+    assert (arg["expected_bytes"], arg["passed_bytes"]) == (8192, 131072) and "tpu_expected_bytes" not in arg
+    assert f.analysis["notes"][0].render("en").startswith("in the message's own layouts the value takes 8,192 bytes")
+    # jit's layout printed with tiling=None: the TPU's default tiling, the argument's as printed.
+    (f,) = _scan((DATA / "tpu" / "jit_in_shardings_format.log").read_text())
+    assert (f.analysis["expected_bytes"], f.analysis["passed_bytes"]) == (8192, 131072)
+    (f,) = _scan((DATA / "tpu" / "unknown_memory_kind.log").read_text())
+    assert f.fields["device"] == "TPU v5 lite" and f.fields["memory_kind"] == "hbm"
+    (f,) = _scan((DATA / "tpu" / "aot_compiled_layouts_and_memory_kind.log").read_text())
+    assert f.fields["mismatches"][1]["kind"] == "memory_kind"
+
+
+def test_the_runtime_e0102_was_captured_on_the_tpu():
+    assert _runtime_text() == (DATA / "tpu" / "runtime_e0102.log").read_text()
+    assert RUNTIME_E0102.split("jax.errors.", 1)[1] == _runtime_text().split("jax.errors.", 1)[1]

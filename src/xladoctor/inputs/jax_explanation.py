@@ -61,7 +61,12 @@ def layout_sizes(aval: str, required: str, passed: str) -> tuple[dict[str, Any],
     notes: list[Text] = []
     numbers: dict[str, Any] = {"expected_shape": str(exp), "passed_shape": str(act),
                                "expected_bytes": physical_bytes(exp), "passed_bytes": physical_bytes(act)}
-    if not tiled:
+    if tiled:  # a side printed with tiling=None gets the tiling the TPU gives it by default
+        exp = exp if exp.effective_layout.tiles else tpu_tiled(exp)
+        act = act if act.effective_layout.tiles else tpu_tiled(act)
+        numbers.update(expected_shape=str(exp), passed_shape=str(act),
+                       expected_bytes=physical_bytes(exp), passed_bytes=physical_bytes(act))
+    else:
         exp, act = tpu_tiled(exp), tpu_tiled(act)
         numbers.update(tpu_expected_shape=str(exp), tpu_passed_shape=str(act),
                        tpu_expected_bytes=physical_bytes(exp), tpu_passed_bytes=physical_bytes(act))

@@ -4,7 +4,8 @@ Each case is a small user program; it runs in its own process (a crash or a pois
 stays there) and what it prints to stderr -- the traceback exactly as a user pastes it -- is
 saved as ``NAME.log``.  Machine-specific lines (the CUDA stub's notices) are dropped, the
 temporary folder is written ``/home/user`` and the virtualenv ``/home/user/.venv``; nothing else
-is changed.
+is changed.  ``tpu/`` was taken on a TPU v5e (jax 0.10.2, libtpu 0.0.42.1, 2026-12-05) with the
+same prelude and programs, the seven cases named there (``runtime_e0102`` is TPU-only).
 
     JAX_PLATFORMS=cpu python tests/data/logs/jax_layout/regenerate.py            # CPU cases
     python tests/data/logs/jax_layout/regenerate.py --platform tpu              # on a TPU host
@@ -21,10 +22,12 @@ import os
 import re
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+SITE = "/home/user/.venv/lib/python3.11/site-packages"
 
 PRELUDE = """\
 import jax, jax.numpy as jnp
@@ -129,7 +132,8 @@ def run_case(name: str, program: str, expect: str, out_dir: Path) -> bool:
         path.write_text(PRELUDE + program)
         proc = subprocess.run([sys.executable, path.name], cwd=tmp, capture_output=True, text=True,
                               timeout=300, env=os.environ.copy())
-        text = _NOISE.sub("", proc.stderr).replace(tmp, "/home/user").replace(sys.prefix, "/home/user/.venv")
+        text = (_NOISE.sub("", proc.stderr).replace(tmp, "/home/user")
+                .replace(sysconfig.get_paths()["purelib"], SITE).replace(sys.prefix, "/home/user/.venv"))
     if proc.returncode == 0 or expect not in text:
         print(f"{name}: not reproduced (exit {proc.returncode}); last lines:\n  "
               + "\n  ".join(text.strip().splitlines()[-3:]), file=sys.stderr)
