@@ -25,13 +25,13 @@ _OWN_FIXES_ONLY = ("unknown_memory_kind", "invalid_memory_kind", "format_without
 
 def analyze(fields: dict[str, Any]) -> dict[str, Any]:
     """Notes (the size story), numbers, and the fixes first in line for one parsed message."""
-    form = fields.get("form")
+    form = fields.get("variant")
     analysis: dict[str, Any] = {}
     notes: list[Text] = []
     fixes: list[Text] = []
     if form == "compiled":
         _compiled(fields, analysis, notes, fixes)
-    elif form in ("jit_layout", "layout_override") and not fields.get("auto_hint"):
+    elif form in ("jit_layout", "layout_override") and fields.get("jit_layout") != "AUTO":
         required, passed = ((fields["jit_layout"], fields["arg_layout"]) if form == "jit_layout"
                             else (fields["xla_layout"], fields["user_layout"]))
         sizes = layout_sizes(fields["aval"], required, passed)
@@ -40,6 +40,9 @@ def analyze(fields: dict[str, Any]) -> dict[str, Any]:
             notes.extend(sizes[1])
         fixes.append(_advice(fields))
     else:
+        if form == "jit_memory_kind":
+            notes.append(memory_kind_note(fields["aval"], fields["aval"], fields["arg_memory_kind"],
+                                          fields["jit_memory_kind"]))
         fixes.append(_advice(fields))
     analysis["notes"] = notes
     analysis["fixes_first"] = fixes
@@ -78,6 +81,15 @@ def layout_sizes(aval: str, required: str, passed: str) -> tuple[dict[str, Any],
     return numbers, notes
 
 
+def memory_kind_note(argument: str, aval: str, passed: str, required: str) -> Text:
+    """Where the argument is, where the program takes it, and how many bytes moving it copies."""
+    from ..ir.sizes import logical_bytes
+
+    shape = aval_shape(aval)
+    size = f"{logical_bytes(shape):,}" if shape is not None else "?"
+    return text("jax_layout.note.memory_kind", arg=argument, passed=passed, required=required, bytes=size)
+
+
 def _compiled(fields: dict[str, Any], analysis: dict[str, Any], notes: list[Text], fixes: list[Text]) -> None:
     """Per argument of "Computation was compiled for input ... that disagree": sizes, then one fix each."""
     groups: dict[tuple[str, str, str], list[str]] = {}
@@ -92,6 +104,9 @@ def _compiled(fields: dict[str, Any], analysis: dict[str, Any], notes: list[Text
                     record.update(sizes[0])
                     notes.extend(sizes[1])
             groups.setdefault(key, []).append(entry["argument"])
+        elif entry["kind"] == "memory_kind":
+            notes.append(memory_kind_note(entry["argument"], entry["aval"], entry["passed_memory_kind"],
+                                          entry["required_memory_kind"]))
         arguments.append(record)
         fixes.append(_entry_advice(entry))
     for names in groups.values():
@@ -134,9 +149,9 @@ def _input_index(argument: str) -> str:
 
 def _advice(fields: dict[str, Any]) -> Text:
     """The fix for every form but ``compiled``, filled from the message's own values."""
-    form = fields["form"]
+    form = fields["variant"]
     if form == "jit_layout":
-        if fields.get("auto_hint") or fields.get("jit_layout") == "AUTO":
+        if fields.get("jit_layout") == "AUTO":
             return text("jax_layout.advice.jit_auto")
         return text("jax_layout.advice.jit_layout", layout=fields["jit_layout"], aval=fields["aval"])
     if form == "layout_rank":

@@ -93,7 +93,7 @@ def parse(text: str) -> dict[str, Any] | None:
     if best is None:
         return None
     form, m = best
-    fields: dict[str, Any] = {"form": form}
+    fields: dict[str, Any] = {"variant": form}
     fields.update({k: " ".join(v.split()) for k, v in m.groupdict().items() if v is not None})
     end = m.end()
     if form == "compiled":
@@ -102,8 +102,7 @@ def parse(text: str) -> dict[str, Any] | None:
                 fields[key] = int(fields[key])
         fields.setdefault("total", fields.get("count"))
         fields["mismatches"], end = _entries(text, m.end())
-    if "auto_hint" in fields:
-        fields["auto_hint"] = True
+    fields.pop("auto_hint", None)  # JAX adds it exactly when jit's layout is AUTO
     fields["_span"] = (m.start(), end)
     return fields
 
