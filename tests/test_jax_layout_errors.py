@@ -33,7 +33,7 @@ FORMS = {
     "donated_layouts_differ": "donated_layout", "format_without_sharding": "format_without_sharding",
     "device_put_auto": "device_put_auto", "shape_dtype_struct_auto": "auto_not_concrete",
     "make_array_from_callback_auto": "auto_not_concrete", "mixed_memory_spaces": "mixed_memory_spaces",
-    "single_device_arrays_memory_kind": "buffer_memory_kind",
+    "single_device_arrays_memory_kind": "buffer_memory_kind", "pytest_aot_compiled_layouts": "compiled",
 }
 
 
@@ -56,7 +56,9 @@ def test_each_captured_error_is_one_e01xx_finding_quoted_whole(path):
     assert f.code == "E01xx" and f.fields["variant"] == FORMS[path.stem]
     # The message is quoted as raised, every line of it (JAX's argument list included).
     lines = path.read_text().splitlines()
-    error = [i for i, ln in enumerate(lines) if ln.startswith(("ValueError:", "TypeError:"))][-1]
+    if path.stem.startswith("pytest_"):  # pytest's report: the error is its lines marked "E"
+        lines = [ln for ln in lines if ln.startswith("E ")] + ["--------------------"]
+    error = [i for i, ln in enumerate(lines) if ln.lstrip("E ").startswith(("ValueError:", "TypeError:"))][-1]
     body = lines[error:]
     body = body[:body.index("--------------------")] if "--------------------" in body else body
     assert f.text == "\n".join(body).strip()
@@ -106,6 +108,13 @@ def test_aot_and_deserialised_executables_name_each_argument():
         fixes = finding_fixes(f, "en")
         assert fixes[0].startswith("Give a the layout the executable was compiled for")
         assert "xladoctor.jax.fix_inputs(compiled" in fixes[1]
+
+
+def test_a_pytest_failure_is_read_through_its_e_marks():
+    f = _one(DATA / "pytest_aot_compiled_layouts.log")
+    (m,) = f.fields["mismatches"]
+    assert m["argument"] == "a" and m["required"].startswith("Layout(major_to_minor=(0, 1)")
+    assert f.analysis["arguments"][0]["tpu_passed_bytes"] == 131072
 
 
 def test_five_of_six_mismatches_told_once():

@@ -25,12 +25,16 @@ from .jax_spelling import DTYPE_TO_XLA
 # JAX's Layout repr, parentheses nested up to three deep (tiling=((8, 128), (2, 1))).
 LAYOUT = r"(?:AUTO|None|Layout\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))"
 AVAL = r"[a-z][a-z0-9_]*(?:<\w+>)?\[[^\]\s]*\]"
-_Q = r"[`'\"]?"
+
+
+# Whitespace as a pasted message has it: wrapped lines, and pytest's "E   " in front of each line.
+_GAP = r"(?:\s|(?<=\n)E(?=[\t\x20]))"  # no literal space: _ws would rewrite it
 
 
 def _ws(pattern: str) -> re.Pattern[str]:
-    """Every literal space matches any whitespace run: tracebacks and terminals wrap messages."""
-    return re.compile(re.sub(r"(?<!\\) ", r"\\s+", pattern))
+    """Every literal space matches any whitespace run (tracebacks and terminals wrap messages),
+    the ``E`` pytest writes at the start of each line of a failure included."""
+    return re.compile(re.sub(r"(?<!\\) ", lambda _: _GAP + "+", pattern))
 
 
 FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _ws(p)) for name, p in (
@@ -44,7 +48,7 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _ws(p)) for name, 
                         rf"memory kind: (?P<jit_memory_kind>[\w-]+), arg memory kind: (?P<arg_memory_kind>[\w-]+) for "
                         rf"arg type: (?P<aval>{AVAL})"),
     ("unknown_memory_kind", r"Could not find memory addressable by device (?P<device>[^\n]+?)\. Device [^\n]+? can "
-                            r"address the following memory kinds: (?P<available>[\w, ]+?)\. Got memory kind: "
+                            r"address the following memory kinds: (?P<available>[\w,\s]+?)\. Got memory kind: "
                             r"(?P<memory_kind>\S+)"),
     ("invalid_memory_kind", r"Invalid memory kind: (?P<memory_kind>[^;\n]+); available memory kinds: (?P<available>[^\n]+)"),
     ("mixed_memory_spaces", rf"memory_space of all inputs passed to `(?P<primitive>[^`]+)` must be the same\. Got one "
@@ -78,7 +82,7 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _ws(p)) for name, 
 ))
 
 _ENTRY = _ws(rf"Argument (?P<argument>[^\n]+?) with shape (?P<aval>{AVAL}): Passed (?P<what>layout|sharding): "
-             r"(?P<passed>[^\n]+)\n\s*Required (?:layout|sharding): (?P<required>[^\n]+)")
+             rf"(?P<passed>[^\n]+)\n{_GAP}*Required (?:layout|sharding): (?P<required>[^\n]+)")
 _AVAL_PARTS = re.compile(r"(?P<dtype>[a-z][a-z0-9_]*)(?:<(?P<space>\w+)>)?\[(?P<dims>[^\]]*)\]")
 _MEMORY_KIND = re.compile(r"memory_kind=([\w-]+)")
 
@@ -129,9 +133,9 @@ def _entries(text: str, pos: int) -> tuple[list[dict[str, Any]], int]:
 
 
 def _skip_space(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos].isspace():
-        pos += 1
-    return pos
+    """Past whitespace and pytest's ``E`` at the start of a line."""
+    gap = re.compile(_GAP + "*")
+    return gap.match(text, pos).end()
 
 
 def message_end(text: str) -> int | None:

@@ -2,7 +2,7 @@
 
 Each case is a small user program; it runs in its own process (a crash or a poisoned backend
 stays there) and what it prints to stderr -- the traceback exactly as a user pastes it -- is
-saved as ``NAME.log``.  Machine-specific lines (the CUDA stub's notices) are dropped, the
+saved as ``NAME.log`` (a ``pytest_`` case is a test file run by pytest, its whole report saved).  Machine-specific lines (the CUDA stub's notices) are dropped, the
 temporary folder is written ``/home/user`` and the virtualenv ``/home/user/.venv``; nothing else
 is changed.  ``tpu/`` was taken on a TPU v5e (jax 0.10.2, libtpu 0.0.42.1, 2026-12-05) with the
 same prelude and programs, the seven cases named there (``runtime_e0102`` is TPU-only).
@@ -114,6 +114,12 @@ mixed(x)
     "single_device_arrays_memory_kind": (("cpu", "tpu"), """
 jax.make_array_from_single_device_arrays((8, 256), s.with_memory_kind("pinned_host"), [x])
 """, "emory kind"),
+    # The same AOT call failing inside a test: pytest writes "E" in front of each line of the error.
+    "pytest_aot_compiled_layouts": (("cpu",), """
+def test_step():
+    compiled = jax.jit(f).lower(x).compile()
+    compiled(col)
+""", "Computation was compiled for input layouts"),
     # The runtime's own check (E0102), reached as the executable's low-level call, which JAX's
     # layout check does not guard: only the TPU runtime compares byte sizes with tiles.
     "runtime_e0102": (("tpu",), """
@@ -128,11 +134,13 @@ _NOISE = re.compile(r"^(?:WARNING: All log messages before absl::InitializeLog\(
 
 def run_case(name: str, program: str, expect: str, out_dir: Path) -> bool:
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"{name}.py"
+        pytest = name.startswith("pytest_")
+        path = Path(tmp) / (f"test_{name[7:]}.py" if pytest else f"{name}.py")
         path.write_text(PRELUDE + program)
-        proc = subprocess.run([sys.executable, path.name], cwd=tmp, capture_output=True, text=True,
-                              timeout=300, env=os.environ.copy())
-        text = (_NOISE.sub("", proc.stderr).replace(tmp, "/home/user")
+        argv = [sys.executable, *(["-m", "pytest", "-q", "-p", "no:cacheprovider"] if pytest else []), path.name]
+        proc = subprocess.run(argv, cwd=tmp, capture_output=True, text=True, timeout=300, env=os.environ.copy())
+        output = proc.stdout + proc.stderr if pytest else proc.stderr
+        text = (_NOISE.sub("", output).replace(tmp, "/home/user")
                 .replace(sysconfig.get_paths()["purelib"], SITE).replace(sys.prefix, "/home/user/.venv"))
     if proc.returncode == 0 or expect not in text:
         print(f"{name}: not reproduced (exit {proc.returncode}); last lines:\n  "
