@@ -83,6 +83,7 @@ FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, _ws(p)) for name, 
 
 _ENTRY = _ws(rf"Argument (?P<argument>[^\n]+?) with shape (?P<aval>{AVAL}): Passed (?P<what>layout|sharding): "
              rf"(?P<passed>[^\n]+)\n{_GAP}*Required (?:layout|sharding): (?P<required>[^\n]+)")
+_GAPS = re.compile(_GAP + "*")
 _AVAL_PARTS = re.compile(r"(?P<dtype>[a-z][a-z0-9_]*)(?:<(?P<space>\w+)>)?\[(?P<dims>[^\]]*)\]")
 _MEMORY_KIND = re.compile(r"memory_kind=([\w-]+)")
 
@@ -134,8 +135,8 @@ def _entries(text: str, pos: int) -> tuple[list[dict[str, Any]], int]:
 
 def _skip_space(text: str, pos: int) -> int:
     """Past whitespace and pytest's ``E`` at the start of a line."""
-    gap = re.compile(_GAP + "*")
-    return gap.match(text, pos).end()
+    m = _GAPS.match(text, pos)
+    return m.end() if m else pos
 
 
 def message_end(text: str) -> int | None:
