@@ -294,3 +294,11 @@ def test_on_a_tpu_the_layouts_are_tiled_and_sized_as_printed():
 def test_the_runtime_e0102_was_captured_on_the_tpu():
     assert _runtime_text() == (DATA / "tpu" / "runtime_e0102.log").read_text()
     assert RUNTIME_E0102.split("jax.errors.", 1)[1] == _runtime_text().split("jax.errors.", 1)[1]
+
+
+def test_two_errors_in_one_log_stay_two_findings():
+    first = (DATA / "jit_memory_kind.log").read_text()
+    second = (DATA / "aot_compiled_layouts.log").read_text()
+    a, b = _scan(first + "retrying with the compiled step\n" + second)
+    assert (a.fields["variant"], b.fields["variant"]) == ("jit_memory_kind", "compiled")
+    assert "Computation" not in a.text and b.fields["mismatches"][0]["argument"] == "a"

@@ -121,7 +121,7 @@ def e01xx(text: str):
     from ..inputs.jax_explanation import analyze
     from ..inputs.jax_messages import parse
 
-    fields = parse(text)
+    fields = parse(text, first_line=True)
     if fields is None:
         return {}, {}
     fields.pop("_span", None)

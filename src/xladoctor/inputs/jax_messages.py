@@ -88,11 +88,18 @@ _AVAL_PARTS = re.compile(r"(?P<dtype>[a-z][a-z0-9_]*)(?:<(?P<space>\w+)>)?\[(?P<
 _MEMORY_KIND = re.compile(r"memory_kind=([\w-]+)")
 
 
-def parse(text: str) -> dict[str, Any] | None:
-    """Fields of the first JAX layout/memory-kind message in ``text``, ``_span`` its extent; None if none."""
+def parse(text: str, first_line: bool = False) -> dict[str, Any] | None:
+    """Fields of the first JAX layout/memory-kind message in ``text``, ``_span`` its extent; None if none.
+
+    ``first_line``: only a message that starts on the first line (the scanner's window starts at
+    the line it recognised, and a later message there is another finding).
+    """
     best = None
+    stop = text.find("\n") if first_line else -1
     for form, pattern in FORMS:
         m = pattern.search(text)
+        if m is not None and stop >= 0 and m.start() > stop:
+            continue
         if m is not None and (best is None or m.start() < best[1].start()):
             best = (form, m)
     if best is None:
@@ -141,7 +148,7 @@ def _skip_space(text: str, pos: int) -> int:
 
 def message_end(text: str) -> int | None:
     """Where the first such message in ``text`` ends (the scanner quotes that much), or None."""
-    fields = parse(text)
+    fields = parse(text, first_line=True)
     return None if fields is None else fields["_span"][1]
 
 
