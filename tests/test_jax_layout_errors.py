@@ -185,6 +185,14 @@ SOURCE_ONLY = {
     "buffer_memory_kind": (
         "ValueError: PjRtBuffer's memory kind does not match sharding's memory kind. Got PjRtBuffer's memory kind: "
         "device vs shardings's memory kind: pinned_host", {"memory_kind": "pinned_host", "other_memory_kind": "device"}),
+    "buffer_memory_kind ": (  # jaxlib, two single-device arrays (the trailing space keeps the key apart)
+        "ValueError: Memory kind mismatch between single-device arrays. Got one array with memory kind 'device' "
+        "and another with memory_kind 'pinned_host'", {"memory_kind": "device", "other_memory_kind": "pinned_host"}),
+    "donated_layout": (
+        "ValueError: Input layout being donated was Layout(major_to_minor=(0, 1), tiling=None, "
+        "sub_byte_element_size_in_bits=0) while output layout was AUTO. Did you mean to set the **input layout** to "
+        "**Layout.AUTO**?\nThis will allow for the input and output layout to be chosen by XLA and not the layout of "
+        "the input which might not be optimal.", {"side": "input", "out_layout": "AUTO"}),
     "layout_constraint": (
         "ValueError: with_layout_constraint in eager mode can only be applied to jax.Arrays. Got <class "
         "'numpy.ndarray'>", {}),
@@ -195,8 +203,9 @@ SOURCE_ONLY = {
 def test_forms_taken_from_the_sources(form):
     message, fields = SOURCE_ONLY[form]
     (f,) = _scan(message + "\n")
-    assert f.code == "E01xx" and f.fields["variant"] == form
+    assert f.code == "E01xx" and f.fields["variant"] == form.strip()
     assert {k: f.fields[k] for k in fields} == fields
+    assert f.text == message.strip()
     assert finding_fixes(f, "fa") and localize(f.analysis, "fa")
 
 

@@ -159,6 +159,8 @@ def _advice(fields: dict[str, Any]) -> Text:
         rank = len([d for d in shape.group(1).split(",") if d.strip()]) if shape else None
         order = "(" + ", ".join(str(i) for i in range(rank)) + ("," if rank == 1 else "") + ")" if rank else "(...)"
         return text("jax_layout.advice.layout_rank", order=order, rank=rank if rank is not None else "?")
+    if form == "buffer_memory_kind" and fields.get("between"):  # two arrays or buffers, no sharding
+        return text("jax_layout.advice.arrays_memory_kind", a=fields["memory_kind"], b=fields["other_memory_kind"])
     values = {k: v for k, v in fields.items() if k in _ADVICE_VALUES}
     key = {"invalid_memory_kind": "unknown_memory_kind", "device_put_auto": "auto_not_concrete"}.get(form, form)
     return text(f"jax_layout.advice.{key}", **values)
