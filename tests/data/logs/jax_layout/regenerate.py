@@ -86,6 +86,9 @@ jax.device_put(x, SingleDeviceSharding(dev, memory_kind="hbm"))
     "layout_annotation_rank": (("cpu", "tpu"), """
 jax.jit(f, in_shardings=Format(Layout(major_to_minor=(0, 1, 2)), s))(x)
 """, "is incompatible with its layout annotation"),
+    "device_put_layout_rank": (("cpu", "tpu"), """
+jax.device_put(x, Format(Layout(major_to_minor=(0, 1, 2)), s))
+""", "is incompatible with its layout annotation"),
     "jit_device_local_layout": (("cpu", "tpu"), """
 jax.jit(f, in_shardings=Layout(major_to_minor=(1, 0)))(x)
 """, "does not accept device-local layouts"),
