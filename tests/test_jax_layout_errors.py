@@ -312,3 +312,14 @@ def test_two_errors_in_one_log_stay_two_findings():
     a, b = _scan(first + "retrying with the compiled step\n" + second)
     assert (a.fields["variant"], b.fields["variant"]) == ("jit_memory_kind", "compiled")
     assert "Computation" not in a.text and b.fields["mismatches"][0]["argument"] == "a"
+
+
+def test_a_pure_sharding_mismatch_is_fixed_through_input_shardings():
+    """JAX's format of the same check with two NamedShardings (pxla.py's f-string; no CPU mesh here)."""
+    (f,) = _scan("ValueError: Computation was compiled for input shardings that disagree with the shardings of "
+                 "arguments passed to it. Here are the 1 mismatches:\nArgument args[1] with shape float32[8,256]:\n"
+                 "  Passed sharding: NamedSharding(mesh=Mesh('x': 1), spec=PartitionSpec(None,), memory_kind=device)\n"
+                 "  Required sharding: NamedSharding(mesh=Mesh('x': 1), spec=PartitionSpec('x',), "
+                 "memory_kind=device)\n")
+    assert f.fields["mismatches"][0]["kind"] == "sharding"
+    assert finding_fixes(f, "en")[0].endswith("args[1] = jax.device_put(args[1], compiled.input_shardings[0][1]).")

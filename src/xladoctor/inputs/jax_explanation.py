@@ -128,7 +128,8 @@ def _entry_advice(entry: dict[str, Any]) -> Text:
     if entry["kind"] == "memory_kind":
         return text("jax_layout.advice.compiled_memory_kind", arg=name, x=var, passed=entry["passed_memory_kind"],
                     required=entry["required_memory_kind"])
-    return text("jax_layout.advice.compiled_sharding", arg=name, x=var, sharding=entry["required"])
+    return text("jax_layout.advice.compiled_sharding", arg=name, x=var, sharding=entry["required"],
+                where=_input_index(name, "input_shardings"))
 
 
 def _variable(argument: str) -> str:
@@ -136,15 +137,15 @@ def _variable(argument: str) -> str:
     return argument.strip("'\"") or "x"
 
 
-def _input_index(argument: str) -> str:
-    """Where the argument's format is in ``compiled.input_formats`` (args, kwargs), as code."""
+def _input_index(argument: str, attribute: str = "input_formats") -> str:
+    """Where the argument's entry is in ``compiled.input_formats`` (args, kwargs), as code."""
     m = re.fullmatch(r"args\[(\d+)\](.*)", argument)
     if m:
-        return f"compiled.input_formats[0][{m.group(1)}]{m.group(2)}"
+        return f"compiled.{attribute}[0][{m.group(1)}]{m.group(2)}"
     m = re.fullmatch(r"kwargs\[(.+?)\](.*)", argument)
     if m:
-        return f"compiled.input_formats[1][{m.group(1)}]{m.group(2)}"
-    return "compiled.input_formats[0][i]"
+        return f"compiled.{attribute}[1][{m.group(1)}]{m.group(2)}"
+    return f"compiled.{attribute}[0][i]"
 
 
 def _advice(fields: dict[str, Any]) -> Text:
