@@ -95,6 +95,39 @@ def e0102(text: str):
     return fields, analyze_e0102(fields)
 
 
+def message_end(code: str, text: str) -> int | None:
+    """Where the message at the start of ``text`` ends, for the codes whose parser knows it (E0102's
+    wrapped line, E01xx's list of arguments); None otherwise (the scanner's own rule applies)."""
+    if code == "E0102":
+        from ..inputs.messages import parse_e0102
+
+        parsed = parse_e0102(text)
+        return None if parsed is None else parsed["_span"][1]
+    if code == "E01xx":
+        from ..inputs.jax_messages import message_end as jax_message_end
+
+        return jax_message_end(text)
+    return None
+
+
+SPAN_CODES = ("E0102", "E01xx")
+"""Codes whose message extent :func:`message_end` gives."""
+
+
+# --- E01xx: JAX's own layout and memory-kind checks ------------------------------------------
+
+@extractor("E01xx")
+def e01xx(text: str):
+    from ..inputs.jax_explanation import analyze
+    from ..inputs.jax_messages import parse
+
+    fields = parse(text, first_line=True)
+    if fields is None:
+        return {}, {}
+    fields.pop("_span", None)
+    return fields, analyze(fields)
+
+
 # --- E0100 / E0101 ----------------------------------------------------------------------------
 
 _E0100 = _ws(rf"Attempting to allocate (?P<requested>{SIZE})\. That was not possible\."

@@ -11,7 +11,7 @@ How it works, and why:
   window plus one dictionary entry per *distinct* error.
 * Each hit is grown into a message: its own line, up to the ``See
   https://openxla.org/xla/errors/error_NNNN for more details.`` line of coded
-  messages, and as far as the E0102 parser reads when that message is wrapped.
+  messages, and as far as the E0102 or E01xx parser reads (a wrapped line, JAX's list of arguments).
 * Findings are keyed by code plus the message with replica/partition/node
   numbers, timestamps and log prefixes removed, so the same error printed by
   256 replicas is one finding with ``count == 256``.
@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from .fields import extract
+from .fields import SPAN_CODES, extract, message_end
 from .loader import Catalogue, compile_pattern, load_catalogue
 
 WINDOW_CHARS = 16384
@@ -343,7 +343,7 @@ class LogScanner:
         # matched by an already-used pattern starts a new message instead.
         entry = self.catalogue.entries[code]
         used = {i for i, mt in enumerate(entry.matchers) if mt.search(window, rel, end)}
-        while code != "E0102":  # E0102's own parser decides how far its message goes (below)
+        while code not in SPAN_CODES:  # their own parsers decide how far their messages go (below)
             stop = _line_end_after(window, end, 4)
             best = None
             for i, matcher in enumerate(entry.matchers):
@@ -361,13 +361,10 @@ class LogScanner:
         see = _SEE_URL.search(window, rel)
         if see and ("E" + see.group(1) == code or code.endswith("xx")):
             end = max(end, see.end())
-        if code == "E0102":
-            from ..inputs.messages import parse_e0102
-            parsed = parse_e0102(window[rel:])
-            if parsed is not None:
-                span_end = rel + parsed["_span"][1]
-                nl = window.find("\n", span_end)
-                end = max(end, len(window) if nl < 0 else nl)
+        span = message_end(code, window[rel:])
+        if span is not None:
+            nl = window.find("\n", rel + span)
+            end = max(end, len(window) if nl < 0 else nl)
         return line_start + end, window
 
     def _handle(self, code: str, match_start: int, coded: bool = False) -> None:

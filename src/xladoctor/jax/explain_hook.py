@@ -35,7 +35,7 @@ _JAX_LAYOUTS = re.compile(r"Computation was compiled for input layouts that disa
 
 
 def error_code(exc: BaseException) -> str | None:
-    """``E1200``, ``E0102`` or None for ``exc``.  The runtimes' E0102 messages do not carry the
+    """``E1200``, ``E0102``, ``E01xx`` or None for ``exc``.  The runtimes' E0102 messages do not carry the
     code ("expected parameter 3 of size ... but got buffer with incompatible size ..."), so
     they are recognised by their text, and so is JAX's layout ``ValueError`` before them."""
     text = str(exc)
@@ -44,13 +44,18 @@ def error_code(exc: BaseException) -> str | None:
         return m.group(1)
     if _JAX_LAYOUTS.search(text):
         return "E0102"
+    from ..inputs.jax_messages import parse
     from ..inputs.messages import parse_e0102
 
-    return "E0102" if parse_e0102(text) is not None else None
+    if parse_e0102(text) is not None:
+        return "E0102"
+    # JAX's other layout and memory-kind checks (jit given a Format, memory kinds): explained as
+    # `explain LOG` does, there is no compiled program to compare with.
+    return "E01xx" if parse(text) is not None else None
 
 
 def explain(exc: BaseException) -> str | None:
-    """What xladoctor says about ``exc`` (a JAX/XLA error), or None when it is not E1200/E0102."""
+    """What xladoctor says about ``exc`` (a JAX/XLA error), or None when it is not E1200/E0102/E01xx."""
     code = error_code(exc)
     if code is None:
         return None

@@ -9,19 +9,15 @@ mismatch found on CPU (untiled layouts) can also be sized as a TPU would size it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from ..inputs.jax_spelling import DTYPE_TO_XLA as _DTYPE_TO_XLA
+from ..inputs.jax_spelling import tpu_tiled
 from ..ir.shape import HOST_MEMORY_KINDS, HOST_MEMORY_SPACE, Layout, Shape, Tile, default_layout
 from ..syntax.shape_parser import parse_shape
 
-_DTYPE_TO_XLA = {
-    "bool": "pred", "int8": "s8", "int16": "s16", "int32": "s32", "int64": "s64",
-    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
-    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
-    "complex64": "c64", "complex128": "c128", "int4": "s4", "uint4": "u4",
-    "float8_e4m3fn": "f8e4m3fn", "float8_e5m2": "f8e5m2",
-}
+__all__ = ["LeafFormat", "expected_leaf", "supplied_leaf", "tpu_tiled", "xla_type", "layout_from_jax"]
 
 
 @dataclass(frozen=True)
@@ -118,26 +114,3 @@ def supplied_leaf(value: Any) -> LeafFormat:
                           committed, layout is not None)
     arr = np.asarray(value)
     return LeafFormat(make_shape(arr.shape, arr.dtype, None, None), None, False, False)
-
-
-def tpu_tiled(shape: Shape) -> Shape:
-    """The same array with the tiling TPUs typically give it (an assumption, not a query).
-
-    Rank >= 2: ``T(8,128)`` on the two most-minor physical dimensions, ``(2,128)`` or
-    ``(4,128)`` when the second-minor one is <= 2 or <= 4, plus ``(2,1)`` / ``(4,1)``
-    packing for 16-bit / 8-bit types; rank 1: ``T(256)`` (``(256)(2,1)``...); scalars
-    untiled.  Real TPU layouts vary by generation and by what the compiler chose;
-    ``compiled.input_formats`` on the TPU itself is the authority.
-    """
-    if not shape.is_array or shape.rank == 0:
-        return shape
-    layout = shape.effective_layout
-    bits = shape.element_type.bits or 32
-    pack = () if bits >= 32 else ((Tile((32 // bits, 1)),) if bits >= 8 else ())
-    if shape.rank == 1:
-        tiles = (Tile((256,)),) + pack
-    else:
-        second_minor = shape.dimensions[layout.minor_to_major[1]]
-        rows = 2 if second_minor <= 2 else 4 if second_minor <= 4 else 8
-        tiles = (Tile((rows, 128)),) + pack
-    return shape.with_layout(replace(layout, tiles=tiles))

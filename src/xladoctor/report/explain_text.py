@@ -30,7 +30,7 @@ _HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes"
                     "larger_user")
 # Field keys that are parser bookkeeping, not part of the message; the model's own keys for the
 # analysis and its notes (``findings.from_log``), drawn under their own heading.
-_HIDDEN_FIELDS = ("format", "variant", "analysis", "notes", "start_kind")
+_HIDDEN_FIELDS = ("format", "variant", "analysis", "notes", "start_kind", "mismatches")  # E01xx: quoted above
 # The text shows the most direct fixes; the rest (the catalogue's general advice, near-duplicates
 # of each other) are one `explain CODE` away, and all are in the JSON.
 _FIXES_SHOWN = 2
