@@ -337,3 +337,21 @@ def e2xxx(text: str):
     if loc:
         fields["location"] = loc.group("loc").strip()
     return fields, {}
+
+
+def e0102_fields(text: str) -> dict[str, Any] | None:
+    from ..inputs.messages import parse_e0102
+
+    try:
+        return parse_e0102(text)
+    except ValueError:  # a number past int()'s 4,300 digits: no message XLA prints
+        return None
+
+
+def fields_or_none(code: str, window: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The message's fields and analysis; one message they cannot be read from (a number of 5,000
+    digits, a bug in one code's analysis) keeps its finding, without them, and the scan goes on."""
+    try:
+        return extract(code, window)
+    except Exception:
+        return {}, {}

@@ -24,13 +24,17 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
     Regular files and streams (stdin, pipes, FIFOs named on the command line) are read;
     devices and sockets are refused (``/dev/zero`` would never end).
     """
-    from ..files import check_readable_kind
+    from ..files import check_readable_kind, compression_of, open_input
     from .fastscan import scan_path, scan_stream
 
     scanner = LogScanner()
     if target == "-":
         scan_stream(sys.stdin.buffer, scanner)
         return LogScan(scanner.finish(), "<stdin>", scanner.not_shown)
+    if compression_of(target):  # job.log.gz: decompressed as it is read, bounded (files.open_input)
+        with open_input(target) as stream:
+            scan_stream(stream, scanner)
+        return LogScan(scanner.finish(), target, scanner.not_shown)
     kind = check_readable_kind(target)
     try:
         if kind == "regular":

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from .fields import extract
+from .fields import e0102_fields, fields_or_none
 from .loader import Catalogue, compile_pattern, load_catalogue
 
 WINDOW_CHARS = 16384
@@ -362,8 +362,7 @@ class LogScanner:
         if see and ("E" + see.group(1) == code or code.endswith("xx")):
             end = max(end, see.end())
         if code == "E0102":
-            from ..inputs.messages import parse_e0102
-            parsed = parse_e0102(window[rel:])
+            parsed = e0102_fields(window[rel:])
             if parsed is not None:
                 span_end = rel + parsed["_span"][1]
                 nl = window.find("\n", span_end)
@@ -412,7 +411,7 @@ class LogScanner:
             self.not_shown[code] = self.not_shown.get(code, 0) + 1
             self._pending_trace = None if code == "E1200" else self._pending_trace
             return
-        fields, analysis = extract(code, window)
+        fields, analysis = fields_or_none(code, window)
         fields.update(extra)
         finding = Finding(code=code, name=entry.name, line=line, text=text.strip()[:MAX_TEXT_CHARS],
                           fields=fields, analysis=analysis, lines=[line])

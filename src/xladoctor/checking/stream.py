@@ -148,9 +148,12 @@ def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None =
 
 
 def _check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> dict[str, Any]:
-    from ..files import check_readable_kind, open_regular
+    from ..files import check_readable_kind, compression_of, open_input, open_regular
 
     try:
+        if compression_of(path):  # decompressed as it is read, bounded; scanned as a stream
+            with open_input(path, explicit) as stream:
+                return check_stream(stream, path, opts, None, stablehlo)
         if explicit:
             kind = check_readable_kind(path)
             fd = os.open(path, os.O_RDONLY)
