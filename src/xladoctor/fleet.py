@@ -332,11 +332,18 @@ def run_dask(paths: list[str], jobs_of: list[str], rule: str, scheduler: str,
         raise UsageError("--scheduler needs Dask: pip install 'xladoctor[dask]'") from None
     # Workers do not share this process's working directory: send absolute paths, report the given ones.
     sent = [p if is_url(p) else os.path.abspath(p) for p in paths]
-    with Client(scheduler) as client:
+    client = Client(scheduler)
+    try:
         futures = client.map(scan_one, sent, jobs_of, [rule] * len(paths), pure=False)
-        for _ in as_completed(futures):
-            on_done()
-        results = list(client.gather(futures))
+        try:
+            for _ in as_completed(futures):
+                on_done()
+            results = list(client.gather(futures))
+        except BaseException:  # Ctrl-C, SIGTERM: the cluster drops our tasks, the client goes at once
+            client.cancel(futures, force=True)
+            raise
+    finally:
+        client.close(timeout=1)
     for given, s in zip(paths, results):
         if s.path != given:
             s.error = s.error.replace(s.path, given) if s.error else s.error
