@@ -7,6 +7,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import importlib.util
+import json
 import lzma
 import os
 import subprocess
@@ -152,3 +153,12 @@ def test_a_configuration_that_turns_every_code_off_says_so(tmp_path):
     narrow = _project(tmp_path, '[tool.xladoctor]\nignore = ["E1200"]\n')
     assert "turns every" not in xladoctor("check", narrow).stderr
     assert "turn every" in xladoctor("check", LOG, "--select", "E12", "--ignore", "E1200").stderr
+
+
+def test_compressed_binary_formats_are_judged_by_the_name_inside(tmp_path):
+    (tmp_path / "dump.pb.gz").write_bytes(gzip.compress(b"\x08\x96\x01"))
+    (tmp_path / "runs.tar.gz").write_bytes(gzip.compress(b"\0" * 1024))
+    (tmp_path / "job.log.gz").write_bytes(gzip.compress(LOG.read_bytes()))
+    p = xladoctor("check", tmp_path, "--json")
+    kinds = {Path(f["path"]).name: f["kind"] for f in json.loads(p.stdout)["files"]}
+    assert kinds == {"dump.pb.gz": "skipped", "runs.tar.gz": "skipped", "job.log.gz": "log"}, kinds

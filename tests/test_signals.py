@@ -111,3 +111,28 @@ def proc_kids(proc: subprocess.Popen[bytes], seen: list) -> list:
         return list({k.pid: k for k in [*seen, *psutil.Process(proc.pid).children(recursive=True)]}.values())
     except psutil.NoSuchProcess:
         return seen
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_fleet_on_dask_cancels_its_tasks_and_exits(tmp_path, sig):
+    """On a Dask local cluster (worker processes): the interrupted client cancels what it sent,
+    so the cluster holds none of its tasks afterwards, and exits 130/143 with nothing left behind."""
+    distributed = pytest.importorskip("distributed")
+    log = (Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples" / "tpu_job.log").read_bytes()
+    for i in range(300):
+        (tmp_path / f"host{i:03d}.log").write_bytes(log * 3000)  # ~5 MB each: seconds of work in all
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as watcher:
+        def tasks() -> int:
+            return watcher.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+
+        proc = _start("fleet", "--scheduler", cluster.scheduler_address, tmp_path)
+        deadline = time.monotonic() + 120
+        while tasks() == 0:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        _signal_and_check(proc, proc_kids(proc, []), sig)
+        deadline = time.monotonic() + 10
+        while tasks() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert tasks() == 0, "the cluster still holds the interrupted run's tasks"

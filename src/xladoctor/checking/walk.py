@@ -9,7 +9,7 @@ from importlib import resources
 
 # XLA writes these next to the HLO dumps; none is HLO text and none holds error messages.
 _DUMP_ARTEFACTS = ("buffer-assignment", "memory-usage-report", "live-range", ".debug_options", "-thunk-sequence")
-_SKIP_SUFFIXES = (".pb", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".bin", ".zip", ".textproto",
+_SKIP_SUFFIXES = (".pb", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".bin", ".zip", ".tar", ".textproto",
                   ".mlir", ".dot", ".pbtxt")
 
 
