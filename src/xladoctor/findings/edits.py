@@ -65,37 +65,37 @@ def _depth(line: str, depth: int) -> int:
 def _statements(lines: list[str]) -> dict[tuple[str, str], tuple[int, int]]:
     """Each written statement (the module header, a computation header, an instruction) by its key:
     its first line and the line after its last.  XLA's lexer reads a line break as a space, so a
-    statement goes on (:func:`_continues`) over the lines that follow it."""
+    statement goes on over the lines after it while a bracket is open, after a line that ends
+    with ``,``, on a line that starts with one, and over lines that are neither a new statement,
+    a ``}``, a comment nor blank (an attribute written on a line of its own)."""
     spans: dict[tuple[str, str], tuple[int, int]] = {}
     key: tuple[str, str] | None = None  # the statement still open (the header, an instruction)
     start = depth = 0
+    previous = ""
     for i, line in enumerate(lines):
-        if key is not None and _continues(lines[i - 1], line, depth):
-            depth = _depth(line, depth)
-            continue
+        new = None
         if key is not None:
+            stripped = line.strip()
+            going_on = depth > 0 or previous.endswith(",") or stripped.startswith(",")
+            if not going_on and stripped and not stripped.startswith(("}", "//")):
+                new = _key(line)
+                going_on = new is None
+            if going_on:
+                depth, previous = _depth(line, depth), line.rstrip()
+                continue
             spans.setdefault(key, (start, i))
             key = None
-        new = _key(line)
+        else:
+            new = _key(line)
         if new is None:
             continue
         if new[0] == "computation":  # its `{` opens the body, not a bracket of the statement
             spans.setdefault(new, (i, i + 1))
             continue
-        key, start, depth = new, i, _depth(line, 0)
+        key, start, depth, previous = new, i, _depth(line, 0), line.rstrip()
     if key is not None:
         spans.setdefault(key, (start, len(lines)))
     return spans
-
-
-def _continues(previous: str, line: str, depth: int) -> bool:
-    """Whether ``line`` goes on with the statement before it: a bracket is still open, the line
-    before ends with ``,`` or this one starts with one, or it is neither a new statement, a
-    ``}``, a comment nor blank (an attribute written on a line of its own)."""
-    stripped = line.strip()
-    if depth > 0 or previous.rstrip().endswith(",") or stripped.startswith(","):
-        return True
-    return bool(stripped) and not stripped.startswith(("}", "//")) and _key(line) is None
 
 
 def newline_of(text: str) -> str:
