@@ -73,7 +73,8 @@ def test_fix_parses_back_as_the_fix_alone_and_keeps_the_other_bytes(path):
         result = analyse_module(module, text, str(path)).result
         for how, fix in FIXES.items():
             fixed = fix(module, result)
-            out, _ = fixed_text(text, module, fixed, str(path))
+            out, _, respelt = fixed_text(text, module, fixed, str(path))
+            assert not respelt, f"{path.name} {kind} {how}: not placed in the written lines"
             where = f"{path.name} {kind} {how}"
             assert print_module(parse_hlo(out, "out")) == print_module(fixed), where
             if "crlf" in kind:
@@ -91,7 +92,7 @@ def test_trailing_white_space_and_an_unterminated_last_line_stay(tmp_path):
     text = FIXABLE[0].read_text().replace("\n", "  \n").rstrip("\n")
     module = parse_hlo(text, "m")
     fixed = fix_device(module, analyse_module(module, text, "m").result)
-    out, _ = fixed_text(text, module, fixed, "m")
+    out = fixed_text(text, module, fixed, "m").text
     assert not out.endswith("\n")
     kept = [line for line in text.split("\n") if line in out.split("\n")]
     assert len(kept) >= len(text.split("\n")) - 2  # the ROOT line, and the header at most
@@ -105,8 +106,8 @@ def test_edits_that_would_damage_the_module_are_not_used(monkeypatch):
     fixed = fix_device(module, analyse_module(module, text, "m").result)
     damaged = text.replace("ROOT", "ROOT ROOT", 1)
     monkeypatch.setattr(_fix, "apply_edits", lambda original, edits: damaged)
-    out, _ = _fix.fixed_text(text, module, fixed, "m")
-    assert out != damaged and out == print_module(fixed)  # the printed module: respelt, never broken
+    out, _, respelt = _fix.fixed_text(text, module, fixed, "m")
+    assert out != damaged and out == print_module(fixed) and respelt  # the printed module, never broken
 
 
 def test_a_fix_no_text_reads_back_as_is_refused(monkeypatch):
@@ -174,3 +175,19 @@ def test_the_json_edits_apply_as_the_fix_to_every_spelling(path):
                     assert out.count("\n") == out.count("\r\n"), where
                 got = print_module(parse_hlo(out, "out"))
                 assert got == print_module(fix(module, replace(result, errors=[err]))), where
+
+
+def test_a_fix_that_cannot_be_placed_says_the_module_is_respelt(tmp_path):
+    """The same instruction name in two computations: XLA's NameUniquer renames the entry's ROOT
+    (tuple.7.1), which has no written line; the printed module is written, and stdout says so."""
+    example = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples" / "e1200_offloaded_activation.hlo"
+    text = example.read_text().replace(
+        "ENTRY main.7 {", "helper {\n  tuple.7 = f32[] parameter(0)\n  ROOT n = f32[] negate(tuple.7)\n}\n\nENTRY main.7 {")
+    (tmp_path / "dup.hlo").write_text(text)
+    p = _xladoctor("offload", "dup.hlo", "--fix", "device", "-o", "fixed.hlo", cwd=tmp_path)
+    assert p.returncode == 0 and b"could not be placed in the lines as written" in p.stdout, p.stdout + p.stderr
+    module = parse_hlo(text, "dup.hlo")
+    want = print_module(fix_device(module, analyse_module(module, text, "dup.hlo").result))
+    assert print_module(parse_hlo((tmp_path / "fixed.hlo").read_text(), "fixed.hlo")) == want
+    clean = _xladoctor("offload", "fixed.hlo", "--fix", "device", "-o", "again.hlo", cwd=tmp_path)
+    assert b"could not be placed" not in clean.stdout  # nothing to fix: no such note

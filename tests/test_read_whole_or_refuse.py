@@ -116,6 +116,7 @@ def _project(tmp_path: Path, text: str, name: str = "pyproject.toml") -> Path:
     ("[tool]\nxladoctor = 5\n", 1, "tool.xladoctor must be a table"),
     ("[tool.xladoctor]\nselect = [\"E9999\"]\n", 1, "E9999"),
     ("[tool.xladoctor]\nformat = 3\n", 1, "format must be a string"),
+    ("[tool.xladoctor]\nformat = \"xml\"\n", 1, "xml"),
     ("[project]\nname = 'x'\n[tool.xladoctor\n", 3, "cannot read"),
 ])
 def test_a_malformed_configuration_is_one_located_line(tmp_path, text, line, words):

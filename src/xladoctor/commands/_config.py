@@ -138,6 +138,10 @@ def apply_config(args: argparse.Namespace, first_path: str) -> None:
                 args.config_path = path
     if "format" in table and not isinstance(table["format"], str):
         raise InputError(label("config.not_text", key="format"), path, 1, 1)
+    from ._format import FORMATS  # lazy: _format imports this module
+
+    if "format" in table and table["format"] not in FORMATS:
+        raise InputError(label("config.unknown_format", fmt=table["format"], formats=", ".join(FORMATS)), path, 1, 1)
     if getattr(args, "format", None) is None and not getattr(args, "json", False) and "format" in table:
         args.format = table["format"]
 

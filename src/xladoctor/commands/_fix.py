@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import sys
+from typing import NamedTuple
 
 from ..errors import InputError
 from ..findings.edits import apply_edits, line_edits, newline_of
@@ -21,7 +22,16 @@ from ..ir.module import HloModule
 from ..syntax.hlo_printer import print_module
 
 
-def fixed_text(original: str, module: HloModule, fixed: HloModule, source: str = "<input>") -> tuple[str, HloModule]:
+class Fixed(NamedTuple):
+    text: str
+    """What is written: the original with the fix's statements edited, or the printed module."""
+    module: HloModule
+    """``text`` parsed back (it prints as the fixed module)."""
+    respelt: bool
+    """The printed module, not the original edited: comments and spacing are not kept."""
+
+
+def fixed_text(original: str, module: HloModule, fixed: HloModule, source: str = "<input>") -> Fixed:
     """``original`` with the fix applied, as close to the written text as the fix allows, and that
     text parsed back; :class:`InputError` when neither the edited text nor the printed module reads
     back as ``fixed``."""
@@ -30,10 +40,10 @@ def fixed_text(original: str, module: HloModule, fixed: HloModule, source: str =
     nl = newline_of(original)
     candidates = [] if edits is None else [apply_edits(original, edits)]
     candidates.append(want if nl == "\n" else want.replace("\n", nl))
-    for text in candidates:
+    for n, text in enumerate(candidates):
         parsed = _parsed_as(text, want, source)
         if parsed is not None:
-            return text, parsed
+            return Fixed(text, parsed, n == len(candidates) - 1 and text != original)
     raise InputError("the fixed module would not parse back as the fix alone; nothing was written "
                      "(a bug in xladoctor's fix, please report it)", source, 1, 1)
 

@@ -120,7 +120,9 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
     # written entry layout lacks; the fixed file must carry them for the compiler (h22fixes).
     written = parse_hlo(text, source) if stablehlo is not None else mc.module
     target = args.output if args.output and not args.diff else source
-    out_text, reparsed = fixed_text(text, written, fixed_module, target)
+    out_text, reparsed, respelt = fixed_text(text, written, fixed_module, target)
+    if respelt and not quiet:
+        print(for_reader(label("offload.fix_respelt", lang, source=shown), lang, args.bidi), file=say)
     if args.diff:
         write_module_text(unified_diff(text, out_text, source, target))
     elif to_stdout:
