@@ -77,6 +77,11 @@ def test_a_number_of_any_length_costs_its_fields_only(tmp_path):
         p = xladoctor(command, log, "--format", "concise")
         assert p.returncode == 1, (command, p.stderr)
         assert "E0102" in p.stdout and "E1200" in p.stdout and "internal error" not in p.stderr + p.stdout
+    from json_schema_check import validator
+
+    doc = json.loads(xladoctor("explain", log, "--json").stdout)
+    assert [f["code"] for f in doc["findings"]] == ["E0102", "E1200"]
+    assert not list(validator("explain").iter_errors(doc))  # the fields it lost leave a valid document
 
 
 def test_one_message_whose_analysis_fails_keeps_the_others(monkeypatch):
