@@ -168,3 +168,16 @@ def test_compressed_binary_formats_are_judged_by_the_name_inside(tmp_path):
     p = xladoctor("check", tmp_path, "--json")
     kinds = {Path(f["path"]).name: f["kind"] for f in json.loads(p.stdout)["files"]}
     assert kinds == {"dump.pb.gz": "skipped", "runs.tar.gz": "skipped", "job.log.gz": "log"}, kinds
+
+
+@pytest.mark.parametrize("ext", sorted(COMPRESS))
+def test_compression_is_seen_in_the_bytes_on_stdin_and_without_a_suffix(tmp_path, ext):
+    data = COMPRESS[ext](LOG.read_bytes())
+    (tmp_path / "job.log").write_bytes(data)  # compressed, but named as plain text
+    for command in ("check", "explain"):
+        env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": os.pathsep.join(sys.path)}
+        piped = subprocess.run([sys.executable, "-m", "xladoctor", command, "-", "--format", "concise"], input=data,
+                               capture_output=True, timeout=120, env=env)
+        assert piped.returncode == 1 and b"E0102" in piped.stdout and b"E1200" in piped.stdout, (command, piped)
+        named = xladoctor(command, tmp_path / "job.log", "--format", "concise")
+        assert named.returncode == 1 and "E1200" in named.stdout, (command, named.stdout, named.stderr)

@@ -248,6 +248,42 @@ def compression_of(path: str) -> str | None:
     return ext if ext in COMPRESSIONS else None
 
 
+_MAGIC = re.compile(rb"(\x1f\x8b\x08)|(BZh[1-9]1AY&SY)|(\xfd7zXZ\x00)|(\x28\xb5\x2f\xfd)")
+
+
+def compression_in(head: bytes) -> str | None:
+    """The compression a stream's first bytes show (gzip, bzip2, xz, zstd magic), or None: stdin
+    (``xladoctor check - < job.log.gz``) and a compressed file without its suffix are read too."""
+    m = _MAGIC.match(head)
+    return (".gz", ".bz2", ".xz", ".zst")[m.lastindex - 1] if m and m.lastindex else None
+
+
+class Prefixed(io.RawIOBase):
+    """Bytes already read from a stream (its sniffed head), then the rest of the stream."""
+
+    def __init__(self, head: bytes, rest: BinaryIO):
+        self._head, self._rest = memoryview(head), rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view: Any) -> int:
+        if self._head:
+            n = min(len(view), len(self._head))
+            view[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        return self._rest.readinto(view) or 0  # type: ignore[attr-defined]
+
+
+def decompressing(head: bytes, rest: BinaryIO, name: str, ext: str) -> BinaryIO:
+    """The stream whose first bytes ``head`` showed compression ``ext``, decompressed and bounded
+    (to :func:`max_input_bytes`: a stream tells no compressed size)."""
+    raw = Prefixed(head, rest)
+    return cast(BinaryIO, io.BufferedReader(_Bounded(_decompressor(ext, cast(BinaryIO, raw), name), name,
+                                                     _decompress_limit(None), raw)))
+
+
 class _Bounded(io.RawIOBase):
     """A decompressing stream that stops with a located error past its limit (never a MemoryError)."""
 
