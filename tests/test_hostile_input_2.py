@@ -305,6 +305,9 @@ def test_dask_workers_get_absolute_paths(tmp_path, monkeypatch):
         def __exit__(self, *exc):
             return False
 
+        def close(self, timeout=None):
+            pass
+
         def map(self, fn, paths, jobs, rules, pure):
             sent.extend(paths)
             return [fn(p, j, r) for p, j, r in zip(paths, jobs, rules)]

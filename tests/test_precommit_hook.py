@@ -89,3 +89,22 @@ def _hook_output(out: str) -> str:
 def _log(repo: Path) -> str:
     log = repo.parent / "pre-commit-home" / "pre-commit.log"
     return log.read_text(errors="replace") if log.exists() else ""
+
+
+def test_a_file_named_like_an_option_is_checked_as_a_file(tmp_path: Path) -> None:
+    """Issue 35: `xladoctor check --select=Z.txt` read the file name as an option (select code Z.TXT:
+    nothing reported, the hook passed); the hook's entry ends with `--`, so it is checked as a file."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("pre-commit try-repo needs git and this checkout's git repository")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copy(EXAMPLES / "tpu_job.log", repo / "--select=Z.txt")
+    shutil.copy(EXAMPLES / "tpu_job.log", repo / "-j.log")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "--", ".")
+    _git(repo, "commit", "-qm", "logs")
+    run = _try_repo(repo, "xladoctor-check-system")
+    out = _hook_output(run.stdout)
+    assert run.returncode == 1 and "exit code: 1" in out, run.stdout + run.stderr
+    assert "== --select=Z.txt" in out and "== -j.log" in out and "2 files checked, 4 findings" in out
+    assert "details: xladoctor explain ./--select=Z.txt" in out  # the hint names it as a path too

@@ -14,6 +14,7 @@ import argparse
 import importlib
 import os
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NoReturn
 
@@ -121,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = TerminalSafeStream(out), TerminalSafeStream(err)
+    restore = _terminate_as_interrupt()
     try:
         code = _main(argv)
         sys.stdout.flush()  # a full disk shows here, where the buffered output is written
@@ -128,12 +130,51 @@ def main(argv: list[str] | None = None) -> int:
     except OutputError as failed:  # the last flush failed (escape.TerminalSafeStream): one line, exit 2
         print(f"xladoctor: {failed}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt as stop:  # outside a command (parsing arguments, the last flush)
+        return _interrupted(stop)
     finally:
         try:
             sys.stdout.flush()
-        except (BrokenPipeError, ValueError):
+        except (BrokenPipeError, ValueError, KeyboardInterrupt):
             pass
         sys.stdout, sys.stderr = out, err
+        restore()
+
+
+def _terminate_as_interrupt() -> Callable[[], None]:
+    """SIGTERM raises :class:`~xladoctor.errors.Terminated` in the main thread while a command runs,
+    as Ctrl-C raises KeyboardInterrupt, so both end the children (worker pools, compile workers)
+    on the way out; a second SIGTERM kills at once.  Returns what puts the old handler back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return lambda: None
+
+    def terminated(signum: int, frame: object) -> None:
+        from .errors import Terminated
+
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Terminated()
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    signal.signal(signal.SIGTERM, terminated)
+    return restore
+
+
+def _interrupted(stop: KeyboardInterrupt) -> int:
+    """Exit 130 after Ctrl-C, 143 after SIGTERM (128 + the signal), as a shell reports them."""
+    from .errors import Terminated
+
+    terminated = isinstance(stop, Terminated)
+    try:
+        print(f"xladoctor: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return 143 if terminated else 130
 
 
 def _main(argv: list[str] | None) -> int:
@@ -163,9 +204,8 @@ def _main(argv: list[str] | None) -> int:
     except OutputError as err:  # stdout could not be written (escape.TerminalSafeStream): one line, exit 2
         print(f"xladoctor: {err}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("xladoctor: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        return _interrupted(stop)
     except Exception as err:  # a bug, not the user's fault: still one line, unless asked for the trace
         if os.environ.get("XLADOCTOR_DEBUG"):
             raise

@@ -25,6 +25,12 @@ class XlaDoctorError(Exception):
     """Base class: something the user can fix (bad input, bad usage)."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread as Ctrl-C raises KeyboardInterrupt (``cli.main`` installs
+    the handler): every ``finally`` and context manager runs, so the children are ended
+    (:mod:`xladoctor.parallel`, the oracle's workers), and the CLI exits 143."""
+
+
 _E = TypeVar("_E", bound="InputError")
 
 

@@ -73,9 +73,11 @@ def escape_field(value: object) -> str:
 def shell_arg(path: str) -> str:
     """``path`` as a shell argument a user can paste and run, every unsafe character visible:
     ``shlex.quote`` when it has none, else bash's ``$'...'`` quoting with the same escapes
-    (``$'x\\n\\n1 file checked\\n.hlo'``, ``$'bad\\xff.hlo'``), so a name cannot forge a line."""
+    (``$'x\\n\\n1 file checked\\n.hlo'``, ``$'bad\\xff.hlo'``), so a name cannot forge a line nor be read as an option."""
     import shlex
 
+    if path.startswith("-"):  # a name that reads as an option is passed as a path: ./--select=Z.txt
+        path = "./" + path
     if not _FIELD_UNSAFE.search(path):
         return shlex.quote(path)
     inner = _FIELD_UNSAFE.sub(_escape_char, path.replace("\\", "\\\\").replace("'", "\\'"))

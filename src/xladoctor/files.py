@@ -23,12 +23,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple, cast
 
 from .errors import InputError, UnboundedSizeError
 
@@ -103,7 +104,7 @@ def read_path(path: str, limit: int | None = None, what: str = "") -> tuple[byte
         return read_bounded(sys.stdin.buffer, "<stdin>", limit, what=what), "<stdin>"
     check_readable_kind(path)
     try:
-        with open(path, "rb") as f:
+        with (open_input(path) if compression_of(path) else open(path, "rb")) as f:
             return read_bounded(f, path, limit, what=what), path
     except OSError as e:
         raise InputError(f"cannot read file: {e.strerror or e}", path, 1, 1) from None
@@ -229,3 +230,140 @@ def located(text: str, source: str) -> Iterator[None]:
     except UnboundedSizeError as e:
         m = _UNBOUNDED_DIM.search(text)
         raise InputError.at(str(e), text, m.start(1) if m else 0, source) from None
+
+
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".zst": "zstandard"}
+"""The compressed inputs every command reads (by suffix), and the module that decompresses each."""
+
+DECOMPRESSED_RATIO = 200
+"""A compressed input may expand to this many times its size, or to max_input_bytes() if more:
+past that it is refused as a decompression bomb (logs compress 5-20x; zeros 1000x)."""
+
+_DECOMPRESS_STEP = 1 << 20
+
+
+def compression_of(path: str) -> str | None:
+    """The suffix of a compressed input (``.gz``, ``.bz2``, ``.xz``, ``.zst``), or None."""
+    ext = os.path.splitext(path)[1].lower()
+    return ext if ext in COMPRESSIONS else None
+
+
+_MAGIC = re.compile(rb"(\x1f\x8b\x08)|(BZh[1-9]1AY&SY)|(\xfd7zXZ\x00)|(\x28\xb5\x2f\xfd)")
+
+
+def compression_in(head: bytes) -> str | None:
+    """The compression a stream's first bytes show (gzip, bzip2, xz, zstd magic), or None: stdin
+    (``xladoctor check - < job.log.gz``) and a compressed file without its suffix are read too."""
+    m = _MAGIC.match(head)
+    return (".gz", ".bz2", ".xz", ".zst")[m.lastindex - 1] if m and m.lastindex else None
+
+
+class Prefixed(io.RawIOBase):
+    """Bytes already read from a stream (its sniffed head), then the rest of the stream."""
+
+    def __init__(self, head: bytes, rest: BinaryIO):
+        self._head, self._rest = memoryview(head), rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view: Any) -> int:
+        if self._head:
+            n = min(len(view), len(self._head))
+            view[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        return self._rest.readinto(view) or 0  # type: ignore[attr-defined]
+
+
+def decompressing(head: bytes, rest: BinaryIO, name: str, ext: str) -> BinaryIO:
+    """The stream whose first bytes ``head`` showed compression ``ext``, decompressed and bounded
+    (to :func:`max_input_bytes`: a stream tells no compressed size)."""
+    raw = Prefixed(head, rest)
+    return cast(BinaryIO, io.BufferedReader(_Bounded(_decompressor(ext, cast(BinaryIO, raw), name), name,
+                                                     _decompress_limit(None), raw)))
+
+
+class _Bounded(io.RawIOBase):
+    """A decompressing stream that stops with a located error past its limit (never a MemoryError)."""
+
+    def __init__(self, inner: Any, path: str, limit: int, raw: Any = None):
+        self._inner, self._path, self._limit, self._got, self._raw = inner, path, limit, 0, raw
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view: Any) -> int:
+        # At most 1 MiB a call: the decompressor allocates an output buffer of the size asked for,
+        # and fastscan asks for 8 MiB blocks (twice the memory for nothing, near a memory cap).
+        try:
+            n = self._inner.readinto(memoryview(view)[:_DECOMPRESS_STEP])
+        except (OSError, EOFError, ValueError) as e:  # a corrupt or cut stream (zlib, lzma, bz2 errors)
+            if isinstance(e, InputError):
+                raise
+            raise InputError(f"cannot decompress: {e}", self._path, 1, 1) from None
+        self._got += n or 0
+        if self._got > self._limit:
+            raise InputError(f"decompressed input passes {self._limit:,} bytes ({DECOMPRESSED_RATIO}x its "
+                             "compressed size, and over the size xladoctor reads whole): refusing it as a "
+                             "decompression bomb", self._path, 1, 1)
+        return n or 0
+
+    def close(self) -> None:
+        self._inner.close()
+        if self._raw is not None:  # GzipFile(fileobj=...) leaves the file it reads open
+            self._raw.close()
+        super().close()
+
+
+def bounded_decompressed(f: Any, name: str, compressed_size: int | None) -> BinaryIO:
+    """An already decompressing stream (fsspec's), bounded like :func:`open_input`'s."""
+    return cast(BinaryIO, io.BufferedReader(_Bounded(f, name, _decompress_limit(compressed_size))))
+
+
+def _decompress_limit(compressed: int | None) -> int:
+    return max(max_input_bytes(), DECOMPRESSED_RATIO * (compressed or 0))
+
+
+def _decompressor(ext: str, raw: BinaryIO, name: str) -> Any:
+    if ext == ".gz":
+        import gzip
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if ext == ".bz2":
+        import bz2
+        return bz2.BZ2File(raw)
+    if ext == ".xz":
+        import lzma
+        return lzma.LZMAFile(raw)
+    try:
+        import zstandard  # type: ignore[import-not-found]
+    except ImportError:
+        raise InputError("is zstd-compressed: reading .zst needs the zstandard package, "
+                         "pip install 'xladoctor[zstd]' (or decompress it first: zstd -dc FILE | xladoctor ... -)",
+                         name, 1, 1) from None
+    return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+
+
+def open_input(path: str, explicit: bool = True) -> BinaryIO:
+    """A binary stream of a file named on the command line (``explicit``: a FIFO is allowed) or
+    met in a walk (a regular file only); a compressed one (:data:`COMPRESSIONS`) decompressed as it is
+    read, bounded to :data:`DECOMPRESSED_RATIO` times its size (at least :func:`max_input_bytes`)."""
+    if explicit:
+        check_readable_kind(path)
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError as e:
+            raise InputError(f"cannot read file: {e.strerror or e}", path, 1, 1) from None
+    else:
+        fd = open_regular(path)
+    raw = os.fdopen(fd, "rb")
+    ext = compression_of(path)
+    if ext is None:
+        return raw
+    try:
+        st = os.fstat(fd)
+        limit = _decompress_limit(st.st_size if stat.S_ISREG(st.st_mode) else None)
+        return cast(BinaryIO, io.BufferedReader(_Bounded(_decompressor(ext, raw, path), path, limit, raw)))
+    except BaseException:
+        raw.close()
+        raise

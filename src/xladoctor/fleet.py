@@ -22,14 +22,11 @@ format; a Spark or Ray back end would need a JVM or its own cluster for the same
 from __future__ import annotations
 
 import glob
-import io
 import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, BinaryIO, cast
-
-_COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
+from typing import Any, BinaryIO
 
 
 def is_url(pattern: str) -> bool:
@@ -224,53 +221,11 @@ class FileSummary:
     error: str | None = None
 
 
-DECOMPRESSED_RATIO = 200
-"""A compressed input may expand to this many times its size, or to max_input_bytes() if more:
-past that it is refused as a decompression bomb (logs compress 5-20x; zeros 1000x)."""
-
-
-_DECOMPRESS_STEP = 1 << 20
-
-
-class _Bounded(io.RawIOBase):
-    """A decompressing stream that stops with a located error past its limit (never a MemoryError)."""
-
-    def __init__(self, inner: Any, path: str, limit: int, raw: Any = None):
-        self._inner, self._path, self._limit, self._got, self._raw = inner, path, limit, 0, raw
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, view: Any) -> int:
-        # At most 1 MiB a call: the decompressor allocates an output buffer of the size asked for,
-        # and fastscan asks for 8 MiB blocks (twice the memory for nothing, near a memory cap).
-        n = self._inner.readinto(memoryview(view)[:_DECOMPRESS_STEP])
-        self._got += n or 0
-        if self._got > self._limit:
-            from .errors import InputError
-
-            raise InputError(f"decompressed input passes {self._limit:,} bytes ({DECOMPRESSED_RATIO}x its "
-                             "compressed size, and over the size xladoctor reads whole): refusing it as a "
-                             "decompression bomb", self._path, 1, 1)
-        return n
-
-    def close(self) -> None:
-        self._inner.close()
-        if self._raw is not None:  # GzipFile(fileobj=...) leaves the file it reads open
-            self._raw.close()
-        super().close()
-
-
-def _decompress_limit(compressed: int | None) -> int:
-    from .files import max_input_bytes
-
-    return max(max_input_bytes(), DECOMPRESSED_RATIO * (compressed or 0))
-
-
 def _open(path: str) -> BinaryIO:
-    ext = os.path.splitext(path)[1]
     if is_url(path):
         import fsspec
+
+        from .files import bounded_decompressed, compression_of
 
         of = fsspec.open(path, "rb", compression="infer")
         size = None
@@ -279,22 +234,10 @@ def _open(path: str) -> BinaryIO:
         except Exception:  # a store that does not tell: the floor applies
             pass
         f = of.open()
-        return cast(BinaryIO, _Bounded(f, path, _decompress_limit(size))) if ext in _COMPRESSED else f
-    from .files import open_regular
+        return bounded_decompressed(f, path, size) if compression_of(path) else f
+    from .files import open_input
 
-    fd = open_regular(path)
-    raw = os.fdopen(fd, "rb")
-    limit = _decompress_limit(os.fstat(fd).st_size)
-    if ext == ".gz":
-        import gzip
-        return cast(BinaryIO, _Bounded(gzip.GzipFile(fileobj=raw, mode="rb"), path, limit, raw))
-    if ext == ".bz2":
-        import bz2
-        return cast(BinaryIO, _Bounded(bz2.BZ2File(raw), path, limit))
-    if ext == ".xz":
-        import lzma
-        return cast(BinaryIO, _Bounded(lzma.LZMAFile(raw), path, limit))
-    return raw
+    return open_input(path, explicit=False)
 
 
 def scan_one(path: str, job: str, rule: str = "shipped") -> FileSummary:
@@ -302,8 +245,7 @@ def scan_one(path: str, job: str, rule: str = "shipped") -> FileSummary:
     from .checking.stream import Options, check_stream
     from .checking.walk import skip_reason
 
-    base, ext = os.path.splitext(path)
-    if skip_reason(base if ext in _COMPRESSED else path):  # XLA's non-HLO dump artefacts, binary formats
+    if skip_reason(path):  # XLA's non-HLO dump artefacts, binary formats
         return FileSummary(path, job, "skipped")
     opts = Options(rule=rule, lang="en", full=False, parallel_logs=False)
     try:
@@ -390,11 +332,18 @@ def run_dask(paths: list[str], jobs_of: list[str], rule: str, scheduler: str,
         raise UsageError("--scheduler needs Dask: pip install 'xladoctor[dask]'") from None
     # Workers do not share this process's working directory: send absolute paths, report the given ones.
     sent = [p if is_url(p) else os.path.abspath(p) for p in paths]
-    with Client(scheduler) as client:
+    client = Client(scheduler)
+    try:
         futures = client.map(scan_one, sent, jobs_of, [rule] * len(paths), pure=False)
-        for _ in as_completed(futures):
-            on_done()
-        results = list(client.gather(futures))
+        try:
+            for _ in as_completed(futures):
+                on_done()
+            results = list(client.gather(futures))
+        except BaseException:  # Ctrl-C, SIGTERM: the cluster drops our tasks, the client goes at once
+            client.cancel(futures, force=True)
+            raise
+    finally:
+        client.close(timeout=1)
     for given, s in zip(paths, results):
         if s.path != given:
             s.error = s.error.replace(s.path, given) if s.error else s.error

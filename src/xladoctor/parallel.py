@@ -18,16 +18,76 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 
+class _Pool(ProcessPoolExecutor):
+    """A pool whose workers end with it when it is left by Ctrl-C, SIGTERM (cli.main raises
+    ``Terminated``) or any other BaseException that is not an Exception: the workers are killed
+    and nothing is waited for (``shutdown(wait=True)`` would wait for every running input to
+    finish, and hung once in several tries), so no worker outlives the command holding its
+    stdout open."""
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        if exc_type is not None and not issubclass(exc_type, Exception):
+            end_workers(self)
+            return False
+        return bool(super().__exit__(exc_type, exc, tb))
+
+
+def end_workers(executor: ProcessPoolExecutor) -> None:
+    """Kill a pool's worker processes now and let go of it without waiting."""
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    for p in processes:
+        try:
+            p.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+    executor.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        try:
+            p.join(1.0)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            pass
+
+
+def _worker_start() -> None:
+    """In each worker: Ctrl-C (sent to the terminal's whole process group) is the parent's to handle,
+    SIGTERM kills at once (not the parent's handler, inherited by fork), and the worker dies with
+    its parent on Linux (PR_SET_PDEATHSIG) even when the parent is killed outright."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent()
+
+
+def die_with_parent() -> None:
+    """Linux: this process gets SIGKILL when the thread that started it ends (prctl PR_SET_PDEATHSIG);
+    exits at once if that parent is already gone.  Nothing elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import os
+    import signal
+
+    parent = os.getppid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the prctl took hold
+        os._exit(1)
+
+
 def pool(workers: int) -> ProcessPoolExecutor:
     """A process pool that starts fast: ``fork`` from a single-threaded process (the CLI), ``forkserver``
-    when threads are running (a notebook with jax loaded), where forking could deadlock the child."""
+    when threads are running (a notebook with jax loaded), where forking could deadlock the child.
+    Its workers never outlive an interrupted command (:class:`_Pool`)."""
     method = None
     if sys.platform.startswith("linux"):
         # jax and jaxlib run native threads that threading does not count
         threaded = threading.active_count() > 1 or "jax" in sys.modules or "jaxlib" in sys.modules
         method = "forkserver" if threaded else "fork"
     ctx = multiprocessing.get_context(method) if method else None
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    return _Pool(max_workers=workers, mp_context=ctx, initializer=_worker_start)
 
 
 def can_start_workers() -> bool:

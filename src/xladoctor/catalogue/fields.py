@@ -99,9 +99,7 @@ def message_end(code: str, text: str) -> int | None:
     """Where the message at the start of ``text`` ends, for the codes whose parser knows it (E0102's
     wrapped line, E01xx's list of arguments); None otherwise (the scanner's own rule applies)."""
     if code == "E0102":
-        from ..inputs.messages import parse_e0102
-
-        parsed = parse_e0102(text)
+        parsed = e0102_fields(text)
         return None if parsed is None else parsed["_span"][1]
     if code == "E01xx":
         from ..inputs.jax_messages import message_end as jax_message_end
@@ -370,3 +368,21 @@ def e2xxx(text: str):
     if loc:
         fields["location"] = loc.group("loc").strip()
     return fields, {}
+
+
+def e0102_fields(text: str) -> dict[str, Any] | None:
+    from ..inputs.messages import parse_e0102
+
+    try:
+        return parse_e0102(text)
+    except ValueError:  # a number past int()'s 4,300 digits: no message XLA prints
+        return None
+
+
+def fields_or_none(code: str, window: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The message's fields and analysis; one message they cannot be read from (a number of 5,000
+    digits, a bug in one code's analysis) keeps its finding, without them, and the scan goes on."""
+    try:
+        return extract(code, window)
+    except Exception:
+        return {}, {}

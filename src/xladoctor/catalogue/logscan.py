@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
+from typing import BinaryIO, cast
 
 from ..errors import InputError
 from .scanner import Finding, LogScanner
@@ -24,13 +26,21 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
     Regular files and streams (stdin, pipes, FIFOs named on the command line) are read;
     devices and sockets are refused (``/dev/zero`` would never end).
     """
-    from ..files import check_readable_kind
+    from ..files import check_readable_kind, compression_of, open_input
     from .fastscan import scan_path, scan_stream
 
     scanner = LogScanner()
     if target == "-":
-        scan_stream(sys.stdin.buffer, scanner)
+        scan_stream(_maybe_compressed(sys.stdin.buffer, "<stdin>"), scanner)
         return LogScan(scanner.finish(), "<stdin>", scanner.not_shown)
+    if compression_of(target):  # job.log.gz: decompressed as it is read, bounded (files.open_input)
+        with open_input(target) as stream:
+            scan_stream(stream, scanner)
+        return LogScan(scanner.finish(), target, scanner.not_shown)
+    if _compressed_inside(target):  # a compressed file without its suffix
+        with open_input(target) as raw:
+            scan_stream(_maybe_compressed(raw, target), scanner)
+        return LogScan(scanner.finish(), target, scanner.not_shown)
     kind = check_readable_kind(target)
     try:
         if kind == "regular":
@@ -43,3 +53,25 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
     except OSError as e:
         raise InputError(f"cannot read file: {e.strerror or e}", target, 1, 1) from None
     return LogScan(scanner.finish(), target, scanner.not_shown)
+
+
+def _maybe_compressed(stream: BinaryIO, name: str) -> BinaryIO:
+    """``stream``, decompressed if its first bytes show compression (``explain - < job.log.gz``)."""
+    from ..files import Prefixed, compression_in, decompressing
+
+    head = stream.read(16) or b""
+    ext = compression_in(head)
+    return decompressing(head, stream, name, ext) if ext else cast(BinaryIO, Prefixed(head, stream))
+
+
+def _compressed_inside(path: str) -> bool:
+    """A regular file whose first bytes are compression magic (read without blocking on a FIFO)."""
+    from ..files import compression_in
+
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as f:
+            return compression_in(f.read(16)) is not None
+    except OSError:
+        return False

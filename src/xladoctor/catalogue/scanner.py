@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from .fields import SPAN_CODES, extract, message_end
+from .fields import SPAN_CODES, fields_or_none, message_end
 from .loader import Catalogue, compile_pattern, load_catalogue
 
 WINDOW_CHARS = 16384
@@ -409,7 +409,7 @@ class LogScanner:
             self.not_shown[code] = self.not_shown.get(code, 0) + 1
             self._pending_trace = None if code == "E1200" else self._pending_trace
             return
-        fields, analysis = extract(code, window)
+        fields, analysis = fields_or_none(code, window)
         fields.update(extra)
         finding = Finding(code=code, name=entry.name, line=line, text=text.strip()[:MAX_TEXT_CHARS],
                           fields=fields, analysis=analysis, lines=[line])

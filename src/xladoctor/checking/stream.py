@@ -7,11 +7,10 @@ head first, so neither stdin nor a big log is ever held whole.
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO
 
 from ..collector import collect
 from ..errors import InputError
@@ -74,38 +73,21 @@ def _undecided(head: bytes) -> bool:
     return not hlo_header(head.decode("utf-8", "replace"))  # None: a comment goes on; "": nothing yet
 
 
-def _buffered(f: BinaryIO) -> io.BufferedIOBase:
-    """``f`` as what it is at run time: every stream check reads (``open(..., "rb")``,
-    ``sys.stdin.buffer``) is buffered, but ``typing.BinaryIO`` declares no ``readinto``."""
-    return cast(io.BufferedIOBase, f)
-
-
-class _Prefixed(io.RawIOBase):
-    """The sniffed head, then the rest of the stream: a log is scanned without reading it whole."""
-
-    def __init__(self, head: bytes, rest: BinaryIO):
-        self._head, self._rest = memoryview(head), rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, view: Any) -> int:
-        if self._head:
-            n = min(len(view), len(self._head))
-            view[:n] = self._head[:n]
-            self._head = self._head[n:]
-            return n
-        return _buffered(self._rest).readinto(view) or 0
-
-
 def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None,
-                 stablehlo: str | None = None) -> dict[str, Any]:
+                 stablehlo: str | None = None, sniff: bool = True) -> dict[str, Any]:
     """Check one input: an HLO module is read whole (triaged, then analysed); anything else is a log, streamed.
 
     ``path`` names a regular file the log scan may reopen (to use every core on a big log);
     ``stablehlo`` the same program's StableHLO file (its memory kinds go into the module).
+    A stream whose first bytes show compression (stdin, a file without its suffix) is
+    decompressed (``sniff``: one level, :func:`xladoctor.files.compression_in`).
     """
     head = _read_head(f)
+    from ..files import compression_in, decompressing
+
+    ext = compression_in(head) if sniff else None
+    if ext is not None:
+        return check_stream(decompressing(head, f, source, ext), source, opts, None, stablehlo, sniff=False)
     if _looks_like_hlo(head.decode("utf-8", "replace")):
         data = _read_rest(f, head, source)
         from ..provenance import is_compiled
@@ -131,7 +113,9 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     if path is not None:
         scan_path(path, scanner, parallel=opts.parallel_logs)
     else:
-        scan_stream(_Prefixed(head, f), scanner)
+        from ..files import Prefixed
+
+        scan_stream(Prefixed(head, f), scanner)
     return log_entry(LogScan(scanner.finish(), source, scanner.not_shown), opts.lang)
 
 
@@ -147,9 +131,12 @@ def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None =
 
 
 def _check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> dict[str, Any]:
-    from ..files import check_readable_kind, open_regular
+    from ..files import check_readable_kind, compression_of, open_input, open_regular
 
     try:
+        if compression_of(path):  # decompressed as it is read, bounded; scanned as a stream
+            with open_input(path, explicit) as stream:
+                return check_stream(stream, path, opts, None, stablehlo, sniff=False)
         if explicit:
             kind = check_readable_kind(path)
             fd = os.open(path, os.O_RDONLY)

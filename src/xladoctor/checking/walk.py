@@ -9,7 +9,7 @@ from importlib import resources
 
 # XLA writes these next to the HLO dumps; none is HLO text and none holds error messages.
 _DUMP_ARTEFACTS = ("buffer-assignment", "memory-usage-report", "live-range", ".debug_options", "-thunk-sequence")
-_SKIP_SUFFIXES = (".pb", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".bin", ".gz", ".zip", ".textproto",
+_SKIP_SUFFIXES = (".pb", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".bin", ".zip", ".tar", ".textproto",
                   ".mlir", ".dot", ".pbtxt")
 
 
@@ -99,7 +99,11 @@ def expand(paths: list[str], stablehlo: str | None = None) -> list[Item]:
 
 def skip_reason(path: str) -> str | None:
     """Why ``path`` is not read (hidden, an XLA dump artefact, a binary format), or None."""
+    from ..files import compression_of
+
     base = os.path.basename(path)
+    if compression_of(base):  # job.log.gz is read as job.log is, decompressed
+        base = os.path.splitext(base)[0]
     if base.startswith("."):
         return "hidden file"
     if any(a in base for a in _DUMP_ARTEFACTS):

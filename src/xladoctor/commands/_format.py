@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import UsageError
 from ..labels import label
 from ._common import SCHEMA_VERSION, help_text, print_json
-from ._config import apply_config, selected, split_codes
+from ._config import apply_config, note_if_all_off, selected, split_codes
 
 FORMATS = ("text", "json", "sarif", "github", "concise")
 
@@ -55,6 +55,7 @@ def _first_path(args: argparse.Namespace) -> str:
 def resolve_format(args: argparse.Namespace) -> None:
     """One format from ``--json``, ``--format`` and pyproject.toml (refusing two different ones)."""
     apply_config(args, _first_path(args))
+    note_if_all_off(args)
     fmt = getattr(args, "format", None)
     if getattr(args, "json", False) and fmt not in (None, "json"):
         raise UsageError(label("status.two_formats", fmt=fmt))

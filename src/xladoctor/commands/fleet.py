@@ -3,7 +3,7 @@
 Each pattern is a local glob (quote it; ``**`` recurses), a directory, ``-`` (a list of
 patterns on stdin, one a line, as every command reads ``-``), or a URL glob
 (``gs://bucket/runs/*/logs/*.log.gz``, ``s3://...``; needs fsspec).  Compressed files
-(``.gz``, ``.bz2``, ``.xz``) are read as streams.  Every file gets what ``check`` does;
+(``.gz``, ``.bz2``, ``.xz``, ``.zst``) are read as streams.  Every file gets what ``check`` does;
 the report counts errors by code and by job (the file's directory, or ``--job-regex``)
 with where each code was first and last seen, in path order.  By default the files are
 checked on this machine's cores; ``--scheduler ADDRESS`` runs the same work on a Dask

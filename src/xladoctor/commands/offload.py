@@ -18,7 +18,7 @@ from ..report.offload_text import render_text
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, for_reader, help_text, read_input
-from ._fix import fixed_text, unified_diff
+from ._fix import fixed_text, unified_diff, write_module_text
 from ._format import add_format_argument, emit_document
 
 NAME = "offload"
@@ -111,7 +111,7 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
     mismatches = mc.result.errors if mc.applies else []
     if not mismatches:
         if to_stdout:
-            sys.stdout.write(text)
+            write_module_text(text)
         if not quiet:
             print(for_reader(label("offload.fix_nothing", lang, source=shown), lang, args.bidi), file=say)
         return 1 if mc.findings() else 0
@@ -119,17 +119,19 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
     # Against the module as written: with --stablehlo, mc.module carries JAX's memory kinds, which the
     # written entry layout lacks; the fixed file must carry them for the compiler (h22fixes).
     written = parse_hlo(text, source) if stablehlo is not None else mc.module
-    out_text = fixed_text(text, written, fixed_module)
     target = args.output if args.output and not args.diff else source
+    out_text, reparsed, respelt = fixed_text(text, written, fixed_module, target)
+    if respelt and not quiet:
+        print(for_reader(label("offload.fix_respelt", lang, source=shown), lang, args.bidi), file=say)
     if args.diff:
-        sys.stdout.write(unified_diff(text, out_text, source, target))
+        write_module_text(unified_diff(text, out_text, source, target))
     elif to_stdout:
-        sys.stdout.write(out_text)
+        write_module_text(out_text)
     else:
         write_output(args.output, out_text, label("status.fixed_module", lang, fix=args.fix), [args.file, args.stablehlo],
                      lang)
     with located(out_text, target):
-        after = analyse_module(parse_hlo(out_text, target), out_text, target, mc.options, stablehlo)
+        after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
     left = after.findings(lang)
     if not quiet:
         how = "offload.fixed_host" if args.fix == "host" else "offload.fixed_device"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from .model import Edit
@@ -49,13 +50,58 @@ def _key(line: str) -> tuple[str, str] | None:
     return ("computation", m.group(1)) if m and stripped.endswith("{") else None
 
 
-def _positions(lines: list[str]) -> dict[tuple[str, str], int]:
-    where: dict[tuple[str, str], int] = {}
+_NOT_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"?|/\*.*?(?:\*/|$)|//.*')
+
+
+def _depth(line: str, depth: int) -> int:
+    """``depth`` after ``line``'s brackets, its strings and comments left out (as XLA's lexer reads them)."""
+    if '"' in line or "/" in line:
+        line = _NOT_BRACKETS.sub("", line)
+    opened = line.count("(") + line.count("{") + line.count("[")
+    closed = line.count(")") + line.count("}") + line.count("]")
+    return max(0, depth + opened - closed)
+
+
+def _statements(lines: list[str]) -> dict[tuple[str, str], tuple[int, int]]:
+    """Each written statement (the module header, a computation header, an instruction) by its key:
+    its first line and the line after its last.  XLA's lexer reads a line break as a space, so a
+    statement goes on over the lines after it while a bracket is open, after a line that ends
+    with ``,``, on a line that starts with one, and over lines that are neither a new statement,
+    a ``}``, a comment nor blank (an attribute written on a line of its own)."""
+    spans: dict[tuple[str, str], tuple[int, int]] = {}
+    key: tuple[str, str] | None = None  # the statement still open (the header, an instruction)
+    start = depth = 0
+    previous = ""
     for i, line in enumerate(lines):
-        key = _key(line)
+        new = None
         if key is not None:
-            where.setdefault(key, i)
-    return where
+            stripped = line.strip()
+            going_on = depth > 0 or previous.endswith(",") or stripped.startswith(",")
+            if not going_on and stripped and not stripped.startswith(("}", "//")):
+                new = _key(line)
+                going_on = new is None
+            if going_on:
+                depth, previous = _depth(line, depth), line.rstrip()
+                continue
+            spans.setdefault(key, (start, i))
+            key = None
+        else:
+            new = _key(line)
+        if new is None:
+            continue
+        if new[0] == "computation":  # its `{` opens the body, not a bracket of the statement
+            spans.setdefault(new, (i, i + 1))
+            continue
+        key, start, depth, previous = new, i, _depth(line, 0), line.rstrip()
+    if key is not None:
+        spans.setdefault(key, (start, len(lines)))
+    return spans
+
+
+def newline_of(text: str) -> str:
+    """The file's line ending, as its first line has it (``\\r\\n`` or ``\\n``)."""
+    at = text.find("\n")
+    return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
 
 
 def _braced_end(text: str, start: int) -> int:
@@ -81,7 +127,7 @@ def _header(written: str, printed: str) -> str:
     if new is None:
         return written
     value = printed[new[0]:new[1]]
-    body = written.rstrip("\n")
+    body = written.rstrip("\r\n")
     old = _layout_span(body)
     spliced = f"{body[:old[0]]}{value}{body[old[1]:]}" if old else f"{body}, {value}"
     return spliced + written[len(body):]
@@ -91,7 +137,9 @@ def line_edits(original: str, before: str, after: str) -> list[LineEdit] | None:
     """The edits that turn ``original`` into the fixed text, from the printouts ``before`` and
     ``after`` of the module and its fixed copy; None when a changed line has no place in ``original``."""
     written = original.splitlines(keepends=True)
-    where = _positions(written)
+    spans = _statements(written)
+    where = {key: start for key, (start, _) in spans.items()}
+    nl = newline_of(original)
     old, new = before.splitlines(), after.splitlines()
     # A fix touches a few lines: the common head and tail are cut first, so the diff is of the
     # middle only (difflib on two 100k-line printouts costs seconds; this is linear).
@@ -109,29 +157,38 @@ def line_edits(original: str, before: str, after: str) -> list[LineEdit] | None:
         keys = [k for k in map(_key, old[i1:i2]) if k is not None]
         if any(k not in where for k in keys):
             return None
-        spots = sorted(where[k] for k in keys)
-        if spots and spots != list(range(spots[0], spots[0] + len(spots))):
-            return None  # the printed run is not one run of written lines
+        spots = sorted(spans[k] for k in keys)
+        if any(a[1] != b[0] for a, b in pairwise(spots)):
+            return None  # the printed run is not one run of written statements
         if spots:
-            start, end = spots[0], spots[-1] + 1
+            start, end = spots[0][0], spots[-1][1]
         else:  # a pure insertion: before the written line of the next printed line that has one
             following = [where[k] for k in map(_key, old[i2:]) if k is not None and k in where]
             if not following:
                 return None
             start = end = following[0]
-        lines = tuple(_header(written[where[("module", "")]], line) if line.startswith("HloModule") else line + "\n"
-                      for line in new[j1:j2] if line.strip())
+        lines = tuple(_header(_span_text(written, spans[("module", "")]), line) if line.startswith("HloModule")
+                      else line + nl for line in new[j1:j2] if line.strip())
         edits.append(LineEdit(start, end, lines))
     return edits
 
 
 def apply_edits(original: str, edits: list[LineEdit]) -> str:
+    """``original`` with ``edits``; every byte outside them as it was (line endings, a last line
+    without its line break)."""
     written = original.splitlines(keepends=True)
-    if written and not written[-1].endswith("\n"):
-        written[-1] += "\n"
+    nl = newline_of(original)
+    unterminated = bool(written) and not written[-1].endswith(("\n", "\r"))
+    if unterminated:
+        written[-1] += nl
     for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
         written[edit.start:edit.end] = edit.lines
-    return "".join(written)
+    text = "".join(written)
+    return text[:-len(nl)] if unterminated and text.endswith(nl) else text
+
+
+def _span_text(written: list[str], span: tuple[int, int]) -> str:
+    return "".join(written[span[0]:span[1]])
 
 
 
@@ -159,25 +216,26 @@ def e1200_fix_edits(text: str, module: Any, result: Any, path: str) -> dict[tupl
     from ..offload import fix_device
 
     written = text.splitlines(keepends=True)
-    where = _positions(written)
-    header_at = where.get(("module", ""))
+    spans = _statements(written)
+    nl = newline_of(text)
+    header_at = spans.get(("module", ""))
     ecl = module.entry_layout()
     out: dict[tuple[int, ...], FixEdits] = {}
     for err in result.errors:
         if header_at is None:
             continue
         layout = ProgramShape(list(ecl.parameters), ecl.result.with_memory_space(HOST_MEMORY_SPACE, err.output_index))
-        header = _header(written[header_at], f"HloModule m, {_LAYOUT_ATTR}{{{layout}}}")
-        host = (Edit(path, header_at + 1, header_at + 2, header if header.endswith("\n") else header + "\n"),)
+        header = _header(_span_text(written, header_at), f"HloModule m, {_LAYOUT_ATTR}{{{layout}}}")
+        host = (Edit(path, header_at[0] + 1, header_at[1] + 1, header if header.endswith("\n") else header + nl),)
         fixed = fix_device(module, replace(result, errors=[err]))
-        device = _entry_edits(module, fixed, written, where, path)
+        device = _entry_edits(module, fixed, written, spans, path, nl)
         if device is not None:
             out[tuple(err.output_index)] = (host, device)
     return out
 
 
-def _entry_edits(module: Any, fixed: Any, written: list[str], where: dict[tuple[str, str], int],
-                 path: str) -> tuple[Edit, ...] | None:
+def _entry_edits(module: Any, fixed: Any, written: list[str], spans: dict[tuple[str, str], tuple[int, int]],
+                 path: str, nl: str) -> tuple[Edit, ...] | None:
     """The written entry's lines for what ``fixed`` adds (new instructions, before the next one
     that was there) or changes (other operands, or ROOT moved); None when one has no written line."""
     from ..syntax.hlo_printer import print_instruction
@@ -193,19 +251,19 @@ def _entry_edits(module: Any, fixed: Any, written: list[str], where: dict[tuple[
         if old is None:
             pending.append(instr)
             continue
-        at = where.get(("instruction", instr.name))
-        if at is None:
+        span = spans.get(("instruction", instr.name))
+        if span is None:
             return None
-        last = at
+        at, last = span[0], span[1] - 1
         indent = written[at][:len(written[at]) - len(written[at].lstrip())]
         changed = ([o.name for o in instr.operands] != [o.name for o in old.operands]
                    or (instr is new_entry.root) != (old is entry.root))
-        lines = [f"{indent}{print_instruction(i, pct)}\n" for i in [*pending, *([instr] if changed else [])]]
+        lines = [f"{indent}{print_instruction(i, pct)}{nl}" for i in [*pending, *([instr] if changed else [])]]
         if lines:
-            edits.append(Edit(path, at + 1, at + 2 if changed else at + 1, "".join(lines)))
+            edits.append(Edit(path, at + 1, span[1] + 1 if changed else at + 1, "".join(lines)))
         pending = []
     if pending:
         if last is None:
             return None
-        edits.append(Edit(path, last + 2, last + 2, "".join(f"  {print_instruction(i, pct)}\n" for i in pending)))
+        edits.append(Edit(path, last + 2, last + 2, "".join(f"  {print_instruction(i, pct)}{nl}" for i in pending)))
     return tuple(edits)

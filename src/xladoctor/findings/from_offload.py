@@ -61,6 +61,8 @@ def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]
     ``--stablehlo FILE``), so the command edits what was analysed."""
     if path is None or path in _STDIN_NAMES or os.path.isdir(path):
         return None
+    if path.startswith("-"):  # a file named --select=Z.hlo stays a file in the command
+        path = os.path.join(".", path)
     stem, ext = os.path.splitext(path)
     rule_args = () if rule == SHIPPED else ("--rule", rule)
     return ("xladoctor", "offload", path, *rule_args, *options, "--fix", how, "-o", f"{stem}.fixed{ext or '.hlo'}")

@@ -28,6 +28,7 @@ Interface (what the differential campaign uses)::
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
@@ -130,6 +131,35 @@ class _Zygote:
 
 
 _ZYGOTE = _Zygote()
+_LIVE: set[int] = set()
+"""Worker pids this process started and has not ended (killed at exit, :func:`end_all`)."""
+
+
+def end_all() -> None:
+    """Kill every compile worker and the zygote this process started: at exit, so that Ctrl-C or
+    SIGTERM in the middle of a compile (the CLI exits through ``sys.exit``) leaves none running."""
+    if _ZYGOTE._pid != os.getpid():
+        return
+    zygote = _ZYGOTE._proc.pid if _ZYGOTE._proc is not None else None
+    for pid in list(_LIVE):
+        if zygote is not None and _parent_of(pid) == zygote:  # still ours, not a reused pid
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    _LIVE.clear()
+    _ZYGOTE._stop()  # and any worker missed above dies with it (PR_SET_PDEATHSIG, zygote.py)
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+atexit.register(end_all)
 
 
 class OracleWorker:
@@ -167,6 +197,7 @@ class OracleWorker:
         if self._channel is not None:
             self._channel.close()
             self._channel = None
+        _LIVE.discard(self._pid or 0)
         self._pid = None
         if self._stderr is not None:
             self._stderr.close()
@@ -196,6 +227,7 @@ class OracleWorker:
             self._unavailable = _ZYGOTE.failure
             return
         self._pid, self._channel = pid, mine
+        _LIVE.add(pid)
         hello = self._read_line(START_TIMEOUT)
         if hello is None:
             err = self._stderr_since(0)
@@ -210,6 +242,7 @@ class OracleWorker:
 
     def _kill(self) -> None:
         if self._pid is not None:
+            _LIVE.discard(self._pid)
             try:
                 os.kill(self._pid, signal.SIGKILL)
             except ProcessLookupError:

@@ -11,8 +11,10 @@ recycling.  Protocol on the control socket (``SOCK_SEQPACKET``, one message each
   (the worker's end of its request/reply socket, and its stderr file);
 * zygote -> parent: ``{"pid": N}``.  The forked child runs :func:`.worker_main.serve`.
 
-The zygote exits when the parent closes the control socket; workers exit when the parent
-closes their socket.  Children are reaped automatically (``SIGCHLD`` ignored).
+The zygote exits when the parent closes the control socket (or dies: the socket closes with it);
+workers exit when the parent closes their socket, and are killed when the zygote exits
+(``PR_SET_PDEATHSIG``), even in the middle of a compile.  Ctrl-C is ignored here: the parent
+ends its children.  Children are reaped automatically (``SIGCHLD`` ignored).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def main(argv: list[str]) -> int:
         return 0
     control.send(b'{"ready": true}')
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    # Ctrl-C reaches the terminal's whole process group: ending the workers is the parent's call.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         try:
             msg, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
@@ -49,6 +53,9 @@ def main(argv: list[str]) -> int:
         if pid == 0:
             control.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            from ..parallel import die_with_parent
+
+            die_with_parent()  # a worker in a long compile never outlives the zygote (nor, so, xladoctor)
             os._exit(_child(request, fds))
         for fd in fds:
             os.close(fd)

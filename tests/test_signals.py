@@ -1,0 +1,138 @@
+"""Issue 35 item 4: Ctrl-C and SIGTERM end every child and exit 130 and 143, with real signals sent
+to real ``xladoctor`` processes: the ``check -j`` workers (xladoctor.parallel), the compile zygote and
+its worker in the middle of a long compile (``--confirm``, xladoctor.oracle), and even SIGKILL of
+xladoctor itself leaves no worker behind (PR_SET_PDEATHSIG).  Ctrl-C is sent as a terminal sends
+it, to the whole process group.  No deadlock: the output pipe reaches its end (no child holds it)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+psutil = pytest.importorskip("psutil")
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals and PR_SET_PDEATHSIG: Linux")
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples" / "e1200_offloaded_activation.hlo"
+EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGKILL: -9}
+
+
+def _start(*argv: object) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "JAX_PLATFORMS": "cpu"}
+    return subprocess.Popen([sys.executable, "-m", "xladoctor", *map(str, argv)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, start_new_session=True)
+
+
+def _wait_for(proc: subprocess.Popen[bytes], ready, what: str, limit: float = 120.0) -> list:
+    me = psutil.Process(proc.pid)
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        kids = me.children(recursive=True)
+        if ready(kids):
+            return kids
+        assert proc.poll() is None, f"xladoctor ended before {what}: {proc.communicate()}"
+        time.sleep(0.05)
+    raise AssertionError(f"no {what} after {limit} s")
+
+
+def _signal_and_check(proc: subprocess.Popen[bytes], kids: list, sig: int) -> None:
+    if sig == signal.SIGINT:
+        os.killpg(proc.pid, sig)  # as a terminal's Ctrl-C: the whole foreground group
+    else:
+        os.kill(proc.pid, sig)
+    try:
+        _, err = proc.communicate(timeout=30)  # the pipe's end: no child holds stdout open
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise AssertionError("xladoctor or a child still holds its stdout 30 s after the signal") from None
+    _, alive = psutil.wait_procs(kids, timeout=2)
+    alive = [k for k in alive if k.is_running() and k.status() != psutil.STATUS_ZOMBIE]
+    for k in alive:
+        k.kill()
+    assert not alive, f"children alive 2 s after xladoctor ended: {[k.cmdline() for k in alive]}"
+    assert proc.returncode == EXIT[sig], err.decode(errors="replace")[-2000:]
+    if sig != signal.SIGKILL:
+        assert err.decode().splitlines()[-1] in ("xladoctor: interrupted", "xladoctor: terminated")
+        assert "Traceback" not in err.decode()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
+def test_check_jobs_workers_end_with_the_command(tmp_path, sig):
+    for i in range(400):
+        (tmp_path / f"m{i:03d}.hlo").write_bytes(EXAMPLE.read_bytes())
+    proc = _start("check", "-j", "2", "--full", tmp_path)
+    kids = _wait_for(proc, lambda kids: len(kids) >= 2, "two -j workers")
+    _signal_and_check(proc, kids, sig)
+
+
+def _slow_module(path: Path, pairs: int = 3000) -> Path:
+    """A module libtpu takes tens of seconds to compile (a chain of dots), to signal mid-compile."""
+    lines = ["HloModule slow, entry_computation_layout={(f32[128,128]{1,0})->f32[128,128]{1,0}}", "",
+             "ENTRY main {", "  p0 = f32[128,128]{1,0} parameter(0)"]
+    prev = "p0"
+    for i in range(pairs):
+        lines.append(f"  v{i} = f32[128,128]{{1,0}} {('sine', 'cosine', 'tanh')[i % 3]}({prev})")
+        root = "ROOT " if i == pairs - 1 else ""
+        lines.append(f"  {root}w{i} = f32[128,128]{{1,0}} dot({prev}, v{i}), lhs_contracting_dims={{1}}, "
+                     "rhs_contracting_dims={0}")
+        prev = f"w{i}"
+    path.write_text("\n".join([*lines, "}"]) + "\n")
+    return path
+
+
+def _compiling(kids: list) -> bool:
+    """The zygote's worker has started and spent a second of CPU (in the compile, past loading)."""
+    zygotes = [k for k in kids if "xladoctor.oracle.zygote" in " ".join(k.cmdline())]
+    workers = [k for z in zygotes for k in z.children()]
+    return any(w.cpu_times().user + w.cpu_times().system > 1.0 for w in workers)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
+def test_confirm_compile_worker_ends_mid_compile(tmp_path, sig):
+    from xladoctor.oracle.availability import unavailable_reason
+
+    why = unavailable_reason("v5e:2x2")
+    if why:
+        pytest.skip(f"--confirm needs libtpu: {why}")
+    proc = _start("offload", "--confirm", _slow_module(tmp_path / "slow.hlo"))
+    kids = _wait_for(proc, _compiling, "compile worker in its compile")
+    _signal_and_check(proc, proc_kids(proc, kids), sig)
+
+
+def proc_kids(proc: subprocess.Popen[bytes], seen: list) -> list:
+    """Every descendant now (the worker was forked by the zygote after the first look)."""
+    try:
+        return list({k.pid: k for k in [*seen, *psutil.Process(proc.pid).children(recursive=True)]}.values())
+    except psutil.NoSuchProcess:
+        return seen
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_fleet_on_dask_cancels_its_tasks_and_exits(tmp_path, sig):
+    """On a Dask local cluster (worker processes): the interrupted client cancels what it sent,
+    so the cluster holds none of its tasks afterwards, and exits 130/143 with nothing left behind."""
+    distributed = pytest.importorskip("distributed")
+    log = (Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples" / "tpu_job.log").read_bytes()
+    for i in range(300):
+        (tmp_path / f"host{i:03d}.log").write_bytes(log * 3000)  # ~5 MB each: seconds of work in all
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as watcher:
+        def tasks() -> int:
+            return watcher.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+
+        proc = _start("fleet", "--scheduler", cluster.scheduler_address, tmp_path)
+        deadline = time.monotonic() + 120
+        while tasks() == 0:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        _signal_and_check(proc, proc_kids(proc, []), sig)
+        deadline = time.monotonic() + 10
+        while tasks() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert tasks() == 0, "the cluster still holds the interrupted run's tasks"
