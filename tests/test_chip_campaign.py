@@ -148,3 +148,28 @@ def test_fix_inputs_refuses_a_put_the_chip_gets_wrong() -> None:
         _refuse_unsafe_put("x", value, SimpleNamespace(layout=JaxLayout((0, 1), tiling=((1, 128),)), **vars(tpu)))
     _refuse_unsafe_put("x", value, SimpleNamespace(layout=JaxLayout((0, 1), tiling=((8, 128),)), **vars(tpu)))
     _refuse_unsafe_put("x", value, SimpleNamespace(layout=JaxLayout((1, 0)), **vars(tpu)))
+
+
+def test_every_layout_error_the_chip_raised_is_explained_with_both_sizes(records: list[dict]) -> None:
+    """Each user route's error (the runtime's E0102, JAX's ValueErrors) is found and named; the
+    sizes E0102 prints are the ones the explanation of JAX's ValueError computes for the same case."""
+    import xladoctor
+
+    raised = [r for r in records if r["kind"] == "e0102_route" and r["outcome"] == "raised"]
+    assert len(raised) >= 12
+    sizes: dict[str, tuple[int, int]] = {}
+    for r in raised:
+        findings = xladoctor.explain_log(r["error"]).findings
+        assert len(findings) == 1, r["error"]
+        f = findings[0]
+        case = f"{r['dtype']}{r['shape']}"
+        if r["route"] == "execute_sharded":
+            assert f.code == "E0102"
+            sizes[case] = (int(f.fields["expected_size"]), int(f.fields["actual_size"]))
+        else:
+            assert f.code == "E01xx"
+    for r in raised:
+        if r["route"] == "aot_call":
+            text = str(xladoctor.explain_log(r["error"]))
+            want, got = sizes[f"{r['dtype']}{r['shape']}"]
+            assert f"{want:,} bytes as the executable wants it" in text and f"{got:,} bytes as passed" in text

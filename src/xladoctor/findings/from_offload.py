@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 # absl status of a failure of the pass -> the catalogue's generic code for it (a CHECK crash
 # aborts the process: XLA's INTERNAL is the nearest code).
 _STATUS_CODES = {"INVALID_ARGUMENT": "E0002", "UNIMPLEMENTED": "E0011", "INTERNAL": "E0012", "CHECK": "E0012",
-                 "FAILED_PRECONDITION": "E0008", "NOT_FOUND": "E0004", "ValueError": "E0102"}
+                 "FAILED_PRECONDITION": "E0008", "NOT_FOUND": "E0004", "ValueError": "E01xx"}
 _STDIN_NAMES = ("-", "<stdin>")
 
 
