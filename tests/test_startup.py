@@ -39,6 +39,19 @@ def test_version_imports_no_command():
                                                    "xladoctor.catalogue", "xladoctor.offload"))}, loaded
 
 
+def test_version_is_answered_before_any_other_import():
+    """``xladoctor --version`` (issue 36) loads the package and the CLI module and nothing else of
+    ours, nor argparse, typing or re (the console script's own ``import re`` aside, measured in
+    bench/bench_all.py's start-up rows)."""
+    code = ("import sys\nbefore = set(sys.modules)\nfrom xladoctor.cli import main\nmain(['--version'])\n"
+            "print(sorted(set(sys.modules) - before))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("xladoctor "), out.stderr
+    new = set(json.loads(out.stdout.splitlines()[-1].replace("'", '"')))
+    assert {m for m in new if m.startswith("xladoctor")} == {"xladoctor", "xladoctor.cli"}, new
+    assert not {"argparse", "typing", "re", "xladoctor.labels", "xladoctor.errors"} & new, new
+
+
 def test_version_reads_no_label_file():
     """--version prints no help, so neither the TOML reader nor importlib.resources is loaded."""
     assert not _loaded_of(["--version"], ("tomllib", "importlib.resources"))
