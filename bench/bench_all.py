@@ -26,7 +26,9 @@ Each measurement runs in a fresh child process, so its peak RSS (``ru_maxrss``, 
   quadratic or worse -- wide roots behind ``Sharding`` markers, one host tensor's fan-out, deep and
   diamond call graphs (sized by the instructions they inline to), a one-line module of 200,000
   parameters -- at three sizes each, with the scaling exponent from the smallest to the largest
-  (goal <= 1.1), and the refusal of a call graph past the inlining bound.
+  (goal <= 1.1), and the refusal of a call graph past the inlining bound; ``fan_return`` (issue
+  36: one host tensor returned N times, every output an E1200) times all of ``offload --json``,
+  findings and fix edits included (``--shapes fan_return`` runs that row alone).
 
 Timings are best of ``--repeat``; ratios from the same run are what to compare.
 """
@@ -106,6 +108,8 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
         from xladoctor.pipeline import analyse_module, parse_hlo
         src = os.environ["XLADOCTOR_BENCH_MODULE"]
         seconds = _best(lambda: analyse_module(parse_hlo(text, src), text, src), repeat)
+    elif kind == "fan_return":  # every output a finding: what `xladoctor offload FILE --json` prints
+        seconds = _best(lambda: _offload_json(os.environ["XLADOCTOR_BENCH_MODULE"]), repeat)
     else:  # the shapes of ir_shapes.py
         from xladoctor.offload import analyze_host_offload
         from xladoctor.syntax.hlo_parser import parse_module
@@ -116,6 +120,19 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
     if what == "ours" and kind.endswith("_calls"):
         out["inlined"] = _inlined_size(text)
     return out
+
+
+def _offload_json(path: str) -> int:
+    """``xladoctor offload PATH --json`` in this process (parse, analysis, findings with their fix
+    edits, the document written out); the bytes it printed."""
+    import contextlib
+    import io
+
+    from xladoctor.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["offload", path, "--json"])
+    return len(out.getvalue())
 
 
 def _inlined_size(text: str) -> int:
@@ -217,17 +234,21 @@ def module_rows(sizes: list[int], repeat: int, has_jaxlib: bool, kinds: list[str
 # row is measured at, and what "n" counts; the exponent is fitted between the first and last size.
 SHAPE_ROWS = (("wide_root", "offload: N entry outputs behind Sharding markers", (1_000, 10_000, 100_000), "outputs"),
               ("fan_out", "offload: one host tensor with N returned users", (1_000, 10_000, 100_000), "users"),
+              ("fan_return", "offload --json: one host tensor returned N times, each an E1200",
+               (250, 500, 1_000, 2_000), "outputs"),
               ("deep_calls", "offload: L computations each calling the next twice", (10, 13, 16), "inlined"),
               ("diamond_calls", "offload: L levels of two computations calling both below", (8, 11, 14), "inlined"),
               ("wide_params", "offload: one-line module with N parameters", (2_000, 20_000, 200_000), "params"))
 
 
-def shape_rows(repeat: int, has_jaxlib: bool, tmp: Path) -> None:
+def shape_rows(repeat: int, has_jaxlib: bool, tmp: Path, shapes: list[str] | None = None) -> None:
     """Parse + analysis on each shape at growing sizes (CPU seconds), jaxlib's parse beside it, and the
     scaling exponent log(t2/t1) / log(n2/n1) from the smallest to the largest size (goal <= 1.1;
     for the call graphs n is the inlined instruction count, which doubles per level)."""
     import math
     for kind, label, sizes, unit in SHAPE_ROWS:
+        if shapes and kind not in shapes:
+            continue
         points = []
         for n in sizes:
             path = tmp / f"{kind}-{n}.hlo"
@@ -245,6 +266,8 @@ def shape_rows(repeat: int, has_jaxlib: bool, tmp: Path) -> None:
         (n1, t1), (n2, t2) = points[0], points[-1]
         row(f"{kind}: scaling exponent", f"{n1:,} -> {n2:,}", f"{math.log(t2 / t1) / math.log(n2 / n1):.2f}",
             "goal <= 1.1", "-", "-", "-")
+    if shapes and "deep_calls" not in shapes:
+        return
     path = tmp / "deep_calls-20.hlo"
     subprocess.run([sys.executable, __file__, "--make-module", "deep_calls", "20", str(path)], check=True)
     argv = [sys.executable, "-m", "xladoctor", "offload", str(path)]
@@ -347,6 +370,7 @@ def main() -> int:
     ap.add_argument("--sizes", type=int, nargs="*", help="module sizes in instructions (default 10k 100k)")
     ap.add_argument("--kinds", nargs="*", choices=[k for k, _ in MODULE_ROWS],
                     default=["parse", "jax_entry", "calls", "check"], help="which module rows")
+    ap.add_argument("--shapes", nargs="*", choices=[k for k, *_ in SHAPE_ROWS], help="which shape rows (default all)")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--make-log", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--make-module", nargs=3, help=argparse.SUPPRESS)
@@ -375,7 +399,7 @@ def main() -> int:
             sizes = args.sizes or [10_000, 100_000]
             module_rows(sizes + ([1_000_000] if args.big else []), args.repeat, has_jaxlib, args.kinds, Path(tmp))
         if "shapes" in only:
-            shape_rows(args.repeat, has_jaxlib, Path(tmp))
+            shape_rows(args.repeat, has_jaxlib, Path(tmp), args.shapes)
         if "logs" in only:
             log_rows(Path(tmp), args.log_mb, args.repeat)
         if "dirs" in only:

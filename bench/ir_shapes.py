@@ -4,6 +4,7 @@
   ``Sharding`` custom-call marker jax emits, gathered by one ROOT tuple (one value goes to the
   host and back, so the analysis runs in full).
 * :func:`fan_out` -- one host tensor (a MoveToHost annotation) read by ``n`` users, all returned.
+* :func:`fan_return` -- one host tensor returned ``n`` times, each output an E1200 (issue 36).
 * :func:`deep_calls` -- ``n`` computations each calling the next twice (2**n paths: inlining
   it is exponential, so it must be refused past a documented bound).
 * :func:`diamond_calls` -- ``n`` computations, each calling the next once from two call sites
@@ -44,6 +45,18 @@ def fan_out(n: int) -> str:
     shapes = ", ".join([T] * n)
     lines.append(f"  ROOT t = ({shapes}) tuple({', '.join(f'use{i}' for i in range(n))})")
     lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def fan_return(n: int) -> str:
+    """One host tensor returned ``n`` times (a pytree whose leaves share an offloaded activation),
+    with the entry layout jax writes: every output is an E1200 (issue 36)."""
+    res = ", ".join([T] * n)
+    lines = [f"HloModule fan_return_{n}, entry_computation_layout={{({T})->({res})}}", "", "ENTRY main {",
+             f"  p = {T} parameter(0)", f"  x = {T} sine(p)",
+             f'  h = {T} custom-call(x), custom_call_target="annotate_device_placement", '
+             'custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="pinned_host"}',
+             f"  ROOT t = ({res}) tuple({', '.join(['h'] * n)})", "}"]
     return "\n".join(lines) + "\n"
 
 
@@ -95,5 +108,5 @@ def wide_params(n: int) -> str:
     return f"HloModule wide_params_{n}\nENTRY main {{ {params} ROOT t = ({shapes}) tuple({names}) }}\n"
 
 
-SHAPES = {"wide_root": wide_root, "fan_out": fan_out, "deep_calls": deep_calls,
+SHAPES = {"wide_root": wide_root, "fan_out": fan_out, "fan_return": fan_return, "deep_calls": deep_calls,
           "diamond_calls": diamond_calls, "wide_params": wide_params}

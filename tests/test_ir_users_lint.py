@@ -113,6 +113,35 @@ def test_replacing_uses_of_a_wide_instruction_matches_assigning_its_operands():
         assert list(instr.users) == model[instr], instr.name
 
 
+def test_replacing_one_operand_of_a_wide_instruction_matches_assigning_its_operands():
+    """A ROOT tuple returning one of 8 values in each of its 60 slots (a pytree whose leaves share
+    a tensor): replace_operand (O(1) per slot through the wide index, issue 36) leaves the same
+    operands, slots and user orders as rewriting the whole list, XLA's ``ReplaceOperandWith``."""
+    rng = random.Random(11)
+    values = [_instr(f"v{i}") for i in range(8)]
+    fresh = [_instr(f"c{i}") for i in range(8)]
+    model: dict[HloInstruction, list] = {i: [] for i in values + fresh}
+    root = _instr("root")
+    expected = [rng.choice(values) for _ in range(60)]
+    _naive_set(root, expected, model)
+    root.operands = expected
+    expected = list(expected)
+    for step in range(200):
+        k = rng.randrange(60)
+        new = rng.choice(values + fresh)
+        after = list(expected)
+        after[k] = new
+        _naive_set(root, after, model)
+        root.replace_operand(k, new)
+        expected = after
+        if step % 7 == 0:  # read back in between, as the walks do
+            assert root.operand(k) is new and root.operand_indices(new) == [j for j, o in enumerate(expected) if o is new]
+    assert list(root.operands) == expected
+    for instr in values + fresh:
+        assert list(instr.users) == model[instr], instr.name
+        assert (root in instr.users) == (instr in expected)
+
+
 def _corrupt_cases():
     def user_without_operand(m):
         a, c = m.instruction("a"), m.instruction("c")

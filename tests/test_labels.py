@@ -185,3 +185,23 @@ def test_check_writes_its_whole_report_in_the_language_asked_for(capsys):
         assert out.endswith(tally + "\n"), lang
     for english_only in ("HLO module", "nothing to report", "details and JAX code", "E1200 predicted for output"):
         assert english_only in english and english_only not in persian
+
+
+def test_the_plain_reader_reads_every_label_file_as_tomllib_does():
+    """labels._plain_toml (start-up: no tomllib) against the TOML reader, whole files and each
+    area's cut; anything outside its subset is left to tomllib (None), never read otherwise."""
+    import tomllib
+
+    from xladoctor.labels import LANGUAGES, _area_chunks, _plain_toml, _read
+
+    for lang in LANGUAGES:
+        text = _read(lang).decode("utf-8")
+        assert _plain_toml(text) == tomllib.loads(text)
+        chunks = _area_chunks(lang)
+        assert chunks is not None
+        for chunk in chunks[1].values():
+            assert _plain_toml(chunks[0] + chunk) == tomllib.loads(chunks[0] + chunk)
+    assert _plain_toml('a = "\\u00e9 \\U0001F600 \\" \\\\ \\n"') == tomllib.loads('a = "\\u00e9 \\U0001F600 \\" \\\\ \\n"')
+    for other in ('a = 3', 'a = """x"""', "a = 'x'", 'a = "x\\/y"', 'a = "\\ud800"', '[a]\n[a]', 'a = "x"\na = "y"',
+                  '"a" = "x"', 'a.b = "x"'):
+        assert _plain_toml(other) is None, other

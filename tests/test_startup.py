@@ -39,16 +39,38 @@ def test_version_imports_no_command():
                                                    "xladoctor.catalogue", "xladoctor.offload"))}, loaded
 
 
+def test_version_is_answered_before_any_other_import():
+    """``xladoctor --version`` (issue 36) loads the package and the CLI module and nothing else of
+    ours, nor argparse, typing or re (the console script's own ``import re`` aside, measured in
+    bench/bench_all.py's start-up rows)."""
+    code = ("import sys\nbefore = set(sys.modules)\nfrom xladoctor.cli import main\nmain(['--version'])\n"
+            "print(sorted(set(sys.modules) - before))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("xladoctor "), out.stderr
+    new = set(json.loads(out.stdout.splitlines()[-1].replace("'", '"')))
+    assert {m for m in new if m.startswith("xladoctor")} == {"xladoctor", "xladoctor.cli"}, new
+    assert not {"argparse", "typing", "re", "xladoctor.labels", "xladoctor.errors"} & new, new
+
+
 def test_version_reads_no_label_file():
     """--version prints no help, so neither the TOML reader nor importlib.resources is loaded."""
     assert not _loaded_of(["--version"], ("tomllib", "importlib.resources"))
 
 
+def _label_tables_read(argv: list[str]) -> int:
+    """How many (language, area) label tables ``argv`` read."""
+    return _after(argv, "[sys.modules['xladoctor.labels'].area_labels.cache_info().currsize "
+                        "if 'xladoctor.labels' in sys.modules else 0]")[0]
+
+
 def test_a_run_that_prints_no_help_reads_no_help_words():
     """The options' help is looked up only where it can be printed: 'shape --json' prints no label,
-    so the TOML reader is never loaded (with '--help' it is)."""
+    so no label table is read (with '--help' they are); the label files, plain tables of one-line
+    strings, never need the TOML reader (labels._plain_toml)."""
+    assert _label_tables_read(["shape", "f32[2,3]", "--json"]) == 0
+    assert _label_tables_read(["shape", "--help"]) > 0
     assert not _loaded_of(["shape", "f32[2,3]", "--json"], ("tomllib",))
-    assert _loaded_of(["shape", "--help"], ("tomllib",)) == {"tomllib"}
+    assert not _loaded_of(["shape", "--help"], ("tomllib",))
 
 
 def test_shape_reads_labels_beside_the_module_not_through_importlib_resources():

@@ -5,7 +5,9 @@ The core reads XLA's own text formats exactly: :func:`parse_shape` for shape/lay
 notation and :func:`parse_module` for HLO module text.
 """
 
-from .errors import HloParseError, InputError, XlaDoctorError
+TYPE_CHECKING = False  # not typing's: importing typing costs more than a bare interpreter start
+if TYPE_CHECKING:
+    from .errors import HloParseError, InputError, XlaDoctorError
 
 __version__ = "0.1.0"
 
@@ -14,7 +16,11 @@ __all__ = ["HloParseError", "InputError", "XlaDoctorError", "__version__", "pars
 
 
 def __getattr__(name: str):
-    # Lazy re-exports keep `import xladoctor` cheap for the CLI's start-up.
+    # Lazy re-exports keep `import xladoctor` cheap for the CLI's start-up (`--version` imports
+    # nothing else, not even the errors' `re`).
+    if name in ("HloParseError", "InputError", "XlaDoctorError"):
+        from . import errors
+        return getattr(errors, name)
     if name == "parse_shape":
         from .syntax.shape_parser import parse_shape
         return parse_shape

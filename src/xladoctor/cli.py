@@ -10,17 +10,21 @@ becomes one line on stderr and exit code 2; exit 1 means findings, 0 means clean
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
 import sys
-from collections.abc import Callable
-from types import ModuleType
-from typing import Any, NoReturn
 
-from . import __version__, commands
-from .errors import InputError, XlaDoctorError
-from .labels import LANGUAGES, label, language_from_env
+from . import __version__
+
+TYPE_CHECKING = False  # not typing's: importing typing is most of a bare start-up
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from types import ModuleType
+    from typing import Any
+
+# Nothing else at the top: ``xladoctor --version`` is answered before argparse, the labels or any
+# command is imported (issue 36: start-up within 2x a bare ``python -c pass``); each function
+# imports what it needs.
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -28,6 +32,8 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 def command_names() -> list[str]:
     """Subcommand names: the public modules of :mod:`xladoctor.commands`, from a directory listing
     (no import; ``pkgutil`` alone would cost more start-up time than the listing)."""
+    from . import commands
+
     names = set()
     for folder in commands.__path__:
         for entry in os.listdir(folder):
@@ -38,6 +44,10 @@ def command_names() -> list[str]:
 
 
 def _command_modules(only: str | None = None) -> list[ModuleType]:
+    import importlib
+
+    from . import commands
+
     names = command_names() if only is None else [only] if only else []
     mods = [importlib.import_module(f"{commands.__name__}.{name}") for name in names]
     return sorted(mods, key=lambda m: (getattr(m, "ORDER", 100), m.NAME))
@@ -57,6 +67,8 @@ def _chosen_command(argv: list[str]) -> str | None:
 def help_language(argv: list[str]) -> str:
     """The language ``--help`` is written in: the one ``--lang`` names, else the locale's (as the
     commands choose the language of their output), so ``explain --lang fa --help`` reads in Persian."""
+    from .labels import LANGUAGES, language_from_env
+
     for i, arg in enumerate(argv):
         if arg == "--":
             break
@@ -82,31 +94,46 @@ def _may_show_help(argv: list[str], command: str | None) -> bool:
     return False
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that exits 2 with one line (its default already uses 2; keep the message short).
+_PARSER: list[type[argparse.ArgumentParser]] = []
 
-    ``help_lang`` is the language of the help texts the commands add (labels ``cli.*``); None
-    where no help can be printed: the texts stay label keys and no label file is read.
-    """
 
-    def __init__(self, *args: Any, help_lang: str | None = "en", **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.help_lang = help_lang
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """:class:`_Parser`, made on first use (argparse is imported only by a run that parses)."""
+    if not _PARSER:
+        import argparse
+        from typing import NoReturn
 
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        class _Parser(argparse.ArgumentParser):
+            """argparse that exits 2 with one line (its default already uses 2; keep the message short).
+
+            ``help_lang`` is the language of the help texts the commands add (labels ``cli.*``); None
+            where no help can be printed: the texts stay label keys and no label file is read.
+            """
+
+            def __init__(self, *args: Any, help_lang: str | None = "en", **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                self.help_lang = help_lang
+
+            def error(self, message: str) -> NoReturn:
+                self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+        _PARSER.append(_Parser)
+    return _PARSER[0]
 
 
 def build_parser(only: str | None = None, lang: str | None = "en") -> argparse.ArgumentParser:
     """The full parser, or (``only``) one with just that subcommand (none for ``""``), for a fast start;
     its help in ``lang``, or (None: no help will be printed) left as label keys."""
+    from .labels import label
+
     def words(key: str) -> str:
         return key if lang is None else label(key, lang)
 
-    parser = _Parser(prog="xladoctor", help_lang=lang, description=words("cli.description"),
-                     epilog=words("cli.epilog"))
+    parser_class: Any = _parser_class()
+    parser = parser_class(prog="xladoctor", help_lang=lang, description=words("cli.description"),
+                          epilog=words("cli.epilog"))
     parser.add_argument("--version", action="version", version=f"xladoctor {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
     for mod in _command_modules(only):
         # HELP and DESCRIPTION are label keys (cli.NAME.help, cli.NAME.description)
         p = sub.add_parser(mod.NAME, help=words(mod.HELP), description=words(getattr(mod, "DESCRIPTION", mod.HELP)),
@@ -118,6 +145,9 @@ def build_parser(only: str | None = None, lang: str | None = "en") -> argparse.A
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command with stdout/stderr wrapped so no input can drive the terminal."""
+    if (sys.argv[1:] if argv is None else argv) == ["--version"]:  # argparse's answer, without argparse
+        sys.stdout.write(f"xladoctor {__version__}\n")
+        return EXIT_CLEAN
     from .escape import OutputError, TerminalSafeStream
 
     out, err = sys.stdout, sys.stderr
@@ -178,7 +208,9 @@ def _interrupted(stop: KeyboardInterrupt) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    from .errors import InputError, XlaDoctorError
     from .escape import OutputError
+    from .labels import label
 
     argv = sys.argv[1:] if argv is None else argv
     command = _chosen_command(argv)

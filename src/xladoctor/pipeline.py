@@ -60,6 +60,8 @@ class ModuleCheck:
     confirm: dict[str, Any] | None = None
     text: str | None = None
     """The module as written, so each E1200 fix carries its edits of that text."""
+    _findings: dict[tuple[str, int], tuple[Any, tuple[Finding, ...]]] = field(default_factory=dict, init=False,
+                                                                              repr=False, compare=False)
 
     @property
     def applies(self) -> bool:
@@ -69,6 +71,15 @@ class ModuleCheck:
         return self.provenance.stage != "compiled"
 
     def findings(self, lang: str = "en") -> tuple[Finding, ...]:
+        """The findings in ``lang``, made once per language and ``confirm`` verdict (``offload``
+        asks for them for the document and again for its exit code; each E1200's fix edits cost)."""
+        key = (lang, id(self.confirm))
+        cached = self._findings.get(key)
+        if cached is None or cached[0] is not self.confirm:
+            cached = self._findings[key] = (self.confirm, self._make_findings(lang))
+        return cached[1]
+
+    def _make_findings(self, lang: str) -> tuple[Finding, ...]:
         from .findings.from_offload import confirm_finding, offload_findings
 
         if not self.applies:

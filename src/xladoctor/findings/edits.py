@@ -207,31 +207,240 @@ def e1200_fix_edits(text: str, module: Any, result: Any, path: str) -> dict[tupl
     """Per offending output, the edits of remedy (a) (host layout) and (b) (move-to-device),
     each as if it were the only error; outputs whose edits cannot be placed are left out.
 
-    Cheap on big modules: (a) is the header line alone, spliced without copying the module; (b)
-    prints only the entry instructions the fix adds or changes (:func:`_entry_edits`)."""
-    from dataclasses import replace
-
-    from ..ir.module import ProgramShape
-    from ..ir.shape import HOST_MEMORY_SPACE
-    from ..offload import fix_device
-
+    Linear in the outputs, however many share one ROOT tuple: (a) is the header line alone, or
+    for a result of more than :data:`_WIDE` leaves the one leaf's span in it; (b) is the
+    move-to-device line and the ROOT tuple's changed operand (:class:`_DeviceEdits`, one scratch
+    copy of the module for all outputs), else printed from a fixed copy (:func:`_entry_edits`)."""
     written = text.splitlines(keepends=True)
     spans = _statements(written)
     nl = newline_of(text)
     header_at = spans.get(("module", ""))
-    ecl = module.entry_layout()
+    if header_at is None or not result.errors:
+        return {}
+    host = _HostEdits(module, written, header_at, path, nl)
+    device = _DeviceEdits(module, result, written, spans, path, nl)
     out: dict[tuple[int, ...], FixEdits] = {}
     for err in result.errors:
-        if header_at is None:
-            continue
-        layout = ProgramShape(list(ecl.parameters), ecl.result.with_memory_space(HOST_MEMORY_SPACE, err.output_index))
-        header = _header(_span_text(written, header_at), f"HloModule m, {_LAYOUT_ATTR}{{{layout}}}")
-        host = (Edit(path, header_at[0] + 1, header_at[1] + 1, header if header.endswith("\n") else header + nl),)
-        fixed = fix_device(module, replace(result, errors=[err]))
-        device = _entry_edits(module, fixed, written, spans, path, nl)
-        if device is not None:
-            out[tuple(err.output_index)] = (host, device)
+        host_edit = host.edits(tuple(err.output_index))
+        device_edits = device.edits(err)
+        if device_edits is not None:
+            out[tuple(err.output_index)] = (host_edit, device_edits)
     return out
+
+
+_WIDE = 16
+"""Above this many result leaves (or ROOT tuple operands) an edit is a span of the line, not the line."""
+
+
+class _HostEdits:
+    """Remedy (a) for each output: the written header with that output's layout in host memory."""
+
+    def __init__(self, module: Any, written: list[str], header_at: tuple[int, int], path: str, nl: str):
+        self.ecl = module.entry_layout()
+        self.header, self.at, self.path, self.nl = _span_text(written, header_at), header_at, path, nl
+        leaves = sum(1 for _ in self.ecl.result.leaves())
+        one_line = header_at[1] - header_at[0] == 1  # a span of a line: only where the header is one line
+        self.spans = _result_spans(self.header) if leaves > _WIDE and one_line else None
+
+    def edits(self, index: tuple[int, ...]) -> tuple[Edit, ...]:
+        from ..ir.module import ProgramShape
+        from ..ir.shape import HOST_MEMORY_SPACE
+
+        span = self.spans.get(index) if self.spans is not None else None
+        if span is not None:
+            leaf = str(self.ecl.result.subshape(index).with_memory_space(HOST_MEMORY_SPACE))
+            return (Edit(self.path, self.at[0] + 1, self.at[0] + 1, leaf, span[0] + 1, span[1] + 1),)
+        ecl = self.ecl
+        layout = ProgramShape(list(ecl.parameters), ecl.result.with_memory_space(HOST_MEMORY_SPACE, index))
+        header = _header(self.header, f"HloModule m, {_LAYOUT_ATTR}{{{layout}}}")
+        return (Edit(self.path, self.at[0] + 1, self.at[1] + 1, header if header.endswith("\n") else header + self.nl),)
+
+
+def _result_spans(header: str) -> dict[tuple[int, ...], tuple[int, int]] | None:
+    """Where each subshape of the written ``entry_computation_layout``'s result is in ``header``
+    (0-based, end excluded), by shape index; None when the header has no layout to read."""
+    at = header.find(_LAYOUT_ATTR)
+    if at < 0:
+        return None
+    i = at + len(_LAYOUT_ATTR)
+    if header[i:i + 1] != "{":
+        return None
+    spans: dict[tuple[int, ...], tuple[int, int]] = {}
+    try:
+        i = _skip(header, _shape_spans(header, i + 1, (), {}))
+        if header[i:i + 2] != "->":
+            return None
+        _shape_spans(header, i + 2, (), spans)
+    except (IndexError, ValueError):
+        return None
+    return spans
+
+
+def _skip(text: str, i: int) -> int:
+    """Past blanks and ``/*...*/`` comments (the printer's ``/*index=5*/``)."""
+    while True:
+        while text[i] in " \t":
+            i += 1
+        if not text.startswith("/*", i):
+            return i
+        i = text.index("*/", i) + 2
+
+
+def _shape_spans(text: str, i: int, index: tuple[int, ...], out: dict[tuple[int, ...], tuple[int, int]]) -> int:
+    """Read one shape at ``i``, recording its span and its elements' (by index) in ``out``; the end."""
+    i = _skip(text, i)
+    start = i
+    if text[i] == "(":
+        i = _skip(text, i + 1)
+        k = 0
+        while text[i] != ")":
+            i = _skip(text, _shape_spans(text, i, (*index, k), out))
+            k += 1
+            if text[i] == ",":
+                i += 1
+            elif text[i] != ")":
+                raise ValueError("not a tuple shape")
+        out[index] = (start, i + 1)
+        return i + 1
+    depth = 0
+    while True:
+        c = text[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}" or (c == "," and not depth):
+            if not depth:
+                break
+            depth -= 1
+        i += 1
+    end = i
+    while text[end - 1] in " \t":
+        end -= 1
+    out[index] = (start, end)
+    return i
+
+
+class _DeviceEdits:
+    """Remedy (b) for each output: a move-to-device before the ROOT line, the returned operand
+    pointing at it.  An output the ROOT tuple (or a tuple under it) returns directly is edited on
+    one scratch copy of the module, the move-to-device made and unlinked again, so N outputs cost
+    N lines, not N copies of the module; any other output is printed from a copy fixed for it."""
+
+    def __init__(self, module: Any, result: Any, written: list[str], spans: dict[tuple[str, str], tuple[int, int]],
+                 path: str, nl: str):
+        self.module, self.result, self.written, self.spans, self.path, self.nl = module, result, written, spans, path, nl
+        self.pct = "%" if module.print_percent else ""
+        self.scratch: Any = None
+        self.name = ""
+        self.operand_spans: dict[str, list[tuple[int, int]] | None] = {}
+        entry = module.entry_computation()
+        self.placeable = all(("instruction", i.name) in spans for i in entry.instructions)
+
+    def edits(self, err: Any) -> tuple[Edit, ...] | None:
+        from dataclasses import replace
+
+        from ..offload import fix_device
+
+        found = self._returned_directly(err.output_index)
+        if found is None:
+            return _entry_edits(self.module, fix_device(self.module, replace(self.result, errors=[err])),
+                                self.written, self.spans, self.path, self.nl)
+        if not self.placeable:
+            return None
+        return self._direct(*found)
+
+    def _returned_directly(self, index: tuple[int, ...]) -> tuple[Any, int] | None:
+        """(the tuple holding output ``index``, its slot), when the output is a whole operand of
+        the ROOT tuple or of a tuple under it (no get-tuple-element to add around it)."""
+        from ..ir.opcodes import HloOpcode
+
+        instr = self.module.entry_computation().root_instruction()
+        parent = None
+        rest = index
+        while rest and instr.opcode is HloOpcode.TUPLE:
+            parent = (instr, rest[0])
+            instr, rest = instr.operand(rest[0]), rest[1:]
+        return parent if parent is not None and not rest else None
+
+    def _direct(self, tup: Any, slot: int) -> tuple[Edit, ...]:
+        from ..offload.fixes import external_annotations, make_move_to_device
+        from ..syntax.hlo_printer import print_instruction
+
+        if self.scratch is None:
+            self.scratch = self.module.clone()
+            self.external = external_annotations(self.scratch)
+            self.name = self.scratch.unique_name("device_put" if self.external else "move_to_device")
+        s_tup = self.scratch.get_instruction(tup.name)
+        value = s_tup.operand(slot)
+        mtd = make_move_to_device(self.name, value, self.external)
+        root = self.module.entry_computation().root_instruction()
+        root_at, root_end = self.spans[("instruction", root.name)]
+        tup_at, tup_end = self.spans[("instruction", tup.name)]
+        indent = _indent(self.written[root_at])
+        mtd_line = f"{indent}{print_instruction(mtd, self.pct)}{self.nl}"
+        one_line = tup_end - tup_at == 1  # a span of a line: only where the tuple is written on one
+        span = self._operand_span(tup, slot) if len(tup.operands) > _WIDE and one_line else None
+        if span is None:
+            s_tup.replace_operand(slot, mtd)
+            changed = f"{_indent(self.written[tup_at])}{print_instruction(s_tup, self.pct)}{self.nl}"
+            s_tup.replace_operand(slot, value)
+        mtd.operands = ()
+        if span is not None:
+            change = Edit(self.path, tup_at + 1, tup_at + 1, self.pct + mtd.name, span[0] + 1, span[1] + 1)
+            insert = Edit(self.path, root_at + 1, root_at + 1, mtd_line)
+            return (insert, change) if tup is root or root_at < tup_at else (change, insert)
+        if tup is root:
+            return (Edit(self.path, root_at + 1, root_end + 1, mtd_line + changed),)
+        change = Edit(self.path, tup_at + 1, tup_end + 1, changed)
+        insert = Edit(self.path, root_at + 1, root_at + 1, mtd_line)
+        return (change, insert) if self._before_root(tup) else (insert, change)
+
+    def _before_root(self, tup: Any) -> bool:
+        """Whether ``tup`` comes before the ROOT in the entry's order (whose edit comes first)."""
+        entry = self.module.entry_computation()
+        if not hasattr(self, "order"):
+            self.order = {id(i): k for k, i in enumerate(entry.instructions)}
+        return bool(self.order[id(tup)] < self.order[id(entry.root_instruction())])
+
+    def _operand_span(self, tup: Any, slot: int) -> tuple[int, int] | None:
+        """Where operand ``slot``'s name is in the written line of ``tup`` (read once per line)."""
+        if tup.name not in self.operand_spans:
+            line = self.written[self.spans[("instruction", tup.name)][0]]
+            self.operand_spans[tup.name] = _operand_name_spans(line, [o.name for o in tup.operands])
+        spans = self.operand_spans[tup.name]
+        return spans[slot] if spans is not None else None
+
+
+def _indent(line: str) -> str:
+    return line[:len(line) - len(line.lstrip())]
+
+
+def _operand_name_spans(line: str, names: list[str]) -> list[tuple[int, int]] | None:
+    """Each operand name's span in a written ``tuple(...)`` line (``%`` included); None unless the
+    line's operands are exactly ``names`` (an older printer's ``f32[2]{0} %x`` is read too)."""
+    at = line.find(" tuple(")
+    if at < 0:
+        return None
+    i = start = at + len(" tuple(")
+    spans: list[tuple[int, int]] = []
+    depth = 0
+    while i < len(line):
+        c = line[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}" and depth:
+            depth -= 1
+        elif c in ",)" and not depth:
+            part = line[start:i].rstrip()
+            if part.strip():
+                cut = max(part.rfind(" "), part.rfind("/"), part.rfind("\t")) + 1  # after a shape or /*index=N*/
+                spans.append((start + cut, start + len(part)))
+            if c == ")":
+                break
+            start = i + 1
+        i += 1
+    if len(spans) != len(names) or any(line[a:b].lstrip("%") != n for (a, b), n in zip(spans, names)):
+        return None
+    return spans
 
 
 def _entry_edits(module: Any, fixed: Any, written: list[str], spans: dict[tuple[str, str], tuple[int, int]],

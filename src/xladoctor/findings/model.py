@@ -139,12 +139,19 @@ class Hop:
 @dataclass(frozen=True, slots=True)
 class Edit:
     """One machine-applicable change to an input file, as ruff's fixes carry them: replace lines
-    ``start_line`` up to (not including) ``end_line`` (1-based) with ``content``; equal lines insert."""
+    ``start_line`` up to (not including) ``end_line`` (1-based) with ``content``; equal lines insert.
+
+    With ``start_column`` and ``end_column`` (1-based characters, the end excluded, as SARIF's
+    regions) the edit replaces that span of line ``start_line`` (= ``end_line``) instead: a fix of
+    one output of a thousand-output module changes one operand of the ROOT line and one leaf of
+    the entry layout, and whole lines would repeat the module's widest lines once per output."""
 
     path: str
     start_line: int
     end_line: int
     content: str
+    start_column: int | None = None
+    end_column: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,8 +61,14 @@ def _fix_json(f: Fix) -> dict[str, Any]:
     return {"kind": f.kind.value, "text": f.text, "code": f.code,
             "command": list(f.command) if f.command is not None else None,
             "applicability": f.applicability,
-            "edits": [{"path": e.path, "start_line": e.start_line, "end_line": e.end_line, "content": e.content}
-                      for e in f.edits]}
+            "edits": [_edit_json(e) for e in f.edits]}
+
+
+def _edit_json(e: Edit) -> dict[str, Any]:
+    d: dict[str, Any] = {"path": e.path, "start_line": e.start_line, "end_line": e.end_line, "content": e.content}
+    if e.start_column is not None:  # a span of one line (only then: whole-line edits keep their four keys)
+        d["start_column"], d["end_column"] = e.start_column, e.end_column
+    return d
 
 
 def finding_json(f: Finding) -> dict[str, Any]:
@@ -124,7 +130,8 @@ def _hop(d: Mapping[str, Any]) -> Hop:
 
 def _fix(d: Mapping[str, Any]) -> Fix:
     command = d.get("command")
-    edits = tuple(Edit(e["path"], e["start_line"], e["end_line"], e["content"]) for e in d.get("edits") or ())
+    edits = tuple(Edit(e["path"], e["start_line"], e["end_line"], e["content"], e.get("start_column"),
+                       e.get("end_column")) for e in d.get("edits") or ())
     return Fix(FixKind(d["kind"]), d["text"], d.get("code"), tuple(command) if command is not None else None,
                d.get("applicability"), edits)
 

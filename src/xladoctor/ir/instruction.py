@@ -45,9 +45,10 @@ class _WideOperands:
 
     def __init__(self, operands: tuple[HloInstruction, ...]):
         self.items = list(operands)
-        self.slots: dict[HloInstruction, list[int]] = {}
+        self.slots: dict[HloInstruction, dict[int, None]] = {}
+        """Operand -> its slots, an ordered set (one slot leaves in O(1): :meth:`HloInstruction.replace_operand`)."""
         for k, op in enumerate(operands):
-            self.slots.setdefault(op, []).append(k)
+            self.slots.setdefault(op, {})[k] = None
         self.dirty = False
 
 
@@ -270,13 +271,34 @@ class HloInstruction:
             op.users.add(self)
 
     def operand(self, i: int) -> HloInstruction:
-        return self.operands[i]
+        wide = self._wide
+        return wide.items[i] if wide is not None else self._operands[i]
 
     def replace_operand(self, index: int, new: HloInstruction) -> None:
-        """``ReplaceOperandWith``: slot ``index`` now holds ``new``."""
-        ops = list(self.operands)
-        ops[index] = new
-        self._set_operands(tuple(ops))
+        """``ReplaceOperandWith``: slot ``index`` now holds ``new``; O(1) for a wide instruction
+        (its slot index, :class:`_WideOperands`), so returning one value N times is linear."""
+        wide = self._wide
+        if wide is None:
+            if len(self._operands) <= _WIDE:
+                ops = list(self._operands)
+                ops[index] = new
+                self._set_operands(tuple(ops))
+                return
+            wide = self._wide = _WideOperands(self._operands)
+        items = wide.items
+        old = items[index]
+        if old is new:
+            return
+        index %= len(items)
+        items[index] = new
+        wide.dirty = True
+        slots = wide.slots[old]
+        del slots[index]
+        if not slots:  # ``old`` is used nowhere else here: it loses this user (``RemoveUser``)
+            del wide.slots[old]
+            old.users.swap_remove(self)
+        wide.slots.setdefault(new, {})[index] = None
+        new.users.add(self)
 
     def replace_all_uses_with(self, new: HloInstruction) -> list[HloInstruction]:
         """Point every user (and a ROOT position) at ``new``; returns the users changed.
@@ -313,7 +335,7 @@ class HloInstruction:
             items = wide.items
             for k in slots:
                 items[k] = new
-            wide.slots.setdefault(new, []).extend(slots)
+            wide.slots.setdefault(new, {}).update(slots)
             wide.dirty = True
 
     def sort_users(self, key: Callable[[HloInstruction], int]) -> None:

@@ -200,17 +200,79 @@ def _read(lang: str) -> bytes:
 
 def parse_labels(data: bytes, source: str) -> dict[str, str]:
     """Flatten one label file (nested tables -> ``a.b.c`` keys); every leaf must be a string template."""
-    if sys.version_info >= (3, 11):  # imported here: a bare --version reads no label file
-        import tomllib
-    else:  # pragma: no cover - exercised on Python 3.10 only
-        import tomli as tomllib
     try:
-        doc = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
         raise InputError(f"not valid TOML: {e}", source) from None
+    doc = _plain_toml(text)
+    if doc is None:  # anything but plain tables of one-line strings: the TOML reader itself
+        if sys.version_info >= (3, 11):  # imported here: a bare --version reads no label file
+            import tomllib
+        else:  # pragma: no cover - exercised on Python 3.10 only
+            import tomli as tomllib
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise InputError(f"not valid TOML: {e}", source) from None
     flat: dict[str, str] = {}
     _flatten(doc, "", flat, source)
     return flat
+
+
+_PLAIN_LINE = re.compile(r'[ \t]*(?:(?P<key>[A-Za-z0-9_-]+)[ \t]*=[ \t]*"(?P<value>[^"\\\x00-\x08\x0a-\x1f\x7f]*'
+                         r'(?:\\.[^"\\\x00-\x08\x0a-\x1f\x7f]*)*)"|\[(?P<table>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\])?'
+                         r'[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?')
+_ESCAPE = re.compile(r"\\(?:([\"\\bfnrt])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|)")
+_ESCAPED = {'"': '"', "\\": "\\", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _plain_toml(text: str) -> dict[str, Any] | None:
+    """``tomllib.loads(text)`` for a file of ``[a.b]`` tables and ``key = "..."`` one-line strings
+    (every label file), or None for anything else, which the TOML reader then reads: importing
+    ``tomllib`` (and the ``datetime`` it pulls) was a sixth of ``xladoctor shape``'s start-up.
+    Built as tomllib builds it (nested tables, in order), so the flattened labels are the same
+    (tests/test_labels.py compares the two on every label file)."""
+    doc: dict[str, Any] = {}
+    table, defined = doc, set()
+    for line in text.split("\n"):
+        m = _PLAIN_LINE.fullmatch(line[:-1] if line.endswith("\r") else line)
+        if m is None:
+            return None
+        if m["table"] is not None:
+            if m["table"] in defined:
+                return None
+            defined.add(m["table"])
+            table = doc
+            for part in m["table"].split("."):
+                table = table.setdefault(part, {})
+                if not isinstance(table, dict):
+                    return None
+        elif m["key"] is not None:
+            value = _unescaped(m["value"])
+            if value is None or m["key"] in table:
+                return None
+            table[m["key"]] = value
+    return doc
+
+
+def _unescaped(raw: str) -> str | None:
+    """A TOML basic string's value from its text between the quotes; None for an escape TOML refuses."""
+    if "\\" not in raw:
+        return raw
+    bad = False
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal bad
+        if m[1]:
+            return _ESCAPED[m[1]]
+        code = int(m[2] or m[3] or "-1", 16)
+        if code < 0 or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+            bad = True
+            return ""
+        return chr(code)
+
+    value = _ESCAPE.sub(one, raw)
+    return None if bad else value
 
 
 def _flatten(table: dict[str, Any], prefix: str, out: dict[str, str], source: str) -> None:

@@ -60,11 +60,14 @@ class FixSuggestion:
         return self.device_jax_text()
 
 
-def _flat_output_number(result_shape: Shape, index: ShapeIndex) -> int:
+def _flat_output_numbers(result_shape: Shape) -> dict[ShapeIndex, int]:
+    """Each index of the result -> the number of its first leaf among the flattened outputs, from
+    one pass over the leaves (numbering N outputs one by one was O(N) each)."""
+    first: dict[ShapeIndex, int] = {}
     for k, (idx, _) in enumerate(result_shape.leaves()):
-        if idx[:len(index)] == index:
-            return k
-    return 0
+        for n in range(len(idx) + 1):
+            first.setdefault(idx[:n], k)
+    return first
 
 
 def _returned_value(module: HloModule, index: ShapeIndex) -> tuple[HloInstruction, ShapeIndex]:
@@ -80,11 +83,12 @@ def suggest_fixes(module: HloModule, result: HostOffloadResult,
                   result_names: list[str] | None = None) -> list[FixSuggestion]:
     out = []
     ecl = module.entry_layout()
+    flat_numbers = _flat_output_numbers(ecl.result) if result.errors else {}
     for err in result.errors:
         idx = err.output_index
-        flat = _flat_output_number(ecl.result, idx)
+        flat = flat_numbers.get(tuple(idx), 0)
         name = result_names[flat] if result_names and flat < len(result_names) else None
-        host_shape = ecl.result.with_memory_space(HOST_MEMORY_SPACE, idx).subshape(idx)
+        host_shape = ecl.result.subshape(idx).with_memory_space(HOST_MEMORY_SPACE)
         value, rest = _returned_value(module, idx)
         value_text = value.name + (format_shape_index(rest) if rest else "")
         out.append(FixSuggestion(idx, flat, name, str(host_shape), value_text, value.source_location()))
@@ -103,8 +107,24 @@ def fix_host(module: HloModule, result: HostOffloadResult) -> HloModule:
     return fixed
 
 
-def _uses_external_annotations(module: HloModule) -> bool:
+def external_annotations(module: HloModule) -> bool:
+    """Whether the module places values with jax's ``annotate_device_placement`` (the fix then
+    uses it too) rather than XLA's MoveToDevice custom call."""
     return any(placement(i) is not None for i in module.instructions())
+
+
+def make_move_to_device(name: str, value: HloInstruction, external: bool) -> HloInstruction:
+    """A move-to-device of ``value`` named ``name``, in no computation yet (the caller places it)."""
+    mtd = HloInstruction(name, HloOpcode.CUSTOM_CALL, value.shape)
+    mtd.operands = [value]
+    if external:
+        mtd.custom_call_target = ANNOTATE_DEVICE_PLACEMENT
+        mtd.attributes["custom_call_has_side_effect"] = "true"
+        mtd.frontend_attributes = {BUFFER_PLACEMENT_ATTR: DEVICE_PLACEMENT}
+    else:
+        mtd.custom_call_target = MOVE_TO_DEVICE
+    mtd.copy_metadata_from(value)
+    return mtd
 
 
 class _Builder:
@@ -126,14 +146,12 @@ class _Builder:
         return instr
 
     def move_to_device(self, value: HloInstruction, external: bool) -> HloInstruction:
-        mtd = self.add("device_put" if external else "move_to_device", HloOpcode.CUSTOM_CALL, value.shape, [value])
-        if external:
-            mtd.custom_call_target = ANNOTATE_DEVICE_PLACEMENT
-            mtd.attributes["custom_call_has_side_effect"] = "true"
-            mtd.frontend_attributes = {BUFFER_PLACEMENT_ATTR: DEVICE_PLACEMENT}
+        mtd = make_move_to_device(self.module.unique_name("device_put" if external else "move_to_device"), value,
+                                  external)
+        if self.anchor is None:
+            self.comp.add_instruction(mtd)
         else:
-            mtd.custom_call_target = MOVE_TO_DEVICE
-        mtd.copy_metadata_from(value)
+            self.comp.insert_before(self.anchor, mtd)
         return mtd
 
     def on_device(self, value: HloInstruction, rest: ShapeIndex, external: bool) -> HloInstruction:
@@ -151,7 +169,7 @@ class _Builder:
 def fix_device(module: HloModule, result: HostOffloadResult) -> HloModule:
     """Remedy (b): a copy of ``module`` with a move-to-device just before each offending output."""
     fixed = clone_module(module)
-    external = _uses_external_annotations(fixed)
+    external = external_annotations(fixed)
     for err in sorted(result.errors, key=lambda e: e.output_index):
         _insert_before_output(fixed, err, external)
     return fixed

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..findings.model import Fix, Hop
+from ..findings.model import Finding, FindingKind, Fix, Hop
 from ..findings.serialise import thaw_json
 from ..labels import glossary, in_lang, label
 from .finding_html import (
+    HostSet,
     e1200_fixes_from_json,
     fix_cards,
     hops_from_json,
@@ -49,14 +50,28 @@ class _ErrorFacts(NamedTuple):
     fixes: tuple[Fix, ...]
 
 
-def _error_facts(err: dict[str, Any], doc: dict[str, Any]) -> _ErrorFacts:
+def _findings_by_output(diagnostics: Any) -> dict[tuple[Any, ...], Finding]:
+    """Each output index -> the first E1200 finding of it (:func:`matching_finding` for every
+    ``errors`` entry at once: one scan, not one per entry, for a pytree of thousands of outputs)."""
+    from ..findings.wire import findings_of
+
+    out: dict[tuple[Any, ...], Finding] = {}
+    for f in findings_of(diagnostics):
+        if f is not None and f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH:
+            out.setdefault(tuple(thaw_json(f.fields.get("output_index")) or ()), f)
+    return out
+
+
+def _error_facts(err: dict[str, Any], doc: dict[str, Any],
+                 by_output: dict[tuple[Any, ...], Finding] | None = None) -> _ErrorFacts:
     """One ``errors`` entry's facts, message, hops (to draw and to tabulate) and fixes, from its
     finding in the ``diagnostics`` (the model); where the analysis is not a finding (a compiled
     module: ``diagnostics`` is empty by design), from the analysis' own entry read into the
     model's hops and fixes. The drawing falls back to XLA's trace when the path is empty."""
     from ..findings.wire import Record
 
-    f = matching_finding(err, doc.get("diagnostics"))
+    f = (matching_finding(err, doc.get("diagnostics")) if by_output is None
+         else by_output.get(tuple(err.get("output_index") or ())))
     if f is None and isinstance(err, Record):  # a compiled module's analysis, typed in this process
         return _ErrorFacts(thaw_json(err.finding.fields), err.finding.message, err.finding.path or err.trace,
                            err.finding.path, err.finding.fixes)
@@ -79,11 +94,14 @@ def flow_legend(lang: str) -> str:
             f'<span><i class="edge-bad"></i>{lbl(lang, "html.bad_edge")}</span></div>')
 
 
-def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str) -> str:
-    facts, message, drawn, table, fixes = _error_facts(err, doc)
+def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str, host: HostSet | None = None,
+                   by_output: dict[tuple[Any, ...], Finding] | None = None) -> str:
+    facts, message, drawn, table, fixes = _error_facts(err, doc, by_output)
     index = shape_index_text(facts.get("output_index"))
     tag = badge(glossary.xla_reports(lang), "bad") if facts.get("first") else badge(glossary.also_offending(lang), "muted")
-    host, origin_instruction = host_set(doc.get("host_positions", [])), facts.get("origin_instruction") or ""
+    if host is None:
+        host = host_set(doc.get("host_positions", []))
+    origin_instruction = facts.get("origin_instruction") or ""
     nodes = path_nodes(drawn, facts.get("output_index"), facts.get("output_layout"), host, origin_instruction, lang)
     svg = render_flow(nodes, uid, label("html.device_lane", lang), label("html.host_lane", lang), "E1200")
     return (
@@ -116,8 +134,11 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
              f'<span class="muted">{lbl(lang, "html.model")}: {esc(model)}</span></div>']
     if key == "html.verdict_clean":
         parts.append(f'<p class="clean">{lbl(lang, "html.no_offload_issue")}</p>')
-    for n, err in enumerate(doc.get("errors") or []):
-        parts.append(_error_article(err, doc, f"{uid}-e1200-{n + 1}", lang))
+    errors = doc.get("errors") or []
+    host = host_set(doc.get("host_positions", [])) if errors else set()
+    by_output = _findings_by_output(doc.get("diagnostics")) if errors else {}
+    for n, err in enumerate(errors):
+        parts.append(_error_article(err, doc, f"{uid}-e1200-{n + 1}", lang, host, by_output))
     fails = []
     for f in doc.get("failures") or []:
         what = label("html.check_failure", lang) if f.get("status") == "CHECK" else f"{label('html.verdict_fail', lang)}: {f.get('status')}"

@@ -203,14 +203,16 @@ def _sarif_fix(fix: Fix, root: Path) -> dict[str, Any] | None:
     lines ``start_line`` up to, not including, ``end_line``: the ``deletedRegion`` runs from
     column 1 of the first line to column 1 of ``end_line`` (§3.30: ``endColumn`` is the column
     after the region), so the lines' newlines go with them; equal lines make it empty, which
-    §3.57.3 reads as an insertion.  None for advice (no edits) or a file a viewer cannot open."""
+    §3.57.3 reads as an insertion.  A span edit (``start_column``) is that span of its one line.
+    None for advice (no edits) or a file a viewer cannot open."""
     changes: dict[str, dict[str, Any]] = {}
     for edit in fix.edits:
         artifact = artifact_uri(edit.path, root)
         if artifact is None:
             return None
         change = changes.setdefault(edit.path, {"artifactLocation": artifact, "replacements": []})
-        region = {"startLine": edit.start_line, "startColumn": 1, "endLine": edit.end_line, "endColumn": 1}
+        region = {"startLine": edit.start_line, "startColumn": edit.start_column or 1, "endLine": edit.end_line,
+                  "endColumn": edit.end_column or 1}
         replacement: dict[str, Any] = {"deletedRegion": region}
         if edit.content:
             replacement["insertedContent"] = {"text": edit.content}

@@ -48,6 +48,21 @@ def eliminate_common_subexpressions(module: HloModule) -> list[tuple[str, str]]:
     return merged
 
 
+def _cheap_key(instr: HloInstruction) -> tuple | None:
+    """What two instructions with equal :func:`_key` share, before the shape is printed or the
+    attributes decoded: opcode, operands, literal, tuple index, callees.  Only instructions with
+    the same cheap key are compared by the full one (printing every shape and decoding every
+    attribute was a third of the analysis of a train step, issue 36)."""
+    opcode = instr.opcode
+    if opcode in _NEVER:
+        return None
+    operands = [id(o) for o in instr.operands]
+    if opcode in _COMMUTATIVE:
+        operands.sort()
+    called = tuple(sorted((r, tuple(map(id, cs))) for r, cs in instr.called.items())) if instr.called else ()
+    return (opcode, tuple(operands), instr.literal, instr.tuple_index, called)
+
+
 def _key(instr: HloInstruction) -> tuple | None:
     if instr.opcode in _NEVER:
         return None
@@ -64,16 +79,46 @@ def merge_duplicates(comp: HloComputation,
     """Replace each later instruction of ``comp`` whose ``key_of`` equals an earlier one's (in post
     order, as ``HloCSE`` keeps the first it meets) by that one; ``(removed, kept)`` names.  The
     annotation CSE (:func:`merge_duplicate_annotations`) is the same loop over its own key."""
-    key_fn = _key if key_of is None else key_of
+    if key_of is None:
+        return _merge_by_cheap_key(comp)
     merged: list[tuple[str, str]] = []
     first: dict[tuple, HloInstruction] = {}
     gone: set[HloInstruction] = set()
     for instr in comp.post_order():
-        key = key_fn(instr)
+        key = key_of(instr)
         if key is None:
             continue
         kept = first.setdefault(key, instr)
         if kept is instr:
+            continue
+        comp.replace_and_unhook(instr, kept, gone)
+        merged.append((instr.name, kept.name))
+    comp.drop_removed(gone, release_names=False)
+    return merged
+
+
+def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
+    """:func:`merge_duplicates` with :func:`_key`, the full key made only for instructions whose
+    :func:`_cheap_key` an earlier one has; each is compared with those, first first, so the one
+    kept is the first in post order with its full key, as before.  (An earlier instruction's key
+    does not change later: its operands come before it in post order.)"""
+    merged: list[tuple[str, str]] = []
+    buckets: dict[tuple, list[HloInstruction]] = {}
+    full: dict[HloInstruction, tuple | None] = {}
+    gone: set[HloInstruction] = set()
+    for instr in comp.post_order():
+        cheap = _cheap_key(instr)
+        if cheap is None:
+            continue
+        bucket = buckets.get(cheap)
+        if bucket is None:
+            buckets[cheap] = [instr]
+            continue
+        key = _key(instr)
+        kept = next((m for m in bucket if (full[m] if m in full else full.setdefault(m, _key(m))) == key), None)
+        if kept is None:
+            full[instr] = key
+            bucket.append(instr)
             continue
         comp.replace_and_unhook(instr, kept, gone)
         merged.append((instr.name, kept.name))

@@ -124,9 +124,9 @@ def insert_copy_between(run: OffloaderRun, start: Position, operand_index: int |
                 found = run.edits.new_copy(data, HOST_MEMORY_SPACE)
                 book.copies_after[data] = found
             copy = found
-        for k in target.operand_indices(data):
-            target.replace_operand(k, copy)
-            if copy is not data:
+        if copy is not data:  # else each replacement is a no-op: one value returned N times is N walks
+            for k in target.operand_indices(data):
+                target.replace_operand(k, copy)
                 run.res.inserted.append(InsertedInstruction(InsertedKind.COPY_TO_HOST, copy.name, data.name,
                                                             target.name, k))
         book.copy_inserted_before.add(key)

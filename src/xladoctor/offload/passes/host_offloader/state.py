@@ -95,7 +95,7 @@ class PassContext(PassState):
         orig = self.input_instruction(instr.name)
         src = orig if orig is not None else instr
         comp = src.parent.name if src.parent is not None else ""
-        return PathHop(self.rn(instr.name), pos.shape_index, src.opcode.value, str(src.shape),
+        return PathHop(self.rn(instr.name), pos.shape_index, src.opcode.value, hop_shape(src.shape, pos.shape_index),
                        src.source_location(), comp)
 
     def path(self, origin_instr: str, trace: list[Position]) -> tuple[PathHop, ...]:
@@ -105,6 +105,20 @@ class PassContext(PassState):
         if origin is not None and (not trace or trace[0].name != origin_instr):
             hops.insert(0, self.hop(Position(origin)))
         return tuple(hops)
+
+
+WIDE_TUPLE = 16
+"""A hop in a tuple of more elements names its element's shape, not the tuple's (:func:`hop_shape`)."""
+
+
+def hop_shape(shape: Shape, index: ShapeIndex) -> str:
+    """The shape a path hop shows: the instruction's, except inside a tuple of more than
+    :data:`WIDE_TUPLE` elements, where it is the element's at ``index``: every output of a pytree
+    of thousands of leaves has a path through its ROOT tuple, whose shape would be written once per
+    output (the report and its JSON grew with the square of the outputs)."""
+    if index and shape.is_tuple and len(shape.tuple_shapes) > WIDE_TUPLE and shape.has_index(index):
+        return str(shape.subshape(index))
+    return str(shape)
 
 
 class Recorder(PassRecorder):
