@@ -1,0 +1,66 @@
+"""A new user's first hour (issue 38): what `check`, `offload` and `explain` show by default.
+
+The dump is a real one (tests/data/first_hour: jax 0.10.2 and libtpu 0.0.42.1 compile-only, the
+program beside it); its FileNames name the program where it was recorded, so each test copies
+the program next to a copy of the dump and points the table at it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from xladoctor.cli import main
+
+DATA = Path(__file__).resolve().parent / "data" / "first_hour"
+RECORDED = "/tmp/h38play/gen.py"
+OFFLOAD_LINE = 19  # `saved = place_to_host(h)` in train.py
+
+
+def _dump(tmp_path: Path, with_program: bool = True) -> Path:
+    """A copy of the recorded dump folder whose FileNames point at a copy of train.py."""
+    program = tmp_path / "train.py"
+    if with_program:
+        shutil.copy(DATA / "train.py", program)
+    folder = tmp_path / "xla_dump"
+    shutil.copytree(DATA / "xla_dump", folder)
+    for f in folder.iterdir():
+        if f.name.endswith("before_optimizations.txt"):
+            f.write_text(f.read_text().replace(RECORDED, str(program)))
+    return folder
+
+
+def _module(folder: Path) -> Path:
+    return next(folder.glob("*before_optimizations.txt"))
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_offload_is_shown_at_the_users_line_with_its_text_and_a_caret(tmp_path, capsys):
+    code, out, err = run(["check", str(_module(_dump(tmp_path)))], capsys)
+    assert code == 1, err
+    program = tmp_path / "train.py"
+    # the line in the jitted function (step), not the helper's frame inside frontend_ops.place_to_host
+    assert f"at {program}:{OFFLOAD_LINE} (step)" in out
+    assert "frontend_ops.py" not in out
+    assert f"--> {program}:{OFFLOAD_LINE}:13" in out
+    lines = out.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.strip().startswith(f"{OFFLOAD_LINE} |"))
+    assert lines[at].endswith("saved = place_to_host(h)  # OFFLOAD LINE")
+    caret = lines[at + 1]
+    assert caret.index("^") == lines[at].index("place_to_host(h)")
+    assert caret.count("^") == len("place_to_host(h)") and caret.endswith("moved to host here")
+    # and the output, as the HLO line that returns it
+    assert "returned as output {0} here" in out
+    assert "ROOT %tuple.1" in out
+
+
+def test_without_the_program_the_hlo_line_is_the_snippet(tmp_path, capsys):
+    module = _module(_dump(tmp_path, with_program=False))
+    code, out, _ = run(["check", str(module)], capsys)
+    assert code == 1
+    assert "%place_to_host.1 = f32[16,256]{1,0} custom-call(%tanh.1)" in out
+    assert f"--> {module}:" in out and "moved to host here" in out
