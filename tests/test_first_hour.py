@@ -64,3 +64,43 @@ def test_without_the_program_the_hlo_line_is_the_snippet(tmp_path, capsys):
     assert code == 1
     assert "%place_to_host.1 = f32[16,256]{1,0} custom-call(%tanh.1)" in out
     assert f"--> {module}:" in out and "moved to host here" in out
+
+
+# -- colour by default on a terminal, --color, NO_COLOR/FORCE_COLOR --------------------------------
+
+def _colour(argv, capsys, monkeypatch, **env):
+    for name in ("NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return run(argv, capsys)[1]
+
+
+def test_text_reports_are_coloured_when_asked_and_plain_otherwise(tmp_path, capsys, monkeypatch):
+    module = str(_module(_dump(tmp_path)))
+    forced = _colour(["check", module], capsys, monkeypatch, FORCE_COLOR="1")
+    assert "\x1b[1;31mE1200\x1b[0m predicted" in forced  # the code red, as rustc's error
+    assert "\x1b[32mfix (a)\x1b[0m" in forced and "\x1b[1m== " in forced
+    assert "\x1b[1;31m^^^^" in forced  # the caret
+    assert "\x1b[" not in _colour(["check", module], capsys, monkeypatch)  # not a terminal
+    assert "\x1b[" not in _colour(["check", module, "--color", "never"], capsys, monkeypatch, FORCE_COLOR="1")
+    assert "\x1b[1;31mE1200" in _colour(["check", module, "--color=always"], capsys, monkeypatch, NO_COLOR="1")
+    assert "\x1b[" not in _colour(["check", module, "--json"], capsys, monkeypatch, FORCE_COLOR="1")
+    explained = _colour(["explain", "E1200"], capsys, monkeypatch, FORCE_COLOR="1")
+    assert "\x1b[" in explained
+    offload = _colour(["offload", module], capsys, monkeypatch, FORCE_COLOR="1")
+    assert "\x1b[" in offload
+
+
+def test_colour_never_lets_input_drive_the_terminal(tmp_path, capsys, monkeypatch):
+    evil = tmp_path / "ev\x1b[2Jil.hlo"
+    evil.write_text(_module(_dump(tmp_path)).read_text())
+    out = _colour(["check", str(evil)], capsys, monkeypatch, FORCE_COLOR="1")
+    assert "ev\\x1b[2Jil.hlo" in out and "ev\x1b[2J" not in out
+
+
+def test_offload_shows_the_same_lines(tmp_path, capsys):
+    code, out, _ = run(["offload", str(_module(_dump(tmp_path)))], capsys)
+    assert code == 1
+    assert f"--> {tmp_path / 'train.py'}:{OFFLOAD_LINE}:13" in out and "returned as output {0} here" in out
+    assert out.index("moved to host here") < out.index("fix (a)")

@@ -86,7 +86,7 @@ def _output_mismatch(f: Finding, lang: str, width: int) -> list[str]:
         lines = [label("finding.e1200", lang, index=index, layout=f.fields.get("output_layout"), first=first),
                  f"   {_message_line(f.message)}"]
         lines.extend(f"   -> {hop_text(h, lang)}" for h in f.path)
-        lines.extend(_snippets(f, lang))
+        lines.extend(snippet_lines(f, lang))
     else:
         lines = [label("jax_report.e1200", lang, target=jax.get("target"), output=jax.get("output"),
                        leaf=jax.get("leaf")), *_jax_origin(jax, lang), "  " + label("jax_report.xla_will_say", lang)]
@@ -95,30 +95,31 @@ def _output_mismatch(f: Finding, lang: str, width: int) -> list[str]:
     return lines
 
 
-def _snippets(f: Finding, lang: str) -> list[str]:
+def snippet_lines(f: Finding, lang: str, path: str | None = None, indent: str = "   ") -> list[str]:
     """The offload's Python line (the HLO line when the source cannot be read here) and the HLO
-    line of the output that returns it, each with a caret, as rustc shows a span."""
+    line of the output that returns it, each with a caret, as rustc shows a span; ``path``: the
+    checked file when the finding does not name it."""
     out: list[str] = []
+    path = f.location.path or path
     first = next((h for h in f.path if h.source is not None), f.path[0] if f.path else None)
     src = f.source
     text = source_text(src.file, src.line) if src is not None else None
     note = label("finding.snippet_offload", lang)
     if src is not None and text is not None:
-        out += snippet(src.file, src.line, text, span(text, src.column), note, "   ")
+        out += snippet(src.file, src.line, text, span(text, src.column), note, indent)
     elif first is not None:
-        out += _hlo_snippet(f.location.path, first.line, first.instruction, note)
+        out += _hlo_snippet(path, first.line, first.instruction, note, indent)
     if len(f.path) >= 2:
         note = label("finding.snippet_output", lang, index=index_text(f.fields.get("output_index")))
-        out += _hlo_snippet(f.location.path, f.location.line, f.path[-2].instruction, note)
+        out += _hlo_snippet(path, f.location.line, f.path[-2].instruction, note, indent)
     return out
 
 
-def _hlo_snippet(path: str | None, line: int | None, instruction: str, note: str) -> list[str]:
+def _hlo_snippet(path: str | None, line: int | None, instruction: str, note: str, indent: str) -> list[str]:
     text = source_text(path, line)
     if path is None or line is None or text is None:
         return []
-    at = span(text, None, f"{instruction}")
-    return snippet(path, line, text, at, note, "   ")
+    return snippet(path, line, text, span(text, None, instruction), note, indent)
 
 
 def _jax_facts(f: Finding) -> Mapping[str, JSON] | None:
