@@ -104,3 +104,25 @@ def test_offload_shows_the_same_lines(tmp_path, capsys):
     assert code == 1
     assert f"--> {tmp_path / 'train.py'}:{OFFLOAD_LINE}:13" in out and "returned as output {0} here" in out
     assert out.index("moved to host here") < out.index("fix (a)")
+
+
+# -- --fix in place, as ruff -------------------------------------------------------------------
+
+def test_offload_fix_edits_the_file_in_place(tmp_path, capsys):
+    module = _module(_dump(tmp_path))
+    before = module.read_text()
+    code, out, err = run(["offload", str(module), "--fix", "device"], capsys)
+    assert code == 0, err
+    assert "1 fixed, 0 remaining" in out
+    after = module.read_text()
+    assert after != before and "place_to_host.1" in after
+    assert run(["offload", str(module)], capsys)[0] == 0  # nothing left
+    assert sorted(p.name for p in module.parent.iterdir()) == sorted(p.name for p in (DATA / "xla_dump").iterdir())
+
+
+def test_offload_fix_diff_writes_nothing(tmp_path, capsys):
+    module = _module(_dump(tmp_path))
+    before = module.read_text()
+    code, out, _ = run(["offload", str(module), "--fix", "host", "--diff"], capsys)
+    assert code == 1 and out.startswith("---") and "S(5)" in out
+    assert module.read_text() == before
