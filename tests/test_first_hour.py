@@ -12,6 +12,7 @@ from pathlib import Path
 from xladoctor.cli import main
 
 DATA = Path(__file__).resolve().parent / "data" / "first_hour"
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
 RECORDED = "/tmp/h38play/gen.py"
 OFFLOAD_LINE = 19  # `saved = place_to_host(h)` in train.py
 
@@ -126,3 +127,33 @@ def test_offload_fix_diff_writes_nothing(tmp_path, capsys):
     code, out, _ = run(["offload", str(module), "--fix", "host", "--diff"], capsys)
     assert code == 1 and out.startswith("---") and "S(5)" in out
     assert module.read_text() == before
+
+
+def test_check_fix_fixes_a_folder_in_place_with_the_json_edits(tmp_path, capsys):
+    import json
+
+    folder = _dump(tmp_path)
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", folder / "second.hlo")
+    _, doc, _ = run(["check", str(folder / "second.hlo"), "--json"], capsys)
+    (finding,) = json.loads(doc)["files"][0]["offload"]["diagnostics"]["findings"]
+    device = next(x for x in finding["fixes"] if x["kind"] == "move-to-device")
+    code, out, err = run(["check", "--fix", str(folder)], capsys)
+    assert code == 0, out + err
+    assert out.count("fixed E1200: output {0} moved back to device memory") == 2 and "--fix: 2 fixed" in out
+    assert "0 findings" in out
+    lines = (folder / "second.hlo").read_text().splitlines(keepends=True)
+    for edit in device["edits"]:  # what was written is what the JSON's edits say
+        assert edit["content"] in "".join(lines)
+    code, out, _ = run(["check", str(folder)], capsys)
+    assert code == 0 and "0 findings" in out
+
+
+def test_check_unsafe_fixes_keeps_the_output_on_host(tmp_path, capsys):
+    module = _module(_dump(tmp_path))
+    code, out, _ = run(["check", "--fix", "--unsafe-fixes", str(module)], capsys)
+    assert code == 0 and "output {0} kept in host memory" in out
+    assert "S(5)" in module.read_text().splitlines()[0]
+
+
+def test_check_fix_refuses_the_bundled_examples(capsys):
+    assert run(["check", "--fix", "--examples"], capsys)[0] == 2
