@@ -157,3 +157,27 @@ def test_check_unsafe_fixes_keeps_the_output_on_host(tmp_path, capsys):
 
 def test_check_fix_refuses_the_bundled_examples(capsys):
     assert run(["check", "--fix", "--examples"], capsys)[0] == 2
+
+
+# -- check DIR: findings first, one line for what was clean, XLA's side files counted ----------
+
+def test_a_dump_folder_s_side_files_are_skipped_and_counted_not_listed_as_logs(tmp_path, capsys):
+    code, out, _ = run(["check", str(_dump(tmp_path))], capsys)
+    assert code == 1
+    for side in ("execution_options.txt", "flagfile", "tpu_comp_env.txt", "hlo_module_config.txt"):
+        assert side not in out
+    assert "no XLA error found" not in out
+    assert out.rstrip().endswith("1 file checked, 1 finding, 6 of XLA's side files skipped (options, flags, environment)")
+
+
+def test_many_clean_files_are_one_line_after_the_findings(tmp_path, capsys):
+    folder = _dump(tmp_path)
+    for i in range(4):
+        shutil.copy(EXAMPLES / "offload_to_host_output_clean.hlo", folder / f"clean{i}.hlo")
+    (folder / "job.log").write_text("step 1 done\nstep 2 done\n")
+    code, out, _ = run(["check", str(folder)], capsys)
+    assert code == 1
+    assert ("nothing to report in 5 files: 4 HLO modules, no host-offload error predicted; "
+            "1 log, no XLA error found") in out
+    assert out.index("E1200 predicted") < out.index("nothing to report")
+    assert "clean0.hlo" not in out
