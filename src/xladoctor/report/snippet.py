@@ -63,7 +63,11 @@ def snippet(file: str, line: int, text: str, where: tuple[int, int], note: str, 
         start, end = start - shift, min(end - shift, len(text))
     number = str(line)
     pad = " " * len(number)
-    return [f"{indent}{pad}--> {escape_field(file)}:{line}:{start + 1}",
-            f"{indent}{pad} |",
-            f"{indent}{number} | {escape_field(text)}",
-            f"{indent}{pad} | {' ' * start}{'^' * max(1, end - start)} {note}"]
+    lines = [f"{indent}{pad}--> {escape_field(file)}:{line}:{start + 1}",
+             f"{indent}{pad} |",
+             f"{indent}{number} | {escape_field(text)}",
+             f"{indent}{pad} | {' ' * start}{'^' * max(1, end - start)}"]
+    if any("\u0590" <= ch <= "\u08ff" for ch in note):  # right to left: drawn on its own line, the caret stays put
+        return [*lines, f"{indent}{pad} = {note}"]
+    lines[-1] += f" {note}"
+    return lines
