@@ -181,3 +181,34 @@ def test_many_clean_files_are_one_line_after_the_findings(tmp_path, capsys):
             "1 log, no XLA error found") in out
     assert out.index("E1200 predicted") < out.index("nothing to report")
     assert "clean0.hlo" not in out
+
+
+# -- one name for an output; XLA's words verbatim ------------------------------------------------
+
+def test_an_output_has_one_name_in_every_report(tmp_path, capsys):
+    """XLA's ShapeIndex ``output {0}``, the Python path beside it when the StableHLO gives it; never
+    ``output [0]`` (explain --hlo) or a bare ``result[0]``."""
+    lowered = DATA / "lowered"
+    _, off, _ = run(["offload", str(lowered / "step.hlo"), "--stablehlo", str(lowered / "step.mlir")], capsys)
+    assert "output {0} (result[0]) (f32[16,256]{1,0})" in off
+    _, chk, _ = run(["check", str(lowered / "step.hlo")], capsys)  # step.mlir beside it
+    assert "E1200 predicted for output {0} (result[0])" in chk
+    log = tmp_path / "job.log"
+    log.write_text(XLA_E1200)
+    _, exp, _ = run(["explain", str(log), "--hlo", str(_module(_dump(tmp_path)))], capsys)
+    assert "reaches output {0} whose layout" in exp and "output [0]" not in exp
+    assert "-> tuple.1{0} (tuple)" in exp
+
+
+XLA_E1200 = ("jax.errors.JaxRuntimeError: INVALID_ARGUMENT: E1200: CompileTimeHostOffloadOutputLocationMismatch:\n"
+             "Tensor which is moved to host (starting from tuple.1) is returned from the entry computation but the "
+             "layout for this output is not set to host memory.\n"
+             "See https://openxla.org/xla/errors/error_1200 for more details.\n")
+
+
+def test_explain_quotes_xla_verbatim(tmp_path, capsys):
+    log = tmp_path / "job.log"
+    log.write_text(XLA_E1200)
+    _, out, _ = run(["explain", str(log), "--width", "80"], capsys)
+    for line in XLA_E1200.splitlines():
+        assert f"    {line}\n" in out  # each line as XLA wrote it, searchable

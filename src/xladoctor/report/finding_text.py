@@ -83,13 +83,15 @@ def _output_mismatch(f: Finding, lang: str, width: int) -> list[str]:
     if jax is None:
         index = index_text(f.fields.get("output_index"))
         first = label("finding.first", lang, words=glossary.xla_reports(lang)) if f.fields.get("first") else ""
-        lines = [label("finding.e1200", lang, index=index, layout=f.fields.get("output_layout"), first=first),
+        lines = [label("finding.e1200", lang, output=glossary.output(index, lang, f.fields.get("result_name")),
+                       layout=f.fields.get("output_layout"), first=first),
                  f"   {_message_line(f.message)}"]
         lines.extend(f"   -> {hop_text(h, lang)}" for h in f.path)
         lines.extend(snippet_lines(f, lang))
     else:
-        lines = [label("jax_report.e1200", lang, target=jax.get("target"), output=jax.get("output"),
-                       leaf=jax.get("leaf")), *_jax_origin(jax, lang), "  " + label("jax_report.xla_will_say", lang)]
+        index = index_text(f.fields.get("output_index"))
+        lines = [label("jax_report.e1200", lang, target=jax.get("target"),
+                       output=glossary.output(index, lang, jax.get("output"))), *_jax_origin(jax, lang), "  " + label("jax_report.xla_will_say", lang)]
         lines.extend("    " + m for m in f.message.splitlines())
     lines.extend(_fix_lines(f.fixes, lang))
     return lines

@@ -58,7 +58,8 @@ def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str, lang: s
     if first and outcome != "E1200":
         tag = label("offload.follows_earlier_failure", lang)
     index = index_text(f.fields.get("output_index"))
-    out = [label("offload.output", lang, output=glossary.output(index, lang), layout=f.fields.get("output_layout"),
+    out = [label("offload.output", lang, output=glossary.output(index, lang, f.fields.get("result_name")),
+                 layout=f.fields.get("output_layout"),
                  tag=tag)]
     out.extend("  " + line for line in f.message.splitlines())
     out.append("  " + label("offload.path_from", lang, origin=f.fields.get("origin")))

@@ -31,12 +31,15 @@ def source_text(file: str | None, line: int | None) -> str | None:
 def span(text: str, column: int | None, word: str | None = None) -> tuple[int, int]:
     """Where the caret goes: at ``word`` when given and found, else from ``column`` (0-based, as
     JAX records it) over the call that starts there (to its closing bracket), else the line's
-    text without its indent."""
+    statement (no indent, no trailing comment)."""
     if word:
         at = text.find(word)
         if at >= 0:
             return at, at + len(word)
-    start = column if column is not None and 0 <= column < len(text) else len(text) - len(text.lstrip())
+    if column is None or not 0 <= column < len(text):  # no column recorded: the statement, without its comment
+        body = text.split("  #", 1)[0].rstrip()
+        return len(text) - len(text.lstrip()), max(len(body), 1)
+    start = column
     depth, end = 0, start
     for i in range(start, len(text)):
         ch = text[i]
