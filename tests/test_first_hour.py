@@ -212,3 +212,12 @@ def test_explain_quotes_xla_verbatim(tmp_path, capsys):
     _, out, _ = run(["explain", str(log), "--width", "80"], capsys)
     for line in XLA_E1200.splitlines():
         assert f"    {line}\n" in out  # each line as XLA wrote it, searchable
+
+
+def test_the_html_e0102_card_shows_no_internal_field_names(tmp_path, capsys):
+    page = tmp_path / "report.html"
+    assert run(["explain", str(EXAMPLES / "tpu_job.log"), "--html", str(page)], capsys)[0] == 1
+    html = page.read_text()
+    assert "E0102" in html
+    for internal in ("fixes_first", "replaces_fixes", "skips_fixes_with"):
+        assert internal not in html

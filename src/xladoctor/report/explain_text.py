@@ -26,7 +26,7 @@ from ..units import human_bytes
 from .catalogue_text import Writer
 
 # Analysis keys that steer the report rather than describe the error.
-_HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes", "skips_fixes_with", "scenario",
+HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes", "skips_fixes_with", "scenario",
                     "larger_user")
 # Field keys that are parser bookkeeping, not part of the message; the model's own keys for the
 # analysis and its notes (``findings.from_log``), drawn under their own heading.
@@ -171,7 +171,7 @@ def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: 
     analysis = model.get("analysis") or {}
     # The numbers behind the notes (printed sizes, tilings, defaults) are the JSON's; the text says
     # them only where no note tells the story.
-    rest = [] if notes else _dict_lines({k: v for k, v in analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ",
+    rest = [] if notes else _dict_lines({k: v for k, v in analysis.items() if k not in HIDDEN_ANALYSIS}, "    ",
                                         width - 6)
     path = _path_lines(f, offload, lang, width, bidi)
     if notes or rest or path:
