@@ -193,6 +193,8 @@ def test_an_output_has_one_name_in_every_report(tmp_path, capsys):
     assert "output {0} (result[0]) (f32[16,256]{1,0})" in off
     _, chk, _ = run(["check", str(lowered / "step.hlo")], capsys)  # step.mlir beside it
     assert "E1200 predicted for output {0} (result[0])" in chk
+    _, concise, _ = run(["check", str(lowered / "step.hlo"), "--format", "concise"], capsys)
+    assert "output {0} (result[0])" in concise
     log = tmp_path / "job.log"
     log.write_text(XLA_E1200)
     _, exp, _ = run(["explain", str(log), "--hlo", str(_module(_dump(tmp_path)))], capsys)
