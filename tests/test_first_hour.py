@@ -223,3 +223,30 @@ def test_the_html_e0102_card_shows_no_internal_field_names(tmp_path, capsys):
     assert "E0102" in html
     for internal in ("fixes_first", "replaces_fixes", "skips_fixes_with"):
         assert internal not in html
+
+
+# -- JAX-on-GPU dumps (XLA:GPU compile-only for h100, recorded) ---------------------------------
+
+def test_a_jax_on_gpu_dump_is_not_taken_for_a_cpu_lowering(capsys):
+    """XLA:GPU dumps LLVM IR (.ll) beside its PTX and names its compiled module
+    ``sm_9.0a_gpu_after_optimizations``: that is a GPU dump, not jax's CPU lowering (whose
+    verdict would not stand); its PTX and thunk listings are side files, not logs."""
+    code, out, _ = run(["check", str(DATA / "gpu_dump_clean")], capsys)
+    assert code == 0, out
+    assert "lowered for CPU" not in out and "no XLA error found" not in out
+    assert "sm_9.0a_gpu_after_optimizations.txt: HLO module jit_step, compiled" in out
+    _, doc, _ = run(["check", str(DATA / "gpu_dump_clean"), "--json"], capsys)
+    import json
+
+    kinds = {f["path"].rsplit("/", 1)[-1]: f["kind"] for f in json.loads(doc)["files"]}
+    assert all(kinds[n] == "skipped" for n in kinds if n.endswith((".ptx", "thunk_sequence.txt", "thunk_metadata.txt")))
+
+
+def test_a_jax_on_gpu_e1200_dump_is_an_error(capsys):
+    import json
+
+    code, doc, _ = run(["check", str(DATA / "gpu_dump_e1200"), "--json"], capsys)
+    assert code == 1
+    module = next(f for f in json.loads(doc)["files"] if f["path"].endswith("before_optimizations.txt"))
+    (finding,) = module["offload"]["diagnostics"]["findings"]
+    assert finding["code"] == "E1200" and finding["severity"] == "error"

@@ -14,10 +14,11 @@ _DUMP_ARTEFACTS = ("buffer-assignment", "memory-usage-report", "live-range", ".d
 # .gpu_target_config.pbtxt, autotuning results), text that holds no HLO and no error.
 _SIDE_FILE_ENDINGS = (".execution_options.txt", ".flagfile", "tpu_comp_env.txt", ".hlo_module_config.txt",
                       ".target_arguments.txt", ".gpu_target_config.pbtxt", ".autotune_results.pbtxt",
-                      ".compile_options.txt", "compile_options.textproto", "topology.textproto")
+                      ".compile_options.txt", "compile_options.textproto", "topology.textproto",
+                      ".thunk_sequence.txt", ".thunk_metadata.txt")
 SIDE_FILE_NOTE = "XLA dump artefact that is not HLO text"
 _SKIP_SUFFIXES = (".pb", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".bin", ".gz", ".zip", ".textproto",
-                  ".mlir", ".dot", ".pbtxt")
+                  ".mlir", ".dot", ".pbtxt", ".ptx")
 
 
 def example_paths() -> list[str]:
