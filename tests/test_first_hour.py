@@ -250,3 +250,30 @@ def test_a_jax_on_gpu_e1200_dump_is_an_error(capsys):
     module = next(f for f in json.loads(doc)["files"] if f["path"].endswith("before_optimizations.txt"))
     (finding,) = module["offload"]["diagnostics"]["findings"]
     assert finding["code"] == "E1200" and finding["severity"] == "error"
+
+
+# -- no CUDA/TPU start-up noise from any command on a machine without them -------------------------
+
+def test_commands_print_no_accelerator_noise_without_jax_platforms(tmp_path):
+    """With the [test] extras (jax's CUDA plugin, libtpu) on a machine without GPU or TPU, jax prints
+    a CUDA traceback and libtpu's start-up errors in any process that starts a backend; no command
+    may (the compilers run in workers that set their platform)."""
+    import os
+    import subprocess
+    import sys
+
+    from xladoctor.oracle import unavailable_reason
+
+    lowered = DATA / "lowered" / "step.hlo"
+    env = {k: v for k, v in os.environ.items() if k != "JAX_PLATFORMS"}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    commands = [["check", "--examples"], ["check", str(lowered)], ["offload", str(lowered)],
+                ["explain", str(EXAMPLES / "tpu_job.log")], ["hlo", str(lowered)]]
+    if not unavailable_reason():
+        commands.append(["check", str(lowered), "--confirm"])
+    for argv in commands:
+        p = subprocess.run([sys.executable, "-m", "xladoctor", *argv], capture_output=True, text=True, env=env,
+                           cwd=tmp_path, timeout=300)
+        assert p.returncode in (0, 1), (argv, p.stderr)
+        for noise in ("CUDA", "cuda", "Traceback", "TPU_WORKER_HOSTNAMES", "absl::InitializeLog"):
+            assert noise not in p.stderr, (argv, p.stderr)
