@@ -9,6 +9,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from xladoctor.cli import main
 
 DATA = Path(__file__).resolve().parent / "data" / "first_hour"
@@ -277,3 +279,49 @@ def test_commands_print_no_accelerator_noise_without_jax_platforms(tmp_path):
         assert p.returncode in (0, 1), (argv, p.stderr)
         for noise in ("CUDA", "cuda", "Traceback", "TPU_WORKER_HOSTNAMES", "absl::InitializeLog"):
             assert noise not in p.stderr, (argv, p.stderr)
+
+
+# -- HTML at a phone's width and a laptop's, in Chromium -------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+
+_FLOW_JS = """() => [...document.querySelectorAll('.flow-wrap')].map(w => {
+  const wb = w.getBoundingClientRect(); const svg = w.querySelector('svg.flow');
+  const nodes = [...svg.querySelectorAll('g.node')].map(g => g.getBoundingClientRect());
+  return {left: wb.left, right: wb.right, svg: svg.getBoundingClientRect().width,
+          natural: +svg.getAttribute('width'), nodes: nodes.map(b => [b.left, b.right, b.width])}; })"""
+
+
+def test_the_path_diagram_is_whole_at_390_and_1280_pixels(tmp_path, capsys):
+    """At 390 px the diagram was cut to its device lane (the host lane and its hops off to the
+    right, behind a scrollbar): now every hop is in view at both widths, in English and Persian."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    import os
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed (CI installs Debian's chromium)")
+    pages = []
+    for lang in ("en", "fa"):
+        page = tmp_path / f"{lang}.html"
+        run(["check", str(EXAMPLES / "e1200_offloaded_activation.hlo"), "--lang", lang, "--html", str(page)], capsys)
+        pages.append(page)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            for page_file in pages:
+                for width in (390, 1280):
+                    context = browser.new_context(viewport={"width": width, "height": 900})
+                    tab = context.new_page()
+                    tab.goto(page_file.as_uri())
+                    flows = tab.evaluate(_FLOW_JS)
+                    assert flows, page_file
+                    for flow in flows:
+                        assert len(flow["nodes"]) >= 3
+                        for left, right, w in flow["nodes"]:
+                            assert w > 0 and left >= flow["left"] - 1 and right <= flow["right"] + 1, (width, flow)
+                        if width == 1280:  # room enough: drawn at its own size, not stretched
+                            assert abs(flow["svg"] - flow["natural"]) < 1
+                    assert tab.evaluate("document.documentElement.scrollWidth") <= width
+                    context.close()
+        finally:
+            browser.close()
