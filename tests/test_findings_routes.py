@@ -59,7 +59,7 @@ def embedded(page: Path) -> dict[str, Any]:
 def normalised(findings: list[dict[str, Any]], path: str | None) -> list[dict[str, Any]]:
     """Findings with the artefact's path replaced by a marker.
 
-    A fix's ``command`` is the path's too (``xladoctor offload PATH ... -o PATH.fixed``; None for
+    A fix's ``command`` is the path's too (``xladoctor offload PATH ... --fix host``, in place; None for
     stdin or a module in memory, which cannot be named again), so it is dropped here; that the
     commands run as written is tested in test_findings_model.py.  So are a fix's ``edits``: they
     edit the artefact's text, which a module in memory does not have (test_fix_like_ruff.py applies them)."""

@@ -84,6 +84,9 @@ def test_install_annotates_the_real_e1200_under_the_error(tmp_path):
     assert f"before the return at {tmp_path / 'train.py'}:{_offload_line(tmp_path) + 1}" in note, note
     assert "saved = place_to_device(saved)" in note
     assert "in <module>" not in note  # the code that compiled is not the program's path
+    # XLA has spoken (right above): not quoted again as what it "will say"; no `report` in the program
+    assert "XLA will say" not in note and note.count("CompileTimeHostOffloadOutputLocationMismatch") == 0
+    assert "=report." not in note and "xladoctor.jax.check_offload(f, *args).suggested_out_shardings" in note
 
 
 def test_explain_takes_the_exception_and_explain_log_too(tmp_path):

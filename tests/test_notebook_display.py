@@ -89,7 +89,7 @@ def test_e1200_report_shows_the_start_and_fixes(outputs: list[dict]) -> None:
     assert "Tensor which is moved to host (starting from w_host.1)" in page
     assert "S(5)" in page  # the host fix: the entry result in host memory
     text = outputs[0]["text/plain"]
-    assert text.startswith("E1200 on tpu: output result") and "argument w_host arrives in host memory" in text
+    assert text.startswith("E1200 on tpu: output {") and "(result" in text.splitlines()[0] and "argument w_host arrives in host memory" in text
 
 
 def test_clean_report_says_so(outputs: list[dict]) -> None:

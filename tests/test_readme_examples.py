@@ -1,7 +1,7 @@
 """The README's command examples are what the commands print.
 
 Each ```text block of README.md that starts with ``$ xladoctor ...`` is run on the bundled
-examples (``step.hlo`` is ``e1200_offloaded_activation.hlo``, ``tpu_job.log`` the bundled log) in
+examples (``step.hlo`` is ``e1200_offloaded_activation.hlo`` beside its ``model.py``, ``tpu_job.log`` the bundled log) in
 a fresh folder, at 100 columns; every line the README shows must appear in the real output, in
 order.  The README may leave lines out and cut a line short with ``...`` (a wildcard), so it can
 stay short, but it cannot show a line the tool does not print.
@@ -21,7 +21,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "src" / "xladoctor" / "examples"
-INPUTS = {"step.hlo": "e1200_offloaded_activation.hlo", "tpu_job.log": "tpu_job.log"}
+DATA = ROOT / "tests" / "data" / "first_hour"
+# step.hlo is the bundled E1200 example with its source_file relative, model.py the program it names
+INPUTS = {"step.hlo": DATA / "step.hlo", "model.py": DATA / "model.py", "tpu_job.log": EXAMPLES / "tpu_job.log"}
 
 
 def _examples() -> list[tuple[str, list[str]]]:
@@ -48,7 +50,7 @@ def test_the_readme_shows_three_examples():
 @pytest.mark.parametrize("command,shown", _examples(), ids=lambda v: v.split()[1] if isinstance(v, str) else "")
 def test_each_readme_example_is_what_the_command_prints(tmp_path, command, shown):
     for name, source in INPUTS.items():
-        shutil.copy(EXAMPLES / source, tmp_path / name)
+        shutil.copy(source, tmp_path / name)
     env = dict(os.environ, COLUMNS="100", NO_COLOR="1", PYTHONPATH=str(ROOT / "src"))
     argv = shlex.split(command)
     proc = subprocess.run([sys.executable, "-m", "xladoctor", *argv[1:]], cwd=tmp_path, env=env,

@@ -158,11 +158,11 @@ GITHUB_STEP = [
     "::notice file=step.hlo,line=14,title=E1200 fix::keep it on host: output {0} -> "
     "f32[16,256]{1,0:T(8,128)S(5)}; JAX: out_shardings leaf 0: a sharding with memory_kind=\"pinned_host\" "
     "(e.g. NamedSharding(mesh, spec, memory_kind=\"pinned_host\") or SingleDeviceSharding(device, "
-    "memory_kind=\"pinned_host\"))%0A$ xladoctor offload step.hlo --fix host -o step.fixed.hlo%0Abring it back to device: "
+    "memory_kind=\"pinned_host\"))%0A$ xladoctor offload step.hlo --fix host%0Abring it back to device: "
     "move-to-device after custom-call.5 (/home/user/model.py:23); JAX: jax.device_put(x, device_sharding) on the "
     "returned value (custom-call.5) at /home/user/model.py:23, with a sharding whose memory_kind=\"device\" (e.g. "
     "jax.sharding.SingleDeviceSharding(device) or NamedSharding(mesh, spec, memory_kind=\"device\"))%0A$ xladoctor "
-    "offload step.hlo --fix device -o step.fixed.hlo",
+    "offload step.hlo --fix device",
 ]
 
 

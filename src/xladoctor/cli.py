@@ -224,6 +224,7 @@ def _main(argv: list[str] | None) -> int:
             from .commands._format import resolve_format
 
             resolve_format(args)
+            _paint_text_report(args)
         return args._run(args)
     except InputError as err:
         print(err, file=sys.stderr)  # already "source:line:col: message"
@@ -244,3 +245,14 @@ def _main(argv: list[str] | None) -> int:
         where = label("status.while_running", command=args.command) if getattr(args, "command", None) else ""
         print(label("status.internal_error", where=where, error=f"{type(err).__name__}: {err}"), file=sys.stderr)
         return EXIT_USAGE
+
+
+def _paint_text_report(args: argparse.Namespace) -> None:
+    """The text report in colour where colour is on (``--color``, NO_COLOR, FORCE_COLOR, a terminal);
+    :func:`main` puts the plain stream back when the command ends."""
+    if args.format != "text":
+        return
+    from .report.colour import PaintingStream, colour_enabled
+
+    if colour_enabled(sys.stdout, mode=getattr(args, "color", "auto")):
+        sys.stdout = PaintingStream(sys.stdout)

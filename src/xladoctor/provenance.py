@@ -30,7 +30,8 @@ from typing import Any
 
 from .labels import label
 
-_GPU_NAME = re.compile(r"(?:^|\.)(?:sm_\d+\.\d+_gpu|gpu|gfx\w+_gpu)_after_optimizations")
+_GPU_NAME = re.compile(r"(?:^|\.)(?:sm_\d+\.\d+[a-z]?_gpu|gpu|gfx\w+_gpu)_after_optimizations")
+"""``sm_9.0a_gpu_after_optimizations`` (H100's sm_90a, jaxlib 0.10.2's XLA:GPU), ``sm_8.0_gpu_...``."""
 _CPU_NAME = re.compile(r"(?:^|\.)cpu_after_optimizations")
 _TPU_NAME = re.compile(r"\.cl_\d+\.")
 
@@ -147,8 +148,9 @@ def _from_siblings(path: str) -> list[tuple[str, str]]:
             named.append(("tpu", label("provenance.tpu_dumped", name=name)))
         elif name.endswith((".ll", ".o")) and len(other) < 1:
             other.append(("cpu", label("provenance.cpu_dumped_object", name=name)))
-        elif name.endswith(".ptx") and len(other) < 1:
-            other.append(("gpu", label("provenance.gpu_dumped", name=name)))
+        elif name.endswith(".ptx") and (not other or other[0][0] == "cpu"):
+            # XLA:GPU dumps LLVM IR (.ll) too: its PTX beside it says the .ll was not the CPU's
+            other[:1] = [("gpu", label("provenance.gpu_dumped", name=name))]
     named.sort(key=lambda hit: not hit[1].endswith("after_optimizations.txt for the same module"))
     return (named[:1] + other)[:2]
 

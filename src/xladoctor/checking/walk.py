@@ -9,8 +9,16 @@ from importlib import resources
 
 # XLA writes these next to the HLO dumps; none is HLO text and none holds error messages.
 _DUMP_ARTEFACTS = ("buffer-assignment", "memory-usage-report", "live-range", ".debug_options", "-thunk-sequence")
+# ... and these: the compile's options, flags and environment (a TPU dump's .execution_options.txt,
+# .flagfile, .tpu_comp_env.txt, .hlo_module_config.txt, .target_arguments.txt; a GPU dump's
+# .gpu_target_config.pbtxt, autotuning results), text that holds no HLO and no error.
+_SIDE_FILE_ENDINGS = (".execution_options.txt", ".flagfile", "tpu_comp_env.txt", ".hlo_module_config.txt",
+                      ".target_arguments.txt", ".gpu_target_config.pbtxt", ".autotune_results.pbtxt",
+                      ".compile_options.txt", "compile_options.textproto", "topology.textproto",
+                      ".thunk_sequence.txt", ".thunk_metadata.txt")
+SIDE_FILE_NOTE = "XLA dump artefact that is not HLO text"
 _SKIP_SUFFIXES = (".pb", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".bin", ".zip", ".tar", ".textproto",
-                  ".mlir", ".dot", ".pbtxt")
+                  ".mlir", ".dot", ".pbtxt", ".ptx")
 
 
 def example_paths() -> list[str]:
@@ -106,8 +114,8 @@ def skip_reason(path: str) -> str | None:
         base = os.path.splitext(base)[0]
     if base.startswith("."):
         return "hidden file"
-    if any(a in base for a in _DUMP_ARTEFACTS):
-        return "XLA dump artefact that is not HLO text"
+    if any(a in base for a in _DUMP_ARTEFACTS) or base.endswith(_SIDE_FILE_ENDINGS) or base == "flagfile":
+        return SIDE_FILE_NOTE  # report.check_text counts these by this note
     if base.endswith(_SKIP_SUFFIXES):
         return "not a text format xladoctor reads"
     return None

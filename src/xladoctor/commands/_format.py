@@ -36,6 +36,8 @@ def add_format_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help=help_text(parser, "cli.format"))
     parser.add_argument("--statistics", action="store_true", help=help_text(parser, "cli.statistics"))
+    parser.add_argument("--color", "--colour", choices=("auto", "always", "never"), default="auto",
+                        help=help_text(parser, "cli.color"))
     parser.add_argument("--select", type=_codes, action="extend", default=None, metavar="CODES",
                         help=help_text(parser, "cli.select"))
     parser.add_argument("--ignore", type=_codes, action="extend", default=None, metavar="CODES",
@@ -112,11 +114,12 @@ def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version:
 
         sys.stdout.write(render_github(report))
     else:
-        _write_painted(report, bool(getattr(args, "statistics", False)), getattr(args, "bidi", "auto"))
+        _write_painted(report, bool(getattr(args, "statistics", False)), getattr(args, "bidi", "auto"),
+                       getattr(args, "color", "auto"))
     return _exit_code(doc) if active else None
 
 
-def _write_painted(report: Any, statistics: bool, bidi: str = "auto") -> None:
+def _write_painted(report: Any, statistics: bool, bidi: str = "auto", colour: str = "auto") -> None:
     """The concise list or the statistics, coloured on a terminal (NO_COLOR/FORCE_COLOR honoured),
     Persian drawn for its reader as the text report is (``--bidi``: visual on a terminal, wrapped
     to its width, else logical); the renderers escape every input-derived piece, so the text may
@@ -127,7 +130,7 @@ def _write_painted(report: Any, statistics: bool, bidi: str = "auto") -> None:
     from ..report.concise import render_concise, render_statistics
 
     stream = getattr(sys.stdout, "controls", sys.stdout)
-    paint = Painter(colour_enabled(stream))
+    paint = Painter(colour_enabled(stream, mode=colour))
     tty = sys.stdout.isatty()
     mode = bidi if bidi != "auto" else "visual" if tty else "logical"
     width = shutil.get_terminal_size(fallback=(80, 24)).columns if mode == "visual" and tty else None

@@ -56,6 +56,8 @@ DESCRIPTION = "cli.check.description"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help=help_text(p, "cli.check.paths"))
     p.add_argument("--examples", action="store_true", help=help_text(p, "cli.check.examples"))
+    p.add_argument("--fix", action="store_true", help=help_text(p, "cli.check.fix"))
+    p.add_argument("--unsafe-fixes", action="store_true", help=help_text(p, "cli.check.unsafe_fixes"))
     add_rule_arguments(p)
     p.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(p, "cli.check.lang"))
     p.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto", help=help_text(p, "cli.check.bidi"))
@@ -139,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
     paths = list(args.paths) + (example_paths() if args.examples else [])
     if not paths:
         raise UsageError("nothing to check: give files or directories, '-' for stdin, or --examples")
+    if args.fix and args.examples:
+        raise UsageError("--fix edits files in place: copy the examples and fix the copies")
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (one per core) or more")
     items = expand(paths, args.stablehlo)
@@ -150,6 +154,10 @@ def run(args: argparse.Namespace) -> int:
     confirm_topology = args.topology if args.confirm else None
     opts = Options(args.rule, lang, args.full or args.confirm, parallel_logs=n_files <= 1,
                    confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute)
+    if args.fix:  # as ruff: fix first, then report what remains
+        from ._check_fix import fix_items
+
+        fix_items(items, opts, args.unsafe_fixes, lang, sys.stderr if args.json else sys.stdout)
     progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), label("status.files_checked", lang),
                         enabled=None if not args.json else False)
     want = Wanted(text=not args.json, json=args.format == "json" and not getattr(args, "statistics", False), html=bool(args.html),

@@ -50,8 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.diff and not args.fix:
         raise UsageError(label("offload.diff_needs_fix"))
-    if args.fix and not args.output and not args.diff:
-        raise UsageError(label("offload.fix_needs_output"))
+    if args.fix and not args.output and not args.diff and args.file == "-":
+        args.output = "-"  # as ruff on stdin: the fixed module to stdout; a file is fixed in place
     lang = args.lang or language_from_env()
     for out in (args.output, args.html):
         if out:
@@ -128,8 +128,9 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
     elif to_stdout:
         write_module_text(out_text)
     else:
-        write_output(args.output, out_text, label("status.fixed_module", lang, fix=args.fix), [args.file, args.stablehlo],
-                     lang)
+        in_place = not args.output  # ruff's --fix: the file itself (written atomically, write_output)
+        write_output(args.output or args.file, out_text, label("status.fixed_module", lang, fix=args.fix),
+                     [args.stablehlo] if in_place else [args.file, args.stablehlo], lang)
     with located(out_text, target):
         after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
     left = after.findings(lang)

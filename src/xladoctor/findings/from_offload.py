@@ -55,7 +55,7 @@ def hop_of(h: PathHop, module: HloModule | None) -> Hop:
 
 
 def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]) -> tuple[str, ...] | None:
-    """``xladoctor offload PATH [options] --fix how -o OUT``: only for a file the user can name again.
+    """``xladoctor offload PATH [options] --fix how`` (in place, as ruff): only for a file the user can name again.
 
     ``options`` are the analysis options the finding was made under (``--disable-host-compute``,
     ``--stablehlo FILE``), so the command edits what was analysed."""
@@ -63,9 +63,8 @@ def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]
         return None
     if path.startswith("-"):  # a file named --select=Z.hlo stays a file in the command
         path = os.path.join(".", path)
-    stem, ext = os.path.splitext(path)
     rule_args = () if rule == SHIPPED else ("--rule", rule)
-    return ("xladoctor", "offload", path, *rule_args, *options, "--fix", how, "-o", f"{stem}.fixed{ext or '.hlo'}")
+    return ("xladoctor", "offload", path, *rule_args, *options, "--fix", how)
 
 
 def host_output_fix(index: str, host_layout: str, jax: str, command: tuple[str, ...] | None = None,

@@ -449,9 +449,9 @@ class HloInstruction:
     def source_location(self) -> SourceLocation | None:
         """The Python file and line this instruction came from, if the module records it.
 
-        Uses ``source_file``/``source_line`` from metadata when present, else the
-        innermost frame of ``stack_frame_id`` in the module's StackFrames table
-        (compiled dumps carry only that).
+        Uses ``source_file``/``source_line`` from metadata when present, else the user's
+        frame of ``stack_frame_id``'s stack in the module's StackFrames table (the line in the
+        jitted function, not a helper's: :meth:`HloModule.user_frame_location`).
         """
         md = self.metadata
         if md is None:
@@ -459,7 +459,7 @@ class HloInstruction:
         if md.source_file and md.source_line is not None:
             return SourceLocation(md.source_file, md.source_line, None, md.source_column)
         if md.stack_frame_id and self.parent is not None and self.parent.module is not None:
-            return self.parent.module.stack_frame_location(md.stack_frame_id)
+            return self.parent.module.user_frame_location(md.stack_frame_id, md.op_name)
         return None
 
     def stack(self) -> list[SourceLocation]:

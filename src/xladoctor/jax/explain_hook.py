@@ -90,7 +90,7 @@ def _from_program(exc: BaseException, code: str) -> str | None:
 
                 report = check_offload(this)
                 if report.findings:
-                    return str(report).rstrip("\n")
+                    return _as_raised(str(report).rstrip("\n"))
             if code == "E0102" and isinstance(this, stages.Compiled):
                 from .inputs_check import check_inputs
 
@@ -100,6 +100,25 @@ def _from_program(exc: BaseException, code: str) -> str | None:
         except Exception:
             return None
     return None
+
+
+def _as_raised(text: str) -> str:
+    """``check_offload``'s text where XLA has spoken already: its message, printed right above,
+    is not quoted again as what XLA "will say", and the fix's code builds the out_shardings from
+    a call the user can write (there is no ``report`` in their program)."""
+    heading = "  " + label("jax_report.xla_will_say")
+    out: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        if line == heading:
+            skipping = True
+            continue
+        if skipping and line.startswith("    "):
+            continue
+        skipping = False
+        out.append(line.replace("=report.suggested_out_shardings", "=" + label("jax_report.hook_report_call")
+                                + ".suggested_out_shardings"))
+    return "\n".join(out)
 
 
 def _annotate(exc: BaseException) -> None:

@@ -36,6 +36,9 @@ class LoweredProgram:
     traced_function: tuple[str, str] | None = None
     """``(file, name)`` of the Python function that was traced, when known: Python stacks are
     cut there, so frames of whatever called the check are not reported as the program's."""
+    jaxpr: Any = None
+    """The traced program's ``ClosedJaxpr`` (None for a ``Lowered`` given as is): its remat
+    policies and ``checkpoint_name``s, which the HLO no longer names (:mod:`.policy_check`)."""
 
     @property
     def result_names(self) -> list[str]:
@@ -79,9 +82,11 @@ def _check_lowered_platform(lowered: Any) -> None:
             "jitted.trace(*args).lower(lowering_platforms=('tpu',)), or pass the function and its arguments.")
 
 
-def lower(program: Any, args: tuple, jit_kwargs: dict, platform: str | None, kwargs: dict | None = None) -> Any:
+def lower(program: Any, args: tuple, jit_kwargs: dict, platform: str | None, kwargs: dict | None = None,
+          seen: list[Any] | None = None) -> Any:
     """``program`` may be a function, a jitted function or a ``jax.stages.Lowered``; ``args``
-    and ``kwargs`` are the function's arguments, ``jit_kwargs`` options for ``jax.jit``."""
+    and ``kwargs`` are the function's arguments, ``jit_kwargs`` options for ``jax.jit``.  The
+    ``Traced`` it lowered, if any, is appended to ``seen``."""
     kwargs = kwargs or {}
     _check_not_compiled(program)
     if _is_lowered(program):
@@ -99,6 +104,8 @@ def lower(program: Any, args: tuple, jit_kwargs: dict, platform: str | None, kwa
         else:
             jitted = jax.jit(program, **jit_kwargs)
         traced = jitted.trace(*args, **kwargs)
+    if seen is not None:
+        seen.append(traced)
     if platform is None:
         return traced.lower()
     return traced.lower(lowering_platforms=(PLATFORM_ALIASES.get(platform, platform),))
@@ -106,7 +113,8 @@ def lower(program: Any, args: tuple, jit_kwargs: dict, platform: str | None, kwa
 
 def lower_program(program: Any, args: tuple = (), jit_kwargs: dict | None = None,
                   platform: str | None = "tpu", kwargs: dict | None = None) -> LoweredProgram:
-    lowered = lower(program, args, jit_kwargs or {}, platform, kwargs)
+    seen: list[Any] = []
+    lowered = lower(program, args, jit_kwargs or {}, platform, kwargs, seen)
     if _is_lowered(program):  # what it was lowered for, not what a fresh lowering would use
         platforms = lowered_platforms(program)
         if platforms and len(platforms) == 1:
@@ -115,7 +123,7 @@ def lower_program(program: Any, args: tuple = (), jit_kwargs: dict | None = None
     module = parse_module(text, source="<lowered hlo>")
     signature = main_signature(lowered)
     return LoweredProgram(lowered, apply_memory_kinds(module, signature), signature, platform,
-                          traced_function(program))
+                          traced_function(program), getattr(seen[0], "jaxpr", None) if seen else None)
 
 
 def declared_out_shardings(lowered: Any) -> list[Any] | None:

@@ -34,6 +34,7 @@ from ..units import count_text
 from .fix_code import device_fix_code, host_fix_code
 from .lowering import JIT_OPTIONS, LoweredProgram, declared_out_shardings, lower_program
 from .offload_text import line_json, render_text
+from .policy_check import PolicyFinding, policy_findings
 from .source_line import SourceLine
 from .stack import python_stack
 
@@ -104,6 +105,9 @@ class OffloadReport:
     """``ok``, ``E1200`` or ``failure`` (the pass fails another way first)."""
     findings: list[OffloadFinding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    policy_findings: list[PolicyFinding] = field(default_factory=list)
+    """Offloading checkpoint policies that offload less than they name (nothing, at worst): the
+    program compiles and runs, so ``ok`` stays true, but the memory plan silently did not happen."""
     failures: list[str] = field(default_factory=list)
     result: HostOffloadResult | None = None
     program: LoweredProgram | None = None
@@ -321,6 +325,8 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport
     for d in result.dropped_offloads:
         report.notes.append(label("jax_report.note_dropped_offload", name=d.move_to_host, reason=d.reason))
     report.notes.extend(result.later_warnings)  # fails later in compilation: never a silent ok
+    if program.jaxpr is not None:
+        report.policy_findings = policy_findings(program.jaxpr)
     report.failures = [f"{f.status}: {f.message}" for f in result.failures]
     return report
 
@@ -396,6 +402,7 @@ def report_json(report: OffloadReport) -> dict[str, Any]:
             "reported_by_xla": f.reported_by_xla,
         } for f in report.findings],
         "notes": list(report.notes), "failures": list(report.failures), "offloads": report.offloads(),
+        "policy_findings": [p.to_json() for p in report.policy_findings],
         "confirm": (report.confirmation.to_json() if report.confirmation is not None
                     else {"available": False, "reason": report.confirm_note} if report.confirm_note else None),
         "diagnostics": to_json(report.diagnostics()),

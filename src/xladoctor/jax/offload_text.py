@@ -72,6 +72,7 @@ def render_text(report: OffloadReport) -> str:
     target = report.platform or label("jax_report.local_backend")
     findings = text_findings(report)
     lines = [] if report.findings else [_clean_line(report, target)]
+    lines.extend(p.message for p in report.policy_findings)
     for f in findings:
         if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH:
             lines.extend(render_finding(f))

@@ -12,8 +12,11 @@ from __future__ import annotations
 from . import FALLBACK, label, plural
 
 
-def output(index: str, lang: str = FALLBACK) -> str:
-    """An entry output, by XLA's ShapeIndex text: ``output {0}``."""
+def output(index: str, lang: str = FALLBACK, name: object = None) -> str:
+    """An entry output, by XLA's ShapeIndex text, the one name every report gives it: ``output {0}``,
+    with its Python path beside it when known (``jax.result_info``): ``output {0} (result[0])``."""
+    if name:
+        return label("term.output_named", lang, index=index, name=name)
     return label("term.output", lang, index=index)
 
 

@@ -22,14 +22,14 @@ def render_text(doc: dict[str, Any], lang: str) -> str:
 
 def file_piece(f: dict[str, Any], lang: str) -> tuple[str, Any] | None:
     """One file's part of the report, drawn as soon as it is checked (``check`` keeps this, not the
-    file's document): ``("section", lines)`` or ``("quiet", line)``; None for a skipped file."""
+    file's document): ``("section", lines)`` or ``("quiet", (line, kind))``; None for a skipped file."""
     kind = f["kind"]
     if kind == "skipped":
         return None
     if kind == "error":
         return "section", (f"== {escape_field(f['path'])}", "   " + label("check.cannot_check", lang, error=f["error"]), "")
     if _is_quiet(f):
-        return "quiet", f"   {escape_field(f['path'])}: {_quiet_reason(f, lang)}"
+        return "quiet", (f"   {escape_field(f['path'])}: {_quiet_reason(f, lang)}", kind)
     return "section", (f"== {escape_field(f['path'])}", _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang), "")
 
 
@@ -37,7 +37,7 @@ def assemble(doc: dict[str, Any], pieces: list[tuple[str, Any] | None], lang: st
     """The report from each file's piece (:func:`file_piece`, in walk order) and the document's
     ``files`` (only their kind, path, note and ``companion_of`` are read) and totals."""
     out: list[str] = []
-    quiet: list[str] = []
+    quiet: list[tuple[str, str]] = []
     for piece in pieces:
         if piece is not None:
             if piece[0] == "quiet":
@@ -45,7 +45,7 @@ def assemble(doc: dict[str, Any], pieces: list[tuple[str, Any] | None], lang: st
             else:
                 out += piece[1]
     if quiet:
-        out += [label("check.quiet", lang, files=plural(len(quiet), "check.file", "check.files", lang)), *quiet, ""]
+        out += [*_quiet_lines(quiet, lang), ""]
     # the StableHLO read with its module (companion_of) was not skipped for being "not HLO text or logs"
     skipped = [f for f in doc["files"] if f["kind"] == "skipped" and not f.get("companion_of")]
     special = [f for f in skipped if _is_special_skip(f)]
@@ -56,14 +56,33 @@ def assemble(doc: dict[str, Any], pieces: list[tuple[str, Any] | None], lang: st
     return "\n".join(out) + "\n"
 
 
+_QUIET_LISTED = 3
+"""Up to this many clean files are listed one a line; more are one summary line (a dump folder)."""
+
+
+def _quiet_lines(quiet: list[tuple[str, str]], lang: str) -> list[str]:
+    """What was clean: each file when they are few, else one line counting modules and logs."""
+    files = plural(len(quiet), "check.file", "check.files", lang)
+    if len(quiet) <= _QUIET_LISTED:
+        return [label("check.quiet", lang, files=files), *(line for line, _kind in quiet)]
+    modules = sum(1 for _line, kind in quiet if kind == "hlo")
+    parts = [plural(modules, "check.clean_module", "check.clean_modules", lang)] if modules else []
+    if len(quiet) - modules:
+        parts.append(plural(len(quiet) - modules, "check.clean_log", "check.clean_logs", lang))
+    return [label("check.quiet_summary", lang, files=files, what="; ".join(parts))]
+
+
 def _tally(doc: dict[str, Any], skipped: list[dict[str, Any]], special: list[dict[str, Any]], lang: str) -> str:
     """The last line: files checked, findings, and what was skipped or unreadable."""
     companions = sum(1 for f in doc["files"] if f.get("companion_of"))
     checked = len(doc["files"]) - len(skipped) - companions - doc["input_errors"]
     tail = label("check.tally", lang, files=plural(checked, "check.file", "check.files", lang),
                  findings=plural(doc["findings"], "check.finding", "check.findings", lang))
-    if skipped:
-        tail += label("check.tally_skipped", lang, n=len(skipped))
+    side = sum(1 for f in skipped if "XLA dump artefact" in f["note"])  # checking.walk.SIDE_FILE_NOTE
+    if side:
+        tail += label("check.tally_side_files", lang, n=side)
+    if len(skipped) - side:
+        tail += label("check.tally_skipped", lang, n=len(skipped) - side)
         if special:
             tail += label("check.tally_special", lang,
                           special=plural(len(special), "check.special_file", "check.special_files", lang))

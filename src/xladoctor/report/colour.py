@@ -1,23 +1,31 @@
 """Colour on a terminal, as users of ruff and rustc expect, and nowhere else.
 
-The rule (https://no-color.org, https://force-color.org): ``NO_COLOR`` set to anything
-non-empty turns colour off; else ``FORCE_COLOR`` non-empty (and not ``0``) turns it on, even
-into a pipe (CI logs that render ANSI); else colour only when the stream is a terminal and
-``TERM`` is not ``dumb``.  Coloured text is written past the terminal-safe wrapper
-(:attr:`xladoctor.escape.TerminalSafeStream.controls`), so every input-derived piece must be
-escaped (:func:`xladoctor.escape.escape_field`) before it is painted.
+The rule (https://no-color.org, https://force-color.org): ``--color always|never`` decides;
+else (``auto``) ``NO_COLOR`` set to anything non-empty turns colour off; else ``FORCE_COLOR``
+non-empty (and not ``0``) turns it on, even into a pipe (CI logs that render ANSI); else colour
+only when the stream is a terminal and ``TERM`` is not ``dumb``.  Coloured text is written past
+the terminal-safe wrapper (:attr:`xladoctor.escape.TerminalSafeStream.controls`), so every
+input-derived piece must be escaped (:func:`xladoctor.escape.escape_field`) before it is painted;
+:class:`PaintingStream` escapes a whole text report first and then paints its lines.
 """
 
 from __future__ import annotations
 
+import io
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
-_STYLES = {"bold": "1", "red": "1;31", "yellow": "1;33", "cyan": "36", "dim": "2", "green": "32"}
+from ..escape import escape_stream_text
+
+_STYLES = {"bold": "1", "red": "1;31", "yellow": "1;33", "cyan": "36", "dim": "2", "green": "32",
+           "blue": "1;34"}
 
 
-def colour_enabled(stream: Any, environ: Mapping[str, str] | None = None) -> bool:
+def colour_enabled(stream: Any, environ: Mapping[str, str] | None = None, mode: str = "auto") -> bool:
+    if mode in ("always", "never"):
+        return mode == "always"
     env = os.environ if environ is None else environ
     if env.get("NO_COLOR"):
         return False
@@ -36,3 +44,79 @@ class Painter:
 
     def __call__(self, text: str, style: str) -> str:
         return f"\x1b[{_STYLES[style]}m{text}\x1b[0m" if self.enabled and text else text
+
+
+def _whole(style: str) -> Callable[[re.Match[str], Painter], str]:
+    return lambda m, paint: m.group(1) + paint(m.group(2), style) + m.group(3)
+
+
+_LINE_STYLES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], Painter], str]], ...] = (
+    (re.compile(r"^()(== .*)()$"), _whole("bold")),                                   # a file's section
+    (re.compile(r"^(\s*)(\S*\d+ (?:files?|modules?) checked.*)()$"), _whole("bold")),   # the tally
+    (re.compile(r"^(\s*(?:line \d+: )?)(E\d{4})(\b.*)$"), _whole("red")),               # a finding's code
+    (re.compile(r"^(\s*)(-->|->)( .*)$"), _whole("blue")),                              # path hops, snippet arrow
+    (re.compile(r"^(\s*)(\|)( +\^+.*)$"), lambda m, paint: _caret(m, paint)),             # the caret
+    (re.compile(r"^(\s*)(\d+ \||\|)(.*)$"), _whole("blue")),                            # the snippet's gutter
+    (re.compile(r"^(\s*)(fix(?: \([^)]*\))?)(:? .*)$"), _whole("green")),               # fixes
+    (re.compile(r"^(\s*)(warning:|note:)( .*)$"), _whole("yellow")),
+)
+
+
+def _caret(m: re.Match[str], paint: Painter) -> str:
+    spaces, carets, note = re.match(r"( +)(\^+)(.*)", m.group(3)).groups()  # type: ignore[union-attr]
+    return m.group(1) + paint(m.group(2), "blue") + spaces + paint(carets, "red") + note
+
+
+def paint_line(line: str, paint: Painter) -> str:
+    """One line of an (escaped) text report in the colours rustc uses: codes red, fixes green,
+    locations blue, warnings yellow, headings bold."""
+    for pattern, draw in _LINE_STYLES:
+        m = pattern.match(line)
+        if m is not None:
+            return draw(m, paint)
+    return line
+
+
+class PaintingStream(io.TextIOBase):
+    """The terminal-safe stdout (``cli.main``) that paints a text report line by line: each line is
+    escaped as the safe stream would, painted, and written to the raw stream."""
+
+    def __init__(self, safe: Any):
+        self._safe = safe
+        self._raw = getattr(safe, "controls", safe)
+        self._paint = Painter(True)
+        self._pending = ""
+
+    def write(self, s: str) -> int:
+        text = self._pending + escape_stream_text(s)
+        *lines, self._pending = text.split("\n")
+        if lines:
+            self._raw.write("".join(paint_line(ln, self._paint) + "\n" for ln in lines))
+        return len(s)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._raw.write(paint_line(self._pending, self._paint))
+            self._pending = ""
+        self._safe.flush()
+
+    @property
+    def controls(self) -> Any:
+        return self._raw
+
+    def isatty(self) -> bool:
+        return bool(self._safe.isatty())
+
+    def fileno(self) -> int:
+        return int(self._safe.fileno())
+
+    @property
+    def buffer(self) -> Any:
+        return self._safe.buffer
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return str(self._safe.encoding)
+
+    def writable(self) -> bool:
+        return True

@@ -36,7 +36,9 @@ def concise_row(f: Finding, fallback: str, lang: str = "en") -> Row:
     text = escape_field(f.title)
     index = f.fields.get("output_index")
     if isinstance(index, list | tuple) and all(isinstance(i, int) for i in index):
-        output = glossary.output(format_shape_index(tuple(i for i in index if isinstance(i, int))), lang)
+        name = f.fields.get("result_name")
+        output = glossary.output(format_shape_index(tuple(i for i in index if isinstance(i, int))), lang,
+                                 escape_field(str(name)) if name else None)
         text += label("finding.concise_output", lang, output=output)
     if f.source is not None:
         text += " " + label("finding.concise_at", lang, source=escape_field(f"{f.source.file}:{f.source.line}"))

@@ -26,7 +26,7 @@ from ..units import human_bytes
 from .catalogue_text import Writer
 
 # Analysis keys that steer the report rather than describe the error.
-_HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes", "skips_fixes_with", "scenario",
+HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes", "skips_fixes_with", "scenario",
                     "larger_user")
 # Field keys that are parser bookkeeping, not part of the message; the model's own keys for the
 # analysis and its notes (``findings.from_log``), drawn under their own heading.
@@ -100,12 +100,13 @@ def _hop(h: Hop) -> str:
 
 
 def _analysis_hop(h: Mapping[str, Any]) -> str:
-    """A hop of the ``--hlo`` analysis' path (its JSON form: shape index a list)."""
+    """A hop of the ``--hlo`` analysis' path (its JSON form: shape index a list), as ``check`` draws
+    one: ``tuple.1{0} (tuple)``, the ShapeIndex after the name only when it is not empty."""
     index = h.get("shape_index")
     if isinstance(index, list):
-        index = format_shape_index(tuple(index))
+        index = format_shape_index(tuple(index)) if index else ""
     opcode = f" ({h['opcode']})" if h.get("opcode") else ""
-    return f"{h.get('instruction')}{opcode} {index}"
+    return f"{h.get('instruction')}{index or ''}{opcode}"
 
 
 def _sentence(w: Writer, text: str, indent: str) -> None:
@@ -132,21 +133,23 @@ def _path_lines(f: Finding, offload: Mapping[str, Any] | None, lang: str, width:
                 w.lines.append(f"      {err}")
                 continue
             _sentence(w, label("scan.offload_error", lang, start=err.get("start"), origin=err.get("origin"),
-                               index=err.get("output_index"), layout=err.get("output_layout")), "      ")
+                               index=_index(err.get("output_index")), layout=err.get("output_layout")), "      ")
             for h in err.get("path") or err.get("trace") or []:
                 w.lines.append(f"        -> {_analysis_hop(h)}")
     return w.lines
 
 
+def _index(value: Any) -> Any:
+    """An output's ShapeIndex in XLA's spelling, ``{0}``, as every other report names it."""
+    return format_shape_index(tuple(value)) if isinstance(value, list) else value
+
+
 def _message_lines(message: str, width: int) -> list[str]:
-    """The log's own words, first eight lines, wrapped (escaped: a log may hold control characters)."""
+    """The log's own words, first eight lines, verbatim: not re-wrapped, so a line can be searched
+    for as XLA wrote it (escaped: a log may hold control characters)."""
     message_lines = message.splitlines()
     shown = message_lines[:8] + (["..."] if len(message_lines) > 8 else [])
-    out: list[str] = []
-    for line in shown:
-        out.extend(textwrap.wrap(escape_field(line), width, initial_indent="    ", subsequent_indent="      ",
-                                 break_on_hyphens=False) or [""])
-    return out
+    return [f"    {escape_field(line)}" if line else "" for line in shown]
 
 
 def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: str, width: int, bidi: str) -> None:
@@ -168,7 +171,7 @@ def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: 
     analysis = model.get("analysis") or {}
     # The numbers behind the notes (printed sizes, tilings, defaults) are the JSON's; the text says
     # them only where no note tells the story.
-    rest = [] if notes else _dict_lines({k: v for k, v in analysis.items() if k not in _HIDDEN_ANALYSIS}, "    ",
+    rest = [] if notes else _dict_lines({k: v for k, v in analysis.items() if k not in HIDDEN_ANALYSIS}, "    ",
                                         width - 6)
     path = _path_lines(f, offload, lang, width, bidi)
     if notes or rest or path:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
 from ..ir.shape import format_shape_index
 from ..labels import glossary, in_lang, label
+from .snippet import snippet, source_text, span
 
 Renderer = Callable[[Finding, str, int], list[str]]
 
@@ -82,15 +83,45 @@ def _output_mismatch(f: Finding, lang: str, width: int) -> list[str]:
     if jax is None:
         index = index_text(f.fields.get("output_index"))
         first = label("finding.first", lang, words=glossary.xla_reports(lang)) if f.fields.get("first") else ""
-        lines = [label("finding.e1200", lang, index=index, layout=f.fields.get("output_layout"), first=first),
+        lines = [label("finding.e1200", lang, output=glossary.output(index, lang, f.fields.get("result_name")),
+                       layout=f.fields.get("output_layout"), first=first),
                  f"   {_message_line(f.message)}"]
         lines.extend(f"   -> {hop_text(h, lang)}" for h in f.path)
+        lines.extend(snippet_lines(f, lang))
     else:
-        lines = [label("jax_report.e1200", lang, target=jax.get("target"), output=jax.get("output"),
-                       leaf=jax.get("leaf")), *_jax_origin(jax, lang), "  " + label("jax_report.xla_will_say", lang)]
+        index = index_text(f.fields.get("output_index"))
+        lines = [label("jax_report.e1200", lang, target=jax.get("target"),
+                       output=glossary.output(index, lang, jax.get("output"))), *_jax_origin(jax, lang), "  " + label("jax_report.xla_will_say", lang)]
         lines.extend("    " + m for m in f.message.splitlines())
     lines.extend(_fix_lines(f.fixes, lang))
     return lines
+
+
+def snippet_lines(f: Finding, lang: str, path: str | None = None, indent: str = "   ") -> list[str]:
+    """The offload's Python line (the HLO line when the source cannot be read here) and the HLO
+    line of the output that returns it, each with a caret, as rustc shows a span; ``path``: the
+    checked file when the finding does not name it."""
+    out: list[str] = []
+    path = f.location.path or path
+    first = next((h for h in f.path if h.source is not None), f.path[0] if f.path else None)
+    src = f.source
+    text = source_text(src.file, src.line) if src is not None else None
+    note = label("finding.snippet_offload", lang)
+    if src is not None and text is not None:
+        out += snippet(src.file, src.line, text, span(text, src.column), note, indent)
+    elif first is not None:
+        out += _hlo_snippet(path, first.line, first.instruction, note, indent)
+    if len(f.path) >= 2:
+        note = label("finding.snippet_output", lang, index=index_text(f.fields.get("output_index")))
+        out += _hlo_snippet(path, f.location.line, f.path[-2].instruction, note, indent)
+    return out
+
+
+def _hlo_snippet(path: str | None, line: int | None, instruction: str, note: str, indent: str) -> list[str]:
+    text = source_text(path, line)
+    if path is None or line is None or text is None:
+        return []
+    return snippet(path, line, text, span(text, None, instruction), note, indent)
 
 
 def _jax_facts(f: Finding) -> Mapping[str, JSON] | None:

@@ -17,6 +17,7 @@ from typing import Any
 from ..findings.model import Finding, Hop
 from ..labels import label
 from ..units import bytes_text
+from .explain_text import HIDDEN_ANALYSIS
 from .finding_html import hops_from_json, host_set, logged_fixes, logged_path, logged_twin, path_nodes, trace_nodes
 from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, ltr, prose
 from .html_flow import FlowNode, render_flow
@@ -148,7 +149,8 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str, twin
     elif notes:
         parts.append(f'<ul class="notes" lang="{esc(text_lang)}" dir="ltr">'
                      + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
-    rest = {k: v for k, v in analysis.items() if k not in ("notes", "trace", "offload", "expected", "actual")}
+    # what steers the report (fixes_first, replaces_fixes...) is xladoctor's bookkeeping, not the error's
+    rest = {k: v for k, v in analysis.items() if k not in (*HIDDEN_ANALYSIS, "expected", "actual")}
     if rest:
         rows = "".join(f"<tr><th>{ltr(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in rest.items())
         parts.append(f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table>')

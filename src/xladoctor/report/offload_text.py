@@ -19,7 +19,7 @@ from ..labels import glossary, in_lang, label, plural
 from ..offload.fixes import FixSuggestion
 from ..offload.result import HostOffloadResult
 from ..offload.rules import RULES
-from .finding_text import hop_detail, index_text, shape_index_of
+from .finding_text import hop_detail, index_text, shape_index_of, snippet_lines
 
 
 def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes: list[FixSuggestion],
@@ -38,7 +38,7 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
         out.append("")
         if finding.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH:
             fix = by_index.get(shape_index_of(finding.fields.get("output_index")))
-            out.extend(_mismatch_lines(finding, fix, result.outcome, lang))
+            out.extend(_mismatch_lines(finding, fix, result.outcome, lang, source))
         else:
             out.append(_failure_line(finding, lang))
     if trace and result.vlog:
@@ -50,18 +50,21 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
     return "\n".join(out) + "\n"
 
 
-def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str, lang: str) -> list[str]:
-    """One offending output: its heading, XLA's message, the path and the two fixes with their JAX."""
+def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str, lang: str, source: str) -> list[str]:
+    """One offending output: its heading, XLA's message, the path (and its lines, ``source`` being the
+    module's file) and the two fixes with their JAX."""
     first = bool(f.fields.get("first"))
     tag = glossary.xla_reports(lang) if first else glossary.also_offending(lang)
     if first and outcome != "E1200":
         tag = label("offload.follows_earlier_failure", lang)
     index = index_text(f.fields.get("output_index"))
-    out = [label("offload.output", lang, output=glossary.output(index, lang), layout=f.fields.get("output_layout"),
+    out = [label("offload.output", lang, output=glossary.output(index, lang, f.fields.get("result_name")),
+                 layout=f.fields.get("output_layout"),
                  tag=tag)]
     out.extend("  " + line for line in f.message.splitlines())
     out.append("  " + label("offload.path_from", lang, origin=f.fields.get("origin")))
     out.extend("    " + hop_detail(h) for h in f.path)
+    out.extend(snippet_lines(f, lang, source, "  "))
     if fix is not None:
         out.append("  " + label("offload.fix_host", lang, fix=glossary.fix_host(lang), output=glossary.output(index, lang),
                                 layout=fix.host_layout, jax=fix.host_jax_text(lang)))

@@ -1,0 +1,19 @@
+import os
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import jax
+import jax.numpy as jnp
+
+from xladoctor.jax import check_offload
+
+
+def step(x, w):
+    h = jnp.tanh(x @ w)
+    saved = jax.device_put(h, jax.memory.Space.Host)
+    return jax.device_put(saved, jax.memory.Space.Device) * 2, h
+args = (jax.ShapeDtypeStruct((16, 256), jnp.float32), jax.ShapeDtypeStruct((256, 256), jnp.float32))
+r = check_offload(step, *args, platform="cuda", confirm=True, topology="h100")
+print(r.outcome, r.confirmation.verdict.summary() if r.confirmation else r.confirm_note)
+
+# Recorded with jax/jaxlib 0.10.2 and XLA:GPU compile-only for h100 (xladoctor[gpu], no GPU):
+# XLA_FLAGS=--xla_dump_to=DIR python gpu_dump_clean.py
