@@ -257,11 +257,70 @@ def format_put_job(job: dict[str, Any]) -> dict[str, Any]:
     return res
 
 
+def _later_build(name: str) -> Any:
+    import later_fixes
+
+    for n, build in later_fixes.programs(600, 237):
+        if n == name:
+            return build
+    raise KeyError(name)
+
+
+def _on_cpu(make: Any) -> Any:
+    """``make()`` with ``jax.devices()`` answering the CPU's: the generated programs place on
+    ``jax.devices()[0]``, and the reference is the same program on the CPU."""
+    real = jax.devices
+    jax.devices = lambda *a, **k: real("cpu")  # type: ignore[assignment]
+    try:
+        return make()
+    finally:
+        jax.devices = real  # type: ignore[assignment]
+
+
+def later_fix_job(job: dict[str, Any]) -> dict[str, Any]:
+    """A program libtpu rejects after its E1200 fix, with the fix our report gives for that later
+    failure applied (bench/later_fixes.py), run on the chip and compared with the CPU."""
+    import later_fixes
+
+    build = _later_build(job["name"])
+
+    def fixed() -> tuple[Any, Any, Any, set[str]]:
+        fn, args, kw = build(set(), None)
+        kw, report = later_fixes.e1200_fixed(fn, args, kw)
+        told = later_fixes.fixes_told(report)
+        fn, args, kw = build(told, report)
+        kw, report = later_fixes.e1200_fixed(fn, args, kw)
+        return fn, args, kw, told
+
+    fn, args, kw, told = fixed()
+    res: dict[str, Any] = {"told": sorted(told)}
+    prog = type("P", (), {})()
+    prog.fn, prog.args, prog.jit_kwargs = fn, args, kw
+    ref = type("P", (), {})()
+    ref.fn, ref.args, ref.jit_kwargs, _ = _on_cpu(fixed)
+    inputs = random_inputs(jax.tree.leaves(args), job["name"])
+    with jax.default_matmul_precision("highest"):
+        ref_stage, ref_out, ref_err = _run_program(ref, inputs)
+        stage, out, err = _run_program(prog, inputs)
+    if stage != "ok":
+        res.update(error=err, outcome={"trace": "trace_error", "compile": "compile_error", "call": "refused"}.get(
+            stage, "runtime_error"))
+        return res
+    if ref_stage != "ok":
+        res.update(outcome="ran", reference_error=ref_err[:600])
+        return res
+    cmp = compare(out, ref_out)
+    res.update(compare=cmp, outcome="right" if cmp["same"] else "wrong")
+    return res
+
+
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
     kind = job["kind"]
     try:
         if kind == "user":
             return user_job(job)
+        if kind == "later_fix":
+            return later_fix_job(job)
         if kind == "unpinned_arg":
             import chip_routes
 

@@ -44,7 +44,7 @@ def chip_records(paths: list[str]) -> list[dict[str, Any]]:
     return list(latest.values())
 
 
-JOB_KEYS = ("kind", "family", "seed", "fix", "route", "dtype", "shape", "major_to_minor", "tiling", "memory_kind",
+JOB_KEYS = ("kind", "name", "family", "seed", "fix", "route", "dtype", "shape", "major_to_minor", "tiling", "memory_kind",
             "use", "pattern", "length", "cols")
 """What names a job (bench/chip_campaign.py's job objects)."""
 

@@ -56,7 +56,7 @@ def fixes_told(report: Any) -> set[str]:
             told.add("input")
         if "keep the carry" in fix:
             told.add("body")
-    if any("an unpinned_host argument" in f for f in report.failures):
+    if any("an unpinned_host argument" in f or "arrives in unpinned_host memory" in f for f in report.failures):
         told.add("pinned")
     return told
 

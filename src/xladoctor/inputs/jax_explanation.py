@@ -164,7 +164,7 @@ def _advice(fields: dict[str, Any]) -> Text:
         return text("jax_layout.advice.arrays_memory_kind", a=fields["memory_kind"], b=fields["other_memory_kind"])
     values = {k: v for k, v in fields.items() if k in _ADVICE_VALUES}
     key = {"invalid_memory_kind": "unknown_memory_kind", "device_put_auto": "auto_not_concrete"}.get(form, form)
-    return text(f"jax_layout.advice.{key}", **values)
+    return text(".".join(("jax_layout", "advice", key)), **values)  # one key a form (labels/en.toml)
 
 
 _ADVICE_VALUES = ("jit_memory_kind", "arg_memory_kind", "memory_kind", "available", "primitive", "other_memory_kind",

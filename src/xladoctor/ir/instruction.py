@@ -1,23 +1,19 @@
 """HloInstruction: one line of an HLO computation, with operands and users as references.
 
-One class for every opcode (no subclass per opcode as in XLA's C++): the
-attributes are kept as XLA printed them (``attributes``: name -> raw text, in
-order) so printing reproduces them, and the few that analyses need are parsed
-into typed fields (``tuple_index``, ``custom_call_target``, ``frontend_attributes``,
-``metadata``, ``output_to_operand_aliasing``, called computations by role).
+One class for every opcode (no subclass per opcode as in XLA's C++): the attributes are kept
+as XLA printed them (``attributes``: name -> raw text, in order) so printing reproduces them,
+and the few that analyses need are parsed into typed fields (``tuple_index``,
+``custom_call_target``, ``frontend_attributes``, ``metadata``, ``output_to_operand_aliasing``,
+called computations by role).
 
-Invariant: operands and users are written by this class's methods only -- the
-``operands`` setter (:meth:`HloInstruction._set_operands`, the one write path: the parser,
-rewrites, clones and removals all go through it), :meth:`replace_operand`,
-:meth:`replace_all_uses_with` and :meth:`HloInstruction.unlink` -- so each link has
-its reverse (checked by :meth:`HloModule.lint <xladoctor.ir.module.HloModule.lint>`).
-``users`` is a :class:`~.users.Users`, kept in XLA's order (``HloInstruction::Users``): a new
-user is appended, a removed user's slot is taken by the last user.  Passes that walk users
-(HostOffloader) decide in that order, so rewrites must leave the order XLA's would.
-
-Every write is O(operands changed): an instruction with thousands of operands (the ROOT
-tuple of a train step returning a pytree) has each use replaced in O(1)
-(:class:`_WideOperands`), and a tensor with thousands of users loses one in O(1).
+Invariant: operands and users are written by this class's methods only -- the ``operands``
+setter (:meth:`HloInstruction._set_operands`, the one write path), :meth:`replace_operand`,
+:meth:`replace_all_uses_with` and :meth:`HloInstruction.unlink` -- so each link has its reverse
+(checked by :meth:`HloModule.lint <xladoctor.ir.module.HloModule.lint>`).  ``users`` is a
+:class:`~.users.Users` in XLA's order (``HloInstruction::Users``): a new user is appended, a
+removed user's slot is taken by the last user; HostOffloader decides in that order, so
+rewrites must leave the order XLA's would.  Every write is O(operands changed): a ROOT tuple of
+thousands of operands has each use replaced in O(1) (:class:`_WideOperands`).
 """
 
 from __future__ import annotations
