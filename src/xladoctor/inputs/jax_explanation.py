@@ -163,8 +163,22 @@ def _advice(fields: dict[str, Any]) -> Text:
     if form == "buffer_memory_kind" and fields.get("between"):  # two arrays or buffers, no sharding
         return text("jax_layout.advice.arrays_memory_kind", a=fields["memory_kind"], b=fields["other_memory_kind"])
     values = {k: v for k, v in fields.items() if k in _ADVICE_VALUES}
-    key = {"invalid_memory_kind": "unknown_memory_kind", "device_put_auto": "auto_not_concrete"}.get(form, form)
-    return text(".".join(("jax_layout", "advice", key)), **values)  # one key a form (labels/en.toml)
+    form = {"invalid_memory_kind": "unknown_memory_kind", "device_put_auto": "auto_not_concrete"}.get(form, form)
+    return text(_ADVICE_KEYS[form], **values)
+
+
+_ADVICE_KEYS = {
+    "jit_memory_kind": "jax_layout.advice.jit_memory_kind", "unknown_memory_kind": "jax_layout.advice.unknown_memory_kind",
+    "mixed_memory_spaces": "jax_layout.advice.mixed_memory_spaces",
+    "buffer_memory_kind": "jax_layout.advice.buffer_memory_kind",
+    "device_local_layout": "jax_layout.advice.device_local_layout",
+    "donated_layout": "jax_layout.advice.donated_layout",
+    "format_without_sharding": "jax_layout.advice.format_without_sharding",
+    "auto_not_concrete": "jax_layout.advice.auto_not_concrete", "layout_override": "jax_layout.advice.layout_override",
+    "reshard_memory_kind": "jax_layout.advice.reshard_memory_kind",
+    "donation_memory_kinds": "jax_layout.advice.donation_memory_kinds",
+    "ref_memory_space": "jax_layout.advice.ref_memory_space", "layout_constraint": "jax_layout.advice.layout_constraint"}
+"""The advice of each remaining form, its label key spelt out (tests/test_labels.py reads them)."""
 
 
 _ADVICE_VALUES = ("jit_memory_kind", "arg_memory_kind", "memory_kind", "available", "primitive", "other_memory_kind",

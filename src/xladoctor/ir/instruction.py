@@ -13,7 +13,7 @@ setter (:meth:`HloInstruction._set_operands`, the one write path), :meth:`replac
 :class:`~.users.Users` in XLA's order (``HloInstruction::Users``): a new user is appended, a
 removed user's slot is taken by the last user; HostOffloader decides in that order, so
 rewrites must leave the order XLA's would.  Every write is O(operands changed): a ROOT tuple of
-thousands of operands has each use replaced in O(1) (:class:`_WideOperands`).
+thousands of operands has each use replaced in O(1) (:class:`~.operands.WideOperands`).
 """
 
 from __future__ import annotations
@@ -25,32 +25,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from . import opcode_rules as _opcode_rules
 from .opcodes import HloOpcode
+from .operands import WIDE, WideOperands
 from .shape import Shape
 from .users import Users
-
-
-class _WideOperands:
-    """The operands of an instruction with many, as a list plus an index operand -> slots, made
-    when a use of one is first replaced or its slots are first asked for (``operand_indices``,
-    which the walks ask of a wide user once per operand): each :meth:`HloInstruction.replace_all_uses_with` then
-    rewrites its slots in O(1) instead of copying the whole tuple (removing 10,000 ``Sharding``
-    markers in front of one ROOT tuple was 10,000 copies of it).  The tuple ``operands`` gives
-    is rebuilt from the list once, when next read."""
-
-    __slots__ = ("items", "slots", "dirty")
-
-    def __init__(self, operands: tuple[HloInstruction, ...]):
-        self.items = list(operands)
-        self.slots: dict[HloInstruction, dict[int, None]] = {}
-        """Operand -> its slots, an ordered set (one slot leaves in O(1): :meth:`HloInstruction.replace_operand`)."""
-        for k, op in enumerate(operands):
-            self.slots.setdefault(op, {})[k] = None
-        self.dirty = False
-
-
-_WIDE = 16
-"""Operand count above which replacing uses goes through :class:`_WideOperands`."""
-
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -126,7 +103,7 @@ class HloInstruction:
         self.opcode = opcode
         self.shape = shape
         self._operands: tuple[HloInstruction, ...] = ()
-        self._wide: _WideOperands | None = None
+        self._wide: WideOperands | None = None
         """The operands as a list with an index, while uses of them are being replaced (wide instructions)."""
         self.users = Users()
         """Instructions that use this one, in XLA's order; read only (see the module doc)."""
@@ -247,7 +224,7 @@ class HloInstruction:
         wide = self._wide
         old = tuple(wide.items) if wide is not None and wide.dirty else self._operands
         if old:
-            kept: tuple[HloInstruction, ...] | set[HloInstruction] = new if len(new) <= _WIDE else set(new)
+            kept: tuple[HloInstruction, ...] | set[HloInstruction] = new if len(new) <= WIDE else set(new)
             for op in old:
                 if op not in kept:
                     op.users.swap_remove(self)
@@ -272,15 +249,15 @@ class HloInstruction:
 
     def replace_operand(self, index: int, new: HloInstruction) -> None:
         """``ReplaceOperandWith``: slot ``index`` now holds ``new``; O(1) for a wide instruction
-        (its slot index, :class:`_WideOperands`), so returning one value N times is linear."""
+        (its slot index, :class:`~.operands.WideOperands`), so returning one value N times is linear."""
         wide = self._wide
         if wide is None:
-            if len(self._operands) <= _WIDE:
+            if len(self._operands) <= WIDE:
                 ops = list(self._operands)
                 ops[index] = new
                 self._set_operands(tuple(ops))
                 return
-            wide = self._wide = _WideOperands(self._operands)
+            wide = self._wide = WideOperands(self._operands)
         items = wide.items
         old = items[index]
         if old is new:
@@ -320,12 +297,12 @@ class HloInstruction:
         """Every slot of this instruction holding ``old`` holds ``new``; links follow."""
         old.users.swap_remove(self)
         new.users.add(self)
-        if len(self._operands) <= _WIDE and self._wide is None:
+        if len(self._operands) <= WIDE and self._wide is None:
             self._operands = tuple(new if o is old else o for o in self._operands)
             return
         wide = self._wide
         if wide is None:
-            wide = self._wide = _WideOperands(self._operands)
+            wide = self._wide = WideOperands(self._operands)
         slots = wide.slots.pop(old, None)
         if slots:
             items = wide.items
@@ -432,11 +409,11 @@ class HloInstruction:
     def operand_indices(self, operand: HloInstruction) -> list[int]:
         """Every operand slot holding ``operand`` (an instruction may be used twice)."""
         ops = self.operands
-        if len(ops) <= _WIDE:
+        if len(ops) <= WIDE:
             return [i for i, o in enumerate(ops) if o is operand]
         wide = self._wide  # a wide user asked once per operand: its index, not a scan each time
         if wide is None:
-            wide = self._wide = _WideOperands(ops)
+            wide = self._wide = WideOperands(ops)
         return sorted(wide.slots.get(operand, ()))
 
     def is_custom_call(self, *targets: str) -> bool:

@@ -1,0 +1,36 @@
+"""The operand list of an instruction with many operands, indexed for O(1) use replacement.
+
+A ROOT tuple returning one value thousands of times (a pytree whose leaves share an offloaded
+activation) has each use replaced by its slot, not by copying the whole tuple: see
+:meth:`HloInstruction.replace_operand <xladoctor.ir.instruction.HloInstruction.replace_operand>`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .instruction import HloInstruction
+
+
+class WideOperands:
+    """The operands of an instruction with many, as a list plus an index operand -> slots, made
+    when a use of one is first replaced or its slots are first asked for (``operand_indices``,
+    which the walks ask of a wide user once per operand): each :meth:`HloInstruction.replace_all_uses_with` then
+    rewrites its slots in O(1) instead of copying the whole tuple (removing 10,000 ``Sharding``
+    markers in front of one ROOT tuple was 10,000 copies of it).  The tuple ``operands`` gives
+    is rebuilt from the list once, when next read."""
+
+    __slots__ = ("items", "slots", "dirty")
+
+    def __init__(self, operands: tuple[HloInstruction, ...]):
+        self.items = list(operands)
+        self.slots: dict[HloInstruction, dict[int, None]] = {}
+        """Operand -> its slots, an ordered set (one slot leaves in O(1): :meth:`HloInstruction.replace_operand`)."""
+        for k, op in enumerate(operands):
+            self.slots.setdefault(op, {})[k] = None
+        self.dirty = False
+
+
+WIDE = 16
+"""Operand count above which replacing uses goes through :class:`WideOperands`."""
