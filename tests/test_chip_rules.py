@@ -130,3 +130,26 @@ def test_the_cli_says_the_call_is_refused_not_that_xla_fails(tmp_path):
     assert rc == 1
     assert "It compiles, and then JAX refuses every call: ValueError" in out.getvalue()
     assert "XLA would fail" not in out.getvalue()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (_scan_ys_to_host, _array((128,), "bfloat16")),
+    lambda: (_use("compute"), _array((32, 128), "int8", "pinned_host")),
+    lambda: (_use("return"), _array((8, 128), "float32", "unpinned_host")),
+], ids=["narrow-row", "narrow-pinned-compute", "unpinned-refused"])
+def test_every_route_gives_the_chip_failure(tmp_path, make):
+    """check_offload, ``offload FILE.hlo`` (its StableHLO beside it) and ``check DIR`` agree."""
+    import json
+    import subprocess
+    import sys
+
+    fn, arg = make()
+    report = check_offload(fn, arg)
+    lowered = jax.jit(fn).trace(arg).lower(lowering_platforms=("tpu",))
+    (tmp_path / "p.hlo").write_text(lowered.as_text("hlo"))
+    (tmp_path / "p.mlir").write_text(lowered.as_text())
+    status = report.failures[0].split(":")[0]
+    for argv in (["offload", str(tmp_path / "p.hlo"), "--json"], ["check", str(tmp_path), "--json"]):
+        out = subprocess.run([sys.executable, "-m", "xladoctor", *argv], capture_output=True, text=True)
+        assert out.returncode == 1, (argv, out.stderr)
+        assert f'"status": "{status}"' in json.dumps(json.loads(out.stdout)), argv
