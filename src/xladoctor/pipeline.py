@@ -40,6 +40,15 @@ class AnalysisOptions:
     platform: str = "tpu"
     """The compiler predicted for (``tpu``, ``cuda``): ``--confirm`` with a GPU ``--topology``
     predicts for XLA:GPU, whose pipeline and rule differ (:mod:`xladoctor.offload.platform_checks`)."""
+    stablehlo_found: str | None = None
+    """How the companion was found (``option``: ``--stablehlo``; ``beside``: ``NAME.mlir`` next to
+    ``NAME.hlo``; :mod:`xladoctor.syntax.companion`), said in every output."""
+
+    def companion_json(self) -> dict[str, Any] | None:
+        """The documents' ``stablehlo``: which StableHLO the verdict used, or null for none."""
+        if self.stablehlo_path is None:
+            return None
+        return {"path": self.stablehlo_path, "found": self.stablehlo_found or "option"}
 
     def command_args(self) -> tuple[str, ...]:
         """The options as command-line arguments (repeated in each fix's ``xladoctor offload`` line)."""
@@ -61,6 +70,11 @@ class ModuleCheck:
     confirm: dict[str, Any] | None = None
     text: str | None = None
     """The module as written, so each E1200 fix carries its edits of that text."""
+    undecidable: Finding | None = None
+    """The warning that replaces the verdict when the text does not say which memory the entry's
+    values are in and no StableHLO gives it (``check``'s NO VERDICT, the same in ``offload``)."""
+    memory_kinds: dict[str, Any] | None = None
+    """Where the memory kinds came from (``check --json``'s ``memory_kinds``)."""
 
     @property
     def applies(self) -> bool:
@@ -72,6 +86,8 @@ class ModuleCheck:
     def findings(self, lang: str = "en") -> tuple[Finding, ...]:
         from .findings.from_offload import confirm_finding, offload_findings
 
+        if self.undecidable is not None and self.applies:
+            return (self.undecidable,)
         if not self.applies:
             rejected = confirm_finding(self.confirm, self.source, lang)
             return (rejected,) if rejected is not None else ()
@@ -259,6 +275,9 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
         doc["failures"] = [{**f, "message": in_lang(f["message"], lang)} for f in doc["failures"]]
         doc["dropped_offloads"] = [{**d, "reason": in_lang(d["reason"], lang)} for d in doc["dropped_offloads"]]
     doc["provenance"] = mc.provenance.to_json()
+    doc["stablehlo"] = mc.options.companion_json()
+    if mc.memory_kinds is not None:
+        doc["memory_kinds"] = mc.memory_kinds
     if mc.confirm is not None:
         from .oracle.confirm import confirm_in_lang
 

@@ -110,6 +110,9 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
         lines.append("   " + (label("status.compiled_module", lang) if compiled else str(f["note"])))
         return "\n".join(lines)
     off = f["offload"]
+    if off.get("stablehlo"):  # which StableHLO the verdict used (the resolver's, as offload says it)
+        how = label("check.kinds_beside" if off["stablehlo"]["found"] == "beside" else "check.kinds_option", lang)
+        lines.append("   " + label("check.kinds_from", lang, path=escape_field(off["stablehlo"]["path"]), how=how))
     found = _findings(off)
     mismatches = [x for x in found if x.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
     for x in mismatches:
