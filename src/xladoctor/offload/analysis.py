@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 
+from ..errors import VerifyError
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
@@ -73,8 +74,11 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
 
 def _analyse(module: HloModule, rule: str, disable_host_compute: bool, allow_h2h_copy: bool,
              inline_calls: bool | None, legalize: bool, platform: str) -> HostOffloadResult:
-    verify_module(module)  # what XLA's verifier rejects never reaches the pass either
     options = OffloadOptions(_rule(rule).name, disable_host_compute, allow_h2h_copy)
+    try:
+        verify_module(module)  # what XLA's verifier rejects never reaches the pass either
+    except VerifyError as e:  # but XLA's parser takes it: the compile fails, the text is no bad input
+        return _refused_by_verifier(options, e)
     if inline_calls is None:
         inline_calls = looks_pre_optimization(module)
     if has_no_offload_start(module):
@@ -82,6 +86,21 @@ def _analyse(module: HloModule, rule: str, disable_host_compute: bool, allow_h2h
         if unchanged is not None:
             return unchanged
     return _full_analysis(module, options, inline_calls, legalize, platform)
+
+
+def _refused_by_verifier(options: OffloadOptions, error: VerifyError) -> HostOffloadResult:
+    """The result for a module XLA's parser reads and its HloVerifier refuses (a get-tuple-element
+    past its tuple's end, a call with the wrong operand count): the compile stops there, before
+    HostOffloader, so the outcome is that failure; ``hlo`` reads the module as jaxlib does."""
+    from ..labels import label
+    from .kinds import FirstKind, Status
+    from .result import PassFailure
+
+    result = HostOffloadResult(rule=options.rule)
+    result.failures.append(PassFailure(Status.INVALID_ARGUMENT, label("offload.verifier_refuses", message=error.message,
+                                                                      line=error.line), error.instruction, first=True))
+    result._first_kind = FirstKind.FAILURE
+    return result
 
 
 def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: bool,

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
+from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
-from .hlo_lexicon import INT64_ATTRIBUTES, KEYWORDS, metadata_fast
+from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, metadata_fast
 from .literal import LiteralError, check_literal
 from .reader import Reader
 from .shape_parser import read_shape
@@ -145,6 +146,8 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
                 return None
         elif arity >= 0 and len(operands) != arity:
             return None
+        if operand_count_error(opcode.value, operands) is not None:
+            return None  # the full reader refuses it where it stands
     control: list[tuple[str, int]] = []
     names = _NO_NAMES
     if m.end(8) > m.start(8):
@@ -189,8 +192,9 @@ def _contents(instr: HloInstruction, inside: str) -> bool:
 
 
 # Attributes the full reader decodes or checks beyond storing them.
-_DECODED = frozenset(("custom_call_target", "index", "frontend_attributes", "output_to_operand_aliasing",
-                      "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES, *INT64_ATTRIBUTES))
+_DECODED = frozenset(("custom_call_target", "index", "kind", "frontend_attributes", "output_to_operand_aliasing",
+                      "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES, *INT64_ATTRIBUTES,
+                      *BRACED_INT64_LIST_ATTRIBUTES))
 
 
 def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
