@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from jaxlib_differential import commands_say, divergences, mutated, named
+from jaxlib_differential import HERE, commands_say, divergences, mutated, named
 
 
 def entry(*lines: str, before: str = "", after: str = "") -> str:
@@ -51,6 +51,10 @@ CASES = {
     "a MoveToHost without operands": (entry('h = f32[2]{0} custom-call(), custom_call_target="MoveToHost"',
                                             'ROOT d = f32[2]{0} custom-call(h), custom_call_target="MoveToDevice"'),
                                       "ok"),
+    "a MoveToHost without operands, its copy moved up (legalize)": (
+        (HERE / "data" / "offload" / "L07_legalize_move_copy_up.hlo").read_text().replace(
+            'custom-call(param), custom_call_target="MoveToHost"', 'custom-call(), custom_call_target="MoveToHost"'),
+        "ok"),
     "a leading empty operand": (entry("ROOT a = (f32[2]{0}, f32[2]{0}) tuple(, p, p)"), "ok"),
     "dynamic-slice with an index per dimension of another rank": (
         entry("i = s32[] constant(0)", "ROOT d = f32[1]{0} dynamic-slice(p, i, i), dynamic_slice_sizes={1}"), "rejected"),
