@@ -87,6 +87,8 @@ def test_offload_without_kinds_gives_checks_no_verdict(tmp_path, lowered):
     assert text.returncode == 1 and "NO VERDICT" in text.stdout and "--stablehlo" in text.stdout
     chk = _json(_run("check", "-j1", "--json", hlo))
     assert chk["diagnostics"]["findings"][0]["message"] == warning["message"]
+    confirmed = _run("offload", hlo, "--confirm", "--json")  # as check: the guess is not compiled
+    assert confirmed.returncode == 1 and "confirm" not in _json(confirmed), confirmed.stderr
 
 
 @pytest.mark.parametrize("command", ["offload", "check", "hlo"])

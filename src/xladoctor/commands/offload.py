@@ -68,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
         mc = analyse_module(module, text, source, options, stablehlo)
         _undecidable(mc, source, lang)
     result, fixes, origin = mc.result, mc.fixes, mc.provenance
-    confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform) if args.confirm else None
+    # as check: no compile of a kind-less text, which would only "confirm" the device-memory guess
+    confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform) \
+        if args.confirm and mc.undecidable is None else None
     mc.confirm = confirmed
     _confirm.note_if_unavailable(confirmed, lang)
     if args.html:
