@@ -146,7 +146,7 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
                 return None
         elif arity >= 0 and len(operands) != arity:
             return None
-        if operand_count_error(opcode.value, operands) is not None:
+        if opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None:
             return None  # the full reader refuses it where it stands
     control: list[tuple[str, int]] = []
     names = _NO_NAMES
@@ -193,8 +193,11 @@ def _contents(instr: HloInstruction, inside: str) -> bool:
 
 # Attributes the full reader decodes or checks beyond storing them.
 _DECODED = frozenset(("custom_call_target", "index", "kind", "frontend_attributes", "output_to_operand_aliasing",
-                      "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES, *INT64_ATTRIBUTES,
-                      *BRACED_INT64_LIST_ATTRIBUTES))
+                      "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES, *INT64_ATTRIBUTES))
+# A braced integer list as printers write it ('{0,1}'); any other value of such an attribute
+# (spaces, comments, '{0:T(2,1)}', '{0,}') goes to the full reader, which accepts or refuses it as XLA.
+_COUNTED = frozenset((HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE))  # operand_count_error's opcodes
+_PLAIN_INT_LIST = re.compile(r"\{(?:-?[0-9]+(?:,-?[0-9]+)*)?\}\Z")
 
 
 def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
@@ -212,9 +215,10 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
         return None  # an attribute given twice
     if allowed is not None and not allowed.issuperset(names):
         return None
-    if "metadata" in names:
+    if "metadata" in names or not BRACED_INT64_LIST_ATTRIBUTES.isdisjoint(names):
         for _, name, raw in found:
-            if name == "metadata" and not metadata_fast(raw):
+            if (name == "metadata" and not metadata_fast(raw)) or \
+                    (name in BRACED_INT64_LIST_ATTRIBUTES and _PLAIN_INT_LIST.match(raw) is None):
                 return None
     del found  # holds a copy of every value: free it before the one copy that is kept
     instr.set_attribute_text(text[start:end])  # the dict is read from it on first use
