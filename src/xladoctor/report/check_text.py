@@ -96,6 +96,10 @@ def _quiet_reason(f: dict[str, Any], lang: str) -> str:
     name = label("check.module_size", lang, module=f["hlo"]["name"],
                  instructions=plural(f["hlo"]["instruction_count"], "check.instruction", "check.instructions", lang))
     why = label("check.compiled" if "note" in f else "check.none_predicted", lang)
+    companion = (f.get("offload") or {}).get("stablehlo")
+    if companion:  # which StableHLO the verdict used, on the quiet line too
+        how = label("check.kinds_beside" if companion["found"] == "beside" else "check.kinds_option", lang)
+        why += "; " + label("check.kinds_from", lang, path=escape_field(companion["path"]), how=how)
     return label("check.quiet_module", lang, module=name, why=why)
 
 
