@@ -73,6 +73,15 @@ def test_offload_reads_the_stablehlo_beside_the_file_as_check_does(tmp_path, low
     assert "memory kinds from" in _run("check", "-j1", hlo).stdout
 
 
+def test_a_quiet_file_names_its_stablehlo_too(tmp_path):
+    low = jax.jit(lambda v: v + 1.0).trace(jax.ShapeDtypeStruct((4, 16), jnp.float32)).lower(
+        lowering_platforms=("tpu",))
+    hlo = _pair(tmp_path, low, low.as_text())
+    p = _run("check", "-j1", hlo)
+    (line,) = [x for x in p.stdout.splitlines() if "step.hlo:" in x]
+    assert p.returncode == 0 and "no host-offload error predicted" in line and "memory kinds from" in line
+
+
 def test_offload_without_kinds_gives_checks_no_verdict(tmp_path, lowered):
     """The same kind-less text: check said NO VERDICT, offload said "no error predicted" (exit 0)."""
     hlo = _pair(tmp_path, lowered["e1200"])
@@ -145,6 +154,24 @@ def test_a_cpu_lowering_read_by_offload_says_its_verdict_is_not_tpus(tmp_path):
     assert "lowered for CPU" in _run("offload", hlo).stdout
     entry = _json(_run("check", "-j1", "--json", hlo))["files"][0]
     assert entry["provenance"]["platform"] == "cpu"
+
+
+def test_a_cpu_lowering_that_nothing_marks_gets_a_note_with_its_e1200(tmp_path):
+    """jax's CPU lowering drops `device_put(x, Space.Device)` on a pinned_host argument: the text is
+    a TPU lowering of `x * 2` (a real E1200), while the program compiles on TPU.  Nothing tells the
+    two apart, so the E1200 on it says so instead of standing as the TPU's verdict."""
+    x = jax.ShapeDtypeStruct((8, 128), jnp.float32, sharding=HOST)
+    verdicts = {}
+    for platform in ("cpu", "tpu"):
+        low = jax.jit(lambda v: jax.device_put(v, jax.memory.Space.Device) * 2.0).trace(x).lower(
+            lowering_platforms=(platform,))
+        hlo = _pair(tmp_path / platform, low, low.as_text())
+        verdicts[platform] = _json(_run("offload", hlo, "--json"))
+    cpu, tpu = verdicts["cpu"], verdicts["tpu"]
+    assert cpu["outcome"] == "E1200" and "CPU lowering" in cpu["provenance"]["note"]
+    assert cpu["provenance"]["faithful_for_accelerator"] is None  # cannot tell, and says so
+    assert tpu["outcome"] == "ok" and tpu["provenance"]["note"] is None
+    assert schema_errors(cpu, "offload") == []
 
 
 def test_confirm_compiles_the_stablehlo_offload_read(tmp_path, lowered):

@@ -169,6 +169,12 @@ def _analyse(module: HloModule, text: str, source: str | None, options: Analysis
         evidence = cpu_lowering_from_memory_kinds(module)
         if evidence is not None:
             provenance.platform, provenance.evidence = "cpu", [evidence, *provenance.evidence]
+        elif result.errors:
+            from .provenance import possibly_cpu_lowering
+
+            evidence = possibly_cpu_lowering(module)
+            if evidence is not None:
+                provenance.possibly_cpu, provenance.evidence = True, [evidence, *provenance.evidence]
     return ModuleCheck(source, module, result, fixes, provenance, options, text=text)
 
 
