@@ -78,10 +78,10 @@ def _drop_char(rng: random.Random, text: str) -> str:
     return text[:i] + text[i + 1:]
 
 
-def mutated(seed: int, count: int) -> list[tuple[str, str]]:
-    """``count`` (mutation name, text) pairs, the same for the same seed."""
+def mutated(seed: int, count: int, base: list[str] | None = None) -> list[tuple[str, str]]:
+    """``count`` (mutation name, text) pairs, the same for the same seed (of ``base``, else :func:`corpus`)."""
     rng = random.Random(seed)
-    base = corpus()
+    base = base if base is not None else corpus()
     out = []
     muts = _mutations(rng)
     while len(out) < count:
@@ -128,7 +128,8 @@ def commands_say(text: str) -> dict[str, str]:
 # Refusals stricter than jaxlib's parser, deliberate and named in docs/robustness.md: array shapes whose
 # layout XLA's shape validation refuses (the compile would), which this parser refuses at once.
 VALIDATED_SHAPE = ("minor_to_major field has", "tile dimensions must be positive", "a tile must have at least",
-                   "element size in bits must not be negative", "minor to major size is")
+                   "element size in bits must not be negative", "minor to major size is",
+                   "dim_level_types field contains")
 
 
 def named(kind: str, ours: dict[str, str]) -> str | None:
@@ -160,7 +161,12 @@ def divergences(cases: list[tuple[str, str]]) -> list[tuple[str, str, str, dict[
 if __name__ == "__main__":
     sys.path.insert(0, str(HERE))
     seed, count = int(sys.argv[1]), int(sys.argv[2])
-    found = divergences(mutated(seed, count))
+    if sys.argv[3:] == ["xla"]:  # XLA's own test modules (tests/data/xla_tests) instead
+        from xla_corpus import modules
+
+        found = divergences(mutated(seed, count, [m.text for m in modules()]))
+    else:
+        found = divergences(mutated(seed, count))
     for name, text, kind, ours, j in found:
         print("=" * 20, kind, name, ours, j.get("message", "")[:200])
         print(text[:3000])

@@ -55,6 +55,14 @@ CASES = {
         (HERE / "data" / "offload" / "L07_legalize_move_copy_up.hlo").read_text().replace(
             'custom-call(param), custom_call_target="MoveToHost"', 'custom-call(), custom_call_target="MoveToHost"'),
         "ok"),
+    "gather without slice_sizes=": (
+        "HloModule m\n\nENTRY e {\n  p = f32[4,3]{1,0} parameter(0)\n  i = s32[2,1]{1,0} parameter(1)\n  ROOT g = "
+        "f32[2,3]{1,0} gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1\n"
+        "}\n", "rejected"),
+    "scatter without to_apply=": (
+        "HloModule m\n\nENTRY e {\n  p = f32[4,3]{1,0} parameter(0)\n  i = s32[2,1]{1,0} parameter(1)\n  u = f32[2,3]{1,0} "
+        "parameter(2)\n  ROOT s = f32[4,3]{1,0} scatter(p, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+        "scatter_dims_to_operand_dims={0}, index_vector_dim=1\n}\n", "rejected"),
     "a leading empty operand": (entry("ROOT a = (f32[2]{0}, f32[2]{0}) tuple(, p, p)"), "ok"),
     "dynamic-slice with an index per dimension of another rank": (
         entry("i = s32[] constant(0)", "ROOT d = f32[1]{0} dynamic-slice(p, i, i), dynamic_slice_sizes={1}"), "rejected"),

@@ -49,7 +49,10 @@ REQUIRED_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "dynamic-slice": ("dynamic_slice_sizes",), "fusion": ("kind", "calls"), "map": ("to_apply",),
     "reduce": ("dimensions", "to_apply"), "reduce-scatter": ("dimensions",), "reduce-window": ("to_apply",),
     "rng": ("distribution",), "rng-bit-generator": ("algorithm",), "scan": ("dimensions",),
-    "scatter": ("index_vector_dim",), "sort": ("dimensions", "to_apply"), "while": ("condition", "body"),
+    "scatter": ("update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims", "index_vector_dim",
+                "to_apply"),
+    "gather": ("offset_dims", "collapsed_slice_dims", "start_index_map", "index_vector_dim", "slice_sizes"),
+    "sort": ("dimensions", "to_apply"), "while": ("condition", "body"),
     "select-and-scatter": ("select", "scatter"),
     "async-start": ("calls",),  # jaxlib 0.10.2: "attribute calls is expected but not seen" (issue 35)
 }
