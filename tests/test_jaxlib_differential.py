@@ -63,6 +63,8 @@ CASES = {
         "HloModule m\n\nENTRY e {\n  p = f32[4,3]{1,0} parameter(0)\n  i = s32[2,1]{1,0} parameter(1)\n  u = f32[2,3]{1,0} "
         "parameter(2)\n  ROOT s = f32[4,3]{1,0} scatter(p, i, u), update_window_dims={1}, inserted_window_dims={0}, "
         "scatter_dims_to_operand_dims={0}, index_vector_dim=1\n}\n", "rejected"),
+    "an unbounded dimension (hlo has no byte size for it)": (
+        entry("q = f32[?,4]{1,0} parameter(1)", "ROOT n = f32[2]{0} negate(p)"), "ok"),
     "a leading empty operand": (entry("ROOT a = (f32[2]{0}, f32[2]{0}) tuple(, p, p)"), "ok"),
     "dynamic-slice with an index per dimension of another rank": (
         entry("i = s32[] constant(0)", "ROOT d = f32[1]{0} dynamic-slice(p, i, i), dynamic_slice_sizes={1}"), "rejected"),
@@ -104,3 +106,20 @@ def test_seeded_mutations_diverge_only_where_named():
     found = divergences(mutated(35, 400))
     unexplained = [(name, kind, ours) for name, _, kind, ours, _ in found if named(kind, ours) is None]
     assert not unexplained, unexplained[:10]
+
+
+def test_hlo_reads_an_unbounded_dimension_and_says_it_has_no_size(tmp_path, capsys):
+    """`hlo` refused it ("has no byte size", exit 2) while jaxlib and `offload` read it."""
+    import json
+
+    from json_schema_check import schema_errors
+    from xladoctor.cli import main
+
+    path = tmp_path / "u.hlo"
+    path.write_text(CASES["an unbounded dimension (hlo has no byte size for it)"][0])
+    assert main(["hlo", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    unbounded = doc["entry_computation_layout"]["parameters"][1]
+    assert unbounded["logical_bytes"] is None and unbounded["physical_bytes"] is None
+    assert doc["entry_computation_layout"]["parameters"][0]["logical_bytes"] == 8
+    assert schema_errors(doc, "hlo") == []

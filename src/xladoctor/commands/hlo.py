@@ -86,5 +86,7 @@ def render_text(s: dict[str, Any]) -> str:
 
 def _sizes_line(entry: dict[str, Any]) -> str:
     host = _host_mark(entry, entry["shape"].startswith("("))
+    if entry["logical_bytes"] is None:  # an unbounded ('?') dimension: no byte size
+        return " " * 13 + label("hlo.sizes_unbounded") + host
     return " " * 13 + label("hlo.sizes", logical=bytes_text(entry["logical_bytes"]),
                             physical=bytes_text(entry["physical_bytes"])) + host
