@@ -65,6 +65,15 @@ CASES = {
         "scatter_dims_to_operand_dims={0}, index_vector_dim=1\n}\n", "rejected"),
     "an unbounded dimension (hlo has no byte size for it)": (
         entry("q = f32[?,4]{1,0} parameter(1)", "ROOT n = f32[2]{0} negate(p)"), "ok"),
+    "slice={[0:]}": (entry("ROOT s = f32[1]{0} slice(p), slice={[0:]}"), "rejected"),
+    "a layout inside slice=": (entry("ROOT s = f32[1]{0} slice(p), slice={[0:1:T(1)]}"), "rejected"),
+    "slice= with spaces and a stride": (entry("ROOT s = f32[1]{0} slice(p), slice={ [0 : 1 : 1] }"), "ok"),
+    "a triple in source_target_pairs=": (
+        entry("ROOT c = f32[2]{0} collective-permute(p), source_target_pairs={{0,1,2}}"), "rejected"),
+    "a layout inside source_target_pairs=": (
+        entry("ROOT c = f32[2]{0} collective-permute(p), source_target_pairs={{0,1},{1,0:T(0)}}"), "rejected"),
+    "source_target_pairs= with spaces": (
+        entry("ROOT c = f32[2]{0} collective-permute(p), source_target_pairs={ {0, 1}, {1,0} }"), "ok"),
     "a leading empty operand": (entry("ROOT a = (f32[2]{0}, f32[2]{0}) tuple(, p, p)"), "ok"),
     "dynamic-slice with an index per dimension of another rank": (
         entry("i = s32[] constant(0)", "ROOT d = f32[1]{0} dynamic-slice(p, i, i), dynamic_slice_sizes={1}"), "rejected"),

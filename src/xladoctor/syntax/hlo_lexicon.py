@@ -27,6 +27,18 @@ BRACED_INT64_LIST_ATTRIBUTES = frozenset((
     "lhs_contracting_dims", "rhs_batch_dims", "rhs_contracting_dims", "lhs_ragged_dims", "rhs_group_dims",
     "fft_length"))
 BRACED_INT64_LIST = re.compile(r"\{\s*(?:[-+]?\w+\s*(?:,\s*[-+]?\w+\s*)*)?\}\Z")
+_INT = r"\s*[-+]?\w+\s*"
+_SLICE_RANGE = rf"\[{_INT}:{_INT}(?::{_INT})?\]"
+_PAIR = rf"\{{{_INT},{_INT}\}}"
+# Attribute values with a fixed grammar in XLA's parser (comments stripped first), and what it expects.
+VALUE_GRAMMARS: dict[str, tuple[re.Pattern[str], str]] = {
+    **{a: (BRACED_INT64_LIST, "a list of integers in braces (XLA: expects a list to end with kRbrace)")
+       for a in BRACED_INT64_LIST_ATTRIBUTES},
+    "slice": (re.compile(rf"\{{\s*(?:{_SLICE_RANGE}\s*(?:,\s*{_SLICE_RANGE}\s*)*)?\}}\Z"),
+              "{[start:limit(:stride)], ...} of integers (XLA: expects integer)"),
+    "source_target_pairs": (re.compile(rf"\{{\s*(?:{_PAIR}\s*(?:,\s*{_PAIR}\s*)*)?\}}\Z"),
+                            "a list of {source,target} integer pairs (XLA: expects a list of pairs)"),
+}
 # The fusion kinds XLA's parser knows (StringToFusionKind); any other is "Unknown fusion kind".
 FUSION_KINDS = frozenset(("kLoop", "kInput", "kOutput", "kCustom"))
 # Attributes XLA's parser reads as one int64 (AttrTy::kInt64): anything else is "expects integer".

@@ -198,6 +198,9 @@ _DECODED = frozenset(("custom_call_target", "index", "kind", "frontend_attribute
 # (spaces, comments, '{0:T(2,1)}', '{0,}') goes to the full reader, which accepts or refuses it as XLA.
 _COUNTED = frozenset((HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE))  # operand_count_error's opcodes
 _PLAIN_INT_LIST = re.compile(r"\{(?:-?[0-9]+(?:,-?[0-9]+)*)?\}\Z")
+_PLAIN_SLICE = re.compile(r"\{(?:\[[0-9]+:[0-9]+(?::[0-9]+)?\](?:, \[[0-9]+:[0-9]+(?::[0-9]+)?\])*)?\}\Z")
+_PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), "slice": _PLAIN_SLICE}
+"""The values of VALUE_GRAMMARS' attributes as printers write them; any other goes to the full reader."""
 
 
 def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
@@ -215,10 +218,10 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
         return None  # an attribute given twice
     if allowed is not None and not allowed.issuperset(names):
         return None
-    if "metadata" in names or not BRACED_INT64_LIST_ATTRIBUTES.isdisjoint(names):
+    if "metadata" in names or not _PLAIN_FORMS.keys().isdisjoint(names):
         for _, name, raw in found:
             if (name == "metadata" and not metadata_fast(raw)) or \
-                    (name in BRACED_INT64_LIST_ATTRIBUTES and _PLAIN_INT_LIST.match(raw) is None):
+                    (name in _PLAIN_FORMS and _PLAIN_FORMS[name].match(raw) is None):
                 return None
     del found  # holds a copy of every value: free it before the one copy that is kept
     instr.set_attribute_text(text[start:end])  # the dict is read from it on first use

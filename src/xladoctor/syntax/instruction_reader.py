@@ -28,8 +28,6 @@ from ..ir.shape_inference import CAN_INFER
 from .async_sugar import split_sugar
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
 from .hlo_lexicon import (
-    BRACED_INT64_LIST,
-    BRACED_INT64_LIST_ATTRIBUTES,
     FUSION_KINDS,
     INT64_ATTRIBUTES,
     KEYWORDS,
@@ -37,6 +35,7 @@ from .hlo_lexicon import (
     METADATA_STRINGS,
     PRIMITIVE_WORDS,
     VALUE_FORM,
+    VALUE_GRAMMARS,
     metadata_fast,
 )
 from .literal import LiteralError, check_literal
@@ -386,9 +385,9 @@ class InstructionReader:
         expected = VALUE_FORM.get(attr)
         if expected is not None and not raw.startswith(expected[0]):
             raise self.error(f"attribute {attr} expects {expected[1]}, found {show_token(raw)}", pos)
-        if attr in BRACED_INT64_LIST_ATTRIBUTES and not BRACED_INT64_LIST.match(_COMMENT.sub(" ", raw)):
-            raise self.error(f"attribute {attr} expects a list of integers in braces, found {show_token(raw)} "
-                             "(XLA: expects a list to end with kRbrace)", pos)
+        grammar = VALUE_GRAMMARS.get(attr)
+        if grammar is not None and not grammar[0].match(_COMMENT.sub(" ", raw)):
+            raise self.error(f"attribute {attr} expects {grammar[1]}, found {show_token(raw)}", pos)
         if attr == "kind" and instr.opcode is HloOpcode.FUSION and raw not in FUSION_KINDS:
             raise self.error(f"Unknown fusion kind: {show_token(raw)} (XLA knows {', '.join(sorted(FUSION_KINDS))})",
                              pos)
