@@ -20,6 +20,7 @@ def entry(*lines: str, before: str = "", after: str = "") -> str:
 
 
 FUSED = "fc {\n  a = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(a)\n}\n\n"
+ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n\n"
 BRANCH = "b0 {\n  x = f32[2]{0} parameter(0)\n  ROOT y = f32[2]{0} negate(x)\n}\n\n"
 
 # name -> (text, what jaxlib 0.10.2 says: "ok" or "rejected")
@@ -74,6 +75,16 @@ CASES = {
         entry("ROOT c = f32[2]{0} collective-permute(p), source_target_pairs={{0,1},{1,0:T(0)}}"), "rejected"),
     "source_target_pairs= with spaces": (
         entry("ROOT c = f32[2]{0} collective-permute(p), source_target_pairs={ {0, 1}, {1,0} }"), "ok"),
+    "a layout inside replica_groups=": (entry("ROOT a = f32[2]{0} all-reduce(p), replica_groups={{0},{1:E(4)}}, "
+                                              "to_apply=add", before=ADD), "rejected"),
+    "an empty entry in replica_groups=": (entry("ROOT a = f32[2]{0} all-reduce(p), replica_groups={{0, , 2}}, "
+                                                "to_apply=add", before=ADD), "rejected"),
+    "replica_groups= as an iota list": (entry("ROOT a = f32[2]{0} all-reduce(p), replica_groups=[2,2]<=[4], "
+                                              "to_apply=add", before=ADD), "ok"),
+    "an empty group in replica_groups=": (entry("ROOT a = f32[2]{0} all-reduce(p), replica_groups={{}}, to_apply=add",
+                                                before=ADD), "ok"),
+    "reduce-scatter without to_apply=": (entry("ROOT r = f32[1]{0} reduce-scatter(p), replica_groups={}, "
+                                               "dimensions={0}"), "rejected"),
     "a leading empty operand": (entry("ROOT a = (f32[2]{0}, f32[2]{0}) tuple(, p, p)"), "ok"),
     "dynamic-slice with an index per dimension of another rank": (
         entry("i = s32[] constant(0)", "ROOT d = f32[1]{0} dynamic-slice(p, i, i), dynamic_slice_sizes={1}"), "rejected"),

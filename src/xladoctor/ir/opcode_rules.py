@@ -47,7 +47,7 @@ REQUIRED_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "collective-permute-start": ("source_target_pairs",), "compare": ("direction",),
     "concatenate": ("dimensions",), "custom-call": ("custom_call_target",), "get-tuple-element": ("index",),
     "dynamic-slice": ("dynamic_slice_sizes",), "fusion": ("kind", "calls"), "map": ("to_apply",),
-    "reduce": ("dimensions", "to_apply"), "reduce-scatter": ("dimensions",), "reduce-window": ("to_apply",),
+    "reduce": ("dimensions", "to_apply"), "reduce-scatter": ("dimensions", "to_apply"), "reduce-window": ("to_apply",),
     "rng": ("distribution",), "rng-bit-generator": ("algorithm",), "scan": ("dimensions",),
     "scatter": ("update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims", "index_vector_dim",
                 "to_apply"),

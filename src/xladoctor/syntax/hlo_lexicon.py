@@ -30,12 +30,16 @@ BRACED_INT64_LIST = re.compile(r"\{\s*(?:[-+]?\w+\s*(?:,\s*[-+]?\w+\s*)*)?\}\Z")
 _INT = r"\s*[-+]?\w+\s*"
 _SLICE_RANGE = rf"\[{_INT}:{_INT}(?::{_INT})?\]"
 _PAIR = rf"\{{{_INT},{_INT}\}}"
+_GROUP = rf"\{{(?:{_INT}(?:,{_INT})*|\s*)\}}"
 # Attribute values with a fixed grammar in XLA's parser (comments stripped first), and what it expects.
 VALUE_GRAMMARS: dict[str, tuple[re.Pattern[str], str]] = {
     **{a: (BRACED_INT64_LIST, "a list of integers in braces (XLA: expects a list to end with kRbrace)")
        for a in BRACED_INT64_LIST_ATTRIBUTES},
     "slice": (re.compile(rf"\{{\s*(?:{_SLICE_RANGE}\s*(?:,\s*{_SLICE_RANGE}\s*)*)?\}}\Z"),
               "{[start:limit(:stride)], ...} of integers (XLA: expects integer)"),
+    # the braced form only: the iota ('[2,4]<=[8]') and mesh forms are read as text
+    "replica_groups": (re.compile(rf"(?:\{{\s*(?:{_GROUP}\s*(?:,\s*{_GROUP}\s*)*)?\}}|[^{{].*)\Z", re.S),
+                       "a list of {integer, ...} groups (XLA: expects a list to end with kRbrace)"),
     "source_target_pairs": (re.compile(rf"\{{\s*(?:{_PAIR}\s*(?:,\s*{_PAIR}\s*)*)?\}}\Z"),
                             "a list of {source,target} integer pairs (XLA: expects a list of pairs)"),
 }
