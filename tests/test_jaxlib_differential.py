@@ -85,6 +85,13 @@ CASES = {
                                                 before=ADD), "ok"),
     "reduce-scatter without to_apply=": (entry("ROOT r = f32[1]{0} reduce-scatter(p), replica_groups={}, "
                                                "dimensions={0}"), "rejected"),
+    "result_accuracy={mode=high}": (entry("ROOT x = f32[2]{0} exponential(p), result_accuracy={mode=high}"),
+                                    "rejected"),
+    "result_accuracy={mode=HIGHEST}": (entry("ROOT x = f32[2]{0} exponential(p), result_accuracy={mode=HIGHEST}"),
+                                       "ok"),
+    "result_accuracy={tolerance=...}": (entry("ROOT x = f32[2]{0} exponential(p), "
+                                              "result_accuracy={tolerance={rtol=0.5}}"), "ok"),
+    "an empty result_accuracy": (entry("ROOT x = f32[2]{0} exponential(p), result_accuracy={}"), "rejected"),
     "a leading empty operand": (entry("ROOT a = (f32[2]{0}, f32[2]{0}) tuple(, p, p)"), "ok"),
     "dynamic-slice with an index per dimension of another rank": (
         entry("i = s32[] constant(0)", "ROOT d = f32[1]{0} dynamic-slice(p, i, i), dynamic_slice_sizes={1}"), "rejected"),

@@ -37,6 +37,8 @@ VALUE_GRAMMARS: dict[str, tuple[re.Pattern[str], str]] = {
        for a in BRACED_INT64_LIST_ATTRIBUTES},
     "slice": (re.compile(rf"\{{\s*(?:{_SLICE_RANGE}\s*(?:,\s*{_SLICE_RANGE}\s*)*)?\}}\Z"),
               "{[start:limit(:stride)], ...} of integers (XLA: expects integer)"),
+    "result_accuracy": (re.compile(r"\{(?:mode=(?i:default|highest)|tolerance=\{[^{}]*\})\}\Z"),
+                        "{mode=default|highest} or {tolerance={...}} (XLA: expects ResultAccuracy type)"),
     # the braced form only: the iota ('[2,4]<=[8]') and mesh forms are read as text
     "replica_groups": (re.compile(rf"(?:\{{\s*(?:{_GROUP}\s*(?:,\s*{_GROUP}\s*)*)?\}}|[^{{].*)\Z", re.S),
                        "a list of {integer, ...} groups (XLA: expects a list to end with kRbrace)"),

@@ -23,7 +23,7 @@ from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
-from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, metadata_fast
+from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
 from .literal import LiteralError, check_literal
 from .reader import Reader
 from .shape_parser import read_shape
@@ -199,7 +199,8 @@ _DECODED = frozenset(("custom_call_target", "index", "kind", "frontend_attribute
 _COUNTED = frozenset((HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE))  # operand_count_error's opcodes
 _PLAIN_INT_LIST = re.compile(r"\{(?:-?[0-9]+(?:,-?[0-9]+)*)?\}\Z")
 _PLAIN_SLICE = re.compile(r"\{(?:\[[0-9]+:[0-9]+(?::[0-9]+)?\](?:, \[[0-9]+:[0-9]+(?::[0-9]+)?\])*)?\}\Z")
-_PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), "slice": _PLAIN_SLICE}
+_PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), "slice": _PLAIN_SLICE,
+                "result_accuracy": VALUE_GRAMMARS["result_accuracy"][0]}
 """The values of VALUE_GRAMMARS' attributes as printers write them; any other goes to the full reader."""
 
 
