@@ -138,11 +138,14 @@ def test_cli_reads_memory_kinds_and_names_from_the_stablehlo(tmp_path, capsys):
         return {"saved": jax.device_put(x * 2, host), "y": x + 1}
 
     lowered = jax.jit(f).trace(jnp.ones((8, 128), jnp.float32)).lower(lowering_platforms=("tpu",))
-    hlo, mlir = tmp_path / "f.hlo", tmp_path / "f.mlir"
+    hlo, mlir = tmp_path / "f.hlo", tmp_path / "f.ir"
     hlo.write_text(lowered.as_text("hlo"))
     mlir.write_text(lowered.as_text())
-    assert main(["offload", str(hlo), ]) == 1  # the bare HLO text has lost the memory kind
-    capsys.readouterr()
+    assert main(["offload", str(hlo), ]) == 1  # the bare HLO text has lost the memory kind: no verdict
+    assert "NO VERDICT" in capsys.readouterr().out
     assert main(["offload", str(hlo), "--stablehlo", str(mlir), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
+    (tmp_path / "f.mlir").write_text(lowered.as_text())  # beside it: read without the option, as check does
+    assert main(["offload", str(hlo)]) == 0
+    capsys.readouterr()
     assert doc["error"] is None and {tuple(p["shape_index"]) for p in doc["host_positions"]} >= {(0,)}

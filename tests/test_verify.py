@@ -34,13 +34,24 @@ def test_verifier_points_at_the_instruction(name, text, line, col, message):
     assert (err.source, err.line, err.col) == ("bad.hlo", line, col)
 
 
-def test_offload_cli_reports_it_in_one_line(tmp_path, capsys):
+def test_every_command_accepts_what_xlas_parser_accepts_and_offload_predicts_the_refusal(tmp_path, capsys):
+    """jaxlib's parser takes a gte past its tuple's end (the verifier refuses it, in the compile): ``hlo``
+    read it and ``offload`` refused it with exit 2 (issue 35).  Now both read it, and ``offload``'s
+    verdict is the compile's: it fails, at the verifier, naming the instruction and the rule."""
+    import json
+
     path = tmp_path / "bad.hlo"
-    _name, text, line, col, message = CASES[0]
+    _name, text, line, _col, message = CASES[0]
     path.write_text(text)
-    assert main(["offload", str(path)]) == 2
-    out, err = capsys.readouterr()
-    assert out == "" and err.count("\n") == 1 and err.startswith(f"{path}:{line}:{col}: {message}")
+    assert main(["hlo", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["offload", str(path), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    (failure,) = doc["failures"]
+    assert doc["outcome"] == "failure" and failure["first"] and failure["instruction"] == "g"
+    assert "HloVerifier" in failure["message"] and message in failure["message"] and f"line {line}" in failure["message"]
+    assert main(["check", "--full", str(path)]) == 1
+    assert "HloVerifier" in capsys.readouterr().out
 
 
 def test_real_modules_verify(jax_hlo_corpus):

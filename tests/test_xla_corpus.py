@@ -23,7 +23,6 @@ from xla_corpus import jaxlib_views, judge, modules, our_view
 
 _SHARDING = "xladoctor keeps sharding= as text; jaxlib reads the mesh form and refuses this one"
 _CUSTOM_CALL = "custom-call attributes xladoctor keeps as text (jaxlib validates them)"
-_ACCURACY = "result_accuracy= is kept as text; jaxlib validates its mode and tolerance"
 _CONVOLUTION = "convolution window=/dim_labels= are kept as text; jaxlib checks them against the shapes"
 
 DIVERGENCES: dict[str, tuple[str, str]] = {
@@ -39,10 +38,6 @@ DIVERGENCES: dict[str, tuple[str, str]] = {
     "xla/hlo/parser/hlo_parser_test.cc:5516": ("we-accept", _CUSTOM_CALL + ": operand_layout_constraints shapes"),
     "xla/hlo/parser/hlo_parser_test.cc:5530": ("we-accept", _CUSTOM_CALL + ": api_version"),
     "xla/hlo/parser/hlo_parser_test.cc:5543": ("we-accept", _CUSTOM_CALL + ": api_version"),
-    "xla/hlo/parser/hlo_parser_test.cc:7002": ("we-accept", _ACCURACY),
-    "xla/hlo/parser/hlo_parser_test.cc:7037": ("we-accept", _ACCURACY),
-    "xla/hlo/parser/hlo_parser_test.cc:7051": ("we-accept", _ACCURACY),
-    "xla/service/hlo_instruction_test.cc:3433": ("we-accept", _ACCURACY),
     "xla/hlo/parser/hlo_parser_test.cc:5033": ("we-accept", "dynamic-reshape without operands is not refused"),
     "xla/hlo/parser/hlo_parser_test.cc:5151": ("we-accept", "infeed's shape is not checked to be a tuple"),
     "xla/hlo/parser/hlo_parser_test.cc:6217": ("we-accept", "a nested broadcast of a non-scalar without dimensions= "

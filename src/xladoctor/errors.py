@@ -74,6 +74,9 @@ class LayoutError(InputError):
 class VerifyError(InputError):
     """A module that parses but that XLA's HloVerifier would reject (e.g. a while without a body)."""
 
+    instruction: str | None = None
+    """The instruction the verifier stops at."""
+
 
 class UnboundedSizeError(XlaDoctorError):
     """A byte size asked of a shape with an unbounded (``?``) dimension, which has none.

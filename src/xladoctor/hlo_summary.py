@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from .errors import UnboundedSizeError
 from .ir.module import HloModule
 from .ir.shape import HOST_MEMORY_SPACE, Shape
 from .ir.sizes import logical_bytes, physical_bytes
@@ -15,10 +16,15 @@ from .ir.sizes import logical_bytes, physical_bytes
 def _sizes(shape: Shape) -> dict[str, Any]:
     indexed = [(i, s) for i, s in shape.leaves() if s.is_array]
     leaves = [s for _, s in indexed]
+    try:
+        logical: int | None = sum(logical_bytes(s) for s in leaves)
+        physical: int | None = sum(physical_bytes(s) for s in leaves)
+    except UnboundedSizeError:  # f32[?,784]: jaxlib reads it, it has no byte size (null, not a refusal)
+        logical = physical = None
     return {
         "shape": str(shape),
-        "logical_bytes": sum(logical_bytes(s) for s in leaves),
-        "physical_bytes": sum(physical_bytes(s) for s in leaves),
+        "logical_bytes": logical,
+        "physical_bytes": physical,
         "memory_spaces": sorted({s.memory_space for s in leaves}),
         "host_leaves": [list(i) for i, s in indexed if s.memory_space == HOST_MEMORY_SPACE],
     }

@@ -39,6 +39,15 @@ class AnalysisOptions:
     platform: str = "tpu"
     """The compiler predicted for (``tpu``, ``cuda``): ``--confirm`` with a GPU ``--topology``
     predicts for XLA:GPU, whose pipeline and rule differ (:mod:`xladoctor.offload.platform_checks`)."""
+    stablehlo_found: str | None = None
+    """How the companion was found (``option``: ``--stablehlo``; ``beside``: ``NAME.mlir`` next to
+    ``NAME.hlo``; :mod:`xladoctor.syntax.companion`), said in every output."""
+
+    def companion_json(self) -> dict[str, Any] | None:
+        """The documents' ``stablehlo``: which StableHLO the verdict used, or null for none."""
+        if self.stablehlo_path is None:
+            return None
+        return {"path": self.stablehlo_path, "found": self.stablehlo_found or "option"}
 
     def command_args(self) -> tuple[str, ...]:
         """The options as command-line arguments (repeated in each fix's ``xladoctor offload`` line)."""
@@ -62,6 +71,11 @@ class ModuleCheck:
     """The module as written, so each E1200 fix carries its edits of that text."""
     _findings: dict[tuple[str, int], tuple[Any, tuple[Finding, ...]]] = field(default_factory=dict, init=False,
                                                                               repr=False, compare=False)
+    undecidable: Finding | None = None
+    """The warning that replaces the verdict when the text does not say which memory the entry's
+    values are in and no StableHLO gives it (``check``'s NO VERDICT, the same in ``offload``)."""
+    memory_kinds: dict[str, Any] | None = None
+    """Where the memory kinds came from (``check --json``'s ``memory_kinds``)."""
 
     @property
     def applies(self) -> bool:
@@ -82,6 +96,8 @@ class ModuleCheck:
     def _make_findings(self, lang: str) -> tuple[Finding, ...]:
         from .findings.from_offload import confirm_finding, offload_findings
 
+        if self.undecidable is not None and self.applies:
+            return (self.undecidable,)
         if not self.applies:
             rejected = confirm_finding(self.confirm, self.source, lang)
             return (rejected,) if rejected is not None else ()
@@ -144,6 +160,12 @@ def _analyse(module: HloModule, text: str, source: str | None, options: Analysis
         evidence = cpu_lowering_from_memory_kinds(module)
         if evidence is not None:
             provenance.platform, provenance.evidence = "cpu", [evidence, *provenance.evidence]
+        elif result.errors:
+            from .provenance import possibly_cpu_lowering
+
+            evidence = possibly_cpu_lowering(module)
+            if evidence is not None:
+                provenance.possibly_cpu, provenance.evidence = True, [evidence, *provenance.evidence]
     return ModuleCheck(source, module, result, fixes, provenance, options, text=text)
 
 
@@ -259,6 +281,9 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
         doc["failures"] = [{**f, "message": in_lang(f["message"], lang)} for f in doc["failures"]]
         doc["dropped_offloads"] = [{**d, "reason": in_lang(d["reason"], lang)} for d in doc["dropped_offloads"]]
     doc["provenance"] = mc.provenance.to_json()
+    doc["stablehlo"] = mc.options.companion_json()
+    if mc.memory_kinds is not None:
+        doc["memory_kinds"] = mc.memory_kinds
     if mc.confirm is not None:
         from .oracle.confirm import confirm_in_lang
 

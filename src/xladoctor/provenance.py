@@ -58,6 +58,9 @@ class Provenance:
     evidence: list[str] = field(default_factory=list)
     conflicting: bool = False
     """Evidence pointed at more than one platform (the strongest rule won)."""
+    possibly_cpu: bool = False
+    """Nothing tells the platform, and the module is what jax's CPU lowering leaves of a program
+    that moves a host argument to device (:func:`possibly_cpu_lowering`): the verdict says so."""
 
     @property
     def faithful_for_accelerator(self) -> bool | None:
@@ -69,7 +72,7 @@ class Provenance:
     def note(self) -> str | None:
         """The warning to show with an offload verdict, or ``None`` when there is none to give."""
         if self.platform != "cpu":
-            return None
+            return label("status.maybe_cpu_lowered", evidence=self.evidence[0]) if self.possibly_cpu else None
         return label("status.cpu_compiled" if self.stage == "compiled" else "status.cpu_lowered",
                      evidence=self.evidence[0])
 
@@ -215,3 +218,22 @@ def cpu_lowering_from_memory_kinds(module: Any) -> str | None:
             return None
     return label("provenance.host_output_no_annotation")
 
+
+
+def possibly_cpu_lowering(module: Any) -> str | None:
+    """Evidence that ``module`` (its entry layout given JAX's memory kinds) may be a CPU lowering,
+    where nothing else tells: an argument in host memory and no placement annotation or host
+    compute anywhere.  jax's CPU lowering of ``device_put(x, Space.Device) * 2`` on a pinned_host
+    ``x`` leaves exactly that (its TPU lowering keeps the annotation and compiles); a TPU lowering
+    of ``x * 2`` is the same text and fails with E1200 (jax 0.10.2, issue 35).  So an E1200 on such
+    a module carries a note, not a silent TPU verdict."""
+    layout = module.entry_layout()
+    if not any(s.is_array and s.layout is not None and s.layout.memory_space != 0
+               for p in layout.parameters for _, s in p.leaves()):
+        return None
+    for instr in module.instructions():
+        attrs = instr.frontend_attributes
+        if (instr.custom_call_target or "") in _OFFLOAD_MARKS or "_xla_buffer_placement" in attrs \
+                or "_xla_compute_type" in attrs:
+            return None
+    return label("provenance.host_argument_no_annotation")

@@ -20,34 +20,21 @@ def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: s
     or the ``NAME.mlir``/``NAME.stablehlo`` beside ``NAME.hlo``), which gives the memory kinds;
     the findings' titles and fix texts are in ``lang`` (``check --lang``)."""
     from ..pipeline import parse_hlo
+    from ..syntax.companion import resolve
 
     module = parse_hlo(text, source)
-    stablehlo = _read_stablehlo(stablehlo_path) if stablehlo_path is not None else None
+    # the resolver every command uses: the file named, else the one beside, and only if it is this program's
+    companion = resolve(module, None if source == "<stdin>" else source, stablehlo_path)
     with located(text, source):
         return _check_module(module, text, source, rule, confirm_topology, disable_host_compute,
-                             stablehlo_path, stablehlo, lang)
-
-
-def _read_stablehlo(path: str) -> str:
-    """The companion's text; one ``file:1:1: message`` error when it is unreadable or no StableHLO."""
-    from ..errors import InputError
-    from ..files import decode_text
-    from ..syntax.stablehlo_main import has_main
-
-    try:
-        with open(path, "rb") as f:
-            text = decode_text(f.read(), path)
-    except OSError as e:
-        raise InputError(f"cannot read the StableHLO file: {e.strerror or e}", path, 1, 1) from None
-    if not has_main(text):
-        raise InputError("not StableHLO text: no 'func.func public @main' (expected Lowered.as_text())", path, 1, 1)
-    return text
+                             companion.path if companion else None, companion.text if companion else None, lang,
+                             companion.found if companion else None)
 
 
 def _check_module(module: HloModule, text: str, source: str, rule: str = "shipped",
                   confirm_topology: str | None = None, disable_host_compute: bool = False,
                   stablehlo_path: str | None = None, stablehlo: str | None = None,
-                  lang: str = "en") -> dict[str, Any]:
+                  lang: str = "en", found: str | None = None) -> dict[str, Any]:
     """The ``offload`` command's steps (the pipeline's) on one module, after its summary."""
     from ..hlo_summary import summarize
     from ..pipeline import AnalysisOptions, analyse_module, offload_document
@@ -68,7 +55,7 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
 
     # With --confirm, the prediction is for the confirming compiler (XLA:GPU for a GPU --topology).
     platform = platform_of(confirm_topology) if confirm_topology is not None else "tpu"
-    options = AnalysisOptions(rule, disable_host_compute, stablehlo_path, platform)
+    options = AnalysisOptions(rule, disable_host_compute, stablehlo_path, platform, found)
     mc = analyse_module(module, text, source, options, stablehlo, provenance=origin)
     # The StableHLO beside an as_text("hlo") module can show a CPU lowering (the analysis adds
     # that to the provenance): the entry carries it, and with it the note (file or folder alike).
@@ -91,35 +78,38 @@ def _undecidable(entry: dict[str, Any], kinds: Any, source: str, lang: str = "en
     """No verdict: the text does not say which memory the outputs and arguments are in.  One
     finding (a warning, exit 1), never a confident ``ok`` or E1200; ``--confirm`` is not run
     (compiling the same kind-less text would only "confirm" the guess)."""
-    from ..escape import escape_field
-    from ..labels import label
-    from ..labels.glossary import count
+    from ..pipeline import diagnostics
 
-    outputs = ", ".join("{" + ",".join(map(str, i)) + "}" for i in kinds.outputs) or "-"
-    stem = source.rsplit(".", 1)[0] if "." in source.rsplit("/", 1)[-1] else source
+    note, finding = undecided(kinds, source, lang)
     entry["verdict"] = "undecidable"
-    key = "check.kinds_unknown" if kinds.annotations else "check.kinds_unknown_arguments"
-    # the stem is pasted into a line of Python: every control visible, so a name cannot forge a line
-    # in the check's language, as its diagnostics (a log's notes are in the explain document's lang)
-    entry["note"] = label(key, lang, outputs=outputs, arguments=count(kinds.arguments, "argument", lang),
-                          stem=escape_field(stem))
+    entry["note"] = note
     entry["findings"] = 1
-    entry["diagnostics"] = _undecidable_diagnostics(entry["note"], kinds, source, lang)
+    entry["diagnostics"] = diagnostics("check", [source], (finding,), lang)
     return entry
 
 
-def _undecidable_diagnostics(note: str, kinds: Any, source: str, lang: str = "en") -> dict[str, Any]:
-    """The warning as a finding (for ``--format sarif|github`` and ``diagnostics``): an E1200 that
-    cannot be ruled out, severity ``warning``, ``fields.undecidable`` true."""
+def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
+    """The NO VERDICT note and its finding (``check`` and ``offload`` alike): an E1200 that cannot
+    be ruled out, severity ``warning``, ``fields.undecidable`` true; the hint names the outputs
+    the verdict hangs on and how to give the memory kinds (the StableHLO beside it, --stablehlo)."""
     from ..catalogue.loader import load_catalogue
+    from ..escape import escape_field
     from ..findings.model import Finding, FindingKind, Location, Origin, Severity
+    from ..labels import label
+    from ..labels.glossary import count
     from ..offload.result import E1200_CODE, E1200_NAME
-    from ..pipeline import diagnostics
 
+    outputs = ", ".join("{" + ",".join(map(str, i)) + "}" for i in kinds.outputs) or "-"
+    stem = source.rsplit(".", 1)[0] if "." in source.rsplit("/", 1)[-1] else source
+    key = "check.kinds_unknown" if kinds.annotations else "check.kinds_unknown_arguments"
+    # the stem is pasted into a line of Python: every control visible, so a name cannot forge a line
+    # in the check's language, as its diagnostics (a log's notes are in the explain document's lang)
+    note = label(key, lang, outputs=outputs, arguments=count(kinds.arguments, "argument", lang),
+                 stem=escape_field(stem))
     finding = Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED, Severity.WARNING,
                       load_catalogue().entries[E1200_CODE].describe(lang).title, note, Location(source, 1, 1),
                       fields={"undecidable": True, "memory_kinds": kinds.to_json()})
-    return diagnostics("check", [source], (finding,), lang)
+    return note, finding
 
 
 def triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:

@@ -41,21 +41,16 @@ class Item:
     """For that StableHLO file itself: the module it is read with (so it is not checked alone)."""
 
 
-HLO_SUFFIXES = (".hlo", ".txt")
-STABLEHLO_SUFFIXES = (".mlir", ".stablehlo")
 COMPANION_NOTE = "StableHLO of {hlo}: read with it, for its memory kinds"
 
 
 def companion_of(path: str) -> str | None:
     """``NAME.mlir`` (or ``NAME.stablehlo``) beside ``NAME.hlo``/``NAME.txt``: the StableHLO of the
-    same lowering (``Lowered.as_text()``), which carries the memory kinds the HLO text lacks."""
-    stem, ext = os.path.splitext(path)
-    if ext not in HLO_SUFFIXES:
-        return None
-    for suffix in STABLEHLO_SUFFIXES:
-        if os.path.isfile(stem + suffix) and not os.path.islink(stem + suffix):
-            return stem + suffix
-    return None
+    same lowering (``Lowered.as_text()``), which carries the memory kinds the HLO text lacks
+    (the resolver's rule, :func:`xladoctor.syntax.companion.beside`, which every command uses)."""
+    from ..syntax.companion import beside
+
+    return beside(path)
 
 
 def pair(items: list[Item]) -> list[Item]:

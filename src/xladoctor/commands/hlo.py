@@ -10,7 +10,9 @@ from ..files import located
 from ..hlo_summary import summarize
 from ..ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from ..labels import label
+from ..syntax.companion import resolve
 from ..syntax.hlo_parser import parse_module
+from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 from ..units import bytes_text
 from ._common import help_text, print_json, read_input
 
@@ -22,13 +24,20 @@ ORDER = 20
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help=help_text(p, "cli.hlo.file"))
     p.add_argument("--json", action="store_true", help=help_text(p, "cli.hlo.json"))
+    p.add_argument("--stablehlo", metavar="FILE", help=help_text(p, "cli.hlo.stablehlo"))
 
 
 def run(args: argparse.Namespace) -> int:
     text, source = read_input(args.file)
     module = parse_module(text, source)
+    # the resolver offload and check use: with the same program's StableHLO beside it (or named), its
+    # memory kinds go into the entry layout shown, so `hlo` shows the host values the verdicts use
+    companion = resolve(module, None if args.file == "-" else source, args.stablehlo)
+    if companion is not None:
+        apply_memory_kinds(module, read_main_signature(companion.text))
     with located(text, source):
         summary = summarize(module)
+    summary["stablehlo"] = companion.to_json() if companion is not None else None
     if args.json:
         print_json({"command": "hlo", **summary}, schema="hlo")
     else:
@@ -65,6 +74,9 @@ def render_text(s: dict[str, Any]) -> str:
     if s["custom_calls"]:
         lines.append(label("hlo.custom_calls",
                            counts=", ".join(f"{escape_field(k)} {v}" for k, v in s["custom_calls"].items())))
+    if s.get("stablehlo"):
+        how = label("check.kinds_beside" if s["stablehlo"]["found"] == "beside" else "check.kinds_option")
+        lines.append(label("hlo.stablehlo", path=escape_field(s["stablehlo"]["path"]), how=how))
     if s["memory_spaces"]:
         lines.append(label("hlo.memory_spaces", counts=", ".join(
             label("hlo.memory_space_host" if int(k) == HOST_MEMORY_SPACE else "hlo.memory_space", space=k, n=v)
@@ -74,5 +86,7 @@ def render_text(s: dict[str, Any]) -> str:
 
 def _sizes_line(entry: dict[str, Any]) -> str:
     host = _host_mark(entry, entry["shape"].startswith("("))
+    if entry["logical_bytes"] is None:  # an unbounded ('?') dimension: no byte size
+        return " " * 13 + label("hlo.sizes_unbounded") + host
     return " " * 13 + label("hlo.sizes", logical=bytes_text(entry["logical_bytes"]),
                             physical=bytes_text(entry["physical_bytes"])) + host

@@ -15,6 +15,7 @@ from ..oracle.confirm import confirm, is_error
 from ..pipeline import AnalysisOptions, ModuleCheck, analyse_module, compiled_note, offload_document, parse_hlo
 from ..report.confirm import confirm_lines
 from ..report.offload_text import render_text
+from ..syntax.companion import resolve
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, for_reader, help_text, read_input
@@ -58,12 +59,18 @@ def run(args: argparse.Namespace) -> int:
             refuse_overwriting_inputs(out, [args.file, args.stablehlo])
     text, source = read_input(args.file)
     module = parse_hlo(text, source)
-    stablehlo = read_input(args.stablehlo)[0] if args.stablehlo else None
-    options = AnalysisOptions(args.rule, args.disable_host_compute, args.stablehlo, _confirm.prediction_platform(args))
+    # the resolver check uses too: the file --stablehlo names, else NAME.mlir beside, if it is this program's
+    companion = resolve(module, None if args.file == "-" else source, args.stablehlo)
+    stablehlo = companion.text if companion else None
+    options = AnalysisOptions(args.rule, args.disable_host_compute, companion.path if companion else None,
+                              _confirm.prediction_platform(args), companion.found if companion else None)
     with located(text, source):
         mc = analyse_module(module, text, source, options, stablehlo)
+        _undecidable(mc, source, lang)
     result, fixes, origin = mc.result, mc.fixes, mc.provenance
-    confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform) if args.confirm else None
+    # as check: no compile of a kind-less text, which would only "confirm" the device-memory guess
+    confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform) \
+        if args.confirm and mc.undecidable is None else None
     mc.confirm = confirmed
     _confirm.note_if_unavailable(confirmed, lang)
     if args.html:
@@ -78,8 +85,13 @@ def run(args: argparse.Namespace) -> int:
                 return chosen
         if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
             return fixed_rc
+    elif mc.undecidable is not None and mc.applies:  # check's NO VERDICT, word for word
+        sys.stdout.write(for_reader(f"{escape_field(source)}: {mc.undecidable.message}\n", lang, args.bidi))
     else:
         report = render_text(escape_field(source), module, result, fixes, args.trace, lang)
+        if companion is not None:
+            how = label("check.kinds_beside" if companion.found == "beside" else "check.kinds_option", lang)
+            report += "\n" + label("check.kinds_from", lang, path=escape_field(companion.path), how=how) + "\n"
         if origin.note():
             report += "\n" + label("check.note", lang, note=escape_field(in_lang(origin.note(), lang))) + "\n"
         if not mc.applies:
@@ -88,6 +100,18 @@ def run(args: argparse.Namespace) -> int:
             report += "\n".join(["", *confirm_lines(confirmed, lang=lang)]) + "\n"
         sys.stdout.write(for_reader(report, lang, args.bidi))
     return 1 if mc.findings() or is_error(confirmed) else 0
+
+
+def _undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
+    """As ``check``: a JAX lowering whose text does not give the memory kinds, read without its
+    StableHLO, gets no verdict (the same warning), so the two commands agree on every file."""
+    from ..checking.entries import undecided
+    from ..checking.memory_kinds import memory_kinds_of
+
+    kinds = memory_kinds_of(mc.module, mc.options.stablehlo_path, source)
+    mc.memory_kinds = kinds.to_json()
+    if not kinds.known:
+        mc.undecidable = undecided(kinds, source, lang)[1]
 
 
 def _write_html(args: argparse.Namespace, mc: ModuleCheck, lang: str) -> None:

@@ -18,6 +18,9 @@ them (probed one missing at a time); for the others a lower bound of what XLA re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 FIXED_ARITY: dict[str, int] = {
     "abs": 1, "acos": 1, "acosh": 1, "add": 2, "add-dependency": 2, "all-gather-done": 1,
     "all-reduce-done": 1, "and": 2, "asin": 1, "asinh": 1, "atan2": 2, "atanh": 1, "batch-norm-grad": 5,
@@ -44,10 +47,14 @@ REQUIRED_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "collective-permute-start": ("source_target_pairs",), "compare": ("direction",),
     "concatenate": ("dimensions",), "custom-call": ("custom_call_target",), "get-tuple-element": ("index",),
     "dynamic-slice": ("dynamic_slice_sizes",), "fusion": ("kind", "calls"), "map": ("to_apply",),
-    "reduce": ("dimensions", "to_apply"), "reduce-scatter": ("dimensions",), "reduce-window": ("to_apply",),
+    "reduce": ("dimensions", "to_apply"), "reduce-scatter": ("dimensions", "to_apply"), "reduce-window": ("to_apply",),
     "rng": ("distribution",), "rng-bit-generator": ("algorithm",), "scan": ("dimensions",),
-    "scatter": ("index_vector_dim",), "sort": ("dimensions", "to_apply"), "while": ("condition", "body"),
+    "scatter": ("update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims", "index_vector_dim",
+                "to_apply"),
+    "gather": ("offset_dims", "collapsed_slice_dims", "start_index_map", "index_vector_dim", "slice_sizes"),
+    "sort": ("dimensions", "to_apply"), "while": ("condition", "body"),
     "select-and-scatter": ("select", "scatter"),
+    "async-start": ("calls",),  # jaxlib 0.10.2: "attribute calls is expected but not seen" (issue 35)
 }
 
 
@@ -146,6 +153,7 @@ ALLOWED_ATTRIBUTES: dict[str, frozenset[str]] = {
     },
     "get-dimension-size": COMMON_ATTRIBUTES | {"dimensions"},
     "get-tuple-element": COMMON_ATTRIBUTES | {"index"},
+    "tuple": COMMON_ATTRIBUTES,  # jaxlib 0.10.2: 'tuple(p), index=0' -> unexpected attribute "index" (issue 35)
     "imag": COMMON_ATTRIBUTES,
     "infeed": COMMON_ATTRIBUTES | {"infeed_config"},
     "iota": COMMON_ATTRIBUTES | {"iota_dimension"},
@@ -269,3 +277,23 @@ MAYBE_SIDE_EFFECT_OPCODES: frozenset[str] = frozenset([
 PURE_MEMORY_MOVE_OPCODES: frozenset[str] = frozenset([
     "get-tuple-element", "bitcast", "tuple", "call", "while", "conditional", "parameter", "opt-barrier",
     "async-start", "async-done", "custom-call", "send", "recv", "send-done", "recv-done"])
+
+
+def operand_count_error(opcode: str, operands: Sequence[Any]) -> str | None:
+    """XLA's parser's own operand-count checks of ``dynamic-slice`` and ``dynamic-update-slice``
+    (``hlo_parser.cc``): the start indices are one vector operand or one scalar per dimension of
+    the operand they slice, else "Wrong number of operands." (issue 35: a mutated shape
+    ``f32[816]`` for ``f32[8,16]`` left two scalar indices for a rank-1 operand, which jaxlib refuses)."""
+    if opcode == "dynamic-slice":
+        if not operands:
+            return "Expected at least one operand."
+        vector = len(operands) == 2 and len(operands[1].shape.dimensions) == 1
+        if not vector and len(operands) != 1 + len(operands[0].shape.dimensions):
+            return "Wrong number of operands."
+    elif opcode == "dynamic-update-slice":
+        if len(operands) < 2:
+            return "Expected at least two operands."
+        vector = len(operands) == 3 and len(operands[2].shape.dimensions) == 1
+        if not vector and len(operands) != 2 + len(operands[0].shape.dimensions):
+            return "Wrong number of operands."
+    return None

@@ -17,8 +17,10 @@ from .opcodes import HloOpcode
 
 
 def _fail(module: HloModule, instr: HloInstruction, message: str) -> VerifyError:
-    return VerifyError(f"{message} (instruction '{instr.name}')", module.source_name, instr.line or 1,
-                       instr.col or 1)
+    error = VerifyError(f"{message} (instruction '{instr.name}')", module.source_name, instr.line or 1,
+                        instr.col or 1)
+    error.instruction = instr.name
+    return error
 
 
 # The opcodes :func:`_verify_instruction` checks anything of (most instructions are of none).

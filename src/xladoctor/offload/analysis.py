@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from ..collector import paused
+from ..errors import VerifyError
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
 from .clone import clone_module
+from .kinds import Status
 from .later_failures import predict_later_failures
 from .no_start import has_no_offload_start, inlined_call_names
 from .passes.call_inliner import looks_pre_optimization
@@ -67,8 +69,15 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
 
 def _analyse(module: HloModule, rule: str, disable_host_compute: bool, allow_h2h_copy: bool,
              inline_calls: bool | None, legalize: bool, platform: str) -> HostOffloadResult:
-    verify_module(module)  # what XLA's verifier rejects never reaches the pass either
     options = OffloadOptions(_rule(rule).name, disable_host_compute, allow_h2h_copy)
+    try:
+        verify_module(module)  # what XLA's verifier rejects never reaches the pass either
+    except VerifyError as e:  # but XLA's parser takes it: the compile fails, the text is no bad input
+        return _refused_by_verifier(options, e)
+    bare = _annotation_without_operand(module)
+    if bare is not None:
+        return _failed_first(options, Status.CHECK, f"Check failed: operand 0 of {bare.name} (a "
+                                                    f"{bare.custom_call_target} without operands) does not exist", bare.name)
     if inline_calls is None:
         inline_calls = looks_pre_optimization(module)
     if has_no_offload_start(module):
@@ -76,6 +85,38 @@ def _analyse(module: HloModule, rule: str, disable_host_compute: bool, allow_h2h
         if unchanged is not None:
             return unchanged
     return _full_analysis(module, options, inline_calls, legalize, platform)
+
+
+def _refused_by_verifier(options: OffloadOptions, error: VerifyError) -> HostOffloadResult:
+    """The result for a module XLA's parser reads and its HloVerifier refuses (a get-tuple-element
+    past its tuple's end, a call with the wrong operand count): the compile stops there, before
+    HostOffloader, so the outcome is that failure; ``hlo`` reads the module as jaxlib does."""
+    from ..labels import label
+
+    return _failed_first(options, Status.INVALID_ARGUMENT,
+                         label("offload.verifier_refuses", message=error.message, line=error.line), error.instruction)
+
+
+def _annotation_without_operand(module: HloModule) -> HloInstruction | None:
+    """A live ``MoveToHost``/``MoveToDevice`` written without operands (``custom-call()``, which XLA's
+    parser takes): the offload passes read its operand 0, past the end of its operand list."""
+    for comp in module.computations:
+        for instr in comp.instructions:
+            if instr.custom_call_target in ("MoveToHost", "MoveToDevice") and not instr.operands \
+                    and (instr.users or instr is comp.root):
+                return instr
+    return None
+
+
+def _failed_first(options: OffloadOptions, status: Status, message: str, instruction: str | None) -> HostOffloadResult:
+    """A result whose outcome is one failure before HostOffloader decides anything."""
+    from .kinds import FirstKind
+    from .result import PassFailure
+
+    result = HostOffloadResult(rule=options.rule)
+    result.failures.append(PassFailure(status, message, instruction, first=True))
+    result._first_kind = FirstKind.FAILURE
+    return result
 
 
 def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: bool,

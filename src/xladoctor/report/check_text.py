@@ -115,6 +115,10 @@ def _quiet_reason(f: dict[str, Any], lang: str) -> str:
     name = label("check.module_size", lang, module=f["hlo"]["name"],
                  instructions=plural(f["hlo"]["instruction_count"], "check.instruction", "check.instructions", lang))
     why = label("check.compiled" if "note" in f else "check.none_predicted", lang)
+    companion = (f.get("offload") or {}).get("stablehlo")
+    if companion:  # which StableHLO the verdict used, on the quiet line too
+        how = label("check.kinds_beside" if companion["found"] == "beside" else "check.kinds_option", lang)
+        why += "; " + label("check.kinds_from", lang, path=escape_field(companion["path"]), how=how)
     return label("check.quiet_module", lang, module=name, why=why)
 
 
@@ -129,6 +133,9 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
         lines.append("   " + (label("status.compiled_module", lang) if compiled else str(f["note"])))
         return "\n".join(lines)
     off = f["offload"]
+    if off.get("stablehlo"):  # which StableHLO the verdict used (the resolver's, as offload says it)
+        how = label("check.kinds_beside" if off["stablehlo"]["found"] == "beside" else "check.kinds_option", lang)
+        lines.append("   " + label("check.kinds_from", lang, path=escape_field(off["stablehlo"]["path"]), how=how))
     found = _findings(off)
     mismatches = [x for x in found if x.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
     for x in mismatches:

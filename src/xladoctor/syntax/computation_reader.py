@@ -16,6 +16,7 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.name_uniquer import NameUniquer
+from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
@@ -90,8 +91,10 @@ class ComputationReader(InstructionReader):
                              start)
         while r.accept(","):
             attr, vstart, vend = self._read_attribute(f"computation '{name}'")
-            if attr == "execution_thread":
-                comp.execution_thread = unquote(r.text[vstart:vend])
+            if attr != "execution_thread":  # the one attribute XLA's parser takes after a computation
+                raise self.error(f'unexpected attribute "{attr}" after computation \'{name}\'. Allowed '
+                                 "attributes: execution_thread", vstart)
+            comp.execution_thread = unquote(r.text[vstart:vend])
         return comp
 
     def _parse_signature(self) -> tuple[list[tuple[str, Shape]], Shape]:
@@ -248,6 +251,7 @@ class ComputationReader(InstructionReader):
             raise self.error(f"instruction does not exist: {ref}", pos)
         instr.operands = [o for o in ops if o is not None]
         self.check_declared_operands(instr.operands)
+        self._check_operand_count(instr, start)
         if instr.shape is None or instr.opcode in SHAPE_REPLACED:
             self._set_built_shape(instr, start)
         if self._anon_names is None:
@@ -328,7 +332,13 @@ class ComputationReader(InstructionReader):
                 raise self._undefined(comp, ref, pos)
             instr.operands = [o for o in ops if o is not None]  # none is None here
             self.check_declared_operands(instr.operands)
+        self._check_operand_count(instr, instr_start)
         return instr, control_refs
+
+    def _check_operand_count(self, instr: HloInstruction, at: int) -> None:
+        problem = operand_count_error(instr.opcode.value, instr.operands)
+        if problem is not None:
+            raise self.error(f"{problem} ({instr.opcode.value} '{instr.name}' has {len(instr.operands)})", at)
 
     def _finish_body(self, comp: HloComputation, root: HloInstruction | None,
                      params: dict[int, tuple[HloInstruction, int]]) -> None:

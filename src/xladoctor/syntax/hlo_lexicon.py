@@ -17,6 +17,36 @@ KEYWORDS = PRIMITIVE_WORDS | {
 # attributes the analyses read.
 VALUE_FORM = {"custom_call_target": ('"', "a string"), "frontend_attributes": ("{", "'{'"),
               "metadata": ("{", "'{'"), "execution_thread": ('"', "a string")}
+# Attributes XLA's parser reads as a braced list of int64 (AttrTy::kBracedInt64List): '{' integers
+# separated by commas '}', nothing else inside ('dimensions={0:T(2,1)}': "expects a list to end with kRbrace").
+# (not slice_sizes: a collective-permute writes a list of lists there).
+BRACED_INT64_LIST_ATTRIBUTES = frozenset((
+    "dimensions", "dynamic_slice_sizes", "offset_dims", "collapsed_slice_dims", "start_index_map",
+    "operand_batching_dims", "start_indices_batching_dims", "update_window_dims", "inserted_window_dims",
+    "scatter_dims_to_operand_dims", "input_batching_dims", "scatter_indices_batching_dims", "lhs_batch_dims",
+    "lhs_contracting_dims", "rhs_batch_dims", "rhs_contracting_dims", "lhs_ragged_dims", "rhs_group_dims",
+    "fft_length"))
+BRACED_INT64_LIST = re.compile(r"\{\s*(?:[-+]?\w+\s*(?:,\s*[-+]?\w+\s*)*)?\}\Z")
+_INT = r"\s*[-+]?\w+\s*"
+_SLICE_RANGE = rf"\[{_INT}:{_INT}(?::{_INT})?\]"
+_PAIR = rf"\{{{_INT},{_INT}\}}"
+_GROUP = rf"\{{(?:{_INT}(?:,{_INT})*|\s*)\}}"
+# Attribute values with a fixed grammar in XLA's parser (comments stripped first), and what it expects.
+VALUE_GRAMMARS: dict[str, tuple[re.Pattern[str], str]] = {
+    **{a: (BRACED_INT64_LIST, "a list of integers in braces (XLA: expects a list to end with kRbrace)")
+       for a in BRACED_INT64_LIST_ATTRIBUTES},
+    "slice": (re.compile(rf"\{{\s*(?:{_SLICE_RANGE}\s*(?:,\s*{_SLICE_RANGE}\s*)*)?\}}\Z"),
+              "{[start:limit(:stride)], ...} of integers (XLA: expects integer)"),
+    "result_accuracy": (re.compile(r"\{(?:mode=(?i:default|highest)|tolerance=\{[^{}]*\})\}\Z"),
+                        "{mode=default|highest} or {tolerance={...}} (XLA: expects ResultAccuracy type)"),
+    # the braced form only: the iota ('[2,4]<=[8]') and mesh forms are read as text
+    "replica_groups": (re.compile(rf"(?:\{{\s*(?:{_GROUP}\s*(?:,\s*{_GROUP}\s*)*)?\}}|[^{{].*)\Z", re.S),
+                       "a list of {integer, ...} groups (XLA: expects a list to end with kRbrace)"),
+    "source_target_pairs": (re.compile(rf"\{{\s*(?:{_PAIR}\s*(?:,\s*{_PAIR}\s*)*)?\}}\Z"),
+                            "a list of {source,target} integer pairs (XLA: expects a list of pairs)"),
+}
+# The fusion kinds XLA's parser knows (StringToFusionKind); any other is "Unknown fusion kind".
+FUSION_KINDS = frozenset(("kLoop", "kInput", "kOutput", "kCustom"))
 # Attributes XLA's parser reads as one int64 (AttrTy::kInt64): anything else is "expects integer".
 INT64_ATTRIBUTES = frozenset(("iota_dimension", "exponent_bits", "mantissa_bits", "feature_group_count",
                               "batch_group_count", "channel_id"))

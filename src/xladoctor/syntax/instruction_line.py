@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction, OpMetadata
+from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
-from .hlo_lexicon import INT64_ATTRIBUTES, KEYWORDS, metadata_fast
+from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
 from .literal import LiteralError, check_literal
 from .metadata import TextMetadataCodec
 from .reader import Reader
@@ -165,6 +166,8 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
                 return None
         elif arity >= 0 and len(operands) != arity:
             return None
+        if opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None:
+            return None  # the full reader refuses it where it stands
     control: list[tuple[str, int]] = []
     names = _NO_NAMES
     if m.end(8) > m.start(8):
@@ -209,8 +212,16 @@ def _contents(instr: HloInstruction, inside: str) -> bool:
 
 
 # Attributes the full reader decodes or checks beyond storing them.
-_DECODED = frozenset(("custom_call_target", "index", "frontend_attributes", "output_to_operand_aliasing",
+_DECODED = frozenset(("custom_call_target", "index", "kind", "frontend_attributes", "output_to_operand_aliasing",
                       "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES, *INT64_ATTRIBUTES))
+# A braced integer list as printers write it ('{0,1}'); any other value of such an attribute
+# (spaces, comments, '{0:T(2,1)}', '{0,}') goes to the full reader, which accepts or refuses it as XLA.
+_COUNTED = frozenset((HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE))  # operand_count_error's opcodes
+_PLAIN_INT_LIST = re.compile(r"\{(?:-?[0-9]+(?:,-?[0-9]+)*)?\}\Z")
+_PLAIN_SLICE = re.compile(r"\{(?:\[[0-9]+:[0-9]+(?::[0-9]+)?\](?:, \[[0-9]+:[0-9]+(?::[0-9]+)?\])*)?\}\Z")
+_PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), "slice": _PLAIN_SLICE,
+                "result_accuracy": VALUE_GRAMMARS["result_accuracy"][0]}
+"""The values of VALUE_GRAMMARS' attributes as printers write them; any other goes to the full reader."""
 
 
 def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
@@ -228,9 +239,10 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
         return None  # an attribute given twice
     if allowed is not None and not allowed.issuperset(names):
         return None
-    if "metadata" in names:
+    if "metadata" in names or not _PLAIN_FORMS.keys().isdisjoint(names):
         for _, name, raw in found:
-            if name == "metadata" and not metadata_fast(raw):
+            if (name == "metadata" and not metadata_fast(raw)) or \
+                    (name in _PLAIN_FORMS and _PLAIN_FORMS[name].match(raw) is None):
                 return None
     del found  # holds a copy of every value: free it before the one copy that is kept
     instr.set_attribute_text(text[start:end])  # the dict is read from it on first use

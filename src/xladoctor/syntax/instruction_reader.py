@@ -28,12 +28,14 @@ from ..ir.shape_inference import CAN_INFER
 from .async_sugar import split_sugar
 from .attributes import parse_aliasing, parse_key_values, parse_name_list, parse_string_map, scan_value, unquote
 from .hlo_lexicon import (
+    FUSION_KINDS,
     INT64_ATTRIBUTES,
     KEYWORDS,
     METADATA_INTS,
     METADATA_STRINGS,
     PRIMITIVE_WORDS,
     VALUE_FORM,
+    VALUE_GRAMMARS,
     metadata_fast,
 )
 from .instruction_line import ParsedInstruction
@@ -43,6 +45,7 @@ from .shape_parser import read_shape
 
 _ASYNC_START_OWN = frozenset({"async_execution_thread", "output_to_operand_aliasing"})
 _LONG_INT = re.compile(r"(?<![\w.])-?[0-9]{20,}(?![\w.])")  # one XLA's lexer may refuse: over uint64
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _NOT_LEXED = frozenset({"backend_config", "frontend_attributes", "metadata"})  # strings and raw text inside
 _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
@@ -383,6 +386,12 @@ class InstructionReader:
         expected = VALUE_FORM.get(attr)
         if expected is not None and not raw.startswith(expected[0]):
             raise self.error(f"attribute {attr} expects {expected[1]}, found {show_token(raw)}", pos)
+        grammar = VALUE_GRAMMARS.get(attr)
+        if grammar is not None and not grammar[0].match(_COMMENT.sub(" ", raw)):
+            raise self.error(f"attribute {attr} expects {grammar[1]}, found {show_token(raw)}", pos)
+        if attr == "kind" and instr.opcode is HloOpcode.FUSION and raw not in FUSION_KINDS:
+            raise self.error(f"Unknown fusion kind: {show_token(raw)} (XLA knows {', '.join(sorted(FUSION_KINDS))})",
+                             pos)
         if attr == "custom_call_target":
             instr.custom_call_target = unquote(raw)
         elif attr == "index":

@@ -37,6 +37,14 @@ class ValueInfo:
     name: str | None
     """``jax.result_info`` for results (``result[1]['w']``), ``jax.arg_info`` for arguments."""
     is_token: bool = False
+    type: str = ""
+    """The MLIR type as written (``tensor<8x128xf32>``, ``!stablehlo.token``)."""
+
+    @property
+    def hlo_type(self) -> str:
+        """The type in HLO's notation without layout (``f32[8,128]``, ``token[]``): what the
+        module's entry must have here for the file to be the same program's StableHLO."""
+        return hlo_type_of(self.type)
 
     @property
     def on_host(self) -> bool:
@@ -101,16 +109,52 @@ def _split_top_level(region: str) -> list[str]:
     return out
 
 
+_TYPE = re.compile(r"tensor<(?:[^<>]|<[^<>]*>)*>|!stablehlo\.token")
+_TENSOR = re.compile(r"tensor<((?:[0-9?]+x)*)(complex<\w+>|[A-Za-z]\w*)")
+_COMPLEX = {"complex<f32>": "c64", "complex<f64>": "c128"}
+
+
+def hlo_type_of(mlir_type: str) -> str:
+    """``tensor<8x128xf32>`` -> ``f32[8,128]``, ``tensor<i1>`` -> ``pred[]``, ``ui8`` -> ``u8``,
+    ``i32`` -> ``s32``, ``f8E4M3FN`` -> ``f8e4m3fn``; a dynamic ``?`` stays ``?``."""
+    if mlir_type.startswith("!stablehlo.token"):
+        return "token[]"
+    m = _TENSOR.match(mlir_type)
+    if not m:
+        return mlir_type
+    dims, element = m.group(1).rstrip("x"), m.group(2)
+    if element in _COMPLEX:
+        element = _COMPLEX[element]
+    elif element == "i1":
+        element = "pred"
+    elif re.fullmatch(r"i\d+", element):
+        element = "s" + element[1:]
+    elif re.fullmatch(r"ui\d+", element):
+        element = "u" + element[2:]
+    return f"{element.lower()}[{dims.replace('x', ',')}]"
+
+
 def _info(index: int, item: str, name_key: str) -> ValueInfo:
     kind = _KIND.search(item)
     name = re.search(re.escape(name_key) + _STRING_ATTR, item)
+    typ = _TYPE.search(item)
     return ValueInfo(index, kind.group(1) if kind else None,
-                     name.group(1).replace('\\"', '"') if name else None, "!stablehlo.token" in item)
+                     name.group(1).replace('\\"', '"') if name else None, "!stablehlo.token" in item,
+                     typ.group(0) if typ else "")
 
 
 def has_main(stablehlo: str) -> bool:
     """Does the text hold JAX's ``@main`` (is it ``Lowered.as_text()``)?"""
     return _MAIN.search(stablehlo) is not None
+
+
+def main_position(stablehlo: str) -> tuple[int, int]:
+    """Line and column (1-based) of ``func.func public @main`` (1, 1 when there is none)."""
+    m = _MAIN.search(stablehlo)
+    if not m:
+        return 1, 1
+    line = stablehlo.count("\n", 0, m.start()) + 1
+    return line, m.start() - (stablehlo.rfind("\n", 0, m.start()) + 1) + 1
 
 
 def read_main_signature(stablehlo: str) -> MainSignature:

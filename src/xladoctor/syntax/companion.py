@@ -1,0 +1,136 @@
+"""The input resolver: which StableHLO goes with an HLO file, and whether it belongs to it.
+
+``Lowered.as_text("hlo")`` carries no memory kinds; the same lowering's ``Lowered.as_text()``
+does (``mhlo.memory_kind`` on ``@main``).  Every command that reads an HLO file (``check``,
+``offload``, ``hlo``) and the Python API resolve its companion here, in one way:
+
+* ``--stablehlo FILE`` names it (``found`` ``option``), else ``NAME.mlir`` or ``NAME.stablehlo``
+  beside ``NAME.hlo``/``NAME.txt`` is used (``found`` ``beside``);
+* it must hold JAX's ``@main``, and ``@main``'s signature must be the module's entry signature
+  (as many arguments and results, each of the same element type and dimensions): a stale or
+  unrelated file (another program, an older lowering) would otherwise move memory kinds onto
+  the wrong values silently.  A mismatch is one located ``file:line:col: message`` error (exit 2)
+  showing both signatures.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from ..ir.module import HloModule
+from ..ir.shape import Shape
+from .stablehlo_main import MainSignature, has_main, main_position, read_main_signature
+
+HLO_SUFFIXES = (".hlo", ".txt")
+STABLEHLO_SUFFIXES = (".mlir", ".stablehlo")
+
+
+@dataclass(frozen=True)
+class Companion:
+    """The StableHLO an HLO module is read with."""
+
+    path: str
+    text: str
+    found: str
+    """``option`` (``--stablehlo``) or ``beside`` (``NAME.mlir`` next to ``NAME.hlo``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "found": self.found}
+
+
+def beside(path: str | None) -> str | None:
+    """``NAME.mlir`` (or ``NAME.stablehlo``) beside ``NAME.hlo``/``NAME.txt``, a regular file, or None."""
+    if not path or path in ("-", "<stdin>"):
+        return None
+    stem, ext = os.path.splitext(path)
+    if ext not in HLO_SUFFIXES:
+        return None
+    for suffix in STABLEHLO_SUFFIXES:
+        if os.path.isfile(stem + suffix) and not os.path.islink(stem + suffix):
+            return stem + suffix
+    return None
+
+
+def read_stablehlo(path: str) -> str:
+    """The companion's text; one ``file:1:1: message`` error when it is unreadable or no StableHLO."""
+    from ..files import decode_text
+
+    try:
+        if path == "-":
+            import sys
+
+            text = decode_text(sys.stdin.buffer.read(), "<stdin>")
+        else:
+            with open(path, "rb") as f:
+                text = decode_text(f.read(), path)
+    except OSError as e:
+        raise InputError(f"cannot read the StableHLO file: {e.strerror or e}", path, 1, 1) from None
+    if not has_main(text):
+        raise InputError("not StableHLO text: no 'func.func public @main' (expected Lowered.as_text())", path, 1, 1)
+    return text
+
+
+def _leaf_types(shape: Shape) -> list[str]:
+    if shape.is_tuple:
+        return [t for s in shape.tuple_shapes for t in _leaf_types(s)]
+    if not shape.is_array:
+        return [f"{shape.element_type.name}[]"]
+    dims = ("?" if dyn else str(d) for d, dyn in zip(shape.dimensions, shape.dynamic))
+    return [f"{shape.element_type.name}[{','.join(dims)}]"]
+
+
+def entry_signature(module: HloModule) -> tuple[list[str], list[str]]:
+    """The entry's argument and result types (tuples flattened), HLO notation without layout."""
+    layout = module.entry_layout()
+    return [t for p in layout.parameters for t in _leaf_types(p)], _leaf_types(layout.result)
+
+
+def main_types(signature: MainSignature) -> tuple[list[str], list[str]]:
+    return [a.hlo_type for a in signature.arguments], [r.hlo_type for r in signature.results]
+
+
+def _same(a: list[str], b: list[str]) -> bool:
+    return len(a) == len(b) and all(x == y or _dynamic_match(x, y) for x, y in zip(a, b))
+
+
+def _dynamic_match(x: str, y: str) -> bool:
+    """``f32[?,4]`` matches ``f32[8,4]``: a dynamic dimension's bound is not in the StableHLO."""
+    if "?" not in x + y or x.split("[")[0] != y.split("[")[0]:
+        return False
+    dx, dy = x.split("[", 1)[1].rstrip("]").split(","), y.split("[", 1)[1].rstrip("]").split(",")
+    return len(dx) == len(dy) and all(p == q or "?" in (p, q) for p, q in zip(dx, dy))
+
+
+def _shown(types: tuple[list[str], list[str]]) -> str:
+    args, results = types
+    out = ", ".join(results)
+    return f"({', '.join(args)}) -> " + (out if len(results) == 1 else f"({out})")
+
+
+def check_belongs(module: HloModule, text: str, path: str, source: str) -> None:
+    """Refuse a StableHLO whose ``@main`` is not ``module``'s entry (located at ``@main``)."""
+    if module.entry is None or module.entry_computation_layout is None:
+        return
+    hlo, main = entry_signature(module), main_types(read_main_signature(text))
+    if _same(hlo[0], main[0]) and _same(hlo[1], main[1]):
+        return
+    line, col = main_position(text)
+    raise InputError(f"this StableHLO is not the program {source} holds: its @main is {_shown(main)}, the module's "
+                     f"entry is {_shown(hlo)} (a stale or unrelated file? give the right one with --stablehlo, "
+                     f"or move this one away)", path, line, col)
+
+
+def resolve(module: HloModule, source: str | None, stablehlo_path: str | None = None) -> Companion | None:
+    """The StableHLO to read ``module`` (from ``source``) with: the one named, else the one beside
+    it, verified to be the same program's; None when there is none."""
+    near = beside(source)
+    path = stablehlo_path or near
+    if path is None:
+        return None
+    found = "beside" if near is not None and os.path.normpath(path) == os.path.normpath(near) else "option"
+    text = read_stablehlo(path)
+    check_belongs(module, text, path, source or "<stdin>")
+    return Companion(path, text, found)
