@@ -153,3 +153,25 @@ def test_every_route_gives_the_chip_failure(tmp_path, make):
         out = subprocess.run([sys.executable, "-m", "xladoctor", *argv], capture_output=True, text=True)
         assert out.returncode == 1, (argv, out.stderr)
         assert f'"status": "{status}"' in json.dumps(json.loads(out.stdout)), argv
+
+
+def test_a_call_refusal_is_valid_offload_json(tmp_path):
+    """The new status is in the offload schema (docs/json.md): the refusal's JSON validates."""
+    import contextlib
+    import io
+    import json
+
+    from json_schema_check import schema_errors
+
+    from xladoctor.cli import main
+
+    lowered = jax.jit(_use("return")).trace(_array((8, 128), "float32", "unpinned_host")).lower(
+        lowering_platforms=("tpu",))
+    (tmp_path / "p.hlo").write_text(lowered.as_text("hlo"))
+    (tmp_path / "p.mlir").write_text(lowered.as_text())
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["offload", str(tmp_path / "p.hlo"), "--json"]) == 1
+    doc = json.loads(out.getvalue())
+    assert any(f["status"] == "ValueError" for f in doc["failures"]), doc["failures"]
+    assert schema_errors(doc, "offload") == []
