@@ -162,7 +162,6 @@ def test_a_call_refusal_is_valid_offload_json(tmp_path):
     import json
 
     from json_schema_check import schema_errors
-
     from xladoctor.cli import main
 
     lowered = jax.jit(_use("return")).trace(_array((8, 128), "float32", "unpinned_host")).lower(

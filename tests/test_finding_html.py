@@ -32,12 +32,15 @@ JAX_PROGRAM = textwrap.dedent("""\
     from jax.sharding import SingleDeviceSharding
 
     def f(x):
-        dev = jax.devices()[0]
-        y = jax.device_put(x, SingleDeviceSharding(dev, memory_kind="pinned_host"))
+        y = jnp.sin(x)
         return jnp.tanh(y)
 
-    lowered = jax.jit(f).trace(jax.ShapeDtypeStruct((8, 128), jnp.float32)).lower(lowering_platforms=("tpu",))
+    host = SingleDeviceSharding(jax.devices()[0], memory_kind="pinned_host")
+    arg = jax.ShapeDtypeStruct((8, 128), jnp.float32, sharding=host)  # computed on in host memory
+    lowered = jax.jit(f).trace(arg).lower(lowering_platforms=("tpu",))
     sys.stdout.write(lowered.as_text("hlo", debug_info=True))
+    with open(sys.argv[0][:-3] + ".mlir", "w") as companion:  # prog.mlir beside prog.hlo: the memory kinds
+        companion.write(lowered.as_text())
     """)
 
 
@@ -81,7 +84,8 @@ def test_python_lines_drawn_from_string_and_object_locations(tmp_path, capsys):
     assert doc["outcome"] == "E1200"
     [(nodes, nodes_e, table, table_e)] = _both_routes(doc)
     assert nodes == nodes_e and table == table_e
-    assert f"\u2937 {script}:6 (f)" in nodes[0].lines and f"\u2937 {script}:7 (f)" in nodes[1].lines
+    assert nodes[0].lines[0] == "x.1"  # the host argument, then its compute: sin (line 5), tanh (line 6)
+    assert f"\u2937 {script}:5 (f)" in nodes[1].lines and f"\u2937 {script}:6 (f)" in nodes[2].lines
     assert "{'file'" not in table and "&#x27;file&#x27;" not in table
     # the diagnostics' own JSON (source objects) reads into the same hops
     diag_path = doc["diagnostics"]["findings"][0]["path"]
