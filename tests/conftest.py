@@ -34,6 +34,17 @@ def jax_hlo_corpus(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def tpu_worker():
+    """A compile-only TPU worker (libtpu, v5e:2x2); the test skips, saying why, where there is none."""
+    from xladoctor.oracle import OracleWorker, unavailable_reason
+
+    if unavailable_reason():
+        pytest.skip(unavailable_reason())
+    with OracleWorker("v5e:2x2", timeout=120, want_text=False) as w:
+        yield w
+
+
+@pytest.fixture(scope="module")
 def dumping_worker():
     """A compile-only TPU worker that dumps the module before every pass into a folder (the test
     files comparing our pre-passes with libtpu's ``before_host-offload-legalize`` module)."""

@@ -39,13 +39,8 @@ def _use(how):
 
 
 @pytest.fixture(scope="module")
-def worker():
-    from xladoctor.oracle import OracleWorker, unavailable_reason
-
-    if unavailable_reason():
-        pytest.skip(unavailable_reason())
-    with OracleWorker("v5e:2x2", timeout=120, want_text=False) as w:
-        yield w
+def worker(tpu_worker):
+    return tpu_worker
 
 
 ROW_CASES = [("bfloat16", (128,), True), ("float16", (100,), True), ("int8", (1024,), True),

@@ -20,13 +20,8 @@ sys.path.insert(0, str(BENCH))
 
 
 @pytest.fixture(scope="module")
-def worker():
-    from xladoctor.oracle import OracleWorker, unavailable_reason
-
-    if unavailable_reason():
-        pytest.skip(unavailable_reason())
-    with OracleWorker("v5e:2x2", timeout=120, want_text=False) as w:
-        yield w
+def worker(tpu_worker):
+    return tpu_worker
 
 
 @pytest.mark.parametrize("family,seed", [("host_params", 37), ("host_params", 23), ("host_params", 90)])
