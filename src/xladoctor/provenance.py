@@ -205,19 +205,26 @@ def cpu_lowering_from_memory_kinds(module: Any) -> str | None:
     no host compute) is what jax's CPU lowering leaves (it drops the annotations); a TPU/GPU
     lowering of the same program has them (jax 0.10.2).  (h22fixes)"""
     layout = module.entry_layout()
-    host_out = any(s.is_array and s.layout is not None and s.layout.memory_space != 0
-                   for _, s in layout.result.leaves())
-    host_in = any(s.is_array and s.layout is not None and s.layout.memory_space != 0
-                  for p in layout.parameters for _, s in p.leaves())
-    if not host_out or host_in:
+    if not _in_host_memory([layout.result]) or _in_host_memory(layout.parameters) or _places_anything(module):
         return None
+    return label("provenance.host_output_no_annotation")
+
+
+def _in_host_memory(shapes: Any) -> bool:
+    """Is any array leaf of ``shapes`` in a memory space other than the device's?"""
+    return any(s.is_array and s.layout is not None and s.layout.memory_space != 0
+               for shape in shapes for _, s in shape.leaves())
+
+
+def _places_anything(module: Any) -> bool:
+    """Does any instruction move a value between memories or compute on host (what a TPU/GPU
+    lowering keeps and jax's CPU lowering drops)?"""
     for instr in module.instructions():
         attrs = instr.frontend_attributes
         if (instr.custom_call_target or "") in _OFFLOAD_MARKS or "_xla_buffer_placement" in attrs \
                 or "_xla_compute_type" in attrs:
-            return None
-    return label("provenance.host_output_no_annotation")
-
+            return True
+    return False
 
 
 def possibly_cpu_lowering(module: Any) -> str | None:
@@ -227,13 +234,6 @@ def possibly_cpu_lowering(module: Any) -> str | None:
     ``x`` leaves exactly that (its TPU lowering keeps the annotation and compiles); a TPU lowering
     of ``x * 2`` is the same text and fails with E1200 (jax 0.10.2, issue 35).  So an E1200 on such
     a module carries a note, not a silent TPU verdict."""
-    layout = module.entry_layout()
-    if not any(s.is_array and s.layout is not None and s.layout.memory_space != 0
-               for p in layout.parameters for _, s in p.leaves()):
+    if not _in_host_memory(module.entry_layout().parameters) or _places_anything(module):
         return None
-    for instr in module.instructions():
-        attrs = instr.frontend_attributes
-        if (instr.custom_call_target or "") in _OFFLOAD_MARKS or "_xla_buffer_placement" in attrs \
-                or "_xla_compute_type" in attrs:
-            return None
     return label("provenance.host_argument_no_annotation")
