@@ -109,22 +109,33 @@ def test_a_call_refusal_is_not_a_compile_failure():
     assert prediction_of(report.result).kind == "compiles"
 
 
-def test_the_cli_says_the_call_is_refused_not_that_xla_fails(tmp_path):
-    from xladoctor.cli import main
+def _saved_pair(fn, arg, folder):
+    """``fn(arg)`` lowered for TPU, saved as ``p.hlo`` with its StableHLO ``p.mlir`` beside it."""
+    lowered = jax.jit(fn).trace(arg).lower(lowering_platforms=("tpu",))
+    (folder / "p.hlo").write_text(lowered.as_text("hlo"))
+    (folder / "p.mlir").write_text(lowered.as_text())
+    return folder / "p.hlo"
 
-    lowered = jax.jit(_use("return")).trace(_array((8, 128), "float32", "unpinned_host")).lower(
-        lowering_platforms=("tpu",))
-    (tmp_path / "p.hlo").write_text(lowered.as_text("hlo"))
-    (tmp_path / "p.mlir").write_text(lowered.as_text())
+
+def _offload(*argv):
+    """``xladoctor offload ARGV`` in process: (exit code, what it printed)."""
     import contextlib
     import io
 
+    from xladoctor.cli import main
+
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        rc = main(["offload", str(tmp_path / "p.hlo"), "--stablehlo", str(tmp_path / "p.mlir")])
+        rc = main(["offload", *map(str, argv)])
+    return rc, out.getvalue()
+
+
+def test_the_cli_says_the_call_is_refused_not_that_xla_fails(tmp_path):
+    hlo = _saved_pair(_use("return"), _array((8, 128), "float32", "unpinned_host"), tmp_path)
+    rc, out = _offload(hlo, "--stablehlo", tmp_path / "p.mlir")
     assert rc == 1
-    assert "It compiles, and then JAX refuses every call: ValueError" in out.getvalue()
-    assert "XLA would fail" not in out.getvalue()
+    assert "It compiles, and then JAX refuses every call: ValueError" in out
+    assert "XLA would fail" not in out
 
 
 @pytest.mark.parametrize("make", [
@@ -140,11 +151,9 @@ def test_every_route_gives_the_chip_failure(tmp_path, make):
 
     fn, arg = make()
     report = check_offload(fn, arg)
-    lowered = jax.jit(fn).trace(arg).lower(lowering_platforms=("tpu",))
-    (tmp_path / "p.hlo").write_text(lowered.as_text("hlo"))
-    (tmp_path / "p.mlir").write_text(lowered.as_text())
+    hlo = _saved_pair(fn, arg, tmp_path)
     status = report.failures[0].split(":")[0]
-    for argv in (["offload", str(tmp_path / "p.hlo"), "--json"], ["check", str(tmp_path), "--json"]):
+    for argv in (["offload", str(hlo), "--json"], ["check", str(tmp_path), "--json"]):
         out = subprocess.run([sys.executable, "-m", "xladoctor", *argv], capture_output=True, text=True)
         assert out.returncode == 1, (argv, out.stderr)
         assert f'"status": "{status}"' in json.dumps(json.loads(out.stdout)), argv
@@ -152,20 +161,13 @@ def test_every_route_gives_the_chip_failure(tmp_path, make):
 
 def test_a_call_refusal_is_valid_offload_json(tmp_path):
     """The new status is in the offload schema (docs/json.md): the refusal's JSON validates."""
-    import contextlib
-    import io
     import json
 
     from json_schema_check import schema_errors
-    from xladoctor.cli import main
 
-    lowered = jax.jit(_use("return")).trace(_array((8, 128), "float32", "unpinned_host")).lower(
-        lowering_platforms=("tpu",))
-    (tmp_path / "p.hlo").write_text(lowered.as_text("hlo"))
-    (tmp_path / "p.mlir").write_text(lowered.as_text())
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(["offload", str(tmp_path / "p.hlo"), "--json"]) == 1
-    doc = json.loads(out.getvalue())
+    hlo = _saved_pair(_use("return"), _array((8, 128), "float32", "unpinned_host"), tmp_path)
+    rc, out = _offload(hlo, "--json")
+    assert rc == 1
+    doc = json.loads(out)
     assert any(f["status"] == "ValueError" for f in doc["failures"]), doc["failures"]
     assert schema_errors(doc, "offload") == []
