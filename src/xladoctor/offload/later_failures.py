@@ -70,7 +70,7 @@ the E1200 leaves that loop as it is, so the first report gives every fix the pro
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
@@ -166,17 +166,26 @@ def _second_minor(shape: Shape) -> int:
     return shape.dimensions[-2]
 
 
-def _moved_to_device(instr: HloInstruction) -> HloInstruction | None:
-    """The MoveToDevice this value reaches through pass-through ops, or None."""
+def _first_user(instr: HloInstruction, found: Callable[[HloInstruction], bool],
+                through: frozenset[HloOpcode] = _PASS_THROUGH) -> HloInstruction | None:
+    """The first user ``found`` accepts that ``instr``'s value reaches through ``through`` ops and
+    sharding markers (a use by anything else ends that branch), or None."""
     stack, seen = [instr], {instr}
     while stack:
         for user in stack.pop().users:
-            if is_move_to_device(user):
+            if user in seen:
+                continue
+            seen.add(user)
+            if found(user):
                 return user
-            if (user.opcode in _PASS_THROUGH or is_sharding_marker(user)) and user not in seen:
-                seen.add(user)
+            if user.opcode in through or is_sharding_marker(user):
                 stack.append(user)
     return None
+
+
+def _moved_to_device(instr: HloInstruction) -> HloInstruction | None:
+    """The MoveToDevice this value reaches through pass-through ops, or None."""
+    return _first_user(instr, is_move_to_device)
 
 
 def _narrow_host_parameters(module: HloModule) -> Iterator[PassFailure]:
@@ -206,19 +215,16 @@ def _narrow_host_parameters(module: HloModule) -> Iterator[PassFailure]:
                 instruction=compute.name), compute.name)
 
 
+_MOVEMENT = _PASS_THROUGH | {HloOpcode.RESHAPE}
+
+
 def _computed_in_place(param: HloInstruction) -> HloInstruction | None:
     """The first instruction that computes on ``param`` (through data movement), not a placement."""
-    stack, seen = [param], {param}
-    while stack:
-        for user in stack.pop().users:
-            if user in seen or is_move_to_device(user) or is_move_to_host(user):
-                continue
-            seen.add(user)
-            if user.opcode in _PASS_THROUGH or user.opcode is HloOpcode.RESHAPE or is_sharding_marker(user):
-                stack.append(user)
-            else:
-                return user
-    return None
+    def computes(user: HloInstruction) -> bool:
+        return not (is_move_to_device(user) or is_move_to_host(user) or user.opcode in _MOVEMENT
+                    or is_sharding_marker(user))
+
+    return _first_user(param, computes, _MOVEMENT)
 
 
 def _narrow_host_row_updates(module: HloModule) -> Iterator[PassFailure]:
