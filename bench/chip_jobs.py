@@ -26,6 +26,7 @@ import sys
 import time
 import traceback
 import zlib
+from types import SimpleNamespace
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -205,22 +206,22 @@ def user_job(job: dict[str, Any]) -> dict[str, Any]:
         stage, out, err = _run_program(prog, inputs, res if job.get("ours") else None)
     res["seconds"] = round(time.perf_counter() - t0, 3)
     res["reference"] = ref_stage if ref_stage != "ok" else "cpu"
+    return {**res, **judged(stage, out, err, ref_stage, ref_out, ref_err)}
+
+
+def judged(stage: str, out: Any, err: str, ref_stage: str, ref_out: Any, ref_err: str) -> dict[str, Any]:
+    """The outcome of a chip run (``_run_program``'s answer) against the CPU's on the same inputs."""
+    res: dict[str, Any] = {}
     if ref_stage != "ok":
         res["reference_error"] = ref_err[:600]
-    if stage == "ok":
-        if ref_stage != "ok":
-            res["outcome"] = "ran"
-        else:
-            cmp = compare(out, ref_out)
-            res["compare"] = cmp
-            res["outcome"] = "right" if cmp["same"] else "wrong"
-    else:
-        res["error"] = err
-        res["outcome"] = {"trace": "trace_error", "compile": "compile_error", "call": "refused",
-                          "run": "runtime_error", "fetch": "runtime_error"}[stage]
-        if any(m in err for m in HALT_MARKS):
-            res["outcome"] = "halt"
-    return res
+    if stage != "ok":
+        outcome = {"trace": "trace_error", "compile": "compile_error", "call": "refused",
+                   "run": "runtime_error", "fetch": "runtime_error"}[stage]
+        return {**res, "error": err, "outcome": "halt" if any(m in err for m in HALT_MARKS) else outcome}
+    if ref_stage != "ok":
+        return {**res, "outcome": "ran"}
+    cmp = compare(out, ref_out)
+    return {**res, "compare": cmp, "outcome": "right" if cmp["same"] else "wrong"}
 
 
 def format_put_job(job: dict[str, Any]) -> dict[str, Any]:
@@ -294,24 +295,14 @@ def later_fix_job(job: dict[str, Any]) -> dict[str, Any]:
 
     fn, args, kw, told = fixed()
     res: dict[str, Any] = {"told": sorted(told)}
-    prog = type("P", (), {})()
-    prog.fn, prog.args, prog.jit_kwargs = fn, args, kw
-    ref = type("P", (), {})()
-    ref.fn, ref.args, ref.jit_kwargs, _ = _on_cpu(fixed)
+    prog = SimpleNamespace(fn=fn, args=args, jit_kwargs=kw)
+    ref_fn, ref_args, ref_kw, _ = _on_cpu(fixed)
+    ref = SimpleNamespace(fn=ref_fn, args=ref_args, jit_kwargs=ref_kw)
     inputs = random_inputs(jax.tree.leaves(args), job["name"])
     with jax.default_matmul_precision("highest"):
         ref_stage, ref_out, ref_err = _run_program(ref, inputs)
         stage, out, err = _run_program(prog, inputs)
-    if stage != "ok":
-        res.update(error=err, outcome={"trace": "trace_error", "compile": "compile_error", "call": "refused"}.get(
-            stage, "runtime_error"))
-        return res
-    if ref_stage != "ok":
-        res.update(outcome="ran", reference_error=ref_err[:600])
-        return res
-    cmp = compare(out, ref_out)
-    res.update(compare=cmp, outcome="right" if cmp["same"] else "wrong")
-    return res
+    return {**res, **judged(stage, out, err, ref_stage, ref_out, ref_err)}
 
 
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
