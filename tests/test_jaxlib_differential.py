@@ -11,17 +11,10 @@ from __future__ import annotations
 
 import pytest
 
+from hlo_snippets import ADD, BRANCH, entry
 from jaxlib_differential import HERE, commands_say, divergences, mutated, named
 
-
-def entry(*lines: str, before: str = "", after: str = "") -> str:
-    body = "".join(f"  {line}\n" for line in lines)
-    return f"HloModule m\n\n{before}ENTRY e {{\n  p = f32[2]{{0}} parameter(0)\n{body}}}{after}\n"
-
-
 FUSED = "fc {\n  a = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(a)\n}\n\n"
-ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n\n"
-BRANCH = "b0 {\n  x = f32[2]{0} parameter(0)\n  ROOT y = f32[2]{0} negate(x)\n}\n\n"
 
 # name -> (text, what jaxlib 0.10.2 says: "ok" or "rejected")
 CASES = {

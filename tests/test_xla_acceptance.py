@@ -11,19 +11,11 @@ import re
 
 import pytest
 
+from hlo_snippets import ADD, BRANCH, entry
 from xladoctor.errors import HloParseError
 from xladoctor.syntax.hlo_parser import parse_module
 
-
-def entry(*lines: str, header: str = "HloModule m", before: str = "") -> str:
-    """A module whose ENTRY has ``p = f32[2]{0} parameter(0)`` then ``lines``; ``before``: computations."""
-    body = "\n".join(f"  {line}" for line in lines)
-    return f"{header}\n\n{before}ENTRY e {{\n  p = f32[2]{{0}} parameter(0)\n{body}\n}}\n"
-
-
-ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n\n"
 COND = "cond {\n  x = (f32[2]{0}) parameter(0)\n  ROOT y = pred[] constant(true)\n}\n\n"
-BRANCH = "b0 {\n  x = f32[2]{0} parameter(0)\n  ROOT y = f32[2]{0} negate(x)\n}\n\n"
 
 REFUSED = {
     # constants: out-of-range and malformed literals
