@@ -270,12 +270,21 @@ def _later_build(name: str) -> Any:
 def _on_cpu(make: Any) -> Any:
     """``make()`` with ``jax.devices()`` answering the CPU's: the generated programs place on
     ``jax.devices()[0]``, and the reference is the same program on the CPU."""
-    real = jax.devices
+    import user_programs
+
+    real, real_dev = jax.devices, user_programs.DEV
+    cpu = real("cpu")[0]
     jax.devices = lambda *a, **k: real("cpu")  # type: ignore[assignment]
+    # user_programs places its arguments on DEV, read once at import (the chip's device), and
+    # arrays made without a placement go to the default device: both the CPU too, or the
+    # reference mixes chip arguments with CPU outputs.
+    user_programs.DEV = cpu
     try:
-        return make()
+        with jax.default_device(cpu):
+            return make()
     finally:
         jax.devices = real  # type: ignore[assignment]
+        user_programs.DEV = real_dev
 
 
 def later_fix_job(job: dict[str, Any]) -> dict[str, Any]:
