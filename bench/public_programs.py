@@ -89,8 +89,9 @@ def sds(shape: tuple[int, ...], dtype: Any = jnp.float32, sharding: Any = None) 
     return jax.ShapeDtypeStruct(shape, dtype, sharding=sharding if sharding is not None else single())
 
 
-def _inputs_82(kind: str | None = None, spec: P = P("x", "y")) -> tuple[Mesh, NamedSharding, jax.ShapeDtypeStruct]:
+def _inputs_82(kind: str | None = None, spec: P | None = None) -> tuple[Mesh, NamedSharding, jax.ShapeDtypeStruct]:
     """memories_test's ``_create_inputs((8, 2), spec, mem_kind)``: an int array on a 2x2 mesh."""
+    spec = P("x", "y") if spec is None else spec
     mesh = mesh1("x", "y")
     s = NamedSharding(mesh, spec, memory_kind=kind)
     return mesh, s, sds((8, 2), jnp.int32, s)

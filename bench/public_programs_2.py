@@ -43,10 +43,7 @@ def _pr4995(case: str, sds: Callable[..., Any]) -> tuple[Any, ...]:
         return jax.lax.scan(layer_c, x, ws)[0], None
 
     def loss(ws, x):
-        if case == "FLAT":
-            y = jax.lax.scan(layer_c, x, ws)[0]
-        else:
-            y = jax.lax.scan(block, x, ws)[0]
+        y = jax.lax.scan(layer_c if case == "FLAT" else block, x, ws)[0]
         return jnp.sum(y * y)
     shape = {"FLAT": (12, 128, 128), "NESTED": (4, 3, 128, 128), "TRIP_COUNT_ONE": (12, 1, 128, 128)}[case]
     return jax.grad(loss), (sds(shape), sds((16, 128)))
@@ -97,8 +94,10 @@ def register_more(program: Callable[..., Any], sds: Callable[..., Any], single: 
     def _params():
         """Parameters kept in pinned_host and moved to device inside the step (the PR's
         ``param_scan_axis`` path reduced to one scanned matmul stack)."""
+        s_dev = single("device")
+
         def step(params, x):
-            params = jax.device_put(params, single("device"))
+            params = jax.device_put(params, s_dev)
 
             def loss(p):
                 return jnp.mean(jax.lax.scan(lambda c, w: (jnp.tanh(c @ w), None), x, p)[0] ** 2)
