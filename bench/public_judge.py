@@ -91,14 +91,14 @@ def judge(names: list[str] | None, folder: str) -> list[dict[str, Any]]:
                   file=sys.stderr, flush=True)
     rc, doc = _cli(["check", folder, "--json"])
     by_file = {}
-    if isinstance(doc, dict):
-        for entry in doc.get("files", doc.get("inputs", [])):
-            path = entry.get("path", "")
-            by_file[os.path.basename(path).rsplit(".", 1)[0]] = entry
+    if isinstance(doc, dict):  # one entry per .hlo file, its offload verdict under "offload"
+        for entry in doc.get("files", []):
+            if entry.get("kind") == "hlo" and isinstance(entry.get("offload"), dict):
+                by_file[os.path.basename(entry["path"]).rsplit(".", 1)[0]] = entry["offload"]
     for row in rows:
         if "api" in row:
             entry = by_file.get(row["name"])
-            row["check_dir"] = None if entry is None else entry.get("status", entry.get("outcome"))
+            row["check_dir"] = None if entry is None else _cli_outcome(entry)
     return rows
 
 
@@ -107,6 +107,9 @@ def classify(row: dict[str, Any]) -> str:
         return "not_judged"
     rejected = row["compiler"] in REJECTS
     ours = row["api"]["outcome"] in ("E1200", "failure")
+    routes = {row["api"]["outcome"], row["cli"]["outcome"], row.get("check_dir")}
+    if len(routes) > 1:
+        return "routes_disagree"
     if rejected == ours:
         return "agree"
     return "false_alarm" if ours else "silent_miss"
