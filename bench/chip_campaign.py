@@ -12,6 +12,7 @@ job is begun, so a call ends inside the device tool's limit; the jobs not reache
     python bench/chip_campaign.py --jobs jobs.jsonl --out $OUT/results.jsonl --budget 500
     python bench/chip_campaign.py --make user --seeds 0:20 > jobs.jsonl   # 13 families x 20 seeds
     python bench/chip_campaign.py --make formats > jobs.jsonl
+    python bench/chip_campaign.py --make public > jobs.jsonl    # bench/public_programs.py
 
 Each result line is the job plus ``outcome`` and what the job found (bench/chip_jobs.py); the
 results are committed as data under ``tests/data/chip/`` with this script and the versions
@@ -157,6 +158,10 @@ def make_jobs(what: str, seeds: str, fixes: bool) -> list[dict[str, Any]]:
         import chip_routes
 
         return chip_routes.unpinned_jobs()
+    if what == "public":
+        import chip_public
+
+        return chip_public.public_jobs()
     if what == "routes":
         import chip_routes
 
@@ -189,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out")
     ap.add_argument("--budget", type=float, default=500.0)
     ap.add_argument("--timeout", type=float, default=120.0)
-    ap.add_argument("--make", choices=("user", "fixes", "formats", "routes", "unpinned", "pinned", "patterns"))
+    ap.add_argument("--make", choices=("user", "fixes", "formats", "routes", "unpinned", "pinned", "patterns", "public"))
     ap.add_argument("--seeds", default="0:10")
     ap.add_argument("--fixes", action="store_true")
     a = ap.parse_args(argv)

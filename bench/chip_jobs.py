@@ -331,6 +331,10 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             return chip_routes.pattern_job(job)
         if kind == "format_put":
             return format_put_job(job)
+        if kind == "public":
+            import chip_public
+
+            return chip_public.public_job(job)
         if kind == "e0102_route":
             import chip_routes
 

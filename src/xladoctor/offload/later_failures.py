@@ -80,7 +80,7 @@ from ..ir.tpu_layouts import LIBTPU
 from ..labels import label
 from .annotations import is_move_to_device, is_move_to_host, is_sharding_marker
 from .kinds import Status
-from .later_loops import loop_state_changes_memory, loop_state_reshapes
+from .later_loops import enclosing_loops, loop_state_changes_memory, loop_state_reshapes
 from .loop_trips import trip_count
 from .result import HostOffloadResult, PassFailure
 
@@ -103,7 +103,8 @@ def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None
         return
     if result.outcome == "ok":
         for failure in [*_donations(module), *_narrow_host_parameters(module), *_unrolled_scan_host_ys(module),
-                        *loop_state_reshapes(module, result), *_narrow_host_row_updates(module)]:
+                        *loop_state_reshapes(module, result), *_narrow_host_row_updates(module),
+                        *_lane_slice_host_updates(module)]:
             result.add_later_failure(failure)
         result.later_warnings.extend(_host_loop_output_reshapes(module, result))
     result.later_warnings.extend(loop_state_changes_memory(module, result))
@@ -229,7 +230,8 @@ def _computed_in_place(param: HloInstruction) -> HloInstruction | None:
 
 def _narrow_host_row_updates(module: HloModule) -> Iterator[PassFailure]:
     """A dynamic-update-slice, in a loop body (or a computation it calls), of a sub-32-bit update
-    whose second-minor dimension is 1 and that comes from a move to host: one row into a host buffer."""
+    whose second-minor dimension is 1 and that comes from a move to host: one row into a host buffer.
+    Not in a loop known to run once: a scan of length 1 compiles (bench/public_boundaries.py)."""
     for comp in module.computations:
         for instr in comp.instructions:
             if instr.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE or len(instr.operands) < 2:
@@ -238,11 +240,47 @@ def _narrow_host_row_updates(module: HloModule) -> Iterator[PassFailure]:
             bits = update.element_type.bits if update.is_array else None
             if bits is None or bits >= 32 or len(update.dimensions) < 2 or _second_minor(update) != 1:
                 continue
+            loops = enclosing_loops(comp)
+            trips = trip_count(loops[0]) if loops else None
+            if trips is not None and trips < 2:
+                continue  # measured: a scan of length 1 compiles, every type and row width
             if not _from_host_move(module, instr.operands[1]):
                 continue
             yield PassFailure(Status.CHECK, label(
                 "offload.later_narrow_row_update", libtpu=LIBTPU, instruction=instr.name, shape=str(update)),
                 instr.name)
+
+
+def _lane_slice_host_updates(module: HloModule) -> Iterator[PassFailure]:
+    """A dynamic-update-slice, in a loop of 2 or more iterations, writing one element of the minor
+    dimension of a host buffer: an ``f32[1]`` row of a rank-1 buffer (a scan stacking scalar ys on
+    host, openxla/xla#20373) or a 32-bit ``[1, 1]`` update.  Measured (libtpu 0.0.42.1,
+    compile-only): rank-0 ys of f32, s32, bf16, s8 and ``(1,)`` ys of f32/s32, lengths 2 to 64,
+    with or without a device ys beside them, fail with "UNIMPLEMENTED: Lane slice updating is not
+    supported in async dynamic update slice yet"; length 1, and ``(2,)`` or wider 32-bit ys,
+    compile.  Narrower ``[1, n]`` rows are :func:`_narrow_host_row_updates`' (a CHECK at 2
+    iterations, this error at 4: a failure either way)."""
+    for comp in module.computations:
+        for instr in comp.instructions:
+            if instr.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE or len(instr.operands) < 2:
+                continue
+            update = instr.operands[1].shape
+            if not update.is_array or not _lane_slice(update):
+                continue
+            loops = enclosing_loops(comp)
+            trips = trip_count(loops[0]) if loops else None
+            if trips is None or trips < 2 or not _from_host_move(module, instr.operands[1]):
+                continue
+            yield PassFailure(Status.UNIMPLEMENTED, label(
+                "offload.later_lane_slice_update", libtpu=LIBTPU, instruction=instr.name, shape=str(update),
+                loop=loops[0].name, trips=trips), instr.name)
+
+
+def _lane_slice(update: Shape) -> bool:
+    """``[1]`` of any type, or ``[1, 1]``/``[1, 1, 1]`` of a 32-bit type (rank-0, ``(1,)`` and ``(1, 1)``
+    ys elements): one element of the minor dimension."""
+    dims = tuple(update.dimensions)
+    return bool(dims) and all(d == 1 for d in dims) and (len(dims) == 1 or update.element_type.bits == 32)
 
 
 def _from_host_move(module: HloModule, instr: HloInstruction) -> bool:

@@ -213,7 +213,7 @@ def _only_moved_to_device(loop: HloInstruction, i: int) -> bool:
     return True
 
 
-def _enclosing_loops(comp: HloComputation | None) -> list[HloInstruction]:
+def enclosing_loops(comp: HloComputation | None) -> list[HloInstruction]:
     """The while loops whose body ``comp`` runs in, directly or through calls (the last caller in
     module order), innermost first."""
     loops: list[HloInstruction] = []
@@ -231,7 +231,7 @@ def _first_to_fail(loop: HloInstruction, changing: dict[int, set[int]]) -> bool:
     """No other loop's state change can fail first: measured, another loop whose state changes
     memory space fails first with "The async-start expects the shape" or not, by program order; a
     loop around ``loop`` whose changing results are only moved to device lets this one fail first."""
-    around = {id(o): o for o in _enclosing_loops(loop.parent)}
+    around = {id(o): o for o in enclosing_loops(loop.parent)}
     for other_id, indices in changing.items():
         if other_id == id(loop):
             continue
