@@ -83,7 +83,9 @@ def run_document(run: dict[str, Any] | None, verdict: Any) -> dict[str, Any]:
     """The ``run`` object: the outcome of the one run, what differed and the error's text."""
     if run is None:
         return {"outcome": "not_run", "why": verdict.kind}
-    out: dict[str, Any] = {"outcome": run["outcome"]}
+    from ..labels import label
+
+    out: dict[str, Any] = {"outcome": run["outcome"], "cpu": label("confirm.cpu_reference")}
     for key in ("seed", "inputs", "seconds", "check_line", "why"):
         if run.get(key) is not None:
             out[key] = run[key]

@@ -24,6 +24,7 @@ import tempfile
 import time
 from typing import IO, Any
 
+from ..labels import label
 from .verdict import crash_line
 
 NO_CHIP_ENV = "XLADOCTOR_NO_CHIP"
@@ -124,7 +125,7 @@ class ChipRunner:
         _LIVE.add(self._proc.pid)
         hello = self._read_line(START_TIMEOUT)
         if hello is None:
-            self.why_not = crash_line(self._err()) or _last_line(self._err()) or "no output"
+            self.why_not = crash_line(self._err()) or _last_line(self._err()) or label("oracle.no_output")
             self.close()
             return None
         msg = json.loads(hello)
@@ -176,8 +177,6 @@ class ChipRunner:
         if not alive and any(m in err for m in HALT_MARKS):
             outcome = "halt"
         if compiled is None:
-            from ..labels import label
-
             kind = "timeout" if alive else "crash"
             reason = (label("oracle.timeout", seconds=f"{self.timeout:g}") if alive else
                       label("oracle.died", signal=" (SIGABRT)" if "SIGABRT" in err else ""))

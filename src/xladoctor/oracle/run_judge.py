@@ -19,7 +19,9 @@ from typing import Any
 
 import numpy as np
 
-HALT_MARKS = ("E0200", "halted unexpectedly", "RuntimeUnexpectedCoreHalt")
+from ..labels import label
+
+HALT_MARKS = ("E0200", "RuntimeUnexpectedCoreHalt")
 """What the runtime prints when the TPU core halted (the next program in that process fails too)."""
 NARROW_TOLERANCE = 5e-2
 """rtol = atol for types narrower than 32 bits (bf16, f16, 8-bit): their own rounding."""
@@ -62,12 +64,13 @@ def compare_leaves(got: Sequence[Any], want: Sequence[Any]) -> dict[str, Any]:
     ``max_rel_to_scale`` is the largest difference over the largest magnitude of the CPU's leaf:
     measured that way the campaign's f32 differences were noise (at most 0.17% of the scale)."""
     if len(got) != len(want):
-        return {"same": False, "why": f"{len(got)} outputs vs {len(want)}"}
+        return {"same": False, "why": label("confirm.outputs_count", got=len(got), want=len(want))}
     bad_leaves, worst = [], 0.0
     for i, (a, b) in enumerate(zip(got, want)):
         a64, b64 = np.asarray(a).astype(np.float64), np.asarray(b).astype(np.float64)
         if a64.shape != b64.shape:
-            return {"same": False, "why": f"leaf {i} shape {a64.shape} vs {b64.shape}"}
+            return {"same": False, "why": label("confirm.output_shape", output=i, got=list(a64.shape),
+                                                want=list(b64.shape))}
         tol = NARROW_TOLERANCE if np.dtype(np.asarray(a).dtype).itemsize < 4 else WIDE_TOLERANCE
         off = ~np.isclose(a64, b64, rtol=tol, atol=tol, equal_nan=True)
         frac = float(off.mean()) if off.size else 0.0

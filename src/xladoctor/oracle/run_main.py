@@ -36,6 +36,7 @@ import sys
 import time
 from typing import Any
 
+from ..labels import label
 from .run_judge import judged, random_inputs, text_of
 
 _ELEMENT_TYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16", "i1": "bool",
@@ -98,7 +99,7 @@ def main_types(ir: Any, module: Any) -> list[tuple[list[int], str, str]] | str:
     """``(shape, numpy dtype name, memory kind)`` per ``@main`` argument, or why it cannot be fed."""
     main = _main(ir, module)
     if main is None:
-        return "no @main"
+        return label("oracle.no_main")
     inputs = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).inputs
     attrs = list(ir.ArrayAttr(main.attributes["arg_attrs"])) if "arg_attrs" in main.attributes else []
     out = []
@@ -106,10 +107,10 @@ def main_types(ir: Any, module: Any) -> list[tuple[list[int], str, str]] | str:
         try:
             rt = ir.RankedTensorType(t)
         except (ValueError, TypeError):
-            return f"argument {i} is {t}, not an array"
+            return label("confirm.arg_not_array", index=i, type=str(t))
         dtype = _ELEMENT_TYPES.get(str(rt.element_type))
         if dtype is None:
-            return f"argument {i} has element type {rt.element_type}"
+            return label("confirm.arg_element_type", index=i, type=str(rt.element_type))
         kind = "device"
         if i < len(attrs):
             d = ir.DictAttr(attrs[i])

@@ -38,12 +38,16 @@ def run_line(run: dict[str, Any], lang: str = "en") -> str:
         return label("confirm.run_wrong", lang, output=w["output"], dtype=w["dtype"], shape=list(w["shape"]),
                      error=f"{w['max_abs_diff']:.3g}", scale=f"{w['max_rel_to_scale']:.1%}",
                      fraction=f"{w['fraction_wrong']:.1%}")
-    if outcome in ("halt", "crash"):
-        return label(f"confirm.run_{outcome}", lang)
+    if outcome == "halt":
+        return label("confirm.run_halt", lang)
+    if outcome == "crash":
+        return label("confirm.run_crash", lang)
     if outcome == "timeout":
         return label("confirm.run_timeout", lang, seconds=f"{run.get('seconds', 0):g}")
-    if outcome in ("refused", "runtime_error"):
-        return label(f"confirm.run_{outcome}", lang, error=_first_line(run.get("error")))
+    if outcome == "refused":
+        return label("confirm.run_refused", lang, error=_first_line(run.get("error")))
+    if outcome == "runtime_error":
+        return label("confirm.run_runtime_error", lang, error=_first_line(run.get("error")))
     if outcome == "ran":
         return label("confirm.run_ran", lang, error=_first_line(run.get("reference_error")))
     return label("confirm.run_not_run", lang, why=run.get("why", ""))
