@@ -183,6 +183,7 @@ def test_offload_run_text_and_json_say_the_chip_judged(cpu_as_chip):
 
 def test_check_run_says_the_chip_judged_each_module(cpu_as_chip):
     rc, out, _ = cli("check", EXAMPLES, "--run")
+    assert rc == 1  # the E1200 example: the CPU, playing the chip, compiles what the TPU rejects
     assert out.count("judge: cpu chip, compiled and ran") == 2
     assert out.count("the chip ran it: right") == 2
 
@@ -201,6 +202,9 @@ def test_confirm_without_a_chip_says_libtpu_compile_only_judged(monkeypatch):
     assert not schema_errors(doc, "offload")
     assert doc["confirm"]["judge"] == {"kind": "compile_only", "device": None, "ran": False,
                                        "says": "libtpu compile-only, v5e:2x2 topology"}
+    _, out, _ = cli("offload", E1200, "--confirm", "--format", "sarif")
+    (result,) = json.loads(out)["runs"][0]["results"]
+    assert result["ruleId"] == "E1200" and result["properties"]["judge"] == "libtpu compile-only, v5e:2x2 topology"
 
 
 def test_a_failed_run_is_a_finding_that_names_its_judge_in_sarif_too():

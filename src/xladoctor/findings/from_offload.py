@@ -166,6 +166,10 @@ def offload_findings(result: HostOffloadResult, fixes: Sequence[FixSuggestion] =
                             edits.get(tuple(e.output_index))) for e in result.errors]
     out.extend(failure_finding(f, result, path, module, provenance, lang) for f in result.failures)
     compiler = confirm_finding(confirm, path, lang, predicted=bool(out))
+    if confirm and confirm.get("judge"):  # which judge answered, on each finding it judged
+        from dataclasses import replace
+
+        out = [replace(f, fields={**f.fields, "judge": confirm["judge"]["says"]}) for f in out]
     if compiler is not None:
         out.append(compiler)
     return tuple(out)

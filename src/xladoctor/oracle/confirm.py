@@ -81,10 +81,10 @@ def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None
 
 def run_document(run: dict[str, Any] | None, verdict: Any) -> dict[str, Any]:
     """The ``run`` object: the outcome of the one run, what differed and the error's text."""
-    if run is None:
-        return {"outcome": "not_run", "why": verdict.kind}
     from ..labels import label
 
+    if run is None:
+        return {"outcome": "not_run", "why": label("confirm.not_compiled", verdict=verdict.summary())}
     out: dict[str, Any] = {"outcome": run["outcome"], "cpu": label("confirm.cpu_reference")}
     for key in ("seed", "inputs", "seconds", "check_line", "why"):
         if run.get(key) is not None:
