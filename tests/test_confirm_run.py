@@ -224,3 +224,52 @@ def test_a_failed_run_is_a_finding_that_names_its_judge_in_sarif_too():
     assert f.fields["judge"] == "TPU v5 lite chip, compiled and ran"
     persian = "\n".join(confirm_lines(doc, lang="fa"))
     assert "تراشهٔ TPU v5 lite، کامپایل و اجرا شد" in persian and "the chip ran it" not in persian
+
+
+_DRIVER = """
+import sys
+from xladoctor.oracle import run_chip
+runner = run_chip.ChipRunner("cpu", timeout=300, command=[sys.executable, {stand_in!r}, "hang-run"])
+run_chip.chip_present = lambda: True
+run_chip.shared_runner = lambda target="tpu": runner
+from xladoctor.cli import main
+sys.exit(main(["offload", {example!r}, "--run"]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals and PR_SET_PDEATHSIG: Linux")
+@pytest.mark.parametrize(("sig", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
+def test_ctrl_c_and_sigterm_end_the_worker_in_the_middle_of_a_run(sig, code):
+    """A real signal to a real ``offload --run`` whose worker is running (here: hanging) the module:
+    xladoctor exits 143 / 130 and the worker is gone (docs/robustness.md)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    code_text = _DRIVER.format(stand_in=STAND_IN[1], example=str(E1200))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "JAX_PLATFORMS": "cpu"}
+    proc = subprocess.Popen([sys.executable, "-c", code_text], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, start_new_session=True)
+    deadline = time.monotonic() + 120
+    worker = None
+    while worker is None and time.monotonic() < deadline:
+        kids = [k for k in psutil.Process(proc.pid).children(recursive=True)
+                if any("chip_stand_in" in part for part in k.cmdline())]
+        worker = kids[0] if kids else None
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    assert worker is not None, "the worker never started"
+    time.sleep(0.5)  # the request is in flight: the worker has said "compiled" and hangs in the run
+    if sig == "SIGINT":
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole foreground group
+    else:
+        os.kill(proc.pid, signal.SIGTERM)
+    proc.communicate(timeout=30)
+    _, alive = psutil.wait_procs([worker], timeout=2)
+    alive = [k for k in alive if k.is_running() and k.status() != psutil.STATUS_ZOMBIE]
+    for k in alive:
+        k.kill()
+    assert not alive, "the chip worker outlived xladoctor"
+    assert proc.returncode == code
