@@ -3,7 +3,8 @@
 ``python chip_stand_in.py MODE FD TARGET`` speaks the worker's protocol on FD and then does what
 a chip can do to the process that runs on it, which the CPU cannot be made to do on purpose:
 ``abort-compile`` (a libtpu CHECK while compiling), ``abort-run`` (the same while running),
-``halt-run`` (the runtime's E0200 core halt, reported as an error), ``hang-run`` (no answer).
+``halt-run`` (the runtime's E0200 core halt, reported as an error), ``hang-run`` (no answer),
+``no-chip`` (a device file is there but ``jax.devices()`` gets no TPU: another process holds it).
 Used by tests/test_confirm_run.py only.
 """
 
@@ -26,6 +27,9 @@ def main(argv: list[str]) -> int:
         replies.write(json.dumps(obj) + "\n")
         replies.flush()
 
+    if mode == "no-chip":  # as jax.devices("tpu") answers while another process holds the chip
+        say({"chip": None, "why": "RuntimeError: Internal error when accessing libtpu multi-process lockfile"})
+        return 0
     say({"chip": {"platform": "stand-in", "device_kind": "stand-in", "count": 1}})
     for line in sys.stdin:
         request = json.loads(line)

@@ -207,6 +207,21 @@ def test_confirm_without_a_chip_says_libtpu_compile_only_judged(monkeypatch):
     assert result["ruleId"] == "E1200" and result["properties"]["judge"] == "libtpu compile-only, v5e:2x2 topology"
 
 
+def test_a_chip_another_process_holds_leaves_the_compile_only_judge_and_says_why(monkeypatch):
+    from xladoctor.oracle import available
+
+    if not available():
+        pytest.skip("the libtpu compile-only oracle is not installed here")
+    busy = ChipRunner("cpu", timeout=60, command=[*STAND_IN, "no-chip"])
+    monkeypatch.setattr(run_chip, "chip_present", lambda: True)
+    monkeypatch.setattr(run_chip, "shared_runner", lambda target="tpu": busy)
+    rc, out, _ = cli("offload", E1200, "--run", "--json")
+    confirm = json.loads(out)["confirm"]
+    assert confirm["judge"]["kind"] == "compile_only" and confirm["verdict"]["kind"] == "e1200"
+    assert confirm["run"]["outcome"] == "not_run" and "multi-process lockfile" in confirm["run"]["why"]
+    assert rc == 1
+
+
 def test_a_failed_run_is_a_finding_that_names_its_judge_in_sarif_too():
     from xladoctor.findings.from_offload import confirm_finding
     from xladoctor.oracle.comparison import Prediction, compare

@@ -36,8 +36,10 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
     doc = _compile_only(text, module, result, topology, stablehlo, predicted_for)
     if run and doc.get("available"):  # the device file was there, the worker found no TPU
         from ..labels import label
+        from .run_chip import shared_runner
 
-        doc["run"] = {"outcome": "not_run", "why": label("confirm.no_chip")}
+        busy = shared_runner().why_not  # what the worker's jax.devices() said, e.g. another process holds the chip
+        doc["run"] = {"outcome": "not_run", "why": label("confirm.no_chip") + (f" ({busy})" if busy else "")}
     return doc
 
 
