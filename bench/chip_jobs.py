@@ -35,27 +35,14 @@ sys.path.insert(0, HERE)
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
-HALT_MARKS = ("E0200", "halted unexpectedly", "RuntimeUnexpectedCoreHalt")
-
-
-def text_of(e: BaseException) -> str:
-    """The exception as a user sees it printed: ``module.Class: message`` (first 4,000 characters)."""
-    return f"{type(e).__module__}.{type(e).__name__}: {e}"[:4000]
+from xladoctor.oracle.run_judge import HALT_MARKS, compare_leaves, seed_of, text_of  # noqa: E402,F401
+from xladoctor.oracle.run_judge import judged as _judged  # noqa: E402
+from xladoctor.oracle.run_judge import random_inputs as _random_inputs  # noqa: E402
 
 
 def random_inputs(leaves: list[Any], name: str) -> list[np.ndarray]:
     """Seeded by the program's name, so the CPU reference and the chip get the same numbers."""
-    rng = np.random.default_rng(zlib.crc32(name.encode()))
-    out = []
-    for leaf in leaves:
-        dt = np.dtype(leaf.dtype)
-        if np.issubdtype(dt, np.floating) or dt.name.startswith(("bfloat16", "float8")):
-            out.append((rng.standard_normal(leaf.shape) * 0.5).astype(dt))
-        elif dt == np.bool_:
-            out.append(rng.integers(0, 2, leaf.shape).astype(dt))
-        else:
-            out.append(rng.integers(0, 3, leaf.shape).astype(dt))
-    return out
+    return _random_inputs(((leaf.shape, leaf.dtype) for leaf in leaves), seed_of(name))
 
 
 def _shardings_for_args(prog: Any, leaves: list[Any]) -> list[Any]:
@@ -125,30 +112,12 @@ def _run_program(prog: Any, inputs: list[np.ndarray], record: dict[str, Any] | N
 
 
 def compare(got: Any, want: Any) -> dict[str, Any]:
-    """Leaf by leaf: how many elements differ beyond a dtype's tolerance."""
+    """Leaf by leaf (``xladoctor.oracle.run_judge.compare_leaves``), after checking the trees match."""
     g, gt = jax.tree.flatten(got)
     w, wt = jax.tree.flatten(want)
     if gt != wt or len(g) != len(w):
         return {"same": False, "why": f"trees differ: {gt} vs {wt}"}
-    bad_leaves, worst = [], 0.0
-    for i, (a, b) in enumerate(zip(g, w)):
-        a32, b32 = np.asarray(a).astype(np.float64), np.asarray(b).astype(np.float64)
-        if a32.shape != b32.shape:
-            return {"same": False, "why": f"leaf {i} shape {a32.shape} vs {b32.shape}"}
-        narrow = np.dtype(np.asarray(a).dtype).itemsize < 4
-        tol = 5e-2 if narrow else 2e-3
-        off = ~np.isclose(a32, b32, rtol=tol, atol=tol, equal_nan=True)
-        frac = float(off.mean()) if off.size else 0.0
-        if frac > 0:
-            diff = np.abs(a32 - b32)
-            scale = float(np.nanmax(np.abs(b32))) or 1.0
-            bad_leaves.append({"leaf": i, "dtype": str(np.asarray(a).dtype), "shape": list(a32.shape),
-                               "fraction_wrong": round(frac, 4), "max_abs_diff": float(np.nanmax(diff)),
-                               "max_rel_to_scale": float(np.nanmax(diff)) / scale,
-                               "fraction_off_by_5pct_of_scale": float(np.mean(diff > 0.05 * scale))})
-        worst = max(worst, frac)
-    return {"same": not bad_leaves, "wrong_leaves": bad_leaves[:8], "n_wrong_leaves": len(bad_leaves),
-            "worst_fraction": worst}
+    return compare_leaves(g, w)
 
 
 def _build(family: str, seed: int, device: Any, fix: str | None) -> tuple[Any, dict[str, Any]]:
@@ -210,18 +179,9 @@ def user_job(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def judged(stage: str, out: Any, err: str, ref_stage: str, ref_out: Any, ref_err: str) -> dict[str, Any]:
-    """The outcome of a chip run (``_run_program``'s answer) against the CPU's on the same inputs."""
-    res: dict[str, Any] = {}
-    if ref_stage != "ok":
-        res["reference_error"] = ref_err[:600]
-    if stage != "ok":
-        outcome = {"trace": "trace_error", "compile": "compile_error", "call": "refused",
-                   "run": "runtime_error", "fetch": "runtime_error"}[stage]
-        return {**res, "error": err, "outcome": "halt" if any(m in err for m in HALT_MARKS) else outcome}
-    if ref_stage != "ok":
-        return {**res, "outcome": "ran"}
-    cmp = compare(out, ref_out)
-    return {**res, "compare": cmp, "outcome": "right" if cmp["same"] else "wrong"}
+    """The outcome of a chip run (``_run_program``'s answer) against the CPU's on the same inputs:
+    ``xladoctor.oracle.run_judge.judged``, the judgement ``--confirm --run`` gives too."""
+    return _judged(stage, out, err, ref_stage, ref_out, ref_err, compare)
 
 
 def format_put_job(job: dict[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,8 @@ def chip_records(paths: list[str]) -> list[dict[str, Any]]:
             for line in f:
                 if line.strip():
                     rec = json.loads(line)
+                    if "kind" not in rec:  # round6-confirm-run: --confirm --run's cases, not campaign jobs
+                        continue
                     key = json.dumps({k: rec.get(k) for k in JOB_KEYS}, sort_keys=True)
                     latest[key] = rec
     return list(latest.values())

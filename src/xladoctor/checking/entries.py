@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None,
               disable_host_compute: bool = False, stablehlo_path: str | None = None,
-              lang: str = "en") -> dict[str, Any]:
+              lang: str = "en", confirm_run: int | None = None) -> dict[str, Any]:
     """Check one module; ``stablehlo_path`` names the same program's StableHLO (``--stablehlo``,
     or the ``NAME.mlir``/``NAME.stablehlo`` beside ``NAME.hlo``), which gives the memory kinds;
     the findings' titles and fix texts are in ``lang`` (``check --lang``)."""
@@ -28,13 +28,13 @@ def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: s
     with located(text, source):
         return _check_module(module, text, source, rule, confirm_topology, disable_host_compute,
                              companion.path if companion else None, companion.text if companion else None, lang,
-                             companion.found if companion else None)
+                             companion.found if companion else None, confirm_run)
 
 
 def _check_module(module: HloModule, text: str, source: str, rule: str = "shipped",
                   confirm_topology: str | None = None, disable_host_compute: bool = False,
                   stablehlo_path: str | None = None, stablehlo: str | None = None,
-                  lang: str = "en", found: str | None = None) -> dict[str, Any]:
+                  lang: str = "en", found: str | None = None, confirm_run: int | None = None) -> dict[str, Any]:
     """The ``offload`` command's steps (the pipeline's) on one module, after its summary."""
     from ..hlo_summary import summarize
     from ..pipeline import AnalysisOptions, analyse_module, offload_document
@@ -63,7 +63,8 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
     result = mc.result
     entry["findings"] = len(result.errors) + len(result.failures)
     if confirm_topology is not None:
-        mc.confirm = entry["confirm"] = confirm(text, module, result, confirm_topology, stablehlo, platform)
+        mc.confirm = entry["confirm"] = confirm(text, module, result, confirm_topology, stablehlo, platform,
+                                                 run=confirm_run is not None, seed=confirm_run or 0)
         if not entry["findings"] and is_error(entry["confirm"]):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
     entry["offload"] = offload_document(mc, lang)

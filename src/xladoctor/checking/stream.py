@@ -30,6 +30,8 @@ class Options:
     parallel_logs: bool
     confirm_topology: str | None = None
     disable_host_compute: bool = False
+    confirm_run: int | None = None
+    """``--run``'s seed: run each module once on the local chip (None: compile only)."""
     """As ``offload --disable-host-compute`` (``--xla_disable_automatic_host_compute_offload``)."""
 
 
@@ -104,7 +106,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
         if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
             text = text[1:]
         return check_hlo(text, source, opts.rule, opts.confirm_topology, opts.disable_host_compute, stablehlo,
-                         opts.lang)
+                         opts.lang, confirm_run=opts.confirm_run)
     from ..catalogue.fastscan import scan_path, scan_stream
     from ..catalogue.logscan import LogScan
     from ..catalogue.scanner import LogScanner

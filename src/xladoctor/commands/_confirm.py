@@ -22,6 +22,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=help_text(parser, "cli.confirm"))
     parser.add_argument("--topology", default=DEFAULT_TOPOLOGY, choices=TOPOLOGIES,
                         help=help_text(parser, "cli.topology", default=DEFAULT_TOPOLOGY))
+    parser.add_argument("--run", action="store_true", help=help_text(parser, "cli.run"))
+    parser.add_argument("--seed", type=int, default=0, help=help_text(parser, "cli.seed"))
+
+
+def check_run(args: argparse.Namespace) -> None:
+    """``--run`` implies ``--confirm``; it needs a local TPU (a usage error, exit 2, elsewhere)."""
+    if not getattr(args, "run", False):
+        return
+    from ..errors import UsageError
+    from ..oracle.run_chip import chip_present
+    from ..oracle.topologies import is_gpu_platform, platform_of
+
+    if is_gpu_platform(platform_of(args.topology)):
+        raise UsageError(label("confirm.run_gpu", topology=args.topology))
+    if not chip_present():
+        raise UsageError(label("confirm.no_chip"))
+    args.confirm = True
 
 
 def prediction_platform(args: argparse.Namespace) -> str:

@@ -151,9 +151,12 @@ def run(args: argparse.Namespace) -> int:
         refuse_overwriting_inputs(args.html, expanded)
     jobs = args.jobs or usable_cpus()
     n_files = sum(1 for it in items if it.status == "file")
+    _confirm.check_run(args)  # one process holds the chip: --run checks the files one after another
+    jobs = 1 if args.run else jobs
     confirm_topology = args.topology if args.confirm else None
     opts = Options(args.rule, lang, args.full or args.confirm, parallel_logs=n_files <= 1,
-                   confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute)
+                   confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute,
+                   confirm_run=args.seed if args.run else None)
     if args.fix:  # as ruff: fix first, then report what remains
         from ._check_fix import fix_items
 

@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     for out in (args.output, args.html):
         if out:
             refuse_overwriting_inputs(out, [args.file, args.stablehlo])
+    _confirm.check_run(args)
     text, source = read_input(args.file)
     module = parse_hlo(text, source)
     # the resolver check uses too: the file --stablehlo names, else NAME.mlir beside, if it is this program's
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         _undecidable(mc, source, lang)
     result, fixes, origin = mc.result, mc.fixes, mc.provenance
     # as check: no compile of a kind-less text, which would only "confirm" the device-memory guess
-    confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform) \
+    confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform, args.run, args.seed) \
         if args.confirm and mc.undecidable is None else None
     mc.confirm = confirmed
     _confirm.note_if_unavailable(confirmed, lang)

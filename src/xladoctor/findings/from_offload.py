@@ -166,6 +166,10 @@ def offload_findings(result: HostOffloadResult, fixes: Sequence[FixSuggestion] =
                             edits.get(tuple(e.output_index))) for e in result.errors]
     out.extend(failure_finding(f, result, path, module, provenance, lang) for f in result.failures)
     compiler = confirm_finding(confirm, path, lang, predicted=bool(out))
+    if confirm and confirm.get("judge"):  # which judge answered, on each finding it judged
+        from dataclasses import replace
+
+        out = [replace(f, fields={**f.fields, "judge": confirm["judge"]["says"]}) for f in out]
     if compiler is not None:
         out.append(compiler)
     return tuple(out)
@@ -181,6 +185,11 @@ def confirm_finding(confirm: Mapping[str, Any] | None, path: str | None, lang: s
 
     verdict = confirm["verdict"]
     rejects = verdict["kind"] in ERROR_KINDS
+    run = confirm.get("run") or {}
+    from ..oracle.confirm import RUN_FAILURES
+
+    if run.get("outcome") in RUN_FAILURES:
+        return run_finding(confirm, path, lang)
     if confirm.get("agree") is not False and (predicted or not rejects):
         return None
     code = verdict.get("code") or _STATUS_CODES.get(verdict.get("status") or "", "E0012")
@@ -188,6 +197,26 @@ def confirm_finding(confirm: Mapping[str, Any] | None, path: str | None, lang: s
     fields = {"verdict": verdict["kind"], "agree": confirm.get("agree"), "reason": confirm.get("reason"),
               "topology": confirm.get("topology"), "start": verdict.get("start"),
               "check_line": verdict.get("check_line")}
+    if "judge" in confirm:
+        fields["judge"] = confirm["judge"]["says"]
     return Finding(entry.code, entry.name, FindingKind.COMPILER_REJECTS, Origin.COMPILER,
                    Severity.ERROR if rejects else Severity.WARNING, entry.describe(lang).title,
                    verdict.get("message") or "", Location(path, instruction=verdict.get("start")), fields=fields)
+
+
+_RUN_CODES = {"halt": "E0200"}
+"""A halted core is the runtime's E0200; the other run failures have no code of XLA's (E0012)."""
+
+
+def run_finding(confirm: Mapping[str, Any], path: str | None, lang: str = "en") -> Finding:
+    """``--confirm --run``: the module compiled on the chip and then failed there (wrong data, a
+    halt, a crash, a refusal, a runtime error); the message is the run's line and the judge."""
+    from ..oracle.run_text import judge_says, run_line
+
+    run = confirm["run"]
+    entry = load_catalogue().entries.get(_RUN_CODES.get(run["outcome"], "E0012")) or load_catalogue().entries["E0012"]
+    says = judge_says(confirm["judge"], confirm["topology"], lang)
+    fields = {"verdict": confirm["verdict"]["kind"], "run": run["outcome"], "judge": confirm["judge"]["says"],
+              "topology": confirm.get("topology"), "check_line": run.get("check_line")}
+    return Finding(entry.code, entry.name, FindingKind.COMPILER_REJECTS, Origin.COMPILER, Severity.ERROR,
+                   entry.describe(lang).title, f"{run_line(run, lang)} ({says})", Location(path), fields=fields)

@@ -155,6 +155,10 @@ class Backend:
         return None
 
     # -- compile ----------------------------------------------------------------
+    def _build(self, module, devices, options):
+        """The compile itself: compile-only here; the chip's back end (:mod:`.run_main`) also loads it."""
+        return self._client.compile(module, executable_devices=devices, compile_options=options)
+
     def _compile(self, module, want_text: bool, from_hlo: bool = False) -> Verdict:
         n_rep = _int_attr(self._ir, module, "mhlo.num_replicas", 1)
         n_part = _int_attr(self._ir, module, "mhlo.num_partitions", 1)
@@ -167,7 +171,7 @@ class Backend:
         devices = self._xc.DeviceList(tuple(self._devices[:n]))
         t0 = time.perf_counter()
         try:
-            exe = self._client.compile(module, executable_devices=devices, compile_options=options)
+            exe = self._build(module, devices, options)
         except Exception as e:
             text = str(e).strip()
             illegal = _ILLEGAL_MHLO.search(text)

@@ -15,12 +15,98 @@ if TYPE_CHECKING:
 
 
 def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: str,
-            stablehlo: str | None = None, predicted_for: str = "tpu") -> dict[str, Any]:
+            stablehlo: str | None = None, predicted_for: str = "tpu", run: bool = False,
+            seed: int = 0) -> dict[str, Any]:
     """Compile ``text`` (or, when given, the same program's ``stablehlo``, which carries
     JAX's memory kinds) and compare.  JSON-ready: see docs/json.md, ``confirm``.
 
     ``predicted_for`` is the platform ``result`` was predicted for (``tpu``, ``cuda``); the
-    commands predict for the confirming compiler's, and the document says which."""
+    commands predict for the confirming compiler's, and the document says which.  Where a TPU
+    is attached (:func:`.run_chip.chip_present`) a TPU target is compiled on that chip and, with
+    ``run``, run once on inputs drawn from ``seed`` and compared with the CPU (``run``); elsewhere
+    libtpu compiles for ``topology`` as it always has.  ``judge`` says which of the two answered."""
+    from .run_chip import chip_present
+    from .topologies import platform_of
+
+    platform = platform_of(topology)
+    if platform == "tpu" and (run or chip_present()):
+        doc = _on_chip(text, module, result, stablehlo, predicted_for, run, seed)
+        if doc is not None:
+            return doc
+    doc = _compile_only(text, module, result, topology, stablehlo, predicted_for)
+    if run and doc.get("available"):  # the device file was there, the worker found no TPU
+        from ..labels import label
+        from .run_chip import shared_runner
+
+        busy = shared_runner().why_not  # what the worker's jax.devices() said, e.g. another process holds the chip
+        doc["run"] = {"outcome": "not_run", "why": label("confirm.no_chip") + (f" ({busy})" if busy else "")}
+    return doc
+
+
+def _on_chip(text: str, module: HloModule, result: HostOffloadResult, stablehlo: str | None,
+             predicted_for: str, run: bool, seed: int) -> dict[str, Any] | None:
+    """The local chip as the judge (:mod:`.run_chip`); None when its worker finds no TPU."""
+    from .comparison import compare, prediction_of
+    from .run_chip import shared_runner
+    from .verdict import Verdict
+
+    reply = shared_runner().judge("stablehlo" if stablehlo is not None else "hlo",
+                                  stablehlo if stablehlo is not None else text, run, seed)
+    chip = reply.get("chip")
+    if chip is None:
+        return None
+    verdict = Verdict.from_json(reply["verdict"])
+    from ..offload.platform_checks import predict_for_platform
+
+    comparison = compare(prediction_of(predict_for_platform(module, result, "tpu"), module), verdict)
+    doc = {"available": True, "platform": "tpu", "topology": chip["device_kind"],
+           "input": "stablehlo" if stablehlo is not None else "hlo", **comparison.to_json(),
+           "predicted_for": "tpu", "judge": judge_of(chip, "run" in reply)}
+    if run:
+        doc["run"] = run_document(reply.get("run"), verdict)
+    return doc
+
+
+def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None) -> dict[str, Any]:
+    """Which judge answered: the local chip (compiled, and ran or not) or a compile-only client."""
+    from ..labels import label
+    from .topologies import is_gpu_platform, platform_of
+
+    if chip is not None:
+        device = chip["device_kind"]
+        says = label("confirm.judge_chip_ran" if ran else "confirm.judge_chip", device=device)
+        return {"kind": "chip", "device": device, "ran": ran, "says": says}
+    gpu = topology is not None and is_gpu_platform(platform_of(topology))
+    says = label("confirm.judge_gpu" if gpu else "confirm.judge_libtpu", topology=topology)
+    return {"kind": "compile_only", "device": None, "ran": False, "says": says}
+
+
+def run_document(run: dict[str, Any] | None, verdict: Any) -> dict[str, Any]:
+    """The ``run`` object: the outcome of the one run, what differed and the error's text."""
+    from ..labels import label
+
+    if run is None:
+        return {"outcome": "not_run", "why": label("confirm.not_compiled", verdict=verdict.summary())}
+    out: dict[str, Any] = {"outcome": run["outcome"], "cpu": label("confirm.cpu_reference")}
+    for key in ("seed", "inputs", "seconds", "check_line", "why"):
+        if run.get(key) is not None:
+            out[key] = run[key]
+    if run.get("error"):
+        out["error"] = run["error"][-2000:]
+    if run.get("reference_error"):
+        out["reference_error"] = run["reference_error"]
+    cmp = run.get("compare") or {}
+    out["wrong"] = [{"output": w["leaf"], "dtype": w["dtype"], "shape": w["shape"],
+                     "fraction_wrong": w["fraction_wrong"], "max_abs_diff": w["max_abs_diff"],
+                     "max_rel_to_scale": w["max_rel_to_scale"]} for w in cmp.get("wrong_leaves", [])]
+    if cmp.get("why"):
+        out["why"] = cmp["why"]
+    return out
+
+
+def _compile_only(text: str, module: HloModule, result: HostOffloadResult, topology: str,
+                  stablehlo: str | None, predicted_for: str) -> dict[str, Any]:
+    """libtpu (or XLA:GPU) compile-only for ``topology``: what ``--confirm`` did before chips."""
     from .availability import install_hint
     from .comparison import compare, prediction_of
     from .shared import shared_worker
@@ -40,14 +126,22 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
 
     comparison = compare(prediction_of(predict_for_platform(module, result, platform), module), verdict)
     return {"available": True, "platform": platform, "topology": topology, "input": "stablehlo" if stablehlo is not None else "hlo",
-            **comparison.to_json(), "predicted_for": "cuda" if is_gpu_platform(predicted_for) else "tpu"}
+            **comparison.to_json(), "predicted_for": "cuda" if is_gpu_platform(predicted_for) else "tpu",
+            "judge": judge_of(None, False, topology)}
+
+
+RUN_FAILURES = frozenset({"wrong", "halt", "crash", "timeout", "refused", "runtime_error"})
+"""Run outcomes that are a failure of the program on the chip (``right``, ``ran``, ``not_run`` are not)."""
 
 
 def is_error(doc: dict[str, Any] | None) -> bool:
-    """Did the real compiler reject the module (E1200, another error, a crash)?"""
+    """Did the real compiler reject the module (E1200, another error, a crash), or did its run
+    on the chip fail (wrong data, a halt or crash, a refusal, a runtime error)?"""
     from .verdict import ERROR_KINDS
 
-    return bool(doc and doc.get("available") and doc["verdict"]["kind"] in ERROR_KINDS)
+    if not (doc and doc.get("available")):
+        return False
+    return doc["verdict"]["kind"] in ERROR_KINDS or (doc.get("run") or {}).get("outcome") in RUN_FAILURES
 
 
 def confirm_in_lang(doc: dict[str, Any] | None, lang: str) -> dict[str, Any] | None:

@@ -187,6 +187,8 @@ def _result(f: Finding, rule_index: int, root: Path) -> dict[str, Any]:
         result["fixes"] = sarif_fixes
     if f.lines:
         result["properties"]["lines"] = list(f.lines)
+    if f.fields.get("judge"):  # --confirm: which judge answered (the chip, or a compile-only client)
+        result["properties"]["judge"] = f.fields["judge"]
     if f.source is not None:
         related = _source_location(f.source, 1, root, label("ci.python_source"))
         if related is not None:
