@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from .catalogue.scanner import Finding
+from .catalogue.scanner import LogMatch
 from .labels import label
 
 
@@ -25,7 +25,7 @@ class LogReport:
     source: str
     """The file scanned, or ``<text>`` for text given directly."""
     lang: str
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[LogMatch] = field(default_factory=list)
     not_shown: dict[str, int] = field(default_factory=dict)
     """Messages past the distinct-error limit, by code."""
 

@@ -19,7 +19,7 @@ from .findings import Finding, Report
 from .labels import label
 
 if TYPE_CHECKING:
-    from .catalogue.scanner import Finding as LogFinding
+    from .catalogue.scanner import LogMatch
     from .inputs.compare import InputCheck
     from .ir.module import HloModule
     from .ir.sizes import DimensionPadding
@@ -310,7 +310,7 @@ def _type_analysis_records(doc: dict[str, Any], mc: ModuleCheck, lang: str) -> N
     doc["errors"] = records
 
 
-def log_findings(findings: Iterable[LogFinding], source: str | None, lang: str = "en") -> tuple[Finding, ...]:
+def log_findings(findings: Iterable[LogMatch], source: str | None, lang: str = "en") -> tuple[Finding, ...]:
     """Findings step for a log scanned by the catalogue scanner."""
     from .findings.from_log import log_findings as adapt
 

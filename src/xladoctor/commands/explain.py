@@ -24,7 +24,7 @@ from ._common import for_reader, help_text, print_json
 from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:
-    from ..catalogue.scanner import Finding
+    from ..catalogue.scanner import LogMatch
 
 NAME = "explain"
 HELP = "cli.explain.help"
@@ -123,7 +123,7 @@ def _write_html(out: str, doc: dict, target: str, hlo: str | None, lang: str) ->
     write_output(out, page, label("status.html_report", lang), [p for p in (target, hlo) if p], lang)
 
 
-def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
+def attach_offload_analysis(hlo_path: str, findings: list[LogMatch]) -> None:
     """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
     from ..findings.from_offload import mismatch_finding  # lazy: only --hlo needs them
     from ..findings.serialise import offload_record_json

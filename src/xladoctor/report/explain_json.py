@@ -6,7 +6,7 @@ from typing import Any
 
 from ..catalogue import scanner
 from ..catalogue.fixes import finding_fixes
-from ..catalogue.scanner import Finding
+from ..catalogue.scanner import LogMatch
 from ..findings.from_log import plain as jsonable  # the one converter of scanner values (words in lang)
 
 # Version 2: `notes` and `fixes_first` are in the document's `lang`; `notes_fa` and `fixes_first_fa`
@@ -14,7 +14,7 @@ from ..findings.from_log import plain as jsonable  # the one converter of scanne
 SCAN_SCHEMA_VERSION = 2
 
 
-def scan_document(findings: list[Finding], source: str, lang: str,
+def scan_document(findings: list[LogMatch], source: str, lang: str,
                   not_shown: dict[str, int] | None = None) -> dict[str, Any]:
     """The ``explain FILE --json`` document (docs/json.md ``## explain``), without ``schema_version``."""
     # Each finding's fixes are chosen once and written twice: in its scan entry and in diagnostics.
