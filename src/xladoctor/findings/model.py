@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from ..ir.instruction import SourceLocation
 
 __all__ = ["JSON", "Finding", "FindingKind", "Fix", "FixKind", "Hop", "Location", "Origin", "Report",
-           "Severity", "SourceLocation", "freeze_json"]
+           "ReportAnalysis", "Severity", "SourceLocation", "freeze_json"]
 
 JSON: TypeAlias = "bool | int | float | str | tuple[JSON, ...] | Mapping[str, JSON] | None"
 """A plain JSON value, frozen: lists are tuples, objects are read-only mappings."""
@@ -199,9 +199,42 @@ class Finding:
         object.__setattr__(self, "lines", tuple(self.lines))
 
 
+class ReportAnalysis(Protocol):
+    """What an in-process route attaches to its :class:`Report`: the analysis' own typed result
+    (``xladoctor.jax``'s lowered program and HostOffloader result, a JAX call's argument leaves, a
+    log's raw matches) and how that route draws the report.  A report that crosses a process has
+    none: only the findings cross (``findings/wire.py``)."""
+
+    def ok(self, report: Report) -> bool:
+        """The route's verdict (an ``xladoctor.jax`` report is ok with warnings, say)."""
+        ...
+
+    def text(self, report: Report) -> str:
+        """``str(report)``: the route's text report."""
+        ...
+
+    def summary(self, report: Report) -> str:
+        """``repr(report)``: one line."""
+        ...
+
+    def html(self, report: Report) -> str:
+        """``_repr_html_``: the route's ``--html`` page, for notebooks."""
+        ...
+
+    def document(self, report: Report) -> dict[str, Any]:
+        """``report.to_json()``: the route's JSON document (docs/jax.md, docs/json.md)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Report:
-    """Every finding of one command run, with the inputs it read and those it could not."""
+    """Every finding of one command run or API call, with the inputs it read and those it could not.
+
+    The one report type: the commands, ``xladoctor.explain_log`` and ``xladoctor.jax`` all return
+    it.  ``analysis`` holds what only an in-process route knows (see :class:`ReportAnalysis`); its
+    public attributes read through the report (``report.outcome``, ``report.mismatches``), so the
+    names the JAX API documents stay where users reach for them, and the route draws
+    ``str(report)``, ``repr``, the notebook page and ``to_json()``."""
 
     command: str
     inputs: tuple[str, ...] = ()
@@ -209,13 +242,59 @@ class Report:
     lang: str = "en"
     input_errors: tuple[str, ...] = ()
     """One-line ``file:line:col: message`` texts."""
+    analysis: ReportAnalysis | None = field(default=None, compare=False, repr=False)
+    """The in-process route's own result and views; None for a report rebuilt from JSON."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inputs", tuple(self.inputs))
         object.__setattr__(self, "findings", tuple(self.findings))
         object.__setattr__(self, "input_errors", tuple(self.input_errors))
 
+    def __getattr__(self, name: str) -> Any:
+        """The analysis' public attributes, read through (only called when the report has none)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            analysis = object.__getattribute__(self, "analysis")
+        except AttributeError:  # not set yet (while unpickling)
+            raise AttributeError(name) from None
+        if analysis is None or not hasattr(analysis, name):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(analysis, name)
+
     @property
     def exit_code(self) -> int:
         """The commands' rule: 2 when an input could not be read, 1 with any finding, else 0."""
         return 2 if self.input_errors else (1 if self.findings else 0)
+
+    @property
+    def ok(self) -> bool:
+        """Nothing to act on: the route's verdict, or no finding and every input read."""
+        if self.analysis is not None:
+            return self.analysis.ok(self)
+        return self.exit_code == 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The route's JSON document; without a route, the findings document (``findings.to_json``)."""
+        if self.analysis is not None:
+            return self.analysis.document(self)
+        from .serialise import to_json
+
+        return to_json(self)
+
+    def __str__(self) -> str:
+        return self.analysis.text(self) if self.analysis is not None else repr(self)
+
+    def __repr__(self) -> str:
+        if self.analysis is not None:
+            return self.analysis.summary(self)
+        return (f"Report(command={self.command!r}, inputs={self.inputs!r}, findings=<{len(self.findings)}>, "
+                f"lang={self.lang!r}, input_errors={self.input_errors!r})")
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text report, not the fields."""
+        p.text(repr(self) if cycle else str(self))
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter's display: the route's ``--html`` page (None without a route: plain text then)."""
+        return self.analysis.html(self) if self.analysis is not None else None
