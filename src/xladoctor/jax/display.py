@@ -23,7 +23,6 @@ from ..report.html_base import esc
 from ..report.notebook import notebook_frame
 
 if TYPE_CHECKING:
-    from .inputs_check import InputsReport
     from .offload_check import OffloadReport
 
 
@@ -58,7 +57,7 @@ def _with_python_fixes(doc: dict[str, Any], report: OffloadReport) -> dict[str, 
     return {**doc, "diagnostics": typed(replace(diagnostics, findings=findings))}
 
 
-def inputs_document(report: InputsReport) -> dict[str, Any]:
+def inputs_document(report: Report) -> dict[str, Any]:
     """The ``inputs`` command document of the executable's leaves (docs/json.md ``## inputs``)."""
     from ..pipeline import inputs_document  # the one builder of that document
 
@@ -69,7 +68,7 @@ def inputs_document(report: InputsReport) -> dict[str, Any]:
     return {"schema_version": 1, **inputs_document(check), "diagnostics": typed(report.diagnostics())}
 
 
-def inputs_html(report: InputsReport) -> str:
+def inputs_html(report: Report) -> str:
     if report.structure_error:  # no leaf was compared: the text says why
         return f"<pre>{esc(str(report))}</pre>"
     return notebook_frame(render_inputs_html(inputs_document(report), title=label("jax_report.inputs_title")))
