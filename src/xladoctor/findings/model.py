@@ -23,9 +23,10 @@ from types import MappingProxyType
 from typing import Any, Protocol, TypeAlias
 
 from ..ir.instruction import SourceLocation
+from .source_line import SourceLine, distinct_lines
 
 __all__ = ["JSON", "Finding", "FindingKind", "Fix", "FixKind", "Hop", "Location", "Origin", "Report",
-           "ReportAnalysis", "Severity", "SourceLocation", "freeze_json"]
+           "ReportAnalysis", "Severity", "SourceLine", "SourceLocation", "freeze_json"]
 
 JSON: TypeAlias = "bool | int | float | str | tuple[JSON, ...] | Mapping[str, JSON] | None"
 """A plain JSON value, frozen: lists are tuples, objects are read-only mappings."""
@@ -198,6 +199,90 @@ class Finding:
         object.__setattr__(self, "fixes", tuple(self.fixes))
         object.__setattr__(self, "lines", tuple(self.lines))
 
+    # An E1200 from ``xladoctor.jax`` also carries the program's own facts (``fields["jax"]``) and
+    # both fixes as JAX code (``Fix.code``); these read them under the names docs/jax.md gives
+    # (None, or empty, for a finding that has none: one from a module or a log).
+
+    def _jax(self) -> Mapping[str, JSON]:
+        facts = self.fields.get("jax")
+        return facts if isinstance(facts, Mapping) else MappingProxyType({})
+
+    @property
+    def output(self) -> str | None:
+        """The output's pytree path, as JAX names it (``result[1]['w']``)."""
+        value = self._jax().get("output")
+        return value if isinstance(value, str) else None
+
+    @property
+    def leaf(self) -> int | None:
+        """The output's position among the flattened outputs (the ``out_shardings`` leaf)."""
+        value = self._jax().get("leaf")
+        return value if isinstance(value, int) else None
+
+    @property
+    def host_argument(self) -> str | None:
+        """The argument's name when the tensor arrived in host memory (input streaming)."""
+        value = self._jax().get("host_argument")
+        return value if isinstance(value, str) else None
+
+    @property
+    def offloaded_at(self) -> SourceLine | None:
+        """The Python line where the tensor was moved to host."""
+        return SourceLine.from_json(self._jax().get("offloaded_at"))
+
+    @property
+    def offloaded_from(self) -> tuple[SourceLine, ...]:
+        """The callers of ``offloaded_at``, innermost first, up to the jitted function."""
+        return tuple(s for s in map(SourceLine.from_json, _items(self._jax().get("offloaded_from"))) if s is not None)
+
+    @property
+    def returned_at(self) -> SourceLine | None:
+        """Where the value returned at this output is computed: the device fix goes there."""
+        return SourceLine.from_json(self._jax().get("returned_at"))
+
+    @property
+    def xla_message(self) -> str:
+        """What XLA prints (``message``)."""
+        return self.message
+
+    @property
+    def start(self) -> str | None:
+        """The instruction XLA names in "starting from X"."""
+        value = self.fields.get("start")
+        return value if isinstance(value, str) else None
+
+    @property
+    def reported_by_xla(self) -> bool:
+        """True for the one XLA names (it stops at the first)."""
+        told = self._jax().get("reported_by_xla")
+        return told if isinstance(told, bool) else self.fields.get("first") is True
+
+    @property
+    def host_fix(self) -> str | None:
+        """E1200 remedy (a) as code: the output in host memory."""
+        return next((x.code for x in self.fixes if x.kind is FixKind.HOST_OUTPUT), None)
+
+    @property
+    def device_fix(self) -> str | None:
+        """E1200 remedy (b) as code: the value moved back to device memory."""
+        return next((x.code for x in self.fixes if x.kind is FixKind.MOVE_TO_DEVICE), None)
+
+    def source_lines(self) -> list[SourceLine]:
+        """The Python lines of the tensor's path, in order (consecutive repeats folded)."""
+        steps = _items(self._jax().get("path"))
+        return distinct_lines(SourceLine.from_json(s.get("source")) for s in steps if isinstance(s, Mapping))
+
+    def user_lines(self) -> list[SourceLine]:
+        """Every Python line the finding names: the offload, its callers, the path, the return."""
+        steps = [s for s in _items(self._jax().get("path")) if isinstance(s, Mapping)]
+        lines = [self.offloaded_at, *self.offloaded_from, *(SourceLine.from_json(s.get("source")) for s in steps),
+                 self.returned_at]
+        return [s for s in lines if s is not None]
+
+
+def _items(value: JSON) -> tuple[JSON, ...]:
+    return value if isinstance(value, tuple) else ()
+
 
 class ReportAnalysis(Protocol):
     """What an in-process route attaches to its :class:`Report`: the analysis' own typed result
@@ -261,6 +346,10 @@ class Report:
         if analysis is None or not hasattr(analysis, name):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return getattr(analysis, name)
+
+    def findings_of(self, code: str) -> tuple[Finding, ...]:
+        """The findings with this code (``report.findings_of("E1200")``), in order."""
+        return tuple(f for f in self.findings if f.code == code)
 
     @property
     def exit_code(self) -> int:
