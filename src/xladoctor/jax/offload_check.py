@@ -36,7 +36,7 @@ from ..units import count_text
 from .fix_code import device_fix_code, host_fix_code
 from .lowering import JIT_OPTIONS, LoweredProgram, declared_out_shardings, lower_program
 from .offload_text import render_text
-from .policy_check import PolicyFinding, policy_findings
+from .policy_check import PolicyNoOp, policy_findings
 from .source_line import SourceLine, line_json
 from .stack import python_stack
 
@@ -62,7 +62,7 @@ class ProgramCheck:
     outcome: str
     """``ok``, ``E1200`` or ``failure`` (the pass fails another way first)."""
     notes: list[str] = field(default_factory=list)
-    policy_findings: list[PolicyFinding] = field(default_factory=list)
+    policy_findings: list[PolicyNoOp] = field(default_factory=list)
     """Offloading checkpoint policies that offload less than they name (nothing, at worst): the
     program compiles and runs, so ``ok`` stays true, but the memory plan silently did not happen."""
     failures: list[str] = field(default_factory=list)
