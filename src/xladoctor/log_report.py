@@ -45,7 +45,7 @@ class LogScan:
         from .report.explain_json import SCAN_SCHEMA_VERSION, scan_document
 
         return {"schema_version": SCAN_SCHEMA_VERSION, "$schema": schema_id("explain"),
-                **scan_document(self.matches, self.source, report.lang, self.not_shown)}
+                **scan_document(self.matches, self.source, report.lang, self.not_shown, report)}
 
     def text(self, report: Report) -> str:
         from .report.explain_text import draw_findings, not_shown_text
@@ -69,7 +69,8 @@ class LogScan:
                                                   title=label("status.explain_title", source=self.source)))
 
 
-def _report(source: str, lang: str, matches: list[LogMatch], not_shown: dict[str, int]) -> Report:
+def log_report(source: str, lang: str, matches: list[LogMatch], not_shown: dict[str, int]) -> Report:
+    """The scan of one log as the one report type: its findings made once (``findings.from_log``)."""
     from .findings.from_log import log_findings
 
     return Report("explain", (source,), log_findings(matches, source, lang), lang,
@@ -96,8 +97,8 @@ def explain_log(log: str | bytes | os.PathLike[str] | BaseException, lang: str |
 
         data = log if isinstance(log, bytes) else log.encode("utf-8", "surrogateescape")
         scanner = scan_stream(io.BytesIO(data), LogScanner())
-        return _report("<text>", lang, scanner.finish(), dict(scanner.not_shown))
+        return log_report("<text>", lang, scanner.finish(), dict(scanner.not_shown))
     from .catalogue.logscan import scan_file
 
     scan = scan_file(os.fspath(log))
-    return _report(scan.source, lang, scan.findings, dict(scan.not_shown))
+    return log_report(scan.source, lang, scan.findings, dict(scan.not_shown))

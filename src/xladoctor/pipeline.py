@@ -93,6 +93,10 @@ class ModuleCheck:
             cached = self._findings[key] = (self.confirm, self._make_findings(lang))
         return cached[1]
 
+    def report(self, command: str, lang: str = "en") -> Report:
+        """The module's findings as the one report type (its exit code is the command's)."""
+        return Report(command, (self.source or "",), self.findings(lang), lang)
+
     def _make_findings(self, lang: str) -> tuple[Finding, ...]:
         from .findings.from_offload import confirm_finding, offload_findings
 
@@ -288,7 +292,9 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
         from .oracle.confirm import confirm_in_lang
 
         doc["confirm"] = confirm_in_lang(mc.confirm, lang)
-    doc["diagnostics"] = diagnostics("offload", [mc.source or ""], mc.findings(lang), lang)
+    from .findings.wire import typed
+
+    doc["diagnostics"] = typed(mc.report("offload", lang))
     if not mc.applies and mc.result.errors:
         _type_analysis_records(doc, mc, lang)
     return doc
