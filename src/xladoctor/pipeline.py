@@ -370,11 +370,18 @@ def _padding_json(rows: Iterable[DimensionPadding]) -> list[dict[str, Any]]:
              "physical_position": p.physical_position, "combined": p.combined} for p in rows]
 
 
+def inputs_report(check: InputCheck, source: str | None = None, module: HloModule | None = None,
+                  lang: str = "en") -> Report:
+    """One comparison's findings as the one report type (its exit code is the command's)."""
+    return Report("inputs", (source,) if source else (), inputs_findings(check, source, module, lang), lang)
+
+
 def inputs_document(check: InputCheck, source: str | None = None, module: HloModule | None = None,
-                    lang: str = "en") -> dict[str, Any]:
+                    lang: str = "en", report: Report | None = None) -> dict[str, Any]:
     """The ``inputs`` JSON document body (see docs/json.md); ``source``/``module`` name and hold the
     expected side, for the findings' locations; ``lang``: of its sentences (summary, padding, fixes,
     notes) and of the diagnostics' titles and fix texts, as the text report and the page read them."""
+    from .findings.wire import typed
     from .inputs.explanation import fixes, padding_phrase, summary
     from .labels import in_lang
 
@@ -411,5 +418,4 @@ def inputs_document(check: InputCheck, source: str | None = None, module: HloMod
             "pairing": check.pairing, "per_tuple_element": check.per_tuple_element,
             "missing": check.missing, "extra": check.extra,
             "mismatches": mismatches, "messages": check.messages,
-            "diagnostics": diagnostics("inputs", [source] if source else [], inputs_findings(check, source, module, lang),
-                                       lang)}
+            "diagnostics": typed(report or inputs_report(check, source, module, lang))}
