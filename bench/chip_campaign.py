@@ -180,7 +180,7 @@ def _fix_jobs(seeds: str) -> Any:
             report = check_offload(prog.fn, *prog.args, jit_kwargs=prog.jit_kwargs)
         except Exception:  # jax refuses the program: no fix to run
             continue
-        if report.findings:
+        if report.findings_of("E1200"):
             for which in ("host", "device"):
                 yield {"kind": "user", "family": prog.family, "seed": int(prog.name.split(":")[1]), "fix": which}
 

@@ -65,7 +65,7 @@ def _ours(lowered: Any) -> dict[str, Any]:
         from xladoctor.jax.offload_check import check_lowered
 
         rep = check_lowered(lower_program(lowered))
-        return {"outcome": rep.outcome, "ok": rep.ok, "findings": len(rep.findings), "notes": len(rep.notes),
+        return {"outcome": rep.outcome, "ok": rep.ok, "findings": len(rep.findings_of("E1200")), "notes": len(rep.notes),
                 "failures": [f[:300] for f in rep.failures]}
     except Exception as e:
         return {"outcome": "error", "error": text_of(e)[:500]}
@@ -141,15 +141,15 @@ def _apply_fix(prog: Any, which: str, device: Any) -> tuple[Any, dict[str, Any]]
 
     lowered = jax.jit(prog.fn, **prog.jit_kwargs).trace(*prog.args).lower(lowering_platforms=("tpu",))
     report = check_lowered(lower_program(lowered))
-    info = {"findings": len(report.findings), "outcome_before": report.result.outcome}
-    if not report.findings:
+    info = {"findings": len(report.findings_of("E1200")), "outcome_before": report.result.outcome}
+    if not report.findings_of("E1200"):
         info["no_fix"] = True
         return prog, info
     if which == "host":
-        shard = fc.host_shardings(report.findings[0].host_fix, SingleDeviceSharding(device), report)
+        shard = fc.host_shardings(report.findings_of("E1200")[0].host_fix, SingleDeviceSharding(device), report)
         prog.jit_kwargs = {**prog.jit_kwargs, "out_shardings": shard}
     else:
-        how = {f.leaf: fc.device_statement(f.device_fix) for f in report.findings}
+        how = {f.leaf: fc.device_statement(f.device_fix) for f in report.findings_of("E1200")}
         if any(h != "device_put" for h in how.values()):
             info["no_fix"] = True
             return prog, info

@@ -109,7 +109,7 @@ def verdict(rec: dict[str, Any]) -> dict[str, Any]:
         report = check_offload(fn, *args, jit_kwargs=jit_kwargs)
     except Exception as e:  # jax refuses the program here too
         return {"outcome": "refused", "why": f"{type(e).__name__}: {str(e)[:200]}"}
-    return {"outcome": report.outcome, "ok": report.ok, "findings": len(report.findings),
+    return {"outcome": report.outcome, "ok": report.ok, "findings": len(report.findings_of("E1200")),
             "failures": list(report.failures), "notes": len(report.notes)}
 
 

@@ -230,10 +230,10 @@ def python_fixes(fn: Any, args: tuple[Any, ...], jit_kwargs: dict[str, Any], rep
     from jax.sharding import SingleDeviceSharding
 
     out: dict[str, FixOutcome] = {}
-    shardings = host_shardings(report.findings[0].host_fix, SingleDeviceSharding(jax.devices()[0]), report)
+    shardings = host_shardings(report.findings_of("E1200")[0].host_fix, SingleDeviceSharding(jax.devices()[0]), report)
     out["python host"] = _judge_jax(fn, args, {**jit_kwargs, "out_shardings": shardings}, worker)
-    how = {f.leaf: device_statement(f.device_fix) for f in report.findings}
-    missing = [f.device_fix for f in report.findings if how[f.leaf] is None or
+    how = {f.leaf: device_statement(f.device_fix) for f in report.findings_of("E1200")}
+    missing = [f.device_fix for f in report.findings_of("E1200") if how[f.leaf] is None or
                (how[f.leaf] != "device_put" and how[f.leaf] not in counterparts)]
     if missing:
         out["python device"] = FixOutcome("no_code", _first_line(missing[0]))
@@ -269,9 +269,9 @@ def run_jax_program(name: str, family: str, fn: Any, args: tuple[Any, ...], jit_
     if v.kind != "e1200":
         return rec
     report = check_lowered(lower_program(lowered))
-    rec.findings = len(report.findings)
+    rec.findings = len(report.findings_of("E1200"))
     rec.told_first = told_first(report.result)
-    if not report.findings:
+    if not report.findings_of("E1200"):
         return rec
     for which in ("host", "device"):
         rec.fixes[f"hlo {which}"] = hlo_fix(hlo, mlir, which, worker, folder)

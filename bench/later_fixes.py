@@ -139,7 +139,7 @@ def e1200_fixed(fn: Any, args: tuple, kw: dict[str, Any]) -> tuple[dict[str, Any
     from xladoctor.jax import check_offload
 
     report = check_offload(fn, *args, jit_kwargs=kw)
-    if report.findings:
+    if report.findings_of("E1200"):
         kw = {**kw, "out_shardings": report.suggested_out_shardings(SingleDeviceSharding(jax.devices()[0]))}
         report = check_offload(fn, *args, jit_kwargs=kw)
     return kw, report

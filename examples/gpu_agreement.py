@@ -55,7 +55,7 @@ def _variants(p, sharding):
     if p.fixed_fn is not None:
         variants.append(("fixed", p.fixed_fn, p.jit_kwargs))
     on_tpu = check_offload(p.fn, *p.args, platform="tpu", jit_kwargs=p.jit_kwargs)
-    if on_tpu.findings:
+    if on_tpu.findings_of("E1200"):
         variants.append(("host_out_shardings", p.fn,
                          dict(p.jit_kwargs, out_shardings=on_tpu.suggested_out_shardings(sharding))))
     return variants

@@ -59,3 +59,27 @@ def test_scan_document_unchanged_and_fixes_chosen_once(corpus, lang, monkeypatch
             [[x["text"] for x in f["fixes"]] for f in doc["diagnostics"]["findings"]], path
         total += len(scan.findings)
     assert total >= 40  # the corpus exercises many codes, with and without analysis-chosen fixes
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_the_document_of_a_log_report_reuses_its_findings(corpus, lang, monkeypatch):
+    """``explain`` makes the log's Report once (its text, exit code and document all read it): the
+    document written from it is the same, and no fix is chosen again for it."""
+    from xladoctor.log_report import log_report
+
+    calls: list[str] = []
+
+    def counting(f, lang_):
+        calls.append(f.code)
+        return finding_fixes(f, lang_)
+
+    monkeypatch.setattr(explain_json, "finding_fixes", counting)
+    monkeypatch.setattr("xladoctor.findings.from_log.finding_fixes", counting)
+    for path in corpus[:6]:
+        scan = scan_file(str(path))
+        report = log_report(scan.source, lang, scan.findings, dict(scan.not_shown))
+        calls.clear()
+        doc = scan_document(scan.findings, scan.source, lang, scan.not_shown, report)
+        assert calls == [], path
+        assert doc == scan_document(scan.findings, scan.source, lang, scan.not_shown), path
+        assert doc["diagnostics"].report.findings == report.findings

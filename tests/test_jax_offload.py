@@ -264,14 +264,16 @@ def test_text_is_drawn_by_the_findings_renderer(name):
     """str(report) is the E1200 renderer of report/finding_text.py on the report's findings, each
     carrying the program's facts (fields["jax"]) and its fixes as JAX code; the diagnostics (the
     route-independent findings) stay without them."""
-    from xladoctor.findings import FindingKind, FixKind
-    from xladoctor.jax.offload_text import text_findings
+    from xladoctor.findings import Finding, FindingKind, FixKind, Report
+    from xladoctor.jax import OffloadFinding, OffloadReport
     from xladoctor.report.finding_text import render_finding
 
     p = PROGRAMS[name]()
     report = check_offload(p.fn, *p.args, jit_kwargs=p.jit_kwargs)
-    drawn = [f for f in text_findings(report) if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
-    assert [f.fields["jax"]["output"] for f in drawn] == [f.output for f in report.findings] == p.bad_outputs
+    assert OffloadReport is Report and OffloadFinding is Finding and isinstance(report, Report)
+    drawn = [f for f in report.findings if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
+    assert [f.fields["jax"]["output"] for f in drawn] == [f.output for f in report.findings_of("E1200")] \
+        == p.bad_outputs
     first, mine = drawn[0], report.findings[0]
     assert {x.kind: x.code for x in first.fixes} == {FixKind.HOST_OUTPUT: mine.host_fix,
                                                      FixKind.MOVE_TO_DEVICE: mine.device_fix}

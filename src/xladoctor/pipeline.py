@@ -19,7 +19,7 @@ from .findings import Finding, Report
 from .labels import label
 
 if TYPE_CHECKING:
-    from .catalogue.scanner import Finding as LogFinding
+    from .catalogue.scanner import LogMatch
     from .inputs.compare import InputCheck
     from .ir.module import HloModule
     from .ir.sizes import DimensionPadding
@@ -92,6 +92,10 @@ class ModuleCheck:
         if cached is None or cached[0] is not self.confirm:
             cached = self._findings[key] = (self.confirm, self._make_findings(lang))
         return cached[1]
+
+    def report(self, command: str, lang: str = "en") -> Report:
+        """The module's findings as the one report type (its exit code is the command's)."""
+        return Report(command, (self.source or "",), self.findings(lang), lang)
 
     def _make_findings(self, lang: str) -> tuple[Finding, ...]:
         from .findings.from_offload import confirm_finding, offload_findings
@@ -288,7 +292,9 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
         from .oracle.confirm import confirm_in_lang
 
         doc["confirm"] = confirm_in_lang(mc.confirm, lang)
-    doc["diagnostics"] = diagnostics("offload", [mc.source or ""], mc.findings(lang), lang)
+    from .findings.wire import typed
+
+    doc["diagnostics"] = typed(mc.report("offload", lang))
     if not mc.applies and mc.result.errors:
         _type_analysis_records(doc, mc, lang)
     return doc
@@ -310,7 +316,7 @@ def _type_analysis_records(doc: dict[str, Any], mc: ModuleCheck, lang: str) -> N
     doc["errors"] = records
 
 
-def log_findings(findings: Iterable[LogFinding], source: str | None, lang: str = "en") -> tuple[Finding, ...]:
+def log_findings(findings: Iterable[LogMatch], source: str | None, lang: str = "en") -> tuple[Finding, ...]:
     """Findings step for a log scanned by the catalogue scanner."""
     from .findings.from_log import log_findings as adapt
 
@@ -364,11 +370,18 @@ def _padding_json(rows: Iterable[DimensionPadding]) -> list[dict[str, Any]]:
              "physical_position": p.physical_position, "combined": p.combined} for p in rows]
 
 
+def inputs_report(check: InputCheck, source: str | None = None, module: HloModule | None = None,
+                  lang: str = "en") -> Report:
+    """One comparison's findings as the one report type (its exit code is the command's)."""
+    return Report("inputs", (source,) if source else (), inputs_findings(check, source, module, lang), lang)
+
+
 def inputs_document(check: InputCheck, source: str | None = None, module: HloModule | None = None,
-                    lang: str = "en") -> dict[str, Any]:
+                    lang: str = "en", report: Report | None = None) -> dict[str, Any]:
     """The ``inputs`` JSON document body (see docs/json.md); ``source``/``module`` name and hold the
     expected side, for the findings' locations; ``lang``: of its sentences (summary, padding, fixes,
     notes) and of the diagnostics' titles and fix texts, as the text report and the page read them."""
+    from .findings.wire import typed
     from .inputs.explanation import fixes, padding_phrase, summary
     from .labels import in_lang
 
@@ -405,5 +418,4 @@ def inputs_document(check: InputCheck, source: str | None = None, module: HloMod
             "pairing": check.pairing, "per_tuple_element": check.per_tuple_element,
             "missing": check.missing, "extra": check.extra,
             "mismatches": mismatches, "messages": check.messages,
-            "diagnostics": diagnostics("inputs", [source] if source else [], inputs_findings(check, source, module, lang),
-                                       lang)}
+            "diagnostics": typed(report or inputs_report(check, source, module, lang))}

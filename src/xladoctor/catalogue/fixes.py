@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from .loader import load_catalogue
-from .scanner import Finding
+from .scanner import LogMatch
 
 
-def finding_fixes(f: Finding, lang: str) -> list[str]:
+def finding_fixes(f: LogMatch, lang: str) -> list[str]:
     """The fixes for one finding: first those its own analysis supports (E0102: device_put to
     the compiled input format, relayout of saved bytes, or the memory-space/type/rank/bound
     fix), then the catalogue's, unless the analysis says they do not apply."""

@@ -8,14 +8,14 @@ import sys
 from typing import BinaryIO, cast
 
 from ..errors import InputError
-from .scanner import Finding, LogScanner
+from .scanner import LogMatch, LogScanner
 
 
 @dataclasses.dataclass
 class LogScan:
     """What scanning one log found: distinct findings, and messages not kept once MAX_DISTINCT were."""
 
-    findings: list[Finding]
+    findings: list[LogMatch]
     source: str
     not_shown: dict[str, int]
 

@@ -68,7 +68,7 @@ class ScanPart:
     """What a fresh scanner found in one stretch of a log, to be folded into the scan of the whole
     (:meth:`LogScanner.absorb`) exactly as if that stretch had been scanned there."""
 
-    findings: list[tuple[tuple[str, str], Finding]]
+    findings: list[tuple[tuple[str, str], LogMatch]]
     not_shown: dict[str, int]
     first_event: tuple | None
     """``("trace",)`` or ``("e1200", key)``: which came first, a trace block or an E1200 message."""
@@ -76,7 +76,7 @@ class ScanPart:
 
 
 @dataclass
-class Finding:
+class LogMatch:
     """One distinct error found in the input."""
 
     code: str
@@ -156,7 +156,7 @@ class LogScanner:
         self._count_line = 1
         self._scan_from = 0
         self._consumed = 0
-        self._findings: dict[tuple[str, str], Finding] = {}
+        self._findings: dict[tuple[str, str], LogMatch] = {}
         self.not_shown: dict[str, int] = {}
         """Messages by code that matched no kept finding once MAX_DISTINCT were kept."""
         self._pending_trace: list[dict[str, str]] | None = None
@@ -183,11 +183,11 @@ class LogScanner:
         self._buf_line = self._count_line = line
         self._count_pos = self._scan_from = self._consumed = 0
 
-    def finish(self) -> list[Finding]:
+    def finish(self) -> list[LogMatch]:
         self._process(final=True)
         return sorted(self._findings.values(), key=lambda f: f.line)
 
-    def scan_binary(self, stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> list[Finding]:
+    def scan_binary(self, stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> list[LogMatch]:
         """Scan a binary stream (a file, stdin) block by block; invalid UTF-8 is replaced, not fatal."""
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         while True:
@@ -198,7 +198,7 @@ class LogScanner:
         self.feed(decoder.decode(b"", final=True))
         return self.finish()
 
-    def scan_lines(self, lines: Iterable[str]) -> list[Finding]:
+    def scan_lines(self, lines: Iterable[str]) -> list[LogMatch]:
         for line in lines:
             self.feed(line)
         return self.finish()
@@ -411,7 +411,7 @@ class LogScanner:
             return
         fields, analysis = fields_or_none(code, window)
         fields.update(extra)
-        finding = Finding(code=code, name=entry.name, line=line, text=text.strip()[:MAX_TEXT_CHARS],
+        finding = LogMatch(code=code, name=entry.name, line=line, text=text.strip()[:MAX_TEXT_CHARS],
                           fields=fields, analysis=analysis, lines=[line])
         self._attach_trace(finding)
         self._findings[key] = finding
@@ -455,7 +455,7 @@ class LogScanner:
         if self._first_event is None:
             self._first_event = event
 
-    def _attach_trace(self, finding: Finding) -> None:
+    def _attach_trace(self, finding: LogMatch) -> None:
         if finding.code == "E1200" and self._pending_trace is not None:
             finding.analysis.setdefault("trace", self._pending_trace)
             self._pending_trace = None
@@ -471,11 +471,11 @@ def _overlapping_finder(anchors: list[str]):
     return BytesAhoCorasick([a.encode("ascii") for a in anchors], matchkind=MatchKind.Standard)
 
 
-def scan_text(text: str, catalogue: Catalogue | None = None) -> list[Finding]:
+def scan_text(text: str, catalogue: Catalogue | None = None) -> list[LogMatch]:
     """Findings in an in-memory string (tests, small inputs)."""
     scanner = LogScanner(catalogue)
     scanner.feed(text)
     return scanner.finish()
 
 
-__all__ = ["Finding", "LogScanner", "scan_text", "compile_pattern"]
+__all__ = ["LogMatch", "LogScanner", "scan_text", "compile_pattern"]

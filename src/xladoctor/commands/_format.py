@@ -139,8 +139,11 @@ def _write_painted(report: Any, statistics: bool, bidi: str = "auto", colour: st
 
 
 def _exit_code(doc: dict[str, Any]) -> int:
-    diagnostics = doc.get("diagnostics") or {}
-    if diagnostics.get("input_errors"):
-        return 2
-    return 1 if diagnostics.get("findings") else 0
+    """The selected findings' exit code: the typed report's own rule (``Report.exit_code``)."""
+    from ..findings.wire import report_of
+
+    report = report_of(doc.get("diagnostics"))
+    if report is None:  # typed by load_document whenever the document has findings
+        return 0
+    return report.exit_code
 

@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             progress.close()
         files = [k.entry for k in kept]
-        chosen = _report(args, files, [k.piece for k in kept], spool, expanded, lang)
+        code = _report(args, files, [k.piece for k in kept], spool, expanded, lang)
     finally:
         if spool is not None:
             spool.close()
@@ -180,21 +180,25 @@ def run(args: argparse.Namespace) -> int:
         if f["kind"] == "error":
             print(f["error"], file=sys.stderr)
     _confirm.note_if_unavailable(next((f["confirm"] for f in files if "confirm" in f), None), lang)
-    if any(f["kind"] == "error" for f in files):
-        return 2
-    return chosen if chosen is not None else 1 if sum(f["findings"] for f in files) else 0
+    return code
 
 
 def _report(args: argparse.Namespace, files: list[dict[str, Any]], pieces: list[Any], spool: JsonSpool | None,
-            expanded: list[str], lang: str) -> int | None:
-    """The page, then the document or the text report, from what was kept of each file."""
+            expanded: list[str], lang: str) -> int:
+    """The page, then the document or the text report, from what was kept of each file; returns the
+    exit code: the selected findings' with ``--select``/``--ignore``, else the run's ``Report.exit_code``
+    (2 for a file that could not be read, 1 for any finding)."""
+    from ..findings.wire import report_of
     from ..pipeline import check_diagnostics
     from ..report.check_text import assemble
     from ._atomic import write_output
 
     input_errors = sum(1 for f in files if f["kind"] == "error")
+    diagnostics = check_diagnostics(files, lang)
+    report = report_of(diagnostics)
+    assert report is not None  # check_diagnostics types what it writes
     doc = {"command": "check", "files": files, "findings": sum(f["findings"] for f in files),
-           "input_errors": input_errors, "diagnostics": check_diagnostics(files, lang)}
+           "input_errors": input_errors, "diagnostics": diagnostics}
     if args.html:
         from ..report.html import render_check_html
         shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
@@ -205,7 +209,8 @@ def _report(args: argparse.Namespace, files: list[dict[str, Any]], pieces: list[
         from ..report.explain_json import SCAN_SCHEMA_VERSION
 
         # check embeds the explain scan document; its files were spooled as they were checked
-        return emit_document({**doc, "files": spool} if spool is not None else doc, args, SCAN_SCHEMA_VERSION,
-                             "check")
+        chosen = emit_document({**doc, "files": spool} if spool is not None else doc, args, SCAN_SCHEMA_VERSION,
+                               "check")
+        return chosen if chosen is not None else report.exit_code
     sys.stdout.write(for_reader(assemble(doc, pieces, lang), lang, args.bidi))
-    return None
+    return report.exit_code

@@ -24,7 +24,7 @@ from ._common import for_reader, help_text, print_json
 from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:
-    from ..catalogue.scanner import Finding
+    from ..catalogue.scanner import LogMatch
 
 NAME = "explain"
 HELP = "cli.explain.help"
@@ -88,29 +88,32 @@ def run(args: argparse.Namespace) -> int:
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
     # lazy: scanning pulls in more modules than explaining a code
     from ..catalogue.logscan import scan_file
+    from ..log_report import log_report
     from ..report.explain_json import SCAN_SCHEMA_VERSION, scan_document
-    from ..report.explain_text import not_shown_text, render_findings
+    from ..report.explain_text import draw_findings, not_shown_text
 
     if getattr(args, "html", None):
         from ._atomic import refuse_overwriting_inputs
 
         refuse_overwriting_inputs(args.html, [target, args.hlo])
     scan = scan_file(target)
-    findings, source = scan.findings, scan.source
+    matches, source = scan.findings, scan.source
     if args.hlo:
-        attach_offload_analysis(args.hlo, findings)
-    if getattr(args, "html", None):
-        _write_html(args.html, scan_document(findings, source, lang, scan.not_shown), target, args.hlo, lang)
-    if args.json:
-        chosen = emit_document(scan_document(findings, source, lang, scan.not_shown), args, SCAN_SCHEMA_VERSION,
-                               "explain")
+        attach_offload_analysis(args.hlo, matches)
+    report = log_report(source, lang, matches, dict(scan.not_shown))  # the findings, made once
+    doc = scan_document(matches, source, lang, scan.not_shown, report) \
+        if args.json or getattr(args, "html", None) else None
+    if doc is not None and getattr(args, "html", None):
+        _write_html(args.html, doc, target, args.hlo, lang)
+    if doc is not None and args.json:
+        chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "explain")
         if chosen is not None:
             return chosen
     else:
-        sys.stdout.write(render_findings(findings, source, lang, width, bidi))
+        sys.stdout.write(draw_findings(report.findings, lang, width, bidi, [m.analysis.get("offload") for m in matches]))
         if scan.not_shown:
             sys.stdout.write(not_shown_text(scan.not_shown, lang, width, bidi))
-    return 1 if findings else 0
+    return report.exit_code
 
 
 def _write_html(out: str, doc: dict, target: str, hlo: str | None, lang: str) -> None:
@@ -123,7 +126,7 @@ def _write_html(out: str, doc: dict, target: str, hlo: str | None, lang: str) ->
     write_output(out, page, label("status.html_report", lang), [p for p in (target, hlo) if p], lang)
 
 
-def attach_offload_analysis(hlo_path: str, findings: list[Finding]) -> None:
+def attach_offload_analysis(hlo_path: str, findings: list[LogMatch]) -> None:
     """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
     from ..findings.from_offload import mismatch_finding  # lazy: only --hlo needs them
     from ..findings.serialise import offload_record_json

@@ -20,7 +20,7 @@ from ..inputs.from_module import expected_from_module, names_are_metadata, suppl
 from ..inputs.shapes_file import parse_shapes_file
 from ..ir.module import HloModule
 from ..labels import LANGUAGES, label, language_from_env
-from ..pipeline import inputs_document
+from ..pipeline import inputs_document, inputs_report
 from ..syntax.hlo_parser import parse_module
 from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import for_reader, help_text, read_input
@@ -97,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         refuse_overwriting_inputs(args.html, inputs)
     check, source, module = run_inputs(args)
     lang = args.lang or language_from_env()
-    doc = inputs_document(check, source, module, lang) if args.html or args.json else {}
+    report = inputs_report(check, source, module, lang)
+    doc = inputs_document(check, source, module, lang, report) if args.html or args.json else {}
     if args.html:
         from ..report.html import render_inputs_html
 
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         write_output(args.html, page, label("status.html_report", lang), inputs, lang)
     if args.json:
         chosen = emit_document(doc, args, schema="inputs")
-        return chosen if chosen is not None else 0 if check.ok else 1
+        return chosen if chosen is not None else report.exit_code
     else:
         lines = []
         if check.missing:
@@ -115,4 +116,4 @@ def run(args: argparse.Namespace) -> int:
             lines.append(label("inputs.extra", lang, names=", ".join(map(escape_field, check.extra))))
         lines.extend(report_lines(check, lang=lang))
         print(for_reader("\n".join(lines), lang, args.bidi))
-    return 0 if check.ok else 1
+    return report.exit_code

@@ -11,7 +11,7 @@ from ..files import located
 from ..ir.shape import format_shape_index
 from ..labels import LANGUAGES, in_lang, label, language_from_env, plural
 from ..offload import fix_device, fix_host
-from ..oracle.confirm import confirm, is_error
+from ..oracle.confirm import confirm
 from ..pipeline import AnalysisOptions, ModuleCheck, analyse_module, compiled_note, offload_document, parse_hlo
 from ..report.confirm import confirm_lines
 from ..report.offload_text import render_text
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         if confirmed is not None:
             report += "\n".join(["", *confirm_lines(confirmed, lang=lang)]) + "\n"
         sys.stdout.write(for_reader(report, lang, args.bidi))
-    return 1 if mc.findings() or is_error(confirmed) else 0
+    return mc.report("offload", lang).exit_code
 
 
 def _undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
@@ -139,7 +139,7 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
             write_module_text(text)
         if not quiet:
             print(for_reader(label("offload.fix_nothing", lang, source=shown), lang, args.bidi), file=say)
-        return 1 if mc.findings() else 0
+        return mc.report("offload", lang).exit_code
     fixed_module = (fix_host if args.fix == "host" else fix_device)(mc.module, mc.result)
     # Against the module as written: with --stablehlo, mc.module carries JAX's memory kinds, which the
     # written entry layout lacks; the fixed file must carry them for the compiler (h22fixes).

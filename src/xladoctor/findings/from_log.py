@@ -18,7 +18,7 @@ from typing import Any
 
 from ..catalogue.fixes import finding_fixes
 from ..catalogue.loader import load_catalogue
-from ..catalogue.scanner import Finding as LogFinding
+from ..catalogue.scanner import LogMatch
 from ..labels import Text, render
 from .model import Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Severity
 
@@ -45,7 +45,7 @@ def plain(value: Any, lang: str = "en") -> Any:
     return str(value)
 
 
-def log_fixes(f: LogFinding, lang: str, texts: Sequence[str] | None = None) -> tuple[Fix, ...]:
+def log_fixes(f: LogMatch, lang: str, texts: Sequence[str] | None = None) -> tuple[Fix, ...]:
     """The fixes ``explain`` prints for a logged finding, in that order (chosen by
     :func:`xladoctor.catalogue.fixes.finding_fixes`, their one home).  ``texts``: those fixes
     already chosen by a caller that also wrote them elsewhere (the scan document), so the
@@ -64,7 +64,7 @@ def trace_hops(trace: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
     return tuple(Hop(str(h.get("instruction")), _shape_index(h.get("shape_index"))) for h in trace)
 
 
-def log_finding(f: LogFinding, path: str | None, lang: str = "en", fixes: Sequence[str] | None = None) -> Finding:
+def log_finding(f: LogMatch, path: str | None, lang: str = "en", fixes: Sequence[str] | None = None) -> Finding:
     entry = load_catalogue().entries[f.code]
     fields: dict[str, Any] = plain(f.fields, lang)
     analysis = {k: plain(v, lang) for k, v in f.analysis.items() if k not in _STEERING}
@@ -78,7 +78,7 @@ def log_finding(f: LogFinding, path: str | None, lang: str = "en", fixes: Sequen
                    trace_hops(f.analysis.get("trace") or ()), log_fixes(f, lang, fixes), f.count, tuple(f.lines), fields)
 
 
-def log_findings(findings: Iterable[LogFinding], path: str | None, lang: str = "en",
+def log_findings(findings: Iterable[LogMatch], path: str | None, lang: str = "en",
                  fixes: Sequence[Sequence[str]] | None = None) -> tuple[Finding, ...]:
     """Every distinct error of one log, in the order the scanner kept them (``fixes``: each
     finding's fix texts when the caller has chosen them already, in the same order)."""

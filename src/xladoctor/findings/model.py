@@ -20,12 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from ..ir.instruction import SourceLocation
+from .source_line import SourceLine, distinct_lines
 
 __all__ = ["JSON", "Finding", "FindingKind", "Fix", "FixKind", "Hop", "Location", "Origin", "Report",
-           "Severity", "SourceLocation", "freeze_json"]
+           "ReportAnalysis", "Severity", "SourceLine", "SourceLocation", "freeze_json"]
 
 JSON: TypeAlias = "bool | int | float | str | tuple[JSON, ...] | Mapping[str, JSON] | None"
 """A plain JSON value, frozen: lists are tuples, objects are read-only mappings."""
@@ -198,10 +199,127 @@ class Finding:
         object.__setattr__(self, "fixes", tuple(self.fixes))
         object.__setattr__(self, "lines", tuple(self.lines))
 
+    # An E1200 from ``xladoctor.jax`` also carries the program's own facts (``fields["jax"]``) and
+    # both fixes as JAX code (``Fix.code``); these read them under the names docs/jax.md gives
+    # (None, or empty, for a finding that has none: one from a module or a log).
+
+    def _jax(self) -> Mapping[str, JSON]:
+        facts = self.fields.get("jax")
+        return facts if isinstance(facts, Mapping) else MappingProxyType({})
+
+    @property
+    def output(self) -> str | None:
+        """The output's pytree path, as JAX names it (``result[1]['w']``)."""
+        value = self._jax().get("output")
+        return value if isinstance(value, str) else None
+
+    @property
+    def leaf(self) -> int | None:
+        """The output's position among the flattened outputs (the ``out_shardings`` leaf)."""
+        value = self._jax().get("leaf")
+        return value if isinstance(value, int) else None
+
+    @property
+    def host_argument(self) -> str | None:
+        """The argument's name when the tensor arrived in host memory (input streaming)."""
+        value = self._jax().get("host_argument")
+        return value if isinstance(value, str) else None
+
+    @property
+    def offloaded_at(self) -> SourceLine | None:
+        """The Python line where the tensor was moved to host."""
+        return SourceLine.from_json(self._jax().get("offloaded_at"))
+
+    @property
+    def offloaded_from(self) -> tuple[SourceLine, ...]:
+        """The callers of ``offloaded_at``, innermost first, up to the jitted function."""
+        return tuple(s for s in map(SourceLine.from_json, _items(self._jax().get("offloaded_from"))) if s is not None)
+
+    @property
+    def returned_at(self) -> SourceLine | None:
+        """Where the value returned at this output is computed: the device fix goes there."""
+        return SourceLine.from_json(self._jax().get("returned_at"))
+
+    @property
+    def xla_message(self) -> str:
+        """What XLA prints (``message``)."""
+        return self.message
+
+    @property
+    def start(self) -> str | None:
+        """The instruction XLA names in "starting from X"."""
+        value = self.fields.get("start")
+        return value if isinstance(value, str) else None
+
+    @property
+    def reported_by_xla(self) -> bool:
+        """True for the one XLA names (it stops at the first)."""
+        told = self._jax().get("reported_by_xla")
+        return told if isinstance(told, bool) else self.fields.get("first") is True
+
+    @property
+    def host_fix(self) -> str | None:
+        """E1200 remedy (a) as code: the output in host memory."""
+        return next((x.code for x in self.fixes if x.kind is FixKind.HOST_OUTPUT), None)
+
+    @property
+    def device_fix(self) -> str | None:
+        """E1200 remedy (b) as code: the value moved back to device memory."""
+        return next((x.code for x in self.fixes if x.kind is FixKind.MOVE_TO_DEVICE), None)
+
+    def source_lines(self) -> list[SourceLine]:
+        """The Python lines of the tensor's path, in order (consecutive repeats folded)."""
+        steps = _items(self._jax().get("path"))
+        return distinct_lines(SourceLine.from_json(s.get("source")) for s in steps if isinstance(s, Mapping))
+
+    def user_lines(self) -> list[SourceLine]:
+        """Every Python line the finding names: the offload, its callers, the path, the return."""
+        steps = [s for s in _items(self._jax().get("path")) if isinstance(s, Mapping)]
+        lines = [self.offloaded_at, *self.offloaded_from, *(SourceLine.from_json(s.get("source")) for s in steps),
+                 self.returned_at]
+        return [s for s in lines if s is not None]
+
+
+def _items(value: JSON) -> tuple[JSON, ...]:
+    return value if isinstance(value, tuple) else ()
+
+
+class ReportAnalysis(Protocol):
+    """What an in-process route attaches to its :class:`Report`: the analysis' own typed result
+    (``xladoctor.jax``'s lowered program and HostOffloader result, a JAX call's argument leaves, a
+    log's raw matches) and how that route draws the report.  A report that crosses a process has
+    none: only the findings cross (``findings/wire.py``)."""
+
+    def ok(self, report: Report) -> bool:
+        """The route's verdict (an ``xladoctor.jax`` report is ok with warnings, say)."""
+        ...
+
+    def text(self, report: Report) -> str:
+        """``str(report)``: the route's text report."""
+        ...
+
+    def summary(self, report: Report) -> str:
+        """``repr(report)``: one line."""
+        ...
+
+    def html(self, report: Report) -> str:
+        """``_repr_html_``: the route's ``--html`` page, for notebooks."""
+        ...
+
+    def document(self, report: Report) -> dict[str, Any]:
+        """``report.to_json()``: the route's JSON document (docs/jax.md, docs/json.md)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """Every finding of one command run, with the inputs it read and those it could not."""
+    """Every finding of one command run or API call, with the inputs it read and those it could not.
+
+    The one report type: the commands, ``xladoctor.explain_log`` and ``xladoctor.jax`` all return
+    it.  ``analysis`` holds what only an in-process route knows (see :class:`ReportAnalysis`); its
+    public attributes read through the report (``report.outcome``, ``report.mismatches``), so the
+    names the JAX API documents stay where users reach for them, and the route draws
+    ``str(report)``, ``repr``, the notebook page and ``to_json()``."""
 
     command: str
     inputs: tuple[str, ...] = ()
@@ -209,13 +327,63 @@ class Report:
     lang: str = "en"
     input_errors: tuple[str, ...] = ()
     """One-line ``file:line:col: message`` texts."""
+    analysis: ReportAnalysis | None = field(default=None, compare=False, repr=False)
+    """The in-process route's own result and views; None for a report rebuilt from JSON."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inputs", tuple(self.inputs))
         object.__setattr__(self, "findings", tuple(self.findings))
         object.__setattr__(self, "input_errors", tuple(self.input_errors))
 
+    def __getattr__(self, name: str) -> Any:
+        """The analysis' public attributes, read through (only called when the report has none)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            analysis = object.__getattribute__(self, "analysis")
+        except AttributeError:  # not set yet (while unpickling)
+            raise AttributeError(name) from None
+        if analysis is None or not hasattr(analysis, name):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(analysis, name)
+
+    def findings_of(self, code: str) -> tuple[Finding, ...]:
+        """The findings with this code (``report.findings_of("E1200")``), in order."""
+        return tuple(f for f in self.findings if f.code == code)
+
     @property
     def exit_code(self) -> int:
         """The commands' rule: 2 when an input could not be read, 1 with any finding, else 0."""
         return 2 if self.input_errors else (1 if self.findings else 0)
+
+    @property
+    def ok(self) -> bool:
+        """Nothing to act on: the route's verdict, or no finding and every input read."""
+        if self.analysis is not None:
+            return self.analysis.ok(self)
+        return self.exit_code == 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The route's JSON document; without a route, the findings document (``findings.to_json``)."""
+        if self.analysis is not None:
+            return self.analysis.document(self)
+        from .serialise import to_json
+
+        return to_json(self)
+
+    def __str__(self) -> str:
+        return self.analysis.text(self) if self.analysis is not None else repr(self)
+
+    def __repr__(self) -> str:
+        if self.analysis is not None:
+            return self.analysis.summary(self)
+        return (f"Report(command={self.command!r}, inputs={self.inputs!r}, findings=<{len(self.findings)}>, "
+                f"lang={self.lang!r}, input_errors={self.input_errors!r})")
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text report, not the fields."""
+        p.text(repr(self) if cycle else str(self))
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter's display: the route's ``--html`` page (None without a route: plain text then)."""
+        return self.analysis.html(self) if self.analysis is not None else None

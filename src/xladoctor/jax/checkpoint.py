@@ -16,9 +16,10 @@ from typing import Any
 
 import jax
 
+from ..findings.model import Report
 from ..labels import label
 from .formats import expected_leaf, supplied_leaf
-from .inputs_check import InputsReport, _is_format_leaf, _is_metadata_dict, compare_leaves
+from .inputs_check import ArgumentCheck, _is_format_leaf, _is_metadata_dict, compare_leaves
 
 
 def _argument(compiled: Any, argnum: int) -> tuple[list[tuple[Any, Any]], Any]:
@@ -34,22 +35,22 @@ def _leaves(restored: Any) -> tuple[list[tuple[str, Any]], Any]:
     return [("state" + jax.tree_util.keystr(p), v) for p, v in leaves], tree
 
 
-def check_checkpoint(compiled: Any, restored: Any, argnum: int = 0) -> InputsReport:
+def check_checkpoint(compiled: Any, restored: Any, argnum: int = 0) -> Report:
     """Which leaves of ``restored`` argument ``argnum`` of ``compiled`` will reject."""
     expected_raw, etree = _argument(compiled, argnum)
     values, vtree = _leaves(restored)
-    report = InputsReport(leaves=len(expected_raw))
+    check = ArgumentCheck(leaves=len(expected_raw))
     if len(expected_raw) != len(values):
-        report.structure_error = label("jax_report.checkpoint_structure", argnum=argnum, expected=len(expected_raw),
-                                       got=len(values), etree=etree, vtree=vtree)
-        return report
+        check.structure_error = label("jax_report.checkpoint_structure", argnum=argnum, expected=len(expected_raw),
+                                      got=len(values), etree=etree, vtree=vtree)
+        return check.report("check_checkpoint")
     expected = [(path, expected_leaf(f, tuple(a.shape), a.dtype)) for (path, _), (_, (f, a))
                 in zip(values, expected_raw)]
     supplied = [(path, supplied_leaf(v)) for path, v in values]
-    report.mismatches = compare_leaves(
+    check.mismatches = compare_leaves(
         expected, supplied,
         lambda path: f"{path} = jax.device_put({path}, compiled.input_formats[0][{argnum}]{path[5:]})")
-    return report
+    return check.report("check_checkpoint")
 
 
 def relayout_checkpoint(compiled: Any, restored: Any, argnum: int = 0) -> Any:

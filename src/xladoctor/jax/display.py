@@ -10,7 +10,7 @@ comparison.  One renderer, so a notebook shows what a CI artefact shows.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..findings.model import FixKind, Report
 from ..findings.wire import typed
@@ -22,12 +22,8 @@ from ..report.html import render_inputs_html, render_offload_html
 from ..report.html_base import esc
 from ..report.notebook import notebook_frame
 
-if TYPE_CHECKING:
-    from .inputs_check import InputsReport
-    from .offload_check import OffloadReport
 
-
-def offload_document(report: OffloadReport) -> dict[str, Any]:
+def offload_document(report: Report) -> dict[str, Any]:
     """The ``offload`` command document of the lowered program (docs/json.md ``## offload``)."""
     if report.result is None or report.program is None:
         raise ValueError("the report holds no analysed program")
@@ -36,21 +32,21 @@ def offload_document(report: OffloadReport) -> dict[str, Any]:
     return {"schema_version": 1, **result_json(report.result, fixes), "diagnostics": typed(report.diagnostics())}
 
 
-def offload_html(report: OffloadReport) -> str:
+def offload_html(report: Report) -> str:
     target = report.platform or label("jax_report.local_backend")
     title = label("jax_report.offload_title", module=report.program.module.name if report.program else "program",
                   target=target)
     return notebook_frame(render_offload_html(_with_python_fixes(offload_document(report), report), title=title))
 
 
-def _with_python_fixes(doc: dict[str, Any], report: OffloadReport) -> dict[str, Any]:
+def _with_python_fixes(doc: dict[str, Any], report: Report) -> dict[str, Any]:
     """The page's E1200 fixes with the program's own JAX code, as ``print(report)`` gives it
     (``jax.jit(f, out_shardings=(host, None))``, the move back on the user's variable), where
     the HLO-level document has only the generic snippet.  Both lists follow the analysis'
     errors in order.  The typed findings are edited (the page draws them; nothing is parsed)."""
     diagnostics: Report = report.diagnostics()
     e1200 = [f for f in diagnostics.findings if f.code == "E1200"]
-    mine = {id(f): finding for f, finding in zip(e1200, report.findings)}
+    mine = {id(f): finding for f, finding in zip(e1200, (f for f in report.findings if f.code == "E1200"))}
     code = {FixKind.HOST_OUTPUT: "host_fix", FixKind.MOVE_TO_DEVICE: "device_fix"}
     findings = tuple(f if id(f) not in mine else replace(f, fixes=tuple(
         replace(x, code=getattr(mine[id(f)], code[x.kind])) if x.kind in code else x for x in f.fixes))
@@ -58,7 +54,7 @@ def _with_python_fixes(doc: dict[str, Any], report: OffloadReport) -> dict[str, 
     return {**doc, "diagnostics": typed(replace(diagnostics, findings=findings))}
 
 
-def inputs_document(report: InputsReport) -> dict[str, Any]:
+def inputs_document(report: Report) -> dict[str, Any]:
     """The ``inputs`` command document of the executable's leaves (docs/json.md ``## inputs``)."""
     from ..pipeline import inputs_document  # the one builder of that document
 
@@ -69,7 +65,7 @@ def inputs_document(report: InputsReport) -> dict[str, Any]:
     return {"schema_version": 1, **inputs_document(check), "diagnostics": typed(report.diagnostics())}
 
 
-def inputs_html(report: InputsReport) -> str:
+def inputs_html(report: Report) -> str:
     if report.structure_error:  # no leaf was compared: the text says why
         return f"<pre>{esc(str(report))}</pre>"
     return notebook_frame(render_inputs_html(inputs_document(report), title=label("jax_report.inputs_title")))

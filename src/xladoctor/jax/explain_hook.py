@@ -89,7 +89,7 @@ def _from_program(exc: BaseException, code: str) -> str | None:
                 from .offload_check import check_offload
 
                 report = check_offload(this)
-                if report.findings:
+                if report.findings_of("E1200"):
                     return _as_raised(str(report).rstrip("\n"))
             if code == "E0102" and isinstance(this, stages.Compiled):
                 from .inputs_check import check_inputs

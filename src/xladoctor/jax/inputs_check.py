@@ -69,7 +69,10 @@ class LeafMismatch:
 
 
 @dataclass
-class InputsReport:
+class ArgumentCheck:
+    """What only a JAX call's check knows (the :class:`Report`'s ``analysis``): each argument leaf
+    compared with the executable's format, and how ``xladoctor.jax`` draws that."""
+
     mismatches: list[LeafMismatch] = field(default_factory=list)
     structure_error: str | None = None
     leaves: int = 0
@@ -77,31 +80,26 @@ class InputsReport:
     """Leaves whose layout cannot be checked: a ``jax.ShapeDtypeStruct`` or metadata dict with
     no format says nothing of it (their shape, dtype and memory kind are still compared)."""
 
-    @property
-    def ok(self) -> bool:
+    def ok(self, report: Report | None = None) -> bool:
         return self.structure_error is None and not any(m.will_fail for m in self.mismatches)
 
     def paths(self) -> list[str]:
         return [m.path for m in self.mismatches]
 
-    def __str__(self) -> str:
+    def text(self, report: Report) -> str:
         return render_text(self)
 
-    def __repr__(self) -> str:
+    def summary(self, report: Report) -> str:
         failing = sum(1 for m in self.mismatches if m.will_fail)
         state = label("jax_report.repr_structure_differs") if self.structure_error else \
             label("jax_report.leaves_refused", failing=failing, leaves=self.leaves)
-        return f"<InputsReport {'ok' if self.ok else 'mismatch'}: {state}>"
+        return f"<InputsReport {'ok' if self.ok() else 'mismatch'}: {state}>"
 
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        """IPython's plain display: the text report, not the dataclass fields."""
-        p.text(repr(self) if cycle else str(self))
-
-    def _repr_html_(self) -> str:
-        """Jupyter's display: the ``inputs --html`` page of these leaves."""
+    def html(self, report: Report) -> str:
+        """The ``inputs --html`` page of these leaves."""
         from .display import inputs_html
 
-        return inputs_html(self)
+        return inputs_html(report)
 
     def diagnostics(self, lang: str = "en") -> Report:
         """One finding per leaf, from the same adapter as ``xladoctor inputs``; a leaf JAX relays
@@ -120,12 +118,21 @@ class InputsReport:
         return tuple(replace(f, fields={**f.fields, "jax": leaf_facts(m)})
                      for f, m in zip(self.diagnostics().findings, with_detail))
 
-    def to_json(self) -> dict[str, Any]:
+    def document(self, report: Report) -> dict[str, Any]:
         """``ok``, the leaf paths (``positions``: the same leaves' places in the call), the leaves
         whose layout could not be checked and the ``diagnostics`` document (docs/json.md)."""
-        return {"schema_version": 1, "$schema": schema_id("jax_inputs"), "ok": self.ok, "leaves": self.leaves, "paths": self.paths(),
+        return {"schema_version": 1, "$schema": schema_id("jax_inputs"), "ok": self.ok(), "leaves": self.leaves, "paths": self.paths(),
                 "positions": [m.position or m.path for m in self.mismatches], "unchecked": list(self.unchecked),
                 "structure_error": self.structure_error, "diagnostics": to_json(self.diagnostics())}
+
+    def report(self, command: str = "check_inputs") -> Report:
+        """The one report type, this check attached: its findings are the leaves' (with their facts)."""
+        errors = (self.structure_error,) if self.structure_error else ()
+        return Report(command, (), self.text_findings(), "en", errors, analysis=self)
+
+
+InputsReport = Report
+"""The name ``check_inputs`` returned before there was one report type; kept so users' code works."""
 
 
 def leaf_fix_code(m: LeafMismatch) -> str:
@@ -229,7 +236,7 @@ def _check_compiled(compiled: Any) -> None:
         raise TypeError(label("jax_report.not_compiled", kind=type(compiled).__name__))
 
 
-def check_inputs(compiled: Any, *args: Any, **kwargs: Any) -> InputsReport:
+def check_inputs(compiled: Any, *args: Any, **kwargs: Any) -> Report:
     """Every argument leaf that ``compiled(*args, **kwargs)`` would reject, before calling it.
 
     Leaves may be ``jax.Array``, numpy values, ``jax.ShapeDtypeStruct`` (with a
@@ -238,17 +245,17 @@ def check_inputs(compiled: Any, *args: Any, **kwargs: Any) -> InputsReport:
     _check_compiled(compiled)
     formats, ftree = flatten_formats(compiled)
     values, vtree = _flatten_args(args, kwargs)
-    report = InputsReport(leaves=len(formats))
+    check = ArgumentCheck(leaves=len(formats))
     compiled_tree = getattr(compiled, "in_tree", None)
     if len(formats) != len(values):
-        report.structure_error = label("jax_report.structure_error", expected=len(formats), supplied=len(values),
-                                       expected_tree=ftree, supplied_tree=vtree)
-        return report
+        check.structure_error = label("jax_report.structure_error", expected=len(formats), supplied=len(values),
+                                      expected_tree=ftree, supplied_tree=vtree)
+        return check.report()
     if compiled_tree is not None and vtree != compiled_tree:
         # As Compiled.call does: the pytree (node types, dict keys, tuple vs list), not only the leaf count.
-        report.structure_error = label("jax_report.structure_error_tree", expected_tree=compiled_tree,
-                                       supplied_tree=vtree)
-        return report
+        check.structure_error = label("jax_report.structure_error_tree", expected_tree=compiled_tree,
+                                      supplied_tree=vtree)
+        return check.report()
     avals = _avals(compiled)
     expected = []
     for i, (path, fmt) in enumerate(formats):
@@ -258,10 +265,10 @@ def check_inputs(compiled: Any, *args: Any, **kwargs: Any) -> InputsReport:
         expected.append((path, expected_leaf(fmt, shape, dtype)))
     supplied = [(path, supplied_leaf(v)) for path, v in values]
     names = argument_names(compiled, len(formats))
-    report.mismatches = compare_leaves(expected, supplied, names=names)
-    report.unchecked = [names[i] if names else path for i, (path, v) in enumerate(values)
-                        if _is_description(v) and not supplied[i][1].has_layout]
-    return report
+    check.mismatches = compare_leaves(expected, supplied, names=names)
+    check.unchecked = [names[i] if names else path for i, (path, v) in enumerate(values)
+                       if _is_description(v) and not supplied[i][1].has_layout]
+    return check.report()
 
 
 def _is_description(value: Any) -> bool:
@@ -312,7 +319,7 @@ def fix_inputs(compiled: Any, *args: Any, **kwargs: Any) -> tuple[tuple, dict]:
     return tuple(new_args), dict(new_kwargs)
 
 
-def render_text(report: InputsReport) -> str:
+def render_text(report: ArgumentCheck) -> str:
     """The report as text (``str(report)``): each leaf's finding drawn by the E0102 renderer of
     :mod:`xladoctor.report.finding_text`, with the leaf's facts (:func:`text_findings`)."""
     if report.structure_error:

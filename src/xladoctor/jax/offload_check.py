@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jax
 
 from ..findings import Report, to_json
+from ..findings.model import Finding, FindingKind, Fix, FixKind, freeze_json
 from ..findings.schema_files import schema_id
+from ..findings.serialise import thaw_json
 from ..labels import label
 from ..offload.analysis import analyze_host_offload
 from ..offload.fixes import suggest_fixes
@@ -33,79 +35,34 @@ from ..offload.rules import SHIPPED
 from ..units import count_text
 from .fix_code import device_fix_code, host_fix_code
 from .lowering import JIT_OPTIONS, LoweredProgram, declared_out_shardings, lower_program
-from .offload_text import line_json, render_text
-from .policy_check import PolicyFinding, policy_findings
-from .source_line import SourceLine
+from .offload_text import render_text
+from .policy_check import PolicyNoOp, policy_findings
+from .source_line import SourceLine, line_json
 from .stack import python_stack
 
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 """xladoctor's own frames (it traces the program) are left out of callers."""
 
 
-@dataclass(frozen=True)
-class PathStep:
-    """One hop of the host tensor's path: the HLO instruction and the Python line behind it."""
-
-    instruction: str
-    opcode: str
-    shape: str
-    source: SourceLine | None
-
-
-@dataclass(frozen=True)
-class OffloadFinding:
-    """One output that a host-memory tensor reaches while the output is declared device memory."""
-
-    output: str
-    """Pytree path of the output, as JAX names it (``result[1]['w']``)."""
-    leaf: int
-    """Position among the flattened outputs (the ``out_shardings`` leaf)."""
-    xla_message: str
-    """What XLA prints when it compiles this program (the ``E1200: ...`` text)."""
-    start: str
-    origin: str
-    """``move-to-host NAME`` or ``input-streaming PARAM`` (a host-memory argument)."""
-    offloaded_at: SourceLine | None
-    """Where the tensor was moved to host (or the argument, for a host-memory parameter)."""
-    offloaded_from: tuple[SourceLine, ...]
-    """The callers of ``offloaded_at``, innermost first (a helper's callers, up to the jitted function)."""
-    host_argument: str | None
-    """The argument's name when the tensor arrived in host memory (input streaming)."""
-    path: tuple[PathStep, ...]
-    returned_at: SourceLine | None
-    """Where the value returned at this output is computed: the device fix goes there."""
-    host_fix: str
-    device_fix: str
-    reported_by_xla: bool = False
-    """True for the one XLA names (it stops at the first)."""
-
-    def user_lines(self) -> list[SourceLine]:
-        """Every Python line the report names: the offload, its callers, the path, the return."""
-        lines = [self.offloaded_at, *self.offloaded_from, *(s.source for s in self.path), self.returned_at]
-        return [s for s in lines if s is not None]
-
-    def source_lines(self) -> list[SourceLine]:
-        """The path as distinct Python lines, in order (consecutive repeats folded)."""
-        out: list[SourceLine] = []
-        for step in self.path:
-            if step.source is not None and (not out or (out[-1].file, out[-1].line) !=
-                                            (step.source.file, step.source.line)):
-                out.append(step.source)
-        return out
+OffloadFinding = Finding
+"""The name ``check_offload``'s findings had before there was one finding type; kept so users'
+code works.  An E1200 of a JAX program is a :class:`~xladoctor.findings.Finding` carrying the
+program's facts (``output``, ``leaf``, ``offloaded_at``, ``host_fix``, ...: docs/jax.md)."""
 
 
 @dataclass
-class OffloadReport:
-    """The verdict for one program on one platform."""
+class ProgramCheck:
+    """What only the check of a lowered JAX program knows (the :class:`Report`'s ``analysis``): the
+    target, the rule and XLA's outcome, the notes, the policies that offload nothing, the
+    HostOffloader result and the lowered program, and the real compiler's verdict when asked."""
 
     platform: str | None
     rule: str
     """The host-offload rule used (:mod:`xladoctor.offload.rules`)."""
     outcome: str
     """``ok``, ``E1200`` or ``failure`` (the pass fails another way first)."""
-    findings: list[OffloadFinding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    policy_findings: list[PolicyFinding] = field(default_factory=list)
+    policy_findings: list[PolicyNoOp] = field(default_factory=list)
     """Offloading checkpoint policies that offload less than they name (nothing, at worst): the
     program compiles and runs, so ``ok`` stays true, but the memory plan silently did not happen."""
     failures: list[str] = field(default_factory=list)
@@ -117,16 +74,20 @@ class OffloadReport:
     confirm_note: str | None = None
     """Why ``confirm=True`` could not run here (no ``[tpu]`` extra, not Linux x86-64...)."""
 
-    @property
-    def ok(self) -> bool:
+    def ok(self, report: Report | None = None) -> bool:
         """No error predicted and, when confirmed, none from the real compiler either."""
         rejected = self.confirmation is not None and self.confirmation.verdict.is_error
-        return not self.findings and not self.failures and not rejected
+        errors = self.result is not None and bool(self.result.errors)
+        return not errors and not self.failures and not rejected
 
     @property
     def disagrees(self) -> bool:
         """True when the real compiler was asked and its verdict differs from the prediction."""
         return self.confirmation is not None and self.confirmation.agree is False
+
+    @property
+    def target(self) -> str:
+        return self.platform or label("jax_report.local_backend")
 
     def offloads(self) -> dict[str, int]:
         """What the analysis saw move to host memory: ``moves_to_host`` (MoveToHost custom
@@ -141,7 +102,10 @@ class OffloadReport:
                 "host_arguments": sum(1 for o in origins if o.startswith("input-streaming"))}
 
     def offending_leaves(self) -> list[int]:
-        return sorted({f.leaf for f in self.findings})
+        if self.result is None or self.program is None:
+            return []
+        leaves = _leaf_numbers(self.program)
+        return sorted({leaves.get(_main_index(e), _main_index(e)) for e in self.result.errors})
 
     def suggested_out_shardings(self, sharding: Any) -> Any:
         """An ``out_shardings`` pytree: ``sharding`` moved to ``pinned_host`` at each offending
@@ -156,31 +120,27 @@ class OffloadReport:
         leaves = [host if i in bad else declared[i] for i in range(out_tree.num_leaves)]
         return jax.tree_util.tree_unflatten(out_tree, leaves)
 
-    def __str__(self) -> str:
-        return render_text(self)
+    def text(self, report: Report) -> str:
+        return render_text(report)
 
-    def __repr__(self) -> str:
-        platform = self.platform or label("jax_report.local_backend")
-        return (f"<OffloadReport {self.outcome} on {platform}: "
-                f"{count_text(len(self.findings), 'finding')}, {count_text(len(self.failures), 'failure')}>")
+    def summary(self, report: Report) -> str:
+        e1200 = sum(1 for f in report.findings if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH)
+        return (f"<OffloadReport {self.outcome} on {self.target}: "
+                f"{count_text(e1200, 'finding')}, {count_text(len(self.failures), 'failure')}>")
 
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        """IPython's plain display: the text report, not the dataclass fields."""
-        p.text(repr(self) if cycle else str(self))
-
-    def _repr_html_(self) -> str:
-        """Jupyter's display: the ``--html`` page of this program's offload document."""
+    def html(self, report: Report) -> str:
+        """The ``--html`` page of this program's offload document."""
         from .display import offload_html
 
-        return offload_html(self)
+        return offload_html(report)
 
-    def to_json(self) -> dict[str, Any]:
-        return report_json(self)
+    def document(self, report: Report) -> dict[str, Any]:
+        return report_json(report)
 
     def diagnostics(self, lang: str = "en") -> Report:
         """The same findings ``xladoctor offload`` gives for this program's HLO (the one adapter),
-        located in the lowered module (``path`` None: it is in memory).  Named ``diagnostics``
-        (the JSON key) because ``findings`` is this report's list of :class:`OffloadFinding`."""
+        located in the lowered module (``path`` None: it is in memory), without the program's
+        facts: the ``diagnostics`` of the JSON documents."""
         if self.result is None or self.program is None:
             return Report("check_offload", (), (), lang)
         from ..pipeline import analysis_of
@@ -195,6 +155,22 @@ class OffloadReport:
                           **self.confirmation.to_json()}
         return Report("check_offload", (), mc.findings(lang), lang)
 
+    def report(self) -> Report:
+        """The one report type, this check attached: its findings are :meth:`diagnostics`', each
+        E1200 with the program's facts (``fields["jax"]``) and both fixes as the program's code."""
+        found = self.diagnostics().findings
+        if self.result is not None and self.program is not None:
+            found = _with_program_facts(found, self.program, self.result, self.target)
+        return Report("check_offload", (), found, "en", analysis=self)
+
+
+OffloadReport = Report
+"""The name ``check_offload`` returned before there was one report type; kept so users' code works."""
+
+
+def _main_index(err: OutputMismatch) -> int:
+    return err.output_index[0] if err.output_index else 0
+
 
 def _leaf_numbers(program: LoweredProgram) -> dict[int, int]:
     """@main result index -> pytree leaf number (token results are not leaves)."""
@@ -206,9 +182,11 @@ def _leaf_numbers(program: LoweredProgram) -> dict[int, int]:
     return out
 
 
-def _steps(hops: tuple[PathHop, ...]) -> tuple[PathStep, ...]:
-    return tuple(PathStep(h.instruction + ("" if not h.shape_index else str(list(h.shape_index))), h.opcode,
-                          h.shape, SourceLine.of(h.location)) for h in hops)
+def _steps(hops: tuple[PathHop, ...]) -> list[dict[str, Any]]:
+    """The path's hops as ``fields["jax"]`` and ``to_json()`` write them: the HLO instruction (with
+    the tuple index it holds) and the Python line behind it."""
+    return [{"instruction": h.instruction + ("" if not h.shape_index else str(list(h.shape_index))),
+             "opcode": h.opcode, "shape": h.shape, "source": line_json(SourceLine.of(h.location))} for h in hops]
 
 
 def _origin(program: LoweredProgram, err: OutputMismatch) -> tuple[SourceLine | None, tuple[SourceLine, ...]]:
@@ -280,32 +258,54 @@ def _frontend_primitive(program: LoweredProgram, err: OutputMismatch) -> str | N
     return None if primitive in ("device_put", "") else primitive
 
 
-def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[OffloadFinding]:
+def _with_program_facts(found: tuple[Finding, ...], program: LoweredProgram, result: HostOffloadResult,
+                        target: str) -> tuple[Finding, ...]:
+    """Each E1200 (one per ``result.errors``, in order) given what only the program says: the
+    output's pytree path and leaf, the Python lines of the offload, its callers, its path and the
+    return (``fields["jax"]``), and both fixes as the program's JAX code (``Fix.code``)."""
     names = program.result_names
     fixes = {tuple(f.output_index): f for f in suggest_fixes(program.module, result, names)}
     leaves = _leaf_numbers(program)
-    offending = {leaves.get(e.output_index[0] if e.output_index else 0, 0) for e in result.errors}
+    offending = {leaves.get(_main_index(e), 0) for e in result.errors}
+    errors = iter(result.errors)
     out = []
-    for err in result.errors:
+    for finding in found:
+        err = next(errors, None) if finding.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH else None
+        if err is None:
+            out.append(finding)
+            continue
         fix = fixes.get(tuple(err.output_index))
-        main_index = err.output_index[0] if err.output_index else 0
+        main_index = _main_index(err)
         output = names[main_index] if main_index < len(names) else f"output {list(err.output_index)}"
         returned = _returned_line(program, fix)
         offloaded_at, offloaded_from = _origin(program, err)
-        out.append(OffloadFinding(
-            output=output, leaf=leaves.get(main_index, main_index), xla_message=err.full_message,
-            start=err.start, origin=err.origin, offloaded_at=offloaded_at, offloaded_from=offloaded_from,
-            host_argument=_host_argument(program, err),
-            path=_steps(err.path or err.trace), returned_at=returned,
-            host_fix=host_fix_code(output, offending, program),
-            device_fix=device_fix_code(output, returned, fix.returned_value if fix else label("jax_report.the_value"),
-                                       _frontend_primitive(program, err)),
-            reported_by_xla=err is result.error))
-    return out
+        facts: dict[str, Any] = {"target": target, "output": output, "leaf": leaves.get(main_index, main_index),
+                 "host_argument": _host_argument(program, err), "offloaded_at": line_json(offloaded_at),
+                 "offloaded_from": [line_json(c) for c in offloaded_from],
+                 "path": _steps(err.path or err.trace), "returned_at": line_json(returned),
+                 "reported_by_xla": err is result.error}
+        host = host_fix_code(output, offending, program)
+        device = device_fix_code(output, returned, fix.returned_value if fix else label("jax_report.the_value"),
+                                 _frontend_primitive(program, err))
+        out.append(replace(finding, fields={**finding.fields, "jax": freeze_json(facts)},
+                           fixes=(_with_code(finding.fixes, FixKind.HOST_OUTPUT, host),
+                                  _with_code(finding.fixes, FixKind.MOVE_TO_DEVICE, device))))
+    return tuple(out)
 
 
-def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport:
+def _with_code(fixes: tuple[Fix, ...], kind: FixKind, code: str) -> Fix:
+    """The finding's fix of ``kind`` carrying the JAX code (made, without prose, if the
+    analysis had none: the code needs no HLO fix behind it)."""
+    fix = next((x for x in fixes if x.kind is kind), Fix(kind, ""))
+    return replace(fix, code=code)
+
+
+def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> Report:
     """Run the HostOffloader model on an already lowered program."""
+    return _check(program, rule).report()
+
+
+def _check(program: LoweredProgram, rule: str) -> ProgramCheck:
     from ..pipeline import add_later_failures, unpinned_host_failures
 
     platform = program.platform
@@ -314,21 +314,20 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> OffloadReport
     later = unpinned_host_failures(program.module)
     result = predict_for_platform(program.module, analyze_host_offload(program.module, rule, platform=platform or "tpu"), platform)
     add_later_failures(result, later)
-    report = OffloadReport(platform, result.rule, result.outcome, _findings(program, result), result=result,
-                           program=program)
+    check = ProgramCheck(platform, result.rule, result.outcome, result=result, program=program)
     names = program.result_names
     for moved in result.outputs_moved_to_host:
         i = moved.output_index[0] if moved.output_index else 0
         name = names[i] if i < len(names) else str(list(moved.output_index))
-        report.notes.append(label("jax_report.note_output_moved", name=name, old=moved.old_layout, new=moved.new_layout,
-                                  start=moved.start))
+        check.notes.append(label("jax_report.note_output_moved", name=name, old=moved.old_layout, new=moved.new_layout,
+                                 start=moved.start))
     for d in result.dropped_offloads:
-        report.notes.append(label("jax_report.note_dropped_offload", name=d.move_to_host, reason=d.reason))
-    report.notes.extend(result.later_warnings)  # fails later in compilation: never a silent ok
+        check.notes.append(label("jax_report.note_dropped_offload", name=d.move_to_host, reason=d.reason))
+    check.notes.extend(result.later_warnings)  # fails later in compilation: never a silent ok
     if program.jaxpr is not None:
-        report.policy_findings = policy_findings(program.jaxpr)
-    report.failures = [f"{f.status}: {f.message}" for f in result.failures]
-    return report
+        check.policy_findings = policy_findings(program.jaxpr)
+    check.failures = [f"{f.status}: {f.message}" for f in result.failures]
+    return check
 
 
 PLATFORMS = ("tpu", "cuda", "gpu", "rocm", "cpu")
@@ -337,7 +336,7 @@ PLATFORMS = ("tpu", "cuda", "gpu", "rocm", "cpu")
 
 def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str = SHIPPED,
                   jit_kwargs: dict[str, Any] | None = None, confirm: bool = False, topology: str | None = None,
-                  **kwargs: Any) -> OffloadReport:
+                  **kwargs: Any) -> Report:
     """Predict E1200 for ``jax.jit(fn, **jit_kwargs)(*args, **kwargs)`` on ``platform``,
     without compiling.
 
@@ -367,13 +366,13 @@ def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str =
         raise TypeError(f"check_offload: {', '.join(misplaced)} is an option of jax.jit, not an argument of the "
                         f"function: pass jit_kwargs={{{', '.join(repr(k) + ': ...' for k in misplaced)}}}")
     program = lower_program(fn, args, jit_kwargs, platform, kwargs)
-    report = check_lowered(program, rule)
-    if confirm and report.result is not None:
+    check = _check(program, rule)
+    if confirm and check.result is not None:
         from .offload_confirm import confirm_program
 
-        report.confirmation, report.confirm_note = confirm_program(program, report.result, fn, args,
-                                                                   jit_kwargs or {}, topology, kwargs)
-    return report
+        check.confirmation, check.confirm_note = confirm_program(program, check.result, fn, args,
+                                                                 jit_kwargs or {}, topology, kwargs)
+    return check.report()
 
 
 def _accepts_keywords(fn: Any, names: list[str]) -> bool:
@@ -389,25 +388,30 @@ def _accepts_keywords(fn: Any, names: list[str]) -> bool:
     return all(n in params for n in names)
 
 
-def report_json(report: OffloadReport) -> dict[str, Any]:
+def _finding_json(f: Finding) -> dict[str, Any]:
+    """One E1200 as ``to_json()``'s ``findings[]`` writes it (docs/jax.md)."""
+    jax_facts = thaw_json(f.fields.get("jax"))
+    return {"output": f.output, "leaf": f.leaf, "xla_message": f.xla_message, "start": f.start,
+            "origin": f.fields.get("origin"), "offloaded_at": jax_facts.get("offloaded_at"),
+            "offloaded_from": jax_facts.get("offloaded_from"), "host_argument": f.host_argument,
+            "path": jax_facts.get("path"), "returned_at": jax_facts.get("returned_at"), "host_fix": f.host_fix,
+            "device_fix": f.device_fix, "reported_by_xla": f.reported_by_xla}
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    check = report.analysis
+    assert isinstance(check, ProgramCheck)
     return {
-        "schema_version": 1, "$schema": schema_id("jax_offload"), "platform": report.platform, "rule": report.rule, "outcome": report.outcome,
-        "findings": [{
-            "output": f.output, "leaf": f.leaf, "xla_message": f.xla_message, "start": f.start,
-            "origin": f.origin, "offloaded_at": line_json(f.offloaded_at),
-            "offloaded_from": [line_json(c) for c in f.offloaded_from], "host_argument": f.host_argument,
-            "path": [{"instruction": p.instruction, "opcode": p.opcode, "shape": p.shape,
-                      "source": line_json(p.source)} for p in f.path],
-            "returned_at": line_json(f.returned_at), "host_fix": f.host_fix, "device_fix": f.device_fix,
-            "reported_by_xla": f.reported_by_xla,
-        } for f in report.findings],
-        "notes": list(report.notes), "failures": list(report.failures), "offloads": report.offloads(),
-        "policy_findings": [p.to_json() for p in report.policy_findings],
-        "confirm": (report.confirmation.to_json() if report.confirmation is not None
-                    else {"available": False, "reason": report.confirm_note} if report.confirm_note else None),
-        "diagnostics": to_json(report.diagnostics()),
+        "schema_version": 1, "$schema": schema_id("jax_offload"), "platform": check.platform, "rule": check.rule,
+        "outcome": check.outcome,
+        "findings": [_finding_json(f) for f in report.findings if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH],
+        "notes": list(check.notes), "failures": list(check.failures), "offloads": check.offloads(),
+        "policy_findings": [p.to_json() for p in check.policy_findings],
+        "confirm": (check.confirmation.to_json() if check.confirmation is not None
+                    else {"available": False, "reason": check.confirm_note} if check.confirm_note else None),
+        "diagnostics": to_json(check.diagnostics()),
     }
 
 
-def dumps(report: OffloadReport) -> str:
+def dumps(report: Report) -> str:
     return json.dumps(report_json(report), indent=2)

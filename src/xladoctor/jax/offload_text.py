@@ -1,7 +1,7 @@
 """``str(check_offload(...))``: the report's findings drawn by the findings renderers.
 
-The findings are the report's ``diagnostics()`` (the one adapter every route uses), each
-E1200 given the facts only a JAX program has: the output's pytree path and
+The findings are the report's own (``diagnostics()``, the one adapter every route uses), each
+E1200 carrying the facts only a JAX program has: the output's pytree path and
 ``out_shardings`` leaf, the Python lines where the tensor went to host and its callers,
 the lines of its path, where the output's value is returned (``fields["jax"]``), and the
 two fixes as JAX code (``Fix.code``).  :func:`xladoctor.report.finding_text.render_finding`
@@ -11,78 +11,36 @@ clean verdict, the notes and the real compiler's verdict.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
-from ..findings.model import Finding, FindingKind, Fix, FixKind
+from ..findings.model import FindingKind, Report
 from ..labels import label, plural
 from ..report.finding_text import render_finding
-from .source_line import SourceLine
+from .source_line import line_json
 
 if TYPE_CHECKING:
-    from .offload_check import OffloadFinding, OffloadReport
+    from .offload_check import ProgramCheck
 
-_DRAWN = (FindingKind.OFFLOAD_OUTPUT_MISMATCH, FindingKind.OFFLOAD_PASS_FAILURE)
-"""The compiler's verdict (``COMPILER_REJECTS``) is told by the confirmation lines instead."""
-
-
-def line_json(s: SourceLine | None) -> dict[str, Any] | None:
-    """A Python line as ``to_json()`` and ``fields["jax"]`` write it."""
-    return None if s is None else {"file": s.file, "line": s.line, "function": s.function, "text": s.text}
+__all__ = ["line_json", "render_text"]
 
 
-def jax_facts(f: OffloadFinding, target: str) -> dict[str, Any]:
-    """What ``fields["jax"]`` holds for one E1200 (the renderer's JAX part; only text draws it, so
-    each Python line is already its text, as :class:`SourceLine` writes it)."""
-    return {"target": target, "output": f.output, "leaf": f.leaf, "host_argument": f.host_argument,
-            "offloaded_at": _line_text(f.offloaded_at), "offloaded_from": [str(c) for c in f.offloaded_from],
-            "path": [str(s) for s in f.source_lines()], "returned_at": _line_text(f.returned_at)}
-
-
-def _line_text(s: SourceLine | None) -> str | None:
-    return None if s is None else str(s)
-
-
-def _with_code(fixes: tuple[Fix, ...], kind: FixKind, code: str) -> Fix:
-    """The finding's fix of ``kind`` carrying the JAX code (made, without prose, if the
-    analysis had none: the code needs no HLO fix behind it)."""
-    fix = next((x for x in fixes if x.kind is kind), Fix(kind, ""))
-    return replace(fix, code=code)
-
-
-def text_findings(report: OffloadReport) -> tuple[Finding, ...]:
-    """The report's findings as the text draws them: each E1200 (in the order of
-    ``report.findings``, the analysis' order) with its JAX facts and code."""
-    target = report.platform or label("jax_report.local_backend")
-    found = [f for f in report.diagnostics().findings if f.kind in _DRAWN]
-    ours = iter(report.findings)
-    out = []
-    for f in found:
-        mine = next(ours) if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH else None
-        if mine is not None:
-            fixes = (_with_code(f.fixes, FixKind.HOST_OUTPUT, mine.host_fix),
-                     _with_code(f.fixes, FixKind.MOVE_TO_DEVICE, mine.device_fix))
-            f = replace(f, fixes=fixes, fields={**f.fields, "jax": jax_facts(mine, target)})
-        out.append(f)
-    return tuple(out)
-
-
-def render_text(report: OffloadReport) -> str:
+def render_text(report: Report) -> str:
     """The report as text (``str(report)``); words from ``labels/en.toml`` ``[jax_report]``."""
-    target = report.platform or label("jax_report.local_backend")
-    findings = text_findings(report)
-    lines = [] if report.findings else [_clean_line(report, target)]
-    lines.extend(p.message for p in report.policy_findings)
-    for f in findings:
-        if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH:
-            lines.extend(render_finding(f))
-    lines.extend(label("jax_report.note", note=n) for n in report.notes)
-    lines.extend(line for f in findings if f.kind is FindingKind.OFFLOAD_PASS_FAILURE for line in render_finding(f))
-    lines.extend(_confirmation_lines(report))
+    check = cast("ProgramCheck", report.analysis)
+    target = check.target
+    e1200 = [f for f in report.findings if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
+    lines = [] if e1200 else [_clean_line(check, target)]
+    lines.extend(p.message for p in check.policy_findings)
+    for f in e1200:
+        lines.extend(render_finding(f))
+    lines.extend(label("jax_report.note", note=n) for n in check.notes)
+    lines.extend(line for f in report.findings if f.kind is FindingKind.OFFLOAD_PASS_FAILURE
+                 for line in render_finding(f))
+    lines.extend(_confirmation_lines(check))
     return "\n".join(lines)
 
 
-def _confirmation_lines(report: OffloadReport) -> list[str]:
+def _confirmation_lines(report: ProgramCheck) -> list[str]:
     """``confirm=True``: the real compiler's verdict and whether it agrees, or why it did not run."""
     lines = []
     c = report.confirmation
@@ -97,7 +55,7 @@ def _confirmation_lines(report: OffloadReport) -> list[str]:
     return lines
 
 
-def _clean_line(report: OffloadReport, target: str) -> str:
+def _clean_line(report: ProgramCheck, target: str) -> str:
     """No E1200: what was checked (moves to host, host arguments), or that nothing is offloaded at all."""
     seen = report.offloads()
     parts = [plural(seen["moves_to_host"], "jax_report.moves_to_host_one", "jax_report.moves_to_host_many")

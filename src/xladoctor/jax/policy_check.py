@@ -25,8 +25,10 @@ _OFFLOAD_NAMES = "names_which_can_be_offloaded"
 
 
 @dataclass(frozen=True)
-class PolicyFinding:
-    """One offloading policy that offloads less than it names."""
+class PolicyNoOp:
+    """One offloading policy that offloads less than it names: a fact of the traced program that
+    ``check_offload`` adds to its report (its text and ``policy_findings`` in its JSON), not a
+    :class:`~xladoctor.findings.Finding`: neither XLA nor JAX raises anything, there is no code."""
 
     kind: str
     """``names-unmatched`` (some names match no ``checkpoint_name``) or ``offloads-nothing``."""
@@ -99,7 +101,7 @@ def _offloads(policy: Any, name: str) -> bool:
         return False
 
 
-def policy_findings(closed_jaxpr: Any) -> list[PolicyFinding]:
+def policy_findings(closed_jaxpr: Any) -> list[PolicyNoOp]:
     """The offloading remat policies of a traced program that name no ``checkpoint_name`` of it."""
     jaxpr = getattr(closed_jaxpr, "jaxpr", closed_jaxpr)
     if not hasattr(jaxpr, "eqns"):
@@ -108,7 +110,7 @@ def policy_findings(closed_jaxpr: Any) -> list[PolicyFinding]:
     names: list[str] = []
     _walk(jaxpr, policies, names)
     program = tuple(dict.fromkeys(names))
-    out: list[PolicyFinding] = []
+    out: list[PolicyNoOp] = []
     for policy in policies.values():
         wanted = _offload_names(policy)
         if not wanted:
@@ -119,9 +121,13 @@ def policy_findings(closed_jaxpr: Any) -> list[PolicyFinding]:
                         for m in missing if (close := difflib.get_close_matches(m, program, n=1)))
         offloaded = any(_offloads(policy, n) for n in program)
         if not offloaded:
-            out.append(PolicyFinding("offloads-nothing", missing, program, label(
+            out.append(PolicyNoOp("offloads-nothing", missing, program, label(
                 "jax_report.policy_offloads_nothing", names=", ".join(sorted(wanted)), have=have) + hints))
         elif missing:
-            out.append(PolicyFinding("names-unmatched", missing, program, label(
+            out.append(PolicyNoOp("names-unmatched", missing, program, label(
                 "jax_report.policy_names_unmatched", names=", ".join(missing), have=have) + hints))
     return out
+
+
+PolicyFinding = PolicyNoOp
+"""The name this had before ``Finding`` meant one thing; kept so users' code works."""

@@ -1,28 +1,6 @@
-"""A line of the user's Python program, as ``xladoctor.jax`` names it: ``file:line in function: text``."""
+"""A line of the user's Python program: :class:`xladoctor.findings.source_line.SourceLine`, the
+findings model's own (a finding names the program's lines), importable here as before."""
 
-from __future__ import annotations
+from ..findings.source_line import SourceLine, line_json
 
-import linecache
-from dataclasses import dataclass
-
-from ..ir.instruction import SourceLocation
-
-
-@dataclass(frozen=True)
-class SourceLine:
-    """A line of the user's program, with its text when the file can be read."""
-
-    file: str
-    line: int
-    function: str | None = None
-    text: str = ""
-
-    @staticmethod
-    def of(loc: SourceLocation | None) -> SourceLine | None:
-        if loc is None:
-            return None
-        return SourceLine(loc.file, loc.line, loc.function, linecache.getline(loc.file, loc.line).strip())
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
-        return f"{where}: {self.text}" if self.text else where
+__all__ = ["SourceLine", "line_json"]

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..catalogue import scanner
 from ..catalogue.loader import load_catalogue
-from ..catalogue.scanner import Finding as LogFinding
+from ..catalogue.scanner import LogMatch
 from ..escape import escape_field
 from ..findings.model import Finding, Hop
 from ..findings.serialise import thaw_json
@@ -202,7 +202,7 @@ def draw_findings(findings: Sequence[Finding], lang: str, width: int, bidi: str,
     return "\n".join(w.lines) + "\n"
 
 
-def render_findings(findings: Sequence[LogFinding], source: str, lang: str, width: int, bidi: str) -> str:
+def render_findings(findings: Sequence[LogMatch], source: str, lang: str, width: int, bidi: str) -> str:
     """The scanner's findings read into the model (the one adapter), then drawn; the ``--hlo``
     analysis attached to an E1200 comes beside its finding."""
     from ..findings.from_log import log_findings

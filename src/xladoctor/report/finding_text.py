@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
+from ..findings.source_line import SourceLine, distinct_lines
 from ..ir.shape import format_shape_index
 from ..labels import glossary, in_lang, label
 from .snippet import snippet, source_text, span
@@ -129,9 +130,21 @@ def _jax_facts(f: Finding) -> Mapping[str, JSON] | None:
     return facts if isinstance(facts, Mapping) else None
 
 
-def _source_lines(value: JSON) -> list[str]:
-    """Python lines of ``fields["jax"]``, each already ``file:line in function: text`` (xladoctor.jax's SourceLine)."""
-    return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
+def _line(value: JSON) -> str | None:
+    """A Python line of ``fields["jax"]`` (:class:`SourceLine`'s JSON) as ``file:line in function: text``."""
+    line = SourceLine.from_json(value)
+    return None if line is None else str(line)
+
+
+def _lines(value: JSON) -> list[str]:
+    return [str(s) for s in map(SourceLine.from_json, value if isinstance(value, tuple) else ()) if s is not None]
+
+
+def _path_lines(steps: JSON) -> list[str]:
+    """The distinct Python lines of the path's steps (each ``{instruction, opcode, shape, source}``)."""
+    sources = (SourceLine.from_json(s.get("source")) for s in (steps if isinstance(steps, tuple) else ())
+               if isinstance(s, Mapping))
+    return [str(s) for s in distinct_lines(sources)]
 
 
 def _jax_origin(jax: Mapping[str, JSON], lang: str) -> list[str]:
@@ -140,16 +153,18 @@ def _jax_origin(jax: Mapping[str, JSON], lang: str) -> list[str]:
     lines = []
     if jax.get("host_argument") is not None:
         lines.append("  " + label("jax_report.host_argument", lang, argument=jax["host_argument"]))
-    if jax.get("offloaded_at") is not None:
-        lines.append("  " + label("jax_report.moved_to_host_at", lang, where=jax["offloaded_at"]))
+    offloaded_at = _line(jax.get("offloaded_at"))
+    if offloaded_at is not None:
+        lines.append("  " + label("jax_report.moved_to_host_at", lang, where=offloaded_at))
         lines.extend("    " + label("jax_report.called_from", lang, where=c)
-                     for c in _source_lines(jax.get("offloaded_from"))[:_CALLERS_SHOWN])
-    path = _source_lines(jax.get("path"))
+                     for c in _lines(jax.get("offloaded_from"))[:_CALLERS_SHOWN])
+    path = _path_lines(jax.get("path"))
     if path:
         lines.append("  " + label("jax_report.path", lang))
         lines.extend(f"    {s}" for s in path)
-    if jax.get("returned_at") is not None:
-        lines.append("  " + label("jax_report.returned_from", lang, where=jax["returned_at"]))
+    returned_at = _line(jax.get("returned_at"))
+    if returned_at is not None:
+        lines.append("  " + label("jax_report.returned_from", lang, where=returned_at))
     return lines
 
 

@@ -1,0 +1,63 @@
+"""A line of the user's Python program, as reports name it: ``file:line in function: text``.
+
+It lives beside the findings model because a finding from ``xladoctor.jax`` names the program's
+own lines (where the tensor went to host, the lines of its path, where the output is returned)
+and the text renderer draws them; ``fields["jax"]`` holds them as JSON (:meth:`SourceLine.to_json`).
+"""
+
+from __future__ import annotations
+
+import linecache
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..ir.instruction import SourceLocation
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    """A line of the user's program, with its text when the file can be read."""
+
+    file: str
+    line: int
+    function: str | None = None
+    text: str = ""
+
+    @staticmethod
+    def of(loc: SourceLocation | None) -> SourceLine | None:
+        if loc is None:
+            return None
+        return SourceLine(loc.file, loc.line, loc.function, linecache.getline(loc.file, loc.line).strip())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "function": self.function, "text": self.text}
+
+    @staticmethod
+    def from_json(value: object) -> SourceLine | None:
+        """The line :meth:`to_json` wrote (None for anything else, as a finding's absent line)."""
+        if not isinstance(value, Mapping) or not isinstance(value.get("file"), str) or \
+                not isinstance(value.get("line"), int):
+            return None
+        function = value.get("function")
+        return SourceLine(value["file"], value["line"], function if isinstance(function, str) else None,
+                          str(value.get("text") or ""))
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
+        return f"{where}: {self.text}" if self.text else where
+
+
+def line_json(s: SourceLine | None) -> dict[str, Any] | None:
+    """A Python line as ``to_json()`` and ``fields["jax"]`` write it."""
+    return None if s is None else s.to_json()
+
+
+def distinct_lines(lines: Iterable[SourceLine | None]) -> list[SourceLine]:
+    """The lines in order, absent ones left out and consecutive repeats (same file and line) folded:
+    the Python lines a tensor's path travels through, one per line of code."""
+    out: list[SourceLine] = []
+    for s in lines:
+        if s is not None and (not out or (out[-1].file, out[-1].line) != (s.file, s.line)):
+            out.append(s)
+    return out
