@@ -294,7 +294,7 @@ def startup_rows(repeat: int, tmp: Path) -> None:
     import statistics
     log = tmp / "small.log"
     log.write_text("I1031 step 1\nRESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
-    argvs = [[sys.executable, "-c", "pass"]] + [[sys.executable, "-m", "xladoctor", *(a.format(log=log) for a in args)]
+    argvs = [[sys.executable, "-c", "pass"]] + [[sys.executable, "-m", "xladoctor", *(a.replace("{log}", str(log)) for a in args)]
                                                 for _, args in STARTUP]
     runs: list[list[tuple[float, float, float]]] = [[] for _ in argvs]
     for _ in range(repeat):
