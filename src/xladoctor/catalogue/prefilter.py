@@ -18,11 +18,6 @@ from collections.abc import Sequence
 
 Buffer = bytes | bytearray | memoryview
 
-PIECE = 1 << 18
-"""Bytes searched per automaton call: few calls per gigabyte, and a bounded list of hits per call."""
-DENSE_PER_SPAN = 8
-"""More hits than this per span in a piece mark the log dense (see :meth:`AnchorFinder.find_thinned`)."""
-
 
 class AnchorFinder:
     """Offsets of anchor words in a byte buffer (leftmost-first, non-overlapping).
@@ -65,39 +60,12 @@ class AnchorFinder:
         return [m.start() for m in self._rx.finditer(data, start, end) if m.start() < stop]
 
     def find_thinned(self, data: Buffer, start: int, stop: int, span: int) -> list[int]:
-        """Offsets of :meth:`find` in ``[start, stop)``, of which a consumer that merges hits closer
-        than ``span`` (fastscan's regions) needs only the first and last in each ``span`` bytes.
+        """The first and last offsets of :meth:`find` in each ``span`` bytes of ``[start, stop)``.
 
-        A log is searched in pieces of :data:`PIECE` bytes, one automaton call each, every hit kept
-        (one call per piece, not per span, is what keeps a 500 MB log at the automaton's speed).  A
-        piece with more hits than :data:`DENSE_PER_SPAN` per span (a log made of one anchor word:
-        ``got`` repeated) switches to probing each span at its two ends, so such a log stays linear
-        at C speed and in bounded memory; a probed piece with an empty span switches back."""
-        out: list[int] = []
-        dense = False
-        for a in range(start, stop, PIECE):
-            b = min(stop, a + PIECE)
-            if dense:
-                hits = self._probe_spans(data, a, b, span)
-                dense = len(hits) >= 2 * ((b - a) // span)
-                out.extend(hits)
-                continue
-            hits = self.find(data, a, b)
-            if len(hits) <= DENSE_PER_SPAN * (-(-(b - a) // span)):
-                out.extend(hits)
-                continue
-            dense = True
-            last_window = -1
-            for i, h in enumerate(hits):  # the first and the last hit of each span-wide window
-                window = (h - a) // span
-                if window != last_window or i + 1 == len(hits) or (hits[i + 1] - a) // span != window:
-                    out.append(h)
-                last_window = window
-        return out
-
-    def _probe_spans(self, data: Buffer, start: int, stop: int, span: int) -> list[int]:
-        """The first and last offsets of :meth:`find` in each ``span`` bytes of ``[start, stop)``:
-        each span is probed at its two ends first, and searched whole only when an end holds no hit."""
+        For a consumer that merges hits closer than ``span`` (fastscan's regions), the hits in
+        between change nothing; skipping them keeps a log made of one anchor word (``got``
+        repeated) linear at C speed and in bounded memory: each span is probed at its two ends
+        first, and searched whole only when an end holds no hit."""
         out: list[int] = []
         probe = 4 * self.longest + 64
         for a in range(start, stop, span):
