@@ -139,3 +139,11 @@ def test_a_small_log_starts_no_worker_machinery(tmp_path):
     log.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
     for argv in (["explain", str(log)], ["check", str(log)]):
         assert not _loaded_of(argv, ("multiprocessing", "concurrent.futures", "xladoctor.parallel")), argv
+
+
+def test_building_the_arguments_does_not_ask_the_terminal():
+    """argparse checks each argument's metavar with a formatter that asked the terminal's width,
+    importing shutil (bz2, lzma, fnmatch); cli._Parser gives that check a fixed width, so a run
+    that prints no help imports none of them (help itself is still drawn to the terminal's width)."""
+    assert not _loaded_of(["shape", "f32[2,3]"], ("shutil", "bz2", "lzma"))
+    assert not _loaded_of(["--version"], ("shutil",))
