@@ -11,7 +11,6 @@ import os
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -87,11 +86,13 @@ def _entry_from_toml(doc: dict, source: str) -> Entry:
     return entry
 
 
-@dataclass(frozen=True)
 class Catalogue:
     """All entries, keyed by code, in code order."""
 
-    entries: dict[str, Entry]
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: dict[str, Entry]) -> None:
+        self.entries = entries
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.entries.values())
