@@ -122,3 +122,29 @@ def test_check_help_builds_its_arguments_without_the_checks():
 def test_reading_a_file_does_not_import_dataclasses():
     """files.WalkEntry is a NamedTuple: dataclasses pulls inspect, ast, dis and tokenize into every start-up."""
     assert _loaded_of(["check", "--help"], ("xladoctor.files", "dataclasses", "inspect")) == {"xladoctor.files"}
+
+
+def test_explain_code_reads_only_its_own_catalogue_file():
+    """`explain E1200` validates and shows data/E1200.toml alone (issue 36): the other 30 files are not
+    parsed, and neither importlib.resources nor difflib is loaded."""
+    read = _after(["explain", "E1200"], "[sys.modules['xladoctor.catalogue.loader'].load_catalogue.cache_info().currsize]")
+    assert read == [0]
+    assert not _loaded_of(["explain", "E1200"], ("importlib.resources", "difflib", "xladoctor.catalogue.scanner",
+                                                 "dataclasses", "inspect"))  # catalogue.model.Frozen
+
+
+def test_a_small_log_starts_no_worker_machinery(tmp_path):
+    """A log under fastscan.PARALLEL_MIN_BYTES is scanned in-process: multiprocessing and
+    concurrent.futures are not even imported (they were ~20 ms of a small scan's start-up)."""
+    log = tmp_path / "job.log"
+    log.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    for argv in (["explain", str(log)], ["check", str(log)]):
+        assert not _loaded_of(argv, ("multiprocessing", "concurrent.futures", "xladoctor.parallel")), argv
+
+
+def test_building_the_arguments_does_not_ask_the_terminal():
+    """argparse checks each argument's metavar with a formatter that asked the terminal's width,
+    importing shutil (bz2, lzma, fnmatch); cli._Parser gives that check a fixed width, so a run
+    that prints no help imports none of them (help itself is still drawn to the terminal's width)."""
+    assert not _loaded_of(["shape", "f32[2,3]"], ("shutil", "bz2", "lzma"))
+    assert not _loaded_of(["--version"], ("shutil",))

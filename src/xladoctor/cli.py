@@ -117,6 +117,31 @@ def _parser_class() -> type[argparse.ArgumentParser]:
             def error(self, message: str) -> NoReturn:
                 self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
+            def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+                self._checking_metavar = True
+                try:
+                    return super().add_argument(*args, **kwargs)
+                finally:
+                    self._checking_metavar = False
+
+            def add_subparsers(self, **kwargs: Any) -> Any:
+                self._checking_metavar = True  # it formats the bare "xladoctor" as the commands' prog
+                try:
+                    return super().add_subparsers(**kwargs)
+                finally:
+                    self._checking_metavar = False
+
+            def _get_formatter(self) -> argparse.HelpFormatter:
+                """argparse makes a formatter in every add_argument, only to check the metavar (and in
+                add_subparsers, to spell the prog "xladoctor" with no option or positional yet); its width
+                asks the terminal, importing shutil (with bz2, lzma, fnmatch) into every start-up (issue
+                36).  Neither uses the width: they get a fixed one.  Help and usage text are formatted as
+                before, to the terminal's width."""
+                if getattr(self, "_checking_metavar", False):
+                    formatter_class: Any = self.formatter_class  # typeshed's protocol names prog only
+                    return formatter_class(prog=self.prog, width=80)
+                return super()._get_formatter()
+
         _PARSER.append(_Parser)
     return _PARSER[0]
 

@@ -22,14 +22,17 @@ from __future__ import annotations
 
 import codecs
 import os
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .prefilter import AnchorFinder
 from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner, ScanPart
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 BLOCK = 8 << 20
 BACK = 2 * BACK_CHARS
@@ -339,10 +342,13 @@ def scan_file_parallel(path: str, scanner: LogScanner, executor: Executor, worke
 
 def usable_cpus() -> int:
     """Cores this process may use for worker processes: 1 in a daemonic process, which may not start any."""
-    from ..parallel import can_start_workers
+    # Only a process that has multiprocessing loaded can be a daemonic worker; asking costs a
+    # small check's start-up the import of multiprocessing (~20 ms) otherwise.
+    if "multiprocessing" in sys.modules:
+        from ..parallel import can_start_workers
 
-    if not can_start_workers():
-        return 1
+        if not can_start_workers():
+            return 1
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
@@ -352,11 +358,13 @@ def usable_cpus() -> int:
 def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = True) -> LogScanner:
     """Scan a regular file: in worker processes when it is big and there are cores to use, else in one pass."""
     scanner = scanner or LogScanner()
-    workers = usable_cpus() if parallel else 1
-    if workers > 1 and os.path.getsize(path) >= PARALLEL_MIN_BYTES:
+    # The size first: a small log never imports multiprocessing (~20 ms of a small scan's start-up).
+    workers = usable_cpus() if parallel and os.path.getsize(path) >= PARALLEL_MIN_BYTES else 1
+    if workers > 1:
         from ..parallel import pool
 
         with pool(workers) as executor:
             return scan_file_parallel(path, scanner, executor, workers)
     with open(path, "rb", buffering=0) as f:
-        return scan_stream(f, scanner)
+        # A small file gets a buffer its size: zeroing BLOCK bytes costs a small log's whole scan.
+        return scan_stream(f, scanner, block=min(BLOCK, max(1 << 16, os.fstat(f.fileno()).st_size)))

@@ -7,20 +7,18 @@ not show up as a blank line in front of a user.
 
 from __future__ import annotations
 
-import difflib
+import os
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
 from .model import LANGUAGES, LIST_TEXT_FIELDS, ORIGINS, PHASES, TEXT_FIELDS, Entry, EntryText
 
 REQUIRED = ("code", "name", "status", "phase", "backends", "url", "patterns", "example")
@@ -88,11 +86,13 @@ def _entry_from_toml(doc: dict, source: str) -> Entry:
     return entry
 
 
-@dataclass(frozen=True)
 class Catalogue:
     """All entries, keyed by code, in code order."""
 
-    entries: dict[str, Entry]
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: dict[str, Entry]) -> None:
+        self.entries = entries
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.entries.values())
@@ -123,6 +123,8 @@ class Catalogue:
         """Codes closest to a mistyped one, for the one-line 'unknown code' error."""
         norm = normalize_code(code)
         if norm is None:
+            import difflib
+
             return difflib.get_close_matches(code.strip().upper(), list(self.entries), n=n, cutoff=0.0)
         target = _code_value(norm)
         return sorted(self.entries, key=lambda c: (abs(_code_value(c) - target), c))[:n]
@@ -146,17 +148,37 @@ def _code_value(code: str) -> int:
     return int(code[1:].replace("x", "0")) + (100_000 if code.startswith("C") else 0)
 
 
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+"""The catalogue's files, opened directly (``importlib.resources`` would pull pathlib, tempfile and
+zipfile into every start-up; the package is always installed as files, as the labels are)."""
+
+
 def _data_files() -> list[tuple[str, bytes]]:
-    root = resources.files(__package__) / "data"
     out = []
-    for item in root.iterdir():
-        if item.name.endswith(".toml"):
-            out.append((item.name, item.read_bytes()))
+    for name in os.listdir(DATA):
+        if name.endswith(".toml"):
+            with open(os.path.join(DATA, name), "rb") as f:
+                out.append((name, f.read()))
     return sorted(out)
+
+
+def filed_codes() -> list[str]:
+    """Every code the catalogue files, from its files' names (none is read)."""
+    return sorted(name[:-5] for name in os.listdir(DATA) if name.endswith(".toml"))
+
+
+def _toml() -> ModuleType:
+    """tomllib, imported when a catalogue file is read (not by a command that reads none)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+    return tomllib
 
 
 def load_entries_from(files: list[tuple[str, bytes]]) -> Catalogue:
     """Build a catalogue from ``(file name, bytes)`` pairs; the name must be ``<CODE>.toml``."""
+    tomllib = _toml()
     entries: dict[str, Entry] = {}
     for name, data in files:
         source = f"catalogue/data/{name}"
@@ -177,3 +199,23 @@ def load_entries_from(files: list[tuple[str, bytes]]) -> Catalogue:
 def load_catalogue() -> Catalogue:
     """The packaged catalogue, read once per process."""
     return load_entries_from(_data_files())
+
+
+def find_entry(code: str) -> tuple[Entry | None, Catalogue | None]:
+    """The entry :meth:`Catalogue.get` gives for ``code``, and the whole catalogue where it had to be read.
+
+    A code written as it is filed (``E1200``, ``e1200``, ``1200``) is the one file ``data/E1200.toml``,
+    read and validated alone (``explain E1200`` need not read 31 files); an alias, a family member
+    (``E0312`` -> ``E03xx``) or an unknown code reads the whole catalogue, as before."""
+    norm = normalize_code(code)
+    if norm is not None and load_catalogue.cache_info().currsize == 0:
+        name = f"{norm}.toml"
+        try:
+            with open(os.path.join(DATA, name), "rb") as f:
+                data = f.read()
+        except OSError:
+            pass
+        else:
+            return load_entries_from([(name, data)]).entries[norm], None
+    cat = load_catalogue()
+    return cat.get(code), cat

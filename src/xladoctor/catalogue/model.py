@@ -8,7 +8,6 @@ language with identical keys so no language can silently fall behind.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 LANGUAGES = ("en", "fa")
 PHASES = ("compile-time", "runtime", "any")
@@ -21,9 +20,58 @@ TEXT_FIELDS = ("title", "category", "summary", "causes", "fixes", "debug")
 LIST_TEXT_FIELDS = ("causes", "fixes", "debug")
 
 
-@dataclass(frozen=True)
-class EntryText:
+class Frozen:
+    """A value with named fields that cannot be reassigned, compared and hashed by its fields, as
+    ``@dataclass(frozen=True)`` makes them; written out because ``dataclasses`` imports inspect,
+    ast, dis and tokenize, most of what ``explain E1200`` imports (issue 36, start-up)."""
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...] = ()
+    _COMPARED: tuple[str, ...] = ()
+
+    def __init__(self, **values: object) -> None:
+        for name in self._FIELDS:
+            object.__setattr__(self, name, values.pop(name) if name in values else self._default(name))
+        if values:
+            raise TypeError(f"{type(self).__name__}() got unexpected field(s) {sorted(values)}")
+
+    def _default(self, name: str) -> object:
+        raise TypeError(f"{type(self).__name__}() missing field {name!r}")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r} of a frozen {type(self).__name__}")
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._COMPARED)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __getstate__(self) -> dict[str, object]:  # pickle and copy: the fields, set back below
+        return {name: getattr(self, name) for name in self._FIELDS}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._COMPARED)
+        return f"{type(self).__name__}({shown})"
+
+
+class EntryText(Frozen):
     """The prose of one entry in one language."""
+
+    __slots__ = ("title", "category", "summary", "causes", "fixes", "debug")
+    _FIELDS = _COMPARED = __slots__
 
     title: str
     category: str
@@ -33,8 +81,11 @@ class EntryText:
     debug: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Entry:
+_ENTRY_DEFAULTS: dict[str, object] = {"see_also": (), "aliases": (), "family": False, "generic": False,
+                                      "origin": "xla", "matchers": ()}
+
+
+class Entry(Frozen):
     """One XLA error code.
 
     ``patterns`` are the regular expressions (as written in the data file) that
@@ -42,7 +93,13 @@ class Entry:
     compiled, plus the coded header ``EXXXX: Name`` that XLA prefixes since
     error codes exist.  A space in a pattern matches any whitespace run, line
     breaks included, because logs and tracebacks wrap long messages.
+    ``matchers`` take no part in comparison or the repr.
     """
+
+    __slots__ = ("code", "name", "status", "phase", "backends", "url", "patterns", "example", "text", "see_also",
+                 "aliases", "family", "generic", "origin", "matchers")
+    _FIELDS = __slots__
+    _COMPARED = __slots__[:-1]
 
     code: str
     name: str
@@ -53,12 +110,17 @@ class Entry:
     patterns: tuple[str, ...]
     example: str
     text: dict[str, EntryText]
-    see_also: tuple[str, ...] = ()
-    aliases: tuple[str, ...] = ()
-    family: bool = False
-    generic: bool = False
-    origin: str = "xla"
-    matchers: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False)
+    see_also: tuple[str, ...]
+    aliases: tuple[str, ...]
+    family: bool
+    generic: bool
+    origin: str
+    matchers: tuple[re.Pattern[str], ...]
+
+    def _default(self, name: str) -> object:
+        if name in _ENTRY_DEFAULTS:
+            return _ENTRY_DEFAULTS[name]
+        return super()._default(name)
 
     @property
     def number(self) -> str:

@@ -214,11 +214,11 @@ class LogScanner:
 
     def _candidates(self, start: int, stop: int) -> Iterator[int]:
         """Offsets in [start, stop) where a message may start, in bounded time and memory (:mod:`.candidates`)."""
-        from .candidates import Candidates, pattern_search
+        from .candidates import Candidates
 
         if self._finder is None or self._finder.finder is not self._every_anchor:
-            searches = {a: pattern_search(a, [m for _, m in ms]) for a, ms in self._by_anchor.items()}
-            self._finder = Candidates(self._anchors, self._every_anchor, searches, WINDOW_CHARS)
+            patterns = {a: [m for _, m in ms] for a, ms in self._by_anchor.items()}
+            self._finder = Candidates(self._anchors, self._every_anchor, patterns, WINDOW_CHARS)
         return self._finder.positions(self._buf, start, stop)
 
     def _process(self, final: bool) -> None:

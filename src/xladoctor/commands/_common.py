@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -40,6 +39,8 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
 
         obj = with_verdict(obj)
     doc = {**head, **obj}
+    import json  # here: a command that prints text never needs it
+
     # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
     # which checks each write for characters to escape.
     from ..escape import json_text  # a file name's non-UTF-8 bytes as \\xff text: the document stays UTF-8

@@ -88,10 +88,9 @@ def _table(path: str) -> dict[str, Any] | None:
 
 def known_codes() -> list[str]:
     """Every code a finding can have: the catalogue's files' names (read without parsing them)."""
-    from importlib import resources
+    from ..catalogue.loader import filed_codes
 
-    root = resources.files("xladoctor.catalogue") / "data"
-    return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".toml"))
+    return filed_codes()
 
 
 def unknown_codes(codes: list[str]) -> list[str]:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from ..catalogue import load_catalogue, normalize_code
 from ..errors import UsageError
 from ..labels import LANGUAGES, label, language_from_env
-from ..report.catalogue_text import render_entry
 from ._common import for_reader, help_text, print_json
 from ._format import add_format_argument, emit_document
 
@@ -215,10 +214,11 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
 
 
 def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
-    cat = load_catalogue()
-    entry = cat.get(target)
+    from ..catalogue.loader import find_entry
+
+    entry, cat = find_entry(target)
     if entry is None:
-        near = ", ".join(cat.nearest(target))
+        near = ", ".join((cat or load_catalogue()).nearest(target))
         raise UsageError(f"unknown error code '{target}' (nearest: {near})")
     if args.hlo:
         raise UsageError("--hlo applies to scanning a log, not to explaining a code")
@@ -230,6 +230,8 @@ def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
         print_json({"command": "explain", "mode": "code", "entry": entry_json(entry, lang)},
                    schema="explain_code")
         return 0
+    from ..report.catalogue_text import render_entry  # a code's page only: scanning a log never draws one
+
     sys.stdout.write(render_entry(entry, lang, _width(args), _bidi(args)))
     return 0
 
