@@ -20,6 +20,9 @@ Two families, each a grid around one public program that the compiler rejects:
   with a host operand and a device update) or an indexed
   scatter (``x.at[i].set(y)``/``.add``), by update width, offset, dtype, buffer rank and where
   the update and the indices are.
+* ``shard_map``: memories_test's ``test_ragged_copy_on_host`` (a ``shard_map``'d while loop
+  copying chunks into a ``pinned_host`` buffer) on a mesh of 1, 2 or 4 devices, by page count;
+  needs that many devices: ``XLA_FLAGS=--xla_force_host_platform_device_count=4``.
 
 Each row: the choices, the compiler's kind and first line, and xladoctor's outcome, failures and
 warning count.  ``python bench/public_boundaries.py lane > lane.jsonl``.
@@ -215,6 +218,23 @@ def scatter_grid() -> Iterator[dict[str, Any]]:
         yield {**base, "form": form, "dtype": "bfloat16"}
 
 
+def shard_map_program(devices: int, pages: int) -> tuple[Callable[..., Any], tuple, dict[str, Any]]:
+    """bench/public_programs.py's ragged copy on a ``devices``-device mesh with ``pages`` pages."""
+    import numpy as np
+    import public_programs
+    from jax.sharding import Mesh
+
+    if len(jax.devices()) < devices:
+        raise RuntimeError(f"{devices} devices needed: XLA_FLAGS=--xla_force_host_platform_device_count={devices}")
+    mesh = Mesh(np.array(jax.devices()[:devices]), ("x",))
+    return public_programs.ragged_copy(mesh, pages)
+
+
+def shard_map_grid() -> Iterator[dict[str, Any]]:
+    for devices, pages in itertools.product((1, 2, 4), (1024, 8192)):
+        yield {"devices": devices, "pages": pages}
+
+
 def _stack(c: dict[str, Any]) -> tuple[Callable[..., Any], tuple]:
     if c["reader"] == "host_argument":
         return host_argument_program(c["outer"], c["inner"], c["dtype"])
@@ -225,6 +245,7 @@ FAMILIES = {"lane": (lane_grid, lambda c: lane_program(tuple(c["shape"]), c["dty
             "nested": (nested_grid, lambda c: nested_program(c["outer"], c["inner"], c["width"], c["dtype"],
                                                              c["name_at"], c.get("outer_checkpointed", False))),
             "stack": (stack_grid, _stack),
+            "shard_map": (shard_map_grid, lambda c: shard_map_program(c["devices"], c["pages"])),
             "scatter": (scatter_grid, lambda c: scatter_program(c["form"], c["n"], c["offset"], c["dtype"], c["rows"],
                                                                 c["update_host"], c["index_host"]))}
 
@@ -241,7 +262,7 @@ def judge_one(worker: Any, fn: Callable[..., Any], args: tuple, jit_kwargs: dict
     rep = check_offload(lowered)
     first = (v.check_line or v.message or "").strip().splitlines()
     return {"compiler": v.kind, "message": first[0][:240] if first else "", "ours": rep.outcome,
-            "failures": [f[:160] for f in rep.failures], "warnings": len(rep.result.warnings) if rep.result else 0}
+            "failures": [f[:400] for f in rep.failures], "warnings": len(rep.result.warnings) if rep.result else 0}
 
 
 def main(argv: list[str]) -> int:
