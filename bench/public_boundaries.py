@@ -7,7 +7,22 @@ Two families, each a grid around one public program that the compiler rejects:
   without a device ys of the same shape beside it; by element shape, dtype and trip count.
 * ``nested``: MaxText PR #4995's reproducer -- a layer under ``jax.checkpoint`` with an
   offloading policy, scanned ``inner`` times inside an outer scan of ``outer`` trips,
-  differentiated; by trip counts, width, dtype and what the policy offloads.
+  differentiated; by trip counts, width, dtype, what the policy names (the layer's input, its
+  output -- which nothing needs, so nothing is offloaded -- or the pre-activation) and with the
+  fix our failure gives (the outer scan's body under ``jax.checkpoint``).
+* ``stack``: the same two stacks written by hand, no ``grad``: an inner scan stacking moves to
+  host inside an outer scan of the stacks, then read back by one of several readers (nested
+  scans, a ``fori_loop``, static rows, the whole slice moved to device, outside any loop); by
+  trip counts and dtype (later_nested.py's boundary).
+* ``scatter``: openxla/xla#34565 as the chip ran it -- a buffer already in ``pinned_host``, updated
+  where it is (the result left in ``pinned_host``, what JAX lowers for arrays in host memory): a
+  static slice set (``x.at[a:a+n].set(y)``; ``lax.dynamic_update_slice`` JAX refuses to trace
+  with a host operand and a device update) or an indexed
+  scatter (``x.at[i].set(y)``/``.add``), by update width, offset, dtype, buffer rank and where
+  the update and the indices are.
+* ``shard_map``: memories_test's ``test_ragged_copy_on_host`` (a ``shard_map``'d while loop
+  copying chunks into a ``pinned_host`` buffer) on a mesh of 1, 2 or 4 devices, by page count;
+  needs that many devices: ``XLA_FLAGS=--xla_force_host_platform_device_count=4``.
 
 Each row: the choices, the compiler's kind and first line, and xladoctor's outcome, failures and
 warning count.  ``python bench/public_boundaries.py lane > lane.jsonl``.
@@ -50,7 +65,8 @@ def lane_grid() -> Iterator[dict[str, Any]]:
             yield {"shape": list(shape), "dtype": "float32", "length": length, "device_ys": True}
 
 
-def nested_program(outer: int, inner: int, width: int, dtype: str, name_at: str) -> tuple[Callable[..., Any], tuple]:
+def nested_program(outer: int, inner: int, width: int, dtype: str, name_at: str,
+                   outer_checkpointed: bool = False) -> tuple[Callable[..., Any], tuple]:
     policy = jax.checkpoint_policies.save_and_offload_only_these_names(
         names_which_can_be_saved=[], names_which_can_be_offloaded=["n"],
         offload_src="device", offload_dst="pinned_host")
@@ -59,6 +75,8 @@ def nested_program(outer: int, inner: int, width: int, dtype: str, name_at: str)
         if name_at == "input":
             x = checkpoint_name(x, "n")
             return jnp.tanh(x @ w), None
+        if name_at == "pre":
+            return jnp.sin(checkpoint_name(x @ w, "n")), None
         return checkpoint_name(jnp.tanh(x @ w), "n"), None
 
     layer_c = jax.checkpoint(layer, policy=policy)
@@ -67,7 +85,8 @@ def nested_program(outer: int, inner: int, width: int, dtype: str, name_at: str)
         return jax.lax.scan(layer_c, x, ws)[0], None
 
     def loss(ws, x):
-        return jnp.sum(jax.lax.scan(block, x, ws)[0].astype(jnp.float32) ** 2)
+        body = jax.checkpoint(block) if outer_checkpointed else block
+        return jnp.sum(jax.lax.scan(body, x, ws)[0].astype(jnp.float32) ** 2)
     dt = jnp.dtype(dtype)
     return jax.grad(loss), (jax.ShapeDtypeStruct((outer, inner, width, width), dt),
                             jax.ShapeDtypeStruct((16, width), dt))
@@ -76,27 +95,174 @@ def nested_program(outer: int, inner: int, width: int, dtype: str, name_at: str)
 def nested_grid() -> Iterator[dict[str, Any]]:
     for outer, inner in itertools.product((1, 2, 3, 4), (1, 2, 3)):
         for width, dtype, name_at in [(128, "float32", "input"), (128, "float32", "output"),
-                                      (256, "bfloat16", "input")]:
-            yield {"outer": outer, "inner": inner, "width": width, "dtype": dtype, "name_at": name_at}
+                                      (256, "bfloat16", "input"), (128, "float32", "pre")]:
+            yield {"outer": outer, "inner": inner, "width": width, "dtype": dtype, "name_at": name_at,
+                   "outer_checkpointed": False}
+    for outer, inner in ((2, 2), (4, 3)):
+        yield {"outer": outer, "inner": inner, "width": 128, "dtype": "float32", "name_at": "input",
+               "outer_checkpointed": True}
+
+
+READERS = ("scan_scan", "scan_rows", "fori_scan", "slice_to_device", "outside_loop", "host_argument")
+
+
+def stack_program(outer: int, inner: int, dtype: str, reader: str) -> tuple[Callable[..., Any], tuple]:
+    """An inner scan stacks moves to host, an outer scan stacks those stacks; ``reader`` reads them."""
+    host, device = jax.memory.Space.Host, jax.memory.Space.Device
+
+    def stacks(x):
+        def outer_body(c, _):
+            def inner_body(c, _):
+                c = jnp.sin(c)
+                return c, jax.device_put(c, host)
+            return jax.lax.scan(inner_body, c, None, length=inner)
+        return jax.lax.scan(outer_body, x, None, length=outer)
+
+    def rows(c, block):
+        return jax.lax.scan(lambda c, r: (c * jax.device_put(r, device), None), c, block)[0]
+
+    def f(x, k):
+        c, ys = stacks(x)
+        if reader == "scan_scan":
+            return jax.lax.scan(lambda c, b: (rows(c, b), None), c, ys)[0]
+        if reader == "scan_rows":
+            def static_rows(c, b):
+                for i in range(inner):
+                    c = c * jax.device_put(b[i], device)
+                return c, None
+            return jax.lax.scan(static_rows, c, ys)[0]
+        if reader == "fori_scan":
+            return jax.lax.fori_loop(0, outer, lambda i, c: rows(c, ys[i]), c)
+        if reader == "slice_to_device":
+            return jax.lax.scan(lambda c, b: (rows(c, jax.device_put(b, device)), None), c, ys)[0]
+        if reader == "outside_loop":
+            return c * jax.device_put(jax.lax.dynamic_index_in_dim(ys, k, keepdims=False)[0], device)
+        return c * jax.device_put(ys, device).sum(axis=(0, 1))
+    dt = jnp.dtype(dtype)
+    return f, (jax.ShapeDtypeStruct((16, 128), dt), jax.ShapeDtypeStruct((), jnp.int32))
+
+
+def host_argument_program(outer: int, inner: int, dtype: str) -> tuple[Callable[..., Any], tuple]:
+    """The nested reader of ``stack`` over a host argument of the stacks' shape (no stacking)."""
+    p = jax.sharding.SingleDeviceSharding(jax.devices()[0], memory_kind="pinned_host")
+
+    def f(x, ys):
+        def rows(c, block):
+            return jax.lax.scan(lambda c, r: (c * jax.device_put(r, jax.memory.Space.Device), None), c, block)[0]
+        return jax.lax.scan(lambda c, b: (rows(c, b), None), x, ys)[0]
+    dt = jnp.dtype(dtype)
+    return f, (jax.ShapeDtypeStruct((16, 128), dt), jax.ShapeDtypeStruct((outer, inner, 16, 128), dt, sharding=p))
+
+
+def stack_grid() -> Iterator[dict[str, Any]]:
+    for (outer, inner), reader in itertools.product(((1, 2), (2, 1), (2, 2), (3, 2), (4, 3)), READERS):
+        yield {"outer": outer, "inner": inner, "dtype": "float32", "reader": reader}
+    for reader in ("scan_scan", "slice_to_device"):
+        yield {"outer": 3, "inner": 2, "dtype": "bfloat16", "reader": reader}
+
+
+def scatter_program(form: str, n: int, offset: int, dtype: str, rows: bool, update_host: bool,
+                    index_host: bool) -> tuple[Callable[..., Any], tuple, dict[str, Any]]:
+    """``x`` in pinned_host (a flat ``[65536]`` or a ``[512, 128]`` buffer) updated by ``form``."""
+    dev = jax.devices()[0]
+    p = jax.sharding.SingleDeviceSharding(dev, memory_kind="pinned_host")
+    host, dt = jax.memory.Space.Host, jnp.dtype(dtype)
+    shape, upd = ((512, 128), (n, 128)) if rows else ((1 << 16,), (n,))
+
+    def f(x, y):
+        if form.endswith("via_device"):  # the fix our failure gives: update on device, move back
+            x = jax.device_put(x, jax.memory.Space.Device)
+            form_on_device = form.replace("_via_device", "")
+            return jax.device_put(f_on(x, y, form_on_device), host)
+        return f_on(x, y, form)
+
+    def f_on(x, y, form):
+        y = y.astype(dt)
+        y = jax.device_put(y, host) if update_host else y
+        if form == "compute":  # control: elementwise host compute, no scatter
+            return x * 2 + 1
+        if form.startswith("slice_set"):
+            out = x.at[offset:offset + n].set(y)
+            return jax.device_put(out, jax.memory.Space.Device) if form.endswith("to_device") else out
+        i = jnp.arange(n) + offset
+        i = jax.device_put(i, host) if index_host else i
+        out = x.at[i].add(y) if form == "index_add" else x.at[i].set(y)
+        return jax.device_put(out, jax.memory.Space.Device) if form.endswith("to_device") else out
+    out = jax.sharding.SingleDeviceSharding(dev, memory_kind="device") if form.endswith("to_device") else p
+    return f, (jax.ShapeDtypeStruct(shape, dt, sharding=p), jax.ShapeDtypeStruct(upd, jnp.int32)), \
+        {"out_shardings": out}
+
+
+def scatter_grid() -> Iterator[dict[str, Any]]:
+    base = {"form": "slice_set", "n": 5, "offset": 0, "dtype": "float32", "rows": False, "update_host": True,
+            "index_host": True}
+    for n, offset in ((1, 0), (5, 0), (5, 128), (127, 0), (128, 0), (128, 5), (256, 128), (1000, 0)):
+        yield {**base, "n": n, "offset": offset}
+    for dtype in ("bfloat16", "int32", "int8"):
+        yield {**base, "dtype": dtype}
+    for n in (1, 2, 4, 5, 7, 8, 9, 16, 24):
+        yield {**base, "rows": True, "n": n}
+    for n in (1, 8, 16, 32):
+        yield {**base, "rows": True, "n": n, "dtype": "bfloat16"}
+    for form in ("slice_set_to_device", "index_set_to_device", "compute"):
+        yield {**base, "form": form}
+    fixed = {**base, "update_host": False, "index_host": False}
+    for form, rows in (("slice_set_via_device", False), ("slice_set_via_device", True), ("index_set_via_device", False)):
+        yield {**fixed, "form": form, "rows": rows}
+    yield {**base, "update_host": False}
+    for form in ("index_set", "index_add"):
+        for n, update_host, index_host in ((5, True, True), (5, True, False), (5, False, True), (5, False, False),
+                                           (128, True, True)):
+            yield {**base, "form": form, "n": n, "update_host": update_host, "index_host": index_host}
+        yield {**base, "form": form, "rows": True, "n": 2}
+        yield {**base, "form": form, "dtype": "bfloat16"}
+
+
+def shard_map_program(devices: int, pages: int) -> tuple[Callable[..., Any], tuple, dict[str, Any]]:
+    """bench/public_programs.py's ragged copy on a ``devices``-device mesh with ``pages`` pages."""
+    import numpy as np
+    import public_programs
+    from jax.sharding import Mesh
+
+    if len(jax.devices()) < devices:
+        raise RuntimeError(f"{devices} devices needed: XLA_FLAGS=--xla_force_host_platform_device_count={devices}")
+    mesh = Mesh(np.array(jax.devices()[:devices]), ("x",))
+    return public_programs.ragged_copy(mesh, pages)
+
+
+def shard_map_grid() -> Iterator[dict[str, Any]]:
+    for devices, pages in itertools.product((1, 2, 4), (1024, 8192)):
+        yield {"devices": devices, "pages": pages}
+
+
+def _stack(c: dict[str, Any]) -> tuple[Callable[..., Any], tuple]:
+    if c["reader"] == "host_argument":
+        return host_argument_program(c["outer"], c["inner"], c["dtype"])
+    return stack_program(c["outer"], c["inner"], c["dtype"], c["reader"])
 
 
 FAMILIES = {"lane": (lane_grid, lambda c: lane_program(tuple(c["shape"]), c["dtype"], c["length"], c["device_ys"])),
             "nested": (nested_grid, lambda c: nested_program(c["outer"], c["inner"], c["width"], c["dtype"],
-                                                             c["name_at"]))}
+                                                             c["name_at"], c.get("outer_checkpointed", False))),
+            "stack": (stack_grid, _stack),
+            "shard_map": (shard_map_grid, lambda c: shard_map_program(c["devices"], c["pages"])),
+            "scatter": (scatter_grid, lambda c: scatter_program(c["form"], c["n"], c["offset"], c["dtype"], c["rows"],
+                                                                c["update_host"], c["index_host"]))}
 
 
-def judge_one(worker: Any, fn: Callable[..., Any], args: tuple) -> dict[str, Any]:
+def judge_one(worker: Any, fn: Callable[..., Any], args: tuple, jit_kwargs: dict[str, Any] | None = None
+              ) -> dict[str, Any]:
     from xladoctor.jax import check_offload
 
     try:
-        lowered = jax.jit(fn).trace(*args).lower(lowering_platforms=("tpu",))
+        lowered = jax.jit(fn, **(jit_kwargs or {})).trace(*args).lower(lowering_platforms=("tpu",))
     except Exception as e:
         return {"compiler": "trace_error", "error": f"{type(e).__name__}: {e}"[:200]}
     v = worker.compile_stablehlo(lowered.as_text())
     rep = check_offload(lowered)
     first = (v.check_line or v.message or "").strip().splitlines()
     return {"compiler": v.kind, "message": first[0][:240] if first else "", "ours": rep.outcome,
-            "failures": [f[:160] for f in rep.failures], "warnings": len(rep.result.warnings) if rep.result else 0}
+            "failures": [f[:400] for f in rep.failures], "warnings": len(rep.result.warnings) if rep.result else 0}
 
 
 def main(argv: list[str]) -> int:
@@ -105,8 +271,8 @@ def main(argv: list[str]) -> int:
     grid, make = FAMILIES[argv[0]]
     with OracleWorker("v5e:2x2", timeout=180, want_text=False) as worker:
         for choices in grid():
-            fn, args = make(choices)
-            print(json.dumps({**choices, **judge_one(worker, fn, args)}), flush=True)
+            fn, args, *kw = make(choices)
+            print(json.dumps({**choices, **judge_one(worker, fn, args, *kw)}), flush=True)
     return 0
 
 

@@ -361,12 +361,13 @@ def _m11():
     return f, (sds((16, 16, 16), jnp.int32, s_hbm),)
 
 
-def _ragged_copy(mesh: Mesh) -> tuple[Any, ...]:
-    """test_ragged_copy_on_host; 512*1024 pages of 1024 bf16 (1 GiB) cut to 8,192 pages of 128."""
+def ragged_copy(mesh: Mesh, num_pages: int = 8 * 1024) -> tuple[Any, ...]:
+    """test_ragged_copy_on_host; 512*1024 pages of 1024 bf16 (1 GiB) cut to 8,192 pages of 128 (the
+    test's mesh has 2 devices: ``mesh``'s size is the caller's, bench/public_boundaries.py)."""
     from jax import shard_map
     sharding = NamedSharding(mesh, P("x"))
     cpu_sharding = sharding.with_memory_kind("pinned_host")
-    num_pages, page_size = 8 * 1024, 128
+    page_size = 128
     chunk_size = 8
 
     def write(x):
@@ -397,7 +398,7 @@ def _ragged_copy(mesh: Mesh) -> tuple[Any, ...]:
 
 @program("mem_ragged_copy_on_host", MEMORIES + "#L676")
 def _m12():
-    return _ragged_copy(mesh1("x"))
+    return ragged_copy(mesh1("x"))
 
 
 @program("mem_device_put_transpose", MEMORIES + "#L774")

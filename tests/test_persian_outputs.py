@@ -74,9 +74,9 @@ def scan_module(tmp_path_factory):
     and saved as ``as_text`` gives it, with its StableHLO beside it."""
     jax = pytest.importorskip("jax")
     sys.path.insert(0, str(Path(__file__).parent))
-    from test_offload_later import nested_scans_under_grad
+    from test_offload_later import nested_stacks_read_whole
 
-    fn, args = nested_scans_under_grad()
+    fn, args = nested_stacks_read_whole()
     lowered = jax.jit(fn).trace(*args).lower(lowering_platforms=("tpu",))
     folder = tmp_path_factory.mktemp("scan")
     (folder / "scan.hlo").write_text(lowered.as_text("hlo"))

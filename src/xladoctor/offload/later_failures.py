@@ -48,6 +48,14 @@ placements until it holds (tests/test_offload_later.py compiles each one again):
   or the carry moved back to device before the body returns compiles; a carry result computed
   with after the loop fails otherwise ("async-start expects the shape"): warned, below.
 
+* ``nested-host-stack-read`` (:mod:`.later_nested`): nested scans under ``grad`` with an offloading
+  checkpoint policy -- a buffer stacked on host by an inner and an outer loop (2 or more
+  iterations each), then sliced in host compute in a loop: ``The async-start expects the shape
+  of operand 0 to match the async shape``.
+* ``host-argument-slice-update`` / ``host-argument-scatter`` (:mod:`.later_scatter`): a scatter
+  into a host-memory argument (openxla/xla#34565 called with an array in ``pinned_host``): the
+  lane-slice error, a sublane CHECK, or host compute's ``Fusion must have backend config``.
+
 A pattern seen to fail but not narrowed to a rule gives a warning instead (never a silent
 ``ok``): another reshape of a loop's host-memory output merging its two leading
 dimensions (a user's own merge of ys stacked on device compiles); and a while loop whose
@@ -81,6 +89,8 @@ from ..labels import label
 from .annotations import is_move_to_device, is_move_to_host, is_sharding_marker
 from .kinds import Status
 from .later_loops import enclosing_loops, loop_state_changes_memory, loop_state_reshapes
+from .later_nested import nested_host_stack_reads
+from .later_scatter import host_argument_scatters
 from .loop_trips import trip_count
 from .result import HostOffloadResult, PassFailure
 
@@ -104,7 +114,8 @@ def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None
     if result.outcome == "ok":
         for failure in [*_donations(module), *_narrow_host_parameters(module), *_unrolled_scan_host_ys(module),
                         *loop_state_reshapes(module, result), *_narrow_host_row_updates(module),
-                        *_lane_slice_host_updates(module)]:
+                        *_lane_slice_host_updates(module), *nested_host_stack_reads(module, result),
+                        *host_argument_scatters(module)]:
             result.add_later_failure(failure)
         result.later_warnings.extend(_host_loop_output_reshapes(module, result))
     result.later_warnings.extend(loop_state_changes_memory(module, result))
