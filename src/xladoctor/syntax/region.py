@@ -46,25 +46,44 @@ _ITEM = re.compile(
     r"|([^\n]*))$", re.M)
 # Outside strings, every name a text mentions (the superset the module docstring allows).
 _WORD = re.compile(r'"(?:[^"\\\n]|\\.)*"|%?(' + _NAME + r")")
-_PLAIN_OPERANDS = re.compile(r"(?:" + _NAME + r"(?:, " + _NAME + r")*)?")
-_CALLS = re.compile(r"\b(?:to_apply|calls|body|condition|branch_computations|true_computation|false_computation"
-                    r"|called_computations)=")
 _CUT = ", metadata={"
 """Metadata holds only strings and numbers: nothing after it (on XLA's printed lines, it comes
 after the operands and called computations) names an instruction or computation."""
 
-_SEED = re.compile(r"MoveToHost|MoveToDevice|annotate_device_placement|_xla_buffer_placement|AllocateBuffer"
-                   r"|_xla_compute_type|async_execution_thread|S\([0-9]+\)")
+_SEED_TOKENS = ("MoveToHost", "MoveToDevice", "annotate_device_placement", "_xla_buffer_placement", "AllocateBuffer",
+                "_xla_compute_type", "async_execution_thread", "S(")
 """What makes an instruction line a seed of the region: the custom calls and attributes
 :mod:`xladoctor.offload.annotations` reads, and any memory space (``S(5)`` host, ``S(6)``
-unpinned host) in its shape or an operand's.  One search over the whole text finds them all."""
+unpinned host; ``S(`` followed by a digit) in its shape or an operand's."""
+_ATTR_TOKENS = ("to_apply=", "calls=", "body=", "condition=", "branch_computations=", "true_computation=",
+                "false_computation=", "called_computations=", "control-predecessors=")
+"""Attributes that name called computations or instructions (control predecessors)."""
+
+
+def _positions(text: str, start: int, tokens: tuple[str, ...]) -> list[int]:
+    """Where any of ``tokens`` occurs from ``start`` on (``S(`` only before a digit): one
+    ``str.find`` loop per token, which runs at memory speed where a regex alternation without a
+    common literal prefix would try every position."""
+    out: list[int] = []
+    find = text.find
+    for token in tokens:
+        at = find(token, start)
+        while at >= 0:
+            if token != "S(" or text[at + 2:at + 3].isdigit():
+                out.append(at)
+            at = find(token, at + 1)
+    return out
+
+
 def _unmodelled(text: str) -> bool:
     """Text the scan does not model (a host execution thread on a computation; comments other than
     XLA's ``/*index=5*/`` in tuple shapes and whole ``//`` lines, which may hide names or braces): the caller parses the
     whole module.  Plain substring counts: a regex alternation without a literal prefix would
     cost as much as the scan's own pass."""
-    return ("execution_thread" in text or text.count("/*") != text.count("/*index=")
-            or text.count("//") != len(_LINE_COMMENT.findall(text)))
+    if "execution_thread=" in text or text.count("/*") != text.count("/*index="):
+        return True
+    comments = text.count("//")
+    return comments > 0 and comments != len(_LINE_COMMENT.findall(text))
 
 
 _LINE_COMMENT = re.compile(r"^[ \t]*//", re.M)
@@ -120,7 +139,8 @@ class _Lines:
         self.lines: list[int] = []
         self.starts: list[int] = []
         self.comp_of: list[int] = []
-        self.words: list[list[str]] = []
+        self.words: list[str] = []
+        """Each instruction's operand list as written (up to its first ')')."""
         self.tails: list[str] = []
         self.entry = -1
 
@@ -132,18 +152,19 @@ def _scan(text: str) -> ModuleScan | None:
     got = _read_lines(text)
     if got is None:
         return None
-    starts, words, tails = got.starts, got.words, got.tails
-    for hit in _CALLS.finditer(text, found.end()):  # called computations: the words of those lines' attributes
-        i = bisect_right(starts, hit.start()) - 1
+    starts, tails = got.starts, got.tails
+    extra: dict[int, list[str]] = {}
+    for at in _positions(text, found.end(), _ATTR_TOKENS):  # the words of those lines' attributes
+        i = bisect_right(starts, at) - 1
         if i >= 0:
-            words[i] = words[i] + _WORD.findall(tails[i].split(_CUT, 1)[0])
-    graph = _resolve(got.names, got.members, words, got.comp_index)
+            extra[i] = _WORD.findall(tails[i].split(_CUT, 1)[0])
+    graph = _resolve(got, extra)
     if graph is None:
         return None
     operands, callees = graph
-    seeds = sorted({bisect_right(starts, s.start()) - 1 for s in _SEED.finditer(text, found.end())})
+    seeds = sorted({bisect_right(starts, at) - 1 for at in _positions(text, found.end(), _SEED_TOKENS)})
     return ModuleScan(got.comps, got.entry, got.members, got.roots, got.names, got.lines, got.comp_of, operands,
-                      callees, [s for s in seeds if s >= 0], bool(_SEED.search(found.group(0))))
+                      callees, [s for s in seeds if s >= 0], bool(_positions(found.group(0), 0, _SEED_TOKENS)))
 
 
 def _read_lines(text: str) -> _Lines | None:
@@ -167,10 +188,7 @@ def _read_lines(text: str) -> _Lines | None:
             lines.append(line + 1)
             starts.append(pos)
             comp_of.append(current)
-            if _PLAIN_OPERANDS.fullmatch(ops):
-                words.append(ops.split(", "))
-            else:  # '%' names, operand shapes, or a list cut at a ')' of its own: every word of the line
-                words.append(_WORD.findall(ops + ")" + attrs.split(_CUT, 1)[0]))
+            words.append(ops)
             tails.append(attrs)
         elif comp_name is not None:
             if current >= 0 or comp_name in got.comp_index:
@@ -194,23 +212,39 @@ def _read_lines(text: str) -> _Lines | None:
     return got
 
 
-def _resolve(names: list[str], members: list[range], words: list[list[str]],
-             comp_index: dict[str, int]) -> tuple[list[tuple[int, ...]], dict[int, tuple[int, ...]]] | None:
-    """Each instruction's words as operands (names defined in its computation) and callees
-    (names of computations); ``None`` for a name defined twice in one computation."""
+def _resolve(got: _Lines, extra: dict[int, list[str]]) -> tuple[list[tuple[int, ...]], dict[int, tuple[int, ...]]] | None:
+    """Each instruction's operands (names defined in its computation) and callees (names of
+    computations, among ``extra``: the words of its attributes); ``None`` for a name defined twice
+    in one computation.  A plain operand list (``a, b``) is split; any other (``%a``, operand
+    shapes, a number, a list that holds a ')' of its own) gives every word it and, where it was
+    cut short, the line's attributes hold."""
+    names, tails, comp_index = got.names, got.tails, got.comp_index
     operands: list[tuple[int, ...]] = []
     callees: dict[int, tuple[int, ...]] = {}
-    for members_c in members:
+    for members_c in got.members:
         defined = {names[i]: i for i in members_c}
         if len(defined) != len(members_c):
             return None
         get = defined.get
         for i in members_c:
-            ws = words[i]
-            operands.append(tuple(j for w in ws if w and (j := get(w)) is not None and j != i))
-            called = tuple(c for w in ws if w and w not in defined and (c := comp_index.get(w)) is not None)
-            if called:
-                callees[i] = called
+            ops = got.words[i]
+            found = tuple(map(get, ops.split(", "))) if ops else ()
+            if None in found or i in found:
+                ws: list[str] = _WORD.findall(ops)
+                if "(" in ops:
+                    ws += _WORD.findall(tails[i].split(_CUT, 1)[0])
+                    extra[i] = ws
+                found = tuple(j for w in ws if w and (j := get(w)) is not None and j != i)
+            more = extra.get(i)
+            if more:  # control predecessors (and any attribute word naming an instruction here)
+                found += tuple(j for w in more if w and (j := get(w)) is not None and j != i and j not in found)
+            operands.append(found)  # type: ignore[arg-type]  # no None left: checked above
+        for i in members_c:
+            attr_words = extra.get(i)
+            if attr_words:
+                called = tuple(c for w in attr_words if w and w not in defined and (c := comp_index.get(w)) is not None)
+                if called:
+                    callees[i] = called
     return operands, callees
 
 
