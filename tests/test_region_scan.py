@@ -7,7 +7,7 @@ optimisation and XLA's dumps):
 
 * the scan's graph is the parser's: the same computations and instruction names in text order,
   the same lines and roots, every operand, control predecessor and called computation of the
-  parsed module among the scan's (a superset is allowed; on this corpus it is exact);
+  parsed module among the scan's (a superset is allowed);
 * every instruction of the input that the analysis' JSON names (walks, host positions, E1200
   paths, inserted copies' operands and users, host compute, dynamic-update-slices, dropped
   offloads, HostOffloadLegalize's starts, failures) is in :func:`~xladoctor.syntax.region.region`.

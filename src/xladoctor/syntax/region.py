@@ -17,7 +17,7 @@ what the entry's root needs.
 The graph is a superset of the parser's (any name a line mentions outside strings and metadata
 that is defined in the same computation counts as an operand), which only makes a region larger,
 never wrong; ``tests/test_region_scan.py`` checks it against the parsed module on every corpus
-(exact there) and that the region holds every instruction the analysis names.  What the scan does
+and that the region holds every instruction the analysis names.  What the scan does
 not model -- a host ``execution_thread``, comments other than whole ``//`` lines and XLA's
 ``/*index=5*/``, a line that is no header, instruction, brace or stack-frame table row, a name
 defined twice -- makes :func:`scan_module` give ``None``: the caller then parses as before.
