@@ -18,7 +18,7 @@ The graph is a superset of the parser's (any name a line mentions outside string
 that is defined in the same computation counts as an operand), which only makes a region larger,
 never wrong; ``tests/test_region_scan.py`` checks it against the parsed module on every corpus
 and that the region holds every instruction the analysis names.  What the scan does
-not model -- a host ``execution_thread``, comments other than whole ``//`` lines and XLA's
+not model -- comments other than whole ``//`` lines and XLA's
 ``/*index=5*/``, a line that is no header, instruction, brace or stack-frame table row, a name
 defined twice -- makes :func:`scan_module` give ``None``: the caller then parses as before.
 
@@ -76,11 +76,10 @@ def _positions(text: str, start: int, tokens: tuple[str, ...]) -> list[int]:
 
 
 def _unmodelled(text: str) -> bool:
-    """Text the scan does not model (a host execution thread on a computation; comments other than
-    XLA's ``/*index=5*/`` in tuple shapes and whole ``//`` lines, which may hide names or braces): the caller parses the
-    whole module.  Plain substring counts: a regex alternation without a literal prefix would
+    """Text the scan does not model (comments other than XLA's ``/*index=5*/`` in tuple shapes and
+    whole ``//`` lines, which may hide names or braces): the caller parses the whole module.  Plain substring counts: a regex alternation without a literal prefix would
     cost as much as the scan's own pass."""
-    if "execution_thread=" in text or text.count("/*") != text.count("/*index="):
+    if text.count("/*") != text.count("/*index="):
         return True
     comments = text.count("//")
     return comments > 0 and comments != len(_LINE_COMMENT.findall(text))
@@ -143,6 +142,8 @@ class _Lines:
         """Each instruction's operand list as written (up to its first ')')."""
         self.tails: list[str] = []
         self.entry = -1
+        self.threaded: list[int] = []
+        """Computations with an ``execution_thread`` (a host computation's every instruction is a seed)."""
 
 
 def _scan(text: str) -> ModuleScan | None:
@@ -162,7 +163,8 @@ def _scan(text: str) -> ModuleScan | None:
     if graph is None:
         return None
     operands, callees = graph
-    seeds = sorted({bisect_right(starts, at) - 1 for at in _positions(text, found.end(), _SEED_TOKENS)})
+    seeds = sorted({bisect_right(starts, at) - 1 for at in _positions(text, found.end(), _SEED_TOKENS)}
+                   | {i for c in got.threaded for i in got.members[c]})
     return ModuleScan(got.comps, got.entry, got.members, got.roots, got.names, got.lines, got.comp_of, operands,
                       callees, [s for s in seeds if s >= 0], bool(_positions(found.group(0), 0, _SEED_TOKENS)))
 
@@ -201,6 +203,8 @@ def _read_lines(text: str) -> _Lines | None:
         elif close is not None:
             if current < 0:
                 return None
+            if "execution_thread=" in m.group(0):  # `}, execution_thread="host"`: all of it is a seed
+                got.threaded.append(current)
             got.members.append(range(first, len(names)))
             got.roots.append(root if root >= 0 else len(names) - 1)
             current = -1
