@@ -58,3 +58,18 @@ def test_every_token_alone_sends_the_module_to_the_analysis():
         t = triage(data, compiled=False)
         assert t.analyse and t.tokens == (token.decode(),) and t.module_name == "m"
     assert not triage(base + b"// MoveToHost", compiled=True).analyse
+
+
+def test_unpinned_host_alone_is_analysed_and_check_says_what_offload_says(tmp_path):
+    """``S(6)`` (``unpinned_host``) in the entry layout and nothing else: ``offload`` predicts the
+    failure libtpu gives after HostOffloader, so ``check`` must not triage the module away."""
+    from xladoctor.cli import main
+
+    text = ("HloModule m, entry_computation_layout={(f32[8,128]{1,0})->f32[8,128]{1,0:S(6)}}\n\n"
+            "ENTRY main {\n  p = f32[8,128]{1,0} parameter(0)\n  ROOT n = f32[8,128]{1,0} negate(p)\n}\n")
+    assert triage(text.encode(), compiled=False).tokens == ("S(6)",)
+    path = tmp_path / "s6.hlo"
+    path.write_text(text)
+    assert main(["offload", str(path), "--json"]) == 1
+    assert main(["check", str(path), "--json"]) == 1
+

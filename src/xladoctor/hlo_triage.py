@@ -5,7 +5,8 @@ XLA's HostOffloader (and HostOffloadLegalize before it) only acts on:
 * ``MoveToHost`` / ``MoveToDevice`` custom calls and ``annotate_device_placement`` calls
   with an ``_xla_buffer_placement`` frontend attribute (``pinned_host``, ``device``, ...);
 * values in host memory: the memory space ``S(5)`` in a layout (entry parameters
-  streamed from host, ``AllocateBuffer`` on host);
+  streamed from host, ``AllocateBuffer`` on host), and ``S(6)`` (``unpinned_host``), whose
+  entry values libtpu fails or JAX refuses after HostOffloader (``pipeline.unpinned_host_failures``);
 * host compute: ``_xla_compute_type="host"`` or a computation on a host ``execution_thread``.
 
 A module whose text contains none of these tokens has nothing the pass would rewrite
@@ -24,7 +25,7 @@ from typing import Any
 
 OFFLOAD_TOKENS: tuple[bytes, ...] = (
     b"MoveToHost", b"MoveToDevice", b"annotate_device_placement", b"_xla_buffer_placement",
-    b"S(5)", b"AllocateBuffer", b"_xla_compute_type", b"execution_thread", b"pinned_host",
+    b"S(5)", b"S(6)", b"AllocateBuffer", b"_xla_compute_type", b"execution_thread", b"pinned_host",
 )
 """Any of these bytes anywhere (even in a comment or metadata) sends the module to the full analysis."""
 

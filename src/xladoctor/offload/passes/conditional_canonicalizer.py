@@ -35,6 +35,8 @@ def canonicalize_conditionals(module: HloModule) -> tuple[bool, dict[str, str]]:
     for the instructions replaced under a new name (conditionals, branch parameters)."""
     changed, renamed = False, dict[str, str]()
     for comp in list(module.computations):
+        if not any(i.opcode is HloOpcode.CONDITIONAL for i in comp.instructions):
+            continue  # no post order where there is no conditional (most computations)
         for instr in comp.post_order():
             if instr.opcode is HloOpcode.CONDITIONAL:
                 changed |= _canonicalize(module, comp, instr, renamed)

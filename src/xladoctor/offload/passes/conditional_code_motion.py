@@ -341,7 +341,9 @@ def _conditionals(module: HloModule) -> list[HloInstruction]:
     for comp in [c for c in module.computations if c is not entry] + [entry]:
         if id(comp) not in seen:
             visit(comp)
-    return [i for comp in order for i in comp.post_order() if i.opcode is HloOpcode.CONDITIONAL]
+    cond = HloOpcode.CONDITIONAL  # a post order only of computations that hold a conditional
+    return [i for comp in order if any(c.opcode is cond for c in comp.instructions)
+            for i in comp.post_order() if i.opcode is cond]
 
 
 def _canonical(module: HloModule, cond: HloInstruction) -> bool:

@@ -43,6 +43,8 @@ def move_reshapes(module: HloModule) -> list[str]:
     """Sink reshapes below elementwise users in every computation; the instructions rebuilt."""
     moved: list[str] = []
     for comp in module.computations:
+        if not any(i.opcode is HloOpcode.RESHAPE for i in comp.instructions):
+            continue  # a candidate reads a reshape: none here (moving creates reshapes only where one was)
         for _ in range(_ROUNDS):  # the pipeline runs to a fixed point: a moved reshape moves on
             candidates = [i for i in comp.instructions if _is_candidate(i)]
             done = _move_candidates(module, comp, candidates) if candidates else []

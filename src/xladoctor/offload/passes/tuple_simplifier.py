@@ -61,6 +61,8 @@ def fold_whole_tuples(module: HloModule) -> list[str]:
     ``t`` of a compatible shape is ``t``; the tuples replaced (their names)."""
     folded: list[str] = []
     for comp in module.computations:
+        if not any(i.opcode is HloOpcode.TUPLE for i in comp.instructions):
+            continue  # no post order where there is no tuple (reducers, most callees)
         for tup in [i for i in comp.post_order() if i.opcode is HloOpcode.TUPLE]:
             top = whole_tuple_source(tup)
             if top is None:
