@@ -168,3 +168,21 @@ def test_compression_is_seen_in_the_bytes_on_stdin_and_without_a_suffix(tmp_path
         assert piped.returncode == 1 and b"E0102" in piped.stdout and b"E1200" in piped.stdout, (command, piped)
         named = xladoctor(command, tmp_path / "job.log", "--format", "concise")
         assert named.returncode == 1 and "E1200" in named.stdout, (command, named.stdout, named.stderr)
+
+
+@pytest.mark.parametrize("ext", EXTS)
+def test_a_corrupt_body_after_a_valid_header_is_one_located_line(tmp_path, ext):
+    """zlib's, lzma's and zstd's own errors are no OSError: a corrupt .gz/.xz body was an internal error
+    (found by the fuzz campaign's compressed-stdin inputs)."""
+    data = bytearray(COMPRESS[ext](LOG.read_bytes()))
+    for i in range(30, 70):
+        data[i] ^= 0xA5
+    path = tmp_path / f"job.log{ext}"
+    path.write_bytes(bytes(data))
+    p = xladoctor("explain", path)
+    assert p.returncode == 2 and p.stderr.startswith(f"{path}:1:1: cannot decompress"), p.stderr
+    assert p.stderr.count("\n") == 1 and "internal error" not in p.stderr
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": os.pathsep.join(sys.path)}
+    piped = subprocess.run([sys.executable, "-m", "xladoctor", "explain", "-"], input=bytes(data),
+                           capture_output=True, timeout=120, env=env)
+    assert piped.returncode == 2 and piped.stderr.startswith(b"<stdin>:1:1: cannot decompress"), piped.stderr

@@ -331,15 +331,16 @@ def _decompress_limit(compressed: int | None) -> int:
 def _decompressor(ext: str, raw: BinaryIO, name: str) -> Any:
     if ext == ".gz":
         import gzip
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+        import zlib
+        return _CodecErrors(gzip.GzipFile(fileobj=raw, mode="rb"), zlib.error)
     if ext == ".bz2":
         import bz2
-        return bz2.BZ2File(raw)
+        return bz2.BZ2File(raw)  # its corrupt-stream error is an OSError
     if ext == ".xz":
         import lzma
-        return lzma.LZMAFile(raw)
+        return _CodecErrors(lzma.LZMAFile(raw), lzma.LZMAError)
     zstd = _zstd(name)
-    return _ZstdReader(zstd.ZstdFile(raw), zstd.ZstdError)
+    return _CodecErrors(zstd.ZstdFile(raw), zstd.ZstdError)
 
 
 def _zstd(name: str) -> Any:
@@ -354,9 +355,11 @@ def _zstd(name: str) -> Any:
     return zstd
 
 
-class _ZstdReader(io.RawIOBase):
-    """A ``ZstdFile`` whose ``ZstdError`` (an ``Exception``, not an ``OSError`` as zlib's, lzma's
-    and bz2's are) reads as the other codecs' corrupt-stream error, so :class:`_Bounded` locates it."""
+class _CodecErrors(io.RawIOBase):
+    """A decompressing file whose codec's own error (``zlib.error``, ``lzma.LZMAError``, ``ZstdError``:
+    each an ``Exception``, not an ``OSError`` as bz2's is) reads as a corrupt stream (ValueError), so
+    :class:`_Bounded` locates it in one line instead of an internal error (found by the fuzz campaign's
+    compressed-stdin inputs: a corrupt .xz or .gz body, a valid header)."""
 
     def __init__(self, inner: Any, error: type[Exception]):
         self._inner, self._error = inner, error
