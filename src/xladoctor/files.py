@@ -345,9 +345,11 @@ def _decompressor(ext: str, raw: BinaryIO, name: str) -> Any:
 
 def _zstd(name: str) -> Any:
     """``compression.zstd`` (Python 3.14+) or its backport; without either, one line naming the extra."""
-    import importlib
     try:
-        zstd = importlib.import_module("compression.zstd" if sys.version_info >= (3, 14) else "backports.zstd")
+        if sys.version_info >= (3, 14):
+            from compression import zstd  # type: ignore[import-not-found, unused-ignore]
+        else:
+            from backports import zstd  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise InputError("is zstd-compressed: reading .zst needs backports.zstd before Python 3.14, "
                          "pip install 'xladoctor[zstd]' (or decompress it first: zstd -dc FILE | xladoctor ... -)",
