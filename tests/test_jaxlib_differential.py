@@ -90,6 +90,20 @@ CASES = {
         entry("i = s32[] constant(0)", "ROOT d = f32[1]{0} dynamic-slice(p, i, i), dynamic_slice_sizes={1}"), "rejected"),
     "dynamic-slice with one index vector": (
         entry("i = s32[1]{0} constant({0})", "ROOT d = f32[1]{0} dynamic-slice(p, i), dynamic_slice_sizes={1}"), "ok"),
+    # layouts XLA's shape validation refuses: jaxlib keeps them outside a tuple (read here with a warning,
+    # tests/test_layout_warnings.py) and refuses them inside one
+    "a repeated minor_to_major": (entry("q = f32[2,3]{1,0} parameter(1)", "ROOT n = f32[2,3]{0,0} negate(q)"), "ok"),
+    "an out-of-range minor_to_major": (entry("ROOT n = f32[2]{9} negate(p)"), "ok"),
+    "an empty tile T()": (entry("ROOT n = f32[2]{0:T()} negate(p)"), "ok"),
+    "a zero tile T(0)": (entry("ROOT n = f32[2]{0:T(0)} negate(p)"), "ok"),
+    "E(-1)": (entry("ROOT n = f32[2]{0:E(-1)} negate(p)"), "ok"),
+    "a signed index type": (entry("ROOT n = f32[2]{0:#(s32)} negate(p)"), "ok"),
+    "a bad layout in a declared operand shape": (entry("ROOT n = f32[2]{0} negate(f32[2]{9} p)"), "ok"),
+    "a bad layout in a buffer b(...)": (entry("q = b(f32[2,3]{0,0}) parameter(1)", "ROOT n = f32[2]{0} negate(p)"),
+                                        "ok"),
+    "a bad layout inside a tuple": (entry("q = (f32[2,3]{0,0}) parameter(1)", "ROOT n = f32[2]{0} negate(p)"),
+                                    "rejected"),
+    "a minor_to_major of another length": (entry("ROOT n = f32[2]{1,0} negate(p)"), "rejected"),
     "dynamic-update-slice with too few indices": (
         "HloModule m\n\nENTRY e {\n  p = f32[2,2]{1,0} parameter(0)\n  u = f32[1,2]{1,0} parameter(1)\n"
         "  i = s32[] constant(0)\n  ROOT d = f32[2,2]{1,0} dynamic-update-slice(p, u, i)\n}\n", "rejected"),
