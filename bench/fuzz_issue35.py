@@ -54,7 +54,8 @@ def _tensor(shape: Any, rng: random.Random) -> str:
         return f"tensor<{rng.randint(1, 9)}x{rng.choice(_MLIR_TYPES)}>"
     dims = "".join(f"{d}x" for d in shape.dimensions)
     name = shape.element_type.name
-    mlir = {"pred": "i1", "s8": "i8", "s16": "i16", "s32": "i32", "s64": "i64", "u8": "ui8", "u32": "ui32"}.get(name, name)
+    mlir = {"pred": "i1", "s8": "i8", "s16": "i16", "s32": "i32", "s64": "i64", "u8": "ui8",
+            "u32": "ui32"}.get(name, name)
     if rng.random() < 0.1:
         dims = dims.replace("1", "2", 1) or "3x"  # another program's shape
     return f"tensor<{dims}{mlir}>"
@@ -179,7 +180,8 @@ def fix_input(rng: random.Random) -> str:
     if rng.random() < 0.5:
         text = rng.choice(_CORPUS).read_text()
     else:
-        sys.path.insert(0, str(HERE))
+        if str(HERE) not in sys.path:
+            sys.path.insert(0, str(HERE))
         from offload_gen import build_hlo, hlo_spec
         text = build_hlo(hlo_spec(random.Random(rng.getrandbits(32))))
     if rng.random() < 0.5:
