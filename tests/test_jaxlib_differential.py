@@ -133,13 +133,13 @@ def test_every_command_accepts_what_jaxlib_accepts(case):
         assert all(s.startswith("refused: t.hlo:") and "\n" not in s for s in said.values()), said
 
 
-def test_seeded_mutations_diverge_only_where_named():
-    """400 mutations of the corpus modules (fixed seed): no command crashes, and every difference in
-    acceptance from jaxlib's parser is one docs/robustness.md names."""
+def test_seeded_mutations_do_not_diverge():
+    """400 mutations of the corpus modules (fixed seed): no command crashes, and every command accepts
+    exactly what jaxlib's parser accepts (issue 35: the last class, layouts XLA's validation refuses
+    outside a tuple, is read with a warning since; 4,000 mutations of seeds 35, 3, 1, 2 leave none)."""
     pytest.importorskip("jaxlib")
     found = divergences(mutated(35, 400))
-    unexplained = [(name, kind, ours) for name, _, kind, ours, _ in found if named(kind, ours) is None]
-    assert not unexplained, unexplained[:10]
+    assert not found, [(name, kind, ours, named(kind, ours)) for name, _, kind, ours, _ in found][:10]
 
 
 def test_hlo_reads_an_unbounded_dimension_and_says_it_has_no_size(tmp_path, capsys):
