@@ -11,6 +11,9 @@ from ..labels import label
 from .model import Finding, FindingKind, Location, Origin, Severity
 
 CODE, NAME = "E0002", "InvalidArgument"
+_WHAT_XLA_DOES = {"result": "finding.layout_result", "operand": "finding.layout_operand",
+                  "signature": "finding.layout_signature"}
+"""What XLA does with the layout, by where it is written (layout_warnings.LayoutWarning.role)."""
 
 
 def layout_findings(module: Any, source: str | None, lang: str = "en") -> tuple[Finding, ...]:
@@ -22,4 +25,4 @@ def _finding(w: Any, source: str | None, lang: str) -> Finding:
     return Finding(CODE, NAME, FindingKind.LAYOUT_WARNING, Origin.PREDICTED, Severity.WARNING,
                    label("finding.layout_title", lang, rule=w.rule), w.message,
                    Location(source, w.line, w.column, w.instruction),
-                   fields={"rule": w.rule, "role": w.role, "xla": label(f"finding.layout_{w.role}", lang)})
+                   fields={"rule": w.rule, "role": w.role, "xla": label(_WHAT_XLA_DOES[w.role], lang)})
