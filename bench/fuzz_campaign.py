@@ -57,16 +57,23 @@ from pathlib import Path
 from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from fuzz_issue35 import (config_input, fix_input, pair_input, run_configs, run_fixes,  # noqa: E402
+                          run_pairs, zstd_module)
 TESTS = HERE.parent / "tests"
 
 FAMILY = 16
 RESTART_EXIT = 3  # a worker that hit the memory cap exits with this and is started afresh
-TARGETS = ("parser", "shapes", "offload", "explain", "check", "relayout", "names", "npy", "compressed", "urls")
+TARGETS = ("parser", "shapes", "offload", "explain", "check", "relayout", "names", "npy", "compressed", "urls",
+           "pairs", "configs", "fixes")
 
 # Reasons jaxlib and xladoctor may answer differently on purpose (README "Hostile input").
 # Each is (name, predicate over (ours, theirs) verdicts) and is documented there.
 KNOWN_DIVERGENCES = {
     "jaxlib-aborts": "jaxlib dies (CHECK failure or stack overflow) where xladoctor refuses with a located error",
+    "layout-warning": "a layout jaxlib's parser keeps and XLA's shape validation refuses, outside a tuple: read "
+                      "with a warning (E0002, syntax/layout_warnings.py) and the default layout, where jaxlib "
+                      "keeps the layout as written (so the two read the shape differently)",
     "validated-shape": "jaxlib's parser keeps an array shape XLA's shape validation refuses (it validates only "
                        "inside tuples and in the verifier): size over int64, negative E(n)/M(n), bad layout",
     "nesting-cap": "shapes nested deeper than 200 levels: refused by xladoctor (jaxlib segfaults near 10,000)",
@@ -410,6 +417,8 @@ def run_parser(text: str, oracle: Oracle | None, with_offload: bool) -> Outcome:
             known = "known:single-instruction"
         return Outcome(known or "disagree", "" if known else f"jaxlib accepts, we reject: {message[:200]}")
     if theirs["view"] != view:
+        if module is not None and module.layout_warnings:
+            return Outcome("known:layout-warning")
         return Outcome("disagree", "accepted by both but read differently")
     return Outcome("ok")
 
@@ -666,8 +675,12 @@ def run_compressed(rng: random.Random) -> Outcome:
 
     from xladoctor import fleet
     # Low compression levels: lzma's default preset alone takes ~100 MB, near the worker's cap.
-    ext, compress = rng.choice([(".gz", lambda b: gzip.compress(b, 1)), (".bz2", lambda b: bz2.compress(b, 1)),
-                                (".xz", lambda b: lzma.compress(b, preset=0))])
+    codecs = [(".gz", lambda b: gzip.compress(b, 1)), (".bz2", lambda b: bz2.compress(b, 1)),
+              (".xz", lambda b: lzma.compress(b, preset=0))]
+    zstd = zstd_module()
+    if zstd is not None:  # issue 35: .zst read end to end (compression.zstd or its backport)
+        codecs += [(".zst", lambda b: zstd.compress(b, 1))] * 2
+    ext, compress = rng.choice(codecs)
     r = rng.random()
     if r < 0.3:  # bombs past the 4 MiB bound set below (the generator's copy is dropped before the scan)
         plain = b"\n" * rng.choice([1 << 20, 6 << 20]) if rng.random() < 0.5 else \
@@ -686,6 +699,12 @@ def run_compressed(rng: random.Random) -> Outcome:
     old = os.environ.get("XLADOCTOR_MAX_INPUT_BYTES")
     os.environ["XLADOCTOR_MAX_INPUT_BYTES"] = str(4 << 20)  # bombs meet the limit well inside the memory cap
     try:
+        if rng.random() < 0.25:  # on stdin, the compression seen in the bytes (check/explain -)
+            rc, out, err = _cli([rng.choice(("explain", "check")), "-"], stdin=blob)
+            fault = _cli_fault(rc, out, err)
+            if fault is None and rc == 2 and len(err.strip().splitlines()) != 1:
+                fault = f"the error is not one line: {err[:300]!r}"
+            return Outcome("crash", f"compressed stdin ({ext}): {fault}") if fault else Outcome("ok")
         with tempfile.TemporaryDirectory(prefix="xladoctor-fuzz-") as d:
             path = os.path.join(d, "job", "x.log" + ext)
             os.mkdir(os.path.dirname(path))
@@ -742,7 +761,21 @@ ENTRY e {
 }
 """
 
-HOSTILE_TARGETS = {"names": run_names, "npy": run_npy, "compressed": run_compressed, "urls": run_urls}
+def run_pairs_of(rng: random.Random) -> Outcome:
+    return run_pairs(pair_input(rng, random_module, mutate), _cli, _cli_fault, Outcome)
+
+
+def run_configs_of(rng: random.Random) -> Outcome:
+    log = "\n".join(rng.choice(_LOG_LINES) for _ in range(3))
+    return run_configs(config_input(rng, mutate), log, _cli, _cli_fault, Outcome)
+
+
+def run_fixes_of(rng: random.Random) -> Outcome:
+    return run_fixes(fix_input(rng), Outcome)
+
+
+HOSTILE_TARGETS = {"names": run_names, "npy": run_npy, "compressed": run_compressed, "urls": run_urls,
+                   "pairs": run_pairs_of, "configs": run_configs_of, "fixes": run_fixes_of}
 """Issue 23's input kinds: each takes a seeded Random (the stream's "relayout" family lends them
 its draws with mutations 4 and 5, a quarter to each)."""
 
@@ -769,7 +802,8 @@ def _input_for(kind: str, base_seed: int, mutations: int) -> tuple[str, Any]:
                              "d.txt": "\ufeff" + random_module(rng), "e\x1b[2J\u202e\n.log": mutate(text, rng)}
         return "explain", text
     if mutations in (4, 5):  # issue 23's hostile input kinds share the relayout family's draws
-        return ("names", "npy", "compressed", "urls")[rng.randrange(4)], rng
+        hostile = ("names", "npy", "compressed", "urls", "pairs", "configs", "fixes")
+        return hostile[rng.randrange(len(hostile))], rng
     return "relayout", rng
 
 

@@ -70,7 +70,7 @@ def test_values_are_frozen_and_hold_plain_json_only():
 
 def test_enum_values_are_the_documented_strings():
     assert [k.value for k in FindingKind] == ["offload-output-mismatch", "offload-pass-failure", "input-mismatch",
-                                              "logged-error", "compiler-rejects"]
+                                              "logged-error", "compiler-rejects", "layout-warning"]
     assert [s.value for s in Severity] == ["error", "warning", "note"]
     assert [o.value for o in Origin] == ["predicted", "logged", "compiler"]
     assert FixKind.HOST_OUTPUT.value == "host-output"

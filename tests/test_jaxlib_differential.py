@@ -90,6 +90,20 @@ CASES = {
         entry("i = s32[] constant(0)", "ROOT d = f32[1]{0} dynamic-slice(p, i, i), dynamic_slice_sizes={1}"), "rejected"),
     "dynamic-slice with one index vector": (
         entry("i = s32[1]{0} constant({0})", "ROOT d = f32[1]{0} dynamic-slice(p, i), dynamic_slice_sizes={1}"), "ok"),
+    # layouts XLA's shape validation refuses: jaxlib keeps them outside a tuple (read here with a warning,
+    # tests/test_layout_warnings.py) and refuses them inside one
+    "a repeated minor_to_major": (entry("q = f32[2,3]{1,0} parameter(1)", "ROOT n = f32[2,3]{0,0} negate(q)"), "ok"),
+    "an out-of-range minor_to_major": (entry("ROOT n = f32[2]{9} negate(p)"), "ok"),
+    "an empty tile T()": (entry("ROOT n = f32[2]{0:T()} negate(p)"), "ok"),
+    "a zero tile T(0)": (entry("ROOT n = f32[2]{0:T(0)} negate(p)"), "ok"),
+    "E(-1)": (entry("ROOT n = f32[2]{0:E(-1)} negate(p)"), "ok"),
+    "a signed index type": (entry("ROOT n = f32[2]{0:#(s32)} negate(p)"), "ok"),
+    "a bad layout in a declared operand shape": (entry("ROOT n = f32[2]{0} negate(f32[2]{9} p)"), "ok"),
+    "a bad layout in a buffer b(...)": (entry("q = b(f32[2,3]{0,0}) parameter(1)", "ROOT n = f32[2]{0} negate(p)"),
+                                        "ok"),
+    "a bad layout inside a tuple": (entry("q = (f32[2,3]{0,0}) parameter(1)", "ROOT n = f32[2]{0} negate(p)"),
+                                    "rejected"),
+    "a minor_to_major of another length": (entry("ROOT n = f32[2]{1,0} negate(p)"), "rejected"),
     "dynamic-update-slice with too few indices": (
         "HloModule m\n\nENTRY e {\n  p = f32[2,2]{1,0} parameter(0)\n  u = f32[1,2]{1,0} parameter(1)\n"
         "  i = s32[] constant(0)\n  ROOT d = f32[2,2]{1,0} dynamic-update-slice(p, u, i)\n}\n", "rejected"),
@@ -119,13 +133,13 @@ def test_every_command_accepts_what_jaxlib_accepts(case):
         assert all(s.startswith("refused: t.hlo:") and "\n" not in s for s in said.values()), said
 
 
-def test_seeded_mutations_diverge_only_where_named():
-    """400 mutations of the corpus modules (fixed seed): no command crashes, and every difference in
-    acceptance from jaxlib's parser is one docs/robustness.md names."""
+def test_seeded_mutations_do_not_diverge():
+    """400 mutations of the corpus modules (fixed seed): no command crashes, and every command accepts
+    exactly what jaxlib's parser accepts (issue 35: the last class, layouts XLA's validation refuses
+    outside a tuple, is read with a warning since; 4,000 mutations of seeds 35, 3, 1, 2 leave none)."""
     pytest.importorskip("jaxlib")
     found = divergences(mutated(35, 400))
-    unexplained = [(name, kind, ours) for name, _, kind, ours, _ in found if named(kind, ours) is None]
-    assert not unexplained, unexplained[:10]
+    assert not found, [(name, kind, ours, named(kind, ours)) for name, _, kind, ours, _ in found][:10]
 
 
 def test_hlo_reads_an_unbounded_dimension_and_says_it_has_no_size(tmp_path, capsys):

@@ -27,6 +27,7 @@ import io
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO, NamedTuple, cast
@@ -232,8 +233,10 @@ def located(text: str, source: str) -> Iterator[None]:
         raise InputError.at(str(e), text, m.start(1) if m else 0, source) from None
 
 
-COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".zst": "zstandard"}
-"""The compressed inputs every command reads (by suffix), and the module that decompresses each."""
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".zst": "compression.zstd"}
+"""The compressed inputs every command reads (by suffix), and the module that decompresses each
+(``compression.zstd`` is the standard library's from Python 3.14, its backport before:
+``backports.zstd``, the ``[zstd]`` extra, so there is one code path)."""
 
 DECOMPRESSED_RATIO = 200
 """A compressed input may expand to this many times its size, or to max_input_bytes() if more:
@@ -328,20 +331,53 @@ def _decompress_limit(compressed: int | None) -> int:
 def _decompressor(ext: str, raw: BinaryIO, name: str) -> Any:
     if ext == ".gz":
         import gzip
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+        import zlib
+        return _CodecErrors(gzip.GzipFile(fileobj=raw, mode="rb"), zlib.error)
     if ext == ".bz2":
         import bz2
-        return bz2.BZ2File(raw)
+        return bz2.BZ2File(raw)  # its corrupt-stream error is an OSError
     if ext == ".xz":
         import lzma
-        return lzma.LZMAFile(raw)
+        return _CodecErrors(lzma.LZMAFile(raw), lzma.LZMAError)
+    zstd = _zstd(name)
+    return _CodecErrors(zstd.ZstdFile(raw), zstd.ZstdError)
+
+
+def _zstd(name: str) -> Any:
+    """``compression.zstd`` (Python 3.14+) or its backport; without either, one line naming the extra."""
     try:
-        import zstandard  # type: ignore[import-not-found]
+        if sys.version_info >= (3, 14):
+            from compression import zstd  # type: ignore[import-not-found, unused-ignore]
+        else:
+            from backports import zstd  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
-        raise InputError("is zstd-compressed: reading .zst needs the zstandard package, "
+        raise InputError("is zstd-compressed: reading .zst needs backports.zstd before Python 3.14, "
                          "pip install 'xladoctor[zstd]' (or decompress it first: zstd -dc FILE | xladoctor ... -)",
                          name, 1, 1) from None
-    return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    return zstd
+
+
+class _CodecErrors(io.RawIOBase):
+    """A decompressing file whose codec's own error (``zlib.error``, ``lzma.LZMAError``, ``ZstdError``:
+    each an ``Exception``, not an ``OSError`` as bz2's is) reads as a corrupt stream (ValueError), so
+    :class:`_Bounded` locates it in one line instead of an internal error (found by the fuzz campaign's
+    compressed-stdin inputs: a corrupt .xz or .gz body, a valid header)."""
+
+    def __init__(self, inner: Any, error: type[Exception]):
+        self._inner, self._error = inner, error
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view: Any) -> int:
+        try:
+            return int(self._inner.readinto(view))
+        except self._error as e:
+            raise ValueError(str(e)) from None
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
 
 
 def open_input(path: str, explicit: bool = True) -> BinaryIO:

@@ -65,7 +65,7 @@ def summarize(module: HloModule) -> dict[str, Any]:
             instrs.append(item)
         computations.append({"name": comp.name, "is_entry": comp.is_entry, "instructions": instrs,
                              "execution_thread": comp.execution_thread})
-    return {
+    summary: dict[str, Any] = {
         "name": module.name,
         "entry": module.entry.name,
         "entry_computation_layout": {
@@ -80,3 +80,8 @@ def summarize(module: HloModule) -> dict[str, Any]:
         "memory_spaces": {str(k): v for k, v in sorted(spaces.items())},
         "computations": computations,
     }
+    if module.layout_warnings:  # only when there are: every other module's summary stays as it was
+        summary["layout_warnings"] = [{"rule": w.rule, "role": w.role, "line": w.line, "column": w.column,
+                                       "instruction": w.instruction, "message": w.message}
+                                      for w in module.layout_warnings]
+    return summary

@@ -98,6 +98,12 @@ class ModuleCheck:
         return Report(command, (self.source or "",), self.findings(lang), lang)
 
     def _make_findings(self, lang: str) -> tuple[Finding, ...]:
+        from .findings.from_layout import layout_findings
+
+        # the layouts the parser read with the default layout come first, whatever the verdict
+        return layout_findings(self.module, self.source, lang) + self._verdict_findings(lang)
+
+    def _verdict_findings(self, lang: str) -> tuple[Finding, ...]:
         from .findings.from_offload import confirm_finding, offload_findings
 
         if self.undecidable is not None and self.applies:

@@ -7,9 +7,11 @@ from typing import Any
 
 from ..escape import escape_field
 from ..files import located
+from ..findings.from_layout import layout_findings
 from ..hlo_summary import summarize
 from ..ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from ..labels import label
+from ..report.finding_text import layout_warning
 from ..syntax.companion import resolve
 from ..syntax.hlo_parser import parse_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
@@ -41,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"command": "hlo", **summary}, schema="hlo")
     else:
-        print(render_text(summary))
+        warnings = layout_findings(module, source)
+        print("".join(line + "\n" for f in warnings for line in layout_warning(f)) + render_text(summary))
     return 0
 
 

@@ -8,6 +8,7 @@ import sys
 from ..errors import UsageError
 from ..escape import escape_field
 from ..files import located
+from ..findings.model import Finding, FindingKind
 from ..ir.shape import format_shape_index
 from ..labels import LANGUAGES, in_lang, label, language_from_env, plural
 from ..offload import fix_device, fix_host
@@ -87,9 +88,11 @@ def run(args: argparse.Namespace) -> int:
         if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
             return fixed_rc
     elif mc.undecidable is not None and mc.applies:  # check's NO VERDICT, word for word
-        sys.stdout.write(for_reader(f"{escape_field(source)}: {mc.undecidable.message}\n", lang, args.bidi))
+        sys.stdout.write(for_reader(layout_text(mc.findings(lang), lang)
+                                    + f"{escape_field(source)}: {mc.undecidable.message}\n", lang, args.bidi))
     else:
-        report = render_text(escape_field(source), module, result, fixes, args.trace, lang)
+        report = layout_text(mc.findings(lang), lang) + render_text(escape_field(source), module, result, fixes,
+                                                                    args.trace, lang)
         if companion is not None:
             how = label("check.kinds_beside" if companion.found == "beside" else "check.kinds_option", lang)
             report += "\n" + label("check.kinds_from", lang, path=escape_field(companion.path), how=how) + "\n"
@@ -101,6 +104,14 @@ def run(args: argparse.Namespace) -> int:
             report += "\n".join(["", *confirm_lines(confirmed, lang=lang)]) + "\n"
         sys.stdout.write(for_reader(report, lang, args.bidi))
     return mc.report("offload", lang).exit_code
+
+
+def layout_text(findings: tuple[Finding, ...], lang: str) -> str:
+    """The parser's layout warnings (layout_warnings.py), each two lines, before the verdict."""
+    from ..report.finding_text import layout_warning
+
+    lines = [line for f in findings if f.kind is FindingKind.LAYOUT_WARNING for line in layout_warning(f, lang)]
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _undecidable(mc: ModuleCheck, source: str, lang: str) -> None:

@@ -65,6 +65,8 @@ class FindingKind(Enum):
     LOGGED_ERROR = "logged-error"
     """Any catalogue code found in a log."""
     COMPILER_REJECTS = "compiler-rejects"
+    LAYOUT_WARNING = "layout-warning"
+    """A layout jaxlib's parser keeps and XLA's shape validation refuses (syntax/layout_warnings.py)."""
     """``--confirm``: the real compiler rejects where nothing was predicted, or disagrees."""
 
 

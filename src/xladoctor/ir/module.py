@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .computation import HloComputation
 from .instruction import HloInstruction, SourceLocation
@@ -108,6 +109,9 @@ class HloModule:
         self.frontend_attributes: dict[str, str] = {}
         self.source_tables = SourceTables()
         self.source_name = "<hlo>"
+        self.layout_warnings: tuple[Any, ...] = ()
+        """Layouts the text wrote that jaxlib's parser keeps and XLA's shape validation refuses, each read
+        with the default layout (``syntax.layout_warnings.LayoutWarning``; the analyses see valid layouts)."""
         self.print_percent = False
         """Whether the text named instructions with ``%`` (the printer follows the input)."""
         self._computations_by_name: dict[str, HloComputation] = {}

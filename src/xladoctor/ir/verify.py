@@ -30,6 +30,12 @@ _CHECKED = frozenset(op for op in HloOpcode if op.called_computations or op.pass
 
 def verify_module(module: HloModule) -> None:
     """Raise :class:`VerifyError` for the first structural problem, in text order."""
+    for w in module.layout_warnings:
+        if w.role == "result":  # XLA's shape validation refuses the instruction's own layout (libtpu:
+            error = VerifyError(f"{w.message} (instruction '{w.instruction}')",  # INVALID_ARGUMENT)
+                                module.source_name, w.line, w.column)
+            error.instruction = w.instruction
+            raise error
     checked = _CHECKED
     for comp in module.computations:
         for instr in comp.instructions:

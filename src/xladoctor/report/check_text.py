@@ -128,6 +128,9 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
                           instructions=plural(s["instruction_count"], "check.instruction", "check.instructions", lang),
                           computations=plural(len(s["computations"]), "check.computation", "check.computations",
                                               lang))]
+    for x in _findings(f["offload"]) if f.get("offload") else ():
+        if x.kind is FindingKind.LAYOUT_WARNING:  # every verdict's, the parser's warnings first
+            lines.extend(_indented(x, lang))
     if "note" in f:  # compiled (an English note in the JSON: the reader's words here) or undecidable
         compiled = f.get("provenance", {}).get("stage") == "compiled"
         lines.append("   " + (label("status.compiled_module", lang) if compiled else str(f["note"])))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from ..escape import escape_field
 from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
 from ..findings.source_line import SourceLine, distinct_lines
 from ..ir.shape import format_shape_index
@@ -252,12 +253,24 @@ def _bytes(value: JSON) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
+def layout_warning(f: Finding, lang: str = "en", width: int = 100) -> list[str]:
+    """``FILE:LINE:COL: warning: E0002 InvalidArgument [layout RULE] in 'INSTR': XLA's words``, then what XLA
+    does with it; the message quotes the input's shape text, so it is escaped for the terminal."""
+    where = label("finding.layout_where", lang, instruction=escape_field(f.location.instruction)) \
+        if f.location.instruction else ""
+    head = label("finding.layout_line", lang, source=escape_field(f.location.path or "-"), line=f.location.line,
+                 column=f.location.column, code=f.code, name=f.name, rule=f.fields.get("rule"), where=where,
+                 message=escape_field(f.message))
+    return [head, "   " + str(f.fields.get("xla", ""))]
+
+
 RENDERERS: Mapping[FindingKind, Renderer] = {
     FindingKind.OFFLOAD_OUTPUT_MISMATCH: _output_mismatch,
     FindingKind.OFFLOAD_PASS_FAILURE: _pass_failure,
     FindingKind.INPUT_MISMATCH: _input_mismatch,
     FindingKind.LOGGED_ERROR: _logged_error,
     FindingKind.COMPILER_REJECTS: _headline_and_fixes,
+    FindingKind.LAYOUT_WARNING: layout_warning,
 }
 
 

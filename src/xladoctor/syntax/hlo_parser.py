@@ -30,6 +30,7 @@ from .computation_reader import ComputationReader
 from .header_attributes import HeaderAttributeError, check_header_attribute
 from .hlo_lexicon import KEYWORDS
 from .instruction_reader import PendingCall, _is_name_char
+from .layout_warnings import collecting, located
 from .reader import Reader
 from .shape_parser import read_shape, read_shape_list
 
@@ -79,8 +80,11 @@ def parse_module(text: str | bytes, source: str = "<hlo>") -> HloModule:
     _check_white_space(text, source)
     # The parse allocates millions of objects and frees none of them; CPython's cyclic
     # GC would rescan the growing heap again and again (superlinear time), so pause it.
-    with paused():
-        return _ModuleParser(text, source).parse()
+    with paused(), collecting() as warnings:
+        module = _ModuleParser(text, source).parse()
+    if warnings.count:  # layouts jaxlib's parser keeps and XLA's validation refuses (layout_warnings.py)
+        module.layout_warnings = located(warnings, text)
+    return module
 
 
 class _ModuleParser(ComputationReader):

@@ -24,6 +24,7 @@ from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
+from .layout_warnings import warned
 from .literal import LiteralError, check_literal
 from .metadata import TextMetadataCodec
 from .reader import Reader
@@ -116,13 +117,14 @@ def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
     if shape is not None:
         return shape
     r = Reader(text, source, start)
+    before = warned()
     try:
         shape = read_shape(r)
     except HloParseError:
         return None
     if r.pos != end and (r.pos < end or not text[end:r.pos].isspace()):
         return None  # the grammar reads another extent (the shape reader may step over spaces after it)
-    if len(_SHAPES) < _SHAPES_LIMIT:
+    if len(_SHAPES) < _SHAPES_LIMIT and warned() == before:  # a warned layout warns at each use
         _SHAPES[key] = shape
     return shape
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from ..ir.primitive import ARRAY_TYPE_NAMES, primitive_type
 from ..ir.shape import COMBINE_DIMENSION, DIM_LEVEL_BY_ABBREV, DimLevel, Layout, Shape, SplitConfig, Tile
+from .layout_warnings import refuse_or_warn
 from .reader import Reader, show_token
 
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -28,7 +29,7 @@ _ATTR_ORDER_TEXT = "D, T, L, #, *, E, S, SC, P, M"
 
 def _check_tiles(r: Reader, tiles: list[Tile], pos: int) -> None:
     if not tiles[-1].dimensions:
-        raise r.error("a tile must have at least one dimension", pos)
+        refuse_or_warn(r, "tile", "a tile must have at least one dimension", pos)
 
 
 def _wrap_int64(v: int) -> int:
@@ -76,6 +77,10 @@ def _read_tiles(r: Reader, attr: str, fields: dict, here: int) -> None:
     while r.peek() == "(":
         tile_pos = r.pos
         r.expect("(")
+        if r.accept(")"):  # 'T()': an empty tile, which validation refuses (a warning at the top level)
+            tiles.append(Tile(()))
+            _check_tiles(r, tiles, tile_pos)
+            continue
         dims = []
         # As XLA's tile parser: an entry that is not a number or '*', or a missing ')', ends the
         # tile list there without an error (the tile read so far is kept: 'T(8' is T(8), 'T(8,'
@@ -92,7 +97,7 @@ def _read_tiles(r: Reader, attr: str, fields: dict, here: int) -> None:
                     break
                 d = _wrap_int64(d)
                 if d <= 0 or d > _INT64_MAX:
-                    raise r.error(f"tile dimensions must be positive int64 values, got {d}", p)
+                    refuse_or_warn(r, "tile", f"tile dimensions must be positive int64 values, got {d}", p)
                 dims.append(d)
             if not r.accept(","):
                 break
@@ -173,7 +178,7 @@ def _read_index_type(r: Reader, attr: str, fields: dict, here: int) -> None:
         r.pos = m.end()
         if primitive_type(t).kind != "unsigned":
             which = "index" if attr == "#" else "pointer"
-            raise r.error(f"{which}_primitive_type must be an unsigned integer type, found {t}", p)
+            refuse_or_warn(r, "index-type", f"{which}_primitive_type must be an unsigned integer type, found {t}", p)
         fields["index_primitive_type" if attr == "#" else "pointer_primitive_type"] = t
     r.accept(")")
 
@@ -221,14 +226,14 @@ def _read_int_attribute(r: Reader, attr: str, fields: dict, here: int) -> None:
         fields["tail_padding_alignment_in_elements"] = v
     elif attr == "E":
         if v < 0:
-            raise r.error(f"E(n) element size in bits must not be negative, got {v}", p)
+            refuse_or_warn(r, "element-size", f"E(n) element size in bits must not be negative, got {v}", p)
         fields["element_size_in_bits"] = v
     elif attr == "S":
         # XLA's Layout keeps the memory space in an int8_t: S(261) is S(5), S(191) is S(-65).
         fields["memory_space"] = (v + 128) % 256 - 128
     elif attr == "M":
         if v < 0:
-            raise r.error(f"M(n) metadata prefix bytes must not be negative, got {v}", p)
+            refuse_or_warn(r, "metadata-prefix", f"M(n) metadata prefix bytes must not be negative, got {v}", p)
         fields["dynamic_shape_metadata_prefix_bytes"] = v
 
 
@@ -249,19 +254,22 @@ def validate_layout(r: Reader, type_name: str, dims: list[int], dynamic: list[bo
     joined = ", ".join(str(d) for d in m2m)
     for d in m2m:
         if not 0 <= d < rank:
-            raise r.error(f"layout minor_to_major field has out-of-bounds value: {{{joined}}}; shape: {shape_text}", pos)
+            return refuse_or_warn(r, "minor-to-major", f"layout minor_to_major field has out-of-bounds value: "
+                                  f"{{{joined}}}; shape: {shape_text}", pos)
         if d in seen:
-            raise r.error(f"layout minor_to_major field has duplicate values: {{{joined}}}; shape: {shape_text}", pos)
+            return refuse_or_warn(r, "minor-to-major", f"layout minor_to_major field has duplicate values: "
+                                  f"{{{joined}}}; shape: {shape_text}", pos)
         seen.add(d)
     if layout.dim_levels and len(layout.dim_levels) != rank:
-        raise r.error(f"layout dim_level_types field contains {len(layout.dim_levels)} elements, but shape is "
-                      f"rank {rank}; shape: {shape_text}", pos)
+        return refuse_or_warn(r, "dim-level-types", f"layout dim_level_types field contains {len(layout.dim_levels)} "
+                              f"elements, but shape is rank {rank}; shape: {shape_text}", pos)
     if layout.physical_shape is not None and not layout.is_sparse:
         raise r.error(f"Layout has physical shape, but is not for a sparse array: {layout}", pos)
     for sc in layout.split_configs:
         if not 0 <= sc.dimension < rank:
-            raise r.error(f"split config dimension {sc.dimension} is out of range for rank {rank}: {shape_text}", pos)
+            return refuse_or_warn(r, "split-config", f"split config dimension {sc.dimension} is out of range for "
+                                  f"rank {rank}: {shape_text}", pos)
         size = dims[m2m[rank - 1 - sc.dimension]]
         if any(not 0 < i < size for i in sc.split_indices) or list(sc.split_indices) != sorted(set(sc.split_indices)):
-            raise r.error(f"split indices {list(sc.split_indices)} must be increasing and inside physical dimension "
-                          f"{sc.dimension} (size {size}): {shape_text}", pos)
+            return refuse_or_warn(r, "split-config", f"split indices {list(sc.split_indices)} must be increasing "
+                                  f"and inside physical dimension {sc.dimension} (size {size}): {shape_text}", pos)

@@ -25,6 +25,7 @@ import re
 from ..ir.primitive import ARRAY_TYPE_NAMES, primitive_type
 from ..ir.shape import UNBOUNDED_SIZE, Shape, default_layout
 from .layout_parser import read_layout, validate_layout
+from .layout_warnings import tuple_entered, tuple_left, warned
 from .reader import GAP, Reader, match_end
 
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -73,9 +74,10 @@ def read_shape(r: Reader) -> Shape:
             key = m.group(0)
             shape = _CACHE.get(key)
             if shape is None:
+                before = warned()
                 shape = _read_shape_slow(r)
-                if r.pos != end:  # the fast pattern and the real grammar disagree: trust the grammar
-                    return shape
+                if r.pos != end or warned() != before:  # the fast pattern and the grammar disagree (trust the
+                    return shape  # grammar), or a warned layout: it warns, or is refused, at every read
                 if len(_CACHE) >= _CACHE_LIMIT:
                     _CACHE.clear()
                 _CACHE[key] = shape
@@ -99,7 +101,11 @@ def _read_shape_slow(r: Reader) -> Shape:
 def _read_shape_nested(r: Reader) -> Shape:
     start = r.pos
     if r.accept("("):
-        return Shape.tuple(read_shape_list(r, "tuple shape"))  # no extra frame per nesting level
+        tuple_entered()  # XLA validates a tuple's element layouts: refused there, never a warning
+        try:
+            return Shape.tuple(read_shape_list(r, "tuple shape"))  # no extra frame per nesting level
+        finally:
+            tuple_left()
     m = _TYPE_OR_IDENT.match(r.text, r.pos)
     if not m:
         raise r.error(f"expected a shape, found {r.describe_here()}")
@@ -128,8 +134,11 @@ def _read_shape_nested(r: Reader) -> Shape:
         c = r.peek()
         r.pos = save
         if c == ":" or c.isdigit() or c == "-":
+            before = warned()
             layout = read_layout(r)
             validate_layout(r, name, dims, dynamic, layout, save)
+            if warned() != before:  # a layout XLA's validation refuses, kept by jaxlib's parser: a
+                layout = None  # warning (layout_warnings.py), and the default layout for the analyses
     if layout is None and et.is_array_type:
         layout = default_layout(len(dims))  # XLA's parser fills missing layouts the same way
     return Shape(et, tuple(dims), tuple(dynamic), (), layout)

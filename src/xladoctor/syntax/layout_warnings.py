@@ -1,0 +1,133 @@
+"""Layouts jaxlib's parser keeps and XLA's shape validation refuses: read, with a warning.
+
+XLA's ``ParseShape`` checks a layout only where it builds a tuple (``ShapeUtil::MakeValidatedTupleShape``);
+an array shape written on its own (an instruction's result, an operand's declared shape, a computation
+signature) keeps a layout that ``LayoutUtil::ValidateLayoutForShape`` refuses: ``{9,0}``, ``{0,0}``,
+``T(0)``, ``E(-1)``...  What happens next depends on where it was written, measured with libtpu
+0.0.42.1 compile-only: an instruction's own shape makes the compile fail (INVALID_ARGUMENT, the same
+words as the parser's message here); an operand's declared shape is only compared with the operand's
+and then dropped, so the compile never sees it.
+
+The shape parser asks :func:`refuse_or_warn` at each such check.  Outside a module parse, and inside a
+tuple (where jaxlib refuses too), it raises as before; while :func:`collecting` (the module parser),
+a top-level array shape is recorded here and read with the default layout for its rank, so every
+analysis gets a layout it can index (the warning says so).  :func:`located` turns the records into
+:class:`LayoutWarning` values once the parse is done (line, column, instruction, role).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from .reader import Reader
+
+MAX_WARNINGS = 1000
+"""Records kept per parse (a module with a million bad layouts costs no more; ``count`` says all)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutWarning:
+    """One layout XLA's shape validation refuses, read by the parser with the default layout."""
+
+    rule: str
+    """Which of XLA's layout rules: ``minor-to-major``, ``tile``, ``element-size``, ..."""
+    message: str
+    """XLA's words for it (``LayoutUtil::ValidateLayoutForShape``'s, as the parser's message)."""
+    line: int
+    column: int
+    instruction: str | None
+    """The instruction whose line it is on (None in a header or a computation's signature)."""
+    role: str
+    """``result`` (the instruction's own shape: the compile fails), ``operand`` (a declared operand
+    shape: XLA drops it) or ``signature`` (a computation's signature or the entry layout)."""
+
+
+class _Collector:
+    __slots__ = ("records", "count", "tuples")
+
+    def __init__(self) -> None:
+        self.records: list[tuple[str, str, int]] = []
+        self.count = 0
+        self.tuples = 0
+        """Tuple shapes open around the cursor: XLA validates their elements' layouts as it builds them."""
+
+
+def tuple_entered() -> None:
+    """The shape parser opens a tuple (``MakeValidatedTupleShape``: its elements' layouts are refused)."""
+    if _active is not None:
+        _active.tuples += 1
+
+
+def tuple_left() -> None:
+    if _active is not None:
+        _active.tuples -= 1
+
+
+_active: _Collector | None = None
+
+
+@contextmanager
+def collecting() -> Iterator[_Collector]:
+    """Record, instead of raising, what :func:`refuse_or_warn` is asked about top-level array shapes."""
+    global _active
+    outer, _active = _active, _Collector()
+    try:
+        yield _active
+    finally:
+        _active = outer
+
+
+def warned() -> int:
+    """How many layouts were recorded so far in this parse (0 when not collecting): the shape parser
+    compares it before and after a layout to know that it must read the default layout instead."""
+    return _active.count if _active is not None else 0
+
+
+def refuse_or_warn(r: Reader, rule: str, message: str, pos: int) -> None:
+    """Raise XLA's refusal at ``pos``, or record it (a module parse, a shape not inside a tuple:
+    ``b(f32[2,3]{0,0})`` is kept by jaxlib, ``(f32[2,3]{0,0})`` refused)."""
+    if _active is None or _active.tuples:
+        raise r.error(message, pos)
+    _active.count += 1
+    if len(_active.records) < MAX_WARNINGS:
+        _active.records.append((rule, message, pos))
+
+
+# An instruction's line up to its shape: 'ROOT name = ' (the shape that follows is its own).
+_RESULT = re.compile(r"[ \t]*(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*):?[ \t]*=[ \t]*")
+_NAME = re.compile(r"[ \t]*(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*):?[ \t]*=")
+
+
+def located(collector: _Collector, text: str) -> tuple[LayoutWarning, ...]:
+    """The records of one parse of ``text`` as warnings, in text order, each once (a shape reread
+    by the parser's probe is recorded twice at the same offset)."""
+    out: list[LayoutWarning] = []
+    seen: set[int] = set()
+    for rule, message, pos in sorted(collector.records, key=lambda x: x[2]):
+        if pos in seen:
+            continue
+        seen.add(pos)
+        start = text.rfind("\n", 0, pos) + 1
+        line_no = text.count("\n", 0, pos) + 1
+        head = _RESULT.match(text, start)
+        name = _NAME.match(text, start)
+        if head is not None and _shape_starts(text, head.end(), pos):
+            role = "result"
+        elif name is not None:
+            role = "operand"
+        else:
+            role = "signature"
+        out.append(LayoutWarning(rule, message, line_no, pos - start + 1, name.group(1) if name else None, role))
+    return tuple(out)
+
+
+_OWN_SHAPE = re.compile(r"(?:b\(\s*)?[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[^}\n]*)?")
+
+
+def _shape_starts(text: str, shape_start: int, pos: int) -> bool:
+    """Whether ``pos`` lies in the layout of the array shape written at ``shape_start``
+    (``f32[2,3]{1,0:T(0)}``: a type, its dimensions, then the layout up to ``pos``)."""
+    return _OWN_SHAPE.fullmatch(text, shape_start, pos) is not None

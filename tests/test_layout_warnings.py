@@ -1,0 +1,107 @@
+"""Issue 35 item 6: layouts jaxlib's parser keeps and XLA's shape validation refuses are read as
+jaxlib reads them, with a warning finding (E0002, the rule, line:col, the instruction, what XLA does
+with it) in ``hlo``, ``offload`` and ``check --full``, their JSON and SARIF; inside a tuple, where
+jaxlib refuses them too, they stay refusals.  What XLA does was measured with libtpu 0.0.42.1
+compile-only (an instruction's own shape: INVALID_ARGUMENT; a declared operand shape: compiles)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hlo_snippets import entry
+from json_schema_check import schema_errors
+from xladoctor.cli import main
+from xladoctor.errors import HloParseError
+from xladoctor.syntax.hlo_parser import parse_module
+from xladoctor.syntax.shape_parser import parse_shape
+
+SIX = "p6 = f32[2,3]{1,0} parameter(1)"
+# name -> (ROOT line, rule, role); each kept by jaxlib 0.10.2's parser (tests/test_jaxlib_differential.py)
+CASES = {
+    "duplicate minor_to_major": ("ROOT n = f32[2,3]{0,0} negate(p6)", "minor-to-major", "result"),
+    "out-of-range minor_to_major": ("ROOT n = f32[2,3]{9,0} negate(p6)", "minor-to-major", "result"),
+    "a zero tile": ("ROOT n = f32[2,3]{1,0:T(0)} negate(p6)", "tile", "result"),
+    "an empty tile": ("ROOT n = f32[2,3]{1,0:T()} negate(p6)", "tile", "result"),
+    "a negative element size": ("ROOT n = f32[2,3]{1,0:E(-1)} negate(p6)", "element-size", "result"),
+    "a signed index type": ("ROOT n = f32[2,3]{1,0:#(s32)} negate(p6)", "index-type", "result"),
+    "a declared operand shape": ("ROOT n = f32[2,3]{1,0} negate(f32[2,3]{9,0} p6)", "minor-to-major", "operand"),
+}
+
+
+def _text(root: str) -> str:
+    return entry(SIX, root)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_module_is_read_with_a_warning_naming_the_rule(case):
+    root, rule, role = CASES[case]
+    module = parse_module(_text(root), "w.hlo")
+    (w,) = module.layout_warnings
+    assert (w.rule, w.role, w.line, w.instruction) == (rule, role, 6, "n")
+    assert _text(root).split("\n")[5][w.column - 1] in "{0-#(s)"  # the layout, or the field in it
+    assert str(module.entry.root.shape) == "f32[2,3]{1,0}"  # the default layout: every analysis can index it
+
+
+def test_inside_a_tuple_it_stays_a_refusal_as_jaxlib_refuses_it():
+    with pytest.raises(HloParseError, match="duplicate values"):
+        parse_module(entry("ROOT t = (f32[2,3]{0,0}) parameter(1)"), "t.hlo")
+
+
+def test_a_shape_read_alone_is_still_refused():
+    with pytest.raises(HloParseError, match="duplicate values"):
+        parse_shape("f32[2,3]{0,0}")
+
+
+def test_every_use_warns_even_when_the_spelling_was_read_before():
+    text = entry(SIX, "a = f32[2,3]{0,0} negate(p6)", "ROOT b = f32[2,3]{0,0} negate(a)")
+    parse_module(text, "first.hlo")  # the fast path caches shapes by spelling, across parses
+    assert [w.instruction for w in parse_module(text, "again.hlo").layout_warnings] == ["a", "b"]
+
+
+def test_hlo_offload_and_check_show_it(tmp_path, capsys):
+    path = tmp_path / "w.hlo"
+    path.write_text(_text(CASES["duplicate minor_to_major"][0]))
+    head = f"{path}:6:20: warning: E0002 InvalidArgument [layout minor-to-major] in 'n': layout minor_to_major"
+    assert main(["hlo", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(head)
+    assert main(["offload", str(path)]) == 1  # the compile refuses it: the verdict says so too
+    out = capsys.readouterr().out
+    assert out.startswith(head) and "the compile refuses it" in out and "XLA would fail" in out
+    assert main(["check", "--full", str(path)]) == 1
+    assert head in capsys.readouterr().out
+
+
+def test_a_declared_operand_shape_warns_and_the_module_compiles(tmp_path, capsys):
+    path = tmp_path / "w.hlo"
+    path.write_text(_text(CASES["a declared operand shape"][0]))
+    assert main(["offload", str(path)]) == 1  # the warning is a finding
+    out = capsys.readouterr().out
+    assert "keeps nothing of it" in out and "no host-offload error predicted" in out
+
+
+def test_json_and_sarif_carry_it(tmp_path, capsys):
+    path = tmp_path / "w.hlo"
+    path.write_text(_text(CASES["a zero tile"][0]))
+    main(["offload", str(path), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert schema_errors(doc, "offload") == []
+    (f,) = [f for f in doc["diagnostics"]["findings"] if f["kind"] == "layout-warning"]
+    assert (f["code"], f["severity"], f["fields"]["rule"], f["fields"]["role"]) == ("E0002", "warning", "tile", "result")
+    main(["hlo", str(path), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert schema_errors(doc, "hlo") == []
+    assert doc["layout_warnings"][0]["rule"] == "tile" and doc["layout_warnings"][0]["line"] == 6
+    main(["offload", str(path), "--format", "sarif"])
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    warned = [r for r in results if r["level"] == "warning"]
+    assert warned and warned[0]["ruleId"] == "E0002"
+    assert warned[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 6
+
+
+def test_a_module_without_bad_layouts_keeps_its_summary_as_it_was(tmp_path, capsys):
+    path = tmp_path / "ok.hlo"
+    path.write_text(_text("ROOT n = f32[2,3]{1,0} negate(p6)"))
+    main(["hlo", str(path), "--json"])
+    assert "layout_warnings" not in json.loads(capsys.readouterr().out)
