@@ -1,0 +1,64 @@
+"""PR #4995 FLAT / TRIP_COUNT_ONE on the chip: offloading policy vs the same names saved on device.
+
+Why: the public-programs round (round5-public.jsonl) found these two differing from the CPU by up
+to 8% of the leaf's scale.  Run on the device machine (``JAX_PLATFORMS=tpu,cpu python
+bench/chip_offload_vs_device.py``); its output is tests/data/chip/pr4995-offload-vs-device.json.
+
+If offloading corrupted data, the chip's offload run would differ from the chip's device-save run;
+if the chip's own numerics differ from the CPU's, both chip runs differ from the CPU alike."""
+import json
+import zlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.ad_checkpoint import checkpoint_name
+
+cp = jax.checkpoint_policies
+def pols():
+    return {"offload": cp.save_and_offload_only_these_names(names_which_can_be_saved=[], names_which_can_be_offloaded=["decoder_layer_input"], offload_src="device", offload_dst="pinned_host"),
+            "device": cp.save_only_these_names("decoder_layer_input")}
+
+def make(case, policy):
+    def layer(x, w):
+        x = checkpoint_name(x, "decoder_layer_input")
+        return jnp.tanh(x @ w), None
+    layer_c = jax.checkpoint(layer, policy=policy)
+    def block(x, ws):
+        return jax.lax.scan(layer_c, x, ws)[0], None
+    def loss(ws, x):
+        y = jax.lax.scan(layer_c if case == "FLAT" else block, x, ws)[0]
+        return jnp.sum(y * y)
+    shape = {"FLAT": (12, 128, 128), "TRIP_COUNT_ONE": (12, 1, 128, 128)}[case]
+    return jax.grad(loss), [shape, (16, 128)]
+
+def compare(res: dict, a: tuple, b: tuple, scale: float) -> dict:
+    d = np.abs(res[a] - res[b])
+    return {"max_over_scale": float(d.max() / scale), "frac_over_1e-3_scale": float(np.mean(d > 1e-3 * scale)),
+            "identical": bool(np.array_equal(res[a], res[b]))}
+
+
+def run_case(case: str) -> dict:
+    """The gradient under both policies, on the chip and on the CPU, from the same seeded inputs."""
+    rng = np.random.default_rng(zlib.crc32(case.encode()))
+    res = {}
+    args = None
+    for pname, pol in pols().items():
+        fn, shapes = make(case, pol)
+        if args is None:
+            args = [(rng.standard_normal(s) * 0.5).astype(np.float32) for s in shapes]
+        for plat in ("tpu", "cpu"):
+            dev = jax.devices(plat)[0]
+            with jax.default_matmul_precision("highest"):
+                r = jax.jit(fn)(*[jax.device_put(a, dev) for a in args])
+            res[(pname, plat)] = np.asarray(r)
+    scale = float(np.abs(res[("device", "cpu")]).max())
+    return {"offload_tpu_vs_device_tpu": compare(res, ("offload", "tpu"), ("device", "tpu"), scale),
+            "offload_tpu_vs_cpu": compare(res, ("offload", "tpu"), ("offload", "cpu"), scale),
+            "device_tpu_vs_cpu": compare(res, ("device", "tpu"), ("device", "cpu"), scale),
+            "offload_cpu_vs_device_cpu": compare(res, ("offload", "cpu"), ("device", "cpu"), scale)}
+
+
+if __name__ == "__main__":
+    out = {case: run_case(case) for case in ("FLAT", "TRIP_COUNT_ONE")}
+    print(json.dumps({"versions": {"jax": jax.__version__, "device": jax.devices()[0].device_kind}, **out}, indent=1))
