@@ -160,8 +160,7 @@ class ComputationReader(InstructionReader):
                 line += newlines
                 line_start = text.rfind("\n", line_pos, instr_start) + 1
             line_pos = instr_start
-            instr.line = line
-            instr.col = instr_start - line_start + 1
+            instr.set_position(line, instr_start - line_start + 1)
             if is_root or instr.parameter_number is not None:
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             add(instr, index_parameter=False)
@@ -194,8 +193,7 @@ class ComputationReader(InstructionReader):
             body.name_pos[instr.name] = start
             line += text.count("\n", line_pos, start)
             line_pos = start
-            instr.line = line
-            instr.col = start - text.rfind("\n", 0, start)
+            instr.set_position(line, start - text.rfind("\n", 0, start))
             if instr.parameter_number is not None:
                 self._note_root_or_parameter(comp, body, instr, start, False)
             comp.add_instruction(instr, index_parameter=False)
