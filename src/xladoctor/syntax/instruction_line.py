@@ -154,7 +154,7 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
     instr = ParsedInstruction(name, opcode, shape)
     operands: list[HloInstruction] = []
     if opcode is _PARAMETER or opcode is _CONSTANT or names_text is None:
-        if not _contents(instr, inside if names_text is None else names_text):
+        if not _contents(instr, inside if names_text is None else names_text, p.shared_text):
             return None
     else:
         try:
@@ -187,7 +187,7 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
     return instr, control, m.start(1) if root else m.start(2), root is not None
 
 
-def _contents(instr: HloInstruction, inside: str) -> bool:
+def _contents(instr: HloInstruction, inside: str, shared: dict[str, str]) -> bool:
     """An instruction without operands: a parameter number, a scalar literal, or nothing."""
     opcode = instr.opcode
     if opcode is _PARAMETER:
@@ -202,7 +202,8 @@ def _contents(instr: HloInstruction, inside: str) -> bool:
             check_literal(inside, instr.shape)
         except LiteralError:
             return False  # the full reader says where and why
-        instr.literal = inside.strip()
+        literal = inside.strip()  # a scalar: short, and spelled alike on many lines (0, 1, -inf)
+        instr.literal = shared.setdefault(literal, literal)
         return True
     if inside.strip():
         return False  # operands this path does not read ('add(1)', typed operands, ...)
@@ -245,7 +246,8 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
                     (name in _PLAIN_FORMS and _PLAIN_FORMS[name].match(raw) is None):
                 return None
     del found  # holds a copy of every value: free it before the one copy that is kept
-    instr.set_attribute_text(text[start:end])  # the dict is read from it on first use
+    kept = text[start:end]  # the dict is read from it on first use; one string per spelling
+    instr.set_attribute_text(p.shared_text.setdefault(kept, kept))
     if _DECODED.isdisjoint(names):
         return names
     for a in _ATTRIBUTE.finditer(text, start, end):  # again, for the positions the decoders' messages name
