@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import opcode_rules as _opcode_rules
 from .opcodes import HloOpcode
@@ -552,13 +552,10 @@ class _Extra:
 
     def detached(self) -> _Extra:
         """A copy for a detached instruction: every field but the control edges (graph links),
-        containers one level deep."""
-        new = _Extra()
-        for slot in _EXTRA_COPIED:
-            value = getattr(self, slot)
-            if value.__class__ is dict or value.__class__ is list:
-                value = value.copy()
-            setattr(new, slot, value)
+        containers one level deep (compiled from ``__slots__`` as the instruction's copy is)."""
+        new = _Extra.__new__(_Extra)
+        _copy_extra(self, new)
+        new.control_predecessors = ()
         return new
 
 
@@ -575,7 +572,7 @@ _ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "parameter_number", "custo
 shape): copied without the test; a slot added later gets the test until it is listed here."""
 
 
-def _compile_field_copy(slots: list[str]) -> Callable[[HloInstruction, HloInstruction], None]:
+def _compile_field_copy(slots: list[str]) -> Callable[[Any, Any], None]:
     """``copy(src, dst)`` assigning each of ``slots`` from ``src`` to ``dst`` (a dict or list
     copied one level deep; the rare fields' :class:`_Extra` by :meth:`_Extra.detached`), as
     straight-line code: the way ``dataclasses`` builds ``__init__``."""
@@ -592,9 +589,10 @@ def _compile_field_copy(slots: list[str]) -> Callable[[HloInstruction, HloInstru
             continue
         lines.append(f"    v = src.{slot}")
         lines.append(f"    dst.{slot} = v.copy() if v.__class__ is dict or v.__class__ is list else v")
-    namespace: dict[str, Callable[[HloInstruction, HloInstruction], None]] = {}
+    namespace: dict[str, Callable[[Any, Any], None]] = {}
     exec("\n".join(lines), {}, namespace)  # the source is built from __slots__ only
     return namespace["copy"]
 
 
 _copy_fields = _compile_field_copy([s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS])
+_copy_extra = _compile_field_copy(_EXTRA_COPIED)
