@@ -93,7 +93,7 @@ class HloInstruction:
     """
 
     __slots__ = ("name", "opcode", "shape", "_operands", "users", "_attributes", "parent", "called",
-                 "parameter_number", "custom_call_target", "tuple_index", "_position", "_extra")
+                 "parameter_number", "custom_call_target", "tuple_index", "line", "col", "_extra")
 
     def __init__(self, name: str, opcode: HloOpcode, shape: Shape):
         self.name = name
@@ -116,32 +116,19 @@ class HloInstruction:
         self.custom_call_target: str | None = None
         self.tuple_index: int | None = None
         """For ``get-tuple-element``: its ``index=N``."""
-        self._position = 0
-        """``line << 32 | col`` (:attr:`line`, :attr:`col`): one number, not two, per instruction."""
+        self.line: int = 0
+        """1-based line of the definition in the HLO text (0 if built in code)."""
+        self.col: int = 0
+        """1-based column where the definition starts (0 if built in code)."""
         self._extra: _Extra | None = None
         """The fields few instructions have (:class:`_Extra`), made when one is first set."""
 
-    @property
-    def line(self) -> int:
-        """1-based line of the definition in the HLO text (0 if built in code)."""
-        return self._position >> 32
-
-    @line.setter
-    def line(self, value: int) -> None:
-        self._position = value << 32 | (self._position & _COL_MASK)
-
-    @property
-    def col(self) -> int:
-        """1-based column where the definition starts (0 if built in code)."""
-        return self._position & _COL_MASK
-
-    @col.setter
-    def col(self, value: int) -> None:
-        self._position = (self._position >> 32) << 32 | value
-
     def set_position(self, line: int, col: int) -> None:
-        """Where the definition starts in the HLO text (the parser's one write of both)."""
-        self._position = line << 32 | col
+        """Where the definition starts in the HLO text (the parser's one write of both).  Kept as
+        two numbers, not one packed: ``line`` is then the stored object, which a summary that
+        lists every instruction's line shares instead of making one per read."""
+        self.line = line
+        self.col = col
 
     # -- the fields few instructions have: one shared absence, an _Extra when set ----------
     def _extras(self) -> _Extra:
@@ -562,12 +549,11 @@ class _Extra:
 _EXTRA_COPIED = [s for s in _Extra.__slots__ if s != "control_predecessors"]
 _GRAPH_SLOTS = {"_operands", "users", "parent", "called"}
 _COPIED_SLOTS = [s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS and s != "_extra"] + \
-    ["line", "col"] + [s for s in _EXTRA_COPIED if s != "metadata"]
+    [s for s in _EXTRA_COPIED if s != "metadata"]
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
 _MISSING = object()
-_COL_MASK = (1 << 32) - 1
 _ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "parameter_number", "custom_call_target",
-                           "tuple_index", "_position"))
+                           "tuple_index", "line", "col"))
 """Slots whose values are never a dict or list (strings, numbers, the opcode, the immutable
 shape): copied without the test; a slot added later gets the test until it is listed here."""
 
