@@ -37,8 +37,7 @@ class Users(list["HloInstruction"]):
 
     __slots__ = ("_index",)
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self) -> None:  # empty as list.__new__ made it: list.__init__ is not called (one per instruction)
         self._index: dict[HloInstruction, int] | None = None
         """User -> slot in the vector, once there are more than ``_INDEXED_FROM`` users."""
 

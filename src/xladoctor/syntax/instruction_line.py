@@ -246,8 +246,11 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
                     (name in _PLAIN_FORMS and _PLAIN_FORMS[name].match(raw) is None):
                 return None
     del found  # holds a copy of every value: free it before the one copy that is kept
-    kept = text[start:end]  # the dict is read from it on first use; one string per spelling
-    instr.set_attribute_text(p.shared_text.setdefault(kept, kept))
+    # The dict is read from it on first use.  One string per spelling, except where metadata
+    # is written: op names and source lines make those nearly all distinct, and a table entry
+    # per distinct text would cost more at the parse's peak than the few repeats save.
+    kept = text[start:end]
+    instr.set_attribute_text(kept if "metadata" in names else p.shared_text.setdefault(kept, kept))
     if _DECODED.isdisjoint(names):
         return names
     for a in _ATTRIBUTE.finditer(text, start, end):  # again, for the positions the decoders' messages name
