@@ -76,7 +76,8 @@ def breakdown(module) -> tuple[Counter[str], int]:
         for instr in comp.instructions:
             n += 1
             s.add("instruction objects", instr)
-            s.add("operand tuples", instr.operands)
+            ops = getattr(instr, "_operands", None)  # as kept: one operand is kept bare, not in a tuple
+            s.add("operand tuples", ops if isinstance(ops, tuple) else instr.operands if ops is None else ())
             s.add("users", instr.users)
             for part in (getattr(instr.users, "_items", None), getattr(instr.users, "_index", None)):
                 if part is not None:  # Users: the vector itself (a separate list before), an index past 16 users

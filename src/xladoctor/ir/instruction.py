@@ -100,9 +100,10 @@ class HloInstruction:
         """Unique within the module (XLA requires module-wide unique names)."""
         self.opcode = opcode
         self.shape = shape
-        self._operands: tuple[HloInstruction, ...] | WideOperands = ()
-        """The operands; while uses of a wide instruction's operands are being replaced, a
-        :class:`~.operands.WideOperands` (a list with an index) in place of the tuple."""
+        self._operands: tuple[HloInstruction, ...] | HloInstruction | WideOperands = ()
+        """The operands: a tuple; the one operand itself where there is one (most instructions:
+        a one-element tuple each was 48 bytes); while uses of a wide instruction's operands are
+        being replaced, a :class:`~.operands.WideOperands` (a list with an index)."""
         self.users = Users()
         """Instructions that use this one, in XLA's order; read only (see the module doc)."""
         self._attributes: dict[str, str] | str = ""  # none yet: the dict is made when first asked for
@@ -261,9 +262,12 @@ class HloInstruction:
     @property
     def operands(self) -> tuple[HloInstruction, ...]:
         ops = self._operands
-        if ops.__class__ is tuple:
-            return ops
-        return ops.as_tuple()  # type: ignore[union-attr]
+        cls = ops.__class__
+        if cls is tuple:
+            return ops  # type: ignore[return-value]
+        if cls is WideOperands:
+            return ops.as_tuple()  # type: ignore[union-attr]
+        return (ops,)  # type: ignore[return-value]  # the one operand, kept bare
 
     @operands.setter
     def operands(self, new: tuple[HloInstruction, ...] | list[HloInstruction]) -> None:
@@ -279,7 +283,7 @@ class HloInstruction:
             for op in old:
                 if op not in kept:
                     op.users.swap_remove(self)
-        self._operands = new
+        self._operands = new[0] if len(new) == 1 else new
         for op in new:
             op.users.add(self)
 
@@ -290,30 +294,36 @@ class HloInstruction:
         if ops.__class__ is not tuple or ops:
             self._set_operands(new)
             return
-        self._operands = new
+        self._operands = new[0] if len(new) == 1 else new
         for op in new:
             op.users.add(self)
 
     def operand(self, i: int) -> HloInstruction:
         ops = self._operands
-        return ops[i] if ops.__class__ is tuple else ops.items[i]  # type: ignore[union-attr]
+        cls = ops.__class__
+        if cls is tuple:
+            return ops[i]  # type: ignore[index]
+        if cls is WideOperands:
+            return ops.items[i]  # type: ignore[union-attr]
+        return (ops,)[i]  # type: ignore[return-value]
 
     def _wide_operands(self) -> WideOperands:
         """The operands as a :class:`~.operands.WideOperands`, made from the tuple at the first need."""
         ops = self._operands
-        if ops.__class__ is tuple:
-            ops = self._operands = WideOperands(ops)
-        return ops  # type: ignore[return-value]
+        if ops.__class__ is not WideOperands:
+            ops = self._operands = WideOperands(self.operands)
+        return ops
 
     def replace_operand(self, index: int, new: HloInstruction) -> None:
         """``ReplaceOperandWith``: slot ``index`` now holds ``new``; O(1) for a wide instruction
         (its slot index, :class:`~.operands.WideOperands`), so returning one value N times is linear."""
-        ops = self._operands
-        if ops.__class__ is tuple and len(ops) <= WIDE:
-            edited = list(ops)
-            edited[index] = new
-            self._set_operands(tuple(edited))
-            return
+        if self._operands.__class__ is not WideOperands:
+            current = self.operands
+            if len(current) <= WIDE:
+                edited = list(current)
+                edited[index] = new
+                self._set_operands(tuple(edited))
+                return
         wide = self._wide_operands()
         items = wide.items
         old = items[index]
@@ -355,8 +365,13 @@ class HloInstruction:
         old.users.swap_remove(self)
         new.users.add(self)
         ops = self._operands
-        if ops.__class__ is tuple and len(ops) <= WIDE:
-            self._operands = tuple(new if o is old else o for o in ops)
+        cls = ops.__class__
+        if cls is not tuple and cls is not WideOperands:  # the one operand, kept bare
+            if ops is old:
+                self._operands = new
+            return
+        if cls is tuple and len(ops) <= WIDE:  # type: ignore[arg-type]
+            self._operands = tuple(new if o is old else o for o in ops)  # type: ignore[union-attr]
             return
         wide = self._wide_operands()
         slots = wide.slots.pop(old, None)
