@@ -21,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from . import opcode_rules as _opcode_rules
 from .opcodes import HloOpcode
 from .operands import WIDE, WideOperands
+from .rare_fields import EXTRA_COPIED, UNDECODED, RareFieldAccess, RareFields, compile_field_copy
 from .shape import Shape
 from .users import Users
 
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 # empty containers per instruction were 240 of the ~1,200 bytes a parsed instruction took.
 # They are read-only, so a field is filled by assigning a new container, never in place.
 NO_CALLS: Mapping[str, list[HloComputation]] = MappingProxyType({})
-NO_STRINGS: Mapping[str, str] = MappingProxyType({})
 
 # Attribute names that refer to called computations: an opcode fact, kept with the others.
 CALLED_COMPUTATION_ROLES = _opcode_rules.CALLED_COMPUTATION_ROLES
@@ -81,7 +81,7 @@ class MetadataCodec(Protocol):
     def encode(self, md: OpMetadata) -> str: ...
 
 
-class HloInstruction:
+class HloInstruction(RareFieldAccess):
     """An HLO instruction.  Identity semantics: two instructions are never "equal" by value.
 
     Attribute and metadata text is HLO syntax, read and written one layer up, in ``syntax/``:
@@ -121,8 +121,8 @@ class HloInstruction:
         """1-based line of the definition in the HLO text (0 if built in code)."""
         self.col: int = 0
         """1-based column where the definition starts (0 if built in code)."""
-        self._extra: _Extra | None = None
-        """The fields few instructions have (:class:`_Extra`), made when one is first set."""
+        self._extra: RareFields | None = None
+        """The fields few instructions have (:class:`RareFields`), made when one is first set."""
 
     def set_position(self, line: int, col: int) -> None:
         """Where the definition starts in the HLO text (the parser's one write of both).  Kept as
@@ -130,64 +130,6 @@ class HloInstruction:
         lists every instruction's line shares instead of making one per read."""
         self.line = line
         self.col = col
-
-    # -- the fields few instructions have: one shared absence, an _Extra when set ----------
-    def _extras(self) -> _Extra:
-        extra = self._extra
-        if extra is None:
-            extra = self._extra = _Extra()
-        return extra
-
-    @property
-    def literal(self) -> str | None:
-        """For ``constant(...)``: the literal text between the parentheses."""
-        extra = self._extra
-        return None if extra is None else extra.literal
-
-    @literal.setter
-    def literal(self, value: str | None) -> None:
-        self._extras().literal = value
-
-    @property
-    def frontend_attributes(self) -> Mapping[str, str]:
-        """Decoded ``frontend_attributes``; replaced, never edited in place (the empty one is shared)."""
-        extra = self._extra
-        return NO_STRINGS if extra is None else extra.frontend_attributes
-
-    @frontend_attributes.setter
-    def frontend_attributes(self, value: Mapping[str, str]) -> None:
-        self._extras().frontend_attributes = value
-
-    @property
-    def output_to_operand_aliasing(self) -> Sequence[tuple[tuple[int, ...], int, tuple[int, ...]]]:
-        """``(output shape index, operand number, operand shape index)`` triples."""
-        extra = self._extra
-        return () if extra is None else extra.output_to_operand_aliasing
-
-    @output_to_operand_aliasing.setter
-    def output_to_operand_aliasing(self, value: Sequence[tuple[tuple[int, ...], int, tuple[int, ...]]]) -> None:
-        self._extras().output_to_operand_aliasing = value
-
-    @property
-    def operand_shapes_text(self) -> tuple[str, ...] | None:
-        """Operand shapes as written by older printers (``f32[2]{0} %x``), else ``None``."""
-        extra = self._extra
-        return None if extra is None else extra.operand_shapes_text
-
-    @operand_shapes_text.setter
-    def operand_shapes_text(self, value: tuple[str, ...] | None) -> None:
-        self._extras().operand_shapes_text = value
-
-    @property
-    def control_predecessors(self) -> Sequence[HloInstruction]:
-        """Replaced, never edited in place (most instructions have none: one shared empty tuple)."""
-        extra = self._extra
-        return () if extra is None else extra.control_predecessors
-
-    @control_predecessors.setter
-    def control_predecessors(self, value: Sequence[HloInstruction]) -> None:
-        if value or self._extra is not None:
-            self._extras().control_predecessors = value
 
     def detached_copy(self) -> HloInstruction:
         """A copy of every field except the graph links (operands, users, parent, called
@@ -446,7 +388,7 @@ class HloInstruction:
     @property
     def metadata(self) -> OpMetadata | None:
         extra = self._extra
-        if extra is not None and extra.metadata is not _UNDECODED:
+        if extra is not None and extra.metadata is not UNDECODED:
             return extra.metadata  # type: ignore[return-value]
         raw = self._attribute_value("metadata")
         return self._metadata_codec().decode(raw) if raw is not None else None
@@ -528,72 +470,13 @@ class HloInstruction:
         return f"<HloInstruction {self.name} = {self.shape} {self.opcode.value}>"
 
 
-_UNDECODED = object()
-"""``_Extra.metadata`` when none was set in code: the metadata is read from the attribute text."""
-
-
-class _Extra:
-    """The fields few instructions have, kept apart so the others pay one empty slot for them.
-
-    A parsed 100k-instruction module has a few constants, aliasing lists, control edges and
-    frontend attributes; six slots each on every instruction cost more than the rest of the
-    instruction.  ``metadata`` is the decoded value only where code set it
-    (:meth:`HloInstruction.copy_metadata_from`); a parsed instruction decodes its text per read.
-    """
-
-    __slots__ = ("literal", "frontend_attributes", "output_to_operand_aliasing", "operand_shapes_text",
-                 "control_predecessors", "metadata")
-
-    def __init__(self) -> None:
-        self.literal: str | None = None
-        self.frontend_attributes: Mapping[str, str] = NO_STRINGS
-        self.output_to_operand_aliasing: Sequence[tuple[tuple[int, ...], int, tuple[int, ...]]] = ()
-        self.operand_shapes_text: tuple[str, ...] | None = None
-        self.control_predecessors: Sequence[HloInstruction] = ()
-        self.metadata: OpMetadata | object | None = _UNDECODED
-
-    def detached(self) -> _Extra:
-        """A copy for a detached instruction: every field but the control edges (graph links),
-        containers one level deep (compiled from ``__slots__`` as the instruction's copy is)."""
-        new = _Extra.__new__(_Extra)
-        _copy_extra(self, new)
-        new.control_predecessors = ()
-        return new
-
-
-_EXTRA_COPIED = [s for s in _Extra.__slots__ if s != "control_predecessors"]
 _GRAPH_SLOTS = {"_operands", "users", "parent", "called"}
 _COPIED_SLOTS = [s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS and s != "_extra"] + \
-    [s for s in _EXTRA_COPIED if s != "metadata"]
+    [s for s in EXTRA_COPIED if s != "metadata"]
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
 _MISSING = object()
 _ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "parameter_number", "custom_call_target",
                            "tuple_index", "line", "col"))
 """Slots whose values are never a dict or list (strings, numbers, the opcode, the immutable
 shape): copied without the test; a slot added later gets the test until it is listed here."""
-
-
-def _compile_field_copy(slots: list[str]) -> Callable[[Any, Any], None]:
-    """``copy(src, dst)`` assigning each of ``slots`` from ``src`` to ``dst`` (a dict or list
-    copied one level deep; the rare fields' :class:`_Extra` by :meth:`_Extra.detached`), as
-    straight-line code: the way ``dataclasses`` builds ``__init__``."""
-    lines = ["def copy(src, dst):"]
-    for slot in slots:
-        if not slot.isidentifier():
-            raise ValueError(f"not a field name: {slot!r}")
-        if slot in _ATOMIC_SLOTS:
-            lines.append(f"    dst.{slot} = src.{slot}")
-            continue
-        if slot == "_extra":
-            lines.append("    v = src._extra")
-            lines.append("    dst._extra = None if v is None else v.detached()")
-            continue
-        lines.append(f"    v = src.{slot}")
-        lines.append(f"    dst.{slot} = v.copy() if v.__class__ is dict or v.__class__ is list else v")
-    namespace: dict[str, Callable[[Any, Any], None]] = {}
-    exec("\n".join(lines), {}, namespace)  # the source is built from __slots__ only
-    return namespace["copy"]
-
-
-_copy_fields = _compile_field_copy([s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS])
-_copy_extra = _compile_field_copy(_EXTRA_COPIED)
+_copy_fields = compile_field_copy([s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS], _ATOMIC_SLOTS)

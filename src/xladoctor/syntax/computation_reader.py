@@ -56,6 +56,10 @@ class ComputationReader(InstructionReader):
     _nested: list[tuple[HloInstruction, int]]
     """Nested instructions read in the current line, not yet in the computation."""
     _module_being_read: HloModule
+    shared_text: dict[str, str]
+    """One string per distinct attribute text (without metadata), scalar literal or custom-call
+    target in this parse (a jax module spells ``, dimensions={}`` on thousands of lines: each kept
+    its own copy); dropped with the parser, so it holds nothing after the parse."""
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos``; positions are visited in increasing order, so this is O(n) total."""

@@ -31,7 +31,7 @@ from .shape_parser import read_shape
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule
-    from .instruction_reader import InstructionReader
+    from .computation_reader import ComputationReader
 
 _METADATA = TextMetadataCodec()
 
@@ -127,7 +127,7 @@ def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
     return shape
 
 
-def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloInstruction]
+def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloInstruction]
               ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
     """The instruction at the cursor (after spaces and newlines, with or without ``ROOT``), its
     operands resolved in ``by_name``, as the full reader would build it; or None (nothing
@@ -225,7 +225,7 @@ _PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), 
 """The values of VALUE_GRAMMARS' attributes as printers write them; any other goes to the full reader."""
 
 
-def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
+def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
                 start: int, end: int, control: list[tuple[str, int]]) -> set[str] | None:
     """Record and decode the attributes in ``text[start:end]`` as the full reader does: their names,
     or None where it would refuse one.  Read in place: a 10 MB value is copied once, as the full
@@ -261,6 +261,9 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
                 p._decode_attribute(instr, a.group(2), a.group(3), a.start(3), control)
             except HloParseError:
                 return None
+    target = instr.custom_call_target
+    if target is not None:  # one string per target (a few spellings on thousands of lines)
+        instr.custom_call_target = p.shared_text.setdefault(target, target)
     return names
 
 

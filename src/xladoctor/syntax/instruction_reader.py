@@ -51,8 +51,6 @@ _OPCODE = re.compile(r"[a-z][a-z0-9\-]*")
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[|b\(")
 _INT64_MAX = 2**63 - 1
-_SHARED_LITERAL = 64
-"""Literals up to this long are shared by spelling (``0``, ``-inf``); longer ones are rarely repeated."""
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 # Called-computation attributes XLA parses as a braced list; the others name one computation.
 _COMPUTATION_LIST_ROLES = ("branch_computations",)
@@ -79,10 +77,6 @@ class InstructionReader:
     """Reads ``{ instructions }`` between the two offsets as a computation of the module (ComputationReader)."""
     read_nested: Callable[[Container[str], int], str]
     """Reads a nested instruction at the cursor into the computation; returns its name (ComputationReader)."""
-    shared_text: dict[str, str]
-    """One string per distinct attribute text, literal or target in this parse (a jax module
-    spells ``, dimensions={}`` or one ``metadata={...}`` on thousands of lines: each kept its
-    own copy); dropped with the parser, so it holds nothing after the parse."""
     """The instruction just read if it was written in XLA's async sugar (``call-start``), and the op it wraps."""
     """The operands of the instruction being read that were written with a shape: (index, shape, where)."""
 
@@ -224,8 +218,7 @@ class InstructionReader:
         elif opcode is HloOpcode.CONSTANT:
             lit_start = r.pos
             end = _scan_parenthesized(r.text, lit_start - 1, self.source)
-            literal = r.text[lit_start:end].strip()
-            instr.literal = self.shared_text.setdefault(literal, literal) if len(literal) <= _SHARED_LITERAL else literal
+            instr.literal = r.text[lit_start:end].strip()
             assert shape is not None  # a constant's shape is never inferred (not in CAN_INFER)
             try:
                 check_literal(r.text[lit_start:end], shape)
@@ -400,8 +393,7 @@ class InstructionReader:
             raise self.error(f"Unknown fusion kind: {show_token(raw)} (XLA knows {', '.join(sorted(FUSION_KINDS))})",
                              pos)
         if attr == "custom_call_target":
-            target = unquote(raw)
-            instr.custom_call_target = self.shared_text.setdefault(target, target)
+            instr.custom_call_target = unquote(raw)
         elif attr == "index":
             index = lex_int64(raw)
             if index is None:  # XLA: 'expects integer' (a 64-bit one: its lexer refuses longer)
