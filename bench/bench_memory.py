@@ -76,10 +76,11 @@ def breakdown(module) -> tuple[Counter[str], int]:
         for instr in comp.instructions:
             n += 1
             s.add("instruction objects", instr)
-            s.add("operand tuples", instr.operands)
+            ops = getattr(instr, "_operands", None)  # as kept: one operand is kept bare, not in a tuple
+            s.add("operand tuples", ops if isinstance(ops, tuple) else instr.operands if ops is None else ())
             s.add("users", instr.users)
             for part in (getattr(instr.users, "_items", None), getattr(instr.users, "_index", None)):
-                if part is not None:  # Users: a vector, plus an index past 16 users (a dict before)
+                if part is not None:  # Users: the vector itself (a separate list before), an index past 16 users
                     s.add("users", part)
             s.deep("names and opcodes", instr.name)
             attrs = getattr(instr, "_attributes", None)  # as kept: reading .attributes would decode it
@@ -92,6 +93,7 @@ def breakdown(module) -> tuple[Counter[str], int]:
                     s.deep("metadata text" if k == "metadata" else "attribute values", v)
             else:
                 s.deep("attribute text", attrs)
+            s.deep("other: _extra", getattr(instr, "_extra", None))  # the rare fields, when any is set
             for slot in ("called", "frontend_attributes", "output_to_operand_aliasing",
                          "control_predecessors", "literal", "operand_shapes_text",
                          "custom_call_target", "parameter_number", "tuple_index", "line", "col"):

@@ -145,12 +145,12 @@ def test_replacing_one_operand_of_a_wide_instruction_matches_assigning_its_opera
 def _corrupt_cases():
     def user_without_operand(m):
         a, c = m.instruction("a"), m.instruction("c")
-        a.users._items.append(c)  # a link written behind the methods' back
+        list.append(a.users, c)  # a link written behind the methods' back (Users is the vector)
         return "lists 'c' as a user, which does not use it"
 
     def operand_without_user(m):
         b = m.instruction("b")
-        b.operands[0].users._items.remove(b)
+        list.remove(b.operands[0].users, b)
         return "which does not list it as a user"
 
     def duplicate_name(m):

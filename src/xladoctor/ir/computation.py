@@ -268,9 +268,11 @@ class HloComputation:
                 for dep in reversed(node.operands):
                     if dep.parent is self and get(dep) != 2:
                         push(dep)
-                for dep in node.control_predecessors:
-                    if dep.parent is self and get(dep) != 2:
-                        push(dep)
+                extra = node._extra  # control_predecessors without the property: read per node
+                if extra is not None:
+                    for dep in extra.control_predecessors:
+                        if dep.parent is self and get(dep) != 2:
+                            push(dep)
         if len(order) != len(self.instructions):  # a cycle or users outside: keep every instruction
             placed = {id(i) for i in order}
             order.extend(i for i in self.instructions if id(i) not in placed)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 from . import opcode_rules as _opcode_rules
 from .opcodes import HloOpcode
 from .operands import WIDE, WideOperands
+from .rare_fields import EXTRA_COPIED, UNDECODED, RareFieldAccess, RareFields, compile_field_copy
 from .shape import Shape
 from .users import Users
 
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 # empty containers per instruction were 240 of the ~1,200 bytes a parsed instruction took.
 # They are read-only, so a field is filled by assigning a new container, never in place.
 NO_CALLS: Mapping[str, list[HloComputation]] = MappingProxyType({})
-NO_STRINGS: Mapping[str, str] = MappingProxyType({})
 
 # Attribute names that refer to called computations: an opcode fact, kept with the others.
 CALLED_COMPUTATION_ROLES = _opcode_rules.CALLED_COMPUTATION_ROLES
@@ -81,7 +81,7 @@ class MetadataCodec(Protocol):
     def encode(self, md: OpMetadata) -> str: ...
 
 
-class HloInstruction:
+class HloInstruction(RareFieldAccess):
     """An HLO instruction.  Identity semantics: two instructions are never "equal" by value.
 
     Attribute and metadata text is HLO syntax, read and written one layer up, in ``syntax/``:
@@ -92,47 +92,44 @@ class HloInstruction:
     IR never imports the layer that reads it (nor is anything installed into it at import).
     """
 
-    __slots__ = ("name", "opcode", "shape", "_operands", "_wide", "users", "_attributes", "parent", "parameter_number",
-                 "literal", "called", "_metadata", "frontend_attributes", "custom_call_target", "tuple_index",
-                 "output_to_operand_aliasing", "line", "col", "operand_shapes_text", "control_predecessors",
-                 "__weakref__")
+    __slots__ = ("name", "opcode", "shape", "_operands", "users", "_attributes", "parent", "called",
+                 "parameter_number", "custom_call_target", "tuple_index", "line", "col", "_extra")
 
     def __init__(self, name: str, opcode: HloOpcode, shape: Shape):
         self.name = name
         """Unique within the module (XLA requires module-wide unique names)."""
         self.opcode = opcode
         self.shape = shape
-        self._operands: tuple[HloInstruction, ...] = ()
-        self._wide: WideOperands | None = None
-        """The operands as a list with an index, while uses of them are being replaced (wide instructions)."""
+        self._operands: tuple[HloInstruction, ...] | HloInstruction | WideOperands = ()
+        """The operands: a tuple; the one operand itself where there is one (most instructions:
+        a one-element tuple each was 48 bytes); while uses of a wide instruction's operands are
+        being replaced, a :class:`~.operands.WideOperands` (a list with an index)."""
         self.users = Users()
         """Instructions that use this one, in XLA's order; read only (see the module doc)."""
         self._attributes: dict[str, str] | str = ""  # none yet: the dict is made when first asked for
         """The ``attributes`` dict, or the text it is read from on first use (see :meth:`attributes`)."""
         self.parent: HloComputation | None = None
-        self.parameter_number: int | None = None
-        """For ``parameter(N)``."""
-        self.literal: str | None = None
-        """For ``constant(...)``: the literal text between the parentheses."""
         self.called: Mapping[str, list[HloComputation]] = NO_CALLS
         """Called computations by role (``to_apply``, ``calls``, ``body``, ``condition``, ...);
         replaced, never edited in place (the empty one is shared)."""
-        self._metadata: OpMetadata | bool | None = False  # False: not decoded yet
-        self.frontend_attributes: Mapping[str, str] = NO_STRINGS
-        """Decoded ``frontend_attributes``; replaced, never edited in place (the empty one is shared)."""
+        self.parameter_number: int | None = None
+        """For ``parameter(N)``."""
         self.custom_call_target: str | None = None
         self.tuple_index: int | None = None
         """For ``get-tuple-element``: its ``index=N``."""
-        self.output_to_operand_aliasing: Sequence[tuple[tuple[int, ...], int, tuple[int, ...]]] = ()
-        """``(output shape index, operand number, operand shape index)`` triples."""
         self.line: int = 0
         """1-based line of the definition in the HLO text (0 if built in code)."""
         self.col: int = 0
         """1-based column where the definition starts (0 if built in code)."""
-        self.operand_shapes_text: tuple[str, ...] | None = None
-        """Operand shapes as written by older printers (``f32[2]{0} %x``), else ``None``."""
-        self.control_predecessors: Sequence[HloInstruction] = ()
-        """Replaced, never edited in place (most instructions have none: one shared empty tuple)."""
+        self._extra: RareFields | None = None
+        """The fields few instructions have (:class:`RareFields`), made when one is first set."""
+
+    def set_position(self, line: int, col: int) -> None:
+        """Where the definition starts in the HLO text (the parser's one write of both).  Kept as
+        two numbers, not one packed: ``line`` is then the stored object, which a summary that
+        lists every instruction's line shares instead of making one per read."""
+        self.line = line
+        self.col = col
 
     def detached_copy(self) -> HloInstruction:
         """A copy of every field except the graph links (operands, users, parent, called
@@ -149,6 +146,7 @@ class HloInstruction:
         try:
             _copy_fields(self, new)
         except AttributeError:  # a field never set (not by ``__init__``): copy what is there
+            new._extra = None
             for slot in _COPIED_SLOTS:
                 value = getattr(self, slot, _MISSING)
                 if value is _MISSING:
@@ -157,11 +155,9 @@ class HloInstruction:
                     value = value.copy()
                 setattr(new, slot, value)
         new._operands = ()
-        new._wide = None
         new.users = Users()
         new.parent = None
         new.called = NO_CALLS
-        new.control_predecessors = ()
         return new
 
     def clone_with_new_operands(self, shape: Shape, operands: Sequence[HloInstruction],
@@ -207,11 +203,13 @@ class HloInstruction:
     # -- operands and users: the single write path -----------------------------------
     @property
     def operands(self) -> tuple[HloInstruction, ...]:
-        wide = self._wide
-        if wide is not None and wide.dirty:
-            self._operands = tuple(wide.items)
-            wide.dirty = False
-        return self._operands
+        ops = self._operands
+        cls = ops.__class__
+        if cls is tuple:
+            return ops  # type: ignore[return-value]
+        if cls is WideOperands:
+            return ops.as_tuple()  # type: ignore[union-attr]
+        return (ops,)  # type: ignore[return-value]  # the one operand, kept bare
 
     @operands.setter
     def operands(self, new: tuple[HloInstruction, ...] | list[HloInstruction]) -> None:
@@ -221,50 +219,61 @@ class HloInstruction:
         """The one write path of operand lists, O(old + new): an operand that stays keeps its
         place among its users; one that goes loses this user by ``RemoveUser`` (the last user
         takes its slot); a new one gets this user appended (``AddUser``)."""
-        wide = self._wide
-        old = tuple(wide.items) if wide is not None and wide.dirty else self._operands
+        old = self.operands
         if old:
             kept: tuple[HloInstruction, ...] | set[HloInstruction] = new if len(new) <= WIDE else set(new)
             for op in old:
                 if op not in kept:
                     op.users.swap_remove(self)
-        self._operands = new
-        self._wide = None
+        self._operands = new[0] if len(new) == 1 else new
         for op in new:
             op.users.add(self)
 
     def link_operands(self, new: tuple[HloInstruction, ...]) -> None:
         """The operands of an instruction that has none yet (a fresh copy): the write path
         without reading the old list (``clone_module`` links every instruction of a module)."""
-        if self._operands or self._wide is not None:
+        ops = self._operands
+        if ops.__class__ is not tuple or ops:
             self._set_operands(new)
             return
-        self._operands = new
+        self._operands = new[0] if len(new) == 1 else new
         for op in new:
             op.users.add(self)
 
     def operand(self, i: int) -> HloInstruction:
-        wide = self._wide
-        return wide.items[i] if wide is not None else self._operands[i]
+        ops = self._operands
+        cls = ops.__class__
+        if cls is tuple:
+            return ops[i]  # type: ignore[index]
+        if cls is WideOperands:
+            return ops.items[i]  # type: ignore[union-attr]
+        return (ops,)[i]  # type: ignore[return-value]
+
+    def _wide_operands(self) -> WideOperands:
+        """The operands as a :class:`~.operands.WideOperands`, made from the tuple at the first need."""
+        ops = self._operands
+        if ops.__class__ is not WideOperands:
+            ops = self._operands = WideOperands(self.operands)
+        return ops
 
     def replace_operand(self, index: int, new: HloInstruction) -> None:
         """``ReplaceOperandWith``: slot ``index`` now holds ``new``; O(1) for a wide instruction
         (its slot index, :class:`~.operands.WideOperands`), so returning one value N times is linear."""
-        wide = self._wide
-        if wide is None:
-            if len(self._operands) <= WIDE:
-                ops = list(self._operands)
-                ops[index] = new
-                self._set_operands(tuple(ops))
+        if self._operands.__class__ is not WideOperands:
+            current = self.operands
+            if len(current) <= WIDE:
+                edited = list(current)
+                edited[index] = new
+                self._set_operands(tuple(edited))
                 return
-            wide = self._wide = WideOperands(self._operands)
+        wide = self._wide_operands()
         items = wide.items
         old = items[index]
         if old is new:
             return
         index %= len(items)
         items[index] = new
-        wide.dirty = True
+        wide.changed()
         slots = wide.slots[old]
         del slots[index]
         if not slots:  # ``old`` is used nowhere else here: it loses this user (``RemoveUser``)
@@ -297,19 +306,23 @@ class HloInstruction:
         """Every slot of this instruction holding ``old`` holds ``new``; links follow."""
         old.users.swap_remove(self)
         new.users.add(self)
-        if len(self._operands) <= WIDE and self._wide is None:
-            self._operands = tuple(new if o is old else o for o in self._operands)
+        ops = self._operands
+        cls = ops.__class__
+        if cls is not tuple and cls is not WideOperands:  # the one operand, kept bare
+            if ops is old:
+                self._operands = new
             return
-        wide = self._wide
-        if wide is None:
-            wide = self._wide = WideOperands(self._operands)
+        if cls is tuple and len(ops) <= WIDE:  # type: ignore[arg-type]
+            self._operands = tuple(new if o is old else o for o in ops)  # type: ignore[union-attr]
+            return
+        wide = self._wide_operands()
         slots = wide.slots.pop(old, None)
         if slots:
             items = wide.items
             for k in slots:
                 items[k] = new
             wide.slots.setdefault(new, {}).update(slots)
-            wide.dirty = True
+            wide.changed()
 
     def sort_users(self, key: Callable[[HloInstruction], int]) -> None:
         """Order the users by ``key`` (stable; ``HloComputation.sort_users_by_position``)."""
@@ -327,7 +340,6 @@ class HloInstruction:
                 if op not in gone:
                     touched[id(op)] = op
             instr._operands = ()
-            instr._wide = None
         for op in touched.values():
             op.users.remove_stable(gone)
 
@@ -363,17 +375,27 @@ class HloInstruction:
         """Keep ``text`` (``, name=value, ...``, already checked by the parser) as the attributes."""
         self._attributes = text
 
-    # -- metadata (decoded lazily: a 100k-instruction module rarely needs more than a few) --
+    def _attribute_value(self, name: str) -> str | None:
+        """The raw text of attribute ``name``, without keeping the decoded dict (a read of one
+        attribute of every instruction, as ``hlo``'s metadata, must not keep a dict each)."""
+        attrs = self._attributes
+        if isinstance(attrs, str):
+            return self._read_attribute_text(attrs).get(name) if attrs else None
+        return attrs.get(name)
+
+    # -- metadata (decoded on each read: a 100k-instruction module rarely needs more than a few,
+    # and a summary that reads every one must not keep them all decoded) --------------------
     @property
     def metadata(self) -> OpMetadata | None:
-        if self._metadata is False:
-            raw = self.attributes.get("metadata")
-            self._metadata = self._metadata_codec().decode(raw) if raw is not None else None
-        return self._metadata  # type: ignore[return-value]
+        extra = self._extra
+        if extra is not None and extra.metadata is not UNDECODED:
+            return extra.metadata  # type: ignore[return-value]
+        raw = self._attribute_value("metadata")
+        return self._metadata_codec().decode(raw) if raw is not None else None
 
     @metadata.setter
     def metadata(self, value: OpMetadata | None) -> None:
-        self._metadata = value
+        self._extras().metadata = value
         if value is None:
             self.attributes.pop("metadata", None)
         else:
@@ -383,7 +405,7 @@ class HloInstruction:
         """``other``'s metadata, decoded and as text (``set_metadata(other->metadata())``): the text
         is what ``other``'s own writer makes of it, so an instruction built in code can take it."""
         md = other.metadata
-        self._metadata = md
+        self._extras().metadata = md
         if md is None:
             self.attributes.pop("metadata", None)
         else:
@@ -411,9 +433,7 @@ class HloInstruction:
         ops = self.operands
         if len(ops) <= WIDE:
             return [i for i, o in enumerate(ops) if o is operand]
-        wide = self._wide  # a wide user asked once per operand: its index, not a scan each time
-        if wide is None:
-            wide = self._wide = WideOperands(ops)
+        wide = self._wide_operands()  # a wide user asked once per operand: its index, not a scan each time
         return sorted(wide.slots.get(operand, ()))
 
     def is_custom_call(self, *targets: str) -> bool:
@@ -450,30 +470,13 @@ class HloInstruction:
         return f"<HloInstruction {self.name} = {self.shape} {self.opcode.value}>"
 
 
-_GRAPH_SLOTS = {"_operands", "_wide", "users", "parent", "called", "control_predecessors", "__weakref__"}
-_COPIED_SLOTS = [s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS]
+_GRAPH_SLOTS = {"_operands", "users", "parent", "called"}
+_COPIED_SLOTS = [s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS and s != "_extra"] + \
+    [s for s in EXTRA_COPIED if s != "metadata"]
+"""Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
 _MISSING = object()
-_ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "parameter_number", "literal", "custom_call_target",
+_ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "parameter_number", "custom_call_target",
                            "tuple_index", "line", "col"))
 """Slots whose values are never a dict or list (strings, numbers, the opcode, the immutable
 shape): copied without the test; a slot added later gets the test until it is listed here."""
-
-
-def _compile_field_copy(slots: list[str]) -> Callable[[HloInstruction, HloInstruction], None]:
-    """``copy(src, dst)`` assigning each of ``slots`` from ``src`` to ``dst`` (a dict or list
-    copied one level deep), as straight-line code: the way ``dataclasses`` builds ``__init__``."""
-    lines = ["def copy(src, dst):"]
-    for slot in slots:
-        if not slot.isidentifier():
-            raise ValueError(f"not a field name: {slot!r}")
-        if slot in _ATOMIC_SLOTS:
-            lines.append(f"    dst.{slot} = src.{slot}")
-            continue
-        lines.append(f"    v = src.{slot}")
-        lines.append(f"    dst.{slot} = v.copy() if v.__class__ is dict or v.__class__ is list else v")
-    namespace: dict[str, Callable[[HloInstruction, HloInstruction], None]] = {}
-    exec("\n".join(lines), {}, namespace)  # the source is built from __slots__ only
-    return namespace["copy"]
-
-
-_copy_fields = _compile_field_copy(_COPIED_SLOTS)
+_copy_fields = compile_field_copy([s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS], _ATOMIC_SLOTS)

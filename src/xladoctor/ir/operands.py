@@ -18,10 +18,11 @@ class WideOperands:
     when a use of one is first replaced or its slots are first asked for (``operand_indices``,
     which the walks ask of a wide user once per operand): each :meth:`HloInstruction.replace_all_uses_with` then
     rewrites its slots in O(1) instead of copying the whole tuple (removing 10,000 ``Sharding``
-    markers in front of one ROOT tuple was 10,000 copies of it).  The tuple ``operands`` gives
-    is rebuilt from the list once, when next read."""
+    markers in front of one ROOT tuple was 10,000 copies of it).  The instruction holds this in
+    place of its operand tuple (one field, not two, on every instruction); the tuple
+    ``operands`` gives is rebuilt from the list once, when next read (:meth:`as_tuple`)."""
 
-    __slots__ = ("items", "slots", "dirty")
+    __slots__ = ("items", "slots", "_tuple")
 
     def __init__(self, operands: tuple[HloInstruction, ...]):
         self.items = list(operands)
@@ -29,7 +30,18 @@ class WideOperands:
         """Operand -> its slots, an ordered set (one slot leaves in O(1): :meth:`HloInstruction.replace_operand`)."""
         for k, op in enumerate(operands):
             self.slots.setdefault(op, {})[k] = None
-        self.dirty = False
+        self._tuple: tuple[HloInstruction, ...] | None = operands
+
+    def as_tuple(self) -> tuple[HloInstruction, ...]:
+        """The operands as a tuple: the one last made, or a new one after a change."""
+        ops = self._tuple
+        if ops is None:
+            ops = self._tuple = tuple(self.items)
+        return ops
+
+    def changed(self) -> None:
+        """A slot was written: the next :meth:`as_tuple` rebuilds the tuple."""
+        self._tuple = None
 
 
 WIDE = 16

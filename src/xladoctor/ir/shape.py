@@ -308,10 +308,10 @@ class Shape:
         return _print(self, with_layout=False)
 
     def __str__(self) -> str:
-        if self.element_type is not TUPLE:
-            return _print(self, with_layout=True)
-        # A tuple's text is kept: the path of every offload out of a pytree-returning ENTRY
-        # names the ROOT tuple's shape, and printing 10,000 elements per error was quadratic.
+        # The text is kept: the path of every offload out of a pytree-returning ENTRY names the
+        # ROOT tuple's shape (printing 10,000 elements per error was quadratic), and the parser
+        # makes one Shape per spelling, so a printer or summary that spells every instruction's
+        # shape shares one string per spelling instead of making one per instruction.
         text = self.__dict__.get("_text")
         if text is None:
             text = self.__dict__["_text"] = _print(self, with_layout=True)  # frozen: not a field

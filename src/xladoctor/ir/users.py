@@ -15,7 +15,7 @@ methods change a ``Users`` (see :mod:`.instruction`): read it freely, never writ
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,37 +25,39 @@ _INDEXED_FROM = 16
 """Below this many users a scan of the vector is as quick as a dict, and much smaller."""
 
 
-class Users:
-    """An ordered set of instructions: iteration, ``len``, ``in`` and ``[i]`` as a sequence."""
+class Users(list["HloInstruction"]):
+    """An ordered set of instructions: iteration, ``len``, ``in`` and ``[i]`` as a sequence.
 
-    __slots__ = ("_items", "_index")
+    The vector is the object itself (a ``list`` subclass with one slot for the index): a
+    separate ``Users`` object holding a list cost 56 bytes more per instruction, and every
+    instruction has one.  The first user is stored exactly (no room for four), since most
+    instructions never get a second.  The list's own writers (``append``, ``del``, ...) are
+    not for callers: only :class:`HloInstruction`'s methods change a ``Users``.
+    """
 
-    def __init__(self) -> None:
-        self._items: list[HloInstruction] = []
+    __slots__ = ("_index",)
+
+    def __init__(self) -> None:  # empty as list.__new__ made it: list.__init__ is not called (one per instruction)
         self._index: dict[HloInstruction, int] | None = None
-        """User -> slot in ``_items``, once there are more than ``_INDEXED_FROM`` users."""
+        """User -> slot in the vector, once there are more than ``_INDEXED_FROM`` users."""
+
+    __hash__ = object.__hash__  # type: ignore[assignment]  # an identity, as an instruction is: never compared by value
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
 
     # -- reading ---------------------------------------------------------------------
-    def __iter__(self) -> Iterator[HloInstruction]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __bool__(self) -> bool:
-        return bool(self._items)
-
     def __contains__(self, user: object) -> bool:
         index = self._index
         if index is not None:
             return user in index
-        return user in self._items  # instructions compare by identity: a C-speed identity scan
-
-    def __getitem__(self, i: int) -> HloInstruction:
-        return self._items[i]
+        return _list_contains(self, user)  # instructions compare by identity: a C-speed identity scan
 
     def __repr__(self) -> str:
-        return f"Users([{', '.join(u.name for u in self._items)}])"
+        return f"Users([{', '.join(u.name for u in self)}])"
 
     def slot(self, user: HloInstruction) -> int:
         """Where ``user`` sits (``UserId``); raises ``ValueError`` if it is not a user."""
@@ -64,63 +66,68 @@ class Users:
             if user not in index:
                 raise ValueError(f"{user.name} is not a user")
             return index[user]
-        if user in self._items:
-            return self._items.index(user)
+        if _list_contains(self, user):
+            return self.index(user)
         raise ValueError(f"{user.name} is not a user")
 
     def consistent(self) -> bool:
         """Whether the index (when there is one) maps each user to its slot and nothing else (lint)."""
         index = self._index
         if index is None:
-            return len(self._items) <= _INDEXED_FROM
-        return len(index) == len(self._items) and all(index.get(u) == k for k, u in enumerate(self._items))
+            return len(self) <= _INDEXED_FROM
+        return len(index) == len(self) and all(index.get(u) == k for k, u in enumerate(self))
 
     # -- writing (HloInstruction's methods only) ---------------------------------------
     def add(self, user: HloInstruction) -> None:
         """``AddUser``: append ``user`` unless it is one already (an instruction using this one
         twice is one user)."""
-        items = self._items
         index = self._index
         if index is None:  # the common case, once per operand the parser links: kept inline
-            if user in items:
+            if not self:
+                _list_init(self, (user,))  # exactly one slot, not the four append would reserve
                 return
-            items.append(user)
-            if len(items) > _INDEXED_FROM:
-                self._index = {u: k for k, u in enumerate(items)}
+            if _list_contains(self, user):
+                return
+            self.append(user)
+            if len(self) > _INDEXED_FROM:
+                self._index = {u: k for k, u in enumerate(self)}
         elif user not in index:
-            index[user] = len(items)
-            items.append(user)
+            index[user] = len(self)
+            self.append(user)
 
     def swap_remove(self, user: HloInstruction) -> None:
         """``RemoveUser``: the last user moves into ``user``'s slot (O(1)); no-op for a non-user."""
-        items = self._items
         index = self._index
         if index is not None:
             k = index.pop(user, -1)
             if k < 0:
                 return
-        elif user in items:
-            k = items.index(user)
+        elif _list_contains(self, user):
+            k = self.index(user)
         else:
             return
-        last = items.pop()
+        last = self.pop()
         if last is not user:
-            items[k] = last
+            self[k] = last
             if index is not None:
                 index[last] = k
 
     def remove_stable(self, gone: Collection[Any]) -> None:
         """Drop every user in ``gone`` keeping the others' order (the program rebuilt without
         them); one pass however many go."""
-        kept = [u for u in self._items if u not in gone]
-        if len(kept) != len(self._items):
+        kept = [u for u in self if u not in gone]
+        if len(kept) != len(self):
             self._replace(kept)
 
-    def sort(self, key: Callable[[HloInstruction], int]) -> None:
+    def sort(self, key: Callable[[HloInstruction], int]) -> None:  # type: ignore[override]
         """Order the users by ``key`` (stable): the order building the program afresh gives."""
-        if len(self._items) > 1:
-            self._replace(sorted(self._items, key=key))
+        if len(self) > 1:
+            self._replace(sorted(self, key=key))
 
     def _replace(self, items: list[HloInstruction]) -> None:
-        self._items = items
+        self[:] = items
         self._index = {u: k for k, u in enumerate(items)} if len(items) > _INDEXED_FROM else None
+
+
+_list_contains = list.__contains__
+_list_init = list.__init__

@@ -33,11 +33,13 @@ _BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the
 class _Body:
     """What reading one computation body keeps: its names so far, its ROOT and parameters."""
 
-    __slots__ = ("by_name", "name_pos", "params", "root")
+    __slots__ = ("by_name", "defined", "params", "root")
 
     def __init__(self) -> None:
         self.by_name: dict[str, HloInstruction] = {}
-        self.name_pos: dict[str, int] = {}
+        self.defined: set[str] = set()
+        """Names defined so far (only membership is asked: a set, not a name -> offset dict, which
+        held an int per instruction of the computation until its closing brace)."""
         self.params: dict[int, tuple[HloInstruction, int]] = {}
         self.root: HloInstruction | None = None
 
@@ -54,6 +56,10 @@ class ComputationReader(InstructionReader):
     _nested: list[tuple[HloInstruction, int]]
     """Nested instructions read in the current line, not yet in the computation."""
     _module_being_read: HloModule
+    shared_text: dict[str, str]
+    """One string per distinct attribute text (without metadata), scalar literal or custom-call
+    target in this parse (a jax module spells ``, dimensions={}`` on thousands of lines: each kept
+    its own copy); dropped with the parser, so it holds nothing after the parse."""
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos``; positions are visited in increasing order, so this is O(n) total."""
@@ -127,7 +133,7 @@ class ComputationReader(InstructionReader):
         text = self.text
         body = _Body()
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
-        name_pos = body.name_pos
+        defined = body.defined
         add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
@@ -135,8 +141,8 @@ class ComputationReader(InstructionReader):
             got = read_fast(self, module, by_name)
             if got is not None:
                 instr, control_refs, instr_start, is_root = got
-                if instr.name in name_pos:
-                    self._check_new_name(comp, instr, name_pos, instr_start)
+                if instr.name in defined:
+                    self._check_new_name(comp, instr, defined, instr_start)
             else:
                 got = self._read_by_full_reader(comp, module, body)
                 if got is None:
@@ -154,14 +160,13 @@ class ComputationReader(InstructionReader):
                 self._set_built_shape(instr, instr_start)
                 if instr.opcode in ASYNC_OPS:
                     self._check_async(instr, instr_start)
-            name_pos[instr.name] = instr_start
+            defined.add(instr.name)
             newlines = text.count("\n", line_pos, instr_start)
             if newlines:
                 line += newlines
                 line_start = text.rfind("\n", line_pos, instr_start) + 1
             line_pos = instr_start
-            instr.line = line
-            instr.col = instr_start - line_start + 1
+            instr.set_position(line, instr_start - line_start + 1)
             if is_root or instr.parameter_number is not None:
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             add(instr, index_parameter=False)
@@ -184,18 +189,17 @@ class ComputationReader(InstructionReader):
         is_root = text.startswith("ROOT", instr_start) and text[instr_start + 4:instr_start + 5].isspace()
         if is_root:
             r.pos += 4
-        instr, control_refs = self._read_slow(comp, module, body.name_pos, body.by_name, instr_start)
+        instr, control_refs = self._read_slow(comp, module, body.defined, body.by_name, instr_start)
         return instr, control_refs, instr_start, is_root
 
     def _add_nested(self, comp: HloComputation, body: _Body, line: int, line_pos: int) -> tuple[int, int]:
         """The nested instructions the last line held, into the computation before it."""
         text = self.text
         for instr, start in self._nested:
-            body.name_pos[instr.name] = start
+            body.defined.add(instr.name)
             line += text.count("\n", line_pos, start)
             line_pos = start
-            instr.line = line
-            instr.col = start - text.rfind("\n", 0, start)
+            instr.set_position(line, start - text.rfind("\n", 0, start))
             if instr.parameter_number is not None:
                 self._note_root_or_parameter(comp, body, instr, start, False)
             comp.add_instruction(instr, index_parameter=False)
@@ -318,12 +322,12 @@ class ComputationReader(InstructionReader):
                 raise self.error(f"Duplicate parameter number {number}", instr_start)
             body.params[number] = (instr, instr_start)
 
-    def _read_slow(self, comp: HloComputation, module: HloModule, name_pos: dict[str, int],
+    def _read_slow(self, comp: HloComputation, module: HloModule, defined: set[str],
                    by_name: dict[str, HloInstruction],
                    instr_start: int) -> tuple[HloInstruction, list[tuple[str, int]]]:
         """One instruction by the full reader, its name checked and its operands resolved."""
         instr, operand_refs, control_refs = self._parse_instruction(module, by_name)
-        self._check_new_name(comp, instr, name_pos, instr_start)
+        self._check_new_name(comp, instr, defined, instr_start)
         if operand_refs:
             get = by_name.get
             ops = [get(ref) for ref, _ in operand_refs]
@@ -354,10 +358,10 @@ class ComputationReader(InstructionReader):
         comp.set_parameters([params[i][0] for i in range(len(params))])
 
     def _check_new_name(self, comp: HloComputation, instr: HloInstruction,
-                        name_pos: dict[str, int], instr_start: int) -> None:
+                        defined: set[str], instr_start: int) -> None:
         """Names are unique within a computation; another computation may reuse one (XLA's parser
         keeps a scope per computation and renames module-wide afterwards: :mod:`..ir.name_uniquer`)."""
-        if instr.name in name_pos:
+        if instr.name in defined:
             raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
                              f"'{comp.name}')", instr_start)
 

@@ -101,6 +101,7 @@ class _ModuleParser(ComputationReader):
         self._anon_names = None
         self._nested = []
         self.declared_operands = []
+        self.shared_text = {}
 
     # -- helpers -------------------------------------------------------------------
     def parse(self) -> HloModule:

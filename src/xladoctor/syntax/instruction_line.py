@@ -32,7 +32,7 @@ from .shape_parser import read_shape
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule
-    from .instruction_reader import InstructionReader
+    from .computation_reader import ComputationReader
 
 _METADATA = TextMetadataCodec()
 
@@ -129,7 +129,7 @@ def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
     return shape
 
 
-def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloInstruction]
+def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloInstruction]
               ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
     """The instruction at the cursor (after spaces and newlines, with or without ``ROOT``), its
     operands resolved in ``by_name``, as the full reader would build it; or None (nothing
@@ -156,7 +156,7 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
     instr = ParsedInstruction(name, opcode, shape)
     operands: list[HloInstruction] = []
     if opcode is _PARAMETER or opcode is _CONSTANT or names_text is None:
-        if not _contents(instr, inside if names_text is None else names_text):
+        if not _contents(instr, inside if names_text is None else names_text, p.shared_text):
             return None
     else:
         try:
@@ -189,7 +189,7 @@ def read_fast(p: InstructionReader, module: HloModule, by_name: dict[str, HloIns
     return instr, control, m.start(1) if root else m.start(2), root is not None
 
 
-def _contents(instr: HloInstruction, inside: str) -> bool:
+def _contents(instr: HloInstruction, inside: str, shared: dict[str, str]) -> bool:
     """An instruction without operands: a parameter number, a scalar literal, or nothing."""
     opcode = instr.opcode
     if opcode is _PARAMETER:
@@ -204,7 +204,8 @@ def _contents(instr: HloInstruction, inside: str) -> bool:
             check_literal(inside, instr.shape)
         except LiteralError:
             return False  # the full reader says where and why
-        instr.literal = inside.strip()
+        literal = inside.strip()  # a scalar: short, and spelled alike on many lines (0, 1, -inf)
+        instr.literal = shared.setdefault(literal, literal)
         return True
     if inside.strip():
         return False  # operands this path does not read ('add(1)', typed operands, ...)
@@ -226,7 +227,7 @@ _PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), 
 """The values of VALUE_GRAMMARS' attributes as printers write them; any other goes to the full reader."""
 
 
-def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
+def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
                 start: int, end: int, control: list[tuple[str, int]]) -> set[str] | None:
     """Record and decode the attributes in ``text[start:end]`` as the full reader does: their names,
     or None where it would refuse one.  Read in place: a 10 MB value is copied once, as the full
@@ -247,7 +248,11 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
                     (name in _PLAIN_FORMS and _PLAIN_FORMS[name].match(raw) is None):
                 return None
     del found  # holds a copy of every value: free it before the one copy that is kept
-    instr.set_attribute_text(text[start:end])  # the dict is read from it on first use
+    # The dict is read from it on first use.  One string per spelling, except where metadata
+    # is written: op names and source lines make those nearly all distinct, and a table entry
+    # per distinct text would cost more at the parse's peak than the few repeats save.
+    kept = text[start:end]
+    instr.set_attribute_text(kept if "metadata" in names else p.shared_text.setdefault(kept, kept))
     if _DECODED.isdisjoint(names):
         return names
     for a in _ATTRIBUTE.finditer(text, start, end):  # again, for the positions the decoders' messages name
@@ -258,6 +263,9 @@ def _attributes(p: InstructionReader, instr: HloInstruction, allowed: frozenset[
                 p._decode_attribute(instr, a.group(2), a.group(3), a.start(3), control)
             except HloParseError:
                 return None
+    target = instr.custom_call_target
+    if target is not None:  # one string per target (a few spellings on thousands of lines)
+        instr.custom_call_target = p.shared_text.setdefault(target, target)
     return names
 
 
