@@ -109,3 +109,19 @@ def test_explain_hlo_analysis_is_drawn_typed(capsys, monkeypatch, tmp_path):
     monkeypatch.setattr(html_explain, "hops_from_json", _no_parsing)
     _cli(capsys, "explain", LOG, "--hlo", E1200, "--html", page)
     assert page.read_text() == expected.read_text() and 'data-instruction="custom-call.5"' in page.read_text()
+
+
+def test_offload_json_and_html_view_one_document(capsys, monkeypatch, tmp_path):
+    """``offload --json --html`` built its document twice (once per view); now once, and both
+    views are the ones each flag gives alone."""
+    from xladoctor.offload import report as offload_report
+
+    alone_json = _cli(capsys, "offload", E1200, "--json")
+    alone_page = tmp_path / "alone.html"
+    _cli(capsys, "offload", E1200, "--html", alone_page)
+    built = []
+    real = offload_report.result_json
+    monkeypatch.setattr(offload_report, "result_json", lambda *a, **k: built.append(1) or real(*a, **k))
+    page = tmp_path / "page.html"
+    assert _cli(capsys, "offload", E1200, "--json", "--html", page) == alone_json
+    assert len(built) == 1 and page.read_text() == alone_page.read_text()

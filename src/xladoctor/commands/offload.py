@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..errors import UsageError
 from ..escape import escape_field
@@ -74,14 +75,18 @@ def run(args: argparse.Namespace) -> int:
         if args.confirm and mc.undecidable is None else None
     mc.confirm = confirmed
     _confirm.note_if_unavailable(confirmed, lang)
+    # The document is built once, after the verdict is set: the page and --json both view it.
+    doc = offload_document(mc, lang) if args.html or args.json else None
     if args.html:
-        _write_html(args, mc, lang)
+        assert doc is not None
+        _write_html(args, doc, lang)
     if args.fix and not args.json:
         return _apply_fix(args, text, source, mc, stablehlo, lang=lang)
     if args.json:
+        assert doc is not None
         fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True, lang=lang) if args.fix else None
         if not (args.fix and (args.output == "-" or args.diff)):
-            chosen = emit_document(offload_document(mc, lang), args, schema="offload")
+            chosen = emit_document(doc, args, schema="offload")
             if chosen is not None and fixed_rc is None:
                 return chosen
         if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
@@ -115,11 +120,11 @@ def _undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
         mc.undecidable = undecided(kinds, source, lang)[1]
 
 
-def _write_html(args: argparse.Namespace, mc: ModuleCheck, lang: str) -> None:
+def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> None:
     """``--html OUT``: the offload document as a page (the path drawn, both remedies), in ``lang``."""
     from ..report.html import render_offload_html
 
-    page = render_offload_html({"schema_version": 1, **offload_document(mc, lang)},
+    page = render_offload_html({"schema_version": 1, **doc},
                                title=label("status.offload_title", lang, source=args.file), lang=lang)
     write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo], lang)
 
