@@ -295,22 +295,28 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
     from .findings.wire import typed
 
     doc["diagnostics"] = typed(mc.report("offload", lang))
-    if not mc.applies and mc.result.errors:
+    if mc.result.errors:
         _type_analysis_records(doc, mc, lang)
     return doc
 
 
 def _type_analysis_records(doc: dict[str, Any], mc: ModuleCheck, lang: str) -> None:
-    """A compiled module's E1200 records (no finding: XLA already ran the pass) typed for the page,
-    as the findings they would be, without a file to fix (no command, no edits)."""
+    """The module's E1200 records typed for the page, as findings/records.py types them when a
+    document is read back, so no renderer reads a record's JSON: each with XLA's trace as hops and
+    its finding (the diagnostics' own for the same output; for a compiled module, which has none
+    since XLA already ran the pass, the finding it would be, without a file to fix)."""
     from .findings.from_offload import mismatch_finding
-    from .findings.model import Hop
+    from .findings.model import FindingKind, Hop
+    from .findings.serialise import thaw_json
     from .findings.wire import Record
 
     by_index = {tuple(f.output_index): f for f in mc.fixes}
+    reported = {tuple(thaw_json(f.fields.get("output_index")) or ()): f for f in reversed(doc["diagnostics"].report.findings)
+                if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH}
     records = []
     for err, e in zip(doc["errors"], mc.result.errors):
-        finding = mismatch_finding(e, mc.result, by_index.get(tuple(e.output_index)), None, None, None, lang)
+        finding = reported.get(tuple(e.output_index)) or mismatch_finding(
+            e, mc.result, by_index.get(tuple(e.output_index)), None, None, None, lang)
         records.append(Record(err, finding, tuple(Hop(h.instruction, tuple(h.shape_index)) for h in e.trace)))
     doc["error"] = next((r for r in records if doc["error"] is not None and dict(r) == doc["error"]), doc["error"])
     doc["errors"] = records

@@ -141,7 +141,7 @@ def attach_offload_analysis(hlo_path: str, findings: list[LogMatch]) -> None:
     # Each E1200 as the one adapter and the one serialiser write it (findings/serialise.py).
     # Each record carries its typed finding, for this process's page (findings/wire.py).
     found = [(mismatch_finding(e, result, None, source, module), len(e.trace)) for e in result.errors]
-    errors = [Record(offload_record_json(f, n), f) for f, n in found]
+    errors = [Record(offload_record_json(f, n), f, f.path[len(f.path) - n:]) for f, n in found]
     for f in findings:
         if f.code != "E1200":
             continue
