@@ -251,12 +251,14 @@ def _open(path: str) -> BinaryIO:
 
 def scan_one(path: str, job: str, rule: str = "shipped") -> FileSummary:
     """Check one input like ``check`` does and keep only what the summary needs (never raises)."""
-    from .checking.stream import Options, check_stream
+    from .checking.stream import check_stream
     from .checking.walk import skip_reason
 
     if skip_reason(path):  # XLA's non-HLO dump artefacts, binary formats
         return FileSummary(path, job, "skipped")
-    opts = Options(rule=rule, lang="en", full=False, parallel_logs=False)
+    from .route.options import Options
+
+    opts = Options(rule=rule, lang="en")
     try:
         with _open(path) as f:
             entry = check_stream(f, path, opts)

@@ -183,17 +183,18 @@ def _is_hlo_module(target: str) -> bool:
 def _check_module(target: str, args: argparse.Namespace) -> int:
     """``explain MODULE.hlo`` is ``check MODULE.hlo``: a module holds no XLA message to explain, it
     is analysed (it said "no XLA error found", exit 0, where check predicts E1200)."""
-    from ..checking.stream import Options, check_path
+    from ..checking.stream import check_path
     from ..pipeline import check_diagnostics
     from ..report.check_text import render_text
     from ..report.explain_json import SCAN_SCHEMA_VERSION
+    from ..route.options import Options
 
     lang = args.lang or language_from_env()
     if args.html:
         from ._atomic import refuse_overwriting_inputs
 
         refuse_overwriting_inputs(args.html, [target])
-    entry = check_path(target, True, Options("shipped", lang, False, parallel_logs=True))
+    entry = check_path(target, True, Options(lang=lang, parallel_logs=True))
     files = [entry]
     doc = {"command": "check", "files": files, "findings": entry["findings"],
            "input_errors": int(entry["kind"] == "error"), "diagnostics": check_diagnostics(files, lang)}

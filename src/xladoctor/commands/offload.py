@@ -13,9 +13,10 @@ from ..ir.shape import format_shape_index
 from ..labels import LANGUAGES, in_lang, label, language_from_env, plural
 from ..offload import fix_device, fix_host
 from ..oracle.confirm import confirm
-from ..pipeline import AnalysisOptions, ModuleCheck, analyse_module, compiled_note, offload_document, parse_hlo
+from ..pipeline import ModuleCheck, analyse_module, compiled_note, offload_document, parse_hlo
 from ..report.confirm import confirm_lines
 from ..report.offload_text import render_text
+from ..route.options import Options
 from ..syntax.companion import resolve
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
@@ -64,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
     # the resolver check uses too: the file --stablehlo names, else NAME.mlir beside, if it is this program's
     companion = resolve(module, None if args.file == "-" else source, args.stablehlo)
     stablehlo = companion.text if companion else None
-    options = AnalysisOptions(args.rule, args.disable_host_compute, companion.path if companion else None,
-                              _confirm.prediction_platform(args), companion.found if companion else None)
+    options = Options.from_args(args, lang).with_companion(companion.path if companion else None,
+                                                            companion.found if companion else None).for_platform()
     with located(text, source):
         mc = analyse_module(module, text, source, options, stablehlo)
         _undecidable(mc, source, lang)
