@@ -156,12 +156,13 @@ def _inlined_size(text: str) -> int:
 def _check_child(n: int, repeat: int, base: int) -> dict:
     """``check`` on the module as a file, the way the CLI reads it (the text is written by another process,
     so this one's peak memory is only what checking costs)."""
-    from xladoctor.checking.stream import Options, check_path
+    from xladoctor.checking.stream import check_path
+    from xladoctor.route.options import Options
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "module.before_optimizations.txt")
         subprocess.run([sys.executable, __file__, "--make-module", "check", str(n), path], check=True)
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        opts = Options(rule="shipped", lang="en", full=False, parallel_logs=False)
+        opts = Options()
         seconds = _best(lambda: check_path(path, True, opts), repeat)
         assert check_path(path, True, opts)["parsed"] is False
         size = os.path.getsize(path)

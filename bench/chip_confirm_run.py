@@ -31,11 +31,12 @@ CLEAN_CASES = 8
 
 def _analyse(text: str, source: str) -> Any:
     from xladoctor.files import located
-    from xladoctor.pipeline import AnalysisOptions, analyse_module, parse_hlo
+    from xladoctor.pipeline import analyse_module, parse_hlo
+    from xladoctor.route.options import Options
 
     module = parse_hlo(text, source)
     with located(text, source):
-        return analyse_module(module, text, source, AnalysisOptions("shipped", False, None, "tpu", None), None)
+        return analyse_module(module, text, source, Options(), None)
 
 
 def make(cases: str) -> int:

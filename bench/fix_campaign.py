@@ -141,9 +141,10 @@ def hlo_fix(hlo: str, mlir: str | None, which: str, worker: Any, folder: str) ->
 
 def _hlo_check(fixed: str, path: str, mlir: str | None) -> Any:
     """The analysis ``offload`` ran on the file it wrote (with the same ``--stablehlo``), in process."""
-    from xladoctor.pipeline import AnalysisOptions, analyse_module, parse_hlo
+    from xladoctor.pipeline import analyse_module, parse_hlo
+    from xladoctor.route.options import Options
 
-    options = AnalysisOptions(stablehlo_path="x.mlir" if mlir is not None else None)
+    options = Options(stablehlo_path="x.mlir" if mlir is not None else None)
     return analyse_module(parse_hlo(fixed, path), fixed, path, options, mlir).result
 
 

@@ -100,11 +100,12 @@ def _entry_prediction(entry: dict[str, Any], module: Any) -> Prediction | None:
 
 def run_program(prog: Any, worker: Any, folder: str) -> ProgramRecord:
     from xladoctor.checking.entries import check_hlo
-    from xladoctor.checking.stream import Options, check_path
+    from xladoctor.checking.stream import check_path
     from xladoctor.checking.walk import expand
     from xladoctor.jax.lowering import lower_program
     from xladoctor.jax.offload_check import check_lowered
     from xladoctor.pipeline import analyse_module
+    from xladoctor.route.options import Options
     from xladoctor.syntax.hlo_parser import parse_module
 
     try:
@@ -129,7 +130,7 @@ def run_program(prog: Any, worker: Any, folder: str) -> ProgramRecord:
         f.write(hlo)
     with open(os.path.join(sub, stem + ".mlir"), "w") as f:
         f.write(mlir)
-    opts = Options("shipped", "en", False, parallel_logs=False)
+    opts = Options()
     entries = [check_path(it.path, it.explicit, opts, it.stablehlo) for it in expand([sub]) if it.status == "file"]
     pred = _entry_prediction(entries[0], module) if len(entries) == 1 else Prediction("xla_error", message="files")
     rec.routes["check_pair"] = _judge(pred or Prediction("undecidable"), verdict)

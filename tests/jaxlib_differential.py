@@ -97,7 +97,8 @@ def commands_say(text: str) -> dict[str, str]:
     from xladoctor.errors import InputError
     from xladoctor.files import located
     from xladoctor.hlo_summary import summarize
-    from xladoctor.pipeline import AnalysisOptions, analyse_module
+    from xladoctor.pipeline import analyse_module
+    from xladoctor.route.options import Options
     from xladoctor.syntax.hlo_parser import parse_module
 
     out: dict[str, str] = {}
@@ -116,7 +117,7 @@ def commands_say(text: str) -> dict[str, str]:
     try:
         module = parse_module(text, "t.hlo")
         with located(text, "t.hlo"):
-            analyse_module(module, text, "t.hlo", AnalysisOptions())
+            analyse_module(module, text, "t.hlo", Options())
         out["offload"] = "ok"
     except InputError as e:
         out["offload"] = f"refused: {e}"

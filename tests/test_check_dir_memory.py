@@ -15,12 +15,13 @@ import tracemalloc
 import pytest
 
 from xladoctor.checking.results import JsonSpool, Wanted
-from xladoctor.checking.stream import Options, check_path
+from xladoctor.checking.stream import check_path
 from xladoctor.checking.walk import expand
 from xladoctor.cli import main
 from xladoctor.commands.check import _check_all
+from xladoctor.route.options import Options
 
-OPTS = Options("shipped", "en", False, parallel_logs=False)
+OPTS = Options()
 
 
 class _Quiet:

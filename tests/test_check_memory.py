@@ -18,9 +18,10 @@ from log_corpus import write_log
 from xladoctor.catalogue.fastscan import BLOCK, scan_stream
 from xladoctor.catalogue.logscan import scan_file
 from xladoctor.catalogue.scanner import LogScanner
-from xladoctor.checking.stream import Options, check_path, check_stream
+from xladoctor.checking.stream import check_path, check_stream
+from xladoctor.route.options import Options
 
-OPTS = Options("shipped", "en", False, parallel_logs=False)
+OPTS = Options()
 SLACK = 1 << 20
 """What check may add to the scan: its document and the findings model, not the log."""
 

@@ -24,8 +24,9 @@ from jax_programs import hlo_of_script
 from test_offload_scenarios import FILES
 from xladoctor.cli import main
 from xladoctor.findings import FindingKind
+from xladoctor.findings.records import hops_from_json
 from xladoctor.findings.wire import load_document
-from xladoctor.report.finding_html import finding_nodes, hops_from_json, host_set, matching_finding, path_table
+from xladoctor.report.finding_html import finding_nodes, host_set, matching_finding, path_table
 
 JAX_PROGRAM = textwrap.dedent("""\
     import sys, jax, jax.numpy as jnp

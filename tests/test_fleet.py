@@ -78,3 +78,36 @@ def test_urls_go_through_fsspec(fleet_dir, capsys):
 def test_no_match_is_a_usage_error(tmp_path, capsys):
     assert main(["fleet", str(tmp_path / "*.log")]) == 2
     assert "no file matches" in capsys.readouterr().err
+
+
+def test_exit_code_is_the_fleet_reports(fleet_dir, capsys, tmp_path):
+    """The fleet's exit code is its Report's (issue 37): one finding per code seen in a file, located
+    at its first line with XLA's text, every unreadable file an input error (2 over 1)."""
+    from xladoctor import fleet
+    from xladoctor.findings.model import FindingKind, Origin, Report
+
+    logs = sorted(str(p) for p in (fleet_dir / "runs" / "job-1" / "logs").iterdir())
+    module = str(fleet_dir / "runs" / "job-2" / "logs" / "module.hlo")
+    summaries = [fleet.scan_one(p, "j") for p in [*logs, module]]
+    report = fleet.fleet_report(summaries)
+    assert isinstance(report, Report) and report.command == "fleet" and report.exit_code == 1
+    doc = fleet.summarise(summaries)
+    assert sum(f.count for f in report.findings) == doc["findings"]
+    assert {f.code: 0 for f in report.findings}.keys() == doc["by_code"].keys()
+    logged = [f for f in report.findings if f.location.path != module]
+    assert logged and all(f.origin is Origin.LOGGED and f.kind is FindingKind.LOGGED_ERROR and f.message
+                          and f.location.line for f in logged)
+    (predicted,) = [f for f in report.findings if f.location.path == module]
+    assert predicted.origin is Origin.PREDICTED and predicted.message.startswith("E1200: ")
+    # a worker's summary crosses processes (the -j pool, Dask) by pickle: plain data only
+    import pickle
+
+    assert pickle.loads(pickle.dumps(summaries)) == summaries
+    broken = tmp_path / "broken.log.gz"
+    broken.write_bytes(b"not gzip at all")
+    bad = fleet.scan_one(str(broken), "j")
+    assert bad.kind == "error" and fleet.fleet_report([*summaries, bad]).exit_code == 2
+    assert fleet.fleet_report([*summaries, bad]).input_errors == (bad.error,)
+    assert fleet.fleet_report([s for s in summaries if not s.sightings]).exit_code == 0
+    assert main(["fleet", str(broken), *logs]) == 2
+    capsys.readouterr()

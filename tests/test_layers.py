@@ -44,6 +44,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("analyses", ("provenance", "hlo_triage", "hlo_summary", "inputs", "offload", "oracle", "catalogue")),
     ("findings", ("findings",)),
     ("renderers", ("report",)),
+    ("route", ("route",)),
     ("pipeline", ("pipeline", "checking", "fleet", "log_report", "jax")),
     ("commands", ("commands",)),
     ("front", ("__init__", "cli", "__main__", "pytest_plugin")),

@@ -26,7 +26,10 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from .findings.model import Report
 
 
 def is_url(pattern: str) -> bool:
@@ -205,10 +208,16 @@ def job_for(path: str, job_regex: str | None, roots: list[str]) -> str:
 
 @dataclass
 class Sighting:
+    """One code seen in one file: what crosses from a worker (a process, a Dask task) to the
+    summary.  Small by design (a fleet is thousands of files), and plain, so it pickles: the
+    parent makes the run's typed findings from it (:func:`fleet_report`)."""
+
     code: str
     name: str
     count: int
     line: int | None
+    text: str = ""
+    """XLA's text of the first occurrence (the log's line, or the predicted E1200's message)."""
 
 
 @dataclass
@@ -242,12 +251,14 @@ def _open(path: str) -> BinaryIO:
 
 def scan_one(path: str, job: str, rule: str = "shipped") -> FileSummary:
     """Check one input like ``check`` does and keep only what the summary needs (never raises)."""
-    from .checking.stream import Options, check_stream
+    from .checking.stream import check_stream
     from .checking.walk import skip_reason
 
     if skip_reason(path):  # XLA's non-HLO dump artefacts, binary formats
         return FileSummary(path, job, "skipped")
-    opts = Options(rule=rule, lang="en", full=False, parallel_logs=False)
+    from .route.options import Options
+
+    opts = Options(rule=rule, lang="en")
     try:
         with _open(path) as f:
             entry = check_stream(f, path, opts)
@@ -258,14 +269,19 @@ def scan_one(path: str, job: str, rule: str = "shipped") -> FileSummary:
         return FileSummary(path, job, "error", error=msg)
     summary = FileSummary(path, job, entry["kind"])
     if entry["kind"] == "log":
+        from .findings.wire import report_of
+
         doc = entry["explain"]
-        summary.sightings = [Sighting(x["code"], x["name"], x["count"], x["line"]) for x in doc["findings"]]
+        report = report_of(doc["diagnostics"])  # the log's typed report, made in this process
+        if report is None:
+            raise TypeError(f"{path}: the log's document carries no typed report")
+        summary.sightings = [Sighting(f.code, f.name, f.count, f.location.line, f.message) for f in report.findings]
         summary.not_shown = (doc.get("not_shown") or {}).get("messages", 0)
     elif entry.get("offload"):
         off = entry["offload"]
         if off.get("errors"):
             summary.sightings.append(Sighting("E1200", "CompileTimeHostOffloadOutputLocationMismatch",
-                                              len(off["errors"]), None))
+                                              len(off["errors"]), None, off["errors"][0].get("message") or ""))
     return summary
 
 
@@ -304,6 +320,24 @@ def summarise(summaries: list[FileSummary]) -> dict[str, Any]:
     return {"command": "fleet", "files": len(summaries) - skipped, "skipped": skipped, "jobs": len(by_job),
             "findings": sum(c["count"] for c in by_code.values()), "input_errors": len(errors),
             "by_code": dict(sorted(by_code.items())), "by_job": dict(sorted(by_job.items())), "errors": errors}
+
+
+def fleet_report(summaries: list[FileSummary]) -> Report:
+    """The run as the one report type: one finding per code seen in a file (``count`` its
+    occurrences, ``location`` its first line), every unreadable file an input error.  The
+    command's exit code is this report's (``Report.exit_code``), as every command's is."""
+    from .findings.model import Finding, FindingKind, Location, Origin, Report, Severity
+
+    findings = []
+    for s in summaries:
+        for x in s.sightings:
+            predicted = s.kind != "log"  # an HLO module's E1200 is the analysis' prediction
+            findings.append(Finding(
+                x.code, x.name, FindingKind.OFFLOAD_OUTPUT_MISMATCH if predicted else FindingKind.LOGGED_ERROR,
+                Origin.PREDICTED if predicted else Origin.LOGGED, Severity.ERROR, x.name, x.text,
+                Location(path=s.path, line=x.line), count=x.count, fields={"job": s.job}))
+    return Report("fleet", tuple(s.path for s in summaries if s.kind not in ("skipped", "error")),
+                  tuple(findings), input_errors=tuple(s.error for s in summaries if s.error is not None))
 
 
 def run_local(paths: list[str], jobs_of: list[str], rule: str, workers: int,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .collector import paused
 from .findings import Finding, Report
 from .labels import label
+from .route.options import Options
 
 if TYPE_CHECKING:
     from .catalogue.scanner import LogMatch
@@ -28,31 +29,13 @@ if TYPE_CHECKING:
     from .provenance import Provenance
 
 
-@dataclass
-class AnalysisOptions:
-    """The analysis options ``offload`` and ``check`` share (same names as their flags)."""
-
-    rule: str = "shipped"
-    disable_host_compute: bool = False
-    stablehlo_path: str | None = None
-    """``--stablehlo FILE`` (``offload`` only: one companion file per module)."""
-    platform: str = "tpu"
-    """The compiler predicted for (``tpu``, ``cuda``): ``--confirm`` with a GPU ``--topology``
-    predicts for XLA:GPU, whose pipeline and rule differ (:mod:`xladoctor.offload.platform_checks`)."""
-    stablehlo_found: str | None = None
-    """How the companion was found (``option``: ``--stablehlo``; ``beside``: ``NAME.mlir`` next to
-    ``NAME.hlo``; :mod:`xladoctor.syntax.companion`), said in every output."""
-
-    def companion_json(self) -> dict[str, Any] | None:
-        """The documents' ``stablehlo``: which StableHLO the verdict used, or null for none."""
-        if self.stablehlo_path is None:
-            return None
-        return {"path": self.stablehlo_path, "found": self.stablehlo_found or "option"}
-
-    def command_args(self) -> tuple[str, ...]:
-        """The options as command-line arguments (repeated in each fix's ``xladoctor offload`` line)."""
-        out: tuple[str, ...] = ("--disable-host-compute",) if self.disable_host_compute else ()
-        return out + (("--stablehlo", self.stablehlo_path) if self.stablehlo_path else ())
+def AnalysisOptions(rule: str = "shipped", disable_host_compute: bool = False,
+                    stablehlo_path: str | None = None, platform: str = "tpu",
+                    stablehlo_found: str | None = None) -> Options:
+    """The older name and argument order of one module's analysis options: now the one
+    :class:`xladoctor.route.options.Options` (kept for callers that pass them by position)."""
+    return Options(rule=rule, disable_host_compute=disable_host_compute, stablehlo_path=stablehlo_path,
+                   platform=platform, stablehlo_found=stablehlo_found)
 
 
 @dataclass
@@ -65,7 +48,7 @@ class ModuleCheck:
     result: HostOffloadResult
     fixes: list[FixSuggestion]
     provenance: Provenance
-    options: AnalysisOptions = field(default_factory=AnalysisOptions)
+    options: Options = field(default_factory=Options)
     confirm: dict[str, Any] | None = None
     text: str | None = None
     """The module as written, so each E1200 fix carries its edits of that text."""
@@ -128,7 +111,7 @@ def parse_hlo(text: str, source: str) -> HloModule:
     return parse_module(text, source)  # with the collector paused (see parse_module)
 
 
-def analyse_module(module: HloModule, text: str, source: str | None, options: AnalysisOptions | None = None,
+def analyse_module(module: HloModule, text: str, source: str | None, options: Options | None = None,
                    stablehlo: str | None = None, provenance: Provenance | None = None) -> ModuleCheck:
     """Analyse step for an HLO module: HostOffloader as XLA runs it, fixes and provenance.
 
@@ -137,10 +120,10 @@ def analyse_module(module: HloModule, text: str, source: str | None, options: An
     caller already detected it, is not detected again.
     """
     with paused():  # the IR allocated here is freed with the module (collector.py says why)
-        return _analyse(module, text, source, options or AnalysisOptions(), stablehlo, provenance)
+        return _analyse(module, text, source, options or Options(), stablehlo, provenance)
 
 
-def _analyse(module: HloModule, text: str, source: str | None, options: AnalysisOptions,
+def _analyse(module: HloModule, text: str, source: str | None, options: Options,
              stablehlo: str | None, provenance: Provenance | None) -> ModuleCheck:
     from .offload import analyze_host_offload
     from .offload.fixes import suggest_fixes
@@ -275,7 +258,7 @@ def analysis_of(module: HloModule, result: HostOffloadResult, source: str | None
 
     origin = provenance or Provenance(None, "lowered")
     return ModuleCheck(source, module, result, suggest_fixes(module, result, result_names), origin,
-                       AnalysisOptions(result.rule))
+                       Options(rule=result.rule))
 
 
 def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
@@ -301,22 +284,28 @@ def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
     from .findings.wire import typed
 
     doc["diagnostics"] = typed(mc.report("offload", lang))
-    if not mc.applies and mc.result.errors:
+    if mc.result.errors:
         _type_analysis_records(doc, mc, lang)
     return doc
 
 
 def _type_analysis_records(doc: dict[str, Any], mc: ModuleCheck, lang: str) -> None:
-    """A compiled module's E1200 records (no finding: XLA already ran the pass) typed for the page,
-    as the findings they would be, without a file to fix (no command, no edits)."""
+    """The module's E1200 records typed for the page, as findings/records.py types them when a
+    document is read back, so no renderer reads a record's JSON: each with XLA's trace as hops and
+    its finding (the diagnostics' own for the same output; for a compiled module, which has none
+    since XLA already ran the pass, the finding it would be, without a file to fix)."""
     from .findings.from_offload import mismatch_finding
-    from .findings.model import Hop
+    from .findings.model import FindingKind, Hop
+    from .findings.serialise import thaw_json
     from .findings.wire import Record
 
     by_index = {tuple(f.output_index): f for f in mc.fixes}
+    reported = {tuple(thaw_json(f.fields.get("output_index")) or ()): f for f in reversed(doc["diagnostics"].report.findings)
+                if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH}
     records = []
     for err, e in zip(doc["errors"], mc.result.errors):
-        finding = mismatch_finding(e, mc.result, by_index.get(tuple(e.output_index)), None, None, None, lang)
+        finding = reported.get(tuple(e.output_index)) or mismatch_finding(
+            e, mc.result, by_index.get(tuple(e.output_index)), None, None, None, lang)
         records.append(Record(err, finding, tuple(Hop(h.instruction, tuple(h.shape_index)) for h in e.trace)))
     doc["error"] = next((r for r in records if doc["error"] is not None and dict(r) == doc["error"]), doc["error"])
     doc["errors"] = records

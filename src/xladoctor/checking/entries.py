@@ -8,17 +8,18 @@ from typing import TYPE_CHECKING, Any
 from ..files import located
 from ..oracle.confirm import confirm, is_error
 from ..pipeline import compiled_note
+from ..route.options import Options
 
 if TYPE_CHECKING:
     from ..catalogue.logscan import LogScan
     from ..ir.module import HloModule
 
-def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: str | None = None,
-              disable_host_compute: bool = False, stablehlo_path: str | None = None,
-              lang: str = "en", confirm_run: int | None = None) -> dict[str, Any]:
+
+def check_hlo(text: str, source: str, options: Options | None = None,
+              stablehlo_path: str | None = None) -> dict[str, Any]:
     """Check one module; ``stablehlo_path`` names the same program's StableHLO (``--stablehlo``,
     or the ``NAME.mlir``/``NAME.stablehlo`` beside ``NAME.hlo``), which gives the memory kinds;
-    the findings' titles and fix texts are in ``lang`` (``check --lang``)."""
+    the findings' titles and fix texts are in ``options.lang`` (``check --lang``)."""
     from ..pipeline import parse_hlo
     from ..syntax.companion import resolve
 
@@ -26,18 +27,16 @@ def check_hlo(text: str, source: str, rule: str = "shipped", confirm_topology: s
     # the resolver every command uses: the file named, else the one beside, and only if it is this program's
     companion = resolve(module, None if source == "<stdin>" else source, stablehlo_path)
     with located(text, source):
-        return _check_module(module, text, source, rule, confirm_topology, disable_host_compute,
-                             companion.path if companion else None, companion.text if companion else None, lang,
-                             companion.found if companion else None, confirm_run)
+        options = (options or Options()).with_companion(companion.path if companion else None,
+                                                        companion.found if companion else None)
+        return _check_module(module, text, source, options, companion.text if companion else None)
 
 
-def _check_module(module: HloModule, text: str, source: str, rule: str = "shipped",
-                  confirm_topology: str | None = None, disable_host_compute: bool = False,
-                  stablehlo_path: str | None = None, stablehlo: str | None = None,
-                  lang: str = "en", found: str | None = None, confirm_run: int | None = None) -> dict[str, Any]:
+def _check_module(module: HloModule, text: str, source: str, options: Options,
+                  stablehlo: str | None = None) -> dict[str, Any]:
     """The ``offload`` command's steps (the pipeline's) on one module, after its summary."""
     from ..hlo_summary import summarize
-    from ..pipeline import AnalysisOptions, analyse_module, offload_document
+    from ..pipeline import analyse_module, offload_document
     from ..provenance import detect as detect_provenance
     from .memory_kinds import memory_kinds_of
 
@@ -47,24 +46,23 @@ def _check_module(module: HloModule, text: str, source: str, rule: str = "shippe
         entry["note"] = compiled_note()
         entry["findings"] = 0
         return entry
-    kinds = memory_kinds_of(module, stablehlo_path, source)
+    lang = options.lang
+    kinds = memory_kinds_of(module, options.stablehlo_path, source)
     entry["memory_kinds"] = kinds.to_json()
     if not kinds.known:
         return _undecidable(entry, kinds, source, lang)
-    from ..oracle.topologies import platform_of
-
     # With --confirm, the prediction is for the confirming compiler (XLA:GPU for a GPU --topology).
-    platform = platform_of(confirm_topology) if confirm_topology is not None else "tpu"
-    options = AnalysisOptions(rule, disable_host_compute, stablehlo_path, platform, found)
+    options = options.for_platform()
     mc = analyse_module(module, text, source, options, stablehlo, provenance=origin)
     # The StableHLO beside an as_text("hlo") module can show a CPU lowering (the analysis adds
     # that to the provenance): the entry carries it, and with it the note (file or folder alike).
     entry["provenance"] = mc.provenance.to_json()
     result = mc.result
     entry["findings"] = len(result.errors) + len(result.failures)
-    if confirm_topology is not None:
-        mc.confirm = entry["confirm"] = confirm(text, module, result, confirm_topology, stablehlo, platform,
-                                                 run=confirm_run is not None, seed=confirm_run or 0)
+    if options.confirm_topology is not None:
+        mc.confirm = entry["confirm"] = confirm(text, module, result, options.confirm_topology, stablehlo,
+                                                 options.platform, run=options.confirm_run is not None,
+                                                 seed=options.confirm_run or 0)
         if not entry["findings"] and is_error(entry["confirm"]):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
     entry["offload"] = offload_document(mc, lang)

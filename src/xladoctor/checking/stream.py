@@ -9,30 +9,25 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ..collector import collect
 from ..errors import InputError
 from ..files import decode_text
+from ..route.options import Options as RouteOptions
 from .entries import check_hlo, error_entry, log_entry, triaged_entry
 
 _SNIFF_BYTES = 64 << 10
 _SNIFF_MAX = 1 << 20
 
 
-@dataclass(frozen=True)
-class Options:
-    rule: str
-    """Host-offload rule (``shipped`` or ``unmerged-pr-36525``, see ``xladoctor.offload.rules``)."""
-    lang: str
-    full: bool
-    parallel_logs: bool
-    confirm_topology: str | None = None
-    disable_host_compute: bool = False
-    confirm_run: int | None = None
-    """``--run``'s seed: run each module once on the local chip (None: compile only)."""
-    """As ``offload --disable-host-compute`` (``--xla_disable_automatic_host_compute_offload``)."""
+def Options(rule: str = "shipped", lang: str = "en", full: bool = False, parallel_logs: bool = False,
+            confirm_topology: str | None = None, disable_host_compute: bool = False,
+            confirm_run: int | None = None) -> RouteOptions:
+    """The older name and argument order of a ``check`` run's options: now the one
+    :class:`xladoctor.route.options.Options` (kept for callers that pass them by position)."""
+    return RouteOptions(rule=rule, lang=lang, full=full, parallel_logs=parallel_logs, confirm_topology=confirm_topology,
+                        disable_host_compute=disable_host_compute, confirm_run=confirm_run)
 
 
 def _looks_like_hlo(text: str) -> bool:
@@ -75,7 +70,7 @@ def _undecided(head: bytes) -> bool:
     return not hlo_header(head.decode("utf-8", "replace"))  # None: a comment goes on; "": nothing yet
 
 
-def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None,
+def check_stream(f: BinaryIO, source: str, opts: RouteOptions, path: str | None = None,
                  stablehlo: str | None = None, sniff: bool = True) -> dict[str, Any]:
     """Check one input: an HLO module is read whole (triaged, then analysed); anything else is a log, streamed.
 
@@ -105,8 +100,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
         del data
         if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
             text = text[1:]
-        return check_hlo(text, source, opts.rule, opts.confirm_topology, opts.disable_host_compute, stablehlo,
-                         opts.lang, confirm_run=opts.confirm_run)
+        return check_hlo(text, source, opts, stablehlo)
     from ..catalogue.fastscan import scan_path, scan_stream
     from ..catalogue.logscan import LogScan
     from ..catalogue.scanner import LogScanner
@@ -121,7 +115,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     return log_entry(LogScan(scanner.finish(), source, scanner.not_shown), opts.lang)
 
 
-def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> dict[str, Any]:
+def check_path(path: str, explicit: bool, opts: RouteOptions, stablehlo: str | None = None) -> dict[str, Any]:
     """Check one file; never raises: whatever goes wrong becomes this file's ``error`` entry.
 
     The module is freed before the next file is read: the IR is cyclic (parent pointers) and is
@@ -132,7 +126,7 @@ def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None =
     return entry
 
 
-def _check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> dict[str, Any]:
+def _check_path(path: str, explicit: bool, opts: RouteOptions, stablehlo: str | None = None) -> dict[str, Any]:
     from ..files import check_readable_kind, compression_of, open_input, open_regular
 
     try:
@@ -155,7 +149,7 @@ def _check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None 
                                   "(a bug in xladoctor; the other files were checked)")
 
 
-def check_stdin(opts: Options) -> dict[str, Any]:
+def check_stdin(opts: RouteOptions) -> dict[str, Any]:
     """Check stdin, streamed like any input; an unreadable one becomes its ``error`` entry."""
     try:
         return check_stream(sys.stdin.buffer, "<stdin>", opts)

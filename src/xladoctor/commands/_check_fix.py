@@ -18,9 +18,9 @@ from ..escape import escape_field
 from ..labels import label, plural
 
 if TYPE_CHECKING:
-    from ..checking.stream import Options
     from ..checking.walk import Item
     from ..findings.model import Finding, Fix
+    from ..route.options import Options
 
 _ROUNDS = 16
 """At most this many fixes per file (each removes one offending output)."""

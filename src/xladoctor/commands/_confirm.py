@@ -41,14 +41,6 @@ def check_run(args: argparse.Namespace) -> None:
     args.confirm = True
 
 
-def prediction_platform(args: argparse.Namespace) -> str:
-    """The platform the prediction is for: the confirming compiler's (``cuda`` for a GPU
-    ``--topology``), so prediction and verdict come from the same pipeline; ``tpu`` otherwise."""
-    from ..oracle.topologies import platform_of
-
-    return platform_of(args.topology) if args.confirm else "tpu"
-
-
 def note_if_unavailable(doc: dict[str, Any] | None, lang: str = "en") -> None:
     """The one-line note on stderr when --confirm cannot run here."""
     if doc is not None and not doc.get("available"):

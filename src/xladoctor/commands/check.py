@@ -44,8 +44,8 @@ from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:  # the checks themselves are imported by run(): `check --help` builds arguments only
     from ..checking.results import JsonSpool, Kept, Wanted
-    from ..checking.stream import Options
     from ..checking.walk import Item
+    from ..route.options import Options
 
 NAME = "check"
 HELP = "cli.check.help"
@@ -132,7 +132,6 @@ def _crashed_entry(args: tuple[str, bool, Options, str | None], why: str) -> dic
 def run(args: argparse.Namespace) -> int:
     from ..catalogue.fastscan import usable_cpus
     from ..checking.results import JsonSpool, Wanted
-    from ..checking.stream import Options
     from ..checking.walk import example_paths, expand
     from ..progress import Progress
     from ._atomic import refuse_overwriting_inputs
@@ -153,10 +152,9 @@ def run(args: argparse.Namespace) -> int:
     n_files = sum(1 for it in items if it.status == "file")
     _confirm.check_run(args)  # one process holds the chip: --run checks the files one after another
     jobs = 1 if args.run else jobs
-    confirm_topology = args.topology if args.confirm else None
-    opts = Options(args.rule, lang, args.full or args.confirm, parallel_logs=n_files <= 1,
-                   confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute,
-                   confirm_run=args.seed if args.run else None)
+    from ..route.options import Options
+
+    opts = Options.from_args(args, lang, parallel_logs=n_files <= 1)
     if args.fix:  # as ruff: fix first, then report what remains
         from ._check_fix import fix_items
 

@@ -140,7 +140,7 @@ def attach_offload_analysis(hlo_path: str, findings: list[LogMatch]) -> None:
     # Each E1200 as the one adapter and the one serialiser write it (findings/serialise.py).
     # Each record carries its typed finding, for this process's page (findings/wire.py).
     found = [(mismatch_finding(e, result, None, source, module), len(e.trace)) for e in result.errors]
-    errors = [Record(offload_record_json(f, n), f) for f, n in found]
+    errors = [Record(offload_record_json(f, n), f, f.path[len(f.path) - n:]) for f, n in found]
     for f in findings:
         if f.code != "E1200":
             continue
@@ -182,17 +182,18 @@ def _is_hlo_module(target: str) -> bool:
 def _check_module(target: str, args: argparse.Namespace) -> int:
     """``explain MODULE.hlo`` is ``check MODULE.hlo``: a module holds no XLA message to explain, it
     is analysed (it said "no XLA error found", exit 0, where check predicts E1200)."""
-    from ..checking.stream import Options, check_path
+    from ..checking.stream import check_path
     from ..pipeline import check_diagnostics
     from ..report.check_text import render_text
     from ..report.explain_json import SCAN_SCHEMA_VERSION
+    from ..route.options import Options
 
     lang = args.lang or language_from_env()
     if args.html:
         from ._atomic import refuse_overwriting_inputs
 
         refuse_overwriting_inputs(args.html, [target])
-    entry = check_path(target, True, Options("shipped", lang, False, parallel_logs=True))
+    entry = check_path(target, True, Options(lang=lang, parallel_logs=True))
     files = [entry]
     doc = {"command": "check", "files": files, "findings": entry["findings"],
            "input_errors": int(entry["kind"] == "error"), "diagnostics": check_diagnostics(files, lang)}

@@ -79,9 +79,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(for_reader(render_text(doc, engine, lang), lang, args.bidi))
     for failure in doc["errors"]:
         print(failure["error"], file=sys.stderr)
-    if doc["input_errors"]:
-        return 2
-    return 1 if doc["findings"] else 0
+    return fleet.fleet_report(summaries).exit_code
 
 
 def render_text(doc: dict[str, Any], engine: str, lang: str = "en") -> str:

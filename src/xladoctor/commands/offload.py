@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..errors import UsageError
 from ..escape import escape_field
@@ -13,9 +14,10 @@ from ..ir.shape import format_shape_index
 from ..labels import LANGUAGES, in_lang, label, language_from_env, plural
 from ..offload import fix_device, fix_host
 from ..oracle.confirm import confirm
-from ..pipeline import AnalysisOptions, ModuleCheck, analyse_module, compiled_note, offload_document, parse_hlo
+from ..pipeline import ModuleCheck, analyse_module, compiled_note, offload_document, parse_hlo
 from ..report.confirm import confirm_lines
 from ..report.offload_text import render_text
+from ..route.options import Options
 from ..syntax.companion import resolve
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
@@ -64,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
     # the resolver check uses too: the file --stablehlo names, else NAME.mlir beside, if it is this program's
     companion = resolve(module, None if args.file == "-" else source, args.stablehlo)
     stablehlo = companion.text if companion else None
-    options = AnalysisOptions(args.rule, args.disable_host_compute, companion.path if companion else None,
-                              _confirm.prediction_platform(args), companion.found if companion else None)
+    options = Options.from_args(args, lang).with_companion(companion.path if companion else None,
+                                                            companion.found if companion else None).for_platform()
     with located(text, source):
         mc = analyse_module(module, text, source, options, stablehlo)
         _undecidable(mc, source, lang)
@@ -75,14 +77,18 @@ def run(args: argparse.Namespace) -> int:
         if args.confirm and mc.undecidable is None else None
     mc.confirm = confirmed
     _confirm.note_if_unavailable(confirmed, lang)
+    # The document is built once, after the verdict is set: the page and --json both view it.
+    doc = offload_document(mc, lang) if args.html or args.json else None
     if args.html:
-        _write_html(args, mc, lang)
+        assert doc is not None
+        _write_html(args, doc, lang)
     if args.fix and not args.json:
         return _apply_fix(args, text, source, mc, stablehlo, lang=lang)
     if args.json:
+        assert doc is not None
         fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True, lang=lang) if args.fix else None
         if not (args.fix and (args.output == "-" or args.diff)):
-            chosen = emit_document(offload_document(mc, lang), args, schema="offload")
+            chosen = emit_document(doc, args, schema="offload")
             if chosen is not None and fixed_rc is None:
                 return chosen
         if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
@@ -126,11 +132,11 @@ def _undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
         mc.undecidable = undecided(kinds, source, lang)[1]
 
 
-def _write_html(args: argparse.Namespace, mc: ModuleCheck, lang: str) -> None:
+def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> None:
     """``--html OUT``: the offload document as a page (the path drawn, both remedies), in ``lang``."""
     from ..report.html import render_offload_html
 
-    page = render_offload_html({"schema_version": 1, **offload_document(mc, lang)},
+    page = render_offload_html({"schema_version": 1, **doc},
                                title=label("status.offload_title", lang, source=args.file), lang=lang)
     write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo], lang)
 

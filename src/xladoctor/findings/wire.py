@@ -6,6 +6,10 @@ is the JSON of a :class:`~.model.Report`.  Renderers used to read that JSON back
 object *and* the typed report it was written from: it serialises as the same bytes (a ``dict``),
 and renderers take ``report_of(...)`` from it, so nothing is parsed back in-process.
 
+An ``offload`` document's analysis records (``errors[i]``) are typed the same way, as
+:class:`Record` (findings/records.py): in-process the analysis makes them so; a document read
+back gets them here, so the pages draw every record from typed hops and fixes.
+
 JSON stays the wire format where a document crosses a process boundary: ``check``'s worker
 processes return their entries as JSON text (:func:`to_wire`), and the parent reads them with
 :func:`from_wire`, where each ``diagnostics`` is parsed once (:func:`load_document`).  A
@@ -57,11 +61,6 @@ class Record(dict[str, Any]):
         return (dict, (dict(self),))
 
 
-def record_finding(record: Any) -> Finding | None:
-    """The typed finding of an analysis record (None for a plain JSON one)."""
-    return record.finding if isinstance(record, Record) else None
-
-
 def typed(report: Report) -> Diagnostics:
     """The ``diagnostics`` key of a document, written once from ``report`` and carrying it."""
     return Diagnostics(to_json(report), report)
@@ -99,12 +98,31 @@ def _load_diagnostics(d: Mapping[str, Any]) -> Any:
     return Diagnostics(d, report, aligned)
 
 
+def _load_records(items: list[Any]) -> list[Any]:
+    """An ``errors`` list of E1200 analysis records, each typed (findings/records.py)."""
+    from .records import is_analysis_record, record_from_json
+
+    if not items or isinstance(items[0], Record):
+        return items
+    if not all(is_analysis_record(e) for e in items):
+        return load_document(items)
+    return [e if isinstance(e, Record) else record_from_json(e) for e in items]
+
+
+def _load_value(key: str, value: Any) -> Any:
+    if key == "diagnostics" and isinstance(value, dict):
+        return _load_diagnostics(value)
+    if key == "errors" and isinstance(value, list):
+        return _load_records(value)
+    return load_document(value)
+
+
 def load_document(doc: Any) -> Any:
-    """``doc`` with every ``diagnostics`` object in it typed (parsed once); the process boundary's
-    reader.  Other values are left as they are; a document already typed is returned unchanged."""
+    """``doc`` with every ``diagnostics`` object and every E1200 analysis record in it typed (parsed
+    once); the process boundary's reader.  Other values are left as they are; a document already
+    typed is returned unchanged."""
     if isinstance(doc, dict):
-        out = {k: (_load_diagnostics(v) if k == "diagnostics" and isinstance(v, dict) else load_document(v))
-               for k, v in doc.items()}
+        out = {k: _load_value(k, v) for k, v in doc.items()}
         return out if any(out[k] is not doc[k] for k in doc) else doc
     if isinstance(doc, list):
         items = [load_document(v) for v in doc]

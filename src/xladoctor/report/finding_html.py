@@ -9,17 +9,17 @@ hop's Python line is always ``file:line (function)`` whichever document the hops
 Where the hops come from is the caller's business: the ``diagnostics`` finding of an
 ``offload`` document, or, for an analysis that is not a finding (a compiled module, whose
 ``diagnostics`` is empty because XLA already ran the pass on it; the ``--hlo`` analysis
-inside an ``explain`` document), the analysis' own path read through :func:`hops_from_json`.
+inside an ``explain`` document), the typed finding its record carries (findings/wire.py's
+``Record``; a record read back from JSON is typed at that boundary, findings/records.py).
 """
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..findings.model import Finding, FindingKind, Fix, FixKind, Hop, SourceLocation
+from ..findings.model import Finding, FindingKind, Fix, FixKind, Hop
 from ..labels import glossary, label
 from .finding_text import fix_jax, shape_index_of
 from .html_base import code_block, diff_block, esc, is_rtl, lbl, ltr, prose, shape_index_text
@@ -28,34 +28,9 @@ from .html_flow import FlowNode
 HostSet = set[tuple[str, tuple[Any, ...]]]
 """(instruction, shape index) of every position the analysis found in host memory."""
 
-_LOCATION = re.compile(r"^(?P<file>.*):(?P<line>\d+)(?: \((?P<function>.*)\))?$")
-
-
 def host_set(positions: Iterable[Mapping[str, Any]]) -> HostSet:
     """The document's ``host_positions`` (or a trace standing for them) as lookup keys."""
     return {(p.get("instruction", ""), tuple(p.get("shape_index") or ())) for p in positions}
-
-
-def _source(value: Any) -> SourceLocation | None:
-    """A hop's Python line as an ``offload`` document writes it (``file:line (function)``) or
-    as the ``diagnostics``/``explain`` analysis does (``{file, line, function, column}``)."""
-    if isinstance(value, Mapping):
-        if not value.get("file"):
-            return None
-        return SourceLocation(str(value["file"]), int(value.get("line") or 0), value.get("function"),
-                              value.get("column"))
-    match = _LOCATION.match(str(value or ""))
-    if match is None:
-        return None
-    return SourceLocation(match["file"], int(match["line"]), match["function"])
-
-
-def hops_from_json(path: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
-    """An analysis' path (``errors[i].path`` of an offload document) as the model's hops."""
-    return tuple(Hop(str(h.get("instruction", "?")), shape_index_of(h.get("shape_index")), h.get("opcode") or None,
-                     h.get("shape") or None, h.get("computation") or None, h.get("line"),
-                     _source(h.get("source") or h.get("location")))
-                 for h in path)
 
 
 def finding_where(diagnostics: Mapping[str, Any] | None, kind: FindingKind, field: str,
@@ -260,20 +235,3 @@ def fix_cards(fixes: Sequence[Fix], facts: Mapping[str, Any], lang: str) -> str:
     if listed:
         out += f'<h5>{lbl(lang, "html.fixes")}</h5><ol class="fixlist">{listed}</ol>'
     return out
-
-
-def e1200_fixes_from_json(err: Mapping[str, Any]) -> tuple[tuple[Fix, ...], dict[str, Any]]:
-    """An analysis' ``errors[i].fix`` (a compiled module, whose ``diagnostics`` is empty by design)
-    as the model's fixes, through the adapter's own constructors, and the fields their cards read."""
-    from ..findings.from_offload import host_output_fix, move_to_device_fix
-
-    fix = err.get("fix")
-    if not isinstance(fix, Mapping):
-        return (), {}
-    host, dev = fix.get("host") or {}, fix.get("device") or {}
-    fixes = (host_output_fix(shape_index_text(err.get("output_index")), str(host.get("entry_result_layout") or ""),
-                             str(host.get("jax") or "")),
-             move_to_device_fix(str(dev.get("after_instruction") or ""), dev.get("location"), str(dev.get("jax") or "")))
-    facts = {"result_name": host.get("result_name"), "host_layout": host.get("entry_result_layout"),
-             "returned_value": dev.get("after_instruction"), "returned_location": dev.get("location")}
-    return fixes, facts

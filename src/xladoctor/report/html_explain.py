@@ -18,7 +18,7 @@ from ..findings.model import Finding, Hop
 from ..labels import label
 from ..units import bytes_text
 from .explain_text import HIDDEN_ANALYSIS
-from .finding_html import hops_from_json, host_set, logged_fixes, logged_path, logged_twin, path_nodes, trace_nodes
+from .finding_html import host_set, logged_fixes, logged_path, logged_twin, path_nodes, trace_nodes
 from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, ltr, prose
 from .html_flow import FlowNode, render_flow
 from .html_inputs import bytes_bars, dims_bars
@@ -96,11 +96,11 @@ def _trace_nodes(analysis: dict[str, Any], path: Sequence[Hop], lang: str) -> li
     offload = analysis.get("offload") or {}
     errors = [e for e in offload.get("errors") or [] if isinstance(e, dict)]
     if errors:
-        from ..findings.wire import record_finding
+        from ..findings.wire import Record
 
         err = errors[0]
-        typed = record_finding(err)  # the --hlo analysis made in this process; else read from JSON
-        hops = typed.path if typed is not None and typed.path else hops_from_json(err.get("path") or err.get("trace") or [])
+        # the --hlo analysis, typed where it was made or where its document was read back
+        hops = (err.finding.path or err.trace) if isinstance(err, Record) else ()
         return path_nodes(hops, err.get("output_index"),
                           err.get("output_layout"), host_set(err.get("trace") or []),
                           err.get("origin_instruction") or "", lang)

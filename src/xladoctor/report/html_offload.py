@@ -16,9 +16,7 @@ from ..findings.serialise import thaw_json
 from ..labels import glossary, in_lang, label
 from .finding_html import (
     HostSet,
-    e1200_fixes_from_json,
     fix_cards,
-    hops_from_json,
     host_set,
     matching_finding,
     path_nodes,
@@ -66,23 +64,19 @@ def _error_facts(err: dict[str, Any], doc: dict[str, Any],
                  by_output: dict[tuple[Any, ...], Finding] | None = None) -> _ErrorFacts:
     """One ``errors`` entry's facts, message, hops (to draw and to tabulate) and fixes, from its
     finding in the ``diagnostics`` (the model); where the analysis is not a finding (a compiled
-    module: ``diagnostics`` is empty by design), from the analysis' own entry read into the
-    model's hops and fixes. The drawing falls back to XLA's trace when the path is empty."""
+    module: ``diagnostics`` is empty by design), from the typed finding its record carries
+    (findings/wire.py's ``Record``: made by the analysis, or by ``load_document`` for a document
+    read back).  The drawing falls back to XLA's trace when the path is empty."""
     from ..findings.wire import Record
 
     f = (matching_finding(err, doc.get("diagnostics")) if by_output is None
          else by_output.get(tuple(err.get("output_index") or ())))
-    if f is None and isinstance(err, Record):  # a compiled module's analysis, typed in this process
-        return _ErrorFacts(thaw_json(err.finding.fields), err.finding.message, err.finding.path or err.trace,
-                           err.finding.path, err.finding.fixes)
-    if f is None:  # the same analysis read from a JSON document
-        path = hops_from_json(err.get("path") or [])
-        fixes, fix_facts = e1200_fixes_from_json(err)
-        facts: Mapping[str, Any] = {**err, **fix_facts}
-        message = str(err.get("message", ""))
-    else:
-        path, facts, message, fixes = f.path, thaw_json(f.fields), f.message, f.fixes
-    return _ErrorFacts(facts, message, path or hops_from_json(err.get("trace") or []), path, fixes)
+    trace = err.trace if isinstance(err, Record) else ()
+    if f is None and isinstance(err, Record):
+        f = err.finding
+    if f is None:  # a hand-made record that is not an analysis' (no output index or trace): its text only
+        return _ErrorFacts(err, str(err.get("message", "")), (), (), ())
+    return _ErrorFacts(thaw_json(f.fields), f.message, f.path or trace, f.path, f.fixes)
 
 
 def flow_legend(lang: str) -> str:

@@ -1,0 +1,88 @@
+"""An E1200 analysis record of a JSON document read back as the model (the process boundary only).
+
+An ``offload`` document's ``errors[i]`` (and an ``explain --hlo`` finding's ``analysis.offload``
+errors) is the analysis' own record of one mismatch.  For a compiled module it is not a finding
+(XLA already ran the pass: ``diagnostics`` is empty by design), yet the page draws it as one: its
+path, XLA's trace, both fixes.  In the process that ran the analysis the record is a
+:class:`~.wire.Record` carrying those as typed values.  A document that crossed a process (a
+``check`` worker's entry) or came from outside (a ``--json`` file) is typed here, once, by
+:func:`~.wire.load_document`; the renderers never read a record's JSON into hops or fixes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..ir.shape import format_shape_index
+from .model import Finding, FindingKind, Fix, Hop, Origin, Severity, SourceLocation
+
+_LOCATION = re.compile(r"^(?P<file>.*):(?P<line>\d+)(?: \((?P<function>.*)\))?$")
+
+
+def is_analysis_record(value: Any) -> bool:
+    """An E1200 analysis record: what :func:`record_from_json` types (an output index and XLA's trace)."""
+    return isinstance(value, Mapping) and "output_index" in value and "trace" in value
+
+
+def _shape_index(value: Any) -> tuple[int, ...]:
+    return tuple(i for i in value if isinstance(i, int)) if isinstance(value, (list, tuple)) else ()
+
+
+def _source(value: Any) -> SourceLocation | None:
+    """A hop's Python line as an ``offload`` document writes it (``file:line (function)``) or
+    as the ``diagnostics``/``explain`` analysis does (``{file, line, function, column}``)."""
+    if isinstance(value, Mapping):
+        if not value.get("file"):
+            return None
+        return SourceLocation(str(value["file"]), int(value.get("line") or 0), value.get("function"),
+                              value.get("column"))
+    match = _LOCATION.match(str(value or ""))
+    if match is None:
+        return None
+    return SourceLocation(match["file"], int(match["line"]), match["function"])
+
+
+def hops_from_json(path: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
+    """An analysis' path (``errors[i].path``) or XLA's trace (``errors[i].trace``) as the model's hops."""
+    return tuple(Hop(str(h.get("instruction", "?")), _shape_index(h.get("shape_index")), h.get("opcode") or None,
+                     h.get("shape") or None, h.get("computation") or None, h.get("line"),
+                     _source(h.get("source") or h.get("location")))
+                 for h in path)
+
+
+def _index_text(index: Any) -> str:
+    if isinstance(index, (list, tuple)):
+        return format_shape_index(tuple(index))
+    return "" if index is None else str(index)
+
+
+def e1200_fixes_from_json(err: Mapping[str, Any]) -> tuple[tuple[Fix, ...], dict[str, Any]]:
+    """An analysis' ``errors[i].fix`` as the model's fixes, through the adapter's own
+    constructors, and the fields their cards read."""
+    from .from_offload import host_output_fix, move_to_device_fix
+
+    fix = err.get("fix")
+    if not isinstance(fix, Mapping):
+        return (), {}
+    host, dev = fix.get("host") or {}, fix.get("device") or {}
+    fixes = (host_output_fix(_index_text(err.get("output_index")), str(host.get("entry_result_layout") or ""),
+                             str(host.get("jax") or "")),
+             move_to_device_fix(str(dev.get("after_instruction") or ""), dev.get("location"), str(dev.get("jax") or "")))
+    facts = {"result_name": host.get("result_name"), "host_layout": host.get("entry_result_layout"),
+             "returned_value": dev.get("after_instruction"), "returned_location": dev.get("location")}
+    return fixes, facts
+
+
+def record_from_json(err: Mapping[str, Any]) -> Any:
+    """``err`` as a :class:`~.wire.Record`: the same JSON, with the finding it stands for (its
+    fields the record's own plus those its fix cards read) and XLA's trace as hops."""
+    from ..offload.result import E1200_CODE, E1200_NAME
+    from .wire import Record
+
+    fixes, fix_facts = e1200_fixes_from_json(err)
+    finding = Finding(str(err.get("code") or E1200_CODE), E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH,
+                      Origin.PREDICTED, Severity.ERROR, E1200_NAME, str(err.get("message", "")),
+                      path=hops_from_json(err.get("path") or []), fixes=fixes, fields={**err, **fix_facts})
+    return Record(err, finding, hops_from_json(err.get("trace") or []))
