@@ -69,6 +69,9 @@ class OffloadFinding:
     """Where the tensor was moved to host (or the argument, for a host-memory parameter)."""
     offloaded_from: tuple[SourceLine, ...]
     """The callers of ``offloaded_at``, innermost first (a helper's callers, up to the jitted function)."""
+    offloaded_via: tuple[SourceLine, ...]
+    """The helpers between ``offloaded_at`` and the placement itself, in call order from the
+    user's line inwards (wrappers of ``device_put``/``place_to_host`` that only hand the value back)."""
     host_argument: str | None
     """The argument's name when the tensor arrived in host memory (input streaming)."""
     path: tuple[PathStep, ...]
@@ -211,17 +214,25 @@ def _steps(hops: tuple[PathHop, ...]) -> tuple[PathStep, ...]:
                           h.shape, SourceLine.of(h.location)) for h in hops)
 
 
-def _origin(program: LoweredProgram, err: OutputMismatch) -> tuple[SourceLine | None, tuple[SourceLine, ...]]:
+def _origin(program: LoweredProgram, err: OutputMismatch
+            ) -> tuple[SourceLine | None, tuple[SourceLine, ...], tuple[SourceLine, ...]]:
+    """Where the tensor went to host: the primary frame of its stack (:mod:`xladoctor.ir.frames`:
+    the user's line, not a helper that only wraps the placement nor a library's), its callers up
+    to the traced function, and the helpers between it and the placement (from the user's line inwards)."""
+    from ..ir.frames import frame_roles, primitive_name
+
     instr = program.module.get_instruction(err.origin_instruction)
     if instr is None:
-        return None, ()
-    stack = python_stack(program.module, instr)
-    if stack:
-        lines = [SourceLine.of(loc) for loc in stack]
-        callers = [s for s in lines[1:] if s is not None and not s.file.startswith(_OWN_DIR)]
-        traced = program.traced_function or (None, _traced_name(program))
-        return lines[0], tuple(_up_to_traced_function(callers, traced))
-    return None, ()
+        return None, (), ()
+    stack = [f for f in python_stack(program.module, instr) if not f.file.startswith(_OWN_DIR)]
+    if not stack:
+        return None, (), ()
+    md = instr.metadata
+    roles = frame_roles(stack, _traced_name(program), primitive_name(md.op_name if md is not None else None))
+    callers = [s for s in (SourceLine.of(c) for c in roles.callers) if s is not None]
+    traced = program.traced_function or (None, _traced_name(program))
+    helpers = tuple(h for h in (SourceLine.of(c) for c in reversed(roles.helpers)) if h is not None)
+    return SourceLine.of(roles.primary), tuple(_up_to_traced_function(callers, traced)), helpers
 
 
 def _traced_name(program: LoweredProgram) -> str:
@@ -291,10 +302,11 @@ def _findings(program: LoweredProgram, result: HostOffloadResult) -> list[Offloa
         main_index = err.output_index[0] if err.output_index else 0
         output = names[main_index] if main_index < len(names) else f"output {list(err.output_index)}"
         returned = _returned_line(program, fix)
-        offloaded_at, offloaded_from = _origin(program, err)
+        offloaded_at, offloaded_from, offloaded_via = _origin(program, err)
         out.append(OffloadFinding(
             output=output, leaf=leaves.get(main_index, main_index), xla_message=err.full_message,
             start=err.start, origin=err.origin, offloaded_at=offloaded_at, offloaded_from=offloaded_from,
+            offloaded_via=offloaded_via,
             host_argument=_host_argument(program, err),
             path=_steps(err.path or err.trace), returned_at=returned,
             host_fix=host_fix_code(output, offending, program),
@@ -395,7 +407,8 @@ def report_json(report: OffloadReport) -> dict[str, Any]:
         "findings": [{
             "output": f.output, "leaf": f.leaf, "xla_message": f.xla_message, "start": f.start,
             "origin": f.origin, "offloaded_at": line_json(f.offloaded_at),
-            "offloaded_from": [line_json(c) for c in f.offloaded_from], "host_argument": f.host_argument,
+            "offloaded_from": [line_json(c) for c in f.offloaded_from],
+            "offloaded_via": [line_json(c) for c in f.offloaded_via], "host_argument": f.host_argument,
             "path": [{"instruction": p.instruction, "opcode": p.opcode, "shape": p.shape,
                       "source": line_json(p.source)} for p in f.path],
             "returned_at": line_json(f.returned_at), "host_fix": f.host_fix, "device_fix": f.device_fix,

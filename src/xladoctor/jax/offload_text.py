@@ -36,6 +36,7 @@ def jax_facts(f: OffloadFinding, target: str) -> dict[str, Any]:
     each Python line is already its text, as :class:`SourceLine` writes it)."""
     return {"target": target, "output": f.output, "leaf": f.leaf, "host_argument": f.host_argument,
             "offloaded_at": _line_text(f.offloaded_at), "offloaded_from": [str(c) for c in f.offloaded_from],
+            "offloaded_via": [str(c) for c in f.offloaded_via],
             "path": [str(s) for s in f.source_lines()], "returned_at": _line_text(f.returned_at)}
 
 
