@@ -105,6 +105,20 @@ def test_each_graph_of_a_tensors_file_is_checked_at_the_files_own_lines(tmp_path
     assert doc["files"][0]["graph"]["line"] == 10 and doc["files"][0]["hlo"]["name"] == "IrToHlo.10"
 
 
+def test_a_graph_synced_at_every_step_is_checked_once(tmp_path, capsys):
+    """torch_xla appends the step's graph at every sync: 300 steps are one entry, counted, in one pass."""
+    path = tmp_path / "loop.graphs.txt.0"
+    path.write_text((DATA / "offload_returned.graphs.txt.0").read_text() * 300
+                    + (DATA / "train_step.graphs.txt.0").read_text())
+    code, out, _ = run(["check", path], capsys)
+    assert code == 1
+    assert f"== {path} (graph 1 of 2, synced 300 times, first at /recorded/pytorch_xla/make_samples.py:" in out
+    doc = json.loads(run(["check", "--json", path], capsys)[1])
+    assert [(f["graph"]["index"], f["graph"]["times"]) for f in doc["files"]] == [(1, 300), (2, 1)]
+    assert doc["files"][1]["graph"]["line"] == 300 * 28 + 10  # its own line in the file (28 lines a graph)
+    assert not schema_errors(doc, "check")
+
+
 def test_offload_and_hlo_read_one_graph(tmp_path, capsys):
     path = _two_graphs(tmp_path)
     before = path.read_text()

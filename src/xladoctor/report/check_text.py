@@ -43,6 +43,9 @@ def _shown_path(f: dict[str, Any], lang: str) -> str:
     if not isinstance(synced, dict):
         return label("check.graph_of_unsynced", lang, path=path, index=graph["index"], of=graph["of"])
     where = escape_field(f"{synced['file']}:{synced['line']}")
+    if graph.get("times", 1) > 1:  # the same graph synced again at each step: checked once
+        return label("check.graph_of_repeated", lang, path=path, index=graph["index"], of=graph["of"],
+                     times=graph["times"], where=where)
     return label("check.graph_of", lang, path=path, index=graph["index"], of=graph["of"], where=where)
 
 

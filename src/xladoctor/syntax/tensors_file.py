@@ -30,7 +30,7 @@ or dot has no ``HloModule`` line and is refused, located, with the format to use
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import InputError
 
@@ -56,6 +56,10 @@ class SavedGraph:
     """The file's line of the graph's ``HloModule`` header (1-based)."""
     text: str
     """The module's text, preceded by one empty line per line of the file before it."""
+    digest: str = ""
+    """torch_xla's ``Graph Hash`` (the module text where it has none): the same graph synced again."""
+    times: int = 1
+    """How often the file holds this graph (each step of a loop syncs the same one again)."""
 
     def user_frame(self) -> tuple[str, str, int] | None:
         """The innermost frame outside installed packages (the user's ``sync``/``mark_step`` line)."""
@@ -65,7 +69,7 @@ class SavedGraph:
 
     def to_json(self, count: int) -> dict[str, object]:
         where = self.user_frame()
-        return {"index": self.index, "of": count, "reason": self.reason, "line": self.line,
+        return {"index": self.index, "of": count, "reason": self.reason, "line": self.line, "times": self.times,
                 "synced_at": None if where is None else {"function": where[0], "file": where[1], "line": where[2]}}
 
 
@@ -75,14 +79,27 @@ def is_tensors_file(head: str) -> bool:
     return start.startswith(BEGIN) or _HEADER.match(start) is not None
 
 
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
+class _Lines:
+    """Line numbers of offsets met in increasing order, counted once over the text (a file of
+    thousands of graphs is read in one pass, not once per graph)."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.line = text, 0, 1
+
+    def at(self, pos: int) -> int:
+        if pos < self.pos:  # never asked out of order by saved_graphs; counted afresh if it were
+            return self.text.count("\n", 0, pos) + 1
+        self.line += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+        return self.line
 
 
 def saved_graphs(text: str, source: str) -> list[SavedGraph]:
-    """Every graph of a tensors file, in order; a graph without its end or without HLO text is an
-    :class:`InputError` at its ``## BEGIN_GRAPH`` line."""
-    graphs: list[SavedGraph] = []
+    """The distinct graphs of a tensors file, in the order first synced (a graph synced again, by
+    its ``Graph Hash``, counts in ``times`` and keeps its first place); a graph without its end or
+    without HLO text is an :class:`InputError` at its ``## BEGIN_GRAPH`` line."""
+    graphs: dict[str, SavedGraph] = {}
+    lines = _Lines(text)
     pos = 0
     while True:
         begin = text.find(BEGIN, pos)
@@ -93,21 +110,30 @@ def saved_graphs(text: str, source: str) -> list[SavedGraph]:
         end = text.find(END, body)
         if end < 0:
             raise InputError(f"'{BEGIN}' without its '{END}' (a tensors file cut short?)", source,
-                             _line_of(text, begin), 1)
+                             lines.at(begin), 1)
         trailer = _TRAILER.search(text, body, end)
         stop = trailer.start() if trailer else end
         module = text[body:stop]
         first = len(module) - len(module.lstrip())
+        line = lines.at(body + first)
         if not module[first:].startswith("HloModule"):
             raise InputError("this graph is not HLO text: save it with XLA_SAVE_TENSORS_FMT=hlo "
-                             "(text and dot are torch_xla's own formats)", source, _line_of(text, body + first), 1)
-        headers = list(_HEADER_LINE.finditer(text, pos, begin))
-        reason, frames = _graph_info(text[headers[-1].start():begin] if headers else "")
-        line = _line_of(text, body + first)
-        graphs.append(SavedGraph(len(graphs) + 1, reason, frames, line,
-                                 "\n" * (line - 1) + module[first:]))
+                             "(text and dot are torch_xla's own formats)", source, line, 1)
+        if trailer is not None:
+            eol = text.find("\n", trailer.end(), end)
+            digest = text[trailer.end():eol if eol >= 0 else end].strip()
+        else:
+            digest = module[first:].strip()
+        seen = graphs.get(digest)
+        if seen is not None:
+            graphs[digest] = replace(seen, times=seen.times + 1)
+        else:
+            headers = list(_HEADER_LINE.finditer(text, pos, begin))
+            reason, frames = _graph_info(text[headers[-1].start():begin] if headers else "")
+            graphs[digest] = SavedGraph(len(graphs) + 1, reason, frames, line, "\n" * (line - 1) + module[first:],
+                                        digest)
         pos = end + len(END)
-    return graphs
+    return list(graphs.values())
 
 
 def _graph_info(info: str) -> tuple[str, tuple[tuple[str, str, int], ...]]:
