@@ -45,6 +45,11 @@ _TEXT_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("cpu", re.compile(r'custom_call_target="(?:__onednn\$|lapack_|xla\.cpu\.)'), "provenance.cpu_library_call"),
 )
 _OFFLOAD_MARKS = ("annotate_device_placement", "MoveToHost", "MoveToDevice", "_xla_buffer_placement")
+_TORCH_XLA_NAME = re.compile(r"HloModule\s+(?:SyncTensorsGraph|IrToHlo)\.\d+(?:[,\s]|$)")
+"""PyTorch/XLA names its graphs ``SyncTensorsGraph.N`` (compiled by a sync, as ``--xla_dump_to``
+shows them) and ``IrToHlo.N`` (``_get_xla_tensors_hlo``, ``XLA_SAVE_TENSORS_FILE``)."""
+_TORCH_XLA_OP = re.compile(r'op_type="(?:xla__|aten__)')
+"""Its ``XLA_HLO_DEBUG=1`` metadata: ``op_type="aten__mm"``, ``op_type="xla__device_data"``."""
 
 
 @dataclass
@@ -58,6 +63,8 @@ class Provenance:
     evidence: list[str] = field(default_factory=list)
     conflicting: bool = False
     """Evidence pointed at more than one platform (the strongest rule won)."""
+    frontend: str | None = None
+    """``pytorch_xla`` for a PyTorch/XLA graph (its module name or its ops' metadata), else None."""
     possibly_cpu: bool = False
     """Nothing tells the platform, and the module is what jax's CPU lowering leaves of a program
     that moves a host argument to device (:func:`possibly_cpu_lowering`): the verdict says so."""
@@ -67,19 +74,29 @@ class Provenance:
         """Can an offload verdict on this module stand for TPU/GPU?  ``None``: cannot tell."""
         if self.platform is None:
             return None
-        return self.platform != "cpu"
+        return self.platform != "cpu" or self._same_graph_everywhere
+
+    @property
+    def _same_graph_everywhere(self) -> bool:
+        """PyTorch/XLA lowers one graph for every device, its placement custom calls included (torch_xla
+        2.9.0: the CPU dump of ``place_to_host`` keeps ``annotate_device_placement``), so its CPU
+        lowering is the TPU's module; only a compiled (after-optimisations) module is the CPU's own."""
+        return self.frontend == "pytorch_xla" and self.stage == "lowered"
 
     def note(self) -> str | None:
         """The warning to show with an offload verdict, or ``None`` when there is none to give."""
+        if self.platform == "cpu" and self._same_graph_everywhere:
+            return label("status.pytorch_xla_cpu_lowered", evidence=self.evidence[0])
         if self.platform != "cpu":
             return label("status.maybe_cpu_lowered", evidence=self.evidence[0]) if self.possibly_cpu else None
         return label("status.cpu_compiled" if self.stage == "compiled" else "status.cpu_lowered",
                      evidence=self.evidence[0])
 
     def to_json(self) -> dict[str, Any]:
-        return {"platform": self.platform, "stage": self.stage, "evidence": list(self.evidence),
-                "conflicting": self.conflicting, "faithful_for_accelerator": self.faithful_for_accelerator,
-                "note": self.note()}
+        doc = {"platform": self.platform, "stage": self.stage, "evidence": list(self.evidence),
+               "conflicting": self.conflicting, "faithful_for_accelerator": self.faithful_for_accelerator,
+               "note": self.note()}
+        return {**doc, "frontend": self.frontend} if self.frontend else doc
 
 
 def hlo_header(text: str) -> str | None:
@@ -190,11 +207,19 @@ def detect(text: str, path: str | None = None) -> Provenance:
             hits.append((platform, label(key)))
     platforms = {p for p, _ in hits}
     prov = Provenance(hits[0][0] if hits else None, "compiled" if compiled else "lowered",
-                      [what for _, what in hits], conflicting=len(platforms) > 1)
+                      [what for _, what in hits], conflicting=len(platforms) > 1, frontend=frontend_of(text))
     if prov.platform is None and not compiled and not any(m in text for m in _OFFLOAD_MARKS) \
             and "S(5)" in header:
         prov.evidence.append(label("provenance.host_layout_no_annotation"))
     return prov
+
+
+def frontend_of(text: str) -> str | None:
+    """``pytorch_xla`` when the module is a PyTorch/XLA graph (its name, or its metadata in the
+    first 64 KiB); None otherwise (JAX's modules are told apart by :mod:`.checking.memory_kinds`)."""
+    if _TORCH_XLA_NAME.match(_header(text)) or _TORCH_XLA_OP.search(text, 0, 1 << 16):
+        return "pytorch_xla"
+    return None
 
 
 def cpu_lowering_from_memory_kinds(module: Any) -> str | None:

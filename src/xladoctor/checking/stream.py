@@ -71,20 +71,27 @@ def _undecided(head: bytes) -> bool:
 
 
 def check_stream(f: BinaryIO, source: str, opts: RouteOptions, path: str | None = None,
-                 stablehlo: str | None = None, sniff: bool = True) -> dict[str, Any]:
+                 stablehlo: str | None = None, sniff: bool = True, graph: int | None = None) -> dict[str, Any]:
     """Check one input: an HLO module is read whole (triaged, then analysed); anything else is a log, streamed.
 
     ``path`` names a regular file the log scan may reopen (to use every core on a big log);
     ``stablehlo`` the same program's StableHLO file (its memory kinds go into the module).
     A stream whose first bytes show compression (stdin, a file without its suffix) is
-    decompressed (``sniff``: one level, :func:`xladoctor.files.compression_in`).
+    decompressed (``sniff``: one level, :func:`xladoctor.files.compression_in`).  A PyTorch/XLA
+    tensors file is read whole and its graph ``graph`` (1-based; its only one when None) checked
+    as a module (:func:`_check_graph`).
     """
     head = _read_head(f)
     from ..files import compression_in, decompressing
 
     ext = compression_in(head) if sniff else None
     if ext is not None:
-        return check_stream(decompressing(head, f, source, ext), source, opts, None, stablehlo, sniff=False)
+        return check_stream(decompressing(head, f, source, ext), source, opts, None, stablehlo, sniff=False,
+                            graph=graph)
+    from ..syntax.tensors_file import is_tensors_file
+
+    if graph is not None or is_tensors_file(head[:4096].decode("utf-8", "replace")):
+        return _check_graph(decode_text(bytes(_read_rest(f, head, source)), source), source, opts, graph)
     if _looks_like_hlo(head.decode("utf-8", "replace")):
         data = _read_rest(f, head, source)
         from ..provenance import is_compiled
@@ -115,31 +122,51 @@ def check_stream(f: BinaryIO, source: str, opts: RouteOptions, path: str | None 
     return log_entry(LogScan(scanner.finish(), source, scanner.not_shown), opts.lang)
 
 
-def check_path(path: str, explicit: bool, opts: RouteOptions, stablehlo: str | None = None) -> dict[str, Any]:
+def _check_graph(text: str, source: str, opts: RouteOptions, graph: int | None) -> dict[str, Any]:
+    """One graph of a tensors file, checked as the module it holds (with the same triage as a
+    module file), its entry saying which graph and where the step synced (``graph``)."""
+    from ..syntax.tensors_file import saved_graphs, select_graph
+
+    count = len(saved_graphs(text, source))
+    module_text, saved = select_graph(text, source, graph)
+    assert saved is not None
+    if not opts.full:
+        from ..hlo_triage import triage
+
+        t = triage(module_text.encode("utf-8"), False)
+        if not t.analyse:
+            return {**triaged_entry(source, t.module_name, False), "graph": saved.to_json(count)}
+    entry = check_hlo(module_text, source, opts)
+    return {**entry, "graph": saved.to_json(count)}
+
+
+def check_path(path: str, explicit: bool, opts: RouteOptions, stablehlo: str | None = None,
+               graph: int | None = None) -> dict[str, Any]:
     """Check one file; never raises: whatever goes wrong becomes this file's ``error`` entry.
 
     The module is freed before the next file is read: the IR is cyclic (parent pointers) and is
     built with the collector paused, so without a collection here the last module is still in
     memory, as garbage, while the next one is parsed (issue 20: two modules at the peak)."""
-    entry = _check_path(path, explicit, opts, stablehlo)
+    entry = _check_path(path, explicit, opts, stablehlo, graph)
     collect()
     return entry
 
 
-def _check_path(path: str, explicit: bool, opts: RouteOptions, stablehlo: str | None = None) -> dict[str, Any]:
+def _check_path(path: str, explicit: bool, opts: RouteOptions, stablehlo: str | None = None,
+                graph: int | None = None) -> dict[str, Any]:
     from ..files import check_readable_kind, compression_of, open_input, open_regular
 
     try:
         if compression_of(path):  # decompressed as it is read, bounded; scanned as a stream
             with open_input(path, explicit) as stream:
-                return check_stream(stream, path, opts, None, stablehlo, sniff=False)
+                return check_stream(stream, path, opts, None, stablehlo, sniff=False, graph=graph)
         if explicit:
             kind = check_readable_kind(path)
             fd = os.open(path, os.O_RDONLY)
         else:
             kind, fd = "regular", open_regular(path)
         with os.fdopen(fd, "rb", buffering=0) as f:
-            return check_stream(f, path, opts, path if kind == "regular" else None, stablehlo)
+            return check_stream(f, path, opts, path if kind == "regular" else None, stablehlo, graph=graph)
     except InputError as err:
         return error_entry(path, str(err))
     except OSError as e:

@@ -39,6 +39,9 @@ class Item:
     """The same program's StableHLO beside it (``NAME.mlir``/``NAME.stablehlo`` for ``NAME.hlo``)."""
     companion_of: str | None = None
     """For that StableHLO file itself: the module it is read with (so it is not checked alone)."""
+    graph: int | None = None
+    """A graph of a PyTorch/XLA tensors file (``XLA_SAVE_TENSORS_FILE``), 1-based: each is checked
+    as a module of its own (:mod:`xladoctor.syntax.tensors_file`)."""
 
 
 COMPANION_NOTE = "StableHLO of {hlo}: read with it, for its memory kinds"
@@ -84,20 +87,48 @@ def expand(paths: list[str], stablehlo: str | None = None) -> list[Item]:
             for entry in walk(path):
                 if entry.status == "file":
                     reason = skip_reason(entry.path)
-                    out.append(Item(entry.path, "skipped", reason) if reason else Item(entry.path, "file"))
+                    out.extend([Item(entry.path, "skipped", reason)] if reason else graph_items(entry.path, False))
                 else:
                     out.append(Item(entry.path, entry.status, entry.note))
         else:
             reason = skip_reason(path)
-            out.append(Item(path, "skipped", reason) if reason else Item(path, "file", explicit=True))
+            out.extend([Item(path, "skipped", reason)] if reason else graph_items(path, True))
     if stablehlo is not None:
         files = [i for i, it in enumerate(out) if it.status == "file"]
         if len(files) != 1:
             from ..errors import UsageError
 
             raise UsageError("--stablehlo names the StableHLO of one HLO module: give exactly one file with it")
-        out[files[0]] = Item(out[files[0]].path, "file", explicit=out[files[0]].explicit, stablehlo=stablehlo)
+        out[files[0]] = Item(out[files[0]].path, "file", explicit=out[files[0]].explicit, stablehlo=stablehlo,
+                             graph=out[files[0]].graph)
     return pair(out)
+
+
+_SNIFF = 4096
+
+
+def graph_items(path: str, explicit: bool) -> list[Item]:
+    """``path`` as one item, or one per graph when it is a PyTorch/XLA tensors file (its first bytes
+    say so; a file that cannot be read or split, or is not a regular file, stays one item: checking
+    it reports why)."""
+    import stat
+
+    from ..syntax.tensors_file import is_tensors_file, saved_graphs
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device is read once, by its check
+            return [Item(path, "file", explicit=explicit)]
+        with open(path, "rb") as f:
+            head = f.read(_SNIFF)
+            if not is_tensors_file(head.decode("utf-8", "replace")):
+                return [Item(path, "file", explicit=explicit)]
+            from ..files import decode_text
+
+            count = len(saved_graphs(decode_text(head + f.read(), path), path))
+    except (OSError, ValueError):
+        return [Item(path, "file", explicit=explicit)]
+    return [Item(path, "file", explicit=explicit, graph=n) for n in range(1, count + 1)] or \
+        [Item(path, "file", explicit=explicit)]
 
 
 def skip_reason(path: str) -> str | None:

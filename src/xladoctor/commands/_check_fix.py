@@ -33,7 +33,7 @@ def fix_items(items: list[Item], opts: Options, unsafe: bool, lang: str, say: An
     fixed = 0
     lines: list[str] = []
     for it in items:
-        if it.status == "file":
+        if it.status == "file" and it.graph is None:  # a tensors file is torch_xla's record, not an input to edit
             for what in _fix_file(it.path, it.explicit, it.stablehlo, opts, unsafe, lang):
                 lines.append(label("offload.fixed", lang, source=escape_field(it.path), what=what))
                 fixed += 1

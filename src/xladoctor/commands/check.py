@@ -103,26 +103,29 @@ def _check_all(items: list[Item], opts: Options, jobs: int, progress, want: Want
         def arrived(n: int, entry: Any) -> Kept:
             return keep(from_wire(entry) if isinstance(entry, str) else entry, want, todo[n], spool)
 
-        results = map_isolated(check_path_wire, [(items[i].path, items[i].explicit, opts, items[i].stablehlo)
-                                                 for i in todo], jobs, progress.advance, _crashed_entry, arrived)
+        results = map_isolated(check_path_wire, [(items[i].path, items[i].explicit, opts, items[i].stablehlo,
+                                                  items[i].graph) for i in todo],
+                               jobs, progress.advance, _crashed_entry, arrived)
         for i, kept in zip(todo, results):
             out[i] = kept
     else:
         for i in todo:
-            out[i] = keep(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo), want, i, spool)
+            out[i] = keep(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo, items[i].graph),
+                          want, i, spool)
             progress.advance()
     return [k for k in out if k is not None]
 
 
-def check_path_wire(path: str, explicit: bool, opts: Options, stablehlo: str | None = None) -> str:
+def check_path_wire(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
+                    graph: int | None = None) -> str:
     """:func:`~xladoctor.checking.stream.check_path` in a worker process: its entry as JSON text."""
     from ..checking.stream import check_path
     from ..findings.wire import to_wire
 
-    return to_wire(check_path(path, explicit, opts, stablehlo))
+    return to_wire(check_path(path, explicit, opts, stablehlo, graph))
 
 
-def _crashed_entry(args: tuple[str, bool, Options, str | None], why: str) -> dict[str, Any]:
+def _crashed_entry(args: tuple[str, bool, Options, str | None, int | None], why: str) -> dict[str, Any]:
     from ..checking.entries import error_entry
 
     path = args[0]

@@ -15,6 +15,7 @@ from ..report.finding_text import layout_warning
 from ..syntax.companion import resolve
 from ..syntax.hlo_parser import parse_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
+from ..syntax.tensors_file import select_graph
 from ..units import bytes_text
 from ._common import help_text, print_json, read_input
 
@@ -27,10 +28,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help=help_text(p, "cli.hlo.file"))
     p.add_argument("--json", action="store_true", help=help_text(p, "cli.hlo.json"))
     p.add_argument("--stablehlo", metavar="FILE", help=help_text(p, "cli.hlo.stablehlo"))
+    p.add_argument("--graph", type=int, metavar="N", help=help_text(p, "cli.hlo.graph"))
 
 
 def run(args: argparse.Namespace) -> int:
     text, source = read_input(args.file)
+    text = select_graph(text, source, args.graph)[0]
     module = parse_module(text, source)
     # the resolver offload and check use: with the same program's StableHLO beside it (or named), its
     # memory kinds go into the entry layout shown, so `hlo` shows the host values the verdicts use

@@ -19,6 +19,7 @@ from ..report.confirm import confirm_lines
 from ..report.offload_text import render_text
 from ..route.options import Options
 from ..syntax.companion import resolve
+from ..syntax.tensors_file import select_graph
 from . import _confirm
 from ._atomic import refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, for_reader, help_text, read_input
@@ -42,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", help=help_text(parser, "cli.offload.output"))
     parser.add_argument("--diff", action="store_true", help=help_text(parser, "cli.offload.diff"))
     parser.add_argument("--stablehlo", help=help_text(parser, "cli.offload.stablehlo"))
+    parser.add_argument("--graph", type=int, metavar="N", help=help_text(parser, "cli.offload.graph"))
     parser.add_argument("--disable-host-compute", action="store_true",
                         help=help_text(parser, "cli.offload.disable_host_compute"))
     parser.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(parser, "cli.offload.lang"))
@@ -62,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
             refuse_overwriting_inputs(out, [args.file, args.stablehlo])
     _confirm.check_run(args)
     text, source = read_input(args.file)
+    text = select_graph(text, source, args.graph, editing=bool(args.fix) and not args.output and not args.diff)[0]
     module = parse_hlo(text, source)
     # the resolver check uses too: the file --stablehlo names, else NAME.mlir beside, if it is this program's
     companion = resolve(module, None if args.file == "-" else source, args.stablehlo)

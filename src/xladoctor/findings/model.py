@@ -238,6 +238,12 @@ class Finding:
         return tuple(s for s in map(SourceLine.from_json, _items(self._jax().get("offloaded_from"))) if s is not None)
 
     @property
+    def offloaded_via(self) -> tuple[SourceLine, ...]:
+        """The helpers between ``offloaded_at`` and the placement itself, from the user's line
+        inwards (wrappers of ``device_put``/``place_to_host`` that only hand the value back)."""
+        return tuple(s for s in map(SourceLine.from_json, _items(self._jax().get("offloaded_via"))) if s is not None)
+
+    @property
     def returned_at(self) -> SourceLine | None:
         """Where the value returned at this output is computed: the device fix goes there."""
         return SourceLine.from_json(self._jax().get("returned_at"))

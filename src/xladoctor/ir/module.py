@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,10 +12,6 @@ from .name_uniquer import InstructionNames, NameUniquer
 from .names import NameTable
 from .shape import Shape
 
-_JIT_NAME = re.compile(r"(?:jit|pjit|xla_computation)\(([^()/]+)\)/")
-"""JAX's ``op_name`` starts with the jitted function's name: ``jit(train_step)/dot_general``."""
-_LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python3[^/\\]*[/\\]")
-"""A frame in an installed package (jax, flax, the standard library) is not the user's line."""
 
 @dataclass
 class ProgramShape:
@@ -261,18 +256,14 @@ class HloModule:
         return self._frame_location(frame_id)
 
     def user_frame_location(self, frame_id: int, op_name: str | None) -> SourceLocation | None:
-        """The frame of a stack that is the user's line: inside the jitted function (``op_name``'s
-        ``jit(NAME)/...``), the innermost frame of ``NAME`` itself, so a helper that wraps the offload
-        (``place_to_host``) points at the line that calls it; else the innermost frame outside
-        installed packages; else the innermost frame."""
+        """The frame of a stack that is the user's line: the primary frame of :mod:`.frames`
+        (within the jitted function named by ``op_name``'s ``jit(NAME)``, not in an installed
+        package, not a helper that only hands the placed value back), so a helper that wraps the
+        offload (``place_to_host``) points at the line that calls it."""
+        from .frames import primary_frame, primitive_name, traced_name
+
         frames = self.stack_frames_for(frame_id)
-        match = _JIT_NAME.match(op_name or "")
-        if match is not None:
-            mine = next((f for f in frames if f.function == match.group(1)), None)
-            if mine is not None:
-                return mine
-        outside = next((f for f in frames if not _LIBRARY.search(f.file)), None)
-        return outside or (frames[0] if frames else None)
+        return primary_frame(frames, traced_name(op_name), primitive_name(op_name))
 
     def stack_frames_for(self, frame_id: int) -> list[SourceLocation]:
         """The frames from ``frame_id`` outwards to the outermost caller (cycle-safe)."""

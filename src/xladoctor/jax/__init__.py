@@ -13,12 +13,16 @@
 See docs/jax.md.
 """
 
-from .checkpoint import check_checkpoint, relayout_checkpoint
-from .explain_hook import explain, install, load_ipython_extension, uninstall
-from .inputs_check import InputsReport, LeafMismatch, check_inputs, fix_inputs
-from .offload_check import OffloadFinding, OffloadReport, check_lowered, check_offload
-from .offload_confirm import compile_jitted
-from .source_line import SourceLine
+from .quiet_start import start_quietly
+
+start_quietly()  # imports jax and starts it: no GPU/TPU plugin noise on a machine with neither
+
+from .checkpoint import check_checkpoint, relayout_checkpoint  # noqa: E402 (after jax's quiet start)
+from .explain_hook import explain, install, load_ipython_extension, uninstall  # noqa: E402
+from .inputs_check import InputsReport, LeafMismatch, check_inputs, fix_inputs  # noqa: E402
+from .offload_check import OffloadFinding, OffloadReport, check_lowered, check_offload  # noqa: E402
+from .offload_confirm import compile_jitted  # noqa: E402
+from .source_line import SourceLine  # noqa: E402
 
 __all__ = ["check_offload", "check_lowered", "OffloadReport", "OffloadFinding", "SourceLine",
            "check_inputs", "fix_inputs", "InputsReport", "LeafMismatch",

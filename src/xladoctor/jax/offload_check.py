@@ -189,17 +189,25 @@ def _steps(hops: tuple[PathHop, ...]) -> list[dict[str, Any]]:
              "opcode": h.opcode, "shape": h.shape, "source": line_json(SourceLine.of(h.location))} for h in hops]
 
 
-def _origin(program: LoweredProgram, err: OutputMismatch) -> tuple[SourceLine | None, tuple[SourceLine, ...]]:
+def _origin(program: LoweredProgram, err: OutputMismatch
+            ) -> tuple[SourceLine | None, tuple[SourceLine, ...], tuple[SourceLine, ...]]:
+    """Where the tensor went to host: the primary frame of its stack (:mod:`xladoctor.ir.frames`:
+    the user's line, not a helper that only wraps the placement nor a library's), its callers up
+    to the traced function, and the helpers between it and the placement (from the user's line inwards)."""
+    from ..ir.frames import frame_roles, primitive_name
+
     instr = program.module.get_instruction(err.origin_instruction)
     if instr is None:
-        return None, ()
-    stack = python_stack(program.module, instr)
-    if stack:
-        lines = [SourceLine.of(loc) for loc in stack]
-        callers = [s for s in lines[1:] if s is not None and not s.file.startswith(_OWN_DIR)]
-        traced = program.traced_function or (None, _traced_name(program))
-        return lines[0], tuple(_up_to_traced_function(callers, traced))
-    return None, ()
+        return None, (), ()
+    stack = [f for f in python_stack(program.module, instr) if not f.file.startswith(_OWN_DIR)]
+    if not stack:
+        return None, (), ()
+    md = instr.metadata
+    roles = frame_roles(stack, _traced_name(program), primitive_name(md.op_name if md is not None else None))
+    callers = [s for s in (SourceLine.of(c) for c in roles.callers) if s is not None]
+    traced = program.traced_function or (None, _traced_name(program))
+    helpers = tuple(h for h in (SourceLine.of(c) for c in reversed(roles.helpers)) if h is not None)
+    return SourceLine.of(roles.primary), tuple(_up_to_traced_function(callers, traced)), helpers
 
 
 def _traced_name(program: LoweredProgram) -> str:
@@ -278,10 +286,11 @@ def _with_program_facts(found: tuple[Finding, ...], program: LoweredProgram, res
         main_index = _main_index(err)
         output = names[main_index] if main_index < len(names) else f"output {list(err.output_index)}"
         returned = _returned_line(program, fix)
-        offloaded_at, offloaded_from = _origin(program, err)
+        offloaded_at, offloaded_from, offloaded_via = _origin(program, err)
         facts: dict[str, Any] = {"target": target, "output": output, "leaf": leaves.get(main_index, main_index),
                  "host_argument": _host_argument(program, err), "offloaded_at": line_json(offloaded_at),
                  "offloaded_from": [line_json(c) for c in offloaded_from],
+                 "offloaded_via": [line_json(c) for c in offloaded_via],
                  "path": _steps(err.path or err.trace), "returned_at": line_json(returned),
                  "reported_by_xla": err is result.error}
         host = host_fix_code(output, offending, program)
@@ -393,7 +402,8 @@ def _finding_json(f: Finding) -> dict[str, Any]:
     jax_facts = thaw_json(f.fields.get("jax"))
     return {"output": f.output, "leaf": f.leaf, "xla_message": f.xla_message, "start": f.start,
             "origin": f.fields.get("origin"), "offloaded_at": jax_facts.get("offloaded_at"),
-            "offloaded_from": jax_facts.get("offloaded_from"), "host_argument": f.host_argument,
+            "offloaded_from": jax_facts.get("offloaded_from"), "offloaded_via": jax_facts.get("offloaded_via", []),
+            "host_argument": f.host_argument,
             "path": jax_facts.get("path"), "returned_at": jax_facts.get("returned_at"), "host_fix": f.host_fix,
             "device_fix": f.device_fix, "reported_by_xla": f.reported_by_xla}
 

@@ -29,8 +29,24 @@ def file_piece(f: dict[str, Any], lang: str) -> tuple[str, Any] | None:
     if kind == "error":
         return "section", (f"== {escape_field(f['path'])}", "   " + label("check.cannot_check", lang, error=f["error"]), "")
     if _is_quiet(f):
-        return "quiet", (f"   {escape_field(f['path'])}: {_quiet_reason(f, lang)}", kind)
-    return "section", (f"== {escape_field(f['path'])}", _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang), "")
+        return "quiet", (f"   {_shown_path(f, lang)}: {_quiet_reason(f, lang)}", kind)
+    return "section", (f"== {_shown_path(f, lang)}", _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang), "")
+
+
+def _shown_path(f: dict[str, Any], lang: str) -> str:
+    """The file's path; for a graph of a PyTorch/XLA tensors file, which graph and where it synced."""
+    path = escape_field(f["path"])
+    graph = f.get("graph")
+    if not isinstance(graph, dict):
+        return path
+    synced = graph.get("synced_at")
+    if not isinstance(synced, dict):
+        return label("check.graph_of_unsynced", lang, path=path, index=graph["index"], of=graph["of"])
+    where = escape_field(f"{synced['file']}:{synced['line']}")
+    if graph.get("times", 1) > 1:  # the same graph synced again at each step: checked once
+        return label("check.graph_of_repeated", lang, path=path, index=graph["index"], of=graph["of"],
+                     times=graph["times"], where=where)
+    return label("check.graph_of", lang, path=path, index=graph["index"], of=graph["of"], where=where)
 
 
 def assemble(doc: dict[str, Any], pieces: list[tuple[str, Any] | None], lang: str) -> str:
@@ -144,7 +160,9 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
     for x in mismatches:
         lines.extend(_indented(x, lang))
     if mismatches:
-        lines.append("      " + label("check.offload_details", lang, arg=_arg(f["path"])))
+        graph = f.get("graph")
+        arg = _arg(f["path"]) + (f" --graph {graph['index']}" if isinstance(graph, dict) else "")
+        lines.append("      " + label("check.offload_details", lang, arg=arg))
     for x in found:
         if x.kind is FindingKind.OFFLOAD_PASS_FAILURE:
             lines.extend(_indented(x, lang))

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from ..escape import escape_field
 from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
 from ..findings.source_line import SourceLine, distinct_lines
+from ..ir.frames import is_library
 from ..ir.shape import format_shape_index
 from ..labels import glossary, in_lang, label
 from .snippet import snippet, source_text, span
@@ -109,7 +110,9 @@ def snippet_lines(f: Finding, lang: str, path: str | None = None, indent: str = 
     src = f.source
     text = source_text(src.file, src.line) if src is not None else None
     note = label("finding.snippet_offload", lang)
-    if src is not None and text is not None:
+    # a frame in an installed package (torch_xla's own custom-call helper: PyTorch/XLA records one
+    # frame per op) is never the primary span (ir/frames.py): the HLO line is shown instead
+    if src is not None and text is not None and not is_library(src.file):
         out += snippet(src.file, src.line, text, span(text, src.column), note, indent)
     elif first is not None:
         out += _hlo_snippet(path, first.line, first.instruction, note, indent)
@@ -159,6 +162,9 @@ def _jax_origin(jax: Mapping[str, JSON], lang: str) -> list[str]:
         lines.append("  " + label("jax_report.moved_to_host_at", lang, where=offloaded_at))
         lines.extend("    " + label("jax_report.called_from", lang, where=c)
                      for c in _lines(jax.get("offloaded_from"))[:_CALLERS_SHOWN])
+        # the helpers that only wrap the placement come after the user's line (ir/frames.py's primary frame)
+        lines.extend("    " + label("jax_report.through_helper", lang, where=c)
+                     for c in _lines(jax.get("offloaded_via"))[:_CALLERS_SHOWN])
     path = _path_lines(jax.get("path"))
     if path:
         lines.append("  " + label("jax_report.path", lang))
