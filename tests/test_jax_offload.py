@@ -145,7 +145,10 @@ def test_gpu_agreement_script_dry_run():
 
 
 def test_remat_offload_in_nested_scans_and_compute_on2_are_declared():
-    """JAX declares these host outputs itself (pinned_host), so no E1200 is predicted."""
+    """JAX declares these host outputs itself (pinned_host), so no E1200 is predicted.  The
+    gradient of the nested scans is a failure of its own: libtpu 0.0.42.1 rejects it after
+    HostOffloader ("The async-start expects the shape of operand 0 ...", checked compile-only;
+    tests/test_public_nested.py maps the boundary), both loops running 2 or more times."""
     from jax.ad_checkpoint import checkpoint_name
     from jax.experimental.compute_on import compute_on2
     policy = jax.checkpoint_policies.save_and_offload_only_these_names(
@@ -162,7 +165,9 @@ def test_remat_offload_in_nested_scans_and_compute_on2_are_declared():
         return jax.lax.scan(inner, x, ws)[0].sum()
 
     ws, x = jnp.ones((2, 3, 16, 16)), jnp.ones((8, 16))
-    assert check_offload(jax.grad(model), ws, x).ok
+    grad = check_offload(jax.grad(model), ws, x)
+    assert not grad.findings_of("E1200") and grad.outcome == "failure"
+    assert "async-start expects the shape of operand 0" in str(grad)
     vjp = check_offload(lambda ws, x: jax.vjp(model, ws, x), ws, x)
     assert vjp.ok and "pinned_host" in [r.memory_kind for r in vjp.program.signature.results]
 
