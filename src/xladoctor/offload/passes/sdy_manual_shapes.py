@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
-from ...ir.module import HloModule
+from ...ir.module import HloModule, ProgramShape
 from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape
 from .host_offload_utils import is_sharding_annotation
@@ -126,9 +126,9 @@ def _localize_entry_layout(module: HloModule, entry: HloComputation, new: dict[H
     layout = module.entry_computation_layout
     if layout is None:
         return
-    for i, param in enumerate(entry.parameters):
-        if param in new and i < len(layout.parameters):
-            layout.parameters[i] = _with_dims(layout.parameters[i], new[param])
+    parameters = [_with_dims(shape, new[p]) if i < len(entry.parameters) and (p := entry.parameters[i]) in new
+                  else shape for i, shape in enumerate(layout.parameters)]
     root = entry.root_instruction()
-    if root in new:
-        layout.result = _with_dims(layout.result, new[root])
+    result = _with_dims(layout.result, new[root]) if root in new else layout.result
+    # A new object: the module's clones share the one they were copied with.
+    module.entry_computation_layout = ProgramShape(parameters, result)
