@@ -230,9 +230,39 @@ def shard_map_program(devices: int, pages: int) -> tuple[Callable[..., Any], tup
     return public_programs.ragged_copy(mesh, pages)
 
 
+def shard_map_form(form: str) -> tuple[Callable[..., Any], tuple, dict[str, Any]]:
+    """A 2-device ``shard_map`` beside host memory; ``form`` says which (module docstring)."""
+    import numpy as np
+    from jax import shard_map
+    from jax.sharding import Mesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    if len(jax.devices()) < 2:
+        raise RuntimeError("2 devices needed: XLA_FLAGS=--xla_force_host_platform_device_count=2")
+    mesh = Mesh(np.array(jax.devices()[:2]), ("x",))
+    dev = NamedSharding(mesh, P("x"))
+    host = dev.with_memory_kind("pinned_host")
+
+    def sm(f: Callable[..., Any]) -> Callable[..., Any]:
+        return shard_map(f, mesh=mesh, in_specs=P("x"), out_specs=P("x"), check_vma=False)
+    if form == "host_argument_returned":
+        return (lambda x: sm(lambda a: a)(x)), (jax.ShapeDtypeStruct((64, 128), jnp.float32, sharding=host),), \
+            {"out_shardings": host}
+    if form == "beside_a_global_sum":
+        return (lambda x: (sm(lambda a: a + 1)(x), jnp.sum(x))), \
+            (jax.ShapeDtypeStruct((64, 128), jnp.float32, sharding=dev),), {"out_shardings": (host, None)}
+    raise ValueError(form)
+
+
 def shard_map_grid() -> Iterator[dict[str, Any]]:
     for devices, pages in itertools.product((1, 2, 4), (1024, 8192)):
         yield {"devices": devices, "pages": pages}
+    for form in ("host_argument_returned", "beside_a_global_sum"):
+        yield {"devices": 2, "form": form}
+
+
+def _shard_map(c: dict[str, Any]) -> tuple[Callable[..., Any], tuple, dict[str, Any]]:
+    return shard_map_form(c["form"]) if "form" in c else shard_map_program(c["devices"], c["pages"])
 
 
 def _stack(c: dict[str, Any]) -> tuple[Callable[..., Any], tuple]:
@@ -245,7 +275,7 @@ FAMILIES = {"lane": (lane_grid, lambda c: lane_program(tuple(c["shape"]), c["dty
             "nested": (nested_grid, lambda c: nested_program(c["outer"], c["inner"], c["width"], c["dtype"],
                                                              c["name_at"], c.get("outer_checkpointed", False))),
             "stack": (stack_grid, _stack),
-            "shard_map": (shard_map_grid, lambda c: shard_map_program(c["devices"], c["pages"])),
+            "shard_map": (shard_map_grid, _shard_map),
             "scatter": (scatter_grid, lambda c: scatter_program(c["form"], c["n"], c["offset"], c["dtype"], c["rows"],
                                                                 c["update_host"], c["index_host"]))}
 

@@ -5,7 +5,7 @@ each on a module made to show the rewrite the compiler's dumps show."""
 
 from __future__ import annotations
 
-from pass_text import assert_pass
+from pass_text import assert_pass, check_pass
 from xladoctor.offload.passes.concat_decomposer import decompose_concatenates
 from xladoctor.offload.passes.hlo_host_device_type_call_wrapper import wrap_host_calls
 from xladoctor.offload.passes.host_offloading_prepare import elide_moves_into_host_calls
@@ -190,6 +190,79 @@ def test_sharding_remover_replaces_a_marker_by_its_operand():
           p = f32[4]{0} parameter(0)
           ROOT n = f32[4]{0} negate(p)
         }
+        """)
+
+
+def test_sharding_remover_makes_a_shard_map_per_device_before_removing_its_boundaries():
+    """Shardy's ``GlobalToLocalShape``/``LocalToGlobalShape`` change shapes: as after XLA's SPMD
+    partitioner, the parameter, the placement annotation of the result, the result tuple and the
+    entry layout (its ``S(5)`` kept) are per-device, and the boundaries go like markers.  Removing
+    them as plain markers gave the ``f32[8,128]`` annotation an ``f32[4,128]`` operand (issue 34)."""
+    assert_pass(remove_sharding_markers, """
+        HloModule m, entry_computation_layout={(f32[8,128]{1,0})->f32[8,128]{1,0:S(5)}}
+
+        body {
+          l = f32[4,128]{1,0} parameter(0)
+          ROOT n = f32[4,128]{1,0} negate(l)
+        }
+
+        ENTRY main {
+          x = f32[8,128]{1,0} parameter(0), sharding={devices=[2,1]<=[2]}
+          g2l = f32[4,128]{1,0} custom-call(x), custom_call_target="xla.sdy.GlobalToLocalShape", custom_call_has_side_effect=true
+          c = f32[4,128]{1,0} call(g2l), to_apply=body
+          l2g = f32[8,128]{1,0} custom-call(c), custom_call_target="xla.sdy.LocalToGlobalShape", custom_call_has_side_effect=true
+          h = f32[8,128]{1,0} custom-call(l2g), custom_call_target="annotate_device_placement", custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="pinned_host"}
+          r = f32[8,128]{1,0} custom-call(h), custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true
+          t = (f32[8,128]{1,0}) tuple(r)
+          ROOT o = f32[8,128]{1,0} get-tuple-element(t), index=0, sharding={devices=[2,1]<=[2]}
+        }
+        """, """
+        HloModule m, entry_computation_layout={(f32[4,128]{1,0})->f32[4,128]{1,0:S(5)}}
+
+        body (l: f32[4,128]) -> f32[4,128] {
+          l = f32[4,128]{1,0} parameter(0)
+          ROOT n = f32[4,128]{1,0} negate(l)
+        }
+
+        ENTRY main (x: f32[4,128]) -> f32[4,128] {
+          x = f32[4,128]{1,0} parameter(0), sharding={devices=[2,1]<=[2]}
+          c = f32[4,128]{1,0} call(x), to_apply=body
+          h = f32[4,128]{1,0} custom-call(c), custom_call_target="annotate_device_placement", custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="pinned_host"}
+          t = (f32[4,128]{1,0}) tuple(h)
+          ROOT o = f32[4,128]{1,0} get-tuple-element(t), index=0, sharding={devices=[2,1]<=[2]}
+        }
+        """)
+
+
+def test_sharding_remover_keeps_what_it_does_not_partition_global():
+    """Beyond the model (a ``dot`` of the ``shard_map``'s result, a global value computed before
+    the boundary): those keep their global shapes and the ``GlobalToLocalShape`` of a global
+    value stays; the annotation of the result alone becomes per-device."""
+    check_pass(remove_sharding_markers, """
+        HloModule m
+
+        body {
+          l = f32[4,128]{1,0} parameter(0)
+          ROOT n = f32[4,128]{1,0} negate(l)
+        }
+
+        ENTRY main {
+          x = f32[8,128]{1,0} parameter(0)
+          e = f32[8,128]{1,0} exponential(x)
+          g2l = f32[4,128]{1,0} custom-call(e), custom_call_target="xla.sdy.GlobalToLocalShape", custom_call_has_side_effect=true
+          c = f32[4,128]{1,0} call(g2l), to_apply=body
+          l2g = f32[8,128]{1,0} custom-call(c), custom_call_target="xla.sdy.LocalToGlobalShape", custom_call_has_side_effect=true
+          d = f32[128,128]{1,0} dot(l2g, l2g), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+          h = f32[8,128]{1,0} custom-call(l2g), custom_call_target="annotate_device_placement", custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="pinned_host"}
+          ROOT t = (f32[8,128]{1,0}, f32[128,128]{1,0}, f32[8,128]{1,0}) tuple(h, d, e)
+        }
+        """, """
+        CHECK-DAG: x = f32[8,128]{1,0} parameter(0)
+        CHECK-DAG: g2l = f32[4,128]{1,0} custom-call(e), custom_call_target="xla.sdy.GlobalToLocalShape", custom_call_has_side_effect=true
+        CHECK-DAG: d = f32[128,128]{1,0} dot(c, c), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+        CHECK-DAG: h = f32[4,128]{1,0} custom-call(c), custom_call_target="annotate_device_placement", custom_call_has_side_effect=true, frontend_attributes={_xla_buffer_placement="pinned_host"}
+        CHECK-DAG: ROOT t = (f32[4,128]{1,0}, f32[128,128]{1,0}, f32[8,128]{1,0}) tuple(h, d, e)
+        CHECK-NOT: LocalToGlobalShape
         """)
 
 

@@ -7,6 +7,10 @@ moves the operand's last user into the marker's slot (XLA's ``Users``).  The ord
 value's users decides the order of the walks, hence which E1200 is reported: the real
 compiler reports ``tuple.1`` for ``return h, f(h)`` because of this.  (Replacing
 ``annotate_device_placement`` by a new MoveToHost keeps its slot, by the same rule.)
+
+Shardy's ``xla.sdy.GlobalToLocalShape``/``LocalToGlobalShape`` (a ``shard_map``'s boundaries)
+change shapes: XLA's SPMD partitioner, before ShardingRemover, makes the values around them
+per-device (:mod:`.sdy_manual_shapes`), and only then are they removed like the markers.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from .host_offload_utils import is_sharding_annotation
+from .sdy_manual_shapes import is_shape_changing, localize_manual_computations
 
 
 def remove_sharding_markers(module: HloModule) -> list[str]:
@@ -26,9 +31,11 @@ def remove_sharding_markers(module: HloModule) -> list[str]:
     ``HloDCE`` removes (in creation order, each removal moving the operand's last user into
     its slot).  That reorders the users of an operand two markers shared: seed 1 program 335,
     ``return h, h, h * 2`` with the two annotations CSE'd, starts from the multiply in libtpu."""
+    localize_manual_computations(module)
     removed: list[str] = []
     for comp in module.computations:
-        markers = [i for i in comp.instructions if i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i)]
+        markers = [i for i in comp.instructions
+                   if i.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(i) and not is_shape_changing(i)]
         if not markers:
             continue
         gone: set[HloInstruction] = set()
