@@ -98,7 +98,7 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
     if what == "jaxlib":
         from jaxlib import _hlo
     else:
-        import xladoctor.commands.check  # noqa: F401  (imports are not the module's memory)
+        import xladoctor.cli.commands.check  # noqa: F401  (imports are not the module's memory)
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if what == "ours" and kind == "check":
         return _check_child(n, repeat, base)
@@ -110,7 +110,7 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
         from xladoctor.syntax.hlo_parser import parse_module
         seconds = _best(lambda: parse_module(text), repeat)
     elif kind in ("jax_entry", "calls", "offload", *TRAIN_STEPS):  # the steps `xladoctor offload FILE` runs
-        from xladoctor.pipeline import analyse_module, parse_hlo
+        from xladoctor.route.pipeline import analyse_module, parse_hlo
         src = os.environ["XLADOCTOR_BENCH_MODULE"]
         seconds = _best(lambda: analyse_module(parse_hlo(text, src), text, src), repeat)
     elif kind == "fan_return":  # every output a finding: what `xladoctor offload FILE --json` prints
@@ -133,7 +133,7 @@ def _offload_json(path: str) -> int:
     import contextlib
     import io
 
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         main(["offload", path, "--json"])
@@ -156,7 +156,7 @@ def _inlined_size(text: str) -> int:
 def _check_child(n: int, repeat: int, base: int) -> dict:
     """``check`` on the module as a file, the way the CLI reads it (the text is written by another process,
     so this one's peak memory is only what checking costs)."""
-    from xladoctor.checking.stream import check_path
+    from xladoctor.route.checking.stream import check_path
     from xladoctor.route.options import Options
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "module.before_optimizations.txt")

@@ -30,8 +30,8 @@ CLEAN_CASES = 8
 
 
 def _analyse(text: str, source: str) -> Any:
-    from xladoctor.files import located
-    from xladoctor.pipeline import analyse_module, parse_hlo
+    from xladoctor.base.files import located
+    from xladoctor.route.pipeline import analyse_module, parse_hlo
     from xladoctor.route.options import Options
 
     module = parse_hlo(text, source)
@@ -41,7 +41,7 @@ def _analyse(text: str, source: str) -> Any:
 
 def make(cases: str) -> int:
     """The cases as files: ``NAME.hlo`` (as written), ``NAME.fix-host.hlo``, ``NAME.fix-device.hlo``."""
-    from xladoctor.commands._fix import fixed_text
+    from xladoctor.cli.commands._fix import fixed_text
     from xladoctor.offload import fix_device, fix_host
 
     os.makedirs(cases, exist_ok=True)

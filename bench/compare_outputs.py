@@ -22,7 +22,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 
 def _run(argv: list[str]) -> str:
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:

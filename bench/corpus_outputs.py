@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from hlo_corpus import CORPUS, generated_hlo  # noqa: E402
-from xladoctor.cli import main as cli  # noqa: E402
+from xladoctor.cli.main import main as cli  # noqa: E402
 
 COMMANDS = (["offload"], ["offload", "--json"], ["check", "--json"])
 

@@ -370,7 +370,7 @@ def _classify_reject_vs_accept(message: str) -> str | None:
 
 
 def run_parser(text: str, oracle: Oracle | None, with_offload: bool) -> Outcome:
-    from xladoctor.errors import XlaDoctorError
+    from xladoctor.base.errors import XlaDoctorError
     from xladoctor.ir.verify import verify_module
     from xladoctor.syntax.hlo_parser import parse_module
     from xladoctor.syntax.hlo_printer import print_module
@@ -424,7 +424,7 @@ def run_parser(text: str, oracle: Oracle | None, with_offload: bool) -> Outcome:
 
 
 def run_shape(text: str, oracle: Oracle | None) -> Outcome:
-    from xladoctor.errors import XlaDoctorError
+    from xladoctor.base.errors import XlaDoctorError
     from xladoctor.ir.sizes import logical_bytes, physical_bytes
     from xladoctor.syntax.shape_parser import parse_shape
     try:
@@ -479,7 +479,7 @@ def run_explain(text: str) -> Outcome:
 
 
 def _screen_safe(out: str) -> Outcome:
-    from xladoctor.escape import escape_stream_text
+    from xladoctor.base.escape import escape_stream_text
     # What reaches the terminal goes through the stream escaper: nothing unsafe may remain.
     shown = escape_stream_text(out)
     if any(c in shown for c in "\x1b\u202e\x00"):
@@ -488,7 +488,7 @@ def _screen_safe(out: str) -> Outcome:
 
 
 def run_check_dir(files: dict[str, str]) -> Outcome:
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
     with tempfile.TemporaryDirectory(prefix="xladoctor-fuzz-") as d:
         for name, text in files.items():
             Path(d, name).write_text(text, encoding="utf-8", errors="surrogatepass")
@@ -510,7 +510,7 @@ def run_check_dir(files: dict[str, str]) -> Outcome:
 def run_relayout(rng: random.Random) -> Outcome:
     import numpy as np
 
-    from xladoctor.errors import XlaDoctorError
+    from xladoctor.base.errors import XlaDoctorError
     from xladoctor.inputs.relayout import numpy_dtype, relayout, stored_size, untile
     from xladoctor.inputs.tiling_plan import RelayoutError
     from xladoctor.syntax.shape_parser import parse_shape
@@ -546,7 +546,7 @@ def run_relayout(rng: random.Random) -> Outcome:
 
 def _cli(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
     """``main(argv)`` in this process, stdout and stderr captured as the terminal would get them."""
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
     out, err = io.StringIO(), io.StringIO()
     old_stdin = sys.stdin
     if stdin is not None:
@@ -673,7 +673,7 @@ def run_compressed(rng: random.Random) -> Outcome:
     import gzip
     import lzma
 
-    from xladoctor import fleet
+    from xladoctor.route import fleet
     # Low compression levels: lzma's default preset alone takes ~100 MB, near the worker's cap.
     codecs = [(".gz", lambda b: gzip.compress(b, 1)), (".bz2", lambda b: bz2.compress(b, 1)),
               (".xz", lambda b: lzma.compress(b, preset=0))]
@@ -737,8 +737,8 @@ def random_url(rng: random.Random) -> str:
 
 def run_urls(rng: random.Random) -> Outcome:
     """``fleet``'s listing of a URL pattern: a list of inputs or one usage error, never an internal error."""
-    from xladoctor import fleet
-    from xladoctor.errors import XlaDoctorError
+    from xladoctor.route import fleet
+    from xladoctor.base.errors import XlaDoctorError
     url = random_url(rng)
     if not fleet.is_url(url) or url.startswith("file://"):
         # a local glob (a mutation took the scheme away, or file://, which expand walks as a local
@@ -817,7 +817,7 @@ def _worker(wid: int, seed: int, targets: tuple[str, ...], mem_mb: int, timeout_
     except ImportError:
         pass
 
-    import xladoctor.cli  # noqa: F401
+    import xladoctor.cli.main  # noqa: F401
     import xladoctor.offload  # noqa: F401
     import xladoctor.report.explain_text  # noqa: F401
     oracle = Oracle() if use_jaxlib else None

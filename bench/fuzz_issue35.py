@@ -206,10 +206,10 @@ def _removed(original: str, fixed: str) -> list[str]:
 
 def run_fixes(text: str, outcome: Any) -> Any:
     """fix -> parse -> the same module but the fixed outputs; the file's line endings and other bytes kept."""
-    from xladoctor.commands._fix import fixed_text
-    from xladoctor.errors import InputError
+    from xladoctor.cli.commands._fix import fixed_text
+    from xladoctor.base.errors import InputError
     from xladoctor.offload import fix_device, fix_host
-    from xladoctor.pipeline import analyse_module, parse_hlo
+    from xladoctor.route.pipeline import analyse_module, parse_hlo
     from xladoctor.syntax.hlo_printer import print_module
 
     try:

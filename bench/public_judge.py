@@ -29,7 +29,7 @@ REJECTS = {"e1200", "xla_error", "crash"}
 
 
 def _cli(argv: list[str]) -> tuple[int, Any]:
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):

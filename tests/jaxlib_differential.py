@@ -94,12 +94,12 @@ def mutated(seed: int, count: int, base: list[str] | None = None) -> list[tuple[
 def commands_say(text: str) -> dict[str, str]:
     """Each command's acceptance of ``text``: ``ok``, ``refused: MESSAGE`` (exit 2: parse or input
     error) or ``crashed: ...`` (anything else raised: a bug)."""
-    from xladoctor.errors import InputError
-    from xladoctor.files import located
-    from xladoctor.hlo_summary import summarize
-    from xladoctor.pipeline import analyse_module
+    from xladoctor.base.errors import InputError
+    from xladoctor.base.files import located
     from xladoctor.route.options import Options
+    from xladoctor.route.pipeline import analyse_module
     from xladoctor.syntax.hlo_parser import parse_module
+    from xladoctor.triage.hlo_summary import summarize
 
     out: dict[str, str] = {}
     try:

@@ -7,10 +7,10 @@ from importlib import resources
 
 import pytest
 
+from xladoctor.base.errors import InputError
 from xladoctor.catalogue import LANGUAGES, load_catalogue, normalize_code
 from xladoctor.catalogue.loader import compile_pattern, load_entries_from
 from xladoctor.catalogue.model import TEXT_FIELDS
-from xladoctor.errors import InputError
 
 CAT = load_catalogue()
 ENTRIES = list(CAT)

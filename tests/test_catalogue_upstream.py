@@ -12,7 +12,7 @@ import pytest
 from xladoctor.catalogue import load_catalogue
 from xladoctor.catalogue.fixes import finding_fixes
 from xladoctor.catalogue.scanner import LogScanner
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 
 CAT = load_catalogue()
 UPSTREAM = (resources.files("xladoctor.catalogue") / "data" / "UPSTREAM.md").read_text(encoding="utf-8")
@@ -76,7 +76,7 @@ def test_e1002_message_is_explained_with_its_sparsecore_split(capsys):
     assert CAT.get("E1002") is CAT.entries["E1000"]
     # the larger side leads: SparseCore advice first, the story says so in both languages
     assert finding_fixes(f, "en")[0].startswith("Shrink the SparseCore side first")
-    from xladoctor.labels import localize
+    from xladoctor.base.labels import localize
 
     english, persian = localize(f.analysis, "en"), localize(f.analysis, "fa")
     assert "SparseCore" in english["notes"][0] and english["notes"][0].startswith("SparseCore programs use 174.10 GiB")

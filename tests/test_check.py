@@ -2,7 +2,7 @@
 
 import json
 
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 
 
 def run(argv, capsys):
@@ -82,7 +82,7 @@ def test_core_commands_import_neither_numpy_nor_jax(tmp_path):
     import subprocess
     import sys
     code = ("import sys, io, contextlib\n"
-            "from xladoctor.cli import main\n"
+            "from xladoctor.cli.main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    main(['check', '--examples', '--html', {str(tmp_path / 'r.html')!r}])\n"
             "    main(['shape', 'f32[2]{0:T(128)}'])\n"

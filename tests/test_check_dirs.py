@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from log_corpus import write_log
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
 E1200_HLO = EXAMPLES / "e1200_offloaded_activation.hlo"
@@ -96,7 +96,7 @@ def test_one_bad_file_never_stops_the_run(tmp_path, capsys, monkeypatch):
     (d / "b_binary.hlo").write_bytes(b"HloModule m\n\xff\xfe MoveToHost")
     (d / "c_crash.hlo").write_text(E1200_HLO.read_text().replace("jit_train_step", "crash_me"))
     shutil.copy(E1200_HLO, d / "d_real.hlo")
-    from xladoctor.checking import stream
+    from xladoctor.route.checking import stream
 
     real = stream.check_hlo
 
@@ -116,7 +116,7 @@ def test_one_bad_file_never_stops_the_run(tmp_path, capsys, monkeypatch):
 
 
 def test_a_crashed_worker_costs_only_its_own_file():
-    from xladoctor.parallel import map_isolated
+    from xladoctor.base.parallel import map_isolated
 
     done = []
     results = map_isolated(_die_on_three, [(i,) for i in range(6)], 2, lambda: done.append(1),
@@ -160,7 +160,7 @@ def test_a_fifo_named_on_the_command_line_is_read_as_a_stream(tmp_path):
 def test_progress_bar_only_on_a_terminal(dump):
     import io
 
-    from xladoctor.progress import Progress
+    from xladoctor.base.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -187,7 +187,7 @@ def test_a_module_behind_a_byte_order_mark_is_still_analysed(tmp_path, capsys):
 
 _IN_DAEMON = """
 import json, multiprocessing, sys
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 
 def work(argv, q):
     import io

@@ -122,7 +122,7 @@ def _offload(*argv):
     import contextlib
     import io
 
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

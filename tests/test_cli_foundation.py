@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 
 SEED = "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}"
 HLO = """HloModule m, entry_computation_layout={(f32[8,128]{1,0:T(8,128)}, f32[100]{0:T(256)})->f32[8,128]{1,0:T(8,128)S(5)}}
@@ -122,7 +122,7 @@ def test_console_script_and_module_entry_point(tmp_path):
 
 
 def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
-    import xladoctor.commands.shape as shape_cmd
+    import xladoctor.cli.commands.shape as shape_cmd
 
     def boom(_):
         raise RuntimeError("simulated bug")
@@ -161,7 +161,7 @@ def test_check_counts_agree_with_their_nouns(capsys):
 def test_check_stdin_suggestions_can_be_run(capsys, monkeypatch):
     from pathlib import Path
 
-    from xladoctor.checking.walk import example_paths
+    from xladoctor.route.checking.walk import example_paths
     log = next(p for p in example_paths() if p.endswith(".log"))
     code, out, _ = run(["check", "-"], capsys, stdin=Path(log).read_text(), monkeypatch=monkeypatch)
     assert code == 1

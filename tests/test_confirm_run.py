@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from json_schema_check import schema_errors
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.oracle import run_chip
 from xladoctor.oracle.confirm import is_error, judge_of, run_document
 from xladoctor.oracle.run_chip import ChipRunner
@@ -247,7 +247,7 @@ from xladoctor.oracle import run_chip
 runner = run_chip.ChipRunner("cpu", timeout=300, command=[sys.executable, {stand_in!r}, "hang-run"])
 run_chip.chip_present = lambda: True
 run_chip.shared_runner = lambda target="tpu": runner
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 sys.exit(main(["offload", {example!r}, "--run"]))
 """
 

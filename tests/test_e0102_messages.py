@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from xladoctor.base.labels import localize
 from xladoctor.inputs.messages import analyze_e0102, explain_shape, parse_e0102, tilings_for_size
-from xladoctor.labels import localize
 from xladoctor.syntax.shape_parser import parse_shape
 
 SEED = ("XlaRuntimeError: INVALID_ARGUMENT: Executable(jit_embedding_pipeline_step_fn) expected parameter 2482 of "
@@ -133,7 +133,7 @@ def test_a_padded_dimension_is_said_in_a_sentence_not_in_tiling_jargon(capsys):
     the note now says where the dimension lies in memory, in English and Persian."""
     from pathlib import Path
 
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     log = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples" / "tpu_job.log"
     for lang, words in (("en", "the dimension whose elements lie next to each other in memory"),

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from xladoctor.cli import main
-from xladoctor.labels import language_from_env
+from xladoctor.base.labels import language_from_env
+from xladoctor.cli.main import main
 
 
 @pytest.mark.parametrize("code", ["E1200", "1200", "e1200"])

@@ -65,7 +65,7 @@ def test_scan_document_unchanged_and_fixes_chosen_once(corpus, lang, monkeypatch
 def test_the_document_of_a_log_report_reuses_its_findings(corpus, lang, monkeypatch):
     """``explain`` makes the log's Report once (its text, exit code and document all read it): the
     document written from it is the same, and no fix is chosen again for it."""
-    from xladoctor.log_report import log_report
+    from xladoctor.route.log_report import log_report
 
     calls: list[str] = []
 

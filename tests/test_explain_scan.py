@@ -12,7 +12,7 @@ import pytest
 from xladoctor.catalogue import load_catalogue
 from xladoctor.catalogue.fields import extract, parse_byte_size
 from xladoctor.catalogue.scanner import LogScanner, scan_text
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 
 LOGS = Path(__file__).parent / "data" / "logs"
 CAT = load_catalogue()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.findings import FindingKind, Report, from_json
 from xladoctor.report.explain_text import draw_findings
 

@@ -25,7 +25,7 @@ from jaxlib_oracle import (
     hlo_module_from_text,
     oracle_module,
 )
-from xladoctor.errors import InputError
+from xladoctor.base.errors import InputError
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 

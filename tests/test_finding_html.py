@@ -22,7 +22,7 @@ import pytest
 
 from jax_programs import hlo_of_script
 from test_offload_scenarios import FILES
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.findings import FindingKind
 from xladoctor.findings.records import hops_from_json
 from xladoctor.findings.wire import load_document

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from test_offload_scenarios import FILES
 from xladoctor.catalogue.logscan import scan_file
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.findings import Finding, FindingKind, Report, from_json, to_json
 from xladoctor.findings.from_log import log_findings
 from xladoctor.ir.shape import format_shape_index

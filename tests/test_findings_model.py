@@ -14,7 +14,7 @@ import pytest
 
 from test_offload_scenarios import FILES, load, rule_of
 from xladoctor.catalogue.logscan import scan_file
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.findings import (
     FINDINGS_SCHEMA_VERSION,
     Finding,

@@ -25,7 +25,7 @@ import pytest
 
 from hlo_corpus import CORPUS, generated_hlo
 from json_schema_check import schema_errors
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.findings import from_json, to_json
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 
 DATA = Path(__file__).resolve().parent / "data" / "first_hour"
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from log_corpus import write_log
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
 
@@ -83,8 +83,8 @@ def test_no_match_is_a_usage_error(tmp_path, capsys):
 def test_exit_code_is_the_fleet_reports(fleet_dir, capsys, tmp_path):
     """The fleet's exit code is its Report's (issue 37): one finding per code seen in a file, located
     at its first line with XLA's text, every unreadable file an input error (2 over 1)."""
-    from xladoctor import fleet
     from xladoctor.findings.model import FindingKind, Origin, Report
+    from xladoctor.route import fleet
 
     logs = sorted(str(p) for p in (fleet_dir / "runs" / "job-1" / "logs").iterdir())
     module = str(fleet_dir / "runs" / "job-2" / "logs" / "module.hlo")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from json_schema_check import schema_errors
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 
 DATA = Path(__file__).resolve().parent / "data" / "frontends" / "pytorch_xla"
 PROGRAMS = ("offload_returned", "offload_round_trip", "train_step", "train_step_offloaded")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.checking.walk import example_paths
-from xladoctor.cli import main
+from xladoctor.cli.main import main
+from xladoctor.route.checking.walk import example_paths
 
 GOLDEN = Path(__file__).parent / "golden"
 EXAMPLES = str(Path(example_paths()[0]).parent)

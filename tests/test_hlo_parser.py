@@ -2,7 +2,7 @@
 
 import pytest
 
-from xladoctor.errors import HloParseError
+from xladoctor.base.errors import HloParseError
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module

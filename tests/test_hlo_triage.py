@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xladoctor.hlo_triage import OFFLOAD_TOKENS, offload_tokens, triage
 from xladoctor.offload import analyze_host_offload
 from xladoctor.syntax.hlo_parser import parse_module
+from xladoctor.triage.hlo_triage import OFFLOAD_TOKENS, offload_tokens, triage
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,7 +63,7 @@ def test_every_token_alone_sends_the_module_to_the_analysis():
 def test_unpinned_host_alone_is_analysed_and_check_says_what_offload_says(tmp_path):
     """``S(6)`` (``unpinned_host``) in the entry layout and nothing else: ``offload`` predicts the
     failure libtpu gives after HostOffloader, so ``check`` must not triage the module away."""
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     text = ("HloModule m, entry_computation_layout={(f32[8,128]{1,0})->f32[8,128]{1,0:S(6)}}\n\n"
             "ENTRY main {\n  p = f32[8,128]{1,0} parameter(0)\n  ROOT n = f32[8,128]{1,0} negate(p)\n}\n")

@@ -17,8 +17,8 @@ from importlib.resources import files
 
 import pytest
 
-from xladoctor.cli import main
-from xladoctor.errors import HloParseError, InputError
+from xladoctor.base.errors import HloParseError, InputError
+from xladoctor.cli.main import main
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.shape_parser import parse_shape
 
@@ -297,7 +297,7 @@ def test_relayout_checks_the_output_size_before_allocating(tmp_path):
     raw = tmp_path / "one.bin"
     raw.write_bytes(b"a")
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, resource.RLIM_INFINITY)); "
-            "from xladoctor.cli import main; sys.exit(main(sys.argv[1:]))")
+            "from xladoctor.cli.main import main; sys.exit(main(sys.argv[1:]))")
     proc = subprocess.run([sys.executable, "-c", code, "relayout", "--from", "u8[1]", "--to", "u8[1]{0:T(17179869184)}",
                            str(raw), str(tmp_path / "o.bin")], capture_output=True, text=True)
     assert proc.returncode == 2, proc.stderr

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 
 EXAMPLE = files("xladoctor") / "examples" / "e1200_offloaded_activation.hlo"
 TPU_LOG = files("xladoctor") / "examples" / "tpu_job.log"
@@ -179,7 +179,7 @@ def test_a_file_name_cannot_forge_the_summary(hostile_names):
 
 
 def test_the_shell_hint_runs_as_shown(hostile_names):
-    from xladoctor.escape import shell_arg
+    from xladoctor.base.escape import shell_arg
 
     name = os.path.join(str(hostile_names), "x\n\n1 file checked, 0 findings\n.hlo")
     echoed = subprocess.run(["bash", "-c", f"printf %s {shell_arg(name)}"], capture_output=True, text=True).stdout
@@ -291,7 +291,7 @@ def test_dask_workers_get_absolute_paths(tmp_path, monkeypatch):
     """Workers do not share the client's working directory: what is sent must not be relative."""
     import types
 
-    from xladoctor import fleet
+    from xladoctor.route import fleet
 
     sent: list[str] = []
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from jax_programs import hlo_of_script
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.report.html import render_check_html, render_explain_html, render_inputs_html, render_offload_html
 
 CHROMIUM = "/usr/bin/chromium"

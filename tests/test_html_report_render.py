@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.report.html import render_check_html, render_explain_html, render_offload_html
 from xladoctor.report.html_base import prose
 

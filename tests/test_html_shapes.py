@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.report.html_explain import layout_dims
 
 LOG = Path(__file__).parent.parent / "src" / "xladoctor" / "examples" / "tpu_job.log"

@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from xladoctor.cli import main
-from xladoctor.errors import InputError
+from xladoctor.base.errors import InputError
+from xladoctor.cli.main import main
 from xladoctor.inputs.compare import ExpectedParameter, SuppliedBuffer, check_inputs
 from xladoctor.inputs.explanation import explanation_lines, fixes, report_lines, summary
 from xladoctor.inputs.jax_spelling import jax_format, jax_layout

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.errors import HloParseError
+from xladoctor.base.errors import HloParseError
 from xladoctor.ir.module import HloModule
 from xladoctor.syntax import computation_reader, instruction_line
 from xladoctor.syntax.hlo_parser import parse_module

@@ -15,7 +15,7 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 from jax.sharding import SingleDeviceSharding  # noqa: E402
 
-from xladoctor.cli import main  # noqa: E402
+from xladoctor.cli.main import main  # noqa: E402
 
 NOTE = "this module was lowered for CPU"
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from json_schema_check import schema_errors
+from xladoctor.base.labels import localize
 from xladoctor.catalogue.fixes import finding_fixes
 from xladoctor.catalogue.scanner import LogScanner
-from xladoctor.cli import main
-from xladoctor.labels import localize
+from xladoctor.cli.main import main
 
 DATA = Path(__file__).parent / "data" / "logs" / "jax_layout"
 LOGS = sorted(DATA.glob("*.log")) + sorted(DATA.glob("tpu/*.log"))

@@ -147,7 +147,7 @@ def test_hlo_reads_an_unbounded_dimension_and_says_it_has_no_size(tmp_path, caps
     import json
 
     from json_schema_check import schema_errors
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     path = tmp_path / "u.hlo"
     path.write_text(CASES["an unbounded dimension (hlo has no byte size for it)"][0])

@@ -26,7 +26,7 @@ from jax_programs import hlo_of_script
 from json_schema_check import schema_errors
 from log_corpus import write_log
 from xladoctor.catalogue import load_catalogue
-from xladoctor.cli import build_parser, main
+from xladoctor.cli.main import build_parser, main
 from xladoctor.findings import from_json, to_json
 from xladoctor.findings.schema_files import COMMAND_SCHEMAS, SCHEMA_NAMES, schema, schema_id
 

@@ -1,4 +1,4 @@
-"""The words as data (src/xladoctor/labels/*.toml): every key defined, used, translated consistently.
+"""The words as data (src/xladoctor/base/labels/*.toml): every key defined, used, translated consistently.
 
 A translator edits one TOML file per language; these tests are what tells them (and whoever
 adds a sentence to the code) that a key is missing, unused, or fills in other values.
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.errors import InputError
-from xladoctor.labels import (
+from xladoctor.base.errors import InputError
+from xladoctor.base.labels import (
     FALLBACK,
     LANGUAGES,
     _area_chunks,
@@ -124,7 +124,7 @@ def test_reading_one_area_at_a_time_gives_the_whole_files_labels(lang):
 
 def test_the_loader_sits_at_the_bottom_of_the_layers():
     """Labels are data: the loader may import the standard library and ``errors``, nothing else of ours."""
-    tree = ast.parse((SRC / "labels" / "__init__.py").read_text(encoding="utf-8"))
+    tree = ast.parse((SRC / "base" / "labels" / "__init__.py").read_text(encoding="utf-8"))
     ours = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level > 0]
     assert ours == ["errors"]
     assert not [a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names
@@ -132,7 +132,7 @@ def test_the_loader_sits_at_the_bottom_of_the_layers():
 
 
 def test_help_is_written_in_the_language_lang_names_else_the_locales(monkeypatch):
-    from xladoctor.cli import build_parser, help_language
+    from xladoctor.cli.main import build_parser, help_language
 
     monkeypatch.setenv("LC_ALL", "en_US.UTF-8")
     monkeypatch.setenv("COLUMNS", "2000")  # argparse wraps to the terminal's width, and breaks words at hyphens
@@ -156,7 +156,7 @@ def test_help_is_written_in_the_language_lang_names_else_the_locales(monkeypatch
 def test_help_in_any_spelling_is_written_in_words_not_label_keys(argv, capsys, monkeypatch):
     """Help words are looked up only where help can be printed; every spelling argparse takes for
     it (abbreviated '--he', after other arguments) gets them, in the language asked for."""
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     monkeypatch.setenv("LC_ALL", "en_US.UTF-8")
     monkeypatch.setenv("COLUMNS", "2000")
@@ -171,7 +171,7 @@ def test_help_in_any_spelling_is_written_in_words_not_label_keys(argv, capsys, m
 
 def test_check_writes_its_whole_report_in_the_language_asked_for(capsys):
     """Not only the findings: the sections, the quiet files and the tally are labels too."""
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     main(["check", "--examples", "--lang", "fa", "--bidi", "logical"])
     marked = capsys.readouterr().out
@@ -192,7 +192,7 @@ def test_the_plain_reader_reads_every_label_file_as_tomllib_does():
     area's cut; anything outside its subset is left to tomllib (None), never read otherwise."""
     import tomllib
 
-    from xladoctor.labels import LANGUAGES, _area_chunks, _plain_toml, _read
+    from xladoctor.base.labels import LANGUAGES, _area_chunks, _plain_toml, _read
 
     for lang in LANGUAGES:
         text = _read(lang).decode("utf-8")

@@ -38,16 +38,14 @@ SRC = Path(__file__).resolve().parent.parent / "src" / PACKAGE
 # `pytest_plugin`.  `__init__` is the package's own front (`import xladoctor`: lazy
 # re-exports); `__version__`, a constant defined there, may be read from anywhere.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("__version__", "collector", "escape", "units", "errors", "labels", "files", "parallel", "progress")),
+    ("base", ("__version__", "base")),
     ("ir", ("ir",)),
     ("syntax", ("syntax",)),
-    ("analyses", ("provenance", "hlo_triage", "hlo_summary", "inputs", "offload", "oracle", "catalogue")),
+    ("analyses", ("triage", "inputs", "offload", "oracle", "catalogue")),
     ("findings", ("findings",)),
     ("renderers", ("report",)),
     ("route", ("route",)),
-    ("pipeline", ("pipeline", "checking", "fleet", "log_report", "jax")),
-    ("commands", ("commands",)),
-    ("front", ("__init__", "cli", "__main__", "pytest_plugin")),
+    ("front", ("jax", "__init__", "cli", "__main__", "testing")),
 )
 # offload/'s modules above its passes: what runs the pipeline and what reads its result.
 OFFLOAD_ABOVE_PASSES = ("analysis", "pipeline", "fixes", "report", "later_failures", "platform_checks", "no_start")
@@ -132,10 +130,11 @@ def violation(imp: Import) -> str | None:
 
 def _command_to_command(imp: Import, where: str) -> str | None:
     """``commands.check`` importing ``commands.hlo``: shared code belongs lower down."""
-    if unit_of(imp.module) != "commands":
+    commands = f"{PACKAGE}.cli.commands."
+    if not (imp.module.startswith(commands) and imp.target.startswith(commands)):
         return None
-    src = imp.module.split(".")[2:3]
-    dst = imp.target.split(".")[2:3]
+    src = imp.module.split(".")[3:4]
+    dst = imp.target.split(".")[3:4]
     if not src or not dst or src == dst or dst[0].startswith("_") or src[0].startswith("_"):
         return None
     return f"{where} (command {src[0]} -> command {dst[0]}: move what they share below commands/)"
@@ -171,7 +170,7 @@ def test_every_import_points_down() -> None:
 
 # Imports by name at run time, invisible to the check above; each one is read and placed here:
 # the CLI loads the command modules below it, the oracle its own submodules on first use.
-KNOWN_DYNAMIC_IMPORTS = {"xladoctor.cli": "commands below it", "xladoctor.oracle": "its own submodules"}
+KNOWN_DYNAMIC_IMPORTS = {"xladoctor.cli.main": "commands below it", "xladoctor.oracle": "its own submodules"}
 
 
 def dynamic_imports(root: Path) -> set[str]:
@@ -222,18 +221,18 @@ def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
     ({"ir/__init__.py": "", "ir/shape.py": "def f():\n    from ..syntax.attributes import quote\n"},
      "xladoctor.ir.shape:2 imports xladoctor.syntax.attributes (layer ir -> layer syntax)"),
     # a type-only import counts
-    ({"errors.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .report.html import X\n"},
-     "xladoctor.errors:3 imports xladoctor.report.html (layer base -> layer renderers)"),
+    ({"base/__init__.py": "", "base/errors.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..report.html import X\n"},
+     "xladoctor.base.errors:3 imports xladoctor.report.html (layer base -> layer renderers)"),
     # analyses only along their order
     ({"inputs/__init__.py": "", "inputs/compare.py": "import xladoctor.catalogue.scanner\n"},
      "xladoctor.inputs.compare:1 imports xladoctor.catalogue.scanner "
      "(inputs -> catalogue, both analyses, against their order)"),
     # `from .. import x` resolves to the unit of x
-    ({"catalogue/__init__.py": "", "catalogue/data.py": "from .. import commands\n", "commands/__init__.py": ""},
-     "xladoctor.catalogue.data:1 imports xladoctor.commands (layer analyses -> layer commands)"),
+    ({"catalogue/__init__.py": "", "catalogue/data.py": "from .. import cli\n", "cli/__init__.py": ""},
+     "xladoctor.catalogue.data:1 imports xladoctor.cli (layer analyses -> layer front)"),
     # one command using another
-    ({"commands/__init__.py": "", "commands/check.py": "from .hlo import summarize\n"},
-     "xladoctor.commands.check:1 imports xladoctor.commands.hlo "
+    ({"cli/__init__.py": "", "cli/commands/__init__.py": "", "cli/commands/check.py": "from .hlo import summarize\n"},
+     "xladoctor.cli.commands.check:1 imports xladoctor.cli.commands.hlo "
      "(command check -> command hlo: move what they share below commands/)"),
     # the package root's lazy re-exports are the front door; only its version is for everyone
     ({"report/__init__.py": "", "report/sarif.py": "from .. import __version__, parse_module\n"},
@@ -243,8 +242,8 @@ def _plant(tmp_path: Path, files: dict[str, str]) -> Path:
       "offload/passes/hlo_dce.py": "def f():\n    from ..pipeline import PIPELINE\n"},
      "xladoctor.offload.passes.hlo_dce:2 imports xladoctor.offload.pipeline (a pass -> offload.pipeline"),
     # a unit nobody placed
-    ({"newthing.py": "from .errors import InputError\n"},
-     "xladoctor.newthing:1 imports xladoctor.errors (newthing has no layer"),
+    ({"newthing.py": "from .base.errors import InputError\n"},
+     "xladoctor.newthing:1 imports xladoctor.base.errors (newthing has no layer"),
 ])
 def test_planted_upward_import_fails(tmp_path: Path, files: dict[str, str], expected: str) -> None:
     found = tree_violations(_plant(tmp_path, files))
@@ -253,9 +252,10 @@ def test_planted_upward_import_fails(tmp_path: Path, files: dict[str, str], expe
 
 def test_downward_and_private_imports_pass(tmp_path: Path) -> None:
     root = _plant(tmp_path, {
-        "syntax/__init__.py": "", "syntax/p.py": "from ..ir.shape import Shape\nfrom ..errors import E\n",
+        "syntax/__init__.py": "", "syntax/p.py": "from ..ir.shape import Shape\nfrom ..base.errors import E\n",
         "catalogue/__init__.py": "", "catalogue/fields.py": "def f():\n    from ..inputs.messages import m\n",
-        "commands/__init__.py": "", "commands/check.py": "from . import _confirm\nfrom ._common import x\n",
+        "cli/__init__.py": "", "cli/commands/__init__.py": "",
+        "cli/commands/check.py": "from . import _confirm\nfrom ._common import x\n",
         "report/__init__.py": "", "report/html.py": "from .escape_more import y\nimport os\nimport jax\n",
         "offload/__init__.py": "", "offload/pipeline.py": "from .passes.hlo_dce import f\n",
         "offload/passes/__init__.py": "", "offload/passes/hlo_dce.py": "from ..annotations import g\n",

@@ -12,8 +12,8 @@ import pytest
 
 from hlo_snippets import entry
 from json_schema_check import schema_errors
-from xladoctor.cli import main
-from xladoctor.errors import HloParseError
+from xladoctor.base.errors import HloParseError
+from xladoctor.cli.main import main
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.shape_parser import parse_shape
 

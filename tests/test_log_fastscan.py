@@ -70,7 +70,7 @@ def test_worker_processes_find_the_same_as_one_pass(generated, tmp_path):
     far = _far_traces(tmp_path / "far.log")
     assert [f.analysis.get("trace") for f in continuous(far)] == [
         [{"instruction": "square.1", "shape_index": "{}"}], [{"instruction": "square.4", "shape_index": "{}"}]]
-    from xladoctor.parallel import pool as process_pool
+    from xladoctor.base.parallel import pool as process_pool
 
     with process_pool(2) as pool:
         for path in [*generated, far]:
@@ -120,7 +120,7 @@ def test_distinct_findings_are_capped_and_the_rest_counted(tmp_path, monkeypatch
 
 def _peak_rss_mib(argv: list[str], stdin=None) -> tuple[int, float, str]:
     # VmHWM is this program's own peak (ru_maxrss would include the pytest process it was forked from).
-    code = ("import re, sys, io, contextlib\nfrom xladoctor.cli import main\n"
+    code = ("import re, sys, io, contextlib\nfrom xladoctor.cli.main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
             f"    rc = main({argv!r})\n"
             "hwm = re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)\n"
@@ -166,7 +166,7 @@ def test_devices_are_refused_and_endless_streams_stay_bounded(tmp_path):
 
 def test_explain_json_reports_what_was_not_shown(tmp_path, monkeypatch, capsys):
     from xladoctor.catalogue import scanner as scanner_module
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     monkeypatch.setattr(scanner_module, "MAX_DISTINCT", 2)  # the report reads the scanner's limit
     log = tmp_path / "x.log"

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.offload import fix_device, fix_host
-from xladoctor.pipeline import analyse_module, parse_hlo
+from xladoctor.route.pipeline import analyse_module, parse_hlo
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 

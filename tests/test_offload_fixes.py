@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from test_offload_scenarios import FILES, load, rule_of
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.offload import analyze_host_offload, fix_device, fix_host
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module

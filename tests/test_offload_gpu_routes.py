@@ -173,7 +173,7 @@ def test_offload_confirm_on_h100_predicts_with_the_gpu_pipeline(tmp_path, capsys
     ``--confirm --topology h100`` predicts for XLA:GPU, agrees, and says so."""
     import json
 
-    from xladoctor.cli import main as cli_main
+    from xladoctor.cli.main import main as cli_main
 
     _gpu_compiler()
     path = tmp_path / "factor.hlo"
@@ -193,7 +193,7 @@ def test_offload_confirm_on_h100_predicts_with_the_gpu_pipeline(tmp_path, capsys
 def test_check_confirm_on_h100_predicts_with_the_gpu_pipeline(tmp_path, capsys):
     import json
 
-    from xladoctor.cli import main as cli_main
+    from xladoctor.cli.main import main as cli_main
 
     _gpu_compiler()
     path = tmp_path / "factor.hlo"
@@ -219,7 +219,7 @@ def test_an_unpinned_host_argument_keeps_its_memory_kind_on_the_hlo_route(tmp_pa
     import sys
     from pathlib import Path
 
-    from xladoctor.cli import main as cli_main
+    from xladoctor.cli.main import main as cli_main
 
     why = unavailable_reason("v5e:2x2")
     if why is not None:

@@ -130,7 +130,7 @@ def test_jax_e1200_fix_round_trips_through_jaxlib():
 
 def test_cli_reads_memory_kinds_and_names_from_the_stablehlo(tmp_path, capsys):
     """`xladoctor offload HLO --stablehlo MLIR`: JAX's host output is not an E1200; names come along."""
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     host, _ = _shardings()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.errors import HloParseError
+from xladoctor.base.errors import HloParseError
 from xladoctor.offload import analysis, analyze_host_offload
 from xladoctor.offload.no_start import has_no_offload_start, inlined_call_names
 from xladoctor.offload.report import result_json

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.cli import main as cli_main
+from xladoctor.cli.main import main as cli_main
 from xladoctor.oracle import (
     INSTALL_HINT,
     OracleWorker,
@@ -286,7 +286,7 @@ def test_confirm_without_the_compiler_is_a_one_line_note():
 
 
 def test_the_compiled_tpu_module_is_recognised_as_tpu(worker):
-    from xladoctor.provenance import detect
+    from xladoctor.triage.provenance import detect
 
     text = worker.compile_hlo(CLEAN_HLO).optimized_hlo
     prov = detect(text, None)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor.cli import main
-from xladoctor.labels import Said, in_lang, label
+from xladoctor.base.labels import Said, in_lang, label
+from xladoctor.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
 E1200 = EXAMPLES / "e1200_offloaded_activation.hlo"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from hlo_corpus import CORPUS, generated_hlo
 from xla_corpus import modules as xla_test_modules
-from xladoctor.errors import XlaDoctorError
+from xladoctor.base.errors import XlaDoctorError
 from xladoctor.ir.lint import LintError
 from xladoctor.ir.module import HloModule
 from xladoctor.ir.verify import verify_module

@@ -84,7 +84,7 @@ def test_the_api_report_names_the_users_line_first_and_the_helpers_after(program
 def test_check_on_the_lowered_text_shows_the_same_line(program, capsys):
     import jax
 
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     folder, model = program
     hlo = folder / "step.hlo"

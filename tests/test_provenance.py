@@ -1,4 +1,4 @@
-"""Where a module came from (xladoctor.provenance) on real jax/XLA artefacts.
+"""Where a module came from (xladoctor.triage.provenance) on real jax/XLA artefacts.
 
 The CPU dumps and the TPU lowerings come from the session's jax corpus (tests/jax_programs.py:
 the same programs lowered for CPU and compiled with ``--xla_dump_to``, and lowered for TPU).
@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from xladoctor.cli import main as cli_main
-from xladoctor.provenance import detect
+from xladoctor.cli.main import main as cli_main
+from xladoctor.triage.provenance import detect
 
 
 def _dump(corpus, program: str, suffix: str):

@@ -64,7 +64,7 @@ def compiled_and_arrays():
 '''
 
 TESTS = '''
-from xladoctor.pytest_plugin import assert_inputs_match
+from xladoctor.testing.pytest_plugin import assert_inputs_match
 from programs import compiled_and_arrays, host_weights, update, update_fixed
 
 
@@ -180,7 +180,7 @@ def test_without_jax_pytest_still_runs(pytester: pytest.Pytester) -> None:
 
 
 def test_loading_the_plugin_imports_no_jax() -> None:
-    code = "import sys, xladoctor.pytest_plugin; print(sorted(m for m in ('jax', 'numpy') if m in sys.modules))"
+    code = "import sys, xladoctor.testing.pytest_plugin; print(sorted(m for m in ('jax', 'numpy') if m in sys.modules))"
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "[]"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from hlo_corpus import CORPUS, generated_hlo
-from xladoctor.errors import HloParseError, VerifyError
+from xladoctor.base.errors import HloParseError, VerifyError
 from xladoctor.ir.module import HloModule
 from xladoctor.offload import analyze_host_offload
 from xladoctor.offload.report import result_json

@@ -7,7 +7,7 @@ import json
 import pytest
 
 np = pytest.importorskip("numpy")
-from xladoctor.cli import main  # noqa: E402
+from xladoctor.cli.main import main  # noqa: E402
 
 DENSE = "f32[3,5]"
 TILED = "f32[3,5]{1,0:T(2,2)}"

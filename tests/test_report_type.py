@@ -16,7 +16,7 @@ LOG = Path(__file__).resolve().parent.parent / "src" / "xladoctor" / "examples" 
 
 def test_the_old_report_and_finding_names_are_the_one_class():
     from xladoctor.jax import InputsReport, OffloadFinding, OffloadReport
-    from xladoctor.log_report import LogReport
+    from xladoctor.route.log_report import LogReport
 
     assert OffloadReport is InputsReport is LogReport is Report and OffloadFinding is Finding
 

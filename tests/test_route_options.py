@@ -9,7 +9,7 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from xladoctor.checking import stream
+from xladoctor.route.checking import stream
 from xladoctor.route.options import Options
 
 
@@ -41,7 +41,7 @@ def test_companion_and_platform_are_per_module():
 
 
 def test_the_older_names_build_the_same_options():
-    from xladoctor.pipeline import AnalysisOptions
+    from xladoctor.route.pipeline import AnalysisOptions
 
     assert stream.Options("shipped", "fa", True, parallel_logs=True) == Options(lang="fa", full=True, parallel_logs=True)
     assert AnalysisOptions("shipped", True, "x.mlir", "cuda", "option") == Options(

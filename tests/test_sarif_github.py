@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from xladoctor.catalogue.loader import load_catalogue
-from xladoctor.cli import main as cli_main
+from xladoctor.cli.main import main as cli_main
 from xladoctor.report.github import escape_data, escape_property, workflow_command
 from xladoctor.report.sarif import FINGERPRINT_KEY, render_sarif
 

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("jaxlib")
 
 from jaxlib_oracle import jaxlib_canonical_shapes_isolated
-from xladoctor.errors import InputError
+from xladoctor.base.errors import InputError
 from xladoctor.syntax.shape_parser import parse_shape
 
 _TWELVE = ", ".join(f"f32[{i}]" for i in range(1, 13))

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from xladoctor.cli import main
+from xladoctor.cli.main import main
 from xladoctor.ir.sizes import (
     DYNAMIC_PREFIX,
     DYNAMIC_SUFFIX,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from xladoctor.errors import HloParseError
+from xladoctor.base.errors import HloParseError
 from xladoctor.ir.shape import COMBINE_DIMENSION, HOST_MEMORY_SPACE, UNBOUNDED_SIZE
 from xladoctor.syntax.shape_parser import parse_shape
 

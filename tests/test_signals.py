@@ -1,5 +1,5 @@
 """Issue 35 item 4: Ctrl-C and SIGTERM end every child and exit 130 and 143, with real signals sent
-to real ``xladoctor`` processes: the ``check -j`` workers (xladoctor.parallel), the compile zygote and
+to real ``xladoctor`` processes: the ``check -j`` workers (xladoctor.base.parallel), the compile zygote and
 its worker in the middle of a long compile (``--confirm``, xladoctor.oracle), and even SIGKILL of
 xladoctor itself leaves no worker behind (PR_SET_PDEATHSIG).  Ctrl-C is sent as a terminal sends
 it, to the whole process group.  No deadlock: the output pipe reaches its end (no child holds it)."""

@@ -134,7 +134,7 @@ def test_combine_rule_is_flagged():
 
 
 def test_unbounded_dimension_has_no_size():
-    from xladoctor.errors import XlaDoctorError
+    from xladoctor.base.errors import XlaDoctorError
     with pytest.raises(XlaDoctorError, match="unbounded"):
         logical_bytes(parse_shape("f32[?,784]"))
 

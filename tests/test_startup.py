@@ -12,7 +12,7 @@ HEAVY = ("xladoctor.syntax.hlo_parser", "xladoctor.offload", "xladoctor.offload.
 def _after(argv: list[str], listed: str, stdin: str = "") -> list[str]:
     """Run ``argv`` in a fresh interpreter, then evaluate ``listed`` (a list of module names) there."""
     code = ("import sys, io, contextlib, json\n"
-            "from xladoctor.cli import main\n"
+            "from xladoctor.cli.main import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    try:\n"
             f"        main({argv!r})\n"
@@ -35,7 +35,7 @@ def _loaded_of(argv: list[str], names: tuple[str, ...]) -> set[str]:
 
 def test_version_imports_no_command():
     loaded = _modules_after(["--version"])
-    assert not {m for m in loaded if m.startswith(("xladoctor.commands.", "xladoctor.syntax", "xladoctor.ir",
+    assert not {m for m in loaded if m.startswith(("xladoctor.cli.commands.", "xladoctor.syntax", "xladoctor.ir",
                                                    "xladoctor.catalogue", "xladoctor.offload"))}, loaded
 
 
@@ -43,13 +43,13 @@ def test_version_is_answered_before_any_other_import():
     """``xladoctor --version`` (issue 36) loads the package and the CLI module and nothing else of
     ours, nor argparse, typing or re (the console script's own ``import re`` aside, measured in
     bench/bench_all.py's start-up rows)."""
-    code = ("import sys\nbefore = set(sys.modules)\nfrom xladoctor.cli import main\nmain(['--version'])\n"
+    code = ("import sys\nbefore = set(sys.modules)\nfrom xladoctor.cli.main import main\nmain(['--version'])\n"
             "print(sorted(set(sys.modules) - before))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.startswith("xladoctor "), out.stderr
     new = set(json.loads(out.stdout.splitlines()[-1].replace("'", '"')))
-    assert {m for m in new if m.startswith("xladoctor")} == {"xladoctor", "xladoctor.cli"}, new
-    assert not {"argparse", "typing", "re", "xladoctor.labels", "xladoctor.errors"} & new, new
+    assert {m for m in new if m.startswith("xladoctor")} == {"xladoctor", "xladoctor.cli", "xladoctor.cli.main"}, new
+    assert not {"argparse", "typing", "re", "xladoctor.base.labels", "xladoctor.base.errors"} & new, new
 
 
 def test_version_reads_no_label_file():
@@ -59,8 +59,8 @@ def test_version_reads_no_label_file():
 
 def _label_tables_read(argv: list[str]) -> int:
     """How many (language, area) label tables ``argv`` read."""
-    return _after(argv, "[sys.modules['xladoctor.labels'].area_labels.cache_info().currsize "
-                        "if 'xladoctor.labels' in sys.modules else 0]")[0]
+    return _after(argv, "[sys.modules['xladoctor.base.labels'].area_labels.cache_info().currsize "
+                        "if 'xladoctor.base.labels' in sys.modules else 0]")[0]
 
 
 def test_a_run_that_prints_no_help_reads_no_help_words():
@@ -89,11 +89,11 @@ def test_naming_a_json_schema_loads_no_model():
 
 def test_shape_imports_neither_the_hlo_parser_nor_the_offload_analysis():
     loaded = _modules_after(["shape", "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"])
-    assert "xladoctor.commands.shape" in loaded
+    assert "xladoctor.cli.commands.shape" in loaded
     assert not set(HEAVY) & loaded, set(HEAVY) & loaded
     assert "xladoctor.ir.opcodes" not in loaded  # xladoctor.ir re-exports on first use
-    assert not {m for m in loaded if m.startswith("xladoctor.commands.") and m != "xladoctor.commands.shape"
-                and m != "xladoctor.commands._common"}
+    assert not {m for m in loaded if m.startswith("xladoctor.cli.commands.") and m != "xladoctor.cli.commands.shape"
+                and m != "xladoctor.cli.commands._common"}
 
 
 def test_explain_and_check_on_a_log_do_not_import_the_hlo_parser(tmp_path):
@@ -108,20 +108,20 @@ def test_check_on_a_module_without_offload_tokens_does_not_parse_it(tmp_path):
     hlo = tmp_path / "m.hlo"
     hlo.write_text("HloModule m\n\nENTRY e {\n  ROOT p = f32[2]{0} parameter(0)\n}\n")
     loaded = _modules_after(["check", str(hlo)])
-    assert "xladoctor.hlo_triage" in loaded and not set(HEAVY) & loaded
+    assert "xladoctor.triage.hlo_triage" in loaded and not set(HEAVY) & loaded
 
 
 def test_check_help_builds_its_arguments_without_the_checks():
     """`check --help` imports the command's arguments only: the walk, the pipeline and the findings come with run()."""
     loaded = _modules_after(["check", "--help"])
-    assert "xladoctor.commands.check" in loaded
-    assert not {m for m in loaded if m.startswith(("xladoctor.checking", "xladoctor.pipeline", "xladoctor.findings",
+    assert "xladoctor.cli.commands.check" in loaded
+    assert not {m for m in loaded if m.startswith(("xladoctor.route.checking", "xladoctor.route.pipeline", "xladoctor.findings",
                                                    "xladoctor.report.check_text"))}, loaded
 
 
 def test_reading_a_file_does_not_import_dataclasses():
     """files.WalkEntry is a NamedTuple: dataclasses pulls inspect, ast, dis and tokenize into every start-up."""
-    assert _loaded_of(["check", "--help"], ("xladoctor.files", "dataclasses", "inspect")) == {"xladoctor.files"}
+    assert _loaded_of(["check", "--help"], ("xladoctor.base.files", "dataclasses", "inspect")) == {"xladoctor.base.files"}
 
 
 def test_explain_code_reads_only_its_own_catalogue_file():
@@ -139,7 +139,7 @@ def test_a_small_log_starts_no_worker_machinery(tmp_path):
     log = tmp_path / "job.log"
     log.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
     for argv in (["explain", str(log)], ["check", str(log)]):
-        assert not _loaded_of(argv, ("multiprocessing", "concurrent.futures", "xladoctor.parallel")), argv
+        assert not _loaded_of(argv, ("multiprocessing", "concurrent.futures", "xladoctor.base.parallel")), argv
 
 
 def test_building_the_arguments_does_not_ask_the_terminal():

@@ -149,7 +149,7 @@ def test_model_against_libtpu_live():
 def _shape_cli(argv, capsys, stdin=None, monkeypatch=None):
     import io
 
-    from xladoctor.cli import main
+    from xladoctor.cli.main import main
 
     if stdin is not None:
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8"))
@@ -211,8 +211,8 @@ SEED_MESSAGE = (
 
 
 def test_e0102_log_analysis_names_the_default_side():
+    from xladoctor.base.labels import localize
     from xladoctor.inputs.messages import analyze_e0102, parse_e0102
-    from xladoctor.labels import localize
 
     analysis = localize(analyze_e0102(parse_e0102(SEED_MESSAGE)), "en")
     persian = localize(analyze_e0102(parse_e0102(SEED_MESSAGE)), "fa")
@@ -269,7 +269,7 @@ def test_e0102_buffer_laid_out_for_another_generation():
     # s8[3,5,7]: v4..v6e default {2,0,1:T(4,128)(4,1)} (2,560 B), v2/v3 default {2,1,0:T(8,128)(4,1)} (3,072 B)
     text = ("Executable(f) expected parameter 0 of size 2560 (s8[3,5,7]{2,0,1:T(4,128)(4,1)}) but got buffer with "
             "incompatible size 3072 (s8[3,5,7]{2,1,0:T(8,128)(4,1)})")
-    from xladoctor.labels import localize
+    from xladoctor.base.labels import localize
 
     analysis = localize(analyze_e0102(parse_e0102(text)), "en")
     persian = localize(analyze_e0102(parse_e0102(text)), "fa")

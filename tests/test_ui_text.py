@@ -1,4 +1,4 @@
-"""Words people read come from the label files (src/xladoctor/labels/*.toml), not from Python.
+"""Words people read come from the label files (src/xladoctor/base/labels/*.toml), not from Python.
 
 A translator edits one TOML file per language and never opens code; that only holds while no
 English sentence is written into the code that shows things: the renderers (``report/``), the
@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "xladoctor"
-AREAS = ("report", "commands", "jax", "oracle")
+AREAS = ("report", "cli/commands", "jax", "oracle")
 _PROSE = re.compile(r"[A-Za-z]{2,},? [a-z]{2,}")  # two words in a row, the second lowercase: a sentence
 _MARKUP = re.compile(r"<[^<>]*>|<[^<>]*$|^[^<>]*>|&#?\w+;|\b[\w-]+=\"[^\"]*\"?|\{[^{}]*\}")
 _MATCHERS = {"compile", "search", "match", "fullmatch", "sub", "findall", "finditer", "split"}
@@ -95,7 +95,7 @@ def found() -> dict[str, list[str]]:
 def test_no_english_sentence_is_written_into_the_code_that_shows_it():
     new = {path: [t for t in texts if t not in KNOWN.get(path, [])] for path, texts in found().items()}
     new = {path: texts for path, texts in new.items() if texts}
-    assert not new, ("English prose in Python: put it in src/xladoctor/labels/en.toml (with its Persian in "
+    assert not new, ("English prose in Python: put it in src/xladoctor/base/labels/en.toml (with its Persian in "
                      f"fa.toml) and read it with labels.label: {new}")
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from xladoctor.cli import main
-from xladoctor.errors import VerifyError
+from xladoctor.base.errors import VerifyError
+from xladoctor.cli.main import main
 from xladoctor.ir.verify import verify_module
 from xladoctor.syntax.hlo_parser import parse_module
 

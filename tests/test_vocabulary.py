@@ -131,11 +131,11 @@ def test_no_noun_is_counted_with_a_parenthesised_plural():
     """``file(s)``, ``argument(s)``, ``message(s)``: every counted noun goes through the glossary."""
     import re
 
-    from xladoctor.labels import LANGUAGES, label
-    from xladoctor.labels.glossary import NOUNS, count
+    from xladoctor.base.labels import LANGUAGES, label
+    from xladoctor.base.labels.glossary import NOUNS, count
     from xladoctor.report.explain_text import not_shown_line
 
-    text = (Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "labels" / "en.toml").read_text()
+    text = (Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "base" / "labels" / "en.toml").read_text()
     assert not re.findall(r"\w\(s\)", text)
     assert not_shown_line({"E0102": 1}).startswith("1 more message not shown")
     assert not_shown_line({"E0102": 2, "E1200": 1}).startswith("3 more messages not shown")

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from hlo_snippets import ADD, BRANCH, entry
-from xladoctor.errors import HloParseError
+from xladoctor.base.errors import HloParseError
 from xladoctor.syntax.hlo_parser import parse_module
 
 COND = "cond {\n  x = (f32[2]{0}) parameter(0)\n  ROOT y = pred[] constant(true)\n}\n\n"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from xladoctor import files
-from xladoctor.errors import InputError
+from xladoctor.base import files
+from xladoctor.base.errors import InputError
 from zstd_files import NEEDS_ZSTD, ZSTD, zstd_compress
 
 LOG = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples" / "tpu_job.log"

@@ -97,7 +97,7 @@ def jaxlib_views(texts: list[str], timeout: float = 900) -> list[dict]:
 def our_view(text: str) -> dict:
     """xladoctor's parse in the oracle's plain-dict form, or its refusal."""
     from jaxlib_oracle import OracleComputation, OracleInstruction, OracleModule, to_jsonable
-    from xladoctor.errors import HloParseError
+    from xladoctor.base.errors import HloParseError
     from xladoctor.syntax.async_sugar import sugared_opcode
     from xladoctor.syntax.hlo_parser import parse_module
     try:

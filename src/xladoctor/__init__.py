@@ -7,7 +7,7 @@ notation and :func:`parse_module` for HLO module text.
 
 TYPE_CHECKING = False  # not typing's: importing typing costs more than a bare interpreter start
 if TYPE_CHECKING:
-    from .errors import HloParseError, InputError, XlaDoctorError
+    from .base.errors import HloParseError, InputError, XlaDoctorError
 
 __version__ = "0.1.0"
 
@@ -19,7 +19,7 @@ def __getattr__(name: str):
     # Lazy re-exports keep `import xladoctor` cheap for the CLI's start-up (`--version` imports
     # nothing else, not even the errors' `re`).
     if name in ("HloParseError", "InputError", "XlaDoctorError"):
-        from . import errors
+        from .base import errors
         return getattr(errors, name)
     if name == "parse_shape":
         from .syntax.shape_parser import parse_shape
@@ -28,6 +28,6 @@ def __getattr__(name: str):
         from .syntax.hlo_parser import parse_module
         return parse_module
     if name == "explain_log":
-        from .log_report import explain_log
+        from .route.log_report import explain_log
         return explain_log
     raise AttributeError(name)

@@ -1,5 +1,5 @@
 """Lets ``python -m xladoctor`` run the CLI."""
 
-from .cli import main
+from .cli.main import main
 
 raise SystemExit(main())

@@ -345,7 +345,7 @@ def usable_cpus() -> int:
     # Only a process that has multiprocessing loaded can be a daemonic worker; asking costs a
     # small check's start-up the import of multiprocessing (~20 ms) otherwise.
     if "multiprocessing" in sys.modules:
-        from ..parallel import can_start_workers
+        from ..base.parallel import can_start_workers
 
         if not can_start_workers():
             return 1
@@ -361,7 +361,7 @@ def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = Tru
     # The size first: a small log never imports multiprocessing (~20 ms of a small scan's start-up).
     workers = usable_cpus() if parallel and os.path.getsize(path) >= PARALLEL_MIN_BYTES else 1
     if workers > 1:
-        from ..parallel import pool
+        from ..base.parallel import pool
 
         with pool(workers) as executor:
             return scan_file_parallel(path, scanner, executor, workers)

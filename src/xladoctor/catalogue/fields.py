@@ -220,8 +220,8 @@ def e1000(text: str):
 def _e1000_split_story(fields: dict[str, Any], analysis: dict[str, Any], sc_larger: bool) -> None:
     """The TensorCore + SparseCore message (drafted upstream as E1002): say which side to shrink
     first, and lead the fixes with that side's (the SparseCore flags only help when it is SparseCore)."""
-    from ..labels import text
-    from ..units import human_bytes
+    from ..base.labels import text
+    from ..base.units import human_bytes
 
     sc, tc, over = (human_bytes(fields["sparsecore_bytes"]), human_bytes(fields["tensorcore_bytes"]),
                     human_bytes(fields["used_bytes"] - fields["limit_bytes"]))

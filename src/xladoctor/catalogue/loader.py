@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..base.errors import InputError
 
 if TYPE_CHECKING:
     from types import ModuleType

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import BinaryIO, cast
 
-from ..errors import InputError
+from ..base.errors import InputError
 from .scanner import LogMatch, LogScanner
 
 
@@ -26,7 +26,7 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
     Regular files and streams (stdin, pipes, FIFOs named on the command line) are read;
     devices and sockets are refused (``/dev/zero`` would never end).
     """
-    from ..files import check_readable_kind, compression_of, open_input
+    from ..base.files import check_readable_kind, compression_of, open_input
     from .fastscan import scan_path, scan_stream
 
     scanner = LogScanner()
@@ -57,7 +57,7 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
 
 def _maybe_compressed(stream: BinaryIO, name: str) -> BinaryIO:
     """``stream``, decompressed if its first bytes show compression (``explain - < job.log.gz``)."""
-    from ..files import Prefixed, compression_in, decompressing
+    from ..base.files import Prefixed, compression_in, decompressing
 
     head = stream.read(16) or b""
     ext = compression_in(head)
@@ -66,7 +66,7 @@ def _maybe_compressed(stream: BinaryIO, name: str) -> BinaryIO:
 
 def _compressed_inside(path: str) -> bool:
     """A regular file whose first bytes are compression magic (read without blocking on a FIFO)."""
-    from ..files import compression_in
+    from ..base.files import compression_in
 
     try:
         if not os.path.isfile(path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..labels import label
+from ..base.labels import label
 from .model import Finding, FindingKind, Location, Origin, Severity
 
 CODE, NAME = "E0002", "InvalidArgument"

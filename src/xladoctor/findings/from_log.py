@@ -16,10 +16,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..base.labels import Text, render
 from ..catalogue.fixes import finding_fixes
 from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
-from ..labels import Text, render
 from .model import Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Severity
 
 # Analysis keys that steer the report (or hold text per language) rather than state a fact.

@@ -13,9 +13,9 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..base.labels import glossary, in_lang, label
 from ..catalogue.loader import load_catalogue
 from ..ir.shape import format_shape_index
-from ..labels import glossary, in_lang, label
 from ..offload.result import E1200_CODE, E1200_NAME, HostOffloadResult, OutputMismatch, PassFailure, PathHop
 from ..offload.rules import SHIPPED
 from .edits import FixEdits, e1200_fix_edits
@@ -24,7 +24,7 @@ from .model import Edit, Finding, FindingKind, Fix, FixKind, Hop, Location, Orig
 if TYPE_CHECKING:
     from ..ir.module import HloModule
     from ..offload.fixes import FixSuggestion
-    from ..provenance import Provenance
+    from ..triage.provenance import Provenance
 
 # absl status of a failure of the pass -> the catalogue's generic code for it (a CHECK crash
 # aborts the process: XLA's INTERNAL is the nearest code).

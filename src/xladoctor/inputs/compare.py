@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..base.labels import label
 from ..ir.shape import Layout, Shape
 from ..ir.sizes import DimensionPadding, dimension_padding, logical_bytes, physical_bytes
-from ..labels import label
 from . import runtime_messages as rm
 from .jax_spelling import jax_layout, memory_kind
 

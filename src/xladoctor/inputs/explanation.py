@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..escape import escape_field
+from ..base.escape import escape_field
+from ..base.labels import glossary, in_lang, label
 from ..ir.shape import Shape
 from ..ir.sizes import DimensionPadding
-from ..labels import glossary, in_lang, label
 from .compare import InputCheck, ParameterMismatch
 from .jax_spelling import jax_format, memory_kind
 from .messages import note_text, tpu_default_info, tpu_default_notes

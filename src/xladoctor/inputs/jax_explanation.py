@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..labels import Text, text
+from ..base.labels import Text, text
 from .jax_messages import aval_shape, xla_layout
 from .jax_spelling import tpu_tiled
 

@@ -179,7 +179,7 @@ def xla_layout(layout_text: str) -> Layout | None:
 
 def aval_shape(aval: str, layout: Layout | None = None) -> Shape | None:
     """``float32[8,256]`` (or ``float32<host>[8,256]``) with ``layout`` as an XLA shape; None if not an array."""
-    from ..errors import InputError
+    from ..base.errors import InputError
     from ..syntax.shape_parser import parse_shape
 
     m = _AVAL_PARTS.fullmatch(aval)

@@ -31,8 +31,8 @@ import dataclasses
 import re
 from typing import Any
 
-from ..errors import XlaDoctorError
-from ..labels import Text, text
+from ..base.errors import XlaDoctorError
+from ..base.labels import Text, text
 
 # A shape+layout token: no spaces, parentheses nested one level (T(8,128)(2,1)).
 _SHAPE = r"[^\s()]*(?:\([^()\s]*\)[^\s()]*)*"
@@ -150,7 +150,7 @@ def _parse_variant(text: str) -> dict[str, Any] | None:
 
 
 def _parse(shape_text: str):
-    from ..errors import InputError
+    from ..base.errors import InputError
     from ..syntax.shape_parser import parse_shape
 
     try:

@@ -3,7 +3,7 @@
 ``numpy.load`` allocates what the header declares before reading a byte, so a 100-byte
 file whose header says ``shape (274877906944,)`` of ``<f4`` asks for 1 TiB.  Here the
 header is read with numpy's own header reader, the declared size is compared with the
-bytes the file holds (and with :func:`xladoctor.files.max_input_bytes`) first, and only
+bytes the file holds (and with :func:`xladoctor.base.files.max_input_bytes`) first, and only
 then are the data read, through the one bounded reader.
 
 Element types numpy has no dtype for (``bf16``, the ``f8``/``f6``/``f4`` kinds, ``s4`` ...)
@@ -18,7 +18,7 @@ import io
 import math
 from typing import Any
 
-from ..errors import InputError
+from ..base.errors import InputError
 from ..ir.shape import Shape
 from .relayout import numpy_dtype
 
@@ -28,7 +28,7 @@ def read_npy(path: str) -> Any:
     import numpy as np
     from numpy.lib import format as npy_format
 
-    from ..files import check_readable_kind, max_input_bytes, read_bounded
+    from ..base.files import check_readable_kind, max_input_bytes, read_bounded
 
     check_readable_kind(path)
     try:

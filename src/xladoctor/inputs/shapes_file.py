@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import HloParseError, InputError
+from ..base.errors import HloParseError, InputError
 from ..syntax.reader import Reader
 from ..syntax.shape_parser import read_shape
 from .compare import SuppliedBuffer

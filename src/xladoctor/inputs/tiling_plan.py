@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from ..errors import XlaDoctorError
+from ..base.errors import XlaDoctorError
 from ..ir.shape import COMBINE_DIMENSION, Shape
 
 

@@ -68,7 +68,7 @@ class SourceLocation:
 
     def __str__(self) -> str:
         """Display form; the file and function come from the input, so controls are escaped."""
-        from ..escape import escape_field
+        from ..base.escape import escape_field
         where = f"{escape_field(self.file)}:{self.line}"
         return f"{where} ({escape_field(self.function)})" if self.function else where
 

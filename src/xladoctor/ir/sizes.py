@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ..errors import UnboundedSizeError, XlaDoctorError
+from ..base.errors import UnboundedSizeError, XlaDoctorError
 from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, Layout, Shape
 
 POINTER_SIZE = 8

@@ -202,7 +202,7 @@ def tpu_default_layout(element_type: PrimitiveType | str, dimensions: Sequence[i
 
 def _check_size(et: PrimitiveType, dims: tuple[int, ...], layout: Layout) -> None:
     """libtpu refuses (aborts, in fact) when the padded size may overflow int64; refuse the same shapes."""
-    from ..errors import XlaDoctorError
+    from ..base.errors import XlaDoctorError
     from .sizes import physical_bytes
 
     try:

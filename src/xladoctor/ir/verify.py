@@ -4,13 +4,13 @@ XLA's parser, like ours, accepts text that its verifier then rejects: a
 ``while`` without a ``body``, a ``get-tuple-element`` past the end of its tuple, a
 ``call`` whose callee takes a different number of parameters.  Analyses walk the
 graph assuming these hold, so :func:`verify_module` checks them first and turns
-a violation into one :class:`~xladoctor.errors.VerifyError` at the instruction's
+a violation into one :class:`~xladoctor.base.errors.VerifyError` at the instruction's
 line and column, instead of a crash deep inside an analysis.
 """
 
 from __future__ import annotations
 
-from ..errors import VerifyError
+from ..base.errors import VerifyError
 from .instruction import HloInstruction
 from .module import HloModule
 from .opcodes import HloOpcode

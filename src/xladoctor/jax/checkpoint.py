@@ -16,8 +16,8 @@ from typing import Any
 
 import jax
 
+from ..base.labels import label
 from ..findings.model import Report
-from ..labels import label
 from .formats import expected_leaf, supplied_leaf
 from .inputs_check import ArgumentCheck, _is_format_leaf, _is_metadata_dict, compare_leaves
 

@@ -22,7 +22,7 @@ import sys
 import types
 from typing import Any
 
-from ..labels import label
+from ..base.labels import label
 
 CODES = ("E1200", "E0102")
 _CODE = re.compile(r"\b(E1200|E0102)\b")
@@ -61,7 +61,7 @@ def explain(exc: BaseException) -> str | None:
         return None
     body = _from_program(exc, code)
     if body is None:
-        from ..log_report import explain_log
+        from ..route.log_report import explain_log
 
         body = str(explain_log(exc, lang="en")).rstrip("\n")
     header = "jax_report.hook_header_jax_layouts" if _JAX_LAYOUTS.search(str(exc)) else "jax_report.hook_header"

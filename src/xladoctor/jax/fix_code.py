@@ -12,7 +12,7 @@ from typing import Any
 
 import jax
 
-from ..labels import label
+from ..base.labels import label
 from .lowering import LoweredProgram, declared_out_shardings
 from .returned_value import returned_expression
 from .source_line import SourceLine

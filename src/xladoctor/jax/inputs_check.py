@@ -19,6 +19,7 @@ from typing import Any
 
 import jax
 
+from ..base.labels import label
 from ..findings import Finding, FixKind, Report, Severity, to_json
 from ..findings.schema_files import schema_id
 from ..inputs.compare import ExpectedParameter, ParameterMismatch, RuntimeVerdict, SuppliedBuffer
@@ -26,7 +27,6 @@ from ..inputs.compare import check_inputs as compare_buffers
 from ..inputs.explanation import explanation_lines
 from ..ir.shape import Shape
 from ..ir.sizes import physical_bytes
-from ..labels import label
 from ..report.finding_text import render_finding
 from .formats import LeafFormat, expected_leaf, supplied_leaf, tpu_tiled
 from .signature import argument_names

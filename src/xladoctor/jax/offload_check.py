@@ -23,16 +23,16 @@ from typing import Any
 
 import jax
 
+from ..base.labels import label
+from ..base.units import count_text
 from ..findings import Report, to_json
 from ..findings.model import Finding, FindingKind, Fix, FixKind, freeze_json
 from ..findings.schema_files import schema_id
 from ..findings.serialise import thaw_json
-from ..labels import label
 from ..offload.analysis import analyze_host_offload
 from ..offload.fixes import suggest_fixes
 from ..offload.result import HostOffloadResult, OutputMismatch, PathHop
 from ..offload.rules import SHIPPED
-from ..units import count_text
 from .fix_code import device_fix_code, host_fix_code
 from .lowering import JIT_OPTIONS, LoweredProgram, declared_out_shardings, lower_program
 from .offload_text import render_text
@@ -143,7 +143,7 @@ class ProgramCheck:
         facts: the ``diagnostics`` of the JSON documents."""
         if self.result is None or self.program is None:
             return Report("check_offload", (), (), lang)
-        from ..pipeline import analysis_of
+        from ..route.pipeline import analysis_of
 
         names = [r.name or "" for r in self.program.signature.results] or None
         mc = analysis_of(self.program.module, self.result, None, names)
@@ -315,7 +315,7 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> Report:
 
 
 def _check(program: LoweredProgram, rule: str) -> ProgramCheck:
-    from ..pipeline import add_later_failures, unpinned_host_failures
+    from ..route.pipeline import add_later_failures, unpinned_host_failures
 
     platform = program.platform
     from ..offload.platform_checks import predict_for_platform

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..labels import label
+from ..base.labels import label
 from ..offload.result import HostOffloadResult
 from ..oracle import Comparison, Verdict, compare, prediction_of, shared_worker
 from ..oracle.availability import install_hint

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from ..base.labels import label, plural
 from ..findings.model import FindingKind, Report
-from ..labels import label, plural
 from ..report.finding_text import render_finding
 from .source_line import line_json
 

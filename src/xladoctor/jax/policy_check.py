@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..labels import label
+from ..base.labels import label
 
 _REMAT = ("checkpoint", "remat", "remat2")
 _NAME = "name"

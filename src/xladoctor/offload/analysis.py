@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..collector import paused
-from ..errors import VerifyError
+from ..base.collector import paused
+from ..base.errors import VerifyError
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
@@ -27,7 +27,7 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
                          legalize: bool = True, platform: str = "tpu") -> HostOffloadResult:
     """Predict what XLA's HostOffloader does with ``module``; ``module`` is not modified.
 
-    Raises :class:`~xladoctor.errors.VerifyError` for a module XLA's verifier would
+    Raises :class:`~xladoctor.base.errors.VerifyError` for a module XLA's verifier would
     reject (see :mod:`xladoctor.ir.verify`).
 
     ``rule`` (see :mod:`.rules`): ``"shipped"``, the default, is released XLA (libtpu
@@ -91,7 +91,7 @@ def _refused_by_verifier(options: OffloadOptions, error: VerifyError) -> HostOff
     """The result for a module XLA's parser reads and its HloVerifier refuses (a get-tuple-element
     past its tuple's end, a call with the wrong operand count): the compile stops there, before
     HostOffloader, so the outcome is that failure; ``hlo`` reads the module as jaxlib does."""
-    from ..labels import label
+    from ..base.labels import label
 
     return _failed_first(options, Status.INVALID_ARGUMENT,
                          label("offload.verifier_refuses", message=error.message, line=error.line), error.instruction)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..base.labels import FALLBACK, glossary, label
 from ..ir.instruction import HloInstruction, SourceLocation
 from ..ir.module import HloModule, ProgramShape
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, format_shape_index
-from ..labels import FALLBACK, glossary, label
 from .annotations import ANNOTATE_DEVICE_PLACEMENT, BUFFER_PLACEMENT_ATTR, DEVICE_PLACEMENT, MOVE_TO_DEVICE, placement
 from .clone import clone_module
 from .result import HostOffloadResult, OutputMismatch

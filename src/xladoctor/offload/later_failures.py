@@ -80,12 +80,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from ..base.labels import label
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, format_shape_index
 from ..ir.tpu_layouts import LIBTPU
-from ..labels import label
 from .annotations import is_move_to_device, is_move_to_host, is_sharding_marker
 from .kinds import Status
 from .later_loops import enclosing_loops, loop_state_changes_memory, loop_state_reshapes

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..base.labels import label
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index
 from ..ir.tpu_layouts import LIBTPU
-from ..labels import label
 from .annotations import is_move_to_device, is_move_to_host, is_sharding_marker
 from .kinds import Status
 from .loop_trips import trip_count

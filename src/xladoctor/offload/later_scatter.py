@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..base.labels import label
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.opcodes import HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape
 from ..ir.tpu_layouts import LIBTPU
-from ..labels import label
 from .annotations import is_sharding_marker
 from .kinds import Status
 from .result import PassFailure

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..labels import label
+from ..base.labels import label
 
 SHIPPED = "shipped"
 UNMERGED_PR_36525 = "unmerged-pr-36525"

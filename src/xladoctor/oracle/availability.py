@@ -15,7 +15,7 @@ import os
 import platform
 import sys
 
-from ..labels import label
+from ..base.labels import label
 from .topologies import DEFAULT_TOPOLOGY, platform_of
 
 INSTALL_HINT = label("oracle.install_hint")

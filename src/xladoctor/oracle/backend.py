@@ -22,7 +22,7 @@ import re
 import time
 from typing import Any
 
-from ..labels import label
+from ..base.labels import label
 from .verdict import Verdict, from_error_text
 
 _ILLEGAL_MHLO = re.compile(r"failed to legalize operation '(mhlo\.[\w.]+)'")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..labels import in_lang, label
+from ..base.labels import in_lang, label
 from .naming import same_instruction
 from .verdict import Verdict
 

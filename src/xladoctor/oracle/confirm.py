@@ -35,7 +35,7 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
             return doc
     doc = _compile_only(text, module, result, topology, stablehlo, predicted_for)
     if run and doc.get("available"):  # the device file was there, the worker found no TPU
-        from ..labels import label
+        from ..base.labels import label
         from .run_chip import shared_runner
 
         busy = shared_runner().why_not  # what the worker's jax.devices() said, e.g. another process holds the chip
@@ -69,7 +69,7 @@ def _on_chip(text: str, module: HloModule, result: HostOffloadResult, stablehlo:
 
 def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None) -> dict[str, Any]:
     """Which judge answered: the local chip (compiled, and ran or not) or a compile-only client."""
-    from ..labels import label
+    from ..base.labels import label
     from .topologies import is_gpu_platform, platform_of
 
     if chip is not None:
@@ -83,7 +83,7 @@ def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None
 
 def run_document(run: dict[str, Any] | None, verdict: Any) -> dict[str, Any]:
     """The ``run`` object: the outcome of the one run, what differed and the error's text."""
-    from ..labels import label
+    from ..base.labels import label
 
     if run is None:
         return {"outcome": "not_run", "why": label("confirm.not_compiled", verdict=verdict.summary())}
@@ -149,7 +149,7 @@ def confirm_in_lang(doc: dict[str, Any] | None, lang: str) -> dict[str, Any] | N
     words stay as it wrote them.  English: ``doc`` itself, unchanged."""
     if doc is None or lang == "en":
         return doc
-    from ..labels import in_lang
+    from ..base.labels import in_lang
 
     if not doc.get("available"):
         return {**doc, "reason": in_lang(doc["reason"], lang)}

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..labels import label
+from ..base.labels import label
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule

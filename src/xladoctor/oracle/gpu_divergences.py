@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..labels import label
+from ..base.labels import label
 from .divergences import KNOWN_DIVERGENCES, KnownDivergence, _identical_host_buffers, match_divergence
 
 if TYPE_CHECKING:

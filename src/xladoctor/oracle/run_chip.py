@@ -24,7 +24,7 @@ import tempfile
 import time
 from typing import IO, Any
 
-from ..labels import label
+from ..base.labels import label
 from .verdict import crash_line
 
 NO_CHIP_ENV = "XLADOCTOR_NO_CHIP"

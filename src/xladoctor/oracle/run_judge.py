@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..labels import label
+from ..base.labels import label
 
 HALT_MARKS = ("E0200", "RuntimeUnexpectedCoreHalt")
 """What the runtime prints when the TPU core halted (the next program in that process fails too)."""

@@ -36,7 +36,7 @@ import sys
 import time
 from typing import Any
 
-from ..labels import label
+from ..base.labels import label
 from .run_judge import judged, random_inputs, text_of
 
 _ELEMENT_TYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16", "i1": "bool",
@@ -248,7 +248,7 @@ def serve(request: dict[str, Any], backend: Any, device: Any, say: Any = None) -
 
 
 def main(argv: list[str]) -> int:
-    from ..parallel import die_with_parent
+    from ..base.parallel import die_with_parent
 
     die_with_parent()
     replies = os.fdopen(int(argv[1]), "w")

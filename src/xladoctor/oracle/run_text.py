@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..labels import label
+from ..base.labels import label
 
 
 def judge_says(judge: dict[str, Any], topology: str, lang: str = "en") -> str:

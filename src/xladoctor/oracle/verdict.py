@@ -82,7 +82,7 @@ class Verdict:
 
     def summary(self, lang: str = "en") -> str:
         """One line for terminals: ``E1200 (starting from tuple.1)``, ``compiles``... (in ``lang``)."""
-        from ..labels import in_lang, label
+        from ..base.labels import in_lang, label
 
         if self.kind == "compiles":
             return label("oracle.compiles", lang)

@@ -42,7 +42,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import IO
 
-from ..labels import label
+from ..base.labels import label
 from .availability import unavailable_reason
 from .topologies import DEFAULT_TOPOLOGY, TOPOLOGIES  # noqa: F401  (re-exported)
 from .verdict import Verdict, crash_line

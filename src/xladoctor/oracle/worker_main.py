@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import BinaryIO
 
-from ..labels import label
+from ..base.labels import label
 
 
 def serve(topology: str, requests: BinaryIO, replies: BinaryIO) -> int:

@@ -25,7 +25,7 @@ import signal
 import socket
 import sys
 
-from ..labels import label
+from ..base.labels import label
 
 
 def main(argv: list[str]) -> int:
@@ -53,7 +53,7 @@ def main(argv: list[str]) -> int:
         if pid == 0:
             control.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            from ..parallel import die_with_parent
+            from ..base.parallel import die_with_parent
 
             die_with_parent()  # a worker in a long compile never outlives the zygote (nor, so, xladoctor)
             os._exit(_child(request, fds))

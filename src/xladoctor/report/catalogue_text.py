@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import textwrap
 
+from ..base.labels import label
 from ..catalogue.model import Entry
-from ..labels import label
 from .terminal_bidi import render_rtl
 
 # Label keys of the values a heading shows (the phase, the reason there is no openxla.org page).

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..escape import escape_field
+from ..base.escape import escape_field
+from ..base.labels import in_lang, label, plural
 from ..findings import Finding, FindingKind
 from ..findings.wire import load_document, report_of
-from ..labels import in_lang, label, plural
 from .confirm import confirm_lines
 from .finding_text import render_finding
 
@@ -190,7 +190,7 @@ def _indented(finding: Finding, lang: str) -> list[str]:
 
 def _arg(path: str) -> str:
     """A path as a command line argument a user can run: stdin is '-', others shell-quoted."""
-    from ..escape import shell_arg  # a name with a newline or U+202E cannot forge a line
+    from ..base.escape import shell_arg  # a name with a newline or U+202E cannot forge a line
 
     return "-" if path == "<stdin>" else shell_arg(path)
 

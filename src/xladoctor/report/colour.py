@@ -4,8 +4,8 @@ The rule (https://no-color.org, https://force-color.org): ``--color always|never
 else (``auto``) ``NO_COLOR`` set to anything non-empty turns colour off; else ``FORCE_COLOR``
 non-empty (and not ``0``) turns it on, even into a pipe (CI logs that render ANSI); else colour
 only when the stream is a terminal and ``TERM`` is not ``dumb``.  Coloured text is written past
-the terminal-safe wrapper (:attr:`xladoctor.escape.TerminalSafeStream.controls`), so every
-input-derived piece must be escaped (:func:`xladoctor.escape.escape_field`) before it is painted;
+the terminal-safe wrapper (:attr:`xladoctor.base.escape.TerminalSafeStream.controls`), so every
+input-derived piece must be escaped (:func:`xladoctor.base.escape.escape_field`) before it is painted;
 :class:`PaintingStream` escapes a whole text report first and then paints its lines.
 """
 
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..escape import escape_stream_text
+from ..base.escape import escape_stream_text
 
 _STYLES = {"bold": "1", "red": "1;31", "yellow": "1;33", "cyan": "36", "dim": "2", "green": "32",
            "blue": "1;34"}

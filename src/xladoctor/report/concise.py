@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..escape import escape_field
+from ..base.escape import escape_field
+from ..base.labels import glossary, label
 from ..findings.model import Finding, Report
 from ..ir.shape import format_shape_index
-from ..labels import glossary, label
 from .colour import Painter
 
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..labels import in_lang, label
+from ..base.labels import in_lang, label
 
 
 def confirm_lines(doc: dict[str, Any] | None, indent: str = "", lang: str = "en") -> list[str]:

@@ -14,15 +14,15 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..base.escape import escape_field
+from ..base.labels import glossary, label
+from ..base.units import human_bytes
 from ..catalogue import scanner
 from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
-from ..escape import escape_field
 from ..findings.model import Finding, Hop
 from ..findings.serialise import thaw_json
 from ..ir.shape import format_shape_index
-from ..labels import glossary, label
-from ..units import human_bytes
 from .catalogue_text import Writer
 
 # Analysis keys that steer the report rather than describe the error.

@@ -19,8 +19,8 @@ import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ..base.labels import glossary, label
 from ..findings.model import Finding, FindingKind, Fix, FixKind, Hop
-from ..labels import glossary, label
 from .finding_text import fix_jax, shape_index_of
 from .html_base import code_block, diff_block, esc, is_rtl, lbl, ltr, prose, shape_index_text
 from .html_flow import FlowNode

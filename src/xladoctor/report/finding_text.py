@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from ..escape import escape_field
+from ..base.escape import escape_field
+from ..base.labels import glossary, in_lang, label
 from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
 from ..findings.source_line import SourceLine, distinct_lines
 from ..ir.frames import is_library
 from ..ir.shape import format_shape_index
-from ..labels import glossary, in_lang, label
 from .snippet import snippet, source_text, span
 
 Renderer = Callable[[Finding, str, int], list[str]]

@@ -14,8 +14,8 @@ import os
 import shlex
 from pathlib import Path
 
+from ..base.labels import label
 from ..findings.model import Finding, Fix, Report, Severity
-from ..labels import label
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..base.labels import glossary, in_lang, label
 from ..findings.wire import load_document
 from ..ir.shape import format_shape_index
-from ..labels import glossary, in_lang, label
 from .html_base import IdAllocator, badge, code_block, esc, is_rtl, lbl, ltr, page, prose
 from .html_explain import explain_body
 from .html_inputs import inputs_body, inputs_verdict

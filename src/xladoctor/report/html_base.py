@@ -35,7 +35,7 @@ _HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
 def esc(value: Any) -> str:
     """Escape any value for text or a double-quoted attribute (``escape.html_text``: bidi controls
     and non-UTF-8 bytes of names visualised too)."""
-    from ..escape import html_text
+    from ..base.escape import html_text
 
     return html_text("" if value is None else value)
 
@@ -98,7 +98,7 @@ def _balanced(s: str, start: int, end: int) -> tuple[int, int]:
 
 def lbl(lang: str, key: str) -> str:
     """A page label as HTML: escaped, and bidi-safe when the label mixes Persian with code."""
-    from ..labels import label
+    from ..base.labels import label
 
     return prose(label(key, lang), lang)
 
@@ -199,7 +199,7 @@ def diagnostics_block(diagnostics: Any) -> str:
         return ""
     import json
 
-    from ..escape import json_text
+    from ..base.escape import json_text
 
     data = json_text(json.dumps(diagnostics, ensure_ascii=False, separators=(",", ":")))
     data = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

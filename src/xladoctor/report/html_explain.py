@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..base.labels import label
+from ..base.units import bytes_text
 from ..findings.model import Finding, Hop
-from ..labels import label
-from ..units import bytes_text
 from .explain_text import HIDDEN_ANALYSIS
 from .finding_html import host_set, logged_fixes, logged_path, logged_twin, path_nodes, trace_nodes
 from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, ltr, prose
@@ -26,7 +26,7 @@ from .html_inputs import bytes_bars, dims_bars
 
 def _dimensions(shape: str) -> list[int] | None:
     """The array's dimension sizes, read by the shape parser (None for a tuple or a shape XLA would refuse)."""
-    from ..errors import InputError
+    from ..base.errors import InputError
     from ..syntax.shape_parser import parse_shape
 
     try:

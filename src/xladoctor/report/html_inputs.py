@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..base.labels import label
+from ..base.units import bytes_text, human_bytes
 from ..findings.model import FindingKind, Fix, FixKind
-from ..labels import label
-from ..units import bytes_text, human_bytes
 from .finding_html import finding_where, fix_cards
 from .html_base import WORDS, badge, code_block, esc, lbl, ltr
 

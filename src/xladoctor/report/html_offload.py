@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from ..base.labels import glossary, in_lang, label
 from ..findings.model import Finding, FindingKind, Fix, Hop
 from ..findings.serialise import thaw_json
-from ..labels import glossary, in_lang, label
 from .finding_html import (
     HostSet,
     fix_cards,

@@ -11,11 +11,16 @@ XLA's own messages stay as XLA writes them.
 
 from __future__ import annotations
 
+from ..base.labels import (
+    glossary,
+    in_lang,
+    label,
+    plural,
+)
 from ..findings.from_offload import offload_findings
 from ..findings.model import Finding, FindingKind
 from ..ir.module import HloModule
 from ..ir.shape import format_shape_index
-from ..labels import glossary, in_lang, label, plural
 from ..offload.fixes import FixSuggestion
 from ..offload.result import HostOffloadResult
 from ..offload.rules import RULES

@@ -27,9 +27,9 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from ..escape import uri_path
+from ..base.escape import uri_path
+from ..base.labels import label
 from ..findings.model import Finding, Fix, Hop, Location, Report, SourceLocation
-from ..labels import label
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

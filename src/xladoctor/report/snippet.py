@@ -2,7 +2,7 @@
 
 A finding's Python line (the user's frame of the offload, ``ir.module.user_frame_location``) is
 shown as the line itself when the file can be read here; otherwise the HLO line of the checked
-file.  The text comes from the input, so it is escaped (:func:`xladoctor.escape.escape_field`)
+file.  The text comes from the input, so it is escaped (:func:`xladoctor.base.escape.escape_field`)
 before it is drawn; tabs become spaces so the caret stays under its column.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import linecache
 
-from ..escape import escape_field
+from ..base.escape import escape_field
 
 _MAX_WIDTH = 110
 """A longer line (an HLO instruction) is cut around the caret."""

@@ -1,6 +1,6 @@
 """What the ``--tpu GEN`` option of ``xladoctor shape`` adds: the generation's default layout.
 
-Kept out of :mod:`xladoctor.commands.shape` so the command only wires it in; the
+Kept out of :mod:`xladoctor.cli.commands.shape` so the command only wires it in; the
 layout itself comes from :mod:`xladoctor.ir.tpu_layouts`.
 """
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.labels import label
+from ..base.units import bytes_text, ratio_text
 from ..ir.shape import Shape
 from ..ir.sizes import logical_bytes, physical_bytes
 from ..ir.tpu_layouts import LIBTPU_VERSION, NoTpuDefault, default_for_generations, is_tpu_default, tpu_default_shape
-from ..labels import label
-from ..units import bytes_text, ratio_text
 
 
 def layout_written(text: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..errors import HloParseError
+from ..base.errors import HloParseError
 from .hlo_lexicon import number_token_end
 from .reader import GAP, match_end
 

@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
+from ..base.errors import InputError
 from ..ir.module import HloModule
 from ..ir.shape import Shape
 from .stablehlo_main import MainSignature, has_main, main_position, read_main_signature
@@ -56,7 +56,7 @@ def beside(path: str | None) -> str | None:
 
 def read_stablehlo(path: str) -> str:
     """The companion's text; one ``file:1:1: message`` error when it is unreadable or no StableHLO."""
-    from ..files import decode_text
+    from ..base.files import decode_text
 
     try:
         if path == "-":

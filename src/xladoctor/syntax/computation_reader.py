@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 
-from ..errors import HloParseError
+from ..base.errors import HloParseError
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule

@@ -15,15 +15,15 @@ Reads, in one pass over the text:
 
 Names are resolved after each computation (operands, control predecessors) and
 after the module (called computations), so text order does not matter.  Every
-problem raises :class:`~xladoctor.errors.HloParseError` with ``source:line:col``.
+problem raises :class:`~xladoctor.base.errors.HloParseError` with ``source:line:col``.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..collector import paused
-from ..errors import HloParseError
+from ..base.collector import paused
+from ..base.errors import HloParseError
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
 from .attributes import parse_aliasing, parse_buffer_donors, parse_key_values, scan_string, unquote
 from .computation_reader import ComputationReader
@@ -74,7 +74,7 @@ def _check_white_space(text: str, source: str) -> None:
 def parse_module(text: str | bytes, source: str = "<hlo>") -> HloModule:
     """Parse one HLO module (``str``, or UTF-8 ``bytes``); raises :class:`HloParseError` naming
     ``source:line:col``, and a TypeError for what is not text (``None``)."""
-    from ..files import text_argument
+    from ..base.files import text_argument
 
     text = text_argument(text, "parse_module", source)
     _check_white_space(text, source)

@@ -18,7 +18,7 @@ import sys
 from itertools import chain
 from typing import TYPE_CHECKING
 
-from ..errors import HloParseError
+from ..base.errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode

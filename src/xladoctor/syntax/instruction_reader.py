@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Container, Mapping, Sequence
 from types import MappingProxyType
 
-from ..errors import HloParseError
+from ..base.errors import HloParseError
 from ..ir.computation import HloComputation
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction
 from ..ir.module import HloModule

@@ -1,7 +1,7 @@
 """A cursor over source text, shared by the shape and HLO parsers.
 
 Positions are integer offsets; line and column are computed only when an error
-is raised (see :meth:`xladoctor.errors.InputError.at`).  Whitespace and XLA's
+is raised (see :meth:`xladoctor.base.errors.InputError.at`).  Whitespace and XLA's
 comments (``/* ... */`` and ``// ...``) are insignificant between tokens, which is
 why the printer's ``/*index=5*/`` annotations read back harmlessly.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import HloParseError
+from ..base.errors import HloParseError
 
 # What XLA's lexer skips between tokens: white space and comments.
 GAP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)

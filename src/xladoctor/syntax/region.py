@@ -1,7 +1,7 @@
 """The region of a module host offloading can touch, found from its text without parsing it.
 
 Why: XLA's HostOffloader (and every pass before it that matters to its verdict) acts from the
-host-memory annotations outward (:mod:`xladoctor.hlo_triage` lists them), so the instructions
+host-memory annotations outward (:mod:`xladoctor.triage.hlo_triage` lists them), so the instructions
 that can reach or be reached from them are the most any verdict, message or fix can name.
 Parsing builds one object per line (~7 µs in CPython against jaxlib's ~4), so knowing the region
 before parsing is what lets the rest of a module stay text.
@@ -32,7 +32,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from ..collector import paused
+from ..base.collector import paused
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 # One item per line: an instruction (ROOT, name, shape, opcode, operand list up to its first ')',

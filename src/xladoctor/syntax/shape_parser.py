@@ -52,7 +52,7 @@ _CACHE_LIMIT = 4096
 def parse_shape(text: str, source: str = "<shape>") -> Shape:
     """Parse one shape string, e.g. ``bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}``.
 
-    Raises :class:`~xladoctor.errors.HloParseError` (line/col into ``text``) for
+    Raises :class:`~xladoctor.base.errors.HloParseError` (line/col into ``text``) for
     anything XLA would not accept, including trailing text.
     """
     r = Reader(text, source)

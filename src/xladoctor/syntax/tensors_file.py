@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ..errors import InputError
+from ..base.errors import InputError
 
 BEGIN = "## BEGIN_GRAPH"
 END = "## END_GRAPH"

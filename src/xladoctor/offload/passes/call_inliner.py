@@ -27,7 +27,7 @@ module.
 Bound: the inlined module is sized first (in one pass over the call graph), and a module
 that would inline to more than ``max(INLINE_BOUND, INLINE_GROWTH x its instructions)``
 instructions -- 1,000,000, or 8 times the input -- is refused with one line naming the call
-that crosses it (:class:`~xladoctor.errors.InputError`, exit code 2).  A call graph whose
+that crosses it (:class:`~xladoctor.base.errors.InputError`, exit code 2).  A call graph whose
 paths double at each level (20 computations each calling the next twice: 3 kB of text, 2
 million instructions inlined) took minutes and gigabytes here, and the real compiler does
 not finish either; the refusal is the honest answer.
@@ -37,12 +37,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...errors import InputError
+from ...base.errors import InputError
+from ...base.labels import label
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
-from ...labels import label
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
 from .tuple_simplifier import forward_tuple_elements
 

@@ -31,10 +31,10 @@ the rule is no wider than what was seen.
 
 from __future__ import annotations
 
+from ....base.labels import label
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import HloOpcode
 from ....ir.tpu_layouts import LIBTPU
-from ....labels import label
 from ...kinds import Status
 from ...loop_trips import counter_slot, initial, integer, trip_count
 from ..host_offload_utils import XlaStatusError

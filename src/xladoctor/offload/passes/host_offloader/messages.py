@@ -5,7 +5,7 @@ Our own two notes beside them are labels (``labels/en.toml`` ``[offload]``).
 
 from __future__ import annotations
 
-from ....labels import label
+from ....base.labels import label
 
 
 def host_compute_warning(name: str) -> str:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections import deque
 
+from ....base.labels import label
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import HloOpcode
 from ....ir.shape import HOST_MEMORY_SPACE, format_shape_index
-from ....labels import label
 from ...annotations import is_allocate_buffer, is_move_to_host
 from ...kinds import InsertedKind, MismatchContext, Status, WalkOrigin
 from ...positions import Position

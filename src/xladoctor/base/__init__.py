@@ -1,0 +1,1 @@
+"""The base layer: text, files, processes and the words people read; nothing of XLA."""

@@ -1,0 +1,1 @@
+"""One module per CLI subcommand; see :mod:`xladoctor.cli.main` for the contract."""

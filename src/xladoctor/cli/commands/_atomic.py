@@ -1,0 +1,116 @@
+"""Writing an output file all-or-nothing, never onto an input.
+
+Every command that writes a file (``check --html``, ``inputs --html``, ``offload --fix -o``,
+``relayout ... OUT``) goes through :func:`write_output`:
+
+* the data goes to a temporary file in the target's folder, is flushed and
+  fsync'ed, then renamed over the target (``os.replace``, atomic on POSIX), so an
+  error half-way (disk full, a limit, a signal) leaves the old content intact and
+  no partial file under the target's name;
+* a target that is one of the command's inputs (same path, or the same file by
+  ``os.path.samefile``: a hard link, a symlink, ``./a.hlo`` vs ``a.hlo``) is
+  refused before anything is computed into it;
+* a target that exists as a read-only regular file (no write permission bit, e.g. mode
+  0444, or one this user may not write) is refused: renaming over it would replace a
+  file its owner protected, which ``cp`` and shell redirection also refuse;
+* a target that exists but is not a regular file (``/dev/null``, ``/dev/full``, a
+  FIFO) is written in place, since renaming over a device node would replace it;
+* every failure is an :class:`~xladoctor.base.errors.InputError` located at the target
+  (``OUT:1:1: cannot write ...``), exit 2, and stderr says what was written.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Iterable
+
+from ...base.errors import InputError
+from ...base.escape import escape_field
+from ...base.labels import label
+
+
+def refuse_overwriting_inputs(target: str, inputs: Iterable[str]) -> None:
+    """Raise if ``target`` names the same file as one of ``inputs`` (checked before any work)."""
+    if target == "-":
+        return
+    for src in inputs:
+        if src in (None, "-"):
+            continue
+        same = os.path.abspath(src) == os.path.abspath(target)
+        if not same:
+            try:
+                same = os.path.samefile(src, target)
+            except OSError:
+                same = False
+        if same:
+            raise InputError(f"refusing to write over the input file {src!r}; choose another output path",
+                             target, 1, 1)
+
+
+def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str] = (), lang: str = "en") -> None:
+    """Write ``data`` to ``target`` atomically; ``what`` names it on stderr ("HTML report"), in ``lang``."""
+    refuse_overwriting_inputs(target, inputs)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    real = os.path.realpath(target)  # write through a symlink, keep the link
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise InputError(f"cannot write {what}: {e.strerror or e}", target, 1, 1) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise InputError(f"cannot write {what}: is a directory", target, 1, 1)
+    if st is not None and stat.S_ISREG(st.st_mode) and (
+            not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK)):
+        raise InputError(f"cannot write {what}: the file is read-only (mode {stat.S_IMODE(st.st_mode):04o}); "
+                         "make it writable or choose another output path", target, 1, 1)
+    try:
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            _write_in_place(real, payload)
+        else:
+            _write_atomically(real, payload, st)
+    except OSError as e:
+        raise InputError(f"cannot write {what}: {e.strerror or e}", target, 1, 1) from None
+    print(label("status.wrote", lang, what=what, size=f"{len(payload):,}", target=escape_field(target)), file=sys.stderr)
+
+
+def _write_in_place(path: str, payload: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(payload)
+        f.flush()
+
+
+def _write_atomically(path: str, payload: bytes, existing: os.stat_result | None) -> None:
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(2, f"folder {folder!r} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+            f.flush()
+            os.fsync(f.fileno())
+        if existing is not None:
+            os.chmod(tmp, stat.S_IMODE(existing.st_mode))
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass

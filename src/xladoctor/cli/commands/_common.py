@@ -1,0 +1,107 @@
+"""Shared plumbing for subcommands: reading inputs, writing JSON."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ...base.files import decode_text
+from ...base.labels import FALLBACK, label
+
+SCHEMA_VERSION = 1
+
+
+def read_input(path: str) -> tuple[str, str]:
+    """Return ``(text, source_name)`` for a path or ``-`` (stdin).
+
+    Unreadable or non-UTF-8 files raise :class:`InputError` naming the file, so the
+    CLI prints one line instead of a traceback.
+    """
+    from ...base.files import read_path
+
+    data, name = read_path(path)
+    return decode_text(data, name), name
+
+
+def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema: str | None = None) -> None:
+    """Write one JSON document to stdout with ``schema_version`` first (each document's own, docs/json.md)
+    and then ``$schema``, the ``$id`` of its schema file (``schema``: its name in
+    ``xladoctor.findings.schema_files``), so a reader knows which file validates it."""
+    head: dict[str, Any] = {"schema_version": schema_version}
+    if schema is not None:
+        # Lazy: loads no model or IR (findings/__init__ re-exports on first use).
+        from ...findings.schema_files import schema_id
+
+        head["$schema"] = schema_id(schema)
+    if isinstance(obj.get("diagnostics"), dict):
+        from ...findings.serialise import with_verdict
+
+        obj = with_verdict(obj)
+    doc = {**head, **obj}
+    import json  # here: a command that prints text never needs it
+
+    # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
+    # which checks each write for characters to escape.
+    from ...base.escape import json_text  # a file name's non-UTF-8 bytes as \\xff text: the document stays UTF-8
+
+    spools: list[Any] = []
+    text = json_text(json.dumps(doc, indent=2, ensure_ascii=False, default=_spooled(spools)))
+    if not spools:
+        sys.stdout.write(text + "\n")
+        return
+    # A value held in a spool file (check's ``files``, checking/results.py) is copied in where it stands.
+    before, after = text.split(json.dumps(_SPOOLED), 1)
+    sys.stdout.write(before)
+    spools[0].write_to(sys.stdout)
+    sys.stdout.write(after + "\n")
+
+
+_SPOOLED = "\x00xladoctor-spooled\x00"
+
+
+def _spooled(found: list[Any]) -> Any:
+    """``json.dumps``' ``default``: a spool (an object with ``write_to``) stands as a marker string."""
+    def default(o: Any) -> Any:
+        if callable(getattr(o, "write_to", None)) and not found:
+            found.append(o)
+            return _SPOOLED
+        raise TypeError(type(o).__name__)
+    return default
+
+
+def for_reader(text: str, lang: str, bidi: str) -> str:
+    """A report of indented lines drawn for its reader: Persian in visual order (shaped, wrapped
+    to the terminal's width) on a terminal, isolated in logical order for files (``--bidi``)."""
+    if lang != "fa":
+        return text
+    import shutil
+
+    from ...report.terminal_bidi import bidi_text
+
+    mode = bidi if bidi != "auto" else "visual" if sys.stdout.isatty() else "logical"
+    # On a terminal each line is wrapped to its width before it is reordered (explain's rule).
+    width = shutil.get_terminal_size(fallback=(80, 24)).columns if mode == "visual" and sys.stdout.isatty() else None
+    return bidi_text(text, mode, width)
+
+
+def help_text(parser: Any, key: str, **values: Any) -> str:
+    """Option help from the labels (``cli.*``), in the language the CLI chose for ``--help``; the
+    key itself where the CLI knows no help will be printed (its ``help_lang`` is None)."""
+    lang = getattr(parser, "help_lang", FALLBACK)
+    return key if lang is None else label(key, lang, **values)
+
+
+RULE_CHOICES = ("shipped", "unmerged-pr-36525")
+"""The names of :data:`xladoctor.offload.rules.RULES`, spelled here so that building the
+argument parser does not import the offload package (start-up time); a test keeps the two equal."""
+
+
+def add_rule_arguments(parser: Any) -> None:
+    """``--rule`` for commands that run the host-offload analysis (and the old ``--strict``)."""
+    # Hidden from --help (still accepted): the unmerged variant is for XLA developers, and its
+    # name cluttered every command's help; docs/json.md and CONTRIBUTING.md describe it.
+    parser.add_argument("--rule", choices=RULE_CHOICES, default=RULE_CHOICES[0], help=argparse.SUPPRESS)
+    # --strict named the shipped rule when the default was the unmerged one; kept so scripts keep working.
+    parser.add_argument("--strict", dest="rule", action="store_const", const=RULE_CHOICES[0],
+                        help=argparse.SUPPRESS)

@@ -1,0 +1,47 @@
+"""``--confirm``: the real TPU compiler's verdict next to our prediction (offload, check).
+
+The options and the note on stderr, shared by the ``offload`` and ``check`` commands.  The
+document itself is :func:`xladoctor.oracle.confirm.confirm` (nothing there imports jax: the
+compile runs in the oracle's worker process) and its text :mod:`xladoctor.report.confirm`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ...base.labels import label
+from ._common import help_text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ...oracle.topologies import DEFAULT_TOPOLOGY, TOPOLOGIES
+
+    parser.add_argument("--confirm", action="store_true",
+                        help=help_text(parser, "cli.confirm"))
+    parser.add_argument("--topology", default=DEFAULT_TOPOLOGY, choices=TOPOLOGIES,
+                        help=help_text(parser, "cli.topology", default=DEFAULT_TOPOLOGY))
+    parser.add_argument("--run", action="store_true", help=help_text(parser, "cli.run"))
+    parser.add_argument("--seed", type=int, default=0, help=help_text(parser, "cli.seed"))
+
+
+def check_run(args: argparse.Namespace) -> None:
+    """``--run`` implies ``--confirm``; it needs a local TPU (a usage error, exit 2, elsewhere)."""
+    if not getattr(args, "run", False):
+        return
+    from ...base.errors import UsageError
+    from ...oracle.run_chip import chip_present
+    from ...oracle.topologies import is_gpu_platform, platform_of
+
+    if is_gpu_platform(platform_of(args.topology)):
+        raise UsageError(label("confirm.run_gpu", topology=args.topology))
+    if not chip_present():
+        raise UsageError(label("confirm.no_chip"))
+    args.confirm = True
+
+
+def note_if_unavailable(doc: dict[str, Any] | None, lang: str = "en") -> None:
+    """The one-line note on stderr when --confirm cannot run here."""
+    if doc is not None and not doc.get("available"):
+        print(label("confirm.skipped", lang, reason=doc["reason"]), file=sys.stderr)

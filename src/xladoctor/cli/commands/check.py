@@ -1,0 +1,217 @@
+"""``xladoctor check PATH...``: run every check that applies to each file, dump directory or log.
+
+The main job in one command: an HLO module gets a summary and, unless it is a
+compiled (post-optimization) module in which XLA's host offloader already ran,
+the E1200 host-offload analysis; any other text file is scanned for XLA errors
+(the ``explain`` scanner).  Directories are walked (an ``--xla_dump_to``
+directory works as is); XLA's non-HLO dump files (buffer assignment, memory
+reports, ...) are skipped.  ``--examples`` checks the examples shipped with
+xladoctor.  ``--html OUT`` writes a self-contained report of everything found.
+
+Each ``NAME.hlo``/``NAME.txt`` is read with the ``NAME.mlir``/``NAME.stablehlo`` beside it (or
+the file ``--stablehlo`` names, for one module): JAX's memory kinds are in the StableHLO only,
+and a JAX lowering whose text lacks them gets no verdict (``undecidable``, one finding) rather
+than a guess (:mod:`xladoctor.route.checking.memory_kinds`).
+
+Exit 1 when anything was found or is predicted, 2 when an input could not be read
+or parsed (the other files are still checked), 0 otherwise.
+
+How it stays fast and safe (docs/json.md#check, bench/README.md):
+
+* Files are checked in a process pool (``--jobs``, default every core); the report
+  lists them in walk order whatever finishes first, so it equals a serial run.
+  A progress bar is drawn on a terminal's stderr only (never with ``--json``).
+* A module is parsed only when an analysis applies to it: :mod:`xladoctor.triage.hlo_triage`
+  looks for the host-offload tokens in its bytes first (``--full`` parses every module).
+* Logs are streamed through the same scanner as ``explain`` (bounded memory, big
+  files on every core); stdin is streamed too, never spooled to a temporary file.
+* Walking a directory reads regular files only and never follows a symlink out of it
+  (:mod:`xladoctor.base.files`); FIFOs, devices and sockets are listed as skipped.  A file
+  that cannot be read, or that makes a check fail, is reported and the rest are checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from ...base.errors import InputError, UsageError
+from ...base.labels import LANGUAGES, label, language_from_env
+from . import _confirm
+from ._common import add_rule_arguments, for_reader, help_text
+from ._format import add_format_argument, emit_document
+
+if TYPE_CHECKING:  # the checks themselves are imported by run(): `check --help` builds arguments only
+    from ...route.checking.results import JsonSpool, Kept, Wanted
+    from ...route.checking.walk import Item
+    from ...route.options import Options
+
+NAME = "check"
+HELP = "cli.check.help"
+ORDER = 5
+DESCRIPTION = "cli.check.description"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="PATH", help=help_text(p, "cli.check.paths"))
+    p.add_argument("--examples", action="store_true", help=help_text(p, "cli.check.examples"))
+    p.add_argument("--fix", action="store_true", help=help_text(p, "cli.check.fix"))
+    p.add_argument("--unsafe-fixes", action="store_true", help=help_text(p, "cli.check.unsafe_fixes"))
+    add_rule_arguments(p)
+    p.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(p, "cli.check.lang"))
+    p.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto", help=help_text(p, "cli.check.bidi"))
+    p.add_argument("--html", metavar="OUT", help=help_text(p, "cli.check.html"))
+    p.add_argument("--full", action="store_true",
+                   help=help_text(p, "cli.check.full"))
+    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                   help=help_text(p, "cli.check.jobs"))
+    p.add_argument("--json", action="store_true", help=help_text(p, "cli.check.json"))
+    add_format_argument(p)
+    p.add_argument("--disable-host-compute", action="store_true",
+                   help=help_text(p, "cli.check.disable_host_compute"))
+    # As offload's, for one module; on many, each NAME.hlo is paired with the NAME.mlir beside it.
+    p.add_argument("--stablehlo", metavar="FILE", help=help_text(p, "cli.check.stablehlo"))
+    _confirm.add_arguments(p)
+
+
+def _check_all(items: list[Item], opts: Options, jobs: int, progress, want: Wanted,
+               spool: JsonSpool | None) -> list[Kept]:
+    """What is kept of each entry, in ``items`` order; files in a process pool when there are several
+    and ``jobs > 1``.  Each entry is reduced as it arrives (:mod:`xladoctor.route.checking.results`)."""
+    from ...route.checking.entries import error_entry
+    from ...route.checking.results import keep
+    from ...route.checking.stream import check_path, check_stdin
+
+    out: list[Kept | None] = [None] * len(items)
+    todo = [i for i, it in enumerate(items) if it.status == "file"]
+    for i, it in enumerate(items):
+        if it.status == "skipped":
+            out[i] = keep({"path": it.path, "kind": "skipped", "note": it.note, "findings": 0,
+                           **({"companion_of": it.companion_of} if it.companion_of else {})}, want, i, spool)
+        elif it.status == "error":
+            out[i] = keep(error_entry(it.path, str(InputError(it.note, it.path, 1, 1))), want, i, spool)
+        elif it.status == "stdin":
+            out[i] = keep(check_stdin(opts), want, i, spool)
+            progress.advance()
+    if jobs > 1 and len(todo) > 1:
+        from ...base.parallel import map_isolated
+        from ...findings.wire import from_wire
+
+        # JSON is the wire format between processes: each worker returns its entry as JSON text,
+        # read back (its findings typed once) here, and reduced before the next one is read.
+        def arrived(n: int, entry: Any) -> Kept:
+            return keep(from_wire(entry) if isinstance(entry, str) else entry, want, todo[n], spool)
+
+        results = map_isolated(check_path_wire, [(items[i].path, items[i].explicit, opts, items[i].stablehlo,
+                                                  items[i].graph) for i in todo],
+                               jobs, progress.advance, _crashed_entry, arrived)
+        for i, kept in zip(todo, results):
+            out[i] = kept
+    else:
+        for i in todo:
+            out[i] = keep(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo, items[i].graph),
+                          want, i, spool)
+            progress.advance()
+    return [k for k in out if k is not None]
+
+
+def check_path_wire(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
+                    graph: int | None = None) -> str:
+    """:func:`~xladoctor.route.checking.stream.check_path` in a worker process: its entry as JSON text."""
+    from ...findings.wire import to_wire
+    from ...route.checking.stream import check_path
+
+    return to_wire(check_path(path, explicit, opts, stablehlo, graph))
+
+
+def _crashed_entry(args: tuple[str, bool, Options, str | None, int | None], why: str) -> dict[str, Any]:
+    from ...route.checking.entries import error_entry
+
+    path = args[0]
+    return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...base.progress import Progress
+    from ...catalogue.fastscan import usable_cpus
+    from ...route.checking.results import JsonSpool, Wanted
+    from ...route.checking.walk import example_paths, expand
+    from ._atomic import refuse_overwriting_inputs
+
+    lang = args.lang or language_from_env()
+    paths = list(args.paths) + (example_paths() if args.examples else [])
+    if not paths:
+        raise UsageError("nothing to check: give files or directories, '-' for stdin, or --examples")
+    if args.fix and args.examples:
+        raise UsageError("--fix edits files in place: copy the examples and fix the copies")
+    if args.jobs < 0:
+        raise UsageError("--jobs must be 0 (one per core) or more")
+    items = expand(paths, args.stablehlo)
+    expanded = [it.path for it in items if it.status in ("file", "stdin")]
+    if args.html:
+        refuse_overwriting_inputs(args.html, expanded)
+    jobs = args.jobs or usable_cpus()
+    n_files = sum(1 for it in items if it.status == "file")
+    _confirm.check_run(args)  # one process holds the chip: --run checks the files one after another
+    jobs = 1 if args.run else jobs
+    from ...route.options import Options
+
+    opts = Options.from_args(args, lang, parallel_logs=n_files <= 1)
+    if args.fix:  # as ruff: fix first, then report what remains
+        from ._check_fix import fix_items
+
+        fix_items(items, opts, args.unsafe_fixes, lang, sys.stderr if args.json else sys.stdout)
+    progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), label("status.files_checked", lang),
+                        enabled=None if not args.json else False)
+    want = Wanted(text=not args.json, json=args.format == "json" and not getattr(args, "statistics", False), html=bool(args.html),
+                  lang=lang)
+    spool = JsonSpool() if want.json else None
+    try:
+        try:
+            kept = _check_all(items, opts, jobs, progress, want, spool)
+        finally:
+            progress.close()
+        files = [k.entry for k in kept]
+        code = _report(args, files, [k.piece for k in kept], spool, expanded, lang)
+    finally:
+        if spool is not None:
+            spool.close()
+    for f in files:
+        if f["kind"] == "error":
+            print(f["error"], file=sys.stderr)
+    _confirm.note_if_unavailable(next((f["confirm"] for f in files if "confirm" in f), None), lang)
+    return code
+
+
+def _report(args: argparse.Namespace, files: list[dict[str, Any]], pieces: list[Any], spool: JsonSpool | None,
+            expanded: list[str], lang: str) -> int:
+    """The page, then the document or the text report, from what was kept of each file; returns the
+    exit code: the selected findings' with ``--select``/``--ignore``, else the run's ``Report.exit_code``
+    (2 for a file that could not be read, 1 for any finding)."""
+    from ...findings.wire import report_of
+    from ...report.check_text import assemble
+    from ...route.pipeline import check_diagnostics
+    from ._atomic import write_output
+
+    input_errors = sum(1 for f in files if f["kind"] == "error")
+    diagnostics = check_diagnostics(files, lang)
+    report = report_of(diagnostics)
+    assert report is not None  # check_diagnostics types what it writes
+    doc = {"command": "check", "files": files, "findings": sum(f["findings"] for f in files),
+           "input_errors": input_errors, "diagnostics": diagnostics}
+    if args.html:
+        from ...report.html import render_check_html
+        shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
+        title = f"xladoctor: {shown}" if shown else label("status.examples_title", lang)
+        write_output(args.html, render_check_html(doc, title=title, lang=lang), label("status.html_report", lang),
+                     expanded, lang)
+    if args.json:
+        from ...report.explain_json import SCAN_SCHEMA_VERSION
+
+        # check embeds the explain scan document; its files were spooled as they were checked
+        chosen = emit_document({**doc, "files": spool} if spool is not None else doc, args, SCAN_SCHEMA_VERSION,
+                               "check")
+        return chosen if chosen is not None else report.exit_code
+    sys.stdout.write(for_reader(assemble(doc, pieces, lang), lang, args.bidi))
+    return report.exit_code

@@ -1,0 +1,250 @@
+"""``xladoctor explain CODE|FILE|-``: explain an XLA error code, or find and explain every XLA error in a log.
+
+``CODE`` (``E1200``, ``1200``, ``e1200``) prints the catalogue entry, like
+``rustc --explain``.  A file (or ``-`` for stdin) is scanned line by line in
+bounded memory; each distinct error is reported once with its count, the
+fields parsed from the message, an analysis (recomputed sizes for E0102, the
+offload path for E1200 with ``--hlo``) and the fixes.  An existing path always
+wins over a code, so a file named ``1200`` is scanned, not looked up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from typing import TYPE_CHECKING
+
+from ...base.errors import UsageError
+from ...base.labels import LANGUAGES, label, language_from_env
+from ...catalogue import load_catalogue, normalize_code
+from ._common import for_reader, help_text, print_json
+from ._format import add_format_argument, emit_document
+
+if TYPE_CHECKING:
+    from ...catalogue.scanner import LogMatch
+
+NAME = "explain"
+HELP = "cli.explain.help"
+ORDER = 30
+DESCRIPTION = "cli.explain.description"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="CODE|FILE|-", nargs="?",
+                        help=help_text(parser, "cli.explain.target"))
+    parser.add_argument("--list", action="store_true", help=help_text(parser, "cli.explain.list"))
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                        help=help_text(parser, "cli.explain.lang"))
+    parser.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto",
+                        help=help_text(parser, "cli.explain.bidi"))
+    parser.add_argument("--width", type=int, default=None, help=help_text(parser, "cli.explain.width"))
+    parser.add_argument("--hlo", metavar="MODULE", default=None,
+                        help=help_text(parser, "cli.explain.hlo"))
+    parser.add_argument("--json", action="store_true", help=help_text(parser, "cli.json"))
+    add_format_argument(parser)
+    parser.add_argument("--html", metavar="OUT", help=help_text(parser, "cli.explain.html"))
+
+
+def _width(args: argparse.Namespace) -> int:
+    if args.width:
+        return max(40, args.width)
+    return min(100, shutil.get_terminal_size(fallback=(80, 24)).columns)
+
+
+def _bidi(args: argparse.Namespace) -> str:
+    if args.bidi != "auto":
+        return args.bidi
+    return "visual" if sys.stdout.isatty() else "logical"
+
+
+def _is_code_target(target: str) -> bool:
+    """A target is a code only if no such file exists and it looks like one."""
+    if target == "-" or os.path.exists(target):
+        return False
+    return normalize_code(target) is not None
+
+
+def run(args: argparse.Namespace) -> int:
+    lang = args.lang or language_from_env()
+    target = args.target
+    if args.list:
+        return _list_codes(lang, args.bidi)
+    if target is None:
+        raise UsageError(label("scan.no_target"))
+    if _is_hlo_module(target):
+        return _check_module(target, args)
+    if _is_code_target(target):
+        return _explain_code(target, args, lang)
+    if target != "-" and not os.path.exists(target):
+        cat = load_catalogue()
+        near = ", ".join(cat.nearest(target))
+        raise UsageError(f"'{target}' is neither a known error code nor a file (nearest codes: {near})")
+    return scan_and_report(target, args, lang, _width(args), _bidi(args))
+
+
+def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
+    # lazy: scanning pulls in more modules than explaining a code
+    from ...catalogue.logscan import scan_file
+    from ...report.explain_json import SCAN_SCHEMA_VERSION, scan_document
+    from ...report.explain_text import draw_findings, not_shown_text
+    from ...route.log_report import log_report
+
+    if getattr(args, "html", None):
+        from ._atomic import refuse_overwriting_inputs
+
+        refuse_overwriting_inputs(args.html, [target, args.hlo])
+    scan = scan_file(target)
+    matches, source = scan.findings, scan.source
+    if args.hlo:
+        attach_offload_analysis(args.hlo, matches)
+    report = log_report(source, lang, matches, dict(scan.not_shown))  # the findings, made once
+    doc = scan_document(matches, source, lang, scan.not_shown, report) \
+        if args.json or getattr(args, "html", None) else None
+    if doc is not None and getattr(args, "html", None):
+        _write_html(args.html, doc, target, args.hlo, lang)
+    if doc is not None and args.json:
+        chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "explain")
+        if chosen is not None:
+            return chosen
+    else:
+        sys.stdout.write(draw_findings(report.findings, lang, width, bidi, [m.analysis.get("offload") for m in matches]))
+        if scan.not_shown:
+            sys.stdout.write(not_shown_text(scan.not_shown, lang, width, bidi))
+    return report.exit_code
+
+
+def _write_html(out: str, doc: dict, target: str, hlo: str | None, lang: str) -> None:
+    """``--html OUT``: the scan document as a page, one card per finding (as ``check --html``'s)."""
+    from ...report.html import render_explain_html
+    from ._atomic import write_output
+
+    page = render_explain_html({"schema_version": 1, **doc}, title=label("status.explain_title", lang, source=target),
+                               lang=lang)
+    write_output(out, page, label("status.html_report", lang), [p for p in (target, hlo) if p], lang)
+
+
+def attach_offload_analysis(hlo_path: str, findings: list[LogMatch]) -> None:
+    """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
+    from ...findings.from_offload import mismatch_finding  # lazy: only --hlo needs them
+    from ...findings.serialise import offload_record_json
+    from ...findings.wire import Record
+    from ...offload.analysis import analyze_host_offload
+    from ...syntax.hlo_parser import parse_module
+    from ._common import read_input
+
+    text, source = read_input(hlo_path)
+    module = parse_module(text, source=source)
+    result = analyze_host_offload(module)
+    # Each E1200 as the one adapter and the one serialiser write it (findings/serialise.py).
+    # Each record carries its typed finding, for this process's page (findings/wire.py).
+    found = [(mismatch_finding(e, result, None, source, module), len(e.trace)) for e in result.errors]
+    errors = [Record(offload_record_json(f, n), f, f.path[len(f.path) - n:]) for f, n in found]
+    for f in findings:
+        if f.code != "E1200":
+            continue
+        start = f.fields.get("start")
+        matching = [e for e in errors if isinstance(e, dict) and e.get("start") == start]
+        f.analysis["offload"] = {"module": source, "errors": matching or errors,
+                                 "matched_start": bool(matching)}
+
+
+def _list_codes(lang: str, bidi: str = "auto") -> int:
+    """``explain --list``: every code of the catalogue, one line each (code, name, title); a Persian
+    title is drawn for its reader (on a terminal, right to left), the code and name columns stay."""
+    entries = list(load_catalogue())
+    width = max(len(e.name) for e in entries)
+    for e in entries:
+        title = e.describe(lang).title
+        if lang == "fa":
+            title = for_reader(title, lang, bidi)
+        print(f"{e.code}  {e.name:<{width}}  {title}")
+    return 0
+
+
+def _is_hlo_module(target: str) -> bool:
+    """An HLO module file: its first line that is not blank or a comment starts with ``HloModule``."""
+    if target == "-" or not os.path.isfile(target):
+        return False
+    try:
+        with open(target, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    for line in head.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(b"//"):
+            return stripped.startswith(b"HloModule")
+    return False
+
+
+def _check_module(target: str, args: argparse.Namespace) -> int:
+    """``explain MODULE.hlo`` is ``check MODULE.hlo``: a module holds no XLA message to explain, it
+    is analysed (it said "no XLA error found", exit 0, where check predicts E1200)."""
+    from ...report.check_text import render_text
+    from ...report.explain_json import SCAN_SCHEMA_VERSION
+    from ...route.checking.stream import check_path
+    from ...route.options import Options
+    from ...route.pipeline import check_diagnostics
+
+    lang = args.lang or language_from_env()
+    if args.html:
+        from ._atomic import refuse_overwriting_inputs
+
+        refuse_overwriting_inputs(args.html, [target])
+    entry = check_path(target, True, Options(lang=lang, parallel_logs=True))
+    files = [entry]
+    doc = {"command": "check", "files": files, "findings": entry["findings"],
+           "input_errors": int(entry["kind"] == "error"), "diagnostics": check_diagnostics(files, lang)}
+    if entry["kind"] == "error":
+        print(entry["error"], file=sys.stderr)
+        return 2
+    if args.html:
+        from ...report.html import render_check_html
+        from ._atomic import write_output
+
+        write_output(args.html, render_check_html(doc, title=label("status.explain_title", lang, source=target),
+                                                  lang=lang), label("status.html_report", lang), [target], lang)
+    chosen = None
+    if args.json:
+        chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")
+    else:
+        sys.stdout.write(for_reader(render_text(doc, lang), lang, args.bidi))  # as check's text
+    return chosen if chosen is not None else 1 if doc["findings"] else 0
+
+
+def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
+    from ...catalogue.loader import find_entry
+
+    entry, cat = find_entry(target)
+    if entry is None:
+        near = ", ".join((cat or load_catalogue()).nearest(target))
+        raise UsageError(f"unknown error code '{target}' (nearest: {near})")
+    if args.hlo:
+        raise UsageError("--hlo applies to scanning a log, not to explaining a code")
+    if args.html:
+        raise UsageError(label("scan.html_needs_file", lang))
+    if args.format in ("sarif", "github"):
+        raise UsageError(f"--format {args.format} reports the errors found in a log; a code has no findings")
+    if args.json:
+        print_json({"command": "explain", "mode": "code", "entry": entry_json(entry, lang)},
+                   schema="explain_code")
+        return 0
+    from ...report.catalogue_text import render_entry  # a code's page only: scanning a log never draws one
+
+    sys.stdout.write(render_entry(entry, lang, _width(args), _bidi(args)))
+    return 0
+
+
+def entry_json(entry, lang: str) -> dict:
+    text = entry.describe(lang)
+    return {
+        "code": entry.code, "name": entry.name, "status": entry.status, "phase": entry.phase,
+        "backends": list(entry.backends), "url": entry.url or None, "origin": entry.origin, "lang": lang,
+        "title": text.title, "category": text.category, "summary": text.summary,
+        "causes": list(text.causes), "fixes": list(text.fixes), "debug": list(text.debug),
+        "example": entry.example, "see_also": list(entry.see_also), "aliases": list(entry.aliases),
+    }
+
+

@@ -1,0 +1,211 @@
+"""``xladoctor offload FILE``: predict E1200 (and everything else HostOffloader decides)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ...base.errors import UsageError
+from ...base.escape import escape_field
+from ...base.files import located
+from ...base.labels import (
+    LANGUAGES,
+    in_lang,
+    label,
+    language_from_env,
+    plural,
+)
+from ...findings.model import Finding, FindingKind
+from ...ir.shape import format_shape_index
+from ...offload import fix_device, fix_host
+from ...oracle.confirm import confirm
+from ...report.confirm import confirm_lines
+from ...report.offload_text import render_text
+from ...route.options import Options
+from ...route.pipeline import (
+    ModuleCheck,
+    analyse_module,
+    compiled_note,
+    offload_document,
+    parse_hlo,
+)
+from ...syntax.companion import resolve
+from ...syntax.tensors_file import select_graph
+from . import _confirm
+from ._atomic import refuse_overwriting_inputs, write_output
+from ._common import (
+    add_rule_arguments,
+    for_reader,
+    help_text,
+    read_input,
+)
+from ._fix import fixed_text, unified_diff, write_module_text
+from ._format import add_format_argument, emit_document
+
+NAME = "offload"
+HELP = "cli.offload.help"
+ORDER = 30
+DESCRIPTION = "cli.offload.description"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help=help_text(parser, "cli.offload.file"))
+    add_rule_arguments(parser)
+    parser.add_argument("--trace", action="store_true", help=help_text(parser, "cli.offload.trace"))
+    parser.add_argument("--json", action="store_true", help=help_text(parser, "cli.offload.json"))
+    add_format_argument(parser)
+    parser.add_argument("--fix", choices=("host", "device"),
+                        help=help_text(parser, "cli.offload.fix"))
+    parser.add_argument("-o", "--output", help=help_text(parser, "cli.offload.output"))
+    parser.add_argument("--diff", action="store_true", help=help_text(parser, "cli.offload.diff"))
+    parser.add_argument("--stablehlo", help=help_text(parser, "cli.offload.stablehlo"))
+    parser.add_argument("--graph", type=int, metavar="N", help=help_text(parser, "cli.offload.graph"))
+    parser.add_argument("--disable-host-compute", action="store_true",
+                        help=help_text(parser, "cli.offload.disable_host_compute"))
+    parser.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(parser, "cli.offload.lang"))
+    parser.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto",
+                        help=help_text(parser, "cli.offload.bidi"))
+    parser.add_argument("--html", metavar="OUT", help=help_text(parser, "cli.offload.html"))
+    _confirm.add_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.diff and not args.fix:
+        raise UsageError(label("offload.diff_needs_fix"))
+    if args.fix and not args.output and not args.diff and args.file == "-":
+        args.output = "-"  # as ruff on stdin: the fixed module to stdout; a file is fixed in place
+    lang = args.lang or language_from_env()
+    for out in (args.output, args.html):
+        if out:
+            refuse_overwriting_inputs(out, [args.file, args.stablehlo])
+    _confirm.check_run(args)
+    text, source = read_input(args.file)
+    text = select_graph(text, source, args.graph, editing=bool(args.fix) and not args.output and not args.diff)[0]
+    module = parse_hlo(text, source)
+    # the resolver check uses too: the file --stablehlo names, else NAME.mlir beside, if it is this program's
+    companion = resolve(module, None if args.file == "-" else source, args.stablehlo)
+    stablehlo = companion.text if companion else None
+    options = Options.from_args(args, lang).with_companion(companion.path if companion else None,
+                                                            companion.found if companion else None).for_platform()
+    with located(text, source):
+        mc = analyse_module(module, text, source, options, stablehlo)
+        _undecidable(mc, source, lang)
+    result, fixes, origin = mc.result, mc.fixes, mc.provenance
+    # as check: no compile of a kind-less text, which would only "confirm" the device-memory guess
+    confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform, args.run, args.seed) \
+        if args.confirm and mc.undecidable is None else None
+    mc.confirm = confirmed
+    _confirm.note_if_unavailable(confirmed, lang)
+    # The document is built once, after the verdict is set: the page and --json both view it.
+    doc = offload_document(mc, lang) if args.html or args.json else None
+    if args.html:
+        assert doc is not None
+        _write_html(args, doc, lang)
+    if args.fix and not args.json:
+        return _apply_fix(args, text, source, mc, stablehlo, lang=lang)
+    if args.json:
+        assert doc is not None
+        fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True, lang=lang) if args.fix else None
+        if not (args.fix and (args.output == "-" or args.diff)):
+            chosen = emit_document(doc, args, schema="offload")
+            if chosen is not None and fixed_rc is None:
+                return chosen
+        if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
+            return fixed_rc
+    elif mc.undecidable is not None and mc.applies:  # check's NO VERDICT, word for word
+        sys.stdout.write(for_reader(layout_text(mc.findings(lang), lang)
+                                    + f"{escape_field(source)}: {mc.undecidable.message}\n", lang, args.bidi))
+    else:
+        report = layout_text(mc.findings(lang), lang) + render_text(escape_field(source), module, result, fixes,
+                                                                    args.trace, lang)
+        if companion is not None:
+            how = label("check.kinds_beside" if companion.found == "beside" else "check.kinds_option", lang)
+            report += "\n" + label("check.kinds_from", lang, path=escape_field(companion.path), how=how) + "\n"
+        if origin.note():
+            report += "\n" + label("check.note", lang, note=escape_field(in_lang(origin.note(), lang))) + "\n"
+        if not mc.applies:
+            report += "\n" + label("offload.compiled_note", lang, note=in_lang(compiled_note(), lang)) + "\n"
+        if confirmed is not None:
+            report += "\n".join(["", *confirm_lines(confirmed, lang=lang)]) + "\n"
+        sys.stdout.write(for_reader(report, lang, args.bidi))
+    return mc.report("offload", lang).exit_code
+
+
+def layout_text(findings: tuple[Finding, ...], lang: str) -> str:
+    """The parser's layout warnings (layout_warnings.py), each two lines, before the verdict."""
+    from ...report.finding_text import layout_warning
+
+    lines = [line for f in findings if f.kind is FindingKind.LAYOUT_WARNING for line in layout_warning(f, lang)]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
+    """As ``check``: a JAX lowering whose text does not give the memory kinds, read without its
+    StableHLO, gets no verdict (the same warning), so the two commands agree on every file."""
+    from ...route.checking.entries import undecided
+    from ...route.checking.memory_kinds import memory_kinds_of
+
+    kinds = memory_kinds_of(mc.module, mc.options.stablehlo_path, source)
+    mc.memory_kinds = kinds.to_json()
+    if not kinds.known:
+        mc.undecidable = undecided(kinds, source, lang)[1]
+
+
+def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> None:
+    """``--html OUT``: the offload document as a page (the path drawn, both remedies), in ``lang``."""
+    from ...report.html import render_offload_html
+
+    page = render_offload_html({"schema_version": 1, **doc},
+                               title=label("status.offload_title", lang, source=args.file), lang=lang)
+    write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo], lang)
+
+
+def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck, stablehlo: str | None,
+               quiet: bool = False, lang: str = "en") -> int:
+    """``--fix`` as ruff's: edit only the lines the fix changes, say in one line per output what
+    changed (stdout, or stderr when the module itself goes to stdout), write nothing on a clean
+    module; ``--diff`` prints the change instead of writing it.  Exit 0 when nothing is left to
+    fix, 1 when findings remain after the fix (or, with ``--diff``, when there is a change)."""
+    to_stdout = args.output == "-" and not args.diff
+    say = sys.stderr if (to_stdout or args.diff) else sys.stdout
+    shown = escape_field(source)
+    mismatches = mc.result.errors if mc.applies else []
+    if not mismatches:
+        if to_stdout:
+            write_module_text(text)
+        if not quiet:
+            print(for_reader(label("offload.fix_nothing", lang, source=shown), lang, args.bidi), file=say)
+        return mc.report("offload", lang).exit_code
+    fixed_module = (fix_host if args.fix == "host" else fix_device)(mc.module, mc.result)
+    # Against the module as written: with --stablehlo, mc.module carries JAX's memory kinds, which the
+    # written entry layout lacks; the fixed file must carry them for the compiler (h22fixes).
+    written = parse_hlo(text, source) if stablehlo is not None else mc.module
+    target = args.output if args.output and not args.diff else source
+    out_text, reparsed, respelt = fixed_text(text, written, fixed_module, target)
+    if respelt and not quiet:
+        print(for_reader(label("offload.fix_respelt", lang, source=shown), lang, args.bidi), file=say)
+    if args.diff:
+        write_module_text(unified_diff(text, out_text, source, target))
+    elif to_stdout:
+        write_module_text(out_text)
+    else:
+        in_place = not args.output  # ruff's --fix: the file itself (written atomically, write_output)
+        write_output(args.output or args.file, out_text, label("status.fixed_module", lang, fix=args.fix),
+                     [args.stablehlo] if in_place else [args.file, args.stablehlo], lang)
+    with located(out_text, target):
+        after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
+    left = after.findings(lang)
+    if not quiet:
+        how = "offload.fixed_host" if args.fix == "host" else "offload.fixed_device"
+        verb = "offload.would_fix" if args.diff else "offload.fixed"
+        tally = ("offload.n_fixable_one", "offload.n_fixable_many") if args.diff else (
+            "offload.n_fixed_one", "offload.n_fixed_many")
+        lines = [label(verb, lang, source=shown, what=label(how, lang, index=format_shape_index(err.output_index)))
+                 for err in mismatches]
+        lines.append(label("offload.fix_tally", lang, fixed=plural(len(mismatches), *tally, lang),
+                           left=plural(len(left), "offload.n_left_one", "offload.n_left_many", lang)))
+        lines.extend(f"  {escape_field(f.code)} {escape_field(f.title)}" for f in left)
+        print(for_reader("\n".join(lines), lang, args.bidi), file=say)
+    return 1 if left or (args.diff and out_text != text) else 0
+

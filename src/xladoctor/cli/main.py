@@ -1,0 +1,283 @@
+"""The ``xladoctor`` command line: one subcommand per module in :mod:`xladoctor.cli.commands`.
+
+Subcommands are discovered, not listed here, so each lives in one file with its
+arguments and its run function.  Discovery lists module *names* without importing
+them; only the command being run is imported (and only top-level ``--help`` imports
+them all for their help lines), so ``xladoctor shape`` never pays for the HLO parser
+or the offload analysis (start-up is measured in ``bench/bench_all.py``).  Every :class:`~xladoctor.base.errors.XlaDoctorError`
+becomes one line on stderr and exit code 2; exit 1 means findings, 0 means clean.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .. import __version__
+
+TYPE_CHECKING = False  # not typing's: importing typing is most of a bare start-up
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from types import ModuleType
+    from typing import Any
+
+# Nothing else at the top: ``xladoctor --version`` is answered before argparse, the labels or any
+# command is imported (issue 36: start-up within 2x a bare ``python -c pass``); each function
+# imports what it needs.
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def command_names() -> list[str]:
+    """Subcommand names: the public modules of :mod:`xladoctor.cli.commands`, from a directory listing
+    (no import; ``pkgutil`` alone would cost more start-up time than the listing)."""
+    from . import commands
+
+    names = set()
+    for folder in commands.__path__:
+        for entry in os.listdir(folder):
+            stem, ext = os.path.splitext(entry)
+            if ext in (".py", ".pyc") and not stem.startswith("_") and stem.isidentifier():
+                names.add(stem)
+    return sorted(names)
+
+
+def _command_modules(only: str | None = None) -> list[ModuleType]:
+    import importlib
+
+    from . import commands
+
+    names = command_names() if only is None else [only] if only else []
+    mods = [importlib.import_module(f"{commands.__name__}.{name}") for name in names]
+    return sorted(mods, key=lambda m: (getattr(m, "ORDER", 100), m.NAME))
+
+
+def _chosen_command(argv: list[str]) -> str | None:
+    """The subcommand named on the command line when it is a known one; ``""`` for a bare ``--version``
+    (no subcommand needed); else None: all are loaded, for the help text or argparse's "invalid choice"."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg if arg in command_names() else None
+    return "" if "--version" in argv and not {"-h", "--help"} & set(argv) else None
+
+
+def help_language(argv: list[str]) -> str:
+    """The language ``--help`` is written in: the one ``--lang`` names, else the locale's (as the
+    commands choose the language of their output), so ``explain --lang fa --help`` reads in Persian."""
+    from ..base.labels import LANGUAGES, language_from_env
+
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else arg[7:] if arg.startswith("--lang=") else None
+        if value is not None:
+            return value if value in LANGUAGES else "en"
+    return language_from_env()
+
+
+def _may_show_help(argv: list[str], command: str | None) -> bool:
+    """Whether this command line can print help text: no known command (argparse's "invalid
+    choice", or the overview), or a help option, abbreviated ('--he') or in a cluster ('-qh').
+    Otherwise help is never printed, so its words are not looked up (usage errors print only usage)."""
+    if command is None:
+        return True
+    for arg in argv:
+        if arg == "--":
+            return False
+        if arg.startswith("--") and len(arg) >= 3 and "--help".startswith(arg.partition("=")[0]):
+            return True
+        if arg.startswith("-") and not arg.startswith("--") and "h" in arg:
+            return True
+    return False
+
+
+_PARSER: list[type[argparse.ArgumentParser]] = []
+
+
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """:class:`_Parser`, made on first use (argparse is imported only by a run that parses)."""
+    if not _PARSER:
+        import argparse
+        from typing import NoReturn
+
+        class _Parser(argparse.ArgumentParser):
+            """argparse that exits 2 with one line (its default already uses 2; keep the message short).
+
+            ``help_lang`` is the language of the help texts the commands add (labels ``cli.*``); None
+            where no help can be printed: the texts stay label keys and no label file is read.
+            """
+
+            def __init__(self, *args: Any, help_lang: str | None = "en", **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                self.help_lang = help_lang
+
+            def error(self, message: str) -> NoReturn:
+                self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+            def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+                self._checking_metavar = True
+                try:
+                    return super().add_argument(*args, **kwargs)
+                finally:
+                    self._checking_metavar = False
+
+            def add_subparsers(self, **kwargs: Any) -> Any:
+                self._checking_metavar = True  # it formats the bare "xladoctor" as the commands' prog
+                try:
+                    return super().add_subparsers(**kwargs)
+                finally:
+                    self._checking_metavar = False
+
+            def _get_formatter(self) -> argparse.HelpFormatter:
+                """argparse makes a formatter in every add_argument, only to check the metavar (and in
+                add_subparsers, to spell the prog "xladoctor" with no option or positional yet); its width
+                asks the terminal, importing shutil (with bz2, lzma, fnmatch) into every start-up (issue
+                36).  Neither uses the width: they get a fixed one.  Help and usage text are formatted as
+                before, to the terminal's width."""
+                if getattr(self, "_checking_metavar", False):
+                    formatter_class: Any = self.formatter_class  # typeshed's protocol names prog only
+                    return formatter_class(prog=self.prog, width=80)
+                return super()._get_formatter()
+
+        _PARSER.append(_Parser)
+    return _PARSER[0]
+
+
+def build_parser(only: str | None = None, lang: str | None = "en") -> argparse.ArgumentParser:
+    """The full parser, or (``only``) one with just that subcommand (none for ``""``), for a fast start;
+    its help in ``lang``, or (None: no help will be printed) left as label keys."""
+    from ..base.labels import label
+
+    def words(key: str) -> str:
+        return key if lang is None else label(key, lang)
+
+    parser_class: Any = _parser_class()
+    parser = parser_class(prog="xladoctor", help_lang=lang, description=words("cli.description"),
+                          epilog=words("cli.epilog"))
+    parser.add_argument("--version", action="version", version=f"xladoctor {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
+    for mod in _command_modules(only):
+        # HELP and DESCRIPTION are label keys (cli.NAME.help, cli.NAME.description)
+        p = sub.add_parser(mod.NAME, help=words(mod.HELP), description=words(getattr(mod, "DESCRIPTION", mod.HELP)),
+                           help_lang=lang)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command with stdout/stderr wrapped so no input can drive the terminal."""
+    if (sys.argv[1:] if argv is None else argv) == ["--version"]:  # argparse's answer, without argparse
+        sys.stdout.write(f"xladoctor {__version__}\n")
+        return EXIT_CLEAN
+    from ..base.escape import OutputError, TerminalSafeStream
+
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalSafeStream(out), TerminalSafeStream(err)
+    restore = _terminate_as_interrupt()
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a full disk shows here, where the buffered output is written
+        return code
+    except OutputError as failed:  # the last flush failed (escape.TerminalSafeStream): one line, exit 2
+        print(f"xladoctor: {failed}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt as stop:  # outside a command (parsing arguments, the last flush)
+        return _interrupted(stop)
+    finally:
+        try:
+            sys.stdout.flush()
+        except (BrokenPipeError, ValueError, KeyboardInterrupt):
+            pass
+        sys.stdout, sys.stderr = out, err
+        restore()
+
+
+def _terminate_as_interrupt() -> Callable[[], None]:
+    """SIGTERM raises :class:`~xladoctor.base.errors.Terminated` in the main thread while a command runs,
+    as Ctrl-C raises KeyboardInterrupt, so both end the children (worker pools, compile workers)
+    on the way out; a second SIGTERM kills at once.  Returns what puts the old handler back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return lambda: None
+
+    def terminated(signum: int, frame: object) -> None:
+        from ..base.errors import Terminated
+
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Terminated()
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    signal.signal(signal.SIGTERM, terminated)
+    return restore
+
+
+def _interrupted(stop: KeyboardInterrupt) -> int:
+    """Exit 130 after Ctrl-C, 143 after SIGTERM (128 + the signal), as a shell reports them."""
+    from ..base.errors import Terminated
+
+    terminated = isinstance(stop, Terminated)
+    try:
+        print(f"xladoctor: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return 143 if terminated else 130
+
+
+def _main(argv: list[str] | None) -> int:
+    from ..base.errors import InputError, XlaDoctorError
+    from ..base.escape import OutputError
+    from ..base.labels import label
+
+    argv = sys.argv[1:] if argv is None else argv
+    command = _chosen_command(argv)
+    parser = build_parser(command, help_language(argv) if _may_show_help(argv, command) else None)
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        if hasattr(args, "format"):  # the commands with findings: --format and its alias --json
+            from .commands._format import resolve_format
+
+            resolve_format(args)
+            _paint_text_report(args)
+        return args._run(args)
+    except InputError as err:
+        print(err, file=sys.stderr)  # already "source:line:col: message"
+        return EXIT_USAGE
+    except XlaDoctorError as err:
+        print(f"xladoctor: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except OutputError as err:  # stdout could not be written (escape.TerminalSafeStream): one line, exit 2
+        print(f"xladoctor: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt as stop:
+        return _interrupted(stop)
+    except Exception as err:  # a bug, not the user's fault: still one line, unless asked for the trace
+        if os.environ.get("XLADOCTOR_DEBUG"):
+            raise
+        where = label("status.while_running", command=args.command) if getattr(args, "command", None) else ""
+        print(label("status.internal_error", where=where, error=f"{type(err).__name__}: {err}"), file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _paint_text_report(args: argparse.Namespace) -> None:
+    """The text report in colour where colour is on (``--color``, NO_COLOR, FORCE_COLOR, a terminal);
+    :func:`main` puts the plain stream back when the command ends."""
+    if args.format != "text":
+        return
+    from ..report.colour import PaintingStream, colour_enabled
+
+    if colour_enabled(sys.stdout, mode=getattr(args, "color", "auto")):
+        sys.stdout = PaintingStream(sys.stdout)

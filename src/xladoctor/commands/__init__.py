@@ -1,1 +1,0 @@
-"""One module per CLI subcommand; see :mod:`xladoctor.cli` for the contract."""

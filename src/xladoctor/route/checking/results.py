@@ -1,0 +1,114 @@
+"""What ``check`` keeps of each file until its report is written (issue 20: memory of ``check DIR``).
+
+A file's document holds its module's summary (every instruction as a dict: ~2 MB of JSON and
+~4 MB of Python objects for 10,000 instructions) and the whole ``offload`` document.  Kept for
+every file, they made ``check DIR`` grow with the number of files, and ``--json`` built the whole
+document as one string on top.  Each file's document is now reduced as soon as it is checked to
+what the report still needs: the lines of the text report (:func:`~xladoctor.report.check_text.file_piece`),
+its JSON written to a spool file (:class:`JsonSpool`, copied into the document at the end: the
+same bytes), and a small entry for the totals, ``diagnostics`` and the stderr lines
+(:func:`slim`; with ``--html`` the page's entry, the instruction lists left out).
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import tempfile
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from ...base.escape import json_text
+
+_KEEP = ("path", "kind", "findings", "note", "companion_of", "error", "verdict", "confirm", "diagnostics")
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """Which outputs the run writes, so each file keeps only what they read."""
+
+    text: bool
+    json: bool
+    html: bool
+    lang: str = "en"
+
+
+@dataclass
+class Kept:
+    entry: dict[str, Any]
+    piece: tuple[str, Any] | None = None
+
+
+def slim(entry: dict[str, Any], html: bool = False) -> dict[str, Any]:
+    """``entry`` without what only its own section or JSON shows: for the totals, ``diagnostics``
+    and the stderr lines, its findings (serialised and typed) and few keys; for the page (``html``),
+    all of it but the summary's instruction lists (their count stays)."""
+    hlo = entry.get("hlo")
+    if html:
+        if not isinstance(hlo, dict) or "computations" not in hlo:
+            return entry
+        summary = {k: v for k, v in hlo.items() if k != "computations"}
+        return {**entry, "hlo": {**summary, "computation_count": len(hlo["computations"] or ())}}
+    out = {k: entry[k] for k in _KEEP if k in entry}
+    for key in ("offload", "explain"):
+        inner = entry.get(key)
+        if isinstance(inner, dict) and "diagnostics" in inner:
+            out[key] = {"diagnostics": inner["diagnostics"]}
+    return out
+
+
+def keep(entry: dict[str, Any], want: Wanted, index: int, spool: JsonSpool | None) -> Kept:
+    """What is kept of file ``index``'s ``entry``: its JSON goes to ``spool``, its lines are drawn."""
+    piece = None
+    if want.text:
+        from ...report.check_text import file_piece
+
+        piece = file_piece(entry, want.lang)
+    if spool is not None:
+        spool.add(index, entry)
+    return Kept(slim(entry, want.html), piece)
+
+
+class JsonSpool:
+    """The ``files`` array of a JSON document, written one entry at a time to an unnamed temporary
+    file (in any order: each entry is placed by its index) and copied out where the document has
+    it, as ``json.dumps(..., indent=2)`` would have written it at that depth."""
+
+    def __init__(self, depth: int = 2) -> None:
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close(), after the document)
+        self._at: dict[int, tuple[int, int]] = {}
+        self._end = 0
+        self._indent = "\n" + "  " * depth
+        self._close = "\n" + "  " * (depth - 1) + "]"
+
+    def add(self, index: int, entry: Any) -> None:
+        # A JSON text holds no newline but the indent's: re-indenting it is exact.
+        text = json.dumps(entry, indent=2, ensure_ascii=False).replace("\n", self._indent)
+        data = json_text(text).encode("utf-8", "surrogatepass")
+        self._file.seek(self._end)
+        self._file.write(data)
+        self._at[index] = (self._end, len(data))
+        self._end += len(data)
+
+    def write_to(self, out: TextIO) -> None:
+        """The array, entries in index order, written to ``out`` in pieces of at most 1 MiB."""
+        if not self._at:
+            out.write("[]")
+            return
+        out.write("[")
+        for n, index in enumerate(sorted(self._at)):
+            out.write(("," if n else "") + self._indent)
+            start, size = self._at[index]
+            self._file.seek(start)
+            decode = codecs.getincrementaldecoder("utf-8")("surrogatepass")
+            while size > 0:
+                data = self._file.read(min(size, _CHUNK))
+                size -= len(data)
+                out.write(decode.decode(data, final=size <= 0 or not data))
+                if not data:
+                    break
+        out.write(self._close)
+
+    def close(self) -> None:
+        self._file.close()

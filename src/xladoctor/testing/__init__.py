@@ -1,0 +1,1 @@
+"""xladoctor inside a test suite: the pytest plugin."""
