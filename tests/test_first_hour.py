@@ -227,6 +227,21 @@ def test_the_html_e0102_card_shows_no_internal_field_names(tmp_path, capsys):
         assert internal not in html
 
 
+def test_the_html_cards_label_their_rows_in_words_not_model_keys(tmp_path, capsys):
+    """The Fields and Analysis tables name each row as a reader would (``expected size``), hide the
+    parser's bookkeeping (``format``, ``variant``, ``start_kind``) as the text report does, and do not
+    repeat as a row the sizes the bars above them draw (``size_ratio``, ``*_physical_bytes``)."""
+    import re
+
+    page = tmp_path / "report.html"
+    assert run(["explain", str(EXAMPLES / "tpu_job.log"), "--html", str(page)], capsys)[0] == 1
+    rows = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th>(.*?)</th>", page.read_text())]
+    assert "expected size" in rows and "executable" in rows
+    assert not [r for r in rows if "_" in r], rows
+    for hidden in ("format", "variant", "start kind", "size ratio", "expected physical bytes"):
+        assert hidden not in rows, hidden
+
+
 # -- JAX-on-GPU dumps (XLA:GPU compile-only for h100, recorded) ---------------------------------
 
 def test_a_jax_on_gpu_dump_is_not_taken_for_a_cpu_lowering(capsys):

@@ -30,7 +30,7 @@ HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes",
                     "larger_user")
 # Field keys that are parser bookkeeping, not part of the message; the model's own keys for the
 # analysis and its notes (``findings.from_log``), drawn under their own heading.
-_HIDDEN_FIELDS = ("format", "variant", "analysis", "notes", "start_kind", "mismatches")  # E01xx: quoted above
+HIDDEN_FIELDS = ("format", "variant", "analysis", "notes", "start_kind", "mismatches")  # E01xx: quoted above
 # The text shows the most direct fixes; the rest (the catalogue's general advice, near-duplicates
 # of each other) are one `explain CODE` away, and all are in the JSON.
 _FIXES_SHOWN = 2
@@ -160,7 +160,7 @@ def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: 
     w.code(f"{escape_field(f.location.path or '')}:{f.location.line}: {f.code} {f.name}{times}", indent="")
     w.prose(f.title, indent="  ")
     w.lines.extend(_message_lines(f.message, width))
-    fields = _dict_lines({k: v for k, v in model.items() if k not in _HIDDEN_FIELDS and not _in_message(v, f.message)},
+    fields = _dict_lines({k: v for k, v in model.items() if k not in HIDDEN_FIELDS and not _in_message(v, f.message)},
                          "    ", width - 6)
     if fields:
         w.prose(label("scan.fields", lang) + ":", indent="  ")
