@@ -123,6 +123,23 @@ def test_offload_fix_edits_the_file_in_place(tmp_path, capsys):
     assert sorted(p.name for p in module.parent.iterdir()) == sorted(p.name for p in (DATA / "xla_dump").iterdir())
 
 
+def test_a_fix_in_place_is_said_once(tmp_path, capsys):
+    """ruff says what it fixed, once; the in-place fix is not announced again on stderr as a write
+    ("wrote module with fix ... to FILE"), for one file or for every round of a folder's."""
+    module = _module(_dump(tmp_path))
+    code, out, err = run(["offload", str(module), "--fix", "device"], capsys)
+    assert code == 0 and out.count("fixed E1200") == 1 and err == "", err
+    (tmp_path / "again").mkdir()
+    folder = _dump(tmp_path / "again")
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", folder / "second.hlo")
+    code, out, err = run(["check", "--fix", str(folder)], capsys)
+    assert code == 0 and out.count("fixed E1200") == 2 and err == "", err
+    elsewhere = tmp_path / "fixed.hlo"  # written elsewhere (-o), the write is news: it is said
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", tmp_path / "third.hlo")
+    code, out, err = run(["offload", str(tmp_path / "third.hlo"), "--fix", "host", "-o", str(elsewhere)], capsys)
+    assert code == 0 and elsewhere.exists() and str(elsewhere) in err
+
+
 def test_offload_fix_diff_writes_nothing(tmp_path, capsys):
     module = _module(_dump(tmp_path))
     before = module.read_text()

@@ -57,7 +57,7 @@ def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, u
             break
         text = decode_text(*read_path(path))
         write_output(path, _apply(text, fix), label("status.fixed_module", lang, fix="host" if unsafe else "device"),
-                     (), lang)
+                     (), lang, announce=False)  # fix_items prints a "fixed" line for it
         index = format_shape_index(tuple(finding.fields.get("output_index") or ()))  # type: ignore[arg-type]
         done.append(label("offload.fixed_host" if unsafe else "offload.fixed_device", lang, index=index))
     return done
