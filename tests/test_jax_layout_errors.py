@@ -158,6 +158,14 @@ def test_memory_kind_errors_carry_both_kinds():
     assert (f.fields["memory_kind"], f.fields["other_memory_kind"]) == ("pinned_host", "device")
 
 
+def test_mixed_memory_spaces_inside_jit_get_only_their_own_fix():
+    """Two operands of one op inside jit in different memories: no argument's layout is at fault,
+    so the catalogue's argument advice ("Compile for the arrays you have: jit(f, in_shardings=
+    x.format)", which keeps the host array in host memory, the error again) is not offered."""
+    fixes = finding_fixes(_one(DATA / "mixed_memory_spaces.log"), "en")
+    assert len(fixes) == 1 and fixes[0].startswith("Inside jit, add got one operand in host memory"), fixes
+
+
 def test_layout_of_another_rank():
     f = _one(DATA / "layout_annotation_rank.log")
     assert f.fields["path"] == "a" and f.fields["layout"].startswith("Layout(major_to_minor=(0, 1, 2)")
