@@ -167,6 +167,24 @@ def test_check_fix_fixes_a_folder_in_place_with_the_json_edits(tmp_path, capsys)
     assert code == 0 and "0 findings" in out
 
 
+def test_check_diff_shows_every_fix_and_writes_nothing(tmp_path, capsys):
+    """``check --diff`` as ``ruff check --diff``: the fixes --fix would make, as one unified diff per
+    file on stdout (each file's rounds together), nothing written, exit 1 when there is a change."""
+    folder = _dump(tmp_path)
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", folder / "second.hlo")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    code, out, err = run(["check", "--diff", str(folder)], capsys)
+    assert code == 1, err
+    assert out.count("\n--- ") + out.startswith("--- ") == 2 and out.count("\n+++ ") == 2
+    assert out.count("would fix E1200: output {0} moved back to device memory") == 0
+    assert err.count("would fix E1200: output {0} moved back to device memory") == 2, err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    code, _, _ = run(["check", "--fix", str(folder)], capsys)  # and --fix makes those changes
+    assert code == 0
+    code, out, err = run(["check", "--diff", str(folder)], capsys)
+    assert code == 0 and out == "", out
+
+
 def test_check_unsafe_fixes_keeps_the_output_on_host(tmp_path, capsys):
     module = _module(_dump(tmp_path))
     code, out, _ = run(["check", "--fix", "--unsafe-fixes", str(module)], capsys)

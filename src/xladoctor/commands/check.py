@@ -58,6 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--examples", action="store_true", help=help_text(p, "cli.check.examples"))
     p.add_argument("--fix", action="store_true", help=help_text(p, "cli.check.fix"))
     p.add_argument("--unsafe-fixes", action="store_true", help=help_text(p, "cli.check.unsafe_fixes"))
+    p.add_argument("--diff", action="store_true", help=help_text(p, "cli.check.diff"))
     add_rule_arguments(p)
     p.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(p, "cli.check.lang"))
     p.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto", help=help_text(p, "cli.check.bidi"))
@@ -157,6 +158,10 @@ def run(args: argparse.Namespace) -> int:
     opts = Options(args.rule, lang, args.full or args.confirm, parallel_logs=n_files <= 1,
                    confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute,
                    confirm_run=args.seed if args.run else None)
+    if args.diff:  # as ruff's --diff: what --fix would change, written nowhere; no report (in any --format)
+        from ._check_fix import fix_items
+
+        return 1 if fix_items(items, opts, args.unsafe_fixes, lang, sys.stderr, diff=True) else 0
     if args.fix:  # as ruff: fix first, then report what remains
         from ._check_fix import fix_items
 
