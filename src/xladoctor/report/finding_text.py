@@ -155,12 +155,9 @@ def _jax_origin(jax: Mapping[str, JSON], lang: str) -> list[str]:
         lines.append("  " + label("jax_report.host_argument", lang, argument=jax["host_argument"]))
     offloaded_at = _line(jax.get("offloaded_at"))
     if offloaded_at is not None:
-        # JAX's innermost frame is often a helper's (place_to_host); the user's line is the outermost
-        # caller shown, the call in their function: it leads, the helper's lines follow inwards, as
-        # `check` shows a dump at the jitted function's frame (HloModule.user_frame_location).
-        chain = [offloaded_at, *_lines(jax.get("offloaded_from"))[:_CALLERS_SHOWN]]
-        lines.append("  " + label("jax_report.moved_to_host_at", lang, where=chain[-1]))
-        lines.extend("    " + label("jax_report.inside", lang, where=c) for c in reversed(chain[:-1]))
+        lines.append("  " + label("jax_report.moved_to_host_at", lang, where=offloaded_at))
+        lines.extend("    " + label("jax_report.called_from", lang, where=c)
+                     for c in _lines(jax.get("offloaded_from"))[:_CALLERS_SHOWN])
     path = _path_lines(jax.get("path"))
     if path:
         lines.append("  " + label("jax_report.path", lang))
