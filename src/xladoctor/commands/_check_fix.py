@@ -26,24 +26,37 @@ _ROUNDS = 16
 """At most this many fixes per file (each removes one offending output)."""
 
 
-def fix_items(items: list[Item], opts: Options, unsafe: bool, lang: str, say: Any = None, diff: bool = False) -> int:
+def fix_items(items: list[Item], opts: Options, unsafe: bool, lang: str, say: Any = None) -> int:
     """Fix every file of ``items`` in place; one line per fix on ``say`` (stdout), then a tally.
-    With ``diff`` (ruff's ``--diff``) nothing is written: each file's change, all its rounds
-    together, goes to stdout as a unified diff, and the lines say "would fix".
-    Returns how many fixes were (or would be) applied."""
+    Returns how many fixes were applied."""
     say = say or sys.stdout
     fixed = 0
     lines: list[str] = []
-    verb, tally = ("offload.would_fix", ("offload.n_fixable_one", "offload.n_fixable_many")) if diff else (
-        "offload.fixed", ("offload.n_fixed_one", "offload.n_fixed_many"))
     for it in items:
         if it.status == "file":
-            for what in _fix_file(it.path, it.explicit, it.stablehlo, opts, unsafe, lang, diff):
-                lines.append(label(verb, lang, source=escape_field(it.path), what=what))
+            for what in _fix_file(it.path, it.explicit, it.stablehlo, opts, unsafe, lang):
+                lines.append(label("offload.fixed", lang, source=escape_field(it.path), what=what))
                 fixed += 1
-    lines.append(label("check.fix_tally", lang, fixed=plural(fixed, *tally, lang)))
+    lines.append(label("check.fix_tally", lang, fixed=plural(fixed, "offload.n_fixed_one", "offload.n_fixed_many", lang)))
     print("\n".join(lines), file=say)
     return fixed
+
+
+def diff_items(items: list[Item], opts: Options, unsafe: bool, lang: str) -> int:
+    """``check --diff`` (ruff's ``--diff``): what :func:`fix_items` would do, written nowhere.  Each
+    file's change, all its rounds together, goes to stdout as a unified diff; one "would fix" line
+    per fix and the tally to stderr.  Returns how many fixes would be applied."""
+    fixable = 0
+    lines: list[str] = []
+    for it in items:
+        if it.status == "file" and getattr(it, "graph", None) is None:  # a torch_xla tensors file is no input to edit
+            for what in _fix_file(it.path, it.explicit, it.stablehlo, opts, unsafe, lang, diff=True):
+                lines.append(label("offload.would_fix", lang, source=escape_field(it.path), what=what))
+                fixable += 1
+    lines.append(label("check.fix_tally", lang,
+                       fixed=plural(fixable, "offload.n_fixable_one", "offload.n_fixable_many", lang)))
+    print("\n".join(lines), file=sys.stderr)
+    return fixable
 
 
 def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, unsafe: bool, lang: str,

@@ -158,14 +158,15 @@ def run(args: argparse.Namespace) -> int:
     opts = Options(args.rule, lang, args.full or args.confirm, parallel_logs=n_files <= 1,
                    confirm_topology=confirm_topology, disable_host_compute=args.disable_host_compute,
                    confirm_run=args.seed if args.run else None)
-    if args.diff:  # as ruff's --diff: what --fix would change, written nowhere; no report (in any --format)
-        from ._check_fix import fix_items
-
-        return 1 if fix_items(items, opts, args.unsafe_fixes, lang, sys.stderr, diff=True) else 0
     if args.fix:  # as ruff: fix first, then report what remains
         from ._check_fix import fix_items
 
-        fix_items(items, opts, args.unsafe_fixes, lang, sys.stderr if args.json else sys.stdout)
+        if not args.diff:
+            fix_items(items, opts, args.unsafe_fixes, lang, sys.stderr if args.json else sys.stdout)
+    if args.diff:  # as ruff's --diff: what --fix would change, written nowhere; no report (in any --format)
+        from ._check_fix import diff_items
+
+        return 1 if diff_items(items, opts, args.unsafe_fixes, lang) else 0
     progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), label("status.files_checked", lang),
                         enabled=None if not args.json else False)
     want = Wanted(text=not args.json, json=args.format == "json" and not getattr(args, "statistics", False), html=bool(args.html),

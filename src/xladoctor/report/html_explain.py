@@ -17,7 +17,7 @@ from typing import Any
 from ..findings.model import Finding, Hop
 from ..labels import label
 from ..units import bytes_text
-from .explain_text import HIDDEN_ANALYSIS, HIDDEN_FIELDS
+from .explain_text import HIDDEN_ANALYSIS
 from .finding_html import hops_from_json, host_set, logged_fixes, logged_path, logged_twin, path_nodes, trace_nodes
 from .html_base import WORDS, badge, code_block, esc, is_rtl, lang_attrs, lbl, ltr, prose
 from .html_flow import FlowNode, render_flow
@@ -132,6 +132,8 @@ def _compact(value: Any) -> str:
 
 
 def _fields_table(fields: dict[str, Any], lang: str) -> str:
+    from .explain_text import HIDDEN_FIELDS
+
     rows = "".join(f"<tr><th>{_row_name(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in fields.items()
                    if v not in (None, "", [], {}) and k not in HIDDEN_FIELDS)  # bookkeeping, as in the text
     return (f'<details class="fields" open><summary>{lbl(lang, "html.fields")}</summary>'
