@@ -123,6 +123,23 @@ def test_offload_fix_edits_the_file_in_place(tmp_path, capsys):
     assert sorted(p.name for p in module.parent.iterdir()) == sorted(p.name for p in (DATA / "xla_dump").iterdir())
 
 
+def test_a_fix_in_place_is_said_once(tmp_path, capsys):
+    """ruff says what it fixed, once; the in-place fix is not announced again on stderr as a write
+    ("wrote module with fix ... to FILE"), for one file or for every round of a folder's."""
+    module = _module(_dump(tmp_path))
+    code, out, err = run(["offload", str(module), "--fix", "device"], capsys)
+    assert code == 0 and out.count("fixed E1200") == 1 and err == "", err
+    (tmp_path / "again").mkdir()
+    folder = _dump(tmp_path / "again")
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", folder / "second.hlo")
+    code, out, err = run(["check", "--fix", str(folder)], capsys)
+    assert code == 0 and out.count("fixed E1200") == 2 and err == "", err
+    elsewhere = tmp_path / "fixed.hlo"  # written elsewhere (-o), the write is news: it is said
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", tmp_path / "third.hlo")
+    code, out, err = run(["offload", str(tmp_path / "third.hlo"), "--fix", "host", "-o", str(elsewhere)], capsys)
+    assert code == 0 and elsewhere.exists() and str(elsewhere) in err
+
+
 def test_offload_fix_diff_writes_nothing(tmp_path, capsys):
     module = _module(_dump(tmp_path))
     before = module.read_text()
@@ -148,6 +165,24 @@ def test_check_fix_fixes_a_folder_in_place_with_the_json_edits(tmp_path, capsys)
         assert edit["content"] in "".join(lines)
     code, out, _ = run(["check", str(folder)], capsys)
     assert code == 0 and "0 findings" in out
+
+
+def test_check_diff_shows_every_fix_and_writes_nothing(tmp_path, capsys):
+    """``check --diff`` as ``ruff check --diff``: the fixes --fix would make, as one unified diff per
+    file on stdout (each file's rounds together), nothing written, exit 1 when there is a change."""
+    folder = _dump(tmp_path)
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", folder / "second.hlo")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    code, out, err = run(["check", "--diff", str(folder)], capsys)
+    assert code == 1, err
+    assert out.count("\n--- ") + out.startswith("--- ") == 2 and out.count("\n+++ ") == 2
+    assert out.count("would fix E1200: output {0} moved back to device memory") == 0
+    assert err.count("would fix E1200: output {0} moved back to device memory") == 2, err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    code, _, _ = run(["check", "--fix", str(folder)], capsys)  # and --fix makes those changes
+    assert code == 0
+    code, out, err = run(["check", "--diff", str(folder)], capsys)
+    assert code == 0 and out == "", out
 
 
 def test_check_unsafe_fixes_keeps_the_output_on_host(tmp_path, capsys):
@@ -225,6 +260,21 @@ def test_the_html_e0102_card_shows_no_internal_field_names(tmp_path, capsys):
     assert "E0102" in html
     for internal in ("fixes_first", "replaces_fixes", "skips_fixes_with"):
         assert internal not in html
+
+
+def test_the_html_cards_label_their_rows_in_words_not_model_keys(tmp_path, capsys):
+    """The Fields and Analysis tables name each row as a reader would (``expected size``), hide the
+    parser's bookkeeping (``format``, ``variant``, ``start_kind``) as the text report does, and do not
+    repeat as a row the sizes the bars above them draw (``size_ratio``, ``*_physical_bytes``)."""
+    import re
+
+    page = tmp_path / "report.html"
+    assert run(["explain", str(EXAMPLES / "tpu_job.log"), "--html", str(page)], capsys)[0] == 1
+    rows = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th>(.*?)</th>", page.read_text())]
+    assert "expected size" in rows and "executable" in rows
+    assert not [r for r in rows if "_" in r], rows
+    for hidden in ("format", "variant", "start kind", "size ratio", "expected physical bytes"):
+        assert hidden not in rows, hidden
 
 
 # -- JAX-on-GPU dumps (XLA:GPU compile-only for h100, recorded) ---------------------------------

@@ -158,6 +158,24 @@ def test_memory_kind_errors_carry_both_kinds():
     assert (f.fields["memory_kind"], f.fields["other_memory_kind"]) == ("pinned_host", "device")
 
 
+def test_mixed_memory_spaces_inside_jit_get_only_their_own_fix():
+    """Two operands of one op inside jit in different memories: no argument's layout is at fault,
+    so the catalogue's argument advice ("Compile for the arrays you have: jit(f, in_shardings=
+    x.format)", which keeps the host array in host memory, the error again) is not offered."""
+    fixes = finding_fixes(_one(DATA / "mixed_memory_spaces.log"), "en")
+    assert len(fixes) == 1 and fixes[0].startswith("Inside jit, add got one operand in host memory"), fixes
+
+
+def test_a_log_of_jax_errors_is_not_counted_as_xla_errors(capsys):
+    """JAX's own ValueErrors (E01xx, xladoctor's code: XLA defines none) are not "XLA errors"; the
+    tally says "error" once a finding is not XLA's, and keeps XLA's word for a log of XLA's."""
+    assert main(["explain", str(DATA / "mixed_memory_spaces.log")]) == 1
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("\n1 distinct error found") and "XLA error" not in out
+    assert main(["explain", str(DATA / "mixed_memory_spaces.log"), "--lang", "fa"]) == 1
+    assert "XLA" not in capsys.readouterr().out.rstrip().splitlines()[-1]
+
+
 def test_layout_of_another_rank():
     f = _one(DATA / "layout_annotation_rank.log")
     assert f.fields["path"] == "a" and f.fields["layout"].startswith("Layout(major_to_minor=(0, 1, 2)")

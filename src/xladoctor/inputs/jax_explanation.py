@@ -20,7 +20,10 @@ from .jax_spelling import tpu_tiled
 
 # Forms whose fix has nothing to do with relayout: the catalogue's general fixes would mislead.
 _OWN_FIXES_ONLY = ("unknown_memory_kind", "invalid_memory_kind", "format_without_sharding", "device_local_layout",
-                   "layout_rank", "layout_constraint", "ref_memory_space")
+                   "layout_rank", "layout_constraint", "ref_memory_space",
+                   # two operands of one op inside jit: no argument's format is at fault, so the
+                   # catalogue's argument advice (in_shardings=x.format) would keep the error
+                   "mixed_memory_spaces")
 
 
 def analyze(fields: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes",
                     "larger_user")
 # Field keys that are parser bookkeeping, not part of the message; the model's own keys for the
 # analysis and its notes (``findings.from_log``), drawn under their own heading.
-_HIDDEN_FIELDS = ("format", "variant", "analysis", "notes", "start_kind", "mismatches")  # E01xx: quoted above
+HIDDEN_FIELDS = ("format", "variant", "analysis", "notes", "start_kind", "mismatches")  # E01xx: quoted above
 # The text shows the most direct fixes; the rest (the catalogue's general advice, near-duplicates
 # of each other) are one `explain CODE` away, and all are in the JSON.
 _FIXES_SHOWN = 2
@@ -160,7 +160,7 @@ def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: 
     w.code(f"{escape_field(f.location.path or '')}:{f.location.line}: {f.code} {f.name}{times}", indent="")
     w.prose(f.title, indent="  ")
     w.lines.extend(_message_lines(f.message, width))
-    fields = _dict_lines({k: v for k, v in model.items() if k not in _HIDDEN_FIELDS and not _in_message(v, f.message)},
+    fields = _dict_lines({k: v for k, v in model.items() if k not in HIDDEN_FIELDS and not _in_message(v, f.message)},
                          "    ", width - 6)
     if fields:
         w.prose(label("scan.fields", lang) + ":", indent="  ")
@@ -188,6 +188,15 @@ def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: 
     w.blank()
 
 
+def _all_xla(findings: Sequence[Finding]) -> bool:
+    """Whether every finding's code is one of XLA's catalogue (``origin = "xla"``), not one
+    xladoctor gives errors XLA has no code for (E01xx: JAX's own layout and memory-kind checks)."""
+    from ..catalogue import load_catalogue
+
+    entries = load_catalogue().entries
+    return all(getattr(entries.get(f.code), "origin", "xla") == "xla" for f in findings)
+
+
 def draw_findings(findings: Sequence[Finding], lang: str, width: int, bidi: str,
                   offload: Sequence[Mapping[str, Any] | None] = ()) -> str:
     """The findings of one log (``findings.from_log``), drawn in ``lang``; ``offload[i]`` is the
@@ -196,7 +205,9 @@ def draw_findings(findings: Sequence[Finding], lang: str, width: int, bidi: str,
     for i, f in enumerate(findings):
         _render_one(w, f, offload[i] if i < len(offload) else None, lang, width, bidi)
     if findings:
-        w.prose(label("scan.found_one", lang) if len(findings) == 1 else label("scan.found", lang, n=f"{len(findings):,}"))
+        # "XLA error" only while every code is XLA's: JAX's own checks (E01xx) are not (_all_xla)
+        one, many = ("scan.found_one", "scan.found") if _all_xla(findings) else ("scan.found_any_one", "scan.found_any")
+        w.prose(label(one, lang) if len(findings) == 1 else label(many, lang, n=f"{len(findings):,}"))
     else:
         w.prose(label("scan.none", lang))
     return "\n".join(w.lines) + "\n"

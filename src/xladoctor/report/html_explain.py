@@ -107,6 +107,16 @@ def _trace_nodes(analysis: dict[str, Any], path: Sequence[Hop], lang: str) -> li
     return trace_nodes(path, lang)
 
 
+# What the E0102 drawing already shows (the ratio badge and the two byte bars): not a row again.
+_DRAWN_E0102 = ("size_ratio", "expected_physical_bytes", "actual_physical_bytes")
+
+
+def _row_name(key: str) -> str:
+    """A table row's name as a reader says it (``expected size``), not the model's key
+    (``expected_size``): the keys are the catalogue's field names, which are XLA's own words."""
+    return ltr(key.replace("_", " "))
+
+
 def _value(key: str, value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and key.endswith(("size", "bytes")):
         return ltr(bytes_text(value))
@@ -122,8 +132,10 @@ def _compact(value: Any) -> str:
 
 
 def _fields_table(fields: dict[str, Any], lang: str) -> str:
-    rows = "".join(f"<tr><th>{ltr(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in fields.items()
-                   if v not in (None, "", [], {}))
+    from .explain_text import HIDDEN_FIELDS
+
+    rows = "".join(f"<tr><th>{_row_name(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in fields.items()
+                   if v not in (None, "", [], {}) and k not in HIDDEN_FIELDS)  # bookkeeping, as in the text
     return (f'<details class="fields" open><summary>{lbl(lang, "html.fields")}</summary>'
             f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table></details>') if rows else ""
 
@@ -134,8 +146,11 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str, twin
     if not analysis:
         return ""
     parts = []
+    drawn: tuple[str, ...] = ()
     if f.get("code") == "E0102":
-        parts.append(_e0102_visual(analysis, lang))
+        visual = _e0102_visual(analysis, lang)
+        parts.append(visual)
+        drawn = _DRAWN_E0102 if visual else ()
     nodes = _trace_nodes(analysis, logged_path(f, twin), lang) if f.get("code") == "E1200" else []
     if nodes:
         analysed = bool((analysis.get("offload") or {}).get("errors"))
@@ -150,9 +165,9 @@ def _analysis_block(f: dict[str, Any], uid: str, lang: str, text_lang: str, twin
         parts.append(f'<ul class="notes" lang="{esc(text_lang)}" dir="ltr">'
                      + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
     # what steers the report (fixes_first, replaces_fixes...) is xladoctor's bookkeeping, not the error's
-    rest = {k: v for k, v in analysis.items() if k not in (*HIDDEN_ANALYSIS, "expected", "actual")}
+    rest = {k: v for k, v in analysis.items() if k not in (*HIDDEN_ANALYSIS, *drawn, "expected", "actual")}
     if rest:
-        rows = "".join(f"<tr><th>{ltr(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in rest.items())
+        rows = "".join(f"<tr><th>{_row_name(k)}</th><td>{_value(k, v)}</td></tr>" for k, v in rest.items())
         parts.append(f'<table class="kv" dir="ltr"><tbody>{rows}</tbody></table>')
     return (f'<details class="analysis" open><summary>{lbl(lang, "html.analysis")}</summary>'
             f'{"".join(parts)}</details>')

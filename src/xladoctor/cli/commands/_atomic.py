@@ -50,8 +50,11 @@ def refuse_overwriting_inputs(target: str, inputs: Iterable[str]) -> None:
                              target, 1, 1)
 
 
-def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str] = (), lang: str = "en") -> None:
-    """Write ``data`` to ``target`` atomically; ``what`` names it on stderr ("HTML report"), in ``lang``."""
+def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str] = (), lang: str = "en",
+                 announce: bool = True) -> None:
+    """Write ``data`` to ``target`` atomically; ``what`` names it on stderr ("HTML report"), in ``lang``.
+    ``announce=False`` for a fix in place, which its caller already reports as ruff does (one
+    "fixed" line per fix): saying the write again would be the same news twice."""
     refuse_overwriting_inputs(target, inputs)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     real = os.path.realpath(target)  # write through a symlink, keep the link
@@ -74,7 +77,9 @@ def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str
             _write_atomically(real, payload, st)
     except OSError as e:
         raise InputError(f"cannot write {what}: {e.strerror or e}", target, 1, 1) from None
-    print(label("status.wrote", lang, what=what, size=f"{len(payload):,}", target=escape_field(target)), file=sys.stderr)
+    if announce:
+        print(label("status.wrote", lang, what=what, size=f"{len(payload):,}", target=escape_field(target)),
+              file=sys.stderr)
 
 
 def _write_in_place(path: str, payload: bytes) -> None:

@@ -42,25 +42,66 @@ def fix_items(items: list[Item], opts: Options, unsafe: bool, lang: str, say: An
     return fixed
 
 
-def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, unsafe: bool, lang: str) -> list[str]:
-    """Fix ``path`` one E1200 at a time; what each fix did, in words."""
+def diff_items(items: list[Item], opts: Options, unsafe: bool, lang: str) -> int:
+    """``check --diff`` (ruff's ``--diff``): what :func:`fix_items` would do, written nowhere.  Each
+    file's change, all its rounds together, goes to stdout as a unified diff; one "would fix" line
+    per fix and the tally to stderr.  Returns how many fixes would be applied."""
+    fixable = 0
+    lines: list[str] = []
+    for it in items:
+        if it.status == "file" and getattr(it, "graph", None) is None:  # a torch_xla tensors file is no input to edit
+            for what in _fix_file(it.path, it.explicit, it.stablehlo, opts, unsafe, lang, diff=True):
+                lines.append(label("offload.would_fix", lang, source=escape_field(it.path), what=what))
+                fixable += 1
+    lines.append(label("check.fix_tally", lang,
+                       fixed=plural(fixable, "offload.n_fixable_one", "offload.n_fixable_many", lang)))
+    print("\n".join(lines), file=sys.stderr)
+    return fixable
+
+
+def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, unsafe: bool, lang: str,
+              diff: bool = False) -> list[str]:
+    """Fix ``path`` one E1200 at a time; what each fix did, in words.  With ``diff`` the rounds are
+    made on the text in memory, each checked as the file itself would be (same name, so the same
+    StableHLO beside it and the same dump folder), and the whole change printed as a diff."""
     from ...base.files import decode_text, read_path
     from ...ir.shape import format_shape_index
     from ...route.checking.stream import check_path
     from ._atomic import write_output
 
     done: list[str] = []
+    original = text = None
     for _ in range(_ROUNDS):
-        finding = next(iter(_e1200(check_path(path, explicit, opts, stablehlo))), None)
+        entry = check_path(path, explicit, opts, stablehlo) if text is None or not diff else _check_text(
+            text, path, opts, stablehlo)
+        finding = next(iter(_e1200(entry)), None)
         fix = _chosen(finding, unsafe) if finding is not None else None
         if finding is None or fix is None:
             break
-        text = decode_text(*read_path(path))
-        write_output(path, _apply(text, fix), label("status.fixed_module", lang, fix="host" if unsafe else "device"),
-                     (), lang)
+        if text is None or not diff:
+            text = decode_text(*read_path(path))
+        original = text if original is None else original
+        text = _apply(text, fix)
+        if not diff:
+            write_output(path, text, label("status.fixed_module", lang, fix="host" if unsafe else "device"),
+                         (), lang, announce=False)  # fix_items prints a "fixed" line for it
         index = format_shape_index(tuple(finding.fields.get("output_index") or ()))  # type: ignore[arg-type]
         done.append(label("offload.fixed_host" if unsafe else "offload.fixed_device", lang, index=index))
+    if diff and original is not None and text is not None and text != original:
+        from ._fix import unified_diff
+
+        sys.stdout.write(unified_diff(original, text, path, path))
+        sys.stdout.flush()
     return done
+
+
+def _check_text(text: str, path: str, opts: Options, stablehlo: str | None) -> dict[str, Any]:
+    """``check_path`` on ``text`` as if it were ``path``'s contents (``--diff``'s later rounds)."""
+    import io
+
+    from ...route.checking.stream import check_stream
+
+    return check_stream(io.BytesIO(text.encode("utf-8")), path, opts, None, stablehlo)
 
 
 def _e1200(entry: dict[str, Any]) -> list[Finding]:

@@ -58,6 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--examples", action="store_true", help=help_text(p, "cli.check.examples"))
     p.add_argument("--fix", action="store_true", help=help_text(p, "cli.check.fix"))
     p.add_argument("--unsafe-fixes", action="store_true", help=help_text(p, "cli.check.unsafe_fixes"))
+    p.add_argument("--diff", action="store_true", help=help_text(p, "cli.check.diff"))
     add_rule_arguments(p)
     p.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(p, "cli.check.lang"))
     p.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto", help=help_text(p, "cli.check.bidi"))
@@ -161,7 +162,12 @@ def run(args: argparse.Namespace) -> int:
     if args.fix:  # as ruff: fix first, then report what remains
         from ._check_fix import fix_items
 
-        fix_items(items, opts, args.unsafe_fixes, lang, sys.stderr if args.json else sys.stdout)
+        if not args.diff:
+            fix_items(items, opts, args.unsafe_fixes, lang, sys.stderr if args.json else sys.stdout)
+    if args.diff:  # as ruff's --diff: what --fix would change, written nowhere; no report (in any --format)
+        from ._check_fix import diff_items
+
+        return 1 if diff_items(items, opts, args.unsafe_fixes, lang) else 0
     progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), label("status.files_checked", lang),
                         enabled=None if not args.json else False)
     want = Wanted(text=not args.json, json=args.format == "json" and not getattr(args, "statistics", False), html=bool(args.html),

@@ -192,7 +192,8 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
     else:
         in_place = not args.output  # ruff's --fix: the file itself (written atomically, write_output)
         write_output(args.output or args.file, out_text, label("status.fixed_module", lang, fix=args.fix),
-                     [args.stablehlo] if in_place else [args.file, args.stablehlo], lang)
+                     [args.stablehlo] if in_place else [args.file, args.stablehlo], lang,
+                     announce=not in_place or quiet)  # in place: the "fixed" lines below say it
     with located(out_text, target):
         after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
     left = after.findings(lang)
