@@ -167,6 +167,11 @@ class ChipRunner:
         ``compiled`` verdict yet: the verdict says so) or in the run (the run says so)."""
         assert self._proc is not None
         time.sleep(0.05)  # let the dying process finish writing its stderr
+        if seconds < self.timeout:  # its replies ended early: it is dying (a Python traceback takes a while)
+            try:
+                self._proc.wait(2.0)
+            except subprocess.TimeoutExpired:
+                pass
         alive = self._proc.poll() is None
         err = self._err(offset)
         chip = self.chip

@@ -1,0 +1,77 @@
+"""Issue 35's third hostile round: what is new since the last one, attacked as a hostile tester would.
+
+``--confirm --run`` and ``--seed``, the companion StableHLO resolver, compressed inputs, ``--fix``
+in place, ``check DIR``, configuration and ``--json`` on error paths.  Each test here failed on the
+code before its fix; the contract is the one of docs/robustness.md: exit 2 with one located line
+(never a traceback, a hang, an orphan process or a damaged file).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+import pytest
+
+from xladoctor.oracle.run_chip import ChipRunner
+
+EXAMPLE = files("xladoctor") / "examples" / "e1200_offloaded_activation.hlo"
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+STAND_IN = [sys.executable, str(Path(__file__).with_name("chip_stand_in.py"))]
+
+
+def cli(*argv: str, cwd: str | os.PathLike | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The command in a child process, 60 s at most, without a chip."""
+    full_env = {**os.environ, "PYTHONPATH": SRC, "JAX_PLATFORMS": "cpu", "XLADOCTOR_NO_CHIP": "1", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "xladoctor", *argv], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, env=full_env, timeout=60, cwd=cwd)
+
+
+def one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "internal error" not in err and "Traceback" not in err, err
+    return lines[0]
+
+
+# ------------------------------------------------------------------ --confirm --run, --seed
+
+
+@pytest.mark.parametrize("seed", ["-1", str(1 << 64), "1e3"])
+def test_a_seed_numpy_cannot_take_is_a_usage_error_before_any_chip_is_asked(seed):
+    # before: -1 passed argparse and raised ValueError inside the chip's worker, in the run
+    result = cli("offload", str(EXAMPLE), "--confirm", "--run", f"--seed={seed}", "--json")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "argument --seed: invalid seed value" in one_line(result.stderr)
+
+
+def test_a_worker_that_raises_in_the_run_is_a_crash_not_a_timeout():
+    # before: its replies ended at once but it was still printing its traceback 50 ms later,
+    # so a worker that died in 0.5 s was reported as one that outran a 60 s timeout
+    with ChipRunner("cpu", timeout=60, command=[*STAND_IN, "die-run"]) as runner:
+        reply = runner.judge("hlo", EXAMPLE.read_text(), run=True)
+    assert reply["run"]["outcome"] == "crash", reply
+    assert "ValueError: the stand-in raises" in reply["run"]["error"]
+
+
+# ------------------------------------------------------------------ the companion StableHLO
+
+
+def test_a_device_named_as_the_companion_is_refused_not_read_without_end():
+    # before: --stablehlo /dev/zero was read whole with f.read() until the kernel killed it
+    result = cli("offload", str(EXAMPLE), "--stablehlo", "/dev/zero")
+    assert result.returncode == 2
+    assert one_line(result.stderr).startswith("/dev/zero:1:1: is a character device")
+
+
+def test_a_companion_past_the_input_bound_is_refused(tmp_path):
+    small = tmp_path / "m.hlo"
+    small.write_text("HloModule m\nENTRY e { ROOT p = f32[2] parameter(0) }\n")
+    big = tmp_path / "big.mlir"
+    big.write_text("func.func public @main() {\n" + "//" + "x" * 5000 + "\n}\n")
+    result = cli("offload", str(small), "--stablehlo", str(big), env={"XLADOCTOR_MAX_INPUT_BYTES": "1000"})
+    assert result.returncode == 2
+    assert one_line(result.stderr).startswith(f"{big}:1:1: input is larger than 1,000 bytes")
