@@ -75,3 +75,16 @@ def test_a_companion_past_the_input_bound_is_refused(tmp_path):
     result = cli("offload", str(small), "--stablehlo", str(big), env={"XLADOCTOR_MAX_INPUT_BYTES": "1000"})
     assert result.returncode == 2
     assert one_line(result.stderr).startswith(f"{big}:1:1: input is larger than 1,000 bytes")
+
+
+# ------------------------------------------------------------------ compressed inputs
+
+
+@pytest.mark.parametrize("command", ["explain", "check", "fleet"])
+def test_a_corrupt_xz_is_a_located_error_not_an_internal_one(tmp_path, command):
+    # before: lzma raises LZMAError, which is no OSError: "internal error ... LZMAError"
+    bad = tmp_path / "job.log.xz"
+    bad.write_bytes(b"garbage, not xz")
+    result = cli(command, str(bad))
+    assert result.returncode == 2
+    assert one_line(result.stderr) == f"{bad}:1:1: cannot decompress: Input format not supported by decoder"
