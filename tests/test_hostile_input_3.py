@@ -88,3 +88,56 @@ def test_a_corrupt_xz_is_a_located_error_not_an_internal_one(tmp_path, command):
     result = cli(command, str(bad))
     assert result.returncode == 2
     assert one_line(result.stderr) == f"{bad}:1:1: cannot decompress: Input format not supported by decoder"
+
+
+# ------------------------------------------------------------------ --fix in place
+
+
+def _gzipped_module(path: Path) -> bytes:
+    import gzip
+
+    data = gzip.compress(EXAMPLE.read_bytes())
+    path.write_bytes(data)
+    return data
+
+
+@pytest.mark.parametrize("name", ["m.hlo.gz", "m.hlo"])  # by its suffix, and by its magic alone
+def test_offload_fix_in_place_never_writes_text_over_a_compressed_file(tmp_path, name):
+    # before: "1 fixed" and the .gz held plain text, which no gzip reader (this one included) takes
+    target = tmp_path / name
+    before = _gzipped_module(target)
+    result = cli("offload", str(target), "--fix", "host")
+    assert result.returncode == 2
+    assert one_line(result.stderr).startswith(f"{target}:1:1: is gzip-compressed and --fix writes the module as text")
+    assert target.read_bytes() == before
+
+
+def test_check_fix_on_a_folder_writes_nothing_when_one_file_is_compressed(tmp_path):
+    # before: the .gz was overwritten with text and then reported as unreadable ("Not a gzipped file")
+    plain = tmp_path / "a.hlo"
+    plain.write_bytes(EXAMPLE.read_bytes())
+    before = _gzipped_module(tmp_path / "b.hlo.gz")
+    result = cli("check", str(tmp_path), "--fix")
+    assert result.returncode == 2
+    assert "is gzip-compressed and --fix writes the module as text" in one_line(result.stderr)
+    assert (tmp_path / "b.hlo.gz").read_bytes() == before and plain.read_bytes() == EXAMPLE.read_bytes()
+
+
+def test_offload_fix_in_place_keeps_an_edit_made_while_it_analysed(tmp_path, monkeypatch, capsys):
+    # before: the fix of the old text was renamed over the file, and the edit made meanwhile was lost
+    from xladoctor.cli import main
+    from xladoctor.commands import offload
+
+    target = tmp_path / "m.hlo"
+    target.write_bytes(EXAMPLE.read_bytes())
+    edited = EXAMPLE.read_text() + "\n// an edit made meanwhile\n"
+    analyse = offload.analyse_module
+
+    def analyse_while_edited(*args, **kwargs):
+        target.write_text(edited)
+        return analyse(*args, **kwargs)
+
+    monkeypatch.setattr(offload, "analyse_module", analyse_while_edited)
+    assert main(["offload", str(target), "--fix", "host"]) == 2
+    assert "changed on disk while it was checked: nothing was written" in one_line(capsys.readouterr().err)
+    assert target.read_text() == edited

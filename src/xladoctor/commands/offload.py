@@ -17,7 +17,7 @@ from ..report.confirm import confirm_lines
 from ..report.offload_text import render_text
 from ..syntax.companion import resolve
 from . import _confirm
-from ._atomic import refuse_overwriting_inputs, write_output
+from ._atomic import refuse_fixing_compressed, refuse_if_changed, refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, for_reader, help_text, read_input
 from ._fix import fixed_text, unified_diff, write_module_text
 from ._format import add_format_argument, emit_document
@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     if args.fix and not args.output and not args.diff and args.file == "-":
         args.output = "-"  # as ruff on stdin: the fixed module to stdout; a file is fixed in place
     lang = args.lang or language_from_env()
+    if args.fix and not args.output and not args.diff:
+        refuse_fixing_compressed(args.file)
     for out in (args.output, args.html):
         if out:
             refuse_overwriting_inputs(out, [args.file, args.stablehlo])
@@ -154,6 +156,8 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
         write_module_text(out_text)
     else:
         in_place = not args.output  # ruff's --fix: the file itself (written atomically, write_output)
+        if in_place:
+            refuse_if_changed(args.file, text)
         write_output(args.output or args.file, out_text, label("status.fixed_module", lang, fix=args.fix),
                      [args.stablehlo] if in_place else [args.file, args.stablehlo], lang)
     with located(out_text, target):
