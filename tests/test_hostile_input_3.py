@@ -141,3 +141,18 @@ def test_offload_fix_in_place_keeps_an_edit_made_while_it_analysed(tmp_path, mon
     assert main(["offload", str(target), "--fix", "host"]) == 2
     assert "changed on disk while it was checked: nothing was written" in one_line(capsys.readouterr().err)
     assert target.read_text() == edited
+
+
+# ------------------------------------------------------------------ configuration
+
+
+@pytest.mark.parametrize("nested", ["x = " + "[" * 5000 + "]" * 5000, "x = " + "{a=" * 3000 + "1" + "}" * 3000])
+@pytest.mark.parametrize("name", ["pyproject.toml", "xladoctor.toml"])
+def test_a_config_nested_past_the_recursion_limit_is_a_located_error(tmp_path, nested, name):
+    # before: tomllib's RecursionError was "internal error while running 'check'"
+    (tmp_path / name).write_text(nested + "\n")
+    (tmp_path / "m.hlo").write_bytes(EXAMPLE.read_bytes())
+    result = cli("check", "m.hlo", cwd=tmp_path)
+    assert result.returncode == 2
+    assert one_line(result.stderr) == (f"{tmp_path / name}:1:1: cannot read [tool.xladoctor]: "
+                                       "arrays or inline tables nested too deeply")

@@ -64,6 +64,9 @@ def _load(path: str) -> dict[str, Any]:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise InputError(label("config.unreadable", why=f"not UTF-8 text (byte {e.start})"), path, 1, 1) from None
+    except RecursionError:  # tomllib recurses per nested array or inline table: `x = [[[[...` 1,000 deep
+        raise InputError(label("config.unreadable", why="arrays or inline tables nested too deeply"),
+                         path, 1, 1) from None
     except tomllib.TOMLDecodeError as e:
         at = _TOML_AT.search(str(e))
         line, col = (int(at.group(1)), int(at.group(2))) if at else (1, 1)
