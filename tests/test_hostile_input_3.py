@@ -156,3 +156,29 @@ def test_a_config_nested_past_the_recursion_limit_is_a_located_error(tmp_path, n
     assert result.returncode == 2
     assert one_line(result.stderr) == (f"{tmp_path / name}:1:1: cannot read [tool.xladoctor]: "
                                        "arrays or inline tables nested too deeply")
+
+
+# ------------------------------------------------------------------ deep nesting in HLO
+
+
+def _nested_negates(depth: int) -> str:
+    return ("HloModule m\nENTRY e { ROOT n = " + "f32[2] negate(" * depth + "f32[2] parameter(0)" + ")" * depth
+            + " }\n")
+
+
+@pytest.mark.parametrize("command", ["hlo", "offload"])
+def test_operands_nested_past_the_recursion_limit_are_a_located_error(tmp_path, command):
+    # before: 250 levels of `negate(negate(...))` were an internal RecursionError in hlo and offload
+    deep = tmp_path / "deep.hlo"
+    deep.write_text(_nested_negates(3000))
+    result = cli(command, str(deep))
+    assert result.returncode == 2
+    line = one_line(result.stderr)
+    assert line.startswith(f"{deep}:2:") and "nested as operands more than 100 levels deep" in line
+
+
+def test_operands_nested_to_the_bound_are_still_read(tmp_path):
+    ok = tmp_path / "ok.hlo"
+    ok.write_text(_nested_negates(100))
+    result = cli("hlo", str(ok))
+    assert result.returncode == 0, result.stderr

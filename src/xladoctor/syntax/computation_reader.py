@@ -42,6 +42,12 @@ class _Body:
         self.root: HloInstruction | None = None
 
 
+MAX_NESTING = 100
+"""The deepest operand written as an instruction inside an instruction (``negate(negate(...))``):
+each level costs the parser a few Python frames, and 250 levels ran past Python's recursion limit
+(an internal RecursionError before this bound)."""
+
+
 class ComputationReader(InstructionReader):
     """Computations of a module; the line counter is shared with the module reader."""
 
@@ -54,6 +60,8 @@ class ComputationReader(InstructionReader):
     _nested: list[tuple[HloInstruction, int]]
     """Nested instructions read in the current line, not yet in the computation."""
     _module_being_read: HloModule
+    _nesting: int = 0
+    """How many nested instructions :meth:`read_nested` is inside now (bounded by :data:`MAX_NESTING`)."""
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos``; positions are visited in increasing order, so this is O(n) total."""
@@ -244,7 +252,14 @@ class ComputationReader(InstructionReader):
         in the computation, and its name table, before the instruction that uses it."""
         by_name = scope if isinstance(scope, dict) else {}
         self.declared_operands = []
-        instr, refs, _ = self._parse_rhs("", scope, False)
+        if self._nesting >= MAX_NESTING:
+            raise self.error(f"instructions nested as operands more than {MAX_NESTING} levels deep: xladoctor's "
+                             "limit (each level is a recursion of the parser, as in XLA's)", start)
+        self._nesting += 1
+        try:
+            instr, refs, _ = self._parse_rhs("", scope, False)
+        finally:
+            self._nesting -= 1
         ops = [by_name.get(ref) for ref, _ in refs]
         if None in ops:
             ref, pos = refs[ops.index(None)]
