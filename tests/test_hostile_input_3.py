@@ -182,3 +182,23 @@ def test_operands_nested_to_the_bound_are_still_read(tmp_path):
     ok.write_text(_nested_negates(100))
     result = cli("hlo", str(ok))
     assert result.returncode == 0, result.stderr
+
+
+# ------------------------------------------------------------------ the pytest plugin
+
+
+def test_the_plugin_refuses_an_unknown_platform_once_at_start(tmp_path):
+    # before: accepted, then every test using the fixture failed with check_offload's ValueError
+    (tmp_path / "test_x.py").write_text("def test_x(xladoctor_offload):\n    pass\n")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_x.py",
+                             "--xladoctor-platform=frob"], capture_output=True, text=True, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": SRC, "JAX_PLATFORMS": "cpu"}, timeout=120)
+    assert result.returncode == 4  # pytest's usage error
+    assert "argument --xladoctor-platform: invalid choice: 'frob'" in result.stderr
+
+
+def test_the_plugin_knows_the_platforms_check_offload_takes():
+    from xladoctor import pytest_plugin
+    from xladoctor.jax.offload_check import PLATFORMS
+
+    assert pytest_plugin.PLATFORMS == PLATFORMS
