@@ -202,3 +202,21 @@ def test_the_plugin_knows_the_platforms_check_offload_takes():
     from xladoctor.jax.offload_check import PLATFORMS
 
     assert pytest_plugin.PLATFORMS == PLATFORMS
+
+
+# ------------------------------------------------------------------ outputs over the companion
+
+
+@pytest.mark.parametrize("argv", [("offload", "step.hlo", "--fix", "host", "-o", "step.mlir"),
+                                  ("offload", "step.hlo", "--html", "./step.mlir"),
+                                  ("check", "step.hlo", "--html", "step.mlir"),
+                                  ("check", ".", "--html", "step.mlir")])
+def test_an_output_never_replaces_the_stablehlo_read_beside_the_module(tmp_path, argv):
+    # before: the NAME.mlir found beside NAME.hlo was read, then replaced by the fixed module or the report
+    (tmp_path / "step.hlo").write_bytes(EXAMPLE.read_bytes())
+    mlir = b"func.func public @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n}\n"
+    (tmp_path / "step.mlir").write_bytes(mlir)
+    result = cli(*argv, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "refusing to write over the input file" in one_line(result.stderr)
+    assert (tmp_path / "step.mlir").read_bytes() == mlir

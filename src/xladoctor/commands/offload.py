@@ -15,7 +15,7 @@ from ..oracle.confirm import confirm
 from ..pipeline import AnalysisOptions, ModuleCheck, analyse_module, compiled_note, offload_document, parse_hlo
 from ..report.confirm import confirm_lines
 from ..report.offload_text import render_text
-from ..syntax.companion import resolve
+from ..syntax.companion import beside, resolve
 from . import _confirm
 from ._atomic import refuse_fixing_compressed, refuse_if_changed, refuse_overwriting_inputs, write_output
 from ._common import add_rule_arguments, for_reader, help_text, read_input
@@ -56,9 +56,11 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_env()
     if args.fix and not args.output and not args.diff:
         refuse_fixing_compressed(args.file)
+    # the NAME.mlir beside the file is read too: -o/--html must not replace it
+    read = [args.file, args.stablehlo or beside(args.file)]
     for out in (args.output, args.html):
         if out:
-            refuse_overwriting_inputs(out, [args.file, args.stablehlo])
+            refuse_overwriting_inputs(out, read)
     _confirm.check_run(args)
     text, source = read_input(args.file)
     module = parse_hlo(text, source)
@@ -123,7 +125,8 @@ def _write_html(args: argparse.Namespace, mc: ModuleCheck, lang: str) -> None:
 
     page = render_offload_html({"schema_version": 1, **offload_document(mc, lang)},
                                title=label("status.offload_title", lang, source=args.file), lang=lang)
-    write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo], lang)
+    write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo or beside(args.file)],
+                 lang)
 
 
 def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck, stablehlo: str | None,
@@ -159,7 +162,8 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
         if in_place:
             refuse_if_changed(args.file, text)
         write_output(args.output or args.file, out_text, label("status.fixed_module", lang, fix=args.fix),
-                     [args.stablehlo] if in_place else [args.file, args.stablehlo], lang)
+                     [args.stablehlo or beside(args.file)] if in_place else
+                     [args.file, args.stablehlo or beside(args.file)], lang)
     with located(out_text, target):
         after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
     left = after.findings(lang)
