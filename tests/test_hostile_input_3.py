@@ -220,3 +220,24 @@ def test_an_output_never_replaces_the_stablehlo_read_beside_the_module(tmp_path,
     assert result.returncode == 2
     assert "refusing to write over the input file" in one_line(result.stderr)
     assert (tmp_path / "step.mlir").read_bytes() == mlir
+
+
+def test_check_fix_keeps_an_edit_made_while_it_checked(tmp_path, monkeypatch, capsys):
+    # before: the fix's line edits, computed on the text the check read, were applied to the new text
+    from xladoctor.checking import stream
+    from xladoctor.cli import main
+
+    target = tmp_path / "m.hlo"
+    target.write_bytes(EXAMPLE.read_bytes())
+    edited = "// an edit made meanwhile\n" + EXAMPLE.read_text()
+    check = stream.check_path
+
+    def check_while_edited(*args, **kwargs):
+        entry = check(*args, **kwargs)
+        target.write_text(edited)
+        return entry
+
+    monkeypatch.setattr(stream, "check_path", check_while_edited)
+    assert main(["check", str(target), "--fix", "--jobs", "1"]) == 2
+    assert "changed on disk while it was checked: nothing was written" in one_line(capsys.readouterr().err)
+    assert target.read_text() == edited

@@ -52,15 +52,18 @@ def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, u
     from ..checking.stream import check_path
     from ..files import decode_text, read_path
     from ..ir.shape import format_shape_index
-    from ._atomic import write_output
+    from ._atomic import refuse_if_changed, write_output
 
     done: list[str] = []
     for _ in range(_ROUNDS):
+        text = decode_text(*read_path(path))
         finding = next(iter(_e1200(check_path(path, explicit, opts, stablehlo))), None)
         fix = _chosen(finding, unsafe) if finding is not None else None
         if finding is None or fix is None:
             break
-        text = decode_text(*read_path(path))
+        # the edits are line numbers in the text the check read: applied to another text they would
+        # edit the wrong lines, so a file written meanwhile is refused, not damaged
+        refuse_if_changed(path, text)
         write_output(path, _apply(text, fix), label("status.fixed_module", lang, fix="host" if unsafe else "device"),
                      (), lang)
         index = format_shape_index(tuple(finding.fields.get("output_index") or ()))  # type: ignore[arg-type]
