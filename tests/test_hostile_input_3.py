@@ -241,3 +241,18 @@ def test_check_fix_keeps_an_edit_made_while_it_checked(tmp_path, monkeypatch, ca
     assert main(["check", str(target), "--fix", "--jobs", "1"]) == 2
     assert "changed on disk while it was checked: nothing was written" in one_line(capsys.readouterr().err)
     assert target.read_text() == edited
+
+
+# ------------------------------------------------------------------ stdin named twice
+
+
+@pytest.mark.parametrize("argv", [("offload", "-", "--stablehlo", "-"), ("hlo", "-", "--stablehlo", "-"),
+                                  ("explain", "-", "--hlo", "-")])
+def test_stdin_named_for_two_inputs_is_one_usage_error(argv):
+    # before: the second read found stdin empty and refused it as content ("not StableHLO text")
+    full_env = {**os.environ, "PYTHONPATH": SRC, "JAX_PLATFORMS": "cpu"}
+    with open(EXAMPLE, "rb") as stdin:
+        result = subprocess.run([sys.executable, "-m", "xladoctor", *argv], stdin=stdin, capture_output=True,
+                                text=True, env=full_env, timeout=60)
+    assert result.returncode == 2
+    assert one_line(result.stderr) == "xladoctor: only one input can be read from stdin"

@@ -14,7 +14,7 @@ from ..syntax.companion import resolve
 from ..syntax.hlo_parser import parse_module
 from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 from ..units import bytes_text
-from ._common import help_text, print_json, read_input
+from ._common import help_text, print_json, read_input, refuse_stdin_twice
 
 NAME = "hlo"
 HELP = "cli.hlo.help"
@@ -28,6 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_stdin_twice(args.file, args.stablehlo)
     text, source = read_input(args.file)
     module = parse_module(text, source)
     # the resolver offload and check use: with the same program's StableHLO beside it (or named), its

@@ -18,7 +18,7 @@ from ..report.offload_text import render_text
 from ..syntax.companion import beside, resolve
 from . import _confirm
 from ._atomic import refuse_fixing_compressed, refuse_if_changed, refuse_overwriting_inputs, write_output
-from ._common import add_rule_arguments, for_reader, help_text, read_input
+from ._common import add_rule_arguments, for_reader, help_text, read_input, refuse_stdin_twice
 from ._fix import fixed_text, unified_diff, write_module_text
 from ._format import add_format_argument, emit_document
 
@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.fix and not args.output and not args.diff and args.file == "-":
         args.output = "-"  # as ruff on stdin: the fixed module to stdout; a file is fixed in place
     lang = args.lang or language_from_env()
+    refuse_stdin_twice(args.file, args.stablehlo)
     if args.fix and not args.output and not args.diff:
         refuse_fixing_compressed(args.file)
     # the NAME.mlir beside the file is read too: -o/--html must not replace it

@@ -64,7 +64,7 @@ def read_stablehlo(path: str) -> str:
     data, name = read_path(path)
     text = decode_text(data, name)
     if not has_main(text):
-        raise InputError("not StableHLO text: no 'func.func public @main' (expected Lowered.as_text())", path, 1, 1)
+        raise InputError("not StableHLO text: no 'func.func public @main' (expected Lowered.as_text())", name, 1, 1)
     return text
 
 
