@@ -32,7 +32,7 @@ from ..escape import escape_field
 from ..labels import label
 
 
-def refuse_overwriting_inputs(target: str, inputs: Iterable[str]) -> None:
+def refuse_overwriting_inputs(target: str, inputs: Iterable[str | None]) -> None:
     """Raise if ``target`` names the same file as one of ``inputs`` (checked before any work)."""
     if target == "-":
         return
@@ -83,7 +83,7 @@ def refuse_if_changed(path: str, text: str) -> None:
         raise InputError("changed on disk while it was checked: nothing was written (run the fix again)", path, 1, 1)
 
 
-def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str] = (), lang: str = "en") -> None:
+def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str | None] = (), lang: str = "en") -> None:
     """Write ``data`` to ``target`` atomically; ``what`` names it on stderr ("HTML report"), in ``lang``."""
     refuse_overwriting_inputs(target, inputs)
     payload = data.encode("utf-8") if isinstance(data, str) else data
