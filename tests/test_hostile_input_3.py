@@ -256,3 +256,28 @@ def test_stdin_named_for_two_inputs_is_one_usage_error(argv):
                                 text=True, env=full_env, timeout=60)
     assert result.returncode == 2
     assert one_line(result.stderr) == "xladoctor: only one input can be read from stdin"
+
+
+# ------------------------------------------------------------------ --jobs
+
+
+def test_a_huge_jobs_count_starts_no_more_workers_than_files(tmp_path):
+    # before: the fork pool started every one of --jobs' workers at once (24 processes for -j 24 on
+    # two files; -j 100000 would have forked 100,000)
+    psutil = pytest.importorskip("psutil")
+    import time
+
+    for name in ("a.hlo", "b.hlo"):
+        (tmp_path / name).write_bytes(EXAMPLE.read_bytes())
+    env = {**os.environ, "PYTHONPATH": SRC, "JAX_PLATFORMS": "cpu"}
+    proc = subprocess.Popen([sys.executable, "-m", "xladoctor", "check", "--full", "-j", "24", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    me, most, deadline = psutil.Process(proc.pid), 0, time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            most = max(most, len(me.children(recursive=True)))
+        except psutil.Error:
+            pass
+        time.sleep(0.01)
+    assert proc.wait(timeout=60) == 1
+    assert 0 < most <= 2
