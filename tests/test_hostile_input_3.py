@@ -281,3 +281,11 @@ def test_a_huge_jobs_count_starts_no_more_workers_than_files(tmp_path):
         time.sleep(0.01)
     assert proc.wait(timeout=60) == 1
     assert 0 < most <= 2
+
+
+def test_fix_output_and_html_report_on_one_path_is_a_usage_error(tmp_path):
+    # before: both were written to it, the second replacing the first ("1 fixed" and no fixed module)
+    result = cli("offload", str(EXAMPLE), "--fix", "host", "-o", "same.out", "--html", "./same.out", cwd=tmp_path)
+    assert result.returncode == 2
+    assert one_line(result.stderr) == "xladoctor: -o and --html name the same file: the second write would replace the first"
+    assert not (tmp_path / "same.out").exists()

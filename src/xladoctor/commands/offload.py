@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..errors import UsageError
@@ -55,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
         args.output = "-"  # as ruff on stdin: the fixed module to stdout; a file is fixed in place
     lang = args.lang or language_from_env()
     refuse_stdin_twice(args.file, args.stablehlo)
+    if args.output and args.html and args.output != "-" and \
+            os.path.abspath(os.path.realpath(args.output)) == os.path.abspath(os.path.realpath(args.html)):
+        raise UsageError("-o and --html name the same file: the second write would replace the first")
     if args.fix and not args.output and not args.diff:
         refuse_fixing_compressed(args.file)
     # the NAME.mlir beside the file is read too: -o/--html must not replace it
