@@ -289,3 +289,18 @@ def test_fix_output_and_html_report_on_one_path_is_a_usage_error(tmp_path):
     assert result.returncode == 2
     assert one_line(result.stderr) == "xladoctor: -o and --html name the same file: the second write would replace the first"
     assert not (tmp_path / "same.out").exists()
+
+
+def test_a_worker_silent_at_start_is_not_started_twice_more(monkeypatch):
+    # before: a worker with no answer in START_TIMEOUT (libtpu hanging on a device that does not
+    # answer) was started twice more, 5 s apart: three times the timeout (15 minutes by default)
+    import time
+
+    from xladoctor.oracle import run_chip
+
+    monkeypatch.setattr(run_chip, "START_TIMEOUT", 1.0)
+    started = time.monotonic()
+    with ChipRunner("tpu", timeout=60, command=[*STAND_IN, "hang-start"]) as runner:
+        reply = runner.judge("hlo", EXAMPLE.read_text(), run=True)
+    assert reply["chip"] is None and reply["why"]
+    assert time.monotonic() - started < 5.0
