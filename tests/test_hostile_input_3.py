@@ -304,3 +304,25 @@ def test_a_worker_silent_at_start_is_not_started_twice_more(monkeypatch):
         reply = runner.judge("hlo", EXAMPLE.read_text(), run=True)
     assert reply["chip"] is None and reply["why"]
     assert time.monotonic() - started < 5.0
+
+
+def _inline_reduces(depth: int) -> str:
+    body = "{ a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }"
+    for _ in range(depth):
+        body = ("{ a = f32[] parameter(0)\n b = f32[] parameter(1)\n c = f32[] constant(0)\n"
+                " ROOT s = f32[] reduce(a, c), dimensions={}, to_apply=" + body + " }")
+    return ("HloModule m\nENTRY e { p = f32[4] parameter(0)\n z = f32[] constant(0)\n"
+            " ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=" + body + " }\n")
+
+
+def test_computations_nested_inline_past_the_recursion_limit_are_a_located_error(tmp_path):
+    # before: to_apply={... to_apply={...}} 3,000 deep was an internal RecursionError
+    deep = tmp_path / "deep.hlo"
+    deep.write_text(_inline_reduces(3000))
+    result = cli("hlo", str(deep))
+    assert result.returncode == 2
+    line = one_line(result.stderr)
+    assert line.startswith(f"{deep}:") and "computations nested inline more than 100 levels deep" in line
+    ok = tmp_path / "ok.hlo"
+    ok.write_text(_inline_reduces(99))
+    assert cli("hlo", str(ok)).returncode == 0

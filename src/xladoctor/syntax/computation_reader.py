@@ -43,9 +43,10 @@ class _Body:
 
 
 MAX_NESTING = 100
-"""The deepest operand written as an instruction inside an instruction (``negate(negate(...))``):
-each level costs the parser a few Python frames, and 250 levels ran past Python's recursion limit
-(an internal RecursionError before this bound)."""
+"""The deepest operand written as an instruction inside an instruction (``negate(negate(...))``) or
+computation written inline inside a computation (``to_apply={... to_apply={...}}``), together:
+each level costs the parser several Python frames, and 250 nested operands ran past Python's
+recursion limit (an internal RecursionError before this bound)."""
 
 
 class ComputationReader(InstructionReader):
@@ -61,7 +62,8 @@ class ComputationReader(InstructionReader):
     """Nested instructions read in the current line, not yet in the computation."""
     _module_being_read: HloModule
     _nesting: int = 0
-    """How many nested instructions :meth:`read_nested` is inside now (bounded by :data:`MAX_NESTING`)."""
+    """How many nested instructions (:meth:`read_nested`) and inline computations
+    (:meth:`read_inline_computation`) the reader is inside now (bounded by :data:`MAX_NESTING`)."""
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos``; positions are visited in increasing order, so this is O(n) total."""
@@ -238,7 +240,14 @@ class ComputationReader(InstructionReader):
         comp = HloComputation("_")
         comp.line = self.line_at(start)
         r.pos = start + 1
-        self._parse_instructions(comp, self._module_being_read)
+        if self._nesting >= MAX_NESTING:
+            raise self.error(f"computations nested inline more than {MAX_NESTING} levels deep: xladoctor's "
+                             "limit (each level is a recursion of the parser, as in XLA's)", start)
+        self._nesting += 1
+        try:
+            self._parse_instructions(comp, self._module_being_read)
+        finally:
+            self._nesting -= 1
         if r.pos != end:
             raise self.error("unexpected text after the inline computation", r.pos)
         self._nested, self.declared_operands, self.async_sugar = saved
