@@ -326,3 +326,11 @@ def test_computations_nested_inline_past_the_recursion_limit_are_a_located_error
     ok = tmp_path / "ok.hlo"
     ok.write_text(_inline_reduces(99))
     assert cli("hlo", str(ok)).returncode == 0
+
+
+def test_the_all_codes_off_note_is_in_the_reports_language(tmp_path):
+    # before: English under --lang fa, the one line that says why the report is empty
+    (tmp_path / "m.hlo").write_bytes(EXAMPLE.read_bytes())
+    result = cli("check", "m.hlo", "--select=", "--lang", "fa", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "همهٔ کدهای خطای XLA (E...) را خاموش می‌کنند" in result.stderr.splitlines()[0]

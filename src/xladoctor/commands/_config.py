@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 from ..errors import InputError, UsageError
-from ..labels import label
+from ..labels import label, language_from_env
 
 KEYS = ("select", "ignore", "format")
 FILES = ("xladoctor.toml", "pyproject.toml")
@@ -159,7 +159,8 @@ def note_if_all_off(args: argparse.Namespace) -> None:
         return
     where = getattr(args, "config_path", None)
     on = ", ".join(left) or "-"
-    text = label("config.all_off_in", path=where, left=on) if where else label("config.all_off", left=on)
+    lang = getattr(args, "lang", None) or language_from_env()  # the report's language (it was always English)
+    text = label("config.all_off_in", lang, path=where, left=on) if where else label("config.all_off", lang, left=on)
     print(text, file=sys.stderr)
 
 
