@@ -55,17 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if args.fix and not args.output and not args.diff and args.file == "-":
         args.output = "-"  # as ruff on stdin: the fixed module to stdout; a file is fixed in place
     lang = args.lang or language_from_env()
-    refuse_stdin_twice(args.file, args.stablehlo)
-    if args.output and args.html and args.output != "-" and \
-            os.path.abspath(os.path.realpath(args.output)) == os.path.abspath(os.path.realpath(args.html)):
-        raise UsageError("-o and --html name the same file: the second write would replace the first")
-    if args.fix and not args.output and not args.diff:
-        refuse_fixing_compressed(args.file)
-    # the NAME.mlir beside the file is read too: -o/--html must not replace it
-    read = [args.file, args.stablehlo or beside(args.file)]
-    for out in (args.output, args.html):
-        if out:
-            refuse_overwriting_inputs(out, read)
+    _refuse_what_would_be_lost(args)
     _confirm.check_run(args)
     text, source = read_input(args.file)
     module = parse_hlo(text, source)
@@ -132,6 +122,22 @@ def _write_html(args: argparse.Namespace, mc: ModuleCheck, lang: str) -> None:
                                title=label("status.offload_title", lang, source=args.file), lang=lang)
     write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo or beside(args.file)],
                  lang)
+
+
+def _refuse_what_would_be_lost(args: argparse.Namespace) -> None:
+    """Usage and output errors found before any input is read: stdin named twice, two outputs on one
+    path, a compressed file to fix in place, an output over an input (the NAME.mlir beside the file
+    is read too)."""
+    refuse_stdin_twice(args.file, args.stablehlo)
+    if args.output and args.html and args.output != "-" and \
+            os.path.abspath(os.path.realpath(args.output)) == os.path.abspath(os.path.realpath(args.html)):
+        raise UsageError("-o and --html name the same file: the second write would replace the first")
+    if args.fix and not args.output and not args.diff:
+        refuse_fixing_compressed(args.file)
+    read = [args.file, args.stablehlo or beside(args.file)]
+    for out in (args.output, args.html):
+        if out:
+            refuse_overwriting_inputs(out, read)
 
 
 def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck, stablehlo: str | None,
