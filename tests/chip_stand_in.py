@@ -4,6 +4,8 @@
 a chip can do to the process that runs on it, which the CPU cannot be made to do on purpose:
 ``abort-compile`` (a libtpu CHECK while compiling), ``abort-run`` (the same while running),
 ``halt-run`` (the runtime's E0200 core halt, reported as an error), ``hang-run`` (no answer),
+``hang-start`` (no answer at all, as libtpu on a device that does not answer),
+``die-run`` (the worker raises in the run: its traceback, then its exit, take a while),
 ``no-chip`` (a device file is there but ``jax.devices()`` gets no TPU: another process holds it).
 Used by tests/test_confirm_run.py only.
 """
@@ -27,6 +29,9 @@ def main(argv: list[str]) -> int:
         replies.write(json.dumps(obj) + "\n")
         replies.flush()
 
+    if mode == "hang-start":
+        time.sleep(120)
+        return 0
     if mode == "no-chip":  # as jax.devices("tpu") answers while another process holds the chip
         say({"chip": None, "why": "RuntimeError: Internal error when accessing libtpu multi-process lockfile"})
         return 0
@@ -39,6 +44,13 @@ def main(argv: list[str]) -> int:
             sys.stderr.write("F0000 stand_in.cc:1] Check failed: the stand-in aborts\n")
             sys.stderr.flush()
             os.abort()
+        if mode == "die-run" and request["run"]:
+            say({"compiled": COMPILES})
+            replies.close()
+            sys.stderr.write("Traceback (most recent call last):\nValueError: the stand-in raises\n")
+            sys.stderr.flush()
+            time.sleep(0.5)
+            return 1
         if not request["run"]:
             say({"verdict": COMPILES})
             continue

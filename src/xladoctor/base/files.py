@@ -301,7 +301,7 @@ class _Bounded(io.RawIOBase):
         # and fastscan asks for 8 MiB blocks (twice the memory for nothing, near a memory cap).
         try:
             n = self._inner.readinto(memoryview(view)[:_DECOMPRESS_STEP])
-        except (OSError, EOFError, ValueError) as e:  # a corrupt or cut stream (zlib, lzma, bz2 errors)
+        except _stream_errors() as e:  # a corrupt or cut stream (zlib, lzma, bz2, zstd errors)
             if isinstance(e, InputError):
                 raise
             raise InputError(f"cannot decompress: {e}", self._path, 1, 1) from None
@@ -317,6 +317,20 @@ class _Bounded(io.RawIOBase):
         if self._raw is not None:  # GzipFile(fileobj=...) leaves the file it reads open
             self._raw.close()
         super().close()
+
+
+def _stream_errors() -> tuple[type[BaseException], ...]:
+    """What a decompressor raises on a corrupt stream: gzip and bz2 raise OSError/EOFError, but
+    lzma raises ``LZMAError`` and zstandard ``ZstdError``, subclasses of Exception only (a garbage
+    ``.xz`` was an internal error).  Looked up once the decompressor's module is imported."""
+    import sys
+
+    errors: list[type[BaseException]] = [OSError, EOFError, ValueError]
+    for module, name in (("lzma", "LZMAError"), ("zstandard", "ZstdError")):
+        error = getattr(sys.modules.get(module), name, None)
+        if isinstance(error, type) and issubclass(error, BaseException):
+            errors.append(error)
+    return tuple(errors)
 
 
 def bounded_decompressed(f: Any, name: str, compressed_size: int | None) -> BinaryIO:

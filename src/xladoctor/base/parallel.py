@@ -10,6 +10,7 @@ its worker is reported (by ``on_crash``) and all others still get their results.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -100,6 +101,18 @@ def _call(fn: Callable[..., Any], args: tuple) -> Any:
     return fn(*args)
 
 
+MAX_WORKERS_PER_CORE = 4
+"""``--jobs`` past this many workers per core starts no more: the checks are CPU-bound, so more only
+multiply memory (each worker holds a parsed module)."""
+
+
+def worker_count(jobs: int, tasks: int) -> int:
+    """The workers a pool gets for ``tasks`` tasks at ``--jobs jobs``: never more than the tasks nor
+    :data:`MAX_WORKERS_PER_CORE` per core.  The ``fork`` pool starts every worker at once, so
+    ``check -j 100000`` on two files forked 100,000 processes (24 for ``-j 24``, measured)."""
+    return max(1, min(jobs, tasks, MAX_WORKERS_PER_CORE * (os.cpu_count() or 1)))
+
+
 def map_isolated(fn: Callable[..., Any], arg_tuples: Sequence[tuple], jobs: int,
                  on_done: Callable[[], None], on_crash: Callable[[tuple, str], Any],
                  keep: Callable[[int, Any], Any] | None = None) -> list[Any]:
@@ -116,7 +129,7 @@ def map_isolated(fn: Callable[..., Any], arg_tuples: Sequence[tuple], jobs: int,
         return results
     results = [None] * len(arg_tuples)
     done = [False] * len(arg_tuples)
-    with pool(jobs) as workers:
+    with pool(worker_count(jobs, len(arg_tuples))) as workers:
         futures: dict[Future, int] = {workers.submit(_call, fn, a): i for i, a in enumerate(arg_tuples)}
         try:
             for fut in as_completed(futures):

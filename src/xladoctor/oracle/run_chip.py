@@ -75,6 +75,8 @@ class ChipRunner:
         self._buffer = b""
         self.chip: dict[str, Any] | None = None
         self.why_not: str | None = None
+        self._silent = False
+        """The last start got no answer and the worker was still running: hung, not refused."""
 
     def __enter__(self) -> ChipRunner:
         return self
@@ -106,6 +108,8 @@ class ChipRunner:
                 time.sleep(5.0)
             if self._start_once() is not None:
                 return self.chip
+            if self._silent:  # no answer at all in START_TIMEOUT (a device that hangs libtpu): no retry
+                break
         return None
 
     def _start_once(self) -> dict[str, Any] | None:
@@ -124,6 +128,7 @@ class ChipRunner:
         self._replies = read
         _LIVE.add(self._proc.pid)
         hello = self._read_line(START_TIMEOUT)
+        self._silent = hello is None and self._proc.poll() is None
         if hello is None:
             self.why_not = crash_line(self._err()) or _last_line(self._err()) or label("oracle.no_output")
             self.close()
@@ -167,6 +172,11 @@ class ChipRunner:
         ``compiled`` verdict yet: the verdict says so) or in the run (the run says so)."""
         assert self._proc is not None
         time.sleep(0.05)  # let the dying process finish writing its stderr
+        if seconds < self.timeout:  # its replies ended early: it is dying (a Python traceback takes a while)
+            try:
+                self._proc.wait(2.0)
+            except subprocess.TimeoutExpired:
+                pass
         alive = self._proc.poll() is None
         err = self._err(offset)
         chip = self.chip

@@ -55,21 +55,16 @@ def beside(path: str | None) -> str | None:
 
 
 def read_stablehlo(path: str) -> str:
-    """The companion's text; one ``file:1:1: message`` error when it is unreadable or no StableHLO."""
-    from ..base.files import decode_text
+    """The companion's text; one ``file:1:1: message`` error when it is unreadable or no StableHLO.
 
-    try:
-        if path == "-":
-            import sys
+    Read as every input is (:func:`..base.files.read_path`): a device such as ``/dev/zero`` refused
+    before it is opened, the size bounded, a compressed file decompressed within its bound."""
+    from ..base.files import decode_text, read_path
 
-            text = decode_text(sys.stdin.buffer.read(), "<stdin>")
-        else:
-            with open(path, "rb") as f:
-                text = decode_text(f.read(), path)
-    except OSError as e:
-        raise InputError(f"cannot read the StableHLO file: {e.strerror or e}", path, 1, 1) from None
+    data, name = read_path(path)
+    text = decode_text(data, name)
     if not has_main(text):
-        raise InputError("not StableHLO text: no 'func.func public @main' (expected Lowered.as_text())", path, 1, 1)
+        raise InputError("not StableHLO text: no 'func.func public @main' (expected Lowered.as_text())", name, 1, 1)
     return text
 
 

@@ -44,6 +44,13 @@ class _Body:
         self.root: HloInstruction | None = None
 
 
+MAX_NESTING = 100
+"""The deepest operand written as an instruction inside an instruction (``negate(negate(...))``) or
+computation written inline inside a computation (``to_apply={... to_apply={...}}``), together:
+each level costs the parser several Python frames, and 250 nested operands ran past Python's
+recursion limit (an internal RecursionError before this bound)."""
+
+
 class ComputationReader(InstructionReader):
     """Computations of a module; the line counter is shared with the module reader."""
 
@@ -60,6 +67,9 @@ class ComputationReader(InstructionReader):
     """One string per distinct attribute text (without metadata), scalar literal or custom-call
     target in this parse (a jax module spells ``, dimensions={}`` on thousands of lines: each kept
     its own copy); dropped with the parser, so it holds nothing after the parse."""
+    _nesting: int = 0
+    """How many nested instructions (:meth:`read_nested`) and inline computations
+    (:meth:`read_inline_computation`) the reader is inside now (bounded by :data:`MAX_NESTING`)."""
 
     def line_at(self, pos: int) -> int:
         """1-based line of ``pos``; positions are visited in increasing order, so this is O(n) total."""
@@ -234,7 +244,14 @@ class ComputationReader(InstructionReader):
         comp = HloComputation("_")
         comp.line = self.line_at(start)
         r.pos = start + 1
-        self._parse_instructions(comp, self._module_being_read)
+        if self._nesting >= MAX_NESTING:
+            raise self.error(f"computations nested inline more than {MAX_NESTING} levels deep: xladoctor's "
+                             "limit (each level is a recursion of the parser, as in XLA's)", start)
+        self._nesting += 1
+        try:
+            self._parse_instructions(comp, self._module_being_read)
+        finally:
+            self._nesting -= 1
         if r.pos != end:
             raise self.error("unexpected text after the inline computation", r.pos)
         self._nested, self.declared_operands, self.async_sugar = saved
@@ -248,7 +265,14 @@ class ComputationReader(InstructionReader):
         in the computation, and its name table, before the instruction that uses it."""
         by_name = scope if isinstance(scope, dict) else {}
         self.declared_operands = []
-        instr, refs, _ = self._parse_rhs("", scope, False)
+        if self._nesting >= MAX_NESTING:
+            raise self.error(f"instructions nested as operands more than {MAX_NESTING} levels deep: xladoctor's "
+                             "limit (each level is a recursion of the parser, as in XLA's)", start)
+        self._nesting += 1
+        try:
+            instr, refs, _ = self._parse_rhs("", scope, False)
+        finally:
+            self._nesting -= 1
         ops = [by_name.get(ref) for ref, _ in refs]
         if None in ops:
             ref, pos = refs[ops.index(None)]

@@ -30,6 +30,8 @@ from ..base.labels import label
 __all__ = ["assert_no_e1200", "assert_inputs_match"]
 
 _NEEDS_JAX = label("pytest.needs_jax")
+PLATFORMS = ("tpu", "cuda", "gpu", "rocm", "cpu")
+"""``xladoctor.jax.offload_check.PLATFORMS``, spelt out: this module imports nothing of jax at load."""
 
 
 def _jax_checks() -> Any:
@@ -78,7 +80,9 @@ def _program_name(fn: Any) -> str:
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("xladoctor", label("pytest.group"))
     group.addoption("--xladoctor-confirm", action="store_true", default=False, help=label("pytest.confirm"))
-    group.addoption("--xladoctor-platform", default="tpu", metavar="PLATFORM", help=label("pytest.platform"))
+    # choices: an unknown name was a ValueError in every test that used the fixture, not one usage error
+    group.addoption("--xladoctor-platform", default="tpu", metavar="PLATFORM", choices=PLATFORMS,
+                    help=label("pytest.platform"))
 
 
 @pytest.fixture

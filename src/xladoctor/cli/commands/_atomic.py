@@ -32,7 +32,7 @@ from ...base.escape import escape_field
 from ...base.labels import label
 
 
-def refuse_overwriting_inputs(target: str, inputs: Iterable[str]) -> None:
+def refuse_overwriting_inputs(target: str, inputs: Iterable[str | None]) -> None:
     """Raise if ``target`` names the same file as one of ``inputs`` (checked before any work)."""
     if target == "-":
         return
@@ -50,7 +50,40 @@ def refuse_overwriting_inputs(target: str, inputs: Iterable[str]) -> None:
                              target, 1, 1)
 
 
-def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str] = (), lang: str = "en",
+def refuse_fixing_compressed(path: str) -> None:
+    """Raise if ``path`` is compressed (by its suffix or its first bytes): ``--fix`` in place writes
+    the module as text, which would leave text under ``NAME.hlo.gz``, a file no reader of gzip
+    (this one included) takes any more.  Checked before anything is computed or written."""
+    from ...base.files import COMPRESSIONS, compression_in, compression_of
+
+    kind = compression_of(path)
+    if kind is None:
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return
+            with open(path, "rb") as f:
+                kind = compression_in(f.read(16))
+        except OSError:
+            return  # the read that follows says why, located
+    if kind is not None:
+        raise InputError(f"is {COMPRESSIONS[kind]}-compressed and --fix writes the module as text: nothing was "
+                         "written (decompress it first, or give -o OUT)", path, 1, 1)
+
+
+def refuse_if_changed(path: str, text: str) -> None:
+    """Raise if ``path`` no longer holds ``text``, the text a fix was computed from: an editor or a
+    job that wrote the file meanwhile would otherwise lose its change to the fixed old text."""
+    from ...base.files import decode_text, read_path
+
+    try:
+        now = decode_text(*read_path(path))
+    except InputError:
+        now = None
+    if now != text:
+        raise InputError("changed on disk while it was checked: nothing was written (run the fix again)", path, 1, 1)
+
+
+def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str | None] = (), lang: str = "en",
                  announce: bool = True) -> None:
     """Write ``data`` to ``target`` atomically; ``what`` names it on stderr ("HTML report"), in ``lang``.
     ``announce=False`` for a fix in place, which its caller already reports as ruff does (one

@@ -29,7 +29,12 @@ _ROUNDS = 16
 def fix_items(items: list[Item], opts: Options, unsafe: bool, lang: str, say: Any = None) -> int:
     """Fix every file of ``items`` in place; one line per fix on ``say`` (stdout), then a tally.
     Returns how many fixes were applied."""
+    from ._atomic import refuse_fixing_compressed
+
     say = say or sys.stdout
+    for it in items:  # every file first: nothing is written when one cannot be
+        if it.status == "file" and it.graph is None:
+            refuse_fixing_compressed(it.path)
     fixed = 0
     lines: list[str] = []
     for it in items:
@@ -67,24 +72,32 @@ def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, u
     from ...base.files import decode_text, read_path
     from ...ir.shape import format_shape_index
     from ...route.checking.stream import check_path
-    from ._atomic import write_output
+    from ._atomic import refuse_if_changed, write_output
 
     done: list[str] = []
     original = text = None
     for _ in range(_ROUNDS):
-        entry = check_path(path, explicit, opts, stablehlo) if text is None or not diff else _check_text(
-            text, path, opts, stablehlo)
+        if not diff:
+            text = decode_text(*read_path(path))  # the text this round's check reads
+            entry = check_path(path, explicit, opts, stablehlo)
+        else:
+            entry = check_path(path, explicit, opts, stablehlo) if text is None else _check_text(
+                text, path, opts, stablehlo)
         finding = next(iter(_e1200(entry)), None)
         fix = _chosen(finding, unsafe) if finding is not None else None
         if finding is None or fix is None:
             break
-        if text is None or not diff:
+        if text is None:
             text = decode_text(*read_path(path))
         original = text if original is None else original
-        text = _apply(text, fix)
+        fixed_text = _apply(text, fix)
         if not diff:
-            write_output(path, text, label("status.fixed_module", lang, fix="host" if unsafe else "device"),
+            # the edits are line numbers in the text the check read: applied to another text they
+            # would edit the wrong lines, so a file written meanwhile is refused, not damaged
+            refuse_if_changed(path, text)
+            write_output(path, fixed_text, label("status.fixed_module", lang, fix="host" if unsafe else "device"),
                          (), lang, announce=False)  # fix_items prints a "fixed" line for it
+        text = fixed_text
         index = format_shape_index(tuple(finding.fields.get("output_index") or ()))  # type: ignore[arg-type]
         done.append(label("offload.fixed_host" if unsafe else "offload.fixed_device", lang, index=index))
     if diff and original is not None and text is not None and text != original:

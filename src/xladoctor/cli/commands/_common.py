@@ -24,6 +24,15 @@ def read_input(path: str) -> tuple[str, str]:
     return decode_text(data, name), name
 
 
+def refuse_stdin_twice(*paths: str | None) -> None:
+    """A usage error when two inputs are both ``-``: the second read of stdin finds it empty, and
+    was then refused as that input's content ("not StableHLO text", "empty input") (inputs said this)."""
+    if sum(1 for p in paths if p == "-") > 1:
+        from ...base.errors import UsageError
+
+        raise UsageError("only one input can be read from stdin")
+
+
 def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema: str | None = None) -> None:
     """Write one JSON document to stdout with ``schema_version`` first (each document's own, docs/json.md)
     and then ``$schema``, the ``$id`` of its schema file (``schema``: its name in

@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 from ...base.errors import InputError, UsageError
-from ...base.labels import label
+from ...base.labels import label, language_from_env
 
 KEYS = ("select", "ignore", "format")
 FILES = ("xladoctor.toml", "pyproject.toml")
@@ -64,6 +64,9 @@ def _load(path: str) -> dict[str, Any]:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise InputError(label("config.unreadable", why=f"not UTF-8 text (byte {e.start})"), path, 1, 1) from None
+    except RecursionError:  # tomllib recurses per nested array or inline table: `x = [[[[...` 1,000 deep
+        raise InputError(label("config.unreadable", why="arrays or inline tables nested too deeply"),
+                         path, 1, 1) from None
     except tomllib.TOMLDecodeError as e:
         at = _TOML_AT.search(str(e))
         line, col = (int(at.group(1)), int(at.group(2))) if at else (1, 1)
@@ -156,7 +159,8 @@ def note_if_all_off(args: argparse.Namespace) -> None:
         return
     where = getattr(args, "config_path", None)
     on = ", ".join(left) or "-"
-    text = label("config.all_off_in", path=where, left=on) if where else label("config.all_off", left=on)
+    lang = getattr(args, "lang", None) or language_from_env()  # the report's language (it was always English)
+    text = label("config.all_off_in", lang, path=where, left=on) if where else label("config.all_off", lang, left=on)
     print(text, file=sys.stderr)
 
 

@@ -23,7 +23,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--topology", default=DEFAULT_TOPOLOGY, choices=TOPOLOGIES,
                         help=help_text(parser, "cli.topology", default=DEFAULT_TOPOLOGY))
     parser.add_argument("--run", action="store_true", help=help_text(parser, "cli.run"))
-    parser.add_argument("--seed", type=int, default=0, help=help_text(parser, "cli.seed"))
+    parser.add_argument("--seed", type=seed, default=0, help=help_text(parser, "cli.seed"))
+
+
+def seed(value: str) -> int:
+    """A seed numpy's ``default_rng`` takes: a decimal integer in ``0 .. 2**64-1``.
+
+    Checked here, not by the chip's worker: a negative seed raised there, inside the run, and
+    the worker's traceback came back as the run's ``timeout`` (argparse names a ValueError's
+    option and value: "argument --seed: invalid seed value")."""
+    number = int(value)
+    if not 0 <= number < 1 << 64:
+        raise ValueError(value)
+    return number
 
 
 def check_run(args: argparse.Namespace) -> None:

@@ -150,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be 0 (one per core) or more")
     items = expand(paths, args.stablehlo)
     expanded = [it.path for it in items if it.status in ("file", "stdin")]
+    # the StableHLO each module is read with is an input too (--html NAME.mlir replaced it)
+    expanded += [it.stablehlo for it in items if it.status == "file" and it.stablehlo]
     if args.html:
         refuse_overwriting_inputs(args.html, expanded)
     jobs = args.jobs or usable_cpus()

@@ -90,7 +90,9 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     from ...report.explain_json import SCAN_SCHEMA_VERSION, scan_document
     from ...report.explain_text import draw_findings, not_shown_text
     from ...route.log_report import log_report
+    from ._common import refuse_stdin_twice
 
+    refuse_stdin_twice(target, args.hlo)
     if getattr(args, "html", None):
         from ._atomic import refuse_overwriting_inputs
 

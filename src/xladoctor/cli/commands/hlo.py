@@ -17,7 +17,7 @@ from ...syntax.hlo_parser import parse_module
 from ...syntax.stablehlo_main import apply_memory_kinds, read_main_signature
 from ...syntax.tensors_file import select_graph
 from ...triage.hlo_summary import summarize
-from ._common import help_text, print_json, read_input
+from ._common import help_text, print_json, read_input, refuse_stdin_twice
 
 NAME = "hlo"
 HELP = "cli.hlo.help"
@@ -32,6 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_stdin_twice(args.file, args.stablehlo)
     text, source = read_input(args.file)
     text = select_graph(text, source, args.graph)[0]
     module = parse_module(text, source)

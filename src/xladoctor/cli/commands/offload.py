@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -30,15 +31,16 @@ from ...route.pipeline import (
     offload_document,
     parse_hlo,
 )
-from ...syntax.companion import resolve
+from ...syntax.companion import beside, resolve
 from ...syntax.tensors_file import select_graph
 from . import _confirm
-from ._atomic import refuse_overwriting_inputs, write_output
+from ._atomic import refuse_fixing_compressed, refuse_if_changed, refuse_overwriting_inputs, write_output
 from ._common import (
     add_rule_arguments,
     for_reader,
     help_text,
     read_input,
+    refuse_stdin_twice,
 )
 from ._fix import fixed_text, unified_diff, write_module_text
 from ._format import add_format_argument, emit_document
@@ -76,9 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.fix and not args.output and not args.diff and args.file == "-":
         args.output = "-"  # as ruff on stdin: the fixed module to stdout; a file is fixed in place
     lang = args.lang or language_from_env()
-    for out in (args.output, args.html):
-        if out:
-            refuse_overwriting_inputs(out, [args.file, args.stablehlo])
+    _refuse_what_would_be_lost(args)
     _confirm.check_run(args)
     text, source = read_input(args.file)
     text = select_graph(text, source, args.graph, editing=bool(args.fix) and not args.output and not args.diff)[0]
@@ -158,7 +158,24 @@ def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> Non
 
     page = render_offload_html({"schema_version": 1, **doc},
                                title=label("status.offload_title", lang, source=args.file), lang=lang)
-    write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo], lang)
+    write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo or beside(args.file)],
+                 lang)
+
+
+def _refuse_what_would_be_lost(args: argparse.Namespace) -> None:
+    """Usage and output errors found before any input is read: stdin named twice, two outputs on one
+    path, a compressed file to fix in place, an output over an input (the NAME.mlir beside the file
+    is read too)."""
+    refuse_stdin_twice(args.file, args.stablehlo)
+    if args.output and args.html and args.output != "-" and \
+            os.path.abspath(os.path.realpath(args.output)) == os.path.abspath(os.path.realpath(args.html)):
+        raise UsageError("-o and --html name the same file: the second write would replace the first")
+    if args.fix and not args.output and not args.diff:
+        refuse_fixing_compressed(args.file)
+    read = [args.file, args.stablehlo or beside(args.file)]
+    for out in (args.output, args.html):
+        if out:
+            refuse_overwriting_inputs(out, read)
 
 
 def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck, stablehlo: str | None,
@@ -191,8 +208,11 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
         write_module_text(out_text)
     else:
         in_place = not args.output  # ruff's --fix: the file itself (written atomically, write_output)
+        if in_place:
+            refuse_if_changed(args.file, text)
         write_output(args.output or args.file, out_text, label("status.fixed_module", lang, fix=args.fix),
-                     [args.stablehlo] if in_place else [args.file, args.stablehlo], lang,
+                     [args.stablehlo or beside(args.file)] if in_place else
+                     [args.file, args.stablehlo or beside(args.file)], lang,
                      announce=not in_place or quiet)  # in place: the "fixed" lines below say it
     with located(out_text, target):
         after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
