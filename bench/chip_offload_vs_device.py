@@ -7,30 +7,32 @@ bench/chip_offload_vs_device.py``); its output is tests/data/chip/pr4995-offload
 If offloading corrupted data, the chip's offload run would differ from the chip's device-save run;
 if the chip's own numerics differ from the CPU's, both chip runs differ from the CPU alike."""
 import json
+import os
+import sys
 import zlib
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.ad_checkpoint import checkpoint_name
 
-cp = jax.checkpoint_policies
-def pols():
-    return {"offload": cp.save_and_offload_only_these_names(names_which_can_be_saved=[], names_which_can_be_offloaded=["decoder_layer_input"], offload_src="device", offload_dst="pinned_host"),
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+def pols() -> dict:
+    """The policy PR #4995 uses (offload the layer's input) and the same name saved on device."""
+    import public_programs_2
+
+    cp = jax.checkpoint_policies
+    return {"offload": public_programs_2._offload_policy("decoder_layer_input"),
             "device": cp.save_only_these_names("decoder_layer_input")}
 
-def make(case, policy):
-    def layer(x, w):
-        x = checkpoint_name(x, "decoder_layer_input")
-        return jnp.tanh(x @ w), None
-    layer_c = jax.checkpoint(layer, policy=policy)
-    def block(x, ws):
-        return jax.lax.scan(layer_c, x, ws)[0], None
-    def loss(ws, x):
-        y = jax.lax.scan(layer_c if case == "FLAT" else block, x, ws)[0]
-        return jnp.sum(y * y)
-    shape = {"FLAT": (12, 128, 128), "TRIP_COUNT_ONE": (12, 1, 128, 128)}[case]
-    return jax.grad(loss), [shape, (16, 128)]
+
+def make(case: str, policy: object) -> tuple:
+    """PR #4995's program (bench/public_programs_2.py) under ``policy``: the gradient and its shapes."""
+    import public_programs_2
+
+    fn, args = public_programs_2._pr4995(case, lambda shape: jax.ShapeDtypeStruct(shape, jnp.float32), policy)
+    return fn, [a.shape for a in args]
+
 
 def compare(res: dict, a: tuple, b: tuple, scale: float) -> dict:
     d = np.abs(res[a] - res[b])

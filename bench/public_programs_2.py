@@ -27,11 +27,12 @@ def _offload_policy(*names: str) -> Any:
         offload_src="device", offload_dst="pinned_host")
 
 
-def _pr4995(case: str, sds: Callable[..., Any]) -> tuple[Any, ...]:
+def _pr4995(case: str, sds: Callable[..., Any], policy: Any = None) -> tuple[Any, ...]:
     """PR #4995's three cases: FLAT (one scan over 12 layers), NESTED (a scan over 4 blocks, each
     an inner scan over 3 layers), TRIP_COUNT_ONE (a scan over 12 layers, each an inner scan of
-    length 1), the layer under ``jax.checkpoint`` with an offloading policy, differentiated."""
-    policy = _offload_policy("decoder_layer_input")
+    length 1), the layer under ``jax.checkpoint`` with an offloading policy, differentiated.
+    ``policy``: another checkpoint policy for the same layer (bench/chip_offload_vs_device.py)."""
+    policy = policy if policy is not None else _offload_policy("decoder_layer_input")
 
     def layer(x, w):
         x = checkpoint_name(x, "decoder_layer_input")

@@ -260,12 +260,9 @@ class Region:
     whole: set[int]
 
 
-def region(scan: ModuleScan) -> Region:
-    """Close the seeds (and, with host memory in the module header's entry layout, every entry
-    instruction) under operands, users and calls: a computation any member of which is reached
-    goes in whole, with every instruction that calls it."""
-    n = len(scan.names)
-    users: list[list[int]] = [[] for _ in range(n)]
+def _users_and_callers(scan: ModuleScan) -> tuple[list[list[int]], dict[int, list[int]]]:
+    """The reverse edges the walks follow: each instruction's users, each computation's callers."""
+    users: list[list[int]] = [[] for _ in scan.names]
     for i, ops in enumerate(scan.operands):
         for o in ops:
             users[o].append(i)
@@ -273,6 +270,14 @@ def region(scan: ModuleScan) -> Region:
     for i, called in scan.callees.items():
         for c in called:
             callers.setdefault(c, []).append(i)
+    return users, callers
+
+
+def region(scan: ModuleScan) -> Region:
+    """Close the seeds (and, with host memory in the module header's entry layout, every entry
+    instruction) under operands, users and calls: a computation any member of which is reached
+    goes in whole, with every instruction that calls it."""
+    users, callers = _users_and_callers(scan)
     inside: set[int] = set()
     whole: set[int] = set()
     todo = list(scan.seeds)
@@ -299,14 +304,7 @@ def forward(scan: ModuleScan) -> set[int]:
     """What the seeds' values reach, following users, into what a reached instruction calls (all
     of it), and from a computation's root to the instructions that call it (a bound on what
     HostOffloader's walks can visit)."""
-    users: list[list[int]] = [[] for _ in scan.names]
-    for i, ops in enumerate(scan.operands):
-        for o in ops:
-            users[o].append(i)
-    callers: dict[int, list[int]] = {}
-    for i, called in scan.callees.items():
-        for c in called:
-            callers.setdefault(c, []).append(i)
+    users, callers = _users_and_callers(scan)
     seen: set[int] = set()
     entered: set[int] = set()
     todo = list(scan.seeds)
