@@ -136,3 +136,21 @@ def test_fleet_on_dask_cancels_its_tasks_and_exits(tmp_path, sig):
         while tasks() and time.monotonic() < deadline:
             time.sleep(0.1)
         assert tasks() == 0, "the cluster still holds the interrupted run's tasks"
+
+
+def test_a_worker_whose_pool_died_before_it_started_exits():
+    """The pool's pid is read before the fork: read in the worker, a parent killed in between would
+    already be init, the check would pass, and the orphan would hold the command's stdout."""
+    import multiprocessing
+
+    from xladoctor.base.parallel import die_with_parent
+
+    ctx = multiprocessing.get_context("fork")
+    gone = ctx.Process(target=die_with_parent, args=(os.getpid() + 10_000_000,))  # no such parent
+    gone.start()
+    gone.join(10)
+    assert gone.exitcode == 1
+    alive = ctx.Process(target=die_with_parent, args=(os.getpid(),))
+    alive.start()
+    alive.join(10)
+    assert alive.exitcode == 0

@@ -49,27 +49,29 @@ def end_workers(executor: ProcessPoolExecutor) -> None:
             pass
 
 
-def _worker_start() -> None:
+def _worker_start(parent: int | None = None) -> None:
     """In each worker: Ctrl-C (sent to the terminal's whole process group) is the parent's to handle,
     SIGTERM kills at once (not the parent's handler, inherited by fork), and the worker dies with
-    its parent on Linux (PR_SET_PDEATHSIG) even when the parent is killed outright."""
+    its parent on Linux (PR_SET_PDEATHSIG) even when the parent is killed outright.  ``parent`` is
+    the pool's process, read before the fork: read here, a parent killed in between would already
+    be init, and the worker would live on holding the command's stdout."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    die_with_parent()
+    die_with_parent(parent)
 
 
-def die_with_parent() -> None:
+def die_with_parent(parent: int | None = None) -> None:
     """Linux: this process gets SIGKILL when the thread that started it ends (prctl PR_SET_PDEATHSIG);
-    exits at once if that parent is already gone.  Nothing elsewhere."""
+    exits at once if that parent (``parent``, else the parent now) is already gone.  Nothing elsewhere."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes
     import os
     import signal
 
-    parent = os.getppid()
+    parent = os.getppid() if parent is None else parent
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
@@ -88,7 +90,9 @@ def pool(workers: int) -> ProcessPoolExecutor:
         threaded = threading.active_count() > 1 or "jax" in sys.modules or "jaxlib" in sys.modules
         method = "forkserver" if threaded else "fork"
     ctx = multiprocessing.get_context(method) if method else None
-    return _Pool(max_workers=workers, mp_context=ctx, initializer=_worker_start)
+    # forkserver's workers are the server's children, not ours: only fork knows the parent up front
+    parent = os.getpid() if method == "fork" else None
+    return _Pool(max_workers=workers, mp_context=ctx, initializer=_worker_start, initargs=(parent,))
 
 
 def can_start_workers() -> bool:
