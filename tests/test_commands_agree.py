@@ -102,3 +102,13 @@ def test_fleet_reads_its_list_from_stdin_and_explains_a_log_piped_in(tmp_path):
     assert piped.returncode == 2 and len(piped.stderr.strip().splitlines()) == 1
     assert "<stdin>:1:1:" in piped.stderr and "xladoctor check -" in piped.stderr
     assert "Protocol not known" not in piped.stderr
+
+
+def test_a_document_that_could_not_read_an_input_does_not_say_clean(tmp_path):
+    """``check --full --json`` over a clean module and one it cannot parse exits 2; its verdict said
+    "clean" (a consumer branching on it, as docs/json.md advises, read a clean run)."""
+    broken = tmp_path / "broken.hlo"
+    broken.write_text("HloModule m\n\nENTRY main {\n  p = f32[8] parameter(0\n}\n")
+    p = xladoctor("check", "--full", "--json", CLEAN, broken)
+    doc = json.loads(p.stdout)
+    assert p.returncode == 2 and doc["verdict"] == "input_error", (doc.get("verdict"), p.stderr)

@@ -101,13 +101,16 @@ def report_json(r: Report) -> dict[str, Any]:
 
 def with_verdict(doc: dict[str, Any]) -> dict[str, Any]:
     """``doc`` with the one verdict key every document with findings carries, after ``command``:
-    ``findings`` when its ``diagnostics`` has any (the command exits 1), else ``clean``.  The older
-    per-command keys (check's count, offload's ``outcome``, inputs' ``ok``) stay, for compatibility."""
+    ``input_error`` when an input could not be read or parsed (the command exits 2: whatever else
+    it says, not all was checked), ``findings`` when its ``diagnostics`` has any (exit 1), else
+    ``clean`` (exit 0): the exit code's order.  The older per-command keys (check's count,
+    offload's ``outcome``, inputs' ``ok``) stay, for compatibility."""
     diagnostics = doc.get("diagnostics")
     if not isinstance(diagnostics, dict) or "verdict" in doc:
         return doc
     head: dict[str, Any] = {k: doc[k] for k in ("schema_version", "$schema", "command") if k in doc}
-    return {**head, "verdict": "findings" if diagnostics.get("findings") else "clean", **doc}
+    verdict = "input_error" if diagnostics.get("input_errors") else "findings" if diagnostics.get("findings") else "clean"
+    return {**head, "verdict": verdict, **doc}
 
 
 def to_json(obj: Report | Finding) -> dict[str, Any]:
