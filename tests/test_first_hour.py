@@ -375,3 +375,36 @@ def test_the_path_diagram_is_whole_at_390_and_1280_pixels(tmp_path, capsys):
                     context.close()
         finally:
             browser.close()
+
+
+
+def test_check_says_a_cpu_dump_is_no_tpu_verdict(tmp_path, capsys):
+    """A user's first `--xla_dump_to` is often made on a laptop: jax's CPU lowering drops the
+    host-offload annotations of a checkpoint offload policy, and `check` said only "nothing to
+    report" (exit 0), as if the TPU program were clean.  It now says, once, that these modules
+    were lowered or compiled for CPU, in the text and (as each entry's provenance) in the JSON."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "mk.py"
+    script.write_text(
+        "import jax, jax.numpy as jnp\n"
+        "from jax.ad_checkpoint import checkpoint_name\n"
+        "pol = jax.checkpoint_policies.save_and_offload_only_these_names(names_which_can_be_saved=[],\n"
+        "    names_which_can_be_offloaded=['h'], offload_src='device', offload_dst='pinned_host')\n"
+        "def layer(x, w):\n"
+        "    return jnp.tanh(checkpoint_name(x @ w, 'h')), None\n"
+        "def loss(ws, x):\n"
+        "    return jax.lax.scan(jax.checkpoint(layer, policy=pol), x, ws)[0].sum()\n"
+        "jax.jit(jax.grad(loss))(jnp.ones((4, 16, 16)), jnp.ones((8, 16)))\n")
+    dump = tmp_path / "dump"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_dump_to={dump}"}
+    subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True, timeout=300)
+    code, out, err = run(["check", str(dump)], capsys)
+    assert code == 0, err
+    assert "lowered or compiled for CPU" in out and "tells nothing about the TPU/GPU program" in out
+    code, out, err = run(["check", str(dump), "--json"], capsys)
+    cpu = [f for f in json.loads(out)["files"] if (f.get("provenance") or {}).get("platform") == "cpu"]
+    assert cpu and all(f["parsed"] is False and "for CPU" in f["note"] for f in cpu)

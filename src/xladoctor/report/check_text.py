@@ -61,7 +61,7 @@ def assemble(doc: dict[str, Any], pieces: list[tuple[str, Any] | None], lang: st
             else:
                 out += piece[1]
     if quiet:
-        out += [*_quiet_lines(quiet, lang), ""]
+        out += [*_quiet_lines(quiet, lang), *_cpu_lines(doc, lang), ""]
     # the StableHLO read with its module (companion_of) was not skipped for being "not HLO text or logs"
     skipped = [f for f in doc["files"] if f["kind"] == "skipped" and not f.get("companion_of")]
     special = [f for f in skipped if _is_special_skip(f)]
@@ -86,6 +86,16 @@ def _quiet_lines(quiet: list[tuple[str, str]], lang: str) -> list[str]:
     if len(quiet) - modules:
         parts.append(plural(len(quiet) - modules, "check.clean_log", "check.clean_logs", lang))
     return [label("check.quiet_summary", lang, files=files, what="; ".join(parts))]
+
+
+def _cpu_lines(doc: dict[str, Any], lang: str) -> list[str]:
+    """One line for the modules left unparsed that XLA lowered or compiled for CPU: jax's CPU
+    lowering drops the host-offload annotations, so their "nothing to report" is no TPU verdict."""
+    cpu = [f for f in doc["files"] if f.get("kind") == "hlo" and f.get("parsed") is False
+           and (f.get("provenance") or {}).get("platform") == "cpu"]
+    if not cpu:
+        return []
+    return ["   " + label("check.cpu_modules", lang, n=len(cpu), evidence=cpu[0]["provenance"]["evidence"][0])]
 
 
 def _tally(doc: dict[str, Any], skipped: list[dict[str, Any]], special: list[dict[str, Any]], lang: str) -> str:
@@ -114,8 +124,8 @@ def _is_special_skip(f: dict[str, Any]) -> bool:
 def _is_quiet(f: dict[str, Any]) -> bool:
     if f["findings"]:
         return False
-    if f.get("confirm") or f.get("provenance", {}).get("note"):
-        return False
+    if f.get("confirm") or (f.get("parsed") is not False and f.get("provenance", {}).get("note")):
+        return False  # a module left unparsed has its CPU provenance said once for all (_cpu_lines)
     if f["kind"] == "hlo":
         off = f.get("offload")
         return off is None or not (off.get("warnings") or off.get("failures") or off.get("outputs_moved_to_host"))

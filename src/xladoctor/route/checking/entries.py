@@ -13,6 +13,7 @@ from ..pipeline import compiled_note
 if TYPE_CHECKING:
     from ...catalogue.logscan import LogScan
     from ...ir.module import HloModule
+    from ...triage.provenance import Provenance
 
 
 def check_hlo(text: str, source: str, options: Options | None = None,
@@ -117,12 +118,23 @@ def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
     return note, finding
 
 
-def triaged_entry(source: str, name: str, compiled: bool) -> dict[str, Any]:
+def triaged_entry(source: str, name: str, compiled: bool, cpu: Provenance | None = None,
+                  lang: str = "en") -> dict[str, Any]:
+    """A module no analysis applies to; ``cpu``: it is a CPU lowering or compile, whose lack of
+    annotations says nothing of the TPU/GPU program (``stream._cpu_provenance``): said in the
+    note, and its ``provenance`` kept for the report's one line about such modules."""
+    from ...base.labels import label
+
     note = compiled_note() if compiled else (
         "no host-offload annotation (MoveToHost/MoveToDevice, annotate_device_placement, S(5), host compute): "
         "no E1200 is possible, so the module was not parsed (--full parses it)")
-    return {"path": source, "kind": "hlo", "module": name, "parsed": False, "compiled": compiled, "note": note,
-            "findings": 0}
+    entry: dict[str, Any] = {"path": source, "kind": "hlo", "module": name, "parsed": False, "compiled": compiled,
+                             "note": note, "findings": 0}
+    if cpu is not None:
+        key = "status.cpu_triaged_compiled" if cpu.stage == "compiled" else "status.cpu_triaged_lowered"
+        entry["note"] = f"{note}; " + label(key, lang, evidence=cpu.evidence[0])
+        entry["provenance"] = cpu.to_json()
+    return entry
 
 
 def log_entry(scan: LogScan, lang: str) -> dict[str, Any]:

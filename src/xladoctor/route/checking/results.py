@@ -20,7 +20,8 @@ from typing import Any, TextIO
 
 from ...base.escape import json_text
 
-_KEEP = ("path", "kind", "findings", "note", "companion_of", "error", "verdict", "confirm", "diagnostics")
+_KEEP = ("path", "kind", "findings", "note", "companion_of", "error", "verdict", "confirm", "diagnostics", "parsed",
+         "provenance")
 _CHUNK = 1 << 20
 
 

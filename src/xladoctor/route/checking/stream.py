@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ...base.collector import collect
 from ...base.errors import InputError
@@ -21,6 +21,9 @@ from .entries import (
     log_entry,
     triaged_entry,
 )
+
+if TYPE_CHECKING:
+    from ...triage.provenance import Provenance
 
 _SNIFF_BYTES = 64 << 10
 _SNIFF_MAX = 1 << 20
@@ -75,6 +78,16 @@ def _undecided(head: bytes) -> bool:
     return not hlo_header(head.decode("utf-8", "replace"))  # None: a comment goes on; "": nothing yet
 
 
+def _cpu_provenance(head: bytes, source: str) -> Provenance | None:
+    """For a module with no host-offload annotation that XLA lowered or compiled for CPU (its dump
+    name, the files beside it, its first bytes): jax's CPU lowering drops those annotations, so
+    "nothing to analyse" says nothing of the TPU/GPU program, and the entry says so."""
+    from ...triage.provenance import detect
+
+    prov = detect(head.decode("utf-8", "replace"), source if source != "<stdin>" else None)
+    return prov if prov.platform == "cpu" and not prov.faithful_for_accelerator else None
+
+
 def check_stream(f: BinaryIO, source: str, opts: RouteOptions, path: str | None = None,
                  stablehlo: str | None = None, sniff: bool = True, graph: int | None = None) -> dict[str, Any]:
     """Check one input: an HLO module is read whole (triaged, then analysed); anything else is a log, streamed.
@@ -107,7 +120,7 @@ def check_stream(f: BinaryIO, source: str, opts: RouteOptions, path: str | None 
 
             t = triage(data, compiled)
             if not t.analyse and not (not compiled and _kindless_jax(head, source)):
-                return triaged_entry(source, t.module_name, compiled)
+                return triaged_entry(source, t.module_name, compiled, _cpu_provenance(head, source), opts.lang)
         text = decode_text(bytes(data) if isinstance(data, bytearray) else data, source)
         del data
         if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
