@@ -85,7 +85,9 @@ def _cpu_provenance(head: bytes, source: str) -> Provenance | None:
     from ...triage.provenance import detect
 
     prov = detect(head.decode("utf-8", "replace"), source if source != "<stdin>" else None)
-    return prov if prov.platform == "cpu" and not prov.faithful_for_accelerator else None
+    # PyTorch/XLA keeps its placement calls on CPU: the note is about jax's lowering only
+    jax_cpu = prov.platform == "cpu" and not prov.faithful_for_accelerator and prov.frontend is None
+    return prov if jax_cpu else None
 
 
 def check_stream(f: BinaryIO, source: str, opts: RouteOptions, path: str | None = None,
