@@ -23,6 +23,7 @@ Evidence, strongest first (each rule records what it saw):
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass, field
@@ -157,8 +158,15 @@ def _from_siblings(path: str) -> list[tuple[str, str]]:
         return []
     named: list[tuple[str, str]] = []
     other: list[tuple[str, str]] = []
-    for name in _listing(os.path.dirname(path) or "."):
-        if not name.startswith(m.group(1)) or name == base:
+    listing = _listing(os.path.dirname(path) or ".")
+    prefix = m.group(1)
+    # the listing is sorted: this module's files are one run of it, found by bisection, so a dump
+    # folder of N files costs each of its modules log N, not N (check triages every module)
+    for i in range(bisect.bisect_left(listing, prefix), len(listing)):
+        name = listing[i]
+        if not name.startswith(prefix):
+            break
+        if name == base:
             continue
         if _CPU_NAME.search(name):
             named.append(("cpu", label("provenance.cpu_dumped", name=name)))
