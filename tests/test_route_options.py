@@ -9,7 +9,6 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from xladoctor.route.checking import stream
 from xladoctor.route.options import Options
 
 
@@ -38,14 +37,6 @@ def test_companion_and_platform_are_per_module():
     assert module.with_companion(None, "beside").companion_json() is None
     assert run.for_platform() is run  # no --confirm: predicted for TPU
     assert Options(confirm_topology="h100").for_platform().platform == "cuda"
-
-
-def test_the_older_names_build_the_same_options():
-    from xladoctor.route.pipeline import AnalysisOptions
-
-    assert stream.Options("shipped", "fa", True, parallel_logs=True) == Options(lang="fa", full=True, parallel_logs=True)
-    assert AnalysisOptions("shipped", True, "x.mlir", "cuda", "option") == Options(
-        disable_host_compute=True, stablehlo_path="x.mlir", platform="cuda", stablehlo_found="option")
 
 
 def test_frozen_keyword_only_and_sent_to_workers_as_is():

@@ -29,15 +29,6 @@ if TYPE_CHECKING:
     from ..triage.provenance import Provenance
 
 
-def AnalysisOptions(rule: str = "shipped", disable_host_compute: bool = False,
-                    stablehlo_path: str | None = None, platform: str = "tpu",
-                    stablehlo_found: str | None = None) -> Options:
-    """The older name and argument order of one module's analysis options: now the one
-    :class:`xladoctor.route.options.Options` (kept for callers that pass them by position)."""
-    return Options(rule=rule, disable_host_compute=disable_host_compute, stablehlo_path=stablehlo_path,
-                   platform=platform, stablehlo_found=stablehlo_found)
-
-
 @dataclass
 class ModuleCheck:
     """One module through the host-offload steps: analysis, fixes, provenance, and (``--confirm``)

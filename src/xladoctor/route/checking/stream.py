@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from ...base.collector import collect
 from ...base.errors import InputError
 from ...base.files import decode_text
-from ..options import Options as RouteOptions
+from ..options import Options
 from .entries import (
     check_hlo,
     error_entry,
@@ -27,15 +27,6 @@ if TYPE_CHECKING:
 
 _SNIFF_BYTES = 64 << 10
 _SNIFF_MAX = 1 << 20
-
-
-def Options(rule: str = "shipped", lang: str = "en", full: bool = False, parallel_logs: bool = False,
-            confirm_topology: str | None = None, disable_host_compute: bool = False,
-            confirm_run: int | None = None) -> RouteOptions:
-    """The older name and argument order of a ``check`` run's options: now the one
-    :class:`xladoctor.route.options.Options` (kept for callers that pass them by position)."""
-    return RouteOptions(rule=rule, lang=lang, full=full, parallel_logs=parallel_logs, confirm_topology=confirm_topology,
-                        disable_host_compute=disable_host_compute, confirm_run=confirm_run)
 
 
 def _looks_like_hlo(text: str) -> bool:
@@ -90,7 +81,7 @@ def _cpu_provenance(head: bytes, source: str) -> Provenance | None:
     return prov if jax_cpu else None
 
 
-def check_stream(f: BinaryIO, source: str, opts: RouteOptions, path: str | None = None,
+def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None,
                  stablehlo: str | None = None, sniff: bool = True, graph: int | None = None) -> dict[str, Any]:
     """Check one input: an HLO module is read whole (triaged, then analysed); anything else is a log, streamed.
 
@@ -142,7 +133,7 @@ def check_stream(f: BinaryIO, source: str, opts: RouteOptions, path: str | None 
     return log_entry(LogScan(scanner.finish(), source, scanner.not_shown), opts.lang)
 
 
-def _check_graph(text: str, source: str, opts: RouteOptions, graph: int | None) -> dict[str, Any]:
+def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> dict[str, Any]:
     """One graph of a tensors file, checked as the module it holds (with the same triage as a
     module file), its entry saying which graph and where the step synced (``graph``)."""
     from ...syntax.tensors_file import saved_graphs, select_graph
@@ -160,7 +151,7 @@ def _check_graph(text: str, source: str, opts: RouteOptions, graph: int | None) 
     return {**entry, "graph": saved.to_json(count)}
 
 
-def check_path(path: str, explicit: bool, opts: RouteOptions, stablehlo: str | None = None,
+def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
                graph: int | None = None) -> dict[str, Any]:
     """Check one file; never raises: whatever goes wrong becomes this file's ``error`` entry.
 
@@ -172,7 +163,7 @@ def check_path(path: str, explicit: bool, opts: RouteOptions, stablehlo: str | N
     return entry
 
 
-def _check_path(path: str, explicit: bool, opts: RouteOptions, stablehlo: str | None = None,
+def _check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
                 graph: int | None = None) -> dict[str, Any]:
     from ...base.files import (
         check_readable_kind,
@@ -201,7 +192,7 @@ def _check_path(path: str, explicit: bool, opts: RouteOptions, stablehlo: str | 
                                   "(a bug in xladoctor; the other files were checked)")
 
 
-def check_stdin(opts: RouteOptions) -> dict[str, Any]:
+def check_stdin(opts: Options) -> dict[str, Any]:
     """Check stdin, streamed like any input; an unreadable one becomes its ``error`` entry."""
     try:
         return check_stream(sys.stdin.buffer, "<stdin>", opts)
