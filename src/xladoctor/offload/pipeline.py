@@ -101,7 +101,14 @@ def offload_pipeline(config: PipelineConfig, original: HloModule | None = None,
 
 
 def pass_names(config: PipelineConfig = EVERY_PASS, *, pre_passes_only: bool = False) -> list[str]:
-    """The names of the passes that run under ``config``, in order (all of them by default)."""
+    """The names of the passes that run under ``config``, in order (all of them by default).
+
+    A scheduled module (no inlining, no simplification pipelines) sees only these:
+
+    >>> pass_names(PipelineConfig(inline_calls=False, options=OffloadOptions()))  # doctest: +NORMALIZE_WHITESPACE
+    ['annotation_cse', 'annotation_cse', 'host_offloading_prepare', 'hlo_dce',
+     'host_offload_legalize', 'host_offloader']
+    """
     return [p.name for p in offload_pipeline(config, pre_passes_only=pre_passes_only).passes]
 
 
