@@ -39,7 +39,7 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     ``allow_h2h_copy`` mirror the XLA debug options of the same meaning.
 
     ``platform`` (``tpu``, ``cuda``...) leaves out the pre-passes only libtpu runs
-    (:func:`.pipeline._tpu_pre_optimization`).
+    (:attr:`.pipeline.PipelineConfig.libtpu`).
 
     ``inline_calls`` first does what XLA's compile does before HostOffloader runs:
     CallInliner and tuple folding (:mod:`.passes.call_inliner`), removal of sharding markers
