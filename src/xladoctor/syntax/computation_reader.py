@@ -9,7 +9,7 @@ numbered from 0 without gaps), with XLA's wording.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Mapping
 
 from ..base.errors import HloParseError
 from ..ir.computation import HloComputation
@@ -67,6 +67,10 @@ class ComputationReader(InstructionReader):
     """One string per distinct attribute text (without metadata), scalar literal or custom-call
     target in this parse (a jax module spells ``, dimensions={}`` on thousands of lines: each kept
     its own copy); dropped with the parser, so it holds nothing after the parse."""
+    attribute_verdicts: dict[tuple[HloOpcode, str], tuple[str, frozenset[str], str | None, int | None,
+                                                          Mapping[str, str] | None]]
+    """The fast path's verdict on an attribute text by opcode, where it depends on nothing else
+    (:func:`.instruction_line._attributes`): the shared text, the names, the decoded fields."""
     _nesting: int = 0
     """How many nested instructions (:meth:`read_nested`) and inline computations
     (:meth:`read_inline_computation`) the reader is inside now (bounded by :data:`MAX_NESTING`)."""

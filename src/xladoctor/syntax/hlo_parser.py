@@ -102,6 +102,7 @@ class _ModuleParser(ComputationReader):
         self._nested = []
         self.declared_operands = []
         self.shared_text = {}
+        self.attribute_verdicts = {}
 
     # -- helpers -------------------------------------------------------------------
     def parse(self) -> HloModule:

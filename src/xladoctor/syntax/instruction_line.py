@@ -228,10 +228,54 @@ _PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), 
 
 
 def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
-                start: int, end: int, control: list[tuple[str, int]]) -> set[str] | None:
+                start: int, end: int, control: list[tuple[str, int]]) -> set[str] | frozenset[str] | None:
     """Record and decode the attributes in ``text[start:end]`` as the full reader does: their names,
-    or None where it would refuse one.  Read in place: a 10 MB value is copied once, as the full
-    reader copies it."""
+    or None where it would refuse one.
+
+    A jax module spells the same attribute text on thousands of lines (``, dimensions={}``, a
+    placement annotation's target and frontend attributes): the verdict on a text that names no
+    computation, control predecessor, aliasing or metadata depends on the opcode and the text only,
+    so it is reached once per (opcode, text) and kept (:data:`_Reused`) for the parse."""
+    kept = text[start:end]
+    key = (instr.opcode, kept)
+    reused = p.attribute_verdicts.get(key)
+    if reused is not None:
+        shared, names, target, index, frontend = reused
+        instr.set_attribute_text(shared)
+        if target is not None:
+            instr.custom_call_target = target
+        if index is not None:
+            instr.tuple_index = index
+        if frontend is not None:
+            instr.frontend_attributes = frontend
+        return names
+    names = _check_attributes(p, instr, allowed, text, start, end, control)
+    if names is None:
+        return None
+    if "metadata" in names:
+        instr.set_attribute_text(kept)  # nearly all distinct (op names, source lines): not shared
+        return names
+    shared = p.shared_text.setdefault(kept, kept)
+    instr.set_attribute_text(shared)
+    target = instr.custom_call_target
+    if target is not None:  # one string per target (a few spellings on thousands of lines)
+        target = instr.custom_call_target = p.shared_text.setdefault(target, target)
+    if _UNREUSABLE.isdisjoint(names):
+        frontend = instr.frontend_attributes if "frontend_attributes" in names else None
+        p.attribute_verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, frontend)
+    return names
+
+
+# Attributes whose reading depends on more than the opcode and their text: called computations and
+# control predecessors are looked up by name (and an inline body moves the cursor); aliasing lists
+# are mutable; metadata is nearly never repeated.
+_UNREUSABLE = frozenset(("control-predecessors", "output_to_operand_aliasing", "metadata", *CALLED_COMPUTATION_ROLES))
+
+
+def _check_attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
+                      start: int, end: int, control: list[tuple[str, int]]) -> set[str] | None:
+    """The checks and decoders of :func:`_attributes` on a text not seen before.  Read in place: a
+    10 MB value is copied once, as the full reader copies it."""
     if _LONG_DIGITS.search(text, start, end) is not None:
         return None  # an integer XLA's lexer may refuse: the full reader checks it
     found = _ATTRIBUTE.findall(text, start, end)
@@ -248,11 +292,6 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
                     (name in _PLAIN_FORMS and _PLAIN_FORMS[name].match(raw) is None):
                 return None
     del found  # holds a copy of every value: free it before the one copy that is kept
-    # The dict is read from it on first use.  One string per spelling, except where metadata
-    # is written: op names and source lines make those nearly all distinct, and a table entry
-    # per distinct text would cost more at the parse's peak than the few repeats save.
-    kept = text[start:end]
-    instr.set_attribute_text(kept if "metadata" in names else p.shared_text.setdefault(kept, kept))
     if _DECODED.isdisjoint(names):
         return names
     for a in _ATTRIBUTE.finditer(text, start, end):  # again, for the positions the decoders' messages name
@@ -263,9 +302,6 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
                 p._decode_attribute(instr, a.group(2), a.group(3), a.start(3), control)
             except HloParseError:
                 return None
-    target = instr.custom_call_target
-    if target is not None:  # one string per target (a few spellings on thousands of lines)
-        instr.custom_call_target = p.shared_text.setdefault(target, target)
     return names
 
 
