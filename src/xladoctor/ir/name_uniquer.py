@@ -232,6 +232,20 @@ class InstructionNames:
                 return name
         return self._uniquer().unique(name)
 
+    def unique_each(self, names: list[str]) -> list[str]:
+        """:meth:`unique` of each of ``names`` in order (a parsed computation's instructions): the
+        plain case, a name that is its own fresh key, without a call per name."""
+        seen = self._seen
+        out = []
+        for name in names:
+            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
+                    and name not in _TYPE_NAMES and name not in seen:
+                seen[name] = name  # _plain_key(name) is name itself
+                out.append(name)
+            else:
+                out.append(self.unique(name))
+        return out
+
     def unique_keeping_suffix(self, base: str) -> str:
         """:meth:`NameUniquer.unique_keeping_suffix` (the same as :meth:`unique` while ``base`` is free)."""
         if self._full is None:

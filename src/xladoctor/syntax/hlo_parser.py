@@ -103,6 +103,7 @@ class _ModuleParser(ComputationReader):
         self.declared_operands = []
         self.shared_text = {}
         self.attribute_verdicts = {}
+        self.has_backslash = "\\" in text
 
     # -- helpers -------------------------------------------------------------------
     def parse(self) -> HloModule:

@@ -141,9 +141,9 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     r = p.r
     text = r.text
     m = _LINE.match(text, r.pos)
-    if m is None or text.find("\\", m.start(), m.end()) >= 0:
+    if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
         return None
-    root, percent, name, shape_text, spelling, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7)
+    root, percent, name, shape_text, spelling, names_text, inside, attributes = m.group(1, 2, 3, 4, 5, 6, 7, 8)
     info = _OPCODE_INFO.get(spelling)
     if info is None or name in KEYWORDS:
         return None
@@ -154,13 +154,13 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         if shape is None:
             return None
     instr = ParsedInstruction(name, opcode, shape)
-    operands: list[HloInstruction] = []
+    operands: tuple[HloInstruction, ...] = ()
     if opcode is _PARAMETER or opcode is _CONSTANT or names_text is None:
         if not _contents(instr, inside if names_text is None else names_text, p.shared_text):
             return None
     else:
         try:
-            operands = [by_name[n] for n in _OPERAND.findall(names_text)]
+            operands = tuple(map(by_name.__getitem__, _OPERAND.findall(names_text)))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
         if opcode is _TUPLE:
@@ -170,11 +170,12 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
         if opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None:
             return None  # the full reader refuses it where it stands
-    control: list[tuple[str, int]] = []
+    control = _NO_CONTROL
     names = _NO_NAMES
-    if m.end(8) > m.start(8):
+    if attributes:
+        control = []
         resolving = len(p._calls_to_resolve)
-        read = _attributes(p, instr, allowed, text, m.start(8), m.end(8), control)
+        read = _attributes(p, instr, allowed, text, attributes, m.start(8), m.end(8), control)
         if read is None:
             del p._calls_to_resolve[resolving:]
             return None
@@ -182,11 +183,15 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     if required is not None and not names.issuperset(required):
         return None
     if operands:
-        instr.link_operands(tuple(operands))  # a new instruction: no old operands to drop
+        instr.link_operands(operands)  # a new instruction: no old operands to drop
     if percent:
         module.print_percent = True
     r.pos = m.end()
     return instr, control, m.start(1) if root else m.start(2), root is not None
+
+
+_NO_CONTROL: list[tuple[str, int]] = []
+"""The control predecessors of a line without attributes (never added to)."""
 
 
 def _contents(instr: HloInstruction, inside: str, shared: dict[str, str]) -> bool:
@@ -228,15 +233,14 @@ _PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), 
 
 
 def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
-                start: int, end: int, control: list[tuple[str, int]]) -> set[str] | frozenset[str] | None:
-    """Record and decode the attributes in ``text[start:end]`` as the full reader does: their names,
+                kept: str, start: int, end: int, control: list[tuple[str, int]]) -> set[str] | frozenset[str] | None:
+    """Record and decode the attributes ``kept``, read at ``text[start:end]``, as the full reader does: their names,
     or None where it would refuse one.
 
     A jax module spells the same attribute text on thousands of lines (``, dimensions={}``, a
     placement annotation's target and frontend attributes): the verdict on a text that names no
     computation, control predecessor, aliasing or metadata depends on the opcode and the text only,
     so it is reached once per (opcode, text) and kept (:data:`_Reused`) for the parse."""
-    kept = text[start:end]
     key = (instr.opcode, kept)
     reused = p.attribute_verdicts.get(key)
     if reused is not None:
