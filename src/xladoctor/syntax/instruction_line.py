@@ -95,7 +95,7 @@ _OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, 
     spelling: (op, -1 if op.arity is None else op.arity, op.allowed_attributes, op.required_attributes or None)
     for spelling, op in OPCODES_BY_SPELLING.items()}
 _intern = sys.intern
-_NO_NAMES: set[str] = set()  # the attribute names of a line without any (never added to)
+_NO_NAMES: frozenset[str] = frozenset()  # the attribute names of a line without any
 _OPERAND = re.compile(rf"%?({_NAME})")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 # A literal without strings or parentheses: a scalar (constant(0), constant(-inf), constant(true)) or
@@ -171,7 +171,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         if opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None:
             return None  # the full reader refuses it where it stands
     control = _NO_CONTROL
-    names = _NO_NAMES
+    names: set[str] | frozenset[str] = _NO_NAMES
     if attributes:
         control = []
         resolving = len(p._calls_to_resolve)
@@ -244,7 +244,7 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     key = (instr.opcode, kept)
     reused = p.attribute_verdicts.get(key)
     if reused is not None:
-        shared, names, target, index, frontend = reused
+        shared, reused_names, target, index, frontend = reused
         instr.set_attribute_text(shared)
         if target is not None:
             instr.custom_call_target = target
@@ -252,7 +252,7 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
             instr.tuple_index = index
         if frontend is not None:
             instr.frontend_attributes = frontend
-        return names
+        return reused_names
     names = _check_attributes(p, instr, allowed, text, start, end, control)
     if names is None:
         return None
