@@ -134,9 +134,7 @@ class HloModule:
                     instr.name = name
         else:
             self.computation_names.claim(comp.name)
-            claim = self.instruction_names.claim
-            for instr in comp.instructions:
-                claim(instr.name)
+            self.instruction_names.claim_each([instr.name for instr in comp.instructions])
         comp.module = self
         self.computations.append(comp)
         self._computations_by_name[comp.name] = comp

@@ -284,6 +284,17 @@ class InstructionNames:
                 return
         self._uniquer().claim(name)
 
+    def claim_each(self, names: list[str]) -> None:
+        """:meth:`claim` of each of ``names`` (a copied computation's instructions), the plain
+        case (a name that is its own key) without a call per name."""
+        seen = self._seen
+        for name in names:
+            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
+                    and name not in _TYPE_NAMES:
+                seen.setdefault(name, name)  # _plain_key(name) is name itself
+            else:
+                self.claim(name)
+
     def taken(self, name: str) -> bool:
         """:meth:`NameUniquer.taken`."""
         if self._full is None:
