@@ -143,7 +143,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     m = _LINE.match(text, r.pos)
     if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
         return None
-    root, percent, name, shape_text, spelling, names_text, inside, attributes = m.group(1, 2, 3, 4, 5, 6, 7, 8)
+    root, percent, name, shape_text, spelling, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7)
     info = _OPCODE_INFO.get(spelling)
     if info is None or name in KEYWORDS:
         return None
@@ -172,10 +172,11 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None  # the full reader refuses it where it stands
     control = _NO_CONTROL
     names: set[str] | frozenset[str] = _NO_NAMES
-    if attributes:
+    start, end = m.span(8)
+    if end > start:
         control = []
         resolving = len(p._calls_to_resolve)
-        read = _attributes(p, instr, allowed, text, attributes, m.start(8), m.end(8), control)
+        read = _attributes(p, instr, allowed, text, start, end, control)
         if read is None:
             del p._calls_to_resolve[resolving:]
             return None
@@ -233,14 +234,15 @@ _PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), 
 
 
 def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
-                kept: str, start: int, end: int, control: list[tuple[str, int]]) -> set[str] | frozenset[str] | None:
-    """Record and decode the attributes ``kept``, read at ``text[start:end]``, as the full reader does: their names,
+                start: int, end: int, control: list[tuple[str, int]]) -> set[str] | frozenset[str] | None:
+    """Record and decode the attributes in ``text[start:end]`` as the full reader does: their names,
     or None where it would refuse one.
 
     A jax module spells the same attribute text on thousands of lines (``, dimensions={}``, a
     placement annotation's target and frontend attributes): the verdict on a text that names no
     computation, control predecessor, aliasing or metadata depends on the opcode and the text only,
-    so it is reached once per (opcode, text) and kept (:data:`_Reused`) for the parse."""
+    so it is reached once per (opcode, text) and kept for the parse (``p.attribute_verdicts``)."""
+    kept = text[start:end]
     key = (instr.opcode, kept)
     reused = p.attribute_verdicts.get(key)
     if reused is not None:
@@ -253,9 +255,15 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
         if frontend is not None:
             instr.frontend_attributes = frontend
         return reused_names
+    long = end - start > _LONG_TEXT
+    if long:
+        del key, kept  # the checks copy every value once: a 10 MB value is not held twice meanwhile
     names = _check_attributes(p, instr, allowed, text, start, end, control)
     if names is None:
         return None
+    if long:
+        kept = text[start:end]
+        key = (instr.opcode, kept)
     if "metadata" in names:
         instr.set_attribute_text(kept)  # nearly all distinct (op names, source lines): not shared
         return names
@@ -269,6 +277,9 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
         p.attribute_verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, frontend)
     return names
 
+
+_LONG_TEXT = 4096
+"""Attribute spans longer than this are sliced again after the checks rather than held through them."""
 
 # Attributes whose reading depends on more than the opcode and their text: called computations and
 # control predecessors are looked up by name (and an inline body moves the cursor); aliasing lists
