@@ -21,6 +21,7 @@ from ...findings.model import Finding, FindingKind
 from ...ir.shape import format_shape_index
 from ...offload import fix_device, fix_host
 from ...oracle.confirm import confirm
+from ...report.check_text import companion_shown
 from ...report.confirm import confirm_lines
 from ...report.offload_text import render_text
 from ...route.options import Options
@@ -127,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
                                                                     args.trace, lang)
         if companion is not None:
             how = label("check.kinds_beside" if companion.found == "beside" else "check.kinds_option", lang)
-            report += "\n" + label("check.kinds_from", lang, path=escape_field(companion.path), how=how) + "\n"
+            report += "\n" + label("check.kinds_from", lang, path=companion_shown(companion.to_json(), lang),
+                                    how=how) + "\n"
         if origin.note():
             report += "\n" + label("check.note", lang, note=escape_field(in_lang(origin.note(), lang))) + "\n"
         if not mc.applies:
