@@ -145,3 +145,29 @@ def test_check_fix_never_writes_a_text_that_does_not_parse(tmp_path, monkeypatch
         f"{target}:1:1: the fixed module would not parse back; nothing was written "
         "(a bug in xladoctor's fix, please report it)")
     assert target.read_bytes() == EXAMPLE.read_bytes()
+
+
+# ------------------------------------------------------------------ fleet on a path the system refuses
+
+
+@pytest.mark.parametrize("shape", ["name", "path", "glob-root", "deep-glob-root"])
+def test_fleet_on_a_path_too_long_says_so(tmp_path, shape):
+    # before: "no file matches '...'", as if the file were merely absent
+    long_name = "a" * 300
+    (tmp_path / "d").mkdir()
+    pattern, named = {
+        "name": (f"{long_name}.log", f"{long_name}.log"),
+        "path": ("/".join(["d"] + ["b" * 200] * 25) + "/x.log", "/".join(["d"] + ["b" * 200] * 25) + "/x.log"),
+        "glob-root": (f"d/{long_name}/x*.log", f"d/{long_name}"),
+        "deep-glob-root": (f"d/{long_name}/**/x.log", f"d/{long_name}"),
+    }[shape]
+    what = "folder" if "glob" in shape else "file"
+    result = cli("fleet", pattern, cwd=tmp_path)
+    assert result.returncode == 2
+    assert one_line(result.stderr) == f"{named}:1:1: cannot read {what}: File name too long"
+
+
+def test_fleet_on_an_absent_file_still_says_no_file_matches(tmp_path):
+    result = cli("fleet", "absent.log", "absent/*.log", cwd=tmp_path)
+    assert result.returncode == 2
+    assert one_line(result.stderr) == "xladoctor: no file matches 'absent.log' 'absent/*.log'"
