@@ -132,6 +132,26 @@ def test_a_fix_in_place_that_fails_midway_puts_the_original_back(tmp_path, monke
             "m.hlo:1:1: cannot write module with fix (host): Input/output error; the file was left as it was")
 
 
+def test_a_full_disk_fails_before_a_byte_of_the_file_is_written(tmp_path, monkeypatch, capsys):
+    from xladoctor.cli.main import main
+
+    target = tmp_path / "m.hlo"
+    target.write_bytes(EXAMPLE.read_bytes())
+    writes, real_pwrite = [], os.pwrite
+    monkeypatch.setattr(os, "pwrite", lambda fd, data, offset: writes.append(bytes(data)) or real_pwrite(fd, data, offset))
+
+    def full(fd: int, offset: int, length: int) -> None:
+        assert offset == len(EXAMPLE.read_bytes()) and length > 0  # only what the file grows by
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "posix_fallocate", full)
+    assert main(["offload", str(target), "--fix", "host"]) == 2
+    assert one_line(capsys.readouterr().err) == (
+        f"{target}:1:1: cannot write module with fix (host): No space left on device; the file was left as it was")
+    assert target.read_bytes() == EXAMPLE.read_bytes()
+    assert writes == [EXAMPLE.read_bytes()]  # none but the restore of the original bytes
+
+
 def test_check_fix_never_writes_a_text_that_does_not_parse(tmp_path, monkeypatch, capsys):
     # before: check --fix wrote the edited text without parsing it back
     from xladoctor.cli.commands import _check_fix

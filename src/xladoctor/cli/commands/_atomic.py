@@ -158,7 +158,7 @@ def _replace_contents(fd: int, payload: bytes, original: bytes, what: str, targe
     """``payload`` over ``original`` in ``fd``; the original bytes back on any failure."""
     try:
         if len(payload) > len(original):
-            _allocate(fd, len(payload))
+            _allocate(fd, len(original), len(payload) - len(original))
         _pwrite_all(fd, payload)
         os.ftruncate(fd, len(payload))
         os.fsync(fd)
@@ -196,13 +196,13 @@ def _pwrite_all(fd: int, data: bytes) -> None:
         offset += written
 
 
-def _allocate(fd: int, size: int) -> None:
-    """Reserve ``size`` bytes before writing, so a full disk fails here with the old text whole;
-    a file system without fallocate (EOPNOTSUPP, EINVAL) is written without the reservation."""
+def _allocate(fd: int, offset: int, length: int) -> None:
+    """Reserve the bytes the file grows by before writing, so a full disk fails here with the old
+    text whole; a file system without fallocate (EOPNOTSUPP, EINVAL) is written without it."""
     if not hasattr(os, "posix_fallocate"):
         return
     try:
-        os.posix_fallocate(fd, 0, size)
+        os.posix_fallocate(fd, offset, length)
     except OSError as e:
         if e.errno not in (errno.EOPNOTSUPP, errno.EINVAL, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)):
             raise
