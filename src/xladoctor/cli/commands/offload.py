@@ -21,6 +21,7 @@ from ...findings.model import Finding, FindingKind
 from ...ir.shape import format_shape_index
 from ...offload import fix_device, fix_host
 from ...oracle.confirm import confirm
+from ...report.check_text import companion_shown
 from ...report.confirm import confirm_lines
 from ...report.offload_text import render_text
 from ...route.options import Options
@@ -34,7 +35,13 @@ from ...route.pipeline import (
 from ...syntax.companion import beside, resolve
 from ...syntax.tensors_file import select_graph
 from . import _confirm
-from ._atomic import refuse_fixing_compressed, refuse_if_changed, refuse_overwriting_inputs, write_output
+from ._atomic import (
+    refuse_fixing_compressed,
+    refuse_if_changed,
+    refuse_overwriting_inputs,
+    rewrite_in_place,
+    write_output,
+)
 from ._common import (
     add_rule_arguments,
     for_reader,
@@ -121,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
                                                                     args.trace, lang)
         if companion is not None:
             how = label("check.kinds_beside" if companion.found == "beside" else "check.kinds_option", lang)
-            report += "\n" + label("check.kinds_from", lang, path=escape_field(companion.path), how=how) + "\n"
+            report += "\n" + label("check.kinds_from", lang, path=companion_shown(companion.to_json(), lang),
+                                    how=how) + "\n"
         if origin.note():
             report += "\n" + label("check.note", lang, note=escape_field(in_lang(origin.note(), lang))) + "\n"
         if not mc.applies:
@@ -207,13 +215,16 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
     elif to_stdout:
         write_module_text(out_text)
     else:
-        in_place = not args.output  # ruff's --fix: the file itself (written atomically, write_output)
-        if in_place:
+        what = label("status.fixed_module", lang, fix=args.fix)
+        if not args.output:  # ruff's --fix: into the file itself, its inode kept (hard links, owner)
+            refuse_overwriting_inputs(args.file, [args.stablehlo or beside(args.file)])
             refuse_if_changed(args.file, text)
-        write_output(args.output or args.file, out_text, label("status.fixed_module", lang, fix=args.fix),
-                     [args.stablehlo or beside(args.file)] if in_place else
-                     [args.file, args.stablehlo or beside(args.file)], lang,
-                     announce=not in_place or quiet)  # in place: the "fixed" lines below say it
+            rewrite_in_place(args.file, text, out_text, what)
+            if quiet:  # otherwise the "fixed" lines below say it
+                print(label("status.wrote", lang, what=what, size=f"{len(out_text.encode()):,}",
+                            target=escape_field(args.file)), file=sys.stderr)
+        else:
+            write_output(args.output, out_text, what, [args.file, args.stablehlo or beside(args.file)], lang)
     with located(out_text, target):
         after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
     left = after.findings(lang)
