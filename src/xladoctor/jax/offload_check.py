@@ -148,11 +148,11 @@ class ProgramCheck:
         names = [r.name or "" for r in self.program.signature.results] or None
         mc = analysis_of(self.program.module, self.result, None, names)
         if self.confirmation is not None:
+            from ..oracle.confirmation import Confirmation
             from ..oracle.topologies import platform_of
 
             topology = getattr(self.confirmation.verdict, "topology", None)
-            mc.confirm = {"available": True, "platform": platform_of(topology or ""), "topology": topology,
-                          **self.confirmation.to_json()}
+            mc.confirm = Confirmation.of(self.confirmation, platform_of(topology or ""), topology)
         return Report("check_offload", (), mc.findings(lang), lang)
 
     def report(self) -> Report:
