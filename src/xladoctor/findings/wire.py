@@ -80,9 +80,12 @@ def findings_of(diagnostics: Any) -> tuple[Finding | None, ...]:
 def details_of(doc: Mapping[str, Any]) -> Mapping[str, Any]:
     """An ``offload`` document's analysis internals, its ``details`` key (schema version 2: the
     top level is what a user or CI reads), which the page and ``check``'s text draw below the
-    verdict; ``{}`` for a document without them."""
+    verdict; a version-1 document saved earlier (the same keys at its top level) reads as its
+    own details; ``{}`` for a document without them."""
     details = doc.get("details")
-    return details if isinstance(details, Mapping) else {}
+    if isinstance(details, Mapping):
+        return details
+    return doc if "outcome" in doc and "errors" in doc else {}
 
 
 def _read(d: Mapping[str, Any]) -> Finding | None:
