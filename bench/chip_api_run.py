@@ -62,7 +62,7 @@ def case(name: str, mode: str) -> dict:
            "outcome": check.outcome, "failures": len(check.failures),
            "codes": sorted({f.code for f in report.findings}),
            "verdict": check.confirmation.verdict.kind if check.confirmation else None,
-           "judge": (check.run or {}).get("judge"), "run": (check.run or {}).get("run"),
+           "judge": check.judge.to_json() if check.judge else None, "run": dict(check.run or {}),
            "seconds": round(time.monotonic() - t0, 2)}
     from xladoctor.oracle.run_chip import shared_runner
 

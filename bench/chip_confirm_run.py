@@ -96,7 +96,7 @@ def judge_case(path: str, seed: int = 0) -> dict[str, Any]:
 
     text = _read(path)
     mc = _analyse(text, path)
-    doc = confirm(text, mc.module, mc.result, "v5e:2x2", None, "tpu", run=True, seed=seed)
+    doc = confirm(text, mc.module, mc.result, "v5e:2x2", None, "tpu", run=True, seed=seed).to_json()
     rec: dict[str, Any] = {"case": os.path.basename(path), "predicted_e1200": len(mc.result.errors),
                            "predicted_failures": len(mc.result.failures)}
     verdict = doc.get("verdict") or {}

@@ -54,9 +54,10 @@ def _api(prog: Any) -> dict[str, Any]:
 def _cli_outcome(doc: Any) -> str:
     if not isinstance(doc, dict):
         return "error"
-    if doc.get("failures"):
+    details = doc.get("details") or {}  # an offload document's analysis (schema version 2)
+    if details.get("failures"):
         return "failure"
-    return str(doc.get("outcome") or doc.get("result", {}).get("outcome") or "?")
+    return str(details.get("outcome") or doc.get("result", {}).get("outcome") or "?")
 
 
 def judge(names: list[str] | None, folder: str) -> list[dict[str, Any]]:

@@ -81,7 +81,7 @@ def _entry_prediction(entry: dict[str, Any], module: Any) -> Prediction | None:
     """A ``check --json`` file entry as a prediction; None when it says ``undecidable``."""
     if entry.get("verdict") == "undecidable":
         return None
-    off = entry.get("offload")
+    off = (entry.get("offload") or {}).get("details")  # the analysis' own record (offload schema version 2)
     if entry.get("kind") == "error":
         return Prediction("xla_error", message=entry.get("error"))
     if off is None or off["outcome"] == "ok":

@@ -62,9 +62,9 @@ def test_without_a_chip_run_says_why_and_compiles_only(monkeypatch: pytest.Monke
     fn, x = _program()
     report = check_offload(fn, x, run=True, seed=1)
     check = report.analysis
-    assert check.run["run"]["outcome"] == "not_run"
-    assert check.run["run"]["why"].startswith("run=True needs a TPU chip on this machine")
-    assert check.run["judge"]["kind"] == "compile_only"
+    assert check.run["outcome"] == "not_run"
+    assert check.run["why"].startswith("run=True needs a TPU chip on this machine")
+    assert check.judge.kind == "compile_only"
     assert report.ok  # not running is no failure of the program
     whole = report.to_json()
     doc = whole["confirm"]
@@ -110,8 +110,9 @@ def test_a_run_that_fails_makes_the_report_not_ok(monkeypatch: pytest.MonkeyPatc
 
     def wrong_run(program, result, fn, args, jit_kwargs, kwargs, seed):
         comparison, note = offload_confirm.confirm_program(program, result, fn, args, jit_kwargs, None, kwargs)
-        return comparison, note, {"judge": {"kind": "chip", "device": "TPU v5 lite", "ran": True, "says": "x"},
-                                  "run": {"outcome": "wrong", "why": "differs"}}
+        from xladoctor.oracle.confirmation import Judge
+
+        return comparison, note, Judge("chip", "TPU v5 lite", True, "x"), {"outcome": "wrong", "why": "differs"}
 
     monkeypatch.setattr(offload_confirm, "run_program", wrong_run)
     fn, x = _program()

@@ -25,12 +25,12 @@ def test_bundled_examples_tell_the_whole_story(capsys):
 def test_json_document(capsys):
     _code, out, _ = run(["check", "--examples", "--json"], capsys)
     doc = json.loads(out)
-    assert doc["schema_version"] == 2 and doc["command"] == "check"
+    assert doc["schema_version"] == 3 and doc["command"] == "check"
     kinds = {f["path"].rsplit("/", 1)[-1]: f["kind"] for f in doc["files"]}
     assert kinds == {"e1200_offloaded_activation.hlo": "hlo", "offload_to_host_output_clean.hlo": "hlo",
                      "tpu_job.log": "log"}
     hlo = next(f for f in doc["files"] if f["path"].endswith("e1200_offloaded_activation.hlo"))
-    assert hlo["offload"]["error"]["start"] == "tuple.7"
+    assert hlo["offload"]["details"]["error"]["start"] == "tuple.7"
     assert hlo["hlo"]["name"] == "jit_train_step"
     log = next(f for f in doc["files"] if f["kind"] == "log")
     assert {x["code"] for x in log["explain"]["findings"]} == {"E0102", "E1200"}

@@ -75,7 +75,7 @@ def test_check_dir_keeps_little_of_each_file(tmp_path, module_text):
 
 def test_check_dir_json_is_the_document_of_the_whole_entries(tmp_path, module_text, capsys):
     from xladoctor.cli.commands._common import print_json
-    from xladoctor.report.explain_json import SCAN_SCHEMA_VERSION
+    from xladoctor.findings.schema_files import CHECK_SCHEMA_VERSION
     from xladoctor.route.pipeline import check_diagnostics
 
     folder = _folder(tmp_path, module_text, 4)
@@ -84,7 +84,7 @@ def test_check_dir_json_is_the_document_of_the_whole_entries(tmp_path, module_te
     entries = [check_path(it.path, False, OPTS) for it in expand([str(folder)])]
     doc = {"command": "check", "files": entries, "findings": sum(f["findings"] for f in entries),
            "input_errors": 0, "diagnostics": check_diagnostics(entries, "en")}
-    print_json(doc, SCAN_SCHEMA_VERSION, "check")  # the whole document as one string, as before
+    print_json(doc, CHECK_SCHEMA_VERSION, "check")  # the whole document as one string, as before
     assert written == capsys.readouterr().out
     assert main(["check", str(folder), "--json", "--jobs", "2"]) == 0
     assert capsys.readouterr().out == written

@@ -56,7 +56,7 @@ def test_pair_in_folder_gives_the_verdict_and_bare_text_gives_none(tmp_path):
     files = _files(doc)
     assert rc == 1
     assert files["step.hlo"]["memory_kinds"]["source"] == "stablehlo"
-    assert files["step.hlo"]["offload"]["outcome"] == "E1200"
+    assert files["step.hlo"]["offload"]["details"]["outcome"] == "E1200"
     assert files["step.mlir"]["kind"] == "skipped" and "step.hlo" in files["step.mlir"]["note"]
     rc, doc, _ = _check(str(bare))
     assert schema_errors(doc, "check") == []
@@ -90,7 +90,7 @@ def test_stablehlo_option_names_the_companion_of_one_file(tmp_path):
     (tmp_path / "b.hlo").write_text(low.as_text("hlo"))
     (tmp_path / "other.ir").write_text(low.as_text())
     rc, doc, _ = _check(str(tmp_path / "a.hlo"), "--stablehlo", str(tmp_path / "other.ir"))
-    assert rc == 1 and _files(doc)["a.hlo"]["offload"]["outcome"] == "E1200"
+    assert rc == 1 and _files(doc)["a.hlo"]["offload"]["details"]["outcome"] == "E1200"
     rc, _, err = _check(str(tmp_path / "a.hlo"), str(tmp_path / "b.hlo"), "--stablehlo", str(tmp_path / "other.ir"))
     assert rc == 2 and "exactly one" in err
     (tmp_path / "junk.ir").write_text("not stablehlo\n")
@@ -105,7 +105,7 @@ def test_a_module_that_says_its_kinds_keeps_its_verdict(tmp_path):
     example = os.path.join(ROOT, "src", "xladoctor", "examples", "e1200_offloaded_activation.hlo")
     with open(example) as f:
         entry = check_hlo(f.read(), example)
-    assert entry["memory_kinds"]["source"] == "module" and entry["offload"]["outcome"] == "E1200"
+    assert entry["memory_kinds"]["source"] == "module" and entry["offload"]["details"]["outcome"] == "E1200"
 
 
 def _sds(kind):

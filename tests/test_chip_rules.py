@@ -169,5 +169,5 @@ def test_a_call_refusal_is_valid_offload_json(tmp_path):
     rc, out = _offload(hlo, "--json")
     assert rc == 1
     doc = json.loads(out)
-    assert any(f["status"] == "ValueError" for f in doc["failures"]), doc["failures"]
+    assert any(f["status"] == "ValueError" for f in doc["details"]["failures"]), doc["details"]["failures"]
     assert schema_errors(doc, "offload") == []

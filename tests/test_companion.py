@@ -61,12 +61,12 @@ def test_offload_reads_the_stablehlo_beside_the_file_as_check_does(tmp_path, low
     hlo = _pair(tmp_path, lowered["e1200"], lowered["e1200"].as_text())
     off = _run("offload", hlo, "--json")
     doc = _json(off)
-    assert off.returncode == 1 and doc["outcome"] == "E1200", off.stderr
+    assert off.returncode == 1 and doc["details"]["outcome"] == "E1200", off.stderr
     assert doc["stablehlo"] == {"path": str(tmp_path / "step.mlir"), "found": "beside"}
     assert schema_errors(doc, "offload") == []
     chk = _run("check", "-j1", "--json", hlo)
     entry = _json(chk)["files"][0]
-    assert chk.returncode == 1 and entry["offload"]["outcome"] == "E1200"
+    assert chk.returncode == 1 and entry["offload"]["details"]["outcome"] == "E1200"
     assert entry["offload"]["stablehlo"] == doc["stablehlo"]
     text = _run("offload", hlo)
     assert "memory kinds from" in text.stdout and "step.mlir" in text.stdout
@@ -118,7 +118,7 @@ def test_a_stablehlo_named_with_the_option_is_verified_too(tmp_path, lowered):
         p = _run(command, hlo, "--stablehlo", tmp_path / "wrong.ir")
         assert p.returncode == 2 and "wrong.ir:2:3: this StableHLO is not the program" in p.stderr, (command, p.stderr)
     doc = _json(_run("offload", hlo, "--stablehlo", tmp_path / "right.ir", "--json"))
-    assert doc["outcome"] == "E1200" and doc["stablehlo"]["found"] == "option"
+    assert doc["details"]["outcome"] == "E1200" and doc["stablehlo"]["found"] == "option"
 
 
 def test_hlo_shows_the_memory_kinds_of_the_stablehlo_beside_it(tmp_path, lowered):
@@ -136,7 +136,7 @@ def test_the_python_api_resolves_the_same_companion(tmp_path, lowered):
 
     hlo = _pair(tmp_path, lowered["e1200"], lowered["e1200"].as_text())
     entry = check_hlo(hlo.read_text(), str(hlo))
-    assert entry["memory_kinds"]["source"] == "stablehlo" and entry["offload"]["outcome"] == "E1200"
+    assert entry["memory_kinds"]["source"] == "stablehlo" and entry["offload"]["details"]["outcome"] == "E1200"
     assert entry["offload"]["stablehlo"]["found"] == "beside"
 
 
@@ -168,9 +168,9 @@ def test_a_cpu_lowering_that_nothing_marks_gets_a_note_with_its_e1200(tmp_path):
         hlo = _pair(tmp_path / platform, low, low.as_text())
         verdicts[platform] = _json(_run("offload", hlo, "--json"))
     cpu, tpu = verdicts["cpu"], verdicts["tpu"]
-    assert cpu["outcome"] == "E1200" and "CPU lowering" in cpu["provenance"]["note"]
+    assert cpu["details"]["outcome"] == "E1200" and "CPU lowering" in cpu["provenance"]["note"]
     assert cpu["provenance"]["faithful_for_accelerator"] is None  # cannot tell, and says so
-    assert tpu["outcome"] == "ok" and tpu["provenance"]["note"] is None
+    assert tpu["details"]["outcome"] == "ok" and tpu["provenance"]["note"] is None
     assert schema_errors(cpu, "offload") == []
 
 

@@ -22,7 +22,7 @@ import pytest
 from json_schema_check import schema_errors
 from xladoctor.cli.main import main
 from xladoctor.oracle import run_chip
-from xladoctor.oracle.confirm import is_error, judge_of, run_document
+from xladoctor.oracle.confirm import Confirmation, is_error, judge_of, run_document
 from xladoctor.oracle.run_chip import ChipRunner
 from xladoctor.oracle.run_judge import compare_leaves, judged, random_inputs
 from xladoctor.oracle.run_text import run_line
@@ -112,7 +112,7 @@ def test_a_halt_a_runtime_error_and_a_refusal_are_told_apart(stage, error, outco
     res = judged(stage, None, error, "ok", [np.zeros(2)], "")
     assert res["outcome"] == outcome
     doc = {"available": True, "verdict": {"kind": "compiles"}, "run": run_document(res, None)}
-    assert is_error(doc)
+    assert is_error(Confirmation.from_json(doc))
 
 
 # -- the boundary: a worker that dies or hangs ----------------------------------------------------
@@ -231,13 +231,15 @@ def test_a_failed_run_is_a_finding_that_names_its_judge_in_sarif_too():
     run = run_document(judged("run", None, "INTERNAL: E0200: RuntimeUnexpectedCoreHalt: Core halted", "ok", [], ""),
                        None)
     doc = {"available": True, "topology": "TPU v5 lite", "input": "hlo", "predicted_for": "tpu", **c.to_json(),
-           "judge": judge_of({"device_kind": "TPU v5 lite"}, True), "run": run}
+           "judge": judge_of({"device_kind": "TPU v5 lite"}, True).to_json(), "run": run}
     assert not schema_errors(doc, "confirm")
-    f = confirm_finding(doc, "m.hlo")
+    confirmation = Confirmation.from_json(doc)  # as a worker's document is read back, once
+    assert confirmation.to_json() == doc
+    f = confirm_finding(confirmation, "m.hlo")
     assert f is not None and f.code == "E0200" and f.severity.value == "error"
     assert f.message == "the chip ran it: HALT: the TPU core halted (TPU v5 lite chip, compiled and ran)"
     assert f.fields["judge"] == "TPU v5 lite chip, compiled and ran"
-    persian = "\n".join(confirm_lines(doc, lang="fa"))
+    persian = "\n".join(confirm_lines(confirmation, lang="fa"))
     assert "تراشهٔ TPU v5 lite، کامپایل و اجرا شد" in persian and "the chip ran it" not in persian
 
 

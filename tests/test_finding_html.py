@@ -52,9 +52,9 @@ def _offload(path: Path, capsys) -> dict:
 
 def _both_routes(doc: dict) -> list[tuple[object, object, str, str]]:
     """(nodes from the finding, nodes from errors' path, table from each) per E1200 of ``doc``."""
-    host = host_set(doc.get("host_positions", []))
+    host = host_set(doc["details"].get("host_positions", []))
     out = []
-    for err in doc["errors"]:
+    for err in doc["details"]["errors"]:
         f = matching_finding(err, load_document(doc)["diagnostics"])  # JSON from the CLI: typed at the boundary
         assert f is not None and f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH
         hops = hops_from_json(err["path"])
@@ -69,7 +69,7 @@ def test_corpus_paths_drawn_alike_from_the_finding_and_from_the_analysis(capsys)
     drawn = 0
     for path in FILES:
         doc = _offload(path, capsys)
-        for (nodes, nodes_e, table, table_e), err in zip(_both_routes(doc), doc["errors"]):
+        for (nodes, nodes_e, table, table_e), err in zip(_both_routes(doc), doc["details"]["errors"]):
             assert nodes == nodes_e and table == table_e, path.name
             assert [n.instruction for n in nodes[:-1]] == [h["instruction"] for h in err["path"]]
             assert nodes[-1].kind == "output"
@@ -82,7 +82,7 @@ def test_python_lines_drawn_from_string_and_object_locations(tmp_path, capsys):
     hlo = hlo_of_script(JAX_PROGRAM, tmp_path)
     script = hlo.with_suffix(".py")  # the Python lines the module's metadata names
     doc = _offload(hlo, capsys)
-    assert doc["outcome"] == "E1200"
+    assert doc["details"]["outcome"] == "E1200"
     [(nodes, nodes_e, table, table_e)] = _both_routes(doc)
     assert nodes == nodes_e and table == table_e
     assert nodes[0].lines[0] == "x.1"  # the host argument, then its compute: sin (line 5), tanh (line 6)
@@ -90,7 +90,7 @@ def test_python_lines_drawn_from_string_and_object_locations(tmp_path, capsys):
     assert "{'file'" not in table and "&#x27;file&#x27;" not in table
     # the diagnostics' own JSON (source objects) reads into the same hops
     diag_path = doc["diagnostics"]["findings"][0]["path"]
-    f = matching_finding(doc["errors"][0], load_document(doc)["diagnostics"])
+    f = matching_finding(doc["details"]["errors"][0], load_document(doc)["diagnostics"])
     assert f is not None and hops_from_json(diag_path) == f.path
 
 
@@ -128,8 +128,8 @@ def test_offload_article_headline_and_path_read_the_finding(capsys):
     assert "f32[1]{0:S(7)}" in body and "E1200: from the model" in body and 'data-instruction="model.hop"' in body
     doc["diagnostics"]["findings"] = []  # what a compiled module's document holds
     body = offload_body(doc, "x")
-    assert doc["errors"][0]["output_layout"] in body and 'data-instruction="model.hop"' not in body
-    assert f'data-instruction="{doc["errors"][0]["path"][-1]["instruction"]}"' in body
+    assert doc["details"]["errors"][0]["output_layout"] in body and 'data-instruction="model.hop"' not in body
+    assert f'data-instruction="{doc["details"]["errors"][0]["path"][-1]["instruction"]}"' in body
 
 
 def _cards(body: str) -> str:
@@ -146,7 +146,7 @@ def test_offload_fix_cards_are_drawn_from_the_findings_fixes(capsys):
 
     path = Path(__file__).parent / "data" / "offload" / "J1_annotate_device_placement_jax_style.hlo"
     doc = _offload(path, capsys)
-    err, twin = doc["errors"][0], doc["diagnostics"]["findings"][0]
+    err, twin = doc["details"]["errors"][0], doc["diagnostics"]["findings"][0]
     assert [x["kind"] for x in twin["fixes"]] == ["host-output", "move-to-device"]
     assert twin["fields"]["host_layout"] == err["fix"]["host"]["entry_result_layout"]
     assert twin["fields"]["returned_value"] == err["fix"]["device"]["after_instruction"]

@@ -31,7 +31,7 @@ def _check_doc(paths: list[str], capsys) -> dict:
 def _legacy_lines(off: dict) -> list[str]:
     """What the offload document's own keys say, in the words check prints."""
     lines = []
-    for e in off["errors"]:
+    for e in off["details"]["errors"]:
         index = format_shape_index(tuple(e["output_index"]))
         lines.append(f"   E1200 predicted for output {index} ({e['output_layout']})")
         for hop in e["path"]:
@@ -40,7 +40,7 @@ def _legacy_lines(off: dict) -> list[str]:
             lines.append(f"      -> {hop['instruction']}{idx} ({hop['opcode']}){where}")
         if e.get("fix"):
             lines.append(f"      fix (a) keep it on host: output {index} -> {e['fix']['host']['entry_result_layout']}")
-    lines.extend(f"   XLA would fail: {fail['message']}" for fail in off["failures"])
+    lines.extend(f"   XLA would fail: {fail['message']}" for fail in off["details"]["failures"])
     return lines
 
 
@@ -56,10 +56,10 @@ def test_check_text_of_the_offload_corpus_says_what_its_document_says(capsys):
         off = f.get("offload")
         if off is None:
             continue
-        errors += len(off["errors"])
-        failures += len(off["failures"])
+        errors += len(off["details"]["errors"])
+        failures += len(off["details"]["failures"])
         section = text.split(f"== {f['path']}\n", 1)
-        if not off["errors"] and not off["failures"]:
+        if not off["details"]["errors"] and not off["details"]["failures"]:
             continue
         body = section[1].split("\n\n", 1)[0]
         missing = [line for line in _legacy_lines(off) if not any(b.startswith(line) for b in body.splitlines())]
@@ -97,7 +97,7 @@ def test_offload_text_of_the_corpus_draws_every_finding_of_its_document():
     from test_offload_scenarios import load, rule_of
     from xladoctor.offload import analyze_host_offload
     from xladoctor.offload.fixes import suggest_fixes
-    from xladoctor.offload.report import result_json
+    from xladoctor.offload.report import details_json
     from xladoctor.report.offload_text import render_text as offload_text
 
     seen_failures = seen_hops = 0
@@ -106,7 +106,7 @@ def test_offload_text_of_the_corpus_draws_every_finding_of_its_document():
         result = analyze_host_offload(module, rule_of(options))
         fixes = suggest_fixes(module, result)
         lines = offload_text(path.name, module, result, fixes, False).splitlines()
-        doc = result_json(result, fixes)
+        doc = details_json(result, fixes)
         for e in doc["errors"]:
             heading = f"output {format_shape_index(tuple(e['output_index']))} ({e['output_layout']})  ("
             assert any(line.startswith(heading) for line in lines), (path.name, heading)

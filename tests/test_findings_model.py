@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -173,22 +174,22 @@ def test_newer_schema_is_refused():
         from_json({**doc, "schema_version": 2})
 
 
-def _recorded_confirm(name: str) -> tuple[object, object, dict]:
-    """A scenario, its analysis and the confirm document built (as ``--confirm`` builds it) from
+def _recorded_confirm(name: str) -> tuple[object, object, Any]:
+    """A scenario, its analysis and the confirmation built (as ``--confirm`` builds it) from
     the real compiler's verdict recorded in tests/data/offload/REAL.tsv."""
     from test_offload_real import ROWS, _verdict
-    from xladoctor.oracle import compare, prediction_of
+    from xladoctor.oracle import Confirmation, compare, prediction_of
 
     module, _, options = load(next(p for p in FILES if p.stem == name))
     result = analyze_host_offload(module, rule_of(options))
     _, kind, start, status, message = next(r for r in ROWS if r[0] == name)
     comparison = compare(prediction_of(result, module), _verdict(kind, start, status, message))
-    return module, result, {"available": True, "topology": "v5e:2x2", "input": "hlo", **comparison.to_json()}
+    return module, result, Confirmation.of(comparison, "tpu", "v5e:2x2", "hlo")
 
 
 def test_compiler_rejecting_what_was_not_predicted_is_a_compiler_finding():
     module, result, confirm = _recorded_confirm("D3_move_to_host_only_used_by_non_aliasing_custom_call")
-    assert not result.errors and not result.failures and confirm["agree"] is False
+    assert not result.errors and not result.failures and confirm.agree is False
     (f,) = offload_findings(result, (), "d3.hlo", module, confirm=confirm)
     assert (f.kind, f.origin, f.severity, f.code) == (FindingKind.COMPILER_REJECTS, Origin.COMPILER,
                                                       Severity.ERROR, "E0002")
@@ -198,6 +199,6 @@ def test_compiler_rejecting_what_was_not_predicted_is_a_compiler_finding():
 
 def test_compiler_agreeing_adds_no_finding():
     module, result, confirm = _recorded_confirm("36_invalid_output_streaming")
-    assert confirm["agree"] is True
+    assert confirm.agree is True
     findings = offload_findings(result, (), "36.hlo", module, confirm=confirm)
     assert [f.kind for f in findings] == [FindingKind.OFFLOAD_OUTPUT_MISMATCH] * len(result.errors)

@@ -399,7 +399,7 @@ def test_json_output_stays_valid_json_with_hostile_strings(tmp_path, capsys):
     assert code == 1
     doc = json.loads(out)
     assert "\x1b" not in out and "\u202e" not in out and "\x7f" not in out
-    assert doc["errors"]
+    assert doc["details"]["errors"]
 
 
 @pytest.mark.parametrize("body,printed", [

@@ -141,10 +141,10 @@ def _node_instructions(o: Opened, root: str = "article.e1200") -> list[str]:
 
 def test_e1200_path_hops_in_order_and_output_highlighted(open_html, tmp_path):
     doc = run_json("offload", str(OFFLOAD / "J1_annotate_device_placement_jax_style.hlo"))
-    assert doc["outcome"] == "E1200"
+    assert doc["details"]["outcome"] == "E1200"
     o = open_html(render_offload_html(doc), "offload")
     o.assert_quiet()
-    err = doc["error"]
+    err = doc["details"]["error"]
     expected = [h["instruction"] for h in err["path"]] + ["output {0}"]
     assert _node_instructions(o) == expected
     nodes = o.page.locator("article.e1200 svg.flow g.node")
@@ -194,8 +194,8 @@ def test_host_compute_failures_and_silent_host_outputs_are_listed(open_html):
     o.assert_quiet()
     assert o.page.locator("header.top .badge").inner_text() == "warnings"
     text = o.page.locator("details.moved").inner_text()
-    assert moved["outputs_moved_to_host"][0]["new_layout"] in text
-    assert o.page.locator("details.host-compute li").count() == len(moved["host_compute"])
+    assert moved["details"]["outputs_moved_to_host"][0]["new_layout"] in text
+    assert o.page.locator("details.host-compute li").count() == len(moved["details"]["host_compute"])
 
 
 # -- E0102 ------------------------------------------------------------------------------
@@ -314,7 +314,7 @@ def test_hostile_strings_in_hlo_and_logs_are_inert(open_html, tmp_path):
     log.write_text(HOSTILE_LOG)
     doc = run_json("check", str(hlo), str(log), "--lang", "en")
     locations = [h.get("location") for f in doc["files"] if f["kind"] == "hlo"
-                 for e in f["offload"]["errors"] for h in e["path"]]
+                 for e in f["offload"]["details"]["errors"] for h in e["path"]]
     assert any(loc and HOSTILE in loc for loc in locations)  # the hostile file name reaches the drawing
     opened = open_html(render_check_html(doc), "hostile_check")
     _assert_inert(opened)
@@ -393,7 +393,7 @@ def test_real_jax_program_shows_python_lines(open_html, tmp_path):
     hlo = hlo_of_script(JAX_PROGRAM, tmp_path)
     script = hlo.with_suffix(".py")  # the Python lines the module's metadata names
     doc = run_json("offload", str(hlo))
-    assert doc["outcome"] == "E1200"
+    assert doc["details"]["outcome"] == "E1200"
     o = open_html(render_offload_html(doc), "jax")
     o.assert_quiet()
     texts = o.page.locator("article.e1200 svg.flow g.node").all_text_contents()

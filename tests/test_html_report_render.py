@@ -44,12 +44,12 @@ def test_every_offload_scenario_renders(path: Path):
     doc = run_json("offload", str(path))
     page = render_offload_html(doc)
     _loads_nothing(page)
-    assert page.count('<article class="e1200"') == len(doc["errors"])
-    for err in doc["errors"]:
+    assert page.count('<article class="e1200"') == len(doc["details"]["errors"])
+    for err in doc["details"]["errors"]:
         for hop in err["path"]:
             assert f'data-instruction="{html.escape(hop["instruction"])}"' in page
         assert html.escape(err["message"].splitlines()[0]) in page
-    for f in doc["failures"]:
+    for f in doc["details"]["failures"]:
         assert html.escape(f["message"]) in page
 
 

@@ -108,7 +108,7 @@ def art(tmp_path_factory) -> dict[str, Path]:
     rc, out = run(["offload", str(a["jax_hlo"]), "--json"])
     assert rc == 1, "the program's offloaded output is not declared host memory: E1200"
     a["jax_log"] = d / "jax_e1200.log"
-    a["jax_log"].write_text("jax.errors.JaxRuntimeError: INVALID_ARGUMENT: " + json.loads(out)["error"]["message"] + "\n")
+    a["jax_log"].write_text("jax.errors.JaxRuntimeError: INVALID_ARGUMENT: " + json.loads(out)["details"]["error"]["message"] + "\n")
     return a
 
 

@@ -60,7 +60,7 @@ def test_the_json_grows_linearly_with_the_returned_copies(tmp_path, capsys):
         path = tmp_path / f"fan_{n}.hlo"
         path.write_text(_fan_return(n))
         doc = _offload_json(path, capsys)
-        assert len(doc["errors"]) == n and len(doc["diagnostics"]["findings"]) == n
+        assert len(doc["details"]["errors"]) == n and len(doc["diagnostics"]["findings"]) == n
         sizes[n] = len(json.dumps(doc))
     assert sizes[80] / sizes[40] < 2.1 and sizes[160] / sizes[80] < 2.1, sizes
 
@@ -72,7 +72,7 @@ def test_a_hop_through_the_wide_root_tuple_names_the_element(tmp_path, capsys):
     for finding in doc["diagnostics"]["findings"]:
         last = finding["path"][-1]
         assert last["instruction"] == "t" and last["shape"] == "f32[8,128]{1,0}"
-    assert {h["shape"] for e in doc["errors"] for h in e["path"]} == {"f32[8,128]{1,0}"}
+    assert {h["shape"] for e in doc["details"]["errors"] for h in e["path"]} == {"f32[8,128]{1,0}"}
 
 
 @pytest.mark.parametrize("n", [3, 30])

@@ -61,8 +61,8 @@ def test_cli_exit_codes_json_and_fix(tmp_path, capsys):
     hlo.write_text(body)
     assert main(["offload", str(hlo), "--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema_version"] == 1 and doc["outcome"] == "E1200"
-    err = doc["error"]
+    assert doc["schema_version"] == 2 and doc["details"]["outcome"] == "E1200"
+    err = doc["details"]["error"]
     assert err["code"] == "E1200" and err["start"] == "t" and err["output_index"] == []
     assert err["message"].splitlines() == [
         "E1200: CompileTimeHostOffloadOutputLocationMismatch:",
@@ -70,8 +70,11 @@ def test_cli_exit_codes_json_and_fix(tmp_path, capsys):
         "for this output is not set to host memory.",
         "See https://openxla.org/xla/errors/error_1200 for more details."]
     assert err["trace"] == [{"instruction": "t", "shape_index": []}]
-    assert doc["host_compute"][0]["instruction"] == "t"
-    assert {"errors", "host_positions", "warnings", "outputs_moved_to_host"} <= set(doc)
+    assert doc["details"]["host_compute"][0]["instruction"] == "t"
+    # version 2: the top level is what a user or CI reads, the analysis is under details only
+    assert list(doc) == ["schema_version", "$schema", "command", "verdict", "provenance", "stablehlo", "memory_kinds",
+                         "diagnostics", "details"]
+    assert {"errors", "host_positions", "warnings", "outputs_moved_to_host", "walks", "vlog"} <= set(doc["details"])
     out = tmp_path / "fixed.hlo"
     assert main(["offload", str(hlo), "--fix", "device", "-o", str(out)]) == 0
     capsys.readouterr()

@@ -179,10 +179,10 @@ def test_offload_confirm_on_h100_predicts_with_the_gpu_pipeline(tmp_path, capsys
     path = tmp_path / "factor.hlo"
     path.write_text(FACTORED.replace("constant(C)", "constant(3)"))
     assert cli_main(["offload", str(path), "--json"]) == 1
-    assert json.loads(capsys.readouterr().out)["errors"][0]["start"] == "add"  # TPU, without --confirm
+    assert json.loads(capsys.readouterr().out)["details"]["errors"][0]["start"] == "add"  # TPU, without --confirm
     assert cli_main(["offload", str(path), "--confirm", "--topology", "h100", "--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
-    assert doc["errors"][0]["start"] == "a"
+    assert doc["details"]["errors"][0]["start"] == "a"
     confirm = doc["confirm"]
     assert (confirm["platform"], confirm["predicted_for"], confirm["agree"]) == ("cuda", "cuda", True)
     assert confirm["predicted"]["start"] == "a" and confirm["verdict"]["start"] == "a.1"
@@ -200,11 +200,11 @@ def test_check_confirm_on_h100_predicts_with_the_gpu_pipeline(tmp_path, capsys):
     path.write_text(FACTORED.replace("constant(C)", "constant(3)"))
     assert cli_main(["check", str(path), "--confirm", "--topology", "h100", "--json"]) == 1
     entry = json.loads(capsys.readouterr().out)["files"][0]
-    assert entry["offload"]["errors"][0]["start"] == "a"
+    assert entry["offload"]["details"]["errors"][0]["start"] == "a"
     assert (entry["confirm"]["predicted_for"], entry["confirm"]["agree"]) == ("cuda", True)
     assert cli_main(["check", str(path), "--confirm", "--json"]) == 1  # libtpu: predicted for TPU, agrees too
     entry = json.loads(capsys.readouterr().out)["files"][0]
-    assert (entry["offload"]["errors"][0]["start"], entry["confirm"]["predicted_for"]) == ("add", "tpu")
+    assert (entry["offload"]["details"]["errors"][0]["start"], entry["confirm"]["predicted_for"]) == ("add", "tpu")
     assert entry["confirm"]["agree"] is True
 
 

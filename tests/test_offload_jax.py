@@ -148,4 +148,4 @@ def test_cli_reads_memory_kinds_and_names_from_the_stablehlo(tmp_path, capsys):
     (tmp_path / "f.mlir").write_text(lowered.as_text())  # beside it: read without the option, as check does
     assert main(["offload", str(hlo)]) == 0
     capsys.readouterr()
-    assert doc["error"] is None and {tuple(p["shape_index"]) for p in doc["host_positions"]} >= {(0,)}
+    assert doc["details"]["error"] is None and {tuple(p["shape_index"]) for p in doc["details"]["host_positions"]} >= {(0,)}

@@ -13,7 +13,7 @@ from pathlib import Path
 from xladoctor.offload import analyze_host_offload
 from xladoctor.offload.clone import clone_module
 from xladoctor.offload.passes.host_offload_legalize import run_legalize
-from xladoctor.offload.report import result_json
+from xladoctor.offload.report import details_json
 from xladoctor.syntax.hlo_parser import parse_module
 
 DATA = Path(__file__).parent / "data" / "offload"
@@ -86,7 +86,7 @@ def test_without_legalize_the_copy_stays_on_host():
 def test_json_reports_the_pre_pass():
     path = next(DATA.glob("L13_*.hlo"))
     body = "\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("//"))
-    doc = json.loads(json.dumps(result_json(analyze_host_offload(parse_module(body, "x"), inline_calls=False), [])))
+    doc = json.loads(json.dumps(details_json(analyze_host_offload(parse_module(body, "x"), inline_calls=False), [])))
     legal = doc["legalize"]
     assert legal["moves"][0]["copy"] == "xpose" and legal["moves"][0]["action"] == "moved-down"
     assert {n["phase"] for n in legal["notes"]} == {"walk-down", "move-down"}

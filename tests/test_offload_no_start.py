@@ -16,7 +16,7 @@ import pytest
 from xladoctor.base.errors import HloParseError
 from xladoctor.offload import analysis, analyze_host_offload
 from xladoctor.offload.no_start import has_no_offload_start, inlined_call_names
-from xladoctor.offload.report import result_json
+from xladoctor.offload.report import details_json
 from xladoctor.syntax.hlo_parser import parse_module
 
 DATA = Path(__file__).resolve().parent / "data" / "offload"
@@ -24,10 +24,10 @@ DATA = Path(__file__).resolve().parent / "data" / "offload"
 
 def _both(text: str, monkeypatch: pytest.MonkeyPatch, **kw) -> tuple[dict, dict]:
     module = parse_module(text)
-    quick = result_json(analyze_host_offload(module, **kw), [])
+    quick = details_json(analyze_host_offload(module, **kw), [])
     with monkeypatch.context() as m:
         m.setattr(analysis, "has_no_offload_start", lambda _module: False)
-        full = result_json(analyze_host_offload(module, **kw), [])
+        full = details_json(analyze_host_offload(module, **kw), [])
     return quick, full
 
 

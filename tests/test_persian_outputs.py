@@ -215,6 +215,7 @@ def test_the_confirm_lines_are_persian_from_every_kind_of_verdict():
     """Each line of ``--confirm`` in Persian, for each kind the compiler can answer with (the
     document's reason said again from its JSON, as a worker process sends it)."""
     from xladoctor.oracle.comparison import Prediction, compare
+    from xladoctor.oracle.confirmation import Confirmation
     from xladoctor.oracle.verdict import Verdict
     from xladoctor.report.confirm import confirm_lines
 
@@ -226,15 +227,15 @@ def test_the_confirm_lines_are_persian_from_every_kind_of_verdict():
              (e1200, Verdict("timeout", reason=label("oracle.timeout", seconds="60"), topology="v5e:2x2"))]
     for predicted, verdict in cases:
         c = compare(predicted, verdict)
-        doc = pickle.loads(pickle.dumps({"available": True, "topology": "v5e:2x2", "input": "hlo",
-                                         "predicted_for": "tpu", **c.to_json()}))
+        doc = Confirmation.from_json(pickle.loads(pickle.dumps({"available": True, "topology": "v5e:2x2", "input": "hlo",
+                                                                "predicted_for": "tpu", **c.to_json()})))
         english = "\n".join(confirm_lines(doc))
         assert any(e in english for e in CONFIRM_ENGLISH) and c.reason in english
         persian = "\n".join(confirm_lines(doc, lang="fa"))
         assert not any(e in persian for e in CONFIRM_ENGLISH), persian
         assert "تأیید با کامپایلر واقعی" in persian and "پیش‌بینی xladoctor" in persian
     assert "در 60 ثانیه نتیجه‌ای نیامد" in persian  # the verdict's reason, a label, said again
-    unavailable = {"available": False, "reason": label("oracle.switched_off", env="XLADOCTOR_NO_ORACLE")}
+    unavailable = Confirmation.from_json({"available": False, "reason": label("oracle.switched_off", env="XLADOCTOR_NO_ORACLE")})
     assert confirm_lines(unavailable, lang="fa") == ["کامپایلر واقعی: اجرا نشد (کامپایلر واقعی TPU خاموش است "
                                                      "(XLADOCTOR_NO_ORACLE تنظیم شده است))"]
 

@@ -23,7 +23,7 @@ from hlo_corpus import CORPUS, generated_hlo
 from xladoctor.base.errors import HloParseError, VerifyError
 from xladoctor.ir.module import HloModule
 from xladoctor.offload import analyze_host_offload
-from xladoctor.offload.report import result_json
+from xladoctor.offload.report import details_json
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.region import ModuleScan, forward, live, region, scan_module
 
@@ -110,7 +110,7 @@ def test_region_holds_every_instruction_the_analysis_names(tmp_path, jax_hlo_cor
         if scan is None or module.entry is None:
             continue
         try:
-            doc = result_json(analyze_host_offload(module, **kw), [])
+            doc = details_json(analyze_host_offload(module, **kw), [])
         except (ValueError, VerifyError):
             continue
         inside = {scan.names[i] for i in region(scan).instructions}

@@ -123,8 +123,8 @@ def test_offload_json_and_html_view_one_document(capsys, monkeypatch, tmp_path):
     alone_page = tmp_path / "alone.html"
     _cli(capsys, "offload", E1200, "--html", alone_page)
     built = []
-    real = offload_report.result_json
-    monkeypatch.setattr(offload_report, "result_json", lambda *a, **k: built.append(1) or real(*a, **k))
+    real = offload_report.details_json
+    monkeypatch.setattr(offload_report, "details_json", lambda *a, **k: built.append(1) or real(*a, **k))
     page = tmp_path / "page.html"
     assert _cli(capsys, "offload", E1200, "--json", "--html", page) == alone_json
     assert len(built) == 1 and page.read_text() == alone_page.read_text()
@@ -156,7 +156,7 @@ def test_a_record_read_back_is_typed_at_the_boundary(tmp_path):
     module.write_text(E1200.read_text().replace("HloModule jit_train_step,", "HloModule jit_train_step, is_scheduled=true,", 1))
     doc = json.loads(_subprocess("offload", module, "--json"))
     loaded = wire.load_document(doc)
-    (record,) = loaded["errors"]
+    (record,) = loaded["details"]["errors"]
     assert isinstance(record, wire.Record) and record.trace and record.finding.path
     assert [f.kind.value for f in record.finding.fixes] == ["host-output", "move-to-device"]
     assert wire.load_document(loaded) is loaded and json.dumps(loaded) == json.dumps(doc)

@@ -47,8 +47,8 @@ def test_every_command_accepts_what_xlas_parser_accepts_and_offload_predicts_the
     capsys.readouterr()
     assert main(["offload", str(path), "--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
-    (failure,) = doc["failures"]
-    assert doc["outcome"] == "failure" and failure["first"] and failure["instruction"] == "g"
+    (failure,) = doc["details"]["failures"]
+    assert doc["details"]["outcome"] == "failure" and failure["first"] and failure["instruction"] == "g"
     assert "HloVerifier" in failure["message"] and message in failure["message"] and f"line {line}" in failure["message"]
     assert main(["check", "--full", str(path)]) == 1
     assert "HloVerifier" in capsys.readouterr().out

@@ -10,7 +10,7 @@ MoveToHost's ``jax.device_put`` line, usually).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..base.labels import glossary, in_lang, label
@@ -24,6 +24,7 @@ from .model import Edit, Finding, FindingKind, Fix, FixKind, Hop, Location, Orig
 if TYPE_CHECKING:
     from ..ir.module import HloModule
     from ..offload.fixes import FixSuggestion
+    from ..oracle.confirmation import Confirmation
     from ..triage.provenance import Provenance
 
 # absl status of a failure of the pass -> the catalogue's generic code for it (a CHECK crash
@@ -150,7 +151,7 @@ def failure_finding(f: PassFailure, result: HostOffloadResult, path: str | None,
 
 def offload_findings(result: HostOffloadResult, fixes: Sequence[FixSuggestion] = (), path: str | None = None,
                      module: HloModule | None = None, provenance: Provenance | None = None,
-                     lang: str = "en", confirm: Mapping[str, Any] | None = None,
+                     lang: str = "en", confirm: Confirmation | None = None,
                      options: tuple[str, ...] = (), text: str | None = None) -> tuple[Finding, ...]:
     """Every finding of one module's host-offload analysis (and of ``--confirm``, when given).
 
@@ -166,57 +167,53 @@ def offload_findings(result: HostOffloadResult, fixes: Sequence[FixSuggestion] =
                             edits.get(tuple(e.output_index))) for e in result.errors]
     out.extend(failure_finding(f, result, path, module, provenance, lang) for f in result.failures)
     compiler = confirm_finding(confirm, path, lang, predicted=bool(out))
-    if confirm and confirm.get("judge"):  # which judge answered, on each finding it judged
+    if confirm is not None and confirm.judge is not None:  # which judge answered, on each finding it judged
         from dataclasses import replace
 
-        out = [replace(f, fields={**f.fields, "judge": confirm["judge"]["says"]}) for f in out]
+        says = confirm.judge.says
+        out = [replace(f, fields={**f.fields, "judge": says}) for f in out]
     if compiler is not None:
         out.append(compiler)
     return tuple(out)
 
 
-def confirm_finding(confirm: Mapping[str, Any] | None, path: str | None, lang: str = "en",
+def confirm_finding(confirm: Confirmation | None, path: str | None, lang: str = "en",
                     predicted: bool = False) -> Finding | None:
     """The real compiler's verdict as a finding, when it rejects the module and nothing was
     predicted, or when it disagrees with the prediction (``agree`` false)."""
-    if not confirm or not confirm.get("available"):
+    if confirm is None or not confirm.available or confirm.verdict is None:
         return None
-    from ..oracle.verdict import ERROR_KINDS
-
-    verdict = confirm["verdict"]
-    rejects = verdict["kind"] in ERROR_KINDS
-    run = confirm.get("run") or {}
-    from ..oracle.confirm import RUN_FAILURES
-
-    if run.get("outcome") in RUN_FAILURES:
+    verdict = confirm.verdict
+    rejects = verdict.is_error
+    if confirm.run_failed:
         return run_finding(confirm, path, lang)
-    if confirm.get("agree") is not False and (predicted or not rejects):
+    if confirm.agree is not False and (predicted or not rejects):
         return None
-    code = verdict.get("code") or _STATUS_CODES.get(verdict.get("status") or "", "E0012")
+    code = verdict.code or _STATUS_CODES.get(verdict.status or "", "E0012")
     entry = load_catalogue().entries.get(code) or load_catalogue().entries["E0012"]
-    fields = {"verdict": verdict["kind"], "agree": confirm.get("agree"), "reason": confirm.get("reason"),
-              "topology": confirm.get("topology"), "start": verdict.get("start"),
-              "check_line": verdict.get("check_line")}
-    if "judge" in confirm:
-        fields["judge"] = confirm["judge"]["says"]
+    fields = {"verdict": verdict.kind, "agree": confirm.agree, "reason": confirm.reason,
+              "topology": confirm.topology, "start": verdict.start, "check_line": verdict.check_line}
+    if confirm.judge is not None:
+        fields["judge"] = confirm.judge.says
     return Finding(entry.code, entry.name, FindingKind.COMPILER_REJECTS, Origin.COMPILER,
                    Severity.ERROR if rejects else Severity.WARNING, entry.describe(lang).title,
-                   verdict.get("message") or "", Location(path, instruction=verdict.get("start")), fields=fields)
+                   verdict.message or "", Location(path, instruction=verdict.start), fields=fields)
 
 
 _RUN_CODES = {"halt": "E0200"}
 """A halted core is the runtime's E0200; the other run failures have no code of XLA's (E0012)."""
 
 
-def run_finding(confirm: Mapping[str, Any], path: str | None, lang: str = "en") -> Finding:
+def run_finding(confirm: Confirmation, path: str | None, lang: str = "en") -> Finding:
     """``--confirm --run``: the module compiled on the chip and then failed there (wrong data, a
     halt, a crash, a refusal, a runtime error); the message is the run's line and the judge."""
     from ..oracle.run_text import judge_says, run_line
 
-    run = confirm["run"]
+    run, judge, verdict = confirm.run, confirm.judge, confirm.verdict
+    assert run is not None and judge is not None and verdict is not None  # a run is judged on a chip
     entry = load_catalogue().entries.get(_RUN_CODES.get(run["outcome"], "E0012")) or load_catalogue().entries["E0012"]
-    says = judge_says(confirm["judge"], confirm["topology"], lang)
-    fields = {"verdict": confirm["verdict"]["kind"], "run": run["outcome"], "judge": confirm["judge"]["says"],
-              "topology": confirm.get("topology"), "check_line": run.get("check_line")}
+    says = judge_says(judge, confirm.topology or "", lang)
+    fields = {"verdict": verdict.kind, "run": run["outcome"], "judge": judge.says,
+              "topology": confirm.topology, "check_line": run.get("check_line")}
     return Finding(entry.code, entry.name, FindingKind.COMPILER_REJECTS, Origin.COMPILER, Severity.ERROR,
                    entry.describe(lang).title, f"{run_line(run, lang)} ({says})", Location(path), fields=fields)

@@ -1,6 +1,6 @@
 """An E1200 analysis record of a JSON document read back as the model (the process boundary only).
 
-An ``offload`` document's ``errors[i]`` (and an ``explain --hlo`` finding's ``analysis.offload``
+An ``offload`` document's ``details.errors[i]`` (and an ``explain --hlo`` finding's ``analysis.offload``
 errors) is the analysis' own record of one mismatch.  For a compiled module it is not a finding
 (XLA already ran the pass: ``diagnostics`` is empty by design), yet the page draws it as one: its
 path, XLA's trace, both fixes.  In the process that ran the analysis the record is a

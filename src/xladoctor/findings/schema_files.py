@@ -23,6 +23,15 @@ COMMAND_SCHEMAS = {"check": ("check",), "shape": ("shape",), "hlo": ("hlo",), "e
 """Each command's ``--json`` documents (``explain``: a log scan and a code's entry); a test keeps it
 equal to the commands that have ``--json``.  ``--format sarif`` follows the official SARIF 2.1.0 schema."""
 
+OFFLOAD_SCHEMA_VERSION = 2
+"""Version 2: the analysis internals (``walks``, ``vlog``, ``errors``, ``outcome``, ...) moved under
+``details``; the top level is what a user or CI reads (docs/json.md).  ``xladoctor.jax``'s
+HTML page is fed the same document."""
+
+CHECK_SCHEMA_VERSION = 3
+"""Version 3: each module's ``offload`` is the version-2 ``offload`` document; log entries still
+embed the ``explain FILE`` document of its own version (``SCAN_SCHEMA_VERSION``, 2)."""
+
 SCHEMA_BASE = "https://xladoctor.invalid/schema/"
 
 

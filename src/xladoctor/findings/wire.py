@@ -6,7 +6,7 @@ is the JSON of a :class:`~.model.Report`.  Renderers used to read that JSON back
 object *and* the typed report it was written from: it serialises as the same bytes (a ``dict``),
 and renderers take ``report_of(...)`` from it, so nothing is parsed back in-process.
 
-An ``offload`` document's analysis records (``errors[i]``) are typed the same way, as
+An ``offload`` document's analysis records (``details.errors[i]``) are typed the same way, as
 :class:`Record` (findings/records.py): in-process the analysis makes them so; a document read
 back gets them here, so the pages draw every record from typed hops and fixes.
 
@@ -47,7 +47,7 @@ class Diagnostics(dict[str, Any]):
 
 class Record(dict[str, Any]):
     """An analysis record of a document that is not a finding (an ``offload`` document's
-    ``errors[i]`` of a compiled module, whose ``diagnostics`` is empty by design) with the typed
+    ``details.errors[i]`` of a compiled module, whose ``diagnostics`` is empty by design) with the typed
     finding it stands for and XLA's trace as hops, so the page draws it without reading JSON."""
 
     __slots__ = ("finding", "trace")
@@ -75,6 +75,17 @@ def report_of(diagnostics: Any) -> Report | None:
 def findings_of(diagnostics: Any) -> tuple[Finding | None, ...]:
     """One typed finding per entry of ``diagnostics["findings"]`` (see :attr:`Diagnostics.aligned`)."""
     return diagnostics.aligned if isinstance(diagnostics, Diagnostics) else ()
+
+
+def details_of(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An ``offload`` document's analysis internals, its ``details`` key (schema version 2: the
+    top level is what a user or CI reads), which the page and ``check``'s text draw below the
+    verdict; a version-1 document saved earlier (the same keys at its top level) reads as its
+    own details; ``{}`` for a document without them."""
+    details = doc.get("details")
+    if isinstance(details, Mapping):
+        return details
+    return doc if "outcome" in doc and "errors" in doc else {}
 
 
 def _read(d: Mapping[str, Any]) -> Finding | None:
@@ -112,14 +123,18 @@ def _load_records(items: list[Any]) -> list[Any]:
 def _load_value(key: str, value: Any) -> Any:
     if key == "diagnostics" and isinstance(value, dict):
         return _load_diagnostics(value)
+    if key == "confirm" and isinstance(value, dict):
+        from ..oracle.confirmation import load_confirm  # the oracle's own reader of its record
+
+        return load_confirm(value)
     if key == "errors" and isinstance(value, list):
         return _load_records(value)
     return load_document(value)
 
 
 def load_document(doc: Any) -> Any:
-    """``doc`` with every ``diagnostics`` object and every E1200 analysis record in it typed (parsed
-    once); the process boundary's reader.  Other values are left as they are; a document already
+    """``doc`` with every ``diagnostics`` object, every E1200 analysis record and every ``confirm``
+    object in it typed (parsed once); the process boundary's reader.  Other values are left as they are; a document already
     typed is returned unchanged."""
     if isinstance(doc, dict):
         out = {k: _load_value(k, v) for k, v in doc.items()}

@@ -14,10 +14,11 @@ from typing import Any
 
 from ..base.labels import label
 from ..findings.model import FixKind, Report
+from ..findings.schema_files import OFFLOAD_SCHEMA_VERSION
 from ..findings.wire import typed
 from ..inputs.compare import InputCheck
 from ..offload.fixes import suggest_fixes
-from ..offload.report import result_json
+from ..offload.report import details_json
 from ..report.html import render_inputs_html, render_offload_html
 from ..report.html_base import esc
 from ..report.notebook import notebook_frame
@@ -29,7 +30,8 @@ def offload_document(report: Report) -> dict[str, Any]:
         raise ValueError("the report holds no analysed program")
     program = report.program
     fixes = suggest_fixes(program.module, report.result, program.result_names)
-    return {"schema_version": 1, **result_json(report.result, fixes), "diagnostics": typed(report.diagnostics())}
+    return {"schema_version": OFFLOAD_SCHEMA_VERSION, "command": "offload", "diagnostics": typed(report.diagnostics()),
+            "details": details_json(report.result, fixes)}
 
 
 def offload_html(report: Report) -> str:

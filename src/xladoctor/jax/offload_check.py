@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jax
 
@@ -39,6 +40,9 @@ from .offload_text import render_text
 from .policy_check import PolicyNoOp, policy_findings
 from .source_line import SourceLine, line_json
 from .stack import python_stack
+
+if TYPE_CHECKING:
+    from ..oracle.confirmation import Confirmation, Judge
 
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 """xladoctor's own frames (it traces the program) are left out of callers."""
@@ -73,10 +77,12 @@ class ProgramCheck:
     prediction with the real TPU compiler's verdict; ``None`` when not asked or not possible."""
     confirm_note: str | None = None
     """Why ``confirm=True`` could not run here (no ``[tpu]`` extra, not Linux x86-64...)."""
-    run: dict[str, Any] | None = None
-    """``check_offload(..., run=True)``: ``{"judge", "run"}`` as ``offload --confirm --run``'s
-    ``confirm`` document has them (docs/json.md): which judge answered, and what the one run on
-    the chip did against the CPU (``run.outcome``: ``right``, ``wrong``, ``halt``, ``not_run``...)."""
+    judge: Judge | None = None
+    """``check_offload(..., run=True)``: which judge answered (the chip, or libtpu compile-only)."""
+    run: Mapping[str, Any] | None = None
+    """``check_offload(..., run=True)``: what the one run on the chip did against the CPU, as
+    ``offload --confirm --run``'s ``run`` object (docs/json.md; ``outcome``: ``right``, ``wrong``,
+    ``halt``, ``not_run``...)."""
 
     def ok(self, report: Report | None = None) -> bool:
         """No error predicted and, when confirmed, none from the real compiler either."""
@@ -84,7 +90,7 @@ class ProgramCheck:
 
         rejected = self.confirmation is not None and self.confirmation.verdict.is_error
         errors = self.result is not None and bool(self.result.errors)
-        ran_wrong = self.run is not None and self.run["run"].get("outcome") in RUN_FAILURES
+        ran_wrong = self.run is not None and self.run.get("outcome") in RUN_FAILURES
         return not errors and not self.failures and not rejected and not ran_wrong
 
     @property
@@ -157,18 +163,18 @@ class ProgramCheck:
         mc.confirm = self.confirm_document()
         return Report("check_offload", (), mc.findings(lang), lang)
 
-    def confirm_document(self) -> dict[str, Any] | None:
-        """The ``confirm`` object as ``offload --confirm`` writes it (docs/json.md), ``judge`` and
-        ``run`` included after ``run=True``; None when not confirmed."""
+    def confirm_document(self) -> Confirmation | None:
+        """The confirmation as ``offload --confirm`` has it (docs/json.md), ``judge`` and ``run``
+        included after ``run=True``; None when not confirmed."""
         if self.confirmation is None:
             return None
+        from ..oracle.confirmation import Confirmation
         from ..oracle.topologies import platform_of
 
         topology = getattr(self.confirmation.verdict, "topology", None)
-        doc = {"available": True, "platform": platform_of(topology or ""), "topology": topology,
-               "input": "stablehlo", **self.confirmation.to_json()}
+        doc = Confirmation.of(self.confirmation, platform_of(topology or ""), topology)
         if self.run is not None:
-            doc.update({k: v for k, v in self.run.items() if v is not None})
+            doc = replace(doc, judge=self.judge, run=self.run)
         return doc
 
     def report(self) -> Report:
@@ -406,8 +412,8 @@ def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str =
             raise ValueError(f"check_offload: run=True runs on a TPU chip; topology {topology!r} is not a TPU one")
         from .offload_confirm import run_program
 
-        check.confirmation, check.confirm_note, check.run = run_program(program, check.result, fn, args,
-                                                                        jit_kwargs or {}, kwargs, seed)
+        check.confirmation, check.confirm_note, check.judge, check.run = run_program(
+            program, check.result, fn, args, jit_kwargs or {}, kwargs, seed)
     elif confirm and check.result is not None:
         from .offload_confirm import confirm_program
 
@@ -458,8 +464,10 @@ def report_json(report: Report) -> dict[str, Any]:
 def _confirm_json(check: ProgramCheck) -> dict[str, Any]:
     """The real compiler's comparison, with ``judge`` and ``run`` after ``run=True``."""
     doc = check.confirmation.to_json()
+    if check.judge is not None:
+        doc["judge"] = check.judge.to_json()
     if check.run is not None:
-        doc.update({k: v for k, v in check.run.items() if v is not None})
+        doc["run"] = dict(check.run)
     return doc
 
 

@@ -17,6 +17,7 @@ from ..base.labels import label
 from ..offload.result import HostOffloadResult
 from ..oracle import Comparison, Verdict, compare, prediction_of, shared_worker
 from ..oracle.availability import install_hint
+from ..oracle.confirmation import Judge
 from ..oracle.topologies import DEFAULT_TOPOLOGY, default_topology, is_gpu_platform, platform_of
 from .lowering import LoweredProgram, lower
 
@@ -44,11 +45,11 @@ def _lowered_for(program: LoweredProgram, fn: Any, args: tuple, jit_kwargs: dict
 
 
 def run_program(program: LoweredProgram, result: HostOffloadResult, fn: Any, args: tuple, jit_kwargs: dict,
-                kwargs: dict | None, seed: int) -> tuple[Comparison | None, str | None, dict[str, Any]]:
+                kwargs: dict | None, seed: int) -> tuple[Comparison | None, str | None, Judge | None, dict[str, Any]]:
     """``run=True``: compile the TPU lowering on the local chip, run it once on inputs drawn from
     ``seed`` and compare with the CPU, as ``offload --confirm --run`` does.
 
-    Returns ``(comparison, note, {"judge", "run"})``.  The chip is this process's own when its jax
+    Returns ``(comparison, note, judge, run)``.  The chip is this process's own when its jax
     holds it already (a notebook that has run anything on the TPU), else a worker process's,
     which is ended afterwards so that this process can open the chip later.  Without a chip the
     program is compiled only (libtpu compile-only), and ``run`` says it did not run and why."""
@@ -66,11 +67,11 @@ def run_program(program: LoweredProgram, result: HostOffloadResult, fn: Any, arg
             shared_runner().close()  # the chip goes back to this process
         if judged is not None:
             on_the_chip, chip, ran, run_doc = judged
-            return on_the_chip, None, {"judge": judge_of(chip, ran), "run": run_doc}
+            return on_the_chip, None, judge_of(chip, ran), run_doc or {}
     compiled_only, note = confirm_program(program, result, fn, args, jit_kwargs, None, kwargs)
     why = label("jax_report.no_chip_run", busy=f" ({busy})" if busy else "")
     judge = judge_of(None, False, DEFAULT_TOPOLOGY) if compiled_only is not None else None
-    return compiled_only, note, {"judge": judge, "run": {"outcome": "not_run", "why": why}}
+    return compiled_only, note, judge, {"outcome": "not_run", "why": why}
 
 
 def compile_jitted(program: Any, *args: Any, topology: str = DEFAULT_TOPOLOGY,

@@ -1,6 +1,11 @@
-"""A HostOffloadResult as the ``offload`` JSON document (docs/json.md ``## offload``).
+"""A HostOffloadResult as the ``details`` of the ``offload`` JSON document (docs/json.md ``## offload``).
 
-The text report is drawn from the findings model in :mod:`xladoctor.report.offload_text`."""
+What a user or CI reads (the verdict, the findings with their fixes and paths, provenance, the
+StableHLO read, the real compiler's judgement) is the document's top level, written from the
+Report; the analysis' own record of what the pass did (every walk, inserted copy, vlog line) is
+here, under the one key ``details``, for people checking the model against XLA and for the
+page that draws it.  The text report is drawn from the findings model in
+:mod:`xladoctor.report.offload_text`."""
 
 from __future__ import annotations
 
@@ -38,12 +43,12 @@ def error_json(e: OutputMismatch, fix: FixSuggestion | None) -> dict[str, Any]:
     return doc
 
 
-def result_json(result: HostOffloadResult, fixes: list[FixSuggestion]) -> dict[str, Any]:
+def details_json(result: HostOffloadResult, fixes: list[FixSuggestion]) -> dict[str, Any]:
+    """The analysis internals of an ``offload`` document (its ``details`` key, schema version 2)."""
     by_index = {tuple(f.output_index): f for f in fixes}
     errors = [error_json(e, by_index.get(e.output_index)) for e in result.errors]
     first = next((d for d, e in zip(errors, result.errors) if e is result.error), None)
     return {
-        "command": "offload",
         "model": XLA_VERSION_MODELLED if result.rule == SHIPPED else RULES[result.rule].xla,
         "rule": result.rule,
         "outcome": result.outcome,

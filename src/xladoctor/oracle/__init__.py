@@ -27,6 +27,7 @@ from typing import Any
 # xladoctor.oracle (the CLI does, for --topology) costs nothing.
 _EXPORTS = {
     "INSTALL_HINT": "availability", "available": "availability", "unavailable_reason": "availability",
+    "Confirmation": "confirmation", "Judge": "confirmation",
     "Comparison": "comparison", "Prediction": "comparison", "compare": "comparison", "prediction_of": "comparison",
     "same_instruction": "naming", "stem": "naming",
     "close_shared": "shared", "compile_hlo": "shared",

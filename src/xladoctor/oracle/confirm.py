@@ -1,13 +1,18 @@
-"""The ``confirm`` document: the real compiler's verdict beside our prediction, JSON-ready.
+"""``--confirm``: the real compiler's verdict beside our prediction, as a :class:`.Confirmation`.
 
-Built the same way for ``offload --confirm`` and ``check --confirm`` (docs/json.md,
+Built the same way for ``offload --confirm`` and ``check --confirm`` (its JSON: docs/json.md,
 ``confirm``); ``platform`` (``tpu``/``cuda``) and ``topology`` say which compiler judged.
 Without the ``[tpu]`` (or, for a GPU target, ``[gpu]``) extra it says why not and how to get it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from .confirmation import RUN_FAILURES, Confirmation, Judge
+
+__all__ = ["RUN_FAILURES", "Confirmation", "confirm", "confirm_in_lang", "is_error", "judge_of", "run_document"]
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule
@@ -17,9 +22,9 @@ if TYPE_CHECKING:
 
 def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: str,
             stablehlo: str | None = None, predicted_for: str = "tpu", run: bool = False,
-            seed: int = 0) -> dict[str, Any]:
+            seed: int = 0) -> Confirmation:
     """Compile ``text`` (or, when given, the same program's ``stablehlo``, which carries
-    JAX's memory kinds) and compare.  JSON-ready: see docs/json.md, ``confirm``.
+    JAX's memory kinds) and compare.  Its JSON: docs/json.md, ``confirm``.
 
     ``predicted_for`` is the platform ``result`` was predicted for (``tpu``, ``cuda``); the
     commands predict for the confirming compiler's, and the document says which.  Where a TPU
@@ -35,27 +40,26 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
         if doc is not None:
             return doc
     doc = _compile_only(text, module, result, topology, stablehlo, predicted_for)
-    if run and doc.get("available"):  # the device file was there, the worker found no TPU
+    if run and doc.available:  # the device file was there, the worker found no TPU
         from ..base.labels import label
         from .run_chip import shared_runner
 
         busy = shared_runner().why_not  # what the worker's jax.devices() said, e.g. another process holds the chip
-        doc["run"] = {"outcome": "not_run", "why": label("confirm.no_chip") + (f" ({busy})" if busy else "")}
+        doc = replace(doc, run={"outcome": "not_run", "why": label("confirm.no_chip") + (f" ({busy})" if busy else "")})
     return doc
 
 
 def _on_chip(text: str, module: HloModule, result: HostOffloadResult, stablehlo: str | None,
-             predicted_for: str, run: bool, seed: int) -> dict[str, Any] | None:
+             predicted_for: str, run: bool, seed: int) -> Confirmation | None:
     """The local chip as the judge (:mod:`.run_chip`); None when its worker finds no TPU."""
     judged = on_chip(text, module, result, stablehlo, run, seed)
     if judged is None:
         return None
     comparison, chip, ran, run_doc = judged
-    doc = {"available": True, "platform": "tpu", "topology": chip["device_kind"],
-           "input": "stablehlo" if stablehlo is not None else "hlo", **comparison.to_json(),
-           "predicted_for": "tpu", "judge": judge_of(chip, ran)}
+    doc = Confirmation.of(comparison, "tpu", chip["device_kind"], "stablehlo" if stablehlo is not None else "hlo",
+                          "tpu", judge_of(chip, ran))
     if run_doc is not None:
-        doc["run"] = run_doc
+        doc = replace(doc, run=run_doc)
     return doc
 
 
@@ -82,7 +86,7 @@ def on_chip(text: str, module: HloModule, result: HostOffloadResult, stablehlo: 
     return comparison, chip, "run" in reply, run_document(reply.get("run"), verdict) if run else None
 
 
-def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None) -> dict[str, Any]:
+def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None) -> Judge:
     """Which judge answered: the local chip (compiled, and ran or not) or a compile-only client."""
     from ..base.labels import label
     from .topologies import is_gpu_platform, platform_of
@@ -90,10 +94,10 @@ def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None
     if chip is not None:
         device = chip["device_kind"]
         says = label("confirm.judge_chip_ran" if ran else "confirm.judge_chip", device=device)
-        return {"kind": "chip", "device": device, "ran": ran, "says": says}
+        return Judge("chip", device, ran, says)
     gpu = topology is not None and is_gpu_platform(platform_of(topology))
     says = label("confirm.judge_gpu" if gpu else "confirm.judge_libtpu", topology=topology)
-    return {"kind": "compile_only", "device": None, "ran": False, "says": says}
+    return Judge("compile_only", None, False, says)
 
 
 def run_document(run: dict[str, Any] | None, verdict: Any) -> dict[str, Any]:
@@ -120,7 +124,7 @@ def run_document(run: dict[str, Any] | None, verdict: Any) -> dict[str, Any]:
 
 
 def _compile_only(text: str, module: HloModule, result: HostOffloadResult, topology: str,
-                  stablehlo: str | None, predicted_for: str) -> dict[str, Any]:
+                  stablehlo: str | None, predicted_for: str) -> Confirmation:
     """libtpu (or XLA:GPU) compile-only for ``topology``: what ``--confirm`` did before chips."""
     from .availability import install_hint
     from .comparison import compare, prediction_of
@@ -131,8 +135,7 @@ def _compile_only(text: str, module: HloModule, result: HostOffloadResult, topol
     platform = platform_of(topology)
     why = worker.unavailable
     if why is not None:
-        return {"available": False, "reason": why, "install": install_hint(topology), "platform": platform,
-                "topology": topology}
+        return Confirmation.unavailable(why, install_hint(topology), platform, topology)
     # The optimised module is kept out of reports (large; --json users can compile themselves).
     verdict = (worker.compile_stablehlo(stablehlo, want_text=False) if stablehlo is not None
                else worker.compile_hlo(text, want_text=False))
@@ -140,36 +143,17 @@ def _compile_only(text: str, module: HloModule, result: HostOffloadResult, topol
     from ..offload.platform_checks import predict_for_platform
 
     comparison = compare(prediction_of(predict_for_platform(module, result, platform), module), verdict)
-    return {"available": True, "platform": platform, "topology": topology, "input": "stablehlo" if stablehlo is not None else "hlo",
-            **comparison.to_json(), "predicted_for": "cuda" if is_gpu_platform(predicted_for) else "tpu",
-            "judge": judge_of(None, False, topology)}
+    return Confirmation.of(comparison, platform, topology, "stablehlo" if stablehlo is not None else "hlo",
+                           "cuda" if is_gpu_platform(predicted_for) else "tpu", judge_of(None, False, topology))
 
 
-RUN_FAILURES = frozenset({"wrong", "halt", "crash", "timeout", "refused", "runtime_error"})
-"""Run outcomes that are a failure of the program on the chip (``right``, ``ran``, ``not_run`` are not)."""
-
-
-def is_error(doc: dict[str, Any] | None) -> bool:
+def is_error(confirmation: Confirmation | None) -> bool:
     """Did the real compiler reject the module (E1200, another error, a crash), or did its run
     on the chip fail (wrong data, a halt or crash, a refusal, a runtime error)?"""
-    from .verdict import ERROR_KINDS
-
-    if not (doc and doc.get("available")):
-        return False
-    return doc["verdict"]["kind"] in ERROR_KINDS or (doc.get("run") or {}).get("outcome") in RUN_FAILURES
+    return confirmation is not None and confirmation.is_error
 
 
-def confirm_in_lang(doc: dict[str, Any] | None, lang: str) -> dict[str, Any] | None:
-    """The document with its ``reason`` (xladoctor's own sentence) said in ``lang``; the compiler's
-    words stay as it wrote them.  English: ``doc`` itself, unchanged."""
-    if doc is None or lang == "en":
-        return doc
-    from ..base.labels import in_lang
-
-    if not doc.get("available"):
-        return {**doc, "reason": in_lang(doc["reason"], lang)}
-    from .comparison import Prediction, why
-    from .verdict import Verdict
-
-    return {**doc, "reason": why(Prediction.from_json(doc["predicted"]), Verdict.from_json(doc["verdict"]),
-                                 doc["agree"], lang)}
+def confirm_in_lang(confirmation: Confirmation | None, lang: str) -> Confirmation | None:
+    """The confirmation with its ``reason`` (xladoctor's own sentence) said in ``lang``; the
+    compiler's words stay as it wrote them.  English: the same value."""
+    return None if confirmation is None else confirmation.in_lang(lang)

@@ -6,15 +6,19 @@ finding of a failed run with them too.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..base.labels import label
 
+if TYPE_CHECKING:
+    from .confirmation import Judge
 
-def judge_says(judge: dict[str, Any], topology: str, lang: str = "en") -> str:
+
+def judge_says(judge: Judge, topology: str, lang: str = "en") -> str:
     """Which judge answered, in ``lang``: the document's ``judge.says`` said again from its fields."""
-    if judge["kind"] == "chip":
-        return label("confirm.judge_chip_ran" if judge["ran"] else "confirm.judge_chip", lang, device=judge["device"])
+    if judge.kind == "chip":
+        return label("confirm.judge_chip_ran" if judge.ran else "confirm.judge_chip", lang, device=judge.device)
     from .topologies import is_gpu_platform, platform_of
 
     gpu = is_gpu_platform(platform_of(topology))
@@ -26,7 +30,7 @@ def _first_line(text: str | None) -> str:
     return lines[0][:300] if lines else ""
 
 
-def run_line(run: dict[str, Any], lang: str = "en") -> str:
+def run_line(run: Mapping[str, Any], lang: str = "en") -> str:
     """The one line saying what the run on the chip did (``run.outcome``, docs/json.md)."""
     outcome = run["outcome"]
     if outcome == "right":

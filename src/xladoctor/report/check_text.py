@@ -8,7 +8,8 @@ from typing import Any
 from ..base.escape import escape_field
 from ..base.labels import in_lang, label, plural
 from ..findings import Finding, FindingKind
-from ..findings.wire import load_document, report_of
+from ..findings.wire import details_of, load_document, report_of
+from ..oracle.confirmation import confirmation_of
 from .confirm import confirm_lines
 from .finding_text import render_finding
 
@@ -128,7 +129,9 @@ def _is_quiet(f: dict[str, Any]) -> bool:
         return False  # a module left unparsed has its CPU provenance said once for all (_cpu_lines)
     if f["kind"] == "hlo":
         off = f.get("offload")
-        return off is None or not (off.get("warnings") or off.get("failures") or off.get("outputs_moved_to_host"))
+        details = details_of(off) if off is not None else {}
+        return off is None or not (details.get("warnings") or details.get("failures")
+                                   or details.get("outputs_moved_to_host"))
     return True
 
 
@@ -184,15 +187,16 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
     for x in found:
         if x.kind is FindingKind.OFFLOAD_PASS_FAILURE:
             lines.extend(_indented(x, lang))
-    if not off["error"] and not off.get("failures"):
+    details = details_of(off)
+    if not details["error"] and not details.get("failures"):
         lines.append("   " + label("check.offload_clean", lang))
-    for w in off["warnings"][:5]:
+    for w in details["warnings"][:5]:
         lines.append("   " + label("check.warning", lang, warning=in_lang(w, lang)))
-    if len(off["warnings"]) > 5:
-        lines.append("   " + label("check.more_warnings", lang, n=len(off["warnings"]) - 5))
+    if len(details["warnings"]) > 5:
+        lines.append("   " + label("check.more_warnings", lang, n=len(details["warnings"]) - 5))
     if f.get("provenance", {}).get("note"):
         lines.append("   " + label("check.note", lang, note=in_lang(f["provenance"]["note"], lang)))
-    lines.extend(confirm_lines(f.get("confirm"), "   ", lang))
+    lines.extend(confirm_lines(confirmation_of(f.get("confirm")), "   ", lang))
     return "\n".join(lines)
 
 

@@ -21,7 +21,7 @@ from collections import Counter
 from typing import Any
 
 from ..base.labels import glossary, in_lang, label
-from ..findings.wire import load_document
+from ..findings.wire import details_of, load_document
 from ..ir.shape import format_shape_index
 from .html_base import IdAllocator, badge, code_block, esc, is_rtl, lbl, ltr, page, prose
 from .html_explain import explain_body
@@ -53,9 +53,9 @@ def findings_by_code(doc: dict[str, Any]) -> Counter:
     """Distinct findings per code over every file and comparison of a check document."""
     counts: Counter = Counter()
     for f in doc.get("files") or []:
-        off = f.get("offload") or {}
-        counts["E1200"] += len(off.get("errors") or [])
-        counts["HostOffloader failure"] += len(off.get("failures") or [])
+        details = details_of(f.get("offload") or {})
+        counts["E1200"] += len(details.get("errors") or [])
+        counts["HostOffloader failure"] += len(details.get("failures") or [])
         for x in (f.get("explain") or {}).get("findings") or []:
             counts[str(x.get("code"))] += 1
     for d in doc.get("inputs") or []:
@@ -93,6 +93,7 @@ def _hlo_card(s: dict[str, Any], lang: str) -> str:
 def _origin_and_confirm(f: dict[str, Any], lang: str = "en") -> list[str]:
     """The CPU-provenance warning (in the page's language) and the ``--confirm`` verdict, as the
     terminal prints them."""
+    from ..oracle.confirmation import confirmation_of
     from .confirm import confirm_lines
 
     out = []
@@ -100,7 +101,7 @@ def _origin_and_confirm(f: dict[str, Any], lang: str = "en") -> list[str]:
     if note:
         words = in_lang(note, lang)
         out.append(f'<p class="note">{ltr(note, "wrap") if words is note else esc(words)}</p>')
-    lines = confirm_lines(f.get("confirm"), lang=lang)
+    lines = confirm_lines(confirmation_of(f.get("confirm")), lang=lang)
     if lines and is_rtl(lang):  # Persian lines right to left, the names and summaries in them left to right
         body = "\n".join(prose(line, lang) for line in lines)
         out.append(f'<div class="codewrap"><pre dir="rtl" class="code"><code>{body}</code></pre></div>')
@@ -121,7 +122,7 @@ def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, s
             body.append(f'<p class="note">{esc(f["note"])}</p>')
         if f.get("offload"):
             off = f["offload"]
-            for n, e in enumerate(off.get("errors") or []):
+            for n, e in enumerate(details_of(off).get("errors") or []):
                 idx = format_shape_index(tuple(e.get("output_index") or ()))
                 toc.append((2, f"{uid}-e1200-{n + 1}", f"E1200 output {idx}"))
             body.append(f'<h3>{lbl(lang, "html.host_offload")}</h3>{offload_body(off, uid, lang)}')

@@ -296,10 +296,10 @@ def scan_one(path: str, job: str, rule: str = "shipped") -> FileSummary:
         summary.sightings = [Sighting(f.code, f.name, f.count, f.location.line, f.message) for f in report.findings]
         summary.not_shown = (doc.get("not_shown") or {}).get("messages", 0)
     elif entry.get("offload"):
-        off = entry["offload"]
-        if off.get("errors"):
+        errors = (entry["offload"].get("details") or {}).get("errors")  # the analysis' E1200 records
+        if errors:
             summary.sightings.append(Sighting("E1200", "CompileTimeHostOffloadOutputLocationMismatch",
-                                              len(off["errors"]), None, off["errors"][0].get("message") or ""))
+                                              len(errors), None, errors[0].get("message") or ""))
     return summary
 
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..ir.sizes import DimensionPadding
     from ..offload.fixes import FixSuggestion
     from ..offload.result import HostOffloadResult
+    from ..oracle.confirmation import Confirmation
     from ..triage.provenance import Provenance
 
 
@@ -40,7 +41,8 @@ class ModuleCheck:
     fixes: list[FixSuggestion]
     provenance: Provenance
     options: Options = field(default_factory=Options)
-    confirm: dict[str, Any] | None = None
+    confirm: Confirmation | None = None
+    """``--confirm``'s result (typed; its JSON is written once, in :func:`offload_document`)."""
     text: str | None = None
     """The module as written, so each E1200 fix carries its edits of that text."""
     _findings: dict[tuple[str, int], tuple[Any, tuple[Finding, ...]]] = field(default_factory=dict, init=False,
@@ -253,28 +255,31 @@ def analysis_of(module: HloModule, result: HostOffloadResult, source: str | None
 
 
 def offload_document(mc: ModuleCheck, lang: str = "en") -> dict[str, Any]:
-    """The ``offload --json`` document body (also ``check``'s per-module ``offload``)."""
-    from ..offload.report import result_json
+    """The ``offload --json`` document body (also ``check``'s per-module ``offload``): what a user
+    or CI reads at the top (the verdict comes from ``diagnostics``), the analysis under ``details``
+    (docs/json.md, schema version 2)."""
+    from ..offload.report import details_json
 
-    doc = result_json(mc.result, mc.fixes)
+    details = details_json(mc.result, mc.fixes)
     if lang != "en":  # xladoctor's own sentences in the reader's language (XLA's stay as XLA wrote them),
         # here, where the language is known: a document from a worker process reaches the renderers as JSON
         from ..base.labels import in_lang
 
-        doc["warnings"] = [in_lang(w, lang) for w in doc["warnings"]]
-        doc["failures"] = [{**f, "message": in_lang(f["message"], lang)} for f in doc["failures"]]
-        doc["dropped_offloads"] = [{**d, "reason": in_lang(d["reason"], lang)} for d in doc["dropped_offloads"]]
-    doc["provenance"] = mc.provenance.to_json()
-    doc["stablehlo"] = mc.options.companion_json()
+        details["warnings"] = [in_lang(w, lang) for w in details["warnings"]]
+        details["failures"] = [{**f, "message": in_lang(f["message"], lang)} for f in details["failures"]]
+        details["dropped_offloads"] = [{**d, "reason": in_lang(d["reason"], lang)} for d in details["dropped_offloads"]]
+    doc: dict[str, Any] = {"command": "offload", "provenance": mc.provenance.to_json(),
+                           "stablehlo": mc.options.companion_json()}
     if mc.memory_kinds is not None:
         doc["memory_kinds"] = mc.memory_kinds
     if mc.confirm is not None:
-        from ..oracle.confirm import confirm_in_lang
+        from ..oracle.confirmation import ConfirmObject
 
-        doc["confirm"] = confirm_in_lang(mc.confirm, lang)
+        doc["confirm"] = ConfirmObject(mc.confirm.in_lang(lang))
     from ..findings.wire import typed
 
     doc["diagnostics"] = typed(mc.report("offload", lang))
+    doc["details"] = details
     if mc.result.errors:
         _type_analysis_records(doc, mc, lang)
     return doc
@@ -294,12 +299,14 @@ def _type_analysis_records(doc: dict[str, Any], mc: ModuleCheck, lang: str) -> N
     reported = {tuple(thaw_json(f.fields.get("output_index")) or ()): f for f in reversed(doc["diagnostics"].report.findings)
                 if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH}
     records = []
-    for err, e in zip(doc["errors"], mc.result.errors):
+    details = doc["details"]
+    for err, e in zip(details["errors"], mc.result.errors):
         finding = reported.get(tuple(e.output_index)) or mismatch_finding(
             e, mc.result, by_index.get(tuple(e.output_index)), None, None, None, lang)
         records.append(Record(err, finding, tuple(Hop(h.instruction, tuple(h.shape_index)) for h in e.trace)))
-    doc["error"] = next((r for r in records if doc["error"] is not None and dict(r) == doc["error"]), doc["error"])
-    doc["errors"] = records
+    details["error"] = next((r for r in records if details["error"] is not None and dict(r) == details["error"]),
+                            details["error"])
+    details["errors"] = records
 
 
 def log_findings(findings: Iterable[LogMatch], source: str | None, lang: str = "en") -> tuple[Finding, ...]:

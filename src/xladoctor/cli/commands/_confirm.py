@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...base.labels import label
 from ._common import help_text
+
+if TYPE_CHECKING:
+    from ...oracle.confirmation import Confirmation
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +56,7 @@ def check_run(args: argparse.Namespace) -> None:
     args.confirm = True
 
 
-def note_if_unavailable(doc: dict[str, Any] | None, lang: str = "en") -> None:
+def note_if_unavailable(confirmation: Confirmation | None, lang: str = "en") -> None:
     """The one-line note on stderr when --confirm cannot run here."""
-    if doc is not None and not doc.get("available"):
-        print(label("confirm.skipped", lang, reason=doc["reason"]), file=sys.stderr)
+    if confirmation is not None and not confirmation.available:
+        print(label("confirm.skipped", lang, reason=confirmation.reason), file=sys.stderr)

@@ -188,7 +188,10 @@ def run(args: argparse.Namespace) -> int:
     for f in files:
         if f["kind"] == "error":
             print(f["error"], file=sys.stderr)
-    _confirm.note_if_unavailable(next((f["confirm"] for f in files if "confirm" in f), None), lang)
+    if any("confirm" in f for f in files):
+        from ...oracle.confirmation import confirmation_of
+
+        _confirm.note_if_unavailable(next(confirmation_of(f["confirm"]) for f in files if "confirm" in f), lang)
     return code
 
 
@@ -215,10 +218,10 @@ def _report(args: argparse.Namespace, files: list[dict[str, Any]], pieces: list[
         write_output(args.html, render_check_html(doc, title=title, lang=lang), label("status.html_report", lang),
                      expanded, lang)
     if args.json:
-        from ...report.explain_json import SCAN_SCHEMA_VERSION
+        from ...findings.schema_files import CHECK_SCHEMA_VERSION
 
-        # check embeds the explain scan document; its files were spooled as they were checked
-        chosen = emit_document({**doc, "files": spool} if spool is not None else doc, args, SCAN_SCHEMA_VERSION,
+        # its files were spooled as they were checked
+        chosen = emit_document({**doc, "files": spool} if spool is not None else doc, args, CHECK_SCHEMA_VERSION,
                                "check")
         return chosen if chosen is not None else report.exit_code
     sys.stdout.write(for_reader(assemble(doc, pieces, lang), lang, args.bidi))

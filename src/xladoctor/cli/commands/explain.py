@@ -184,8 +184,8 @@ def _is_hlo_module(target: str) -> bool:
 def _check_module(target: str, args: argparse.Namespace) -> int:
     """``explain MODULE.hlo`` is ``check MODULE.hlo``: a module holds no XLA message to explain, it
     is analysed (it said "no XLA error found", exit 0, where check predicts E1200)."""
+    from ...findings.schema_files import CHECK_SCHEMA_VERSION
     from ...report.check_text import render_text
-    from ...report.explain_json import SCAN_SCHEMA_VERSION
     from ...route.checking.stream import check_path
     from ...route.options import Options
     from ...route.pipeline import check_diagnostics
@@ -210,7 +210,7 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
                                                   lang=lang), label("status.html_report", lang), [target], lang)
     chosen = None
     if args.json:
-        chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "check")
+        chosen = emit_document(doc, args, CHECK_SCHEMA_VERSION, "check")
     else:
         sys.stdout.write(for_reader(render_text(doc, lang), lang, args.bidi))  # as check's text
     return chosen if chosen is not None else 1 if doc["findings"] else 0

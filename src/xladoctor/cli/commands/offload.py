@@ -18,6 +18,7 @@ from ...base.labels import (
     plural,
 )
 from ...findings.model import Finding, FindingKind
+from ...findings.schema_files import OFFLOAD_SCHEMA_VERSION
 from ...ir.shape import format_shape_index
 from ...offload import fix_device, fix_host
 from ...oracle.confirm import confirm
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         assert doc is not None
         fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True, lang=lang) if args.fix else None
         if not (args.fix and (args.output == "-" or args.diff)):
-            chosen = emit_document(doc, args, schema="offload")
+            chosen = emit_document(doc, args, OFFLOAD_SCHEMA_VERSION, schema="offload")
             if chosen is not None and fixed_rc is None:
                 return chosen
         if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
@@ -164,7 +165,7 @@ def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> Non
     """``--html OUT``: the offload document as a page (the path drawn, both remedies), in ``lang``."""
     from ...report.html import render_offload_html
 
-    page = render_offload_html({"schema_version": 1, **doc},
+    page = render_offload_html({"schema_version": OFFLOAD_SCHEMA_VERSION, **doc},
                                title=label("status.offload_title", lang, source=args.file), lang=lang)
     write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo or beside(args.file)],
                  lang)

@@ -63,16 +63,14 @@ def _check_module(module: HloModule, text: str, source: str, options: Options,
     # tally and its quiet line agree with the diagnostics and the exit code
     entry["findings"] = len(result.errors) + len(result.failures) + len(module.layout_warnings)
     if options.confirm_topology is not None:
-        mc.confirm = entry["confirm"] = confirm(text, module, result, options.confirm_topology, stablehlo,
+        entry["confirm"] = mc.confirm = confirm(text, module, result, options.confirm_topology, stablehlo,
                                                  options.platform, run=options.confirm_run is not None,
                                                  seed=options.confirm_run or 0)
-        if not entry["findings"] and is_error(entry["confirm"]):
+        if not entry["findings"] and is_error(mc.confirm):
             entry["findings"] = 1  # the real compiler rejects what we did not predict
     entry["offload"] = offload_document(mc, lang)
-    if "confirm" in entry:
-        from ...oracle.confirm import confirm_in_lang
-
-        entry["confirm"] = confirm_in_lang(entry["confirm"], lang)
+    if mc.confirm is not None:
+        entry["confirm"] = entry["offload"]["confirm"]  # the same object, in the check's language
     return entry
 
 
