@@ -225,7 +225,7 @@ def test_an_output_never_replaces_the_stablehlo_read_beside_the_module(tmp_path,
 def test_check_fix_keeps_an_edit_made_while_it_checked(tmp_path, monkeypatch, capsys):
     # before: the fix's line edits, computed on the text the check read, were applied to the new text
     from xladoctor.cli.main import main
-    from xladoctor.route.checking import stream
+    from xladoctor.route import dispatch as stream
 
     target = tmp_path / "m.hlo"
     target.write_bytes(EXAMPLE.read_bytes())

@@ -251,8 +251,8 @@ def _open(path: str) -> BinaryIO:
 
 def scan_one(path: str, job: str, rule: str = "shipped") -> FileSummary:
     """Check one input like ``check`` does and keep only what the summary needs (never raises)."""
-    from .checking.stream import check_stream
-    from .checking.walk import skip_reason
+    from .dispatch import check_stream
+    from .folder import skip_reason
 
     if skip_reason(path):  # XLA's non-HLO dump artefacts, binary formats
         return FileSummary(path, job, "skipped")

@@ -6,18 +6,13 @@ import argparse
 from typing import Any
 
 from ...base.escape import escape_field
-from ...base.files import located
 from ...base.labels import label
 from ...base.units import bytes_text
 from ...findings.from_layout import layout_findings
 from ...ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from ...report.finding_text import layout_warning
-from ...syntax.companion import resolve
-from ...syntax.hlo_parser import parse_module
-from ...syntax.stablehlo_main import apply_memory_kinds, read_main_signature
-from ...syntax.tensors_file import select_graph
-from ...triage.hlo_summary import summarize
-from ._common import help_text, print_json, read_input, refuse_stdin_twice
+from ...route.hlo_text import summary_of
+from ._common import help_text, print_json, refuse_stdin_twice
 
 NAME = "hlo"
 HELP = "cli.hlo.help"
@@ -33,17 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     refuse_stdin_twice(args.file, args.stablehlo)
-    text, source = read_input(args.file)
-    text = select_graph(text, source, args.graph)[0]
-    module = parse_module(text, source)
-    # the resolver offload and check use: with the same program's StableHLO beside it (or named), its
-    # memory kinds go into the entry layout shown, so `hlo` shows the host values the verdicts use
-    companion = resolve(module, None if args.file == "-" else source, args.stablehlo)
-    if companion is not None:
-        apply_memory_kinds(module, read_main_signature(companion.text))
-    with located(text, source):
-        summary = summarize(module)
-    summary["stablehlo"] = companion.to_json() if companion is not None else None
+    module, source, summary = summary_of(args.file, args.stablehlo, args.graph)
     if args.json:
         print_json({"command": "hlo", **summary}, schema="hlo")
     else:

@@ -20,26 +20,19 @@ from ...base.labels import (
 from ...findings.model import Finding, FindingKind
 from ...ir.shape import format_shape_index
 from ...offload import fix_device, fix_host
-from ...oracle.confirm import confirm
 from ...report.confirm import confirm_lines
 from ...report.offload_text import render_text
+from ...route.documents import offload_document
+from ...route.hlo_text import analyse_file
+from ...route.module_analysis import ModuleCheck, analyse_module, compiled_note, parse_hlo
 from ...route.options import Options
-from ...route.pipeline import (
-    ModuleCheck,
-    analyse_module,
-    compiled_note,
-    offload_document,
-    parse_hlo,
-)
-from ...syntax.companion import beside, resolve
-from ...syntax.tensors_file import select_graph
+from ...syntax.companion import beside
 from . import _confirm
 from ._atomic import refuse_fixing_compressed, refuse_if_changed, refuse_overwriting_inputs, write_output
 from ._common import (
     add_rule_arguments,
     for_reader,
     help_text,
-    read_input,
     refuse_stdin_twice,
 )
 from ._fix import fixed_text, unified_diff, write_module_text
@@ -80,22 +73,11 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_env()
     _refuse_what_would_be_lost(args)
     _confirm.check_run(args)
-    text, source = read_input(args.file)
-    text = select_graph(text, source, args.graph, editing=bool(args.fix) and not args.output and not args.diff)[0]
-    module = parse_hlo(text, source)
-    # the resolver check uses too: the file --stablehlo names, else NAME.mlir beside, if it is this program's
-    companion = resolve(module, None if args.file == "-" else source, args.stablehlo)
-    stablehlo = companion.text if companion else None
-    options = Options.from_args(args, lang).with_companion(companion.path if companion else None,
-                                                            companion.found if companion else None).for_platform()
-    with located(text, source):
-        mc = analyse_module(module, text, source, options, stablehlo)
-        _undecidable(mc, source, lang)
-    result, fixes, origin = mc.result, mc.fixes, mc.provenance
-    # as check: no compile of a kind-less text, which would only "confirm" the device-memory guess
-    confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform, args.run, args.seed) \
-        if args.confirm and mc.undecidable is None else None
-    mc.confirm = confirmed
+    read = analyse_file(args.file, Options.from_args(args, lang), args.stablehlo, args.graph,
+                        editing=bool(args.fix) and not args.output and not args.diff, seed=args.seed)
+    text, source, module, companion, stablehlo, mc = (read.text, read.source, read.module, read.companion,
+                                                       read.stablehlo, read.check)
+    result, fixes, origin, confirmed = mc.result, mc.fixes, mc.provenance, mc.confirm
     _confirm.note_if_unavailable(confirmed, lang)
     # The document is built once, after the verdict is set: the page and --json both view it.
     doc = offload_document(mc, lang) if args.html or args.json else None
@@ -138,18 +120,6 @@ def layout_text(findings: tuple[Finding, ...], lang: str) -> str:
 
     lines = [line for f in findings if f.kind is FindingKind.LAYOUT_WARNING for line in layout_warning(f, lang)]
     return "\n".join(lines) + "\n" if lines else ""
-
-
-def _undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
-    """As ``check``: a JAX lowering whose text does not give the memory kinds, read without its
-    StableHLO, gets no verdict (the same warning), so the two commands agree on every file."""
-    from ...route.checking.entries import undecided
-    from ...route.checking.memory_kinds import memory_kinds_of
-
-    kinds = memory_kinds_of(mc.module, mc.options.stablehlo_path, source)
-    mc.memory_kinds = kinds.to_json()
-    if not kinds.known:
-        mc.undecidable = undecided(kinds, source, lang)[1]
 
 
 def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> None:
