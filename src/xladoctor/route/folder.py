@@ -139,10 +139,12 @@ def skip_reason(path: str) -> str | None:
 def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wanted,
                spool: JsonSpool | None) -> list[Kept]:
     """What is kept of each entry, in ``items`` order; files in a process pool when there are several
-    and ``jobs > 1``.  Each entry is reduced as it arrives (:mod:`.folder_results`)."""
+    and ``jobs > 1`` (0: one per usable core).  Each entry is reduced as it arrives (:mod:`.folder_results`)."""
+    from ..catalogue.fastscan import usable_cpus
     from .dispatch import check_path, check_stdin, error_entry
     from .folder_results import keep
 
+    jobs = jobs or usable_cpus()
     out: list[Kept | None] = [None] * len(items)
     todo = [i for i, it in enumerate(items) if it.status == "file"]
     for i, it in enumerate(items):

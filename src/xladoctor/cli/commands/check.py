@@ -76,7 +76,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ...base.progress import Progress
-    from ...catalogue.fastscan import usable_cpus
     from ...route.folder import check_items, example_paths, expand
     from ...route.folder_results import JsonSpool, Wanted
     from ._atomic import refuse_overwriting_inputs
@@ -95,10 +94,9 @@ def run(args: argparse.Namespace) -> int:
     expanded += [it.stablehlo for it in items if it.status == "file" and it.stablehlo]
     if args.html:
         refuse_overwriting_inputs(args.html, expanded)
-    jobs = args.jobs or usable_cpus()
     n_files = sum(1 for it in items if it.status == "file")
     _confirm.check_run(args)  # one process holds the chip: --run checks the files one after another
-    jobs = 1 if args.run else jobs
+    jobs = 1 if args.run else args.jobs  # 0: one per core (the folder route counts them)
     from ...route.options import Options
 
     opts = Options.from_args(args, lang, parallel_logs=n_files <= 1)
