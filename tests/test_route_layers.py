@@ -10,9 +10,10 @@ asserted:
   entered twice on one stack.  :data:`KNOWN_CLIMBS` names the two that remain, both inside the IR
   and its text (issue 37 item 3, not the route's): an instruction's metadata decoded on first
   read by the codec ``syntax/`` installs, and an instruction formatted into a label by ``str()``.
-* **Parse arguments, route, view.**  The command itself (``cli.commands.check.run``) calls into
-  ``route/`` and then into ``report/``, never back into ``route/`` after its first view call, and
-  into no analysis, parser or IR directly; it reads the exit code off the Report.
+* **Parse arguments, route, view.**  The command itself (``cli.commands.check.run``; the same
+  for ``offload FILE`` and ``explain LOG``) calls into ``route/`` and then into ``report/``, never
+  back into ``route/`` after its first view call, and into no analysis, parser or IR directly;
+  it reads the exit code off the Report.
 
 The imports themselves are ``tests/test_layers.py``'s; this test is about calls.
 """
@@ -27,10 +28,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import pytest
+
 from test_layers import LAYERS, UNIT_PLACE, unit_of
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples" / "e1200_offloaded_activation.hlo"
-COMMAND = ("xladoctor.cli.commands.check", "run")
 
 KNOWN_CLIMBS = frozenset({
     # ir -> syntax: HloInstruction.metadata / source_location / copy_metadata_from decode the
@@ -54,6 +56,8 @@ def _name(layer: int) -> str:
 class LayerTrace:
     """Calls into ``xladoctor`` while it runs: the upward ones, and what the command called."""
 
+    command: tuple[str, str] = ("xladoctor.cli.commands.check", "run")
+    """The command's own frames: its module, and the function whose calls are followed."""
     climbs: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
     """(caller module, caller function, callee module, callee function) -> how many times."""
     layers: set[str] = field(default_factory=set)
@@ -68,7 +72,7 @@ class LayerTrace:
     def profile(self, frame: FrameType, event: str, arg: Any) -> None:
         if event == "return":
             self._frames.pop(id(frame), None)
-            if (frame.f_globals.get("__name__"), frame.f_code.co_name) == COMMAND:
+            if (frame.f_globals.get("__name__"), frame.f_code.co_name) == self.command:
                 self._in_command -= 1
             return
         if event != "call":
@@ -80,7 +84,7 @@ class LayerTrace:
         if layer is None:
             return
         function = frame.f_code.co_name
-        if (module, function) == COMMAND:
+        if (module, function) == self.command:
             self._in_command += 1
         back: FrameType | None = frame.f_back
         while back is not None and id(back) not in self._frames:
@@ -96,7 +100,7 @@ class LayerTrace:
         if entered and layer > above[-1]:  # LAYERS is lowest first: a higher layer than its caller's
             key = (caller_module, caller_function, module, function)
             self.climbs[key] = self.climbs.get(key, 0) + 1
-        if self._in_command and caller_module == COMMAND[0] and entered:
+        if self._in_command and caller_module == self.command[0] and entered:
             self.command_calls.append((_name(layer), module, function))
 
     def unexpected_climbs(self) -> dict[tuple[str, str, str, str], int]:
@@ -104,16 +108,19 @@ class LayerTrace:
                 if (_name(_layer(k[0]) or 0), _name(_layer(k[2]) or 0)) not in KNOWN_CLIMBS}
 
     def command_layers(self) -> list[str]:
-        """The layers the command called, base (labels, files, progress) left out, repeats merged."""
+        """The layers the command called, repeats merged; base (labels, files, progress) and the
+        Report's exit code (``findings.model``'s ``exit_code``, read off the product) left out."""
         out: list[str] = []
-        for layer, _, _ in self.command_calls:
-            if layer != "base" and (not out or out[-1] != layer):
+        for layer, module, function in self.command_calls:
+            if layer == "base" or (module, function) == ("xladoctor.findings.model", "exit_code"):
+                continue
+            if not out or out[-1] != layer:
                 out.append(layer)
         return out
 
 
-def traced(fn: Any, *args: Any) -> tuple[LayerTrace, Any]:
-    trace = LayerTrace()
+def traced(fn: Any, *args: Any, command: str = "check") -> tuple[LayerTrace, Any]:
+    trace = LayerTrace((f"xladoctor.cli.commands.{command}", "run"))
     sys.setprofile(trace.profile)
     try:
         result = fn(*args)
@@ -122,7 +129,7 @@ def traced(fn: Any, *args: Any) -> tuple[LayerTrace, Any]:
     return trace, result
 
 
-def _check(argv: list[str]) -> tuple[int, str]:
+def _run(argv: list[str]) -> tuple[int, str]:
     from xladoctor.cli.main import main
 
     out = io.StringIO()
@@ -134,8 +141,14 @@ def _check(argv: list[str]) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+def follow(argv: list[str]) -> tuple[LayerTrace, int, str]:
+    """``xladoctor ARGV`` traced, the command's own frames those of ``cli.commands.ARGV[0]``."""
+    trace, (code, out) = traced(_run, argv, command=argv[0])
+    return trace, code, out
+
+
 def test_check_file_goes_down_each_layer_once_then_up_through_report_only():
-    trace, (code, out) = traced(_check, ["check", str(EXAMPLE)])
+    trace, code, out = follow(["check", str(EXAMPLE)])
     assert code == 1 and "E1200" in out  # the finding was printed
     assert trace.unexpected_climbs() == {}, trace.unexpected_climbs()
     # every layer is visited, and the route of an HLO module is the one HLO text route
@@ -145,11 +158,21 @@ def test_check_file_goes_down_each_layer_once_then_up_through_report_only():
             "xladoctor.route.module_analysis", "xladoctor.route.documents"} <= modules
     assert "xladoctor.route.log" not in modules  # a tensors file is told apart by its first bytes only:
     assert {f for m, f in trace.calls if m == "xladoctor.route.tensors"} == {"graph_items"}
-    # the command: route, then the view, then the Report's exit code; nothing else
-    layers = trace.command_layers()
-    assert layers[:2] == ["route", "renderers"] and set(layers[2:]) <= {"findings"}, trace.command_calls
-    assert all(module == "xladoctor.findings.model" and function == "exit_code"
-               for layer, module, function in trace.command_calls if layer == "findings"), trace.command_calls
+    # the command: route, then the view, and the Report's exit code; nothing else
+    assert trace.command_layers() == ["route", "renderers"], trace.command_calls
+    assert ("findings", "xladoctor.findings.model", "exit_code") in trace.command_calls
+
+
+@pytest.mark.parametrize("argv, route", [
+    (["offload", str(EXAMPLE)], "xladoctor.route.hlo_text"),
+    (["explain", str(EXAMPLE.with_name("tpu_job.log"))], "xladoctor.route.log"),
+])
+def test_offload_and_explain_are_route_then_view(argv, route):
+    trace, code, out = follow(argv)
+    assert code == 1 and out
+    assert trace.unexpected_climbs() == {}, trace.unexpected_climbs()
+    assert route in {m for m, _ in trace.calls}
+    assert trace.command_layers() == ["route", "renderers"], trace.command_calls
 
 
 def test_the_trace_sees_a_call_that_climbs_back_up():

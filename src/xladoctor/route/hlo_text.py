@@ -247,6 +247,14 @@ def analyse_file(path: str, options: Options, stablehlo_path: str | None = None,
     return AnalysedFile(text, source, module, companion, mc)
 
 
+def companion_path(path: str, stablehlo_path: str | None = None) -> str | None:
+    """The StableHLO file read with the module ``path``: the one ``--stablehlo`` names, else
+    ``NAME.mlir``/``NAME.stablehlo`` beside it (an input too: no output may be written over it)."""
+    from ..syntax.companion import beside
+
+    return stablehlo_path or beside(path)
+
+
 def mark_undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
     """As ``check``: a JAX lowering whose text does not give the memory kinds, read without its
     StableHLO, gets no verdict (the same warning), so the two commands agree on every file."""

@@ -12,21 +12,17 @@ from ...base.escape import escape_field
 from ...base.files import located
 from ...base.labels import (
     LANGUAGES,
-    in_lang,
     label,
     language_from_env,
     plural,
 )
-from ...findings.model import Finding, FindingKind
 from ...ir.shape import format_shape_index
 from ...offload import fix_device, fix_host
-from ...report.confirm import confirm_lines
-from ...report.offload_text import render_text
+from ...report.offload_text import layout_text, offload_text
 from ...route.documents import offload_document
-from ...route.hlo_text import analyse_file
+from ...route.hlo_text import analyse_file, companion_path
 from ...route.module_analysis import ModuleCheck, analyse_module, compiled_note, parse_hlo
 from ...route.options import Options
-from ...syntax.companion import beside
 from . import _confirm
 from ._atomic import refuse_fixing_compressed, refuse_if_changed, refuse_overwriting_inputs, write_output
 from ._common import (
@@ -86,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         _write_html(args, doc, lang)
     if args.fix and not args.json:
         return _apply_fix(args, text, source, mc, stablehlo, lang=lang)
+    code = mc.report("offload", lang).exit_code
     if args.json:
         assert doc is not None
         fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True, lang=lang) if args.fix else None
@@ -99,27 +96,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(for_reader(layout_text(mc.findings(lang), lang)
                                     + f"{escape_field(source)}: {mc.undecidable.message}\n", lang, args.bidi))
     else:
-        report = layout_text(mc.findings(lang), lang) + render_text(escape_field(source), module, result, fixes,
-                                                                    args.trace, lang)
-        if companion is not None:
-            how = label("check.kinds_beside" if companion.found == "beside" else "check.kinds_option", lang)
-            report += "\n" + label("check.kinds_from", lang, path=escape_field(companion.path), how=how) + "\n"
-        if origin.note():
-            report += "\n" + label("check.note", lang, note=escape_field(in_lang(origin.note(), lang))) + "\n"
-        if not mc.applies:
-            report += "\n" + label("offload.compiled_note", lang, note=in_lang(compiled_note(), lang)) + "\n"
-        if confirmed is not None:
-            report += "\n".join(["", *confirm_lines(confirmed, lang=lang)]) + "\n"
-        sys.stdout.write(for_reader(report, lang, args.bidi))
-    return mc.report("offload", lang).exit_code
-
-
-def layout_text(findings: tuple[Finding, ...], lang: str) -> str:
-    """The parser's layout warnings (layout_warnings.py), each two lines, before the verdict."""
-    from ...report.finding_text import layout_warning
-
-    lines = [line for f in findings if f.kind is FindingKind.LAYOUT_WARNING for line in layout_warning(f, lang)]
-    return "\n".join(lines) + "\n" if lines else ""
+        compiled = None if mc.applies else compiled_note()
+        sys.stdout.write(for_reader(offload_text(escape_field(source), module, result, fixes, mc.findings(lang),
+                                                 args.trace, lang, companion, origin, compiled, confirmed),
+                                    lang, args.bidi))
+    return code
 
 
 def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> None:
@@ -128,7 +109,7 @@ def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> Non
 
     page = render_offload_html({"schema_version": 1, **doc},
                                title=label("status.offload_title", lang, source=args.file), lang=lang)
-    write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo or beside(args.file)],
+    write_output(args.html, page, label("status.html_report", lang), [args.file, companion_path(args.file, args.stablehlo)],
                  lang)
 
 
@@ -142,7 +123,7 @@ def _refuse_what_would_be_lost(args: argparse.Namespace) -> None:
         raise UsageError("-o and --html name the same file: the second write would replace the first")
     if args.fix and not args.output and not args.diff:
         refuse_fixing_compressed(args.file)
-    read = [args.file, args.stablehlo or beside(args.file)]
+    read = [args.file, companion_path(args.file, args.stablehlo)]
     for out in (args.output, args.html):
         if out:
             refuse_overwriting_inputs(out, read)
@@ -181,8 +162,8 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
         if in_place:
             refuse_if_changed(args.file, text)
         write_output(args.output or args.file, out_text, label("status.fixed_module", lang, fix=args.fix),
-                     [args.stablehlo or beside(args.file)] if in_place else
-                     [args.file, args.stablehlo or beside(args.file)], lang,
+                     [companion_path(args.file, args.stablehlo)] if in_place else
+                     [args.file, companion_path(args.file, args.stablehlo)], lang,
                      announce=not in_place or quiet)  # in place: the "fixed" lines below say it
     with located(out_text, target):
         after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
