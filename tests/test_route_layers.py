@@ -11,7 +11,7 @@ asserted:
   and its text (issue 37 item 3, not the route's): an instruction's metadata decoded on first
   read by the codec ``syntax/`` installs, and an instruction formatted into a label by ``str()``.
 * **Parse arguments, route, view.**  The command itself (``cli.commands.check.run``; the same
-  for ``offload FILE`` and ``explain LOG``) calls into ``route/`` and then into ``report/``, never
+  for ``offload FILE``, ``explain LOG``, ``hlo FILE`` and ``inputs``) calls into ``route/`` and then into ``report/``, never
   back into ``route/`` after its first view call, and into no analysis, parser or IR directly;
   it reads the exit code off the Report.
 
@@ -163,13 +163,15 @@ def test_check_file_goes_down_each_layer_once_then_up_through_report_only():
     assert ("findings", "xladoctor.findings.model", "exit_code") in trace.command_calls
 
 
-@pytest.mark.parametrize("argv, route", [
-    (["offload", str(EXAMPLE)], "xladoctor.route.hlo_text"),
-    (["explain", str(EXAMPLE.with_name("tpu_job.log"))], "xladoctor.route.log"),
+@pytest.mark.parametrize("argv, route, exit_code", [
+    (["offload", str(EXAMPLE)], "xladoctor.route.hlo_text", 1),
+    (["explain", str(EXAMPLE.with_name("tpu_job.log"))], "xladoctor.route.log", 1),
+    (["hlo", str(EXAMPLE)], "xladoctor.route.hlo_text", 0),
+    (["inputs", str(EXAMPLE), "--supplied", str(EXAMPLE)], "xladoctor.route.executable_inputs", 0),
 ])
-def test_offload_and_explain_are_route_then_view(argv, route):
+def test_every_command_is_route_then_view(argv, route, exit_code):
     trace, code, out = follow(argv)
-    assert code == 1 and out
+    assert code == exit_code and out
     assert trace.unexpected_climbs() == {}, trace.unexpected_climbs()
     assert route in {m for m, _ in trace.calls}
     assert trace.command_layers() == ["route", "renderers"], trace.command_calls

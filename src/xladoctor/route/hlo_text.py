@@ -266,12 +266,22 @@ def mark_undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
         mc.undecidable = undecided(kinds, source, lang)[1]
 
 
-def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None = None
-               ) -> tuple[HloModule, str, dict[str, Any]]:
-    """``hlo``'s route: the module, its source name and its summary; with the same program's
-    StableHLO beside it (or named), its memory kinds go into the entry layout shown, so ``hlo``
-    shows the host values the verdicts use (the resolver ``offload`` and ``check`` use)."""
+@dataclass(frozen=True)
+class Summary:
+    """What ``hlo`` shows of one module: its summary and the parser's layout warnings."""
+
+    source: str
+    summary: dict[str, Any]
+    warnings: tuple[Any, ...]
+    """The layout warnings (:func:`xladoctor.findings.from_layout.layout_findings`), in English."""
+
+
+def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None = None) -> Summary:
+    """``hlo``'s route: the module's summary and layout warnings; with the same program's StableHLO
+    beside it (or named), its memory kinds go into the entry layout shown, so ``hlo`` shows the
+    host values the verdicts use (the resolver ``offload`` and ``check`` use)."""
     from ..base.files import read_path
+    from ..findings.from_layout import layout_findings
     from ..syntax.companion import resolve
     from ..syntax.hlo_parser import parse_module
     from ..syntax.stablehlo_main import apply_memory_kinds, read_main_signature
@@ -287,4 +297,4 @@ def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None =
     with located(text, source):
         summary = summarize(module)
     summary["stablehlo"] = companion.to_json() if companion is not None else None
-    return module, source, summary
+    return Summary(source, summary, layout_findings(module, source))

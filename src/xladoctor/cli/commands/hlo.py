@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from ...base.escape import escape_field
-from ...base.labels import label
-from ...base.units import bytes_text
-from ...findings.from_layout import layout_findings
-from ...ir.shape import HOST_MEMORY_SPACE, format_shape_index
-from ...report.finding_text import layout_warning
+from ...report.hlo_text import hlo_text
 from ...route.hlo_text import summary_of
 from ._common import help_text, print_json, refuse_stdin_twice
 
@@ -28,57 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     refuse_stdin_twice(args.file, args.stablehlo)
-    module, source, summary = summary_of(args.file, args.stablehlo, args.graph)
+    read = summary_of(args.file, args.stablehlo, args.graph)
     if args.json:
-        print_json({"command": "hlo", **summary}, schema="hlo")
+        print_json({"command": "hlo", **read.summary}, schema="hlo")
     else:
-        warnings = layout_findings(module, source)
-        print("".join(line + "\n" for f in warnings for line in layout_warning(f)) + render_text(summary))
+        print(hlo_text(read.summary, read.warnings))
     return 0
-
-
-def _host_mark(entry: dict[str, Any], is_tuple: bool) -> str:
-    """``[host]`` for an array in host memory; for a tuple, which of its leaves are."""
-    hosts = entry.get("host_leaves") or []
-    if not hosts:
-        return ""
-    if not is_tuple:
-        return "  " + label("hlo.host")
-    return "  " + label("hlo.host_leaves", leaves=", ".join(format_shape_index(tuple(i)) for i in hosts))
-
-
-def render_text(s: dict[str, Any]) -> str:
-    """The ``hlo`` summary; words from ``labels/en.toml`` ``[hlo]`` (aligned in columns there)."""
-    ecl = s["entry_computation_layout"]
-    lines = [label("hlo.module", name=s["name"]),
-             label("hlo.computations", n=len(s["computations"]), entry=s["entry"]),
-             label("hlo.instructions", n=f"{s['instruction_count']:,}"),
-             label("hlo.entry_layout" if ecl["explicit"] else "hlo.entry_layout_derived")]
-    for p in ecl["parameters"]:
-        name = f" {p['op_name']!r}" if "op_name" in p else ""
-        lines.append("  " + label("hlo.param", index=f"{p['index']:<4}", shape=p["shape"], name=name))
-        lines.append(_sizes_line(p))
-    r = ecl["result"]
-    lines.append("  " + label("hlo.result", shape=r["shape"]))
-    lines.append(_sizes_line(r))
-    lines.append(label("hlo.opcodes", counts=", ".join(f"{k} {v}" for k, v in list(s["opcode_counts"].items())[:20])
-                       + (" ..." if len(s["opcode_counts"]) > 20 else "")))
-    if s["custom_calls"]:
-        lines.append(label("hlo.custom_calls",
-                           counts=", ".join(f"{escape_field(k)} {v}" for k, v in s["custom_calls"].items())))
-    if s.get("stablehlo"):
-        how = label("check.kinds_beside" if s["stablehlo"]["found"] == "beside" else "check.kinds_option")
-        lines.append(label("hlo.stablehlo", path=escape_field(s["stablehlo"]["path"]), how=how))
-    if s["memory_spaces"]:
-        lines.append(label("hlo.memory_spaces", counts=", ".join(
-            label("hlo.memory_space_host" if int(k) == HOST_MEMORY_SPACE else "hlo.memory_space", space=k, n=v)
-            for k, v in s["memory_spaces"].items())))
-    return "\n".join(lines)
-
-
-def _sizes_line(entry: dict[str, Any]) -> str:
-    host = _host_mark(entry, entry["shape"].startswith("("))
-    if entry["logical_bytes"] is None:  # an unbounded ('?') dimension: no byte size
-        return " " * 13 + label("hlo.sizes_unbounded") + host
-    return " " * 13 + label("hlo.sizes", logical=bytes_text(entry["logical_bytes"]),
-                            physical=bytes_text(entry["physical_bytes"])) + host

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from ...base.escape import escape_field
 from ...base.labels import LANGUAGES, label, language_from_env
-from ...inputs.explanation import report_lines
+from ...report.inputs_text import inputs_text
 from ...route.documents import inputs_document
 from ...route.executable_inputs import route
 from ...route.options import Options
@@ -68,11 +67,5 @@ def run(args: argparse.Namespace) -> int:
         chosen = emit_document(doc, args, schema="inputs")
         return chosen if chosen is not None else report.exit_code
     else:
-        lines = []
-        if check.missing:
-            lines.append(label("inputs.missing", lang, names=", ".join(map(escape_field, check.missing))))
-        if check.extra:
-            lines.append(label("inputs.extra", lang, names=", ".join(map(escape_field, check.extra))))
-        lines.extend(report_lines(check, lang=lang))
-        print(for_reader("\n".join(lines), lang, args.bidi))
+        print(for_reader(inputs_text(check, lang), lang, args.bidi))
     return report.exit_code
