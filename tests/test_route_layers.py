@@ -11,7 +11,7 @@ asserted:
   and its text (issue 37 item 3, not the route's): an instruction's metadata decoded on first
   read by the codec ``syntax/`` installs, and an instruction formatted into a label by ``str()``.
 * **Parse arguments, route, view.**  The command itself (``cli.commands.check.run``; the same
-  for ``offload FILE``, ``explain LOG``, ``hlo FILE`` and ``inputs``) calls into ``route/`` and then into ``report/``, never
+  for ``offload FILE``, ``explain LOG``, ``hlo FILE``, ``inputs`` and ``fleet``) calls into ``route/`` and then into ``report/``, never
   back into ``route/`` after its first view call, and into no analysis, parser or IR directly;
   it reads the exit code off the Report.
 
@@ -168,6 +168,7 @@ def test_check_file_goes_down_each_layer_once_then_up_through_report_only():
     (["explain", str(EXAMPLE.with_name("tpu_job.log"))], "xladoctor.route.log", 1),
     (["hlo", str(EXAMPLE)], "xladoctor.route.hlo_text", 0),
     (["inputs", str(EXAMPLE), "--supplied", str(EXAMPLE)], "xladoctor.route.executable_inputs", 0),
+    (["fleet", str(EXAMPLE.with_name("tpu_job.log")), "-j", "1"], "xladoctor.route.fleet", 1),
 ])
 def test_every_command_is_route_then_view(argv, route, exit_code):
     trace, code, out = follow(argv)

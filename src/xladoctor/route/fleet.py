@@ -349,6 +349,10 @@ def fleet_report(summaries: list[FileSummary]) -> Report:
 
 def run_local(paths: list[str], jobs_of: list[str], rule: str, workers: int,
               on_done: Callable[[], None]) -> list[FileSummary]:
+    """Each file's summary, in ``paths`` order, in a process pool of ``workers`` (0: one per usable core)."""
+    from ..catalogue.fastscan import usable_cpus
+
+    workers = workers or usable_cpus()
     args = [(p, j, rule) for p, j in zip(paths, jobs_of)]
     if workers > 1 and len(paths) > 1:
         from ..base.parallel import map_isolated
