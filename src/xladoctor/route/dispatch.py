@@ -42,6 +42,23 @@ def _undecided(head: bytes) -> bool:
     return not hlo_header(head.decode("utf-8", "replace"))  # None: a comment goes on; "": nothing yet
 
 
+def is_module_file(target: str) -> bool:
+    """An HLO module file: its first line that is not blank or a comment starts with ``HloModule``
+    (``explain`` takes such a file to the HLO route, as ``check`` would, and anything else to the log's)."""
+    if target == "-" or not os.path.isfile(target):
+        return False
+    try:
+        with open(target, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    for line in head.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(b"//"):
+            return stripped.startswith(b"HloModule")
+    return False
+
+
 def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None,
                  stablehlo: str | None = None, sniff: bool = True, graph: int | None = None) -> dict[str, Any]:
     """Check one input: an HLO module is read whole (triaged, then analysed); anything else is a log, streamed.

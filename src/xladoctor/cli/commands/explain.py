@@ -69,10 +69,12 @@ def run(args: argparse.Namespace) -> int:
         return _list_codes(lang, args.bidi)
     if target is None:
         raise UsageError(label("scan.no_target"))
-    if _is_hlo_module(target):
-        return _check_module(target, args)
-    if _is_code_target(target):
+    if _is_code_target(target):  # never an existing file: a module file is not taken for a code
         return _explain_code(target, args, lang)
+    from ...route.dispatch import is_module_file  # lazy: `explain E1200` reads one TOML file and no more
+
+    if is_module_file(target):
+        return _check_module(target, args)
     if target != "-" and not os.path.exists(target):
         cat = load_catalogue()
         near = ", ".join(cat.nearest(target))
@@ -131,22 +133,6 @@ def _list_codes(lang: str, bidi: str = "auto") -> int:
             title = for_reader(title, lang, bidi)
         print(f"{e.code}  {e.name:<{width}}  {title}")
     return 0
-
-
-def _is_hlo_module(target: str) -> bool:
-    """An HLO module file: its first line that is not blank or a comment starts with ``HloModule``."""
-    if target == "-" or not os.path.isfile(target):
-        return False
-    try:
-        with open(target, "rb") as f:
-            head = f.read(1 << 16)
-    except OSError:
-        return False
-    for line in head.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith(b"//"):
-            return stripped.startswith(b"HloModule")
-    return False
 
 
 def _check_module(target: str, args: argparse.Namespace) -> int:
