@@ -43,19 +43,19 @@ def log_entry(scan: LogScan, lang: str) -> dict[str, Any]:
             "findings": len(scan.findings)}
 
 
-def route(target: str, options: Options, hlo: str | None = None) -> tuple[Report, LogScan]:
-    """``explain FILE``'s route: the scan of ``target`` (``-``: stdin) and its Report, the findings
+def route(target: str, options: Options, hlo: str | None = None) -> Report:
+    """``explain FILE``'s route: the scan of ``target`` (``-``: stdin) as its Report, the findings
     made once (``findings.from_log``); ``hlo`` names a module whose host-offload analysis is
-    attached to the E1200s (``--hlo``).  The scan is returned too: its raw matches carry that
-    analysis and the messages past the distinct-error limit, which the views draw."""
+    attached to the E1200s (``--hlo``).  The Report's ``analysis`` is the scan
+    (:class:`~xladoctor.route.log_report.LogScan`): its raw matches carry that analysis, and the
+    messages past the distinct-error limit, which the views draw."""
     from ..catalogue.logscan import scan_file
     from .log_report import log_report
 
     scan = scan_file(target)
-    matches, source = scan.findings, scan.source
     if hlo:
-        attach_offload_analysis(hlo, matches)
-    return log_report(source, options.lang, matches, dict(scan.not_shown)), scan
+        attach_offload_analysis(hlo, scan.findings)
+    return log_report(scan.source, options.lang, scan.findings, dict(scan.not_shown))
 
 
 def attach_offload_analysis(hlo_path: str, findings: list[LogMatch]) -> None:

@@ -87,6 +87,7 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     from ...report.explain_json import SCAN_SCHEMA_VERSION, scan_document
     from ...report.explain_text import draw_findings, not_shown_text
     from ...route.log import route
+    from ...route.log_report import LogScan
     from ...route.options import Options
     from ._common import refuse_stdin_twice
 
@@ -95,8 +96,10 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
         from ._atomic import refuse_overwriting_inputs
 
         refuse_overwriting_inputs(args.html, [target, args.hlo])
-    report, scan = route(target, Options(lang=lang), args.hlo)  # the findings, made once
-    matches, source = scan.findings, scan.source
+    report = route(target, Options(lang=lang), args.hlo)  # the findings, made once
+    scan = report.analysis
+    assert isinstance(scan, LogScan)
+    matches, source = scan.matches, scan.source
     doc = scan_document(matches, source, lang, scan.not_shown, report) \
         if args.json or getattr(args, "html", None) else None
     if doc is not None and getattr(args, "html", None):
