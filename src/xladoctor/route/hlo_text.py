@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..base.files import decode_text, located
-from .module_analysis import compiled_note
 from .options import Options
 
 if TYPE_CHECKING:
@@ -98,7 +97,7 @@ def _check_module(module: HloModule, text: str, source: str, options: Options,
     from ..triage.provenance import detect as detect_provenance
     from .documents import offload_document
     from .memory_kinds import memory_kinds_of
-    from .module_analysis import analyse_module
+    from .module_analysis import analyse_module, compiled_note
 
     origin = detect_provenance(text, None if source == "<stdin>" else source)
     entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module), "provenance": origin.to_json()}
@@ -182,9 +181,10 @@ def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
 def triaged_entry(source: str, name: str, compiled: bool, cpu: Provenance | None = None,
                   lang: str = "en") -> dict[str, Any]:
     """A module no analysis applies to; ``cpu``: it is a CPU lowering or compile, whose lack of
-    annotations says nothing of the TPU/GPU program (``stream._cpu_provenance``): said in the
+    annotations says nothing of the TPU/GPU program (``_cpu_provenance``): said in the
     note, and its ``provenance`` kept for the report's one line about such modules."""
     from ..base.labels import label
+    from .module_analysis import compiled_note
 
     note = compiled_note() if compiled else (
         "no host-offload annotation (MoveToHost/MoveToDevice, annotate_device_placement, S(5), host compute): "
