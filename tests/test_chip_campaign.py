@@ -42,7 +42,7 @@ def records() -> list[dict]:
 
 def test_the_recorded_campaign_is_large_and_from_the_chip(records: list[dict]) -> None:
     users = [r for r in records if r["kind"] == "user" and not r.get("fix")]
-    assert len(users) >= 1000
+    assert len(users) >= 2400
     assert {r.get("platform") for r in users if r.get("platform")} == {"tpu"}
     assert {r.get("device_kind") for r in users if r.get("device_kind")} == {"TPU v5 lite"}
 
@@ -51,7 +51,7 @@ def test_every_program_that_misbehaves_on_the_chip_is_flagged(records: list[dict
     import chip_judge
 
     doc = chip_judge.judge(records, keep=chip_judge.misbehaves)
-    assert doc["counts"]["misbehaves"] >= 130
+    assert doc["counts"]["misbehaves"] >= 250
     missed = {m["program"]: m["ours"] for m in doc["misses"]}
     assert set(missed) <= WARNED, sorted(set(missed) - WARNED)
     assert all(v["notes"] >= 1 for v in missed.values())
@@ -61,7 +61,7 @@ def test_no_program_that_runs_right_on_the_chip_gets_a_failure(records: list[dic
     import chip_judge
 
     doc = chip_judge.judge(records, keep=lambda r: not chip_judge.misbehaves(r))
-    assert doc["counts"]["runs_right"] >= 1000
+    assert doc["counts"]["runs_right"] >= 2100
     assert doc["false_alarms"] == []
 
 

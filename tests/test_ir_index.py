@@ -16,7 +16,7 @@ from xladoctor.ir.instruction import HloInstruction
 from xladoctor.ir.module import HloModule
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.offload.clone import clone_module
-from xladoctor.offload.pipeline import PipelineConfig, PipelineState, run_pipeline
+from xladoctor.offload.pipeline import PipelineConfig, offload_pipeline
 from xladoctor.syntax.hlo_parser import parse_module
 
 
@@ -64,10 +64,11 @@ def test_every_pre_pass_keeps_the_table_and_the_callers_in_step(jax_modules):
     """Every pass of the declared pipeline up to HostOffloadLegalize, as the analysis runs them."""
     inlined = 0
     for label, module in jax_modules:
-        state = PipelineState(clone_module(module), module, PipelineConfig(inline_calls=True))
-        run_pipeline(state, after_each=lambda p, s, label=label: _assert_in_step(s.module, f"{p.name} on {label}"))
-        assert [name for name, _ in state.changed][-1] == "host_offload_legalize"
-        inlined += len(state.inlined.inlined_calls) if state.inlined else 0
+        pipeline = offload_pipeline(PipelineConfig(inline_calls=True), module,
+                                    after_each=lambda p, m, label=label: _assert_in_step(m, f"{p.name} on {label}"))
+        pipeline.run(clone_module(module))
+        assert [name for name, _ in pipeline.changed][-1] == "host_offload_legalize"
+        inlined += len(pipeline.context.inlined_calls or ())
     assert inlined, "no jax program had a call to inline: the inliner's bookkeeping went unchecked"
 
 

@@ -105,3 +105,83 @@ def test_a_module_without_bad_layouts_keeps_its_summary_as_it_was(tmp_path, caps
     path.write_text(_text("ROOT n = f32[2,3]{1,0} negate(p6)"))
     main(["hlo", str(path), "--json"])
     assert "layout_warnings" not in json.loads(capsys.readouterr().out)
+
+
+# ------------------------------------------------------------------ issue 35's leftovers: check's
+# triage, the HTML card and `shape` (each failed before: check said "nothing to analyse", the page
+# drew no card, shape refused with exit 2)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_triage_sends_a_module_with_a_warned_layout_to_the_parse(case):
+    from xladoctor.triage.hlo_triage import triage
+
+    t = triage(_text(CASES[case][0]).encode(), compiled=False)
+    assert t.tokens == () and t.layouts and t.analyse
+    assert not triage(_text("ROOT n = f32[2,3]{1,0:T(2,128)} negate(p6)").encode(), compiled=False).analyse
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_check_without_full_gives_the_warnings_offload_gives(tmp_path, capsys, case):
+    path = tmp_path / "w.hlo"
+    path.write_text(_text(CASES[case][0]))
+    offload_rc = main(["offload", str(path), "--json"])
+    offload = [f for f in json.loads(capsys.readouterr().out)["diagnostics"]["findings"]
+               if f["kind"] == "layout-warning"]
+    assert main(["check", str(path), "--json"]) == offload_rc == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert schema_errors(doc, "check") == []
+    assert [f for f in doc["diagnostics"]["findings"] if f["kind"] == "layout-warning"] == offload
+    assert main(["check", str(path)]) == 1
+    assert f"{path}:6:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["offload", "check"])
+@pytest.mark.parametrize("case", ["duplicate minor_to_major", "a declared operand shape"])
+def test_the_html_report_draws_a_card_for_each_layout_warning(tmp_path, capsys, command, case):
+    path = tmp_path / "w.hlo"
+    path.write_text(_text(CASES[case][0]))
+    main([command, str(path), "--html", str(tmp_path / "r.html")])
+    capsys.readouterr()
+    page = (tmp_path / "r.html").read_text()
+    (card,) = page.split('<article class="layout-warning">')[1:]
+    card = card.split("</article>")[0]
+    assert "E0002" in card and f"(rule {CASES[case][1]})" in card and "w.hlo:6:" in card and "<bdi dir=\"ltr\" class=\"mono\">n</bdi>" in card
+    assert ("the compile refuses it" if CASES[case][2] == "result" else "keeps nothing of it") in card
+    if CASES[case][2] == "operand":  # no failure, but not clean either: the page's badge says warning
+        assert "verdict_clean" not in page and 'class="badge warn"' in page
+
+
+@pytest.mark.parametrize("text,rule,column", [("f32[2,3]{0,0}", "minor-to-major", 9),
+                                              ("f32[2,3]{1,0:T(0)}", "tile", 16),
+                                              ("f32[2,3]{1,0:E(-1)}", "element-size", 16),
+                                              ("b(f32[2,3]{9,0})", "minor-to-major", 11)])
+def test_shape_accepts_what_jaxlib_keeps_with_the_same_warning(capsys, text, rule, column):
+    assert main(["shape", text, "--json"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert schema_errors(doc, "shape") == []
+    (w,) = doc["layout_warnings"]
+    assert (w["rule"], w["line"], w["column"]) == (rule, 1, column)
+    assert err == f"<shape>:1:{column}: warning: E0002 InvalidArgument [layout {rule}]: {w['message']}\n"
+    assert "{1,0}" in doc["shape"]  # read, and sized, with the default layout
+    assert main(["shape", text]) == 0
+    assert capsys.readouterr().err == err
+
+
+def test_shape_on_stdin_puts_the_warning_on_its_line(monkeypatch, capsys):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"f32[4]{0}\n  f32[2,3]{0,0}\n")))
+    assert main(["shape", "-", "--json"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert schema_errors(doc, "shape") == []
+    assert "layout_warnings" not in doc["shapes"][0]
+    assert doc["shapes"][1]["layout_warnings"][0]["line"] == 2 and err.startswith("<stdin>:2:11: warning: E0002")
+
+
+def test_shape_still_refuses_it_inside_a_tuple_as_jaxlib_does(capsys):
+    assert main(["shape", "(f32[2,3]{0,0})"]) == 2
+    assert "duplicate values" in capsys.readouterr().err

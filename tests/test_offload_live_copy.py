@@ -22,8 +22,9 @@ import pytest
 from xladoctor.ir.module import HloModule
 from xladoctor.offload.analysis import private_copy
 from xladoctor.offload.clone import clone_module
+from xladoctor.offload.passes.hlo_pass_pipeline import HloPassPipeline
 from xladoctor.offload.passes.host_offloader import OffloadOptions
-from xladoctor.offload.pipeline import PipelineConfig, PipelineState, run_pipeline
+from xladoctor.offload.pipeline import PipelineConfig, offload_pipeline
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 
@@ -38,26 +39,28 @@ def _repeated_step() -> HloModule:
     return parse_module(text, "jax_entry")
 
 
-def _run(module: HloModule, copy: HloModule, left_out: dict) -> tuple[PipelineState, list[str]]:
+def _run(module: HloModule, copy: HloModule, left_out: dict) -> tuple[HloPassPipeline, list[str]]:
     config = PipelineConfig(True, True, OffloadOptions("shipped"))
-    state = PipelineState(copy, module, config, left_out=left_out)
     printed: list[str] = []
-    run_pipeline(state, after_each=lambda p, s: printed.append(f"{p.name}\n{print_module(s.module)}"))
-    return state, printed
+    pipeline = offload_pipeline(config, module, left_out,
+                                after_each=lambda p, m: printed.append(f"{p.name}\n{print_module(m)}"))
+    pipeline.run(copy)
+    return pipeline, printed
 
 
 def _same_run(label: str, module: HloModule) -> int:
     """Both runs agree; returns how many instructions the copy left out."""
     config = PipelineConfig(True, True, OffloadOptions("shipped"))
     copy, left_out = private_copy(module, config)
-    full, full_printed = _run(module, clone_module(module), {})
+    full_copy = clone_module(module)
+    full, full_printed = _run(module, full_copy, {})
     live, live_printed = _run(module, copy, left_out)
     assert live_printed == full_printed, label
-    assert [i.name for i in live.dead] == [i.name for i in full.dead], label
+    assert [i.name for i in live.context.dead] == [i.name for i in full.context.dead], label
     assert live.changed == full.changed, label
-    assert live.result == full.result, label
+    assert live.context.result == full.context.result, label
     names = [i.name for c in module.computations for i in c.instructions]
-    assert [live.module.unique_name(n) for n in names] == [full.module.unique_name(n) for n in names], label
+    assert [copy.unique_name(n) for n in names] == [full_copy.unique_name(n) for n in names], label
     return sum(map(len, left_out.values()))
 
 
@@ -75,8 +78,9 @@ def test_dead_offloads_of_a_repeated_step_are_reported_as_before():
     assert _same_run("jax_entry x3", module) > 0
     config = PipelineConfig(True, True, OffloadOptions("shipped"))
     copy, left_out = private_copy(module, config)
-    state = PipelineState(copy, module, config, left_out=left_out)
-    run_pipeline(state)
+    pipeline = offload_pipeline(config, module, left_out)
+    pipeline.run(copy)
+    result = pipeline.context.result
     copies = sum(c.name.startswith("relu") for c in module.computations)
-    assert copies == 3 and state.result is not None
-    assert len(state.result.dropped_offloads) == 2  # the first two copies'
+    assert copies == 3 and result is not None
+    assert len(result.dropped_offloads) == 2  # the first two copies'

@@ -18,7 +18,7 @@ from hlo_corpus import CORPUS
 from xladoctor.offload import analyze_host_offload
 from xladoctor.offload.clone import clone_module
 from xladoctor.offload.passes.host_offloader import OffloadOptions
-from xladoctor.offload.pipeline import PIPELINE, PRE_PASSES, PipelineConfig, PipelineState, run_pipeline
+from xladoctor.offload.pipeline import PipelineConfig, offload_pipeline, pass_names
 from xladoctor.offload.report import legalize_json, result_json
 from xladoctor.oracle import compare, prediction_of, unavailable_reason
 from xladoctor.oracle.prepass import canonical_lines, compare_prepared, prepared_module, read_dump
@@ -43,25 +43,27 @@ SELECTS = {
 
 
 def test_the_pipeline_is_xla_passes_in_order_ending_in_host_offloader():
-    names = [p.name for p in PIPELINE]
+    names = pass_names()
     assert names[-2:] == ["host_offload_legalize", "host_offloader"]
     assert names.index("call_inliner") < names.index("host_offloading_prepare") < names.index("algsimp")
-    assert list(PRE_PASSES) == list(PIPELINE[:-2])
+    assert pass_names(pre_passes_only=True) == names[:-2]
 
 
 @pytest.mark.parametrize("path", CORPUS[:40], ids=lambda p: p.stem)
 def test_the_analysis_is_the_declared_pipeline(path):
-    """``analyze_host_offload`` gives what running PIPELINE by hand gives; every pass says
+    """``analyze_host_offload`` gives what running the pipeline by hand gives; every pass says
     whether it changed the module."""
     text = "\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("//"))
     module = parse_module(text, path.stem)
-    state = PipelineState(clone_module(module), module, PipelineConfig(True, True, OffloadOptions("shipped")))
-    run_pipeline(state)
-    assert all(isinstance(changed, bool) for _, changed in state.changed)
-    assert state.result is not None
+    pipeline = offload_pipeline(PipelineConfig(True, True, OffloadOptions("shipped")), module, lint=True)
+    pipeline.run(clone_module(module))
+    assert [name for name, _ in pipeline.changed] == [p.name for p in pipeline.passes]
+    assert all(isinstance(changed, bool) for _, changed in pipeline.changed)
+    result = pipeline.context.result
+    assert result is not None
     ours = analyze_host_offload(module, inline_calls=True)
-    assert result_json(state.result, []) == result_json(ours, [])
-    assert legalize_json(state.result) == legalize_json(ours)
+    assert result_json(result, []) == result_json(ours, [])
+    assert legalize_json(result) == legalize_json(ours)
 
 
 def test_select_of_one_host_value_is_that_value():

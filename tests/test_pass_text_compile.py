@@ -6,19 +6,19 @@ each on a module made to show the rewrite the compiler's dumps show."""
 from __future__ import annotations
 
 from pass_text import assert_pass, check_pass
-from xladoctor.offload.passes.concat_decomposer import decompose_concatenates
-from xladoctor.offload.passes.hlo_host_device_type_call_wrapper import wrap_host_calls
-from xladoctor.offload.passes.host_offloading_prepare import elide_moves_into_host_calls
-from xladoctor.offload.passes.pipelining_optimizations import hoist_moves_above_barriers
-from xladoctor.offload.passes.scatter_to_dus import scatters_to_updates
-from xladoctor.offload.passes.sharding_remover import remove_sharding_markers
-from xladoctor.offload.passes.stablehlo_rebuild import rebuild_as_compiled
-from xladoctor.offload.passes.while_initializer_removal import remove_while_initializers
+from xladoctor.offload.passes.concat_decomposer import ConcatDecomposer
+from xladoctor.offload.passes.hlo_host_device_type_call_wrapper import HloHostDeviceTypeCallWrapper
+from xladoctor.offload.passes.host_offloading_prepare import HostOffloadingPrepare
+from xladoctor.offload.passes.pipelining_optimizations import PipeliningOptimizations
+from xladoctor.offload.passes.scatter_to_dus import ScatterToDus
+from xladoctor.offload.passes.sharding_remover import ShardingRemover
+from xladoctor.offload.passes.stablehlo_rebuild import StablehloRebuild
+from xladoctor.offload.passes.while_initializer_removal import WhileInitializerRemoval
 
 
 def test_concat_decomposer_pads_each_operand_and_takes_the_maximum():
     """A float concatenate along dimension 0 is a ``pad`` of each operand with ``-inf`` and a ``maximum`` chain."""
-    assert_pass(decompose_concatenates, """
+    assert_pass(ConcatDecomposer(), """
         HloModule m
 
         ENTRY main {
@@ -42,7 +42,7 @@ def test_concat_decomposer_pads_each_operand_and_takes_the_maximum():
 
 def test_scatter_to_dus_turns_an_overwriting_one_row_scatter_into_a_dus():
     """``x.at[0].set(row)``'s scatter is ``dynamic-update-slice(x, reshape(row), 0, 0)``."""
-    assert_pass(scatters_to_updates, """
+    assert_pass(ScatterToDus(), """
         HloModule m
 
         overwrite {
@@ -78,7 +78,7 @@ def test_scatter_to_dus_turns_an_overwriting_one_row_scatter_into_a_dus():
 
 def test_while_initializer_removal_allocates_the_ys_buffer():
     """A scan's zero-filled buffer, overwritten row by row at the induction variable, is an ``AllocateBuffer``."""
-    assert_pass(remove_while_initializers, """
+    assert_pass(WhileInitializerRemoval(), """
         HloModule m
 
         cond {
@@ -144,7 +144,7 @@ def test_while_initializer_removal_allocates_the_ys_buffer():
 
 def test_pipelining_optimizations_moves_move_to_device_in_front_of_the_barrier():
     """The MoveToDevice read out of an ``opt-barrier`` moves onto the tuple's operand; the barrier carries a device value."""
-    assert_pass(hoist_moves_above_barriers, """
+    assert_pass(PipeliningOptimizations(), """
         HloModule m
 
         ENTRY main {
@@ -175,7 +175,7 @@ def test_pipelining_optimizations_moves_move_to_device_in_front_of_the_barrier()
 
 def test_sharding_remover_replaces_a_marker_by_its_operand():
     """A ``Sharding`` custom-call is replaced by its operand."""
-    assert_pass(remove_sharding_markers, """
+    assert_pass(ShardingRemover(), """
         HloModule m
 
         ENTRY main {
@@ -198,7 +198,7 @@ def test_sharding_remover_makes_a_shard_map_per_device_before_removing_its_bound
     partitioner, the parameter, the placement annotation of the result, the result tuple and the
     entry layout (its ``S(5)`` kept) are per-device, and the boundaries go like markers.  Removing
     them as plain markers gave the ``f32[8,128]`` annotation an ``f32[4,128]`` operand (issue 34)."""
-    assert_pass(remove_sharding_markers, """
+    assert_pass(ShardingRemover(), """
         HloModule m, entry_computation_layout={(f32[8,128]{1,0})->f32[8,128]{1,0:S(5)}}
 
         body {
@@ -238,7 +238,7 @@ def test_sharding_remover_keeps_what_it_does_not_partition_global():
     """Beyond the model (a ``dot`` of the ``shard_map``'s result, a global value computed before
     the boundary): those keep their global shapes and the ``GlobalToLocalShape`` of a global
     value stays; the annotation of the result alone becomes per-device."""
-    check_pass(remove_sharding_markers, """
+    check_pass(ShardingRemover(), """
         HloModule m
 
         body {
@@ -268,7 +268,7 @@ def test_sharding_remover_keeps_what_it_does_not_partition_global():
 
 def test_stablehlo_rebuild_folds_tuples_drops_dead_code_and_reorders():
     """The rebuild from StableHLO: gte(tuple) folded, dead code dropped, instructions in the root's DFS order."""
-    assert_pass(rebuild_as_compiled, """
+    assert_pass(StablehloRebuild(), """
         HloModule m
 
         ENTRY main {
@@ -292,7 +292,7 @@ def test_stablehlo_rebuild_folds_tuples_drops_dead_code_and_reorders():
 
 def test_host_call_wrapper_merges_two_independent_host_calls():
     """Two independent host calls are one ``host-call`` returning a tuple; each old call's users read their element."""
-    assert_pass(wrap_host_calls, """
+    assert_pass(HloHostDeviceTypeCallWrapper(), """
         HloModule m
 
         h1 {
@@ -336,7 +336,7 @@ def test_host_call_wrapper_merges_two_independent_host_calls():
 
 def test_host_offloading_prepare_elides_a_move_into_a_host_call():
     """A MoveToHost feeding a host computation call is removed: the call reads the device value."""
-    assert_pass(elide_moves_into_host_calls, """
+    assert_pass(HostOffloadingPrepare(), """
         HloModule m
 
         host {

@@ -6,16 +6,15 @@ not a printed XLA module), so their result is checked FileCheck-like: lines pres
 from __future__ import annotations
 
 from pass_text import assert_pass, check_pass
-from xladoctor.ir.module import HloModule
-from xladoctor.offload.passes.conditional_canonicalizer import canonicalize_conditionals
-from xladoctor.offload.passes.conditional_code_motion import move_conditional_code
-from xladoctor.offload.passes.host_offload_legalize import run_legalize
-from xladoctor.offload.passes.host_offloader import OffloadOptions, run_host_offloader
+from xladoctor.offload.passes.conditional_canonicalizer import ConditionalCanonicalizer
+from xladoctor.offload.passes.conditional_code_motion import ConditionalCodeMotion
+from xladoctor.offload.passes.host_offload_legalize import HostOffloadLegalize
+from xladoctor.offload.passes.host_offloader import HostOffloader, OffloadOptions
 
 
 def test_conditional_canonicalizer_makes_branch_parameters_and_results_tuples():
     """Each branch takes and returns a one-element tuple; the conditional is cloned with a tuple shape and read by a gte."""
-    assert_pass(canonicalize_conditionals, """
+    assert_pass(ConditionalCanonicalizer(), """
         HloModule m
 
         b0 {
@@ -63,7 +62,7 @@ def test_conditional_canonicalizer_makes_branch_parameters_and_results_tuples():
 
 def test_conditional_code_motion_moves_the_shared_last_op_out():
     """Both branches end with ``sine``: it moves after the conditional, before the MoveToHost reading it."""
-    assert_pass(move_conditional_code, """
+    assert_pass(ConditionalCodeMotion(), """
         HloModule m
 
         b0 {
@@ -122,7 +121,7 @@ def test_conditional_code_motion_moves_the_shared_last_op_out():
 def test_host_offload_legalize_moves_a_copy_below_the_move_to_device():
     """A layout ``copy`` between MoveToHost and MoveToDevice moves after the MoveToDevice: the
     host value keeps the parameter's layout and the copy is made on device."""
-    check_pass(run_legalize, """
+    check_pass(HostOffloadLegalize(), """
         HloModule m, entry_computation_layout={(f32[16,256]{0,1})->f32[16,256]{1,0}}
 
         ENTRY main {
@@ -141,14 +140,10 @@ def test_host_offload_legalize_moves_a_copy_below_the_move_to_device():
         """)
 
 
-def _offload(module: HloModule) -> None:
-    run_host_offloader(module, module.clone(), OffloadOptions())
-
-
 def test_host_offloader_turns_the_moves_into_copies_to_and_from_host_memory():
     """MoveToHost of a parameter read back by MoveToDevice: a copy into host memory space
     (``S(5)``) and one back replace the pair, whose custom-calls lose their operands and users."""
-    check_pass(_offload, """
+    check_pass(HostOffloader(OffloadOptions()), """
         HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
 
         ENTRY main {

@@ -5,18 +5,18 @@ each on a module made to show one rewrite, as XLA's own ``*_test.cc`` do."""
 from __future__ import annotations
 
 from pass_text import assert_pass
-from xladoctor.offload.passes.algebraic_simplifier import simplify_for_offloading
-from xladoctor.offload.passes.call_inliner import inline_calls
-from xladoctor.offload.passes.hlo_cse import eliminate_common_subexpressions, merge_duplicate_annotations
-from xladoctor.offload.passes.hlo_dce import remove_dead_code
-from xladoctor.offload.passes.reshape_mover import move_reshapes
-from xladoctor.offload.passes.tuple_simplifier import fold_whole_tuples, forward_tuple_elements
-from xladoctor.offload.passes.while_loop_simplifier import remove_trip_count_one_loops
+from xladoctor.offload.passes.algebraic_simplifier import AlgebraicSimplifier
+from xladoctor.offload.passes.call_inliner import CallInliner
+from xladoctor.offload.passes.hlo_cse import AnnotationCSE, HloCSE
+from xladoctor.offload.passes.hlo_dce import HloDCE
+from xladoctor.offload.passes.reshape_mover import ReshapeMover
+from xladoctor.offload.passes.tuple_simplifier import TupleSimplifier, forward_tuple_elements
+from xladoctor.offload.passes.while_loop_simplifier import WhileLoopSimplifier
 
 
 def test_algebraic_simplifier_drops_add_zero_and_a_repeated_maximum():
     """``A + 0 -> A``, then ``max(max(x, y), y) -> max(x, y)``; the zero broadcast is left for DCE."""
-    assert_pass(simplify_for_offloading, """
+    assert_pass(AlgebraicSimplifier(), """
         HloModule m
 
         ENTRY main {
@@ -41,7 +41,7 @@ def test_algebraic_simplifier_drops_add_zero_and_a_repeated_maximum():
 
 def test_hlo_cse_merges_two_equal_multiplies():
     """Two ``multiply(p, p)`` are one: the later one's users read the first."""
-    assert_pass(eliminate_common_subexpressions, """
+    assert_pass(HloCSE(), """
         HloModule m
 
         ENTRY main {
@@ -63,7 +63,7 @@ def test_hlo_cse_merges_two_equal_multiplies():
 
 def test_hlo_cse_merges_duplicate_placement_annotations():
     """Two equal placement annotations of one value are one (the CSE the compile runs on them)."""
-    assert_pass(merge_duplicate_annotations, """
+    assert_pass(AnnotationCSE(), """
         HloModule m
 
         ENTRY main {
@@ -85,7 +85,7 @@ def test_hlo_cse_merges_duplicate_placement_annotations():
 
 def test_hlo_dce_removes_a_dead_chain():
     """Instructions nothing reads (a chain of two) go; the parameter stays."""
-    assert_pass(remove_dead_code, """
+    assert_pass(HloDCE(), """
         HloModule m
 
         ENTRY main {
@@ -106,7 +106,7 @@ def test_hlo_dce_removes_a_dead_chain():
 
 def test_tuple_simplifier_folds_a_whole_tuple_into_its_source():
     """``tuple(gte(p, 0), gte(p, 1))`` is ``p`` (``RemoveWholeTuple``); the gtes are left for DCE."""
-    assert_pass(fold_whole_tuples, """
+    assert_pass(TupleSimplifier(), """
         HloModule m
 
         ENTRY main {
@@ -151,7 +151,7 @@ def test_tuple_simplifier_forwards_gte_of_tuple():
 
 def test_reshape_mover_sinks_a_reshape_below_an_elementwise_op():
     """``sine(reshape(ds))`` becomes ``reshape(sine(ds))``: the sine runs on the slice's own shape."""
-    assert_pass(move_reshapes, """
+    assert_pass(ReshapeMover(), """
         HloModule m
 
         ENTRY main {
@@ -179,7 +179,7 @@ def test_reshape_mover_sinks_a_reshape_below_an_elementwise_op():
 
 def test_while_loop_simplifier_inlines_a_loop_of_one_trip():
     """A loop that runs once is its body on the init tuple, inlined, the gte(tuple) plumbing folded."""
-    assert_pass(remove_trip_count_one_loops, """
+    assert_pass(WhileLoopSimplifier(), """
         HloModule m
 
         cond {
@@ -229,7 +229,7 @@ def test_while_loop_simplifier_inlines_a_loop_of_one_trip():
 
 def test_call_inliner_inlines_the_callee():
     """The ``call`` is replaced by the callee's body; the callee, unused, is gone."""
-    assert_pass(inline_calls, """
+    assert_pass(CallInliner(), """
         HloModule m
 
         double {

@@ -2,9 +2,10 @@
 
 Why: a pass that breaks an IR link (a user list missing a user, a name two instructions share, a
 stale caller index) changes which walk comes first without any error; linting after each pass
-catches it at the pass that broke it.  The passes are :data:`xladoctor.offload.pipeline.PIPELINE`
-itself, through ``run_pipeline``'s ``after_each`` hook, so a pass added to the list is covered
-without touching this test.  Both configurations run: the pre-optimisation one (rebuild, marker
+catches it at the pass that broke it.  The passes are :func:`xladoctor.offload.pipeline.offload_pipeline`'s
+own, linted by the pipeline runner itself (``lint=True``: the module before the first pass and
+after each, the pass named in the error), so a pass added to the pipeline is covered without
+touching this test.  Both configurations run: the pre-optimisation one (rebuild, marker
 removal, CallInliner, algsimp) and the scheduled one, each through HostOffloader.
 
 The corpus: the bundled examples, tests/data (offload scenarios, inputs, logs...: every ``*.hlo``
@@ -25,7 +26,7 @@ from xladoctor.ir.module import HloModule
 from xladoctor.ir.verify import verify_module
 from xladoctor.offload.clone import clone_module
 from xladoctor.offload.passes.host_offloader import OffloadOptions
-from xladoctor.offload.pipeline import PIPELINE, Pass, PipelineConfig, PipelineState, run_pipeline
+from xladoctor.offload.pipeline import PipelineConfig, offload_pipeline
 from xladoctor.syntax.hlo_parser import parse_module
 
 DATA = Path(__file__).parent / "data"
@@ -48,16 +49,6 @@ def _parsed(where: str, text: str) -> HloModule | None:
     return module
 
 
-def _lint_after(where: str, config: PipelineConfig):
-    def check(p: Pass, state: PipelineState) -> None:
-        try:
-            state.module.lint()
-        except LintError as e:
-            raise AssertionError(f"{where} ({'pre-optimisation' if config.inline_calls else 'scheduled'}): "
-                                 f"after {p.name}: {e}") from None
-    return check
-
-
 def test_every_pass_of_the_pipeline_leaves_every_corpus_module_lint_clean(tmp_path):
     options = OffloadOptions("shipped", False, False)
     ran = 0
@@ -68,12 +59,14 @@ def test_every_pass_of_the_pipeline_leaves_every_corpus_module_lint_clean(tmp_pa
         module.lint()
         for inline in (True, False):
             config = PipelineConfig(inline_calls=inline, legalize=True, options=options)
-            state = PipelineState(clone_module(module), module, config)
+            copy = clone_module(module)
             try:
-                run_pipeline(state, PIPELINE, after_each=_lint_after(where, config))
+                offload_pipeline(config, module, lint=True).run(copy)
             except XlaDoctorError:
                 continue  # a refusal the analysis reports as input (an inlining bound): not a link bug
-            state.module.lint()
+            except LintError as e:
+                raise AssertionError(f"{where} ({'pre-optimisation' if inline else 'scheduled'}): {e}") from None
+            copy.lint()
         module.lint()  # the passes rewrite the private copy only
         ran += 1
     assert ran >= 1000, ran

@@ -20,7 +20,7 @@ import pytest
 
 from xladoctor.offload import analyze_host_offload
 from xladoctor.offload.annotations import is_move_to_host
-from xladoctor.offload.pipeline import PIPELINE
+from xladoctor.offload.pipeline import pass_names
 from xladoctor.oracle import compare, prediction_of
 from xladoctor.oracle.divergences import match_divergence
 from xladoctor.oracle.prepass import compare_prepared, prepared_module, read_dump
@@ -106,15 +106,15 @@ def _module(spec):
 def _changed(module, name):
     from xladoctor.offload.clone import clone_module
     from xladoctor.offload.passes.call_inliner import looks_pre_optimization
-    from xladoctor.offload.pipeline import PRE_PASSES, PipelineConfig, PipelineState, run_pipeline
+    from xladoctor.offload.pipeline import PipelineConfig, offload_pipeline
 
-    state = PipelineState(clone_module(module), module, PipelineConfig(looks_pre_optimization(module)))
-    run_pipeline(state, PRE_PASSES)
-    return any(changed for pass_name, changed in state.changed if pass_name == name.split(":")[0])
+    pipeline = offload_pipeline(PipelineConfig(looks_pre_optimization(module)), module, pre_passes_only=True)
+    pipeline.run(clone_module(module))
+    return any(changed for pass_name, changed in pipeline.changed if pass_name == name.split(":")[0])
 
 
 def test_the_new_passes_are_declared_before_host_offload_legalize():
-    names = [p.name for p in PIPELINE]
+    names = pass_names()
     end = names.index("host_offload_legalize")
     for name in PROGRAMS:
         assert name.split(":")[0] in names[:end]

@@ -13,9 +13,10 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -26,11 +27,44 @@ class _Pool(ProcessPoolExecutor):
     finish, and hung once in several tries), so no worker outlives the command holding its
     stdout open."""
 
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        """As ProcessPoolExecutor's; the first one forks the workers, with Ctrl-C and SIGTERM held
+        (:func:`signals_held`)."""
+        with signals_held():
+            return super().submit(fn, *args, **kwargs)
+
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
         if exc_type is not None and not issubclass(exc_type, Exception):
             end_workers(self)
             return False
         return bool(super().__exit__(exc_type, exc, tb))
+
+
+_HELD = ("SIGINT", "SIGTERM")
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held (blocked, delivered on the way out) while the pool forks its workers.
+
+    A signal that arrived during the fork was lost or misread (``tests/test_signals.py``, 3 of 6 runs
+    under load): in the parent, its handler ran inside an at-fork hook (logging's ``_releaseLock``),
+    which prints and swallows the exception, so ``check -j`` went on to the end; in a worker not yet
+    past its initializer, it raised KeyboardInterrupt or the parent's ``Terminated``, the pool broke,
+    and the run ended as an internal error.  Held here, the parent's handler runs after the fork, where
+    the pool's ``__exit__`` ends the workers; a worker inherits the mask and lets the signals through
+    only once its initializer has set what they do there (:func:`_worker_start`)."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {getattr(signal, name) for name in _HELD}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def end_workers(executor: ProcessPoolExecutor) -> None:
@@ -60,6 +94,8 @@ def _worker_start(parent: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(parent)
+    if hasattr(signal, "pthread_sigmask"):  # held by the parent while it forked (signals_held)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {getattr(signal, name) for name in _HELD})
 
 
 def die_with_parent(parent: int | None = None) -> None:

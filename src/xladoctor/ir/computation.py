@@ -95,7 +95,12 @@ class HloComputation:
         """Append ``instr``; a parameter is also put at its number in ``parameters`` unless the
         caller (the parser, which checks numbering first) fills ``parameters`` itself."""
         self.instructions.append(instr)
-        self._added(instr)
+        instr.parent = self
+        module = self.module
+        if module is not None:  # as _added (inline: the parser adds every instruction here)
+            module.names.add(instr)
+            if instr.called:
+                module.calls_changed()
         if index_parameter and instr.opcode is HloOpcode.PARAMETER and instr.parameter_number is not None:
             n = instr.parameter_number
             while len(self.parameters) <= n:

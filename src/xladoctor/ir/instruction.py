@@ -29,6 +29,7 @@ from .operands import WIDE, WideOperands
 from .rare_fields import EXTRA_COPIED, UNDECODED, RareFieldAccess, RareFields, compile_field_copy
 from .shape import Shape
 from .users import Users
+from .users import first_user as _first_user
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -238,7 +239,11 @@ class HloInstruction(RareFieldAccess):
             return
         self._operands = new[0] if len(new) == 1 else new
         for op in new:
-            op.users.add(self)
+            users = op.users
+            if users or users._index is not None:
+                users.add(self)
+            else:  # Users.add's first user, inline: the parser links every operand here
+                _first_user(users, (self,))
 
     def operand(self, i: int) -> HloInstruction:
         ops = self._operands

@@ -128,19 +128,17 @@ class HloModule:
         """
         if uniquify:
             comp.name = self.computation_names.unique(comp.name)
-            unique = self.instruction_names.unique
-            for instr in comp.instructions:
-                instr.name = unique(instr.name)
+            instrs = comp.instructions
+            for instr, name in zip(instrs, self.instruction_names.unique_each([i.name for i in instrs])):
+                if name is not instr.name:
+                    instr.name = name
         else:
             self.computation_names.claim(comp.name)
-            claim = self.instruction_names.claim
-            for instr in comp.instructions:
-                claim(instr.name)
+            self.instruction_names.claim_each([instr.name for instr in comp.instructions])
         comp.module = self
         self.computations.append(comp)
         self._computations_by_name[comp.name] = comp
-        for instr in comp.instructions:
-            self.names.add(instr)
+        self.names.add_all(comp.instructions)
         self._callers = None
         if comp.is_entry:
             self.entry = comp

@@ -98,12 +98,36 @@ def _simple_atoi(text: str) -> int | None:
 
 class NameUniquer:
     """``NameUniquer`` with separator ``.``: the module's computation uniquer, the parser's
-    ``name_uniquer_``, and the full form behind :class:`InstructionNames`."""
+    ``name_uniquer_``, and the full form behind :class:`InstructionNames`.
+
+    A root given out once, with ``next_`` still 0 (nearly every root: most names are their own
+    root), is kept as that one id, not as a :class:`_SequentialIds` (an object and a set, ~270
+    bytes): the full uniquer of a 100k-instruction module held one per name.  It becomes one at
+    the first call that needs more (:meth:`_ids_of`)."""
 
     __slots__ = ("_ids",)
 
     def __init__(self) -> None:
-        self._ids: dict[str, _SequentialIds] = {}
+        self._ids: dict[str, _SequentialIds | int] = {}
+
+    def _ids_of(self, root: str) -> _SequentialIds:
+        """The ids of ``root`` as a :class:`_SequentialIds`, made (from the one id kept) if need be."""
+        ids = self._ids.get(root)
+        if ids is None or ids.__class__ is int:
+            full = _SequentialIds()
+            if ids is not None:
+                full.used.add(ids)
+            self._ids[root] = full
+            return full
+        return ids  # type: ignore[return-value]
+
+    def _is_used(self, root: str, suffix: int) -> bool:
+        ids = self._ids.get(root)
+        if ids is None:
+            return False
+        if ids.__class__ is int:
+            return ids == suffix
+        return suffix in ids.used  # type: ignore[union-attr]
 
     def unique(self, prefix: str) -> str:
         """``NameUniquer::GetUniqueName`` for a name as XLA's lexer reads one
@@ -118,12 +142,16 @@ class NameUniquer:
                 return self._unique_sanitized(prefix)  # 'a.-1': SimpleAtoi takes the sign
             root, digits = prefix, ""
         wanted = int(digits) if digits else 0
-        ids = self._ids.get(root)
-        if ids is None:
-            ids = self._ids[root] = _SequentialIds()
-        used = ids.used
-        if wanted not in used:
-            used.add(wanted)
+        known = self._ids.get(root)
+        if known is None:
+            self._ids[root] = wanted  # the one id of this root so far
+            fresh = True
+        else:
+            ids = self._ids_of(root)
+            fresh = wanted not in ids.used
+            if fresh:
+                ids.used.add(wanted)
+        if fresh:
             if not digits or digits[0] != "0" or digits == "0":
                 return prefix  # no leading zero: the suffix prints as written
             return f"{root}.{wanted}"
@@ -140,10 +168,7 @@ class NameUniquer:
         (``copy.7`` -> ``copy.N``); the names HostOffloadLegalize and HostOffloader add.
         """
         root, _, _ = _split(sanitized(prefix or "name"))
-        ids = self._ids.get(root)
-        if ids is None:
-            ids = self._ids[root] = _SequentialIds()
-        return f"{root}.{ids.register_numbered()}"
+        return f"{root}.{self._ids_of(root).register_numbered()}"
 
     def unique_keeping_suffix(self, base: str) -> str:
         """``base`` if no name took it, else ``base.N``: GetUniqueName except that a taken name
@@ -153,43 +178,34 @@ class NameUniquer:
         print were measured with it); a base without a numeric suffix gets what
         :meth:`unique` gives."""
         root, suffix, has_suffix = _split(base)
-        ids = self._ids.get(root)
-        if not has_suffix or ids is None or suffix not in ids.used:
+        if not has_suffix or not self._is_used(root, suffix):
             return self.unique(base)
-        own = self._ids.get(base)
-        if own is None:
-            own = self._ids[base] = _SequentialIds()
-        return f"{base}.{own.register_numbered()}"
+        return f"{base}.{self._ids_of(base).register_numbered()}"
 
     def claim(self, name: str) -> None:
         """Mark ``name`` given out without renaming it (idempotent): XLA's AddComputationInternal
         without ``uniquify_identifiers``, for a module's names that are already unique (a clone)."""
         root, suffix, _ = _split(name)
-        ids = self._ids.get(root)
-        if ids is None:
-            ids = self._ids[root] = _SequentialIds()
-        ids.used.add(suffix)
+        if root not in self._ids:
+            self._ids[root] = suffix
+        elif not self._is_used(root, suffix):
+            self._ids_of(root).used.add(suffix)
 
     def taken(self, name: str) -> bool:
         """Whether ``name`` was given out or claimed (and not released)."""
         root, suffix, _ = _split(name)
-        ids = self._ids.get(root)
-        return ids is not None and suffix in ids.used
+        return self._is_used(root, suffix)
 
     def release(self, name: str) -> None:
         """Give ``name`` back (XLA's uniquer never does): for instructions the compiler's module
         never had, dead code the pre-passes drop where the compiler rebuilds the module."""
         root, suffix, _ = _split(name)
-        ids = self._ids.get(root)
-        if ids is not None:
-            ids.used.discard(suffix)
+        if root in self._ids:
+            self._ids_of(root).used.discard(suffix)
 
     def _unique_sanitized(self, prefix: str) -> str:
         root, suffix, has_suffix = _split(sanitized(prefix or "name"))
-        ids = self._ids.get(root)
-        if ids is None:
-            ids = self._ids[root] = _SequentialIds()
-        suffix = ids.register(suffix)
+        suffix = self._ids_of(root).register(suffix)
         if suffix == 0:
             return f"{root}.0" if has_suffix else root
         return f"{root}.{suffix}"
@@ -232,6 +248,20 @@ class InstructionNames:
                 return name
         return self._uniquer().unique(name)
 
+    def unique_each(self, names: list[str]) -> list[str]:
+        """:meth:`unique` of each of ``names`` in order (a parsed computation's instructions): the
+        plain case, a name that is its own fresh key, without a call per name."""
+        seen = self._seen
+        out = []
+        for name in names:
+            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
+                    and name not in _TYPE_NAMES and name not in seen:
+                seen[name] = name  # _plain_key(name) is name itself
+                out.append(name)
+            else:
+                out.append(self.unique(name))
+        return out
+
     def unique_keeping_suffix(self, base: str) -> str:
         """:meth:`NameUniquer.unique_keeping_suffix` (the same as :meth:`unique` while ``base`` is free)."""
         if self._full is None:
@@ -253,6 +283,17 @@ class InstructionNames:
                 self._seen.setdefault(key, name)  # a key is a (root, suffix) pair: taken once
                 return
         self._uniquer().claim(name)
+
+    def claim_each(self, names: list[str]) -> None:
+        """:meth:`claim` of each of ``names`` (a copied computation's instructions), the plain
+        case (a name that is its own key) without a call per name."""
+        seen = self._seen
+        for name in names:
+            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
+                    and name not in _TYPE_NAMES:
+                seen.setdefault(name, name)  # _plain_key(name) is name itself
+            else:
+                self.claim(name)
 
     def taken(self, name: str) -> bool:
         """:meth:`NameUniquer.taken`."""

@@ -26,6 +26,12 @@ class NameTable:
     def add(self, instr: HloInstruction) -> None:
         self._live[instr.name] = instr
 
+    def add_all(self, instrs: list[HloInstruction]) -> None:
+        """:meth:`add` of each of ``instrs`` in order (a computation joining the module)."""
+        live = self._live
+        for instr in instrs:
+            live[instr.name] = instr
+
     def remove(self, instr: HloInstruction) -> bool:
         """Forget ``instr`` if its name still maps to it (whether it did)."""
         if self._live.get(instr.name) is instr:

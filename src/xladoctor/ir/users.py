@@ -131,3 +131,5 @@ class Users(list["HloInstruction"]):
 
 _list_contains = list.__contains__
 _list_init = list.__init__
+first_user = _list_init
+"""The first user of an empty, unindexed :class:`Users`, exactly one slot (``Users.add``'s first case)."""

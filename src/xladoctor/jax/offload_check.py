@@ -73,12 +73,19 @@ class ProgramCheck:
     prediction with the real TPU compiler's verdict; ``None`` when not asked or not possible."""
     confirm_note: str | None = None
     """Why ``confirm=True`` could not run here (no ``[tpu]`` extra, not Linux x86-64...)."""
+    run: dict[str, Any] | None = None
+    """``check_offload(..., run=True)``: ``{"judge", "run"}`` as ``offload --confirm --run``'s
+    ``confirm`` document has them (docs/json.md): which judge answered, and what the one run on
+    the chip did against the CPU (``run.outcome``: ``right``, ``wrong``, ``halt``, ``not_run``...)."""
 
     def ok(self, report: Report | None = None) -> bool:
         """No error predicted and, when confirmed, none from the real compiler either."""
+        from ..oracle.confirm import RUN_FAILURES
+
         rejected = self.confirmation is not None and self.confirmation.verdict.is_error
         errors = self.result is not None and bool(self.result.errors)
-        return not errors and not self.failures and not rejected
+        ran_wrong = self.run is not None and self.run["run"].get("outcome") in RUN_FAILURES
+        return not errors and not self.failures and not rejected and not ran_wrong
 
     @property
     def disagrees(self) -> bool:
@@ -147,13 +154,22 @@ class ProgramCheck:
 
         names = [r.name or "" for r in self.program.signature.results] or None
         mc = analysis_of(self.program.module, self.result, None, names)
-        if self.confirmation is not None:
-            from ..oracle.topologies import platform_of
-
-            topology = getattr(self.confirmation.verdict, "topology", None)
-            mc.confirm = {"available": True, "platform": platform_of(topology or ""), "topology": topology,
-                          **self.confirmation.to_json()}
+        mc.confirm = self.confirm_document()
         return Report("check_offload", (), mc.findings(lang), lang)
+
+    def confirm_document(self) -> dict[str, Any] | None:
+        """The ``confirm`` object as ``offload --confirm`` writes it (docs/json.md), ``judge`` and
+        ``run`` included after ``run=True``; None when not confirmed."""
+        if self.confirmation is None:
+            return None
+        from ..oracle.topologies import platform_of
+
+        topology = getattr(self.confirmation.verdict, "topology", None)
+        doc = {"available": True, "platform": platform_of(topology or ""), "topology": topology,
+               "input": "stablehlo", **self.confirmation.to_json()}
+        if self.run is not None:
+            doc.update({k: v for k, v in self.run.items() if v is not None})
+        return doc
 
     def report(self) -> Report:
         """The one report type, this check attached: its findings are :meth:`diagnostics`', each
@@ -345,7 +361,7 @@ PLATFORMS = ("tpu", "cuda", "gpu", "rocm", "cpu")
 
 def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str = SHIPPED,
                   jit_kwargs: dict[str, Any] | None = None, confirm: bool = False, topology: str | None = None,
-                  **kwargs: Any) -> Report:
+                  run: bool = False, seed: int = 0, **kwargs: Any) -> Report:
     """Predict E1200 for ``jax.jit(fn, **jit_kwargs)(*args, **kwargs)`` on ``platform``,
     without compiling.
 
@@ -366,6 +382,13 @@ def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str =
     target (``"h100"``, ``"a100"``: XLA:GPU compile-only, ``pip install 'xladoctor[gpu]'``);
     ``None`` picks the one for ``platform`` (``v5e:2x2``, or ``h100`` for ``"cuda"``/``"gpu"``).
     Without the extra, ``report.confirm_note`` says how to get it.
+    ``run=True`` (implies ``confirm``, TPU only) compiles the program on the local TPU chip, runs
+    it once on random inputs drawn from ``seed`` and compares every output with the CPU's, as
+    ``xladoctor offload --confirm --run`` does: a halt, a crash, a refused call or wrong data is a
+    failure of its own (``report.ok`` false).  If this process's jax holds the chip already, the
+    run happens in this process, so a program that halts the core ends it, as calling the program
+    would (docs/chip.md); otherwise in a worker process that lets the chip go afterwards.  Without
+    a chip the program is compiled only and the run is ``not_run`` with the reason.
     """
     if platform is not None and platform not in PLATFORMS:  # jax lowers for any name and finds nothing
         raise ValueError(f"check_offload: unknown platform {platform!r}: use one of "
@@ -376,7 +399,16 @@ def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str =
                         f"function: pass jit_kwargs={{{', '.join(repr(k) + ': ...' for k in misplaced)}}}")
     program = lower_program(fn, args, jit_kwargs, platform, kwargs)
     check = _check(program, rule)
-    if confirm and check.result is not None:
+    if run and check.result is not None:
+        from ..oracle.topologies import platform_of
+
+        if topology is not None and platform_of(topology) != "tpu":
+            raise ValueError(f"check_offload: run=True runs on a TPU chip; topology {topology!r} is not a TPU one")
+        from .offload_confirm import run_program
+
+        check.confirmation, check.confirm_note, check.run = run_program(program, check.result, fn, args,
+                                                                        jit_kwargs or {}, kwargs, seed)
+    elif confirm and check.result is not None:
         from .offload_confirm import confirm_program
 
         check.confirmation, check.confirm_note = confirm_program(program, check.result, fn, args,
@@ -417,10 +449,18 @@ def report_json(report: Report) -> dict[str, Any]:
         "findings": [_finding_json(f) for f in report.findings if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH],
         "notes": list(check.notes), "failures": list(check.failures), "offloads": check.offloads(),
         "policy_findings": [p.to_json() for p in check.policy_findings],
-        "confirm": (check.confirmation.to_json() if check.confirmation is not None
+        "confirm": (_confirm_json(check) if check.confirmation is not None
                     else {"available": False, "reason": check.confirm_note} if check.confirm_note else None),
         "diagnostics": to_json(check.diagnostics()),
     }
+
+
+def _confirm_json(check: ProgramCheck) -> dict[str, Any]:
+    """The real compiler's comparison, with ``judge`` and ``run`` after ``run=True``."""
+    doc = check.confirmation.to_json()
+    if check.run is not None:
+        doc.update({k: v for k, v in check.run.items() if v is not None})
+    return doc
 
 
 def dumps(report: Report) -> str:

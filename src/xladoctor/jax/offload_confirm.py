@@ -31,11 +31,46 @@ def confirm_program(program: LoweredProgram, result: HostOffloadResult, fn: Any,
     if why is not None:
         hint = install_hint(topology)
         return None, label("jax_report.not_confirmed", why=why, hint="" if hint in why else f"; {hint}")
-    target = platform_of(topology)
-    same = program.platform == target or (target == "cuda" and is_gpu_platform(program.platform))
-    lowered = program.lowered if same else lower(fn, args, jit_kwargs, target, kwargs)
+    lowered = _lowered_for(program, fn, args, jit_kwargs, platform_of(topology), kwargs)
     verdict = worker.compile_stablehlo(lowered.as_text(), want_text=False)
     return compare(prediction_of(result, program.module), verdict), None
+
+
+def _lowered_for(program: LoweredProgram, fn: Any, args: tuple, jit_kwargs: dict, target: str,
+                 kwargs: dict | None) -> Any:
+    """The program lowered for ``target``: the prediction's own lowering when it is the same."""
+    same = program.platform == target or (target == "cuda" and is_gpu_platform(program.platform))
+    return program.lowered if same else lower(fn, args, jit_kwargs, target, kwargs)
+
+
+def run_program(program: LoweredProgram, result: HostOffloadResult, fn: Any, args: tuple, jit_kwargs: dict,
+                kwargs: dict | None, seed: int) -> tuple[Comparison | None, str | None, dict[str, Any]]:
+    """``run=True``: compile the TPU lowering on the local chip, run it once on inputs drawn from
+    ``seed`` and compare with the CPU, as ``offload --confirm --run`` does.
+
+    Returns ``(comparison, note, {"judge", "run"})``.  The chip is this process's own when its jax
+    holds it already (a notebook that has run anything on the TPU), else a worker process's,
+    which is ended afterwards so that this process can open the chip later.  Without a chip the
+    program is compiled only (libtpu compile-only), and ``run`` says it did not run and why."""
+    from ..oracle.confirm import judge_of, on_chip
+    from ..oracle.run_chip import chip_present, shared_runner
+    from ..oracle.run_here import process_holds_chip
+
+    lowered = _lowered_for(program, fn, args, jit_kwargs, "tpu", kwargs)
+    busy = None
+    if process_holds_chip() or chip_present():
+        try:
+            judged = on_chip("", program.module, result, lowered.as_text(), True, seed)
+        finally:
+            busy = shared_runner().why_not
+            shared_runner().close()  # the chip goes back to this process
+        if judged is not None:
+            on_the_chip, chip, ran, run_doc = judged
+            return on_the_chip, None, {"judge": judge_of(chip, ran), "run": run_doc}
+    compiled_only, note = confirm_program(program, result, fn, args, jit_kwargs, None, kwargs)
+    why = label("jax_report.no_chip_run", busy=f" ({busy})" if busy else "")
+    judge = judge_of(None, False, DEFAULT_TOPOLOGY) if compiled_only is not None else None
+    return compiled_only, note, {"judge": judge, "run": {"outcome": "not_run", "why": why}}
 
 
 def compile_jitted(program: Any, *args: Any, topology: str = DEFAULT_TOPOLOGY,

@@ -50,6 +50,14 @@ def _confirmation_lines(report: ProgramCheck) -> list[str]:
             lines.append(f"  {c.verdict.check_line}")
         verdict = {True: "jax_report.agrees", False: "jax_report.disagrees", None: "jax_report.not_comparable"}[c.agree]
         lines.append(f"  {label(verdict)}: {c.reason}")
+    if report.run is not None:
+        from ..oracle.run_text import judge_says, run_line
+
+        if report.run.get("judge"):
+            lines.append("  " + label("confirm.judge", says=judge_says(report.run["judge"], c.verdict.topology if c else "")))
+        lines.append("  " + run_line(report.run["run"]))
+        if report.run["run"].get("check_line"):
+            lines.append(f"    {report.run['run']['check_line']}")
     if report.confirm_note:
         lines.append(label("jax_report.note", note=report.confirm_note))
     return lines

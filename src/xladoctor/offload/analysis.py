@@ -16,7 +16,7 @@ from .passes.hlo_dce import dead_code, has_control_edges
 from .passes.host_offload_legalize import LegalizeResult
 from .passes.host_offloader import OffloadOptions
 from .passes.tuple_simplifier import folds_tuples
-from .pipeline import PIPELINE, PipelineConfig, PipelineState, run_pipeline
+from .pipeline import PipelineConfig, offload_pipeline, pass_names
 from .result import HostOffloadResult
 from .rules import SHIPPED
 from .rules import rule as _rule
@@ -39,7 +39,7 @@ def analyze_host_offload(module: HloModule, rule: str = SHIPPED, *, disable_host
     ``allow_h2h_copy`` mirror the XLA debug options of the same meaning.
 
     ``platform`` (``tpu``, ``cuda``...) leaves out the pre-passes only libtpu runs
-    (:func:`.pipeline._tpu_pre_optimization`).
+    (:attr:`.pipeline.PipelineConfig.libtpu`).
 
     ``inline_calls`` first does what XLA's compile does before HostOffloader runs:
     CallInliner and tuple folding (:mod:`.passes.call_inliner`), removal of sharding markers
@@ -121,15 +121,16 @@ def _failed_first(options: OffloadOptions, status: Status, message: str, instruc
 
 def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: bool,
                    legalize: bool, platform: str = "tpu") -> HostOffloadResult:
-    """The declared pipeline (:data:`.pipeline.PIPELINE`: the pre-passes, HostOffloadLegalize,
-    HostOffloader) on a private copy of ``module``."""
+    """The pipeline (:func:`.pipeline.offload_pipeline`: the pre-passes, HostOffloadLegalize,
+    HostOffloader) on a private copy of ``module``; HostOffloader's result, from the run's context."""
     config = PipelineConfig(inline_calls, legalize, options, platform)
     copy, left_out = private_copy(module, config)
-    state = PipelineState(copy, module, config, left_out=left_out)
-    run_pipeline(state)
-    assert state.result is not None
-    predict_later_failures(module, state.result)
-    return state.result
+    pipeline = offload_pipeline(config, module, left_out)
+    pipeline.run(copy)
+    result = pipeline.context.result
+    assert result is not None
+    predict_later_failures(module, result)
+    return result
 
 
 def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dict[str, list[HloInstruction]]]:
@@ -141,8 +142,7 @@ def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, 
     whose dead code no live instruction names (no control edges): there the copy without it is what
     the removal leaves, names included (:func:`.passes.hlo_dce.dead_code` reads the input without changing it).
     Most dead code of a repeated program is gone before it is copied or walked."""
-    first = next((p.name for p in PIPELINE if p.condition(config)), None)
-    if first != "stablehlo_rebuild":
+    if pass_names(config)[:1] != ["stablehlo_rebuild"]:
         return clone_module(module), {}
     left_out: dict[str, list[HloInstruction]] = {}
     for comp in module.computations:

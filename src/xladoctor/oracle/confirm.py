@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..ir.module import HloModule
     from ..offload.result import HostOffloadResult
+    from .comparison import Comparison
 
 
 def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: str,
@@ -46,12 +47,31 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
 def _on_chip(text: str, module: HloModule, result: HostOffloadResult, stablehlo: str | None,
              predicted_for: str, run: bool, seed: int) -> dict[str, Any] | None:
     """The local chip as the judge (:mod:`.run_chip`); None when its worker finds no TPU."""
+    judged = on_chip(text, module, result, stablehlo, run, seed)
+    if judged is None:
+        return None
+    comparison, chip, ran, run_doc = judged
+    doc = {"available": True, "platform": "tpu", "topology": chip["device_kind"],
+           "input": "stablehlo" if stablehlo is not None else "hlo", **comparison.to_json(),
+           "predicted_for": "tpu", "judge": judge_of(chip, ran)}
+    if run_doc is not None:
+        doc["run"] = run_doc
+    return doc
+
+
+def on_chip(text: str, module: HloModule, result: HostOffloadResult, stablehlo: str | None, run: bool,
+            seed: int) -> tuple[Comparison, dict[str, Any], bool, dict[str, Any] | None] | None:
+    """Compile (and with ``run`` run) on the local chip: ``(comparison, chip, ran, run document)``,
+    or None when no chip answers.  The chip is this process's own when its jax holds it already
+    (:mod:`.run_here`: the Python API in a notebook), else a worker's (:mod:`.run_chip`)."""
     from .comparison import compare, prediction_of
     from .run_chip import shared_runner
+    from .run_here import InProcessRunner, process_holds_chip
     from .verdict import Verdict
 
-    reply = shared_runner().judge("stablehlo" if stablehlo is not None else "hlo",
-                                  stablehlo if stablehlo is not None else text, run, seed)
+    runner: Any = InProcessRunner() if process_holds_chip() else shared_runner()
+    reply = runner.judge("stablehlo" if stablehlo is not None else "hlo",
+                         stablehlo if stablehlo is not None else text, run, seed)
     chip = reply.get("chip")
     if chip is None:
         return None
@@ -59,12 +79,7 @@ def _on_chip(text: str, module: HloModule, result: HostOffloadResult, stablehlo:
     from ..offload.platform_checks import predict_for_platform
 
     comparison = compare(prediction_of(predict_for_platform(module, result, "tpu"), module), verdict)
-    doc = {"available": True, "platform": "tpu", "topology": chip["device_kind"],
-           "input": "stablehlo" if stablehlo is not None else "hlo", **comparison.to_json(),
-           "predicted_for": "tpu", "judge": judge_of(chip, "run" in reply)}
-    if run:
-        doc["run"] = run_document(reply.get("run"), verdict)
-    return doc
+    return comparison, chip, "run" in reply, run_document(reply.get("run"), verdict) if run else None
 
 
 def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None) -> dict[str, Any]:

@@ -4,7 +4,7 @@ libtpu writes the module before each pass of a pipeline when compiled with
 :data:`DUMP_FLAGS` in ``XLA_FLAGS`` (``../shared/docs/real-compiler.md`` §1), also when the
 compile then fails; ``...host_offloading.after_pipeline-start.before_host-offload-legalize.txt``
 is exactly what HostOffloadLegalize and HostOffloader receive.  :func:`prepared_module` is ours
-(:data:`xladoctor.offload.pipeline.PRE_PASSES` on a copy); :func:`compare_prepared` compares the
+(the pre-passes of :func:`xladoctor.offload.pipeline.offload_pipeline` on a copy); :func:`compare_prepared` compares the
 two graphs modulo names.
 
 **Renaming rule.**  Names differ (the compiler's round trip through StableHLO renames
@@ -110,16 +110,18 @@ def _opcode_of(line: CanonicalLine | None) -> str:
 
 
 def prepared_module(module: HloModule, inline_calls: bool | None = None) -> HloModule:
-    """A copy of ``module`` after :data:`~xladoctor.offload.pipeline.PRE_PASSES`, as the
-    analysis runs them (``inline_calls=None``: when the module looks pre-optimisation)."""
+    """A copy of ``module`` after the pre-passes (:func:`~xladoctor.offload.pipeline.offload_pipeline`'s
+    ``pre_passes_only``), as the analysis runs them (``inline_calls=None``: when the module looks
+    pre-optimisation)."""
     from ..offload.clone import clone_module
     from ..offload.passes.call_inliner import looks_pre_optimization
-    from ..offload.pipeline import PRE_PASSES, PipelineConfig, PipelineState, run_pipeline
+    from ..offload.pipeline import PipelineConfig, offload_pipeline
 
     if inline_calls is None:
         inline_calls = looks_pre_optimization(module)
-    state = PipelineState(clone_module(module), module, PipelineConfig(inline_calls))
-    return run_pipeline(state, PRE_PASSES).module
+    copy = clone_module(module)
+    offload_pipeline(PipelineConfig(inline_calls), module, pre_passes_only=True).run(copy)
+    return copy
 
 
 def read_dump(directory: str) -> str | None:

@@ -144,8 +144,16 @@ def _quiet_reason(f: dict[str, Any], lang: str) -> str:
     companion = (f.get("offload") or {}).get("stablehlo")
     if companion:  # which StableHLO the verdict used, on the quiet line too
         how = label("check.kinds_beside" if companion["found"] == "beside" else "check.kinds_option", lang)
-        why += "; " + label("check.kinds_from", lang, path=escape_field(companion["path"]), how=how)
+        why += "; " + label("check.kinds_from", lang, path=companion_shown(companion, lang), how=how)
     return label("check.quiet_module", lang, module=name, why=why)
+
+
+def companion_shown(companion: dict[str, Any], lang: str = "en") -> str:
+    """The companion's path as every output says it: a symlink with the file it names (``link_to``)."""
+    path = escape_field(companion["path"])
+    if companion.get("link_to"):
+        return label("check.kinds_link", lang, path=path, target=escape_field(companion["link_to"]))
+    return path
 
 
 def _hlo_text(f: dict[str, Any], lang: str) -> str:
@@ -164,7 +172,7 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
     off = f["offload"]
     if off.get("stablehlo"):  # which StableHLO the verdict used (the resolver's, as offload says it)
         how = label("check.kinds_beside" if off["stablehlo"]["found"] == "beside" else "check.kinds_option", lang)
-        lines.append("   " + label("check.kinds_from", lang, path=escape_field(off["stablehlo"]["path"]), how=how))
+        lines.append("   " + label("check.kinds_from", lang, path=companion_shown(off["stablehlo"], lang), how=how))
     found = _findings(off)
     mismatches = [x for x in found if x.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
     for x in mismatches:

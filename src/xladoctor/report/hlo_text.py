@@ -50,7 +50,9 @@ def render_text(s: dict[str, Any]) -> str:
                            counts=", ".join(f"{escape_field(k)} {v}" for k, v in s["custom_calls"].items())))
     if s.get("stablehlo"):
         how = label("check.kinds_beside" if s["stablehlo"]["found"] == "beside" else "check.kinds_option")
-        lines.append(label("hlo.stablehlo", path=escape_field(s["stablehlo"]["path"]), how=how))
+        from .check_text import companion_shown
+
+        lines.append(label("hlo.stablehlo", path=companion_shown(s["stablehlo"]), how=how))
     if s["memory_spaces"]:
         lines.append(label("hlo.memory_spaces", counts=", ".join(
             label("hlo.memory_space_host" if int(k) == HOST_MEMORY_SPACE else "hlo.memory_space", space=k, n=v)

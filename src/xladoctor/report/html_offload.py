@@ -32,9 +32,27 @@ def offload_verdict(doc: dict[str, Any]) -> tuple[str, str]:
         return "html.verdict_e1200", "bad"
     if doc.get("failures"):
         return "html.verdict_fail", "bad"
-    if doc.get("warnings") or doc.get("outputs_moved_to_host") or doc.get("host_compute"):
+    if doc.get("warnings") or doc.get("outputs_moved_to_host") or doc.get("host_compute") or \
+            _layout_warnings(doc.get("diagnostics")):
         return "html.verdict_warn", "warn"
     return "html.verdict_clean", "ok"
+
+
+def _layout_warnings(diagnostics: Any) -> list[Finding]:
+    """The parser's E0002 layout warnings among a document's findings."""
+    from ..findings.wire import findings_of
+
+    return [f for f in findings_of(diagnostics) if f is not None and f.kind is FindingKind.LAYOUT_WARNING]
+
+
+def _layout_card(f: Finding, lang: str) -> str:
+    """One layout warning as ``offload``'s text says it: where, the rule, XLA's words, what XLA does."""
+    where = f"{f.location.path or '-'}:{f.location.line}:{f.location.column}"
+    instruction = f" {lbl(lang, 'html.at')} {ltr(f.location.instruction)}" if f.location.instruction else ""
+    return (f'<article class="layout-warning"><h4>{badge(f.code, "code")} {badge(f.name, "warn")} '
+            f'{esc(f.title)}</h4><p class="origin">{ltr(where)}{instruction}</p>'
+            f'{code_block(f.message, "xla-message", label=label("html.copy", lang))}'
+            f'<p>{esc(str(f.fields.get("xla", "")))}</p></article>')
 
 
 class _ErrorFacts(NamedTuple):
@@ -128,6 +146,7 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
              f'<span class="muted">{lbl(lang, "html.model")}: {esc(model)}</span></div>']
     if key == "html.verdict_clean":
         parts.append(f'<p class="clean">{lbl(lang, "html.no_offload_issue")}</p>')
+    parts.extend(_layout_card(f, lang) for f in _layout_warnings(doc.get("diagnostics")))  # first, as in the text
     errors = doc.get("errors") or []
     host = host_set(doc.get("host_positions", [])) if errors else set()
     by_output = _findings_by_output(doc.get("diagnostics")) if errors else {}

@@ -41,12 +41,14 @@ def offload_text(source: str, module: HloModule, result: HostOffloadResult, fixe
     finding (``compiled_note``, None for a module the analysis applies to) and the real compiler's
     verdict (``--confirm``).  ``source`` is already made safe for a terminal."""
     from ..base.escape import escape_field
+    from .check_text import companion_shown
     from .confirm import confirm_lines
 
     report = layout_text(findings, lang) + render_text(source, module, result, fixes, trace, lang)
     if companion is not None:
         how = label("check.kinds_beside" if companion.found == "beside" else "check.kinds_option", lang)
-        report += "\n" + label("check.kinds_from", lang, path=escape_field(companion.path), how=how) + "\n"
+        report += "\n" + label("check.kinds_from", lang, path=companion_shown(companion.to_json(), lang),
+                                how=how) + "\n"
     note = provenance.note()
     if note:
         report += "\n" + label("check.note", lang, note=escape_field(in_lang(note, lang))) + "\n"

@@ -64,7 +64,9 @@ def _expand_local(pattern: str) -> Iterable[str]:
     if os.path.isdir(pattern):
         return _walk_files(pattern)
     if not glob.has_magic(pattern):
+        _refuse_unreachable(pattern, "file")
         return [pattern] if os.path.isfile(pattern) else []
+    _refuse_unreachable(_glob_root(pattern) or ".", "folder")
     if "**" in pattern:
         root = _glob_root(pattern)
         matches = _glob_regex(pattern).fullmatch
@@ -73,6 +75,22 @@ def _expand_local(pattern: str) -> Iterable[str]:
         return (p for p in _walk_files(root or ".", prefix=not root) if matches(p))
     root = _glob_root(pattern) or "."  # a fixed depth: glob's own listing, then the walk's rules for links
     return (p for p in glob.glob(pattern) if _inside(p, root))
+
+
+def _refuse_unreachable(path: str, what: str) -> None:
+    """Raise when ``path`` cannot be looked at for a reason other than its absence (a name too
+    long, a folder it is in that may not be searched, a loop of links): "no file matches" would
+    hide the reason, which :func:`os.path.isfile` and :func:`glob.glob` swallow."""
+    import errno
+
+    try:
+        os.stat(path)
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            return
+        from ..base.errors import InputError
+
+        raise InputError(f"cannot read {what}: {e.strerror or e}", path, 1, 1) from None
 
 
 def _inside(path: str, root: str) -> bool:

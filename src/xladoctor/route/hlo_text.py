@@ -117,7 +117,9 @@ def _check_module(module: HloModule, text: str, source: str, options: Options,
     # that to the provenance): the entry carries it, and with it the note (file or folder alike).
     entry["provenance"] = mc.provenance.to_json()
     result = mc.result
-    entry["findings"] = len(result.errors) + len(result.failures)
+    # the parser's layout warnings are findings of the document too (E0002): counted, so the text's
+    # tally and its quiet line agree with the diagnostics and the exit code
+    entry["findings"] = len(result.errors) + len(result.failures) + len(module.layout_warnings)
     if options.confirm_topology is not None:
         from ..oracle.confirm import confirm, is_error
 

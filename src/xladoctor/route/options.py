@@ -75,7 +75,9 @@ class Options:
         """The documents' ``stablehlo``: which StableHLO the verdict used, or null for none."""
         if self.stablehlo_path is None:
             return None
-        return {"path": self.stablehlo_path, "found": self.stablehlo_found or "option"}
+        from ..syntax.companion import companion_json
+
+        return companion_json(self.stablehlo_path, self.stablehlo_found or "option")
 
     def command_args(self) -> tuple[str, ...]:
         """The options as command-line arguments (repeated in each fix's ``xladoctor offload`` line)."""

@@ -5,7 +5,9 @@ does (``mhlo.memory_kind`` on ``@main``).  Every command that reads an HLO file 
 ``offload``, ``hlo``) and the Python API resolve its companion here, in one way:
 
 * ``--stablehlo FILE`` names it (``found`` ``option``), else ``NAME.mlir`` or ``NAME.stablehlo``
-  beside ``NAME.hlo``/``NAME.txt`` is used (``found`` ``beside``);
+  beside ``NAME.hlo``/``NAME.txt`` is used (``found`` ``beside``), a symlink to a regular file
+  included (the documents then name the file read, ``link_to``); one that cannot be read (a
+  dangling symlink, a folder, a FIFO) is refused in one line, never passed over in silence;
 * it must hold JAX's ``@main``, and ``@main``'s signature must be the module's entry signature
   (as many arguments and results, each of the same element type and dimensions): a stale or
   unrelated file (another program, an older lowering) would otherwise move memory kinds onto
@@ -38,20 +40,69 @@ class Companion:
     """``option`` (``--stablehlo``) or ``beside`` (``NAME.mlir`` next to ``NAME.hlo``)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "found": self.found}
+        return companion_json(self.path, self.found)
+
+
+def _candidates(path: str | None) -> list[str]:
+    """The companion names for ``path``: ``NAME.mlir``, ``NAME.stablehlo`` beside ``NAME.hlo``/``NAME.txt``."""
+    if not path or path in ("-", "<stdin>"):
+        return []
+    stem, ext = os.path.splitext(path)
+    return [stem + suffix for suffix in STABLEHLO_SUFFIXES] if ext in HLO_SUFFIXES else []
 
 
 def beside(path: str | None) -> str | None:
-    """``NAME.mlir`` (or ``NAME.stablehlo``) beside ``NAME.hlo``/``NAME.txt``, a regular file, or None."""
-    if not path or path in ("-", "<stdin>"):
-        return None
-    stem, ext = os.path.splitext(path)
-    if ext not in HLO_SUFFIXES:
-        return None
-    for suffix in STABLEHLO_SUFFIXES:
-        if os.path.isfile(stem + suffix) and not os.path.islink(stem + suffix):
-            return stem + suffix
+    """``NAME.mlir`` (or ``NAME.stablehlo``) beside ``NAME.hlo``/``NAME.txt`` that is, or is a symlink
+    to, a regular file; else None.  Whether an entry of that name that is neither is refused is
+    :func:`refuse_unusable_beside`'s to say, per module."""
+    for candidate in _candidates(path):
+        if os.path.isfile(candidate):
+            return candidate
+        if os.path.lexists(candidate):
+            return None
     return None
+
+
+def refuse_unusable_beside(path: str | None) -> None:
+    """Raise when the first ``NAME.mlir``/``NAME.stablehlo`` entry beside ``path`` exists but cannot
+    be read as a companion (a dangling symlink, a folder, a device or FIFO): the module would
+    otherwise be analysed without the memory kinds its owner put beside it, without a word."""
+    for candidate in _candidates(path):
+        if os.path.isfile(candidate):
+            return
+        if os.path.lexists(candidate):
+            raise InputError(f"the StableHLO beside {path} cannot be read: {_unusable(candidate)}; give the right one "
+                             "with --stablehlo, or move this one away", candidate, 1, 1)
+
+
+def _unusable(candidate: str) -> str:
+    if os.path.islink(candidate):
+        target = os.readlink(candidate)
+        if not os.path.exists(candidate):
+            return f"a dangling symlink (to {target!r})"
+        return f"a symlink (to {target!r}) to {_kind(os.stat(candidate).st_mode)}, not a regular file"
+    return f"{_kind(os.stat(candidate).st_mode)}, not a regular file"
+
+
+def _kind(mode: int) -> str:
+    import stat
+
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a special file"
+
+
+def companion_json(path: str, found: str) -> dict[str, Any]:
+    """A document's ``stablehlo``: ``{path, found}``, and ``link_to`` (the file read) when ``path``
+    is a symlink, so every output says which file the memory kinds came from."""
+    doc: dict[str, Any] = {"path": path, "found": found}
+    if os.path.islink(path):
+        doc["link_to"] = os.path.realpath(path)
+    return doc
 
 
 def read_stablehlo(path: str) -> str:
@@ -122,6 +173,8 @@ def resolve(module: HloModule, source: str | None, stablehlo_path: str | None = 
     """The StableHLO to read ``module`` (from ``source``) with: the one named, else the one beside
     it, verified to be the same program's; None when there is none."""
     near = beside(source)
+    if stablehlo_path is None:
+        refuse_unusable_beside(source)
     path = stablehlo_path or near
     if path is None:
         return None

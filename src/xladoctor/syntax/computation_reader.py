@@ -9,7 +9,7 @@ numbered from 0 without gaps), with XLA's wording.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Mapping
 
 from ..base.errors import HloParseError
 from ..ir.computation import HloComputation
@@ -67,6 +67,12 @@ class ComputationReader(InstructionReader):
     """One string per distinct attribute text (without metadata), scalar literal or custom-call
     target in this parse (a jax module spells ``, dimensions={}`` on thousands of lines: each kept
     its own copy); dropped with the parser, so it holds nothing after the parse."""
+    attribute_verdicts: dict[tuple[HloOpcode, str], tuple[str, frozenset[str], str | None, int | None,
+                                                          Mapping[str, str] | None]]
+    """The fast path's verdict on an attribute text by opcode, where it depends on nothing else
+    (:func:`.instruction_line._attributes`): the shared text, the names, the decoded fields."""
+    has_backslash: bool
+    """Whether the text holds a backslash anywhere (the fast path takes no line that holds one)."""
     _nesting: int = 0
     """How many nested instructions (:meth:`read_nested`) and inline computations
     (:meth:`read_inline_computation`) the reader is inside now (bounded by :data:`MAX_NESTING`)."""
@@ -176,10 +182,11 @@ class ComputationReader(InstructionReader):
                 line += newlines
                 line_start = text.rfind("\n", line_pos, instr_start) + 1
             line_pos = instr_start
-            instr.set_position(line, instr_start - line_start + 1)
+            instr.line = line
+            instr.col = instr_start - line_start + 1
             if is_root or instr.parameter_number is not None:
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
-            add(instr, index_parameter=False)
+            add(instr, False)
             by_name[instr.name] = instr
         self._line, self._line_pos = line, line_pos
         self._finish_body(comp, body.root, body.params)

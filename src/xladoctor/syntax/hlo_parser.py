@@ -102,6 +102,8 @@ class _ModuleParser(ComputationReader):
         self._nested = []
         self.declared_operands = []
         self.shared_text = {}
+        self.attribute_verdicts = {}
+        self.has_backslash = "\\" in text
 
     # -- helpers -------------------------------------------------------------------
     def parse(self) -> HloModule:

@@ -95,7 +95,7 @@ _OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, 
     spelling: (op, -1 if op.arity is None else op.arity, op.allowed_attributes, op.required_attributes or None)
     for spelling, op in OPCODES_BY_SPELLING.items()}
 _intern = sys.intern
-_NO_NAMES: set[str] = set()  # the attribute names of a line without any (never added to)
+_NO_NAMES: frozenset[str] = frozenset()  # the attribute names of a line without any
 _OPERAND = re.compile(rf"%?({_NAME})")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 # A literal without strings or parentheses: a scalar (constant(0), constant(-inf), constant(true)) or
@@ -141,7 +141,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     r = p.r
     text = r.text
     m = _LINE.match(text, r.pos)
-    if m is None or text.find("\\", m.start(), m.end()) >= 0:
+    if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
         return None
     root, percent, name, shape_text, spelling, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7)
     info = _OPCODE_INFO.get(spelling)
@@ -154,13 +154,13 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         if shape is None:
             return None
     instr = ParsedInstruction(name, opcode, shape)
-    operands: list[HloInstruction] = []
+    operands: tuple[HloInstruction, ...] = ()
     if opcode is _PARAMETER or opcode is _CONSTANT or names_text is None:
         if not _contents(instr, inside if names_text is None else names_text, p.shared_text):
             return None
     else:
         try:
-            operands = [by_name[n] for n in _OPERAND.findall(names_text)]
+            operands = tuple(map(by_name.__getitem__, _OPERAND.findall(names_text)))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
         if opcode is _TUPLE:
@@ -170,11 +170,13 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
         if opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None:
             return None  # the full reader refuses it where it stands
-    control: list[tuple[str, int]] = []
-    names = _NO_NAMES
-    if m.end(8) > m.start(8):
+    control = _NO_CONTROL
+    names: set[str] | frozenset[str] = _NO_NAMES
+    start, end = m.span(8)
+    if end > start:
+        control = []
         resolving = len(p._calls_to_resolve)
-        read = _attributes(p, instr, allowed, text, m.start(8), m.end(8), control)
+        read = _attributes(p, instr, allowed, text, start, end, control)
         if read is None:
             del p._calls_to_resolve[resolving:]
             return None
@@ -182,11 +184,15 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     if required is not None and not names.issuperset(required):
         return None
     if operands:
-        instr.link_operands(tuple(operands))  # a new instruction: no old operands to drop
+        instr.link_operands(operands)  # a new instruction: no old operands to drop
     if percent:
         module.print_percent = True
     r.pos = m.end()
     return instr, control, m.start(1) if root else m.start(2), root is not None
+
+
+_NO_CONTROL: list[tuple[str, int]] = []
+"""The control predecessors of a line without attributes (never added to)."""
 
 
 def _contents(instr: HloInstruction, inside: str, shared: dict[str, str]) -> bool:
@@ -228,10 +234,63 @@ _PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), 
 
 
 def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
-                start: int, end: int, control: list[tuple[str, int]]) -> set[str] | None:
+                start: int, end: int, control: list[tuple[str, int]]) -> set[str] | frozenset[str] | None:
     """Record and decode the attributes in ``text[start:end]`` as the full reader does: their names,
-    or None where it would refuse one.  Read in place: a 10 MB value is copied once, as the full
-    reader copies it."""
+    or None where it would refuse one.
+
+    A jax module spells the same attribute text on thousands of lines (``, dimensions={}``, a
+    placement annotation's target and frontend attributes): the verdict on a text that names no
+    computation, control predecessor, aliasing or metadata depends on the opcode and the text only,
+    so it is reached once per (opcode, text) and kept for the parse (``p.attribute_verdicts``)."""
+    kept = text[start:end]
+    key = (instr.opcode, kept)
+    reused = p.attribute_verdicts.get(key)
+    if reused is not None:
+        shared, reused_names, target, index, frontend = reused
+        instr.set_attribute_text(shared)
+        if target is not None:
+            instr.custom_call_target = target
+        if index is not None:
+            instr.tuple_index = index
+        if frontend is not None:
+            instr.frontend_attributes = frontend
+        return reused_names
+    long = end - start > _LONG_TEXT
+    if long:
+        del key, kept  # the checks copy every value once: a 10 MB value is not held twice meanwhile
+    names = _check_attributes(p, instr, allowed, text, start, end, control)
+    if names is None:
+        return None
+    if long:
+        kept = text[start:end]
+        key = (instr.opcode, kept)
+    if "metadata" in names:
+        instr.set_attribute_text(kept)  # nearly all distinct (op names, source lines): not shared
+        return names
+    shared = p.shared_text.setdefault(kept, kept)
+    instr.set_attribute_text(shared)
+    target = instr.custom_call_target
+    if target is not None:  # one string per target (a few spellings on thousands of lines)
+        target = instr.custom_call_target = p.shared_text.setdefault(target, target)
+    if _UNREUSABLE.isdisjoint(names):
+        frontend = instr.frontend_attributes if "frontend_attributes" in names else None
+        p.attribute_verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, frontend)
+    return names
+
+
+_LONG_TEXT = 4096
+"""Attribute spans longer than this are sliced again after the checks rather than held through them."""
+
+# Attributes whose reading depends on more than the opcode and their text: called computations and
+# control predecessors are looked up by name (and an inline body moves the cursor); aliasing lists
+# are mutable; metadata is nearly never repeated.
+_UNREUSABLE = frozenset(("control-predecessors", "output_to_operand_aliasing", "metadata", *CALLED_COMPUTATION_ROLES))
+
+
+def _check_attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
+                      start: int, end: int, control: list[tuple[str, int]]) -> set[str] | None:
+    """The checks and decoders of :func:`_attributes` on a text not seen before.  Read in place: a
+    10 MB value is copied once, as the full reader copies it."""
     if _LONG_DIGITS.search(text, start, end) is not None:
         return None  # an integer XLA's lexer may refuse: the full reader checks it
     found = _ATTRIBUTE.findall(text, start, end)
@@ -248,11 +307,6 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
                     (name in _PLAIN_FORMS and _PLAIN_FORMS[name].match(raw) is None):
                 return None
     del found  # holds a copy of every value: free it before the one copy that is kept
-    # The dict is read from it on first use.  One string per spelling, except where metadata
-    # is written: op names and source lines make those nearly all distinct, and a table entry
-    # per distinct text would cost more at the parse's peak than the few repeats save.
-    kept = text[start:end]
-    instr.set_attribute_text(kept if "metadata" in names else p.shared_text.setdefault(kept, kept))
     if _DECODED.isdisjoint(names):
         return names
     for a in _ATTRIBUTE.finditer(text, start, end):  # again, for the positions the decoders' messages name
@@ -263,9 +317,6 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
                 p._decode_attribute(instr, a.group(2), a.group(3), a.start(3), control)
             except HloParseError:
                 return None
-    target = instr.custom_call_target
-    if target is not None:  # one string per target (a few spellings on thousands of lines)
-        instr.custom_call_target = p.shared_text.setdefault(target, target)
     return names
 
 

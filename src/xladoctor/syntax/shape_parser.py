@@ -25,7 +25,7 @@ import re
 from ..ir.primitive import ARRAY_TYPE_NAMES, primitive_type
 from ..ir.shape import UNBOUNDED_SIZE, Shape, default_layout
 from .layout_parser import read_layout, validate_layout
-from .layout_warnings import tuple_entered, tuple_left, warned
+from .layout_warnings import LayoutWarning, collecting, located, tuple_entered, tuple_left, warned
 from .reader import GAP, Reader, match_end
 
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -60,6 +60,17 @@ def parse_shape(text: str, source: str = "<shape>") -> Shape:
     if not r.at_end():
         raise r.error(f"unexpected {r.describe_here()} after shape")
     return shape
+
+
+def parse_shape_warned(text: str, source: str = "<shape>") -> tuple[Shape, tuple[LayoutWarning, ...]]:
+    """One shape string as jaxlib's ``ParseShape`` reads it: a top-level array whose layout XLA's
+    shape validation refuses (``f32[2,3]{0,0}``, ``T(0)``) is kept, read with the default layout,
+    and each such layout returned as a warning (``role`` ``signature``: nothing validates it); in a
+    tuple it is refused, as jaxlib refuses it.  ``xladoctor shape`` reads its argument here, so it
+    accepts what ``hlo`` and ``offload`` accept in a module, with the same warning."""
+    with collecting() as collector:
+        shape = parse_shape(text, source)
+    return shape, located(collector, text)
 
 
 def read_shape(r: Reader) -> Shape:

@@ -13,8 +13,10 @@ A module whose text contains none of these tokens has nothing the pass would rew
 or reject, so its E1200 verdict is "no error" without parsing it (the test suite proves
 the full analysis agrees on every module of the test corpus).  A compiled
 (post-optimisation) module has no offload verdict to compute either.  Parsing is what
-costs (about 15 µs per instruction); this costs one byte scan.  ``check --full`` parses
-every module anyway, to report syntax errors in modules nothing else applies to.
+costs (about 15 µs per instruction); this costs one byte scan.  A module with a layout XLA's shape
+validation refuses is parsed too (:mod:`.layout_scan`), so ``check`` gives the layout warnings
+``offload`` gives.  ``check --full`` parses every module anyway, to report syntax errors in modules
+nothing else applies to.
 """
 
 from __future__ import annotations
@@ -34,15 +36,17 @@ _NAME = re.compile(rb"HloModule\s+([^\s,]+)")
 
 @dataclass(frozen=True)
 class Triage:
-    """What a module needs: ``analyse`` (parse + offload analysis), with the tokens that asked for it."""
+    """What a module needs: ``analyse`` (parse + offload analysis), with the tokens that asked for it,
+    or a layout the parser warns of (``layouts``: the parse makes the E0002 warnings ``offload`` gives)."""
 
     module_name: str
     compiled: bool
     tokens: tuple[str, ...]
+    layouts: bool = False
 
     @property
     def analyse(self) -> bool:
-        return bool(self.tokens) and not self.compiled
+        return (bool(self.tokens) or self.layouts) and not self.compiled
 
 
 def _finder():
@@ -75,4 +79,11 @@ def triage(data: bytes | bytearray, compiled: bool) -> Triage:
     """The module's name (from its ``HloModule`` line) and what it needs."""
     m = _NAME.search(data, 0, 1 << 20)
     name = m.group(1).decode("utf-8", "replace") if m else "?"
-    return Triage(name, compiled, () if compiled else offload_tokens(data))
+    if compiled:
+        return Triage(name, compiled, ())
+    tokens = offload_tokens(data)
+    if tokens:
+        return Triage(name, compiled, tokens)
+    from .layout_scan import has_warned_layout
+
+    return Triage(name, compiled, (), has_warned_layout(data))

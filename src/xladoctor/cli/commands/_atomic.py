@@ -17,10 +17,18 @@ Every command that writes a file (``check --html``, ``inputs --html``, ``offload
   FIFO) is written in place, since renaming over a device node would replace it;
 * every failure is an :class:`~xladoctor.base.errors.InputError` located at the target
   (``OUT:1:1: cannot write ...``), exit 2, and stderr says what was written.
+
+``--fix`` in place is the exception: :func:`rewrite_in_place` writes the fixed text into the file
+itself, as ruff and black do, so the file keeps its inode (a hard link still shares the fixed text),
+its owner, mode and extended attributes; a symlink fixes the file it points to.  It never damages:
+the text was verified (parsed back) by its caller, the file must still hold what was read, the new
+size is allocated before a byte is written (a full disk fails there), and a write that fails midway
+(an error, Ctrl-C, SIGTERM) puts the original bytes back before the error is reported.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -99,10 +107,8 @@ def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str
         raise InputError(f"cannot write {what}: {e.strerror or e}", target, 1, 1) from None
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise InputError(f"cannot write {what}: is a directory", target, 1, 1)
-    if st is not None and stat.S_ISREG(st.st_mode) and (
-            not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK)):
-        raise InputError(f"cannot write {what}: the file is read-only (mode {stat.S_IMODE(st.st_mode):04o}); "
-                         "make it writable or choose another output path", target, 1, 1)
+    if st is not None and stat.S_ISREG(st.st_mode):
+        _refuse_read_only(st, real, what, target)
     try:
         if st is not None and not stat.S_ISREG(st.st_mode):
             _write_in_place(real, payload)
@@ -113,6 +119,93 @@ def write_output(target: str, data: bytes | str, what: str, inputs: Iterable[str
     if announce:
         print(label("status.wrote", lang, what=what, size=f"{len(payload):,}", target=escape_field(target)),
               file=sys.stderr)
+
+
+def _refuse_read_only(st: os.stat_result, real: str, what: str, target: str) -> None:
+    if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(real, os.W_OK):
+        raise InputError(f"cannot write {what}: the file is read-only (mode {stat.S_IMODE(st.st_mode):04o}); "
+                         "make it writable or choose another output path", target, 1, 1)
+
+
+def rewrite_in_place(target: str, before: str, data: str, what: str) -> None:
+    """Write ``data`` into the file ``target`` itself (its inode, through a symlink to the file it
+    names), which must still hold ``before``, the text the fix was computed from; nothing else is
+    announced (the caller says what it fixed).  On failure the file holds ``before`` again and an
+    :class:`InputError` located at ``target`` says why (exit 2)."""
+    payload, original = data.encode("utf-8"), before.encode("utf-8")
+    real = os.path.realpath(target)
+    try:
+        st = os.stat(real)
+    except OSError as e:
+        raise InputError(f"cannot write {what}: {e.strerror or e}", target, 1, 1) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"cannot write {what}: not a regular file; give -o OUT", target, 1, 1)
+    _refuse_read_only(st, real, what, target)
+    try:
+        fd = os.open(real, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))  # no O_TRUNC: the same inode
+    except OSError as e:
+        raise InputError(f"cannot write {what}: {e.strerror or e}", target, 1, 1) from None
+    try:
+        if _read_all(fd) != original:
+            raise InputError("changed on disk while it was checked: nothing was written (run the fix again)",
+                             target, 1, 1)
+        _replace_contents(fd, payload, original, what, target)
+    finally:
+        os.close(fd)
+
+
+def _replace_contents(fd: int, payload: bytes, original: bytes, what: str, target: str) -> None:
+    """``payload`` over ``original`` in ``fd``; the original bytes back on any failure."""
+    try:
+        if len(payload) > len(original):
+            _allocate(fd, len(original), len(payload) - len(original))
+        _pwrite_all(fd, payload)
+        os.ftruncate(fd, len(payload))
+        os.fsync(fd)
+    except BaseException as failure:
+        try:
+            _pwrite_all(fd, original)
+            os.ftruncate(fd, len(original))
+            os.fsync(fd)
+        except OSError as e:
+            raise InputError(f"cannot write {what}: {_why(failure)}, and the original text could not be put back "
+                             f"({e.strerror or e}): the file may be damaged", target, 1, 1) from None
+        if isinstance(failure, OSError):
+            raise InputError(f"cannot write {what}: {_why(failure)}; the file was left as it was",
+                             target, 1, 1) from None
+        raise
+
+
+def _why(failure: BaseException) -> str:
+    return (failure.strerror or str(failure)) if isinstance(failure, OSError) else type(failure).__name__
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _pwrite_all(fd: int, data: bytes) -> None:
+    view, offset = memoryview(data), 0
+    while offset < len(view):
+        written = os.pwrite(fd, view[offset:], offset)
+        if written <= 0:
+            raise OSError(errno.EIO, "the write made no progress")
+        offset += written
+
+
+def _allocate(fd: int, offset: int, length: int) -> None:
+    """Reserve the bytes the file grows by before writing, so a full disk fails here with the old
+    text whole; a file system without fallocate (EOPNOTSUPP, EINVAL) is written without it."""
+    if not hasattr(os, "posix_fallocate"):
+        return
+    try:
+        os.posix_fallocate(fd, offset, length)
+    except OSError as e:
+        if e.errno not in (errno.EOPNOTSUPP, errno.EINVAL, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)):
+            raise
 
 
 def _write_in_place(path: str, payload: bytes) -> None:

@@ -72,7 +72,7 @@ def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, u
     from ...base.files import decode_text, read_path
     from ...ir.shape import format_shape_index
     from ...route.dispatch import check_path
-    from ._atomic import refuse_if_changed, write_output
+    from ._atomic import refuse_if_changed, rewrite_in_place
 
     done: list[str] = []
     original = text = None
@@ -94,9 +94,10 @@ def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, u
         if not diff:
             # the edits are line numbers in the text the check read: applied to another text they
             # would edit the wrong lines, so a file written meanwhile is refused, not damaged
+            _refuse_unparsable(fixed_text, path)
             refuse_if_changed(path, text)
-            write_output(path, fixed_text, label("status.fixed_module", lang, fix="host" if unsafe else "device"),
-                         (), lang, announce=False)  # fix_items prints a "fixed" line for it
+            # into the file itself (its inode: hard links keep sharing it); fix_items says "fixed"
+            rewrite_in_place(path, text, fixed_text, label("status.fixed_module", lang, fix="host" if unsafe else "device"))
         text = fixed_text
         index = format_shape_index(tuple(finding.fields.get("output_index") or ()))  # type: ignore[arg-type]
         done.append(label("offload.fixed_host" if unsafe else "offload.fixed_device", lang, index=index))
@@ -133,6 +134,20 @@ def _chosen(finding: Finding, unsafe: bool) -> Fix | None:
 
     kind = FixKind.HOST_OUTPUT if unsafe else FixKind.MOVE_TO_DEVICE
     return next((x for x in finding.fixes if x.kind is kind and x.edits), None)
+
+
+def _refuse_unparsable(text: str, path: str) -> None:
+    """Raise, before the file is touched, if the fixed text does not parse with the same parser."""
+    from ...base.errors import InputError
+    from ...base.files import located
+    from ...route.module_analysis import parse_hlo
+
+    try:
+        with located(text, path):
+            parse_hlo(text, path)
+    except InputError:
+        raise InputError("the fixed module would not parse back; nothing was written "
+                         "(a bug in xladoctor's fix, please report it)", path, 1, 1) from None
 
 
 def _apply(text: str, fix: Fix) -> str:

@@ -24,7 +24,13 @@ from ...route.hlo_text import analyse_file, companion_path
 from ...route.module_analysis import ModuleCheck, analyse_module, compiled_note, parse_hlo
 from ...route.options import Options
 from . import _confirm
-from ._atomic import refuse_fixing_compressed, refuse_if_changed, refuse_overwriting_inputs, write_output
+from ._atomic import (
+    refuse_fixing_compressed,
+    refuse_if_changed,
+    refuse_overwriting_inputs,
+    rewrite_in_place,
+    write_output,
+)
 from ._common import (
     add_rule_arguments,
     for_reader,
@@ -158,13 +164,16 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
     elif to_stdout:
         write_module_text(out_text)
     else:
-        in_place = not args.output  # ruff's --fix: the file itself (written atomically, write_output)
-        if in_place:
+        what = label("status.fixed_module", lang, fix=args.fix)
+        if not args.output:  # ruff's --fix: into the file itself, its inode kept (hard links, owner)
+            refuse_overwriting_inputs(args.file, [companion_path(args.file, args.stablehlo)])
             refuse_if_changed(args.file, text)
-        write_output(args.output or args.file, out_text, label("status.fixed_module", lang, fix=args.fix),
-                     [companion_path(args.file, args.stablehlo)] if in_place else
-                     [args.file, companion_path(args.file, args.stablehlo)], lang,
-                     announce=not in_place or quiet)  # in place: the "fixed" lines below say it
+            rewrite_in_place(args.file, text, out_text, what)
+            if quiet:  # otherwise the "fixed" lines below say it
+                print(label("status.wrote", lang, what=what, size=f"{len(out_text.encode()):,}",
+                            target=escape_field(args.file)), file=sys.stderr)
+        else:
+            write_output(args.output, out_text, what, [args.file, companion_path(args.file, args.stablehlo)], lang)
     with located(out_text, target):
         after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
     left = after.findings(lang)

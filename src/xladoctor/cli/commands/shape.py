@@ -30,7 +30,8 @@ from ...ir.sizes import (
 )
 from ...ir.tpu_layouts import TPU_GENERATIONS, tpu_default_shape
 from ...report.tpu_default import layout_written, tpu_info, tpu_lines
-from ...syntax.shape_parser import parse_shape
+from ...syntax.layout_warnings import LayoutWarning
+from ...syntax.shape_parser import parse_shape_warned
 from ._common import help_text, print_json
 
 NAME = "shape"
@@ -55,11 +56,11 @@ def run(args: argparse.Namespace) -> int:
             text = line.strip()
             if not text or text.startswith("#"):
                 continue
-            shape = _parse_line(text, line, lineno)
+            shape, warnings = _parse_line(text, line, lineno)
             offset = len(line) - len(line.lstrip())
             try:
                 with located(text, "<stdin>"):
-                    reports.append(_with_tpu(shape, text, args.tpu))
+                    reports.append(_warned(_with_tpu(shape, text, args.tpu), warnings, "<stdin>", lineno, offset))
             except InputError as e:  # located in the stripped line: put it on its line of stdin
                 raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
         if args.json:
@@ -67,9 +68,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             print("\n\n".join(render_text(r) for r in reports))
         return 0
-    shape = parse_shape(args.shape, "<shape>")
+    shape, warnings = parse_shape_warned(args.shape, "<shape>")
     with located(args.shape, "<shape>"):
-        report = _with_tpu(shape, args.shape, args.tpu)
+        report = _warned(_with_tpu(shape, args.shape, args.tpu), warnings, "<shape>")
     if args.json:
         print_json({"command": "shape", **report}, schema="shape")
     else:
@@ -77,12 +78,31 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_line(text: str, line: str, lineno: int) -> Shape:
+def _parse_line(text: str, line: str, lineno: int) -> tuple[Shape, tuple[LayoutWarning, ...]]:
     try:
-        return parse_shape(text, "<stdin>")
+        return parse_shape_warned(text, "<stdin>")
     except InputError as e:
         offset = len(line) - len(line.lstrip())
         raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
+
+
+def _warned(report: dict[str, Any], warnings: tuple[LayoutWarning, ...], source: str, line: int = 1,
+            offset: int = 0) -> dict[str, Any]:
+    """A layout jaxlib keeps and XLA's validation refuses, as ``hlo`` and ``offload`` say it: one
+    stderr line each (``SOURCE:LINE:COL: warning: E0002 ...``), and ``layout_warnings`` in the report
+    (absent when there are none); the sizes are the default layout's, which the shape was read with."""
+    if not warnings:
+        return report
+    import sys
+
+    from ...base.escape import escape_field
+    from ...findings.from_layout import CODE, NAME  # the finding's code and name: imported only here
+
+    for w in warnings:
+        print(label("finding.layout_line", source=source, line=line, column=w.column + offset, code=CODE, name=NAME,
+                    rule=w.rule, where="", message=escape_field(w.message)), file=sys.stderr)
+    return {**report, "layout_warnings": [{"rule": w.rule, "line": line, "column": w.column + offset,
+                                           "message": w.message} for w in warnings]}
 
 
 def _with_tpu(shape: Shape, text: str, generation: str | None) -> dict[str, Any]:

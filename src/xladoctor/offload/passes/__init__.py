@@ -1,4 +1,4 @@
-"""The passes of :data:`..pipeline.PIPELINE`, one per file, each named after the XLA file it models.
+"""The passes :func:`..pipeline.offload_pipeline` runs, one per file, each named after the XLA file it models.
 
 A pass' whole implementation lives in one module here (up to 800 lines, the size guard's
 limit for this package), or, where that is not enough, in one sub-package named after the
@@ -15,7 +15,14 @@ pass.  A module's name is the base name of XLA's source file (``hlo_dce.cc`` ->
   last two share, ``host_offload_utils`` (with ``pass_state``, the state each of their runs has);
 * libtpu's own passes, by the names its dumps give them: ``scatter_to_dus``,
   ``concat_decomposer``, ``while_initializer_removal``, ``pipelining_optimizations``; and
-  ``stablehlo_rebuild``, the compile's building of HLO from StableHLO.
+  ``stablehlo_rebuild``, the compile's building of HLO from StableHLO;
+* what every pass is and what runs them: ``hlo_pass_interface`` (XLA's ``HloPassInterface``:
+  ``name``, ``run(module) -> changed``, options given when a pass is made), ``hlo_pass_pipeline``
+  (XLA's ``HloPassPipeline``: passes in order, ``changed`` recorded, the IR linted after each when
+  asked) and ``analysis_context``, the one typed object a run's passes hand their results on by.
+
+Each pass module defines its pass class (``HloDCE``, ``CallInliner``, ``HostOffloader``...) beside
+the functions that do the work.
 
 Nothing is imported here: :mod:`..pipeline` imports each pass where it orders it.
 """

@@ -53,6 +53,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape, default_layout
+from .hlo_pass_interface import HloPassInterface
 
 
 def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> list[tuple[str, str]]:
@@ -498,3 +499,21 @@ def _keep_name(comp: HloComputation, old: HloInstruction, new: HloInstruction) -
     module.names.remove(new)
     new.name = old.name
     module.names.add(new)
+
+
+class AlgebraicSimplifier(HloPassInterface):
+    """XLA's ``AlgebraicSimplifier``, the rewrites modelled: :func:`simplify_for_offloading`.
+
+    ``floats_are_real``: libtpu's simplifier treats floats as real numbers (reassociates them);
+    XLA:GPU's does not."""
+
+    name = "algsimp"
+
+    def __init__(self, floats_are_real: bool = True):
+        self.floats_are_real = floats_are_real
+
+    def run(self, module: HloModule) -> bool:
+        return bool(simplify_for_offloading(module, floats_are_real=self.floats_are_real))
+
+    def __repr__(self) -> str:
+        return f"AlgebraicSimplifier(floats_are_real={self.floats_are_real})"

@@ -44,6 +44,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
+from .hlo_pass_interface import HloPassWithContext
 from .tuple_simplifier import forward_tuple_elements
 
 INLINE_BOUND = 1_000_000
@@ -236,3 +237,16 @@ def inline_calls(module: HloModule) -> InlineResult:
     result = _Inliner(module).run()
     forward_tuple_elements(module)
     return result
+
+
+class CallInliner(HloPassWithContext):
+    """XLA's ``CallInliner``: :func:`inline_calls`; the calls inlined and the clones' origins go
+    onto the context (``inlined_calls``, ``origin``)."""
+
+    name = "call_inliner"
+
+    def run(self, module: HloModule) -> bool:
+        result = inline_calls(module)
+        self.context.inlined_calls = result.inlined_calls
+        self.context.record_origin(result.origin)
+        return bool(result.inlined_calls)

@@ -21,6 +21,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape
+from .hlo_pass_interface import HloPassInterface
 
 
 def decompose_concatenates(module: HloModule) -> list[str]:
@@ -64,3 +65,12 @@ def _decompose(module: HloModule, comp: HloComputation, concat: HloInstruction) 
         combined = joined
     assert combined is not None
     comp.replace_instruction(concat, combined)
+
+
+class ConcatDecomposer(HloPassInterface):
+    """libtpu's ``concat_decomposer``: :func:`decompose_concatenates`."""
+
+    name = "concat_decomposer"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(decompose_concatenates(module))

@@ -28,6 +28,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape
+from .hlo_pass_interface import HloPassWithContext
 
 
 def canonicalize_conditionals(module: HloModule) -> tuple[bool, dict[str, str]]:
@@ -113,3 +114,15 @@ def _tuple_result(module: HloModule, comp: HloComputation, cond: HloInstruction,
     gte = comp.insert_before(cond, _element(module, new, cond.shape))
     comp.replace_instruction(cond, gte)
     renamed[new.name] = cond.name
+
+
+class ConditionalCanonicalizer(HloPassWithContext):
+    """XLA's ``ConditionalCanonicalizer``: :func:`canonicalize_conditionals`; what it replaced
+    under a new name reports as the old (the context's ``origin``)."""
+
+    name = "conditional_canonicalizer"
+
+    def run(self, module: HloModule) -> bool:
+        changed, renamed = canonicalize_conditionals(module)
+        self.context.record_origin(renamed)
+        return changed

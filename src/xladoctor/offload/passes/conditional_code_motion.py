@@ -58,6 +58,7 @@ from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from ...ir.sizes import logical_bytes
 from .hlo_cse import _IGNORED
 from .hlo_dce import remove_dead_code
+from .hlo_pass_interface import HloPassWithContext
 from .tuple_simplifier import whole_tuple_source
 
 # Boundaries and the cost model: ``WorthHoisting`` (which opcodes may cross a branch boundary),
@@ -580,3 +581,15 @@ def _simplify_roots(branches: list[HloComputation]) -> bool:
         branch.remove_instruction(root)
         changed = True
     return changed
+
+
+class ConditionalCodeMotion(HloPassWithContext):
+    """XLA's ``ConditionalCodeMotion``: :func:`move_conditional_code`; its cleanup's removals go
+    onto the context (``dead``)."""
+
+    name = "conditional_code_motion"
+
+    def run(self, module: HloModule) -> bool:
+        moved, dead = move_conditional_code(module)
+        self.context.dead.extend(dead)
+        return bool(moved)

@@ -32,6 +32,7 @@ from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ..annotations import ANNOTATION_TARGETS, is_move_to_device, is_move_to_host
 from .hlo_dce import _SIDE_EFFECTING
+from .hlo_pass_interface import HloPassInterface
 from .host_offload_utils import is_sharding_annotation
 
 _NEVER = _SIDE_EFFECTING | {HloOpcode.CUSTOM_CALL, HloOpcode.OPT_BARRIER}
@@ -169,3 +170,22 @@ def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
             continue  # no duplicates: nothing to merge
         merged.extend(merge_duplicates(comp, _annotation_key))
     return merged
+
+
+class HloCSE(HloPassInterface):
+    """XLA's ``HloCSE``: :func:`eliminate_common_subexpressions`."""
+
+    name = "cse"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(eliminate_common_subexpressions(module))
+
+
+class AnnotationCSE(HloPassInterface):
+    """``HloCSE`` on placement annotations only, where libtpu runs it first:
+    :func:`merge_duplicate_annotations`."""
+
+    name = "annotation_cse"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(merge_duplicate_annotations(module))

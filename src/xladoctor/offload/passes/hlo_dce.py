@@ -21,6 +21,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ..annotations import is_annotation
+from .hlo_pass_interface import HloPassWithContext
 
 _SIDE_EFFECTING = frozenset(op for op in HloOpcode if op.has_side_effect or (
     op.may_have_side_effect and op is not HloOpcode.CUSTOM_CALL)) | {
@@ -143,3 +144,14 @@ def _post_order_of(starts: list[HloInstruction], dead: set[HloInstruction]) -> l
                 if dep in dead and state.get(dep) != 2:
                     stack.append(dep)
     return order
+
+
+class HloDCE(HloPassWithContext):
+    """XLA's ``HloDCE``: :func:`remove_dead_code`; what it removed goes onto the context (``dead``)."""
+
+    name = "hlo_dce"
+
+    def run(self, module: HloModule) -> bool:
+        dead = remove_dead_code(module)
+        self.context.dead.extend(dead)
+        return bool(dead)

@@ -33,6 +33,7 @@ from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape
 from ..annotations import is_host_compute
+from .hlo_pass_interface import HloPassInterface
 
 
 def wrap_host_calls(module: HloModule) -> list[str]:
@@ -115,3 +116,12 @@ def _merge(module: HloModule, comp: HloComputation, calls: list[HloInstruction])
     callees = [c.called_computations[0] for c in calls]
     module.remove_computations([c for c in callees if not module.callers_of(c)])
     return merged.name
+
+
+class HloHostDeviceTypeCallWrapper(HloPassInterface):
+    """The pass: :func:`wrap_host_calls`."""
+
+    name = "hlo_host_device_type_call_wrapper"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(wrap_host_calls(module))

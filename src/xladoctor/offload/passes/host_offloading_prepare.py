@@ -14,6 +14,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_move_to_host
+from .hlo_pass_interface import HloPassInterface
 
 
 def is_host_computation_call(instr: HloInstruction) -> bool:
@@ -33,3 +34,12 @@ def elide_moves_into_host_calls(module: HloModule) -> list[str]:
                     elided.append(operand.name)
         comp.drop_removed(gone, release_names=False)
     return elided
+
+
+class HostOffloadingPrepare(HloPassInterface):
+    """XLA's ``HostOffloadingPrepare`` with ``kElideMoveToHost``: :func:`elide_moves_into_host_calls`."""
+
+    name = "host_offloading_prepare"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(elide_moves_into_host_calls(module))

@@ -28,6 +28,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ..annotations import is_move_to_device
+from .hlo_pass_interface import HloPassInterface
 
 
 def hoist_moves_above_barriers(module: HloModule) -> list[tuple[str, str]]:
@@ -61,3 +62,12 @@ def _hoist(module: HloModule, comp: HloComputation, barrier: HloInstruction) -> 
         moved.append((move.name, new.name))
     comp.drop_removed(gone, release_names=False)
     return moved
+
+
+class PipeliningOptimizations(HloPassInterface):
+    """libtpu's ``pipelining_optimizations``, the rewrite modelled: :func:`hoist_moves_above_barriers`."""
+
+    name = "pipelining_optimizations"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(hoist_moves_above_barriers(module))

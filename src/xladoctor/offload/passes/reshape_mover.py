@@ -30,6 +30,7 @@ from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape, default_layout
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
+from .hlo_pass_interface import HloPassInterface
 
 _ELEMENTWISE = frozenset(_UNARY_OPS | {o for o in HloOpcode if o.value in _BINARY} |
                          {HloOpcode.SELECT, HloOpcode.CLAMP, HloOpcode.CONVERT})
@@ -143,3 +144,12 @@ def _inverse(module: HloModule, comp: HloComputation, anchor: HloInstruction, op
     comp.insert_before(anchor, new)
     new.operands = [operand]
     return new
+
+
+class ReshapeMover(HloPassInterface):
+    """XLA's ``ReshapeMover``: :func:`move_reshapes`."""
+
+    name = "reshape_mover"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(move_reshapes(module))

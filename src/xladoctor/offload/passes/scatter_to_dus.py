@@ -22,6 +22,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape
+from .hlo_pass_interface import HloPassInterface
 
 
 def scatters_to_updates(module: HloModule) -> list[str]:
@@ -88,3 +89,12 @@ def _overwrites(scatter: HloInstruction) -> bool:
         return False
     root = called[0].root
     return root is not None and root.opcode is HloOpcode.PARAMETER and root.param_number() == 1
+
+
+class ScatterToDus(HloPassInterface):
+    """libtpu's ``scatter_to_dus``: :func:`scatters_to_updates`."""
+
+    name = "scatter_to_dus"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(scatters_to_updates(module))

@@ -19,6 +19,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
+from .hlo_pass_interface import HloPassInterface
 from .host_offload_utils import is_sharding_annotation
 from .sdy_manual_shapes import is_shape_changing, localize_manual_computations
 
@@ -75,3 +76,12 @@ def _in_removal_order(comp: HloComputation, markers: list[HloInstruction]) -> li
         return markers
     listed = set(markers)
     return [i for i in comp.post_order() if i in listed]
+
+
+class ShardingRemover(HloPassInterface):
+    """XLA's ``ShardingRemover``: :func:`remove_sharding_markers`."""
+
+    name = "sharding_remover"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(remove_sharding_markers(module))

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from .hlo_dce import remove_dead_code
+from .hlo_pass_interface import HloPassWithContext
 from .tuple_simplifier import forward_tuple_elements
 
 
@@ -32,3 +33,15 @@ def rebuild_as_compiled(module: HloModule,
         comp.instructions = comp.post_order()  # without dead code: the root's DFS, as built
         comp.sort_users_by_position()
     return dead
+
+
+class StablehloRebuild(HloPassWithContext):
+    """The rebuild as a pass: reads the dead code the copy left out from the context
+    (``left_out``) and puts what it removed there (``dead``)."""
+
+    name = "stablehlo_rebuild"
+
+    def run(self, module: HloModule) -> bool:
+        dead = rebuild_as_compiled(module, self.context.left_out)
+        self.context.dead.extend(dead)
+        return bool(dead)

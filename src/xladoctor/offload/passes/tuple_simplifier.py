@@ -15,6 +15,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
+from .hlo_pass_interface import HloPassInterface
 
 
 def folds_tuples(comp: HloComputation) -> bool:
@@ -85,3 +86,13 @@ def whole_tuple_source(tup: HloInstruction) -> HloInstruction | None:
         elif operand.operands[0] is not top:
             return None
     return top
+
+
+class TupleSimplifier(HloPassInterface):
+    """XLA's ``TupleSimplifier`` as the pipeline runs it alone: ``RemoveWholeTuple``
+    (:func:`fold_whole_tuples`)."""
+
+    name = "tuple_simplifier"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(fold_whole_tuples(module))

@@ -46,6 +46,7 @@ from ...ir.primitive import PRED
 from ...ir.shape import Shape
 from .. import loop_trips
 from ..annotations import ALLOCATE_BUFFER
+from .hlo_pass_interface import HloPassInterface
 
 _LAYOUT_WRAPPERS = (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.RESHAPE)
 
@@ -236,3 +237,12 @@ def _clone_into(module: HloModule, comp: HloComputation, anchor: HloInstruction,
     copy = value.clone_with_new_operands(value.shape, operands, module.unique_name(value.name + ".clone"))
     comp.insert_before(anchor, copy)
     return copy
+
+
+class WhileInitializerRemoval(HloPassInterface):
+    """libtpu's ``while_initializer_removal``: :func:`remove_while_initializers`."""
+
+    name = "while_initializer_removal"
+
+    def run(self, module: HloModule) -> bool:
+        return bool(remove_while_initializers(module))

@@ -27,6 +27,7 @@ from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ..annotations import is_annotation
 from .call_inliner import InlineResult, inline_calls
+from .hlo_pass_interface import HloPassWithContext
 from .while_initializer_removal import induction_variable
 
 _SKIP = "skip-simplify-while-loops_trip-count-one"
@@ -65,3 +66,19 @@ def _has_side_effect(comp: HloComputation) -> bool:
         if any(_has_side_effect(c) for c in instr.called_computations):
             return True
     return False
+
+
+class WhileLoopSimplifier(HloPassWithContext):
+    """XLA's ``WhileLoopSimplifier``, its trip-count-one rewrite: :func:`remove_trip_count_one_loops`.
+    The inlined bodies' clones report as what they copy (the context's ``origin``)."""
+
+    name = "while_loop_simplifier"
+
+    def run(self, module: HloModule) -> bool:
+        inlined = remove_trip_count_one_loops(module)
+        if inlined is None:
+            return False
+        if self.context.inlined_calls is None:  # no CallInliner ran: these are the inlined calls
+            self.context.inlined_calls = inlined.inlined_calls
+        self.context.record_origin(inlined.origin)
+        return True

@@ -53,6 +53,7 @@ from ....ir.module import HloModule
 from ....ir.opcodes import HloOpcode
 from ...annotations import is_move_to_host
 from ...kinds import CopyMove, LegalizePhase
+from ..hlo_pass_interface import HloPassWithContext
 from ..host_offload_utils import XlaCheckFailure, XlaStatusError
 from .chain import (
     collect_copies,
@@ -64,7 +65,18 @@ from .chain import (
 from .copies import move_copy_down, move_copy_up, should_move_copy_down
 from .state import LegalizeMove, LegalizeNote, LegalizeResult, LegalizeState, Unrecognized, Value
 
-__all__ = ["LegalizeMove", "LegalizeNote", "LegalizeResult", "run_legalize"]
+__all__ = ["HostOffloadLegalize", "LegalizeMove", "LegalizeNote", "LegalizeResult", "run_legalize"]
+
+
+class HostOffloadLegalize(HloPassWithContext):
+    """XLA's ``HostOffloadLegalize``: :func:`run_legalize`, reporting in the names the context
+    traces clones back to (``origin``); what it did goes onto the context (``legalized``)."""
+
+    name = "host_offload_legalize"
+
+    def run(self, module: HloModule) -> bool:
+        self.context.legalized = run_legalize(module, self.context.rename)
+        return self.context.legalized.changed
 
 
 def run_legalize(module: HloModule, rename: Callable[[str], str] | None = None) -> LegalizeResult:

@@ -36,6 +36,8 @@ from ....ir.module import HloModule
 from ....ir.opcodes import HloOpcode
 from ...annotations import is_host_async_start
 from ...result import HostOffloadResult, PassFailure
+from ..analysis_context import AnalysisContext
+from ..hlo_pass_interface import HloPassWithContext
 from ..host_offload_utils import XlaCheckFailure, XlaStatusError
 from .host_compute import handle_dynamic_update_slices, handle_redundant_copies_back_to_host
 from .rewrites import apply_scheduling_fix, clear_host_memory_space, remove_move_to_devices
@@ -43,7 +45,7 @@ from .start_discovery import handle_input_streaming, process_move_to_hosts
 from .state import OffloaderRun, OffloadOptions
 from .verdict import collect_host_positions, report_prior_failure, report_removed_by_dce
 
-__all__ = ["OffloadOptions", "run_host_offloader"]
+__all__ = ["HostOffloader", "OffloadOptions", "run_host_offloader"]
 
 
 def _is_fusion_computation(run: OffloaderRun, comp: HloComputation) -> bool:
@@ -86,3 +88,33 @@ def run_host_offloader(module: HloModule, original: HloModule, options: OffloadO
     apply_scheduling_fix(run)
     collect_host_positions(run)
     return run.res
+
+
+class HostOffloader(HloPassWithContext):
+    """XLA's ``HostOffloader`` (:func:`run_host_offloader`) with its options; its result -- the
+    verdict, walks, vlog, with HostOffloadLegalize's record and the calls inlined before -- goes
+    onto the context (``result``).  It reads there what the passes before it handed on: the
+    input module, the clones' origins, what dead-code elimination removed, HostOffloadLegalize's
+    failures (which stop XLA before this pass)."""
+
+    name = "host_offloader"
+
+    def __init__(self, options: OffloadOptions | None = None, context: AnalysisContext | None = None):
+        super().__init__(context)
+        self.options = options if options is not None else OffloadOptions()
+
+    def run(self, module: HloModule) -> bool:
+        ctx = self.context
+        original = ctx.original if ctx.original is not None else module.clone()
+        legalized = ctx.legalized
+        result = run_host_offloader(module, original, self.options, origin=ctx.origin or None,
+                                    removed_by_dce=ctx.dead,
+                                    prior_failures=legalized.failures if legalized is not None else ())
+        result.legalize = legalized
+        if ctx.inlined_calls is not None:
+            result.inlined_calls = ctx.inlined_calls
+        ctx.result = result
+        return bool(result.inserted or result.removed)
+
+    def __repr__(self) -> str:
+        return f"HostOffloader({self.options!r})"

@@ -1,0 +1,53 @@
+"""What the passes of one pipeline run hand on: the one typed context the runner owns.
+
+XLA's passes talk to each other through the module (and a few shared analyses given to their
+constructors).  The model here must also report in the *input's* names and tell the analysis
+what a pass decided, so the passes that produce such results write them onto one
+:class:`AnalysisContext`, made once per run by the pipeline (:mod:`..pipeline`) and given to
+each such pass when it is made; the passes later in the run and the analysis read it there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+
+if TYPE_CHECKING:
+    from ..result import HostOffloadResult
+    from .host_offload_legalize.state import LegalizeResult
+
+
+@dataclass
+class AnalysisContext:
+    """One pipeline run's shared results, written by the passes that produce them."""
+
+    original: HloModule | None = None
+    """The input module (HostOffloader reports names and source lines from it); ``None`` for a
+    pass run alone, which then reports from a copy taken before it rewrites."""
+    left_out: Mapping[str, list[HloInstruction]] = field(default_factory=dict)
+    """Dead code of the input the private copy was made without, by computation
+    (:func:`..analysis.private_copy`): the first pass' removal, reported by it."""
+    dead: list[HloInstruction] = field(default_factory=list)
+    """Instructions dead-code elimination removed (every pass that runs it), in removal order."""
+    origin: dict[str, str] = field(default_factory=dict)
+    """A clone's or renamed instruction's name -> the input instruction it stands for."""
+    inlined_calls: list[str] | None = None
+    """The ``call`` instructions CallInliner replaced by their callee; ``None`` where it did not run."""
+    legalized: LegalizeResult | None = None
+    """What HostOffloadLegalize did; ``None`` where it did not run."""
+    result: HostOffloadResult | None = None
+    """HostOffloader's result (its verdict, walks, vlog); ``None`` where it did not run."""
+
+    def rename(self, name: str) -> str:
+        """The name reported for ``name``: the input instruction's it copies, else its own."""
+        return self.origin.get(name, name)
+
+    def record_origin(self, renamed: Mapping[str, str]) -> None:
+        """A pass made ``new`` in place of ``old`` for each ``new -> old``: ``new`` reports as
+        whatever ``old`` reported as (clones of clones lead back to the input)."""
+        origin = self.origin
+        origin.update({new: origin.get(old, old) for new, old in renamed.items()})

@@ -1,0 +1,40 @@
+"""XLA's ``HloPassInterface`` (``xla/hlo/pass/hlo_pass_interface.h``): what every pass here is.
+
+A pass is an object with a ``name`` (the one XLA's dumps and ``--xla_disable_hlo_passes`` use)
+and ``run(module) -> bool``: rewrite ``module`` in place and say whether it changed, as
+``HloPassInterface::Run`` returns ``absl::StatusOr<bool>``.  Options are given when the pass is
+made (``AlgebraicSimplifier(floats_are_real=False)``, ``HostOffloader(options)``), never to
+``run``, so a pipeline is a plain list of passes (:class:`.hlo_pass_pipeline.HloPassPipeline`).
+
+What a pass hands on to later passes or to the analysis (the instructions dead-code elimination
+removed, the names an inliner's clones copy, HostOffloader's result) goes onto the
+:class:`.analysis_context.AnalysisContext` it was made with, not into its return value.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from ...ir.module import HloModule
+from .analysis_context import AnalysisContext
+
+
+class HloPassInterface(ABC):
+    """One HLO pass: ``name`` and ``run(module) -> changed``."""
+
+    name: str
+    """XLA's name of the pass (``hlo_dce``, ``call_inliner``, ``host_offloader``...)."""
+
+    @abstractmethod
+    def run(self, module: HloModule) -> bool:
+        """Rewrite ``module`` (a private copy) in place; whether anything changed."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class HloPassWithContext(HloPassInterface):
+    """A pass that hands results on: it writes them onto ``context`` (a fresh one when run alone)."""
+
+    def __init__(self, context: AnalysisContext | None = None):
+        self.context = context if context is not None else AnalysisContext()

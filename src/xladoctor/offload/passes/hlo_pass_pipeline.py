@@ -1,0 +1,73 @@
+"""XLA's ``HloPassPipeline`` (``xla/hlo/pass/hlo_pass_pipeline.cc``): passes run in order, one runner.
+
+``run(module)`` runs each pass on ``module``, records whether it changed the module (XLA keeps
+the same in its pass metadata) and, where asked, checks the IR's invariants after each one, as
+XLA's pipeline runs its invariant checkers (``AddInvariantChecker<HloVerifier>``): here
+``HloModule.lint()`` (:mod:`xladoctor.ir.lint`), so a pass that breaks a link fails at that
+pass, named, not three passes later.  The tests ask for it (``lint=True``); anyone else with the
+debug flag ``XLADOCTOR_LINT_PASSES=1`` in the environment.  The pipeline is a pass itself.
+
+The pipeline owns the run's :class:`.analysis_context.AnalysisContext`: the passes it runs were
+made with it and write what they hand on there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from ...ir.lint import LintError, lint_problems
+from ...ir.module import HloModule
+from .analysis_context import AnalysisContext
+from .hlo_pass_interface import HloPassInterface
+
+LINT_FLAG = "XLADOCTOR_LINT_PASSES"
+"""The debug flag: ``1`` lints the module after every pass of every pipeline run."""
+
+AfterPass = Callable[[HloPassInterface, HloModule], None]
+"""Called after each pass with the pass and the module it left (XLA's per-pass dumps)."""
+
+
+class HloPassPipeline(HloPassInterface):
+    """Passes run in order on one module, each pass' ``changed`` recorded."""
+
+    name = "pipeline"
+
+    def __init__(self, name: str, context: AnalysisContext | None = None, *,
+                 lint: bool | None = None, after_each: AfterPass | None = None):
+        self.name = name  # XLA's pipelines are named per instance
+        self.context = context if context is not None else AnalysisContext()
+        self.passes: list[HloPassInterface] = []
+        self.lint = os.environ.get(LINT_FLAG) == "1" if lint is None else lint
+        self.after_each = after_each
+        self.changed: list[tuple[str, bool]] = []
+        """``(pass name, changed)`` for each pass run, in order."""
+
+    def add_pass(self, p: HloPassInterface) -> HloPassInterface:
+        """Append ``p`` (XLA's ``AddPass``); returns it."""
+        self.passes.append(p)
+        return p
+
+    def run(self, module: HloModule) -> bool:
+        """Run every pass on ``module`` in order; whether any changed it."""
+        if self.lint:
+            _lint(module, "before the pipeline")
+        any_changed = False
+        for p in self.passes:
+            changed = p.run(module)
+            any_changed |= changed
+            self.changed.append((p.name, changed))
+            if self.lint:
+                _lint(module, f"after {p.name}")
+            if self.after_each is not None:
+                self.after_each(p, module)
+        return any_changed
+
+    def __repr__(self) -> str:
+        return f"HloPassPipeline({self.name!r}, {[p.name for p in self.passes]})"
+
+
+def _lint(module: HloModule, when: str) -> None:
+    problems = lint_problems(module)
+    if problems:
+        raise LintError([f"{when}: {p}" for p in problems])
