@@ -110,7 +110,7 @@ def child(what: str, kind: str, n: int, repeat: int) -> dict:
         from xladoctor.syntax.hlo_parser import parse_module
         seconds = _best(lambda: parse_module(text), repeat)
     elif kind in ("jax_entry", "calls", "offload", *TRAIN_STEPS):  # the steps `xladoctor offload FILE` runs
-        from xladoctor.route.pipeline import analyse_module, parse_hlo
+        from xladoctor.route.module_analysis import analyse_module, parse_hlo
         src = os.environ["XLADOCTOR_BENCH_MODULE"]
         seconds = _best(lambda: analyse_module(parse_hlo(text, src), text, src), repeat)
     elif kind == "fan_return":  # every output a finding: what `xladoctor offload FILE --json` prints
@@ -156,7 +156,7 @@ def _inlined_size(text: str) -> int:
 def _check_child(n: int, repeat: int, base: int) -> dict:
     """``check`` on the module as a file, the way the CLI reads it (the text is written by another process,
     so this one's peak memory is only what checking costs)."""
-    from xladoctor.route.checking.stream import check_path
+    from xladoctor.route.dispatch import check_path
     from xladoctor.route.options import Options
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "module.before_optimizations.txt")

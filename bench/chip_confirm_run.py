@@ -31,7 +31,7 @@ CLEAN_CASES = 8
 
 def _analyse(text: str, source: str) -> Any:
     from xladoctor.base.files import located
-    from xladoctor.route.pipeline import analyse_module, parse_hlo
+    from xladoctor.route.module_analysis import analyse_module, parse_hlo
     from xladoctor.route.options import Options
 
     module = parse_hlo(text, source)

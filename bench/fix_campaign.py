@@ -141,7 +141,7 @@ def hlo_fix(hlo: str, mlir: str | None, which: str, worker: Any, folder: str) ->
 
 def _hlo_check(fixed: str, path: str, mlir: str | None) -> Any:
     """The analysis ``offload`` ran on the file it wrote (with the same ``--stablehlo``), in process."""
-    from xladoctor.route.pipeline import analyse_module, parse_hlo
+    from xladoctor.route.module_analysis import analyse_module, parse_hlo
     from xladoctor.route.options import Options
 
     options = Options(stablehlo_path="x.mlir" if mlir is not None else None)
@@ -281,7 +281,7 @@ def run_jax_program(name: str, family: str, fn: Any, args: tuple[Any, ...], jit_
 
 
 def run_hlo_program(name: str, text: str, worker: Any, folder: str) -> ProgramFixes:
-    from xladoctor.route.pipeline import analyse_module, parse_hlo
+    from xladoctor.route.module_analysis import analyse_module, parse_hlo
 
     v = worker.compile_hlo(text)
     rec = ProgramFixes(name, "gen_hlo", v.kind)

@@ -209,7 +209,7 @@ def run_fixes(text: str, outcome: Any) -> Any:
     from xladoctor.cli.commands._fix import fixed_text
     from xladoctor.base.errors import InputError
     from xladoctor.offload import fix_device, fix_host
-    from xladoctor.route.pipeline import analyse_module, parse_hlo
+    from xladoctor.route.module_analysis import analyse_module, parse_hlo
     from xladoctor.syntax.hlo_printer import print_module
 
     try:

@@ -132,7 +132,7 @@ def _best_cpu(fn, repeat: int) -> float:
 def measure(paths: dict[str, Path], repeat: int, profile: bool) -> None:
     from jaxlib import _hlo
 
-    from xladoctor.route.pipeline import analyse_module, parse_hlo
+    from xladoctor.route.module_analysis import analyse_module, parse_hlo
     print(f"| module | size | jaxlib parse (CPU-s) | our parse | ours/jaxlib | offload = parse + analysis | ours/jaxlib |")
     print("|---|---|---|---|---|---|---|")
     for form, path in paths.items():

@@ -99,12 +99,12 @@ def _entry_prediction(entry: dict[str, Any], module: Any) -> Prediction | None:
 
 
 def run_program(prog: Any, worker: Any, folder: str) -> ProgramRecord:
-    from xladoctor.route.checking.entries import check_hlo
-    from xladoctor.route.checking.stream import check_path
-    from xladoctor.route.checking.walk import expand
     from xladoctor.jax.lowering import lower_program
     from xladoctor.jax.offload_check import check_lowered
-    from xladoctor.route.pipeline import analyse_module
+    from xladoctor.route.dispatch import check_path
+    from xladoctor.route.folder import expand
+    from xladoctor.route.hlo_text import check_hlo
+    from xladoctor.route.module_analysis import analyse_module
     from xladoctor.route.options import Options
     from xladoctor.syntax.hlo_parser import parse_module
 

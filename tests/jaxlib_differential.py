@@ -96,8 +96,8 @@ def commands_say(text: str) -> dict[str, str]:
     error) or ``crashed: ...`` (anything else raised: a bug)."""
     from xladoctor.base.errors import InputError
     from xladoctor.base.files import located
+    from xladoctor.route.module_analysis import analyse_module
     from xladoctor.route.options import Options
-    from xladoctor.route.pipeline import analyse_module
     from xladoctor.syntax.hlo_parser import parse_module
     from xladoctor.triage.hlo_summary import summarize
 

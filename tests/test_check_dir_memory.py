@@ -14,11 +14,11 @@ import tracemalloc
 
 import pytest
 
-from xladoctor.cli.commands.check import _check_all
 from xladoctor.cli.main import main
-from xladoctor.route.checking.results import JsonSpool, Wanted
-from xladoctor.route.checking.stream import check_path
-from xladoctor.route.checking.walk import expand
+from xladoctor.route.dispatch import check_path
+from xladoctor.route.folder import check_items as _check_all
+from xladoctor.route.folder import expand
+from xladoctor.route.folder_results import JsonSpool, Wanted
 from xladoctor.route.options import Options
 
 OPTS = Options()
@@ -76,7 +76,7 @@ def test_check_dir_keeps_little_of_each_file(tmp_path, module_text):
 def test_check_dir_json_is_the_document_of_the_whole_entries(tmp_path, module_text, capsys):
     from xladoctor.cli.commands._common import print_json
     from xladoctor.findings.schema_files import CHECK_SCHEMA_VERSION
-    from xladoctor.route.pipeline import check_diagnostics
+    from xladoctor.route.documents import check_diagnostics
 
     folder = _folder(tmp_path, module_text, 4)
     assert main(["check", str(folder), "--json", "--jobs", "1"]) == 0

@@ -96,7 +96,7 @@ def test_one_bad_file_never_stops_the_run(tmp_path, capsys, monkeypatch):
     (d / "b_binary.hlo").write_bytes(b"HloModule m\n\xff\xfe MoveToHost")
     (d / "c_crash.hlo").write_text(E1200_HLO.read_text().replace("jit_train_step", "crash_me"))
     shutil.copy(E1200_HLO, d / "d_real.hlo")
-    from xladoctor.route.checking import stream
+    from xladoctor.route import hlo_text as stream
 
     real = stream.check_hlo
 

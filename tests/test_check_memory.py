@@ -18,7 +18,7 @@ from log_corpus import write_log
 from xladoctor.catalogue.fastscan import BLOCK, scan_stream
 from xladoctor.catalogue.logscan import scan_file
 from xladoctor.catalogue.scanner import LogScanner
-from xladoctor.route.checking.stream import check_path, check_stream
+from xladoctor.route.dispatch import check_path, check_stream
 from xladoctor.route.options import Options
 
 OPTS = Options()

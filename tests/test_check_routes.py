@@ -100,7 +100,7 @@ def test_stablehlo_option_names_the_companion_of_one_file(tmp_path):
 
 def test_a_module_that_says_its_kinds_keeps_its_verdict(tmp_path):
     """Hand-written HLO and compiler dumps (tiled entry layouts) are not JAX lowerings without kinds."""
-    from xladoctor.route.checking.entries import check_hlo
+    from xladoctor.route.hlo_text import check_hlo
 
     example = os.path.join(ROOT, "src", "xladoctor", "examples", "e1200_offloaded_activation.hlo")
     with open(example) as f:
@@ -126,7 +126,7 @@ def test_unpinned_host_is_not_host_memory_for_e1200(fn, arg, out, outcome, statu
     on it fails INTERNAL after optimisation, an unpinned_host output fails 'Unimplemented DMA from
     hbm to hbm'.  The same on the check_offload route and the offload --stablehlo route."""
     from xladoctor.jax import check_offload
-    from xladoctor.route.pipeline import analyse_module, parse_hlo
+    from xladoctor.route.module_analysis import analyse_module, parse_hlo
 
     jk = {"out_shardings": SingleDeviceSharding(DEV, memory_kind=out)} if out else {}
     report = check_offload(fn, _sds(arg), jit_kwargs=jk)

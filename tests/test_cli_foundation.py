@@ -161,7 +161,7 @@ def test_check_counts_agree_with_their_nouns(capsys):
 def test_check_stdin_suggestions_can_be_run(capsys, monkeypatch):
     from pathlib import Path
 
-    from xladoctor.route.checking.walk import example_paths
+    from xladoctor.route.folder import example_paths
     log = next(p for p in example_paths() if p.endswith(".log"))
     code, out, _ = run(["check", "-"], capsys, stdin=Path(log).read_text(), monkeypatch=monkeypatch)
     assert code == 1

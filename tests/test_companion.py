@@ -132,7 +132,7 @@ def test_hlo_shows_the_memory_kinds_of_the_stablehlo_beside_it(tmp_path, lowered
 
 
 def test_the_python_api_resolves_the_same_companion(tmp_path, lowered):
-    from xladoctor.route.checking.entries import check_hlo
+    from xladoctor.route.hlo_text import check_hlo
 
     hlo = _pair(tmp_path, lowered["e1200"], lowered["e1200"].as_text())
     entry = check_hlo(hlo.read_text(), str(hlo))

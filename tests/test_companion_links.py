@@ -57,10 +57,10 @@ def test_a_symlinked_companion_is_read_and_named_by_every_command(tmp_path, lowe
     want = {"path": str(tmp_path / "job" / "step.mlir"), "found": "beside", "link_to": str(real)}
     off = _run("offload", hlo, "--json")
     doc = json.loads(off.stdout)
-    assert off.returncode == 1 and doc["outcome"] == "E1200", off.stderr
+    assert off.returncode == 1 and doc["details"]["outcome"] == "E1200", off.stderr
     assert doc["stablehlo"] == want and schema_errors(doc, "offload") == []
     chk = json.loads(_run("check", "-j1", "--json", hlo).stdout)["files"][0]
-    assert chk["offload"]["outcome"] == "E1200" and chk["offload"]["stablehlo"] == want
+    assert chk["offload"]["details"]["outcome"] == "E1200" and chk["offload"]["stablehlo"] == want
     summary = json.loads(_run("hlo", hlo, "--json").stdout)
     assert summary["stablehlo"] == want and schema_errors(summary, "hlo") == []
     said = f"step.mlir, a symlink to {real}"
@@ -69,14 +69,14 @@ def test_a_symlinked_companion_is_read_and_named_by_every_command(tmp_path, lowe
 
 
 def test_the_python_api_reads_a_symlinked_companion(tmp_path, lowered):
-    from xladoctor.route.checking.entries import check_hlo
+    from xladoctor.route.hlo_text import check_hlo
 
     hlo = _module(tmp_path, lowered)
     real = tmp_path / "elsewhere" / "lowering.mlir"
     real.write_text(lowered["e1200"].as_text())
     (tmp_path / "job" / "step.mlir").symlink_to(real)
     entry = check_hlo(hlo.read_text(), str(hlo))
-    assert entry["offload"]["outcome"] == "E1200" and entry["offload"]["stablehlo"]["link_to"] == str(real)
+    assert entry["offload"]["details"]["outcome"] == "E1200" and entry["offload"]["stablehlo"]["link_to"] == str(real)
 
 
 def _unreadable(tmp_path, how: str) -> str:
@@ -124,7 +124,7 @@ def test_stablehlo_named_with_the_option_passes_over_an_unreadable_one_beside(tm
     right = tmp_path / "elsewhere" / "right.ir"
     right.write_text(lowered["e1200"].as_text())
     doc = json.loads(_run("offload", hlo, "--stablehlo", right, "--json").stdout)
-    assert doc["outcome"] == "E1200" and doc["stablehlo"] == {"path": str(right), "found": "option"}
+    assert doc["details"]["outcome"] == "E1200" and doc["stablehlo"] == {"path": str(right), "found": "option"}
 
 
 def test_check_of_a_folder_reports_the_unreadable_companion_and_checks_the_rest(tmp_path, lowered):

@@ -15,8 +15,9 @@ from xladoctor.oracle.comparison import Prediction, compare, prediction_of
 from xladoctor.oracle.confirmation import Confirmation, ConfirmObject, Judge, confirmation_of
 from xladoctor.oracle.verdict import Verdict
 from xladoctor.report.confirm import confirm_lines
+from xladoctor.route.documents import offload_document
+from xladoctor.route.module_analysis import analyse_module, parse_hlo
 from xladoctor.route.options import Options
-from xladoctor.route.pipeline import analyse_module, offload_document, parse_hlo
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "xladoctor"
 E1200 = SRC / "examples" / "e1200_offloaded_activation.hlo"

@@ -15,9 +15,9 @@ import pytest
 
 from hlo_corpus import CORPUS, ROOT, generated_hlo
 from xladoctor.catalogue.scanner import scan_text
-from xladoctor.cli.commands.explain import attach_offload_analysis
 from xladoctor.findings.from_log import plain
 from xladoctor.offload.analysis import analyze_host_offload
+from xladoctor.route.log import attach_offload_analysis
 from xladoctor.syntax.hlo_parser import parse_module
 
 

@@ -20,7 +20,7 @@ import pytest
 from hlo_corpus import CORPUS, generated_hlo
 from xladoctor.cli.commands._fix import fixed_text
 from xladoctor.offload import fix_device, fix_host
-from xladoctor.route.pipeline import analyse_module, parse_hlo
+from xladoctor.route.module_analysis import analyse_module, parse_hlo
 from xladoctor.syntax.hlo_printer import print_module
 
 FIXES = {"host": fix_host, "device": fix_device}
@@ -111,21 +111,21 @@ def test_edits_that_would_damage_the_module_are_not_used(monkeypatch):
 
 
 def test_a_fix_no_text_reads_back_as_is_refused(monkeypatch):
-    import xladoctor.route.pipeline
+    import xladoctor.route.module_analysis
     from xladoctor.base.errors import InputError
     from xladoctor.cli.commands import _fix
 
     text = FIXABLE[0].read_text()
     module = parse_hlo(text, "m")
     fixed = fix_device(module, analyse_module(module, text, "m").result)
-    real = xladoctor.route.pipeline.parse_hlo
+    real = xladoctor.route.module_analysis.parse_hlo
 
     def refusing(t, source):  # a parser that refuses every fixed text (the fix adds device_put)
         if "device_put" in t:
             raise InputError("refused", source, 1, 1)
         return real(t, source)
 
-    monkeypatch.setattr(xladoctor.route.pipeline, "parse_hlo", refusing)
+    monkeypatch.setattr(xladoctor.route.module_analysis, "parse_hlo", refusing)
     with pytest.raises(InputError, match="would not parse back"):
         _fix.fixed_text(text, module, fixed, "m")
 

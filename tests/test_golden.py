@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from xladoctor.cli.main import main
-from xladoctor.route.checking.walk import example_paths
+from xladoctor.route.folder import example_paths
 
 GOLDEN = Path(__file__).parent / "golden"
 EXAMPLES = str(Path(example_paths()[0]).parent)

@@ -125,19 +125,19 @@ def test_check_fix_on_a_folder_writes_nothing_when_one_file_is_compressed(tmp_pa
 
 def test_offload_fix_in_place_keeps_an_edit_made_while_it_analysed(tmp_path, monkeypatch, capsys):
     # before: the fix of the old text was renamed over the file, and the edit made meanwhile was lost
-    from xladoctor.cli.commands import offload
     from xladoctor.cli.main import main
+    from xladoctor.route import module_analysis  # offload's route analyses the module there
 
     target = tmp_path / "m.hlo"
     target.write_bytes(EXAMPLE.read_bytes())
     edited = EXAMPLE.read_text() + "\n// an edit made meanwhile\n"
-    analyse = offload.analyse_module
+    analyse = module_analysis.analyse_module
 
     def analyse_while_edited(*args, **kwargs):
         target.write_text(edited)
         return analyse(*args, **kwargs)
 
-    monkeypatch.setattr(offload, "analyse_module", analyse_while_edited)
+    monkeypatch.setattr(module_analysis, "analyse_module", analyse_while_edited)
     assert main(["offload", str(target), "--fix", "host"]) == 2
     assert "changed on disk while it was checked: nothing was written" in one_line(capsys.readouterr().err)
     assert target.read_text() == edited
@@ -225,7 +225,7 @@ def test_an_output_never_replaces_the_stablehlo_read_beside_the_module(tmp_path,
 def test_check_fix_keeps_an_edit_made_while_it_checked(tmp_path, monkeypatch, capsys):
     # before: the fix's line edits, computed on the text the check read, were applied to the new text
     from xladoctor.cli.main import main
-    from xladoctor.route.checking import stream
+    from xladoctor.route import dispatch as stream
 
     target = tmp_path / "m.hlo"
     target.write_bytes(EXAMPLE.read_bytes())

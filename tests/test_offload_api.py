@@ -67,7 +67,7 @@ def test_cli_rule_choices_are_the_rules():
 def test_the_e1200_text_we_predict_is_read_back_by_the_log_scanner():
     """Prediction (offload) and explanation (explain) describe the same message."""
     from xladoctor.catalogue.scanner import scan_text
-    from xladoctor.route.checking.walk import example_paths
+    from xladoctor.route.folder import example_paths
     from xladoctor.syntax.hlo_parser import parse_module
 
     path = next(p for p in example_paths() if p.endswith("e1200_offloaded_activation.hlo"))

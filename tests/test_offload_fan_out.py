@@ -21,7 +21,7 @@ import pytest
 
 from xladoctor.cli.main import main
 from xladoctor.offload import fix_device, fix_host
-from xladoctor.route.pipeline import analyse_module, parse_hlo
+from xladoctor.route.module_analysis import analyse_module, parse_hlo
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 

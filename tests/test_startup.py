@@ -115,7 +115,7 @@ def test_check_help_builds_its_arguments_without_the_checks():
     """`check --help` imports the command's arguments only: the walk, the pipeline and the findings come with run()."""
     loaded = _modules_after(["check", "--help"])
     assert "xladoctor.cli.commands.check" in loaded
-    assert not {m for m in loaded if m.startswith(("xladoctor.route.checking", "xladoctor.route.pipeline", "xladoctor.findings",
+    assert not {m for m in loaded if m.startswith(("xladoctor.route.folder", "xladoctor.route.dispatch", "xladoctor.route.module_analysis", "xladoctor.findings",
                                                    "xladoctor.report.check_text"))}, loaded
 
 

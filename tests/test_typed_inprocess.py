@@ -58,7 +58,7 @@ def test_renderers_never_parse_findings_in_process(argv, capsys, monkeypatch, tm
 
 
 def test_json_is_the_wire_between_check_workers(capsys, tmp_path):
-    from xladoctor.cli.commands.check import check_path_wire
+    from xladoctor.route.folder import check_path_wire
     from xladoctor.route.options import Options
 
     text = check_path_wire(str(E1200), True, Options(parallel_logs=True))

@@ -156,7 +156,7 @@ class ProgramCheck:
         facts: the ``diagnostics`` of the JSON documents."""
         if self.result is None or self.program is None:
             return Report("check_offload", (), (), lang)
-        from ..route.pipeline import analysis_of
+        from ..route.module_analysis import analysis_of
 
         names = [r.name or "" for r in self.program.signature.results] or None
         mc = analysis_of(self.program.module, self.result, None, names)
@@ -337,7 +337,7 @@ def check_lowered(program: LoweredProgram, rule: str = SHIPPED) -> Report:
 
 
 def _check(program: LoweredProgram, rule: str) -> ProgramCheck:
-    from ..route.pipeline import add_later_failures, unpinned_host_failures
+    from ..route.module_analysis import add_later_failures, unpinned_host_failures
 
     platform = program.platform
     from ..offload.platform_checks import predict_for_platform

@@ -105,7 +105,7 @@ def _tally(doc: dict[str, Any], skipped: list[dict[str, Any]], special: list[dic
     checked = len(doc["files"]) - len(skipped) - companions - doc["input_errors"]
     tail = label("check.tally", lang, files=plural(checked, "check.file", "check.files", lang),
                  findings=plural(doc["findings"], "check.finding", "check.findings", lang))
-    side = sum(1 for f in skipped if "XLA dump artefact" in f["note"])  # checking.walk.SIDE_FILE_NOTE
+    side = sum(1 for f in skipped if "XLA dump artefact" in f["note"])  # route.folder.SIDE_FILE_NOTE
     if side:
         tail += label("check.tally_side_files", lang, n=side)
     if len(skipped) - side:

@@ -11,6 +11,8 @@ XLA's own messages stay as XLA writes them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..base.labels import (
     glossary,
     in_lang,
@@ -25,6 +27,45 @@ from ..offload.fixes import FixSuggestion
 from ..offload.result import HostOffloadResult
 from ..offload.rules import RULES
 from .finding_text import hop_detail, index_text, shape_index_of, snippet_lines
+
+if TYPE_CHECKING:
+    from ..oracle.confirmation import Confirmation
+    from ..syntax.companion import Companion
+    from ..triage.provenance import Provenance
+
+
+def offload_text(source: str, module: HloModule, result: HostOffloadResult, fixes: list[FixSuggestion],
+                 findings: tuple[Finding, ...], trace: bool, lang: str, companion: Companion | None,
+                 provenance: Provenance, compiled_note: str | None, confirmed: Confirmation | None) -> str:
+    """The whole ``offload`` text: the parser's layout warnings, the report (:func:`render_text`),
+    then where the memory kinds came from, the provenance's note, why a compiled module has no
+    finding (``compiled_note``, None for a module the analysis applies to) and the real compiler's
+    verdict (``--confirm``).  ``source`` is already made safe for a terminal."""
+    from ..base.escape import escape_field
+    from .check_text import companion_shown
+    from .confirm import confirm_lines
+
+    report = layout_text(findings, lang) + render_text(source, module, result, fixes, trace, lang)
+    if companion is not None:
+        how = label("check.kinds_beside" if companion.found == "beside" else "check.kinds_option", lang)
+        report += "\n" + label("check.kinds_from", lang, path=companion_shown(companion.to_json(), lang),
+                                how=how) + "\n"
+    note = provenance.note()
+    if note:
+        report += "\n" + label("check.note", lang, note=escape_field(in_lang(note, lang))) + "\n"
+    if compiled_note is not None:
+        report += "\n" + label("offload.compiled_note", lang, note=in_lang(compiled_note, lang)) + "\n"
+    if confirmed is not None:
+        report += "\n".join(["", *confirm_lines(confirmed, lang=lang)]) + "\n"
+    return report
+
+
+def layout_text(findings: tuple[Finding, ...], lang: str) -> str:
+    """The parser's layout warnings (layout_warnings.py), each two lines, before the verdict."""
+    from .finding_text import layout_warning
+
+    lines = [line for f in findings if f.kind is FindingKind.LAYOUT_WARNING for line in layout_warning(f, lang)]
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes: list[FixSuggestion],

@@ -1,7 +1,18 @@
 """From a user's input to its Report: one route per input kind, one options object (issue 37).
 
-The layer between the analyses' findings and the commands: ``route.options.Options`` is what
-every route takes.  The routes themselves (HLO text with or without its StableHLO companion,
-StableHLO alone, a log, a folder of these) still live in ``pipeline.py`` and ``checking/``,
-which will move here; new route code goes in this package.
+The layer between the analyses and the commands; every route takes ``route.options.Options``.
+:mod:`.dispatch` picks the route of one input from its first bytes; one module per kind:
+
+* :mod:`.hlo_text`: an HLO module's text, with its StableHLO companion when there is one
+  (:mod:`xladoctor.syntax.companion`), its memory kinds decided by :mod:`.memory_kinds`;
+* :mod:`.tensors`: a PyTorch/XLA tensors file, each graph as the module it holds;
+* :mod:`.log`: a log, plain or compressed, a file or a stream (:mod:`.log_report`: the same
+  scan from Python, ``xladoctor.explain_log``);
+* :mod:`.executable_inputs`: an executable's inputs against the buffers supplied (``inputs``);
+* :mod:`.folder`: many of these (a folder walked, files named), in a process pool (``-j``),
+  what is kept of each in :mod:`.folder_results`; :mod:`.fleet`: many jobs, locally or on Dask.
+
+What every HLO route shares: :mod:`.module_analysis` (one module analysed) and
+:mod:`.documents` (the JSON documents, written once from the Report).  A JAX function or
+executable takes the same analysis from ``xladoctor.jax`` (the front that lowers it).
 """

@@ -269,8 +269,8 @@ def _open(path: str) -> BinaryIO:
 
 def scan_one(path: str, job: str, rule: str = "shipped") -> FileSummary:
     """Check one input like ``check`` does and keep only what the summary needs (never raises)."""
-    from .checking.stream import check_stream
-    from .checking.walk import skip_reason
+    from .dispatch import check_stream
+    from .folder import skip_reason
 
     if skip_reason(path):  # XLA's non-HLO dump artefacts, binary formats
         return FileSummary(path, job, "skipped")
@@ -367,6 +367,10 @@ def fleet_report(summaries: list[FileSummary]) -> Report:
 
 def run_local(paths: list[str], jobs_of: list[str], rule: str, workers: int,
               on_done: Callable[[], None]) -> list[FileSummary]:
+    """Each file's summary, in ``paths`` order, in a process pool of ``workers`` (0: one per usable core)."""
+    from ..catalogue.fastscan import usable_cpus
+
+    workers = workers or usable_cpus()
     args = [(p, j, rule) for p, j in zip(paths, jobs_of)]
     if workers > 1 and len(paths) > 1:
         from ..base.parallel import map_isolated

@@ -224,7 +224,7 @@ def detect(text: str, path: str | None = None) -> Provenance:
 
 def frontend_of(text: str) -> str | None:
     """``pytorch_xla`` when the module is a PyTorch/XLA graph (its name, or its metadata in the
-    first 64 KiB); None otherwise (JAX's modules are told apart by :mod:`.checking.memory_kinds`)."""
+    first 64 KiB); None otherwise (JAX's modules are told apart by :mod:`xladoctor.route.memory_kinds`)."""
     if _TORCH_XLA_NAME.match(_header(text)) or _TORCH_XLA_OP.search(text, 0, 1 << 16):
         return "pytorch_xla"
     return None

@@ -19,7 +19,7 @@ from ...base.labels import label, plural
 
 if TYPE_CHECKING:
     from ...findings.model import Finding, Fix
-    from ...route.checking.walk import Item
+    from ...route.folder import Item
     from ...route.options import Options
 
 _ROUNDS = 16
@@ -71,7 +71,7 @@ def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, u
     StableHLO beside it and the same dump folder), and the whole change printed as a diff."""
     from ...base.files import decode_text, read_path
     from ...ir.shape import format_shape_index
-    from ...route.checking.stream import check_path
+    from ...route.dispatch import check_path
     from ._atomic import refuse_if_changed, rewrite_in_place
 
     done: list[str] = []
@@ -113,7 +113,7 @@ def _check_text(text: str, path: str, opts: Options, stablehlo: str | None) -> d
     """``check_path`` on ``text`` as if it were ``path``'s contents (``--diff``'s later rounds)."""
     import io
 
-    from ...route.checking.stream import check_stream
+    from ...route.dispatch import check_stream
 
     return check_stream(io.BytesIO(text.encode("utf-8")), path, opts, None, stablehlo)
 
@@ -140,7 +140,7 @@ def _refuse_unparsable(text: str, path: str) -> None:
     """Raise, before the file is touched, if the fixed text does not parse with the same parser."""
     from ...base.errors import InputError
     from ...base.files import located
-    from ...route.pipeline import parse_hlo
+    from ...route.module_analysis import parse_hlo
 
     try:
         with located(text, path):

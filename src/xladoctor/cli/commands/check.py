@@ -11,7 +11,7 @@ xladoctor.  ``--html OUT`` writes a self-contained report of everything found.
 Each ``NAME.hlo``/``NAME.txt`` is read with the ``NAME.mlir``/``NAME.stablehlo`` beside it (or
 the file ``--stablehlo`` names, for one module): JAX's memory kinds are in the StableHLO only,
 and a JAX lowering whose text lacks them gets no verdict (``undecidable``, one finding) rather
-than a guess (:mod:`xladoctor.route.checking.memory_kinds`).
+than a guess (:mod:`xladoctor.route.memory_kinds`).
 
 Exit 1 when anything was found or is predicted, 2 when an input could not be read
 or parsed (the other files are still checked), 0 otherwise.
@@ -36,16 +36,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ...base.errors import InputError, UsageError
+from ...base.errors import UsageError
 from ...base.labels import LANGUAGES, label, language_from_env
 from . import _confirm
 from ._common import add_rule_arguments, for_reader, help_text
 from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:  # the checks themselves are imported by run(): `check --help` builds arguments only
-    from ...route.checking.results import JsonSpool, Kept, Wanted
-    from ...route.checking.walk import Item
-    from ...route.options import Options
+    from ...route.folder_results import JsonSpool
 
 NAME = "check"
 HELP = "cli.check.help"
@@ -76,68 +74,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     _confirm.add_arguments(p)
 
 
-def _check_all(items: list[Item], opts: Options, jobs: int, progress, want: Wanted,
-               spool: JsonSpool | None) -> list[Kept]:
-    """What is kept of each entry, in ``items`` order; files in a process pool when there are several
-    and ``jobs > 1``.  Each entry is reduced as it arrives (:mod:`xladoctor.route.checking.results`)."""
-    from ...route.checking.entries import error_entry
-    from ...route.checking.results import keep
-    from ...route.checking.stream import check_path, check_stdin
-
-    out: list[Kept | None] = [None] * len(items)
-    todo = [i for i, it in enumerate(items) if it.status == "file"]
-    for i, it in enumerate(items):
-        if it.status == "skipped":
-            out[i] = keep({"path": it.path, "kind": "skipped", "note": it.note, "findings": 0,
-                           **({"companion_of": it.companion_of} if it.companion_of else {})}, want, i, spool)
-        elif it.status == "error":
-            out[i] = keep(error_entry(it.path, str(InputError(it.note, it.path, 1, 1))), want, i, spool)
-        elif it.status == "stdin":
-            out[i] = keep(check_stdin(opts), want, i, spool)
-            progress.advance()
-    if jobs > 1 and len(todo) > 1:
-        from ...base.parallel import map_isolated
-        from ...findings.wire import from_wire
-
-        # JSON is the wire format between processes: each worker returns its entry as JSON text,
-        # read back (its findings typed once) here, and reduced before the next one is read.
-        def arrived(n: int, entry: Any) -> Kept:
-            return keep(from_wire(entry) if isinstance(entry, str) else entry, want, todo[n], spool)
-
-        results = map_isolated(check_path_wire, [(items[i].path, items[i].explicit, opts, items[i].stablehlo,
-                                                  items[i].graph) for i in todo],
-                               jobs, progress.advance, _crashed_entry, arrived)
-        for i, kept in zip(todo, results):
-            out[i] = kept
-    else:
-        for i in todo:
-            out[i] = keep(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo, items[i].graph),
-                          want, i, spool)
-            progress.advance()
-    return [k for k in out if k is not None]
-
-
-def check_path_wire(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
-                    graph: int | None = None) -> str:
-    """:func:`~xladoctor.route.checking.stream.check_path` in a worker process: its entry as JSON text."""
-    from ...findings.wire import to_wire
-    from ...route.checking.stream import check_path
-
-    return to_wire(check_path(path, explicit, opts, stablehlo, graph))
-
-
-def _crashed_entry(args: tuple[str, bool, Options, str | None, int | None], why: str) -> dict[str, Any]:
-    from ...route.checking.entries import error_entry
-
-    path = args[0]
-    return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))
-
-
 def run(args: argparse.Namespace) -> int:
     from ...base.progress import Progress
-    from ...catalogue.fastscan import usable_cpus
-    from ...route.checking.results import JsonSpool, Wanted
-    from ...route.checking.walk import example_paths, expand
+    from ...route.folder import check_items, example_paths, expand
+    from ...route.folder_results import JsonSpool, Wanted
     from ._atomic import refuse_overwriting_inputs
 
     lang = args.lang or language_from_env()
@@ -154,10 +94,9 @@ def run(args: argparse.Namespace) -> int:
     expanded += [it.stablehlo for it in items if it.status == "file" and it.stablehlo]
     if args.html:
         refuse_overwriting_inputs(args.html, expanded)
-    jobs = args.jobs or usable_cpus()
     n_files = sum(1 for it in items if it.status == "file")
     _confirm.check_run(args)  # one process holds the chip: --run checks the files one after another
-    jobs = 1 if args.run else jobs
+    jobs = 1 if args.run else args.jobs  # 0: one per core (the folder route counts them)
     from ...route.options import Options
 
     opts = Options.from_args(args, lang, parallel_logs=n_files <= 1)
@@ -177,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     spool = JsonSpool() if want.json else None
     try:
         try:
-            kept = _check_all(items, opts, jobs, progress, want, spool)
+            kept = check_items(items, opts, jobs, progress, want, spool)
         finally:
             progress.close()
         files = [k.entry for k in kept]
@@ -200,17 +139,11 @@ def _report(args: argparse.Namespace, files: list[dict[str, Any]], pieces: list[
     """The page, then the document or the text report, from what was kept of each file; returns the
     exit code: the selected findings' with ``--select``/``--ignore``, else the run's ``Report.exit_code``
     (2 for a file that could not be read, 1 for any finding)."""
-    from ...findings.wire import report_of
     from ...report.check_text import assemble
-    from ...route.pipeline import check_diagnostics
+    from ...route.documents import check_document
     from ._atomic import write_output
 
-    input_errors = sum(1 for f in files if f["kind"] == "error")
-    diagnostics = check_diagnostics(files, lang)
-    report = report_of(diagnostics)
-    assert report is not None  # check_diagnostics types what it writes
-    doc = {"command": "check", "files": files, "findings": sum(f["findings"] for f in files),
-           "input_errors": input_errors, "diagnostics": diagnostics}
+    doc, report = check_document(files, lang)
     if args.html:
         from ...report.html import render_check_html
         shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")

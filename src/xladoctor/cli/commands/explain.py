@@ -14,16 +14,12 @@ import argparse
 import os
 import shutil
 import sys
-from typing import TYPE_CHECKING
 
 from ...base.errors import UsageError
 from ...base.labels import LANGUAGES, label, language_from_env
 from ...catalogue import load_catalogue, normalize_code
 from ._common import for_reader, help_text, print_json
 from ._format import add_format_argument, emit_document
-
-if TYPE_CHECKING:
-    from ...catalogue.scanner import LogMatch
 
 NAME = "explain"
 HELP = "cli.explain.help"
@@ -73,10 +69,12 @@ def run(args: argparse.Namespace) -> int:
         return _list_codes(lang, args.bidi)
     if target is None:
         raise UsageError(label("scan.no_target"))
-    if _is_hlo_module(target):
-        return _check_module(target, args)
-    if _is_code_target(target):
+    if _is_code_target(target):  # never an existing file: a module file is not taken for a code
         return _explain_code(target, args, lang)
+    from ...route.dispatch import is_module_file  # lazy: `explain E1200` reads one TOML file and no more
+
+    if is_module_file(target):
+        return _check_module(target, args)
     if target != "-" and not os.path.exists(target):
         cat = load_catalogue()
         near = ", ".join(cat.nearest(target))
@@ -86,10 +84,11 @@ def run(args: argparse.Namespace) -> int:
 
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
     # lazy: scanning pulls in more modules than explaining a code
-    from ...catalogue.logscan import scan_file
     from ...report.explain_json import SCAN_SCHEMA_VERSION, scan_document
     from ...report.explain_text import draw_findings, not_shown_text
-    from ...route.log_report import log_report
+    from ...route.log import route
+    from ...route.log_report import LogScan
+    from ...route.options import Options
     from ._common import refuse_stdin_twice
 
     refuse_stdin_twice(target, args.hlo)
@@ -97,11 +96,10 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
         from ._atomic import refuse_overwriting_inputs
 
         refuse_overwriting_inputs(args.html, [target, args.hlo])
-    scan = scan_file(target)
-    matches, source = scan.findings, scan.source
-    if args.hlo:
-        attach_offload_analysis(args.hlo, matches)
-    report = log_report(source, lang, matches, dict(scan.not_shown))  # the findings, made once
+    report = route(target, Options(lang=lang), args.hlo)  # the findings, made once
+    scan = report.analysis
+    assert isinstance(scan, LogScan)
+    matches, source = scan.matches, scan.source
     doc = scan_document(matches, source, lang, scan.not_shown, report) \
         if args.json or getattr(args, "html", None) else None
     if doc is not None and getattr(args, "html", None):
@@ -127,31 +125,6 @@ def _write_html(out: str, doc: dict, target: str, hlo: str | None, lang: str) ->
     write_output(out, page, label("status.html_report", lang), [p for p in (target, hlo) if p], lang)
 
 
-def attach_offload_analysis(hlo_path: str, findings: list[LogMatch]) -> None:
-    """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
-    from ...findings.from_offload import mismatch_finding  # lazy: only --hlo needs them
-    from ...findings.serialise import offload_record_json
-    from ...findings.wire import Record
-    from ...offload.analysis import analyze_host_offload
-    from ...syntax.hlo_parser import parse_module
-    from ._common import read_input
-
-    text, source = read_input(hlo_path)
-    module = parse_module(text, source=source)
-    result = analyze_host_offload(module)
-    # Each E1200 as the one adapter and the one serialiser write it (findings/serialise.py).
-    # Each record carries its typed finding, for this process's page (findings/wire.py).
-    found = [(mismatch_finding(e, result, None, source, module), len(e.trace)) for e in result.errors]
-    errors = [Record(offload_record_json(f, n), f, f.path[len(f.path) - n:]) for f, n in found]
-    for f in findings:
-        if f.code != "E1200":
-            continue
-        start = f.fields.get("start")
-        matching = [e for e in errors if isinstance(e, dict) and e.get("start") == start]
-        f.analysis["offload"] = {"module": source, "errors": matching or errors,
-                                 "matched_start": bool(matching)}
-
-
 def _list_codes(lang: str, bidi: str = "auto") -> int:
     """``explain --list``: every code of the catalogue, one line each (code, name, title); a Persian
     title is drawn for its reader (on a terminal, right to left), the code and name columns stay."""
@@ -165,30 +138,14 @@ def _list_codes(lang: str, bidi: str = "auto") -> int:
     return 0
 
 
-def _is_hlo_module(target: str) -> bool:
-    """An HLO module file: its first line that is not blank or a comment starts with ``HloModule``."""
-    if target == "-" or not os.path.isfile(target):
-        return False
-    try:
-        with open(target, "rb") as f:
-            head = f.read(1 << 16)
-    except OSError:
-        return False
-    for line in head.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith(b"//"):
-            return stripped.startswith(b"HloModule")
-    return False
-
-
 def _check_module(target: str, args: argparse.Namespace) -> int:
     """``explain MODULE.hlo`` is ``check MODULE.hlo``: a module holds no XLA message to explain, it
     is analysed (it said "no XLA error found", exit 0, where check predicts E1200)."""
     from ...findings.schema_files import CHECK_SCHEMA_VERSION
     from ...report.check_text import render_text
-    from ...route.checking.stream import check_path
+    from ...route.dispatch import check_path
+    from ...route.documents import check_document
     from ...route.options import Options
-    from ...route.pipeline import check_diagnostics
 
     lang = args.lang or language_from_env()
     if args.html:
@@ -196,9 +153,7 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
 
         refuse_overwriting_inputs(args.html, [target])
     entry = check_path(target, True, Options(lang=lang, parallel_logs=True))
-    files = [entry]
-    doc = {"command": "check", "files": files, "findings": entry["findings"],
-           "input_errors": int(entry["kind"] == "error"), "diagnostics": check_diagnostics(files, lang)}
+    doc = check_document([entry], lang)[0]
     if entry["kind"] == "error":
         print(entry["error"], file=sys.stderr)
         return 2

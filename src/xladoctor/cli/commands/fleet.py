@@ -19,7 +19,6 @@ from typing import Any
 from ...base.errors import UsageError
 from ...base.escape import escape_field
 from ...base.labels import LANGUAGES, label, language_from_env
-from ...base.labels.glossary import count
 from ._common import (
     add_rule_arguments,
     for_reader,
@@ -52,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     import re
 
     from ...base.progress import Progress
-    from ...catalogue.fastscan import usable_cpus
+    from ...report.fleet_text import render_text
     from ...route import fleet
 
     if args.job_regex:
@@ -71,10 +70,10 @@ def run(args: argparse.Namespace) -> int:
         if args.scheduler:
             summaries = fleet.run_dask(paths, jobs_of, args.rule, args.scheduler, progress.advance)
         else:
-            summaries = fleet.run_local(paths, jobs_of, args.rule, args.jobs or usable_cpus(), progress.advance)
+            summaries = fleet.run_local(paths, jobs_of, args.rule, args.jobs, progress.advance)
     finally:
         progress.close()
-    doc = fleet.summarise(summaries)
+    doc, report = fleet.summarise(summaries), fleet.fleet_report(summaries)
     if args.json:
         print_json(doc, schema="fleet")
     else:
@@ -84,41 +83,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(for_reader(render_text(doc, engine, lang), lang, args.bidi))
     for failure in doc["errors"]:
         print(failure["error"], file=sys.stderr)
-    return fleet.fleet_report(summaries).exit_code
-
-
-def render_text(doc: dict[str, Any], engine: str, lang: str = "en") -> str:
-    """The fleet summary; words from the labels' ``[fleet]``, in ``lang``."""
-    lines = [label("fleet.summary", lang, files=count(doc["files"], "file", lang), jobs=count(doc["jobs"], "job", lang),
-                   engine=engine, findings=count(doc["findings"], "error_message", lang))]
-    if doc["by_code"]:
-        lines.append("")
-        lines.append(label("fleet.by_code", lang))
-        for code, c in doc["by_code"].items():
-            jobs = ", ".join(c["jobs"][:5])
-            if len(c["jobs"]) > 5:
-                jobs += " " + label("fleet.and_more", lang, n=len(c["jobs"]) - 5)
-            lines.append("  " + label("fleet.code", lang, code=code, name=c["name"], count=c["count"],
-                                      files=count(c["files"], "file", lang), jobs=count(len(c["jobs"]), "job", lang),
-                                      names=jobs))
-            lines.append("      " + label("fleet.first_seen", lang, where=_where(c["first_seen"], lang)))
-            lines.append("      " + label("fleet.last_seen", lang, where=_where(c["last_seen"], lang)))
-        lines.append("")
-        lines.append(label("fleet.by_job", lang))
-        for job, j in doc["by_job"].items():
-            codes = ", ".join(f"{k} x{v}" for k, v in sorted(j["codes"].items())) or label("fleet.no_error", lang)
-            more = " " + label("fleet.not_shown", lang, n=j["not_shown"]) if j.get("not_shown") else ""
-            lines.append("  " + label("fleet.job", lang, job=job, files=count(j["files"], "file", lang), codes=codes)
-                         + more)
-    if doc["errors"]:
-        lines.append(label("fleet.unreadable", lang, files=count(len(doc["errors"]), "file", lang)))
-    lines.append(label("fleet.details", lang))
-    return "\n".join(lines) + "\n"
-
-
-def _where(w: dict[str, Any], lang: str = "en") -> str:
-    line = f":{w['line']}" if w.get("line") else ""
-    return label("fleet.where", lang, path=w["path"], line=line, job=w["job"])
+    return report.exit_code
 
 
 def _stdin_patterns(fleet: Any) -> list[str]:

@@ -3,21 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from ...base.escape import escape_field
-from ...base.files import located
-from ...base.labels import label
-from ...base.units import bytes_text
-from ...findings.from_layout import layout_findings
-from ...ir.shape import HOST_MEMORY_SPACE, format_shape_index
-from ...report.finding_text import layout_warning
-from ...syntax.companion import resolve
-from ...syntax.hlo_parser import parse_module
-from ...syntax.stablehlo_main import apply_memory_kinds, read_main_signature
-from ...syntax.tensors_file import select_graph
-from ...triage.hlo_summary import summarize
-from ._common import help_text, print_json, read_input, refuse_stdin_twice
+from ...report.hlo_text import hlo_text
+from ...route.hlo_text import summary_of
+from ._common import help_text, print_json, refuse_stdin_twice
 
 NAME = "hlo"
 HELP = "cli.hlo.help"
@@ -33,69 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     refuse_stdin_twice(args.file, args.stablehlo)
-    text, source = read_input(args.file)
-    text = select_graph(text, source, args.graph)[0]
-    module = parse_module(text, source)
-    # the resolver offload and check use: with the same program's StableHLO beside it (or named), its
-    # memory kinds go into the entry layout shown, so `hlo` shows the host values the verdicts use
-    companion = resolve(module, None if args.file == "-" else source, args.stablehlo)
-    if companion is not None:
-        apply_memory_kinds(module, read_main_signature(companion.text))
-    with located(text, source):
-        summary = summarize(module)
-    summary["stablehlo"] = companion.to_json() if companion is not None else None
+    read = summary_of(args.file, args.stablehlo, args.graph)
     if args.json:
-        print_json({"command": "hlo", **summary}, schema="hlo")
+        print_json({"command": "hlo", **read.summary}, schema="hlo")
     else:
-        warnings = layout_findings(module, source)
-        print("".join(line + "\n" for f in warnings for line in layout_warning(f)) + render_text(summary))
+        print(hlo_text(read.summary, read.warnings))
     return 0
-
-
-def _host_mark(entry: dict[str, Any], is_tuple: bool) -> str:
-    """``[host]`` for an array in host memory; for a tuple, which of its leaves are."""
-    hosts = entry.get("host_leaves") or []
-    if not hosts:
-        return ""
-    if not is_tuple:
-        return "  " + label("hlo.host")
-    return "  " + label("hlo.host_leaves", leaves=", ".join(format_shape_index(tuple(i)) for i in hosts))
-
-
-def render_text(s: dict[str, Any]) -> str:
-    """The ``hlo`` summary; words from ``labels/en.toml`` ``[hlo]`` (aligned in columns there)."""
-    ecl = s["entry_computation_layout"]
-    lines = [label("hlo.module", name=s["name"]),
-             label("hlo.computations", n=len(s["computations"]), entry=s["entry"]),
-             label("hlo.instructions", n=f"{s['instruction_count']:,}"),
-             label("hlo.entry_layout" if ecl["explicit"] else "hlo.entry_layout_derived")]
-    for p in ecl["parameters"]:
-        name = f" {p['op_name']!r}" if "op_name" in p else ""
-        lines.append("  " + label("hlo.param", index=f"{p['index']:<4}", shape=p["shape"], name=name))
-        lines.append(_sizes_line(p))
-    r = ecl["result"]
-    lines.append("  " + label("hlo.result", shape=r["shape"]))
-    lines.append(_sizes_line(r))
-    lines.append(label("hlo.opcodes", counts=", ".join(f"{k} {v}" for k, v in list(s["opcode_counts"].items())[:20])
-                       + (" ..." if len(s["opcode_counts"]) > 20 else "")))
-    if s["custom_calls"]:
-        lines.append(label("hlo.custom_calls",
-                           counts=", ".join(f"{escape_field(k)} {v}" for k, v in s["custom_calls"].items())))
-    if s.get("stablehlo"):
-        how = label("check.kinds_beside" if s["stablehlo"]["found"] == "beside" else "check.kinds_option")
-        from ...report.check_text import companion_shown
-
-        lines.append(label("hlo.stablehlo", path=companion_shown(s["stablehlo"]), how=how))
-    if s["memory_spaces"]:
-        lines.append(label("hlo.memory_spaces", counts=", ".join(
-            label("hlo.memory_space_host" if int(k) == HOST_MEMORY_SPACE else "hlo.memory_space", space=k, n=v)
-            for k, v in s["memory_spaces"].items())))
-    return "\n".join(lines)
-
-
-def _sizes_line(entry: dict[str, Any]) -> str:
-    host = _host_mark(entry, entry["shape"].startswith("("))
-    if entry["logical_bytes"] is None:  # an unbounded ('?') dimension: no byte size
-        return " " * 13 + label("hlo.sizes_unbounded") + host
-    return " " * 13 + label("hlo.sizes", logical=bytes_text(entry["logical_bytes"]),
-                            physical=bytes_text(entry["physical_bytes"])) + host

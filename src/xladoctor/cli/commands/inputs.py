@@ -11,24 +11,13 @@ from __future__ import annotations
 
 import argparse
 
-from ...base.errors import UsageError
-from ...base.escape import escape_field
-from ...base.files import located
 from ...base.labels import LANGUAGES, label, language_from_env
-from ...inputs.compare import (
-    ExpectedParameter,
-    InputCheck,
-    can_pair_by_name,
-    check_inputs,
-)
-from ...inputs.explanation import report_lines
-from ...inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
-from ...inputs.shapes_file import parse_shapes_file
-from ...ir.module import HloModule
-from ...route.pipeline import inputs_document, inputs_report
-from ...syntax.hlo_parser import parse_module
+from ...report.inputs_text import inputs_text
+from ...route.documents import inputs_document
+from ...route.executable_inputs import route
+from ...route.options import Options
 from ._atomic import refuse_overwriting_inputs, write_output
-from ._common import for_reader, help_text, read_input
+from ._common import for_reader, help_text
 from ._format import add_format_argument, emit_document
 
 NAME = "inputs"
@@ -59,50 +48,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=help_text(parser, "cli.inputs.bidi"))
 
 
-def _load_expected(text: str, source: str) -> tuple[list[ExpectedParameter], HloModule | None, bool]:
-    if text.lstrip().startswith("HloModule"):
-        module = parse_module(text, source)
-        return expected_from_module(module), module, names_are_metadata(module)
-    buffers = parse_shapes_file(text, source)
-    return [ExpectedParameter(i, b.shape, b.name) for i, b in enumerate(buffers)], None, all(b.name for b in buffers)
-
-
-def run_inputs(args: argparse.Namespace) -> tuple[InputCheck, str, HloModule | None]:
-    """The comparison, the expected side's name and (when it is HLO) its module, for findings' lines."""
-    if args.expected == "-" and (args.supplied == "-" or args.supplied_shapes == "-"):
-        raise UsageError("only one input can be read from stdin")
-    exp_text, exp_source = read_input(args.expected)
-    expected, exp_module, expected_named = _load_expected(exp_text, exp_source)
-    module_name = exp_module.name if exp_module is not None else None
-    if args.supplied is not None:
-        text, source = read_input(args.supplied)
-        module = parse_module(text, source)
-        supplied = supplied_from_module(module)
-        supplied_named = names_are_metadata(module)
-    else:
-        text, source = read_input(args.supplied_shapes)
-        supplied = parse_shapes_file(text, source)
-        supplied_named = all(s.name for s in supplied)
-    pairing = args.pair
-    if pairing == "auto":
-        pairing = "name" if expected_named and supplied_named and can_pair_by_name(expected, supplied) else "index"
-    elif pairing == "name" and not can_pair_by_name(expected, supplied):
-        raise UsageError("--pair name needs a unique name for every parameter on both sides")
-    # A '?' dimension has no size: say where, in whichever input spells one.
-    where = (exp_text, exp_source) if "?" in exp_text or "?" not in text else (text, source)
-    with located(*where):
-        check = check_inputs(expected, supplied, args.executable or module_name or "unknown",
-                             args.replica, args.partition, pairing)
-    return check, exp_source, exp_module
-
-
 def run(args: argparse.Namespace) -> int:
     inputs = (args.expected, args.supplied, args.supplied_shapes)
     if args.html:
         refuse_overwriting_inputs(args.html, inputs)
-    check, source, module = run_inputs(args)
     lang = args.lang or language_from_env()
-    report = inputs_report(check, source, module, lang)
+    compared = route(args.expected, args.supplied, args.supplied_shapes, Options(lang=lang), args.pair,
+                     args.executable, args.replica, args.partition)
+    check, source, module, report = compared.check, compared.source, compared.module, compared.report
     doc = inputs_document(check, source, module, lang, report) if args.html or args.json else {}
     if args.html:
         from ...report.html import render_inputs_html
@@ -114,11 +67,5 @@ def run(args: argparse.Namespace) -> int:
         chosen = emit_document(doc, args, schema="inputs")
         return chosen if chosen is not None else report.exit_code
     else:
-        lines = []
-        if check.missing:
-            lines.append(label("inputs.missing", lang, names=", ".join(map(escape_field, check.missing))))
-        if check.extra:
-            lines.append(label("inputs.extra", lang, names=", ".join(map(escape_field, check.extra))))
-        lines.extend(report_lines(check, lang=lang))
-        print(for_reader("\n".join(lines), lang, args.bidi))
+        print(for_reader(inputs_text(check, lang), lang, args.bidi))
     return report.exit_code

@@ -12,29 +12,18 @@ from ...base.escape import escape_field
 from ...base.files import located
 from ...base.labels import (
     LANGUAGES,
-    in_lang,
     label,
     language_from_env,
     plural,
 )
-from ...findings.model import Finding, FindingKind
 from ...findings.schema_files import OFFLOAD_SCHEMA_VERSION
 from ...ir.shape import format_shape_index
 from ...offload import fix_device, fix_host
-from ...oracle.confirm import confirm
-from ...report.check_text import companion_shown
-from ...report.confirm import confirm_lines
-from ...report.offload_text import render_text
+from ...report.offload_text import layout_text, offload_text
+from ...route.documents import offload_document
+from ...route.hlo_text import analyse_file, companion_path
+from ...route.module_analysis import ModuleCheck, analyse_module, compiled_note, parse_hlo
 from ...route.options import Options
-from ...route.pipeline import (
-    ModuleCheck,
-    analyse_module,
-    compiled_note,
-    offload_document,
-    parse_hlo,
-)
-from ...syntax.companion import beside, resolve
-from ...syntax.tensors_file import select_graph
 from . import _confirm
 from ._atomic import (
     refuse_fixing_compressed,
@@ -47,7 +36,6 @@ from ._common import (
     add_rule_arguments,
     for_reader,
     help_text,
-    read_input,
     refuse_stdin_twice,
 )
 from ._fix import fixed_text, unified_diff, write_module_text
@@ -88,22 +76,11 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_env()
     _refuse_what_would_be_lost(args)
     _confirm.check_run(args)
-    text, source = read_input(args.file)
-    text = select_graph(text, source, args.graph, editing=bool(args.fix) and not args.output and not args.diff)[0]
-    module = parse_hlo(text, source)
-    # the resolver check uses too: the file --stablehlo names, else NAME.mlir beside, if it is this program's
-    companion = resolve(module, None if args.file == "-" else source, args.stablehlo)
-    stablehlo = companion.text if companion else None
-    options = Options.from_args(args, lang).with_companion(companion.path if companion else None,
-                                                            companion.found if companion else None).for_platform()
-    with located(text, source):
-        mc = analyse_module(module, text, source, options, stablehlo)
-        _undecidable(mc, source, lang)
-    result, fixes, origin = mc.result, mc.fixes, mc.provenance
-    # as check: no compile of a kind-less text, which would only "confirm" the device-memory guess
-    confirmed = confirm(text, module, result, args.topology, stablehlo, options.platform, args.run, args.seed) \
-        if args.confirm and mc.undecidable is None else None
-    mc.confirm = confirmed
+    read = analyse_file(args.file, Options.from_args(args, lang), args.stablehlo, args.graph,
+                        editing=bool(args.fix) and not args.output and not args.diff, seed=args.seed)
+    text, source, module, companion, stablehlo, mc = (read.text, read.source, read.module, read.companion,
+                                                       read.stablehlo, read.check)
+    result, fixes, origin, confirmed = mc.result, mc.fixes, mc.provenance, mc.confirm
     _confirm.note_if_unavailable(confirmed, lang)
     # The document is built once, after the verdict is set: the page and --json both view it.
     doc = offload_document(mc, lang) if args.html or args.json else None
@@ -112,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         _write_html(args, doc, lang)
     if args.fix and not args.json:
         return _apply_fix(args, text, source, mc, stablehlo, lang=lang)
+    code = mc.report("offload", lang).exit_code
     if args.json:
         assert doc is not None
         fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True, lang=lang) if args.fix else None
@@ -125,40 +103,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(for_reader(layout_text(mc.findings(lang), lang)
                                     + f"{escape_field(source)}: {mc.undecidable.message}\n", lang, args.bidi))
     else:
-        report = layout_text(mc.findings(lang), lang) + render_text(escape_field(source), module, result, fixes,
-                                                                    args.trace, lang)
-        if companion is not None:
-            how = label("check.kinds_beside" if companion.found == "beside" else "check.kinds_option", lang)
-            report += "\n" + label("check.kinds_from", lang, path=companion_shown(companion.to_json(), lang),
-                                    how=how) + "\n"
-        if origin.note():
-            report += "\n" + label("check.note", lang, note=escape_field(in_lang(origin.note(), lang))) + "\n"
-        if not mc.applies:
-            report += "\n" + label("offload.compiled_note", lang, note=in_lang(compiled_note(), lang)) + "\n"
-        if confirmed is not None:
-            report += "\n".join(["", *confirm_lines(confirmed, lang=lang)]) + "\n"
-        sys.stdout.write(for_reader(report, lang, args.bidi))
-    return mc.report("offload", lang).exit_code
-
-
-def layout_text(findings: tuple[Finding, ...], lang: str) -> str:
-    """The parser's layout warnings (layout_warnings.py), each two lines, before the verdict."""
-    from ...report.finding_text import layout_warning
-
-    lines = [line for f in findings if f.kind is FindingKind.LAYOUT_WARNING for line in layout_warning(f, lang)]
-    return "\n".join(lines) + "\n" if lines else ""
-
-
-def _undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
-    """As ``check``: a JAX lowering whose text does not give the memory kinds, read without its
-    StableHLO, gets no verdict (the same warning), so the two commands agree on every file."""
-    from ...route.checking.entries import undecided
-    from ...route.checking.memory_kinds import memory_kinds_of
-
-    kinds = memory_kinds_of(mc.module, mc.options.stablehlo_path, source)
-    mc.memory_kinds = kinds.to_json()
-    if not kinds.known:
-        mc.undecidable = undecided(kinds, source, lang)[1]
+        compiled = None if mc.applies else compiled_note()
+        sys.stdout.write(for_reader(offload_text(escape_field(source), module, result, fixes, mc.findings(lang),
+                                                 args.trace, lang, companion, origin, compiled, confirmed),
+                                    lang, args.bidi))
+    return code
 
 
 def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> None:
@@ -167,7 +116,7 @@ def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> Non
 
     page = render_offload_html({"schema_version": OFFLOAD_SCHEMA_VERSION, **doc},
                                title=label("status.offload_title", lang, source=args.file), lang=lang)
-    write_output(args.html, page, label("status.html_report", lang), [args.file, args.stablehlo or beside(args.file)],
+    write_output(args.html, page, label("status.html_report", lang), [args.file, companion_path(args.file, args.stablehlo)],
                  lang)
 
 
@@ -181,7 +130,7 @@ def _refuse_what_would_be_lost(args: argparse.Namespace) -> None:
         raise UsageError("-o and --html name the same file: the second write would replace the first")
     if args.fix and not args.output and not args.diff:
         refuse_fixing_compressed(args.file)
-    read = [args.file, args.stablehlo or beside(args.file)]
+    read = [args.file, companion_path(args.file, args.stablehlo)]
     for out in (args.output, args.html):
         if out:
             refuse_overwriting_inputs(out, read)
@@ -218,14 +167,14 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
     else:
         what = label("status.fixed_module", lang, fix=args.fix)
         if not args.output:  # ruff's --fix: into the file itself, its inode kept (hard links, owner)
-            refuse_overwriting_inputs(args.file, [args.stablehlo or beside(args.file)])
+            refuse_overwriting_inputs(args.file, [companion_path(args.file, args.stablehlo)])
             refuse_if_changed(args.file, text)
             rewrite_in_place(args.file, text, out_text, what)
             if quiet:  # otherwise the "fixed" lines below say it
                 print(label("status.wrote", lang, what=what, size=f"{len(out_text.encode()):,}",
                             target=escape_field(args.file)), file=sys.stderr)
         else:
-            write_output(args.output, out_text, what, [args.file, args.stablehlo or beside(args.file)], lang)
+            write_output(args.output, out_text, what, [args.file, companion_path(args.file, args.stablehlo)], lang)
     with located(out_text, target):
         after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
     left = after.findings(lang)

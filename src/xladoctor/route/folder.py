@@ -1,11 +1,26 @@
-"""Which paths ``check`` reads: directories walked (:func:`xladoctor.base.files.walk`), XLA's non-HLO
-dump artefacts and binary formats skipped, the bundled examples."""
+"""The route of many inputs: a folder walked, files and streams named on the command line.
+
+Which paths ``check`` reads: directories walked (:func:`xladoctor.base.files.walk`), XLA's non-HLO
+dump artefacts and binary formats skipped, the bundled examples, each HLO file paired with its
+StableHLO and each tensors file split into its graphs (:func:`expand`); then each item checked by
+its kind's route (:mod:`.dispatch`), in a process pool when there are several
+(:mod:`xladoctor.base.parallel`, ``-j``), reduced as it arrives (:mod:`.folder_results`) and
+listed in walk order whatever finishes first (:func:`check_items`).  ``fleet`` (:mod:`.fleet`)
+runs the same per-file route over many jobs, locally or on Dask."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from ..base.errors import InputError
+from ..base.labels import label
+
+if TYPE_CHECKING:
+    from .folder_results import JsonSpool, Kept, Wanted
+    from .options import Options
 
 # XLA writes these next to the HLO dumps; none is HLO text and none holds error messages.
 _DUMP_ARTEFACTS = ("buffer-assignment", "memory-usage-report", "live-range", ".debug_options", "-thunk-sequence")
@@ -51,7 +66,7 @@ def companion_of(path: str) -> str | None:
     """``NAME.mlir`` (or ``NAME.stablehlo``) beside ``NAME.hlo``/``NAME.txt``: the StableHLO of the
     same lowering (``Lowered.as_text()``), which carries the memory kinds the HLO text lacks
     (the resolver's rule, :func:`xladoctor.syntax.companion.beside`, which every command uses)."""
-    from ...syntax.companion import beside
+    from ..syntax.companion import beside
 
     return beside(path)
 
@@ -77,7 +92,8 @@ def pair(items: list[Item]) -> list[Item]:
 def expand(paths: list[str], stablehlo: str | None = None) -> list[Item]:
     """The command line's paths with directories walked, in walk order, each HLO file paired
     with its StableHLO (``stablehlo``: the one ``--stablehlo`` names, for a single HLO file)."""
-    from ...base.files import walk
+    from ..base.files import walk
+    from .tensors import graph_items
 
     out: list[Item] = []
     for path in paths:
@@ -96,7 +112,7 @@ def expand(paths: list[str], stablehlo: str | None = None) -> list[Item]:
     if stablehlo is not None:
         files = [i for i, it in enumerate(out) if it.status == "file"]
         if len(files) != 1:
-            from ...base.errors import UsageError
+            from ..base.errors import UsageError
 
             raise UsageError("--stablehlo names the StableHLO of one HLO module: give exactly one file with it")
         out[files[0]] = Item(out[files[0]].path, "file", explicit=out[files[0]].explicit, stablehlo=stablehlo,
@@ -104,36 +120,9 @@ def expand(paths: list[str], stablehlo: str | None = None) -> list[Item]:
     return pair(out)
 
 
-_SNIFF = 4096
-
-
-def graph_items(path: str, explicit: bool) -> list[Item]:
-    """``path`` as one item, or one per graph when it is a PyTorch/XLA tensors file (its first bytes
-    say so; a file that cannot be read or split, or is not a regular file, stays one item: checking
-    it reports why)."""
-    import stat
-
-    from ...syntax.tensors_file import is_tensors_file, saved_graphs
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device is read once, by its check
-            return [Item(path, "file", explicit=explicit)]
-        with open(path, "rb") as f:
-            head = f.read(_SNIFF)
-            if not is_tensors_file(head.decode("utf-8", "replace")):
-                return [Item(path, "file", explicit=explicit)]
-            from ...base.files import decode_text
-
-            count = len(saved_graphs(decode_text(head + f.read(), path), path))
-    except (OSError, ValueError):
-        return [Item(path, "file", explicit=explicit)]
-    return [Item(path, "file", explicit=explicit, graph=n) for n in range(1, count + 1)] or \
-        [Item(path, "file", explicit=explicit)]
-
-
 def skip_reason(path: str) -> str | None:
     """Why ``path`` is not read (hidden, an XLA dump artefact, a binary format), or None."""
-    from ...base.files import compression_of
+    from ..base.files import compression_of
 
     base = os.path.basename(path)
     if compression_of(base):  # job.log.gz is read as job.log is, decompressed
@@ -145,3 +134,61 @@ def skip_reason(path: str) -> str | None:
     if base.endswith(_SKIP_SUFFIXES):
         return "not a text format xladoctor reads"
     return None
+
+
+def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wanted,
+               spool: JsonSpool | None) -> list[Kept]:
+    """What is kept of each entry, in ``items`` order; files in a process pool when there are several
+    and ``jobs > 1`` (0: one per usable core).  Each entry is reduced as it arrives (:mod:`.folder_results`)."""
+    from ..catalogue.fastscan import usable_cpus
+    from .dispatch import check_path, check_stdin, error_entry
+    from .folder_results import keep
+
+    jobs = jobs or usable_cpus()
+    out: list[Kept | None] = [None] * len(items)
+    todo = [i for i, it in enumerate(items) if it.status == "file"]
+    for i, it in enumerate(items):
+        if it.status == "skipped":
+            out[i] = keep({"path": it.path, "kind": "skipped", "note": it.note, "findings": 0,
+                           **({"companion_of": it.companion_of} if it.companion_of else {})}, want, i, spool)
+        elif it.status == "error":
+            out[i] = keep(error_entry(it.path, str(InputError(it.note, it.path, 1, 1))), want, i, spool)
+        elif it.status == "stdin":
+            out[i] = keep(check_stdin(opts), want, i, spool)
+            progress.advance()
+    if jobs > 1 and len(todo) > 1:
+        from ..base.parallel import map_isolated
+        from ..findings.wire import from_wire
+
+        # JSON is the wire format between processes: each worker returns its entry as JSON text,
+        # read back (its findings typed once) here, and reduced before the next one is read.
+        def arrived(n: int, entry: Any) -> Kept:
+            return keep(from_wire(entry) if isinstance(entry, str) else entry, want, todo[n], spool)
+
+        results = map_isolated(check_path_wire, [(items[i].path, items[i].explicit, opts, items[i].stablehlo,
+                                                  items[i].graph) for i in todo],
+                               jobs, progress.advance, _crashed_entry, arrived)
+        for i, kept in zip(todo, results):
+            out[i] = kept
+    else:
+        for i in todo:
+            out[i] = keep(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo, items[i].graph),
+                          want, i, spool)
+            progress.advance()
+    return [k for k in out if k is not None]
+
+
+def check_path_wire(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
+                    graph: int | None = None) -> str:
+    """:func:`~xladoctor.route.dispatch.check_path` in a worker process: its entry as JSON text."""
+    from ..findings.wire import to_wire
+    from .dispatch import check_path
+
+    return to_wire(check_path(path, explicit, opts, stablehlo, graph))
+
+
+def _crashed_entry(args: tuple[str, bool, Options, str | None, int | None], why: str) -> dict[str, Any]:
+    from .dispatch import error_entry
+
+    path = args[0]
+    return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))

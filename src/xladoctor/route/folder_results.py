@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ...base.escape import json_text
+from ..base.escape import json_text
 
 _KEEP = ("path", "kind", "findings", "note", "companion_of", "error", "verdict", "confirm", "diagnostics", "parsed",
          "provenance")
@@ -63,7 +63,7 @@ def keep(entry: dict[str, Any], want: Wanted, index: int, spool: JsonSpool | Non
     """What is kept of file ``index``'s ``entry``: its JSON goes to ``spool``, its lines are drawn."""
     piece = None
     if want.text:
-        from ...report.check_text import file_piece
+        from ..report.check_text import file_piece
 
         piece = file_piece(entry, want.lang)
     if spool is not None:

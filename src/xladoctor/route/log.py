@@ -1,0 +1,85 @@
+"""The route of a log (plain or compressed, a file or a stream): scanned line by line in bounded
+memory by the catalogue's scanner (:mod:`xladoctor.catalogue.fastscan`), each distinct XLA error
+once with its count; ``explain --hlo`` attaches the host-offload analysis of the module named to
+its E1200s.  ``check`` gets the entry of its document (:func:`route_stream`), ``explain`` the
+Report (:func:`route`), ``xladoctor.explain_log`` the same Report (:mod:`.log_report`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from .options import Options
+
+if TYPE_CHECKING:
+    from ..catalogue.logscan import LogScan
+    from ..catalogue.scanner import LogMatch
+    from ..findings.model import Report
+
+
+def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, path: str | None = None) -> dict[str, Any]:
+    """``check``'s entry for the log read from ``f`` (``head``: its first bytes, already read),
+    streamed through the ``explain`` scanner, its sniffed head first, so neither stdin nor a big
+    log is ever held whole; ``path`` names a regular file the scan may reopen (to use every core
+    on a big log)."""
+    from ..catalogue.fastscan import scan_path, scan_stream
+    from ..catalogue.logscan import LogScan
+    from ..catalogue.scanner import LogScanner
+
+    scanner = LogScanner()
+    if path is not None:
+        scan_path(path, scanner, parallel=opts.parallel_logs)
+    else:
+        from ..base.files import Prefixed
+
+        scan_stream(Prefixed(head, f), scanner)
+    return log_entry(LogScan(scanner.finish(), source, scanner.not_shown), opts.lang)
+
+
+def log_entry(scan: LogScan, lang: str) -> dict[str, Any]:
+    from ..report.explain_json import scan_document
+
+    return {"path": scan.source, "kind": "log",
+            "explain": scan_document(scan.findings, scan.source, lang, scan.not_shown),
+            "findings": len(scan.findings)}
+
+
+def route(target: str, options: Options, hlo: str | None = None) -> Report:
+    """``explain FILE``'s route: the scan of ``target`` (``-``: stdin) as its Report, the findings
+    made once (``findings.from_log``); ``hlo`` names a module whose host-offload analysis is
+    attached to the E1200s (``--hlo``).  The Report's ``analysis`` is the scan
+    (:class:`~xladoctor.route.log_report.LogScan`): its raw matches carry that analysis, and the
+    messages past the distinct-error limit, which the views draw."""
+    from ..catalogue.logscan import scan_file
+    from .log_report import log_report
+
+    scan = scan_file(target)
+    if hlo:
+        attach_offload_analysis(hlo, scan.findings)
+    return log_report(scan.source, options.lang, scan.findings, dict(scan.not_shown))
+
+
+def attach_offload_analysis(hlo_path: str, findings: list[LogMatch]) -> None:
+    """Run the host-offload analysis on ``--hlo`` and attach its errors to the E1200 findings."""
+    from ..base.files import decode_text, read_path
+    from ..findings.from_offload import mismatch_finding  # lazy: only --hlo needs them
+    from ..findings.serialise import offload_record_json
+    from ..findings.wire import Record
+    from ..offload.analysis import analyze_host_offload
+    from ..syntax.hlo_parser import parse_module
+
+    data, source = read_path(hlo_path)
+    text = decode_text(data, source)
+    module = parse_module(text, source=source)
+    result = analyze_host_offload(module)
+    # Each E1200 as the one adapter and the one serialiser write it (findings/serialise.py).
+    # Each record carries its typed finding, for this process's page (findings/wire.py).
+    found = [(mismatch_finding(e, result, None, source, module), len(e.trace)) for e in result.errors]
+    errors = [Record(offload_record_json(f, n), f, f.path[len(f.path) - n:]) for f, n in found]
+    for f in findings:
+        if f.code != "E1200":
+            continue
+        start = f.fields.get("start")
+        matching = [e for e in errors if isinstance(e, dict) and e.get("start") == start]
+        f.analysis["offload"] = {"module": source, "errors": matching or errors,
+                                 "matched_start": bool(matching)}
+

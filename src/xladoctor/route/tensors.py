@@ -1,0 +1,68 @@
+"""The route of a PyTorch/XLA tensors file (``XLA_SAVE_TENSORS_FILE``): each graph it saved is
+checked as the module it holds (:mod:`.hlo_text`), with the same triage as a module file, its
+entry saying which graph and where the step synced; a folder lists one item per graph
+(:func:`graph_items`).  The file's format is :mod:`xladoctor.syntax.tensors_file`'s."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from ..base.files import decode_text
+from .options import Options
+
+if TYPE_CHECKING:
+    from .folder import Item
+
+
+def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, graph: int | None) -> dict[str, Any]:
+    """``check``'s entry for graph ``graph`` (1-based; the only one when None) of the tensors file
+    read from ``f`` (``head``: its first bytes), read whole (bounded)."""
+    from .hlo_text import read_rest
+
+    return _check_graph(decode_text(bytes(read_rest(f, head, source)), source), source, opts, graph)
+
+
+def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> dict[str, Any]:
+    """One graph of a tensors file, checked as the module it holds (with the same triage as a
+    module file), its entry saying which graph and where the step synced (``graph``)."""
+    from ..syntax.tensors_file import saved_graphs, select_graph
+    from .hlo_text import check_hlo, triaged_entry
+
+    count = len(saved_graphs(text, source))
+    module_text, saved = select_graph(text, source, graph)
+    assert saved is not None
+    if not opts.full:
+        from ..triage.hlo_triage import triage
+
+        t = triage(module_text.encode("utf-8"), False)
+        if not t.analyse:
+            return {**triaged_entry(source, t.module_name, False), "graph": saved.to_json(count)}
+    entry = check_hlo(module_text, source, opts)
+    return {**entry, "graph": saved.to_json(count)}
+
+
+_SNIFF = 4096
+
+
+def graph_items(path: str, explicit: bool) -> list[Item]:
+    """``path`` as one item, or one per graph when it is a PyTorch/XLA tensors file (its first bytes
+    say so; a file that cannot be read or split, or is not a regular file, stays one item: checking
+    it reports why)."""
+    import stat
+
+    from ..syntax.tensors_file import is_tensors_file, saved_graphs
+    from .folder import Item
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device is read once, by its check
+            return [Item(path, "file", explicit=explicit)]
+        with open(path, "rb") as f:
+            head = f.read(_SNIFF)
+            if not is_tensors_file(head.decode("utf-8", "replace")):
+                return [Item(path, "file", explicit=explicit)]
+            count = len(saved_graphs(decode_text(head + f.read(), path), path))
+    except (OSError, ValueError):
+        return [Item(path, "file", explicit=explicit)]
+    return [Item(path, "file", explicit=explicit, graph=n) for n in range(1, count + 1)] or \
+        [Item(path, "file", explicit=explicit)]
