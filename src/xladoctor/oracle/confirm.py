@@ -25,6 +25,20 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
     is attached (:func:`.run_chip.chip_present`) a TPU target is compiled on that chip and, with
     ``run``, run once on inputs drawn from ``seed`` and compared with the CPU (``run``); elsewhere
     libtpu compiles for ``topology`` as it always has.  ``judge`` says which of the two answered."""
+    from .api_version import normalise_api_version
+
+    text, normalised = normalise_api_version(text)  # torch_xla's text, which jaxlib's parser refuses
+    doc = _judged(text, module, result, topology, stablehlo, predicted_for, run, seed)
+    if normalised and stablehlo is None and doc.get("available"):
+        from ..base.labels import label
+
+        doc["normalised"] = label("confirm.normalised_api_version", n=normalised)
+    return doc
+
+
+def _judged(text: str, module: HloModule, result: HostOffloadResult, topology: str, stablehlo: str | None,
+            predicted_for: str, run: bool, seed: int) -> dict[str, Any]:
+    """The chip's verdict where one is attached, else the compile-only client's (:func:`confirm`)."""
     from .run_chip import chip_present
     from .topologies import platform_of
 

@@ -31,6 +31,8 @@ def confirm_lines(doc: dict[str, Any] | None, indent: str = "", lang: str = "en"
     lines = [indent + label("confirm.heading", lang, compiler=compiler, topology=doc["topology"], input=doc["input"]),
              indent + "  " + predicted,
              indent + "  " + label("confirm.compiler_says", lang, compiler=compiler, summary=v.summary(lang))]
+    if doc.get("normalised"):  # what was changed before the compiler read the text (torch_xla's api_version)
+        lines.insert(1, indent + "  " + label("confirm.normalised", lang, what=in_lang(doc["normalised"], lang)))
     if "judge" in doc:
         lines.insert(1, indent + "  " + label("confirm.judge", lang, says=judge_says(doc["judge"], doc["topology"], lang)))
     if v.kind == "crash" and v.check_line:
