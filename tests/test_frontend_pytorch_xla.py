@@ -174,15 +174,14 @@ def test_regenerated_where_torch_xla_installs(tmp_path, capsys):
         [ln.split(", metadata=")[0] for ln in recorded.splitlines()]
 
 
-def test_the_fix_advice_is_in_torch_xlas_terms(capsys):
+def test_the_fix_advice_is_in_torch_xlas_terms(tmp_path, capsys):
     """A torch_xla user has no out_shardings nor jax.device_put: the fixes say place_to_device (its
     real API, torch_xla.experimental.stablehlo_custom_call, 2.9.0) and that an output cannot be
     declared on host from PyTorch; in every format, and across check's worker processes too."""
     hlo, graphs = DATA / "offload_returned.hlo", DATA / "offload_returned.graphs.txt.0"
-    texts = {"offload": run(["offload", hlo], capsys)[1], "check": run(["check", graphs], capsys)[1],
-             "check -j2": run(["check", "-j2", hlo, graphs], capsys)[1],
+    texts = {"offload": run(["offload", hlo], capsys)[1], "offload graphs": run(["offload", graphs], capsys)[1],
              "sarif": run(["check", hlo, "--format", "sarif"], capsys)[1],
-             "github": run(["check", hlo, "--format", "github"], capsys)[1]}
+             "github": run(["check", "-j2", hlo, graphs, "--format", "github"], capsys)[1]}
     for where, text in texts.items():
         assert "place_to_device(t)" in text and "PyTorch/XLA: " in text, where
         assert "saved_tensors_hooks(place_to_host, place_to_device)" in text, where
@@ -191,6 +190,13 @@ def test_the_fix_advice_is_in_torch_xlas_terms(capsys):
         for jax_word in ("JAX:", "jax.device_put", "out_shardings,", "memory_kind=", "JAX code"):
             assert not [ln for ln in fixes if jax_word in ln], (where, jax_word)
         assert not [ln for ln in fixes if "stablehlo_custom_call.py" in ln], where  # torch_xla's frame, not the user's
+    summary = run(["check", graphs], capsys)[1]  # check's summary: the sentences, and where the advice is
+    assert "fix (b) bring it back to device: move-to-device after custom-call.5\n" in summary
+    assert f"details: xladoctor offload {graphs} --graph 1" in summary and "JAX" not in summary
+    run(["check", hlo, "--html", tmp_path / "r.html"], capsys)
+    html = (tmp_path / "r.html").read_text()
+    assert "<b>In PyTorch/XLA:</b>" in html and "In JAX" not in html and "jax.device_put" not in html
+    assert "x = place_to_device(x)" in html
     doc = json.loads(run(["offload", hlo, "--json"], capsys)[1])
     assert doc["error"]["fix"]["frontend"] == "pytorch_xla" and "place_to_device" in doc["error"]["fix"]["device"]["jax"]
     assert not schema_errors(doc, "offload")
