@@ -22,7 +22,7 @@ from .finding_html import (
     path_nodes,
     path_table,
 )
-from .html_base import badge, code_block, esc, lbl, ltr, shape_index_text
+from .html_base import badge, code_block, esc, lbl, ltr, prose, shape_index_text
 from .html_flow import render_flow
 
 
@@ -125,7 +125,7 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     key, tone = offload_verdict(doc)
     model = label("html.rule_unmerged", lang) if doc.get("rule") == "unmerged-pr-36525" else label("html.rule_shipped", lang)
     parts = [f'<div class="verdict-line">{badge(label(key, lang), tone)} '
-             f'<span class="muted">{lbl(lang, "html.model")}: {esc(model)}</span></div>']
+             f'<span class="muted">{lbl(lang, "html.model")}: {prose(model, lang)}</span></div>']
     if key == "html.verdict_clean":
         parts.append(f'<p class="clean">{lbl(lang, "html.no_offload_issue")}</p>')
     errors = doc.get("errors") or []
