@@ -196,7 +196,7 @@ def test_the_fix_advice_is_in_torch_xlas_terms(tmp_path, capsys):
     run(["check", hlo, "--html", tmp_path / "r.html"], capsys)
     html = (tmp_path / "r.html").read_text()
     assert "<b>In PyTorch/XLA:</b>" in html and "In JAX" not in html and "jax.device_put" not in html
-    assert "x = place_to_device(x)" in html
+    assert "x = torch_xla.experimental.stablehlo_custom_call.place_to_device(x)" in html
     doc = json.loads(run(["offload", hlo, "--json"], capsys)[1])
     assert doc["error"]["fix"]["frontend"] == "pytorch_xla" and "place_to_device" in doc["error"]["fix"]["device"]["jax"]
     assert not schema_errors(doc, "offload")

@@ -78,7 +78,7 @@ def test_latin_snippets_in_persian_pages_are_isolated_and_keep_their_comma_side(
         context.close()
         assert model is not None, (page_file.name, "the model line's snippet is not isolated")
         assert model["bidi"] == "isolate" and model["dir"] == "ltr"
-        (left, right, top, bottom), (c_left, c_right, c_top) = model["box"], model["comma"]
+        (left, _, top, bottom), (_, c_right, c_top) = model["box"], model["comma"]
         if top - 2 <= c_top <= bottom:  # on the snippet's line: Persian reads on to its left
             assert c_right <= left + 1, (page_file.name, width, model)
         else:  # wrapped: the comma starts the next line, below the snippet

@@ -159,8 +159,7 @@ FixCard = Callable[[Fix, Mapping[str, Any], str], str]
 
 DEVICE_PUT_SNIPPET = 'x = jax.device_put(x, jax.sharding.SingleDeviceSharding(device, memory_kind="device"))'
 """What E1200 fix (b) looks like in JAX, on the value the path returns (named ``x`` here)."""
-PLACE_TO_DEVICE_SNIPPET = ("from torch_xla.experimental.stablehlo_custom_call import place_to_device\n"
-                           "x = place_to_device(x)")
+PLACE_TO_DEVICE_SNIPPET = "x = torch_xla.experimental.stablehlo_custom_call.place_to_device(x)"
 """The same in PyTorch/XLA (torch_xla 2.9's own call), for a graph provenance marks as torch_xla's."""
 
 
