@@ -247,6 +247,8 @@ def test_confirm_compiles_torch_xlas_text(capsys):
                 assert ("normalised" in c) is (name != "train_step"), path  # the only one without a custom call
     out = run(["offload", DATA / "offload_returned.hlo", "--confirm"], capsys)[1]
     assert "text changed first: 1 api_version=API_VERSION_UNSPECIFIED" in out and "agree: same verdict" in out
+    out = run(["offload", DATA / "offload_returned.hlo", "--confirm", "--lang", "fa"], capsys)[1]
+    assert "متن پیش از کامپایل تغییر کرد" in out and "text changed first" not in out
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
