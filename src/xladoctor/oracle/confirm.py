@@ -77,7 +77,7 @@ def _on_chip(text: str, module: HloModule, result: HostOffloadResult, stablehlo:
            "input": "stablehlo" if stablehlo is not None else "hlo", **comparison.to_json(),
            "predicted_for": "tpu", "judge": judge_of(chip, "run" in reply)}
     if run:
-        doc["run"] = run_document(reply.get("run"), verdict)
+        doc["run"] = run_document(reply.get("run"), verdict, module)
     return doc
 
 
@@ -95,8 +95,10 @@ def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None
     return {"kind": "compile_only", "device": None, "ran": False, "says": says}
 
 
-def run_document(run: dict[str, Any] | None, verdict: Any) -> dict[str, Any]:
-    """The ``run`` object: the outcome of the one run, what differed and the error's text."""
+def run_document(run: dict[str, Any] | None, verdict: Any, module: HloModule | None = None) -> dict[str, Any]:
+    """The ``run`` object: the outcome of the one run, what differed and the error's text.  With
+    the ``module``, each wrong output also carries its ShapeIndex (``shape_index``), the name every
+    report gives an output (``output {1}``); the run itself numbers the flattened leaves."""
     from ..base.labels import label
 
     if run is None:
@@ -113,6 +115,11 @@ def run_document(run: dict[str, Any] | None, verdict: Any) -> dict[str, Any]:
     out["wrong"] = [{"output": w["leaf"], "dtype": w["dtype"], "shape": w["shape"],
                      "fraction_wrong": w["fraction_wrong"], "max_abs_diff": w["max_abs_diff"],
                      "max_rel_to_scale": w["max_rel_to_scale"]} for w in cmp.get("wrong_leaves", [])]
+    if module is not None and out["wrong"]:
+        indices = [list(index) for index, _ in module.entry_layout().result.leaves()]
+        for w in out["wrong"]:
+            if 0 <= w["output"] < len(indices):
+                w["shape_index"] = indices[w["output"]]
     if cmp.get("why"):
         out["why"] = cmp["why"]
     return out
