@@ -27,6 +27,7 @@ from xladoctor.oracle.run_chip import ChipRunner
 from xladoctor.oracle.run_judge import compare_leaves, judged, random_inputs
 from xladoctor.oracle.run_text import run_line
 from xladoctor.report.confirm import confirm_lines
+from xladoctor.syntax.hlo_parser import parse_module
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "src" / "xladoctor" / "examples"
@@ -98,6 +99,13 @@ def test_wrong_data_names_the_output_and_its_largest_error():
                              "max_abs_diff": 2.0, "max_rel_to_scale": 2.0 / 7.0}]
     line = run_line(doc)
     assert line.startswith("the chip ran it: WRONG DATA: output 1 (float32[8])") and "max error 2 (28.6%" in line
+    # with the module at hand the output has the name every report gives it: its ShapeIndex
+    nested = parse_module("HloModule m\n\nENTRY main {\n  a = f32[4,4]{1,0} parameter(0)\n"
+                          "  b = f32[8]{0} parameter(1)\n  t = (f32[8]{0}) tuple(b)\n"
+                          "  ROOT r = (f32[4,4]{1,0}, (f32[8]{0})) tuple(a, t)\n}\n")
+    named = run_document(res, None, nested)
+    assert named["wrong"][0]["output"] == 1 and named["wrong"][0]["shape_index"] == [1, 0]
+    assert run_line(named).startswith("the chip ran it: WRONG DATA: output {1,0} (float32[8])")
     assert compare_leaves(want, want)["same"]
     # inside the tolerance the campaign uses under 'highest' precision: right
     assert judged("ok", [want[1] * (1 + 1e-4)], "", "ok", [want[1]], "")["outcome"] == "right"

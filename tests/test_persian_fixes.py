@@ -34,7 +34,7 @@ def test_check_in_persian_gives_its_fixes_in_persian():
     doc = json.loads(xladoctor("check", E1200, "--lang", "fa", "--json"))
     texts = [f["text"] for d in doc["diagnostics"]["findings"] for f in d["fixes"]]
     assert texts and all("JAX: " in t and not [w for w in ENGLISH if w in t] for t in texts)
-    assert "برگ 0 از out_shardings" in texts[0]  # the glossary's word for the output, in Persian
+    assert "در out_shardings به خروجی {0} یک sharding" in texts[0]  # the glossary's name for the output, in Persian
 
 
 @pytest.mark.parametrize("command", ["check", "offload"])

@@ -156,7 +156,8 @@ GITHUB_STEP = [
     "returned from the entry computation but the layout for this output is not set to host memory.%0ASee "
     "https://openxla.org/xla/errors/error_1200 for more details.%0APython source: /home/user/model.py:23",
     "::notice file=step.hlo,line=14,title=E1200 fix::keep it on host: output {0} -> "
-    "f32[16,256]{1,0:T(8,128)S(5)}; JAX: out_shardings leaf 0: a sharding with memory_kind=\"pinned_host\" "
+    "f32[16,256]{1,0:T(8,128)S(5)}; JAX: in out_shardings, give output {0} a sharding with "
+    "memory_kind=\"pinned_host\" "
     "(e.g. NamedSharding(mesh, spec, memory_kind=\"pinned_host\") or SingleDeviceSharding(device, "
     "memory_kind=\"pinned_host\"))%0A$ xladoctor offload step.hlo --fix host%0Abring it back to device: "
     "move-to-device after custom-call.5 (/home/user/model.py:23); JAX: jax.device_put(x, device_sharding) on the "

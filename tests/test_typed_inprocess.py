@@ -99,7 +99,7 @@ def test_a_compiled_modules_analysis_is_drawn_typed(capsys, monkeypatch, tmp_pat
     _cli(capsys, "offload", module, "--html", page)
     assert page.read_text() == expected.read_text() and "fix-host" in page.read_text()
     _cli(capsys, "offload", module, "--html", page, "--lang", "fa")
-    assert 'برگ <bdi dir="ltr">0</bdi> از' in page.read_text() and "a sharding with" not in page.read_text()
+    assert 'به خروجی <bdi dir="ltr">{0}</bdi> یک' in page.read_text() and "a sharding with" not in page.read_text()
 
 
 def test_explain_hlo_analysis_is_drawn_typed(capsys, monkeypatch, tmp_path):

@@ -16,7 +16,8 @@ E1200 = EXAMPLES / "e1200_offloaded_activation.hlo"
 CHROMIUM = "/usr/bin/chromium"
 OLD_NAMES = ("entry result {0}", "entry output", "[XLA stops here]", "1 findings", "1 parameters",
              "out_shardings for output #", "keep on host", "back to device,", "bring it back:", "fix (a),",
-             "Keep the output on the host", "file(s)", "job(s)", "result {0}")
+             "Keep the output on the host", "file(s)", "job(s)", "result {0}",
+             "out_shardings leaf", "output [0]", "output #0")
 FIX_NAMES = ("keep it on host", "bring it back to device")
 
 
@@ -50,14 +51,15 @@ def test_an_output_has_one_name_everywhere(tmp_path):
         assert "output {0}" in text, where
         assert not [old for old in OLD_NAMES if old in text], where
     assert "(XLA reports this one)" in texts["check"] and "(XLA reports this one)" in texts["offload"]
-    for where, text in texts.items():  # the two remedies, and the output in JAX's terms, by one name each
+    for where, text in texts.items():  # the two remedies, and the output in JAX's advice, by one name each
         assert all(name in text for name in FIX_NAMES), where
-        assert "out_shardings leaf 0" in text or where == "check", where
+        assert "give output {0} a sharding" in text or where == "check", where
     html = tmp_path / "r.html"
     xladoctor("check", E1200, "--html", html)
     shown = _page_text(html)
     assert "output {0}" in shown and "XLA reports this one" in shown and "1 finding" in shown
-    assert "(a) keep it on host" in shown and "(b) bring it back to device" in shown and "out_shardings leaf 0" in shown
+    assert "(a) keep it on host" in shown and "(b) bring it back to device" in shown
+    assert "give output {0} a sharding" in shown
     # a tile's or a card's number and its word agree too
     assert "1\nfile checked" in shown and "1\nfinding" in shown and "1 computation" in shown
     assert "1 computations" not in shown and "1\nfiles checked" not in shown and "1\nfindings" not in shown

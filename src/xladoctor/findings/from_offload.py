@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.labels import glossary, in_lang, label
 from ..catalogue.loader import load_catalogue
+from ..ir.frames import is_library
 from ..ir.shape import format_shape_index
+from ..offload.fixes import PYTORCH_XLA
 from ..offload.result import E1200_CODE, E1200_NAME, HostOffloadResult, OutputMismatch, PassFailure, PathHop
 from ..offload.rules import SHIPPED
 from .edits import FixEdits, e1200_fix_edits
@@ -69,19 +71,22 @@ def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]
 
 
 def host_output_fix(index: str, host_layout: str, jax: str, command: tuple[str, ...] | None = None,
-                    edits: tuple[Edit, ...] = (), lang: str = "en") -> Fix:
+                    edits: tuple[Edit, ...] = (), lang: str = "en", frontend: str = "JAX") -> Fix:
     """E1200 remedy (a): the entry result ``index`` (``{1}``) gets the host layout ``host_layout``.
-    Unsafe in ruff's sense: the caller then receives that output in host memory."""
-    text = label("finding.fix_host_text", lang, fix=glossary.fix_host(lang), output=glossary.output(index, lang), layout=host_layout, jax=jax)
+    Unsafe in ruff's sense: the caller then receives that output in host memory.  ``jax`` is the
+    advice in the terms of ``frontend`` (its proper name: ``JAX``, ``PyTorch/XLA``)."""
+    text = label("finding.fix_host_text", lang, fix=glossary.fix_host(lang), output=glossary.output(index, lang),
+                 layout=host_layout, frontend=frontend, jax=jax)
     return Fix(FixKind.HOST_OUTPUT, text, None, command, "unsafe", edits)
 
 
 def move_to_device_fix(value: str, where: str | None, jax: str, command: tuple[str, ...] | None = None,
-                       edits: tuple[Edit, ...] = (), lang: str = "en") -> Fix:
+                       edits: tuple[Edit, ...] = (), lang: str = "en", frontend: str = "JAX") -> Fix:
     """E1200 remedy (b): a move-to-device after ``value`` (the returned instruction, at Python ``where``).
     Safe: the output is where the program declares it, holding the same values."""
     at = f" ({where})" if where else ""
-    text = label("finding.fix_device_text", lang, fix=glossary.fix_device(lang), value=value, at=at, jax=jax)
+    text = label("finding.fix_device_text", lang, fix=glossary.fix_device(lang), value=value, at=at, frontend=frontend,
+                 jax=jax)
     return Fix(FixKind.MOVE_TO_DEVICE, text, None, command, "safe", edits)
 
 
@@ -89,12 +94,14 @@ def _e1200_fixes(e: OutputMismatch, fix: FixSuggestion | None, path: str | None,
                  options: tuple[str, ...], edits: FixEdits | None = None, lang: str = "en") -> tuple[Fix, ...]:
     if fix is None:
         return ()
-    where = str(fix.returned_location) if fix.returned_location else None
+    loc = fix.returned_location
+    # torch_xla's frame for its own custom-call helper is no place of the user's (ir/frames.py)
+    where = str(loc) if loc and not (fix.frontend == PYTORCH_XLA and is_library(loc.file)) else None
     host_edits, device_edits = edits or ((), ())
     return (host_output_fix(format_shape_index(e.output_index), fix.host_layout, fix.host_jax_text(lang),
-                            _fix_command(path, "host", rule, options), host_edits, lang),
+                            _fix_command(path, "host", rule, options), host_edits, lang, fix.frontend_name),
             move_to_device_fix(fix.returned_value, where, fix.device_jax_text(lang), _fix_command(path, "device", rule, options),
-                               device_edits, lang))
+                               device_edits, lang, fix.frontend_name))
 
 
 def _source_of(path: tuple[Hop, ...]) -> SourceLocation | None:

@@ -58,6 +58,16 @@ def _index_text(index: Any) -> str:
     return "" if index is None else str(index)
 
 
+def _user_location(location: Any, fix: Mapping[str, Any]) -> str | None:
+    """Where remedy (b) goes, as the in-process adapter says it: not torch_xla's own frame."""
+    from ..ir.frames import is_library
+    from ..offload.fixes import PYTORCH_XLA
+
+    if not isinstance(location, str) or (fix.get("frontend") == PYTORCH_XLA and is_library(location)):
+        return None
+    return location
+
+
 def e1200_fixes_from_json(err: Mapping[str, Any]) -> tuple[tuple[Fix, ...], dict[str, Any]]:
     """An analysis' ``errors[i].fix`` as the model's fixes, through the adapter's own
     constructors, and the fields their cards read."""
@@ -66,10 +76,14 @@ def e1200_fixes_from_json(err: Mapping[str, Any]) -> tuple[tuple[Fix, ...], dict
     fix = err.get("fix")
     if not isinstance(fix, Mapping):
         return (), {}
+    from ..offload.fixes import FRONTEND_NAMES
+
     host, dev = fix.get("host") or {}, fix.get("device") or {}
+    frontend = FRONTEND_NAMES.get(fix.get("frontend"), FRONTEND_NAMES[None])
     fixes = (host_output_fix(_index_text(err.get("output_index")), str(host.get("entry_result_layout") or ""),
-                             str(host.get("jax") or "")),
-             move_to_device_fix(str(dev.get("after_instruction") or ""), dev.get("location"), str(dev.get("jax") or "")))
+                             str(host.get("jax") or ""), frontend=frontend),
+             move_to_device_fix(str(dev.get("after_instruction") or ""), _user_location(dev.get("location"), fix),
+                                str(dev.get("jax") or ""), frontend=frontend))
     facts = {"result_name": host.get("result_name"), "host_layout": host.get("entry_result_layout"),
              "returned_value": dev.get("after_instruction"), "returned_location": dev.get("location")}
     return fixes, facts

@@ -42,8 +42,9 @@ class LoweredProgram:
 
     @property
     def result_names(self) -> list[str]:
-        """``jax.result_info`` per flattened output, ``output #i`` where JAX gave none."""
-        return [r.name or f"output #{r.index}" for r in self.signature.results]
+        """``jax.result_info`` per flattened output, ``""`` where JAX gave none (the reports then
+        name it ``output {i}`` alone, as the CLI's routes do)."""
+        return [r.name or "" for r in self.signature.results]
 
 
 def _is_lowered(obj: Any) -> bool:

@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import jax
 
-from ..base.labels import label
+from ..base.labels import glossary, label
 from ..base.units import count_text
 from ..findings import Report, to_json
 from ..findings.model import Finding, FindingKind, Fix, FixKind, freeze_json
 from ..findings.schema_files import schema_id
 from ..findings.serialise import thaw_json
+from ..ir.shape import format_shape_index
 from ..offload.analysis import analyze_host_offload
 from ..offload.fixes import suggest_fixes
 from ..offload.result import HostOffloadResult, OutputMismatch, PathHop
@@ -306,7 +307,10 @@ def _with_program_facts(found: tuple[Finding, ...], program: LoweredProgram, res
             continue
         fix = fixes.get(tuple(err.output_index))
         main_index = _main_index(err)
-        output = names[main_index] if main_index < len(names) else f"output {list(err.output_index)}"
+        # the pytree path (``result['saved']``); none where JAX gave none: the reports then name
+        # the output by its ShapeIndex alone (glossary.output), never a second spelling of it
+        output = names[main_index] if main_index < len(names) else ""
+        said = output or glossary.output(format_shape_index(err.output_index))
         returned = _returned_line(program, fix)
         offloaded_at, offloaded_from, offloaded_via = _origin(program, err)
         facts: dict[str, Any] = {"target": target, "output": output, "leaf": leaves.get(main_index, main_index),
@@ -315,8 +319,8 @@ def _with_program_facts(found: tuple[Finding, ...], program: LoweredProgram, res
                  "offloaded_via": [line_json(c) for c in offloaded_via],
                  "path": _steps(err.path or err.trace), "returned_at": line_json(returned),
                  "reported_by_xla": err is result.error}
-        host = host_fix_code(output, offending, program)
-        device = device_fix_code(output, returned, fix.returned_value if fix else label("jax_report.the_value"),
+        host = host_fix_code(said, offending, program)
+        device = device_fix_code(said, returned, fix.returned_value if fix else label("jax_report.the_value"),
                                  _frontend_primitive(program, err))
         out.append(replace(finding, fields={**finding.fields, "jax": freeze_json(facts)},
                            fixes=(_with_code(finding.fixes, FixKind.HOST_OUTPUT, host),
@@ -349,7 +353,7 @@ def _check(program: LoweredProgram, rule: str) -> ProgramCheck:
     names = program.result_names
     for moved in result.outputs_moved_to_host:
         i = moved.output_index[0] if moved.output_index else 0
-        name = names[i] if i < len(names) else str(list(moved.output_index))
+        name = glossary.output(format_shape_index(moved.output_index), name=names[i] if i < len(names) else None)
         check.notes.append(label("jax_report.note_output_moved", name=name, old=moved.old_layout, new=moved.new_layout,
                                  start=moved.start))
     for d in result.dropped_offloads:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..base.labels import FALLBACK, glossary, label
+from ..ir.frames import is_library
 from ..ir.instruction import HloInstruction, SourceLocation
 from ..ir.module import HloModule, ProgramShape
 from ..ir.opcodes import HloOpcode
@@ -24,10 +25,17 @@ from .annotations import ANNOTATE_DEVICE_PLACEMENT, BUFFER_PLACEMENT_ATTR, DEVIC
 from .clone import clone_module
 from .result import HostOffloadResult, OutputMismatch
 
+PYTORCH_XLA = "pytorch_xla"
+"""The frontend name provenance gives a PyTorch/XLA graph (``triage/provenance.frontend_of``)."""
+FRONTEND_NAMES = {None: "JAX", PYTORCH_XLA: "PyTorch/XLA"}
+"""Each frontend's proper name, written before its advice (``JAX: ...``)."""
+
 
 @dataclass(frozen=True)
 class FixSuggestion:
-    """Both remedies for one offending output, in HLO and in JAX terms."""
+    """Both remedies for one offending output, in HLO terms and in the terms of the frontend
+    that made the module (JAX's, or PyTorch/XLA's when provenance says so: a torch_xla user has
+    no ``out_shardings`` nor ``jax.device_put`` to change)."""
 
     output_index: ShapeIndex
     flat_output: int
@@ -39,15 +47,33 @@ class FixSuggestion:
     returned_value: str
     """The instruction whose value is returned at this output: remedy (b) goes after it."""
     returned_location: SourceLocation | None
+    frontend: str | None = None
+    """``pytorch_xla`` for a PyTorch/XLA graph, None for JAX's (and modules of unknown origin)."""
+
+    @property
+    def frontend_name(self) -> str:
+        """The frontend's proper name, written before its advice: ``JAX`` or ``PyTorch/XLA``."""
+        return FRONTEND_NAMES.get(self.frontend, FRONTEND_NAMES[None])
 
     def host_jax_text(self, lang: str = FALLBACK) -> str:
-        """Remedy (a) in JAX terms, in the glossary's words for the output (its out_shardings leaf)."""
-        return label("finding.host_jax", lang, leaf=glossary.jax_leaf(self.flat_output, self.result_name, lang))
+        """Remedy (a) in the frontend's terms; the output by the one name every report gives it (the
+        glossary's ``output {1}``, its Python path ``result[1]`` beside it when known), not by its flat
+        ``out_shardings`` leaf number, a name no other output of the tool used.  PyTorch/XLA 2.9 has
+        no memory kind for a graph's output (its sources have no API for one), which it says."""
+        output = glossary.output(format_shape_index(self.output_index), lang, self.result_name)
+        key = "finding.host_torch_xla" if self.frontend == PYTORCH_XLA else "finding.host_jax"
+        return label(key, lang, output=output)
 
     def device_jax_text(self, lang: str = FALLBACK) -> str:
-        """Remedy (b) in JAX terms: where the returned value is computed, and the sharding to put it in."""
-        where = label("finding.at_source", lang, source=self.returned_location) if self.returned_location else ""
-        return label("finding.device_jax", lang, value=self.returned_value, at=where)
+        """Remedy (b) in the frontend's terms: where the returned value is computed, and how it is
+        moved back (``jax.device_put`` to a device sharding; torch_xla's ``place_to_device``).
+        torch_xla records one frame per op, its own custom-call helper's for ``place_to_host``: a
+        frame inside an installed package is not named as where the user's value is computed."""
+        loc = self.returned_location
+        torch = self.frontend == PYTORCH_XLA
+        where = label("finding.at_source", lang, source=loc) if loc and not (torch and is_library(loc.file)) else ""
+        key = "finding.device_torch_xla" if torch else "finding.device_jax"
+        return label(key, lang, value=self.returned_value, at=where)
 
     @property
     def host_jax(self) -> str:
@@ -80,7 +106,9 @@ def _returned_value(module: HloModule, index: ShapeIndex) -> tuple[HloInstructio
 
 
 def suggest_fixes(module: HloModule, result: HostOffloadResult,
-                  result_names: list[str] | None = None) -> list[FixSuggestion]:
+                  result_names: list[str] | None = None, frontend: str | None = None) -> list[FixSuggestion]:
+    """Both remedies for each offending output; ``frontend`` (provenance's: ``pytorch_xla``) says in
+    whose terms the advice is given."""
     out = []
     ecl = module.entry_layout()
     flat_numbers = _flat_output_numbers(ecl.result) if result.errors else {}
@@ -91,7 +119,7 @@ def suggest_fixes(module: HloModule, result: HostOffloadResult,
         host_shape = ecl.result.subshape(idx).with_memory_space(HOST_MEMORY_SPACE)
         value, rest = _returned_value(module, idx)
         value_text = value.name + (format_shape_index(rest) if rest else "")
-        out.append(FixSuggestion(idx, flat, name, str(host_shape), value_text, value.source_location()))
+        out.append(FixSuggestion(idx, flat, name, str(host_shape), value_text, value.source_location(), frontend))
     return out
 
 

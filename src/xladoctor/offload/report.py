@@ -40,6 +40,8 @@ def error_json(e: OutputMismatch, fix: FixSuggestion | None) -> dict[str, Any]:
             "device": {"after_instruction": fix.returned_value, "location": _loc(fix.returned_location),
                        "jax": fix.device_jax},
         }
+        if fix.frontend is not None:  # advice in another frontend's terms (absent: JAX's)
+            doc["fix"]["frontend"] = fix.frontend
     return doc
 
 

@@ -31,6 +31,20 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
     is attached (:func:`.run_chip.chip_present`) a TPU target is compiled on that chip and, with
     ``run``, run once on inputs drawn from ``seed`` and compared with the CPU (``run``); elsewhere
     libtpu compiles for ``topology`` as it always has.  ``judge`` says which of the two answered."""
+    from .api_version import normalise_api_version
+
+    text, normalised = normalise_api_version(text)  # torch_xla's text, which jaxlib's parser refuses
+    doc = _judged(text, module, result, topology, stablehlo, predicted_for, run, seed)
+    if normalised and stablehlo is None and doc.available:
+        from ..base.labels import label
+
+        doc = replace(doc, normalised=label("confirm.normalised_api_version", n=normalised))
+    return doc
+
+
+def _judged(text: str, module: HloModule, result: HostOffloadResult, topology: str, stablehlo: str | None,
+            predicted_for: str, run: bool, seed: int) -> Confirmation:
+    """The chip's verdict where one is attached, else the compile-only client's (:func:`confirm`)."""
     from .run_chip import chip_present
     from .topologies import platform_of
 
@@ -83,7 +97,7 @@ def on_chip(text: str, module: HloModule, result: HostOffloadResult, stablehlo: 
     from ..offload.platform_checks import predict_for_platform
 
     comparison = compare(prediction_of(predict_for_platform(module, result, "tpu"), module), verdict)
-    return comparison, chip, "run" in reply, run_document(reply.get("run"), verdict) if run else None
+    return comparison, chip, "run" in reply, run_document(reply.get("run"), verdict, module) if run else None
 
 
 def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None) -> Judge:
@@ -100,8 +114,10 @@ def judge_of(chip: dict[str, Any] | None, ran: bool, topology: str | None = None
     return Judge("compile_only", None, False, says)
 
 
-def run_document(run: dict[str, Any] | None, verdict: Any) -> dict[str, Any]:
-    """The ``run`` object: the outcome of the one run, what differed and the error's text."""
+def run_document(run: dict[str, Any] | None, verdict: Any, module: HloModule | None = None) -> dict[str, Any]:
+    """The ``run`` object: the outcome of the one run, what differed and the error's text.  With
+    the ``module``, each wrong output also carries its ShapeIndex (``shape_index``), the name every
+    report gives an output (``output {1}``); the run itself numbers the flattened leaves."""
     from ..base.labels import label
 
     if run is None:
@@ -118,6 +134,11 @@ def run_document(run: dict[str, Any] | None, verdict: Any) -> dict[str, Any]:
     out["wrong"] = [{"output": w["leaf"], "dtype": w["dtype"], "shape": w["shape"],
                      "fraction_wrong": w["fraction_wrong"], "max_abs_diff": w["max_abs_diff"],
                      "max_rel_to_scale": w["max_rel_to_scale"]} for w in cmp.get("wrong_leaves", [])]
+    if module is not None and out["wrong"]:
+        indices = [list(index) for index, _ in module.entry_layout().result.leaves()]
+        for w in out["wrong"]:
+            if 0 <= w["output"] < len(indices):
+                w["shape_index"] = indices[w["output"]]
     if cmp.get("why"):
         out["why"] = cmp["why"]
     return out

@@ -70,6 +70,9 @@ class Confirmation:
     judge: Judge | None = None
     run: Mapping[str, Any] | None = None
     """``--run``'s record (docs/json.md, the run object), as measured."""
+    normalised: str | None = None
+    """What was changed in the text before the compiler read it (torch_xla's ``api_version``,
+    :mod:`.api_version`), in English; None when nothing was."""
 
     @staticmethod
     def unavailable(reason: str, install: str | None, platform: str | None, topology: str | None) -> Confirmation:
@@ -129,6 +132,8 @@ class Confirmation:
             doc["judge"] = self.judge.to_json()
         if self.run is not None:
             doc["run"] = dict(self.run)
+        if self.normalised is not None:
+            doc["normalised"] = self.normalised
         return doc
 
     @staticmethod
@@ -144,7 +149,8 @@ class Confirmation:
                             verdict=Verdict.from_json(dict(verdict)) if isinstance(verdict, Mapping) else None,
                             agree=data.get("agree"), predicted_for=data.get("predicted_for"),
                             judge=Judge.from_json(judge) if isinstance(judge, Mapping) else None,
-                            run=data.get("run") if isinstance(data.get("run"), Mapping) else None)
+                            run=data.get("run") if isinstance(data.get("run"), Mapping) else None,
+                            normalised=data.get("normalised"))
 
 
 class ConfirmObject(dict[str, Any]):

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..base.labels import label
+from ..ir.shape import format_shape_index
 
 if TYPE_CHECKING:
     from .confirmation import Judge
@@ -39,7 +40,9 @@ def run_line(run: Mapping[str, Any], lang: str = "en") -> str:
         if not run.get("wrong"):
             return label("confirm.run_wrong_tree", lang, why=run.get("why", ""))
         w = max(run["wrong"], key=lambda x: x["max_rel_to_scale"])
-        return label("confirm.run_wrong", lang, output=w["output"], dtype=w["dtype"], shape=list(w["shape"]),
+        # the output by its ShapeIndex where the document has it (``output {1}``), as every report names it
+        output = format_shape_index(tuple(w["shape_index"])) if w.get("shape_index") is not None else w["output"]
+        return label("confirm.run_wrong", lang, output=output, dtype=w["dtype"], shape=list(w["shape"]),
                      error=f"{w['max_abs_diff']:.3g}", scale=f"{w['max_rel_to_scale']:.1%}",
                      fraction=f"{w['fraction_wrong']:.1%}")
     if outcome == "halt":

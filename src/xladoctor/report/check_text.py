@@ -183,7 +183,9 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
     if mismatches:
         graph = f.get("graph")
         arg = _arg(f["path"]) + (f" --graph {graph['index']}" if isinstance(graph, dict) else "")
-        lines.append("      " + label("check.offload_details", lang, arg=arg))
+        # no JAX code for another frontend's graph (PyTorch/XLA): its fixes say what its users change
+        key = "check.offload_details_graph" if f.get("provenance", {}).get("frontend") else "check.offload_details"
+        lines.append("      " + label(key, lang, arg=arg))
     for x in found:
         if x.kind is FindingKind.OFFLOAD_PASS_FAILURE:
             lines.extend(_indented(x, lang))

@@ -37,13 +37,30 @@ def colour_enabled(stream: Any, environ: Mapping[str, str] | None = None, mode: 
 
 
 class Painter:
-    """Wraps text in ANSI styles when colour is on, returns it unchanged otherwise."""
+    """Wraps text in ANSI styles when colour is on, returns it unchanged otherwise.
+
+    A style never spans a line end: text with newlines (or a carriage return before one) is
+    painted line by line, each reset before its ``\r``/``\n``, as rustc and ruff write it.  A reset
+    after the newline leaves the style on at the start of the next line for any reader that
+    takes the output a line at a time (``less -R``, CI log viewers, a pane captured by lines)."""
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
 
     def __call__(self, text: str, style: str) -> str:
-        return f"\x1b[{_STYLES[style]}m{text}\x1b[0m" if self.enabled and text else text
+        if not (self.enabled and text):
+            return text
+        if "\n" in text or "\r" in text:
+            return "".join(self._one(body, style) + end for body, end in _LINE_ENDS.findall(text) if body or end)
+        return self._one(text, style)
+
+    @staticmethod
+    def _one(text: str, style: str) -> str:
+        return f"\x1b[{_STYLES[style]}m{text}\x1b[0m" if text else text
+
+
+_LINE_ENDS = re.compile(r"([^\r\n]*)(\r?\n|\r|$)")
+"""A text's lines and what ends each (``\r\n``, ``\n``, ``\r`` or the end of the text)."""
 
 
 def _whole(style: str) -> Callable[[re.Match[str], Painter], str]:

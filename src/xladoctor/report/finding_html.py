@@ -21,7 +21,8 @@ from typing import Any
 
 from ..base.labels import glossary, label
 from ..findings.model import Finding, FindingKind, Fix, FixKind, Hop
-from .finding_text import fix_jax, shape_index_of
+from ..ir.frames import is_library
+from .finding_text import fix_frontend, fix_jax, shape_index_of
 from .html_base import code_block, diff_block, esc, is_rtl, lbl, ltr, prose, shape_index_text
 from .html_flow import FlowNode
 
@@ -158,6 +159,8 @@ FixCard = Callable[[Fix, Mapping[str, Any], str], str]
 
 DEVICE_PUT_SNIPPET = 'x = jax.device_put(x, jax.sharding.SingleDeviceSharding(device, memory_kind="device"))'
 """What E1200 fix (b) looks like in JAX, on the value the path returns (named ``x`` here)."""
+PLACE_TO_DEVICE_SNIPPET = "x = torch_xla.experimental.stablehlo_custom_call.place_to_device(x)"
+"""The same in PyTorch/XLA (torch_xla 2.9's own call), for a graph provenance marks as torch_xla's."""
 
 
 def _command(fix: Fix, lang: str) -> str:
@@ -171,7 +174,8 @@ def _in_jax(fix: Fix, lang: str) -> str:
         return ""
     # English: the snippet is code, one left-to-right run; Persian: a sentence around code runs
     shown = f'<span class="wrap">{prose(jax, lang)}</span>' if is_rtl(lang) else ltr(jax, "mono wrap")
-    return f'<p class="jax"><b>{lbl(lang, "html.in_jax")}:</b> {shown}</p>'
+    heading = prose(label("html.in_frontend", lang, frontend=fix_frontend(fix)), lang)
+    return f'<p class="jax"><b>{heading}:</b> {shown}</p>'
 
 
 def _in_jax_code(fix: Fix, lang: str) -> str:
@@ -198,11 +202,15 @@ def _host_output_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
 
 def _move_to_device_card(fix: Fix, facts: Mapping[str, Any], lang: str) -> str:
     """E1200 remedy (b): a move-to-device after the returned instruction, at its Python line."""
+    torch = fix_frontend(fix) == "PyTorch/XLA"
     where = facts.get("returned_location")
+    if torch and isinstance(where, str) and is_library(where):  # torch_xla's own frame, not the user's
+        where = None
     at = f" {lbl(lang, 'html.at')} {ltr(where, 'loc')}" if where else ""
+    snippet = fix.code or (PLACE_TO_DEVICE_SNIPPET if torch else DEVICE_PUT_SNIPPET)
     return (f'<div class="fix fix-device"><h5>{prose(label("html.fix_device", lang, fix=glossary.fix_device(lang)), lang)}</h5>'
             f"<p>{lbl(lang, 'html.fix_device_how')} {ltr(facts.get('returned_value'))}{at}</p>"
-            f"{code_block(fix.code or DEVICE_PUT_SNIPPET, 'py', label=label('html.copy', lang))}"
+            f"{code_block(snippet, 'py', label=label('html.copy', lang))}"
             f"{'' if fix.code else _in_jax(fix, lang)}{_command(fix, lang)}</div>")
 
 

@@ -25,7 +25,9 @@ from .snippet import snippet, source_text, span
 
 Renderer = Callable[[Finding, str, int], list[str]]
 
-_JAX_PART = re.compile("[;\u061b] JAX: ")
+_JAX_PART = re.compile("[;\u061b] (?:JAX|PyTorch/XLA): ")
+"""Where a fix's sentence gives way to its advice in the frontend's terms (offload/fixes.FRONTEND_NAMES)."""
+_FRONTEND = re.compile("[;\u061b] (JAX|PyTorch/XLA): ")
 """Where an offload fix's sentence ends and its JAX snippet begins (``findings.from_offload``; the
 labels ``finding.fix_*_text``: ``; JAX: `` in English, the Arabic semicolon in Persian)."""
 _CALLERS_SHOWN = 2
@@ -66,9 +68,16 @@ def fix_sentence(fix: Fix) -> str:
 
 
 def fix_jax(fix: Fix) -> str | None:
-    """What an offload fix's sentence says in JAX terms (after ``; JAX: ``), if it says it."""
+    """What an offload fix's sentence says in its frontend's terms (after ``; JAX: `` or
+    ``; PyTorch/XLA: ``), if it says it."""
     parts = _JAX_PART.split(fix.text, 1)
     return parts[1] if len(parts) > 1 else None
+
+
+def fix_frontend(fix: Fix) -> str:
+    """Whose terms :func:`fix_jax` is in: ``JAX`` or ``PyTorch/XLA``."""
+    m = _FRONTEND.search(fix.text)
+    return m.group(1) if m else "JAX"
 
 
 def _message_line(message: str) -> str:

@@ -23,7 +23,7 @@ from .finding_html import (
     path_nodes,
     path_table,
 )
-from .html_base import badge, code_block, esc, lbl, ltr, shape_index_text
+from .html_base import badge, code_block, esc, lbl, ltr, prose, shape_index_text
 from .html_flow import render_flow
 
 
@@ -146,7 +146,7 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     details = details_of(doc)
     model = label("html.rule_unmerged", lang) if details.get("rule") == "unmerged-pr-36525" else label("html.rule_shipped", lang)
     parts = [f'<div class="verdict-line">{badge(label(key, lang), tone)} '
-             f'<span class="muted">{lbl(lang, "html.model")}: {esc(model)}</span></div>']
+             f'<span class="muted">{lbl(lang, "html.model")}: {prose(model, lang)}</span></div>']
     if key == "html.verdict_clean":
         parts.append(f'<p class="clean">{lbl(lang, "html.no_offload_issue")}</p>')
     parts.extend(_layout_card(f, lang) for f in _layout_warnings(doc.get("diagnostics")))  # first, as in the text

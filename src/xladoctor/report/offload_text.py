@@ -113,9 +113,9 @@ def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str, lang: s
     out.extend(snippet_lines(f, lang, source, "  "))
     if fix is not None:
         out.append("  " + label("offload.fix_host", lang, fix=glossary.fix_host(lang), output=glossary.output(index, lang),
-                                layout=fix.host_layout, jax=fix.host_jax_text(lang)))
+                                layout=fix.host_layout, frontend=fix.frontend_name, jax=fix.host_jax_text(lang)))
         out.append("  " + label("offload.fix_device", lang, fix=glossary.fix_device(lang), value=fix.returned_value,
-                                jax=fix.device_jax_text(lang)))
+                                frontend=fix.frontend_name, jax=fix.device_jax_text(lang)))
     return out
 
 

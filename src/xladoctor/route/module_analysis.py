@@ -133,9 +133,9 @@ def _analyse(module: HloModule, text: str, source: str | None, options: Options,
 
         result = predict_for_platform(module, result, options.platform)
     add_later_failures(result, later)
-    fixes = suggest_fixes(module, result, names)
     if provenance is None:
         provenance = detect_provenance(text, None if source in (None, "<stdin>", "-") else source)
+    fixes = suggest_fixes(module, result, names, provenance.frontend)  # advice in the frontend's terms
     if stablehlo is not None and provenance.platform is None:  # as_text("hlo") alone cannot tell (h22fixes)
         from ..triage.provenance import cpu_lowering_from_memory_kinds
 
@@ -246,5 +246,5 @@ def analysis_of(module: HloModule, result: HostOffloadResult, source: str | None
     from ..triage.provenance import Provenance
 
     origin = provenance or Provenance(None, "lowered")
-    return ModuleCheck(source, module, result, suggest_fixes(module, result, result_names), origin,
+    return ModuleCheck(source, module, result, suggest_fixes(module, result, result_names, origin.frontend), origin,
                        Options(rule=result.rule))

@@ -44,6 +44,12 @@ VALUE_GRAMMARS: dict[str, tuple[re.Pattern[str], str]] = {
                        "a list of {integer, ...} groups (XLA: expects a list to end with kRbrace)"),
     "source_target_pairs": (re.compile(rf"\{{\s*(?:{_PAIR}\s*(?:,\s*{_PAIR}\s*)*)?\}}\Z"),
                             "a list of {source,target} integer pairs (XLA: expects a list of pairs)"),
+    # CustomCallApiVersion by name in any case (XLA upper-cases it); a number or another name is refused.
+    # API_VERSION_UNSPECIFIED is read, as torch_xla writes it on every custom call, though jaxlib then
+    # refuses it ("Invalid API version"): --confirm compiles it as API_VERSION_ORIGINAL (oracle/api_version.py)
+    "api_version": (re.compile(r"(?i:API_VERSION_(?:UNSPECIFIED|ORIGINAL|STATUS_RETURNING(?:_UNIFIED)?|TYPED_FFI))\Z"),
+                    "a custom-call API version: API_VERSION_ORIGINAL, API_VERSION_STATUS_RETURNING(_UNIFIED) or "
+                    "API_VERSION_TYPED_FFI (XLA: expects custom-call API version)"),
 }
 # The fusion kinds XLA's parser knows (StringToFusionKind); any other is "Unknown fusion kind".
 FUSION_KINDS = frozenset(("kLoop", "kInput", "kOutput", "kCustom"))

@@ -1,8 +1,9 @@
 """The glossary: one word for each thing a user reads about, in every output and language.
 
 An entry output was "output {0}" in one report, "entry result {0}" in a fix, "entry output" in
-the HTML and "out_shardings leaf 0" in another; the first error XLA reports was "(XLA reports
-this one)" here and "[XLA stops here]" there.  Renderers (text, HTML, the fix texts that JSON
+the HTML, "out_shardings leaf 0" in a fix's JAX advice and ``result[0]`` in another; XLA's
+ShapeIndex won (``output {0}``, the Python path beside it when known).  The first error XLA
+reports was "(XLA reports this one)" here and "[XLA stops here]" there.  Renderers (text, HTML, the fix texts that JSON
 and SARIF carry) take these words from here, so they agree and a translator translates each
 once (labels ``term.*``).  Counted nouns go through :func:`count`, so it is "1 finding".
 """
@@ -23,14 +24,6 @@ def output(index: str, lang: str = FALLBACK, name: object = None) -> str:
 def parameter(index: object, lang: str = FALLBACK) -> str:
     """An entry parameter by number: ``parameter 3``."""
     return label("term.parameter", lang, index=index)
-
-
-def jax_leaf(flat: int, name: str | None = None, lang: str = FALLBACK) -> str:
-    """The same output in JAX's terms: its leaf of ``out_shardings`` (flattened order), with
-    ``jax.result_info``'s name when known: ``out_shardings leaf 0 (result['a'])``."""
-    if name:
-        return label("term.jax_leaf_named", lang, n=flat, name=name)
-    return label("term.jax_leaf", lang, n=flat)
 
 
 def fix_host(lang: str = FALLBACK) -> str:
