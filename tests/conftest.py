@@ -33,6 +33,24 @@ def jax_hlo_corpus(tmp_path_factory):
     return generate_in_subprocess(tmp_path_factory.mktemp("jax_hlo"))
 
 
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's chromium, driven by Playwright (no browser downloads; CI installs the package)."""
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """A headless Chromium for the HTML tests; they skip, saying why, where it is missing."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} not installed (CI installs Debian's chromium)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        yield browser
+        browser.close()
+
+
 @pytest.fixture(scope="module")
 def tpu_worker():
     """A compile-only TPU worker (libtpu, v5e:2x2); the test skips, saying why, where there is none."""

@@ -6,7 +6,6 @@ the Persian comma after a snippet is drawn on the snippet's left, as Persian rea
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ import pytest
 from xladoctor.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
-CHROMIUM = "/usr/bin/chromium"
 
 _LOOSE_LATIN_JS = r"""() => {
   // text outside any left-to-right isolate (or pre/svg/script) that holds a Latin snippet with
@@ -44,17 +42,6 @@ _MODEL_LINE_JS = r"""() => {
   return {box: [box.left, box.right, box.top, box.bottom], comma: [comma.left, comma.right, comma.top],
           bidi: getComputedStyle(snippet).unicodeBidi, dir: getComputedStyle(snippet).direction};
 }"""
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not installed (CI installs Debian's chromium)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield browser
-        browser.close()
 
 
 def _pages(tmp_path: Path, capsys) -> list[Path]:

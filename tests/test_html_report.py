@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import textwrap
 from pathlib import Path
 
@@ -28,7 +27,6 @@ from jax_programs import hlo_of_script
 from xladoctor.cli.main import main
 from xladoctor.report.html import render_check_html, render_explain_html, render_inputs_html, render_offload_html
 
-CHROMIUM = "/usr/bin/chromium"
 DATA = Path(__file__).resolve().parent / "data"
 OFFLOAD = DATA / "offload"
 LOGS = DATA / "logs"
@@ -62,16 +60,8 @@ def seed_inputs_doc(tmp_path_factory) -> dict:
 # -- the browser -------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} not installed (CI installs Debian's chromium)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
-        yield b
-        b.close()
+def browser(chromium):
+    return chromium
 
 
 class Opened:
