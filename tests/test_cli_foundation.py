@@ -59,9 +59,17 @@ def test_shape_stdin_error_points_at_the_line(capsys, monkeypatch):
 
 
 def test_bad_shape_is_one_line_exit_2(capsys):
-    code, out, err = run(["shape", "f32[2,3]{1,1}"], capsys)
+    code, out, err = run(["shape", "f32[2,3]{1,0"], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert err.startswith("<shape>:1:9: layout minor_to_major field has duplicate values")
+    assert err.startswith("<shape>:1:13: expected '}' to end the layout")
+
+
+def test_a_layout_jaxlib_keeps_is_read_with_one_warning_line(capsys):
+    """Duplicate minor-to-major values: jaxlib's parser keeps them, so the shape is read (with
+    XLA's default layout, as XLA then does) and the rule is said on one stderr line (issue 35)."""
+    code, out, err = run(["shape", "f32[2,3]{1,1}"], capsys)
+    assert code == 0 and out.startswith("shape           f32[2,3]{1,0}") and err.count("\n") == 1
+    assert err.startswith("<shape>:1:9: warning: E0002") and "duplicate values" in err
 
 
 def test_hlo_summary_and_json(tmp_path, capsys):

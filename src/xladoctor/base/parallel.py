@@ -170,8 +170,10 @@ def map_isolated(fn: Callable[..., Any], arg_tuples: Sequence[tuple], jobs: int,
     results = [None] * len(arg_tuples)
     done = [False] * len(arg_tuples)
     with pool(worker_count(jobs, len(arg_tuples))) as workers:
-        futures: dict[Future, int] = {workers.submit(_call, fn, a): i for i, a in enumerate(arg_tuples)}
-        try:
+        futures: dict[Future, int] = {}
+        try:  # a worker that dies while the tasks are still being handed out breaks the pool there too
+            for i, a in enumerate(arg_tuples):
+                futures[workers.submit(_call, fn, a)] = i
             for fut in as_completed(futures):
                 i = futures.pop(fut)  # as_completed lets go of it too: its result is freed once kept
                 results[i], done[i] = kept(i, fut.result()), True
