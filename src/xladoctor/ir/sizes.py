@@ -18,11 +18,10 @@ Two different sizes matter and are easy to confuse:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import pairwise
 
 from ..base.errors import UnboundedSizeError, XlaDoctorError
-from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, Layout, Shape
+from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, FrozenValue, Layout, Shape
 
 POINTER_SIZE = 8
 """``sizeof(void*)`` on the 64-bit hosts XLA runs on; the size of a tuple's index table entry."""
@@ -98,9 +97,10 @@ def max_split_size(shape: Shape, dim: int) -> int:
     return size
 
 
-@dataclass(frozen=True)
-class DimensionPadding:
+class DimensionPadding(FrozenValue):
     """How one physical dimension is padded by the first tile."""
+
+    _FIELDS = ("dim", "size", "padded_size", "tile_entry", "physical_position", "wasted_bytes", "combined")
 
     dim: int | None
     """Logical dimension number; ``None`` for a virtual size-1 dimension a longer tile adds."""
@@ -114,8 +114,14 @@ class DimensionPadding:
     """0 is the most-minor physical dimension (the 128-lane slot of TPU tiles)."""
     wasted_bytes: int
     """Extra bytes if only this dimension were padded: ``elements/size * (padded-size) * bytes``."""
-    combined: bool = False
+    combined: bool
     """True when the tile entry is ``*`` and this dimension was folded into the next more-minor one."""
+
+    def __init__(self, dim: int | None, size: int, padded_size: int, tile_entry: int | None, physical_position: int,
+                 wasted_bytes: int, combined: bool = False) -> None:
+        d = self.__dict__
+        d["dim"], d["size"], d["padded_size"], d["tile_entry"] = dim, size, padded_size, tile_entry
+        d["physical_position"], d["wasted_bytes"], d["combined"] = physical_position, wasted_bytes, combined
 
     @property
     def is_padded(self) -> bool:
@@ -228,14 +234,19 @@ def tail_padding_elements(shape: Shape) -> int:
     return _round_up(n, layout.tail_padding_alignment_in_elements) - n
 
 
-@dataclass(frozen=True)
-class LeafSize:
+class LeafSize(FrozenValue):
     """Sizes of one array leaf of a (possibly tuple) shape."""
+
+    _FIELDS = ("index", "shape", "logical_bytes", "physical_bytes")
 
     index: tuple[int, ...]
     shape: Shape
     logical_bytes: int
     physical_bytes: int
+
+    def __init__(self, index: tuple[int, ...], shape: Shape, logical_bytes: int, physical_bytes: int) -> None:
+        d = self.__dict__
+        d["index"], d["shape"], d["logical_bytes"], d["physical_bytes"] = index, shape, logical_bytes, physical_bytes
 
     @property
     def expansion(self) -> float:

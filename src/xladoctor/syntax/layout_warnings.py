@@ -20,17 +20,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
+from ..ir.shape import FrozenValue
 from .reader import Reader
 
 MAX_WARNINGS = 1000
 """Records kept per parse (a module with a million bad layouts costs no more; ``count`` says all)."""
 
 
-@dataclass(frozen=True, slots=True)
-class LayoutWarning:
+class LayoutWarning(FrozenValue):
     """One layout XLA's shape validation refuses, read by the parser with the default layout."""
+
+    _FIELDS = ("rule", "message", "line", "column", "instruction", "role")
 
     rule: str
     """Which of XLA's layout rules: ``minor-to-major``, ``tile``, ``element-size``, ..."""
@@ -43,6 +44,11 @@ class LayoutWarning:
     role: str
     """``result`` (the instruction's own shape: the compile fails), ``operand`` (a declared operand
     shape: XLA drops it) or ``signature`` (a computation's signature or the entry layout)."""
+
+    def __init__(self, rule: str, message: str, line: int, column: int, instruction: str | None, role: str) -> None:
+        d = self.__dict__
+        d["rule"], d["message"], d["line"], d["column"], d["instruction"], d["role"] = \
+            rule, message, line, column, instruction, role
 
 
 class _Collector:

@@ -19,28 +19,38 @@ from __future__ import annotations
 
 import os
 import re
-import string
 import sys
-from collections.abc import Mapping
+from _string import formatter_parser  # type: ignore[import-not-found]  # string.Formatter().parse, without string
+from collections import namedtuple
 from functools import cache
-from typing import Any, NamedTuple
 
 from ..errors import InputError
+
+TYPE_CHECKING = False  # not typing's: a third of a bare interpreter's start-up (issue 36)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, NamedTuple
+
+    class _TextFields(NamedTuple):
+        key: str
+        values: tuple[tuple[str, Any], ...] = ()
+else:  # the same fields, without importing typing (tests/test_startup.py checks that they agree)
+    _TextFields = namedtuple("Text", ("key", "values"), defaults=((),))
 
 LANGUAGES = ("en", "fa")
 FALLBACK = "en"
 
 
-class Text(NamedTuple):
-    """A label not yet put into words: the key and its values, rendered later in the reader's language.
+class Text(_TextFields):
+    """A label not yet put into words: the ``key`` and its ``values`` (name and value pairs), rendered
+    later in the reader's language.
 
     Analyses run before anyone knows the language (a scanned log is rendered as text, JSON or HTML,
     in English or Persian); they return ``Text`` values, and each renderer calls :meth:`render`.
     A value may itself be a ``Text`` (a word that is translated too, e.g. which side of a mismatch).
     """
 
-    key: str
-    values: tuple[tuple[str, Any], ...] = ()
+    __slots__ = ()
 
     def render(self, lang: str) -> str:
         return label(self.key, lang, **dict(self.values))
@@ -292,7 +302,7 @@ def _flatten(table: dict[str, Any], prefix: str, out: dict[str, str], source: st
 
 def placeholders(template: str) -> frozenset[str]:
     """The ``{names}`` a template fills in (what every language's version of a key must agree on)."""
-    return frozenset(field for _, field, _, _ in string.Formatter().parse(template) if field is not None)
+    return frozenset(field for _, field, _, _ in formatter_parser(template) if field is not None)
 
 
 __all__ = ["FALLBACK", "LANGUAGES", "Text", "area_labels", "label", "labels", "language_from_env", "localize", "parse_labels", "placeholders", "plural", "render",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import Any
 
 from ...base.files import decode_text
 from ...base.labels import FALLBACK, label
+
+TYPE_CHECKING = False  # not typing's: `xladoctor shape` imports this module, and neither typing nor argparse
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = 1
 
@@ -108,6 +110,8 @@ argument parser does not import the offload package (start-up time); a test keep
 
 def add_rule_arguments(parser: Any) -> None:
     """``--rule`` for commands that run the host-offload analysis (and the old ``--strict``)."""
+    import argparse
+
     # Hidden from --help (still accepted): the unmerged variant is for XLA developers, and its
     # name cluttered every command's help; docs/json.md and CONTRIBUTING.md describe it.
     parser.add_argument("--rule", choices=RULE_CHOICES, default=RULE_CHOICES[0], help=argparse.SUPPRESS)

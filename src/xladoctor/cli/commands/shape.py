@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
-
 from ...base.errors import InputError
 from ...base.files import located
 from ...base.labels import label
@@ -32,6 +29,11 @@ from ...ir.tpu_layouts import TPU_GENERATIONS, tpu_default_shape
 from ...report.tpu_default import layout_written, tpu_info, tpu_lines
 from ...syntax.shape_parser import parse_shape
 from ._common import help_text, print_json
+
+TYPE_CHECKING = False  # not typing's: argparse and typing are most of what this command would import
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
 
 NAME = "shape"
 HELP = "cli.shape.help"
