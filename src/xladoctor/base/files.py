@@ -230,7 +230,7 @@ def text_argument(value: object, func: str, source: str) -> str:
     raise TypeError(f"{func}() takes the text as str (or UTF-8 bytes), not {type(value).__name__}")
 
 
-_UNBOUNDED_DIM = re.compile(r"\[[^\]\n]*?(\?)")
+_UNBOUNDED_DIM = r"\[[^\]\n]*?(\?)"  # compiled (and kept by re) when an error needs it
 
 
 class located:  # lower case: used as a function, `with located(text, source):`
@@ -248,7 +248,7 @@ class located:  # lower case: used as a function, `with located(text, source):`
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
         if isinstance(error, UnboundedSizeError):
-            m = _UNBOUNDED_DIM.search(self.text)
+            m = re.search(_UNBOUNDED_DIM, self.text)
             raise InputError.at(str(error), self.text, m.start(1) if m else 0, self.source) from None
 
 
@@ -270,13 +270,13 @@ def compression_of(path: str) -> str | None:
     return ext if ext in COMPRESSIONS else None
 
 
-_MAGIC = re.compile(rb"(\x1f\x8b\x08)|(BZh[1-9]1AY&SY)|(\xfd7zXZ\x00)|(\x28\xb5\x2f\xfd)")
+_MAGIC = rb"(\x1f\x8b\x08)|(BZh[1-9]1AY&SY)|(\xfd7zXZ\x00)|(\x28\xb5\x2f\xfd)"  # compiled (and kept by re) on use
 
 
 def compression_in(head: bytes) -> str | None:
     """The compression a stream's first bytes show (gzip, bzip2, xz, zstd magic), or None: stdin
     (``xladoctor check - < job.log.gz``) and a compressed file without its suffix are read too."""
-    m = _MAGIC.match(head)
+    m = re.match(_MAGIC, head)
     return (".gz", ".bz2", ".xz", ".zst")[m.lastindex - 1] if m and m.lastindex else None
 
 

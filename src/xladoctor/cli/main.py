@@ -200,9 +200,11 @@ def _terminate_as_interrupt() -> Callable[[], None]:
     """SIGTERM raises :class:`~xladoctor.base.errors.Terminated` in the main thread while a command runs,
     as Ctrl-C raises KeyboardInterrupt, so both end the children (worker pools, compile workers)
     on the way out; a second SIGTERM kills at once.  Returns what puts the old handler back."""
-    import signal
+    # The C module under ``signal``: that one builds three IntEnums at import (start-up, issue 36);
+    # its handlers and SIG_DFL are the same values.
+    import _signal as signal  # type: ignore[import-not-found]
 
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+    if signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
         return lambda: None
 
     def terminated(signum: int, frame: object) -> None:

@@ -170,7 +170,7 @@ def area_labels(lang: str, area: str) -> dict[str, str]:
 
 
 # A plain table header: ``[area]`` or ``[area.sub]`` with bare keys, then maybe a comment.
-_HEADER = re.compile(r"\[([A-Za-z0-9_-]+)(?:\.[A-Za-z0-9_-]+)*\][ \t]*(?:#.*)?")
+_HEADER = r"\[([A-Za-z0-9_-]+)(?:\.[A-Za-z0-9_-]+)*\][ \t]*(?:#.*)?"
 
 
 @cache
@@ -184,10 +184,11 @@ def _area_chunks(lang: str) -> tuple[str, dict[str, str]] | None:
     prelude: list[str] = []
     areas: dict[str, list[str]] = {}
     current = prelude
+    table_header = re.compile(_HEADER)
     for line in text.splitlines(keepends=True):
         stripped = line.strip()
         if stripped.startswith("["):
-            header = _HEADER.fullmatch(stripped)
+            header = table_header.fullmatch(stripped)
             if header is None:
                 return None
             current = areas.setdefault(header.group(1), [])
@@ -229,10 +230,11 @@ def parse_labels(data: bytes, source: str) -> dict[str, str]:
     return flat
 
 
-_PLAIN_LINE = re.compile(r'[ \t]*(?:(?P<key>[A-Za-z0-9_-]+)[ \t]*=[ \t]*"(?P<value>[^"\\\x00-\x08\x0a-\x1f\x7f]*'
-                         r'(?:\\.[^"\\\x00-\x08\x0a-\x1f\x7f]*)*)"|\[(?P<table>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\])?'
-                         r'[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?')
-_ESCAPE = re.compile(r"\\(?:([\"\\bfnrt])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|)")
+# The label files' patterns are compiled when a file is read (re keeps them): `shape --json` reads none.
+_PLAIN_LINE = (r'[ \t]*(?:(?P<key>[A-Za-z0-9_-]+)[ \t]*=[ \t]*"(?P<value>[^"\\\x00-\x08\x0a-\x1f\x7f]*'
+               r'(?:\\.[^"\\\x00-\x08\x0a-\x1f\x7f]*)*)"|\[(?P<table>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\])?'
+               r'[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?')
+_ESCAPE = r"\\(?:([\"\\bfnrt])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|)"
 _ESCAPED = {'"': '"', "\\": "\\", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -244,8 +246,9 @@ def _plain_toml(text: str) -> dict[str, Any] | None:
     (tests/test_labels.py compares the two on every label file)."""
     doc: dict[str, Any] = {}
     table, defined = doc, set()
+    plain_line = re.compile(_PLAIN_LINE)
     for line in text.split("\n"):
-        m = _PLAIN_LINE.fullmatch(line[:-1] if line.endswith("\r") else line)
+        m = plain_line.fullmatch(line[:-1] if line.endswith("\r") else line)
         if m is None:
             return None
         if m["table"] is not None:
@@ -281,7 +284,7 @@ def _unescaped(raw: str) -> str | None:
             return ""
         return chr(code)
 
-    value = _ESCAPE.sub(one, raw)
+    value = re.sub(_ESCAPE, one, raw)
     return None if bad else value
 
 
