@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
     from types import ModuleType
-    from typing import Any
+    from typing import Any, NoReturn
 
 # Nothing else at the top: ``xladoctor --version`` is answered before argparse, the labels or any
 # command is imported (issue 36: start-up within 2x a bare ``python -c pass``); each function
@@ -101,7 +101,6 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     """:class:`_Parser`, made on first use (argparse is imported only by a run that parses)."""
     if not _PARSER:
         import argparse
-        from typing import NoReturn
 
         class _Parser(argparse.ArgumentParser):
             """argparse that exits 2 with one line (its default already uses 2; keep the message short).

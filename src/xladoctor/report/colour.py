@@ -15,9 +15,12 @@ import io
 import os
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from ..base.escape import escape_stream_text
+
+TYPE_CHECKING = False  # not typing's: start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 _STYLES = {"bold": "1", "red": "1;31", "yellow": "1;33", "cyan": "36", "dim": "2", "green": "32",
            "blue": "1;34"}
