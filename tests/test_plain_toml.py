@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-import tomllib
 
 import pytest
+import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
