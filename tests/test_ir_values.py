@@ -1,4 +1,4 @@
-"""The IR's values (ir.shape.FrozenValue, ir.primitive.PrimitiveType) behave as the frozen dataclasses
+"""The IR's values (ir.value.FrozenValue, ir.primitive.PrimitiveType) behave as the frozen dataclasses
 they replaced (issue 36, start-up): equality, hash, repr, replace, no assignment, copies and pickles."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pickle
 import pytest
 
 from xladoctor.ir.primitive import PRIMITIVE_TYPES, TUPLE, PrimitiveType
-from xladoctor.ir.shape import DimLevel, Layout, Shape, SplitConfig, Tile, replace, set_memory_space_in_place
+from xladoctor.ir.shape import DimLevel, Layout, Shape, SplitConfig, Tile, set_memory_space_in_place
 from xladoctor.ir.sizes import DimensionPadding, LeafSize
+from xladoctor.ir.value import replace
 from xladoctor.syntax.layout_warnings import LayoutWarning
 from xladoctor.syntax.shape_parser import parse_shape
 

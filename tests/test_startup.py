@@ -175,7 +175,7 @@ def _loaded_by(argv: list[str], names: tuple[str, ...], cwd: Path | None = None)
 
 def test_shape_imports_none_of_the_heavy_standard_modules():
     """``xladoctor shape SHAPE`` reads its plain command line without argparse, and the IR's values
-    are written-out frozen classes (ir.shape.FrozenValue), not dataclasses; no typing anywhere on its way."""
+    are written-out frozen classes (ir.value.FrozenValue), not dataclasses; no typing anywhere on its way."""
     assert not _loaded_by(["shape", SHAPE], NOT_AT_START + ("json",))
     assert _loaded_by(["shape", SHAPE, "--json"], NOT_AT_START + ("json",)) == {"json"}
     assert not _loaded_by(["shape", "f32[2]", "--tpu", "v5e"], ("dataclasses", "typing", "tomllib"))  # argparse's path

@@ -21,7 +21,8 @@ from __future__ import annotations
 from itertools import pairwise
 
 from ..base.errors import UnboundedSizeError, XlaDoctorError
-from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, FrozenValue, Layout, Shape
+from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, Layout, Shape
+from .value import FrozenValue
 
 POINTER_SIZE = 8
 """``sizeof(void*)`` on the 64-bit hosts XLA runs on; the size of a tuple's index table entry."""

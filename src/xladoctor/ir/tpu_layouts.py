@@ -59,7 +59,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .primitive import PRIMITIVE_TYPES, PrimitiveType
-from .shape import UNBOUNDED_SIZE, Layout, Shape, Tile, replace
+from .shape import UNBOUNDED_SIZE, Layout, Shape, Tile
+from .value import replace
 
 TPU_GENERATIONS: dict[str, str] = {
     "v2": "v2:2x2",

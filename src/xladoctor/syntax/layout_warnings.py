@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from ..ir.shape import FrozenValue
+from ..ir.value import FrozenValue
 from .reader import Reader
 
 TYPE_CHECKING = False

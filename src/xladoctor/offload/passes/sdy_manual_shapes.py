@@ -22,7 +22,8 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule, ProgramShape
 from ...ir.opcodes import HloOpcode
-from ...ir.shape import Shape, replace
+from ...ir.shape import Shape
+from ...ir.value import replace
 from .host_offload_utils import is_sharding_annotation
 
 GLOBAL_TO_LOCAL = "xla.sdy.GlobalToLocalShape"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from importlib import resources
 
 # XLA writes these next to the HLO dumps; none is HLO text and none holds error messages.
 _DUMP_ARTEFACTS = ("buffer-assignment", "memory-usage-report", "live-range", ".debug_options", "-thunk-sequence")
@@ -23,6 +22,8 @@ _SKIP_SUFFIXES = (".pb", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".
 
 def example_paths() -> list[str]:
     """The bundled examples, as files on disk (the package is installed unzipped)."""
+    from importlib import resources  # here: it imports pathlib, tempfile and zipfile (start-up, issue 36)
+
     root = resources.files("xladoctor") / "examples"
     return sorted(str(p) for p in root.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
 

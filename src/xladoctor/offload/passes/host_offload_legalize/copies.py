@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import HloOpcode
-from ....ir.shape import Layout, Shape, replace
+from ....ir.shape import Layout, Shape
+from ....ir.value import replace
 from ...annotations import HOST_THREAD, is_move_to_device
 from ...kinds import CopyMove, LegalizePhase, Status
 from ...positions import Position

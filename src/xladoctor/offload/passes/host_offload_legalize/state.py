@@ -13,7 +13,8 @@ from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
 from ....ir.module import HloModule
 from ....ir.opcodes import HloOpcode
-from ....ir.shape import Layout, Shape, replace
+from ....ir.shape import Layout, Shape
+from ....ir.value import replace
 from ...kinds import CopyMove, LegalizePhase
 from ...result import PassFailure
 from ..host_offload_utils import XlaCheckFailure
