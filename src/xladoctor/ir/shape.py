@@ -60,7 +60,17 @@ class Tile(FrozenValue):
     """Tile extents, major to minor; ``COMBINE_DIMENSION`` entries print as ``*``."""
 
     def __init__(self, dimensions: tuple[int, ...]) -> None:
-        self.__dict__["dimensions"] = dimensions
+        object.__setattr__(self, "dimensions", dimensions)
+
+    # Equality and hash spelled out for Tile, Layout and Shape (the parser's and the passes' keys):
+    # FrozenValue's generic ones are twice as slow; the values are the same.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.dimensions == other.dimensions
+
+    def __hash__(self) -> int:
+        return hash((self.dimensions,))
 
     def __str__(self) -> str:
         return "(" + ",".join("*" if d == COMBINE_DIMENSION else str(d) for d in self.dimensions) + ")"
@@ -75,8 +85,9 @@ class SplitConfig(FrozenValue):
     split_indices: tuple[int, ...]
 
     def __init__(self, dimension: int, split_indices: tuple[int, ...]) -> None:
-        d = self.__dict__
-        d["dimension"], d["split_indices"] = dimension, split_indices
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "dimension", dimension)
+        set_(self, "split_indices", split_indices)
 
     def __str__(self) -> str:
         return f"({self.dimension}:" + ",".join(str(i) for i in self.split_indices) + ")"
@@ -96,8 +107,10 @@ class DimLevel(FrozenValue):
     ordered: bool
 
     def __init__(self, level_type: str = "dense", unique: bool = True, ordered: bool = True) -> None:
-        d = self.__dict__
-        d["level_type"], d["unique"], d["ordered"] = level_type, unique, ordered
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "level_type", level_type)
+        set_(self, "unique", unique)
+        set_(self, "ordered", ordered)
 
     def __str__(self) -> str:
         return DIM_LEVEL_ABBREV[self.level_type] + ("" if self.unique else "+") + ("" if self.ordered else "~")
@@ -142,23 +155,34 @@ class Layout(FrozenValue):
                  element_size_in_bits: int = 0, memory_space: int = DEFAULT_MEMORY_SPACE,
                  split_configs: tuple[SplitConfig, ...] = (), physical_shape: Shape | None = None,
                  dynamic_shape_metadata_prefix_bytes: int = 0) -> None:
-        d = self.__dict__
-        d["minor_to_major"] = minor_to_major
-        d["dim_levels"] = dim_levels
-        d["tiles"] = tiles
-        d["tail_padding_alignment_in_elements"] = tail_padding_alignment_in_elements
-        d["index_primitive_type"] = index_primitive_type
-        d["pointer_primitive_type"] = pointer_primitive_type
-        d["element_size_in_bits"] = element_size_in_bits
-        d["memory_space"] = memory_space
-        d["split_configs"] = split_configs
-        d["physical_shape"] = physical_shape
-        d["dynamic_shape_metadata_prefix_bytes"] = dynamic_shape_metadata_prefix_bytes
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "minor_to_major", minor_to_major)
+        set_(self, "dim_levels", dim_levels)
+        set_(self, "tiles", tiles)
+        set_(self, "tail_padding_alignment_in_elements", tail_padding_alignment_in_elements)
+        set_(self, "index_primitive_type", index_primitive_type)
+        set_(self, "pointer_primitive_type", pointer_primitive_type)
+        set_(self, "element_size_in_bits", element_size_in_bits)
+        set_(self, "memory_space", memory_space)
+        set_(self, "split_configs", split_configs)
+        set_(self, "physical_shape", physical_shape)
+        set_(self, "dynamic_shape_metadata_prefix_bytes", dynamic_shape_metadata_prefix_bytes)
 
     def _key(self) -> tuple[Any, ...]:
         return (self.minor_to_major, self.dim_levels, self.tiles, self.tail_padding_alignment_in_elements,
                 self.index_primitive_type, self.pointer_primitive_type, self.element_size_in_bits, self.memory_space,
                 self.split_configs, self.physical_shape, self.dynamic_shape_metadata_prefix_bytes)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()  # tuples: an element that `is` the other's is equal unasked
+
+    def __hash__(self) -> int:
+        return hash((self.minor_to_major, self.dim_levels, self.tiles, self.tail_padding_alignment_in_elements,
+                     self.index_primitive_type, self.pointer_primitive_type, self.element_size_in_bits,
+                     self.memory_space, self.split_configs, self.physical_shape,
+                     self.dynamic_shape_metadata_prefix_bytes))
 
     @property
     def is_sparse(self) -> bool:
@@ -232,15 +256,27 @@ class Shape(FrozenValue):
 
     def __init__(self, element_type: PrimitiveType, dimensions: tuple[int, ...] = (), dynamic: tuple[bool, ...] = (),
                  tuple_shapes: tuple[Shape, ...] = (), layout: Layout | None = None) -> None:
-        d = self.__dict__
-        d["element_type"] = element_type
-        d["dimensions"] = dimensions
-        d["dynamic"] = dynamic
-        d["tuple_shapes"] = tuple_shapes
-        d["layout"] = layout
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "element_type", element_type)
+        set_(self, "dimensions", dimensions)
+        set_(self, "dynamic", dynamic)
+        set_(self, "tuple_shapes", tuple_shapes)
+        set_(self, "layout", layout)
 
     def _key(self) -> tuple[Any, ...]:
         return (self.element_type, self.dimensions, self.dynamic, self.tuple_shapes, self.layout)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        o = other
+        # As tuples, as the dataclass compared them: an element that `is` the other's is equal unasked
+        # (the parser shares one Layout and one element tuple per spelling).
+        return ((self.element_type, self.dimensions, self.dynamic, self.tuple_shapes, self.layout)
+                == (o.element_type, o.dimensions, o.dynamic, o.tuple_shapes, o.layout))
+
+    def __hash__(self) -> int:
+        return hash((self.element_type, self.dimensions, self.dynamic, self.tuple_shapes, self.layout))
 
     # -- construction -------------------------------------------------------------
     @staticmethod
