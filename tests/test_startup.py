@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ("xladoctor.syntax.hlo_parser", "xladoctor.offload", "xladoctor.offload.analysis", "xladoctor.inputs.compare")
 
@@ -148,3 +151,81 @@ def test_building_the_arguments_does_not_ask_the_terminal():
     that prints no help imports none of them (help itself is still drawn to the terminal's width)."""
     assert not _loaded_of(["shape", "f32[2,3]"], ("shutil", "bz2", "lzma"))
     assert not _loaded_of(["--version"], ("shutil",))
+
+
+# -- issue 36 item 5, second pass: shape without argparse, typing or dataclasses; the catalogue without tomllib --
+
+SHAPE = "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"
+NOT_AT_START = ("argparse", "gettext", "locale", "typing", "dataclasses", "inspect", "contextlib", "tomllib", "datetime",
+                "shutil", "string", "threading", "signal", "textwrap")
+
+
+def _loaded_by(argv: list[str], names: tuple[str, ...], cwd: Path | None = None) -> set[str]:
+    """Which of ``names`` a run of ``argv`` imports, in an interpreter that imports nothing else (the
+    helpers above import contextlib and json themselves); the list is written to stderr.  ``cwd``: a
+    folder with no pyproject.toml above it (the commands read their settings from one with tomllib)."""
+    code = ("import sys\nfrom xladoctor.cli.main import main\ntry:\n"
+            f"    main({argv!r})\nexcept SystemExit:\n    pass\n"
+            f"sys.stderr.write(repr([m for m in {names!r} if m in sys.modules]))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=cwd, env=env)
+    assert out.returncode == 0, out.stderr
+    return set(ast.literal_eval(out.stderr.splitlines()[-1]))
+
+
+def test_shape_imports_none_of_the_heavy_standard_modules():
+    """``xladoctor shape SHAPE`` reads its plain command line without argparse, and the IR's values
+    are written-out frozen classes (ir.value.FrozenValue), not dataclasses; no typing anywhere on its way."""
+    assert not _loaded_by(["shape", SHAPE], NOT_AT_START + ("json",))
+    assert _loaded_by(["shape", SHAPE, "--json"], NOT_AT_START + ("json",)) == {"json"}
+    assert not _loaded_by(["shape", "f32[2]", "--tpu", "v5e"], ("dataclasses", "typing", "tomllib"))  # argparse's path
+
+
+def test_plain_shape_command_lines_are_read_as_argparse_reads_them():
+    from xladoctor.cli.main import build_parser, plain_arguments
+
+    for argv in (["shape", SHAPE], ["shape", SHAPE, "--json"], ["shape", "--json", SHAPE], ["shape", "-"],
+                 ["shape", "", "--json", "--json"], ["shape", "(f32[2], s8[])"], ["shape", "f32[2] {0}"]):
+        args = vars(build_parser("shape", None).parse_args(argv))
+        assert args.pop("_run").__module__ == "xladoctor.cli.commands.shape"
+        assert plain_arguments(argv) == args, argv
+    for argv in ([], ["shape"], ["shape", "--js", "f32[2]"], ["shape", "--", "f32[2]"], ["shape", "a", "b"],
+                 ["shape", "f32[2]", "--tpu", "v5e"], ["shape", "-h"], ["shape", "--help"], ["shape", "-1"],
+                 ["explain", "E1200"], ["--version", "shape", "f32[2]"]):
+        assert plain_arguments(argv) is None, argv
+
+
+def test_explain_code_imports_neither_tomllib_nor_typing(tmp_path):
+    """The catalogue's TOML is read by catalogue/plain_toml.py; the terminal's width without shutil."""
+    assert not _loaded_by(["explain", "E1200"], ("tomllib", "typing", "shutil", "json", "dataclasses", "datetime"),
+                          tmp_path)
+
+
+def test_a_log_scan_reads_the_catalogue_without_tomllib(tmp_path):
+    log = tmp_path / "job.log"
+    log.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    for argv in (["explain", str(log), "--json"], ["check", str(log), "--json"]):
+        assert not _loaded_by(argv, ("tomllib", "datetime"), tmp_path), argv
+
+
+def _type_checking_fields(path: str, name: str) -> tuple[tuple[str, ...], dict[str, object]]:
+    """The fields and defaults of the NamedTuple ``name`` that a module spells for the type checker only."""
+    tree = ast.parse((Path(__file__).resolve().parents[1] / "src" / "xladoctor" / path).read_text())
+    (cls,) = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name]
+    body = [n for n in cls.body if isinstance(n, ast.AnnAssign)]
+    fields = tuple(n.target.id for n in body if isinstance(n.target, ast.Name))
+    return fields, {n.target.id: ast.literal_eval(n.value) for n in body
+                    if n.value is not None and isinstance(n.target, ast.Name)}
+
+
+def test_the_named_tuples_made_without_typing_have_the_type_checkers_fields():
+    """files.WalkEntry and labels.Text are collections.namedtuple's at run time (typing is not imported)
+    and typing.NamedTuple's for mypy: the two spellings must agree."""
+    from xladoctor.base.files import WalkEntry
+    from xladoctor.base.labels import Text
+
+    for cls, path, spelled in ((WalkEntry, "base/files.py", "_WalkFields"),
+                               (Text, "base/labels/__init__.py", "_TextFields")):
+        fields, defaults = _type_checking_fields(path, spelled)
+        assert cls._fields == fields and cls._field_defaults == defaults, cls
+        assert cls.__name__ == cls.__bases__[0].__name__ and not hasattr(cls(*fields[:1] * len(fields)), "__dict__")

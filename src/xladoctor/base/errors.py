@@ -9,11 +9,16 @@ raised (the tomllib approach: offsets while parsing, positions only for messages
 from __future__ import annotations
 
 import re
-from typing import TypeVar
+
+TYPE_CHECKING = False  # not typing's: every command imports this module (issue 36, start-up)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _E = TypeVar("_E", bound="InputError")
 
 # A message quoting a huge token or shape is cut here: the error stays one readable line.
 _MESSAGE_SHOWN = 2000
-_LONG_TOKEN = re.compile(r"\S{121,}")
+_LONG_TOKEN = r"\S{121,}"  # re caches it, compiled when the first error is made
 
 
 def _cut_token(m: re.Match[str]) -> str:
@@ -31,9 +36,6 @@ class Terminated(KeyboardInterrupt):
     (:mod:`xladoctor.base.parallel`, the oracle's workers), and the CLI exits 143."""
 
 
-_E = TypeVar("_E", bound="InputError")
-
-
 class InputError(XlaDoctorError, ValueError):
     """Input text that xladoctor cannot read, located at ``source:line:col``.
 
@@ -49,7 +51,7 @@ class InputError(XlaDoctorError, ValueError):
         # One line whatever the input: a file name or quoted token with a newline or an
         # escape sequence must not forge or erase lines on the user's terminal.
         from .escape import escape_field
-        shown = _LONG_TOKEN.sub(_cut_token, message)
+        shown = re.sub(_LONG_TOKEN, _cut_token, message)
         if len(shown) > _MESSAGE_SHOWN:
             shown = shown[:_MESSAGE_SHOWN] + f"... ({len(shown):,} characters in all)"
         super().__init__(f"{escape_field(source)}:{line}:{col}: {escape_field(shown)}")

@@ -28,11 +28,22 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any, BinaryIO, NamedTuple, cast
+from collections import namedtuple
 
 from .errors import InputError, UnboundedSizeError
+
+TYPE_CHECKING = False  # not typing's: every command that reads a file imports this module (issue 36, start-up)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from types import TracebackType
+    from typing import Any, BinaryIO, NamedTuple
+
+    class _WalkFields(NamedTuple):
+        path: str
+        status: str
+        note: str = ""
+else:  # the same fields, without importing typing (tests/test_startup.py checks that they agree)
+    _WalkFields = namedtuple("WalkEntry", ("path", "status", "note"), defaults=("",))
 
 _KINDS = ((stat.S_ISREG, "regular"), (stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "fifo"),
           (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"))
@@ -131,16 +142,16 @@ def check_readable_kind(path: str) -> str:
     return kind
 
 
-class WalkEntry(NamedTuple):
-    """One path met while walking: ``status`` is ``"file"`` (to check), ``"skipped"`` or ``"error"``.
+class WalkEntry(_WalkFields):
+    """One path met while walking: ``status`` is ``"file"`` (to check), ``"skipped"`` or ``"error"``;
+    then a ``note``.
 
-    A NamedTuple, not a dataclass: ``dataclasses`` imports ``inspect`` (and ``ast``, ``dis``...), which
-    every command that reads a file would pay for at start-up through this module.
+    A named tuple, not a dataclass: ``dataclasses`` imports ``inspect`` (and ``ast``, ``dis``...), which
+    every command that reads a file would pay for at start-up through this module; and
+    ``collections.namedtuple``'s, not ``typing.NamedTuple``'s, as typing costs a third of a bare start.
     """
 
-    path: str
-    status: str
-    note: str = ""
+    __slots__ = ()
 
 
 def walk(root: str) -> Iterator[WalkEntry]:
@@ -219,18 +230,26 @@ def text_argument(value: object, func: str, source: str) -> str:
     raise TypeError(f"{func}() takes the text as str (or UTF-8 bytes), not {type(value).__name__}")
 
 
-_UNBOUNDED_DIM = re.compile(r"\[[^\]\n]*?(\?)")
+_UNBOUNDED_DIM = r"\[[^\]\n]*?(\?)"  # compiled (and kept by re) when an error needs it
 
 
-@contextmanager
-def located(text: str, source: str) -> Iterator[None]:
+class located:  # lower case: used as a function, `with located(text, source):`
     """Errors about a shape of ``text`` (an unbounded ``?`` dimension has no byte size)
-    become ``source:line:col:`` errors at the first ``?`` dimension, like parse errors."""
-    try:
-        yield
-    except UnboundedSizeError as e:
-        m = _UNBOUNDED_DIM.search(text)
-        raise InputError.at(str(e), text, m.start(1) if m else 0, source) from None
+    become ``source:line:col:`` errors at the first ``?`` dimension, like parse errors.
+
+    A class rather than ``contextlib.contextmanager``, which ``xladoctor shape`` would import for it."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.text, self.source = text, source
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if isinstance(error, UnboundedSizeError):
+            m = re.search(_UNBOUNDED_DIM, self.text)
+            raise InputError.at(str(error), self.text, m.start(1) if m else 0, self.source) from None
 
 
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".zst": "compression.zstd"}
@@ -251,13 +270,13 @@ def compression_of(path: str) -> str | None:
     return ext if ext in COMPRESSIONS else None
 
 
-_MAGIC = re.compile(rb"(\x1f\x8b\x08)|(BZh[1-9]1AY&SY)|(\xfd7zXZ\x00)|(\x28\xb5\x2f\xfd)")
+_MAGIC = rb"(\x1f\x8b\x08)|(BZh[1-9]1AY&SY)|(\xfd7zXZ\x00)|(\x28\xb5\x2f\xfd)"  # compiled (and kept by re) on use
 
 
 def compression_in(head: bytes) -> str | None:
     """The compression a stream's first bytes show (gzip, bzip2, xz, zstd magic), or None: stdin
     (``xladoctor check - < job.log.gz``) and a compressed file without its suffix are read too."""
-    m = _MAGIC.match(head)
+    m = re.match(_MAGIC, head)
     return (".gz", ".bz2", ".xz", ".zst")[m.lastindex - 1] if m and m.lastindex else None
 
 
@@ -279,11 +298,16 @@ class Prefixed(io.RawIOBase):
         return self._rest.readinto(view) or 0  # type: ignore[attr-defined]
 
 
+def _binary(stream: Any) -> BinaryIO:
+    """``stream`` as the type checker's BinaryIO (``typing.cast`` without importing typing)."""
+    return stream
+
+
 def decompressing(head: bytes, rest: BinaryIO, name: str, ext: str) -> BinaryIO:
     """The stream whose first bytes ``head`` showed compression ``ext``, decompressed and bounded
     (to :func:`max_input_bytes`: a stream tells no compressed size)."""
     raw = Prefixed(head, rest)
-    return cast(BinaryIO, io.BufferedReader(_Bounded(_decompressor(ext, cast(BinaryIO, raw), name), name,
+    return _binary(io.BufferedReader(_Bounded(_decompressor(ext, _binary(raw), name), name,
                                                      _decompress_limit(None), raw)))
 
 
@@ -335,7 +359,7 @@ def _stream_errors() -> tuple[type[BaseException], ...]:
 
 def bounded_decompressed(f: Any, name: str, compressed_size: int | None) -> BinaryIO:
     """An already decompressing stream (fsspec's), bounded like :func:`open_input`'s."""
-    return cast(BinaryIO, io.BufferedReader(_Bounded(f, name, _decompress_limit(compressed_size))))
+    return _binary(io.BufferedReader(_Bounded(f, name, _decompress_limit(compressed_size))))
 
 
 def _decompress_limit(compressed: int | None) -> int:
@@ -413,7 +437,7 @@ def open_input(path: str, explicit: bool = True) -> BinaryIO:
     try:
         st = os.fstat(fd)
         limit = _decompress_limit(st.st_size if stat.S_ISREG(st.st_mode) else None)
-        return cast(BinaryIO, io.BufferedReader(_Bounded(_decompressor(ext, raw, path), path, limit, raw)))
+        return _binary(io.BufferedReader(_Bounded(_decompressor(ext, raw, path), path, limit, raw)))
     except BaseException:
         raw.close()
         raise

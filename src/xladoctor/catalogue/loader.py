@@ -12,14 +12,14 @@ import re
 import sys
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from ..base.errors import InputError
+from . import plain_toml
+from .model import LANGUAGES, LIST_TEXT_FIELDS, ORIGINS, PHASES, TEXT_FIELDS, Entry, EntryText
 
+TYPE_CHECKING = False  # not typing's: `explain CODE` imports this module (issue 36, start-up)
 if TYPE_CHECKING:
     from types import ModuleType
-
-from .model import LANGUAGES, LIST_TEXT_FIELDS, ORIGINS, PHASES, TEXT_FIELDS, Entry, EntryText
 
 REQUIRED = ("code", "name", "status", "phase", "backends", "url", "patterns", "example")
 OPTIONAL = ("see_also", "aliases", "family", "generic", "origin")
@@ -178,14 +178,10 @@ def _toml() -> ModuleType:
 
 def load_entries_from(files: list[tuple[str, bytes]]) -> Catalogue:
     """Build a catalogue from ``(file name, bytes)`` pairs; the name must be ``<CODE>.toml``."""
-    tomllib = _toml()
     entries: dict[str, Entry] = {}
     for name, data in files:
         source = f"catalogue/data/{name}"
-        try:
-            doc = tomllib.loads(data.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise InputError(f"not valid TOML: {e}", source) from None
+        doc = _read_toml(data, source)
         entry = _entry_from_toml(doc, source)
         if not _CODE_RE.match(entry.code):
             raise InputError(f"bad code {entry.code!r}", source)
@@ -193,6 +189,24 @@ def load_entries_from(files: list[tuple[str, bytes]]) -> Catalogue:
             raise InputError(f"file name must be {entry.code}.toml", source)
         entries[entry.code] = entry
     return Catalogue(dict(sorted(entries.items())))
+
+
+def _read_toml(data: bytes, source: str) -> dict:
+    """One file's TOML: the catalogue's part of it read by :mod:`plain_toml`, anything else (and every
+    error's message) by tomllib, imported only then."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"not valid TOML: {e}", source) from None
+    doc = plain_toml.loads(text)
+    if doc is not None:
+        return doc
+    tomllib = _toml()
+    try:
+        parsed: dict = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"not valid TOML: {e}", source) from None
+    return parsed
 
 
 @lru_cache(maxsize=1)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
     from types import ModuleType
-    from typing import Any
+    from typing import Any, NoReturn
 
 # Nothing else at the top: ``xladoctor --version`` is answered before argparse, the labels or any
 # command is imported (issue 36: start-up within 2x a bare ``python -c pass``); each function
@@ -101,7 +101,6 @@ def _parser_class() -> type[argparse.ArgumentParser]:
     """:class:`_Parser`, made on first use (argparse is imported only by a run that parses)."""
     if not _PARSER:
         import argparse
-        from typing import NoReturn
 
         class _Parser(argparse.ArgumentParser):
             """argparse that exits 2 with one line (its default already uses 2; keep the message short).
@@ -200,11 +199,11 @@ def _terminate_as_interrupt() -> Callable[[], None]:
     """SIGTERM raises :class:`~xladoctor.base.errors.Terminated` in the main thread while a command runs,
     as Ctrl-C raises KeyboardInterrupt, so both end the children (worker pools, compile workers)
     on the way out; a second SIGTERM kills at once.  Returns what puts the old handler back."""
-    import signal
-    import threading
+    # The C module under ``signal``: that one builds three IntEnums at import (start-up, issue 36);
+    # its handlers and SIG_DFL are the same values.
+    import _signal as signal  # type: ignore[import-not-found]
 
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+    if signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
         return lambda: None
 
     def terminated(signum: int, frame: object) -> None:
@@ -216,7 +215,10 @@ def _terminate_as_interrupt() -> Callable[[], None]:
     def restore() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
-    signal.signal(signal.SIGTERM, terminated)
+    try:
+        signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread (threading is not imported to ask: start-up time)
+        return lambda: None
     return restore
 
 
@@ -232,17 +234,62 @@ def _interrupted(stop: KeyboardInterrupt) -> int:
     return 143 if terminated else 130
 
 
-def _main(argv: list[str] | None) -> int:
-    from ..base.errors import InputError, XlaDoctorError
-    from ..base.escape import OutputError
-    from ..base.labels import label
+# Command lines read without argparse (issue 36: ``xladoctor shape SHAPE`` within 2x a bare Python):
+# the command, the name of its one positional argument, its flags without a value, and its other
+# options' defaults.  tests/test_startup.py checks that argparse gives the same namespace.
+PLAIN_COMMANDS: dict[str, tuple[str, tuple[str, ...], dict[str, object]]] = {
+    "shape": ("shape", ("--json",), {"tpu": None}),
+}
 
-    argv = sys.argv[1:] if argv is None else argv
+
+def plain_arguments(argv: list[str]) -> dict[str, object] | None:
+    """The arguments of a plain command line of a :data:`PLAIN_COMMANDS` command (its one
+    positional, ``-`` or not starting with ``-``, and its flags written out in full), as argparse
+    would give them; None for anything else, which argparse reads (abbreviations, ``--``,
+    ``--help``, an option with a value, a usage error)."""
+    if not argv or argv[0] not in PLAIN_COMMANDS:
+        return None
+    dest, flags, defaults = PLAIN_COMMANDS[argv[0]]
+    values: dict[str, object] = {"command": argv[0], **defaults, **{flag[2:]: False for flag in flags}}
+    positional = None
+    for arg in argv[1:]:
+        if arg in flags:
+            values[arg[2:]] = True
+        elif positional is None and (arg == "-" or not arg.startswith("-")):
+            positional = arg
+        else:
+            return None
+    if positional is None:
+        return None
+    values[dest] = positional
+    return values
+
+
+def _parsed(argv: list[str]) -> argparse.Namespace | None:
+    """The command line read, with the command's ``run`` as ``_run``; None when no command was named
+    (the overview was printed)."""
+    plain = plain_arguments(argv)
+    if plain is not None:
+        from types import SimpleNamespace
+
+        module = __import__(f"{__package__}.commands.{plain['command']}", fromlist=["run"])
+        return SimpleNamespace(**plain, _run=module.run)  # type: ignore[return-value]  # argparse's attributes
     command = _chosen_command(argv)
     parser = build_parser(command, help_language(argv) if _may_show_help(argv, command) else None)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
+        return None
+    return args
+
+
+def _main(argv: list[str] | None) -> int:
+    from ..base.errors import InputError, XlaDoctorError
+    from ..base.escape import OutputError
+
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parsed(argv)
+    if args is None:
         return EXIT_USAGE
     try:
         if hasattr(args, "format"):  # the commands with findings: --format and its alias --json
@@ -267,6 +314,8 @@ def _main(argv: list[str] | None) -> int:
     except Exception as err:  # a bug, not the user's fault: still one line, unless asked for the trace
         if os.environ.get("XLADOCTOR_DEBUG"):
             raise
+        from ..base.labels import label
+
         where = label("status.while_running", command=args.command) if getattr(args, "command", None) else ""
         print(label("status.internal_error", where=where, error=f"{type(err).__name__}: {err}"), file=sys.stderr)
         return EXIT_USAGE

@@ -6,9 +6,10 @@ this package only re-exports the model and the serialiser, which need nothing he
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # not typing's: every --json run imports this package for schema_files (issue 36)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .model import JSON, Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Report, Severity, SourceLocation
     from .serialise import FINDINGS_SCHEMA_VERSION, from_json, to_json
 

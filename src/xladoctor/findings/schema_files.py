@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: every --json run names its schema (issue 36, start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_NAMES = ("findings", "confirm", "check", "offload", "explain", "explain_code", "inputs", "shape", "hlo",
                 "relayout", "fleet", "jax_offload", "jax_inputs")

@@ -17,9 +17,8 @@ they travel on the sharding as a memory kind (``S(5)`` is ``pinned_host``).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..ir.shape import COMBINE_DIMENSION, HOST_MEMORY_SPACE, Layout, Shape, Tile
+from ..ir.value import replace
 
 DTYPE_TO_XLA = {
     "bool": "pred", "int8": "s8", "int16": "s16", "int32": "s32", "int64": "s64",

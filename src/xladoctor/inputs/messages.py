@@ -27,7 +27,6 @@ that give exactly the printed size.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any
 
@@ -256,8 +255,7 @@ def tilings_for_size(shape, size: int) -> list[str]:
             continue
         if any(t in ((4, 1),) for t in tiles[1:]) and bits != 8:
             continue
-        candidate = dataclasses.replace(shape, layout=dataclasses.replace(
-            base, tiles=tuple(Tile(t) for t in tiles)))
+        candidate = shape.replace(layout=base.replace(tiles=tuple(Tile(t) for t in tiles)))
         try:
             if physical_bytes(candidate) == size:
                 found.append(f"{label} on {{{','.join(map(str, base.minor_to_major))}}}")

@@ -13,7 +13,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # not typing's: `xladoctor shape` imports this package (issue 36, start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["HloOpcode", "HOST_MEMORY_SPACE", "Layout", "Shape", "ShapeIndex", "SplitConfig", "Tile"]
 

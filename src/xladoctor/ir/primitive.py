@@ -8,12 +8,16 @@ sub-byte type takes a whole byte unless a layout packs it with ``E(n)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
 class PrimitiveType:
-    """One XLA element type: its text spelling, proto enum number and bit width."""
+    """One XLA element type: its text spelling, proto enum number and bit width.
+
+    A frozen value compared and hashed by its fields, as the ``@dataclass(frozen=True)`` it was;
+    written out because ``dataclasses`` costs ``xladoctor shape`` most of its start-up (issue 36).
+    The 36 instances are made here once; code compares them with ``is``.
+    """
+
+    __slots__ = ("name", "number", "bits", "kind")
 
     name: str
     """Lowercase spelling as XLA prints it (``bf16``, ``opaque``)."""
@@ -23,6 +27,34 @@ class PrimitiveType:
     """Bit width; ``None`` for tuple, token, opaque and buffer, which have none."""
     kind: str
     """One of ``pred``, ``signed``, ``unsigned``, ``float``, ``complex``, ``other``."""
+
+    def __init__(self, name: str, number: int, bits: int | None, kind: str) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "name", name)
+        setattr_(self, "number", number)
+        setattr_(self, "bits", bits)
+        setattr_(self, "kind", kind)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, PrimitiveType)
+        return (self.name, self.number, self.bits, self.kind) == (other.name, other.number, other.bits, other.kind)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.number, self.bits, self.kind))
+
+    def __repr__(self) -> str:
+        return f"PrimitiveType(name={self.name!r}, number={self.number!r}, bits={self.bits!r}, kind={self.kind!r})"
+
+    def __reduce__(self) -> tuple[type[PrimitiveType], tuple[str, int, int | None, str]]:
+        return PrimitiveType, (self.name, self.number, self.bits, self.kind)
 
     @property
     def byte_width(self) -> int | None:

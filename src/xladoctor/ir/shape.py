@@ -16,10 +16,13 @@ exactly what XLA's ``ShapeUtil::HumanStringWithLayout`` prints, so
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
-
 from .primitive import BUFFER, PRIMITIVE_TYPES, TUPLE, PrimitiveType
+from .value import FrozenValue
+
+TYPE_CHECKING = False  # not typing's: `xladoctor shape` imports this module (issue 36, start-up)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 COMBINE_DIMENSION = -(2**63)
 """``Tile::kCombineDimension`` (INT64_MIN), printed ``*``."""
@@ -48,23 +51,43 @@ def format_shape_index(index: ShapeIndex) -> str:
     return "{" + ",".join(str(i) for i in index) + "}"
 
 
-@dataclass(frozen=True)
-class Tile:
+class Tile(FrozenValue):
     """One tile of a tiled layout; covers the most-minor ``len(dimensions)`` physical dims."""
+
+    _FIELDS = ("dimensions",)
 
     dimensions: tuple[int, ...]
     """Tile extents, major to minor; ``COMBINE_DIMENSION`` entries print as ``*``."""
+
+    def __init__(self, dimensions: tuple[int, ...]) -> None:
+        object.__setattr__(self, "dimensions", dimensions)
+
+    # Equality and hash spelled out for Tile, Layout and Shape (the parser's and the passes' keys):
+    # FrozenValue's generic ones are twice as slow; the values are the same.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.dimensions == other.dimensions
+
+    def __hash__(self) -> int:
+        return hash((self.dimensions,))
 
     def __str__(self) -> str:
         return "(" + ",".join("*" if d == COMBINE_DIMENSION else str(d) for d in self.dimensions) + ")"
 
 
-@dataclass(frozen=True)
-class SplitConfig:
+class SplitConfig(FrozenValue):
     """Splits one physical dimension (counted from the major end) at element indices."""
+
+    _FIELDS = ("dimension", "split_indices")
 
     dimension: int
     split_indices: tuple[int, ...]
+
+    def __init__(self, dimension: int, split_indices: tuple[int, ...]) -> None:
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "dimension", dimension)
+        set_(self, "split_indices", split_indices)
 
     def __str__(self) -> str:
         return f"({self.dimension}:" + ",".join(str(i) for i in self.split_indices) + ")"
@@ -74,47 +97,92 @@ DIM_LEVEL_ABBREV = {"dense": "D", "compressed": "C", "singleton": "S", "loose_co
 DIM_LEVEL_BY_ABBREV = {v: k for k, v in DIM_LEVEL_ABBREV.items()}
 
 
-@dataclass(frozen=True)
-class DimLevel:
+class DimLevel(FrozenValue):
     """One entry of a sparse layout's ``D(...)`` list."""
 
-    level_type: str = "dense"
-    unique: bool = True
-    ordered: bool = True
+    _FIELDS = ("level_type", "unique", "ordered")
+
+    level_type: str
+    unique: bool
+    ordered: bool
+
+    def __init__(self, level_type: str = "dense", unique: bool = True, ordered: bool = True) -> None:
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "level_type", level_type)
+        set_(self, "unique", unique)
+        set_(self, "ordered", ordered)
 
     def __str__(self) -> str:
         return DIM_LEVEL_ABBREV[self.level_type] + ("" if self.unique else "+") + ("" if self.ordered else "~")
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(FrozenValue):
     """A physical layout: dimension order plus the attributes after ``:``, in XLA's order.
 
     Defaults are XLA's, so a default field is never printed (``L(1)``, ``E(0)``, ``S(0)``).
     """
 
-    minor_to_major: tuple[int, ...] = ()
+    _FIELDS = ("minor_to_major", "dim_levels", "tiles", "tail_padding_alignment_in_elements", "index_primitive_type",
+               "pointer_primitive_type", "element_size_in_bits", "memory_space", "split_configs", "physical_shape",
+               "dynamic_shape_metadata_prefix_bytes")
+
+    minor_to_major: tuple[int, ...]
     """Logical dimension numbers from fastest-varying to slowest."""
-    dim_levels: tuple[DimLevel, ...] = ()
+    dim_levels: tuple[DimLevel, ...]
     """``D(...)``: sparse dimension level types; empty for dense layouts."""
-    tiles: tuple[Tile, ...] = ()
+    tiles: tuple[Tile, ...]
     """``T(...)(...)``: applied first to last; only the first adds padding."""
-    tail_padding_alignment_in_elements: int = 1
+    tail_padding_alignment_in_elements: int
     """``L(n)``: element count rounded up to a multiple of n after tiling."""
-    index_primitive_type: str | None = None
+    index_primitive_type: str | None
     """``#(u32)``: sparse index type."""
-    pointer_primitive_type: str | None = None
+    pointer_primitive_type: str | None
     """``*(u16)``: sparse pointer type."""
-    element_size_in_bits: int = 0
+    element_size_in_bits: int
     """``E(n)``: bits per stored element; 0 means the type's natural byte width."""
-    memory_space: int = DEFAULT_MEMORY_SPACE
+    memory_space: int
     """``S(n)``: 0 device (HBM), 1 fast memory, 5 host."""
-    split_configs: tuple[SplitConfig, ...] = ()
+    split_configs: tuple[SplitConfig, ...]
     """``SC(d:i,j)``: a physical dimension split across memories."""
-    physical_shape: Shape | None = None
+    physical_shape: Shape | None
     """``P(shape)``: sparse only."""
-    dynamic_shape_metadata_prefix_bytes: int = 0
+    dynamic_shape_metadata_prefix_bytes: int
     """``M(n)``: bytes of dynamic-size metadata before the data."""
+
+    def __init__(self, minor_to_major: tuple[int, ...] = (), dim_levels: tuple[DimLevel, ...] = (),
+                 tiles: tuple[Tile, ...] = (), tail_padding_alignment_in_elements: int = 1,
+                 index_primitive_type: str | None = None, pointer_primitive_type: str | None = None,
+                 element_size_in_bits: int = 0, memory_space: int = DEFAULT_MEMORY_SPACE,
+                 split_configs: tuple[SplitConfig, ...] = (), physical_shape: Shape | None = None,
+                 dynamic_shape_metadata_prefix_bytes: int = 0) -> None:
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "minor_to_major", minor_to_major)
+        set_(self, "dim_levels", dim_levels)
+        set_(self, "tiles", tiles)
+        set_(self, "tail_padding_alignment_in_elements", tail_padding_alignment_in_elements)
+        set_(self, "index_primitive_type", index_primitive_type)
+        set_(self, "pointer_primitive_type", pointer_primitive_type)
+        set_(self, "element_size_in_bits", element_size_in_bits)
+        set_(self, "memory_space", memory_space)
+        set_(self, "split_configs", split_configs)
+        set_(self, "physical_shape", physical_shape)
+        set_(self, "dynamic_shape_metadata_prefix_bytes", dynamic_shape_metadata_prefix_bytes)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.minor_to_major, self.dim_levels, self.tiles, self.tail_padding_alignment_in_elements,
+                self.index_primitive_type, self.pointer_primitive_type, self.element_size_in_bits, self.memory_space,
+                self.split_configs, self.physical_shape, self.dynamic_shape_metadata_prefix_bytes)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()  # tuples: an element that `is` the other's is equal unasked
+
+    def __hash__(self) -> int:
+        return hash((self.minor_to_major, self.dim_levels, self.tiles, self.tail_padding_alignment_in_elements,
+                     self.index_primitive_type, self.pointer_primitive_type, self.element_size_in_bits,
+                     self.memory_space, self.split_configs, self.physical_shape,
+                     self.dynamic_shape_metadata_prefix_bytes))
 
     @property
     def is_sparse(self) -> bool:
@@ -158,7 +226,7 @@ class Layout:
         return "{" + ",".join(str(d) for d in self.minor_to_major) + (":" + attrs if attrs else "") + "}"
 
     def with_memory_space(self, memory_space: int) -> Layout:
-        return replace(self, memory_space=memory_space)
+        return self.replace(memory_space=memory_space)
 
     @property
     def major_to_minor(self) -> tuple[int, ...]:
@@ -171,19 +239,44 @@ def default_layout(rank: int) -> Layout:
     return Layout(minor_to_major=tuple(range(rank - 1, -1, -1)))
 
 
-@dataclass(frozen=True)
-class Shape:
+class Shape(FrozenValue):
     """An XLA shape.  Build with :meth:`array`, :meth:`tuple` or :meth:`buffer`."""
 
+    _FIELDS = ("element_type", "dimensions", "dynamic", "tuple_shapes", "layout")
+
     element_type: PrimitiveType
-    dimensions: tuple[int, ...] = ()
+    dimensions: tuple[int, ...]
     """Sizes; a dynamic dimension stores its bound, an unbounded one ``UNBOUNDED_SIZE``."""
-    dynamic: tuple[bool, ...] = ()
+    dynamic: tuple[bool, ...]
     """Per-dimension ``is_dynamic`` flags (same length as ``dimensions``)."""
-    tuple_shapes: tuple[Shape, ...] = ()
+    tuple_shapes: tuple[Shape, ...]
     """Elements of a tuple; the one wrapped array of a ``b(...)`` buffer."""
-    layout: Layout | None = None
+    layout: Layout | None
     """The array's layout, or ``None`` when the text gave none."""
+
+    def __init__(self, element_type: PrimitiveType, dimensions: tuple[int, ...] = (), dynamic: tuple[bool, ...] = (),
+                 tuple_shapes: tuple[Shape, ...] = (), layout: Layout | None = None) -> None:
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "element_type", element_type)
+        set_(self, "dimensions", dimensions)
+        set_(self, "dynamic", dynamic)
+        set_(self, "tuple_shapes", tuple_shapes)
+        set_(self, "layout", layout)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.element_type, self.dimensions, self.dynamic, self.tuple_shapes, self.layout)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        o = other
+        # As tuples, as the dataclass compared them: an element that `is` the other's is equal unasked
+        # (the parser shares one Layout and one element tuple per spelling).
+        return ((self.element_type, self.dimensions, self.dynamic, self.tuple_shapes, self.layout)
+                == (o.element_type, o.dimensions, o.dynamic, o.tuple_shapes, o.layout))
+
+    def __hash__(self) -> int:
+        return hash((self.element_type, self.dimensions, self.dynamic, self.tuple_shapes, self.layout))
 
     # -- construction -------------------------------------------------------------
     @staticmethod
@@ -268,12 +361,12 @@ class Shape:
 
     # -- derived shapes -------------------------------------------------------------
     def with_layout(self, layout: Layout | None) -> Shape:
-        return replace(self, layout=layout)
+        return self.replace(layout=layout)
 
     def without_layout(self) -> Shape:
         if self.is_tuple or self.is_buffer:
-            return replace(self, tuple_shapes=tuple(s.without_layout() for s in self.tuple_shapes))
-        return replace(self, layout=None)
+            return self.replace(tuple_shapes=tuple(s.without_layout() for s in self.tuple_shapes))
+        return self.replace(layout=None)
 
     def with_memory_space(self, memory_space: int, index: ShapeIndex = ()) -> Shape:
         """This shape with ``S(memory_space)`` on the array at ``index`` (all leaves below it)."""
@@ -289,10 +382,10 @@ class Shape:
             parts[i] = new_part
             return Shape(self.element_type, self.dimensions, self.dynamic, tuple(parts), self.layout)
         if self.is_tuple:
-            return replace(self, tuple_shapes=tuple(s.with_memory_space(memory_space) for s in self.tuple_shapes))
+            return self.replace(tuple_shapes=tuple(s.with_memory_space(memory_space) for s in self.tuple_shapes))
         if not self.is_array or (self.layout is not None and self.layout.memory_space == memory_space):
             return self
-        return replace(self, layout=self.effective_layout.with_memory_space(memory_space))
+        return self.replace(layout=self.effective_layout.with_memory_space(memory_space))
 
     def compatible(self, other: Shape) -> bool:
         """ShapeUtil::Compatible: same element types, dimensions and tuple structure; layouts ignored."""

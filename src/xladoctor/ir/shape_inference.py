@@ -106,8 +106,7 @@ def _retyped(shape: Shape, t: PrimitiveType) -> Shape:
 
 
 def _replace(layout: Layout, **fields: object) -> Layout:
-    from dataclasses import replace
-    return replace(layout, **fields)  # type: ignore[arg-type]
+    return layout.replace(**fields)
 
 
 def _new(t: PrimitiveType, dims: list[int] | tuple[int, ...], dynamic: tuple[bool, ...] | None = None) -> Shape:

@@ -18,11 +18,11 @@ Two different sizes matter and are easy to confuse:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import pairwise
 
 from ..base.errors import UnboundedSizeError, XlaDoctorError
 from .shape import COMBINE_DIMENSION, UNBOUNDED_SIZE, Layout, Shape
+from .value import FrozenValue
 
 POINTER_SIZE = 8
 """``sizeof(void*)`` on the 64-bit hosts XLA runs on; the size of a tuple's index table entry."""
@@ -98,9 +98,10 @@ def max_split_size(shape: Shape, dim: int) -> int:
     return size
 
 
-@dataclass(frozen=True)
-class DimensionPadding:
+class DimensionPadding(FrozenValue):
     """How one physical dimension is padded by the first tile."""
+
+    _FIELDS = ("dim", "size", "padded_size", "tile_entry", "physical_position", "wasted_bytes", "combined")
 
     dim: int | None
     """Logical dimension number; ``None`` for a virtual size-1 dimension a longer tile adds."""
@@ -114,8 +115,19 @@ class DimensionPadding:
     """0 is the most-minor physical dimension (the 128-lane slot of TPU tiles)."""
     wasted_bytes: int
     """Extra bytes if only this dimension were padded: ``elements/size * (padded-size) * bytes``."""
-    combined: bool = False
+    combined: bool
     """True when the tile entry is ``*`` and this dimension was folded into the next more-minor one."""
+
+    def __init__(self, dim: int | None, size: int, padded_size: int, tile_entry: int | None, physical_position: int,
+                 wasted_bytes: int, combined: bool = False) -> None:
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "dim", dim)
+        set_(self, "size", size)
+        set_(self, "padded_size", padded_size)
+        set_(self, "tile_entry", tile_entry)
+        set_(self, "physical_position", physical_position)
+        set_(self, "wasted_bytes", wasted_bytes)
+        set_(self, "combined", combined)
 
     @property
     def is_padded(self) -> bool:
@@ -228,14 +240,22 @@ def tail_padding_elements(shape: Shape) -> int:
     return _round_up(n, layout.tail_padding_alignment_in_elements) - n
 
 
-@dataclass(frozen=True)
-class LeafSize:
+class LeafSize(FrozenValue):
     """Sizes of one array leaf of a (possibly tuple) shape."""
+
+    _FIELDS = ("index", "shape", "logical_bytes", "physical_bytes")
 
     index: tuple[int, ...]
     shape: Shape
     logical_bytes: int
     physical_bytes: int
+
+    def __init__(self, index: tuple[int, ...], shape: Shape, logical_bytes: int, physical_bytes: int) -> None:
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "index", index)
+        set_(self, "shape", shape)
+        set_(self, "logical_bytes", logical_bytes)
+        set_(self, "physical_bytes", physical_bytes)
 
     @property
     def expansion(self) -> float:

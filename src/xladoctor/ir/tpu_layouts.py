@@ -57,10 +57,10 @@ rows: no padding); ``s8[3,5,7]`` gets ``{2,0,1:T(4,128)(4,1)}`` on v4 and later
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from .primitive import PRIMITIVE_TYPES, PrimitiveType
 from .shape import UNBOUNDED_SIZE, Layout, Shape, Tile
+from .value import replace
 
 TPU_GENERATIONS: dict[str, str] = {
     "v2": "v2:2x2",

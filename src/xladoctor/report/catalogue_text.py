@@ -13,7 +13,6 @@ import textwrap
 
 from ..base.labels import label
 from ..catalogue.model import Entry
-from .terminal_bidi import render_rtl
 
 # Label keys of the values a heading shows (the phase, the reason there is no openxla.org page).
 _PHASE_LABELS = {"compile-time": "entry.compile-time", "runtime": "entry.runtime", "any": "entry.any"}
@@ -35,6 +34,8 @@ class Writer:
 
     def prose(self, text: str, indent: str = "") -> None:
         if self.rtl:
+            from .terminal_bidi import render_rtl  # Persian only: its patterns and unicodedata (start-up)
+
             self.lines.extend(render_rtl(text, self.width, self.bidi, indent))
         else:
             self.lines.extend(textwrap.wrap(text, self.width, initial_indent=indent, subsequent_indent=indent,
@@ -43,6 +44,8 @@ class Writer:
     def bullets(self, items: tuple[str, ...] | list[str], indent: str = "  ") -> None:
         for item in items:
             if self.rtl:
+                from .terminal_bidi import render_rtl
+
                 # Bullet on the right: it is part of the right-to-left line.
                 self.lines.extend(render_rtl("• " + item, self.width, self.bidi, indent))
             else:

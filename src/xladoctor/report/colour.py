@@ -15,9 +15,13 @@ import io
 import os
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from functools import cache
 
 from ..base.escape import escape_stream_text
+
+TYPE_CHECKING = False  # not typing's: start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 _STYLES = {"bold": "1", "red": "1;31", "yellow": "1;33", "cyan": "36", "dim": "2", "green": "32",
            "blue": "1;34"}
@@ -67,16 +71,23 @@ def _whole(style: str) -> Callable[[re.Match[str], Painter], str]:
     return lambda m, paint: m.group(1) + paint(m.group(2), style) + m.group(3)
 
 
-_LINE_STYLES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], Painter], str]], ...] = (
-    (re.compile(r"^()(== .*)()$"), _whole("bold")),                                   # a file's section
-    (re.compile(r"^(\s*)(\S*\d+ (?:files?|modules?) checked.*)()$"), _whole("bold")),   # the tally
-    (re.compile(r"^(\s*(?:line \d+: )?)(E\d{4})(\b.*)$"), _whole("red")),               # a finding's code
-    (re.compile(r"^(\s*)(-->|->)( .*)$"), _whole("blue")),                              # path hops, snippet arrow
-    (re.compile(r"^(\s*)(\|)( +\^+.*)$"), lambda m, paint: _caret(m, paint)),             # the caret
-    (re.compile(r"^(\s*)(\d+ \||\|)(.*)$"), _whole("blue")),                            # the snippet's gutter
-    (re.compile(r"^(\s*)(fix(?: \([^)]*\))?)(:? .*)$"), _whole("green")),               # fixes
-    (re.compile(r"^(\s*)(warning:|note:)( .*)$"), _whole("yellow")),
+# Compiled when a line is first painted (re keeps them): every text command imports this module to
+# ask whether colour is on, and most write to a file or a pipe (start-up, issue 36).
+_LINE_STYLES: tuple[tuple[str, Callable[[re.Match[str], Painter], str]], ...] = (
+    (r"^()(== .*)()$", _whole("bold")),                                   # a file's section
+    (r"^(\s*)(\S*\d+ (?:files?|modules?) checked.*)()$", _whole("bold")),   # the tally
+    (r"^(\s*(?:line \d+: )?)(E\d{4})(\b.*)$", _whole("red")),               # a finding's code
+    (r"^(\s*)(-->|->)( .*)$", _whole("blue")),                              # path hops, snippet arrow
+    (r"^(\s*)(\|)( +\^+.*)$", lambda m, paint: _caret(m, paint)),             # the caret
+    (r"^(\s*)(\d+ \||\|)(.*)$", _whole("blue")),                            # the snippet's gutter
+    (r"^(\s*)(fix(?: \([^)]*\))?)(:? .*)$", _whole("green")),               # fixes
+    (r"^(\s*)(warning:|note:)( .*)$", _whole("yellow")),
 )
+
+
+@cache
+def _line_styles() -> tuple[tuple[re.Pattern[str], Callable[[re.Match[str], Painter], str]], ...]:
+    return tuple((re.compile(pattern), draw) for pattern, draw in _LINE_STYLES)
 
 
 def _caret(m: re.Match[str], paint: Painter) -> str:
@@ -87,7 +98,7 @@ def _caret(m: re.Match[str], paint: Painter) -> str:
 def paint_line(line: str, paint: Painter) -> str:
     """One line of an (escaped) text report in the colours rustc uses: codes red, fixes green,
     locations blue, warnings yellow, headings bold."""
-    for pattern, draw in _LINE_STYLES:
+    for pattern, draw in _line_styles():
         m = pattern.match(line)
         if m is not None:
             return draw(m, paint)

@@ -6,13 +6,15 @@ layout itself comes from :mod:`xladoctor.ir.tpu_layouts`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..base.labels import label
 from ..base.units import bytes_text, ratio_text
 from ..ir.shape import Shape
 from ..ir.sizes import logical_bytes, physical_bytes
 from ..ir.tpu_layouts import LIBTPU_VERSION, NoTpuDefault, default_for_generations, is_tpu_default, tpu_default_shape
+
+TYPE_CHECKING = False  # not typing's: `xladoctor shape` imports this module (issue 36, start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def layout_written(text: str) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import InputError
@@ -38,6 +37,8 @@ _SKIP_SUFFIXES = (".pb", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".
 
 def example_paths() -> list[str]:
     """The bundled examples, as files on disk (the package is installed unzipped)."""
+    from importlib import resources  # here: it imports pathlib, tempfile and zipfile (start-up, issue 36)
+
     root = resources.files("xladoctor") / "examples"
     return sorted(str(p) for p in root.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
 

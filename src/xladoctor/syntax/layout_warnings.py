@@ -18,19 +18,22 @@ analysis gets a layout it can index (the warning says so).  :func:`located` turn
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 
+from ..ir.value import FrozenValue
 from .reader import Reader
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
 
 MAX_WARNINGS = 1000
 """Records kept per parse (a module with a million bad layouts costs no more; ``count`` says all)."""
 
 
-@dataclass(frozen=True, slots=True)
-class LayoutWarning:
+class LayoutWarning(FrozenValue):
     """One layout XLA's shape validation refuses, read by the parser with the default layout."""
+
+    _FIELDS = ("rule", "message", "line", "column", "instruction", "role")
 
     rule: str
     """Which of XLA's layout rules: ``minor-to-major``, ``tile``, ``element-size``, ..."""
@@ -43,6 +46,15 @@ class LayoutWarning:
     role: str
     """``result`` (the instruction's own shape: the compile fails), ``operand`` (a declared operand
     shape: XLA drops it) or ``signature`` (a computation's signature or the entry layout)."""
+
+    def __init__(self, rule: str, message: str, line: int, column: int, instruction: str | None, role: str) -> None:
+        set_ = object.__setattr__  # not __dict__: a dict made by hand slows every read 4x
+        set_(self, "rule", rule)
+        set_(self, "message", message)
+        set_(self, "line", line)
+        set_(self, "column", column)
+        set_(self, "instruction", instruction)
+        set_(self, "role", role)
 
 
 class _Collector:
@@ -69,15 +81,20 @@ def tuple_left() -> None:
 _active: _Collector | None = None
 
 
-@contextmanager
-def collecting() -> Iterator[_Collector]:
-    """Record, instead of raising, what :func:`refuse_or_warn` is asked about top-level array shapes."""
-    global _active
-    outer, _active = _active, _Collector()
-    try:
-        yield _active
-    finally:
-        _active = outer
+class collecting:  # lower case: used as a function, `with collecting() as warnings:`
+    """Record, instead of raising, what :func:`refuse_or_warn` is asked about top-level array shapes.
+
+    A class rather than ``contextlib.contextmanager``, which ``xladoctor shape`` would import for it."""
+
+    def __enter__(self) -> _Collector:
+        global _active
+        self.outer, _active = _active, _Collector()
+        return _active
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        global _active
+        _active = self.outer
 
 
 def warned() -> int:
@@ -96,9 +113,10 @@ def refuse_or_warn(r: Reader, rule: str, message: str, pos: int) -> None:
         _active.records.append((rule, message, pos))
 
 
-# An instruction's line up to its shape: 'ROOT name = ' (the shape that follows is its own).
-_RESULT = re.compile(r"[ \t]*(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*):?[ \t]*=[ \t]*")
-_NAME = re.compile(r"[ \t]*(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*):?[ \t]*=")
+# An instruction's line up to its shape: 'ROOT name = ' (the shape that follows is its own).  These
+# patterns are compiled where a warning is placed (re keeps them): `xladoctor shape` never needs them.
+_RESULT = r"[ \t]*(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*):?[ \t]*=[ \t]*"
+_NAME = r"[ \t]*(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*):?[ \t]*="
 
 
 def located(collector: _Collector, text: str) -> tuple[LayoutWarning, ...]:
@@ -106,14 +124,15 @@ def located(collector: _Collector, text: str) -> tuple[LayoutWarning, ...]:
     by the parser's probe is recorded twice at the same offset)."""
     out: list[LayoutWarning] = []
     seen: set[int] = set()
+    result, named = re.compile(_RESULT), re.compile(_NAME)
     for rule, message, pos in sorted(collector.records, key=lambda x: x[2]):
         if pos in seen:
             continue
         seen.add(pos)
         start = text.rfind("\n", 0, pos) + 1
         line_no = text.count("\n", 0, pos) + 1
-        head = _RESULT.match(text, start)
-        name = _NAME.match(text, start)
+        head = result.match(text, start)
+        name = named.match(text, start)
         if head is not None and _shape_starts(text, head.end(), pos):
             role = "result"
         elif name is not None:
@@ -124,10 +143,10 @@ def located(collector: _Collector, text: str) -> tuple[LayoutWarning, ...]:
     return tuple(out)
 
 
-_OWN_SHAPE = re.compile(r"(?:b\(\s*)?[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[^}\n]*)?")
+_OWN_SHAPE = r"(?:b\(\s*)?[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[^}\n]*)?"
 
 
 def _shape_starts(text: str, shape_start: int, pos: int) -> bool:
     """Whether ``pos`` lies in the layout of the array shape written at ``shape_start``
     (``f32[2,3]{1,0:T(0)}``: a type, its dimensions, then the layout up to ``pos``)."""
-    return _OWN_SHAPE.fullmatch(text, shape_start, pos) is not None
+    return re.compile(_OWN_SHAPE).fullmatch(text, shape_start, pos) is not None

@@ -19,28 +19,38 @@ from __future__ import annotations
 
 import os
 import re
-import string
 import sys
-from collections.abc import Mapping
+from _string import formatter_parser  # type: ignore[import-not-found]  # string.Formatter().parse, without string
+from collections import namedtuple
 from functools import cache
-from typing import Any, NamedTuple
 
 from ..errors import InputError
+
+TYPE_CHECKING = False  # not typing's: a third of a bare interpreter's start-up (issue 36)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, NamedTuple
+
+    class _TextFields(NamedTuple):
+        key: str
+        values: tuple[tuple[str, Any], ...] = ()
+else:  # the same fields, without importing typing (tests/test_startup.py checks that they agree)
+    _TextFields = namedtuple("Text", ("key", "values"), defaults=((),))
 
 LANGUAGES = ("en", "fa")
 FALLBACK = "en"
 
 
-class Text(NamedTuple):
-    """A label not yet put into words: the key and its values, rendered later in the reader's language.
+class Text(_TextFields):
+    """A label not yet put into words: the ``key`` and its ``values`` (name and value pairs), rendered
+    later in the reader's language.
 
     Analyses run before anyone knows the language (a scanned log is rendered as text, JSON or HTML,
     in English or Persian); they return ``Text`` values, and each renderer calls :meth:`render`.
     A value may itself be a ``Text`` (a word that is translated too, e.g. which side of a mismatch).
     """
 
-    key: str
-    values: tuple[tuple[str, Any], ...] = ()
+    __slots__ = ()
 
     def render(self, lang: str) -> str:
         return label(self.key, lang, **dict(self.values))
@@ -160,7 +170,7 @@ def area_labels(lang: str, area: str) -> dict[str, str]:
 
 
 # A plain table header: ``[area]`` or ``[area.sub]`` with bare keys, then maybe a comment.
-_HEADER = re.compile(r"\[([A-Za-z0-9_-]+)(?:\.[A-Za-z0-9_-]+)*\][ \t]*(?:#.*)?")
+_HEADER = r"\[([A-Za-z0-9_-]+)(?:\.[A-Za-z0-9_-]+)*\][ \t]*(?:#.*)?"
 
 
 @cache
@@ -174,10 +184,11 @@ def _area_chunks(lang: str) -> tuple[str, dict[str, str]] | None:
     prelude: list[str] = []
     areas: dict[str, list[str]] = {}
     current = prelude
+    table_header = re.compile(_HEADER)
     for line in text.splitlines(keepends=True):
         stripped = line.strip()
         if stripped.startswith("["):
-            header = _HEADER.fullmatch(stripped)
+            header = table_header.fullmatch(stripped)
             if header is None:
                 return None
             current = areas.setdefault(header.group(1), [])
@@ -219,10 +230,11 @@ def parse_labels(data: bytes, source: str) -> dict[str, str]:
     return flat
 
 
-_PLAIN_LINE = re.compile(r'[ \t]*(?:(?P<key>[A-Za-z0-9_-]+)[ \t]*=[ \t]*"(?P<value>[^"\\\x00-\x08\x0a-\x1f\x7f]*'
-                         r'(?:\\.[^"\\\x00-\x08\x0a-\x1f\x7f]*)*)"|\[(?P<table>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\])?'
-                         r'[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?')
-_ESCAPE = re.compile(r"\\(?:([\"\\bfnrt])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|)")
+# The label files' patterns are compiled when a file is read (re keeps them): `shape --json` reads none.
+_PLAIN_LINE = (r'[ \t]*(?:(?P<key>[A-Za-z0-9_-]+)[ \t]*=[ \t]*"(?P<value>[^"\\\x00-\x08\x0a-\x1f\x7f]*'
+               r'(?:\\.[^"\\\x00-\x08\x0a-\x1f\x7f]*)*)"|\[(?P<table>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\])?'
+               r'[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?')
+_ESCAPE = r"\\(?:([\"\\bfnrt])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|)"
 _ESCAPED = {'"': '"', "\\": "\\", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -234,8 +246,9 @@ def _plain_toml(text: str) -> dict[str, Any] | None:
     (tests/test_labels.py compares the two on every label file)."""
     doc: dict[str, Any] = {}
     table, defined = doc, set()
+    plain_line = re.compile(_PLAIN_LINE)
     for line in text.split("\n"):
-        m = _PLAIN_LINE.fullmatch(line[:-1] if line.endswith("\r") else line)
+        m = plain_line.fullmatch(line[:-1] if line.endswith("\r") else line)
         if m is None:
             return None
         if m["table"] is not None:
@@ -271,7 +284,7 @@ def _unescaped(raw: str) -> str | None:
             return ""
         return chr(code)
 
-    value = _ESCAPE.sub(one, raw)
+    value = re.sub(_ESCAPE, one, raw)
     return None if bad else value
 
 
@@ -292,7 +305,7 @@ def _flatten(table: dict[str, Any], prefix: str, out: dict[str, str], source: st
 
 def placeholders(template: str) -> frozenset[str]:
     """The ``{names}`` a template fills in (what every language's version of a key must agree on)."""
-    return frozenset(field for _, field, _, _ in string.Formatter().parse(template) if field is not None)
+    return frozenset(field for _, field, _, _ in formatter_parser(template) if field is not None)
 
 
 __all__ = ["FALLBACK", "LANGUAGES", "Text", "area_labels", "label", "labels", "language_from_env", "localize", "parse_labels", "placeholders", "plural", "render",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
-from typing import Any
 
 from ...base.files import decode_text
 from ...base.labels import FALLBACK, label
+
+TYPE_CHECKING = False  # not typing's: `xladoctor shape` imports this module, and neither typing nor argparse
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = 1
 
@@ -84,14 +87,29 @@ def for_reader(text: str, lang: str, bidi: str) -> str:
     to the terminal's width) on a terminal, isolated in logical order for files (``--bidi``)."""
     if lang != "fa":
         return text
-    import shutil
-
     from ...report.terminal_bidi import bidi_text
 
     mode = bidi if bidi != "auto" else "visual" if sys.stdout.isatty() else "logical"
     # On a terminal each line is wrapped to its width before it is reordered (explain's rule).
-    width = shutil.get_terminal_size(fallback=(80, 24)).columns if mode == "visual" and sys.stdout.isatty() else None
+    width = terminal_columns() if mode == "visual" and sys.stdout.isatty() else None
     return bidi_text(text, mode, width)
+
+
+def terminal_columns(fallback: int = 80) -> int:
+    """``shutil.get_terminal_size(fallback=(fallback, 24)).columns``, its rule written out: shutil imports
+    bz2, lzma and fnmatch, a tenth of ``explain CODE``'s start-up (issue 36).  COLUMNS when a positive
+    integer, else the width of the terminal on stdout, else ``fallback``."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        columns = fallback
+    return columns or fallback
 
 
 def help_text(parser: Any, key: str, **values: Any) -> str:
@@ -108,6 +126,8 @@ argument parser does not import the offload package (start-up time); a test keep
 
 def add_rule_arguments(parser: Any) -> None:
     """``--rule`` for commands that run the host-offload analysis (and the old ``--strict``)."""
+    import argparse
+
     # Hidden from --help (still accepted): the unmerged variant is for XLA developers, and its
     # name cluttered every command's help; docs/json.md and CONTRIBUTING.md describe it.
     parser.add_argument("--rule", choices=RULE_CHOICES, default=RULE_CHOICES[0], help=argparse.SUPPRESS)

@@ -20,10 +20,13 @@ import argparse
 import os
 import re
 import sys
-from typing import Any
 
 from ...base.errors import InputError, UsageError
 from ...base.labels import label, language_from_env
+
+TYPE_CHECKING = False  # not typing's: start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 KEYS = ("select", "ignore", "format")
 FILES = ("xladoctor.toml", "pyproject.toml")

@@ -16,19 +16,21 @@ format prints the concise list.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import Any
 
 from ...base.errors import UsageError
 from ...base.labels import label
-from ._common import SCHEMA_VERSION, help_text, print_json
+from ._common import SCHEMA_VERSION, help_text, print_json, terminal_columns
 from ._config import (
     apply_config,
     note_if_all_off,
     selected,
     split_codes,
 )
+
+TYPE_CHECKING = False  # not typing's: start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 FORMATS = ("text", "json", "sarif", "github", "concise")
 
@@ -110,6 +112,8 @@ def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version:
     if report is None:
         raise ValueError("the document's diagnostics do not read as findings")
     if fmt == "sarif":
+        import json  # here: text output never needs it
+
         from ...base.escape import json_text
         from ...report.sarif import render_sarif
 
@@ -129,8 +133,6 @@ def _write_painted(report: Any, statistics: bool, bidi: str = "auto", colour: st
     Persian drawn for its reader as the text report is (``--bidi``: visual on a terminal, wrapped
     to its width, else logical); the renderers escape every input-derived piece, so the text may
     bypass the escaping stream."""
-    import shutil
-
     from ...report.colour import Painter, colour_enabled
     from ...report.concise import render_concise, render_statistics
 
@@ -138,7 +140,7 @@ def _write_painted(report: Any, statistics: bool, bidi: str = "auto", colour: st
     paint = Painter(colour_enabled(stream, mode=colour))
     tty = sys.stdout.isatty()
     mode = bidi if bidi != "auto" else "visual" if tty else "logical"
-    width = shutil.get_terminal_size(fallback=(80, 24)).columns if mode == "visual" and tty else None
+    width = terminal_columns() if mode == "visual" and tty else None
     stream.write((render_statistics if statistics else render_concise)(report, paint, mode, width))
     stream.flush()
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 
 from ...base.errors import UsageError
 from ...base.labels import LANGUAGES, label, language_from_env
 from ...catalogue import load_catalogue, normalize_code
-from ._common import for_reader, help_text, print_json
+from ._common import for_reader, help_text, print_json, terminal_columns
 from ._format import add_format_argument, emit_document
 
 NAME = "explain"
@@ -46,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _width(args: argparse.Namespace) -> int:
     if args.width:
         return max(40, args.width)
-    return min(100, shutil.get_terminal_size(fallback=(80, 24)).columns)
+    return min(100, terminal_columns())
 
 
 def _bidi(args: argparse.Namespace) -> str:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
-
 from ...base.errors import InputError
 from ...base.files import located
 from ...base.labels import label
@@ -28,11 +25,15 @@ from ...ir.sizes import (
     tail_padding_elements,
     uses_combine_rule,
 )
-from ...ir.tpu_layouts import TPU_GENERATIONS, tpu_default_shape
-from ...report.tpu_default import layout_written, tpu_info, tpu_lines
-from ...syntax.layout_warnings import LayoutWarning
 from ...syntax.shape_parser import parse_shape_warned
 from ._common import help_text, print_json
+
+TYPE_CHECKING = False  # not typing's: argparse and typing are most of what this command would import
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+    from ...syntax.layout_warnings import LayoutWarning
 
 NAME = "shape"
 HELP = "cli.shape.help"
@@ -43,6 +44,8 @@ DESCRIPTION = "cli.shape.description"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("shape", metavar="SHAPE", help=help_text(p, "cli.shape.shape"))
     p.add_argument("--json", action="store_true", help=help_text(p, "cli.shape.json"))
+    from ...ir.tpu_layouts import TPU_GENERATIONS
+
     p.add_argument("--tpu", metavar="GEN", choices=tuple(TPU_GENERATIONS),
                    help=help_text(p, "cli.shape.tpu"))
 
@@ -109,6 +112,9 @@ def _with_tpu(shape: Shape, text: str, generation: str | None) -> dict[str, Any]
     """The report, with ``--tpu``'s default layout on every array (sizing it when none was written)."""
     if generation is None:
         return _analyse(shape)
+    from ...ir.tpu_layouts import tpu_default_shape  # only with --tpu: start-up (issue 36)
+    from ...report.tpu_default import layout_written, tpu_info
+
     given = layout_written(text)
     if not given:
         shape = tpu_default_shape(shape, generation, strict=False)
@@ -245,6 +251,8 @@ def render_text(rep: dict[str, Any]) -> str:
     if rep["dims"] and rep["tile"] is not None:
         lines.extend(_padding_table(rep))
     if "tpu" in rep:
+        from ...report.tpu_default import tpu_lines
+
         lines.extend(tpu_lines(rep["tpu"]))
     return "\n".join(lines)
 

@@ -18,13 +18,12 @@ shape the partitioner would change is out of the model and keeps its global shap
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule, ProgramShape
 from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape
+from ...ir.value import replace
 from .host_offload_utils import is_sharding_annotation
 
 GLOBAL_TO_LOCAL = "xla.sdy.GlobalToLocalShape"

@@ -7,11 +7,10 @@ the host segment holds no transpose; see :mod:`..host_offload_legalize`.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import HloOpcode
 from ....ir.shape import Layout, Shape
+from ....ir.value import replace
 from ...annotations import HOST_THREAD, is_move_to_device
 from ...kinds import CopyMove, LegalizePhase, Status
 from ...positions import Position

@@ -7,13 +7,14 @@ See :mod:`..host_offload_legalize` for the pass; :mod:`.chain` walks the offload
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
 from ....ir.module import HloModule
 from ....ir.opcodes import HloOpcode
 from ....ir.shape import Layout, Shape
+from ....ir.value import replace
 from ...kinds import CopyMove, LegalizePhase
 from ...result import PassFailure
 from ..host_offload_utils import XlaCheckFailure
