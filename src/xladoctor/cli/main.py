@@ -292,6 +292,11 @@ def _main(argv: list[str] | None) -> int:
     if args is None:
         return EXIT_USAGE
     try:
+        if getattr(args, "html", None) == "-":  # it wrote a file named "-" (issue 38's first hour)
+            from ..base.errors import UsageError
+            from ..base.labels import label
+
+            raise UsageError(label("cli.html_not_stdout"))
         if hasattr(args, "format"):  # the commands with findings: --format and its alias --json
             from .commands._format import resolve_format
 
