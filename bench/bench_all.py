@@ -167,7 +167,8 @@ def _check_child(n: int, repeat: int, base: int) -> dict:
         assert check_path(path, True, opts)["parsed"] is False
         size = os.path.getsize(path)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"seconds": seconds, "peak_mib": peak / 1024, "extra_mib": (peak - base) / 1024, "text_mb": size / 1e6}
+    return {"seconds": seconds, "cpu_seconds": _CPU[0], "peak_mib": peak / 1024, "extra_mib": (peak - base) / 1024,
+            "text_mb": size / 1e6}
 
 
 # -- parent side -----------------------------------------------------------------------------
