@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..ir.value import FrozenValue
+
 LANGUAGES = ("en", "fa")
 PHASES = ("compile-time", "runtime", "any")
 ORIGINS = ("xla", "xla-draft", "xladoctor")
@@ -20,13 +22,12 @@ TEXT_FIELDS = ("title", "category", "summary", "causes", "fixes", "debug")
 LIST_TEXT_FIELDS = ("causes", "fixes", "debug")
 
 
-class Frozen:
-    """A value with named fields that cannot be reassigned, compared and hashed by its fields, as
-    ``@dataclass(frozen=True)`` makes them; written out because ``dataclasses`` imports inspect,
-    ast, dis and tokenize, most of what ``explain E1200`` imports (issue 36, start-up)."""
+class Frozen(FrozenValue):
+    """An entry's frozen value (:class:`~xladoctor.ir.value.FrozenValue`), made from keywords with
+    per-class defaults, compared, hashed and printed by ``_COMPARED`` (a subset of ``_FIELDS``: an
+    entry's matchers are not part of what it is), and pickled with every field."""
 
     __slots__ = ()
-    _FIELDS: tuple[str, ...] = ()
     _COMPARED: tuple[str, ...] = ()
 
     def __init__(self, **values: object) -> None:
@@ -38,22 +39,8 @@ class Frozen:
     def _default(self, name: str) -> object:
         raise TypeError(f"{type(self).__name__}() missing field {name!r}")
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r} of a frozen {type(self).__name__}")
-
     def _key(self) -> tuple:
         return tuple(getattr(self, name) for name in self._COMPARED)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __getstate__(self) -> dict[str, object]:  # pickle and copy: the fields, set back below
         return {name: getattr(self, name) for name in self._FIELDS}
