@@ -87,12 +87,9 @@ class ProgramCheck:
 
     def ok(self, report: Report | None = None) -> bool:
         """No error predicted and, when confirmed, none from the real compiler either."""
-        from ..oracle.confirm import RUN_FAILURES
-
-        rejected = self.confirmation is not None and self.confirmation.verdict.is_error
+        confirmed = self.confirm_document()  # the compiler rejected it, or its run on the chip failed
         errors = self.result is not None and bool(self.result.errors)
-        ran_wrong = self.run is not None and self.run.get("outcome") in RUN_FAILURES
-        return not errors and not self.failures and not rejected and not ran_wrong
+        return not errors and not self.failures and not (confirmed is not None and confirmed.is_error)
 
     @property
     def disagrees(self) -> bool:
@@ -403,6 +400,11 @@ def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str =
     if platform is not None and platform not in PLATFORMS:  # jax lowers for any name and finds nothing
         raise ValueError(f"check_offload: unknown platform {platform!r}: use one of "
                          f"{', '.join(repr(p) for p in PLATFORMS)}, or None for the local backend")
+    if run and topology is not None:  # refused before the program is lowered and analysed
+        from ..oracle.topologies import platform_of
+
+        if platform_of(topology) != "tpu":
+            raise ValueError(f"check_offload: run=True runs on a TPU chip; topology {topology!r} is not a TPU one")
     misplaced = sorted(JIT_OPTIONS & set(kwargs))
     if misplaced and not _accepts_keywords(fn, misplaced):
         raise TypeError(f"check_offload: {', '.join(misplaced)} is an option of jax.jit, not an argument of the "
@@ -410,10 +412,6 @@ def check_offload(fn: Any, *args: Any, platform: str | None = "tpu", rule: str =
     program = lower_program(fn, args, jit_kwargs, platform, kwargs)
     check = _check(program, rule)
     if run and check.result is not None:
-        from ..oracle.topologies import platform_of
-
-        if topology is not None and platform_of(topology) != "tpu":
-            raise ValueError(f"check_offload: run=True runs on a TPU chip; topology {topology!r} is not a TPU one")
         from .offload_confirm import run_program
 
         check.confirmation, check.confirm_note, check.judge, check.run = run_program(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .confirmation import RUN_FAILURES, Confirmation, Judge
 
-__all__ = ["RUN_FAILURES", "Confirmation", "confirm", "confirm_in_lang", "is_error", "judge_of", "run_document"]
+__all__ = ["RUN_FAILURES", "Confirmation", "confirm", "is_error", "judge_of", "run_document"]
 
 if TYPE_CHECKING:
     from ..ir.module import HloModule
@@ -172,9 +172,3 @@ def is_error(confirmation: Confirmation | None) -> bool:
     """Did the real compiler reject the module (E1200, another error, a crash), or did its run
     on the chip fail (wrong data, a halt or crash, a refusal, a runtime error)?"""
     return confirmation is not None and confirmation.is_error
-
-
-def confirm_in_lang(confirmation: Confirmation | None, lang: str) -> Confirmation | None:
-    """The confirmation with its ``reason`` (xladoctor's own sentence) said in ``lang``; the
-    compiler's words stay as it wrote them.  English: the same value."""
-    return None if confirmation is None else confirmation.in_lang(lang)
