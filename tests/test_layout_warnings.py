@@ -185,3 +185,58 @@ def test_shape_on_stdin_puts_the_warning_on_its_line(monkeypatch, capsys):
 def test_shape_still_refuses_it_inside_a_tuple_as_jaxlib_does(capsys):
     assert main(["shape", "(f32[2,3]{0,0})"]) == 2
     assert "duplicate values" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ a layout spelled across lines or
+# around comments (h35h): XLA's lexer skips space, tab, CR, LF and comments between any two tokens, so
+# each ROOT below is the warned `f32[2,3]{0,0}` to XLA's parser, to jaxlib's and to ours; the triage
+# scanned one line at a time without comments, so `check` said "nothing to analyse" where `offload`
+# warned (every case but the last failed before)
+SPREAD = {
+    "break before the layout": "ROOT n = f32[2,3]\n  {0,0} negate(p6)",
+    "CRLF before the layout": "ROOT n = f32[2,3]\r\n{0,0} negate(p6)",
+    "break inside the dimensions": "ROOT n = f32[2,\n3]{0,0} negate(p6)",
+    "break after the brace": "ROOT n = f32[2,3]{\n0,0} negate(p6)",
+    "break inside minor_to_major": "ROOT n = f32[2,3]{0,\n0} negate(p6)",
+    "break inside the tiles": "ROOT n = f32[2,3]{1,0:\nT(0)} negate(p6)",
+    "block comment before the layout": "ROOT n = f32[2,3]/*c*/{0,0} negate(p6)",
+    "block comment after the brace": "ROOT n = f32[2,3]{/*c*/0,0} negate(p6)",
+    "comment holding brackets": "ROOT n = f32[2,3] /* ]{[( */ {0,0} negate(p6)",
+    "line comment before the layout": "ROOT n = f32[2,3] // {1,0}\n{0,0} negate(p6)",
+    "line comment inside the layout": "ROOT n = f32[2,3]{0,0 // c\n} negate(p6)",
+    "comment inside the dimensions": "ROOT n = f32[/* [ */2,3]{0,0} negate(p6)",
+    "spaces everywhere": "ROOT n = f32[ 2 , 3 ] { 0 , 0 } negate(p6)",
+}
+
+
+@pytest.mark.parametrize("case", SPREAD)
+def test_the_triage_sees_a_layout_spread_over_lines_or_comments(case):
+    from xladoctor.triage.hlo_triage import triage
+
+    text = _text(SPREAD[case])
+    (w,) = parse_module(text, "w.hlo").layout_warnings  # the full parser reads it with its warning
+    assert w.rule == ("tile" if "T(0)" in text else "minor-to-major")
+    assert triage(text.encode(), compiled=False).analyse  # and the triage sends it to that parse
+    try:
+        from jaxlib_oracle import hlo_module_from_text
+    except ImportError:  # pragma: no cover - jaxlib is part of [test]
+        return
+    hlo_module_from_text(text)  # jaxlib's parser accepts it (raises if not)
+
+
+def test_the_triage_still_passes_over_a_clean_module_with_comments_and_breaks():
+    # (a warned spelling inside a comment still sends the module to the parse, as it did before:
+    # the scan does not know strings, so it reads commented text as written too)
+    from xladoctor.triage.hlo_triage import triage
+
+    text = _text("ROOT n = f32[2,3]\n  {1,0} /* the default [ */ negate(p6) // {(")
+    assert not parse_module(text, "ok.hlo").layout_warnings
+    assert not triage(text.encode(), compiled=False).analyse
+
+
+def test_check_without_full_warns_of_a_layout_on_the_next_line(tmp_path, capsys):
+    path = tmp_path / "w.hlo"
+    path.write_text(_text(SPREAD["break before the layout"]))
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:7:" in out and "E0002" in out
