@@ -27,6 +27,66 @@ def _one_line(err: str) -> str:
     return lines[0]
 
 
+# ------------------------------------------------------------------ UTF-16 and UTF-32 (Windows
+# PowerShell's `>` writes UTF-16-LE with a byte-order mark): a log was read as UTF-8 bytes, matched
+# nothing and was called clean by check, explain and fleet; a module was "not UTF-8 (byte 0xff)" to
+# hlo and offload but a clean log to check and explain
+
+WIDE = ["utf-16-le", "utf-16-be", "utf-32-le"]
+BOMS = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff", "utf-32-le": b"\xff\xfe\x00\x00"}
+
+
+def _wide(text: str, encoding: str) -> bytes:
+    return BOMS[encoding] + text.encode(encoding)
+
+
+@pytest.mark.parametrize("encoding", WIDE)
+def test_a_wide_log_gives_the_findings_of_its_utf8_text(tmp_path, capsys, encoding):
+    utf8 = tmp_path / "u8.log"
+    utf8.write_bytes(LOG.read_bytes())
+    wide = tmp_path / "wide.log"
+    wide.write_bytes(_wide(LOG.read_text(), encoding))
+    (tmp_path / "wide.log.gz").write_bytes(gzip.compress(wide.read_bytes()))
+
+    def findings(*argv: str) -> list[tuple[str, int]]:
+        main([*argv, "--json"])
+        doc = json.loads(capsys.readouterr().out)
+        return [(f["code"], f["location"]["line"]) for f in doc["diagnostics"]["findings"]]
+
+    expected = findings("explain", str(utf8))
+    assert expected and expected[0][0] == "E1200"
+    assert findings("explain", str(wide)) == expected
+    for name in ("wide.log", "wide.log.gz"):
+        assert main(["check", str(tmp_path / name)]) == 1
+        assert f"line {expected[0][1]}: E1200" in capsys.readouterr().out
+    assert main(["fleet", str(wide)]) == 1
+    assert "E1200" in capsys.readouterr().out
+
+
+def test_a_wide_log_on_stdin_is_read_too(tmp_path, capsys, monkeypatch):
+    class Stdin:
+        buffer = io.BytesIO(_wide(LOG.read_text(), "utf-16-le"))
+
+    monkeypatch.setattr("sys.stdin", Stdin)
+    assert main(["explain", "-"]) == 1
+    assert "<stdin>:10: E1200" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("encoding", WIDE)
+def test_a_wide_module_is_refused_alike_by_every_command(tmp_path, capsys, encoding):
+    path = tmp_path / "m.hlo"
+    path.write_bytes(_wide(MODULE.read_text(), encoding))
+    name = encoding.upper()
+    want = (f"{path}:1:1: {name} text (byte-order mark); HLO text is read as UTF-8, as XLA reads it: "
+            f"convert it first (iconv -f {name} -t UTF-8)")
+    for argv in (["hlo"], ["offload"], ["explain"]):
+        assert main([*argv, str(path)]) == 2, argv
+        assert _one_line(capsys.readouterr().err) == want
+    for argv in (["check"], ["check", "--full"]):
+        assert main([*argv, str(path)]) == 2, argv
+        assert f"cannot check: {want}" in capsys.readouterr().out
+
+
 # ------------------------------------------------------------------ a file that starts as a PyTorch/XLA
 # tensors file was read whole, unbounded, while check listed a folder's graphs (630 MB of memory for a
 # 300 MB file under a 1 MB bound), before the check of that file refused it

@@ -57,8 +57,12 @@ _BLOCK = 1 << 20
 
 def max_input_bytes() -> int:
     """:data:`MAX_INPUT_BYTES`, or ``XLADOCTOR_MAX_INPUT_BYTES`` when set to a positive integer."""
-    value = os.environ.get("XLADOCTOR_MAX_INPUT_BYTES", "")
-    return int(value) if value.isdigit() and int(value) > 0 else MAX_INPUT_BYTES
+    value = os.environ.get("XLADOCTOR_MAX_INPUT_BYTES", "").strip()
+    if not (value.isascii() and value.isdigit()):  # `isdigit` alone takes '²' and Arabic-Indic digits
+        return MAX_INPUT_BYTES
+    # past 18 digits it is more than any input (and int() refuses past 4,300 digits: an internal error)
+    limit = int(value) if len(value) <= 18 else sys.maxsize
+    return limit if limit > 0 else MAX_INPUT_BYTES
 
 
 def too_big(name: str, limit: int, what: str = "") -> InputError:
@@ -214,6 +218,9 @@ def decode_text(data: bytes | bytearray, name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
+        wide = wide_encoding(data[:WIDE_SNIFF])
+        if wide:
+            raise wide_text_error(wide, name) from None
         text = data[: e.start].decode("utf-8", "replace")
         line = text.count("\n") + 1
         col = len(text) - (text.rfind("\n") + 1) + 1
@@ -278,6 +285,74 @@ def compression_in(head: bytes) -> str | None:
     (``xladoctor check - < job.log.gz``) and a compressed file without its suffix are read too."""
     m = re.match(_MAGIC, head)
     return (".gz", ".bz2", ".xz", ".zst")[m.lastindex - 1] if m and m.lastindex else None
+
+
+WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32-LE"), (b"\x00\x00\xfe\xff", "UTF-32-BE"),
+             (b"\xff\xfe", "UTF-16-LE"), (b"\xfe\xff", "UTF-16-BE"))
+"""Byte-order marks of text wider than UTF-8, longest first (UTF-32-LE's starts as UTF-16-LE's).
+Windows PowerShell 5's ``>`` and ``Out-File`` write UTF-16-LE with its mark: a log captured there
+read as UTF-8 bytes showed no message at all, and ``check`` called it clean."""
+
+
+WIDE_SNIFF = 4096
+"""The bytes :func:`wide_encoding` wants to see (fewer at a short input's end)."""
+
+
+def wide_encoding(head: bytes | bytearray) -> str | None:
+    """The encoding whose byte-order mark starts ``head`` (``UTF-16-LE``, ...), else None.
+
+    The mark alone is not enough: a log may begin with the bytes FF FE and go on as UTF-8 (binary
+    garbage, then messages).  So the bytes after it (the first :data:`WIDE_SNIFF`) must hold a NUL
+    (the high byte of every ASCII character in UTF-16) or not read as UTF-8."""
+    import codecs
+
+    for bom, encoding in WIDE_BOMS:
+        if head.startswith(bom):
+            rest = bytes(head[len(bom):WIDE_SNIFF])
+            if b"\x00" in rest:
+                return encoding
+            try:
+                codecs.getincrementaldecoder("utf-8")().decode(rest, final=False)  # a cut last character is fine
+            except UnicodeDecodeError:
+                return encoding
+            return None
+    return None
+
+
+def wide_text_error(encoding: str, name: str) -> InputError:
+    """An HLO module in UTF-16/32: XLA's parser reads UTF-8 (``hlo``, ``offload`` and ``check`` all say so)."""
+    return InputError(f"{encoding} text (byte-order mark); HLO text is read as UTF-8, as XLA reads it: "
+                      f"convert it first (iconv -f {encoding} -t UTF-8)", name, 1, 1)
+
+
+class Transcoded(io.RawIOBase):
+    """A UTF-16/32 stream (its byte-order mark in ``head``) read as UTF-8 bytes, in blocks: a log is
+    scanned as it would be in UTF-8, same lines, never held whole.  Undecodable units become U+FFFD."""
+
+    def __init__(self, head: bytes, rest: BinaryIO, encoding: str):
+        import codecs
+
+        self._rest = rest
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self._out = bytearray(self._decoder.decode(head[len(_bom_of(encoding)):]).encode("utf-8", "surrogatepass"))
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, view: Any) -> int:
+        while not self._out and not self._ended:
+            raw = self._rest.read(_BLOCK) or b""
+            self._ended = not raw
+            self._out += self._decoder.decode(raw, final=self._ended).encode("utf-8", "surrogatepass")
+        n = min(len(view), len(self._out))
+        view[:n] = self._out[:n]
+        del self._out[:n]
+        return n
+
+
+def _bom_of(encoding: str) -> bytes:
+    return next(bom for bom, name in WIDE_BOMS if name == encoding)
 
 
 class Prefixed(io.RawIOBase):

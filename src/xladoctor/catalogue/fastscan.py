@@ -205,10 +205,42 @@ def scan_stream(stream: ByteStream, scanner: LogScanner | None = None, finder: A
     finder = finder or AnchorFinder(scanner.anchors)
     feeder = _RegionFeeder(scanner)
     planner = _Planner(finder, 0, 0, None, feeder.start, feeder.end, feeder.feed, block)
-    readinto = getattr(stream, "readinto", None) or _readinto_from_read(stream)
+    readinto = _as_utf8(stream)
     while planner.fill(readinto):
         pass
     return scanner
+
+
+def _as_utf8(stream: ByteStream) -> Callable[[memoryview], int]:
+    """The ``readinto`` of ``stream`` as UTF-8 bytes: a UTF-16/32 log (its byte-order mark first;
+    Windows PowerShell's ``>`` writes UTF-16) is transcoded as it is read, so its messages are found
+    on their lines.  Read as it was, not one of them matched and ``check`` called the log clean."""
+    from ..base.files import WIDE_SNIFF, Transcoded, wide_encoding
+
+    readinto = getattr(stream, "readinto", None) or _readinto_from_read(stream)
+    first = bytearray(WIDE_SNIFF)
+    got = 0
+    while got < WIDE_SNIFF:
+        n = readinto(memoryview(first)[got:]) or 0
+        if not n:
+            break
+        got += n
+    head = bytes(first[:got])
+    wide = wide_encoding(head)
+    if wide:
+        return Transcoded(head, stream, wide).readinto  # type: ignore[arg-type]
+    pending = memoryview(head)
+
+    def headed(view: memoryview) -> int:
+        nonlocal pending
+        if pending:
+            n = min(len(view), len(pending))
+            view[:n] = pending[:n]
+            pending = pending[n:]
+            return n
+        return readinto(view) or 0
+
+    return headed
 
 
 def _readinto_from_read(stream: ByteStream) -> Callable[[memoryview], int]:
@@ -359,7 +391,7 @@ def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = Tru
     """Scan a regular file: in worker processes when it is big and there are cores to use, else in one pass."""
     scanner = scanner or LogScanner()
     # The size first: a small log never imports multiprocessing (~20 ms of a small scan's start-up).
-    workers = usable_cpus() if parallel and os.path.getsize(path) >= PARALLEL_MIN_BYTES else 1
+    workers = usable_cpus() if parallel and os.path.getsize(path) >= PARALLEL_MIN_BYTES and not _wide(path) else 1
     if workers > 1:
         from ..base.parallel import pool
 
@@ -368,3 +400,11 @@ def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = Tru
     with open(path, "rb", buffering=0) as f:
         # A small file gets a buffer its size: zeroing BLOCK bytes costs a small log's whole scan.
         return scan_stream(f, scanner, block=min(BLOCK, max(1 << 16, os.fstat(f.fileno()).st_size)))
+
+
+def _wide(path: str) -> bool:
+    """A UTF-16/32 log: scanned in one pass, transcoded (its chunks would split code units)."""
+    from ..base.files import WIDE_SNIFF, wide_encoding
+
+    with open(path, "rb") as f:
+        return wide_encoding(f.read(WIDE_SNIFF)) is not None

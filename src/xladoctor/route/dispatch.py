@@ -47,11 +47,16 @@ def is_module_file(target: str) -> bool:
     (``explain`` takes such a file to the HLO route, as ``check`` would, and anything else to the log's)."""
     if target == "-" or not os.path.isfile(target):
         return False
+    from ..base.files import wide_encoding
+
     try:
         with open(target, "rb") as f:
             head = f.read(1 << 16)
     except OSError:
         return False
+    wide = wide_encoding(head)
+    if wide:  # a UTF-16 module goes where check takes it: to the module's route, which refuses it
+        head = head.decode(wide, "replace").lstrip("\ufeff").encode("utf-8")
     for line in head.splitlines():
         stripped = line.strip()
         if stripped and not stripped.startswith(b"//"):
@@ -77,6 +82,11 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     if ext is not None:
         return check_stream(decompressing(head, f, source, ext), source, opts, None, stablehlo, sniff=False,
                             graph=graph)
+    from ..base.files import wide_encoding
+
+    wide = wide_encoding(head)
+    if wide is not None:
+        return _check_wide(f, head, source, opts, wide, graph)
     from ..syntax.tensors_file import is_tensors_file
 
     if graph is not None or is_tensors_file(head[:4096].decode("utf-8", "replace")):
@@ -90,6 +100,24 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     from . import log
 
     return log.route_stream(f, head, source, opts, path)
+
+
+def _check_wide(f: BinaryIO, head: bytes, source: str, opts: Options, encoding: str,
+                graph: int | None) -> dict[str, Any]:
+    """A UTF-16/32 input (its byte-order mark first): a log is scanned as its UTF-8 text, streamed;
+    a module or a tensors file is refused as ``hlo`` and ``offload`` refuse it (XLA reads UTF-8).
+    Read as UTF-8 bytes, a UTF-16 log's messages matched nothing and ``check`` called it clean."""
+    from ..base.files import Transcoded, wide_text_error
+    from ..syntax.tensors_file import is_tensors_file
+
+    text = Transcoded(head, f, encoding)
+    head8 = _read_head(text)  # type: ignore[arg-type]
+    start = head8.decode("utf-8", "replace")
+    if graph is not None or is_tensors_file(start[:4096]) or _looks_like_hlo(start):
+        raise wide_text_error(encoding, source)
+    from . import log
+
+    return log.route_stream(text, head8, source, opts, None)  # type: ignore[arg-type]
 
 
 def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
