@@ -107,3 +107,33 @@ def test_listing_a_tensors_file_reads_no_more_than_the_bound(tmp_path, monkeypat
     assert len(items) == 1 and items[0].graph is None  # one item: its check says it is too big
     assert peak < 1 << 20, peak
     assert main(["check", str(path)]) == 2
+
+
+# ------------------------------------------------------------------ the environment: an output that
+# cannot encode the report's characters, a bound given in thousands of digits, fleet's -j
+
+
+def test_an_output_that_cannot_encode_persian_gets_escapes_not_an_internal_error(monkeypatch, capsys):
+    raw = io.BytesIO()
+    monkeypatch.setattr("sys.stdout", io.TextIOWrapper(raw, encoding="ascii"))  # PYTHONIOENCODING=ascii
+    assert main(["explain", "E1200", "--lang", "fa"]) == 0  # was 2: internal error, UnicodeEncodeError
+    import sys
+
+    sys.stdout.flush()
+    out = raw.getvalue().decode("ascii")
+    assert out.startswith("E1200: CompileTimeHostOffloadOutputLocationMismatch\n") and "\\u0639" in out
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "\u00b2", "\u0661\u0662"])
+def test_a_bound_no_int_reads_is_no_internal_error(monkeypatch, capsys, value):
+    from xladoctor.base.files import MAX_INPUT_BYTES, max_input_bytes
+
+    monkeypatch.setenv("XLADOCTOR_MAX_INPUT_BYTES", value)
+    assert max_input_bytes() == (2**63 - 1 if value.startswith("9") else MAX_INPUT_BYTES)
+    assert main(["hlo", str(MODULE)]) == 0  # was 2: "internal error ... Exceeds the limit (4300 digits)"
+
+
+def test_fleet_refuses_a_negative_jobs_count_as_check_does(capsys):
+    for command in ("check", "fleet"):
+        assert main([command, "-j", "-5", str(LOG)]) == 2
+        assert _one_line(capsys.readouterr().err) == "xladoctor: --jobs must be 0 (one per core) or more"

@@ -193,7 +193,14 @@ class TerminalSafeStream(io.TextIOBase):
         self._inner = inner
 
     def write(self, s: str) -> int:
-        _guarded(self._inner, self._inner.write, escape_stream_text(s))
+        text = escape_stream_text(s)
+        try:
+            _guarded(self._inner, self._inner.write, text)
+        except UnicodeEncodeError:
+            # a stream that cannot encode every character (PYTHONIOENCODING=ascii, a latin-1 pipe):
+            # the rest written as escapes, as Python writes stderr, not an internal error (`--lang fa`)
+            encoding = getattr(self._inner, "encoding", None) or "ascii"
+            _guarded(self._inner, self._inner.write, text.encode(encoding, "backslashreplace").decode(encoding))
         return len(s)
 
     def flush(self) -> None:

@@ -59,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
             re.compile(args.job_regex)
         except re.error as e:
             raise UsageError(f"--job-regex: {e}") from None
+    if args.jobs < 0:  # as check refuses it (fleet ran -j -5 as one worker, silently)
+        raise UsageError("--jobs must be 0 (one per core) or more")
     patterns = [q for p in args.patterns for q in (_stdin_patterns(fleet) if p == "-" else [p])]
     paths = fleet.expand(patterns)
     if not paths:
