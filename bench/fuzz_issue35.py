@@ -80,7 +80,10 @@ def companion_for(module: Any, rng: random.Random) -> str:
         params.pop(rng.randrange(len(params)))
     args = ", ".join(f"%arg{i}: {_tensor(s, rng)}{_attrs(rng, False)}" for i, s in enumerate(params))
     res = ", ".join(f"{_tensor(s, rng)}{_attrs(rng, True)}" for s in results)
-    return (f"module @jit_f attributes {{mhlo.num_partitions = 1 : i32}} {{\n  func.func public @main({args}) -> "
+    # the module's own name, as JAX names both (h35h: a different name is another program, refused);
+    # now and then another program's name
+    name = module.name if rng.random() < 0.9 else module.name + "_other"
+    return (f"module @{name} attributes {{mhlo.num_partitions = 1 : i32}} {{\n  func.func public @main({args}) -> "
             f"({res}) {{\n    return\n  }}\n}}\n")
 
 

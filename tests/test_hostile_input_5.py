@@ -137,3 +137,25 @@ def test_fleet_refuses_a_negative_jobs_count_as_check_does(capsys):
     for command in ("check", "fleet"):
         assert main([command, "-j", "-5", str(LOG)]) == 2
         assert _one_line(capsys.readouterr().err) == "xladoctor: --jobs must be 0 (one per core) or more"
+
+
+# ------------------------------------------------------------------ a StableHLO companion of another
+# program with the same signature was used silently (its memory kinds moved onto this module's values)
+
+PAIR = DATA / "first_hour" / "lowered"
+
+
+@pytest.mark.parametrize("command", ["hlo", "offload", "check"])
+def test_a_companion_of_another_program_with_the_same_signature_is_refused(tmp_path, capsys, command):
+    (tmp_path / "step.hlo").write_bytes((PAIR / "step.hlo").read_bytes())
+    mlir = tmp_path / "step.mlir"
+    mlir.write_text((PAIR / "step.mlir").read_text().replace("module @jit_step", "module @jit_other", 1))
+    rc = main([command, str(tmp_path / "step.hlo")])
+    captured = capsys.readouterr()
+    message = (f"{mlir}:1:1: this StableHLO is not the program {tmp_path / 'step.hlo'} holds: it is module "
+               "@jit_other, the module is HloModule jit_step (the same signature, another program? give the "
+               "right one with --stablehlo, or move this one away)")
+    assert rc == 2
+    assert message in (captured.out if command == "check" else _one_line(captured.err))
+    mlir.write_text((PAIR / "step.mlir").read_text())  # its own StableHLO is still read
+    assert main([command, str(tmp_path / "step.hlo")]) in (0, 1)

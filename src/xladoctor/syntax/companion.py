@@ -18,6 +18,7 @@ does (``mhlo.memory_kind`` on ``@main``).  Every command that reads an HLO file 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,11 +163,34 @@ def check_belongs(module: HloModule, text: str, path: str, source: str) -> None:
         return
     hlo, main = entry_signature(module), main_types(read_main_signature(text))
     if _same(hlo[0], main[0]) and _same(hlo[1], main[1]):
+        _check_names(module, text, path, source)
         return
     line, col = main_position(text)
     raise InputError(f"this StableHLO is not the program {source} holds: its @main is {_shown(main)}, the module's "
                      f"entry is {_shown(hlo)} (a stale or unrelated file? give the right one with --stablehlo, "
                      f"or move this one away)", path, line, col)
+
+
+_MLIR_MODULE = re.compile(r'^[ \t]*module[ \t]+@(?:"([^"\n]*)"|([\w.$-]+))', re.M)
+
+
+def _check_names(module: HloModule, text: str, path: str, source: str) -> None:
+    """Refuse a StableHLO of another program with the same signature, when both texts name their
+    program: JAX names the HLO module after the MLIR module (``module @jit_step`` lowers to
+    ``HloModule jit_step``), so two names that differ are two programs (``f(x) = x`` beside
+    ``g(x) = -x``, both ``f32[8] -> f32[8]``, was used silently).  A module without an ``HloModule``
+    line (named ``module_<entry>`` as XLA names it) or a StableHLO without ``module @NAME`` is not judged."""
+    m = _MLIR_MODULE.search(text)
+    if m is None or module.entry is None or module.name == f"module_{module.entry.name}":
+        return
+    name = m.group(1) if m.group(1) is not None else m.group(2)
+    if name == module.name:
+        return
+    at = text.index("module", m.start())  # the column of `module`, past the line's indent
+    line, col = text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+    raise InputError(f"this StableHLO is not the program {source} holds: it is module @{name}, the module is "
+                     f"HloModule {module.name} (the same signature, another program? give the right one with "
+                     f"--stablehlo, or move this one away)", path, line, col)
 
 
 def resolve(module: HloModule, source: str | None, stablehlo_path: str | None = None) -> Companion | None:
