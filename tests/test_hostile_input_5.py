@@ -159,3 +159,40 @@ def test_a_companion_of_another_program_with_the_same_signature_is_refused(tmp_p
     assert message in (captured.out if command == "check" else _one_line(captured.err))
     mlir.write_text((PAIR / "step.mlir").read_text())  # its own StableHLO is still read
     assert main([command, str(tmp_path / "step.hlo")]) in (0, 1)
+
+
+# ------------------------------------------------------------------ configuration: one that exists and
+# cannot be read was passed over (its `ignore` dropped in silence); an integer past int()'s digits
+# was an internal error
+
+
+@pytest.mark.parametrize("kind", ["symlink to /dev/zero", "dangling symlink", "fifo", "folder"])
+@pytest.mark.parametrize("name", ["xladoctor.toml", "pyproject.toml"])
+def test_a_configuration_that_is_no_file_is_refused_not_passed_over(tmp_path, capsys, kind, name):
+    import os
+
+    (tmp_path / "job.log").write_bytes(LOG.read_bytes())
+    config = tmp_path / name
+    if kind == "symlink to /dev/zero":
+        config.symlink_to("/dev/zero")
+    elif kind == "dangling symlink":
+        config.symlink_to(tmp_path / "nowhere.toml")
+    elif kind == "fifo":
+        os.mkfifo(config)
+    else:
+        config.mkdir()
+    why = {"symlink to /dev/zero": "is a character device, not a file",
+           "dangling symlink": "No such file or directory (a symlink)", "fifo": "is a fifo, not a file",
+           "folder": "is a directory, not a file"}[kind]
+    for argv in (["check", str(tmp_path / "job.log")], ["explain", str(tmp_path / "job.log")]):
+        assert main(argv) == 2  # was 1: the log's findings, the configuration never read
+        assert _one_line(capsys.readouterr().err) == f"{config}:1:1: cannot read [tool.xladoctor]: {why}"
+
+
+def test_an_integer_past_python_digits_in_the_configuration_is_located(tmp_path, capsys):
+    (tmp_path / "job.log").write_bytes(LOG.read_bytes())
+    (tmp_path / "xladoctor.toml").write_text("select = [\"E1200\"]\njobs = " + "9" * 5000 + "\n")
+    assert main(["check", str(tmp_path / "job.log")]) == 2
+    assert _one_line(capsys.readouterr().err) == (
+        f"{tmp_path / 'xladoctor.toml'}:1:1: cannot read [tool.xladoctor]: Exceeds the limit (4300 digits) for "
+        "integer string conversion: value has 5000 digits")

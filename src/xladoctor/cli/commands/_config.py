@@ -42,6 +42,10 @@ def find_config(start: str) -> tuple[str, dict[str, Any]] | None:
     while True:
         for name in FILES:
             candidate = os.path.join(here, name)
+            if not os.path.isfile(candidate) and os.path.lexists(candidate):
+                # a configuration that cannot be read is refused, not passed over: its `ignore` would
+                # be dropped in silence (a symlink to /dev/zero, a dangling one, a FIFO, a folder)
+                raise InputError(label("config.unreadable", why=_not_a_file(candidate)), candidate, 1, 1)
             if os.path.isfile(candidate):
                 table = _table(candidate)
                 if table is not None:
@@ -50,6 +54,16 @@ def find_config(start: str) -> tuple[str, dict[str, Any]] | None:
         if parent == here:
             return None
         here = parent
+
+
+def _not_a_file(path: str) -> str:
+    from ...base.files import mode_kind
+
+    try:
+        kind = mode_kind(os.stat(path).st_mode)
+    except OSError as e:  # a dangling symlink, a symlink loop
+        return f"{e.strerror or e}" + (" (a symlink)" if os.path.islink(path) else "")
+    return f"is a {kind}, not a file"
 
 
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -75,6 +89,8 @@ def _load(path: str) -> dict[str, Any]:
         line, col = (int(at.group(1)), int(at.group(2))) if at else (1, 1)
         why = _TOML_AT.sub("", str(e)).strip()
         raise InputError(label("config.unreadable", why=why), path, line, col) from None
+    except ValueError as e:  # an integer past int()'s 4,300 digits (`jobs = 999...`): tomllib lets it through
+        raise InputError(label("config.unreadable", why=str(e).split(";")[0]), path, 1, 1) from None
 
 
 def _table(path: str) -> dict[str, Any] | None:
