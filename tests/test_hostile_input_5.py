@@ -196,3 +196,84 @@ def test_an_integer_past_python_digits_in_the_configuration_is_located(tmp_path,
     assert _one_line(capsys.readouterr().err) == (
         f"{tmp_path / 'xladoctor.toml'}:1:1: cannot read [tool.xladoctor]: Exceeds the limit (4300 digits) for "
         "integer string conversion: value has 5000 digits")
+
+
+# ------------------------------------------------------------------ archives: a zip archive and a log
+# compressed twice were scanned as logs, matched nothing and were called clean by check and explain
+# (fleet read two levels of compression where check and explain read one)
+
+
+def _zip(member: bytes) -> bytes:
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("job.log", member)
+    return buf.getvalue()
+
+
+ZIP_LINE = ("a zip archive: xladoctor reads text and gzip, bzip2, xz or zstd streams; extract it first "
+            "(unzip -p ARCHIVE | xladoctor check -)")
+TWICE_LINE = "compressed twice (.gz inside): xladoctor decompresses one level; decompress it once first"
+
+
+@pytest.mark.parametrize("name, make, line", [
+    ("job.zip", lambda log: _zip(log), ZIP_LINE),
+    ("job.log", lambda log: _zip(log), ZIP_LINE),  # no suffix to go by: the bytes say it
+    ("job.log.gz", lambda log: gzip.compress(_zip(log)), ZIP_LINE),
+    ("job.log.gz", lambda log: gzip.compress(gzip.compress(log)), TWICE_LINE),
+    ("job.out", lambda log: gzip.compress(gzip.compress(log)), TWICE_LINE),  # no suffix: the magic
+])
+def test_an_archive_is_refused_alike_not_called_clean(tmp_path, capsys, monkeypatch, name, make, line):
+    path = tmp_path / name
+    path.write_bytes(make(LOG.read_bytes()))
+    assert main(["explain", str(path)]) == 2
+    assert _one_line(capsys.readouterr().err) == f"{path}:1:1: {line}"
+    rc = main(["check", str(path)])
+    out = capsys.readouterr().out
+    if name == "job.zip":  # check passes over a .zip in its listing, saying so (never "no XLA error")
+        assert rc == 0 and "1 skipped (not HLO text or logs)" in out
+    else:
+        assert rc == 2 and f"cannot check: {path}:1:1: {line}" in out
+        assert main(["fleet", str(path)]) == 2
+        assert f"{path}:1:1: {line}" in capsys.readouterr().err
+
+    class Stdin:
+        buffer = io.BytesIO(path.read_bytes())
+
+    monkeypatch.setattr("sys.stdin", Stdin)
+    assert main(["explain", "-"]) == 2
+    assert _one_line(capsys.readouterr().err) == f"<stdin>:1:1: {line}"
+
+
+# ------------------------------------------------------------------ explain on a module it did not
+# recognise: compressed (`m.hlo.gz`, or gzip without the suffix) or on stdin, explain scanned it as a
+# log and said "no XLA error found", exit 0, where check, offload and fleet predict E1200, exit 1
+
+E1200_MODULE = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples" / "e1200_offloaded_activation.hlo"
+
+
+@pytest.mark.parametrize("name, make", [("m.hlo.gz", gzip.compress), ("m.hlo", lambda b: b),
+                                        ("module_dump", gzip.compress)])
+@pytest.mark.parametrize("stdin", [False, True])
+def test_explain_checks_a_compressed_or_piped_module_as_check_does(tmp_path, capsys, monkeypatch, name, make, stdin):
+    path = tmp_path / name
+    path.write_bytes(make(E1200_MODULE.read_bytes()))
+    assert main(["check", str(path)]) == 1
+    if stdin:
+        class Stdin:
+            buffer = io.BytesIO(path.read_bytes())
+
+        monkeypatch.setattr("sys.stdin", Stdin)
+    assert main(["explain", "-" if stdin else str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "E1200 predicted for output {0}" in out and "no XLA error found" not in out
+
+
+def test_explain_still_scans_a_piped_log_whole(monkeypatch, capsys):
+    class Stdin:  # the first bytes read to tell a module from a log are scanned too
+        buffer = io.BytesIO(b"\n" * 70_000 + LOG.read_bytes())
+
+    monkeypatch.setattr("sys.stdin", Stdin)
+    assert main(["explain", "-"]) == 1
+    assert "<stdin>:70010: E1200" in capsys.readouterr().out

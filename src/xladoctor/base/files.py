@@ -287,6 +287,33 @@ def compression_in(head: bytes) -> str | None:
     return (".gz", ".bz2", ".xz", ".zst")[m.lastindex - 1] if m and m.lastindex else None
 
 
+_ZIP = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def refuse_archive(head: bytes, name: str, decompressed: bool) -> None:
+    """One located line for what xladoctor would otherwise read as a log and find nothing in, so
+    call clean: a zip archive (its members are deflated, no message matches), and a stream still
+    compressed after the one level xladoctor decompresses (``job.log.gz.gz``; ``fleet`` read two levels
+    where ``check`` and ``explain`` read one, as a log)."""
+    if head.startswith(_ZIP):
+        raise InputError("a zip archive: xladoctor reads text and gzip, bzip2, xz or zstd streams; extract it "
+                         "first (unzip -p ARCHIVE | xladoctor check -)", name, 1, 1)
+    inner = compression_in(head) if decompressed else None
+    if inner:
+        raise InputError(f"compressed twice ({inner} inside): xladoctor decompresses one level; decompress "
+                         "it once first", name, 1, 1)
+
+
+def _one_level(stream: io.BufferedReader, name: str, raw: Any = None) -> BinaryIO:
+    """``stream`` (decompressed) once its first bytes are known not to be another archive."""
+    try:
+        refuse_archive(stream.peek(16)[:16], name, decompressed=True)
+    except BaseException:
+        (raw or stream).close()
+        raise
+    return _binary(stream)
+
+
 WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32-LE"), (b"\x00\x00\xfe\xff", "UTF-32-BE"),
              (b"\xff\xfe", "UTF-16-LE"), (b"\xfe\xff", "UTF-16-BE"))
 """Byte-order marks of text wider than UTF-8, longest first (UTF-32-LE's starts as UTF-16-LE's).
@@ -382,8 +409,8 @@ def decompressing(head: bytes, rest: BinaryIO, name: str, ext: str) -> BinaryIO:
     """The stream whose first bytes ``head`` showed compression ``ext``, decompressed and bounded
     (to :func:`max_input_bytes`: a stream tells no compressed size)."""
     raw = Prefixed(head, rest)
-    return _binary(io.BufferedReader(_Bounded(_decompressor(ext, _binary(raw), name), name,
-                                                     _decompress_limit(None), raw)))
+    return _one_level(io.BufferedReader(_Bounded(_decompressor(ext, _binary(raw), name), name,
+                                                 _decompress_limit(None), raw)), name)
 
 
 class _Bounded(io.RawIOBase):
@@ -434,7 +461,7 @@ def _stream_errors() -> tuple[type[BaseException], ...]:
 
 def bounded_decompressed(f: Any, name: str, compressed_size: int | None) -> BinaryIO:
     """An already decompressing stream (fsspec's), bounded like :func:`open_input`'s."""
-    return _binary(io.BufferedReader(_Bounded(f, name, _decompress_limit(compressed_size))))
+    return _one_level(io.BufferedReader(_Bounded(f, name, _decompress_limit(compressed_size))), name, f)
 
 
 def _decompress_limit(compressed: int | None) -> int:
@@ -512,7 +539,8 @@ def open_input(path: str, explicit: bool = True) -> BinaryIO:
     try:
         st = os.fstat(fd)
         limit = _decompress_limit(st.st_size if stat.S_ISREG(st.st_mode) else None)
-        return _binary(io.BufferedReader(_Bounded(_decompressor(ext, raw, path), path, limit, raw)))
+        stream = io.BufferedReader(_Bounded(_decompressor(ext, raw, path), path, limit, raw))
     except BaseException:
         raw.close()
         raise
+    return _one_level(stream, path, raw)

@@ -20,7 +20,7 @@ class LogScan:
     not_shown: dict[str, int]
 
 
-def scan_file(target: str, parallel: bool = True) -> LogScan:
+def scan_file(target: str, parallel: bool = True, stdin: BinaryIO | None = None) -> LogScan:
     """Findings in a file or stdin, in bounded memory; a big regular file uses every core.
 
     Regular files and streams (stdin, pipes, FIFOs named on the command line) are read;
@@ -30,8 +30,8 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
     from .fastscan import scan_path, scan_stream
 
     scanner = LogScanner()
-    if target == "-":
-        scan_stream(_maybe_compressed(sys.stdin.buffer, "<stdin>"), scanner)
+    if target == "-":  # `stdin`: what explain already read of it to tell a module from a log, then the rest
+        scan_stream(_maybe_compressed(stdin or sys.stdin.buffer, "<stdin>"), scanner)
         return LogScan(scanner.finish(), "<stdin>", scanner.not_shown)
     if compression_of(target):  # job.log.gz: decompressed as it is read, bounded (files.open_input)
         with open_input(target) as stream:
@@ -42,6 +42,8 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
             scan_stream(_maybe_compressed(raw, target), scanner)
         return LogScan(scanner.finish(), target, scanner.not_shown)
     kind = check_readable_kind(target)
+    if kind == "regular":
+        _refuse_zip(target)
     try:
         if kind == "regular":
             scan_path(target, scanner, parallel)
@@ -57,9 +59,10 @@ def scan_file(target: str, parallel: bool = True) -> LogScan:
 
 def _maybe_compressed(stream: BinaryIO, name: str) -> BinaryIO:
     """``stream``, decompressed if its first bytes show compression (``explain - < job.log.gz``)."""
-    from ..base.files import Prefixed, compression_in, decompressing
+    from ..base.files import Prefixed, compression_in, decompressing, refuse_archive
 
     head = stream.read(16) or b""
+    refuse_archive(head, name, decompressed=False)
     ext = compression_in(head)
     return decompressing(head, stream, name, ext) if ext else cast(BinaryIO, Prefixed(head, stream))
 
@@ -75,3 +78,16 @@ def _compressed_inside(path: str) -> bool:
             return compression_in(f.read(16)) is not None
     except OSError:
         return False
+
+
+def _refuse_zip(path: str) -> None:
+    """A zip archive named to ``explain`` is refused as ``check`` refuses it (its deflated members
+    match no message: it was "no XLA error found")."""
+    from ..base.files import refuse_archive
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return  # the scan says why it cannot read it
+    refuse_archive(head, path, decompressed=False)

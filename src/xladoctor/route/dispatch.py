@@ -27,9 +27,20 @@ def _looks_like_hlo(text: str) -> bool:
 
 def _read_head(f: BinaryIO) -> bytes:
     """Enough of the start to tell HLO from a log: 64 KiB, more while it is only blank lines and comments."""
-    head = f.read(_SNIFF_BYTES)
+    head = _read_upto(f, _SNIFF_BYTES)  # a raw stream or a pipe gives what it has: a few bytes told nothing
     while head and len(head) < _SNIFF_MAX and _undecided(head):
         more = f.read(_SNIFF_BYTES)
+        if not more:
+            break
+        head += more
+    return head
+
+
+def _read_upto(f: BinaryIO, size: int) -> bytes:
+    """``size`` bytes of ``f``, fewer only at its end."""
+    head = b""
+    while len(head) < size:
+        more = f.read(size - len(head))
         if not more:
             break
         head += more
@@ -42,17 +53,50 @@ def _undecided(head: bytes) -> bool:
     return not hlo_header(head.decode("utf-8", "replace"))  # None: a comment goes on; "": nothing yet
 
 
-def is_module_file(target: str) -> bool:
-    """An HLO module file: its first line that is not blank or a comment starts with ``HloModule``
-    (``explain`` takes such a file to the HLO route, as ``check`` would, and anything else to the log's)."""
-    if target == "-" or not os.path.isfile(target):
-        return False
+def stdin_module() -> tuple[bool, BinaryIO]:
+    """Whether stdin holds an HLO module (decompressed and transcoded to look), and stdin to read
+    from then on, its first bytes included: ``explain - < m.hlo`` scanned a module as a log ("no
+    XLA error found") where ``check - < m.hlo`` predicts E1200."""
+    from ..base.files import Prefixed, compression_in, decompressing
+
+    raw = sys.stdin.buffer
+    head = _read_upto(raw, 16)
+    ext = compression_in(head)
+    replay = Prefixed(head, raw)
+    if ext is None:
+        look = _read_head(replay)  # type: ignore[arg-type]
+        return _module_head(look), Prefixed(look, raw)  # type: ignore[arg-type]
+    # compressed: the decompressed stream is what both routes read (the log's route sniffs no more)
+    inflated = decompressing(head, raw, "<stdin>", ext)
+    look = _read_head(inflated)
+    return _module_head(look), Prefixed(look, inflated)  # type: ignore[arg-type]
+
+
+def _module_head(head: bytes) -> bool:
     from ..base.files import wide_encoding
 
+    wide = wide_encoding(head)
+    if wide:
+        head = head.decode(wide, "replace").lstrip("\ufeff").encode("utf-8")
+    return _looks_like_hlo(head.decode("utf-8", "replace"))
+
+
+def is_module_file(target: str) -> bool:
+    """An HLO module file: its first line that is not blank or a comment starts with ``HloModule``
+    (``explain`` takes such a file to the HLO route, as ``check`` would, and anything else to the log's).
+    A compressed file is looked at decompressed (``explain m.hlo.gz`` said "no XLA error found" where
+    ``check`` predicts E1200), a UTF-16 one transcoded."""
+    from ..base.files import compression_in, compression_of, decompressing, open_input, wide_encoding
+
+    if target == "-" or not os.path.isfile(target):
+        return False
     try:
-        with open(target, "rb") as f:
+        with open_input(target) as f:  # decompressed by its suffix
             head = f.read(1 << 16)
-    except OSError:
+            ext = None if compression_of(target) else compression_in(head)
+            if ext is not None:  # compressed without the suffix: the magic says so
+                head = decompressing(head, f, target, ext).read(1 << 16)
+    except Exception:  # unreadable, corrupt, an archive: the log's route says what it is, in one line
         return False
     wide = wide_encoding(head)
     if wide:  # a UTF-16 module goes where check takes it: to the module's route, which refuses it
@@ -76,8 +120,9 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     as a module (:mod:`.tensors`).
     """
     head = _read_head(f)
-    from ..base.files import compression_in, decompressing
+    from ..base.files import compression_in, decompressing, refuse_archive
 
+    refuse_archive(head, source, decompressed=False)
     ext = compression_in(head) if sniff else None
     if ext is not None:
         return check_stream(decompressing(head, f, source, ext), source, opts, None, stablehlo, sniff=False,

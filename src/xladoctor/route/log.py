@@ -43,7 +43,7 @@ def log_entry(scan: LogScan, lang: str) -> dict[str, Any]:
             "findings": len(scan.findings)}
 
 
-def route(target: str, options: Options, hlo: str | None = None) -> Report:
+def route(target: str, options: Options, hlo: str | None = None, stdin: BinaryIO | None = None) -> Report:
     """``explain FILE``'s route: the scan of ``target`` (``-``: stdin) as its Report, the findings
     made once (``findings.from_log``); ``hlo`` names a module whose host-offload analysis is
     attached to the E1200s (``--hlo``).  The Report's ``analysis`` is the scan
@@ -52,7 +52,7 @@ def route(target: str, options: Options, hlo: str | None = None) -> Report:
     from ..catalogue.logscan import scan_file
     from .log_report import log_report
 
-    scan = scan_file(target)
+    scan = scan_file(target, stdin=stdin)
     if hlo:
         attach_offload_analysis(hlo, scan.findings)
     return log_report(scan.source, options.lang, scan.findings, dict(scan.not_shown))

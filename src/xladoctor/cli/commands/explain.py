@@ -14,11 +14,15 @@ import argparse
 import os
 import sys
 
-from ...base.errors import UsageError
+from ...base.errors import InputError, UsageError
 from ...base.labels import LANGUAGES, label, language_from_env
 from ...catalogue import load_catalogue, normalize_code
 from ._common import for_reader, help_text, print_json, terminal_columns
 from ._format import add_format_argument, emit_document
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 NAME = "explain"
 HELP = "cli.explain.help"
@@ -72,16 +76,24 @@ def run(args: argparse.Namespace) -> int:
         return _explain_code(target, args, lang)
     from ...route.dispatch import is_module_file  # lazy: `explain E1200` reads one TOML file and no more
 
+    stdin = None
+    if target == "-" and not args.hlo:  # a module on stdin is checked as check checks it, as a file is
+        from ...route.dispatch import stdin_module
+
+        module, stdin = stdin_module()
+        if module:
+            return _check_module(target, args, stdin)
     if is_module_file(target):
         return _check_module(target, args)
     if target != "-" and not os.path.exists(target):
         cat = load_catalogue()
         near = ", ".join(cat.nearest(target))
         raise UsageError(f"'{target}' is neither a known error code nor a file (nearest codes: {near})")
-    return scan_and_report(target, args, lang, _width(args), _bidi(args))
+    return scan_and_report(target, args, lang, _width(args), _bidi(args), stdin)
 
 
-def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
+def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str,
+                    stdin: BinaryIO | None = None) -> int:
     # lazy: scanning pulls in more modules than explaining a code
     from ...report.explain_json import SCAN_SCHEMA_VERSION, scan_document
     from ...report.explain_text import draw_findings, not_shown_text
@@ -95,7 +107,7 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
         from ._atomic import refuse_overwriting_inputs
 
         refuse_overwriting_inputs(args.html, [target, args.hlo])
-    report = route(target, Options(lang=lang), args.hlo)  # the findings, made once
+    report = route(target, Options(lang=lang), args.hlo, stdin)  # the findings, made once
     scan = report.analysis
     assert isinstance(scan, LogScan)
     matches, source = scan.matches, scan.source
@@ -137,7 +149,7 @@ def _list_codes(lang: str, bidi: str = "auto") -> int:
     return 0
 
 
-def _check_module(target: str, args: argparse.Namespace) -> int:
+def _check_module(target: str, args: argparse.Namespace, stdin: BinaryIO | None = None) -> int:
     """``explain MODULE.hlo`` is ``check MODULE.hlo``: a module holds no XLA message to explain, it
     is analysed (it said "no XLA error found", exit 0, where check predicts E1200)."""
     from ...findings.schema_files import CHECK_SCHEMA_VERSION
@@ -151,7 +163,15 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
         from ._atomic import refuse_overwriting_inputs
 
         refuse_overwriting_inputs(args.html, [target])
-    entry = check_path(target, True, Options(lang=lang, parallel_logs=True))
+    if stdin is not None:  # `explain - < m.hlo`: stdin, its first bytes already read to tell
+        from ...route.dispatch import check_stream, error_entry
+
+        try:
+            entry = check_stream(stdin, "<stdin>", Options(lang=lang))
+        except InputError as err:
+            entry = error_entry("<stdin>", str(err))
+    else:
+        entry = check_path(target, True, Options(lang=lang, parallel_logs=True))
     doc = check_document([entry], lang)[0]
     if entry["kind"] == "error":
         print(entry["error"], file=sys.stderr)
