@@ -60,12 +60,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from fuzz_issue35 import (config_input, fix_input, pair_input, run_configs, run_fixes,  # noqa: E402
                           run_pairs, zstd_module)
+from fuzz_h35h import encoding_input, layout_input, run_encodings, run_layouts  # noqa: E402
 TESTS = HERE.parent / "tests"
 
 FAMILY = 16
 RESTART_EXIT = 3  # a worker that hit the memory cap exits with this and is started afresh
 TARGETS = ("parser", "shapes", "offload", "explain", "check", "relayout", "names", "npy", "compressed", "urls",
-           "pairs", "configs", "fixes")
+           "pairs", "configs", "fixes", "encodings", "layouts")
 
 # Reasons jaxlib and xladoctor may answer differently on purpose (README "Hostile input").
 # Each is (name, predicate over (ours, theirs) verdicts) and is documented there.
@@ -774,8 +775,17 @@ def run_fixes_of(rng: random.Random) -> Outcome:
     return run_fixes(fix_input(rng), Outcome)
 
 
+def run_encodings_of(rng: random.Random) -> Outcome:
+    return run_encodings(encoding_input(rng, random_module, mutate, _LOG_LINES), _cli, _cli_fault, Outcome)
+
+
+def run_layouts_of(rng: random.Random) -> Outcome:
+    return run_layouts(layout_input(rng, random_module), Outcome)
+
+
 HOSTILE_TARGETS = {"names": run_names, "npy": run_npy, "compressed": run_compressed, "urls": run_urls,
-                   "pairs": run_pairs_of, "configs": run_configs_of, "fixes": run_fixes_of}
+                   "pairs": run_pairs_of, "configs": run_configs_of, "fixes": run_fixes_of,
+                   "encodings": run_encodings_of, "layouts": run_layouts_of}
 """Issue 23's input kinds: each takes a seeded Random (the stream's "relayout" family lends them
 its draws with mutations 4 and 5, a quarter to each)."""
 
@@ -802,7 +812,7 @@ def _input_for(kind: str, base_seed: int, mutations: int) -> tuple[str, Any]:
                              "d.txt": "\ufeff" + random_module(rng), "e\x1b[2J\u202e\n.log": mutate(text, rng)}
         return "explain", text
     if mutations in (4, 5):  # issue 23's hostile input kinds share the relayout family's draws
-        hostile = ("names", "npy", "compressed", "urls", "pairs", "configs", "fixes")
+        hostile = ("names", "npy", "compressed", "urls", "pairs", "configs", "fixes", "encodings", "layouts")
         return hostile[rng.randrange(len(hostile))], rng
     return "relayout", rng
 

@@ -36,6 +36,7 @@ def test_short_fixed_seed_campaign(tmp_path):
     assert report["crashes"] == report["hangs"] == report["memory_cap_hits"] == report["disagreements"] == 0
     assert report["inputs"] >= 2000, summary  # stopped by --max-inputs, not by a slow machine
     assert set(report["inputs_by_target"]) == {"parser", "shapes", "explain", "check", "relayout",
-                                               "names", "npy", "compressed", "urls", "pairs", "configs", "fixes"}
+                                               "names", "npy", "compressed", "urls", "pairs", "configs", "fixes",
+                                               "encodings", "layouts"}
     assert report["memory_cap_mb"] == 256
     assert proc.returncode == 0, proc.stdout[-2000:]
