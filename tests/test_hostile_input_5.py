@@ -277,3 +277,21 @@ def test_explain_still_scans_a_piped_log_whole(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", Stdin)
     assert main(["explain", "-"]) == 1
     assert "<stdin>:70010: E1200" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ a supplied buffer's size= past int()'s
+# 4,300 digits was an internal error in `inputs`
+
+
+@pytest.mark.parametrize("digits, ok", [("9" * 5000, False), ("0" * 5000 + "16", True), ("9223372036854775808", False)])
+def test_a_supplied_size_of_any_length_is_read_or_located(tmp_path, capsys, digits, ok):
+    shapes = tmp_path / "supplied.txt"
+    shapes.write_text(f"f32[4]{{0}} size={digits}\n")
+    rc = main(["inputs", str(shapes), "--supplied-shapes", str(shapes)])
+    err = capsys.readouterr().err
+    if ok:
+        assert rc == 0, err
+    else:
+        assert rc == 2
+        assert _one_line(err).startswith(f"{shapes}:1:16: size {digits[:40]}")
+        assert _one_line(err).endswith("does not fit in 64 bits")

@@ -74,7 +74,12 @@ def parse_shapes_file(text: str, source: str = "<shapes>") -> list[SuppliedBuffe
         end = len(line)
         m = _SIZE.search(line, start)
         if m:
-            size = int(m.group(1))
+            digits = m.group(1)
+            value = digits.lstrip("0") or "0"
+            if len(value) > 19 or int(value) >= 1 << 63:  # before int(): it refuses 4,300+ digits
+                raise InputError(f"size {digits[:40]}{'...' if len(digits) > 40 else ''} does not fit in 64 bits",
+                                 source, lineno, m.start(1) + 1)
+            size = int(value)
             end = m.start()
         body = line[start:end]
         lead = len(body) - len(body.lstrip())
