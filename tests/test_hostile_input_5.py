@@ -295,3 +295,34 @@ def test_a_supplied_size_of_any_length_is_read_or_located(tmp_path, capsys, digi
         assert rc == 2
         assert _one_line(err).startswith(f"{shapes}:1:16: size {digits[:40]}")
         assert _one_line(err).endswith("does not fit in 64 bits")
+
+
+# ------------------------------------------------------------------ PyTorch/XLA tensors files: explain
+# scanned one as a log ("no XLA error found", exit 0) where check, offload and fleet predict E1200; a
+# frame's line number past int()'s digits was an internal error of every command
+
+GRAPHS = DATA / "frontends" / "pytorch_xla" / "offload_returned.graphs.txt.0"
+
+
+@pytest.mark.parametrize("stdin", [False, True])
+def test_explain_checks_a_tensors_file_as_check_does(capsys, monkeypatch, stdin):
+    class Stdin:
+        buffer = io.BytesIO(GRAPHS.read_bytes())
+
+    monkeypatch.setattr("sys.stdin", Stdin)
+    assert main(["check", "-" if stdin else str(GRAPHS)]) == 1
+    want = capsys.readouterr().out.split("\n", 1)[1]  # past the file's name: "== NAME (graph 1 of 1, ...)"
+    Stdin.buffer = io.BytesIO(GRAPHS.read_bytes())
+    assert main(["explain", "-" if stdin else str(GRAPHS)]) == 1
+    out = capsys.readouterr().out
+    assert "(graph 1 of 1, synced at /recorded/pytorch_xla/make_samples.py:66)" in out.split("\n", 1)[0]
+    assert out.split("\n", 1)[1] == want
+
+
+@pytest.mark.parametrize("command", ["check", "hlo", "offload"])
+def test_a_frame_line_number_of_any_length_is_no_internal_error(tmp_path, capsys, command):
+    path = tmp_path / "graphs.txt"
+    path.write_text(GRAPHS.read_text().replace("torch_xla.py:87)", "torch_xla.py:" + "9" * 5000 + ")", 1))
+    assert main([command, str(path)]) in (0, 1)
+    captured = capsys.readouterr()
+    assert "internal error" not in captured.out + captured.err

@@ -78,12 +78,16 @@ def _module_head(head: bytes) -> bool:
     wide = wide_encoding(head)
     if wide:
         head = head.decode(wide, "replace").lstrip("\ufeff").encode("utf-8")
-    return _looks_like_hlo(head.decode("utf-8", "replace"))
+    from ..syntax.tensors_file import is_tensors_file
+
+    text = head.decode("utf-8", "replace")
+    return _looks_like_hlo(text) or is_tensors_file(text[:4096])
 
 
 def is_module_file(target: str) -> bool:
-    """An HLO module file: its first line that is not blank or a comment starts with ``HloModule``
-    (``explain`` takes such a file to the HLO route, as ``check`` would, and anything else to the log's).
+    """An HLO module file: its first line that is not blank or a comment starts with ``HloModule``, or
+    a PyTorch/XLA tensors file (``explain`` takes such a file to the HLO route, as ``check`` would, and
+    anything else to the log's; a tensors file was "no XLA error found" where check predicts E1200).
     A compressed file is looked at decompressed (``explain m.hlo.gz`` said "no XLA error found" where
     ``check`` predicts E1200), a UTF-16 one transcoded."""
     from ..base.files import compression_in, compression_of, decompressing, open_input, wide_encoding
@@ -101,6 +105,10 @@ def is_module_file(target: str) -> bool:
     wide = wide_encoding(head)
     if wide:  # a UTF-16 module goes where check takes it: to the module's route, which refuses it
         head = head.decode(wide, "replace").lstrip("\ufeff").encode("utf-8")
+    from ..syntax.tensors_file import is_tensors_file
+
+    if is_tensors_file(head[:4096].decode("utf-8", "replace")):  # PyTorch/XLA's graphs: modules, as check reads them
+        return True
     for line in head.splitlines():
         stripped = line.strip()
         if stripped and not stripped.startswith(b"//"):

@@ -38,7 +38,9 @@ BEGIN = "## BEGIN_GRAPH"
 END = "## END_GRAPH"
 _HEADER = re.compile(r"\[(\w+)\]\s*\n\s*TensorsGraphInfo:")
 _HEADER_LINE = re.compile(r"^\[\w+\][ \t]*$", re.M)
-_FRAME = re.compile(r"^\s+(.+?) \((.*):(\d+)\)\s*$")
+_FRAME = re.compile(r"^\s+(.+?) \((.*):(\d{1,18})\)\s*$")
+"""A Python frame of ``TensorsGraphInfo``; a line number past 18 digits is no frame (``int()`` of
+5,000 digits was an internal error of every command reading the file)."""
 _TRAILER = re.compile(r"^Graph Hash: ", re.M)
 
 

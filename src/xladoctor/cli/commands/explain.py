@@ -167,14 +167,19 @@ def _check_module(target: str, args: argparse.Namespace, stdin: BinaryIO | None 
         from ...route.dispatch import check_stream, error_entry
 
         try:
-            entry = check_stream(stdin, "<stdin>", Options(lang=lang))
+            entries = [check_stream(stdin, "<stdin>", Options(lang=lang))]
         except InputError as err:
-            entry = error_entry("<stdin>", str(err))
-    else:
-        entry = check_path(target, True, Options(lang=lang, parallel_logs=True))
-    doc = check_document([entry], lang)[0]
-    if entry["kind"] == "error":
-        print(entry["error"], file=sys.stderr)
+            entries = [error_entry("<stdin>", str(err))]
+    else:  # one entry per graph of a PyTorch/XLA tensors file, as check lists them
+        from ...route.tensors import graph_items
+
+        entries = [check_path(it.path, True, Options(lang=lang, parallel_logs=True), None, it.graph)
+                   for it in graph_items(target, True)]
+    doc = check_document(entries, lang)[0]
+    errors = [e for e in entries if e["kind"] == "error"]
+    if errors:
+        for e in errors:
+            print(e["error"], file=sys.stderr)
         return 2
     if args.html:
         from ...report.html import render_check_html
