@@ -304,7 +304,7 @@ def refuse_archive(head: bytes, name: str, decompressed: bool) -> None:
                          "it once first", name, 1, 1)
 
 
-def _one_level(stream: io.BufferedReader, name: str, raw: Any = None) -> BinaryIO:
+def _one_level(stream: Any, name: str, raw: Any = None) -> BinaryIO:
     """``stream`` (decompressed) once its first bytes are known not to be another archive."""
     try:
         refuse_archive(stream.peek(16)[:16], name, decompressed=True)

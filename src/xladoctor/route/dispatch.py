@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from ..base.collector import collect
 from ..base.errors import InputError
@@ -65,11 +65,11 @@ def stdin_module() -> tuple[bool, BinaryIO]:
     replay = Prefixed(head, raw)
     if ext is None:
         look = _read_head(replay)  # type: ignore[arg-type]
-        return _module_head(look), Prefixed(look, raw)  # type: ignore[arg-type]
+        return _module_head(look), cast(BinaryIO, Prefixed(look, raw))
     # compressed: the decompressed stream is what both routes read (the log's route sniffs no more)
     inflated = decompressing(head, raw, "<stdin>", ext)
     look = _read_head(inflated)
-    return _module_head(look), Prefixed(look, inflated)  # type: ignore[arg-type]
+    return _module_head(look), cast(BinaryIO, Prefixed(look, inflated))
 
 
 def _module_head(head: bytes) -> bool:
