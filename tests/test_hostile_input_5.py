@@ -6,6 +6,7 @@ traceback, a hang or a damaged file."""
 from __future__ import annotations
 
 import gzip
+import subprocess
 import io
 import json
 import tracemalloc
@@ -326,3 +327,36 @@ def test_a_frame_line_number_of_any_length_is_no_internal_error(tmp_path, capsys
     assert main([command, str(path)]) in (0, 1)
     captured = capsys.readouterr()
     assert "internal error" not in captured.out + captured.err
+
+
+# ------------------------------------------------------------------ standard streams closed at start:
+# `<&-` made every command reading '-' an internal error (no attribute 'buffer'); `>&-` a traceback and
+# exit 120; `2>&-` lost stdout's report too and exited 1
+
+
+def _shell(command: str) -> subprocess.CompletedProcess:
+    import os
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src"), "JAX_PLATFORMS": "cpu"}
+    return subprocess.run(["bash", "-c", f"{sys.executable} -m xladoctor {command}"], capture_output=True,
+                          env=env, timeout=120)
+
+
+@pytest.mark.parametrize("argv", ["explain -", "check -", "hlo -", "shape -", "fleet -"])
+def test_a_closed_stdin_is_one_located_line(argv):
+    r = _shell(f"{argv} <&-")
+    assert r.returncode == 2
+    assert "<stdin>:1:1: stdin is closed: '-' reads it" in _one_line(r.stderr.decode())
+
+
+def test_a_closed_stdout_is_one_line_and_exit_2():
+    r = _shell(f"hlo {MODULE} >&-")
+    assert r.returncode == 2
+    assert _one_line(r.stderr.decode()) == "xladoctor: cannot write to <stdout>: <stdout> is closed"
+
+
+def test_a_closed_stderr_keeps_the_report_and_the_exit_code():
+    r = _shell("check nonexistent.hlo 2>&-")
+    assert r.returncode == 2
+    assert b"cannot check: nonexistent.hlo:1:1: cannot read file" in r.stdout

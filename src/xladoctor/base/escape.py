@@ -185,6 +185,29 @@ class _SafeBuffer:
         return getattr(self._inner, name)
 
 
+class ClosedStream(io.TextIOBase):
+    """What stands for an output Python leaves as ``None`` because it was closed at start (``>&-``,
+    ``2>&-``).  ``stdout``: every write fails as a write to a closed descriptor does, so the command
+    says so in one line and exits 2 (it was a traceback and exit 120); ``stderr``: its lines are
+    dropped and the exit code still tells (stdout's report was lost and the exit was 1)."""
+
+    def __init__(self, name: str, fail: bool):
+        self.name, self._fail = name, fail
+
+    def write(self, s: str) -> int:
+        if self._fail:
+            import errno
+
+            raise OSError(errno.EBADF, f"{self.name} is closed")
+        return len(s)
+
+    def flush(self) -> None:
+        pass
+
+    def writable(self) -> bool:
+        return True
+
+
 class TerminalSafeStream(io.TextIOBase):
     """A text stream that escapes unsafe characters on their way to the wrapped stream,
     and turns a failed write into :class:`OutputError`."""

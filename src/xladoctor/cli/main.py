@@ -172,10 +172,14 @@ def main(argv: list[str] | None = None) -> int:
     if (sys.argv[1:] if argv is None else argv) == ["--version"]:  # argparse's answer, without argparse
         sys.stdout.write(f"xladoctor {__version__}\n")
         return EXIT_CLEAN
-    from ..base.escape import OutputError, TerminalSafeStream
+    from ..base.escape import ClosedStream, OutputError, TerminalSafeStream
 
-    out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = TerminalSafeStream(out), TerminalSafeStream(err)
+    out, err, stdin = sys.stdout, sys.stderr, sys.stdin
+    # a stream closed at start is None to Python: each gets a stand-in that says so (issue 35, h35h)
+    sys.stdout = TerminalSafeStream(out if out is not None else ClosedStream("<stdout>", fail=True))
+    sys.stderr = TerminalSafeStream(err if err is not None else ClosedStream("<stderr>", fail=False))
+    if stdin is None:  # `<&-`: reading `-` was an internal error (no attribute 'buffer')
+        sys.stdin = _ClosedStdin()  # type: ignore[assignment]
     restore = _terminate_as_interrupt()
     try:
         code = _main(argv)
@@ -191,8 +195,21 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
         except (BrokenPipeError, ValueError, KeyboardInterrupt):
             pass
-        sys.stdout, sys.stderr = out, err
+        sys.stdout, sys.stderr, sys.stdin = out, err, stdin
         restore()
+
+
+class _ClosedStdin:
+    """Stdin closed at start (``<&-``): reading ``-`` is one located line, exit 2."""
+
+    @property
+    def buffer(self) -> Any:
+        from ..base.errors import InputError
+
+        raise InputError("stdin is closed: '-' reads it", "<stdin>", 1, 1)
+
+    def isatty(self) -> bool:
+        return False
 
 
 def _terminate_as_interrupt() -> Callable[[], None]:
