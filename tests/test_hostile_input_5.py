@@ -6,9 +6,9 @@ traceback, a hang or a damaged file."""
 from __future__ import annotations
 
 import gzip
-import subprocess
 import io
 import json
+import subprocess
 import tracemalloc
 from pathlib import Path
 

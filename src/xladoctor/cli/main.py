@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = TerminalSafeStream(out if out is not None else ClosedStream("<stdout>", fail=True))
     sys.stderr = TerminalSafeStream(err if err is not None else ClosedStream("<stderr>", fail=False))
     if stdin is None:  # `<&-`: reading `-` was an internal error (no attribute 'buffer')
-        sys.stdin = _ClosedStdin()  # type: ignore[assignment]
+        sys.stdin = _ClosedStdin()
     restore = _terminate_as_interrupt()
     try:
         code = _main(argv)
