@@ -9,13 +9,20 @@ before and :data:`FORWARD` bytes after, starting at a line start when one is wit
 region's line number.  Regions closer than ``BACK + ALIGN`` bytes are merged.  The rest
 is only counted for newlines (line numbers), at memory speed.
 
-Big regular files use every core twice over: worker processes find the regions of one
-chunk each (same rules, same offsets), the parent merges them, workers scan batches of
-consecutive regions with fresh scanners, and the parent folds their findings together in
-file order (:meth:`~.scanner.LogScanner.absorb`: counts, first lines, the distinct cap and
-host_offloader traces across batches come out as in one pass).  A
-stream (stdin, a pipe) is planned and scanned in one pass.  Both hold at most a block
-(:data:`BLOCK`) plus the margins in memory, whatever the log's size or line lengths.
+A regular file is mapped (read whole under :data:`MAP_MIN_BYTES`) and planned in one pass of
+the automaton (:func:`plan_mapped`); since its bytes stay addressable, newlines are counted
+only up to where a region starts (a log without errors is never counted, nor anything after
+its last error), and its pages are handed back as they are passed, so the resident size
+stays bounded.  Big regular files use every core twice over: worker processes find the
+regions of one chunk each (same rules, same offsets) and count newlines up to their last
+region, the parent has the rest of a chunk counted only where a later chunk has a region,
+merges the regions, workers scan batches of consecutive regions with fresh scanners, and
+the parent folds their findings together in file order
+(:meth:`~.scanner.LogScanner.absorb`: counts, first lines, the distinct cap and
+host_offloader traces across batches come out as in one pass).  A stream (stdin, a pipe, a
+compressed log) is planned and scanned in one pass (:class:`_Planner`), counting as it reads:
+it holds at most a block (:data:`BLOCK`) plus the margins in memory, whatever the log's size
+or line lengths.
 """
 
 from __future__ import annotations
