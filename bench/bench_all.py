@@ -352,11 +352,11 @@ def _clean_log(path: Path, mb: int) -> int:
     """The sparse log without a line that holds any anchor word: nothing to decode or scan, the
     common case of a healthy job's log."""
     from xladoctor.catalogue.scanner import LogScanner
-    anchors = [a.encode() for a in LogScanner().anchors]
+    anchor = re.compile(b"|".join(re.escape(a.encode()) for a in LogScanner().anchors))
     _sparse_log(path, mb)
     data = path.read_bytes()
     with open(path, "wb") as f:
-        f.write(b"".join(line for line in data.splitlines(keepends=True) if not any(a in line for a in anchors)))
+        f.write(b"".join(line for line in data.splitlines(keepends=True) if not anchor.search(line)))
     return path.stat().st_size
 
 

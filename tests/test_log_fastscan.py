@@ -178,6 +178,35 @@ def test_workers_map_the_file_and_count_lines_lazily(generated, tmp_path, monkey
     assert [f.line for f in continuous(late)] == [40001]
 
 
+def test_the_rest_of_a_chunk_is_counted_only_before_a_later_region(tmp_path, monkeypatch):
+    """A log without errors, or with its errors in its first chunk only, has no newline counted
+    past its last region; one with an error at its end has every earlier chunk's rest counted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    calls: list[tuple[int, int]] = []
+    counted = fastscan.count_range
+
+    def spy(path: str, lo: int, hi: int) -> int:
+        calls.append((lo, hi))
+        return counted(path, lo, hi)
+
+    monkeypatch.setattr(fastscan, "count_range", spy)
+    noise = "".join(f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(20000))
+    err = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.\n"
+    for text, chunks_counted in ((noise, 0), (err + noise, 0), (noise + err, "all before the last")):
+        log = tmp_path / "x.log"
+        log.write_text(text)
+        calls.clear()
+        with ThreadPoolExecutor(2) as pool:
+            got = fastscan.scan_file_parallel(str(log), LogScanner(), pool, 2, min_chunk=1 << 16)
+        assert key(got.finish()) == key(continuous(log))
+        bounds = fastscan.chunk_bounds(log.stat().st_size, 2, 1 << 16)
+        if chunks_counted == 0:
+            assert calls == [], text[:30]
+        else:
+            assert len(calls) == len(bounds) - 1 and calls[0][0] == 0
+
+
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # fork on purpose: workers see the patched cap
 def test_worker_batches_respect_the_distinct_cap(tmp_path, monkeypatch):
     from xladoctor.catalogue import scanner as scanner_module

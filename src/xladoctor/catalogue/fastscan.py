@@ -444,7 +444,7 @@ def scan_file_parallel(path: str, scanner: LogScanner, executor: Executor, worke
                               [hi for _, hi in bounds], [anchors] * len(bounds)))
     # A chunk's newlines were counted up to its last region; the rest is needed only before a later region.
     last = max((i for i, (regions, _, _) in enumerate(plans) if regions), default=-1)
-    rest = [(i, upto, bounds[i][1]) for i, (_, upto, _) in enumerate(plans[:last]) if upto < bounds[i][1]]
+    rest = [(i, upto, bounds[i][1]) for i, (_, upto, _) in enumerate(plans) if i < last and upto < bounds[i][1]]
     counted = dict(zip([i for i, _, _ in rest], executor.map(count_range, [path] * len(rest),
                                                              [lo for _, lo, _ in rest], [hi for _, _, hi in rest])))
     chunks = ((regions, newlines + counted.get(i, 0)) for i, (regions, _, newlines) in enumerate(plans))
