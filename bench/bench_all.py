@@ -20,9 +20,10 @@ Each measurement runs in a fresh child process, so its peak RSS (``ru_maxrss``, 
   ``check`` of a two-line log vs ``python -c pass``, interleaved, medians of at least 15 runs; the
   ratio is of CPU time (issue 36: ``--version`` and ``shape`` <= 2x).
 * ``log scan``: ``explain LOG --json`` and ``check LOG --json`` as whole processes on a
-  generated TPU log (``bench_explain.generate``), vs ``rg -c`` (where installed) and ``grep -c``
-  of one anchor; GB/s from page cache (the log is read once first); ours/ref is against the
-  faster of the two (issue 36: at least as fast as ``rg``).
+  generated TPU log (``bench_explain.generate``; dense, sparse, and clean: no anchor word at all),
+  vs ``rg -c -F -f`` of the catalogue's anchor words (where ``rg`` is installed), ``rg -c`` and
+  ``grep -c`` of the error URL, interleaved; GB/s from page cache (the log is read once first);
+  ours/ref is against ``rg`` with the anchor set, wall and CPU (issue 36: at least as fast as ``rg``).
 * ``check DIR``: a directory of modules and logs with ``--jobs 1`` vs one job per core.
 * shapes (``--only shapes``, ``ir_shapes.py``): parse + analysis on the shapes issue 20 found
   quadratic or worse -- wide roots behind ``Sharding`` markers, one host tensor's fan-out, deep and
@@ -180,12 +181,14 @@ def _run_child(what: str, kind: str, n: int, repeat: int, module: str = "") -> d
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _timed(argv: list[str], cwd: str | None = None) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (with reaped workers), peak RSS MiB (largest process) of one command.
+def _timed(argv: list[str], cwd: str | None = None, env: dict[str, str] | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (with reaped workers), peak RSS MiB (largest process) of one command;
+    ``env`` (another tree's PYTHONPATH) where given, else this tree's src first.
 
     Output goes to a real file: GNU grep stops at the first match when stdout is /dev/null.
     """
-    env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if env is None:
+        env = dict(os.environ, PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     with tempfile.TemporaryFile() as out:
         t0 = time.perf_counter()
         p = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
@@ -345,12 +348,31 @@ def _sparse_log(path: Path, mb: int) -> int:
 ANCHOR = "openxla.org/xla/errors/error_"
 
 
-def log_rows(tmp: Path, mb: int, repeat: int) -> None:
-    """``explain LOG`` and ``check LOG`` as whole processes, beside ``rg -c`` and ``grep -c`` of one anchor
-    on the same file in the same minutes (``rg`` where it is installed; the row says when it is not)."""
-    references = [(name, [path, "-c", ANCHOR]) for name, path in (("rg", shutil.which("rg")), ("grep", shutil.which("grep")))
-                  if path]
-    for kind in ("dense", "sparse"):
+def _clean_log(path: Path, mb: int) -> int:
+    """The sparse log without a line that holds any anchor word: nothing to decode or scan, the
+    common case of a healthy job's log."""
+    from xladoctor.catalogue.scanner import LogScanner
+    anchor = re.compile(b"|".join(re.escape(a.encode()) for a in LogScanner().anchors))
+    _sparse_log(path, mb)
+    data = path.read_bytes()
+    with open(path, "wb") as f:
+        f.write(b"".join(line for line in data.splitlines(keepends=True) if not anchor.search(line)))
+    return path.stat().st_size
+
+
+def log_rows(tmp: Path, mb: int, repeat: int, other_src: list[Path] | None = None) -> None:
+    """``explain LOG`` and ``check LOG`` as whole processes, beside ``rg -c`` of the catalogue's anchor
+    words (``-F -f``: the set the scan looks for, one automaton pass), ``rg -c`` and ``grep -c`` of the
+    error URL, on the same file, runs interleaved round by round (``rg`` where it is installed; the
+    row says when it is not).  ``other_src``: the same commands from other trees, in the same rounds."""
+    from xladoctor.catalogue.scanner import LogScanner
+    anchors = tmp / "anchors.txt"
+    anchors.write_text("\n".join(LogScanner().anchors) + "\n")
+    rg, grep = shutil.which("rg"), shutil.which("grep")
+    references = ([("rg -c -F -f anchors", [rg, "-c", "-F", "-f", str(anchors)]), ("rg -c URL", [rg, "-c", ANCHOR])]
+                  if rg else []) + ([("grep -c URL", [grep, "-c", ANCHOR])] if grep else [])
+    trees = [("", None)] + [(f" [{src.parent.name}]", dict(os.environ, PYTHONPATH=str(src))) for src in other_src or []]
+    for kind in ("dense", "sparse", "clean"):
         log = tmp / f"{kind}.log"
         # Written by a child: this process stays small, so the children it forks start small (ru_maxrss).
         subprocess.run([sys.executable, __file__, "--make-log", kind, str(log), str(mb)], check=True)
@@ -358,16 +380,23 @@ def log_rows(tmp: Path, mb: int, repeat: int) -> None:
         with open(log, "rb") as f:  # into the page cache
             while f.read(1 << 24):
                 pass
-        refs = {name: _best_cmd([*argv, str(log)], repeat) for name, argv in references}
-        ref_text = "; ".join(f"{name} -c {size / 1e9 / r[0]:.2f} GB/s ({r[0]:.2f} s, {r[1]:.2f} CPU-s)"
-                             for name, r in refs.items()) + ("" if "rg" in refs else "; rg not installed")
-        fastest = min((r[0] for r in refs.values()), default=None)
-        for label, argv in ((f"log scan ({kind}): explain", ["explain", str(log), "--json"]),
-                            (f"log scan ({kind}): check", ["check", str(log), "--json"])):
-            wall, cpu, mem = _best_cmd([sys.executable, "-m", "xladoctor", *argv], repeat)
+        ours = [(f"log scan ({kind}): {cmd}{tag}", [sys.executable, "-m", "xladoctor", cmd, str(log), "--json"], env)
+                for tag, env in trees for cmd in ("explain", "check")]
+        cmds = [(name, [*argv, str(log)], None) for name, argv in references] + ours
+        runs: list[list[tuple[float, float, float]]] = [[] for _ in cmds]
+        for _ in range(repeat):  # interleaved: a neighbour's load in one round hits every command alike
+            for i, (_, argv, env) in enumerate(cmds):
+                runs[i].append(_timed(argv, env=env))
+        best = [(min(r[0] for r in rs), min(r[1] for r in rs), max(r[2] for r in rs)) for rs in runs]
+        refs = dict(zip([name for name, _ in references], best))
+        ref_text = "; ".join(f"{name} {size / 1e9 / r[0]:.2f} GB/s ({r[0]:.2f} s, {r[1]:.2f} CPU-s)"
+                             for name, r in refs.items()) + ("" if rg else "; rg not installed")
+        ref = refs.get("rg -c -F -f anchors")
+        for (label, _, _), (wall, cpu, mem) in zip(ours, best[len(references):]):
             row(label, f"{size / 1e6:.0f} MB", f"{size / 1e9 / wall:.2f} GB/s wall, {size / 1e9 / cpu:.2f} GB/s "
                 f"per CPU-s ({wall:.2f} s, {cpu:.2f} CPU-s)", ref_text or "-",
-                f"{wall / fastest:.2f}x" if fastest else "-", f"{mem:.0f} MiB", f"{mem * 1.048576 / (size / 1e6):.2f}x")
+                f"{wall / ref[0]:.2f}x wall, {cpu / ref[1]:.2f}x CPU" if ref else "-", f"{mem:.0f} MiB",
+                f"{mem * 1.048576 / (size / 1e6):.2f}x")
         log.unlink()
 
 
@@ -410,6 +439,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--big", action="store_true", help="add the 1M-instruction rows")
     ap.add_argument("--log-mb", type=int, default=500)
+    ap.add_argument("--log-src", type=Path, action="append",
+                    help="another tree's src: its explain/check log rows too, in the same rounds (before/after)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", choices=("modules", "shapes", "startup", "logs", "dirs"), nargs="*")
     ap.add_argument("--sizes", type=int, nargs="*", help="module sizes in instructions (default 10k 100k)")
@@ -427,7 +458,7 @@ def main() -> int:
     if args.make_log:
         from bench_explain import generate
         kind, path, mb = args.make_log
-        (generate if kind == "dense" else _sparse_log)(Path(path), int(mb))
+        {"dense": generate, "sparse": _sparse_log, "clean": _clean_log}[kind](Path(path), int(mb))
         return 0
     if args.child:
         what, kind, n, repeat = args.child
@@ -446,7 +477,7 @@ def main() -> int:
         if "shapes" in only:
             shape_rows(args.repeat, has_jaxlib, Path(tmp), args.shapes)
         if "logs" in only:
-            log_rows(Path(tmp), args.log_mb, args.repeat)
+            log_rows(Path(tmp), args.log_mb, args.repeat, args.log_src)
         if "dirs" in only:
             dir_rows(Path(tmp), args.repeat)
     head = ("what", "size", "ours", "reference", "ours/ref", "peak RSS", "memory/text")

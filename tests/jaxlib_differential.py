@@ -94,8 +94,7 @@ def mutated(seed: int, count: int, base: list[str] | None = None) -> list[tuple[
 def commands_say(text: str) -> dict[str, str]:
     """Each command's acceptance of ``text``: ``ok``, ``refused: MESSAGE`` (exit 2: parse or input
     error) or ``crashed: ...`` (anything else raised: a bug)."""
-    from xladoctor.base.errors import InputError
-    from xladoctor.base.files import located
+    from xladoctor.base.errors import InputError, located
     from xladoctor.route.module_analysis import analyse_module
     from xladoctor.route.options import Options
     from xladoctor.syntax.hlo_parser import parse_module

@@ -205,3 +205,54 @@ def test_the_plain_reader_reads_every_label_file_as_tomllib_does():
     for other in ('a = 3', 'a = """x"""', "a = 'x'", 'a = "x\\/y"', 'a = "\\ud800"', '[a]\n[a]', 'a = "x"\na = "y"',
                   '"a" = "x"', 'a.b = "x"'):
         assert _plain_toml(other) is None, other
+
+
+def _hostile_lines(count: int, seed: int) -> list[str]:
+    """Lines built from the characters the label grammar turns on (quotes, escapes, brackets, dots,
+    comments, blanks, carriage returns, a tab, a control, non-ASCII), seeded."""
+    import random
+
+    rng = random.Random(seed)
+    pieces = [" ", "\t", "=", '"', "\\", "[", "]", ".", "#", "a", "Z", "0", "_", "-", "é", "\r", "x y", '\\"',
+              "\\\\", "\x01", "\x7f", "key", '"v"', "[a.b]", "[a..b]", " = ", "# c", "\u2028"]
+    lines = []
+    for _ in range(count // 2):
+        lines.append("".join(rng.choice(pieces) for _ in range(rng.randint(0, 9))))
+    # and lines shaped like `key = "value"  # comment`, each part right or subtly wrong
+    ws = ["", " ", "\t", " \t ", "\r"]
+    keys = ["a", "key_1", "x-y", "", "a b", "a.b", "é", '"a"', "[a]", "#"]
+    bodies = ["", "text", 'say \\"hi\\"', "a\\\\b", "\\", "tab\there", 'x"y', "\\u00e9", "é \u2028", "#"]
+    tails = ["", "# note", "#", " x", "]", '"', "# é \t"]
+    for _ in range(count - len(lines)):
+        eq = rng.choice(["=", "=", "==", ":", ""])
+        quote = rng.choice(['"', '"', "'", ""])
+        lines.append(rng.choice(ws) + rng.choice(keys) + rng.choice(ws) + eq + rng.choice(ws) + quote
+                     + rng.choice(bodies) + rng.choice(['"', '"', ""]) + rng.choice(ws) + rng.choice(tails))
+    return lines
+
+
+def test_the_label_lines_are_read_as_the_patterns_read_them():
+    """labels._plain_line and _header_area (str methods: the patterns cost ~0.6 ms of `xladoctor
+    shape`'s start-up) against the patterns they replace, _PLAIN_LINE and _HEADER, on every line of
+    every label file and 200,000 built of the grammar's own characters.  A control character other
+    than tab sends the whole file to tomllib (_plain_toml checks the file first), so those lines are
+    compared as that decision."""
+    from xladoctor.base.labels import _CONTROLS, _HEADER, _PLAIN_LINE, LANGUAGES, _header_area, _plain_line, _read
+
+    plain, header = re.compile(_PLAIN_LINE), re.compile(_HEADER)
+    lines = [line for lang in LANGUAGES for line in _read(lang).decode("utf-8").split("\n")]
+    lines += _hostile_lines(200_000, 36)
+    matched = 0
+    for line in lines:
+        if any(c in line for c in _CONTROLS):
+            continue
+        m = plain.fullmatch(line)
+        want = None if m is None else {k: m[k] for k in ("key", "value", "table")}
+        assert _plain_line(line) == want, repr(line)
+        matched += want is not None and want["key"] is not None
+        for piece in line.splitlines():
+            stripped = piece.strip()
+            if stripped.startswith("["):
+                h = header.fullmatch(stripped)
+                assert _header_area(stripped) == (h.group(1) if h else None), repr(stripped)
+    assert matched > 2_000  # the label files' own lines and many built ones are keys with values

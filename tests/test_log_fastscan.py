@@ -53,6 +53,77 @@ def test_regions_find_what_a_continuous_scan_finds(generated):
         assert key(scanner.finish()) == want, path
 
 
+def _stream_regions(path: Path, block: int = fastscan.BLOCK) -> list[tuple[int, int, int, int]]:
+    """The regions the stream planner opens (the one-pass rules, newlines counted as it reads)."""
+    regions: list = []
+    planner = fastscan._Planner(AnchorFinder(LogScanner().anchors), 0, 0, None, lambda r: None, regions.append,
+                                block=block)
+    with open(path, "rb", buffering=0) as f:
+        while planner.fill(f.readinto):
+            pass
+    return [(r.start, r.end, r.first_hit, r.newlines_before) for r in regions]
+
+
+def _dense_anchor_log(path: Path) -> Path:
+    """Stretches made of one anchor word (the automaton would return a hit every 4 bytes) between
+    sparse ones, and errors inside both: the wide search falls back to span probing and back again."""
+    noise = "I1031 09:00:00.000000  7 tpu.cc:1] step nothing to see\n" * 9000
+    spam = "got " * 200_000 + "\n"
+    err = ("RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. "
+           "Used 49.34G of 32.00G hbm. Exceeded hbm capacity by 17.34G.\n")
+    path.write_text(noise + spam + err + noise + err + spam + noise + spam + noise * 3 + err + noise)
+    return path
+
+
+def test_a_mapped_file_is_planned_as_a_stream_is(generated, tmp_path, monkeypatch):
+    """plan_mapped (a file mapped or read whole, newlines counted only up to each region) opens the
+    same regions, with the same line numbers, as the stream planner; scan_path finds the same."""
+    finder = AnchorFinder(LogScanner().anchors)
+    dense = _dense_anchor_log(tmp_path / "dense.log")
+    for path in [*sorted(LOGS.glob("*.log")), EXAMPLE_LOG, *generated, dense]:
+        want = _stream_regions(path)
+        assert want == _stream_regions(path, block=1 << 12), path
+        for map_min in (0, 1 << 40):  # mapped; read whole
+            monkeypatch.setattr(fastscan, "MAP_MIN_BYTES", map_min)
+            monkeypatch.setattr(fastscan, "RELEASE_EVERY", 1 << 16)  # many windows, pages handed back
+            with fastscan._mapped(str(path)) as data:
+                assert isinstance(data, bytes) == (map_min > 0)
+                regions, counter = fastscan.plan_mapped(data, 0, len(data), finder)
+                got = [(r.start, r.end, r.first_hit, r.newlines_before) for r in regions]
+                assert got == want, (path, map_min)
+                assert counter.at == (regions[-1].start if regions else 0)  # counted no further than needed
+                assert counter.count == data[:counter.at].count(b"\n")
+            assert key(fastscan.scan_path(str(path), LogScanner(), parallel=False).finish()) == \
+                key(continuous(path)), (path, map_min)
+
+
+def test_wide_search_thins_as_span_probing_does(tmp_path):
+    """find_thinned's wide calls return every hit of a sparse stretch; a dense stretch is probed
+    span by span.  Either way each span's first and last hit are among what it returns, and
+    nothing it returns is not a hit."""
+    data = _dense_anchor_log(tmp_path / "dense.log").read_bytes()
+    finder = AnchorFinder(LogScanner().anchors)
+    span = fastscan.FORWARD
+    every = finder.find(data, 0, len(data))
+    got = finder.find_thinned(data, 0, len(data), span)
+    assert set(got) <= set(every) and got == sorted(got)
+    for a in range(0, len(data), span):
+        in_span = [h for h in every if a <= h < a + span]
+        if in_span:
+            assert in_span[0] in got and in_span[-1] in got, a
+    assert len(got) < len(every) // 100  # the spam was thinned, not returned
+
+
+def test_empty_and_tiny_files_are_scanned(tmp_path, monkeypatch):
+    monkeypatch.setattr(fastscan, "MAP_MIN_BYTES", 0)
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    assert fastscan.scan_path(str(empty), LogScanner(), parallel=False).finish() == []
+    one = tmp_path / "one.log"
+    one.write_text("RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.")
+    assert [f.code for f in fastscan.scan_path(str(one), LogScanner(), parallel=False).finish()] == ["E1000"]
+
+
 def _far_traces(path: Path) -> Path:
     """host_offloader traces far (other regions, other batches) from the E1200 they belong to."""
     from log_corpus import E1200_TRACED
@@ -80,6 +151,60 @@ def test_worker_processes_find_the_same_as_one_pass(generated, tmp_path):
                 got = fastscan.scan_file_parallel(str(path), LogScanner(), pool, 2, min_chunk=min_chunk,
                                                   batch_bytes=batch_bytes)
                 assert key(got.finish()) == want, (path, min_chunk, batch_bytes)
+
+
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # fork on purpose: workers see the patched sizes
+def test_workers_map_the_file_and_count_lines_lazily(generated, tmp_path, monkeypatch):
+    """Workers map their chunk (every file mapped here) and count newlines up to their last region;
+    the rest of a chunk is counted only when a later chunk has a region: a log whose errors are all
+    at its end, one with an error at its start only, and one with none."""
+    import multiprocessing
+
+    monkeypatch.setattr(fastscan, "MAP_MIN_BYTES", 0)
+    monkeypatch.setattr(fastscan, "RELEASE_EVERY", 1 << 16)
+    noise = "".join(f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(20000))
+    err = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.\n"
+    late, early, clean = tmp_path / "late.log", tmp_path / "early.log", tmp_path / "clean.log"
+    late.write_text(noise + noise + err + noise[:5000] + err)
+    early.write_text(err + noise + noise)
+    clean.write_text(noise)
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        for path in [*generated, late, early, clean]:
+            want = key(continuous(path))
+            for min_chunk in (1 << 16, 100_003):
+                got = fastscan.scan_file_parallel(str(path), LogScanner(), pool, 2, min_chunk=min_chunk,
+                                                  batch_bytes=150_000)
+                assert key(got.finish()) == want, (path, min_chunk)
+    assert [f.line for f in continuous(late)] == [40001]
+
+
+def test_the_rest_of_a_chunk_is_counted_only_before_a_later_region(tmp_path, monkeypatch):
+    """A log without errors, or with its errors in its first chunk only, has no newline counted
+    past its last region; one with an error at its end has every earlier chunk's rest counted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    calls: list[tuple[int, int]] = []
+    counted = fastscan.count_range
+
+    def spy(path: str, lo: int, hi: int) -> int:
+        calls.append((lo, hi))
+        return counted(path, lo, hi)
+
+    monkeypatch.setattr(fastscan, "count_range", spy)
+    noise = "".join(f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(20000))
+    err = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.\n"
+    for text, chunks_counted in ((noise, 0), (err + noise, 0), (noise + err, "all before the last")):
+        log = tmp_path / "x.log"
+        log.write_text(text)
+        calls.clear()
+        with ThreadPoolExecutor(2) as pool:
+            got = fastscan.scan_file_parallel(str(log), LogScanner(), pool, 2, min_chunk=1 << 16)
+        assert key(got.finish()) == key(continuous(log))
+        bounds = fastscan.chunk_bounds(log.stat().st_size, 2, 1 << 16)
+        if chunks_counted == 0:
+            assert calls == [], text[:30]
+        else:
+            assert len(calls) == len(bounds) - 1 and calls[0][0] == 0
 
 
 @pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # fork on purpose: workers see the patched cap

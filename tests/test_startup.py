@@ -124,7 +124,9 @@ def test_check_help_builds_its_arguments_without_the_checks():
 
 def test_reading_a_file_does_not_import_dataclasses():
     """files.WalkEntry is a NamedTuple: dataclasses pulls inspect, ast, dis and tokenize into every start-up."""
-    assert _loaded_of(["check", "--help"], ("xladoctor.base.files", "dataclasses", "inspect")) == {"xladoctor.base.files"}
+    names = ("xladoctor.base.files", "dataclasses", "inspect")
+    assert set(_after(["shape", "-"], f"[m for m in {names!r} if m in sys.modules]", stdin="f32[2]\n")) == \
+        {"xladoctor.base.files"}  # read_input reads stdin through base/files
 
 
 def test_explain_code_reads_only_its_own_catalogue_file():
@@ -229,3 +231,21 @@ def test_the_named_tuples_made_without_typing_have_the_type_checkers_fields():
         fields, defaults = _type_checking_fields(path, spelled)
         assert cls._fields == fields and cls._field_defaults == defaults, cls
         assert cls.__name__ == cls.__bases__[0].__name__ and not hasattr(cls(*fields[:1] * len(fields)), "__dict__")
+
+
+def test_shape_reads_no_file_module_and_compiles_no_pattern_it_does_not_use():
+    """``xladoctor shape`` (issue 36 item 5): ``located`` lives in base/errors, so base/files (file
+    reading, compression) is not imported; the label files are read with str methods, and a parse
+    without layout warnings compiles none of the warnings' patterns."""
+    patterns = ("[k[1] for name in dir(__import__('re')) if name.startswith('_cache')"
+                " for k in getattr(__import__('re'), name) if isinstance(k, tuple) and isinstance(k[1], str)]")
+    for argv in (["shape", SHAPE], ["shape", SHAPE, "--json"]):
+        loaded = _modules_after(argv)
+        assert "xladoctor.syntax.shape_parser" in loaded and "xladoctor.base.files" not in loaded, argv
+        compiled = set(_after(argv, patterns))
+        from xladoctor.base import labels
+        from xladoctor.syntax import layout_warnings
+
+        unused = {labels._PLAIN_LINE, labels._HEADER, layout_warnings._RESULT, layout_warnings._NAME}
+        assert compiled and not compiled & unused, (argv, compiled & unused)
+    assert not _loaded_by(["shape", SHAPE], ("collections.abc",))

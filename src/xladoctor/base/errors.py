@@ -12,6 +12,7 @@ import re
 
 TYPE_CHECKING = False  # not typing's: every command imports this module (issue 36, start-up)
 if TYPE_CHECKING:
+    from types import TracebackType
     from typing import TypeVar
 
     _E = TypeVar("_E", bound="InputError")
@@ -90,3 +91,26 @@ class UnboundedSizeError(XlaDoctorError):
 
 class UsageError(XlaDoctorError):
     """Command-line arguments that make no sense together."""
+
+
+_UNBOUNDED_DIM = r"\[[^\]\n]*?(\?)"  # compiled (and kept by re) when an error needs it
+
+
+class located:  # lower case: used as a function, `with located(text, source):`
+    """Errors about a shape of ``text`` (an unbounded ``?`` dimension has no byte size)
+    become ``source:line:col:`` errors at the first ``?`` dimension, like parse errors.
+
+    A class rather than ``contextlib.contextmanager``, which ``xladoctor shape`` would import for it;
+    here rather than in ``files`` (its first home), which ``xladoctor shape`` would import for it too."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.text, self.source = text, source
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if isinstance(error, UnboundedSizeError):
+            m = re.search(_UNBOUNDED_DIM, self.text)
+            raise InputError.at(str(error), self.text, m.start(1) if m else 0, self.source) from None

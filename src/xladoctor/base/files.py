@@ -30,12 +30,11 @@ import stat
 import sys
 from collections import namedtuple
 
-from .errors import InputError, UnboundedSizeError
+from .errors import InputError
 
 TYPE_CHECKING = False  # not typing's: every command that reads a file imports this module (issue 36, start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from types import TracebackType
     from typing import Any, BinaryIO, NamedTuple
 
     class _WalkFields(NamedTuple):
@@ -235,28 +234,6 @@ def text_argument(value: object, func: str, source: str) -> str:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return decode_text(bytes(value), source)
     raise TypeError(f"{func}() takes the text as str (or UTF-8 bytes), not {type(value).__name__}")
-
-
-_UNBOUNDED_DIM = r"\[[^\]\n]*?(\?)"  # compiled (and kept by re) when an error needs it
-
-
-class located:  # lower case: used as a function, `with located(text, source):`
-    """Errors about a shape of ``text`` (an unbounded ``?`` dimension has no byte size)
-    become ``source:line:col:`` errors at the first ``?`` dimension, like parse errors.
-
-    A class rather than ``contextlib.contextmanager``, which ``xladoctor shape`` would import for it."""
-
-    def __init__(self, text: str, source: str) -> None:
-        self.text, self.source = text, source
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
-        if isinstance(error, UnboundedSizeError):
-            m = re.search(_UNBOUNDED_DIM, self.text)
-            raise InputError.at(str(error), self.text, m.start(1) if m else 0, self.source) from None
 
 
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma", ".zst": "compression.zstd"}

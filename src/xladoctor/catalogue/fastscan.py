@@ -9,13 +9,20 @@ before and :data:`FORWARD` bytes after, starting at a line start when one is wit
 region's line number.  Regions closer than ``BACK + ALIGN`` bytes are merged.  The rest
 is only counted for newlines (line numbers), at memory speed.
 
-Big regular files use every core twice over: worker processes find the regions of one
-chunk each (same rules, same offsets), the parent merges them, workers scan batches of
-consecutive regions with fresh scanners, and the parent folds their findings together in
-file order (:meth:`~.scanner.LogScanner.absorb`: counts, first lines, the distinct cap and
-host_offloader traces across batches come out as in one pass).  A
-stream (stdin, a pipe) is planned and scanned in one pass.  Both hold at most a block
-(:data:`BLOCK`) plus the margins in memory, whatever the log's size or line lengths.
+A regular file is mapped (read whole under :data:`MAP_MIN_BYTES`) and planned in one pass of
+the automaton (:func:`plan_mapped`); since its bytes stay addressable, newlines are counted
+only up to where a region starts (a log without errors is never counted, nor anything after
+its last error), and its pages are handed back as they are passed, so the resident size
+stays bounded.  Big regular files use every core twice over: worker processes find the
+regions of one chunk each (same rules, same offsets) and count newlines up to their last
+region, the parent has the rest of a chunk counted only where a later chunk has a region,
+merges the regions, workers scan batches of consecutive regions with fresh scanners, and
+the parent folds their findings together in file order
+(:meth:`~.scanner.LogScanner.absorb`: counts, first lines, the distinct cap and
+host_offloader traces across batches come out as in one pass).  A stream (stdin, a pipe, a
+compressed log) is planned and scanned in one pass (:class:`_Planner`), counting as it reads:
+it holds at most a block (:data:`BLOCK`) plus the margins in memory, whatever the log's size
+or line lengths.
 """
 
 from __future__ import annotations
@@ -33,6 +40,9 @@ from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner, ScanPart
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
+    from mmap import mmap
+
+    Mapped = bytes | mmap
 
 BLOCK = 8 << 20
 BACK = 2 * BACK_CHARS
@@ -46,6 +56,12 @@ BATCH_BYTES = 16 << 20
 """Region bytes scanned per worker task (dense logs); each batch's findings travel back, not its text."""
 PARALLEL_MIN_BYTES = 64 << 20
 """Smaller files are scanned in one process (starting workers costs more than it saves)."""
+MAP_MIN_BYTES = 1 << 20
+"""Smaller files are read whole (one read is cheaper than mapping); bigger ones are mapped."""
+RELEASE_EVERY = 8 << 20
+"""A mapped file's pages are handed back every this many bytes planned (resident size stays bounded)."""
+COUNT_PIECE = 1 << 20
+"""Newlines of a mapped file are counted this many bytes at a time (the copy stays in the CPU's cache)."""
 
 
 @dataclass
@@ -188,6 +204,13 @@ class _RegionFeeder:
         for i in range(0, len(data), FEED):
             self.scanner.feed(self.decoder.decode(data[i:i + FEED]))
 
+    def feed_range(self, data: Mapped, start: int, stop: int) -> None:
+        """Bytes ``[start, stop)`` of a file read whole or mapped (its pages handed back once fed)."""
+        for i in range(start, stop, FEED):
+            j = min(stop, i + FEED)
+            self.scanner.feed(self.decoder.decode(data[i:j]))
+            release(data, i, j)
+
     def end(self, region: Region) -> None:
         self.scanner.feed(self.decoder.decode(b"", final=True))
 
@@ -251,28 +274,129 @@ def _readinto_from_read(stream: ByteStream) -> Callable[[memoryview], int]:
     return readinto
 
 
-def plan_chunk(path: str, lo: int, hi: int, anchors: list[str], block: int = BLOCK) -> tuple[list[Region], int]:
-    """Regions whose first anchor lies in bytes ``[lo, hi)`` of ``path``, and the newlines in ``[lo, hi)``.
+class NewlineCounter:
+    """Newlines in ``data[origin:pos)`` for increasing ``pos``, counted only when asked.
+
+    A file that is mapped stays addressable, so newlines are counted only up to where a region
+    starts: a log without errors is never counted, and nothing after its last error is."""
+
+    def __init__(self, data: Mapped, origin: int):
+        self.data, self.at, self.count = data, origin, 0
+
+    def to(self, pos: int) -> int:
+        if pos > self.at:
+            self.count += count_newlines(self.data, self.at, pos)
+            self.at = pos
+        return self.count
+
+
+def count_newlines(data: Mapped, start: int, stop: int) -> int:
+    """Newlines in ``data[start:stop)``; a mapped file is copied out a cache-sized piece at a time, and
+    the pages counted are handed back (:func:`release`)."""
+    if isinstance(data, bytes):
+        return data.count(b"\n", start, stop)
+    n = 0
+    for a in range(start, stop, COUNT_PIECE):
+        b = min(stop, a + COUNT_PIECE)
+        n += data[a:b].count(b"\n")
+        if b - a == COUNT_PIECE:
+            release(data, a, b)
+    return n
+
+
+def plan_mapped(data: Mapped, lo: int, hi: int, finder: AnchorFinder, origin: int = 0
+                ) -> tuple[list[Region], NewlineCounter]:
+    """Regions whose first anchor lies in ``data[lo:hi)``, by :class:`_Planner`'s rules, over a file
+    that is whole in memory or mapped (``origin``: the first byte a region may start at).
+
+    ``Region.newlines_before`` counts from ``origin``, up to each region's start only (the counter
+    returned says how far it got).  A mapped file's pages are handed back as they are passed
+    (:func:`_release`), so its bytes do not stay resident: memory is bounded as with a stream.
+    """
+    regions: list[Region] = []
+    region: Region | None = None
+    counter = NewlineCounter(data, origin)
+    for a in range(lo, hi, RELEASE_EVERY):
+        b = min(hi, a + RELEASE_EVERY)
+        # data runs on past b: a word straddling b is found whole (AnchorFinder.find)
+        for h in finder.find_thinned(data, a, b, FORWARD):
+            if region is not None and h - BACK - ALIGN <= region.end:
+                region.end = max(region.end, h + FORWARD)
+                continue
+            start = max(origin, h - BACK)
+            nl = data.rfind(b"\n", max(origin, h - BACK - ALIGN), start)
+            if nl >= 0:
+                start = nl + 1
+            region = Region(start, h + FORWARD, h, counter.to(start))
+            regions.append(region)
+        release(data, a, b)
+    return regions, counter
+
+
+def release(data: Mapped, start: int, stop: int) -> None:
+    """Drop the whole pages of ``data[start:stop)`` from this process when ``data`` is a mapped file:
+    they stay in the page cache and are read back if touched again, and the resident size of a
+    scan stays bounded on a log of any size (as a stream's buffer is)."""
+    madvise = getattr(data, "madvise", None)
+    if madvise is None:
+        return
+    import mmap
+
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+    length = (stop - first) // mmap.PAGESIZE * mmap.PAGESIZE
+    if length > 0:
+        madvise(mmap.MADV_DONTNEED, first, length)
+
+
+def plan_chunk(path: str, lo: int, hi: int, anchors: list[str]) -> tuple[list[Region], int, int]:
+    """Regions whose first anchor lies in bytes ``[lo, hi)`` of ``path``; ``upto`` and the newlines in
+    ``[lo, upto)``, which is as far as they were needed (the last region's start, at least ``lo``).
 
     ``Region.newlines_before`` counts newlines from ``lo`` (negative for a start before ``lo``).
-    Runs in a worker process: only offsets and counts travel back.
+    Runs in a worker process: only offsets and counts travel back.  The parent counts the rest of
+    a chunk (:func:`count_range`) only when a later chunk has a region.
     """
     finder = AnchorFinder(anchors)
     origin = max(0, lo - BACK - ALIGN)
-    regions: list[Region] = []
-    planner = _Planner(finder, origin, lo, hi, lambda r: None, regions.append, block=block)
-    with open(path, "rb", buffering=0) as f:
-        f.seek(origin)
-        planner.fill(f.readinto, lo - origin)
-        before_lo = planner.buf.count(b"\n", 0, planner.used)
-        end = hi + finder.longest - 1  # enough to see a word straddling hi whole
-        while planner.fill(f.readinto, end - (planner.base + planner.used)):
-            pass
-    planner._count_to(max(planner.nl_at, hi))  # the buffer still holds [nl_at, hi)
-    total = planner.newlines - before_lo
+    with _mapped(path) as data:
+        before_lo = count_newlines(data, origin, lo)
+        regions, counter = plan_mapped(data, lo, hi, finder, origin)
     for r in regions:
         r.newlines_before -= before_lo
-    return regions, total
+    if counter.at < lo:
+        return regions, lo, 0
+    return regions, counter.at, counter.count - before_lo
+
+
+def count_range(path: str, lo: int, hi: int) -> int:
+    """Newlines in bytes ``[lo, hi)`` of ``path`` (in a worker: the rest of a chunk planned lazily)."""
+    with _mapped(path) as data:
+        return count_newlines(data, lo, hi)
+
+
+class _mapped:
+    """``with _mapped(path) as data``: the file mapped read-only, or its bytes when it is small.
+
+    A mapped file must not shrink while it is read (the kernel then ends the process with
+    SIGBUS), as for every tool that maps its input (``rg``): logs are appended to, not cut."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.map: mmap | None = None
+
+    def __enter__(self) -> Mapped:
+        with open(self.path, "rb", buffering=0) as f:
+            size = os.fstat(f.fileno()).st_size
+            if size < MAP_MIN_BYTES or size == 0:  # an empty file cannot be mapped
+                return f.readall()
+            import mmap
+
+            self.map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            return self.map
+
+    def __exit__(self, *exc: object) -> None:
+        if self.map is not None:
+            self.map.close()
 
 
 def merge_regions(chunks: Iterator[tuple[list[Region], int]]) -> Iterator[Region]:
@@ -348,8 +472,14 @@ def scan_file_parallel(path: str, scanner: LogScanner, executor: Executor, worke
     size = os.path.getsize(path)
     anchors = scanner.anchors
     bounds = chunk_bounds(size, workers, min_chunk)
-    plans = executor.map(plan_chunk, [path] * len(bounds), [lo for lo, _ in bounds], [hi for _, hi in bounds],
-                         [anchors] * len(bounds))
+    plans = list(executor.map(plan_chunk, [path] * len(bounds), [lo for lo, _ in bounds],
+                              [hi for _, hi in bounds], [anchors] * len(bounds)))
+    # A chunk's newlines were counted up to its last region; the rest is needed only before a later region.
+    last = max((i for i, (regions, _, _) in enumerate(plans) if regions), default=-1)
+    rest = [(i, upto, bounds[i][1]) for i, (_, upto, _) in enumerate(plans) if i < last and upto < bounds[i][1]]
+    counted = dict(zip([i for i, _, _ in rest], executor.map(count_range, [path] * len(rest),
+                                                             [lo for _, lo, _ in rest], [hi for _, _, hi in rest])))
+    chunks = ((regions, newlines + counted.get(i, 0)) for i, (regions, _, newlines) in enumerate(plans))
     pending: deque = deque()
 
     def absorb_one() -> None:
@@ -360,7 +490,7 @@ def scan_file_parallel(path: str, scanner: LogScanner, executor: Executor, worke
         else:
             scanner.absorb(part)
 
-    for n, batch in enumerate(batches(merge_regions(iter(plans)), batch_bytes)):
+    for n, batch in enumerate(batches(merge_regions(chunks), batch_bytes)):
         if n == 0:  # here: this process has its catalogue loaded, a worker would load it again
             scan_regions(path, iter(batch), scanner)
             continue
@@ -397,9 +527,18 @@ def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = Tru
 
         with pool(workers) as executor:
             return scan_file_parallel(path, scanner, executor, workers)
-    with open(path, "rb", buffering=0) as f:
-        # A small file gets a buffer its size: zeroing BLOCK bytes costs a small log's whole scan.
-        return scan_stream(f, scanner, block=min(BLOCK, max(1 << 16, os.fstat(f.fileno()).st_size)))
+    if _wide(path):
+        with open(path, "rb", buffering=0) as f:
+            # A UTF-16/32 log is transcoded as it is read (a mapping would hand the anchors raw code units).
+            return scan_stream(f, scanner, block=min(BLOCK, max(1 << 16, os.fstat(f.fileno()).st_size)))
+    with _mapped(path) as data:
+        regions, _ = plan_mapped(data, 0, len(data), AnchorFinder(scanner.anchors))
+        feeder = _RegionFeeder(scanner)
+        for region in regions:
+            feeder.start(region)
+            feeder.feed_range(data, region.start, min(region.end, len(data)))
+            feeder.end(region)
+    return scanner
 
 
 def _wide(path: str) -> bool:

@@ -15,8 +15,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-Buffer = bytes | bytearray | memoryview
+if TYPE_CHECKING:
+    from mmap import mmap
+
+    Buffer = bytes | bytearray | memoryview | mmap
+WIDE = 1 << 18
+"""Bytes searched in one automaton call: at most ~87,000 hits (3-byte words), a few MB of tuples."""
+DENSE_WINDOWS = 8
+"""After a stretch dense with anchor words, this many are searched span by span before trying wide again."""
 
 
 class AnchorFinder:
@@ -60,12 +68,32 @@ class AnchorFinder:
         return [m.start() for m in self._rx.finditer(data, start, end) if m.start() < stop]
 
     def find_thinned(self, data: Buffer, start: int, stop: int, span: int) -> list[int]:
-        """The first and last offsets of :meth:`find` in each ``span`` bytes of ``[start, stop)``.
+        """Offsets of :meth:`find` in ``[start, stop)``, of which only the first and last in each ``span``
+        bytes are needed.
 
         For a consumer that merges hits closer than ``span`` (fastscan's regions), the hits in
-        between change nothing; skipping them keeps a log made of one anchor word (``got``
-        repeated) linear at C speed and in bounded memory: each span is probed at its two ends
-        first, and searched whole only when an end holds no hit."""
+        between change nothing.  A log has few anchors, so :data:`WIDE` bytes are searched in one
+        automaton call and every hit returned; a stretch that holds more than about one per
+        ``span`` (a log made of one anchor word, ``got`` repeated) is searched span by span
+        instead, and the next :data:`DENSE_WINDOWS` stretches too, keeping it linear at C speed
+        and in bounded memory (:meth:`_thinned`)."""
+        out: list[int] = []
+        dense = 0
+        for a in range(start, stop, WIDE):
+            b = min(stop, a + WIDE)
+            if not dense:
+                hits = self.find(data, a, b)
+                if len(hits) <= (b - a) // span + 16:
+                    out.extend(hits)
+                    continue
+                dense = DENSE_WINDOWS
+            dense -= 1
+            out.extend(self._thinned(data, a, b, span))
+        return out
+
+    def _thinned(self, data: Buffer, start: int, stop: int, span: int) -> list[int]:
+        """The first and last offsets of :meth:`find` in each ``span`` bytes of ``[start, stop)``: each
+        span is probed at its two ends first, and searched whole only when an end holds no hit."""
         out: list[int] = []
         probe = 4 * self.longest + 64
         for a in range(start, stop, span):

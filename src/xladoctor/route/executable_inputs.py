@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..base.errors import UsageError
-from ..base.files import decode_text, located, read_path
+from ..base.errors import UsageError, located
+from ..base.files import decode_text, read_path
 from ..inputs.compare import ExpectedParameter, InputCheck, can_pair_by_name, check_inputs
 from ..inputs.from_module import expected_from_module, names_are_metadata, supplied_from_module
 from ..inputs.shapes_file import parse_shapes_file

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ..base.files import decode_text, located
+from ..base.errors import located
+from ..base.files import decode_text
 from .options import Options
 
 if TYPE_CHECKING:

@@ -10,12 +10,15 @@ CHECK crash (``L(0)``, empty or zero tiles), turned into ordinary errors here.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from ..ir.primitive import ARRAY_TYPE_NAMES, primitive_type
 from ..ir.shape import COMBINE_DIMENSION, DIM_LEVEL_BY_ABBREV, DimLevel, Layout, Shape, SplitConfig, Tile
 from .layout_warnings import refuse_or_warn
 from .reader import Reader, show_token
+
+TYPE_CHECKING = False  # not typing's: `xladoctor shape` imports this module
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _TYPE_OR_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # XLA's lexer reads a whole identifier ([A-Za-z_][A-Za-z0-9_.-]*, with a ':' or '=' glued on: a

@@ -123,6 +123,8 @@ def located(collector: _Collector, text: str) -> tuple[LayoutWarning, ...]:
     """The records of one parse of ``text`` as warnings, in text order, each once (a shape reread
     by the parser's probe is recorded twice at the same offset)."""
     out: list[LayoutWarning] = []
+    if not collector.records:  # the common case: no pattern to compile
+        return ()
     seen: set[int] = set()
     result, named = re.compile(_RESULT), re.compile(_NAME)
     for rule, message, pos in sorted(collector.records, key=lambda x: x[2]):

@@ -169,8 +169,27 @@ def area_labels(lang: str, area: str) -> dict[str, str]:
     return parse_labels((prelude + areas.get(area, "")).encode("utf-8"), f"labels/{lang}.toml")
 
 
-# A plain table header: ``[area]`` or ``[area.sub]`` with bare keys, then maybe a comment.
+# A plain table header: ``[area]`` or ``[area.sub]`` with bare keys, then maybe a comment.  The
+# label files are read with str methods, not patterns: compiling them was ~0.6 ms of `xladoctor
+# shape`'s start-up (issue 36 item 5); tests/test_labels.py checks both readers against these.
 _HEADER = r"\[([A-Za-z0-9_-]+)(?:\.[A-Za-z0-9_-]+)*\][ \t]*(?:#.*)?"
+_BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _is_bare(key: str) -> bool:
+    """A TOML bare key: ``[A-Za-z0-9_-]+``."""
+    return bool(key) and all(c in _BARE for c in key)
+
+
+def _header_area(stripped: str) -> str | None:
+    """The area (first key) of a plain table header line, stripped, or None: ``_HEADER``'s fullmatch."""
+    close = stripped.find("]")
+    if close < 0 or not all(_is_bare(k) for k in stripped[1:close].split(".")):
+        return None
+    rest = stripped[close + 1:].lstrip(" \t")
+    if rest and (rest[0] != "#" or "\n" in rest):
+        return None
+    return stripped[1:close].split(".", 1)[0]
 
 
 @cache
@@ -184,14 +203,13 @@ def _area_chunks(lang: str) -> tuple[str, dict[str, str]] | None:
     prelude: list[str] = []
     areas: dict[str, list[str]] = {}
     current = prelude
-    table_header = re.compile(_HEADER)
     for line in text.splitlines(keepends=True):
         stripped = line.strip()
         if stripped.startswith("["):
-            header = table_header.fullmatch(stripped)
-            if header is None:
+            area = _header_area(stripped)
+            if area is None:
                 return None
-            current = areas.setdefault(header.group(1), [])
+            current = areas.setdefault(area, [])
         current.append(line)
     return "".join(prelude), {area: "".join(lines) for area, lines in areas.items()}
 
@@ -234,6 +252,55 @@ def parse_labels(data: bytes, source: str) -> dict[str, str]:
 _PLAIN_LINE = (r'[ \t]*(?:(?P<key>[A-Za-z0-9_-]+)[ \t]*=[ \t]*"(?P<value>[^"\\\x00-\x08\x0a-\x1f\x7f]*'
                r'(?:\\.[^"\\\x00-\x08\x0a-\x1f\x7f]*)*)"|\[(?P<table>[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)\])?'
                r'[ \t]*(?:#[^\x00-\x08\x0a-\x1f\x7f]*)?')
+_CONTROLS = tuple(chr(c) for c in (*range(0x09), *range(0x0b, 0x0d), *range(0x0e, 0x20), 0x7f))
+"""The characters ``_PLAIN_LINE`` refuses anywhere but tab, line feed and a line's final carriage return."""
+
+
+def _plain_line(line: str) -> dict[str, str | None] | None:
+    """``_PLAIN_LINE``'s fullmatch of one line (no line feed; of the controls only a tab and carriage
+    returns, the file is checked for the others first): its groups, or None."""
+    groups: dict[str, str | None] = {"key": None, "value": None, "table": None}
+    rest = line.lstrip(" \t")
+    if rest.startswith("["):
+        close = rest.find("]")
+        if close < 0 or not all(_is_bare(k) for k in rest[1:close].split(".")):
+            return None
+        groups["table"], rest = rest[1:close], rest[close + 1:]
+    elif rest and rest[0] in _BARE:
+        key, eq, after = rest.partition("=")
+        key = key.rstrip(" \t")
+        after = after.lstrip(" \t")
+        if not eq or not _is_bare(key) or not after.startswith('"'):
+            return None
+        end = _string_end(after)
+        if end < 0:
+            return None
+        groups["key"], groups["value"], rest = key, after[1:end], after[end + 1:]
+    rest = rest.lstrip(" \t")
+    if rest and (rest[0] != "#" or "\r" in rest):
+        return None
+    return groups
+
+
+def _string_end(text: str) -> int:
+    """Offset of the quote closing the basic string that ``text`` opens (a backslash escapes the
+    character after it, whatever it is), or -1 when the line ends first or a carriage return
+    stands unescaped in it."""
+    pos = 1
+    while True:
+        quote, slash = text.find('"', pos), text.find("\\", pos)
+        if quote < 0:
+            return -1
+        stop = quote if slash < 0 or quote < slash else slash
+        if "\r" in text[pos:stop]:
+            return -1
+        if stop == quote:
+            return quote
+        if slash + 1 >= len(text):
+            return -1
+        pos = slash + 2
+
+
 _ESCAPE = r"\\(?:([\"\\bfnrt])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|)"
 _ESCAPED = {'"': '"', "\\": "\\", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -246,9 +313,10 @@ def _plain_toml(text: str) -> dict[str, Any] | None:
     (tests/test_labels.py compares the two on every label file)."""
     doc: dict[str, Any] = {}
     table, defined = doc, set()
-    plain_line = re.compile(_PLAIN_LINE)
+    if any(c in text for c in _CONTROLS):  # none in any label file: no line below needs checking for them
+        return None
     for line in text.split("\n"):
-        m = plain_line.fullmatch(line[:-1] if line.endswith("\r") else line)
+        m = _plain_line(line[:-1] if line.endswith("\r") else line)
         if m is None:
             return None
         if m["table"] is not None:

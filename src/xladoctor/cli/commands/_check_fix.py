@@ -138,8 +138,7 @@ def _chosen(finding: Finding, unsafe: bool) -> Fix | None:
 
 def _refuse_unparsable(text: str, path: str) -> None:
     """Raise, before the file is touched, if the fixed text does not parse with the same parser."""
-    from ...base.errors import InputError
-    from ...base.files import located
+    from ...base.errors import InputError, located
     from ...route.module_analysis import parse_hlo
 
     try:

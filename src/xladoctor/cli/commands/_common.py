@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 
-from ...base.files import decode_text
 from ...base.labels import FALLBACK, label
 
 TYPE_CHECKING = False  # not typing's: `xladoctor shape` imports this module, and neither typing nor argparse
@@ -21,7 +20,7 @@ def read_input(path: str) -> tuple[str, str]:
     Unreadable or non-UTF-8 files raise :class:`InputError` naming the file, so the
     CLI prints one line instead of a traceback.
     """
-    from ...base.files import read_path
+    from ...base.files import decode_text, read_path
 
     data, name = read_path(path)
     return decode_text(data, name), name

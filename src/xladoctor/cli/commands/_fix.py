@@ -50,7 +50,7 @@ def fixed_text(original: str, module: HloModule, fixed: HloModule, source: str =
 
 def _parsed_as(text: str, want: str, source: str) -> HloModule | None:
     """``text`` parsed, if it parses and prints as ``want``; else None."""
-    from ...base.files import located
+    from ...base.errors import located
     from ...route.module_analysis import parse_hlo
 
     try:

@@ -7,9 +7,8 @@ import os
 import sys
 from typing import Any
 
-from ...base.errors import UsageError
+from ...base.errors import UsageError, located
 from ...base.escape import escape_field
-from ...base.files import located
 from ...base.labels import (
     LANGUAGES,
     label,

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ...base.errors import InputError
-from ...base.files import located
+from ...base.errors import InputError, located
 from ...base.labels import label
 from ...base.units import bytes_text, ratio_text
 from ...inputs.jax_spelling import jax_layout
