@@ -62,8 +62,11 @@ def fold_whole_tuples(module: HloModule) -> list[str]:
     ``t`` of a compatible shape is ``t``; the tuples replaced (their names)."""
     folded: list[str] = []
     for comp in module.computations:
-        if not any(i.opcode is HloOpcode.TUPLE for i in comp.instructions):
-            continue  # no post order where there is no tuple (reducers, most callees)
+        tuple_op = HloOpcode.TUPLE
+        if not any(whole_tuple_source(i) is not None for i in comp.instructions if i.opcode is tuple_op):
+            # No tuple rebuilds a whole one as the computation is: none does after the loop
+            # below either (it changes nothing until a tuple folds), so no post order.
+            continue
         for tup in [i for i in comp.post_order() if i.opcode is HloOpcode.TUPLE]:
             top = whole_tuple_source(tup)
             if top is None:
