@@ -292,8 +292,10 @@ def _reassociation(outer: HloInstruction, opcode: HloOpcode) -> tuple[HloInstruc
     """``(A, C2, C1's value, C2's value)`` where :func:`_reassociated` rewrites ``outer``, the first
     match in its order; None where it does not."""
     for inner, c2 in (outer.operands, outer.operands[::-1]):
+        if inner.opcode is not opcode:
+            continue
         second = _float_scalar(c2)
-        if second is None or inner.opcode is not opcode:
+        if second is None:
             continue
         for a, c1 in (inner.operands, inner.operands[::-1]):
             first = _float_scalar(c1)

@@ -104,11 +104,18 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
     kept is the first in post order with its full key, as before.  (An earlier instruction's key
     does not change later: its operands come before it in post order.)"""
     merged: list[tuple[str, str]] = []
+    # The cheap keys as the computation is, in list order: where no two are equal nothing merges
+    # (a merge needs two equal keys, and nothing changes before the first), so no post order.
+    first_keys = {i: _cheap_key(i) for i in comp.instructions}
+    keys = [k for k in first_keys.values() if k is not None]
+    if len(set(keys)) == len(keys):
+        return merged
     buckets: dict[tuple, list[HloInstruction]] = {}
     full: dict[HloInstruction, tuple | None] = {}
     gone: set[HloInstruction] = set()
+    stale: set[HloInstruction] = set()  # users given another operand by a merge: their keys changed
     for instr in comp.post_order():
-        cheap = _cheap_key(instr)
+        cheap = _cheap_key(instr) if instr in stale else first_keys[instr]
         if cheap is None:
             continue
         bucket = buckets.get(cheap)
@@ -121,6 +128,7 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
             full[instr] = key
             bucket.append(instr)
             continue
+        stale.update(instr.users)
         comp.replace_and_unhook(instr, kept, gone)
         merged.append((instr.name, kept.name))
     comp.drop_removed(gone, release_names=False)
@@ -157,6 +165,8 @@ def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
     pair no two full keys are equal."""
     custom_call = HloOpcode.CUSTOM_CALL  # tested here: a call per instruction was most of the pass
     candidates = [i for i in instructions if i.opcode is custom_call and i.custom_call_target in ANNOTATION_TARGETS]
+    if len(candidates) < 2:
+        return False  # one annotation (a repeated step's computations: one each way) has no pair
     keys = [key for key in map(_kind_and_operands, candidates) if key is not None]
     return len(keys) != len(set(keys))
 
