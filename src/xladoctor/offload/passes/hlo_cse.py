@@ -57,11 +57,9 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     opcode = instr.opcode
     if opcode in _NEVER:
         return None
-    operands = [id(o) for o in instr.operands]
-    if opcode in _COMMUTATIVE:
-        operands.sort()
+    operands = tuple(sorted(map(id, instr.operands))) if opcode in _COMMUTATIVE else tuple(map(id, instr.operands))
     called = tuple(sorted((r, tuple(map(id, cs))) for r, cs in instr.called.items())) if instr.called else ()
-    return (opcode, tuple(operands), instr.literal, instr.tuple_index, called)
+    return (opcode, operands, instr.literal, instr.tuple_index, called)
 
 
 def _key(instr: HloInstruction) -> tuple | None:
@@ -106,10 +104,12 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
     merged: list[tuple[str, str]] = []
     # The cheap keys as the computation is, in list order: where no two are equal nothing merges
     # (a merge needs two equal keys, and nothing changes before the first), so no post order.
-    first_keys = {i: _cheap_key(i) for i in comp.instructions}
-    keys = [k for k in first_keys.values() if k is not None]
-    if len(set(keys)) == len(keys):
+    instructions = comp.instructions
+    keys = list(map(_cheap_key, instructions))
+    nones = keys.count(None)
+    if len(set(keys)) - (nones > 0) == len(keys) - nones:  # the keys that are not None all differ
         return merged
+    first_keys = dict(zip(instructions, keys))
     buckets: dict[tuple, list[HloInstruction]] = {}
     full: dict[HloInstruction, tuple | None] = {}
     gone: set[HloInstruction] = set()
