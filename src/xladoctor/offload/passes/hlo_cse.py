@@ -166,7 +166,10 @@ def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
     custom_call = HloOpcode.CUSTOM_CALL  # tested here: a call per instruction was most of the pass
     candidates = [i for i in instructions if i.opcode is custom_call and i.custom_call_target in ANNOTATION_TARGETS]
     if len(candidates) < 2:
-        return False  # one annotation (a repeated step's computations: one each way) has no pair
+        return False  # one annotation has no pair
+    operands = [tuple(id(_through_sharding(o)) for o in i.operands) for i in candidates]
+    if len(set(operands)) == len(operands):
+        return False  # a pair has the same operands: none here (a move and the move back: jax's device_put pairs)
     keys = [key for key in map(_kind_and_operands, candidates) if key is not None]
     return len(keys) != len(set(keys))
 
