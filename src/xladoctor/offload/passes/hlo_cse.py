@@ -106,8 +106,7 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
     # (a merge needs two equal keys, and nothing changes before the first), so no post order.
     instructions = comp.instructions
     keys = list(map(_cheap_key, instructions))
-    nones = keys.count(None)
-    if len(set(keys)) - (nones > 0) == len(keys) - nones:  # the keys that are not None all differ
+    if _all_differ(keys):
         return merged
     first_keys = dict(zip(instructions, keys))
     buckets: dict[tuple, list[HloInstruction]] = {}
@@ -133,6 +132,12 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
         merged.append((instr.name, kept.name))
     comp.drop_removed(gone, release_names=False)
     return merged
+
+
+def _all_differ(keys: list[tuple | None]) -> bool:
+    """Whether the keys that are not None are all different (no two instructions can merge)."""
+    nones = keys.count(None)
+    return len(set(keys)) - (nones > 0) == len(keys) - nones
 
 
 def _annotation_key(instr: HloInstruction) -> tuple | None:

@@ -66,10 +66,7 @@ def fold_whole_tuples(module: HloModule) -> list[str]:
     ``t`` of a compatible shape is ``t``; the tuples replaced (their names)."""
     folded: list[str] = []
     for comp in module.computations:
-        tuple_op = HloOpcode.TUPLE
-        if not any(whole_tuple_source(i) is not None for i in comp.instructions if i.opcode is tuple_op):
-            # No tuple rebuilds a whole one as the computation is: none does after the loop
-            # below either (it changes nothing until a tuple folds), so no post order.
+        if not _may_fold_whole(comp):
             continue
         for tup in [i for i in comp.post_order() if i.opcode is HloOpcode.TUPLE]:
             top = whole_tuple_source(tup)
@@ -78,6 +75,13 @@ def fold_whole_tuples(module: HloModule) -> list[str]:
             comp.replace_instruction(tup, top)
             folded.append(tup.name)
     return folded
+
+
+def _may_fold_whole(comp: HloComputation) -> bool:
+    """Whether a tuple of ``comp`` rebuilds a whole one as ``comp`` is.  Where none does, none does
+    after :func:`fold_whole_tuples`' loop either (it changes nothing until a tuple folds): no post order."""
+    tuple_op = HloOpcode.TUPLE
+    return any(whole_tuple_source(i) is not None for i in comp.instructions if i.opcode is tuple_op)
 
 
 def whole_tuple_source(tup: HloInstruction) -> HloInstruction | None:
