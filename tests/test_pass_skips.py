@@ -2,7 +2,8 @@
 
 Issue 36: AlgebraicSimplifier, HloCSE, the annotation CSE and TupleSimplifier decide per
 computation, before any post order, whether anything can happen there (``_may_rewrite``,
-``_all_differ``, ``_may_have_duplicates``, ``_may_fold_whole``); new instructions go into a
+``_all_differ``, ``_may_have_duplicates``, ``_may_fold_whole``), and HostOffloader which callees
+it visits (``start_discovery._acts_in``); new instructions go into a
 computation's list in one sweep (:class:`~xladoctor.offload.passes.insertions.Insertions`).
 Checked here on real artefacts: every pipeline run from the same copy twice -- as shipped, and
 with each of those checks answering "maybe" so every computation gets the full visit -- gives
@@ -23,7 +24,7 @@ from xladoctor.ir.module import HloModule
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.offload.analysis import private_copy
 from xladoctor.offload.passes import algebraic_simplifier, hlo_cse, tuple_simplifier
-from xladoctor.offload.passes.host_offloader import OffloadOptions
+from xladoctor.offload.passes.host_offloader import OffloadOptions, start_discovery
 from xladoctor.offload.passes.insertions import Insertions
 from xladoctor.offload.pipeline import PipelineConfig, offload_pipeline
 from xladoctor.syntax.hlo_parser import parse_module
@@ -50,6 +51,7 @@ def _no_skips(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hlo_cse, "_all_differ", lambda keys: False)
     monkeypatch.setattr(hlo_cse, "_may_have_duplicates", lambda instructions: True)
     monkeypatch.setattr(tuple_simplifier, "_may_fold_whole", lambda comp: True)
+    monkeypatch.setattr(start_discovery, "_acts_in", lambda comp: True)
 
 
 def _modules(jax_hlo_corpus, tmp_path: Path) -> list[tuple[str, str]]:
