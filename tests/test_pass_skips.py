@@ -137,3 +137,13 @@ def test_insertions_place_as_insert_before_does(anchors):
         placed.append(_state(module))
     assert placed[0] == placed[1]
     assert "inserted" in placed[1]
+
+
+def test_insertions_refuse_an_anchor_outside_the_computation():
+    module = parse_module((DATA / sorted(p.name for p in DATA.glob("*.hlo"))[0]).read_text())
+    comp = max(module.computations, key=lambda c: len(c.instructions))
+    stranger = HloInstruction("stranger", HloOpcode.NEGATE, comp.instructions[0].shape)
+    at = Insertions(comp)
+    at.insert_before(stranger, _fresh(module.unique_name("inserted"), stranger))
+    with pytest.raises(ValueError, match="stranger is not in"):
+        at.place()

@@ -50,11 +50,16 @@ class Insertions:
             return
         before = self._before
         placed: list[HloInstruction] = []
+        groups = 0
         for instr in self.comp.instructions:
             group = before.get(instr)
             if group is not None:
                 placed.extend(group)
+                groups += 1
             placed.append(instr)
+        if groups != len(before):  # insert_before's list.index would have raised at once
+            missing = next(a for a in before if a not in set(self.comp.instructions))
+            raise ValueError(f"{missing.name} is not in {self.comp.name}: nothing can go before it")
         self.comp.splice(placed)
         self._before = {}
         self._anchor_of = {}
