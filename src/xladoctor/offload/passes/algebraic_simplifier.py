@@ -54,6 +54,7 @@ from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape, default_layout
 from .hlo_pass_interface import HloPassInterface
+from .insertions import Insertions
 
 
 def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> list[tuple[str, str]]:
@@ -63,8 +64,8 @@ def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> 
     (``A*C + B*C`` factored for any float ``C``); XLA:GPU runs without it (:func:`_factored_add`)."""
     replaced: list[tuple[str, str]] = []
     for comp in module.computations:
-        if not any(i.opcode in _REWRITTEN for i in comp.instructions):
-            continue  # the opcodes with a modelled rewrite: most computations have none
+        if not any(map(_may_rewrite, comp.instructions)):
+            continue  # no rewrite can start here: no post order (most computations, and most runs)
         replaced.extend(_simplify_computation(comp, floats_are_real))
     return replaced
 
@@ -74,36 +75,76 @@ _REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.
               HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE,
               HloOpcode.CONCATENATE, HloOpcode.COMPARE)
 
+def _may_rewrite(instr: HloInstruction) -> bool:
+    """Whether :func:`_simplify_computation` might do anything at ``instr`` (replace it, create an
+    instruction, take a name, narrow a compare) in the computation as it is: each rewrite's own
+    match where a match creates instructions, the shape of the match (operands' opcodes) where
+    it does not -- never false where a rewrite would act.
+
+    A computation where no instruction may is left as it is by the whole run: the visit is in
+    post order, and until something is rewritten the computation is the one looked at here.
+    So those computations (a train step's reducers, and its entry once simplified) need no post
+    order (issue 36: most of AlgebraicSimplifier's time, four runs over every computation)."""
+    op = instr.opcode
+    if op not in _REWRITTEN:
+        return False
+    operands = instr.operands
+    if op is HloOpcode.ADD:  # a zero, a factoring (floats_are_real allows more), a reassociation
+        return _add_of_zero(instr) is not None or _factoring(instr, True) is not None or \
+            _reassociation(instr, op) is not None
+    if op is HloOpcode.MULTIPLY:
+        return _reassociation(instr, op) is not None
+    if op is HloOpcode.DIVIDE:
+        return _divisor(instr) is not None
+    if op is HloOpcode.TRANSPOSE:
+        return _transposes_a_product(instr)
+    if op is HloOpcode.SUBTRACT:
+        return _subtract_reassociation(instr) is not None
+    if op is HloOpcode.SELECT:
+        return _select_replacement(instr) is not None
+    if op is HloOpcode.MAXIMUM or op is HloOpcode.MINIMUM:
+        return _idempotent(instr) is not None
+    if op is HloOpcode.DYNAMIC_SLICE:
+        return _compatible(operands[0], instr) or all(o.opcode is HloOpcode.CONSTANT for o in operands[1:])
+    if op is HloOpcode.DYNAMIC_UPDATE_SLICE:
+        return _compatible(operands[1], instr)
+    if op is HloOpcode.CONCATENATE:
+        return any(o.opcode is op for o in operands) or (len(operands) > 2 and all(o is operands[0] for o in operands))
+    if op is HloOpcode.COMPARE:
+        return operands[0].opcode is HloOpcode.MAXIMUM or operands[1].opcode is HloOpcode.MINIMUM
+    return operands[0].opcode is op  # negate, reshape: of the same opcode
+
 
 def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) -> list[tuple[str, str]]:
     replaced: list[tuple[str, str]] = []
     gone: set[HloInstruction] = set()
+    at = Insertions(comp)  # new instructions go into the list in one sweep at the end
     for instr in comp.post_order():  # XLA's visitor: operands first, so chains collapse in one run
         if instr.opcode is HloOpcode.SELECT:
             replacement = _select_replacement(instr)
         elif instr.opcode is HloOpcode.NEGATE and instr.operands[0].opcode is HloOpcode.NEGATE:
             replacement = instr.operands[0].operands[0]
         elif instr.opcode is HloOpcode.SUBTRACT:
-            replacement = _reassociated_subtract(comp, instr)
+            replacement = _reassociated_subtract(at, instr)
         elif instr.opcode is HloOpcode.MULTIPLY:
-            replacement = _reassociated(comp, instr, HloOpcode.MULTIPLY)
+            replacement = _reassociated(at, instr, HloOpcode.MULTIPLY)
         elif instr.opcode is HloOpcode.DIVIDE:
-            replacement = _divide_by_constant(comp, instr)
+            replacement = _divide_by_constant(at, instr)
         elif instr.opcode is HloOpcode.ADD:
-            replacement = _add_of_zero(instr) or _factored_add(comp, instr, floats_are_real) or \
-                _reassociated(comp, instr, HloOpcode.ADD)
+            replacement = _add_of_zero(instr) or _factored_add(at, instr, floats_are_real) or \
+                _reassociated(at, instr, HloOpcode.ADD)
         elif instr.opcode is HloOpcode.TRANSPOSE:
-            replacement = _transposed_dot(comp, instr)
+            replacement = _transposed_dot(at, instr)
         elif instr.opcode in (HloOpcode.MAXIMUM, HloOpcode.MINIMUM):
             replacement = _idempotent(instr)
         elif instr.opcode is HloOpcode.RESHAPE:
-            replacement = _reshape_of_reshape(comp, instr)
+            replacement = _reshape_of_reshape(at, instr)
         elif instr.opcode is HloOpcode.DYNAMIC_SLICE:
-            replacement = _full_slice(instr) or _constant_dynamic_slice(comp, instr)
+            replacement = _full_slice(instr) or _constant_dynamic_slice(at, instr)
         elif instr.opcode is HloOpcode.DYNAMIC_UPDATE_SLICE:
             replacement = _full_update(instr)
         elif instr.opcode is HloOpcode.CONCATENATE:
-            replacement = _flattened_concatenate(comp, instr) or _concatenate_of_one_row(comp, instr)
+            replacement = _flattened_concatenate(at, instr) or _concatenate_of_one_row(at, instr)
         elif instr.opcode is HloOpcode.COMPARE:
             if _narrowed_compare(instr):
                 replaced.append((instr.name, instr.name))
@@ -118,6 +159,7 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) ->
         comp.unhook(instr)
         gone.add(instr)
         replaced.append((instr.name, replacement.name))
+    at.place()
     if gone:
         comp.drop_removed(gone, release_names=False)
     return replaced
@@ -133,8 +175,8 @@ def _integer_scalar(instr: HloInstruction) -> int | None:
         return None
 
 
-def _reassociated_subtract(comp: HloComputation, outer: HloInstruction) -> HloInstruction | None:
-    """``(C1 - x) - C2`` -> a new ``(C1 - C2) - x`` (scalar integers), else None."""
+def _subtract_reassociation(outer: HloInstruction) -> tuple[int, int, HloInstruction, HloInstruction] | None:
+    """``(C1, C2, C1's instruction, x)`` where :func:`_reassociated_subtract` rewrites ``outer``."""
     inner, c2 = outer.operands
     second = _integer_scalar(c2)
     if second is None or inner.opcode is not HloOpcode.SUBTRACT or len(inner.users) != 1:
@@ -143,13 +185,22 @@ def _reassociated_subtract(comp: HloComputation, outer: HloInstruction) -> HloIn
     first = _integer_scalar(c1)
     if first is None:
         return None
-    module = comp.module
+    return first, second, c1, x
+
+
+def _reassociated_subtract(at: Insertions, outer: HloInstruction) -> HloInstruction | None:
+    """``(C1 - x) - C2`` -> a new ``(C1 - C2) - x`` (scalar integers), else None."""
+    match = _subtract_reassociation(outer)
+    if match is None:
+        return None
+    first, second, c1, x = match
+    module = at.module
     assert module is not None
     constant = HloInstruction(module.unique_name("constant"), HloOpcode.CONSTANT, c1.shape)
     constant.literal = str(first - second)
-    comp.insert_before(outer, constant)
+    at.insert_before(outer, constant)
     new = HloInstruction(module.unique_name("subtract"), HloOpcode.SUBTRACT, outer.shape)
-    comp.insert_before(outer, new)
+    at.insert_before(outer, new)
     new.operands = [constant, x]
     return new
 
@@ -194,54 +245,67 @@ def _literal_text(value: float, bits: int | None) -> str:
     return repr(rounded)
 
 
-def _new_scalar_operand(comp: HloComputation, anchor: HloInstruction, like: HloInstruction, value: float,
+def _new_scalar_operand(at: Insertions, anchor: HloInstruction, like: HloInstruction, value: float,
                         broadcast: bool) -> HloInstruction:
     """A constant (broadcast like ``like`` when ``broadcast``) holding ``value``."""
-    module = comp.module
+    module = at.module
     assert module is not None
     scalar_like = like.operands[0] if broadcast else like
     constant = HloInstruction(module.unique_name("constant"), HloOpcode.CONSTANT, scalar_like.shape)
     constant.literal = _literal_text(value, scalar_like.shape.element_type.bits)
-    comp.insert_before(anchor, constant)
+    at.insert_before(anchor, constant)
     if not broadcast:
         return constant
     new = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST, like.shape)
     new.attributes = {"dimensions": like.attributes.get("dimensions", "{}")}
-    comp.insert_before(anchor, new)
+    at.insert_before(anchor, new)
     new.operands = [constant]
     return new
 
 
-def _binary(comp: HloComputation, old: HloInstruction, opcode: HloOpcode, a: HloInstruction,
+def _binary(at: Insertions, old: HloInstruction, opcode: HloOpcode, a: HloInstruction,
             b: HloInstruction) -> HloInstruction:
-    module = comp.module
+    module = at.module
     assert module is not None
     new = HloInstruction(module.unique_name(opcode.value), opcode, old.shape)
-    comp.insert_before(old, new)
+    at.insert_before(old, new)
     new.operands = [a, b]
     return new
 
 
-def _reassociated(comp: HloComputation, outer: HloInstruction, opcode: HloOpcode) -> HloInstruction | None:
+def _reassociated(at: Insertions, outer: HloInstruction, opcode: HloOpcode) -> HloInstruction | None:
     """``(A op C1) op C2`` (either order) -> ``A op (C1 op C2)`` for ``op`` multiply or add and
     float scalar constants or broadcasts of them, both of one kind; None otherwise."""
+    match = _reassociation(outer, opcode)
+    if match is None:
+        return None
+    a, c2, first, second = match
+    bits = c2.shape.element_type.bits
+    x, y = _rounded(first[0], bits), _rounded(second[0], bits)
+    value = _rounded(x * y if opcode is HloOpcode.MULTIPLY else x + y, bits)  # folded in the type
+    folded = _new_scalar_operand(at, outer, c2, value, second[1])
+    return _binary(at, outer, opcode, a, folded)
+
+
+def _reassociation(outer: HloInstruction, opcode: HloOpcode) -> tuple[HloInstruction, HloInstruction,
+                                                                        tuple[float, bool], tuple[float, bool]] | None:
+    """``(A, C2, C1's value, C2's value)`` where :func:`_reassociated` rewrites ``outer``, the first
+    match in its order; None where it does not."""
     for inner, c2 in (outer.operands, outer.operands[::-1]):
+        if inner.opcode is not opcode:
+            continue
         second = _float_scalar(c2)
-        if second is None or inner.opcode is not opcode:
+        if second is None:
             continue
         for a, c1 in (inner.operands, inner.operands[::-1]):
             first = _float_scalar(c1)
             if first is None or first[1] != second[1] or _float_scalar(a) is not None or a.opcode is HloOpcode.CONSTANT:
                 continue
-            bits = c2.shape.element_type.bits
-            x, y = _rounded(first[0], bits), _rounded(second[0], bits)
-            value = _rounded(x * y if opcode is HloOpcode.MULTIPLY else x + y, bits)  # folded in the type
-            folded = _new_scalar_operand(comp, outer, c2, value, second[1])
-            return _binary(comp, outer, opcode, a, folded)
+            return a, c2, first, second
     return None
 
 
-def _factored_add(comp: HloComputation, add: HloInstruction, floats_are_real: bool = True) -> HloInstruction | None:
+def _factored_add(at: Insertions, add: HloInstruction, floats_are_real: bool = True) -> HloInstruction | None:
     """``A*C + B*C`` -> ``(A+B)*C`` (XLA's matching: ``C`` either operand of the left
     multiply, any operand of the right one; each multiply used only by the add), else None.
 
@@ -249,6 +313,16 @@ def _factored_add(comp: HloComputation, add: HloInstruction, floats_are_real: bo
     ``enable_floats_are_real``; libtpu does it for any float ``C`` (seed 1, program 19:
     ``p1*2 + p1*p1`` reaches HostOffloader as ``(2 + p1) * p1``); XLA:GPU (``floats_are_real``
     false) only for integers or a ``C`` of ``+-2^k`` (``IsAllFpConstantPowerOf2``; its dumps, 2026-12-03)."""
+    match = _factoring(add, floats_are_real)
+    if match is None:
+        return None
+    a, b, c = match
+    summed = _binary(at, add, HloOpcode.ADD, a, b)
+    return _binary(at, add, HloOpcode.MULTIPLY, summed, c)
+
+
+def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstruction, HloInstruction, HloInstruction] | None:
+    """``(A, B, C)`` where :func:`_factored_add` rewrites ``add``; None where it does not."""
     lhs, rhs = add.operands
     if lhs.opcode is not HloOpcode.MULTIPLY or rhs.opcode is not HloOpcode.MULTIPLY or \
             len(lhs.users) != 1 or len(rhs.users) != 1:
@@ -256,22 +330,28 @@ def _factored_add(comp: HloComputation, add: HloInstruction, floats_are_real: bo
     for a, c in (lhs.operands, lhs.operands[::-1]):
         if c in rhs.operands and (floats_are_real or add.shape.element_type.kind != "float" or _power_of_two(c)):
             b = rhs.operands[1] if rhs.operands[0] is c else rhs.operands[0]
-            summed = _binary(comp, add, HloOpcode.ADD, a, b)
-            return _binary(comp, add, HloOpcode.MULTIPLY, summed, c)
+            return a, b, c
     return None
 
 
-def _transposed_dot(comp: HloComputation, transpose: HloInstruction) -> HloInstruction | None:
-    """``transpose(dot(a, b))`` of a rank-2 product -> ``dot(b, a)``, else None."""
+def _transposes_a_product(transpose: HloInstruction) -> bool:
+    """Whether :func:`_transposed_dot` rewrites ``transpose``."""
     dot = transpose.operands[0]
     if dot.opcode is not HloOpcode.DOT or len(dot.users) != 1 or len(transpose.shape.dimensions) != 2 or \
             transpose.attributes.get("dimensions", "").replace(" ", "") != "{1,0}":
-        return None
+        return False
     attrs = dot.attributes
-    if attrs.get("lhs_batch_dims") or attrs.get("rhs_batch_dims") or \
-            any(len(o.shape.dimensions) != 2 for o in dot.operands):
+    return not (attrs.get("lhs_batch_dims") or attrs.get("rhs_batch_dims") or
+                any(len(o.shape.dimensions) != 2 for o in dot.operands))
+
+
+def _transposed_dot(at: Insertions, transpose: HloInstruction) -> HloInstruction | None:
+    """``transpose(dot(a, b))`` of a rank-2 product -> ``dot(b, a)``, else None."""
+    if not _transposes_a_product(transpose):
         return None
-    module = comp.module
+    dot = transpose.operands[0]
+    attrs = dot.attributes
+    module = at.module
     assert module is not None
     shape = Shape.array(transpose.shape.element_type, transpose.shape.dimensions, default_layout(2))
     new = dot.clone_with_new_operands(shape, [dot.operands[1], dot.operands[0]], module.unique_name(dot.name))
@@ -279,7 +359,7 @@ def _transposed_dot(comp: HloComputation, transpose: HloInstruction) -> HloInstr
     swapped["lhs_contracting_dims"] = attrs.get("rhs_contracting_dims", "{}")
     swapped["rhs_contracting_dims"] = attrs.get("lhs_contracting_dims", "{}")
     new.attributes = swapped
-    comp.insert_before(transpose, new)
+    at.insert_before(transpose, new)
     return new
 
 
@@ -291,22 +371,22 @@ def _idempotent(outer: HloInstruction) -> HloInstruction | None:
     return None
 
 
-def _reshape_of_reshape(comp: HloComputation, outer: HloInstruction) -> HloInstruction | None:
+def _reshape_of_reshape(at: Insertions, outer: HloInstruction) -> HloInstruction | None:
     inner = outer.operands[0]
     if inner.opcode is not HloOpcode.RESHAPE:
         return None
     source = inner.operands[0]
     if tuple(source.shape.dimensions) == tuple(outer.shape.dimensions):
         return source
-    module = comp.module
+    module = at.module
     assert module is not None
     new = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, outer.shape)
-    comp.insert_before(outer, new)
+    at.insert_before(outer, new)
     new.operands = [source]
     return new
 
 
-def _constant_dynamic_slice(comp: HloComputation, ds: HloInstruction) -> HloInstruction | None:
+def _constant_dynamic_slice(at: Insertions, ds: HloInstruction) -> HloInstruction | None:
     """``dynamic-slice`` at constant starts -> ``slice`` (starts clamped to ``[0, dim - size]``)."""
     operand, starts = ds.operands[0], [_integer_scalar(i) for i in ds.operands[1:]]
     if any(v is None for v in starts) or not ds.shape.is_array:
@@ -319,24 +399,33 @@ def _constant_dynamic_slice(comp: HloComputation, ds: HloInstruction) -> HloInst
         assert start is not None
         first = min(max(start, 0), dim - size)
         bounds.append(f"[{first}:{first + size}]")
-    module = comp.module
+    module = at.module
     assert module is not None
     new = HloInstruction(module.unique_name("slice"), HloOpcode.SLICE, ds.shape)
     new.attributes = {"slice": "{" + ", ".join(bounds) + "}"}
-    comp.insert_before(ds, new)
+    at.insert_before(ds, new)
     new.operands = [operand]
     return new
 
 
-def _divide_by_constant(comp: HloComputation, divide: HloInstruction) -> HloInstruction | None:
-    """``A / C`` -> ``A * (1 / C)`` for a non-constant ``A`` and a float constant ``C`` (or a
-    broadcast of a scalar one)."""
+def _divisor(divide: HloInstruction) -> tuple[float, bool] | None:
+    """The constant :func:`_divide_by_constant` divides by (value, broadcast), where it rewrites."""
     a, c = divide.operands
     value = _float_scalar(c)
     if value is None or value[0] == 0 or a.opcode is HloOpcode.CONSTANT:
         return None
-    inverse = _new_scalar_operand(comp, divide, c, 1.0 / value[0], value[1])
-    return _binary(comp, divide, HloOpcode.MULTIPLY, a, inverse)
+    return value
+
+
+def _divide_by_constant(at: Insertions, divide: HloInstruction) -> HloInstruction | None:
+    """``A / C`` -> ``A * (1 / C)`` for a non-constant ``A`` and a float constant ``C`` (or a
+    broadcast of a scalar one)."""
+    value = _divisor(divide)
+    if value is None:
+        return None
+    a, c = divide.operands
+    inverse = _new_scalar_operand(at, divide, c, 1.0 / value[0], value[1])
+    return _binary(at, divide, HloOpcode.MULTIPLY, a, inverse)
 
 
 def _full_slice(ds: HloInstruction) -> HloInstruction | None:
@@ -365,7 +454,7 @@ def _narrowed_compare(compare: HloInstruction) -> bool:
     return False
 
 
-def _flattened_concatenate(comp: HloComputation, concat: HloInstruction) -> HloInstruction | None:
+def _flattened_concatenate(at: Insertions, concat: HloInstruction) -> HloInstruction | None:
     """``HandleConcatenate``: ``concatenate(concatenate(a, b), c)`` along one dimension is
     ``concatenate(a, b, c)`` (a ``lax.scan(..., unroll=2)`` of odd length, its loop gone)."""
     dims = concat.attributes.get("dimensions")
@@ -374,16 +463,16 @@ def _flattened_concatenate(comp: HloComputation, concat: HloInstruction) -> HloI
     if not inner:
         return None
     operands = [x for o in concat.operands for x in (o.operands if o in inner else (o,))]
-    module = comp.module
+    module = at.module
     assert module is not None
     new = HloInstruction(module.unique_name("concatenate"), HloOpcode.CONCATENATE, concat.shape)
     new.attributes = {"dimensions": dims or "{0}"}
-    comp.insert_before(concat, new)
+    at.insert_before(concat, new)
     new.operands = operands
     return new
 
 
-def _concatenate_of_one_row(comp: HloComputation, concat: HloInstruction) -> HloInstruction | None:
+def _concatenate_of_one_row(at: Insertions, concat: HloInstruction) -> HloInstruction | None:
     """``HandleConcatenate``'s last rewrite: more than two operands, all the same instruction,
     of size 1 along the concatenated dimension -> ``broadcast(reshape(x))`` of that dimension
     (the reshape drops it; its ``reshape(reshape)`` folds in the next run).  A scan's ys of
@@ -401,16 +490,16 @@ def _concatenate_of_one_row(comp: HloComputation, concat: HloInstruction) -> Hlo
     dim, row = int(dims), operands[0].shape.dimensions
     if dim >= len(row) or row[dim] != 1 or 0 in row:
         return None
-    module = comp.module
+    module = at.module
     assert module is not None
     kept = [i for i in range(len(row)) if i != dim]
     reshape = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE,
                              Shape.array(shape.element_type, [row[i] for i in kept], default_layout(len(kept))))
-    comp.insert_before(concat, reshape)
+    at.insert_before(concat, reshape)
     reshape.operands = [operands[0]]
     broadcast = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST, concat.shape)
     broadcast.attributes = {"dimensions": "{" + ",".join(map(str, kept)) + "}"}
-    comp.insert_before(concat, broadcast)
+    at.insert_before(concat, broadcast)
     broadcast.operands = [reshape]
     return broadcast
 

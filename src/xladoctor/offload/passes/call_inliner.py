@@ -116,13 +116,15 @@ def computation_post_order(module: HloModule) -> list[HloComputation]:
     return order
 
 
-def check_inlined_size(module: HloModule, async_computations: set[HloComputation]) -> None:
+def check_inlined_size(module: HloModule, async_computations: set[HloComputation],
+                       order: list[HloComputation] | None = None) -> None:
     """Raise :class:`InputError` at the first call whose inlining would take the module past
-    the bound; the sizes come from the call graph alone (callees before callers), no copy."""
+    the bound; the sizes come from the call graph alone (callees before callers), no copy.
+    ``order``: :func:`computation_post_order` of ``module``, where the caller has it."""
     bound = max(INLINE_BOUND, INLINE_GROWTH * module.instruction_count())
     size: dict[HloComputation, int] = {}
     total = 0
-    for comp in computation_post_order(module):
+    for comp in computation_post_order(module) if order is None else order:
         n = 0
         for instr in comp.instructions:
             if instr.opcode is _CALL and is_inlineable_call(instr, async_computations):
@@ -145,17 +147,21 @@ class _Inliner:
     def __init__(self, module: HloModule):
         self.m = module
         self.result = InlineResult()
-        self.async_computations = {c for i in module.instructions() if i.opcode is HloOpcode.ASYNC_START
-                                   for c in i.called_computations}
+        self.async_computations: set[HloComputation] = set()
         self.call_sites: dict[HloComputation, int] = {}
-        for instr in module.instructions():
-            for c in instr.called_computations:
-                self.call_sites[c] = self.call_sites.get(c, 0) + 1
+        async_start = HloOpcode.ASYNC_START
+        for instr in module.instructions():  # one walk for both
+            if instr.called:
+                for c in instr.called_computations:
+                    self.call_sites[c] = self.call_sites.get(c, 0) + 1
+                if instr.opcode is async_start:
+                    self.async_computations.update(instr.called_computations)
         self.emptied: set[HloComputation] = set()
 
     def run(self) -> InlineResult:
-        check_inlined_size(self.m, self.async_computations)
-        for comp in computation_post_order(self.m):
+        order = computation_post_order(self.m)  # the sizing and the inlining walk the same graph
+        check_inlined_size(self.m, self.async_computations, order)
+        for comp in order:
             if any(i.opcode is _CALL and is_inlineable_call(i, self.async_computations) for i in comp.instructions):
                 self._inline_into(comp)
         self._drop_dead_computations()

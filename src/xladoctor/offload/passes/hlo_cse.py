@@ -57,11 +57,9 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     opcode = instr.opcode
     if opcode in _NEVER:
         return None
-    operands = [id(o) for o in instr.operands]
-    if opcode in _COMMUTATIVE:
-        operands.sort()
+    operands = tuple(sorted(map(id, instr.operands))) if opcode in _COMMUTATIVE else tuple(map(id, instr.operands))
     called = tuple(sorted((r, tuple(map(id, cs))) for r, cs in instr.called.items())) if instr.called else ()
-    return (opcode, tuple(operands), instr.literal, instr.tuple_index, called)
+    return (opcode, operands, instr.literal, instr.tuple_index, called)
 
 
 def _key(instr: HloInstruction) -> tuple | None:
@@ -104,11 +102,19 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
     kept is the first in post order with its full key, as before.  (An earlier instruction's key
     does not change later: its operands come before it in post order.)"""
     merged: list[tuple[str, str]] = []
+    # The cheap keys as the computation is, in list order: where no two are equal nothing merges
+    # (a merge needs two equal keys, and nothing changes before the first), so no post order.
+    instructions = comp.instructions
+    keys = list(map(_cheap_key, instructions))
+    if _all_differ(keys):
+        return merged
+    first_keys = dict(zip(instructions, keys))
     buckets: dict[tuple, list[HloInstruction]] = {}
     full: dict[HloInstruction, tuple | None] = {}
     gone: set[HloInstruction] = set()
+    stale: set[HloInstruction] = set()  # users given another operand by a merge: their keys changed
     for instr in comp.post_order():
-        cheap = _cheap_key(instr)
+        cheap = _cheap_key(instr) if instr in stale else first_keys[instr]
         if cheap is None:
             continue
         bucket = buckets.get(cheap)
@@ -121,10 +127,17 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
             full[instr] = key
             bucket.append(instr)
             continue
+        stale.update(instr.users)
         comp.replace_and_unhook(instr, kept, gone)
         merged.append((instr.name, kept.name))
     comp.drop_removed(gone, release_names=False)
     return merged
+
+
+def _all_differ(keys: list[tuple | None]) -> bool:
+    """Whether the keys that are not None are all different (no two instructions can merge)."""
+    nones = keys.count(None)
+    return len(set(keys)) - (nones > 0) == len(keys) - nones
 
 
 def _annotation_key(instr: HloInstruction) -> tuple | None:
@@ -157,6 +170,11 @@ def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
     pair no two full keys are equal."""
     custom_call = HloOpcode.CUSTOM_CALL  # tested here: a call per instruction was most of the pass
     candidates = [i for i in instructions if i.opcode is custom_call and i.custom_call_target in ANNOTATION_TARGETS]
+    if len(candidates) < 2:
+        return False  # one annotation has no pair
+    operands = [tuple(id(_through_sharding(o)) for o in i.operands) for i in candidates]
+    if len(set(operands)) == len(operands):
+        return False  # a pair has the same operands: none here (a move and the move back: jax's device_put pairs)
     keys = [key for key in map(_kind_and_operands, candidates) if key is not None]
     return len(keys) != len(set(keys))
 

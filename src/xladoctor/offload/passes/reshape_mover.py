@@ -31,6 +31,7 @@ from ...ir.opcodes import HloOpcode
 from ...ir.shape import Shape, default_layout
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from .hlo_pass_interface import HloPassInterface
+from .insertions import Insertions
 
 _ELEMENTWISE = frozenset(_UNARY_OPS | {o for o in HloOpcode if o.value in _BINARY} |
                          {HloOpcode.SELECT, HloOpcode.CLAMP, HloOpcode.CONVERT})
@@ -43,15 +44,20 @@ _ROUNDS = 8
 def move_reshapes(module: HloModule) -> list[str]:
     """Sink reshapes below elementwise users in every computation; the instructions rebuilt."""
     moved: list[str] = []
+    reshape = HloOpcode.RESHAPE
     for comp in module.computations:
-        if not any(i.opcode is HloOpcode.RESHAPE for i in comp.instructions):
+        reshapes = [i for i in comp.instructions if i.opcode is reshape]
+        if not reshapes:
             continue  # a candidate reads a reshape: none here (moving creates reshapes only where one was)
         for _ in range(_ROUNDS):  # the pipeline runs to a fixed point: a moved reshape moves on
-            candidates = [i for i in comp.instructions if _is_candidate(i)]
+            # A candidate is a user of a reshape: only those are tested, in list order.
+            readers = {u for r in reshapes for u in r.users}
+            candidates = [i for i in comp.instructions if i in readers and _is_candidate(i)] if readers else []
             done = _move_candidates(module, comp, candidates) if candidates else []
             if not done:
                 break
             moved.extend(done)
+            reshapes = [i for i in comp.instructions if i.opcode is reshape]
     return moved
 
 
@@ -106,27 +112,33 @@ def _move_candidates(module: HloModule, comp: HloComputation, candidates: list[H
                         chosen.discard(user)
                         removed = True
     moved = []
+    # The new instructions and the removals go into the list in one sweep each, after the
+    # round (inserting and removing one at a time scanned the list each time); nothing here
+    # reads the list meanwhile, and the removed keep their names, as ``replace_instruction``.
+    at, gone = Insertions(comp), set[HloInstruction]()
     for instr in [c for c in candidates if c in chosen]:
-        _sink(module, comp, instr)
+        _sink(module, at, instr, gone)
         moved.append(instr.name)
+    at.place()
+    comp.drop_removed(gone, release_names=False)
     return moved
 
 
-def _sink(module: HloModule, comp: HloComputation, instr: HloInstruction) -> None:
+def _sink(module: HloModule, at: Insertions, instr: HloInstruction, gone: set[HloInstruction]) -> None:
     reshape = _first_nontrivial_reshape(instr)
     assert reshape is not None
     inner_dims = tuple(reshape.operands[0].shape.dimensions)
-    operands = [_inverse(module, comp, instr, o, inner_dims) for o in instr.operands]
+    operands = [_inverse(module, at, instr, o, inner_dims) for o in instr.operands]
     shape = Shape.array(instr.shape.element_type, inner_dims, default_layout(len(inner_dims)))
     new = instr.clone_with_new_operands(shape, operands, module.unique_name(instr.name))
-    comp.insert_before(instr, new)
+    at.insert_before(instr, new)
     out = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, instr.shape)
-    comp.insert_before(instr, out)
+    at.insert_before(instr, out)
     out.operands = [new]
-    comp.replace_instruction(instr, out)
+    at.comp.replace_and_unhook(instr, out, gone)  # replace_instruction, the list's part later
 
 
-def _inverse(module: HloModule, comp: HloComputation, anchor: HloInstruction, operand: HloInstruction,
+def _inverse(module: HloModule, at: Insertions, anchor: HloInstruction, operand: HloInstruction,
              dims: tuple[int, ...]) -> HloInstruction:
     """``ApplyInverseRearrange``: ``operand`` in the reshape's input shape."""
     if tuple(operand.shape.dimensions) == dims:
@@ -137,11 +149,11 @@ def _inverse(module: HloModule, comp: HloComputation, anchor: HloInstruction, op
         new = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST,
                              Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
         new.attributes = {"dimensions": "{}"}
-        comp.insert_before(anchor, new)
+        at.insert_before(anchor, new)
         new.operands = [operand.operands[0]]
         return new
     new = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
-    comp.insert_before(anchor, new)
+    at.insert_before(anchor, new)
     new.operands = [operand]
     return new
 

@@ -39,14 +39,18 @@ def forward_tuple_elements(module: HloModule) -> int:
         dead: set[HloInstruction] = set()
         if not folds_tuples(comp):
             continue  # nothing to fold
-        for instr in comp.post_order():
+        order = comp.post_order()
+        for instr in order:
             if instr.opcode is HloOpcode.GET_TUPLE_ELEMENT and instr.operands \
                     and instr.operands[0].opcode is HloOpcode.TUPLE and instr.tuple_index is not None:
                 tup = instr.operands[0]
                 instr.replace_all_uses_with(tup.operands[instr.tuple_index])
                 folded += 1
-        # Tuple plumbing used only by dead plumbing (users before operands in reverse post order).
-        for instr in reversed(comp.post_order()):
+        # Tuple plumbing used only by dead plumbing: users before operands, in the reverse of the
+        # post order before the folding, which still has every operand before its users (a fold
+        # gives a user an operand that was already among its operands' operands), so the set
+        # found is the one a fresh post order gives (each is decided once all its users are).
+        for instr in reversed(order):
             if instr is not comp.root and instr.opcode in (HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE) \
                     and all(u in dead for u in instr.users):
                 dead.add(instr)
@@ -62,8 +66,8 @@ def fold_whole_tuples(module: HloModule) -> list[str]:
     ``t`` of a compatible shape is ``t``; the tuples replaced (their names)."""
     folded: list[str] = []
     for comp in module.computations:
-        if not any(i.opcode is HloOpcode.TUPLE for i in comp.instructions):
-            continue  # no post order where there is no tuple (reducers, most callees)
+        if not _may_fold_whole(comp):
+            continue
         for tup in [i for i in comp.post_order() if i.opcode is HloOpcode.TUPLE]:
             top = whole_tuple_source(tup)
             if top is None:
@@ -71,6 +75,13 @@ def fold_whole_tuples(module: HloModule) -> list[str]:
             comp.replace_instruction(tup, top)
             folded.append(tup.name)
     return folded
+
+
+def _may_fold_whole(comp: HloComputation) -> bool:
+    """Whether a tuple of ``comp`` rebuilds a whole one as ``comp`` is.  Where none does, none does
+    after :func:`fold_whole_tuples`' loop either (it changes nothing until a tuple folds): no post order."""
+    tuple_op = HloOpcode.TUPLE
+    return any(whole_tuple_source(i) is not None for i in comp.instructions if i.opcode is tuple_op)
 
 
 def whole_tuple_source(tup: HloInstruction) -> HloInstruction | None:

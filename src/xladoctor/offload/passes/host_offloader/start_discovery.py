@@ -56,10 +56,17 @@ def process_move_to_hosts(run: OffloaderRun) -> None:
             if pending:
                 for c in pending:
                     visited.add(c)
-                stack.extend(iter(c.post_order()) for c in reversed(pending))
+                stack.extend(iter(c.post_order()) for c in reversed(pending) if _acts_in(c))
                 break
         else:
             stack.pop()
+
+
+def _acts_in(comp: HloComputation) -> bool:
+    """Whether visiting ``comp`` can do anything: it holds a MoveToHost or calls a computation.
+    Where not, its visit handles nothing and changes nothing (a train step's reducers and
+    bodies without annotations), so it needs no post order."""
+    return any(i.called or is_move_to_host(i) for i in comp.instructions)
 
 
 def _no_starting_instructions(run: OffloaderRun, mth: HloInstruction) -> None:

@@ -1,0 +1,149 @@
+"""The passes skip what they cannot change, and batch their list edits, without changing anything.
+
+Issue 36: AlgebraicSimplifier, HloCSE, the annotation CSE and TupleSimplifier decide per
+computation, before any post order, whether anything can happen there (``_may_rewrite``,
+``_all_differ``, ``_may_have_duplicates``, ``_may_fold_whole``), and HostOffloader which callees
+it visits (``start_discovery._acts_in``); new instructions go into a
+computation's list in one sweep (:class:`~xladoctor.offload.passes.insertions.Insertions`).
+Checked here on real artefacts: every pipeline run from the same copy twice -- as shipped, and
+with each of those checks answering "maybe" so every computation gets the full visit -- gives
+the same module after every pass (text and every instruction's users in order), the same
+removals, the same result; and ``Insertions`` leaves a computation as ``insert_before`` one at a
+time does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hlo_corpus import CORPUS, generated_hlo
+from xladoctor.ir.instruction import HloInstruction
+from xladoctor.ir.module import HloModule
+from xladoctor.ir.opcodes import HloOpcode
+from xladoctor.offload.analysis import private_copy
+from xladoctor.offload.passes import algebraic_simplifier, hlo_cse, tuple_simplifier
+from xladoctor.offload.passes.host_offloader import OffloadOptions, start_discovery
+from xladoctor.offload.passes.insertions import Insertions
+from xladoctor.offload.pipeline import PipelineConfig, offload_pipeline
+from xladoctor.syntax.hlo_parser import parse_module
+from xladoctor.syntax.hlo_printer import print_module
+
+DATA = Path(__file__).resolve().parent / "data" / "offload"
+
+
+def _state(module: HloModule) -> str:
+    users = "\n".join(f"{i.name}: {[u.name for u in i.users]}" for c in module.computations for i in c.instructions)
+    return f"{print_module(module)}\n{users}"
+
+
+def _run(module: HloModule, config: PipelineConfig) -> tuple[list[str], list[str], str]:
+    copy, left_out = private_copy(module, config)
+    printed: list[str] = []
+    pipeline = offload_pipeline(config, module, left_out, after_each=lambda p, m: printed.append(f"{p.name}\n{_state(m)}"))
+    pipeline.run(copy)
+    return printed, [i.name for i in pipeline.context.dead], repr(pipeline.context.result)
+
+
+def _no_skips(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(algebraic_simplifier, "_may_rewrite", lambda instr: True)
+    monkeypatch.setattr(hlo_cse, "_all_differ", lambda keys: False)
+    monkeypatch.setattr(hlo_cse, "_may_have_duplicates", lambda instructions: True)
+    monkeypatch.setattr(tuple_simplifier, "_may_fold_whole", lambda comp: True)
+    monkeypatch.setattr(start_discovery, "_acts_in", lambda comp: True)
+
+
+def _modules(jax_hlo_corpus, tmp_path: Path) -> list[tuple[str, str]]:
+    """The corpus (examples, tests/data/offload), 60 generated modules, jax's programs lowered and dumped."""
+    paths = [*CORPUS, *generated_hlo(tmp_path, 60), *sorted((jax_hlo_corpus.root / "pre").glob("*.txt")),
+             *jax_hlo_corpus.hlo_dump_files()[:40]]
+    return [(str(p), p.read_text()) for p in paths]
+
+
+def _outcome(module: HloModule, configs: list[PipelineConfig]) -> list | str:
+    """Every config's run, or the error that stopped one (the same error either way, too)."""
+    try:
+        return [_run(module, config) for config in configs]
+    except Exception as e:  # an input the pipeline refuses (InputError, a CHECK the model raises)
+        return f"{type(e).__name__}: {e}"
+
+
+def test_skipping_what_cannot_change_changes_nothing(jax_hlo_corpus, monkeypatch, tmp_path):
+    configs = [PipelineConfig(True, True, OffloadOptions("shipped"), "tpu"),
+               PipelineConfig(True, True, OffloadOptions("shipped"), "cuda"),
+               PipelineConfig(False, True, OffloadOptions("shipped"), "tpu")]
+    ran = 0
+    for label, text in _modules(jax_hlo_corpus, tmp_path):
+        module = parse_module(text, label)
+        if module.entry is None or module.entry_computation_layout is None:
+            continue
+        shipped = _outcome(module, configs)
+        with monkeypatch.context() as m:
+            _no_skips(m)
+            full = _outcome(module, configs)
+        assert shipped == full, label
+        ran += not isinstance(shipped, str)
+    assert ran > 100  # the corpus ran through the pipeline, not only into its refusals
+
+
+def test_a_rewrite_still_happens_where_the_check_lets_it():
+    """The checks are not "never": ``x / 2`` becomes ``x * 0.5`` and a duplicate merges."""
+    text = """HloModule m, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[4]{0})}
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  two = f32[] constant(2)
+  b = f32[4]{0} broadcast(two), dimensions={}
+  d = f32[4]{0} divide(p, b)
+  n1 = f32[4]{0} negate(p)
+  n2 = f32[4]{0} negate(p)
+  a = f32[4]{0} add(n1, n2)
+  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(d, a)
+}
+"""
+    module = parse_module(text)
+    assert algebraic_simplifier.simplify_for_offloading(module)
+    entry = module.entry_computation()
+    assert entry.root is not None and entry.root.operands[0].opcode is HloOpcode.MULTIPLY
+    assert hlo_cse.eliminate_common_subexpressions(module) == [("n2", "n1")]
+
+
+def _fresh(name: str, shape_of: HloInstruction) -> HloInstruction:
+    return HloInstruction(name, HloOpcode.NEGATE, shape_of.shape)
+
+
+@pytest.mark.parametrize("anchors", [[3, 3, 1, 5], [0, "new0", 2, "new2", 7]])
+def test_insertions_place_as_insert_before_does(anchors):
+    text = (DATA / sorted(p.name for p in DATA.glob("*.hlo"))[0]).read_text()
+    one, batched = parse_module(text), parse_module(text)
+    placed = []
+    for module, batch in ((one, False), (batched, True)):
+        comp = max(module.computations, key=lambda c: len(c.instructions))
+        listed = list(comp.instructions)
+        at = Insertions(comp) if batch else None
+        made: dict[str, HloInstruction] = {}
+        for k, anchor in enumerate(anchors):
+            target = made[anchor] if isinstance(anchor, str) else listed[anchor % len(listed)]
+            new = _fresh(module.unique_name("inserted"), target)
+            if at is not None:
+                at.insert_before(target, new)
+            else:
+                comp.insert_before(target, new)
+            made[f"new{k}"] = new
+            new.operands = [listed[0]]
+        if at is not None:
+            at.place()
+        placed.append(_state(module))
+    assert placed[0] == placed[1]
+    assert "inserted" in placed[1]
+
+
+def test_insertions_refuse_an_anchor_outside_the_computation():
+    module = parse_module((DATA / sorted(p.name for p in DATA.glob("*.hlo"))[0]).read_text())
+    comp = max(module.computations, key=lambda c: len(c.instructions))
+    stranger = HloInstruction("stranger", HloOpcode.NEGATE, comp.instructions[0].shape)
+    at = Insertions(comp)
+    at.insert_before(stranger, _fresh(module.unique_name("inserted"), stranger))
+    with pytest.raises(ValueError, match="stranger is not in"):
+        at.place()
