@@ -283,6 +283,9 @@ def wrap_rtl(text: str, width: int, indent: str = "") -> list[str]:
     # So is a call (``jax.device_put(x, compiled.input_formats[...])``) or a backquoted command:
     # split across lines, each half was reordered on its own line.
     text = _CODE_UNIT.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
+    # And a list of Latin names ("v2, v3, v4, v5e, v5p, v6e"): broken after a comma, each row
+    # isolated its half, and a terminal drew "v4," at one end of the row and "v5e" at the other.
+    text = _LATIN_LIST.sub(_unbroken_list, text)
     lines: list[str] = []
     for paragraph in text.split("\n"):
         wrapped = textwrap.wrap(paragraph, width=width, initial_indent=indent, subsequent_indent=indent,
@@ -298,6 +301,17 @@ _CODE_UNIT = re.compile(r"(?:\b\w+ = )?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\))
                         # reordered on its own row
                         r"|\bxladoctor [a-z]+(?: (?!\()[^\s\u0590-\u08ff]+)+"
                         r"|--[a-z][\w=.-]*(?: (?:-[a-z]\b|[A-Za-z][\w|]*(?![^\s)])))+")
+
+
+_LATIN_LIST = re.compile(r"(?<![\w.])[A-Za-z0-9_][A-Za-z0-9_.]*(?:, [A-Za-z0-9_][A-Za-z0-9_.]*)+(?![\w.])")
+_LONGEST_LIST = 60
+"""Longer comma-separated Latin text is prose (an English sentence quoted), which may wrap."""
+
+
+def _unbroken_list(m: re.Match[str]) -> str:
+    """A short Latin list with its spaces made non-breaking (wrapping never splits it)."""
+    found = m.group(0)
+    return found.replace(" ", "\u00a0") if len(found) <= _LONGEST_LIST else found
 
 
 def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:
