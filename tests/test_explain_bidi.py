@@ -133,3 +133,13 @@ def test_a_long_latin_sentence_with_commas_still_wraps():
     sentence = "Check failed: a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w"
     lines = wrap_rtl("خطا: " + sentence + " رخ داد", 40)
     assert all(display_width(line) <= 40 for line in lines), lines
+
+
+def test_a_bracket_pair_holding_persian_is_the_paragraphs():
+    # UAX #9's N0: "]" closes "[چیدمان ...]", so it is not part of the code after it.
+    out = logical_line("هشدار [چیدمان minor-to-major]: layout minor_to_major field")
+    assert f"{LRI}minor-to-major{PDI}]: {LRI}layout minor_to_major field{PDI}" in out
+
+
+def test_an_angle_bracketed_name_stays_with_its_location():
+    assert logical_line("<stdin>:2:11: هشدار").startswith(f"{RLM}{LRI}<stdin>:2:11{PDI}:")

@@ -168,6 +168,14 @@ def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
                             resolved[i] = "L"
                 elif start > 0 and resolved[start - 1] == "L" and resolved[start] == "L" and kinds[k] == "N":
                     resolved[k] = "L"
+                elif resolved[start] == "R" and "R" in kinds[start + 1:k]:
+                    # A pair that holds right-to-left text is the paragraph's (UAX #9's N0):
+                    # "[چیدمان minor-to-major]: layout ..." kept "]" inside the code's isolate.
+                    resolved[k] = "R"
+                    after = k + 1
+                    while after < len(line) and kinds[after] == "N":  # now between R and what follows
+                        resolved[after] = "R"
+                        after += 1
         elif ch in "\"'`":
             if open_quote is None:
                 open_quote = k
@@ -177,8 +185,9 @@ def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
                     resolved[k] = "L"
 
 
-_CODE_PREFIX = "-+/.`'\"$%@~#=:\\>([{"
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
+_CODE_PREFIX = "-+/.`'\"$%@~#=:\\>([{<"
+_OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+"""An opener joins the code after it only with its closer (``<stdin>:2:11``, ``(a)``)."""
 
 
 def _attach_prefixes(line: str, kinds: list[str], resolved: list[str]) -> None:
