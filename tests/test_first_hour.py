@@ -196,6 +196,32 @@ def test_check_fix_refuses_the_bundled_examples(capsys):
     assert run(["check", "--fix", "--examples"], capsys)[0] == 2
 
 
+def test_offload_fix_in_place_refuses_a_bundled_example_as_check_does(capsys):
+    """`check --examples` says `xladoctor offload EXAMPLE (--fix host|device edits it in place)`:
+    followed, it edited the installed package, and `check --examples` then found nothing."""
+    example = EXAMPLES / "e1200_offloaded_activation.hlo"
+    before = example.read_bytes()
+    try:
+        for argv in (["offload", str(example), "--fix", "host"], ["check", "--fix", str(example)]):
+            code, _, err = run(argv, capsys)
+            assert code == 2 and "copy the examples and fix the copies" in err, argv
+            assert example.read_bytes() == before
+    finally:  # a failing run edited the package: put the example back for the rest of the suite
+        if example.read_bytes() != before:
+            example.write_bytes(before)
+    code, out, _ = run(["offload", str(example), "--fix", "host", "--diff"], capsys)
+    assert code == 1 and "S(5)" in out and example.read_bytes() == before  # --diff writes nothing
+
+
+def test_offload_names_the_copy_a_remat_offload_puts_in_host_memory(capsys):
+    """A remat offload policy under grad, lowered for TPU (remat_offload.py beside it): the move to
+    host is read only by the move back, so HostOffloader inserts a copy to host.  The report said
+    "host memory: none" beside a trace that says "Offloading "tanh.2" to host"."""
+    code, out, _ = run(["offload", str(DATA / "remat_offload.hlo")], capsys)
+    assert code == 0
+    assert "host memory: copy.1 (inserted: tanh.2 copied to host)" in out.splitlines()
+
+
 # -- check DIR: findings first, one line for what was clean, XLA's side files counted ----------
 
 def test_a_dump_folder_s_side_files_are_skipped_and_counted_not_listed_as_logs(tmp_path, capsys):
