@@ -143,3 +143,10 @@ def test_a_bracket_pair_holding_persian_is_the_paragraphs():
 
 def test_an_angle_bracketed_name_stays_with_its_location():
     assert logical_line("<stdin>:2:11: هشدار").startswith(f"{RLM}{LRI}<stdin>:2:11{PDI}:")
+
+
+def test_a_parenthesis_opened_after_code_around_persian_is_the_paragraphs():
+    # check --lang fa's offload hint: "(" was drawn inside the command's isolate and ")" alone.
+    out = logical_line("جزئیات: xladoctor offload a.hlo  (--fix host|device همان فایل را ویرایش می‌کند)")
+    assert f"{LRI}xladoctor offload a.hlo{PDI}  ({LRI}--fix host|device{PDI} همان" in out
+    assert out.endswith("می‌کند)")

@@ -141,6 +141,9 @@ def _runs(line: str) -> list[tuple[str, str]]:
     return runs
 
 
+_PAIRED = "\"'`()[]{}<>"
+
+
 def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
     """Keep a closing bracket or quote with the left-to-right run that opened it.
 
@@ -166,16 +169,18 @@ def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
                     for i in range(start, k + 1):
                         if kinds[i] == "N":
                             resolved[i] = "L"
+                elif "R" in kinds[start + 1:k]:
+                    # A pair that holds right-to-left text is the paragraph's (UAX #9's N0), and so
+                    # are the neutrals now between it and the code around it: "[چیدمان minor-to-major]:
+                    # layout" kept "]" in the code's isolate, "OUT  (--fix host|device ... می‌کند)" its "(".
+                    for end, step in ((start, -1), (k, 1)):
+                        resolved[end] = "R"
+                        i = end + step
+                        while 0 <= i < len(line) and kinds[i] == "N" and line[i] not in _PAIRED:
+                            resolved[i] = "R"  # not a quote or bracket: the code's own pair keeps it
+                            i += step
                 elif start > 0 and resolved[start - 1] == "L" and resolved[start] == "L" and kinds[k] == "N":
                     resolved[k] = "L"
-                elif resolved[start] == "R" and "R" in kinds[start + 1:k]:
-                    # A pair that holds right-to-left text is the paragraph's (UAX #9's N0):
-                    # "[چیدمان minor-to-major]: layout ..." kept "]" inside the code's isolate.
-                    resolved[k] = "R"
-                    after = k + 1
-                    while after < len(line) and kinds[after] == "N":  # now between R and what follows
-                        resolved[after] = "R"
-                        after += 1
         elif ch in "\"'`":
             if open_quote is None:
                 open_quote = k
@@ -312,7 +317,7 @@ _CODE_UNIT = re.compile(r"(?:\b\w+ = )?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\))
                         r"|--[a-z][\w=.-]*(?: (?:-[a-z]\b|[A-Za-z][\w|]*(?![^\s)])))+")
 
 
-_LATIN_LIST = re.compile(r"(?<![\w.])[A-Za-z0-9_][A-Za-z0-9_.]*(?:, [A-Za-z0-9_][A-Za-z0-9_.]*)+(?![\w.])")
+_LATIN_LIST = re.compile(r"(?<![\w.])[A-Za-z0-9_][A-Za-z0-9_.]*(?:[,\u060c] [A-Za-z0-9_][A-Za-z0-9_.]*)+(?![\w.])")
 _LONGEST_LIST = 60
 """Longer comma-separated Latin text is prose (an English sentence quoted), which may wrap."""
 
