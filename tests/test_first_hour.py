@@ -222,6 +222,17 @@ def test_offload_names_the_copy_a_remat_offload_puts_in_host_memory(capsys):
     assert "host memory: copy.1 (inserted: tanh.2 copied to host)" in out.splitlines()
 
 
+def test_check_says_when_nothing_is_moved_to_host(capsys):
+    """The same program with an offload policy whose names match no checkpoint_name: check said
+    "no host-offload error predicted", word for word what it says of the offload that works."""
+    code, out, _ = run(["check", str(DATA / "remat_offload_typo.hlo"), str(DATA / "remat_offload.hlo")], capsys)
+    assert code == 0
+    typo, works = (next(ln for ln in out.splitlines() if f"{name}.hlo:" in ln) for name in ("remat_offload_typo",
+                                                                                            "remat_offload"))
+    assert "nothing is moved to host memory" in typo and "no offloading remat policy took effect" in typo
+    assert "no host-offload error predicted;" in works and "nothing is moved" not in works
+
+
 # -- check DIR: findings first, one line for what was clean, XLA's side files counted ----------
 
 def test_a_dump_folder_s_side_files_are_skipped_and_counted_not_listed_as_logs(tmp_path, capsys):
