@@ -299,6 +299,14 @@ def test_the_html_e0102_card_shows_no_internal_field_names(tmp_path, capsys):
         assert internal not in html
 
 
+def test_the_explain_pages_count_says_what_it_counts(tmp_path, capsys):
+    """The verdict line read "errors found  2 · PATH": a bare number."""
+    for lang, words in (("en", "2 findings"), ("fa", "2 یافته")):
+        page = tmp_path / f"{lang}.html"
+        assert run(["explain", str(EXAMPLES / "tpu_job.log"), "--lang", lang, "--html", str(page)], capsys)[0] == 1
+        assert f'<span class="muted">{words} \u00b7 ' in page.read_text()
+
+
 def test_the_html_cards_label_their_rows_in_words_not_model_keys(tmp_path, capsys):
     """The Fields and Analysis tables name each row as a reader would (``expected size``), hide the
     parser's bookkeeping (``format``, ``variant``, ``start_kind``) as the text report does, and do not
