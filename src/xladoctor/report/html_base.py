@@ -28,9 +28,7 @@ RTL_LANGS = ("fa",)
 
 # Runs of printable ASCII inside Persian prose that contain a letter or digit:
 # ``NamedSharding(mesh, spec, memory_kind="pinned_host")``, ``jax/jaxlib``, ``E1200``.
-_LATIN_RUN = re.compile(r"[!-~](?:(?:[ -~]|\u060c(?= ?[!-~]))*[!-~])?")
-"""Printable ASCII, and a Persian comma between two Latin words: "(libtpu 0.0.42.1، jaxlib 0.10.2)"
-was isolated in two halves, and the page drew jaxlib's before libtpu's."""
+_LATIN_RUN = re.compile(r"[!-~](?:[ -~]*[!-~])?")
 _HAS_ALNUM = re.compile(r"[A-Za-z0-9]")
 
 
