@@ -3,6 +3,7 @@ line each, then a tally.  Reads the ``check --json`` document, so both tell the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..base.escape import escape_field
@@ -155,7 +156,7 @@ def _quiet_reason(f: dict[str, Any], lang: str) -> str:
     return label("check.quiet_module", lang, module=name, why=why)
 
 
-def _moves_anything(details: dict[str, Any]) -> bool:
+def _moves_anything(details: Mapping[str, Any]) -> bool:
     """Did the analysis see anything in host memory: a walk (a move to host, a host argument), a
     host position or a copy it inserts?"""
     return bool(details.get("walks") or details.get("host_positions") or details.get("inserted"))

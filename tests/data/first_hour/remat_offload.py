@@ -28,7 +28,8 @@ def loss_typo(w, x):
 
 for name, f in (("remat_offload", loss), ("remat_offload_typo", loss_typo)):
     lowered = jax.jit(jax.grad(f)).trace(jnp.ones((256, 256)), jnp.ones((16, 256))).lower(lowering_platforms=("tpu",))
-    open(f"{name}.hlo", "w").write(lowered.as_text("hlo"))
-    open(f"{name}.mlir", "w").write(lowered.as_text())
+    with open(f"{name}.hlo", "w") as hlo, open(f"{name}.mlir", "w") as mlir:
+        hlo.write(lowered.as_text("hlo"))
+        mlir.write(lowered.as_text())
 
 # Recorded with jax/jaxlib 0.10.2 on CPU: JAX_PLATFORMS=cpu python remat_offload.py
