@@ -114,3 +114,39 @@ def test_wrapping_never_splits_a_short_bracketed_list():
     for width in range(20, 60):
         lines = wrap_rtl(text, width)
         assert any("[1, 2, 0]" in line for line in lines), (width, lines)
+
+
+def test_wrapping_never_splits_a_latin_list_at_its_commas():
+    # explain --lang fa on the bundled tpu_job.log: the buffer note wrapped after "v4," and each
+    # row isolated its half, "(⁦v2, v3, v4⁩," then "⁦v5e, v5p, v6e⁩؛" (issue 38).
+    text = ("بافر: این طرح‌بندی، طرح‌بندی پیش‌فرض TPU برای این شکل است (v2, v3, v4, v5e, v5p, v6e؛ "
+            "get_default_layout در libtpu)، همان که بافری که بدون طرح‌بندی ساخته شود (device_put یا "
+            "بازیابی checkpoint) می‌گیرد")
+    gens = "v2, v3, v4, v5e, v5p, v6e"
+    for width in range(40, 100):
+        assert any(gens in line for line in wrap_rtl(text, width)), width
+        assert any(f"{LRI}{gens}{PDI}" in line for line in render_rtl(text, width, "logical")), width
+        assert any(gens in line for line in render_rtl(text, width, "visual")), width
+
+
+def test_a_long_latin_sentence_with_commas_still_wraps():
+    sentence = "Check failed: a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r, s, t, u, v, w"
+    lines = wrap_rtl("خطا: " + sentence + " رخ داد", 40)
+    assert all(display_width(line) <= 40 for line in lines), lines
+
+
+def test_a_bracket_pair_holding_persian_is_the_paragraphs():
+    # UAX #9's N0: "]" closes "[چیدمان ...]", so it is not part of the code after it.
+    out = logical_line("هشدار [چیدمان minor-to-major]: layout minor_to_major field")
+    assert f"{LRI}minor-to-major{PDI}]: {LRI}layout minor_to_major field{PDI}" in out
+
+
+def test_an_angle_bracketed_name_stays_with_its_location():
+    assert logical_line("<stdin>:2:11: هشدار").startswith(f"{RLM}{LRI}<stdin>:2:11{PDI}:")
+
+
+def test_a_parenthesis_opened_after_code_around_persian_is_the_paragraphs():
+    # check --lang fa's offload hint: "(" was drawn inside the command's isolate and ")" alone.
+    out = logical_line("جزئیات: xladoctor offload a.hlo  (--fix host|device همان فایل را ویرایش می‌کند)")
+    assert f"{LRI}xladoctor offload a.hlo{PDI}  ({LRI}--fix host|device{PDI} همان" in out
+    assert out.endswith("می‌کند)")

@@ -69,3 +69,21 @@ def test_explain_code_json(capsys):
     assert doc["schema_version"] == 1 and doc["mode"] == "code"
     assert doc["entry"]["code"] == "E1000" and doc["entry"]["aliases"] == ["E1002"]
     assert doc["entry"]["fixes"]
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_explain_list_keeps_json(lang, capsys):
+    """`explain --list --json` printed the text list: every command keeps --json (issue 38)."""
+    import json
+
+    from json_schema_check import schema_errors
+
+    assert main(["explain", "--list", "--lang", lang]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert main(["explain", "--list", "--json", "--lang", lang]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert schema_errors(doc, "explain_list") == []
+    assert (doc["mode"], doc["lang"]) == ("list", lang)
+    assert [c["code"] for c in doc["codes"]] == [line.split()[0] for line in lines]
+    assert {"code": "E1200", "name": "CompileTimeHostOffloadOutputLocationMismatch",
+            "title": "Host offload output mismatch"} in doc["codes"] or lang == "fa"

@@ -196,6 +196,43 @@ def test_check_fix_refuses_the_bundled_examples(capsys):
     assert run(["check", "--fix", "--examples"], capsys)[0] == 2
 
 
+def test_offload_fix_in_place_refuses_a_bundled_example_as_check_does(capsys):
+    """`check --examples` says `xladoctor offload EXAMPLE (--fix host|device edits it in place)`:
+    followed, it edited the installed package, and `check --examples` then found nothing."""
+    example = EXAMPLES / "e1200_offloaded_activation.hlo"
+    before = example.read_bytes()
+    try:
+        for argv in (["offload", str(example), "--fix", "host"], ["check", "--fix", str(example)]):
+            code, _, err = run(argv, capsys)
+            assert code == 2 and "copy the examples and fix the copies" in err, argv
+            assert example.read_bytes() == before
+    finally:  # a failing run edited the package: put the example back for the rest of the suite
+        if example.read_bytes() != before:
+            example.write_bytes(before)
+    code, out, _ = run(["offload", str(example), "--fix", "host", "--diff"], capsys)
+    assert code == 1 and "S(5)" in out and example.read_bytes() == before  # --diff writes nothing
+
+
+def test_offload_names_the_copy_a_remat_offload_puts_in_host_memory(capsys):
+    """A remat offload policy under grad, lowered for TPU (remat_offload.py beside it): the move to
+    host is read only by the move back, so HostOffloader inserts a copy to host.  The report said
+    "host memory: none" beside a trace that says "Offloading "tanh.2" to host"."""
+    code, out, _ = run(["offload", str(DATA / "remat_offload.hlo")], capsys)
+    assert code == 0
+    assert "host memory: copy.1 (inserted: tanh.2 copied to host)" in out.splitlines()
+
+
+def test_check_says_when_nothing_is_moved_to_host(capsys):
+    """The same program with an offload policy whose names match no checkpoint_name: check said
+    "no host-offload error predicted", word for word what it says of the offload that works."""
+    code, out, _ = run(["check", str(DATA / "remat_offload_typo.hlo"), str(DATA / "remat_offload.hlo")], capsys)
+    assert code == 0
+    typo, works = (next(ln for ln in out.splitlines() if f"{name}.hlo:" in ln) for name in ("remat_offload_typo",
+                                                                                            "remat_offload"))
+    assert "nothing is moved to host memory" in typo and "no offloading remat policy took effect" in typo
+    assert "no host-offload error predicted;" in works and "nothing is moved" not in works
+
+
 # -- check DIR: findings first, one line for what was clean, XLA's side files counted ----------
 
 def test_a_dump_folder_s_side_files_are_skipped_and_counted_not_listed_as_logs(tmp_path, capsys):
@@ -260,6 +297,14 @@ def test_the_html_e0102_card_shows_no_internal_field_names(tmp_path, capsys):
     assert "E0102" in html
     for internal in ("fixes_first", "replaces_fixes", "skips_fixes_with"):
         assert internal not in html
+
+
+def test_the_explain_pages_count_says_what_it_counts(tmp_path, capsys):
+    """The verdict line read "errors found  2 · PATH": a bare number."""
+    for lang, words in (("en", "2 findings"), ("fa", "2 یافته")):
+        page = tmp_path / f"{lang}.html"
+        assert run(["explain", str(EXAMPLES / "tpu_job.log"), "--lang", lang, "--html", str(page)], capsys)[0] == 1
+        assert f'<span class="muted">{words} \u00b7 ' in page.read_text()
 
 
 def test_the_html_cards_label_their_rows_in_words_not_model_keys(tmp_path, capsys):

@@ -147,6 +147,8 @@ INVOCATIONS: list[tuple[str, str, Argv, str]] = [
     ("explain-hlo-jax", "explain", lambda a: ["explain", str(a["jax_log"]), "--hlo", str(a["jax_hlo"])], "jax"),
     ("explain-code", "explain_code", lambda a: ["explain", "E1200"], ""),
     ("explain-code-draft-fa", "explain_code", lambda a: ["explain", "C0432", "--lang", "fa"], ""),
+    ("explain-list", "explain_list", lambda a: ["explain", "--list"], ""),
+    ("explain-list-fa", "explain_list", lambda a: ["explain", "--list", "--lang", "fa"], ""),
     ("inputs-shapes", "inputs", lambda a: ["inputs", str(a["dir"] / "shapes.txt"), "--supplied-shapes",
                                            str(a["dir"] / "shapes.txt")], ""),
     ("inputs-jax", "inputs", lambda a: ["inputs", str(a["jax_hlo"]), "--supplied", str(E1200_HLO)], "jax"),

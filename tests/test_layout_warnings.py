@@ -240,3 +240,32 @@ def test_check_without_full_warns_of_a_layout_on_the_next_line(tmp_path, capsys)
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr().out
     assert f"{path}:7:" in out and "E0002" in out
+
+
+def test_shape_says_its_layout_warning_in_persian(monkeypatch, capsys):
+    """Issue 38: the warning was English under --lang fa (no such option) and a Persian locale;
+    now it is ``finding.layout_line`` in the reader's language, XLA's message as XLA wrote it."""
+    from xladoctor.report.terminal_bidi import LRI, PDI, RLM
+
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(var, raising=False)
+    assert main(["shape", "f32[2,3]{0,0}", "--json"]) == 0
+    message = json.loads(capsys.readouterr().out)["layout_warnings"][0]["message"]
+    assert main(["shape", "f32[2,3]{0,0}", "--lang", "fa", "--bidi", "logical"]) == 0
+    err = capsys.readouterr().err
+    assert err == (f"{RLM}{LRI}<shape>:1:9{PDI}: هشدار: {LRI}E0002 InvalidArgument{PDI} [چیدمان "
+                   f"{LRI}minor-to-major{PDI}]: {LRI}{message}{PDI}\n")
+    monkeypatch.setenv("LANG", "fa_IR.UTF-8")  # no --lang: the locale's, on the path argparse never sees
+    assert main(["shape", "f32[2,3]{0,0}"]) == 0
+    assert capsys.readouterr().err == err
+
+
+def test_shape_in_persian_on_stdin_keeps_its_location_whole(monkeypatch, capsys):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"f32[4]{0}\n  f32[2,3]{0,0}\n")))
+    assert main(["shape", "-", "--lang", "fa", "--bidi", "visual"]) == 0
+    err = capsys.readouterr().err
+    # drawn for a terminal: the location at the right end, whole, XLA's words at the left
+    assert err.rstrip("\n").endswith(" :<stdin>:2:11") and err.startswith("layout minor_to_major")

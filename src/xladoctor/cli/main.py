@@ -255,7 +255,7 @@ def _interrupted(stop: KeyboardInterrupt) -> int:
 # the command, the name of its one positional argument, its flags without a value, and its other
 # options' defaults.  tests/test_startup.py checks that argparse gives the same namespace.
 PLAIN_COMMANDS: dict[str, tuple[str, tuple[str, ...], dict[str, object]]] = {
-    "shape": ("shape", ("--json",), {"tpu": None}),
+    "shape": ("shape", ("--json",), {"tpu": None, "lang": None, "bidi": "auto"}),
 }
 
 

@@ -15,15 +15,15 @@ TYPE_CHECKING = False  # not typing's: every --json run names its schema (issue 
 if TYPE_CHECKING:
     from typing import Any
 
-SCHEMA_NAMES = ("findings", "confirm", "check", "offload", "explain", "explain_code", "inputs", "shape", "hlo",
-                "relayout", "fleet", "jax_offload", "jax_inputs")
+SCHEMA_NAMES = ("findings", "confirm", "check", "offload", "explain", "explain_code", "explain_list", "inputs",
+                "shape", "hlo", "relayout", "fleet", "jax_offload", "jax_inputs")
 """``findings`` is the ``diagnostics`` document and ``confirm`` the ``--confirm`` object (parts of
 documents); ``jax_*`` are ``xladoctor.jax``'s reports' ``to_json()``; the others are the commands'
 ``--json`` documents."""
 
-COMMAND_SCHEMAS = {"check": ("check",), "shape": ("shape",), "hlo": ("hlo",), "explain": ("explain", "explain_code"),
+COMMAND_SCHEMAS = {"check": ("check",), "shape": ("shape",), "hlo": ("hlo",), "explain": ("explain", "explain_code", "explain_list"),
                    "offload": ("offload",), "fleet": ("fleet",), "inputs": ("inputs",), "relayout": ("relayout",)}
-"""Each command's ``--json`` documents (``explain``: a log scan and a code's entry); a test keeps it
+"""Each command's ``--json`` documents (``explain``: a log scan, a code's entry and the list of codes); a test keeps it
 equal to the commands that have ``--json``.  ``--format sarif`` follows the official SARIF 2.1.0 schema."""
 
 OFFLOAD_SCHEMA_VERSION = 2

@@ -39,6 +39,14 @@ def confirm(text: str, module: HloModule, result: HostOffloadResult, topology: s
         from ..base.labels import label
 
         doc = replace(doc, normalised=label("confirm.normalised_api_version", n=normalised))
+    if stablehlo is not None and doc.available:
+        from .api_version import unspecified_in_stablehlo
+
+        unspecified = unspecified_in_stablehlo(stablehlo)
+        if unspecified:  # compiled as given (jaxlib accepts it): said, not refused, not changed
+            from ..base.labels import label
+
+            doc = replace(doc, warning=label("confirm.stablehlo_api_version_unspecified", n=unspecified))
     return doc
 
 

@@ -73,6 +73,9 @@ class Confirmation:
     normalised: str | None = None
     """What was changed in the text before the compiler read it (torch_xla's ``api_version``,
     :mod:`.api_version`), in English; None when nothing was."""
+    warning: str | None = None
+    """What in the compiled input the reader should know of though the compiler took it (a
+    StableHLO custom call's ``api_version = 0``, :mod:`.api_version`), in English; None when nothing."""
 
     @staticmethod
     def unavailable(reason: str, install: str | None, platform: str | None, topology: str | None) -> Confirmation:
@@ -134,6 +137,8 @@ class Confirmation:
             doc["run"] = dict(self.run)
         if self.normalised is not None:
             doc["normalised"] = self.normalised
+        if self.warning is not None:
+            doc["warning"] = self.warning
         return doc
 
     @staticmethod
@@ -150,7 +155,7 @@ class Confirmation:
                             agree=data.get("agree"), predicted_for=data.get("predicted_for"),
                             judge=Judge.from_json(judge) if isinstance(judge, Mapping) else None,
                             run=data.get("run") if isinstance(data.get("run"), Mapping) else None,
-                            normalised=data.get("normalised"))
+                            normalised=data.get("normalised"), warning=data.get("warning"))
 
 
 class ConfirmObject(dict[str, Any]):

@@ -3,6 +3,7 @@ line each, then a tally.  Reads the ``check --json`` document, so both tell the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..base.escape import escape_field
@@ -144,11 +145,21 @@ def _quiet_reason(f: dict[str, Any], lang: str) -> str:
     name = label("check.module_size", lang, module=f["hlo"]["name"],
                  instructions=plural(f["hlo"]["instruction_count"], "check.instruction", "check.instructions", lang))
     why = label("check.compiled" if "note" in f else "check.none_predicted", lang)
-    companion = (f.get("offload") or {}).get("stablehlo")
+    off = f.get("offload")
+    if "note" not in f and off is not None and not _moves_anything(details_of(off)):
+        # said as xladoctor.jax says it: a remat policy whose names match nothing looked like a clean offload
+        why = label("check.nothing_moved", lang)
+    companion = (off or {}).get("stablehlo")
     if companion:  # which StableHLO the verdict used, on the quiet line too
         how = label("check.kinds_beside" if companion["found"] == "beside" else "check.kinds_option", lang)
         why += "; " + label("check.kinds_from", lang, path=companion_shown(companion, lang), how=how)
     return label("check.quiet_module", lang, module=name, why=why)
+
+
+def _moves_anything(details: Mapping[str, Any]) -> bool:
+    """Did the analysis see anything in host memory: a walk (a move to host, a host argument), a
+    host position or a copy it inserts?"""
+    return bool(details.get("walks") or details.get("host_positions") or details.get("inserted"))
 
 
 def companion_shown(companion: dict[str, Any], lang: str = "en") -> str:

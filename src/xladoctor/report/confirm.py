@@ -37,6 +37,8 @@ def confirm_lines(confirmation: Confirmation | None, indent: str = "", lang: str
              indent + "  " + label("confirm.compiler_says", lang, compiler=compiler, summary=v.summary(lang))]
     if c.normalised:  # what was changed before the compiler read the text (torch_xla's api_version)
         lines.insert(1, indent + "  " + label("confirm.normalised", lang, what=in_lang(c.normalised, lang)))
+    if c.warning:  # what the compiler took as given but the reader should know (a StableHLO's api_version 0)
+        lines.insert(1, indent + "  " + label("confirm.warning", lang, what=in_lang(c.warning, lang)))
     if c.judge is not None:
         lines.insert(1, indent + "  " + label("confirm.judge", lang, says=c.judge.says_in(c.topology or "", lang)))
     if v.kind == "crash" and v.check_line:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..base.labels import label
+from ..base.labels import label, plural
 from ..base.units import bytes_text
 from ..findings.model import Finding, Hop
 from .explain_text import HIDDEN_ANALYSIS
@@ -210,7 +210,8 @@ def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
     parts = []
     if findings:
         parts.append(f'<div class="verdict-line">{badge(label("html.verdict_found", lang), "bad")} '
-                     f'<span class="muted">{len(findings)} \u00b7 {ltr(doc.get("source"))}</span></div>')
+                     f'<span class="muted">{esc(plural(len(findings), "check.finding", "check.findings", lang))} \u00b7 '
+                     f'{ltr(doc.get("source"))}</span></div>')
     else:
         parts.append(f'<div class="verdict-line">{badge(label("html.verdict_clean", lang), "ok")}</div>'
                      f'<p class="clean">{lbl(lang, "html.no_log_findings")}</p>')

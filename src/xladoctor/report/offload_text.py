@@ -136,8 +136,12 @@ _LEGALIZE_LABELS = {"moved-down": "offload.legalize_moved_down", "moved-up": "of
 
 def _host_memory_lines(result: HostOffloadResult, lang: str) -> list[str]:
     """What ends in host memory, host compute, rewritten slices, dropped offloads, legalized copies, warnings."""
-    hp = ", ".join(n + (format_shape_index(i) if i else "") for n, i in result.host_positions)
-    out = [label("offload.host_memory", lang, names=hp or label("offload.nothing", lang))]
+    names = [n + (format_shape_index(i) if i else "") for n, i in result.host_positions]
+    # A copy to host the pass inserts (a move to host read only by a move back, as a remat offload
+    # policy lowers) is host memory too: "none" beside "Offloading tanh.2 to host" in the trace.
+    names += [label("offload.host_copy", lang, name=c.name, operand=c.operand) for c in result.inserted
+              if c.kind in ("copy-to-host", "output-copy-to-host") and c.name not in names]
+    out = [label("offload.host_memory", lang, names=", ".join(names) or label("offload.nothing", lang))]
     if result.host_compute:
         out.append(label("offload.host_compute", lang,
                          items=", ".join(f"{h.instruction} ({h.opcode})" for h in result.host_compute)))

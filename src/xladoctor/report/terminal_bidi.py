@@ -141,6 +141,9 @@ def _runs(line: str) -> list[tuple[str, str]]:
     return runs
 
 
+_PAIRED = "\"'`()[]{}<>"
+
+
 def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
     """Keep a closing bracket or quote with the left-to-right run that opened it.
 
@@ -166,6 +169,16 @@ def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
                     for i in range(start, k + 1):
                         if kinds[i] == "N":
                             resolved[i] = "L"
+                elif "R" in kinds[start + 1:k]:
+                    # A pair that holds right-to-left text is the paragraph's (UAX #9's N0), and so
+                    # are the neutrals now between it and the code around it: "[چیدمان minor-to-major]:
+                    # layout" kept "]" in the code's isolate, "OUT  (--fix host|device ... می‌کند)" its "(".
+                    for end, step in ((start, -1), (k, 1)):
+                        resolved[end] = "R"
+                        i = end + step
+                        while 0 <= i < len(line) and kinds[i] == "N" and line[i] not in _PAIRED:
+                            resolved[i] = "R"  # not a quote or bracket: the code's own pair keeps it
+                            i += step
                 elif start > 0 and resolved[start - 1] == "L" and resolved[start] == "L" and kinds[k] == "N":
                     resolved[k] = "L"
         elif ch in "\"'`":
@@ -177,8 +190,9 @@ def _attach_closers(line: str, kinds: list[str], resolved: list[str]) -> None:
                     resolved[k] = "L"
 
 
-_CODE_PREFIX = "-+/.`'\"$%@~#=:\\>([{"
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
+_CODE_PREFIX = "-+/.`'\"$%@~#=:\\>([{<"
+_OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+"""An opener joins the code after it only with its closer (``<stdin>:2:11``, ``(a)``)."""
 
 
 def _attach_prefixes(line: str, kinds: list[str], resolved: list[str]) -> None:
@@ -283,6 +297,9 @@ def wrap_rtl(text: str, width: int, indent: str = "") -> list[str]:
     # So is a call (``jax.device_put(x, compiled.input_formats[...])``) or a backquoted command:
     # split across lines, each half was reordered on its own line.
     text = _CODE_UNIT.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
+    # And a list of Latin names ("v2, v3, v4, v5e, v5p, v6e"): broken after a comma, each row
+    # isolated its half, and a terminal drew "v4," at one end of the row and "v5e" at the other.
+    text = _LATIN_LIST.sub(_unbroken_list, text)
     lines: list[str] = []
     for paragraph in text.split("\n"):
         wrapped = textwrap.wrap(paragraph, width=width, initial_indent=indent, subsequent_indent=indent,
@@ -298,6 +315,17 @@ _CODE_UNIT = re.compile(r"(?:\b\w+ = )?[A-Za-z_][\w.]*\((?:[^()\n]|\([^()\n]*\))
                         # reordered on its own row
                         r"|\bxladoctor [a-z]+(?: (?!\()[^\s\u0590-\u08ff]+)+"
                         r"|--[a-z][\w=.-]*(?: (?:-[a-z]\b|[A-Za-z][\w|]*(?![^\s)])))+")
+
+
+_LATIN_LIST = re.compile(r"(?<![\w.])[A-Za-z0-9_][A-Za-z0-9_.]*(?:[,\u060c] [A-Za-z0-9_][A-Za-z0-9_.]*)+(?![\w.])")
+_LONGEST_LIST = 60
+"""Longer comma-separated Latin text is prose (an English sentence quoted), which may wrap."""
+
+
+def _unbroken_list(m: re.Match[str]) -> str:
+    """A short Latin list with its spaces made non-breaking (wrapping never splits it)."""
+    found = m.group(0)
+    return found.replace(" ", "\u00a0") if len(found) <= _LONGEST_LIST else found
 
 
 def render_rtl(text: str, width: int, mode: str, indent: str = "") -> list[str]:

@@ -58,6 +58,17 @@ def refuse_overwriting_inputs(target: str, inputs: Iterable[str | None]) -> None
                              target, 1, 1)
 
 
+def refuse_fixing_an_example(path: str) -> None:
+    """Raise if ``path`` is one of the bundled examples: ``--fix`` in place would edit the installed
+    package, and ``check --examples`` would then find nothing (``check --fix --examples`` is
+    refused the same way).  ``-o OUT`` and ``--diff`` write nothing there."""
+    from ...base.errors import UsageError
+
+    examples = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))), "examples")
+    if os.path.dirname(os.path.realpath(path)) == examples:
+        raise UsageError("--fix edits files in place: copy the examples and fix the copies (or give -o OUT or --diff)")
+
+
 def refuse_fixing_compressed(path: str) -> None:
     """Raise if ``path`` is compressed (by its suffix or its first bytes): ``--fix`` in place writes
     the module as text, which would leave text under ``NAME.hlo.gz``, a file no reader of gzip

@@ -29,11 +29,12 @@ _ROUNDS = 16
 def fix_items(items: list[Item], opts: Options, unsafe: bool, lang: str, say: Any = None) -> int:
     """Fix every file of ``items`` in place; one line per fix on ``say`` (stdout), then a tally.
     Returns how many fixes were applied."""
-    from ._atomic import refuse_fixing_compressed
+    from ._atomic import refuse_fixing_an_example, refuse_fixing_compressed
 
     say = say or sys.stdout
     for it in items:  # every file first: nothing is written when one cannot be
         if it.status == "file" and it.graph is None:
+            refuse_fixing_an_example(it.path)
             refuse_fixing_compressed(it.path)
     fixed = 0
     lines: list[str] = []

@@ -81,16 +81,18 @@ def _spooled(found: list[Any]) -> Any:
     return default
 
 
-def for_reader(text: str, lang: str, bidi: str) -> str:
+def for_reader(text: str, lang: str, bidi: str, stream: Any = None) -> str:
     """A report of indented lines drawn for its reader: Persian in visual order (shaped, wrapped
-    to the terminal's width) on a terminal, isolated in logical order for files (``--bidi``)."""
+    to the terminal's width) on a terminal, isolated in logical order for files (``--bidi``).
+    ``stream`` is where it goes (stdout when None): stderr's lines are drawn for stderr's terminal."""
     if lang != "fa":
         return text
     from ...report.terminal_bidi import bidi_text
 
-    mode = bidi if bidi != "auto" else "visual" if sys.stdout.isatty() else "logical"
+    tty = (sys.stdout if stream is None else stream).isatty()
+    mode = bidi if bidi != "auto" else "visual" if tty else "logical"
     # On a terminal each line is wrapped to its width before it is reordered (explain's rule).
-    width = terminal_columns() if mode == "visual" and sys.stdout.isatty() else None
+    width = terminal_columns() if mode == "visual" and tty else None
     return bidi_text(text, mode, width)
 
 

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_env()
     target = args.target
     if args.list:
-        return _list_codes(lang, args.bidi)
+        return _list_codes(lang, args.bidi, args.json or args.format == "json")
     if target is None:
         raise UsageError(label("scan.no_target"))
     if _is_code_target(target):  # never an existing file: a module file is not taken for a code
@@ -136,10 +136,15 @@ def _write_html(out: str, doc: dict, target: str, hlo: str | None, lang: str) ->
     write_output(out, page, label("status.html_report", lang), [p for p in (target, hlo) if p], lang)
 
 
-def _list_codes(lang: str, bidi: str = "auto") -> int:
+def _list_codes(lang: str, bidi: str = "auto", as_json: bool = False) -> int:
     """``explain --list``: every code of the catalogue, one line each (code, name, title); a Persian
-    title is drawn for its reader (on a terminal, right to left), the code and name columns stay."""
+    title is drawn for its reader (on a terminal, right to left), the code and name columns stay.
+    With ``--json`` the same list as a document (docs/json.md, ``explain --list --json``)."""
     entries = list(load_catalogue())
+    if as_json:
+        codes = [{"code": e.code, "name": e.name, "title": e.describe(lang).title} for e in entries]
+        print_json({"command": "explain", "mode": "list", "lang": lang, "codes": codes}, schema="explain_list")
+        return 0
     width = max(len(e.name) for e in entries)
     for e in entries:
         title = e.describe(lang).title

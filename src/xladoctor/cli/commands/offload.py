@@ -25,6 +25,7 @@ from ...route.module_analysis import ModuleCheck, analyse_module, compiled_note,
 from ...route.options import Options
 from . import _confirm
 from ._atomic import (
+    refuse_fixing_an_example,
     refuse_fixing_compressed,
     refuse_if_changed,
     refuse_overwriting_inputs,
@@ -128,6 +129,7 @@ def _refuse_what_would_be_lost(args: argparse.Namespace) -> None:
             os.path.abspath(os.path.realpath(args.output)) == os.path.abspath(os.path.realpath(args.html)):
         raise UsageError("-o and --html name the same file: the second write would replace the first")
     if args.fix and not args.output and not args.diff:
+        refuse_fixing_an_example(args.file)
         refuse_fixing_compressed(args.file)
     read = [args.file, companion_path(args.file, args.stablehlo)]
     for out in (args.output, args.html):

@@ -47,6 +47,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--tpu", metavar="GEN", choices=tuple(TPU_GENERATIONS),
                    help=help_text(p, "cli.shape.tpu"))
+    from ...base.labels import LANGUAGES
+
+    p.add_argument("--lang", choices=LANGUAGES, default=None, help=help_text(p, "cli.shape.lang"))
+    p.add_argument("--bidi", choices=("auto", "visual", "logical"), default="auto",
+                   help=help_text(p, "cli.shape.bidi"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
             offset = len(line) - len(line.lstrip())
             try:
                 with located(text, "<stdin>"):
-                    reports.append(_warned(_with_tpu(shape, text, args.tpu), warnings, "<stdin>", lineno, offset))
+                    reports.append(_warned(_with_tpu(shape, text, args.tpu), warnings, args, "<stdin>", lineno,
+                                           offset))
             except InputError as e:  # located in the stripped line: put it on its line of stdin
                 raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
         if args.json:
@@ -72,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     shape, warnings = parse_shape_warned(args.shape, "<shape>")
     with located(args.shape, "<shape>"):
-        report = _warned(_with_tpu(shape, args.shape, args.tpu), warnings, "<shape>")
+        report = _warned(_with_tpu(shape, args.shape, args.tpu), warnings, args, "<shape>")
     if args.json:
         print_json({"command": "shape", **report}, schema="shape")
     else:
@@ -88,21 +94,26 @@ def _parse_line(text: str, line: str, lineno: int) -> tuple[Shape, tuple[LayoutW
         raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
 
 
-def _warned(report: dict[str, Any], warnings: tuple[LayoutWarning, ...], source: str, line: int = 1,
-            offset: int = 0) -> dict[str, Any]:
+def _warned(report: dict[str, Any], warnings: tuple[LayoutWarning, ...], args: argparse.Namespace, source: str,
+            line: int = 1, offset: int = 0) -> dict[str, Any]:
     """A layout jaxlib keeps and XLA's validation refuses, as ``hlo`` and ``offload`` say it: one
-    stderr line each (``SOURCE:LINE:COL: warning: E0002 ...``), and ``layout_warnings`` in the report
+    stderr line each (``SOURCE:LINE:COL: warning: E0002 ...``, in the reader's language, ``--lang``
+    else the locale's, XLA's message as XLA wrote it), and ``layout_warnings`` in the report
     (absent when there are none); the sizes are the default layout's, which the shape was read with."""
     if not warnings:
         return report
     import sys
 
     from ...base.escape import escape_field
+    from ...base.labels import language_from_env
     from ...findings.from_layout import CODE, NAME  # the finding's code and name: imported only here
+    from ._common import for_reader
 
+    lang = args.lang or language_from_env()
     for w in warnings:
-        print(label("finding.layout_line", source=source, line=line, column=w.column + offset, code=CODE, name=NAME,
-                    rule=w.rule, where="", message=escape_field(w.message)), file=sys.stderr)
+        said = label("finding.layout_line", lang, source=source, line=line, column=w.column + offset, code=CODE,
+                     name=NAME, rule=w.rule, where="", message=escape_field(w.message))
+        print(for_reader(said, lang, args.bidi, sys.stderr), file=sys.stderr)
     return {**report, "layout_warnings": [{"rule": w.rule, "line": line, "column": w.column + offset,
                                            "message": w.message} for w in warnings]}
 
