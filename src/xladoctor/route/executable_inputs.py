@@ -37,10 +37,13 @@ def route(expected: str, supplied: str | None, supplied_shapes: str | None, opti
           executable: str | None = None, replica: int | None = None, partition: int | None = None) -> Compared:
     """Compare ``expected`` (a path, ``-``: stdin) with ``supplied`` (a module) or ``supplied_shapes``
     (a shapes file); ``pair``: ``auto``, ``index`` or ``name``, as ``inputs --pair``."""
-    from .documents import inputs_report
+    from ..findings.from_inputs import inputs_findings
+    from ..findings.model import Report
 
     check, source, module = _compare(expected, supplied, supplied_shapes, pair, executable, replica, partition)
-    return Compared(check, source, module, inputs_report(check, source, module, options.lang))
+    report = Report("inputs", (source,) if source else (), inputs_findings(check, source, module, options.lang),
+                    options.lang)
+    return Compared(check, source, module, report)
 
 
 def _read(path: str) -> tuple[str, str]:

@@ -142,7 +142,10 @@ def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wan
     """What is kept of each entry, in ``items`` order; files in a process pool when there are several
     and ``jobs > 1`` (0: one per usable core).  Each entry is reduced as it arrives (:mod:`.folder_results`)."""
     from ..catalogue.fastscan import usable_cpus
-    from .dispatch import check_path, check_stdin, error_entry
+    from ..findings.details import SkippedInput
+    from ..findings.model import Report
+    from ..report.check_json import file_entry
+    from .dispatch import check_path, check_stdin, unread
     from .folder_results import keep
 
     jobs = jobs or usable_cpus()
@@ -150,12 +153,12 @@ def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wan
     todo = [i for i, it in enumerate(items) if it.status == "file"]
     for i, it in enumerate(items):
         if it.status == "skipped":
-            out[i] = keep({"path": it.path, "kind": "skipped", "note": it.note, "findings": 0,
-                           **({"companion_of": it.companion_of} if it.companion_of else {})}, want, i, spool)
+            skipped = Report("check", (it.path,), (), opts.lang, details=SkippedInput(it.note, it.companion_of))
+            out[i] = keep(file_entry(skipped), want, i, spool)
         elif it.status == "error":
-            out[i] = keep(error_entry(it.path, str(InputError(it.note, it.path, 1, 1))), want, i, spool)
+            out[i] = keep(file_entry(unread(it.path, str(InputError(it.note, it.path, 1, 1)), opts.lang)), want, i, spool)
         elif it.status == "stdin":
-            out[i] = keep(check_stdin(opts), want, i, spool)
+            out[i] = keep(file_entry(check_stdin(opts)), want, i, spool)
             progress.advance()
     if jobs > 1 and len(todo) > 1:
         from ..base.parallel import map_isolated
@@ -173,23 +176,25 @@ def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wan
             out[i] = kept
     else:
         for i in todo:
-            out[i] = keep(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo, items[i].graph),
-                          want, i, spool)
+            out[i] = keep(file_entry(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo,
+                                                items[i].graph)), want, i, spool)
             progress.advance()
     return [k for k in out if k is not None]
 
 
 def check_path_wire(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
                     graph: int | None = None) -> str:
-    """:func:`~xladoctor.route.dispatch.check_path` in a worker process: its entry as JSON text."""
+    """:func:`~xladoctor.route.dispatch.check_path` in a worker process: its Report's entry
+    (:func:`~xladoctor.report.check_json.file_entry`) as JSON text, the wire between processes."""
     from ..findings.wire import to_wire
+    from ..report.check_json import file_entry
     from .dispatch import check_path
 
-    return to_wire(check_path(path, explicit, opts, stablehlo, graph))
+    return to_wire(file_entry(check_path(path, explicit, opts, stablehlo, graph)))
 
 
 def _crashed_entry(args: tuple[str, bool, Options, str | None, int | None], why: str) -> dict[str, Any]:
-    from .dispatch import error_entry
+    from ..report.check_json import error_entry
 
     path = args[0]
     return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))

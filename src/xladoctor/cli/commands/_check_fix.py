@@ -18,7 +18,7 @@ from ...base.escape import escape_field
 from ...base.labels import label, plural
 
 if TYPE_CHECKING:
-    from ...findings.model import Finding, Fix
+    from ...findings.model import Finding, Fix, Report
     from ...route.folder import Item
     from ...route.options import Options
 
@@ -79,11 +79,11 @@ def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, u
     for _ in range(_ROUNDS):
         if not diff:
             text = decode_text(*read_path(path))  # the text this round's check reads
-            entry = check_path(path, explicit, opts, stablehlo)
+            report = check_path(path, explicit, opts, stablehlo)
         else:
-            entry = check_path(path, explicit, opts, stablehlo) if text is None else _check_text(
+            report = check_path(path, explicit, opts, stablehlo) if text is None else _check_text(
                 text, path, opts, stablehlo)
-        finding = next(iter(_e1200(entry)), None)
+        finding = next(iter(_e1200(report)), None)
         fix = _chosen(finding, unsafe) if finding is not None else None
         if finding is None or fix is None:
             break
@@ -109,7 +109,7 @@ def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, u
     return done
 
 
-def _check_text(text: str, path: str, opts: Options, stablehlo: str | None) -> dict[str, Any]:
+def _check_text(text: str, path: str, opts: Options, stablehlo: str | None) -> Report:
     """``check_path`` on ``text`` as if it were ``path``'s contents (``--diff``'s later rounds)."""
     import io
 
@@ -118,15 +118,14 @@ def _check_text(text: str, path: str, opts: Options, stablehlo: str | None) -> d
     return check_stream(io.BytesIO(text.encode("utf-8")), path, opts, None, stablehlo)
 
 
-def _e1200(entry: dict[str, Any]) -> list[Finding]:
+def _e1200(report: Report) -> list[Finding]:
+    """The module's predicted E1200s (none for a log, an unread file, a module without a verdict)."""
+    from ...findings.details import ModuleDetails
     from ...findings.model import FindingKind
-    from ...findings.wire import report_of
 
-    if entry.get("kind") != "hlo" or not isinstance(entry.get("offload"), dict):
+    if not isinstance(report.details, ModuleDetails) or report.details.offload is None:
         return []
-    report = report_of(entry["offload"]["diagnostics"])
-    found = report.findings if report is not None else ()
-    return [f for f in found if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
+    return [f for f in report.findings if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
 
 
 def _chosen(finding: Finding, unsafe: bool) -> Fix | None:

@@ -141,9 +141,9 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
     """``explain MODULE.hlo`` is ``check MODULE.hlo``: a module holds no XLA message to explain, it
     is analysed (it said "no XLA error found", exit 0, where check predicts E1200)."""
     from ...findings.schema_files import CHECK_SCHEMA_VERSION
+    from ...report.check_json import check_document, file_entry
     from ...report.check_text import render_text
     from ...route.dispatch import check_path
-    from ...route.documents import check_document
     from ...route.options import Options
 
     lang = args.lang or language_from_env()
@@ -151,11 +151,11 @@ def _check_module(target: str, args: argparse.Namespace) -> int:
         from ._atomic import refuse_overwriting_inputs
 
         refuse_overwriting_inputs(args.html, [target])
-    entry = check_path(target, True, Options(lang=lang, parallel_logs=True))
-    doc = check_document([entry], lang)[0]
-    if entry["kind"] == "error":
-        print(entry["error"], file=sys.stderr)
+    report = check_path(target, True, Options(lang=lang, parallel_logs=True))
+    if report.input_errors:
+        print(report.input_errors[0], file=sys.stderr)
         return 2
+    doc = check_document([file_entry(report)], lang)[0]
     if args.html:
         from ...report.html import render_check_html
         from ._atomic import write_output

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 
 from ...base.labels import LANGUAGES, label, language_from_env
+from ...report.inputs_json import inputs_document
 from ...report.inputs_text import inputs_text
-from ...route.documents import inputs_document
 from ...route.executable_inputs import route
 from ...route.options import Options
 from ._atomic import refuse_overwriting_inputs, write_output

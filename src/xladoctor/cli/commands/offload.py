@@ -19,8 +19,8 @@ from ...base.labels import (
 from ...findings.schema_files import OFFLOAD_SCHEMA_VERSION
 from ...ir.shape import format_shape_index
 from ...offload import fix_device, fix_host
+from ...report.offload_json import offload_document
 from ...report.offload_text import layout_text, offload_text
-from ...route.documents import offload_document
 from ...route.hlo_text import analyse_file, companion_path
 from ...route.module_analysis import ModuleCheck, analyse_module, compiled_note, parse_hlo
 from ...route.options import Options
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     result, fixes, origin, confirmed = mc.result, mc.fixes, mc.provenance, mc.confirm
     _confirm.note_if_unavailable(confirmed, lang)
     # The document is built once, after the verdict is set: the page and --json both view it.
-    doc = offload_document(mc, lang) if args.html or args.json else None
+    doc = offload_document(mc.details(), mc.report("offload", lang)) if args.html or args.json else None
     if args.html:
         assert doc is not None
         _write_html(args, doc, lang)
