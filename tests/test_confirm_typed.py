@@ -42,7 +42,7 @@ def test_the_document_carries_the_typed_result_and_the_views_read_it(lang, monke
     mc = _checked(Verdict("e1200", start="tuple.1", topology="v5e:2x2"), judge)
     expected = confirm_lines(mc.confirm.in_lang(lang), "   ", lang)
     monkeypatch.setattr(Confirmation, "from_json", staticmethod(_no_reading))
-    doc = offload_document(mc.details(), mc.report("offload", lang))
+    doc = offload_document(mc.report("offload", lang), mc.details())
     confirm = doc["confirm"]
     assert isinstance(confirm, ConfirmObject) and confirm.confirmation == mc.confirm.in_lang(lang)
     assert dict(confirm) == mc.confirm.in_lang(lang).to_json()
@@ -54,7 +54,7 @@ def test_the_document_carries_the_typed_result_and_the_views_read_it(lang, monke
 
 def test_across_a_process_the_json_is_read_once_into_the_same_value():
     mc = _checked(Verdict("compiles", topology="v5e:2x2"))
-    doc = offload_document(mc.details(), mc.report("offload"))
+    doc = offload_document(mc.report("offload"), mc.details())
     back = wire.from_wire(wire.to_wire(doc))
     assert isinstance(back["confirm"], ConfirmObject) and not isinstance(back["confirm"], type(None))
     assert back["confirm"].confirmation.to_json() == doc["confirm"].confirmation.to_json() == dict(doc["confirm"])

@@ -19,10 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..catalogue.scanner import LogMatch
+    from ..inputs.compare import InputCheck
+    from ..ir.module import HloModule
     from ..offload.fixes import FixSuggestion
     from ..offload.result import HostOffloadResult
     from ..oracle.confirmation import Confirmation
+    from ..syntax.companion import Companion
     from ..triage.provenance import Provenance
+    from .model import Finding, Report
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,19 @@ class OffloadDetails:
     """The companion read with the module (``Options.companion_json``), or None."""
     memory_kinds: dict[str, Any] | None = None
     confirm: Confirmation | None = None
+    module: HloModule | None = None
+    """The module analysed (``offload``'s text draws it; its fix starts from it)."""
+    text: str | None = None
+    """The module as read (the graph chosen of a tensors file): what ``--fix`` edits."""
+    companion: Companion | None = None
+    """The StableHLO read with it (its text gives the memory kinds), or None."""
+    undecidable: Finding | None = None
+    """NO VERDICT: the warning that replaces the verdict when the memory kinds are not known."""
+
+    @property
+    def applies(self) -> bool:
+        """False for a compiled module: XLA's HostOffloader already ran on it (no finding)."""
+        return self.provenance.stage != "compiled"
 
 
 @dataclass(frozen=True)
@@ -90,6 +107,23 @@ class SkippedInput:
     companion_of: str | None = None
 
 
-Details = ModuleDetails | TriagedModule | ScannedLog | SkippedInput
-"""A per-input Report's ``details`` (an input that could not be read has none: its
-``input_errors`` say why)."""
+@dataclass(frozen=True)
+class ComparedInputs:
+    """``inputs``: the comparison of an executable's parameters with the buffers supplied, and the
+    expected side's module when it is HLO (the findings' lines name its instructions)."""
+
+    check: InputCheck
+    module: HloModule | None = None
+
+
+def offload_of(report: Report) -> OffloadDetails:
+    """``offload``'s details of ``report`` (what its route, ``route.hlo_text.analyse_file``, attached)."""
+    details = report.details
+    if not isinstance(details, OffloadDetails):
+        raise TypeError(f"{report.command}: not the Report of an analysed module")
+    return details
+
+
+Details = OffloadDetails | ComparedInputs | ModuleDetails | TriagedModule | ScannedLog | SkippedInput
+"""A Report's ``details``: ``offload``'s, ``inputs``', or one of ``check``'s inputs (an input that could not be
+read has none: its ``input_errors`` say why)."""

@@ -77,7 +77,7 @@ def _module_entry(path: str, module: ModuleDetails, report: Report) -> dict[str,
         assert module.offload is not None
         entry["memory_kinds"] = module.memory_kinds
         entry["findings"] = module.count
-        offload = offload_document(module.offload, report)
+        offload = offload_document(report, module.offload)
         if module.offload.confirm is not None:
             entry["confirm"] = offload["confirm"]  # the same object, in the check's language
         entry["offload"] = offload

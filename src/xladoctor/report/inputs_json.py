@@ -21,6 +21,17 @@ def _padding_json(rows: Iterable[DimensionPadding]) -> list[dict[str, Any]]:
              "physical_position": p.physical_position, "combined": p.combined} for p in rows]
 
 
+def compared_document(report: Report) -> dict[str, Any]:
+    """The ``inputs`` document of ``inputs``' Report (its details the comparison)."""
+    from ..findings.details import ComparedInputs
+
+    details = report.details
+    if not isinstance(details, ComparedInputs):
+        raise TypeError(f"{report.command}: not the Report of an input comparison")
+    return inputs_document(details.check, report.inputs[0] if report.inputs else None, details.module, report.lang,
+                           report)
+
+
 def inputs_document(check: InputCheck, source: str | None = None, module: HloModule | None = None,
                     lang: str = "en", report: Report | None = None) -> dict[str, Any]:
     """The ``inputs`` JSON document body (see docs/json.md); ``source``/``module`` name and hold the

@@ -16,10 +16,14 @@ if TYPE_CHECKING:
     from ..findings.model import Report
 
 
-def offload_document(offload: OffloadDetails, report: Report) -> dict[str, Any]:
+def offload_document(report: Report, offload: OffloadDetails | None = None) -> dict[str, Any]:
     """The ``offload --json`` document body of ``report`` (its findings, in its language) and
-    ``offload``, the analysis they were made from."""
+    ``offload``, the analysis they were made from (default: the Report's own details, as
+    ``offload``'s route attaches them; ``check`` gives its module's)."""
+    from ..findings.details import offload_of
     from ..findings.model import Report
+
+    offload = offload or offload_of(report)
     from ..findings.wire import typed
     from ..offload.report import details_json
 

@@ -183,29 +183,15 @@ def triaged(source: str, name: str, compiled: bool, cpu: Provenance | None = Non
     return Report("check", (source,), (), lang, details=TriagedModule(name, compiled, note, cpu, graph))
 
 
-@dataclass
-class AnalysedFile:
-    """What ``offload`` shows of one module file: its text as read (the graph chosen), the module,
-    the StableHLO companion the verdict used, and the analysis with the real compiler's verdict."""
-
-    text: str
-    source: str
-    module: HloModule
-    companion: Companion | None
-    check: ModuleCheck
-
-    @property
-    def stablehlo(self) -> str | None:
-        return self.companion.text if self.companion else None
-
-
 def analyse_file(path: str, options: Options, stablehlo_path: str | None = None, graph: int | None = None,
-                 editing: bool = False, seed: int = 0) -> AnalysedFile:
+                 editing: bool = False, seed: int = 0) -> Report:
     """``offload``'s route of one file: read (``-``: stdin), the graph chosen of a tensors file
     (``editing``: the file is to be fixed in place), parsed, paired with its StableHLO (the
     resolver ``check`` uses: the file ``stablehlo_path`` names, else ``NAME.mlir`` beside, if it is
     this program's), analysed; a module whose memory kinds the text does not give gets no verdict
-    (:func:`mark_undecidable`), and no compile with ``--confirm`` (``options.confirm_topology``)."""
+    (:func:`mark_undecidable`), and no compile with ``--confirm`` (``options.confirm_topology``).
+    The Report's details (:class:`~xladoctor.findings.details.OffloadDetails`) hold the module, the
+    text as read and its companion, which the text view draws and ``--fix`` starts from."""
     from ..base.files import read_path
     from ..syntax.companion import resolve
     from ..syntax.tensors_file import select_graph
@@ -229,7 +215,17 @@ def analyse_file(path: str, options: Options, stablehlo_path: str | None = None,
 
         mc.confirm = confirm(text, module, mc.result, options.confirm_topology, stablehlo, options.platform,
                              options.confirm_run is not None, seed)
-    return AnalysedFile(text, source, module, companion, mc)
+    return offload_report(mc, text, companion)
+
+
+def offload_report(mc: ModuleCheck, text: str, companion: Companion | None) -> Report:
+    """``offload``'s Report of an analysed module: its findings in the options' language, and the
+    analysis with the module, its text and companion as its details."""
+    from dataclasses import replace
+
+    lang = mc.options.lang
+    details = replace(mc.details(), module=mc.module, text=text, companion=companion, undecidable=mc.undecidable)
+    return Report("offload", (mc.source or "",), mc.findings(lang), lang, details=details)
 
 
 def companion_path(path: str, stablehlo_path: str | None = None) -> str | None:

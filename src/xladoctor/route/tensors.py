@@ -9,7 +9,7 @@ import os
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..base.files import decode_text
-from ..findings.details import ScannedLog, SkippedInput
+from ..findings.details import ModuleDetails, TriagedModule
 from ..findings.model import Report
 from .options import Options
 
@@ -43,7 +43,7 @@ def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> Re
         if not t.analyse:
             return triaged(source, t.module_name, False, graph=saved.to_json(count))
     report = check_hlo(module_text, source, opts)
-    assert report.details is not None and not isinstance(report.details, (ScannedLog, SkippedInput))
+    assert isinstance(report.details, (ModuleDetails, TriagedModule))
     return replace(report, details=replace(report.details, graph=saved.to_json(count)))
 
 
