@@ -42,7 +42,8 @@ def route(target: str, options: Options, hlo: str | None = None) -> Report:
     """``explain FILE``'s route: the scan of ``target`` (``-``: stdin) as its Report, the findings
     made once (``findings.from_log``); ``hlo`` names a module whose host-offload analysis is
     attached to the E1200s (``--hlo``).  The Report's ``analysis`` is the scan
-    (:class:`~xladoctor.route.log_report.LogScan`): its raw matches carry that analysis, and the
+    (:class:`~xladoctor.route.log_report.ExplainedLog`), its details the same scan
+    (:class:`~xladoctor.findings.details.ScannedLog`): its raw matches carry that analysis, and the
     messages past the distinct-error limit, which the views draw."""
     from ..catalogue.logscan import scan_file
     from .log_report import log_report

@@ -83,10 +83,10 @@ def run(args: argparse.Namespace) -> int:
 
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str) -> int:
     # lazy: scanning pulls in more modules than explaining a code
+    from ...findings.details import ScannedLog
     from ...report.explain_json import SCAN_SCHEMA_VERSION, scan_document
     from ...report.explain_text import draw_findings, not_shown_text
     from ...route.log import route
-    from ...route.log_report import LogScan
     from ...route.options import Options
     from ._common import refuse_stdin_twice
 
@@ -96,9 +96,9 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
 
         refuse_overwriting_inputs(args.html, [target, args.hlo])
     report = route(target, Options(lang=lang), args.hlo)  # the findings, made once
-    scan = report.analysis
-    assert isinstance(scan, LogScan)
-    matches, source = scan.matches, scan.source
+    scan = report.details
+    assert isinstance(scan, ScannedLog)
+    matches, source = list(scan.matches), report.inputs[0]
     doc = scan_document(matches, source, lang, scan.not_shown, report) \
         if args.json or getattr(args, "html", None) else None
     if doc is not None and getattr(args, "html", None):
