@@ -108,6 +108,14 @@ class SkippedInput:
 
 
 @dataclass(frozen=True)
+class ModuleSummary:
+    """``hlo``: what a module holds at a glance (:func:`xladoctor.triage.hlo_summary.summarize`,
+    with its StableHLO companion's memory kinds and the companion itself under ``stablehlo``)."""
+
+    summary: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class ComparedInputs:
     """``inputs``: the comparison of an executable's parameters with the buffers supplied, and the
     expected side's module when it is HLO (the findings' lines name its instructions)."""
@@ -124,6 +132,6 @@ def offload_of(report: Report) -> OffloadDetails:
     return details
 
 
-Details = OffloadDetails | ComparedInputs | ModuleDetails | TriagedModule | ScannedLog | SkippedInput
-"""A Report's ``details``: ``offload``'s, ``inputs``', or one of ``check``'s inputs (an input that could not be
+Details = OffloadDetails | ComparedInputs | ModuleSummary | ModuleDetails | TriagedModule | ScannedLog | SkippedInput
+"""A Report's ``details``: ``offload``'s, ``inputs``', ``hlo``'s, or one of ``check``'s inputs (an input that could not be
 read has none: its ``input_errors`` say why)."""

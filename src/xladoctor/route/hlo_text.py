@@ -10,7 +10,6 @@ graph goes through here too, as the module it holds (:mod:`.tensors`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..base.files import decode_text, located
@@ -247,20 +246,12 @@ def mark_undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
         mc.undecidable = undecided(kinds, source, lang)[1]
 
 
-@dataclass(frozen=True)
-class Summary:
-    """What ``hlo`` shows of one module: its summary and the parser's layout warnings."""
-
-    source: str
-    summary: dict[str, Any]
-    warnings: tuple[Any, ...]
-    """The layout warnings (:func:`xladoctor.findings.from_layout.layout_findings`), in English."""
-
-
-def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None = None) -> Summary:
+def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None = None) -> Report:
     """``hlo``'s route: the module's summary and layout warnings; with the same program's StableHLO
     beside it (or named), its memory kinds go into the entry layout shown, so ``hlo`` shows the
-    host values the verdicts use (the resolver ``offload`` and ``check`` use)."""
+    host values the verdicts use (the resolver ``offload`` and ``check`` use).  The Report's findings
+    are the layout warnings (in English), its details the summary
+    (:class:`~xladoctor.findings.details.ModuleSummary`)."""
     from ..base.files import read_path
     from ..findings.from_layout import layout_findings
     from ..syntax.companion import resolve
@@ -278,4 +269,6 @@ def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None =
     with located(text, source):
         summary = summarize(module)
     summary["stablehlo"] = companion.to_json() if companion is not None else None
-    return Summary(source, summary, layout_findings(module, source))
+    from ..findings.details import ModuleSummary
+
+    return Report("hlo", (source,), layout_findings(module, source), details=ModuleSummary(summary))
