@@ -130,3 +130,28 @@ def test_fix_rounds_take_each_e1200_until_none_is_left(tmp_path, unsafe):
         path.write_text(step.after)  # what the command writes (atomically) before the next round
         rounds.append(step)
     assert rounds and not check_path(str(path), True, Options()).findings_of("E1200")
+
+
+def test_a_bug_drawing_one_entry_costs_only_that_file(tmp_path, monkeypatch, capsys):
+    """As a bug in an analysis (tests/test_check_dirs.py), a bug in the entry's view is that file's
+    internal error (exit 2), and the other files are checked and reported."""
+    from xladoctor.cli.main import main
+    from xladoctor.report import check_json
+
+    shutil.copy(E1200, tmp_path / "a.hlo")
+    shutil.copy(LOG, tmp_path / "b.log")
+    real = check_json.file_entry
+
+    def failing(report):
+        if report.inputs[0].endswith("a.hlo"):
+            raise ZeroDivisionError("simulated bug")
+        return real(report)
+
+    monkeypatch.setattr(check_json, "file_entry", failing)
+    assert main(["check", str(tmp_path), "--jobs", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert "internal error while checking this file: ZeroDivisionError: simulated bug" in err
+    from xladoctor.route.dispatch import check_path
+
+    logged = _codes(check_path(str(LOG), True, Options()).findings)
+    assert "b.log" in out and all(code in out for code in logged)
