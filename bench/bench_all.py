@@ -165,7 +165,9 @@ def _check_child(n: int, repeat: int, base: int) -> dict:
         base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         opts = Options()
         seconds = _best(lambda: check_path(path, True, opts), repeat)
-        assert check_path(path, True, opts)["parsed"] is False
+        from xladoctor.findings.details import TriagedModule
+
+        assert isinstance(check_path(path, True, opts).details, TriagedModule)  # not parsed
         size = os.path.getsize(path)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"seconds": seconds, "cpu_seconds": _CPU[0], "peak_mib": peak / 1024, "extra_mib": (peak - base) / 1024,

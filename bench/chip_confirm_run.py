@@ -7,7 +7,7 @@ had been compiled compile-only, never run on a chip.  Two steps:
     python bench/chip_confirm_run.py run CASES_DIR OUT.jsonl --budget 400   # on the machine with the chip
 
 ``make`` writes, for every ``tests/data/offload/*.hlo`` with an E1200 predicted, the module and
-both fixes in their HLO-text form (``commands._fix.fixed_text``, what ``offload --fix`` writes),
+both fixes in their HLO-text form (``route.fix.fixed_text``, what ``offload --fix`` writes),
 the bundled examples, and the first clean scenarios.  ``run`` judges each case as
 ``xladoctor offload CASE --confirm --run`` does (:func:`xladoctor.oracle.confirm.confirm` with
 ``run=True``: one worker holding the chip, replaced after a crash, halt or timeout), one JSON line
@@ -41,7 +41,7 @@ def _analyse(text: str, source: str) -> Any:
 
 def make(cases: str) -> int:
     """The cases as files: ``NAME.hlo`` (as written), ``NAME.fix-host.hlo``, ``NAME.fix-device.hlo``."""
-    from xladoctor.cli.commands._fix import fixed_text
+    from xladoctor.route.fix import fixed_text
     from xladoctor.offload import fix_device, fix_host
 
     os.makedirs(cases, exist_ok=True)

@@ -209,7 +209,7 @@ def _removed(original: str, fixed: str) -> list[str]:
 
 def run_fixes(text: str, outcome: Any) -> Any:
     """fix -> parse -> the same module but the fixed outputs; the file's line endings and other bytes kept."""
-    from xladoctor.cli.commands._fix import fixed_text
+    from xladoctor.route.fix import fixed_text
     from xladoctor.base.errors import InputError
     from xladoctor.offload import fix_device, fix_host
     from xladoctor.route.module_analysis import analyse_module, parse_hlo

@@ -101,6 +101,7 @@ def _entry_prediction(entry: dict[str, Any], module: Any) -> Prediction | None:
 def run_program(prog: Any, worker: Any, folder: str) -> ProgramRecord:
     from xladoctor.jax.lowering import lower_program
     from xladoctor.jax.offload_check import check_lowered
+    from xladoctor.report.check_json import file_entry
     from xladoctor.route.dispatch import check_path
     from xladoctor.route.folder import expand
     from xladoctor.route.hlo_text import check_hlo
@@ -131,12 +132,13 @@ def run_program(prog: Any, worker: Any, folder: str) -> ProgramRecord:
     with open(os.path.join(sub, stem + ".mlir"), "w") as f:
         f.write(mlir)
     opts = Options()
-    entries = [check_path(it.path, it.explicit, opts, it.stablehlo) for it in expand([sub]) if it.status == "file"]
+    entries = [file_entry(check_path(it.path, it.explicit, opts, it.stablehlo)) for it in expand([sub])
+               if it.status == "file"]
     pred = _entry_prediction(entries[0], module) if len(entries) == 1 else Prediction("xla_error", message="files")
     rec.routes["check_pair"] = _judge(pred or Prediction("undecidable"), verdict)
     if rec.routes["check_pair"].predicted == rec.routes["offload_pair"].predicted:  # same prediction: same name
         rec.routes["check_pair"] = rec.routes["offload_pair"]
-    bare = check_hlo(hlo, stem + ".hlo")
+    bare = file_entry(check_hlo(hlo, stem + ".hlo"))
     pred = _entry_prediction(bare, module)
     rec.routes["check_bare"] = RouteResult("undecidable", "undecidable") if pred is None else _judge(pred, verdict)
     return rec

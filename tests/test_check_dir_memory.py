@@ -15,6 +15,7 @@ import tracemalloc
 import pytest
 
 from xladoctor.cli.main import main
+from xladoctor.report.check_json import file_entry
 from xladoctor.route.dispatch import check_path
 from xladoctor.route.folder import check_items as _check_all
 from xladoctor.route.folder import expand
@@ -52,7 +53,7 @@ def _held(folder, keep_whole: bool) -> int:
     tracemalloc.start()
     try:
         if keep_whole:  # what check kept before: every file's whole document
-            kept = [check_path(it.path, False, OPTS) for it in items]
+            kept = [file_entry(check_path(it.path, False, OPTS)) for it in items]
         else:
             kept = _check_all(items, OPTS, 1, _Quiet(), Wanted(text=True, json=True, html=False), spool)
         gc.collect()
@@ -76,12 +77,12 @@ def test_check_dir_keeps_little_of_each_file(tmp_path, module_text):
 def test_check_dir_json_is_the_document_of_the_whole_entries(tmp_path, module_text, capsys):
     from xladoctor.cli.commands._common import print_json
     from xladoctor.findings.schema_files import CHECK_SCHEMA_VERSION
-    from xladoctor.route.documents import check_diagnostics
+    from xladoctor.report.check_json import check_diagnostics
 
     folder = _folder(tmp_path, module_text, 4)
     assert main(["check", str(folder), "--json", "--jobs", "1"]) == 0
     written = capsys.readouterr().out
-    entries = [check_path(it.path, False, OPTS) for it in expand([str(folder)])]
+    entries = [file_entry(check_path(it.path, False, OPTS)) for it in expand([str(folder)])]
     doc = {"command": "check", "files": entries, "findings": sum(f["findings"] for f in entries),
            "input_errors": 0, "diagnostics": check_diagnostics(entries, "en")}
     print_json(doc, CHECK_SCHEMA_VERSION, "check")  # the whole document as one string, as before

@@ -18,6 +18,7 @@ from log_corpus import write_log
 from xladoctor.catalogue.fastscan import BLOCK, scan_stream
 from xladoctor.catalogue.logscan import scan_file
 from xladoctor.catalogue.scanner import LogScanner
+from xladoctor.report.check_json import file_entry
 from xladoctor.route.dispatch import check_path, check_stream
 from xladoctor.route.options import Options
 
@@ -52,7 +53,7 @@ def test_check_log_needs_no_more_memory_than_explain(log):
     kept: list = []
     check = _peak(lambda: check_path(str(log), True, OPTS), kept)
     assert check < explain + SLACK, (check, explain, log.stat().st_size)
-    entry = kept[0]
+    entry = file_entry(kept[0])
     assert entry["kind"] == "log" and entry["findings"] == len(entry["explain"]["diagnostics"]["findings"]) > 0
 
 

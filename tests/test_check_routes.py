@@ -100,11 +100,12 @@ def test_stablehlo_option_names_the_companion_of_one_file(tmp_path):
 
 def test_a_module_that_says_its_kinds_keeps_its_verdict(tmp_path):
     """Hand-written HLO and compiler dumps (tiled entry layouts) are not JAX lowerings without kinds."""
+    from xladoctor.report.check_json import file_entry
     from xladoctor.route.hlo_text import check_hlo
 
     example = os.path.join(ROOT, "src", "xladoctor", "examples", "e1200_offloaded_activation.hlo")
     with open(example) as f:
-        entry = check_hlo(f.read(), example)
+        entry = file_entry(check_hlo(f.read(), example))
     assert entry["memory_kinds"]["source"] == "module" and entry["offload"]["details"]["outcome"] == "E1200"
 
 

@@ -132,10 +132,11 @@ def test_hlo_shows_the_memory_kinds_of_the_stablehlo_beside_it(tmp_path, lowered
 
 
 def test_the_python_api_resolves_the_same_companion(tmp_path, lowered):
+    from xladoctor.report.check_json import file_entry
     from xladoctor.route.hlo_text import check_hlo
 
     hlo = _pair(tmp_path, lowered["e1200"], lowered["e1200"].as_text())
-    entry = check_hlo(hlo.read_text(), str(hlo))
+    entry = file_entry(check_hlo(hlo.read_text(), str(hlo)))
     assert entry["memory_kinds"]["source"] == "stablehlo" and entry["offload"]["details"]["outcome"] == "E1200"
     assert entry["offload"]["stablehlo"]["found"] == "beside"
 

@@ -69,13 +69,14 @@ def test_a_symlinked_companion_is_read_and_named_by_every_command(tmp_path, lowe
 
 
 def test_the_python_api_reads_a_symlinked_companion(tmp_path, lowered):
+    from xladoctor.report.check_json import file_entry
     from xladoctor.route.hlo_text import check_hlo
 
     hlo = _module(tmp_path, lowered)
     real = tmp_path / "elsewhere" / "lowering.mlir"
     real.write_text(lowered["e1200"].as_text())
     (tmp_path / "job" / "step.mlir").symlink_to(real)
-    entry = check_hlo(hlo.read_text(), str(hlo))
+    entry = file_entry(check_hlo(hlo.read_text(), str(hlo)))
     assert entry["offload"]["details"]["outcome"] == "E1200" and entry["offload"]["stablehlo"]["link_to"] == str(real)
 
 

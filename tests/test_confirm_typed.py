@@ -15,7 +15,7 @@ from xladoctor.oracle.comparison import Prediction, compare, prediction_of
 from xladoctor.oracle.confirmation import Confirmation, ConfirmObject, Judge, confirmation_of
 from xladoctor.oracle.verdict import Verdict
 from xladoctor.report.confirm import confirm_lines
-from xladoctor.route.documents import offload_document
+from xladoctor.report.offload_json import offload_document
 from xladoctor.route.module_analysis import analyse_module, parse_hlo
 from xladoctor.route.options import Options
 
@@ -42,7 +42,7 @@ def test_the_document_carries_the_typed_result_and_the_views_read_it(lang, monke
     mc = _checked(Verdict("e1200", start="tuple.1", topology="v5e:2x2"), judge)
     expected = confirm_lines(mc.confirm.in_lang(lang), "   ", lang)
     monkeypatch.setattr(Confirmation, "from_json", staticmethod(_no_reading))
-    doc = offload_document(mc, lang)
+    doc = offload_document(mc.report("offload", lang), mc.details())
     confirm = doc["confirm"]
     assert isinstance(confirm, ConfirmObject) and confirm.confirmation == mc.confirm.in_lang(lang)
     assert dict(confirm) == mc.confirm.in_lang(lang).to_json()
@@ -54,7 +54,7 @@ def test_the_document_carries_the_typed_result_and_the_views_read_it(lang, monke
 
 def test_across_a_process_the_json_is_read_once_into_the_same_value():
     mc = _checked(Verdict("compiles", topology="v5e:2x2"))
-    doc = offload_document(mc)
+    doc = offload_document(mc.report("offload"), mc.details())
     back = wire.from_wire(wire.to_wire(doc))
     assert isinstance(back["confirm"], ConfirmObject) and not isinstance(back["confirm"], type(None))
     assert back["confirm"].confirmation.to_json() == doc["confirm"].confirmation.to_json() == dict(doc["confirm"])

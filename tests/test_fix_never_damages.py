@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from hlo_corpus import CORPUS, generated_hlo
-from xladoctor.cli.commands._fix import fixed_text
 from xladoctor.offload import fix_device, fix_host
+from xladoctor.route.fix import fixed_text
 from xladoctor.route.module_analysis import analyse_module, parse_hlo
 from xladoctor.syntax.hlo_printer import print_module
 
@@ -99,7 +99,7 @@ def test_trailing_white_space_and_an_unterminated_last_line_stay(tmp_path):
 
 
 def test_edits_that_would_damage_the_module_are_not_used(monkeypatch):
-    from xladoctor.cli.commands import _fix
+    from xladoctor.route import fix as _fix
 
     text = FIXABLE[0].read_text()
     module = parse_hlo(text, "m")
@@ -113,7 +113,7 @@ def test_edits_that_would_damage_the_module_are_not_used(monkeypatch):
 def test_a_fix_no_text_reads_back_as_is_refused(monkeypatch):
     import xladoctor.route.module_analysis
     from xladoctor.base.errors import InputError
-    from xladoctor.cli.commands import _fix
+    from xladoctor.route import fix as _fix
 
     text = FIXABLE[0].read_text()
     module = parse_hlo(text, "m")

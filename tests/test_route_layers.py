@@ -155,7 +155,9 @@ def test_check_file_goes_down_each_layer_once_then_up_through_report_only():
     assert trace.layers >= {"front", "route", "renderers", "findings", "analyses", "syntax", "ir", "base"}
     modules = {m for m, _ in trace.calls}
     assert {"xladoctor.route.folder", "xladoctor.route.dispatch", "xladoctor.route.hlo_text",
-            "xladoctor.route.module_analysis", "xladoctor.route.documents"} <= modules
+            "xladoctor.route.module_analysis"} <= modules
+    # the route returns the Report; the file's entry and its offload document are drawn in report/
+    assert {"xladoctor.report.check_json", "xladoctor.report.offload_json"} <= modules
     assert "xladoctor.route.log" not in modules  # a tensors file is told apart by its first bytes only:
     assert {f for m, f in trace.calls if m == "xladoctor.route.tensors"} == {"graph_items"}
     # the command: route, then the view, and the Report's exit code; nothing else

@@ -20,10 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from ..ir.instruction import SourceLocation
 from .source_line import SourceLine, distinct_lines
+
+if TYPE_CHECKING:
+    from .details import Details
 
 __all__ = ["JSON", "Finding", "FindingKind", "Fix", "FixKind", "Hop", "Location", "Origin", "Report",
            "ReportAnalysis", "Severity", "SourceLine", "SourceLocation", "freeze_json"]
@@ -337,6 +340,9 @@ class Report:
     """One-line ``file:line:col: message`` texts."""
     analysis: ReportAnalysis | None = field(default=None, compare=False, repr=False)
     """The in-process route's own result and views; None for a report rebuilt from JSON."""
+    details: Details | None = field(default=None, compare=False, repr=False)
+    """What the route read and decided beyond the findings (:mod:`.details`: a module's summary and
+    analysis, a log's matches), which ``report/`` draws the documents from; None across a process."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "inputs", tuple(self.inputs))

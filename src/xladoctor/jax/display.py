@@ -58,7 +58,7 @@ def _with_python_fixes(doc: dict[str, Any], report: Report) -> dict[str, Any]:
 
 def inputs_document(report: Report) -> dict[str, Any]:
     """The ``inputs`` command document of the executable's leaves (docs/json.md ``## inputs``)."""
-    from ..route.documents import inputs_document  # the one builder of that document
+    from ..report.inputs_json import inputs_document  # the one builder of that document
 
     # Leaf paths are the parameters' names (``args[0]['w']``), as the text report gives them.  Each
     # leaf's own device_put line is in the diagnostics' fixes, which the page draws its fixes from.

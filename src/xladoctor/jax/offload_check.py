@@ -151,7 +151,8 @@ class ProgramCheck:
     def diagnostics(self, lang: str = "en") -> Report:
         """The same findings ``xladoctor offload`` gives for this program's HLO (the one adapter),
         located in the lowered module (``path`` None: it is in memory), without the program's
-        facts: the ``diagnostics`` of the JSON documents."""
+        facts: the ``diagnostics`` of the JSON documents.  Its details are ``offload``'s route's
+        (:class:`~xladoctor.findings.details.OffloadDetails`, the lowered module with them)."""
         if self.result is None or self.program is None:
             return Report("check_offload", (), (), lang)
         from ..route.module_analysis import analysis_of
@@ -159,7 +160,8 @@ class ProgramCheck:
         names = [r.name or "" for r in self.program.signature.results] or None
         mc = analysis_of(self.program.module, self.result, None, names)
         mc.confirm = self.confirm_document()
-        return Report("check_offload", (), mc.findings(lang), lang)
+        return Report("check_offload", (), mc.findings(lang), lang,
+                      details=replace(mc.details(), module=self.program.module))
 
     def confirm_document(self) -> Confirmation | None:
         """The confirmation as ``offload --confirm`` has it (docs/json.md), ``judge`` and ``run``
@@ -178,10 +180,11 @@ class ProgramCheck:
     def report(self) -> Report:
         """The one report type, this check attached: its findings are :meth:`diagnostics`', each
         E1200 with the program's facts (``fields["jax"]``) and both fixes as the program's code."""
-        found = self.diagnostics().findings
+        diagnostics = self.diagnostics()
+        found = diagnostics.findings
         if self.result is not None and self.program is not None:
             found = _with_program_facts(found, self.program, self.result, self.target)
-        return Report("check_offload", (), found, "en", analysis=self)
+        return Report("check_offload", (), found, "en", analysis=self, details=diagnostics.details)
 
 
 OffloadReport = Report

@@ -9,9 +9,27 @@ from typing import Any
 from ..base.escape import escape_field
 from ..base.labels import label
 from ..base.units import bytes_text
-from ..findings.model import Finding
+from ..findings.model import Finding, Report
 from ..ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from .finding_text import layout_warning
+
+
+def summary_text(report: Report) -> str:
+    """``hlo``'s text of its Report: the layout warnings (its findings), then the summary."""
+    return hlo_text(_summary_of(report), report.findings)
+
+
+def summary_document(report: Report) -> dict[str, Any]:
+    """``hlo --json``'s document body (docs/json.md ``## hlo``): the summary as it is."""
+    return {"command": "hlo", **_summary_of(report)}
+
+
+def _summary_of(report: Report) -> dict[str, Any]:
+    from ..findings.details import ModuleSummary
+
+    if not isinstance(report.details, ModuleSummary):
+        raise TypeError(f"{report.command}: not the Report of a module's summary")
+    return report.details.summary
 
 
 def hlo_text(summary: dict[str, Any], warnings: tuple[Finding, ...] = ()) -> str:

@@ -10,7 +10,18 @@ from ..base.escape import escape_field
 from ..base.labels import label
 
 if TYPE_CHECKING:
+    from ..findings.model import Report
     from ..inputs.compare import InputCheck
+
+
+def compared_text(report: Report) -> str:
+    """``inputs``' text of its Report (its details the comparison), in the Report's language."""
+    from ..findings.details import ComparedInputs
+
+    details = report.details
+    if not isinstance(details, ComparedInputs):
+        raise TypeError(f"{report.command}: not the Report of an input comparison")
+    return inputs_text(details.check, report.lang)
 
 
 def inputs_text(check: InputCheck, lang: str = "en") -> str:

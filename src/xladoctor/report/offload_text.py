@@ -20,7 +20,7 @@ from ..base.labels import (
     plural,
 )
 from ..findings.from_offload import offload_findings
-from ..findings.model import Finding, FindingKind
+from ..findings.model import Finding, FindingKind, Report
 from ..ir.module import HloModule
 from ..ir.shape import format_shape_index
 from ..offload.fixes import FixSuggestion
@@ -32,6 +32,23 @@ if TYPE_CHECKING:
     from ..oracle.confirmation import Confirmation
     from ..syntax.companion import Companion
     from ..triage.provenance import Provenance
+
+
+def offload_report_text(report: Report, trace: bool) -> str:
+    """``offload``'s text of its Report: with no verdict (the memory kinds unknown), ``check``'s
+    NO VERDICT line word for word; else :func:`offload_text`, a compiled module with its note."""
+    from ..base.escape import escape_field
+    from ..findings.details import offload_of
+
+    details = offload_of(report)
+    assert details.module is not None
+    source = escape_field(report.inputs[0])
+    if details.undecidable is not None and details.applies:
+        return layout_text(report.findings, report.lang) + f"{source}: {details.undecidable.message}\n"
+    # route.module_analysis.compiled_note's words: English, as the JSON documents' note
+    compiled = None if details.applies else label("status.compiled_module")
+    return offload_text(source, details.module, details.result, list(details.fixes), report.findings, trace,
+                        report.lang, details.companion, details.provenance, compiled, details.confirm)
 
 
 def offload_text(source: str, module: HloModule, result: HostOffloadResult, fixes: list[FixSuggestion],

@@ -12,7 +12,10 @@ The layer between the analyses and the commands; every route takes ``route.optio
 * :mod:`.folder`: many of these (a folder walked, files named), in a process pool (``-j``),
   what is kept of each in :mod:`.folder_results`; :mod:`.fleet`: many jobs, locally or on Dask.
 
-What every HLO route shares: :mod:`.module_analysis` (one module analysed) and
-:mod:`.documents` (the JSON documents, written once from the Report).  A JAX function or
-executable takes the same analysis from ``xladoctor.jax`` (the front that lowers it).
+Every route returns a :class:`~xladoctor.findings.model.Report` (its findings, its inputs and
+input errors, its typed details); the JSON documents are drawn from it once, in ``report/``
+(``check_json``, ``offload_json``, ``inputs_json``).  What every HLO route shares:
+:mod:`.module_analysis` (one module analysed) and :mod:`.fix` (``--fix``: a Report's fix applied
+to the text as written, parsed back, analysed again).  A JAX function or executable takes the
+same analysis from ``xladoctor.jax`` (the front that lowers it).
 """

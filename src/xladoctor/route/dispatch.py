@@ -1,7 +1,7 @@
 """Which route an input takes: one file or stream read, its kind sniffed from its first bytes
 (compressed, a PyTorch/XLA tensors file, an HLO module, else a log), and handed to that kind's
-route (:mod:`.tensors`, :mod:`.hlo_text`, :mod:`.log`); never raising for a bad file, whose
-entry says what went wrong.  A folder's files come here one by one (:mod:`.folder`), and
+route (:mod:`.tensors`, :mod:`.hlo_text`, :mod:`.log`), which returns its Report; never raising
+for a bad file, whose Report's ``input_errors`` say what went wrong.  A folder's files come here one by one (:mod:`.folder`), and
 ``fleet``'s (:mod:`.fleet`).
 """
 
@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, BinaryIO, cast
+from typing import BinaryIO, cast
 
 from ..base.collector import collect
 from ..base.errors import InputError
+from ..findings.model import Report
 from .options import Options
 
 _SNIFF_BYTES = 64 << 10
@@ -117,7 +118,7 @@ def is_module_file(target: str) -> bool:
 
 
 def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None,
-                 stablehlo: str | None = None, sniff: bool = True, graph: int | None = None) -> dict[str, Any]:
+                 stablehlo: str | None = None, sniff: bool = True, graph: int | None = None) -> Report:
     """Check one input: an HLO module is read whole (triaged, then analysed); anything else is a log, streamed.
 
     ``path`` names a regular file the log scan may reopen (to use every core on a big log);
@@ -156,7 +157,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
 
 
 def _check_wide(f: BinaryIO, head: bytes, source: str, opts: Options, encoding: str,
-                graph: int | None) -> dict[str, Any]:
+                graph: int | None) -> Report:
     """A UTF-16/32 input (its byte-order mark first): a log is scanned as its UTF-8 text, streamed;
     a module or a tensors file is refused as ``hlo`` and ``offload`` refuse it (XLA reads UTF-8).
     Read as UTF-8 bytes, a UTF-16 log's messages matched nothing and ``check`` called it clean."""
@@ -174,19 +175,19 @@ def _check_wide(f: BinaryIO, head: bytes, source: str, opts: Options, encoding: 
 
 
 def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
-               graph: int | None = None) -> dict[str, Any]:
-    """Check one file; never raises: whatever goes wrong becomes this file's ``error`` entry.
+               graph: int | None = None) -> Report:
+    """Check one file; never raises: whatever goes wrong becomes this file's input error.
 
     The module is freed before the next file is read: the IR is cyclic (parent pointers) and is
     built with the collector paused, so without a collection here the last module is still in
     memory, as garbage, while the next one is parsed (issue 20: two modules at the peak)."""
-    entry = _check_path(path, explicit, opts, stablehlo, graph)
+    report = _check_path(path, explicit, opts, stablehlo, graph)
     collect()
-    return entry
+    return report
 
 
 def _check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
-                graph: int | None = None) -> dict[str, Any]:
+                graph: int | None = None) -> Report:
     from ..base.files import (
         check_readable_kind,
         compression_of,
@@ -206,21 +207,22 @@ def _check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None 
         with os.fdopen(fd, "rb", buffering=0) as f:
             return check_stream(f, path, opts, path if kind == "regular" else None, stablehlo, graph=graph)
     except InputError as err:
-        return error_entry(path, str(err))
+        return unread(path, str(err), opts.lang)
     except OSError as e:
-        return error_entry(path, str(InputError(f"cannot read file: {e.strerror or e}", path, 1, 1)))
+        return unread(path, str(InputError(f"cannot read file: {e.strerror or e}", path, 1, 1)), opts.lang)
     except Exception as e:  # a bug in one analysis must not cost the other files their results
-        return error_entry(path, f"{path}:1:1: internal error while checking this file: {type(e).__name__}: {e} "
-                                  "(a bug in xladoctor; the other files were checked)")
+        return unread(path, f"{path}:1:1: internal error while checking this file: {type(e).__name__}: {e} "
+                                  "(a bug in xladoctor; the other files were checked)", opts.lang)
 
 
-def check_stdin(opts: Options) -> dict[str, Any]:
-    """Check stdin, streamed like any input; an unreadable one becomes its ``error`` entry."""
+def check_stdin(opts: Options) -> Report:
+    """Check stdin, streamed like any input; an unreadable one becomes its input error."""
     try:
         return check_stream(sys.stdin.buffer, "<stdin>", opts)
     except InputError as err:
-        return error_entry("<stdin>", str(err))
+        return unread("<stdin>", str(err), opts.lang)
 
 
-def error_entry(path: str, error: str) -> dict[str, Any]:
-    return {"path": path, "kind": "error", "error": error, "findings": 0}
+def unread(path: str, error: str, lang: str = "en") -> Report:
+    """The Report of an input that could not be read or checked: ``error`` is its one line."""
+    return Report("check", (path,), (), lang, (error,))

@@ -6,7 +6,6 @@ side another compile's entry layout or one shape per line; every mismatching par
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..base.errors import UsageError, located
@@ -22,25 +21,19 @@ if TYPE_CHECKING:
     from ..ir.module import HloModule
 
 
-@dataclass(frozen=True)
-class Compared:
-    """One comparison: the check, the expected side's name and (when it is HLO) its module, for
-    the findings' lines, and its Report (whose exit code is the command's)."""
-
-    check: InputCheck
-    source: str
-    module: HloModule | None
-    report: Report
-
-
 def route(expected: str, supplied: str | None, supplied_shapes: str | None, options: Options, pair: str = "auto",
-          executable: str | None = None, replica: int | None = None, partition: int | None = None) -> Compared:
+          executable: str | None = None, replica: int | None = None, partition: int | None = None) -> Report:
     """Compare ``expected`` (a path, ``-``: stdin) with ``supplied`` (a module) or ``supplied_shapes``
-    (a shapes file); ``pair``: ``auto``, ``index`` or ``name``, as ``inputs --pair``."""
-    from .documents import inputs_report
+    (a shapes file); ``pair``: ``auto``, ``index`` or ``name``, as ``inputs --pair``.  The Report's
+    findings are the mismatches (E0102), its details the comparison
+    (:class:`~xladoctor.findings.details.ComparedInputs`), its inputs the expected side."""
+    from ..findings.details import ComparedInputs
+    from ..findings.from_inputs import inputs_findings
+    from ..findings.model import Report
 
     check, source, module = _compare(expected, supplied, supplied_shapes, pair, executable, replica, partition)
-    return Compared(check, source, module, inputs_report(check, source, module, options.lang))
+    return Report("inputs", (source,) if source else (), inputs_findings(check, source, module, options.lang),
+                  options.lang, details=ComparedInputs(check, module))
 
 
 def _read(path: str) -> tuple[str, str]:

@@ -279,27 +279,24 @@ def scan_one(path: str, job: str, rule: str = "shipped") -> FileSummary:
     opts = Options(rule=rule, lang="en")
     try:
         with _open(path) as f:
-            entry = check_stream(f, path, opts)
+            report = check_stream(f, path, opts)
     except Exception as e:  # one bad file is one error line, never the end of the run
         from ..base.errors import InputError
 
         msg = str(e) if isinstance(e, InputError) else f"{path}:1:1: cannot check: {type(e).__name__}: {e}"
         return FileSummary(path, job, "error", error=msg)
-    summary = FileSummary(path, job, entry["kind"])
-    if entry["kind"] == "log":
-        from ..findings.wire import report_of
+    from ..findings.details import ModuleDetails, ScannedLog
 
-        doc = entry["explain"]
-        report = report_of(doc["diagnostics"])  # the log's typed report, made in this process
-        if report is None:
-            raise TypeError(f"{path}: the log's document carries no typed report")
+    details = report.details
+    summary = FileSummary(path, job, "log" if isinstance(details, ScannedLog) else "hlo")
+    if isinstance(details, ScannedLog):
         summary.sightings = [Sighting(f.code, f.name, f.count, f.location.line, f.message) for f in report.findings]
-        summary.not_shown = (doc.get("not_shown") or {}).get("messages", 0)
-    elif entry.get("offload"):
-        errors = (entry["offload"].get("details") or {}).get("errors")  # the analysis' E1200 records
+        summary.not_shown = sum(details.not_shown.values())
+    elif isinstance(details, ModuleDetails) and details.offload is not None:
+        errors = details.offload.result.errors  # the analysis' E1200s
         if errors:
             summary.sightings.append(Sighting("E1200", "CompileTimeHostOffloadOutputLocationMismatch",
-                                              len(errors), None, errors[0].get("message") or ""))
+                                              len(errors), None, errors[0].full_message or ""))
     return summary
 
 

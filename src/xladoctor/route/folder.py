@@ -18,6 +18,7 @@ from ..base.errors import InputError
 from ..base.labels import label
 
 if TYPE_CHECKING:
+    from ..findings.model import Report
     from .folder_results import JsonSpool, Kept, Wanted
     from .options import Options
 
@@ -142,7 +143,9 @@ def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wan
     """What is kept of each entry, in ``items`` order; files in a process pool when there are several
     and ``jobs > 1`` (0: one per usable core).  Each entry is reduced as it arrives (:mod:`.folder_results`)."""
     from ..catalogue.fastscan import usable_cpus
-    from .dispatch import check_path, check_stdin, error_entry
+    from ..findings.details import SkippedInput
+    from ..findings.model import Report
+    from .dispatch import check_path, check_stdin, unread
     from .folder_results import keep
 
     jobs = jobs or usable_cpus()
@@ -150,12 +153,12 @@ def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wan
     todo = [i for i, it in enumerate(items) if it.status == "file"]
     for i, it in enumerate(items):
         if it.status == "skipped":
-            out[i] = keep({"path": it.path, "kind": "skipped", "note": it.note, "findings": 0,
-                           **({"companion_of": it.companion_of} if it.companion_of else {})}, want, i, spool)
+            skipped = Report("check", (it.path,), (), opts.lang, details=SkippedInput(it.note, it.companion_of))
+            out[i] = keep(entry_of(skipped), want, i, spool)
         elif it.status == "error":
-            out[i] = keep(error_entry(it.path, str(InputError(it.note, it.path, 1, 1))), want, i, spool)
+            out[i] = keep(entry_of(unread(it.path, str(InputError(it.note, it.path, 1, 1)), opts.lang)), want, i, spool)
         elif it.status == "stdin":
-            out[i] = keep(check_stdin(opts), want, i, spool)
+            out[i] = keep(entry_of(check_stdin(opts)), want, i, spool)
             progress.advance()
     if jobs > 1 and len(todo) > 1:
         from ..base.parallel import map_isolated
@@ -173,23 +176,38 @@ def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wan
             out[i] = kept
     else:
         for i in todo:
-            out[i] = keep(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo, items[i].graph),
-                          want, i, spool)
+            out[i] = keep(entry_of(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo,
+                                              items[i].graph)), want, i, spool)
             progress.advance()
     return [k for k in out if k is not None]
 
 
 def check_path_wire(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
                     graph: int | None = None) -> str:
-    """:func:`~xladoctor.route.dispatch.check_path` in a worker process: its entry as JSON text."""
+    """:func:`~xladoctor.route.dispatch.check_path` in a worker process: its Report's entry
+    (:func:`~xladoctor.report.check_json.file_entry`) as JSON text, the wire between processes."""
     from ..findings.wire import to_wire
     from .dispatch import check_path
 
-    return to_wire(check_path(path, explicit, opts, stablehlo, graph))
+    return to_wire(entry_of(check_path(path, explicit, opts, stablehlo, graph)))
+
+
+def entry_of(report: Report) -> dict[str, Any]:
+    """``check``'s entry of one input's Report (:func:`~xladoctor.report.check_json.file_entry`);
+    a bug in drawing it costs that file its entry, never the other files theirs (as a bug in
+    its analysis, :func:`~xladoctor.route.dispatch.check_path`)."""
+    from ..report.check_json import error_entry, file_entry
+
+    try:
+        return file_entry(report)
+    except Exception as e:
+        path = report.inputs[0] if report.inputs else "<input>"
+        return error_entry(path, f"{path}:1:1: internal error while checking this file: {type(e).__name__}: {e} "
+                                 "(a bug in xladoctor; the other files were checked)")
 
 
 def _crashed_entry(args: tuple[str, bool, Options, str | None, int | None], why: str) -> dict[str, Any]:
-    from .dispatch import error_entry
+    from ..report.check_json import error_entry
 
     path = args[0]
     return error_entry(path, label("status.worker_crashed", args[2].lang, path=path, why=why))

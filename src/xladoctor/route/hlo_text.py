@@ -1,6 +1,6 @@
 """The route of an HLO module's text, with or without its StableHLO companion.
 
-From the bytes to the entry ``check`` reports (:func:`route_stream`: triaged from its bytes,
+From the bytes to the Report ``check`` draws its entry from (:func:`route_stream`: triaged from its bytes,
 decoded, parsed, paired with its companion by :mod:`xladoctor.syntax.companion`, its memory kinds
 decided (:mod:`.memory_kinds`), analysed (:mod:`.module_analysis`), judged by the real compiler
 with ``--confirm``), and the same steps for ``offload`` (:func:`analyse_file`) and ``hlo``
@@ -10,11 +10,11 @@ graph goes through here too, as the module it holds (:mod:`.tensors`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..base.errors import located
 from ..base.files import decode_text
+from ..findings.model import Report
 from .options import Options
 
 if TYPE_CHECKING:
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from .module_analysis import ModuleCheck
 
 
-def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, stablehlo: str | None = None) -> dict[str, Any]:
-    """``check``'s entry for an HLO module read from ``f`` (``head``: its first bytes, already read):
+def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, stablehlo: str | None = None) -> Report:
+    """``check``'s Report of an HLO module read from ``f`` (``head``: its first bytes, already read):
     read whole into one buffer and triaged from its bytes before any decoding
     (:mod:`xladoctor.triage.hlo_triage`); a module no analysis applies to is neither decoded nor parsed."""
     data = read_rest(f, head, source)
@@ -37,7 +37,7 @@ def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, stablehlo
 
         t = triage(data, compiled)
         if not t.analyse and not (not compiled and _kindless_jax(head, source)):
-            return triaged_entry(source, t.module_name, compiled, _cpu_provenance(head, source), opts.lang)
+            return triaged(source, t.module_name, compiled, _cpu_provenance(head, source), opts.lang)
     text = decode_text(bytes(data) if isinstance(data, bytearray) else data, source)
     del data
     if text.startswith("\ufeff"):  # a BOM is not HLO; sniffing skipped it, so does the parse
@@ -75,7 +75,7 @@ def _cpu_provenance(head: bytes, source: str) -> Provenance | None:
 
 
 def check_hlo(text: str, source: str, options: Options | None = None,
-              stablehlo_path: str | None = None) -> dict[str, Any]:
+              stablehlo_path: str | None = None) -> Report:
     """Check one module; ``stablehlo_path`` names the same program's StableHLO (``--stablehlo``,
     or the ``NAME.mlir``/``NAME.stablehlo`` beside ``NAME.hlo``), which gives the memory kinds;
     the findings' titles and fix texts are in ``options.lang`` (``check --lang``)."""
@@ -92,61 +92,47 @@ def check_hlo(text: str, source: str, options: Options | None = None,
 
 
 def _check_module(module: HloModule, text: str, source: str, options: Options,
-                  stablehlo: str | None = None) -> dict[str, Any]:
-    """The ``offload`` command's steps (:mod:`.module_analysis`) on one module, after its summary."""
+                  stablehlo: str | None = None) -> Report:
+    """The ``offload`` command's steps (:mod:`.module_analysis`) on one module, after its summary:
+    the module's Report, its :class:`~xladoctor.findings.details.ModuleDetails` what the entry shows."""
+    from ..findings.details import ModuleDetails
     from ..triage.hlo_summary import summarize
     from ..triage.provenance import detect as detect_provenance
-    from .documents import offload_document
     from .memory_kinds import memory_kinds_of
     from .module_analysis import analyse_module, compiled_note
 
     origin = detect_provenance(text, None if source == "<stdin>" else source)
-    entry: dict[str, Any] = {"path": source, "kind": "hlo", "hlo": summarize(module), "provenance": origin.to_json()}
-    if origin.stage == "compiled":
-        entry["note"] = compiled_note()
-        entry["findings"] = 0
-        return entry
+    summary = summarize(module)
     lang = options.lang
+    if origin.stage == "compiled":
+        return Report("check", (source,), (), lang, details=ModuleDetails("compiled", summary, origin, 0, compiled_note()))
     kinds = memory_kinds_of(module, options.stablehlo_path, source)
-    entry["memory_kinds"] = kinds.to_json()
     if not kinds.known:
-        return _undecidable(entry, kinds, source, lang)
+        # No verdict: the text does not say which memory the outputs and arguments are in.  One
+        # finding (a warning, exit 1), never a confident ``ok`` or E1200; ``--confirm`` is not run
+        # (compiling the same kind-less text would only "confirm" the guess).
+        note, finding = undecided(kinds, source, lang)
+        return Report("check", (source,), (finding,), lang,
+                      details=ModuleDetails("undecidable", summary, origin, 1, note, kinds.to_json()))
     # With --confirm, the prediction is for the confirming compiler (XLA:GPU for a GPU --topology).
     options = options.for_platform()
     mc = analyse_module(module, text, source, options, stablehlo, provenance=origin)
-    # The StableHLO beside an as_text("hlo") module can show a CPU lowering (the analysis adds
-    # that to the provenance): the entry carries it, and with it the note (file or folder alike).
-    entry["provenance"] = mc.provenance.to_json()
     result = mc.result
     # the parser's layout warnings are findings of the document too (E0002): counted, so the text's
     # tally and its quiet line agree with the diagnostics and the exit code
-    entry["findings"] = len(result.errors) + len(result.failures) + len(module.layout_warnings)
+    count = len(result.errors) + len(result.failures) + len(module.layout_warnings)
     if options.confirm_topology is not None:
         from ..oracle.confirm import confirm, is_error
 
-        entry["confirm"] = mc.confirm = confirm(text, module, result, options.confirm_topology, stablehlo,
-                                                 options.platform, run=options.confirm_run is not None,
-                                                 seed=options.confirm_run or 0)
-        if not entry["findings"] and is_error(mc.confirm):
-            entry["findings"] = 1  # the real compiler rejects what we did not predict
-    entry["offload"] = offload_document(mc, lang)
-    if mc.confirm is not None:
-        entry["confirm"] = entry["offload"]["confirm"]  # the same object, in the check's language
-    return entry
-
-
-def _undecidable(entry: dict[str, Any], kinds: Any, source: str, lang: str = "en") -> dict[str, Any]:
-    """No verdict: the text does not say which memory the outputs and arguments are in.  One
-    finding (a warning, exit 1), never a confident ``ok`` or E1200; ``--confirm`` is not run
-    (compiling the same kind-less text would only "confirm" the guess)."""
-    from .documents import diagnostics
-
-    note, finding = undecided(kinds, source, lang)
-    entry["verdict"] = "undecidable"
-    entry["note"] = note
-    entry["findings"] = 1
-    entry["diagnostics"] = diagnostics("check", [source], (finding,), lang)
-    return entry
+        mc.confirm = confirm(text, module, result, options.confirm_topology, stablehlo, options.platform,
+                             run=options.confirm_run is not None, seed=options.confirm_run or 0)
+        if not count and is_error(mc.confirm):
+            count = 1  # the real compiler rejects what we did not predict
+    # The StableHLO beside an as_text("hlo") module can show a CPU lowering (the analysis adds
+    # that to the provenance): the entry carries it, and with it the note (file or folder alike).
+    return Report("check", (source,), mc.findings(lang), lang,
+                  details=ModuleDetails("analysed", summary, mc.provenance, count, None, kinds.to_json(),
+                                        mc.details()))
 
 
 def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
@@ -179,49 +165,33 @@ def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
     return note, finding
 
 
-def triaged_entry(source: str, name: str, compiled: bool, cpu: Provenance | None = None,
-                  lang: str = "en") -> dict[str, Any]:
-    """A module no analysis applies to; ``cpu``: it is a CPU lowering or compile, whose lack of
-    annotations says nothing of the TPU/GPU program (``_cpu_provenance``): said in the
-    note, and its ``provenance`` kept for the report's one line about such modules."""
+def triaged(source: str, name: str, compiled: bool, cpu: Provenance | None = None, lang: str = "en",
+            graph: dict[str, Any] | None = None) -> Report:
+    """The Report of a module no analysis applies to (no finding); ``cpu``: it is a CPU lowering or
+    compile, whose lack of annotations says nothing of the TPU/GPU program (``_cpu_provenance``):
+    said in the note, and its provenance kept for the report's one line about such modules."""
     from ..base.labels import label
+    from ..findings.details import TriagedModule
     from .module_analysis import compiled_note
 
     note = compiled_note() if compiled else (
         "no host-offload annotation (MoveToHost/MoveToDevice, annotate_device_placement, S(5), host compute): "
         "no E1200 is possible, so the module was not parsed (--full parses it)")
-    entry: dict[str, Any] = {"path": source, "kind": "hlo", "module": name, "parsed": False, "compiled": compiled,
-                             "note": note, "findings": 0}
     if cpu is not None:
         key = "status.cpu_triaged_compiled" if cpu.stage == "compiled" else "status.cpu_triaged_lowered"
-        entry["note"] = f"{note}; " + label(key, lang, evidence=cpu.evidence[0])
-        entry["provenance"] = cpu.to_json()
-    return entry
-
-
-@dataclass
-class AnalysedFile:
-    """What ``offload`` shows of one module file: its text as read (the graph chosen), the module,
-    the StableHLO companion the verdict used, and the analysis with the real compiler's verdict."""
-
-    text: str
-    source: str
-    module: HloModule
-    companion: Companion | None
-    check: ModuleCheck
-
-    @property
-    def stablehlo(self) -> str | None:
-        return self.companion.text if self.companion else None
+        note = f"{note}; " + label(key, lang, evidence=cpu.evidence[0])
+    return Report("check", (source,), (), lang, details=TriagedModule(name, compiled, note, cpu, graph))
 
 
 def analyse_file(path: str, options: Options, stablehlo_path: str | None = None, graph: int | None = None,
-                 editing: bool = False, seed: int = 0) -> AnalysedFile:
+                 editing: bool = False, seed: int = 0) -> Report:
     """``offload``'s route of one file: read (``-``: stdin), the graph chosen of a tensors file
     (``editing``: the file is to be fixed in place), parsed, paired with its StableHLO (the
     resolver ``check`` uses: the file ``stablehlo_path`` names, else ``NAME.mlir`` beside, if it is
     this program's), analysed; a module whose memory kinds the text does not give gets no verdict
-    (:func:`mark_undecidable`), and no compile with ``--confirm`` (``options.confirm_topology``)."""
+    (:func:`mark_undecidable`), and no compile with ``--confirm`` (``options.confirm_topology``).
+    The Report's details (:class:`~xladoctor.findings.details.OffloadDetails`) hold the module, the
+    text as read and its companion, which the text view draws and ``--fix`` starts from."""
     from ..base.files import read_path
     from ..syntax.companion import resolve
     from ..syntax.tensors_file import select_graph
@@ -245,7 +215,17 @@ def analyse_file(path: str, options: Options, stablehlo_path: str | None = None,
 
         mc.confirm = confirm(text, module, mc.result, options.confirm_topology, stablehlo, options.platform,
                              options.confirm_run is not None, seed)
-    return AnalysedFile(text, source, module, companion, mc)
+    return offload_report(mc, text, companion)
+
+
+def offload_report(mc: ModuleCheck, text: str, companion: Companion | None) -> Report:
+    """``offload``'s Report of an analysed module: its findings in the options' language, and the
+    analysis with the module, its text and companion as its details."""
+    from dataclasses import replace
+
+    lang = mc.options.lang
+    details = replace(mc.details(), module=mc.module, text=text, companion=companion, undecidable=mc.undecidable)
+    return Report("offload", (mc.source or "",), mc.findings(lang), lang, details=details)
 
 
 def companion_path(path: str, stablehlo_path: str | None = None) -> str | None:
@@ -267,20 +247,12 @@ def mark_undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
         mc.undecidable = undecided(kinds, source, lang)[1]
 
 
-@dataclass(frozen=True)
-class Summary:
-    """What ``hlo`` shows of one module: its summary and the parser's layout warnings."""
-
-    source: str
-    summary: dict[str, Any]
-    warnings: tuple[Any, ...]
-    """The layout warnings (:func:`xladoctor.findings.from_layout.layout_findings`), in English."""
-
-
-def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None = None) -> Summary:
+def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None = None) -> Report:
     """``hlo``'s route: the module's summary and layout warnings; with the same program's StableHLO
     beside it (or named), its memory kinds go into the entry layout shown, so ``hlo`` shows the
-    host values the verdicts use (the resolver ``offload`` and ``check`` use)."""
+    host values the verdicts use (the resolver ``offload`` and ``check`` use).  The Report's findings
+    are the layout warnings (in English), its details the summary
+    (:class:`~xladoctor.findings.details.ModuleSummary`)."""
     from ..base.files import read_path
     from ..findings.from_layout import layout_findings
     from ..syntax.companion import resolve
@@ -298,4 +270,6 @@ def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None =
     with located(text, source):
         summary = summarize(module)
     summary["stablehlo"] = companion.to_json() if companion is not None else None
-    return Summary(source, summary, layout_findings(module, source))
+    from ..findings.details import ModuleSummary
+
+    return Report("hlo", (source,), layout_findings(module, source), details=ModuleSummary(summary))

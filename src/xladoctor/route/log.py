@@ -1,29 +1,30 @@
 """The route of a log (plain or compressed, a file or a stream): scanned line by line in bounded
 memory by the catalogue's scanner (:mod:`xladoctor.catalogue.fastscan`), each distinct XLA error
 once with its count; ``explain --hlo`` attaches the host-offload analysis of the module named to
-its E1200s.  ``check`` gets the entry of its document (:func:`route_stream`), ``explain`` the
-Report (:func:`route`), ``xladoctor.explain_log`` the same Report (:mod:`.log_report`)."""
+its E1200s.  ``check`` gets its Report (:func:`route_stream`), ``explain`` the
+Report with the scan attached (:func:`route`), ``xladoctor.explain_log`` the same Report (:mod:`.log_report`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from .options import Options
 
 if TYPE_CHECKING:
-    from ..catalogue.logscan import LogScan
     from ..catalogue.scanner import LogMatch
     from ..findings.model import Report
 
 
-def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, path: str | None = None) -> dict[str, Any]:
-    """``check``'s entry for the log read from ``f`` (``head``: its first bytes, already read),
+def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, path: str | None = None) -> Report:
+    """``check``'s Report of the log read from ``f`` (``head``: its first bytes, already read),
     streamed through the ``explain`` scanner, its sniffed head first, so neither stdin nor a big
     log is ever held whole; ``path`` names a regular file the scan may reopen (to use every core
-    on a big log)."""
+    on a big log).  Its details are the scan (:class:`~xladoctor.findings.details.ScannedLog`)."""
     from ..catalogue.fastscan import scan_path, scan_stream
-    from ..catalogue.logscan import LogScan
     from ..catalogue.scanner import LogScanner
+    from ..findings.details import ScannedLog
+    from ..findings.from_log import log_findings
+    from ..findings.model import Report
 
     scanner = LogScanner()
     if path is not None:
@@ -32,22 +33,17 @@ def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, path: str
         from ..base.files import Prefixed
 
         scan_stream(Prefixed(head, f), scanner)
-    return log_entry(LogScan(scanner.finish(), source, scanner.not_shown), opts.lang)
-
-
-def log_entry(scan: LogScan, lang: str) -> dict[str, Any]:
-    from ..report.explain_json import scan_document
-
-    return {"path": scan.source, "kind": "log",
-            "explain": scan_document(scan.findings, scan.source, lang, scan.not_shown),
-            "findings": len(scan.findings)}
+    matches = scanner.finish()
+    return Report("check", (source,), log_findings(matches, source, opts.lang), opts.lang,
+                  details=ScannedLog(tuple(matches), dict(scanner.not_shown)))
 
 
 def route(target: str, options: Options, hlo: str | None = None, stdin: BinaryIO | None = None) -> Report:
     """``explain FILE``'s route: the scan of ``target`` (``-``: stdin) as its Report, the findings
     made once (``findings.from_log``); ``hlo`` names a module whose host-offload analysis is
     attached to the E1200s (``--hlo``).  The Report's ``analysis`` is the scan
-    (:class:`~xladoctor.route.log_report.LogScan`): its raw matches carry that analysis, and the
+    (:class:`~xladoctor.route.log_report.ExplainedLog`), its details the same scan
+    (:class:`~xladoctor.findings.details.ScannedLog`): its raw matches carry that analysis, and the
     messages past the distinct-error limit, which the views draw."""
     from ..catalogue.logscan import scan_file
     from .log_report import log_report

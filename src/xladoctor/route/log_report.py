@@ -23,10 +23,12 @@ LogReport = Report
 
 
 @dataclass(frozen=True)
-class LogScan:
-    """What only the scan of one log knows (the :class:`Report`'s ``analysis``): the scanner's raw
-    matches, which the ``explain`` document writes beside the findings, and the messages past
-    the distinct-error limit."""
+class ExplainedLog:
+    """A log as ``explain`` explains it, the :class:`Report`'s ``analysis`` for ``explain_log``:
+    what only the scan of one log knows (the scanner's raw matches, which the ``explain`` document
+    writes beside the findings, and the messages past the distinct-error limit) and how the
+    Report draws itself from them (``str``, ``repr``, ``to_json()``, the notebook page).  Named
+    apart from the catalogue's :class:`~xladoctor.catalogue.logscan.LogScan`, the scanner's result."""
 
     source: str
     """The file scanned, or ``<text>`` for text given directly."""
@@ -71,10 +73,11 @@ class LogScan:
 
 def log_report(source: str, lang: str, matches: list[LogMatch], not_shown: dict[str, int]) -> Report:
     """The scan of one log as the one report type: its findings made once (``findings.from_log``)."""
+    from ..findings.details import ScannedLog
     from ..findings.from_log import log_findings
 
     return Report("explain", (source,), log_findings(matches, source, lang), lang,
-                  analysis=LogScan(source, matches, not_shown))
+                  analysis=ExplainedLog(source, matches, not_shown), details=ScannedLog(tuple(matches), not_shown))
 
 
 def explain_log(log: str | bytes | os.PathLike[str] | BaseException, lang: str | None = None) -> Report:

@@ -3,7 +3,7 @@
 The analysis step every HLO route shares: ``check`` (:mod:`.hlo_text`), ``offload``, ``explain
 --hlo``'s neighbours and ``xladoctor.jax`` (:func:`analysis_of`, for an analysis it ran itself)
 all make their :class:`ModuleCheck` here, so one module gives the same findings by every route.
-The documents built from it are in :mod:`.documents`.  Layering: above the analyses (offload,
+Its JSON is drawn by ``report/offload_json.py`` from :meth:`ModuleCheck.details`.  Layering: above the analyses (offload,
 triage, syntax) and the findings model; below the commands.
 """
 
@@ -19,6 +19,7 @@ from ..findings import Finding, Report
 from .options import Options
 
 if TYPE_CHECKING:
+    from ..findings.details import OffloadDetails
     from ..ir.module import HloModule
     from ..offload.fixes import FixSuggestion
     from ..offload.result import HostOffloadResult
@@ -38,7 +39,7 @@ class ModuleCheck:
     provenance: Provenance
     options: Options = field(default_factory=Options)
     confirm: Confirmation | None = None
-    """``--confirm``'s result (typed; its JSON is written once, in :func:`offload_document`)."""
+    """``--confirm``'s result (typed; its JSON is written once, in ``report/offload_json.py``)."""
     text: str | None = None
     """The module as written, so each E1200 fix carries its edits of that text."""
     _findings: dict[tuple[str, int], tuple[Any, tuple[Finding, ...]]] = field(default_factory=dict, init=False,
@@ -68,6 +69,13 @@ class ModuleCheck:
     def report(self, command: str, lang: str = "en") -> Report:
         """The module's findings as the one report type (its exit code is the command's)."""
         return Report(command, (self.source or "",), self.findings(lang), lang)
+
+    def details(self) -> OffloadDetails:
+        """The analysis as the views draw it (:func:`xladoctor.report.offload_json.offload_document`)."""
+        from ..findings.details import OffloadDetails
+
+        return OffloadDetails(self.result, tuple(self.fixes), self.provenance, self.options.companion_json(),
+                              self.memory_kinds, self.confirm)
 
     def _make_findings(self, lang: str) -> tuple[Finding, ...]:
         from ..findings.from_layout import layout_findings

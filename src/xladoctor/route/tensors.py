@@ -6,28 +6,32 @@ entry saying which graph and where the step synced; a folder lists one item per 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from ..base.files import decode_text
+from ..findings.details import ModuleDetails, TriagedModule
+from ..findings.model import Report
 from .options import Options
 
 if TYPE_CHECKING:
     from .folder import Item
 
 
-def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, graph: int | None) -> dict[str, Any]:
-    """``check``'s entry for graph ``graph`` (1-based; the only one when None) of the tensors file
+def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, graph: int | None) -> Report:
+    """``check``'s Report of graph ``graph`` (1-based; the only one when None) of the tensors file
     read from ``f`` (``head``: its first bytes), read whole (bounded)."""
     from .hlo_text import read_rest
 
     return _check_graph(decode_text(bytes(read_rest(f, head, source)), source), source, opts, graph)
 
 
-def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> dict[str, Any]:
+def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> Report:
     """One graph of a tensors file, checked as the module it holds (with the same triage as a
-    module file), its entry saying which graph and where the step synced (``graph``)."""
+    module file), its details saying which graph and where the step synced (``graph``)."""
+    from dataclasses import replace
+
     from ..syntax.tensors_file import saved_graphs, select_graph
-    from .hlo_text import check_hlo, triaged_entry
+    from .hlo_text import check_hlo, triaged
 
     count = len(saved_graphs(text, source))
     module_text, saved = select_graph(text, source, graph)
@@ -37,9 +41,10 @@ def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> di
 
         t = triage(module_text.encode("utf-8"), False)
         if not t.analyse:
-            return {**triaged_entry(source, t.module_name, False), "graph": saved.to_json(count)}
-    entry = check_hlo(module_text, source, opts)
-    return {**entry, "graph": saved.to_json(count)}
+            return triaged(source, t.module_name, False, graph=saved.to_json(count))
+    report = check_hlo(module_text, source, opts)
+    assert isinstance(report.details, (ModuleDetails, TriagedModule))
+    return replace(report, details=replace(report.details, graph=saved.to_json(count)))
 
 
 _SNIFF = 4096

@@ -18,12 +18,8 @@ from ...base.escape import escape_field
 from ...base.labels import label, plural
 
 if TYPE_CHECKING:
-    from ...findings.model import Finding, Fix
     from ...route.folder import Item
     from ...route.options import Options
-
-_ROUNDS = 16
-"""At most this many fixes per file (each removes one offending output)."""
 
 
 def fix_items(items: list[Item], opts: Options, unsafe: bool, lang: str, say: Any = None) -> int:
@@ -67,40 +63,27 @@ def diff_items(items: list[Item], opts: Options, unsafe: bool, lang: str) -> int
 
 def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, unsafe: bool, lang: str,
               diff: bool = False) -> list[str]:
-    """Fix ``path`` one E1200 at a time; what each fix did, in words.  With ``diff`` the rounds are
-    made on the text in memory, each checked as the file itself would be (same name, so the same
-    StableHLO beside it and the same dump folder), and the whole change printed as a diff."""
-    from ...base.files import decode_text, read_path
+    """Fix ``path`` one E1200 at a time (:func:`xladoctor.route.fix.fix_rounds`: check, apply the
+    fix's edits, refuse what does not parse); what each fix did, in words.  Each round is written
+    into the file itself before the next is checked; with ``diff`` nothing is written and the
+    whole change is printed as a diff."""
     from ...ir.shape import format_shape_index
-    from ...route.dispatch import check_path
+    from ...route.fix import fix_rounds
     from ._atomic import refuse_if_changed, rewrite_in_place
 
     done: list[str] = []
     original = text = None
-    for _ in range(_ROUNDS):
-        if not diff:
-            text = decode_text(*read_path(path))  # the text this round's check reads
-            entry = check_path(path, explicit, opts, stablehlo)
-        else:
-            entry = check_path(path, explicit, opts, stablehlo) if text is None else _check_text(
-                text, path, opts, stablehlo)
-        finding = next(iter(_e1200(entry)), None)
-        fix = _chosen(finding, unsafe) if finding is not None else None
-        if finding is None or fix is None:
-            break
-        if text is None:
-            text = decode_text(*read_path(path))
-        original = text if original is None else original
-        fixed_text = _apply(text, fix)
+    for step in fix_rounds(path, explicit, opts, stablehlo, unsafe, in_memory=diff):
+        original = step.before if original is None else original
         if not diff:
             # the edits are line numbers in the text the check read: applied to another text they
             # would edit the wrong lines, so a file written meanwhile is refused, not damaged
-            _refuse_unparsable(fixed_text, path)
-            refuse_if_changed(path, text)
+            refuse_if_changed(path, step.before)
             # into the file itself (its inode: hard links keep sharing it); fix_items says "fixed"
-            rewrite_in_place(path, text, fixed_text, label("status.fixed_module", lang, fix="host" if unsafe else "device"))
-        text = fixed_text
-        index = format_shape_index(tuple(finding.fields.get("output_index") or ()))  # type: ignore[arg-type]
+            rewrite_in_place(path, step.before, step.after,
+                             label("status.fixed_module", lang, fix="host" if unsafe else "device"))
+        text = step.after
+        index = format_shape_index(tuple(step.finding.fields.get("output_index") or ()))  # type: ignore[arg-type]
         done.append(label("offload.fixed_host" if unsafe else "offload.fixed_device", lang, index=index))
     if diff and original is not None and text is not None and text != original:
         from ._fix import unified_diff
@@ -108,51 +91,3 @@ def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, u
         sys.stdout.write(unified_diff(original, text, path, path))
         sys.stdout.flush()
     return done
-
-
-def _check_text(text: str, path: str, opts: Options, stablehlo: str | None) -> dict[str, Any]:
-    """``check_path`` on ``text`` as if it were ``path``'s contents (``--diff``'s later rounds)."""
-    import io
-
-    from ...route.dispatch import check_stream
-
-    return check_stream(io.BytesIO(text.encode("utf-8")), path, opts, None, stablehlo)
-
-
-def _e1200(entry: dict[str, Any]) -> list[Finding]:
-    from ...findings.model import FindingKind
-    from ...findings.wire import report_of
-
-    if entry.get("kind") != "hlo" or not isinstance(entry.get("offload"), dict):
-        return []
-    report = report_of(entry["offload"]["diagnostics"])
-    found = report.findings if report is not None else ()
-    return [f for f in found if f.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH]
-
-
-def _chosen(finding: Finding, unsafe: bool) -> Fix | None:
-    from ...findings.model import FixKind
-
-    kind = FixKind.HOST_OUTPUT if unsafe else FixKind.MOVE_TO_DEVICE
-    return next((x for x in finding.fixes if x.kind is kind and x.edits), None)
-
-
-def _refuse_unparsable(text: str, path: str) -> None:
-    """Raise, before the file is touched, if the fixed text does not parse with the same parser."""
-    from ...base.errors import InputError, located
-    from ...route.module_analysis import parse_hlo
-
-    try:
-        with located(text, path):
-            parse_hlo(text, path)
-    except InputError:
-        raise InputError("the fixed module would not parse back; nothing was written "
-                         "(a bug in xladoctor's fix, please report it)", path, 1, 1) from None
-
-
-def _apply(text: str, fix: Fix) -> str:
-    """The fix's edits (1-based lines, end exclusive) applied to ``text``."""
-    from ...findings.edits import LineEdit, apply_edits
-
-    edits = [LineEdit(e.start_line - 1, e.end_line - 1, tuple(e.content.splitlines(keepends=True))) for e in fix.edits]
-    return apply_edits(text, edits)

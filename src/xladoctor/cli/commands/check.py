@@ -139,8 +139,8 @@ def _report(args: argparse.Namespace, files: list[dict[str, Any]], pieces: list[
     """The page, then the document or the text report, from what was kept of each file; returns the
     exit code: the selected findings' with ``--select``/``--ignore``, else the run's ``Report.exit_code``
     (2 for a file that could not be read, 1 for any finding)."""
+    from ...report.check_json import check_document
     from ...report.check_text import assemble
-    from ...route.documents import check_document
     from ._atomic import write_output
 
     doc, report = check_document(files, lang)

@@ -95,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str,
                     stdin: BinaryIO | None = None) -> int:
     # lazy: scanning pulls in more modules than explaining a code
+    from ...findings.details import ScannedLog
     from ...report.explain_json import SCAN_SCHEMA_VERSION, scan_document
     from ...report.explain_text import draw_findings, not_shown_text
     from ...route.log import route
-    from ...route.log_report import LogScan
     from ...route.options import Options
     from ._common import refuse_stdin_twice
 
@@ -108,9 +108,9 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
 
         refuse_overwriting_inputs(args.html, [target, args.hlo])
     report = route(target, Options(lang=lang), args.hlo, stdin)  # the findings, made once
-    scan = report.analysis
-    assert isinstance(scan, LogScan)
-    matches, source = scan.matches, scan.source
+    scan = report.details
+    assert isinstance(scan, ScannedLog)
+    matches, source = list(scan.matches), report.inputs[0]
     doc = scan_document(matches, source, lang, scan.not_shown, report) \
         if args.json or getattr(args, "html", None) else None
     if doc is not None and getattr(args, "html", None):
@@ -158,9 +158,9 @@ def _check_module(target: str, args: argparse.Namespace, stdin: BinaryIO | None 
     """``explain MODULE.hlo`` is ``check MODULE.hlo``: a module holds no XLA message to explain, it
     is analysed (it said "no XLA error found", exit 0, where check predicts E1200)."""
     from ...findings.schema_files import CHECK_SCHEMA_VERSION
+    from ...report.check_json import check_document, file_entry
     from ...report.check_text import render_text
     from ...route.dispatch import check_path
-    from ...route.documents import check_document
     from ...route.options import Options
 
     lang = args.lang or language_from_env()
@@ -169,23 +169,23 @@ def _check_module(target: str, args: argparse.Namespace, stdin: BinaryIO | None 
 
         refuse_overwriting_inputs(args.html, [target])
     if stdin is not None:  # `explain - < m.hlo`: stdin, its first bytes already read to tell
-        from ...route.dispatch import check_stream, error_entry
+        from ...route.dispatch import check_stream, unread
 
         try:
-            entries = [check_stream(stdin, "<stdin>", Options(lang=lang))]
+            reports = [check_stream(stdin, "<stdin>", Options(lang=lang))]
         except InputError as err:
-            entries = [error_entry("<stdin>", str(err))]
-    else:  # one entry per graph of a PyTorch/XLA tensors file, as check lists them
+            reports = [unread("<stdin>", str(err), lang)]
+    else:  # one Report per graph of a PyTorch/XLA tensors file, as check lists them
         from ...route.tensors import graph_items
 
-        entries = [check_path(it.path, True, Options(lang=lang, parallel_logs=True), None, it.graph)
+        reports = [check_path(it.path, True, Options(lang=lang, parallel_logs=True), None, it.graph)
                    for it in graph_items(target, True)]
-    doc = check_document(entries, lang)[0]
-    errors = [e for e in entries if e["kind"] == "error"]
+    errors = [e for r in reports for e in r.input_errors]
     if errors:
         for e in errors:
-            print(e["error"], file=sys.stderr)
+            print(e, file=sys.stderr)
         return 2
+    doc = check_document([file_entry(r) for r in reports], lang)[0]
     if args.html:
         from ...report.html import render_check_html
         from ._atomic import write_output

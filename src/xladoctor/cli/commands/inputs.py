@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 
 from ...base.labels import LANGUAGES, label, language_from_env
-from ...report.inputs_text import inputs_text
-from ...route.documents import inputs_document
+from ...report.inputs_json import compared_document
+from ...report.inputs_text import compared_text
 from ...route.executable_inputs import route
 from ...route.options import Options
 from ._atomic import refuse_overwriting_inputs, write_output
@@ -53,10 +53,9 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         refuse_overwriting_inputs(args.html, inputs)
     lang = args.lang or language_from_env()
-    compared = route(args.expected, args.supplied, args.supplied_shapes, Options(lang=lang), args.pair,
-                     args.executable, args.replica, args.partition)
-    check, source, module, report = compared.check, compared.source, compared.module, compared.report
-    doc = inputs_document(check, source, module, lang, report) if args.html or args.json else {}
+    report = route(args.expected, args.supplied, args.supplied_shapes, Options(lang=lang), args.pair,
+                    args.executable, args.replica, args.partition)
+    doc = compared_document(report) if args.html or args.json else {}
     if args.html:
         from ...report.html import render_inputs_html
 
@@ -67,5 +66,5 @@ def run(args: argparse.Namespace) -> int:
         chosen = emit_document(doc, args, schema="inputs")
         return chosen if chosen is not None else report.exit_code
     else:
-        print(for_reader(inputs_text(check, lang), lang, args.bidi))
+        print(for_reader(compared_text(report), lang, args.bidi))
     return report.exit_code

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from ...base.errors import UsageError, located
+from ...base.errors import UsageError
 from ...base.escape import escape_field
 from ...base.labels import (
     LANGUAGES,
@@ -15,13 +15,14 @@ from ...base.labels import (
     language_from_env,
     plural,
 )
+from ...findings.details import OffloadDetails
+from ...findings.model import Report
 from ...findings.schema_files import OFFLOAD_SCHEMA_VERSION
 from ...ir.shape import format_shape_index
-from ...offload import fix_device, fix_host
-from ...report.offload_text import layout_text, offload_text
-from ...route.documents import offload_document
+from ...report.offload_json import offload_document
+from ...report.offload_text import offload_report_text
+from ...route.fix import fix_module
 from ...route.hlo_text import analyse_file, companion_path
-from ...route.module_analysis import ModuleCheck, analyse_module, compiled_note, parse_hlo
 from ...route.options import Options
 from . import _confirm
 from ._atomic import (
@@ -38,7 +39,7 @@ from ._common import (
     help_text,
     refuse_stdin_twice,
 )
-from ._fix import fixed_text, unified_diff, write_module_text
+from ._fix import unified_diff, write_module_text
 from ._format import add_format_argument, emit_document
 
 NAME = "offload"
@@ -76,37 +77,30 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_env()
     _refuse_what_would_be_lost(args)
     _confirm.check_run(args)
-    read = analyse_file(args.file, Options.from_args(args, lang), args.stablehlo, args.graph,
-                        editing=bool(args.fix) and not args.output and not args.diff, seed=args.seed)
-    text, source, module, companion, stablehlo, mc = (read.text, read.source, read.module, read.companion,
-                                                       read.stablehlo, read.check)
-    result, fixes, origin, confirmed = mc.result, mc.fixes, mc.provenance, mc.confirm
-    _confirm.note_if_unavailable(confirmed, lang)
+    options = Options.from_args(args, lang)
+    report = analyse_file(args.file, options, args.stablehlo, args.graph,
+                          editing=bool(args.fix) and not args.output and not args.diff, seed=args.seed)
+    assert isinstance(report.details, OffloadDetails)  # the route's: the module, its text, the judge's verdict
+    _confirm.note_if_unavailable(report.details.confirm, lang)
     # The document is built once, after the verdict is set: the page and --json both view it.
-    doc = offload_document(mc, lang) if args.html or args.json else None
+    doc = offload_document(report) if args.html or args.json else None
     if args.html:
         assert doc is not None
         _write_html(args, doc, lang)
     if args.fix and not args.json:
-        return _apply_fix(args, text, source, mc, stablehlo, lang=lang)
-    code = mc.report("offload", lang).exit_code
+        return _apply_fix(args, report, options, lang=lang)
+    code = report.exit_code
     if args.json:
         assert doc is not None
-        fixed_rc = _apply_fix(args, text, source, mc, stablehlo, quiet=True, lang=lang) if args.fix else None
+        fixed_rc = _apply_fix(args, report, options, quiet=True, lang=lang) if args.fix else None
         if not (args.fix and (args.output == "-" or args.diff)):
             chosen = emit_document(doc, args, OFFLOAD_SCHEMA_VERSION, schema="offload")
             if chosen is not None and fixed_rc is None:
                 return chosen
         if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
             return fixed_rc
-    elif mc.undecidable is not None and mc.applies:  # check's NO VERDICT, word for word
-        sys.stdout.write(for_reader(layout_text(mc.findings(lang), lang)
-                                    + f"{escape_field(source)}: {mc.undecidable.message}\n", lang, args.bidi))
     else:
-        compiled = None if mc.applies else compiled_note()
-        sys.stdout.write(for_reader(offload_text(escape_field(source), module, result, fixes, mc.findings(lang),
-                                                 args.trace, lang, companion, origin, compiled, confirmed),
-                                    lang, args.bidi))
+        sys.stdout.write(for_reader(offload_report_text(report, args.trace), lang, args.bidi))
     return code
 
 
@@ -137,29 +131,29 @@ def _refuse_what_would_be_lost(args: argparse.Namespace) -> None:
             refuse_overwriting_inputs(out, read)
 
 
-def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck, stablehlo: str | None,
-               quiet: bool = False, lang: str = "en") -> int:
-    """``--fix`` as ruff's: edit only the lines the fix changes, say in one line per output what
-    changed (stdout, or stderr when the module itself goes to stdout), write nothing on a clean
-    module; ``--diff`` prints the change instead of writing it.  Exit 0 when nothing is left to
-    fix, 1 when findings remain after the fix (or, with ``--diff``, when there is a change)."""
+def _apply_fix(args: argparse.Namespace, report: Report, options: Options, quiet: bool = False,
+               lang: str = "en") -> int:
+    """``--fix`` as ruff's: edit only the lines the fix changes (:func:`xladoctor.route.fix.fix_module`),
+    say in one line per output what changed (stdout, or stderr when the module itself goes to
+    stdout), write nothing on a clean module; ``--diff`` prints the change instead of writing it.
+    Exit 0 when nothing is left to fix, 1 when findings remain after the fix (or, with ``--diff``,
+    when there is a change)."""
     to_stdout = args.output == "-" and not args.diff
     say = sys.stderr if (to_stdout or args.diff) else sys.stdout
+    source = report.inputs[0]
     shown = escape_field(source)
-    mismatches = mc.result.errors if mc.applies else []
-    if not mismatches:
+    target = args.output if args.output and not args.diff else source
+    fixed = fix_module(report, args.fix, target, options)
+    assert isinstance(report.details, OffloadDetails) and report.details.text is not None
+    text = report.details.text  # the text the route read, which the fix edits
+    if fixed is None:
         if to_stdout:
             write_module_text(text)
         if not quiet:
             print(for_reader(label("offload.fix_nothing", lang, source=shown), lang, args.bidi), file=say)
-        return mc.report("offload", lang).exit_code
-    fixed_module = (fix_host if args.fix == "host" else fix_device)(mc.module, mc.result)
-    # Against the module as written: with --stablehlo, mc.module carries JAX's memory kinds, which the
-    # written entry layout lacks; the fixed file must carry them for the compiler (h22fixes).
-    written = parse_hlo(text, source) if stablehlo is not None else mc.module
-    target = args.output if args.output and not args.diff else source
-    out_text, reparsed, respelt = fixed_text(text, written, fixed_module, target)
-    if respelt and not quiet:
+        return report.exit_code
+    out_text = fixed.text
+    if fixed.respelt and not quiet:
         print(for_reader(label("offload.fix_respelt", lang, source=shown), lang, args.bidi), file=say)
     if args.diff:
         write_module_text(unified_diff(text, out_text, source, target))
@@ -176,19 +170,16 @@ def _apply_fix(args: argparse.Namespace, text: str, source: str, mc: ModuleCheck
                             target=escape_field(args.file)), file=sys.stderr)
         else:
             write_output(args.output, out_text, what, [args.file, companion_path(args.file, args.stablehlo)], lang)
-    with located(out_text, target):
-        after = analyse_module(reparsed, out_text, target, mc.options, stablehlo)
-    left = after.findings(lang)
+    left = fixed.left
     if not quiet:
         how = "offload.fixed_host" if args.fix == "host" else "offload.fixed_device"
         verb = "offload.would_fix" if args.diff else "offload.fixed"
         tally = ("offload.n_fixable_one", "offload.n_fixable_many") if args.diff else (
             "offload.n_fixed_one", "offload.n_fixed_many")
         lines = [label(verb, lang, source=shown, what=label(how, lang, index=format_shape_index(err.output_index)))
-                 for err in mismatches]
-        lines.append(label("offload.fix_tally", lang, fixed=plural(len(mismatches), *tally, lang),
+                 for err in fixed.fixed]
+        lines.append(label("offload.fix_tally", lang, fixed=plural(len(fixed.fixed), *tally, lang),
                            left=plural(len(left), "offload.n_left_one", "offload.n_left_many", lang)))
         lines.extend(f"  {escape_field(f.code)} {escape_field(f.title)}" for f in left)
         print(for_reader("\n".join(lines), lang, args.bidi), file=say)
     return 1 if left or (args.diff and out_text != text) else 0
-
