@@ -496,10 +496,28 @@ def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = Tru
         with pool(workers) as executor:
             return scan_file_parallel(path, scanner, executor, workers)
     with _mapped(path) as data:
-        regions, _ = plan_mapped(data, 0, len(data), AnchorFinder(scanner.anchors))
-        feeder = _RegionFeeder(scanner)
-        for region in regions:
-            feeder.start(region)
-            feeder.feed_range(data, region.start, min(region.end, len(data)))
-            feeder.end(region)
+        return _scan_data(data, scanner)
+
+
+def scan_descriptor(fd: int, scanner: LogScanner | None = None) -> LogScanner:
+    """Scan a regular file open as ``fd`` from its start (``explain - < job.log``), mapped, in one
+    pass; the caller checks that it is one (:func:`.logscan.scan_file`)."""
+    import mmap
+
+    scanner = scanner or LogScanner()
+    data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    try:
+        return _scan_data(data, scanner)
+    finally:
+        data.close()
+
+
+def _scan_data(data: Mapped, scanner: LogScanner) -> LogScanner:
+    """Plan a file read whole or mapped, then feed its regions to ``scanner``, in one process."""
+    regions, _ = plan_mapped(data, 0, len(data), AnchorFinder(scanner.anchors))
+    feeder = _RegionFeeder(scanner)
+    for region in regions:
+        feeder.start(region)
+        feeder.feed_range(data, region.start, min(region.end, len(data)))
+        feeder.end(region)
     return scanner
