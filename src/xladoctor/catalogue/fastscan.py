@@ -279,7 +279,7 @@ def plan_mapped(data: Mapped, lo: int, hi: int, finder: AnchorFinder, origin: in
 
     ``Region.newlines_before`` counts from ``origin``, up to each region's start only (the counter
     returned says how far it got).  A mapped file's pages are handed back as they are passed
-    (:func:`_release`), so its bytes do not stay resident: memory is bounded as with a stream.
+    (:func:`release`), so its bytes do not stay resident: memory is bounded as with a stream.
     """
     regions: list[Region] = []
     region: Region | None = None
