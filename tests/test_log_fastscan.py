@@ -304,3 +304,38 @@ def test_explain_json_reports_what_was_not_shown(tmp_path, monkeypatch, capsys):
     assert main(["explain", str(log)]) == 1
     assert "3 more messages not shown: only the first 2 distinct errors are kept (E0102 x3)" in \
         capsys.readouterr().out
+
+
+def test_stdin_that_is_a_file_is_mapped_and_finds_the_same(generated, tmp_path):
+    """``explain - < job.log``: stdin that is an uncompressed regular file of 1 MB or more, at its
+    start, is mapped like a named file (``logscan._stdin_file``); a pipe, a small, compressed or
+    partly read file is streamed.  Either way the document is the named file's."""
+    import gzip
+
+    big = tmp_path / "big.log"
+    big.write_bytes(b"".join(p.read_bytes() for p in generated) * 3)
+    assert big.stat().st_size >= fastscan.MAP_MIN_BYTES
+    probe = [sys.executable, "-c", "from xladoctor.catalogue.logscan import _stdin_file; print(_stdin_file())"]
+    small, packed = tmp_path / "small.log", tmp_path / "big.log.gz"
+    small.write_bytes(big.read_bytes()[:1000])
+    packed.write_bytes(gzip.compress(big.read_bytes()))
+    for path, skip, want in ((big, 0, "0"), (big, 10, "None"), (small, 0, "None"), (packed, 0, "None")):
+        with open(path, "rb") as f:
+            f.seek(skip)
+            got = subprocess.run(probe, stdin=f, capture_output=True, text=True, timeout=60)
+        assert got.stdout.strip() == want, (path, skip, got.stderr)
+    piped = subprocess.run(probe, input=b"x" * 100, capture_output=True, timeout=60)
+    assert piped.stdout.strip() == b"None"
+
+    def document(argv, stdin=None):
+        out = subprocess.run([sys.executable, "-m", "xladoctor", *argv], stdin=stdin, capture_output=True, timeout=120)
+        assert out.returncode == 1, out.stderr
+        return json.loads(out.stdout)
+
+    named = document(["explain", str(big), "--json"])
+    assert named["findings"]
+    with open(big, "rb") as f:
+        mapped = document(["explain", "-", "--json"], stdin=f)
+    with open(packed, "rb") as f:  # streamed
+        assert document(["explain", "-", "--json"], stdin=f) == mapped
+    assert mapped["findings"] == named["findings"] and mapped["source"] == "<stdin>"

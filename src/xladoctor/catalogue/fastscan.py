@@ -311,7 +311,7 @@ def plan_mapped(data: Mapped, lo: int, hi: int, finder: AnchorFinder, origin: in
 
     ``Region.newlines_before`` counts from ``origin``, up to each region's start only (the counter
     returned says how far it got).  A mapped file's pages are handed back as they are passed
-    (:func:`_release`), so its bytes do not stay resident: memory is bounded as with a stream.
+    (:func:`release`), so its bytes do not stay resident: memory is bounded as with a stream.
     """
     regions: list[Region] = []
     region: Region | None = None
@@ -532,12 +532,30 @@ def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = Tru
             # A UTF-16/32 log is transcoded as it is read (a mapping would hand the anchors raw code units).
             return scan_stream(f, scanner, block=min(BLOCK, max(1 << 16, os.fstat(f.fileno()).st_size)))
     with _mapped(path) as data:
-        regions, _ = plan_mapped(data, 0, len(data), AnchorFinder(scanner.anchors))
-        feeder = _RegionFeeder(scanner)
-        for region in regions:
-            feeder.start(region)
-            feeder.feed_range(data, region.start, min(region.end, len(data)))
-            feeder.end(region)
+        return _scan_data(data, scanner)
+
+
+def scan_descriptor(fd: int, scanner: LogScanner | None = None) -> LogScanner:
+    """Scan a regular file open as ``fd`` from its start (``explain - < job.log``), mapped, in one
+    pass; the caller checks that it is one (:func:`.logscan.scan_file`)."""
+    import mmap
+
+    scanner = scanner or LogScanner()
+    data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    try:
+        return _scan_data(data, scanner)
+    finally:
+        data.close()
+
+
+def _scan_data(data: Mapped, scanner: LogScanner) -> LogScanner:
+    """Plan a file read whole or mapped, then feed its regions to ``scanner``, in one process."""
+    regions, _ = plan_mapped(data, 0, len(data), AnchorFinder(scanner.anchors))
+    feeder = _RegionFeeder(scanner)
+    for region in regions:
+        feeder.start(region)
+        feeder.feed_range(data, region.start, min(region.end, len(data)))
+        feeder.end(region)
     return scanner
 
 

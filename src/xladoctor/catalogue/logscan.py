@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 import sys
 from typing import BinaryIO, cast
 
@@ -27,11 +28,17 @@ def scan_file(target: str, parallel: bool = True, stdin: BinaryIO | None = None)
     devices and sockets are refused (``/dev/zero`` would never end).
     """
     from ..base.files import check_readable_kind, compression_of, open_input
-    from .fastscan import scan_path, scan_stream
+    from .fastscan import scan_descriptor, scan_path, scan_stream
 
     scanner = LogScanner()
-    if target == "-":  # `stdin`: what explain already read of it to tell a module from a log, then the rest
-        scan_stream(_maybe_compressed(stdin or sys.stdin.buffer, "<stdin>"), scanner)
+    if target == "-":
+        # stdin: a big regular file is mapped as a named file is; else streamed, with what explain
+        # already read of it to tell a module from a log first (``stdin``)
+        fd = _stdin_file() if stdin is None else None
+        if fd is not None:
+            scan_descriptor(fd, scanner)
+        else:
+            scan_stream(_maybe_compressed(stdin or sys.stdin.buffer, "<stdin>"), scanner)
         return LogScan(scanner.finish(), "<stdin>", scanner.not_shown)
     if compression_of(target):  # job.log.gz: decompressed as it is read, bounded (files.open_input)
         with open_input(target) as stream:
@@ -55,6 +62,24 @@ def scan_file(target: str, parallel: bool = True, stdin: BinaryIO | None = None)
     except OSError as e:
         raise InputError(f"cannot read file: {e.strerror or e}", target, 1, 1) from None
     return LogScan(scanner.finish(), target, scanner.not_shown)
+
+
+def _stdin_file() -> int | None:
+    """stdin's descriptor when it is an uncompressed regular file of ``MAP_MIN_BYTES`` or more, still
+    at its start (``explain - < job.log``): it is mapped as a named file is, not streamed."""
+    from ..base.files import compression_in
+    from .fastscan import MAP_MIN_BYTES
+
+    try:
+        fd = sys.stdin.fileno()
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size < max(1, MAP_MIN_BYTES):
+            return None
+        if os.lseek(fd, 0, os.SEEK_CUR) != 0 or compression_in(os.pread(fd, 16, 0)) is not None:
+            return None
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's stdin), not seekable
+        return None
+    return fd
 
 
 def _maybe_compressed(stream: BinaryIO, name: str) -> BinaryIO:

@@ -86,7 +86,7 @@ class AnchorFinder:
                 if len(hits) <= (b - a) // span + 16:
                     out.extend(hits)
                     continue
-                dense = DENSE_WINDOWS
+                dense = DENSE_WINDOWS + 1  # this stretch and the next DENSE_WINDOWS
             dense -= 1
             out.extend(self._thinned(data, a, b, span))
         return out

@@ -329,7 +329,7 @@ def _plain_toml(text: str) -> dict[str, Any] | None:
                 if not isinstance(table, dict):
                     return None
         elif m["key"] is not None:
-            value = _unescaped(m["value"] or "")
+            value = _unescaped(m["value"] or "")  # a key always has a value, "" at least
             if value is None or m["key"] in table:
                 return None
             table[m["key"]] = value
