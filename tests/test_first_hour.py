@@ -299,6 +299,22 @@ def test_the_html_e0102_card_shows_no_internal_field_names(tmp_path, capsys):
         assert internal not in html
 
 
+def test_a_clean_log_s_card_says_clean_once(tmp_path, capsys):
+    """A clean log's card in check's page wore the "clean" badge twice, over "No XLA error found"."""
+    log = tmp_path / "train.log"
+    log.write_text("step 1 loss 2.3\nstep 2 loss 2.1\n")
+    page = tmp_path / "report.html"
+    assert run(["check", str(log), "--html", str(page)], capsys)[0] == 0
+    html = page.read_text()
+    card = html[html.index('<section class="file kind-log"'):]
+    card = card[:card.index("</section>")]
+    assert card.count(">clean</span>") == 1 and "No XLA error found in this file." in card
+    page = tmp_path / "explain.html"  # explain's own page: the badge in its header, the words below
+    assert run(["explain", str(log), "--html", str(page)], capsys)[0] == 0
+    html = page.read_text()
+    assert html.count('"badge ok big">clean</span>') == 1 and '"badge ok">clean</span>' not in html
+
+
 def test_the_explain_pages_count_says_what_it_counts(tmp_path, capsys):
     """The verdict line read "errors found  2 · PATH": a bare number."""
     for lang, words in (("en", "2 findings"), ("fa", "2 یافته")):

@@ -213,8 +213,8 @@ def explain_body(doc: dict[str, Any], uid: str, lang: str | None = None) -> str:
                      f'<span class="muted">{esc(plural(len(findings), "check.finding", "check.findings", lang))} \u00b7 '
                      f'{ltr(doc.get("source"))}</span></div>')
     else:
-        parts.append(f'<div class="verdict-line">{badge(label("html.verdict_clean", lang), "ok")}</div>'
-                     f'<p class="clean">{lbl(lang, "html.no_log_findings")}</p>')
+        # the page's or the file card's header wears the verdict badge already: said once, in words
+        parts.append(f'<p class="clean">{lbl(lang, "html.no_log_findings")}</p>')
     from ..findings.wire import findings_of
 
     twins = findings_of(doc.get("diagnostics"))  # typed, one per entry of diagnostics' findings
