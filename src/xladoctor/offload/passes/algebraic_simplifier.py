@@ -150,7 +150,7 @@ def _reassociated_subtract(comp: HloComputation, outer: HloInstruction) -> HloIn
     comp.insert_before(outer, constant)
     new = HloInstruction(module.unique_name("subtract"), HloOpcode.SUBTRACT, outer.shape)
     comp.insert_before(outer, new)
-    new.operands = [constant, x]
+    new.operands = (constant, x)
     return new
 
 
@@ -208,7 +208,7 @@ def _new_scalar_operand(comp: HloComputation, anchor: HloInstruction, like: HloI
     new = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST, like.shape)
     new.attributes = {"dimensions": like.attributes.get("dimensions", "{}")}
     comp.insert_before(anchor, new)
-    new.operands = [constant]
+    new.operands = (constant,)
     return new
 
 
@@ -218,7 +218,7 @@ def _binary(comp: HloComputation, old: HloInstruction, opcode: HloOpcode, a: Hlo
     assert module is not None
     new = HloInstruction(module.unique_name(opcode.value), opcode, old.shape)
     comp.insert_before(old, new)
-    new.operands = [a, b]
+    new.operands = (a, b)
     return new
 
 
@@ -302,7 +302,7 @@ def _reshape_of_reshape(comp: HloComputation, outer: HloInstruction) -> HloInstr
     assert module is not None
     new = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, outer.shape)
     comp.insert_before(outer, new)
-    new.operands = [source]
+    new.operands = (source,)
     return new
 
 
@@ -324,7 +324,7 @@ def _constant_dynamic_slice(comp: HloComputation, ds: HloInstruction) -> HloInst
     new = HloInstruction(module.unique_name("slice"), HloOpcode.SLICE, ds.shape)
     new.attributes = {"slice": "{" + ", ".join(bounds) + "}"}
     comp.insert_before(ds, new)
-    new.operands = [operand]
+    new.operands = (operand,)
     return new
 
 
@@ -379,7 +379,7 @@ def _flattened_concatenate(comp: HloComputation, concat: HloInstruction) -> HloI
     new = HloInstruction(module.unique_name("concatenate"), HloOpcode.CONCATENATE, concat.shape)
     new.attributes = {"dimensions": dims or "{0}"}
     comp.insert_before(concat, new)
-    new.operands = operands
+    new.operands = tuple(operands)
     return new
 
 
@@ -407,11 +407,11 @@ def _concatenate_of_one_row(comp: HloComputation, concat: HloInstruction) -> Hlo
     reshape = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE,
                              Shape.array(shape.element_type, [row[i] for i in kept], default_layout(len(kept))))
     comp.insert_before(concat, reshape)
-    reshape.operands = [operands[0]]
+    reshape.operands = (operands[0],)
     broadcast = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST, concat.shape)
     broadcast.attributes = {"dimensions": "{" + ",".join(map(str, kept)) + "}"}
     comp.insert_before(concat, broadcast)
-    broadcast.operands = [reshape]
+    broadcast.operands = (reshape,)
     return broadcast
 
 

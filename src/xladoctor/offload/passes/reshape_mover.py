@@ -122,7 +122,7 @@ def _sink(module: HloModule, comp: HloComputation, instr: HloInstruction) -> Non
     comp.insert_before(instr, new)
     out = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, instr.shape)
     comp.insert_before(instr, out)
-    out.operands = [new]
+    out.operands = (new,)
     comp.replace_instruction(instr, out)
 
 
@@ -138,11 +138,11 @@ def _inverse(module: HloModule, comp: HloComputation, anchor: HloInstruction, op
                              Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
         new.attributes = {"dimensions": "{}"}
         comp.insert_before(anchor, new)
-        new.operands = [operand.operands[0]]
+        new.operands = (operand.operands[0],)
         return new
     new = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
     comp.insert_before(anchor, new)
-    new.operands = [operand]
+    new.operands = (operand,)
     return new
 
 
