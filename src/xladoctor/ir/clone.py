@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy as _copy
 from typing import TYPE_CHECKING
 
-from .computation import HloComputation
+from .computation import COMPUTATION_SLOTS, HloComputation
 from .name_uniquer import InstructionNames, NameUniquer
 from .names import NameTable
 
@@ -54,7 +54,7 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
     kept: list[list[HloInstruction]] = []
     for comp in module.computations:
         c2 = HloComputation(comp.name, comp.is_entry)
-        for slot in HloComputation.__slots__:
+        for slot in COMPUTATION_SLOTS:
             if slot not in _COMP_REMAPPED and hasattr(comp, slot):
                 setattr(c2, slot, getattr(comp, slot))
         comp_map[comp] = c2

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from .instruction import HloInstruction
 from .opcodes import HloOpcode
@@ -10,6 +10,12 @@ from .shape import Shape
 
 if TYPE_CHECKING:
     from .module import HloModule
+
+
+COMPUTATION_SLOTS: Final = ("name", "instructions", "root", "parameters", "is_entry", "module",
+                            "execution_thread", "line", "signature", "__weakref__")
+""":class:`HloComputation`'s fields, named outside the class (read by :func:`.clone.clone_module`;
+a compiled core reads no ``__slots__`` through the class object)."""
 
 
 class HloComputation:
@@ -21,8 +27,7 @@ class HloComputation:
     one table (an instruction of another computation is not found here).
     """
 
-    __slots__ = ("name", "instructions", "root", "parameters", "is_entry", "module",
-                 "execution_thread", "line", "signature", "__weakref__")
+    __slots__ = COMPUTATION_SLOTS
 
     def __init__(self, name: str, is_entry: bool = False):
         self.name = name

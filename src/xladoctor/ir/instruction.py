@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from . import opcode_rules as _opcode_rules
 from .opcodes import HloOpcode
@@ -82,6 +82,16 @@ class MetadataCodec(Protocol):
     def encode(self, md: OpMetadata) -> str: ...
 
 
+COMPILED: Final = not __file__.endswith(".py")
+"""Whether this module runs compiled (the opt-in mypyc build, README): an extension module's
+``__file__`` is the shared library."""
+
+INSTRUCTION_SLOTS: Final = ("name", "opcode", "shape", "_operands", "users", "_attributes", "parent", "called",
+                             "parameter_number", "custom_call_target", "tuple_index", "line", "col", "_extra")
+""":class:`HloInstruction`'s fields, named outside the class: a compiled core (mypyc, README)
+reads no ``__slots__`` through the class object."""
+
+
 class HloInstruction(RareFieldAccess):
     """An HLO instruction.  Identity semantics: two instructions are never "equal" by value.
 
@@ -93,8 +103,7 @@ class HloInstruction(RareFieldAccess):
     IR never imports the layer that reads it (nor is anything installed into it at import).
     """
 
-    __slots__ = ("name", "opcode", "shape", "_operands", "users", "_attributes", "parent", "called",
-                 "parameter_number", "custom_call_target", "tuple_index", "line", "col", "_extra")
+    __slots__ = INSTRUCTION_SLOTS
 
     def __init__(self, name: str, opcode: HloOpcode, shape: Shape):
         self.name = name
@@ -143,7 +152,8 @@ class HloInstruction(RareFieldAccess):
         / ``setattr`` loop made it four times slower.
         """
         cls = self.__class__
-        new = cls.__new__(cls)
+        # A compiled class's ``__new__`` runs ``__init__`` (mypyc), which needs the arguments.
+        new = cls(self.name, self.opcode, self.shape) if COMPILED else cls.__new__(cls)
         try:
             _copy_fields(self, new)
         except AttributeError:  # a field never set (not by ``__init__``): copy what is there
@@ -476,7 +486,7 @@ class HloInstruction(RareFieldAccess):
 
 
 _GRAPH_SLOTS = {"_operands", "users", "parent", "called"}
-_COPIED_SLOTS = [s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS and s != "_extra"] + \
+_COPIED_SLOTS = [s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS and s != "_extra"] + \
     [s for s in EXTRA_COPIED if s != "metadata"]
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
 _MISSING = object()
@@ -484,4 +494,4 @@ _ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "parameter_number", "custo
                            "tuple_index", "line", "col"))
 """Slots whose values are never a dict or list (strings, numbers, the opcode, the immutable
 shape): copied without the test; a slot added later gets the test until it is listed here."""
-_copy_fields = compile_field_copy([s for s in HloInstruction.__slots__ if s not in _GRAPH_SLOTS], _ATOMIC_SLOTS)
+_copy_fields = compile_field_copy([s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS], _ATOMIC_SLOTS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from .instruction import HloInstruction, OpMetadata
@@ -24,12 +24,17 @@ UNDECODED = object()
 """``RareFields.metadata`` when none was set in code: the metadata is read from the attribute text."""
 
 
+RARE_SLOTS: Final = ("literal", "frontend_attributes", "output_to_operand_aliasing", "operand_shapes_text",
+                     "control_predecessors", "metadata")
+""":class:`RareFields`' fields, named outside the class (a compiled core reads no ``__slots__``
+through the class object)."""
+
+
 class RareFields:
     """The rare fields of one instruction.  ``metadata`` is the decoded value only where code set
     it (:meth:`HloInstruction.copy_metadata_from`); a parsed instruction decodes its text per read."""
 
-    __slots__ = ("literal", "frontend_attributes", "output_to_operand_aliasing", "operand_shapes_text",
-                 "control_predecessors", "metadata")
+    __slots__ = RARE_SLOTS
 
     def __init__(self) -> None:
         self.literal: str | None = None
@@ -136,6 +141,6 @@ def compile_field_copy(slots: list[str], atomic: Collection[str] = ()) -> Callab
     return namespace["copy"]
 
 
-EXTRA_COPIED = [s for s in RareFields.__slots__ if s != "control_predecessors"]
+EXTRA_COPIED = [s for s in RARE_SLOTS if s != "control_predecessors"]
 """The rare fields a detached copy keeps (control edges are graph links)."""
 _copy_rare = compile_field_copy(EXTRA_COPIED)

@@ -284,7 +284,7 @@ class ComputationReader(InstructionReader):
         if None in ops:
             ref, pos = refs[ops.index(None)]
             raise self.error(f"instruction does not exist: {ref}", pos)
-        instr.operands = [o for o in ops if o is not None]
+        instr.operands = tuple([o for o in ops if o is not None])
         self.check_declared_operands(instr.operands)
         self._check_operand_count(instr, start)
         if instr.shape is None or instr.opcode in SHAPE_REPLACED:
@@ -365,7 +365,7 @@ class ComputationReader(InstructionReader):
             if None in ops:
                 ref, pos = operand_refs[ops.index(None)]
                 raise self._undefined(comp, ref, pos)
-            instr.operands = [o for o in ops if o is not None]  # none is None here
+            instr.operands = tuple([o for o in ops if o is not None])  # none is None here
             self.check_declared_operands(instr.operands)
         self._check_operand_count(instr, instr_start)
         return instr, control_refs

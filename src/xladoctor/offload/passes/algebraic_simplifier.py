@@ -201,7 +201,7 @@ def _reassociated_subtract(at: Insertions, outer: HloInstruction) -> HloInstruct
     at.insert_before(outer, constant)
     new = HloInstruction(module.unique_name("subtract"), HloOpcode.SUBTRACT, outer.shape)
     at.insert_before(outer, new)
-    new.operands = [constant, x]
+    new.operands = (constant, x)
     return new
 
 
@@ -259,7 +259,7 @@ def _new_scalar_operand(at: Insertions, anchor: HloInstruction, like: HloInstruc
     new = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST, like.shape)
     new.attributes = {"dimensions": like.attributes.get("dimensions", "{}")}
     at.insert_before(anchor, new)
-    new.operands = [constant]
+    new.operands = (constant,)
     return new
 
 
@@ -269,7 +269,7 @@ def _binary(at: Insertions, old: HloInstruction, opcode: HloOpcode, a: HloInstru
     assert module is not None
     new = HloInstruction(module.unique_name(opcode.value), opcode, old.shape)
     at.insert_before(old, new)
-    new.operands = [a, b]
+    new.operands = (a, b)
     return new
 
 
@@ -382,7 +382,7 @@ def _reshape_of_reshape(at: Insertions, outer: HloInstruction) -> HloInstruction
     assert module is not None
     new = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, outer.shape)
     at.insert_before(outer, new)
-    new.operands = [source]
+    new.operands = (source,)
     return new
 
 
@@ -404,7 +404,7 @@ def _constant_dynamic_slice(at: Insertions, ds: HloInstruction) -> HloInstructio
     new = HloInstruction(module.unique_name("slice"), HloOpcode.SLICE, ds.shape)
     new.attributes = {"slice": "{" + ", ".join(bounds) + "}"}
     at.insert_before(ds, new)
-    new.operands = [operand]
+    new.operands = (operand,)
     return new
 
 
@@ -468,7 +468,7 @@ def _flattened_concatenate(at: Insertions, concat: HloInstruction) -> HloInstruc
     new = HloInstruction(module.unique_name("concatenate"), HloOpcode.CONCATENATE, concat.shape)
     new.attributes = {"dimensions": dims or "{0}"}
     at.insert_before(concat, new)
-    new.operands = operands
+    new.operands = tuple(operands)
     return new
 
 
@@ -496,11 +496,11 @@ def _concatenate_of_one_row(at: Insertions, concat: HloInstruction) -> HloInstru
     reshape = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE,
                              Shape.array(shape.element_type, [row[i] for i in kept], default_layout(len(kept))))
     at.insert_before(concat, reshape)
-    reshape.operands = [operands[0]]
+    reshape.operands = (operands[0],)
     broadcast = HloInstruction(module.unique_name("broadcast"), HloOpcode.BROADCAST, concat.shape)
     broadcast.attributes = {"dimensions": "{" + ",".join(map(str, kept)) + "}"}
     at.insert_before(concat, broadcast)
-    broadcast.operands = [reshape]
+    broadcast.operands = (reshape,)
     return broadcast
 
 

@@ -205,7 +205,7 @@ class _Inliner:
         for instr in body:
             caller.adopt(instr)
             if any(o in mapping for o in instr.operands):
-                instr.operands = [mapping.get(o, o) for o in instr.operands]
+                instr.operands = tuple([mapping.get(o, o) for o in instr.operands])
             if instr.control_predecessors:
                 instr.control_predecessors = [p for p in instr.control_predecessors if p not in mapping]
         return body

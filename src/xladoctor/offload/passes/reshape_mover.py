@@ -134,7 +134,7 @@ def _sink(module: HloModule, at: Insertions, instr: HloInstruction, gone: set[Hl
     at.insert_before(instr, new)
     out = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, instr.shape)
     at.insert_before(instr, out)
-    out.operands = [new]
+    out.operands = (new,)
     at.comp.replace_and_unhook(instr, out, gone)  # replace_instruction, the list's part later
 
 
@@ -150,11 +150,11 @@ def _inverse(module: HloModule, at: Insertions, anchor: HloInstruction, operand:
                              Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
         new.attributes = {"dimensions": "{}"}
         at.insert_before(anchor, new)
-        new.operands = [operand.operands[0]]
+        new.operands = (operand.operands[0],)
         return new
     new = HloInstruction(module.unique_name("reshape"), HloOpcode.RESHAPE, Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
     at.insert_before(anchor, new)
-    new.operands = [operand]
+    new.operands = (operand,)
     return new
 
 

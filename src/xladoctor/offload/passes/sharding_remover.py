@@ -62,7 +62,7 @@ def _dead_copy(marker: HloInstruction) -> HloInstruction:
     """The ``copy`` ShardingRemover leaves for dead-code elimination: only its place among the
     operand's users matters (it is outside the module, and gone before any other pass runs)."""
     copy = HloInstruction("copy", HloOpcode.COPY, marker.shape)
-    copy.operands = [marker.operands[0]]
+    copy.operands = (marker.operands[0],)
     return copy
 
 
