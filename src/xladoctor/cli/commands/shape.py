@@ -24,7 +24,7 @@ from ...ir.sizes import (
     tail_padding_elements,
     uses_combine_rule,
 )
-from ...syntax.shape_parser import parse_shape_warned
+from ...syntax.shape_plain import plain_shape
 from ._common import help_text, print_json
 
 TYPE_CHECKING = False  # not typing's: argparse and typing are most of what this command would import
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             print("\n\n".join(render_text(r) for r in reports))
         return 0
-    shape, warnings = parse_shape_warned(args.shape, "<shape>")
+    shape, warnings = _read(args.shape, "<shape>")
     with located(args.shape, "<shape>"):
         report = _warned(_with_tpu(shape, args.shape, args.tpu), warnings, args, "<shape>")
     if args.json:
@@ -86,9 +86,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read(text: str, source: str) -> tuple[Shape, tuple[LayoutWarning, ...]]:
+    """``text`` as ``shape_parser.parse_shape_warned`` reads it: the plain spellings by hand
+    (``syntax/shape_plain.py``, proven the same by tests/test_shape_plain.py) so that the grammar's
+    modules and their patterns are imported only for the rest, every error and warning included."""
+    shape = plain_shape(text)
+    if shape is not None:
+        return shape, ()
+    from ...syntax.shape_parser import parse_shape_warned
+
+    return parse_shape_warned(text, source)
+
+
 def _parse_line(text: str, line: str, lineno: int) -> tuple[Shape, tuple[LayoutWarning, ...]]:
     try:
-        return parse_shape_warned(text, "<stdin>")
+        return _read(text, "<stdin>")
     except InputError as e:
         offset = len(line) - len(line.lstrip())
         raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
