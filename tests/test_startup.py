@@ -253,6 +253,7 @@ def test_shape_reads_no_file_module_and_compiles_no_pattern():
         assert "xladoctor.syntax.shape_plain" in loaded and "xladoctor.base.files" not in loaded, argv
         assert not set(GRAMMAR) & loaded, (argv, set(GRAMMAR) & loaded)
         assert _after(argv, _COMPILED) == [], argv
+    assert "xladoctor.cli.commands._common" not in _modules_after(["shape", SHAPE])  # print_json: --json only
 
 
 def test_shape_asks_the_grammar_for_what_the_plain_reader_does_not_take():

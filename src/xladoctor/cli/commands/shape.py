@@ -25,7 +25,6 @@ from ...ir.sizes import (
     uses_combine_rule,
 )
 from ...syntax.shape_plain import plain_shape
-from ._common import help_text, print_json
 
 TYPE_CHECKING = False  # not typing's: argparse and typing are most of what this command would import
 if TYPE_CHECKING:
@@ -41,6 +40,8 @@ DESCRIPTION = "cli.shape.description"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ._common import help_text  # _common is imported for --json only on the plain path (start-up)
+
     p.add_argument("shape", metavar="SHAPE", help=help_text(p, "cli.shape.shape"))
     p.add_argument("--json", action="store_true", help=help_text(p, "cli.shape.json"))
     from ...ir.tpu_layouts import TPU_GENERATIONS
@@ -72,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
             except InputError as e:  # located in the stripped line: put it on its line of stdin
                 raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
         if args.json:
+            from ._common import print_json
+
             print_json({"command": "shape", "shapes": reports}, schema="shape")
         else:
             print("\n\n".join(render_text(r) for r in reports))
@@ -80,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     with located(args.shape, "<shape>"):
         report = _warned(_with_tpu(shape, args.shape, args.tpu), warnings, args, "<shape>")
     if args.json:
+        from ._common import print_json
+
         print_json({"command": "shape", **report}, schema="shape")
     else:
         print(render_text(report))
