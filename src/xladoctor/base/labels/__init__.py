@@ -178,7 +178,7 @@ _BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 
 def _is_bare(key: str) -> bool:
     """A TOML bare key: ``[A-Za-z0-9_-]+``."""
-    return bool(key) and all(c in _BARE for c in key)
+    return bool(key) and _BARE.issuperset(key)
 
 
 def _header_area(stripped: str) -> str | None:
