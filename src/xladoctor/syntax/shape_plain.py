@@ -59,12 +59,9 @@ def plain_shape(text: str) -> Shape | None:
         if size > _INT64_MAX:
             return None
     rest = text[close + 1:]
-    if not rest:
-        layout = default_layout(len(dims))
-    else:
-        layout = _plain_layout(rest, len(dims))
-        if layout is None:
-            return None
+    layout = _plain_layout(rest, len(dims)) if rest else default_layout(len(dims))
+    if layout is None:
+        return None
     return Shape(et, tuple(dims), (False,) * len(dims), (), layout)
 
 
