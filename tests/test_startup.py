@@ -233,19 +233,45 @@ def test_the_named_tuples_made_without_typing_have_the_type_checkers_fields():
         assert cls.__name__ == cls.__bases__[0].__name__ and not hasattr(cls(*fields[:1] * len(fields)), "__dict__")
 
 
-def test_shape_reads_no_file_module_and_compiles_no_pattern_it_does_not_use():
-    """``xladoctor shape`` (issue 36 item 5): ``located`` lives in base/errors, so base/files (file
-    reading, compression) is not imported; the label files are read with str methods, and a parse
-    without layout warnings compiles none of the warnings' patterns."""
-    patterns = ("[k[1] for name in dir(__import__('re')) if name.startswith('_cache')"
-                " for k in getattr(__import__('re'), name) if isinstance(k, tuple) and isinstance(k[1], str)]")
-    for argv in (["shape", SHAPE], ["shape", SHAPE, "--json"]):
-        loaded = _modules_after(argv)
-        assert "xladoctor.syntax.shape_parser" in loaded and "xladoctor.base.files" not in loaded, argv
-        compiled = set(_after(argv, patterns))
-        from xladoctor.base import labels
-        from xladoctor.syntax import layout_warnings
+GRAMMAR = ("xladoctor.syntax.shape_parser", "xladoctor.syntax.reader", "xladoctor.syntax.layout_parser",
+           "xladoctor.syntax.layout_warnings")
+# The patterns compiled in the child, less json's own (the harness imports json before the command).
+_COMPILED = ("[k[1] for name in dir(__import__('re')) if name.startswith('_cache')"
+             " for k in getattr(__import__('re'), name) if isinstance(k, tuple) and isinstance(k[1], str)"
+             " and k[1] not in {p.pattern for m in ('json.decoder', 'json.encoder', 'json.scanner')"
+             " for p in vars(sys.modules[m]).values() if isinstance(p, __import__('re').Pattern)}]")
 
-        unused = {labels._PLAIN_LINE, labels._HEADER, layout_warnings._RESULT, layout_warnings._NAME}
-        assert compiled and not compiled & unused, (argv, compiled & unused)
+
+def test_shape_reads_no_file_module_and_compiles_no_pattern():
+    """``xladoctor shape`` (issue 36 item 5): ``located`` lives in base/errors, so base/files (file
+    reading, compression) is not imported; the label files are read with str methods; a plain
+    spelling is read by syntax/shape_plain.py, so the grammar's modules (a dozen module-level
+    patterns) are not imported; printable ASCII output goes through the terminal guard without its
+    pattern.  Not one pattern is compiled (the console script's own ``re.sub`` aside)."""
+    for argv in (["shape", SHAPE], ["shape", SHAPE, "--json"], ["shape", "f32[2,3]"]):
+        loaded = _modules_after(argv)
+        assert "xladoctor.syntax.shape_plain" in loaded and "xladoctor.base.files" not in loaded, argv
+        assert not set(GRAMMAR) & loaded, (argv, set(GRAMMAR) & loaded)
+        assert _after(argv, _COMPILED) == [], argv
+    assert "xladoctor.cli.commands._common" not in _modules_after(["shape", SHAPE])  # print_json: --json only
+
+
+def test_shape_asks_the_grammar_for_what_the_plain_reader_does_not_take():
+    """A tuple, a memory space, a dynamic size, an error, a warned layout: the grammar's parser reads
+    them (its errors and warnings, located as ever), and compiles only patterns it uses."""
+    from xladoctor.base import labels
+    from xladoctor.syntax import layout_warnings
+
+    unused = {labels._PLAIN_LINE, labels._HEADER, layout_warnings._RESULT, layout_warnings._NAME}
+    for argv in (["shape", "(f32[2], s8[4])"], ["shape", "f32[8]{0:S(5)}", "--json"], ["shape", "f32[<=4]"],
+                 ["shape", "f32[2,"]):
+        loaded = _modules_after(argv)
+        assert "xladoctor.syntax.shape_parser" in loaded, argv
+        assert not set(_after(argv, _COMPILED)) & unused, argv
+    out = subprocess.run([sys.executable, "-m", "xladoctor", "shape", "f32[2,3]{0,0}"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and "<shape>:1:9: warning: E0002" in out.stderr, out.stderr
+    out = subprocess.run([sys.executable, "-m", "xladoctor", "shape", "f32[2,"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 2 and out.stderr.startswith("<shape>:1:7: "), out.stderr
     assert not _loaded_by(["shape", SHAPE], ("collections.abc",))

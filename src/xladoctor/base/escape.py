@@ -134,6 +134,8 @@ def uri_path(path: str) -> str:
 
 def escape_stream_text(text: str) -> str:
     """What :class:`TerminalSafeStream` writes for ``text`` (newlines and tabs kept)."""
+    if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
+        return text  # ASCII's unprintable characters are _STREAM_UNSAFE_ASCII's and \n, \t: no compile (start-up)
     return _pattern(_STREAM_UNSAFE_ASCII if text.isascii() else _STREAM_UNSAFE).sub(_escape_char, text)
 
 

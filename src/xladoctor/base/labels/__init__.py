@@ -178,7 +178,7 @@ _BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 
 def _is_bare(key: str) -> bool:
     """A TOML bare key: ``[A-Za-z0-9_-]+``."""
-    return bool(key) and all(c in _BARE for c in key)
+    return bool(key) and _BARE.issuperset(key)
 
 
 def _header_area(stripped: str) -> str | None:
@@ -200,6 +200,43 @@ def _area_chunks(lang: str) -> tuple[str, dict[str, str]] | None:
     text = _read(lang).decode("utf-8", errors="replace")
     if '"""' in text or "'''" in text:
         return None
+    if any(end in text for end in _OTHER_LINE_ENDS):
+        return _chunks_by_line(text)
+    return _chunks_by_bracket(text)
+
+
+# Where str.splitlines ends a line besides '\n'; a file with none of them is cut at its '['s.
+_OTHER_LINE_ENDS = ("\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def _chunks_by_bracket(text: str) -> tuple[str, dict[str, str]] | None:
+    """:func:`_chunks_by_line` for a text whose lines end at '\\n' only, looking only at the lines
+    that hold a '[' (~90 of a label file's ~900): a header is a line whose first non-blank
+    character is one.  Looping over every line was ~0.4 ms of ``xladoctor shape`` (issue 36 item 5)."""
+    headers: list[tuple[int, str]] = []
+    pos = text.find("[")
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        if text[start:pos].strip():
+            pos = text.find("[", pos + 1)
+            continue
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end + 1
+        area = _header_area(text[start:end].strip())
+        if area is None:
+            return None
+        headers.append((start, area))
+        pos = text.find("[", end)
+    areas: dict[str, list[str]] = {}
+    for i, (start, area) in enumerate(headers):
+        stop = headers[i + 1][0] if i + 1 < len(headers) else len(text)
+        areas.setdefault(area, []).append(text[start:stop])
+    prelude = text[:headers[0][0]] if headers else text
+    return prelude, {area: "".join(chunks) for area, chunks in areas.items()}
+
+
+def _chunks_by_line(text: str) -> tuple[str, dict[str, str]] | None:
+    """The text cut line by line, at every line whose stripped text starts with '['."""
     prelude: list[str] = []
     areas: dict[str, list[str]] = {}
     current = prelude

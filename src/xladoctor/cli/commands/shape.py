@@ -24,8 +24,7 @@ from ...ir.sizes import (
     tail_padding_elements,
     uses_combine_rule,
 )
-from ...syntax.shape_parser import parse_shape_warned
-from ._common import help_text, print_json
+from ...syntax.shape_plain import plain_shape
 
 TYPE_CHECKING = False  # not typing's: argparse and typing are most of what this command would import
 if TYPE_CHECKING:
@@ -41,6 +40,8 @@ DESCRIPTION = "cli.shape.description"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ._common import help_text  # _common is imported for --json only on the plain path (start-up)
+
     p.add_argument("shape", metavar="SHAPE", help=help_text(p, "cli.shape.shape"))
     p.add_argument("--json", action="store_true", help=help_text(p, "cli.shape.json"))
     from ...ir.tpu_layouts import TPU_GENERATIONS
@@ -72,23 +73,39 @@ def run(args: argparse.Namespace) -> int:
             except InputError as e:  # located in the stripped line: put it on its line of stdin
                 raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
         if args.json:
+            from ._common import print_json
+
             print_json({"command": "shape", "shapes": reports}, schema="shape")
         else:
             print("\n\n".join(render_text(r) for r in reports))
         return 0
-    shape, warnings = parse_shape_warned(args.shape, "<shape>")
+    shape, warnings = _read(args.shape, "<shape>")
     with located(args.shape, "<shape>"):
         report = _warned(_with_tpu(shape, args.shape, args.tpu), warnings, args, "<shape>")
     if args.json:
+        from ._common import print_json
+
         print_json({"command": "shape", **report}, schema="shape")
     else:
         print(render_text(report))
     return 0
 
 
+def _read(text: str, source: str) -> tuple[Shape, tuple[LayoutWarning, ...]]:
+    """``text`` as ``shape_parser.parse_shape_warned`` reads it: the plain spellings by hand
+    (``syntax/shape_plain.py``, proven the same by tests/test_shape_plain.py) so that the grammar's
+    modules and their patterns are imported only for the rest, every error and warning included."""
+    shape = plain_shape(text)
+    if shape is not None:
+        return shape, ()
+    from ...syntax.shape_parser import parse_shape_warned
+
+    return parse_shape_warned(text, source)
+
+
 def _parse_line(text: str, line: str, lineno: int) -> tuple[Shape, tuple[LayoutWarning, ...]]:
     try:
-        return parse_shape_warned(text, "<stdin>")
+        return _read(text, "<stdin>")
     except InputError as e:
         offset = len(line) - len(line.lstrip())
         raise InputError(e.message, "<stdin>", lineno, e.col + offset) from None
