@@ -67,6 +67,20 @@ def test_dask_cluster_of_processes_gives_the_local_result(fleet_dir, capsys):
     assert code == 1 and serial == pool == dask and serial["files"] == 13
 
 
+@pytest.mark.parametrize("address", ["bogus", "http://127.0.0.1:8786", "tcp://127.0.0.1:1"])
+def test_a_scheduler_that_is_not_there_is_a_usage_error(fleet_dir, capsys, address):
+    """A mistyped or unreachable --scheduler is the user's input (one line, exit 2), not
+    "internal error ... (a bug in xladoctor)" as Dask's ValueError/OSError were reported."""
+    pytest.importorskip("distributed")
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):  # port 1: refused until the timeout
+        assert main(["fleet", str(fleet_dir / "runs" / "job-0"), "--scheduler", address]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"xladoctor: --scheduler {address}: cannot reach a Dask scheduler there (")
+    assert "internal error" not in err and len(err.strip().splitlines()) == 1
+
+
 def test_urls_go_through_fsspec(fleet_dir, capsys):
     pytest.importorskip("fsspec")
     _, local = fleet_json(capsys, str(fleet_dir / "runs" / "**" / "*.log.gz"))
