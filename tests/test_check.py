@@ -90,3 +90,21 @@ def test_core_commands_import_neither_numpy_nor_jax(tmp_path):
             "print(sorted(m for m in ('numpy', 'jax', 'jaxlib') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_an_option_after_double_dash_is_refused_not_read_as_a_missing_file(tmp_path, capsys, monkeypatch):
+    """``check -- --full x.hlo`` (pre-commit's ``args:`` after the hooks' ``--``) names where options go."""
+    from xladoctor.cli.main import main as cli_main
+
+    log = tmp_path / "a.log"
+    log.write_text("nothing here\n")
+    assert cli_main(["check", "--", "--select=E1200", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("xladoctor: '--select=E1200' is an option of check, read as a file") and \
+        len(err.strip().splitlines()) == 1
+    # a file of that name is a file, as before (issue 35)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "--full").write_text("nothing here\n")
+    assert cli_main(["check", "--", "--full"]) == 0
+    assert cli_main(["check", "--", "--nonsense", str(log)]) == 2  # no option of check: a missing file
+    assert "--nonsense:1:1: cannot read file" in capsys.readouterr().err

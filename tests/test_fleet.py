@@ -67,6 +67,32 @@ def test_dask_cluster_of_processes_gives_the_local_result(fleet_dir, capsys):
     assert code == 1 and serial == pool == dask and serial["files"] == 13
 
 
+@pytest.mark.parametrize("address", ["bogus", "http://127.0.0.1:8786", "tcp://127.0.0.1:1"])
+def test_a_scheduler_that_is_not_there_is_a_usage_error(fleet_dir, capsys, address):
+    """A mistyped or unreachable --scheduler is the user's input (one line, exit 2), not
+    "internal error ... (a bug in xladoctor)" as Dask's ValueError/OSError were reported."""
+    pytest.importorskip("distributed")
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):  # port 1: refused until the timeout
+        assert main(["fleet", str(fleet_dir / "runs" / "job-0"), "--scheduler", address]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"xladoctor: --scheduler {address}: cannot reach a Dask scheduler there (")
+    assert "internal error" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_text_counts_the_skipped_files_as_check_does(fleet_dir, capsys):
+    """The JSON's ``skipped`` (XLA's buffer assignment here) is in the text's first line too, as
+    ``check``'s tally says it; the text said only "13 files ... checked" and never why the rest."""
+    assert main(["fleet", str(fleet_dir / "runs" / "**" / "*"), "--jobs", "1", "--lang", "en"]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("13 files from 4 jobs checked on this machine: ")
+    assert first.endswith(", 1 skipped (XLA's side files and files that are neither HLO text nor logs, "
+                          "as check skips them)")
+    assert main(["fleet", str(fleet_dir / "runs" / "job-1"), "--jobs", "1", "--lang", "en"]) == 1
+    assert "skipped" not in capsys.readouterr().out.splitlines()[0]
+
+
 def test_urls_go_through_fsspec(fleet_dir, capsys):
     pytest.importorskip("fsspec")
     _, local = fleet_json(capsys, str(fleet_dir / "runs" / "**" / "*.log.gz"))

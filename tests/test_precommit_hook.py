@@ -108,3 +108,39 @@ def test_a_file_named_like_an_option_is_checked_as_a_file(tmp_path: Path) -> Non
     assert run.returncode == 1 and "exit code: 1" in out, run.stdout + run.stderr
     assert "== --select=Z.txt" in out and "== -j.log" in out and "2 files checked, 4 findings" in out
     assert "details: xladoctor explain ./--select=Z.txt" in out  # the hint names it as a path too
+
+
+def test_options_in_args_are_refused_with_where_they_go(tmp_path: Path) -> None:
+    """pre-commit runs ``entry + args + files``; the entry ends with ``--``, so a user's
+    ``args: [--full]`` came after it and was checked as a missing file ("--full:1:1: cannot read
+    file") while the files were checked without it.  It is refused in one line that says to put
+    options in ``entry:``; given there, they apply."""
+    if shutil.which("git") is None:
+        pytest.skip("pre-commit needs git")
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    entry = re.search(r"id: xladoctor-check-system\n(?:  .*\n)*?  entry: (.*)\n", hooks)
+    assert entry is not None and entry.group(1) == "xladoctor check --"
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    # a module with no offload annotation and a syntax error: only --full parses (and refuses) it
+    (repo / "broken.hlo").write_text("HloModule broken\n\nENTRY main {\n  p = f32[4] parameter(0)\n"
+                                     "  ROOT r = f32[4] add(p, q\n}\n")
+    _git(repo, "init", "-q")
+
+    def run(entry: str, args: str) -> subprocess.CompletedProcess:
+        (repo / ".pre-commit-config.yaml").write_text(
+            "repos:\n- repo: local\n  hooks:\n  - id: xladoctor-check-system\n    name: xladoctor\n"
+            f"    entry: {entry}\n    language: system\n    files: \\.(hlo|txt|log)$\n    args: {args}\n")
+        _git(repo, "add", "--", ".")
+        env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+               "PATH": os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])}
+        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"], cwd=repo, env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    in_args = run(entry.group(1), "[--full]")
+    assert in_args.returncode == 1 and "exit code: 2" in in_args.stdout, in_args.stdout + in_args.stderr
+    assert "xladoctor: '--full' is an option of check, read as a file because it comes after '--'" in in_args.stdout
+    assert "'entry: xladoctor check --full --', not in args:" in in_args.stdout
+    assert "cannot read file" not in in_args.stdout
+    in_entry = run("xladoctor check --full --", "[]")
+    assert "exit code: 2" in in_entry.stdout and "broken.hlo:6:1: expected ',' or ')'" in in_entry.stdout

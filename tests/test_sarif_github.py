@@ -203,6 +203,14 @@ def test_github_clean_and_input_error(capsys, workdir: Path) -> None:
     assert rc == 2
     assert out == ("::error title=xladoctor input error::missing.hlo:1:1: cannot read file: "
                    "No such file or directory\n")
+    # a module that does not parse is annotated on its line, as a finding is (it had no file=)
+    (workdir / "broken.hlo").write_text("HloModule b\n\nENTRY main {\n  p = f32[4] parameter(0)\n"
+                                        "  h = f32[4] custom-call(p), custom_call_target=\"annotate_device_placement\"\n"
+                                        "  ROOT r = f32[4 add(h, h)\n}\n")
+    rc, out, _ = _run(capsys, "check", "broken.hlo", "--format", "github")
+    assert rc == 2
+    assert out == ("::error file=broken.hlo,line=6,col=18,title=xladoctor input error::broken.hlo:6:18: "
+                   "expected ',' or ']' in dimensions, found 'add'\n")
 
 
 def test_github_escaping() -> None:

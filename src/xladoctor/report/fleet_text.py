@@ -12,7 +12,9 @@ from ..base.labels.glossary import count
 def render_text(doc: dict[str, Any], engine: str, lang: str = "en") -> str:
     """The fleet summary; words from the labels' ``[fleet]``, in ``lang``."""
     lines = [label("fleet.summary", lang, files=count(doc["files"], "file", lang), jobs=count(doc["jobs"], "job", lang),
-                   engine=engine, findings=count(doc["findings"], "error_message", lang))]
+                   engine=engine, findings=count(doc["findings"], "error_message", lang))
+             # as check's tally: files the walk found and left out (XLA's side files, buffer assignments)
+             + (label("fleet.skipped", lang, n=doc["skipped"]) if doc.get("skipped") else "")]
     if doc["by_code"]:
         lines.append("")
         lines.append(label("fleet.by_code", lang))

@@ -11,6 +11,7 @@ and ``%2C``.  File paths are relative to the working directory (the checkout) wh
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from pathlib import Path
 
@@ -72,5 +73,19 @@ def render_github(report: Report, cwd: str | None = None) -> str:
     """Every finding's workflow commands, then one ``::error`` per input that could not be read."""
     root = Path(cwd or os.getcwd()).resolve()
     lines = [c for f in report.findings for c in finding_commands(f, root)]
-    lines += [workflow_command("error", e, title=label("ci.input_error")) for e in report.input_errors]
+    lines += [workflow_command("error", e, **_input_error_at(e, root), title=label("ci.input_error"))
+              for e in report.input_errors]
     return "".join(line + "\n" for line in lines)
+
+
+_LOCATED = re.compile(r"(.+?):(\d+):(\d+): ", re.S)
+
+
+def _input_error_at(error: str, root: Path) -> dict[str, str | int | None]:
+    """``file``/``line``/``col`` of an input error that starts ``PATH:LINE:COL: `` (every one
+    does) when PATH is a file: a committed module that does not parse is annotated on its line in
+    the diff, as findings are, not only in the run's summary.  A missing file has no line to mark."""
+    m = _LOCATED.match(error)
+    if m is None or not os.path.isfile(Path(m[1]) if os.path.isabs(m[1]) else root / m[1]):
+        return {}
+    return {"file": _file(m[1], root), "line": int(m[2]), "col": int(m[3])}

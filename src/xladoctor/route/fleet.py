@@ -392,7 +392,12 @@ def run_dask(paths: list[str], jobs_of: list[str], rule: str, scheduler: str,
         raise UsageError("--scheduler needs Dask: pip install 'xladoctor[dask]'") from None
     # Workers do not share this process's working directory: send absolute paths, report the given ones.
     sent = [p if is_url(p) else os.path.abspath(p) for p in paths]
-    client = Client(scheduler)
+    try:
+        client = Client(scheduler)
+    except (OSError, ValueError, TypeError) as e:  # no scheduler there, or not an address: the user's input
+        from ..base.errors import UsageError
+
+        raise UsageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({e})") from None
     try:
         futures = client.map(scan_one, sent, jobs_of, [rule] * len(paths), pure=False)
         try:

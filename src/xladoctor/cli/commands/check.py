@@ -72,6 +72,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     # As offload's, for one module; on many, each NAME.hlo is paired with the NAME.mlir beside it.
     p.add_argument("--stablehlo", metavar="FILE", help=help_text(p, "cli.check.stablehlo"))
     _confirm.add_arguments(p)
+    p.set_defaults(check_option_strings=frozenset(s for a in p._actions for s in a.option_strings))
+
+
+def _refuse_options_read_as_files(paths: list[str], options: frozenset[str]) -> None:
+    """A PATH that is one of check's own options and no file: it came after ``--``.  pre-commit
+    builds ``entry + args + files`` and the hooks' entry ends with ``--`` (so a file named
+    ``-j.log`` stays a file), so ``args: [--full]`` in a user's config lands there; it was
+    checked as a missing file ("--full:1:1: cannot read file") while the others ran without it."""
+    import os
+
+    for path in paths:
+        if path.startswith("-") and path != "-" and path.split("=", 1)[0] in options and not os.path.lexists(path):
+            raise UsageError(f"{path!r} is an option of check, read as a file because it comes after '--'; "
+                             "put options before '--' (pre-commit: in the hook's entry, "
+                             "'entry: xladoctor check " + path + " --', not in args:)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from ._atomic import refuse_overwriting_inputs
 
     lang = args.lang or language_from_env()
+    _refuse_options_read_as_files(list(args.paths), getattr(args, "check_option_strings", frozenset()))
     paths = list(args.paths) + (example_paths() if args.examples else [])
     if not paths:
         raise UsageError("nothing to check: give files or directories, '-' for stdin, or --examples")
