@@ -58,3 +58,24 @@ def test_mlir_in_a_folder_walk_is_skipped(tmp_path: Path, capsys: pytest.Capture
     shutil.copy(DATA / "step.mlir", tmp_path / "other.mlir")
     code, doc = _check(capsys, str(tmp_path))
     assert code == 0 and doc["files"][0]["kind"] == "skipped"
+
+
+def test_offload_of_a_lone_mlir_agrees_with_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("jax")
+    lone = tmp_path / "step.mlir"
+    shutil.copy(DATA / "step.mlir", lone)
+    code = main(["offload", str(lone), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 1 and [d["code"] for d in doc["diagnostics"]["findings"]] == ["E1200"]
+    assert doc["diagnostics"]["inputs"] == [f"<{lone} as HLO>"]  # its lines are the HLO's, not the file's
+    assert doc["stablehlo"]["path"] == str(lone) and doc["memory_kinds"]["known"]
+
+
+def test_offload_of_a_lone_mlir_without_jax_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "jax._src.lib", None)
+    lone = tmp_path / "step.mlir"
+    shutil.copy(DATA / "step.mlir", lone)
+    code = main(["offload", str(lone)])
+    captured = capsys.readouterr()
+    assert code == 2 and "xladoctor[jax]" in captured.err and captured.out == ""
