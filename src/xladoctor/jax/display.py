@@ -13,25 +13,26 @@ from dataclasses import replace
 from typing import Any
 
 from ..base.labels import label
+from ..findings.details import offload_of
 from ..findings.model import FixKind, Report
 from ..findings.schema_files import OFFLOAD_SCHEMA_VERSION
 from ..findings.wire import typed
 from ..inputs.compare import InputCheck
-from ..offload.fixes import suggest_fixes
-from ..offload.report import details_json
 from ..report.html import render_inputs_html, render_offload_html
 from ..report.html_base import esc
 from ..report.notebook import notebook_frame
 
 
 def offload_document(report: Report) -> dict[str, Any]:
-    """The ``offload`` command document of the lowered program (docs/json.md ``## offload``)."""
+    """The ``offload`` command document of the lowered program (docs/json.md ``## offload``),
+    drawn by the ``offload`` command's own view (:func:`xladoctor.report.offload_json.offload_document`)
+    from the program's diagnostics Report and its :class:`~xladoctor.findings.details.OffloadDetails`."""
+    from ..report.offload_json import offload_document as draw
+
     if report.result is None or report.program is None:
         raise ValueError("the report holds no analysed program")
-    program = report.program
-    fixes = suggest_fixes(program.module, report.result, program.result_names)
-    return {"schema_version": OFFLOAD_SCHEMA_VERSION, "command": "offload", "diagnostics": typed(report.diagnostics()),
-            "details": details_json(report.result, fixes)}
+    diagnostics: Report = report.diagnostics()
+    return {"schema_version": OFFLOAD_SCHEMA_VERSION, **draw(diagnostics, offload_of(diagnostics))}
 
 
 def offload_html(report: Report) -> str:

@@ -21,7 +21,8 @@ from collections import Counter
 from typing import Any
 
 from ..base.labels import glossary, in_lang, label
-from ..findings.wire import details_of, load_document
+from ..findings.details_wire import offload_facts
+from ..findings.wire import load_document
 from ..ir.shape import format_shape_index
 from .html_base import IdAllocator, badge, code_block, esc, is_rtl, lbl, ltr, page, prose
 from .html_explain import explain_body
@@ -53,9 +54,9 @@ def findings_by_code(doc: dict[str, Any]) -> Counter:
     """Distinct findings per code over every file and comparison of a check document."""
     counts: Counter = Counter()
     for f in doc.get("files") or []:
-        details = details_of(f.get("offload") or {})
-        counts["E1200"] += len(details.get("errors") or [])
-        counts["HostOffloader failure"] += len(details.get("failures") or [])
+        facts = offload_facts(f.get("offload") or {})
+        counts["E1200"] += len(facts.errors)
+        counts["HostOffloader failure"] += len(facts.failures)
         for x in (f.get("explain") or {}).get("findings") or []:
             counts[str(x.get("code"))] += 1
     for d in doc.get("inputs") or []:
@@ -122,7 +123,7 @@ def _file_section(f: dict[str, Any], uid: str, lang: str, toc: list[tuple[int, s
             body.append(f'<p class="note">{esc(f["note"])}</p>')
         if f.get("offload"):
             off = f["offload"]
-            for n, e in enumerate(details_of(off).get("errors") or []):
+            for n, e in enumerate(offload_facts(off).errors):
                 idx = format_shape_index(tuple(e.get("output_index") or ()))
                 toc.append((2, f"{uid}-e1200-{n + 1}", f"E1200 output {idx}"))
             body.append(f'<h3>{lbl(lang, "html.host_offload")}</h3>{offload_body(off, uid, lang)}')

@@ -12,13 +12,12 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ..base.labels import glossary, in_lang, label
+from ..findings.details_wire import OffloadFacts, offload_facts
 from ..findings.model import Finding, FindingKind, Fix, Hop
 from ..findings.serialise import thaw_json
-from ..findings.wire import details_of
 from .finding_html import (
     HostSet,
     fix_cards,
-    host_set,
     matching_finding,
     path_nodes,
     path_table,
@@ -29,13 +28,15 @@ from .html_flow import render_flow
 
 def offload_verdict(doc: dict[str, Any]) -> tuple[str, str]:
     """``(label key, tone)`` for a badge: E1200, another failure, warnings, or clean."""
-    details = details_of(doc)
-    if details.get("errors"):
+    return _verdict(offload_facts(doc), doc)
+
+
+def _verdict(facts: OffloadFacts, doc: dict[str, Any]) -> tuple[str, str]:
+    if facts.errors:
         return "html.verdict_e1200", "bad"
-    if details.get("failures"):
+    if facts.failures:
         return "html.verdict_fail", "bad"
-    if details.get("warnings") or details.get("outputs_moved_to_host") or details.get("host_compute") or \
-            _layout_warnings(doc.get("diagnostics")):
+    if facts.warnings or facts.moved or facts.host_compute or _layout_warnings(doc.get("diagnostics")):
         return "html.verdict_warn", "warn"
     return "html.verdict_clean", "ok"
 
@@ -114,7 +115,7 @@ def _error_article(err: dict[str, Any], doc: dict[str, Any], uid: str, lang: str
     index = shape_index_text(facts.get("output_index"))
     tag = badge(glossary.xla_reports(lang), "bad") if facts.get("first") else badge(glossary.also_offending(lang), "muted")
     if host is None:
-        host = host_set(details_of(doc).get("host_positions", []))
+        host = offload_facts(doc).host_keys
     origin_instruction = facts.get("origin_instruction") or ""
     nodes = path_nodes(drawn, facts.get("output_index"), facts.get("output_layout"), host, origin_instruction, lang)
     svg = render_flow(nodes, uid, label("html.device_lane", lang), label("html.host_lane", lang), "E1200")
@@ -142,44 +143,44 @@ def offload_body(doc: dict[str, Any], uid: str, lang: str = "en") -> str:
     from ..findings.wire import load_document
 
     doc = load_document(doc)  # typed in-process already; a document read from JSON is typed here
-    key, tone = offload_verdict(doc)
-    details = details_of(doc)
-    model = label("html.rule_unmerged", lang) if details.get("rule") == "unmerged-pr-36525" else label("html.rule_shipped", lang)
+    facts = offload_facts(doc)
+    key, tone = _verdict(facts, doc)
+    model = label("html.rule_unmerged", lang) if facts.rule == "unmerged-pr-36525" else label("html.rule_shipped", lang)
     parts = [f'<div class="verdict-line">{badge(label(key, lang), tone)} '
              f'<span class="muted">{lbl(lang, "html.model")}: {prose(model, lang)}</span></div>']
     if key == "html.verdict_clean":
         parts.append(f'<p class="clean">{lbl(lang, "html.no_offload_issue")}</p>')
     parts.extend(_layout_card(f, lang) for f in _layout_warnings(doc.get("diagnostics")))  # first, as in the text
-    errors = details.get("errors") or []
-    host = host_set(details.get("host_positions", [])) if errors else set()
+    errors = facts.errors
+    host = facts.host_keys if errors else set()
     by_output = _findings_by_output(doc.get("diagnostics")) if errors else {}
     for n, err in enumerate(errors):
         parts.append(_error_article(err, doc, f"{uid}-e1200-{n + 1}", lang, host, by_output))
     fails = []
-    for f in details.get("failures") or []:
-        what = label("html.check_failure", lang) if f.get("status") == "CHECK" else f"{label('html.verdict_fail', lang)}: {f.get('status')}"
-        at = f" ({lbl(lang, 'html.at')} {ltr(f['instruction'])})" if f.get("instruction") else ""
-        first = " " + badge(glossary.xla_reports(lang), "bad") if f.get("first") else ""
-        fails.append(f"<b>{esc(what)}</b>{first}: {_said(f.get('message'), lang)}{at}")
+    for f in facts.failures:
+        what = label("html.check_failure", lang) if f.status == "CHECK" else f"{label('html.verdict_fail', lang)}: {f.status}"
+        at = f" ({lbl(lang, 'html.at')} {ltr(f.instruction)})" if f.instruction else ""
+        first = " " + badge(glossary.xla_reports(lang), "bad") if f.first else ""
+        fails.append(f"<b>{esc(what)}</b>{first}: {_said(f.message, lang)}{at}")
     parts.append(_list_section(label("html.failures", lang), fails, "failures"))
-    moved = [f"{lbl(lang, 'html.output')} {ltr(shape_index_text(o.get('output_index')))}: "
-             f"{ltr(o.get('old_layout'))} \u2192 {ltr(o.get('new_layout'), 'mono host')} "
-             f"({ltr(o.get('start'))})" for o in details.get("outputs_moved_to_host") or []]
+    moved = [f"{lbl(lang, 'html.output')} {ltr(shape_index_text(o.output_index))}: "
+             f"{ltr(o.old_layout)} \u2192 {ltr(o.new_layout, 'mono host')} "
+             f"({ltr(o.start)})" for o in facts.moved]
     parts.append(_list_section(label("html.moved_outputs", lang), moved, "moved"))
-    hc = [f"{ltr(h.get('instruction'))} <span class=\"muted\">{esc(h.get('opcode'))}</span>"
-          + (f" \u2937 {ltr(h['location'], 'loc')}" if h.get("location") else "")
-          for h in details.get("host_compute") or []]
+    hc = [f"{ltr(h.instruction)} <span class=\"muted\">{esc(h.opcode)}</span>"
+          + (f" \u2937 {ltr(h.location, 'loc')}" if h.location else "")
+          for h in facts.host_compute]
     parts.append(_list_section(label("html.host_compute", lang), hc, "host-compute"))
-    parts.append(_list_section(label("html.warnings", lang), [_said(w, lang) for w in details.get("warnings") or []],
+    parts.append(_list_section(label("html.warnings", lang), [_said(w, lang) for w in facts.warnings],
                                "warnings", open_=False))
-    hp = [ltr(p.get("instruction", "") + (shape_index_text(p.get("shape_index")) if p.get("shape_index") else ""),
-              "mono chip host") for p in details.get("host_positions") or []]
+    hp = [ltr(p.instruction + (shape_index_text(list(p.shape_index)) if p.shape_index else ""),
+              "mono chip host") for p in facts.host_positions]
     if hp:
         parts.append(f'<details class="host-positions"><summary>{lbl(lang, "html.host_positions")} '
                      f'<span class="count">{len(hp)}</span></summary><p class="chips">{" ".join(hp)}</p></details>')
-    if details.get("vlog"):
+    if facts.vlog:
         parts.append(f'<details class="vmodule"><summary>{lbl(lang, "html.vmodule")}</summary>'
-                     f'{code_block(chr(10).join(details["vlog"]), "vlog", label=label("html.copy", lang))}</details>')
+                     f'{code_block(chr(10).join(facts.vlog), "vlog", label=label("html.copy", lang))}</details>')
     return "".join(parts)
 
 

@@ -147,6 +147,12 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
         from . import tensors
 
         return tensors.route_stream(f, head, source, opts, graph)
+    from .stablehlo import looks_like_stablehlo
+
+    if looks_like_stablehlo(head.decode("utf-8", "replace")):
+        from . import stablehlo as stablehlo_route
+
+        return stablehlo_route.route_stream(f, head, source, opts)
     if _looks_like_hlo(head.decode("utf-8", "replace")):
         from . import hlo_text
 

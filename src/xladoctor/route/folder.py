@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.errors import InputError
 from ..base.labels import label
+from .stablehlo import STABLEHLO_SUFFIXES
 
 if TYPE_CHECKING:
     from ..findings.model import Report
@@ -108,8 +109,8 @@ def expand(paths: list[str], stablehlo: str | None = None) -> list[Item]:
                     out.extend([Item(entry.path, "skipped", reason)] if reason else graph_items(entry.path, False))
                 else:
                     out.append(Item(entry.path, entry.status, entry.note))
-        else:
-            reason = skip_reason(path)
+        else:  # named on the command line: a lone StableHLO module is checked (route/stablehlo.py)
+            reason = None if path.endswith(STABLEHLO_SUFFIXES) else skip_reason(path)
             out.extend([Item(path, "skipped", reason)] if reason else graph_items(path, True))
     if stablehlo is not None:
         files = [i for i, it in enumerate(out) if it.status == "file"]

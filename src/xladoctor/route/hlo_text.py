@@ -201,6 +201,15 @@ def analyse_file(path: str, options: Options, stablehlo_path: str | None = None,
     text = decode_text(data, source)
     del data
     text = select_graph(text, source, graph, editing=editing)[0]
+    named = source
+    if not editing and graph is None:  # a lone StableHLO module: its HLO, by jaxlib (route/stablehlo.py)
+        from .stablehlo import as_hlo, looks_like_stablehlo
+
+        if looks_like_stablehlo(text[:4096].lstrip("\ufeff")):
+            from ..oracle.stablehlo_hlo import hlo_text_of
+
+            text, source = hlo_text_of(text.lstrip("\ufeff"), named), as_hlo(named)
+            stablehlo_path = stablehlo_path or (None if path == "-" else named)
     module = parse_hlo(text, source)
     companion = resolve(module, None if path == "-" else source, stablehlo_path)
     stablehlo = companion.text if companion else None
@@ -215,6 +224,7 @@ def analyse_file(path: str, options: Options, stablehlo_path: str | None = None,
 
         mc.confirm = confirm(text, module, mc.result, options.confirm_topology, stablehlo, options.platform,
                              options.confirm_run is not None, seed)
+    # a converted module is reported as <NAME.mlir as HLO>: its lines are the HLO's, not the file's
     return offload_report(mc, text, companion)
 
 
