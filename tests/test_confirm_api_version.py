@@ -50,10 +50,10 @@ def test_confirm_compiles_it_as_given_and_says_so(tmp_path, capsys):
     assert not schema_errors(doc, "offload")
     c = doc["confirm"]
     assert c["input"] == "stablehlo" and c["agree"] is True and c["verdict"]["kind"] == "e1200"
-    assert c["warning"].startswith("the StableHLO gives 1 custom call(s) api_version = 0 (API_VERSION_UNSPECIFIED)")
+    assert c["warning"].startswith("the StableHLO gives api_version = 0 (API_VERSION_UNSPECIFIED) to 1 of its custom calls")
     assert "normalised" not in c  # nothing was changed
     assert main(["offload", str(hlo), "--confirm"]) == 1
-    assert "  warning: the StableHLO gives 1 custom call(s) api_version = 0" in capsys.readouterr().out
+    assert "  warning: the StableHLO gives api_version = 0 (API_VERSION_UNSPECIFIED) to 1 of its custom calls" in capsys.readouterr().out
     assert main(["check", str(hlo), "--confirm", "--lang", "fa", "--bidi", "logical"]) == 1
     assert "هشدار:" in capsys.readouterr().out
     # JAX's own lowering, the same program: no warning
