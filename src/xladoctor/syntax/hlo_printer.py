@@ -10,7 +10,7 @@ input used one (compiled dumps do, ``Lowered.as_text("hlo")`` does not).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
@@ -81,14 +81,19 @@ def print_computation(comp: HloComputation, pct: str = "") -> str:
     return "\n".join(lines)
 
 
-def print_instruction(instr: HloInstruction, pct: str = "") -> str:
-    """One instruction line, without indentation."""
+def print_instruction(instr: HloInstruction, pct: str = "", operand_names: Sequence[str] | None = None) -> str:
+    """One instruction line, without indentation.
+
+    ``operand_names``: print these as the operands instead of ``instr``'s own, so a caller can show
+    the line an edit would give (a fix's changed ROOT tuple) without rewiring the module's users."""
     if instr.opcode is HloOpcode.PARAMETER:
         args = str(instr.parameter_number)
     elif instr.opcode is HloOpcode.CONSTANT:
         args = instr.literal or ""
-    else:
+    elif operand_names is None:
         args = ", ".join(pct + o.name for o in instr.operands)
+    else:
+        args = ", ".join(pct + name for name in operand_names)
     text = f"{'ROOT ' if instr.is_root else ''}{pct}{instr.name} = {instr.shape} {instr.opcode.value}({args})"
     attrs = _attributes(instr, pct)
     if attrs:
