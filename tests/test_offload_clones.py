@@ -74,3 +74,14 @@ def test_the_device_edit_leaves_the_module_as_it_was(path):
     assert any(device for _, device in edits.values())
     assert print_module(module) == printed
     assert {i.name: [u.name for u in i.users] for i in module.instructions()} == users
+
+
+@pytest.mark.parametrize("path", E1200, ids=lambda p: p.name)
+def test_fix_host_copies_only_for_the_analyses(path, clones, tmp_path):
+    """``--fix host`` changes only the entry layout: printed from the module itself, so the two
+    copies left are the two analyses' (the file's and the fixed text's); ``--fix device`` adds one."""
+    for how, copies in (("host", 2), ("device", 3)):
+        clones.clear()
+        assert _cli("offload", "--fix", how, "-o", str(tmp_path / f"{how}.hlo"), str(path)) in (0, 1)
+        assert (tmp_path / f"{how}.hlo").read_text() != path.read_text()
+        assert len(clones) == copies, (how, clones)

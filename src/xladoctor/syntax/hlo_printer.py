@@ -14,21 +14,26 @@ from collections.abc import Mapping, Sequence
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
+from ..ir.module import HloModule, ProgramShape
 from ..ir.opcodes import HloOpcode
 from .attributes import format_string_map, parse_string_map, quote
 from .hlo_lexicon import KEYWORDS
 
 
-def print_module(module: HloModule) -> str:
-    """The whole module as HLO text (header, source tables, computations)."""
+def print_module(module: HloModule, entry_layout: ProgramShape | None = None) -> str:
+    """The whole module as HLO text (header, source tables, computations).
+
+    ``entry_layout``: print this explicit entry layout instead of the module's, so a fix that only
+    changes the layout (``offload --fix host``) is printed without copying the module."""
     # A keyword read as a name ('%true', or the label 'ENTRY:') reads back only with its '%'.
     keyword_named = any(c.name in KEYWORDS or any(i.name in KEYWORDS for i in c.instructions)
                         for c in module.computations)
     pct = "%" if module.print_percent or keyword_named else ""
     header = [f"HloModule {'%' if module.name in KEYWORDS else ''}{module.name}"]
     attrs = dict(module.attributes)
-    if module.has_explicit_entry_layout and module.entry_computation_layout is not None:
+    if entry_layout is not None:
+        attrs["entry_computation_layout"] = "{" + str(entry_layout) + "}"
+    elif module.has_explicit_entry_layout and module.entry_computation_layout is not None:
         attrs["entry_computation_layout"] = "{" + str(module.entry_computation_layout) + "}"
     _put_string_map(attrs, "frontend_attributes", module.frontend_attributes)
     header.extend(f"{k}={v}" for k, v in attrs.items())
