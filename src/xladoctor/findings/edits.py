@@ -209,8 +209,8 @@ def e1200_fix_edits(text: str, module: Any, result: Any, path: str) -> dict[tupl
 
     Linear in the outputs, however many share one ROOT tuple: (a) is the header line alone, or
     for a result of more than :data:`_WIDE` leaves the one leaf's span in it; (b) is the
-    move-to-device line and the ROOT tuple's changed operand (:class:`_DeviceEdits`, one scratch
-    copy of the module for all outputs), else printed from a fixed copy (:func:`_entry_edits`)."""
+    move-to-device line and the ROOT tuple's changed operand (:class:`_DeviceEdits`, printed without
+    copying the module), else printed from a fixed copy (:func:`_entry_edits`)."""
     written = text.splitlines(keepends=True)
     spans = _statements(written)
     nl = newline_of(text)
@@ -321,15 +321,18 @@ def _shape_spans(text: str, i: int, index: tuple[int, ...], out: dict[tuple[int,
 
 class _DeviceEdits:
     """Remedy (b) for each output: a move-to-device before the ROOT line, the returned operand
-    pointing at it.  An output the ROOT tuple (or a tuple under it) returns directly is edited on
-    one scratch copy of the module, the move-to-device made and unlinked again, so N outputs cost
-    N lines, not N copies of the module; any other output is printed from a copy fixed for it."""
+    pointing at it.  An output the ROOT tuple (or a tuple under it) returns directly costs two printed
+    lines and no copy of the module: the move-to-device is made (and unlinked again), named as a copy
+    of the module would name it (:func:`~xladoctor.ir.clone.clone_names`), and the tuple printed with
+    that one operand's name changed, its users left as they are; so N outputs cost N lines, not N copies
+    of the module (it was one copy per run: the second whole copy of an E1200 run).  Any other output is
+    printed from a copy fixed for it."""
 
     def __init__(self, module: Any, result: Any, written: list[str], spans: dict[tuple[str, str], tuple[int, int]],
                  path: str, nl: str):
         self.module, self.result, self.written, self.spans, self.path, self.nl = module, result, written, spans, path, nl
         self.pct = "%" if module.print_percent else ""
-        self.scratch: Any = None
+        self.external = False
         self.name = ""
         self.operand_spans: dict[str, list[tuple[int, int]] | None] = {}
         entry = module.entry_computation()
@@ -362,15 +365,15 @@ class _DeviceEdits:
         return parent if parent is not None and not rest else None
 
     def _direct(self, tup: Any, slot: int) -> tuple[Edit, ...]:
+        from ..ir.clone import clone_names
         from ..offload.fixes import external_annotations, make_move_to_device
         from ..syntax.hlo_printer import print_instruction
 
-        if self.scratch is None:
-            self.scratch = self.module.clone()
-            self.external = external_annotations(self.scratch)
-            self.name = self.scratch.unique_name("device_put" if self.external else "move_to_device")
-        s_tup = self.scratch.get_instruction(tup.name)
-        value = s_tup.operand(slot)
+        if not self.name:
+            self.external = external_annotations(self.module)
+            self.name = clone_names(self.module).unique_keeping_suffix(
+                "device_put" if self.external else "move_to_device")
+        value = tup.operand(slot)
         mtd = make_move_to_device(self.name, value, self.external)
         root = self.module.entry_computation().root_instruction()
         root_at, root_end = self.spans[("instruction", root.name)]
@@ -380,10 +383,10 @@ class _DeviceEdits:
         one_line = tup_end - tup_at == 1  # a span of a line: only where the tuple is written on one
         span = self._operand_span(tup, slot) if len(tup.operands) > _WIDE and one_line else None
         if span is None:
-            s_tup.replace_operand(slot, mtd)
-            changed = f"{_indent(self.written[tup_at])}{print_instruction(s_tup, self.pct)}{self.nl}"
-            s_tup.replace_operand(slot, value)
-        mtd.operands = ()
+            names = [o.name for o in tup.operands]
+            names[slot] = mtd.name
+            changed = f"{_indent(self.written[tup_at])}{print_instruction(tup, self.pct, names)}{self.nl}"
+        mtd.operands = ()  # made last among value's users: unlinking it leaves their order as it was
         if span is not None:
             change = Edit(self.path, tup_at + 1, tup_at + 1, self.pct + mtd.name, span[0] + 1, span[1] + 1)
             insert = Edit(self.path, root_at + 1, root_at + 1, mtd_line)

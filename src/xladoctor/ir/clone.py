@@ -85,3 +85,17 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
             c2.set_root_instruction(root)
         new.add_computation(c2)
     return new
+
+
+def clone_names(module: HloModule) -> InstructionNames:
+    """The instruction uniquer :func:`clone_module` gives a copy with nothing left out: every
+    instruction's name claimed, as each copied computation joins the copy
+    (:meth:`~.module.HloModule.add_computation` without ``uniquify``).
+
+    Why: a caller that only needs the name a copy would give a new instruction (a fix's edit,
+    printed line by line) takes it from here instead of copying the whole module; the claims
+    are the only state that name depends on, so the two give the same name."""
+    names = InstructionNames()
+    for comp in module.computations:
+        names.claim_each([instr.name for instr in comp.instructions])
+    return names

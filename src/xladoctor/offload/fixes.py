@@ -126,13 +126,19 @@ def suggest_fixes(module: HloModule, result: HostOffloadResult,
 def fix_host(module: HloModule, result: HostOffloadResult) -> HloModule:
     """Remedy (a): a copy of ``module`` whose entry layout puts each offending output in host memory."""
     fixed = clone_module(module)
-    ecl = fixed.entry_layout()
+    fixed.entry_computation_layout = host_layout(module, result)
+    fixed.has_explicit_entry_layout = True
+    return fixed
+
+
+def host_layout(module: HloModule, result: HostOffloadResult) -> ProgramShape:
+    """The entry layout :func:`fix_host` gives ``module``: all remedy (a) changes, so a caller that
+    only prints the fix (``offload --fix host``) need not copy the module for it."""
+    ecl = module.entry_layout()
     new_result = ecl.result
     for err in result.errors:
         new_result = new_result.with_memory_space(HOST_MEMORY_SPACE, err.output_index)
-    fixed.entry_computation_layout = ProgramShape(list(ecl.parameters), new_result)
-    fixed.has_explicit_entry_layout = True
-    return fixed
+    return ProgramShape(list(ecl.parameters), new_result)
 
 
 def external_annotations(module: HloModule) -> bool:

@@ -55,7 +55,14 @@ def fixed_text(original: str, module: HloModule, fixed: HloModule, source: str =
     the whole printed module is the result (in the file's line endings): correct, only respelt."""
     from ..syntax.hlo_printer import print_module
 
-    want = print_module(fixed)
+    return _fixed_as(original, module, print_module(fixed), source)
+
+
+def _fixed_as(original: str, module: HloModule, want: str, source: str) -> Fixed:
+    """:func:`fixed_text` from the fixed module as printed (``want``): a fix that changes only the
+    entry layout is printed without a copy of the module (:func:`fix_module`)."""
+    from ..syntax.hlo_printer import print_module
+
     edits = line_edits(original, print_module(module), want)
     nl = newline_of(original)
     candidates = [] if edits is None else [apply_edits(original, edits)]
@@ -101,7 +108,9 @@ def fix_module(report: Report, how: str, target: str, options: Options) -> Modul
     no E1200 to fix.  Refused (:class:`InputError`) if the result does not read back as the fix."""
     from ..base.errors import located
     from ..findings.details import offload_of
-    from ..offload import fix_device, fix_host
+    from ..offload import fix_device
+    from ..offload.fixes import host_layout
+    from ..syntax.hlo_printer import print_module
     from .module_analysis import analyse_module, parse_hlo
 
     details = offload_of(report)
@@ -111,11 +120,14 @@ def fix_module(report: Report, how: str, target: str, options: Options) -> Modul
         return None
     text, source, companion = details.text, report.inputs[0], details.companion
     stablehlo = companion.text if companion is not None else None
-    fixed_module = (fix_host if how == "host" else fix_device)(details.module, details.result)
+    # The fix as printed: ``fix_host``'s module differs only in its entry layout, printed here
+    # without copying the module for it; ``fix_device`` inserts instructions into a copy.
+    want = (print_module(details.module, host_layout(details.module, details.result)) if how == "host"
+            else print_module(fix_device(details.module, details.result)))
     # Against the module as written: with its StableHLO, the module analysed carries JAX's memory
     # kinds, which the written entry layout lacks; the fixed file must carry them for the compiler.
     written = parse_hlo(text, source) if stablehlo is not None else details.module
-    out = fixed_text(text, written, fixed_module, target)
+    out = _fixed_as(text, written, want, target)
     options = options.with_companion(companion.path if companion else None,
                                      companion.found if companion else None).for_platform()
     with located(out.text, target):

@@ -10,25 +10,30 @@ input used one (compiled dumps do, ``Lowered.as_text("hlo")`` does not).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
-from ..ir.module import HloModule
+from ..ir.module import HloModule, ProgramShape
 from ..ir.opcodes import HloOpcode
 from .attributes import format_string_map, parse_string_map, quote
 from .hlo_lexicon import KEYWORDS
 
 
-def print_module(module: HloModule) -> str:
-    """The whole module as HLO text (header, source tables, computations)."""
+def print_module(module: HloModule, entry_layout: ProgramShape | None = None) -> str:
+    """The whole module as HLO text (header, source tables, computations).
+
+    ``entry_layout``: print this explicit entry layout instead of the module's, so a fix that only
+    changes the layout (``offload --fix host``) is printed without copying the module."""
     # A keyword read as a name ('%true', or the label 'ENTRY:') reads back only with its '%'.
     keyword_named = any(c.name in KEYWORDS or any(i.name in KEYWORDS for i in c.instructions)
                         for c in module.computations)
     pct = "%" if module.print_percent or keyword_named else ""
     header = [f"HloModule {'%' if module.name in KEYWORDS else ''}{module.name}"]
     attrs = dict(module.attributes)
-    if module.has_explicit_entry_layout and module.entry_computation_layout is not None:
+    if entry_layout is not None:
+        attrs["entry_computation_layout"] = "{" + str(entry_layout) + "}"
+    elif module.has_explicit_entry_layout and module.entry_computation_layout is not None:
         attrs["entry_computation_layout"] = "{" + str(module.entry_computation_layout) + "}"
     _put_string_map(attrs, "frontend_attributes", module.frontend_attributes)
     header.extend(f"{k}={v}" for k, v in attrs.items())
@@ -81,14 +86,19 @@ def print_computation(comp: HloComputation, pct: str = "") -> str:
     return "\n".join(lines)
 
 
-def print_instruction(instr: HloInstruction, pct: str = "") -> str:
-    """One instruction line, without indentation."""
+def print_instruction(instr: HloInstruction, pct: str = "", operand_names: Sequence[str] | None = None) -> str:
+    """One instruction line, without indentation.
+
+    ``operand_names``: print these as the operands instead of ``instr``'s own, so a caller can show
+    the line an edit would give (a fix's changed ROOT tuple) without rewiring the module's users."""
     if instr.opcode is HloOpcode.PARAMETER:
         args = str(instr.parameter_number)
     elif instr.opcode is HloOpcode.CONSTANT:
         args = instr.literal or ""
-    else:
+    elif operand_names is None:
         args = ", ".join(pct + o.name for o in instr.operands)
+    else:
+        args = ", ".join(pct + name for name in operand_names)
     text = f"{'ROOT ' if instr.is_root else ''}{pct}{instr.name} = {instr.shape} {instr.opcode.value}({args})"
     attrs = _attributes(instr, pct)
     if attrs:
