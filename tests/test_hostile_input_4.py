@@ -154,12 +154,12 @@ def test_a_full_disk_fails_before_a_byte_of_the_file_is_written(tmp_path, monkey
 
 def test_check_fix_never_writes_a_text_that_does_not_parse(tmp_path, monkeypatch, capsys):
     # before: check --fix wrote the edited text without parsing it back
-    from xladoctor.cli.commands import _check_fix
     from xladoctor.cli.main import main
+    from xladoctor.route import fix as fixing
 
     target = tmp_path / "m.hlo"
     target.write_bytes(EXAMPLE.read_bytes())
-    monkeypatch.setattr(_check_fix, "_apply", lambda text, fix: text.replace("ENTRY", "ENTRY ENTRY", 1))
+    monkeypatch.setattr(fixing, "apply_fix", lambda text, fix: text.replace("ENTRY", "ENTRY ENTRY", 1))
     assert main(["check", str(target), "--fix", "--unsafe-fixes"]) == 2
     assert one_line(capsys.readouterr().err) == (
         f"{target}:1:1: the fixed module would not parse back; nothing was written "
