@@ -6,6 +6,7 @@ the program next to a copy of the dump and points the table at it."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -242,6 +243,24 @@ def test_a_dump_folder_s_side_files_are_skipped_and_counted_not_listed_as_logs(t
         assert side not in out
     assert "no XLA error found" not in out
     assert out.rstrip().endswith("1 file checked, 1 finding, 6 of XLA's side files skipped (options, flags, environment)")
+
+
+def test_a_repo_s_source_code_is_skipped_and_counted_and_a_txt_log_is_read(tmp_path, capsys):
+    """A repository checked as a folder: the code beside the logs quotes an XLA error in a string
+    (a test, an except clause) and was reported as that error; a ``.txt`` is a saved log or XLA's
+    own HLO dump name, so it is still read."""
+    (tmp_path / "train.py").write_text('try:\n    step()\nexcept Exception as e:\n'
+                                       '    assert "E0102: RuntimeProgramInputMismatch" in str(e)\n')
+    (tmp_path / "ops.cc").write_text('// INVALID_ARGUMENT: Executable expected parameter 0 of size 8192\n')
+    shutil.copy(DATA.parent / "logs" / "jax_layout" / "tpu" / "runtime_e0102.log", tmp_path / "run.txt")
+    code, out, _ = run(["check", str(tmp_path)], capsys)
+    assert code == 1
+    assert "train.py" not in out and "ops.cc" not in out
+    assert "run.txt" in out and "E0102" in out
+    assert out.rstrip().endswith("1 file checked, 1 finding, 2 skipped as source code (code, not logs)")
+    code, out, _ = run(["check", "--json", str(tmp_path)], capsys)
+    notes = {Path(f["path"]).name: f.get("note") for f in json.loads(out)["files"]}
+    assert notes["train.py"] == notes["ops.cc"] == "source code, not a log or HLO text"
 
 
 def test_many_clean_files_are_one_line_after_the_findings(tmp_path, capsys):
