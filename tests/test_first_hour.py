@@ -295,6 +295,29 @@ def test_an_output_has_one_name_in_every_report(tmp_path, capsys):
     assert "-> tuple.1{0} (tuple)" in exp
 
 
+def test_the_whole_result_is_named_so_not_read_as_no_output(tmp_path, capsys):
+    """A result that is not a tuple has the ShapeIndex ``{}``: check's NO VERDICT said "outputs {}
+    fail", which reads as no output at all.  Unnamed it is "output {} (the whole result)"; with the
+    StableHLO's ``jax.result_info`` it is "output {} (result)", the same in every line of a report."""
+    alone = tmp_path / "step.hlo"
+    shutil.copy(DATA / "single_result" / "step.hlo", alone)  # without the StableHLO beside it
+    for fmt in ([], ["--json"], ["--format", "sarif"]):
+        _, out, _ = run(["check", *fmt, str(alone)], capsys)
+        assert "NO VERDICT" in out and "outputs {}" not in out
+        assert "the compile fails with E1200 on output {} (the whole result)" in out
+    _, off, _ = run(["offload", str(DATA / "single_result" / "step.hlo")], capsys)  # step.mlir beside it
+    assert "output {} (result) (f32[8,128]{1,0})" in off
+    assert "returned as output {} (result) here" in off and "keep it on host: output {} (result) ->" in off
+    assert "(the whole result)" not in off
+    _, doc, _ = run(["check", "--json", str(DATA / "single_result" / "step.hlo")], capsys)
+    assert json.loads(doc)["findings"] == 1 and "keep it on host: output {} (result) ->" in doc
+    fixed = tmp_path / "fixed.hlo"
+    shutil.copy(alone, fixed)
+    shutil.copy(DATA / "single_result" / "step.mlir", tmp_path / "fixed.mlir")
+    _, out, _ = run(["offload", "--fix", "device", str(fixed)], capsys)
+    assert "fixed E1200: output {} (the whole result) moved back to device memory" in out
+
+
 XLA_E1200 = ("jax.errors.JaxRuntimeError: INVALID_ARGUMENT: E1200: CompileTimeHostOffloadOutputLocationMismatch:\n"
              "Tensor which is moved to host (starting from tuple.1) is returned from the entry computation but the "
              "layout for this output is not set to host memory.\n"

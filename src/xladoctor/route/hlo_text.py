@@ -140,7 +140,7 @@ def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
     be ruled out, severity ``warning``, ``fields.undecidable`` true; the hint names the outputs
     the verdict hangs on and how to give the memory kinds (the StableHLO beside it, --stablehlo)."""
     from ..base.escape import escape_field
-    from ..base.labels import label
+    from ..base.labels import glossary, label
     from ..base.labels.glossary import count
     from ..catalogue.loader import load_catalogue
     from ..findings.model import (
@@ -150,9 +150,11 @@ def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
         Origin,
         Severity,
     )
+    from ..ir.shape import format_shape_index
     from ..offload.result import E1200_CODE, E1200_NAME
 
-    outputs = ", ".join("{" + ",".join(map(str, i)) + "}" for i in kinds.outputs) or "-"
+    # each by the one name an output has (glossary.output): a lone ``{}`` read as "no outputs"
+    outputs = ", ".join(glossary.output(format_shape_index(tuple(i)), lang) for i in kinds.outputs) or "-"
     stem = source.rsplit(".", 1)[0] if "." in source.rsplit("/", 1)[-1] else source
     key = "check.kinds_unknown" if kinds.annotations else "check.kinds_unknown_arguments"
     # the stem is pasted into a line of Python: every control visible, so a name cannot forge a line
