@@ -318,6 +318,26 @@ def test_the_whole_result_is_named_so_not_read_as_no_output(tmp_path, capsys):
     assert "fixed E1200: output {} (the whole result) moved back to device memory" in out
 
 
+def test_hlo_names_the_results_as_it_names_the_parameters(capsys):
+    """``hlo`` showed each parameter's Python name and none for the result, whose leaves the
+    StableHLO beside it names (``jax.result_info``) and every finding calls ``output {0} (result[0])``."""
+    from json_schema_check import schema_errors
+
+    _, out, _ = run(["hlo", str(DATA / "lowered" / "step.hlo")], capsys)
+    result = out[out.index("  result "):].splitlines()
+    assert result[2].strip() == "output {0} (result[0]), output {1} (result[1])"
+    _, out, _ = run(["hlo", str(DATA / "single_result" / "step.hlo")], capsys)
+    assert out[out.index("  result "):].splitlines()[2].strip() == "output {} (result)"
+    _, doc, _ = run(["hlo", "--json", str(DATA / "lowered" / "step.hlo")], capsys)
+    doc = json.loads(doc)
+    assert doc["entry_computation_layout"]["result"]["names"] == [{"index": [0], "name": "result[0]"},
+                                                                  {"index": [1], "name": "result[1]"}]
+    assert schema_errors(doc, "hlo") == []
+    alone = run(["hlo", "--json", str(DATA / "remat_offload_typo.hlo"), "--stablehlo",
+                 str(DATA / "remat_offload_typo.mlir")], capsys)[1]
+    assert schema_errors(json.loads(alone), "hlo") == []
+
+
 XLA_E1200 = ("jax.errors.JaxRuntimeError: INVALID_ARGUMENT: E1200: CompileTimeHostOffloadOutputLocationMismatch:\n"
              "Tensor which is moved to host (starting from tuple.1) is returned from the entry computation but the "
              "layout for this output is not set to host memory.\n"
