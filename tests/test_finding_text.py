@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from test_offload_scenarios import FILES
+from xladoctor.base.labels import glossary
 from xladoctor.catalogue.logscan import scan_file
 from xladoctor.cli.main import main
 from xladoctor.findings import Finding, FindingKind, Report, from_json, to_json
@@ -32,14 +33,16 @@ def _legacy_lines(off: dict) -> list[str]:
     """What the offload document's own keys say, in the words check prints."""
     lines = []
     for e in off["details"]["errors"]:
-        index = format_shape_index(tuple(e["output_index"]))
-        lines.append(f"   E1200 predicted for output {index} ({e['output_layout']})")
+        # the one name of an output (glossary.output): ``output {}`` is "the whole result" unnamed
+        output = glossary.output(format_shape_index(tuple(e["output_index"])), "en",
+                                 ((e.get("fix") or {}).get("host") or {}).get("result_name"))
+        lines.append(f"   E1200 predicted for {output} ({e['output_layout']})")
         for hop in e["path"]:
             idx = format_shape_index(tuple(hop["shape_index"])) if hop["shape_index"] else ""
             where = f"  at {hop['location']}" if hop.get("location") else ""
             lines.append(f"      -> {hop['instruction']}{idx} ({hop['opcode']}){where}")
         if e.get("fix"):
-            lines.append(f"      fix (a) keep it on host: output {index} -> {e['fix']['host']['entry_result_layout']}")
+            lines.append(f"      fix (a) keep it on host: {output} -> {e['fix']['host']['entry_result_layout']}")
     lines.extend(f"   XLA would fail: {fail['message']}" for fail in off["details"]["failures"])
     return lines
 
@@ -108,7 +111,9 @@ def test_offload_text_of_the_corpus_draws_every_finding_of_its_document():
         lines = offload_text(path.name, module, result, fixes, False).splitlines()
         doc = details_json(result, fixes)
         for e in doc["errors"]:
-            heading = f"output {format_shape_index(tuple(e['output_index']))} ({e['output_layout']})  ("
+            output = glossary.output(format_shape_index(tuple(e["output_index"])), "en",
+                                     ((e.get("fix") or {}).get("host") or {}).get("result_name"))
+            heading = f"{output} ({e['output_layout']})  ("
             assert any(line.startswith(heading) for line in lines), (path.name, heading)
             for hop in e["path"]:
                 idx = format_shape_index(tuple(hop["shape_index"])) if hop["shape_index"] else ""

@@ -137,3 +137,27 @@ def test_exit_code_is_the_fleet_reports(fleet_dir, capsys, tmp_path):
     assert fleet.fleet_report([s for s in summaries if not s.sightings]).exit_code == 0
     assert main(["fleet", str(broken), *logs]) == 2
     capsys.readouterr()
+
+
+def test_errors_in_logs_and_predictions_are_counted_apart(tmp_path, capsys):
+    """An E1200 the analysis predicts from a module was counted as one of the jobs' "error
+    messages": no log printed it.  Text and JSON (schema_version 2) now say which is which."""
+    (tmp_path / "job-a").mkdir()
+    (tmp_path / "job-b").mkdir()
+    shutil.copy(EXAMPLES / "tpu_job.log", tmp_path / "job-a" / "tpu.log")  # E0102 x3, E1200 x1 printed
+    shutil.copy(EXAMPLES / "e1200_offloaded_activation.hlo", tmp_path / "job-b" / "step.hlo")  # 1 predicted
+    code, doc = fleet_json(capsys, str(tmp_path), "--jobs", "1")
+    assert code == 1 and doc["schema_version"] == 2
+    assert (doc["findings"], doc["logged"], doc["predicted"]) == (5, 4, 1)
+    e1200 = doc["by_code"]["E1200"]
+    assert (e1200["count"], e1200["logged"], e1200["predicted"]) == (2, 1, 1)
+    assert doc["by_code"]["E0102"]["predicted"] == 0
+    assert main(["fleet", str(tmp_path), "--jobs", "1"]) == 1
+    text = capsys.readouterr().out
+    assert text.splitlines()[0].endswith(": 4 error messages in logs; 1 predicted by analysis of HLO modules "
+                                         "(in no log)")
+    assert "E1200 CompileTimeHostOffloadOutputLocationMismatch: 2 in 2 files of 2 jobs (job-a, job-b), " \
+           "1 of them predicted by analysis" in text
+    assert main(["fleet", str(tmp_path / "job-b"), "--jobs", "1"]) == 1
+    alone = capsys.readouterr().out
+    assert ": 0 error messages in logs; 1 predicted" in alone and ", predicted by analysis\n" in alone

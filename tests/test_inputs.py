@@ -9,6 +9,7 @@ disagree without a TPU).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -17,13 +18,14 @@ from xladoctor.cli.main import main
 from xladoctor.inputs.compare import ExpectedParameter, SuppliedBuffer, check_inputs
 from xladoctor.inputs.explanation import explanation_lines, fixes, report_lines, summary
 from xladoctor.inputs.jax_spelling import jax_format, jax_layout
+from xladoctor.inputs.messages import parse_e0102
 from xladoctor.inputs.param_names import parameter_names
 from xladoctor.inputs.shapes_file import parse_shapes_file
 from xladoctor.syntax.shape_parser import parse_shape
 
 SEED_EXPECTED = "bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}"
 SEED_SUPPLIED = "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"
-SEED_MESSAGE = (
+SEED_MESSAGE = (  # the user's log, printed by an older libtpu: one line, replica tail
     "INVALID_ARGUMENT: Executable(jit_embedding_pipeline_step_fn) expected parameter 2482 of size 5242880 "
     "(bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}) but got buffer with incompatible size 1638400 "
     "(bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}): while running replica 0 and partition 0 of a replicated "
@@ -43,7 +45,13 @@ def test_seed_example_explains_itself():
     m = check.mismatches[0]
     assert (m.index, m.kind, m.expected_physical_bytes, m.supplied_bytes) == (2482, "size", 5242880, 1638400)
     assert m.attributes == ("minor_to_major",)
-    assert check.messages["tpu"] == SEED_MESSAGE
+    # what libtpu 0.0.42.1 prints instead: the code line, the same Executable line, XLA's page
+    code, executable, see = check.messages["tpu"].split("\n")
+    assert code == "INVALID_ARGUMENT: E0102: RuntimeProgramInputMismatch:"
+    assert "INVALID_ARGUMENT: " + executable == SEED_MESSAGE
+    assert see == "See https://openxla.org/xla/errors/error_0102 for more details."
+    old, new = parse_e0102(SEED_MESSAGE), parse_e0102(check.messages["tpu"])  # explain reads both forms
+    assert {k: v for k, v in old.items() if k != "_span"} == {k: v for k, v in new.items() if k != "_span"}
     assert summary(m) == ("expected 5,242,880 bytes because dimension 2 (40) is padded to 128 in the minor-most "
                           "slot; supplied 1,638,400 bytes with no padding; 3.20x")
     assert m.expansion == pytest.approx(3.2)
@@ -65,8 +73,10 @@ def test_reactant_libtpu_bump_real_size_reveals_hidden_tiling():
                          [SuppliedBuffer(parse_shape("f32[5,4,3]{2,1,0}"), actual_bytes=10240)], "reactant")
     m = check.mismatches[0]
     assert check.messages["tpu"] == (
-        "INVALID_ARGUMENT: Executable(reactant) expected parameter 0 of size 6144 (f32[5,4,3]{0,1,2:T(4,128)}) "
-        "but got buffer with incompatible size 10240 (f32[5,4,3]{2,1,0})")
+        "INVALID_ARGUMENT: E0102: RuntimeProgramInputMismatch:\n"
+        "Executable(reactant) expected parameter 0 of size 6144 (f32[5,4,3]{0,1,2:T(4,128)}) "
+        "but got buffer with incompatible size 10240 (f32[5,4,3]{2,1,0})\n"
+        "See https://openxla.org/xla/errors/error_0102 for more details.")
     assert "f32[5,4,3]{2,1,0:T(4,128)}" in m.hidden_layout_candidates
     assert any("attributes the text does not show" in n for n in m.notes)
 
@@ -177,7 +187,8 @@ def test_cli_seed_text_json_and_exit_codes(tmp_path, capsys):
             "--replica", "0", "--partition", "0"]
     assert main(args) == 1
     out = capsys.readouterr().out
-    assert "parameter 2482: size mismatch" in out and SEED_MESSAGE in out and "3.20x" in out
+    assert "parameter 2482: size mismatch" in out and "3.20x" in out
+    assert "\n    " + SEED_MESSAGE.removeprefix("INVALID_ARGUMENT: ") + "\n" in out  # its Executable line
     assert main(args + ["--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["schema_version"] == 1 and doc["command"] == "inputs" and doc["ok"] is False
@@ -186,7 +197,8 @@ def test_cli_seed_text_json_and_exit_codes(tmp_path, capsys):
     assert m["supplied"]["physical_bytes"] == 1638400 and m["expansion"] == pytest.approx(3.2)
     assert m["expected"]["padding"][0] == {"dim": 2, "size": 40, "padded_size": 128, "tile_entry": 128,
                                            "physical_position": 0, "combined": False}
-    assert m["runtimes"]["tpu"]["accepts"] is False and doc["messages"]["tpu"] == SEED_MESSAGE
+    assert m["runtimes"]["tpu"]["accepts"] is False
+    assert doc["messages"]["tpu"].split("\n")[1] == SEED_MESSAGE.removeprefix("INVALID_ARGUMENT: ")
     assert main(["inputs", str(exp), "--supplied-shapes", str(exp)]) == 0
 
 
@@ -267,3 +279,20 @@ def test_pairing_by_name_survives_dropped_arguments(tmp_path, capsys):
 def test_report_lines_for_an_ok_check():
     check = check_inputs([parse_shape("f32[2]")], [parse_shape("f32[2]")])
     assert check.ok and report_lines(check) == ["the 1 parameter matches"]
+
+
+def test_inputs_quotes_the_tpu_runtime_as_the_chip_prints_it(tmp_path, capsys):
+    """``inputs`` printed libtpu's E0102 in the older one-line form; the v5e (libtpu 0.0.42.1) prints
+    three lines, recorded in tests/data/logs/jax_layout/tpu/runtime_e0102.log: quoted word for word."""
+    log = (Path(__file__).parent / "data" / "logs" / "jax_layout" / "tpu" / "runtime_e0102.log").read_text()
+    chip = log[log.index("INVALID_ARGUMENT: E0102"):].rstrip("\n").split("\n")
+    (tmp_path / "expected.txt").write_text("f32[8,256]{1,0:T(8,128)}\n")
+    (tmp_path / "supplied.txt").write_text("f32[8,256]{0,1:T(8,128)}\n")
+    argv = ["inputs", str(tmp_path / "expected.txt"), "--supplied-shapes", str(tmp_path / "supplied.txt"),
+            "--executable", "jit_f"]
+    assert main([*argv, "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["messages"]["tpu"].split("\n") == chip
+    assert main(argv) == 1
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("  TPU runtime (PjRt): " + chip[0])
+    assert out[at + 1:at + 3] == ["    " + line for line in chip[1:]]

@@ -139,7 +139,8 @@ def test_inputs_text_and_page_are_persian(tmp_path):
                     "# or:", "'s position", "what each runtime would print"):
         assert english not in out, english
     assert "x = jax.device_put(x, Format(" in out  # the code to paste stays whole
-    assert "INVALID_ARGUMENT: Executable(unknown) expected parameter 0" in out  # the runtime's own words
+    assert "INVALID_ARGUMENT: E0102: RuntimeProgramInputMismatch:" in out  # the runtime's own words
+    assert "Executable(unknown) expected parameter 0" in out
     rc, _ = run(*argv, "--html", tmp_path / "i.html")
     page = (tmp_path / "i.html").read_text().split('id="xladoctor-diagnostics"')[0]
     for english in ("bytes because", "minor-most", "layout ignored", ">dim 2<"):

@@ -75,7 +75,7 @@ def test_counted_nouns_agree_with_their_number(tmp_path):
     job.mkdir(parents=True)
     (job / "tpu.log").write_text((EXAMPLES / "tpu_job.log").read_text())
     fleet = xladoctor("fleet", tmp_path / "runs")
-    assert fleet.startswith("1 file from 1 job checked on this machine: 4 error messages\n"), fleet
+    assert fleet.startswith("1 file from 1 job checked on this machine: 4 error messages in logs\n"), fleet
     assert ": 3 in 1 file of 1 job (job-a)" in fleet and "job-a: 1 file, E0102 x3, E1200 x1" in fleet
 
 

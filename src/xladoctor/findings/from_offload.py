@@ -71,11 +71,14 @@ def _fix_command(path: str | None, how: str, rule: str, options: tuple[str, ...]
 
 
 def host_output_fix(index: str, host_layout: str, jax: str, command: tuple[str, ...] | None = None,
-                    edits: tuple[Edit, ...] = (), lang: str = "en", frontend: str = "JAX") -> Fix:
+                    edits: tuple[Edit, ...] = (), lang: str = "en", frontend: str = "JAX",
+                    result_name: str | None = None) -> Fix:
     """E1200 remedy (a): the entry result ``index`` (``{1}``) gets the host layout ``host_layout``.
     Unsafe in ruff's sense: the caller then receives that output in host memory.  ``jax`` is the
-    advice in the terms of ``frontend`` (its proper name: ``JAX``, ``PyTorch/XLA``)."""
-    text = label("finding.fix_host_text", lang, fix=glossary.fix_host(lang), output=glossary.output(index, lang),
+    advice in the terms of ``frontend`` (its proper name: ``JAX``, ``PyTorch/XLA``); ``result_name``
+    the output's Python path, so the fix names it as the finding does (glossary.output)."""
+    text = label("finding.fix_host_text", lang, fix=glossary.fix_host(lang),
+                 output=glossary.output(index, lang, result_name),
                  layout=host_layout, frontend=frontend, jax=jax)
     return Fix(FixKind.HOST_OUTPUT, text, None, command, "unsafe", edits)
 
@@ -99,7 +102,8 @@ def _e1200_fixes(e: OutputMismatch, fix: FixSuggestion | None, path: str | None,
     where = str(loc) if loc and not (fix.frontend == PYTORCH_XLA and is_library(loc.file)) else None
     host_edits, device_edits = edits or ((), ())
     return (host_output_fix(format_shape_index(e.output_index), fix.host_layout, fix.host_jax_text(lang),
-                            _fix_command(path, "host", rule, options), host_edits, lang, fix.frontend_name),
+                            _fix_command(path, "host", rule, options), host_edits, lang, fix.frontend_name,
+                            fix.result_name),
             move_to_device_fix(fix.returned_value, where, fix.device_jax_text(lang), _fix_command(path, "device", rule, options),
                                device_edits, lang, fix.frontend_name))
 

@@ -81,7 +81,8 @@ def e1200_fixes_from_json(err: Mapping[str, Any]) -> tuple[tuple[Fix, ...], dict
     host, dev = fix.get("host") or {}, fix.get("device") or {}
     frontend = FRONTEND_NAMES.get(fix.get("frontend"), FRONTEND_NAMES[None])
     fixes = (host_output_fix(_index_text(err.get("output_index")), str(host.get("entry_result_layout") or ""),
-                             str(host.get("jax") or ""), frontend=frontend),
+                             str(host.get("jax") or ""), frontend=frontend,
+                             result_name=host.get("result_name") or None),
              move_to_device_fix(str(dev.get("after_instruction") or ""), _user_location(dev.get("location"), fix),
                                 str(dev.get("jax") or ""), frontend=frontend))
     facts = {"result_name": host.get("result_name"), "host_layout": host.get("entry_result_layout"),

@@ -35,6 +35,10 @@ CHECK_SCHEMA_VERSION = 3
 """Version 3: each module's ``offload`` is the version-2 ``offload`` document; log entries still
 embed the ``explain FILE`` document of its own version (``SCAN_SCHEMA_VERSION``, 2)."""
 
+FLEET_SCHEMA_VERSION = 2
+"""Version 2: ``logged`` (error messages the logs hold) and ``predicted`` (E1200s the analysis
+predicts from HLO modules, in no log) beside ``findings``, their sum, at the top and per code."""
+
 SCHEMA_BASE = "https://xladoctor.invalid/schema/"
 
 

@@ -194,7 +194,11 @@ def report_lines(check: InputCheck, labels: dict[int, str] | None = None, lang: 
     if check.messages:
         lines.append(label("inputs.runtime_messages", lang))
         for runtime, msg in check.messages.items():
-            lines.append(f"  {runtime_label(runtime, lang)}: {msg}")
+            # libtpu's text is three lines (code, Executable line, XLA's page): each quoted as
+            # printed, under the runtime's name, so the block reads as one message
+            first, *rest = msg.splitlines()
+            lines.append(f"  {runtime_label(runtime, lang)}: {first}")
+            lines.extend(f"    {line}" for line in rest)
     if check.ok:
         lines.append(label("inputs.one_matches", lang) if check.expected_count == 1 else
                      label("inputs.all_match", lang, parameters=glossary.count(check.expected_count, "parameter", lang)))

@@ -30,12 +30,23 @@ def replica_suffix(replica: int | None, partition: int | None) -> str:
             "(other replicas may have failed as well).")
 
 
+TPU_CODE_LINE = "E0102: RuntimeProgramInputMismatch:"
+"""libtpu 0.0.42.1 (measured on a v5e, tests/data/chip/round1.jsonl, docs/chip.md "E0102 as users
+meet it"): the code and its name open the message, the Executable line follows, and XLA's error
+page closes it, three lines.  Older libtpu printed the Executable line alone, with the replica
+tail; ``explain`` still reads both (inputs/messages.py)."""
+
+TPU_SEE_LINE = "See https://openxla.org/xla/errors/error_0102 for more details."
+
+
 def tpu_message(executable: str, index: int, expected_bytes: int, expected: Shape, actual_bytes: int,
                 actual: Shape, replica: int | None = None, partition: int | None = None) -> str:
-    """The TPU runtime's E0102 text (sizes are ArraySize of each shape)."""
-    return (f"{STATUS_PREFIX}Executable({executable}) expected parameter {index} of size {expected_bytes} "
-            f"({expected}) but got buffer with incompatible size {actual_bytes} ({actual})"
-            + replica_suffix(replica, partition))
+    """The TPU runtime's E0102 text as libtpu 0.0.42.1 prints it (sizes are ArraySize of each shape).
+    The replica/partition tail was measured only in the older one-line form (a multi-device run): it
+    is kept at the end of the Executable line, where that form had it."""
+    return (f"{STATUS_PREFIX}{TPU_CODE_LINE}\nExecutable({executable}) expected parameter {index} of size "
+            f"{expected_bytes} ({expected}) but got buffer with incompatible size {actual_bytes} ({actual})"
+            + replica_suffix(replica, partition) + "\n" + TPU_SEE_LINE)
 
 
 def cpu_gpu_message(index: int, expected_bytes: int, actual_bytes: int, gpu: bool = False) -> str:

@@ -133,7 +133,7 @@ def _path_lines(f: Finding, offload: Mapping[str, Any] | None, lang: str, width:
                 w.lines.append(f"      {err}")
                 continue
             _sentence(w, label("scan.offload_error", lang, start=err.get("start"), origin=err.get("origin"),
-                               index=_index(err.get("output_index")), layout=err.get("output_layout")), "      ")
+                               output=glossary.output(str(_index(err.get("output_index"))), lang), layout=err.get("output_layout")), "      ")
             for h in err.get("path") or err.get("trace") or []:
                 w.lines.append(f"        -> {_analysis_hop(h)}")
     return w.lines

@@ -126,7 +126,9 @@ def snippet_lines(f: Finding, lang: str, path: str | None = None, indent: str = 
     elif first is not None:
         out += _hlo_snippet(path, first.line, first.instruction, note, indent)
     if len(f.path) >= 2:
-        note = label("finding.snippet_output", lang, index=index_text(f.fields.get("output_index")))
+        note = label("finding.snippet_output", lang,
+                     output=glossary.output(index_text(f.fields.get("output_index")), lang,
+                                            f.fields.get("result_name")))
         out += _hlo_snippet(path, f.location.line, f.path[-2].instruction, note, indent)
     return out
 

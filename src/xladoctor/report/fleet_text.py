@@ -11,8 +11,12 @@ from ..base.labels.glossary import count
 
 def render_text(doc: dict[str, Any], engine: str, lang: str = "en") -> str:
     """The fleet summary; words from the labels' ``[fleet]``, in ``lang``."""
+    # what the logs printed and what the analysis predicts from modules are told apart (issue 38)
+    found = label("fleet.logged", lang, messages=count(doc["logged"], "error_message", lang))
+    if doc["predicted"]:
+        found += label("fleet.predicted", lang, n=doc["predicted"])
     lines = [label("fleet.summary", lang, files=count(doc["files"], "file", lang), jobs=count(doc["jobs"], "job", lang),
-                   engine=engine, findings=count(doc["findings"], "error_message", lang))
+                   engine=engine, findings=found)
              # as check's tally: files the walk found and left out (XLA's side files, buffer assignments)
              + (label("fleet.skipped", lang, n=doc["skipped"]) if doc.get("skipped") else "")]
     if doc["by_code"]:
@@ -24,7 +28,7 @@ def render_text(doc: dict[str, Any], engine: str, lang: str = "en") -> str:
                 jobs += " " + label("fleet.and_more", lang, n=len(c["jobs"]) - 5)
             lines.append("  " + label("fleet.code", lang, code=code, name=c["name"], count=c["count"],
                                       files=count(c["files"], "file", lang), jobs=count(len(c["jobs"]), "job", lang),
-                                      names=jobs))
+                                      names=jobs) + _predicted(c, lang))
             lines.append("      " + label("fleet.first_seen", lang, where=_where(c["first_seen"], lang)))
             lines.append("      " + label("fleet.last_seen", lang, where=_where(c["last_seen"], lang)))
         lines.append("")
@@ -38,6 +42,15 @@ def render_text(doc: dict[str, Any], engine: str, lang: str = "en") -> str:
         lines.append(label("fleet.unreadable", lang, files=count(len(doc["errors"]), "file", lang)))
     lines.append(label("fleet.details", lang))
     return "\n".join(lines) + "\n"
+
+
+def _predicted(c: dict[str, Any], lang: str) -> str:
+    """Of a code's count, how much the analysis predicts from modules rather than a log printed."""
+    if not c["predicted"]:
+        return ""
+    if c["predicted"] == c["count"]:
+        return label("fleet.code_all_predicted", lang)
+    return label("fleet.code_some_predicted", lang, n=c["predicted"])
 
 
 def _where(w: dict[str, Any], lang: str = "en") -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base.escape import escape_field
-from ..base.labels import label
+from ..base.labels import glossary, label
 from ..base.units import bytes_text
 from ..findings.model import Finding, Report
 from ..ir.shape import HOST_MEMORY_SPACE, format_shape_index
@@ -61,6 +61,9 @@ def render_text(s: dict[str, Any]) -> str:
     r = ecl["result"]
     lines.append("  " + label("hlo.result", shape=r["shape"]))
     lines.append(_sizes_line(r))
+    if r.get("names"):  # the StableHLO's jax.result_info, each output by its one name (glossary.output)
+        lines.append(" " * 13 + ", ".join(glossary.output(format_shape_index(tuple(n["index"])), "en", n["name"])
+                                          for n in r["names"]))
     lines.append(label("hlo.opcodes", counts=", ".join(f"{k} {v}" for k, v in list(s["opcode_counts"].items())[:20])
                        + (" ..." if len(s["opcode_counts"]) > 20 else "")))
     if s["custom_calls"]:

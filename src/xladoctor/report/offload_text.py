@@ -129,7 +129,7 @@ def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str, lang: s
     out.extend("    " + hop_detail(h) for h in f.path)
     out.extend(snippet_lines(f, lang, source, "  "))
     if fix is not None:
-        out.append("  " + label("offload.fix_host", lang, fix=glossary.fix_host(lang), output=glossary.output(index, lang),
+        out.append("  " + label("offload.fix_host", lang, fix=glossary.fix_host(lang), output=glossary.output(index, lang, f.fields.get("result_name")),
                                 layout=fix.host_layout, frontend=fix.frontend_name, jax=fix.host_jax_text(lang)))
         out.append("  " + label("offload.fix_device", lang, fix=glossary.fix_device(lang), value=fix.returned_value,
                                 frontend=fix.frontend_name, jax=fix.device_jax_text(lang)))
@@ -171,7 +171,7 @@ def _host_memory_lines(result: HostOffloadResult, lang: str) -> list[str]:
         where = (label("offload.legalize_after", lang, names=", ".join(m.after)) if m.after
                  else label("offload.legalize_removed", lang))
         out.append(label(_LEGALIZE_LABELS.get(m.action, "offload.legalize_kept"), lang, copy=m.copy, where=where))
-    out.extend(label("offload.moved_output", lang, index=format_shape_index(o.output_index), old=o.old_layout,
+    out.extend(label("offload.moved_output", lang, output=glossary.output(format_shape_index(o.output_index), lang), old=o.old_layout,
                      new=o.new_layout) for o in result.outputs_moved_to_host)
     if result.warnings:
         out.append(label("offload.warnings", lang))

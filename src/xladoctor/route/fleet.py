@@ -314,11 +314,15 @@ def summarise(summaries: list[FileSummary]) -> dict[str, Any]:
         if s.error is not None:
             errors.append({"path": s.path, "job": s.job, "error": s.error})
             continue
+        # a log's message was written by XLA; an HLO module's E1200 is the analysis' prediction,
+        # which no log shows: counted apart, so "errors in logs" is what the jobs really printed
+        how = "logged" if s.kind == "log" else "predicted"
         for x in s.sightings:
             where = {"job": s.job, "path": s.path, "line": x.line}
-            c = by_code.setdefault(x.code, {"name": x.name, "count": 0, "distinct": 0, "files": 0, "jobs": [],
-                                            "first_seen": where})
+            c = by_code.setdefault(x.code, {"name": x.name, "count": 0, "logged": 0, "predicted": 0, "distinct": 0,
+                                            "files": 0, "jobs": [], "first_seen": where})
             c["count"] += x.count
+            c[how] += x.count
             c["distinct"] += 1
             c["last_seen"] = where
             job["findings"] += x.count
@@ -333,7 +337,9 @@ def summarise(summaries: list[FileSummary]) -> dict[str, Any]:
     for c in by_code.values():
         c["jobs"].sort()
     return {"command": "fleet", "files": len(summaries) - skipped, "skipped": skipped, "jobs": len(by_job),
-            "findings": sum(c["count"] for c in by_code.values()), "input_errors": len(errors),
+            "findings": sum(c["count"] for c in by_code.values()),
+            "logged": sum(c["logged"] for c in by_code.values()),
+            "predicted": sum(c["predicted"] for c in by_code.values()), "input_errors": len(errors),
             "by_code": dict(sorted(by_code.items())), "by_job": dict(sorted(by_job.items())), "errors": errors}
 
 

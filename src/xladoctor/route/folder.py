@@ -33,7 +33,15 @@ _SIDE_FILE_ENDINGS = (".execution_options.txt", ".flagfile", "tpu_comp_env.txt",
                       ".compile_options.txt", "compile_options.textproto", "topology.textproto",
                       ".thunk_sequence.txt", ".thunk_metadata.txt")
 SIDE_FILE_NOTE = "XLA dump artefact that is not HLO text"
-_SKIP_SUFFIXES = (".pb", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".bin", ".zip", ".tar", ".textproto",
+# Source code: a repository or a notebook folder holds the program beside its logs, and no tool writes
+# a log or an HLO dump under these names, while the code itself may quote an error message in a string
+# (a test, an except clause), which the catalogue would report as the error.  ``.txt`` is kept: XLA's
+# dumps are ``.txt`` and a log saved by hand (``> run.txt``) is too; ``.ipynb`` is kept: its output
+# cells hold the traceback.
+_SOURCE_SUFFIXES = (".py", ".pyi", ".pyx", ".c", ".cc", ".cpp", ".h", ".hpp", ".cu", ".rs", ".go", ".java",
+                    ".js", ".ts")
+SOURCE_NOTE = "source code, not a log or HLO text"
+_SKIP_SUFFIXES = (".pb", ".pyc", ".o", ".ll", ".so", ".png", ".svg", ".html", ".npy", ".bin", ".zip", ".tar", ".textproto",
                   ".mlir", ".dot", ".pbtxt", ".ptx")
 
 
@@ -124,7 +132,7 @@ def expand(paths: list[str], stablehlo: str | None = None) -> list[Item]:
 
 
 def skip_reason(path: str) -> str | None:
-    """Why ``path`` is not read (hidden, an XLA dump artefact, a binary format), or None."""
+    """Why ``path`` is not read (hidden, an XLA dump artefact, source code, a binary format), or None."""
     from ..base.files import compression_of
 
     base = os.path.basename(path)
@@ -134,6 +142,8 @@ def skip_reason(path: str) -> str | None:
         return "hidden file"
     if any(a in base for a in _DUMP_ARTEFACTS) or base.endswith(_SIDE_FILE_ENDINGS) or base == "flagfile":
         return SIDE_FILE_NOTE  # report.check_text counts these by this note
+    if base.endswith(_SOURCE_SUFFIXES):
+        return SOURCE_NOTE  # ... and these by this one
     if base.endswith(_SKIP_SUFFIXES):
         return "not a text format xladoctor reads"
     return None

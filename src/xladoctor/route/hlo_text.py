@@ -140,7 +140,7 @@ def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
     be ruled out, severity ``warning``, ``fields.undecidable`` true; the hint names the outputs
     the verdict hangs on and how to give the memory kinds (the StableHLO beside it, --stablehlo)."""
     from ..base.escape import escape_field
-    from ..base.labels import label
+    from ..base.labels import glossary, label
     from ..base.labels.glossary import count
     from ..catalogue.loader import load_catalogue
     from ..findings.model import (
@@ -150,9 +150,11 @@ def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
         Origin,
         Severity,
     )
+    from ..ir.shape import format_shape_index
     from ..offload.result import E1200_CODE, E1200_NAME
 
-    outputs = ", ".join("{" + ",".join(map(str, i)) + "}" for i in kinds.outputs) or "-"
+    # each by the one name an output has (glossary.output): a lone ``{}`` read as "no outputs"
+    outputs = ", ".join(glossary.output(format_shape_index(tuple(i)), lang) for i in kinds.outputs) or "-"
     stem = source.rsplit(".", 1)[0] if "." in source.rsplit("/", 1)[-1] else source
     key = "check.kinds_unknown" if kinds.annotations else "check.kinds_unknown_arguments"
     # the stem is pasted into a line of Python: every control visible, so a name cannot forge a line
@@ -257,6 +259,16 @@ def mark_undecidable(mc: ModuleCheck, source: str, lang: str) -> None:
         mc.undecidable = undecided(kinds, source, lang)[1]
 
 
+def result_names(module: Any, signature: Any) -> list[dict[str, Any]]:
+    """Each result leaf's ``jax.result_info`` (``result[1]``) by its ShapeIndex in the entry's result:
+    ``hlo`` showed the parameters' Python names and none for the outputs the findings name so.
+    JAX's results are flat: result ``i`` is the tuple's element ``{i}``, a lone one the whole ``{}``."""
+    ecl = module.entry_computation_layout
+    is_tuple = ecl is not None and ecl.result.is_tuple
+    return [{"index": [r.index] if is_tuple else [], "name": r.name}
+            for r in signature.results if r.name and (is_tuple or r.index == 0)]
+
+
 def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None = None) -> Report:
     """``hlo``'s route: the module's summary and layout warnings; with the same program's StableHLO
     beside it (or named), its memory kinds go into the entry layout shown, so ``hlo`` shows the
@@ -275,11 +287,16 @@ def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None =
     text = select_graph(decode_text(data, source), source, graph)[0]
     module = parse_module(text, source)
     companion = resolve(module, None if path == "-" else source, stablehlo_path)
-    if companion is not None:
-        apply_memory_kinds(module, read_main_signature(companion.text))
+    signature = read_main_signature(companion.text) if companion is not None else None
+    if signature is not None:
+        apply_memory_kinds(module, signature)
     with located(text, source):
         summary = summarize(module)
     summary["stablehlo"] = companion.to_json() if companion is not None else None
+    if signature is not None:
+        names = result_names(module, signature)
+        if names:
+            summary["entry_computation_layout"]["result"]["names"] = names
     from ..findings.details import ModuleSummary
 
     return Report("hlo", (source,), layout_findings(module, source), details=ModuleSummary(summary))

@@ -15,9 +15,13 @@ from . import FALLBACK, label, plural
 
 def output(index: str, lang: str = FALLBACK, name: object = None) -> str:
     """An entry output, by XLA's ShapeIndex text, the one name every report gives it: ``output {0}``,
-    with its Python path beside it when known (``jax.result_info``): ``output {0} (result[0])``."""
+    with its Python path beside it when known (``jax.result_info``): ``output {0} (result[0])``.
+    ``{}``, XLA's index of a result that is not a tuple, read as an empty list ("outputs {} fail"):
+    unnamed, it says what it is, ``output {} (the whole result)``."""
     if name:
         return label("term.output_named", lang, index=index, name=name)
+    if index == "{}":
+        return label("term.output_whole", lang)
     return label("term.output", lang, index=index)
 
 

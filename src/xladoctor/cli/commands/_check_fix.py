@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ...base.escape import escape_field
-from ...base.labels import label, plural
+from ...base.labels import glossary, label, plural
 
 if TYPE_CHECKING:
     from ...route.folder import Item
@@ -84,7 +84,7 @@ def _fix_file(path: str, explicit: bool, stablehlo: str | None, opts: Options, u
                              label("status.fixed_module", lang, fix="host" if unsafe else "device"))
         text = step.after
         index = format_shape_index(tuple(step.finding.fields.get("output_index") or ()))  # type: ignore[arg-type]
-        done.append(label("offload.fixed_host" if unsafe else "offload.fixed_device", lang, index=index))
+        done.append(label("offload.fixed_host" if unsafe else "offload.fixed_device", lang, output=glossary.output(index, lang)))
     if diff and original is not None and text is not None and text != original:
         from ._fix import unified_diff
 

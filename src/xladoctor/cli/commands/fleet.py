@@ -77,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
     doc, report = fleet.summarise(summaries), fleet.fleet_report(summaries)
     if args.json:
-        print_json(doc, schema="fleet")
+        from ...findings.schema_files import FLEET_SCHEMA_VERSION
+
+        print_json(doc, FLEET_SCHEMA_VERSION, schema="fleet")
     else:
         lang = args.lang or language_from_env()
         engine = label("fleet.dask", lang, scheduler=args.scheduler) if args.scheduler else label("fleet.this_machine",

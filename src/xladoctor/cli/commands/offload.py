@@ -11,6 +11,7 @@ from ...base.errors import UsageError
 from ...base.escape import escape_field
 from ...base.labels import (
     LANGUAGES,
+    glossary,
     label,
     language_from_env,
     plural,
@@ -176,7 +177,8 @@ def _apply_fix(args: argparse.Namespace, report: Report, options: Options, quiet
         verb = "offload.would_fix" if args.diff else "offload.fixed"
         tally = ("offload.n_fixable_one", "offload.n_fixable_many") if args.diff else (
             "offload.n_fixed_one", "offload.n_fixed_many")
-        lines = [label(verb, lang, source=shown, what=label(how, lang, index=format_shape_index(err.output_index)))
+        lines = [label(verb, lang, source=shown,
+                       what=label(how, lang, output=glossary.output(format_shape_index(err.output_index), lang)))
                  for err in fixed.fixed]
         lines.append(label("offload.fix_tally", lang, fixed=plural(len(fixed.fixed), *tally, lang),
                            left=plural(len(left), "offload.n_left_one", "offload.n_left_many", lang)))
