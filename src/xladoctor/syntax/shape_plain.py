@@ -45,14 +45,9 @@ def plain_shape(text: str) -> Shape | None:
     close = text.find("]", bracket)
     if close < 0:
         return None
-    dims: list[int] = []
-    inner = text[bracket + 1:close]
-    if inner:
-        for part in inner.split(","):
-            d = _size(part)
-            if d is None:
-                return None
-            dims.append(d)
+    dims = _sizes(text[bracket + 1:close])
+    if dims is None:
+        return None
     size = et.byte_width or 0  # XLA's ShapeUtil::ValidateShapeSize, step by step as the grammar's
     for d in dims:
         size *= d
@@ -65,6 +60,18 @@ def plain_shape(text: str) -> Shape | None:
     return Shape(et, tuple(dims), (False,) * len(dims), (), layout)
 
 
+def _sizes(text: str) -> list[int] | None:
+    """``2,3`` as its sizes (an empty text none), or None when one is not a plain size."""
+    sizes: list[int] = []
+    if text:
+        for part in text.split(","):
+            d = _size(part)
+            if d is None:
+                return None
+            sizes.append(d)
+    return sizes
+
+
 def _plain_layout(text: str, rank: int) -> Layout | None:
     """``{1,0}`` or ``{1,0:T(8,128)(2,1)}`` whose minor_to_major is a permutation of the dimensions."""
     if text[0] != "{" or text[-1] != "}" or text.count("{") != 1 or text.count("}") != 1:
@@ -73,14 +80,8 @@ def _plain_layout(text: str, rank: int) -> Layout | None:
     m2m_text, colon, attrs = body.partition(":")
     if not m2m_text and not colon:  # '{}' opens no layout in the grammar: trailing text, its error
         return None
-    m2m: list[int] = []
-    if m2m_text:
-        for part in m2m_text.split(","):
-            d = _size(part)
-            if d is None:
-                return None
-            m2m.append(d)
-    if sorted(m2m) != list(range(rank)):
+    m2m = _sizes(m2m_text)
+    if m2m is None or sorted(m2m) != list(range(rank)):
         return None
     if not colon:
         return Layout(minor_to_major=tuple(m2m))
