@@ -30,7 +30,7 @@ CLEAN_CASES = 8
 
 
 def _analyse(text: str, source: str) -> Any:
-    from xladoctor.base.files import located
+    from xladoctor.base.errors import located
     from xladoctor.route.module_analysis import analyse_module, parse_hlo
     from xladoctor.route.options import Options
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from log_corpus import write_log
-from xladoctor.catalogue import fastscan
+from xladoctor.catalogue import fastscan, parallel_scan
 from xladoctor.catalogue.prefilter import AnchorFinder
 from xladoctor.catalogue.scanner import LogScanner
 
@@ -148,7 +148,7 @@ def test_worker_processes_find_the_same_as_one_pass(generated, tmp_path):
             want = key(continuous(path))
             for min_chunk, batch_bytes in ((1 << 16, 1), (100_003, 150_000), (1 << 20, 1 << 22)):
                 # many chunks with boundaries at odd offsets; every region its own batch, or a few
-                got = fastscan.scan_file_parallel(str(path), LogScanner(), pool, 2, min_chunk=min_chunk,
+                got = parallel_scan.scan_file_parallel(str(path), LogScanner(), pool, 2, min_chunk=min_chunk,
                                                   batch_bytes=batch_bytes)
                 assert key(got.finish()) == want, (path, min_chunk, batch_bytes)
 
@@ -172,7 +172,7 @@ def test_workers_map_the_file_and_count_lines_lazily(generated, tmp_path, monkey
         for path in [*generated, late, early, clean]:
             want = key(continuous(path))
             for min_chunk in (1 << 16, 100_003):
-                got = fastscan.scan_file_parallel(str(path), LogScanner(), pool, 2, min_chunk=min_chunk,
+                got = parallel_scan.scan_file_parallel(str(path), LogScanner(), pool, 2, min_chunk=min_chunk,
                                                   batch_bytes=150_000)
                 assert key(got.finish()) == want, (path, min_chunk)
     assert [f.line for f in continuous(late)] == [40001]
@@ -184,13 +184,13 @@ def test_the_rest_of_a_chunk_is_counted_only_before_a_later_region(tmp_path, mon
     from concurrent.futures import ThreadPoolExecutor
 
     calls: list[tuple[int, int]] = []
-    counted = fastscan.count_range
+    counted = parallel_scan.count_range
 
     def spy(path: str, lo: int, hi: int) -> int:
         calls.append((lo, hi))
         return counted(path, lo, hi)
 
-    monkeypatch.setattr(fastscan, "count_range", spy)
+    monkeypatch.setattr(parallel_scan, "count_range", spy)
     noise = "".join(f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(20000))
     err = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.\n"
     for text, chunks_counted in ((noise, 0), (err + noise, 0), (noise + err, "all before the last")):
@@ -198,9 +198,9 @@ def test_the_rest_of_a_chunk_is_counted_only_before_a_later_region(tmp_path, mon
         log.write_text(text)
         calls.clear()
         with ThreadPoolExecutor(2) as pool:
-            got = fastscan.scan_file_parallel(str(log), LogScanner(), pool, 2, min_chunk=1 << 16)
+            got = parallel_scan.scan_file_parallel(str(log), LogScanner(), pool, 2, min_chunk=1 << 16)
         assert key(got.finish()) == key(continuous(log))
-        bounds = fastscan.chunk_bounds(log.stat().st_size, 2, 1 << 16)
+        bounds = parallel_scan.chunk_bounds(log.stat().st_size, 2, 1 << 16)
         if chunks_counted == 0:
             assert calls == [], text[:30]
         else:
@@ -222,7 +222,7 @@ def test_worker_batches_respect_the_distinct_cap(tmp_path, monkeypatch):
     want = continuous(log)
     with ProcessPoolExecutor(2) as pool:  # forked after the monkeypatch: workers keep 25 too
         for batch_bytes in (1, 300_000, 1 << 22):  # the last: one batch over the cap, rescanned here
-            s = fastscan.scan_file_parallel(str(log), LogScanner(), pool, 2, min_chunk=1 << 16,
+            s = parallel_scan.scan_file_parallel(str(log), LogScanner(), pool, 2, min_chunk=1 << 16,
                                             batch_bytes=batch_bytes)
             assert key(s.finish()) == key(want) and s.not_shown == {"E0102": 36}
 

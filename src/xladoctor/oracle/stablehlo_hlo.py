@@ -12,9 +12,6 @@ from __future__ import annotations
 
 from ..base.errors import InputError
 
-NEEDS_JAX = ("StableHLO alone is checked by converting it to HLO, which needs jax: "
-             "pip install 'xladoctor[jax]' (or put its HLO text beside it as NAME.hlo)")
-
 
 def hlo_text_of(stablehlo: str, source: str) -> str:
     """The HLO text of the StableHLO module ``stablehlo`` read from ``source``; an
@@ -22,7 +19,8 @@ def hlo_text_of(stablehlo: str, source: str) -> str:
     try:
         from jax._src.lib import _jax  # jaxlib's MLIR bridge; jax itself is not initialised
     except ImportError:
-        raise InputError(NEEDS_JAX, source) from None
+        raise InputError("StableHLO alone is checked by converting it to HLO, which needs jax: "
+                         "pip install 'xladoctor[jax]' (or put its HLO text beside it as NAME.hlo)", source) from None
     try:
         computation = _jax.mlir.mlir_module_to_xla_computation(stablehlo, use_tuple_args=False, return_tuple=False)
     except Exception as e:  # jaxlib raises its own error types (XlaRuntimeError, ValueError) with MLIR's words

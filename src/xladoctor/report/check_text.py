@@ -109,7 +109,7 @@ def _tally(doc: dict[str, Any], skipped: list[dict[str, Any]], special: list[dic
     side = sum(1 for f in skipped if "XLA dump artefact" in f["note"])  # route.folder.SIDE_FILE_NOTE
     if side:
         tail += label("check.tally_side_files", lang, n=side)
-    source = sum(1 for f in skipped if f["note"].startswith("source code"))  # route.folder.SOURCE_NOTE
+    source = sum(1 for f in skipped if f["note"] == "source code, not a log or HLO text")  # route.folder.SOURCE_NOTE
     if source:
         tail += label("check.tally_source_files", lang, n=source)
     if len(skipped) - side - source:
