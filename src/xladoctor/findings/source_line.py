@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..base.cells import place
 from ..ir.instruction import SourceLocation
 
 
@@ -44,7 +45,7 @@ class SourceLine:
                           str(value.get("text") or ""))
 
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
+        where = place(self.file, self.line) + (f" in {self.function}" if self.function else "")
         return f"{where}: {self.text}" if self.text else where
 
 

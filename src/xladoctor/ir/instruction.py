@@ -69,8 +69,9 @@ class SourceLocation:
 
     def __str__(self) -> str:
         """Display form; the file and function come from the input, so controls are escaped."""
+        from ..base.cells import place
         from ..base.escape import escape_field
-        where = f"{escape_field(self.file)}:{self.line}"
+        where = escape_field(place(self.file, self.line))
         return f"{where} ({escape_field(self.function)})" if self.function else where
 
 

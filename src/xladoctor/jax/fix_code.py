@@ -12,6 +12,7 @@ from typing import Any
 
 import jax
 
+from ..base.cells import place
 from ..base.labels import label
 from .lowering import LoweredProgram, declared_out_shardings
 from .returned_value import returned_expression
@@ -74,12 +75,12 @@ def device_fix_code(output: str, returned_at: SourceLine | None, value: str, fro
         return label("jax_report.device_fix_anywhere", value=value, output=output, device=_TO_DEVICE)
     ret = returned_expression(returned_at.file, returned_at.function, returned_at.line, output)
     if ret is not None and ret.name is not None:
-        return label("jax_report.device_fix_named", file=returned_at.file, line=ret.line, output=output,
+        return label("jax_report.device_fix_named", where=place(returned_at.file, ret.line), output=output,
                      name=ret.name, device=_TO_DEVICE)
     if ret is not None:
-        return label("jax_report.device_fix_expression", file=returned_at.file, line=ret.line, output=output,
+        return label("jax_report.device_fix_expression", where=place(returned_at.file, ret.line), output=output,
                      source=ret.source, device=_TO_DEVICE)
-    return label("jax_report.device_fix_at", file=returned_at.file, line=returned_at.line, output=output,
+    return label("jax_report.device_fix_at", where=place(returned_at.file, returned_at.line), output=output,
                  device=_TO_DEVICE)
 
 
@@ -88,7 +89,7 @@ def _frontend_fix(output: str, returned_at: SourceLine | None, primitive: str) -
     ret = (returned_expression(returned_at.file, returned_at.function, returned_at.line, output)
            if returned_at is not None else None)
     name = ret.name if ret is not None and ret.name is not None else "value"
-    where = (label("jax_report.frontend_fix_where", file=returned_at.file, line=ret.line if ret else returned_at.line,
+    where = (label("jax_report.frontend_fix_where", where=place(returned_at.file, ret.line if ret else returned_at.line),
                    output=output) if returned_at is not None else label("jax_report.frontend_fix_anywhere",
                                                                         output=output))
     if counterpart is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import linecache
 
+from ..base.cells import cell_label, place
 from ..base.escape import escape_field
 
 _MAX_WIDTH = 110
@@ -19,8 +20,8 @@ _CLOSING = {"(": ")", "[": "]", "{": "}"}
 
 def source_text(file: str | None, line: int | None) -> str | None:
     """The line's text (tabs as spaces, no newline), or None when the file cannot be read."""
-    if not file or not line or line < 1 or file.startswith("<"):
-        return None
+    if not file or not line or line < 1 or (file.startswith("<") and cell_label(file) is None):
+        return None  # "<string>" has no lines; an IPython cell ("<ipython-input-1-...>") has, in linecache
     try:
         text = linecache.getline(file, line)
     except (OSError, UnicodeDecodeError, ValueError):  # a directory, a file not UTF-8
@@ -66,7 +67,7 @@ def snippet(file: str, line: int, text: str, where: tuple[int, int], note: str, 
         start, end = start - shift, min(end - shift, len(text))
     number = str(line)
     pad = " " * len(number)
-    lines = [f"{indent}{pad}--> {escape_field(file)}:{line}:{start + 1}",
+    lines = [f"{indent}{pad}--> {escape_field(place(file, line, start + 1))}",
              f"{indent}{pad} |",
              f"{indent}{number} | {escape_field(text)}",
              f"{indent}{pad} | {' ' * start}{'^' * max(1, end - start)}"]
