@@ -12,13 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from test_shape_plain import _corpus_spellings
 from xladoctor.base.errors import XlaDoctorError
 from xladoctor.base.json_plain import plain_dumps
 from xladoctor.cli.commands import shape as shape_command
 from xladoctor.ir.tpu_layouts import TPU_GENERATIONS
 from xladoctor.syntax.shape_parser import parse_shape_warned
-
-from test_shape_plain import _corpus_spellings
 
 
 def _same(doc: object) -> None:

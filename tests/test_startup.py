@@ -276,3 +276,22 @@ def test_shape_asks_the_grammar_for_what_the_plain_reader_does_not_take():
                          timeout=120)
     assert out.returncode == 2 and out.stderr.startswith("<shape>:1:7: "), out.stderr
     assert not _loaded_by(["shape", SHAPE], ("collections.abc",))
+
+
+# -- issue 36 item 5, fourth pass: the modules on shape's path, named --
+
+SHAPE_MODULES = {"xladoctor", "xladoctor.base", "xladoctor.base.errors", "xladoctor.base.escape", "xladoctor.base.labels",
+                 "xladoctor.base.units", "xladoctor.cli", "xladoctor.cli.commands", "xladoctor.cli.commands.shape",
+                 "xladoctor.cli.main", "xladoctor.ir", "xladoctor.ir.jax_layout", "xladoctor.ir.primitive",
+                 "xladoctor.ir.shape", "xladoctor.ir.sizes", "xladoctor.ir.value", "xladoctor.syntax",
+                 "xladoctor.syntax.shape_plain"}
+
+
+def test_shape_imports_exactly_its_modules():
+    """Each module is ~0.1 ms of cold start-up: ``shape`` takes JAX's layout spelling from
+    ``ir/jax_layout`` (not the ``inputs`` package), and ``--json`` adds only the JSON plumbing
+    (base/json_plain, not ``json``) and the schema's name."""
+    assert _modules_after(["shape", SHAPE]) == SHAPE_MODULES
+    assert _modules_after(["shape", SHAPE, "--json"]) - SHAPE_MODULES == {
+        "xladoctor.base.json_plain", "xladoctor.cli.commands._common", "xladoctor.findings",
+        "xladoctor.findings.schema_files"}

@@ -52,9 +52,8 @@ def schema(name: str) -> dict[str, Any]:
     """One schema file, parsed (``name`` from :data:`SCHEMA_NAMES`)."""
     if name not in SCHEMA_NAMES:
         raise ValueError(f"no schema named {name!r} (have {', '.join(SCHEMA_NAMES)})")
-    from importlib import resources  # only where a file is read: schema_id is on every --json path
-
     import json  # here too: schema_id, on every --json path, needs no JSON reader
+    from importlib import resources  # only where a file is read: schema_id is on every --json path
 
     text = (resources.files("xladoctor") / "findings" / "schema" / f"{name}.schema.json").read_text("utf-8")
     doc: dict[str, Any] = json.loads(text)
