@@ -237,6 +237,9 @@ def _chunks_by_bracket(text: str) -> tuple[str, dict[str, str]] | None:
     headers: list[tuple[int, str]] = []
     pos = text.find("[")
     while pos >= 0:
+        if pos and not text[pos - 1].isspace():  # text before it on its line (a value's ``f32[2]``): no header;
+            pos = text.find("[", pos + 1)  # strip() below removes exactly the isspace() characters
+            continue
         start = text.rfind("\n", 0, pos) + 1
         if text[start:pos].strip():
             pos = text.find("[", pos + 1)
