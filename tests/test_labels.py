@@ -281,3 +281,26 @@ def test_each_label_file_is_cut_alike_both_ways(lang):
 
     text = _read(lang).decode("utf-8")
     assert _chunks_by_bracket(text) == _chunks_by_line(text) is not None
+
+
+def test_text_behaves_as_the_namedtuple_it_replaces():
+    """labels.Text's base is written out (namedtuple execs code at start-up): the same repr, equality,
+    hash, defaults, keywords, unpacking, copy and pickle as ``collections.namedtuple``'s."""
+    import copy
+    import pickle
+    from collections import namedtuple
+
+    from xladoctor.base.labels import Text, text
+
+    Old = type("Text", (namedtuple("Text", ("key", "values"), defaults=((),)),), {"__slots__": ()})
+
+    for args, kwargs in (((("a.b",)), {}), (("a.b", (("n", 1),)), {}), ((), {"key": "k", "values": (("x", "é"),)})):
+        new, old = Text(*args, **kwargs), Old(*args, **kwargs)
+        assert repr(new) == repr(old) and new == old and hash(new) == hash(old) and tuple(new) == tuple(old)
+        assert (new.key, new.values) == (old.key, old.values) and new._fields == old._fields
+        assert pickle.loads(pickle.dumps(new)) == new and type(pickle.loads(pickle.dumps(new))) is Text
+        assert copy.deepcopy(new) == new and type(copy.copy(new)) is Text
+    assert Text._field_defaults == Old._field_defaults and Text.__match_args__ == Old.__match_args__
+    assert text("shape.shape", shape="f32[2]") == Text("shape.shape", (("shape", "f32[2]"),))
+    with pytest.raises(TypeError):
+        Text()

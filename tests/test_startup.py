@@ -85,7 +85,7 @@ def test_naming_a_json_schema_loads_no_model():
     """Every --json document names its schema; that is a string, not the findings model, the IR's
     instructions or importlib.resources (the schema files are read only by whoever validates)."""
     loaded = _modules_after(["shape", "f32[2,3]", "--json"])
-    assert "xladoctor.findings.schema_files" in loaded
+    assert "xladoctor.findings.schema_files" in loaded and "xladoctor.base.json_plain" in loaded
     assert not {"xladoctor.findings.model", "xladoctor.findings.serialise", "xladoctor.ir.opcodes"} & loaded, loaded
     assert not _loaded_of(["shape", "f32[2,3]", "--json"], ("importlib.resources",))
 
@@ -179,7 +179,8 @@ def test_shape_imports_none_of_the_heavy_standard_modules():
     """``xladoctor shape SHAPE`` reads its plain command line without argparse, and the IR's values
     are written-out frozen classes (ir.value.FrozenValue), not dataclasses; no typing anywhere on its way."""
     assert not _loaded_by(["shape", SHAPE], NOT_AT_START + ("json",))
-    assert _loaded_by(["shape", SHAPE, "--json"], NOT_AT_START + ("json",)) == {"json"}
+    # --json writes its document with base/json_plain (tests/test_json_plain.py: json.dumps' text)
+    assert not _loaded_by(["shape", SHAPE, "--json"], NOT_AT_START + ("json",))
     assert not _loaded_by(["shape", "f32[2]", "--tpu", "v5e"], ("dataclasses", "typing", "tomllib"))  # argparse's path
 
 
@@ -275,3 +276,22 @@ def test_shape_asks_the_grammar_for_what_the_plain_reader_does_not_take():
                          timeout=120)
     assert out.returncode == 2 and out.stderr.startswith("<shape>:1:7: "), out.stderr
     assert not _loaded_by(["shape", SHAPE], ("collections.abc",))
+
+
+# -- issue 36 item 5, fourth pass: the modules on shape's path, named --
+
+SHAPE_MODULES = {"xladoctor", "xladoctor.base", "xladoctor.base.errors", "xladoctor.base.escape", "xladoctor.base.labels",
+                 "xladoctor.base.units", "xladoctor.cli", "xladoctor.cli.commands", "xladoctor.cli.commands.shape",
+                 "xladoctor.cli.main", "xladoctor.ir", "xladoctor.ir.jax_layout", "xladoctor.ir.primitive",
+                 "xladoctor.ir.shape", "xladoctor.ir.sizes", "xladoctor.ir.value", "xladoctor.syntax",
+                 "xladoctor.syntax.shape_plain"}
+
+
+def test_shape_imports_exactly_its_modules():
+    """Each module is ~0.1 ms of cold start-up: ``shape`` takes JAX's layout spelling from
+    ``ir/jax_layout`` (not the ``inputs`` package), and ``--json`` adds only the JSON plumbing
+    (base/json_plain, not ``json``) and the schema's name."""
+    assert _modules_after(["shape", SHAPE]) == SHAPE_MODULES
+    assert _modules_after(["shape", SHAPE, "--json"]) - SHAPE_MODULES == {
+        "xladoctor.base.json_plain", "xladoctor.cli.commands._common", "xladoctor.findings",
+        "xladoctor.findings.schema_files"}

@@ -8,7 +8,6 @@ Readers need no xladoctor code to check a document: the files are plain JSON Sch
 
 from __future__ import annotations
 
-import json
 from functools import cache
 
 TYPE_CHECKING = False  # not typing's: every --json run names its schema (issue 36, start-up)
@@ -53,6 +52,7 @@ def schema(name: str) -> dict[str, Any]:
     """One schema file, parsed (``name`` from :data:`SCHEMA_NAMES`)."""
     if name not in SCHEMA_NAMES:
         raise ValueError(f"no schema named {name!r} (have {', '.join(SCHEMA_NAMES)})")
+    import json  # here too: schema_id, on every --json path, needs no JSON reader
     from importlib import resources  # only where a file is read: schema_id is on every --json path
 
     text = (resources.files("xladoctor") / "findings" / "schema" / f"{name}.schema.json").read_text("utf-8")

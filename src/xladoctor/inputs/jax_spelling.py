@@ -17,7 +17,8 @@ they travel on the sharding as a memory kind (``S(5)`` is ``pinned_host``).
 
 from __future__ import annotations
 
-from ..ir.shape import COMBINE_DIMENSION, HOST_MEMORY_SPACE, Layout, Shape, Tile
+from ..ir.jax_layout import jax_layout  # defined in ir/ for shape's start-up; inputs.compare imports it here
+from ..ir.shape import HOST_MEMORY_SPACE, Shape, Tile
 from ..ir.value import replace
 
 DTYPE_TO_XLA = {
@@ -31,27 +32,6 @@ DTYPE_TO_XLA = {
 
 MEMORY_KINDS = {0: "device", HOST_MEMORY_SPACE: "pinned_host"}
 """XLA memory space -> JAX memory kind (XLA does not tell pinned from unpinned host)."""
-
-
-def _tuple_text(values: tuple[int, ...]) -> str:
-    items = ["-1" if v == COMBINE_DIMENSION else str(v) for v in values]
-    return "(" + items[0] + ",)" if len(items) == 1 else "(" + ", ".join(items) + ")"
-
-
-def jax_layout(layout: Layout, legacy: bool = False) -> str:
-    """``Layout(major_to_minor=..., tiling=..., sub_byte_element_size_in_bits=...)``.
-
-    ``legacy`` gives the jax 0.6.2-0.7 keyword names (``_tiling``).
-    """
-    text = f"Layout(major_to_minor={_tuple_text(layout.major_to_minor) if layout.major_to_minor else '()'}"
-    prefix = "_" if legacy else ""
-    if layout.tiles:
-        tiles = ", ".join(_tuple_text(t.dimensions) for t in layout.tiles)
-        tiles = f"({tiles},)" if len(layout.tiles) == 1 else f"({tiles})"
-        text += f", {prefix}tiling={tiles}"
-    if layout.element_size_in_bits:
-        text += f", {prefix}sub_byte_element_size_in_bits={layout.element_size_in_bits}"
-    return text + ")"
 
 
 def memory_kind(shape: Shape) -> str | None:

@@ -21,8 +21,8 @@ import os
 import re
 import sys
 from _string import formatter_parser  # type: ignore[import-not-found]  # string.Formatter().parse, without string
-from collections import namedtuple
 from functools import cache
+from operator import itemgetter
 
 from ..errors import InputError
 
@@ -34,8 +34,29 @@ if TYPE_CHECKING:
     class _TextFields(NamedTuple):
         key: str
         values: tuple[tuple[str, Any], ...] = ()
-else:  # the same fields, without importing typing (tests/test_startup.py checks that they agree)
-    _TextFields = namedtuple("Text", ("key", "values"), defaults=((),))
+else:  # the same fields, without typing, and written out: collections.namedtuple execs a class's code, ~0.13 ms
+    # of every command's start-up (issue 36 item 5).  tests/test_startup.py checks the fields agree with the
+    # NamedTuple above, and tests/test_labels.py that it behaves as namedtuple's (repr, pickle, defaults).
+    class _TextTuple(tuple):
+        __slots__ = ()
+        _fields = ("key", "values")
+        _field_defaults = {"values": ()}  # noqa: RUF012  # a dict, as namedtuple's
+        __match_args__ = ("key", "values")
+
+        def __new__(cls, key, values=()):
+            return tuple.__new__(cls, (key, values))
+
+        def __getnewargs__(self):
+            return tuple(self)
+
+        def __repr__(self):
+            return f"{self.__class__.__name__}(key={self[0]!r}, values={self[1]!r})"
+
+        key = property(itemgetter(0), doc="Alias for field number 0")
+        values = property(itemgetter(1), doc="Alias for field number 1")
+
+    _TextTuple.__name__ = _TextTuple.__qualname__ = "Text"
+    _TextFields = _TextTuple
 
 LANGUAGES = ("en", "fa")
 FALLBACK = "en"
@@ -216,6 +237,9 @@ def _chunks_by_bracket(text: str) -> tuple[str, dict[str, str]] | None:
     headers: list[tuple[int, str]] = []
     pos = text.find("[")
     while pos >= 0:
+        if pos and not text[pos - 1].isspace():  # text before it on its line (a value's ``f32[2]``): no header;
+            pos = text.find("[", pos + 1)  # strip() below removes exactly the isspace() characters
+            continue
         start = text.rfind("\n", 0, pos) + 1
         if text[start:pos].strip():
             pos = text.find("[", pos + 1)

@@ -50,11 +50,16 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
 
         obj = with_verdict(obj)
     doc = {**head, **obj}
-    import json  # here: a command that prints text never needs it
-
     # One write, not json.dump's one per token: stdout is the terminal-safe stream (cli.main),
     # which checks each write for characters to escape.
     from ...base.escape import json_text  # a file name's non-UTF-8 bytes as \\xff text: the document stays UTF-8
+    from ...base.json_plain import plain_dumps  # json.dumps' text without importing json (start-up, issue 36)
+
+    plain = plain_dumps(doc)
+    if plain is not None:
+        sys.stdout.write(json_text(plain) + "\n")
+        return
+    import json  # here: a document with a spool or a value plain_dumps leaves to json
 
     spools: list[Any] = []
     text = json_text(json.dumps(doc, indent=2, ensure_ascii=False, default=_spooled(spools)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...base.errors import InputError, located
 from ...base.labels import label
 from ...base.units import bytes_text, ratio_text
-from ...inputs.jax_spelling import jax_layout
+from ...ir.jax_layout import jax_layout
 from ...ir.shape import (
     COMBINE_DIMENSION,
     HOST_MEMORY_SPACE,
