@@ -255,7 +255,9 @@ E1200_MODULE = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "exam
 
 
 @pytest.mark.parametrize("name, make", [("m.hlo.gz", gzip.compress), ("m.hlo", lambda b: b),
-                                        ("module_dump", gzip.compress)])
+                                        ("module_dump", gzip.compress),
+                                        # a UTF-8 byte-order mark: check's sniff skips it, explain's own did not
+                                        ("bom.hlo", lambda b: b"\xef\xbb\xbf" + b)])
 @pytest.mark.parametrize("stdin", [False, True])
 def test_explain_checks_a_compressed_or_piped_module_as_check_does(tmp_path, capsys, monkeypatch, name, make, stdin):
     path = tmp_path / name

@@ -74,6 +74,9 @@ def stdin_module() -> tuple[bool, BinaryIO]:
 
 
 def _module_head(head: bytes) -> bool:
+    """Whether an input's first bytes are an HLO module or a PyTorch/XLA tensors file, by the rule
+    ``check_stream`` routes with (``hlo_header``: blank and ``//`` lines and byte-order marks
+    skipped); ``explain`` asks it of a file and of stdin, so the two commands agree."""
     from ..base.files import wide_encoding
 
     wide = wide_encoding(head)
@@ -91,7 +94,7 @@ def is_module_file(target: str) -> bool:
     anything else to the log's; a tensors file was "no XLA error found" where check predicts E1200).
     A compressed file is looked at decompressed (``explain m.hlo.gz`` said "no XLA error found" where
     ``check`` predicts E1200), a UTF-16 one transcoded."""
-    from ..base.files import compression_in, compression_of, decompressing, open_input, wide_encoding
+    from ..base.files import compression_in, compression_of, decompressing, open_input
 
     if target == "-" or not os.path.isfile(target):
         return False
@@ -103,18 +106,7 @@ def is_module_file(target: str) -> bool:
                 head = decompressing(head, f, target, ext).read(1 << 16)
     except Exception:  # unreadable, corrupt, an archive: the log's route says what it is, in one line
         return False
-    wide = wide_encoding(head)
-    if wide:  # a UTF-16 module goes where check takes it: to the module's route, which refuses it
-        head = head.decode(wide, "replace").lstrip("\ufeff").encode("utf-8")
-    from ..syntax.tensors_file import is_tensors_file
-
-    if is_tensors_file(head[:4096].decode("utf-8", "replace")):  # PyTorch/XLA's graphs: modules, as check reads them
-        return True
-    for line in head.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith(b"//"):
-            return stripped.startswith(b"HloModule")
-    return False
+    return _module_head(head)  # check's own rule (a UTF-16 module goes to the route that refuses it)
 
 
 def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = None,
