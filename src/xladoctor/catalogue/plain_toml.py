@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from ..base.labels import unescaped_basic_string
+
 TYPE_CHECKING = False  # not typing's: see the module's docstring
 if TYPE_CHECKING:
     from typing import Any
@@ -32,11 +34,6 @@ _SKIP = r"(?:[ \t]*(?:#[^\n]*)?(?:\n|\Z))*"  # blank and comment lines
 _BASIC = r'"((?:[^"\\\n]|\\[^\n])*)"'
 _LITERAL = r"'([^'\n]*)'"
 _BOOL = r"(true|false)(?![A-Za-z0-9_-])"
-# A basic string's escapes (TOML 1.0, as tomllib reads them); in a multi-line one also a backslash
-# that ends a line, which takes the whitespace and newlines after it.  An empty match is an escape
-# TOML refuses.
-_ESCAPE = r"\\(?:([\"\\bfnrt])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([ \t]*\n[ \t\n]*)|)"
-_ESCAPED = {'"': '"', "\\": "\\", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
 class _Refused(Exception):
@@ -141,18 +138,8 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 def _unescaped(raw: str) -> str:
-    """A basic string's value from its text between the quotes."""
-    if "\\" not in raw:
-        return raw
-
-    def one(m: re.Match[str]) -> str:
-        if m[1]:
-            return _ESCAPED[m[1]]
-        if m[4] is not None:
-            return ""
-        code = int(m[2] or m[3] or "-1", 16)
-        if code < 0 or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
-            raise _Refused
-        return chr(code)
-
-    return _compiled(_ESCAPE).sub(one, raw)
+    """A basic string's value from its text between the quotes (the labels' reader's, one escape rule)."""
+    value = unescaped_basic_string(raw)
+    if value is None:
+        raise _Refused
+    return value

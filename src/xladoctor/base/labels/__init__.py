@@ -362,7 +362,10 @@ def _string_end(text: str) -> int:
         pos = slash + 2
 
 
-_ESCAPE = r"\\(?:([\"\\bfnrt])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|)"
+# A basic string's escapes (TOML 1.0, as tomllib reads them); in a multi-line one also a backslash
+# that ends a line, which takes the whitespace and newlines after it (a one-line string holds no
+# newline, so it never matches there).  An empty match is an escape TOML refuses.
+_ESCAPE = r"\\(?:([\"\\bfnrt])|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([ \t]*\n[ \t\n]*)|)"
 _ESCAPED = {'"': '"', "\\": "\\", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -390,15 +393,17 @@ def _plain_toml(text: str) -> dict[str, Any] | None:
                 if not isinstance(table, dict):
                     return None
         elif m["key"] is not None:
-            value = _unescaped(m["value"] or "")  # a key always has a value, "" at least
+            value = unescaped_basic_string(m["value"] or "")  # a key always has a value, "" at least
             if value is None or m["key"] in table:
                 return None
             table[m["key"]] = value
     return doc
 
 
-def _unescaped(raw: str) -> str | None:
-    """A TOML basic string's value from its text between the quotes; None for an escape TOML refuses."""
+def unescaped_basic_string(raw: str) -> str | None:
+    """A TOML basic string's value from its text between the quotes (one-line or multi-line); None
+    for an escape TOML refuses.  The label files' reader and the catalogue's (``catalogue/plain_toml``)
+    both read their strings with it."""
     if "\\" not in raw:
         return raw
     bad = False
@@ -407,6 +412,8 @@ def _unescaped(raw: str) -> str | None:
         nonlocal bad
         if m[1]:
             return _ESCAPED[m[1]]
+        if m[4] is not None:
+            return ""
         code = int(m[2] or m[3] or "-1", 16)
         if code < 0 or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
             bad = True
