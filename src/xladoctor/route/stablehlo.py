@@ -22,11 +22,10 @@ STABLEHLO_SUFFIXES = (".mlir", ".stablehlo")
 def looks_like_stablehlo(head: str) -> bool:
     """An MLIR module of StableHLO ops: its first line that is not a comment opens a ``module``
     or a ``func.func``, and a ``stablehlo.`` op or attribute appears in the first bytes."""
-    for line in head.splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith("//"):
-            return stripped.startswith(("module", "func.func")) and ("stablehlo." in head or "mhlo." in head)
-    return False
+    from ..triage.provenance import hlo_header  # the first line not blank or a comment, as for HLO
+
+    first = hlo_header(head) or ""
+    return first.startswith(("module", "func.func")) and ("stablehlo." in head or "mhlo." in head)
 
 
 def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options) -> Report:
