@@ -77,16 +77,22 @@ def _fixed_as(original: str, module: HloModule, want: str, source: str) -> Fixed
 
 def _parsed_as(text: str, want: str, source: str) -> HloModule | None:
     """``text`` parsed, if it parses and prints as ``want``; else None."""
-    from ..base.errors import located
     from ..syntax.hlo_printer import print_module
+
+    parsed = _parsed(text, source)
+    return parsed if parsed is not None and print_module(parsed) == want else None
+
+
+def _parsed(text: str, source: str) -> HloModule | None:
+    """``text`` parsed by the parser every route uses, or None when it does not parse."""
+    from ..base.errors import located
     from .module_analysis import parse_hlo
 
     try:
         with located(text, source):
-            parsed = parse_hlo(text, source)
+            return parse_hlo(text, source)
     except InputError:
         return None
-    return parsed if print_module(parsed) == want else None
 
 
 @dataclass(frozen=True)
@@ -206,15 +212,9 @@ def _chosen(finding: Finding, unsafe: bool) -> Fix | None:
 
 def _refuse_unparsable(text: str, path: str) -> None:
     """Raise, before the file is touched, if the fixed text does not parse with the same parser."""
-    from ..base.errors import located
-    from .module_analysis import parse_hlo
-
-    try:
-        with located(text, path):
-            parse_hlo(text, path)
-    except InputError:
+    if _parsed(text, path) is None:
         raise InputError("the fixed module would not parse back; nothing was written "
-                         "(a bug in xladoctor's fix, please report it)", path, 1, 1) from None
+                         "(a bug in xladoctor's fix, please report it)", path, 1, 1)
 
 
 def apply_fix(text: str, fix: Fix) -> str:
