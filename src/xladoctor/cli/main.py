@@ -29,6 +29,21 @@ if TYPE_CHECKING:
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
+def compiled_core() -> bool:
+    """Whether the opt-in compiled core (``XLADOCTOR_COMPILE=1 pip install .``, setup.py) is
+    installed: an extension module beside ``ir/instruction.py``, which Python imports before the
+    source.  Looked up on disk, nothing imported, so ``--version`` stays a bare start-up."""
+    import _imp  # built in, already loaded
+
+    base = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ir", "instruction")
+    return any(os.path.exists(base + suffix) for suffix in _imp.extension_suffixes())
+
+
+def version_line() -> str:
+    """What ``--version`` prints: the version, and whether the compiled core or pure Python runs."""
+    return f"xladoctor {__version__} (compiled core: {'yes' if compiled_core() else 'no'})"
+
+
 def command_names() -> list[str]:
     """Subcommand names: the public modules of :mod:`xladoctor.cli.commands`, from a directory listing
     (no import; ``pkgutil`` alone would cost more start-up time than the listing)."""
@@ -156,7 +171,7 @@ def build_parser(only: str | None = None, lang: str | None = "en") -> argparse.A
     parser_class: Any = _parser_class()
     parser = parser_class(prog="xladoctor", help_lang=lang, description=words("cli.description"),
                           epilog=words("cli.epilog"))
-    parser.add_argument("--version", action="version", version=f"xladoctor {__version__}")
+    parser.add_argument("--version", action="version", version=version_line())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
     for mod in _command_modules(only):
         # HELP and DESCRIPTION are label keys (cli.NAME.help, cli.NAME.description)
@@ -170,7 +185,7 @@ def build_parser(only: str | None = None, lang: str | None = "en") -> argparse.A
 def main(argv: list[str] | None = None) -> int:
     """Run one command with stdout/stderr wrapped so no input can drive the terminal."""
     if (sys.argv[1:] if argv is None else argv) == ["--version"]:  # argparse's answer, without argparse
-        sys.stdout.write(f"xladoctor {__version__}\n")
+        sys.stdout.write(version_line() + "\n")
         return EXIT_CLEAN
     from ..base.escape import ClosedStream, OutputError, TerminalSafeStream
 

@@ -1,0 +1,97 @@
+"""The opt-in compiled core (setup.py, ``XLADOCTOR_COMPILE=1``) gives the pure-Python package's answers.
+
+Built here as a user's install builds it: setup.py's own module list through mypyc, into a copy
+of ``src/`` in a temporary folder, then ``offload --json`` and ``check --json`` of a corpus
+(bench/compare_outputs.py's: the bundled examples, tests/data/offload, generated modules and
+ir_shapes' shapes) run on both trees and compared byte for byte.  Skips, saying why, where mypyc,
+a C compiler or Python's headers are missing; the build takes minutes on two cores (one large C
+file), so the test is marked slow.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = 40
+"""offload_gen modules in the compared corpus (compare_outputs.py's full run has 200)."""
+
+
+def _missing() -> str | None:
+    """Why a compiled build cannot be made here, or None."""
+    try:
+        import mypyc.build  # noqa: F401
+    except ImportError:
+        return "mypyc (part of mypy) is not installed"
+    if not any(shutil.which(cc) for cc in (os.environ.get("CC", "cc"), "gcc", "clang")):
+        return "no C compiler (cc, gcc or clang) on PATH"
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        return "Python's headers (Python.h) are not installed"
+    return None
+
+
+def _dump(src: Path, out: Path) -> str:
+    """compare_outputs.py's dump of the corpus with ``src``'s package; returns where
+    ``xladoctor.ir.instruction`` was imported from."""
+    code = (f"import sys\nsys.path.insert(0, {str(ROOT / 'bench')!r})\nimport compare_outputs\n"
+            f"sys.path.insert(0, {str(src)!r})\nfrom pathlib import Path\n"
+            f"compare_outputs.dump(Path({str(out)!r}), generated={GENERATED})\n"
+            "import xladoctor.ir.instruction as m\nprint(m.__file__)\n")
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH="")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_compiled_core_gives_the_pure_python_answers(tmp_path: Path) -> None:
+    why = _missing()
+    if why:
+        pytest.skip(f"no compiled build here: {why}")
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, tree / name)
+    env = dict(os.environ, XLADOCTOR_COMPILE="1")
+    built = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-j", "2"], cwd=tree, env=env,
+                           capture_output=True, text=True, timeout=3000)
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-3000:]
+    assert list((tree / "src" / "xladoctor" / "ir").glob("instruction.*.so")), "no extension module was built"
+
+    compiled, pure = tmp_path / "compiled", tmp_path / "pure"
+    assert _dump(tree / "src", compiled).endswith(".so")  # the compiled core is what ran
+    assert _dump(ROOT / "src", pure).endswith(".py")
+    names = sorted(p.name for p in pure.iterdir())
+    assert len(names) > 2 * (GENERATED + 100)
+    assert sorted(p.name for p in compiled.iterdir()) == names
+    differ = [n for n in names if (pure / n).read_bytes() != (compiled / n).read_bytes()]
+    assert not differ, f"{len(differ)} of {len(names)} outputs differ, e.g. {differ[:5]}"
+
+
+def test_version_says_which_core_runs(tmp_path: Path) -> None:
+    """``--version`` names the core: pure Python from a source tree without extension modules,
+    the compiled core where ``ir/instruction``'s extension module sits beside its source."""
+    cli_main = importlib.import_module("xladoctor.cli.main")  # the package's ``main`` is the function
+
+    assert cli_main.version_line().endswith(("(compiled core: no)", "(compiled core: yes)"))
+    fake = tmp_path / "xladoctor"
+    (fake / "cli").mkdir(parents=True)
+    (fake / "ir").mkdir()
+    shutil.copy(cli_main.__file__, fake / "cli" / "main.py")
+    (fake / "__init__.py").write_text("__version__ = '9'\n")
+    (fake / "cli" / "__init__.py").write_text("")
+    code = "from xladoctor.cli.main import main\nmain(['--version'])\n"
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    run = lambda: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,  # noqa: E731
+                                 timeout=120).stdout
+    assert run() == "xladoctor 9 (compiled core: no)\n"
+    (fake / "ir" / f"instruction{sysconfig.get_config_var('EXT_SUFFIX')}").write_bytes(b"")
+    assert run() == "xladoctor 9 (compiled core: yes)\n"
