@@ -62,7 +62,7 @@ def test_version_reads_no_label_file():
 
 def _label_tables_read(argv: list[str]) -> int:
     """How many (language, area) label tables ``argv`` read."""
-    return _after(argv, "[sys.modules['xladoctor.base.labels'].area_labels.cache_info().currsize "
+    return _after(argv, "[len(sys.modules['xladoctor.base.labels']._AREAS) "
                         "if 'xladoctor.base.labels' in sys.modules else 0]")[0]
 
 
@@ -295,3 +295,27 @@ def test_shape_imports_exactly_its_modules():
     assert _modules_after(["shape", SHAPE, "--json"]) - SHAPE_MODULES == {
         "xladoctor.base.json_plain", "xladoctor.cli.commands._common", "xladoctor.findings",
         "xladoctor.findings.schema_files"}
+
+
+# -- issue 36 item 5, fifth pass: no re (nor what it brings) on shape's path --
+
+WRAPPER_STDLIB = ("re", "enum", "functools", "collections", "operator", "types", "keyword", "reprlib")
+"""What pip's console-script wrapper before pip 25 (``import re``) loads beyond a bare interpreter:
+pip 25's wrapper, uv's and ``python -m`` (runpy aside) start without them, so the commands must not
+bring them back (~5 ms of a ~11 ms bare start, measured in bench/startup.py)."""
+
+
+def test_shape_and_version_import_no_re_nor_functools():
+    for argv in (["shape", SHAPE], ["shape", SHAPE, "--json"], ["shape", "f32[2,3]"], ["--version"]):
+        assert not _loaded_by(argv, WRAPPER_STDLIB), argv
+
+
+def test_the_plain_namespace_is_types_simple_namespace():
+    """``_parsed`` builds a plain command line's namespace as ``type(sys.implementation)``, which is
+    ``types.SimpleNamespace`` (not imported for it)."""
+    import types
+
+    from xladoctor.cli.main import _parsed
+
+    args = _parsed(["shape", SHAPE])
+    assert type(args) is types.SimpleNamespace and args.shape == SHAPE and not args.json

@@ -18,16 +18,15 @@ This module is data at the bottom of the layers: it imports nothing of xladoctor
 from __future__ import annotations
 
 import os
-import re
 import sys
+from _operator import itemgetter  # operator's own: ``operator`` (Python) only re-exports it (start-up)
 from _string import formatter_parser  # type: ignore[import-not-found]  # string.Formatter().parse, without string
-from functools import cache
-from operator import itemgetter
 
 from ..errors import InputError
 
 TYPE_CHECKING = False  # not typing's: a third of a bare interpreter's start-up (issue 36)
 if TYPE_CHECKING:
+    import re
     from collections.abc import Mapping
     from typing import Any, NamedTuple
 
@@ -164,15 +163,23 @@ def language_from_env(environ: Mapping[str, str] | None = None) -> str:
     return FALLBACK
 
 
-@cache
+# What was read, kept for the process: dicts, not ``functools.cache`` (functools imports collections,
+# operator, reprlib...: `xladoctor shape` imports neither it nor ``re``; issue 36 item 5).
+_LABELS: dict[str, dict[str, str]] = {}
+_AREAS: dict[tuple[str, str], dict[str, str]] = {}
+_CHUNKS: dict[str, tuple[str, dict[str, str]] | None] = {}
+
+
 def labels(lang: str) -> dict[str, str]:
     """Every label of one language, flat dotted keys; read once per process.  Unknown language: empty."""
     if lang not in LANGUAGES:
         return {}
-    return parse_labels(_read(lang), f"labels/{lang}.toml")
+    table = _LABELS.get(lang)
+    if table is None:
+        table = _LABELS[lang] = parse_labels(_read(lang), f"labels/{lang}.toml")
+    return table
 
 
-@cache
 def area_labels(lang: str, area: str) -> dict[str, str]:
     """The labels of one area (``cli``, ``shape``...) of one language: only its tables are parsed.
 
@@ -181,6 +188,13 @@ def area_labels(lang: str, area: str) -> dict[str, str]:
     table headers as it is read (nothing generated, nothing cached on disk that could go stale);
     a file the cut cannot follow exactly is parsed whole.  Unknown language: empty.
     """
+    table = _AREAS.get((lang, area))
+    if table is None:
+        table = _AREAS[lang, area] = _read_area(lang, area)
+    return table
+
+
+def _read_area(lang: str, area: str) -> dict[str, str]:
     if lang not in LANGUAGES:
         return {}
     chunks = _area_chunks(lang)
@@ -213,11 +227,16 @@ def _header_area(stripped: str) -> str | None:
     return stripped[1:close].split(".", 1)[0]
 
 
-@cache
 def _area_chunks(lang: str) -> tuple[str, dict[str, str]] | None:
     """The file's text before its first table, and each area's tables in file order; None when a
     line may not be what it looks like (a multi-line string, a quoted or array-of-tables header),
     so the area-by-area parse always equals the whole-file one (tests/test_labels.py checks)."""
+    if lang not in _CHUNKS:
+        _CHUNKS[lang] = _cut_areas(lang)
+    return _CHUNKS[lang]
+
+
+def _cut_areas(lang: str) -> tuple[str, dict[str, str]] | None:
     text = _read(lang).decode("utf-8", errors="replace")
     if '"""' in text or "'''" in text:
         return None
@@ -419,6 +438,8 @@ def unescaped_basic_string(raw: str) -> str | None:
             bad = True
             return ""
         return chr(code)
+
+    import re  # here: a label file with no escape (the `shape` area) needs no pattern
 
     value = re.sub(_ESCAPE, one, raw)
     return None if bad else value
