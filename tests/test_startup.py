@@ -260,10 +260,10 @@ def test_shape_reads_no_file_module_and_compiles_no_pattern():
 def test_shape_asks_the_grammar_for_what_the_plain_reader_does_not_take():
     """A tuple, a memory space, a dynamic size, an error, a warned layout: the grammar's parser reads
     them (its errors and warnings, located as ever), and compiles only patterns it uses."""
-    from xladoctor.base import labels
+    from xladoctor.base.labels import reader
     from xladoctor.syntax import layout_warnings
 
-    unused = {labels._PLAIN_LINE, labels._HEADER, layout_warnings._RESULT, layout_warnings._NAME}
+    unused = {reader._PLAIN_LINE, reader._HEADER, layout_warnings._RESULT, layout_warnings._NAME}
     for argv in (["shape", "(f32[2], s8[4])"], ["shape", "f32[8]{0:S(5)}", "--json"], ["shape", "f32[<=4]"],
                  ["shape", "f32[2,"]):
         loaded = _modules_after(argv)
@@ -281,6 +281,7 @@ def test_shape_asks_the_grammar_for_what_the_plain_reader_does_not_take():
 # -- issue 36 item 5, fourth pass: the modules on shape's path, named --
 
 SHAPE_MODULES = {"xladoctor", "xladoctor.base", "xladoctor.base.errors", "xladoctor.base.escape", "xladoctor.base.labels",
+                 "xladoctor.base.labels.precomputed",
                  "xladoctor.base.units", "xladoctor.cli", "xladoctor.cli.commands", "xladoctor.cli.commands.shape",
                  "xladoctor.cli.main", "xladoctor.ir", "xladoctor.ir.jax_layout", "xladoctor.ir.primitive",
                  "xladoctor.ir.shape", "xladoctor.ir.sizes", "xladoctor.ir.value", "xladoctor.syntax",
@@ -319,3 +320,14 @@ def test_the_plain_namespace_is_types_simple_namespace():
 
     args = _parsed(["shape", SHAPE])
     assert type(args) is types.SimpleNamespace and args.shape == SHAPE and not args.json
+
+
+def test_shape_reads_no_label_file():
+    """``shape``'s words come from labels/precomputed.py (generated from the TOML files, checked by
+    tests/test_labels.py): the reader is not imported and no label file is opened; ``--json`` prints
+    no label and imports neither; another area (``--help``'s) is still read from its file."""
+    loaded = _modules_after(["shape", SHAPE])
+    assert "xladoctor.base.labels.precomputed" in loaded and "xladoctor.base.labels.reader" not in loaded
+    assert not {"xladoctor.base.labels.precomputed", "xladoctor.base.labels.reader"} & _modules_after(
+        ["shape", SHAPE, "--json"])
+    assert "xladoctor.base.labels.reader" in _modules_after(["shape", "--help"])
