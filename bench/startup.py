@@ -14,7 +14,7 @@ more than once (e.g. main's ``src`` and a branch's) to compare trees in the same
 ``--commands`` measures only the commands named.
 
     nice -n 10 .venv/bin/python bench/startup.py [--repeat 40] [--src A/src --src B/src] [--form script module]
-        [--commands --version shape "shape --json"]
+        [--commands version shape "shape --json"]
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def measure(srcs: list[Path], forms: list[str], repeat: int,
         for src in srcs:
             for form in forms:
                 for name, args in COMMANDS:
-                    if commands is not None and name not in commands:
+                    if commands is not None and name.lstrip("-") not in commands:
                         continue
                     argv = starts[form] + [a.replace("{log}", str(log)) for a in args]
                     runs.append((str(src), form, name, argv, src))
@@ -142,8 +142,9 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=40, help="interleaved rounds (default 40)")
     ap.add_argument("--src", type=Path, action="append", help=f"a tree's src folder (default {SRC})")
     ap.add_argument("--form", nargs="+", choices=tuple(FORMS), default=list(FORMS))
-    ap.add_argument("--commands", nargs="+", choices=[name for name, _ in COMMANDS], metavar="COMMAND",
-                    help="only these rows (default: all): " + ", ".join(repr(name) for name, _ in COMMANDS))
+    names = [name.lstrip("-") for name, _ in COMMANDS]  # "version": argparse reads "--version" as an option
+    ap.add_argument("--commands", nargs="+", choices=names, metavar="COMMAND",
+                    help="only these rows (default: all): " + ", ".join(repr(name) for name in names))
     args = ap.parse_args()
     srcs = [p.resolve() for p in (args.src or [SRC])]
     print(table(measure(srcs, args.form, args.repeat, args.commands), args.repeat))
