@@ -212,5 +212,5 @@ def placeholders(template: str) -> frozenset[str]:
     return frozenset(field for _, field, _, _ in formatter_parser(template) if field is not None)
 
 
-__all__ = ["FALLBACK", "LANGUAGES", "Text", "area_labels", "label", "labels", "language_from_env", "localize", "parse_labels", "placeholders", "plural", "render",
+__all__ = ["FALLBACK", "LANGUAGES", "Text", "area_labels", "label", "labels", "language_from_env", "localize", "placeholders", "plural", "render",
            "text"]
