@@ -342,3 +342,11 @@ def test_text_behaves_as_the_namedtuple_it_replaces():
     assert text("shape.shape", shape="f32[2]") == Text("shape.shape", (("shape", "f32[2]"),))
     with pytest.raises(TypeError):
         Text()
+
+
+def test_every_name_the_label_modules_export_exists():
+    """``from xladoctor.base.labels import *`` works: no name in ``__all__`` was left behind when the
+    file reader moved to labels/reader.py."""
+    import xladoctor.base.labels as lookups
+
+    assert [name for name in lookups.__all__ if not hasattr(lookups, name)] == []
