@@ -5,12 +5,16 @@ process is timed by ``os.wait4`` (CPU seconds of the child), and the runs are in
 round with ``python -c pass`` -- a neighbour's load in one round hits every row alike.  The table
 gives medians over the rounds and each median's ratio to the bare interpreter's.
 
-Two ways of starting the CLI are measured: the console script that ``pip install`` writes
-(``xladoctor ...``: ``import re, sys; from xladoctor.cli.main import main``), and ``python -m
-xladoctor`` (which adds the interpreter's own ``runpy``).  ``--src`` may be given more than once
-(e.g. main's ``src`` and a branch's) to compare trees in the same interleaved run.
+Three ways of starting the CLI are measured: the console script that pip before 25.0 writes
+(``script``: ``import re, sys; from xladoctor.cli.main import main``; the pip that ``python3 -m venv``
+bundles with Python 3.11 is 23.2), the one pip 25.0 and later and uv write (``script-no-re``: the
+same without ``import re``, pypa/pip#13166), and ``python -m xladoctor`` (``module``: which adds the
+interpreter's own ``runpy``, with importlib.util, functools and contextlib).  ``--src`` may be given
+more than once (e.g. main's ``src`` and a branch's) to compare trees in the same interleaved run;
+``--commands`` measures only the commands named.
 
     nice -n 10 .venv/bin/python bench/startup.py [--repeat 40] [--src A/src --src B/src] [--form script module]
+        [--commands version shape "shape --json"]
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ COMMANDS = (("--version", ["--version"]),
             ("explain LOG --json (2 lines)", ["explain", "{log}", "--json"]),
             ("check LOG --json (2 lines)", ["check", "{log}", "--json"]))
 
-# pip's console-script template (what ``xladoctor`` on PATH runs), written out so that every tree
-# is started the same way whatever is installed.
+# pip's console-script templates (what ``xladoctor`` on PATH runs), written out so that every tree
+# is started the same way whatever is installed: before pip 25.0 (distlib's), and from pip 25.0 on
+# (and uv's), which strips the suffix with str methods instead of ``re``.
 SCRIPT = """import re
 import sys
 from xladoctor.cli.main import main
@@ -43,6 +48,17 @@ if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
     sys.exit(main())
 """
+SCRIPT_NO_RE = """import sys
+from xladoctor.cli.main import main
+if __name__ == '__main__':
+    if sys.argv[0].endswith('-script.pyw'):
+        sys.argv[0] = sys.argv[0][:-11]
+    elif sys.argv[0].endswith('.exe'):
+        sys.argv[0] = sys.argv[0][:-4]
+    sys.exit(main())
+"""
+FORMS = {"script": "`xladoctor` (pip < 25)", "script-no-re": "`xladoctor` (pip >= 25, uv)",
+         "module": "`python -m xladoctor`"}
 
 
 def cpu_of(argv: list[str], src: Path | None, cwd: str) -> float:
@@ -65,19 +81,24 @@ def cpu_of(argv: list[str], src: Path | None, cwd: str) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(srcs: list[Path], forms: list[str], repeat: int) -> list[tuple[str, str, str, float, float]]:
+def measure(srcs: list[Path], forms: list[str], repeat: int,
+            commands: list[str] | None = None) -> list[tuple[str, str, str, float, float]]:
     """Rows (tree, form, command, median CPU ms, ratio to ``python -c pass``), interleaved by round."""
     with tempfile.TemporaryDirectory() as tmp:  # no pyproject.toml above it: no config is found
         log = Path(tmp) / "small.log"
         log.write_text("I1031 step 1\nRESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
-        script = Path(tmp) / "xladoctor"
+        script, script_no_re = Path(tmp) / "xladoctor", Path(tmp) / "xladoctor-no-re"
         script.write_text(SCRIPT)
-        starts = {"script": [sys.executable, str(script)], "module": [sys.executable, "-m", "xladoctor"]}
+        script_no_re.write_text(SCRIPT_NO_RE)
+        starts = {"script": [sys.executable, str(script)], "script-no-re": [sys.executable, str(script_no_re)],
+                  "module": [sys.executable, "-m", "xladoctor"]}
         runs: list[tuple[str, str, str, list[str], Path | None]] = [("-", "-", "python -c pass",
                                                                      [sys.executable, "-c", "pass"], None)]
         for src in srcs:
             for form in forms:
                 for name, args in COMMANDS:
+                    if commands is not None and name.lstrip("-") not in commands:
+                        continue
                     argv = starts[form] + [a.replace("{log}", str(log)) for a in args]
                     runs.append((str(src), form, name, argv, src))
         for _, _, _, argv, src in runs:  # compile every tree's bytecode before timing anything
@@ -102,7 +123,7 @@ def table(rows: list[tuple[str, str, str, float, float]], repeat: int) -> str:
     for form, name in keys:
         cells = [next(f"{ms:.1f} ({ratio:.2f}x)" for tree, f, n, ms, ratio in rows if (tree, f, n) == (t, form, name))
                  for t in trees]
-        start = "`xladoctor`" if form == "script" else "`python -m xladoctor`"
+        start = FORMS[form]
         lines.append(f"| `{name}` | {start} | " + " | ".join(cells) + " |")
     lines.append(f"\nMedians of {repeat} interleaved rounds; {machine()}.")
     return "\n".join(lines)
@@ -120,10 +141,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=40, help="interleaved rounds (default 40)")
     ap.add_argument("--src", type=Path, action="append", help=f"a tree's src folder (default {SRC})")
-    ap.add_argument("--form", nargs="+", choices=("script", "module"), default=["script", "module"])
+    ap.add_argument("--form", nargs="+", choices=tuple(FORMS), default=list(FORMS))
+    names = [name.lstrip("-") for name, _ in COMMANDS]  # "version": argparse reads "--version" as an option
+    ap.add_argument("--commands", nargs="+", choices=names, metavar="COMMAND",
+                    help="only these rows (default: all): " + ", ".join(repr(name) for name in names))
     args = ap.parse_args()
     srcs = [p.resolve() for p in (args.src or [SRC])]
-    print(table(measure(srcs, args.form, args.repeat), args.repeat))
+    print(table(measure(srcs, args.form, args.repeat, args.commands), args.repeat))
     return 0
 
 

@@ -18,15 +18,14 @@ from xladoctor.base.errors import InputError
 from xladoctor.base.labels import (
     FALLBACK,
     LANGUAGES,
-    _area_chunks,
     area_labels,
     label,
     labels,
     localize,
-    parse_labels,
     placeholders,
     text,
 )
+from xladoctor.base.labels.reader import _area_chunks, parse_labels
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "xladoctor"
 AREAS = sorted({key.split(".", 1)[0] for key in labels(FALLBACK)})
@@ -37,9 +36,12 @@ ENGLISH_ONLY_AREAS = ("jax_report.", "shape.", "hlo.", "confirm.", "oracle.",
 
 
 def _string_literals() -> dict[str, list[str]]:
-    """Every string constant in the package's Python code that looks like a label key -> where."""
+    """Every string constant in the package's Python code that looks like a label key -> where
+    (not labels/precomputed.py: its keys are the files' own, generated, not uses)."""
     found: dict[str, list[str]] = {}
     for path in sorted(SRC.rglob("*.py")):
+        if path == SRC / "base" / "labels" / "precomputed.py":
+            continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and KEY_LITERAL.match(node.value):
@@ -124,13 +126,47 @@ def test_reading_one_area_at_a_time_gives_the_whole_files_labels(lang):
     assert pieces == whole
 
 
+def _relative_imports(name: str) -> list[tuple[int, str | None]]:
+    tree = ast.parse((SRC / "base" / "labels" / name).read_text(encoding="utf-8"))
+    return [(node.level, node.module) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level > 0]
+
+
 def test_the_loader_sits_at_the_bottom_of_the_layers():
-    """Labels are data: the loader may import the standard library and ``errors``, nothing else of ours."""
-    tree = ast.parse((SRC / "base" / "labels" / "__init__.py").read_text(encoding="utf-8"))
-    ours = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level > 0]
-    assert ours == ["errors"]
-    assert not [a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names
-                if a.name.startswith("xladoctor")]
+    """Labels are data: the lookups import the standard library and their own reader and
+    precomputed tables; the reader adds ``errors``; nothing else of ours."""
+    assert set(_relative_imports("__init__.py")) == {(1, None), (1, "reader")}  # from . import precomputed
+    assert set(_relative_imports("reader.py")) == {(2, "errors"), (1, None)}  # from . import LANGUAGES, placeholders
+    assert _relative_imports("precomputed.py") == []
+    for name in ("__init__.py", "reader.py", "precomputed.py"):
+        tree = ast.parse((SRC / "base" / "labels" / name).read_text(encoding="utf-8"))
+        assert not [a.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                    for a in node.names if (getattr(node, "module", None) or a.name).startswith("xladoctor")], name
+
+
+def test_the_precomputed_areas_are_the_files_words():
+    """labels/precomputed.py is generated from the TOML files (the TOML stays the source): it must be
+    what ``python -m xladoctor.base.labels.reader`` writes now, each table what reading the file gives."""
+    from xladoctor.base.labels import precomputed
+    from xladoctor.base.labels.reader import PRECOMPUTED_AREAS, precomputed_source, read_area
+
+    written = Path(precomputed.__file__).read_text(encoding="utf-8")
+    assert written == precomputed_source(), "labels changed: run `python -m xladoctor.base.labels.reader`"
+    assert precomputed.AREAS == PRECOMPUTED_AREAS and "shape" in PRECOMPUTED_AREAS
+    assert set(precomputed.TABLES) == {(lang, area) for lang in LANGUAGES for area in PRECOMPUTED_AREAS}
+    for (lang, area), table in precomputed.TABLES.items():
+        assert table == read_area(lang, area), (lang, area)
+        assert area_labels(lang, area) == table
+    assert precomputed.TABLES["en", "shape"]["shape.shape"] == "shape           {shape}"
+
+
+def test_a_precomputed_area_is_handed_out_as_a_copy():
+    from xladoctor.base.labels import precomputed
+
+    area_labels("en", "shape")["shape.shape"] = "changed"  # the process' table, not the generated module's
+    try:
+        assert precomputed.TABLES["en", "shape"]["shape.shape"] == "shape           {shape}"
+    finally:
+        area_labels("en", "shape")["shape.shape"] = precomputed.TABLES["en", "shape"]["shape.shape"]
 
 
 def test_help_is_written_in_the_language_lang_names_else_the_locales(monkeypatch):
@@ -194,7 +230,8 @@ def test_the_plain_reader_reads_every_label_file_as_tomllib_does():
     area's cut; anything outside its subset is left to tomllib (None), never read otherwise."""
     import tomllib
 
-    from xladoctor.base.labels import LANGUAGES, _area_chunks, _plain_toml, _read
+    from xladoctor.base.labels import LANGUAGES
+    from xladoctor.base.labels.reader import _area_chunks, _plain_toml, _read
 
     for lang in LANGUAGES:
         text = _read(lang).decode("utf-8")
@@ -239,7 +276,8 @@ def test_the_label_lines_are_read_as_the_patterns_read_them():
     every label file and 200,000 built of the grammar's own characters.  A control character other
     than tab sends the whole file to tomllib (_plain_toml checks the file first), so those lines are
     compared as that decision."""
-    from xladoctor.base.labels import _CONTROLS, _HEADER, _PLAIN_LINE, LANGUAGES, _header_area, _plain_line, _read
+    from xladoctor.base.labels import LANGUAGES
+    from xladoctor.base.labels.reader import _CONTROLS, _HEADER, _PLAIN_LINE, _header_area, _plain_line, _read
 
     plain, header = re.compile(_PLAIN_LINE), re.compile(_HEADER)
     lines = [line for lang in LANGUAGES for line in _read(lang).decode("utf-8").split("\n")]
@@ -269,7 +307,7 @@ _CHUNK_PIECES = ["[a]", "[b.c]", "[a] # x", "[ a]", " [b]", "\t[c]", "[[d]]", '[
 def test_cutting_at_the_brackets_is_cutting_line_by_line(text):
     """labels._chunks_by_bracket (a label file cut at its '['s, ~0.4 ms less of `xladoctor shape`'s
     start-up) against the line-by-line cut, on texts with '\\n' ends only (the others take the loop)."""
-    from xladoctor.base.labels import _OTHER_LINE_ENDS, _chunks_by_bracket, _chunks_by_line
+    from xladoctor.base.labels.reader import _OTHER_LINE_ENDS, _chunks_by_bracket, _chunks_by_line
 
     if not any(end in text for end in _OTHER_LINE_ENDS):
         assert _chunks_by_bracket(text) == _chunks_by_line(text), text
@@ -277,7 +315,7 @@ def test_cutting_at_the_brackets_is_cutting_line_by_line(text):
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_each_label_file_is_cut_alike_both_ways(lang):
-    from xladoctor.base.labels import _chunks_by_bracket, _chunks_by_line, _read
+    from xladoctor.base.labels.reader import _chunks_by_bracket, _chunks_by_line, _read
 
     text = _read(lang).decode("utf-8")
     assert _chunks_by_bracket(text) == _chunks_by_line(text) is not None
@@ -304,3 +342,11 @@ def test_text_behaves_as_the_namedtuple_it_replaces():
     assert text("shape.shape", shape="f32[2]") == Text("shape.shape", (("shape", "f32[2]"),))
     with pytest.raises(TypeError):
         Text()
+
+
+def test_every_name_the_label_modules_export_exists():
+    """``from xladoctor.base.labels import *`` works: no name in ``__all__`` was left behind when the
+    file reader moved to labels/reader.py."""
+    import xladoctor.base.labels as lookups
+
+    assert [name for name in lookups.__all__ if not hasattr(lookups, name)] == []

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HEAVY = ("xladoctor.syntax.hlo_parser", "xladoctor.offload", "xladoctor.offload.analysis", "xladoctor.inputs.compare")
 
 
@@ -62,7 +64,7 @@ def test_version_reads_no_label_file():
 
 def _label_tables_read(argv: list[str]) -> int:
     """How many (language, area) label tables ``argv`` read."""
-    return _after(argv, "[sys.modules['xladoctor.base.labels'].area_labels.cache_info().currsize "
+    return _after(argv, "[len(sys.modules['xladoctor.base.labels']._AREAS) "
                         "if 'xladoctor.base.labels' in sys.modules else 0]")[0]
 
 
@@ -260,10 +262,10 @@ def test_shape_reads_no_file_module_and_compiles_no_pattern():
 def test_shape_asks_the_grammar_for_what_the_plain_reader_does_not_take():
     """A tuple, a memory space, a dynamic size, an error, a warned layout: the grammar's parser reads
     them (its errors and warnings, located as ever), and compiles only patterns it uses."""
-    from xladoctor.base import labels
+    from xladoctor.base.labels import reader
     from xladoctor.syntax import layout_warnings
 
-    unused = {labels._PLAIN_LINE, labels._HEADER, layout_warnings._RESULT, layout_warnings._NAME}
+    unused = {reader._PLAIN_LINE, reader._HEADER, layout_warnings._RESULT, layout_warnings._NAME}
     for argv in (["shape", "(f32[2], s8[4])"], ["shape", "f32[8]{0:S(5)}", "--json"], ["shape", "f32[<=4]"],
                  ["shape", "f32[2,"]):
         loaded = _modules_after(argv)
@@ -281,6 +283,7 @@ def test_shape_asks_the_grammar_for_what_the_plain_reader_does_not_take():
 # -- issue 36 item 5, fourth pass: the modules on shape's path, named --
 
 SHAPE_MODULES = {"xladoctor", "xladoctor.base", "xladoctor.base.errors", "xladoctor.base.escape", "xladoctor.base.labels",
+                 "xladoctor.base.labels.precomputed",
                  "xladoctor.base.units", "xladoctor.cli", "xladoctor.cli.commands", "xladoctor.cli.commands.shape",
                  "xladoctor.cli.main", "xladoctor.ir", "xladoctor.ir.jax_layout", "xladoctor.ir.primitive",
                  "xladoctor.ir.shape", "xladoctor.ir.sizes", "xladoctor.ir.value", "xladoctor.syntax",
@@ -295,3 +298,51 @@ def test_shape_imports_exactly_its_modules():
     assert _modules_after(["shape", SHAPE, "--json"]) - SHAPE_MODULES == {
         "xladoctor.base.json_plain", "xladoctor.cli.commands._common", "xladoctor.findings",
         "xladoctor.findings.schema_files"}
+
+
+# -- issue 36 item 5, fifth pass: no re (nor what it brings) on shape's path --
+
+WRAPPER_STDLIB = ("re", "enum", "functools", "collections", "operator", "types", "keyword", "reprlib")
+"""What pip's console-script wrapper before pip 25 (``import re``) loads beyond a bare interpreter:
+pip 25's wrapper, uv's and ``python -m`` (runpy aside) start without them, so the commands must not
+bring them back (~5 ms of a ~11 ms bare start, measured in bench/startup.py)."""
+
+
+def _loaded_at_start(names: tuple[str, ...]) -> set[str]:
+    """Which of ``names`` the interpreter itself has loaded before any code runs (a site-packages
+    ``.pth`` file may import some: they are not the command's)."""
+    code = f"import sys\nsys.stderr.write(repr([m for m in {names!r} if m in sys.modules]))\n"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    return set(ast.literal_eval(out.stderr.splitlines()[-1]))
+
+
+def test_shape_and_version_import_no_re_nor_functools():
+    there = _loaded_at_start(WRAPPER_STDLIB)
+    if "re" in there:  # a .pth file imports it: nothing here could show that a command does
+        pytest.skip(f"this interpreter imports {sorted(there)} before any code runs")
+    for argv in (["shape", SHAPE], ["shape", SHAPE, "--json"], ["shape", "f32[2,3]"], ["--version"]):
+        assert not _loaded_by(argv, WRAPPER_STDLIB) - there, argv
+
+
+def test_the_plain_namespace_is_types_simple_namespace():
+    """``_parsed`` builds a plain command line's namespace as ``type(sys.implementation)``, which is
+    ``types.SimpleNamespace`` (not imported for it)."""
+    import types
+
+    from xladoctor.cli.main import _parsed
+
+    args = _parsed(["shape", SHAPE])
+    assert type(args) is types.SimpleNamespace and args.shape == SHAPE and not args.json
+
+
+def test_shape_reads_no_label_file():
+    """``shape``'s words come from labels/precomputed.py (generated from the TOML files, checked by
+    tests/test_labels.py): the reader is not imported and no label file is opened; ``--json`` prints
+    no label and imports neither; another area (``--help``'s) is still read from its file."""
+    loaded = _modules_after(["shape", SHAPE])
+    assert "xladoctor.base.labels.precomputed" in loaded and "xladoctor.base.labels.reader" not in loaded
+    assert not {"xladoctor.base.labels.precomputed", "xladoctor.base.labels.reader"} & _modules_after(
+        ["shape", SHAPE, "--json"])
+    assert "xladoctor.base.labels.reader" in _modules_after(["shape", "--help"])

@@ -8,10 +8,9 @@ raised (the tomllib approach: offsets while parsing, positions only for messages
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False  # not typing's: every command imports this module (issue 36, start-up)
 if TYPE_CHECKING:
+    import re
     from types import TracebackType
     from typing import TypeVar
 
@@ -51,6 +50,8 @@ class InputError(XlaDoctorError, ValueError):
         self.col = col
         # One line whatever the input: a file name or quoted token with a newline or an
         # escape sequence must not forge or erase lines on the user's terminal.
+        import re  # here: `xladoctor shape` and `--version` import no re (enum, functools; issue 36 item 5)
+
         from .escape import escape_field
         shown = re.sub(_LONG_TOKEN, _cut_token, message)
         if len(shown) > _MESSAGE_SHOWN:
@@ -112,5 +113,7 @@ class located:  # lower case: used as a function, `with located(text, source):`
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
         if isinstance(error, UnboundedSizeError):
+            import re
+
             m = re.search(_UNBOUNDED_DIM, self.text)
             raise InputError.at(str(error), self.text, m.start(1) if m else 0, self.source) from None

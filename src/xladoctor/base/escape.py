@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import io
 import os
-import re
-from functools import cache
+
+TYPE_CHECKING = False  # not typing's (start-up, issue 36)
+if TYPE_CHECKING:
+    import re
 
 # Bidi formatting characters (UAX #9 explicit formatting plus marks) and line separators.
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
@@ -57,11 +59,21 @@ _STREAM_UNSAFE_ASCII = "[\x00-\x08\x0b-\x1f\x7f]"
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
-@cache
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
 def _pattern(character_class: str) -> re.Pattern[str]:
     """One of the classes above, compiled on first use: the classes that reach past Latin-1 take
-    0.3-4 ms each to compile, more than the rest of ``xladoctor --version``."""
-    return re.compile(character_class)
+    0.3-4 ms each to compile, more than the rest of ``xladoctor --version``.  ``re`` itself is
+    imported here, and kept in a dict rather than ``functools.cache``: a run that prints plain
+    ASCII (``xladoctor shape``) imports neither, nor the enum, collections and operator they
+    bring (~5 ms of a 11 ms bare start; issue 36 item 5)."""
+    pattern = _COMPILED.get(character_class)
+    if pattern is None:
+        import re
+
+        pattern = _COMPILED[character_class] = re.compile(character_class)
+    return pattern
 
 
 def _field_unsafe(text: str) -> re.Pattern[str]:

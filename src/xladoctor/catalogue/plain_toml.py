@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ..base.labels import unescaped_basic_string
+from ..base.labels.reader import unescaped_basic_string
 
 TYPE_CHECKING = False  # not typing's: see the module's docstring
 if TYPE_CHECKING:

@@ -302,10 +302,11 @@ def _parsed(argv: list[str]) -> argparse.Namespace | None:
     (the overview was printed)."""
     plain = plain_arguments(argv)
     if plain is not None:
-        from types import SimpleNamespace
-
         module = __import__(f"{__package__}.commands.{plain['command']}", fromlist=["run"])
-        return SimpleNamespace(**plain, _run=module.run)  # type: ignore[return-value]  # argparse's attributes
+        # types.SimpleNamespace is this very class (types.py: ``type(sys.implementation)``); the
+        # ``types`` module is not imported for it (start-up, issue 36 item 5)
+        namespace: Any = type(sys.implementation)  # typeshed names it sys._implementation
+        return namespace(**plain, _run=module.run)  # argparse's attributes
     command = _chosen_command(argv)
     parser = build_parser(command, help_language(argv) if _may_show_help(argv, command) else None)
     args = parser.parse_args(argv)

@@ -8,8 +8,6 @@ Readers need no xladoctor code to check a document: the files are plain JSON Sch
 
 from __future__ import annotations
 
-from functools import cache
-
 TYPE_CHECKING = False  # not typing's: every --json run names its schema (issue 36, start-up)
 if TYPE_CHECKING:
     from typing import Any
@@ -47,9 +45,17 @@ def schema_id(name: str) -> str:
     return f"{SCHEMA_BASE}{name}.schema.json"
 
 
-@cache
+_READ: dict[str, dict[str, Any]] = {}  # not functools.cache: every --json run imports this module (start-up)
+
+
 def schema(name: str) -> dict[str, Any]:
-    """One schema file, parsed (``name`` from :data:`SCHEMA_NAMES`)."""
+    """One schema file, parsed (``name`` from :data:`SCHEMA_NAMES`), read once per process."""
+    if name not in _READ:
+        _READ[name] = _read_schema(name)
+    return _READ[name]
+
+
+def _read_schema(name: str) -> dict[str, Any]:
     if name not in SCHEMA_NAMES:
         raise ValueError(f"no schema named {name!r} (have {', '.join(SCHEMA_NAMES)})")
     import json  # here too: schema_id, on every --json path, needs no JSON reader
