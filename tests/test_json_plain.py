@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from test_shape_plain import _corpus_spellings
 from xladoctor.base.errors import XlaDoctorError
-from xladoctor.base.json_plain import plain_dumps
+from xladoctor.base.json_plain import Streamed, plain_dumps, plain_stream
 from xladoctor.cli.commands import shape as shape_command
 from xladoctor.ir.tpu_layouts import TPU_GENERATIONS
 from xladoctor.syntax.shape_parser import parse_shape_warned
@@ -82,3 +82,55 @@ _VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
 @given(_VALUES)
 def test_generated_documents(doc):
     _same(doc)
+
+
+def _streamed(doc: object) -> str:
+    pieces: list[str] = []
+    plain_stream(doc, pieces.append)
+    return "".join(pieces)
+
+
+def _lazy(doc: object) -> object:
+    """``doc`` with every list a Streamed of its items (made again on each writing)."""
+    if type(doc) is list:
+        items = [_lazy(v) for v in doc]
+        return Streamed(lambda: iter(items))
+    if type(doc) is dict:
+        return {k: _lazy(v) for k, v in doc.items()}
+    return doc
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VALUES)
+def test_streamed_documents_are_json_text_in_pieces(doc):
+    """Lists made as they are written give json's text of the lists, and plain_dumps' too."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    assert _streamed(_lazy(doc)) == text == _streamed(doc)
+    assert plain_dumps(_lazy(doc)) == text
+
+
+@pytest.mark.parametrize("doc", [{1: "a"}, {"a": _Kind.A}, [{None: 1}], {"a": [{"b": {2: [1, {"c": 3}]}}, 4]},
+                                 {"x": [1, {"d": {5: _Kind.A}}, 2]}, {"a": [{"b": _Kind.A}], "z": {"y": (1.5, [])}}])
+def test_streaming_writes_what_plain_leaves_to_json_as_json_would_in_place(doc):
+    """Nothing can be taken back once written: a value plain_dumps refuses is json's text, indented where it stands."""
+    assert plain_dumps(doc) is None
+    assert _streamed(doc) == _streamed(_lazy(doc)) == json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def test_streaming_hands_pieces_over_as_it_goes(monkeypatch):
+    """Held pieces go to the writer after list items: the document is never held whole."""
+    import xladoctor.base.json_plain as json_plain
+
+    monkeypatch.setattr(json_plain, "_FLUSH", 8)
+    made: list[int] = []
+    pieces: list[str] = []
+
+    def items():
+        for i in range(200):
+            made.append(len(pieces))  # what was written before item i was made
+            yield {"i": i, "name": f"n{i}", "nested": [i, [i]]}
+
+    plain_stream({"head": 1, "items": Streamed(items), "tail": None}, pieces.append)
+    written_before_last = made[-1]
+    assert len(pieces) > 50 and written_before_last > 50
+    assert "".join(pieces) == json.dumps({"head": 1, "items": list(items()), "tail": None}, indent=2, ensure_ascii=False)

@@ -133,3 +133,60 @@ def test_lint_finds_a_name_the_module_uniquer_never_gave_out():
     with pytest.raises(LintError, match="never gave out 'stray'") as err:
         work.lint()
     assert "move.2" not in str(err.value)
+
+
+def _Named(name: str):
+    """An instruction named ``name`` (the name table and the uniquer read only its name)."""
+    from xladoctor.ir.instruction import HloInstruction
+    from xladoctor.ir.opcodes import HloOpcode
+    from xladoctor.syntax.shape_parser import parse_shape
+
+    return HloInstruction(name, HloOpcode.PARAMETER, parse_shape("f32[]"))
+
+
+def test_a_module_uniquer_that_reads_its_name_table_answers_as_the_plain_port():
+    """A module's InstructionNames keeps no entry for a live name that is its own key (the name
+    table is its map for those): against NameUniquer on random runs of joining computations
+    (renamed or claimed), names for rewrites, removals with and without release."""
+    from xladoctor.ir.names import NameTable
+    rng = random.Random(13)
+    pool = ["a", "a.1", "a.0", "p.3", "f32", "__x", "copy", "copy.2", "r.012", "n.-1", "b", "b.2", "c"]
+    forms = ["join", "claim_join", "unique", "unique_keeping_suffix", "numbered", "remove", "remove_release", "taken"]
+    for _ in range(3000):
+        table = NameTable()
+        names, plain = InstructionNames(table), NameUniquer()
+        live = []
+        for _ in range(rng.randint(1, 25)):
+            form = rng.choice(forms)
+            if form == "join":  # a parsed computation: every name through unique, entered at once
+                batch = [_Named(rng.choice(pool)) for _ in range(rng.randint(1, 4))]
+                want = [plain.unique(i.name) for i in batch]
+                names.unique_each_live(batch)
+                assert [i.name for i in batch] == want
+                live.extend(batch)
+            elif form == "claim_join":  # a copied computation: names no live one has
+                batch = []
+                for n in [rng.choice(pool) for _ in range(3)]:
+                    if n not in table and not plain.taken(n):  # a module's names: one per (root, suffix)
+                        plain.claim(n)
+                        batch.append(_Named(n))
+                names.claim_each_live(batch)
+                live.extend(batch)
+            elif form in ("remove", "remove_release"):
+                if live:
+                    gone = live.pop(rng.randrange(len(live)))
+                    assert table.remove(gone)
+                    if form == "remove_release":
+                        names.release(gone.name)
+                        plain.release(gone.name)
+            elif form == "taken":
+                n = rng.choice(pool)
+                assert names.taken(n) == plain.taken(n), n
+            else:  # a pass's new instruction: named by the uniquer, then added
+                n = rng.choice(pool)
+                given = getattr(names, form)(n)
+                assert given == getattr(plain, form)(n), (form, n)
+                instr = _Named(given)
+                table.add(instr)
+                live.append(instr)
+        assert all(names.taken(i.name) == plain.taken(i.name) for i in live), ([i.name for i in live], table._live.keys(), names._seen, names._full)

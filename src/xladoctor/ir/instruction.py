@@ -28,7 +28,7 @@ from .opcodes import HloOpcode
 from .operands import WIDE, WideOperands
 from .rare_fields import EXTRA_COPIED, UNDECODED, RareFieldAccess, RareFields, compile_field_copy
 from .shape import Shape
-from .users import Users
+from .users import NO_USERS, Users, users_of
 from .users import first_user as _first_user
 
 if TYPE_CHECKING:
@@ -115,8 +115,9 @@ class HloInstruction(RareFieldAccess):
         """The operands: a tuple; the one operand itself where there is one (most instructions:
         a one-element tuple each was 48 bytes); while uses of a wide instruction's operands are
         being replaced, a :class:`~.operands.WideOperands` (a list with an index)."""
-        self.users = Users()
-        """Instructions that use this one, in XLA's order; read only (see the module doc)."""
+        self.users: Users = NO_USERS
+        """Instructions that use this one, in XLA's order; read only (see the module doc).  The
+        shared empty :data:`~.users.NO_USERS` until the first user (:meth:`_gain_user`)."""
         self._attributes: dict[str, str] | str = ""  # none yet: the dict is made when first asked for
         """The ``attributes`` dict, or the text it is read from on first use (see :meth:`attributes`)."""
         self.parent: HloComputation | None = None
@@ -167,7 +168,7 @@ class HloInstruction(RareFieldAccess):
                     value = value.copy()
                 setattr(new, slot, value)
         new._operands = ()
-        new.users = Users()
+        new.users = NO_USERS
         new.parent = None
         new.called = NO_CALLS
         return new
@@ -239,7 +240,19 @@ class HloInstruction(RareFieldAccess):
                     op.users.swap_remove(self)
         self._operands = new[0] if len(new) == 1 else new
         for op in new:
-            op.users.add(self)
+            users = op.users
+            if users is NO_USERS:
+                op.users = users_of(self)
+            else:
+                users.add(self)
+
+    def _gain_user(self, user: HloInstruction) -> None:
+        """``AddUser`` on this instruction: its own :class:`~.users.Users` at its first user."""
+        users = self.users
+        if users is NO_USERS:
+            self.users = users_of(user)
+        else:
+            users.add(user)
 
     def link_operands(self, new: tuple[HloInstruction, ...]) -> None:
         """The operands of an instruction that has none yet (a fresh copy): the write path
@@ -251,9 +264,11 @@ class HloInstruction(RareFieldAccess):
         self._operands = new[0] if len(new) == 1 else new
         for op in new:
             users = op.users
-            if users or users._index is not None:
+            if users is NO_USERS:  # its first user, inline: the parser links every operand here
+                op.users = users_of(self)
+            elif users or users._index is not None:
                 users.add(self)
-            else:  # Users.add's first user, inline: the parser links every operand here
+            else:  # an empty Users of its own (its users were removed): Users.add's first case
                 _first_user(users, (self,))
 
     def operand(self, i: int) -> HloInstruction:
@@ -296,7 +311,7 @@ class HloInstruction(RareFieldAccess):
             del wide.slots[old]
             old.users.swap_remove(self)
         wide.slots.setdefault(new, {})[index] = None
-        new.users.add(self)
+        new._gain_user(self)
 
     def replace_all_uses_with(self, new: HloInstruction) -> list[HloInstruction]:
         """Point every user (and a ROOT position) at ``new``; returns the users changed.
@@ -321,7 +336,7 @@ class HloInstruction(RareFieldAccess):
     def _replace_uses(self, old: HloInstruction, new: HloInstruction) -> None:
         """Every slot of this instruction holding ``old`` holds ``new``; links follow."""
         old.users.swap_remove(self)
-        new.users.add(self)
+        new._gain_user(self)
         ops = self._operands
         cls = ops.__class__
         if cls is not tuple and cls is not WideOperands:  # the one operand, kept bare

@@ -112,7 +112,7 @@ class HloModule:
         self._computations_by_name: dict[str, HloComputation] = {}
         self.names = NameTable()
         """Every instruction of the module by name (kept by the computations)."""
-        self.instruction_names = InstructionNames()
+        self.instruction_names = InstructionNames(self.names)
         """``instruction_name_uniquer_``: every instruction name the module ever gave out."""
         self.computation_names = NameUniquer()
         """``computation_name_uniquer_``."""
@@ -126,19 +126,15 @@ class HloModule:
         With ``uniquify`` (the parser's), the module's uniquers rename the computation and its
         instructions; else their names go through the uniquers unchanged, so no later name takes them.
         """
-        if uniquify:
+        if uniquify:  # the names given out and entered in the name table in one pass
             comp.name = self.computation_names.unique(comp.name)
-            instrs = comp.instructions
-            for instr, name in zip(instrs, self.instruction_names.unique_each([i.name for i in instrs])):
-                if name is not instr.name:
-                    instr.name = name
+            self.instruction_names.unique_each_live(comp.instructions)
         else:
             self.computation_names.claim(comp.name)
-            self.instruction_names.claim_each([instr.name for instr in comp.instructions])
+            self.instruction_names.claim_each_live(comp.instructions)
         comp.module = self
         self.computations.append(comp)
         self._computations_by_name[comp.name] = comp
-        self.names.add_all(comp.instructions)
         self._callers = None
         if comp.is_entry:
             self.entry = comp

@@ -31,8 +31,13 @@ the compiler's module never had.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .primitive import PRIMITIVE_TYPES
+
+if TYPE_CHECKING:
+    from .instruction import HloInstruction
+    from .names import NameTable
 
 _TYPE_NAMES = frozenset(PRIMITIVE_TYPES) - {"tuple", "buffer"}
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_.\-]")
@@ -231,42 +236,72 @@ class InstructionNames:
     shares ``x``'s pair) is enough until the first other name; then the full uniquer is built from
     the names seen (in any order: all registrations were fresh) and takes over.  This keeps XLA's
     renaming to a few C-level checks an instruction on the usual module.
+
+    A module's uniquer (``live``: its :class:`~.names.NameTable`) keeps no entry for a live name
+    that is its own key: being live is being given out, so the name table is the map for those
+    (issue 36 item 3: the two tables held the same 100k names, ~38 bytes each per instruction).
+    Its own map then holds only the keys no live name stands for: names given out before their
+    instruction joins, the names of removed instructions (not released: :meth:`kept`), keys that
+    are not their name.  A name a pass puts in the table without asking is taken from then on.
     """
 
-    __slots__ = ("_seen", "_full")
+    __slots__ = ("_seen", "_full", "_live")
 
-    def __init__(self) -> None:
+    def __init__(self, live: NameTable | None = None) -> None:
         self._seen: dict[str, str] = {}
         self._full: NameUniquer | None = None
+        self._live: dict[str, HloInstruction] = {} if live is None else live.table()
+        if live is not None:
+            live.uniquer = self
+
+    def _has(self, key: str) -> bool:
+        """Whether the plain map's ``key`` is taken: in its own map, or a live name that is its own key."""
+        return key in self._seen or (key in self._live and _own_key(key))
 
     def unique(self, name: str) -> str:
         """:meth:`NameUniquer.unique`."""
         if self._full is None:
             key = _plain_key(name)
-            if key is not None and key not in self._seen:
+            if key is not None and not self._has(key):
                 self._seen[key] = name
                 return name
         return self._uniquer().unique(name)
 
     def unique_each(self, names: list[str]) -> list[str]:
-        """:meth:`unique` of each of ``names`` in order (a parsed computation's instructions): the
-        plain case, a name that is its own fresh key, without a call per name."""
-        seen = self._seen
+        """:meth:`unique` of each of ``names`` in order: the plain case, a name that is its own
+        fresh key, without a call per name."""
+        seen, live = self._seen, self._live
         out = []
         for name in names:
             if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
-                    and name not in _TYPE_NAMES and name not in seen:
+                    and name not in _TYPE_NAMES and name not in seen and name not in live:
                 seen[name] = name  # _plain_key(name) is name itself
                 out.append(name)
             else:
                 out.append(self.unique(name))
         return out
 
+    def unique_each_live(self, instrs: list[HloInstruction]) -> None:
+        """:meth:`unique` of each instruction's name in order (a parsed computation joining the
+        module), the instruction renamed where that gives another name and entered in the live
+        table at once: a plain name is then given out by being live, with no entry of its own."""
+        seen, live = self._seen, self._live
+        for instr in instrs:
+            name = instr.name
+            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
+                    and name not in _TYPE_NAMES and name not in seen and name not in live:
+                live[name] = instr  # _plain_key(name) is name itself, and now live
+                continue
+            given = self.unique(name)
+            if given is not name:
+                instr.name = given
+            live[given] = instr
+
     def unique_keeping_suffix(self, base: str) -> str:
         """:meth:`NameUniquer.unique_keeping_suffix` (the same as :meth:`unique` while ``base`` is free)."""
         if self._full is None:
             key = _plain_key(base)
-            if key is not None and key not in self._seen:
+            if key is not None and not self._has(key):
                 self._seen[key] = base
                 return base
         return self._uniquer().unique_keeping_suffix(base)
@@ -280,31 +315,50 @@ class InstructionNames:
         if self._full is None:
             key = _plain_key(name)
             if key is not None:
-                self._seen.setdefault(key, name)  # a key is a (root, suffix) pair: taken once
+                if not self._has(key):  # a key is a (root, suffix) pair: taken once
+                    self._seen[key] = name
                 return
         self._uniquer().claim(name)
 
     def claim_each(self, names: list[str]) -> None:
         """:meth:`claim` of each of ``names`` (a copied computation's instructions), the plain
         case (a name that is its own key) without a call per name."""
-        seen = self._seen
+        seen, live = self._seen, self._live
         for name in names:
             if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
                     and name not in _TYPE_NAMES:
-                seen.setdefault(name, name)  # _plain_key(name) is name itself
+                if name not in live:
+                    seen.setdefault(name, name)  # _plain_key(name) is name itself
             else:
                 self.claim(name)
+
+    def claim_each_live(self, instrs: list[HloInstruction]) -> None:
+        """:meth:`claim` of each instruction's name, each entered in the live table at once (a
+        copied computation joining the module): a plain name needs no entry of its own."""
+        live = self._live
+        for instr in instrs:
+            name = instr.name
+            if not (self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name
+                    and name not in _TYPE_NAMES):
+                self.claim(name)
+            live[name] = instr
+
+    def kept(self, name: str) -> None:
+        """A live instruction named ``name`` left the table, its name not released (the name
+        table's :meth:`~.names.NameTable.remove`): it stays given out, now in the plain map."""
+        if self._full is None and _own_key(name) and name not in self._seen:
+            self._seen[name] = name
 
     def taken(self, name: str) -> bool:
         """:meth:`NameUniquer.taken`."""
         if self._full is None:
             key = _plain_key(name)
             if key is not None:
-                return key in self._seen
+                return self._has(key)
         return self._uniquer().taken(name)
 
     def release(self, name: str) -> None:
-        """:meth:`NameUniquer.release`."""
+        """:meth:`NameUniquer.release` (of a name no live instruction holds)."""
         if self._full is None:
             key = _plain_key(name)
             if key is not None:
@@ -313,14 +367,24 @@ class InstructionNames:
         self._uniquer().release(name)
 
     def _uniquer(self) -> NameUniquer:
-        """The full uniquer, built from the names seen so far at the first call that needs it."""
+        """The full uniquer, built from the names seen so far at the first call that needs it:
+        the plain map's, and each live name that is its own key."""
         full = self._full
         if full is None:
             self._full = full = NameUniquer()
-            for earlier in self._seen.values():
+            seen = self._seen
+            for earlier in seen.values():
                 full.unique(earlier)
+            for name in self._live:
+                if name not in seen and _own_key(name):
+                    full.unique(name)
             self._seen = {}
         return full
+
+
+def _own_key(name: str) -> bool:
+    """Whether ``name`` is the plain map's key of itself (what the fast paths above test inline)."""
+    return name[:2] != "__" and ".0" not in name and ".-" not in name and name not in _TYPE_NAMES
 
 
 def _plain_key(name: str) -> str | None:

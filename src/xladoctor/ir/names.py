@@ -13,15 +13,23 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .instruction import HloInstruction
+    from .name_uniquer import InstructionNames
 
 
 class NameTable:
     """Live instructions by name (what was given out and removed is the uniquer's business)."""
 
-    __slots__ = ("_live",)
+    __slots__ = ("_live", "uniquer")
 
     def __init__(self) -> None:
         self._live: dict[str, HloInstruction] = {}
+        self.uniquer: InstructionNames | None = None
+        """The module's instruction uniquer, which reads this table as the names it gave out
+        (:class:`~.name_uniquer.InstructionNames`): told of a name that leaves it (:meth:`remove`)."""
+
+    def table(self) -> dict[str, HloInstruction]:
+        """The map itself, for the module's uniquer (which enters a joining computation's names)."""
+        return self._live
 
     def add(self, instr: HloInstruction) -> None:
         self._live[instr.name] = instr
@@ -36,6 +44,8 @@ class NameTable:
         """Forget ``instr`` if its name still maps to it (whether it did)."""
         if self._live.get(instr.name) is instr:
             del self._live[instr.name]
+            if self.uniquer is not None:  # still given out, unless the caller releases it
+                self.uniquer.kept(instr.name)
             return True
         return False
 

@@ -53,6 +53,33 @@ class RareFields:
         return new
 
 
+class SharedRareFields(RareFields):
+    """Rare fields several instructions hold at once: the parser gives every instruction with the
+    same scalar literal, or the same frontend attributes read from the same attribute text, one of
+    these (jax_entry: a third of its instructions had a :class:`RareFields` of their own, 80 bytes
+    each).  Never written: the first write through an instruction copies it into the instruction's
+    own :class:`RareFields` (:meth:`RareFieldAccess._extras`); a detached copy shares it too."""
+
+    __slots__ = ()
+
+    def detached(self) -> RareFields:
+        return self  # never written, and holds no control edge
+
+    @classmethod
+    def holding(cls, literal: str | None = None, frontend_attributes: Mapping[str, str] = NO_STRINGS) -> SharedRareFields:
+        """One for a literal and/or frontend attributes, every other field empty."""
+        shared = cls()
+        shared.literal = literal
+        shared.frontend_attributes = frontend_attributes
+        return shared
+
+
+def only_literal_or_frontend(extra: RareFields) -> bool:
+    """Whether ``extra`` holds nothing but a literal and frontend attributes (what may be shared)."""
+    return (extra.metadata is UNDECODED and not extra.output_to_operand_aliasing
+            and extra.operand_shapes_text is None and not extra.control_predecessors)
+
+
 class RareFieldAccess:
     """The rare fields as :class:`~.instruction.HloInstruction` attributes: the shared empty value
     while there is no :class:`RareFields`, which the first write makes."""
@@ -64,6 +91,11 @@ class RareFieldAccess:
         extra = self._extra
         if extra is None:
             extra = self._extra = RareFields()  # type: ignore[misc]  # the slot is the instruction's
+        elif extra.__class__ is not RareFields:  # shared (SharedRareFields): this instruction's own copy first
+            own = RareFields.__new__(RareFields)
+            _copy_rare(extra, own)
+            own.control_predecessors = extra.control_predecessors
+            extra = self._extra = own  # type: ignore[misc]
         return extra
 
     @property
@@ -114,7 +146,8 @@ class RareFieldAccess:
 
     @control_predecessors.setter
     def control_predecessors(self, value: Sequence[HloInstruction]) -> None:
-        if value or self._extra is not None:
+        extra = self._extra
+        if value or (extra is not None and extra.__class__ is RareFields):  # a shared one holds () already
             self._extras().control_predecessors = value
 
 

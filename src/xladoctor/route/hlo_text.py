@@ -274,7 +274,8 @@ def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None =
     beside it (or named), its memory kinds go into the entry layout shown, so ``hlo`` shows the
     host values the verdicts use (the resolver ``offload`` and ``check`` use).  The Report's findings
     are the layout warnings (in English), its details the summary
-    (:class:`~xladoctor.findings.details.ModuleSummary`)."""
+    (:class:`~xladoctor.findings.details.ModuleSummary`), whose instruction lists are
+    :class:`~xladoctor.base.json_plain.Streamed` (read from the module when written)."""
     from ..base.files import read_path
     from ..findings.from_layout import layout_findings
     from ..syntax.companion import resolve
@@ -284,14 +285,16 @@ def summary_of(path: str, stablehlo_path: str | None = None, graph: int | None =
     from ..triage.hlo_summary import summarize
 
     data, source = read_path(path)
-    text = select_graph(decode_text(data, source), source, graph)[0]
+    text = decode_text(data, source)
+    del data  # the bytes are not held through the parse (as analyse_file): ~1x the text at the peak
+    text = select_graph(text, source, graph)[0]
     module = parse_module(text, source)
     companion = resolve(module, None if path == "-" else source, stablehlo_path)
     signature = read_main_signature(companion.text) if companion is not None else None
     if signature is not None:
         apply_memory_kinds(module, signature)
-    with located(text, source):
-        summary = summarize(module)
+    with located(text, source):  # its instruction entries made only as --json writes them (issue 36 item 3)
+        summary = summarize(module, streamed=True)
     summary["stablehlo"] = companion.to_json() if companion is not None else None
     if signature is not None:
         names = result_names(module, signature)

@@ -9,7 +9,7 @@ numbered from 0 without gaps), with XLA's wording.
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
+from collections.abc import Container
 
 from ..base.errors import HloParseError
 from ..ir.computation import HloComputation
@@ -18,6 +18,7 @@ from ..ir.module import HloModule
 from ..ir.name_uniquer import NameUniquer
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import HloOpcode
+from ..ir.rare_fields import SharedRareFields
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
 from .async_sugar import ASYNC_OPS, check_async, inherited_computation, wrapped_computation
@@ -67,10 +68,14 @@ class ComputationReader(InstructionReader):
     """One string per distinct attribute text (without metadata), scalar literal or custom-call
     target in this parse (a jax module spells ``, dimensions={}`` on thousands of lines: each kept
     its own copy); dropped with the parser, so it holds nothing after the parse."""
+    shared_literals: dict[str, SharedRareFields]
+    """The rare fields of a scalar constant by its literal's spelling, one per spelling, shared by
+    every constant spelled so (:class:`~xladoctor.ir.rare_fields.SharedRareFields`)."""
     attribute_verdicts: dict[tuple[HloOpcode, str], tuple[str, frozenset[str], str | None, int | None,
-                                                          Mapping[str, str] | None]]
+                                                          SharedRareFields | None]]
     """The fast path's verdict on an attribute text by opcode, where it depends on nothing else
-    (:func:`.instruction_line._attributes`): the shared text, the names, the decoded fields."""
+    (:func:`.instruction_line._attributes`): the shared text, the names, the decoded fields (the
+    frontend attributes as the rare fields every such line shares)."""
     has_backslash: bool
     """Whether the text holds a backslash anywhere (the fast path takes no line that holds one)."""
     _nesting: int = 0

@@ -102,6 +102,7 @@ class _ModuleParser(ComputationReader):
         self._nested = []
         self.declared_operands = []
         self.shared_text = {}
+        self.shared_literals = {}
         self.attribute_verdicts = {}
         self.has_backslash = "\\" in text
 

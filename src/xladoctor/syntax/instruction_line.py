@@ -22,6 +22,7 @@ from ..base.errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
+from ..ir.rare_fields import SharedRareFields, only_literal_or_frontend
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
 from .layout_warnings import warned
@@ -156,7 +157,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     instr = ParsedInstruction(name, opcode, shape)
     operands: tuple[HloInstruction, ...] = ()
     if opcode is _PARAMETER or opcode is _CONSTANT or names_text is None:
-        if not _contents(instr, inside if names_text is None else names_text, p.shared_text):
+        if not _contents(instr, inside if names_text is None else names_text, p.shared_text, p.shared_literals):
             return None
     else:
         try:
@@ -195,7 +196,8 @@ _NO_CONTROL: list[tuple[str, int]] = []
 """The control predecessors of a line without attributes (never added to)."""
 
 
-def _contents(instr: HloInstruction, inside: str, shared: dict[str, str]) -> bool:
+def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
+              shared_extras: dict[str, SharedRareFields]) -> bool:
     """An instruction without operands: a parameter number, a scalar literal, or nothing."""
     opcode = instr.opcode
     if opcode is _PARAMETER:
@@ -211,7 +213,11 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str]) -> boo
         except LiteralError:
             return False  # the full reader says where and why
         literal = inside.strip()  # a scalar: short, and spelled alike on many lines (0, 1, -inf)
-        instr.literal = shared.setdefault(literal, literal)
+        extra = shared_extras.get(literal)
+        if extra is None:  # one SharedRareFields per spelling, as one string per spelling
+            literal = shared.setdefault(literal, literal)
+            extra = shared_extras[literal] = SharedRareFields.holding(literal)
+        instr._extra = extra  # a new instruction: no rare field set yet
         return True
     if inside.strip():
         return False  # operands this path does not read ('add(1)', typed operands, ...)
@@ -253,7 +259,10 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
         if index is not None:
             instr.tuple_index = index
         if frontend is not None:
-            instr.frontend_attributes = frontend
+            if instr._extra is None:
+                instr._extra = frontend  # shared by every line of this (opcode, text)
+            else:  # a constant's literal is there already: its own fields (rare)
+                instr.frontend_attributes = frontend.frontend_attributes
         return reused_names
     long = end - start > _LONG_TEXT
     if long:
@@ -273,7 +282,12 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     if target is not None:  # one string per target (a few spellings on thousands of lines)
         target = instr.custom_call_target = p.shared_text.setdefault(target, target)
     if _UNREUSABLE.isdisjoint(names):
-        frontend = instr.frontend_attributes if "frontend_attributes" in names else None
+        frontend = None
+        if "frontend_attributes" in names:
+            frontend = SharedRareFields.holding(frontend_attributes=instr.frontend_attributes)
+            extra = instr._extra
+            if extra is not None and extra.literal is None and only_literal_or_frontend(extra):
+                instr._extra = frontend  # this line's own fields are those: shared with the lines to come
         p.attribute_verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, frontend)
     return names
 

@@ -5,9 +5,13 @@ memory spaces.  The ``hlo --json`` document, also each module's ``hlo`` entry in
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from ..base.errors import UnboundedSizeError
+from ..base.json_plain import Streamed
+from ..ir.computation import HloComputation
 from ..ir.module import HloModule
 from ..ir.shape import HOST_MEMORY_SPACE, Shape
 from ..ir.sizes import logical_bytes, physical_bytes
@@ -30,8 +34,24 @@ def _sizes(shape: Shape) -> dict[str, Any]:
     }
 
 
-def summarize(module: HloModule) -> dict[str, Any]:
-    """The JSON document for ``hlo --json`` (schema in docs/json.md)."""
+def _entries(comp: HloComputation) -> Iterator[dict[str, Any]]:
+    """Each instruction's entry in ``comp``'s ``instructions``, in order."""
+    for instr in comp.instructions:
+        item: dict[str, Any] = {"name": instr.name, "opcode": instr.opcode.value, "shape": str(instr.shape),
+                                "operands": [o.name for o in instr.operands], "line": instr.line}
+        if instr.custom_call_target is not None:
+            item["custom_call_target"] = instr.custom_call_target
+        loc = instr.source_location()
+        if loc is not None:
+            item["source"] = {"file": loc.file, "line": loc.line}
+        yield item
+
+
+def summarize(module: HloModule, streamed: bool = False) -> dict[str, Any]:
+    """The JSON document for ``hlo --json`` (schema in docs/json.md).  ``streamed``: each
+    computation's ``instructions`` is a :class:`~xladoctor.base.json_plain.Streamed` made from the
+    module as it is written, not a list held beside it (``hlo``: the text shows none of them, and
+    ``--json`` writes them one by one; held, they cost ~20x the module's text)."""
     ecl = module.entry_computation_layout
     assert ecl is not None and module.entry is not None
     params = []
@@ -47,7 +67,6 @@ def summarize(module: HloModule) -> dict[str, Any]:
     spaces: Counter[int] = Counter()
     computations = []
     for comp in module.computations:
-        instrs = []
         for instr in comp.instructions:
             opcodes[instr.opcode.value] += 1
             if instr.custom_call_target is not None:
@@ -55,14 +74,8 @@ def summarize(module: HloModule) -> dict[str, Any]:
             for _, leaf in instr.shape.leaves():
                 if leaf.is_array and leaf.memory_space:
                     spaces[leaf.memory_space] += 1
-            item: dict[str, Any] = {"name": instr.name, "opcode": instr.opcode.value, "shape": str(instr.shape),
-                                    "operands": [o.name for o in instr.operands], "line": instr.line}
-            if instr.custom_call_target is not None:
-                item["custom_call_target"] = instr.custom_call_target
-            loc = instr.source_location()
-            if loc is not None:
-                item["source"] = {"file": loc.file, "line": loc.line}
-            instrs.append(item)
+        instrs: list[dict[str, Any]] | Streamed = (Streamed(partial(_entries, comp)) if streamed
+                                                   else list(_entries(comp)))
         computations.append({"name": comp.name, "is_entry": comp.is_entry, "instructions": instrs,
                              "execution_thread": comp.execution_thread})
     summary: dict[str, Any] = {

@@ -35,10 +35,14 @@ def refuse_stdin_twice(*paths: str | None) -> None:
         raise UsageError("only one input can be read from stdin")
 
 
-def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema: str | None = None) -> None:
+def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema: str | None = None,
+               stream: bool = False) -> None:
     """Write one JSON document to stdout with ``schema_version`` first (each document's own, docs/json.md)
     and then ``$schema``, the ``$id`` of its schema file (``schema``: its name in
-    ``xladoctor.findings.schema_files``), so a reader knows which file validates it."""
+    ``xladoctor.findings.schema_files``), so a reader knows which file validates it.  ``stream``:
+    written in pieces as it is made (:func:`xladoctor.base.json_plain.plain_stream`; the same bytes),
+    for a document whose :class:`~xladoctor.base.json_plain.Streamed` lists are too large to hold
+    as text (``hlo --json``'s instructions)."""
     head: dict[str, Any] = {"schema_version": schema_version}
     if schema is not None:
         # Lazy: loads no model or IR (findings/__init__ re-exports on first use).
@@ -55,6 +59,12 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
     from ...base.escape import json_text  # a file name's non-UTF-8 bytes as \\xff text: the document stays UTF-8
     from ...base.json_plain import plain_dumps  # json.dumps' text without importing json (start-up, issue 36)
 
+    if stream:
+        from ...base.json_plain import plain_stream
+
+        plain_stream(doc, lambda piece: sys.stdout.write(json_text(piece)))
+        sys.stdout.write("\n")
+        return
     plain = plain_dumps(doc)
     if plain is not None:
         sys.stdout.write(json_text(plain) + "\n")

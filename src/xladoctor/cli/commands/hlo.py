@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     refuse_stdin_twice(args.file, args.stablehlo)
     report = summary_of(args.file, args.stablehlo, args.graph)
     if args.json:
-        print_json(summary_document(report), schema="hlo")
+        print_json(summary_document(report), schema="hlo", stream=True)  # the instructions as made
     else:
         print(summary_text(report))
     return 0  # a summary, not a check: its layout warnings are shown, never an exit code

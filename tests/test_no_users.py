@@ -1,0 +1,49 @@
+"""Instructions without users share one empty ``Users`` (issue 36 item 3): the first user an
+instruction gains, by any write path, gives it its own, and the shared one stays empty."""
+
+from __future__ import annotations
+
+from xladoctor.ir.users import NO_USERS
+from xladoctor.syntax.hlo_parser import parse_module
+
+TEXT = """HloModule m
+
+ENTRY e {
+  p = f32[8]{0} parameter(0)
+  q = f32[8]{0} parameter(1)
+  a = f32[8]{0} negate(p)
+  b = f32[8]{0} negate(q)
+  dead = f32[8]{0} abs(p)
+  ROOT t = (f32[8]{0}, f32[8]{0}) tuple(a, b)
+}
+"""
+
+
+def _parsed():
+    module = parse_module(TEXT)
+    return module, {i.name: i for i in module.entry.instructions}
+
+
+def test_instructions_without_users_share_the_empty_users():
+    _, i = _parsed()
+    assert i["t"].users is NO_USERS and i["dead"].users is NO_USERS
+    assert i["p"].users is not NO_USERS and [u.name for u in i["p"].users] == ["a", "dead"]
+    assert len(NO_USERS) == 0
+
+
+def test_every_write_path_gives_the_first_user_its_own_users():
+    _, i = _parsed()
+    i["b"].replace_operand(0, i["dead"])  # replace_operand
+    assert [u.name for u in i["dead"].users] == ["b"] and i["t"].users is NO_USERS
+    i["a"].replace_all_uses_with(i["t"].operands[1])  # _replace_uses: b gains t's first slot
+    assert [u.name for u in i["b"].users] == ["t"]
+    neg = i["a"].clone_with_new_operands(i["a"].shape, [i["t"]], "neg2")  # link_operands on a fresh copy
+    assert [u.name for u in i["t"].users] == ["neg2"] and neg.users is NO_USERS
+    i["dead"].operands = (i["q"], i["t"])  # the operands setter
+    assert [u.name for u in i["t"].users] == ["neg2", "dead"]
+    assert len(NO_USERS) == 0 and i["a"].users is not NO_USERS and len(i["a"].users) == 0
+    i["a"].sort_users(lambda u: 0)
+    i["p"].users.swap_remove(i["t"])  # not a user: nothing changes
+    assert len(NO_USERS) == 0
+    type(neg).unlink({neg, i["q"]})  # remove_stable over users, the shared empty one among them
+    assert [u.name for u in i["t"].users] == ["dead"] and len(NO_USERS) == 0

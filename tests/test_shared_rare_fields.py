@@ -1,0 +1,71 @@
+"""The parser gives instructions with the same scalar literal, or the same frontend attributes
+from the same attribute text, one shared set of rare fields (issue 36 item 3): each still reads
+its own values, and a write through one instruction (or its copy) changes that one only."""
+
+from __future__ import annotations
+
+from xladoctor.ir.clone import clone_module
+from xladoctor.ir.instruction import OpMetadata
+from xladoctor.ir.rare_fields import RareFields, SharedRareFields
+from xladoctor.syntax.hlo_parser import parse_module
+from xladoctor.syntax.hlo_printer import print_module
+
+TEXT = """HloModule m
+
+ENTRY e {
+  p = f32[8]{0} parameter(0)
+  c1 = f32[] constant(0)
+  c2 = f32[] constant(0)
+  c3 = f32[] constant(1)
+  a = f32[8]{0} custom-call(p), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  b = f32[8]{0} custom-call(a), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  d = f32[8]{0} custom-call(b), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="device"}
+  ROOT t = (f32[8]{0}, f32[], f32[], f32[]) tuple(d, c1, c2, c3)
+}
+"""
+
+
+def _by_name(module):
+    return {i.name: i for c in module.computations for i in c.instructions}
+
+
+def test_equal_literals_and_frontend_attributes_share_their_fields():
+    i = _by_name(parse_module(TEXT))
+    assert i["c1"]._extra is i["c2"]._extra and type(i["c1"]._extra) is SharedRareFields
+    assert i["c3"]._extra is not i["c1"]._extra and (i["c1"].literal, i["c3"].literal) == ("0", "1")
+    assert i["a"]._extra is i["b"]._extra and type(i["a"]._extra) is SharedRareFields
+    assert i["d"]._extra is not i["a"]._extra
+    assert dict(i["b"].frontend_attributes) == {"_xla_buffer_placement": "pinned_host"}
+    assert i["p"]._extra is None and i["t"]._extra is None
+
+
+def test_a_write_through_one_instruction_changes_that_one_only():
+    module = parse_module(TEXT)
+    before = print_module(module)
+    i = _by_name(module)
+    i["c1"].literal = "7"
+    i["a"].frontend_attributes = {"_xla_buffer_placement": "device"}
+    i["b"].metadata = OpMetadata(op_name="x")
+    i["c2"].control_predecessors = [i["p"]]
+    assert (i["c1"].literal, i["c2"].literal) == ("7", "0")
+    assert type(i["c1"]._extra) is RareFields and type(i["c2"]._extra) is RareFields
+    assert dict(i["b"].frontend_attributes) == {"_xla_buffer_placement": "pinned_host"}
+    assert i["b"].metadata == OpMetadata(op_name="x") and i["a"].metadata is None
+    assert list(i["c2"].control_predecessors) == [i["p"]] and not i["c1"].control_predecessors
+    fresh = _by_name(parse_module(TEXT))
+    assert i["c3"].literal == fresh["c3"].literal and before != print_module(module)
+
+
+def test_a_copy_shares_until_written_and_leaves_the_original_alone():
+    module = parse_module(TEXT)
+    before = print_module(module)
+    copy = clone_module(module)
+    original, copied = _by_name(module), _by_name(copy)
+    assert copied["c1"]._extra is original["c1"]._extra  # never written: nothing to copy
+    copied["c1"].literal = "3"
+    copied["a"].frontend_attributes = {}
+    copied["b"].control_predecessors = ()  # nothing to record: stays shared
+    assert copied["b"]._extra is original["b"]._extra
+    assert original["c1"].literal == original["c2"].literal == "0"
+    assert dict(original["a"].frontend_attributes) == {"_xla_buffer_placement": "pinned_host"}
+    assert print_module(module) == before
