@@ -19,11 +19,11 @@ thousands of operands has each use replaced in O(1) (:class:`~.operands.WideOper
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final
 
 from . import opcode_rules as _opcode_rules
+from .metadata import MetadataCodec, OpMetadata, SourceLocation
 from .opcodes import HloOpcode
 from .operands import WIDE, WideOperands
 from .rare_fields import EXTRA_COPIED, UNDECODED, RareFieldAccess, RareFields, compile_field_copy
@@ -41,46 +41,6 @@ NO_CALLS: Mapping[str, list[HloComputation]] = MappingProxyType({})
 
 # Attribute names that refer to called computations: an opcode fact, kept with the others.
 CALLED_COMPUTATION_ROLES = _opcode_rules.CALLED_COMPUTATION_ROLES
-
-
-@dataclass(frozen=True)
-class OpMetadata:
-    """``metadata={op_type=... op_name=... source_file=... source_line=... stack_frame_id=...}``."""
-
-    op_type: str | None = None
-    op_name: str | None = None
-    source_file: str | None = None
-    source_line: int | None = None
-    source_end_line: int | None = None
-    source_column: int | None = None
-    stack_frame_id: int | None = None
-    extra: tuple[tuple[str, str], ...] = ()
-    """Any other ``key=value`` pairs, raw, in order (e.g. ``deduplicated_name``, ``scheduling_name``)."""
-
-
-@dataclass(frozen=True)
-class SourceLocation:
-    """Where in the user's Python program an instruction came from."""
-
-    file: str
-    line: int
-    function: str | None = None
-    column: int | None = None
-
-    def __str__(self) -> str:
-        """Display form; the file and function come from the input, so controls are escaped."""
-        from ..base.cells import place
-        from ..base.escape import escape_field
-        where = escape_field(place(self.file, self.line))
-        return f"{where} ({escape_field(self.function)})" if self.function else where
-
-
-class MetadataCodec(Protocol):
-    """Reads and writes the text of a ``metadata={...}`` attribute."""
-
-    def decode(self, raw: str) -> OpMetadata: ...
-
-    def encode(self, md: OpMetadata) -> str: ...
 
 
 COMPILED: Final = not __file__.endswith(".py")
