@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from mmap import mmap
 
+    from ahocorasick_rs import MatchKind
+
     Buffer = bytes | bytearray | memoryview | mmap
 WIDE = 1 << 18
 """Bytes searched in one automaton call: at most ~87,000 hits (3-byte words), a few MB of tuples."""
@@ -82,7 +84,7 @@ class Prefiltered:
     searches report over the spans, in order, what they report over the whole buffer.
     """
 
-    def __init__(self, words: Sequence[bytes], matchkind: object):
+    def __init__(self, words: Sequence[bytes], matchkind: MatchKind):
         from ahocorasick_rs import BytesAhoCorasick, MatchKind
 
         self.exact = BytesAhoCorasick(list(words), matchkind=matchkind)
