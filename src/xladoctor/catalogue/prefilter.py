@@ -53,16 +53,29 @@ def needles(words: tuple[bytes, ...], min_len: int = MIN_NEEDLE) -> list[bytes]:
     them (ties: the one more needles hold, then the bytes' order), until no two share one; a
     needle holding another is dropped.  Deterministic, so every process derives the same set;
     cached, as a scanner and its planner ask for the same words."""
-    current = _minimal(words)
-    while True:
-        held: dict[bytes, int] = {}
-        for w in current:
-            for sub in {w[i:j] for i in range(len(w) - min_len + 1) for j in range(i + min_len, len(w) + 1)}:
-                held[sub] = held.get(sub, 0) + 1
-        shared = [(len(sub), n, sub) for sub, n in held.items() if n > 1]
-        if not shared:
-            return current
-        current = _minimal([*current, max(shared)[2]])
+    current = set(_minimal(words))
+
+    def pieces(w: bytes) -> set[bytes]:
+        return {w[i:j] for i in range(len(w) - min_len + 1) for j in range(i + min_len, len(w) + 1)}
+
+    held: dict[bytes, int] = {}
+    for w in current:
+        for piece in pieces(w):
+            held[piece] = held.get(piece, 0) + 1
+    # A merge only lowers counts (the needles replaced hold every piece of the new one), so the
+    # pieces shared now are all that can be shared later.
+    shared = {piece for piece, n in held.items() if n > 1}
+    while shared:
+        best = max((len(piece), held[piece], piece) for piece in shared)[2]
+        for w in [w for w in current if best in w]:  # best holds no needle: they were minimal
+            current.remove(w)
+            for piece in pieces(w):
+                held[piece] -= 1
+        current.add(best)
+        for piece in pieces(best):
+            held[piece] += 1
+        shared = {piece for piece in shared if held[piece] > 1}
+    return sorted(current)
 
 
 def _minimal(words: Sequence[bytes]) -> list[bytes]:
