@@ -146,6 +146,11 @@ class LogScanner:
             for pattern in entry.patterns:
                 self._by_anchor.setdefault(pattern_anchor(pattern), []).append((entry.code, compile_pattern(pattern)))
         self._anchors = sorted(self._by_anchor, key=len, reverse=True) + [_URL_ANCHOR, _TRACE_START]
+        # _anchor_at tries only the anchors that start with the text's first 3 characters (every
+        # anchor has 3 or more), in the same longest-first order.
+        self._by_head: dict[str, list[str]] = {}
+        for anchor in self._anchors:
+            self._by_head.setdefault(anchor[:3], []).append(anchor)
         self._every_anchor = _overlapping_finder(self._anchors)
         self._finder: Any = None
         self._specific = [(e.code, tuple(compile_pattern(p) for p in e.patterns))
@@ -263,7 +268,7 @@ class LogScanner:
             self._trim()
 
     def _anchor_at(self, pos: int) -> str:
-        for anchor in self._anchors:
+        for anchor in self._by_head.get(self._buf[pos:pos + 3], ()):
             if self._buf.startswith(anchor, pos):
                 return anchor
         return ""
