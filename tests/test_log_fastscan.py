@@ -375,3 +375,27 @@ def test_one_process_counts_newlines_only_up_to_a_recorded_line(tmp_path, monkey
             assert max(counted_to) > last_recorded
         else:
             assert counted_to and max(counted_to) <= last_recorded
+
+
+def test_the_worker_pool_only_for_big_files_and_enough_cores(tmp_path, monkeypatch):
+    """One process scans a log below PARALLEL_MIN_BYTES, or on fewer than PARALLEL_MIN_CPUS cores
+    (two workers never beat it on 2 cores); the pool is asked for only past both."""
+    log = tmp_path / "one.log"
+    log.write_text("RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.\n")
+    pooled: list[int] = []
+
+    def fake_parallel(path, scanner, executor, workers):
+        pooled.append(workers)
+        return scanner
+
+    monkeypatch.setattr(parallel_scan, "scan_file_parallel", fake_parallel)
+    monkeypatch.setattr(fastscan, "PARALLEL_MIN_BYTES", log.stat().st_size)
+    for cpus, want in ((fastscan.PARALLEL_MIN_CPUS - 1, []), (fastscan.PARALLEL_MIN_CPUS, [fastscan.PARALLEL_MIN_CPUS])):
+        monkeypatch.setattr(fastscan, "usable_cpus", lambda cpus=cpus: cpus)
+        pooled.clear()
+        found = fastscan.scan_path(str(log), LogScanner()).finish()
+        assert pooled == want
+        assert [f.code for f in found] == ([] if want else ["E1000"])  # the fake pool scans nothing
+    monkeypatch.setattr(fastscan, "PARALLEL_MIN_BYTES", log.stat().st_size + 1)
+    pooled.clear()
+    assert [f.code for f in fastscan.scan_path(str(log), LogScanner()).finish()] == ["E1000"] and pooled == []
