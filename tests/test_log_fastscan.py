@@ -339,3 +339,63 @@ def test_stdin_that_is_a_file_is_mapped_and_finds_the_same(generated, tmp_path):
     with open(packed, "rb") as f:  # streamed
         assert document(["explain", "-", "--json"], stdin=f) == mapped
     assert mapped["findings"] == named["findings"] and mapped["source"] == "<stdin>"
+
+
+def test_one_process_counts_newlines_only_up_to_a_recorded_line(tmp_path, monkeypatch):
+    """A finding keeps the lines of its first MAX_LINES_RECORDED messages: once every finding has
+    them, no newline is counted until a new finding turns up, whose line is still right."""
+    from xladoctor.catalogue.scanner import MAX_LINES_RECORDED
+
+    monkeypatch.setattr(fastscan, "MAP_MIN_BYTES", 0)
+    monkeypatch.setattr(fastscan, "RELEASE_EVERY", 1 << 16)
+    counted_to: list[int] = []
+    count = fastscan.count_newlines
+
+    def spy(data, start: int, stop: int) -> int:
+        counted_to.append(stop)
+        return count(data, start, stop)
+
+    monkeypatch.setattr(fastscan, "count_newlines", spy)
+    noise = "".join(f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(2000))
+    err = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.\n"
+    other = "INVALID_ARGUMENT: Tensor which is moved to host (starting from tuple.64) is returned from the " \
+            "entry computation but the layout for this output is not set to host memory.\n"
+    repeats = MAX_LINES_RECORDED + 10
+    for tail in ("", other):
+        log = tmp_path / "repeats.log"
+        text = (noise + err) * repeats + noise + tail
+        log.write_text(text)
+        counted_to.clear()
+        got = fastscan.scan_path(str(log), LogScanner(), parallel=False).finish()
+        assert key(got) == key(continuous(log))
+        assert got[0].count == repeats and len(got[0].lines) == MAX_LINES_RECORDED
+        last_recorded = len((noise + err) * (MAX_LINES_RECORDED - 1) + noise)
+        if tail:
+            assert got[1].line == text.count("\n")  # the new finding's line, counted through the gap
+            assert max(counted_to) > last_recorded
+        else:
+            assert counted_to and max(counted_to) <= last_recorded
+
+
+def test_the_worker_pool_only_for_big_files_and_enough_cores(tmp_path, monkeypatch):
+    """One process scans a log below PARALLEL_MIN_BYTES, or on fewer than PARALLEL_MIN_CPUS cores
+    (two workers never beat it on 2 cores); the pool is asked for only past both."""
+    log = tmp_path / "one.log"
+    log.write_text("RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.\n")
+    pooled: list[int] = []
+
+    def fake_parallel(path, scanner, executor, workers):
+        pooled.append(workers)
+        return scanner
+
+    monkeypatch.setattr(parallel_scan, "scan_file_parallel", fake_parallel)
+    monkeypatch.setattr(fastscan, "PARALLEL_MIN_BYTES", log.stat().st_size)
+    for cpus, want in ((fastscan.PARALLEL_MIN_CPUS - 1, []), (fastscan.PARALLEL_MIN_CPUS, [fastscan.PARALLEL_MIN_CPUS])):
+        monkeypatch.setattr(fastscan, "usable_cpus", lambda cpus=cpus: cpus)
+        pooled.clear()
+        found = fastscan.scan_path(str(log), LogScanner()).finish()
+        assert pooled == want
+        assert [f.code for f in found] == ([] if want else ["E1000"])  # the fake pool scans nothing
+    monkeypatch.setattr(fastscan, "PARALLEL_MIN_BYTES", log.stat().st_size + 1)
+    pooled.clear()
+    assert [f.code for f in fastscan.scan_path(str(log), LogScanner()).finish()] == ["E1000"] and pooled == []

@@ -65,7 +65,7 @@ class Candidates:
         """(anchor index, offset) of every anchor occurrence in [s0, s1)."""
         if self.finder is not None and buf.isascii():  # isascii() is O(1) on str
             data = buf[s0:s1].encode("ascii")
-            return [(i, s0 + s) for i, s, _ in self.finder.find_matches_as_indexes(data, overlapping=True)]
+            return [(i, s0 + s) for i, s, _ in self.finder.find(data, overlapping=True)]
         found = []
         for i, anchor in enumerate(self.anchors):
             p = buf.find(anchor, s0, s1)

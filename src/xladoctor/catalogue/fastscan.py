@@ -10,10 +10,12 @@ region's line number.  Regions closer than ``BACK + ALIGN`` bytes are merged.  T
 is only counted for newlines (line numbers), at memory speed.
 
 A regular file is mapped (read whole under :data:`MAP_MIN_BYTES`) and planned in one pass of
-the automaton (:func:`plan_mapped`); since its bytes stay addressable, newlines are counted
-only up to where a region starts (a log without errors is never counted, nor anything after
-its last error), and its pages are handed back as they are passed, so the resident size
-stays bounded.  Big regular files use every core twice over (:mod:`.parallel_scan`): worker processes find the
+the automaton (:func:`iter_regions`), each region fed to the scanner as it is complete; since the
+bytes stay addressable, newlines are counted only up to a region where a message's line is
+recorded (a log without errors is never counted, nor anything after the last recorded line),
+and the pages are handed back as they are passed, so the resident size stays bounded.  Files of
+:data:`PARALLEL_MIN_BYTES` or more, where :data:`PARALLEL_MIN_CPUS` cores can be used, use every
+core twice over (:mod:`.parallel_scan`): worker processes find the
 regions of one chunk each (same rules, same offsets) and count newlines up to their last
 region, the parent has the rest of a chunk counted only where a later chunk has a region,
 merges the regions, workers scan batches of consecutive regions with fresh scanners, and
@@ -30,7 +32,7 @@ from __future__ import annotations
 import codecs
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -52,8 +54,12 @@ ALIGN = 16 << 10
 FEED = 4 << 20
 BATCH_BYTES = 16 << 20
 """Region bytes scanned per worker task (dense logs); each batch's findings travel back, not its text."""
-PARALLEL_MIN_BYTES = 64 << 20
-"""Smaller files are scanned in one process (starting workers costs more than it saves)."""
+PARALLEL_MIN_BYTES = 1 << 30
+"""Smaller files are scanned in one process (starting workers costs more than it saves).  Since the
+needle prefilter and lazy line counting, one process scans 500 MB in 0.10-0.36 CPU-s and the worker
+pool took 1.5-2x that CPU and more wall time on 2 cores, at 2 GB too (bench/README.md)."""
+PARALLEL_MIN_CPUS = 4
+"""Fewer usable cores than this: one process whatever the size (two workers never won on 2 cores)."""
 MAP_MIN_BYTES = 1 << 20
 """Smaller files are read whole (one read is cheaper than mapping); bigger ones are mapped."""
 RELEASE_EVERY = 8 << 20
@@ -194,9 +200,11 @@ class _RegionFeeder:
         self.first_line = first_line
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
-    def start(self, region: Region) -> None:
+    def start(self, region: Region, line: Callable[[], int] | None = None) -> None:
+        """Restart at ``region``'s line: ``line`` (asked only when a message's line is recorded),
+        else its ``newlines_before``."""
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self.scanner.restart_at(self.first_line + region.newlines_before)
+        self.scanner.restart_at(line or self.first_line + region.newlines_before)
 
     def feed(self, data: memoryview | bytes) -> None:
         for i in range(0, len(data), FEED):
@@ -311,9 +319,16 @@ def plan_mapped(data: Mapped, lo: int, hi: int, finder: AnchorFinder, origin: in
     returned says how far it got).  A mapped file's pages are handed back as they are passed
     (:func:`release`), so its bytes do not stay resident: memory is bounded as with a stream.
     """
-    regions: list[Region] = []
-    region: Region | None = None
     counter = NewlineCounter(data, origin)
+    return list(iter_regions(data, lo, hi, finder, origin, counter)), counter
+
+
+def iter_regions(data: Mapped, lo: int, hi: int, finder: AnchorFinder, origin: int = 0,
+                 counter: NewlineCounter | None = None) -> Iterator[Region]:
+    """:func:`plan_mapped`'s regions, each yielded once complete, before the block it was completed in
+    is handed back (so feeding it finds its pages still mapped).  Without ``counter`` their
+    ``newlines_before`` is left -1, for a caller that counts only where a line is recorded."""
+    region: Region | None = None
     for a in range(lo, hi, RELEASE_EVERY):
         b = min(hi, a + RELEASE_EVERY)
         # data runs on past b: a word straddling b is found whole (AnchorFinder.find)
@@ -321,14 +336,16 @@ def plan_mapped(data: Mapped, lo: int, hi: int, finder: AnchorFinder, origin: in
             if region is not None and h - BACK - ALIGN <= region.end:
                 region.end = max(region.end, h + FORWARD)
                 continue
+            if region is not None:
+                yield region
             start = max(origin, h - BACK)
             nl = data.rfind(b"\n", max(origin, h - BACK - ALIGN), start)
             if nl >= 0:
                 start = nl + 1
-            region = Region(start, h + FORWARD, h, counter.to(start))
-            regions.append(region)
+            region = Region(start, h + FORWARD, h, -1 if counter is None else counter.to(start))
         release(data, a, b)
-    return regions, counter
+    if region is not None:
+        yield region
 
 
 def release(data: Mapped, start: int, stop: int) -> None:
@@ -391,7 +408,7 @@ def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = Tru
     scanner = scanner or LogScanner()
     # The size first: a small log never imports multiprocessing (~20 ms of a small scan's start-up).
     workers = usable_cpus() if parallel and os.path.getsize(path) >= PARALLEL_MIN_BYTES and not _wide(path) else 1
-    if workers > 1:
+    if workers >= PARALLEL_MIN_CPUS:
         from ..base.parallel import pool
         from .parallel_scan import scan_file_parallel
 
@@ -419,13 +436,21 @@ def scan_descriptor(fd: int, scanner: LogScanner | None = None) -> LogScanner:
 
 
 def _scan_data(data: Mapped, scanner: LogScanner) -> LogScanner:
-    """Plan a file read whole or mapped, then feed its regions to ``scanner``, in one process."""
-    regions, _ = plan_mapped(data, 0, len(data), AnchorFinder(scanner.anchors))
+    """Plan a file read whole or mapped and feed each region to ``scanner`` as it is planned, in one
+    process.  Newlines are counted only up to a region where a message's line is recorded: after
+    the last one, or from where every finding has its MAX_LINES_RECORDED lines until a new one
+    turns up, nothing is counted (``bytes.count`` at ~3.4 GB/s was a third of a dense log's scan)."""
+    counter = NewlineCounter(data, 0)
+
+    def line_at(start: int) -> Callable[[], int]:
+        return lambda: 1 + counter.to(start)
+
     feeder = _RegionFeeder(scanner)
-    for region in regions:
-        feeder.start(region)
+    for region in iter_regions(data, 0, len(data), AnchorFinder(scanner.anchors)):
+        feeder.start(region, line_at(region.start))
         feeder.feed_range(data, region.start, min(region.end, len(data)))
         feeder.end(region)
+    scanner.settle()  # the last region's line is asked for while ``data`` is still open
     return scanner
 
 
