@@ -35,6 +35,7 @@ from typing import Any, BinaryIO
 
 from .fields import SPAN_CODES, fields_or_none, message_end
 from .loader import Catalogue, compile_pattern, load_catalogue
+from .message_identity import message_identity
 
 WINDOW_CHARS = 16384
 """Lookahead kept after a match: the longest message (plus wrapping) we expect."""
@@ -53,14 +54,6 @@ BACK_CHARS = 8192
 _SEE_URL = re.compile(r"See\s+https://openxla\.org/xla/errors/error_(\w+)\s+for\s+more\s+details\.?")
 _TRACE_START = "Instruction trace leading to error:"
 _TRACE_LINE = re.compile(r"\{Instr:\s*(?P<name>[^,}]+),\s*ShapeIndex:\s*\{(?P<index>[^}]*)\}\}")
-_LOG_PREFIX = re.compile(
-    r"^(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+\S+:\d+\]\s?"          # glog / absl
-    r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?\S*\s*(?:[-|:]\s*)?"  # ISO timestamps
-    r"|\[[^\]\n]{0,80}\]\s?)"                                           # [host-3] / [replica 7]
-)
-_VOLATILE = re.compile(r"\b(replica|partition|[Nn]ode|task|host|worker|chip|device|core|process)(\s*[:#]?\s*)\d+")
-_EXC_PREFIX = re.compile(r"^(?:[\w.]*(?:Error|Exception):\s*)+")
-_TIME = re.compile(r"\d\d:\d\d:\d\d(?:\.\d+)?")
 
 
 @dataclass
@@ -100,19 +93,6 @@ def pattern_anchor(pattern: str) -> str:
     if not m:
         raise ValueError(f"catalogue pattern must start with a literal word of 3+ characters: {pattern!r}")
     return m.group(1)
-
-
-def _strip_prefix(line: str) -> str:
-    return _LOG_PREFIX.sub("", line, count=1)
-
-
-def _identity(code: str, text: str) -> tuple[str, str]:
-    """Dedup key: the message without log prefixes, exception class names, volatile numbers and times."""
-    body = " ".join(_strip_prefix(ln) for ln in text.split("\n"))
-    body = _EXC_PREFIX.sub("", body.lstrip())
-    body = _VOLATILE.sub(lambda m: m.group(1) + m.group(2) + "N", body)
-    body = _TIME.sub("T", body)
-    return code, " ".join(body.split())
 
 
 def _line_end_after(text: str, pos: int, lines: int) -> int:
@@ -419,7 +399,7 @@ class LogScanner:
         # Identity from where the message itself starts: what precedes it on the line
         # ("Execution failed: ", "jaxlib...XlaRuntimeError: ", log prefixes) differs between
         # the copies of one error that different replicas and layers print.
-        key = _identity(code, buf[match_start:end])
+        key = message_identity(code, buf[match_start:end])
         if self._first_event is None and code == "E1200":
             self._first_event = ("e1200", key)
         found = self._findings.get(key)
