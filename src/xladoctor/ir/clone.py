@@ -41,8 +41,9 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
 
     ``leave_out``: instructions not copied, which no copied one may use (dead code the
     caller's first pass would remove); their names stay taken, as after that removal.
-    ``substitute``: instruction -> (another, operands): in its place, a copy of the other reading
-    copies of those operands; its own name stays taken.  ``leave_out_computations``: not copied,
+    ``substitute``: instruction -> (another, operands): in its place the other (a new instruction
+    in no computation, which joins the copy as it is) reading copies of those operands; the
+    replaced one's name stays taken.  ``leave_out_computations``: not copied,
     their names taken (their instructions must be left out).  Both are the offload analysis'
     stand-ins for dead code it leaves out (``offload/passes/dead_steps``)."""
     new = module.__class__.__new__(module.__class__)
@@ -70,14 +71,14 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
         comp_map[comp] = c2
         instrs = [i for i in comp.instructions if i not in leave_out] if leave_out else comp.instructions
         mine = [instr.detached_copy() for instr in instrs] if not replaced else \
-            [(instr if instr not in replaced else replaced[instr][0]).detached_copy() for instr in instrs]
+            [instr.detached_copy() if instr not in replaced else replaced[instr][0] for instr in instrs]
         instr_map.update(zip(instrs, mine))
         copies.append(mine)
         kept.append(instrs)
-    for instr in leave_out:  # taken, as after the removal that would have dropped them
-        new.instruction_names.claim(instr.name)
-    for instr in replaced:
-        new.instruction_names.claim(instr.name)
+    if leave_out:  # taken, as after the removal that would have dropped them
+        new.instruction_names.claim_each([instr.name for instr in leave_out])
+    if replaced:
+        new.instruction_names.claim_each([instr.name for instr in replaced])
     for comp in leave_out_computations:
         new.computation_names.claim(comp.name)
     mapped = instr_map.__getitem__

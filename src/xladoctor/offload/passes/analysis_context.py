@@ -73,8 +73,9 @@ class DeadSteps:
     computations: set[HloComputation] = field(default_factory=set)
     """Input computations not copied: the callees, and computations only dead code calls."""
     stand_ins: dict[HloInstruction, tuple[HloInstruction, tuple[HloInstruction, ...]]] = field(default_factory=dict)
-    """A dead call -> what its copy is instead: a copy of its callee's root (the instruction in
-    its place once inlined) reading the live values the step reads, in the rebuild's visiting order."""
+    """A dead call -> what the copy holds instead: an instruction named and made as its callee's
+    root (what stands in its place once inlined), to read the live values the step reads, in the
+    rebuild's visiting order.  Made for one copy: it joins that copy."""
     calls: dict[str, str] = field(default_factory=dict)
     """A stand-in's name (the callee root's) -> the call it stands for (CallInliner names it)."""
     removals: dict[str, list[HloInstruction]] = field(default_factory=dict)

@@ -135,10 +135,10 @@ def _dead_closure(calls: list[HloInstruction], gone: set[HloInstruction], dead_u
             if any(op not in dead for op in operands):
                 return None  # inlining it would move a live value's users
             continue
-        if opcode in _REWIRED_DEAD or instr.called or instr.control_predecessors:
+        if opcode in _REWIRED_DEAD or instr.called:  # (the entry has no control edges: see find_dead_steps)
             return None
         if opcode is _CUSTOM_CALL:
-            if not (is_annotation(instr) or instr.custom_call_target == _MARKER and len(operands) == 1):
+            if not (instr.custom_call_target == _MARKER and len(operands) == 1 or is_annotation(instr)):
                 return None
             for op in operands:
                 if op not in dead or op in annotated:
@@ -161,37 +161,36 @@ def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInst
     """The stand-ins: each call's live operands in the rebuild's first-visit order, and what the
     DCE after inlining removes from each step, in its post order."""
     steps = DeadSteps(entry.name)
-    visited: dict[HloInstruction, int] = {}
-    placed: list[tuple[HloInstruction, list[HloInstruction]]] = []
+    visited: set[HloInstruction] = set()
+    placed: list[tuple[HloInstruction, HloComputation, list[HloInstruction]]] = []
     for call in calls:  # in text order: the rebuild's post order starts at each in turn
         live: dict[HloInstruction, None] = {}
         emitted: list[HloInstruction] = []
-        stack = [call]
-        push, pop, get = stack.append, stack.pop, visited.get
+        # XLA's post order (operands pushed in reverse, each emitted when first finished) is, on
+        # a graph without cycles, the recursive walk over operands in order, written with iterators.
+        visited.add(call)
+        stack = [(call, iter(call.operands))]
+        push, pop = stack.append, stack.pop
         while stack:
-            node = stack[-1]
-            if node not in dead:  # a live value: where the walk first reaches it
-                pop()
-                live[node] = None
-                continue
-            seen = get(node)
-            if seen is None:
-                visited[node] = 1
+            node, rest = stack[-1]
+            for dep in rest:
+                if dep in dead:
+                    if dep not in visited:
+                        visited.add(dep)
+                        push((dep, iter(dep.operands)))
+                        break
+                elif dep not in live:
+                    live[dep] = None  # a live value: where the walk first reaches it
             else:
                 pop()
-                if seen != 2:
-                    visited[node] = 2
-                    emitted.append(node)
-                continue
-            for dep in reversed(node.operands):
-                if dep not in dead or get(dep) != 2:
-                    push(dep)
+                emitted.append(node)
         callee = call.called_computations[0]
         body_root = callee.root
         assert body_root is not None
-        steps.stand_ins[call] = (body_root, tuple(live))
+        # A bare instruction: only its name, its place and what it reads are ever looked at.
+        steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), tuple(live))
         steps.calls[body_root.name] = call.name
-        placed.append((call, emitted))
+        placed.append((call, callee, emitted))
     # After inlining: each callee body in its call's place, its parameters read as the call's
     # operands.  Nothing of a step but the callee root is unused (every parameter is read, the
     # callee has no dead code, a dead operand's users are dead), so the DCE's post order starts
@@ -199,24 +198,26 @@ def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInst
     body_of: dict[HloInstruction, HloInstruction] = {}  # callee parameter -> the call's operand
     in_body: set[HloInstruction] = set()
     extra_total = extra_count = 0
-    for call, emitted in placed:
-        callee = call.called_computations[0]
-        for k, param in enumerate(callee.parameters):
-            body_of[param] = call.operands[k]
-        in_body.update(i for i in callee.instructions if i.opcode is not _PARAMETER)
-        steps.left_out.update(emitted[:-1])  # the call (last emitted) has its stand-in
-        steps.left_out.update(callee.instructions)
+    left_out = steps.left_out
+    for call, callee, emitted in placed:
+        params = callee.parameters
+        body_of.update(zip(params, call.operands))
+        body = callee.instructions
+        in_body.update(body)
+        left_out.update(emitted)
+        left_out.update(body)
         steps.computations.add(callee)
-        steps.released.extend(p.name for p in callee.parameters)
-        size, params = len(callee.instructions), len(callee.parameters)
-        markers = sum(i.opcode is _CUSTOM_CALL and i.custom_call_target == _MARKER for i in emitted)
-        kept = len(emitted) - 1 - markers  # dead operands ShardingRemover leaves
-        extra_total += kept + (size - params - 1) + size  # the operands, the call's growth, the callee
-        extra_count += kept + size
-    steps.extra_size = (extra_total, extra_count)
+        steps.released.extend([p.name for p in params])
+        size = len(body)
+        extra_total += len(emitted) - 1 + (size - len(params) - 1) + size  # the operands, the call's growth, the callee
+        extra_count += len(emitted) - 1 + size
+    in_body.difference_update(body_of)  # the parameters
+    left_out.difference_update(steps.stand_ins)  # each call has its stand-in
     # ShardingRemover has replaced the dead markers by their operands before that DCE.
     marker_operand = {i: i.operands[0] for i in dead
                       if i.opcode is _CUSTOM_CALL and i.custom_call_target == _MARKER}
+    markers = len(marker_operand)  # gone before the inliner's bound is checked
+    steps.extra_size = (extra_total - markers, extra_count - markers)
 
     def read(value: HloInstruction) -> HloInstruction:
         value = body_of.get(value, value)
@@ -226,29 +227,26 @@ def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInst
 
     removed = {i for i in dead if i.opcode is not _CALL and i not in marker_operand} | in_body
     rewired = body_of.keys() | marker_operand.keys()
-    state: dict[HloInstruction, int] = {}
-    for call, _ in placed:
-        body_root = call.called_computations[0].root
+    done: set[HloInstruction] = set()
+    for _, callee, _ in placed:
+        body_root = callee.root
         assert body_root is not None
         order: list[HloInstruction] = []
-        stack = [body_root]
-        push, pop, get = stack.append, stack.pop, state.get
+        done.add(body_root)
+        stack = [(body_root, iter(body_root.operands))]
+        push, pop = stack.append, stack.pop
         while stack:
-            node = stack[-1]
-            seen = get(node)
-            if seen is None:
-                state[node] = 1
-            else:
-                pop()
-                if seen != 2:
-                    state[node] = 2
-                    order.append(node)
-                continue
-            for dep in reversed(node.operands):
+            node, rest = stack[-1]
+            for dep in rest:
                 if dep in rewired:
                     dep = read(dep)
-                if dep in removed and get(dep) != 2:
-                    push(dep)
+                if dep in removed and dep not in done:
+                    done.add(dep)
+                    push((dep, iter(dep.operands)))
+                    break
+            else:
+                pop()
+                order.append(node)
         steps.removals[body_root.name] = order
     if sum(map(len, steps.removals.values())) != len(removed):
         return None  # a dead operand no callee reads: the DCE would start there too

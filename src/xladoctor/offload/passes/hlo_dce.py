@@ -157,27 +157,28 @@ removable = _removable
 
 
 def _post_order_of(starts: list[HloInstruction], dead: set[HloInstruction]) -> list[HloInstruction]:
-    """:meth:`HloComputation.post_order`'s DFS from ``starts``, through ``dead`` only (a copy of that
-    loop rather than a shared one: a membership test per edge there costs ~15% of its time).  Run
-    only where no instruction has control predecessors, so it follows operands alone."""
+    """:meth:`HloComputation.post_order`'s DFS from ``starts``, through ``dead`` only.  Run only where
+    no instruction has control predecessors, so it follows operands alone; on a graph without
+    cycles, XLA's walk (operands pushed in reverse, each emitted when first finished) is the
+    recursive walk over operands in order, written here with iterators (fewer stack entries)."""
     order: list[HloInstruction] = []
-    state: dict[HloInstruction, int] = {}  # absent: new, 1: visiting, 2: visited
+    done: set[HloInstruction] = set()
     for start in starts:
-        stack = [start] if state.get(start) != 2 else []
+        if start in done:
+            continue
+        done.add(start)
+        stack = [(start, iter(start.operands))]
+        push, pop = stack.append, stack.pop
         while stack:
-            node = stack[-1]
-            seen = state.get(node)
-            if seen is None:
-                state[node] = 1
+            node, rest = stack[-1]
+            for dep in rest:
+                if dep in dead and dep not in done:
+                    done.add(dep)
+                    push((dep, iter(dep.operands)))
+                    break
             else:
-                stack.pop()
-                if seen != 2:
-                    state[node] = 2
-                    order.append(node)
-                continue
-            for dep in reversed(node.operands):
-                if dep in dead and state.get(dep) != 2:
-                    stack.append(dep)
+                pop()
+                order.append(node)
     return order
 
 
