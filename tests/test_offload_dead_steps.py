@@ -82,20 +82,21 @@ def _state(module: HloModule) -> str:
     return f"{print_module(module)}\n{users}"
 
 
-def _run(module: HloModule, copy: HloModule, left_out: dict, steps: DeadSteps | None) -> tuple[HloPassPipeline, list[str]]:
+def _run(module: HloModule, copy: HloModule, left_out: dict, steps: DeadSteps | None,
+         config: PipelineConfig) -> tuple[HloPassPipeline, list[str]]:
     printed: list[str] = []
-    pipeline = offload_pipeline(CONFIG, module, left_out, dead_steps=steps,
+    pipeline = offload_pipeline(config, module, left_out, dead_steps=steps,
                                 after_each=lambda p, m: printed.append(f"{p.name}\n{_state(m)}"))
     pipeline.run(copy)
     return pipeline, printed
 
 
-def _same_run(label: str, module: HloModule) -> DeadSteps | None:
+def _same_run(label: str, module: HloModule, config: PipelineConfig = CONFIG) -> DeadSteps | None:
     """The run from the copy with stand-ins is the whole copy's; returns the stand-ins' record."""
-    copy, left_out, steps = lean_copy(module, CONFIG)
+    copy, left_out, steps = lean_copy(module, config)
     whole = clone_module(module)
-    full, full_printed = _run(module, whole, {}, None)
-    lean, lean_printed = _run(module, copy, left_out, steps)
+    lean, lean_printed = _run(module, copy, left_out, steps, config)
+    full, full_printed = _run(module, whole, {}, None, config)
     first_dce = [p.name for p in full.passes].index("hlo_dce")
     assert lean_printed[first_dce:] == full_printed[first_dce:], label
     assert [i.name for i in lean.context.dead] == [i.name for i in full.context.dead], label
@@ -115,11 +116,13 @@ def _offload_json(path: Path, monkeypatch: pytest.MonkeyPatch | None = None) -> 
     return f"{rc}\n{out.getvalue()}"
 
 
+@pytest.mark.parametrize("platform", ["tpu", "cuda"])
 @pytest.mark.parametrize("live_first", [False, True])
 @pytest.mark.parametrize("target", ["annotate", "move"])
-def test_dead_steps_holding_host_moves_run_as_the_whole_copy(live_first, target):
+def test_dead_steps_holding_host_moves_run_as_the_whole_copy(live_first, target, platform):
     module = parse_module(_module(4, live_first=live_first, target=target), "dead_steps")
-    steps = _same_run(f"{target} live_first={live_first}", module)
+    config = PipelineConfig(True, True, OffloadOptions("shipped"), platform)
+    steps = _same_run(f"{target} live_first={live_first} {platform}", module, config)
     assert steps is not None and len(steps.stand_ins) == 3  # every dead step was left out
     result = analyze_host_offload(module)
     assert [d.move_to_host for d in result.dropped_offloads] == [f"h{k}" for k in range(4) if k != (0 if live_first else 3)]
@@ -178,6 +181,34 @@ def _repeated_step(copies: int) -> HloModule:
            f"print(module('jax_entry', {19 * copies}), end='')"
     text = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     return parse_module(text, "jax_entry")
+
+
+def test_the_inline_bound_counts_what_was_left_out(monkeypatch):
+    """What the stand-ins leave out is counted on top of the copy: the same size and module
+    size as the whole copy's, where CallInliner checks its bound."""
+    from xladoctor.offload.passes import call_inliner
+    seen: list[tuple[int, int]] = []
+    check = call_inliner.check_inlined_size
+
+    def counting(module, *args, **kwargs):
+        total = check(module, *args, **kwargs)
+        seen.append((total, module.instruction_count()))
+        return total
+    monkeypatch.setattr(call_inliner, "check_inlined_size", counting)
+    module = parse_module(_module(4, extra=_UNCALLED).replace(
+        "n0 = f32[8,128]{1,0} negate(r0)", "zz = f32[] constant(0)\n  n0 = f32[] reduce(r0, zz), dimensions={0,1}, to_apply=add.0"), "dead_steps")
+    steps = _same_run("bound", module)
+    assert steps is not None and len(steps.computations) == 4  # three callees, the dead reduce's reducer
+    (lean_total, lean_count), (full_total, full_count) = seen  # the run from the stand-ins is first
+    assert (full_total, full_count) == (lean_total + steps.extra_size[0], lean_count + steps.extra_size[1])
+
+
+_UNCALLED = """add.0 {
+  l = f32[] parameter(0)
+  k = f32[] parameter(1)
+  ROOT j = f32[] add(l, k)
+}
+"""
 
 
 def test_a_repeated_jax_step_runs_as_the_whole_copy():

@@ -118,9 +118,10 @@ def computation_post_order(module: HloModule) -> list[HloComputation]:
 
 
 def check_inlined_size(module: HloModule, async_computations: set[HloComputation],
-                       order: list[HloComputation] | None = None, dead_steps: DeadSteps | None = None) -> None:
+                       order: list[HloComputation] | None = None, dead_steps: DeadSteps | None = None) -> int:
     """Raise :class:`InputError` at the first call whose inlining would take the module past
     the bound; the sizes come from the call graph alone (callees before callers), no copy.
+    Returns the size counted (of ``module`` alone).
     ``order``: :func:`computation_post_order` of ``module``, where the caller has it.
 
     ``dead_steps``: what the copy left out (:mod:`.dead_steps`), counted on top of it: where the
@@ -147,6 +148,7 @@ def check_inlined_size(module: HloModule, async_computations: set[HloComputation
         total += n
     if total + extra_total > bound:  # partial sums never decrease: below it, no call crosses it
         raise DeadStepsInexact("the inlined module's bound")
+    return total
 
 
 def _callees(comp: HloComputation) -> list[HloComputation]:
