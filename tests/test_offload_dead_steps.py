@@ -237,3 +237,100 @@ def test_no_dead_step_without_a_dead_call():
     module = parse_module(_module(1), "one step")
     copy, left_out, steps = lean_copy(module, CONFIG)
     assert steps is None and find_dead_steps(module, left_out, {}) is None
+
+
+def _two_reads(root: str) -> str:
+    return f"""HloModule two_reads, entry_computation_layout={{(f32[8,128]{{1,0}}, f32[8,128]{{1,0}})->(f32[8,128]{{1,0}}, f32[8,128]{{1,0}})}}
+
+both {{
+  p0 = f32[8,128]{{1,0}} parameter(0)
+  p1 = f32[8,128]{{1,0}} parameter(1)
+  ROOT sum = f32[8,128]{{1,0}} {root}
+}}
+
+ENTRY main {{
+  x = f32[8,128]{{1,0}} parameter(0)
+  y = f32[8,128]{{1,0}} parameter(1)
+  a = f32[8,128]{{1,0}} negate(x)
+  b = f32[8,128]{{1,0}} exponential(y)
+  r = f32[8,128]{{1,0}} call(a, b), to_apply=both
+  n = f32[8,128]{{1,0}} negate(r)
+  c = f32[8,128]{{1,0}} sine(y)
+  h = f32[8,128]{{1,0}} custom-call(c), custom_call_target="MoveToHost"
+  k = f32[8,128]{{1,0}} custom-call(h), custom_call_target="MoveToDevice"
+  ROOT out = (f32[8,128]{{1,0}}, f32[8,128]{{1,0}}) tuple(x, k)
+}}
+"""
+
+
+def test_a_callee_reading_its_parameters_in_another_order_is_copied():
+    """After inlining, the walk from the callee's root reaches ``y`` before ``x`` where the
+    rebuild's walk from the call reached ``x`` first: one stand-in cannot be both, so the step is
+    copied; reading them in the call's order, it is left out (a ROOT tuple reading ``x`` is no obstacle,
+    a MoveToHost reading ``y`` would be: the annotation passes may take it off ``y``'s users)."""
+    assert _same_run("swapped", parse_module(_two_reads("add(p1, p0)"), "swapped")) is None
+    steps = _same_run("in order", parse_module(_two_reads("add(p0, p1)"), "in order"))
+    assert steps is not None and list(steps.calls.values()) == ["r"]
+    moved = _two_reads("add(p0, p1)").replace("custom-call(c), custom_call_target", "custom-call(y), custom_call_target")
+    assert _same_run("host move of y", parse_module(moved, "moved")) is None
+
+
+def _with_dead_steps(text: str, module: HloModule, seed: int) -> str | None:
+    """``text`` with three dead steps added to its entry, each after a random live instruction
+    it reads (through a copy, sometimes a MoveToHost), calling a callee of its own; None where
+    the entry has nothing to read."""
+    import random
+    rng = random.Random(seed)
+    entry = module.entry
+    if entry is None:
+        return None
+    values = [i for i in entry.instructions if i.line and i.opcode.value not in ("after-all", "token")
+              and "token" not in str(i.shape)]
+    if not values:
+        return None
+    lines = text.split("\n")
+    callees: list[str] = []
+    inserts: dict[int, list[str]] = {}
+    for k in range(3):
+        v = rng.choice(values)
+        shape = str(v.shape)
+        read = f"dstep{k}.a"
+        step = [f"  dstep{k}.a = {shape} copy({v.name})"]
+        if "(" not in shape and rng.random() < 0.5:
+            step.append(f'  dstep{k}.h = {shape} custom-call(dstep{k}.a), custom_call_target="MoveToHost"')
+            read = f"dstep{k}.h"
+        step += [f"  dstep{k}.r = {shape} call({read}), to_apply=dstep{k}.f",
+                 f"  dstep{k}.n = {shape} copy(dstep{k}.r)"]
+        inserts.setdefault(v.line, []).extend(step)
+        callees.append(f"dstep{k}.f {{\n  dstep{k}.p = {shape} parameter(0)\n  ROOT dstep{k}.c = {shape} copy(dstep{k}.p)\n}}\n")
+    at = next(n for n, line in enumerate(lines) if line.startswith("ENTRY"))
+    out: list[str] = []
+    for n, line in enumerate(lines, start=1):
+        if n - 1 == at:
+            out.extend(callees)
+        out.append(line)
+        out.extend(inserts.get(n, []))
+    return "\n".join(out)
+
+
+def test_dead_steps_added_to_every_corpus_module_run_as_the_whole_copy(tmp_path, monkeypatch):
+    """Dead steps reading random live values of each corpus module's entry (the model leaves
+    them out where it covers them, copies the module whole where it does not): the same run,
+    and the same analysis as with the whole copy (the fallback included)."""
+    left = tried = 0
+    for n, p in enumerate([*CORPUS, *generated_hlo(tmp_path, 40)]):
+        base = parse_module(p.read_text(), str(p))
+        if base.entry_computation_layout is None:
+            continue
+        for seed in (n, n + 1000):
+            text = _with_dead_steps(p.read_text(), base, seed)
+            if text is None:
+                continue
+            module = parse_module(text, str(p))
+            tried += 1
+            left += _same_run(f"{p} seed {seed}", module) is not None
+            result = analyze_host_offload(module)
+            with monkeypatch.context() as m:
+                m.setattr(analysis, "find_dead_steps", lambda *args: None)
+                assert analyze_host_offload(module) == result, f"{p} seed {seed}"
+    assert tried > 100 and left > 20, (tried, left)

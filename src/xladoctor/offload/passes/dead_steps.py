@@ -13,9 +13,10 @@ here instead of the step itself (:func:`find_dead_steps`, on the input, nothing 
   the step reads when it reaches the dead call: in the call's place the copy holds one stand-in
   instruction reading those values in the order that walk first reaches them, so the live part's
   order (and every live value's users, by that order) is the same;
-* the stand-in is a copy of the callee's root, which is what stands in the call's place once
-  CallInliner has moved the callee's body there; CallInliner names the call in ``inlined_calls``
-  when it reaches the stand-in;
+* the stand-in is named and made as the callee's root, which is what stands in the call's place
+  once CallInliner has moved the callee's body there (the walks after inlining, from that root
+  through the body, must first reach the live values in the same order); CallInliner names the
+  call in ``inlined_calls`` when it reaches the stand-in;
 * the DCE after inlining removes the step (callee body and dead operands) in an order the report
   reads (dead MoveToHosts are ``dropped_offloads``): the stand-in is removed in their place and
   reported as :attr:`~.analysis_context.DeadSteps.removals` lists them, in that DCE's post order;
@@ -28,9 +29,10 @@ Only steps whose effects are exactly these are left out: the callee is called on
 custom calls, tuples or control edges and no dead code, and reads every parameter; the call reads
 dead values only; the dead operands hold no tuple, no call and no custom call but placement
 annotations and ``Sharding`` markers on dead values, none of which two annotations share (the
-annotation CSE could merge them); the live values they read, and those values' live users, are
-no custom call, call, tuple, get-tuple-element or control flow (the passes before that DCE
-remove or rewire those, reordering the users of what they read, where dead users would count).
+annotation CSE could merge them); the live values they read are no custom call, call, tuple,
+get-tuple-element or control flow, nor are their live users but tuples and get-tuple-elements (the
+passes before that DCE take those off their operands' users, moving the last user into the slot:
+where that user is dead, the live users' order would depend on the dead code).
 A computation only such dead code calls, with no calls, custom calls or dead code of its own,
 is left out whole.  What the run itself decides -- that no live instruction
 dies in the same DCE, and the inliner's bound -- is checked when it happens; where it does not
@@ -54,6 +56,8 @@ _REWIRED = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CU
                       HloOpcode.CONDITIONAL, HloOpcode.WHILE, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE})
 """What the passes before the DCE after inlining remove, replace or rewire (see the module doc)."""
 _REWIRED_DEAD = _REWIRED - {HloOpcode.CUSTOM_CALL}  # dead custom calls: checked one by one
+_DETACHED = _REWIRED - {HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT}
+"""A live value's users those passes take off its users (a tuple or get-tuple-element is left to a DCE)."""
 _MARKER = "Sharding"
 
 
@@ -152,7 +156,7 @@ def _dead_closure(calls: list[HloInstruction], gone: set[HloInstruction], dead_u
         if value.opcode in _REWIRED:
             return None
         for u in value.users:
-            if u.opcode in _REWIRED and u not in dead and u not in gone:
+            if u.opcode in _DETACHED and u not in dead and u not in gone:
                 return None
     return dead
 
@@ -226,12 +230,14 @@ def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInst
         return value
 
     removed = {i for i in dead if i.opcode is not _CALL and i not in marker_operand} | in_body
+    stand_in_operands = {stand_in.name: operands for stand_in, operands in steps.stand_ins.values()}
     rewired = body_of.keys() | marker_operand.keys()
     done: set[HloInstruction] = set()
     for _, callee, _ in placed:
         body_root = callee.root
         assert body_root is not None
         order: list[HloInstruction] = []
+        reached: dict[HloInstruction, None] = {}
         done.add(body_root)
         stack = [(body_root, iter(body_root.operands))]
         push, pop = stack.append, stack.pop
@@ -240,13 +246,18 @@ def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInst
             for dep in rest:
                 if dep in rewired:
                     dep = read(dep)
-                if dep in removed and dep not in done:
-                    done.add(dep)
-                    push((dep, iter(dep.operands)))
-                    break
+                if dep in removed:
+                    if dep not in done:
+                        done.add(dep)
+                        push((dep, iter(dep.operands)))
+                        break
+                elif dep not in reached:
+                    reached[dep] = None
             else:
                 pop()
                 order.append(node)
+        if tuple(reached) != stand_in_operands[body_root.name]:
+            return None  # after inlining, the live values are first reached in another order
         steps.removals[body_root.name] = order
     if sum(map(len, steps.removals.values())) != len(removed):
         return None  # a dead operand no callee reads: the DCE would start there too
