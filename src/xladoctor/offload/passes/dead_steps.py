@@ -42,6 +42,7 @@ hold, :class:`~.analysis_context.DeadStepsInexact` is raised and the analysis ru
 from __future__ import annotations
 
 from collections.abc import Mapping
+
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
@@ -142,7 +143,7 @@ def _dead_closure(calls: list[HloInstruction], gone: set[HloInstruction], dead_u
         if opcode in _REWIRED_DEAD or instr.called:  # (the entry has no control edges: see find_dead_steps)
             return None
         if opcode is _CUSTOM_CALL:
-            if not (instr.custom_call_target == _MARKER and len(operands) == 1 or is_annotation(instr)):
+            if not ((instr.custom_call_target == _MARKER and len(operands) == 1) or is_annotation(instr)):
                 return None
             for op in operands:
                 if op not in dead or op in annotated:
