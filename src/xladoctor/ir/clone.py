@@ -39,13 +39,11 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
     """A structurally independent copy of ``module`` with the same names (``HloModule::Clone``
     without the suffix: the copy is private, never printed beside the original).
 
-    ``leave_out``: instructions not copied, which no copied one may use (dead code the
-    caller's first pass would remove); their names stay taken, as after that removal.
-    ``substitute``: instruction -> (another, operands): in its place the other (a new instruction
-    in no computation, which joins the copy as it is) reading copies of those operands; the
-    replaced one's name stays taken.  ``leave_out_computations``: not copied,
-    their names taken (their instructions must be left out).  Both are the offload analysis'
-    stand-ins for dead code it leaves out (``offload/passes/dead_steps``)."""
+    ``leave_out``: instructions not copied, which no copied one may use (dead code the caller's
+    first pass would remove); their names stay taken, as after that removal.  ``substitute``:
+    instruction -> (a new one in no computation, operands): the new one, reading copies of those,
+    in its place (its name stays taken); ``leave_out_computations``: not copied, names taken (their
+    instructions left out): the offload analysis' dead steps (``offload/passes/dead_steps``)."""
     new = module.__class__.__new__(module.__class__)
     for key, value in vars(module).items():
         if key not in _MODULE_REBUILT:
@@ -60,9 +58,8 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
     instr_map: dict[HloInstruction, HloInstruction] = {}
     copies: list[list[HloInstruction]] = []
     kept: list[list[HloInstruction]] = []
-    copied = [c for c in module.computations if c not in leave_out_computations] \
-        if leave_out_computations else module.computations
-    replaced = substitute or {}
+    copied = [c for c in module.computations if c not in leave_out_computations]
+    replaced: Mapping[HloInstruction, tuple[HloInstruction, tuple[HloInstruction, ...]]] = substitute or {}
     for comp in copied:
         c2 = HloComputation(comp.name, comp.is_entry)
         for slot in COMPUTATION_SLOTS:
@@ -75,12 +72,7 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
         instr_map.update(zip(instrs, mine))
         copies.append(mine)
         kept.append(instrs)
-    if leave_out:  # taken, as after the removal that would have dropped them
-        new.instruction_names.claim_each([instr.name for instr in leave_out])
-    if replaced:
-        new.instruction_names.claim_each([instr.name for instr in replaced])
-    for comp in leave_out_computations:
-        new.computation_names.claim(comp.name)
+    _claim_left_out(new, leave_out, replaced.keys(), leave_out_computations)
     mapped = instr_map.__getitem__
     for instrs, mine in zip(kept, copies):
         for instr, i2 in zip(instrs, mine):
@@ -101,6 +93,17 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
             c2.set_root_instruction(root)
         new.add_computation(c2)
     return new
+
+
+def _claim_left_out(new: HloModule, leave_out: AbstractSet[HloInstruction], replaced: AbstractSet[HloInstruction],
+                    computations: AbstractSet[HloComputation]) -> None:
+    """The names of what was not copied stay taken in the copy, as after the removal that would have dropped them."""
+    if leave_out:
+        new.instruction_names.claim_each([instr.name for instr in leave_out])
+    if replaced:
+        new.instruction_names.claim_each([instr.name for instr in replaced])
+    for comp in computations:
+        new.computation_names.claim(comp.name)
 
 
 def clone_names(module: HloModule) -> InstructionNames:

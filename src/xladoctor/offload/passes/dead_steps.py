@@ -166,9 +166,31 @@ def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInst
     """The stand-ins: each call's live operands in the rebuild's first-visit order, and what the
     DCE after inlining removes from each step, in its post order."""
     steps = DeadSteps(entry.name)
+    placed = _rebuild_walks(calls, dead, steps)
+    body_of, in_body = _inlined(placed, steps)
+    # ShardingRemover has replaced the dead markers by their operands before that DCE.
+    marker_operand = {i: i.operands[0] for i in dead
+                      if i.opcode is _CUSTOM_CALL and i.custom_call_target == _MARKER}
+    total, count = steps.extra_size
+    steps.extra_size = (total - len(marker_operand), count - len(marker_operand))  # gone before the bound is checked
+    removed = {i for i in dead if i.opcode is not _CALL and i not in marker_operand} | in_body
+    if not _removal_walks(placed, steps, removed, body_of, marker_operand):
+        return None
+    if sum(map(len, steps.removals.values())) != len(removed):
+        return None  # a dead operand no callee reads: the DCE would start there too
+    return steps
+
+
+_Placed = list[tuple[HloInstruction, HloComputation, list[HloInstruction]]]
+"""Each dead call, its callee, and the dead instructions the rebuild's walk from it emits (it last)."""
+
+
+def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction], steps: DeadSteps) -> _Placed:
+    """The rebuild's post order from each call in text order (each an unused start): the live values
+    it first reaches, in order, become its stand-in's operands (:attr:`DeadSteps.stand_ins`)."""
     visited: set[HloInstruction] = set()
-    placed: list[tuple[HloInstruction, HloComputation, list[HloInstruction]]] = []
-    for call in calls:  # in text order: the rebuild's post order starts at each in turn
+    placed: _Placed = []
+    for call in calls:
         live: dict[HloInstruction, None] = {}
         emitted: list[HloInstruction] = []
         # XLA's post order (operands pushed in reverse, each emitted when first finished) is, on
@@ -196,11 +218,13 @@ def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInst
         steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), tuple(live))
         steps.calls[body_root.name] = call.name
         placed.append((call, callee, emitted))
-    # After inlining: each callee body in its call's place, its parameters read as the call's
-    # operands.  Nothing of a step but the callee root is unused (every parameter is read, the
-    # callee has no dead code, a dead operand's users are dead), so the DCE's post order starts
-    # at each root in turn, through the dead operands.
-    body_of: dict[HloInstruction, HloInstruction] = {}  # callee parameter -> the call's operand
+    return placed
+
+
+def _inlined(placed: _Placed, steps: DeadSteps) -> tuple[dict[HloInstruction, HloInstruction], set[HloInstruction]]:
+    """Each callee's parameter -> what its call passes, and the callees' bodies; what is left out,
+    given back and counted for the bound (markers included: :func:`_model` takes them off)."""
+    body_of: dict[HloInstruction, HloInstruction] = {}
     in_body: set[HloInstruction] = set()
     extra_total = extra_count = 0
     left_out = steps.left_out
@@ -218,19 +242,24 @@ def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInst
         extra_count += len(emitted) - 1 + size
     in_body.difference_update(body_of)  # the parameters
     left_out.difference_update(steps.stand_ins)  # each call has its stand-in
-    # ShardingRemover has replaced the dead markers by their operands before that DCE.
-    marker_operand = {i: i.operands[0] for i in dead
-                      if i.opcode is _CUSTOM_CALL and i.custom_call_target == _MARKER}
-    markers = len(marker_operand)  # gone before the inliner's bound is checked
-    steps.extra_size = (extra_total - markers, extra_count - markers)
+    steps.extra_size = (extra_total, extra_count)
+    return body_of, in_body
 
+
+def _removal_walks(placed: _Placed, steps: DeadSteps, removed: set[HloInstruction],
+                   body_of: dict[HloInstruction, HloInstruction], marker_operand: dict[HloInstruction, HloInstruction]
+                   ) -> bool:
+    """After inlining: each callee body in its call's place, its parameters read as the call's
+    operands.  Nothing of a step but the callee root is unused (every parameter is read, the
+    callee has no dead code, a dead operand's users are dead), so the DCE's post order starts
+    at each root in turn, through the dead operands (:attr:`DeadSteps.removals`).  False where
+    that walk first reaches the live values in another order than the stand-in reads them."""
     def read(value: HloInstruction) -> HloInstruction:
         value = body_of.get(value, value)
         while value in marker_operand:
             value = marker_operand[value]
         return value
 
-    removed = {i for i in dead if i.opcode is not _CALL and i not in marker_operand} | in_body
     stand_in_operands = {stand_in.name: operands for stand_in, operands in steps.stand_ins.values()}
     rewired = body_of.keys() | marker_operand.keys()
     done: set[HloInstruction] = set()
@@ -258,11 +287,9 @@ def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInst
                 pop()
                 order.append(node)
         if tuple(reached) != stand_in_operands[body_root.name]:
-            return None  # after inlining, the live values are first reached in another order
+            return False
         steps.removals[body_root.name] = order
-    if sum(map(len, steps.removals.values())) != len(removed):
-        return None  # a dead operand no callee reads: the DCE would start there too
-    return steps
+    return True
 
 
 def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Mapping[HloComputation, list[HloInstruction]],
