@@ -88,7 +88,7 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         return None
     model = _model(entry, steps, dead)
     if model is not None:
-        _leave_out_uncalled(module, model, callers, left_out)
+        _leave_out_uncalled(module, model, callers, left_out, gone)
     return model
 
 
@@ -293,17 +293,19 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, removed: set[HloInstructio
 
 
 def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Mapping[HloComputation, list[HloInstruction]],
-                        left_out: Mapping[str, list[HloInstruction]]) -> None:
+                        left_out: Mapping[str, list[HloInstruction]], gone: set[HloInstruction]) -> None:
     """Leave out whole the computations only dead code calls (a dead ``reduce``'s reducer), with
     nothing that a pass before the inliner's drop reports or changes: no calls, no custom calls,
-    no dead code; counted for the inliner's bound, their names given back when it drops them."""
-    gone = {i for dead in left_out.values() for i in dead} | steps.left_out
+    no dead code; counted for the inliner's bound, their names given back when it drops them.
+    ``gone``: the entry's dead code the copy leaves out."""
     extra = 0
+    dropped = steps.left_out
+    elsewhere = {i for name, dead in left_out.items() if name != steps.computation for i in dead}
     for comp in module.computations:
         if comp.is_entry or comp in steps.computations or left_out.get(comp.name) != []:
             continue
         by = callers.get(comp)
-        if not by or any(i not in gone for i in by):
+        if not by or any(i not in dropped and i not in gone and i not in elsewhere for i in by):
             continue
         if any(i.called or i.opcode is _CUSTOM_CALL for i in comp.instructions):
             continue
