@@ -22,6 +22,7 @@ from .name_uniquer import InstructionNames, NameUniquer
 from .names import NameTable
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from collections.abc import Set as AbstractSet
 
     from .instruction import HloInstruction
@@ -32,12 +33,17 @@ _MODULE_REBUILT = {"computations", "_computations_by_name", "names", "instructio
                   "_callers", "entry"}
 
 
-def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = frozenset()) -> HloModule:
+def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = frozenset(),
+                 substitute: Mapping[HloInstruction, tuple[HloInstruction, tuple[HloInstruction, ...]]] | None = None,
+                 leave_out_computations: AbstractSet[HloComputation] = frozenset()) -> HloModule:
     """A structurally independent copy of ``module`` with the same names (``HloModule::Clone``
     without the suffix: the copy is private, never printed beside the original).
 
-    ``leave_out``: instructions not copied, which no copied one may use (dead code the
-    caller's first pass would remove); their names stay taken, as after that removal."""
+    ``leave_out``: instructions not copied, which no copied one may use (dead code the caller's
+    first pass would remove); their names stay taken, as after that removal.  ``substitute``:
+    instruction -> (a new one in no computation, operands): the new one, reading copies of those,
+    in its place (its name stays taken); ``leave_out_computations``: not copied, names taken (their
+    instructions left out): the offload analysis' dead steps (``offload/passes/dead_steps``)."""
     new = module.__class__.__new__(module.__class__)
     for key, value in vars(module).items():
         if key not in _MODULE_REBUILT:
@@ -52,32 +58,34 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
     instr_map: dict[HloInstruction, HloInstruction] = {}
     copies: list[list[HloInstruction]] = []
     kept: list[list[HloInstruction]] = []
-    for comp in module.computations:
+    copied = [c for c in module.computations if c not in leave_out_computations]
+    replaced: Mapping[HloInstruction, tuple[HloInstruction, tuple[HloInstruction, ...]]] = substitute or {}
+    for comp in copied:
         c2 = HloComputation(comp.name, comp.is_entry)
         for slot in COMPUTATION_SLOTS:
             if slot not in _COMP_REMAPPED and hasattr(comp, slot):
                 setattr(c2, slot, getattr(comp, slot))
         comp_map[comp] = c2
         instrs = [i for i in comp.instructions if i not in leave_out] if leave_out else comp.instructions
-        mine = [instr.detached_copy() for instr in instrs]
+        mine = [instr.detached_copy() for instr in instrs] if not replaced else \
+            [instr.detached_copy() if instr not in replaced else replaced[instr][0] for instr in instrs]
         instr_map.update(zip(instrs, mine))
         copies.append(mine)
         kept.append(instrs)
-    for instr in leave_out:  # taken, as after the removal that would have dropped them
-        new.instruction_names.claim(instr.name)
+    _claim_left_out(new, leave_out, replaced.keys(), leave_out_computations)
     mapped = instr_map.__getitem__
     for instrs, mine in zip(kept, copies):
         for instr, i2 in zip(instrs, mine):
-            operands = instr.operands
+            operands = instr.operands if not replaced or instr not in replaced else replaced[instr][1]
             if operands:
                 i2.link_operands(tuple(map(mapped, operands)))
             if instr.control_predecessors:
                 i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
-            if instr.called:
+            if instr.called and (not replaced or instr not in replaced):
                 i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in instr.called.items()})
     # The graph is complete before the computations join the module, which indexes names
     # and calls as they come.
-    for comp, mine in zip(module.computations, copies):
+    for comp, mine in zip(copied, copies):
         c2 = comp_map[comp]
         c2.add_instructions(mine)
         root = instr_map.get(comp.root) if comp.root is not None else None
@@ -85,6 +93,17 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
             c2.set_root_instruction(root)
         new.add_computation(c2)
     return new
+
+
+def _claim_left_out(new: HloModule, leave_out: AbstractSet[HloInstruction], replaced: AbstractSet[HloInstruction],
+                    computations: AbstractSet[HloComputation]) -> None:
+    """The names of what was not copied stay taken in the copy, as after the removal that would have dropped them."""
+    if leave_out:
+        new.instruction_names.claim_each([instr.name for instr in leave_out])
+    if replaced:
+        new.instruction_names.claim_each([instr.name for instr in replaced])
+    for comp in computations:
+        new.computation_names.claim(comp.name)
 
 
 def clone_names(module: HloModule) -> InstructionNames:

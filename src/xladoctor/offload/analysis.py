@@ -11,8 +11,10 @@ from .clone import clone_module
 from .kinds import Status
 from .later_failures import predict_later_failures
 from .no_start import has_no_offload_start, inlined_call_names
+from .passes.analysis_context import DeadSteps, DeadStepsInexact
 from .passes.call_inliner import looks_pre_optimization
-from .passes.hlo_dce import dead_code, has_control_edges
+from .passes.dead_steps import find_dead_steps
+from .passes.hlo_dce import dead_code, dead_code_counted, has_control_edges
 from .passes.host_offload_legalize import LegalizeResult
 from .passes.host_offloader import OffloadOptions
 from .passes.tuple_simplifier import folds_tuples
@@ -124,13 +126,39 @@ def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: boo
     """The pipeline (:func:`.pipeline.offload_pipeline`: the pre-passes, HostOffloadLegalize,
     HostOffloader) on a private copy of ``module``; HostOffloader's result, from the run's context."""
     config = PipelineConfig(inline_calls, legalize, options, platform)
-    copy, left_out = private_copy(module, config)
-    pipeline = offload_pipeline(config, module, left_out)
+    copy, left_out, dead_steps = lean_copy(module, config)
+    try:
+        result = _run_pipeline(module, config, copy, left_out, dead_steps)
+    except DeadStepsInexact:  # the stand-ins met what they do not model: the whole copy, as before
+        copy, left_out = private_copy(module, config)
+        result = _run_pipeline(module, config, copy, left_out, None)
+    predict_later_failures(module, result)
+    return result
+
+
+def _run_pipeline(module: HloModule, config: PipelineConfig, copy: HloModule,
+                  left_out: dict[str, list[HloInstruction]], dead_steps: DeadSteps | None) -> HostOffloadResult:
+    pipeline = offload_pipeline(config, module, left_out, dead_steps=dead_steps)
     pipeline.run(copy)
     result = pipeline.context.result
     assert result is not None
-    predict_later_failures(module, result)
     return result
+
+
+def lean_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dict[str, list[HloInstruction]],
+                                                                  DeadSteps | None]:
+    """:func:`private_copy` without the entry's dead steps too (:mod:`.passes.dead_steps`): one
+    stand-in instruction for each, the rest left out; the record the pipeline reports them
+    from, or None where there are none (then the copy is :func:`private_copy`'s)."""
+    counts: dict[HloInstruction, int] = {}
+    left_out = _rebuild_dead_code(module, config, counts)
+    if left_out is None:
+        return clone_module(module), {}, None
+    steps = find_dead_steps(module, left_out, counts)
+    gone = {i for dead in left_out.values() for i in dead}
+    if steps is None:
+        return clone_module(module, gone), left_out, None
+    return clone_module(module, gone | steps.left_out, steps.stand_ins, steps.computations), left_out, steps
 
 
 def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dict[str, list[HloInstruction]]]:
@@ -142,15 +170,30 @@ def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, 
     whose dead code no live instruction names (no control edges): there the copy without it is what
     the removal leaves, names included (:func:`.passes.hlo_dce.dead_code` reads the input without changing it).
     Most dead code of a repeated program is gone before it is copied or walked."""
-    if pass_names(config)[:1] != ["stablehlo_rebuild"]:
+    left_out = _rebuild_dead_code(module, config)
+    if left_out is None:
         return clone_module(module), {}
+    gone = {i for dead in left_out.values() for i in dead}
+    return clone_module(module, gone), left_out
+
+
+def _rebuild_dead_code(module: HloModule, config: PipelineConfig, entry_counts: dict[HloInstruction, int] | None = None
+                       ) -> dict[str, list[HloInstruction]] | None:
+    """The dead code :func:`private_copy` leaves out, by computation; None where the first pass is
+    no rebuild.  ``entry_counts``: filled with the entry's dead users per instruction
+    (:func:`.passes.hlo_dce.dead_code_counted`)."""
+    if pass_names(config)[:1] != ["stablehlo_rebuild"]:
+        return None
     left_out: dict[str, list[HloInstruction]] = {}
     for comp in module.computations:
         if folds_tuples(comp) or has_control_edges(comp):
             continue
-        left_out[comp.name] = dead_code(comp)  # [] too: the rebuild need not look again
-    gone = {i for dead in left_out.values() for i in dead}
-    return clone_module(module, gone), left_out
+        if comp is module.entry and entry_counts is not None:
+            left_out[comp.name], counts = dead_code_counted(comp)
+            entry_counts.update(counts)
+        else:
+            left_out[comp.name] = dead_code(comp)  # [] too: the rebuild need not look again
+    return left_out
 
 
 def _unchanged_by_the_pass(module: HloModule, options: OffloadOptions, inline_calls: bool,

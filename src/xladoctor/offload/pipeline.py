@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from .passes.algebraic_simplifier import AlgebraicSimplifier
-from .passes.analysis_context import AnalysisContext
+from .passes.analysis_context import AnalysisContext, DeadSteps
 from .passes.call_inliner import CallInliner
 from .passes.concat_decomposer import ConcatDecomposer
 from .passes.conditional_canonicalizer import ConditionalCanonicalizer
@@ -80,15 +80,17 @@ EVERY_PASS = PipelineConfig(inline_calls=True, legalize=True, options=OffloadOpt
 
 def offload_pipeline(config: PipelineConfig, original: HloModule | None = None,
                      left_out: Mapping[str, list[HloInstruction]] | None = None, *, pre_passes_only: bool = False,
-                     lint: bool | None = None, after_each: AfterPass | None = None) -> HloPassPipeline:
+                     lint: bool | None = None, after_each: AfterPass | None = None,
+                     dead_steps: DeadSteps | None = None) -> HloPassPipeline:
     """The passes that run under ``config``, in XLA's order, on one context.
 
     ``original``: the input module the private copy was made of (reported from); ``left_out``:
-    the dead code the copy was made without (:func:`.analysis.private_copy`).
+    the dead code the copy was made without (:func:`.analysis.private_copy`); ``dead_steps``: the
+    dead steps it holds as stand-ins (:func:`.analysis.lean_copy`).
     ``pre_passes_only``: up to HostOffloadLegalize, not including it (what the real compiler's
     ``...before_host-offload-legalize`` dump is compared with).  ``lint`` and ``after_each``:
     :class:`~.passes.hlo_pass_pipeline.HloPassPipeline`'s (the IR's invariants after each pass)."""
-    context = AnalysisContext(original, left_out if left_out is not None else {})
+    context = AnalysisContext(original, left_out if left_out is not None else {}, dead_steps=dead_steps)
     pipeline = HloPassPipeline("host-offload", context, lint=lint, after_each=after_each)
     for p in _pre_passes(config, context):
         pipeline.add_pass(p)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 
@@ -41,6 +42,9 @@ class AnalysisContext:
     """What HostOffloadLegalize did; ``None`` where it did not run."""
     result: HostOffloadResult | None = None
     """HostOffloader's result (its verdict, walks, vlog); ``None`` where it did not run."""
+    dead_steps: DeadSteps | None = None
+    """The dead steps the copy holds as stand-ins (:mod:`.dead_steps`), until the DCE after inlining
+    has reported them; ``None`` where there are none (or no longer)."""
 
     def rename(self, name: str) -> str:
         """The name reported for ``name``: the input instruction's it copies, else its own."""
@@ -51,3 +55,33 @@ class AnalysisContext:
         whatever ``old`` reported as (clones of clones lead back to the input)."""
         origin = self.origin
         origin.update({new: origin.get(old, old) for new, old in renamed.items()})
+
+
+class DeadStepsInexact(Exception):
+    """The run did something with the stand-ins the model does not cover: run on the whole copy."""
+
+
+@dataclass
+class DeadSteps:
+    """What the copy leaves out of the dead steps and what it keeps of them (:mod:`.dead_steps`)."""
+
+    computation: str
+    """The computation holding the dead calls (the entry)."""
+    left_out: set[HloInstruction] = field(default_factory=set)
+    """Input instructions not copied (their names stay taken): the dead operands, the callees'
+    instructions, the computations left out whole."""
+    computations: set[HloComputation] = field(default_factory=set)
+    """Input computations not copied: the callees, and computations only dead code calls."""
+    stand_ins: dict[HloInstruction, tuple[HloInstruction, tuple[HloInstruction, ...]]] = field(default_factory=dict)
+    """A dead call -> what the copy holds instead: an instruction named and made as its callee's
+    root (what stands in its place once inlined), to read the live values the step reads, in the
+    rebuild's visiting order.  Made for one copy: it joins that copy."""
+    calls: dict[str, str] = field(default_factory=dict)
+    """A stand-in's name (the callee root's) -> the call it stands for (CallInliner names it)."""
+    removals: dict[str, list[HloInstruction]] = field(default_factory=dict)
+    """A stand-in's name -> the input instructions the DCE after inlining removes in its place,
+    in that DCE's post order (its removal order is the reverse)."""
+    released: list[str] = field(default_factory=list)
+    """Names the inliner gives back when it drops the left-out computations (those still in them)."""
+    extra_size: tuple[int, int] = (0, 0)
+    """(inlined instructions, module instructions) the inliner's bound would count on top of the copy's."""

@@ -44,6 +44,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
+from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
 from .tuple_simplifier import forward_tuple_elements
 
@@ -117,11 +118,17 @@ def computation_post_order(module: HloModule) -> list[HloComputation]:
 
 
 def check_inlined_size(module: HloModule, async_computations: set[HloComputation],
-                       order: list[HloComputation] | None = None) -> None:
+                       order: list[HloComputation] | None = None, dead_steps: DeadSteps | None = None) -> int:
     """Raise :class:`InputError` at the first call whose inlining would take the module past
     the bound; the sizes come from the call graph alone (callees before callers), no copy.
-    ``order``: :func:`computation_post_order` of ``module``, where the caller has it."""
-    bound = max(INLINE_BOUND, INLINE_GROWTH * module.instruction_count())
+    Returns the size counted (of ``module`` alone).
+    ``order``: :func:`computation_post_order` of ``module``, where the caller has it.
+
+    ``dead_steps``: what the copy left out (:mod:`.dead_steps`), counted on top of it: where the
+    whole module could cross the bound (at a call the copy cannot name), or the copy does,
+    :class:`~.analysis_context.DeadStepsInexact` (the analysis then runs on the whole copy)."""
+    extra_total, extra_count = dead_steps.extra_size if dead_steps is not None else (0, 0)
+    bound = max(INLINE_BOUND, INLINE_GROWTH * (module.instruction_count() + extra_count))
     size: dict[HloComputation, int] = {}
     total = 0
     for comp in computation_post_order(module) if order is None else order:
@@ -133,10 +140,15 @@ def check_inlined_size(module: HloModule, async_computations: set[HloComputation
             else:
                 n += 1
             if total + n > bound:
+                if dead_steps is not None:
+                    raise DeadStepsInexact("the inlined module's bound")
                 raise InputError(label("offload.inline_bound", call=instr.name, bound=f"{bound:,}"),
                                  module.source_name, instr.line or comp.line or 1, instr.col or 1)
         size[comp] = n
         total += n
+    if total + extra_total > bound:  # partial sums never decrease: below it, no call crosses it
+        raise DeadStepsInexact("the inlined module's bound")
+    return total
 
 
 def _callees(comp: HloComputation) -> list[HloComputation]:
@@ -144,8 +156,9 @@ def _callees(comp: HloComputation) -> list[HloComputation]:
 
 
 class _Inliner:
-    def __init__(self, module: HloModule):
+    def __init__(self, module: HloModule, dead_steps: DeadSteps | None = None):
         self.m = module
+        self.dead_steps = dead_steps
         self.result = InlineResult()
         self.async_computations: set[HloComputation] = set()
         self.call_sites: dict[HloComputation, int] = {}
@@ -160,19 +173,28 @@ class _Inliner:
 
     def run(self) -> InlineResult:
         order = computation_post_order(self.m)  # the sizing and the inlining walk the same graph
-        check_inlined_size(self.m, self.async_computations, order)
+        check_inlined_size(self.m, self.async_computations, order, self.dead_steps)
+        steps = self.dead_steps
         for comp in order:
-            if any(i.opcode is _CALL and is_inlineable_call(i, self.async_computations) for i in comp.instructions):
+            if steps is not None and comp.name == steps.computation:
+                self._inline_into(comp, steps.calls)
+            elif any(i.opcode is _CALL and is_inlineable_call(i, self.async_computations) for i in comp.instructions):
                 self._inline_into(comp)
         self._drop_dead_computations()
         return self.result
 
-    def _inline_into(self, comp: HloComputation) -> None:
+    def _inline_into(self, comp: HloComputation, stand_ins: dict[str, str] | None = None) -> None:
+        """Inline ``comp``'s calls in list order; ``stand_ins``: the dead steps' stand-ins by name ->
+        the call each stands for, named where it stands (it is already what the inlining leaves)."""
         new_list: list[HloInstruction] = []
         for instr in comp.instructions:
             if instr.parent is comp and instr.opcode is _CALL and is_inlineable_call(instr, self.async_computations):
                 new_list.extend(self._inline(instr, comp))
             elif instr.parent is comp:
+                if stand_ins and not instr.users and instr.name in stand_ins:
+                    call = stand_ins[instr.name]
+                    self.m.instruction_names.release(call)  # as :meth:`HloComputation.forget` of the call
+                    self.result.inlined_calls.append(call)
                 new_list.append(instr)
         comp.splice(new_list)
 
@@ -231,16 +253,20 @@ class _Inliner:
         """Callees no longer called (all their call sites inlined) leave the private module."""
         live = set(computation_post_order(self.m))
         self.m.remove_computations([c for c in self.m.computations if c not in live])
+        if self.dead_steps is not None:  # the left-out callees' parameters, as their removal gives back
+            for name in self.dead_steps.released:
+                self.m.instruction_names.release(name)
 
 
-def inline_calls(module: HloModule) -> InlineResult:
+def inline_calls(module: HloModule, dead_steps: DeadSteps | None = None) -> InlineResult:
     """Inline every inlineable ``call`` of ``module`` in place, then fold ``gte(tuple)`` pairs.
 
     The folding runs even when nothing was inlined: XLA's simplifiers do it to every
     module before HostOffloader (the real compiler starts a walk at the consumer of a
     folded get-tuple-element, not at the tuple).  ``module`` must be a private copy.
+    ``dead_steps``: the stand-ins it holds (:mod:`.dead_steps`).
     """
-    result = _Inliner(module).run()
+    result = _Inliner(module, dead_steps).run()
     forward_tuple_elements(module)
     return result
 
@@ -252,7 +278,7 @@ class CallInliner(HloPassWithContext):
     name = "call_inliner"
 
     def run(self, module: HloModule) -> bool:
-        result = inline_calls(module)
+        result = inline_calls(module, self.context.dead_steps)
         self.context.inlined_calls = result.inlined_calls
         self.context.record_origin(result.origin)
         return bool(result.inlined_calls)

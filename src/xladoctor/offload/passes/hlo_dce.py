@@ -21,6 +21,7 @@ from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
 from ..annotations import is_annotation
+from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
 
 _SIDE_EFFECTING = frozenset(op for op in HloOpcode if op.has_side_effect or (
@@ -41,20 +42,26 @@ def _removable_kind(instr: HloInstruction) -> bool:
     return True
 
 
-def remove_dead_code(module: HloModule,
-                     left_out: Mapping[str, list[HloInstruction]] | None = None) -> list[HloInstruction]:
+def remove_dead_code(module: HloModule, left_out: Mapping[str, list[HloInstruction]] | None = None,
+                     dead_steps: DeadSteps | None = None) -> list[HloInstruction]:
     """Remove dead instructions from every computation of ``module`` (a private copy);
     returns them, in removal order (users before their operands).
 
     ``left_out``: computation name -> :func:`dead_code` of the input's computation, which the
     copy left out (:func:`xladoctor.ir.clone.clone_module`); reported in its place, and such a
-    computation has nothing else dead (what stays of it is closed under operands)."""
+    computation has nothing else dead (what stays of it is closed under operands).
+
+    ``dead_steps``: the stand-ins of the dead steps the copy left out (:mod:`.dead_steps`), reported
+    as the steps they stand for; where anything else is dead beside them, the removal order is
+    not theirs: :class:`~.analysis_context.DeadStepsInexact`."""
     removed: list[HloInstruction] = []
     for comp in module.computations:
         if left_out and comp.name in left_out:
             removed.extend(left_out[comp.name])
             continue
         dead, order = _dead_instructions(comp)
+        if dead_steps is not None and comp.name == dead_steps.computation:
+            order = _steps_removed(order, dead_steps)
         if order:
             removed.extend(order)
             # Without reordering the survivors' users: the real compiler (HLO or StableHLO
@@ -62,6 +69,17 @@ def remove_dead_code(module: HloModule,
             # existed; a swap-removal (HloDCE on a live module) picks other walks first.
             comp.remove_unused(dead)
     return removed
+
+
+def _steps_removed(order: list[HloInstruction], steps: DeadSteps) -> list[HloInstruction]:
+    """``order`` (the stand-in roots, nothing else) with each replaced by the step it stands for."""
+    removals = steps.removals
+    if len(order) != len(removals) or any(i.name not in removals for i in order):
+        raise DeadStepsInexact("the dead steps' computation has other dead code")
+    out: list[HloInstruction] = []
+    for stand_in in order:
+        out.extend(reversed(removals[stand_in.name]))
+    return out
 
 
 def has_control_edges(comp: HloComputation) -> bool:
@@ -75,7 +93,35 @@ def dead_code(comp: HloComputation) -> list[HloInstruction]:
     return _dead_instructions(comp)[1]
 
 
-def _dead_instructions(comp: HloComputation) -> tuple[set[HloInstruction], list[HloInstruction]]:
+def dead_code_counted(comp: HloComputation) -> tuple[list[HloInstruction], dict[HloInstruction, int]]:
+    """:func:`dead_code`, and how many dead users each live instruction has (what
+    :func:`close_dead` goes on from, where more is taken as dead: :mod:`.dead_steps`)."""
+    dead_users: dict[HloInstruction, int] = {}
+    return _dead_instructions(comp, dead_users)[1], dead_users
+
+
+def close_dead(found: list[HloInstruction], dead: set[HloInstruction], dead_users: dict[HloInstruction, int],
+               root: HloInstruction | None, k: int = 0) -> None:
+    """Add to ``found`` and ``dead`` every operand whose users are all dead, from ``found[k]`` on.
+
+    An operand is dead once its last user is: its dead users are counted as they are reached
+    (testing all its users at each was quadratic for a parameter every copy of a repeated body
+    reads).  The set found is the same: each user is reached after it died."""
+    removable_ = _removable
+    while k < len(found):
+        operands = found[k].operands
+        for op in operands if len(operands) < 2 else dict.fromkeys(operands):
+            if op in dead or op is root:
+                continue
+            count = dead_users[op] = dead_users.get(op, 0) + 1
+            if count == len(op.users) and removable_(op):
+                dead.add(op)
+                found.append(op)
+        k += 1
+
+
+def _dead_instructions(comp: HloComputation, dead_users: dict[HloInstruction, int] | None = None
+                       ) -> tuple[set[HloInstruction], list[HloInstruction]]:
     """Dead: unused and removable, or used only by dead instructions; as a set and in removal order.
 
     Found from the unused ones up through their operands, so the cost is the dead code's,
@@ -91,22 +137,7 @@ def _dead_instructions(comp: HloComputation) -> tuple[set[HloInstruction], list[
     dead = set(starts)
     if not dead:
         return dead, []  # nothing unused: nothing dead
-    found = list(starts)
-    # An operand is dead once its last user is: its dead users are counted as they are
-    # reached (testing all its users at each was quadratic for a parameter every copy of a
-    # repeated body reads).  The set found is the same: each user is reached after it died.
-    dead_users: dict[HloInstruction, int] = {}
-    k = 0
-    while k < len(found):
-        operands = found[k].operands
-        for op in operands if len(operands) < 2 else dict.fromkeys(operands):
-            if op in dead or op is root:
-                continue
-            count = dead_users[op] = dead_users.get(op, 0) + 1
-            if count == len(op.users) and _removable(op):
-                dead.add(op)
-                found.append(op)
-        k += 1
+    close_dead(list(starts), dead, {} if dead_users is None else dead_users, root)
     # Control predecessors anywhere (a live instruction's may be dead): the DFS from the users
     # would reach such a predecessor early, so XLA's whole order is needed.
     if has_control_edges(comp):
@@ -121,28 +152,33 @@ def _removable(instr: HloInstruction) -> bool:
     return instr.opcode not in _SIDE_EFFECTING and _removable_kind(instr)
 
 
+removable = _removable
+"""Whether dead-code elimination may remove ``instr`` once unused (:mod:`.dead_steps` asks)."""
+
+
 def _post_order_of(starts: list[HloInstruction], dead: set[HloInstruction]) -> list[HloInstruction]:
-    """:meth:`HloComputation.post_order`'s DFS from ``starts``, through ``dead`` only (a copy of that
-    loop rather than a shared one: a membership test per edge there costs ~15% of its time).  Run
-    only where no instruction has control predecessors, so it follows operands alone."""
+    """:meth:`HloComputation.post_order`'s DFS from ``starts``, through ``dead`` only.  Run only where
+    no instruction has control predecessors, so it follows operands alone; on a graph without
+    cycles, XLA's walk (operands pushed in reverse, each emitted when first finished) is the
+    recursive walk over operands in order, written here with iterators (fewer stack entries)."""
     order: list[HloInstruction] = []
-    state: dict[HloInstruction, int] = {}  # absent: new, 1: visiting, 2: visited
+    done: set[HloInstruction] = set()
     for start in starts:
-        stack = [start] if state.get(start) != 2 else []
+        if start in done:
+            continue
+        done.add(start)
+        stack = [(start, iter(start.operands))]
+        push, pop = stack.append, stack.pop
         while stack:
-            node = stack[-1]
-            seen = state.get(node)
-            if seen is None:
-                state[node] = 1
+            node, rest = stack[-1]
+            for dep in rest:
+                if dep in dead and dep not in done:
+                    done.add(dep)
+                    push((dep, iter(dep.operands)))
+                    break
             else:
-                stack.pop()
-                if seen != 2:
-                    state[node] = 2
-                    order.append(node)
-                continue
-            for dep in reversed(node.operands):
-                if dep in dead and state.get(dep) != 2:
-                    stack.append(dep)
+                pop()
+                order.append(node)
     return order
 
 
@@ -152,6 +188,7 @@ class HloDCE(HloPassWithContext):
     name = "hlo_dce"
 
     def run(self, module: HloModule) -> bool:
-        dead = remove_dead_code(module)
+        dead = remove_dead_code(module, dead_steps=self.context.dead_steps)
+        self.context.dead_steps = None  # reported: the stand-ins are gone
         self.context.dead.extend(dead)
         return bool(dead)

@@ -1,0 +1,317 @@
+"""Dead steps: ``call``\\ s of the entry nothing live reads, left out of the private copy with their effects kept.
+
+Why: jax's repeated programs (``bench/real_modules.py``'s ``jax_entry``: one training step per copy,
+all but the last copy's results unused) keep most of their dead code alive until CallInliner has
+run: :mod:`.hlo_dce` keeps a ``call`` (its callee might have side effects), and with it everything
+the call reads.  On ``jax_entry`` at 100k instructions that was 79k instructions copied, rebuilt,
+swept by four passes, inlined and removed again, for 18 that reach HostOffloadLegalize.
+
+What the pipeline does with such a step, and what its outputs read of it, is small and is kept
+here instead of the step itself (:func:`find_dead_steps`, on the input, nothing copied):
+
+* the rebuild's post order (:func:`.stablehlo_rebuild.rebuild_as_compiled`) visits the live values
+  the step reads when it reaches the dead call: in the call's place the copy holds one stand-in
+  instruction reading those values in the order that walk first reaches them, so the live part's
+  order (and every live value's users, by that order) is the same;
+* the stand-in is named and made as the callee's root, which is what stands in the call's place
+  once CallInliner has moved the callee's body there (the walks after inlining, from that root
+  through the body, must first reach the live values in the same order); CallInliner names the
+  call in ``inlined_calls`` when it reaches the stand-in;
+* the DCE after inlining removes the step (callee body and dead operands) in an order the report
+  reads (dead MoveToHosts are ``dropped_offloads``): the stand-in is removed in their place and
+  reported as :attr:`~.analysis_context.DeadSteps.removals` lists them, in that DCE's post order;
+* names: the left-out instructions' names stay taken; those the inliner gives back when it drops
+  the callees (their parameters') and the computations only dead code calls (all of theirs) are
+  given back then (:attr:`~.analysis_context.DeadSteps.released`), as in a full run;
+* the inliner's size bound counts what the copy leaves out (:attr:`~.analysis_context.DeadSteps.extra_size`).
+
+Only steps whose effects are exactly these are left out: the callee is called once, has no calls,
+custom calls, tuples or control edges and no dead code, and reads every parameter; the call reads
+dead values only; the dead operands hold no tuple, no call and no custom call but placement
+annotations and ``Sharding`` markers on dead values, none of which two annotations share (the
+annotation CSE could merge them); the live values they read are no custom call, call, tuple,
+get-tuple-element or control flow, nor are their live users but tuples and get-tuple-elements (the
+passes before that DCE take those off their operands' users, moving the last user into the slot:
+where that user is dead, the live users' order would depend on the dead code).
+A computation only such dead code calls, with no calls, custom calls or dead code of its own,
+is left out whole.  What the run itself decides -- that no live instruction
+dies in the same DCE, and the inliner's bound -- is checked when it happens; where it does not
+hold, :class:`~.analysis_context.DeadStepsInexact` is raised and the analysis runs again on the whole copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ...ir.computation import HloComputation
+from ...ir.instruction import HloInstruction
+from ...ir.module import HloModule
+from ...ir.opcodes import HloOpcode
+from ..annotations import is_annotation
+from .analysis_context import DeadSteps
+from .call_inliner import is_inlineable_call
+from .hlo_dce import close_dead, removable
+
+_CALL, _CUSTOM_CALL, _PARAMETER = HloOpcode.CALL, HloOpcode.CUSTOM_CALL, HloOpcode.PARAMETER
+_REWIRED = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CUSTOM_CALL, HloOpcode.CALL,
+                      HloOpcode.CONDITIONAL, HloOpcode.WHILE, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE})
+"""What the passes before the DCE after inlining remove, replace or rewire (see the module doc)."""
+_REWIRED_DEAD = _REWIRED - {HloOpcode.CUSTOM_CALL}  # dead custom calls: checked one by one
+_DETACHED = _REWIRED - {HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT}
+"""A live value's users those passes take off its users (a tuple or get-tuple-element is left to a DCE)."""
+_MARKER = "Sharding"
+
+
+def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstruction]],
+                    dead_users: dict[HloInstruction, int]) -> DeadSteps | None:
+    """The dead steps of ``module``'s entry (see the module doc), or None where there are none.
+
+    ``left_out``: the dead code the copy leaves out already, by computation
+    (:func:`..analysis.private_copy`); the entry and each callee must be among them (the rebuild
+    changes nothing there before its dead-code removal).  ``dead_users``: the entry's count of
+    dead users per instruction, as finding its dead code left it (:func:`.hlo_dce.dead_code_counted`);
+    it is used up."""
+    entry = module.entry
+    if entry is None or entry.name not in left_out:
+        return None
+    gone = set(left_out[entry.name])
+    root = entry.root
+    calls = [i for i in entry.instructions if i.opcode is _CALL and i is not root and all(u in gone for u in i.users)]
+    if not calls:
+        return None
+    callers = _callers(module)
+    steps = [c for c in calls if _step_callee(c, callers, left_out) is not None]
+    if not steps:
+        return None
+    dead = _dead_closure(steps, gone, dead_users, root)
+    if dead is None:
+        return None
+    model = _model(entry, steps, dead)
+    if model is not None:
+        _leave_out_uncalled(module, model, callers, left_out, gone)
+    return model
+
+
+def _callers(module: HloModule) -> dict[HloComputation, list[HloInstruction]]:
+    callers: dict[HloComputation, list[HloInstruction]] = {}
+    for comp in module.computations:
+        for instr in comp.instructions:
+            if instr.called:
+                for c in instr.called_computations:
+                    callers.setdefault(c, []).append(instr)
+    return callers
+
+
+def _step_callee(call: HloInstruction, callers: Mapping[HloComputation, list[HloInstruction]],
+                 left_out: Mapping[str, list[HloInstruction]]) -> HloComputation | None:
+    """The callee of a dead call whose inlining and removal the model covers, else None."""
+    if not is_inlineable_call(call, set()) or call.control_predecessors:  # the entry is no async computation
+        return None
+    callee = call.called_computations[0]
+    if len(callers.get(callee, ())) != 1 or callee.is_entry or left_out.get(callee.name) != []:
+        return None
+    body_root = callee.root
+    if body_root is None or body_root.opcode is _PARAMETER or len(callee.parameters) != len(call.operands):
+        return None
+    for instr in callee.instructions:
+        if instr.opcode is _PARAMETER:
+            if not instr.users:
+                return None  # its argument would lose a user without gaining one
+            continue
+        if instr.called or instr.opcode in _REWIRED or not removable(instr):
+            return None
+    return callee
+
+
+def _dead_closure(calls: list[HloInstruction], gone: set[HloInstruction], dead_users: dict[HloInstruction, int],
+                  root: HloInstruction | None) -> set[HloInstruction] | None:
+    """The calls and what dies with them (:func:`.hlo_dce.close_dead`, the rebuild's dead code and
+    the calls counted dead); None where the model does not cover them (see the module doc)."""
+    dead = gone | set(calls)
+    found = list(calls)
+    close_dead(found, dead, dead_users, root)
+    dead.difference_update(gone)
+    frontier: set[HloInstruction] = set()
+    annotated: set[HloInstruction] = set()
+    for instr in found:
+        opcode = instr.opcode
+        operands = instr.operands
+        if opcode is _CALL:
+            if any(op not in dead for op in operands):
+                return None  # inlining it would move a live value's users
+            continue
+        if opcode in _REWIRED_DEAD or instr.called:  # (the entry has no control edges: see find_dead_steps)
+            return None
+        if opcode is _CUSTOM_CALL:
+            if not ((instr.custom_call_target == _MARKER and len(operands) == 1) or is_annotation(instr)):
+                return None
+            for op in operands:
+                if op not in dead or op in annotated:
+                    return None  # a live operand, or two annotations of one value (the CSE could merge them)
+                annotated.add(op)
+            continue
+        for op in operands:
+            if op not in dead:
+                frontier.add(op)
+    for value in frontier:
+        if value.opcode in _REWIRED:
+            return None
+        for u in value.users:
+            if u.opcode in _DETACHED and u not in dead and u not in gone:
+                return None
+    return dead
+
+
+def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInstruction]) -> DeadSteps | None:
+    """The stand-ins: each call's live operands in the rebuild's first-visit order, and what the
+    DCE after inlining removes from each step, in its post order."""
+    steps = DeadSteps(entry.name)
+    placed = _rebuild_walks(calls, dead, steps)
+    body_of, in_body = _inlined(placed, steps)
+    # ShardingRemover has replaced the dead markers by their operands before that DCE.
+    marker_operand = {i: i.operands[0] for i in dead
+                      if i.opcode is _CUSTOM_CALL and i.custom_call_target == _MARKER}
+    total, count = steps.extra_size
+    steps.extra_size = (total - len(marker_operand), count - len(marker_operand))  # gone before the bound is checked
+    removed = {i for i in dead if i.opcode is not _CALL and i not in marker_operand} | in_body
+    if not _removal_walks(placed, steps, removed, body_of, marker_operand):
+        return None
+    if sum(map(len, steps.removals.values())) != len(removed):
+        return None  # a dead operand no callee reads: the DCE would start there too
+    return steps
+
+
+_Placed = list[tuple[HloInstruction, HloComputation, list[HloInstruction]]]
+"""Each dead call, its callee, and the dead instructions the rebuild's walk from it emits (it last)."""
+
+
+def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction], steps: DeadSteps) -> _Placed:
+    """The rebuild's post order from each call in text order (each an unused start): the live values
+    it first reaches, in order, become its stand-in's operands (:attr:`DeadSteps.stand_ins`)."""
+    visited: set[HloInstruction] = set()
+    placed: _Placed = []
+    for call in calls:
+        live: dict[HloInstruction, None] = {}
+        emitted: list[HloInstruction] = []
+        # XLA's post order (operands pushed in reverse, each emitted when first finished) is, on
+        # a graph without cycles, the recursive walk over operands in order, written with iterators.
+        visited.add(call)
+        stack = [(call, iter(call.operands))]
+        push, pop = stack.append, stack.pop
+        while stack:
+            node, rest = stack[-1]
+            for dep in rest:
+                if dep in dead:
+                    if dep not in visited:
+                        visited.add(dep)
+                        push((dep, iter(dep.operands)))
+                        break
+                elif dep not in live:
+                    live[dep] = None  # a live value: where the walk first reaches it
+            else:
+                pop()
+                emitted.append(node)
+        callee = call.called_computations[0]
+        body_root = callee.root
+        assert body_root is not None
+        # A bare instruction: only its name, its place and what it reads are ever looked at.
+        steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), tuple(live))
+        steps.calls[body_root.name] = call.name
+        placed.append((call, callee, emitted))
+    return placed
+
+
+def _inlined(placed: _Placed, steps: DeadSteps) -> tuple[dict[HloInstruction, HloInstruction], set[HloInstruction]]:
+    """Each callee's parameter -> what its call passes, and the callees' bodies; what is left out,
+    given back and counted for the bound (markers included: :func:`_model` takes them off)."""
+    body_of: dict[HloInstruction, HloInstruction] = {}
+    in_body: set[HloInstruction] = set()
+    extra_total = extra_count = 0
+    left_out = steps.left_out
+    for call, callee, emitted in placed:
+        params = callee.parameters
+        body_of.update(zip(params, call.operands))
+        body = callee.instructions
+        in_body.update(body)
+        left_out.update(emitted)
+        left_out.update(body)
+        steps.computations.add(callee)
+        steps.released.extend([p.name for p in params])
+        size = len(body)
+        extra_total += len(emitted) - 1 + (size - len(params) - 1) + size  # the operands, the call's growth, the callee
+        extra_count += len(emitted) - 1 + size
+    in_body.difference_update(body_of)  # the parameters
+    left_out.difference_update(steps.stand_ins)  # each call has its stand-in
+    steps.extra_size = (extra_total, extra_count)
+    return body_of, in_body
+
+
+def _removal_walks(placed: _Placed, steps: DeadSteps, removed: set[HloInstruction],
+                   body_of: dict[HloInstruction, HloInstruction], marker_operand: dict[HloInstruction, HloInstruction]
+                   ) -> bool:
+    """After inlining: each callee body in its call's place, its parameters read as the call's
+    operands.  Nothing of a step but the callee root is unused (every parameter is read, the
+    callee has no dead code, a dead operand's users are dead), so the DCE's post order starts
+    at each root in turn, through the dead operands (:attr:`DeadSteps.removals`).  False where
+    that walk first reaches the live values in another order than the stand-in reads them."""
+    def read(value: HloInstruction) -> HloInstruction:
+        value = body_of.get(value, value)
+        while value in marker_operand:
+            value = marker_operand[value]
+        return value
+
+    stand_in_operands = {stand_in.name: operands for stand_in, operands in steps.stand_ins.values()}
+    rewired = body_of.keys() | marker_operand.keys()
+    done: set[HloInstruction] = set()
+    for _, callee, _ in placed:
+        body_root = callee.root
+        assert body_root is not None
+        order: list[HloInstruction] = []
+        reached: dict[HloInstruction, None] = {}
+        done.add(body_root)
+        stack = [(body_root, iter(body_root.operands))]
+        push, pop = stack.append, stack.pop
+        while stack:
+            node, rest = stack[-1]
+            for dep in rest:
+                if dep in rewired:
+                    dep = read(dep)
+                if dep in removed:
+                    if dep not in done:
+                        done.add(dep)
+                        push((dep, iter(dep.operands)))
+                        break
+                elif dep not in reached:
+                    reached[dep] = None
+            else:
+                pop()
+                order.append(node)
+        if tuple(reached) != stand_in_operands[body_root.name]:
+            return False
+        steps.removals[body_root.name] = order
+    return True
+
+
+def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Mapping[HloComputation, list[HloInstruction]],
+                        left_out: Mapping[str, list[HloInstruction]], gone: set[HloInstruction]) -> None:
+    """Leave out whole the computations only dead code calls (a dead ``reduce``'s reducer), with
+    nothing that a pass before the inliner's drop reports or changes: no calls, no custom calls,
+    no dead code; counted for the inliner's bound, their names given back when it drops them.
+    ``gone``: the entry's dead code the copy leaves out."""
+    extra = 0
+    dropped = steps.left_out
+    elsewhere = {i for name, dead in left_out.items() if name != steps.computation for i in dead}
+    for comp in module.computations:
+        if comp.is_entry or comp in steps.computations or left_out.get(comp.name) != []:
+            continue
+        by = callers.get(comp)
+        if not by or any(i not in dropped and i not in gone and i not in elsewhere for i in by):
+            continue
+        if any(i.called or i.opcode is _CUSTOM_CALL for i in comp.instructions):
+            continue
+        steps.computations.add(comp)
+        steps.left_out.update(comp.instructions)
+        steps.released.extend(i.name for i in comp.instructions)
+        extra += len(comp.instructions)
+    total, count = steps.extra_size
+    steps.extra_size = (total, count + extra)
