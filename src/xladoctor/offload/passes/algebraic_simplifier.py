@@ -62,12 +62,20 @@ def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> 
 
     ``floats_are_real``: AlgebraicSimplifier's ``enable_floats_are_real``, as libtpu runs it
     (``A*C + B*C`` factored for any float ``C``); XLA:GPU runs without it (:func:`_factored_add`)."""
+    return _simplify_module(module, floats_are_real)[0]
+
+
+def _simplify_module(module: HloModule, floats_are_real: bool) -> tuple[list[tuple[str, str]], bool]:
+    """:func:`simplify_for_offloading`, and whether the module was left untouched: no computation
+    had an instruction :func:`_may_rewrite` (so none was visited, nothing was made or named)."""
     replaced: list[tuple[str, str]] = []
+    untouched = True
     for comp in module.computations:
         if not any(map(_may_rewrite, comp.instructions)):
             continue  # no rewrite can start here: no post order (most computations, and most runs)
+        untouched = False
         replaced.extend(_simplify_computation(comp, floats_are_real))
-    return replaced
+    return replaced, untouched
 
 
 _REWRITTEN = (HloOpcode.SELECT, HloOpcode.NEGATE, HloOpcode.SUBTRACT, HloOpcode.MULTIPLY, HloOpcode.DIVIDE,
@@ -602,7 +610,11 @@ class AlgebraicSimplifier(HloPassInterface):
         self.floats_are_real = floats_are_real
 
     def run(self, module: HloModule) -> bool:
-        return bool(simplify_for_offloading(module, floats_are_real=self.floats_are_real))
+        replaced, self.left_untouched = _simplify_module(module, self.floats_are_real)
+        return bool(replaced)
+
+    def same_as(self, other: HloPassInterface) -> bool:
+        return isinstance(other, AlgebraicSimplifier) and other.floats_are_real == self.floats_are_real
 
     def __repr__(self) -> str:
         return f"AlgebraicSimplifier(floats_are_real={self.floats_are_real})"
