@@ -31,6 +31,8 @@ the compiler's module never had.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Protocol
 
 from .primitive import PRIMITIVE_TYPES
 
@@ -40,13 +42,24 @@ _INT64 = re.compile(r"[+-]?[0-9]+")
 _INT64_MAX = 2**63 - 1
 
 
+class UsedIds(Protocol):
+    """What :class:`_SequentialIds` asks of its ``used_``: a set of ints, or a view of one
+    (:class:`_LayeredUsed`)."""
+
+    def __contains__(self, suffix: object) -> bool: ...
+
+    def add(self, suffix: int) -> None: ...
+
+    def discard(self, suffix: int) -> None: ...
+
+
 class _SequentialIds:
     """XLA's ``SequentialIdGenerator``: ``used_`` and ``next_``."""
 
     __slots__ = ("used", "next")
 
-    def __init__(self) -> None:
-        self.used: set[int] = set()
+    def __init__(self, used: UsedIds | None = None) -> None:
+        self.used: UsedIds = set() if used is None else used
         self.next = 0
 
     def register(self, wanted: int) -> int:
@@ -121,6 +134,10 @@ class NameUniquer:
             return full
         return ids  # type: ignore[return-value]
 
+    def _root_is_new(self, root: str) -> bool:
+        """Whether no name of ``root`` was given out (asked where ``_ids`` has none)."""
+        return True
+
     def _is_used(self, root: str, suffix: int) -> bool:
         ids = self._ids.get(root)
         if ids is None:
@@ -143,7 +160,7 @@ class NameUniquer:
             root, digits = prefix, ""
         wanted = int(digits) if digits else 0
         known = self._ids.get(root)
-        if known is None:
+        if known is None and self._root_is_new(root):
             self._ids[root] = wanted  # the one id of this root so far
             fresh = True
         else:
@@ -186,7 +203,7 @@ class NameUniquer:
         """Mark ``name`` given out without renaming it (idempotent): XLA's AddComputationInternal
         without ``uniquify_identifiers``, for a module's names that are already unique (a clone)."""
         root, suffix, _ = _split(name)
-        if root not in self._ids:
+        if root not in self._ids and self._root_is_new(root):
             self._ids[root] = suffix
         elif not self._is_used(root, suffix):
             self._ids_of(root).used.add(suffix)
@@ -200,7 +217,7 @@ class NameUniquer:
         """Give ``name`` back (XLA's uniquer never does): for instructions the compiler's module
         never had, dead code the pre-passes drop where the compiler rebuilds the module."""
         root, suffix, _ = _split(name)
-        if root in self._ids:
+        if root in self._ids or not self._root_is_new(root):
             self._ids_of(root).used.discard(suffix)
 
     def _unique_sanitized(self, prefix: str) -> str:
@@ -219,6 +236,82 @@ def _split(name: str) -> tuple[str, int, bool]:
         if number is not None:
             return name[:dot], number, True
     return name, 0, False
+
+
+class _LayeredUniquer(NameUniquer):
+    """The full uniquer over the names an :class:`InstructionNames` kept as a plain map (``base``,
+    key -> name, never written again): the state :class:`NameUniquer` would have after
+    :meth:`~NameUniquer.unique` of each of those names, without that walk.  A root is taken into
+    ``_ids`` when first touched, its ``used_`` a :class:`_LayeredUsed` (what ``base`` holds of
+    it, and what was given out or back since), its ``next_`` 0 as every fresh registration left it.
+    The walk was a third of CallInliner's time on a train step (issue 36): the first clone whose
+    name is taken needs the full uniquer, for a handful of roots."""
+
+    __slots__ = ("_base",)
+
+    def __init__(self, base: Mapping[str, str]) -> None:
+        super().__init__()
+        self._base = base
+
+    def _root_is_new(self, root: str) -> bool:
+        return False  # ``base`` may hold names of it: never the one-id shortcut
+
+    def _ids_of(self, root: str) -> _SequentialIds:
+        ids = self._ids.get(root)
+        if ids is None:
+            full = self._ids[root] = _SequentialIds(_LayeredUsed(root, self._base))
+            return full
+        return ids  # type: ignore[return-value]  # never an int here: no shortcut was taken
+
+    def _is_used(self, root: str, suffix: int) -> bool:
+        ids = self._ids.get(root)
+        if ids is None:
+            return _base_has(self._base, root, suffix)
+        return suffix in ids.used  # type: ignore[union-attr]
+
+
+class _LayeredUsed:
+    """One root's ``used_`` in a :class:`_LayeredUniquer`: the suffixes ``base`` holds, plus those
+    added and less those discarded since."""
+
+    __slots__ = ("root", "base", "added", "removed")
+
+    def __init__(self, root: str, base: Mapping[str, str]) -> None:
+        self.root = root
+        self.base = base
+        self.added: set[int] = set()
+        self.removed: set[int] = set()
+
+    def __contains__(self, suffix: object) -> bool:
+        if suffix in self.added:
+            return True
+        return suffix not in self.removed and isinstance(suffix, int) and _base_has(self.base, self.root, suffix)
+
+    def add(self, suffix: int) -> None:
+        self.added.add(suffix)
+        self.removed.discard(suffix)
+
+    def discard(self, suffix: int) -> None:
+        self.added.discard(suffix)
+        self.removed.add(suffix)
+
+
+def _base_has(base: Mapping[str, str], root: str, suffix: int) -> bool:
+    """Whether a name of ``base`` (an :class:`InstructionNames`' plain map: each name under its
+    :func:`_plain_key`) is filed under ``(root, suffix)`` by :meth:`NameUniquer.unique`.  Such a
+    name has no sign or leading zero (those are never plain), so it is ``root.suffix`` (suffix >= 1,
+    at most 18 digits), or ``root`` (without a numeric suffix of its own) or ``root.0``, both kept
+    under the key ``root``."""
+    if suffix:
+        name = f"{root}.{suffix}"
+        return suffix > 0 and len(name) - len(root) <= 19 and base.get(name) == name
+    held = base.get(root)
+    if held is None:
+        return False
+    if held == root:  # unless unique() splits a suffix off the name itself ('a.1' is (a, 1))
+        head, _, digits = root.rpartition(".")
+        return not (head and digits.isdigit() and digits.isascii() and len(digits) <= 18)
+    return held == root + ".0"
 
 
 class InstructionNames:
@@ -316,9 +409,7 @@ class InstructionNames:
         """The full uniquer, built from the names seen so far at the first call that needs it."""
         full = self._full
         if full is None:
-            self._full = full = NameUniquer()
-            for earlier in self._seen.values():
-                full.unique(earlier)
+            self._full = full = _LayeredUniquer(self._seen)  # the map, as every name so far filed
             self._seen = {}
         return full
 
