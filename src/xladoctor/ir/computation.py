@@ -19,6 +19,15 @@ COMPUTATION_SLOTS: Final = ("name", "instructions", "root", "parameters", "is_en
 a compiled core reads no ``__slots__`` through the class object)."""
 
 
+class _Positions(dict[HloInstruction, int]):
+    """Each instruction's place in a list (instructions hash by identity); anything else is
+    after them all: :meth:`HloComputation.sort_users_by_position`'s key, read without a Python
+    call per user (the rebuild sorts every user list of the module)."""
+
+    def __missing__(self, key: HloInstruction) -> int:
+        return len(self)
+
+
 class HloComputation:
     """A computation.  ``instructions`` keeps text order (for scheduled modules: the schedule).
 
@@ -216,14 +225,11 @@ class HloComputation:
     def sort_users_by_position(self) -> None:
         """Order every instruction's users as the instructions are ordered: what building
         the computation afresh in that order gives (XLA rebuilding HLO from StableHLO)."""
-        position = {id(i): k for k, i in enumerate(self.instructions)}
-        last = len(position)
-
-        def key(user: HloInstruction) -> int:
-            return position.get(id(user), last)
-
+        position = _Positions(zip(self.instructions, range(len(self.instructions))))
+        key = position.__getitem__  # C-level per user; one of another computation sorts last
         for instr in self.instructions:
-            instr.sort_users(key)
+            if len(instr.users) > 1:
+                instr.sort_users(key)
 
     def instruction(self, name: str) -> HloInstruction:
         instr = self.get(name)
