@@ -63,9 +63,9 @@ def eliminate_common_subexpressions(module: HloModule) -> list[tuple[str, str]]:
 
 
 def _cheap_key(instr: HloInstruction) -> tuple | None:
-    """What two instructions with equal :func:`_key` share, before the shape is printed or the
-    attributes decoded: opcode, operands, literal, tuple index, callees.  Only instructions with
-    the same cheap key are compared by the full one (printing every shape and decoding every
+    """What two equal instructions share before the shape is printed or the attributes decoded
+    (:func:`_own_key`): opcode, operands, literal, tuple index, callees.  Only instructions with
+    the same cheap key are compared by the own key (printing every shape and decoding every
     attribute was a third of the analysis of a train step, issue 36).
 
     Made for every instruction of every computation, twice per run, so it reads the fields as
@@ -88,15 +88,14 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
             tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())) if called else ())
 
 
-def _key(instr: HloInstruction) -> tuple | None:
-    if instr.opcode in _NEVER:
-        return None
+def _own_key(instr: HloInstruction) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The rest of HloCSE's identity after :func:`_cheap_key`: the shape as printed and the
+    attributes that are not metadata.  Two instructions with equal cheap keys (opcode, operands,
+    literal, tuple index, callees) and equal own keys are equal instructions; only those are
+    compared by it, so it leaves the cheap key's fields out (building them again was half the
+    time of the full key)."""
     attrs = tuple(sorted((k, v) for k, v in instr.attributes.items() if k not in _IGNORED))
-    called = tuple((role, tuple(id(c) for c in comps)) for role, comps in sorted(instr.called.items()))
-    operands = [id(o) for o in instr.operands]
-    if instr.opcode in _COMMUTATIVE:
-        operands.sort()  # IdenticalIgnoringCommutativeOperandOrder
-    return (instr.opcode, str(instr.shape), tuple(operands), attrs, called, instr.literal, instr.tuple_index)
+    return (str(instr.shape), attrs)
 
 
 def merge_duplicates(comp: HloComputation,
@@ -123,10 +122,10 @@ def merge_duplicates(comp: HloComputation,
 
 
 def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
-    """:func:`merge_duplicates` with :func:`_key`, the full key made only for instructions whose
-    :func:`_cheap_key` an earlier one has; each is compared with those, first first, so the one
-    kept is the first in post order with its full key, as before.  (An earlier instruction's key
-    does not change later: its operands come before it in post order.)"""
+    """:func:`merge_duplicates` over HloCSE's identity (:func:`_cheap_key` and :func:`_own_key`),
+    the own key made only for instructions whose cheap key an earlier one has; each is compared
+    with those, first first, so the one kept is the first in post order that equals it.  (An
+    earlier instruction's keys do not change later: its operands come before it in post order.)"""
     merged: list[tuple[str, str]] = []
     # The cheap keys as the computation is, in list order: where no two are equal nothing merges
     # (a merge needs two equal keys, and nothing changes before the first), so no post order.
@@ -136,7 +135,7 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
         return merged
     first_keys = dict(zip(instructions, keys))
     buckets: dict[tuple, list[HloInstruction]] = {}
-    full: dict[HloInstruction, tuple | None] = {}
+    full: dict[HloInstruction, tuple] = {}  # own keys, made at the first comparison
     gone: set[HloInstruction] = set()
     stale: set[HloInstruction] = set()  # users given another operand by a merge: their keys changed
     for instr in comp.post_order():
@@ -147,8 +146,8 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
         if bucket is None:
             buckets[cheap] = [instr]
             continue
-        key = _key(instr)
-        kept = next((m for m in bucket if (full[m] if m in full else full.setdefault(m, _key(m))) == key), None)
+        key = _own_key(instr)
+        kept = next((m for m in bucket if (full[m] if m in full else full.setdefault(m, _own_key(m))) == key), None)
         if kept is None:
             full[instr] = key
             bucket.append(instr)
