@@ -119,6 +119,9 @@ class NameUniquer:
     the first call that needs more (:meth:`_ids_of`)."""
 
     __slots__ = ("_ids",)
+    _layered = False
+    """Whether names may have been given out that ``_ids`` does not list (:class:`_LayeredUniquer`):
+    then a root absent from ``_ids`` is not known to be new."""
 
     def __init__(self) -> None:
         self._ids: dict[str, _SequentialIds | int] = {}
@@ -133,10 +136,6 @@ class NameUniquer:
             self._ids[root] = full
             return full
         return ids  # type: ignore[return-value]
-
-    def _root_is_new(self, root: str) -> bool:
-        """Whether no name of ``root`` was given out (asked where ``_ids`` has none)."""
-        return True
 
     def _is_used(self, root: str, suffix: int) -> bool:
         ids = self._ids.get(root)
@@ -160,7 +159,7 @@ class NameUniquer:
             root, digits = prefix, ""
         wanted = int(digits) if digits else 0
         known = self._ids.get(root)
-        if known is None and self._root_is_new(root):
+        if known is None and not self._layered:
             self._ids[root] = wanted  # the one id of this root so far
             fresh = True
         else:
@@ -203,7 +202,7 @@ class NameUniquer:
         """Mark ``name`` given out without renaming it (idempotent): XLA's AddComputationInternal
         without ``uniquify_identifiers``, for a module's names that are already unique (a clone)."""
         root, suffix, _ = _split(name)
-        if root not in self._ids and self._root_is_new(root):
+        if root not in self._ids and not self._layered:
             self._ids[root] = suffix
         elif not self._is_used(root, suffix):
             self._ids_of(root).used.add(suffix)
@@ -217,7 +216,7 @@ class NameUniquer:
         """Give ``name`` back (XLA's uniquer never does): for instructions the compiler's module
         never had, dead code the pre-passes drop where the compiler rebuilds the module."""
         root, suffix, _ = _split(name)
-        if root in self._ids or not self._root_is_new(root):
+        if root in self._ids or self._layered:
             self._ids_of(root).used.discard(suffix)
 
     def _unique_sanitized(self, prefix: str) -> str:
@@ -248,13 +247,11 @@ class _LayeredUniquer(NameUniquer):
     name is taken needs the full uniquer, for a handful of roots."""
 
     __slots__ = ("_base",)
+    _layered = True  # ``base`` may hold names of a root: never the one-id shortcut
 
     def __init__(self, base: Mapping[str, str]) -> None:
         super().__init__()
         self._base = base
-
-    def _root_is_new(self, root: str) -> bool:
-        return False  # ``base`` may hold names of it: never the one-id shortcut
 
     def _ids_of(self, root: str) -> _SequentialIds:
         ids = self._ids.get(root)
