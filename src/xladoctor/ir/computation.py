@@ -268,49 +268,52 @@ class HloComputation:
         finished: a parameter, a constant, most of a chain) is emitted at once, where XLA's
         loop would find it on top of the stack again next and emit it then; and the operand
         field is read as it is stored (a tuple, the one operand, a wide list) without the
-        ``operands`` property.
+        ``operands`` property.  The three states are two sets (a membership test is cheaper than
+        a ``dict.get`` and a comparison: the pushes test every edge).
         """
         order: list[HloInstruction] = []
-        state: dict[HloInstruction, int] = {}  # absent: new, 1: visiting, 2: visited (identity keys)
-        get, emit = state.get, order.append
+        done: set[HloInstruction] = set()  # visited (identity keys)
+        visiting: set[HloInstruction] = set()  # its operands pushed, not yet finished
+        emit, finish, expanded = order.append, done.add, visiting.add
         for start in self.instructions:
-            if start.users or get(start) == 2:
+            if start.users or start in done:
                 continue
             stack = [start]
             push, pop = stack.append, stack.pop
             while stack:
                 node = stack[-1]
-                seen = get(node)
-                if seen is not None:
+                if node in done:
                     pop()
-                    if seen != 2:
-                        state[node] = 2
-                        emit(node)
+                    continue
+                if node in visiting:  # back on top with its operands finished: finished
+                    pop()
+                    finish(node)
+                    emit(node)
                     continue
                 depth = len(stack)
                 ops = node._operands
                 cls = ops.__class__
                 if cls is tuple:
                     for dep in reversed(ops):  # type: ignore[arg-type]
-                        if dep.parent is self and get(dep) != 2:
+                        if dep.parent is self and dep not in done:
                             push(dep)
                 elif cls is WideOperands:
                     for dep in reversed(ops.as_tuple()):  # type: ignore[union-attr]
-                        if dep.parent is self and get(dep) != 2:
+                        if dep.parent is self and dep not in done:
                             push(dep)
-                elif ops.parent is self and get(ops) != 2:  # type: ignore[union-attr,arg-type]  # the one operand, kept bare
+                elif ops.parent is self and ops not in done:  # type: ignore[union-attr]  # the one operand, kept bare
                     push(ops)  # type: ignore[arg-type]
                 extra = node._extra  # control_predecessors without the property: read per node
                 if extra is not None:
                     for dep in extra.control_predecessors:
-                        if dep.parent is self and get(dep) != 2:
+                        if dep.parent is self and dep not in done:
                             push(dep)
                 if len(stack) == depth:  # nothing pushed: finished now, as XLA's next step would
                     pop()
-                    state[node] = 2
+                    finish(node)
                     emit(node)
                 else:
-                    state[node] = 1
+                    expanded(node)
         if len(order) != len(self.instructions):  # a cycle or users outside: keep every instruction
             placed = {id(i) for i in order}
             order.extend(i for i in self.instructions if id(i) not in placed)
