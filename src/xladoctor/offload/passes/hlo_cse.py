@@ -134,7 +134,9 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
     if _all_differ(keys):
         return merged
     first_keys = dict(zip(instructions, keys))
-    buckets: dict[tuple, list[HloInstruction]] = {}
+    # The first instruction of each cheap key, or the list of those kept with it once there are
+    # two: most keys have one instruction, which then costs one hash of its key, not two.
+    buckets: dict[tuple, HloInstruction | list[HloInstruction]] = {}
     full: dict[HloInstruction, tuple] = {}  # own keys, made at the first comparison
     gone: set[HloInstruction] = set()
     stale: set[HloInstruction] = set()  # users given another operand by a merge: their keys changed
@@ -142,10 +144,13 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
         cheap = _cheap_key(instr) if instr in stale else first_keys[instr]
         if cheap is None:
             continue
-        bucket = buckets.get(cheap)
-        if bucket is None:
-            buckets[cheap] = [instr]
+        head = buckets.setdefault(cheap, instr)
+        if head is instr:
             continue
+        if head.__class__ is list:
+            bucket: list[HloInstruction] = head
+        else:
+            bucket = buckets[cheap] = [head]  # type: ignore[list-item]
         key = _own_key(instr)
         kept = next((m for m in bucket if (full[m] if m in full else full.setdefault(m, _own_key(m))) == key), None)
         if kept is None:
