@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from xladoctor.ir.name_uniquer import InstructionNames, NameUniquer
+from xladoctor.ir.instruction_names import InstructionNames
+from xladoctor.ir.name_uniquer import NameUniquer
 
 # (names in order, what GetUniqueName returns for each), worked through name_uniquer.cc by hand.
 CASES = [
@@ -190,3 +191,27 @@ def test_a_module_uniquer_that_reads_its_name_table_answers_as_the_plain_port():
                 table.add(instr)
                 live.append(instr)
         assert all(names.taken(i.name) == plain.taken(i.name) for i in live), ([i.name for i in live], table._live.keys(), names._seen, names._full)
+
+
+def test_the_full_form_over_the_plain_map_answers_as_the_plain_port():
+    """Once a name is taken twice, InstructionNames answers from its plain map and the roots
+    touched since (no walk over every name so far): against NameUniquer after many plain names
+    (a module's, claimed as a clone claims them, or given out as the parser does), then every call
+    the passes make, with names whose pair is taken, free, sanitised or split at a long suffix."""
+    rng = random.Random(13)
+    names = ["a", "a.1", "a.0", "a.2", "a.1.1", "p.3", "p", "copy", "copy.1", "copy.2", "neg.19", "neg.19.1",
+             "neg", "x.5", "r.012", "n.-1", "f32", "__x", "b", "b.999999999999999999",
+             "b.9999999999999999999", "c.07", "d.0"]
+    for _ in range(3000):
+        plain, lazy = NameUniquer(), InstructionNames()
+        first = [rng.choice(names) for _ in range(rng.randint(0, 15))]
+        if rng.random() < 0.5:
+            for name in first:
+                plain.claim(name)
+            lazy.claim_each(first)
+        else:
+            assert [plain.unique(n) for n in first] == lazy.unique_each(first)
+        for _ in range(rng.randint(1, 25)):
+            form = rng.choice(["unique", "unique_keeping_suffix", "numbered", "claim", "release", "taken"])
+            name = rng.choice(names)
+            assert getattr(plain, form)(name) == getattr(lazy, form)(name), (first, form, name)

@@ -3,7 +3,8 @@
 Issue 36: AlgebraicSimplifier, HloCSE, the annotation CSE and TupleSimplifier decide per
 computation, before any post order, whether anything can happen there (``_may_rewrite``,
 ``_all_differ``, ``_may_have_duplicates``, ``_may_fold_whole``), and HostOffloader which callees
-it visits (``start_discovery._acts_in``); new instructions go into a
+it visits (``start_discovery._acts_in``); the pipeline skips a pass that repeats one which left
+the module untouched (``hlo_pass_pipeline._repeats_untouched``); new instructions go into a
 computation's list in one sweep (:class:`~xladoctor.offload.passes.insertions.Insertions`).
 Checked here on real artefacts: every pipeline run from the same copy twice -- as shipped, and
 with each of those checks answering "maybe" so every computation gets the full visit -- gives
@@ -23,7 +24,7 @@ from xladoctor.ir.instruction import HloInstruction
 from xladoctor.ir.module import HloModule
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.offload.analysis import private_copy
-from xladoctor.offload.passes import algebraic_simplifier, hlo_cse, tuple_simplifier
+from xladoctor.offload.passes import algebraic_simplifier, hlo_cse, hlo_pass_pipeline, tuple_simplifier
 from xladoctor.offload.passes.host_offloader import OffloadOptions, start_discovery
 from xladoctor.offload.passes.insertions import Insertions
 from xladoctor.offload.pipeline import PipelineConfig, offload_pipeline
@@ -52,6 +53,7 @@ def _no_skips(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hlo_cse, "_may_have_duplicates", lambda instructions: True)
     monkeypatch.setattr(tuple_simplifier, "_may_fold_whole", lambda comp: True)
     monkeypatch.setattr(start_discovery, "_acts_in", lambda comp: True)
+    monkeypatch.setattr(hlo_pass_pipeline, "_repeats_untouched", lambda p, previous: False)
 
 
 def _modules(jax_hlo_corpus, tmp_path: Path) -> list[tuple[str, str]]:
@@ -147,3 +149,42 @@ def test_insertions_refuse_an_anchor_outside_the_computation():
     at.insert_before(stranger, _fresh(module.unique_name("inserted"), stranger))
     with pytest.raises(ValueError, match="stranger is not in"):
         at.place()
+
+
+_NOTHING_TO_SIMPLIFY = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  ROOT n = f32[4]{0} negate(p)
+}
+"""
+
+
+class _Counted(algebraic_simplifier.AlgebraicSimplifier):
+    """An AlgebraicSimplifier that notes each run it makes."""
+
+    def __init__(self, runs: list[str], floats_are_real: bool = True):
+        super().__init__(floats_are_real)
+        self.runs = runs
+
+    def run(self, module: HloModule) -> bool:
+        self.runs.append(self.name)
+        return super().run(module)
+
+
+@pytest.mark.parametrize("text,second_options,expected_runs", [
+    (_NOTHING_TO_SIMPLIFY, True, 1),  # the first found nothing to start on: the second is not run
+    (_NOTHING_TO_SIMPLIFY, False, 2),  # other options: another pass
+    (_NOTHING_TO_SIMPLIFY.replace("negate(p)", "divide(p, b)").replace(
+        "  ROOT", "  two = f32[] constant(2)\n  b = f32[4]{0} broadcast(two), dimensions={}\n  ROOT"), True, 2),
+])
+def test_a_pass_repeating_one_that_left_the_module_untouched_is_not_run(text, second_options, expected_runs):
+    runs: list[str] = []
+    pipeline = hlo_pass_pipeline.HloPassPipeline("twice")
+    pipeline.add_pass(_Counted(runs))
+    pipeline.add_pass(_Counted(runs, second_options))
+    module = parse_module(text)
+    pipeline.run(module)
+    assert len(runs) == expected_runs
+    assert [name for name, _ in pipeline.changed] == ["algsimp", "algsimp"]  # recorded either way
+    assert pipeline.changed[1] == ("algsimp", False)

@@ -18,7 +18,8 @@ import copy as _copy
 from typing import TYPE_CHECKING
 
 from .computation import COMPUTATION_SLOTS, HloComputation
-from .name_uniquer import InstructionNames, NameUniquer
+from .instruction_names import InstructionNames
+from .name_uniquer import NameUniquer
 from .names import NameTable
 
 if TYPE_CHECKING:

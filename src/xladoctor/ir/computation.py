@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Final
 
 from .instruction import HloInstruction
 from .opcodes import HloOpcode
+from .operands import WideOperands
 from .shape import Shape
 
 if TYPE_CHECKING:
@@ -16,6 +17,15 @@ COMPUTATION_SLOTS: Final = ("name", "instructions", "root", "parameters", "is_en
                             "execution_thread", "line", "signature", "__weakref__")
 """:class:`HloComputation`'s fields, named outside the class (read by :func:`.clone.clone_module`;
 a compiled core reads no ``__slots__`` through the class object)."""
+
+
+class _Positions(dict[HloInstruction, int]):
+    """Each instruction's place in a list (instructions hash by identity); anything else is
+    after them all: :meth:`HloComputation.sort_users_by_position`'s key, read without a Python
+    call per user (the rebuild sorts every user list of the module)."""
+
+    def __missing__(self, key: HloInstruction) -> int:
+        return len(self)
 
 
 class HloComputation:
@@ -215,14 +225,11 @@ class HloComputation:
     def sort_users_by_position(self) -> None:
         """Order every instruction's users as the instructions are ordered: what building
         the computation afresh in that order gives (XLA rebuilding HLO from StableHLO)."""
-        position = {id(i): k for k, i in enumerate(self.instructions)}
-        last = len(position)
-
-        def key(user: HloInstruction) -> int:
-            return position.get(id(user), last)
-
+        position = _Positions(zip(self.instructions, range(len(self.instructions))))
+        key = position.__getitem__  # C-level per user; one of another computation sorts last
         for instr in self.instructions:
-            instr.sort_users(key)
+            if len(instr.users) > 1:
+                instr.sort_users(key)
 
     def instruction(self, name: str) -> HloInstruction:
         instr = self.get(name)
@@ -255,37 +262,57 @@ class HloComputation:
         instruction without users, in text order, whose stack receives the operands in
         reverse (the first operand is finished first) and then the control predecessors;
         an instruction may sit on the stack twice and is emitted when first finished.
+
+        Shortcuts with the same order (issue 36: five post orders of a train step's entry): a
+        node that pushes nothing is emitted at once (XLA's loop would find it on top next and
+        emit it then); operands are read as stored, not through the property; the three states
+        are two sets (the pushes test every edge: membership is cheaper than ``dict.get``).
         """
         order: list[HloInstruction] = []
-        state: dict[HloInstruction, int] = {}  # absent: new, 1: visiting, 2: visited (identity keys)
-        get, emit = state.get, order.append
+        done: set[HloInstruction] = set()  # visited; in visiting: its operands pushed, not finished
+        visiting: set[HloInstruction] = set()
+        emit, finish, expanded = order.append, done.add, visiting.add
         for start in self.instructions:
-            if start.users:
+            if start.users or start in done:
                 continue
-            stack = [start] if get(start) != 2 else []
+            stack = [start]
             push, pop = stack.append, stack.pop
             while stack:
                 node = stack[-1]
-                seen = get(node)
-                if seen is None:
-                    state[node] = 1
-                else:
+                if node in done:
                     pop()
-                    if seen != 2:
-                        state[node] = 2
-                        emit(node)
                     continue
-                for dep in reversed(node.operands):
-                    if dep.parent is self and get(dep) != 2:
-                        push(dep)
+                if node in visiting:  # back on top with its operands finished: finished
+                    pop()
+                    finish(node)
+                    emit(node)
+                    continue
+                depth = len(stack)
+                ops = node._operands
+                cls = ops.__class__
+                if cls is tuple:
+                    for dep in reversed(ops):  # type: ignore[arg-type]
+                        if dep.parent is self and dep not in done:
+                            push(dep)
+                elif cls is WideOperands:
+                    for dep in reversed(ops.as_tuple()):  # type: ignore[union-attr]
+                        if dep.parent is self and dep not in done:
+                            push(dep)
+                elif ops.parent is self and ops not in done:  # type: ignore[union-attr]  # the one operand, kept bare
+                    push(ops)  # type: ignore[arg-type]
                 extra = node._extra  # control_predecessors without the property: read per node
                 if extra is not None:
                     for dep in extra.control_predecessors:
-                        if dep.parent is self and get(dep) != 2:
+                        if dep.parent is self and dep not in done:
                             push(dep)
+                if len(stack) == depth:  # nothing pushed: finished now, as XLA's next step would
+                    pop()
+                    finish(node)
+                    emit(node)
+                else:
+                    expanded(node)
         if len(order) != len(self.instructions):  # a cycle or users outside: keep every instruction
-            placed = {id(i) for i in order}
-            order.extend(i for i in self.instructions if id(i) not in placed)
+            order.extend(i for i in self.instructions if i not in done)  # done: what order holds
         return order
 
     def __repr__(self) -> str:

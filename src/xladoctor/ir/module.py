@@ -8,7 +8,8 @@ from typing import Any
 
 from .computation import HloComputation
 from .instruction import HloInstruction, SourceLocation
-from .name_uniquer import InstructionNames, NameUniquer
+from .instruction_names import InstructionNames
+from .name_uniquer import NameUniquer
 from .names import NameTable
 from .shape import Shape
 

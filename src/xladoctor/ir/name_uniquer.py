@@ -1,7 +1,7 @@
 """XLA's ``NameUniquer`` (xla/service/name_uniquer.cc): the one uniquer of names in xladoctor.
 
 Each :class:`~.module.HloModule` owns two, as XLA's does: ``instruction_names`` (an
-:class:`InstructionNames`) and ``computation_names``; the parser's own ``name_uniquer_`` for
+:class:`~.instruction_names.InstructionNames`) and ``computation_names``; the parser's own ``name_uniquer_`` for
 nested instructions is a third :class:`NameUniquer`.  XLA's parser reads each computation with
 its own name scope, so the same instruction name may appear in two computations; when the parsed
 computations are added to the module (``HloModule::AddComputationInternal`` with
@@ -31,13 +31,9 @@ the compiler's module never had.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .primitive import PRIMITIVE_TYPES
-
-if TYPE_CHECKING:
-    from .instruction import HloInstruction
-    from .names import NameTable
 
 _TYPE_NAMES = frozenset(PRIMITIVE_TYPES) - {"tuple", "buffer"}
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_.\-]")
@@ -45,13 +41,31 @@ _INT64 = re.compile(r"[+-]?[0-9]+")
 _INT64_MAX = 2**63 - 1
 
 
+class PlainMap(Protocol):
+    """What :class:`_LayeredUniquer` reads of an :class:`InstructionNames`' plain map: the name
+    filed under a key, or None (a dict, or :class:`_PlainNames`)."""
+
+    def get(self, key: str, /) -> str | None: ...
+
+
+class UsedIds(Protocol):
+    """What :class:`_SequentialIds` asks of its ``used_``: a set of ints, or a view of one
+    (:class:`_LayeredUsed`)."""
+
+    def __contains__(self, suffix: object) -> bool: ...
+
+    def add(self, suffix: int) -> None: ...
+
+    def discard(self, suffix: int) -> None: ...
+
+
 class _SequentialIds:
     """XLA's ``SequentialIdGenerator``: ``used_`` and ``next_``."""
 
     __slots__ = ("used", "next")
 
-    def __init__(self) -> None:
-        self.used: set[int] = set()
+    def __init__(self, used: UsedIds | None = None) -> None:
+        self.used: UsedIds = set() if used is None else used
         self.next = 0
 
     def register(self, wanted: int) -> int:
@@ -111,6 +125,9 @@ class NameUniquer:
     the first call that needs more (:meth:`_ids_of`)."""
 
     __slots__ = ("_ids",)
+    _layered = False
+    """Whether names may have been given out that ``_ids`` does not list (:class:`_LayeredUniquer`):
+    then a root absent from ``_ids`` is not known to be new."""
 
     def __init__(self) -> None:
         self._ids: dict[str, _SequentialIds | int] = {}
@@ -148,7 +165,7 @@ class NameUniquer:
             root, digits = prefix, ""
         wanted = int(digits) if digits else 0
         known = self._ids.get(root)
-        if known is None:
+        if known is None and not self._layered:
             self._ids[root] = wanted  # the one id of this root so far
             fresh = True
         else:
@@ -191,7 +208,7 @@ class NameUniquer:
         """Mark ``name`` given out without renaming it (idempotent): XLA's AddComputationInternal
         without ``uniquify_identifiers``, for a module's names that are already unique (a clone)."""
         root, suffix, _ = _split(name)
-        if root not in self._ids:
+        if root not in self._ids and not self._layered:
             self._ids[root] = suffix
         elif not self._is_used(root, suffix):
             self._ids_of(root).used.add(suffix)
@@ -205,7 +222,7 @@ class NameUniquer:
         """Give ``name`` back (XLA's uniquer never does): for instructions the compiler's module
         never had, dead code the pre-passes drop where the compiler rebuilds the module."""
         root, suffix, _ = _split(name)
-        if root in self._ids:
+        if root in self._ids or self._layered:
             self._ids_of(root).used.discard(suffix)
 
     def _unique_sanitized(self, prefix: str) -> str:
@@ -226,176 +243,75 @@ def _split(name: str) -> tuple[str, int, bool]:
     return name, 0, False
 
 
-class InstructionNames:
-    """The module's instruction uniquer, kept as a plain map while it cannot rename anything.
+class _LayeredUniquer(NameUniquer):
+    """The full uniquer over the names an :class:`InstructionNames` kept as a plain map (``base``,
+    key -> name, never written again): the state :class:`NameUniquer` would have after
+    :meth:`~NameUniquer.unique` of each of those names, without that walk.  A root is taken into
+    ``_ids`` when first touched, its ``used_`` a :class:`_LayeredUsed` (what ``base`` holds of
+    it, and what was given out or back since), its ``next_`` 0 as every fresh registration left it.
+    The walk was a third of CallInliner's time on a train step (issue 36): the first clone whose
+    name is taken needs the full uniquer, for a handful of roots."""
 
-    A name maps to the (root, suffix) pair GetUniqueName files it under; while each name so far had
-    a pair of its own and prints as its pair does (no ``__`` prefix, no type name, no suffix with a
-    sign or a leading zero), :class:`NameUniquer` would have returned every one unchanged with every
-    ``next_`` still 0.  So a map from each pair's key (the name itself; ``x`` for ``x.0``, which
-    shares ``x``'s pair) is enough until the first other name; then the full uniquer is built from
-    the names seen (in any order: all registrations were fresh) and takes over.  This keeps XLA's
-    renaming to a few C-level checks an instruction on the usual module.
+    __slots__ = ("_base",)
+    _layered = True  # ``base`` may hold names of a root: never the one-id shortcut
 
-    A module's uniquer (``live``: its :class:`~.names.NameTable`) keeps no entry for a live name
-    that is its own key: being live is being given out, so the name table is the map for those
-    (issue 36 item 3: the two tables held the same 100k names, ~38 bytes each per instruction).
-    Its own map then holds only the keys no live name stands for: names given out before their
-    instruction joins, the names of removed instructions (not released: :meth:`kept`), keys that
-    are not their name.  A name a pass puts in the table without asking is taken from then on.
-    """
+    def __init__(self, base: PlainMap) -> None:
+        super().__init__()
+        self._base = base
 
-    __slots__ = ("_seen", "_full", "_live")
+    def _ids_of(self, root: str) -> _SequentialIds:
+        ids = self._ids.get(root)
+        if ids is None:
+            full = self._ids[root] = _SequentialIds(_LayeredUsed(root, self._base))
+            return full
+        return ids  # type: ignore[return-value]  # never an int here: no shortcut was taken
 
-    def __init__(self, live: NameTable | None = None) -> None:
-        self._seen: dict[str, str] = {}
-        self._full: NameUniquer | None = None
-        self._live: dict[str, HloInstruction] = {} if live is None else live.table()
-        if live is not None:
-            live.uniquer = self
-
-    def _has(self, key: str) -> bool:
-        """Whether the plain map's ``key`` is taken: in its own map, or a live name that is its own key."""
-        return key in self._seen or (key in self._live and _own_key(key))
-
-    def unique(self, name: str) -> str:
-        """:meth:`NameUniquer.unique`."""
-        if self._full is None:
-            key = _plain_key(name)
-            if key is not None and not self._has(key):
-                self._seen[key] = name
-                return name
-        return self._uniquer().unique(name)
-
-    def unique_each(self, names: list[str]) -> list[str]:
-        """:meth:`unique` of each of ``names`` in order: the plain case, a name that is its own
-        fresh key, without a call per name."""
-        seen, live = self._seen, self._live
-        out = []
-        for name in names:
-            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
-                    and name not in _TYPE_NAMES and name not in seen and name not in live:
-                seen[name] = name  # _plain_key(name) is name itself
-                out.append(name)
-            else:
-                out.append(self.unique(name))
-        return out
-
-    def unique_each_live(self, instrs: list[HloInstruction]) -> None:
-        """:meth:`unique` of each instruction's name in order (a parsed computation joining the
-        module), the instruction renamed where that gives another name and entered in the live
-        table at once: a plain name is then given out by being live, with no entry of its own."""
-        seen, live = self._seen, self._live
-        for instr in instrs:
-            name = instr.name
-            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
-                    and name not in _TYPE_NAMES and name not in seen and name not in live:
-                live[name] = instr  # _plain_key(name) is name itself, and now live
-                continue
-            given = self.unique(name)
-            if given is not name:
-                instr.name = given
-            live[given] = instr
-
-    def unique_keeping_suffix(self, base: str) -> str:
-        """:meth:`NameUniquer.unique_keeping_suffix` (the same as :meth:`unique` while ``base`` is free)."""
-        if self._full is None:
-            key = _plain_key(base)
-            if key is not None and not self._has(key):
-                self._seen[key] = base
-                return base
-        return self._uniquer().unique_keeping_suffix(base)
-
-    def numbered(self, base: str) -> str:
-        """:meth:`NameUniquer.numbered`."""
-        return self._uniquer().numbered(base)
-
-    def claim(self, name: str) -> None:
-        """:meth:`NameUniquer.claim`."""
-        if self._full is None:
-            key = _plain_key(name)
-            if key is not None:
-                if not self._has(key):  # a key is a (root, suffix) pair: taken once
-                    self._seen[key] = name
-                return
-        self._uniquer().claim(name)
-
-    def claim_each(self, names: list[str]) -> None:
-        """:meth:`claim` of each of ``names`` (a copied computation's instructions), the plain
-        case (a name that is its own key) without a call per name."""
-        seen, live = self._seen, self._live
-        for name in names:
-            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
-                    and name not in _TYPE_NAMES:
-                if name not in live:
-                    seen.setdefault(name, name)  # _plain_key(name) is name itself
-            else:
-                self.claim(name)
-
-    def claim_each_live(self, instrs: list[HloInstruction]) -> None:
-        """:meth:`claim` of each instruction's name, each entered in the live table at once (a
-        copied computation joining the module): a plain name needs no entry of its own."""
-        live = self._live
-        for instr in instrs:
-            name = instr.name
-            if not (self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name
-                    and name not in _TYPE_NAMES):
-                self.claim(name)
-            live[name] = instr
-
-    def kept(self, name: str) -> None:
-        """A live instruction named ``name`` left the table, its name not released (the name
-        table's :meth:`~.names.NameTable.remove`): it stays given out, now in the plain map."""
-        if self._full is None and _own_key(name) and name not in self._seen:
-            self._seen[name] = name
-
-    def taken(self, name: str) -> bool:
-        """:meth:`NameUniquer.taken`."""
-        if self._full is None:
-            key = _plain_key(name)
-            if key is not None:
-                return self._has(key)
-        return self._uniquer().taken(name)
-
-    def release(self, name: str) -> None:
-        """:meth:`NameUniquer.release` (of a name no live instruction holds)."""
-        if self._full is None:
-            key = _plain_key(name)
-            if key is not None:
-                self._seen.pop(key, None)
-                return
-        self._uniquer().release(name)
-
-    def _uniquer(self) -> NameUniquer:
-        """The full uniquer, built from the names seen so far at the first call that needs it:
-        the plain map's, and each live name that is its own key."""
-        full = self._full
-        if full is None:
-            self._full = full = NameUniquer()
-            seen = self._seen
-            for earlier in seen.values():
-                full.unique(earlier)
-            for name in self._live:
-                if name not in seen and _own_key(name):
-                    full.unique(name)
-            self._seen = {}
-        return full
+    def _is_used(self, root: str, suffix: int) -> bool:
+        ids = self._ids.get(root)
+        if ids is None:
+            return _base_has(self._base, root, suffix)
+        return suffix in ids.used  # type: ignore[union-attr]
 
 
-def _own_key(name: str) -> bool:
-    """Whether ``name`` is the plain map's key of itself (what the fast paths above test inline)."""
-    return name[:2] != "__" and ".0" not in name and ".-" not in name and name not in _TYPE_NAMES
+class _LayeredUsed:
+    """One root's ``used_`` in a :class:`_LayeredUniquer`: the suffixes ``base`` holds, plus those
+    added and less those discarded since."""
+
+    __slots__ = ("root", "base", "added", "removed")
+
+    def __init__(self, root: str, base: PlainMap) -> None:
+        self.root = root
+        self.base = base
+        self.added: set[int] = set()
+        self.removed: set[int] = set()
+
+    def __contains__(self, suffix: object) -> bool:
+        if suffix in self.added:
+            return True
+        return suffix not in self.removed and isinstance(suffix, int) and _base_has(self.base, self.root, suffix)
+
+    def add(self, suffix: int) -> None:
+        self.added.add(suffix)
+        self.removed.discard(suffix)
+
+    def discard(self, suffix: int) -> None:
+        self.added.discard(suffix)
+        self.removed.add(suffix)
 
 
-def _plain_key(name: str) -> str | None:
-    """The key :class:`InstructionNames` files ``name`` under; None for a name only the full
-    uniquer can take (``__x``, a type name, a suffix that prints otherwise than written)."""
-    if name[:2] == "__" or name in _TYPE_NAMES:
-        return None
-    if ".0" in name or ".-" in name:
-        root, _, digits = name.rpartition(".")
-        if digits == "0":
-            return root
-        if digits[1:].isdigit() and digits[:1] in ("0", "-"):
-            return None  # 'r.012', 'a.-1'
-    return name
+def _base_has(base: PlainMap, root: str, suffix: int) -> bool:
+    """Whether a name of ``base`` (an :class:`InstructionNames`' plain map: each name under its
+    :func:`_plain_key`) is filed under ``(root, suffix)`` by :meth:`NameUniquer.unique`.  Such a
+    name has no sign or leading zero (those are never plain), so it is ``root.suffix`` (suffix >= 1,
+    at most 18 digits), or ``root`` (without a numeric suffix of its own) or ``root.0``, both kept
+    under the key ``root``."""
+    if suffix:
+        name = f"{root}.{suffix}"
+        return suffix > 0 and len(name) - len(root) <= 19 and base.get(name) == name
+    held = base.get(root)
+    if held is None:
+        return False
+    if held == root:  # unless unique() splits a suffix off the name itself ('a.1' is (a, 1))
+        head, _, digits = root.rpartition(".")
+        return not (head and digits.isdigit() and digits.isascii() and len(digits) <= 18)
+    return held == root + ".0"

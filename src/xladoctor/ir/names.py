@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .instruction import HloInstruction
-    from .name_uniquer import InstructionNames
+    from .instruction_names import InstructionNames
 
 
 class NameTable:
@@ -25,7 +25,7 @@ class NameTable:
         self._live: dict[str, HloInstruction] = {}
         self.uniquer: InstructionNames | None = None
         """The module's instruction uniquer, which reads this table as the names it gave out
-        (:class:`~.name_uniquer.InstructionNames`): told of a name that leaves it (:meth:`remove`)."""
+        (:class:`~.instruction_names.InstructionNames`): told of a name that leaves it (:meth:`remove`)."""
 
     def table(self) -> dict[str, HloInstruction]:
         """The map itself, for the module's uniquer (which enters a joining computation's names)."""

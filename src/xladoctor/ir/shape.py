@@ -306,7 +306,7 @@ class Shape(FrozenValue):
 
     @property
     def is_array(self) -> bool:
-        return self.element_type.is_array_type
+        return self.element_type.bits is not None  # is_array_type, without a second property call
 
     @property
     def rank(self) -> int:

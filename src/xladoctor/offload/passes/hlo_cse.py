@@ -30,14 +30,27 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import HloOpcode
+from ...ir.operands import WideOperands
 from ..annotations import ANNOTATION_TARGETS, is_move_to_device, is_move_to_host
 from .hlo_dce import _SIDE_EFFECTING
 from .hlo_pass_interface import HloPassInterface
 from .host_offload_utils import is_sharding_annotation
 
-_NEVER = _SIDE_EFFECTING | {HloOpcode.CUSTOM_CALL, HloOpcode.OPT_BARRIER}
-_COMMUTATIVE = frozenset({HloOpcode.ADD, HloOpcode.MULTIPLY, HloOpcode.MAXIMUM, HloOpcode.MINIMUM,
-                          HloOpcode.AND, HloOpcode.OR, HloOpcode.XOR})
+# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
+# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
+_ADD = HloOpcode.ADD
+_AND = HloOpcode.AND
+_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
+_MAXIMUM = HloOpcode.MAXIMUM
+_MINIMUM = HloOpcode.MINIMUM
+_MULTIPLY = HloOpcode.MULTIPLY
+_OPT_BARRIER = HloOpcode.OPT_BARRIER
+_OR = HloOpcode.OR
+_XOR = HloOpcode.XOR
+
+_NEVER = _SIDE_EFFECTING | {_CUSTOM_CALL, _OPT_BARRIER}
+_COMMUTATIVE = frozenset({_ADD, _MULTIPLY, _MAXIMUM, _MINIMUM,
+                          _AND, _OR, _XOR})
 _IGNORED = frozenset({"metadata", "sharding", "frontend_attributes", "backend_config", "statistics_viz"})
 
 
@@ -50,27 +63,39 @@ def eliminate_common_subexpressions(module: HloModule) -> list[tuple[str, str]]:
 
 
 def _cheap_key(instr: HloInstruction) -> tuple | None:
-    """What two instructions with equal :func:`_key` share, before the shape is printed or the
-    attributes decoded: opcode, operands, literal, tuple index, callees.  Only instructions with
-    the same cheap key are compared by the full one (printing every shape and decoding every
-    attribute was a third of the analysis of a train step, issue 36)."""
+    """What two equal instructions share before the shape is printed or the attributes decoded
+    (:func:`_own_key`): opcode, operands, literal, tuple index, callees.  Only instructions with
+    the same cheap key are compared by the own key (printing every shape and decoding every
+    attribute was a third of the analysis of a train step, issue 36).
+
+    Made for every instruction of every computation, twice per run, so it reads the fields as
+    they are stored (the operand field, the rare fields) rather than through their properties,
+    and keeps the operands themselves (compared by identity, as their ids were) rather than a
+    tuple of their ids: half the time of the ``id`` version on a train step's entry."""
     opcode = instr.opcode
     if opcode in _NEVER:
         return None
-    operands = tuple(sorted(map(id, instr.operands))) if opcode in _COMMUTATIVE else tuple(map(id, instr.operands))
-    called = tuple(sorted((r, tuple(map(id, cs))) for r, cs in instr.called.items())) if instr.called else ()
-    return (opcode, operands, instr.literal, instr.tuple_index, called)
+    stored = instr._operands
+    cls = stored.__class__
+    # a tuple; the one operand, kept bare; or a wide list
+    operands: tuple[HloInstruction, ...] = stored if cls is tuple else (  # type: ignore[assignment]
+        stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
+    if opcode in _COMMUTATIVE:
+        operands = tuple(sorted(operands, key=id))
+    extra = instr._extra
+    called = instr.called
+    return (opcode, operands, None if extra is None else extra.literal, instr.tuple_index,
+            tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())) if called else ())
 
 
-def _key(instr: HloInstruction) -> tuple | None:
-    if instr.opcode in _NEVER:
-        return None
+def _own_key(instr: HloInstruction) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The rest of HloCSE's identity after :func:`_cheap_key`: the shape as printed and the
+    attributes that are not metadata.  Two instructions with equal cheap keys (opcode, operands,
+    literal, tuple index, callees) and equal own keys are equal instructions; only those are
+    compared by it, so it leaves the cheap key's fields out (building them again was half the
+    time of the full key)."""
     attrs = tuple(sorted((k, v) for k, v in instr.attributes.items() if k not in _IGNORED))
-    called = tuple((role, tuple(id(c) for c in comps)) for role, comps in sorted(instr.called.items()))
-    operands = [id(o) for o in instr.operands]
-    if instr.opcode in _COMMUTATIVE:
-        operands.sort()  # IdenticalIgnoringCommutativeOperandOrder
-    return (instr.opcode, str(instr.shape), tuple(operands), attrs, called, instr.literal, instr.tuple_index)
+    return (str(instr.shape), attrs)
 
 
 def merge_duplicates(comp: HloComputation,
@@ -97,10 +122,10 @@ def merge_duplicates(comp: HloComputation,
 
 
 def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
-    """:func:`merge_duplicates` with :func:`_key`, the full key made only for instructions whose
-    :func:`_cheap_key` an earlier one has; each is compared with those, first first, so the one
-    kept is the first in post order with its full key, as before.  (An earlier instruction's key
-    does not change later: its operands come before it in post order.)"""
+    """:func:`merge_duplicates` over HloCSE's identity (:func:`_cheap_key` and :func:`_own_key`),
+    the own key made only for instructions whose cheap key an earlier one has; each is compared
+    with those, first first, so the one kept is the first in post order that equals it.  (An
+    earlier instruction's keys do not change later: its operands come before it in post order.)"""
     merged: list[tuple[str, str]] = []
     # The cheap keys as the computation is, in list order: where no two are equal nothing merges
     # (a merge needs two equal keys, and nothing changes before the first), so no post order.
@@ -109,20 +134,25 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
     if _all_differ(keys):
         return merged
     first_keys = dict(zip(instructions, keys))
-    buckets: dict[tuple, list[HloInstruction]] = {}
-    full: dict[HloInstruction, tuple | None] = {}
+    # The first instruction of each cheap key, or the list of those kept with it once there are
+    # two: most keys have one instruction, which then costs one hash of its key, not two.
+    buckets: dict[tuple, HloInstruction | list[HloInstruction]] = {}
+    full: dict[HloInstruction, tuple] = {}  # own keys, made at the first comparison
     gone: set[HloInstruction] = set()
     stale: set[HloInstruction] = set()  # users given another operand by a merge: their keys changed
     for instr in comp.post_order():
         cheap = _cheap_key(instr) if instr in stale else first_keys[instr]
         if cheap is None:
             continue
-        bucket = buckets.get(cheap)
-        if bucket is None:
-            buckets[cheap] = [instr]
+        head = buckets.setdefault(cheap, instr)
+        if head is instr:
             continue
-        key = _key(instr)
-        kept = next((m for m in bucket if (full[m] if m in full else full.setdefault(m, _key(m))) == key), None)
+        if head.__class__ is list:
+            bucket: list[HloInstruction] = head
+        else:
+            bucket = buckets[cheap] = [head]  # type: ignore[list-item]
+        key = _own_key(instr)
+        kept = next((m for m in bucket if (full[m] if m in full else full.setdefault(m, _own_key(m))) == key), None)
         if kept is None:
             full[instr] = key
             bucket.append(instr)
@@ -146,7 +176,7 @@ def _annotation_key(instr: HloInstruction) -> tuple | None:
 
 
 def _kind_and_operands(instr: HloInstruction) -> tuple | None:
-    if instr.opcode is not HloOpcode.CUSTOM_CALL:
+    if instr.opcode is not _CUSTOM_CALL:
         return None  # most instructions: one identity test before the annotation predicates
     if is_move_to_host(instr):
         kind = "host"
@@ -159,7 +189,7 @@ def _kind_and_operands(instr: HloInstruction) -> tuple | None:
 
 def _through_sharding(instr: HloInstruction) -> HloInstruction:
     """The value under JAX's sharding markers (the partitioner removes them before CSE)."""
-    while instr.opcode is HloOpcode.CUSTOM_CALL and is_sharding_annotation(instr):
+    while instr.opcode is _CUSTOM_CALL and is_sharding_annotation(instr):
         instr = instr.operands[0]
     return instr
 
@@ -168,7 +198,7 @@ def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
     """Whether two annotations have the same kind and operands (the key without the shape,
     whose printing cost a third of this pass on a 50k-instruction module): without such a
     pair no two full keys are equal."""
-    custom_call = HloOpcode.CUSTOM_CALL  # tested here: a call per instruction was most of the pass
+    custom_call = _CUSTOM_CALL  # tested here: a call per instruction was most of the pass
     candidates = [i for i in instructions if i.opcode is custom_call and i.custom_call_target in ANNOTATION_TARGETS]
     if len(candidates) < 2:
         return False  # one annotation has no pair

@@ -25,9 +25,22 @@ class HloPassInterface(ABC):
     name: str
     """XLA's name of the pass (``hlo_dce``, ``call_inliner``, ``host_offloader``...)."""
 
+    left_untouched = False
+    """Set by a ``run`` that proved it left the module exactly as it found it (not an instruction,
+    a user's order or a name touched): a stronger answer than ``changed`` false, which a pass may
+    give where it made an instruction it then did not use.  The pipeline then skips a
+    :meth:`same_as` pass run right after (:class:`.hlo_pass_pipeline.HloPassPipeline`)."""
+
     @abstractmethod
     def run(self, module: HloModule) -> bool:
         """Rewrite ``module`` (a private copy) in place; whether anything changed."""
+
+    def same_as(self, other: HloPassInterface) -> bool:
+        """Whether this pass, run on a module, does exactly what ``other`` does (the same pass with
+        the same options, nothing carried between runs): a pass that says so and follows an
+        ``other`` that left the module untouched would find nothing either.  False unless a pass
+        says otherwise."""
+        return False
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

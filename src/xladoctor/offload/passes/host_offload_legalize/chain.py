@@ -18,6 +18,22 @@ from ..host_offload_utils import XlaCheckFailure, is_sharding_annotation
 from .branches import branch_root_failure
 from .state import PASS_THROUGH, SLICES, LegalizeState, Unrecognized, Value
 
+# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
+# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
+_BITCAST = HloOpcode.BITCAST
+_BROADCAST = HloOpcode.BROADCAST
+_CONSTANT = HloOpcode.CONSTANT
+_COPY = HloOpcode.COPY
+_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
+_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
+_FUSION = HloOpcode.FUSION
+_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
+_OPT_BARRIER = HloOpcode.OPT_BARRIER
+_PARAMETER = HloOpcode.PARAMETER
+_RESHAPE = HloOpcode.RESHAPE
+_TUPLE = HloOpcode.TUPLE
+_WHILE = HloOpcode.WHILE
+
 
 def make_computation_post_order(lz: LegalizeState) -> list[HloComputation]:
     """``MakeComputationPostOrder``: callees before their callers."""
@@ -46,10 +62,10 @@ def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list
     ecl = lz.module.entry_layout()
     out: list[HloInstruction] = []
     for comp in make_computation_post_order(lz):
-        if any(c.opcode is HloOpcode.FUSION for c in lz.graph.callers_of(comp)):
+        if any(c.opcode is _FUSION for c in lz.graph.callers_of(comp)):
             continue
         for instr in comp.instructions:
-            if instr.opcode is HloOpcode.PARAMETER and comp is lz.entry:
+            if instr.opcode is _PARAMETER and comp is lz.entry:
                 n = instr.parameter_number
                 pshape = ecl.parameters[n] if n is not None and n < len(ecl.parameters) else None
                 if pshape is not None and pshape.is_array and pshape.layout is not None and \
@@ -64,7 +80,7 @@ def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list
 def find_to_host_annotation_to_update(instr: HloInstruction) -> HloInstruction | None:
     """``FindToHostAnnotationToUpdate``: up through single-use bitcast/copy/reshape."""
     while not is_move_to_host(instr):
-        if instr.opcode not in (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.RESHAPE) or \
+        if instr.opcode not in (_BITCAST, _COPY, _RESHAPE) or \
                 not instr.operands or len(instr.operands[0].users) != 1:
             return None
         instr = instr.operands[0]
@@ -82,8 +98,8 @@ def find_to_device_annotation_to_update(instr: HloInstruction) -> HloInstruction
 
 def find_dus_from_annotation(instr: HloInstruction) -> HloInstruction:
     """``FindDUSFromAnnotation``: down through single-use bitcast/reshape/copy."""
-    while instr.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE:
-        if len(instr.users) != 1 or instr.opcode not in (HloOpcode.BITCAST, HloOpcode.RESHAPE, HloOpcode.COPY):
+    while instr.opcode is not _DYNAMIC_UPDATE_SLICE:
+        if len(instr.users) != 1 or instr.opcode not in (_BITCAST, _RESHAPE, _COPY):
             break
         instr = next(iter(instr.users))
     return instr
@@ -93,38 +109,38 @@ def walk_up_memory_offload(lz: LegalizeState, v: Value) -> Value:
     """``WalkUpMemoryOffload``: one step towards the buffer's definition (itself at the top)."""
     instr, index = v
     op = instr.opcode
-    if op is HloOpcode.GET_TUPLE_ELEMENT:
+    if op is _GET_TUPLE_ELEMENT:
         if index != -1:
             raise XlaCheckFailure(f"Check failed: index == -1 ({index} vs. -1) at {instr.name}", instr)
         return instr.operands[0], instr.gte_index()
-    if op in (HloOpcode.BITCAST, HloOpcode.RESHAPE, HloOpcode.COPY, HloOpcode.OPT_BARRIER,
-              HloOpcode.DYNAMIC_UPDATE_SLICE):
+    if op in (_BITCAST, _RESHAPE, _COPY, _OPT_BARRIER,
+              _DYNAMIC_UPDATE_SLICE):
         return instr.operands[0], index
-    if op is HloOpcode.TUPLE:
+    if op is _TUPLE:
         if not 0 <= index < len(instr.operands):
             raise XlaCheckFailure(f"Check failed: operand index {index} out of range for {instr.name}", instr)
         return instr.operands[index], -1
-    if op is HloOpcode.WHILE:
+    if op is _WHILE:
         root = instr.called["body"][0].root
-        if root is None or root.opcode is not HloOpcode.TUPLE:
+        if root is None or root.opcode is not _TUPLE:
             raise XlaCheckFailure("Check failed: root->opcode() == HloOpcode::kTuple", instr)
         return root, index
-    if op is HloOpcode.PARAMETER:
+    if op is _PARAMETER:
         if instr.parent is lz.entry:
             return v
         callers = lz.graph.callers_of(instr.parent)
         if len(callers) != 1:
             raise Unrecognized("Expected to be called only by one caller", instr)
-        if callers[0].opcode is not HloOpcode.WHILE:
+        if callers[0].opcode is not _WHILE:
             raise Unrecognized("Expected to be called by a while loop", instr)
         return callers[0].operands[0], index
-    if op is HloOpcode.CUSTOM_CALL:
+    if op is _CUSTOM_CALL:
         if not (is_allocate_buffer(instr) or is_move_to_host(instr)):
             raise Unrecognized("Expected AllocateBuffer or MoveToHost custom-call", instr)
         return v
-    if op is HloOpcode.BROADCAST:
+    if op is _BROADCAST:
         operand = instr.operands[0]
-        if operand.opcode is not HloOpcode.CONSTANT:
+        if operand.opcode is not _CONSTANT:
             raise Unrecognized("Expected a constant as operand", instr)
         if sum(1 for d in operand.shape.dimensions if d != 1) != 0:
             raise Unrecognized("Expected a scalar broadcast", instr)
@@ -135,7 +151,7 @@ def walk_up_memory_offload(lz: LegalizeState, v: Value) -> Value:
 
 def _gtes(instr: HloInstruction, index: int, out: list[Value]) -> None:
     for user in instr.users:
-        if user.opcode is not HloOpcode.GET_TUPLE_ELEMENT:
+        if user.opcode is not _GET_TUPLE_ELEMENT:
             raise Unrecognized("Expected users to be only get-tuple-elements", user)
         if user.tuple_index == index:
             out.append((user, -1))
@@ -147,34 +163,34 @@ def walk_down_memory_offload(lz: LegalizeState, v: Value, move_phase: bool) -> l
     out: list[Value] = []
     if not instr.users and instr.is_root and instr.parent is not lz.entry:
         callers = lz.graph.callers_of(instr.computation())
-        if len(callers) != 1 or callers[0].opcode is not HloOpcode.WHILE:
+        if len(callers) != 1 or callers[0].opcode is not _WHILE:
             raise Unrecognized(lz.callers_text(instr.computation(), callers), instr)
         _gtes(callers[0], index, out)
         return out
-    if instr.opcode is HloOpcode.PARAMETER and instr.shape.is_tuple:
+    if instr.opcode is _PARAMETER and instr.shape.is_tuple:
         _gtes(instr, index, out)
         return out
     for user in instr.users:
         op = user.opcode
-        if op is HloOpcode.GET_TUPLE_ELEMENT:
+        if op is _GET_TUPLE_ELEMENT:
             if user.tuple_index == index:
                 out.append((user, -1))
-        elif op is HloOpcode.TUPLE:
+        elif op is _TUPLE:
             slots = user.operand_indices(instr)
             if len(slots) != 1:
                 raise Unrecognized("Expected operand to be used only once in the tuple.", user)
             out.append((user, slots[0]))
-        elif op is HloOpcode.OPT_BARRIER:
+        elif op is _OPT_BARRIER:
             out.append((user, index))
-        elif op is HloOpcode.WHILE:
+        elif op is _WHILE:
             out.append((user.called["body"][0].parameters[0], index))
-        elif op is HloOpcode.DYNAMIC_UPDATE_SLICE:
+        elif op is _DYNAMIC_UPDATE_SLICE:
             if user.operand_indices(instr)[0] != 0:
                 raise Unrecognized("Expected to be used by first operand of dynamic-update-slice", user)
             out.append((user, index))
-        elif op is HloOpcode.CUSTOM_CALL and is_sharding_annotation(user):
+        elif op is _CUSTOM_CALL and is_sharding_annotation(user):
             out.append((user, index))
-        elif op is HloOpcode.CUSTOM_CALL:
+        elif op is _CUSTOM_CALL:
             if not is_move_to_device(user):
                 raise Unrecognized("Invalid custom-call found.", user)
             out.append((user, index))
@@ -219,7 +235,7 @@ def collect_copies(lz: LegalizeState, top: Value) -> list[Value] | None:
                 continue
             seen.add(v)
             stack.append(v)
-            if v[0].opcode is HloOpcode.COPY:
+            if v[0].opcode is _COPY:
                 copies.append(v)
     return copies
 
@@ -235,18 +251,18 @@ def _reroute_loop_root(lz: LegalizeState, mtd: HloInstruction, start: HloInstruc
     root = comp.root
     if root is None or comp is lz.entry:
         return
-    if root.opcode is not HloOpcode.TUPLE or root not in mtd.users:
+    if root.opcode is not _TUPLE or root not in mtd.users:
         return
     callers = lz.graph.callers_of(comp)
-    if len(callers) != 1 or callers[0].opcode is not HloOpcode.WHILE:
+    if len(callers) != 1 or callers[0].opcode is not _WHILE:
         failure = branch_root_failure(lz, mtd, start, callers)
         if failure is None:
             return
         raise failure
     src = mtd.operands[0]
     for i, operand in enumerate(root.operands):
-        if operand is mtd and src.opcode is HloOpcode.GET_TUPLE_ELEMENT and \
-                src.operands[0].opcode is HloOpcode.PARAMETER and src.tuple_index == i:
+        if operand is mtd and src.opcode is _GET_TUPLE_ELEMENT and \
+                src.operands[0].opcode is _PARAMETER and src.tuple_index == i:
             root.replace_operand(i, src)
             lz.res.rerouted.append(f"{lz.rn(root.name)}{{{i}}}")
 

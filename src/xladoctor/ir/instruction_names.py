@@ -1,0 +1,206 @@
+"""The module's instruction uniquer (:class:`InstructionNames`): XLA's ``NameUniquer`` kept as a
+plain map while it cannot rename anything, the full :class:`~.name_uniquer.NameUniquer` layered
+over that map from the first name it must rename.  Apart from :mod:`.name_uniquer` (the port of
+XLA's class) because this is our economy, not XLA's behaviour: what it answers is what the port
+would (tests/test_name_uniquer.py compares them on random runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .name_uniquer import _TYPE_NAMES, NameUniquer, _LayeredUniquer
+
+if TYPE_CHECKING:
+    from .instruction import HloInstruction
+    from .names import NameTable
+
+
+class _PlainNames:
+    """An :class:`InstructionNames`' plain map as the full uniquer takes it over: its own map,
+    and each name live at that moment that is its own key (the live table is the map for those,
+    issue 36 item 3).  The live names are copied as a set of the table's keys (a C-level copy;
+    the walk that gave each to :meth:`NameUniquer.unique` was a third of CallInliner's time on
+    a train step), so a name a pass puts in the table later without asking the uniquer is not
+    taken (what :meth:`~.module.HloModule.lint` finds)."""
+
+    __slots__ = ("seen", "live")
+
+    def __init__(self, seen: dict[str, str], live: Mapping[str, object]) -> None:
+        self.seen = seen
+        self.live = set(live)
+
+    def get(self, key: str, /) -> str | None:
+        name = self.seen.get(key)
+        if name is None and key in self.live and _own_key(key):
+            return key
+        return name
+
+
+class InstructionNames:
+    """The module's instruction uniquer, kept as a plain map while it cannot rename anything.
+
+    A name maps to the (root, suffix) pair GetUniqueName files it under; while each name so far had
+    a pair of its own and prints as its pair does (no ``__`` prefix, no type name, no suffix with a
+    sign or a leading zero), :class:`NameUniquer` would have returned every one unchanged with every
+    ``next_`` still 0.  So a map from each pair's key (the name itself; ``x`` for ``x.0``, which
+    shares ``x``'s pair) is enough until the first other name; then the full uniquer is built from
+    the names seen (in any order: all registrations were fresh) and takes over.  This keeps XLA's
+    renaming to a few C-level checks an instruction on the usual module.
+
+    A module's uniquer (``live``: its :class:`~.names.NameTable`) keeps no entry for a live name
+    that is its own key: being live is being given out, so the name table is the map for those
+    (issue 36 item 3: the two tables held the same 100k names, ~38 bytes each per instruction).
+    Its own map then holds only the keys no live name stands for: names given out before their
+    instruction joins, the names of removed instructions (not released: :meth:`kept`), keys that
+    are not their name.  A name a pass puts in the table without asking is taken from then on.
+    """
+
+    __slots__ = ("_seen", "_full", "_live")
+
+    def __init__(self, live: NameTable | None = None) -> None:
+        self._seen: dict[str, str] = {}
+        self._full: NameUniquer | None = None
+        self._live: dict[str, HloInstruction] = {} if live is None else live.table()
+        if live is not None:
+            live.uniquer = self
+
+    def _has(self, key: str) -> bool:
+        """Whether the plain map's ``key`` is taken: in its own map, or a live name that is its own key."""
+        return key in self._seen or (key in self._live and _own_key(key))
+
+    def unique(self, name: str) -> str:
+        """:meth:`NameUniquer.unique`."""
+        if self._full is None:
+            key = _plain_key(name)
+            if key is not None and not self._has(key):
+                self._seen[key] = name
+                return name
+        return self._uniquer().unique(name)
+
+    def unique_each(self, names: list[str]) -> list[str]:
+        """:meth:`unique` of each of ``names`` in order: the plain case, a name that is its own
+        fresh key, without a call per name."""
+        seen, live = self._seen, self._live
+        out = []
+        for name in names:
+            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
+                    and name not in _TYPE_NAMES and name not in seen and name not in live:
+                seen[name] = name  # _plain_key(name) is name itself
+                out.append(name)
+            else:
+                out.append(self.unique(name))
+        return out
+
+    def unique_each_live(self, instrs: list[HloInstruction]) -> None:
+        """:meth:`unique` of each instruction's name in order (a parsed computation joining the
+        module), the instruction renamed where that gives another name and entered in the live
+        table at once: a plain name is then given out by being live, with no entry of its own."""
+        seen, live = self._seen, self._live
+        for instr in instrs:
+            name = instr.name
+            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
+                    and name not in _TYPE_NAMES and name not in seen and name not in live:
+                live[name] = instr  # _plain_key(name) is name itself, and now live
+                continue
+            given = self.unique(name)
+            if given is not name:
+                instr.name = given
+            live[given] = instr
+
+    def unique_keeping_suffix(self, base: str) -> str:
+        """:meth:`NameUniquer.unique_keeping_suffix` (the same as :meth:`unique` while ``base`` is free)."""
+        if self._full is None:
+            key = _plain_key(base)
+            if key is not None and not self._has(key):
+                self._seen[key] = base
+                return base
+        return self._uniquer().unique_keeping_suffix(base)
+
+    def numbered(self, base: str) -> str:
+        """:meth:`NameUniquer.numbered`."""
+        return self._uniquer().numbered(base)
+
+    def claim(self, name: str) -> None:
+        """:meth:`NameUniquer.claim`."""
+        if self._full is None:
+            key = _plain_key(name)
+            if key is not None:
+                if not self._has(key):  # a key is a (root, suffix) pair: taken once
+                    self._seen[key] = name
+                return
+        self._uniquer().claim(name)
+
+    def claim_each(self, names: list[str]) -> None:
+        """:meth:`claim` of each of ``names`` (a copied computation's instructions), the plain
+        case (a name that is its own key) without a call per name."""
+        seen, live = self._seen, self._live
+        for name in names:
+            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
+                    and name not in _TYPE_NAMES:
+                if name not in live:
+                    seen.setdefault(name, name)  # _plain_key(name) is name itself
+            else:
+                self.claim(name)
+
+    def claim_each_live(self, instrs: list[HloInstruction]) -> None:
+        """:meth:`claim` of each instruction's name, each entered in the live table at once (a
+        copied computation joining the module): a plain name needs no entry of its own."""
+        live = self._live
+        for instr in instrs:
+            name = instr.name
+            if not (self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name
+                    and name not in _TYPE_NAMES):
+                self.claim(name)
+            live[name] = instr
+
+    def kept(self, name: str) -> None:
+        """A live instruction named ``name`` left the table, its name not released (the name
+        table's :meth:`~.names.NameTable.remove`): it stays given out, now in the plain map."""
+        if self._full is None and _own_key(name) and name not in self._seen:
+            self._seen[name] = name
+
+    def taken(self, name: str) -> bool:
+        """:meth:`NameUniquer.taken`."""
+        if self._full is None:
+            key = _plain_key(name)
+            if key is not None:
+                return self._has(key)
+        return self._uniquer().taken(name)
+
+    def release(self, name: str) -> None:
+        """:meth:`NameUniquer.release` (of a name no live instruction holds)."""
+        if self._full is None:
+            key = _plain_key(name)
+            if key is not None:
+                self._seen.pop(key, None)
+                return
+        self._uniquer().release(name)
+
+    def _uniquer(self) -> NameUniquer:
+        """The full uniquer, built from the names seen so far at the first call that needs it:
+        the plain map's, and each live name that is its own key."""
+        full = self._full
+        if full is None:
+            self._full = full = _LayeredUniquer(_PlainNames(self._seen, self._live))
+            self._seen = {}
+        return full
+
+
+def _own_key(name: str) -> bool:
+    """Whether ``name`` is the plain map's key of itself (what the fast paths above test inline)."""
+    return name[:2] != "__" and ".0" not in name and ".-" not in name and name not in _TYPE_NAMES
+
+
+def _plain_key(name: str) -> str | None:
+    """The key :class:`InstructionNames` files ``name`` under; None for a name only the full
+    uniquer can take (``__x``, a type name, a suffix that prints otherwise than written)."""
+    if name[:2] == "__" or name in _TYPE_NAMES:
+        return None
+    if ".0" in name or ".-" in name:
+        root, _, digits = name.rpartition(".")
+        if digits == "0":
+            return root
+        if digits[1:].isdigit() and digits[:1] in ("0", "-"):
+            return None  # 'r.012', 'a.-1'
+    return name
