@@ -5,6 +5,13 @@ by parsing it with jaxlib's own HLO parser.  An opcode outside this list is a pa
 error, as it is for XLA ("Unknown opcode").
 
 ``HloOpcode`` mixes in ``str``, so ``op == "tuple"`` works, and ``str(op)`` is the spelling.
+
+A member read through the class (``HloOpcode.ADD``) is slow on Python 3.10 and 3.11: ``EnumType``
+defines ``__getattr__`` there, and CPython sends every attribute read of a class whose metaclass
+has one through a Python-level ``type.__getattribute__`` call (~65 ns more than a module global;
+3.12 dropped the hook, ~15 ns more).  No definition of the enum avoids it on 3.11 short of leaving
+``Enum`` (identity, ``HloOpcode(spelling)``, iteration, pickling and mypy's typing all rest on
+it), so code that tests opcodes per instruction reads module constants (``_ADD = HloOpcode.ADD``).
 """
 
 from __future__ import annotations
@@ -151,50 +158,53 @@ class HloOpcode(str, Enum):
     WHILE = "while"
     XOR = "xor"
 
+    # ``self._value_`` (the member's own attribute), not ``self.value``: ``value`` is an
+    # ``enum.property``, a Python-level descriptor call, ~0.1 us per read on 3.10-3.13.
+
     def __str__(self) -> str:
-        return self.value
+        return self._value_
 
     # The opcode facts (data in :mod:`.opcode_rules`); every module asks these, none keeps a copy.
 
     @property
     def arity(self) -> int | None:
         """The operand count XLA's parser requires; None where it takes any number (variadic)."""
-        return _rules.FIXED_ARITY.get(self.value)
+        return _rules.FIXED_ARITY.get(self._value_)
 
     @property
     def required_attributes(self) -> tuple[str, ...]:
         """Attributes the parser reports missing when absent."""
-        return _rules.REQUIRED_ATTRIBUTES.get(self.value, ())
+        return _rules.REQUIRED_ATTRIBUTES.get(self._value_, ())
 
     @property
     def allowed_attributes(self) -> frozenset[str] | None:
         """Attributes the parser accepts; None where unprobed (conditional, tuple: not checked)."""
-        return _rules.ALLOWED_ATTRIBUTES.get(self.value)
+        return _rules.ALLOWED_ATTRIBUTES.get(self._value_)
 
     @property
     def called_computations(self) -> tuple[tuple[str, int], ...]:
         """``(attribute, count)`` of the computations this opcode must call (HloVerifier's rule)."""
-        return _rules.REQUIRED_CALLS.get(self.value, ())
+        return _rules.REQUIRED_CALLS.get(self._value_, ())
 
     @property
     def passes_operands_to(self) -> str | None:
         """The attribute of the one computation this opcode's operands become the parameters of."""
-        return _rules.PASSES_OPERANDS_TO.get(self.value)
+        return _rules.PASSES_OPERANDS_TO.get(self._value_)
 
     @property
     def has_side_effect(self) -> bool:
         """Side-effecting whatever its attributes (``HasSideEffectNoRecurse``'s unconditional cases)."""
-        return self.value in _rules.SIDE_EFFECT_OPCODES
+        return self._value_ in _rules.SIDE_EFFECT_OPCODES
 
     @property
     def may_have_side_effect(self) -> bool:
         """Side-effecting for some instructions: collectives (layout, channel), flagged custom calls."""
-        return self.value in _rules.MAYBE_SIDE_EFFECT_OPCODES
+        return self._value_ in _rules.MAYBE_SIDE_EFFECT_OPCODES
 
     @property
     def is_pure_memory_move(self) -> bool:
         """Moves no data, so host memory passes through (``IsValidDuringPureMemoryOffload``)."""
-        return self.value in _rules.PURE_MEMORY_MOVE_OPCODES
+        return self._value_ in _rules.PURE_MEMORY_MOVE_OPCODES
 
 
 OPCODES_BY_SPELLING: dict[str, HloOpcode] = {op.value: op for op in HloOpcode}

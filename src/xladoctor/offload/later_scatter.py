@@ -38,17 +38,26 @@ from .annotations import is_sharding_marker
 from .kinds import Status
 from .result import PassFailure
 
+# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
+# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
+# of a module (issue 36).
+_BITCAST = HloOpcode.BITCAST
+_CONSTANT = HloOpcode.CONSTANT
+_COPY = HloOpcode.COPY
+_PARAMETER = HloOpcode.PARAMETER
+_SCATTER = HloOpcode.SCATTER
+
 
 def host_argument_scatters(module: HloModule) -> Iterator[PassFailure]:
     """A failure for each scatter whose buffer is an entry argument in host memory (see above)."""
     assert module.entry is not None and module.entry_computation_layout is not None
     params = module.entry_computation_layout.parameters
     for scatter in module.entry.instructions:
-        if scatter.opcode is not HloOpcode.SCATTER or len(scatter.operands) != 3 or not scatter.shape.is_array:
+        if scatter.opcode is not _SCATTER or len(scatter.operands) != 3 or not scatter.shape.is_array:
             continue
         buffer = _through_markers(scatter.operands[0])
         number = buffer.parameter_number
-        if buffer.opcode is not HloOpcode.PARAMETER or number is None or number >= len(params):
+        if buffer.opcode is not _PARAMETER or number is None or number >= len(params):
             continue
         declared = params[number]
         if not declared.is_array or declared.memory_space != HOST_MEMORY_SPACE:
@@ -69,7 +78,7 @@ def host_argument_scatters(module: HloModule) -> Iterator[PassFailure]:
 
 
 def _through_markers(instr: HloInstruction) -> HloInstruction:
-    while is_sharding_marker(instr) or instr.opcode in (HloOpcode.BITCAST, HloOpcode.COPY):
+    while is_sharding_marker(instr) or instr.opcode in (_BITCAST, _COPY):
         instr = instr.operands[0]
     return instr
 
@@ -89,8 +98,8 @@ def _one_window_at_constant(scatter: HloInstruction) -> bool:
         window = _ints(scatter.attributes.get("update_window_dims"))
     except ValueError:
         return False
-    return indices.opcode is HloOpcode.CONSTANT and len(window) == len(updates.shape.dimensions) and \
-        root is not None and root.opcode is HloOpcode.PARAMETER and root.parameter_number == 1
+    return indices.opcode is _CONSTANT and len(window) == len(updates.shape.dimensions) and \
+        root is not None and root.opcode is _PARAMETER and root.parameter_number == 1
 
 
 def _rows_fail(buffer: Shape, update: Shape) -> bool:

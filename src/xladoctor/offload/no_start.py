@@ -25,6 +25,12 @@ from ..ir.shape import DEFAULT_MEMORY_SPACE
 from .annotations import ALLOCATE_BUFFER, ANNOTATION_TARGETS, COMPUTE_TYPE_ATTR, HOST_THREAD
 from .passes.call_inliner import computation_post_order, is_inlineable_call
 
+# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
+# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
+# of a module (issue 36).
+_CALL = HloOpcode.CALL
+_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
+
 _STARTING_TARGETS = ANNOTATION_TARGETS | {ALLOCATE_BUFFER}
 _ASYNC = frozenset({HloOpcode.ASYNC_START, HloOpcode.ASYNC_UPDATE, HloOpcode.ASYNC_DONE})
 _NEVER_DEAD = frozenset({HloOpcode.CALL, HloOpcode.WHILE, HloOpcode.CONDITIONAL})
@@ -53,7 +59,7 @@ def has_no_offload_start(module: HloModule) -> bool:
 
 def _inert(instr: HloInstruction) -> bool:
     op = instr.opcode
-    if op is HloOpcode.CUSTOM_CALL and instr.custom_call_target in _STARTING_TARGETS:
+    if op is _CUSTOM_CALL and instr.custom_call_target in _STARTING_TARGETS:
         return False
     if op in _ASYNC:
         return False
@@ -71,7 +77,7 @@ def inlined_call_names(module: HloModule) -> list[str] | None:
     names: list[str] = []
     sure = _kept_computations(module)
     for comp in computation_post_order(module):
-        calls = [i for i in comp.instructions if i.opcode is HloOpcode.CALL]
+        calls = [i for i in comp.instructions if i.opcode is _CALL]
         if calls and comp not in sure:
             return None
         names.extend(c.name for c in calls if is_inlineable_call(c, set()))

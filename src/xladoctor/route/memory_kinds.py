@@ -70,7 +70,8 @@ def _placements(module: Any) -> list[Any]:
     out = []
     for comp in module.computations:
         for instr in comp.instructions:
-            placed = instr.opcode.value == "custom-call" and instr.custom_call_target in _PLACEMENT_CALLS
+            # HloOpcode is a str enum: compared as it is, without a `.value` read (~0.1 us) per instruction
+            placed = instr.opcode == "custom-call" and instr.custom_call_target in _PLACEMENT_CALLS
             if placed or (instr.frontend_attributes or {}).get("_xla_compute_type") == "host":
                 out.append(instr)
     return out

@@ -28,6 +28,12 @@ from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
 from .shape_parser import read_shape
 
+# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
+# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
+# of a module (issue 36).
+_ASYNC_START = HloOpcode.ASYNC_START
+_CONDITIONAL = HloOpcode.CONDITIONAL
+
 _BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
 
 
@@ -231,7 +237,7 @@ class ComputationReader(InstructionReader):
     def _set_built_shape(self, instr: HloInstruction, instr_start: int) -> None:
         """The shape XLA's parser gives an instruction written without one (inferred), or whatever
         shape was written for the opcodes whose ``Create*`` computes its own."""
-        if instr.opcode is HloOpcode.CONDITIONAL:
+        if instr.opcode is _CONDITIONAL:
             problem = check_conditional(instr)
             if problem is not None:
                 raise self.error(problem, instr_start)
@@ -313,7 +319,7 @@ class ComputationReader(InstructionReader):
         sugar, self.async_sugar = self.async_sugar, None
         problem = check_async(instr)
         if problem is None and sugar is not None:
-            if instr.opcode is HloOpcode.ASYNC_START:
+            if instr.opcode is _ASYNC_START:
                 self._add_to_module(self._module_being_read, wrapped_computation(instr, sugar[1]))
                 return
             comp, problem = inherited_computation(instr, sugar[1])
