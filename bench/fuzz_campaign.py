@@ -404,8 +404,9 @@ def run_parser(text: str, oracle: Oracle | None, with_offload: bool) -> Outcome:
         return Outcome("ok")
     theirs = oracle.ask("module", text)
     if theirs["status"] == "aborted":
-        # Refused by our parser or by the verifier (XLA's own verifier would refuse it too).
-        refused = not ours_ok or not verified
+        # Refused by our parser or by the verifier (XLA's own verifier would refuse it too), or read
+        # with a warning naming what XLA refuses (a layout jaxlib's parser keeps and then CHECK-fails on).
+        refused = not ours_ok or not verified or bool(module is not None and module.layout_warnings)
         return Outcome("known:jaxlib-aborts" if refused else "disagree",
                        "" if refused else "jaxlib aborts on text we accept and verify")
     if theirs["status"] == "rejected":

@@ -133,9 +133,9 @@ def located(collector: _Collector, text: str) -> tuple[LayoutWarning, ...]:
         seen.add(pos)
         start = text.rfind("\n", 0, pos) + 1
         line_no = text.count("\n", 0, pos) + 1
-        head = result.match(text, start)
-        name = named.match(text, start)
-        if head is not None and _shape_starts(text, head.end(), pos):
+        head = _result_head(result, text, start, pos)
+        name = head or named.match(text, start)
+        if head is not None:
             role = "result"
         elif name is not None:
             role = "operand"
@@ -145,7 +145,26 @@ def located(collector: _Collector, text: str) -> tuple[LayoutWarning, ...]:
     return tuple(out)
 
 
-_OWN_SHAPE = r"(?:b\(\s*)?[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[^}\n]*)?"
+_GAP = r"(?:\s|/\*(?:[^*]|\*(?!/))*\*/|//[^\n]*\n)*"
+"""What XLA's lexer skips between two tokens: white space (line breaks too) and comments."""
+_OWN_SHAPE = rf"(?:b\({_GAP})?[a-z][a-z0-9]*{_GAP}\[[^\]]*\]{_GAP}(?:\{{[^}}]*)?"
+_LINES_BACK = 16
+"""How many lines above a warned layout its instruction's head is looked for (a layout spelled
+over lines, ``f32[2,3]{1,\n0:T(0)}``: jaxlib reads it as one)."""
+
+
+def _result_head(result: re.Pattern[str], text: str, start: int, pos: int) -> re.Match[str] | None:
+    """The head (``ROOT name = ``) of the instruction whose own shape holds ``pos``: on the line of
+    ``pos`` or, for a shape spelled over lines, on one of the lines above it; None if ``pos`` lies
+    elsewhere (an operand's declared shape, the signature)."""
+    for _ in range(_LINES_BACK):
+        head = result.match(text, start)
+        if head is not None and _shape_starts(text, head.end(), pos):
+            return head
+        if start == 0:
+            return None
+        start = text.rfind("\n", 0, start - 1) + 1
+    return None
 
 
 def _shape_starts(text: str, shape_start: int, pos: int) -> bool:
