@@ -236,7 +236,7 @@ def test_every_corpus_module_runs_as_the_whole_copy(jax_hlo_corpus, tmp_path):
 def test_no_dead_step_without_a_dead_call():
     module = parse_module(_module(1), "one step")
     _, left_out, steps = lean_copy(module, CONFIG)
-    assert steps is None and find_dead_steps(module, left_out, {}) is None
+    assert steps is None and find_dead_steps(module, left_out, {}, lambda c: left_out.get(c.name, [])) is None
 
 
 def _two_reads(root: str) -> str:

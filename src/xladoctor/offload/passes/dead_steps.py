@@ -41,7 +41,7 @@ hold, :class:`~.analysis_context.DeadStepsInexact` is raised and the analysis ru
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -53,6 +53,7 @@ from .call_inliner import is_inlineable_call
 from .hlo_dce import close_dead, removable
 
 _CALL, _CUSTOM_CALL, _PARAMETER = HloOpcode.CALL, HloOpcode.CUSTOM_CALL, HloOpcode.PARAMETER
+_GET_TUPLE_ELEMENT, _TUPLE = HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE
 _REWIRED = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CUSTOM_CALL, HloOpcode.CALL,
                       HloOpcode.CONDITIONAL, HloOpcode.WHILE, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE})
 """What the passes before the DCE after inlining remove, replace or rewire (see the module doc)."""
@@ -63,14 +64,17 @@ _MARKER = "Sharding"
 
 
 def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstruction]],
-                    dead_users: dict[HloInstruction, int]) -> DeadSteps | None:
+                    dead_users: dict[HloInstruction, int],
+                    dead_code_of: Callable[[HloComputation], list[HloInstruction]]) -> DeadSteps | None:
     """The dead steps of ``module``'s entry (see the module doc), or None where there are none.
 
     ``left_out``: the dead code the copy leaves out already, by computation
-    (:func:`..analysis.private_copy`); the entry and each callee must be among them (the rebuild
-    changes nothing there before its dead-code removal).  ``dead_users``: the entry's count of
-    dead users per instruction, as finding its dead code left it (:func:`.hlo_dce.dead_code_counted`);
-    it is used up."""
+    (:func:`..analysis.private_copy`); the entry must be among them (the rebuild changes nothing
+    there before its dead-code removal); the other computations need not be yet (those left out
+    whole are never searched): ``dead_code_of(comp)`` is what the copy leaves out of ``comp``
+    (``[]`` where it is copied whole or left as it is).
+    ``dead_users``: the entry's count of dead users per instruction, as finding its dead code left
+    it (:func:`.hlo_dce.dead_code_counted`); it is used up."""
     entry = module.entry
     if entry is None or entry.name not in left_out:
         return None
@@ -79,8 +83,8 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     calls = [i for i in entry.instructions if i.opcode is _CALL and i is not root and all(u in gone for u in i.users)]
     if not calls:
         return None
-    callers = _callers(module)
-    steps = [c for c in calls if _step_callee(c, callers, left_out) is not None]
+    callers = module.callers_of  # the module's own index: later readers of the input reuse it
+    steps = [c for c in calls if _step_callee(c, callers) is not None]
     if not steps:
         return None
     dead = _dead_closure(steps, gone, dead_users, root)
@@ -88,38 +92,37 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         return None
     model = _model(entry, steps, dead)
     if model is not None:
-        _leave_out_uncalled(module, model, callers, left_out, gone)
+        _leave_out_uncalled(module, model, callers, dead_code_of, gone)
     return model
 
 
-def _callers(module: HloModule) -> dict[HloComputation, list[HloInstruction]]:
-    callers: dict[HloComputation, list[HloInstruction]] = {}
-    for comp in module.computations:
-        for instr in comp.instructions:
-            if instr.called:
-                for c in instr.called_computations:
-                    callers.setdefault(c, []).append(instr)
-    return callers
+def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[HloInstruction]]
+                 ) -> HloComputation | None:
+    """The callee of a dead call whose inlining and removal the model covers, else None.
 
-
-def _step_callee(call: HloInstruction, callers: Mapping[HloComputation, list[HloInstruction]],
-                 left_out: Mapping[str, list[HloInstruction]]) -> HloComputation | None:
-    """The callee of a dead call whose inlining and removal the model covers, else None."""
+    Such a callee is one the copy would take whole (:func:`..analysis.rebuild_dead_code` would give
+    it ``[]``: no control edges, no ``gte(tuple)`` -- it has no tuples -- and no dead code), which
+    is tested here in the one look at its instructions: the search for dead code is left to the
+    computations the copy keeps."""
     if not is_inlineable_call(call, set()) or call.control_predecessors:  # the entry is no async computation
         return None
     callee = call.called_computations[0]
-    if len(callers.get(callee, ())) != 1 or callee.is_entry or left_out.get(callee.name) != []:
+    if len(callers(callee)) != 1 or callee.is_entry:
         return None
     body_root = callee.root
     if body_root is None or body_root.opcode is _PARAMETER or len(callee.parameters) != len(call.operands):
         return None
     for instr in callee.instructions:
+        if instr.control_predecessors:
+            return None
         if instr.opcode is _PARAMETER:
             if not instr.users:
                 return None  # its argument would lose a user without gaining one
             continue
         if instr.called or instr.opcode in _REWIRED or not removable(instr):
             return None
+        if not instr.users and instr is not body_root:
+            return None  # dead code of its own
     return callee
 
 
@@ -292,22 +295,34 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, removed: set[HloInstructio
     return True
 
 
-def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Mapping[HloComputation, list[HloInstruction]],
-                        left_out: Mapping[str, list[HloInstruction]], gone: set[HloInstruction]) -> None:
+def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Callable[[HloComputation], list[HloInstruction]],
+                        dead_code_of: Callable[[HloComputation], list[HloInstruction]], gone: set[HloInstruction]) -> None:
     """Leave out whole the computations only dead code calls (a dead ``reduce``'s reducer), with
     nothing that a pass before the inliner's drop reports or changes: no calls, no custom calls,
     no dead code; counted for the inliner's bound, their names given back when it drops them.
-    ``gone``: the entry's dead code the copy leaves out."""
+    ``gone``: the entry's dead code the copy leaves out; another computation's dead code
+    (``dead_code_of``) is looked for only where a caller there is neither in it nor in the steps."""
     extra = 0
     dropped = steps.left_out
-    elsewhere = {i for name, dead in left_out.items() if name != steps.computation for i in dead}
+    elsewhere: dict[HloComputation, set[HloInstruction]] = {}
+
+    def dead_elsewhere(i: HloInstruction) -> bool:
+        """Whether ``i`` is dead code of a computation other than the entry, as the rebuild finds it."""
+        comp = i.parent
+        if comp is None or comp.name == steps.computation:
+            return False
+        dead = elsewhere.get(comp)
+        if dead is None:
+            dead = elsewhere[comp] = set(dead_code_of(comp))
+        return i in dead
+
     for comp in module.computations:
-        if comp.is_entry or comp in steps.computations or left_out.get(comp.name) != []:
+        if comp.is_entry or comp in steps.computations:
             continue
-        by = callers.get(comp)
-        if not by or any(i not in dropped and i not in gone and i not in elsewhere for i in by):
+        by = callers(comp)
+        if not by or any(i not in dropped and i not in gone and not dead_elsewhere(i) for i in by):
             continue
-        if any(i.called or i.opcode is _CUSTOM_CALL for i in comp.instructions):
+        if not _taken_whole(comp):
             continue
         steps.computations.add(comp)
         steps.left_out.update(comp.instructions)
@@ -315,3 +330,21 @@ def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Mapping[Hl
         extra += len(comp.instructions)
     total, count = steps.extra_size
     steps.extra_size = (total, count + extra)
+
+
+def _taken_whole(comp: HloComputation) -> bool:
+    """No calls, no custom calls, and what the copy would take whole (the rebuild's dead code of
+    it, :func:`..analysis.rebuild_dead_code`, is ``[]``: no control edges, no ``gte(tuple)``, no
+    dead code), in one look at its instructions."""
+    root = comp.root
+    for i in comp.instructions:
+        opcode = i.opcode
+        if i.called or opcode is _CUSTOM_CALL or i.control_predecessors:
+            return False
+        if not i.users and i is not root and removable(i):
+            return False
+        if opcode is _GET_TUPLE_ELEMENT:
+            operands = i.operands
+            if operands and operands[0].opcode is _TUPLE:
+                return False
+    return True

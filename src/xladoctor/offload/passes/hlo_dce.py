@@ -36,9 +36,15 @@ keeping them is the safe side); custom calls by their flag (:func:`_removable_ki
 _CONTROL_PREDECESSORS = attrgetter("control_predecessors")
 
 
+_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
+_SIDE_EFFECT_FLAG = "custom_call_has_side_effect"
+
+
 def _removable_kind(instr: HloInstruction) -> bool:
-    if instr.opcode is HloOpcode.CUSTOM_CALL:
-        return is_annotation(instr) or instr.attributes.get("custom_call_has_side_effect") != "true"
+    if instr.opcode is _CUSTOM_CALL:
+        # Most custom calls carry no flag at all (jax's ``Sharding`` markers): not decoded for it.
+        return not instr.may_have_attribute(_SIDE_EFFECT_FLAG) or is_annotation(instr) \
+            or instr.attributes.get(_SIDE_EFFECT_FLAG) != "true"
     return True
 
 
@@ -107,14 +113,20 @@ def close_dead(found: list[HloInstruction], dead: set[HloInstruction], dead_user
     An operand is dead once its last user is: its dead users are counted as they are reached
     (testing all its users at each was quadratic for a parameter every copy of a repeated body
     reads).  The set found is the same: each user is reached after it died."""
-    removable_ = _removable
+    side_effecting, custom_call = _SIDE_EFFECTING, _CUSTOM_CALL
     while k < len(found):
         operands = found[k].operands
         for op in operands if len(operands) < 2 else dict.fromkeys(operands):
             if op in dead or op is root:
                 continue
-            count = dead_users[op] = dead_users.get(op, 0) + 1
-            if count == len(op.users) and removable_(op):
+            n_users = len(op.users)
+            # One user (most values): dead now, never reached again, so no count is kept.
+            if n_users != 1:
+                count = dead_users[op] = dead_users.get(op, 0) + 1
+                if count != n_users:
+                    continue
+            opcode = op.opcode
+            if opcode not in side_effecting and (opcode is not custom_call or _removable_kind(op)):
                 dead.add(op)
                 found.append(op)
         k += 1
