@@ -41,7 +41,7 @@ hold, :class:`~.analysis_context.DeadStepsInexact` is raised and the analysis ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -50,10 +50,11 @@ from ...ir.opcodes import HloOpcode
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
-from .hlo_dce import close_dead, removable
+from .hlo_dce import SIDE_EFFECTING, close_dead, removable
 
 _CALL, _CUSTOM_CALL, _PARAMETER = HloOpcode.CALL, HloOpcode.CUSTOM_CALL, HloOpcode.PARAMETER
 _GET_TUPLE_ELEMENT, _TUPLE = HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE
+_SIDE_EFFECTING = SIDE_EFFECTING
 _REWIRED = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CUSTOM_CALL, HloOpcode.CALL,
                       HloOpcode.CONDITIONAL, HloOpcode.WHILE, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE})
 """What the passes before the DCE after inlining remove, replace or rewire (see the module doc)."""
@@ -87,10 +88,17 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     steps = [c for c in calls if _step_callee(c, callers) is not None]
     if not steps:
         return None
-    dead = _dead_closure(steps, gone, dead_users, root)
-    if dead is None:
-        return None
-    model = _model(entry, steps, dead)
+    walked = _closure_walks(steps, dead_users, root)
+    if walked is not None:
+        dead, walks = walked
+        if not _covered(dead, dead, gone):
+            return None
+    else:  # a value the walks first took as live died later: the closure first, then the walks
+        closed = _dead_closure(steps, gone, dead_users, root)
+        if closed is None:
+            return None
+        dead, walks = closed, _rebuild_walks(steps, closed)
+    model = _model(entry, dead, walks)
     if model is not None:
         _leave_out_uncalled(module, model, callers, dead_code_of, gone)
     return model
@@ -134,6 +142,12 @@ def _dead_closure(calls: list[HloInstruction], gone: set[HloInstruction], dead_u
     found = list(calls)
     close_dead(found, dead, dead_users, root)
     dead.difference_update(gone)
+    return dead if _covered(found, dead, gone) else None
+
+
+def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: set[HloInstruction]) -> bool:
+    """Whether the model covers the dead code ``found`` (all of ``dead``, the rebuild's ``gone``
+    aside): see the module doc."""
     frontier: set[HloInstruction] = set()
     annotated: set[HloInstruction] = set()
     for instr in found:
@@ -165,18 +179,19 @@ def _dead_closure(calls: list[HloInstruction], gone: set[HloInstruction], dead_u
     return dead
 
 
-def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInstruction]) -> DeadSteps | None:
+def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks) -> DeadSteps | None:
     """The stand-ins: each call's live operands in the rebuild's first-visit order, and what the
     DCE after inlining removes from each step, in its post order."""
     steps = DeadSteps(entry.name)
-    placed = _rebuild_walks(calls, dead, steps)
+    placed = _stand_ins(walks, steps)
     body_of, in_body = _inlined(placed, steps)
     # ShardingRemover has replaced the dead markers by their operands before that DCE.
     marker_operand = {i: i.operands[0] for i in dead
                       if i.opcode is _CUSTOM_CALL and i.custom_call_target == _MARKER}
     total, count = steps.extra_size
     steps.extra_size = (total - len(marker_operand), count - len(marker_operand))  # gone before the bound is checked
-    removed = {i for i in dead if i.opcode is not _CALL and i not in marker_operand} | in_body
+    removed = dead.difference(steps.stand_ins, marker_operand)  # the calls: the only dead calls (not removable)
+    removed.update(in_body)
     if not _removal_walks(placed, steps, removed, body_of, marker_operand):
         return None
     if sum(map(len, steps.removals.values())) != len(removed):
@@ -188,11 +203,15 @@ _Placed = list[tuple[HloInstruction, HloComputation, list[HloInstruction]]]
 """Each dead call, its callee, and the dead instructions the rebuild's walk from it emits (it last)."""
 
 
-def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction], steps: DeadSteps) -> _Placed:
-    """The rebuild's post order from each call in text order (each an unused start): the live values
-    it first reaches, in order, become its stand-in's operands (:attr:`DeadSteps.stand_ins`)."""
+_Walks = list[tuple[HloInstruction, list[HloInstruction], dict[HloInstruction, None]]]
+"""Each dead call, the dead instructions the rebuild's walk from it emits (it last), and the live
+values that walk first reaches, in order."""
+
+
+def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction]) -> _Walks:
+    """The rebuild's post order from each call in text order (each an unused start), through ``dead``."""
     visited: set[HloInstruction] = set()
-    placed: _Placed = []
+    walks: _Walks = []
     for call in calls:
         live: dict[HloInstruction, None] = {}
         emitted: list[HloInstruction] = []
@@ -214,6 +233,74 @@ def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction], steps
             else:
                 pop()
                 emitted.append(node)
+        walks.append((call, emitted, live))
+    return walks
+
+
+def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None
+                   ) -> tuple[set[HloInstruction], _Walks] | None:
+    """:func:`_dead_closure`'s set and :func:`_rebuild_walks` in one walk: an operand is found dead
+    (:func:`.hlo_dce.close_dead`'s count) when the walk reaches it from its last user, and the walk
+    goes on into it at once.  A value taken as live where first reached may die later (its last
+    user in a later step): then the walks were not the rebuild's; None, the counts as they were."""
+    dead = set(calls)
+    visited: set[HloInstruction] = set()
+    counted: list[HloInstruction] = []
+    walks: _Walks = []
+    lives: set[HloInstruction] = set()
+    side_effecting, custom_call = _SIDE_EFFECTING, _CUSTOM_CALL
+    for call in calls:
+        live: dict[HloInstruction, None] = {}
+        emitted: list[HloInstruction] = []
+        visited.add(call)
+        ops = call.operands
+        # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
+        stack = [(call, iter(ops if len(ops) < 2 else dict.fromkeys(ops)))]
+        push, pop = stack.append, stack.pop
+        while stack:
+            node, rest = stack[-1]
+            for dep in rest:
+                if dep in dead:
+                    if dep in visited:
+                        continue
+                elif dep is root:
+                    live[dep] = None
+                    continue
+                else:
+                    n_users = len(dep.users)
+                    if n_users != 1:
+                        count = dead_users[dep] = dead_users.get(dep, 0) + 1
+                        counted.append(dep)
+                        if count != n_users:
+                            if dep not in live:
+                                live[dep] = None  # a live value (so far): where the walk first reaches it
+                            continue
+                    opcode = dep.opcode
+                    if opcode in side_effecting or (opcode is custom_call and not removable(dep)):
+                        if dep not in live:
+                            live[dep] = None
+                        continue
+                    dead.add(dep)
+                visited.add(dep)
+                ops = dep.operands
+                push((dep, iter(ops if len(ops) < 2 else dict.fromkeys(ops))))
+                break
+            else:
+                pop()
+                emitted.append(node)
+        walks.append((call, emitted, live))
+        lives.update(live)
+    if lives.isdisjoint(dead):
+        return dead, walks
+    for value in counted:
+        dead_users[value] -= 1
+    return None
+
+
+def _stand_ins(walks: _Walks, steps: DeadSteps) -> _Placed:
+    """Each call's stand-in (:attr:`DeadSteps.stand_ins`): its walk's live values are its operands."""
+    placed: _Placed = []
+    for call, emitted, live in walks:
         callee = call.called_computations[0]
         body_root = callee.root
         assert body_root is not None

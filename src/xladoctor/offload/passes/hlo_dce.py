@@ -166,6 +166,8 @@ def _removable(instr: HloInstruction) -> bool:
 
 removable = _removable
 """Whether dead-code elimination may remove ``instr`` once unused (:mod:`.dead_steps` asks)."""
+SIDE_EFFECTING = _SIDE_EFFECTING
+"""The opcodes :func:`removable` refuses whatever the instruction (:mod:`.dead_steps` tests them inline)."""
 
 
 def _post_order_of(starts: list[HloInstruction], dead: set[HloInstruction]) -> list[HloInstruction]:
