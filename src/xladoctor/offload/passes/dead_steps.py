@@ -123,11 +123,13 @@ def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[
     for instr in callee.instructions:
         if instr.control_predecessors:
             return None
-        if instr.opcode is _PARAMETER:
+        opcode = instr.opcode
+        if opcode is _PARAMETER:
             if not instr.users:
                 return None  # its argument would lose a user without gaining one
             continue
-        if instr.called or instr.opcode in _REWIRED or not removable(instr):
+        if instr.called or opcode in _REWIRED or opcode in _SIDE_EFFECTING \
+                or (opcode is _CUSTOM_CALL and not removable(instr)):
             return None
         if not instr.users and instr is not body_root:
             return None  # dead code of its own
