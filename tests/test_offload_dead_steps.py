@@ -25,8 +25,8 @@ from xladoctor.ir.module import HloModule
 from xladoctor.offload import analysis
 from xladoctor.offload.analysis import analyze_host_offload, lean_copy
 from xladoctor.offload.clone import clone_module
-from xladoctor.offload.passes.analysis_context import DeadSteps
 from xladoctor.offload.passes import dead_steps as dead_steps_module
+from xladoctor.offload.passes.analysis_context import DeadSteps
 from xladoctor.offload.passes.dead_steps import find_dead_steps
 from xladoctor.offload.passes.hlo_pass_pipeline import HloPassPipeline
 from xladoctor.offload.passes.host_offloader import OffloadOptions

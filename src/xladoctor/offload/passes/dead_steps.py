@@ -157,16 +157,16 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
         operands = instr.operands
         if opcode is _CALL:
             if any(op not in dead for op in operands):
-                return None  # inlining it would move a live value's users
+                return False  # inlining it would move a live value's users
             continue
         if opcode in _REWIRED_DEAD or instr.called:  # (the entry has no control edges: see find_dead_steps)
-            return None
+            return False
         if opcode is _CUSTOM_CALL:
             if not ((instr.custom_call_target == _MARKER and len(operands) == 1) or is_annotation(instr)):
-                return None
+                return False
             for op in operands:
                 if op not in dead or op in annotated:
-                    return None  # a live operand, or two annotations of one value (the CSE could merge them)
+                    return False  # a live operand, or two annotations of one value (the CSE could merge them)
                 annotated.add(op)
             continue
         for op in operands:
@@ -174,11 +174,11 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
                 frontier.add(op)
     for value in frontier:
         if value.opcode in _REWIRED:
-            return None
+            return False
         for u in value.users:
             if u.opcode in _DETACHED and u not in dead and u not in gone:
-                return None
-    return dead
+                return False
+    return True
 
 
 def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks) -> DeadSteps | None:
