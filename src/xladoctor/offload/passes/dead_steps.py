@@ -244,7 +244,8 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     """:func:`_dead_closure`'s set and :func:`_rebuild_walks` in one walk: an operand is found dead
     (:func:`.hlo_dce.close_dead`'s count) when the walk reaches it from its last user, and the walk
     goes on into it at once.  A value taken as live where first reached may die later (its last
-    user in a later step): then the walks were not the rebuild's; None, the counts as they were."""
+    user in a later step): then the walks were not the rebuild's; None as soon as it dies, the
+    counts as they were."""
     dead = set(calls)
     visited: set[HloInstruction] = set()
     counted: list[HloInstruction] = []
@@ -282,6 +283,10 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
                         if dep not in live:
                             live[dep] = None
                         continue
+                    if dep in live or dep in lives:  # passed by while alive, dead now: given up at once
+                        for value in counted:
+                            dead_users[value] -= 1
+                        return None
                     dead.add(dep)
                 visited.add(dep)
                 ops = dep.operands
@@ -292,11 +297,7 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
                 emitted.append(node)
         walks.append((call, emitted, live))
         lives.update(live)
-    if lives.isdisjoint(dead):
-        return dead, walks
-    for value in counted:
-        dead_users[value] -= 1
-    return None
+    return dead, walks
 
 
 def _stand_ins(walks: _Walks, steps: DeadSteps) -> _Placed:

@@ -149,14 +149,63 @@ def _dead_instructions(comp: HloComputation, dead_users: dict[HloInstruction, in
     dead = set(starts)
     if not dead:
         return dead, []  # nothing unused: nothing dead
-    close_dead(list(starts), dead, {} if dead_users is None else dead_users, root)
+    counts: dict[HloInstruction, int] = {} if dead_users is None else dead_users
     # Control predecessors anywhere (a live instruction's may be dead): the DFS from the users
     # would reach such a predecessor early, so XLA's whole order is needed.
+    if not has_control_edges(comp):
+        order = _walk_dead(starts, dead, counts, root)
+        if order is not None:
+            order.reverse()
+            return dead, order
+        dead = set(starts)  # a value the walk first took as live died later: the closure first
+        counts.clear()
+    close_dead(list(starts), dead, counts, root)
     if has_control_edges(comp):
         return dead, [i for i in reversed(comp.post_order()) if i in dead]
     order = _post_order_of(starts, dead)
     order.reverse()
     return dead, order
+
+
+def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_users: dict[HloInstruction, int],
+               root: HloInstruction | None) -> list[HloInstruction] | None:
+    """:func:`close_dead` and :func:`_post_order_of` in one walk from ``starts`` (unused, never an
+    operand): an operand is found dead when the walk reaches it from its last user (counted as
+    there), and the walk goes on into it at once.  None as soon as a value the walk passed by while
+    a user of it still lived dies (the walk through the dead code would have gone into it there: a
+    dead value with two dead users): ``dead`` and ``dead_users`` are then the caller's to start again."""
+    order: list[HloInstruction] = []
+    waiting: set[HloInstruction] = set()  # reached from a dead user, others still alive then
+    side_effecting, custom_call = _SIDE_EFFECTING, _CUSTOM_CALL
+    for start in starts:
+        ops = start.operands
+        # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
+        stack = [(start, iter(ops if len(ops) < 2 else dict.fromkeys(ops)))]
+        push, pop = stack.append, stack.pop
+        while stack:
+            node, rest = stack[-1]
+            for dep in rest:
+                if dep in dead or dep is root:
+                    continue  # walked already (each dead one is walked when found), or never dead
+                n_users = len(dep.users)
+                if n_users != 1:
+                    count = dead_users[dep] = dead_users.get(dep, 0) + 1
+                    if count != n_users:
+                        waiting.add(dep)
+                        continue
+                opcode = dep.opcode
+                if opcode in side_effecting or (opcode is custom_call and not _removable_kind(dep)):
+                    continue
+                if dep in waiting:
+                    return None  # passed by while alive, dead now: given up at once
+                dead.add(dep)
+                ops = dep.operands
+                push((dep, iter(ops if len(ops) < 2 else dict.fromkeys(ops))))
+                break
+            else:
+                pop()
+                order.append(node)
+    return order
 
 
 def _removable(instr: HloInstruction) -> bool:
