@@ -112,7 +112,9 @@ def close_dead(found: list[HloInstruction], dead: set[HloInstruction], dead_user
 
     An operand is dead once its last user is: its dead users are counted as they are reached
     (testing all its users at each was quadratic for a parameter every copy of a repeated body
-    reads).  The set found is the same: each user is reached after it died."""
+    reads).  The set found is the same: each user is reached after it died.  An operand with one
+    user is decided at once, uncounted: that user is never reached again, so nothing goes on from
+    its count."""
     side_effecting, custom_call = _SIDE_EFFECTING, _CUSTOM_CALL
     while k < len(found):
         operands = found[k].operands
@@ -142,6 +144,7 @@ def _dead_instructions(comp: HloComputation, dead_users: dict[HloInstruction, in
     every path up from a dead instruction ends at an unused dead one, and a live
     instruction's operands are all live, so the post order's DFS reaches dead code only
     from unused dead starts, in text order, through dead operands (:func:`_post_order_of`).
+    Both in one walk where that walk can tell (:func:`_walk_dead`), else the closure first.
     """
     root = comp.root
     instructions = comp.instructions
