@@ -215,3 +215,25 @@ def test_the_full_form_over_the_plain_map_answers_as_the_plain_port():
             form = rng.choice(["unique", "unique_keeping_suffix", "numbered", "claim", "release", "taken"])
             name = rng.choice(names)
             assert getattr(plain, form)(name) == getattr(lazy, form)(name), (first, form, name)
+
+
+@pytest.mark.parametrize("full_first", [False, True])
+def test_release_each_is_release_of_each(full_first):
+    """``release_each`` (the inliner's give-back of a dropped computation's names) answers as one
+    ``release`` per name, plain names, names only the full form takes, and after it took over."""
+    names = ["a", "a.1", "b.0", "__c", "f32", "d.-1", "e.012", "g.2", "h"]
+    rng = random.Random(7)
+    for _ in range(50):
+        claimed = rng.sample(names, 6)
+        released = rng.sample(names, 4)
+        one, bulk = InstructionNames(), InstructionNames()
+        for names_ in (one, bulk):
+            names_.claim_each(list(claimed))
+            if full_first:
+                names_.numbered("x")  # the full uniquer takes over
+        for name in released:
+            one.release(name)
+        bulk.release_each(released)
+        probes = names + ["a.2", "b", "g", "x"]
+        assert [one.taken(n) for n in probes] == [bulk.taken(n) for n in probes]
+        assert [one.unique(n) for n in probes] == [bulk.unique(n) for n in probes]

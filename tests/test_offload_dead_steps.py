@@ -25,6 +25,7 @@ from xladoctor.ir.module import HloModule
 from xladoctor.offload import analysis
 from xladoctor.offload.analysis import analyze_host_offload, lean_copy
 from xladoctor.offload.clone import clone_module
+from xladoctor.offload.passes import dead_steps as dead_steps_module
 from xladoctor.offload.passes.analysis_context import DeadSteps
 from xladoctor.offload.passes.dead_steps import find_dead_steps
 from xladoctor.offload.passes.hlo_pass_pipeline import HloPassPipeline
@@ -236,7 +237,7 @@ def test_every_corpus_module_runs_as_the_whole_copy(jax_hlo_corpus, tmp_path):
 def test_no_dead_step_without_a_dead_call():
     module = parse_module(_module(1), "one step")
     _, left_out, steps = lean_copy(module, CONFIG)
-    assert steps is None and find_dead_steps(module, left_out, {}) is None
+    assert steps is None and find_dead_steps(module, left_out, {}, lambda c: left_out.get(c.name, [])) is None
 
 
 def _two_reads(root: str) -> str:
@@ -334,3 +335,25 @@ def test_dead_steps_added_to_every_corpus_module_run_as_the_whole_copy(tmp_path,
                 m.setattr(analysis, "find_dead_steps", lambda *args: None)
                 assert analyze_host_offload(module) == result, f"{p} seed {seed}"
     assert tried > 100 and left > 20, (tried, left)
+
+
+def test_a_value_only_dead_steps_read_dies_after_the_walk_reached_it():
+    """``sx`` is read by the first two (dead) steps only: the one walk that finds the closure as it
+    goes reaches it from the first step while the second still reads it, takes it as live, and
+    must give way to the closure found first (the counts as they were); the run is the whole copy's."""
+    text = _module(3).replace("d0 = f32[8,128]{1,0} dot(x, w)", "sx = f32[8,128]{1,0} negate(x)\n"
+                              "  d0 = f32[8,128]{1,0} dot(sx, w)").replace("dot(x, w), lhs_contracting_dims={1}, "
+                                                                          "rhs_contracting_dims={0}\n  t1",
+                                                                          "dot(sx, w), lhs_contracting_dims={1}, "
+                                                                          "rhs_contracting_dims={0}\n  t1")
+    module = parse_module(text, "shared")
+    entry = module.entry
+    sx = next(i for i in entry.instructions if i.name == "sx")
+    assert sorted(u.name for u in sx.users) == ["d0", "d1"]
+    calls = [i for i in entry.instructions if i.name in ("r0", "r1")]
+    counts: dict = {}
+    assert dead_steps_module._closure_walks(calls, counts, entry.root) is None
+    assert not any(counts.values())  # given back (a zero count is no count)
+    steps = _same_run("shared", module)
+    assert steps is not None and len(steps.stand_ins) == 2
+    assert steps.stand_ins[calls[0]][1] == (entry.parameters[0], entry.parameters[1])  # x, w: sx died with the steps

@@ -366,6 +366,16 @@ class HloInstruction(RareFieldAccess):
         """Keep ``text`` (``, name=value, ...``, already checked by the parser) as the attributes."""
         self._attributes = text
 
+    def may_have_attribute(self, name: str) -> bool:
+        """False only where attribute ``name`` is surely absent: a parsed instruction's kept text
+        does not hold the name at all (no dict is built).  Why: a test of one rare attribute on
+        many instructions (dead-code elimination's side-effect flag of every dead custom call)
+        need not decode each one's attributes."""
+        attrs = self._attributes
+        if isinstance(attrs, str):
+            return name in attrs
+        return name in attrs
+
     def _attribute_value(self, name: str) -> str | None:
         """The raw text of attribute ``name``, without keeping the decoded dict (a read of one
         attribute of every instruction, as ``hlo``'s metadata, must not keep a dict each)."""

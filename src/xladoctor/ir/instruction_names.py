@@ -177,6 +177,17 @@ class InstructionNames:
                 return
         self._uniquer().release(name)
 
+    def release_each(self, names: list[str]) -> None:
+        """:meth:`release` of each of ``names`` (a dropped computation's), the plain case (a name
+        that is its own key) without a call per name: the offload analysis gives back ~26k left-out
+        names on ``jax_entry`` at 100k instructions."""
+        for name in names:
+            if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
+                    and name not in _TYPE_NAMES:
+                self._seen.pop(name, None)  # _plain_key(name) is name itself
+            else:
+                self.release(name)
+
     def _uniquer(self) -> NameUniquer:
         """The full uniquer, built from the names seen so far at the first call that needs it:
         the plain map's, and each live name that is its own key."""

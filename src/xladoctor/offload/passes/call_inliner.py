@@ -92,7 +92,9 @@ def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputat
     callees = call.called.get("to_apply") or call.called_computations
     if len(callees) != 1:
         return False
-    if "backend_config" in call.attributes or call.parent in async_computations:
+    # The attribute text is decoded only where it holds the name (a jax step's calls: 5k a module).
+    if (call.may_have_attribute("backend_config") and "backend_config" in call.attributes) \
+            or call.parent in async_computations:
         return False
     if call.frontend_attributes.get("inlineable", "true") != "true":
         return False
@@ -260,8 +262,7 @@ class _Inliner:
         live = set(computation_post_order(self.m))
         self.m.remove_computations([c for c in self.m.computations if c not in live])
         if self.dead_steps is not None:  # the left-out callees' parameters, as their removal gives back
-            for name in self.dead_steps.released:
-                self.m.instruction_names.release(name)
+            self.m.instruction_names.release_each(self.dead_steps.released)
 
 
 def inline_calls(module: HloModule, dead_steps: DeadSteps | None = None) -> InlineResult:

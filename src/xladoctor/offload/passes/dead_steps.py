@@ -41,7 +41,7 @@ hold, :class:`~.analysis_context.DeadStepsInexact` is raised and the analysis ru
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -50,9 +50,11 @@ from ...ir.opcodes import HloOpcode
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
-from .hlo_dce import close_dead, removable
+from .hlo_dce import SIDE_EFFECTING, close_dead, removable
 
 _CALL, _CUSTOM_CALL, _PARAMETER = HloOpcode.CALL, HloOpcode.CUSTOM_CALL, HloOpcode.PARAMETER
+_GET_TUPLE_ELEMENT, _TUPLE = HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE
+_SIDE_EFFECTING = SIDE_EFFECTING
 _REWIRED = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CUSTOM_CALL, HloOpcode.CALL,
                       HloOpcode.CONDITIONAL, HloOpcode.WHILE, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE})
 """What the passes before the DCE after inlining remove, replace or rewire (see the module doc)."""
@@ -63,14 +65,17 @@ _MARKER = "Sharding"
 
 
 def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstruction]],
-                    dead_users: dict[HloInstruction, int]) -> DeadSteps | None:
+                    dead_users: dict[HloInstruction, int],
+                    dead_code_of: Callable[[HloComputation], list[HloInstruction]]) -> DeadSteps | None:
     """The dead steps of ``module``'s entry (see the module doc), or None where there are none.
 
     ``left_out``: the dead code the copy leaves out already, by computation
-    (:func:`..analysis.private_copy`); the entry and each callee must be among them (the rebuild
-    changes nothing there before its dead-code removal).  ``dead_users``: the entry's count of
-    dead users per instruction, as finding its dead code left it (:func:`.hlo_dce.dead_code_counted`);
-    it is used up."""
+    (:func:`..analysis.private_copy`); the entry must be among them (the rebuild changes nothing
+    there before its dead-code removal); the other computations need not be yet (those left out
+    whole are never searched): ``dead_code_of(comp)`` is what the copy leaves out of ``comp``
+    (``[]`` where it is copied whole or left as it is).
+    ``dead_users``: the entry's count of dead users per instruction, as finding its dead code left
+    it (:func:`.hlo_dce.dead_code_counted`); it is used up."""
     entry = module.entry
     if entry is None or entry.name not in left_out:
         return None
@@ -79,47 +84,55 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     calls = [i for i in entry.instructions if i.opcode is _CALL and i is not root and all(u in gone for u in i.users)]
     if not calls:
         return None
-    callers = _callers(module)
-    steps = [c for c in calls if _step_callee(c, callers, left_out) is not None]
+    callers = module.callers_of  # the module's own index: later readers of the input reuse it
+    steps = [c for c in calls if _step_callee(c, callers) is not None]
     if not steps:
         return None
-    dead = _dead_closure(steps, gone, dead_users, root)
-    if dead is None:
-        return None
-    model = _model(entry, steps, dead)
+    walked = _closure_walks(steps, dead_users, root)
+    if walked is not None:
+        dead, walks = walked
+        if not _covered(dead, dead, gone):
+            return None
+    else:  # a value the walks first took as live died later: the closure first, then the walks
+        closed = _dead_closure(steps, gone, dead_users, root)
+        if closed is None:
+            return None
+        dead, walks = closed, _rebuild_walks(steps, closed)
+    model = _model(entry, dead, walks)
     if model is not None:
-        _leave_out_uncalled(module, model, callers, left_out, gone)
+        _leave_out_uncalled(module, model, callers, dead_code_of, gone)
     return model
 
 
-def _callers(module: HloModule) -> dict[HloComputation, list[HloInstruction]]:
-    callers: dict[HloComputation, list[HloInstruction]] = {}
-    for comp in module.computations:
-        for instr in comp.instructions:
-            if instr.called:
-                for c in instr.called_computations:
-                    callers.setdefault(c, []).append(instr)
-    return callers
+def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[HloInstruction]]
+                 ) -> HloComputation | None:
+    """The callee of a dead call whose inlining and removal the model covers, else None.
 
-
-def _step_callee(call: HloInstruction, callers: Mapping[HloComputation, list[HloInstruction]],
-                 left_out: Mapping[str, list[HloInstruction]]) -> HloComputation | None:
-    """The callee of a dead call whose inlining and removal the model covers, else None."""
+    Such a callee is one the copy would take whole (:func:`..analysis.rebuild_dead_code` would give
+    it ``[]``: no control edges, no ``gte(tuple)`` -- it has no tuples -- and no dead code), which
+    is tested here in the one look at its instructions: the search for dead code is left to the
+    computations the copy keeps."""
     if not is_inlineable_call(call, set()) or call.control_predecessors:  # the entry is no async computation
         return None
     callee = call.called_computations[0]
-    if len(callers.get(callee, ())) != 1 or callee.is_entry or left_out.get(callee.name) != []:
+    if len(callers(callee)) != 1 or callee.is_entry:
         return None
     body_root = callee.root
     if body_root is None or body_root.opcode is _PARAMETER or len(callee.parameters) != len(call.operands):
         return None
     for instr in callee.instructions:
-        if instr.opcode is _PARAMETER:
+        if instr.control_predecessors:
+            return None
+        opcode = instr.opcode
+        if opcode is _PARAMETER:
             if not instr.users:
                 return None  # its argument would lose a user without gaining one
             continue
-        if instr.called or instr.opcode in _REWIRED or not removable(instr):
+        if instr.called or opcode in _REWIRED or opcode in _SIDE_EFFECTING \
+                or (opcode is _CUSTOM_CALL and not removable(instr)):
             return None
+        if not instr.users and instr is not body_root:
+            return None  # dead code of its own
     return callee
 
 
@@ -131,6 +144,12 @@ def _dead_closure(calls: list[HloInstruction], gone: set[HloInstruction], dead_u
     found = list(calls)
     close_dead(found, dead, dead_users, root)
     dead.difference_update(gone)
+    return dead if _covered(found, dead, gone) else None
+
+
+def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: set[HloInstruction]) -> bool:
+    """Whether the model covers the dead code ``found`` (all of ``dead``, the rebuild's ``gone``
+    aside): see the module doc."""
     frontier: set[HloInstruction] = set()
     annotated: set[HloInstruction] = set()
     for instr in found:
@@ -138,16 +157,16 @@ def _dead_closure(calls: list[HloInstruction], gone: set[HloInstruction], dead_u
         operands = instr.operands
         if opcode is _CALL:
             if any(op not in dead for op in operands):
-                return None  # inlining it would move a live value's users
+                return False  # inlining it would move a live value's users
             continue
         if opcode in _REWIRED_DEAD or instr.called:  # (the entry has no control edges: see find_dead_steps)
-            return None
+            return False
         if opcode is _CUSTOM_CALL:
             if not ((instr.custom_call_target == _MARKER and len(operands) == 1) or is_annotation(instr)):
-                return None
+                return False
             for op in operands:
                 if op not in dead or op in annotated:
-                    return None  # a live operand, or two annotations of one value (the CSE could merge them)
+                    return False  # a live operand, or two annotations of one value (the CSE could merge them)
                 annotated.add(op)
             continue
         for op in operands:
@@ -155,25 +174,26 @@ def _dead_closure(calls: list[HloInstruction], gone: set[HloInstruction], dead_u
                 frontier.add(op)
     for value in frontier:
         if value.opcode in _REWIRED:
-            return None
+            return False
         for u in value.users:
             if u.opcode in _DETACHED and u not in dead and u not in gone:
-                return None
-    return dead
+                return False
+    return True
 
 
-def _model(entry: HloComputation, calls: list[HloInstruction], dead: set[HloInstruction]) -> DeadSteps | None:
+def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks) -> DeadSteps | None:
     """The stand-ins: each call's live operands in the rebuild's first-visit order, and what the
     DCE after inlining removes from each step, in its post order."""
     steps = DeadSteps(entry.name)
-    placed = _rebuild_walks(calls, dead, steps)
+    placed = _stand_ins(walks, steps)
     body_of, in_body = _inlined(placed, steps)
     # ShardingRemover has replaced the dead markers by their operands before that DCE.
     marker_operand = {i: i.operands[0] for i in dead
                       if i.opcode is _CUSTOM_CALL and i.custom_call_target == _MARKER}
     total, count = steps.extra_size
     steps.extra_size = (total - len(marker_operand), count - len(marker_operand))  # gone before the bound is checked
-    removed = {i for i in dead if i.opcode is not _CALL and i not in marker_operand} | in_body
+    removed = dead.difference(steps.stand_ins, marker_operand)  # the calls: the only dead calls (not removable)
+    removed.update(in_body)
     if not _removal_walks(placed, steps, removed, body_of, marker_operand):
         return None
     if sum(map(len, steps.removals.values())) != len(removed):
@@ -185,11 +205,15 @@ _Placed = list[tuple[HloInstruction, HloComputation, list[HloInstruction]]]
 """Each dead call, its callee, and the dead instructions the rebuild's walk from it emits (it last)."""
 
 
-def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction], steps: DeadSteps) -> _Placed:
-    """The rebuild's post order from each call in text order (each an unused start): the live values
-    it first reaches, in order, become its stand-in's operands (:attr:`DeadSteps.stand_ins`)."""
+_Walks = list[tuple[HloInstruction, list[HloInstruction], dict[HloInstruction, None]]]
+"""Each dead call, the dead instructions the rebuild's walk from it emits (it last), and the live
+values that walk first reaches, in order."""
+
+
+def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction]) -> _Walks:
+    """The rebuild's post order from each call in text order (each an unused start), through ``dead``."""
     visited: set[HloInstruction] = set()
-    placed: _Placed = []
+    walks: _Walks = []
     for call in calls:
         live: dict[HloInstruction, None] = {}
         emitted: list[HloInstruction] = []
@@ -211,6 +235,75 @@ def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction], steps
             else:
                 pop()
                 emitted.append(node)
+        walks.append((call, emitted, live))
+    return walks
+
+
+def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None
+                   ) -> tuple[set[HloInstruction], _Walks] | None:
+    """:func:`_dead_closure`'s set and :func:`_rebuild_walks` in one walk: an operand is found dead
+    (:func:`.hlo_dce.close_dead`'s count) when the walk reaches it from its last user, and the walk
+    goes on into it at once.  A value taken as live where first reached may die later (its last
+    user in a later step): then the walks were not the rebuild's; None as soon as it dies, the
+    counts as they were."""
+    dead = set(calls)
+    visited: set[HloInstruction] = set()
+    counted: list[HloInstruction] = []
+    walks: _Walks = []
+    lives: set[HloInstruction] = set()
+    side_effecting, custom_call = _SIDE_EFFECTING, _CUSTOM_CALL
+    for call in calls:
+        live: dict[HloInstruction, None] = {}
+        emitted: list[HloInstruction] = []
+        visited.add(call)
+        ops = call.operands
+        # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
+        stack = [(call, iter(ops if len(ops) < 2 else dict.fromkeys(ops)))]
+        push, pop = stack.append, stack.pop
+        while stack:
+            node, rest = stack[-1]
+            for dep in rest:
+                if dep in dead:
+                    if dep in visited:
+                        continue
+                elif dep is root:
+                    live[dep] = None
+                    continue
+                else:
+                    n_users = len(dep.users)
+                    if n_users != 1:
+                        count = dead_users[dep] = dead_users.get(dep, 0) + 1
+                        counted.append(dep)
+                        if count != n_users:
+                            if dep not in live:
+                                live[dep] = None  # a live value (so far): where the walk first reaches it
+                            continue
+                    opcode = dep.opcode
+                    if opcode in side_effecting or (opcode is custom_call and not removable(dep)):
+                        if dep not in live:
+                            live[dep] = None
+                        continue
+                    if dep in live or dep in lives:  # passed by while alive, dead now: given up at once
+                        for value in counted:
+                            dead_users[value] -= 1
+                        return None
+                    dead.add(dep)
+                visited.add(dep)
+                ops = dep.operands
+                push((dep, iter(ops if len(ops) < 2 else dict.fromkeys(ops))))
+                break
+            else:
+                pop()
+                emitted.append(node)
+        walks.append((call, emitted, live))
+        lives.update(live)
+    return dead, walks
+
+
+def _stand_ins(walks: _Walks, steps: DeadSteps) -> _Placed:
+    """Each call's stand-in (:attr:`DeadSteps.stand_ins`): its walk's live values are its operands."""
+    placed: _Placed = []
+    for call, emitted, live in walks:
         callee = call.called_computations[0]
         body_root = callee.root
         assert body_root is not None
@@ -292,22 +385,34 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, removed: set[HloInstructio
     return True
 
 
-def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Mapping[HloComputation, list[HloInstruction]],
-                        left_out: Mapping[str, list[HloInstruction]], gone: set[HloInstruction]) -> None:
+def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Callable[[HloComputation], list[HloInstruction]],
+                        dead_code_of: Callable[[HloComputation], list[HloInstruction]], gone: set[HloInstruction]) -> None:
     """Leave out whole the computations only dead code calls (a dead ``reduce``'s reducer), with
     nothing that a pass before the inliner's drop reports or changes: no calls, no custom calls,
     no dead code; counted for the inliner's bound, their names given back when it drops them.
-    ``gone``: the entry's dead code the copy leaves out."""
+    ``gone``: the entry's dead code the copy leaves out; another computation's dead code
+    (``dead_code_of``) is looked for only where a caller there is neither in it nor in the steps."""
     extra = 0
     dropped = steps.left_out
-    elsewhere = {i for name, dead in left_out.items() if name != steps.computation for i in dead}
+    elsewhere: dict[HloComputation, set[HloInstruction]] = {}
+
+    def dead_elsewhere(i: HloInstruction) -> bool:
+        """Whether ``i`` is dead code of a computation other than the entry, as the rebuild finds it."""
+        comp = i.parent
+        if comp is None or comp.name == steps.computation:
+            return False
+        dead = elsewhere.get(comp)
+        if dead is None:
+            dead = elsewhere[comp] = set(dead_code_of(comp))
+        return i in dead
+
     for comp in module.computations:
-        if comp.is_entry or comp in steps.computations or left_out.get(comp.name) != []:
+        if comp.is_entry or comp in steps.computations:
             continue
-        by = callers.get(comp)
-        if not by or any(i not in dropped and i not in gone and i not in elsewhere for i in by):
+        by = callers(comp)
+        if not by or any(i not in dropped and i not in gone and not dead_elsewhere(i) for i in by):
             continue
-        if any(i.called or i.opcode is _CUSTOM_CALL for i in comp.instructions):
+        if not _taken_whole(comp):
             continue
         steps.computations.add(comp)
         steps.left_out.update(comp.instructions)
@@ -315,3 +420,21 @@ def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Mapping[Hl
         extra += len(comp.instructions)
     total, count = steps.extra_size
     steps.extra_size = (total, count + extra)
+
+
+def _taken_whole(comp: HloComputation) -> bool:
+    """No calls, no custom calls, and what the copy would take whole (the rebuild's dead code of
+    it, :func:`..analysis.rebuild_dead_code`, is ``[]``: no control edges, no ``gte(tuple)``, no
+    dead code), in one look at its instructions."""
+    root = comp.root
+    for i in comp.instructions:
+        opcode = i.opcode
+        if i.called or opcode is _CUSTOM_CALL or i.control_predecessors:
+            return False
+        if not i.users and i is not root and removable(i):
+            return False
+        if opcode is _GET_TUPLE_ELEMENT:
+            operands = i.operands
+            if operands and operands[0].opcode is _TUPLE:
+                return False
+    return True

@@ -36,9 +36,15 @@ keeping them is the safe side); custom calls by their flag (:func:`_removable_ki
 _CONTROL_PREDECESSORS = attrgetter("control_predecessors")
 
 
+_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
+_SIDE_EFFECT_FLAG = "custom_call_has_side_effect"
+
+
 def _removable_kind(instr: HloInstruction) -> bool:
-    if instr.opcode is HloOpcode.CUSTOM_CALL:
-        return is_annotation(instr) or instr.attributes.get("custom_call_has_side_effect") != "true"
+    if instr.opcode is _CUSTOM_CALL:
+        # Most custom calls carry no flag at all (jax's ``Sharding`` markers): not decoded for it.
+        return not instr.may_have_attribute(_SIDE_EFFECT_FLAG) or is_annotation(instr) \
+            or instr.attributes.get(_SIDE_EFFECT_FLAG) != "true"
     return True
 
 
@@ -106,15 +112,23 @@ def close_dead(found: list[HloInstruction], dead: set[HloInstruction], dead_user
 
     An operand is dead once its last user is: its dead users are counted as they are reached
     (testing all its users at each was quadratic for a parameter every copy of a repeated body
-    reads).  The set found is the same: each user is reached after it died."""
-    removable_ = _removable
+    reads).  The set found is the same: each user is reached after it died.  An operand with one
+    user is decided at once, uncounted: that user is never reached again, so nothing goes on from
+    its count."""
+    side_effecting, custom_call = _SIDE_EFFECTING, _CUSTOM_CALL
     while k < len(found):
         operands = found[k].operands
         for op in operands if len(operands) < 2 else dict.fromkeys(operands):
             if op in dead or op is root:
                 continue
-            count = dead_users[op] = dead_users.get(op, 0) + 1
-            if count == len(op.users) and removable_(op):
+            n_users = len(op.users)
+            # One user (most values): dead now, never reached again, so no count is kept.
+            if n_users != 1:
+                count = dead_users[op] = dead_users.get(op, 0) + 1
+                if count != n_users:
+                    continue
+            opcode = op.opcode
+            if opcode not in side_effecting and (opcode is not custom_call or _removable_kind(op)):
                 dead.add(op)
                 found.append(op)
         k += 1
@@ -130,6 +144,7 @@ def _dead_instructions(comp: HloComputation, dead_users: dict[HloInstruction, in
     every path up from a dead instruction ends at an unused dead one, and a live
     instruction's operands are all live, so the post order's DFS reaches dead code only
     from unused dead starts, in text order, through dead operands (:func:`_post_order_of`).
+    Both in one walk where that walk can tell (:func:`_walk_dead`), else the closure first.
     """
     root = comp.root
     instructions = comp.instructions
@@ -137,14 +152,63 @@ def _dead_instructions(comp: HloComputation, dead_users: dict[HloInstruction, in
     dead = set(starts)
     if not dead:
         return dead, []  # nothing unused: nothing dead
-    close_dead(list(starts), dead, {} if dead_users is None else dead_users, root)
+    counts: dict[HloInstruction, int] = {} if dead_users is None else dead_users
     # Control predecessors anywhere (a live instruction's may be dead): the DFS from the users
     # would reach such a predecessor early, so XLA's whole order is needed.
+    if not has_control_edges(comp):
+        order = _walk_dead(starts, dead, counts, root)
+        if order is not None:
+            order.reverse()
+            return dead, order
+        dead = set(starts)  # a value the walk first took as live died later: the closure first
+        counts.clear()
+    close_dead(list(starts), dead, counts, root)
     if has_control_edges(comp):
         return dead, [i for i in reversed(comp.post_order()) if i in dead]
     order = _post_order_of(starts, dead)
     order.reverse()
     return dead, order
+
+
+def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_users: dict[HloInstruction, int],
+               root: HloInstruction | None) -> list[HloInstruction] | None:
+    """:func:`close_dead` and :func:`_post_order_of` in one walk from ``starts`` (unused, never an
+    operand): an operand is found dead when the walk reaches it from its last user (counted as
+    there), and the walk goes on into it at once.  None as soon as a value the walk passed by while
+    a user of it still lived dies (the walk through the dead code would have gone into it there: a
+    dead value with two dead users): ``dead`` and ``dead_users`` are then the caller's to start again."""
+    order: list[HloInstruction] = []
+    waiting: set[HloInstruction] = set()  # reached from a dead user, others still alive then
+    side_effecting, custom_call = _SIDE_EFFECTING, _CUSTOM_CALL
+    for start in starts:
+        ops = start.operands
+        # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
+        stack = [(start, iter(ops if len(ops) < 2 else dict.fromkeys(ops)))]
+        push, pop = stack.append, stack.pop
+        while stack:
+            node, rest = stack[-1]
+            for dep in rest:
+                if dep in dead or dep is root:
+                    continue  # walked already (each dead one is walked when found), or never dead
+                n_users = len(dep.users)
+                if n_users != 1:
+                    count = dead_users[dep] = dead_users.get(dep, 0) + 1
+                    if count != n_users:
+                        waiting.add(dep)
+                        continue
+                opcode = dep.opcode
+                if opcode in side_effecting or (opcode is custom_call and not _removable_kind(dep)):
+                    continue
+                if dep in waiting:
+                    return None  # passed by while alive, dead now: given up at once
+                dead.add(dep)
+                ops = dep.operands
+                push((dep, iter(ops if len(ops) < 2 else dict.fromkeys(ops))))
+                break
+            else:
+                pop()
+                order.append(node)
+    return order
 
 
 def _removable(instr: HloInstruction) -> bool:
@@ -154,6 +218,8 @@ def _removable(instr: HloInstruction) -> bool:
 
 removable = _removable
 """Whether dead-code elimination may remove ``instr`` once unused (:mod:`.dead_steps` asks)."""
+SIDE_EFFECTING = _SIDE_EFFECTING
+"""The opcodes :func:`removable` refuses whatever the instruction (:mod:`.dead_steps` tests them inline)."""
 
 
 def _post_order_of(starts: list[HloInstruction], dead: set[HloInstruction]) -> list[HloInstruction]:
