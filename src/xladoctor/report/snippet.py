@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..base.cells import cell_label, place
+from ..base.collector import settle
 from ..base.escape import escape_field
 
 _MAX_WIDTH = 110
@@ -44,10 +45,12 @@ _INPUTS_READ: set[str] = set()
 def input_text(path: str | None, line: int | None) -> str | None:
     """:func:`source_text` of the checked file (an HLO module), its lines kept only until the report
     that reads them is drawn (:func:`inputs_forgotten`); an entry linecache had before is left to it."""
-    fresh = path is not None and path not in linecache.cache
+    if path is None or path in linecache.cache:
+        return source_text(path, line)
+    settle()  # the last module, if still garbage, is freed before its text is read whole
     text = source_text(path, line)
-    if fresh and path in linecache.cache:
-        _INPUTS_READ.add(path)  # type: ignore[arg-type]  (fresh: not None)
+    if path in linecache.cache:
+        _INPUTS_READ.add(path)
     return text
 
 
