@@ -13,6 +13,7 @@ from ..findings.wire import details_of, load_document, report_of
 from ..oracle.confirmation import confirmation_of
 from .confirm import confirm_lines
 from .finding_text import render_finding
+from .snippet import inputs_forgotten
 
 
 def render_text(doc: dict[str, Any], lang: str) -> str:
@@ -32,7 +33,9 @@ def file_piece(f: dict[str, Any], lang: str) -> tuple[str, Any] | None:
         return "section", (f"== {escape_field(f['path'])}", "   " + label("check.cannot_check", lang, error=f["error"]), "")
     if _is_quiet(f):
         return "quiet", (f"   {_shown_path(f, lang)}: {_quiet_reason(f, lang)}", kind)
-    return "section", (f"== {_shown_path(f, lang)}", _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang), "")
+    with inputs_forgotten():  # the file's lines its snippets read are not kept for the next file
+        body = _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang)
+    return "section", (f"== {_shown_path(f, lang)}", body, "")
 
 
 def _shown_path(f: dict[str, Any], lang: str) -> str:

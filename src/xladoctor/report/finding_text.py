@@ -21,7 +21,7 @@ from ..findings.model import JSON, Finding, FindingKind, Fix, FixKind, Hop
 from ..findings.source_line import SourceLine, distinct_lines
 from ..ir.frames import is_library
 from ..ir.shape import format_shape_index
-from .snippet import snippet, source_text, span
+from .snippet import input_text, snippet, source_text, span
 
 Renderer = Callable[[Finding, str, int], list[str]]
 
@@ -134,7 +134,7 @@ def snippet_lines(f: Finding, lang: str, path: str | None = None, indent: str = 
 
 
 def _hlo_snippet(path: str | None, line: int | None, instruction: str, note: str, indent: str) -> list[str]:
-    text = source_text(path, line)
+    text = input_text(path, line)
     if path is None or line is None or text is None:
         return []
     return snippet(path, line, text, span(text, None, instruction), note, indent)

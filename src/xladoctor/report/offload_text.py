@@ -27,6 +27,7 @@ from ..offload.fixes import FixSuggestion
 from ..offload.result import HostOffloadResult
 from ..offload.rules import RULES
 from .finding_text import hop_detail, index_text, shape_index_of, snippet_lines
+from .snippet import inputs_forgotten
 
 if TYPE_CHECKING:
     from ..oracle.confirmation import Confirmation
@@ -62,7 +63,8 @@ def offload_text(source: str, module: HloModule, result: HostOffloadResult, fixe
     from .check_text import companion_shown
     from .confirm import confirm_lines
 
-    report = layout_text(findings, lang) + render_text(source, module, result, fixes, trace, lang)
+    with inputs_forgotten():  # the checked file's lines are not kept past its report (a caller in-process)
+        report = layout_text(findings, lang) + render_text(source, module, result, fixes, trace, lang)
     if companion is not None:
         how = label("check.kinds_beside" if companion.found == "beside" else "check.kinds_option", lang)
         report += "\n" + label("check.kinds_from", lang, path=companion_shown(companion.to_json(), lang),

@@ -173,14 +173,16 @@ def _check_wide(f: BinaryIO, head: bytes, source: str, opts: Options, encoding: 
 
 
 def check_path(path: str, explicit: bool, opts: Options, stablehlo: str | None = None,
-               graph: int | None = None) -> Report:
+               graph: int | None = None, last: bool = False) -> Report:
     """Check one file; never raises: whatever goes wrong becomes this file's input error.
 
     The module is freed before the next file is read: the IR is cyclic (parent pointers) and is
     built with the collector paused, so without a collection here the last module is still in
-    memory, as garbage, while the next one is parsed (issue 20: two modules at the peak)."""
+    memory, as garbage, while the next one is parsed (issue 20: two modules at the peak).
+    ``last``: no file follows and only small output is drawn after (``check``'s text report), so
+    the console script may leave the module to its exit (:func:`~xladoctor.base.collector.collect`)."""
     report = _check_path(path, explicit, opts, stablehlo, graph)
-    collect()
+    collect(last)
     return report
 
 

@@ -186,9 +186,12 @@ def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wan
         for i, kept in zip(todo, results):
             out[i] = kept
     else:
+        # after the last file only its text is drawn: the console script skips that collection
+        # (base/collector.py); the JSON entry and the page are drawn once the module is freed
+        small_after = not (want.json or want.html)
         for i in todo:
             out[i] = keep(entry_of(check_path(items[i].path, items[i].explicit, opts, items[i].stablehlo,
-                                              items[i].graph)), want, i, spool)
+                                              items[i].graph, small_after and i == todo[-1])), want, i, spool)
             progress.advance()
     return [k for k in out if k is not None]
 
