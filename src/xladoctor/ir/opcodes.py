@@ -11,7 +11,7 @@ defines ``__getattr__`` there, and CPython sends every attribute read of a class
 has one through a Python-level ``type.__getattribute__`` call (~65 ns more than a module global;
 3.12 dropped the hook, ~15 ns more).  No definition of the enum avoids it on 3.11 short of leaving
 ``Enum`` (identity, ``HloOpcode(spelling)``, iteration, pickling and mypy's typing all rest on
-it), so code that tests opcodes per instruction reads module constants (``_ADD = HloOpcode.ADD``).
+it), so code that tests opcodes per instruction reads module constants (the constants at the end of this module).
 """
 
 from __future__ import annotations
@@ -208,3 +208,46 @@ class HloOpcode(str, Enum):
 
 
 OPCODES_BY_SPELLING: dict[str, HloOpcode] = {op.value: op for op in HloOpcode}
+
+
+# The members read per instruction, as module constants (see the module doc): a hot module
+# imports them under its own private names (``from ..ir.opcodes import WHILE``), a global of
+# that module, and never reads ``HloOpcode.X`` in a loop (issue 36).
+ADD = HloOpcode.ADD
+AND = HloOpcode.AND
+ASYNC_DONE = HloOpcode.ASYNC_DONE
+ASYNC_START = HloOpcode.ASYNC_START
+BITCAST = HloOpcode.BITCAST
+BROADCAST = HloOpcode.BROADCAST
+CALL = HloOpcode.CALL
+CLAMP = HloOpcode.CLAMP
+COMPARE = HloOpcode.COMPARE
+CONCATENATE = HloOpcode.CONCATENATE
+CONDITIONAL = HloOpcode.CONDITIONAL
+CONSTANT = HloOpcode.CONSTANT
+CONVERT = HloOpcode.CONVERT
+COPY = HloOpcode.COPY
+CUSTOM_CALL = HloOpcode.CUSTOM_CALL
+DIVIDE = HloOpcode.DIVIDE
+DOT = HloOpcode.DOT
+DYNAMIC_SLICE = HloOpcode.DYNAMIC_SLICE
+DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
+FUSION = HloOpcode.FUSION
+GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
+MAXIMUM = HloOpcode.MAXIMUM
+MINIMUM = HloOpcode.MINIMUM
+MULTIPLY = HloOpcode.MULTIPLY
+NEGATE = HloOpcode.NEGATE
+OPT_BARRIER = HloOpcode.OPT_BARRIER
+OR = HloOpcode.OR
+PAD = HloOpcode.PAD
+PARAMETER = HloOpcode.PARAMETER
+RESHAPE = HloOpcode.RESHAPE
+SCATTER = HloOpcode.SCATTER
+SELECT = HloOpcode.SELECT
+SLICE = HloOpcode.SLICE
+SUBTRACT = HloOpcode.SUBTRACT
+TRANSPOSE = HloOpcode.TRANSPOSE
+TUPLE = HloOpcode.TUPLE
+WHILE = HloOpcode.WHILE
+XOR = HloOpcode.XOR

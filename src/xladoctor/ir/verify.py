@@ -13,15 +13,7 @@ from __future__ import annotations
 from ..base.errors import VerifyError
 from .instruction import HloInstruction
 from .module import HloModule
-from .opcodes import HloOpcode
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_CONDITIONAL = HloOpcode.CONDITIONAL
-_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-_TUPLE = HloOpcode.TUPLE
-_WHILE = HloOpcode.WHILE
+from .opcodes import CONDITIONAL, GET_TUPLE_ELEMENT, TUPLE, WHILE, HloOpcode
 
 
 def _fail(module: HloModule, instr: HloInstruction, message: str) -> VerifyError:
@@ -57,16 +49,16 @@ def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
         got = len(instr.called.get(role, ()))
         if got != count:
             raise _fail(module, instr, f"{op.value} needs {count} '{role}' computation(s), has {got}")
-    if op is _GET_TUPLE_ELEMENT:
+    if op is GET_TUPLE_ELEMENT:
         if len(instr.operands) != 1 or instr.tuple_index is None:
             raise _fail(module, instr, "get-tuple-element needs one operand and index=N")
         shape = instr.operands[0].shape
         if not shape.is_tuple or not 0 <= instr.tuple_index < len(shape.tuple_shapes):
             raise _fail(module, instr, f"index={instr.tuple_index} is out of range for operand shape {shape}")
-    elif op is _TUPLE:
+    elif op is TUPLE:
         if not instr.shape.is_tuple or len(instr.shape.tuple_shapes) != len(instr.operands):
             raise _fail(module, instr, f"tuple of {len(instr.operands)} operands has shape {instr.shape}")
-    elif op is _WHILE:
+    elif op is WHILE:
         if len(instr.operands) != 1:
             raise _fail(module, instr, f"while takes 1 operand, has {len(instr.operands)}")
         for role in ("body", "condition"):
@@ -77,7 +69,7 @@ def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
         if len(callee.parameters) != len(instr.operands):
             raise _fail(module, instr, f"{op.value} passes {len(instr.operands)} operand(s) to '{callee.name}', "
                                        f"which takes {len(callee.parameters)}")
-    elif op is _CONDITIONAL:
+    elif op is CONDITIONAL:
         branches = instr.called.get("branch_computations") or [
             *instr.called.get("true_computation", ()), *instr.called.get("false_computation", ())]
         if not branches or len(instr.operands) != len(branches) + 1:

@@ -10,14 +10,9 @@ treats both spellings alike, so it can read HLO from either side of that pass.
 from __future__ import annotations
 
 from ..ir.instruction import HloInstruction
-from ..ir.opcodes import HloOpcode
+from ..ir.opcodes import ASYNC_START, CUSTOM_CALL
 from ..ir.shape import HOST_MEMORY_KINDS
 from ..syntax.attributes import unquote
-
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_ASYNC_START = HloOpcode.ASYNC_START
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
 
 ANNOTATE_DEVICE_PLACEMENT = "annotate_device_placement"
 BUFFER_PLACEMENT_ATTR = "_xla_buffer_placement"
@@ -38,21 +33,21 @@ HOST_THREAD = "host"
 
 def placement(instr: HloInstruction) -> str | None:
     """The ``_xla_buffer_placement`` of an ``annotate_device_placement`` call, else None."""
-    if instr.opcode is not _CUSTOM_CALL or instr.custom_call_target != ANNOTATE_DEVICE_PLACEMENT:
+    if instr.opcode is not CUSTOM_CALL or instr.custom_call_target != ANNOTATE_DEVICE_PLACEMENT:
         return None
     return instr.frontend_attributes.get(BUFFER_PLACEMENT_ATTR)
 
 
 def is_move_to_host(instr: HloInstruction) -> bool:
     """``MoveToHost``, or ``annotate_device_placement`` to pinned/unpinned host."""
-    if instr.opcode is not _CUSTOM_CALL:
+    if instr.opcode is not CUSTOM_CALL:
         return False
     return instr.custom_call_target == MOVE_TO_HOST or placement(instr) in HOST_MEMORY_KINDS
 
 
 def is_move_to_device(instr: HloInstruction) -> bool:
     """``MoveToDevice``, or ``annotate_device_placement`` to ``device``."""
-    if instr.opcode is not _CUSTOM_CALL:
+    if instr.opcode is not CUSTOM_CALL:
         return False
     return instr.custom_call_target == MOVE_TO_DEVICE or placement(instr) == DEVICE_PLACEMENT
 
@@ -62,12 +57,12 @@ def is_annotation(instr: HloInstruction) -> bool:
 
 
 def is_allocate_buffer(instr: HloInstruction) -> bool:
-    return instr.opcode is _CUSTOM_CALL and instr.custom_call_target == ALLOCATE_BUFFER
+    return instr.opcode is CUSTOM_CALL and instr.custom_call_target == ALLOCATE_BUFFER
 
 
 def is_host_async_start(instr: HloInstruction) -> bool:
     """``async-start`` with ``async_execution_thread="host"`` (JAX ``compute_on('device_host')``)."""
-    if instr.opcode is not _ASYNC_START:
+    if instr.opcode is not ASYNC_START:
         return False
     raw = instr.attributes.get("async_execution_thread")
     return raw is not None and unquote(raw) == HOST_THREAD  # XLA's string decoding, as async_sugar's
@@ -81,5 +76,5 @@ def is_sharding_marker(instr: HloInstruction) -> bool:
     """A one-operand custom call that keeps its operand's shape and is no placement annotation:
     jax's ``Sharding`` (and the like), which a value passes through unchanged."""
     target = instr.custom_call_target or ""
-    return (instr.opcode is _CUSTOM_CALL and placement(instr) is None and not target.startswith(
+    return (instr.opcode is CUSTOM_CALL and placement(instr) is None and not target.startswith(
         ("Move", "annotate")) and len(instr.operands) == 1 and instr.shape == instr.operands[0].shape)

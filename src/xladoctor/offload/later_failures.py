@@ -83,7 +83,19 @@ from collections.abc import Callable, Iterator
 from ..base.labels import label
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
+from ..ir.opcodes import (
+    BITCAST,
+    CALL,
+    CONCATENATE,
+    COPY,
+    DYNAMIC_UPDATE_SLICE,
+    GET_TUPLE_ELEMENT,
+    PARAMETER,
+    RESHAPE,
+    TUPLE,
+    WHILE,
+    HloOpcode,
+)
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, format_shape_index
 from ..ir.tpu_layouts import LIBTPU
 from .annotations import is_move_to_device, is_move_to_host, is_sharding_marker
@@ -93,20 +105,6 @@ from .later_nested import nested_host_stack_reads
 from .later_scatter import host_argument_scatters
 from .loop_trips import trip_count
 from .result import HostOffloadResult, PassFailure
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_BITCAST = HloOpcode.BITCAST
-_CALL = HloOpcode.CALL
-_CONCATENATE = HloOpcode.CONCATENATE
-_COPY = HloOpcode.COPY
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-_PARAMETER = HloOpcode.PARAMETER
-_RESHAPE = HloOpcode.RESHAPE
-_TUPLE = HloOpcode.TUPLE
-_WHILE = HloOpcode.WHILE
 
 _PASS_THROUGH = frozenset({HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE, HloOpcode.BITCAST, HloOpcode.COPY})
 """Ops a value passes through unchanged on its way to or from a placement annotation."""
@@ -139,9 +137,9 @@ def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None
 def _producer(instr: HloInstruction, index: tuple[int, ...]) -> HloInstruction:
     """What makes the value at ``index`` of ``instr``, through tuples and sharding markers."""
     while True:
-        if instr.opcode is _TUPLE and index:
+        if instr.opcode is TUPLE and index:
             instr, index = instr.operands[index[0]], index[1:]
-        elif instr.opcode is _GET_TUPLE_ELEMENT:
+        elif instr.opcode is GET_TUPLE_ELEMENT:
             instr, index = instr.operands[0], (instr.gte_index(), *index)
         elif is_sharding_marker(instr):
             instr = instr.operands[0]
@@ -259,7 +257,7 @@ def _narrow_host_row_updates(module: HloModule) -> Iterator[PassFailure]:
     Not in a loop known to run once: a scan of length 1 compiles (bench/public_boundaries.py)."""
     for comp in module.computations:
         for instr in comp.instructions:
-            if instr.opcode is not _DYNAMIC_UPDATE_SLICE or len(instr.operands) < 2:
+            if instr.opcode is not DYNAMIC_UPDATE_SLICE or len(instr.operands) < 2:
                 continue
             update = instr.operands[1].shape
             bits = update.element_type.bits if update.is_array else None
@@ -287,7 +285,7 @@ def _lane_slice_host_updates(module: HloModule) -> Iterator[PassFailure]:
     iterations, this error at 4: a failure either way)."""
     for comp in module.computations:
         for instr in comp.instructions:
-            if instr.opcode is not _DYNAMIC_UPDATE_SLICE or len(instr.operands) < 2:
+            if instr.opcode is not DYNAMIC_UPDATE_SLICE or len(instr.operands) < 2:
                 continue
             update = instr.operands[1].shape
             if not update.is_array or not _lane_slice(update):
@@ -314,12 +312,12 @@ def _from_host_move(module: HloModule, instr: HloInstruction) -> bool:
     for _ in range(16):
         if _moved_to_host(instr):
             return True
-        while instr.opcode in (_RESHAPE, _BITCAST, _COPY):
+        while instr.opcode in (RESHAPE, BITCAST, COPY):
             instr = instr.operands[0]
-        if instr.opcode is not _PARAMETER or instr.parent is None:
+        if instr.opcode is not PARAMETER or instr.parent is None:
             return _moved_to_host(instr)
         callers = module.callers_of(instr.parent)
-        if len(callers) != 1 or callers[0].opcode is not _CALL:
+        if len(callers) != 1 or callers[0].opcode is not CALL:
             return False
         number = instr.parameter_number
         if number is None or number >= len(callers[0].operands):
@@ -333,10 +331,10 @@ def _host_loop_output_reshapes(module: HloModule, result: HostOffloadResult) -> 
     host = result.host_position_names()
     assert module.entry is not None
     for instr in module.entry.instructions:
-        if instr.opcode is not _RESHAPE or instr.name not in host:
+        if instr.opcode is not RESHAPE or instr.name not in host:
             continue
         made_by = _producer(instr.operands[0], ())
-        if made_by.opcode is _WHILE and _merges_two_leading_dimensions(instr) and \
+        if made_by.opcode is WHILE and _merges_two_leading_dimensions(instr) and \
                 trip_count(made_by) != 1 and _unrolled_scan(instr) is None:
             yield label("offload.later_host_loop_reshape", libtpu=LIBTPU, instruction=instr.name, loop=made_by.name)
 
@@ -348,7 +346,7 @@ def _unrolled_scan_host_ys(module: HloModule) -> Iterator[PassFailure]:
     be a host position of our model (it is not when the ys go on into an outer scan's ys)."""
     for comp in module.computations:
         for instr in comp.instructions:
-            if instr.opcode is not _RESHAPE or not _merges_two_leading_dimensions(instr):
+            if instr.opcode is not RESHAPE or not _merges_two_leading_dimensions(instr):
                 continue
             loop = _unrolled_scan(instr)
             if loop is None:
@@ -366,14 +364,14 @@ def _unrolled_scan(reshape: HloInstruction) -> HloInstruction | None:
     left (length 3, unroll 2) or full unrolling compiles; so does a user's own merge of ys stacked
     on device before the move (no host concatenate)."""
     gte = reshape.operands[0]
-    if gte.opcode is not _GET_TUPLE_ELEMENT or gte.operands[0].opcode is not _WHILE:
+    if gte.opcode is not GET_TUPLE_ELEMENT or gte.operands[0].opcode is not WHILE:
         return None
     loop, (trips, unroll) = gte.operands[0], gte.shape.dimensions[:2]
     bodies = loop.called.get("body") or []
     if trips < 2 or trip_count(loop) != trips or not bodies:
         return None
     for instr in bodies[0].instructions:
-        if instr.opcode is _CONCATENATE and len(instr.operands) == unroll and \
+        if instr.opcode is CONCATENATE and len(instr.operands) == unroll and \
                 all(_moved_to_host(o) for o in instr.operands):
             return loop
     return None
@@ -385,13 +383,13 @@ def _moved_to_host(instr: HloInstruction) -> bool:
     for _ in range(64):
         if is_move_to_host(instr) and not index:
             return True
-        if instr.opcode in (_RESHAPE, _BITCAST, _COPY) and not index:
+        if instr.opcode in (RESHAPE, BITCAST, COPY) and not index:
             instr = instr.operands[0]
-        elif instr.opcode is _GET_TUPLE_ELEMENT:
+        elif instr.opcode is GET_TUPLE_ELEMENT:
             instr, index = instr.operands[0], (instr.gte_index(), *index)
-        elif instr.opcode is _TUPLE and index and index[0] < len(instr.operands):
+        elif instr.opcode is TUPLE and index and index[0] < len(instr.operands):
             instr, index = instr.operands[index[0]], index[1:]
-        elif instr.opcode is _CALL and (instr.called.get("to_apply") or []) and index:
+        elif instr.opcode is CALL and (instr.called.get("to_apply") or []) and index:
             root = instr.called["to_apply"][0].root
             if root is None:
                 return False

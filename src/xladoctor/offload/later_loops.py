@@ -17,7 +17,17 @@ from ..base.labels import label
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
+from ..ir.opcodes import (
+    BITCAST,
+    CALL,
+    COPY,
+    DYNAMIC_UPDATE_SLICE,
+    GET_TUPLE_ELEMENT,
+    PARAMETER,
+    RESHAPE,
+    TUPLE,
+    WHILE,
+)
 from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index
 from ..ir.tpu_layouts import LIBTPU
 from .annotations import is_move_to_device, is_move_to_host, is_sharding_marker
@@ -25,25 +35,12 @@ from .kinds import Status
 from .loop_trips import trip_count
 from .result import HostOffloadResult, PassFailure
 
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_BITCAST = HloOpcode.BITCAST
-_CALL = HloOpcode.CALL
-_COPY = HloOpcode.COPY
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-_PARAMETER = HloOpcode.PARAMETER
-_RESHAPE = HloOpcode.RESHAPE
-_TUPLE = HloOpcode.TUPLE
-_WHILE = HloOpcode.WHILE
-
 
 def _while_loops(module: HloModule) -> Iterator[tuple[HloInstruction, HloInstruction, HloInstruction]]:
     """Every while loop of ``module`` with its body's parameter and root."""
     for comp in module.computations:
         for loop in comp.instructions:
-            if loop.opcode is not _WHILE or not loop.called.get("body"):
+            if loop.opcode is not WHILE or not loop.called.get("body"):
                 continue
             body = loop.called["body"][0]
             if body.root is not None and body.parameters:
@@ -84,7 +81,7 @@ def _loop_state_fix(module: HloModule, loop: HloInstruction) -> str:
     body = label("offload.later_loop_state_fix_body")
     if source is None:
         return body
-    if source.opcode is _PARAMETER:
+    if source.opcode is PARAMETER:
         value = label("offload.later_loop_state_host_argument", param=source.name, number=source.parameter_number)
     else:
         value = label("offload.later_loop_state_moved_before", instruction=source.name)
@@ -107,10 +104,10 @@ def _host_source(module: HloModule, loop: HloInstruction, budget: int = 20_000) 
         instr = stack.pop()
         if is_move_to_host(instr):
             return instr
-        if is_move_to_device(instr) or instr.opcode is _WHILE:
+        if is_move_to_device(instr) or instr.opcode is WHILE:
             continue
         nxt: list[HloInstruction] = list(instr.operands)
-        if instr.opcode is _PARAMETER and instr.parameter_number is not None:
+        if instr.opcode is PARAMETER and instr.parameter_number is not None:
             number = instr.parameter_number
             if instr.parent is module.entry:
                 if number < len(ecl.parameters) and any(
@@ -118,8 +115,8 @@ def _host_source(module: HloModule, loop: HloInstruction, budget: int = 20_000) 
                     return instr
                 continue
             calls = instr.parent.callers if instr.parent is not None else []
-            nxt = [c.operands[number] for c in calls if c.opcode is _CALL and number < len(c.operands)]
-        elif instr.opcode is _CALL:
+            nxt = [c.operands[number] for c in calls if c.opcode is CALL and number < len(c.operands)]
+        elif instr.opcode is CALL:
             nxt += [c.root for c in instr.called.get("to_apply") or [] if c.root is not None]
         for o in nxt:
             if id(o) not in seen:
@@ -154,16 +151,16 @@ def _resolve(instr: HloInstruction, index: tuple[int, ...], calls: _Context
     and copies, into the roots of the computations ``call``s apply and out of their parameters
     back to the call's operands (jax's ``closed_call``s are still calls in the module we read)."""
     for _ in range(256):
-        if instr.opcode is _TUPLE and index and index[0] < len(instr.operands):
+        if instr.opcode is TUPLE and index and index[0] < len(instr.operands):
             instr, index = instr.operands[index[0]], index[1:]
-        elif instr.opcode is _GET_TUPLE_ELEMENT:
+        elif instr.opcode is GET_TUPLE_ELEMENT:
             instr, index = instr.operands[0], (instr.gte_index(), *index)
-        elif is_sharding_marker(instr) or (instr.opcode in (_BITCAST, _COPY) and not index):
+        elif is_sharding_marker(instr) or (instr.opcode in (BITCAST, COPY) and not index):
             instr = instr.operands[0]
-        elif instr.opcode is _CALL and (instr.called.get("to_apply") or []) and \
+        elif instr.opcode is CALL and (instr.called.get("to_apply") or []) and \
                 instr.called["to_apply"][0].root is not None:
             calls, instr = (*calls, instr), instr.called["to_apply"][0].root
-        elif instr.opcode is _PARAMETER and calls and instr.parent is not None and \
+        elif instr.opcode is PARAMETER and calls and instr.parent is not None and \
                 instr.parameter_number is not None and \
                 instr.parameter_number < len(calls[-1].operands) and \
                 instr.parent in (calls[-1].called.get("to_apply") or []):
@@ -196,12 +193,12 @@ def _ys_element_of(body_root: HloInstruction, param: HloInstruction, j: int, i: 
     ``dynamic-update-slice``) and the row it writes is a reshape of a move to host of state ``i``
     itself: what scan writes when the same moved carry is returned as a ys element."""
     dus, index, calls = _resolve(body_root, (j,), ())
-    if index or dus.opcode is not _DYNAMIC_UPDATE_SLICE or len(dus.operands) < 2:
+    if index or dus.opcode is not DYNAMIC_UPDATE_SLICE or len(dus.operands) < 2:
         return None
     if not _is_carry(*_resolve(dus.operands[0], (), calls), param, j):
         return None
     reshape = dus.operands[1]
-    if reshape.opcode is not _RESHAPE:
+    if reshape.opcode is not RESHAPE:
         return None
     move, index, inner = _resolve(reshape.operands[0], (), calls)
     if index or not is_move_to_host(move) or not _is_carry(*_resolve(move.operands[0], (), inner), param, i):
@@ -213,13 +210,13 @@ def _only_moved_to_device(loop: HloInstruction, i: int) -> bool:
     """Every use of the loop's result ``i`` is a move to device (or there is none)."""
     stack: list[HloInstruction] = []
     for user in loop.users:
-        if user.opcode is not _GET_TUPLE_ELEMENT:
+        if user.opcode is not GET_TUPLE_ELEMENT:
             return False  # the whole loop tuple goes on: not what was measured
         if user.gte_index() == i:
             stack.append(user)
     while stack:
         for user in stack.pop().users:
-            if user.opcode in (_BITCAST, _COPY) or is_sharding_marker(user):
+            if user.opcode in (BITCAST, COPY) or is_sharding_marker(user):
                 stack.append(user)
             elif not is_move_to_device(user):
                 return False
@@ -234,7 +231,7 @@ def enclosing_loops(comp: HloComputation | None) -> list[HloInstruction]:
     while comp is not None and comp.callers and id(comp) not in seen:
         seen.add(id(comp))
         instr = comp.callers[-1]
-        if instr.opcode is _WHILE and comp in (instr.called.get("body") or []):
+        if instr.opcode is WHILE and comp in (instr.called.get("body") or []):
             loops.append(instr)
         comp = instr.parent
     return loops

@@ -31,21 +31,12 @@ from collections.abc import Iterator
 from ..base.labels import label
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
+from ..ir.opcodes import BITCAST, CONSTANT, COPY, PARAMETER, SCATTER
 from ..ir.shape import HOST_MEMORY_SPACE, Shape
 from ..ir.tpu_layouts import LIBTPU
 from .annotations import is_sharding_marker
 from .kinds import Status
 from .result import PassFailure
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_BITCAST = HloOpcode.BITCAST
-_CONSTANT = HloOpcode.CONSTANT
-_COPY = HloOpcode.COPY
-_PARAMETER = HloOpcode.PARAMETER
-_SCATTER = HloOpcode.SCATTER
 
 
 def host_argument_scatters(module: HloModule) -> Iterator[PassFailure]:
@@ -53,11 +44,11 @@ def host_argument_scatters(module: HloModule) -> Iterator[PassFailure]:
     assert module.entry is not None and module.entry_computation_layout is not None
     params = module.entry_computation_layout.parameters
     for scatter in module.entry.instructions:
-        if scatter.opcode is not _SCATTER or len(scatter.operands) != 3 or not scatter.shape.is_array:
+        if scatter.opcode is not SCATTER or len(scatter.operands) != 3 or not scatter.shape.is_array:
             continue
         buffer = _through_markers(scatter.operands[0])
         number = buffer.parameter_number
-        if buffer.opcode is not _PARAMETER or number is None or number >= len(params):
+        if buffer.opcode is not PARAMETER or number is None or number >= len(params):
             continue
         declared = params[number]
         if not declared.is_array or declared.memory_space != HOST_MEMORY_SPACE:
@@ -78,7 +69,7 @@ def host_argument_scatters(module: HloModule) -> Iterator[PassFailure]:
 
 
 def _through_markers(instr: HloInstruction) -> HloInstruction:
-    while is_sharding_marker(instr) or instr.opcode in (_BITCAST, _COPY):
+    while is_sharding_marker(instr) or instr.opcode in (BITCAST, COPY):
         instr = instr.operands[0]
     return instr
 
@@ -98,8 +89,8 @@ def _one_window_at_constant(scatter: HloInstruction) -> bool:
         window = _ints(scatter.attributes.get("update_window_dims"))
     except ValueError:
         return False
-    return indices.opcode is _CONSTANT and len(window) == len(updates.shape.dimensions) and \
-        root is not None and root.opcode is _PARAMETER and root.parameter_number == 1
+    return indices.opcode is CONSTANT and len(window) == len(updates.shape.dimensions) and \
+        root is not None and root.opcode is PARAMETER and root.parameter_number == 1
 
 
 def _rows_fail(buffer: Shape, update: Shape) -> bool:

@@ -20,16 +20,10 @@ from __future__ import annotations
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
+from ..ir.opcodes import CALL, CUSTOM_CALL, HloOpcode
 from ..ir.shape import DEFAULT_MEMORY_SPACE
 from .annotations import ALLOCATE_BUFFER, ANNOTATION_TARGETS, COMPUTE_TYPE_ATTR, HOST_THREAD
 from .passes.call_inliner import computation_post_order, is_inlineable_call
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_CALL = HloOpcode.CALL
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
 
 _STARTING_TARGETS = ANNOTATION_TARGETS | {ALLOCATE_BUFFER}
 _ASYNC = frozenset({HloOpcode.ASYNC_START, HloOpcode.ASYNC_UPDATE, HloOpcode.ASYNC_DONE})
@@ -59,7 +53,7 @@ def has_no_offload_start(module: HloModule) -> bool:
 
 def _inert(instr: HloInstruction) -> bool:
     op = instr.opcode
-    if op is _CUSTOM_CALL and instr.custom_call_target in _STARTING_TARGETS:
+    if op is CUSTOM_CALL and instr.custom_call_target in _STARTING_TARGETS:
         return False
     if op in _ASYNC:
         return False
@@ -77,7 +71,7 @@ def inlined_call_names(module: HloModule) -> list[str] | None:
     names: list[str] = []
     sure = _kept_computations(module)
     for comp in computation_post_order(module):
-        calls = [i for i in comp.instructions if i.opcode is _CALL]
+        calls = [i for i in comp.instructions if i.opcode is CALL]
         if calls and comp not in sure:
             return None
         names.extend(c.name for c in calls if is_inlineable_call(c, set()))

@@ -17,7 +17,7 @@ from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.name_uniquer import NameUniquer
 from ..ir.opcode_rules import operand_count_error
-from ..ir.opcodes import HloOpcode
+from ..ir.opcodes import ASYNC_START, CONDITIONAL, HloOpcode
 from ..ir.rare_fields import SharedRareFields
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
@@ -27,12 +27,6 @@ from .conditional_rules import check_conditional
 from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
 from .shape_parser import read_shape
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_ASYNC_START = HloOpcode.ASYNC_START
-_CONDITIONAL = HloOpcode.CONDITIONAL
 
 _BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
 
@@ -237,7 +231,7 @@ class ComputationReader(InstructionReader):
     def _set_built_shape(self, instr: HloInstruction, instr_start: int) -> None:
         """The shape XLA's parser gives an instruction written without one (inferred), or whatever
         shape was written for the opcodes whose ``Create*`` computes its own."""
-        if instr.opcode is _CONDITIONAL:
+        if instr.opcode is CONDITIONAL:
             problem = check_conditional(instr)
             if problem is not None:
                 raise self.error(problem, instr_start)
@@ -319,7 +313,7 @@ class ComputationReader(InstructionReader):
         sugar, self.async_sugar = self.async_sugar, None
         problem = check_async(instr)
         if problem is None and sugar is not None:
-            if instr.opcode is _ASYNC_START:
+            if instr.opcode is ASYNC_START:
                 self._add_to_module(self._module_being_read, wrapped_computation(instr, sugar[1]))
                 return
             comp, problem = inherited_computation(instr, sugar[1])

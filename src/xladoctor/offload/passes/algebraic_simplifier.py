@@ -51,33 +51,31 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import (
+    ADD,
+    BROADCAST,
+    COMPARE,
+    CONCATENATE,
+    CONSTANT,
+    CUSTOM_CALL,
+    DIVIDE,
+    DOT,
+    DYNAMIC_SLICE,
+    DYNAMIC_UPDATE_SLICE,
+    MAXIMUM,
+    MINIMUM,
+    MULTIPLY,
+    NEGATE,
+    RESHAPE,
+    SELECT,
+    SLICE,
+    SUBTRACT,
+    TRANSPOSE,
+    HloOpcode,
+)
 from ...ir.shape import Shape, default_layout
 from .hlo_pass_interface import HloPassInterface
 from .insertions import Insertions
-
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.ADD``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11, and the visit and the checks
-# below read up to a dozen per instruction (issue 36: a third of the pass on a train step).
-_ADD = HloOpcode.ADD
-_BROADCAST = HloOpcode.BROADCAST
-_COMPARE = HloOpcode.COMPARE
-_CONCATENATE = HloOpcode.CONCATENATE
-_CONSTANT = HloOpcode.CONSTANT
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
-_DIVIDE = HloOpcode.DIVIDE
-_DOT = HloOpcode.DOT
-_DYNAMIC_SLICE = HloOpcode.DYNAMIC_SLICE
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-_MAXIMUM = HloOpcode.MAXIMUM
-_MINIMUM = HloOpcode.MINIMUM
-_MULTIPLY = HloOpcode.MULTIPLY
-_NEGATE = HloOpcode.NEGATE
-_RESHAPE = HloOpcode.RESHAPE
-_SELECT = HloOpcode.SELECT
-_SLICE = HloOpcode.SLICE
-_SUBTRACT = HloOpcode.SUBTRACT
-_TRANSPOSE = HloOpcode.TRANSPOSE
 
 
 def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> list[tuple[str, str]]:
@@ -101,10 +99,10 @@ def _simplify_module(module: HloModule, floats_are_real: bool) -> tuple[list[tup
     return replaced, untouched
 
 
-_REWRITTEN = (_SELECT, _NEGATE, _SUBTRACT, _MULTIPLY, _DIVIDE,
-              _ADD, _TRANSPOSE, _MAXIMUM, _MINIMUM, _RESHAPE,
-              _DYNAMIC_SLICE, _DYNAMIC_UPDATE_SLICE,
-              _CONCATENATE, _COMPARE)
+_REWRITTEN = (SELECT, NEGATE, SUBTRACT, MULTIPLY, DIVIDE,
+              ADD, TRANSPOSE, MAXIMUM, MINIMUM, RESHAPE,
+              DYNAMIC_SLICE, DYNAMIC_UPDATE_SLICE,
+              CONCATENATE, COMPARE)
 
 def _may_rewrite(instr: HloInstruction) -> bool:
     """Whether :func:`_simplify_computation` might do anything at ``instr`` (replace it, create an
@@ -120,42 +118,42 @@ def _may_rewrite(instr: HloInstruction) -> bool:
     if op not in _REWRITTEN:
         return False
     operands = instr.operands
-    if len(operands) == 2 and (op is _ADD or op is _MULTIPLY or op is _DIVIDE):
+    if len(operands) == 2 and (op is ADD or op is MULTIPLY or op is DIVIDE):
         # Most of a train step's candidates (1,600 of 2,300), answered from the operands' opcodes:
         # a constant operand (a float scalar, a zero: a constant or a broadcast, :func:`_float_scalar`,
         # :func:`_is_all_zero`) or two multiplies (a factoring) is what every match below needs first.
         k0, k1 = operands[0].opcode, operands[1].opcode
-        c0 = k0 is _CONSTANT or k0 is _BROADCAST
-        c1 = k1 is _CONSTANT or k1 is _BROADCAST
-        if op is _DIVIDE and not c1:
+        c0 = k0 is CONSTANT or k0 is BROADCAST
+        c1 = k1 is CONSTANT or k1 is BROADCAST
+        if op is DIVIDE and not c1:
             return False  # divided by no constant
-        if op is _MULTIPLY and not ((k0 is op and c1) or (k1 is op and c0)):
+        if op is MULTIPLY and not ((k0 is op and c1) or (k1 is op and c0)):
             return False  # no (A * C1) * C2
-        if op is _ADD and not (c0 or c1 or (k0 is _MULTIPLY and k1 is _MULTIPLY)):
+        if op is ADD and not (c0 or c1 or (k0 is MULTIPLY and k1 is MULTIPLY)):
             return False  # no zero, no (A + C1) + C2, no A*C + B*C
-    if op is _ADD:  # a zero, a factoring (floats_are_real allows more), a reassociation
+    if op is ADD:  # a zero, a factoring (floats_are_real allows more), a reassociation
         return _add_of_zero(instr) is not None or _factoring(instr, True) is not None or \
             _reassociation(instr, op) is not None
-    if op is _MULTIPLY:
+    if op is MULTIPLY:
         return _reassociation(instr, op) is not None
-    if op is _DIVIDE:
+    if op is DIVIDE:
         return _divisor(instr) is not None
-    if op is _TRANSPOSE:
+    if op is TRANSPOSE:
         return _transposes_a_product(instr)
-    if op is _SUBTRACT:
+    if op is SUBTRACT:
         return _subtract_reassociation(instr) is not None
-    if op is _SELECT:
+    if op is SELECT:
         return _select_replacement(instr) is not None
-    if op is _MAXIMUM or op is _MINIMUM:
+    if op is MAXIMUM or op is MINIMUM:
         return _idempotent(instr) is not None
-    if op is _DYNAMIC_SLICE:
-        return _compatible(operands[0], instr) or all(o.opcode is _CONSTANT for o in operands[1:])
-    if op is _DYNAMIC_UPDATE_SLICE:
+    if op is DYNAMIC_SLICE:
+        return _compatible(operands[0], instr) or all(o.opcode is CONSTANT for o in operands[1:])
+    if op is DYNAMIC_UPDATE_SLICE:
         return _compatible(operands[1], instr)
-    if op is _CONCATENATE:
+    if op is CONCATENATE:
         return any(o.opcode is op for o in operands) or (len(operands) > 2 and all(o is operands[0] for o in operands))
-    if op is _COMPARE:
-        return operands[0].opcode is _MAXIMUM or operands[1].opcode is _MINIMUM
+    if op is COMPARE:
+        return operands[0].opcode is MAXIMUM or operands[1].opcode is MINIMUM
     return operands[0].opcode is op  # negate, reshape: of the same opcode
 
 
@@ -164,32 +162,32 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) ->
     gone: set[HloInstruction] = set()
     at = Insertions(comp)  # new instructions go into the list in one sweep at the end
     for instr in comp.post_order():  # XLA's visitor: operands first, so chains collapse in one run
-        if instr.opcode is _SELECT:
+        if instr.opcode is SELECT:
             replacement = _select_replacement(instr)
-        elif instr.opcode is _NEGATE and instr.operands[0].opcode is _NEGATE:
+        elif instr.opcode is NEGATE and instr.operands[0].opcode is NEGATE:
             replacement = instr.operands[0].operands[0]
-        elif instr.opcode is _SUBTRACT:
+        elif instr.opcode is SUBTRACT:
             replacement = _reassociated_subtract(at, instr)
-        elif instr.opcode is _MULTIPLY:
-            replacement = _reassociated(at, instr, _MULTIPLY)
-        elif instr.opcode is _DIVIDE:
+        elif instr.opcode is MULTIPLY:
+            replacement = _reassociated(at, instr, MULTIPLY)
+        elif instr.opcode is DIVIDE:
             replacement = _divide_by_constant(at, instr)
-        elif instr.opcode is _ADD:
+        elif instr.opcode is ADD:
             replacement = _add_of_zero(instr) or _factored_add(at, instr, floats_are_real) or \
-                _reassociated(at, instr, _ADD)
-        elif instr.opcode is _TRANSPOSE:
+                _reassociated(at, instr, ADD)
+        elif instr.opcode is TRANSPOSE:
             replacement = _transposed_dot(at, instr)
-        elif instr.opcode in (_MAXIMUM, _MINIMUM):
+        elif instr.opcode in (MAXIMUM, MINIMUM):
             replacement = _idempotent(instr)
-        elif instr.opcode is _RESHAPE:
+        elif instr.opcode is RESHAPE:
             replacement = _reshape_of_reshape(at, instr)
-        elif instr.opcode is _DYNAMIC_SLICE:
+        elif instr.opcode is DYNAMIC_SLICE:
             replacement = _full_slice(instr) or _constant_dynamic_slice(at, instr)
-        elif instr.opcode is _DYNAMIC_UPDATE_SLICE:
+        elif instr.opcode is DYNAMIC_UPDATE_SLICE:
             replacement = _full_update(instr)
-        elif instr.opcode is _CONCATENATE:
+        elif instr.opcode is CONCATENATE:
             replacement = _flattened_concatenate(at, instr) or _concatenate_of_one_row(at, instr)
-        elif instr.opcode is _COMPARE:
+        elif instr.opcode is COMPARE:
             if _narrowed_compare(instr):
                 replaced.append((instr.name, instr.name))
             continue
@@ -198,7 +196,7 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) ->
         if replacement is None or not _compatible(replacement, instr):
             continue  # ReplaceInstruction refuses a shape that is not compatible
         instr.replace_all_uses_with(replacement)
-        if instr.opcode is not _SUBTRACT:  # XLA's subtract rewrite goes through an add
+        if instr.opcode is not SUBTRACT:  # XLA's subtract rewrite goes through an add
             _keep_name(comp, instr, replacement)
         comp.unhook(instr)
         gone.add(instr)
@@ -210,7 +208,7 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) ->
 
 
 def _integer_scalar(instr: HloInstruction) -> int | None:
-    if instr.opcode is not _CONSTANT or instr.literal is None or not instr.shape.is_array or \
+    if instr.opcode is not CONSTANT or instr.literal is None or not instr.shape.is_array or \
             instr.shape.dimensions or instr.shape.element_type.kind not in ("signed", "unsigned"):
         return None
     try:
@@ -223,7 +221,7 @@ def _subtract_reassociation(outer: HloInstruction) -> tuple[int, int, HloInstruc
     """``(C1, C2, C1's instruction, x)`` where :func:`_reassociated_subtract` rewrites ``outer``."""
     inner, c2 = outer.operands
     second = _integer_scalar(c2)
-    if second is None or inner.opcode is not _SUBTRACT or len(inner.users) != 1:
+    if second is None or inner.opcode is not SUBTRACT or len(inner.users) != 1:
         return None
     c1, x = inner.operands
     first = _integer_scalar(c1)
@@ -240,10 +238,10 @@ def _reassociated_subtract(at: Insertions, outer: HloInstruction) -> HloInstruct
     first, second, c1, x = match
     module = at.module
     assert module is not None
-    constant = HloInstruction(module.unique_name("constant"), _CONSTANT, c1.shape)
+    constant = HloInstruction(module.unique_name("constant"), CONSTANT, c1.shape)
     constant.literal = str(first - second)
     at.insert_before(outer, constant)
-    new = HloInstruction(module.unique_name("subtract"), _SUBTRACT, outer.shape)
+    new = HloInstruction(module.unique_name("subtract"), SUBTRACT, outer.shape)
     at.insert_before(outer, new)
     new.operands = (constant, x)
     return new
@@ -251,10 +249,10 @@ def _reassociated_subtract(at: Insertions, outer: HloInstruction) -> HloInstruct
 
 def _float_scalar(instr: HloInstruction) -> tuple[float, bool] | None:
     """``(value, broadcast)`` of a floating scalar constant, or of a broadcast of one."""
-    broadcast = instr.opcode is _BROADCAST
+    broadcast = instr.opcode is BROADCAST
     if broadcast:
         instr = instr.operands[0]
-    if instr.opcode is not _CONSTANT or instr.literal is None or not instr.shape.is_array or \
+    if instr.opcode is not CONSTANT or instr.literal is None or not instr.shape.is_array or \
             instr.shape.dimensions or instr.shape.element_type.kind != "float":
         return None
     try:
@@ -295,12 +293,12 @@ def _new_scalar_operand(at: Insertions, anchor: HloInstruction, like: HloInstruc
     module = at.module
     assert module is not None
     scalar_like = like.operands[0] if broadcast else like
-    constant = HloInstruction(module.unique_name("constant"), _CONSTANT, scalar_like.shape)
+    constant = HloInstruction(module.unique_name("constant"), CONSTANT, scalar_like.shape)
     constant.literal = _literal_text(value, scalar_like.shape.element_type.bits)
     at.insert_before(anchor, constant)
     if not broadcast:
         return constant
-    new = HloInstruction(module.unique_name("broadcast"), _BROADCAST, like.shape)
+    new = HloInstruction(module.unique_name("broadcast"), BROADCAST, like.shape)
     new.attributes = {"dimensions": like.attributes.get("dimensions", "{}")}
     at.insert_before(anchor, new)
     new.operands = (constant,)
@@ -326,7 +324,7 @@ def _reassociated(at: Insertions, outer: HloInstruction, opcode: HloOpcode) -> H
     a, c2, first, second = match
     bits = c2.shape.element_type.bits
     x, y = _rounded(first[0], bits), _rounded(second[0], bits)
-    value = _rounded(x * y if opcode is _MULTIPLY else x + y, bits)  # folded in the type
+    value = _rounded(x * y if opcode is MULTIPLY else x + y, bits)  # folded in the type
     folded = _new_scalar_operand(at, outer, c2, value, second[1])
     return _binary(at, outer, opcode, a, folded)
 
@@ -343,7 +341,7 @@ def _reassociation(outer: HloInstruction, opcode: HloOpcode) -> tuple[HloInstruc
             continue
         for a, c1 in (inner.operands, inner.operands[::-1]):
             first = _float_scalar(c1)
-            if first is None or first[1] != second[1] or _float_scalar(a) is not None or a.opcode is _CONSTANT:
+            if first is None or first[1] != second[1] or _float_scalar(a) is not None or a.opcode is CONSTANT:
                 continue
             return a, c2, first, second
     return None
@@ -361,14 +359,14 @@ def _factored_add(at: Insertions, add: HloInstruction, floats_are_real: bool = T
     if match is None:
         return None
     a, b, c = match
-    summed = _binary(at, add, _ADD, a, b)
-    return _binary(at, add, _MULTIPLY, summed, c)
+    summed = _binary(at, add, ADD, a, b)
+    return _binary(at, add, MULTIPLY, summed, c)
 
 
 def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstruction, HloInstruction, HloInstruction] | None:
     """``(A, B, C)`` where :func:`_factored_add` rewrites ``add``; None where it does not."""
     lhs, rhs = add.operands
-    if lhs.opcode is not _MULTIPLY or rhs.opcode is not _MULTIPLY or \
+    if lhs.opcode is not MULTIPLY or rhs.opcode is not MULTIPLY or \
             len(lhs.users) != 1 or len(rhs.users) != 1:
         return None  # the multiplies would stay: no fewer multiplies
     for a, c in (lhs.operands, lhs.operands[::-1]):
@@ -381,7 +379,7 @@ def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstructi
 def _transposes_a_product(transpose: HloInstruction) -> bool:
     """Whether :func:`_transposed_dot` rewrites ``transpose``."""
     dot = transpose.operands[0]
-    if dot.opcode is not _DOT or len(dot.users) != 1 or len(transpose.shape.dimensions) != 2 or \
+    if dot.opcode is not DOT or len(dot.users) != 1 or len(transpose.shape.dimensions) != 2 or \
             transpose.attributes.get("dimensions", "").replace(" ", "") != "{1,0}":
         return False
     attrs = dot.attributes
@@ -417,14 +415,14 @@ def _idempotent(outer: HloInstruction) -> HloInstruction | None:
 
 def _reshape_of_reshape(at: Insertions, outer: HloInstruction) -> HloInstruction | None:
     inner = outer.operands[0]
-    if inner.opcode is not _RESHAPE:
+    if inner.opcode is not RESHAPE:
         return None
     source = inner.operands[0]
     if tuple(source.shape.dimensions) == tuple(outer.shape.dimensions):
         return source
     module = at.module
     assert module is not None
-    new = HloInstruction(module.unique_name("reshape"), _RESHAPE, outer.shape)
+    new = HloInstruction(module.unique_name("reshape"), RESHAPE, outer.shape)
     at.insert_before(outer, new)
     new.operands = (source,)
     return new
@@ -445,7 +443,7 @@ def _constant_dynamic_slice(at: Insertions, ds: HloInstruction) -> HloInstructio
         bounds.append(f"[{first}:{first + size}]")
     module = at.module
     assert module is not None
-    new = HloInstruction(module.unique_name("slice"), _SLICE, ds.shape)
+    new = HloInstruction(module.unique_name("slice"), SLICE, ds.shape)
     new.attributes = {"slice": "{" + ", ".join(bounds) + "}"}
     at.insert_before(ds, new)
     new.operands = (operand,)
@@ -456,7 +454,7 @@ def _divisor(divide: HloInstruction) -> tuple[float, bool] | None:
     """The constant :func:`_divide_by_constant` divides by (value, broadcast), where it rewrites."""
     a, c = divide.operands
     value = _float_scalar(c)
-    if value is None or value[0] == 0 or a.opcode is _CONSTANT:
+    if value is None or value[0] == 0 or a.opcode is CONSTANT:
         return None
     return value
 
@@ -469,7 +467,7 @@ def _divide_by_constant(at: Insertions, divide: HloInstruction) -> HloInstructio
         return None
     a, c = divide.operands
     inverse = _new_scalar_operand(at, divide, c, 1.0 / value[0], value[1])
-    return _binary(at, divide, _MULTIPLY, a, inverse)
+    return _binary(at, divide, MULTIPLY, a, inverse)
 
 
 def _full_slice(ds: HloInstruction) -> HloInstruction | None:
@@ -485,12 +483,12 @@ def _narrowed_compare(compare: HloInstruction) -> bool:
     if compare.attributes.get("direction") != "GT":
         return False
     lhs, rhs = compare.operands
-    if lhs.opcode is _MAXIMUM:
+    if lhs.opcode is MAXIMUM:
         a, b = lhs.operands
         if rhs is a or rhs is b:
             compare.replace_operand(0, b if rhs is a else a)
             return True
-    if rhs.opcode is _MINIMUM:
+    if rhs.opcode is MINIMUM:
         a, b = rhs.operands
         if lhs is a or lhs is b:
             compare.replace_operand(1, b if lhs is a else a)
@@ -502,14 +500,14 @@ def _flattened_concatenate(at: Insertions, concat: HloInstruction) -> HloInstruc
     """``HandleConcatenate``: ``concatenate(concatenate(a, b), c)`` along one dimension is
     ``concatenate(a, b, c)`` (a ``lax.scan(..., unroll=2)`` of odd length, its loop gone)."""
     dims = concat.attributes.get("dimensions")
-    inner = [o for o in concat.operands if o.opcode is _CONCATENATE and
+    inner = [o for o in concat.operands if o.opcode is CONCATENATE and
              o.attributes.get("dimensions") == dims]
     if not inner:
         return None
     operands = [x for o in concat.operands for x in (o.operands if o in inner else (o,))]
     module = at.module
     assert module is not None
-    new = HloInstruction(module.unique_name("concatenate"), _CONCATENATE, concat.shape)
+    new = HloInstruction(module.unique_name("concatenate"), CONCATENATE, concat.shape)
     new.attributes = {"dimensions": dims or "{0}"}
     at.insert_before(concat, new)
     new.operands = tuple(operands)
@@ -537,11 +535,11 @@ def _concatenate_of_one_row(at: Insertions, concat: HloInstruction) -> HloInstru
     module = at.module
     assert module is not None
     kept = [i for i in range(len(row)) if i != dim]
-    reshape = HloInstruction(module.unique_name("reshape"), _RESHAPE,
+    reshape = HloInstruction(module.unique_name("reshape"), RESHAPE,
                              Shape.array(shape.element_type, [row[i] for i in kept], default_layout(len(kept))))
     at.insert_before(concat, reshape)
     reshape.operands = (operands[0],)
-    broadcast = HloInstruction(module.unique_name("broadcast"), _BROADCAST, concat.shape)
+    broadcast = HloInstruction(module.unique_name("broadcast"), BROADCAST, concat.shape)
     broadcast.attributes = {"dimensions": "{" + ",".join(map(str, kept)) + "}"}
     at.insert_before(concat, broadcast)
     broadcast.operands = (reshape,)
@@ -568,9 +566,9 @@ def _add_of_zero(add: HloInstruction) -> HloInstruction | None:
 
 
 def _is_all_zero(instr: HloInstruction) -> bool:
-    while instr.opcode is _BROADCAST:
+    while instr.opcode is BROADCAST:
         instr = instr.operands[0]
-    if instr.opcode is not _CONSTANT or instr.literal is None or instr.shape.dimensions:
+    if instr.opcode is not CONSTANT or instr.literal is None or instr.shape.dimensions:
         return False
     try:
         return float(instr.literal.strip()) == 0.0
@@ -601,9 +599,9 @@ def _select_replacement(select: HloInstruction) -> HloInstruction | None:
 def _constant_predicate(instr: HloInstruction) -> bool | None:
     """``IsAll(pred, true/false)``: a pred constant whose every element is the same, seen
     through broadcasts; None otherwise."""
-    while instr.opcode is _BROADCAST:
+    while instr.opcode is BROADCAST:
         instr = instr.operands[0]
-    if instr.opcode is not _CONSTANT or instr.literal is None:
+    if instr.opcode is not CONSTANT or instr.literal is None:
         return None
     words = set(instr.literal.replace("{", " ").replace("}", " ").replace(",", " ").split())
     if words == {"true"}:
@@ -627,7 +625,7 @@ def _keep_name(comp: HloComputation, old: HloInstruction, new: HloInstruction) -
     ``new``'s own name stays taken, as XLA's NameUniquer never gives one back."""
     module = comp.module
     if new.opcode is not old.opcode or module is None or (
-            new.opcode is _CUSTOM_CALL and new.custom_call_target != old.custom_call_target):
+            new.opcode is CUSTOM_CALL and new.custom_call_target != old.custom_call_target):
         return
     module.names.remove(new)
     new.name = old.name

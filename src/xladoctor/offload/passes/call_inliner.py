@@ -42,17 +42,11 @@ from ...base.labels import label
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import ASYNC_START, PARAMETER, HloOpcode
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
 from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
 from .tuple_simplifier import forward_tuple_elements
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_ASYNC_START = HloOpcode.ASYNC_START
-_PARAMETER = HloOpcode.PARAMETER
 
 INLINE_BOUND = 1_000_000
 """Instructions an inlined module may have whatever its input (see the module doc)."""
@@ -170,7 +164,7 @@ class _Inliner:
         self.result = InlineResult()
         self.async_computations: set[HloComputation] = set()
         self.call_sites: dict[HloComputation, int] = {}
-        async_start = _ASYNC_START
+        async_start = ASYNC_START
         for instr in module.instructions():  # one walk for both
             if instr.called:
                 for c in instr.called_computations:
@@ -212,7 +206,7 @@ class _Inliner:
         for k, param in enumerate(callee.parameters):
             if param is not None:
                 mapping[param] = call.operands[k]
-        body = [i for i in callee.instructions if i.opcode is not _PARAMETER]
+        body = [i for i in callee.instructions if i.opcode is not PARAMETER]
         single = self.call_sites.get(callee, 0) == 1 and callee not in self.emptied
         if single:
             moved = self._move(body, mapping, caller)

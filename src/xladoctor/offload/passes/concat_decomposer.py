@@ -19,17 +19,9 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import CONCATENATE, CONSTANT, MAXIMUM, PAD
 from ...ir.shape import Shape
 from .hlo_pass_interface import HloPassInterface
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_CONCATENATE = HloOpcode.CONCATENATE
-_CONSTANT = HloOpcode.CONSTANT
-_MAXIMUM = HloOpcode.MAXIMUM
-_PAD = HloOpcode.PAD
 
 
 def decompose_concatenates(module: HloModule) -> list[str]:
@@ -43,7 +35,7 @@ def decompose_concatenates(module: HloModule) -> list[str]:
 
 
 def _decomposable(instr: HloInstruction) -> bool:
-    if instr.opcode is not _CONCATENATE or not instr.shape.is_array or len(instr.operands) < 2:
+    if instr.opcode is not CONCATENATE or not instr.shape.is_array or len(instr.operands) < 2:
         return False
     return instr.shape.element_type.kind == "float" and \
         instr.attributes.get("dimensions", "").strip("{} ") == "0"
@@ -51,7 +43,7 @@ def _decomposable(instr: HloInstruction) -> bool:
 
 def _decompose(module: HloModule, comp: HloComputation, concat: HloInstruction) -> None:
     shape = concat.shape
-    fill = HloInstruction(module.unique_name("constant"), _CONSTANT,
+    fill = HloInstruction(module.unique_name("constant"), CONSTANT,
                           Shape.array(shape.element_type, ()))
     fill.literal = "-inf"
     comp.insert_before(concat, fill)
@@ -60,14 +52,14 @@ def _decompose(module: HloModule, comp: HloComputation, concat: HloInstruction) 
         rows = operand.shape.dimensions[0]
         padding = "x".join([f"{offset}_{total - offset - rows}"] + ["0_0"] * (len(shape.dimensions) - 1))
         offset += rows
-        pad = HloInstruction(module.unique_name("pad"), _PAD, shape)
+        pad = HloInstruction(module.unique_name("pad"), PAD, shape)
         pad.attributes = {"padding": padding}
         comp.insert_before(concat, pad)
         pad.operands = [operand, fill]
         if combined is None:
             combined = pad
             continue
-        joined = HloInstruction(module.unique_name("maximum"), _MAXIMUM, shape)
+        joined = HloInstruction(module.unique_name("maximum"), MAXIMUM, shape)
         comp.insert_before(concat, joined)
         joined.operands = [combined, pad]
         combined = joined

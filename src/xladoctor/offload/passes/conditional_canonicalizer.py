@@ -26,16 +26,9 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import CONDITIONAL, GET_TUPLE_ELEMENT, TUPLE
 from ...ir.shape import Shape
 from .hlo_pass_interface import HloPassWithContext
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_CONDITIONAL = HloOpcode.CONDITIONAL
-_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-_TUPLE = HloOpcode.TUPLE
 
 
 def canonicalize_conditionals(module: HloModule) -> tuple[bool, dict[str, str]]:
@@ -43,10 +36,10 @@ def canonicalize_conditionals(module: HloModule) -> tuple[bool, dict[str, str]]:
     for the instructions replaced under a new name (conditionals, branch parameters)."""
     changed, renamed = False, dict[str, str]()
     for comp in list(module.computations):
-        if not any(i.opcode is _CONDITIONAL for i in comp.instructions):
+        if not any(i.opcode is CONDITIONAL for i in comp.instructions):
             continue  # no post order where there is no conditional (most computations)
         for instr in comp.post_order():
-            if instr.opcode is _CONDITIONAL:
+            if instr.opcode is CONDITIONAL:
                 changed |= _canonicalize(module, comp, instr, renamed)
     if changed:
         module.calls_changed()
@@ -75,13 +68,13 @@ def _branches(cond: HloInstruction) -> list[HloComputation]:
 
 
 def _tuple_of(module: HloModule, operand: HloInstruction) -> HloInstruction:
-    tup = HloInstruction(module.unique_name("tuple"), _TUPLE, Shape.tuple([operand.shape]))
+    tup = HloInstruction(module.unique_name("tuple"), TUPLE, Shape.tuple([operand.shape]))
     tup.operands = [operand]
     return tup
 
 
 def _element(module: HloModule, of: HloInstruction, shape: Shape) -> HloInstruction:
-    gte = HloInstruction(module.unique_name("get-tuple-element"), _GET_TUPLE_ELEMENT, shape)
+    gte = HloInstruction(module.unique_name("get-tuple-element"), GET_TUPLE_ELEMENT, shape)
     gte.tuple_index = 0
     gte.attributes = {"index": "0"}
     gte.operands = [of]

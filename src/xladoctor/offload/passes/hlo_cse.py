@@ -29,28 +29,16 @@ from collections.abc import Callable
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import ADD, AND, CUSTOM_CALL, MAXIMUM, MINIMUM, MULTIPLY, OPT_BARRIER, OR, XOR
 from ...ir.operands import WideOperands
 from ..annotations import ANNOTATION_TARGETS, is_move_to_device, is_move_to_host
 from .hlo_dce import _SIDE_EFFECTING
 from .hlo_pass_interface import HloPassInterface
 from .host_offload_utils import is_sharding_annotation
 
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_ADD = HloOpcode.ADD
-_AND = HloOpcode.AND
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
-_MAXIMUM = HloOpcode.MAXIMUM
-_MINIMUM = HloOpcode.MINIMUM
-_MULTIPLY = HloOpcode.MULTIPLY
-_OPT_BARRIER = HloOpcode.OPT_BARRIER
-_OR = HloOpcode.OR
-_XOR = HloOpcode.XOR
-
-_NEVER = _SIDE_EFFECTING | {_CUSTOM_CALL, _OPT_BARRIER}
-_COMMUTATIVE = frozenset({_ADD, _MULTIPLY, _MAXIMUM, _MINIMUM,
-                          _AND, _OR, _XOR})
+_NEVER = _SIDE_EFFECTING | {CUSTOM_CALL, OPT_BARRIER}
+_COMMUTATIVE = frozenset({ADD, MULTIPLY, MAXIMUM, MINIMUM,
+                          AND, OR, XOR})
 _IGNORED = frozenset({"metadata", "sharding", "frontend_attributes", "backend_config", "statistics_viz"})
 
 
@@ -176,7 +164,7 @@ def _annotation_key(instr: HloInstruction) -> tuple | None:
 
 
 def _kind_and_operands(instr: HloInstruction) -> tuple | None:
-    if instr.opcode is not _CUSTOM_CALL:
+    if instr.opcode is not CUSTOM_CALL:
         return None  # most instructions: one identity test before the annotation predicates
     if is_move_to_host(instr):
         kind = "host"
@@ -189,7 +177,7 @@ def _kind_and_operands(instr: HloInstruction) -> tuple | None:
 
 def _through_sharding(instr: HloInstruction) -> HloInstruction:
     """The value under JAX's sharding markers (the partitioner removes them before CSE)."""
-    while instr.opcode is _CUSTOM_CALL and is_sharding_annotation(instr):
+    while instr.opcode is CUSTOM_CALL and is_sharding_annotation(instr):
         instr = instr.operands[0]
     return instr
 
@@ -198,7 +186,7 @@ def _may_have_duplicates(instructions: list[HloInstruction]) -> bool:
     """Whether two annotations have the same kind and operands (the key without the shape,
     whose printing cost a third of this pass on a 50k-instruction module): without such a
     pair no two full keys are equal."""
-    custom_call = _CUSTOM_CALL  # tested here: a call per instruction was most of the pass
+    custom_call = CUSTOM_CALL  # tested here: a call per instruction was most of the pass
     candidates = [i for i in instructions if i.opcode is custom_call and i.custom_call_target in ANNOTATION_TARGETS]
     if len(candidates) < 2:
         return False  # one annotation has no pair

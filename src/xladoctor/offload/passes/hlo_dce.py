@@ -19,7 +19,7 @@ from operator import attrgetter
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import CUSTOM_CALL, HloOpcode
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
@@ -36,12 +36,11 @@ keeping them is the safe side); custom calls by their flag (:func:`_removable_ki
 _CONTROL_PREDECESSORS = attrgetter("control_predecessors")
 
 
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
 _SIDE_EFFECT_FLAG = "custom_call_has_side_effect"
 
 
 def _removable_kind(instr: HloInstruction) -> bool:
-    if instr.opcode is _CUSTOM_CALL:
+    if instr.opcode is CUSTOM_CALL:
         # Most custom calls carry no flag at all (jax's ``Sharding`` markers): not decoded for it.
         return not instr.may_have_attribute(_SIDE_EFFECT_FLAG) or is_annotation(instr) \
             or instr.attributes.get(_SIDE_EFFECT_FLAG) != "true"
@@ -115,7 +114,7 @@ def close_dead(found: list[HloInstruction], dead: set[HloInstruction], dead_user
     reads).  The set found is the same: each user is reached after it died.  An operand with one
     user is decided at once, uncounted: that user is never reached again, so nothing goes on from
     its count."""
-    side_effecting, custom_call = _SIDE_EFFECTING, _CUSTOM_CALL
+    side_effecting, custom_call = _SIDE_EFFECTING, CUSTOM_CALL
     while k < len(found):
         operands = found[k].operands
         for op in operands if len(operands) < 2 else dict.fromkeys(operands):
@@ -179,7 +178,7 @@ def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_use
     dead value with two dead users): ``dead`` and ``dead_users`` are then the caller's to start again."""
     order: list[HloInstruction] = []
     waiting: set[HloInstruction] = set()  # reached from a dead user, others still alive then
-    side_effecting, custom_call = _SIDE_EFFECTING, _CUSTOM_CALL
+    side_effecting, custom_call = _SIDE_EFFECTING, CUSTOM_CALL
     for start in starts:
         ops = start.operands
         # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.

@@ -12,19 +12,14 @@ from __future__ import annotations
 
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import CALL
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_move_to_host
 from .hlo_pass_interface import HloPassInterface
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_CALL = HloOpcode.CALL
 
 
 def is_host_computation_call(instr: HloInstruction) -> bool:
     """A ``call`` that JAX's ``compute_on("device_host")`` marked to run on the host."""
-    return instr.opcode is _CALL and instr.frontend_attributes.get(COMPUTE_TYPE_ATTR) == COMPUTE_TYPE_HOST
+    return instr.opcode is CALL and instr.frontend_attributes.get(COMPUTE_TYPE_ATTR) == COMPUTE_TYPE_HOST
 
 
 def elide_moves_into_host_calls(module: HloModule) -> list[str]:

@@ -26,16 +26,9 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import GET_TUPLE_ELEMENT, OPT_BARRIER, TUPLE
 from ..annotations import is_move_to_device
 from .hlo_pass_interface import HloPassInterface
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-_OPT_BARRIER = HloOpcode.OPT_BARRIER
-_TUPLE = HloOpcode.TUPLE
 
 
 def hoist_moves_above_barriers(module: HloModule) -> list[tuple[str, str]]:
@@ -43,7 +36,7 @@ def hoist_moves_above_barriers(module: HloModule) -> list[tuple[str, str]]:
     ``(old, new)`` MoveToDevice names."""
     moved: list[tuple[str, str]] = []
     for comp in module.computations:
-        barriers = [i for i in comp.instructions if i.opcode is _OPT_BARRIER]
+        barriers = [i for i in comp.instructions if i.opcode is OPT_BARRIER]
         for barrier in barriers:
             moved.extend(_hoist(module, comp, barrier))
     return moved
@@ -51,12 +44,12 @@ def hoist_moves_above_barriers(module: HloModule) -> list[tuple[str, str]]:
 
 def _hoist(module: HloModule, comp: HloComputation, barrier: HloInstruction) -> list[tuple[str, str]]:
     packed = barrier.operands[0]
-    if packed.opcode is not _TUPLE:
+    if packed.opcode is not TUPLE:
         return []
     moved = []
     gone: set[HloInstruction] = set()
     for gte in list(barrier.users):
-        if gte.opcode is not _GET_TUPLE_ELEMENT or len(gte.users) != 1:
+        if gte.opcode is not GET_TUPLE_ELEMENT or len(gte.users) != 1:
             continue
         move = next(iter(gte.users))
         if not is_move_to_device(move) or gte.tuple_index is None:

@@ -27,23 +27,14 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import BROADCAST, CLAMP, CONSTANT, CONVERT, RESHAPE, SELECT, HloOpcode
 from ...ir.shape import Shape, default_layout
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from .hlo_pass_interface import HloPassInterface
 from .insertions import Insertions
 
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_BROADCAST = HloOpcode.BROADCAST
-_CLAMP = HloOpcode.CLAMP
-_CONSTANT = HloOpcode.CONSTANT
-_CONVERT = HloOpcode.CONVERT
-_RESHAPE = HloOpcode.RESHAPE
-_SELECT = HloOpcode.SELECT
-
 _ELEMENTWISE = frozenset(_UNARY_OPS | {o for o in HloOpcode if o.value in _BINARY} |
-                         {_SELECT, _CLAMP, _CONVERT})
+                         {SELECT, CLAMP, CONVERT})
 
 
 _ROUNDS = 8
@@ -53,7 +44,7 @@ _ROUNDS = 8
 def move_reshapes(module: HloModule) -> list[str]:
     """Sink reshapes below elementwise users in every computation; the instructions rebuilt."""
     moved: list[str] = []
-    reshape = _RESHAPE
+    reshape = RESHAPE
     for comp in module.computations:
         reshapes = [i for i in comp.instructions if i.opcode is reshape]
         if not reshapes:
@@ -71,11 +62,11 @@ def move_reshapes(module: HloModule) -> list[str]:
 
 
 def _is_reshape(instr: HloInstruction) -> bool:
-    return instr.opcode is _RESHAPE
+    return instr.opcode is RESHAPE
 
 
 def _scalar_broadcast(instr: HloInstruction) -> bool:
-    if instr.opcode is not _BROADCAST:
+    if instr.opcode is not BROADCAST:
         return False
     operand = instr.operands[0]
     return operand.shape.is_array and not operand.shape.dimensions
@@ -83,7 +74,7 @@ def _scalar_broadcast(instr: HloInstruction) -> bool:
 
 def _trivially_reshaped(instr: HloInstruction) -> bool:
     """``CanTriviallyRearrange`` for a reshape: a constant or a scalar broadcast."""
-    return instr.opcode is _CONSTANT or _scalar_broadcast(instr)
+    return instr.opcode is CONSTANT or _scalar_broadcast(instr)
 
 
 def _first_nontrivial_reshape(instr: HloInstruction) -> HloInstruction | None:
@@ -141,7 +132,7 @@ def _sink(module: HloModule, at: Insertions, instr: HloInstruction, gone: set[Hl
     shape = Shape.array(instr.shape.element_type, inner_dims, default_layout(len(inner_dims)))
     new = instr.clone_with_new_operands(shape, operands, module.unique_name(instr.name))
     at.insert_before(instr, new)
-    out = HloInstruction(module.unique_name("reshape"), _RESHAPE, instr.shape)
+    out = HloInstruction(module.unique_name("reshape"), RESHAPE, instr.shape)
     at.insert_before(instr, out)
     out.operands = (new,)
     at.comp.replace_and_unhook(instr, out, gone)  # replace_instruction, the list's part later
@@ -155,13 +146,13 @@ def _inverse(module: HloModule, at: Insertions, anchor: HloInstruction, operand:
     if _is_reshape(operand) and tuple(operand.operands[0].shape.dimensions) == dims:
         return operand.operands[0]
     if _scalar_broadcast(operand):  # reshape(broadcast(scalar)): AlgebraicSimplifier's broadcast
-        new = HloInstruction(module.unique_name("broadcast"), _BROADCAST,
+        new = HloInstruction(module.unique_name("broadcast"), BROADCAST,
                              Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
         new.attributes = {"dimensions": "{}"}
         at.insert_before(anchor, new)
         new.operands = (operand.operands[0],)
         return new
-    new = HloInstruction(module.unique_name("reshape"), _RESHAPE, Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
+    new = HloInstruction(module.unique_name("reshape"), RESHAPE, Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
     at.insert_before(anchor, new)
     new.operands = (operand,)
     return new

@@ -20,25 +20,16 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import CONSTANT, DYNAMIC_UPDATE_SLICE, PARAMETER, RESHAPE, SCATTER
 from ...ir.shape import Shape
 from .hlo_pass_interface import HloPassInterface
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_CONSTANT = HloOpcode.CONSTANT
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-_PARAMETER = HloOpcode.PARAMETER
-_RESHAPE = HloOpcode.RESHAPE
-_SCATTER = HloOpcode.SCATTER
 
 
 def scatters_to_updates(module: HloModule) -> list[str]:
     """Replace each such scatter; the names replaced."""
     done: list[str] = []
     for comp in module.computations:
-        for scatter in [i for i in comp.instructions if i.opcode is _SCATTER]:
+        for scatter in [i for i in comp.instructions if i.opcode is SCATTER]:
             if _rewrite(module, comp, scatter):
                 done.append(scatter.name)
     return done
@@ -60,7 +51,7 @@ def _rewrite(module: HloModule, comp: HloComputation, scatter: HloInstruction) -
     a = scatter.attributes
     window, inserted, to_operand = (_int_list(a.get(k)) for k in
                                     ("update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims"))
-    values = _int_list(indices.literal) if indices.opcode is _CONSTANT else None
+    values = _int_list(indices.literal) if indices.opcode is CONSTANT else None
     if window is None or inserted is None or to_operand is None or values is None or \
             a.get("input_batching_dims") or a.get("scatter_indices_batching_dims") or \
             not _overwrites(scatter) or len(indices.shape.dimensions) > 1 or \
@@ -74,18 +65,18 @@ def _rewrite(module: HloModule, comp: HloComputation, scatter: HloInstruction) -
     starts = [0] * rank
     for k, d in enumerate(to_operand):
         starts[d] = values[k]
-    reshape = HloInstruction(module.unique_name("reshape"), _RESHAPE,
+    reshape = HloInstruction(module.unique_name("reshape"), RESHAPE,
                              Shape.array(updates.shape.element_type, dims))
     comp.insert_before(scatter, reshape)
     reshape.operands = [updates]
     index_operands = []
     for start in starts:
-        c = HloInstruction(module.unique_name("constant"), _CONSTANT,
+        c = HloInstruction(module.unique_name("constant"), CONSTANT,
                            Shape.array(indices.shape.element_type, ()))
         c.literal = str(start)
         comp.insert_before(scatter, c)
         index_operands.append(c)
-    dus = HloInstruction(module.unique_name("dynamic-update-slice"), _DYNAMIC_UPDATE_SLICE, scatter.shape)
+    dus = HloInstruction(module.unique_name("dynamic-update-slice"), DYNAMIC_UPDATE_SLICE, scatter.shape)
     comp.insert_before(scatter, dus)
     dus.operands = [operand, reshape, *index_operands]
     comp.replace_instruction(scatter, dus)
@@ -97,7 +88,7 @@ def _overwrites(scatter: HloInstruction) -> bool:
     if len(called) != 1:
         return False
     root = called[0].root
-    return root is not None and root.opcode is _PARAMETER and root.param_number() == 1
+    return root is not None and root.opcode is PARAMETER and root.param_number() == 1
 
 
 class ScatterToDus(HloPassInterface):

@@ -21,19 +21,10 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule, ProgramShape
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import COPY, CUSTOM_CALL, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from ...ir.shape import Shape
 from ...ir.value import replace
 from .host_offload_utils import is_sharding_annotation
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_COPY = HloOpcode.COPY
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
-_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-_PARAMETER = HloOpcode.PARAMETER
-_TUPLE = HloOpcode.TUPLE
 
 GLOBAL_TO_LOCAL = "xla.sdy.GlobalToLocalShape"
 LOCAL_TO_GLOBAL = "xla.sdy.LocalToGlobalShape"
@@ -45,7 +36,7 @@ _SAME_SHAPE_CALLS = frozenset({"annotate_device_placement", "MoveToHost", "MoveT
 
 def has_manual_computations(module: HloModule) -> bool:
     """Whether JAX exported a ``shard_map`` into this module (Shardy's boundary custom calls)."""
-    return any(i.opcode is _CUSTOM_CALL and i.custom_call_target in BOUNDARIES
+    return any(i.opcode is CUSTOM_CALL and i.custom_call_target in BOUNDARIES
                for comp in module.computations for i in comp.instructions)
 
 
@@ -76,7 +67,7 @@ def localize_manual_computations(module: HloModule) -> list[str]:
 
 def is_shape_changing(instr: HloInstruction) -> bool:
     """A boundary still between a global and a per-device shape: not a marker to remove."""
-    return (instr.opcode is _CUSTOM_CALL and instr.custom_call_target in BOUNDARIES
+    return (instr.opcode is CUSTOM_CALL and instr.custom_call_target in BOUNDARIES
             and len(instr.operands) == 1 and not instr.shape.compatible(instr.operands[0].shape))
 
 
@@ -93,7 +84,7 @@ def _per_device_shapes(entry: HloComputation) -> dict[HloInstruction, Shape]:
             if local != param.shape:
                 new[param] = local
     for instr in entry.post_order():
-        if instr.opcode is _PARAMETER:
+        if instr.opcode is PARAMETER:
             continue
         if instr.is_custom_call(LOCAL_TO_GLOBAL) and len(instr.operands) == 1:
             new[instr] = _with_dims(instr.shape, instr.operands[0].shape)
@@ -101,10 +92,10 @@ def _per_device_shapes(entry: HloComputation) -> dict[HloInstruction, Shape]:
             continue
         elif _keeps_operand_shape(instr):
             new[instr] = _with_dims(instr.shape, new[instr.operands[0]])
-        elif instr.opcode is _TUPLE:
+        elif instr.opcode is TUPLE:
             operands = [new.get(o, o.shape) for o in instr.operands]
             new[instr] = Shape.tuple([_with_dims(s, o) for s, o in zip(instr.shape.tuple_shapes, operands)])
-        elif instr.opcode is _GET_TUPLE_ELEMENT:
+        elif instr.opcode is GET_TUPLE_ELEMENT:
             new[instr] = _with_dims(instr.shape, new[instr.operands[0]].tuple_shapes[instr.tuple_index or 0])
         # else: global computation on a per-device value, beyond this model: it keeps its shape
     return new
@@ -113,9 +104,9 @@ def _per_device_shapes(entry: HloComputation) -> dict[HloInstruction, Shape]:
 def _keeps_operand_shape(instr: HloInstruction) -> bool:
     if len(instr.operands) != 1 or not instr.shape.compatible(instr.operands[0].shape):
         return False
-    if instr.opcode is _COPY:
+    if instr.opcode is COPY:
         return True
-    return instr.opcode is _CUSTOM_CALL and (
+    return instr.opcode is CUSTOM_CALL and (
         is_sharding_annotation(instr) or instr.custom_call_target in _SAME_SHAPE_CALLS)
 
 

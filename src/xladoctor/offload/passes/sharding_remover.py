@@ -18,16 +18,10 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import COPY, CUSTOM_CALL
 from .hlo_pass_interface import HloPassInterface
 from .host_offload_utils import is_sharding_annotation
 from .sdy_manual_shapes import is_shape_changing, localize_manual_computations
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_COPY = HloOpcode.COPY
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
 
 
 def remove_sharding_markers(module: HloModule) -> list[str]:
@@ -42,7 +36,7 @@ def remove_sharding_markers(module: HloModule) -> list[str]:
     removed: list[str] = []
     for comp in module.computations:
         markers = [i for i in comp.instructions
-                   if i.opcode is _CUSTOM_CALL and is_sharding_annotation(i) and not is_shape_changing(i)]
+                   if i.opcode is CUSTOM_CALL and is_sharding_annotation(i) and not is_shape_changing(i)]
         if not markers:
             continue
         gone: set[HloInstruction] = set()
@@ -67,7 +61,7 @@ _COPIED_MARKERS = frozenset({"Sharding", "xla.sdy.FuncResultSharding"})
 def _dead_copy(marker: HloInstruction) -> HloInstruction:
     """The ``copy`` ShardingRemover leaves for dead-code elimination: only its place among the
     operand's users matters (it is outside the module, and gone before any other pass runs)."""
-    copy = HloInstruction("copy", _COPY, marker.shape)
+    copy = HloInstruction("copy", COPY, marker.shape)
     copy.operands = (marker.operands[0],)
     return copy
 

@@ -14,18 +14,13 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import GET_TUPLE_ELEMENT, TUPLE
 from .hlo_pass_interface import HloPassInterface
-
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-_TUPLE = HloOpcode.TUPLE
 
 
 def folds_tuples(comp: HloComputation) -> bool:
     """Whether :func:`forward_tuple_elements` changes ``comp``: a ``get-tuple-element(tuple(...))``."""
-    gte, tup = _GET_TUPLE_ELEMENT, _TUPLE
+    gte, tup = GET_TUPLE_ELEMENT, TUPLE
     elements = [i for i in comp.instructions if i.opcode is gte]  # a list first: most instructions are none
     return any(i.operands and i.operands[0].opcode is tup for i in elements)
 
@@ -46,8 +41,8 @@ def forward_tuple_elements(module: HloModule) -> int:
             continue  # nothing to fold
         order = comp.post_order()
         for instr in order:
-            if instr.opcode is _GET_TUPLE_ELEMENT and instr.operands \
-                    and instr.operands[0].opcode is _TUPLE and instr.tuple_index is not None:
+            if instr.opcode is GET_TUPLE_ELEMENT and instr.operands \
+                    and instr.operands[0].opcode is TUPLE and instr.tuple_index is not None:
                 tup = instr.operands[0]
                 instr.replace_all_uses_with(tup.operands[instr.tuple_index])
                 folded += 1
@@ -56,7 +51,7 @@ def forward_tuple_elements(module: HloModule) -> int:
         # gives a user an operand that was already among its operands' operands), so the set
         # found is the one a fresh post order gives (each is decided once all its users are).
         for instr in reversed(order):
-            if instr is not comp.root and instr.opcode in (_GET_TUPLE_ELEMENT, _TUPLE) \
+            if instr is not comp.root and instr.opcode in (GET_TUPLE_ELEMENT, TUPLE) \
                     and all(u in dead for u in instr.users):
                 dead.add(instr)
         if dead:
@@ -73,7 +68,7 @@ def fold_whole_tuples(module: HloModule) -> list[str]:
     for comp in module.computations:
         if not _may_fold_whole(comp):
             continue
-        for tup in [i for i in comp.post_order() if i.opcode is _TUPLE]:
+        for tup in [i for i in comp.post_order() if i.opcode is TUPLE]:
             top = whole_tuple_source(tup)
             if top is None:
                 continue
@@ -85,7 +80,7 @@ def fold_whole_tuples(module: HloModule) -> list[str]:
 def _may_fold_whole(comp: HloComputation) -> bool:
     """Whether a tuple of ``comp`` rebuilds a whole one as ``comp`` is.  Where none does, none does
     after :func:`fold_whole_tuples`' loop either (it changes nothing until a tuple folds): no post order."""
-    tuple_op = _TUPLE
+    tuple_op = TUPLE
     return any(whole_tuple_source(i) is not None for i in comp.instructions if i.opcode is tuple_op)
 
 
@@ -93,7 +88,7 @@ def whole_tuple_source(tup: HloInstruction) -> HloInstruction | None:
     """The ``t`` a ``tuple(gte(t, 0), ..., gte(t, n-1))`` of a compatible shape rebuilds, or None."""
     top = None
     for k, operand in enumerate(tup.operands):
-        if operand.opcode is not _GET_TUPLE_ELEMENT or operand.tuple_index != k:
+        if operand.opcode is not GET_TUPLE_ELEMENT or operand.tuple_index != k:
             return None
         if top is None:
             top = operand.operands[0]

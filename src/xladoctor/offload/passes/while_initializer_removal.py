@@ -41,29 +41,27 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import (
+    BITCAST,
+    BROADCAST,
+    COMPARE,
+    CONSTANT,
+    CONVERT,
+    COPY,
+    CUSTOM_CALL,
+    DYNAMIC_UPDATE_SLICE,
+    GET_TUPLE_ELEMENT,
+    PARAMETER,
+    SELECT,
+    TUPLE,
+    WHILE,
+    HloOpcode,
+)
 from ...ir.primitive import PRED
 from ...ir.shape import Shape
 from .. import loop_trips
 from ..annotations import ALLOCATE_BUFFER
 from .hlo_pass_interface import HloPassInterface
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_BITCAST = HloOpcode.BITCAST
-_BROADCAST = HloOpcode.BROADCAST
-_COMPARE = HloOpcode.COMPARE
-_CONSTANT = HloOpcode.CONSTANT
-_CONVERT = HloOpcode.CONVERT
-_COPY = HloOpcode.COPY
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-_PARAMETER = HloOpcode.PARAMETER
-_SELECT = HloOpcode.SELECT
-_TUPLE = HloOpcode.TUPLE
-_WHILE = HloOpcode.WHILE
 
 _LAYOUT_WRAPPERS = (HloOpcode.BITCAST, HloOpcode.COPY, HloOpcode.RESHAPE)
 
@@ -72,7 +70,7 @@ def remove_while_initializers(module: HloModule) -> list[str]:
     """Replace each dead zero-filled loop buffer by an ``AllocateBuffer``; the new names."""
     made: list[str] = []
     for comp in list(module.computations):
-        for loop in [i for i in comp.instructions if i.opcode is _WHILE]:
+        for loop in [i for i in comp.instructions if i.opcode is WHILE]:
             made.extend(_rewrite_loop(module, comp, loop))
     return made
 
@@ -80,7 +78,7 @@ def remove_while_initializers(module: HloModule) -> list[str]:
 def _rewrite_loop(module: HloModule, comp: HloComputation, loop: HloInstruction) -> list[str]:
     init = loop.operands[0]
     found = induction_variable(loop)
-    if init.opcode is not _TUPLE or found is None:
+    if init.opcode is not TUPLE or found is None:
         return []
     slot_iv, trip = found
     made = []
@@ -92,7 +90,7 @@ def _rewrite_loop(module: HloModule, comp: HloComputation, loop: HloInstruction)
             pass
         elif not _rewrite_accumulator(module, loop, slot, slot_iv, value):
             continue
-        alloc = HloInstruction(module.unique_name("custom-call"), _CUSTOM_CALL, value.shape)
+        alloc = HloInstruction(module.unique_name("custom-call"), CUSTOM_CALL, value.shape)
         alloc.custom_call_target = ALLOCATE_BUFFER
         alloc.copy_metadata_from(value)
         comp.insert_before(init, alloc)
@@ -109,7 +107,7 @@ def induction_variable(loop: HloInstruction) -> tuple[int, int] | None:
 
 def _parameter_slot(instr: HloInstruction) -> int | None:
     """``get-tuple-element(parameter(0)), index=N`` -> N."""
-    if instr.opcode is not _GET_TUPLE_ELEMENT or instr.operands[0].opcode is not _PARAMETER:
+    if instr.opcode is not GET_TUPLE_ELEMENT or instr.operands[0].opcode is not PARAMETER:
         return None
     return instr.tuple_index
 
@@ -117,36 +115,36 @@ def _parameter_slot(instr: HloInstruction) -> int | None:
 def _is_broadcast_of_scalar_constant(instr: HloInstruction) -> bool:
     while instr.opcode in _LAYOUT_WRAPPERS:
         instr = instr.operands[0]
-    if instr.opcode is not _BROADCAST:
+    if instr.opcode is not BROADCAST:
         return False
     scalar = instr.operands[0]
-    while scalar.opcode is _CONVERT:
+    while scalar.opcode is CONVERT:
         scalar = scalar.operands[0]
-    return scalar.opcode is _CONSTANT and not scalar.shape.dimensions
+    return scalar.opcode is CONSTANT and not scalar.shape.dimensions
 
 
 def _slot_is_dead_input(loop: HloInstruction, slot: int, slot_iv: int, trip: int) -> bool:
     body = loop.called["body"][0]
     param, root = body.parameters[0], body.root
-    if root is None or root.opcode is not _TUPLE:
+    if root is None or root.opcode is not TUPLE:
         return False
-    reads = [u for u in param.users if u.opcode is _GET_TUPLE_ELEMENT and u.tuple_index == slot]
+    reads = [u for u in param.users if u.opcode is GET_TUPLE_ELEMENT and u.tuple_index == slot]
     if not reads:
         return True
-    if len(reads) != 1 or any(u.opcode is not _GET_TUPLE_ELEMENT for u in param.users):
+    if len(reads) != 1 or any(u.opcode is not GET_TUPLE_ELEMENT for u in param.users):
         return False
     read = reads[0]
     if not _all_users_kill(read, slot_iv, trip):
         return False
     value = root.operands[slot]
-    while value.opcode in (_BITCAST, _COPY):
+    while value.opcode in (BITCAST, COPY):
         value = value.operands[0]
     return value is not read
 
 
 def _all_users_kill(buffer: HloInstruction, slot_iv: int, trip: int) -> bool:
     for user in buffer.users:
-        if user.opcode is _BITCAST:
+        if user.opcode is BITCAST:
             if not _all_users_kill(user, slot_iv, trip):
                 return False
         elif not _is_killing_dus(user, buffer, slot_iv, trip):
@@ -156,7 +154,7 @@ def _all_users_kill(buffer: HloInstruction, slot_iv: int, trip: int) -> bool:
 
 def _is_killing_dus(dus: HloInstruction, operand: HloInstruction, slot_iv: int, trip: int) -> bool:
     """A ``dynamic-update-slice`` of ``operand`` that covers it over the loop's iterations."""
-    if dus.opcode is not _DYNAMIC_UPDATE_SLICE or dus.operands[0] is not operand or \
+    if dus.opcode is not DYNAMIC_UPDATE_SLICE or dus.operands[0] is not operand or \
             operand in dus.operands[1:]:
         return False
     full, update = operand.shape.dimensions, dus.operands[1].shape.dimensions
@@ -198,30 +196,30 @@ def _rewrite_accumulator(module: HloModule, loop: HloInstruction, slot: int, slo
     ``select(i == 0, init, acc)`` in place of its read, so that its initial value is never read."""
     body = loop.called["body"][0]
     param, root = body.parameters[0], body.root
-    if root is None or root.opcode is not _TUPLE or not init.shape.is_array:
+    if root is None or root.opcode is not TUPLE or not init.shape.is_array:
         return False
-    reads = [u for u in param.users if u.opcode is _GET_TUPLE_ELEMENT and u.tuple_index == slot]
-    ivs = [u for u in param.users if u.opcode is _GET_TUPLE_ELEMENT and u.tuple_index == slot_iv]
+    reads = [u for u in param.users if u.opcode is GET_TUPLE_ELEMENT and u.tuple_index == slot]
+    ivs = [u for u in param.users if u.opcode is GET_TUPLE_ELEMENT and u.tuple_index == slot_iv]
     if len(reads) != 1 or len(ivs) != 1 or root.operands[slot] is reads[0] or not reads[0].users or \
-            any(u.opcode is not _GET_TUPLE_ELEMENT for u in param.users):
+            any(u.opcode is not GET_TUPLE_ELEMENT for u in param.users):
         return False  # the whole parameter read elsewhere: the slot's init could still be seen
     read, iv = reads[0], ivs[0]
     users = list(read.users)
     if not _is_zero(init) or len(loop.operands[0].operand_indices(init)) != 1 or any(
-            u.opcode is _DYNAMIC_UPDATE_SLICE and u.operands[0] is read for u in users):
+            u.opcode is DYNAMIC_UPDATE_SLICE and u.operands[0] is read for u in users):
         return False  # a stack written at a reversed index (a gradient's): left as it is
     position = {instr: n for n, instr in enumerate(body.instructions)}
     anchor = min(users, key=lambda u: position.get(u, len(position)))
-    zero = _new(module, body, anchor, "constant", _CONSTANT, iv.shape)
+    zero = _new(module, body, anchor, "constant", CONSTANT, iv.shape)
     zero.literal = "0"
-    first = _new(module, body, anchor, "compare", _COMPARE, Shape.array(PRED, ()))
+    first = _new(module, body, anchor, "compare", COMPARE, Shape.array(PRED, ()))
     first.attributes = {"direction": "EQ"}
     first.operands = [iv, zero]
-    mask = _new(module, body, anchor, "broadcast", _BROADCAST, Shape.array(PRED, read.shape.dimensions))
+    mask = _new(module, body, anchor, "broadcast", BROADCAST, Shape.array(PRED, read.shape.dimensions))
     mask.attributes = {"dimensions": "{}"}
     mask.operands = [first]
     fresh = _clone_into(module, body, anchor, init)
-    select = _new(module, body, anchor, "select", _SELECT, read.shape)
+    select = _new(module, body, anchor, "select", SELECT, read.shape)
     select.operands = [mask, fresh, read]
     for user in users:
         for index in user.operand_indices(read):
@@ -232,7 +230,7 @@ def _rewrite_accumulator(module: HloModule, loop: HloInstruction, slot: int, slo
 def _is_zero(instr: HloInstruction) -> bool:
     """A broadcast zero (the accumulator's init); a loop carry starting at another value stays
     (generated seed 1, program 0: ``broadcast(1)`` is in the dump)."""
-    while instr.operands and instr.opcode is not _CONSTANT:
+    while instr.operands and instr.opcode is not CONSTANT:
         instr = instr.operands[0]
     try:
         return instr.literal is not None and float(instr.literal.strip()) == 0.0

@@ -24,18 +24,11 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import CALL, CUSTOM_CALL, WHILE
 from ..annotations import is_annotation
 from .call_inliner import InlineResult, inline_calls
 from .hlo_pass_interface import HloPassWithContext
 from .while_initializer_removal import induction_variable
-
-# The opcodes as module constants: ``HloOpcode.X`` goes through EnumType's attribute hook on
-# Python 3.10/3.11 (~65 ns more than a module global), and the loops here read one per instruction
-# of a module (issue 36).
-_CALL = HloOpcode.CALL
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
-_WHILE = HloOpcode.WHILE
 
 _SKIP = "skip-simplify-while-loops_trip-count-one"
 
@@ -43,12 +36,12 @@ _SKIP = "skip-simplify-while-loops_trip-count-one"
 def remove_trip_count_one_loops(module: HloModule) -> InlineResult | None:
     """Replace each loop that runs once by its body, inlined; ``None`` when there was none."""
     loops = [i for c in module.computations for i in c.instructions
-             if i.opcode is _WHILE and _runs_once(i)]
+             if i.opcode is WHILE and _runs_once(i)]
     if not loops:
         return None
     for loop in loops:
         comp = loop.computation()
-        call = HloInstruction(module.unique_name("call"), _CALL, loop.shape)
+        call = HloInstruction(module.unique_name("call"), CALL, loop.shape)
         call.set_called_computations({"to_apply": [loop.called["body"][0]]})
         comp.insert_before(loop, call)
         call.operands = list(loop.operands)
@@ -68,7 +61,7 @@ def _has_side_effect(comp: HloComputation) -> bool:
     for instr in comp.instructions:
         if instr.opcode.has_side_effect:
             return True
-        if instr.opcode is _CUSTOM_CALL and not is_annotation(instr) and instr.attributes.get("custom_call_has_side_effect") == "true":
+        if instr.opcode is CUSTOM_CALL and not is_annotation(instr) and instr.attributes.get("custom_call_has_side_effect") == "true":
             return True
         if any(_has_side_effect(c) for c in instr.called_computations):
             return True

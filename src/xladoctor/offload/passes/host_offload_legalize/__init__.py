@@ -50,7 +50,7 @@ from collections.abc import Callable
 
 from ....ir.instruction import HloInstruction
 from ....ir.module import HloModule
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import DYNAMIC_UPDATE_SLICE
 from ...annotations import is_move_to_host
 from ...kinds import CopyMove, LegalizePhase
 from ..hlo_pass_interface import HloPassWithContext
@@ -64,10 +64,6 @@ from .chain import (
 )
 from .copies import move_copy_down, move_copy_up, should_move_copy_down
 from .state import LegalizeMove, LegalizeNote, LegalizeResult, LegalizeState, Unrecognized, Value
-
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
 
 __all__ = ["HostOffloadLegalize", "LegalizeMove", "LegalizeNote", "LegalizeResult", "run_legalize"]
 
@@ -111,11 +107,11 @@ def process_annotation_for_copy_movement(lz: LegalizeState, instr: HloInstructio
     if instr.is_root or not instr.users:
         return False
     start = find_dus_from_annotation(next(iter(instr.users)))
-    if start.opcode is not _DYNAMIC_UPDATE_SLICE:
+    if start.opcode is not DYNAMIC_UPDATE_SLICE:
         start = instr
     current: Value = (start, -1)
     lz.processed.add(start)
-    if start.opcode is _DYNAMIC_UPDATE_SLICE:
+    if start.opcode is DYNAMIC_UPDATE_SLICE:
         seen = {current}
         while True:
             try:
@@ -127,7 +123,7 @@ def process_annotation_for_copy_movement(lz: LegalizeState, instr: HloInstructio
                 break
             seen.add(up)
             current = up
-            if current[0].opcode is _DYNAMIC_UPDATE_SLICE and \
+            if current[0].opcode is DYNAMIC_UPDATE_SLICE and \
                     find_to_host_annotation_to_update(current[0].operands[1]) is None:
                 raise XlaCheckFailure(
                     f"null dereference (process crash): dynamic-update-slice {lz.rn(current[0].name)} "

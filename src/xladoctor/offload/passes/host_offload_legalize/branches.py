@@ -33,26 +33,18 @@ from __future__ import annotations
 
 from ....base.labels import label
 from ....ir.instruction import HloInstruction
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import COMPARE, CONDITIONAL, CONVERT, TUPLE, WHILE
 from ....ir.tpu_layouts import LIBTPU
 from ...kinds import Status
 from ...loop_trips import counter_slot, initial, integer, trip_count
 from ..host_offload_utils import XlaStatusError
 from .state import LegalizeState
 
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_COMPARE = HloOpcode.COMPARE
-_CONDITIONAL = HloOpcode.CONDITIONAL
-_CONVERT = HloOpcode.CONVERT
-_TUPLE = HloOpcode.TUPLE
-_WHILE = HloOpcode.WHILE
-
 
 def branch_root_failure(lz: LegalizeState, mtd: HloInstruction, start: HloInstruction,
                         callers: list[HloInstruction]) -> XlaStatusError | None:
     """The pass' error for a MoveToDevice a conditional's branch returns, or None (warned instead)."""
-    conds = [c for c in callers if c.opcode is _CONDITIONAL]
+    conds = [c for c in callers if c.opcode is CONDITIONAL]
     xla = lz.callers_text(start.computation(), callers)
     if not conds:
         return XlaStatusError(Status.INVALID_ARGUMENT, xla, mtd)
@@ -76,13 +68,13 @@ def _loop_counter_in_selector(lz: LegalizeState, cond: HloInstruction) -> HloIns
     a runtime bound, and a scanned ``xs > 0`` fail."""
     body = cond.computation()
     callers = lz.graph.callers_of(body)
-    if len(callers) != 1 or callers[0].opcode is not _WHILE or not cond.operands:
+    if len(callers) != 1 or callers[0].opcode is not WHILE or not cond.operands:
         return None
     loop, root = callers[0], body.root
     selector = cond.operands[0]
-    if selector.opcode is _CONVERT:
+    if selector.opcode is CONVERT:
         selector = selector.operands[0]
-    if root is None or root.opcode is not _TUPLE or selector.opcode is not _COMPARE or \
+    if root is None or root.opcode is not TUPLE or selector.opcode is not COMPARE or \
             selector.attributes.get("direction") != "GT" or len(selector.operands) != 2:
         return None
     counter, bound = selector.operands

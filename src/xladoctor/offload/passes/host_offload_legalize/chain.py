@@ -10,29 +10,27 @@ from __future__ import annotations
 
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import (
+    BITCAST,
+    BROADCAST,
+    CONSTANT,
+    COPY,
+    CUSTOM_CALL,
+    DYNAMIC_UPDATE_SLICE,
+    FUSION,
+    GET_TUPLE_ELEMENT,
+    OPT_BARRIER,
+    PARAMETER,
+    RESHAPE,
+    TUPLE,
+    WHILE,
+)
 from ....ir.shape import HOST_MEMORY_SPACE
 from ...annotations import is_allocate_buffer, is_host_async_start, is_move_to_device, is_move_to_host
 from ...kinds import LegalizePhase
 from ..host_offload_utils import XlaCheckFailure, is_sharding_annotation
 from .branches import branch_root_failure
 from .state import PASS_THROUGH, SLICES, LegalizeState, Unrecognized, Value
-
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_BITCAST = HloOpcode.BITCAST
-_BROADCAST = HloOpcode.BROADCAST
-_CONSTANT = HloOpcode.CONSTANT
-_COPY = HloOpcode.COPY
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-_FUSION = HloOpcode.FUSION
-_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-_OPT_BARRIER = HloOpcode.OPT_BARRIER
-_PARAMETER = HloOpcode.PARAMETER
-_RESHAPE = HloOpcode.RESHAPE
-_TUPLE = HloOpcode.TUPLE
-_WHILE = HloOpcode.WHILE
 
 
 def make_computation_post_order(lz: LegalizeState) -> list[HloComputation]:
@@ -62,10 +60,10 @@ def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list
     ecl = lz.module.entry_layout()
     out: list[HloInstruction] = []
     for comp in make_computation_post_order(lz):
-        if any(c.opcode is _FUSION for c in lz.graph.callers_of(comp)):
+        if any(c.opcode is FUSION for c in lz.graph.callers_of(comp)):
             continue
         for instr in comp.instructions:
-            if instr.opcode is _PARAMETER and comp is lz.entry:
+            if instr.opcode is PARAMETER and comp is lz.entry:
                 n = instr.parameter_number
                 pshape = ecl.parameters[n] if n is not None and n < len(ecl.parameters) else None
                 if pshape is not None and pshape.is_array and pshape.layout is not None and \
@@ -80,7 +78,7 @@ def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list
 def find_to_host_annotation_to_update(instr: HloInstruction) -> HloInstruction | None:
     """``FindToHostAnnotationToUpdate``: up through single-use bitcast/copy/reshape."""
     while not is_move_to_host(instr):
-        if instr.opcode not in (_BITCAST, _COPY, _RESHAPE) or \
+        if instr.opcode not in (BITCAST, COPY, RESHAPE) or \
                 not instr.operands or len(instr.operands[0].users) != 1:
             return None
         instr = instr.operands[0]
@@ -98,8 +96,8 @@ def find_to_device_annotation_to_update(instr: HloInstruction) -> HloInstruction
 
 def find_dus_from_annotation(instr: HloInstruction) -> HloInstruction:
     """``FindDUSFromAnnotation``: down through single-use bitcast/reshape/copy."""
-    while instr.opcode is not _DYNAMIC_UPDATE_SLICE:
-        if len(instr.users) != 1 or instr.opcode not in (_BITCAST, _RESHAPE, _COPY):
+    while instr.opcode is not DYNAMIC_UPDATE_SLICE:
+        if len(instr.users) != 1 or instr.opcode not in (BITCAST, RESHAPE, COPY):
             break
         instr = next(iter(instr.users))
     return instr
@@ -109,38 +107,38 @@ def walk_up_memory_offload(lz: LegalizeState, v: Value) -> Value:
     """``WalkUpMemoryOffload``: one step towards the buffer's definition (itself at the top)."""
     instr, index = v
     op = instr.opcode
-    if op is _GET_TUPLE_ELEMENT:
+    if op is GET_TUPLE_ELEMENT:
         if index != -1:
             raise XlaCheckFailure(f"Check failed: index == -1 ({index} vs. -1) at {instr.name}", instr)
         return instr.operands[0], instr.gte_index()
-    if op in (_BITCAST, _RESHAPE, _COPY, _OPT_BARRIER,
-              _DYNAMIC_UPDATE_SLICE):
+    if op in (BITCAST, RESHAPE, COPY, OPT_BARRIER,
+              DYNAMIC_UPDATE_SLICE):
         return instr.operands[0], index
-    if op is _TUPLE:
+    if op is TUPLE:
         if not 0 <= index < len(instr.operands):
             raise XlaCheckFailure(f"Check failed: operand index {index} out of range for {instr.name}", instr)
         return instr.operands[index], -1
-    if op is _WHILE:
+    if op is WHILE:
         root = instr.called["body"][0].root
-        if root is None or root.opcode is not _TUPLE:
+        if root is None or root.opcode is not TUPLE:
             raise XlaCheckFailure("Check failed: root->opcode() == HloOpcode::kTuple", instr)
         return root, index
-    if op is _PARAMETER:
+    if op is PARAMETER:
         if instr.parent is lz.entry:
             return v
         callers = lz.graph.callers_of(instr.parent)
         if len(callers) != 1:
             raise Unrecognized("Expected to be called only by one caller", instr)
-        if callers[0].opcode is not _WHILE:
+        if callers[0].opcode is not WHILE:
             raise Unrecognized("Expected to be called by a while loop", instr)
         return callers[0].operands[0], index
-    if op is _CUSTOM_CALL:
+    if op is CUSTOM_CALL:
         if not (is_allocate_buffer(instr) or is_move_to_host(instr)):
             raise Unrecognized("Expected AllocateBuffer or MoveToHost custom-call", instr)
         return v
-    if op is _BROADCAST:
+    if op is BROADCAST:
         operand = instr.operands[0]
-        if operand.opcode is not _CONSTANT:
+        if operand.opcode is not CONSTANT:
             raise Unrecognized("Expected a constant as operand", instr)
         if sum(1 for d in operand.shape.dimensions if d != 1) != 0:
             raise Unrecognized("Expected a scalar broadcast", instr)
@@ -151,7 +149,7 @@ def walk_up_memory_offload(lz: LegalizeState, v: Value) -> Value:
 
 def _gtes(instr: HloInstruction, index: int, out: list[Value]) -> None:
     for user in instr.users:
-        if user.opcode is not _GET_TUPLE_ELEMENT:
+        if user.opcode is not GET_TUPLE_ELEMENT:
             raise Unrecognized("Expected users to be only get-tuple-elements", user)
         if user.tuple_index == index:
             out.append((user, -1))
@@ -163,34 +161,34 @@ def walk_down_memory_offload(lz: LegalizeState, v: Value, move_phase: bool) -> l
     out: list[Value] = []
     if not instr.users and instr.is_root and instr.parent is not lz.entry:
         callers = lz.graph.callers_of(instr.computation())
-        if len(callers) != 1 or callers[0].opcode is not _WHILE:
+        if len(callers) != 1 or callers[0].opcode is not WHILE:
             raise Unrecognized(lz.callers_text(instr.computation(), callers), instr)
         _gtes(callers[0], index, out)
         return out
-    if instr.opcode is _PARAMETER and instr.shape.is_tuple:
+    if instr.opcode is PARAMETER and instr.shape.is_tuple:
         _gtes(instr, index, out)
         return out
     for user in instr.users:
         op = user.opcode
-        if op is _GET_TUPLE_ELEMENT:
+        if op is GET_TUPLE_ELEMENT:
             if user.tuple_index == index:
                 out.append((user, -1))
-        elif op is _TUPLE:
+        elif op is TUPLE:
             slots = user.operand_indices(instr)
             if len(slots) != 1:
                 raise Unrecognized("Expected operand to be used only once in the tuple.", user)
             out.append((user, slots[0]))
-        elif op is _OPT_BARRIER:
+        elif op is OPT_BARRIER:
             out.append((user, index))
-        elif op is _WHILE:
+        elif op is WHILE:
             out.append((user.called["body"][0].parameters[0], index))
-        elif op is _DYNAMIC_UPDATE_SLICE:
+        elif op is DYNAMIC_UPDATE_SLICE:
             if user.operand_indices(instr)[0] != 0:
                 raise Unrecognized("Expected to be used by first operand of dynamic-update-slice", user)
             out.append((user, index))
-        elif op is _CUSTOM_CALL and is_sharding_annotation(user):
+        elif op is CUSTOM_CALL and is_sharding_annotation(user):
             out.append((user, index))
-        elif op is _CUSTOM_CALL:
+        elif op is CUSTOM_CALL:
             if not is_move_to_device(user):
                 raise Unrecognized("Invalid custom-call found.", user)
             out.append((user, index))
@@ -235,7 +233,7 @@ def collect_copies(lz: LegalizeState, top: Value) -> list[Value] | None:
                 continue
             seen.add(v)
             stack.append(v)
-            if v[0].opcode is _COPY:
+            if v[0].opcode is COPY:
                 copies.append(v)
     return copies
 
@@ -251,18 +249,18 @@ def _reroute_loop_root(lz: LegalizeState, mtd: HloInstruction, start: HloInstruc
     root = comp.root
     if root is None or comp is lz.entry:
         return
-    if root.opcode is not _TUPLE or root not in mtd.users:
+    if root.opcode is not TUPLE or root not in mtd.users:
         return
     callers = lz.graph.callers_of(comp)
-    if len(callers) != 1 or callers[0].opcode is not _WHILE:
+    if len(callers) != 1 or callers[0].opcode is not WHILE:
         failure = branch_root_failure(lz, mtd, start, callers)
         if failure is None:
             return
         raise failure
     src = mtd.operands[0]
     for i, operand in enumerate(root.operands):
-        if operand is mtd and src.opcode is _GET_TUPLE_ELEMENT and \
-                src.operands[0].opcode is _PARAMETER and src.tuple_index == i:
+        if operand is mtd and src.opcode is GET_TUPLE_ELEMENT and \
+                src.operands[0].opcode is PARAMETER and src.tuple_index == i:
             root.replace_operand(i, src)
             lz.res.rerouted.append(f"{lz.rn(root.name)}{{{i}}}")
 

@@ -8,7 +8,7 @@ the host segment holds no transpose; see :mod:`..host_offload_legalize`.
 from __future__ import annotations
 
 from ....ir.instruction import HloInstruction
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import BITCAST, COPY, CUSTOM_CALL, DYNAMIC_UPDATE_SLICE, PARAMETER
 from ....ir.shape import Layout, Shape
 from ....ir.value import replace
 from ...annotations import HOST_THREAD, is_move_to_device
@@ -21,14 +21,6 @@ from .chain import (
     walk_down_memory_offload,
 )
 from .state import SLICES, LegalizeMove, LegalizeState, Unrecognized, Value, layout_of
-
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_BITCAST = HloOpcode.BITCAST
-_COPY = HloOpcode.COPY
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-_PARAMETER = HloOpcode.PARAMETER
 
 
 # ---------------------------------------------------------------------------- shapes
@@ -85,7 +77,7 @@ def should_move_copy_down(lz: LegalizeState, copy: HloInstruction) -> bool:
         for s in succs:
             if is_move_to_device(s.instruction):
                 continue
-            if s.instruction.opcode is _PARAMETER and s.instruction.parent is not None and \
+            if s.instruction.opcode is PARAMETER and s.instruction.parent is not None and \
                     s.instruction.parent.execution_thread == HOST_THREAD:
                 return False
             if s not in seen:
@@ -165,17 +157,17 @@ def move_copy_down(lz: LegalizeState, v: Value) -> None:
             seen.add(nxt)
             instr, index = nxt
             b, a = before, after_copy
-            if instr.opcode is _BITCAST:
+            if instr.opcode is BITCAST:
                 b, a = get_new_shapes_after_bitcast(instr, copy, b, a)
             elif instr.opcode in SLICES:
                 a = instr.shape.with_layout(layout_of(a))
             lz.set_layout(nxt, layout_of(b))
-            if instr.opcode is _PARAMETER:
+            if instr.opcode is PARAMETER:
                 callers = lz.graph.callers_of(instr.parent)
                 if len(callers) != 1:
                     raise XlaStatusError(Status.INVALID_ARGUMENT, "Expected to be called only by one caller", instr)
                 lz.set_layout((callers[0], index), layout_of(b))
-            if instr.opcode is _COPY:
+            if instr.opcode is COPY:
                 raise XlaCheckFailure("Copies should be processed in reverse order so this never happens", instr)
             if instr.opcode in SLICES or is_move_to_device(instr):
                 made = _copy_after_annotation(lz, instr, copy, b, a)
@@ -183,7 +175,7 @@ def move_copy_down(lz: LegalizeState, v: Value) -> None:
                 after.append(made[1])
                 shapes.append(made[2])
                 continue
-            if instr.opcode is _DYNAMIC_UPDATE_SLICE:
+            if instr.opcode is DYNAMIC_UPDATE_SLICE:
                 _move_update_annotation(lz, instr)
             stack.append((nxt, b, a))
     copy.replace_all_uses_with(copy.operands[0])
@@ -198,7 +190,7 @@ def _copy_after_annotation(lz: LegalizeState, instr: HloInstruction, copy: HloIn
     if annotation is None:
         raise XlaCheckFailure("We already verified we could find an annotation here. Something went wrong.",
                               instr)
-    if instr.opcode is _CUSTOM_CALL:
+    if instr.opcode is CUSTOM_CALL:
         new_annotation = annotation
     else:
         new_annotation = lz.clone(annotation, instr.shape, [instr], instr.computation())

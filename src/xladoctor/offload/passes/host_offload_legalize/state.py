@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
 from ....ir.module import HloModule
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import BITCAST, COPY, DYNAMIC_SLICE, RESHAPE, SLICE, WHILE
 from ....ir.shape import Layout, Shape
 from ....ir.value import replace
 from ...kinds import CopyMove, LegalizePhase
@@ -20,17 +20,8 @@ from ...result import PassFailure
 from ..host_offload_utils import XlaCheckFailure
 from ..pass_state import PassRecorder, PassState
 
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_BITCAST = HloOpcode.BITCAST
-_COPY = HloOpcode.COPY
-_DYNAMIC_SLICE = HloOpcode.DYNAMIC_SLICE
-_RESHAPE = HloOpcode.RESHAPE
-_SLICE = HloOpcode.SLICE
-_WHILE = HloOpcode.WHILE
-
-SLICES = (_SLICE, _DYNAMIC_SLICE)
-PASS_THROUGH = (_BITCAST, _COPY, _DYNAMIC_SLICE, _RESHAPE, _SLICE)
+SLICES = (SLICE, DYNAMIC_SLICE)
+PASS_THROUGH = (BITCAST, COPY, DYNAMIC_SLICE, RESHAPE, SLICE)
 _MAX_NAMES_IN_NOTE = 8
 
 Value = tuple[HloInstruction, int]
@@ -131,7 +122,7 @@ class LegalizeState(PassState):
         return new
 
     def new_copy(self, operand: HloInstruction, shape: Shape) -> HloInstruction:
-        new = HloInstruction(self.new_name("copy"), _COPY, shape)
+        new = HloInstruction(self.new_name("copy"), COPY, shape)
         operand.computation().add_instruction(new)
         new.operands = [operand]
         return new
@@ -172,7 +163,7 @@ class LegalizeState(PassState):
             parts = list(shape.tuple_shapes)
             parts[index] = parts[index].with_layout(layout)
             instr.shape = replace(shape, tuple_shapes=tuple(parts))
-        if instr.opcode is _WHILE:
+        if instr.opcode is WHILE:
             body, cond = instr.called["body"][0], instr.called["condition"][0]
             for target in (body.root, cond.parameters[0]):
                 if target is not None and target is not instr:

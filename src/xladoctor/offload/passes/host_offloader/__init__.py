@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
 from ....ir.module import HloModule
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import FUSION
 from ...annotations import is_host_async_start
 from ...result import HostOffloadResult, PassFailure
 from ..analysis_context import AnalysisContext
@@ -45,15 +45,11 @@ from .start_discovery import handle_input_streaming, process_move_to_hosts
 from .state import OffloaderRun, OffloadOptions
 from .verdict import collect_host_positions, report_prior_failure, report_removed_by_dce
 
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_FUSION = HloOpcode.FUSION
-
 __all__ = ["HostOffloader", "OffloadOptions", "run_host_offloader"]
 
 
 def _is_fusion_computation(run: OffloaderRun, comp: HloComputation) -> bool:
-    return any(c.opcode is _FUSION for c in run.ctx.graph.callers_of(comp))
+    return any(c.opcode is FUSION for c in run.ctx.graph.callers_of(comp))
 
 
 def _handle_host_async_calls(run: OffloaderRun) -> None:

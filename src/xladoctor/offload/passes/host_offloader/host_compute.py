@@ -12,7 +12,17 @@ from __future__ import annotations
 from collections import deque
 
 from ....ir.instruction import HloInstruction
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import (
+    ASYNC_DONE,
+    ASYNC_START,
+    BROADCAST,
+    COPY,
+    CUSTOM_CALL,
+    DYNAMIC_UPDATE_SLICE,
+    PARAMETER,
+    TUPLE,
+    WHILE,
+)
 from ....ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index
 from ...annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, is_allocate_buffer, is_move_to_host
 from ...kinds import DusAction, HostComputeReason, InsertedKind, Status
@@ -29,23 +39,11 @@ from .state import (
     set_memory_space,
 )
 
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_ASYNC_DONE = HloOpcode.ASYNC_DONE
-_ASYNC_START = HloOpcode.ASYNC_START
-_BROADCAST = HloOpcode.BROADCAST
-_COPY = HloOpcode.COPY
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-_PARAMETER = HloOpcode.PARAMETER
-_TUPLE = HloOpcode.TUPLE
-_WHILE = HloOpcode.WHILE
-
 
 def set_host_compute_frontend_attribute(run: OffloaderRun, instr: HloInstruction, reason: HostComputeReason) -> bool:
     """``SetHostComputeFrontendAttribute``; False when host compute is disabled."""
     ctx, seen = run.ctx, run.host.host_compute_seen
-    allowed_copy = instr.opcode is _COPY and ctx.options.allow_h2h_copy
+    allowed_copy = instr.opcode is COPY and ctx.options.allow_h2h_copy
     if ctx.options.disable_host_compute and not allowed_copy:
         run.rec.fail(Status.INVALID_ARGUMENT, messages.HOST_COMPUTE_DISABLED, instr)
         return False
@@ -113,7 +111,7 @@ def _adjust_allocate_buffer(run: OffloaderRun, pos: Position, prev: Position | N
         if memory_space_at(s) != HOST_MEMORY_SPACE:
             set_memory_space(pos, previous_space)
             slots = prev.instruction.operand_indices(instr)
-            if len(slots) > 1 and prev.instruction.opcode is not _TUPLE:
+            if len(slots) > 1 and prev.instruction.opcode is not TUPLE:
                 raise XlaStatusError(
                     Status.UNIMPLEMENTED, "We do not yet support adjusting AllocateBuffer when it appears in "
                     "multiple operand indices unless in a tuple.", instr)
@@ -138,21 +136,21 @@ def create_allocate_buffer_for_dynamic_update_slice(run: OffloaderRun, dus: HloI
         instr, idx = pos.instruction, pos.shape_index
         previous_space = memory_space_at(pos) or DEVICE_MEMORY_SPACE
         set_memory_space(pos, HOST_MEMORY_SPACE)
-        if instr.opcode is _PARAMETER:
+        if instr.opcode is PARAMETER:
             if instr.parent is ctx.entry:
                 return _entry_parameter_buffer(run, instr, idx)
             for caller in ctx.graph.callers_of(instr.parent):
-                if caller.opcode is _WHILE:
+                if caller.opcode is WHILE:
                     _host_while_condition(run, caller, instr, idx)
-        elif instr.opcode is _DYNAMIC_UPDATE_SLICE:
+        elif instr.opcode is DYNAMIC_UPDATE_SLICE:
             run.host.dus_allocated.add(instr)
         elif is_allocate_buffer(instr):
             return _adjust_allocate_buffer(run, pos, prev, previous_space)
         prev = pos
-        if not is_pure_memory_op(instr) and instr.opcode is not _DYNAMIC_UPDATE_SLICE:
+        if not is_pure_memory_op(instr) and instr.opcode is not DYNAMIC_UPDATE_SLICE:
             return  # e05ba34f86: an unexpected instruction ends the search, without error
         for pred in predecessors(pos, ctx.graph):
-            if pred.instruction.opcode is _BROADCAST:
+            if pred.instruction.opcode is BROADCAST:
                 found_broadcast = True
                 _replace_broadcast_use(run, pred.instruction, instr, idx)
             elif pred not in seen:
@@ -169,7 +167,7 @@ def _replace_broadcast_use(run: OffloaderRun, bc: HloInstruction, user: HloInstr
     run.rec.vlog(f'Created new AllocateBuffer instruction "{print_instruction(ab, "%")}" to replace broadcast '
                  f'"{bc.name}"\'s use at index {format_shape_index(idx)} in user "{user.name}"')
     if len(idx) == 1:
-        if user.opcode is not _TUPLE:
+        if user.opcode is not TUPLE:
             raise XlaCheckFailure("Expecting a tuple when shape index has ndim>0", user)
         slot = idx[0]
     else:
@@ -219,9 +217,9 @@ def _host_only_use(run: OffloaderRun, pos: Position) -> bool:
             not run.ecl_result.has_index(pos.shape_index)
             or not all_leaves_host(run.ecl_result.subshape(pos.shape_index))):
         return False
-    if instr.opcode is _CUSTOM_CALL and not is_move_to_host(instr):
+    if instr.opcode is CUSTOM_CALL and not is_move_to_host(instr):
         return False
-    return instr.opcode not in (_ASYNC_START, _ASYNC_DONE)
+    return instr.opcode not in (ASYNC_START, ASYNC_DONE)
 
 
 def _host_only_output(run: OffloaderRun, start: HloInstruction, done: HloInstruction,
@@ -233,7 +231,7 @@ def _host_only_output(run: OffloaderRun, start: HloInstruction, done: HloInstruc
     entry_output = False
     while queue:
         pos = queue.popleft()
-        if any(u.opcode is _ASYNC_START for u in pos.instruction.users):
+        if any(u.opcode is ASYNC_START for u in pos.instruction.users):
             return None
         for s in successors(pos, run.ctx.graph):
             if not is_pure_memory_op(s.instruction) or not _host_only_use(run, s):
@@ -260,7 +258,7 @@ def handle_redundant_copies_back_to_host(run: OffloaderRun, start: HloInstructio
             kept.append((out_idx, collected))
     wrapped = (start.called.get("calls") or start.called_computations)[0]
     for instr in wrapped.instructions:
-        if instr.opcode is not _PARAMETER and instr is not wrapped.root:
+        if instr.opcode is not PARAMETER and instr is not wrapped.root:
             from ....syntax.hlo_printer import print_instruction
             raise XlaStatusError(Status.INTERNAL, "Unexpected instruction found in async computation: "
                                  + print_instruction(instr, "%"), instr)

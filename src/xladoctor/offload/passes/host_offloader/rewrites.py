@@ -12,7 +12,15 @@ import re
 from collections import deque
 
 from ....ir.instruction import HloInstruction
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import (
+    BITCAST,
+    CONSTANT,
+    COPY,
+    DYNAMIC_SLICE,
+    DYNAMIC_UPDATE_SLICE,
+    GET_TUPLE_ELEMENT,
+    PARAMETER,
+)
 from ....ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex
 from ...annotations import is_move_to_device
 from ...kinds import InsertedKind, Status
@@ -28,16 +36,6 @@ from ..host_offload_utils import (
 from . import messages
 from .state import DEVICE_MEMORY_SPACE, OffloaderRun, memory_space
 
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_BITCAST = HloOpcode.BITCAST
-_CONSTANT = HloOpcode.CONSTANT
-_COPY = HloOpcode.COPY
-_DYNAMIC_SLICE = HloOpcode.DYNAMIC_SLICE
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-_GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-_PARAMETER = HloOpcode.PARAMETER
-
 _SLICE_RANGE = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
 
 
@@ -52,7 +50,7 @@ def compatible_ignoring_fp_precision(a: Shape, b: Shape) -> bool:
 
 def is_synchronous_copy_from_or_to_host(instr: HloInstruction) -> bool:
     """``IsSynchronousCopyFromOrToHost``: a copy between host and device memory."""
-    if instr.opcode is not _COPY or not instr.shape.is_array or not instr.operands[0].shape.is_array:
+    if instr.opcode is not COPY or not instr.shape.is_array or not instr.operands[0].shape.is_array:
         return False
     return (memory_space(instr.shape) == HOST_MEMORY_SPACE) != \
         (memory_space(instr.operands[0].shape) == HOST_MEMORY_SPACE)
@@ -116,7 +114,7 @@ def insert_copy_between(run: OffloaderRun, start: Position, operand_index: int |
         raise XlaCheckFailure(f"Check failed: predecessors.size() == 1 ({len(preds)} vs. 1)", start.instruction)
     data = preds[0].instruction
     targets: list[tuple[HloInstruction, ShapeIndex]] = []
-    if start.instruction.opcode is _PARAMETER:
+    if start.instruction.opcode is PARAMETER:
         for caller in graph.callers_of(start.instruction.parent):
             targets.extend((caller, (k,)) for k in caller.operand_indices(data))
     else:
@@ -149,10 +147,10 @@ def dynamify_slice(run: OffloaderRun, sl: HloInstruction) -> None:
     edits, res = run.edits, run.res
     consts = []
     for start, _ in ranges:
-        c = edits.add(comp, "constant", _CONSTANT, Shape.array("s32", ()), [])
+        c = edits.add(comp, "constant", CONSTANT, Shape.array("s32", ()), [])
         c.literal = str(start)
         consts.append(c)
-    ds = edits.add(comp, "dynamic-slice", _DYNAMIC_SLICE, sl.shape, [sl.operands[0], *consts])
+    ds = edits.add(comp, "dynamic-slice", DYNAMIC_SLICE, sl.shape, [sl.operands[0], *consts])
     ds.attributes["dynamic_slice_sizes"] = "{" + ",".join(str(b - a) for a, b in ranges) + "}"
     sl.replace_all_uses_with(ds)
     sl.operands = ()
@@ -201,16 +199,16 @@ def apply_scheduling_fix(run: OffloaderRun) -> None:
         if comp is ctx.entry:
             continue
         for instr in list(comp.instructions):
-            if instr in run.edits.dead or instr.opcode is not _DYNAMIC_UPDATE_SLICE:
+            if instr in run.edits.dead or instr.opcode is not DYNAMIC_UPDATE_SLICE:
                 continue
             if memory_space(instr.shape) != HOST_MEMORY_SPACE:
                 continue
             update = instr.operands[1]
             src = update
-            while src.opcode in (_GET_TUPLE_ELEMENT, _BITCAST):
+            while src.opcode in (GET_TUPLE_ELEMENT, BITCAST):
                 src = src.operands[0]
-            if src.opcode is _PARAMETER and src.parent is comp:
-                copy = run.edits.add(comp, "copy", _COPY, update.shape, [update])
+            if src.opcode is PARAMETER and src.parent is comp:
+                copy = run.edits.add(comp, "copy", COPY, update.shape, [update])
                 instr.replace_operand(1, copy)
                 run.res.inserted.append(InsertedInstruction(InsertedKind.SCHEDULING_COPY, copy.name, update.name,
                                                             instr.name, 1))

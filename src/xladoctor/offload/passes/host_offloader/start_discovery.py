@@ -13,7 +13,7 @@ from collections import deque
 from ....base.labels import label
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import BROADCAST, DYNAMIC_UPDATE_SLICE
 from ....ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from ...annotations import is_allocate_buffer, is_move_to_host
 from ...kinds import InsertedKind, MismatchContext, Status, WalkOrigin
@@ -26,11 +26,6 @@ from .rewrites import remove_move_to_host
 from .state import OffloaderRun
 from .verdict import ensure_entry_output_is_host
 from .walk import walk_down_host_memory_offload_paths
-
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_BROADCAST = HloOpcode.BROADCAST
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
 
 
 def handle_input_streaming(run: OffloaderRun) -> None:
@@ -117,7 +112,7 @@ def handle_move_to_host_custom_call(run: OffloaderRun, mth: HloInstruction) -> N
     if not starts:
         _no_starting_instructions(run, mth)
     for start in starts:
-        copy_before = start.instruction.opcode is not _DYNAMIC_UPDATE_SLICE
+        copy_before = start.instruction.opcode is not DYNAMIC_UPDATE_SLICE
         # Since 26094505af: one walk per operand slot the MoveToHost feeds directly.
         slots: list[int | None] = [*start.instruction.operand_indices(mth)] or [None]
         for k in slots:
@@ -142,8 +137,8 @@ def host_operand_shortcut(run: OffloaderRun, mth: HloInstruction) -> None:
     data = mth.operands[0]
     if is_allocate_buffer(data) and len(data.users) == 1:
         data.shape = data.shape.with_memory_space(HOST_MEMORY_SPACE)
-    elif (data.opcode is _BROADCAST and len(data.users) == 1 and len(mth.users) == 1
-          and (user := next(iter(mth.users))).opcode is _DYNAMIC_UPDATE_SLICE
+    elif (data.opcode is BROADCAST and len(data.users) == 1 and len(mth.users) == 1
+          and (user := next(iter(mth.users))).opcode is DYNAMIC_UPDATE_SLICE
           and user.operands[0] is mth):
         ab = run.edits.new_allocate_buffer(data.computation(), data.shape)
         mth.replace_operand(0, ab)
@@ -160,7 +155,7 @@ def get_starting_instructions(run: OffloaderRun, mth: HloInstruction) -> list[Po
     while queue:
         pos = queue.popleft()
         instr = pos.instruction
-        if instr.opcode is _DYNAMIC_UPDATE_SLICE or not allowed_between_move_to_host_and_consumer(instr):
+        if instr.opcode is DYNAMIC_UPDATE_SLICE or not allowed_between_move_to_host_and_consumer(instr):
             result.append(pos)
             continue
         for s in successors(pos, graph):

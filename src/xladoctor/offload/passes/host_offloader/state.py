@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
 from ....ir.module import HloModule
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import COPY, CUSTOM_CALL, HloOpcode
 from ....ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, set_memory_space_in_place
 from ...annotations import ALLOCATE_BUFFER
 from ...kinds import FirstKind
@@ -33,11 +33,6 @@ from ...positions import Position
 from ...result import HostOffloadResult, PathHop
 from ...rules import SHIPPED
 from ..pass_state import PassRecorder, PassState
-
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_COPY = HloOpcode.COPY
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
 
 DEVICE_MEMORY_SPACE = 0
 
@@ -168,10 +163,10 @@ class GraphEdits:
         return instr
 
     def new_copy(self, of: HloInstruction, space: int) -> HloInstruction:
-        return self.add(of.computation(), "copy", _COPY, of.shape.with_memory_space(space), [of])
+        return self.add(of.computation(), "copy", COPY, of.shape.with_memory_space(space), [of])
 
     def new_allocate_buffer(self, comp: HloComputation, shape: Shape) -> HloInstruction:
-        ab = self.add(comp, "custom-call", _CUSTOM_CALL, shape.with_memory_space(HOST_MEMORY_SPACE), [])
+        ab = self.add(comp, "custom-call", CUSTOM_CALL, shape.with_memory_space(HOST_MEMORY_SPACE), [])
         ab.custom_call_target = ALLOCATE_BUFFER
         return ab
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ....base.labels import label
 from ....ir.instruction import HloInstruction
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import CUSTOM_CALL
 from ....ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index, set_memory_space_in_place
 from ...annotations import is_move_to_host
 from ...kinds import FirstKind, MismatchContext
@@ -21,10 +21,6 @@ from ...result import DroppedOffload, OutputMismatch, OutputMovedToHost, PassFai
 from ...rules import SHIPPED
 from . import messages
 from .state import OffloaderRun, all_leaves_host, memory_space
-
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
 
 
 def ensure_entry_output_is_host(run: OffloaderRun, index: ShapeIndex, context: MismatchContext, start_name: str,
@@ -59,7 +55,7 @@ def ensure_entry_output_is_host(run: OffloaderRun, index: ShapeIndex, context: M
 def report_removed_by_dce(run: OffloaderRun, removed: list[HloInstruction]) -> None:
     """MoveToHosts that HloDCE removed before the pass (see :mod:`..hlo_dce`): they move nothing."""
     ctx = run.ctx
-    custom_call = _CUSTOM_CALL  # most removed code: one identity test each
+    custom_call = CUSTOM_CALL  # most removed code: one identity test each
     for instr in reversed(removed):
         if instr.opcode is custom_call and is_move_to_host(instr):
             orig = ctx.input_instruction(instr.name)

@@ -14,7 +14,17 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ....ir.instruction import HloInstruction
-from ....ir.opcodes import HloOpcode
+from ....ir.opcodes import (
+    ASYNC_DONE,
+    ASYNC_START,
+    CONDITIONAL,
+    COPY,
+    CUSTOM_CALL,
+    DYNAMIC_SLICE,
+    DYNAMIC_UPDATE_SLICE,
+    PARAMETER,
+    SLICE,
+)
 from ....ir.shape import HOST_MEMORY_SPACE
 from ...annotations import X64_SPLITS, is_move_to_device, is_move_to_host
 from ...kinds import HostComputeReason, InsertedKind, MismatchContext
@@ -32,18 +42,6 @@ from .rewrites import (
 )
 from .state import OffloaderRun, memory_space_at, set_memory_space
 from .verdict import ensure_entry_output_is_host
-
-# The opcodes as module constants: a member read through the enum class (``HloOpcode.X``) goes
-# through EnumType's attribute hook, ~0.13 us each on Python 3.11 (issue 36).
-_ASYNC_DONE = HloOpcode.ASYNC_DONE
-_ASYNC_START = HloOpcode.ASYNC_START
-_CONDITIONAL = HloOpcode.CONDITIONAL
-_COPY = HloOpcode.COPY
-_CUSTOM_CALL = HloOpcode.CUSTOM_CALL
-_DYNAMIC_SLICE = HloOpcode.DYNAMIC_SLICE
-_DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-_PARAMETER = HloOpcode.PARAMETER
-_SLICE = HloOpcode.SLICE
 
 
 @dataclass
@@ -78,13 +76,13 @@ class WalkPaths:
 def _pure_memory_buffers(run: OffloaderRun, pos: Position, paths: WalkPaths) -> bool:
     """Extra buffers of async host calls; True when the position's own buffer is already saved."""
     instr = pos.instruction
-    if instr.opcode is _ASYNC_START:
+    if instr.opcode is ASYNC_START:
         return True
-    if instr.opcode is _ASYNC_DONE:
+    if instr.opcode is ASYNC_DONE:
         paths.buffers.append(Position(instr.operands[0], (1,)))
-    elif instr.opcode is _PARAMETER:
+    elif instr.opcode is PARAMETER:
         for caller in run.ctx.graph.callers_of(instr.parent):
-            if caller.opcode is _ASYNC_START:
+            if caller.opcode is ASYNC_START:
                 paths.buffers.append(Position(caller, (0, instr.param_number(), *pos.shape_index)))
     return False
 
@@ -99,24 +97,24 @@ def _classify(run: OffloaderRun, pos: Position, paths: WalkPaths) -> tuple[bool,
     elif is_move_to_device(instr):
         paths.mtds[instr] = None
         return True, False, False
-    elif op is _DYNAMIC_UPDATE_SLICE:
+    elif op is DYNAMIC_UPDATE_SLICE:
         run.host.dus_seen[instr] = None
         if instr is paths.start.instruction:
             run.host.dus_with_annotation.add(instr)
     elif is_pure_memory_op(instr):
         return False, False, _pure_memory_buffers(run, pos, paths)
-    elif op in (_DYNAMIC_SLICE, _SLICE):
+    elif op in (DYNAMIC_SLICE, SLICE):
         try:
             ends = slice_leads_to_move_to_device(run, instr)
         except (XlaCheckFailure, XlaStatusError) as e:
             run.rec.fail_exc(e)
             ends = False
         if ends:
-            if op is _SLICE:
+            if op is SLICE:
                 paths.slices[instr] = None
             return True, False, False
         return False, True, False
-    elif op is _COPY:
+    elif op is COPY:
         return False, instr.shape == instr.operands[0].shape, False
     else:
         return False, True, False
@@ -130,12 +128,12 @@ def _visit(run: OffloaderRun, pos: Position, paths: WalkPaths) -> list[Position]
     if ends:
         return []
     for user in instr.users:
-        if user.opcode is _CUSTOM_CALL and user.custom_call_target in X64_SPLITS:
+        if user.opcode is CUSTOM_CALL and user.custom_call_target in X64_SPLITS:
             paths.x64_splits[user] = None
     if host_compute and instr not in run.host.host_compute_seen:
         run.res.warnings.append(messages.host_compute_warning(instr.name))
         set_host_compute_frontend_attribute(run, instr, HostComputeReason.WALK)
-    if not already_saved and instr.opcode is not _DYNAMIC_UPDATE_SLICE:
+    if not already_saved and instr.opcode is not DYNAMIC_UPDATE_SLICE:
         paths.buffers.append(pos)
     if instr.is_root and instr.parent is run.ctx.entry:
         ensure_entry_output_is_host(run, pos.shape_index, MismatchContext.STARTING_FROM, paths.start.name,
@@ -204,7 +202,7 @@ def _copy_into_branch_root(run: OffloaderRun, paths: WalkPaths) -> bool:
     would, at the root of the MoveToHost's own branch.
     """
     cond = paths.start.instruction
-    if cond.opcode is not _CONDITIONAL or cond.shape.is_tuple:
+    if cond.opcode is not CONDITIONAL or cond.shape.is_tuple:
         return False
     for branch in cond.called_computations:
         mth = branch.root
