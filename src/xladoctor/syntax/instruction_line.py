@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..base.errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
-from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
+from ..ir.opcodes import CONSTANT, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
 from ..ir.rare_fields import SharedRareFields, only_literal_or_frontend
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
@@ -89,7 +89,6 @@ _LINE = re.compile(
     r"[ \t]*(?=\r?\n(?![ \t\r\n]*[,/]))")
 # One ', name=value' with its separator, so the lengths found show whether they tile the span.
 _ATTRIBUTE = re.compile(rf"([ \t]*,[ \t]*)([A-Za-z_][A-Za-z0-9_\-]*)=({_VALUE})")
-_PARAMETER, _CONSTANT, _TUPLE = HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpcode.TUPLE
 # Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
 # attributes (None: not checked) and its required attribute (one dictionary look-up per line).
 _OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, ...] | None]] = {
@@ -156,7 +155,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
     instr = ParsedInstruction(name, opcode, shape)
     operands: tuple[HloInstruction, ...] = ()
-    if opcode is _PARAMETER or opcode is _CONSTANT or names_text is None:
+    if opcode is PARAMETER or opcode is CONSTANT or names_text is None:
         if not _contents(instr, inside if names_text is None else names_text, p.shared_text, p.shared_literals):
             return None
     else:
@@ -164,7 +163,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             operands = tuple(map(by_name.__getitem__, _OPERAND.findall(names_text)))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
-        if opcode is _TUPLE:
+        if opcode is TUPLE:
             if not shape.is_tuple or len(shape.tuple_shapes) != len(operands):
                 return None
         elif arity >= 0 and len(operands) != arity:
@@ -200,12 +199,12 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
               shared_extras: dict[str, SharedRareFields]) -> bool:
     """An instruction without operands: a parameter number, a scalar literal, or nothing."""
     opcode = instr.opcode
-    if opcode is _PARAMETER:
+    if opcode is PARAMETER:
         if not _PARAMETER_NUMBER.fullmatch(inside):
             return False
         instr.parameter_number = int(inside)
         return True
-    if opcode is _CONSTANT:
+    if opcode is CONSTANT:
         if not _SCALAR_LITERAL.fullmatch(inside):
             return False
         try:
@@ -221,7 +220,7 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
         return True
     if inside.strip():
         return False  # operands this path does not read ('add(1)', typed operands, ...)
-    if opcode is _TUPLE:
+    if opcode is TUPLE:
         return instr.shape.is_tuple and not instr.shape.tuple_shapes
     return not opcode.arity
 

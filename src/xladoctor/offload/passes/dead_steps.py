@@ -46,14 +46,12 @@ from collections.abc import Callable, Iterable, Mapping
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import CALL, CUSTOM_CALL, GET_TUPLE_ELEMENT, PARAMETER, TUPLE, HloOpcode
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
 from .hlo_dce import SIDE_EFFECTING, close_dead, removable
 
-_CALL, _CUSTOM_CALL, _PARAMETER = HloOpcode.CALL, HloOpcode.CUSTOM_CALL, HloOpcode.PARAMETER
-_GET_TUPLE_ELEMENT, _TUPLE = HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE
 _SIDE_EFFECTING = SIDE_EFFECTING
 _REWIRED = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CUSTOM_CALL, HloOpcode.CALL,
                       HloOpcode.CONDITIONAL, HloOpcode.WHILE, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE})
@@ -81,7 +79,7 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         return None
     gone = set(left_out[entry.name])
     root = entry.root
-    calls = [i for i in entry.instructions if i.opcode is _CALL and i is not root and all(u in gone for u in i.users)]
+    calls = [i for i in entry.instructions if i.opcode is CALL and i is not root and all(u in gone for u in i.users)]
     if not calls:
         return None
     callers = module.callers_of  # the module's own index: later readers of the input reuse it
@@ -118,18 +116,18 @@ def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[
     if len(callers(callee)) != 1 or callee.is_entry:
         return None
     body_root = callee.root
-    if body_root is None or body_root.opcode is _PARAMETER or len(callee.parameters) != len(call.operands):
+    if body_root is None or body_root.opcode is PARAMETER or len(callee.parameters) != len(call.operands):
         return None
     for instr in callee.instructions:
         if instr.control_predecessors:
             return None
         opcode = instr.opcode
-        if opcode is _PARAMETER:
+        if opcode is PARAMETER:
             if not instr.users:
                 return None  # its argument would lose a user without gaining one
             continue
         if instr.called or opcode in _REWIRED or opcode in _SIDE_EFFECTING \
-                or (opcode is _CUSTOM_CALL and not removable(instr)):
+                or (opcode is CUSTOM_CALL and not removable(instr)):
             return None
         if not instr.users and instr is not body_root:
             return None  # dead code of its own
@@ -155,13 +153,13 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
     for instr in found:
         opcode = instr.opcode
         operands = instr.operands
-        if opcode is _CALL:
+        if opcode is CALL:
             if any(op not in dead for op in operands):
                 return False  # inlining it would move a live value's users
             continue
         if opcode in _REWIRED_DEAD or instr.called:  # (the entry has no control edges: see find_dead_steps)
             return False
-        if opcode is _CUSTOM_CALL:
+        if opcode is CUSTOM_CALL:
             if not ((instr.custom_call_target == _MARKER and len(operands) == 1) or is_annotation(instr)):
                 return False
             for op in operands:
@@ -189,7 +187,7 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks) -> D
     body_of, in_body = _inlined(placed, steps)
     # ShardingRemover has replaced the dead markers by their operands before that DCE.
     marker_operand = {i: i.operands[0] for i in dead
-                      if i.opcode is _CUSTOM_CALL and i.custom_call_target == _MARKER}
+                      if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
     total, count = steps.extra_size
     steps.extra_size = (total - len(marker_operand), count - len(marker_operand))  # gone before the bound is checked
     removed = dead.difference(steps.stand_ins, marker_operand)  # the calls: the only dead calls (not removable)
@@ -251,7 +249,7 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     counted: list[HloInstruction] = []
     walks: _Walks = []
     lives: set[HloInstruction] = set()
-    side_effecting, custom_call = _SIDE_EFFECTING, _CUSTOM_CALL
+    side_effecting, custom_call = _SIDE_EFFECTING, CUSTOM_CALL
     for call in calls:
         live: dict[HloInstruction, None] = {}
         emitted: list[HloInstruction] = []
@@ -429,12 +427,12 @@ def _taken_whole(comp: HloComputation) -> bool:
     root = comp.root
     for i in comp.instructions:
         opcode = i.opcode
-        if i.called or opcode is _CUSTOM_CALL or i.control_predecessors:
+        if i.called or opcode is CUSTOM_CALL or i.control_predecessors:
             return False
         if not i.users and i is not root and removable(i):
             return False
-        if opcode is _GET_TUPLE_ELEMENT:
+        if opcode is GET_TUPLE_ELEMENT:
             operands = i.operands
-            if operands and operands[0].opcode is _TUPLE:
+            if operands and operands[0].opcode is TUPLE:
                 return False
     return True
