@@ -41,7 +41,7 @@ hold, :class:`~.analysis_context.DeadStepsInexact` is raised and the analysis ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -211,30 +211,39 @@ values that walk first reaches, in order."""
 def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction]) -> _Walks:
     """The rebuild's post order from each call in text order (each an unused start), through ``dead``."""
     visited: set[HloInstruction] = set()
-    walks: _Walks = []
-    for call in calls:
-        live: dict[HloInstruction, None] = {}
-        emitted: list[HloInstruction] = []
-        # XLA's post order (operands pushed in reverse, each emitted when first finished) is, on
-        # a graph without cycles, the recursive walk over operands in order, written with iterators.
-        visited.add(call)
-        stack = [(call, iter(call.operands))]
-        push, pop = stack.append, stack.pop
-        while stack:
-            node, rest = stack[-1]
-            for dep in rest:
-                if dep in dead:
-                    if dep not in visited:
-                        visited.add(dep)
-                        push((dep, iter(dep.operands)))
-                        break
-                elif dep not in live:
-                    live[dep] = None  # a live value: where the walk first reaches it
-            else:
-                pop()
-                emitted.append(node)
-        walks.append((call, emitted, live))
-    return walks
+    return [(call, *_post_order_through(call, dead, visited)) for call in calls]
+
+
+def _post_order_through(start: HloInstruction, through: set[HloInstruction], visited: set[HloInstruction],
+                        read: Callable[[HloInstruction], HloInstruction] | None = None,
+                        rewired: Container[HloInstruction] = frozenset()
+                        ) -> tuple[list[HloInstruction], dict[HloInstruction, None]]:
+    """XLA's post order from ``start`` through the instructions of ``through`` not yet ``visited``
+    (operands pushed in reverse, each emitted when first finished: on a graph without cycles, the
+    recursive walk over operands in order, written with iterators), and the other values it
+    reaches, in the order it first reaches them.  An operand in ``rewired`` is read as ``read``
+    gives it (a callee's parameter as its call's operand, after inlining)."""
+    reached: dict[HloInstruction, None] = {}
+    emitted: list[HloInstruction] = []
+    visited.add(start)
+    stack = [(start, iter(start.operands))]
+    push, pop = stack.append, stack.pop
+    while stack:
+        node, rest = stack[-1]
+        for dep in rest:
+            if dep in rewired:
+                dep = read(dep)  # type: ignore[misc]  # rewired is empty without read
+            if dep in through:
+                if dep not in visited:
+                    visited.add(dep)
+                    push((dep, iter(dep.operands)))
+                    break
+            elif dep not in reached:
+                reached[dep] = None
+        else:
+            pop()
+            emitted.append(node)
+    return emitted, reached
 
 
 def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None
@@ -357,26 +366,7 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, removed: set[HloInstructio
     for _, callee, _ in placed:
         body_root = callee.root
         assert body_root is not None
-        order: list[HloInstruction] = []
-        reached: dict[HloInstruction, None] = {}
-        done.add(body_root)
-        stack = [(body_root, iter(body_root.operands))]
-        push, pop = stack.append, stack.pop
-        while stack:
-            node, rest = stack[-1]
-            for dep in rest:
-                if dep in rewired:
-                    dep = read(dep)
-                if dep in removed:
-                    if dep not in done:
-                        done.add(dep)
-                        push((dep, iter(dep.operands)))
-                        break
-                elif dep not in reached:
-                    reached[dep] = None
-            else:
-                pop()
-                order.append(node)
+        order, reached = _post_order_through(body_root, removed, done, read, rewired)
         if tuple(reached) != stand_in_operands[body_root.name]:
             return False
         steps.removals[body_root.name] = order
