@@ -69,14 +69,19 @@ class InstructionNames:
         """Whether the plain map's ``key`` is taken: in its own map, or a live name that is its own key."""
         return key in self._seen or (key in self._live and _own_key(key))
 
-    def unique(self, name: str) -> str:
-        """:meth:`NameUniquer.unique`."""
+    def _take_plain(self, name: str) -> bool:
+        """Give ``name`` out unchanged if the plain map can (its key free, no full uniquer yet):
+        what :meth:`NameUniquer.unique` and ``unique_keeping_suffix`` then return."""
         if self._full is None:
             key = _plain_key(name)
             if key is not None and not self._has(key):
                 self._seen[key] = name
-                return name
-        return self._uniquer().unique(name)
+                return True
+        return False
+
+    def unique(self, name: str) -> str:
+        """:meth:`NameUniquer.unique`."""
+        return name if self._take_plain(name) else self._uniquer().unique(name)
 
     def unique_each(self, names: list[str]) -> list[str]:
         """:meth:`unique` of each of ``names`` in order: the plain case, a name that is its own
@@ -110,12 +115,7 @@ class InstructionNames:
 
     def unique_keeping_suffix(self, base: str) -> str:
         """:meth:`NameUniquer.unique_keeping_suffix` (the same as :meth:`unique` while ``base`` is free)."""
-        if self._full is None:
-            key = _plain_key(base)
-            if key is not None and not self._has(key):
-                self._seen[key] = base
-                return base
-        return self._uniquer().unique_keeping_suffix(base)
+        return base if self._take_plain(base) else self._uniquer().unique_keeping_suffix(base)
 
     def numbered(self, base: str) -> str:
         """:meth:`NameUniquer.numbered`."""
