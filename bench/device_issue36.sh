@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 36 on the device machine's idle CPU: stop 43's start (.bench-before = c0037cd) against this tree,
+# Issue 36 on the device machine's idle CPU: a base tree (.bench-before: git archive BASE src bench; stop 44: 2a2cd44) against this tree,
 # jaxlib's parse in the same rounds.
 set -u
 PIP_CONFIG_FILE=/dev/null python3 -m pip install --isolated -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl-tpu/*.whl
