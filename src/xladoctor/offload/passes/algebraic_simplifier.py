@@ -103,6 +103,7 @@ _REWRITTEN = (SELECT, NEGATE, SUBTRACT, MULTIPLY, DIVIDE,
               ADD, TRANSPOSE, MAXIMUM, MINIMUM, RESHAPE,
               DYNAMIC_SLICE, DYNAMIC_UPDATE_SLICE,
               CONCATENATE, COMPARE)
+_REWRITTEN_SET = frozenset(_REWRITTEN)  # tested for every instruction: one hash (the spelling's, cached), not 14 compares
 
 def _may_rewrite(instr: HloInstruction) -> bool:
     """Whether :func:`_simplify_computation` might do anything at ``instr`` (replace it, create an
@@ -115,7 +116,7 @@ def _may_rewrite(instr: HloInstruction) -> bool:
     So those computations (a train step's reducers, and its entry once simplified) need no post
     order (issue 36: most of AlgebraicSimplifier's time, four runs over every computation)."""
     op = instr.opcode
-    if op not in _REWRITTEN:
+    if op not in _REWRITTEN_SET:
         return False
     operands = instr.operands
     if len(operands) == 2 and (op is ADD or op is MULTIPLY or op is DIVIDE):
@@ -333,7 +334,10 @@ def _reassociation(outer: HloInstruction, opcode: HloOpcode) -> tuple[HloInstruc
                                                                         tuple[float, bool], tuple[float, bool]] | None:
     """``(A, C2, C1's value, C2's value)`` where :func:`_reassociated` rewrites ``outer``, the first
     match in its order; None where it does not."""
-    for inner, c2 in (outer.operands, outer.operands[::-1]):
+    operands = outer.operands
+    if operands[0].opcode is not opcode and operands[1].opcode is not opcode:
+        return None  # no inner operation to reassociate with (most adds with a constant operand)
+    for inner, c2 in (operands, operands[::-1]):
         if inner.opcode is not opcode:
             continue
         second = _float_scalar(c2)
