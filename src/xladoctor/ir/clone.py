@@ -21,6 +21,7 @@ from .computation import COMPUTATION_SLOTS, HloComputation
 from .instruction_names import InstructionNames
 from .name_uniquer import NameUniquer
 from .names import NameTable
+from .operands import WideOperands
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -77,11 +78,21 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
     mapped = instr_map.__getitem__
     for instrs, mine in zip(kept, copies):
         for instr, i2 in zip(instrs, mine):
-            operands = instr.operands if not replaced or instr not in replaced else replaced[instr][1]
+            # The stored fields, not the properties (a tuple made per read of one operand, a
+            # property call per instruction for control edges few have): read for every
+            # instruction of the module.
+            if replaced and instr in replaced:
+                operands = replaced[instr][1]
+            else:
+                stored = instr._operands
+                cls = stored.__class__
+                operands = stored if cls is tuple else (  # type: ignore[assignment]
+                    stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
             if operands:
                 i2.link_operands(tuple(map(mapped, operands)))
-            if instr.control_predecessors:
-                i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
+            extra = instr._extra
+            if extra is not None and extra.control_predecessors:
+                i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]
             if instr.called and (not replaced or instr not in replaced):
                 i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in instr.called.items()})
     # The graph is complete before the computations join the module, which indexes names
