@@ -271,9 +271,25 @@ def _rounded(value: float, bits: int | None) -> float:
     return float(struct.unpack("f", struct.pack("f", value))[0])
 
 
+_LITERALS: dict[tuple[float, int | None], str] = {}
+""":func:`_literal_text`'s answers so far.  A train step folds the same few constants again and
+again (81 folds, 4 values on the unrolled step), and the search for the shortest f32 text was
+a tenth of the pass; two keys that compare equal (``0.0``, ``-0.0``) have the same text."""
+
+
 def _literal_text(value: float, bits: int | None) -> str:
     """The literal as XLA prints it: the shortest text that reads back as the same value of
     the element type (``4``, ``0.5``, ``0.00048828125``)."""
+    key = (value, bits)
+    text = _LITERALS.get(key)
+    if text is None:
+        if len(_LITERALS) >= 4096:  # a process checking many modules: kept small
+            _LITERALS.clear()
+        text = _LITERALS[key] = _shortest_literal_text(value, bits)
+    return text
+
+
+def _shortest_literal_text(value: float, bits: int | None) -> str:
     if value == int(value) and abs(value) < 1e15:
         return str(int(value))
     if bits == 64:
