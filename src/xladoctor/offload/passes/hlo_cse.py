@@ -69,7 +69,12 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     operands: tuple[HloInstruction, ...] = stored if cls is tuple else (  # type: ignore[assignment]
         stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
     if opcode in _COMMUTATIVE:
-        operands = tuple(sorted(operands, key=id))
+        if len(operands) == 2:  # a binary op (all of them, in a verified module): no sort call
+            first, second = operands
+            if id(second) < id(first):
+                operands = (second, first)
+        else:
+            operands = tuple(sorted(operands, key=id))
     extra = instr._extra
     called = instr.called
     return (opcode, operands, None if extra is None else extra.literal, instr.tuple_index,
