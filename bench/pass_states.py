@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "bench")]
 
-from hlo_corpus import CORPUS  # noqa: E402
 from offload_gen import build_hlo, hlo_spec  # noqa: E402
 
+from hlo_corpus import CORPUS  # noqa: E402
 from xladoctor.ir.module import HloModule  # noqa: E402
 from xladoctor.offload import analyze_host_offload  # noqa: E402
 from xladoctor.offload.analysis import lean_copy, private_copy  # noqa: E402
@@ -63,11 +63,15 @@ def _run(module: HloModule, config: PipelineConfig, lean: bool) -> str:
     return digest.hexdigest()
 
 
-def _outcome(run) -> str:
+def _outcome(run, *args) -> str:
     try:
-        return str(run())
+        return str(run(*args))
     except Exception as e:  # an input the pipeline refuses: the same refusal either way
         return f"{type(e).__name__}: {e}"
+
+
+def _result(module: HloModule) -> str:
+    return hashlib.md5(repr(analyze_host_offload(module)).encode()).hexdigest()
 
 
 def module_line(label: str, text: str) -> str | None:
@@ -78,8 +82,8 @@ def module_line(label: str, text: str) -> str | None:
         return f"{label} parse {type(e).__name__}"
     if module.entry is None or module.entry_computation_layout is None:
         return None
-    runs = [_outcome(lambda: _run(module, config, lean)) for config in CONFIGS for lean in (False, True)]
-    runs.append(_outcome(lambda: hashlib.md5(repr(analyze_host_offload(module)).encode()).hexdigest()))
+    runs = [_outcome(_run, module, config, lean) for config in CONFIGS for lean in (False, True)]
+    runs.append(_outcome(_result, module))
     return f"{label} {' '.join(runs)}"
 
 
