@@ -97,10 +97,12 @@ class _OwnKeys:
         self.attributes: dict[HloInstruction, tuple[tuple[str, str], ...]] = {}
 
     def same(self, a: HloInstruction, b: HloInstruction) -> bool:
-        """Whether ``a`` and ``b`` have the same shape as printed and attributes.  The attributes of a parsed instruction are
-        kept as the text they were read from until first asked for: where both are that text and
-        it is the same, their attributes are too, and neither is decoded (decoding was most of
-        the comparison on a train step, whose duplicates repeat ``dimensions={}``, issue 36)."""
+        """Whether ``a`` and ``b`` have the same shape as printed and the same attributes.
+
+        A parsed instruction keeps its attributes as the text they were read from until they are
+        first asked for: where both are that text and it is the same, their attributes are too,
+        and neither is decoded (decoding was most of the comparison on a train step, whose
+        duplicates repeat ``dimensions={}``, issue 36)."""
         shapes = self.shapes
         sa = shapes.get(a)
         if sa is None:
