@@ -188,3 +188,16 @@ def test_a_pass_repeating_one_that_left_the_module_untouched_is_not_run(text, se
     assert len(runs) == expected_runs
     assert [name for name, _ in pipeline.changed] == ["algsimp", "algsimp"]  # recorded either way
     assert pipeline.changed[1] == ("algsimp", False)
+
+
+@pytest.mark.parametrize("bits", [16, 32, 64, None])
+def test_a_remembered_literal_text_is_the_one_computed(bits):
+    """AlgebraicSimplifier's folded constants: the text kept for a value is the text the search
+    gives, whichever of two equal keys (``0.0``, ``-0.0``) came first."""
+    values = [0.0, -0.0, 0.5, 0.1, 1 / 3, 1e-8, 3.0, -2.5, 1e20, 0.00390625, 0.035677406936883926]
+    algebraic_simplifier._LITERALS.clear()
+    for _ in range(2):  # the second time from what was kept
+        for value in values:
+            assert algebraic_simplifier._literal_text(value, bits) == \
+                algebraic_simplifier._shortest_literal_text(value, bits), (value, bits)
+    assert algebraic_simplifier._LITERALS

@@ -21,6 +21,7 @@ from .computation import COMPUTATION_SLOTS, HloComputation
 from .instruction_names import InstructionNames
 from .name_uniquer import NameUniquer
 from .names import NameTable
+from .operands import WideOperands
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -74,16 +75,8 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
         copies.append(mine)
         kept.append(instrs)
     _claim_left_out(new, leave_out, replaced.keys(), leave_out_computations)
-    mapped = instr_map.__getitem__
     for instrs, mine in zip(kept, copies):
-        for instr, i2 in zip(instrs, mine):
-            operands = instr.operands if not replaced or instr not in replaced else replaced[instr][1]
-            if operands:
-                i2.link_operands(tuple(map(mapped, operands)))
-            if instr.control_predecessors:
-                i2.control_predecessors = [instr_map[p] for p in instr.control_predecessors if p in instr_map]
-            if instr.called and (not replaced or instr not in replaced):
-                i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in instr.called.items()})
+        _link(instrs, mine, instr_map, comp_map, replaced)
     # The graph is complete before the computations join the module, which indexes names
     # and calls as they come.
     for comp, mine in zip(copied, copies):
@@ -94,6 +87,31 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
             c2.set_root_instruction(root)
         new.add_computation(c2)
     return new
+
+
+def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: dict[HloInstruction, HloInstruction],
+          comp_map: dict[HloComputation, HloComputation],
+          replaced: Mapping[HloInstruction, tuple[HloInstruction, tuple[HloInstruction, ...]]]) -> None:
+    """Give each copy in ``mine`` the copies of its original's operands, control predecessors and
+    callees (a substitute: the operands it was given).  The stored fields are read, not the
+    properties (a tuple made per read of one operand, a property call per instruction for
+    control edges few have): this runs for every instruction of the module."""
+    mapped = instr_map.__getitem__
+    for instr, i2 in zip(instrs, mine):
+        if replaced and instr in replaced:
+            operands = replaced[instr][1]
+        else:
+            stored = instr._operands
+            cls = stored.__class__
+            operands = stored if cls is tuple else (  # type: ignore[assignment]
+                stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
+        if operands:
+            i2.link_operands(tuple(map(mapped, operands)))
+        extra = instr._extra
+        if extra is not None and extra.control_predecessors:
+            i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]
+        if instr.called and (not replaced or instr not in replaced):
+            i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in instr.called.items()})
 
 
 def _claim_left_out(new: HloModule, leave_out: AbstractSet[HloInstruction], replaced: AbstractSet[HloInstruction],

@@ -103,6 +103,7 @@ _REWRITTEN = (SELECT, NEGATE, SUBTRACT, MULTIPLY, DIVIDE,
               ADD, TRANSPOSE, MAXIMUM, MINIMUM, RESHAPE,
               DYNAMIC_SLICE, DYNAMIC_UPDATE_SLICE,
               CONCATENATE, COMPARE)
+_REWRITTEN_SET = frozenset(_REWRITTEN)  # tested for every instruction: one hash (the spelling's, cached), not 14 compares
 
 def _may_rewrite(instr: HloInstruction) -> bool:
     """Whether :func:`_simplify_computation` might do anything at ``instr`` (replace it, create an
@@ -115,7 +116,7 @@ def _may_rewrite(instr: HloInstruction) -> bool:
     So those computations (a train step's reducers, and its entry once simplified) need no post
     order (issue 36: most of AlgebraicSimplifier's time, four runs over every computation)."""
     op = instr.opcode
-    if op not in _REWRITTEN:
+    if op not in _REWRITTEN_SET:
         return False
     operands = instr.operands
     if len(operands) == 2 and (op is ADD or op is MULTIPLY or op is DIVIDE):
@@ -270,9 +271,25 @@ def _rounded(value: float, bits: int | None) -> float:
     return float(struct.unpack("f", struct.pack("f", value))[0])
 
 
+_LITERALS: dict[tuple[float, int | None], str] = {}
+""":func:`_literal_text`'s answers so far.  A train step folds the same few constants again and
+again (81 folds, 4 values on the unrolled step), and the search for the shortest f32 text was
+a tenth of the pass; two keys that compare equal (``0.0``, ``-0.0``) have the same text."""
+
+
 def _literal_text(value: float, bits: int | None) -> str:
     """The literal as XLA prints it: the shortest text that reads back as the same value of
     the element type (``4``, ``0.5``, ``0.00048828125``)."""
+    key = (value, bits)
+    text = _LITERALS.get(key)
+    if text is None:
+        if len(_LITERALS) >= 4096:  # a process checking many modules: kept small
+            _LITERALS.clear()
+        text = _LITERALS[key] = _shortest_literal_text(value, bits)
+    return text
+
+
+def _shortest_literal_text(value: float, bits: int | None) -> str:
     if value == int(value) and abs(value) < 1e15:
         return str(int(value))
     if bits == 64:
@@ -333,7 +350,10 @@ def _reassociation(outer: HloInstruction, opcode: HloOpcode) -> tuple[HloInstruc
                                                                         tuple[float, bool], tuple[float, bool]] | None:
     """``(A, C2, C1's value, C2's value)`` where :func:`_reassociated` rewrites ``outer``, the first
     match in its order; None where it does not."""
-    for inner, c2 in (outer.operands, outer.operands[::-1]):
+    operands = outer.operands
+    if operands[0].opcode is not opcode and operands[1].opcode is not opcode:
+        return None  # no inner operation to reassociate with (most adds with a constant operand)
+    for inner, c2 in (operands, operands[::-1]):
         if inner.opcode is not opcode:
             continue
         second = _float_scalar(c2)

@@ -333,6 +333,8 @@ def _conditionals(module: HloModule) -> list[HloInstruction]:
     def visit(comp: HloComputation) -> None:
         seen.add(id(comp))
         for instr in comp.instructions:
+            if not instr.called:
+                continue  # most instructions call nothing: no list made
             for callee in instr.called_computations:
                 if id(callee) not in seen:
                     visit(callee)

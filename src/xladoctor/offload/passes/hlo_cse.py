@@ -52,7 +52,7 @@ def eliminate_common_subexpressions(module: HloModule) -> list[tuple[str, str]]:
 
 def _cheap_key(instr: HloInstruction) -> tuple | None:
     """What two equal instructions share before the shape is printed or the attributes decoded
-    (:func:`_own_key`): opcode, operands, literal, tuple index, callees.  Only instructions with
+    (:class:`_OwnKeys`): opcode, operands, literal, tuple index, callees.  Only instructions with
     the same cheap key are compared by the own key (printing every shape and decoding every
     attribute was a third of the analysis of a train step, issue 36).
 
@@ -69,21 +69,60 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     operands: tuple[HloInstruction, ...] = stored if cls is tuple else (  # type: ignore[assignment]
         stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
     if opcode in _COMMUTATIVE:
-        operands = tuple(sorted(operands, key=id))
+        if len(operands) == 2:  # a binary op (all of them, in a verified module): no sort call
+            first, second = operands
+            if id(second) < id(first):
+                operands = (second, first)
+        else:
+            operands = tuple(sorted(operands, key=id))
     extra = instr._extra
     called = instr.called
     return (opcode, operands, None if extra is None else extra.literal, instr.tuple_index,
             tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())) if called else ())
 
 
-def _own_key(instr: HloInstruction) -> tuple[str, tuple[tuple[str, str], ...]]:
+def _own_attributes(instr: HloInstruction) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in instr.attributes.items() if k not in _IGNORED))
+
+
+class _OwnKeys:
     """The rest of HloCSE's identity after :func:`_cheap_key`: the shape as printed and the
     attributes that are not metadata.  Two instructions with equal cheap keys (opcode, operands,
     literal, tuple index, callees) and equal own keys are equal instructions; only those are
     compared by it, so it leaves the cheap key's fields out (building them again was half the
-    time of the full key)."""
-    attrs = tuple(sorted((k, v) for k, v in instr.attributes.items() if k not in _IGNORED))
-    return (str(instr.shape), attrs)
+    time of the full key).  Each part is made once per instruction, and only when needed."""
+
+    def __init__(self) -> None:
+        self.shapes: dict[HloInstruction, str] = {}
+        self.attributes: dict[HloInstruction, tuple[tuple[str, str], ...]] = {}
+
+    def same(self, a: HloInstruction, b: HloInstruction) -> bool:
+        """Whether ``a`` and ``b`` have the same shape as printed and the same attributes.
+
+        A parsed instruction keeps its attributes as the text they were read from until they are
+        first asked for: where both are that text and it is the same, their attributes are too,
+        and neither is decoded (decoding was most of the comparison on a train step, whose
+        duplicates repeat ``dimensions={}``, issue 36)."""
+        shapes = self.shapes
+        sa = shapes.get(a)
+        if sa is None:
+            sa = shapes[a] = str(a.shape)
+        sb = shapes.get(b)
+        if sb is None:
+            sb = shapes[b] = str(b.shape)
+        if sa != sb:
+            return False
+        ta = a._attributes
+        if ta.__class__ is str and ta == b._attributes:
+            return True
+        attributes = self.attributes
+        aa = attributes.get(a)
+        if aa is None:
+            aa = attributes[a] = _own_attributes(a)
+        ab = attributes.get(b)
+        if ab is None:
+            ab = attributes[b] = _own_attributes(b)
+        return aa == ab
 
 
 def merge_duplicates(comp: HloComputation,
@@ -110,7 +149,7 @@ def merge_duplicates(comp: HloComputation,
 
 
 def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
-    """:func:`merge_duplicates` over HloCSE's identity (:func:`_cheap_key` and :func:`_own_key`),
+    """:func:`merge_duplicates` over HloCSE's identity (:func:`_cheap_key` and :class:`_OwnKeys`),
     the own key made only for instructions whose cheap key an earlier one has; each is compared
     with those, first first, so the one kept is the first in post order that equals it.  (An
     earlier instruction's keys do not change later: its operands come before it in post order.)"""
@@ -125,7 +164,7 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
     # The first instruction of each cheap key, or the list of those kept with it once there are
     # two: most keys have one instruction, which then costs one hash of its key, not two.
     buckets: dict[tuple, HloInstruction | list[HloInstruction]] = {}
-    full: dict[HloInstruction, tuple] = {}  # own keys, made at the first comparison
+    own = _OwnKeys()  # the own keys' parts, made at the first comparison
     gone: set[HloInstruction] = set()
     stale: set[HloInstruction] = set()  # users given another operand by a merge: their keys changed
     for instr in comp.post_order():
@@ -139,10 +178,12 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
             bucket: list[HloInstruction] = head
         else:
             bucket = buckets[cheap] = [head]  # type: ignore[list-item]
-        key = _own_key(instr)
-        kept = next((m for m in bucket if (full[m] if m in full else full.setdefault(m, _own_key(m))) == key), None)
+        kept = None
+        for m in bucket:
+            if own.same(m, instr):
+                kept = m
+                break
         if kept is None:
-            full[instr] = key
             bucket.append(instr)
             continue
         stale.update(instr.users)

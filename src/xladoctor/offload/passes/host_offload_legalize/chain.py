@@ -41,18 +41,23 @@ def make_computation_post_order(lz: LegalizeState) -> list[HloComputation]:
         if top in seen:
             continue
         seen.add(top)
-        stack = [(top, iter([c for i in top.instructions for c in i.called_computations]))]
+        stack = [(top, iter(_callees(top)))]
         while stack:
             comp, it = stack[-1]
             for c in it:
                 if c not in seen:
                     seen.add(c)
-                    stack.append((c, iter([x for i in c.instructions for x in i.called_computations])))
+                    stack.append((c, iter(_callees(c))))
                     break
             else:
                 stack.pop()
                 order.append(comp)
     return order
+
+
+def _callees(comp: HloComputation) -> list[HloComputation]:
+    """Every computation ``comp``'s instructions call, in order (asked only of those that call one)."""
+    return [c for i in comp.instructions if i.called for c in i.called_computations]
 
 
 def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list[HloInstruction]:

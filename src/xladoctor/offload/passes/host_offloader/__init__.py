@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
 from ....ir.module import HloModule
-from ....ir.opcodes import FUSION
+from ....ir.opcodes import ASYNC_START, FUSION
 from ...annotations import is_host_async_start
 from ...result import HostOffloadResult, PassFailure
 from ..analysis_context import AnalysisContext
@@ -56,7 +56,8 @@ def _handle_host_async_calls(run: OffloaderRun) -> None:
     for comp in run.ctx.module.computations:
         if _is_fusion_computation(run, comp):
             continue
-        for instr in list(comp.instructions):
+        # The async-starts as the list is now (an opcode never changes), each tested as the loop reaches it.
+        for instr in [i for i in comp.instructions if i.opcode is ASYNC_START]:
             if is_host_async_start(instr):
                 try:
                     handle_redundant_copies_back_to_host(run, instr)

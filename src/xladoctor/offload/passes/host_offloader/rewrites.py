@@ -16,6 +16,7 @@ from ....ir.opcodes import (
     BITCAST,
     CONSTANT,
     COPY,
+    CUSTOM_CALL,
     DYNAMIC_SLICE,
     DYNAMIC_UPDATE_SLICE,
     GET_TUPLE_ELEMENT,
@@ -58,17 +59,19 @@ def is_synchronous_copy_from_or_to_host(instr: HloInstruction) -> bool:
 
 def clear_host_memory_space(run: OffloaderRun) -> None:
     """Step 1 of ``RunImpl``: S(5) is cleared everywhere; only the entry layout is input."""
-    for instr in run.ctx.module.instructions():
-        shape = instr.shape
-        if shape.is_array:  # the common case, without walking leaves
-            if memory_space(shape) == HOST_MEMORY_SPACE:
-                instr.shape = shape.with_memory_space(DEVICE_MEMORY_SPACE, ())
-            continue
-        if any(s.is_array and memory_space(s) == HOST_MEMORY_SPACE for _, s in shape.leaves()):
-            for idx, leaf in list(shape.leaves()):
-                if leaf.is_array and memory_space(leaf) == HOST_MEMORY_SPACE:
-                    shape = shape.with_memory_space(DEVICE_MEMORY_SPACE, idx)
-            instr.shape = shape
+    for comp in run.ctx.module.computations:
+        for instr in comp.instructions:
+            shape = instr.shape
+            if shape.is_array:  # the common case, without walking leaves
+                layout = shape.layout  # memory_space(shape), read inline: every instruction of the module
+                if layout is not None and layout.memory_space == HOST_MEMORY_SPACE:
+                    instr.shape = shape.with_memory_space(DEVICE_MEMORY_SPACE, ())
+                continue
+            if any(s.is_array and memory_space(s) == HOST_MEMORY_SPACE for _, s in shape.leaves()):
+                for idx, leaf in list(shape.leaves()):
+                    if leaf.is_array and memory_space(leaf) == HOST_MEMORY_SPACE:
+                        shape = shape.with_memory_space(DEVICE_MEMORY_SPACE, idx)
+                instr.shape = shape
 
 
 def remove_move_to_host(run: OffloaderRun, mth: HloInstruction) -> None:
@@ -187,7 +190,8 @@ def insert_copies_to_device(run: OffloaderRun, mtds: dict[HloInstruction, None],
 
 def remove_move_to_devices(run: OffloaderRun) -> None:
     """Step 6 of ``RunImpl``: the MoveToDevices left are removed."""
-    for instr in list(run.ctx.module.instructions()):
+    custom_call = CUSTOM_CALL  # a MoveToDevice is one: the others are not tested one by one
+    for instr in [i for c in run.ctx.module.computations for i in c.instructions if i.opcode is custom_call]:
         if instr not in run.edits.dead and is_move_to_device(instr):
             run.edits.remove(instr)
 

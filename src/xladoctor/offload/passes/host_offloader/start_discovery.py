@@ -13,7 +13,7 @@ from collections import deque
 from ....base.labels import label
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
-from ....ir.opcodes import BROADCAST, DYNAMIC_UPDATE_SLICE
+from ....ir.opcodes import BROADCAST, CUSTOM_CALL, DYNAMIC_UPDATE_SLICE
 from ....ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from ...annotations import is_allocate_buffer, is_move_to_host
 from ...kinds import InsertedKind, MismatchContext, Status, WalkOrigin
@@ -46,12 +46,16 @@ def process_move_to_hosts(run: OffloaderRun) -> None:
     entry = run.ctx.entry
     visited: set[HloComputation] = {entry}
     stack = [iter(entry.post_order())]
+    dead = run.edits.dead  # one set for the run, added to as the handling removes instructions
+    custom_call = CUSTOM_CALL
     while stack:
         for instr in stack[-1]:
-            if instr in run.edits.dead:
+            if instr in dead:
                 continue
-            if is_move_to_host(instr):
+            if instr.opcode is custom_call and is_move_to_host(instr):  # the opcode first: one test for most
                 handle_move_to_host_custom_call(run, instr)
+            if not instr.called:
+                continue  # most instructions call nothing: no list made
             pending = [c for c in instr.called_computations if c not in visited]
             if pending:
                 for c in pending:

@@ -76,8 +76,10 @@ def collect_host_positions(run: OffloaderRun) -> None:
     for comp in ctx.module.computations:
         for instr in comp.instructions:
             shape = instr.shape
-            if shape.is_array and memory_space(shape) != HOST_MEMORY_SPACE:
-                continue  # the common case: nothing on host, no lookups
+            if shape.is_array:  # memory_space(shape), read inline: every instruction of the module
+                layout = shape.layout
+                if layout is None or layout.memory_space != HOST_MEMORY_SPACE:
+                    continue  # the common case: nothing on host, no lookups
             if instr in run.edits.dead or ctx.input_instruction(instr.name) is None:
                 continue
             for idx, leaf in instr.shape.leaves():
