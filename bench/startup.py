@@ -6,15 +6,16 @@ round with ``python -c pass`` -- a neighbour's load in one round hits every row 
 gives medians over the rounds and each median's ratio to the bare interpreter's.
 
 Three ways of starting the CLI are measured: the console script that pip before 25.0 writes
-(``script``: ``import re, sys; from xladoctor.cli.main import main``; the pip that ``python3 -m venv``
-bundles with Python 3.11 is 23.2), the one pip 25.0 and later and uv write (``script-no-re``: the
-same without ``import re``, pypa/pip#13166), and ``python -m xladoctor`` (``module``: which adds the
-interpreter's own ``runpy``, with importlib.util, functools and contextlib).  ``--src`` may be given
+(``script``: ``import re, sys; from xladoctor.cli.console import main``, the entry point
+pyproject.toml declares; the pip that ``python3 -m venv`` bundles with Python 3.11 is 23.2), the
+one pip 25.0 and later and uv write (``script-no-re``: the same without ``import re``,
+pypa/pip#13166), and ``python -m xladoctor`` (``module``: which adds the interpreter's own
+``runpy``, with importlib.util, functools and contextlib: ~5 ms of CPU, h44q).  ``--src`` may be given
 more than once (e.g. main's ``src`` and a branch's) to compare trees in the same interleaved run;
 ``--commands`` measures only the commands named.
 
     nice -n 10 .venv/bin/python bench/startup.py [--repeat 40] [--src A/src --src B/src] [--form script module]
-        [--commands version shape "shape --json"]
+        [--commands version shape "shape --json"] [--entry xladoctor.cli.main:main]
 """
 
 from __future__ import annotations
@@ -41,22 +42,34 @@ COMMANDS = (("--version", ["--version"]),
 # pip's console-script templates (what ``xladoctor`` on PATH runs), written out so that every tree
 # is started the same way whatever is installed: before pip 25.0 (distlib's), and from pip 25.0 on
 # (and uv's), which strips the suffix with str methods instead of ``re``.
+# The entry point is the one pyproject.toml's [project.scripts] declares (``xladoctor.cli.console:main``
+# since h43x, which ends the process with ``os._exit``); until h44q the templates named
+# ``xladoctor.cli.main:main`` and so timed an interpreter tear-down the installed script never runs
+# (``--entry xladoctor.cli.main:main`` measures that again).
 SCRIPT = """import re
 import sys
-from xladoctor.cli.main import main
+from {module} import {function}
 if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
-    sys.exit(main())
+    sys.exit({function}())
 """
 SCRIPT_NO_RE = """import sys
-from xladoctor.cli.main import main
+from {module} import {function}
 if __name__ == '__main__':
     if sys.argv[0].endswith('-script.pyw'):
         sys.argv[0] = sys.argv[0][:-11]
     elif sys.argv[0].endswith('.exe'):
         sys.argv[0] = sys.argv[0][:-4]
-    sys.exit(main())
+    sys.exit({function}())
 """
+
+
+def declared_entry() -> str:
+    """``module:function`` of the ``xladoctor`` console script in pyproject.toml."""
+    import tomllib
+
+    with open(SRC.parent / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]["scripts"]["xladoctor"]
 FORMS = {"script": "`xladoctor` (pip < 25)", "script-no-re": "`xladoctor` (pip >= 25, uv)",
          "module": "`python -m xladoctor`"}
 
@@ -81,15 +94,17 @@ def cpu_of(argv: list[str], src: Path | None, cwd: str) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(srcs: list[Path], forms: list[str], repeat: int,
-            commands: list[str] | None = None) -> list[tuple[str, str, str, float, float]]:
-    """Rows (tree, form, command, median CPU ms, ratio to ``python -c pass``), interleaved by round."""
+def measure(srcs: list[Path], forms: list[str], repeat: int, commands: list[str] | None = None,
+            entry: str | None = None) -> list[tuple[str, str, str, float, float]]:
+    """Rows (tree, form, command, median CPU ms, ratio to ``python -c pass``), interleaved by round;
+    the console scripts call ``entry`` (default: :func:`declared_entry`)."""
+    module, function = (entry or declared_entry()).split(":")
     with tempfile.TemporaryDirectory() as tmp:  # no pyproject.toml above it: no config is found
         log = Path(tmp) / "small.log"
         log.write_text("I1031 step 1\nRESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
         script, script_no_re = Path(tmp) / "xladoctor", Path(tmp) / "xladoctor-no-re"
-        script.write_text(SCRIPT)
-        script_no_re.write_text(SCRIPT_NO_RE)
+        script.write_text(SCRIPT.format(module=module, function=function))
+        script_no_re.write_text(SCRIPT_NO_RE.format(module=module, function=function))
         starts = {"script": [sys.executable, str(script)], "script-no-re": [sys.executable, str(script_no_re)],
                   "module": [sys.executable, "-m", "xladoctor"]}
         runs: list[tuple[str, str, str, list[str], Path | None]] = [("-", "-", "python -c pass",
@@ -145,9 +160,11 @@ def main() -> int:
     names = [name.lstrip("-") for name, _ in COMMANDS]  # "version": argparse reads "--version" as an option
     ap.add_argument("--commands", nargs="+", choices=names, metavar="COMMAND",
                     help="only these rows (default: all): " + ", ".join(repr(name) for name in names))
+    ap.add_argument("--entry", metavar="MODULE:FUNCTION",
+                    help="what the console scripts call (default: pyproject.toml's, " + declared_entry() + ")")
     args = ap.parse_args()
     srcs = [p.resolve() for p in (args.src or [SRC])]
-    print(table(measure(srcs, args.form, args.repeat, args.commands), args.repeat))
+    print(table(measure(srcs, args.form, args.repeat, args.commands, args.entry), args.repeat))
     return 0
 
 

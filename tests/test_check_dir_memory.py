@@ -145,3 +145,55 @@ def test_offload_text_keeps_no_file_lines(tmp_path, capsys):
     assert main(["offload", str(path)]) == 1
     assert "-->" in capsys.readouterr().out
     assert str(path) not in linecache.cache
+
+
+def _spooled(entry, monkeypatch=None, batch: int | None = None) -> str:
+    import io
+
+    import xladoctor.route.folder_results as folder_results
+
+    if batch is not None:
+        monkeypatch.setattr(folder_results, "_BATCH", batch)
+    spool = JsonSpool()
+    try:
+        spool.add(0, entry)
+        out = io.StringIO()
+        spool.write_to(out)
+        return out.getvalue()
+    finally:
+        spool.close()
+
+
+@pytest.mark.parametrize("batch", [1, 2, 7, 1 << 14])
+def test_the_spool_writes_what_json_dumps_writes_in_any_batches(monkeypatch, batch):
+    """The entry is encoded in batches of the encoder's pieces, re-indented and escaped per batch:
+    newlines inside strings, bidi overrides, a lone surrogate (a non-UTF-8 byte of a file name) and
+    a surrogate pair come out as the whole text made at once does."""
+    import json
+
+    from xladoctor.base.escape import json_text
+
+    entry = {"path": "bad\udcff\u202e.hlo", "lines": ["a\nb", "\U0001f600", "\u2028"], "n": [1, 2.5, None, True],
+             "nested": {"empty": {}, "list": [], "deep": [{"k": "v\t"}] * 3}}
+    whole = "[\n    " + json_text(json.dumps(entry, indent=2, ensure_ascii=False).replace("\n", "\n    ")) + "\n  ]"
+    assert _spooled(entry, monkeypatch, batch) == whole
+
+
+def test_the_spool_never_holds_the_whole_entry_as_text():
+    """``json.dumps(indent=2)`` joins every piece of the encoder at once (its peak was ``check
+    --json``'s: a 100k-instruction module's summary is 30 MB of text): the spool holds a batch."""
+    entry = {"instructions": [{"name": f"add.{i}", "opcode": "add", "operands": [f"p.{i}", f"q.{i}"]}
+                              for i in range(60_000)]}
+    import json
+
+    size = len(json.dumps(entry, indent=2))
+    spool = JsonSpool()
+    try:
+        gc.collect()
+        tracemalloc.start()
+        spool.add(0, entry)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        spool.close()
+    assert peak < size / 4, (peak, size)  # json.dumps: ~4x the text (the pieces and three copies)

@@ -20,7 +20,53 @@ CASES = [
     (["__foo", "__xla_bar"], ["a_foo", "__xla_bar"]),
     (["f32", "tuple"], ["f32_", "tuple"]),
     (["n.99999999999999999999"], ["n.99999999999999999999"]),
+    # a 19-digit suffix that fits an int64 is split off (SimpleAtoi), one past INT64_MAX is not
+    (["a.1000000000000000000", "a.1000000000000000000"], ["a.1000000000000000000", "a.0"]),
+    (["a.9223372036854775807", "a.9223372036854775807"], ["a.9223372036854775807", "a.0"]),
+    (["a.9223372036854775808", "a.9223372036854775808"], ["a.9223372036854775808", "a.9223372036854775808.1"]),
+    (["a.0000000000000000001", "a.1"], ["a.1", "a.0"]),  # leading zeros past 18 digits still parse
+    (["a.1.0", "a.1", "a.1.0"], ["a.1.0", "a.1", "a.1.1"]),  # (a.1, 0) and (a, 1) are two pairs
 ]
+
+
+def _xla_get_unique_name(generated: dict[str, tuple[set[int], list[int]]], prefix: str) -> str:
+    """name_uniquer.cc's GetUniqueName with separator '.', transcribed line by line for names
+    XLA's lexer reads (sanitising changes only ``__x`` and type names, which the random runs
+    below leave out): the reference the port is held to."""
+    root, has_suffix, suffix = prefix, False, 0
+    dot = root.rfind(".")
+    if 0 < dot < len(root) - 1:
+        after = root[dot + 1:]
+        digits = after[1:] if after[:1] in ("+", "-") else after
+        if digits.isascii() and digits.isdigit() and -2**63 <= int(after) <= 2**63 - 1:  # SimpleAtoi
+            has_suffix, suffix, root = True, int(after), root[:dot]
+    used, next_ = generated.setdefault(root, (set(), [0]))
+    if suffix in used:  # SequentialIdGenerator::RegisterId
+        while next_[0] in used:
+            next_[0] += 1
+        suffix = next_[0]
+        next_[0] += 1
+    used.add(suffix)
+    if suffix == 0:
+        return f"{root}.0" if has_suffix else root
+    return f"{root}.{suffix}"
+
+
+def test_unique_is_xla_get_unique_name_on_random_runs():
+    """The port's and InstructionNames' ``unique`` against the transcription above, on names
+    whose suffixes sit around the int64 limit and whose roots have suffixes of their own."""
+    rng = random.Random(44)
+    roots = ["a", "a.1", "a.0", "b.2.3", "c", "a.1000000000000000000"]
+    suffixes = ["0", "1", "2", "01", "-1", "-0", "1000000000000000000", "0000000000000000001",
+                "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                "-9223372036854775809", "99999999999999999999", "1.0", "x"]
+    for _ in range(3000):
+        xla: dict[str, tuple[set[int], list[int]]] = {}
+        port, names = NameUniquer(), InstructionNames()
+        for _ in range(rng.randint(1, 25)):
+            n = rng.choice(roots) + ("." + rng.choice(suffixes) if rng.random() < 0.7 else "")
+            want = _xla_get_unique_name(xla, n)
+            assert port.unique(n) == want and names.unique(n) == want, n
 
 
 @pytest.mark.parametrize("names,expected", CASES)
@@ -78,7 +124,8 @@ def test_claim_is_idempotent_and_release_gives_a_name_back():
 def test_the_fast_form_answers_every_call_as_the_plain_one():
     """InstructionNames against NameUniquer on random runs of every call the module makes."""
     rng = random.Random(11)
-    names = ["a", "a.1", "a.0", "p.3", "f32", "__x", "copy", "copy.2", "r.012", "n.-1"]
+    names = ["a", "a.1", "a.0", "p.3", "f32", "__x", "copy", "copy.2", "r.012", "n.-1", "a.1.0",
+             "a.1000000000000000000", "a.9223372036854775808"]
     for _ in range(3000):
         plain, lazy = NameUniquer(), InstructionNames()
         for _ in range(rng.randint(1, 20)):
@@ -151,7 +198,8 @@ def test_a_module_uniquer_that_reads_its_name_table_answers_as_the_plain_port():
     (renamed or claimed), names for rewrites, removals with and without release."""
     from xladoctor.ir.names import NameTable
     rng = random.Random(13)
-    pool = ["a", "a.1", "a.0", "p.3", "f32", "__x", "copy", "copy.2", "r.012", "n.-1", "b", "b.2", "c"]
+    pool = ["a", "a.1", "a.0", "p.3", "f32", "__x", "copy", "copy.2", "r.012", "n.-1", "b", "b.2", "c",
+            "a.1.0", "b.2.0", "c.1000000000000000000"]
     forms = ["join", "claim_join", "unique", "unique_keeping_suffix", "numbered", "remove", "remove_release", "taken"]
     for _ in range(3000):
         table = NameTable()
@@ -201,7 +249,8 @@ def test_the_full_form_over_the_plain_map_answers_as_the_plain_port():
     rng = random.Random(13)
     names = ["a", "a.1", "a.0", "a.2", "a.1.1", "p.3", "p", "copy", "copy.1", "copy.2", "neg.19", "neg.19.1",
              "neg", "x.5", "r.012", "n.-1", "f32", "__x", "b", "b.999999999999999999",
-             "b.9999999999999999999", "c.07", "d.0"]
+             "b.9999999999999999999", "c.07", "d.0", "a.1.0", "b.999999999999999999.0",
+             "b.1000000000000000000", "b.1000000000000000000.0", "b.0000000000000000002"]
     for _ in range(3000):
         plain, lazy = NameUniquer(), InstructionNames()
         first = [rng.choice(names) for _ in range(rng.randint(0, 15))]
@@ -215,6 +264,25 @@ def test_the_full_form_over_the_plain_map_answers_as_the_plain_port():
             form = rng.choice(["unique", "unique_keeping_suffix", "numbered", "claim", "release", "taken"])
             name = rng.choice(names)
             assert getattr(plain, form)(name) == getattr(lazy, form)(name), (first, form, name)
+
+
+@pytest.mark.parametrize("claimed,left", [(["a.1", "a.1.0"], [False, True]), (["a.1.0", "a.1"], [False, True]),
+                                          (["b.0", "b.0.0", "c"], [False, True, True])])
+def test_a_root_with_a_suffix_of_its_own_is_not_its_zero_pair(claimed, left):
+    """``a.1`` is (a, 1) and ``a.1.0`` is (a.1, 0): two names the plain map once filed under one
+    key, so that claiming both kept one (gone after a release, or once the full form took over)."""
+    for full_first in (False, True):
+        plain, lazy = NameUniquer(), InstructionNames()
+        for uniquer in (plain, lazy):
+            for name in claimed:
+                uniquer.claim(name)
+            if full_first:
+                uniquer.numbered("x")
+        assert all(lazy.taken(n) for n in claimed)
+        lazy.release(claimed[0])
+        plain.release(claimed[0])
+        assert [lazy.taken(n) for n in claimed] == [plain.taken(n) for n in claimed] == left
+        assert lazy.unique(claimed[1]) == plain.unique(claimed[1])
 
 
 @pytest.mark.parametrize("full_first", [False, True])

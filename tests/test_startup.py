@@ -346,3 +346,31 @@ def test_shape_reads_no_label_file():
     assert not {"xladoctor.base.labels.precomputed", "xladoctor.base.labels.reader"} & _modules_after(
         ["shape", SHAPE, "--json"])
     assert "xladoctor.base.labels.reader" in _modules_after(["shape", "--help"])
+
+
+# -- issue 36 item 5, h44q: ``python -m xladoctor`` adds only the interpreter's runpy --
+
+def _imported(argv: list[str], tmp_path) -> set[str]:
+    """Every module ``argv`` (a Python command line) imports, from ``-X importtime``'s report: the
+    console entry ends with ``os._exit``, so ``sys.modules`` cannot be read after it."""
+    out = subprocess.run([sys.executable, "-X", "importtime", *argv], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")
+            and not line.rstrip().endswith("imported package")}
+
+
+def test_python_m_imports_what_the_console_script_does_and_runpy(tmp_path):
+    """``python -m xladoctor shape`` costs ~1.6-1.9x a bare start where pip 25's script costs
+    ~1.2-1.4x (bench/startup.py): the difference is ``runpy``, which the interpreter imports for
+    ``-m`` with importlib.util, contextlib, functools and collections before any code of ours runs
+    (``python -c "import runpy"`` alone is the whole gap, h44q).  ``__main__.py`` must add nothing
+    else: what the declared console script imports, plus runpy's own."""
+    script = tmp_path / "xladoctor-script.py"
+    script.write_text("import sys\nfrom xladoctor.cli.console import main\nsys.exit(main())\n")
+    with_m = _imported(["-m", "xladoctor", "shape", SHAPE], tmp_path)
+    as_script = _imported([str(script), "shape", SHAPE], tmp_path)
+    runpy_own = _imported(["-c", "import runpy"], tmp_path)
+    assert "runpy" in with_m and "xladoctor.cli.commands.shape" in with_m
+    assert not with_m - as_script - runpy_own, sorted(with_m - as_script - runpy_own)
+    assert not as_script - with_m, sorted(as_script - with_m)

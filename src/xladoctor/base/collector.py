@@ -20,11 +20,14 @@ collection to the next parse (none for one file) saved ~0.2 CPU-s more at 100k b
 analysis' copy alive while ``check --json`` drew the file's entry: peak 224 -> 268 MiB, not taken.
 
 The last module of a ``check`` run (h43g): :func:`collect` ``last=True`` skips the collection in
-the console script, where only the text report follows and the process ends with ``os._exit``
-(``cli/console.py``): the dropped module stays frozen, scanned by no collection and never torn down
-(1.7 of 16.6 CPU-s of ``check`` at 1M instructions).  Something large still to be allocated (a
-snippet's file read whole, :func:`settle`) collects first, so the peak stays the analysis'.  With
-``--json`` or ``--html`` the file's document is drawn after it, and the module is still freed first.
+the console script, where only the file's entry is drawn after it and the process ends with
+``os._exit`` (``cli/console.py``): the dropped module stays frozen, scanned by no collection and
+never torn down (1.7 of 16.6 CPU-s of ``check`` at 1M instructions).  Something large still to be
+allocated (a snippet's file read whole, :func:`settle`) collects first, so the peak stays the
+analysis'.  With ``--json`` too since h44q: the entry's JSON is streamed to the spool in batches
+(``route/folder_results.JsonSpool``), no longer joined whole (a 100k-instruction module's summary
+was ~120 MiB of pieces and copies, above the module's own peak).  ``check -j N``'s workers cannot
+tell their last file and still collect after each (``route/folder.check_path_wire`` says why).
 
 Freezing in a library call would pin the caller's own garbage cycles for the life of their
 process, hence only the console script does it.

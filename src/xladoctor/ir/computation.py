@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from .instruction import HloInstruction
-from .opcodes import HloOpcode
+from .opcodes import PARAMETER
 from .operands import WideOperands
 from .shape import Shape
 
@@ -116,7 +116,7 @@ class HloComputation:
             module.names.add(instr)
             if instr.called:
                 module.calls_changed()
-        if index_parameter and instr.opcode is HloOpcode.PARAMETER and instr.parameter_number is not None:
+        if index_parameter and instr.opcode is PARAMETER and instr.parameter_number is not None:
             n = instr.parameter_number
             while len(self.parameters) <= n:
                 self.parameters.append(None)  # type: ignore[arg-type]
@@ -132,7 +132,7 @@ class HloComputation:
             return
         self.instructions.extend(instrs)
         parameters = self.parameters
-        parameter = HloOpcode.PARAMETER
+        parameter = PARAMETER
         for instr in instrs:
             instr.parent = self
             if instr.opcode is parameter and instr.parameter_number is not None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Final
 
 from . import opcode_rules as _opcode_rules
 from .metadata import MetadataCodec, OpMetadata, SourceLocation
-from .opcodes import HloOpcode
+from .opcodes import CUSTOM_CALL, HloOpcode
 from .operands import WIDE, WideOperands
 from .rare_fields import EXTRA_COPIED, UNDECODED, RareFieldAccess, RareFields, compile_field_copy
 from .shape import Shape
@@ -438,7 +438,7 @@ class HloInstruction(RareFieldAccess):
         return sorted(wide.slots.get(operand, ()))
 
     def is_custom_call(self, *targets: str) -> bool:
-        return self.opcode is HloOpcode.CUSTOM_CALL and (not targets or self.custom_call_target in targets)
+        return self.opcode is CUSTOM_CALL and (not targets or self.custom_call_target in targets)
 
     def source_location(self) -> SourceLocation | None:
         """The Python file and line this instruction came from, if the module records it.

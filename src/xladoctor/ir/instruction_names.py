@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .name_uniquer import _TYPE_NAMES, NameUniquer, _LayeredUniquer
+from .name_uniquer import _TYPE_NAMES, NameUniquer, _LayeredUniquer, _split
 
 if TYPE_CHECKING:
     from .instruction import HloInstruction
@@ -44,8 +44,9 @@ class InstructionNames:
     a pair of its own and prints as its pair does (no ``__`` prefix, no type name, no suffix with a
     sign or a leading zero), :class:`NameUniquer` would have returned every one unchanged with every
     ``next_`` still 0.  So a map from each pair's key (the name itself; ``x`` for ``x.0``, which
-    shares ``x``'s pair) is enough until the first other name; then the full uniquer is built from
-    the names seen (in any order: all registrations were fresh) and takes over.  This keeps XLA's
+    shares ``x``'s pair, unless ``x`` has a numeric suffix of its own: ``a.1.0`` is (a.1, 0), keyed
+    as itself, and ``a.1`` is (a, 1)) is enough until the first other name; then the full uniquer
+    is built from the names seen (in any order: all registrations were fresh) and takes over.  This keeps XLA's
     renaming to a few C-level checks an instruction on the usual module.
 
     A module's uniquer (``live``: its :class:`~.names.NameTable`) keeps no entry for a live name
@@ -210,8 +211,8 @@ def _plain_key(name: str) -> str | None:
         return None
     if ".0" in name or ".-" in name:
         root, _, digits = name.rpartition(".")
-        if digits == "0":
-            return root
+        if digits == "0":  # (root, 0), which 'root' shares unless it splits itself ('a.1' is (a, 1))
+            return name if _split(root)[2] else root
         if digits[1:].isdigit() and digits[:1] in ("0", "-"):
             return None  # 'r.012', 'a.-1'
     return name

@@ -13,10 +13,10 @@ character for character:
 * the name is sanitised: a first character that is not a letter or ``_``
   becomes ``_``, other characters outside ``[A-Za-z0-9_.-]`` become ``_``, a
   primitive type name gets ``_`` appended, ``__`` (but not ``__xla_``) becomes ``a_``;
-* a numeric suffix after the last ``.`` (``absl::SimpleAtoi``: ``012`` is 12, ``-1``
-  is -1) is split off, and per root a ``SequentialIdGenerator`` hands out
-  the suffix asked for if free, else the smallest free one from where it last
-  stopped; suffix 0 prints as the bare root unless the name had a suffix.
+* a numeric suffix after the last ``.`` (``absl::SimpleAtoi`` into an int64: ``012`` is 12,
+  ``-1`` is -1, 19 digits up to INT64_MAX are a suffix, one past it is none) is split off,
+  and per root a ``SequentialIdGenerator`` hands out the suffix asked for if free, else the
+  smallest free one from where it last stopped; suffix 0 prints as the bare root unless the name had a suffix.
 
 The names rewrites add come from the same per-root generators, in the two forms the reports were
 measured with (``bench/compare_outputs.py``): :meth:`NameUniquer.unique_keeping_suffix` for the
@@ -160,8 +160,10 @@ class NameUniquer:
             return self._unique_sanitized(prefix)
         root, _, digits = prefix.rpartition(".")
         if not (root and digits.isdigit() and digits.isascii() and len(digits) <= 18):
-            if root and digits[:1] == "-":
-                return self._unique_sanitized(prefix)  # 'a.-1': SimpleAtoi takes the sign
+            if root and (digits[:1] == "-" or (len(digits) > 18 and _simple_atoi(digits) is not None)):
+                # 'a.-1': SimpleAtoi takes the sign; 'a.1000000000000000000': a 19-digit (or
+                # zero-padded) suffix that still fits an int64 is split off as any other
+                return self._unique_sanitized(prefix)
             root, digits = prefix, ""
         wanted = int(digits) if digits else 0
         known = self._ids.get(root)
@@ -303,15 +305,14 @@ def _base_has(base: PlainMap, root: str, suffix: int) -> bool:
     """Whether a name of ``base`` (an :class:`InstructionNames`' plain map: each name under its
     :func:`_plain_key`) is filed under ``(root, suffix)`` by :meth:`NameUniquer.unique`.  Such a
     name has no sign or leading zero (those are never plain), so it is ``root.suffix`` (suffix >= 1,
-    at most 18 digits), or ``root`` (without a numeric suffix of its own) or ``root.0``, both kept
-    under the key ``root``."""
+    any int64), its own key; or, for suffix 0, ``root`` (when ``root`` has no numeric suffix of its
+    own: ``a.1`` is (a, 1)) or ``root.0``, both kept under the key ``root``; or ``root.0`` under
+    its own key when ``root`` has one (``a.1.0`` is (a.1, 0), apart from ``a.1``)."""
     if suffix:
         name = f"{root}.{suffix}"
-        return suffix > 0 and len(name) - len(root) <= 19 and base.get(name) == name
+        return suffix > 0 and base.get(name) == name
+    if _split(root)[2]:
+        name = root + ".0"
+        return base.get(name) == name
     held = base.get(root)
-    if held is None:
-        return False
-    if held == root:  # unless unique() splits a suffix off the name itself ('a.1' is (a, 1))
-        head, _, digits = root.rpartition(".")
-        return not (head and digits.isdigit() and digits.isascii() and len(digits) <= 18)
-    return held == root + ".0"
+    return held is not None and (held == root or held == root + ".0")

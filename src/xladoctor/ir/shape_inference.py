@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .opcodes import ADD_DEPENDENCY, AFTER_ALL, CONSTANT, COPY, DOMAIN, OUTFEED, RECV, RECV_DONE, SEND, SEND_DONE
 from .opcodes import HloOpcode as Op
 from .primitive import PRIMITIVE_TYPES, PrimitiveType
 from .shape import Layout, Shape, default_layout
@@ -55,11 +56,11 @@ def infer_shape(instr: HloInstruction) -> Shape:
     """The shape XLA's parser gives ``instr`` (its operands and called computations set)."""
     op, ops = instr.opcode, [o.shape for o in instr.operands]
     spelling = op.value
-    if op in _UNARY_OPS or spelling in _BINARY or op in (Op.COPY, Op.DOMAIN):
+    if op in _UNARY_OPS or spelling in _BINARY or op in (COPY, DOMAIN):
         want = 2 if spelling in _BINARY else 1
         if len(ops) != want:
             raise ShapeInferenceError(f"expects {want} operands, but has {len(ops)} operands")
-    if op in (Op.COPY, Op.DOMAIN):
+    if op in (COPY, DOMAIN):
         return ops[0]
     if op in _UNARY_OPS:
         return _unary(spelling, ops[0])
@@ -396,18 +397,18 @@ def replaced_shape(instr: HloInstruction) -> Shape | None:
     ``CreateSendDone``, ``CreateRecvDone`` and ``CreateOutfeed`` compute their own shape; the
     written one is read and dropped."""
     op, ops = instr.opcode, instr.operands
-    if op is Op.CONSTANT:
+    if op is CONSTANT:
         return _without_element_size(instr.shape) if instr.shape is not None else None
-    if op in (Op.AFTER_ALL, Op.SEND_DONE, Op.OUTFEED):
+    if op in (AFTER_ALL, SEND_DONE, OUTFEED):
         return _TOKEN
-    if op is Op.ADD_DEPENDENCY and ops:
+    if op is ADD_DEPENDENCY and ops:
         return ops[0].shape
-    if op is Op.SEND and ops:
+    if op is SEND and ops:
         return Shape.tuple([ops[0].shape, Shape.array(_U32, ()), _TOKEN])
-    if op is Op.RECV_DONE and ops and ops[0].shape.is_tuple and ops[0].shape.tuple_shapes:
+    if op is RECV_DONE and ops and ops[0].shape.is_tuple and ops[0].shape.tuple_shapes:
         return Shape.tuple([ops[0].shape.tuple_shapes[0], _TOKEN])
     written = instr.shape
-    if op is Op.RECV and written is not None and written.is_tuple and written.tuple_shapes:
+    if op is RECV and written is not None and written.is_tuple and written.tuple_shapes:
         return Shape.tuple([written.tuple_shapes[0], Shape.array(_U32, ()), _TOKEN])
     return None
 

@@ -19,7 +19,7 @@ from ..base.labels import FALLBACK, glossary, label
 from ..ir.frames import is_library
 from ..ir.instruction import HloInstruction, SourceLocation
 from ..ir.module import HloModule, ProgramShape
-from ..ir.opcodes import HloOpcode
+from ..ir.opcodes import CUSTOM_CALL, GET_TUPLE_ELEMENT, TUPLE, HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, format_shape_index
 from .annotations import ANNOTATE_DEVICE_PLACEMENT, BUFFER_PLACEMENT_ATTR, DEVICE_PLACEMENT, MOVE_TO_DEVICE, placement
 from .clone import clone_module
@@ -100,7 +100,7 @@ def _returned_value(module: HloModule, index: ShapeIndex) -> tuple[HloInstructio
     """Descend through root tuples to the instruction that produces output ``index``."""
     instr = module.entry_computation().root_instruction()
     rest = index
-    while rest and instr.opcode is HloOpcode.TUPLE:
+    while rest and instr.opcode is TUPLE:
         instr, rest = instr.operands[rest[0]], rest[1:]
     return instr, rest
 
@@ -149,7 +149,7 @@ def external_annotations(module: HloModule) -> bool:
 
 def make_move_to_device(name: str, value: HloInstruction, external: bool) -> HloInstruction:
     """A move-to-device of ``value`` named ``name``, in no computation yet (the caller places it)."""
-    mtd = HloInstruction(name, HloOpcode.CUSTOM_CALL, value.shape)
+    mtd = HloInstruction(name, CUSTOM_CALL, value.shape)
     mtd.operands = [value]
     if external:
         mtd.custom_call_target = ANNOTATE_DEVICE_PLACEMENT
@@ -194,10 +194,10 @@ class _Builder:
             return self.move_to_device(value, external)
         parts = []
         for k, sub in enumerate(value.shape.tuple_shapes):
-            gte = self.add("get-tuple-element", HloOpcode.GET_TUPLE_ELEMENT, sub, [value])
+            gte = self.add("get-tuple-element", GET_TUPLE_ELEMENT, sub, [value])
             gte.tuple_index = k
             parts.append(self.on_device(gte, rest[1:], external) if k == rest[0] else gte)
-        return self.add("tuple", HloOpcode.TUPLE, value.shape, parts)
+        return self.add("tuple", TUPLE, value.shape, parts)
 
 
 def fix_device(module: HloModule, result: HostOffloadResult) -> HloModule:
@@ -214,7 +214,7 @@ def _insert_before_output(module: HloModule, err: OutputMismatch, external: bool
     parent: tuple[HloInstruction, int] | None = None
     instr = entry.root_instruction()
     rest = err.output_index
-    while rest and instr.opcode is HloOpcode.TUPLE:
+    while rest and instr.opcode is TUPLE:
         parent = (instr, rest[0])
         instr, rest = instr.operands[rest[0]], rest[1:]
     new = _Builder(module, after_root=instr is entry.root).on_device(instr, rest, external)

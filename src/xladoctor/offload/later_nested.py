@@ -30,7 +30,16 @@ from collections.abc import Iterator
 from ..base.labels import label
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
-from ..ir.opcodes import HloOpcode
+from ..ir.opcodes import (
+    CALL,
+    DYNAMIC_SLICE,
+    DYNAMIC_UPDATE_SLICE,
+    GET_TUPLE_ELEMENT,
+    PARAMETER,
+    TUPLE,
+    WHILE,
+    HloOpcode,
+)
 from ..ir.tpu_layouts import LIBTPU
 from .annotations import is_sharding_marker
 from .kinds import HostComputeReason, Status
@@ -47,18 +56,18 @@ def nested_host_stack_reads(module: HloModule, result: HostOffloadResult) -> Ite
     inner loop of 2 or more iterations stacked in host memory."""
     writes = {h.instruction for h in result.host_compute if h.reason is HostComputeReason.DUS_HOST_TO_DEVICE}
     reads = [h.instruction for h in result.host_compute
-             if h.reason is HostComputeReason.WALK and h.opcode == HloOpcode.DYNAMIC_SLICE.value]
+             if h.reason is HostComputeReason.WALK and h.opcode == DYNAMIC_SLICE.value]
     if not writes or not reads:
         return
     for name in reads:
         read = module.get_instruction(name)
-        if read is None or read.opcode is not HloOpcode.DYNAMIC_SLICE or not read.operands:
+        if read is None or read.opcode is not DYNAMIC_SLICE or not read.operands:
             continue
         readers = enclosing_loops(read.parent)
         if not readers or not _runs_twice(readers[0]):
             continue  # measured: the same slice outside any loop compiles
         for origin, index in _origins(module, read.operands[0], into_loops=True):
-            if index or origin.opcode is not HloOpcode.DYNAMIC_UPDATE_SLICE or origin.name not in writes:
+            if index or origin.opcode is not DYNAMIC_UPDATE_SLICE or origin.name not in writes:
                 continue
             stacked = _nested_stack(module, origin)
             if stacked is None:
@@ -83,7 +92,7 @@ def _nested_stack(module: HloModule, write: HloInstruction) -> tuple[HloInstruct
     if not writers or not _runs_twice(writers[0]) or len(write.operands) < 2:
         return None
     for origin, _ in _origins(module, write.operands[1], into_loops=False):
-        if origin.opcode is HloOpcode.WHILE and _runs_twice(origin) and writers[0] in enclosing_loops(origin.parent):
+        if origin.opcode is WHILE and _runs_twice(origin) and writers[0] in enclosing_loops(origin.parent):
             return writers[0], origin
     return None
 
@@ -122,19 +131,19 @@ def _upward(module: HloModule, instr: HloInstruction, index: tuple[int, ...], in
             ) -> list[_Value] | None:
     """One step of :func:`_origins`, or None where ``instr`` makes the value itself."""
     op = instr.opcode
-    if op is HloOpcode.TUPLE and index and index[0] < len(instr.operands):
+    if op is TUPLE and index and index[0] < len(instr.operands):
         return [(instr.operands[index[0]], index[1:])]
-    if op is HloOpcode.GET_TUPLE_ELEMENT:
+    if op is GET_TUPLE_ELEMENT:
         return [(instr.operands[0], (instr.gte_index(), *index))]
     if is_sharding_marker(instr) or (op in _MOVES and not index):
         return [(instr.operands[0], ())]
-    if op is HloOpcode.CALL and instr.called.get("to_apply"):
+    if op is CALL and instr.called.get("to_apply"):
         root = instr.called["to_apply"][0].root
         return [(root, index)] if root is not None else None
-    if op is HloOpcode.WHILE and into_loops and instr.called.get("body"):
+    if op is WHILE and into_loops and instr.called.get("body"):
         root = instr.called["body"][0].root
         return [(root, index)] if root is not None else None
-    if op is HloOpcode.PARAMETER and instr.parent is not None and instr.parent is not module.entry:
+    if op is PARAMETER and instr.parent is not None and instr.parent is not module.entry:
         return _from_parameter(module, instr, index)
     return None
 
@@ -145,9 +154,9 @@ def _from_parameter(module: HloModule, param: HloInstruction, index: tuple[int, 
         return None
     found: list[_Value] = []
     for caller in module.callers_of(comp):
-        if caller.opcode is HloOpcode.CALL and number < len(caller.operands):
+        if caller.opcode is CALL and number < len(caller.operands):
             found.append((caller.operands[number], index))
-        elif caller.opcode is HloOpcode.WHILE and comp in (caller.called.get("body") or []) and caller.operands:
+        elif caller.opcode is WHILE and comp in (caller.called.get("body") or []) and caller.operands:
             found.append((caller.operands[0], index))
             if comp.root is not None:
                 found.append((comp.root, index))

@@ -8,12 +8,12 @@ A counter is a slot ``k`` of the loop state that the body's root sets to
 from __future__ import annotations
 
 from ..ir.instruction import HloInstruction
-from ..ir.opcodes import HloOpcode
+from ..ir.opcodes import ADD, COMPARE, CONSTANT, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 
 
 def counter_slot(value: HloInstruction, body_root: HloInstruction) -> int | None:
     """``k`` when ``value`` is ``gte(param, k)`` and the body's root sets slot ``k`` to it plus a constant."""
-    if value.opcode is not HloOpcode.GET_TUPLE_ELEMENT or value.operands[0].opcode is not HloOpcode.PARAMETER:
+    if value.opcode is not GET_TUPLE_ELEMENT or value.operands[0].opcode is not PARAMETER:
         return None
     k = value.gte_index()
     return k if 0 <= k < len(body_root.operands) and _step(body_root.operands[k], k) is not None else None
@@ -21,17 +21,17 @@ def counter_slot(value: HloInstruction, body_root: HloInstruction) -> int | None
 
 def _step(value: HloInstruction, k: int) -> int | None:
     """The constant added to slot ``k`` when ``value`` is ``gte(param, k) + constant``."""
-    if value.opcode is not HloOpcode.ADD or len(value.operands) != 2:
+    if value.opcode is not ADD or len(value.operands) != 2:
         return None
-    reads = [o for o in value.operands if o.opcode is HloOpcode.GET_TUPLE_ELEMENT and o.tuple_index == k
-             and o.operands[0].opcode is HloOpcode.PARAMETER]
-    steps = [integer(o) for o in value.operands if o.opcode is HloOpcode.CONSTANT]
+    reads = [o for o in value.operands if o.opcode is GET_TUPLE_ELEMENT and o.tuple_index == k
+             and o.operands[0].opcode is PARAMETER]
+    steps = [integer(o) for o in value.operands if o.opcode is CONSTANT]
     return steps[0] if reads and steps and steps[0] is not None else None
 
 
 def integer(instr: HloInstruction | None) -> int | None:
     """The value of an integer scalar ``constant``, else None."""
-    if instr is None or instr.opcode is not HloOpcode.CONSTANT:
+    if instr is None or instr.opcode is not CONSTANT:
         return None
     try:
         return int((instr.literal or "").strip())
@@ -42,7 +42,7 @@ def integer(instr: HloInstruction | None) -> int | None:
 def initial(loop: HloInstruction, k: int) -> HloInstruction | None:
     """What slot ``k`` of the loop state starts as (the ``tuple`` operand of the while), or None."""
     init = loop.operands[0] if loop.operands else None
-    if init is None or init.opcode is not HloOpcode.TUPLE or k >= len(init.operands):
+    if init is None or init.opcode is not TUPLE or k >= len(init.operands):
         return None
     return init.operands[k]
 
@@ -54,8 +54,8 @@ def induction_variable(loop: HloInstruction) -> tuple[int, int, int] | None:
     if not conds or not bodies:
         return None
     test, root = conds[0].root, bodies[0].root
-    if test is None or root is None or root.opcode is not HloOpcode.TUPLE or \
-            test.opcode is not HloOpcode.COMPARE or test.attributes.get("direction") != "LT" or len(test.operands) != 2:
+    if test is None or root is None or root.opcode is not TUPLE or \
+            test.opcode is not COMPARE or test.attributes.get("direction") != "LT" or len(test.operands) != 2:
         return None
     counter, bound = test.operands
     k = counter_slot(counter, root)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.opcode_rules import COMMON_ATTRIBUTES
-from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
+from ..ir.opcodes import ASYNC_DONE, ASYNC_START, ASYNC_UPDATE, OPCODES_BY_SPELLING, PARAMETER, HloOpcode
 from ..ir.shape import Shape
 from .attributes import unquote
 from .instruction_line import ParsedInstruction
@@ -49,17 +49,17 @@ def check_async(op: HloInstruction) -> str | None:
     ``((operands), outputs, ...)``; an update or done has one operand, an async-start or
     -update (whose shape an update repeats) and the start's execution thread."""
     shape = op.shape
-    if op.opcode is HloOpcode.ASYNC_START:
+    if op.opcode is ASYNC_START:
         if not shape.is_tuple or len(shape.tuple_shapes) < 2 or not shape.tuple_shapes[0].is_tuple:
             return "AsyncStart expects the op shape to be in the form of ((async-operands), async-outputs, state)."
         return None
-    if len(op.operands) != 1 or op.operands[0].opcode not in (HloOpcode.ASYNC_START, HloOpcode.ASYNC_UPDATE):
+    if len(op.operands) != 1 or op.operands[0].opcode not in (ASYNC_START, ASYNC_UPDATE):
         return "AsyncUpdate and AsyncDone expect a single async op as their operand."
     producer = op.operands[0]
-    if op.opcode is HloOpcode.ASYNC_UPDATE and not shape.compatible(producer.shape):
+    if op.opcode is ASYNC_UPDATE and not shape.compatible(producer.shape):
         return "AsyncUpdate expects the op shape to be the same as the operand shape."
     start = producer
-    while start.opcode is not HloOpcode.ASYNC_START and start.operands:
+    while start.opcode is not ASYNC_START and start.operands:
         start = start.operands[0]
     thread, want = op.attributes.get("async_execution_thread"), start.attributes.get("async_execution_thread")
     if thread is not None and thread != (want or '"main"'):
@@ -80,7 +80,7 @@ def wrapped_computation(start: HloInstruction, wrapped: HloOpcode) -> HloComputa
     params: list[HloInstruction] = []
     for i in range(count):
         shape = operand_shapes[i] if i < len(operand_shapes) else Shape.array("f32", (1,))
-        param = ParsedInstruction("async_param", HloOpcode.PARAMETER, shape)
+        param = ParsedInstruction("async_param", PARAMETER, shape)
         param.parameter_number = i
         params.append(param)
         comp.add_instruction(param)
@@ -103,7 +103,7 @@ def inherited_computation(op: HloInstruction, wrapped: HloOpcode) -> tuple[HloCo
     if not op.operands:
         return None, "No operand found for AsyncUpdate and AsyncDone"
     producer = op.operands[0]
-    if producer.opcode is HloOpcode.ASYNC_DONE:
+    if producer.opcode is ASYNC_DONE:
         return None, "AsyncUpdate and AsyncDone cannot have AsyncDone as operand."
     comps = producer.called.get("calls") if producer.opcode in _ASYNC else None
     if not comps:
@@ -122,10 +122,10 @@ def sugared_opcode(instr: HloInstruction) -> str:
         comps = instr.called.get("calls")
         if not comps:
             start = instr
-            while start.operands and start.opcode is not HloOpcode.ASYNC_START and start.operands[0].opcode in _ASYNC:
+            while start.operands and start.opcode is not ASYNC_START and start.operands[0].opcode in _ASYNC:
                 start = start.operands[0]
             comps = start.called.get("calls")
         if comps and comps[0].root is not None and all(
-                i is comps[0].root or i.opcode is HloOpcode.PARAMETER for i in comps[0].instructions):
+                i is comps[0].root or i.opcode is PARAMETER for i in comps[0].instructions):
             return comps[0].root.opcode.value + op.value[len("async"):]
     return op.value

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule, ProgramShape
-from ..ir.opcodes import HloOpcode
+from ..ir.opcodes import CONSTANT, PARAMETER
 from .attributes import format_string_map, parse_string_map, quote
 from .hlo_lexicon import KEYWORDS
 
@@ -91,9 +91,9 @@ def print_instruction(instr: HloInstruction, pct: str = "", operand_names: Seque
 
     ``operand_names``: print these as the operands instead of ``instr``'s own, so a caller can show
     the line an edit would give (a fix's changed ROOT tuple) without rewiring the module's users."""
-    if instr.opcode is HloOpcode.PARAMETER:
+    if instr.opcode is PARAMETER:
         args = str(instr.parameter_number)
-    elif instr.opcode is HloOpcode.CONSTANT:
+    elif instr.opcode is CONSTANT:
         args = instr.literal or ""
     elif operand_names is None:
         args = ", ".join(pct + o.name for o in instr.operands)

@@ -21,7 +21,7 @@ from ..ir.opcode_rules import (
     ASYNC_SUGAR_ATTRIBUTES,
     METADATA_KEYS,
 )
-from ..ir.opcodes import OPCODES_BY_SPELLING, HloOpcode
+from ..ir.opcodes import ASYNC_START, CONSTANT, FUSION, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
 from ..ir.primitive import ARRAY_TYPE_NAMES
 from ..ir.shape import Shape
 from ..ir.shape_inference import CAN_INFER
@@ -186,14 +186,14 @@ class InstructionReader:
         allowed = opcode.allowed_attributes
         if sugar is not None:
             wrapped_allowed = sugar[1].allowed_attributes
-            allowed = ASYNC_SUGAR_ATTRIBUTES if opcode is not HloOpcode.ASYNC_START else \
+            allowed = ASYNC_SUGAR_ATTRIBUTES if opcode is not ASYNC_START else \
                 None if wrapped_allowed is None else wrapped_allowed | _ASYNC_START_OWN
         control_refs = self._parse_attributes(instr, allowed) if allow_attributes else []
         if sugar is not None:
             self.async_sugar = (instr, sugar[1])  # the wrapped computation is built once operands resolve
-            opcode = sugar[1] if opcode is HloOpcode.ASYNC_START else opcode
+            opcode = sugar[1] if opcode is ASYNC_START else opcode
         want = opcode.arity if sugar is None else None
-        if opcode is HloOpcode.TUPLE and shape is not None:
+        if opcode is TUPLE and shape is not None:
             if not shape.is_tuple:
                 raise self.error(f"a tuple instruction needs a tuple shape, not {shape}", op_pos)
             want = len(shape.tuple_shapes)
@@ -209,13 +209,13 @@ class InstructionReader:
         XLA reads it), or the operands (their names and where each stands)."""
         r = self.r
         opcode, shape = instr.opcode, instr.shape
-        if opcode is HloOpcode.PARAMETER:
+        if opcode is PARAMETER:
             here = r.pos
             instr.parameter_number = r.expect_int("a parameter number")
             if instr.parameter_number < 0 or instr.parameter_number > _INT64_MAX:
                 raise self.error("parameter number must be >= 0", here)
             r.expect(")", "to close parameter(...)")
-        elif opcode is HloOpcode.CONSTANT:
+        elif opcode is CONSTANT:
             lit_start = r.pos
             end = _scan_parenthesized(r.text, lit_start - 1, self.source)
             instr.literal = r.text[lit_start:end].strip()
@@ -389,7 +389,7 @@ class InstructionReader:
         grammar = VALUE_GRAMMARS.get(attr)
         if grammar is not None and not grammar[0].match(_COMMENT.sub(" ", raw)):
             raise self.error(f"attribute {attr} expects {grammar[1]}, found {show_token(raw)}", pos)
-        if attr == "kind" and instr.opcode is HloOpcode.FUSION and raw not in FUSION_KINDS:
+        if attr == "kind" and instr.opcode is FUSION and raw not in FUSION_KINDS:
             raise self.error(f"Unknown fusion kind: {show_token(raw)} (XLA knows {', '.join(sorted(FUSION_KINDS))})",
                              pos)
         if attr == "custom_call_target":

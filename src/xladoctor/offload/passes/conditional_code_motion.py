@@ -52,7 +52,24 @@ from dataclasses import dataclass, field
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import (
+    ALL_REDUCE,
+    BROADCAST,
+    CONDITIONAL,
+    CONSTANT,
+    CONVERT,
+    CONVOLUTION,
+    COPY,
+    CUSTOM_CALL,
+    DOT,
+    GET_TUPLE_ELEMENT,
+    OUTFEED,
+    PARAMETER,
+    REDUCE,
+    RESHAPE,
+    TUPLE,
+    HloOpcode,
+)
 from ...ir.shape import Shape
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from ...ir.sizes import logical_bytes
@@ -104,21 +121,21 @@ def branch_computations(cond: HloInstruction) -> list[HloComputation]:
 
 def count_non_leaf(instructions: Iterable[HloInstruction]) -> int:
     """``CountNonLeafOps``: the distinct instructions that are not constants."""
-    return len({id(i) for i in instructions if i.opcode is not HloOpcode.CONSTANT})
+    return len({id(i) for i in instructions if i.opcode is not CONSTANT})
 
 
 def _worth_table(op: HloOpcode, child: HloOpcode | None) -> bool:
     """The default ``move_config_``: ``WorthHoisting(op, child_op)``; ``child`` is the opcode of the
     first operand (None: no operands, XLA's column 0)."""
-    if op is HloOpcode.CONVERT:
-        return child in (HloOpcode.ALL_REDUCE, HloOpcode.RESHAPE, HloOpcode.GET_TUPLE_ELEMENT)
-    if op in (HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE):
-        return child is not HloOpcode.PARAMETER
+    if op is CONVERT:
+        return child in (ALL_REDUCE, RESHAPE, GET_TUPLE_ELEMENT)
+    if op in (GET_TUPLE_ELEMENT, TUPLE):
+        return child is not PARAMETER
     return op in _ALWAYS_WORTH or op in _ELEMENTWISE
 
 
 def _has_side_effect(instr: HloInstruction) -> bool:
-    if instr.opcode is HloOpcode.CUSTOM_CALL:
+    if instr.opcode is CUSTOM_CALL:
         return instr.attributes.get("custom_call_has_side_effect") == "true"
     return instr.opcode.has_side_effect
 
@@ -128,20 +145,20 @@ def worth_hoisting(cond: HloInstruction, b: Boundary) -> bool:
     with an identical operand in every branch (it stays with its producer), never in as a user."""
     instr, position = b.instructions[0], b.position
     op = instr.opcode
-    if op is HloOpcode.BROADCAST and position == INSIDE:
+    if op is BROADCAST and position == INSIDE:
         operands = tuple(i.operands[0] for i in b.instructions)
         if any(o.opcode is not operands[0].opcode for o in operands) or not within_branch_identical(operands):
             return False
-    if op is HloOpcode.BROADCAST and position == USER:
+    if op is BROADCAST and position == USER:
         return False
-    if op is HloOpcode.TUPLE and instr is cond.computation().root:
+    if op is TUPLE and instr is cond.computation().root:
         return False
-    if position == OPERAND and ((op is HloOpcode.TUPLE and "sharding" in instr.attributes) or len(instr.users) > 1
-                                or _has_side_effect(instr) or op is HloOpcode.GET_TUPLE_ELEMENT):
+    if position == OPERAND and ((op is TUPLE and "sharding" in instr.attributes) or len(instr.users) > 1
+                                or _has_side_effect(instr) or op is GET_TUPLE_ELEMENT):
         return False
     if op in _CHANNEL and position != INSIDE:
         return False
-    if op is HloOpcode.PARAMETER:
+    if op is PARAMETER:
         return False
     return _worth_table(op, instr.operands[0].opcode if instr.operands else None)
 
@@ -172,13 +189,13 @@ def _attributes(instr: HloInstruction) -> dict[str, str]:
 
 def _carried_default(op: HloOpcode, user: HloOpcode) -> int:
     """The default ``reuse_config_``: ``ReusesCarriedBy(op, user)``."""
-    if user is HloOpcode.GET_TUPLE_ELEMENT:
+    if user is GET_TUPLE_ELEMENT:
         return 0
-    if user is HloOpcode.CONVERT and op in (HloOpcode.CONVOLUTION, HloOpcode.DOT):
+    if user is CONVERT and op in (CONVOLUTION, DOT):
         return 0
-    if op in (HloOpcode.PARAMETER, HloOpcode.CONSTANT, HloOpcode.GET_TUPLE_ELEMENT):
+    if op in (PARAMETER, CONSTANT, GET_TUPLE_ELEMENT):
         return 0
-    return 10 if op is HloOpcode.CONDITIONAL else -10
+    return 10 if op is CONDITIONAL else -10
 
 
 @dataclass
@@ -191,7 +208,7 @@ class MotionAnalysis:
     """A branch has an outfeed: ``CalculateMemorySize`` counts every array."""
 
     def __post_init__(self) -> None:
-        self.outfeed = any(i.opcode is HloOpcode.OUTFEED for b in branch_computations(self.conditional)
+        self.outfeed = any(i.opcode is OUTFEED for b in branch_computations(self.conditional)
                            for i in b.instructions)
 
     def branch0_root(self) -> HloInstruction:
@@ -211,10 +228,10 @@ class MotionAnalysis:
         for op in user.operands:
             if op not in self.visited_count and op is not self.conditional:
                 continue
-            if user.opcode is HloOpcode.GET_TUPLE_ELEMENT:
-                if op.opcode is HloOpcode.CONDITIONAL:
+            if user.opcode is GET_TUPLE_ELEMENT:
+                if op.opcode is CONDITIONAL:
                     tup = branch_computations(op)[0].root_instruction()
-                    if tup.opcode is HloOpcode.TUPLE:
+                    if tup.opcode is TUPLE:
                         op = tup.operands[user.gte_index()]
                 if user.users:
                     reuses += self.carried(op, user.users[0])
@@ -225,19 +242,19 @@ class MotionAnalysis:
     def reuses_after(self, user: HloInstruction, tuple_index: int = -1, depth: int = 0) -> int:
         """``ReusesAfterBoundary`` (0 past ``kMaxReuseAnalysisDepth``, 1000 steps)."""
         users = list(user.users)
-        if depth > _MAX_DEPTH or user.opcode is HloOpcode.CONSTANT or not users or (tuple_index < 0 and len(users) > 1):
+        if depth > _MAX_DEPTH or user.opcode is CONSTANT or not users or (tuple_index < 0 and len(users) > 1):
             return 0
         op = users[0]
         if tuple_index >= 0:
-            if op.opcode is HloOpcode.CONDITIONAL:
+            if op.opcode is CONDITIONAL:
                 return 10 if self._branches_using(user, tuple_index) < len(self.conditional.operands) - 1 else 0
-            if op.opcode is HloOpcode.TUPLE:
+            if op.opcode is TUPLE:
                 return self.reuses_after(op, op.operand_indices(user)[0], depth + 1)
             return self.reuses_after(op, tuple_index, depth + 1)
         if op is self.branch0_root():
             index = op.operand_indices(user)[0]
             for gte in self.conditional.users:
-                if gte.opcode is HloOpcode.GET_TUPLE_ELEMENT and gte.tuple_index == index and gte.users:
+                if gte.opcode is GET_TUPLE_ELEMENT and gte.tuple_index == index and gte.users:
                     return self.carried(user, gte.users[0])
             return 0
         return self.carried(user, op) if op in self.visited_count else 0
@@ -249,17 +266,17 @@ class MotionAnalysis:
                 continue
             param = branch.parameters[0]
             if param is branch.root or (not param.shape.is_tuple and param.users) or any(
-                    u.opcode is HloOpcode.GET_TUPLE_ELEMENT and u.tuple_index == tuple_index for u in param.users):
+                    u.opcode is GET_TUPLE_ELEMENT and u.tuple_index == tuple_index for u in param.users):
                 count += 1
         return count
 
     def benefit(self, boundaries: list[Boundary]) -> int:
         """``BenefitForMovingBoundaries`` with the reuse analysis (no search configuration)."""
         first = boundaries[0]
-        if first.position != USER and all(b.instructions[0].opcode is HloOpcode.TUPLE for b in boundaries):
+        if first.position != USER and all(b.instructions[0].opcode is TUPLE for b in boundaries):
             return -1
         if len(boundaries) == 1 and first.position == USER and \
-                first.instructions[0].opcode is HloOpcode.GET_TUPLE_ELEMENT:
+                first.instructions[0].opcode is GET_TUPLE_ELEMENT:
             return -1
         before = after = 0
         root0 = self.branch0_root()
@@ -280,7 +297,7 @@ class MotionAnalysis:
 
     def _copy_folding(self, hlo: HloInstruction) -> int:
         """A copy of the conditional's result that each branch's root already copied back."""
-        if hlo.opcode is not HloOpcode.COPY or hlo.operands[0].opcode is not HloOpcode.GET_TUPLE_ELEMENT:
+        if hlo.opcode is not COPY or hlo.operands[0].opcode is not GET_TUPLE_ELEMENT:
             return 0
         gte = hlo.operands[0]
         if gte.operands[0] is not self.conditional:
@@ -288,9 +305,9 @@ class MotionAnalysis:
         benefit = 0
         for branch in branch_computations(self.conditional):
             root = branch.root_instruction()
-            if root.opcode is HloOpcode.TUPLE:
+            if root.opcode is TUPLE:
                 element = root.operands[gte.gte_index()]
-                if element.opcode is HloOpcode.COPY and element.operands[0].shape == hlo.shape:
+                if element.opcode is COPY and element.operands[0].shape == hlo.shape:
                     benefit += 10
         return benefit
 
@@ -344,7 +361,7 @@ def _conditionals(module: HloModule) -> list[HloInstruction]:
     for comp in [c for c in module.computations if c is not entry] + [entry]:
         if id(comp) not in seen:
             visit(comp)
-    cond = HloOpcode.CONDITIONAL  # a post order only of computations that hold a conditional
+    cond = CONDITIONAL  # a post order only of computations that hold a conditional
     return [i for comp in order if any(c.opcode is cond for c in comp.instructions)
             for i in comp.post_order() if i.opcode is cond]
 
@@ -356,12 +373,12 @@ def _canonical(module: HloModule, cond: HloInstruction) -> bool:
     if not branches or not cond.shape.is_tuple or len(cond.operands) != len(branches) + 1 or \
             len({id(b) for b in branches}) != len(branches):
         return False
-    if any(u.opcode is not HloOpcode.GET_TUPLE_ELEMENT for u in cond.users):
+    if any(u.opcode is not GET_TUPLE_ELEMENT for u in cond.users):
         return False
     for branch in branches:
         if len(branch.parameters) != 1 or not branch.parameters[0].shape.is_tuple:
             return False
-        if branch.root is None or branch.root.opcode is not HloOpcode.TUPLE:
+        if branch.root is None or branch.root.opcode is not TUPLE:
             return False
         if len(module.callers_of(branch)) != 1:
             return False
@@ -422,8 +439,8 @@ def _consider(analysis: MotionAnalysis,
 def _memory_size(instr: HloInstruction, outfeed: bool) -> int:
     """``CalculateMemorySize``: counted for a reduction (its result or an operand of one), or for
     any array when a branch has an outfeed."""
-    if instr.shape.is_tuple or (not outfeed and instr.opcode is not HloOpcode.REDUCE and
-                                all(u.opcode is not HloOpcode.REDUCE for u in instr.users)):
+    if instr.shape.is_tuple or (not outfeed and instr.opcode is not REDUCE and
+                                all(u.opcode is not REDUCE for u in instr.users)):
         return 0
     return logical_bytes(instr.shape, 1) >> 9
 
@@ -474,10 +491,10 @@ class _Group:
     def _replicated_broadcast(self, b: Boundary) -> bool:
         """A multi-use broadcast operand is copied into the branches with its user."""
         first = b.instructions[0]
-        if b.position != OPERAND or first.opcode is not HloOpcode.BROADCAST or len(self.connected) <= 1:
+        if b.position != OPERAND or first.opcode is not BROADCAST or len(self.connected) <= 1:
             return False
         last = self.connected[-1].instructions[0]
-        return last in first.users and last.opcode is not HloOpcode.TUPLE
+        return last in first.users and last.opcode is not TUPLE
 
     def _safe_to_move(self, b: Boundary) -> bool:
         """``IsSafeToMoveBoundary``: one dependent, or the last of its dependents to be visited."""
@@ -510,7 +527,7 @@ def _move_out(module: HloModule, cond: HloInstruction, to_move: list[Boundary],
     old_users = list(cond.users)
     hoisted: dict[tuple[HloInstruction, ...], HloInstruction] = {}
     for k, b in enumerate(new_boundaries):
-        gte = _new(module, "get-tuple-element", HloOpcode.GET_TUPLE_ELEMENT, b.instructions[0].shape)
+        gte = _new(module, "get-tuple-element", GET_TUPLE_ELEMENT, b.instructions[0].shape)
         gte.tuple_index = k
         gte.attributes = {"index": str(k)}
         _place(parent, anchor, gte, [cond])
@@ -537,12 +554,12 @@ def _move_out(module: HloModule, cond: HloInstruction, to_move: list[Boundary],
 def _new_root(module: HloModule, branch: HloComputation, elements: list[HloInstruction],
               moved: list[HloInstruction]) -> None:
     old_root = branch.root_instruction()
-    root = _new(module, "tuple", HloOpcode.TUPLE, Shape.tuple([e.shape for e in elements]))
+    root = _new(module, "tuple", TUPLE, Shape.tuple([e.shape for e in elements]))
     _place(branch, None, root, elements)
     branch.set_root_instruction(root)
     for instr in moved:  # in order, users before operands: what is dead goes at once
         if instr.parent is branch and not instr.users and instr is not root and (
-                instr is old_root or instr.opcode is not HloOpcode.PARAMETER):
+                instr is old_root or instr.opcode is not PARAMETER):
             branch.remove_instruction(instr)
 
 
@@ -576,7 +593,7 @@ def _simplify_roots(branches: list[HloComputation]) -> bool:
     changed = False
     for branch in branches:
         root = branch.root_instruction()
-        source = whole_tuple_source(root) if root.opcode is HloOpcode.TUPLE and root.operands else None
+        source = whole_tuple_source(root) if root.opcode is TUPLE and root.operands else None
         if source is None:
             continue
         branch.set_root_instruction(source)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import CALL, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from ...ir.shape import Shape
 from ..annotations import is_host_compute
 from .hlo_pass_interface import HloPassInterface
@@ -51,9 +51,9 @@ def _mergeable(comp: HloComputation) -> list[HloInstruction]:
     if sum(map(is_host_compute, comp.instructions)) < 2:
         return []  # most computations: no post order to build
     hosts = [i for i in reversed(comp.post_order()) if is_host_compute(i)]
-    if any(i.opcode is not HloOpcode.CALL or len(i.called_computations) != 1 for i in hosts):
+    if any(i.opcode is not CALL or len(i.called_computations) != 1 for i in hosts):
         return []
-    if any(c.called_computations[0].root_instruction().opcode is HloOpcode.TUPLE for c in hosts):
+    if any(c.called_computations[0].root_instruction().opcode is TUPLE for c in hosts):
         return []
     listed = set(hosts)
     for call in hosts:  # an operand chain from one host call to another: separate computations
@@ -80,20 +80,20 @@ def _merge(module: HloModule, comp: HloComputation, calls: list[HloInstruction])
             if call.operands[k] in operands:  # an operand the call has already: its parameter
                 mapping[param] = body.parameters[operands.index(call.operands[k])]
                 continue
-            new = HloInstruction(module.unique_name("param"), HloOpcode.PARAMETER, param.shape)
+            new = HloInstruction(module.unique_name("param"), PARAMETER, param.shape)
             new.parameter_number = len(operands)
             body.add_instruction(new)
             mapping[param] = new
             operands.append(call.operands[k])
         for instr in callee.instructions:
-            if instr.opcode is HloOpcode.PARAMETER:
+            if instr.opcode is PARAMETER:
                 continue
             clone = instr.clone_with_new_operands(instr.shape, [mapping.get(o, o) for o in instr.operands],
                                                   module.unique_name(instr.name))
             body.add_instruction(clone)
             mapping[instr] = clone
         roots.append(mapping[callee.root_instruction()])
-    root = HloInstruction(module.unique_name("tuple"), HloOpcode.TUPLE, Shape.tuple([r.shape for r in roots]))
+    root = HloInstruction(module.unique_name("tuple"), TUPLE, Shape.tuple([r.shape for r in roots]))
     body.add_instruction(root)
     root.operands = roots
     body.set_root_instruction(root)
@@ -104,7 +104,7 @@ def _merge(module: HloModule, comp: HloComputation, calls: list[HloInstruction])
     comp.insert_before(first, merged)
     elements = []
     for k, call in enumerate(calls):
-        element = HloInstruction(module.unique_name("get-tuple-element"), HloOpcode.GET_TUPLE_ELEMENT, call.shape)
+        element = HloInstruction(module.unique_name("get-tuple-element"), GET_TUPLE_ELEMENT, call.shape)
         element.tuple_index = k
         element.attributes = {"index": str(k)}
         comp.insert_before(first, element)

@@ -16,7 +16,25 @@ from __future__ import annotations
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import HloOpcode
+from ...ir.opcodes import (
+    ASYNC_START,
+    BITCAST,
+    CALL,
+    CONDITIONAL,
+    COPY,
+    CUSTOM_CALL,
+    DYNAMIC_SLICE,
+    DYNAMIC_UPDATE_SLICE,
+    GET_TUPLE_ELEMENT,
+    PAD,
+    PARAMETER,
+    REDUCE,
+    RESHAPE,
+    SEND,
+    TUPLE,
+    WHILE,
+    HloOpcode,
+)
 from ...ir.shape import Shape
 from ..annotations import is_move_to_device, is_move_to_host
 from ..kinds import Status
@@ -64,7 +82,7 @@ def is_pure_memory_op(instr: HloInstruction) -> bool:
     ``reshape``; XLA turns bitcast reshapes into ``bitcast`` (AlgebraicSimplifier after
     layout assignment) before HostOffloader runs, so they move no data here either.
     """
-    if instr.opcode is HloOpcode.RESHAPE:
+    if instr.opcode is RESHAPE:
         return reshape_is_bitcast(instr)
     return instr.opcode.is_pure_memory_move
 
@@ -141,25 +159,25 @@ def is_sharding_annotation(cc: HloInstruction) -> bool:
 
 def allowed_between_move_to_host_and_consumer(instr: HloInstruction) -> bool:
     """``InstructionIsAllowedBetweenMoveToHostAndDus``: bitcast, copy, bitcast reshape."""
-    if instr.opcode is HloOpcode.RESHAPE:
+    if instr.opcode is RESHAPE:
         return reshape_is_bitcast(instr)
-    if instr.opcode is HloOpcode.CUSTOM_CALL:
+    if instr.opcode is CUSTOM_CALL:
         return is_sharding_annotation(instr)
-    return instr.opcode in (HloOpcode.BITCAST, HloOpcode.COPY)
+    return instr.opcode in (BITCAST, COPY)
 
 
 def allowed_between_slice_and_move_to_device(instr: HloInstruction) -> bool:
     """``InstructionIsAllowedBetweenDsAndMoveToDevice`` (loop plumbing allowed too, as in shipped XLA)."""
-    if instr.opcode is HloOpcode.REDUCE:
+    if instr.opcode is REDUCE:
         return _true_rank(instr.operands[0].shape) == _true_rank(instr.shape) if instr.shape.is_array else \
             _true_rank(instr.operands[0].shape) == _true_rank(instr.shape.tuple_shapes[0])
-    if instr.opcode is HloOpcode.RESHAPE:
+    if instr.opcode is RESHAPE:
         return reshape_is_bitcast(instr)
-    if instr.opcode is HloOpcode.CUSTOM_CALL:
+    if instr.opcode is CUSTOM_CALL:
         return is_sharding_annotation(instr)
-    if instr.opcode is HloOpcode.CALL:
+    if instr.opcode is CALL:
         return True  # CallInliner has removed calls by the time HostOffloader runs
-    return instr.opcode in (HloOpcode.BITCAST, HloOpcode.COPY) or instr.opcode in _LOOP_PLUMBING
+    return instr.opcode in (BITCAST, COPY) or instr.opcode in _LOOP_PLUMBING
 
 
 def custom_call_reuses_buffer(cc: HloInstruction, operand_number: int) -> bool:
@@ -195,34 +213,34 @@ def successors(pos: Position, graph: CallGraph, follow_empty_index_gte: bool = T
             out.append(Position(caller, index))
     for user in instr.users:
         op = user.opcode
-        if op is HloOpcode.TUPLE:
+        if op is TUPLE:
             for k in user.operand_indices(instr):
                 out.append(Position(user, (k,) + index))
-        elif op is HloOpcode.GET_TUPLE_ELEMENT:
+        elif op is GET_TUPLE_ELEMENT:
             if not index and not follow_empty_index_gte:
                 continue
             if not index:
                 raise XlaCheckFailure("Expected shape index to be non-empty.", user)
             if index[0] == user.tuple_index:
                 out.append(Position(user, index[1:]))
-        elif op is HloOpcode.CALL and user.frontend_attributes.get("_xla_compute_type") == "host":
+        elif op is CALL and user.frontend_attributes.get("_xla_compute_type") == "host":
             continue  # a compute_on host computation: compiled on its own (see host_offloading_prepare.py)
-        elif op in (HloOpcode.CALL, HloOpcode.ASYNC_START):
+        elif op in (CALL, ASYNC_START):
             comp = _called(user, "calls", "to_apply")[0]
             for k in user.operand_indices(instr):
                 out.append(Position(comp.parameters[k], index))
-        elif op is HloOpcode.WHILE:
+        elif op is WHILE:
             body, cond = user.called["body"][0], user.called["condition"][0]
             for k in user.operand_indices(instr):
                 out.append(Position(body.parameters[k], index))
                 out.append(Position(cond.parameters[k], index))
-        elif op is HloOpcode.CONDITIONAL:
+        elif op is CONDITIONAL:
             branches = _branches(user)
             for k in user.operand_indices(instr):
                 if k == 0 or k - 1 >= len(branches):
                     raise XlaCheckFailure("Not enough branch computations for conditional", user)
                 out.append(Position(branches[k - 1].parameters[0], index))
-        elif op is HloOpcode.CUSTOM_CALL:
+        elif op is CUSTOM_CALL:
             found = False
             for k in user.operand_indices(instr):
                 if custom_call_reuses_buffer(user, k):
@@ -249,18 +267,18 @@ def predecessors(pos: Position, graph: CallGraph, operand_index: int | None = No
     """
     instr, index = pos.instruction, pos.shape_index
     op = instr.opcode
-    if op is HloOpcode.GET_TUPLE_ELEMENT:
+    if op is GET_TUPLE_ELEMENT:
         return [Position(instr.operands[0], (instr.gte_index(), *index))]
-    if op is HloOpcode.TUPLE:
+    if op is TUPLE:
         if not index:
             raise XlaCheckFailure("Did not store an index before encountering a tuple.", instr)
         return [Position(instr.operands[index[0]], index[1:])]
-    if op is HloOpcode.CALL:
+    if op is CALL:
         return [Position(_called(instr, "to_apply", "calls")[0].root_instruction(), index)]
-    if op is HloOpcode.PARAMETER:
+    if op is PARAMETER:
         out: list[Position] = []
         for caller in dict.fromkeys(graph.callers_of(instr.parent)):
-            if caller.opcode is HloOpcode.CONDITIONAL:
+            if caller.opcode is CONDITIONAL:
                 slots = [k + 1 for k, c in enumerate(_branches(caller)) if c is instr.parent]
                 if not slots:
                     raise XlaCheckFailure("Computation not found in conditional", caller)
@@ -268,17 +286,17 @@ def predecessors(pos: Position, graph: CallGraph, operand_index: int | None = No
             else:
                 out.append(Position(caller.operands[instr.param_number()], index))
         return out
-    if op is HloOpcode.DYNAMIC_SLICE:
+    if op is DYNAMIC_SLICE:
         return [Position(instr.operands[operand_index or 0], index)]
-    if op is HloOpcode.DYNAMIC_UPDATE_SLICE:
+    if op is DYNAMIC_UPDATE_SLICE:
         if operand_index:
             raise XlaCheckFailure("Check failed: !operand_index.has_value() || *operand_index == 0", instr)
         return [Position(instr.operands[0], index)]
-    if op is HloOpcode.WHILE:
+    if op is WHILE:
         return [Position(instr.called["body"][0].root_instruction(), index)]
-    if op in (HloOpcode.PAD, HloOpcode.SEND):
+    if op in (PAD, SEND):
         return [Position(instr.operands[0], index)]
-    if op is HloOpcode.CONDITIONAL:
+    if op is CONDITIONAL:
         return [Position(c.root_instruction(), index) for c in _branches(instr)]
     if operand_index is None and len(instr.operands) != 1:
         from ...syntax.hlo_printer import print_instruction
