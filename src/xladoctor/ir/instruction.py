@@ -9,9 +9,9 @@ called computations by role).
 Invariant: operands and users are written by this class's methods only -- the ``operands``
 setter (:meth:`HloInstruction._set_operands`, the one write path), :meth:`replace_operand`,
 :meth:`replace_all_uses_with` and :meth:`HloInstruction.unlink` -- so each link has its reverse
-(checked by :meth:`HloModule.lint <xladoctor.ir.module.HloModule.lint>`).  ``users`` is a
-:class:`~.users.Users` in XLA's order (``HloInstruction::Users``): a new user is appended, a
-removed user's slot is taken by the last user; HostOffloader decides in that order, so
+(checked by :meth:`HloModule.lint <xladoctor.ir.module.HloModule.lint>`).  ``users`` reads in
+XLA's order (``HloInstruction::Users``; a :class:`~.users.Users`, or the one user kept bare): a new
+user is appended, a removed user's slot is taken by the last user; HostOffloader decides in that order, so
 rewrites must leave the order XLA's would.  Every write is O(operands changed): a ROOT tuple of
 thousands of operands has each use replaced in O(1) (:class:`~.operands.WideOperands`).
 """
@@ -47,7 +47,7 @@ COMPILED: Final = not __file__.endswith(".py")
 """Whether this module runs compiled (the opt-in mypyc build, README): an extension module's
 ``__file__`` is the shared library."""
 
-INSTRUCTION_SLOTS: Final = ("name", "opcode", "shape", "_operands", "users", "_attributes", "parent", "called",
+INSTRUCTION_SLOTS: Final = ("name", "opcode", "shape", "_operands", "_users", "_attributes", "parent", "called",
                              "parameter_number", "custom_call_target", "tuple_index", "line", "col", "_extra")
 """:class:`HloInstruction`'s fields, named outside the class: a compiled core (mypyc, README)
 reads no ``__slots__`` through the class object."""
@@ -75,9 +75,11 @@ class HloInstruction(RareFieldAccess):
         """The operands: a tuple; the one operand itself where there is one (most instructions:
         a one-element tuple each was 48 bytes); while uses of a wide instruction's operands are
         being replaced, a :class:`~.operands.WideOperands` (a list with an index)."""
-        self.users: Users = NO_USERS
-        """Instructions that use this one, in XLA's order; read only (see the module doc).  The
-        shared empty :data:`~.users.NO_USERS` until the first user (:meth:`_gain_user`)."""
+        self._users: Users | HloInstruction = NO_USERS
+        """The users (see :attr:`users`): the shared empty :data:`~.users.NO_USERS` until the
+        first user, that user itself while it is the only one (jax_entry: four instructions in
+        five have exactly one, and a ``Users`` each was 80 bytes), a :class:`~.users.Users` of
+        its own from the second on (kept from then, as XLA keeps its vector)."""
         self._attributes: dict[str, str] | str = ""  # none yet: the dict is made when first asked for
         """The ``attributes`` dict, or the text it is read from on first use (see :meth:`attributes`)."""
         self.parent: HloComputation | None = None
@@ -128,7 +130,7 @@ class HloInstruction(RareFieldAccess):
                     value = value.copy()
                 setattr(new, slot, value)
         new._operands = ()
-        new.users = NO_USERS
+        new._users = NO_USERS
         new.parent = None
         new.called = NO_CALLS
         return new
@@ -197,22 +199,58 @@ class HloInstruction(RareFieldAccess):
             kept: tuple[HloInstruction, ...] | set[HloInstruction] = new if len(new) <= WIDE else set(new)
             for op in old:
                 if op not in kept:
-                    op.users.swap_remove(self)
+                    op._lose_user(self)
         self._operands = new[0] if len(new) == 1 else new
         for op in new:
-            users = op.users
-            if users is NO_USERS:
-                op.users = users_of(self)
+            if op._users is NO_USERS:
+                op._users = self
             else:
-                users.add(self)
+                op._gain_user(self)
+
+    @property
+    def users(self) -> Sequence[HloInstruction]:
+        """Instructions that use this one, in XLA's order; read only (see the module doc): a
+        :class:`~.users.Users`, or a one-element tuple made per read where the one user is kept
+        bare (:attr:`_users`)."""
+        users = self._users
+        if users.__class__ is Users:
+            return users
+        return (users,)  # type: ignore[return-value]
 
     def _gain_user(self, user: HloInstruction) -> None:
-        """``AddUser`` on this instruction: its own :class:`~.users.Users` at its first user."""
-        users = self.users
-        if users is NO_USERS:
-            self.users = users_of(user)
-        else:
-            users.add(user)
+        """``AddUser`` on this instruction: the first user kept bare, a :class:`~.users.Users` from
+        the second on."""
+        users = self._users
+        if users.__class__ is Users:
+            if users is NO_USERS:
+                self._users = user
+            elif users or users._index is not None:
+                users.add(user)
+            else:  # an empty Users of its own (its users were removed): Users.add's first case
+                _first_user(users, (user,))
+        elif users is not user:
+            self._users = users_of(users, user)  # type: ignore[arg-type]
+
+    def _lose_user(self, user: HloInstruction) -> None:
+        """``RemoveUser``: the last user takes ``user``'s slot; no-op for a non-user."""
+        users = self._users
+        if users.__class__ is Users:
+            users.swap_remove(user)
+        elif users is user:
+            self._users = NO_USERS
+
+    def _lose_users(self, gone: set[HloInstruction]) -> None:
+        """Drop every user in ``gone`` keeping the others' order (:meth:`unlink`)."""
+        users = self._users
+        if users.__class__ is Users:
+            users.remove_stable(gone)
+        elif users in gone:
+            self._users = NO_USERS
+
+    def users_consistent(self) -> bool:
+        """Whether the users' index matches their vector (lint; a bare user has none)."""
+        users = self._users
+        return users.consistent() if users.__class__ is Users else True
 
     def link_operands(self, new: tuple[HloInstruction, ...]) -> None:
         """The operands of an instruction that has none yet (a fresh copy): the write path
@@ -223,13 +261,10 @@ class HloInstruction(RareFieldAccess):
             return
         self._operands = new[0] if len(new) == 1 else new
         for op in new:
-            users = op.users
-            if users is NO_USERS:  # its first user, inline: the parser links every operand here
-                op.users = users_of(self)
-            elif users or users._index is not None:
-                users.add(self)
-            else:  # an empty Users of its own (its users were removed): Users.add's first case
-                _first_user(users, (self,))
+            if op._users is NO_USERS:  # its first user, inline: the parser links every operand here
+                op._users = self
+            else:
+                op._gain_user(self)
 
     def operand(self, i: int) -> HloInstruction:
         ops = self._operands
@@ -269,7 +304,7 @@ class HloInstruction(RareFieldAccess):
         del slots[index]
         if not slots:  # ``old`` is used nowhere else here: it loses this user (``RemoveUser``)
             del wide.slots[old]
-            old.users.swap_remove(self)
+            old._lose_user(self)
         wide.slots.setdefault(new, {})[index] = None
         new._gain_user(self)
 
@@ -295,7 +330,7 @@ class HloInstruction(RareFieldAccess):
 
     def _replace_uses(self, old: HloInstruction, new: HloInstruction) -> None:
         """Every slot of this instruction holding ``old`` holds ``new``; links follow."""
-        old.users.swap_remove(self)
+        old._lose_user(self)
         new._gain_user(self)
         ops = self._operands
         cls = ops.__class__
@@ -317,7 +352,9 @@ class HloInstruction(RareFieldAccess):
 
     def sort_users(self, key: Callable[[HloInstruction], int]) -> None:
         """Order the users by ``key`` (stable; ``HloComputation.sort_users_by_position``)."""
-        self.users.sort(key)
+        users = self._users
+        if users.__class__ is Users:
+            users.sort(key)
 
     @staticmethod
     def unlink(gone: set[HloInstruction]) -> None:
@@ -332,7 +369,7 @@ class HloInstruction(RareFieldAccess):
                     touched[id(op)] = op
             instr._operands = ()
         for op in touched.values():
-            op.users.remove_stable(gone)
+            op._lose_users(gone)
 
     # -- attributes (read lazily: a parsed instruction keeps its attribute text, one string) --
     @property
@@ -471,7 +508,7 @@ class HloInstruction(RareFieldAccess):
         return f"<HloInstruction {self.name} = {self.shape} {self.opcode.value}>"
 
 
-_GRAPH_SLOTS = {"_operands", "users", "parent", "called"}
+_GRAPH_SLOTS = {"_operands", "_users", "parent", "called"}
 _COPIED_SLOTS = [s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS and s != "_extra"] + \
     [s for s in EXTRA_COPIED if s != "metadata"]
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
