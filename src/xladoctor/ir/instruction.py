@@ -43,12 +43,17 @@ NO_CALLS: Mapping[str, list[HloComputation]] = MappingProxyType({})
 CALLED_COMPUTATION_ROLES = _opcode_rules.CALLED_COMPUTATION_ROLES
 
 
+NOWHERE: Final = (0, 0)
+"""The position of an instruction built in code (line 0, column 0)."""
+MAX_LINE_OFFSET: Final = 255
+"""The largest line offset from a shared ``(line, col)``: every int up to 256 is one object."""
+
 COMPILED: Final = not __file__.endswith(".py")
 """Whether this module runs compiled (the opt-in mypyc build, README): an extension module's
 ``__file__`` is the shared library."""
 
 INSTRUCTION_SLOTS: Final = ("name", "opcode", "shape", "_operands", "_users", "_attributes", "parent", "called",
-                             "parameter_number", "custom_call_target", "tuple_index", "line", "col", "_extra")
+                             "parameter_number", "custom_call_target", "tuple_index", "_where", "_line_off", "_extra")
 """:class:`HloInstruction`'s fields, named outside the class: a compiled core (mypyc, README)
 reads no ``__slots__`` through the class object."""
 
@@ -91,19 +96,41 @@ class HloInstruction(RareFieldAccess):
         self.custom_call_target: str | None = None
         self.tuple_index: int | None = None
         """For ``get-tuple-element``: its ``index=N``."""
-        self.line: int = 0
-        """1-based line of the definition in the HLO text (0 if built in code)."""
-        self.col: int = 0
-        """1-based column where the definition starts (0 if built in code)."""
+        self._where: tuple[int, int] = NOWHERE
+        """``(line, col)`` that :attr:`line` counts from, shared (see :meth:`set_position`)."""
+        self._line_off: int = 0
+        """:attr:`line` minus ``_where``'s line: 0..255, an int Python keeps one of."""
         self._extra: RareFields | None = None
         """The fields few instructions have (:class:`RareFields`), made when one is first set."""
 
-    def set_position(self, line: int, col: int) -> None:
-        """Where the definition starts in the HLO text (the parser's one write of both).  Kept as
-        two numbers, not one packed: ``line`` is then the stored object, which a summary that
-        lists every instruction's line shares instead of making one per read."""
-        self.line = line
-        self.col = col
+    def set_position(self, line: int, col: int, where: tuple[int, int] | None = None) -> None:
+        """Where the definition starts in the HLO text: 1-based ``line`` and ``col`` (0 if built in
+        code).  Kept as an offset of at most 255 lines from a ``(line, col)`` pair many
+        instructions share (``where``, the caller's, when it fits): Python makes an int object
+        for every number over 256, and one per instruction was 32 bytes of ~450 (a parser
+        passes one pair per 256 lines and column)."""
+        if where is None or where[1] != col or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
+            where = NOWHERE if line == 0 and col == 0 else (line, col)
+        self._where = where
+        self._line_off = line - where[0]
+
+    @property
+    def line(self) -> int:
+        """1-based line of the definition in the HLO text (0 if built in code)."""
+        return self._where[0] + self._line_off
+
+    @line.setter
+    def line(self, value: int) -> None:
+        self.set_position(value, self._where[1], self._where)
+
+    @property
+    def col(self) -> int:
+        """1-based column where the definition starts (0 if built in code)."""
+        return self._where[1]
+
+    @col.setter
+    def col(self, value: int) -> None:
+        self.set_position(self.line, value)
 
     def detached_copy(self) -> HloInstruction:
         """A copy of every field except the graph links (operands, users, parent, called
@@ -514,7 +541,7 @@ _COPIED_SLOTS = [s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS and s != 
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
 _MISSING = object()
 _ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "parameter_number", "custom_call_target",
-                           "tuple_index", "line", "col"))
+                           "tuple_index", "_where", "_line_off"))
 """Slots whose values are never a dict or list (strings, numbers, the opcode, the immutable
 shape): copied without the test; a slot added later gets the test until it is listed here."""
 _copy_fields = compile_field_copy([s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS], _ATOMIC_SLOTS)

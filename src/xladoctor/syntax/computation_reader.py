@@ -13,7 +13,7 @@ from collections.abc import Container
 
 from ..base.errors import HloParseError
 from ..ir.computation import HloComputation
-from ..ir.instruction import HloInstruction
+from ..ir.instruction import MAX_LINE_OFFSET, NOWHERE, HloInstruction
 from ..ir.module import HloModule
 from ..ir.name_uniquer import NameUniquer
 from ..ir.opcode_rules import operand_count_error
@@ -76,6 +76,10 @@ class ComputationReader(InstructionReader):
     """The fast path's verdict on an attribute text by opcode, where it depends on nothing else
     (:func:`.instruction_line._attributes`): the shared text, the names, the decoded fields (the
     frontend attributes as the rare fields every such line shares)."""
+    _wheres: dict[int, tuple[int, int]]
+    """The latest ``(line, col)`` an instruction's position counts from, by column
+    (:meth:`HloInstruction.set_position <xladoctor.ir.instruction.HloInstruction.set_position>`):
+    one pair per 256 lines of a column, shared by the instructions on them."""
     has_backslash: bool
     """Whether the text holds a backslash anywhere (the fast path takes no line that holds one)."""
     _nesting: int = 0
@@ -158,6 +162,8 @@ class ComputationReader(InstructionReader):
         add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
+        wheres = self._wheres  # the (line, col) pairs instructions' positions count from, one per column
+        where = NOWHERE
         while True:
             got = read_fast(self, module, by_name)
             if got is not None:
@@ -187,8 +193,16 @@ class ComputationReader(InstructionReader):
                 line += newlines
                 line_start = text.rfind("\n", line_pos, instr_start) + 1
             line_pos = instr_start
-            instr.line = line
-            instr.col = instr_start - line_start + 1
+            col = instr_start - line_start + 1  # the position, as set_position keeps it (inline: once per line)
+            off = line - where[0]
+            if col != where[1] or not 0 <= off <= MAX_LINE_OFFSET:
+                where = wheres.get(col, NOWHERE)
+                off = line - where[0]
+                if where is NOWHERE or not 0 <= off <= MAX_LINE_OFFSET:
+                    where = wheres[col] = (line, col)
+                    off = 0
+            instr._where = where
+            instr._line_off = off
             if is_root or instr.parameter_number is not None:
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             add(instr, False)
@@ -221,7 +235,8 @@ class ComputationReader(InstructionReader):
             body.defined.add(instr.name)
             line += text.count("\n", line_pos, start)
             line_pos = start
-            instr.set_position(line, start - text.rfind("\n", 0, start))
+            col = start - text.rfind("\n", 0, start)
+            instr.set_position(line, col, self._wheres.get(col))
             if instr.parameter_number is not None:
                 self._note_root_or_parameter(comp, body, instr, start, False)
             comp.add_instruction(instr, index_parameter=False)
