@@ -4,8 +4,9 @@ with columns that change from line to line, in a copy, and when set in code."""
 
 from __future__ import annotations
 
-from xladoctor.ir.instruction import NOWHERE, HloInstruction
+from xladoctor.ir.instruction import HloInstruction
 from xladoctor.ir.opcodes import HloOpcode
+from xladoctor.ir.packed_fields import NOWHERE
 from xladoctor.ir.shape import Shape
 from xladoctor.syntax.hlo_parser import parse_module
 

@@ -26,10 +26,10 @@ from . import opcode_rules as _opcode_rules
 from .metadata import MetadataCodec, OpMetadata, SourceLocation
 from .opcodes import HloOpcode
 from .operands import WIDE, WideOperands
-from .rare_fields import EXTRA_COPIED, UNDECODED, RareFieldAccess, RareFields, compile_field_copy
+from .packed_fields import NOWHERE, PACKED_SLOTS, PackedFieldAccess
+from .rare_fields import EXTRA_COPIED, UNDECODED, RareFields, compile_field_copy
 from .shape import Shape
-from .users import NO_USERS, Users, users_of
-from .users import first_user as _first_user
+from .users import NO_USERS, Users
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -43,22 +43,19 @@ NO_CALLS: Mapping[str, list[HloComputation]] = MappingProxyType({})
 CALLED_COMPUTATION_ROLES = _opcode_rules.CALLED_COMPUTATION_ROLES
 
 
-NOWHERE: Final = (0, 0)
-"""The position of an instruction built in code (line 0, column 0)."""
-MAX_LINE_OFFSET: Final = 255
-"""The largest line offset from a shared ``(line, col)``: every int up to 256 is one object."""
-
 COMPILED: Final = not __file__.endswith(".py")
 """Whether this module runs compiled (the opt-in mypyc build, README): an extension module's
 ``__file__`` is the shared library."""
 
-INSTRUCTION_SLOTS: Final = ("name", "opcode", "shape", "_operands", "_users", "_attributes", "parent", "called",
-                             "parameter_number", "custom_call_target", "tuple_index", "_where", "_line_off", "_extra")
-""":class:`HloInstruction`'s fields, named outside the class: a compiled core (mypyc, README)
-reads no ``__slots__`` through the class object."""
+_OWN_SLOTS: Final = ("name", "opcode", "shape", "_operands", "_attributes", "parent", "called", "custom_call_target",
+                      "_extra")
+INSTRUCTION_SLOTS: Final = _OWN_SLOTS + PACKED_SLOTS
+""":class:`HloInstruction`'s fields (its own and :class:`~.packed_fields.PackedFieldAccess`'s),
+named outside the class: a compiled core (mypyc, README) reads no ``__slots__`` through the class
+object."""
 
 
-class HloInstruction(RareFieldAccess):
+class HloInstruction(PackedFieldAccess):
     """An HLO instruction.  Identity semantics: two instructions are never "equal" by value.
 
     Attribute and metadata text is HLO syntax, read and written one layer up, in ``syntax/``:
@@ -69,7 +66,7 @@ class HloInstruction(RareFieldAccess):
     IR never imports the layer that reads it (nor is anything installed into it at import).
     """
 
-    __slots__ = INSTRUCTION_SLOTS
+    __slots__ = _OWN_SLOTS
 
     def __init__(self, name: str, opcode: HloOpcode, shape: Shape):
         self.name = name
@@ -91,46 +88,16 @@ class HloInstruction(RareFieldAccess):
         self.called: Mapping[str, list[HloComputation]] = NO_CALLS
         """Called computations by role (``to_apply``, ``calls``, ``body``, ``condition``, ...);
         replaced, never edited in place (the empty one is shared)."""
-        self.parameter_number: int | None = None
-        """For ``parameter(N)``."""
+        self._number: int | None = None
+        """A parameter's number or a get-tuple-element's index (:attr:`parameter_number`,
+        :attr:`tuple_index`): one slot for the two, as no instruction has both."""
         self.custom_call_target: str | None = None
-        self.tuple_index: int | None = None
-        """For ``get-tuple-element``: its ``index=N``."""
         self._where: tuple[int, int] = NOWHERE
         """``(line, col)`` that :attr:`line` counts from, shared (see :meth:`set_position`)."""
         self._line_off: int = 0
         """:attr:`line` minus ``_where``'s line: 0..255, an int Python keeps one of."""
         self._extra: RareFields | None = None
         """The fields few instructions have (:class:`RareFields`), made when one is first set."""
-
-    def set_position(self, line: int, col: int, where: tuple[int, int] | None = None) -> None:
-        """Where the definition starts in the HLO text: 1-based ``line`` and ``col`` (0 if built in
-        code).  Kept as an offset of at most 255 lines from a ``(line, col)`` pair many
-        instructions share (``where``, the caller's, when it fits): Python makes an int object
-        for every number over 256, and one per instruction was 32 bytes of ~450 (a parser
-        passes one pair per 256 lines and column)."""
-        if where is None or where[1] != col or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
-            where = NOWHERE if line == 0 and col == 0 else (line, col)
-        self._where = where
-        self._line_off = line - where[0]
-
-    @property
-    def line(self) -> int:
-        """1-based line of the definition in the HLO text (0 if built in code)."""
-        return self._where[0] + self._line_off
-
-    @line.setter
-    def line(self, value: int) -> None:
-        self.set_position(value, self._where[1], self._where)
-
-    @property
-    def col(self) -> int:
-        """1-based column where the definition starts (0 if built in code)."""
-        return self._where[1]
-
-    @col.setter
-    def col(self, value: int) -> None:
-        self.set_position(self.line, value)
 
     def detached_copy(self) -> HloInstruction:
         """A copy of every field except the graph links (operands, users, parent, called
@@ -233,51 +200,6 @@ class HloInstruction(RareFieldAccess):
                 op._users = self
             else:
                 op._gain_user(self)
-
-    @property
-    def users(self) -> Sequence[HloInstruction]:
-        """Instructions that use this one, in XLA's order; read only (see the module doc): a
-        :class:`~.users.Users`, or a one-element tuple made per read where the one user is kept
-        bare (:attr:`_users`)."""
-        users = self._users
-        if users.__class__ is Users:
-            return users
-        return (users,)  # type: ignore[return-value]
-
-    def _gain_user(self, user: HloInstruction) -> None:
-        """``AddUser`` on this instruction: the first user kept bare, a :class:`~.users.Users` from
-        the second on."""
-        users = self._users
-        if users.__class__ is Users:
-            if users is NO_USERS:
-                self._users = user
-            elif users or users._index is not None:
-                users.add(user)
-            else:  # an empty Users of its own (its users were removed): Users.add's first case
-                _first_user(users, (user,))
-        elif users is not user:
-            self._users = users_of(users, user)  # type: ignore[arg-type]
-
-    def _lose_user(self, user: HloInstruction) -> None:
-        """``RemoveUser``: the last user takes ``user``'s slot; no-op for a non-user."""
-        users = self._users
-        if users.__class__ is Users:
-            users.swap_remove(user)
-        elif users is user:
-            self._users = NO_USERS
-
-    def _lose_users(self, gone: set[HloInstruction]) -> None:
-        """Drop every user in ``gone`` keeping the others' order (:meth:`unlink`)."""
-        users = self._users
-        if users.__class__ is Users:
-            users.remove_stable(gone)
-        elif users in gone:
-            self._users = NO_USERS
-
-    def users_consistent(self) -> bool:
-        """Whether the users' index matches their vector (lint; a bare user has none)."""
-        users = self._users
-        return users.consistent() if users.__class__ is Users else True
 
     def link_operands(self, new: tuple[HloInstruction, ...]) -> None:
         """The operands of an instruction that has none yet (a fresh copy): the write path
@@ -540,8 +462,7 @@ _COPIED_SLOTS = [s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS and s != 
     [s for s in EXTRA_COPIED if s != "metadata"]
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
 _MISSING = object()
-_ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "parameter_number", "custom_call_target",
-                           "tuple_index", "_where", "_line_off"))
+_ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "_number", "custom_call_target", "_where", "_line_off"))
 """Slots whose values are never a dict or list (strings, numbers, the opcode, the immutable
 shape): copied without the test; a slot added later gets the test until it is listed here."""
 _copy_fields = compile_field_copy([s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS], _ATOMIC_SLOTS)

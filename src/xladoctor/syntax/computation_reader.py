@@ -13,11 +13,12 @@ from collections.abc import Container
 
 from ..base.errors import HloParseError
 from ..ir.computation import HloComputation
-from ..ir.instruction import MAX_LINE_OFFSET, NOWHERE, HloInstruction
+from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.name_uniquer import NameUniquer
 from ..ir.opcode_rules import operand_count_error
-from ..ir.opcodes import ASYNC_START, CONDITIONAL, HloOpcode
+from ..ir.opcodes import ASYNC_START, CONDITIONAL, PARAMETER, HloOpcode
+from ..ir.packed_fields import MAX_LINE_OFFSET, NOWHERE
 from ..ir.rare_fields import SharedRareFields
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
@@ -162,8 +163,7 @@ class ComputationReader(InstructionReader):
         add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
-        wheres = self._wheres  # the (line, col) pairs instructions' positions count from, one per column
-        where = NOWHERE
+        where = NOWHERE  # the (line, col) the last position counted from (see _where_for)
         while True:
             got = read_fast(self, module, by_name)
             if got is not None:
@@ -194,21 +194,24 @@ class ComputationReader(InstructionReader):
                 line_start = text.rfind("\n", line_pos, instr_start) + 1
             line_pos = instr_start
             col = instr_start - line_start + 1  # the position, as set_position keeps it (inline: once per line)
-            off = line - where[0]
-            if col != where[1] or not 0 <= off <= MAX_LINE_OFFSET:
-                where = wheres.get(col, NOWHERE)
-                off = line - where[0]
-                if where is NOWHERE or not 0 <= off <= MAX_LINE_OFFSET:
-                    where = wheres[col] = (line, col)
-                    off = 0
-            instr._where = where
-            instr._line_off = off
-            if is_root or instr.parameter_number is not None:
+            if col != where[1] or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
+                where = self._where_for(line, col)
+            instr._where, instr._line_off = where, line - where[0]
+            if is_root or (instr.opcode is PARAMETER and instr._number is not None):  # parameter_number, unread
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             add(instr, False)
             by_name[instr.name] = instr
         self._line, self._line_pos = line, line_pos
         self._finish_body(comp, body.root, body.params)
+
+    def _where_for(self, line: int, col: int) -> tuple[int, int]:
+        """The shared ``(line, col)`` an instruction at ``line``, ``col`` counts its position from
+        (:meth:`HloInstruction.set_position <xladoctor.ir.instruction.HloInstruction.set_position>`):
+        the column's latest while ``line`` is within reach of it, else a new one."""
+        where = self._wheres.get(col)
+        if where is None or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
+            where = self._wheres[col] = (line, col)
+        return where
 
     def _read_by_full_reader(self, comp: HloComputation, module: HloModule, body: _Body
                              ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
@@ -236,7 +239,7 @@ class ComputationReader(InstructionReader):
             line += text.count("\n", line_pos, start)
             line_pos = start
             col = start - text.rfind("\n", 0, start)
-            instr.set_position(line, col, self._wheres.get(col))
+            instr.set_position(line, col, self._where_for(line, col))
             if instr.parameter_number is not None:
                 self._note_root_or_parameter(comp, body, instr, start, False)
             comp.add_instruction(instr, index_parameter=False)
