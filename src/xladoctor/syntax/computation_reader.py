@@ -35,13 +35,13 @@ _BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the
 class _Body:
     """What reading one computation body keeps: its names so far, its ROOT and parameters."""
 
-    __slots__ = ("by_name", "defined", "params", "root")
+    __slots__ = ("by_name", "params", "root")
 
     def __init__(self) -> None:
         self.by_name: dict[str, HloInstruction] = {}
-        self.defined: set[str] = set()
-        """Names defined so far (only membership is asked: a set, not a name -> offset dict, which
-        held an int per instruction of the computation until its closing brace)."""
+        """The instructions defined so far by name: the operands' scope and the duplicate check
+        (:meth:`ComputationReader._check_new_name`; a set of the names beside it was 2 MB at the
+        end of a 63k-instruction ENTRY)."""
         self.params: dict[int, tuple[HloInstruction, int]] = {}
         self.root: HloInstruction | None = None
 
@@ -159,7 +159,6 @@ class ComputationReader(InstructionReader):
         text = self.text
         body = _Body()
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
-        defined = body.defined
         add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
@@ -168,8 +167,8 @@ class ComputationReader(InstructionReader):
             got = read_fast(self, module, by_name)
             if got is not None:
                 instr, control_refs, instr_start, is_root = got
-                if instr.name in defined:
-                    self._check_new_name(comp, instr, defined, instr_start)
+                if instr.name in by_name:
+                    self._check_new_name(comp, instr, by_name, instr_start)
             else:
                 got = self._read_by_full_reader(comp, module, body)
                 if got is None:
@@ -187,7 +186,6 @@ class ComputationReader(InstructionReader):
                 self._set_built_shape(instr, instr_start)
                 if instr.opcode in ASYNC_OPS:
                     self._check_async(instr, instr_start)
-            defined.add(instr.name)
             newlines = text.count("\n", line_pos, instr_start)
             if newlines:
                 line += newlines
@@ -228,14 +226,13 @@ class ComputationReader(InstructionReader):
         is_root = text.startswith("ROOT", instr_start) and text[instr_start + 4:instr_start + 5].isspace()
         if is_root:
             r.pos += 4
-        instr, control_refs = self._read_slow(comp, module, body.defined, body.by_name, instr_start)
+        instr, control_refs = self._read_slow(comp, module, body.by_name, instr_start)
         return instr, control_refs, instr_start, is_root
 
     def _add_nested(self, comp: HloComputation, body: _Body, line: int, line_pos: int) -> tuple[int, int]:
         """The nested instructions the last line held, into the computation before it."""
         text = self.text
         for instr, start in self._nested:
-            body.defined.add(instr.name)
             line += text.count("\n", line_pos, start)
             line_pos = start
             col = start - text.rfind("\n", 0, start)
@@ -376,12 +373,11 @@ class ComputationReader(InstructionReader):
                 raise self.error(f"Duplicate parameter number {number}", instr_start)
             body.params[number] = (instr, instr_start)
 
-    def _read_slow(self, comp: HloComputation, module: HloModule, defined: set[str],
-                   by_name: dict[str, HloInstruction],
+    def _read_slow(self, comp: HloComputation, module: HloModule, by_name: dict[str, HloInstruction],
                    instr_start: int) -> tuple[HloInstruction, list[tuple[str, int]]]:
         """One instruction by the full reader, its name checked and its operands resolved."""
         instr, operand_refs, control_refs = self._parse_instruction(module, by_name)
-        self._check_new_name(comp, instr, defined, instr_start)
+        self._check_new_name(comp, instr, by_name, instr_start)
         if operand_refs:
             get = by_name.get
             ops = [get(ref) for ref, _ in operand_refs]
@@ -412,10 +408,14 @@ class ComputationReader(InstructionReader):
         comp.set_parameters([params[i][0] for i in range(len(params))])
 
     def _check_new_name(self, comp: HloComputation, instr: HloInstruction,
-                        defined: set[str], instr_start: int) -> None:
+                        by_name: dict[str, HloInstruction], instr_start: int) -> None:
         """Names are unique within a computation; another computation may reuse one (XLA's parser
-        keeps a scope per computation and renames module-wide afterwards: :mod:`..ir.name_uniquer`)."""
-        if instr.name in defined:
+        keeps a scope per computation and renames module-wide afterwards: :mod:`..ir.name_uniquer`).
+        Defined before ``instr`` are the names in ``by_name`` but those of the instructions nested
+        in its own line (entered as they were read, defined after it; their generated names avoid
+        every earlier one)."""
+        earlier = by_name.get(instr.name)
+        if earlier is not None and all(earlier is not nested for nested, _ in self._nested):
             raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
                              f"'{comp.name}')", instr_start)
 
