@@ -223,6 +223,11 @@ class HloComputation:
                 self._added(instr)
         self.instructions = instructions
 
+    def unused(self) -> list[HloInstruction]:
+        """The instructions no instruction uses, in order (dead-code elimination's starts), read
+        from each one's users store: the ``users`` property makes a tuple per read of a bare user."""
+        return [i for i in self.instructions if not i._users]
+
     def sort_users_by_position(self) -> None:
         """Order every instruction's users as the instructions are ordered: what building
         the computation afresh in that order gives (XLA rebuilding HLO from StableHLO)."""
