@@ -24,7 +24,7 @@ from xladoctor.ir.instruction import HloInstruction
 from xladoctor.ir.lint import LintError
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.ir.shape import Shape
-from xladoctor.ir.users import Users
+from xladoctor.ir.users import NO_USERS, Users, users_of
 from xladoctor.offload import analyze_host_offload
 from xladoctor.offload.clone import clone_module
 from xladoctor.offload.passes.call_inliner import inline_calls
@@ -144,13 +144,13 @@ def test_replacing_one_operand_of_a_wide_instruction_matches_assigning_its_opera
 
 def _corrupt_cases():
     def user_without_operand(m):
-        a, c = m.instruction("a"), m.instruction("c")
-        list.append(a.users, c)  # a link written behind the methods' back (Users is the vector)
+        a, b, c = m.instruction("a"), m.instruction("b"), m.instruction("c")
+        a._users = users_of(b, c)  # a link written behind the methods' back (a's one user, b, was kept bare)
         return "lists 'c' as a user, which does not use it"
 
     def operand_without_user(m):
         b = m.instruction("b")
-        list.remove(b.operands[0].users, b)
+        b.operands[0]._users = NO_USERS  # its one user, kept bare, dropped behind the methods' back
         return "which does not list it as a user"
 
     def duplicate_name(m):

@@ -3,7 +3,7 @@ instruction gains, by any write path, gives it its own, and the shared one stays
 
 from __future__ import annotations
 
-from xladoctor.ir.users import NO_USERS
+from xladoctor.ir.users import NO_USERS, Users
 from xladoctor.syntax.hlo_parser import parse_module
 
 TEXT = """HloModule m
@@ -41,9 +41,24 @@ def test_every_write_path_gives_the_first_user_its_own_users():
     assert [u.name for u in i["t"].users] == ["neg2"] and neg.users is NO_USERS
     i["dead"].operands = (i["q"], i["t"])  # the operands setter
     assert [u.name for u in i["t"].users] == ["neg2", "dead"]
-    assert len(NO_USERS) == 0 and i["a"].users is not NO_USERS and len(i["a"].users) == 0
+    assert len(NO_USERS) == 0 and i["a"].users is NO_USERS  # its one user (kept bare) gone: the shared empty again
     i["a"].sort_users(lambda u: 0)
     i["p"].users.swap_remove(i["t"])  # not a user: nothing changes
     assert len(NO_USERS) == 0
     type(neg).unlink({neg, i["q"]})  # remove_stable over users, the shared empty one among them
     assert [u.name for u in i["t"].users] == ["dead"] and len(NO_USERS) == 0
+
+
+def test_one_user_is_kept_bare_and_the_second_makes_users_in_order():
+    _, i = _parsed()
+    a, b, dead, q = i["a"], i["b"], i["dead"], i["q"]
+    assert a._users is i["t"] and a.users == (i["t"],)  # no Users for the one user
+    assert isinstance(i["p"]._users, Users)  # two users: a vector
+    b.replace_operand(0, a)  # a gains b: [t, b], in XLA's order
+    assert isinstance(a._users, Users) and [u.name for u in a.users] == ["t", "b"]
+    dead.operands = (a,)
+    assert [u.name for u in a.users] == ["t", "b", "dead"]
+    i["t"].replace_operand(0, q)  # RemoveUser: the last user (dead) takes t's slot
+    assert [u.name for u in a.users] == ["dead", "b"]
+    assert q.users == (i["t"],) and q._users is i["t"]  # b left q (NO_USERS), t came: bare again
+    assert dead in a.users and i["t"] not in a.users

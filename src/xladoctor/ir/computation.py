@@ -8,6 +8,7 @@ from .instruction import HloInstruction
 from .opcodes import PARAMETER
 from .operands import WideOperands
 from .shape import Shape
+from .users import Users
 
 if TYPE_CHECKING:
     from .module import HloModule
@@ -176,7 +177,7 @@ class HloComputation:
         of its operands now, so their users are reordered exactly when XLA's
         ``RemoveInstruction`` would; :meth:`drop_removed` takes a batch of them out later in one
         sweep (removing each from the list at once costs a scan of the list each)."""
-        if instr.users:
+        if instr._users:
             raise ValueError(f"cannot remove {instr.name}: still used by {[u.name for u in instr.users]}")
         if self.root is instr:
             raise ValueError(f"cannot remove {instr.name}: it is the root of {self.name}")
@@ -222,14 +223,20 @@ class HloComputation:
                 self._added(instr)
         self.instructions = instructions
 
+    def unused(self) -> list[HloInstruction]:
+        """The instructions no instruction uses, in order (dead-code elimination's starts), read
+        from each one's users store: the ``users`` property makes a tuple per read of a bare user."""
+        return [i for i in self.instructions if not i._users]
+
     def sort_users_by_position(self) -> None:
         """Order every instruction's users as the instructions are ordered: what building
         the computation afresh in that order gives (XLA rebuilding HLO from StableHLO)."""
         position = _Positions(zip(self.instructions, range(len(self.instructions))))
         key = position.__getitem__  # C-level per user; one of another computation sorts last
         for instr in self.instructions:
-            if len(instr.users) > 1:
-                instr.sort_users(key)
+            users = instr._users  # the store: no user or one (most, kept bare) is in order already
+            if isinstance(users, Users) and len(users) > 1:
+                users.sort(key)
 
     def instruction(self, name: str) -> HloInstruction:
         instr = self.get(name)
@@ -273,7 +280,7 @@ class HloComputation:
         visiting: set[HloInstruction] = set()
         emit, finish, expanded = order.append, done.add, visiting.add
         for start in self.instructions:
-            if start.users or start in done:
+            if start._users or start in done:  # has users: the store, not the property (no tuple per read)
                 continue
             stack = [start]
             push, pop = stack.append, stack.pop

@@ -9,9 +9,9 @@ called computations by role).
 Invariant: operands and users are written by this class's methods only -- the ``operands``
 setter (:meth:`HloInstruction._set_operands`, the one write path), :meth:`replace_operand`,
 :meth:`replace_all_uses_with` and :meth:`HloInstruction.unlink` -- so each link has its reverse
-(checked by :meth:`HloModule.lint <xladoctor.ir.module.HloModule.lint>`).  ``users`` is a
-:class:`~.users.Users` in XLA's order (``HloInstruction::Users``): a new user is appended, a
-removed user's slot is taken by the last user; HostOffloader decides in that order, so
+(checked by :meth:`HloModule.lint <xladoctor.ir.module.HloModule.lint>`).  ``users`` reads in
+XLA's order (``HloInstruction::Users``; a :class:`~.users.Users`, or the one user kept bare): a new
+user is appended, a removed user's slot is taken by the last user; HostOffloader decides in that order, so
 rewrites must leave the order XLA's would.  Every write is O(operands changed): a ROOT tuple of
 thousands of operands has each use replaced in O(1) (:class:`~.operands.WideOperands`).
 """
@@ -26,10 +26,10 @@ from . import opcode_rules as _opcode_rules
 from .metadata import MetadataCodec, OpMetadata, SourceLocation
 from .opcodes import CUSTOM_CALL, HloOpcode
 from .operands import WIDE, WideOperands
-from .rare_fields import EXTRA_COPIED, UNDECODED, RareFieldAccess, RareFields, compile_field_copy
+from .packed_fields import NOWHERE, PACKED_SLOTS, PackedFieldAccess
+from .rare_fields import EXTRA_COPIED, UNDECODED, RareFields, compile_field_copy
 from .shape import Shape
-from .users import NO_USERS, Users, users_of
-from .users import first_user as _first_user
+from .users import NO_USERS, Users
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -47,13 +47,15 @@ COMPILED: Final = not __file__.endswith(".py")
 """Whether this module runs compiled (the opt-in mypyc build, README): an extension module's
 ``__file__`` is the shared library."""
 
-INSTRUCTION_SLOTS: Final = ("name", "opcode", "shape", "_operands", "users", "_attributes", "parent", "called",
-                             "parameter_number", "custom_call_target", "tuple_index", "line", "col", "_extra")
-""":class:`HloInstruction`'s fields, named outside the class: a compiled core (mypyc, README)
-reads no ``__slots__`` through the class object."""
+_OWN_SLOTS: Final = ("name", "opcode", "shape", "_operands", "_attributes", "parent", "called", "custom_call_target",
+                      "_extra")
+INSTRUCTION_SLOTS: Final = _OWN_SLOTS + PACKED_SLOTS
+""":class:`HloInstruction`'s fields (its own and :class:`~.packed_fields.PackedFieldAccess`'s),
+named outside the class: a compiled core (mypyc, README) reads no ``__slots__`` through the class
+object."""
 
 
-class HloInstruction(RareFieldAccess):
+class HloInstruction(PackedFieldAccess):
     """An HLO instruction.  Identity semantics: two instructions are never "equal" by value.
 
     Attribute and metadata text is HLO syntax, read and written one layer up, in ``syntax/``:
@@ -64,7 +66,7 @@ class HloInstruction(RareFieldAccess):
     IR never imports the layer that reads it (nor is anything installed into it at import).
     """
 
-    __slots__ = INSTRUCTION_SLOTS
+    __slots__ = _OWN_SLOTS
 
     def __init__(self, name: str, opcode: HloOpcode, shape: Shape):
         self.name = name
@@ -75,33 +77,27 @@ class HloInstruction(RareFieldAccess):
         """The operands: a tuple; the one operand itself where there is one (most instructions:
         a one-element tuple each was 48 bytes); while uses of a wide instruction's operands are
         being replaced, a :class:`~.operands.WideOperands` (a list with an index)."""
-        self.users: Users = NO_USERS
-        """Instructions that use this one, in XLA's order; read only (see the module doc).  The
-        shared empty :data:`~.users.NO_USERS` until the first user (:meth:`_gain_user`)."""
+        self._users: Users | HloInstruction = NO_USERS
+        """The users (see :attr:`users`): the shared empty :data:`~.users.NO_USERS` until the
+        first user, that user itself while it is the only one (jax_entry: four instructions in
+        five have exactly one, and a ``Users`` each was 80 bytes), a :class:`~.users.Users` of
+        its own from the second on (kept from then, as XLA keeps its vector)."""
         self._attributes: dict[str, str] | str = ""  # none yet: the dict is made when first asked for
         """The ``attributes`` dict, or the text it is read from on first use (see :meth:`attributes`)."""
         self.parent: HloComputation | None = None
         self.called: Mapping[str, list[HloComputation]] = NO_CALLS
         """Called computations by role (``to_apply``, ``calls``, ``body``, ``condition``, ...);
         replaced, never edited in place (the empty one is shared)."""
-        self.parameter_number: int | None = None
-        """For ``parameter(N)``."""
+        self._number: int | None = None
+        """A parameter's number or a get-tuple-element's index (:attr:`parameter_number`,
+        :attr:`tuple_index`): one slot for the two, as no instruction has both."""
         self.custom_call_target: str | None = None
-        self.tuple_index: int | None = None
-        """For ``get-tuple-element``: its ``index=N``."""
-        self.line: int = 0
-        """1-based line of the definition in the HLO text (0 if built in code)."""
-        self.col: int = 0
-        """1-based column where the definition starts (0 if built in code)."""
+        self._where: tuple[int, int] = NOWHERE
+        """``(line, col)`` that :attr:`line` counts from, shared (see :meth:`set_position`)."""
+        self._line_off: int = 0
+        """:attr:`line` minus ``_where``'s line: 0..255, an int Python keeps one of."""
         self._extra: RareFields | None = None
         """The fields few instructions have (:class:`RareFields`), made when one is first set."""
-
-    def set_position(self, line: int, col: int) -> None:
-        """Where the definition starts in the HLO text (the parser's one write of both).  Kept as
-        two numbers, not one packed: ``line`` is then the stored object, which a summary that
-        lists every instruction's line shares instead of making one per read."""
-        self.line = line
-        self.col = col
 
     def detached_copy(self) -> HloInstruction:
         """A copy of every field except the graph links (operands, users, parent, called
@@ -128,7 +124,7 @@ class HloInstruction(RareFieldAccess):
                     value = value.copy()
                 setattr(new, slot, value)
         new._operands = ()
-        new.users = NO_USERS
+        new._users = NO_USERS
         new.parent = None
         new.called = NO_CALLS
         return new
@@ -197,22 +193,13 @@ class HloInstruction(RareFieldAccess):
             kept: tuple[HloInstruction, ...] | set[HloInstruction] = new if len(new) <= WIDE else set(new)
             for op in old:
                 if op not in kept:
-                    op.users.swap_remove(self)
+                    op._lose_user(self)
         self._operands = new[0] if len(new) == 1 else new
         for op in new:
-            users = op.users
-            if users is NO_USERS:
-                op.users = users_of(self)
+            if op._users is NO_USERS:
+                op._users = self
             else:
-                users.add(self)
-
-    def _gain_user(self, user: HloInstruction) -> None:
-        """``AddUser`` on this instruction: its own :class:`~.users.Users` at its first user."""
-        users = self.users
-        if users is NO_USERS:
-            self.users = users_of(user)
-        else:
-            users.add(user)
+                op._gain_user(self)
 
     def link_operands(self, new: tuple[HloInstruction, ...]) -> None:
         """The operands of an instruction that has none yet (a fresh copy): the write path
@@ -223,13 +210,10 @@ class HloInstruction(RareFieldAccess):
             return
         self._operands = new[0] if len(new) == 1 else new
         for op in new:
-            users = op.users
-            if users is NO_USERS:  # its first user, inline: the parser links every operand here
-                op.users = users_of(self)
-            elif users or users._index is not None:
-                users.add(self)
-            else:  # an empty Users of its own (its users were removed): Users.add's first case
-                _first_user(users, (self,))
+            if op._users is NO_USERS:  # its first user, inline: the parser links every operand here
+                op._users = self
+            else:
+                op._gain_user(self)
 
     def operand(self, i: int) -> HloInstruction:
         ops = self._operands
@@ -269,7 +253,7 @@ class HloInstruction(RareFieldAccess):
         del slots[index]
         if not slots:  # ``old`` is used nowhere else here: it loses this user (``RemoveUser``)
             del wide.slots[old]
-            old.users.swap_remove(self)
+            old._lose_user(self)
         wide.slots.setdefault(new, {})[index] = None
         new._gain_user(self)
 
@@ -295,7 +279,7 @@ class HloInstruction(RareFieldAccess):
 
     def _replace_uses(self, old: HloInstruction, new: HloInstruction) -> None:
         """Every slot of this instruction holding ``old`` holds ``new``; links follow."""
-        old.users.swap_remove(self)
+        old._lose_user(self)
         new._gain_user(self)
         ops = self._operands
         cls = ops.__class__
@@ -317,7 +301,9 @@ class HloInstruction(RareFieldAccess):
 
     def sort_users(self, key: Callable[[HloInstruction], int]) -> None:
         """Order the users by ``key`` (stable; ``HloComputation.sort_users_by_position``)."""
-        self.users.sort(key)
+        users = self._users
+        if users.__class__ is Users:
+            users.sort(key)
 
     @staticmethod
     def unlink(gone: set[HloInstruction]) -> None:
@@ -332,7 +318,7 @@ class HloInstruction(RareFieldAccess):
                     touched[id(op)] = op
             instr._operands = ()
         for op in touched.values():
-            op.users.remove_stable(gone)
+            op._lose_users(gone)
 
     # -- attributes (read lazily: a parsed instruction keeps its attribute text, one string) --
     @property
@@ -471,13 +457,12 @@ class HloInstruction(RareFieldAccess):
         return f"<HloInstruction {self.name} = {self.shape} {self.opcode.value}>"
 
 
-_GRAPH_SLOTS = {"_operands", "users", "parent", "called"}
+_GRAPH_SLOTS = {"_operands", "_users", "parent", "called"}
 _COPIED_SLOTS = [s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS and s != "_extra"] + \
     [s for s in EXTRA_COPIED if s != "metadata"]
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
 _MISSING = object()
-_ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "parameter_number", "custom_call_target",
-                           "tuple_index", "line", "col"))
+_ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "_number", "custom_call_target", "_where", "_line_off"))
 """Slots whose values are never a dict or list (strings, numbers, the opcode, the immutable
 shape): copied without the test; a slot added later gets the test until it is listed here."""
 _copy_fields = compile_field_copy([s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS], _ATOMIC_SLOTS)

@@ -76,7 +76,7 @@ def _link_problems(instr: HloInstruction, members: set[HloInstruction]) -> list[
             out.append(f"'{instr.name}' lists '{user.name}' as a user, which does not use it")
         if user not in members:
             out.append(f"'{instr.name}' lists '{user.name}' as a user, which is not in its computation")
-    if not instr.users.consistent():
+    if not instr.users_consistent():
         out.append(f"the users index of '{instr.name}' does not match its users")
     return out
 

@@ -9,8 +9,10 @@ sees) keeps the survivors' order instead: :meth:`Users.remove_stable`, :meth:`Us
 
 Like XLA's, the container is a vector plus an index from user to slot; the index is only
 built once there are more than :data:`_INDEXED_FROM` users (most instructions have one or two,
-and a dict each cost more memory than the module's text).  Only :class:`HloInstruction`'s
-methods change a ``Users`` (see :mod:`.instruction`): read it freely, never write it.
+and a dict each cost more memory than the module's text).  An instruction with one user has no
+``Users`` at all: it keeps that user bare, and ``HloInstruction.users`` reads it as a one-element
+tuple (:mod:`.instruction`).  Only :class:`HloInstruction`'s methods change a ``Users``: read it
+freely, never write it.
 """
 
 from __future__ import annotations
@@ -29,10 +31,9 @@ class Users(list["HloInstruction"]):
     """An ordered set of instructions: iteration, ``len``, ``in`` and ``[i]`` as a sequence.
 
     The vector is the object itself (a ``list`` subclass with one slot for the index): a
-    separate ``Users`` object holding a list cost 56 bytes more per instruction, and every
-    instruction has one.  The first user is stored exactly (no room for four), since most
-    instructions never get a second.  The list's own writers (``append``, ``del``, ...) are
-    not for callers: only :class:`HloInstruction`'s methods change a ``Users``.
+    separate ``Users`` object holding a list cost 56 bytes more per instruction.  The vector is
+    made with exactly its first users (no room for four).  The list's own writers (``append``,
+    ``del``, ...) are not for callers: only :class:`HloInstruction`'s methods change a ``Users``.
     """
 
     __slots__ = ("_index",)
@@ -137,13 +138,13 @@ first_user = _list_init
 NO_USERS: Users = Users()
 """The users of every instruction that has had none yet, one shared empty :class:`Users`: a
 ROOT, a dead value, an instruction just made (jax_entry: one instruction in six has no user, and
-an empty ``Users`` each was 64 bytes).  Never written: :class:`HloInstruction`'s methods give an
-instruction its own ``Users`` (:func:`users_of`) with its first user; removing from or ordering
-an empty ``Users`` changes nothing."""
+an empty ``Users`` each was 64 bytes).  Never written: :class:`HloInstruction`'s methods keep an
+instruction's first user bare and give it a ``Users`` of its own (:func:`users_of`) at the
+second; removing from or ordering an empty ``Users`` changes nothing."""
 
 
-def users_of(user: HloInstruction) -> Users:
-    """A new :class:`Users` holding ``user`` (an instruction's first: it had :data:`NO_USERS`)."""
+def users_of(first: HloInstruction, second: HloInstruction) -> Users:
+    """A new :class:`Users` holding ``first`` (the one user, kept bare until now) and ``second``."""
     users = Users()
-    _list_init(users, (user,))  # exactly one slot, not the four append would reserve
+    _list_init(users, (first, second))  # exactly two slots, not the four append would reserve
     return users

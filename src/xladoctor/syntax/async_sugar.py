@@ -88,7 +88,7 @@ def wrapped_computation(start: HloInstruction, wrapped: HloOpcode) -> HloComputa
     root.attributes = {k: v for k, v in start.attributes.items() if k not in ASYNC_OWN_ATTRIBUTES}
     root.set_called_computations(called)
     root.custom_call_target = start.custom_call_target
-    root.line, root.col = start.line, start.col
+    root.set_position(start.line, start.col, start._where)
     root.operands = params
     comp.add_instruction(root)
     comp.set_root_instruction(root)

@@ -17,7 +17,8 @@ from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.name_uniquer import NameUniquer
 from ..ir.opcode_rules import operand_count_error
-from ..ir.opcodes import ASYNC_START, CONDITIONAL, HloOpcode
+from ..ir.opcodes import ASYNC_START, CONDITIONAL, PARAMETER, HloOpcode
+from ..ir.packed_fields import MAX_LINE_OFFSET, NOWHERE
 from ..ir.rare_fields import SharedRareFields
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
@@ -34,13 +35,13 @@ _BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the
 class _Body:
     """What reading one computation body keeps: its names so far, its ROOT and parameters."""
 
-    __slots__ = ("by_name", "defined", "params", "root")
+    __slots__ = ("by_name", "params", "root")
 
     def __init__(self) -> None:
         self.by_name: dict[str, HloInstruction] = {}
-        self.defined: set[str] = set()
-        """Names defined so far (only membership is asked: a set, not a name -> offset dict, which
-        held an int per instruction of the computation until its closing brace)."""
+        """The instructions defined so far by name: the operands' scope and the duplicate check
+        (:meth:`ComputationReader._check_new_name`; a set of the names beside it was 2 MB at the
+        end of a 63k-instruction ENTRY)."""
         self.params: dict[int, tuple[HloInstruction, int]] = {}
         self.root: HloInstruction | None = None
 
@@ -76,6 +77,10 @@ class ComputationReader(InstructionReader):
     """The fast path's verdict on an attribute text by opcode, where it depends on nothing else
     (:func:`.instruction_line._attributes`): the shared text, the names, the decoded fields (the
     frontend attributes as the rare fields every such line shares)."""
+    _wheres: dict[int, tuple[int, int]]
+    """The latest ``(line, col)`` an instruction's position counts from, by column
+    (:meth:`HloInstruction.set_position <xladoctor.ir.instruction.HloInstruction.set_position>`):
+    one pair per 256 lines of a column, shared by the instructions on them."""
     has_backslash: bool
     """Whether the text holds a backslash anywhere (the fast path takes no line that holds one)."""
     _nesting: int = 0
@@ -154,16 +159,16 @@ class ComputationReader(InstructionReader):
         text = self.text
         body = _Body()
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
-        defined = body.defined
         add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
+        where = NOWHERE  # the (line, col) the last position counted from (see _where_for)
         while True:
             got = read_fast(self, module, by_name)
             if got is not None:
                 instr, control_refs, instr_start, is_root = got
-                if instr.name in defined:
-                    self._check_new_name(comp, instr, defined, instr_start)
+                if instr.name in by_name:
+                    self._check_new_name(comp, instr, by_name, instr_start)
             else:
                 got = self._read_by_full_reader(comp, module, body)
                 if got is None:
@@ -181,20 +186,30 @@ class ComputationReader(InstructionReader):
                 self._set_built_shape(instr, instr_start)
                 if instr.opcode in ASYNC_OPS:
                     self._check_async(instr, instr_start)
-            defined.add(instr.name)
             newlines = text.count("\n", line_pos, instr_start)
             if newlines:
                 line += newlines
                 line_start = text.rfind("\n", line_pos, instr_start) + 1
             line_pos = instr_start
-            instr.line = line
-            instr.col = instr_start - line_start + 1
-            if is_root or instr.parameter_number is not None:
+            col = instr_start - line_start + 1  # the position, as set_position keeps it (inline: once per line)
+            if col != where[1] or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
+                where = self._where_for(line, col)
+            instr._where, instr._line_off = where, line - where[0]
+            if is_root or (instr.opcode is PARAMETER and instr._number is not None):  # parameter_number, unread
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             add(instr, False)
             by_name[instr.name] = instr
         self._line, self._line_pos = line, line_pos
         self._finish_body(comp, body.root, body.params)
+
+    def _where_for(self, line: int, col: int) -> tuple[int, int]:
+        """The shared ``(line, col)`` an instruction at ``line``, ``col`` counts its position from
+        (:meth:`HloInstruction.set_position <xladoctor.ir.instruction.HloInstruction.set_position>`):
+        the column's latest while ``line`` is within reach of it, else a new one."""
+        where = self._wheres.get(col)
+        if where is None or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
+            where = self._wheres[col] = (line, col)
+        return where
 
     def _read_by_full_reader(self, comp: HloComputation, module: HloModule, body: _Body
                              ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
@@ -211,17 +226,17 @@ class ComputationReader(InstructionReader):
         is_root = text.startswith("ROOT", instr_start) and text[instr_start + 4:instr_start + 5].isspace()
         if is_root:
             r.pos += 4
-        instr, control_refs = self._read_slow(comp, module, body.defined, body.by_name, instr_start)
+        instr, control_refs = self._read_slow(comp, module, body.by_name, instr_start)
         return instr, control_refs, instr_start, is_root
 
     def _add_nested(self, comp: HloComputation, body: _Body, line: int, line_pos: int) -> tuple[int, int]:
         """The nested instructions the last line held, into the computation before it."""
         text = self.text
         for instr, start in self._nested:
-            body.defined.add(instr.name)
             line += text.count("\n", line_pos, start)
             line_pos = start
-            instr.set_position(line, start - text.rfind("\n", 0, start))
+            col = start - text.rfind("\n", 0, start)
+            instr.set_position(line, col, self._where_for(line, col))
             if instr.parameter_number is not None:
                 self._note_root_or_parameter(comp, body, instr, start, False)
             comp.add_instruction(instr, index_parameter=False)
@@ -358,12 +373,11 @@ class ComputationReader(InstructionReader):
                 raise self.error(f"Duplicate parameter number {number}", instr_start)
             body.params[number] = (instr, instr_start)
 
-    def _read_slow(self, comp: HloComputation, module: HloModule, defined: set[str],
-                   by_name: dict[str, HloInstruction],
+    def _read_slow(self, comp: HloComputation, module: HloModule, by_name: dict[str, HloInstruction],
                    instr_start: int) -> tuple[HloInstruction, list[tuple[str, int]]]:
         """One instruction by the full reader, its name checked and its operands resolved."""
         instr, operand_refs, control_refs = self._parse_instruction(module, by_name)
-        self._check_new_name(comp, instr, defined, instr_start)
+        self._check_new_name(comp, instr, by_name, instr_start)
         if operand_refs:
             get = by_name.get
             ops = [get(ref) for ref, _ in operand_refs]
@@ -394,10 +408,14 @@ class ComputationReader(InstructionReader):
         comp.set_parameters([params[i][0] for i in range(len(params))])
 
     def _check_new_name(self, comp: HloComputation, instr: HloInstruction,
-                        defined: set[str], instr_start: int) -> None:
+                        by_name: dict[str, HloInstruction], instr_start: int) -> None:
         """Names are unique within a computation; another computation may reuse one (XLA's parser
-        keeps a scope per computation and renames module-wide afterwards: :mod:`..ir.name_uniquer`)."""
-        if instr.name in defined:
+        keeps a scope per computation and renames module-wide afterwards: :mod:`..ir.name_uniquer`).
+        Defined before ``instr`` are the names in ``by_name`` but those of the instructions nested
+        in its own line (entered as they were read, defined after it; their generated names avoid
+        every earlier one)."""
+        earlier = by_name.get(instr.name)
+        if earlier is not None and all(earlier is not nested for nested, _ in self._nested):
             raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
                              f"'{comp.name}')", instr_start)
 

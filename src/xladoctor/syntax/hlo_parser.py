@@ -104,6 +104,7 @@ class _ModuleParser(ComputationReader):
         self.shared_text = {}
         self.shared_literals = {}
         self.attribute_verdicts = {}
+        self._wheres = {}
         self.has_backslash = "\\" in text
 
     # -- helpers -------------------------------------------------------------------

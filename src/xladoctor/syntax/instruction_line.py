@@ -202,7 +202,7 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
     if opcode is PARAMETER:
         if not _PARAMETER_NUMBER.fullmatch(inside):
             return False
-        instr.parameter_number = int(inside)
+        instr._number = int(inside)  # parameter_number
         return True
     if opcode is CONSTANT:
         if not _SCALAR_LITERAL.fullmatch(inside):

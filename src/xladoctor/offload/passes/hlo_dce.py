@@ -146,8 +146,7 @@ def _dead_instructions(comp: HloComputation, dead_users: dict[HloInstruction, in
     Both in one walk where that walk can tell (:func:`_walk_dead`), else the closure first.
     """
     root = comp.root
-    instructions = comp.instructions
-    starts = [i for i in instructions if not i.users and i is not root and _removable(i)]
+    starts = [i for i in comp.unused() if i is not root and _removable(i)]
     dead = set(starts)
     if not dead:
         return dead, []  # nothing unused: nothing dead

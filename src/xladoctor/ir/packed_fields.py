@@ -1,0 +1,140 @@
+"""The fields an instruction keeps packed: its position in the text, the one number of a
+parameter or a get-tuple-element, and its users (the one user kept bare).
+
+Why: every slot of :class:`~.instruction.HloInstruction` is 8 bytes on each of a module's
+instructions, and every int over 256 is an object of its own (32 bytes): a parsed 100k-instruction
+module held one per line number.  The position is an offset of at most 255 lines (one of the ints
+Python shares) from a ``(line, col)`` pair many instructions share; a parameter's number and a
+get-tuple-element's index share one slot, as no instruction has both; an instruction with one
+user (four in five of a jax module) holds it bare, with no :class:`~.users.Users` (80 bytes).
+Read under their old names through :class:`PackedFieldAccess`'s properties, so callers are
+unchanged (findings and summaries read positions, a few passes the numbers; ``users`` is read
+often, so the hot walks of :mod:`.computation` read the store itself).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from .opcodes import PARAMETER, HloOpcode
+from .rare_fields import RareFieldAccess
+from .users import NO_USERS, Users, first_user, users_of
+
+if TYPE_CHECKING:
+    from .instruction import HloInstruction
+
+NOWHERE: Final = (0, 0)
+"""The position of an instruction built in code (line 0, column 0)."""
+MAX_LINE_OFFSET: Final = 255
+"""The largest line offset from a shared ``(line, col)``: every int up to 256 is one object."""
+
+PACKED_SLOTS: Final = ("_users", "_number", "_where", "_line_off")
+""":class:`PackedFieldAccess`'s slots, set by :class:`~.instruction.HloInstruction`'s ``__init__``
+(named outside the class: a compiled core reads no ``__slots__`` through the class object)."""
+
+
+class PackedFieldAccess(RareFieldAccess):
+    """The packed fields as :class:`~.instruction.HloInstruction` attributes (its slots
+    ``_where``, ``_line_off``, ``_number`` and ``_users``), and the users' store written by
+    the instruction's methods only (:mod:`.instruction`)."""
+
+    __slots__ = PACKED_SLOTS
+    opcode: HloOpcode
+    _where: tuple[int, int]
+    _line_off: int
+    _number: int | None
+    _users: Users | HloInstruction
+
+    def set_position(self, line: int, col: int, where: tuple[int, int] | None = None) -> None:
+        """Where the definition starts in the HLO text: 1-based ``line`` and ``col`` (0 if built in
+        code).  Kept as an offset of at most 255 lines from a ``(line, col)`` pair many
+        instructions share (``where``, the caller's, when it fits): Python makes an int object
+        for every number over 256, and one per instruction was 32 bytes of ~450 (a parser
+        passes one pair per 256 lines and column)."""
+        if where is None or where[1] != col or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
+            where = NOWHERE if line == 0 and col == 0 else (line, col)
+        self._where = where
+        self._line_off = line - where[0]
+
+    @property
+    def line(self) -> int:
+        """1-based line of the definition in the HLO text (0 if built in code)."""
+        return self._where[0] + self._line_off
+
+    @line.setter
+    def line(self, value: int) -> None:
+        self.set_position(value, self._where[1], self._where)
+
+    @property
+    def col(self) -> int:
+        """1-based column where the definition starts (0 if built in code)."""
+        return self._where[1]
+
+    @col.setter
+    def col(self, value: int) -> None:
+        self.set_position(self.line, value)
+
+    @property
+    def parameter_number(self) -> int | None:
+        """For ``parameter(N)``: N (None for every other opcode)."""
+        return self._number if self.opcode is PARAMETER else None
+
+    @parameter_number.setter
+    def parameter_number(self, value: int | None) -> None:
+        self._number = value
+
+    @property
+    def tuple_index(self) -> int | None:
+        """For ``get-tuple-element``: its ``index=N`` (None for a parameter; the parser takes
+        ``index=`` on a get-tuple-element only)."""
+        return None if self.opcode is PARAMETER else self._number
+
+    @tuple_index.setter
+    def tuple_index(self, value: int | None) -> None:
+        self._number = value
+
+    @property
+    def users(self) -> Sequence[HloInstruction]:
+        """Instructions that use this one, in XLA's order; read only (see the module doc): a
+        :class:`~.users.Users`, or a one-element tuple made per read where the one user is kept
+        bare (:attr:`_users`)."""
+        users = self._users
+        if users.__class__ is Users:
+            return users
+        return (users,)  # type: ignore[return-value]
+
+    def _gain_user(self, user: HloInstruction) -> None:
+        """``AddUser`` on this instruction: the first user kept bare, a :class:`~.users.Users` from
+        the second on."""
+        users = self._users
+        if users.__class__ is Users:
+            if users is NO_USERS:
+                self._users = user
+            elif users or users._index is not None:
+                users.add(user)
+            else:  # an empty Users of its own (its users were removed): Users.add's first case
+                first_user(users, (user,))
+        elif users is not user:
+            self._users = users_of(users, user)  # type: ignore[arg-type]
+
+    def _lose_user(self, user: HloInstruction) -> None:
+        """``RemoveUser``: the last user takes ``user``'s slot; no-op for a non-user."""
+        users = self._users
+        if users.__class__ is Users:
+            users.swap_remove(user)
+        elif users is user:
+            self._users = NO_USERS
+
+    def _lose_users(self, gone: set[HloInstruction]) -> None:
+        """Drop every user in ``gone`` keeping the others' order (:meth:`unlink`)."""
+        users = self._users
+        if users.__class__ is Users:
+            users.remove_stable(gone)
+        elif users in gone:
+            self._users = NO_USERS
+
+    def users_consistent(self) -> bool:
+        """Whether the users' index matches their vector (lint; a bare user has none)."""
+        users = self._users
+        return users.consistent() if users.__class__ is Users else True
