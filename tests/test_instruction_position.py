@@ -30,8 +30,6 @@ def _where_written(text: str, module) -> list[tuple[str, int, int]]:
     out = []
     for comp in module.computations:
         for instr in comp.instructions:
-            if instr.name == "a":  # the line holding a nested instruction takes the nested one's column (as before)
-                continue
             line = text.split("\n")[instr.line - 1]
             at = line[instr.col - 1:]
             nested = instr.name.startswith("negate")  # written inside a's line: XLA names it
@@ -45,7 +43,7 @@ def test_every_position_names_its_definition():
     text = _module(700)
     module = parse_module(text)
     found = _where_written(text, module)
-    assert len(found) == 3 + 700 + 3 and max(line for _, line, _ in found) > 2000
+    assert len(found) == 3 + 700 + 4 and max(line for _, line, _ in found) > 2000
     assert {col for _, _, col in found} == {3, 6, 27}  # 27: the nested negate in a's line
     shared = {id(i._where) for c in module.computations for i in c.instructions}
     assert len(shared) < 100  # a pair per 256 lines and column, not one per instruction
@@ -66,3 +64,17 @@ def test_a_copy_keeps_the_position_and_code_sets_it():
     assert (copy.line, copy.col) == (100_000, 1) and copy._where is not v._where
     built = HloInstruction("b", HloOpcode.PARAMETER, Shape.array("f32", (1,)))
     assert (built.line, built.col) == (0, 0) and built._where is NOWHERE
+
+
+def test_a_line_holding_nested_instructions_keeps_its_own_position():
+    """The instruction that holds a nested one starts its own line; one whose nested operand is
+    written lines below keeps its first line, and the lines after it count on from there (both
+    were off: the column counted from an earlier line, the later lines one too many)."""
+    text = ("HloModule m\n\nENTRY e {\n  p = f32[8]{0} parameter(0)\n"
+            "  x = f32[8]{0} add(f32[8]{0} negate(p), p)\n"
+            "  y = f32[8]{0} multiply(x,\n        f32[8]{0} exponential(x))\n"
+            "  ROOT t = (f32[8]{0}) tuple(y)\n}\n")
+    module = parse_module(text)
+    where = {i.opcode.name: (i.line, i.col) for i in module.entry_computation().instructions}
+    assert where == {"PARAMETER": (4, 3), "NEGATE": (5, 21), "ADD": (5, 3), "EXPONENTIAL": (7, 9),
+                     "MULTIPLY": (6, 3), "TUPLE": (8, 3)}

@@ -174,8 +174,18 @@ class ComputationReader(InstructionReader):
                 if got is None:
                     break
                 instr, control_refs, instr_start, is_root = got
-            if self._nested:
+            newlines = text.count("\n", line_pos, instr_start)
+            if newlines:
+                line += newlines
+                line_start = text.rfind("\n", line_pos, instr_start) + 1
+            line_pos = instr_start
+            col = instr_start - line_start + 1  # the position, as set_position keeps it (inline: once per line)
+            if col != where[1] or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
+                where = self._where_for(line, col)
+            instr._where, instr._line_off = where, line - where[0]
+            if self._nested:  # after the line's own position: they stand inside it, maybe lines below
                 line, line_pos = self._add_nested(comp, body, line, line_pos)
+                line_start = text.rfind("\n", 0, line_pos) + 1
             if self._anon_names is not None:
                 self._anon_names.unique(instr.name)
             if control_refs:
@@ -186,15 +196,6 @@ class ComputationReader(InstructionReader):
                 self._set_built_shape(instr, instr_start)
                 if instr.opcode in ASYNC_OPS:
                     self._check_async(instr, instr_start)
-            newlines = text.count("\n", line_pos, instr_start)
-            if newlines:
-                line += newlines
-                line_start = text.rfind("\n", line_pos, instr_start) + 1
-            line_pos = instr_start
-            col = instr_start - line_start + 1  # the position, as set_position keeps it (inline: once per line)
-            if col != where[1] or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
-                where = self._where_for(line, col)
-            instr._where, instr._line_off = where, line - where[0]
             if is_root or (instr.opcode is PARAMETER and instr._number is not None):  # parameter_number, unread
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             add(instr, False)
