@@ -24,17 +24,18 @@ class _PlainNames:
     a train step), so a name a pass puts in the table later without asking the uniquer is not
     taken (what :meth:`~.module.HloModule.lint` finds)."""
 
-    __slots__ = ("seen", "live")
+    __slots__ = ("seen", "live", "base", "unbased")
 
-    def __init__(self, seen: dict[str, str], live: Mapping[str, object], based: set[str] | None = None) -> None:
+    def __init__(self, seen: dict[str, str], live: Mapping[str, object], base: Mapping[str, object],
+                 unbased: set[str]) -> None:
         self.seen = seen
         self.live = set(live)
-        if based:  # the copied module's names still taken (InstructionNames.claim_all_of)
-            self.live |= based
+        self.base = base  # the copied module's names, taken but those released (InstructionNames.claim_all_of)
+        self.unbased = unbased
 
     def get(self, key: str, /) -> str | None:
         name = self.seen.get(key)
-        if name is None and key in self.live and _own_key(key):
+        if name is None and (key in self.live or (key in self.base and key not in self.unbased)) and _own_key(key):
             return key
         return name
 
@@ -225,9 +226,8 @@ class InstructionNames:
         the plain map's, and each live name that is its own key."""
         full = self._full
         if full is None:
-            based = self._base.keys() - self._unbased if self._base else None
-            self._full = full = _LayeredUniquer(_PlainNames(self._seen, self._live, based))
-            self._seen, self._base, self._unbased = {}, _NO_BASE, set()
+            self._full = full = _LayeredUniquer(_PlainNames(self._seen, self._live, self._base, self._unbased))
+            self._seen, self._base, self._unbased = {}, _NO_BASE, set()  # (the old ones are the full form's now)
         return full
 
 
