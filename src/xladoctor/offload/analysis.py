@@ -171,8 +171,10 @@ def lean_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dic
         return clone_module(module, gone), left_out, None
     taken = steps.computations
     _rebuild_dead_code(module, [c for c in module.computations if c not in taken], into=left_out)
-    gone = {i for dead in left_out.values() for i in dead}
-    return clone_module(module, gone | steps.left_out, steps.stand_ins, steps.computations), left_out, steps
+    leave_out = steps.left_out  # grown in place: a union would be a second set of every left-out instruction
+    for dead in left_out.values():
+        leave_out.update(dead)
+    return clone_module(module, leave_out, steps.stand_ins, steps.computations), left_out, steps
 
 
 def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dict[str, list[HloInstruction]]]:
