@@ -87,7 +87,12 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     if not calls:
         return None
     callers = module.callers_of  # the module's own index: later readers of the input reuse it
-    steps = [c for c in calls if _step_callee(c, callers) is not None]
+    callee_of: dict[HloInstruction, HloComputation] = {}
+    for call in calls:
+        callee = _step_callee(call, callers)
+        if callee is not None:
+            callee_of[call] = callee
+    steps = list(callee_of)
     if not steps:
         return None
     walked = _closure_walks(steps, dead_users, root)
@@ -100,7 +105,7 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         if closed is None:
             return None
         dead, walks = closed, _rebuild_walks(steps, closed)
-    model = _model(entry, dead, walks)
+    model = _model(entry, dead, walks, callee_of, walked is not None)
     if model is not None:
         _leave_out_uncalled(module, model, callers, dead_code_of, gone)
     return model
@@ -182,24 +187,31 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
     return True
 
 
-def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks) -> DeadSteps | None:
+def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
+           callee_of: dict[HloInstruction, HloComputation], walked: bool) -> DeadSteps | None:
     """The stand-ins: each call's live operands in the rebuild's first-visit order, and what the
     DCE after inlining removes from each step, in its post order.  ``dead`` (the calls and what
     dies with them) becomes :attr:`DeadSteps.left_out`: the walks after inlining go through it,
-    the callees' bodies added (one set, not three: they are the bulk of the analysis' peak)."""
+    the callees' bodies added (one set, not three: they are the bulk of the analysis' peak).
+    ``walked``: ``dead`` was found by :func:`_closure_walks` (see :func:`_removal_walks`)."""
     steps = DeadSteps(entry.name, dead)
-    placed = _stand_ins(walks, steps)
-    # ShardingRemover has replaced the dead markers by their operands before that DCE.
-    marker_operand = {i: i.operands[0] for i in dead
-                      if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
+    placed = _stand_ins(walks, steps, callee_of)
+    # ShardingRemover has replaced the dead markers by their operands before that DCE: each is
+    # read as the value under its markers (a callee's parameter as its call's operand, so read,
+    # is added by _inlined).
+    read = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
+    n_markers = len(read)
+    for marker, value in read.items():
+        while value in read:
+            value = read[value]
+        read[marker] = value
     # What that DCE removes: the dead code but the calls (the only dead calls: not removable) and
     # the markers, and the callees' bodies but their parameters.
-    n_removed = len(dead) - len(steps.stand_ins) - len(marker_operand)
-    body_of, n_body = _inlined(placed, steps)  # (dead grows by the bodies)
-    n_removed += n_body
+    n_removed = len(dead) - len(steps.stand_ins) - n_markers
+    n_removed += _inlined(placed, steps, read)  # (dead grows by the bodies)
     total, count = steps.extra_size
-    steps.extra_size = (total - len(marker_operand), count - len(marker_operand))  # gone before the bound is checked
-    if not _removal_walks(placed, steps, dead, body_of, marker_operand):
+    steps.extra_size = (total - n_markers, count - n_markers)  # gone before the bound is checked
+    if not _removal_walks(placed, steps, dead, read, walked):
         return None
     if sum(map(len, steps.removals.values())) != n_removed:
         return None  # a dead operand no callee reads: the DCE would start there too
@@ -311,11 +323,11 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     return dead, walks
 
 
-def _stand_ins(walks: _Walks, steps: DeadSteps) -> _Placed:
+def _stand_ins(walks: _Walks, steps: DeadSteps, callee_of: dict[HloInstruction, HloComputation]) -> _Placed:
     """Each call's stand-in (:attr:`DeadSteps.stand_ins`): its walk's live values are its operands."""
     placed: _Placed = []
     for call, emitted, live in walks:
-        callee = call.called_computations[0]
+        callee = callee_of[call]
         body_root = callee.root
         assert body_root is not None
         # A bare instruction: only its name, its place and what it reads are ever looked at.
@@ -325,17 +337,17 @@ def _stand_ins(walks: _Walks, steps: DeadSteps) -> _Placed:
     return placed
 
 
-def _inlined(placed: _Placed, steps: DeadSteps) -> tuple[dict[HloInstruction, HloInstruction], int]:
-    """Each callee's parameter -> what its call passes, and how many instructions the callees'
-    bodies hold but their parameters; the bodies are left out (added to :attr:`DeadSteps.left_out`),
-    their parameters' names given back, all counted for the bound (markers included:
-    :func:`_model` takes them off)."""
-    body_of: dict[HloInstruction, HloInstruction] = {}
+def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloInstruction]) -> int:
+    """How many instructions the callees' bodies hold but their parameters; each parameter is
+    ``read`` as what its call passes (as ``read`` reads that); the bodies are left out (added to
+    :attr:`DeadSteps.left_out`), their parameters' names given back, all counted for the bound
+    (markers included: :func:`_model` takes them off)."""
     extra_total = extra_count = n_body = 0
     left_out, computations, released = steps.left_out, steps.computations, steps.released
     for call, callee, emitted in placed:
         params = callee.parameters
-        body_of.update(zip(params, call.operands))
+        for param, value in zip(params, call.operands):
+            read[param] = read.get(value, value)
         body = callee.instructions
         left_out.update(body)
         computations.add(callee)
@@ -345,12 +357,11 @@ def _inlined(placed: _Placed, steps: DeadSteps) -> tuple[dict[HloInstruction, Hl
         extra_total += len(emitted) - 1 + (size - len(params) - 1) + size  # the operands, the call's growth, the callee
         extra_count += len(emitted) - 1 + size
     steps.extra_size = (extra_total, extra_count)
-    return body_of, n_body
+    return n_body
 
 
 def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstruction],
-                   body_of: dict[HloInstruction, HloInstruction], marker_operand: dict[HloInstruction, HloInstruction]
-                   ) -> bool:
+                   read: dict[HloInstruction, HloInstruction], walked: bool) -> bool:
     """After inlining: each callee body in its call's place, its parameters read as the call's
     operands.  Nothing of a step but the callee root is unused (every parameter is read, the
     callee has no dead code, a dead operand's users are dead), so the DCE's post order starts
@@ -359,22 +370,20 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
 
     ``through``: the dead code and the bodies (the calls and markers in it are never reached: a
     call's users are the rebuild's dead code, a marker is read as its operand, a parameter as
-    its call's)."""
+    its call's); ``read``: what a marker or parameter is read as.
+
+    Where :func:`_closure_walks` found the dead code (``walked``), a dead value's dead users are
+    all in the walk of the call it died in (else that walk gave up), so a walk here reaches that
+    call's callee and dead code only: each keeps its own visited set (a set of every step's
+    instructions was 2 MiB of the analysis' peak on ``jax_entry`` at 100k); else one for all."""
     stand_in_operands = {stand_in.name: operands for stand_in, operands in steps.stand_ins.values()}
-    # What each rewired value is read as, in one look-up: a marker as the value under its markers,
-    # a parameter as what its call passes, read so in turn.
-    read: dict[HloInstruction, HloInstruction] = {}
-    for marker, value in marker_operand.items():
-        while value in marker_operand:
-            value = marker_operand[value]
-        read[marker] = value
-    for param, value in body_of.items():
-        read[param] = read.get(value, value)
     done: set[HloInstruction] = set()
     removals = steps.removals
     for _, callee, _ in placed:
         body_root = callee.root
         assert body_root is not None
+        if walked:
+            done = set()
         # _post_order_through, its read() one look-up in ``read``.
         reached: dict[HloInstruction, None] = {}
         order: list[HloInstruction] = []
