@@ -41,7 +41,7 @@ hold, :class:`~.analysis_context.DeadStepsInexact` is raised and the analysis ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -196,6 +196,7 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     ``walked``: ``dead`` was found by :func:`_closure_walks` (see :func:`_removal_walks`)."""
     steps = DeadSteps(entry.name, dead)
     placed = _stand_ins(walks, steps, callee_of)
+    walks.clear()  # each walk's live values are its stand-in's operands now (5k dicts at jax_entry 100k)
     # ShardingRemover has replaced the dead markers by their operands before that DCE: each is
     # read as the value under its markers (a callee's parameter as its call's operand, so read,
     # is added by _inlined).
@@ -219,13 +220,13 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     return steps
 
 
-_Placed = list[tuple[HloInstruction, HloComputation, list[HloInstruction]]]
-"""Each dead call, its callee, and the dead instructions the rebuild's walk from it emits (it last)."""
+_Placed = list[tuple[HloInstruction, HloComputation, int]]
+"""Each dead call, its callee, and how many dead instructions the rebuild's walk from it emits (it last)."""
 
 
-_Walks = list[tuple[HloInstruction, list[HloInstruction], dict[HloInstruction, None]]]
-"""Each dead call, the dead instructions the rebuild's walk from it emits (it last), and the live
-values that walk first reaches, in order."""
+_Walks = list[tuple[HloInstruction, int, dict[HloInstruction, None]]]
+"""Each dead call, how many dead instructions the rebuild's walk from it emits (it last), and the
+live values that walk first reaches, in order."""
 
 
 def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction]) -> _Walks:
@@ -234,35 +235,30 @@ def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction]) -> _W
     return [(call, *_post_order_through(call, dead, visited)) for call in calls]
 
 
-def _post_order_through(start: HloInstruction, through: set[HloInstruction], visited: set[HloInstruction],
-                        read: Callable[[HloInstruction], HloInstruction] | None = None,
-                        rewired: Container[HloInstruction] = frozenset()
-                        ) -> tuple[list[HloInstruction], dict[HloInstruction, None]]:
+def _post_order_through(start: HloInstruction, through: set[HloInstruction], visited: set[HloInstruction]
+                        ) -> tuple[int, dict[HloInstruction, None]]:
     """XLA's post order from ``start`` through the instructions of ``through`` not yet ``visited``
     (operands pushed in reverse, each emitted when first finished: on a graph without cycles, the
-    recursive walk over operands in order, written with iterators), and the other values it
-    reaches, in the order it first reaches them.  An operand in ``rewired`` is read as ``read``
-    gives it (a callee's parameter as its call's operand, after inlining)."""
+    recursive walk over operands in order, written with iterators): how many it emits, and the
+    other values it reaches, in the order it first reaches them.  (:func:`_removal_walks` walks
+    so too, reading parameters and markers as their values, and keeps the order.)"""
     reached: dict[HloInstruction, None] = {}
-    emitted: list[HloInstruction] = []
+    emitted = 0
     visited.add(start)
-    stack = [(start, iter(start.operands))]
+    stack = [iter(start.operands)]  # what is left of each node's operands (the count is all it emits)
     push, pop = stack.append, stack.pop
     while stack:
-        node, rest = stack[-1]
-        for dep in rest:
-            if dep in rewired:
-                dep = read(dep)  # type: ignore[misc]  # rewired is empty without read
+        for dep in stack[-1]:
             if dep in through:
                 if dep not in visited:
                     visited.add(dep)
-                    push((dep, iter(dep.operands)))
+                    push(iter(dep.operands))
                     break
             elif dep not in reached:
                 reached[dep] = None
         else:
             pop()
-            emitted.append(node)
+            emitted += 1
     return emitted, reached
 
 
@@ -280,14 +276,13 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     side_effecting, custom_call = _SIDE_EFFECTING, CUSTOM_CALL
     for call in calls:
         live: dict[HloInstruction, None] = {}
-        emitted: list[HloInstruction] = []
+        n_emitted = 0
         ops = call.operands
         # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
-        stack = [(call, iter(ops if len(ops) < 2 else dict.fromkeys(ops)))]
+        stack = [iter(ops if len(ops) < 2 else dict.fromkeys(ops))]  # the count is all it emits
         push, pop = stack.append, stack.pop
         while stack:
-            node, rest = stack[-1]
-            for dep in rest:
+            for dep in stack[-1]:
                 if dep in dead:  # visited (another call is no operand here: its users are all `gone`)
                     continue
                 if dep is root:
@@ -313,12 +308,12 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
                         return None
                     dead.add(dep)
                 ops = dep.operands
-                push((dep, iter(ops if len(ops) < 2 else dict.fromkeys(ops))))
+                push(iter(ops if len(ops) < 2 else dict.fromkeys(ops)))
                 break
             else:
                 pop()
-                emitted.append(node)
-        walks.append((call, emitted, live))
+                n_emitted += 1
+        walks.append((call, n_emitted, live))
         lives.update(live)
     return dead, walks
 
@@ -326,14 +321,14 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
 def _stand_ins(walks: _Walks, steps: DeadSteps, callee_of: dict[HloInstruction, HloComputation]) -> _Placed:
     """Each call's stand-in (:attr:`DeadSteps.stand_ins`): its walk's live values are its operands."""
     placed: _Placed = []
-    for call, emitted, live in walks:
+    for call, n_emitted, live in walks:
         callee = callee_of[call]
         body_root = callee.root
         assert body_root is not None
         # A bare instruction: only its name, its place and what it reads are ever looked at.
         steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), tuple(live))
         steps.calls[body_root.name] = call.name
-        placed.append((call, callee, emitted))
+        placed.append((call, callee, n_emitted))
     return placed
 
 
@@ -344,7 +339,7 @@ def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloIn
     (markers included: :func:`_model` takes them off)."""
     extra_total = extra_count = n_body = 0
     left_out, computations, released = steps.left_out, steps.computations, steps.released
-    for call, callee, emitted in placed:
+    for call, callee, n_emitted in placed:
         params = callee.parameters
         for param, value in zip(params, call.operands):
             read[param] = read.get(value, value)
@@ -354,8 +349,8 @@ def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloIn
         released.extend([p.name for p in params])
         size = len(body)
         n_body += size - len(params)
-        extra_total += len(emitted) - 1 + (size - len(params) - 1) + size  # the operands, the call's growth, the callee
-        extra_count += len(emitted) - 1 + size
+        extra_total += n_emitted - 1 + (size - len(params) - 1) + size  # the operands, the call's growth, the callee
+        extra_count += n_emitted - 1 + size
     steps.extra_size = (extra_total, extra_count)
     return n_body
 
@@ -384,7 +379,7 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
         assert body_root is not None
         if walked:
             done = set()
-        # _post_order_through, its read() one look-up in ``read``.
+        # _post_order_through's walk, a parameter or marker read as ``read`` gives it, the order kept.
         reached: dict[HloInstruction, None] = {}
         order: list[HloInstruction] = []
         done.add(body_root)
