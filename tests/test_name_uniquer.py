@@ -305,3 +305,62 @@ def test_release_each_is_release_of_each(full_first):
         probes = names + ["a.2", "b", "g", "x"]
         assert [one.taken(n) for n in probes] == [bulk.taken(n) for n in probes]
         assert [one.unique(n) for n in probes] == [bulk.unique(n) for n in probes]
+
+
+def test_a_copy_taking_a_modules_names_at_once_answers_as_one_claiming_each():
+    """``claim_all_of`` (the offload analysis' copy: its left-out names stay taken without a claim
+    each) against a copy that claims every name of the module one by one, then joins some of them
+    live, on random runs of every call the passes make on the copy (releases of based names too)."""
+    from xladoctor.ir.names import NameTable
+    rng = random.Random(29)
+    pool = ["a", "a.1", "a.2", "p.3", "copy", "copy.2", "b", "b.2", "c", "d.7", "e"]
+    probes = pool + ["a.0", "f32", "__x", "r.012", "n.-1", "copy.1", "x"]
+    forms = ["unique", "unique_keeping_suffix", "numbered", "claim", "release", "release_each", "taken",
+             "unique_each", "join", "remove"]
+    based_runs = 0
+    for _ in range(1500):
+        original = NameTable()
+        source = InstructionNames(original)
+        source.unique_each_live([_Named(n) for n in rng.sample(pool, rng.randint(1, 8))])
+        if rng.random() < 0.2:  # a module that gave out a name only the plain map's other paths take
+            source.unique_each_live([_Named(rng.choice(["a.0", "f32", "__x", "a"]))])
+        names = list(original.table())
+        kept = [n for n in names if rng.random() < 0.5]
+        copies = []
+        for bulk in (False, True):
+            table = NameTable()
+            copy = InstructionNames(table)
+            if not (bulk and copy.claim_all_of(source)):
+                copy.claim_each([n for n in names if n not in kept])
+            else:
+                based_runs += 1
+            batch = [_Named(n) for n in kept]
+            copy.claim_each_live(batch)
+            copies.append((table, copy, batch))
+        (t1, one, live1), (t2, lazy, live2) = copies
+        for _ in range(rng.randint(1, 20)):
+            form, name = rng.choice(forms), rng.choice(probes)
+            if form == "release_each":
+                some = rng.sample(names, min(2, len(names)))
+                one.release_each(some)
+                lazy.release_each(some)
+            elif form == "unique_each":
+                assert one.unique_each([name, name]) == lazy.unique_each([name, name]), name
+            elif form == "join":
+                b1, b2 = [_Named(name)], [_Named(name)]
+                one.unique_each_live(b1)
+                lazy.unique_each_live(b2)
+                assert b1[0].name == b2[0].name
+                t1.add(b1[0])  # entered as the module enters them
+                t2.add(b2[0])
+                live1.append(b1[0])
+                live2.append(b2[0])
+            elif form == "remove":
+                if live1:
+                    k = rng.randrange(len(live1))
+                    t1.remove(live1.pop(k))
+                    t2.remove(live2.pop(k))
+            else:
+                assert getattr(one, form)(name) == getattr(lazy, form)(name), (form, name)
+        assert [one.taken(n) for n in probes] == [lazy.taken(n) for n in probes]
+    assert based_runs > 1000  # most runs took the module's names at once

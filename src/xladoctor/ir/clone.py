@@ -74,7 +74,7 @@ def clone_module(module: HloModule, leave_out: AbstractSet[HloInstruction] = fro
         instr_map.update(zip(instrs, mine))
         copies.append(mine)
         kept.append(instrs)
-    _claim_left_out(new, leave_out, replaced.keys(), leave_out_computations)
+    _claim_left_out(module, new, leave_out, replaced.keys(), leave_out_computations)
     for instrs, mine in zip(kept, copies):
         _link(instrs, mine, instr_map, comp_map, replaced)
     # The graph is complete before the computations join the module, which indexes names
@@ -114,9 +114,14 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
             i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in instr.called.items()})
 
 
-def _claim_left_out(new: HloModule, leave_out: AbstractSet[HloInstruction], replaced: AbstractSet[HloInstruction],
-                    computations: AbstractSet[HloComputation]) -> None:
-    """The names of what was not copied stay taken in the copy, as after the removal that would have dropped them."""
+def _claim_left_out(module: HloModule, new: HloModule, leave_out: AbstractSet[HloInstruction],
+                    replaced: AbstractSet[HloInstruction], computations: AbstractSet[HloComputation]) -> None:
+    """The names of what was not copied stay taken in the copy, as after the removal that would
+    have dropped them: every name of ``module`` at once where its uniquer allows
+    (:meth:`~.instruction_names.InstructionNames.claim_all_of`: those copied are taken anyway),
+    else one by one."""
+    if (leave_out or replaced or computations) and new.instruction_names.claim_all_of(module.instruction_names):
+        leave_out = replaced = frozenset()
     if leave_out:
         new.instruction_names.claim_each([instr.name for instr in leave_out])
     if replaced:

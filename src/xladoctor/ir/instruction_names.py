@@ -24,15 +24,18 @@ class _PlainNames:
     a train step), so a name a pass puts in the table later without asking the uniquer is not
     taken (what :meth:`~.module.HloModule.lint` finds)."""
 
-    __slots__ = ("seen", "live")
+    __slots__ = ("seen", "live", "base", "unbased")
 
-    def __init__(self, seen: dict[str, str], live: Mapping[str, object]) -> None:
+    def __init__(self, seen: dict[str, str], live: Mapping[str, object], base: Mapping[str, object],
+                 unbased: set[str]) -> None:
         self.seen = seen
         self.live = set(live)
+        self.base = base  # the copied module's names, taken but those released (InstructionNames.claim_all_of)
+        self.unbased = unbased
 
     def get(self, key: str, /) -> str | None:
         name = self.seen.get(key)
-        if name is None and key in self.live and _own_key(key):
+        if name is None and (key in self.live or (key in self.base and key not in self.unbased)) and _own_key(key):
             return key
         return name
 
@@ -57,7 +60,7 @@ class InstructionNames:
     are not their name.  A name a pass puts in the table without asking is taken from then on.
     """
 
-    __slots__ = ("_seen", "_full", "_live")
+    __slots__ = ("_seen", "_full", "_live", "_base", "_unbased")
 
     def __init__(self, live: NameTable | None = None) -> None:
         self._seen: dict[str, str] = {}
@@ -65,10 +68,33 @@ class InstructionNames:
         self._live: dict[str, HloInstruction] = {} if live is None else live.table()
         if live is not None:
             live.uniquer = self
+        self._base: dict[str, HloInstruction] = _NO_BASE
+        """Another module's live table whose names are all taken here but ``_unbased`` (:meth:`claim_all_of`)."""
+        self._unbased: set[str] = set()
 
     def _has(self, key: str) -> bool:
-        """Whether the plain map's ``key`` is taken: in its own map, or a live name that is its own key."""
-        return key in self._seen or (key in self._live and _own_key(key))
+        """Whether the plain map's ``key`` is taken: in its own map, or a live name that is its own
+        key (here or in the base table, not released since)."""
+        return key in self._seen or ((key in self._live or (key in self._base and key not in self._unbased))
+                                     and _own_key(key))
+
+    def _free(self, name: str) -> bool:
+        """Whether ``name``, its own key, is free in the plain map (the fast paths' test)."""
+        return name not in self._seen and name not in self._live \
+            and (name not in self._base or name in self._unbased)
+
+    def claim_all_of(self, other: InstructionNames) -> bool:
+        """Take every name live in ``other`` now (the module this uniquer's is a copy of) without a
+        claim per name: its live table is read as taken names from here on, less those released
+        here later.  Only where ``other`` gave out nothing but names that are their own keys (no
+        entry of its own, no full uniquer) and this one is fresh; False otherwise (then claim them
+        one by one).  Why: the offload analysis' copy leaves out ~95k of ``jax_entry``'s 100k
+        instructions at 100k, whose names stay taken; entering each in a new map was most of the
+        copy's time.  ``other``'s table must not change while this uniquer is in use."""
+        if other._full is not None or other._seen or self._full is not None or self._seen or self._base:
+            return False
+        self._base = other._live
+        return True
 
     def _take_plain(self, name: str) -> bool:
         """Give ``name`` out unchanged if the plain map can (its key free, no full uniquer yet):
@@ -91,7 +117,8 @@ class InstructionNames:
         out = []
         for name in names:
             if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
-                    and name not in _TYPE_NAMES and name not in seen and name not in live:
+                    and name not in _TYPE_NAMES and name not in seen and name not in live \
+                    and (not self._base or self._free(name)):
                 seen[name] = name  # _plain_key(name) is name itself
                 out.append(name)
             else:
@@ -106,7 +133,8 @@ class InstructionNames:
         for instr in instrs:
             name = instr.name
             if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
-                    and name not in _TYPE_NAMES and name not in seen and name not in live:
+                    and name not in _TYPE_NAMES and name not in seen and name not in live \
+                    and (not self._base or self._free(name)):
                 live[name] = instr  # _plain_key(name) is name itself, and now live
                 continue
             given = self.unique(name)
@@ -175,6 +203,8 @@ class InstructionNames:
             key = _plain_key(name)
             if key is not None:
                 self._seen.pop(key, None)
+                if self._base:
+                    self._unbased.add(key)
                 return
         self._uniquer().release(name)
 
@@ -182,10 +212,13 @@ class InstructionNames:
         """:meth:`release` of each of ``names`` (a dropped computation's), the plain case (a name
         that is its own key) without a call per name: the offload analysis gives back ~26k left-out
         names on ``jax_entry`` at 100k instructions."""
+        based = self._base
         for name in names:
             if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
                     and name not in _TYPE_NAMES:
                 self._seen.pop(name, None)  # _plain_key(name) is name itself
+                if based:
+                    self._unbased.add(name)
             else:
                 self.release(name)
 
@@ -194,9 +227,13 @@ class InstructionNames:
         the plain map's, and each live name that is its own key."""
         full = self._full
         if full is None:
-            self._full = full = _LayeredUniquer(_PlainNames(self._seen, self._live))
-            self._seen = {}
+            self._full = full = _LayeredUniquer(_PlainNames(self._seen, self._live, self._base, self._unbased))
+            self._seen, self._base, self._unbased = {}, _NO_BASE, set()  # (the old ones are the full form's now)
         return full
+
+
+_NO_BASE: dict[str, HloInstruction] = {}
+"""No base table (:meth:`InstructionNames.claim_all_of`): never written."""
 
 
 def _own_key(name: str) -> bool:

@@ -171,8 +171,12 @@ def lean_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dic
         return clone_module(module, gone), left_out, None
     taken = steps.computations
     _rebuild_dead_code(module, [c for c in module.computations if c not in taken], into=left_out)
-    gone = {i for dead in left_out.values() for i in dead}
-    return clone_module(module, gone | steps.left_out, steps.stand_ins, steps.computations), left_out, steps
+    leave_out = steps.left_out  # grown in place: a union would be a second set of every left-out instruction
+    for dead in left_out.values():
+        leave_out.update(dead)
+    copy = clone_module(module, leave_out, steps.stand_ins, steps.computations)
+    leave_out.clear()  # read by the copy only: not held through the pipeline (4 MiB at jax_entry 100k)
+    return copy, left_out, steps
 
 
 def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dict[str, list[HloInstruction]]]:

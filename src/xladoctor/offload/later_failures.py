@@ -92,6 +92,7 @@ from ..ir.opcodes import (
     GET_TUPLE_ELEMENT,
     PARAMETER,
     RESHAPE,
+    SCATTER,
     TUPLE,
     WHILE,
     HloOpcode,
@@ -102,10 +103,13 @@ from .annotations import is_move_to_device, is_move_to_host, is_sharding_marker
 from .kinds import Status
 from .later_loops import enclosing_loops, loop_state_changes_memory, loop_state_reshapes
 from .later_nested import nested_host_stack_reads
+from .later_scan import Found, instructions_of
 from .later_scatter import host_argument_scatters
 from .loop_trips import trip_count
 from .result import HostOffloadResult, PassFailure
 
+_STARTS = frozenset({WHILE, DYNAMIC_UPDATE_SLICE, RESHAPE, SCATTER})
+"""The opcodes the later-failure checks start from (:func:`.later_scan.instructions_of`)."""
 _PASS_THROUGH = frozenset({HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.TUPLE, HloOpcode.BITCAST, HloOpcode.COPY})
 """Ops a value passes through unchanged on its way to or from a placement annotation."""
 
@@ -123,14 +127,17 @@ def predict_later_failures(module: HloModule, result: HostOffloadResult) -> None
         return
     if result.outcome not in ("ok", "E1200"):
         return
+    found = instructions_of(module, _STARTS)  # what the checks start from, in one look
+    whiles = found[WHILE]
     if result.outcome == "ok":
-        for failure in [*_donations(module), *_narrow_host_parameters(module), *_unrolled_scan_host_ys(module),
-                        *loop_state_reshapes(module, result), *_narrow_host_row_updates(module),
-                        *_lane_slice_host_updates(module), *nested_host_stack_reads(module, result),
-                        *host_argument_scatters(module)]:
+        entry = module.entry
+        for failure in [*_donations(module), *_narrow_host_parameters(module), *_unrolled_scan_host_ys(found),
+                        *loop_state_reshapes(module, result, whiles), *_narrow_host_row_updates(module, found),
+                        *_lane_slice_host_updates(module, found), *nested_host_stack_reads(module, result),
+                        *host_argument_scatters(module, [i for c, i in found[SCATTER] if c is entry])]:
             result.add_later_failure(failure)
-        result.later_warnings.extend(_host_loop_output_reshapes(module, result))
-    result.later_warnings.extend(loop_state_changes_memory(module, result))
+        result.later_warnings.extend(_host_loop_output_reshapes(module, result, found))
+    result.later_warnings.extend(loop_state_changes_memory(module, result, whiles))
     result.warnings.extend(result.later_warnings)
 
 
@@ -251,30 +258,29 @@ def _computed_in_place(param: HloInstruction) -> HloInstruction | None:
     return _first_user(param, computes, _MOVEMENT)
 
 
-def _narrow_host_row_updates(module: HloModule) -> Iterator[PassFailure]:
+def _narrow_host_row_updates(module: HloModule, found: Found) -> Iterator[PassFailure]:
     """A dynamic-update-slice, in a loop body (or a computation it calls), of a sub-32-bit update
     whose second-minor dimension is 1 and that comes from a move to host: one row into a host buffer.
     Not in a loop known to run once: a scan of length 1 compiles (bench/public_boundaries.py)."""
-    for comp in module.computations:
-        for instr in comp.instructions:
-            if instr.opcode is not DYNAMIC_UPDATE_SLICE or len(instr.operands) < 2:
-                continue
-            update = instr.operands[1].shape
-            bits = update.element_type.bits if update.is_array else None
-            if bits is None or bits >= 32 or len(update.dimensions) < 2 or _second_minor(update) != 1:
-                continue
-            loops = enclosing_loops(comp)
-            trips = trip_count(loops[0]) if loops else None
-            if trips is not None and trips < 2:
-                continue  # measured: a scan of length 1 compiles, every type and row width
-            if not _from_host_move(module, instr.operands[1]):
-                continue
-            yield PassFailure(Status.CHECK, label(
-                "offload.later_narrow_row_update", libtpu=LIBTPU, instruction=instr.name, shape=str(update)),
-                instr.name)
+    for comp, instr in found[DYNAMIC_UPDATE_SLICE]:
+        if len(instr.operands) < 2:
+            continue
+        update = instr.operands[1].shape
+        bits = update.element_type.bits if update.is_array else None
+        if bits is None or bits >= 32 or len(update.dimensions) < 2 or _second_minor(update) != 1:
+            continue
+        loops = enclosing_loops(comp)
+        trips = trip_count(loops[0]) if loops else None
+        if trips is not None and trips < 2:
+            continue  # measured: a scan of length 1 compiles, every type and row width
+        if not _from_host_move(module, instr.operands[1]):
+            continue
+        yield PassFailure(Status.CHECK, label(
+            "offload.later_narrow_row_update", libtpu=LIBTPU, instruction=instr.name, shape=str(update)),
+            instr.name)
 
 
-def _lane_slice_host_updates(module: HloModule) -> Iterator[PassFailure]:
+def _lane_slice_host_updates(module: HloModule, found: Found) -> Iterator[PassFailure]:
     """A dynamic-update-slice, in a loop of 2 or more iterations, writing one element of the minor
     dimension of a host buffer: an ``f32[1]`` row of a rank-1 buffer (a scan stacking scalar ys on
     host, openxla/xla#20373) or a 32-bit ``[1, 1]`` update.  Measured (libtpu 0.0.42.1,
@@ -283,20 +289,19 @@ def _lane_slice_host_updates(module: HloModule) -> Iterator[PassFailure]:
     supported in async dynamic update slice yet"; length 1, and ``(2,)`` or wider 32-bit ys,
     compile.  Narrower ``[1, n]`` rows are :func:`_narrow_host_row_updates`' (a CHECK at 2
     iterations, this error at 4: a failure either way)."""
-    for comp in module.computations:
-        for instr in comp.instructions:
-            if instr.opcode is not DYNAMIC_UPDATE_SLICE or len(instr.operands) < 2:
-                continue
-            update = instr.operands[1].shape
-            if not update.is_array or not _lane_slice(update):
-                continue
-            loops = enclosing_loops(comp)
-            trips = trip_count(loops[0]) if loops else None
-            if trips is None or trips < 2 or not _from_host_move(module, instr.operands[1]):
-                continue
-            yield PassFailure(Status.UNIMPLEMENTED, label(
-                "offload.later_lane_slice_update", libtpu=LIBTPU, instruction=instr.name, shape=str(update),
-                loop=loops[0].name, trips=trips), instr.name)
+    for comp, instr in found[DYNAMIC_UPDATE_SLICE]:
+        if len(instr.operands) < 2:
+            continue
+        update = instr.operands[1].shape
+        if not update.is_array or not _lane_slice(update):
+            continue
+        loops = enclosing_loops(comp)
+        trips = trip_count(loops[0]) if loops else None
+        if trips is None or trips < 2 or not _from_host_move(module, instr.operands[1]):
+            continue
+        yield PassFailure(Status.UNIMPLEMENTED, label(
+            "offload.later_lane_slice_update", libtpu=LIBTPU, instruction=instr.name, shape=str(update),
+            loop=loops[0].name, trips=trips), instr.name)
 
 
 def _lane_slice(update: Shape) -> bool:
@@ -326,12 +331,13 @@ def _from_host_move(module: HloModule, instr: HloInstruction) -> bool:
     return False
 
 
-def _host_loop_output_reshapes(module: HloModule, result: HostOffloadResult) -> Iterator[str]:
+def _host_loop_output_reshapes(module: HloModule, result: HostOffloadResult, found: Found) -> Iterator[str]:
     """A reshape of a while loop's output that ends in host memory, not an unrolled scan's (warned)."""
     host = result.host_position_names()
-    assert module.entry is not None
-    for instr in module.entry.instructions:
-        if instr.opcode is not RESHAPE or instr.name not in host:
+    entry = module.entry
+    assert entry is not None
+    for comp, instr in found[RESHAPE]:
+        if comp is not entry or instr.name not in host:
             continue
         made_by = _producer(instr.operands[0], ())
         if made_by.opcode is WHILE and _merges_two_leading_dimensions(instr) and \
@@ -339,22 +345,21 @@ def _host_loop_output_reshapes(module: HloModule, result: HostOffloadResult) -> 
             yield label("offload.later_host_loop_reshape", libtpu=LIBTPU, instruction=instr.name, loop=made_by.name)
 
 
-def _unrolled_scan_host_ys(module: HloModule) -> Iterator[PassFailure]:
+def _unrolled_scan_host_ys(found: Found) -> Iterator[PassFailure]:
     """``jax.lax.scan(..., unroll=u)`` with host ys and a loop left to run (2 or more iterations).
 
     The ys blocks are host values by construction (stacked moves to host), so the reshape need not
     be a host position of our model (it is not when the ys go on into an outer scan's ys)."""
-    for comp in module.computations:
-        for instr in comp.instructions:
-            if instr.opcode is not RESHAPE or not _merges_two_leading_dimensions(instr):
-                continue
-            loop = _unrolled_scan(instr)
-            if loop is None:
-                continue
-            trips, unroll = instr.operands[0].shape.dimensions[:2]
-            yield PassFailure(Status.INTERNAL, label(
-                "offload.later_unrolled_scan", libtpu=LIBTPU, instruction=instr.name, loop=loop.name, trips=trips,
-                unroll=unroll, length=instr.shape.dimensions[0]), instr.name)
+    for _, instr in found[RESHAPE]:
+        if not _merges_two_leading_dimensions(instr):
+            continue
+        loop = _unrolled_scan(instr)
+        if loop is None:
+            continue
+        trips, unroll = instr.operands[0].shape.dimensions[:2]
+        yield PassFailure(Status.INTERNAL, label(
+            "offload.later_unrolled_scan", libtpu=LIBTPU, instruction=instr.name, loop=loop.name, trips=trips,
+            unroll=unroll, length=instr.shape.dimensions[0]), instr.name)
 
 
 def _unrolled_scan(reshape: HloInstruction) -> HloInstruction | None:

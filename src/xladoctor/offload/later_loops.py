@@ -32,19 +32,20 @@ from ..ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index
 from ..ir.tpu_layouts import LIBTPU
 from .annotations import is_move_to_device, is_move_to_host, is_sharding_marker
 from .kinds import Status
+from .later_scan import Located
 from .loop_trips import trip_count
 from .result import HostOffloadResult, PassFailure
 
 
-def _while_loops(module: HloModule) -> Iterator[tuple[HloInstruction, HloInstruction, HloInstruction]]:
-    """Every while loop of ``module`` with its body's parameter and root."""
-    for comp in module.computations:
-        for loop in comp.instructions:
-            if loop.opcode is not WHILE or not loop.called.get("body"):
-                continue
-            body = loop.called["body"][0]
-            if body.root is not None and body.parameters:
-                yield loop, body.parameters[0], body.root
+def _while_loops(whiles: Located) -> Iterator[tuple[HloInstruction, HloInstruction, HloInstruction]]:
+    """Every while loop of the module (``whiles``: :func:`.later_scan.instructions_of`'s) with its
+    body's parameter and root."""
+    for _, loop in whiles:
+        if not loop.called.get("body"):
+            continue
+        body = loop.called["body"][0]
+        if body.root is not None and body.parameters:
+            yield loop, body.parameters[0], body.root
 
 
 def _changing_leaves(param: HloInstruction, root: HloInstruction, host: set[tuple[str, ShapeIndex]]
@@ -55,11 +56,12 @@ def _changing_leaves(param: HloInstruction, root: HloInstruction, host: set[tupl
             if leaf.is_array and ((param.name, index) in host) != ((root.name, index) in host)]
 
 
-def loop_state_changes_memory(module: HloModule, result: HostOffloadResult) -> Iterator[str]:
+def loop_state_changes_memory(module: HloModule, result: HostOffloadResult, whiles: Located) -> Iterator[str]:
     """A while loop whose state at an index enters in one memory space and leaves in the other,
-    with the fix for what puts it on host (:func:`_loop_state_fix`)."""
+    with the fix for what puts it on host (:func:`_loop_state_fix`).  ``whiles``: the module's
+    while loops (:func:`.later_scan.instructions_of`)."""
     host = set(result.host_positions)
-    for loop, param, root in _while_loops(module):
+    for loop, param, root in _while_loops(whiles):
         changing = _changing_leaves(param, root, host)
         if changing:
             index, enters = changing[0]
@@ -252,7 +254,7 @@ def _first_to_fail(loop: HloInstruction, changing: dict[int, set[int]]) -> bool:
     return True
 
 
-def loop_state_reshapes(module: HloModule, result: HostOffloadResult) -> Iterator[PassFailure]:
+def loop_state_reshapes(module: HloModule, result: HostOffloadResult, whiles: Located) -> Iterator[PassFailure]:
     """A scan whose body moves its carry to host unchanged and returns that same host value as the
     carry and as a ys element (``c = place_to_host(c); return c, c``), the carry entering on device,
     with 2 or more iterations.  Measured (libtpu 0.0.42.1): f32/bf16/s32, rank 1 to 3, also nested in
@@ -263,9 +265,9 @@ def loop_state_reshapes(module: HloModule, result: HostOffloadResult) -> Iterato
     result used after the loop other than by a move to device fails first with "The async-start
     expects the shape"; so may another loop whose state changes memory space, by program order,
     unless it is a loop around this one whose changing results are only moved to device (both
-    warned, :func:`_first_to_fail`)."""
+    warned, :func:`_first_to_fail`).  ``whiles``: the module's while loops (:func:`.later_scan.instructions_of`)."""
     host = set(result.host_positions)
-    loops = list(_while_loops(module))
+    loops = list(_while_loops(whiles))
     changing = {id(loop): indices for loop, param, root in loops
                 for indices in [{index[0] for index, _ in _changing_leaves(param, root, host) if index}] if indices}
     for loop, param, root in loops:

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from ..base.labels import label
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
-from ..ir.opcodes import BITCAST, CONSTANT, COPY, PARAMETER, SCATTER
+from ..ir.opcodes import BITCAST, CONSTANT, COPY, PARAMETER
 from ..ir.shape import HOST_MEMORY_SPACE, Shape
 from ..ir.tpu_layouts import LIBTPU
 from .annotations import is_sharding_marker
@@ -39,12 +39,13 @@ from .kinds import Status
 from .result import PassFailure
 
 
-def host_argument_scatters(module: HloModule) -> Iterator[PassFailure]:
-    """A failure for each scatter whose buffer is an entry argument in host memory (see above)."""
+def host_argument_scatters(module: HloModule, scatters: list[HloInstruction]) -> Iterator[PassFailure]:
+    """A failure for each scatter whose buffer is an entry argument in host memory (see above);
+    ``scatters``: the entry's scatters, in order (:func:`.later_scan.instructions_of`)."""
     assert module.entry is not None and module.entry_computation_layout is not None
     params = module.entry_computation_layout.parameters
-    for scatter in module.entry.instructions:
-        if scatter.opcode is not SCATTER or len(scatter.operands) != 3 or not scatter.shape.is_array:
+    for scatter in scatters:
+        if len(scatter.operands) != 3 or not scatter.shape.is_array:
             continue
         buffer = _through_markers(scatter.operands[0])
         number = buffer.parameter_number

@@ -69,7 +69,8 @@ class DeadSteps:
     """The computation holding the dead calls (the entry)."""
     left_out: set[HloInstruction] = field(default_factory=set)
     """Input instructions not copied (their names stay taken): the dead operands, the callees'
-    instructions, the computations left out whole."""
+    instructions, the computations left out whole; then (:func:`..analysis.lean_copy`) the rest
+    of the dead code the copy leaves out too.  Emptied once the copy is made (only the copy reads it)."""
     computations: set[HloComputation] = field(default_factory=set)
     """Input computations not copied: the callees, and computations only dead code calls."""
     stand_ins: dict[HloInstruction, tuple[HloInstruction, tuple[HloInstruction, ...]]] = field(default_factory=dict)

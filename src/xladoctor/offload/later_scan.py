@@ -1,0 +1,38 @@
+"""One look at every instruction for the later-failure checks (:mod:`.later_failures`): the
+instructions of the few opcodes they start from, in module order.
+
+Why: each check walked every instruction of the module for its own opcode -- six walks, two of
+them for while loops; on ``jax_entry`` at 100k instructions, none of which is of those opcodes,
+that was most of the checks' time.  A computation's opcodes are read in one C-level pass
+(``map`` of an attribute getter) and looked at in Python only where one of them is wanted."""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+from ..ir.computation import HloComputation
+from ..ir.instruction import HloInstruction
+from ..ir.module import HloModule
+from ..ir.opcodes import HloOpcode
+
+_OPCODE = attrgetter("opcode")
+
+Located = list[tuple[HloComputation, HloInstruction]]
+"""(computation, instruction) of each instruction found, in module order."""
+Found = dict[HloOpcode, Located]
+"""Opcode -> :data:`Located` of each instruction of it."""
+
+
+def instructions_of(module: HloModule, opcodes: frozenset[HloOpcode]) -> Found:
+    """Every instruction of ``module`` whose opcode is one of ``opcodes``, by opcode, each with
+    the computation it was found in, in the order of ``module.computations`` and their instructions."""
+    found: Found = {op: [] for op in opcodes}
+    for comp in module.computations:
+        instrs = comp.instructions
+        ops = list(map(_OPCODE, instrs))
+        if opcodes.isdisjoint(ops):
+            continue
+        for op, instr in zip(ops, instrs):
+            if op in opcodes:
+                found[op].append((comp, instr))
+    return found
