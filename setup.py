@@ -10,11 +10,34 @@ answers (tests/test_compiled_core.py compares the two on the output corpus).
 
     XLADOCTOR_COMPILE=1 pip install .          # the build environment fetches mypy (pyproject)
 
-Why these modules: they are where ``xladoctor offload FILE`` spends its time (the parser, the
-IR's instruction, computation and name tables, the clone, the offload passes); bench/README.md
-"Compiled core" has the profile and the numbers.  Left out: modules mypyc cannot compile as
-they are (``ir/users.py``: a ``list`` subclass; ``ir/shape.py`` and ``ir/value.py``: frozen
-values kept in ``__dict__``; ``ir/module.py``: copied through ``vars()`` by ``ir/clone.py``).
+Why these modules: they are where ``xladoctor offload FILE`` spends its time: the parser, the
+IR's instruction, computation and name tables, the clone, and (since branch h44c) every module
+the offload analysis runs -- all the passes of the pipeline (HostOffloader and
+HostOffloadLegalize with their helpers, the dead steps, the simplifiers), the pipeline, the later
+failures, the verifier and shape inference.  With the parser alone compiled, those passes were
+what stayed interpreted (a profile of ``offload`` on the train steps and on ``jax_entry``), and
+compiled code calling interpreted code pays Python's call protocol both ways.  bench/README.md
+"Compiled core" and "The compiled core covers the analysis" have the profiles and the numbers.
+
+Left out, each for a reason:
+
+* ``ir/users.py`` (a ``list`` subclass) and ``ir/module.py`` (copied through ``vars()`` by
+  ``ir/clone.py``): a native class can be neither.  Compiled as ordinary classes
+  (``mypyc_attr(native_class=False)``, methods compiled) they gave the same answers and no
+  measurable gain (the methods are still called through Python's protocol); a native class
+  would need a restructure (``Users`` holding its list costs 56 bytes per instruction).
+* ``ir/shape.py``, ``ir/value.py``, ``ir/primitive.py``, ``ir/sizes.py``,
+  ``syntax/layout_warnings.py``: frozen values written through ``object.__setattr__`` and
+  ``__dict__``; compiled as ordinary classes, ``MutableTupleShape`` (whose ``tuple_shapes`` is a
+  list, changed in place) fails the compiled ``Shape.__init__``'s check of a tuple.
+* ``offload/passes/hlo_pass_interface.py``: an interpreted class may not subclass a compiled one,
+  and the tests subclass the passes' base.
+* The findings, reports and frontends: under a few per cent of ``offload`` each.
+
+The rules for a compiled module (tests/test_compiled_core.py catches a break): a property write
+must match the getter's type (``instr.operands = (a, b)``, not a list), a value must have the
+type it is declared with at run time (``frozenset - dict_keys`` is a ``set``), and no
+interpreted class may subclass a compiled one.
 """
 
 from __future__ import annotations
@@ -34,6 +57,25 @@ COMPILED = (
     "offload/passes/hlo_dce.py", "offload/passes/call_inliner.py", "offload/passes/hlo_cse.py",
     "offload/passes/algebraic_simplifier.py", "offload/passes/reshape_mover.py",
     "offload/passes/tuple_simplifier.py", "offload/passes/sharding_remover.py",
+    "offload/passes/host_offloader/__init__.py", "offload/passes/host_offloader/host_compute.py",
+    "offload/passes/host_offloader/messages.py", "offload/passes/host_offloader/rewrites.py",
+    "offload/passes/host_offloader/start_discovery.py", "offload/passes/host_offloader/state.py",
+    "offload/passes/host_offloader/verdict.py", "offload/passes/host_offloader/walk.py",
+    "offload/passes/host_offload_legalize/__init__.py", "offload/passes/host_offload_legalize/branches.py",
+    "offload/passes/host_offload_legalize/chain.py", "offload/passes/host_offload_legalize/copies.py",
+    "offload/passes/host_offload_legalize/state.py",
+    "offload/passes/dead_steps.py", "offload/passes/insertions.py", "offload/passes/host_offload_utils.py",
+    "offload/passes/host_offloading_prepare.py",
+    "offload/annotations.py", "offload/later_failures.py", "offload/later_loops.py", "offload/no_start.py",
+    "offload/analysis.py", "ir/verify.py", "ir/shape_inference.py", "syntax/literal.py",
+    "offload/passes/conditional_code_motion.py", "offload/passes/concat_decomposer.py",
+    "offload/passes/conditional_canonicalizer.py", "offload/passes/sdy_manual_shapes.py",
+    "offload/passes/scatter_to_dus.py", "offload/passes/while_initializer_removal.py",
+    "offload/passes/while_loop_simplifier.py", "offload/passes/pipelining_optimizations.py",
+    "offload/passes/hlo_pass_pipeline.py", "offload/passes/stablehlo_rebuild.py",
+    "offload/passes/hlo_host_device_type_call_wrapper.py", "offload/passes/analysis_context.py",
+    "offload/passes/pass_state.py", "offload/later_scatter.py", "offload/later_nested.py", "offload/loop_trips.py",
+    "offload/pipeline.py",
 )
 """The compiled core, relative to ``src/xladoctor``: the modules hot in ``offload``'s profile."""
 

@@ -3,7 +3,9 @@
 Built here as a user's install builds it: setup.py's own module list through mypyc, into a copy
 of ``src/`` in a temporary folder, then ``offload --json`` and ``check --json`` of a corpus
 (bench/compare_outputs.py's: the bundled examples, tests/data/offload, generated modules and
-ir_shapes' shapes) run on both trees and compared byte for byte.  Skips, saying why, where mypyc,
+ir_shapes' shapes) and the parser's reading of tests/test_xla_acceptance.py's texts (nested
+instructions, inline computations: forms the corpus lacks) run on both trees and compared byte
+for byte.  Skips, saying why, where mypyc,
 a C compiler or Python's headers are missing; the build takes minutes on two cores (one large C
 file), so the test is marked slow.
 """
@@ -44,6 +46,10 @@ def _dump(src: Path, out: Path) -> str:
     code = (f"import sys\nsys.path.insert(0, {str(ROOT / 'bench')!r})\nimport compare_outputs\n"
             f"sys.path.insert(0, {str(src)!r})\nfrom pathlib import Path\n"
             f"compare_outputs.dump(Path({str(out)!r}), generated={GENERATED})\n"
+            "import json, test_xla_acceptance as xa, xla_corpus\n"  # the parser's rarer forms: nested, inline
+            "texts = [t for t, _ in xa.REFUSED.values()] + list(xa.ACCEPTED.values())\n"
+            "for k, t in enumerate(texts):\n"
+            f"    Path({str(out)!r}, f'xla_acceptance_{{k:03}}.json').write_text(json.dumps(xla_corpus.our_view(t)))\n"
             "import xladoctor.ir.instruction as m\nprint(m.__file__)\n")
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH="")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=1800)

@@ -379,7 +379,9 @@ _RULES = {
     Op.PARTITION_ID: _id, Op.REPLICA_ID: _id, Op.CONDITIONAL: _conditional,
 }
 
-NOT_INFERRED: frozenset[Op] = frozenset(CAN_INFER - _RULES.keys() - _UNARY_OPS - {Op.COPY, Op.DOMAIN}
+# frozenset(_RULES), not .keys(): ``frozenset - dict_keys`` is a set at run time, not the frozenset
+# typeshed says, and the compiled core (setup.py) checks the declared type.
+NOT_INFERRED: frozenset[Op] = frozenset(CAN_INFER - frozenset(_RULES) - _UNARY_OPS - {Op.COPY, Op.DOMAIN}
                                         - {o for o in CAN_INFER if o.value in _BINARY})
 """Opcodes XLA infers a shape for and xladoctor does not (refused with a message that says so)."""
 

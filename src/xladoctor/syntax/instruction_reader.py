@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from types import MappingProxyType
 
 from ..base.errors import HloParseError
@@ -73,15 +73,15 @@ class InstructionReader:
     _calls_to_resolve: list[PendingCall]
     declared_operands: list[tuple[int, Shape, int]]
     async_sugar: tuple[HloInstruction, HloOpcode] | None = None
-    read_inline_computation: Callable[[int, int], HloComputation]
-    """Reads ``{ instructions }`` between the two offsets as a computation of the module (ComputationReader)."""
-    read_nested: Callable[[Container[str], int], str]
-    """Reads a nested instruction at the cursor into the computation; returns its name (ComputationReader)."""
     """The instruction just read if it was written in XLA's async sugar (``call-start``), and the op it wraps."""
     """The operands of the instruction being read that were written with a shape: (index, shape, where)."""
 
     def error(self, message: str, pos: int | None = None) -> HloParseError:
         return self.r.error(message, pos)
+
+    # ComputationReader's readers, as methods: compiled (setup.py), declared attributes are slots they never fill.
+    def read_inline_computation(self, start: int, end: int) -> HloComputation: raise NotImplementedError  # `{...}`
+    def read_nested(self, scope: Container[str], start: int) -> str: raise NotImplementedError  # its name
 
     def _not_keyword(self, name: str, what: str) -> None:
         """XLA's lexer turns type names and keywords into their own tokens: they cannot name anything."""

@@ -55,13 +55,13 @@ def _decompose(module: HloModule, comp: HloComputation, concat: HloInstruction) 
         pad = HloInstruction(module.unique_name("pad"), PAD, shape)
         pad.attributes = {"padding": padding}
         comp.insert_before(concat, pad)
-        pad.operands = [operand, fill]
+        pad.operands = (operand, fill)
         if combined is None:
             combined = pad
             continue
         joined = HloInstruction(module.unique_name("maximum"), MAXIMUM, shape)
         comp.insert_before(concat, joined)
-        joined.operands = [combined, pad]
+        joined.operands = (combined, pad)
         combined = joined
     assert combined is not None
     comp.replace_instruction(concat, combined)

@@ -69,7 +69,7 @@ def _branches(cond: HloInstruction) -> list[HloComputation]:
 
 def _tuple_of(module: HloModule, operand: HloInstruction) -> HloInstruction:
     tup = HloInstruction(module.unique_name("tuple"), TUPLE, Shape.tuple([operand.shape]))
-    tup.operands = [operand]
+    tup.operands = (operand,)
     return tup
 
 
@@ -77,7 +77,7 @@ def _element(module: HloModule, of: HloInstruction, shape: Shape) -> HloInstruct
     gte = HloInstruction(module.unique_name("get-tuple-element"), GET_TUPLE_ELEMENT, shape)
     gte.tuple_index = 0
     gte.attributes = {"index": "0"}
-    gte.operands = [of]
+    gte.operands = (of,)
     return gte
 
 

@@ -584,7 +584,7 @@ def _place(comp: HloComputation, anchor: HloInstruction | None, instr: HloInstru
         comp.add_instruction(instr)
     else:
         comp.insert_before(anchor, instr)
-    instr.operands = operands
+    instr.operands = tuple(operands)
 
 
 def _simplify_roots(branches: list[HloComputation]) -> bool:

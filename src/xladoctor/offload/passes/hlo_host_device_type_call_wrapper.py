@@ -95,7 +95,7 @@ def _merge(module: HloModule, comp: HloComputation, calls: list[HloInstruction])
         roots.append(mapping[callee.root_instruction()])
     root = HloInstruction(module.unique_name("tuple"), TUPLE, Shape.tuple([r.shape for r in roots]))
     body.add_instruction(root)
-    root.operands = roots
+    root.operands = tuple(roots)
     body.set_root_instruction(root)
     first = calls[0]
     merged = first.clone_with_new_operands(root.shape, operands, module.unique_name("host-call"))
@@ -108,7 +108,7 @@ def _merge(module: HloModule, comp: HloComputation, calls: list[HloInstruction])
         element.tuple_index = k
         element.attributes = {"index": str(k)}
         comp.insert_before(first, element)
-        element.operands = [merged]
+        element.operands = (merged,)
         elements.append(element)
     for call, element in zip(calls, elements):
         comp.replace_instruction(call, element)

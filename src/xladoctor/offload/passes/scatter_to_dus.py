@@ -68,7 +68,7 @@ def _rewrite(module: HloModule, comp: HloComputation, scatter: HloInstruction) -
     reshape = HloInstruction(module.unique_name("reshape"), RESHAPE,
                              Shape.array(updates.shape.element_type, dims))
     comp.insert_before(scatter, reshape)
-    reshape.operands = [updates]
+    reshape.operands = (updates,)
     index_operands = []
     for start in starts:
         c = HloInstruction(module.unique_name("constant"), CONSTANT,
@@ -78,7 +78,7 @@ def _rewrite(module: HloModule, comp: HloComputation, scatter: HloInstruction) -
         index_operands.append(c)
     dus = HloInstruction(module.unique_name("dynamic-update-slice"), DYNAMIC_UPDATE_SLICE, scatter.shape)
     comp.insert_before(scatter, dus)
-    dus.operands = [operand, reshape, *index_operands]
+    dus.operands = (operand, reshape, *index_operands)
     comp.replace_instruction(scatter, dus)
     return True
 

@@ -214,13 +214,13 @@ def _rewrite_accumulator(module: HloModule, loop: HloInstruction, slot: int, slo
     zero.literal = "0"
     first = _new(module, body, anchor, "compare", COMPARE, Shape.array(PRED, ()))
     first.attributes = {"direction": "EQ"}
-    first.operands = [iv, zero]
+    first.operands = (iv, zero)
     mask = _new(module, body, anchor, "broadcast", BROADCAST, Shape.array(PRED, read.shape.dimensions))
     mask.attributes = {"dimensions": "{}"}
-    mask.operands = [first]
+    mask.operands = (first,)
     fresh = _clone_into(module, body, anchor, init)
     select = _new(module, body, anchor, "select", SELECT, read.shape)
-    select.operands = [mask, fresh, read]
+    select.operands = (mask, fresh, read)
     for user in users:
         for index in user.operand_indices(read):
             user.replace_operand(index, select)

@@ -44,7 +44,7 @@ def remove_trip_count_one_loops(module: HloModule) -> InlineResult | None:
         call = HloInstruction(module.unique_name("call"), CALL, loop.shape)
         call.set_called_computations({"to_apply": [loop.called["body"][0]]})
         comp.insert_before(loop, call)
-        call.operands = list(loop.operands)
+        call.operands = tuple(loop.operands)
         comp.replace_instruction(loop, call)
     module.calls_changed()
     return inline_calls(module)

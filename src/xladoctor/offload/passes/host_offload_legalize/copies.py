@@ -90,7 +90,7 @@ def move_copy_up(lz: LegalizeState, copy: HloInstruction) -> None:
     """Swap the copy above the MoveToHost it reads: it then runs on the device."""
     mth = copy.operands[0]
     copy.replace_all_uses_with(mth)
-    copy.operands = [mth.operands[0]]
+    copy.operands = (mth.operands[0],)
     mth.replace_operand(0, copy)
     copy.shape = copy.shape.with_memory_space(0)
     mth.shape = mth.shape.with_layout(layout_of(copy.shape))

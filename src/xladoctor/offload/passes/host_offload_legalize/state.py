@@ -124,7 +124,7 @@ class LegalizeState(PassState):
     def new_copy(self, operand: HloInstruction, shape: Shape) -> HloInstruction:
         new = HloInstruction(self.new_name("copy"), COPY, shape)
         operand.computation().add_instruction(new)
-        new.operands = [operand]
+        new.operands = (operand,)
         return new
 
     def remove(self, instr: HloInstruction) -> None:
@@ -146,7 +146,7 @@ class LegalizeState(PassState):
     @staticmethod
     def replace_use(instr: HloInstruction, user: HloInstruction, new: HloInstruction) -> None:
         """``ReplaceUseWithDifferentShape``: every slot of ``user`` holding ``instr``."""
-        user.operands = [new if o is instr else o for o in user.operands]
+        user.operands = tuple([new if o is instr else o for o in user.operands])
 
     def set_layout(self, v: Value, layout: Layout) -> None:
         """``UpdateInstructionLayout``: a while also updates its body root and condition parameter."""

@@ -159,7 +159,7 @@ class GraphEdits:
             operands: list[HloInstruction]) -> HloInstruction:
         instr = HloInstruction(self.module.numbered_name(base), opcode, shape)
         comp.add_instruction(instr)
-        instr.operands = operands
+        instr.operands = tuple(operands)  # a compiled caller checks the write against the getter's type
         return instr
 
     def new_copy(self, of: HloInstruction, space: int) -> HloInstruction:
