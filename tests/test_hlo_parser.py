@@ -1,5 +1,7 @@
 """HLO module parsing: model structure, every syntax form XLA prints, and bad input."""
 
+import sys
+
 import pytest
 
 from xladoctor.base.errors import HloParseError
@@ -161,6 +163,11 @@ BAD_INPUTS = [
      "source_file=\"y\"}\n}\n", 3, 45, "attribute source_file already exists"),
     ("HloModule m\nENTRY e {\n  p = f32[2,3]{0} parameter(0)\n}\n", 3, 15, "Dimensions size is 2, but minor to major size is 1."),
     ("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  p = f32[2] negate(p)\n}\n", 4, 3, "defined twice"),
+    # A computation defined again: the position is where the first one of that name ended (the
+    # parser keeps those ends in an array, not a dict of ints), here after 'd' came between.
+    ("HloModule m\n\nc {\n  x = f32[] parameter(0)\n}\n\nd {\n  y = f32[] parameter(0)\n}\n\nc {\n"
+     "  z = f32[] parameter(0)\n}\n\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n", 7, 1,
+     "computation 'c' is defined twice"),
     ("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] add(p, q)\n}\n", 4, 26,
      "instruction does not exist: q"),
     ("HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] frobnicate(p)\n}\n", 4, 19,
@@ -219,3 +226,16 @@ def test_python_call_stack_follows_xla_printed_parent_ids():
                 and i.metadata.stack_frame_id)
     functions = [loc.function.rsplit(".", 1)[-1] for loc in sine.stack()]
     assert functions[:3] == ["h", "g", "f"], functions
+
+
+def test_callers_share_one_role_key():
+    """Every caller's ``called`` map keys its role with one string (interned), not the text's copy
+    of ``to_apply`` per caller: jax_entry has a caller per ten instructions (issue 36 item 3)."""
+    text = ("HloModule m\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n"
+            "ENTRY e {\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+            "  r1 = f32[] reduce(p, z), dimensions={0}, to_apply=add\n"
+            "  r2 = f32[] reduce(p, z), dimensions={0}, to_apply=add\n"
+            "  ROOT t = (f32[], f32[]) tuple(r1, r2)\n}\n")
+    entry = parse_module(text).entry
+    (k1,), (k2,) = entry.instruction("r1").called, entry.instruction("r2").called
+    assert k1 == k2 == "to_apply" and k1 is k2 is sys.intern("to_apply")

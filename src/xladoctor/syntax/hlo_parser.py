@@ -21,6 +21,7 @@ problem raises :class:`~xladoctor.base.errors.HloParseError` with ``source:line:
 from __future__ import annotations
 
 import re
+from array import array
 
 from ..base.collector import paused
 from ..base.errors import HloParseError
@@ -146,13 +147,15 @@ class _ModuleParser(ComputationReader):
                 self._parse_source_table(module, m.group(0))
             else:
                 break
-        comp_name_pos: dict[str, int] = {}
+        written = self._computations_as_written
+        ends = array("q")  # where each of them ends, in its order: an int object and a dict entry
+        # each were ~50 bytes a computation held through the parse's peak (issue 36 item 3)
         while not r.at_end():
             comp = self._parse_computation(module)
-            if comp.name in comp_name_pos:
-                raise self.error(f"computation '{comp.name}' is defined twice", comp_name_pos[comp.name])
-            comp_name_pos[comp.name] = r.pos
-            self._computations_as_written[comp.name] = comp
+            if comp.name in written:
+                raise self.error(f"computation '{comp.name}' is defined twice", ends[list(written).index(comp.name)])
+            ends.append(r.pos)
+            written[comp.name] = comp
             self._add_to_module(module, comp)
         if not module.computations:
             raise self.error("module has no computations")
