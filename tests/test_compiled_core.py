@@ -57,12 +57,13 @@ def _dump(src: Path, out: Path) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-@pytest.mark.slow
-def test_compiled_core_gives_the_pure_python_answers(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def compiled_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of ``src/`` with setup.py's core built beside it (once for this file's tests)."""
     why = _missing()
     if why:
         pytest.skip(f"no compiled build here: {why}")
-    tree = tmp_path / "tree"
+    tree = tmp_path_factory.mktemp("tree")
     shutil.copytree(ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
     for name in ("setup.py", "pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, tree / name)
@@ -71,15 +72,48 @@ def test_compiled_core_gives_the_pure_python_answers(tmp_path: Path) -> None:
                            capture_output=True, text=True, timeout=3000)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-3000:]
     assert list((tree / "src" / "xladoctor" / "ir").glob("instruction.*.so")), "no extension module was built"
+    return tree / "src"
 
+
+@pytest.mark.slow
+def test_compiled_core_gives_the_pure_python_answers(compiled_src: Path, tmp_path: Path) -> None:
     compiled, pure = tmp_path / "compiled", tmp_path / "pure"
-    assert _dump(tree / "src", compiled).endswith(".so")  # the compiled core is what ran
+    assert _dump(compiled_src, compiled).endswith(".so")  # the compiled core is what ran
     assert _dump(ROOT / "src", pure).endswith(".py")
     names = sorted(p.name for p in pure.iterdir())
     assert len(names) > 2 * (GENERATED + 100)
     assert sorted(p.name for p in compiled.iterdir()) == names
     differ = [n for n in names if (pure / n).read_bytes() != (compiled / n).read_bytes()]
     assert not differ, f"{len(differ)} of {len(names)} outputs differ, e.g. {differ[:5]}"
+
+
+REFUSALS = """import xladoctor, xladoctor.syntax.hlo_parser as p
+for bad in (None, 3, ["HloModule m"], b"HloModule m" + bytes([255])):
+    try:
+        xladoctor.parse_module(bad)
+    except (TypeError, xladoctor.InputError) as e:
+        print(type(e).__name__, e)
+print(p.__file__)
+"""
+"""What the public parser says to what is not UTF-8 text, then where it was imported from."""
+
+
+@pytest.mark.slow
+def test_parse_module_refuses_what_is_not_text_in_the_same_words_compiled(compiled_src: Path) -> None:
+    """test_hostile_input_2.py's ``parse_module(None)`` against the compiled core: mypyc checks a
+    ``str | bytes`` argument itself, in its own words, so the public function takes ``object`` and
+    the refusal is ours in both builds."""
+    def said(src: Path) -> list[str]:
+        env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONPATH=str(src))
+        done = subprocess.run([sys.executable, "-c", REFUSALS], capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout.splitlines()
+
+    compiled, pure = said(compiled_src), said(ROOT / "src")
+    assert compiled[-1].endswith(".so") and pure[-1].endswith(".py")  # each build is what ran
+    assert compiled[:-1] == pure[:-1]
+    assert pure[0] == "TypeError parse_module() takes the text as str (or UTF-8 bytes), not NoneType"
+    assert [line.split()[0] for line in pure[:-1]] == ["TypeError", "TypeError", "TypeError", "InputError"]
 
 
 def test_version_says_which_core_runs(tmp_path: Path) -> None:

@@ -62,3 +62,30 @@ def test_one_user_is_kept_bare_and_the_second_makes_users_in_order():
     assert [u.name for u in a.users] == ["dead", "b"]
     assert q.users == (i["t"],) and q._users is i["t"]  # b left q (NO_USERS), t came: bare again
     assert dead in a.users and i["t"] not in a.users
+
+
+def _reads_agree(instrs) -> None:
+    """The store's cheap reads say what ``users`` says, for every instruction and a few sets."""
+    sets = [set(), set(instrs), set(instrs[::2]), set(instrs[1::2])]
+    for x in instrs:
+        users = x.users
+        assert x.user_count() == len(users)
+        assert x.has_users() is bool(users)
+        assert [x.users_within(s) for s in sets] == [s.issuperset(users) for s in sets]
+
+
+def test_user_count_has_users_and_users_within_read_as_users_does():
+    _, i = _parsed()
+    instrs = list(i.values())
+    _reads_agree(instrs)  # none (t, dead), one kept bare (a, b, q), a Users (p)
+    a, b, dead, q = i["a"], i["b"], i["dead"], i["q"]
+    assert a.user_count() == 1 and i["p"].user_count() == 2 and not dead.has_users()
+    assert a.users_within({i["t"]}) and not i["p"].users_within({a})
+    b.replace_operand(0, a)  # a: t, b
+    dead.operands = (a,)  # a: t, b, dead
+    _reads_agree(instrs)
+    for user in (i["t"], b, dead):  # a's own Users emptied, not the shared one
+        user.replace_operand(0, q)
+    assert list(a.users) == [] and a._users is not NO_USERS and a.user_count() == 0 and not a.has_users()
+    assert a.users_within(set())
+    _reads_agree(instrs)

@@ -9,7 +9,9 @@ get-tuple-element's index share one slot, as no instruction has both; an instruc
 user (four in five of a jax module) holds it bare, with no :class:`~.users.Users` (80 bytes).
 Read under their old names through :class:`PackedFieldAccess`'s properties, so callers are
 unchanged (findings and summaries read positions, a few passes the numbers; ``users`` is read
-often, so the hot walks of :mod:`.computation` read the store itself).
+often, so the hot walks of :mod:`.computation` read the store itself, and a walk that needs only
+the count, whether there is any, or whether all are in a set asks :meth:`~PackedFieldAccess.user_count`,
+:meth:`~PackedFieldAccess.has_users` or :meth:`~PackedFieldAccess.users_within`: no tuple per read).
 """
 
 from __future__ import annotations
@@ -103,6 +105,25 @@ class PackedFieldAccess(RareFieldAccess):
         if users.__class__ is Users:
             return users
         return (users,)  # type: ignore[return-value]
+
+    def user_count(self) -> int:
+        """``len(self.users)`` without the one-element tuple :attr:`users` makes for a bare user:
+        the dead-code walks ask it of every value they pass (~95k times a ``jax_entry`` 100k run)."""
+        users = self._users
+        return len(users) if users.__class__ is Users else 1
+
+    def has_users(self) -> bool:
+        """``bool(self.users)``, read from the store (an instruction is never falsy: a bare user is
+        true, :data:`~.users.NO_USERS` and an emptied :class:`~.users.Users` are not)."""
+        return bool(self._users)
+
+    def users_within(self, chosen: set[HloInstruction]) -> bool:
+        """``chosen.issuperset(self.users)``, without a tuple for a bare user (the dead steps ask
+        it of each of the entry's calls)."""
+        users = self._users
+        if users.__class__ is Users:
+            return chosen.issuperset(users)
+        return users in chosen
 
     def _gain_user(self, user: HloInstruction) -> None:
         """``AddUser`` on this instruction: the first user kept bare, a :class:`~.users.Users` from

@@ -140,9 +140,12 @@ class DusOutcome:
     ``failed`` (the AllocateBuffer search failed the pass)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DroppedOffload:
-    """A MoveToHost that moves nothing: no successor to walk (XLA removes it silently)."""
+    """A MoveToHost that moves nothing: no successor to walk (XLA removes it silently).
+
+    Slots, no ``__dict__``: a jax module's dead MoveToHosts are each one (5,262 in a ``jax_entry``
+    100k run, kept with the result; ~50 bytes less each)."""
 
     move_to_host: str
     reason: str

@@ -72,9 +72,11 @@ def _check_white_space(text: str, source: str) -> None:
                                    "CR and LF are)", text, m.start(1), source)
 
 
-def parse_module(text: str | bytes, source: str = "<hlo>") -> HloModule:
+def parse_module(text: object, source: str = "<hlo>") -> HloModule:
     """Parse one HLO module (``str``, or UTF-8 ``bytes``); raises :class:`HloParseError` naming
-    ``source:line:col``, and a TypeError for what is not text (``None``)."""
+    ``source:line:col``, and a TypeError for what is not text (``None``).  ``text`` is declared
+    ``object`` so that the compiled core lets anything in and ``text_argument`` words the refusal,
+    as in pure Python (a ``str | bytes`` argument is checked by mypyc first, in its own words)."""
     from ..base.files import text_argument
 
     text = text_argument(text, "parse_module", source)

@@ -387,7 +387,7 @@ def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstructi
     """``(A, B, C)`` where :func:`_factored_add` rewrites ``add``; None where it does not."""
     lhs, rhs = add.operands
     if lhs.opcode is not MULTIPLY or rhs.opcode is not MULTIPLY or \
-            len(lhs.users) != 1 or len(rhs.users) != 1:
+            lhs.user_count() != 1 or rhs.user_count() != 1:
         return None  # the multiplies would stay: no fewer multiplies
     for a, c in (lhs.operands, lhs.operands[::-1]):
         if c in rhs.operands and (floats_are_real or add.shape.element_type.kind != "float" or _power_of_two(c)):
@@ -399,7 +399,7 @@ def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstructi
 def _transposes_a_product(transpose: HloInstruction) -> bool:
     """Whether :func:`_transposed_dot` rewrites ``transpose``."""
     dot = transpose.operands[0]
-    if dot.opcode is not DOT or len(dot.users) != 1 or len(transpose.shape.dimensions) != 2 or \
+    if dot.opcode is not DOT or dot.user_count() != 1 or len(transpose.shape.dimensions) != 2 or \
             transpose.attributes.get("dimensions", "").replace(" ", "") != "{1,0}":
         return False
     attrs = dot.attributes

@@ -193,7 +193,7 @@ class _Inliner:
             if instr.parent is comp and instr.opcode is _CALL and is_inlineable_call(instr, self.async_computations):
                 new_list.extend(self._inline(instr, comp))
             elif instr.parent is comp:
-                if stand_ins and not instr.users and instr.name in stand_ins:
+                if stand_ins and not instr.has_users() and instr.name in stand_ins:
                     call = stand_ins[instr.name]
                     self.m.instruction_names.release(call)  # as :meth:`HloComputation.forget` of the call
                     self.result.inlined_calls.append(call)

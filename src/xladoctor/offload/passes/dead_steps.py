@@ -83,7 +83,7 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         return None
     gone = set(left_out[entry.name])
     root = entry.root
-    calls = [i for i in entry.instructions if i.opcode is CALL and i is not root and gone.issuperset(i.users)]
+    calls = [i for i in entry.instructions if i.opcode is CALL and i is not root and i.users_within(gone)]
     if not calls:
         return None
     callers = module.callers_of  # the module's own index: later readers of the input reuse it
@@ -132,7 +132,7 @@ def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[
         opcode = instr.opcode
         if opcode in not_in_step or instr.control_predecessors:
             return None
-        if not instr.users:
+        if not instr.has_users():
             if opcode is PARAMETER:
                 return None  # its argument would lose a user without gaining one
             if instr is not body_root:
@@ -289,7 +289,7 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
                     live[dep] = None
                     continue
                 else:
-                    n_users = len(dep.users)
+                    n_users = dep.user_count()
                     if n_users != 1:
                         count = dead_users[dep] = dead_users.get(dep, 0) + 1
                         counted.append(dep)
@@ -456,7 +456,7 @@ def _taken_whole(comp: HloComputation) -> bool:
         opcode = i.opcode
         if i.called or opcode is CUSTOM_CALL or i.control_predecessors:
             return False
-        if not i.users and i is not root and removable(i):
+        if not i.has_users() and i is not root and removable(i):
             return False
         if opcode is GET_TUPLE_ELEMENT:
             operands = i.operands

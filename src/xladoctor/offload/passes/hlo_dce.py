@@ -120,7 +120,7 @@ def close_dead(found: list[HloInstruction], dead: set[HloInstruction], dead_user
         for op in operands if len(operands) < 2 else dict.fromkeys(operands):
             if op in dead or op is root:
                 continue
-            n_users = len(op.users)
+            n_users = op.user_count()
             # One user (most values): dead now, never reached again, so no count is kept.
             if n_users != 1:
                 count = dead_users[op] = dead_users.get(op, 0) + 1
@@ -188,7 +188,7 @@ def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_use
             for dep in rest:
                 if dep in dead or dep is root:
                     continue  # walked already (each dead one is walked when found), or never dead
-                n_users = len(dep.users)
+                n_users = dep.user_count()
                 if n_users != 1:
                     count = dead_users[dep] = dead_users.get(dep, 0) + 1
                     if count != n_users:
