@@ -93,6 +93,11 @@ for bad in (None, 3, ["HloModule m"], b"HloModule m" + bytes([255])):
         xladoctor.parse_module(bad)
     except (TypeError, xladoctor.InputError) as e:
         print(type(e).__name__, e)
+for bad in (None, b"f32[2]"):
+    try:
+        xladoctor.parse_shape(bad)
+    except TypeError as e:
+        print(type(e).__name__, e)
 print(p.__file__)
 """
 """What the public parser says to what is not UTF-8 text, then where it was imported from."""
@@ -113,7 +118,9 @@ def test_parse_module_refuses_what_is_not_text_in_the_same_words_compiled(compil
     assert compiled[-1].endswith(".so") and pure[-1].endswith(".py")  # each build is what ran
     assert compiled[:-1] == pure[:-1]
     assert pure[0] == "TypeError parse_module() takes the text as str (or UTF-8 bytes), not NoneType"
-    assert [line.split()[0] for line in pure[:-1]] == ["TypeError", "TypeError", "TypeError", "InputError"]
+    assert [line.split()[0] for line in pure[:-1]] == ["TypeError", "TypeError", "TypeError", "InputError", "TypeError", "TypeError"]
+    assert pure[-3:-1] == ["TypeError parse_shape() takes the shape as str, not NoneType",
+                           "TypeError parse_shape() takes the shape as str, not bytes"]
 
 
 def test_version_says_which_core_runs(tmp_path: Path) -> None:

@@ -381,6 +381,8 @@ def test_parse_module_takes_utf8_bytes_and_refuses_none_clearly():
         xladoctor.parse_module(None)
     with pytest.raises(xladoctor.InputError, match="not UTF-8 text"):
         xladoctor.parse_module(b"HloModule m\xff")
+    with pytest.raises(TypeError, match=r"parse_shape\(\) takes the shape as str, not NoneType"):
+        xladoctor.parse_shape(None)  # was "'NoneType' object is not subscriptable"
 
 
 KINDLESS_JAX_LOWERING = b"""HloModule jit_f, entry_computation_layout={(f32[4]{0})->f32[4]{0}}

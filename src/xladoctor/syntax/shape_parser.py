@@ -49,12 +49,16 @@ _CACHE: dict[str, Shape] = {}
 _CACHE_LIMIT = 4096
 
 
-def parse_shape(text: str, source: str = "<shape>") -> Shape:
+def parse_shape(text: object, source: str = "<shape>") -> Shape:
     """Parse one shape string, e.g. ``bf16[16,1280,40]{2,1,0:T(8,128)(2,1)}``.
 
     Raises :class:`~xladoctor.base.errors.HloParseError` (line/col into ``text``) for
-    anything XLA would not accept, including trailing text.
+    anything XLA would not accept, including trailing text, and a TypeError naming what to pass
+    for what is not a ``str``: ``text`` is declared ``object`` so that the compiled core lets it
+    in and the refusal is worded here in both builds (as :func:`~.hlo_parser.parse_module`'s).
     """
+    if not isinstance(text, str):
+        raise TypeError(f"parse_shape() takes the shape as str, not {type(text).__name__}")
     r = Reader(text, source)
     shape = read_shape(r)
     if not r.at_end():
