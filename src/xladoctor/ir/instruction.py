@@ -27,7 +27,7 @@ from .metadata import MetadataCodec, OpMetadata, SourceLocation
 from .opcodes import CUSTOM_CALL, HloOpcode
 from .operands import WIDE, WideOperands
 from .packed_fields import NOWHERE, PACKED_SLOTS, PackedFieldAccess
-from .rare_fields import EXTRA_COPIED, UNDECODED, RareFields, compile_field_copy
+from .rare_fields import EXTRA_COPIED, UNDECODED, compile_field_copy
 from .shape import Shape
 from .users import NO_USERS, Users
 
@@ -69,6 +69,10 @@ class HloInstruction(PackedFieldAccess):
     __slots__ = _OWN_SLOTS
 
     def __init__(self, name: str, opcode: HloOpcode, shape: Shape):
+        # The fields the bases declare (``_users``, ``_number``, ``_where``, ``_line_off``,
+        # ``_extra``) are assigned here without an annotation: mypyc takes an annotated assignment
+        # as a second declaration and its collector's traverse then visits the field twice, so
+        # a parsed module was never freed in the compiled core (tests/test_compiled_core.py).
         self.name = name
         """Unique within the module (XLA requires module-wide unique names)."""
         self.opcode = opcode
@@ -77,7 +81,7 @@ class HloInstruction(PackedFieldAccess):
         """The operands: a tuple; the one operand itself where there is one (most instructions:
         a one-element tuple each was 48 bytes); while uses of a wide instruction's operands are
         being replaced, a :class:`~.operands.WideOperands` (a list with an index)."""
-        self._users: Users | HloInstruction = NO_USERS
+        self._users = NO_USERS
         """The users (see :attr:`users`): the shared empty :data:`~.users.NO_USERS` until the
         first user, that user itself while it is the only one (jax_entry: four instructions in
         five have exactly one, and a ``Users`` each was 80 bytes), a :class:`~.users.Users` of
@@ -88,15 +92,15 @@ class HloInstruction(PackedFieldAccess):
         self.called: Mapping[str, list[HloComputation]] = NO_CALLS
         """Called computations by role (``to_apply``, ``calls``, ``body``, ``condition``, ...);
         replaced, never edited in place (the empty one is shared)."""
-        self._number: int | None = None
+        self._number = None
         """A parameter's number or a get-tuple-element's index (:attr:`parameter_number`,
         :attr:`tuple_index`): one slot for the two, as no instruction has both."""
         self.custom_call_target: str | None = None
-        self._where: tuple[int, int] = NOWHERE
+        self._where = NOWHERE
         """``(line, col)`` that :attr:`line` counts from, shared (see :meth:`set_position`)."""
-        self._line_off: int = 0
+        self._line_off = 0
         """:attr:`line` minus ``_where``'s line: 0..255, an int Python keeps one of."""
-        self._extra: RareFields | None = None
+        self._extra = None
         """The fields few instructions have (:class:`RareFields`), made when one is first set."""
 
     def detached_copy(self) -> HloInstruction:

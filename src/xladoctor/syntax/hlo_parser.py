@@ -30,7 +30,7 @@ from .attributes import parse_aliasing, parse_buffer_donors, parse_key_values, s
 from .computation_reader import ComputationReader
 from .header_attributes import HeaderAttributeError, check_header_attribute
 from .hlo_lexicon import KEYWORDS
-from .instruction_reader import PendingCall, _is_name_char
+from .instruction_reader import _is_name_char
 from .layout_warnings import collecting, located
 from .reader import Reader
 from .shape_parser import read_shape, read_shape_list
@@ -99,7 +99,7 @@ class _ModuleParser(ComputationReader):
         self.source = source
         self._line = 1
         self._line_pos = 0
-        self._calls_to_resolve: list[PendingCall] = []
+        self._calls_to_resolve = []  # declared by InstructionReader: annotated again, mypyc visits it twice (ir/instruction.py)
         self._computations_as_written = {}
         self._anon_names = None
         self._nested = []
