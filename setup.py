@@ -36,8 +36,10 @@ Left out, each for a reason:
 
 The rules for a compiled module (tests/test_compiled_core.py catches a break): a property write
 must match the getter's type (``instr.operands = (a, b)``, not a list), a value must have the
-type it is declared with at run time (``frozenset - dict_keys`` is a ``set``), and no
-interpreted class may subclass a compiled one.
+type it is declared with at run time (``frozenset - dict_keys`` is a ``set``), no
+interpreted class may subclass a compiled one, and a field a base class declares is assigned
+without an annotation in a subclass (annotated again, mypyc's traverse visits it twice and the
+collector never frees the objects' cycles: e114466).
 """
 
 from __future__ import annotations
