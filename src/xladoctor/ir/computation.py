@@ -235,8 +235,8 @@ class HloComputation:
         key = position.__getitem__  # C-level per user; one of another computation sorts last
         for instr in self.instructions:
             users = instr._users  # the store: no user or one (most, kept bare) is in order already
-            if isinstance(users, Users) and len(users) > 1:
-                users.sort(key)
+            if users.__class__ is Users and len(users) > 1:
+                instr.sort_users(key)  # the instruction's write path, as every change of a Users
 
     def instruction(self, name: str) -> HloInstruction:
         instr = self.get(name)
