@@ -99,11 +99,13 @@ def _simplify_module(module: HloModule, floats_are_real: bool) -> tuple[list[tup
     return replaced, untouched
 
 
-_REWRITTEN = (SELECT, NEGATE, SUBTRACT, MULTIPLY, DIVIDE,
-              ADD, TRANSPOSE, MAXIMUM, MINIMUM, RESHAPE,
-              DYNAMIC_SLICE, DYNAMIC_UPDATE_SLICE,
-              CONCATENATE, COMPARE)
-_REWRITTEN_SET = frozenset(_REWRITTEN)  # tested for every instruction: one hash (the spelling's, cached), not 14 compares
+_REWRITTEN = frozenset({SELECT, NEGATE, SUBTRACT, MULTIPLY, DIVIDE,
+                        ADD, TRANSPOSE, MAXIMUM, MINIMUM, RESHAPE,
+                        DYNAMIC_SLICE, DYNAMIC_UPDATE_SLICE,
+                        CONCATENATE, COMPARE})
+"""The opcodes the simplifier may rewrite, tested for every instruction: a set (one hash, the
+spelling's, cached), not a tuple's 14 compares."""
+
 
 def _may_rewrite(instr: HloInstruction) -> bool:
     """Whether :func:`_simplify_computation` might do anything at ``instr`` (replace it, create an
@@ -116,7 +118,7 @@ def _may_rewrite(instr: HloInstruction) -> bool:
     So those computations (a train step's reducers, and its entry once simplified) need no post
     order (issue 36: most of AlgebraicSimplifier's time, four runs over every computation)."""
     op = instr.opcode
-    if op not in _REWRITTEN_SET:
+    if op not in _REWRITTEN:
         return False
     operands = instr.operands
     if len(operands) == 2 and (op is ADD or op is MULTIPLY or op is DIVIDE):

@@ -60,7 +60,7 @@ _REWIRED_DEAD = _REWIRED - {HloOpcode.CUSTOM_CALL}  # dead custom calls: checked
 _DETACHED = _REWIRED - {HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT}
 """A live value's users those passes take off its users (a tuple or get-tuple-element is left to a DCE)."""
 _MARKER = "Sharding"
-_NOT_IN_STEP = (_REWIRED | _SIDE_EFFECTING) - {HloOpcode.PARAMETER}
+_NOT_IN_STEP = (_REWIRED | _SIDE_EFFECTING) - {PARAMETER}
 """A callee instruction of these kinds keeps the step (custom calls among them: see the module doc)."""
 _NO_ASYNC: set[HloComputation] = set()
 """The entry is no async computation (:func:`.call_inliner.is_inlineable_call`'s second argument)."""
