@@ -75,13 +75,12 @@ class InstructionNames:
     def _has(self, key: str) -> bool:
         """Whether the plain map's ``key`` is taken: in its own map, or a live name that is its own
         key (here or in the base table, not released since)."""
-        return key in self._seen or ((key in self._live or (key in self._base and key not in self._unbased))
-                                     and _own_key(key))
+        return key in self._seen or ((key in self._live or self._in_base(key)) and _own_key(key))
 
-    def _free(self, name: str) -> bool:
-        """Whether ``name``, its own key, is free in the plain map (the fast paths' test)."""
-        return name not in self._seen and name not in self._live \
-            and (name not in self._base or name in self._unbased)
+    def _in_base(self, name: str) -> bool:
+        """Whether ``name`` is taken through the base table (:meth:`claim_all_of`): live there and
+        not released here since."""
+        return name in self._base and name not in self._unbased
 
     def claim_all_of(self, other: InstructionNames) -> bool:
         """Take every name live in ``other`` now (the module this uniquer's is a copy of) without a
@@ -118,7 +117,7 @@ class InstructionNames:
         for name in names:
             if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
                     and name not in _TYPE_NAMES and name not in seen and name not in live \
-                    and (not self._base or self._free(name)):
+                    and not (self._base and self._in_base(name)):
                 seen[name] = name  # _plain_key(name) is name itself
                 out.append(name)
             else:
@@ -134,7 +133,7 @@ class InstructionNames:
             name = instr.name
             if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
                     and name not in _TYPE_NAMES and name not in seen and name not in live \
-                    and (not self._base or self._free(name)):
+                    and not (self._base and self._in_base(name)):
                 live[name] = instr  # _plain_key(name) is name itself, and now live
                 continue
             given = self.unique(name)
