@@ -81,3 +81,32 @@ def test_dump_file_names(jax_hlo_corpus, tmp_path, name, platform):
     prov = detect(text, str(path))
     assert prov.platform == platform
     assert prov.stage == "compiled"  # is_scheduled=true in the header, whatever the name says
+
+
+_RULES_AS_SEARCHES = (  # the six rules as they were written, one search each (the spec of text_rules_matched)
+    r"\{[\d,]*:[^}]*T\(\d", r'"scoped_memory_configs"', r'custom_call_target="tpu_custom_call"',
+    r'custom_call_target="__(?:cublas|cudnn|triton|gpu\$)', r'"operation_queue_id"',
+    r'custom_call_target="(?:__onednn\$|lapack_|xla\.cpu\.)')
+
+
+def test_text_rules_matched_finds_what_one_search_per_rule_finds(jax_hlo_corpus):
+    """The rules' one pass (two literals, the targets as one expression resumed after each find)
+    against a search per rule: on texts mixing every target, the near misses and the same target
+    many times, and on the corpus' TPU lowerings."""
+    import random
+    import re
+
+    from xladoctor.triage.provenance import text_rules_matched
+
+    pieces = ['custom_call_target="tpu_custom_call"', 'custom_call_target="tpu_custom_call_x',
+              'custom_call_target="__cublas$gemm"', 'custom_call_target="__cudnn$conv"', 'custom_call_target="__triton"',
+              'custom_call_target="__gpu$xla.gpu.triton"', 'custom_call_target="__onednn$matmul"',
+              'custom_call_target="lapack_sgetrf"', 'custom_call_target="xla.cpu.foo"', 'custom_call_target="__onednn',
+              'custom_call_target="MoveToHost"', '"scoped_memory_configs"', '"operation_queue_id"',
+              "{1,0:T(8,128)}", "{1,0:T(x)}", "f32[8]{0}", 'custom_call_target="', "custom_call_target=", " "]
+    rng = random.Random(7)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))) for _ in range(3000)]
+    texts += [jax_hlo_corpus.text(p + "_tpu", "pre") for p in ("device_put_pinned_host", "scan_remat_offload")]
+    for text in texts:
+        expected = [n for n, pattern in enumerate(_RULES_AS_SEARCHES) if re.search(pattern, text)]
+        assert text_rules_matched(text) == expected, text

@@ -12,7 +12,6 @@ the fix).
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from itertools import pairwise
@@ -149,6 +148,8 @@ def line_edits(original: str, before: str, after: str) -> list[LineEdit] | None:
     tail = 0
     while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
         tail += 1
+    import difflib  # here: only a fix's edits need it, not every offload run's findings module
+
     edits = []
     matcher = difflib.SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
     for tag, i1, i2, j1, j2 in ((t, a + head, b + head, c + head, d + head) for t, a, b, c, d in matcher.get_opcodes()):

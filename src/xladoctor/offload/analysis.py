@@ -8,6 +8,7 @@ from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
 from ..ir.verify import verify_module
+from .annotations import MOVE_TO_DEVICE, MOVE_TO_HOST
 from .clone import clone_module
 from .kinds import Status
 from .later_failures import predict_later_failures
@@ -103,12 +104,15 @@ def _refused_by_verifier(options: OffloadOptions, error: VerifyError) -> HostOff
 def _annotation_without_operand(module: HloModule) -> HloInstruction | None:
     """A live ``MoveToHost``/``MoveToDevice`` written without operands (``custom-call()``, which XLA's
     parser takes): the offload passes read its operand 0, past the end of its operand list."""
+    moves = _MOVES  # a set: most instructions have no target, and None against two strings is two calls
     for comp in module.computations:
         for instr in comp.instructions:
-            if instr.custom_call_target in ("MoveToHost", "MoveToDevice") and not instr.operands \
-                    and (instr.users or instr is comp.root):
+            if instr.custom_call_target in moves and not instr.operands and (instr.has_users() or instr is comp.root):
                 return instr
     return None
+
+
+_MOVES = frozenset({MOVE_TO_HOST, MOVE_TO_DEVICE})
 
 
 def _failed_first(options: OffloadOptions, status: Status, message: str, instruction: str | None) -> HostOffloadResult:

@@ -142,7 +142,7 @@ def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
     from ..base.escape import escape_field
     from ..base.labels import glossary, label
     from ..base.labels.glossary import count
-    from ..catalogue.loader import load_catalogue
+    from ..findings.from_offload import filed_entry
     from ..findings.model import (
         Finding,
         FindingKind,
@@ -162,7 +162,7 @@ def undecided(kinds: Any, source: str, lang: str = "en") -> tuple[str, Any]:
     note = label(key, lang, outputs=outputs, arguments=count(kinds.arguments, "argument", lang),
                  stem=escape_field(stem))
     finding = Finding(E1200_CODE, E1200_NAME, FindingKind.OFFLOAD_OUTPUT_MISMATCH, Origin.PREDICTED, Severity.WARNING,
-                      load_catalogue().entries[E1200_CODE].describe(lang).title, note, Location(source, 1, 1),
+                      filed_entry(E1200_CODE).describe(lang).title, note, Location(source, 1, 1),
                       fields={"undecidable": True, "memory_kinds": kinds.to_json()})
     return note, finding
 

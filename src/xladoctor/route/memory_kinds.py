@@ -67,13 +67,26 @@ def _layout_says(module: Any) -> bool:
 
 
 def _placements(module: Any) -> list[Any]:
+    """The placement annotations and host-compute instructions, in module order.
+
+    Every instruction is looked at (``offload`` asks of every JAX lowering): the opcode by identity
+    with the module constant, and the frontend attributes from the rare fields the instruction
+    stores (None for most), not through the property, a Python call per instruction (13.5 -> 5.6 ms
+    at ``jax_entry`` 100k, issue 36)."""
+    from ..ir.opcodes import CUSTOM_CALL  # here: check's triage reads this module's header test alone
+
     out = []
+    custom_call, calls = CUSTOM_CALL, _PLACEMENT_CALLS
     for comp in module.computations:
         for instr in comp.instructions:
-            # HloOpcode is a str enum: compared as it is, without a `.value` read (~0.1 us) per instruction
-            placed = instr.opcode == "custom-call" and instr.custom_call_target in _PLACEMENT_CALLS
-            if placed or (instr.frontend_attributes or {}).get("_xla_compute_type") == "host":
+            if instr.opcode is custom_call and instr.custom_call_target in calls:
                 out.append(instr)
+                continue
+            extra = instr._extra  # RareFieldAccess's own field: frontend_attributes reads it so
+            if extra is not None:
+                attrs = extra.frontend_attributes
+                if attrs and attrs.get("_xla_compute_type") == "host":
+                    out.append(instr)
     return out
 
 

@@ -32,7 +32,6 @@ import errno
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable
 
 from ...base.errors import InputError
@@ -229,6 +228,8 @@ def _write_atomically(path: str, payload: bytes, existing: os.stat_result | None
     folder = os.path.dirname(path) or "."
     if not os.path.isdir(folder):
         raise FileNotFoundError(2, f"folder {folder!r} does not exist")
+    import tempfile  # here: only a write needs it (tempfile, shutil, random: ~10 ms of every offload run)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:

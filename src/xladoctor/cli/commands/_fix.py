@@ -7,13 +7,14 @@ does not read back as the fix alone) is :mod:`xladoctor.route.fix`'s, for ``offl
 
 from __future__ import annotations
 
-import difflib
 import sys
 
 
 def unified_diff(original: str, fixed: str, source: str, target: str) -> str:
     """What ``--diff`` prints: the change as a unified diff (``a/`` and ``b/`` the same file), each
     line with its own line ending (a CRLF file's diff applies to it with ``patch``)."""
+    import difflib  # here: only --diff needs it
+
     return "".join(difflib.unified_diff(_lines(original), _lines(fixed), fromfile=source, tofile=target))
 
 
