@@ -284,14 +284,24 @@ class NewlineCounter:
     """Newlines in ``data[origin:pos)`` for increasing ``pos``, counted only when asked.
 
     A file that is mapped stays addressable, so newlines are counted only up to where a region
-    starts: a log without errors is never counted, and nothing after its last error is."""
+    starts: a log without errors is never counted, and nothing after its last error is.  With the
+    file's descriptor ``fd`` the bytes are read with ``pread`` into one reused buffer instead of
+    copied out of the mapping, whose pages the planner has handed back by then: reading them
+    again through the mapping faulted every page back in (0.31 against 0.19 CPU-s for 500 MB)."""
 
-    def __init__(self, data: Mapped, origin: int):
+    def __init__(self, data: Mapped, origin: int, fd: int | None = None):
         self.data, self.at, self.count = data, origin, 0
+        self.fd = fd if not isinstance(data, bytes) else None
+        self.buf: bytearray | None = None
 
     def to(self, pos: int) -> int:
         if pos > self.at:
-            self.count += count_newlines(self.data, self.at, pos)
+            if self.fd is None:
+                self.count += count_newlines(self.data, self.at, pos)
+            else:
+                if self.buf is None:
+                    self.buf = bytearray(COUNT_PIECE)
+                self.count += count_read(self.fd, self.at, pos, self.buf)
             self.at = pos
         return self.count
 
@@ -307,6 +317,26 @@ def count_newlines(data: Mapped, start: int, stop: int) -> int:
         n += data[a:b].count(b"\n")
         if b - a == COUNT_PIECE:
             release(data, a, b)
+    return n
+
+
+def count_read(fd: int, start: int, stop: int, buf: bytearray) -> int:
+    """Newlines in bytes ``[start, stop)`` of the file open as ``fd``, read ``len(buf)`` at a time into
+    ``buf`` (``pread``: the descriptor's offset does not move).  A file cut shorter meanwhile ends the
+    count where it ends (its mapping would end the process, :class:`_mapped`)."""
+    import os
+
+    n = 0
+    view = memoryview(buf)
+    try:
+        while start < stop:
+            got = os.preadv(fd, [view[:min(len(buf), stop - start)]], start)
+            if got <= 0:
+                break
+            n += buf.count(b"\n", 0, got)
+            start += got
+    finally:
+        view.release()
     return n
 
 
@@ -372,20 +402,29 @@ class _mapped:
     def __init__(self, path: str):
         self.path = path
         self.map: mmap | None = None
+        self.fd: int | None = None
+        """The file's descriptor while it is mapped (:class:`NewlineCounter` reads through it)."""
 
     def __enter__(self) -> Mapped:
-        with open(self.path, "rb", buffering=0) as f:
+        f = open(self.path, "rb", buffering=0)
+        try:
             size = os.fstat(f.fileno()).st_size
             if size < MAP_MIN_BYTES or size == 0:  # an empty file cannot be mapped
-                return f.readall()
+                with f:
+                    return f.readall()
             import mmap
 
             self.map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            return self.map
+        except BaseException:
+            f.close()
+            raise
+        self.file, self.fd = f, f.fileno()
+        return self.map
 
     def __exit__(self, *exc: object) -> None:
         if self.map is not None:
             self.map.close()
+            self.file.close()
 
 
 def usable_cpus() -> int:
@@ -418,8 +457,9 @@ def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = Tru
         with open(path, "rb", buffering=0) as f:
             # A UTF-16/32 log is transcoded as it is read (a mapping would hand the anchors raw code units).
             return scan_stream(f, scanner, block=min(BLOCK, max(1 << 16, os.fstat(f.fileno()).st_size)))
-    with _mapped(path) as data:
-        return _scan_data(data, scanner)
+    mapping = _mapped(path)
+    with mapping as data:
+        return _scan_data(data, scanner, mapping.fd)
 
 
 def scan_descriptor(fd: int, scanner: LogScanner | None = None) -> LogScanner:
@@ -430,17 +470,17 @@ def scan_descriptor(fd: int, scanner: LogScanner | None = None) -> LogScanner:
     scanner = scanner or LogScanner()
     data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
     try:
-        return _scan_data(data, scanner)
+        return _scan_data(data, scanner, fd)
     finally:
         data.close()
 
 
-def _scan_data(data: Mapped, scanner: LogScanner) -> LogScanner:
+def _scan_data(data: Mapped, scanner: LogScanner, fd: int | None = None) -> LogScanner:
     """Plan a file read whole or mapped and feed each region to ``scanner`` as it is planned, in one
     process.  Newlines are counted only up to a region where a message's line is recorded: after
     the last one, or from where every finding has its MAX_LINES_RECORDED lines until a new one
     turns up, nothing is counted (``bytes.count`` at ~3.4 GB/s was a third of a dense log's scan)."""
-    counter = NewlineCounter(data, 0)
+    counter = NewlineCounter(data, 0, fd)
 
     def line_at(start: int) -> Callable[[], int]:
         return lambda: 1 + counter.to(start)
