@@ -50,7 +50,7 @@ def test_an_edited_file_is_read_from_its_toml(monkeypatch):
 
 
 def test_scan_table_is_the_catalogues():
-    assert scan_table_data.PATTERNS == scan_table.derive(loader.load_catalogue())
+    assert scan_table.derive(loader.load_catalogue()) == scan_table_data.PATTERNS
     assert scan_table.packaged() is scan_table_data.PATTERNS
 
 
@@ -69,13 +69,29 @@ def test_each_anchor_is_a_literal_prefix_of_its_patterns():
     except ImportError:  # pragma: no cover - 3.10
         import sre_parse  # type: ignore[no-redef]
 
+    def starts_with(regex: str, literal: str) -> bool:
+        items = list(sre_parse.parse(loader.compile_pattern(regex).pattern))
+        if items and items[0][0] == sre_parse.AT:
+            items = items[1:]
+        return [(op, chr(arg)) for op, arg in items[:len(literal)]] == [(sre_parse.LITERAL, c) for c in literal]
+
     for anchor, pairs in scan_table_data.PATTERNS.items():
         for _, pattern in pairs:
-            items = list(sre_parse.parse(loader.compile_pattern(pattern).pattern))
-            if items and items[0][0] == sre_parse.AT:
-                items = items[1:]
-            head = items[:len(anchor)]
-            assert [(op, chr(arg)) for op, arg in head] == [(sre_parse.LITERAL, c) for c in anchor], pattern
+            assert starts_with(pattern, anchor), pattern
+    # and the heads the scanner searches a message's window for, its coded header's too
+    for entry in loader.load_catalogue():
+        for regex in (*entry.patterns, entry.header_regex()):
+            assert starts_with(regex, scan_table.literal_head(regex)), regex
+
+
+def test_literal_head_leaves_out_what_is_not_certain():
+    head = scan_table.literal_head
+    assert head(r"\bE1200: CompileTimeHbmOom\b") == "E1200:"
+    assert head(r"\bE2\d\d\d: \w+") == "E2"
+    assert head("Ran out of memory") == "Ran"
+    assert head("ab?c") == "a" and head("ab*c") == "a" and head("ab{2}") == "a"
+    assert head("abc|d") == "" and head("(?:a|b)c") == "" and head("x[^]]|z") == ""
+    assert head("ab[|]c") == "ab" and head(r"a\|b") == "a" and head("x[^]|]") == "x"
 
 
 def test_clean_text_reads_no_catalogue():

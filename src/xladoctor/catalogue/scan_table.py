@@ -32,6 +32,41 @@ def pattern_anchor(pattern: str) -> str:
     return m.group(1)
 
 
+_HEAD = re.compile(r"^(?:\\b)?([A-Za-z0-9_:\-]*)")
+
+
+def literal_head(regex: str) -> str:
+    """The literal text every match of ``regex`` starts with, as far as it can be read off plainly
+    (letters, digits, ``_:-``; a character a quantifier follows is left out); empty where the
+    regex is an alternation at its top level."""
+    m = _HEAD.match(regex)
+    assert m is not None  # every part of _HEAD is optional
+    head = m.group(1)
+    if regex[m.end():m.end() + 1] in ("?", "*", "+", "{"):
+        head = head[:-1]
+    return "" if _top_level_bar(regex) else head
+
+
+def _top_level_bar(regex: str) -> bool:
+    depth, i = 0, 0
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            i += 1
+        elif c == "[":  # a class: up to its closing bracket (one right after the opening is literal)
+            first = i + 2 if regex[i + 1:i + 2] == "^" else i + 1
+            i = regex.find("]", first + 1)
+            i = len(regex) if i < 0 else i
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
 def derive(catalogue: Catalogue) -> PatternTable:
     """The table of ``catalogue``, as the scanner built it from the entries."""
     table: dict[str, list[tuple[str, str]]] = {}

@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from .loader import Catalogue, compile_pattern, load_catalogue
-from .scan_table import pattern_anchor
+from .model import Entry
+from .scan_table import literal_head, pattern_anchor
 
 WINDOW_CHARS = 16384
 """Lookahead kept after a match: the longest message (plus wrapping) we expect."""
@@ -128,6 +129,7 @@ class LogScanner:
         self._every_anchor: Any = _UNBUILT  # built with the first text fed (None: str.find per anchor)
         self._finder: Any = None
         self._specific: list[tuple[str, tuple[re.Pattern[str], ...]]] | None = None
+        self._entry_heads: dict[str, tuple[str, ...]] = {}
         self._buf = ""
         self._origin: int | Callable[[], int] = 1
         """The line the text fed since the last restart starts at; a callable is asked only when a
@@ -357,19 +359,23 @@ class LogScanner:
         from .fields import SPAN_CODES, message_end
 
         entry = self.catalogue.entries[code]
-        used = {i for i, mt in enumerate(entry.matchers) if mt.search(window, rel, end)}
+        # A matcher is searched only where its anchor, its literal prefix, can start a match
+        # (tests/test_scan_table.py): most of a window holds none, and each search went through it.
+        heads = self._heads(entry)
+        used = {i for i, mt in enumerate(entry.matchers) if heads[i] in window[rel:end] and mt.search(window, rel, end)}
         while code not in SPAN_CODES:  # their own parsers decide how far their messages go (below)
             stop = _line_end_after(window, end, 4)
             best = None
             for i, matcher in enumerate(entry.matchers):
-                if i in used:
+                if i in used or not 0 <= window.find(heads[i], end) < stop:
                     continue
                 later = matcher.search(window, end)
                 if later and later.start() < stop and (best is None or later.start() < best[1].start()):
                     best = (i, later)
             if best is None:
                 break
-            used.update(i for i, mt in enumerate(entry.matchers) if mt.search(window, end, best[1].end()))
+            used.update(i for i, mt in enumerate(entry.matchers)
+                        if heads[i] in window[end:best[1].end()] and mt.search(window, end, best[1].end()))
             used.add(best[0])
             nl = window.find("\n", best[1].end())
             end = len(window) if nl < 0 else nl
@@ -381,6 +387,14 @@ class LogScanner:
             nl = window.find("\n", rel + span)
             end = max(end, len(window) if nl < 0 else nl)
         return line_start + end, window
+
+    def _heads(self, entry: Entry) -> tuple[str, ...]:
+        """The literal word each of ``entry.matchers`` starts with (its patterns', then its header's)."""
+        heads = self._entry_heads.get(entry.code)
+        if heads is None:
+            heads = self._entry_heads[entry.code] = tuple(
+                literal_head(p) for p in (*entry.patterns, entry.header_regex()))
+        return heads
 
     def _handle(self, code: str, match_start: int, coded: bool = False) -> None:
         from .fields import fields_or_none
