@@ -21,25 +21,26 @@ from .loader import Catalogue
 PatternTable = dict[str, tuple[tuple[str, str], ...]]
 """Anchor word -> the ``(code, pattern)`` pairs it opens, in catalogue order (code, then pattern)."""
 
-_ANCHOR = re.compile(r"^(?:\\b)?([A-Za-z0-9_:.\-]{3,})")
+# Compiled (and kept by re) on first use: a clean log's scan derives nothing.
+_ANCHOR = r"^(?:\\b)?([A-Za-z0-9_:.\-]{3,})"
 
 
 def pattern_anchor(pattern: str) -> str:
     """The literal word a catalogue pattern starts with; the scanner searches for it with str.find."""
-    m = _ANCHOR.match(pattern)
+    m = re.match(_ANCHOR, pattern)
     if not m:
         raise ValueError(f"catalogue pattern must start with a literal word of 3+ characters: {pattern!r}")
     return m.group(1)
 
 
-_HEAD = re.compile(r"^(?:\\b)?([A-Za-z0-9_:\-]*)")
+_HEAD = r"^(?:\\b)?([A-Za-z0-9_:\-]*)"
 
 
 def literal_head(regex: str) -> str:
     """The literal text every match of ``regex`` starts with, as far as it can be read off plainly
     (letters, digits, ``_:-``; a character a quantifier follows is left out); empty where the
     regex is an alternation at its top level."""
-    m = _HEAD.match(regex)
+    m = re.match(_HEAD, regex)
     assert m is not None  # every part of _HEAD is optional
     head = m.group(1)
     if regex[m.end():m.end() + 1] in ("?", "*", "+", "{"):

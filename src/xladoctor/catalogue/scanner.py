@@ -47,13 +47,14 @@ MAX_DISTINCT = 1000
 """Distinct findings kept (each holds up to MAX_TEXT_CHARS of message and its fields): ~10 MB at most."""
 
 _URL_ANCHOR = "openxla.org/xla/errors/error_"
-_ANY_HEADER = re.compile(r"\bE(\d\d[\dx][\dx]): (\w+):?")
+# Compiled (and kept by re) when a message is first handled: a clean log's scan compiles none.
+_ANY_HEADER = r"\bE(\d\d[\dx][\dx]): (\w+):?"
 BACK_CHARS = 8192
 """Text kept before the scan position, to find the coded header above a message body."""
-_SEE_URL = re.compile(r"See\s+https://openxla\.org/xla/errors/error_(\w+)\s+for\s+more\s+details\.?")
+_SEE_URL = r"See\s+https://openxla\.org/xla/errors/error_(\w+)\s+for\s+more\s+details\.?"
 _TRACE_START = "Instruction trace leading to error:"
 _UNBUILT = object()
-_TRACE_LINE = re.compile(r"\{Instr:\s*(?P<name>[^,}]+),\s*ShapeIndex:\s*\{(?P<index>[^}]*)\}\}")
+_TRACE_LINE = r"\{Instr:\s*(?P<name>[^,}]+),\s*ShapeIndex:\s*\{(?P<index>[^}]*)\}\}"
 
 
 @dataclass
@@ -295,7 +296,7 @@ class LogScanner:
                 return None
             end = buf.find("\n", pos)
             end = len(buf) if end < 0 else end
-            m = _ANY_HEADER.search(buf, pos, end)
+            m = re.compile(_ANY_HEADER).search(buf, pos, end)
             if m:
                 found = "E" + m.group(1)
                 entry = self.catalogue.get(found)
@@ -326,7 +327,7 @@ class LogScanner:
         while end < len(buf):
             nxt = buf.find("\n", end)
             nxt = len(buf) if nxt < 0 else nxt + 1
-            m = _TRACE_LINE.search(buf, end, nxt)
+            m = re.compile(_TRACE_LINE).search(buf, end, nxt)
             if not m:
                 break
             hops.append({"instruction": m.group("name").strip(), "shape_index": "{" + m.group("index") + "}"})
@@ -379,7 +380,7 @@ class LogScanner:
             used.add(best[0])
             nl = window.find("\n", best[1].end())
             end = len(window) if nl < 0 else nl
-        see = _SEE_URL.search(window, rel)
+        see = re.compile(_SEE_URL).search(window, rel)
         if see and ("E" + see.group(1) == code or code.endswith("xx")):
             end = max(end, see.end())
         span = message_end(code, window[rel:])
