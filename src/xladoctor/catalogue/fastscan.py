@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from .newlines import NewlineCounter, release
 from .prefilter import AnchorFinder
 from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner
 
@@ -64,8 +65,6 @@ MAP_MIN_BYTES = 1 << 20
 """Smaller files are read whole (one read is cheaper than mapping); bigger ones are mapped."""
 RELEASE_EVERY = 8 << 20
 """A mapped file's pages are handed back every this many bytes planned (resident size stays bounded)."""
-COUNT_PIECE = 1 << 20
-"""Newlines of a mapped file are counted this many bytes at a time (the copy stays in the CPU's cache)."""
 
 
 @dataclass
@@ -283,66 +282,6 @@ def _readinto_from_read(stream: ByteStream) -> Callable[[memoryview], int]:
     return readinto
 
 
-class NewlineCounter:
-    """Newlines in ``data[origin:pos)`` for increasing ``pos``, counted only when asked.
-
-    A file that is mapped stays addressable, so newlines are counted only up to where a region
-    starts: a log without errors is never counted, and nothing after its last error is.  With the
-    file's descriptor ``fd`` the bytes are read with ``pread`` into one reused buffer instead of
-    copied out of the mapping, whose pages the planner has handed back by then: reading them
-    again through the mapping faulted every page back in (0.31 against 0.19 CPU-s for 500 MB)."""
-
-    def __init__(self, data: Mapped, origin: int, fd: int | None = None):
-        self.data, self.at, self.count = data, origin, 0
-        self.fd = fd if not isinstance(data, bytes) else None
-        self.buf: bytearray | None = None
-
-    def to(self, pos: int) -> int:
-        if pos > self.at:
-            if self.fd is None:
-                self.count += count_newlines(self.data, self.at, pos)
-            else:
-                if self.buf is None:
-                    self.buf = bytearray(COUNT_PIECE)
-                self.count += count_read(self.fd, self.at, pos, self.buf)
-            self.at = pos
-        return self.count
-
-
-def count_newlines(data: Mapped, start: int, stop: int) -> int:
-    """Newlines in ``data[start:stop)``; a mapped file is copied out a cache-sized piece at a time, and
-    the pages counted are handed back (:func:`release`)."""
-    if isinstance(data, bytes):
-        return data.count(b"\n", start, stop)
-    n = 0
-    for a in range(start, stop, COUNT_PIECE):
-        b = min(stop, a + COUNT_PIECE)
-        n += data[a:b].count(b"\n")
-        if b - a == COUNT_PIECE:
-            release(data, a, b)
-    return n
-
-
-def count_read(fd: int, start: int, stop: int, buf: bytearray) -> int:
-    """Newlines in bytes ``[start, stop)`` of the file open as ``fd``, read ``len(buf)`` at a time into
-    ``buf`` (``pread``: the descriptor's offset does not move).  A file cut shorter meanwhile ends the
-    count where it ends (its mapping would end the process, :class:`_mapped`)."""
-    import os
-
-    n = 0
-    view = memoryview(buf)
-    try:
-        while start < stop:
-            got = os.preadv(fd, [view[:min(len(buf), stop - start)]], start)
-            if got <= 0:
-                break
-            n += buf.count(b"\n", 0, got)
-            start += got
-    finally:
-        view.release()
-    return n
-
-
 def plan_mapped(data: Mapped, lo: int, hi: int, finder: AnchorFinder, origin: int = 0
                 ) -> tuple[list[Region], NewlineCounter]:
     """Regions whose first anchor lies in ``data[lo:hi)``, by :class:`_Planner`'s rules, over a file
@@ -379,21 +318,6 @@ def iter_regions(data: Mapped, lo: int, hi: int, finder: AnchorFinder, origin: i
         release(data, a, b)
     if region is not None:
         yield region
-
-
-def release(data: Mapped, start: int, stop: int) -> None:
-    """Drop the whole pages of ``data[start:stop)`` from this process when ``data`` is a mapped file:
-    they stay in the page cache and are read back if touched again, and the resident size of a
-    scan stays bounded on a log of any size (as a stream's buffer is)."""
-    madvise = getattr(data, "madvise", None)
-    if madvise is None:
-        return
-    import mmap
-
-    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
-    length = (stop - first) // mmap.PAGESIZE * mmap.PAGESIZE
-    if length > 0:
-        madvise(mmap.MADV_DONTNEED, first, length)
 
 
 class _mapped:

@@ -2,7 +2,9 @@
 
 Why validate at load time: the data files are edited by hand in two languages,
 and a missing key or a bad regex should fail loudly in tests and at start-up,
-not show up as a blank line in front of a user.
+not show up as a blank line in front of a user.  A file whose bytes are those the
+shipped :mod:`.catalogue_data` was made from was validated when it was made
+(:mod:`.generate`) and is taken from there; any other is read and validated here.
 """
 
 from __future__ import annotations

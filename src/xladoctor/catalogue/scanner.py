@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from .extent import message_end_in
 from .loader import Catalogue, compile_pattern, load_catalogue
 from .model import Entry
 from .scan_table import literal_head, pattern_anchor
@@ -51,7 +52,6 @@ _URL_ANCHOR = "openxla.org/xla/errors/error_"
 _ANY_HEADER = r"\bE(\d\d[\dx][\dx]): (\w+):?"
 BACK_CHARS = 8192
 """Text kept before the scan position, to find the coded header above a message body."""
-_SEE_URL = r"See\s+https://openxla\.org/xla/errors/error_(\w+)\s+for\s+more\s+details\.?"
 _TRACE_START = "Instruction trace leading to error:"
 _UNBUILT = object()
 _TRACE_LINE = r"\{Instr:\s*(?P<name>[^,}]+),\s*ShapeIndex:\s*\{(?P<index>[^}]*)\}\}"
@@ -86,18 +86,6 @@ class LogMatch:
         return {"code": self.code, "name": self.name, "line": self.line, "text": self.text,
                 "fields": self.fields, "analysis": self.analysis, "fixes": fixes, "count": self.count,
                 "lines": self.lines}
-
-
-def _line_end_after(text: str, pos: int, lines: int) -> int:
-    """Offset of the end of the ``lines``-th line after ``pos`` (or the end of ``text``)."""
-    for _ in range(lines):
-        nl = text.find("\n", pos + 1)
-        if nl < 0:
-            return len(text)
-        if text[pos + 1:nl].strip() == "":  # a blank line ends a message
-            return pos
-        pos = nl
-    return pos
 
 
 class LogScanner:
@@ -351,43 +339,8 @@ class LogScanner:
                 break
             cut = nl + 1
         window = window[:cut]
-        rel = match_start - line_start
-        first_nl = window.find("\n", rel)
-        end = len(window) if first_nl < 0 else first_nl
-        # A wrapped uncoded message: the next lines continue it when they hold a piece that
-        # another pattern of the same entry recognises (E2002's two sentences).  A piece
-        # matched by an already-used pattern starts a new message instead.
-        from .fields import SPAN_CODES, message_end
-
         entry = self.catalogue.entries[code]
-        # A matcher is searched only where its anchor, its literal prefix, can start a match
-        # (tests/test_scan_table.py): most of a window holds none, and each search went through it.
-        heads = self._heads(entry)
-        used = {i for i, mt in enumerate(entry.matchers) if heads[i] in window[rel:end] and mt.search(window, rel, end)}
-        while code not in SPAN_CODES:  # their own parsers decide how far their messages go (below)
-            stop = _line_end_after(window, end, 4)
-            best = None
-            for i, matcher in enumerate(entry.matchers):
-                if i in used or not 0 <= window.find(heads[i], end) < stop:
-                    continue
-                later = matcher.search(window, end)
-                if later and later.start() < stop and (best is None or later.start() < best[1].start()):
-                    best = (i, later)
-            if best is None:
-                break
-            used.update(i for i, mt in enumerate(entry.matchers)
-                        if heads[i] in window[end:best[1].end()] and mt.search(window, end, best[1].end()))
-            used.add(best[0])
-            nl = window.find("\n", best[1].end())
-            end = len(window) if nl < 0 else nl
-        see = re.compile(_SEE_URL).search(window, rel)
-        if see and ("E" + see.group(1) == code or code.endswith("xx")):
-            end = max(end, see.end())
-        span = message_end(code, window[rel:])
-        if span is not None:
-            nl = window.find("\n", rel + span)
-            end = max(end, len(window) if nl < 0 else nl)
-        return line_start + end, window
+        return line_start + message_end_in(window, match_start - line_start, entry, self._heads(entry)), window
 
     def _heads(self, entry: Entry) -> tuple[str, ...]:
         """The literal word each of ``entry.matchers`` starts with (its patterns', then its header's)."""
