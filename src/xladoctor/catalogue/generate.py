@@ -49,6 +49,7 @@ def sources() -> dict[str, str]:
 
 
 def write() -> None:
+    """Rewrite both modules beside this one (after a data file changed; the test says when)."""
     for name, text in sources().items():
         with open(os.path.join(HERE, name), "w", encoding="utf-8") as f:
             f.write(text)
