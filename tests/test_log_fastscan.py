@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from log_corpus import write_log
-from xladoctor.catalogue import fastscan, parallel_scan
+from xladoctor.catalogue import fastscan, newlines, parallel_scan
 from xladoctor.catalogue.prefilter import AnchorFinder
 from xladoctor.catalogue.scanner import LogScanner
 
@@ -349,13 +349,13 @@ def test_one_process_counts_newlines_only_up_to_a_recorded_line(tmp_path, monkey
     monkeypatch.setattr(fastscan, "MAP_MIN_BYTES", 0)
     monkeypatch.setattr(fastscan, "RELEASE_EVERY", 1 << 16)
     counted_to: list[int] = []
-    count = fastscan.count_newlines
+    count = newlines.count_read  # a mapped file's newlines are read through its descriptor
 
-    def spy(data, start: int, stop: int) -> int:
+    def spy(fd: int, start: int, stop: int, buf: bytearray) -> int:
         counted_to.append(stop)
-        return count(data, start, stop)
+        return count(fd, start, stop, buf)
 
-    monkeypatch.setattr(fastscan, "count_newlines", spy)
+    monkeypatch.setattr(newlines, "count_read", spy)
     noise = "".join(f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(2000))
     err = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.\n"
     other = "INVALID_ARGUMENT: Tensor which is moved to host (starting from tuple.64) is returned from the " \
@@ -399,3 +399,20 @@ def test_the_worker_pool_only_for_big_files_and_enough_cores(tmp_path, monkeypat
     monkeypatch.setattr(fastscan, "PARALLEL_MIN_BYTES", log.stat().st_size + 1)
     pooled.clear()
     assert [f.code for f in fastscan.scan_path(str(log), LogScanner()).finish()] == ["E1000"] and pooled == []
+
+
+def test_newlines_read_through_the_descriptor_are_the_mappings(tmp_path):
+    """``count_read`` (pread into a small buffer, pieces of every size) counts what ``bytes.count`` does."""
+    import random
+
+    rng = random.Random(7)
+    data = bytes(rng.choice(b"ab\n") for _ in range(50_000))
+    path = tmp_path / "nl.log"
+    path.write_bytes(data)
+    with open(path, "rb", buffering=0) as f:
+        for _ in range(200):
+            a = rng.randrange(len(data) + 1)
+            b = rng.randrange(a, len(data) + 1)
+            buf = bytearray(rng.choice((1, 7, 4096, 1 << 20)))
+            assert newlines.count_read(f.fileno(), a, b, buf) == data.count(b"\n", a, b)
+        assert newlines.count_read(f.fileno(), len(data) - 5, len(data) + 100, bytearray(3)) == data[-5:].count(b"\n")

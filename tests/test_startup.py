@@ -213,6 +213,17 @@ def test_a_log_scan_reads_the_catalogue_without_tomllib(tmp_path):
         assert not _loaded_by(argv, ("tomllib", "datetime"), tmp_path), argv
 
 
+def test_a_log_without_an_anchor_builds_no_catalogue(tmp_path):
+    """A clean log's scan needs only the anchors (catalogue/scan_table_data.py, issue 36 item 6): the
+    catalogue is not built, its parsed files not loaded, fields.py not imported."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    listed = ("[sys.modules['xladoctor.catalogue.loader'].load_catalogue.cache_info().currsize, "
+              "'xladoctor.catalogue.fields' in sys.modules, 'xladoctor.catalogue.catalogue_data' in sys.modules]")
+    for argv in (["explain", str(log), "--json"], ["check", str(log), "--json"]):
+        assert _after(argv, listed) == [0, False, False], argv
+
+
 def _type_checking_fields(path: str, name: str) -> tuple[tuple[str, ...], dict[str, object]]:
     """The fields and defaults of the NamedTuple ``name`` that a module spells for the type checker only."""
     tree = ast.parse((Path(__file__).resolve().parents[1] / "src" / "xladoctor" / path).read_text())

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import stat
 import sys
 from collections import namedtuple
@@ -257,14 +256,20 @@ def compression_of(path: str) -> str | None:
     return ext if ext in COMPRESSIONS else None
 
 
-_MAGIC = rb"(\x1f\x8b\x08)|(BZh[1-9]1AY&SY)|(\xfd7zXZ\x00)|(\x28\xb5\x2f\xfd)"  # compiled (and kept by re) on use
+_MAGIC = ((b"\x1f\x8b\x08", ".gz"), (b"\xfd7zXZ\x00", ".xz"), (b"\x28\xb5\x2f\xfd", ".zst"))
+"""gzip, xz and zstd magic; bzip2's (``BZh`` + block size 1-9 + ``1AY&SY``) is tested apart.  Plain
+comparisons: the regex alternation they replace cost its compile (~0.3 ms) in every ``explain LOG``."""
 
 
 def compression_in(head: bytes) -> str | None:
     """The compression a stream's first bytes show (gzip, bzip2, xz, zstd magic), or None: stdin
     (``xladoctor check - < job.log.gz``) and a compressed file without its suffix are read too."""
-    m = re.match(_MAGIC, head)
-    return (".gz", ".bz2", ".xz", ".zst")[m.lastindex - 1] if m and m.lastindex else None
+    for magic, ext in _MAGIC:
+        if head.startswith(magic):
+            return ext
+    if head.startswith(b"BZh") and len(head) >= 10 and 0x31 <= head[3] <= 0x39 and head[4:10] == b"1AY&SY":
+        return ".bz2"
+    return None
 
 
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")

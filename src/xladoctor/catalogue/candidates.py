@@ -14,7 +14,7 @@ confirms each place with the pattern itself, so the findings are the same.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 SPAN = 1 << 16
@@ -38,7 +38,7 @@ PROBE = 1024
 class Candidates:
     """Sorted candidate offsets for one scanner (its anchors, its automaton, its patterns)."""
 
-    def __init__(self, anchors: list[str], finder: Any, patterns: dict[str, list[re.Pattern[str]]], window: int):
+    def __init__(self, anchors: list[str], finder: Any, patterns: Callable[[str], list[re.Pattern[str]]], window: int):
         self.anchors, self.finder, self.window = anchors, finder, window
         self.patterns = patterns
         self._searches: list[re.Pattern[str]] | None = None
@@ -49,7 +49,7 @@ class Candidates:
         most logs have none, and compiling them was ~8 ms of every scan's start-up (issue 36).
         Anchors without patterns (the error URL, the trace header): each occurrence is a candidate."""
         if self._searches is None:
-            self._searches = [pattern_search(a, self.patterns[a]) if self.patterns.get(a) else re.compile(re.escape(a))
+            self._searches = [pattern_search(a, compiled) if (compiled := self.patterns(a)) else re.compile(re.escape(a))
                               for a in self.anchors]
         return self._searches
 

@@ -69,7 +69,7 @@ class EntryText(Frozen):
 
 
 _ENTRY_DEFAULTS: dict[str, object] = {"see_also": (), "aliases": (), "family": False, "generic": False,
-                                      "origin": "xla", "matchers": ()}
+                                      "origin": "xla"}
 
 
 class Entry(Frozen):
@@ -80,13 +80,14 @@ class Entry(Frozen):
     compiled, plus the coded header ``EXXXX: Name`` that XLA prefixes since
     error codes exist.  A space in a pattern matches any whitespace run, line
     breaks included, because logs and tracebacks wrap long messages.
-    ``matchers`` take no part in comparison or the repr.
+    ``matchers`` take no part in comparison, the repr or a pickle, and are compiled when first
+    asked for (a log scan compiles only the entries its log shows; the loader compiles every
+    pattern of a file it has not seen validated, :func:`~.loader.load_entries_from`).
     """
 
     __slots__ = ("code", "name", "status", "phase", "backends", "url", "patterns", "example", "text", "see_also",
-                 "aliases", "family", "generic", "origin", "matchers")
-    _FIELDS = __slots__
-    _COMPARED = __slots__[:-1]
+                 "aliases", "family", "generic", "origin", "_compiled")
+    _FIELDS = _COMPARED = __slots__[:-1]
 
     code: str
     name: str
@@ -102,7 +103,19 @@ class Entry(Frozen):
     family: bool
     generic: bool
     origin: str
-    matchers: tuple[re.Pattern[str], ...]
+    _compiled: tuple[re.Pattern[str], ...]
+
+    @property
+    def matchers(self) -> tuple[re.Pattern[str], ...]:
+        """The patterns compiled (:func:`~.loader.compile_pattern`), then the coded header's."""
+        try:
+            return self._compiled
+        except AttributeError:
+            from .loader import compile_pattern
+
+            compiled = tuple(compile_pattern(p) for p in (*self.patterns, self.header_regex()))
+            object.__setattr__(self, "_compiled", compiled)
+            return compiled
 
     def _default(self, name: str) -> object:
         if name in _ENTRY_DEFAULTS:

@@ -13,7 +13,8 @@ from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from .fastscan import ALIGN, BACK, BATCH_BYTES, BLOCK, Region, _mapped, _RegionFeeder, count_newlines, plan_mapped
+from .fastscan import ALIGN, BACK, BATCH_BYTES, BLOCK, Region, _mapped, _RegionFeeder, plan_mapped
+from .newlines import count_newlines
 from .prefilter import AnchorFinder
 from .scanner import LogScanner, ScanPart
 

@@ -162,7 +162,16 @@ class AnchorFinder:
             self._ac: Prefiltered | None = None
         else:
             self._ac = Prefiltered(words, MatchKind.LeftmostFirst)
-        self._rx = re.compile(b"|".join(re.escape(n) for n in sorted(words, key=len, reverse=True)))
+        self._words = words
+        self._regex: re.Pattern[bytes] | None = None
+
+    @property
+    def _rx(self) -> re.Pattern[bytes]:
+        """The fallback's alternation, compiled when first used (the automaton is there on every
+        supported platform; compiling it was start-up spent for nothing)."""
+        if self._regex is None:
+            self._regex = re.compile(b"|".join(re.escape(n) for n in sorted(self._words, key=len, reverse=True)))
+        return self._regex
 
     @property
     def engine(self) -> str:
@@ -228,5 +237,5 @@ class AnchorFinder:
     def without_automaton(self) -> AnchorFinder:
         """The same finder using the regex fallback (tests prove both give the same findings)."""
         twin = object.__new__(AnchorFinder)
-        twin.longest, twin._ac, twin._rx = self.longest, None, self._rx
+        twin.longest, twin._ac, twin._words, twin._regex = self.longest, None, self._words, self._regex
         return twin

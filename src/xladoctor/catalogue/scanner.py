@@ -33,9 +33,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from .fields import SPAN_CODES, fields_or_none, message_end
+from .extent import message_end_in
 from .loader import Catalogue, compile_pattern, load_catalogue
-from .message_identity import message_identity
+from .model import Entry
+from .scan_table import literal_head, pattern_anchor
 
 WINDOW_CHARS = 16384
 """Lookahead kept after a match: the longest message (plus wrapping) we expect."""
@@ -47,13 +48,13 @@ MAX_DISTINCT = 1000
 """Distinct findings kept (each holds up to MAX_TEXT_CHARS of message and its fields): ~10 MB at most."""
 
 _URL_ANCHOR = "openxla.org/xla/errors/error_"
-_ANCHOR = re.compile(r"^(?:\\b)?([A-Za-z0-9_:.\-]{3,})")
-_ANY_HEADER = re.compile(r"\bE(\d\d[\dx][\dx]): (\w+):?")
+# Compiled (and kept by re) when a message is first handled: a clean log's scan compiles none.
+_ANY_HEADER = r"\bE(\d\d[\dx][\dx]): (\w+):?"
 BACK_CHARS = 8192
 """Text kept before the scan position, to find the coded header above a message body."""
-_SEE_URL = re.compile(r"See\s+https://openxla\.org/xla/errors/error_(\w+)\s+for\s+more\s+details\.?")
 _TRACE_START = "Instruction trace leading to error:"
-_TRACE_LINE = re.compile(r"\{Instr:\s*(?P<name>[^,}]+),\s*ShapeIndex:\s*\{(?P<index>[^}]*)\}\}")
+_UNBUILT = object()
+_TRACE_LINE = r"\{Instr:\s*(?P<name>[^,}]+),\s*ShapeIndex:\s*\{(?P<index>[^}]*)\}\}"
 
 
 @dataclass
@@ -87,26 +88,6 @@ class LogMatch:
                 "lines": self.lines}
 
 
-def pattern_anchor(pattern: str) -> str:
-    """The literal word a catalogue pattern starts with; the scanner searches for it with str.find."""
-    m = _ANCHOR.match(pattern)
-    if not m:
-        raise ValueError(f"catalogue pattern must start with a literal word of 3+ characters: {pattern!r}")
-    return m.group(1)
-
-
-def _line_end_after(text: str, pos: int, lines: int) -> int:
-    """Offset of the end of the ``lines``-th line after ``pos`` (or the end of ``text``)."""
-    for _ in range(lines):
-        nl = text.find("\n", pos + 1)
-        if nl < 0:
-            return len(text)
-        if text[pos + 1:nl].strip() == "":  # a blank line ends a message
-            return pos
-        pos = nl
-    return pos
-
-
 class LogScanner:
     """Streaming scanner over one input; call :meth:`feed` with text, then :meth:`finish`.
 
@@ -118,23 +99,26 @@ class LogScanner:
     """
 
     def __init__(self, catalogue: Catalogue | None = None):
-        self.catalogue = catalogue or load_catalogue()
+        from .scan_table import derive, packaged
+
         # Each uncoded pattern starts with a literal word (its anchor); coded messages are found
-        # by the openxla.org URL every coded message ends with.
+        # by the openxla.org URL every coded message ends with.  The packaged catalogue's anchors
+        # come precomputed (:mod:`.scan_table`): the catalogue itself is read, and an anchor's
+        # patterns compiled, only when a log holds an anchor (most of a log, all of a clean one,
+        # holds none).
+        self._catalogue = catalogue
+        self._patterns = derive(catalogue) if catalogue is not None else packaged()
         self._by_anchor: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
-        for entry in self.catalogue:
-            for pattern in entry.patterns:
-                self._by_anchor.setdefault(pattern_anchor(pattern), []).append((entry.code, compile_pattern(pattern)))
-        self._anchors = sorted(self._by_anchor, key=len, reverse=True) + [_URL_ANCHOR, _TRACE_START]
+        self._anchors = sorted(self._patterns, key=len, reverse=True) + [_URL_ANCHOR, _TRACE_START]
         # _anchor_at tries only the anchors that start with the text's first 3 characters (every
         # anchor has 3 or more), in the same longest-first order.
         self._by_head: dict[str, list[str]] = {}
         for anchor in self._anchors:
             self._by_head.setdefault(anchor[:3], []).append(anchor)
-        self._every_anchor = _overlapping_finder(self._anchors)
+        self._every_anchor: Any = _UNBUILT  # built with the first text fed (None: str.find per anchor)
         self._finder: Any = None
-        self._specific = [(e.code, tuple(compile_pattern(p) for p in e.patterns))
-                          for e in self.catalogue if not e.generic]
+        self._specific: list[tuple[str, tuple[re.Pattern[str], ...]]] | None = None
+        self._entry_heads: dict[str, tuple[str, ...]] = {}
         self._buf = ""
         self._origin: int | Callable[[], int] = 1
         """The line the text fed since the last restart starts at; a callable is asked only when a
@@ -149,6 +133,20 @@ class LogScanner:
         """Messages by code that matched no kept finding once MAX_DISTINCT were kept."""
         self._pending_trace: list[dict[str, str]] | None = None
         self._first_event: tuple | None = None
+
+    @property
+    def catalogue(self) -> Catalogue:
+        """The catalogue, read when a message is first handled (a clean log never reads it)."""
+        if self._catalogue is None:
+            self._catalogue = load_catalogue()
+        return self._catalogue
+
+    def _matchers(self, anchor: str) -> list[tuple[str, re.Pattern[str]]]:
+        """``(code, compiled pattern)`` for each pattern ``anchor`` opens, compiled when first asked."""
+        found = self._by_anchor.get(anchor)
+        if found is None:
+            found = self._by_anchor[anchor] = [(code, compile_pattern(p)) for code, p in self._patterns.get(anchor, ())]
+        return found
 
     @property
     def anchors(self) -> list[str]:
@@ -220,9 +218,11 @@ class LogScanner:
         """Offsets in [start, stop) where a message may start, in bounded time and memory (:mod:`.candidates`)."""
         from .candidates import Candidates
 
+        if self._every_anchor is _UNBUILT:
+            self._every_anchor = _overlapping_finder(self._anchors)
         if self._finder is None or self._finder.finder is not self._every_anchor:
-            patterns = {a: [m for _, m in ms] for a, ms in self._by_anchor.items()}
-            self._finder = Candidates(self._anchors, self._every_anchor, patterns, WINDOW_CHARS)
+            self._finder = Candidates(self._anchors, self._every_anchor,
+                                      lambda a: [m for _, m in self._matchers(a)], WINDOW_CHARS)
         return self._finder.positions(self._buf, start, stop)
 
     def _process(self, final: bool) -> None:
@@ -239,7 +239,7 @@ class LogScanner:
             if buf.startswith(_TRACE_START, pos):
                 self._consumed = self._read_trace(pos + len(_TRACE_START))
                 continue
-            for code, matcher in self._by_anchor.get(self._anchor_at(pos), ()):
+            for code, matcher in self._matchers(self._anchor_at(pos)):
                 if matcher.match(buf, pos):
                     self._handle(code, pos)
                     break
@@ -284,7 +284,7 @@ class LogScanner:
                 return None
             end = buf.find("\n", pos)
             end = len(buf) if end < 0 else end
-            m = _ANY_HEADER.search(buf, pos, end)
+            m = re.compile(_ANY_HEADER).search(buf, pos, end)
             if m:
                 found = "E" + m.group(1)
                 entry = self.catalogue.get(found)
@@ -315,7 +315,7 @@ class LogScanner:
         while end < len(buf):
             nxt = buf.find("\n", end)
             nxt = len(buf) if nxt < 0 else nxt + 1
-            m = _TRACE_LINE.search(buf, end, nxt)
+            m = re.compile(_TRACE_LINE).search(buf, end, nxt)
             if not m:
                 break
             hops.append({"instruction": m.group("name").strip(), "shape_index": "{" + m.group("index") + "}"})
@@ -339,39 +339,21 @@ class LogScanner:
                 break
             cut = nl + 1
         window = window[:cut]
-        rel = match_start - line_start
-        first_nl = window.find("\n", rel)
-        end = len(window) if first_nl < 0 else first_nl
-        # A wrapped uncoded message: the next lines continue it when they hold a piece that
-        # another pattern of the same entry recognises (E2002's two sentences).  A piece
-        # matched by an already-used pattern starts a new message instead.
         entry = self.catalogue.entries[code]
-        used = {i for i, mt in enumerate(entry.matchers) if mt.search(window, rel, end)}
-        while code not in SPAN_CODES:  # their own parsers decide how far their messages go (below)
-            stop = _line_end_after(window, end, 4)
-            best = None
-            for i, matcher in enumerate(entry.matchers):
-                if i in used:
-                    continue
-                later = matcher.search(window, end)
-                if later and later.start() < stop and (best is None or later.start() < best[1].start()):
-                    best = (i, later)
-            if best is None:
-                break
-            used.update(i for i, mt in enumerate(entry.matchers) if mt.search(window, end, best[1].end()))
-            used.add(best[0])
-            nl = window.find("\n", best[1].end())
-            end = len(window) if nl < 0 else nl
-        see = _SEE_URL.search(window, rel)
-        if see and ("E" + see.group(1) == code or code.endswith("xx")):
-            end = max(end, see.end())
-        span = message_end(code, window[rel:])
-        if span is not None:
-            nl = window.find("\n", rel + span)
-            end = max(end, len(window) if nl < 0 else nl)
-        return line_start + end, window
+        return line_start + message_end_in(window, match_start - line_start, entry, self._heads(entry)), window
+
+    def _heads(self, entry: Entry) -> tuple[str, ...]:
+        """The literal word each of ``entry.matchers`` starts with (its patterns', then its header's)."""
+        heads = self._entry_heads.get(entry.code)
+        if heads is None:
+            heads = self._entry_heads[entry.code] = tuple(
+                literal_head(p) for p in (*entry.patterns, entry.header_regex()))
+        return heads
 
     def _handle(self, code: str, match_start: int, coded: bool = False) -> None:
+        from .fields import fields_or_none
+        from .message_identity import message_identity
+
         buf = self._buf
         line_start = buf.rfind("\n", 0, match_start) + 1
         extra: dict[str, Any] = {}
@@ -388,6 +370,9 @@ class LogScanner:
         if entry.generic:
             # A generic header (E0002: InvalidArgument:) around a message we know better.
             body = buf[match_start:end]
+            if self._specific is None:
+                self._specific = [(e.code, tuple(compile_pattern(p) for p in e.patterns))
+                                  for e in self.catalogue if not e.generic]
             for specific, matchers in self._specific:
                 if any(m.search(body) for m in matchers):
                     extra["coded_as"] = code
@@ -487,4 +472,4 @@ def scan_text(text: str, catalogue: Catalogue | None = None) -> list[LogMatch]:
     return scanner.finish()
 
 
-__all__ = ["LogMatch", "LogScanner", "scan_text", "compile_pattern"]
+__all__ = ["LogMatch", "LogScanner", "scan_text", "compile_pattern", "pattern_anchor"]

@@ -1,0 +1,92 @@
+"""Newlines counted and pages handed back in a log that is read whole or mapped (:mod:`.fastscan`).
+
+Line numbers are part of every finding, so a log's newlines are counted up to each line recorded,
+and only that far (:class:`NewlineCounter`); a mapped log's pages are handed back as the scan passes
+them (:func:`release`), so the resident size stays bounded whatever the log's size.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mmap import mmap
+
+    Mapped = bytes | mmap
+
+COUNT_PIECE = 1 << 20
+"""Newlines of a mapped file are counted this many bytes at a time (the copy stays in the CPU's cache)."""
+
+
+class NewlineCounter:
+    """Newlines in ``data[origin:pos)`` for increasing ``pos``, counted only when asked.
+
+    A file that is mapped stays addressable, so newlines are counted only up to where a region
+    starts: a log without errors is never counted, and nothing after its last error is.  With the
+    file's descriptor ``fd`` the bytes are read with ``pread`` into one reused buffer instead of
+    copied out of the mapping, whose pages the planner has handed back by then: reading them
+    again through the mapping faulted every page back in (0.31 against 0.19 CPU-s for 500 MB)."""
+
+    def __init__(self, data: Mapped, origin: int, fd: int | None = None):
+        self.data, self.at, self.count = data, origin, 0
+        self.fd = fd if not isinstance(data, bytes) else None
+        self.buf: bytearray | None = None
+
+    def to(self, pos: int) -> int:
+        if pos > self.at:
+            if self.fd is None:
+                self.count += count_newlines(self.data, self.at, pos)
+            else:
+                if self.buf is None:
+                    self.buf = bytearray(COUNT_PIECE)
+                self.count += count_read(self.fd, self.at, pos, self.buf)
+            self.at = pos
+        return self.count
+
+
+def count_newlines(data: Mapped, start: int, stop: int) -> int:
+    """Newlines in ``data[start:stop)``; a mapped file is copied out a cache-sized piece at a time, and
+    the pages counted are handed back (:func:`release`)."""
+    if isinstance(data, bytes):
+        return data.count(b"\n", start, stop)
+    n = 0
+    for a in range(start, stop, COUNT_PIECE):
+        b = min(stop, a + COUNT_PIECE)
+        n += data[a:b].count(b"\n")
+        if b - a == COUNT_PIECE:
+            release(data, a, b)
+    return n
+
+
+def count_read(fd: int, start: int, stop: int, buf: bytearray) -> int:
+    """Newlines in bytes ``[start, stop)`` of the file open as ``fd``, read ``len(buf)`` at a time into
+    ``buf`` (``pread``: the descriptor's offset does not move).  A file cut shorter meanwhile ends the
+    count where it ends (its mapping would end the process, :class:`_mapped`)."""
+    n = 0
+    view = memoryview(buf)
+    try:
+        while start < stop:
+            got = os.preadv(fd, [view[:min(len(buf), stop - start)]], start)
+            if got <= 0:
+                break
+            n += buf.count(b"\n", 0, got)
+            start += got
+    finally:
+        view.release()
+    return n
+
+
+def release(data: Mapped, start: int, stop: int) -> None:
+    """Drop the whole pages of ``data[start:stop)`` from this process when ``data`` is a mapped file:
+    they stay in the page cache and are read back if touched again, and the resident size of a
+    scan stays bounded on a log of any size (as a stream's buffer is)."""
+    madvise = getattr(data, "madvise", None)
+    if madvise is None:
+        return
+    import mmap
+
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+    length = (stop - first) // mmap.PAGESIZE * mmap.PAGESIZE
+    if length > 0:
+        madvise(mmap.MADV_DONTNEED, first, length)
