@@ -121,13 +121,19 @@ class HloModule:
         """The call graph's caller lists, built on first use and dropped when calls change."""
 
     # -- building ------------------------------------------------------------------
-    def add_computation(self, comp: HloComputation, uniquify: bool = False) -> HloComputation:
+    def add_computation(self, comp: HloComputation, uniquify: bool = False,
+                        names_live: bool = False) -> HloComputation:
         """``AddComputationInternal``: attach ``comp`` (and the instructions it already has).
 
         With ``uniquify`` (the parser's), the module's uniquers rename the computation and its
         instructions; else their names go through the uniquers unchanged, so no later name takes them.
+        ``names_live``: the parser already gave out each instruction's name in order and entered
+        it in the name table (:meth:`~.instruction_names.InstructionNames.take_live`), as
+        ``uniquify`` would have now.
         """
-        if uniquify:  # the names given out and entered in the name table in one pass
+        if names_live:
+            comp.name = self.computation_names.unique(comp.name)
+        elif uniquify:  # the names given out and entered in the name table in one pass
             comp.name = self.computation_names.unique(comp.name)
             self.instruction_names.unique_each_live(comp.instructions)
         else:

@@ -36,15 +36,19 @@ _BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the
 class _Body:
     """What reading one computation body keeps: its names so far, its ROOT and parameters."""
 
-    __slots__ = ("by_name", "params", "root")
+    __slots__ = ("by_name", "params", "root", "shared")
 
     def __init__(self) -> None:
         self.by_name: dict[str, HloInstruction] = {}
         """The instructions defined so far by name: the operands' scope and the duplicate check
         (:meth:`ComputationReader._check_new_name`; a set of the names beside it was 2 MB at the
-        end of a 63k-instruction ENTRY)."""
+        end of a 63k-instruction ENTRY).  While :attr:`shared`, the module's name table itself."""
         self.params: dict[int, tuple[HloInstruction, int]] = {}
         self.root: HloInstruction | None = None
+        self.shared = False
+        """Whether the body's names join the module's name table as they are read (the shared
+        scope, :meth:`ComputationReader._share_scope`): :attr:`by_name` is that table, where the
+        names of other computations' instructions are out of scope."""
 
 
 MAX_NESTING = 100
@@ -84,6 +88,9 @@ class ComputationReader(InstructionReader):
     one pair per 256 lines of a column, shared by the instructions on them."""
     has_backslash: bool
     """Whether the text holds a backslash anywhere (the fast path takes no line that holds one)."""
+    _shared: tuple[HloComputation, _Body] | None
+    """The computation whose body reads in the shared scope (:meth:`_share_scope`), from its first
+    line to its join; None when none does."""
     _nesting: int = 0
     """How many nested instructions (:meth:`read_nested`) and inline computations
     (:meth:`read_inline_computation`) the reader is inside now (bounded by :data:`MAX_NESTING`)."""
@@ -159,13 +166,15 @@ class ComputationReader(InstructionReader):
         """
         text = self.text
         body = _Body()
+        names = module.instruction_names
+        owner = self._share_scope(comp, module, body)  # comp, where its scope is the module's table
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
         add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
         where = NOWHERE  # the (line, col) the last position counted from (see _where_for)
         while True:
-            got = read_fast(self, module, by_name)
+            got = read_fast(self, module, by_name, owner)
             if got is not None:
                 instr, control_refs, instr_start, is_root = got
                 if instr.name in by_name:
@@ -175,6 +184,7 @@ class ComputationReader(InstructionReader):
                 if got is None:
                     break
                 instr, control_refs, instr_start, is_root = got
+                by_name, owner = body.by_name, None  # the full reader read it in a scope of its own
             newlines = text.count("\n", line_pos, instr_start)
             if newlines:
                 line += newlines
@@ -197,12 +207,54 @@ class ComputationReader(InstructionReader):
                 self._set_built_shape(instr, instr_start)
                 if instr.opcode in ASYNC_OPS:
                     self._check_async(instr, instr_start)
+                    if not body.shared:  # a wrapped computation joined the module: the scope is the body's own
+                        by_name, owner = body.by_name, None
             if is_root or (instr.opcode is PARAMETER and instr._number is not None):  # parameter_number, unread
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             add(instr, False)
-            by_name[instr.name] = instr
+            if owner is None:
+                by_name[instr.name] = instr
+            elif not names.take_live(instr):  # given out as the join would now, or the scope leaves the table
+                by_name, owner = self._own_scope(comp, body, instr), None
         self._line, self._line_pos = line, line_pos
         self._finish_body(comp, body.root, body.params)
+
+    def _share_scope(self, comp: HloComputation, module: HloModule, body: _Body) -> HloComputation | None:
+        """Read a top-level computation's body in the module's name table (``comp``, returned as
+        the owner of the names in scope there), or in a dict of its own (None).
+
+        XLA's parser keeps a scope per computation and gives the names out module-wide when the
+        computation joins (:meth:`_add_to_module`).  Where each name would be given out unchanged
+        (:meth:`~xladoctor.ir.instruction_names.InstructionNames.take_live`), it is given out and
+        entered in the module's table as it is read, in the same order, and that table is the
+        scope: on ``jax_entry`` the ENTRY's scope was a second dict of 63% of the module's names,
+        and the table grew again with the old one alive as the ENTRY joined, both at the parse's
+        peak (issue 36 item 3).  Another computation's names there are out of scope (an operand,
+        a control predecessor, a duplicate: what the instruction's ``parent`` says).  Anything
+        else leaves the table for a scope of the body's own (:meth:`_own_scope`), with the same
+        outcome as if it had had one from its first line: a name that is taken or would be
+        renamed, a line for the full reader (nested instructions, inline computations, errors), a
+        computation joining meanwhile."""
+        if self._nesting or not module.instruction_names.can_take_live():
+            return None
+        body.by_name = module.names.table()
+        body.shared = True
+        self._shared = comp, body
+        return comp
+
+    def _own_scope(self, comp: HloComputation, body: _Body, pending: HloInstruction | None = None
+                   ) -> dict[str, HloInstruction]:
+        """Leave the shared scope (:meth:`_share_scope`): the body's names so far out of the
+        module's table and plain map again, into a scope of the body's own (returned), with
+        ``pending`` (the last instruction added, not taken)."""
+        instrs = comp.instructions[:-1] if pending is not None else comp.instructions
+        self._module_being_read.instruction_names.untake_live(instrs)
+        by_name = body.by_name = {instr.name: instr for instr in instrs}
+        if pending is not None:
+            by_name[pending.name] = pending
+        body.shared = False
+        self._shared = None
+        return by_name
 
     def _where_for(self, line: int, col: int) -> tuple[int, int]:
         """The shared ``(line, col)`` an instruction at ``line``, ``col`` counts its position from
@@ -228,6 +280,8 @@ class ComputationReader(InstructionReader):
         is_root = text.startswith("ROOT", instr_start) and text[instr_start + 4:instr_start + 5].isspace()
         if is_root:
             r.pos += 4
+        if body.shared:
+            self._own_scope(comp, body)
         instr, control_refs = self._read_slow(comp, module, body.by_name, instr_start)
         return instr, control_refs, instr_start, is_root
 
@@ -341,7 +395,15 @@ class ComputationReader(InstructionReader):
 
     def _add_to_module(self, module: HloModule, comp: HloComputation) -> None:
         """``HloModule::AddComputationInternal`` with ``uniquify_identifiers``: the module's uniquers
-        name what it holds."""
+        name what it holds (a body read in the shared scope holds names given out already; one
+        still being read leaves it first, as its names are given out after this computation's)."""
+        shared = self._shared
+        if shared is not None:
+            if shared[0] is comp:
+                self._shared = None
+                module.add_computation(comp, uniquify=True, names_live=True)
+                return
+            self._own_scope(*shared)
         module.add_computation(comp, uniquify=True)
 
     def _control_predecessors(self, comp: HloComputation, refs: list[tuple[str, int]],
@@ -350,7 +412,7 @@ class ComputationReader(InstructionReader):
         found = []
         for ref, pos in refs:
             target = by_name.get(ref)
-            if target is None:
+            if target is None or target.parent is not comp:  # (the shared scope holds other computations')
                 raise self._undefined(comp, ref, pos)
             found.append(target)
         return found
@@ -417,7 +479,8 @@ class ComputationReader(InstructionReader):
         in its own line (entered as they were read, defined after it; their generated names avoid
         every earlier one)."""
         earlier = by_name.get(instr.name)
-        if earlier is not None and all(earlier is not nested for nested, _ in self._nested):
+        if earlier is not None and (earlier.parent is comp or earlier.parent is None) \
+                and all(earlier is not nested for nested, _ in self._nested):  # (the shared scope: another's is no duplicate)
             raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
                              f"'{comp.name}')", instr_start)
 

@@ -32,6 +32,7 @@ from .reader import Reader
 from .shape_parser import read_shape
 
 if TYPE_CHECKING:
+    from ..ir.computation import HloComputation
     from ..ir.module import HloModule
     from .computation_reader import ComputationReader
 
@@ -129,11 +130,13 @@ def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
     return shape
 
 
-def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloInstruction]
-              ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
+def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloInstruction],
+              owner: HloComputation | None = None) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
     """The instruction at the cursor (after spaces and newlines, with or without ``ROOT``), its
     operands resolved in ``by_name``, as the full reader would build it; or None (nothing
-    consumed, nothing recorded) to let the full reader read it.
+    consumed, nothing recorded) to let the full reader read it.  ``owner``: ``by_name`` is the
+    module's name table, where only ``owner``'s instructions are in scope (the parser's shared
+    scope, :mod:`.computation_reader`).
 
     Also returns the control predecessors by name, where the line starts and whether it is
     the ROOT; called computations are queued on the parser exactly as the full reader queues them.
@@ -163,6 +166,10 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             operands = tuple(map(by_name.__getitem__, _OPERAND.findall(names_text)))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
+        if owner is not None:
+            for operand in operands:
+                if operand.parent is not owner:
+                    return None  # another computation's: the full reader's scope has no such name
         if opcode is TUPLE:
             if not shape.is_tuple or len(shape.tuple_shapes) != len(operands):
                 return None
