@@ -166,7 +166,7 @@ class ComputationReader(InstructionReader):
         """
         text = self.text
         body = _Body()
-        names = module.instruction_names
+        take = module.instruction_names.take_live
         owner = self._share_scope(comp, module, body)  # comp, where its scope is the module's table
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
         add = comp.add_instruction
@@ -214,7 +214,7 @@ class ComputationReader(InstructionReader):
             add(instr, False)
             if owner is None:
                 by_name[instr.name] = instr
-            elif not names.take_live(instr):  # given out as the join would now, or the scope leaves the table
+            elif not take(instr):  # given out as the join would now, or the scope leaves the table
                 by_name, owner = self._own_scope(comp, body, instr), None
         self._line, self._line_pos = line, line_pos
         self._finish_body(comp, body.root, body.params)
