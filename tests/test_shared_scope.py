@@ -99,7 +99,7 @@ def test_the_usual_module_stays_in_the_shared_scope(monkeypatch: pytest.MonkeyPa
     """Names each computation's own, no line for the full reader: no second scope is made, and
     the module's table holds every instruction once."""
     left: list[str] = []
-    real = computation_reader.ComputationReader._own_scope
+    real = computation_reader.ComputationReader._own_scope  # (syntax/body_scope.py: leave)
 
     def leaving(self, comp, body, pending=None):
         left.append(comp.name)

@@ -25,30 +25,13 @@ from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
 from .async_sugar import ASYNC_OPS, check_async, inherited_computation, wrapped_computation
 from .attributes import unquote
+from .body_scope import Body, leave, share
 from .conditional_rules import check_conditional
 from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
 from .shape_parser import read_shape
 
 _BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
-
-
-class _Body:
-    """What reading one computation body keeps: its names so far, its ROOT and parameters."""
-
-    __slots__ = ("by_name", "params", "root", "shared")
-
-    def __init__(self) -> None:
-        self.by_name: dict[str, HloInstruction] = {}
-        """The instructions defined so far by name: the operands' scope and the duplicate check
-        (:meth:`ComputationReader._check_new_name`; a set of the names beside it was 2 MB at the
-        end of a 63k-instruction ENTRY).  While :attr:`shared`, the module's name table itself."""
-        self.params: dict[int, tuple[HloInstruction, int]] = {}
-        self.root: HloInstruction | None = None
-        self.shared = False
-        """Whether the body's names join the module's name table as they are read (the shared
-        scope, :meth:`ComputationReader._share_scope`): :attr:`by_name` is that table, where the
-        names of other computations' instructions are out of scope."""
 
 
 MAX_NESTING = 100
@@ -88,8 +71,8 @@ class ComputationReader(InstructionReader):
     one pair per 256 lines of a column, shared by the instructions on them."""
     has_backslash: bool
     """Whether the text holds a backslash anywhere (the fast path takes no line that holds one)."""
-    _shared: tuple[HloComputation, _Body] | None
-    """The computation whose body reads in the shared scope (:meth:`_share_scope`), from its first
+    _shared: tuple[HloComputation, Body] | None
+    """The computation whose body reads in the shared scope (:mod:`.body_scope`), from its first
     line to its join; None when none does."""
     _nesting: int = 0
     """How many nested instructions (:meth:`read_nested`) and inline computations
@@ -154,19 +137,12 @@ class ComputationReader(InstructionReader):
         return params, read_shape(r)
 
     def _parse_instructions(self, comp: HloComputation, module: HloModule) -> None:
-        """The body of one computation, read as XLA's one-pass parser reads it.
-
-        Operands and control predecessors must name instructions defined earlier in
-        the same computation (so no instruction uses itself and the graph has no
-        cycle), called computations must be defined earlier in the module, and
-        parameter numbers are 0..n-1, each once; all refused with XLA's wording.
-        Parameter numbers are collected in a dict and checked at the closing brace,
-        so ``parameter(1000000000)`` costs one entry, not a billion-slot list.
-        This loop runs once per instruction: what it calls is bound to locals.
-        """
-        text = self.text
-        body = _Body()
-        take = module.instruction_names.take_live
+        """The body of one computation, read as XLA's one-pass parser reads it: operands and control predecessors
+        defined earlier in the same computation (so the graph has no cycle), called computations earlier in the
+        module, parameters numbered 0..n-1, each once (collected in a dict, checked at the closing brace: so
+        ``parameter(1000000000)`` is one entry); all refused with XLA's wording.  Runs once per instruction:
+        what it calls is bound to locals.  The scope: :mod:`.body_scope`."""
+        text, body, take = self.text, Body(), module.instruction_names.take_live
         owner = self._share_scope(comp, module, body)  # comp, where its scope is the module's table
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
         add = comp.add_instruction
@@ -219,42 +195,19 @@ class ComputationReader(InstructionReader):
         self._line, self._line_pos = line, line_pos
         self._finish_body(comp, body.root, body.params)
 
-    def _share_scope(self, comp: HloComputation, module: HloModule, body: _Body) -> HloComputation | None:
-        """Read a top-level computation's body in the module's name table (``comp``, returned as
-        the owner of the names in scope there), or in a dict of its own (None).
-
-        XLA's parser keeps a scope per computation and gives the names out module-wide when the
-        computation joins (:meth:`_add_to_module`).  Where each name would be given out unchanged
-        (:meth:`~xladoctor.ir.instruction_names.InstructionNames.take_live`), it is given out and
-        entered in the module's table as it is read, in the same order, and that table is the
-        scope: on ``jax_entry`` the ENTRY's scope was a second dict of 63% of the module's names,
-        and the table grew again with the old one alive as the ENTRY joined, both at the parse's
-        peak (issue 36 item 3).  Another computation's names there are out of scope (an operand,
-        a control predecessor, a duplicate: what the instruction's ``parent`` says).  Anything
-        else leaves the table for a scope of the body's own (:meth:`_own_scope`), with the same
-        outcome as if it had had one from its first line: a name that is taken or would be
-        renamed, a line for the full reader (nested instructions, inline computations, errors), a
-        computation joining meanwhile."""
-        if self._nesting or not module.instruction_names.can_take_live():
+    def _share_scope(self, comp: HloComputation, module: HloModule, body: Body) -> HloComputation | None:
+        """A top-level body's scope: the module's name table (:mod:`.body_scope`; ``comp`` is returned
+        as the owner of the names in scope there), or a dict of its own (None)."""
+        if self._nesting or not share(module, body):
             return None
-        body.by_name = module.names.table()
-        body.shared = True
         self._shared = comp, body
         return comp
 
-    def _own_scope(self, comp: HloComputation, body: _Body, pending: HloInstruction | None = None
+    def _own_scope(self, comp: HloComputation, body: Body, pending: HloInstruction | None = None
                    ) -> dict[str, HloInstruction]:
-        """Leave the shared scope (:meth:`_share_scope`): the body's names so far out of the
-        module's table and plain map again, into a scope of the body's own (returned), with
-        ``pending`` (the last instruction added, not taken)."""
-        instrs = comp.instructions[:-1] if pending is not None else comp.instructions
-        self._module_being_read.instruction_names.untake_live(instrs)
-        by_name = body.by_name = {instr.name: instr for instr in instrs}
-        if pending is not None:
-            by_name[pending.name] = pending
-        body.shared = False
+        """Leave the shared scope for a scope of the body's own (:func:`.body_scope.leave`)."""
         self._shared = None
-        return by_name
+        return leave(self._module_being_read, comp, body, pending)
 
     def _where_for(self, line: int, col: int) -> tuple[int, int]:
         """The shared ``(line, col)`` an instruction at ``line``, ``col`` counts its position from
@@ -265,7 +218,7 @@ class ComputationReader(InstructionReader):
             where = self._wheres[col] = (line, col)
         return where
 
-    def _read_by_full_reader(self, comp: HloComputation, module: HloModule, body: _Body
+    def _read_by_full_reader(self, comp: HloComputation, module: HloModule, body: Body
                              ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
         """The next instruction of the body by the full reader (a line the fast path handed back),
         its name checked as new; None after the closing brace."""
@@ -285,7 +238,7 @@ class ComputationReader(InstructionReader):
         instr, control_refs = self._read_slow(comp, module, body.by_name, instr_start)
         return instr, control_refs, instr_start, is_root
 
-    def _add_nested(self, comp: HloComputation, body: _Body, line: int, line_pos: int) -> tuple[int, int]:
+    def _add_nested(self, comp: HloComputation, body: Body, line: int, line_pos: int) -> tuple[int, int]:
         """The nested instructions the last line held, into the computation before it."""
         text = self.text
         for instr, start in self._nested:
@@ -423,7 +376,7 @@ class ComputationReader(InstructionReader):
             self._resolve_called(module, owner, role, names, pos)
         self._calls_to_resolve.clear()
 
-    def _note_root_or_parameter(self, comp: HloComputation, body: _Body, instr: HloInstruction,
+    def _note_root_or_parameter(self, comp: HloComputation, body: Body, instr: HloInstruction,
                                 instr_start: int, is_root: bool) -> None:
         """One ROOT per computation; each parameter number once (gaps are checked at the brace)."""
         if is_root:

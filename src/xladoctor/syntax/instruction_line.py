@@ -132,17 +132,12 @@ def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
 
 def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloInstruction],
               owner: HloComputation | None = None) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
-    """The instruction at the cursor (after spaces and newlines, with or without ``ROOT``), its
-    operands resolved in ``by_name``, as the full reader would build it; or None (nothing
-    consumed, nothing recorded) to let the full reader read it.  ``owner``: ``by_name`` is the
-    module's name table, where only ``owner``'s instructions are in scope (the parser's shared
-    scope, :mod:`.computation_reader`).
-
-    Also returns the control predecessors by name, where the line starts and whether it is
-    the ROOT; called computations are queued on the parser exactly as the full reader queues them.
-    """
-    r = p.r
-    text = r.text
+    """The instruction at the cursor (after spaces and newlines, with or without ``ROOT``), its operands resolved
+    in ``by_name``, as the full reader would build it; or None (nothing consumed, nothing recorded) to let the full
+    reader read it.  ``owner``: ``by_name`` is the module's name table, where only ``owner``'s instructions are in
+    scope (:mod:`.body_scope`).  Also returns the control predecessors by name, where the line starts and whether
+    it is the ROOT; called computations are queued on the parser exactly as the full reader queues them."""
+    r, text = p.r, p.r.text
     m = _LINE.match(text, r.pos)
     if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
         return None
@@ -166,10 +161,8 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             operands = tuple(map(by_name.__getitem__, _OPERAND.findall(names_text)))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
-        if owner is not None:
-            for operand in operands:
-                if operand.parent is not owner:
-                    return None  # another computation's: the full reader's scope has no such name
+        if owner is not None and _out_of_scope(operands, owner):
+            return None  # another computation's: the full reader's scope has no such name
         if opcode is TUPLE:
             if not shape.is_tuple or len(shape.tuple_shapes) != len(operands):
                 return None
@@ -196,6 +189,14 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         module.print_percent = True
     r.pos = m.end()
     return instr, control, m.start(1) if root else m.start(2), root is not None
+
+
+def _out_of_scope(operands: tuple[HloInstruction, ...], owner: HloComputation) -> bool:
+    """Whether an operand found in the module's name table is another computation's (read_fast's ``owner``)."""
+    for operand in operands:  # noqa: SIM110  (a loop: any() of a generator costs a frame per line read)
+        if operand.parent is not owner:
+            return True
+    return False
 
 
 _NO_CONTROL: list[tuple[str, int]] = []
