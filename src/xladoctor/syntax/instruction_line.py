@@ -96,7 +96,7 @@ _OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, 
     spelling: (op, -1 if op.arity is None else op.arity, op.allowed_attributes, op.required_attributes or None)
     for spelling, op in OPCODES_BY_SPELLING.items()}
 _intern = sys.intern
-_NO_NAMES: frozenset[str] = frozenset()  # the attribute names of a line without any
+_NO_NAMES: set[str] | frozenset[str] = frozenset()  # the attribute names of a line without any
 _OPERAND = re.compile(rf"%?({_NAME})")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 # A literal without strings or parentheses: a scalar (constant(0), constant(-inf), constant(true)) or
@@ -161,8 +161,10 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             operands = tuple(map(by_name.__getitem__, _OPERAND.findall(names_text)))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
-        if owner is not None and _out_of_scope(operands, owner):
-            return None  # another computation's: the full reader's scope has no such name
+        if owner is not None:
+            for operand in operands:
+                if operand.parent is not owner:
+                    return None  # another computation's: the full reader's scope has no such name
         if opcode is TUPLE:
             if not shape.is_tuple or len(shape.tuple_shapes) != len(operands):
                 return None
@@ -170,8 +172,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
         if opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None:
             return None  # the full reader refuses it where it stands
-    control = _NO_CONTROL
-    names: set[str] | frozenset[str] = _NO_NAMES
+    control, names = _NO_CONTROL, _NO_NAMES
     start, end = m.span(8)
     if end > start:
         control = []
@@ -189,14 +190,6 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         module.print_percent = True
     r.pos = m.end()
     return instr, control, m.start(1) if root else m.start(2), root is not None
-
-
-def _out_of_scope(operands: tuple[HloInstruction, ...], owner: HloComputation) -> bool:
-    """Whether an operand found in the module's name table is another computation's (read_fast's ``owner``)."""
-    for operand in operands:  # noqa: SIM110  (a loop: any() of a generator costs a frame per line read)
-        if operand.parent is not owner:
-            return True
-    return False
 
 
 _NO_CONTROL: list[tuple[str, int]] = []
