@@ -24,7 +24,7 @@ CORPUS = sorted(p for p in (DATA / "offload").rglob("*") if p.suffix in (".hlo",
 
 
 def _full_reader_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(computation_reader, "read_fast", lambda p, module, by_name: None)
+    monkeypatch.setattr(computation_reader, "read_fast", lambda p, module, by_name, owner=None: None)
 
 
 def _fingerprint(module: HloModule) -> list[tuple]:
@@ -61,8 +61,8 @@ def test_the_fast_path_takes_most_lines_of_real_modules(monkeypatch: pytest.Monk
     taken = []
     real = instruction_line.read_fast
 
-    def counting(p, module, by_name):
-        got = real(p, module, by_name)
+    def counting(p, module, by_name, owner=None):
+        got = real(p, module, by_name, owner)
         taken.append(got is not None)
         return got
     monkeypatch.setattr(computation_reader, "read_fast", counting)

@@ -111,3 +111,17 @@ def test_a_calling_instruction_joins_and_leaves_its_callees_callers(jax_modules)
     entry.remove_instruction(twin)
     assert callee.callers == before
     _assert_in_step(work, "removing it")
+
+
+def test_a_computations_one_caller_is_held_bare_and_read_as_a_list():
+    """The index holds a computation's one caller itself (no list each: issue 36 item 3) and a
+    list from the second; ``callers`` reads both as lists, in module order."""
+    module = parse_module("HloModule m\n\nf {\n  a = f32[] parameter(0)\n  ROOT n = f32[] negate(a)\n}\n\n"
+                          "g {\n  a.1 = f32[] parameter(0)\n  ROOT n.1 = f32[] negate(a.1)\n}\n\nENTRY main {\n"
+                          "  p = f32[] parameter(0)\n  c = f32[] call(p), to_apply=f\n  d = f32[] call(c), to_apply=g\n"
+                          "  ROOT e = f32[] call(d), to_apply=f\n}\n")
+    f, g = module.computation("f"), module.computation("g")
+    c, d, e = (module.instruction(n) for n in ("c", "d", "e"))
+    assert f.callers == [c, e] and g.callers == [d] and module.entry_computation().callers == []
+    assert module._callers is not None and module._callers[g] is d and module._callers[f] == [c, e]
+    module.lint()

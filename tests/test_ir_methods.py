@@ -102,9 +102,9 @@ def test_set_called_computations_drops_the_caller_index():
     assert module.callers_of(callee) == []
 
 
-_WRITES_ALLOWED = {("syntax/computation_reader.py", "body"), ("syntax/computation_reader.py", "self")}
-"""``_Body.root`` (set in ``_Body.__init__`` and by the reader): the parser's note of the ROOT it
-read, not a computation's."""
+_WRITES_ALLOWED = {("syntax/computation_reader.py", "body"), ("syntax/body_scope.py", "self")}
+"""``Body.root`` (set in ``Body.__init__``, syntax/body_scope.py, and by the reader): the parser's note of
+the ROOT it read, not a computation's."""
 
 
 def _direct_writes(path: Path) -> list[str]:

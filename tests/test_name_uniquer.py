@@ -196,22 +196,49 @@ def test_a_module_uniquer_that_reads_its_name_table_answers_as_the_plain_port():
     """A module's InstructionNames keeps no entry for a live name that is its own key (the name
     table is its map for those): against NameUniquer on random runs of joining computations
     (renamed or claimed), names for rewrites, removals with and without release."""
+    _random_module_runs(random.Random(13), ["join", "claim_join", "unique", "unique_keeping_suffix", "numbered",
+                                            "remove", "remove_release", "taken"])
+
+
+def test_names_taken_line_by_line_answer_as_a_join():
+    """The parser's shared scope (syntax/computation_reader.py) gives a computation's names out
+    one by one as it reads them (``take_live``) and, at the first one that cannot be given out
+    so, undoes them (``untake_live``) and joins the computation as before: the same names and
+    the same uniquer afterwards as a join, against the plain port on random runs."""
+    _random_module_runs(random.Random(45), ["take_join", "take_join", "join", "claim_join", "unique",
+                                            "numbered", "remove", "remove_release", "taken"])
+
+
+def _take_join(names: InstructionNames, batch: list) -> bool:
+    """The parser's shared scope on one computation's instructions: whether every name was taken."""
+    for k, instr in enumerate(batch):
+        if not names.take_live(instr):
+            names.untake_live(batch[:k])
+            names.unique_each_live(batch)
+            return False
+    return True
+
+
+def _random_module_runs(rng: random.Random, forms: list[str]) -> None:
     from xladoctor.ir.names import NameTable
-    rng = random.Random(13)
     pool = ["a", "a.1", "a.0", "p.3", "f32", "__x", "copy", "copy.2", "r.012", "n.-1", "b", "b.2", "c",
             "a.1.0", "b.2.0", "c.1000000000000000000"]
-    forms = ["join", "claim_join", "unique", "unique_keeping_suffix", "numbered", "remove", "remove_release", "taken"]
+    taken_whole = 0
     for _ in range(3000):
         table = NameTable()
         names, plain = InstructionNames(table), NameUniquer()
         live = []
         for _ in range(rng.randint(1, 25)):
             form = rng.choice(forms)
-            if form == "join":  # a parsed computation: every name through unique, entered at once
+            if form in ("join", "take_join"):  # a parsed computation: every name through unique, entered at once
                 batch = [_Named(rng.choice(pool)) for _ in range(rng.randint(1, 4))]
                 want = [plain.unique(i.name) for i in batch]
-                names.unique_each_live(batch)
+                if form == "join":
+                    names.unique_each_live(batch)
+                else:
+                    taken_whole += _take_join(names, batch)
                 assert [i.name for i in batch] == want
+                assert all(table.get(i.name) is i for i in batch)
                 live.extend(batch)
             elif form == "claim_join":  # a copied computation: names no live one has
                 batch = []
@@ -239,6 +266,8 @@ def test_a_module_uniquer_that_reads_its_name_table_answers_as_the_plain_port():
                 table.add(instr)
                 live.append(instr)
         assert all(names.taken(i.name) == plain.taken(i.name) for i in live), ([i.name for i in live], table._live.keys(), names._seen, names._full)
+        assert all(names.taken(n) == plain.taken(n) for n in pool)
+    assert "take_join" not in forms or taken_whole > 300  # the runs took many computations whole
 
 
 def test_the_full_form_over_the_plain_map_answers_as_the_plain_port():

@@ -141,6 +141,45 @@ class InstructionNames:
                 instr.name = given
             live[given] = instr
 
+    def can_take_live(self) -> bool:
+        """Whether :meth:`take_live` may give a name out (no full uniquer, no base table)."""
+        return self._full is None and not self._base
+
+    def take_live(self, instr: HloInstruction) -> bool:
+        """:meth:`unique_each_live`'s step for ``instr`` alone, taken now (the parser, as it reads a
+        computation whose names join the module line by line): True where that gives the name
+        unchanged without the full uniquer, the instruction then live under it; False, and
+        nothing changed, otherwise (a name another instruction holds, one that would be renamed,
+        a full uniquer or a base table).  A run of these in a computation's order, with nothing
+        else given out meanwhile, leaves what :meth:`unique_each_live` of them leaves; undone by
+        :meth:`untake_live`.  Why: the parser's scope of the computation it reads is then the
+        module's table itself, not a second dict as large (issue 36 item 3)."""
+        name = instr.name
+        live = self._live
+        if self._full is not None or self._base or name in live:
+            return False
+        if name[:2] != "__" and ".0" not in name and ".-" not in name and name not in _TYPE_NAMES:
+            if name in self._seen:
+                return False
+            live[name] = instr  # _plain_key(name) is name itself, and now live
+            return True
+        if self._take_plain(name):  # what unique() gives unchanged, its key entered as unique() enters it
+            live[name] = instr
+            return True
+        return False
+
+    def untake_live(self, instrs: list[HloInstruction]) -> None:
+        """Undo :meth:`take_live` of each of ``instrs`` (all taken by it, in a run nothing else
+        has given names out during): the table and the plain map as they were before the run."""
+        live, seen = self._live, self._seen
+        for instr in instrs:
+            name = instr.name
+            del live[name]
+            if not _own_key(name):  # given by _take_plain, under its key
+                key = _plain_key(name)
+                if key is not None:
+                    del seen[key]
+
     def unique_keeping_suffix(self, base: str) -> str:
         """:meth:`NameUniquer.unique_keeping_suffix` (the same as :meth:`unique` while ``base`` is free)."""
         return base if self._take_plain(base) else self._uniquer().unique_keeping_suffix(base)

@@ -102,6 +102,6 @@ def _caller_problems(module: HloModule) -> list[str]:
         for instr in comp.instructions:
             for callee in instr.called_computations:
                 fresh.setdefault(callee, []).append(instr)
-    if {c: list(v) for c, v in built.items()} != fresh:
+    if {c: list(v) if isinstance(v, list) else [v] for c, v in built.items()} != fresh:
         return ["the caller index is stale (calls changed without calls_changed())"]
     return []

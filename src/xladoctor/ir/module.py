@@ -117,17 +117,24 @@ class HloModule:
         """``instruction_name_uniquer_``: every instruction name the module ever gave out."""
         self.computation_names = NameUniquer()
         """``computation_name_uniquer_``."""
-        self._callers: dict[HloComputation, list[HloInstruction]] | None = None
-        """The call graph's caller lists, built on first use and dropped when calls change."""
+        self._callers: dict[HloComputation, HloInstruction | list[HloInstruction]] | None = None
+        """The call graph's callers, built on first use and dropped when calls change: a
+        computation's one caller itself, a list from the second (:meth:`callers_of`)."""
 
     # -- building ------------------------------------------------------------------
-    def add_computation(self, comp: HloComputation, uniquify: bool = False) -> HloComputation:
+    def add_computation(self, comp: HloComputation, uniquify: bool = False,
+                        names_live: bool = False) -> HloComputation:
         """``AddComputationInternal``: attach ``comp`` (and the instructions it already has).
 
         With ``uniquify`` (the parser's), the module's uniquers rename the computation and its
         instructions; else their names go through the uniquers unchanged, so no later name takes them.
+        ``names_live``: the parser already gave out each instruction's name in order and entered
+        it in the name table (:meth:`~.instruction_names.InstructionNames.take_live`), as
+        ``uniquify`` would have now.
         """
-        if uniquify:  # the names given out and entered in the name table in one pass
+        if names_live:
+            comp.name = self.computation_names.unique(comp.name)
+        elif uniquify:  # the names given out and entered in the name table in one pass
             comp.name = self.computation_names.unique(comp.name)
             self.instruction_names.unique_each_live(comp.instructions)
         else:
@@ -165,15 +172,31 @@ class HloModule:
         """``CallGraph::GetComputationCallers``: instructions calling ``comp``, in module order."""
         if comp is None:
             return []
-        if self._callers is None:
-            index: dict[HloComputation, list[HloInstruction]] = {}
-            for c in self.computations:
-                for instr in c.instructions:
-                    if instr.called:
-                        for called in instr.called_computations:
-                            index.setdefault(called, []).append(instr)
-            self._callers = index
-        return self._callers.get(comp, [])
+        index = self._callers
+        if index is None:
+            index = self._callers = self._caller_index()
+        held = index.get(comp)
+        if held is None:
+            return []
+        return held if isinstance(held, list) else [held]
+
+    def _caller_index(self) -> dict[HloComputation, HloInstruction | list[HloInstruction]]:
+        """Each called computation's callers in module order: the one caller itself where there
+        is one (most: jax_entry's 10.5k computations have a caller each), a list from the second.
+        A list each was 1.2 MiB of what ``offload`` holds on jax_entry at 100k (issue 36 item 3)."""
+        index: dict[HloComputation, HloInstruction | list[HloInstruction]] = {}
+        for c in self.computations:
+            for instr in c.instructions:
+                if instr.called:
+                    for called in instr.called_computations:
+                        held = index.get(called)
+                        if held is None:
+                            index[called] = instr
+                        elif isinstance(held, list):
+                            held.append(instr)
+                        else:
+                            index[called] = [held, instr]
+        return index
 
     def clone(self) -> HloModule:
         """A structurally independent copy with the same names (see :mod:`.clone`)."""

@@ -25,26 +25,13 @@ from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
 from .async_sugar import ASYNC_OPS, check_async, inherited_computation, wrapped_computation
 from .attributes import unquote
+from .body_scope import Body, leave, share
 from .conditional_rules import check_conditional
 from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
 from .shape_parser import read_shape
 
 _BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
-
-
-class _Body:
-    """What reading one computation body keeps: its names so far, its ROOT and parameters."""
-
-    __slots__ = ("by_name", "params", "root")
-
-    def __init__(self) -> None:
-        self.by_name: dict[str, HloInstruction] = {}
-        """The instructions defined so far by name: the operands' scope and the duplicate check
-        (:meth:`ComputationReader._check_new_name`; a set of the names beside it was 2 MB at the
-        end of a 63k-instruction ENTRY)."""
-        self.params: dict[int, tuple[HloInstruction, int]] = {}
-        self.root: HloInstruction | None = None
 
 
 MAX_NESTING = 100
@@ -84,6 +71,9 @@ class ComputationReader(InstructionReader):
     one pair per 256 lines of a column, shared by the instructions on them."""
     has_backslash: bool
     """Whether the text holds a backslash anywhere (the fast path takes no line that holds one)."""
+    _shared: tuple[HloComputation, Body] | None
+    """The computation whose body reads in the shared scope (:mod:`.body_scope`), from its first
+    line to its join; None when none does."""
     _nesting: int = 0
     """How many nested instructions (:meth:`read_nested`) and inline computations
     (:meth:`read_inline_computation`) the reader is inside now (bounded by :data:`MAX_NESTING`)."""
@@ -147,25 +137,20 @@ class ComputationReader(InstructionReader):
         return params, read_shape(r)
 
     def _parse_instructions(self, comp: HloComputation, module: HloModule) -> None:
-        """The body of one computation, read as XLA's one-pass parser reads it.
-
-        Operands and control predecessors must name instructions defined earlier in
-        the same computation (so no instruction uses itself and the graph has no
-        cycle), called computations must be defined earlier in the module, and
-        parameter numbers are 0..n-1, each once; all refused with XLA's wording.
-        Parameter numbers are collected in a dict and checked at the closing brace,
-        so ``parameter(1000000000)`` costs one entry, not a billion-slot list.
-        This loop runs once per instruction: what it calls is bound to locals.
-        """
-        text = self.text
-        body = _Body()
+        """The body of one computation, read as XLA's one-pass parser reads it: operands and control predecessors
+        defined earlier in the same computation (so the graph has no cycle), called computations earlier in the
+        module, parameters numbered 0..n-1, each once (collected in a dict, checked at the closing brace: so
+        ``parameter(1000000000)`` is one entry); all refused with XLA's wording.  Runs once per instruction:
+        what it calls is bound to locals.  The scope: :mod:`.body_scope`."""
+        text, body, take = self.text, Body(), module.instruction_names.take_live
+        owner = self._share_scope(comp, module, body)  # comp, where its scope is the module's table
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
         add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
         where = NOWHERE  # the (line, col) the last position counted from (see _where_for)
         while True:
-            got = read_fast(self, module, by_name)
+            got = read_fast(self, module, by_name, owner)
             if got is not None:
                 instr, control_refs, instr_start, is_root = got
                 if instr.name in by_name:
@@ -175,6 +160,7 @@ class ComputationReader(InstructionReader):
                 if got is None:
                     break
                 instr, control_refs, instr_start, is_root = got
+                by_name, owner = body.by_name, None  # the full reader read it in a scope of its own
             newlines = text.count("\n", line_pos, instr_start)
             if newlines:
                 line += newlines
@@ -197,12 +183,31 @@ class ComputationReader(InstructionReader):
                 self._set_built_shape(instr, instr_start)
                 if instr.opcode in ASYNC_OPS:
                     self._check_async(instr, instr_start)
+                    if not body.shared:  # a wrapped computation joined the module: the scope is the body's own
+                        by_name, owner = body.by_name, None
             if is_root or (instr.opcode is PARAMETER and instr._number is not None):  # parameter_number, unread
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             add(instr, False)
-            by_name[instr.name] = instr
+            if owner is None:
+                by_name[instr.name] = instr
+            elif not take(instr):  # given out as the join would now, or the scope leaves the table
+                by_name, owner = self._own_scope(comp, body, instr), None
         self._line, self._line_pos = line, line_pos
         self._finish_body(comp, body.root, body.params)
+
+    def _share_scope(self, comp: HloComputation, module: HloModule, body: Body) -> HloComputation | None:
+        """A top-level body's scope: the module's name table (:mod:`.body_scope`; ``comp`` is returned
+        as the owner of the names in scope there), or a dict of its own (None)."""
+        if self._nesting or not share(module, body):
+            return None
+        self._shared = comp, body
+        return comp
+
+    def _own_scope(self, comp: HloComputation, body: Body, pending: HloInstruction | None = None
+                   ) -> dict[str, HloInstruction]:
+        """Leave the shared scope for a scope of the body's own (:func:`.body_scope.leave`)."""
+        self._shared = None
+        return leave(self._module_being_read, comp, body, pending)
 
     def _where_for(self, line: int, col: int) -> tuple[int, int]:
         """The shared ``(line, col)`` an instruction at ``line``, ``col`` counts its position from
@@ -213,7 +218,7 @@ class ComputationReader(InstructionReader):
             where = self._wheres[col] = (line, col)
         return where
 
-    def _read_by_full_reader(self, comp: HloComputation, module: HloModule, body: _Body
+    def _read_by_full_reader(self, comp: HloComputation, module: HloModule, body: Body
                              ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
         """The next instruction of the body by the full reader (a line the fast path handed back),
         its name checked as new; None after the closing brace."""
@@ -228,10 +233,12 @@ class ComputationReader(InstructionReader):
         is_root = text.startswith("ROOT", instr_start) and text[instr_start + 4:instr_start + 5].isspace()
         if is_root:
             r.pos += 4
+        if body.shared:
+            self._own_scope(comp, body)
         instr, control_refs = self._read_slow(comp, module, body.by_name, instr_start)
         return instr, control_refs, instr_start, is_root
 
-    def _add_nested(self, comp: HloComputation, body: _Body, line: int, line_pos: int) -> tuple[int, int]:
+    def _add_nested(self, comp: HloComputation, body: Body, line: int, line_pos: int) -> tuple[int, int]:
         """The nested instructions the last line held, into the computation before it."""
         text = self.text
         for instr, start in self._nested:
@@ -341,7 +348,15 @@ class ComputationReader(InstructionReader):
 
     def _add_to_module(self, module: HloModule, comp: HloComputation) -> None:
         """``HloModule::AddComputationInternal`` with ``uniquify_identifiers``: the module's uniquers
-        name what it holds."""
+        name what it holds (a body read in the shared scope holds names given out already; one
+        still being read leaves it first, as its names are given out after this computation's)."""
+        shared = self._shared
+        if shared is not None:
+            if shared[0] is comp:
+                self._shared = None
+                module.add_computation(comp, uniquify=True, names_live=True)
+                return
+            self._own_scope(*shared)
         module.add_computation(comp, uniquify=True)
 
     def _control_predecessors(self, comp: HloComputation, refs: list[tuple[str, int]],
@@ -350,7 +365,7 @@ class ComputationReader(InstructionReader):
         found = []
         for ref, pos in refs:
             target = by_name.get(ref)
-            if target is None:
+            if target is None or target.parent is not comp:  # (the shared scope holds other computations')
                 raise self._undefined(comp, ref, pos)
             found.append(target)
         return found
@@ -361,7 +376,7 @@ class ComputationReader(InstructionReader):
             self._resolve_called(module, owner, role, names, pos)
         self._calls_to_resolve.clear()
 
-    def _note_root_or_parameter(self, comp: HloComputation, body: _Body, instr: HloInstruction,
+    def _note_root_or_parameter(self, comp: HloComputation, body: Body, instr: HloInstruction,
                                 instr_start: int, is_root: bool) -> None:
         """One ROOT per computation; each parameter number once (gaps are checked at the brace)."""
         if is_root:
@@ -417,7 +432,8 @@ class ComputationReader(InstructionReader):
         in its own line (entered as they were read, defined after it; their generated names avoid
         every earlier one)."""
         earlier = by_name.get(instr.name)
-        if earlier is not None and all(earlier is not nested for nested, _ in self._nested):
+        if earlier is not None and (earlier.parent is comp or earlier.parent is None) \
+                and all(earlier is not nested for nested, _ in self._nested):  # (the shared scope: another's is no duplicate)
             raise self.error(f"instruction already exists: {instr.name} (defined twice in computation "
                              f"'{comp.name}')", instr_start)
 

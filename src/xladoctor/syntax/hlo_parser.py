@@ -108,6 +108,7 @@ class _ModuleParser(ComputationReader):
         self.shared_literals = {}
         self.attribute_verdicts = {}
         self._wheres = {}
+        self._shared = None
         self.has_backslash = "\\" in text
 
     # -- helpers -------------------------------------------------------------------

@@ -32,6 +32,7 @@ from .reader import Reader
 from .shape_parser import read_shape
 
 if TYPE_CHECKING:
+    from ..ir.computation import HloComputation
     from ..ir.module import HloModule
     from .computation_reader import ComputationReader
 
@@ -97,7 +98,7 @@ _OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, 
     spelling: (op, -1 if op.arity is None else op.arity, op.allowed_attributes, op.required_attributes or None)
     for spelling, op in OPCODES_BY_SPELLING.items()}
 _intern = sys.intern
-_NO_NAMES: frozenset[str] = frozenset()  # the attribute names of a line without any
+_NO_NAMES: set[str] | frozenset[str] = frozenset()  # the attribute names of a line without any
 _OPERAND = re.compile(rf"%?({_NAME})")
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 # A literal without strings or parentheses: a scalar (constant(0), constant(-inf), constant(true)) or
@@ -131,17 +132,14 @@ def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
     return shape
 
 
-def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloInstruction]
-              ) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
-    """The instruction at the cursor (after spaces and newlines, with or without ``ROOT``), its
-    operands resolved in ``by_name``, as the full reader would build it; or None (nothing
-    consumed, nothing recorded) to let the full reader read it.
-
-    Also returns the control predecessors by name, where the line starts and whether it is
-    the ROOT; called computations are queued on the parser exactly as the full reader queues them.
-    """
-    r = p.r
-    text = r.text
+def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloInstruction],
+              owner: HloComputation | None = None) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
+    """The instruction at the cursor (after spaces and newlines, with or without ``ROOT``), its operands resolved
+    in ``by_name``, as the full reader would build it; or None (nothing consumed, nothing recorded) to let the full
+    reader read it.  ``owner``: ``by_name`` is the module's name table, where only ``owner``'s instructions are in
+    scope (:mod:`.body_scope`).  Also returns the control predecessors by name, where the line starts and whether
+    it is the ROOT; called computations are queued on the parser exactly as the full reader queues them."""
+    r, text = p.r, p.r.text
     m = _LINE.match(text, r.pos)
     if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
         return None
@@ -165,6 +163,10 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             operands = tuple(map(by_name.__getitem__, _OPERAND.findall(names_text)))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
+        if owner is not None:
+            for operand in operands:
+                if operand.parent is not owner:
+                    return None  # another computation's: the full reader's scope has no such name
         if opcode is TUPLE:
             if not shape.is_tuple or len(shape.tuple_shapes) != len(operands):
                 return None
@@ -172,8 +174,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
         if opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None:
             return None  # the full reader refuses it where it stands
-    control = _NO_CONTROL
-    names: set[str] | frozenset[str] = _NO_NAMES
+    control, names = _NO_CONTROL, _NO_NAMES
     start, end = m.span(8)
     if end > start:
         control = []
