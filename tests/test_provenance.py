@@ -81,3 +81,26 @@ def test_dump_file_names(jax_hlo_corpus, tmp_path, name, platform):
     prov = detect(text, str(path))
     assert prov.platform == platform
     assert prov.stage == "compiled"  # is_scheduled=true in the header, whatever the name says
+
+
+@pytest.mark.parametrize("line,platform", [
+    ('  %p = f32[8,128]{1,0:T(8,128)} parameter(0)', "tpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="tpu_custom_call"', "tpu"),
+    ('  %c = f32[8] fusion(%p), kind=kLoop, backend_config={"scoped_memory_configs":[]}', "tpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="__cublas$gemm"', "gpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="__triton"', "gpu"),
+    ('  %c = f32[8] fusion(%p), kind=kLoop, backend_config={"operation_queue_id":"0"}', "gpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="__onednn$matmul"', "cpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="lapack_sgetrf"', "cpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="xla.cpu.foo"', "cpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="__gpu$xla.gpu.triton"', "gpu"),
+])
+def test_each_text_rule_finds_its_evidence_behind_its_strings(line, platform):
+    """Each text rule's regular expression runs only where one of its strings is in the text: every
+    form each expression matches still gives its platform (and nothing else does)."""
+    from xladoctor.triage.provenance import _TEXT_RULES, _text_hits
+
+    text = f"HloModule m\n\nENTRY %main {{\n{line}\n}}\n"
+    full = [(p, key) for p, _, pattern, key in _TEXT_RULES if pattern.search(text)]
+    assert _text_hits(text) == full and [p for p, _ in full] == [platform]
+    assert detect(text, None).platform == platform

@@ -36,14 +36,18 @@ _GPU_NAME = re.compile(r"(?:^|\.)(?:sm_\d+\.\d+[a-z]?_gpu|gpu|gfx\w+_gpu)_after_
 _CPU_NAME = re.compile(r"(?:^|\.)cpu_after_optimizations")
 _TPU_NAME = re.compile(r"\.cl_\d+\.")
 
-_TEXT_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    # the evidence is a label key (provenance.*), put into words when found: a note in the reader's language
-    ("tpu", re.compile(r"\{[\d,]*:[^}]*T\(\d"), "provenance.tpu_tiled_layout"),
-    ("tpu", re.compile(r'"scoped_memory_configs"'), "provenance.tpu_backend_config"),
-    ("tpu", re.compile(r'custom_call_target="tpu_custom_call"'), "provenance.tpu_kernel"),
-    ("gpu", re.compile(r'custom_call_target="__(?:cublas|cudnn|triton|gpu\$)'), "provenance.gpu_library_call"),
-    ("gpu", re.compile(r'"operation_queue_id"'), "provenance.gpu_backend_config"),
-    ("cpu", re.compile(r'custom_call_target="(?:__onednn\$|lapack_|xla\.cpu\.)'), "provenance.cpu_library_call"),
+_TEXT_RULES: tuple[tuple[str, tuple[str, ...], re.Pattern[str], str], ...] = (
+    # the evidence is a label key (provenance.*), put into words when found: a note in the reader's language;
+    # the strings are what every match contains (one of them), looked for first (see _text_hits)
+    ("tpu", ("T(",), re.compile(r"\{[\d,]*:[^}]*T\(\d"), "provenance.tpu_tiled_layout"),
+    ("tpu", ('"scoped_memory_configs"',), re.compile(r'"scoped_memory_configs"'), "provenance.tpu_backend_config"),
+    ("tpu", ('custom_call_target="tpu_custom_call"',), re.compile(r'custom_call_target="tpu_custom_call"'),
+     "provenance.tpu_kernel"),
+    ("gpu", ('custom_call_target="__',), re.compile(r'custom_call_target="__(?:cublas|cudnn|triton|gpu\$)'),
+     "provenance.gpu_library_call"),
+    ("gpu", ('"operation_queue_id"',), re.compile(r'"operation_queue_id"'), "provenance.gpu_backend_config"),
+    ("cpu", ('custom_call_target="__onednn$', 'custom_call_target="lapack_', 'custom_call_target="xla.cpu.'),
+     re.compile(r'custom_call_target="(?:__onednn\$|lapack_|xla\.cpu\.)'), "provenance.cpu_library_call"),
 )
 _OFFLOAD_MARKS = ("annotate_device_placement", "MoveToHost", "MoveToDevice", "_xla_buffer_placement")
 _TORCH_XLA_NAME = re.compile(r"HloModule\s+(?:SyncTensorsGraph|IrToHlo)\.\d+(?:[,\s]|$)")
@@ -210,9 +214,7 @@ def detect(text: str, path: str | None = None) -> Provenance:
         hits.extend(_from_siblings(path))
     if base and _TPU_NAME.search(base):
         hits.append(("tpu", label("provenance.tpu_dump_name", name=base)))
-    for platform, pattern, key in _TEXT_RULES:
-        if pattern.search(text):
-            hits.append((platform, label(key)))
+    hits.extend((platform, label(key)) for platform, key in _text_hits(text))
     platforms = {p for p, _ in hits}
     prov = Provenance(hits[0][0] if hits else None, "compiled" if compiled else "lowered",
                       [what for _, what in hits], conflicting=len(platforms) > 1, frontend=frontend_of(text))
@@ -220,6 +222,17 @@ def detect(text: str, path: str | None = None) -> Provenance:
             and "S(5)" in header:
         prov.evidence.append(label("provenance.host_layout_no_annotation"))
     return prov
+
+
+def _text_hits(text: str) -> list[tuple[str, str]]:
+    """``(platform, label key)`` of each of :data:`_TEXT_RULES` the text matches, in their order.
+
+    A rule's pattern runs only where one of its strings is in the text: ``str.find`` is a
+    memchr-speed scan, and a module without the evidence (most) skips the regular expressions,
+    the first of which tries a match at every ``{`` of the layouts (7 searches of a 10 MB
+    ``jax_entry`` were ~33 ms, 4% of ``offload``; the checks, ~1 ms)."""
+    return [(platform, key) for platform, needles, pattern, key in _TEXT_RULES
+            if any(needle in text for needle in needles) and pattern.search(text)]
 
 
 def frontend_of(text: str) -> str | None:
