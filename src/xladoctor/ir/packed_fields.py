@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final
 
 from .opcodes import PARAMETER, HloOpcode
 from .rare_fields import RareFieldAccess
-from .users import NO_USERS, Users, first_user, users_of
+from .users import INDEXED_FROM, NO_USERS, Users, first_user, list_append, list_contains, users_of
 
 if TYPE_CHECKING:
     from .instruction import HloInstruction
@@ -102,7 +102,7 @@ class PackedFieldAccess(RareFieldAccess):
         :class:`~.users.Users`, or a one-element tuple made per read where the one user is kept
         bare (:attr:`_users`)."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             return users
         return (users,)  # type: ignore[return-value]
 
@@ -110,7 +110,7 @@ class PackedFieldAccess(RareFieldAccess):
         """``len(self.users)`` without the one-element tuple :attr:`users` makes for a bare user:
         the dead-code walks ask it of every value they pass (~95k times a ``jax_entry`` 100k run)."""
         users = self._users
-        return len(users) if users.__class__ is Users else 1
+        return len(users) if type(users) is Users else 1
 
     def has_users(self) -> bool:
         """``bool(self.users)``, read from the store (an instruction is never falsy: a bare user is
@@ -121,7 +121,7 @@ class PackedFieldAccess(RareFieldAccess):
         """``chosen.issuperset(self.users)``, without a tuple for a bare user (the dead steps ask
         it of each of the entry's calls)."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             return chosen.issuperset(users)
         return users in chosen
 
@@ -129,9 +129,12 @@ class PackedFieldAccess(RareFieldAccess):
         """``AddUser`` on this instruction: the first user kept bare, a :class:`~.users.Users` from
         the second on."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             if users is NO_USERS:
                 self._users = user
+            elif users._index is None and 0 < len(users) < INDEXED_FROM:  # Users.add's common case, inline:
+                if not list_contains(users, user):  # no call into the interpreted Users (compiled core)
+                    list_append(users, user)
             elif users or users._index is not None:
                 users.add(user)
             else:  # an empty Users of its own (its users were removed): Users.add's first case
@@ -142,7 +145,7 @@ class PackedFieldAccess(RareFieldAccess):
     def _lose_user(self, user: HloInstruction) -> None:
         """``RemoveUser``: the last user takes ``user``'s slot; no-op for a non-user."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             users.swap_remove(user)
         elif users is user:
             self._users = NO_USERS
@@ -150,7 +153,7 @@ class PackedFieldAccess(RareFieldAccess):
     def _lose_users(self, gone: set[HloInstruction]) -> None:
         """Drop every user in ``gone`` keeping the others' order (:meth:`unlink`)."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             users.remove_stable(gone)
         elif users in gone:
             self._users = NO_USERS
@@ -158,4 +161,4 @@ class PackedFieldAccess(RareFieldAccess):
     def users_consistent(self) -> bool:
         """Whether the users' index matches their vector (lint; a bare user has none)."""
         users = self._users
-        return users.consistent() if users.__class__ is Users else True
+        return users.consistent() if type(users) is Users else True
