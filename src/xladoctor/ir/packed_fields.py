@@ -26,7 +26,7 @@ from .users import INDEXED_FROM, NO_USERS, Users, first_user, list_append, list_
 if TYPE_CHECKING:
     from .instruction import HloInstruction
 
-NOWHERE: Final = (0, 0)
+NOWHERE: Final[tuple[int, ...]] = (0, 0)
 """The position of an instruction built in code (line 0, column 0)."""
 MAX_LINE_OFFSET: Final = 255
 """The largest line offset from a shared ``(line, col)``: every int up to 256 is one object."""
@@ -43,12 +43,14 @@ class PackedFieldAccess(RareFieldAccess):
 
     __slots__ = PACKED_SLOTS
     opcode: HloOpcode
-    _where: tuple[int, int]
+    _where: tuple[int, ...]
+    """Typed with ``...``: compiled (mypyc), a ``tuple[int, int]`` field is two ints inside the
+    instance (16 bytes on every instruction), never the one tuple many share (8)."""
     _line_off: int
     _number: int | None
     _users: Users | HloInstruction
 
-    def set_position(self, line: int, col: int, where: tuple[int, int] | None = None) -> None:
+    def set_position(self, line: int, col: int, where: tuple[int, ...] | None = None) -> None:
         """Where the definition starts in the HLO text: 1-based ``line`` and ``col`` (0 if built in
         code).  Kept as an offset of at most 255 lines from a ``(line, col)`` pair many
         instructions share (``where``, the caller's, when it fits): Python makes an int object
