@@ -26,10 +26,10 @@ from . import opcode_rules as _opcode_rules
 from .metadata import MetadataCodec, OpMetadata, SourceLocation
 from .opcodes import CUSTOM_CALL, HloOpcode
 from .operands import WIDE, WideOperands
-from .packed_fields import NOWHERE, PACKED_SLOTS, PackedFieldAccess
+from .packed_fields import NO_USERS, NOWHERE, PACKED_SLOTS, PackedFieldAccess
 from .rare_fields import EXTRA_COPIED, UNDECODED
 from .shape import Shape
-from .users import NO_USERS, Users
+from .users import Users
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # The empty values of the fields most instructions leave empty, shared by all of them: four
 # empty containers per instruction were 240 of the ~1,200 bytes a parsed instruction took.
 # They are read-only, so a field is filled by assigning a new container, never in place.
-NO_CALLS: Mapping[str, list[HloComputation]] = MappingProxyType({})
+NO_CALLS: Final[Mapping[str, list[HloComputation]]] = MappingProxyType({})
 
 # Attribute names that refer to called computations: an opcode fact, kept with the others.
 CALLED_COMPUTATION_ROLES = _opcode_rules.CALLED_COMPUTATION_ROLES

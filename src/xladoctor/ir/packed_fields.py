@@ -19,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from . import users as _users
 from .opcodes import PARAMETER, HloOpcode
 from .rare_fields import RareFieldAccess
-from .users import INDEXED_FROM, NO_USERS, Users, first_user, list_append, list_contains, users_of
+from .users import Users
 
 if TYPE_CHECKING:
     from .instruction import HloInstruction
@@ -30,6 +31,16 @@ NOWHERE: Final[tuple[int, ...]] = (0, 0)
 """The position of an instruction built in code (line 0, column 0)."""
 MAX_LINE_OFFSET: Final = 255
 """The largest line offset from a shared ``(line, col)``: every int up to 256 is one object."""
+
+# What the users' writers below read per link, as finals of this module: in the compiled core
+# (setup.py) each is a C static, where a name imported from the interpreted ``users`` module is a
+# lookup in this module's globals per read (``NO_USERS`` is :mod:`.instruction`'s too).
+NO_USERS: Final = _users.NO_USERS
+INDEXED_FROM: Final = _users.INDEXED_FROM
+first_user: Final = _users.first_user
+users_of: Final = _users.users_of
+list_contains: Final = _users.list_contains
+list_append: Final = _users.list_append
 
 PACKED_SLOTS: Final = ("_users", "_number", "_where", "_line_off")
 """:class:`PackedFieldAccess`'s slots, set by :class:`~.instruction.HloInstruction`'s ``__init__``

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 from sys import intern
+from typing import Final
 
 from ..base.errors import HloParseError
 from ..ir.computation import HloComputation
@@ -30,7 +31,7 @@ from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
 from .shape_parser import read_shape
 
-_BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
+_BUILT_BY_XLA: Final = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
 
 
 class _Body:
