@@ -280,6 +280,7 @@ class HloComputation:
         order: list[HloInstruction] = []
         done: set[HloInstruction] = set()  # visited; in visiting: its operands pushed, not finished
         visiting: set[HloInstruction] = set()
+        dep: HloInstruction  # declared: read from the untyped operand store it would be Any (compiled: generic reads)
         for start in self.instructions:
             if start._users or start in done:  # has users: the store, not the property (no tuple per read)
                 continue
