@@ -273,9 +273,8 @@ class HloComputation:
         Shortcuts with the same order (issue 36: five post orders of a train step's entry): a
         node that pushes nothing is emitted at once (XLA's loop would find it on top next and
         emit it then); operands are read as stored, not through the property; the three states
-        are two sets (the pushes test every edge: membership is cheaper than ``dict.get``); the
-        list and set methods are called as written, not through bound-method aliases, which the
-        compiled core calls through Python's protocol instead of its own list and set operations.
+        are two sets (the pushes test every edge: membership is cheaper than ``dict.get``); list and
+        set methods called as written (aliased, the compiled core calls them through vectorcall).
         """
         order: list[HloInstruction] = []
         done: set[HloInstruction] = set()  # visited; in visiting: its operands pushed, not finished
