@@ -14,7 +14,10 @@ Why these modules: they are where ``xladoctor offload FILE`` spends its time: th
 IR's instruction, computation and name tables, the clone, and (since branch h44c) every module
 the offload analysis runs -- all the passes of the pipeline (HostOffloader and
 HostOffloadLegalize with their helpers, the dead steps, the simplifiers), the pipeline, the later
-failures, the verifier and shape inference.  With the parser alone compiled, those passes were
+failures, the verifier and shape inference; and (h45c) ``ir/opcodes.py``, whose constants are
+``Final``: a compiled module reads a ``Final`` of another compiled module from a C static and has a
+``Final`` literal (``HOST_MEMORY_SPACE``, the annotation targets) put in place, where any other
+global is a lookup in a dict per read.  With the parser alone compiled, those passes were
 what stayed interpreted (a profile of ``offload`` on the train steps and on ``jax_entry``), and
 compiled code calling interpreted code pays Python's call protocol both ways.  bench/README.md
 "Compiled core" and "The compiled core covers the analysis" have the profiles and the numbers.
@@ -39,7 +42,13 @@ must match the getter's type (``instr.operands = (a, b)``, not a list), a value 
 type it is declared with at run time (``frozenset - dict_keys`` is a ``set``), no
 interpreted class may subclass a compiled one, and a field a base class declares is assigned
 without an annotation in a subclass (annotated again, mypyc's traverse visits it twice and the
-collector never frees the objects' cycles: e114466).
+collector never frees the objects' cycles: e114466).  What makes compiled code slow without
+breaking it (branch h45c; bench/README.md "The compiled core's own overheads"): ``x.__class__``
+(a generic attribute lookup: write ``type(x)``), bound-method aliases (``push = stack.append``:
+called through Python's protocol, not mypyc's list and set operations), code ``exec``'d at
+import (interpreted), globals that are not ``Final`` read per instruction, and a
+``tuple[int, int]`` field (stored unboxed, 16 bytes in every instance: type a shared tuple
+``tuple[int, ...]``).
 """
 
 from __future__ import annotations
@@ -77,7 +86,7 @@ COMPILED = (
     "offload/passes/hlo_pass_pipeline.py", "offload/passes/stablehlo_rebuild.py",
     "offload/passes/hlo_host_device_type_call_wrapper.py", "offload/passes/analysis_context.py",
     "offload/passes/pass_state.py", "offload/later_scatter.py", "offload/later_nested.py", "offload/loop_trips.py",
-    "offload/pipeline.py", "offload/later_scan.py",
+    "offload/pipeline.py", "offload/later_scan.py", "ir/opcodes.py",
 )
 """The compiled core, relative to ``src/xladoctor``: the modules hot in ``offload``'s profile."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from xladoctor.ir.instruction import _COPIED_SLOTS
+from xladoctor.ir.instruction import _COPIED_SLOTS, _GRAPH_SLOTS, COPIED_FIELDS, INSTRUCTION_SLOTS
 from xladoctor.ir.module import HloModule
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.offload.clone import clone_module
@@ -93,3 +93,9 @@ def test_a_detached_copy_has_every_field_and_shares_no_container(jax_modules):
                 if isinstance(value, (dict, list)):
                     assert getattr(copy, slot) is not value
             assert copy.operands == () and not copy.users and copy.parent is None and not copy.called
+
+
+def test_the_detached_copy_names_every_slot_but_the_graph_links():
+    """``_copy_fields_to`` is written out field by field (native code in the compiled core): a slot
+    added to the instruction must be added there too, or its copies would lose it."""
+    assert sorted(COPIED_FIELDS) == sorted(s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS)

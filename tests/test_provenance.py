@@ -110,3 +110,28 @@ def test_text_rules_matched_finds_what_one_search_per_rule_finds(jax_hlo_corpus)
     for text in texts:
         expected = [n for n, pattern in enumerate(_RULES_AS_SEARCHES) if re.search(pattern, text)]
         assert text_rules_matched(text) == expected, text
+
+
+@pytest.mark.parametrize("line,platform", [
+    ('  %p = f32[8,128]{1,0:T(8,128)} parameter(0)', "tpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="tpu_custom_call"', "tpu"),
+    ('  %c = f32[8] fusion(%p), kind=kLoop, backend_config={"scoped_memory_configs":[]}', "tpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="__cublas$gemm"', "gpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="__triton"', "gpu"),
+    ('  %c = f32[8] fusion(%p), kind=kLoop, backend_config={"operation_queue_id":"0"}', "gpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="__onednn$matmul"', "cpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="lapack_sgetrf"', "cpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="xla.cpu.foo"', "cpu"),
+    ('  %c = f32[8] custom-call(%p), custom_call_target="__gpu$xla.gpu.triton"', "gpu"),
+])
+def test_each_text_rule_finds_its_evidence_in_a_module(line, platform):
+    """Every form of evidence each text rule looks for gives its platform, and no other rule matches
+    it: one search per rule as written before the one pass, then ``detect`` on the module."""
+    import re
+
+    from xladoctor.triage.provenance import _TEXT_RULES, text_rules_matched
+
+    text = f"HloModule m\n\nENTRY %main {{\n{line}\n}}\n"
+    matched = [n for n, pattern in enumerate(_RULES_AS_SEARCHES) if re.search(pattern, text)]
+    assert text_rules_matched(text) == matched and [_TEXT_RULES[n][0] for n in matched] == [platform]
+    assert detect(text, None).platform == platform

@@ -102,7 +102,7 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
             operands = replaced[instr][1]
         else:
             stored = instr._operands
-            cls = stored.__class__
+            cls = type(stored)
             operands = stored if cls is tuple else (  # type: ignore[assignment]
                 stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
         if operands:

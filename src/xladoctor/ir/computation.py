@@ -235,7 +235,7 @@ class HloComputation:
         key = position.__getitem__  # C-level per user; one of another computation sorts last
         for instr in self.instructions:
             users = instr._users  # the store: no user or one (most, kept bare) is in order already
-            if users.__class__ is Users and len(users) > 1:
+            if type(users) is Users and len(users) > 1:
                 instr.sort_users(key)  # the instruction's write path, as every change of a Users
 
     def instruction(self, name: str) -> HloInstruction:
@@ -273,51 +273,51 @@ class HloComputation:
         Shortcuts with the same order (issue 36: five post orders of a train step's entry): a
         node that pushes nothing is emitted at once (XLA's loop would find it on top next and
         emit it then); operands are read as stored, not through the property; the three states
-        are two sets (the pushes test every edge: membership is cheaper than ``dict.get``).
+        are two sets (the pushes test every edge: membership is cheaper than ``dict.get``); list and
+        set methods called as written (aliased, the compiled core calls them through vectorcall).
         """
         order: list[HloInstruction] = []
         done: set[HloInstruction] = set()  # visited; in visiting: its operands pushed, not finished
         visiting: set[HloInstruction] = set()
-        emit, finish, expanded = order.append, done.add, visiting.add
+        dep: HloInstruction  # declared: read from the untyped operand store it would be Any (compiled: generic reads)
         for start in self.instructions:
             if start._users or start in done:  # has users: the store, not the property (no tuple per read)
                 continue
             stack = [start]
-            push, pop = stack.append, stack.pop
             while stack:
                 node = stack[-1]
                 if node in done:
-                    pop()
+                    stack.pop()
                     continue
                 if node in visiting:  # back on top with its operands finished: finished
-                    pop()
-                    finish(node)
-                    emit(node)
+                    stack.pop()
+                    done.add(node)
+                    order.append(node)
                     continue
                 depth = len(stack)
                 ops = node._operands
-                cls = ops.__class__
+                cls = type(ops)
                 if cls is tuple:
                     for dep in reversed(ops):  # type: ignore[arg-type]
                         if dep.parent is self and dep not in done:
-                            push(dep)
+                            stack.append(dep)
                 elif cls is WideOperands:
                     for dep in reversed(ops.as_tuple()):  # type: ignore[union-attr]
                         if dep.parent is self and dep not in done:
-                            push(dep)
+                            stack.append(dep)
                 elif ops.parent is self and ops not in done:  # type: ignore[union-attr]  # the one operand, kept bare
-                    push(ops)  # type: ignore[arg-type]
+                    stack.append(ops)  # type: ignore[arg-type]
                 extra = node._extra  # control_predecessors without the property: read per node
                 if extra is not None:
                     for dep in extra.control_predecessors:
                         if dep.parent is self and dep not in done:
-                            push(dep)
+                            stack.append(dep)
                 if len(stack) == depth:  # nothing pushed: finished now, as XLA's next step would
-                    pop()
-                    finish(node)
-                    emit(node)
+                    stack.pop()
+                    done.add(node)
+                    order.append(node)
                 else:
-                    expanded(node)
+                    visiting.add(node)
         if len(order) != len(self.instructions):  # a cycle or users outside: keep every instruction
             order.extend(i for i in self.instructions if i not in done)  # done: what order holds
         return order

@@ -26,10 +26,10 @@ from . import opcode_rules as _opcode_rules
 from .metadata import MetadataCodec, OpMetadata, SourceLocation
 from .opcodes import CUSTOM_CALL, HloOpcode
 from .operands import WIDE, WideOperands
-from .packed_fields import NOWHERE, PACKED_SLOTS, PackedFieldAccess
-from .rare_fields import EXTRA_COPIED, UNDECODED, compile_field_copy
+from .packed_fields import NO_USERS, NOWHERE, PACKED_SLOTS, PackedFieldAccess
+from .rare_fields import EXTRA_COPIED, UNDECODED
 from .shape import Shape
-from .users import NO_USERS, Users
+from .users import Users
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # The empty values of the fields most instructions leave empty, shared by all of them: four
 # empty containers per instruction were 240 of the ~1,200 bytes a parsed instruction took.
 # They are read-only, so a field is filled by assigning a new container, never in place.
-NO_CALLS: Mapping[str, list[HloComputation]] = MappingProxyType({})
+NO_CALLS: Final[Mapping[str, list[HloComputation]]] = MappingProxyType({})
 
 # Attribute names that refer to called computations: an opcode fact, kept with the others.
 CALLED_COMPUTATION_ROLES = _opcode_rules.CALLED_COMPUTATION_ROLES
@@ -107,24 +107,23 @@ class HloInstruction(PackedFieldAccess):
         """A copy of every field except the graph links (operands, users, parent, called
         computations, control predecessors), which start empty for the caller to fill.
 
-        Goes slot by slot, so fields added to the class later are copied too; dicts and
-        lists are copied one level deep so the two instructions can be edited apart.  The
-        slot-by-slot copy is compiled once from ``__slots__`` (:func:`_compile_field_copy`):
-        copying every instruction of a module is most of ``clone_module``, and a ``getattr``
-        / ``setattr`` loop made it four times slower.
+        Goes field by field (:meth:`_copy_fields_to`; tests/test_ir_bulk_removal.py checks that
+        it names every slot but the graph links), and the attributes dict is copied so the two
+        instructions can be edited apart.  Copying every instruction of a module is most of
+        ``clone_module``: a ``getattr`` / ``setattr`` loop made it four times slower.
         """
-        cls = self.__class__
+        cls = type(self)
         # A compiled class's ``__new__`` runs ``__init__`` (mypyc), which needs the arguments.
         new = cls(self.name, self.opcode, self.shape) if COMPILED else cls.__new__(cls)
         try:
-            _copy_fields(self, new)
+            self._copy_fields_to(new)
         except AttributeError:  # a field never set (not by ``__init__``): copy what is there
             new._extra = None
             for slot in _COPIED_SLOTS:
                 value = getattr(self, slot, _MISSING)
                 if value is _MISSING:
                     continue
-                if value.__class__ is dict or value.__class__ is list:
+                if type(value) is dict or type(value) is list:
                     value = value.copy()
                 setattr(new, slot, value)
         new._operands = ()
@@ -132,6 +131,23 @@ class HloInstruction(PackedFieldAccess):
         new.parent = None
         new.called = NO_CALLS
         return new
+
+    def _copy_fields_to(self, new: HloInstruction) -> None:
+        """Each of :data:`COPIED_FIELDS` from this instruction to ``new``, as plain assignments:
+        compiled, each is a native field read and write (the copy ``exec``'d from ``__slots__``
+        it replaces ran interpreted, through each field's descriptor: ~4% of the compiled
+        core's ``offload`` on a train step)."""
+        new.name = self.name
+        new.opcode = self.opcode
+        new.shape = self.shape
+        attributes = self._attributes
+        new._attributes = attributes.copy() if type(attributes) is dict else attributes
+        new.custom_call_target = self.custom_call_target
+        extra = self._extra
+        new._extra = None if extra is None else extra.detached()
+        new._number = self._number
+        new._where = self._where
+        new._line_off = self._line_off
 
     def clone_with_new_operands(self, shape: Shape, operands: Sequence[HloInstruction],
                                 name: str) -> HloInstruction:
@@ -177,7 +193,7 @@ class HloInstruction(PackedFieldAccess):
     @property
     def operands(self) -> tuple[HloInstruction, ...]:
         ops = self._operands
-        cls = ops.__class__
+        cls = type(ops)
         if cls is tuple:
             return ops  # type: ignore[return-value]
         if cls is WideOperands:
@@ -209,7 +225,7 @@ class HloInstruction(PackedFieldAccess):
         """The operands of an instruction that has none yet (a fresh copy): the write path
         without reading the old list (``clone_module`` links every instruction of a module)."""
         ops = self._operands
-        if ops.__class__ is not tuple or ops:
+        if type(ops) is not tuple or ops:
             self._set_operands(new)
             return
         self._operands = new[0] if len(new) == 1 else new
@@ -221,7 +237,7 @@ class HloInstruction(PackedFieldAccess):
 
     def operand(self, i: int) -> HloInstruction:
         ops = self._operands
-        cls = ops.__class__
+        cls = type(ops)
         if cls is tuple:
             return ops[i]  # type: ignore[index]
         if cls is WideOperands:
@@ -231,14 +247,14 @@ class HloInstruction(PackedFieldAccess):
     def _wide_operands(self) -> WideOperands:
         """The operands as a :class:`~.operands.WideOperands`, made from the tuple at the first need."""
         ops = self._operands
-        if ops.__class__ is not WideOperands:
+        if type(ops) is not WideOperands:
             ops = self._operands = WideOperands(self.operands)
         return ops
 
     def replace_operand(self, index: int, new: HloInstruction) -> None:
         """``ReplaceOperandWith``: slot ``index`` now holds ``new``; O(1) for a wide instruction
         (its slot index, :class:`~.operands.WideOperands`), so returning one value N times is linear."""
-        if self._operands.__class__ is not WideOperands:
+        if type(self._operands) is not WideOperands:
             current = self.operands
             if len(current) <= WIDE:
                 edited = list(current)
@@ -286,7 +302,7 @@ class HloInstruction(PackedFieldAccess):
         old._lose_user(self)
         new._gain_user(self)
         ops = self._operands
-        cls = ops.__class__
+        cls = type(ops)
         if cls is not tuple and cls is not WideOperands:  # the one operand, kept bare
             if ops is old:
                 self._operands = new
@@ -306,7 +322,7 @@ class HloInstruction(PackedFieldAccess):
     def sort_users(self, key: Callable[[HloInstruction], int]) -> None:
         """Order the users by ``key`` (stable; ``HloComputation.sort_users_by_position``)."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             users.sort(key)
 
     @staticmethod
@@ -466,7 +482,7 @@ _COPIED_SLOTS = [s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS and s != 
     [s for s in EXTRA_COPIED if s != "metadata"]
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
 _MISSING = object()
-_ATOMIC_SLOTS = frozenset(("name", "opcode", "shape", "_number", "custom_call_target", "_where", "_line_off"))
-"""Slots whose values are never a dict or list (strings, numbers, the opcode, the immutable
-shape): copied without the test; a slot added later gets the test until it is listed here."""
-_copy_fields = compile_field_copy([s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS], _ATOMIC_SLOTS)
+COPIED_FIELDS: Final = ("name", "opcode", "shape", "_attributes", "custom_call_target", "_extra", "_number",
+                         "_where", "_line_off")
+"""The slots :meth:`HloInstruction._copy_fields_to` copies: every one but the graph links (a test
+holds this to :data:`INSTRUCTION_SLOTS`, so a slot added later is not left out)."""

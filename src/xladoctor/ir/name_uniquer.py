@@ -135,7 +135,7 @@ class NameUniquer:
     def _ids_of(self, root: str) -> _SequentialIds:
         """The ids of ``root`` as a :class:`_SequentialIds`, made (from the one id kept) if need be."""
         ids = self._ids.get(root)
-        if ids is None or ids.__class__ is int:
+        if ids is None or type(ids) is int:
             full = _SequentialIds()
             if ids is not None:
                 full.used.add(ids)
@@ -147,7 +147,7 @@ class NameUniquer:
         ids = self._ids.get(root)
         if ids is None:
             return False
-        if ids.__class__ is int:
+        if type(ids) is int:
             return ids == suffix
         return suffix in ids.used  # type: ignore[union-attr]
 

@@ -17,6 +17,7 @@ it), so code that tests opcodes per instruction reads module constants (the cons
 from __future__ import annotations
 
 from enum import Enum
+from typing import Final
 
 from . import opcode_rules as _rules
 
@@ -212,54 +213,56 @@ OPCODES_BY_SPELLING: dict[str, HloOpcode] = {op.value: op for op in HloOpcode}
 
 # The members read per instruction, as module constants (see the module doc): a hot module
 # imports them under its own private names (``from ..ir.opcodes import WHILE``), a global of
-# that module, and never reads ``HloOpcode.X`` in a loop (issue 36).
-ADD = HloOpcode.ADD
-ADD_DEPENDENCY = HloOpcode.ADD_DEPENDENCY
-AFTER_ALL = HloOpcode.AFTER_ALL
-ALL_REDUCE = HloOpcode.ALL_REDUCE
-AND = HloOpcode.AND
-ASYNC_DONE = HloOpcode.ASYNC_DONE
-ASYNC_START = HloOpcode.ASYNC_START
-ASYNC_UPDATE = HloOpcode.ASYNC_UPDATE
-BITCAST = HloOpcode.BITCAST
-BROADCAST = HloOpcode.BROADCAST
-CALL = HloOpcode.CALL
-CLAMP = HloOpcode.CLAMP
-COMPARE = HloOpcode.COMPARE
-CONCATENATE = HloOpcode.CONCATENATE
-CONDITIONAL = HloOpcode.CONDITIONAL
-CONSTANT = HloOpcode.CONSTANT
-CONVERT = HloOpcode.CONVERT
-CONVOLUTION = HloOpcode.CONVOLUTION
-COPY = HloOpcode.COPY
-CUSTOM_CALL = HloOpcode.CUSTOM_CALL
-DIVIDE = HloOpcode.DIVIDE
-DOMAIN = HloOpcode.DOMAIN
-DOT = HloOpcode.DOT
-DYNAMIC_SLICE = HloOpcode.DYNAMIC_SLICE
-DYNAMIC_UPDATE_SLICE = HloOpcode.DYNAMIC_UPDATE_SLICE
-FUSION = HloOpcode.FUSION
-GET_TUPLE_ELEMENT = HloOpcode.GET_TUPLE_ELEMENT
-MAXIMUM = HloOpcode.MAXIMUM
-MINIMUM = HloOpcode.MINIMUM
-MULTIPLY = HloOpcode.MULTIPLY
-NEGATE = HloOpcode.NEGATE
-OPT_BARRIER = HloOpcode.OPT_BARRIER
-OR = HloOpcode.OR
-OUTFEED = HloOpcode.OUTFEED
-PAD = HloOpcode.PAD
-PARAMETER = HloOpcode.PARAMETER
-RECV = HloOpcode.RECV
-RECV_DONE = HloOpcode.RECV_DONE
-REDUCE = HloOpcode.REDUCE
-RESHAPE = HloOpcode.RESHAPE
-SCATTER = HloOpcode.SCATTER
-SELECT = HloOpcode.SELECT
-SEND = HloOpcode.SEND
-SEND_DONE = HloOpcode.SEND_DONE
-SLICE = HloOpcode.SLICE
-SUBTRACT = HloOpcode.SUBTRACT
-TRANSPOSE = HloOpcode.TRANSPOSE
-TUPLE = HloOpcode.TUPLE
-WHILE = HloOpcode.WHILE
-XOR = HloOpcode.XOR
+# that module, and never reads ``HloOpcode.X`` in a loop (issue 36).  ``Final``: in the compiled
+# core (setup.py) a compiled module reads a final of another compiled module from a C static, not
+# through its globals dict (~400 opcode reads in the core's functions).
+ADD: Final = HloOpcode.ADD
+ADD_DEPENDENCY: Final = HloOpcode.ADD_DEPENDENCY
+AFTER_ALL: Final = HloOpcode.AFTER_ALL
+ALL_REDUCE: Final = HloOpcode.ALL_REDUCE
+AND: Final = HloOpcode.AND
+ASYNC_DONE: Final = HloOpcode.ASYNC_DONE
+ASYNC_START: Final = HloOpcode.ASYNC_START
+ASYNC_UPDATE: Final = HloOpcode.ASYNC_UPDATE
+BITCAST: Final = HloOpcode.BITCAST
+BROADCAST: Final = HloOpcode.BROADCAST
+CALL: Final = HloOpcode.CALL
+CLAMP: Final = HloOpcode.CLAMP
+COMPARE: Final = HloOpcode.COMPARE
+CONCATENATE: Final = HloOpcode.CONCATENATE
+CONDITIONAL: Final = HloOpcode.CONDITIONAL
+CONSTANT: Final = HloOpcode.CONSTANT
+CONVERT: Final = HloOpcode.CONVERT
+CONVOLUTION: Final = HloOpcode.CONVOLUTION
+COPY: Final = HloOpcode.COPY
+CUSTOM_CALL: Final = HloOpcode.CUSTOM_CALL
+DIVIDE: Final = HloOpcode.DIVIDE
+DOMAIN: Final = HloOpcode.DOMAIN
+DOT: Final = HloOpcode.DOT
+DYNAMIC_SLICE: Final = HloOpcode.DYNAMIC_SLICE
+DYNAMIC_UPDATE_SLICE: Final = HloOpcode.DYNAMIC_UPDATE_SLICE
+FUSION: Final = HloOpcode.FUSION
+GET_TUPLE_ELEMENT: Final = HloOpcode.GET_TUPLE_ELEMENT
+MAXIMUM: Final = HloOpcode.MAXIMUM
+MINIMUM: Final = HloOpcode.MINIMUM
+MULTIPLY: Final = HloOpcode.MULTIPLY
+NEGATE: Final = HloOpcode.NEGATE
+OPT_BARRIER: Final = HloOpcode.OPT_BARRIER
+OR: Final = HloOpcode.OR
+OUTFEED: Final = HloOpcode.OUTFEED
+PAD: Final = HloOpcode.PAD
+PARAMETER: Final = HloOpcode.PARAMETER
+RECV: Final = HloOpcode.RECV
+RECV_DONE: Final = HloOpcode.RECV_DONE
+REDUCE: Final = HloOpcode.REDUCE
+RESHAPE: Final = HloOpcode.RESHAPE
+SCATTER: Final = HloOpcode.SCATTER
+SELECT: Final = HloOpcode.SELECT
+SEND: Final = HloOpcode.SEND
+SEND_DONE: Final = HloOpcode.SEND_DONE
+SLICE: Final = HloOpcode.SLICE
+SUBTRACT: Final = HloOpcode.SUBTRACT
+TRANSPOSE: Final = HloOpcode.TRANSPOSE
+TUPLE: Final = HloOpcode.TUPLE
+WHILE: Final = HloOpcode.WHILE
+XOR: Final = HloOpcode.XOR

@@ -7,7 +7,7 @@ activation) has each use replaced by its slot, not by copying the whole tuple: s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from .instruction import HloInstruction
@@ -44,5 +44,5 @@ class WideOperands:
         self._tuple = None
 
 
-WIDE = 16
+WIDE: Final = 16
 """Operand count above which replacing uses goes through :class:`WideOperands`."""

@@ -19,17 +19,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from . import users as _users
 from .opcodes import PARAMETER, HloOpcode
 from .rare_fields import RareFieldAccess
-from .users import NO_USERS, Users, first_user, users_of
+from .users import Users
 
 if TYPE_CHECKING:
     from .instruction import HloInstruction
 
-NOWHERE: Final = (0, 0)
+NOWHERE: Final[tuple[int, ...]] = (0, 0)
 """The position of an instruction built in code (line 0, column 0)."""
 MAX_LINE_OFFSET: Final = 255
 """The largest line offset from a shared ``(line, col)``: every int up to 256 is one object."""
+
+# What the users' writers below read per link, as finals of this module: in the compiled core
+# (setup.py) each is a C static, where a name imported from the interpreted ``users`` module is a
+# lookup in this module's globals per read (``NO_USERS`` is :mod:`.instruction`'s too).
+NO_USERS: Final = _users.NO_USERS
+INDEXED_FROM: Final = _users.INDEXED_FROM
+first_user: Final = _users.first_user
+users_of: Final = _users.users_of
+list_contains: Final = _users.list_contains
+list_append: Final = _users.list_append
 
 PACKED_SLOTS: Final = ("_users", "_number", "_where", "_line_off")
 """:class:`PackedFieldAccess`'s slots, set by :class:`~.instruction.HloInstruction`'s ``__init__``
@@ -43,12 +54,14 @@ class PackedFieldAccess(RareFieldAccess):
 
     __slots__ = PACKED_SLOTS
     opcode: HloOpcode
-    _where: tuple[int, int]
+    _where: tuple[int, ...]
+    """Typed with ``...``: compiled (mypyc), a ``tuple[int, int]`` field is two ints inside the
+    instance (16 bytes on every instruction), never the one tuple many share (8)."""
     _line_off: int
     _number: int | None
     _users: Users | HloInstruction
 
-    def set_position(self, line: int, col: int, where: tuple[int, int] | None = None) -> None:
+    def set_position(self, line: int, col: int, where: tuple[int, ...] | None = None) -> None:
         """Where the definition starts in the HLO text: 1-based ``line`` and ``col`` (0 if built in
         code).  Kept as an offset of at most 255 lines from a ``(line, col)`` pair many
         instructions share (``where``, the caller's, when it fits): Python makes an int object
@@ -102,7 +115,7 @@ class PackedFieldAccess(RareFieldAccess):
         :class:`~.users.Users`, or a one-element tuple made per read where the one user is kept
         bare (:attr:`_users`)."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             return users
         return (users,)  # type: ignore[return-value]
 
@@ -110,7 +123,7 @@ class PackedFieldAccess(RareFieldAccess):
         """``len(self.users)`` without the one-element tuple :attr:`users` makes for a bare user:
         the dead-code walks ask it of every value they pass (~95k times a ``jax_entry`` 100k run)."""
         users = self._users
-        return len(users) if users.__class__ is Users else 1
+        return len(users) if type(users) is Users else 1
 
     def has_users(self) -> bool:
         """``bool(self.users)``, read from the store (an instruction is never falsy: a bare user is
@@ -121,7 +134,7 @@ class PackedFieldAccess(RareFieldAccess):
         """``chosen.issuperset(self.users)``, without a tuple for a bare user (the dead steps ask
         it of each of the entry's calls)."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             return chosen.issuperset(users)
         return users in chosen
 
@@ -129,9 +142,12 @@ class PackedFieldAccess(RareFieldAccess):
         """``AddUser`` on this instruction: the first user kept bare, a :class:`~.users.Users` from
         the second on."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             if users is NO_USERS:
                 self._users = user
+            elif users._index is None and 0 < len(users) < INDEXED_FROM:  # Users.add's common case, inline:
+                if not list_contains(users, user):  # no call into the interpreted Users (compiled core)
+                    list_append(users, user)
             elif users or users._index is not None:
                 users.add(user)
             else:  # an empty Users of its own (its users were removed): Users.add's first case
@@ -142,7 +158,7 @@ class PackedFieldAccess(RareFieldAccess):
     def _lose_user(self, user: HloInstruction) -> None:
         """``RemoveUser``: the last user takes ``user``'s slot; no-op for a non-user."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             users.swap_remove(user)
         elif users is user:
             self._users = NO_USERS
@@ -150,7 +166,7 @@ class PackedFieldAccess(RareFieldAccess):
     def _lose_users(self, gone: set[HloInstruction]) -> None:
         """Drop every user in ``gone`` keeping the others' order (:meth:`unlink`)."""
         users = self._users
-        if users.__class__ is Users:
+        if type(users) is Users:
             users.remove_stable(gone)
         elif users in gone:
             self._users = NO_USERS
@@ -158,4 +174,4 @@ class PackedFieldAccess(RareFieldAccess):
     def users_consistent(self) -> bool:
         """Whether the users' index matches their vector (lint; a bare user has none)."""
         users = self._users
-        return users.consistent() if users.__class__ is Users else True
+        return users.consistent() if type(users) is Users else True

@@ -91,7 +91,7 @@ class RareFieldAccess:
         extra = self._extra
         if extra is None:
             extra = self._extra = RareFields()  # type: ignore[misc]  # the slot is the instruction's
-        elif extra.__class__ is not RareFields:  # shared (SharedRareFields): this instruction's own copy first
+        elif type(extra) is not RareFields:  # shared (SharedRareFields): this instruction's own copy first
             own = RareFields.__new__(RareFields)
             _copy_rare(extra, own)
             own.control_predecessors = extra.control_predecessors
@@ -147,7 +147,7 @@ class RareFieldAccess:
     @control_predecessors.setter
     def control_predecessors(self, value: Sequence[HloInstruction]) -> None:
         extra = self._extra
-        if value or (extra is not None and extra.__class__ is RareFields):  # a shared one holds () already
+        if value or (extra is not None and type(extra) is RareFields):  # a shared one holds () already
             self._extras().control_predecessors = value
 
 

@@ -22,7 +22,7 @@ from .value import FrozenValue
 TYPE_CHECKING = False  # not typing's: `xladoctor shape` imports this module (issue 36, start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any
+    from typing import Any, Final
 
 COMBINE_DIMENSION = -(2**63)
 """``Tile::kCombineDimension`` (INT64_MIN), printed ``*``."""
@@ -30,9 +30,11 @@ COMBINE_DIMENSION = -(2**63)
 UNBOUNDED_SIZE = -(2**63)
 """``Shape::kUnboundedSize``: a dynamic dimension with no bound, printed ``?``."""
 
-DEFAULT_MEMORY_SPACE = 0
-GENERIC_FAST_MEMORY_SPACE = 1
-HOST_MEMORY_SPACE = 5
+# Final (typing is imported for the checker only): mypyc puts the number itself where a compiled
+# module reads one (setup.py), not a read of this module's globals.
+DEFAULT_MEMORY_SPACE: Final = 0
+GENERIC_FAST_MEMORY_SPACE: Final = 1
+HOST_MEMORY_SPACE: Final = 5
 """``Layout::kHostMemorySpace``: the ``S(5)`` that host offloading is about."""
 
 HOST_MEMORY_KINDS = frozenset({"pinned_host", "unpinned_host"})
@@ -436,7 +438,7 @@ class MutableTupleShape(Shape):
         return Shape(self.element_type, self.dimensions, self.dynamic, tuple(self.tuple_shapes), layout)
 
 
-WIDE_TUPLE = 64
+WIDE_TUPLE: Final = 64
 """Tuples at least this wide are changed in place by :func:`set_memory_space_in_place`."""
 
 

@@ -132,6 +132,12 @@ class Users(list["HloInstruction"]):
 
 _list_contains = list.__contains__
 _list_init = list.__init__
+list_contains = _list_contains
+list_append = list.append
+"""``list.__contains__`` and ``list.append`` of a :class:`Users` (its own ``__contains__`` reads the
+index): :meth:`HloInstruction._gain_user <xladoctor.ir.packed_fields.PackedFieldAccess._gain_user>`
+appends a user below :data:`INDEXED_FROM` itself, as :meth:`Users.add` would."""
+INDEXED_FROM = _INDEXED_FROM
 first_user = _list_init
 """The first user of an empty, unindexed :class:`Users`, exactly one slot (``Users.add``'s first case)."""
 

@@ -9,26 +9,29 @@ treats both spellings alike, so it can read HLO from either side of that pass.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..ir.instruction import HloInstruction
 from ..ir.opcodes import ASYNC_START, CUSTOM_CALL
 from ..ir.shape import HOST_MEMORY_KINDS
 from ..syntax.attributes import unquote
 
-ANNOTATE_DEVICE_PLACEMENT = "annotate_device_placement"
-BUFFER_PLACEMENT_ATTR = "_xla_buffer_placement"
-DEVICE_PLACEMENT = "device"
+# Final: the compiled core (setup.py) has each string put where it is read, not read from here.
+ANNOTATE_DEVICE_PLACEMENT: Final = "annotate_device_placement"
+BUFFER_PLACEMENT_ATTR: Final = "_xla_buffer_placement"
+DEVICE_PLACEMENT: Final = "device"
 
-MOVE_TO_HOST = "MoveToHost"
-MOVE_TO_DEVICE = "MoveToDevice"
-ALLOCATE_BUFFER = "AllocateBuffer"
+MOVE_TO_HOST: Final = "MoveToHost"
+MOVE_TO_DEVICE: Final = "MoveToDevice"
+ALLOCATE_BUFFER: Final = "AllocateBuffer"
 X64_SPLITS = frozenset({"X64SplitLow", "X64SplitHigh"})
 ANNOTATION_TARGETS = frozenset({MOVE_TO_HOST, MOVE_TO_DEVICE, ANNOTATE_DEVICE_PLACEMENT})
 """The only custom-call targets :func:`is_move_to_host` / :func:`is_move_to_device` accept (a cheap
 filter before them)."""
 
-COMPUTE_TYPE_ATTR = "_xla_compute_type"
-COMPUTE_TYPE_HOST = "host"
-HOST_THREAD = "host"
+COMPUTE_TYPE_ATTR: Final = "_xla_compute_type"
+COMPUTE_TYPE_HOST: Final = "host"
+HOST_THREAD: Final = "host"
 
 
 def placement(instr: HloInstruction) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 from sys import intern
+from typing import Final
 
 from ..base.errors import HloParseError
 from ..ir.computation import HloComputation
@@ -31,7 +32,7 @@ from .instruction_line import read_fast
 from .instruction_reader import InstructionReader, _is_name_char
 from .shape_parser import read_shape
 
-_BUILT_BY_XLA = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
+_BUILT_BY_XLA: Final = SHAPE_REPLACED | ASYNC_OPS | {HloOpcode.CONDITIONAL}  # what the loop hands to _set_built_shape / _check_async
 
 
 MAX_NESTING = 100
@@ -65,7 +66,7 @@ class ComputationReader(InstructionReader):
     """The fast path's verdict on an attribute text by opcode, where it depends on nothing else
     (:func:`.instruction_line._attributes`): the shared text, the names, the decoded fields (the
     frontend attributes as the rare fields every such line shares)."""
-    _wheres: dict[int, tuple[int, int]]
+    _wheres: dict[int, tuple[int, ...]]
     """The latest ``(line, col)`` an instruction's position counts from, by column
     (:meth:`HloInstruction.set_position <xladoctor.ir.instruction.HloInstruction.set_position>`):
     one pair per 256 lines of a column, shared by the instructions on them."""
@@ -148,7 +149,7 @@ class ComputationReader(InstructionReader):
         add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
-        where = NOWHERE  # the (line, col) the last position counted from (see _where_for)
+        where: tuple[int, ...] = NOWHERE  # the (line, col) the last position counted from (see _where_for)
         while True:
             got = read_fast(self, module, by_name, owner)
             if got is not None:
@@ -209,7 +210,7 @@ class ComputationReader(InstructionReader):
         self._shared = None
         return leave(self._module_being_read, comp, body, pending)
 
-    def _where_for(self, line: int, col: int) -> tuple[int, int]:
+    def _where_for(self, line: int, col: int) -> tuple[int, ...]:
         """The shared ``(line, col)`` an instruction at ``line``, ``col`` counts its position from
         (:meth:`HloInstruction.set_position <xladoctor.ir.instruction.HloInstruction.set_position>`):
         the column's latest while ``line`` is within reach of it, else a new one."""

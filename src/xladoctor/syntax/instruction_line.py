@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sys
 from itertools import chain
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from ..base.errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction, OpMetadata
@@ -65,10 +65,10 @@ _ARRAY = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s]*\})?"
 # lines: the classes leave those out, which keeps them short (the regex engine's cost per
 # character grows with the class).
 _STRING = r'"[^"]*"'
-# Any character but {}()[]"'/ (a '/' may start a comment: the full reader), as a negated set: the
-# same characters spelled as ranges up to U+10FFFF cost re.compile a Python loop over every BMP
-# code point per use (~7 ms of every process that parses, three uses in _BRACES: issue 36), and
-# matched no faster (attribute matches of jax_entry 100k: within 3%; its parse: within noise).
+# Any character but {}()[]"'/ (a '/' may start a comment: the full reader).  Negated: the regex
+# compiler makes one 256-bit map of it, tested in O(1) per character as the ranges it replaced
+# ('[\x00-!#-&...~-\U0010ffff]', the same set) were; those made it fill a 65,536-entry map in
+# Python, three times, ~10 ms of every process's start (issue 36).
 _PLAIN_RUN = r"""[^"'()/\[\]{}]*"""
 # Written as 'plain* (special plain*)*', whose specials start with characters a plain run never
 # holds: one way to match any text, so a failing match costs linear time, and runs are matched
@@ -83,7 +83,7 @@ _VALUE = f"(?:{_STRING}|{_BRACES}|{_BARE})"
 # included, is read by the full shape grammar once per spelling (:func:`_shape`).
 _INDEX_COMMENT = r"(?:/\*index=[0-9]+\*/)?"
 # The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).
-_LINE = re.compile(
+_LINE: Final = re.compile(
     rf"[ \t\r\n]*(ROOT[ \t]+)?(%?)({_NAME})[ \t]+=[ \t]+"
     rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_INDEX_COMMENT}{_ARRAY})*)?\))[ \t]+"
     rf"([a-z][a-z0-9\-]*)\((?:([ \t]*%?{_NAME}(?:[ \t]*,[ \t]*%?{_NAME})*[ \t]*)|([^()\n\"/\[\]]*))\)"
@@ -94,12 +94,13 @@ _LINE = re.compile(
 _ATTRIBUTE = re.compile(rf"([ \t]*,[ \t]*)([A-Za-z_][A-Za-z0-9_\-]*)=({_VALUE})")
 # Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
 # attributes (None: not checked) and its required attribute (one dictionary look-up per line).
-_OPCODE_INFO: dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, ...] | None]] = {
+_OPCODE_INFO: Final[dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, ...] | None]]] = {
     spelling: (op, -1 if op.arity is None else op.arity, op.allowed_attributes, op.required_attributes or None)
     for spelling, op in OPCODES_BY_SPELLING.items()}
 _intern = sys.intern
-_NO_NAMES: set[str] | frozenset[str] = frozenset()  # the attribute names of a line without any
-_OPERAND = re.compile(rf"%?({_NAME})")
+_NO_NAMES: Final[set[str] | frozenset[str]] = frozenset()  # the attribute names of a line without any
+_OPERAND: Final = re.compile(rf"%?({_NAME})")
+_KEYWORDS: Final = KEYWORDS  # read per line: a C static compiled, not a globals lookup (the names above are Final for that too)
 _PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
 # A literal without strings or parentheses: a scalar (constant(0), constant(-inf), constant(true)) or
 # an array in braces (constant({13, 15, 26, 6})), checked by check_literal as the full reader checks it;
@@ -109,7 +110,7 @@ _LONG_DIGITS = re.compile(r"[0-9]{20}")
 _SCALAR_LITERAL = re.compile(r"[ \t]*[-+0-9A-Za-z_.{][-+0-9A-Za-z_.{}, \t]*")
 
 # Shapes by spelling: real modules repeat a few dozen spellings over millions of lines.
-_SHAPES: dict[str, Shape] = {}
+_SHAPES: Final[dict[str, Shape]] = {}
 _SHAPES_LIMIT = 100_000
 
 
@@ -145,7 +146,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         return None
     root, percent, name, shape_text, spelling, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7)
     info = _OPCODE_INFO.get(spelling)
-    if info is None or name in KEYWORDS:
+    if info is None or name in _KEYWORDS:
         return None
     opcode, arity, allowed, required = info
     shape = _SHAPES.get(shape_text)
@@ -194,7 +195,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     return instr, control, m.start(1) if root else m.start(2), root is not None
 
 
-_NO_CONTROL: list[tuple[str, int]] = []
+_NO_CONTROL: Final[list[tuple[str, int]]] = []
 """The control predecessors of a line without attributes (never added to)."""
 
 
@@ -233,7 +234,7 @@ _DECODED = frozenset(("custom_call_target", "index", "kind", "frontend_attribute
                       "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES, *INT64_ATTRIBUTES))
 # A braced integer list as printers write it ('{0,1}'); any other value of such an attribute
 # (spaces, comments, '{0:T(2,1)}', '{0,}') goes to the full reader, which accepts or refuses it as XLA.
-_COUNTED = frozenset((HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE))  # operand_count_error's opcodes
+_COUNTED: Final = frozenset((HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE))  # operand_count_error's opcodes
 _PLAIN_INT_LIST = re.compile(r"\{(?:-?[0-9]+(?:,-?[0-9]+)*)?\}\Z")
 _PLAIN_SLICE = re.compile(r"\{(?:\[[0-9]+:[0-9]+(?::[0-9]+)?\](?:, \[[0-9]+:[0-9]+(?::[0-9]+)?\])*)?\}\Z")
 _PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), "slice": _PLAIN_SLICE,

@@ -21,6 +21,7 @@ them, so a reader sees which phase touches which state:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
@@ -34,7 +35,7 @@ from ...result import HostOffloadResult, PathHop
 from ...rules import SHIPPED
 from ..pass_state import PassRecorder, PassState
 
-DEVICE_MEMORY_SPACE = 0
+DEVICE_MEMORY_SPACE: Final = 0
 
 
 @dataclass(frozen=True)
