@@ -357,3 +357,16 @@ def test_a_value_only_dead_steps_read_dies_after_the_walk_reached_it():
     steps = _same_run("shared", module)
     assert steps is not None and len(steps.stand_ins) == 2
     assert steps.stand_ins[calls[0]][1] == (entry.parameters[0], entry.parameters[1])  # x, w: sx died with the steps
+
+
+@pytest.mark.parametrize("live_first", [False, True])
+def test_left_out_names_claimed_one_by_one_are_the_whole_copys(live_first, monkeypatch):
+    """Where the copy's uniquer cannot take the input's table at once (a full uniquer, names with
+    entries of their own), the names the copy leaves out -- the entry's beside what it keeps, the
+    stand-ins' calls, the callees' and uncalled computations' instructions -- are claimed one by
+    one: the copy then gives every name as the whole copy does."""
+    from xladoctor.ir.instruction_names import InstructionNames
+    monkeypatch.setattr(InstructionNames, "claim_all_of", lambda self, other: False)
+    module = parse_module(_module(4, live_first=live_first), "dead_steps")
+    steps = _same_run(f"one by one, live_first={live_first}", module)
+    assert steps is not None and len(steps.stand_ins) == 3 and steps.computations

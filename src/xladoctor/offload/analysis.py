@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+
 from ..base.collector import paused
 from ..base.errors import VerifyError
 from ..ir.computation import HloComputation
@@ -171,16 +174,29 @@ def lean_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dic
     steps = find_dead_steps(module, left_out, counts, dead_code_of)
     if steps is None:
         _rebuild_dead_code(module, module.computations, into=left_out)
-        gone = {i for dead in left_out.values() for i in dead}
-        return clone_module(module, gone), left_out, None
+        return clone_module(module, _kept(module, left_out)), left_out, None
     taken = steps.computations
     _rebuild_dead_code(module, [c for c in module.computations if c not in taken], into=left_out)
-    leave_out = steps.left_out  # grown in place: a union would be a second set of every left-out instruction
-    for dead in left_out.values():
-        leave_out.update(dead)
-    copy = clone_module(module, leave_out, steps.stand_ins, steps.computations)
-    leave_out.clear()  # read by the copy only: not held through the pipeline (4 MiB at jax_entry 100k)
+    assert entry is not None  # (find_dead_steps found steps there)
+    keep = _kept(module, left_out, taken | {entry})
+    keep[entry] = steps.kept  # without the dead steps and the rebuild's dead code
+    copy = clone_module(module, keep, steps.stand_ins, taken)
+    steps.kept = []  # read by the copy only: not held through the pipeline
     return copy, left_out, steps
+
+
+def _kept(module: HloModule, left_out: Mapping[str, list[HloInstruction]],
+          skip: AbstractSet[HloComputation] = frozenset()) -> dict[HloComputation, list[HloInstruction]]:
+    """What the copy keeps of each computation (not in ``skip``) with dead code in ``left_out``:
+    :func:`~xladoctor.ir.clone.clone_module`'s ``keep``.  One set of dead code at a time, not one
+    of all of it."""
+    keep: dict[HloComputation, list[HloInstruction]] = {}
+    for comp in module.computations:
+        dead = left_out.get(comp.name) if comp not in skip else None
+        if dead:
+            gone = set(dead)
+            keep[comp] = [i for i in comp.instructions if i not in gone]
+    return keep
 
 
 def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dict[str, list[HloInstruction]]]:
@@ -195,8 +211,7 @@ def private_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, 
     if pass_names(config)[:1] != ["stablehlo_rebuild"]:
         return clone_module(module), {}
     left_out = _rebuild_dead_code(module, module.computations)
-    gone = {i for dead in left_out.values() for i in dead}
-    return clone_module(module, gone), left_out
+    return clone_module(module, _kept(module, left_out)), left_out
 
 
 def _rebuild_dead_code(module: HloModule, computations: list[HloComputation], entry_counts: dict[HloInstruction, int] | None = None,

@@ -67,12 +67,15 @@ class DeadSteps:
 
     computation: str
     """The computation holding the dead calls (the entry)."""
-    left_out: set[HloInstruction] = field(default_factory=set)
-    """Input instructions not copied (their names stay taken): the dead operands, the callees'
-    instructions, the computations left out whole; then (:func:`..analysis.lean_copy`) the rest
-    of the dead code the copy leaves out too.  Emptied once the copy is made (only the copy reads it)."""
+    kept: list[HloInstruction] = field(default_factory=list)
+    """The entry's instructions the copy keeps, in order (a dead call among them: its stand-in
+    takes its place); the others are left out, their names taken: the dead operands and the
+    rebuild's dead code.  The kept ones, not the rest: on ``jax_entry`` the copy keeps ~5% of the
+    entry (a set of the rest was 32 MiB at 1M instructions).  Emptied once the copy is made
+    (only the copy reads it)."""
     computations: set[HloComputation] = field(default_factory=set)
-    """Input computations not copied: the callees, and computations only dead code calls."""
+    """Input computations not copied (their names and their instructions' stay taken): the
+    callees, and computations only dead code calls."""
     stand_ins: dict[HloInstruction, tuple[HloInstruction, tuple[HloInstruction, ...]]] = field(default_factory=dict)
     """A dead call -> what the copy holds instead: an instruction named and made as its callee's
     root (what stands in its place once inlined), to read the live values the step reads, in the

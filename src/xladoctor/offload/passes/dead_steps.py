@@ -107,7 +107,10 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         dead, walks = closed, _rebuild_walks(steps, closed)
     model = _model(entry, dead, walks, callee_of, walked is not None)
     if model is not None:
-        _leave_out_uncalled(module, model, callers, dead_code_of, gone)
+        _leave_out_uncalled(module, model, dead, callers, dead_code_of, gone)
+        # What the copy keeps of the entry, not what it leaves out: ~5% of it on jax_entry, where
+        # a set of the rest (737k instructions at 1M, 32 MiB) was held until the copy was made.
+        model.kept = [i for i in entry.instructions if i not in dead and i not in gone]
     return model
 
 
@@ -191,10 +194,11 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
            callee_of: dict[HloInstruction, HloComputation], walked: bool) -> DeadSteps | None:
     """The stand-ins: each call's live operands in the rebuild's first-visit order, and what the
     DCE after inlining removes from each step, in its post order.  ``dead`` (the calls and what
-    dies with them) becomes :attr:`DeadSteps.left_out`: the walks after inlining go through it,
-    the callees' bodies added (one set, not three: they are the bulk of the analysis' peak).
+    dies with them) is what the copy leaves out beside the rebuild's dead code: the walks after inlining go through
+    it, the callees' bodies added (one set, not three: they are the bulk of the analysis' peak);
+    the calls are taken off it at the end (each has its stand-in).
     ``walked``: ``dead`` was found by :func:`_closure_walks` (see :func:`_removal_walks`)."""
-    steps = DeadSteps(entry.name, dead)
+    steps = DeadSteps(entry.name)
     placed = _stand_ins(walks, steps, callee_of)
     walks.clear()  # each walk's live values are its stand-in's operands now (5k dicts at jax_entry 100k)
     # ShardingRemover has replaced the dead markers by their operands before that DCE: each is
@@ -209,7 +213,7 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     # What that DCE removes: the dead code but the calls (the only dead calls: not removable) and
     # the markers, and the callees' bodies but their parameters.
     n_removed = len(dead) - len(steps.stand_ins) - n_markers
-    n_removed += _inlined(placed, steps, read)  # (dead grows by the bodies)
+    n_removed += _inlined(placed, steps, read)
     total, count = steps.extra_size
     steps.extra_size = (total - n_markers, count - n_markers)  # gone before the bound is checked
     if not _removal_walks(placed, steps, dead, read, walked):
@@ -334,17 +338,18 @@ def _stand_ins(walks: _Walks, steps: DeadSteps, callee_of: dict[HloInstruction, 
 
 def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloInstruction]) -> int:
     """How many instructions the callees' bodies hold but their parameters; each parameter is
-    ``read`` as what its call passes (as ``read`` reads that); the bodies are left out (added to
-    :attr:`DeadSteps.left_out`), their parameters' names given back, all counted for the bound
-    (markers included: :func:`_model` takes them off)."""
+    ``read`` as what its call passes (as ``read`` reads that); the bodies are left out (their
+    computations in :attr:`DeadSteps.computations`: a body's instructions are known by their
+    ``parent``, not entered in a set of the dead code, whose growth past a resize was the
+    analysis' peak at ``jax_entry`` 1M), their parameters' names given back, all counted for the
+    bound (markers included: :func:`_model` takes them off)."""
     extra_total = extra_count = n_body = 0
-    left_out, computations, released = steps.left_out, steps.computations, steps.released
+    computations, released = steps.computations, steps.released
     for call, callee, n_emitted in placed:
         params = callee.parameters
         for param, value in zip(params, call.operands):
             read[param] = read.get(value, value)
         body = callee.instructions
-        left_out.update(body)
         computations.add(callee)
         released.extend([p.name for p in params])
         size = len(body)
@@ -363,9 +368,10 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
     at each root in turn, through the dead operands (:attr:`DeadSteps.removals`).  False where
     that walk first reaches the live values in another order than the stand-in reads them.
 
-    ``through``: the dead code and the bodies (the calls and markers in it are never reached: a
-    call's users are the rebuild's dead code, a marker is read as its operand, a parameter as
-    its call's); ``read``: what a marker or parameter is read as.
+    ``through``: the dead code (the calls and markers in it are never reached: a call's users are
+    the rebuild's dead code, a marker is read as its operand, a parameter as its call's), and the
+    bodies (an instruction whose ``parent`` is a callee); ``read``: what a marker or parameter is
+    read as.
 
     Where :func:`_closure_walks` found the dead code (``walked``), a dead value's dead users are
     all in the walk of the call it died in (else that walk gave up), so a walk here reaches that
@@ -373,7 +379,7 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
     instructions was 2 MiB of the analysis' peak on ``jax_entry`` at 100k); else one for all."""
     stand_in_operands = {stand_in.name: operands for stand_in, operands in steps.stand_ins.values()}
     done: set[HloInstruction] = set()
-    removals = steps.removals
+    removals, bodies = steps.removals, steps.computations  # (the callees only, so far)
     for _, callee, _ in placed:
         body_root = callee.root
         assert body_root is not None
@@ -389,7 +395,7 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
             node, rest = stack[-1]
             for dep in rest:
                 dep = read.get(dep, dep)
-                if dep in through:
+                if dep in through or dep.parent in bodies:
                     if dep not in done:
                         done.add(dep)
                         push((dep, iter(dep.operands)))
@@ -405,15 +411,17 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
     return True
 
 
-def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Callable[[HloComputation], list[HloInstruction]],
+def _leave_out_uncalled(module: HloModule, steps: DeadSteps, dead: set[HloInstruction],
+                        callers: Callable[[HloComputation], list[HloInstruction]],
                         dead_code_of: Callable[[HloComputation], list[HloInstruction]], gone: set[HloInstruction]) -> None:
     """Leave out whole the computations only dead code calls (a dead ``reduce``'s reducer), with
     nothing that a pass before the inliner's drop reports or changes: no calls, no custom calls,
     no dead code; counted for the inliner's bound, their names given back when it drops them.
     ``gone``: the entry's dead code the copy leaves out; another computation's dead code
-    (``dead_code_of``) is looked for only where a caller there is neither in it nor in the steps."""
+    (``dead_code_of``) is looked for only where a caller there is neither in it nor in the steps
+    (``dead``: what the steps leave out of the entry; a caller in a computation left out, the
+    callees and those left out here, is known by its ``parent``)."""
     extra = 0
-    dropped = steps.left_out
     elsewhere: dict[HloComputation, set[HloInstruction]] = {}
 
     def dead_elsewhere(i: HloInstruction) -> bool:
@@ -434,13 +442,12 @@ def _leave_out_uncalled(module: HloModule, steps: DeadSteps, callers: Callable[[
         if not by:
             continue
         for i in by:  # (a loop, not any(): 5k reducers on jax_entry at 100k)
-            if i not in dropped and i not in gone and not dead_elsewhere(i):
+            if i not in dead and i.parent not in taken and i not in gone and not dead_elsewhere(i):
                 break
         else:
             if _taken_whole(comp):
                 instrs = comp.instructions
                 taken.add(comp)
-                dropped.update(instrs)
                 released.extend([i.name for i in instrs])
                 extra += len(instrs)
     total, count = steps.extra_size
