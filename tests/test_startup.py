@@ -385,3 +385,42 @@ def test_python_m_imports_what_the_console_script_does_and_runpy(tmp_path):
     assert "runpy" in with_m and "xladoctor.cli.commands.shape" in with_m
     assert not with_m - as_script - runpy_own, sorted(with_m - as_script - runpy_own)
     assert not as_script - with_m, sorted(as_script - with_m)
+
+
+# -- issue 36 item 1, h45i: ``offload FILE`` imports what its output draws --
+
+_FIRST_HOUR = Path(__file__).resolve().parent / "data" / "first_hour"
+_EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
+FIX_ONLY = {"xladoctor.route.fix", "xladoctor.cli.commands._atomic", "xladoctor.cli.commands._fix"}
+"""What only ``--fix``, ``--diff``, ``-o`` or ``--html`` use: the fix, the diff, the atomic writes."""
+FINDING_ONLY = {"xladoctor.findings.edits", "xladoctor.report.finding_text"}
+"""What only a finding to draw uses: its fixes' edits of the text, its text."""
+
+
+def test_offload_without_a_finding_imports_neither_the_fix_nor_the_findings_renderer(tmp_path):
+    """A clean verdict and a NO VERDICT (a JAX lowering read without its StableHLO), as text and
+    ``--json``: no fix machinery, no finding's text or edits, and each output's renderer alone."""
+    alone = tmp_path / "remat_offload.hlo"
+    alone.write_text((_FIRST_HOUR / "remat_offload.hlo").read_text())  # its .mlir left behind: NO VERDICT
+    for path in (str(_FIRST_HOUR / "remat_offload.hlo"), str(alone)):
+        text = _modules_after(["offload", path])
+        as_json = _modules_after(["offload", path, "--json"])
+        assert "xladoctor.offload.analysis" in text and "xladoctor.offload.analysis" in as_json
+        assert not (FIX_ONLY | FINDING_ONLY) & (text | as_json), (path, (FIX_ONLY | FINDING_ONLY) & (text | as_json))
+        assert "xladoctor.report.offload_text" in text and "xladoctor.report.offload_json" not in text, path
+        assert "xladoctor.report.offload_json" in as_json and "xladoctor.report.offload_text" not in as_json, path
+        assert "xladoctor.report.snippet" not in as_json, path
+
+
+def test_offload_with_a_finding_imports_its_renderer_and_edits_but_no_fix():
+    """An E1200: the finding's text and its fixes' edits (the JSON carries them) are imported; the
+    fix and the writes only with ``--fix``."""
+    e1200 = str(_EXAMPLES / "e1200_offloaded_activation.hlo")
+    text = _modules_after(["offload", e1200])
+    as_json = _modules_after(["offload", e1200, "--json"])
+    assert text >= FINDING_ONLY and "xladoctor.findings.edits" in as_json
+    assert "xladoctor.report.finding_text" not in as_json
+    assert not FIX_ONLY & (text | as_json), FIX_ONLY & (text | as_json)
+    assert {"xladoctor.route.fix", "xladoctor.cli.commands._fix"} <= _modules_after(["offload", e1200, "--fix", "host",
+                                                                                        "--diff"])
+

@@ -20,7 +20,6 @@ from ..ir.shape import format_shape_index
 from ..offload.fixes import PYTORCH_XLA
 from ..offload.result import E1200_CODE, E1200_NAME, HostOffloadResult, OutputMismatch, PassFailure, PathHop
 from ..offload.rules import SHIPPED
-from .edits import FixEdits, e1200_fix_edits
 from .model import Edit, Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Severity, SourceLocation
 
 if TYPE_CHECKING:
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     from ..offload.fixes import FixSuggestion
     from ..oracle.confirmation import Confirmation
     from ..triage.provenance import Provenance
+    from .edits import FixEdits
 
 # absl status of a failure of the pass -> the catalogue's generic code for it (a CHECK crash
 # aborts the process: XLA's INTERNAL is the nearest code).
@@ -190,8 +190,11 @@ def offload_findings(result: HostOffloadResult, fixes: Sequence[FixSuggestion] =
     gives each E1200 fix its edits of that text.
     """
     by_index = {tuple(f.output_index): f for f in fixes}
-    edits = (e1200_fix_edits(text, module, result, path or "<input>")
-             if text is not None and module is not None and result.errors else {})
+    edits: dict = {}
+    if text is not None and module is not None and result.errors:  # the fixes' edits: a finding's only
+        from .edits import e1200_fix_edits
+
+        edits = e1200_fix_edits(text, module, result, path or "<input>")
     out = [mismatch_finding(e, result, by_index.get(tuple(e.output_index)), path, module, provenance, lang, options,
                             edits.get(tuple(e.output_index))) for e in result.errors]
     out.extend(failure_finding(f, result, path, module, provenance, lang) for f in result.failures)
