@@ -424,3 +424,28 @@ def test_offload_with_a_finding_imports_its_renderer_and_edits_but_no_fix():
     assert {"xladoctor.route.fix", "xladoctor.cli.commands._fix"} <= _modules_after(["offload", e1200, "--fix", "host",
                                                                                         "--diff"])
 
+
+def test_the_offload_results_frozen_values_are_not_dataclasses():
+    """offload/result.py's values are ir.value.FrozenValue's (no class made by dataclasses per run);
+    they compare, hash, print and copy as the frozen dataclasses they were."""
+    import dataclasses
+    import pickle
+
+    from xladoctor.offload import result
+    from xladoctor.offload.kinds import Status
+
+    frozen = [result.PathHop, result.OutputMismatch, result.PassFailure, result.HostComputeConversion,
+              result.InsertedInstruction, result.DusOutcome, result.DroppedOffload, result.OutputMovedToHost,
+              result.WalkStart]
+    assert not [c for c in frozen if dataclasses.is_dataclass(c)]
+    hop = result.PathHop("a", (0,), "copy", "f32[2]")
+    assert hop == result.PathHop("a", (0,), "copy", "f32[2]", None, "") and hash(hop) == hash(("a", (0,), "copy",
+                                                                                               "f32[2]", None, ""))
+    assert repr(hop) == "PathHop(instruction='a', shape_index=(0,), opcode='copy', shape='f32[2]', location=None, " \
+                        "computation='')"
+    with pytest.raises(AttributeError):
+        hop.opcode = "add"  # type: ignore[misc]
+    failure = result.PassFailure(Status.INTERNAL, "m")
+    assert failure.replace(first=True) == result.PassFailure(Status.INTERNAL, "m", None, True)
+    dropped = result.DroppedOffload("m", "no users", ("u",))
+    assert not hasattr(dropped, "__dict__") and pickle.loads(pickle.dumps(dropped)) == dropped

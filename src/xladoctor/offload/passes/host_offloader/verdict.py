@@ -8,12 +8,11 @@ status, a CHECK) are recorded by :class:`~.state.Recorder`.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ....base.labels import label
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import CUSTOM_CALL
 from ....ir.shape import HOST_MEMORY_SPACE, ShapeIndex, format_shape_index, set_memory_space_in_place
+from ....ir.value import replace
 from ...annotations import is_move_to_host
 from ...kinds import FirstKind, MismatchContext
 from ...positions import Position
