@@ -449,3 +449,17 @@ def test_the_offload_results_frozen_values_are_not_dataclasses():
     assert failure.replace(first=True) == result.PassFailure(Status.INTERNAL, "m", None, True)
     dropped = result.DroppedOffload("m", "no users", ("u",))
     assert not hasattr(dropped, "__dict__") and pickle.loads(pickle.dumps(dropped)) == dropped
+
+
+def test_a_clean_offload_reads_no_catalogue_and_no_stablehlo_reader():
+    """No finding and no NO VERDICT: no title to look up, so the catalogue is not imported (nor, with
+    no --select/--ignore, to list its codes); no NAME.mlir beside, so the StableHLO reader is not."""
+    clean = str(Path(__file__).resolve().parent / "data" / "offload" / "01_basic_dus_ds.hlo")
+    for argv in (["offload", clean], ["offload", clean, "--json"]):
+        loaded = _modules_after(argv)
+        assert "xladoctor.offload.analysis" in loaded
+        assert not {m for m in loaded if m.startswith(("xladoctor.catalogue", "xladoctor.syntax.stablehlo_main"))}, \
+            (argv, sorted(m for m in loaded if m.startswith(("xladoctor.catalogue", "xladoctor.syntax.stablehlo"))))
+    assert "xladoctor.catalogue.loader" in _modules_after(["offload", clean, "--select", "E12"])
+    with_mlir = str(_FIRST_HOUR / "remat_offload.hlo")  # its remat_offload.mlir beside it is read
+    assert "xladoctor.syntax.stablehlo_main" in _modules_after(["offload", with_mlir])

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..base.labels import glossary, in_lang, label
-from ..catalogue.loader import find_entry, load_catalogue
 from ..ir.frames import is_library
 from ..ir.shape import format_shape_index
 from ..offload.fixes import PYTORCH_XLA
@@ -51,6 +50,8 @@ def filed_entry(code: str) -> Entry:
     step's whole process, issue 36)."""
     entry = _FILED.get(code)
     if entry is None:
+        from ..catalogue.loader import find_entry  # a finding's or NO VERDICT's title: a clean run reads none
+
         found = find_entry(code)[0]
         if found is None or found.code != code:
             raise KeyError(code)
@@ -222,6 +223,8 @@ def confirm_finding(confirm: Confirmation | None, path: str | None, lang: str = 
     if confirm.agree is not False and (predicted or not rejects):
         return None
     code = verdict.code or _STATUS_CODES.get(verdict.status or "", "E0012")
+    from ..catalogue.loader import load_catalogue
+
     entry = load_catalogue().entries.get(code) or load_catalogue().entries["E0012"]
     fields = {"verdict": verdict.kind, "agree": confirm.agree, "reason": confirm.reason,
               "topology": confirm.topology, "start": verdict.start, "check_line": verdict.check_line}
@@ -239,6 +242,7 @@ _RUN_CODES = {"halt": "E0200"}
 def run_finding(confirm: Confirmation, path: str | None, lang: str = "en") -> Finding:
     """``--confirm --run``: the module compiled on the chip and then failed there (wrong data, a
     halt, a crash, a refusal, a runtime error); the message is the run's line and the judge."""
+    from ..catalogue.loader import load_catalogue
     from ..oracle.run_text import judge_says, run_line
 
     run, judge, verdict = confirm.run, confirm.judge, confirm.verdict

@@ -21,7 +21,11 @@ from ..ir.value import FrozenValue
 from .kinds import DusAction, FirstKind, HostComputeReason, InsertedKind, MismatchContext, Status
 
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from .passes.host_offload_legalize import LegalizeNote, LegalizeResult
+
+    _V = TypeVar("_V", bound="_Value")
 
 E1200_CODE = "E1200"
 E1200_NAME = "CompileTimeHostOffloadOutputLocationMismatch"
@@ -30,7 +34,23 @@ XLA_VERSION_MODELLED = "openxla/xla baf3aac993 (libtpu 0.0.42.1, jaxlib 0.10.2)"
 """Which HostOffloader this analysis reproduces by default; see :mod:`.rules`."""
 
 
-class PathHop(FrozenValue):
+class _Value(FrozenValue):
+    """This module's frozen values: :meth:`replace` made here, so a copy is built by this layer and
+    never from ``ir`` up (tests/test_route_layers.py)."""
+
+    __slots__ = ()
+
+    def replace(self: _V, **changes: Any) -> _V:
+        """A copy with ``changes`` (field names), as ``dataclasses.replace``."""
+        values = {name: getattr(self, name) for name in self._FIELDS}
+        unknown = changes.keys() - values.keys()
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(unknown)}")
+        values.update(changes)
+        return self.__class__(**values)
+
+
+class PathHop(_Value):
     """One hop of an offloaded tensor's path, readable: name, opcode, shape, Python line."""
 
     _FIELDS = ("instruction", "shape_index", "opcode", "shape", "location", "computation")
@@ -57,7 +77,7 @@ class PathHop(FrozenValue):
         return f"{{Instr: {self.instruction}, ShapeIndex: {format_shape_index(self.shape_index)}}}"
 
 
-class OutputMismatch(FrozenValue):
+class OutputMismatch(_Value):
     """One E1200: a host-memory tensor reaching an entry output whose layout is not host.
 
     ``start`` is what XLA names in "starting from X" (the walk's first instruction:
@@ -119,7 +139,7 @@ class OutputMismatch(FrozenValue):
         return f"{E1200_CODE}: {E1200_NAME}:\n{self.message}\nSee {E1200_URL} for more details."
 
 
-class PassFailure(FrozenValue):
+class PassFailure(_Value):
     """Any other way the pass would fail: a returned status or a CHECK crash."""
 
     _FIELDS = ("status", "message", "instruction", "first")
@@ -137,7 +157,7 @@ class PassFailure(FrozenValue):
         object.__setattr__(self, "first", first)
 
 
-class HostComputeConversion(FrozenValue):
+class HostComputeConversion(_Value):
     """An instruction the pass marks ``_xla_compute_type="host"`` (it runs on the CPU)."""
 
     _FIELDS = ("instruction", "opcode", "reason", "location")
@@ -156,7 +176,7 @@ class HostComputeConversion(FrozenValue):
         object.__setattr__(self, "location", location)
 
 
-class InsertedInstruction(FrozenValue):
+class InsertedInstruction(_Value):
     """A copy, AllocateBuffer or dynamic-slice the pass would add."""
 
     _FIELDS = ("kind", "name", "operand", "user", "operand_number", "replaces")
@@ -183,7 +203,7 @@ class InsertedInstruction(FrozenValue):
         object.__setattr__(self, "replaces", replaces)
 
 
-class DusOutcome(FrozenValue):
+class DusOutcome(_Value):
     """How ``HandleDynamicUpdateSlices`` resolved one dynamic-update-slice."""
 
     _FIELDS = ("instruction", "update_on_host", "destination_on_host", "action")
@@ -202,7 +222,7 @@ class DusOutcome(FrozenValue):
         object.__setattr__(self, "action", action)
 
 
-class DroppedOffload(FrozenValue):
+class DroppedOffload(_Value):
     """A MoveToHost that moves nothing: no successor to walk (XLA removes it silently).
 
     Slots, no ``__dict__``: a jax module's dead MoveToHosts are each one (5,262 in a ``jax_entry``
@@ -227,7 +247,7 @@ class DroppedOffload(FrozenValue):
         return (self.__class__, self._key())  # slots and a refused __setattr__: pickled by its fields
 
 
-class OutputMovedToHost(FrozenValue):
+class OutputMovedToHost(_Value):
     """An entry output whose memory kind the ``unmerged-pr-36525`` rule silently changes to host."""
 
     _FIELDS = ("output_index", "old_layout", "new_layout", "start")
@@ -244,7 +264,7 @@ class OutputMovedToHost(FrozenValue):
         object.__setattr__(self, "start", start)
 
 
-class WalkStart(FrozenValue):
+class WalkStart(_Value):
     """One call of ``WalkDownHostMemoryOffloadPaths``, in XLA's order."""
 
     _FIELDS = ("start", "shape_index", "origin", "insert_copy_before")
