@@ -385,3 +385,81 @@ def test_python_m_imports_what_the_console_script_does_and_runpy(tmp_path):
     assert "runpy" in with_m and "xladoctor.cli.commands.shape" in with_m
     assert not with_m - as_script - runpy_own, sorted(with_m - as_script - runpy_own)
     assert not as_script - with_m, sorted(as_script - with_m)
+
+
+# -- issue 36 item 1, h45i: ``offload FILE`` imports what its output draws --
+
+_FIRST_HOUR = Path(__file__).resolve().parent / "data" / "first_hour"
+_EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "xladoctor" / "examples"
+FIX_ONLY = {"xladoctor.route.fix", "xladoctor.cli.commands._atomic", "xladoctor.cli.commands._fix"}
+"""What only ``--fix``, ``--diff``, ``-o`` or ``--html`` use: the fix, the diff, the atomic writes."""
+FINDING_ONLY = {"xladoctor.findings.edits", "xladoctor.report.finding_text"}
+"""What only a finding to draw uses: its fixes' edits of the text, its text."""
+
+
+def test_offload_without_a_finding_imports_neither_the_fix_nor_the_findings_renderer(tmp_path):
+    """A clean verdict and a NO VERDICT (a JAX lowering read without its StableHLO), as text and
+    ``--json``: no fix machinery, no finding's text or edits, and each output's renderer alone."""
+    alone = tmp_path / "remat_offload.hlo"
+    alone.write_text((_FIRST_HOUR / "remat_offload.hlo").read_text())  # its .mlir left behind: NO VERDICT
+    for path in (str(_FIRST_HOUR / "remat_offload.hlo"), str(alone)):
+        text = _modules_after(["offload", path])
+        as_json = _modules_after(["offload", path, "--json"])
+        assert "xladoctor.offload.analysis" in text and "xladoctor.offload.analysis" in as_json
+        assert not (FIX_ONLY | FINDING_ONLY) & (text | as_json), (path, (FIX_ONLY | FINDING_ONLY) & (text | as_json))
+        assert "xladoctor.report.offload_text" in text and "xladoctor.report.offload_json" not in text, path
+        assert "xladoctor.report.offload_json" in as_json and "xladoctor.report.offload_text" not in as_json, path
+        assert "xladoctor.report.snippet" not in as_json, path
+
+
+def test_offload_with_a_finding_imports_its_renderer_and_edits_but_no_fix():
+    """An E1200: the finding's text and its fixes' edits (the JSON carries them) are imported; the
+    fix and the writes only with ``--fix``."""
+    e1200 = str(_EXAMPLES / "e1200_offloaded_activation.hlo")
+    text = _modules_after(["offload", e1200])
+    as_json = _modules_after(["offload", e1200, "--json"])
+    assert text >= FINDING_ONLY and "xladoctor.findings.edits" in as_json
+    assert "xladoctor.report.finding_text" not in as_json
+    assert not FIX_ONLY & (text | as_json), FIX_ONLY & (text | as_json)
+    assert {"xladoctor.route.fix", "xladoctor.cli.commands._fix"} <= _modules_after(["offload", e1200, "--fix", "host",
+                                                                                        "--diff"])
+
+
+def test_the_offload_results_frozen_values_are_not_dataclasses():
+    """offload/result.py's values are ir.value.FrozenValue's (no class made by dataclasses per run);
+    they compare, hash, print and copy as the frozen dataclasses they were."""
+    import dataclasses
+    import pickle
+
+    from xladoctor.offload import result
+    from xladoctor.offload.kinds import Status
+
+    frozen = [result.PathHop, result.OutputMismatch, result.PassFailure, result.HostComputeConversion,
+              result.InsertedInstruction, result.DusOutcome, result.DroppedOffload, result.OutputMovedToHost,
+              result.WalkStart]
+    assert not [c for c in frozen if dataclasses.is_dataclass(c)]
+    hop = result.PathHop("a", (0,), "copy", "f32[2]")
+    assert hop == result.PathHop("a", (0,), "copy", "f32[2]", None, "") and hash(hop) == hash(("a", (0,), "copy",
+                                                                                               "f32[2]", None, ""))
+    assert repr(hop) == "PathHop(instruction='a', shape_index=(0,), opcode='copy', shape='f32[2]', location=None, " \
+                        "computation='')"
+    with pytest.raises(AttributeError):
+        hop.opcode = "add"  # type: ignore[misc]
+    failure = result.PassFailure(Status.INTERNAL, "m")
+    assert failure.replace(first=True) == result.PassFailure(Status.INTERNAL, "m", None, True)
+    dropped = result.DroppedOffload("m", "no users", ("u",))
+    assert not hasattr(dropped, "__dict__") and pickle.loads(pickle.dumps(dropped)) == dropped
+
+
+def test_a_clean_offload_reads_no_catalogue_and_no_stablehlo_reader():
+    """No finding and no NO VERDICT: no title to look up, so the catalogue is not imported (nor, with
+    no --select/--ignore, to list its codes); no NAME.mlir beside, so the StableHLO reader is not."""
+    clean = str(Path(__file__).resolve().parent / "data" / "offload" / "01_basic_dus_ds.hlo")
+    for argv in (["offload", clean], ["offload", clean, "--json"]):
+        loaded = _modules_after(argv)
+        assert "xladoctor.offload.analysis" in loaded
+        assert not {m for m in loaded if m.startswith(("xladoctor.catalogue", "xladoctor.syntax.stablehlo_main"))}, \
+            (argv, sorted(m for m in loaded if m.startswith(("xladoctor.catalogue", "xladoctor.syntax.stablehlo"))))
+    assert "xladoctor.catalogue.loader" in _modules_after(["offload", clean, "--select", "E12"])
+    with_mlir = str(_FIRST_HOUR / "remat_offload.hlo")  # its remat_offload.mlir beside it is read
+    assert "xladoctor.syntax.stablehlo_main" in _modules_after(["offload", with_mlir])

@@ -14,13 +14,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..base.labels import glossary, in_lang, label
-from ..catalogue.loader import find_entry, load_catalogue
 from ..ir.frames import is_library
 from ..ir.shape import format_shape_index
 from ..offload.fixes import PYTORCH_XLA
 from ..offload.result import E1200_CODE, E1200_NAME, HostOffloadResult, OutputMismatch, PassFailure, PathHop
 from ..offload.rules import SHIPPED
-from .edits import FixEdits, e1200_fix_edits
 from .model import Edit, Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Severity, SourceLocation
 
 if TYPE_CHECKING:
@@ -29,6 +27,7 @@ if TYPE_CHECKING:
     from ..offload.fixes import FixSuggestion
     from ..oracle.confirmation import Confirmation
     from ..triage.provenance import Provenance
+    from .edits import FixEdits
 
 # absl status of a failure of the pass -> the catalogue's generic code for it (a CHECK crash
 # aborts the process: XLA's INTERNAL is the nearest code).
@@ -51,6 +50,8 @@ def filed_entry(code: str) -> Entry:
     step's whole process, issue 36)."""
     entry = _FILED.get(code)
     if entry is None:
+        from ..catalogue.loader import find_entry  # a finding's or NO VERDICT's title: a clean run reads none
+
         found = find_entry(code)[0]
         if found is None or found.code != code:
             raise KeyError(code)
@@ -190,8 +191,11 @@ def offload_findings(result: HostOffloadResult, fixes: Sequence[FixSuggestion] =
     gives each E1200 fix its edits of that text.
     """
     by_index = {tuple(f.output_index): f for f in fixes}
-    edits = (e1200_fix_edits(text, module, result, path or "<input>")
-             if text is not None and module is not None and result.errors else {})
+    edits: dict = {}
+    if text is not None and module is not None and result.errors:  # the fixes' edits: a finding's only
+        from .edits import e1200_fix_edits
+
+        edits = e1200_fix_edits(text, module, result, path or "<input>")
     out = [mismatch_finding(e, result, by_index.get(tuple(e.output_index)), path, module, provenance, lang, options,
                             edits.get(tuple(e.output_index))) for e in result.errors]
     out.extend(failure_finding(f, result, path, module, provenance, lang) for f in result.failures)
@@ -219,6 +223,8 @@ def confirm_finding(confirm: Confirmation | None, path: str | None, lang: str = 
     if confirm.agree is not False and (predicted or not rejects):
         return None
     code = verdict.code or _STATUS_CODES.get(verdict.status or "", "E0012")
+    from ..catalogue.loader import load_catalogue
+
     entry = load_catalogue().entries.get(code) or load_catalogue().entries["E0012"]
     fields = {"verdict": verdict.kind, "agree": confirm.agree, "reason": confirm.reason,
               "topology": confirm.topology, "start": verdict.start, "check_line": verdict.check_line}
@@ -236,6 +242,7 @@ _RUN_CODES = {"halt": "E0200"}
 def run_finding(confirm: Confirmation, path: str | None, lang: str = "en") -> Finding:
     """``--confirm --run``: the module compiled on the chip and then failed there (wrong data, a
     halt, a crash, a refusal, a runtime error); the message is the run's line and the judge."""
+    from ..catalogue.loader import load_catalogue
     from ..oracle.run_text import judge_says, run_line
 
     run, judge, verdict = confirm.run, confirm.judge, confirm.verdict

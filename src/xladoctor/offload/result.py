@@ -3,21 +3,29 @@
 Everything here refers to instructions by *name* (names are module-unique), so a
 result outlives the simulated copy of the module it was computed on and can be
 printed, compared in tests and serialised to JSON without holding IR objects.
+The frozen values are :class:`~xladoctor.ir.value.FrozenValue`'s, written out: as dataclasses
+each cost ~0.3 ms of every ``offload`` run to make (issue 36 item 1), for the same equality,
+hash, repr and ``replace``.
 Instructions the pass would create (copies, AllocateBuffers, dynamic slices) are
 named as XLA's name uniquer would name them in this module, and marked inserted.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..ir.instruction import SourceLocation
 from ..ir.shape import ShapeIndex, format_shape_index
+from ..ir.value import FrozenValue
 from .kinds import DusAction, FirstKind, HostComputeReason, InsertedKind, MismatchContext, Status
 
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from .passes.host_offload_legalize import LegalizeNote, LegalizeResult
+
+    _V = TypeVar("_V", bound="_Value")
 
 E1200_CODE = "E1200"
 E1200_NAME = "CompileTimeHostOffloadOutputLocationMismatch"
@@ -26,16 +34,42 @@ XLA_VERSION_MODELLED = "openxla/xla baf3aac993 (libtpu 0.0.42.1, jaxlib 0.10.2)"
 """Which HostOffloader this analysis reproduces by default; see :mod:`.rules`."""
 
 
-@dataclass(frozen=True)
-class PathHop:
+class _Value(FrozenValue):
+    """This module's frozen values: :meth:`replace` made here, so a copy is built by this layer and
+    never from ``ir`` up (tests/test_route_layers.py)."""
+
+    __slots__ = ()
+
+    def replace(self: _V, **changes: Any) -> _V:
+        """A copy with ``changes`` (field names), as ``dataclasses.replace``."""
+        values = {name: getattr(self, name) for name in self._FIELDS}
+        unknown = changes.keys() - values.keys()
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(unknown)}")
+        values.update(changes)
+        return self.__class__(**values)
+
+
+class PathHop(_Value):
     """One hop of an offloaded tensor's path, readable: name, opcode, shape, Python line."""
+
+    _FIELDS = ("instruction", "shape_index", "opcode", "shape", "location", "computation")
 
     instruction: str
     shape_index: ShapeIndex
     opcode: str
     shape: str
-    location: SourceLocation | None = None
-    computation: str = ""
+    location: SourceLocation | None
+    computation: str
+
+    def __init__(self, instruction: str, shape_index: ShapeIndex, opcode: str, shape: str,
+                 location: SourceLocation | None = None, computation: str = "") -> None:
+        object.__setattr__(self, "instruction", instruction)
+        object.__setattr__(self, "shape_index", shape_index)
+        object.__setattr__(self, "opcode", opcode)
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "location", location)
+        object.__setattr__(self, "computation", computation)
 
     @property
     def xla_string(self) -> str:
@@ -43,8 +77,7 @@ class PathHop:
         return f"{{Instr: {self.instruction}, ShapeIndex: {format_shape_index(self.shape_index)}}}"
 
 
-@dataclass(frozen=True)
-class OutputMismatch:
+class OutputMismatch(_Value):
     """One E1200: a host-memory tensor reaching an entry output whose layout is not host.
 
     ``start`` is what XLA names in "starting from X" (the walk's first instruction:
@@ -53,6 +86,9 @@ class OutputMismatch:
     root gives ``context`` ``custom call`` and ``start`` the MoveToHost (shipped XLA
     inserts a copy to host there and compiles).
     """
+
+    _FIELDS = ("start", "context", "output_index", "output_layout", "customized", "trace", "origin",
+               "origin_instruction", "path", "first")
 
     start: str
     context: MismatchContext
@@ -68,10 +104,24 @@ class OutputMismatch:
     origin: str
     """What started the walk: ``move-to-host NAME``, ``input-streaming PARAM``, ``host-async NAME``."""
     origin_instruction: str
-    path: tuple[PathHop, ...] = ()
+    path: tuple[PathHop, ...]
     """The readable path: the origin (the MoveToHost, when one started it) then the trace."""
-    first: bool = False
+    first: bool
     """True for the one XLA reports: compilation stops at the first error."""
+
+    def __init__(self, start: str, context: MismatchContext, output_index: ShapeIndex, output_layout: str,
+                 customized: bool, trace: tuple[PathHop, ...], origin: str, origin_instruction: str,
+                 path: tuple[PathHop, ...] = (), first: bool = False) -> None:
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "context", context)
+        object.__setattr__(self, "output_index", output_index)
+        object.__setattr__(self, "output_layout", output_layout)
+        object.__setattr__(self, "customized", customized)
+        object.__setattr__(self, "trace", trace)
+        object.__setattr__(self, "origin", origin)
+        object.__setattr__(self, "origin_instruction", origin_instruction)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "first", first)
 
     @property
     def context_text(self) -> str:
@@ -89,31 +139,47 @@ class OutputMismatch:
         return f"{E1200_CODE}: {E1200_NAME}:\n{self.message}\nSee {E1200_URL} for more details."
 
 
-@dataclass(frozen=True)
-class PassFailure:
+class PassFailure(_Value):
     """Any other way the pass would fail: a returned status or a CHECK crash."""
+
+    _FIELDS = ("status", "message", "instruction", "first")
 
     status: Status
     """``INVALID_ARGUMENT``, ``INTERNAL``, ``UNIMPLEMENTED``, or ``CHECK`` (process abort)."""
     message: str
-    instruction: str | None = None
-    first: bool = False
+    instruction: str | None
+    first: bool
+
+    def __init__(self, status: Status, message: str, instruction: str | None = None, first: bool = False) -> None:
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "instruction", instruction)
+        object.__setattr__(self, "first", first)
 
 
-@dataclass(frozen=True)
-class HostComputeConversion:
+class HostComputeConversion(_Value):
     """An instruction the pass marks ``_xla_compute_type="host"`` (it runs on the CPU)."""
+
+    _FIELDS = ("instruction", "opcode", "reason", "location")
 
     instruction: str
     opcode: str
     reason: HostComputeReason
     """``walk`` (device op touched host data), ``dus-host-to-device``, ``dus-host-to-host``."""
-    location: SourceLocation | None = None
+    location: SourceLocation | None
+
+    def __init__(self, instruction: str, opcode: str, reason: HostComputeReason,
+                 location: SourceLocation | None = None) -> None:
+        object.__setattr__(self, "instruction", instruction)
+        object.__setattr__(self, "opcode", opcode)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "location", location)
 
 
-@dataclass(frozen=True)
-class InsertedInstruction:
+class InsertedInstruction(_Value):
     """A copy, AllocateBuffer or dynamic-slice the pass would add."""
+
+    _FIELDS = ("kind", "name", "operand", "user", "operand_number", "replaces")
 
     kind: InsertedKind
     """``copy-to-host``, ``copy-to-device``, ``output-copy-to-host``, ``allocate-buffer``,
@@ -123,14 +189,24 @@ class InsertedInstruction:
     """What it reads (``None`` for an AllocateBuffer)."""
     user: str | None
     """Where it is plugged in (the start, the MoveToDevice's users, the DUS...)."""
-    operand_number: int | None = None
-    replaces: str | None = None
+    operand_number: int | None
+    replaces: str | None
     """The broadcast / slice / MoveToDevice it stands in for."""
 
+    def __init__(self, kind: InsertedKind, name: str, operand: str | None, user: str | None,
+                 operand_number: int | None = None, replaces: str | None = None) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "operand", operand)
+        object.__setattr__(self, "user", user)
+        object.__setattr__(self, "operand_number", operand_number)
+        object.__setattr__(self, "replaces", replaces)
 
-@dataclass(frozen=True)
-class DusOutcome:
+
+class DusOutcome(_Value):
     """How ``HandleDynamicUpdateSlices`` resolved one dynamic-update-slice."""
+
+    _FIELDS = ("instruction", "update_on_host", "destination_on_host", "action")
 
     instruction: str
     update_on_host: bool
@@ -139,38 +215,70 @@ class DusOutcome:
     """``host-compute+host-output``, ``host-compute``, ``host-output``, ``allocate-buffer``, ``none``,
     ``failed`` (the AllocateBuffer search failed the pass)."""
 
+    def __init__(self, instruction: str, update_on_host: bool, destination_on_host: bool, action: DusAction) -> None:
+        object.__setattr__(self, "instruction", instruction)
+        object.__setattr__(self, "update_on_host", update_on_host)
+        object.__setattr__(self, "destination_on_host", destination_on_host)
+        object.__setattr__(self, "action", action)
 
-@dataclass(frozen=True, slots=True)
-class DroppedOffload:
+
+class DroppedOffload(_Value):
     """A MoveToHost that moves nothing: no successor to walk (XLA removes it silently).
 
     Slots, no ``__dict__``: a jax module's dead MoveToHosts are each one (5,262 in a ``jax_entry``
     100k run, kept with the result; ~50 bytes less each)."""
 
+    _FIELDS = ("move_to_host", "reason", "users", "location")
+    __slots__ = _FIELDS
+
     move_to_host: str
     reason: str
-    users: tuple[str, ...] = ()
-    location: SourceLocation | None = None
+    users: tuple[str, ...]
+    location: SourceLocation | None
+
+    def __init__(self, move_to_host: str, reason: str, users: tuple[str, ...] = (),
+                 location: SourceLocation | None = None) -> None:
+        object.__setattr__(self, "move_to_host", move_to_host)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "users", users)
+        object.__setattr__(self, "location", location)
+
+    def __reduce__(self) -> tuple[type[DroppedOffload], tuple[object, ...]]:
+        return (self.__class__, self._key())  # slots and a refused __setattr__: pickled by its fields
 
 
-@dataclass(frozen=True)
-class OutputMovedToHost:
+class OutputMovedToHost(_Value):
     """An entry output whose memory kind the ``unmerged-pr-36525`` rule silently changes to host."""
+
+    _FIELDS = ("output_index", "old_layout", "new_layout", "start")
 
     output_index: ShapeIndex
     old_layout: str
     new_layout: str
     start: str
 
+    def __init__(self, output_index: ShapeIndex, old_layout: str, new_layout: str, start: str) -> None:
+        object.__setattr__(self, "output_index", output_index)
+        object.__setattr__(self, "old_layout", old_layout)
+        object.__setattr__(self, "new_layout", new_layout)
+        object.__setattr__(self, "start", start)
 
-@dataclass(frozen=True)
-class WalkStart:
+
+class WalkStart(_Value):
     """One call of ``WalkDownHostMemoryOffloadPaths``, in XLA's order."""
+
+    _FIELDS = ("start", "shape_index", "origin", "insert_copy_before")
 
     start: str
     shape_index: ShapeIndex
     origin: str
     insert_copy_before: bool
+
+    def __init__(self, start: str, shape_index: ShapeIndex, origin: str, insert_copy_before: bool) -> None:
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "shape_index", shape_index)
+        object.__setattr__(self, "origin", origin)
+        object.__setattr__(self, "insert_copy_before", insert_copy_before)
 
 
 @dataclass
@@ -228,7 +336,7 @@ class HostOffloadResult:
         if self._first_kind is not None:
             return
         self._first_kind = FirstKind.FAILURE
-        self.failures.append(replace(failure, first=True))
+        self.failures.append(failure.replace(first=True))
 
     @property
     def has_findings(self) -> bool:

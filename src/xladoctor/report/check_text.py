@@ -11,6 +11,7 @@ from ..base.labels import in_lang, label, plural
 from ..findings import Finding, FindingKind
 from ..findings.wire import details_of, load_document, report_of
 from ..oracle.confirmation import confirmation_of
+from .companion_text import companion_shown
 from .confirm import confirm_lines
 from .finding_text import render_finding
 from .snippet import inputs_forgotten
@@ -166,14 +167,6 @@ def _moves_anything(details: Mapping[str, Any]) -> bool:
     """Did the analysis see anything in host memory: a walk (a move to host, a host argument), a
     host position or a copy it inserts?"""
     return bool(details.get("walks") or details.get("host_positions") or details.get("inserted"))
-
-
-def companion_shown(companion: dict[str, Any], lang: str = "en") -> str:
-    """The companion's path as every output says it: a symlink with the file it names (``link_to``)."""
-    path = escape_field(companion["path"])
-    if companion.get("link_to"):
-        return label("check.kinds_link", lang, path=path, target=escape_field(companion["link_to"]))
-    return path
 
 
 def _hlo_text(f: dict[str, Any], lang: str) -> str:

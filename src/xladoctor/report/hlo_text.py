@@ -71,7 +71,7 @@ def render_text(s: dict[str, Any]) -> str:
                            counts=", ".join(f"{escape_field(k)} {v}" for k, v in s["custom_calls"].items())))
     if s.get("stablehlo"):
         how = label("check.kinds_beside" if s["stablehlo"]["found"] == "beside" else "check.kinds_option")
-        from .check_text import companion_shown
+        from .companion_text import companion_shown
 
         lines.append(label("hlo.stablehlo", path=companion_shown(s["stablehlo"]), how=how))
     if s["memory_spaces"]:

@@ -19,15 +19,12 @@ from ..base.labels import (
     label,
     plural,
 )
-from ..findings.from_offload import offload_findings
 from ..findings.model import Finding, FindingKind, Report
 from ..ir.module import HloModule
 from ..ir.shape import format_shape_index
 from ..offload.fixes import FixSuggestion
 from ..offload.result import HostOffloadResult
 from ..offload.rules import RULES
-from .finding_text import hop_detail, index_text, shape_index_of, snippet_lines
-from .snippet import inputs_forgotten
 
 if TYPE_CHECKING:
     from ..oracle.confirmation import Confirmation
@@ -60,8 +57,9 @@ def offload_text(source: str, module: HloModule, result: HostOffloadResult, fixe
     finding (``compiled_note``, None for a module the analysis applies to) and the real compiler's
     verdict (``--confirm``).  ``source`` is already made safe for a terminal."""
     from ..base.escape import escape_field
-    from .check_text import companion_shown
+    from .companion_text import companion_shown
     from .confirm import confirm_lines
+    from .snippet import inputs_forgotten
 
     with inputs_forgotten():  # the checked file's lines are not kept past its report (a caller in-process)
         report = layout_text(findings, lang) + render_text(source, module, result, fixes, trace, lang)
@@ -81,9 +79,12 @@ def offload_text(source: str, module: HloModule, result: HostOffloadResult, fixe
 
 def layout_text(findings: tuple[Finding, ...], lang: str) -> str:
     """The parser's layout warnings (layout_warnings.py), each two lines, before the verdict."""
+    warned = [f for f in findings if f.kind is FindingKind.LAYOUT_WARNING]
+    if not warned:  # the findings' renderer is imported for a finding to draw (issue 36 item 1)
+        return ""
     from .finding_text import layout_warning
 
-    lines = [line for f in findings if f.kind is FindingKind.LAYOUT_WARNING for line in layout_warning(f, lang)]
+    lines = [line for f in warned for line in layout_warning(f, lang)]
     return "\n".join(lines) + "\n" if lines else ""
 
 
@@ -91,6 +92,8 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
                 trace: bool, lang: str = "en") -> str:
     """The ``offload`` report: verdict, each offending output with its path and fixes, failures, then
     what ends in host memory, in ``lang`` (logical order: the command draws it for its reader)."""
+    from ..findings.from_offload import offload_findings
+
     out: list[str] = []
     mode = in_lang(RULES[result.rule].label, lang)
     if result.outcome == "ok" and not result.errors and not result.failures:
@@ -102,6 +105,8 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
     for finding in offload_findings(result, fixes, None, module):
         out.append("")
         if finding.kind is FindingKind.OFFLOAD_OUTPUT_MISMATCH:
+            from .finding_text import shape_index_of  # a finding's: a clean module's text needs none
+
             fix = by_index.get(shape_index_of(finding.fields.get("output_index")))
             out.extend(_mismatch_lines(finding, fix, result.outcome, lang, source))
         else:
@@ -118,6 +123,8 @@ def render_text(source: str, module: HloModule, result: HostOffloadResult, fixes
 def _mismatch_lines(f: Finding, fix: FixSuggestion | None, outcome: str, lang: str, source: str) -> list[str]:
     """One offending output: its heading, XLA's message, the path (and its lines, ``source`` being the
     module's file) and the two fixes with their JAX."""
+    from .finding_text import hop_detail, index_text, snippet_lines
+
     first = bool(f.fields.get("first"))
     tag = glossary.xla_reports(lang) if first else glossary.also_offending(lang)
     if first and outcome != "E1200":

@@ -10,7 +10,7 @@ triage, syntax) and the findings model; below the commands.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..base.collector import paused
@@ -238,7 +238,7 @@ def add_later_failures(result: HostOffloadResult, failures: Sequence[Any]) -> No
     if not failures:
         return
     first = result.outcome == "ok"
-    result.failures.extend(replace(f, first=first and i == 0) for i, f in enumerate(failures))
+    result.failures.extend(f.replace(first=first and i == 0) for i, f in enumerate(failures))
     if first:
         result._first_kind = FirstKind.FAILURE
 

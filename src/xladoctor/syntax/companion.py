@@ -20,12 +20,17 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.errors import InputError
 from ..ir.module import HloModule
 from ..ir.shape import Shape
-from .stablehlo_main import MainSignature, has_main, main_position, read_main_signature
+
+if TYPE_CHECKING:
+    from .stablehlo_main import MainSignature
+
+# stablehlo_main (the StableHLO signature's reader) is imported where a companion is read: a module
+# with none beside it, ``offload``'s and ``check``'s common case, does not load it (issue 36 item 1).
 
 HLO_SUFFIXES = (".hlo", ".txt")
 STABLEHLO_SUFFIXES = (".mlir", ".stablehlo")
@@ -112,6 +117,7 @@ def read_stablehlo(path: str) -> str:
     Read as every input is (:func:`..base.files.read_path`): a device such as ``/dev/zero`` refused
     before it is opened, the size bounded, a compressed file decompressed within its bound."""
     from ..base.files import decode_text, read_path
+    from .stablehlo_main import has_main
 
     data, name = read_path(path)
     text = decode_text(data, name)
@@ -161,6 +167,8 @@ def check_belongs(module: HloModule, text: str, path: str, source: str) -> None:
     """Refuse a StableHLO whose ``@main`` is not ``module``'s entry (located at ``@main``)."""
     if module.entry is None or module.entry_computation_layout is None:
         return
+    from .stablehlo_main import main_position, read_main_signature
+
     hlo, main = entry_signature(module), main_types(read_main_signature(text))
     if _same(hlo[0], main[0]) and _same(hlo[1], main[1]):
         _check_names(module, text, path, source)

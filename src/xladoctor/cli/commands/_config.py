@@ -116,7 +116,10 @@ def known_codes() -> list[str]:
 
 
 def unknown_codes(codes: list[str]) -> list[str]:
-    """The codes and prefixes in ``codes`` that select no finding (``E9999``, ``X1``)."""
+    """The codes and prefixes in ``codes`` that select no finding (``E9999``, ``X1``).  None given
+    (no --select/--ignore, the common run): the catalogue is not imported to list its codes."""
+    if not codes:
+        return []
     known = [k.upper() for k in known_codes()]
 
     def fits(code: str) -> bool:  # a prefix of a code, or a member of a family (E0312 of E03xx)

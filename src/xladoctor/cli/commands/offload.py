@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...base.errors import UsageError
 from ...base.escape import escape_field
@@ -16,32 +16,24 @@ from ...base.labels import (
     language_from_env,
     plural,
 )
-from ...findings.details import OffloadDetails
-from ...findings.model import Report
 from ...findings.schema_files import OFFLOAD_SCHEMA_VERSION
-from ...ir.shape import format_shape_index
-from ...report.offload_json import offload_document
-from ...report.offload_text import offload_report_text
-from ...route.fix import fix_module
-from ...route.hlo_text import analyse_file, companion_path
-from ...route.options import Options
+from ...route.hlo_text import companion_path
 from . import _confirm
-from ._atomic import (
-    refuse_fixing_an_example,
-    refuse_fixing_compressed,
-    refuse_if_changed,
-    refuse_overwriting_inputs,
-    rewrite_in_place,
-    write_output,
-)
 from ._common import (
     add_rule_arguments,
     for_reader,
     help_text,
     refuse_stdin_twice,
 )
-from ._fix import unified_diff, write_module_text
-from ._format import add_format_argument, emit_document
+from ._format import add_format_argument
+
+if TYPE_CHECKING:
+    from ...findings.model import Report
+    from ...route.options import Options
+
+# Imported where they are needed (issue 36 item 1): the JSON document's builder with --json or
+# --html, the text's renderer without --json, the fix, the diff and the atomic writes with --fix,
+# -o or --html; a plain ``offload FILE`` loads none of the others (tests/test_startup.py).
 
 NAME = "offload"
 HELP = "cli.offload.help"
@@ -78,13 +70,21 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_env()
     _refuse_what_would_be_lost(args)
     _confirm.check_run(args)
+    from ...findings.details import OffloadDetails
+    from ...route.hlo_text import analyse_file
+    from ...route.options import Options
+
     options = Options.from_args(args, lang)
     report = analyse_file(args.file, options, args.stablehlo, args.graph,
                           editing=bool(args.fix) and not args.output and not args.diff, seed=args.seed)
     assert isinstance(report.details, OffloadDetails)  # the route's: the module, its text, the judge's verdict
     _confirm.note_if_unavailable(report.details.confirm, lang)
     # The document is built once, after the verdict is set: the page and --json both view it.
-    doc = offload_document(report) if args.html or args.json else None
+    doc = None
+    if args.html or args.json:
+        from ...report.offload_json import offload_document
+
+        doc = offload_document(report)
     if args.html:
         assert doc is not None
         _write_html(args, doc, lang)
@@ -95,12 +95,16 @@ def run(args: argparse.Namespace) -> int:
         assert doc is not None
         fixed_rc = _apply_fix(args, report, options, quiet=True, lang=lang) if args.fix else None
         if not (args.fix and (args.output == "-" or args.diff)):
+            from ._format import emit_document
+
             chosen = emit_document(doc, args, OFFLOAD_SCHEMA_VERSION, schema="offload")
             if chosen is not None and fixed_rc is None:
                 return chosen
         if fixed_rc is not None:  # as without --json: 0 when the fix leaves nothing
             return fixed_rc
     else:
+        from ...report.offload_text import offload_report_text
+
         sys.stdout.write(for_reader(offload_report_text(report, args.trace), lang, args.bidi))
     return code
 
@@ -108,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
 def _write_html(args: argparse.Namespace, doc: dict[str, Any], lang: str) -> None:
     """``--html OUT``: the offload document as a page (the path drawn, both remedies), in ``lang``."""
     from ...report.html import render_offload_html
+    from ._atomic import write_output
 
     page = render_offload_html({"schema_version": OFFLOAD_SCHEMA_VERSION, **doc},
                                title=label("status.offload_title", lang, source=args.file), lang=lang)
@@ -123,6 +128,10 @@ def _refuse_what_would_be_lost(args: argparse.Namespace) -> None:
     if args.output and args.html and args.output != "-" and \
             os.path.abspath(os.path.realpath(args.output)) == os.path.abspath(os.path.realpath(args.html)):
         raise UsageError("-o and --html name the same file: the second write would replace the first")
+    if not (args.fix or args.output or args.html):
+        return
+    from ._atomic import refuse_fixing_an_example, refuse_fixing_compressed, refuse_overwriting_inputs
+
     if args.fix and not args.output and not args.diff:
         refuse_fixing_an_example(args.file)
         refuse_fixing_compressed(args.file)
@@ -139,6 +148,12 @@ def _apply_fix(args: argparse.Namespace, report: Report, options: Options, quiet
     stdout), write nothing on a clean module; ``--diff`` prints the change instead of writing it.
     Exit 0 when nothing is left to fix, 1 when findings remain after the fix (or, with ``--diff``,
     when there is a change)."""
+    from ...findings.details import OffloadDetails
+    from ...ir.shape import format_shape_index
+    from ...route.fix import fix_module
+    from ._atomic import refuse_if_changed, refuse_overwriting_inputs, rewrite_in_place, write_output
+    from ._fix import unified_diff, write_module_text
+
     to_stdout = args.output == "-" and not args.diff
     say = sys.stderr if (to_stdout or args.diff) else sys.stdout
     source = report.inputs[0]

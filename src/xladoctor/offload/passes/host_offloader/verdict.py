@@ -8,8 +8,6 @@ status, a CHECK) are recorded by :class:`~.state.Recorder`.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ....base.labels import label
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import CUSTOM_CALL
@@ -72,7 +70,7 @@ def report_removed_by_dce(run: OffloaderRun, removed: list[HloInstruction]) -> N
 
 def report_prior_failure(run: OffloaderRun, failure: PassFailure) -> None:
     """A failure of an earlier pass (HostOffloadLegalize): XLA stops before this one."""
-    run.res.failures.append(replace(failure, first=run.rec.first(FirstKind.FAILURE)))
+    run.res.failures.append(failure.replace(first=run.rec.first(FirstKind.FAILURE)))
 
 
 def collect_host_positions(run: OffloaderRun) -> None:
@@ -99,8 +97,8 @@ def collect_host_positions(run: OffloaderRun) -> None:
     for ins in res.inserted:
         made = ctx.module.get_instruction(ins.name)
         if made is not None and made.operands and ins.operand is not None:
-            ins = replace(ins, operand=made.operands[0].name)
+            ins = ins.replace(operand=made.operands[0].name)
         if ctx.origin:
-            ins = replace(ins, operand=ins.operand and ctx.rn(ins.operand), user=ins.user and ctx.rn(ins.user))
+            ins = ins.replace(operand=ins.operand and ctx.rn(ins.operand), user=ins.user and ctx.rn(ins.user))
         fixed.append(ins)
     res.inserted = fixed
