@@ -385,3 +385,40 @@ def test_python_m_imports_what_the_console_script_does_and_runpy(tmp_path):
     assert "runpy" in with_m and "xladoctor.cli.commands.shape" in with_m
     assert not with_m - as_script - runpy_own, sorted(with_m - as_script - runpy_own)
     assert not as_script - with_m, sorted(as_script - with_m)
+
+
+# -- issue 36 item 6, h45s: a log's report imports no IR, and each output form only its own writer --
+
+_NOT_FOR_A_CLEAN_LOG = ("xladoctor.ir.instruction", "xladoctor.ir.module", "xladoctor.ir.shape", "xladoctor.ir.opcodes",
+                        "xladoctor.syntax.companion", "xladoctor.oracle.confirmation", "xladoctor.report.finding_text",
+                        "xladoctor.report.confirm", "xladoctor.report.snippet")
+
+
+def test_a_clean_log_imports_no_ir_and_no_finding_renderer(tmp_path):
+    """``findings.model`` takes ``SourceLocation`` from ``ir.metadata`` (not ``ir.instruction``, which
+    brings the opcodes, shapes and packed fields), ``check`` looks for a StableHLO companion only
+    beside an HLO-named file, and the finding and ``--confirm`` renderers come with a finding."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    for argv in (["explain", str(log)], ["explain", str(log), "--json"], ["check", str(log)],
+                 ["check", str(log), "--json"]):
+        loaded = _modules_after(argv)
+        assert "xladoctor.findings.model" in loaded, argv
+        assert not set(_NOT_FOR_A_CLEAN_LOG) & loaded, (argv, set(_NOT_FOR_A_CLEAN_LOG) & loaded)
+    assert "xladoctor.report.explain_json" not in _modules_after(["explain", str(log)])
+    assert "xladoctor.report.explain_text" not in _modules_after(["explain", str(log), "--json"])
+
+
+def test_a_log_with_a_finding_still_draws_it(tmp_path):
+    """What was made lazy comes back with a finding: check's text report renders it."""
+    log = tmp_path / "job.log"
+    log.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    assert "xladoctor.report.finding_text" in _modules_after(["check", str(log)])
+    assert "xladoctor.report.explain_text" in _modules_after(["explain", str(log)])
+
+
+def test_check_looks_for_a_companion_beside_the_files_the_companion_rule_names():
+    from xladoctor.route.folder import COMPANION_OWNERS
+    from xladoctor.syntax.companion import HLO_SUFFIXES
+
+    assert COMPANION_OWNERS == HLO_SUFFIXES
