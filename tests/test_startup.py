@@ -391,13 +391,15 @@ def test_python_m_imports_what_the_console_script_does_and_runpy(tmp_path):
 
 _NOT_FOR_A_CLEAN_LOG = ("xladoctor.ir.instruction", "xladoctor.ir.module", "xladoctor.ir.shape", "xladoctor.ir.opcodes",
                         "xladoctor.syntax.companion", "xladoctor.oracle.confirmation", "xladoctor.report.finding_text",
-                        "xladoctor.report.confirm", "xladoctor.report.snippet")
+                        "xladoctor.report.confirm", "xladoctor.report.snippet", "xladoctor.triage.provenance",
+                        "xladoctor.syntax.tensors_file")
 
 
 def test_a_clean_log_imports_no_ir_and_no_finding_renderer(tmp_path):
     """``findings.model`` takes ``SourceLocation`` from ``ir.metadata`` (not ``ir.instruction``, which
     brings the opcodes, shapes and packed fields), ``check`` looks for a StableHLO companion only
-    beside an HLO-named file, and the finding and ``--confirm`` renderers come with a finding."""
+    beside an HLO-named file, and the finding and ``--confirm`` renderers come with a finding; whether
+    the input is a module is asked of ``syntax.module_sniff``, not of provenance and tensors_file."""
     log = tmp_path / "job.log"
     log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
     for argv in (["explain", str(log)], ["explain", str(log), "--json"], ["check", str(log)],
