@@ -392,14 +392,15 @@ def test_python_m_imports_what_the_console_script_does_and_runpy(tmp_path):
 _NOT_FOR_A_CLEAN_LOG = ("xladoctor.ir.instruction", "xladoctor.ir.module", "xladoctor.ir.shape", "xladoctor.ir.opcodes",
                         "xladoctor.syntax.companion", "xladoctor.oracle.confirmation", "xladoctor.report.finding_text",
                         "xladoctor.report.confirm", "xladoctor.report.snippet", "xladoctor.triage.provenance",
-                        "xladoctor.syntax.tensors_file")
+                        "xladoctor.syntax.tensors_file", "xladoctor.findings.module_details")
 
 
 def test_a_clean_log_imports_no_ir_and_no_finding_renderer(tmp_path):
     """``findings.model`` takes ``SourceLocation`` from ``ir.metadata`` (not ``ir.instruction``, which
     brings the opcodes, shapes and packed fields), ``check`` looks for a StableHLO companion only
     beside an HLO-named file, and the finding and ``--confirm`` renderers come with a finding; whether
-    the input is a module is asked of ``syntax.module_sniff``, not of provenance and tensors_file."""
+    the input is a module is asked of ``syntax.module_sniff``, not of provenance and tensors_file;
+    of the details, only a log's two classes are created (``findings.log_details``)."""
     log = tmp_path / "job.log"
     log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
     for argv in (["explain", str(log)], ["explain", str(log), "--json"], ["check", str(log)],
@@ -424,3 +425,17 @@ def test_check_looks_for_a_companion_beside_the_files_the_companion_rule_names()
     from xladoctor.syntax.companion import HLO_SUFFIXES
 
     assert COMPANION_OWNERS == HLO_SUFFIXES
+
+
+def test_the_details_are_found_where_they_always_were():
+    """``findings.details`` names every details class and ``offload_of`` (each loaded with its own
+    module on first use), and nothing else."""
+    import xladoctor.findings.details as details
+    from xladoctor.findings import log_details, module_details
+
+    for name in details.__all__:
+        if name != "Details":
+            value = getattr(details, name)
+            assert value is getattr(log_details if name in ("ScannedLog", "SkippedInput") else module_details, name)
+    with pytest.raises(AttributeError):
+        details.Nothing  # noqa: B018

@@ -9,7 +9,6 @@ import os
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..base.files import decode_text
-from ..findings.details import ModuleDetails, TriagedModule
 from ..findings.model import Report
 from .options import Options
 
@@ -30,6 +29,7 @@ def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> Re
     module file), its details saying which graph and where the step synced (``graph``)."""
     from dataclasses import replace
 
+    from ..findings.details import ModuleDetails, TriagedModule  # not at import: check's walk imports this module
     from ..syntax.tensors_file import saved_graphs, select_graph
     from .hlo_text import check_hlo, triaged
 

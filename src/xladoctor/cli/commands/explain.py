@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str,
                     stdin: BinaryIO | None = None) -> int:
     # lazy: scanning pulls in more modules than explaining a code, and each form only its own writer
-    from ...findings.details import ScannedLog
+    from ...findings.log_details import ScannedLog
     from ...route.log import route
     from ...route.options import Options
     from ._common import refuse_stdin_twice
