@@ -463,3 +463,57 @@ def test_a_clean_offload_reads_no_catalogue_and_no_stablehlo_reader():
     assert "xladoctor.catalogue.loader" in _modules_after(["offload", clean, "--select", "E12"])
     with_mlir = str(_FIRST_HOUR / "remat_offload.hlo")  # its remat_offload.mlir beside it is read
     assert "xladoctor.syntax.stablehlo_main" in _modules_after(["offload", with_mlir])
+
+
+# -- issue 36 item 6, h45s: a log's report imports no IR, and each output form only its own writer --
+
+_NOT_FOR_A_CLEAN_LOG = ("xladoctor.ir.instruction", "xladoctor.ir.module", "xladoctor.ir.shape", "xladoctor.ir.opcodes",
+                        "xladoctor.syntax.companion", "xladoctor.oracle.confirmation", "xladoctor.report.finding_text",
+                        "xladoctor.report.confirm", "xladoctor.report.snippet", "xladoctor.triage.provenance",
+                        "xladoctor.syntax.tensors_file", "xladoctor.findings.module_details")
+
+
+def test_a_clean_log_imports_no_ir_and_no_finding_renderer(tmp_path):
+    """``findings.model`` takes ``SourceLocation`` from ``ir.metadata`` (not ``ir.instruction``, which
+    brings the opcodes, shapes and packed fields), ``check`` looks for a StableHLO companion only
+    beside an HLO-named file, and the finding and ``--confirm`` renderers come with a finding; whether
+    the input is a module is asked of ``syntax.module_sniff``, not of provenance and tensors_file;
+    of the details, only a log's two classes are created (``findings.log_details``)."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    for argv in (["explain", str(log)], ["explain", str(log), "--json"], ["check", str(log)],
+                 ["check", str(log), "--json"]):
+        loaded = _modules_after(argv)
+        assert "xladoctor.findings.model" in loaded, argv
+        assert not set(_NOT_FOR_A_CLEAN_LOG) & loaded, (argv, set(_NOT_FOR_A_CLEAN_LOG) & loaded)
+    assert "xladoctor.report.explain_json" not in _modules_after(["explain", str(log)])
+    assert "xladoctor.report.explain_text" not in _modules_after(["explain", str(log), "--json"])
+
+
+def test_a_log_with_a_finding_still_draws_it(tmp_path):
+    """What was made lazy comes back with a finding: check's text report renders it."""
+    log = tmp_path / "job.log"
+    log.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    assert "xladoctor.report.finding_text" in _modules_after(["check", str(log)])
+    assert "xladoctor.report.explain_text" in _modules_after(["explain", str(log)])
+
+
+def test_check_looks_for_a_companion_beside_the_files_the_companion_rule_names():
+    from xladoctor.route.folder import COMPANION_OWNERS
+    from xladoctor.syntax.companion import HLO_SUFFIXES
+
+    assert COMPANION_OWNERS == HLO_SUFFIXES
+
+
+def test_the_details_are_found_where_they_always_were():
+    """``findings.details`` names every details class and ``offload_of`` (each loaded with its own
+    module on first use), and nothing else."""
+    import xladoctor.findings.details as details
+    from xladoctor.findings import log_details, module_details
+
+    for name in details.__all__:
+        if name != "Details":
+            value = getattr(details, name)
+            assert value is getattr(log_details if name in ("ScannedLog", "SkippedInput") else module_details, name)
+    with pytest.raises(AttributeError):
+        details.Nothing  # noqa: B018

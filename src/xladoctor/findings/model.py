@@ -22,7 +22,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from ..ir.instruction import SourceLocation
+from ..ir.metadata import SourceLocation  # not ir.instruction: a log needs no IR (issue 36 item 6)
 from .source_line import SourceLine, distinct_lines
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.cells import place
-from ..ir.instruction import SourceLocation
+from ..ir.metadata import SourceLocation  # not ir.instruction: a log needs no IR (issue 36 item 6)
 
 
 @dataclass(frozen=True)

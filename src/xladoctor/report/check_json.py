@@ -21,20 +21,22 @@ if TYPE_CHECKING:
 def file_entry(report: Report) -> dict[str, Any]:
     """The ``files[i]`` entry of one input's Report: an error, a skipped path, a log, or a module
     (triaged from its bytes, compiled, undecidable or analysed)."""
-    from ..findings.details import ModuleDetails, ScannedLog, SkippedInput, TriagedModule
+    from ..findings.details import ScannedLog, SkippedInput
 
     path = report.inputs[0]
     details = report.details
     if report.input_errors:
         return error_entry(path, report.input_errors[0])
-    if isinstance(details, ModuleDetails):
-        return _module_entry(path, details, report)
-    if isinstance(details, TriagedModule):
-        return _triaged_entry(path, details)
     if isinstance(details, ScannedLog):
         return _log_entry(path, details, report)
     if isinstance(details, SkippedInput):
         return _skipped_entry(path, details)
+    from ..findings.details import ModuleDetails, TriagedModule  # a log's entry creates no module's class
+
+    if isinstance(details, ModuleDetails):
+        return _module_entry(path, details, report)
+    if isinstance(details, TriagedModule):
+        return _triaged_entry(path, details)
     raise TypeError(f"{path}: a Report without the details of a checked input")
 
 

@@ -10,11 +10,7 @@ from ..base.escape import escape_field
 from ..base.labels import in_lang, label, plural
 from ..findings import Finding, FindingKind
 from ..findings.wire import details_of, load_document, report_of
-from ..oracle.confirmation import confirmation_of
 from .companion_text import companion_shown
-from .confirm import confirm_lines
-from .finding_text import render_finding
-from .snippet import inputs_forgotten
 
 
 def render_text(doc: dict[str, Any], lang: str) -> str:
@@ -34,6 +30,9 @@ def file_piece(f: dict[str, Any], lang: str) -> tuple[str, Any] | None:
         return "section", (f"== {escape_field(f['path'])}", "   " + label("check.cannot_check", lang, error=f["error"]), "")
     if _is_quiet(f):
         return "quiet", (f"   {_shown_path(f, lang)}: {_quiet_reason(f, lang)}", kind)
+    # lazy, as the two below: a clean log's line needs no finding's renderer (issue 36 item 6)
+    from .snippet import inputs_forgotten
+
     with inputs_forgotten():  # the file's lines its snippets read are not kept for the next file
         body = _hlo_text(f, lang) if kind == "hlo" else _log_text(f, lang)
     return "section", (f"== {_shown_path(f, lang)}", body, "")
@@ -208,6 +207,9 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
         lines.append("   " + label("check.more_warnings", lang, n=len(details["warnings"]) - 5))
     if f.get("provenance", {}).get("note"):
         lines.append("   " + label("check.note", lang, note=in_lang(f["provenance"]["note"], lang)))
+    from ..oracle.confirmation import confirmation_of
+    from .confirm import confirm_lines
+
     lines.extend(confirm_lines(confirmation_of(f.get("confirm")), "   ", lang))
     return "\n".join(lines)
 
@@ -219,6 +221,8 @@ def _findings(doc: dict[str, Any]) -> list[Finding]:
 
 
 def _indented(finding: Finding, lang: str) -> list[str]:
+    from .finding_text import render_finding
+
     return ["   " + line for line in render_finding(finding, lang)]
 
 

@@ -22,7 +22,6 @@ from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
 from ..findings.model import Finding, Hop
 from ..findings.serialise import thaw_json
-from ..ir.shape import format_shape_index
 from .catalogue_text import Writer
 
 # Analysis keys that steer the report rather than describe the error.
@@ -96,7 +95,7 @@ def _dict_lines(d: dict[str, Any], indent: str, width: int) -> list[str]:
 def _hop(h: Hop) -> str:
     """A hop of the log's trace (instruction and ShapeIndex as XLA printed them)."""
     opcode = f" ({h.opcode})" if h.opcode else ""
-    return f"{h.instruction}{opcode} {format_shape_index(h.shape_index)}"
+    return f"{h.instruction}{opcode} {_shape_index(h.shape_index)}"
 
 
 def _analysis_hop(h: Mapping[str, Any]) -> str:
@@ -104,7 +103,7 @@ def _analysis_hop(h: Mapping[str, Any]) -> str:
     one: ``tuple.1{0} (tuple)``, the ShapeIndex after the name only when it is not empty."""
     index = h.get("shape_index")
     if isinstance(index, list):
-        index = format_shape_index(tuple(index)) if index else ""
+        index = _shape_index(tuple(index)) if index else ""
     opcode = f" ({h['opcode']})" if h.get("opcode") else ""
     return f"{h.get('instruction')}{index or ''}{opcode}"
 
@@ -141,7 +140,7 @@ def _path_lines(f: Finding, offload: Mapping[str, Any] | None, lang: str, width:
 
 def _index(value: Any) -> Any:
     """An output's ShapeIndex in XLA's spelling, ``{0}``, as every other report names it."""
-    return format_shape_index(tuple(value)) if isinstance(value, list) else value
+    return _shape_index(tuple(value)) if isinstance(value, list) else value
 
 
 def _message_lines(message: str, width: int) -> list[str]:
@@ -195,6 +194,14 @@ def _all_xla(findings: Sequence[Finding]) -> bool:
 
     entries = load_catalogue().entries
     return all(getattr(entries.get(f.code), "origin", "xla") == "xla" for f in findings)
+
+
+def _shape_index(index: tuple[int, ...]) -> str:
+    """XLA's ``{0,1}``; the IR's shape module only when a finding has an index to show (issue 36 item 6:
+    a clean log's report imports no IR)."""
+    from ..ir.shape import format_shape_index
+
+    return format_shape_index(index)
 
 
 def draw_findings(findings: Sequence[Finding], lang: str, width: int, bidi: str,

@@ -21,7 +21,7 @@ _SNIFF_MAX = 1 << 20
 
 
 def _looks_like_hlo(text: str) -> bool:
-    from ..triage.provenance import hlo_header
+    from ..syntax.module_sniff import hlo_header
 
     return (hlo_header(text) or "").startswith("HloModule")
 
@@ -49,7 +49,7 @@ def _read_upto(f: BinaryIO, size: int) -> bytes:
 
 
 def _undecided(head: bytes) -> bool:
-    from ..triage.provenance import hlo_header
+    from ..syntax.module_sniff import hlo_header
 
     return not hlo_header(head.decode("utf-8", "replace"))  # None: a comment goes on; "": nothing yet
 
@@ -82,7 +82,7 @@ def _module_head(head: bytes) -> bool:
     wide = wide_encoding(head)
     if wide:
         head = head.decode(wide, "replace").lstrip("\ufeff").encode("utf-8")
-    from ..syntax.tensors_file import is_tensors_file
+    from ..syntax.module_sniff import is_tensors_file
 
     text = head.decode("utf-8", "replace")
     return _looks_like_hlo(text) or is_tensors_file(text[:4096])
@@ -133,7 +133,7 @@ def check_stream(f: BinaryIO, source: str, opts: Options, path: str | None = Non
     wide = wide_encoding(head)
     if wide is not None:
         return _check_wide(f, head, source, opts, wide, graph)
-    from ..syntax.tensors_file import is_tensors_file
+    from ..syntax.module_sniff import is_tensors_file
 
     if graph is not None or is_tensors_file(head[:4096].decode("utf-8", "replace")):
         from . import tensors
@@ -160,7 +160,7 @@ def _check_wide(f: BinaryIO, head: bytes, source: str, opts: Options, encoding: 
     a module or a tensors file is refused as ``hlo`` and ``offload`` refuse it (XLA reads UTF-8).
     Read as UTF-8 bytes, a UTF-16 log's messages matched nothing and ``check`` called it clean."""
     from ..base.files import Transcoded, wide_text_error
-    from ..syntax.tensors_file import is_tensors_file
+    from ..syntax.module_sniff import is_tensors_file
 
     text = Transcoded(head, f, encoding)
     head8 = _read_head(text)  # type: ignore[arg-type]

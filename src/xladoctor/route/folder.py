@@ -71,12 +71,16 @@ class Item:
 
 
 COMPANION_NOTE = "StableHLO of {hlo}: read with it, for its memory kinds"
+COMPANION_OWNERS = (".hlo", ".txt")
+"""The files a StableHLO can be beside: ``syntax.companion.HLO_SUFFIXES`` (tests/test_startup.py holds them equal)."""
 
 
 def companion_of(path: str) -> str | None:
     """``NAME.mlir`` (or ``NAME.stablehlo``) beside ``NAME.hlo``/``NAME.txt``: the StableHLO of the
     same lowering (``Lowered.as_text()``), which carries the memory kinds the HLO text lacks
     (the resolver's rule, :func:`xladoctor.syntax.companion.beside`, which every command uses)."""
+    if not path.endswith(COMPANION_OWNERS):  # a log has none: syntax.companion imports the IR (issue 36 item 6)
+        return None
     from ..syntax.companion import beside
 
     return beside(path)

@@ -56,7 +56,7 @@ def read_rest(f: BinaryIO, head: bytes, source: str) -> bytearray:
 def _kindless_jax(head: bytes, source: str) -> bool:
     """A JAX lowering whose memory kinds the text does not give is parsed even without offload
     tokens: it gets ``undecidable``, not "no annotation" (:mod:`.memory_kinds`)."""
-    from ..triage.provenance import hlo_header
+    from ..syntax.module_sniff import hlo_header
     from .memory_kinds import is_xla_dump, kindless_jax_header
 
     return not is_xla_dump(source) and kindless_jax_header(hlo_header(head.decode("utf-8", "replace")) or "")

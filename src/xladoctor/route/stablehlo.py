@@ -22,7 +22,7 @@ STABLEHLO_SUFFIXES = (".mlir", ".stablehlo")
 def looks_like_stablehlo(head: str) -> bool:
     """An MLIR module of StableHLO ops: its first line that is not a comment opens a ``module``
     or a ``func.func``, and a ``stablehlo.`` op or attribute appears in the first bytes."""
-    from ..triage.provenance import hlo_header  # the first line not blank or a comment, as for HLO
+    from ..syntax.module_sniff import hlo_header  # the first line not blank or a comment, as for HLO
 
     first = hlo_header(head) or ""
     return first.startswith(("module", "func.func")) and ("stablehlo." in head or "mhlo." in head)

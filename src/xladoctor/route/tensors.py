@@ -9,7 +9,6 @@ import os
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..base.files import decode_text
-from ..findings.details import ModuleDetails, TriagedModule
 from ..findings.model import Report
 from .options import Options
 
@@ -30,6 +29,7 @@ def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> Re
     module file), its details saying which graph and where the step synced (``graph``)."""
     from dataclasses import replace
 
+    from ..findings.details import ModuleDetails, TriagedModule  # not at import: check's walk imports this module
     from ..syntax.tensors_file import saved_graphs, select_graph
     from .hlo_text import check_hlo, triaged
 
@@ -58,7 +58,7 @@ def graph_items(path: str, explicit: bool) -> list[Item]:
 
     from ..base.errors import InputError
     from ..base.files import read_bounded
-    from ..syntax.tensors_file import is_tensors_file, saved_graphs
+    from ..syntax.module_sniff import is_tensors_file
     from .folder import Item
 
     try:
@@ -70,6 +70,8 @@ def graph_items(path: str, explicit: bool) -> list[Item]:
                 return [Item(path, "file", explicit=explicit)]
             # bounded as every whole read is: `f.read()` here took 630 MB of memory for a 300 MB file
             # under a 1 MB bound before the check of that file refused it
+            from ..syntax.tensors_file import saved_graphs
+
             count = len(saved_graphs(decode_text(bytes(read_bounded(f, path, head=head)), path), path))
     except (OSError, ValueError, InputError):
         return [Item(path, "file", explicit=explicit)]

@@ -33,10 +33,10 @@ import re
 from dataclasses import dataclass, replace
 
 from ..base.errors import InputError
+from .module_sniff import BEGIN, is_tensors_file  # re-exported: what a route asks of a file's first bytes
+from .module_sniff import HEADER as _HEADER
 
-BEGIN = "## BEGIN_GRAPH"
 END = "## END_GRAPH"
-_HEADER = re.compile(r"\[(\w+)\]\s*\n\s*TensorsGraphInfo:")
 _HEADER_LINE = re.compile(r"^\[\w+\][ \t]*$", re.M)
 _FRAME = re.compile(r"^\s+(.+?) \((.*):(\d{1,18})\)\s*$")
 """A Python frame of ``TensorsGraphInfo``; a line number past 18 digits is no frame (``int()`` of
@@ -73,12 +73,6 @@ class SavedGraph:
         where = self.user_frame()
         return {"index": self.index, "of": count, "reason": self.reason, "line": self.line, "times": self.times,
                 "synced_at": None if where is None else {"function": where[0], "file": where[1], "line": where[2]}}
-
-
-def is_tensors_file(head: str) -> bool:
-    """Does ``head`` (the first KiB or so of a file) start as a tensors file does?"""
-    start = head.lstrip("\ufeff \t\r\n")
-    return start.startswith(BEGIN) or _HEADER.match(start) is not None
 
 
 class _Lines:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.labels import label
+from ..syntax.module_sniff import hlo_header  # re-exported: the sniff is syntax's, a log's route needs no more
 
 _GPU_NAME = re.compile(r"(?:^|\.)(?:sm_\d+\.\d+[a-z]?_gpu|gpu|gfx\w+_gpu)_after_optimizations")
 """``sm_9.0a_gpu_after_optimizations`` (H100's sm_90a, jaxlib 0.10.2's XLA:GPU), ``sm_8.0_gpu_...``."""
@@ -104,28 +105,6 @@ class Provenance:
                "conflicting": self.conflicting, "faithful_for_accelerator": self.faithful_for_accelerator,
                "note": self.note()}
         return {**doc, "frontend": self.frontend} if self.frontend else doc
-
-
-def hlo_header(text: str) -> str | None:
-    """The first line of ``text`` that is not blank or a ``//`` comment, byte-order marks skipped
-    (where ``HloModule`` stands); ``None`` while a comment line has no end yet (read more to decide).
-
-    Walks indices instead of slicing, so a module of hundreds of MB is not copied to read one line.
-    """
-    i, n = 0, len(text)
-    while text.startswith("\ufeff", i):
-        i += 1
-    while True:
-        while i < n and text[i].isspace():
-            i += 1
-        if not text.startswith("//", i):
-            break
-        end = text.find("\n", i)
-        if end < 0:
-            return None
-        i = end + 1
-    end = text.find("\n", i)
-    return text[i:] if end < 0 else text[i:end]
 
 
 def _header(text: str) -> str:

@@ -94,10 +94,8 @@ def run(args: argparse.Namespace) -> int:
 
 def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int, bidi: str,
                     stdin: BinaryIO | None = None) -> int:
-    # lazy: scanning pulls in more modules than explaining a code
-    from ...findings.details import ScannedLog
-    from ...report.explain_json import SCAN_SCHEMA_VERSION, scan_document
-    from ...report.explain_text import draw_findings, not_shown_text
+    # lazy: scanning pulls in more modules than explaining a code, and each form only its own writer
+    from ...findings.log_details import ScannedLog
     from ...route.log import route
     from ...route.options import Options
     from ._common import refuse_stdin_twice
@@ -111,15 +109,22 @@ def scan_and_report(target: str, args: argparse.Namespace, lang: str, width: int
     scan = report.details
     assert isinstance(scan, ScannedLog)
     matches, source = list(scan.matches), report.inputs[0]
-    doc = scan_document(matches, source, lang, scan.not_shown, report) \
-        if args.json or getattr(args, "html", None) else None
+    doc = None
+    if args.json or getattr(args, "html", None):
+        from ...report.explain_json import scan_document
+
+        doc = scan_document(matches, source, lang, scan.not_shown, report)
     if doc is not None and getattr(args, "html", None):
         _write_html(args.html, doc, target, args.hlo, lang)
     if doc is not None and args.json:
+        from ...report.explain_json import SCAN_SCHEMA_VERSION
+
         chosen = emit_document(doc, args, SCAN_SCHEMA_VERSION, "explain")
         if chosen is not None:
             return chosen
     else:
+        from ...report.explain_text import draw_findings, not_shown_text
+
         sys.stdout.write(draw_findings(report.findings, lang, width, bidi, [m.analysis.get("offload") for m in matches]))
         if scan.not_shown:
             sys.stdout.write(not_shown_text(scan.not_shown, lang, width, bidi))

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or language_from_env()
     _refuse_what_would_be_lost(args)
     _confirm.check_run(args)
-    from ...findings.details import OffloadDetails
+    from ...findings.module_details import OffloadDetails
     from ...route.hlo_text import analyse_file
     from ...route.options import Options
 
@@ -148,7 +148,7 @@ def _apply_fix(args: argparse.Namespace, report: Report, options: Options, quiet
     stdout), write nothing on a clean module; ``--diff`` prints the change instead of writing it.
     Exit 0 when nothing is left to fix, 1 when findings remain after the fix (or, with ``--diff``,
     when there is a change)."""
-    from ...findings.details import OffloadDetails
+    from ...findings.module_details import OffloadDetails
     from ...ir.shape import format_shape_index
     from ...route.fix import fix_module
     from ._atomic import refuse_if_changed, refuse_overwriting_inputs, rewrite_in_place, write_output

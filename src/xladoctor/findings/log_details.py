@@ -1,0 +1,29 @@
+"""The details of a log and of a skipped path (:mod:`.details`, which re-exports them): the only
+ones ``explain LOG`` and ``check LOG`` build, apart from a module's, so a log's start-up creates two
+dataclasses, not seven (issue 36 item 6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..catalogue.scanner import LogMatch
+
+
+@dataclass(frozen=True)
+class ScannedLog:
+    """A log scanned by the catalogue: each distinct XLA error once (the scanner's raw match, which
+    the ``explain`` document writes beside the findings) and the messages past the distinct limit."""
+
+    matches: tuple[LogMatch, ...]
+    not_shown: dict[str, int]
+
+
+@dataclass(frozen=True)
+class SkippedInput:
+    """A path ``check`` walked but does not read (a side file of XLA's dump, a binary format, the
+    StableHLO companion of a module beside it): ``note`` says why."""
+
+    note: str
+    companion_of: str | None = None
