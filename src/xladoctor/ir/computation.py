@@ -297,16 +297,22 @@ class HloComputation:
                 depth = len(stack)
                 ops = node._operands
                 cls = type(ops)
-                if cls is tuple:
-                    for dep in reversed(ops):  # type: ignore[arg-type]
+                if cls is tuple or cls is WideOperands:  # last operand first, by index (``reversed``: a
+                    if cls is tuple:                     # builtins lookup and an iterator per node compiled)
+                        many: tuple[HloInstruction, ...] = ops  # type: ignore[assignment]
+                    else:
+                        wide: WideOperands = ops  # type: ignore[assignment]
+                        many = wide.as_tuple()
+                    i = len(many)
+                    while i:
+                        i -= 1
+                        dep = many[i]
                         if dep.parent is self and dep not in done:
                             stack.append(dep)
-                elif cls is WideOperands:
-                    for dep in reversed(ops.as_tuple()):  # type: ignore[union-attr]
-                        if dep.parent is self and dep not in done:
-                            stack.append(dep)
-                elif ops.parent is self and ops not in done:  # type: ignore[union-attr]  # the one operand, kept bare
-                    stack.append(ops)  # type: ignore[arg-type]
+                else:  # the one operand, kept bare (declared: a native read of its parent)
+                    dep = ops  # type: ignore[assignment]
+                    if dep.parent is self and dep not in done:
+                        stack.append(dep)
                 extra = node._extra  # control_predecessors without the property: read per node
                 if extra is not None:
                     for dep in extra.control_predecessors:
