@@ -273,8 +273,8 @@ class HloComputation:
         Shortcuts with the same order (issue 36: five post orders of a train step's entry): a
         node that pushes nothing is emitted at once (XLA's loop would find it on top next and
         emit it then); operands are read as stored, not through the property; the three states
-        are two sets (the pushes test every edge: membership is cheaper than ``dict.get``); list and
-        set methods called as written (aliased, the compiled core calls them through vectorcall).
+        are two sets (the pushes test every edge); list and set methods called as written (aliased:
+        vectorcall compiled), the operands by index (``reversed``: a lookup and an iterator compiled).
         """
         order: list[HloInstruction] = []
         done: set[HloInstruction] = set()  # visited; in visiting: its operands pushed, not finished
@@ -297,15 +297,9 @@ class HloComputation:
                 depth = len(stack)
                 ops = node._operands
                 cls = type(ops)
-                if cls is tuple or cls is WideOperands:  # last operand first, by index (``reversed``: a
-                    if cls is tuple:                     # builtins lookup and an iterator per node compiled)
-                        many: tuple[HloInstruction, ...] = ops  # type: ignore[assignment]
-                    else:
-                        wide: WideOperands = ops  # type: ignore[assignment]
-                        many = wide.as_tuple()
-                    i = len(many)
-                    while i:
-                        i -= 1
+                if cls is tuple or cls is WideOperands:
+                    many: tuple[HloInstruction, ...] = ops if cls is tuple else ops.as_tuple()  # type: ignore[assignment,union-attr]
+                    for i in range(len(many) - 1, -1, -1):
                         dep = many[i]
                         if dep.parent is self and dep not in done:
                             stack.append(dep)
