@@ -15,7 +15,7 @@ operand write path, as any other writer's.
 from __future__ import annotations
 
 import copy as _copy
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from .computation import COMPUTATION_SLOTS, HloComputation
 from .instruction_names import InstructionNames
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from .instruction import HloInstruction
     from .module import HloModule
 
-_COMP_REMAPPED = {"instructions", "root", "parameters", "module", "__weakref__"}
-_MODULE_REBUILT = {"computations", "_computations_by_name", "names", "instruction_names", "computation_names",
+_COMP_REMAPPED: Final = {"instructions", "root", "parameters", "module", "__weakref__"}
+_MODULE_REBUILT: Final = {"computations", "_computations_by_name", "names", "instruction_names", "computation_names",
                   "_callers", "entry"}
 
 
@@ -99,7 +99,6 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
     callees (a substitute: the operands it was given).  The stored fields are read, not the
     properties (a tuple made per read of one operand, a property call per instruction for
     control edges few have): this runs for every instruction of the module."""
-    mapped = instr_map.__getitem__
     for instr, i2 in zip(instrs, mine):
         if replaced and instr in replaced:
             operands = replaced[instr][1]
@@ -109,7 +108,7 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
             operands = stored if cls is tuple else (  # type: ignore[assignment]
                 stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
         if operands:
-            i2.link_operands(tuple(map(mapped, operands)))
+            i2.link_operands(tuple([instr_map[o] for o in operands]))  # compiled: native dict reads, no ``map``
         extra = instr._extra
         if extra is not None and extra.control_predecessors:
             i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]

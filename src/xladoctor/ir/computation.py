@@ -273,8 +273,8 @@ class HloComputation:
         Shortcuts with the same order (issue 36: five post orders of a train step's entry): a
         node that pushes nothing is emitted at once (XLA's loop would find it on top next and
         emit it then); operands are read as stored, not through the property; the three states
-        are two sets (the pushes test every edge: membership is cheaper than ``dict.get``); list and
-        set methods called as written (aliased, the compiled core calls them through vectorcall).
+        are two sets (the pushes test every edge); list and set methods called as written (aliased:
+        vectorcall compiled), the operands by index (``reversed``: a lookup and an iterator compiled).
         """
         order: list[HloInstruction] = []
         done: set[HloInstruction] = set()  # visited; in visiting: its operands pushed, not finished
@@ -297,16 +297,16 @@ class HloComputation:
                 depth = len(stack)
                 ops = node._operands
                 cls = type(ops)
-                if cls is tuple:
-                    for dep in reversed(ops):  # type: ignore[arg-type]
+                if cls is tuple or cls is WideOperands:
+                    many: tuple[HloInstruction, ...] = ops if cls is tuple else ops.as_tuple()  # type: ignore[assignment,union-attr]
+                    for i in range(len(many) - 1, -1, -1):
+                        dep = many[i]
                         if dep.parent is self and dep not in done:
                             stack.append(dep)
-                elif cls is WideOperands:
-                    for dep in reversed(ops.as_tuple()):  # type: ignore[union-attr]
-                        if dep.parent is self and dep not in done:
-                            stack.append(dep)
-                elif ops.parent is self and ops not in done:  # type: ignore[union-attr]  # the one operand, kept bare
-                    stack.append(ops)  # type: ignore[arg-type]
+                else:  # the one operand, kept bare (declared: a native read of its parent)
+                    dep = ops  # type: ignore[assignment]
+                    if dep.parent is self and dep not in done:
+                        stack.append(dep)
                 extra = node._extra  # control_predecessors without the property: read per node
                 if extra is not None:
                     for dep in extra.control_predecessors:

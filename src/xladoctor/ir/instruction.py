@@ -478,10 +478,10 @@ class HloInstruction(PackedFieldAccess):
 
 
 _GRAPH_SLOTS = {"_operands", "_users", "parent", "called"}
-_COPIED_SLOTS = [s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS and s != "_extra"] + \
+_COPIED_SLOTS: Final = [s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS and s != "_extra"] + \
     [s for s in EXTRA_COPIED if s != "metadata"]
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
-_MISSING = object()
+_MISSING: Final = object()
 COPIED_FIELDS: Final = ("name", "opcode", "shape", "_attributes", "custom_call_target", "_extra", "_number",
                          "_where", "_line_off")
 """The slots :meth:`HloInstruction._copy_fields_to` copies: every one but the graph links (a test

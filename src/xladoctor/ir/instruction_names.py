@@ -7,7 +7,7 @@ would (tests/test_name_uniquer.py compares them on random runs)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from .name_uniquer import _TYPE_NAMES, NameUniquer, _LayeredUniquer, _split
 
@@ -270,7 +270,7 @@ class InstructionNames:
         return full
 
 
-_NO_BASE: dict[str, HloInstruction] = {}
+_NO_BASE: Final[dict[str, HloInstruction]] = {}
 """No base table (:meth:`InstructionNames.claim_all_of`): never written."""
 
 

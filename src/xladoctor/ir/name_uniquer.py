@@ -31,14 +31,14 @@ the compiler's module never had.
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import Final, Protocol
 
 from .primitive import PRIMITIVE_TYPES
 
-_TYPE_NAMES = frozenset(PRIMITIVE_TYPES) - {"tuple", "buffer"}
-_NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_.\-]")
-_INT64 = re.compile(r"[+-]?[0-9]+")
-_INT64_MAX = 2**63 - 1
+_TYPE_NAMES: Final = frozenset(PRIMITIVE_TYPES) - {"tuple", "buffer"}
+_NOT_ALLOWED: Final = re.compile(r"[^A-Za-z0-9_.\-]")
+_INT64: Final = re.compile(r"[+-]?[0-9]+")
+_INT64_MAX: Final = 2**63 - 1
 
 
 class PlainMap(Protocol):

@@ -41,6 +41,7 @@ first_user: Final = _users.first_user
 users_of: Final = _users.users_of
 list_contains: Final = _users.list_contains
 list_append: Final = _users.list_append
+USERS: Final = Users  # the interpreted class as a C static: ``Users`` is a dict read per test (compiled core)
 
 PACKED_SLOTS: Final = ("_users", "_number", "_where", "_line_off")
 """:class:`PackedFieldAccess`'s slots, set by :class:`~.instruction.HloInstruction`'s ``__init__``
@@ -115,7 +116,7 @@ class PackedFieldAccess(RareFieldAccess):
         :class:`~.users.Users`, or a one-element tuple made per read where the one user is kept
         bare (:attr:`_users`)."""
         users = self._users
-        if type(users) is Users:
+        if type(users) is USERS:
             return users
         return (users,)  # type: ignore[return-value]
 
@@ -123,7 +124,7 @@ class PackedFieldAccess(RareFieldAccess):
         """``len(self.users)`` without the one-element tuple :attr:`users` makes for a bare user:
         the dead-code walks ask it of every value they pass (~95k times a ``jax_entry`` 100k run)."""
         users = self._users
-        return len(users) if type(users) is Users else 1
+        return len(users) if type(users) is USERS else 1
 
     def has_users(self) -> bool:
         """``bool(self.users)``, read from the store (an instruction is never falsy: a bare user is
@@ -134,7 +135,7 @@ class PackedFieldAccess(RareFieldAccess):
         """``chosen.issuperset(self.users)``, without a tuple for a bare user (the dead steps ask
         it of each of the entry's calls)."""
         users = self._users
-        if type(users) is Users:
+        if type(users) is USERS:
             return chosen.issuperset(users)
         return users in chosen
 
@@ -142,7 +143,7 @@ class PackedFieldAccess(RareFieldAccess):
         """``AddUser`` on this instruction: the first user kept bare, a :class:`~.users.Users` from
         the second on."""
         users = self._users
-        if type(users) is Users:
+        if type(users) is USERS:
             if users is NO_USERS:
                 self._users = user
             elif users._index is None and 0 < len(users) < INDEXED_FROM:  # Users.add's common case, inline:
@@ -158,7 +159,7 @@ class PackedFieldAccess(RareFieldAccess):
     def _lose_user(self, user: HloInstruction) -> None:
         """``RemoveUser``: the last user takes ``user``'s slot; no-op for a non-user."""
         users = self._users
-        if type(users) is Users:
+        if type(users) is USERS:
             users.swap_remove(user)
         elif users is user:
             self._users = NO_USERS
@@ -166,7 +167,7 @@ class PackedFieldAccess(RareFieldAccess):
     def _lose_users(self, gone: set[HloInstruction]) -> None:
         """Drop every user in ``gone`` keeping the others' order (:meth:`unlink`)."""
         users = self._users
-        if type(users) is Users:
+        if type(users) is USERS:
             users.remove_stable(gone)
         elif users in gone:
             self._users = NO_USERS
@@ -174,4 +175,4 @@ class PackedFieldAccess(RareFieldAccess):
     def users_consistent(self) -> bool:
         """Whether the users' index matches their vector (lint; a bare user has none)."""
         users = self._users
-        return users.consistent() if type(users) is Users else True
+        return users.consistent() if type(users) is USERS else True

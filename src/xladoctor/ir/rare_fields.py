@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from .instruction import HloInstruction, OpMetadata
 
-NO_STRINGS: Mapping[str, str] = MappingProxyType({})
+NO_STRINGS: Final[Mapping[str, str]] = MappingProxyType({})
 """The empty frontend attributes every instruction without them shares (read-only: a field is
 filled by assigning a new container, never in place)."""
 
-UNDECODED = object()
+UNDECODED: Final = object()
 """``RareFields.metadata`` when none was set in code: the metadata is read from the attribute text."""
 
 

@@ -142,11 +142,11 @@ class ComputationReader(InstructionReader):
         defined earlier in the same computation (so the graph has no cycle), called computations earlier in the
         module, parameters numbered 0..n-1, each once (collected in a dict, checked at the closing brace: so
         ``parameter(1000000000)`` is one entry); all refused with XLA's wording.  Runs once per instruction:
-        what it calls is bound to locals.  The scope: :mod:`.body_scope`."""
-        text, body, take = self.text, Body(), module.instruction_names.take_live
+        what it reads is bound to locals; compiled methods are called as written (bound to a local, the
+        compiled core calls them through Python's protocol).  The scope: :mod:`.body_scope`."""
+        text, body, names = self.text, Body(), module.instruction_names
         owner = self._share_scope(comp, module, body)  # comp, where its scope is the module's table
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
-        add = comp.add_instruction
         line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
         where: tuple[int, ...] = NOWHERE  # the (line, col) the last position counted from (see _where_for)
@@ -188,10 +188,10 @@ class ComputationReader(InstructionReader):
                         by_name, owner = body.by_name, None
             if is_root or (instr.opcode is PARAMETER and instr._number is not None):  # parameter_number, unread
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
-            add(instr, False)
+            comp.add_instruction(instr, False)
             if owner is None:
                 by_name[instr.name] = instr
-            elif not take(instr):  # given out as the join would now, or the scope leaves the table
+            elif not names.take_live(instr):  # given out as the join would now, or the scope leaves the table
                 by_name, owner = self._own_scope(comp, body, instr), None
         self._line, self._line_pos = line, line_pos
         self._finish_body(comp, body.root, body.params)

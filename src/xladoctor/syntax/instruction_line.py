@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..ir.module import HloModule
     from .computation_reader import ComputationReader
 
-_METADATA = TextMetadataCodec()
+_METADATA: Final = TextMetadataCodec()
 
 
 class ParsedInstruction(HloInstruction):
@@ -91,7 +91,7 @@ _LINE: Final = re.compile(
     # The line ends here, and the next one does not go on with ', attr=...' or a comment.
     r"[ \t]*(?=\r?\n(?![ \t\r\n]*[,/]))")
 # One ', name=value' with its separator, so the lengths found show whether they tile the span.
-_ATTRIBUTE = re.compile(rf"([ \t]*,[ \t]*)([A-Za-z_][A-Za-z0-9_\-]*)=({_VALUE})")
+_ATTRIBUTE: Final = re.compile(rf"([ \t]*,[ \t]*)([A-Za-z_][A-Za-z0-9_\-]*)=({_VALUE})")
 # Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
 # attributes (None: not checked) and its required attribute (one dictionary look-up per line).
 _OPCODE_INFO: Final[dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, ...] | None]]] = {
@@ -101,17 +101,17 @@ _intern = sys.intern
 _NO_NAMES: Final[set[str] | frozenset[str]] = frozenset()  # the attribute names of a line without any
 _OPERAND: Final = re.compile(rf"%?({_NAME})")
 _KEYWORDS: Final = KEYWORDS  # read per line: a C static compiled, not a globals lookup (the names above are Final for that too)
-_PARAMETER_NUMBER = re.compile(r"[0-9]{1,18}")
+_PARAMETER_NUMBER: Final = re.compile(r"[0-9]{1,18}")
 # A literal without strings or parentheses: a scalar (constant(0), constant(-inf), constant(true)) or
 # an array in braces (constant({13, 15, 26, 6})), checked by check_literal as the full reader checks it;
 # anything else takes the full reader.
-_ONE_COMPUTATION_ROLES = frozenset(CALLED_COMPUTATION_ROLES) - {"branch_computations"}
-_LONG_DIGITS = re.compile(r"[0-9]{20}")
-_SCALAR_LITERAL = re.compile(r"[ \t]*[-+0-9A-Za-z_.{][-+0-9A-Za-z_.{}, \t]*")
+_ONE_COMPUTATION_ROLES: Final = frozenset(CALLED_COMPUTATION_ROLES) - {"branch_computations"}
+_LONG_DIGITS: Final = re.compile(r"[0-9]{20}")
+_SCALAR_LITERAL: Final = re.compile(r"[ \t]*[-+0-9A-Za-z_.{][-+0-9A-Za-z_.{}, \t]*")
 
 # Shapes by spelling: real modules repeat a few dozen spellings over millions of lines.
 _SHAPES: Final[dict[str, Shape]] = {}
-_SHAPES_LIMIT = 100_000
+_SHAPES_LIMIT: Final = 100_000
 
 
 def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
@@ -161,7 +161,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
     else:
         try:
-            operands = tuple(map(by_name.__getitem__, _OPERAND.findall(names_text)))
+            operands = tuple([by_name[n] for n in _OPERAND.findall(names_text)])  # compiled: native dict reads
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
         if owner is not None:
@@ -230,14 +230,14 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
 
 
 # Attributes the full reader decodes or checks beyond storing them.
-_DECODED = frozenset(("custom_call_target", "index", "kind", "frontend_attributes", "output_to_operand_aliasing",
+_DECODED: Final = frozenset(("custom_call_target", "index", "kind", "frontend_attributes", "output_to_operand_aliasing",
                       "control-predecessors", "execution_thread", *CALLED_COMPUTATION_ROLES, *INT64_ATTRIBUTES))
 # A braced integer list as printers write it ('{0,1}'); any other value of such an attribute
 # (spaces, comments, '{0:T(2,1)}', '{0,}') goes to the full reader, which accepts or refuses it as XLA.
 _COUNTED: Final = frozenset((HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE))  # operand_count_error's opcodes
 _PLAIN_INT_LIST = re.compile(r"\{(?:-?[0-9]+(?:,-?[0-9]+)*)?\}\Z")
 _PLAIN_SLICE = re.compile(r"\{(?:\[[0-9]+:[0-9]+(?::[0-9]+)?\](?:, \[[0-9]+:[0-9]+(?::[0-9]+)?\])*)?\}\Z")
-_PLAIN_FORMS = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), "slice": _PLAIN_SLICE,
+_PLAIN_FORMS: Final = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), "slice": _PLAIN_SLICE,
                 "result_accuracy": VALUE_GRAMMARS["result_accuracy"][0]}
 """The values of VALUE_GRAMMARS' attributes as printers write them; any other goes to the full reader."""
 
@@ -295,13 +295,13 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     return names
 
 
-_LONG_TEXT = 4096
+_LONG_TEXT: Final = 4096
 """Attribute spans longer than this are sliced again after the checks rather than held through them."""
 
 # Attributes whose reading depends on more than the opcode and their text: called computations and
 # control predecessors are looked up by name (and an inline body moves the cursor); aliasing lists
 # are mutable; metadata is nearly never repeated.
-_UNREUSABLE = frozenset(("control-predecessors", "output_to_operand_aliasing", "metadata", *CALLED_COMPUTATION_ROLES))
+_UNREUSABLE: Final = frozenset(("control-predecessors", "output_to_operand_aliasing", "metadata", *CALLED_COMPUTATION_ROLES))
 
 
 def _check_attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,

@@ -48,6 +48,8 @@ operands it leaves unused are dead-code elimination's (the next pass in the pipe
 
 from __future__ import annotations
 
+from typing import Final
+
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
@@ -99,7 +101,7 @@ def _simplify_module(module: HloModule, floats_are_real: bool) -> tuple[list[tup
     return replaced, untouched
 
 
-_REWRITTEN = frozenset({SELECT, NEGATE, SUBTRACT, MULTIPLY, DIVIDE,
+_REWRITTEN: Final = frozenset({SELECT, NEGATE, SUBTRACT, MULTIPLY, DIVIDE,
                         ADD, TRANSPOSE, MAXIMUM, MINIMUM, RESHAPE,
                         DYNAMIC_SLICE, DYNAMIC_UPDATE_SLICE,
                         CONCATENATE, COMPARE})
@@ -273,7 +275,7 @@ def _rounded(value: float, bits: int | None) -> float:
     return float(struct.unpack("f", struct.pack("f", value))[0])
 
 
-_LITERALS: dict[tuple[float, int | None], str] = {}
+_LITERALS: Final[dict[tuple[float, int | None], str]] = {}
 """:func:`_literal_text`'s answers so far.  A train step folds the same few constants again and
 again (81 folds, 4 values on the unrolled step), and the search for the shortest f32 text was
 a tenth of the pass; two keys that compare equal (``0.0``, ``-0.0``) have the same text."""

@@ -36,6 +36,7 @@ not finish either; the refusal is the honest answer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from ...base.errors import InputError
 from ...base.labels import label
@@ -48,9 +49,9 @@ from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
 from .tuple_simplifier import forward_tuple_elements
 
-INLINE_BOUND = 1_000_000
+INLINE_BOUND: Final = 1_000_000
 """Instructions an inlined module may have whatever its input (see the module doc)."""
-INLINE_GROWTH = 8
+INLINE_GROWTH: Final = 8
 """... or this many times the input's instructions, when that is more."""
 
 
@@ -97,7 +98,7 @@ def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputat
     return not _runs_on_host(call, callees[0])
 
 
-_CALL = HloOpcode.CALL  # tested before is_inlineable_call: most instructions are no call
+_CALL: Final = HloOpcode.CALL  # tested before is_inlineable_call: most instructions are no call
 
 
 def computation_post_order(module: HloModule) -> list[HloComputation]:

@@ -42,6 +42,7 @@ hold, :class:`~.analysis_context.DeadStepsInexact` is raised and the analysis ru
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import Final
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -52,17 +53,17 @@ from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
 from .hlo_dce import SIDE_EFFECTING, close_dead, removable
 
-_SIDE_EFFECTING = SIDE_EFFECTING
-_REWIRED = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CUSTOM_CALL, HloOpcode.CALL,
+_SIDE_EFFECTING: Final = SIDE_EFFECTING
+_REWIRED: Final = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CUSTOM_CALL, HloOpcode.CALL,
                       HloOpcode.CONDITIONAL, HloOpcode.WHILE, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE})
 """What the passes before the DCE after inlining remove, replace or rewire (see the module doc)."""
-_REWIRED_DEAD = _REWIRED - {HloOpcode.CUSTOM_CALL}  # dead custom calls: checked one by one
-_DETACHED = _REWIRED - {HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT}
+_REWIRED_DEAD: Final = _REWIRED - {HloOpcode.CUSTOM_CALL}  # dead custom calls: checked one by one
+_DETACHED: Final = _REWIRED - {HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT}
 """A live value's users those passes take off its users (a tuple or get-tuple-element is left to a DCE)."""
-_MARKER = "Sharding"
-_NOT_IN_STEP = (_REWIRED | _SIDE_EFFECTING) - {PARAMETER}
+_MARKER: Final = "Sharding"
+_NOT_IN_STEP: Final = (_REWIRED | _SIDE_EFFECTING) - {PARAMETER}
 """A callee instruction of these kinds keeps the step (custom calls among them: see the module doc)."""
-_NO_ASYNC: set[HloComputation] = set()
+_NO_ASYNC: Final[set[HloComputation]] = set()
 """The entry is no async computation (:func:`.call_inliner.is_inlineable_call`'s second argument)."""
 
 

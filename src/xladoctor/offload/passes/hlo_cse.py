@@ -25,6 +25,7 @@ would keep both, but XLA turns them into plain MoveToHost/MoveToDevice custom ca
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -36,10 +37,10 @@ from .hlo_dce import _SIDE_EFFECTING
 from .hlo_pass_interface import HloPassInterface
 from .host_offload_utils import is_sharding_annotation
 
-_NEVER = _SIDE_EFFECTING | {CUSTOM_CALL, OPT_BARRIER}
-_COMMUTATIVE = frozenset({ADD, MULTIPLY, MAXIMUM, MINIMUM,
+_NEVER: Final = _SIDE_EFFECTING | {CUSTOM_CALL, OPT_BARRIER}
+_COMMUTATIVE: Final = frozenset({ADD, MULTIPLY, MAXIMUM, MINIMUM,
                           AND, OR, XOR})
-_IGNORED = frozenset({"metadata", "sharding", "frontend_attributes", "backend_config", "statistics_viz"})
+_IGNORED: Final = frozenset({"metadata", "sharding", "frontend_attributes", "backend_config", "statistics_viz"})
 
 
 def eliminate_common_subexpressions(module: HloModule) -> list[tuple[str, str]]:
@@ -64,7 +65,7 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     if opcode in _NEVER:
         return None
     stored = instr._operands
-    cls = stored.__class__
+    cls = type(stored)
     # a tuple; the one operand, kept bare; or a wide list
     operands: tuple[HloInstruction, ...] = stored if cls is tuple else (  # type: ignore[assignment]
         stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
@@ -113,7 +114,7 @@ class _OwnKeys:
         if sa != sb:
             return False
         ta = a._attributes
-        if ta.__class__ is str and ta == b._attributes:
+        if type(ta) is str and ta == b._attributes:
             return True
         attributes = self.attributes
         aa = attributes.get(a)
@@ -174,7 +175,7 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
         head = buckets.setdefault(cheap, instr)
         if head is instr:
             continue
-        if head.__class__ is list:
+        if type(head) is list:
             bucket: list[HloInstruction] = head
         else:
             bucket = buckets[cheap] = [head]  # type: ignore[list-item]

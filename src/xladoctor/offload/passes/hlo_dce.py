@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from operator import attrgetter
+from typing import Final
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -24,7 +25,7 @@ from ..annotations import is_annotation
 from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
 
-_SIDE_EFFECTING = frozenset(op for op in HloOpcode if op.has_side_effect or (
+_SIDE_EFFECTING: Final = frozenset(op for op in HloOpcode if op.has_side_effect or (
     op.may_have_side_effect and op is not HloOpcode.CUSTOM_CALL)) | {
     HloOpcode.PARAMETER, HloOpcode.AFTER_ALL, HloOpcode.ASYNC_START, HloOpcode.ASYNC_DONE,
     HloOpcode.WHILE, HloOpcode.CONDITIONAL, HloOpcode.CALL}
@@ -33,11 +34,11 @@ channel or layout) and control flow, whose callees may have side effects (XLA lo
 keeping them is the safe side); custom calls by their flag (:func:`_removable_kind`)."""
 
 
-_EXTRA = attrgetter("_extra")
-_CONTROL_SLOT = attrgetter("control_predecessors")  # of a RareFields: a slot
+_EXTRA: Final = attrgetter("_extra")
+_CONTROL_SLOT: Final = attrgetter("control_predecessors")  # of a RareFields: a slot
 
 
-_SIDE_EFFECT_FLAG = "custom_call_has_side_effect"
+_SIDE_EFFECT_FLAG: Final = "custom_call_has_side_effect"
 
 
 def _removable_kind(instr: HloInstruction) -> bool:

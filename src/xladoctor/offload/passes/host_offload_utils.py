@@ -13,6 +13,8 @@ XLA rebuilds it on every root or parameter it meets, which is quadratic.
 
 from __future__ import annotations
 
+from typing import Final
+
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
@@ -40,7 +42,7 @@ from ..annotations import is_move_to_device, is_move_to_host
 from ..kinds import Status
 from ..positions import Position
 
-_LOOP_PLUMBING = frozenset({HloOpcode.TUPLE, HloOpcode.OPT_BARRIER, HloOpcode.GET_TUPLE_ELEMENT,
+_LOOP_PLUMBING: Final = frozenset({HloOpcode.TUPLE, HloOpcode.OPT_BARRIER, HloOpcode.GET_TUPLE_ELEMENT,
                             HloOpcode.PARAMETER, HloOpcode.WHILE})
 
 

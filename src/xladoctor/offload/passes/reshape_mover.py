@@ -24,6 +24,8 @@ programs have no transposes in these positions):
 
 from __future__ import annotations
 
+from typing import Final
+
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
@@ -33,11 +35,11 @@ from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from .hlo_pass_interface import HloPassInterface
 from .insertions import Insertions
 
-_ELEMENTWISE = frozenset(_UNARY_OPS | {o for o in HloOpcode if o.value in _BINARY} |
+_ELEMENTWISE: Final = frozenset(_UNARY_OPS | {o for o in HloOpcode if o.value in _BINARY} |
                          {SELECT, CLAMP, CONVERT})
 
 
-_ROUNDS = 8
+_ROUNDS: Final = 8
 """Rounds per computation at most (libtpu's simplification pipelines iterate to a fixed point)."""
 
 

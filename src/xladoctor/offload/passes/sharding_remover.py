@@ -15,6 +15,8 @@ per-device (:mod:`.sdy_manual_shapes`), and only then are they removed like the 
 
 from __future__ import annotations
 
+from typing import Final
+
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
@@ -55,7 +57,7 @@ def remove_sharding_markers(module: HloModule) -> list[str]:
     return removed
 
 
-_COPIED_MARKERS = frozenset({"Sharding", "xla.sdy.FuncResultSharding"})
+_COPIED_MARKERS: Final = frozenset({"Sharding", "xla.sdy.FuncResultSharding"})
 
 
 def _dead_copy(marker: HloInstruction) -> HloInstruction:
