@@ -53,12 +53,18 @@ class FrozenValue:
 
     def replace(self: _V, **changes: Any) -> _V:
         """A copy with ``changes`` (field names), as ``dataclasses.replace``."""
-        values = {name: getattr(self, name) for name in self._FIELDS}
-        unknown = changes.keys() - values.keys()
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(unknown)}")
-        values.update(changes)
-        return self.__class__(**values)
+        return self.__class__(**fields_with(self, changes))
+
+
+def fields_with(value: FrozenValue, changes: dict[str, Any]) -> dict[str, Any]:
+    """``value``'s fields by name with ``changes`` over them: what a copy made by ``replace`` is
+    built from (a class of a layer above builds its own copies from it: tests/test_route_layers.py)."""
+    values = {name: getattr(value, name) for name in value._FIELDS}
+    unknown = changes.keys() - values.keys()
+    if unknown:
+        raise TypeError(f"{type(value).__name__} has no field(s) {sorted(unknown)}")
+    values.update(changes)
+    return values
 
 
 def replace(value: _V, /, **changes: Any) -> _V:

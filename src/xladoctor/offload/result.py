@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..ir.instruction import SourceLocation
 from ..ir.shape import ShapeIndex, format_shape_index
-from ..ir.value import FrozenValue
+from ..ir.value import FrozenValue, fields_with
 from .kinds import DusAction, FirstKind, HostComputeReason, InsertedKind, MismatchContext, Status
 
 if TYPE_CHECKING:
@@ -42,12 +42,7 @@ class _Value(FrozenValue):
 
     def replace(self: _V, **changes: Any) -> _V:
         """A copy with ``changes`` (field names), as ``dataclasses.replace``."""
-        values = {name: getattr(self, name) for name in self._FIELDS}
-        unknown = changes.keys() - values.keys()
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(unknown)}")
-        values.update(changes)
-        return self.__class__(**values)
+        return self.__class__(**fields_with(self, changes))
 
 
 class PathHop(_Value):
