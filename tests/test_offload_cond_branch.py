@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
 
 import pytest
 
@@ -159,7 +158,7 @@ def test_branch_returning_its_move_back_fails_in_legalize():
                                       "caller to be a While. There are 1 caller(s): [c.clone]")
     assert prediction_of(result).kind == "xla_error"
     # One failure type for every pass: HostOffloadLegalize records the PassFailure the verdict reports first.
-    assert failure.first and result.legalize is not None and result.legalize.failures == [replace(failure, first=False)]
+    assert failure.first and result.legalize is not None and result.legalize.failures == [failure.replace(first=False)]
 
 
 def test_move_back_used_in_the_branch_is_legal():

@@ -20,6 +20,7 @@ from ..base.labels import Text, render
 from ..catalogue.fixes import finding_fixes
 from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
+from ..ir.value import FrozenValue
 from .model import Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Severity
 
 # Analysis keys that steer the report (or hold text per language) rather than state a fact.
@@ -28,11 +29,13 @@ _INDEX = re.compile(r"-?\d+")
 
 
 def plain(value: Any, lang: str = "en") -> Any:
-    """A scanner value as plain JSON (dataclasses as objects, words in ``lang``, anything else odd as its text)."""
+    """A scanner value as plain JSON (dataclasses and frozen values as objects, words in ``lang``, anything else odd as its text)."""
     if isinstance(value, Text):
         return value.render(lang)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name), lang) for f in dataclasses.fields(value)}
+    if isinstance(value, FrozenValue):  # the analysis' values written out (offload/result.py): as a dataclass
+        return {name: plain(getattr(value, name), lang) for name in value._FIELDS}
     if isinstance(value, Mapping):
         out = {str(k): plain(v, lang) for k, v in value.items()}
         from .wire import Record  # an analysis record keeps its typed finding in this process
