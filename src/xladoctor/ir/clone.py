@@ -18,6 +18,7 @@ import copy as _copy
 from typing import TYPE_CHECKING, Final
 
 from .computation import COMPUTATION_SLOTS, HloComputation
+from .instruction import COMPILED
 from .instruction_names import InstructionNames
 from .name_uniquer import NameUniquer
 from .names import NameTable
@@ -108,7 +109,8 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
             operands = stored if cls is tuple else (  # type: ignore[assignment]
                 stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
         if operands:
-            i2.link_operands(tuple([instr_map[o] for o in operands]))  # compiled: native dict reads, no ``map``
+            i2.link_operands(tuple([instr_map[o] for o in operands]) if COMPILED  # native dict reads compiled,
+                             else tuple(map(instr_map.__getitem__, operands)))  # no comprehension's frame in pure Python
         extra = instr._extra
         if extra is not None and extra.control_predecessors:
             i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]

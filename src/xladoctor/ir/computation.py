@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from .instruction import HloInstruction
+from .instruction import COMPILED, HloInstruction
 from .opcodes import PARAMETER
 from .operands import WideOperands
 from .shape import Shape
@@ -264,18 +264,13 @@ class HloComputation:
     def post_order(self) -> list[HloInstruction]:
         """Operands before users, in exactly the order of XLA's ``MakeInstructionPostOrder``.
 
-        The order decides which MoveToHost HostOffloader handles first, hence which E1200
-        XLA reports, so it follows XLA's algorithm step by step: a DFS from each
-        instruction without users, in text order, whose stack receives the operands in
-        reverse (the first operand is finished first) and then the control predecessors;
-        an instruction may sit on the stack twice and is emitted when first finished.
-
-        Shortcuts with the same order (issue 36: five post orders of a train step's entry): a
-        node that pushes nothing is emitted at once (XLA's loop would find it on top next and
-        emit it then); operands are read as stored, not through the property; the three states
-        are two sets (the pushes test every edge); list and set methods called as written (aliased:
-        vectorcall compiled), the operands by index (``reversed``: a lookup and an iterator compiled).
-        """
+        The order decides which MoveToHost HostOffloader handles first, hence which E1200 XLA reports,
+        so it follows XLA's algorithm step by step: a DFS from each instruction without users, in text
+        order, whose stack receives the operands in reverse (the first operand is finished first) and
+        then the control predecessors; an instruction may sit on the stack twice, emitted when first finished.
+        Shortcuts, same order (issue 36): a node that pushes nothing is emitted at once; operands read as
+        stored; the states are two sets; methods called as written (aliased: vectorcall compiled); operands by
+        index compiled (``reversed``: a lookup and an iterator), ``reversed`` in pure Python (no index reads)."""
         order: list[HloInstruction] = []
         done: set[HloInstruction] = set()  # visited; in visiting: its operands pushed, not finished
         visiting: set[HloInstruction] = set()
@@ -299,10 +294,15 @@ class HloComputation:
                 cls = type(ops)
                 if cls is tuple or cls is WideOperands:
                     many: tuple[HloInstruction, ...] = ops if cls is tuple else ops.as_tuple()  # type: ignore[assignment,union-attr]
-                    for i in range(len(many) - 1, -1, -1):
-                        dep = many[i]
-                        if dep.parent is self and dep not in done:
-                            stack.append(dep)
+                    if COMPILED:
+                        for i in range(len(many) - 1, -1, -1):
+                            dep = many[i]
+                            if dep.parent is self and dep not in done:
+                                stack.append(dep)
+                    else:
+                        for dep in reversed(many):
+                            if dep.parent is self and dep not in done:
+                                stack.append(dep)
                 else:  # the one operand, kept bare (declared: a native read of its parent)
                     dep = ops  # type: ignore[assignment]
                     if dep.parent is self and dep not in done:

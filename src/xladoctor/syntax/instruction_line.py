@@ -19,7 +19,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Final
 
 from ..base.errors import HloParseError
-from ..ir.instruction import CALLED_COMPUTATION_ROLES, HloInstruction, OpMetadata
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import CONSTANT, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
 from ..ir.rare_fields import SharedRareFields, only_literal_or_frontend
@@ -135,11 +135,10 @@ def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
 
 def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloInstruction],
               owner: HloComputation | None = None) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
-    """The instruction at the cursor (after spaces and newlines, with or without ``ROOT``), its operands resolved
-    in ``by_name``, as the full reader would build it; or None (nothing consumed, nothing recorded) to let the full
-    reader read it.  ``owner``: ``by_name`` is the module's name table, where only ``owner``'s instructions are in
-    scope (:mod:`.body_scope`).  Also returns the control predecessors by name, where the line starts and whether
-    it is the ROOT; called computations are queued on the parser exactly as the full reader queues them."""
+    """The instruction at the cursor (after spaces and newlines, maybe ``ROOT``), operands resolved in ``by_name``, as
+    the full reader would build it; or None (nothing consumed or recorded) to let the full reader read it.  ``owner``:
+    ``by_name`` is the module's name table, only ``owner``'s instructions in scope (:mod:`.body_scope`).  Also returns
+    the control predecessors by name, where the line starts, whether it is the ROOT; calls queued as the full reader's."""
     r, text = p.r, p.r.text
     m = _LINE.match(text, r.pos)
     if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
@@ -161,7 +160,8 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
     else:
         try:
-            operands = tuple([by_name[n] for n in _OPERAND.findall(names_text)])  # compiled: native dict reads
+            operands = tuple([by_name[n] for n in _OPERAND.findall(names_text)]) if COMPILED else tuple(  # native reads
+                map(by_name.__getitem__, _OPERAND.findall(names_text)))  # pure Python: no comprehension's frame
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
         if owner is not None:
