@@ -63,6 +63,8 @@ _DETACHED: Final = _REWIRED - {HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT}
 _MARKER: Final = "Sharding"
 _NOT_IN_STEP: Final = (_REWIRED | _SIDE_EFFECTING) - {PARAMETER}
 """A callee instruction of these kinds keeps the step (custom calls among them: see the module doc)."""
+_CHECKED: Final = _REWIRED_DEAD | {CUSTOM_CALL}
+"""A dead instruction of these kinds (or one calling a computation) is looked at one by one (:func:`_kind_in_step`)."""
 _NO_ASYNC: Final[set[HloComputation]] = set()
 """The entry is no async computation (:func:`.call_inliner.is_inlineable_call`'s second argument)."""
 
@@ -96,17 +98,19 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     steps = list(callee_of)
     if not steps:
         return None
-    walked = _closure_walks(steps, dead_users, root)
+    walked = _closure_walks(steps, dead_users, root, gone)
     if walked is not None:
-        dead, walks = walked
-        if not _covered(dead, dead, gone):
+        if walked is _UNCOVERED:
             return None
+        dead, walks, markers, orders = walked
     else:  # a value the walks first took as live died later: the closure first, then the walks
         closed = _dead_closure(steps, gone, dead_users, root)
         if closed is None:
             return None
         dead, walks = closed, _rebuild_walks(steps, closed)
-    model = _model(entry, dead, walks, callee_of, walked is not None)
+        markers = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
+        orders = None
+    model = _model(entry, dead, walks, callee_of, markers, orders)
     if model is not None:
         _leave_out_uncalled(module, model, dead, callers, dead_code_of, gone)
         # What the copy keeps of the entry, not what it leaves out: ~5% of it on jax_entry, where
@@ -182,6 +186,12 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
         for op in operands:
             if op not in dead:
                 frontier.add(op)
+    return _frontier_covered(frontier, dead, gone)
+
+
+def _frontier_covered(frontier: Iterable[HloInstruction], dead: set[HloInstruction], gone: set[HloInstruction]) -> bool:
+    """Whether the live values the dead code reads (``frontier``) are of kinds the model covers,
+    none with a live user the passes before the DCE after inlining take off its users."""
     for value in frontier:
         if value.opcode in _REWIRED:
             return False
@@ -192,20 +202,23 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
 
 
 def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
-           callee_of: dict[HloInstruction, HloComputation], walked: bool) -> DeadSteps | None:
+           callee_of: dict[HloInstruction, HloComputation], markers: dict[HloInstruction, HloInstruction],
+           orders: list[list[HloInstruction]] | None) -> DeadSteps | None:
     """The stand-ins: each call's live operands in the rebuild's first-visit order, and what the
     DCE after inlining removes from each step, in its post order.  ``dead`` (the calls and what
     dies with them) is what the copy leaves out beside the rebuild's dead code: the walks after inlining go through
     it, the callees' bodies added (one set, not three: they are the bulk of the analysis' peak);
-    the calls are taken off it at the end (each has its stand-in).
-    ``walked``: ``dead`` was found by :func:`_closure_walks` (see :func:`_removal_walks`)."""
+    the calls are taken off it at the end (each has its stand-in).  ``markers``: the dead
+    ``Sharding`` markers, each with its operand (it becomes what each is read as).
+    ``orders``: each walk's post order, where :func:`_closure_walks` found ``dead`` (see
+    :func:`_removal_walks`), else None."""
     steps = DeadSteps(entry.name)
     placed = _stand_ins(walks, steps, callee_of)
     walks.clear()  # each walk's live values are its stand-in's operands now (5k dicts at jax_entry 100k)
     # ShardingRemover has replaced the dead markers by their operands before that DCE: each is
     # read as the value under its markers (a callee's parameter as its call's operand, so read,
     # is added by _inlined).
-    read = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
+    read = markers
     n_markers = len(read)
     for marker, value in read.items():
         while value in read:
@@ -217,7 +230,7 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     n_removed += _inlined(placed, steps, read)
     total, count = steps.extra_size
     steps.extra_size = (total - n_markers, count - n_markers)  # gone before the bound is checked
-    if not _removal_walks(placed, steps, dead, read, walked):
+    if not _removal_walks(placed, steps, dead, read, orders):
         return None
     if sum(map(len, steps.removals.values())) != n_removed:
         return None  # a dead operand no callee reads: the DCE would start there too
@@ -232,6 +245,13 @@ _Placed = list[tuple[HloInstruction, HloComputation, int]]
 _Walks = list[tuple[HloInstruction, int, dict[HloInstruction, None]]]
 """Each dead call, how many dead instructions the rebuild's walk from it emits (it last), and the
 live values that walk first reaches, in order."""
+
+
+_Walked = tuple[set[HloInstruction], _Walks, dict[HloInstruction, HloInstruction], list[list[HloInstruction]]]
+"""What :func:`_closure_walks` finds: the dead code (the calls and what dies with them), the walks,
+the dead ``Sharding`` markers (each with its operand), each walk's post order but markers and call."""
+_UNCOVERED: Final[_Walked] = (set(), [], {}, [])
+"""What :func:`_closure_walks` gives where the model does not cover the dead code (compared by identity)."""
 
 
 def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction]) -> _Walks:
@@ -267,25 +287,38 @@ def _post_order_through(start: HloInstruction, through: set[HloInstruction], vis
     return emitted, reached
 
 
-def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None
-                   ) -> tuple[set[HloInstruction], _Walks] | None:
+def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None,
+                   gone: set[HloInstruction]) -> _Walked | None:
     """:func:`_dead_closure`'s set and :func:`_rebuild_walks` in one walk: an operand is found dead
     (:func:`.hlo_dce.close_dead`'s count) when the walk reaches it from its last user, and the walk
     goes on into it at once.  A value taken as live where first reached may die later (its last
     user in a later step): then the walks were not the rebuild's; None as soon as it dies, the
-    counts as they were."""
+    counts as they were.
+
+    The same walk checks what :func:`_covered` checks, so that no second look at the dead code is
+    needed: each instruction as it is found dead (an instruction the model does not cover is dead
+    in the closure too, found first or not: :data:`_UNCOVERED` at once), and at the end what needs
+    the whole closure -- the values live at its edge (those the walks kept as live) and the
+    operands of the calls, markers and annotations (each dead or live at the edge).  Also given:
+    the dead ``Sharding`` markers with their operands, and each walk's post order but the markers
+    and the call (:func:`_removal_walks` reads a one-parameter step's removal order from it)."""
     dead = set(calls)  # also what the walks visited: each is visited as it is found dead
     counted: list[HloInstruction] = []
     walks: _Walks = []
+    orders: list[list[HloInstruction]] = []
     lives: set[HloInstruction] = set()
-    side_effecting, custom_call = _SIDE_EFFECTING, CUSTOM_CALL
+    markers: dict[HloInstruction, HloInstruction] = {}
+    annotated: set[HloInstruction] = set()  # what the dead markers and annotations read
+    side_effecting, custom_call, checked = _SIDE_EFFECTING, CUSTOM_CALL, _CHECKED
     for call in calls:
         live: dict[HloInstruction, None] = {}
+        order: list[HloInstruction] = []
         n_emitted = 0
         ops = call.operands
         # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
         stack = [iter(ops if len(ops) < 2 else dict.fromkeys(ops))]  # the count is all it emits
-        push, pop = stack.append, stack.pop
+        nodes: list[HloInstruction | None] = [None]  # the node of each iterator (None: the call or a marker)
+        push, pop, push_node, pop_node, emit = stack.append, stack.pop, nodes.append, nodes.pop, order.append
         while stack:
             for dep in stack[-1]:
                 if dep in dead:  # visited (another call is no operand here: its users are all `gone`)
@@ -313,14 +346,67 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
                         return None
                     dead.add(dep)
                 ops = dep.operands
+                if opcode in checked or dep.called:
+                    kind = _kind_in_step(dep, ops, annotated)
+                    if kind == _NOT_COVERED:
+                        return _UNCOVERED
+                    push_node(None if kind == _A_MARKER else dep)
+                    if kind == _A_MARKER:
+                        markers[dep] = ops[0]
+                else:
+                    push_node(dep)
                 push(iter(ops if len(ops) < 2 else dict.fromkeys(ops)))
                 break
             else:
                 pop()
+                node = pop_node()
+                if node is not None:
+                    emit(node)
                 n_emitted += 1
         walks.append((call, n_emitted, live))
+        orders.append(order)
         lives.update(live)
-    return dead, walks
+    if not _edge_covered(calls, lives, annotated, dead, gone):
+        return _UNCOVERED
+    return dead, walks, markers, orders
+
+
+_NOT_COVERED: Final = 0
+_A_MARKER: Final = 1
+_AN_ANNOTATION: Final = 2
+
+
+def _kind_in_step(instr: HloInstruction, operands: tuple[HloInstruction, ...], annotated: set[HloInstruction]) -> int:
+    """A dead instruction of a kind :func:`_covered` looks at (in :data:`_CHECKED`, or calling a
+    computation): a ``Sharding`` marker, a placement annotation (their operands added to
+    ``annotated``), or one the model does not cover (a tuple, a get-tuple-element, another custom
+    call, one that calls a computation, two annotations of one value: :data:`_NOT_COVERED`)."""
+    if instr.opcode is not CUSTOM_CALL or instr.called:
+        return _NOT_COVERED
+    if instr.custom_call_target == _MARKER and len(operands) == 1:
+        kind = _A_MARKER
+    elif is_annotation(instr):
+        kind = _AN_ANNOTATION
+    else:
+        return _NOT_COVERED
+    for op in operands:
+        if op in annotated:
+            return _NOT_COVERED
+        annotated.add(op)
+    return kind
+
+
+def _edge_covered(calls: list[HloInstruction], lives: set[HloInstruction], annotated: set[HloInstruction],
+                  dead: set[HloInstruction], gone: set[HloInstruction]) -> bool:
+    """What :func:`_covered` checks that needs the whole closure, once the walks have found it:
+    ``lives`` (what the walks kept as live) is every operand of the dead code not dead itself."""
+    if not lives.isdisjoint(annotated):
+        return False  # a marker or annotation of a live value
+    for call in calls:
+        for op in call.operands:
+            if op in lives:
+                return False  # inlining it would move a live value's users
+    return _frontier_covered(lives, dead, gone)
 
 
 def _stand_ins(walks: _Walks, steps: DeadSteps, callee_of: dict[HloInstruction, HloComputation]) -> _Placed:
@@ -362,7 +448,7 @@ def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloIn
 
 
 def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstruction],
-                   read: dict[HloInstruction, HloInstruction], walked: bool) -> bool:
+                   read: dict[HloInstruction, HloInstruction], orders: list[list[HloInstruction]] | None) -> bool:
     """After inlining: each callee body in its call's place, its parameters read as the call's
     operands.  Nothing of a step but the callee root is unused (every parameter is read, the
     callee has no dead code, a dead operand's users are dead), so the DCE's post order starts
@@ -374,17 +460,22 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
     bodies (an instruction whose ``parent`` is a callee); ``read``: what a marker or parameter is
     read as.
 
-    Where :func:`_closure_walks` found the dead code (``walked``), a dead value's dead users are
-    all in the walk of the call it died in (else that walk gave up), so a walk here reaches that
-    call's callee and dead code only: each keeps its own visited set (a set of every step's
-    instructions was 2 MiB of the analysis' peak on ``jax_entry`` at 100k); else one for all."""
+    Where :func:`_closure_walks` found the dead code (``orders``: each walk's post order), a dead
+    value's dead users are all in the walk of the call it died in (else that walk gave up), so a
+    walk here reaches that call's callee and dead code only: each keeps its own visited set (a
+    set of every step's instructions was 2 MiB of the analysis' peak on ``jax_entry`` at 100k);
+    else one for all.  There a callee of one parameter is walked alone (:func:`_one_operand_order`):
+    the walk from its call's one operand is the closure walk's, markers aside."""
     stand_in_operands = {stand_in.name: operands for stand_in, operands in steps.stand_ins.values()}
     done: set[HloInstruction] = set()
     removals, bodies = steps.removals, steps.computations  # (the callees only, so far)
-    for _, callee, _ in placed:
+    for k, (_, callee, _) in enumerate(placed):
         body_root = callee.root
         assert body_root is not None
-        if walked:
+        if orders is not None:
+            if len(callee.parameters) == 1:
+                removals[body_root.name] = _one_operand_order(body_root, callee.parameters[0], orders[k])
+                continue
             done = set()
         # _post_order_through's walk, a parameter or marker read as ``read`` gives it, the order kept.
         reached: dict[HloInstruction, None] = {}
@@ -410,6 +501,38 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
             return False
         removals[body_root.name] = order
     return True
+
+
+def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked: list[HloInstruction]
+                       ) -> list[HloInstruction]:
+    """:func:`_removal_walks`' order for a callee of one parameter, from the closure walk's post
+    order of its call (``walked``: markers and the call left out).  Why it is the same walk: the
+    parameter is read as the call's one operand, under its markers (a marker's operand is dead:
+    :func:`_kind_in_step`); from there the walk goes through the dead code the closure walk found
+    from that operand, in the same operand order, a marker read as its operand visiting what the
+    closure walk visits under it (the marker itself is not emitted); no dead value of another
+    walk is reached (see :func:`_removal_walks`), and no body instruction.  The live values it
+    reaches are the closure walk's, in its order: the stand-in's operands (the test the other
+    walk makes holds).  The body (no entry value but through the parameter) is walked here; the
+    parameter, first reached, gives ``walked``."""
+    order: list[HloInstruction] = []
+    done = {body_root}
+    stack = [(body_root, iter(body_root.operands))]
+    push, pop = stack.append, stack.pop
+    while stack:
+        node, rest = stack[-1]
+        for dep in rest:
+            if dep not in done:
+                done.add(dep)
+                if dep is param:
+                    order.extend(walked)
+                    continue
+                push((dep, iter(dep.operands)))
+                break
+        else:
+            pop()
+            order.append(node)
+    return order
 
 
 def _leave_out_uncalled(module: HloModule, steps: DeadSteps, dead: set[HloInstruction],
