@@ -63,8 +63,6 @@ _DETACHED: Final = _REWIRED - {HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT}
 _MARKER: Final = "Sharding"
 _NOT_IN_STEP: Final = (_REWIRED | _SIDE_EFFECTING) - {PARAMETER}
 """A callee instruction of these kinds keeps the step (custom calls among them: see the module doc)."""
-_CHECKED: Final = _REWIRED_DEAD | {CUSTOM_CALL}
-"""A dead instruction of these kinds (or one calling a computation) is looked at one by one (:func:`_kind_in_step`)."""
 _NO_ASYNC: Final[set[HloComputation]] = set()
 """The entry is no async computation (:func:`.call_inliner.is_inlineable_call`'s second argument)."""
 
@@ -309,7 +307,7 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     lives: set[HloInstruction] = set()
     markers: dict[HloInstruction, HloInstruction] = {}
     annotated: set[HloInstruction] = set()  # what the dead markers and annotations read
-    side_effecting, custom_call, checked = _SIDE_EFFECTING, CUSTOM_CALL, _CHECKED
+    side_effecting, custom_call, rewired = _SIDE_EFFECTING, CUSTOM_CALL, _REWIRED_DEAD
     for call in calls:
         live: dict[HloInstruction, None] = {}
         order: list[HloInstruction] = []
@@ -326,35 +324,42 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
                 if dep is root:
                     live[dep] = None
                     continue
-                else:
-                    n_users = dep.user_count()
-                    if n_users != 1:
-                        count = dead_users[dep] = dead_users.get(dep, 0) + 1
-                        counted.append(dep)
-                        if count != n_users:
-                            if dep not in live:
-                                live[dep] = None  # a live value (so far): where the walk first reaches it
-                            continue
-                    opcode = dep.opcode
-                    if opcode in side_effecting or (opcode is custom_call and not removable(dep)):
+                n_users = dep.user_count()
+                if n_users != 1:
+                    count = dead_users[dep] = dead_users.get(dep, 0) + 1
+                    counted.append(dep)
+                    if count != n_users:
                         if dep not in live:
-                            live[dep] = None
+                            live[dep] = None  # a live value (so far): where the walk first reaches it
                         continue
-                    if dep in live or dep in lives:  # passed by while alive, dead now: given up at once
-                        for value in counted:
-                            dead_users[value] -= 1
-                        return None
-                    dead.add(dep)
+                opcode = dep.opcode
+                kind = _PLAIN
+                if opcode in side_effecting or (opcode is custom_call and (kind := _custom_call_kind(dep)) == _KEPT):
+                    if dep not in live:
+                        live[dep] = None
+                    continue
+                if dep in live or dep in lives:  # passed by while alive, dead now: given up at once
+                    for value in counted:
+                        dead_users[value] -= 1
+                    return None
+                dead.add(dep)
                 ops = dep.operands
-                if opcode in checked or dep.called:
-                    kind = _kind_in_step(dep, ops, annotated)
+                if kind == _PLAIN:
+                    if opcode in rewired or dep.called:
+                        return _UNCOVERED  # (dead in the closure too: see the docstring)
+                    push_node(dep)
+                else:
                     if kind == _NOT_COVERED:
                         return _UNCOVERED
-                    push_node(None if kind == _A_MARKER else dep)
+                    for op in ops:
+                        if op in annotated:
+                            return _UNCOVERED  # two annotations of one value (the CSE could merge them)
+                        annotated.add(op)
                     if kind == _A_MARKER:
                         markers[dep] = ops[0]
-                else:
-                    push_node(dep)
+                        push_node(None)
+                    else:
+                        push_node(dep)
                 push(iter(ops if len(ops) < 2 else dict.fromkeys(ops)))
                 break
             else:
@@ -371,29 +376,25 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     return dead, walks, markers, orders
 
 
-_NOT_COVERED: Final = 0
-_A_MARKER: Final = 1
-_AN_ANNOTATION: Final = 2
+_PLAIN: Final = 0
+_KEPT: Final = 1
+_NOT_COVERED: Final = 2
+_A_MARKER: Final = 3
+_AN_ANNOTATION: Final = 4
 
 
-def _kind_in_step(instr: HloInstruction, operands: tuple[HloInstruction, ...], annotated: set[HloInstruction]) -> int:
-    """A dead instruction of a kind :func:`_covered` looks at (in :data:`_CHECKED`, or calling a
-    computation): a ``Sharding`` marker, a placement annotation (their operands added to
-    ``annotated``), or one the model does not cover (a tuple, a get-tuple-element, another custom
-    call, one that calls a computation, two annotations of one value: :data:`_NOT_COVERED`)."""
-    if instr.opcode is not CUSTOM_CALL or instr.called:
-        return _NOT_COVERED
-    if instr.custom_call_target == _MARKER and len(operands) == 1:
-        kind = _A_MARKER
-    elif is_annotation(instr):
-        kind = _AN_ANNOTATION
-    else:
-        return _NOT_COVERED
-    for op in operands:
-        if op in annotated:
-            return _NOT_COVERED
-        annotated.add(op)
-    return kind
+def _custom_call_kind(instr: HloInstruction) -> int:
+    """What a custom call the walk reaches from its last user is: one dead-code elimination keeps
+    (:func:`.hlo_dce.removable`: :data:`_KEPT`), or, dead, a ``Sharding`` marker, a placement
+    annotation (each read once: :func:`.annotations.is_annotation` is what both ask), or one the
+    model does not cover (another custom call, or one calling a computation)."""
+    if instr.custom_call_target == _MARKER:  # (no annotation)
+        if not removable(instr):
+            return _KEPT
+        return _A_MARKER if len(instr.operands) == 1 and not instr.called else _NOT_COVERED
+    if is_annotation(instr):  # removable whatever its flag
+        return _NOT_COVERED if instr.called else _AN_ANNOTATION
+    return _NOT_COVERED if removable(instr) else _KEPT
 
 
 def _edge_covered(calls: list[HloInstruction], lives: set[HloInstruction], annotated: set[HloInstruction],
@@ -508,7 +509,7 @@ def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked:
     """:func:`_removal_walks`' order for a callee of one parameter, from the closure walk's post
     order of its call (``walked``: markers and the call left out).  Why it is the same walk: the
     parameter is read as the call's one operand, under its markers (a marker's operand is dead:
-    :func:`_kind_in_step`); from there the walk goes through the dead code the closure walk found
+    :func:`_custom_call_kind`); from there the walk goes through the dead code the closure walk found
     from that operand, in the same operand order, a marker read as its operand visiting what the
     closure walk visits under it (the marker itself is not emitted); no dead value of another
     walk is reached (see :func:`_removal_walks`), and no body instruction.  The live values it
