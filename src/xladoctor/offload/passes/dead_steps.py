@@ -515,7 +515,7 @@ def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked:
     walk is reached (see :func:`_removal_walks`), and no body instruction.  The live values it
     reaches are the closure walk's, in its order: the stand-in's operands (the test the other
     walk makes holds).  The body (no entry value but through the parameter) is walked here; the
-    parameter, first reached, gives ``walked``."""
+    parameter, first reached, gives ``walked`` (the list itself where nothing came before it)."""
     order: list[HloInstruction] = []
     done = {body_root}
     stack = [(body_root, iter(body_root.operands))]
@@ -526,7 +526,10 @@ def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked:
             if dep not in done:
                 done.add(dep)
                 if dep is param:
-                    order.extend(walked)
+                    if order:
+                        order.extend(walked)
+                    else:
+                        order = walked  # (jax's relu reads it first: no copy)
                     continue
                 push((dep, iter(dep.operands)))
                 break
