@@ -51,7 +51,7 @@ from ...ir.opcodes import CALL, CUSTOM_CALL, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
-from .hlo_dce import SIDE_EFFECTING, close_dead, removable
+from .hlo_dce import SIDE_EFFECTING, close_dead, has_control_edges, removable
 
 _SIDE_EFFECTING: Final = SIDE_EFFECTING
 _REWIRED: Final = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CUSTOM_CALL, HloOpcode.CALL,
@@ -133,10 +133,12 @@ def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[
     body_root = callee.root
     if body_root is None or body_root.opcode is PARAMETER or len(callee.parameters) != len(call.operands):
         return None
+    if has_control_edges(callee):  # (one C-level look, not a property read per instruction)
+        return None
     not_in_step = _NOT_IN_STEP
     for instr in callee.instructions:
         opcode = instr.opcode
-        if opcode in not_in_step or instr.control_predecessors:
+        if opcode in not_in_step:
             return None
         if not instr.has_users():
             if opcode is PARAMETER:
@@ -311,7 +313,7 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     for call in calls:
         live: dict[HloInstruction, None] = {}
         order: list[HloInstruction] = []
-        n_emitted = 0
+        n_markers = len(markers)
         ops = call.operands
         # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
         stack = [iter(ops if len(ops) < 2 else dict.fromkeys(ops))]  # the count is all it emits
@@ -367,8 +369,8 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
                 node = pop_node()
                 if node is not None:
                     emit(node)
-                n_emitted += 1
-        walks.append((call, n_emitted, live))
+        # What it emits: the order, the markers (left out of it) and the call.
+        walks.append((call, len(order) + len(markers) - n_markers + 1, live))
         orders.append(order)
         lives.update(live)
     if not _edge_covered(calls, lives, annotated, dead, gone):
@@ -570,7 +572,7 @@ def _leave_out_uncalled(module: HloModule, steps: DeadSteps, dead: set[HloInstru
         if not by:
             continue
         for i in by:  # (a loop, not any(): 5k reducers on jax_entry at 100k)
-            if i not in dead and i.parent not in taken and i not in gone and not dead_elsewhere(i):
+            if i not in gone and i not in dead and i.parent not in taken and not dead_elsewhere(i):
                 break
         else:
             if _taken_whole(comp):
@@ -586,10 +588,12 @@ def _taken_whole(comp: HloComputation) -> bool:
     """No calls, no custom calls, and what the copy would take whole (the rebuild's dead code of
     it, :func:`..analysis.rebuild_dead_code`, is ``[]``: no control edges, no ``gte(tuple)``, no
     dead code), in one look at its instructions."""
+    if has_control_edges(comp):
+        return False
     root = comp.root
     for i in comp.instructions:
         opcode = i.opcode
-        if i.called or opcode is CUSTOM_CALL or i.control_predecessors:
+        if i.called or opcode is CUSTOM_CALL:
             return False
         if not i.has_users() and i is not root and removable(i):
             return False
