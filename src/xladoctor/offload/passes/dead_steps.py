@@ -296,12 +296,12 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     counts as they were.
 
     The same walk checks what :func:`_covered` checks, so that no second look at the dead code is
-    needed: each instruction as it is found dead (an instruction the model does not cover is dead
-    in the closure too, found first or not: :data:`_UNCOVERED` at once), and at the end what needs
-    the whole closure -- the values live at its edge (those the walks kept as live) and the
-    operands of the calls, markers and annotations (each dead or live at the edge).  Also given:
-    the dead ``Sharding`` markers with their operands, and each walk's post order but the markers
-    and the call (:func:`_removal_walks` reads a one-parameter step's removal order from it)."""
+    needed: each instruction as it is found dead (one the model does not cover is dead in the
+    closure too, found first or not: :data:`_UNCOVERED` at once), and at the end what needs the
+    whole closure -- the values live at its edge (those the walks kept as live) and the operands
+    of the calls, markers and annotations (each dead or live at the edge).  Also given: the dead
+    ``Sharding`` markers with their operands, and each walk's post order but the markers and the
+    call (:func:`_removal_walks` reads a one-parameter step's removal order from it)."""
     dead = set(calls)  # also what the walks visited: each is visited as it is found dead
     counted: list[HloInstruction] = []
     walks: _Walks = []
@@ -309,66 +309,16 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     lives: set[HloInstruction] = set()
     markers: dict[HloInstruction, HloInstruction] = {}
     annotated: set[HloInstruction] = set()  # what the dead markers and annotations read
-    side_effecting, custom_call, rewired = _SIDE_EFFECTING, CUSTOM_CALL, _REWIRED_DEAD
     for call in calls:
-        live: dict[HloInstruction, None] = {}
-        order: list[HloInstruction] = []
         n_markers = len(markers)
-        ops = call.operands
-        # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
-        stack = [iter(ops if len(ops) < 2 else dict.fromkeys(ops))]  # the count is all it emits
-        nodes: list[HloInstruction | None] = [None]  # the node of each iterator (None: the call or a marker)
-        push, pop, push_node, pop_node, emit = stack.append, stack.pop, nodes.append, nodes.pop, order.append
-        while stack:
-            for dep in stack[-1]:
-                if dep in dead:  # visited (another call is no operand here: its users are all `gone`)
-                    continue
-                if dep is root:
-                    live[dep] = None
-                    continue
-                n_users = dep.user_count()
-                if n_users != 1:
-                    count = dead_users[dep] = dead_users.get(dep, 0) + 1
-                    counted.append(dep)
-                    if count != n_users:
-                        if dep not in live:
-                            live[dep] = None  # a live value (so far): where the walk first reaches it
-                        continue
-                opcode = dep.opcode
-                kind = _PLAIN
-                if opcode in side_effecting or (opcode is custom_call and (kind := _custom_call_kind(dep)) == _KEPT):
-                    if dep not in live:
-                        live[dep] = None
-                    continue
-                if dep in live or dep in lives:  # passed by while alive, dead now: given up at once
-                    for value in counted:
-                        dead_users[value] -= 1
-                    return None
-                dead.add(dep)
-                ops = dep.operands
-                if kind == _PLAIN:
-                    if opcode in rewired or dep.called:
-                        return _UNCOVERED  # (dead in the closure too: see the docstring)
-                    push_node(dep)
-                else:
-                    if kind == _NOT_COVERED:
-                        return _UNCOVERED
-                    for op in ops:
-                        if op in annotated:
-                            return _UNCOVERED  # two annotations of one value (the CSE could merge them)
-                        annotated.add(op)
-                    if kind == _A_MARKER:
-                        markers[dep] = ops[0]
-                        push_node(None)
-                    else:
-                        push_node(dep)
-                push(iter(ops if len(ops) < 2 else dict.fromkeys(ops)))
-                break
-            else:
-                pop()
-                node = pop_node()
-                if node is not None:
-                    emit(node)
+        walked = _walk_from(call, dead, lives, counted, dead_users, root, markers, annotated)
+        if walked is None:  # passed by while alive, dead now: given up at once
+            for value in counted:
+                dead_users[value] -= 1
+            return None
+        if walked is _STEP_UNCOVERED:
+            return _UNCOVERED
+        live, order = walked
         # What it emits: the order, the markers (left out of it) and the call.
         walks.append((call, len(order) + len(markers) - n_markers + 1, live))
         orders.append(order)
@@ -376,6 +326,81 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     if not _edge_covered(calls, lives, annotated, dead, gone):
         return _UNCOVERED
     return dead, walks, markers, orders
+
+
+_STEP_UNCOVERED: Final[tuple[dict[HloInstruction, None], list[HloInstruction]]] = ({}, [])
+"""What :func:`_walk_from` gives where the step holds dead code the model does not cover (compared by identity)."""
+
+
+def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloInstruction],
+               counted: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None,
+               markers: dict[HloInstruction, HloInstruction], annotated: set[HloInstruction]
+               ) -> tuple[dict[HloInstruction, None], list[HloInstruction]] | None:
+    """:func:`_closure_walks`' walk from one call: the live values it reaches, in order, and its post
+    order but markers and the call; ``dead``, ``counted`` (each count added to ``dead_users``),
+    ``markers``, ``annotated`` grown.  None where a value it or an earlier walk (``lives``) passed
+    by as live dies; :data:`_STEP_UNCOVERED` where it finds dead code the model does not cover."""
+    live: dict[HloInstruction, None] = {}
+    order: list[HloInstruction] = []
+    side_effecting, custom_call, rewired = _SIDE_EFFECTING, CUSTOM_CALL, _REWIRED_DEAD
+    ops = call.operands
+    stack = [iter(ops if len(ops) < 2 else dict.fromkeys(ops))]  # a user counts once per operand
+    nodes: list[HloInstruction | None] = [None]  # the node of each iterator (None: the call or a marker)
+    push, pop, push_node, pop_node, emit = stack.append, stack.pop, nodes.append, nodes.pop, order.append
+    while stack:
+        for dep in stack[-1]:
+            if dep in dead:  # visited (another call is no operand here: its users are all `gone`)
+                continue
+            if dep is root:
+                live[dep] = None
+                continue
+            n_users = dep.user_count()
+            if n_users != 1:
+                count = dead_users[dep] = dead_users.get(dep, 0) + 1
+                counted.append(dep)
+                if count != n_users:
+                    if dep not in live:
+                        live[dep] = None  # a live value (so far): where the walk first reaches it
+                    continue
+            opcode = dep.opcode
+            kind = _PLAIN
+            if opcode in side_effecting or (opcode is custom_call and (kind := _custom_call_kind(dep)) == _KEPT):
+                if dep not in live:
+                    live[dep] = None
+                continue
+            if dep in live or dep in lives:
+                return None
+            dead.add(dep)
+            ops = dep.operands
+            if kind == _PLAIN:
+                if opcode in rewired or dep.called:
+                    return _STEP_UNCOVERED  # (dead in the closure too: see _closure_walks)
+                push_node(dep)
+            elif kind == _NOT_COVERED or not _annotates(ops, annotated):
+                return _STEP_UNCOVERED
+            elif kind == _A_MARKER:
+                markers[dep] = ops[0]
+                push_node(None)
+            else:
+                push_node(dep)
+            push(iter(ops if len(ops) < 2 else dict.fromkeys(ops)))
+            break
+        else:
+            pop()
+            node = pop_node()
+            if node is not None:
+                emit(node)
+    return live, order
+
+
+def _annotates(operands: tuple[HloInstruction, ...], annotated: set[HloInstruction]) -> bool:
+    """The operands of a dead marker or annotation added to ``annotated``; False where one is
+    there already (two annotations of one value: the annotation CSE could merge them)."""
+    for op in operands:
+        if op in annotated:
+            return False
+        annotated.add(op)
+    return True
 
 
 _PLAIN: Final = 0
