@@ -91,6 +91,8 @@ NOT_COVERED = {
     "two annotations of one value": _replace(_module(3), ("g1 = f32[8,128]{1,0} custom-call(h1)", "g1 = f32[8,128]{1,0} custom-call(sh1)"),
                                              ("e1 = f32[8,128]{1,0} dot(g1, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
                                               "e1 = f32[8,128]{1,0} add(g1, h1)")),
+    "an annotation reading one value twice": _replace(_module(3), ("h0 = f32[8,128]{1,0} custom-call(sh0)",
+                                                                   "h0 = f32[8,128]{1,0} custom-call(sh0, sh0)")),
     "a dead value calling a computation": _replace(_module(3, extra="neg.0 {\n  q = f32[] parameter(0)\n"
                                                            "  ROOT nq = f32[] negate(q)\n}\n"),
                                                    ("t1 = f32[8,128]{1,0} tanh(d1)", "t1 = f32[8,128]{1,0} map(d1), dimensions={0,1}, to_apply=neg.0")),

@@ -191,13 +191,14 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
 
 def _frontier_covered(frontier: Iterable[HloInstruction], dead: set[HloInstruction], gone: set[HloInstruction]) -> bool:
     """Whether the live values the dead code reads (``frontier``) are of kinds the model covers,
-    none with a live user the passes before the DCE after inlining take off its users."""
+    none with a live user the passes before the DCE after inlining take off its users, nor with
+    a dead marker or annotation (:func:`_covered` finds that too, from the custom call)."""
     for value in frontier:
         if value.opcode in _REWIRED:
             return False
         for u in value.users:
-            if u.opcode in _DETACHED and u not in dead and u not in gone:
-                return False
+            if u.opcode in _DETACHED and u not in gone and (u not in dead or u.opcode is CUSTOM_CALL):
+                return False  # a live user those passes take off its users, or a dead marker or annotation of it
     return True
 
 
@@ -214,7 +215,7 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     :func:`_removal_walks`), else None."""
     steps = DeadSteps(entry.name)
     placed = _stand_ins(walks, steps, callee_of)
-    walks.clear()  # each walk's live values are its stand-in's operands now (5k dicts at jax_entry 100k)
+    walks.clear()  # each walk's live values are its stand-in's operands now (the same tuples)
     # ShardingRemover has replaced the dead markers by their operands before that DCE: each is
     # read as the value under its markers (a callee's parameter as its call's operand, so read,
     # is added by _inlined).
@@ -242,9 +243,10 @@ _Placed = list[tuple[HloInstruction, HloComputation, int]]
 """Each dead call, its callee, and how many dead instructions the rebuild's walk from it emits (it last)."""
 
 
-_Walks = list[tuple[HloInstruction, int, dict[HloInstruction, None]]]
+_Walks = list[tuple[HloInstruction, int, tuple[HloInstruction, ...]]]
 """Each dead call, how many dead instructions the rebuild's walk from it emits (it last), and the
-live values that walk first reaches, in order."""
+live values that walk first reaches, in order (a tuple as soon as the walk ends: 5k dicts held
+through the walks were the analysis' peak on ``jax_entry`` at 100k)."""
 
 
 _Walked = tuple[set[HloInstruction], _Walks, dict[HloInstruction, HloInstruction], list[list[HloInstruction]]]
@@ -257,7 +259,11 @@ _UNCOVERED: Final[_Walked] = (set(), [], {}, [])
 def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction]) -> _Walks:
     """The rebuild's post order from each call in text order (each an unused start), through ``dead``."""
     visited: set[HloInstruction] = set()
-    return [(call, *_post_order_through(call, dead, visited)) for call in calls]
+    walks: _Walks = []
+    for call in calls:
+        n_emitted, reached = _post_order_through(call, dead, visited)
+        walks.append((call, n_emitted, tuple(reached)))
+    return walks
 
 
 def _post_order_through(start: HloInstruction, through: set[HloInstruction], visited: set[HloInstruction]
@@ -308,7 +314,7 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     orders: list[list[HloInstruction]] = []
     lives: set[HloInstruction] = set()
     markers: dict[HloInstruction, HloInstruction] = {}
-    annotated: set[HloInstruction] = set()  # what the dead markers and annotations read
+    annotated: set[HloInstruction] = set()  # what the dead markers and annotations read, of more than one user
     for call in calls:
         n_markers = len(markers)
         walked = _walk_from(call, dead, lives, counted, dead_users, root, markers, annotated)
@@ -320,10 +326,10 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
             return _UNCOVERED
         live, order = walked
         # What it emits: the order, the markers (left out of it) and the call.
-        walks.append((call, len(order) + len(markers) - n_markers + 1, live))
+        walks.append((call, len(order) + len(markers) - n_markers + 1, tuple(live)))
         orders.append(order)
         lives.update(live)
-    if not _edge_covered(calls, lives, annotated, dead, gone):
+    if not _edge_covered(calls, lives, dead, gone):
         return _UNCOVERED
     return dead, walks, markers, orders
 
@@ -394,12 +400,16 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
 
 
 def _annotates(operands: tuple[HloInstruction, ...], annotated: set[HloInstruction]) -> bool:
-    """The operands of a dead marker or annotation added to ``annotated``; False where one is
-    there already (two annotations of one value: the annotation CSE could merge them)."""
+    """False where a dead marker or annotation reads a value another reads (``annotated``) or
+    reads it twice (the annotation CSE could merge them); its operands of more than one user are
+    added (a value of one user is read by one: a set of all was 1 MiB at ``jax_entry`` 100k)."""
+    if len(operands) > 1 and len(set(operands)) != len(operands):
+        return False
     for op in operands:
-        if op in annotated:
-            return False
-        annotated.add(op)
+        if op.user_count() != 1:
+            if op in annotated:
+                return False
+            annotated.add(op)
     return True
 
 
@@ -424,12 +434,11 @@ def _custom_call_kind(instr: HloInstruction) -> int:
     return _NOT_COVERED if removable(instr) else _KEPT
 
 
-def _edge_covered(calls: list[HloInstruction], lives: set[HloInstruction], annotated: set[HloInstruction],
-                  dead: set[HloInstruction], gone: set[HloInstruction]) -> bool:
+def _edge_covered(calls: list[HloInstruction], lives: set[HloInstruction], dead: set[HloInstruction],
+                  gone: set[HloInstruction]) -> bool:
     """What :func:`_covered` checks that needs the whole closure, once the walks have found it:
-    ``lives`` (what the walks kept as live) is every operand of the dead code not dead itself."""
-    if not lives.isdisjoint(annotated):
-        return False  # a marker or annotation of a live value
+    ``lives`` (what the walks kept as live) is every operand of the dead code not dead itself
+    (a marker or annotation reading one is one of its users: :func:`_frontier_covered`)."""
     for call in calls:
         for op in call.operands:
             if op in lives:
@@ -445,7 +454,7 @@ def _stand_ins(walks: _Walks, steps: DeadSteps, callee_of: dict[HloInstruction, 
         body_root = callee.root
         assert body_root is not None
         # A bare instruction: only its name, its place and what it reads are ever looked at.
-        steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), tuple(live))
+        steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), live)
         steps.calls[body_root.name] = call.name
         placed.append((call, callee, n_emitted))
     return placed
