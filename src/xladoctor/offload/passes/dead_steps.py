@@ -51,7 +51,7 @@ from ...ir.opcodes import CALL, CUSTOM_CALL, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
-from .hlo_dce import SIDE_EFFECTING, close_dead, has_control_edges, removable
+from .hlo_dce import SIDE_EFFECTING, close_dead, removable
 
 _SIDE_EFFECTING: Final = SIDE_EFFECTING
 _REWIRED: Final = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CUSTOM_CALL, HloOpcode.CALL,
@@ -133,12 +133,10 @@ def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[
     body_root = callee.root
     if body_root is None or body_root.opcode is PARAMETER or len(callee.parameters) != len(call.operands):
         return None
-    if has_control_edges(callee):  # (one C-level look, not a property read per instruction)
-        return None
     not_in_step = _NOT_IN_STEP
     for instr in callee.instructions:
         opcode = instr.opcode
-        if opcode in not_in_step:
+        if opcode in not_in_step or instr.control_predecessors:
             return None
         if not instr.has_users():
             if opcode is PARAMETER:
@@ -622,12 +620,10 @@ def _taken_whole(comp: HloComputation) -> bool:
     """No calls, no custom calls, and what the copy would take whole (the rebuild's dead code of
     it, :func:`..analysis.rebuild_dead_code`, is ``[]``: no control edges, no ``gte(tuple)``, no
     dead code), in one look at its instructions."""
-    if has_control_edges(comp):
-        return False
     root = comp.root
     for i in comp.instructions:
         opcode = i.opcode
-        if i.called or opcode is CUSTOM_CALL:
+        if i.called or opcode is CUSTOM_CALL or i.control_predecessors:
             return False
         if not i.has_users() and i is not root and removable(i):
             return False
