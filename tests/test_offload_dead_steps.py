@@ -352,7 +352,7 @@ def test_a_value_only_dead_steps_read_dies_after_the_walk_reached_it():
     assert sorted(u.name for u in sx.users) == ["d0", "d1"]
     calls = [i for i in entry.instructions if i.name in ("r0", "r1")]
     counts: dict = {}
-    assert dead_steps_module._closure_walks(calls, counts, entry.root) is None
+    assert dead_steps_module._closure_walks(calls, counts, entry.root, set()) is None
     assert not any(counts.values())  # given back (a zero count is no count)
     steps = _same_run("shared", module)
     assert steps is not None and len(steps.stand_ins) == 2

@@ -96,17 +96,19 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     steps = list(callee_of)
     if not steps:
         return None
-    walked = _closure_walks(steps, dead_users, root)
+    walked = _closure_walks(steps, dead_users, root, gone)
     if walked is not None:
-        dead, walks = walked
-        if not _covered(dead, dead, gone):
+        if walked is _UNCOVERED:
             return None
+        dead, walks, markers, orders = walked
     else:  # a value the walks first took as live died later: the closure first, then the walks
         closed = _dead_closure(steps, gone, dead_users, root)
         if closed is None:
             return None
         dead, walks = closed, _rebuild_walks(steps, closed)
-    model = _model(entry, dead, walks, callee_of, walked is not None)
+        markers = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
+        orders = None
+    model = _model(entry, dead, walks, callee_of, markers, orders)
     if model is not None:
         _leave_out_uncalled(module, model, dead, callers, dead_code_of, gone)
         # What the copy keeps of the entry, not what it leaves out: ~5% of it on jax_entry, where
@@ -182,30 +184,40 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
         for op in operands:
             if op not in dead:
                 frontier.add(op)
+    return _frontier_covered(frontier, dead, gone)
+
+
+def _frontier_covered(frontier: Iterable[HloInstruction], dead: set[HloInstruction], gone: set[HloInstruction]) -> bool:
+    """Whether the live values the dead code reads (``frontier``) are of kinds the model covers,
+    none with a live user the passes before the DCE after inlining take off its users, nor with
+    a dead marker or annotation (:func:`_covered` finds that too, from the custom call)."""
     for value in frontier:
         if value.opcode in _REWIRED:
             return False
         for u in value.users:
-            if u.opcode in _DETACHED and u not in dead and u not in gone:
-                return False
+            if u.opcode in _DETACHED and u not in gone and (u not in dead or u.opcode is CUSTOM_CALL):
+                return False  # a live user those passes take off its users, or a dead marker or annotation of it
     return True
 
 
 def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
-           callee_of: dict[HloInstruction, HloComputation], walked: bool) -> DeadSteps | None:
+           callee_of: dict[HloInstruction, HloComputation], markers: dict[HloInstruction, HloInstruction],
+           orders: list[list[HloInstruction]] | None) -> DeadSteps | None:
     """The stand-ins: each call's live operands in the rebuild's first-visit order, and what the
     DCE after inlining removes from each step, in its post order.  ``dead`` (the calls and what
     dies with them) is what the copy leaves out beside the rebuild's dead code: the walks after inlining go through
     it, the callees' bodies added (one set, not three: they are the bulk of the analysis' peak);
-    the calls are taken off it at the end (each has its stand-in).
-    ``walked``: ``dead`` was found by :func:`_closure_walks` (see :func:`_removal_walks`)."""
+    the calls are taken off it at the end (each has its stand-in).  ``markers``: the dead
+    ``Sharding`` markers, each with its operand (it becomes what each is read as).
+    ``orders``: each walk's post order, where :func:`_closure_walks` found ``dead`` (see
+    :func:`_removal_walks`), else None."""
     steps = DeadSteps(entry.name)
     placed = _stand_ins(walks, steps, callee_of)
-    walks.clear()  # each walk's live values are its stand-in's operands now (5k dicts at jax_entry 100k)
+    walks.clear()  # each walk's live values are its stand-in's operands now (the same tuples)
     # ShardingRemover has replaced the dead markers by their operands before that DCE: each is
     # read as the value under its markers (a callee's parameter as its call's operand, so read,
     # is added by _inlined).
-    read = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
+    read = markers
     n_markers = len(read)
     for marker, value in read.items():
         while value in read:
@@ -217,7 +229,7 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     n_removed += _inlined(placed, steps, read)
     total, count = steps.extra_size
     steps.extra_size = (total - n_markers, count - n_markers)  # gone before the bound is checked
-    if not _removal_walks(placed, steps, dead, read, walked):
+    if not _removal_walks(placed, steps, dead, read, orders):
         return None
     if sum(map(len, steps.removals.values())) != n_removed:
         return None  # a dead operand no callee reads: the DCE would start there too
@@ -229,15 +241,27 @@ _Placed = list[tuple[HloInstruction, HloComputation, int]]
 """Each dead call, its callee, and how many dead instructions the rebuild's walk from it emits (it last)."""
 
 
-_Walks = list[tuple[HloInstruction, int, dict[HloInstruction, None]]]
+_Walks = list[tuple[HloInstruction, int, tuple[HloInstruction, ...]]]
 """Each dead call, how many dead instructions the rebuild's walk from it emits (it last), and the
-live values that walk first reaches, in order."""
+live values that walk first reaches, in order (a tuple as soon as the walk ends: 5k dicts held
+through the walks were the analysis' peak on ``jax_entry`` at 100k)."""
+
+
+_Walked = tuple[set[HloInstruction], _Walks, dict[HloInstruction, HloInstruction], list[list[HloInstruction]]]
+"""What :func:`_closure_walks` finds: the dead code (the calls and what dies with them), the walks,
+the dead ``Sharding`` markers (each with its operand), each walk's post order but markers and call."""
+_UNCOVERED: Final[_Walked] = (set(), [], {}, [])
+"""What :func:`_closure_walks` gives where the model does not cover the dead code (compared by identity)."""
 
 
 def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction]) -> _Walks:
     """The rebuild's post order from each call in text order (each an unused start), through ``dead``."""
     visited: set[HloInstruction] = set()
-    return [(call, *_post_order_through(call, dead, visited)) for call in calls]
+    walks: _Walks = []
+    for call in calls:
+        n_emitted, reached = _post_order_through(call, dead, visited)
+        walks.append((call, n_emitted, tuple(reached)))
+    return walks
 
 
 def _post_order_through(start: HloInstruction, through: set[HloInstruction], visited: set[HloInstruction]
@@ -267,60 +291,157 @@ def _post_order_through(start: HloInstruction, through: set[HloInstruction], vis
     return emitted, reached
 
 
-def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None
-                   ) -> tuple[set[HloInstruction], _Walks] | None:
+def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None,
+                   gone: set[HloInstruction]) -> _Walked | None:
     """:func:`_dead_closure`'s set and :func:`_rebuild_walks` in one walk: an operand is found dead
     (:func:`.hlo_dce.close_dead`'s count) when the walk reaches it from its last user, and the walk
     goes on into it at once.  A value taken as live where first reached may die later (its last
     user in a later step): then the walks were not the rebuild's; None as soon as it dies, the
-    counts as they were."""
+    counts as they were.
+
+    The same walk checks what :func:`_covered` checks, so that no second look at the dead code is
+    needed: each instruction as it is found dead (one the model does not cover is dead in the
+    closure too, found first or not: :data:`_UNCOVERED` at once), and at the end what needs the
+    whole closure -- the values live at its edge (those the walks kept as live) and the operands
+    of the calls, markers and annotations (each dead or live at the edge).  Also given: the dead
+    ``Sharding`` markers with their operands, and each walk's post order but the markers and the
+    call (:func:`_removal_walks` reads a one-parameter step's removal order from it)."""
     dead = set(calls)  # also what the walks visited: each is visited as it is found dead
     counted: list[HloInstruction] = []
     walks: _Walks = []
+    orders: list[list[HloInstruction]] = []
     lives: set[HloInstruction] = set()
-    side_effecting, custom_call = _SIDE_EFFECTING, CUSTOM_CALL
+    markers: dict[HloInstruction, HloInstruction] = {}
+    annotated: set[HloInstruction] = set()  # what the dead markers and annotations read, of more than one user
     for call in calls:
-        live: dict[HloInstruction, None] = {}
-        n_emitted = 0
-        ops = call.operands
-        # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
-        stack = [iter(ops if len(ops) < 2 else dict.fromkeys(ops))]  # the count is all it emits
-        push, pop = stack.append, stack.pop
-        while stack:
-            for dep in stack[-1]:
-                if dep in dead:  # visited (another call is no operand here: its users are all `gone`)
-                    continue
-                if dep is root:
-                    live[dep] = None
-                    continue
-                else:
-                    n_users = dep.user_count()
-                    if n_users != 1:
-                        count = dead_users[dep] = dead_users.get(dep, 0) + 1
-                        counted.append(dep)
-                        if count != n_users:
-                            if dep not in live:
-                                live[dep] = None  # a live value (so far): where the walk first reaches it
-                            continue
-                    opcode = dep.opcode
-                    if opcode in side_effecting or (opcode is custom_call and not removable(dep)):
-                        if dep not in live:
-                            live[dep] = None
-                        continue
-                    if dep in live or dep in lives:  # passed by while alive, dead now: given up at once
-                        for value in counted:
-                            dead_users[value] -= 1
-                        return None
-                    dead.add(dep)
-                ops = dep.operands
-                push(iter(ops if len(ops) < 2 else dict.fromkeys(ops)))
-                break
-            else:
-                pop()
-                n_emitted += 1
-        walks.append((call, n_emitted, live))
+        n_markers = len(markers)
+        walked = _walk_from(call, dead, lives, counted, dead_users, root, markers, annotated)
+        if walked is None:  # passed by while alive, dead now: given up at once
+            for value in counted:
+                dead_users[value] -= 1
+            return None
+        if walked is _STEP_UNCOVERED:
+            return _UNCOVERED
+        live, order = walked
+        # What it emits: the order, the markers (left out of it) and the call.
+        walks.append((call, len(order) + len(markers) - n_markers + 1, tuple(live)))
+        orders.append(order)
         lives.update(live)
-    return dead, walks
+    if not _edge_covered(calls, lives, dead, gone):
+        return _UNCOVERED
+    return dead, walks, markers, orders
+
+
+_STEP_UNCOVERED: Final[tuple[dict[HloInstruction, None], list[HloInstruction]]] = ({}, [])
+"""What :func:`_walk_from` gives where the step holds dead code the model does not cover (compared by identity)."""
+
+
+def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloInstruction],
+               counted: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None,
+               markers: dict[HloInstruction, HloInstruction], annotated: set[HloInstruction]
+               ) -> tuple[dict[HloInstruction, None], list[HloInstruction]] | None:
+    """:func:`_closure_walks`' walk from one call: the live values it reaches, in order, and its post
+    order but markers and the call; ``dead``, ``counted`` (each count added to ``dead_users``),
+    ``markers``, ``annotated`` grown.  None where a value it or an earlier walk (``lives``) passed
+    by as live dies; :data:`_STEP_UNCOVERED` where it finds dead code the model does not cover."""
+    live: dict[HloInstruction, None] = {}
+    order: list[HloInstruction] = []
+    side_effecting, custom_call, rewired = _SIDE_EFFECTING, CUSTOM_CALL, _REWIRED_DEAD
+    ops = call.operands
+    stack = [iter(ops if len(ops) < 2 else dict.fromkeys(ops))]  # a user counts once per operand
+    nodes: list[HloInstruction | None] = [None]  # the node of each iterator (None: the call or a marker)
+    push, pop, push_node, pop_node, emit = stack.append, stack.pop, nodes.append, nodes.pop, order.append
+    while stack:
+        for dep in stack[-1]:
+            if dep in dead:  # visited (another call is no operand here: its users are all `gone`)
+                continue
+            if dep is root:
+                live[dep] = None
+                continue
+            n_users = dep.user_count()
+            if n_users != 1:
+                count = dead_users[dep] = dead_users.get(dep, 0) + 1
+                counted.append(dep)
+                if count != n_users:
+                    if dep not in live:
+                        live[dep] = None  # a live value (so far): where the walk first reaches it
+                    continue
+            opcode = dep.opcode
+            kind = _PLAIN
+            if opcode in side_effecting or (opcode is custom_call and (kind := _custom_call_kind(dep)) == _KEPT):
+                if dep not in live:
+                    live[dep] = None
+                continue
+            if dep in live or dep in lives:
+                return None
+            dead.add(dep)
+            ops = dep.operands
+            if kind == _PLAIN:
+                if opcode in rewired or dep.called:
+                    return _STEP_UNCOVERED  # (dead in the closure too: see _closure_walks)
+                push_node(dep)
+            elif kind == _NOT_COVERED or not _annotates(ops, annotated):
+                return _STEP_UNCOVERED
+            elif kind == _A_MARKER:
+                markers[dep] = ops[0]
+                push_node(None)
+            else:
+                push_node(dep)
+            push(iter(ops if len(ops) < 2 else dict.fromkeys(ops)))
+            break
+        else:
+            pop()
+            node = pop_node()
+            if node is not None:
+                emit(node)
+    return live, order
+
+
+def _annotates(operands: tuple[HloInstruction, ...], annotated: set[HloInstruction]) -> bool:
+    """False where a dead marker or annotation reads a value another reads (``annotated``) or
+    reads it twice (the annotation CSE could merge them); its operands of more than one user are
+    added (a value of one user is read by one: a set of all was 1 MiB at ``jax_entry`` 100k)."""
+    if len(operands) > 1 and len(set(operands)) != len(operands):
+        return False
+    for op in operands:
+        if op.user_count() != 1:
+            if op in annotated:
+                return False
+            annotated.add(op)
+    return True
+
+
+_PLAIN: Final = 0
+_KEPT: Final = 1
+_NOT_COVERED: Final = 2
+_A_MARKER: Final = 3
+_AN_ANNOTATION: Final = 4
+
+
+def _custom_call_kind(instr: HloInstruction) -> int:
+    """What a custom call the walk reaches from its last user is: one dead-code elimination keeps
+    (:func:`.hlo_dce.removable`: :data:`_KEPT`), or, dead, a ``Sharding`` marker, a placement
+    annotation (each read once: :func:`.annotations.is_annotation` is what both ask), or one the
+    model does not cover (another custom call, or one calling a computation)."""
+    if instr.custom_call_target == _MARKER:  # (no annotation)
+        if not removable(instr):
+            return _KEPT
+        return _A_MARKER if len(instr.operands) == 1 and not instr.called else _NOT_COVERED
+    if is_annotation(instr):  # removable whatever its flag
+        return _NOT_COVERED if instr.called else _AN_ANNOTATION
+    return _NOT_COVERED if removable(instr) else _KEPT
+
+
+def _edge_covered(calls: list[HloInstruction], lives: set[HloInstruction], dead: set[HloInstruction],
+                  gone: set[HloInstruction]) -> bool:
+    """What :func:`_covered` checks that needs the whole closure, once the walks have found it:
+    ``lives`` (what the walks kept as live) is every operand of the dead code not dead itself
+    (a marker or annotation reading one is one of its users: :func:`_frontier_covered`)."""
+    for call in calls:
+        for op in call.operands:
+            if op in lives:
+                return False  # inlining it would move a live value's users
+    return _frontier_covered(lives, dead, gone)
 
 
 def _stand_ins(walks: _Walks, steps: DeadSteps, callee_of: dict[HloInstruction, HloComputation]) -> _Placed:
@@ -331,7 +452,7 @@ def _stand_ins(walks: _Walks, steps: DeadSteps, callee_of: dict[HloInstruction, 
         body_root = callee.root
         assert body_root is not None
         # A bare instruction: only its name, its place and what it reads are ever looked at.
-        steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), tuple(live))
+        steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), live)
         steps.calls[body_root.name] = call.name
         placed.append((call, callee, n_emitted))
     return placed
@@ -362,7 +483,7 @@ def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloIn
 
 
 def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstruction],
-                   read: dict[HloInstruction, HloInstruction], walked: bool) -> bool:
+                   read: dict[HloInstruction, HloInstruction], orders: list[list[HloInstruction]] | None) -> bool:
     """After inlining: each callee body in its call's place, its parameters read as the call's
     operands.  Nothing of a step but the callee root is unused (every parameter is read, the
     callee has no dead code, a dead operand's users are dead), so the DCE's post order starts
@@ -374,17 +495,22 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
     bodies (an instruction whose ``parent`` is a callee); ``read``: what a marker or parameter is
     read as.
 
-    Where :func:`_closure_walks` found the dead code (``walked``), a dead value's dead users are
-    all in the walk of the call it died in (else that walk gave up), so a walk here reaches that
-    call's callee and dead code only: each keeps its own visited set (a set of every step's
-    instructions was 2 MiB of the analysis' peak on ``jax_entry`` at 100k); else one for all."""
+    Where :func:`_closure_walks` found the dead code (``orders``: each walk's post order), a dead
+    value's dead users are all in the walk of the call it died in (else that walk gave up), so a
+    walk here reaches that call's callee and dead code only: each keeps its own visited set (a
+    set of every step's instructions was 2 MiB of the analysis' peak on ``jax_entry`` at 100k);
+    else one for all.  There a callee of one parameter is walked alone (:func:`_one_operand_order`):
+    the walk from its call's one operand is the closure walk's, markers aside."""
     stand_in_operands = {stand_in.name: operands for stand_in, operands in steps.stand_ins.values()}
     done: set[HloInstruction] = set()
     removals, bodies = steps.removals, steps.computations  # (the callees only, so far)
-    for _, callee, _ in placed:
+    for k, (_, callee, _) in enumerate(placed):
         body_root = callee.root
         assert body_root is not None
-        if walked:
+        if orders is not None:
+            if len(callee.parameters) == 1:
+                removals[body_root.name] = _one_operand_order(body_root, callee.parameters[0], orders[k])
+                continue
             done = set()
         # _post_order_through's walk, a parameter or marker read as ``read`` gives it, the order kept.
         reached: dict[HloInstruction, None] = {}
@@ -410,6 +536,41 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
             return False
         removals[body_root.name] = order
     return True
+
+
+def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked: list[HloInstruction]
+                       ) -> list[HloInstruction]:
+    """:func:`_removal_walks`' order for a callee of one parameter, from the closure walk's post
+    order of its call (``walked``: markers and the call left out).  Why it is the same walk: the
+    parameter is read as the call's one operand, under its markers (a marker's operand is dead:
+    :func:`_custom_call_kind`); from there the walk goes through the dead code the closure walk found
+    from that operand, in the same operand order, a marker read as its operand visiting what the
+    closure walk visits under it (the marker itself is not emitted); no dead value of another
+    walk is reached (see :func:`_removal_walks`), and no body instruction.  The live values it
+    reaches are the closure walk's, in its order: the stand-in's operands (the test the other
+    walk makes holds).  The body (no entry value but through the parameter) is walked here; the
+    parameter, first reached, gives ``walked`` (the list itself where nothing came before it)."""
+    order: list[HloInstruction] = []
+    done = {body_root}
+    stack = [(body_root, iter(body_root.operands))]
+    push, pop = stack.append, stack.pop
+    while stack:
+        node, rest = stack[-1]
+        for dep in rest:
+            if dep not in done:
+                done.add(dep)
+                if dep is param:
+                    if order:
+                        order.extend(walked)
+                    else:
+                        order = walked  # (jax's relu reads it first: no copy)
+                    continue
+                push((dep, iter(dep.operands)))
+                break
+        else:
+            pop()
+            order.append(node)
+    return order
 
 
 def _leave_out_uncalled(module: HloModule, steps: DeadSteps, dead: set[HloInstruction],
@@ -443,7 +604,7 @@ def _leave_out_uncalled(module: HloModule, steps: DeadSteps, dead: set[HloInstru
         if not by:
             continue
         for i in by:  # (a loop, not any(): 5k reducers on jax_entry at 100k)
-            if i not in dead and i.parent not in taken and i not in gone and not dead_elsewhere(i):
+            if i not in gone and i not in dead and i.parent not in taken and not dead_elsewhere(i):
                 break
         else:
             if _taken_whole(comp):
