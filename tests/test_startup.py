@@ -517,3 +517,14 @@ def test_the_details_are_found_where_they_always_were():
             assert value is getattr(log_details if name in ("ScannedLog", "SkippedInput") else module_details, name)
     with pytest.raises(AttributeError):
         details.Nothing  # noqa: B018
+
+
+def test_a_log_with_a_finding_draws_it_without_the_ir_or_a_temporary_file(tmp_path):
+    """``ir.frames`` (which ``report.finding_text`` asks whether a frame is a library's) takes
+    ``SourceLocation`` from ``ir.metadata``, so check's finding renderer brings no instruction,
+    opcode or packed field; ``tempfile`` (shutil, random, bz2, lzma) comes with ``--json``'s spool only."""
+    log = tmp_path / "job.log"
+    log.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    loaded = _loaded_of(["check", str(log)], ("xladoctor.report.finding_text", "xladoctor.ir.frames",
+                                               "xladoctor.ir.instruction", "xladoctor.ir.opcodes", "tempfile"))
+    assert loaded == {"xladoctor.report.finding_text", "xladoctor.ir.frames"}, loaded
