@@ -470,7 +470,8 @@ def test_a_clean_offload_reads_no_catalogue_and_no_stablehlo_reader():
 _NOT_FOR_A_CLEAN_LOG = ("xladoctor.ir.instruction", "xladoctor.ir.module", "xladoctor.ir.shape", "xladoctor.ir.opcodes",
                         "xladoctor.syntax.companion", "xladoctor.oracle.confirmation", "xladoctor.report.finding_text",
                         "xladoctor.report.confirm", "xladoctor.report.snippet", "xladoctor.triage.provenance",
-                        "xladoctor.syntax.tensors_file", "xladoctor.findings.module_details")
+                        "xladoctor.syntax.tensors_file", "xladoctor.findings.module_details",
+                        "xladoctor.findings.finding")
 
 
 def test_a_clean_log_imports_no_ir_and_no_finding_renderer(tmp_path):
@@ -494,8 +495,20 @@ def test_a_log_with_a_finding_still_draws_it(tmp_path):
     """What was made lazy comes back with a finding: check's text report renders it."""
     log = tmp_path / "job.log"
     log.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
-    assert "xladoctor.report.finding_text" in _modules_after(["check", str(log)])
-    assert "xladoctor.report.explain_text" in _modules_after(["explain", str(log)])
+    assert {"xladoctor.report.finding_text", "xladoctor.findings.finding"} <= _modules_after(["check", str(log)])
+    assert {"xladoctor.report.explain_text", "xladoctor.findings.finding"} <= _modules_after(["explain", str(log)])
+
+
+def test_the_finding_classes_are_found_where_they_always_were():
+    """``findings.model`` names a finding's classes (PEP 562): the same class by every route."""
+    from xladoctor.findings import Finding as from_package
+    from xladoctor.findings import finding, model
+
+    assert model.Finding is finding.Finding is from_package
+    assert (model.Hop, model.Location, model.Fix, model.Edit) == (finding.Hop, finding.Location, finding.Fix,
+                                                                   finding.Edit)
+    with pytest.raises(AttributeError):
+        model.NotAClass  # noqa: B018
 
 
 def test_check_looks_for_a_companion_beside_the_files_the_companion_rule_names():
