@@ -471,7 +471,7 @@ _NOT_FOR_A_CLEAN_LOG = ("xladoctor.ir.instruction", "xladoctor.ir.module", "xlad
                         "xladoctor.syntax.companion", "xladoctor.oracle.confirmation", "xladoctor.report.finding_text",
                         "xladoctor.report.confirm", "xladoctor.report.snippet", "xladoctor.triage.provenance",
                         "xladoctor.syntax.tensors_file", "xladoctor.findings.module_details",
-                        "xladoctor.findings.finding")
+                        "xladoctor.findings.finding", "xladoctor.findings.source_line", "xladoctor.ir.metadata")
 
 
 def test_a_clean_log_imports_no_ir_and_no_finding_renderer(tmp_path):
@@ -507,6 +507,10 @@ def test_the_finding_classes_are_found_where_they_always_were():
     assert model.Finding is finding.Finding is from_package
     assert (model.Hop, model.Location, model.Fix, model.Edit) == (finding.Hop, finding.Location, finding.Fix,
                                                                    finding.Edit)
+    from xladoctor.findings.source_line import SourceLine
+    from xladoctor.ir.metadata import SourceLocation
+
+    assert (model.SourceLine, model.SourceLocation) == (SourceLine, SourceLocation)
     with pytest.raises(AttributeError):
         model.NotAClass  # noqa: B018
 

@@ -22,13 +22,12 @@ from enum import Enum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from ..ir.metadata import SourceLocation  # not ir.instruction: a log needs no IR (issue 36 item 6)
-from .source_line import SourceLine
-
 if TYPE_CHECKING:
+    from ..ir.metadata import SourceLocation  # not ir.instruction: a log needs no IR (issue 36 item 6)
     from .details import Details
     from .finding import Edit as Edit  # not in __all__, importable as before
     from .finding import Finding, Fix, Hop, Location
+    from .source_line import SourceLine
 
 __all__ = ["JSON", "Finding", "FindingKind", "Fix", "FixKind", "Hop", "Location", "Origin", "Report",
            "ReportAnalysis", "Severity", "SourceLine", "SourceLocation", "freeze_json"]
@@ -118,12 +117,17 @@ _FINDING = frozenset({"Edit", "Finding", "Fix", "Hop", "Location"})
 def __getattr__(name: str) -> object:
     """A finding's classes, created when first asked for (PEP 562) in :mod:`.finding`: a clean log
     reports none, and their five frozen dataclasses were ~3 ms of its start-up (issue 36 item 6);
-    importers keep ``from .model import Finding``."""
-    if name not in _FINDING:
+    likewise the Python line and source location a finding may name.  Importers keep ``from .model
+    import Finding``."""
+    if name in _FINDING:
+        from . import finding as home
+    elif name == "SourceLine":
+        from . import source_line as home  # type: ignore[no-redef]
+    elif name == "SourceLocation":
+        from ..ir import metadata as home  # type: ignore[no-redef]
+    else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import finding
-
-    value = getattr(finding, name)
+    value = getattr(home, name)
     globals()[name] = value  # asked once
     return value
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .model import JSON, FindingKind, FixKind, Origin, Report, Severity, SourceLocation
+from .model import JSON, FindingKind, FixKind, Origin, Report, Severity
 
 if TYPE_CHECKING:
+    from ..ir.metadata import SourceLocation
     from .finding import Edit, Finding, Fix, Hop, Location
 
 FINDINGS_SCHEMA_VERSION = 1
@@ -113,6 +114,8 @@ def to_json(obj: Report | Finding) -> dict[str, Any]:
 def _source(d: Mapping[str, Any] | None) -> SourceLocation | None:
     if d is None:
         return None
+    from ..ir.metadata import SourceLocation
+
     return SourceLocation(d["file"], d["line"], d.get("function"), d.get("column"))
 
 
