@@ -470,7 +470,8 @@ def test_a_clean_offload_reads_no_catalogue_and_no_stablehlo_reader():
 _NOT_FOR_A_CLEAN_LOG = ("xladoctor.ir.instruction", "xladoctor.ir.module", "xladoctor.ir.shape", "xladoctor.ir.opcodes",
                         "xladoctor.syntax.companion", "xladoctor.oracle.confirmation", "xladoctor.report.finding_text",
                         "xladoctor.report.confirm", "xladoctor.report.snippet", "xladoctor.triage.provenance",
-                        "xladoctor.syntax.tensors_file", "xladoctor.findings.module_details")
+                        "xladoctor.syntax.tensors_file", "xladoctor.findings.module_details",
+                        "xladoctor.findings.finding", "xladoctor.findings.source_line", "xladoctor.ir.metadata")
 
 
 def test_a_clean_log_imports_no_ir_and_no_finding_renderer(tmp_path):
@@ -494,8 +495,24 @@ def test_a_log_with_a_finding_still_draws_it(tmp_path):
     """What was made lazy comes back with a finding: check's text report renders it."""
     log = tmp_path / "job.log"
     log.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
-    assert "xladoctor.report.finding_text" in _modules_after(["check", str(log)])
-    assert "xladoctor.report.explain_text" in _modules_after(["explain", str(log)])
+    assert {"xladoctor.report.finding_text", "xladoctor.findings.finding"} <= _modules_after(["check", str(log)])
+    assert {"xladoctor.report.explain_text", "xladoctor.findings.finding"} <= _modules_after(["explain", str(log)])
+
+
+def test_the_finding_classes_are_found_where_they_always_were():
+    """``findings.model`` names a finding's classes (PEP 562): the same class by every route."""
+    from xladoctor.findings import Finding as from_package
+    from xladoctor.findings import finding, model
+
+    assert model.Finding is finding.Finding is from_package
+    assert (model.Hop, model.Location, model.Fix, model.Edit) == (finding.Hop, finding.Location, finding.Fix,
+                                                                   finding.Edit)
+    from xladoctor.findings.source_line import SourceLine
+    from xladoctor.ir.metadata import SourceLocation
+
+    assert (model.SourceLine, model.SourceLocation) == (SourceLine, SourceLocation)
+    with pytest.raises(AttributeError):
+        model.NotAClass  # noqa: B018
 
 
 def test_check_looks_for_a_companion_beside_the_files_the_companion_rule_names():
@@ -517,3 +534,14 @@ def test_the_details_are_found_where_they_always_were():
             assert value is getattr(log_details if name in ("ScannedLog", "SkippedInput") else module_details, name)
     with pytest.raises(AttributeError):
         details.Nothing  # noqa: B018
+
+
+def test_a_log_with_a_finding_draws_it_without_the_ir_or_a_temporary_file(tmp_path):
+    """``ir.frames`` (which ``report.finding_text`` asks whether a frame is a library's) takes
+    ``SourceLocation`` from ``ir.metadata``, so check's finding renderer brings no instruction,
+    opcode or packed field; ``tempfile`` (shutil, random, bz2, lzma) comes with ``--json``'s spool only."""
+    log = tmp_path / "job.log"
+    log.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    loaded = _loaded_of(["check", str(log)], ("xladoctor.report.finding_text", "xladoctor.ir.frames",
+                                               "xladoctor.ir.instruction", "xladoctor.ir.opcodes", "tempfile"))
+    assert loaded == {"xladoctor.report.finding_text", "xladoctor.ir.frames"}, loaded

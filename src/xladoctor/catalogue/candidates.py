@@ -54,6 +54,16 @@ class Candidates:
         return self._searches
 
     def positions(self, buf: str, start: int, stop: int) -> Iterator[int]:
+        if stop - start <= SPAN:
+            # One span (a region of a mapped log is ~48,000 characters): its hits are found once, the
+            # probe counted among them; a dense one costs at most one span's hits more, once per call.
+            hits = self._hits(buf, start, stop)
+            probe_end, anchors = start + PROBE, self.anchors  # words wholly in the probe, as below
+            if sum(1 for i, p in hits if p + len(anchors[i]) <= probe_end) >= PROBE // 128:
+                yield from self._dense(buf, start, stop)
+            else:
+                yield from sorted(p for _, p in hits)
+            return
         for s0 in range(start, stop, SPAN):
             s1 = min(stop, s0 + SPAN)
             if len(self._hits(buf, s0, min(s1, s0 + PROBE))) >= PROBE // 128:

@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 
     Mapped = bytes | mmap
 
-COUNT_PIECE = 1 << 20
-"""Newlines of a mapped file are counted this many bytes at a time (the copy stays in the CPU's cache)."""
+COUNT_PIECE = 1 << 17
+"""Newlines of a mapped file are counted this many bytes at a time: the copy stays in the core's own
+cache (``pread`` and count of 400 MB: 0.153 CPU-s at 128 kB, 0.173 at 1 MB, 0.159-0.166 at 32-64 kB)."""
 
 
 class NewlineCounter:

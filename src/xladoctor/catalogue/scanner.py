@@ -44,6 +44,9 @@ MAX_MESSAGE_LINES = 40
 MAX_TEXT_CHARS = 4000
 CHUNK_BYTES = 1 << 22
 MAX_LINES_RECORDED = 20
+DEFER_COUNT_CHARS = 1 << 18
+"""A buffer this short, trimmed, is kept until its dropped text's newlines are needed (a region's
+buffer is ~48,000 characters); a longer one (a stream's 4 MB blocks) is counted as it is trimmed."""
 MAX_DISTINCT = 1000
 """Distinct findings kept (each holds up to MAX_TEXT_CHARS of message and its fields): ~10 MB at most."""
 
@@ -126,6 +129,8 @@ class LogScanner:
         self._buf_line = 0          # lines from the origin to self._buf[0]
         self._count_pos = 0         # incremental newline counting inside the buffer
         self._count_line = 0
+        self._dropped: tuple[str, int, int] | None = None
+        """Text :meth:`_trim` dropped whose newlines are not counted yet: ``(old buffer, from, to)``."""
         self._scan_from = 0
         self._consumed = 0
         self._findings: dict[tuple[str, str], LogMatch] = {}
@@ -172,6 +177,7 @@ class LogScanner:
         self._origin = line
         self._buf_line = self._count_line = 0
         self._count_pos = self._scan_from = self._consumed = 0
+        self._dropped = None
 
     def settle(self) -> None:
         """Scan all the text fed so far now: a caller whose :meth:`restart_at` line reads a mapped
@@ -208,11 +214,23 @@ class LogScanner:
 
     def _line_of(self, pos: int) -> int:
         """Lines from the origin to ``pos`` in the buffer (0 on the origin's own line)."""
+        if self._dropped is not None:
+            self._count_dropped()
         if pos < self._count_pos:  # only happens after a reset; recount from the start
             self._count_pos, self._count_line = 0, self._buf_line
         self._count_line += self._buf.count("\n", self._count_pos, pos)
         self._count_pos = pos
         return self._count_line
+
+    def _count_dropped(self) -> None:
+        """Count the newlines of the text :meth:`_trim` dropped last (asked for only when a line is
+        recorded: after a finding's MAX_LINES_RECORDED lines, most of a dense log's regions need none)."""
+        if self._dropped is not None:
+            old, start, stop = self._dropped
+            self._dropped = None
+            n = old.count("\n", start, stop)
+            self._buf_line += n
+            self._count_line += n
 
     def _candidates(self, start: int, stop: int) -> Iterator[int]:
         """Offsets in [start, stop) where a message may start, in bounded time and memory (:mod:`.candidates`)."""
@@ -262,8 +280,13 @@ class LogScanner:
             cut = keep_from  # a very long line: cut inside it, or memory grows with the line
         if cut <= 0:
             return
-        self._line_of(cut)
-        self._buf_line = self._count_line
+        self._count_dropped()  # at most one dropped text is held, and only a small one (below)
+        if len(self._buf) <= DEFER_COUNT_CHARS and self._count_pos <= cut:
+            self._dropped = (self._buf, self._count_pos, cut)
+            self._buf_line = self._count_line
+        else:
+            self._line_of(cut)
+            self._buf_line = self._count_line
         self._buf = self._buf[cut:]
         self._count_pos, self._count_line = 0, self._buf_line
         self._scan_from -= cut
@@ -279,12 +302,13 @@ class LogScanner:
         """
         buf = self._buf
         pos = line_start
+        any_header = re.compile(_ANY_HEADER)  # re's cache, asked once per message, not per line
         for _ in range(max_lines + 1):
             if pos < self._consumed:
                 return None
             end = buf.find("\n", pos)
             end = len(buf) if end < 0 else end
-            m = re.compile(_ANY_HEADER).search(buf, pos, end)
+            m = any_header.search(buf, pos, end)
             if m:
                 found = "E" + m.group(1)
                 entry = self.catalogue.get(found)
@@ -312,10 +336,11 @@ class LogScanner:
         end = buf.find("\n", start)
         end = len(buf) if end < 0 else end + 1
         hops = []
+        trace_line = re.compile(_TRACE_LINE)
         while end < len(buf):
             nxt = buf.find("\n", end)
             nxt = len(buf) if nxt < 0 else nxt + 1
-            m = re.compile(_TRACE_LINE).search(buf, end, nxt)
+            m = trace_line.search(buf, end, nxt)
             if not m:
                 break
             hops.append({"instruction": m.group("name").strip(), "shape_index": "{" + m.group("index") + "}"})
@@ -329,16 +354,15 @@ class LogScanner:
         """End offset of the message starting at ``line_start`` and the window text after it."""
         buf = self._buf
         window_end = min(len(buf), line_start + WINDOW_CHARS)
-        window = buf[line_start:window_end]
-        # At most MAX_MESSAGE_LINES lines of window.
-        cut = 0
+        # At most MAX_MESSAGE_LINES lines of the WINDOW_CHARS after line_start, copied once.
+        cut = line_start
         for _ in range(MAX_MESSAGE_LINES):
-            nl = window.find("\n", cut)
+            nl = buf.find("\n", cut, window_end)
             if nl < 0:
-                cut = len(window)
+                cut = window_end
                 break
             cut = nl + 1
-        window = window[:cut]
+        window = buf[line_start:cut]
         entry = self.catalogue.entries[code]
         return line_start + message_end_in(window, match_start - line_start, entry, self._heads(entry)), window
 
@@ -379,7 +403,6 @@ class LogScanner:
                     code, entry = specific, self.catalogue.entries[specific]
                     break
         self._consumed = max(self._consumed, end)
-        line = self._line_of(line_start)  # from the origin: made absolute only where it is recorded
         text = buf[line_start:end]
         # Identity from where the message itself starts: what precedes it on the line
         # ("Execution failed: ", "jaxlib...XlaRuntimeError: ", log prefixes) differs between
@@ -390,8 +413,8 @@ class LogScanner:
         found = self._findings.get(key)
         if found is not None:
             found.count += 1
-            if len(found.lines) < MAX_LINES_RECORDED:
-                found.lines.append(self._absolute(line))
+            if len(found.lines) < MAX_LINES_RECORDED:  # lines counted only for a line recorded
+                found.lines.append(self._absolute(self._line_of(line_start)))
             self._attach_trace(found)
             return
         if len(self._findings) >= MAX_DISTINCT:
@@ -400,7 +423,7 @@ class LogScanner:
             return
         fields, analysis = fields_or_none(code, window)
         fields.update(extra)
-        line = self._absolute(line)
+        line = self._absolute(self._line_of(line_start))
         finding = LogMatch(code=code, name=entry.name, line=line, text=text.strip()[:MAX_TEXT_CHARS],
                           fields=fields, analysis=analysis, lines=[line])
         self._attach_trace(finding)

@@ -14,14 +14,17 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.labels import Text, render
 from ..catalogue.fixes import finding_fixes
 from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
 from ..ir.value import FrozenValue
-from .model import Finding, FindingKind, Fix, FixKind, Hop, Location, Origin, Severity
+from .model import FindingKind, FixKind, Origin, Severity
+
+if TYPE_CHECKING:
+    from .finding import Finding, Fix, Hop
 
 # Analysis keys that steer the report (or hold text per language) rather than state a fact.
 _STEERING = ("trace", "notes", "fixes_first", "replaces_fixes", "skips_fixes_with", "offload")
@@ -53,6 +56,8 @@ def log_fixes(f: LogMatch, lang: str, texts: Sequence[str] | None = None) -> tup
     :func:`xladoctor.catalogue.fixes.finding_fixes`, their one home).  ``texts``: those fixes
     already chosen by a caller that also wrote them elsewhere (the scan document), so the
     choice is made once per finding."""
+    from .finding import Fix  # with a finding only (a clean log creates none of its classes)
+
     return tuple(Fix(FixKind.ADVICE, text) for text in (finding_fixes(f, lang) if texts is None else texts))
 
 
@@ -64,10 +69,14 @@ def _shape_index(text: Any) -> tuple[int, ...]:
 
 
 def trace_hops(trace: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
+    from .finding import Hop
+
     return tuple(Hop(str(h.get("instruction")), _shape_index(h.get("shape_index"))) for h in trace)
 
 
 def log_finding(f: LogMatch, path: str | None, lang: str = "en", fixes: Sequence[str] | None = None) -> Finding:
+    from .finding import Finding, Location
+
     entry = load_catalogue().entries[f.code]
     fields: dict[str, Any] = plain(f.fields, lang)
     analysis = {k: plain(v, lang) for k, v in f.analysis.items() if k not in _STEERING}

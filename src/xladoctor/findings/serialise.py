@@ -11,22 +11,13 @@ annotations, the notebook view) can read the JSON back into the typed model.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .model import (
-    JSON,
-    Edit,
-    Finding,
-    FindingKind,
-    Fix,
-    FixKind,
-    Hop,
-    Location,
-    Origin,
-    Report,
-    Severity,
-    SourceLocation,
-)
+from .model import JSON, FindingKind, FixKind, Origin, Report, Severity
+
+if TYPE_CHECKING:
+    from ..ir.metadata import SourceLocation
+    from .finding import Edit, Finding, Fix, Hop, Location
 
 FINDINGS_SCHEMA_VERSION = 1
 """Version of the findings document; a key is never removed or changes meaning within it."""
@@ -123,15 +114,21 @@ def to_json(obj: Report | Finding) -> dict[str, Any]:
 def _source(d: Mapping[str, Any] | None) -> SourceLocation | None:
     if d is None:
         return None
+    from ..ir.metadata import SourceLocation
+
     return SourceLocation(d["file"], d["line"], d.get("function"), d.get("column"))
 
 
 def _hop(d: Mapping[str, Any]) -> Hop:
+    from .finding import Hop  # read back only: writing a clean report creates none of its classes
+
     return Hop(d["instruction"], tuple(d.get("shape_index") or ()), d.get("opcode"), d.get("shape"),
                d.get("computation"), d.get("line"), _source(d.get("source")))
 
 
 def _fix(d: Mapping[str, Any]) -> Fix:
+    from .finding import Edit, Fix
+
     command = d.get("command")
     edits = tuple(Edit(e["path"], e["start_line"], e["end_line"], e["content"], e.get("start_column"),
                        e.get("end_column")) for e in d.get("edits") or ())
@@ -140,6 +137,8 @@ def _fix(d: Mapping[str, Any]) -> Fix:
 
 
 def finding_from_json(d: Mapping[str, Any]) -> Finding:
+    from .finding import Finding, Location
+
     loc = d.get("location") or {}
     return Finding(
         code=d["code"], name=d["name"], kind=FindingKind(d["kind"]), origin=Origin(d["origin"]),

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .model import Finding, Hop, Report
+from .model import Report
 from .serialise import finding_from_json, to_json
+
+if TYPE_CHECKING:
+    from .finding import Finding, Hop
 
 
 class Diagnostics(dict[str, Any]):

@@ -32,7 +32,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .instruction import SourceLocation
+from .metadata import SourceLocation  # not .instruction: a log's findings need no IR (issue 36 item 6)
 
 LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python3[^/\\]*[/\\]")
 """A frame in an installed package (jax, flax, torch_xla, the standard library) is not the user's line."""

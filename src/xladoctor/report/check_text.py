@@ -4,13 +4,16 @@ line each, then a tally.  Reads the ``check --json`` document, so both tell the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.escape import escape_field
 from ..base.labels import in_lang, label, plural
-from ..findings import Finding, FindingKind
+from ..findings.model import FindingKind
 from ..findings.wire import details_of, load_document, report_of
 from .companion_text import companion_shown
+
+if TYPE_CHECKING:
+    from ..findings.finding import Finding
 
 
 def render_text(doc: dict[str, Any], lang: str) -> str:

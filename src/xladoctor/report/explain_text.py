@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.escape import escape_field
 from ..base.labels import glossary, label
@@ -20,9 +20,11 @@ from ..base.units import human_bytes
 from ..catalogue import scanner
 from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
-from ..findings.model import Finding, Hop
 from ..findings.serialise import thaw_json
 from .catalogue_text import Writer
+
+if TYPE_CHECKING:
+    from ..findings.finding import Finding, Hop
 
 # Analysis keys that steer the report rather than describe the error.
 HIDDEN_ANALYSIS = ("offload", "trace", "notes", "fixes_first", "replaces_fixes", "skips_fixes_with", "scenario",

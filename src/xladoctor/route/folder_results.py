@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import tempfile
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, TextIO
@@ -81,6 +80,8 @@ class JsonSpool:
     it, as ``json.dumps(..., indent=2)`` would have written it at that depth."""
 
     def __init__(self, depth: int = 2) -> None:
+        import tempfile  # here: it imports shutil, random, bz2 and lzma (~4 ms of check's start-up)
+
         self._file = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close(), after the document)
         self._at: dict[int, tuple[int, int]] = {}
         self._end = 0
