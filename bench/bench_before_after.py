@@ -79,7 +79,13 @@ def main() -> int:
                     help="runs inside each child, best taken (the first run of a small module pays one-time set-up)")
     ap.add_argument("--wall", action="store_true",
                     help="ratios of wall seconds (an idle machine, where a coarse process clock reads 0 for a small module)")
+    ap.add_argument("--console-heap", action="store_true",
+                    help="each child's heap held as the console script holds it (pauses end with gc.freeze(), "
+                         "base/collector.py): without it a library call's first collection after the parse "
+                         "scans the whole IR; needs a tree whose bench_all.py reads XLADOCTOR_BENCH_HEAP")
     args = ap.parse_args()
+    if args.console_heap:
+        os.environ["XLADOCTOR_BENCH_HEAP"] = "console"  # read by each tree's bench_all.py child
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     print("| row | size | text | tree | CPU | wall | peak extra | memory/text | CPU / jaxlib |")
     print("|---|---|---|---|---|---|---|---|---|")
