@@ -14,7 +14,10 @@ RSS over the imports, MiB, per MB of text).  ``--pairs`` measures each module tw
 parser alone (``parse``: ``parse_module`` of that text) and ``offload`` (parse + analysis, what
 ``xladoctor offload FILE`` runs); ``--jaxlib`` adds jaxlib's ``hlo_module_from_text`` of the same
 text in the same rounds (the after tree's child), and the ratio of each row's CPU to it (issue 36's
-goal: offload <= 1.0x, memory <= 4x the text).  Not part of the tests.
+goal: offload <= 1.0x, memory <= 4x the text).  ``--console-heap``: the children hold their heap
+as the ``xladoctor`` console script does (pauses end frozen, base/collector.py), so the one young
+collection a library call runs between the parse and the analysis does not run (bench/README.md,
+h46c).  Not part of the tests.
 """
 
 from __future__ import annotations
