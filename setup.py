@@ -50,8 +50,10 @@ import (interpreted), globals that are not ``Final`` read per instruction, and a
 ``tuple[int, int]`` field (stored unboxed, 16 bytes in every instance: type a shared tuple
 ``tuple[int, ...]``); and (h45k) a class imported from an interpreted module (a globals read
 per use: bind it to a ``Final`` name, as ``packed_fields.USERS``), builtins without a mypyc
-primitive (``reversed``, ``map``, ``id``: a lookup in ``builtins`` and a generic call each
-time; a comprehension or an index loop is native), a compiled method bound to a local
+primitive (``reversed``, ``map``, ``id`` passed as a value -- ``id(x)`` is one: a lookup in ``builtins`` and a generic call each
+time; a comprehension or an index loop is native; ``any(map(f, xs))`` over a compiled ``f``
+calls it through Python's protocol too: h46c), an interpreted generator or property read per
+instruction (``module.instructions()``, ``Shape.is_array``), a compiled method bound to a local
 (``add = comp.add_instruction``: called through Python's protocol) and a value read from an
 untyped or union-typed store (``instr._operands``: declare the local to get native reads).
 """

@@ -14,7 +14,10 @@ RSS over the imports, MiB, per MB of text).  ``--pairs`` measures each module tw
 parser alone (``parse``: ``parse_module`` of that text) and ``offload`` (parse + analysis, what
 ``xladoctor offload FILE`` runs); ``--jaxlib`` adds jaxlib's ``hlo_module_from_text`` of the same
 text in the same rounds (the after tree's child), and the ratio of each row's CPU to it (issue 36's
-goal: offload <= 1.0x, memory <= 4x the text).  Not part of the tests.
+goal: offload <= 1.0x, memory <= 4x the text).  ``--console-heap``: the children hold their heap
+as the ``xladoctor`` console script does (pauses end frozen, base/collector.py), so the one young
+collection a library call runs between the parse and the analysis does not run (bench/README.md,
+h46c).  Not part of the tests.
 """
 
 from __future__ import annotations
@@ -79,7 +82,13 @@ def main() -> int:
                     help="runs inside each child, best taken (the first run of a small module pays one-time set-up)")
     ap.add_argument("--wall", action="store_true",
                     help="ratios of wall seconds (an idle machine, where a coarse process clock reads 0 for a small module)")
+    ap.add_argument("--console-heap", action="store_true",
+                    help="each child's heap held as the console script holds it (pauses end with gc.freeze(), "
+                         "base/collector.py): without it a library call's first collection after the parse "
+                         "scans the whole IR; needs a tree whose bench_all.py reads XLADOCTOR_BENCH_HEAP")
     args = ap.parse_args()
+    if args.console_heap:
+        os.environ["XLADOCTOR_BENCH_HEAP"] = "console"  # read by each tree's bench_all.py child
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     print("| row | size | text | tree | CPU | wall | peak extra | memory/text | CPU / jaxlib |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -17,6 +17,8 @@ compares this short cut with the full analysis on every module of the test corpu
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
@@ -25,9 +27,9 @@ from ..ir.shape import DEFAULT_MEMORY_SPACE
 from .annotations import ALLOCATE_BUFFER, ANNOTATION_TARGETS, COMPUTE_TYPE_ATTR, HOST_THREAD
 from .passes.call_inliner import computation_post_order, is_inlineable_call
 
-_STARTING_TARGETS = ANNOTATION_TARGETS | {ALLOCATE_BUFFER}
-_ASYNC = frozenset({HloOpcode.ASYNC_START, HloOpcode.ASYNC_UPDATE, HloOpcode.ASYNC_DONE})
-_NEVER_DEAD = frozenset({HloOpcode.CALL, HloOpcode.WHILE, HloOpcode.CONDITIONAL})
+_STARTING_TARGETS: Final = ANNOTATION_TARGETS | {ALLOCATE_BUFFER}
+_ASYNC: Final = frozenset({HloOpcode.ASYNC_START, HloOpcode.ASYNC_UPDATE, HloOpcode.ASYNC_DONE})
+_NEVER_DEAD: Final = frozenset({HloOpcode.CALL, HloOpcode.WHILE, HloOpcode.CONDITIONAL})
 """Callers dead-code elimination never removes (:mod:`.passes.hlo_dce`): what they call stays reachable."""
 
 

@@ -94,7 +94,7 @@ def _simplify_module(module: HloModule, floats_are_real: bool) -> tuple[list[tup
     replaced: list[tuple[str, str]] = []
     untouched = True
     for comp in module.computations:
-        if not any(map(_may_rewrite, comp.instructions)):
+        if not _any_may_rewrite(comp.instructions):
             continue  # no rewrite can start here: no post order (most computations, and most runs)
         untouched = False
         replaced.extend(_simplify_computation(comp, floats_are_real))
@@ -107,6 +107,16 @@ _REWRITTEN: Final = frozenset({SELECT, NEGATE, SUBTRACT, MULTIPLY, DIVIDE,
                         CONCATENATE, COMPARE})
 """The opcodes the simplifier may rewrite, tested for every instruction: a set (one hash, the
 spelling's, cached), not a tuple's 14 compares."""
+
+
+def _any_may_rewrite(instructions: list[HloInstruction]) -> bool:
+    """Whether :func:`_may_rewrite` holds for one of ``instructions``: a loop, which compiled calls
+    it natively (``any(map(...))`` went through Python's call protocol per instruction); a loop, not
+    ``any()`` of a generator, which interpreted costs a frame switch per instruction."""
+    for instr in instructions:  # noqa: SIM110
+        if _may_rewrite(instr):
+            return True
+    return False
 
 
 def _may_rewrite(instr: HloInstruction) -> bool:

@@ -166,12 +166,13 @@ class _Inliner:
         self.async_computations: set[HloComputation] = set()
         self.call_sites: dict[HloComputation, int] = {}
         async_start = ASYNC_START
-        for instr in module.instructions():  # one walk for both
-            if instr.called:
-                for c in instr.called_computations:
-                    self.call_sites[c] = self.call_sites.get(c, 0) + 1
-                if instr.opcode is async_start:
-                    self.async_computations.update(instr.called_computations)
+        for comp in module.computations:  # one walk for both (module.instructions(): an interpreted generator)
+            for instr in comp.instructions:
+                if instr.called:
+                    for c in instr.called_computations:
+                        self.call_sites[c] = self.call_sites.get(c, 0) + 1
+                    if instr.opcode is async_start:
+                        self.async_computations.update(instr.called_computations)
         self.emptied: set[HloComputation] = set()
 
     def run(self) -> InlineResult:

@@ -104,15 +104,17 @@ class _OwnKeys:
         first asked for: where both are that text and it is the same, their attributes are too,
         and neither is decoded (decoding was most of the comparison on a train step, whose
         duplicates repeat ``dimensions={}``, issue 36)."""
-        shapes = self.shapes
-        sa = shapes.get(a)
-        if sa is None:
-            sa = shapes[a] = str(a.shape)
-        sb = shapes.get(b)
-        if sb is None:
-            sb = shapes[b] = str(b.shape)
-        if sa != sb:
-            return False
+        shape_a, shape_b = a.shape, b.shape
+        if shape_a is not shape_b:  # one object prints one text: the parser shares a shape per text
+            shapes = self.shapes
+            sa = shapes.get(a)
+            if sa is None:
+                sa = shapes[a] = str(shape_a)
+            sb = shapes.get(b)
+            if sb is None:
+                sb = shapes[b] = str(shape_b)
+            if sa != sb:
+                return False
         ta = a._attributes
         if type(ta) is str and ta == b._attributes:
             return True
@@ -158,7 +160,7 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
     # The cheap keys as the computation is, in list order: where no two are equal nothing merges
     # (a merge needs two equal keys, and nothing changes before the first), so no post order.
     instructions = comp.instructions
-    keys = list(map(_cheap_key, instructions))
+    keys = [_cheap_key(instr) for instr in instructions]  # compiled: native calls (map: Python's protocol each)
     if _all_differ(keys):
         return merged
     first_keys = dict(zip(instructions, keys))

@@ -62,7 +62,7 @@ def clear_host_memory_space(run: OffloaderRun) -> None:
     for comp in run.ctx.module.computations:
         for instr in comp.instructions:
             shape = instr.shape
-            if shape.is_array:  # the common case, without walking leaves
+            if shape.element_type.bits is not None:  # is_array without its (interpreted) property: the common case
                 layout = shape.layout  # memory_space(shape), read inline: every instruction of the module
                 if layout is not None and layout.memory_space == HOST_MEMORY_SPACE:
                     instr.shape = shape.with_memory_space(DEVICE_MEMORY_SPACE, ())

@@ -80,10 +80,9 @@ def collect_host_positions(run: OffloaderRun) -> None:
     for comp in ctx.module.computations:
         for instr in comp.instructions:
             shape = instr.shape
-            if shape.is_array:  # memory_space(shape), read inline: every instruction of the module
-                layout = shape.layout
-                if layout is None or layout.memory_space != HOST_MEMORY_SPACE:
-                    continue  # the common case: nothing on host, no lookups
+            layout = shape.layout  # memory_space(shape), read inline: every instruction of the module
+            if (layout is None or layout.memory_space != HOST_MEMORY_SPACE) and shape.element_type.bits is not None:
+                continue  # the common case, an array not on host: no lookups (``is_array`` without its call)
             if instr in run.edits.dead or ctx.input_instruction(instr.name) is None:
                 continue
             for idx, leaf in instr.shape.leaves():
