@@ -56,6 +56,12 @@ def own_heap() -> None:
     _Heap.owned = True
 
 
+def owns_heap() -> bool:
+    """Whether the console script declared the heap its own (:func:`own_heap`): its process-wide
+    settings are then ours to choose (``base/malloc_threshold``)."""
+    return _Heap.owned
+
+
 def disown_heap() -> None:
     """Undo :func:`own_heap` where the console script leaves the exit to Python after all (a thread
     still running): nothing stays frozen, so the interpreter's last collections see every cycle."""

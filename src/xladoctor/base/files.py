@@ -72,6 +72,10 @@ def too_big(name: str, limit: int, what: str = "") -> InputError:
     return InputError(f"input is larger than {limit:,} bytes, {why}", name, 1, 1)
 
 
+_HOLD_FROM = 4 << 20
+"""``malloc_threshold.HOLD_FROM``, read here so a small input imports nothing more."""
+
+
 def read_bounded(f: BinaryIO, name: str, limit: int | None = None, head: bytes = b"",
                  what: str = "") -> bytearray:
     """All of ``f`` (after ``head``, already read from it) if it holds at most ``limit`` bytes;
@@ -95,6 +99,10 @@ def read_bounded(f: BinaryIO, name: str, limit: int | None = None, head: bytes =
     while True:  # a stream, or a regular file that grew since fstat
         block = f.read(min(_BLOCK, limit + 1 - len(buf)) or 1)
         if not block:
+            if len(buf) >= _HOLD_FROM:  # before the buffer is freed (base/malloc_threshold says why)
+                from .malloc_threshold import hold_for
+
+                hold_for(len(buf))
             return buf
         buf += block
         if len(buf) > limit:

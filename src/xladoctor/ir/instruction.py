@@ -47,8 +47,7 @@ COMPILED: Final = not __file__.endswith(".py")
 """Whether this module runs compiled (the opt-in mypyc build, README): an extension module's
 ``__file__`` is the shared library."""
 
-_OWN_SLOTS: Final = ("name", "opcode", "shape", "_operands", "_attributes", "parent", "called", "custom_call_target",
-                      "_extra")
+_OWN_SLOTS: Final = ("name", "opcode", "shape", "_operands", "_attributes", "parent", "called", "_extra")
 INSTRUCTION_SLOTS: Final = _OWN_SLOTS + PACKED_SLOTS
 """:class:`HloInstruction`'s fields (its own and :class:`~.packed_fields.PackedFieldAccess`'s),
 named outside the class: a compiled core (mypyc, README) reads no ``__slots__`` through the class
@@ -93,9 +92,9 @@ class HloInstruction(PackedFieldAccess):
         """Called computations by role (``to_apply``, ``calls``, ``body``, ``condition``, ...);
         replaced, never edited in place (the empty one is shared)."""
         self._number = None
-        """A parameter's number or a get-tuple-element's index (:attr:`parameter_number`,
-        :attr:`tuple_index`): one slot for the two, as no instruction has both."""
-        self.custom_call_target: str | None = None
+        """A parameter's number, a get-tuple-element's index or a custom call's target
+        (:attr:`parameter_number`, :attr:`tuple_index`, :attr:`custom_call_target`): one slot for
+        the three, as no instruction has two."""
         self._where = NOWHERE
         """``(line, col)`` that :attr:`line` counts from, shared (see :meth:`set_position`)."""
         self._line_off = 0
@@ -142,7 +141,6 @@ class HloInstruction(PackedFieldAccess):
         new.shape = self.shape
         attributes = self._attributes
         new._attributes = attributes.copy() if type(attributes) is dict else attributes
-        new.custom_call_target = self.custom_call_target
         extra = self._extra
         new._extra = None if extra is None else extra.detached()
         new._number = self._number
@@ -482,7 +480,7 @@ _COPIED_SLOTS: Final = [s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS an
     [s for s in EXTRA_COPIED if s != "metadata"]
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
 _MISSING: Final = object()
-COPIED_FIELDS: Final = ("name", "opcode", "shape", "_attributes", "custom_call_target", "_extra", "_number",
+COPIED_FIELDS: Final = ("name", "opcode", "shape", "_attributes", "_extra", "_number",
                          "_where", "_line_off")
 """The slots :meth:`HloInstruction._copy_fields_to` copies: every one but the graph links (a test
 holds this to :data:`INSTRUCTION_SLOTS`, so a slot added later is not left out)."""

@@ -59,7 +59,11 @@ class PackedFieldAccess(RareFieldAccess):
     """Typed with ``...``: compiled (mypyc), a ``tuple[int, int]`` field is two ints inside the
     instance (16 bytes on every instruction), never the one tuple many share (8)."""
     _line_off: int
-    _number: int | None
+    _number: int | str | None
+    """A parameter's number, a get-tuple-element's index or a custom call's target: one slot for
+    the three, as no instruction has two (XLA's parser takes each on its own opcode only).  A
+    slot fewer is a 128-byte instruction where 13 slots were 136 bytes, which Python's allocator
+    rounds to 144: 16 bytes on every instruction (issue 36 item 3)."""
     _users: Users | HloInstruction
 
     def set_position(self, line: int, col: int, where: tuple[int, ...] | None = None) -> None:
@@ -94,21 +98,37 @@ class PackedFieldAccess(RareFieldAccess):
     @property
     def parameter_number(self) -> int | None:
         """For ``parameter(N)``: N (None for every other opcode)."""
-        return self._number if self.opcode is PARAMETER else None
+        number = self._number
+        return number if self.opcode is PARAMETER and not isinstance(number, str) else None
 
     @parameter_number.setter
     def parameter_number(self, value: int | None) -> None:
-        self._number = value
+        if value is not None or not isinstance(self._number, str):  # None leaves a custom call's target
+            self._number = value
 
     @property
     def tuple_index(self) -> int | None:
-        """For ``get-tuple-element``: its ``index=N`` (None for a parameter; the parser takes
-        ``index=`` on a get-tuple-element only)."""
-        return None if self.opcode is PARAMETER else self._number
+        """For ``get-tuple-element``: its ``index=N`` (None for a parameter and a custom call; the
+        parser takes ``index=`` on a get-tuple-element only)."""
+        number = self._number
+        return None if self.opcode is PARAMETER or isinstance(number, str) else number
 
     @tuple_index.setter
     def tuple_index(self, value: int | None) -> None:
-        self._number = value
+        if value is not None or not isinstance(self._number, str):  # None leaves a custom call's target
+            self._number = value
+
+    @property
+    def custom_call_target(self) -> str | None:
+        """For ``custom-call``: its ``custom_call_target`` (an async start's, where the parser
+        wraps one), else None."""
+        number = self._number
+        return number if isinstance(number, str) else None
+
+    @custom_call_target.setter
+    def custom_call_target(self, value: str | None) -> None:
+        if value is not None or isinstance(self._number, str):  # None leaves a number or an index
+            self._number = value
 
     @property
     def users(self) -> Sequence[HloInstruction]:

@@ -10,6 +10,7 @@ from ..base.errors import VerifyError
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
+from ..ir.opcodes import CUSTOM_CALL
 from ..ir.verify import verify_module
 from .annotations import MOVE_TO_DEVICE, MOVE_TO_HOST
 from .clone import clone_module
@@ -107,10 +108,11 @@ def _refused_by_verifier(options: OffloadOptions, error: VerifyError) -> HostOff
 def _annotation_without_operand(module: HloModule) -> HloInstruction | None:
     """A live ``MoveToHost``/``MoveToDevice`` written without operands (``custom-call()``, which XLA's
     parser takes): the offload passes read its operand 0, past the end of its operand list."""
-    moves = _MOVES  # a set: most instructions have no target, and None against two strings is two calls
+    moves = _MOVES  # a set: None against two strings is two calls
     for comp in module.computations:
-        for instr in comp.instructions:
-            if instr.custom_call_target in moves and not instr.operands and (instr.has_users() or instr is comp.root):
+        for instr in comp.instructions:  # the opcode first: the target is a property (ir/packed_fields.py)
+            if instr.opcode is CUSTOM_CALL and instr.custom_call_target in moves and not instr.operands \
+                    and (instr.has_users() or instr is comp.root):
                 return instr
     return None
 
