@@ -250,11 +250,15 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     A jax module spells the same attribute text on thousands of lines (``, dimensions={}``, a
     placement annotation's target and frontend attributes): the verdict on a text that names no
     computation, control predecessor, aliasing or metadata depends on the opcode and the text only,
-    so it is reached once per (opcode, text) and kept for the parse (``p.attribute_verdicts``)."""
+    so it is reached once per (opcode, text) and kept for the parse (``p.attribute_verdicts``).
+    A text naming one computation (``, dimensions={0}, to_apply=region_0.2_c7``: a reduction per
+    region) is seldom repeated, but the verdict on the rest is: kept per (opcode, text without the
+    name) too, the name queued as the full reader queues it (:func:`_call_template`)."""
     kept = text[start:end]
     key = (instr.opcode, kept)
-    reused = p.attribute_verdicts.get(key)
-    if reused is not None:
+    verdicts = p.attribute_verdicts
+    reused = verdicts.get(key)
+    if reused is not None:  # inline, not _reuse(): most lines with attributes come here
         shared, reused_names, target, index, frontend = reused
         instr.set_attribute_text(shared)
         if target is not None:
@@ -268,8 +272,12 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
                 instr.frontend_attributes = frontend.frontend_attributes
         return reused_names
     long = end - start > _LONG_TEXT
+    template = None if long else _call_template(p, instr, text, start, end, kept)
+    if isinstance(template, frozenset):
+        return template  # the verdict on the rest, reused
     if long:
         del key, kept  # the checks copy every value once: a 10 MB value is not held twice meanwhile
+    resolving = len(p._calls_to_resolve)
     names = _check_attributes(p, instr, allowed, text, start, end, control)
     if names is None:
         return None
@@ -285,14 +293,69 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     if target is not None:  # one string per target (a few spellings on thousands of lines)
         target = instr.custom_call_target = p.shared_text.setdefault(target, target)
     if _UNREUSABLE.isdisjoint(names):
-        frontend = None
-        if "frontend_attributes" in names:
-            frontend = SharedRareFields.holding(frontend_attributes=instr.frontend_attributes)
-            extra = instr._extra
-            if extra is not None and extra.literal is None and only_literal_or_frontend(extra):
-                instr._extra = frontend  # this line's own fields are those: shared with the lines to come
-        p.attribute_verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, frontend)
+        verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, _shared_frontend(instr, names))
+    elif template is not None and _UNREUSABLE.intersection(names) == {template[1]} \
+            and p._calls_to_resolve[resolving:] == [(instr, template[1], [template[2]], template[3])]:
+        verdicts[template[0]] = (template[1], frozenset(names), target, instr.tuple_index,
+                                 _shared_frontend(instr, names))  # the one call checked where the template has it
     return names
+
+
+def _reuse(instr: HloInstruction, shared: str, target: str | None, index: int | None,
+           frontend: SharedRareFields | None) -> None:
+    """A verdict reached before, applied to ``instr``: its text and decoded fields."""
+    instr.set_attribute_text(shared)
+    if target is not None:
+        instr.custom_call_target = target
+    if index is not None:
+        instr.tuple_index = index
+    if frontend is not None:
+        if instr._extra is None:
+            instr._extra = frontend  # shared by every line of this (opcode, text)
+        else:  # a constant's literal is there already: its own fields (rare)
+            instr.frontend_attributes = frontend.frontend_attributes
+
+
+def _shared_frontend(instr: HloInstruction, names: set[str]) -> SharedRareFields | None:
+    """The frontend attributes ``instr`` read as rare fields every line of its verdict can share
+    (``instr``'s own become those where they hold nothing else)."""
+    if "frontend_attributes" not in names:
+        return None
+    frontend = SharedRareFields.holding(frontend_attributes=instr.frontend_attributes)
+    extra = instr._extra
+    if extra is not None and extra.literal is None and only_literal_or_frontend(extra):
+        instr._extra = frontend  # this line's own fields are those: shared with the lines to come
+    return frontend
+
+
+# ', to_apply=name' (or another role naming one computation) with a plain name, last or before a ','.
+_CALL: Final = re.compile(r",[ \t]*(" + "|".join(sorted(_ONE_COMPUTATION_ROLES, key=len, reverse=True))
+                          + r")=([A-Za-z_][A-Za-z0-9_.\-]*)(?=[ \t]*,|\Z)")
+
+
+def _call_template(p: ComputationReader, instr: HloInstruction, text: str, start: int, end: int, kept: str
+                   ) -> tuple[tuple[HloOpcode, str], str, str, int] | frozenset[str] | None:
+    """The first ``role=name`` of the text, for :func:`_attributes`: where the verdict on the text
+    around it (the name cut out, a newline in its place: no attribute text holds one) was reached
+    before, applied, and the call queued as the full reader's decoder queues it (its names); else the
+    key to keep the verdict under, the role, name and value position, to be checked by the caller
+    (the full checks must find that attribute, the only call, there); None where there is none.
+
+    The verdict does not depend on the name: its checks see the name as a bare value, which any
+    name of the pattern is, but for the two they see in it (:data:`_KEYWORDS`, long digit runs:
+    the full checks then)."""
+    c = _CALL.search(text, start, end)
+    if c is None:
+        return None
+    vs, ve = c.span(2)
+    template = (instr.opcode, text[start:vs] + "\n" + text[ve:end])
+    known = p.attribute_verdicts.get(template)
+    role, name = c.group(1, 2)
+    if known is None or name in _KEYWORDS or (ve - vs >= 20 and _LONG_DIGITS.search(name) is not None):
+        return template, role, name, vs
+    _reuse(instr, p.shared_text.setdefault(kept, kept), known[2], known[3], known[4])
+    p._calls_to_resolve.append((instr, known[0], [name], vs))
+    return known[1]
 
 
 _LONG_TEXT: Final = 4096
