@@ -82,11 +82,14 @@ _VALUE = f"(?:{_STRING}|{_BRACES}|{_BARE})"
 # XLA's printer puts '/*index=5*/' before every fifth element of a tuple shape; the shape, comment
 # included, is read by the full shape grammar once per spelling (:func:`_shape`).
 _INDEX_COMMENT = r"(?:/\*index=[0-9]+\*/)?"
-# The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).
+# The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).  Operands
+# as printers write them ('a, b': group 6) are split at ', ' (a regex's findall was ~3x the time); any other
+# spelling of names is group 7, anything else inside the parentheses group 8.
 _LINE: Final = re.compile(
     rf"[ \t\r\n]*(ROOT[ \t]+)?(%?)({_NAME})[ \t]+=[ \t]+"
     rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_INDEX_COMMENT}{_ARRAY})*)?\))[ \t]+"
-    rf"([a-z][a-z0-9\-]*)\((?:([ \t]*%?{_NAME}(?:[ \t]*,[ \t]*%?{_NAME})*[ \t]*)|([^()\n\"/\[\]]*))\)"
+    rf"([a-z][a-z0-9\-]*)\((?:({_NAME}(?:, {_NAME})*)|([ \t]*%?{_NAME}(?:[ \t]*,[ \t]*%?{_NAME})*[ \t]*)"
+    rf"|([^()\n\"/\[\]]*))\)"
     r"((?:[ \t]*,[^\n]*[^\s])?)"
     # The line ends here, and the next one does not go on with ', attr=...' or a comment.
     r"[ \t]*(?=\r?\n(?![ \t\r\n]*[,/]))")
@@ -143,7 +146,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     m = _LINE.match(text, r.pos)
     if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
         return None
-    root, percent, name, shape_text, spelling, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7)
+    root, percent, name, shape_text, spelling, plain, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7, 8)
     info = _OPCODE_INFO.get(spelling)
     if info is None or name in _KEYWORDS:
         return None
@@ -155,13 +158,13 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
     instr = ParsedInstruction(name, opcode, shape)
     operands: tuple[HloInstruction, ...] = ()
-    if opcode is PARAMETER or opcode is CONSTANT or names_text is None:
-        if not _contents(instr, inside if names_text is None else names_text, p.shared_text, p.shared_literals):
+    if opcode is PARAMETER or opcode is CONSTANT or (plain is None and names_text is None):
+        if not _contents(instr, plain or names_text or inside, p.shared_text, p.shared_literals):
             return None
     else:
         try:
-            operands = tuple([by_name[n] for n in _OPERAND.findall(names_text)]) if COMPILED else tuple(  # native reads
-                map(by_name.__getitem__, _OPERAND.findall(names_text)))  # pure Python: no comprehension's frame
+            listed = plain.split(", ") if plain is not None else _OPERAND.findall(names_text)  # map: no frame
+            operands = tuple([by_name[n] for n in listed]) if COMPILED else tuple(map(by_name.__getitem__, listed))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
         if owner is not None:
@@ -176,7 +179,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         if opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None:
             return None  # the full reader refuses it where it stands
     control, names = _NO_CONTROL, _NO_NAMES
-    start, end = m.span(8)
+    start, end = m.span(9)
     if end > start:
         control = []
         resolving = len(p._calls_to_resolve)
