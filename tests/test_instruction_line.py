@@ -244,3 +244,43 @@ def test_a_plain_run_stops_at_exactly_the_characters_the_full_reader_must_see():
     for code in range(0x110000):
         ch = chr(code)
         assert (plain.fullmatch(ch) is None) == (ch in stops), hex(code)
+
+
+CALLS = ("HloModule m\n\nr0 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n"
+         "r1 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] maximum(a, b)\n}\n\n"
+         "ENTRY main {\n  p = f32[4]{0} parameter(0)\n  z = f32[] constant(0)\n"
+         "  x = f32[] reduce(p, z), dimensions={0}, to_apply=r0\n"
+         "  y = f32[] reduce(p, z), dimensions={0}, to_apply=LINE\n"
+         "  ROOT t = (f32[], f32[]) tuple(x, y)\n}\n")
+# The second reduction's to_apply: the verdict on the text around the name was reached on the line before.
+CALLED_NAMES = {"r1": True, "r0": True, "r2": False, "true": False, "%r1": True, "r1:": True, "main": False,
+                "r1, frontend_attributes={a=\"b\"}": True, "r1, to_apply=r0": False, "r1 ": True,
+                "r1, sharding={replicated}": True, "r" + "1" * 20: False, "{r1}": False, "r1/*c*/": True}
+
+
+@pytest.mark.parametrize("name", CALLED_NAMES)
+def test_a_call_read_by_the_verdict_on_the_text_around_it_is_read_alike(name: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reduction per region (jax_entry: one line in ten) names its own region: the fast path keeps
+    the verdict on the rest of the text and queues the call by the new name; every name there, and
+    what may follow it, is read, called or refused as the full reader does."""
+    fast, full = _both(CALLS.replace("LINE", name), monkeypatch)
+    assert fast == full
+    assert (fast[0] == "ok") is CALLED_NAMES[name], fast[:2]
+
+
+def test_the_verdict_around_a_call_is_kept_and_reused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second reduction is read through the verdict its neighbour left (not the checks again),
+    and calls its own region."""
+    kept: list[str] = []
+    check = instruction_line._check_attributes
+
+    def counting(p, instr, *rest):
+        kept.append(instr.name)
+        return check(p, instr, *rest)
+    monkeypatch.setattr(instruction_line, "_check_attributes", counting)
+    module = parse_module(CALLS.replace("LINE", "r1"), "m.hlo")
+    assert kept == ["x"]
+    y = module.entry.instructions[3]
+    assert y.name == "y" and [c.name for c in y.called["to_apply"]] == ["r1"]
+    assert y.attributes == {"dimensions": "{0}", "to_apply": "r1"}

@@ -82,11 +82,14 @@ _VALUE = f"(?:{_STRING}|{_BRACES}|{_BARE})"
 # XLA's printer puts '/*index=5*/' before every fifth element of a tuple shape; the shape, comment
 # included, is read by the full shape grammar once per spelling (:func:`_shape`).
 _INDEX_COMMENT = r"(?:/\*index=[0-9]+\*/)?"
-# The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).
+# The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).  Operands
+# as printers write them ('a, b': group 6) are split at ', ' (a regex's findall was ~3x the time); any other
+# spelling of names is group 7, anything else inside the parentheses group 8.
 _LINE: Final = re.compile(
     rf"[ \t\r\n]*(ROOT[ \t]+)?(%?)({_NAME})[ \t]+=[ \t]+"
     rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_INDEX_COMMENT}{_ARRAY})*)?\))[ \t]+"
-    rf"([a-z][a-z0-9\-]*)\((?:([ \t]*%?{_NAME}(?:[ \t]*,[ \t]*%?{_NAME})*[ \t]*)|([^()\n\"/\[\]]*))\)"
+    rf"([a-z][a-z0-9\-]*)\((?:({_NAME}(?:, {_NAME})*)|([ \t]*%?{_NAME}(?:[ \t]*,[ \t]*%?{_NAME})*[ \t]*)"
+    rf"|([^()\n\"/\[\]]*))\)"
     r"((?:[ \t]*,[^\n]*[^\s])?)"
     # The line ends here, and the next one does not go on with ', attr=...' or a comment.
     r"[ \t]*(?=\r?\n(?![ \t\r\n]*[,/]))")
@@ -143,7 +146,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     m = _LINE.match(text, r.pos)
     if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
         return None
-    root, percent, name, shape_text, spelling, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7)
+    root, percent, name, shape_text, spelling, plain, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7, 8)
     info = _OPCODE_INFO.get(spelling)
     if info is None or name in _KEYWORDS:
         return None
@@ -155,13 +158,13 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
     instr = ParsedInstruction(name, opcode, shape)
     operands: tuple[HloInstruction, ...] = ()
-    if opcode is PARAMETER or opcode is CONSTANT or names_text is None:
-        if not _contents(instr, inside if names_text is None else names_text, p.shared_text, p.shared_literals):
+    if opcode is PARAMETER or opcode is CONSTANT or (plain is None and names_text is None):
+        if not _contents(instr, plain or names_text or inside, p.shared_text, p.shared_literals):
             return None
     else:
         try:
-            operands = tuple([by_name[n] for n in _OPERAND.findall(names_text)]) if COMPILED else tuple(  # native reads
-                map(by_name.__getitem__, _OPERAND.findall(names_text)))  # pure Python: no comprehension's frame
+            listed = plain.split(", ") if plain is not None else _OPERAND.findall(names_text)  # map: no frame
+            operands = tuple([by_name[n] for n in listed]) if COMPILED else tuple(map(by_name.__getitem__, listed))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
         if owner is not None:
@@ -176,7 +179,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         if opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None:
             return None  # the full reader refuses it where it stands
     control, names = _NO_CONTROL, _NO_NAMES
-    start, end = m.span(8)
+    start, end = m.span(9)
     if end > start:
         control = []
         resolving = len(p._calls_to_resolve)
@@ -250,11 +253,15 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     A jax module spells the same attribute text on thousands of lines (``, dimensions={}``, a
     placement annotation's target and frontend attributes): the verdict on a text that names no
     computation, control predecessor, aliasing or metadata depends on the opcode and the text only,
-    so it is reached once per (opcode, text) and kept for the parse (``p.attribute_verdicts``)."""
+    so it is reached once per (opcode, text) and kept for the parse (``p.attribute_verdicts``).
+    A text naming one computation (``, dimensions={0}, to_apply=region_0.2_c7``: a reduction per
+    region) is seldom repeated, but the verdict on the rest is: kept per (opcode, text without the
+    name) too, the name queued as the full reader queues it (:func:`_call_template`)."""
     kept = text[start:end]
     key = (instr.opcode, kept)
-    reused = p.attribute_verdicts.get(key)
-    if reused is not None:
+    verdicts = p.attribute_verdicts
+    reused = verdicts.get(key)
+    if reused is not None:  # inline, not _reuse(): most lines with attributes come here
         shared, reused_names, target, index, frontend = reused
         instr.set_attribute_text(shared)
         if target is not None:
@@ -268,8 +275,12 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
                 instr.frontend_attributes = frontend.frontend_attributes
         return reused_names
     long = end - start > _LONG_TEXT
+    template = None if long else _call_template(p, instr, text, start, end, kept)
+    if isinstance(template, frozenset):
+        return template  # the verdict on the rest, reused
     if long:
         del key, kept  # the checks copy every value once: a 10 MB value is not held twice meanwhile
+    resolving = len(p._calls_to_resolve)
     names = _check_attributes(p, instr, allowed, text, start, end, control)
     if names is None:
         return None
@@ -285,14 +296,69 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     if target is not None:  # one string per target (a few spellings on thousands of lines)
         target = instr.custom_call_target = p.shared_text.setdefault(target, target)
     if _UNREUSABLE.isdisjoint(names):
-        frontend = None
-        if "frontend_attributes" in names:
-            frontend = SharedRareFields.holding(frontend_attributes=instr.frontend_attributes)
-            extra = instr._extra
-            if extra is not None and extra.literal is None and only_literal_or_frontend(extra):
-                instr._extra = frontend  # this line's own fields are those: shared with the lines to come
-        p.attribute_verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, frontend)
+        verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, _shared_frontend(instr, names))
+    elif template is not None and _UNREUSABLE.intersection(names) == {template[1]} \
+            and p._calls_to_resolve[resolving:] == [(instr, template[1], [template[2]], template[3])]:
+        verdicts[template[0]] = (template[1], frozenset(names), target, instr.tuple_index,
+                                 _shared_frontend(instr, names))  # the one call checked where the template has it
     return names
+
+
+def _reuse(instr: HloInstruction, shared: str, target: str | None, index: int | None,
+           frontend: SharedRareFields | None) -> None:
+    """A verdict reached before, applied to ``instr``: its text and decoded fields."""
+    instr.set_attribute_text(shared)
+    if target is not None:
+        instr.custom_call_target = target
+    if index is not None:
+        instr.tuple_index = index
+    if frontend is not None:
+        if instr._extra is None:
+            instr._extra = frontend  # shared by every line of this (opcode, text)
+        else:  # a constant's literal is there already: its own fields (rare)
+            instr.frontend_attributes = frontend.frontend_attributes
+
+
+def _shared_frontend(instr: HloInstruction, names: set[str]) -> SharedRareFields | None:
+    """The frontend attributes ``instr`` read as rare fields every line of its verdict can share
+    (``instr``'s own become those where they hold nothing else)."""
+    if "frontend_attributes" not in names:
+        return None
+    frontend = SharedRareFields.holding(frontend_attributes=instr.frontend_attributes)
+    extra = instr._extra
+    if extra is not None and extra.literal is None and only_literal_or_frontend(extra):
+        instr._extra = frontend  # this line's own fields are those: shared with the lines to come
+    return frontend
+
+
+# ', to_apply=name' (or another role naming one computation) with a plain name, last or before a ','.
+_CALL: Final = re.compile(r",[ \t]*(" + "|".join(sorted(_ONE_COMPUTATION_ROLES, key=len, reverse=True))
+                          + r")=([A-Za-z_][A-Za-z0-9_.\-]*)(?=[ \t]*,|\Z)")
+
+
+def _call_template(p: ComputationReader, instr: HloInstruction, text: str, start: int, end: int, kept: str
+                   ) -> tuple[tuple[HloOpcode, str], str, str, int] | frozenset[str] | None:
+    """The first ``role=name`` of the text, for :func:`_attributes`: where the verdict on the text
+    around it (the name cut out, a newline in its place: no attribute text holds one) was reached
+    before, applied, and the call queued as the full reader's decoder queues it (its names); else the
+    key to keep the verdict under, the role, name and value position, to be checked by the caller
+    (the full checks must find that attribute, the only call, there); None where there is none.
+
+    The verdict does not depend on the name: its checks see the name as a bare value, which any
+    name of the pattern is, but for the two they see in it (:data:`_KEYWORDS`, long digit runs:
+    the full checks then)."""
+    c = _CALL.search(text, start, end)
+    if c is None:
+        return None
+    vs, ve = c.span(2)
+    template = (instr.opcode, text[start:vs] + "\n" + text[ve:end])
+    known = p.attribute_verdicts.get(template)
+    role, name = c.group(1, 2)
+    if known is None or name in _KEYWORDS or (ve - vs >= 20 and _LONG_DIGITS.search(name) is not None):
+        return template, role, name, vs
+    _reuse(instr, p.shared_text.setdefault(kept, kept), known[2], known[3], known[4])
+    p._calls_to_resolve.append((instr, known[0], [name], vs))
+    return known[1]
 
 
 _LONG_TEXT: Final = 4096
