@@ -64,6 +64,24 @@ def test_a_wide_log_gives_the_findings_of_its_utf8_text(tmp_path, capsys, encodi
     assert "E1200" in capsys.readouterr().out
 
 
+def test_utf16_le_text_that_begins_with_a_nul_is_not_taken_for_utf32(tmp_path, capsys):
+    # FF FE 00 00 is UTF-32-LE's mark and UTF-16-LE's before a NUL: the fuzzing campaign (stop 46,
+    # seed 46) found such a log read as UTF-32, its E0102 lost.  UTF-32 only where it reads as UTF-32.
+    from xladoctor.base.wide_text import wide_encoding
+
+    text = "\x00\n" + LOG.read_text()
+    assert wide_encoding(_wide(text, "utf-16-le")) == "UTF-16-LE"
+    assert wide_encoding(_wide(text, "utf-32-le")) == "UTF-32-LE"
+    wide, plain = tmp_path / "wide.log", tmp_path / "plain.log"
+    wide.write_bytes(_wide(text, "utf-16-le"))
+    plain.write_bytes(text.encode())
+    codes = []
+    for path in (plain, wide):
+        assert main(["explain", "--json", str(path)]) == 1
+        codes.append([f["code"] for f in json.loads(capsys.readouterr().out)["diagnostics"]["findings"]])
+    assert codes[0] and codes[0][0] == "E1200" and codes[1] == codes[0]
+
+
 def test_a_wide_log_on_stdin_is_read_too(tmp_path, capsys, monkeypatch):
     class Stdin:
         buffer = io.BytesIO(_wide(LOG.read_text(), "utf-16-le"))

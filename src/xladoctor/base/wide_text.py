@@ -33,12 +33,16 @@ def wide_encoding(head: bytes | bytearray) -> str | None:
 
     The mark alone is not enough: a log may begin with the bytes FF FE and go on as UTF-8 (binary
     garbage, then messages).  So the bytes after it (the first :data:`WIDE_SNIFF`) must hold a NUL
-    (the high byte of every ASCII character in UTF-16) or not read as UTF-8."""
+    (the high byte of every ASCII character in UTF-16) or not read as UTF-8.  And FF FE 00 00 is
+    also UTF-16-LE's mark before a NUL character: UTF-32 only where the bytes after it read as
+    UTF-32 (a UTF-16 character pair is a code point past U+10FFFF as one UTF-32 unit)."""
     import codecs
 
     for bom, encoding in WIDE_BOMS:
         if head.startswith(bom):
             rest = bytes(head[len(bom):WIDE_SNIFF])
+            if encoding.startswith("UTF-32") and not _reads_as(rest[:len(rest) & ~3], encoding):
+                continue  # UTF-16-LE's mark, then a NUL (the fuzzing campaign's find, stop 46)
             if b"\x00" in rest:
                 return encoding
             try:
@@ -47,6 +51,15 @@ def wide_encoding(head: bytes | bytearray) -> str | None:
                 return encoding
             return None
     return None
+
+
+def _reads_as(data: bytes, encoding: str) -> bool:
+    """Whether ``data`` decodes strictly as ``encoding``."""
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def wide_text_error(encoding: str, name: str) -> InputError:
