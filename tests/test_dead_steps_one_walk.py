@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from hlo_corpus import CORPUS, generated_hlo
-from test_offload_dead_steps import CONFIG, _module, _two_reads, _with_dead_steps
+from test_offload_dead_steps import CONFIG, _module, _two_reads, corpus_with_dead_steps
 from xladoctor.ir.module import HloModule
 from xladoctor.offload.analysis import lean_copy
 from xladoctor.offload.passes import dead_steps as dead_steps_module
@@ -134,14 +133,7 @@ def test_each_copy_of_a_step_is_removed_in_its_own_order(monkeypatch):
 def test_dead_steps_added_to_the_corpus_are_the_same_either_way(tmp_path, monkeypatch):
     """Dead steps reading random live values of each corpus module's entry (some covered, some not)."""
     found = tried = 0
-    for n, p in enumerate([*CORPUS, *generated_hlo(tmp_path, 40)]):
-        base = parse_module(p.read_text(), str(p))
-        if base.entry_computation_layout is None:
-            continue
-        for seed in (n, n + 1000):
-            text = _with_dead_steps(p.read_text(), base, seed)
-            if text is None:
-                continue
-            tried += 1
-            found += _both_ways(text, monkeypatch) is not None
+    for _, _, text in corpus_with_dead_steps(tmp_path):
+        tried += 1
+        found += _both_ways(text, monkeypatch) is not None
     assert tried > 100 and found > 20, (tried, found)

@@ -16,6 +16,7 @@ import contextlib
 import io
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -319,22 +320,28 @@ def test_dead_steps_added_to_every_corpus_module_run_as_the_whole_copy(tmp_path,
     them out where it covers them, copies the module whole where it does not): the same run,
     and the same analysis as with the whole copy (the fallback included)."""
     left = tried = 0
+    for p, seed, text in corpus_with_dead_steps(tmp_path):
+        module = parse_module(text, str(p))
+        tried += 1
+        left += _same_run(f"{p} seed {seed}", module) is not None
+        result = analyze_host_offload(module)
+        with monkeypatch.context() as m:
+            m.setattr(analysis, "find_dead_steps", lambda *args: None)
+            assert analyze_host_offload(module) == result, f"{p} seed {seed}"
+    assert tried > 100 and left > 20, (tried, left)
+
+
+def corpus_with_dead_steps(tmp_path: Path) -> Iterator[tuple[Path, int, str]]:
+    """Each corpus module with an entry layout, and 40 generated ones, with dead steps added
+    (:func:`_with_dead_steps`, two seeds each): (path, seed, text)."""
     for n, p in enumerate([*CORPUS, *generated_hlo(tmp_path, 40)]):
         base = parse_module(p.read_text(), str(p))
         if base.entry_computation_layout is None:
             continue
         for seed in (n, n + 1000):
             text = _with_dead_steps(p.read_text(), base, seed)
-            if text is None:
-                continue
-            module = parse_module(text, str(p))
-            tried += 1
-            left += _same_run(f"{p} seed {seed}", module) is not None
-            result = analyze_host_offload(module)
-            with monkeypatch.context() as m:
-                m.setattr(analysis, "find_dead_steps", lambda *args: None)
-                assert analyze_host_offload(module) == result, f"{p} seed {seed}"
-    assert tried > 100 and left > 20, (tried, left)
+            if text is not None:
+                yield p, seed, text
 
 
 def test_a_value_only_dead_steps_read_dies_after_the_walk_reached_it():
