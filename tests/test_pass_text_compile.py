@@ -362,3 +362,34 @@ def test_host_offloading_prepare_elides_a_move_into_a_host_call():
           ROOT c = f32[4]{0} call(p), to_apply=host, frontend_attributes={_xla_compute_type="host"}
         }
         """)
+
+
+def test_host_call_wrapper_counts_host_calls_by_their_attribute():
+    """One host call, beside instructions with other frontend attributes (and one with another
+    compute type), is nothing to merge: the count reads the rare fields of those that have them."""
+    from xladoctor.offload.passes.hlo_host_device_type_call_wrapper import _two_host_computes, wrap_host_calls
+    from xladoctor.syntax.hlo_parser import parse_module
+
+    text = """HloModule m
+
+h1 {
+  x = f32[4]{0} parameter(0)
+  ROOT n = f32[4]{0} negate(x)
+}
+
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  q = f32[4]{0} parameter(1), frontend_attributes={_xla_compute_type="host"}
+  c1 = f32[4]{0} call(p), to_apply=h1, frontend_attributes={_xla_compute_type="host"}
+  c2 = f32[4]{0} call(q), to_apply=h1, frontend_attributes={_xla_compute_type="device"}
+  s = f32[4]{0} sine(c2), frontend_attributes={other="host"}
+  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(c1, s)
+}
+"""
+    module = parse_module(text)
+    entry = module.entry_computation()
+    hosts = [i.name for i in entry.instructions if i.frontend_attributes.get("_xla_compute_type") == "host"]
+    assert hosts == ["q", "c1"] and _two_host_computes(entry.instructions)
+    assert not _two_host_computes([i for i in entry.instructions if i.name != "q"])
+    assert not _two_host_computes(module.computation("h1").instructions)
+    assert wrap_host_calls(module) == []  # q is no call: the two are not mergeable

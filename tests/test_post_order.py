@@ -5,7 +5,9 @@ shortcuts (an instruction that pushes nothing is finished at once; the operand f
 stored; two sets for the three states).  Checked here against the algorithm written out plainly,
 as XLA's loop runs it, on real artefacts (the corpus, generated modules) and on the cases the
 shortcuts must not change: control predecessors, an operand used twice, a cycle of control
-edges, a wide operand list being rewritten.
+edges, a wide operand list being rewritten.  Pure Python walks it as a recursion (one iterator
+per node on the path, ``_post_order_walk``), the compiled core as XLA's stack
+(``_post_order_stack``): both are checked in either build.
 """
 
 from __future__ import annotations
@@ -47,8 +49,12 @@ def _xla_post_order(comp: HloComputation) -> list[HloInstruction]:
 
 
 def _same(module) -> int:
+    """Both walks (pure Python's per-node iterators, the compiled core's stack) are XLA's."""
     for comp in module.computations:
-        assert comp.post_order() == _xla_post_order(comp), comp.name
+        xla = _xla_post_order(comp)
+        assert comp.post_order() == xla, comp.name
+        assert comp._post_order_walk() == xla, comp.name
+        assert comp._post_order_stack() == xla, comp.name
     return len(module.computations)
 
 
@@ -71,7 +77,7 @@ ENTRY e {
 """
 
 
-def test_post_order_with_control_edges_and_a_cycle():
+def test_post_order_with_control_edges_and_a_cycle(monkeypatch):
     module = parse_module(EDGES)
     _same(module)
     entry = module.entry_computation()
@@ -80,6 +86,11 @@ def test_post_order_with_control_edges_and_a_cycle():
     assert a is not None and c is not None
     a.control_predecessors = [c]  # c waits for b, which reads a: a cycle through control edges
     _same(module)
+    stack = HloComputation._post_order_stack
+    asked: list[HloComputation] = []
+    monkeypatch.setattr(HloComputation, "_post_order_stack", lambda comp: asked.append(comp) or stack(comp))
+    assert entry._post_order_walk() == _xla_post_order(entry)
+    assert asked == [entry]  # the walk's path outgrew the computation: the stack's walk answered
 
 
 def test_post_order_of_a_wide_instruction_being_rewritten():

@@ -57,3 +57,23 @@ def test_every_command_accepts_what_xlas_parser_accepts_and_offload_predicts_the
 def test_real_modules_verify(jax_hlo_corpus):
     for path in jax_hlo_corpus.hlo_dump_files():
         verify_module(parse_module(path.read_text(), str(path)))
+
+
+def test_the_rules_read_per_opcode_are_the_enums():
+    """verify reads each checked opcode's rules from dicts made at import: the enum's properties."""
+    from xladoctor.ir import verify
+
+    assert verify._CALLS.keys() == verify._PASSES_TO.keys() == verify._CHECKED
+    for op in verify._CHECKED:
+        assert verify._CALLS[op] == op.called_computations
+        assert verify._PASSES_TO[op] == op.passes_operands_to
+
+
+def test_a_call_that_lost_its_callee_is_refused():
+    module = parse_module("HloModule m\nc {\n  x = f32[2] parameter(0)\n  ROOT y = f32[2] negate(x)\n}\n"
+                          "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT k = f32[2] call(p), to_apply=c\n}\n", "bad.hlo")
+    verify_module(module)
+    module.entry_computation().root.set_called_computations({})
+    with pytest.raises(VerifyError) as info:
+        verify_module(module)
+    assert "call needs 1 'to_apply' computation(s), has 0" in info.value.message

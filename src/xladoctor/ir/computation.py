@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
 from .instruction import COMPILED, HloInstruction
@@ -270,7 +271,12 @@ class HloComputation:
         then the control predecessors; an instruction may sit on the stack twice, emitted when first finished.
         Shortcuts, same order (issue 36): a node that pushes nothing is emitted at once; operands read as
         stored; the states are two sets; methods called as written (aliased: vectorcall compiled); operands by
-        index compiled (``reversed``: a lookup and an iterator), ``reversed`` in pure Python (no index reads)."""
+        index compiled (``reversed``: a lookup and an iterator), ``reversed`` in pure Python (no index reads).
+        Pure Python walks it as the recursion it is (:meth:`_post_order_walk`)."""
+        return self._post_order_stack() if COMPILED else self._post_order_walk()
+
+    def _post_order_stack(self) -> list[HloInstruction]:
+        """:meth:`post_order` as XLA writes it (the compiled core's, and where a cycle is met)."""
         order: list[HloInstruction] = []
         done: set[HloInstruction] = set()  # visited; in visiting: its operands pushed, not finished
         visiting: set[HloInstruction] = set()
@@ -320,6 +326,70 @@ class HloComputation:
                     visiting.add(node)
         if len(order) != len(self.instructions):  # a cycle or users outside: keep every instruction
             order.extend(i for i in self.instructions if i not in done)  # done: what order holds
+        return order
+
+    def _post_order_walk(self) -> list[HloInstruction]:
+        """:meth:`post_order` in pure Python: the same order, each node entered once.
+
+        The stack's walk holds each node twice (entered, then finished) and tests both sets at each
+        pop; popped first is the last control predecessor, then the others backwards, then the
+        operands in order, each skipped if finished by then.  That is a recursive DFS over those
+        children in that order, written here with one iterator per node on the path: a child is
+        tested when its turn comes (finished, or of another computation: skipped), one without
+        operands or control predecessors is finished at once.  In a DAG the path never holds a
+        node twice, so it is never longer than the computation; longer is a cycle, where the
+        stack's walk finishes a node that is still on it: that walk then answers.  ~30% less
+        time per node than the stack's walk in pure Python (issue 36)."""
+        order: list[HloInstruction] = []
+        done: set[HloInstruction] = set()
+        emit = order.append
+        finish = done.add
+        nodes: list[HloInstruction] = []  # the path above the node entered, and for each of them
+        iters: list[Iterator[HloInstruction]] = []  # the iterator over its children left
+        limit = len(self.instructions)
+        for start in self.instructions:
+            if start._users or start in done:
+                continue
+            node = start
+            ops = start._operands
+            extra = start._extra
+            while True:
+                # ``node`` entered: its children in the order the stack's walk pops them (operands
+                # as stored: a tuple, one kept bare, a wide list)
+                cls = type(ops)
+                children: tuple[HloInstruction, ...] = ops if cls is tuple else (  # type: ignore[assignment]
+                    ops.as_tuple() if cls is WideOperands else (ops,))  # type: ignore[union-attr]
+                if extra is not None and extra.control_predecessors:
+                    children = (*reversed(extra.control_predecessors), *children)
+                it: Iterator[HloInstruction] | None = iter(children)
+                while it is not None:  # resume ``node``'s children
+                    for dep in it:
+                        if dep not in done and dep.parent is self:
+                            ops = dep._operands
+                            extra = dep._extra
+                            if ops or extra is not None:
+                                break  # entered below
+                            finish(dep)  # a leaf: finished on entry
+                            emit(dep)
+                    else:  # every child finished: so is the node
+                        finish(node)
+                        emit(node)
+                        if nodes:
+                            node = nodes.pop()
+                            it = iters.pop()
+                        else:
+                            it = None
+                        continue
+                    nodes.append(node)
+                    iters.append(it)
+                    if len(nodes) > limit:  # a cycle
+                        return self._post_order_stack()
+                    node = dep
+                    break
+                else:  # the start is finished
+                    break
+        if len(order) != len(self.instructions):  # a cycle or users outside: keep every instruction
+            order.extend(i for i in self.instructions if i not in done)
         return order
 
     def __repr__(self) -> str:

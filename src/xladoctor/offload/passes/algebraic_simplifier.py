@@ -113,8 +113,9 @@ def _any_may_rewrite(instructions: list[HloInstruction]) -> bool:
     """Whether :func:`_may_rewrite` holds for one of ``instructions``: a loop, which compiled calls
     it natively (``any(map(...))`` went through Python's call protocol per instruction); a loop, not
     ``any()`` of a generator, which interpreted costs a frame switch per instruction."""
+    rewritten = _REWRITTEN  # tested here first: most instructions need no call (the test _may_rewrite begins with)
     for instr in instructions:  # noqa: SIM110
-        if _may_rewrite(instr):
+        if instr.opcode in rewritten and _may_rewrite(instr):
             return True
     return False
 
@@ -176,33 +177,37 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) ->
     replaced: list[tuple[str, str]] = []
     gone: set[HloInstruction] = set()
     at = Insertions(comp)  # new instructions go into the list in one sweep at the end
+    rewritten = _REWRITTEN
     for instr in comp.post_order():  # XLA's visitor: operands first, so chains collapse in one run
-        if instr.opcode is SELECT:
+        op = instr.opcode  # read once: the chain below tested it up to 14 times for the others
+        if op not in rewritten:  # the opcodes the chain names, and no other
+            continue
+        if op is SELECT:
             replacement = _select_replacement(instr)
-        elif instr.opcode is NEGATE and instr.operands[0].opcode is NEGATE:
+        elif op is NEGATE and instr.operands[0].opcode is NEGATE:
             replacement = instr.operands[0].operands[0]
-        elif instr.opcode is SUBTRACT:
+        elif op is SUBTRACT:
             replacement = _reassociated_subtract(at, instr)
-        elif instr.opcode is MULTIPLY:
+        elif op is MULTIPLY:
             replacement = _reassociated(at, instr, MULTIPLY)
-        elif instr.opcode is DIVIDE:
+        elif op is DIVIDE:
             replacement = _divide_by_constant(at, instr)
-        elif instr.opcode is ADD:
+        elif op is ADD:
             replacement = _add_of_zero(instr) or _factored_add(at, instr, floats_are_real) or \
                 _reassociated(at, instr, ADD)
-        elif instr.opcode is TRANSPOSE:
+        elif op is TRANSPOSE:
             replacement = _transposed_dot(at, instr)
-        elif instr.opcode in (MAXIMUM, MINIMUM):
+        elif op is MAXIMUM or op is MINIMUM:
             replacement = _idempotent(instr)
-        elif instr.opcode is RESHAPE:
+        elif op is RESHAPE:
             replacement = _reshape_of_reshape(at, instr)
-        elif instr.opcode is DYNAMIC_SLICE:
+        elif op is DYNAMIC_SLICE:
             replacement = _full_slice(instr) or _constant_dynamic_slice(at, instr)
-        elif instr.opcode is DYNAMIC_UPDATE_SLICE:
+        elif op is DYNAMIC_UPDATE_SLICE:
             replacement = _full_update(instr)
-        elif instr.opcode is CONCATENATE:
+        elif op is CONCATENATE:
             replacement = _flattened_concatenate(at, instr) or _concatenate_of_one_row(at, instr)
-        elif instr.opcode is COMPARE:
+        elif op is COMPARE:
             if _narrowed_compare(instr):
                 replaced.append((instr.name, instr.name))
             continue

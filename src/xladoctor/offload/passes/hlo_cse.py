@@ -28,9 +28,9 @@ from collections.abc import Callable
 from typing import Final
 
 from ...ir.computation import HloComputation
-from ...ir.instruction import HloInstruction
+from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import ADD, AND, CUSTOM_CALL, MAXIMUM, MINIMUM, MULTIPLY, OPT_BARRIER, OR, XOR
+from ...ir.opcodes import ADD, AND, CUSTOM_CALL, MAXIMUM, MINIMUM, MULTIPLY, OPT_BARRIER, OR, PARAMETER, XOR
 from ...ir.operands import WideOperands
 from ..annotations import ANNOTATION_TARGETS, is_move_to_device, is_move_to_host
 from .hlo_dce import _SIDE_EFFECTING
@@ -38,6 +38,7 @@ from .hlo_pass_interface import HloPassInterface
 from .host_offload_utils import is_sharding_annotation
 
 _NEVER: Final = _SIDE_EFFECTING | {CUSTOM_CALL, OPT_BARRIER}
+assert PARAMETER in _NEVER  # :func:`_cheap_key` reads ``tuple_index`` from its field on that
 _COMMUTATIVE: Final = frozenset({ADD, MULTIPLY, MAXIMUM, MINIMUM,
                           AND, OR, XOR})
 _IGNORED: Final = frozenset({"metadata", "sharding", "frontend_attributes", "backend_config", "statistics_viz"})
@@ -78,7 +79,9 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
             operands = tuple(sorted(operands, key=id))
     extra = instr._extra
     called = instr.called
-    return (opcode, operands, None if extra is None else extra.literal, instr.tuple_index,
+    # ``tuple_index`` read from its field: the property's other None, a parameter, is in _NEVER
+    number = instr._number
+    return (opcode, operands, None if extra is None else extra.literal, None if isinstance(number, str) else number,
             tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())) if called else ())
 
 
@@ -160,7 +163,8 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
     # The cheap keys as the computation is, in list order: where no two are equal nothing merges
     # (a merge needs two equal keys, and nothing changes before the first), so no post order.
     instructions = comp.instructions
-    keys = [_cheap_key(instr) for instr in instructions]  # compiled: native calls (map: Python's protocol each)
+    # compiled: native calls (map: Python's protocol each); pure Python: map, no comprehension's frame
+    keys = [_cheap_key(instr) for instr in instructions] if COMPILED else list(map(_cheap_key, instructions))
     if _all_differ(keys):
         return merged
     first_keys = dict(zip(instructions, keys))
