@@ -55,8 +55,14 @@ class ParsedInstruction(HloInstruction):
     def _metadata_text(self, md: OpMetadata) -> str:
         return _METADATA.encode(md)
 
-_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
-_ARRAY = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s]*\})?"
+# The line regex's repeats are possessive ('*+', '++', '?+': Python 3.11's; 3.10 reads them as
+# plain, ''): each stops where the next piece could not match what it gave back (a name before
+# ' =', ', ' or ')'; digits before ']'; a run of spaces before what is no space), so the lines
+# matched and every group are the same, and the engine keeps no backtracking state per repeat:
+# a quarter of the match's cost on jax's lines (issue 36, h47p).
+_P: Final = "+" if sys.version_info >= (3, 11) else ""
+_NAME = rf"[A-Za-z_][A-Za-z0-9_.\-]*{_P}"
+_ARRAY = rf"[a-z][a-z0-9]*{_P}\[[0-9,]*{_P}\](?:\{{[^{{}}\s]*{_P}\}})?{_P}"
 # Attribute values the full reader's scan_value reads to exactly these ends: a string; a brace
 # group holding no nested braces, parentheses or quotes other than strings and one level of
 # [...]; a bare token without brackets, quotes, commas, spaces or '/' (which could start a
@@ -81,18 +87,18 @@ _BARE = r'(?:[^(){}\[\]",\s/0-9?\-][^(){}\[\]",\s/]*|-?[0-9]{1,18})'
 _VALUE = f"(?:{_STRING}|{_BRACES}|{_BARE})"
 # XLA's printer puts '/*index=5*/' before every fifth element of a tuple shape; the shape, comment
 # included, is read by the full shape grammar once per spelling (:func:`_shape`).
-_INDEX_COMMENT = r"(?:/\*index=[0-9]+\*/)?"
+_INDEX_COMMENT = rf"(?:/\*index=[0-9]+{_P}\*/)?{_P}"
 # The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).  Operands
 # as printers write them ('a, b': group 6) are split at ', ' (a regex's findall was ~3x the time); any other
 # spelling of names is group 7, anything else inside the parentheses group 8.
 _LINE: Final = re.compile(
-    rf"[ \t\r\n]*(ROOT[ \t]+)?(%?)({_NAME})[ \t]+=[ \t]+"
-    rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_INDEX_COMMENT}{_ARRAY})*)?\))[ \t]+"
-    rf"([a-z][a-z0-9\-]*)\((?:({_NAME}(?:, {_NAME})*)|([ \t]*%?{_NAME}(?:[ \t]*,[ \t]*%?{_NAME})*[ \t]*)"
-    rf"|([^()\n\"/\[\]]*))\)"
-    r"((?:[ \t]*,[^\n]*[^\s])?)"
+    rf"[ \t\r\n]*{_P}(ROOT[ \t]+{_P})?(%?)({_NAME})[ \t]+{_P}=[ \t]+{_P}"
+    rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_P}{_INDEX_COMMENT}{_ARRAY})*{_P})?\))[ \t]+{_P}"
+    rf"([a-z][a-z0-9\-]*{_P})\((?:({_NAME}(?:, {_NAME})*{_P})"
+    rf"|([ \t]*{_P}%?{_NAME}(?:[ \t]*{_P},[ \t]*{_P}%?{_NAME})*{_P}[ \t]*{_P})|([^()\n\"/\[\]]*{_P}))\)"
+    rf"((?:[ \t]*{_P},[^\n]*[^\s])?)"  # (the value's run gives back its trailing spaces: not possessive)
     # The line ends here, and the next one does not go on with ', attr=...' or a comment.
-    r"[ \t]*(?=\r?\n(?![ \t\r\n]*[,/]))")
+    rf"[ \t]*{_P}(?=\r?\n(?![ \t\r\n]*{_P}[,/]))")
 # One ', name=value' with its separator, so the lengths found show whether they tile the span.
 _ATTRIBUTE: Final = re.compile(rf"([ \t]*,[ \t]*)([A-Za-z_][A-Za-z0-9_\-]*)=({_VALUE})")
 # Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
