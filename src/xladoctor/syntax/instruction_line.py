@@ -22,6 +22,7 @@ from ..base.errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import CONSTANT, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
+from ..ir.packed_fields import NO_USERS
 from ..ir.rare_fields import SharedRareFields, only_literal_or_frontend
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
@@ -196,8 +197,13 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         names = read
     if required is not None and not names.issuperset(required):
         return None
-    if operands:
-        instr.link_operands(operands)  # a new instruction: no old operands to drop
+    if operands:  # HloInstruction.link_operands on a new instruction (no old operands), inline: a call a line
+        instr._operands = operands[0] if len(operands) == 1 else operands
+        for operand in operands:
+            if operand._users is NO_USERS:
+                operand._users = instr
+            else:
+                operand._gain_user(instr)
     if percent:
         module.print_percent = True
     r.pos = m.end()
