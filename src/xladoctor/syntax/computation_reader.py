@@ -154,6 +154,9 @@ class ComputationReader(InstructionReader):
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
         where: tuple[int, ...] = NOWHERE  # the (line, col) the last position counted from (see _where_for)
         r = self.r
+        # comp.add_instruction(instr, False), inline (a call a line): both callers read a new computation, in no
+        # module yet, so it is the append and the parent alone.
+        instructions = comp.instructions
         while True:
             got = read_fast(self, module, by_name, owner)
             if got is not None:
@@ -194,7 +197,8 @@ class ComputationReader(InstructionReader):
                         by_name, owner = body.by_name, None
             if is_root or (instr.opcode is PARAMETER and instr._number is not None):  # parameter_number, unread
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
-            comp.add_instruction(instr, False)
+            instructions.append(instr)
+            instr.parent = comp
             if owner is None:
                 by_name[instr.name] = instr
             elif not names.take_live(instr):  # given out as the join would now, or the scope leaves the table
