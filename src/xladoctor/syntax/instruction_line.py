@@ -275,11 +275,11 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     reused = verdicts.get(key)
     if reused is not None:  # inline, not _reuse(): most lines with attributes come here
         shared, reused_names, target, index, frontend = reused
-        instr.set_attribute_text(shared)
-        if target is not None:
-            instr.custom_call_target = target
+        instr._attributes = shared  # set_attribute_text, and the setters' one store where the value is not None
+        if target is not None:  # (custom_call_target, tuple_index: both in _number), inline: no call a line
+            instr._number = target
         if index is not None:
-            instr.tuple_index = index
+            instr._number = index
         if frontend is not None:
             if instr._extra is None:
                 instr._extra = frontend  # shared by every line of this (opcode, text)
