@@ -170,8 +170,11 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
     else:
         try:
-            listed = plain.split(", ") if plain is not None else _OPERAND.findall(names_text)  # map: no frame
-            operands = tuple([by_name[n] for n in listed]) if COMPILED else tuple(map(by_name.__getitem__, listed))
+            if plain is not None and ", " not in plain:
+                operands = (by_name[plain],)  # one operand (half of jax's lines): no split, no map
+            else:
+                listed = plain.split(", ") if plain is not None else _OPERAND.findall(names_text)  # map: no frame
+                operands = tuple([by_name[n] for n in listed]) if COMPILED else tuple(map(by_name.__getitem__, listed))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
         if owner is not None:
