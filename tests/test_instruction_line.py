@@ -343,3 +343,18 @@ def test_positions_after_the_spaces_between_lines_are_read_alike(text: str, monk
         if "." in name:
             continue  # the nested operand's generated name (negate.anon): it stands inside g's line
         assert re.match(rf"(ROOT )?{name} =", lines[line - 1][col - 1:]), (name, line, col)
+
+
+ONE_OPERAND = ("HloModule m\n\nr0 {\n  q = f32[] parameter(0)\n  ROOT n = f32[] negate(q)\n}\n\n"
+               "ENTRY e {\n  p = f32[] parameter(0)\n  LINE\n}\n")
+
+
+@pytest.mark.parametrize("line", ["ROOT y = f32[] negate(p)", "ROOT y = f32[] negate(nope)", "ROOT y = f32[] negate(q)",
+                                  "ROOT y = f32[] negate(%p)", "ROOT y = f32[] negate( p )", "ROOT y = f32[] negate(p,p)",
+                                  "ROOT y = f32[] add(p)", "ROOT y = (f32[]) tuple(p)", "ROOT y = (f32[], f32[]) tuple(p)",
+                                  "ROOT y = f32[] negate(p, p)", "ROOT y = f32[] negate(p.1)"])
+def test_one_plain_operand_is_read_alike(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One operand written plain is looked up without a split (h47p): defined, undefined, another
+    computation's (the shared scope holds r0's names), other spellings and arities as the full reader."""
+    fast, full = _both(ONE_OPERAND.replace("LINE", line), monkeypatch)
+    assert fast == full
