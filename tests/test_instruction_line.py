@@ -8,6 +8,7 @@ or refuse it alike, with the same located message.
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -284,3 +285,76 @@ def test_the_verdict_around_a_call_is_kept_and_reused(monkeypatch: pytest.Monkey
     y = module.entry.instructions[3]
     assert y.name == "y" and [c.name for c in y.called["to_apply"]] == ["r1"]
     assert y.attributes == {"dimensions": "{0}", "to_apply": "r1"}
+
+
+def _plain_repeats(pattern: str) -> str:
+    """``pattern`` with its possessive repeats written plain (what Python 3.10 compiles)."""
+    return pattern.replace("*+", "*").replace("++", "+").replace("?+", "?")
+
+
+def test_the_possessive_line_regex_matches_as_the_plain_one() -> None:
+    """The line regex's repeats are possessive on Python 3.11 and later (a quarter of the match's
+    cost, h47p): on every line start of the corpus and on damaged lines, the possessive and plain
+    forms match the same lines with the same groups."""
+    line = instruction_line._LINE
+    plain = re.compile(_plain_repeats(line.pattern))
+    if plain.pattern == line.pattern:
+        pytest.skip("no possessive repeats on this Python")
+    texts = [p.read_text(errors="replace") for p in CORPUS]
+    texts.append("HloModule m\nENTRY e {\n  ROOT = f32[] parameter(0)\n  ROOT  r = f32[] add(ROOT, ROOT)\n"
+                 "  t = (f32[], f32[]{0}, /*index=2*/f32[1]{0}) tuple(a, b,c), x=\"y\"  \n  ,z=1\n}\n")
+    rng = random.Random(47)
+    damage = list(" \t\r\n,=(){}[]%/*\"-._0123456789abxROOT") + [", ", "/*index=5*/", "\n,", "\n/", "{1,0}"]
+    for text in texts:
+        starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        for pos in starts:
+            a, b = line.match(text, pos), plain.match(text, pos)
+            assert (a and a.regs) == (b and b.regs), text[pos:pos + 200]
+        for _ in range(200):
+            pos = rng.choice(starts)
+            s = text[pos:pos + 300]
+            for _ in range(rng.randint(1, 3)):
+                k = rng.randrange(len(s) + 1)
+                s = s[:k] + rng.choice(damage) + s[k + rng.randint(0, 2):]
+            a, b = line.match(s), plain.match(s)
+            assert (a and a.regs) == (b and b.regs), s
+
+
+# Lines and the spaces between them in the forms the position count meets: blank lines, CRLF, a comment
+# line, trailing spaces, tabs, a line on the brace's line, lines the full reader reads (over two lines,
+# or with a nested operand) before fast ones.
+POSITIONS = ("HloModule m\n\nENTRY e { a = f32[] parameter(0)\n\n\n  b = f32[] negate(a)   \r\n"
+             "\t\tc = f32[] negate(b)\n  // a comment\n  /* another */ d = f32[] add(a, c)\n"
+             "  e = f32[] add(d, d),\n      metadata={op_name=\"x\"}\n  f = f32[] negate(e)\n"
+             "  g = f32[] add(f32[] negate(f), f)\n\n  ROOT h = f32[] negate(g)\n}\n")
+
+
+@pytest.mark.parametrize("text", [POSITIONS, POSITIONS.replace("\n", "\r\n"), POSITIONS.replace("\n  ", "\n\n ")])
+def test_positions_after_the_spaces_between_lines_are_read_alike(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a line the fast path read, the next line's position counts from where that line ended
+    (h47p): the same line and column as the full reader gives, after any spaces, newlines and
+    comments, and after lines the full reader read."""
+    fast, full = _both(text, monkeypatch)
+    assert fast == full
+    module = parse_module(text, "m.hlo")
+    where = {i.name: (i.line, i.col) for i in module.entry.instructions}
+    lines = text.replace("\r\n", "\n").split("\n")
+    for name, (line, col) in where.items():
+        if "." in name:
+            continue  # the nested operand's generated name (negate.anon): it stands inside g's line
+        assert re.match(rf"(ROOT )?{name} =", lines[line - 1][col - 1:]), (name, line, col)
+
+
+ONE_OPERAND = ("HloModule m\n\nr0 {\n  q = f32[] parameter(0)\n  ROOT n = f32[] negate(q)\n}\n\n"
+               "ENTRY e {\n  p = f32[] parameter(0)\n  LINE\n}\n")
+
+
+@pytest.mark.parametrize("line", ["ROOT y = f32[] negate(p)", "ROOT y = f32[] negate(nope)", "ROOT y = f32[] negate(q)",
+                                  "ROOT y = f32[] negate(%p)", "ROOT y = f32[] negate( p )", "ROOT y = f32[] negate(p,p)",
+                                  "ROOT y = f32[] add(p)", "ROOT y = (f32[]) tuple(p)", "ROOT y = (f32[], f32[]) tuple(p)",
+                                  "ROOT y = f32[] negate(p, p)", "ROOT y = f32[] negate(p.1)"])
+def test_one_plain_operand_is_read_alike(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One operand written plain is looked up without a split (h47p): defined, undefined, another
+    computation's (the shared scope holds r0's names), other spellings and arities as the full reader."""
+    fast, full = _both(ONE_OPERAND.replace("LINE", line), monkeypatch)
+    assert fast == full

@@ -147,26 +147,35 @@ class ComputationReader(InstructionReader):
         text, body, names = self.text, Body(), module.instruction_names
         owner = self._share_scope(comp, module, body)  # comp, where its scope is the module's table
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
-        line, line_pos = self._line, self._line_pos  # the line counter, kept in locals in this loop
+        # The line counter, kept in locals in this loop: ``line`` is the line of ``line_pos``, which starts at
+        # ``line_start``; after a line the fast path read, ``line_pos`` is where it ended (it holds no newline), so
+        # the next count looks at the spaces between two lines only, and finds its one newline with one call.
+        line, line_pos = self._line, self._line_pos
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
         where: tuple[int, ...] = NOWHERE  # the (line, col) the last position counted from (see _where_for)
+        r = self.r
+        # comp.add_instruction(instr, False), inline (a call a line): both callers read a new computation, in no
+        # module yet, so it is the append and the parent alone.
+        instructions = comp.instructions
         while True:
             got = read_fast(self, module, by_name, owner)
             if got is not None:
                 instr, control_refs, instr_start, is_root = got
                 if instr.name in by_name:
                     self._check_new_name(comp, instr, by_name, instr_start)
+                end = r.pos  # the line's end: no newline since instr_start (instruction_line._LINE)
             else:
                 got = self._read_by_full_reader(comp, module, body)
                 if got is None:
                     break
                 instr, control_refs, instr_start, is_root = got
                 by_name, owner = body.by_name, None  # the full reader read it in a scope of its own
-            newlines = text.count("\n", line_pos, instr_start)
-            if newlines:
-                line += newlines
-                line_start = text.rfind("\n", line_pos, instr_start) + 1
-            line_pos = instr_start
+                end = instr_start  # (its text may span lines: nested instructions count from here)
+            last = text.rfind("\n", line_pos, instr_start)
+            if last >= 0:  # the one newline where line_pos is one (the last line's end), else counted
+                line += 1 if last == line_pos else text.count("\n", line_pos, last + 1)
+                line_start = last + 1
+            line_pos = end
             col = instr_start - line_start + 1  # the position, as set_position keeps it (inline: once per line)
             if col != where[1] or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
                 where = self._where_for(line, col)
@@ -188,7 +197,8 @@ class ComputationReader(InstructionReader):
                         by_name, owner = body.by_name, None
             if is_root or (instr.opcode is PARAMETER and instr._number is not None):  # parameter_number, unread
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
-            comp.add_instruction(instr, False)
+            instructions.append(instr)
+            instr.parent = comp
             if owner is None:
                 by_name[instr.name] = instr
             elif not names.take_live(instr):  # given out as the join would now, or the scope leaves the table

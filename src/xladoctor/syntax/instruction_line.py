@@ -22,6 +22,7 @@ from ..base.errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import CONSTANT, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
+from ..ir.packed_fields import NO_USERS
 from ..ir.rare_fields import SharedRareFields, only_literal_or_frontend
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
@@ -55,8 +56,14 @@ class ParsedInstruction(HloInstruction):
     def _metadata_text(self, md: OpMetadata) -> str:
         return _METADATA.encode(md)
 
-_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
-_ARRAY = r"[a-z][a-z0-9]*\[[0-9,]*\](?:\{[^{}\s]*\})?"
+# The line regex's repeats are possessive ('*+', '++', '?+': Python 3.11's; 3.10 reads them as
+# plain, ''): each stops where the next piece could not match what it gave back (a name before
+# ' =', ', ' or ')'; digits before ']'; a run of spaces before what is no space), so the lines
+# matched and every group are the same, and the engine keeps no backtracking state per repeat:
+# a quarter of the match's cost on jax's lines (issue 36, h47p).
+_P: Final = "+" if sys.version_info >= (3, 11) else ""
+_NAME = rf"[A-Za-z_][A-Za-z0-9_.\-]*{_P}"
+_ARRAY = rf"[a-z][a-z0-9]*{_P}\[[0-9,]*{_P}\](?:\{{[^{{}}\s]*{_P}\}})?{_P}"
 # Attribute values the full reader's scan_value reads to exactly these ends: a string; a brace
 # group holding no nested braces, parentheses or quotes other than strings and one level of
 # [...]; a bare token without brackets, quotes, commas, spaces or '/' (which could start a
@@ -81,18 +88,18 @@ _BARE = r'(?:[^(){}\[\]",\s/0-9?\-][^(){}\[\]",\s/]*|-?[0-9]{1,18})'
 _VALUE = f"(?:{_STRING}|{_BRACES}|{_BARE})"
 # XLA's printer puts '/*index=5*/' before every fifth element of a tuple shape; the shape, comment
 # included, is read by the full shape grammar once per spelling (:func:`_shape`).
-_INDEX_COMMENT = r"(?:/\*index=[0-9]+\*/)?"
+_INDEX_COMMENT = rf"(?:/\*index=[0-9]+{_P}\*/)?{_P}"
 # The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).  Operands
 # as printers write them ('a, b': group 6) are split at ', ' (a regex's findall was ~3x the time); any other
 # spelling of names is group 7, anything else inside the parentheses group 8.
 _LINE: Final = re.compile(
-    rf"[ \t\r\n]*(ROOT[ \t]+)?(%?)({_NAME})[ \t]+=[ \t]+"
-    rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_INDEX_COMMENT}{_ARRAY})*)?\))[ \t]+"
-    rf"([a-z][a-z0-9\-]*)\((?:({_NAME}(?:, {_NAME})*)|([ \t]*%?{_NAME}(?:[ \t]*,[ \t]*%?{_NAME})*[ \t]*)"
-    rf"|([^()\n\"/\[\]]*))\)"
-    r"((?:[ \t]*,[^\n]*[^\s])?)"
+    rf"[ \t\r\n]*{_P}(ROOT[ \t]+{_P})?(%?)({_NAME})[ \t]+{_P}=[ \t]+{_P}"
+    rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_P}{_INDEX_COMMENT}{_ARRAY})*{_P})?\))[ \t]+{_P}"
+    rf"([a-z][a-z0-9\-]*{_P})\((?:({_NAME}(?:, {_NAME})*{_P})"
+    rf"|([ \t]*{_P}%?{_NAME}(?:[ \t]*{_P},[ \t]*{_P}%?{_NAME})*{_P}[ \t]*{_P})|([^()\n\"/\[\]]*{_P}))\)"
+    rf"((?:[ \t]*{_P},[^\n]*[^\s])?)"  # (the value's run gives back its trailing spaces: not possessive)
     # The line ends here, and the next one does not go on with ', attr=...' or a comment.
-    r"[ \t]*(?=\r?\n(?![ \t\r\n]*[,/]))")
+    rf"[ \t]*{_P}(?=\r?\n(?![ \t\r\n]*{_P}[,/]))")
 # One ', name=value' with its separator, so the lengths found show whether they tile the span.
 _ATTRIBUTE: Final = re.compile(rf"([ \t]*,[ \t]*)([A-Za-z_][A-Za-z0-9_\-]*)=({_VALUE})")
 # Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
@@ -163,8 +170,11 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             return None
     else:
         try:
-            listed = plain.split(", ") if plain is not None else _OPERAND.findall(names_text)  # map: no frame
-            operands = tuple([by_name[n] for n in listed]) if COMPILED else tuple(map(by_name.__getitem__, listed))
+            if plain is not None and ", " not in plain:
+                operands = (by_name[plain],)  # one operand (half of jax's lines): no split, no map
+            else:
+                listed = plain.split(", ") if plain is not None else _OPERAND.findall(names_text)  # map: no frame
+                operands = tuple([by_name[n] for n in listed]) if COMPILED else tuple(map(by_name.__getitem__, listed))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
         if owner is not None:
@@ -190,8 +200,13 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         names = read
     if required is not None and not names.issuperset(required):
         return None
-    if operands:
-        instr.link_operands(operands)  # a new instruction: no old operands to drop
+    if operands:  # HloInstruction.link_operands on a new instruction (no old operands), inline: a call a line
+        instr._operands = operands[0] if len(operands) == 1 else operands
+        for operand in operands:
+            if operand._users is NO_USERS:
+                operand._users = instr
+            else:
+                operand._gain_user(instr)
     if percent:
         module.print_percent = True
     r.pos = m.end()
@@ -263,11 +278,11 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     reused = verdicts.get(key)
     if reused is not None:  # inline, not _reuse(): most lines with attributes come here
         shared, reused_names, target, index, frontend = reused
-        instr.set_attribute_text(shared)
-        if target is not None:
-            instr.custom_call_target = target
+        instr._attributes = shared  # set_attribute_text, and the setters' one store where the value is not None
+        if target is not None:  # (custom_call_target, tuple_index: both in _number), inline: no call a line
+            instr._number = target
         if index is not None:
-            instr.tuple_index = index
+            instr._number = index
         if frontend is not None:
             if instr._extra is None:
                 instr._extra = frontend  # shared by every line of this (opcode, text)
