@@ -3,7 +3,9 @@
 # against this tree, jaxlib's parse in the same rounds.  ROUNDS (default 3) rounds at 100k and on the train steps,
 # wall seconds (the machine's process clock ticks at 10 ms); BIG=1 adds jax_entry at 1M (one round, CPU seconds).
 # COMPILED=1 instead builds the opt-in compiled core (mypyc, carried as wheels in .whl-mypy) and compares it with
-# this tree's pure Python, same rounds.
+# this tree's pure Python, same rounds.  .whl-mypy (cp311 manylinux wheels, pip download --no-deps): mypy, librt,
+# ast-serialize (mypy 2.4's parser), mypy_extensions, typing_extensions, pathspec, and setuptools (the device's own
+# refuses pyproject's SPDX project.license).
 set -u
 ROUNDS=${ROUNDS:-3}
 PIP_CONFIG_FILE=/dev/null python3 -m pip install --isolated -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl-tpu/*.whl
