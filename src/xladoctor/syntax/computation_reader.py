@@ -139,24 +139,20 @@ class ComputationReader(InstructionReader):
 
     def _parse_instructions(self, comp: HloComputation, module: HloModule) -> None:
         """The body of one computation, read as XLA's one-pass parser reads it: operands and control predecessors
-        defined earlier in the same computation (so the graph has no cycle), called computations earlier in the
-        module, parameters numbered 0..n-1, each once (collected in a dict, checked at the closing brace: so
-        ``parameter(1000000000)`` is one entry); all refused with XLA's wording.  Runs once per instruction:
-        what it reads is bound to locals; compiled methods are called as written (bound to a local, the
-        compiled core calls them through Python's protocol).  The scope: :mod:`.body_scope`."""
+        defined earlier in the same computation (no cycle), called computations earlier in the module, parameters
+        numbered 0..n-1, each once (a dict checked at the closing brace: ``parameter(1000000000)`` is one entry);
+        all refused with XLA's wording.  Once per instruction: what it reads is bound to locals, compiled methods
+        called as written (a bound local is called through Python's protocol).  The scope: :mod:`.body_scope`."""
         text, body, names = self.text, Body(), module.instruction_names
         owner = self._share_scope(comp, module, body)  # comp, where its scope is the module's table
         by_name = body.by_name  # this computation's scope (XLA's parser keeps one too)
-        # The line counter, kept in locals in this loop: ``line`` is the line of ``line_pos``, which starts at
-        # ``line_start``; after a line the fast path read, ``line_pos`` is where it ended (it holds no newline), so
-        # the next count looks at the spaces between two lines only, and finds its one newline with one call.
+        # The line counter in locals: ``line`` is the line of ``line_pos`` (it starts at ``line_start``), after a fast
+        # line where it ended (no newline in it): the next count finds the one newline between two lines in one call.
         line, line_pos = self._line, self._line_pos
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
         where: tuple[int, ...] = NOWHERE  # the (line, col) the last position counted from (see _where_for)
         r = self.r
-        # comp.add_instruction(instr, False), inline (a call a line): both callers read a new computation, in no
-        # module yet, so it is the append and the parent alone.
-        instructions = comp.instructions
+        instructions = comp.instructions  # add_instruction(instr, False) inline: a new computation, in no module
         while True:
             got = read_fast(self, module, by_name, owner)
             if got is not None:
@@ -189,12 +185,8 @@ class ComputationReader(InstructionReader):
                 instr.control_predecessors = self._control_predecessors(comp, control_refs, by_name)
             if self._calls_to_resolve:
                 self._resolve_calls(module)
-            if instr.shape is None or instr.opcode in _BUILT_BY_XLA:
-                self._set_built_shape(instr, instr_start)
-                if instr.opcode in ASYNC_OPS:
-                    self._check_async(instr, instr_start)
-                    if not body.shared:  # a wrapped computation joined the module: the scope is the body's own
-                        by_name, owner = body.by_name, None
+            if (instr.shape is None or instr.opcode in _BUILT_BY_XLA) and self._built_by_xla(instr, instr_start, body):
+                by_name, owner = body.by_name, None  # a wrapped computation joined the module: the body's own scope
             if is_root or (instr.opcode is PARAMETER and instr._number is not None):  # parameter_number, unread
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             instructions.append(instr)
@@ -262,6 +254,15 @@ class ComputationReader(InstructionReader):
             comp.add_instruction(instr, index_parameter=False)
         self._nested.clear()
         return line, line_pos
+
+    def _built_by_xla(self, instr: HloInstruction, instr_start: int, body: Body) -> bool:
+        """An instruction whose shape XLA builds or whose async wrapping it checks (:data:`_BUILT_BY_XLA`):
+        both done; True where its wrapped computation joined the module and the scope is now the body's own."""
+        self._set_built_shape(instr, instr_start)
+        if instr.opcode in ASYNC_OPS:
+            self._check_async(instr, instr_start)
+            return not body.shared
+        return False
 
     def _set_built_shape(self, instr: HloInstruction, instr_start: int) -> None:
         """The shape XLA's parser gives an instruction written without one (inferred), or whatever

@@ -145,10 +145,8 @@ def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
 
 def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloInstruction],
               owner: HloComputation | None = None) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
-    """The instruction at the cursor (after spaces and newlines, maybe ``ROOT``), operands resolved in ``by_name``, as
-    the full reader would build it; or None (nothing consumed or recorded) to let the full reader read it.  ``owner``:
-    ``by_name`` is the module's name table, only ``owner``'s instructions in scope (:mod:`.body_scope`).  Also returns
-    the control predecessors by name, where the line starts, whether it is the ROOT; calls queued as the full reader's."""
+    """The line at the cursor as the full reader builds it (calls queued alike), its control predecessors' names, start
+    and ROOT flag; operands from ``by_name`` (``owner``'s only, :mod:`.body_scope`).  None: nothing done, read it in full."""
     r, text = p.r, p.r.text
     m = _LINE.match(text, r.pos)
     if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
@@ -159,10 +157,8 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         return None
     opcode, arity, allowed, required = info
     shape = _SHAPES.get(shape_text)
-    if shape is None:
-        shape = _shape(text, m.start(4), m.end(4), p.source)
-        if shape is None:
-            return None
+    if shape is None and (shape := _shape(text, m.start(4), m.end(4), p.source)) is None:
+        return None
     instr = ParsedInstruction(name, opcode, shape)
     operands: tuple[HloInstruction, ...] = ()
     if opcode is PARAMETER or opcode is CONSTANT or (plain is None and names_text is None):
@@ -181,20 +177,16 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             for operand in operands:
                 if operand.parent is not owner:
                     return None  # another computation's: the full reader's scope has no such name
-        if opcode is TUPLE:
-            if not shape.is_tuple or len(shape.tuple_shapes) != len(operands):
-                return None
-        elif arity >= 0 and len(operands) != arity:
-            return None
-        if opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None:
+        if ((not shape.is_tuple or len(shape.tuple_shapes) != len(operands)) if opcode is TUPLE
+                else 0 <= arity != len(operands)) or (
+                opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None):
             return None  # the full reader refuses it where it stands
     control, names = _NO_CONTROL, _NO_NAMES
     start, end = m.span(9)
     if end > start:
         control = []
         resolving = len(p._calls_to_resolve)
-        read = _attributes(p, instr, allowed, text, start, end, control)
-        if read is None:
+        if (read := _attributes(p, instr, allowed, text, start, end, control)) is None:
             del p._calls_to_resolve[resolving:]
             return None
         names = read
