@@ -268,19 +268,9 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     key = (instr.opcode, kept)
     verdicts = p.attribute_verdicts
     reused = verdicts.get(key)
-    if reused is not None:  # inline, not _reuse(): most lines with attributes come here
-        shared, reused_names, target, index, frontend = reused
-        instr._attributes = shared  # set_attribute_text, and the setters' one store where the value is not None
-        if target is not None:  # (custom_call_target, tuple_index: both in _number), inline: no call a line
-            instr._number = target
-        if index is not None:
-            instr._number = index
-        if frontend is not None:
-            if instr._extra is None:
-                instr._extra = frontend  # shared by every line of this (opcode, text)
-            else:  # a constant's literal is there already: its own fields (rare)
-                instr.frontend_attributes = frontend.frontend_attributes
-        return reused_names
+    if reused is not None:  # most lines with attributes: a text seen before
+        _reuse(instr, reused[0], reused[2], reused[3], reused[4])
+        return reused[1]
     long = end - start > _LONG_TEXT
     template = None if long else _call_template(p, instr, text, start, end, kept)
     if isinstance(template, frozenset):
@@ -313,12 +303,14 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
 
 def _reuse(instr: HloInstruction, shared: str, target: str | None, index: int | None,
            frontend: SharedRareFields | None) -> None:
-    """A verdict reached before, applied to ``instr``: its text and decoded fields."""
-    instr.set_attribute_text(shared)
+    """A verdict reached before, applied to ``instr`` (a line just read: its fields are unset): its text
+    and decoded fields, stored directly (the setters' one store where the value is not None; a target
+    and an index share ``_number``)."""
+    instr._attributes = shared
     if target is not None:
-        instr.custom_call_target = target
+        instr._number = target
     if index is not None:
-        instr.tuple_index = index
+        instr._number = index
     if frontend is not None:
         if instr._extra is None:
             instr._extra = frontend  # shared by every line of this (opcode, text)
