@@ -271,8 +271,8 @@ class HloComputation:
         then the control predecessors; an instruction may sit on the stack twice, emitted when first finished.
         Shortcuts, same order (issue 36): a node that pushes nothing is emitted at once; operands read as
         stored; the states are two sets; methods called as written (aliased: vectorcall compiled); operands by
-        index compiled (``reversed``: a lookup and an iterator), ``reversed`` in pure Python (no index reads).
-        Pure Python walks it as the recursion it is (:meth:`_post_order_walk`)."""
+        index (compiled, ``reversed`` is a lookup and an iterator).  Pure Python walks it as the recursion it is
+        (:meth:`_post_order_walk`), and comes to the stack only where it meets a cycle."""
         return self._post_order_stack() if COMPILED else self._post_order_walk()
 
     def _post_order_stack(self) -> list[HloInstruction]:
@@ -300,15 +300,10 @@ class HloComputation:
                 cls = type(ops)
                 if cls is tuple or cls is WideOperands:
                     many: tuple[HloInstruction, ...] = ops if cls is tuple else ops.as_tuple()  # type: ignore[assignment,union-attr]
-                    if COMPILED:
-                        for i in range(len(many) - 1, -1, -1):
-                            dep = many[i]
-                            if dep.parent is self and dep not in done:
-                                stack.append(dep)
-                    else:
-                        for dep in reversed(many):
-                            if dep.parent is self and dep not in done:
-                                stack.append(dep)
+                    for i in range(len(many) - 1, -1, -1):  # by index: native reads compiled
+                        dep = many[i]
+                        if dep.parent is self and dep not in done:
+                            stack.append(dep)
                 else:  # the one operand, kept bare (declared: a native read of its parent)
                     dep = ops  # type: ignore[assignment]
                     if dep.parent is self and dep not in done:
