@@ -545,3 +545,42 @@ def test_a_log_with_a_finding_draws_it_without_the_ir_or_a_temporary_file(tmp_pa
     loaded = _loaded_of(["check", str(log)], ("xladoctor.report.finding_text", "xladoctor.ir.frames",
                                                "xladoctor.ir.instruction", "xladoctor.ir.opcodes", "tempfile"))
     assert loaded == {"xladoctor.report.finding_text", "xladoctor.ir.frames"}, loaded
+
+
+# -- issue 36, h48s: the values on offload's way without dataclasses --
+
+def test_the_written_out_records_behave_as_the_dataclasses_they_were():
+    """ir/value.py's FrozenValue and MutableValue in place of 17 dataclasses on ``offload``'s way
+    (each ~4.5M instructions to make): equality, hash (or none), repr, copies and pickling as before."""
+    import copy
+    import pickle
+
+    from xladoctor.findings.module_details import ModuleSummary, OffloadDetails
+    from xladoctor.ir.metadata import OpMetadata, SourceLocation
+    from xladoctor.ir.module import ProgramShape, SourceTables, StackFrame
+    from xladoctor.offload.result import HostOffloadResult
+    from xladoctor.triage.provenance import Provenance
+
+    loc = SourceLocation("m.py", 3)
+    assert loc == SourceLocation("m.py", 3, None, None) and hash(loc) == hash(("m.py", 3, None, None))
+    assert repr(loc) == "SourceLocation(file='m.py', line=3, function=None, column=None)" and loc != ("m.py", 3)
+    with pytest.raises(AttributeError):
+        loc.line = 4  # type: ignore[misc]
+    md = OpMetadata(op_name="jit(f)/add", source_line=3)
+    assert pickle.loads(pickle.dumps(md)) == md and copy.copy(md) == md and md.extra == ()
+    assert repr(StackFrame(1, 2)) == "StackFrame(file_location_id=1, parent_frame_id=2)"
+    tables = SourceTables()
+    assert tables == SourceTables() and not tables and tables.file_names is not SourceTables().file_names
+    with pytest.raises(TypeError):
+        hash(tables)  # a dataclass with eq and not frozen has no hash
+    prov = Provenance(None, "lowered")
+    assert repr(prov) == ("Provenance(platform=None, stage='lowered', evidence=[], conflicting=False, frontend=None, "
+                          "possibly_cpu=False)")
+    result = HostOffloadResult("shipped")
+    changed = result.replace(warnings=["w"])
+    assert result.warnings == [] and changed.warnings == ["w"] and changed.rule == "shipped" and changed != result
+    assert changed.errors is result.errors  # dataclasses.replace shares the fields it does not change
+    details = OffloadDetails(result, (), prov, None)
+    assert details.replace(text="t").text == "t" and details.replace(text="t").result is result
+    assert ModuleSummary({"a": 1}) == ModuleSummary({"a": 1}) and repr(ProgramShape([], None)) == \
+        "ProgramShape(parameters=[], result=None)"  # type: ignore[arg-type]

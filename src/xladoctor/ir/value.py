@@ -1,8 +1,13 @@
-"""Frozen values with named fields, as ``@dataclass(frozen=True)`` makes them, without dataclasses.
+"""Values with named fields, as ``@dataclass`` and ``@dataclass(frozen=True)`` make them, without dataclasses.
 
 The IR's values (:mod:`.shape`'s Shape, Layout, Tile..., :mod:`.sizes`' results) and the parser's
 layout warnings are made from :class:`FrozenValue`; :func:`replace` copies one with changes, as
-``dataclasses.replace`` did.
+``dataclasses.replace`` did.  The mutable records of a run (a module's source tables, the offload
+result) are :class:`MutableValue`'s.
+
+Making a dataclass execs the source of each generated method: ~4.5M instructions (~0.5 ms) per
+frozen class, 45 classes on ``xladoctor offload FILE``'s way before h48s, ~25% of its whole process
+(cachegrind, issue 36).
 """
 
 from __future__ import annotations
@@ -12,6 +17,31 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     _V = TypeVar("_V", bound="FrozenValue")
+
+
+class MutableValue:
+    """A record with named fields (``_FIELDS``, in order), compared and printed by them as
+    ``@dataclass`` (not frozen) made it: equal to an instance of the same class only, unhashable
+    (``__hash__`` None, as a dataclass with ``eq`` and not ``frozen``).  Each class writes its
+    ``__init__`` out; its fields are plain attributes.  A class that is copied with changes
+    defines its own ``replace`` from :func:`fields_with` (in its own layer: tests/test_route_layers.py)."""
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...] = ()
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"{type(self).__qualname__}({shown})"
 
 
 class FrozenValue:
@@ -56,7 +86,7 @@ class FrozenValue:
         return self.__class__(**fields_with(self, changes))
 
 
-def fields_with(value: FrozenValue, changes: dict[str, Any]) -> dict[str, Any]:
+def fields_with(value: FrozenValue | MutableValue, changes: dict[str, Any]) -> dict[str, Any]:
     """``value``'s fields by name with ``changes`` over them: what a copy made by ``replace`` is
     built from (a class of a layer above builds its own copies from it: tests/test_route_layers.py)."""
     values = {name: getattr(value, name) for name in value._FIELDS}
