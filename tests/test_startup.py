@@ -547,7 +547,60 @@ def test_a_log_with_a_finding_draws_it_without_the_ir_or_a_temporary_file(tmp_pa
     assert loaded == {"xladoctor.report.finding_text", "xladoctor.ir.frames"}, loaded
 
 
-# -- issue 36, h48s: the values on offload's way without dataclasses --
+# -- issue 36, h48s: ``offload FILE`` and ``check FILE`` without argparse; the values without dataclasses --
+
+def _usage(argv: list[str]) -> tuple[int, str, str]:
+    """``python -m xladoctor ARGV``'s exit code, stdout and stderr at a fixed width."""
+    env = {**os.environ, "COLUMNS": "80"}
+    out = subprocess.run([sys.executable, "-m", "xladoctor", *argv], capture_output=True, text=True, timeout=120,
+                         env=env, stdin=subprocess.DEVNULL)
+    return out.returncode, out.stdout, out.stderr
+
+
+def test_usage_errors_are_argparse_s_as_before():
+    """A command line the plain reader does not take goes to argparse, whose usage errors are
+    printed as they always were (these texts are the ones 4bc2283 printed)."""
+    assert _usage(["offload"])[0] == 2 and _usage(["offload"])[2].endswith(
+        "xladoctor offload: error: the following arguments are required: file\n")
+    code, out, err = _usage(["offload", "x.hlo", "--bogus"])
+    assert (code, out) == (2, "") and err.endswith("xladoctor: error: unrecognized arguments: --bogus\n"), err
+    code, out, err = _usage(["nosuch"])
+    assert code == 2 and err.endswith("xladoctor: error: argument COMMAND: invalid choice: 'nosuch' (choose from "
+                                      "'check', 'shape', 'hlo', 'explain', 'offload', 'fleet', 'inputs', 'relayout')\n")
+    code, out, err = _usage(["check", "x.hlo", "--jobs", "x"])
+    assert code == 2 and err.endswith("xladoctor check: error: argument --jobs/-j: invalid int value: 'x'\n"), err
+    code, out, err = _usage(["offload", "--help"])
+    assert code == 0 and out.startswith("usage: xladoctor offload [-h]") and not err
+
+
+def test_plain_offload_and_check_command_lines_are_read_as_argparse_reads_them():
+    """``offload FILE`` and ``check FILE`` (with ``--json``, and offload's ``--trace``) give the
+    namespace argparse gives, defaults and check's own option strings included; anything else is
+    argparse's."""
+    from xladoctor.cli.main import _TOPOLOGY, build_parser, plain_arguments
+    from xladoctor.oracle.topologies import DEFAULT_TOPOLOGY
+
+    assert _TOPOLOGY == DEFAULT_TOPOLOGY
+    for argv in (["offload", "m.hlo"], ["offload", "m.hlo", "--json"], ["offload", "--json", "m.hlo"],
+                 ["offload", "m.hlo", "--trace"], ["offload", "--trace", "-", "--json"], ["offload", ""],
+                 ["check", "m.hlo"], ["check", "--json", "m.hlo"], ["check", "-", "--json", "--json"]):
+        args = vars(build_parser(argv[0], None).parse_args(argv))
+        assert args.pop("_run").__module__ == f"xladoctor.cli.commands.{argv[0]}"
+        assert plain_arguments(argv) == args, argv
+    for argv in (["offload"], ["offload", "m.hlo", "--js"], ["offload", "--", "m.hlo"], ["offload", "a", "b"],
+                 ["offload", "m.hlo", "--fix", "host"], ["offload", "m.hlo", "-h"], ["offload", "-1"],
+                 ["check"], ["check", "a", "b"], ["check", "m.hlo", "--trace"], ["check", "--", "--json"],
+                 ["check", "m.hlo", "-j", "2"], ["check", "m.hlo", "--help"]):
+        assert plain_arguments(argv) is None, argv
+
+
+def test_offload_and_check_on_a_module_import_no_argparse():
+    """The plain reader's namespace is all ``run`` reads: neither argparse nor gettext is imported."""
+    module = str(_EXAMPLES / "e1200_offloaded_activation.hlo")
+    for argv in (["offload", module], ["offload", module, "--json"], ["check", module], ["check", module, "--json"]):
+        assert not _loaded_by(argv, ("argparse", "gettext")), argv
+    assert "argparse" in _loaded_by(["offload", module, "--fix", "host", "--diff"], ("argparse",))
+
 
 def test_the_written_out_records_behave_as_the_dataclasses_they_were():
     """ir/value.py's FrozenValue and MutableValue in place of 17 dataclasses on ``offload``'s way
