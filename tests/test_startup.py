@@ -637,3 +637,31 @@ def test_the_written_out_records_behave_as_the_dataclasses_they_were():
     assert details.replace(text="t").text == "t" and details.replace(text="t").result is result
     assert ModuleSummary({"a": 1}) == ModuleSummary({"a": 1}) and repr(ProgramShape([], None)) == \
         "ProgramShape(parameters=[], result=None)"  # type: ignore[arg-type]
+
+
+def test_the_passes_written_out_values_compare_and_print_as_the_dataclasses_did():
+    """The passes' records are plain classes (the compiled core's modules): the values among them
+    keep a dataclass' equality, hash and repr (bench/pass_states.py digests the result's repr)."""
+    from xladoctor.offload.kinds import CopyMove
+    from xladoctor.offload.passes.conditional_code_motion import Boundary
+    from xladoctor.offload.passes.host_offload_legalize.state import LegalizeMove, LegalizeResult
+    from xladoctor.offload.passes.host_offloader.state import OffloadOptions
+    from xladoctor.offload.pipeline import PipelineConfig
+
+    options = OffloadOptions()
+    assert repr(options) == "OffloadOptions(rule='shipped', disable_host_compute=False, allow_h2h_copy=False)"
+    config = PipelineConfig(True, options=options)
+    assert config == PipelineConfig(True, True, OffloadOptions("shipped"), "tpu") != PipelineConfig(False)
+    assert hash(config) == hash((True, True, options, "tpu")) and hash(options) == hash(("shipped", False, False))
+    assert repr(config) == ("PipelineConfig(inline_calls=True, legalize=True, options=" + repr(options) +
+                            ", platform='tpu')")
+    assert len({Boundary("inside", ()), Boundary("inside", ())}) == 1
+    result = LegalizeResult()
+    result.moves.append(LegalizeMove("copy.1", CopyMove.KEPT, "mth"))
+    assert repr(result) == ("LegalizeResult(changed=False, starts=[], moves=[LegalizeMove(copy='copy.1', action="
+                            f"{CopyMove.KEPT!r}, start='mth', new_copies=(), after=(), shapes=())], notes=[], "
+                            "rerouted=[], removed=[], failures=[], warnings=[])")
+    other = LegalizeResult()
+    assert other != result and (other.moves.append(result.moves[0]) or other == result)
+    with pytest.raises(TypeError):
+        hash(result)
