@@ -665,3 +665,14 @@ def test_the_passes_written_out_values_compare_and_print_as_the_dataclasses_did(
     assert other != result and (other.moves.append(result.moves[0]) or other == result)
     with pytest.raises(TypeError):
         hash(result)
+
+
+def test_a_module_without_metadata_compiles_no_metadata_pattern():
+    """syntax/hlo_lexicon compiles its metadata and number patterns on first use (~1 ms of start-up):
+    a module without ``metadata={...}`` (jax's ``as_text("hlo")``, the train steps) compiles
+    neither; the E1200 example, with metadata, compiles both and reads as before."""
+    compiled = "[len(sys.modules['xladoctor.syntax.hlo_lexicon']._METADATA), " \
+               "len(sys.modules['xladoctor.syntax.hlo_lexicon']._NUMBERS)]"
+    clean = str(Path(__file__).resolve().parent / "data" / "offload" / "01_basic_dus_ds.hlo")
+    assert _after(["offload", clean], compiled) == [0, 0]
+    assert _after(["offload", str(_EXAMPLES / "e1200_offloaded_activation.hlo")], compiled) == [2, 6]
