@@ -676,3 +676,14 @@ def test_a_module_without_metadata_compiles_no_metadata_pattern():
     clean = str(Path(__file__).resolve().parent / "data" / "offload" / "01_basic_dus_ds.hlo")
     assert _after(["offload", clean], compiled) == [0, 0]
     assert _after(["offload", str(_EXAMPLES / "e1200_offloaded_activation.hlo")], compiled) == [2, 6]
+
+
+def test_check_on_one_module_imports_no_log_scanner():
+    """The pool's size is asked of catalogue.fastscan only for several files: ``check FILE.hlo``
+    imports neither the log scanner nor its tables (3 dataclasses and six modules)."""
+    module = str(_EXAMPLES / "e1200_offloaded_activation.hlo")
+    for argv in (["check", module], ["check", module, "--json"]):
+        loaded = _modules_after(argv)
+        assert not {"xladoctor.catalogue.fastscan", "xladoctor.catalogue.scanner"} & loaded, argv
+    log = str(Path(__file__).resolve().parent / "data" / "first_hour" / "remat_offload.hlo")
+    assert "xladoctor.catalogue.fastscan" in _modules_after(["check", module, log])

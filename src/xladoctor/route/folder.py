@@ -157,17 +157,20 @@ def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wan
                spool: JsonSpool | None) -> list[Kept]:
     """What is kept of each entry, in ``items`` order; files in a process pool when there are several
     and ``jobs > 1`` (0: one per usable core).  Each entry is reduced as it arrives (:mod:`.folder_results`)."""
-    from ..catalogue.fastscan import usable_cpus
-    from ..findings.details import SkippedInput
     from ..findings.model import Report
     from .dispatch import check_path, check_stdin, unread
     from .folder_results import keep
 
-    jobs = jobs or usable_cpus()
     out: list[Kept | None] = [None] * len(items)
     todo = [i for i, it in enumerate(items) if it.status == "file"]
+    if len(todo) > 1:  # a lone file is checked here, with no pool to size: the log scanner is not imported
+        from ..catalogue.fastscan import usable_cpus
+
+        jobs = jobs or usable_cpus()
     for i, it in enumerate(items):
         if it.status == "skipped":
+            from ..findings.details import SkippedInput  # a log's details: not imported for a module alone
+
             skipped = Report("check", (it.path,), (), opts.lang, details=SkippedInput(it.note, it.companion_of))
             out[i] = keep(entry_of(skipped), want, i, spool)
         elif it.status == "error":
