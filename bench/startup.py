@@ -107,9 +107,9 @@ def cpu_of(argv: list[str], src: Path | None, cwd: str) -> float:
 
 
 def measure(srcs: list[Path], forms: list[str], repeat: int, commands: list[str] | None = None,
-            entry: str | None = None, module: Path = EXAMPLE) -> list[tuple[str, str, str, float, float]]:
+            entry: str | None = None, hlo: Path = EXAMPLE) -> list[tuple[str, str, str, float, float]]:
     """Rows (tree, form, command, median CPU ms, ratio to ``python -c pass``), interleaved by round;
-    the console scripts call ``entry`` (default: :func:`declared_entry`); ``module`` is the HLO the
+    the console scripts call ``entry`` (default: :func:`declared_entry`); ``hlo`` is the HLO the
     ``MODULE`` rows read."""
     module, function = (entry or declared_entry()).split(":")
     with tempfile.TemporaryDirectory() as tmp:  # no pyproject.toml above it: no config is found
@@ -130,7 +130,7 @@ def measure(srcs: list[Path], forms: list[str], repeat: int, commands: list[str]
                     if commands is not None and name.lstrip("-") not in commands:
                         continue
                     argv = starts[form] + [a.replace("{log}", str(log)).replace("{clean}", str(clean))
-                                           .replace("{module}", str(module)) for a in args]
+                                           .replace("{module}", str(hlo)) for a in args]
                     runs.append((str(src), form, name, argv, src))
         for _, _, _, argv, src in runs:  # compile every tree's bytecode before timing anything
             cpu_of(argv, src, tmp)
