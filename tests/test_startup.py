@@ -687,3 +687,12 @@ def test_check_on_one_module_imports_no_log_scanner():
         assert not {"xladoctor.catalogue.fastscan", "xladoctor.catalogue.scanner"} & loaded, argv
     log = str(Path(__file__).resolve().parent / "data" / "first_hour" / "remat_offload.hlo")
     assert "xladoctor.catalogue.fastscan" in _modules_after(["check", module, log])
+
+
+def test_check_on_one_module_creates_no_log_details_class():
+    """A module's entry asks whether its details are a log's only where findings.log_details was
+    imported (no instance of its classes exists otherwise); a log and a skipped file still draw."""
+    module = str(_EXAMPLES / "e1200_offloaded_activation.hlo")
+    assert "xladoctor.findings.log_details" not in _modules_after(["check", module, "--json"])
+    folder = Path(__file__).resolve().parent / "data" / "first_hour"
+    assert "xladoctor.findings.log_details" in _modules_after(["check", str(folder), "--json"])  # .mlir skipped
