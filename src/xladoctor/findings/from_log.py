@@ -20,7 +20,8 @@ from ..base.labels import Text, render
 from ..catalogue.fixes import finding_fixes
 from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
-from ..ir.value import FrozenValue, MutableValue
+from ..ir.record import MutableValue
+from ..ir.value import FrozenValue
 from .model import FindingKind, FixKind, Origin, Severity
 
 if TYPE_CHECKING:

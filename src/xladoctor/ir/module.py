@@ -10,8 +10,9 @@ from .instruction import HloInstruction, SourceLocation
 from .instruction_names import InstructionNames
 from .name_uniquer import NameUniquer
 from .names import NameTable
+from .record import MutableValue
 from .shape import Shape
-from .value import FrozenValue, MutableValue
+from .value import FrozenValue
 
 
 class ProgramShape(MutableValue):

@@ -3,7 +3,7 @@
 The IR's values (:mod:`.shape`'s Shape, Layout, Tile..., :mod:`.sizes`' results) and the parser's
 layout warnings are made from :class:`FrozenValue`; :func:`replace` copies one with changes, as
 ``dataclasses.replace`` did.  The mutable records of a run (a module's source tables, the offload
-result) are :class:`MutableValue`'s.
+result) are :mod:`.record`'s ``MutableValue``'s.
 
 Making a dataclass execs the source of each generated method: ~4.5M instructions (~0.5 ms) per
 frozen class, 45 classes on ``xladoctor offload FILE``'s way before h48s, ~25% of its whole process
@@ -16,32 +16,9 @@ TYPE_CHECKING = False  # not typing's: `xladoctor shape` imports this module (is
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
+    from .record import MutableValue
+
     _V = TypeVar("_V", bound="FrozenValue")
-
-
-class MutableValue:
-    """A record with named fields (``_FIELDS``, in order), compared and printed by them as
-    ``@dataclass`` (not frozen) made it: equal to an instance of the same class only, unhashable
-    (``__hash__`` None, as a dataclass with ``eq`` and not ``frozen``).  Each class writes its
-    ``__init__`` out; its fields are plain attributes.  A class that is copied with changes
-    defines its own ``replace`` from :func:`fields_with` (in its own layer: tests/test_route_layers.py)."""
-
-    __slots__ = ()
-    _FIELDS: tuple[str, ...] = ()
-
-    def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._key() == other._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
-        return f"{type(self).__qualname__}({shown})"
 
 
 class FrozenValue:

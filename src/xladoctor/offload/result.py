@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..ir.instruction import SourceLocation
+from ..ir.record import MutableValue
 from ..ir.shape import ShapeIndex, format_shape_index
-from ..ir.value import FrozenValue, MutableValue, fields_with
+from ..ir.value import FrozenValue, fields_with
 from .kinds import DusAction, FirstKind, HostComputeReason, InsertedKind, MismatchContext, Status
 
 if TYPE_CHECKING:

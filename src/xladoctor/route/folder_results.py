@@ -18,7 +18,8 @@ from itertools import islice
 from typing import Any, TextIO
 
 from ..base.escape import json_text
-from ..ir.value import FrozenValue, MutableValue
+from ..ir.record import MutableValue
+from ..ir.value import FrozenValue
 
 _KEEP = ("path", "kind", "findings", "note", "companion_of", "error", "verdict", "confirm", "diagnostics", "parsed",
          "provenance")

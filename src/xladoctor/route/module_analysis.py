@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..base.collector import paused
 from ..base.labels import label
 from ..findings import Finding, Report
-from ..ir.value import MutableValue
+from ..ir.record import MutableValue
 from .options import Options
 
 if TYPE_CHECKING:

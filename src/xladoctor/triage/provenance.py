@@ -30,7 +30,7 @@ import re
 from typing import Any
 
 from ..base.labels import label
-from ..ir.value import MutableValue
+from ..ir.record import MutableValue
 from ..syntax.module_sniff import hlo_header  # re-exported: the sniff is syntax's, a log's route needs no more
 
 _GPU_NAME = re.compile(r"(?:^|\.)(?:sm_\d+\.\d+[a-z]?_gpu|gpu|gfx\w+_gpu)_after_optimizations")
