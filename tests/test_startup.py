@@ -603,8 +603,9 @@ def test_offload_and_check_on_a_module_import_no_argparse():
 
 
 def test_the_written_out_records_behave_as_the_dataclasses_they_were():
-    """ir/value.py's FrozenValue and MutableValue in place of 17 dataclasses on ``offload``'s way
-    (each ~4.5M instructions to make): equality, hash (or none), repr, copies and pickling as before."""
+    """ir/value.py's FrozenValue and ir/record.py's MutableValue in place of dataclasses on
+    ``offload``'s way (each ~4.5M instructions to make): equality, hash (or none), repr, copies and
+    pickling as before."""
     import copy
     import pickle
 
