@@ -12,10 +12,12 @@ one pip 25.0 and later and uv write (``script-no-re``: the same without ``import
 pypa/pip#13166), and ``python -m xladoctor`` (``module``: which adds the interpreter's own
 ``runpy``, with importlib.util, functools and contextlib: ~5 ms of CPU, h44q).  ``--src`` may be given
 more than once (e.g. main's ``src`` and a branch's) to compare trees in the same interleaved run;
-``--commands`` measures only the commands named.
+``--commands`` measures only the commands named.  The ``offload MODULE`` and ``check MODULE`` rows
+read ``--module`` (default: the bundled E1200 example; h48s measured them on bench/train_step.py's
+``train_step_scanned.hlo``, whose analysis is ~45% of the run).
 
     nice -n 10 .venv/bin/python bench/startup.py [--repeat 40] [--src A/src --src B/src] [--form script module]
-        [--commands version shape "shape --json"] [--entry xladoctor.cli.main:main]
+        [--commands version shape "shape --json"] [--entry xladoctor.cli.main:main] [--module FILE.hlo]
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import time
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
+EXAMPLE = SRC / "xladoctor" / "examples" / "e1200_offloaded_activation.hlo"
 
 SHAPE = "bf16[16,1280,40]{1,2,0:T(8,128)(2,1)}"
 COMMANDS = (("--version", ["--version"]),
@@ -41,7 +44,10 @@ COMMANDS = (("--version", ["--version"]),
             ("explain LOG (clean)", ["explain", "{clean}"]),
             ("explain LOG --json (clean)", ["explain", "{clean}", "--json"]),
             ("check LOG (clean)", ["check", "{clean}"]),
-            ("check LOG --json (clean)", ["check", "{clean}", "--json"]))
+            ("check LOG --json (clean)", ["check", "{clean}", "--json"]),
+            ("offload MODULE", ["offload", "{module}"]),
+            ("offload MODULE --json", ["offload", "{module}", "--json"]),
+            ("check MODULE", ["check", "{module}"]))
 """The clean log (50 lines without an anchor word, issue 36 item 6) is what a clean log of any size
 costs beyond its scan: the commands' start-up as ``bench_all.py``'s log rows meet it."""
 
@@ -101,9 +107,10 @@ def cpu_of(argv: list[str], src: Path | None, cwd: str) -> float:
 
 
 def measure(srcs: list[Path], forms: list[str], repeat: int, commands: list[str] | None = None,
-            entry: str | None = None) -> list[tuple[str, str, str, float, float]]:
+            entry: str | None = None, hlo: Path = EXAMPLE) -> list[tuple[str, str, str, float, float]]:
     """Rows (tree, form, command, median CPU ms, ratio to ``python -c pass``), interleaved by round;
-    the console scripts call ``entry`` (default: :func:`declared_entry`)."""
+    the console scripts call ``entry`` (default: :func:`declared_entry`); ``hlo`` is the HLO the
+    ``MODULE`` rows read."""
     module, function = (entry or declared_entry()).split(":")
     with tempfile.TemporaryDirectory() as tmp:  # no pyproject.toml above it: no config is found
         log = Path(tmp) / "small.log"
@@ -122,7 +129,8 @@ def measure(srcs: list[Path], forms: list[str], repeat: int, commands: list[str]
                 for name, args in COMMANDS:
                     if commands is not None and name.lstrip("-") not in commands:
                         continue
-                    argv = starts[form] + [a.replace("{log}", str(log)).replace("{clean}", str(clean)) for a in args]
+                    argv = starts[form] + [a.replace("{log}", str(log)).replace("{clean}", str(clean))
+                                           .replace("{module}", str(hlo)) for a in args]
                     runs.append((str(src), form, name, argv, src))
         for _, _, _, argv, src in runs:  # compile every tree's bytecode before timing anything
             cpu_of(argv, src, tmp)
@@ -170,9 +178,11 @@ def main() -> int:
                     help="only these rows (default: all): " + ", ".join(repr(name) for name in names))
     ap.add_argument("--entry", metavar="MODULE:FUNCTION",
                     help="what the console scripts call (default: pyproject.toml's, " + declared_entry() + ")")
+    ap.add_argument("--module", type=Path, default=EXAMPLE, help="the HLO module the MODULE rows read "
+                    "(default: the bundled E1200 example; e.g. bench/train_step.py's train_step_scanned.hlo)")
     args = ap.parse_args()
     srcs = [p.resolve() for p in (args.src or [SRC])]
-    print(table(measure(srcs, args.form, args.repeat, args.commands, args.entry), args.repeat))
+    print(table(measure(srcs, args.form, args.repeat, args.commands, args.entry, args.module.resolve()), args.repeat))
     return 0
 
 

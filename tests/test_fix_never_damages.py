@@ -159,8 +159,6 @@ def _apply(text: str, edits) -> str:
 @pytest.mark.parametrize("path", FIXABLE, ids=lambda p: p.name)
 def test_the_json_edits_apply_as_the_fix_to_every_spelling(path):
     """The machine-applicable edits in --json (one output's fix each) on CRLF and spread modules."""
-    from dataclasses import replace
-
     from xladoctor.findings.edits import e1200_fix_edits
 
     for kind, text in _variants(path.read_text()).items():
@@ -174,7 +172,7 @@ def test_the_json_edits_apply_as_the_fix_to_every_spelling(path):
                 if "crlf" in kind:
                     assert out.count("\n") == out.count("\r\n"), where
                 got = print_module(parse_hlo(out, "out"))
-                assert got == print_module(fix(module, replace(result, errors=[err]))), where
+                assert got == print_module(fix(module, result.replace(errors=[err]))), where
 
 
 def test_a_fix_that_cannot_be_placed_says_the_module_is_respelt(tmp_path):

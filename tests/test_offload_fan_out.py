@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -91,6 +90,6 @@ def test_each_findings_edits_give_the_module_its_fix_makes(n, tmp_path, capsys):
         for fix in finding["fixes"]:
             spans += sum("start_column" in e for e in fix["edits"])
             make = fix_host if fix["kind"] == "host-output" else fix_device
-            expected = print_module(make(module, replace(result, errors=[err])))
+            expected = print_module(make(module, result.replace(errors=[err])))
             assert print_module(parse_module(apply_json_edits(text, fix["edits"]))) == expected
     assert (spans > 0) == (n > 16)

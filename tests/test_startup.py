@@ -545,3 +545,155 @@ def test_a_log_with_a_finding_draws_it_without_the_ir_or_a_temporary_file(tmp_pa
     loaded = _loaded_of(["check", str(log)], ("xladoctor.report.finding_text", "xladoctor.ir.frames",
                                                "xladoctor.ir.instruction", "xladoctor.ir.opcodes", "tempfile"))
     assert loaded == {"xladoctor.report.finding_text", "xladoctor.ir.frames"}, loaded
+
+
+# -- issue 36, h48s: ``offload FILE`` and ``check FILE`` without argparse; the values without dataclasses --
+
+def _usage(argv: list[str]) -> tuple[int, str, str]:
+    """``python -m xladoctor ARGV``'s exit code, stdout and stderr at a fixed width."""
+    env = {**os.environ, "COLUMNS": "80"}
+    out = subprocess.run([sys.executable, "-m", "xladoctor", *argv], capture_output=True, text=True, timeout=120,
+                         env=env, stdin=subprocess.DEVNULL)
+    return out.returncode, out.stdout, out.stderr
+
+
+def test_usage_errors_are_argparse_s_as_before():
+    """A command line the plain reader does not take goes to argparse, whose usage errors are
+    printed as they always were (these texts are the ones 4bc2283 printed)."""
+    assert _usage(["offload"])[0] == 2 and _usage(["offload"])[2].endswith(
+        "xladoctor offload: error: the following arguments are required: file\n")
+    code, out, err = _usage(["offload", "x.hlo", "--bogus"])
+    assert (code, out) == (2, "") and err.endswith("xladoctor: error: unrecognized arguments: --bogus\n"), err
+    code, out, err = _usage(["nosuch"])
+    assert code == 2 and err.endswith("xladoctor: error: argument COMMAND: invalid choice: 'nosuch' (choose from "
+                                      "'check', 'shape', 'hlo', 'explain', 'offload', 'fleet', 'inputs', 'relayout')\n")
+    code, out, err = _usage(["check", "x.hlo", "--jobs", "x"])
+    assert code == 2 and err.endswith("xladoctor check: error: argument --jobs/-j: invalid int value: 'x'\n"), err
+    code, out, err = _usage(["offload", "--help"])
+    assert code == 0 and out.startswith("usage: xladoctor offload [-h]") and not err
+
+
+def test_plain_offload_and_check_command_lines_are_read_as_argparse_reads_them():
+    """``offload FILE`` and ``check FILE`` (with ``--json``, and offload's ``--trace``) give the
+    namespace argparse gives, defaults and check's own option strings included; anything else is
+    argparse's."""
+    from xladoctor.cli.main import _TOPOLOGY, build_parser, plain_arguments
+    from xladoctor.oracle.topologies import DEFAULT_TOPOLOGY
+
+    assert _TOPOLOGY == DEFAULT_TOPOLOGY
+    for argv in (["offload", "m.hlo"], ["offload", "m.hlo", "--json"], ["offload", "--json", "m.hlo"],
+                 ["offload", "m.hlo", "--trace"], ["offload", "--trace", "-", "--json"], ["offload", ""],
+                 ["check", "m.hlo"], ["check", "--json", "m.hlo"], ["check", "-", "--json", "--json"]):
+        args = vars(build_parser(argv[0], None).parse_args(argv))
+        assert args.pop("_run").__module__ == f"xladoctor.cli.commands.{argv[0]}"
+        assert plain_arguments(argv) == args, argv
+    for argv in (["offload"], ["offload", "m.hlo", "--js"], ["offload", "--", "m.hlo"], ["offload", "a", "b"],
+                 ["offload", "m.hlo", "--fix", "host"], ["offload", "m.hlo", "-h"], ["offload", "-1"],
+                 ["check"], ["check", "a", "b"], ["check", "m.hlo", "--trace"], ["check", "--", "--json"],
+                 ["check", "m.hlo", "-j", "2"], ["check", "m.hlo", "--help"]):
+        assert plain_arguments(argv) is None, argv
+
+
+def test_offload_and_check_on_a_module_import_no_argparse():
+    """The plain reader's namespace is all ``run`` reads: neither argparse nor gettext is imported."""
+    module = str(_EXAMPLES / "e1200_offloaded_activation.hlo")
+    for argv in (["offload", module], ["offload", module, "--json"], ["check", module], ["check", module, "--json"]):
+        assert not _loaded_by(argv, ("argparse", "gettext")), argv
+    assert "argparse" in _loaded_by(["offload", module, "--fix", "host", "--diff"], ("argparse",))
+
+
+def test_the_written_out_records_behave_as_the_dataclasses_they_were():
+    """ir/value.py's FrozenValue and ir/record.py's MutableValue in place of dataclasses on
+    ``offload``'s way (each ~4.5M instructions to make): equality, hash (or none), repr, copies and
+    pickling as before."""
+    import copy
+    import pickle
+
+    from xladoctor.findings.module_details import ModuleSummary, OffloadDetails
+    from xladoctor.ir.metadata import OpMetadata, SourceLocation
+    from xladoctor.ir.module import ProgramShape, SourceTables, StackFrame
+    from xladoctor.offload.result import HostOffloadResult
+    from xladoctor.triage.provenance import Provenance
+
+    loc = SourceLocation("m.py", 3)
+    assert loc == SourceLocation("m.py", 3, None, None) and hash(loc) == hash(("m.py", 3, None, None))
+    assert repr(loc) == "SourceLocation(file='m.py', line=3, function=None, column=None)" and loc != ("m.py", 3)
+    with pytest.raises(AttributeError):
+        loc.line = 4  # type: ignore[misc]
+    md = OpMetadata(op_name="jit(f)/add", source_line=3)
+    assert pickle.loads(pickle.dumps(md)) == md and copy.copy(md) == md and md.extra == ()
+    assert repr(StackFrame(1, 2)) == "StackFrame(file_location_id=1, parent_frame_id=2)"
+    tables = SourceTables()
+    assert tables == SourceTables() and not tables and tables.file_names is not SourceTables().file_names
+    with pytest.raises(TypeError):
+        hash(tables)  # a dataclass with eq and not frozen has no hash
+    prov = Provenance(None, "lowered")
+    assert repr(prov) == ("Provenance(platform=None, stage='lowered', evidence=[], conflicting=False, frontend=None, "
+                          "possibly_cpu=False)")
+    result = HostOffloadResult("shipped")
+    changed = result.replace(warnings=["w"])
+    assert result.warnings == [] and changed.warnings == ["w"] and changed.rule == "shipped" and changed != result
+    assert changed.errors is result.errors  # dataclasses.replace shares the fields it does not change
+    details = OffloadDetails(result, (), prov, None)
+    assert details.replace(text="t").text == "t" and details.replace(text="t").result is result
+    assert ModuleSummary({"a": 1}) == ModuleSummary({"a": 1}) and repr(ProgramShape([], None)) == \
+        "ProgramShape(parameters=[], result=None)"  # type: ignore[arg-type]
+
+
+def test_the_passes_written_out_values_compare_and_print_as_the_dataclasses_did():
+    """The passes' records are plain classes (the compiled core's modules): the values among them
+    keep a dataclass' equality, hash and repr (bench/pass_states.py digests the result's repr)."""
+    from xladoctor.offload.kinds import CopyMove
+    from xladoctor.offload.passes.conditional_code_motion import Boundary
+    from xladoctor.offload.passes.host_offload_legalize.state import LegalizeMove, LegalizeResult
+    from xladoctor.offload.passes.host_offloader.state import OffloadOptions
+    from xladoctor.offload.pipeline import PipelineConfig
+
+    options = OffloadOptions()
+    assert repr(options) == "OffloadOptions(rule='shipped', disable_host_compute=False, allow_h2h_copy=False)"
+    config = PipelineConfig(True, options=options)
+    assert config == PipelineConfig(True, True, OffloadOptions("shipped"), "tpu") != PipelineConfig(False)
+    assert hash(config) == hash((True, True, options, "tpu")) and hash(options) == hash(("shipped", False, False))
+    assert repr(config) == ("PipelineConfig(inline_calls=True, legalize=True, options=" + repr(options) +
+                            ", platform='tpu')")
+    assert len({Boundary("inside", ()), Boundary("inside", ())}) == 1
+    result = LegalizeResult()
+    result.moves.append(LegalizeMove("copy.1", CopyMove.KEPT, "mth"))
+    assert repr(result) == ("LegalizeResult(changed=False, starts=[], moves=[LegalizeMove(copy='copy.1', action="
+                            f"{CopyMove.KEPT!r}, start='mth', new_copies=(), after=(), shapes=())], notes=[], "
+                            "rerouted=[], removed=[], failures=[], warnings=[])")
+    other = LegalizeResult()
+    assert other != result and (other.moves.append(result.moves[0]) or other == result)
+    with pytest.raises(TypeError):
+        hash(result)
+
+
+def test_a_module_without_metadata_compiles_no_metadata_pattern():
+    """syntax/hlo_lexicon compiles its metadata and number patterns on first use (~1 ms of start-up):
+    a module without ``metadata={...}`` (jax's ``as_text("hlo")``, the train steps) compiles
+    neither; the E1200 example, with metadata, compiles both and reads as before."""
+    compiled = "[len(sys.modules['xladoctor.syntax.hlo_lexicon']._METADATA), " \
+               "len(sys.modules['xladoctor.syntax.hlo_lexicon']._NUMBERS)]"
+    clean = str(Path(__file__).resolve().parent / "data" / "offload" / "01_basic_dus_ds.hlo")
+    assert _after(["offload", clean], compiled) == [0, 0]
+    assert _after(["offload", str(_EXAMPLES / "e1200_offloaded_activation.hlo")], compiled) == [2, 6]
+
+
+def test_check_on_one_module_imports_no_log_scanner():
+    """The pool's size is asked of catalogue.fastscan only for several files: ``check FILE.hlo``
+    imports neither the log scanner nor its tables (3 dataclasses and six modules)."""
+    module = str(_EXAMPLES / "e1200_offloaded_activation.hlo")
+    for argv in (["check", module], ["check", module, "--json"]):
+        loaded = _modules_after(argv)
+        assert not {"xladoctor.catalogue.fastscan", "xladoctor.catalogue.scanner"} & loaded, argv
+    log = str(Path(__file__).resolve().parent / "data" / "first_hour" / "remat_offload.hlo")
+    assert "xladoctor.catalogue.fastscan" in _modules_after(["check", module, log])
+
+
+def test_check_on_one_module_creates_no_log_details_class():
+    """A module's entry asks whether its details are a log's only where findings.log_details was
+    imported (no instance of its classes exists otherwise); a log and a skipped file still draw."""
+    module = str(_EXAMPLES / "e1200_offloaded_activation.hlo")
+    assert "xladoctor.findings.log_details" not in _modules_after(["check", module, "--json"])
+    folder = Path(__file__).resolve().parent / "data" / "first_hour"
+    assert "xladoctor.findings.log_details" in _modules_after(["check", str(folder), "--json"])  # .mlir skipped

@@ -266,11 +266,28 @@ def _interrupted(stop: KeyboardInterrupt) -> int:
     return 143 if terminated else 130
 
 
-# Command lines read without argparse (issue 36: ``xladoctor shape SHAPE`` within 2x a bare Python):
-# the command, the name of its one positional argument, its flags without a value, and its other
-# options' defaults.  tests/test_startup.py checks that argparse gives the same namespace.
-PLAIN_COMMANDS: dict[str, tuple[str, tuple[str, ...], dict[str, object]]] = {
-    "shape": ("shape", ("--json",), {"tpu": None, "lang": None, "bidi": "auto"}),
+# Command lines read without argparse (issue 36: ``xladoctor shape SHAPE`` within 2x a bare Python;
+# h48s: ``offload FILE`` and ``check FILE``, whose parsers with every option and its help took
+# ~5 ms of a ~100 ms run with argparse's import): the command, the name of its one positional
+# argument and whether argparse gives it as a list (``nargs="*"``), its flags without a value, and
+# its other options' defaults.  tests/test_startup.py checks that argparse gives the same namespace.
+_TOPOLOGY = "v5e:2x2"  # oracle.topologies.DEFAULT_TOPOLOGY, not imported for it (a test keeps the two equal)
+_CHECK_OPTIONS = frozenset({
+    "-h", "--help", "--examples", "--fix", "--unsafe-fixes", "--diff", "--rule", "--strict", "--lang", "--bidi",
+    "--html", "--full", "--jobs", "-j", "--json", "--format", "--statistics", "--color", "--colour", "--select",
+    "--ignore", "--disable-host-compute", "--stablehlo", "--confirm", "--topology", "--run", "--seed"})
+"""check's ``check_option_strings`` (what it refuses as a path after ``--``), as argparse lists them."""
+PLAIN_COMMANDS: dict[str, tuple[str, bool, tuple[str, ...], dict[str, object]]] = {
+    "shape": ("shape", False, ("--json",), {"tpu": None, "lang": None, "bidi": "auto"}),
+    "offload": ("file", False, ("--json", "--trace"), {
+        "rule": "shipped", "format": None, "statistics": False, "color": "auto", "select": None, "ignore": None,
+        "fix": None, "output": None, "diff": False, "stablehlo": None, "graph": None, "disable_host_compute": False,
+        "lang": None, "bidi": "auto", "html": None, "confirm": False, "topology": _TOPOLOGY, "run": False, "seed": 0}),
+    "check": ("paths", True, ("--json",), {
+        "examples": False, "fix": False, "unsafe_fixes": False, "diff": False, "rule": "shipped", "lang": None,
+        "bidi": "auto", "html": None, "full": False, "jobs": 0, "format": None, "statistics": False, "color": "auto",
+        "select": None, "ignore": None, "disable_host_compute": False, "stablehlo": None, "confirm": False,
+        "topology": _TOPOLOGY, "run": False, "seed": 0, "check_option_strings": _CHECK_OPTIONS}),
 }
 
 
@@ -281,7 +298,7 @@ def plain_arguments(argv: list[str]) -> dict[str, object] | None:
     ``--help``, an option with a value, a usage error)."""
     if not argv or argv[0] not in PLAIN_COMMANDS:
         return None
-    dest, flags, defaults = PLAIN_COMMANDS[argv[0]]
+    dest, as_list, flags, defaults = PLAIN_COMMANDS[argv[0]]
     values: dict[str, object] = {"command": argv[0], **defaults, **{flag[2:]: False for flag in flags}}
     positional = None
     for arg in argv[1:]:
@@ -293,7 +310,7 @@ def plain_arguments(argv: list[str]) -> dict[str, object] | None:
             return None
     if positional is None:
         return None
-    values[dest] = positional
+    values[dest] = [positional] if as_list else positional
     return values
 
 

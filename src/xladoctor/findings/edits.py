@@ -340,13 +340,11 @@ class _DeviceEdits:
         self.placeable = all(("instruction", i.name) in spans for i in entry.instructions)
 
     def edits(self, err: Any) -> tuple[Edit, ...] | None:
-        from dataclasses import replace
-
         from ..offload import fix_device
 
         found = self._returned_directly(err.output_index)
         if found is None:
-            return _entry_edits(self.module, fix_device(self.module, replace(self.result, errors=[err])),
+            return _entry_edits(self.module, fix_device(self.module, self.result.replace(errors=[err])),
                                 self.written, self.spans, self.path, self.nl)
         if not self.placeable:
             return None

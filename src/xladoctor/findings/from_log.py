@@ -20,6 +20,7 @@ from ..base.labels import Text, render
 from ..catalogue.fixes import finding_fixes
 from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
+from ..ir.record import MutableValue
 from ..ir.value import FrozenValue
 from .model import FindingKind, FixKind, Origin, Severity
 
@@ -37,7 +38,7 @@ def plain(value: Any, lang: str = "en") -> Any:
         return value.render(lang)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name), lang) for f in dataclasses.fields(value)}
-    if isinstance(value, FrozenValue):  # the analysis' values written out (offload/result.py): as a dataclass
+    if isinstance(value, (FrozenValue, MutableValue)):  # values written out (ir/value.py): as a dataclass
         return {name: plain(getattr(value, name), lang) for name in value._FIELDS}
     if isinstance(value, Mapping):
         out = {str(k): plain(v, lang) for k, v in value.items()}

@@ -26,13 +26,11 @@ applies, so a report never depends on more than the module and the user's own fi
 
 from __future__ import annotations
 
-import ast
-import linecache
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from .metadata import SourceLocation  # not .instruction: a log's findings need no IR (issue 36 item 6)
+from .value import FrozenValue
 
 LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python3[^/\\]*[/\\]")
 """A frame in an installed package (jax, flax, torch_xla, the standard library) is not the user's line."""
@@ -40,14 +38,22 @@ JIT_NAME = re.compile(r"(?:jit|pjit|xla_computation)\(([^()/]+)\)/")
 """JAX's ``op_name`` starts with the jitted function's name: ``jit(train_step)/dot_general``."""
 
 
-@dataclass(frozen=True)
-class FrameRoles:
+class FrameRoles(FrozenValue):
     """A stack split by the rule: ``primary``, the ``helpers`` inside it (innermost first) and its
-    ``callers`` up to the jitted function (innermost first)."""
+    ``callers`` up to the jitted function (innermost first).  Written out, not a generated class
+    (:mod:`.value`: start-up, issue 36)."""
+
+    _FIELDS = ("primary", "helpers", "callers")
 
     primary: SourceLocation | None
-    helpers: tuple[SourceLocation, ...] = ()
-    callers: tuple[SourceLocation, ...] = ()
+    helpers: tuple[SourceLocation, ...]
+    callers: tuple[SourceLocation, ...]
+
+    def __init__(self, primary: SourceLocation | None, helpers: tuple[SourceLocation, ...] = (),
+                 callers: tuple[SourceLocation, ...] = ()) -> None:
+        object.__setattr__(self, "primary", primary)
+        object.__setattr__(self, "helpers", helpers)
+        object.__setattr__(self, "callers", callers)
 
 
 def traced_name(op_name: str | None) -> str | None:
@@ -77,6 +83,9 @@ def is_wrapper(frame: SourceLocation, primitive: str | None = None) -> bool:
     """Rule 3: the frame's function only hands the placed value back (see the module's docstring)."""
     if primitive and _short_name(frame.function) == primitive:
         return True
+    import ast  # here: ast and linecache are read only for a frame's source line (start-up, issue 36)
+    import linecache
+
     text = linecache.getline(frame.file, frame.line).strip()
     if not text.startswith("return "):
         return False

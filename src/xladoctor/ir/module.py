@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from .computation import HloComputation
@@ -11,15 +10,24 @@ from .instruction import HloInstruction, SourceLocation
 from .instruction_names import InstructionNames
 from .name_uniquer import NameUniquer
 from .names import NameTable
+from .record import MutableValue
 from .shape import Shape
+from .value import FrozenValue
 
 
-@dataclass
-class ProgramShape:
-    """``entry_computation_layout={(p0, p1, ...)->result}``: what the executable's caller sees."""
+class ProgramShape(MutableValue):
+    """``entry_computation_layout={(p0, p1, ...)->result}``: what the executable's caller sees.
+
+    This module's records are written out, not dataclasses (:mod:`.value`: start-up, issue 36)."""
+
+    _FIELDS = ("parameters", "result")
 
     parameters: list[Shape]
     result: Shape
+
+    def __init__(self, parameters: list[Shape], result: Shape) -> None:
+        self.parameters = parameters
+        self.result = result
 
     def __str__(self) -> str:
         parts = []
@@ -28,20 +36,29 @@ class ProgramShape:
         return "(" + ", ".join(parts) + ")->" + str(self.result)
 
 
-@dataclass(frozen=True)
-class FileLocation:
+class FileLocation(FrozenValue):
     """One row of a compiled dump's ``FileLocations`` table."""
+
+    _FIELDS = ("file_name_id", "function_name_id", "line", "end_line", "column", "end_column")
 
     file_name_id: int
     function_name_id: int
     line: int
-    end_line: int | None = None
-    column: int | None = None
-    end_column: int | None = None
+    end_line: int | None
+    column: int | None
+    end_column: int | None
+
+    def __init__(self, file_name_id: int, function_name_id: int, line: int, end_line: int | None = None,
+                 column: int | None = None, end_column: int | None = None) -> None:
+        object.__setattr__(self, "file_name_id", file_name_id)
+        object.__setattr__(self, "function_name_id", function_name_id)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "end_line", end_line)
+        object.__setattr__(self, "column", column)
+        object.__setattr__(self, "end_column", end_column)
 
 
-@dataclass(frozen=True)
-class StackFrame:
+class StackFrame(FrozenValue):
     """One row of ``StackFrames``: a location and its caller frame, as printed.
 
     XLA prints ``parent_frame_id`` one higher than the id of the caller's row (an
@@ -50,8 +67,14 @@ class StackFrame:
     jaxlib 0.10.2 output).  :attr:`caller_id` undoes that.
     """
 
+    _FIELDS = ("file_location_id", "parent_frame_id")
+
     file_location_id: int
     parent_frame_id: int
+
+    def __init__(self, file_location_id: int, parent_frame_id: int) -> None:
+        object.__setattr__(self, "file_location_id", file_location_id)
+        object.__setattr__(self, "parent_frame_id", parent_frame_id)
 
     @property
     def caller_id(self) -> int:
@@ -59,24 +82,41 @@ class StackFrame:
         return max(0, self.parent_frame_id - 1)
 
 
-@dataclass(frozen=True)
-class InputOutputAlias:
+class InputOutputAlias(FrozenValue):
     """One entry of ``input_output_alias={ {out}: (param, {param index}, kind) }``."""
+
+    _FIELDS = ("output_index", "parameter_number", "parameter_index", "kind")
 
     output_index: tuple[int, ...]
     parameter_number: int
     parameter_index: tuple[int, ...]
-    kind: str = "may-alias"
+    kind: str
+
+    def __init__(self, output_index: tuple[int, ...], parameter_number: int, parameter_index: tuple[int, ...],
+                 kind: str = "may-alias") -> None:
+        object.__setattr__(self, "output_index", output_index)
+        object.__setattr__(self, "parameter_number", parameter_number)
+        object.__setattr__(self, "parameter_index", parameter_index)
+        object.__setattr__(self, "kind", kind)
 
 
-@dataclass
-class SourceTables:
+class SourceTables(MutableValue):
     """FileNames / FunctionNames / FileLocations / StackFrames of compiled dumps."""
 
-    file_names: dict[int, str] = field(default_factory=dict)
-    function_names: dict[int, str] = field(default_factory=dict)
-    file_locations: dict[int, FileLocation] = field(default_factory=dict)
-    stack_frames: dict[int, StackFrame] = field(default_factory=dict)
+    _FIELDS = ("file_names", "function_names", "file_locations", "stack_frames")
+
+    file_names: dict[int, str]
+    function_names: dict[int, str]
+    file_locations: dict[int, FileLocation]
+    stack_frames: dict[int, StackFrame]
+
+    def __init__(self, file_names: dict[int, str] | None = None, function_names: dict[int, str] | None = None,
+                 file_locations: dict[int, FileLocation] | None = None,
+                 stack_frames: dict[int, StackFrame] | None = None) -> None:
+        self.file_names = {} if file_names is None else file_names
+        self.function_names = {} if function_names is None else function_names
+        self.file_locations = {} if file_locations is None else file_locations
+        self.stack_frames = {} if stack_frames is None else stack_frames
 
     def __bool__(self) -> bool:
         return bool(self.file_names or self.function_names or self.file_locations or self.stack_frames)

@@ -161,7 +161,7 @@ class ProgramCheck:
         mc = analysis_of(self.program.module, self.result, None, names)
         mc.confirm = self.confirm_document()
         return Report("check_offload", (), mc.findings(lang), lang,
-                      details=replace(mc.details(), module=self.program.module))
+                      details=mc.details().replace(module=self.program.module))
 
     def confirm_document(self) -> Confirmation | None:
         """The confirmation as ``offload --confirm`` has it (docs/json.md), ``judge`` and ``run``

@@ -13,14 +13,13 @@ Both functions return an edited copy and leave the input alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..base.labels import FALLBACK, glossary, label
 from ..ir.frames import is_library
 from ..ir.instruction import HloInstruction, SourceLocation
 from ..ir.module import HloModule, ProgramShape
 from ..ir.opcodes import CUSTOM_CALL, GET_TUPLE_ELEMENT, TUPLE, HloOpcode
 from ..ir.shape import HOST_MEMORY_SPACE, Shape, ShapeIndex, format_shape_index
+from ..ir.value import FrozenValue
 from .annotations import ANNOTATE_DEVICE_PLACEMENT, BUFFER_PLACEMENT_ATTR, DEVICE_PLACEMENT, MOVE_TO_DEVICE, placement
 from .clone import clone_module
 from .result import HostOffloadResult, OutputMismatch
@@ -31,11 +30,14 @@ FRONTEND_NAMES = {None: "JAX", PYTORCH_XLA: "PyTorch/XLA"}
 """Each frontend's proper name, written before its advice (``JAX: ...``)."""
 
 
-@dataclass(frozen=True)
-class FixSuggestion:
+class FixSuggestion(FrozenValue):
     """Both remedies for one offending output, in HLO terms and in the terms of the frontend
     that made the module (JAX's, or PyTorch/XLA's when provenance says so: a torch_xla user has
-    no ``out_shardings`` nor ``jax.device_put`` to change)."""
+    no ``out_shardings`` nor ``jax.device_put`` to change).  Written out, not a generated class
+    (:mod:`..ir.value`: start-up, issue 36)."""
+
+    _FIELDS = ("output_index", "flat_output", "result_name", "host_layout", "returned_value", "returned_location",
+               "frontend")
 
     output_index: ShapeIndex
     flat_output: int
@@ -47,8 +49,18 @@ class FixSuggestion:
     returned_value: str
     """The instruction whose value is returned at this output: remedy (b) goes after it."""
     returned_location: SourceLocation | None
-    frontend: str | None = None
+    frontend: str | None
     """``pytorch_xla`` for a PyTorch/XLA graph, None for JAX's (and modules of unknown origin)."""
+
+    def __init__(self, output_index: ShapeIndex, flat_output: int, result_name: str | None, host_layout: str,
+                 returned_value: str, returned_location: SourceLocation | None, frontend: str | None = None) -> None:
+        object.__setattr__(self, "output_index", output_index)
+        object.__setattr__(self, "flat_output", flat_output)
+        object.__setattr__(self, "result_name", result_name)
+        object.__setattr__(self, "host_layout", host_layout)
+        object.__setattr__(self, "returned_value", returned_value)
+        object.__setattr__(self, "returned_location", returned_location)
+        object.__setattr__(self, "frontend", frontend)
 
     @property
     def frontend_name(self) -> str:

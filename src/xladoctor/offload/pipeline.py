@@ -25,7 +25,6 @@ HostOffloader, larger, are the sub-packages ``passes/host_offload_legalize/`` an
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
@@ -55,18 +54,41 @@ from .passes.while_loop_simplifier import WhileLoopSimplifier
 _GPU_PLATFORMS = ("cuda", "gpu", "rocm")
 
 
-@dataclass(frozen=True)
 class PipelineConfig:
-    """What decides which passes run (see :func:`.analysis.analyze_host_offload`)."""
+    """What decides which passes run (see :func:`.analysis.analyze_host_offload`).
+
+    Written out, not a dataclass (start-up, issue 36): compared, hashed and printed as the frozen
+    dataclass was; not frozen (mypyc), never assigned."""
 
     inline_calls: bool
     """A pre-optimisation module: the compile's rebuild, marker removal and CallInliner run."""
-    legalize: bool = True
-    options: OffloadOptions | None = None
+    legalize: bool
+    options: OffloadOptions | None
     """HostOffloader's options; ``None`` when the pipeline stops before it."""
-    platform: str = "tpu"
+    platform: str
     """The compiler predicted for: passes measured on libtpu only (its own passes, and what it is
     known to fold) do not run for a GPU platform, whose pipeline was not measured for them."""
+
+    def __init__(self, inline_calls: bool, legalize: bool = True, options: OffloadOptions | None = None,
+                 platform: str = "tpu") -> None:
+        self.inline_calls = inline_calls
+        self.legalize = legalize
+        self.options = options
+        self.platform = platform
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.inline_calls, self.legalize, self.options, self.platform)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, PipelineConfig) and type(other) is type(self) \
+            else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"PipelineConfig(inline_calls={self.inline_calls!r}, legalize={self.legalize!r}, "
+                f"options={self.options!r}, platform={self.platform!r})")
 
     @property
     def libtpu(self) -> bool:

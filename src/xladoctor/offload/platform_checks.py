@@ -19,7 +19,6 @@ platforms and only when the pass itself succeeds (an E1200 or pass failure comes
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 
 from ..ir.instruction import HloInstruction
@@ -39,7 +38,7 @@ def predict_for_platform(module: HloModule, result: HostOffloadResult, platform:
     failure = gpu_memory_space_mismatch(module, result)
     if failure is None:
         return result
-    return dataclasses.replace(result, failures=[failure, *result.failures], _first_kind=FirstKind.FAILURE)
+    return result.replace(failures=[failure, *result.failures], _first_kind=FirstKind.FAILURE)
 
 
 def gpu_memory_space_mismatch(module: HloModule, result: HostOffloadResult) -> PassFailure | None:

@@ -12,10 +12,10 @@ named as XLA's name uniquer would name them in this module, and marked inserted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..ir.instruction import SourceLocation
+from ..ir.record import MutableValue
 from ..ir.shape import ShapeIndex, format_shape_index
 from ..ir.value import FrozenValue, fields_with
 from .kinds import DusAction, FirstKind, HostComputeReason, InsertedKind, MismatchContext, Status
@@ -276,42 +276,81 @@ class WalkStart(_Value):
         object.__setattr__(self, "insert_copy_before", insert_copy_before)
 
 
-@dataclass
-class HostOffloadResult:
+class HostOffloadResult(MutableValue):
     """Everything HostOffloader would decide for one module, under one rule (:mod:`.rules`).
 
     ``errors`` lists every offending output (XLA stops at the first; it has
     ``first=True`` and is also ``error``); ``failures`` lists other failures of the
     pass (status errors and CHECK crashes).  ``outcome`` says what XLA does:
     ``"ok"``, ``"E1200"`` or ``"failure"`` (another error or a crash comes first).
+    Written out, not a generated class (:mod:`..ir.value`: start-up, issue 36); each list field
+    not given starts empty, as the dataclass' ``default_factory=list``.
     """
+
+    _FIELDS = ("rule", "errors", "failures", "host_positions", "host_compute", "inserted", "dynamified_slices",
+               "dynamic_update_slices", "dropped_offloads", "outputs_moved_to_host", "warnings", "later_warnings",
+               "vlog", "walks", "removed", "inlined_calls", "legalize", "_first_kind")
 
     rule: str
     """``shipped`` (default: what released XLA does) or ``unmerged-pr-36525``."""
-    errors: list[OutputMismatch] = field(default_factory=list)
-    failures: list[PassFailure] = field(default_factory=list)
-    host_positions: list[tuple[str, ShapeIndex]] = field(default_factory=list)
+    errors: list[OutputMismatch]
+    failures: list[PassFailure]
+    host_positions: list[tuple[str, ShapeIndex]]
     """Positions (of instructions in the input module) that end in host memory (S(5))."""
-    host_compute: list[HostComputeConversion] = field(default_factory=list)
-    inserted: list[InsertedInstruction] = field(default_factory=list)
-    dynamified_slices: list[str] = field(default_factory=list)
-    dynamic_update_slices: list[DusOutcome] = field(default_factory=list)
-    dropped_offloads: list[DroppedOffload] = field(default_factory=list)
-    outputs_moved_to_host: list[OutputMovedToHost] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    host_compute: list[HostComputeConversion]
+    inserted: list[InsertedInstruction]
+    dynamified_slices: list[str]
+    dynamic_update_slices: list[DusOutcome]
+    dropped_offloads: list[DroppedOffload]
+    outputs_moved_to_host: list[OutputMovedToHost]
+    warnings: list[str]
     """XLA's LOG(WARNING) lines, in order, plus the analysis' own notes."""
-    later_warnings: list[str] = field(default_factory=list)
+    later_warnings: list[str]
     """Patterns libtpu was seen to reject after HostOffloader but no rule predicts
     (:mod:`.later_failures`); each is also in ``warnings``."""
-    vlog: list[str] = field(default_factory=list)
+    vlog: list[str]
     """What ``--vmodule=host_offloader=1`` prints (trace lines included)."""
-    walks: list[WalkStart] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    inlined_calls: list[str] = field(default_factory=list)
+    walks: list[WalkStart]
+    removed: list[str]
+    inlined_calls: list[str]
     """``call`` instructions the CallInliner pre-pass replaced by their callee's body (empty when off)."""
-    legalize: LegalizeResult | None = None
+    legalize: LegalizeResult | None
     """What the HostOffloadLegalize pre-pass did (None when it was not run)."""
-    _first_kind: FirstKind | None = None
+    _first_kind: FirstKind | None
+
+    def __init__(self, rule: str, errors: list[OutputMismatch] | None = None, failures: list[PassFailure] | None = None,
+                 host_positions: list[tuple[str, ShapeIndex]] | None = None,
+                 host_compute: list[HostComputeConversion] | None = None,
+                 inserted: list[InsertedInstruction] | None = None, dynamified_slices: list[str] | None = None,
+                 dynamic_update_slices: list[DusOutcome] | None = None,
+                 dropped_offloads: list[DroppedOffload] | None = None,
+                 outputs_moved_to_host: list[OutputMovedToHost] | None = None, warnings: list[str] | None = None,
+                 later_warnings: list[str] | None = None, vlog: list[str] | None = None,
+                 walks: list[WalkStart] | None = None, removed: list[str] | None = None,
+                 inlined_calls: list[str] | None = None, legalize: LegalizeResult | None = None,
+                 _first_kind: FirstKind | None = None) -> None:
+        self.rule = rule
+        self.errors = [] if errors is None else errors
+        self.failures = [] if failures is None else failures
+        self.host_positions = [] if host_positions is None else host_positions
+        self.host_compute = [] if host_compute is None else host_compute
+        self.inserted = [] if inserted is None else inserted
+        self.dynamified_slices = [] if dynamified_slices is None else dynamified_slices
+        self.dynamic_update_slices = [] if dynamic_update_slices is None else dynamic_update_slices
+        self.dropped_offloads = [] if dropped_offloads is None else dropped_offloads
+        self.outputs_moved_to_host = [] if outputs_moved_to_host is None else outputs_moved_to_host
+        self.warnings = [] if warnings is None else warnings
+        self.later_warnings = [] if later_warnings is None else later_warnings
+        self.vlog = [] if vlog is None else vlog
+        self.walks = [] if walks is None else walks
+        self.removed = [] if removed is None else removed
+        self.inlined_calls = [] if inlined_calls is None else inlined_calls
+        self.legalize = legalize
+        self._first_kind = _first_kind
+
+    def replace(self, **changes: Any) -> HostOffloadResult:
+        """A copy with ``changes`` (field names), as ``dataclasses.replace``: the lists are shared."""
+        return HostOffloadResult(**fields_with(self, changes))
 
     @property
     def error(self) -> OutputMismatch | None:

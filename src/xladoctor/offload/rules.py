@@ -22,22 +22,29 @@ The real TPU compiler agrees on every scenario and generated program we checked
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..base.labels import label
+from ..ir.value import FrozenValue
 
 SHIPPED = "shipped"
 UNMERGED_PR_36525 = "unmerged-pr-36525"
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(FrozenValue):
+    """One HostOffloader the analysis can model (written out, not a generated class: start-up, issue 36)."""
+
+    _FIELDS = ("name", "label", "xla")
+
     name: str
     label: str
     """Short text shown in reports (the offload text's first line): an English label, said again
     in the reader's language by the renderer."""
     xla: str
     """Where the modelled source lives."""
+
+    def __init__(self, name: str, label: str, xla: str) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "xla", xla)
 
 
 RULES: dict[str, Rule] = {

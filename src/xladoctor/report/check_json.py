@@ -9,6 +9,7 @@ A route returns one :class:`~xladoctor.findings.model.Report` per input, its fin
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -17,19 +18,22 @@ if TYPE_CHECKING:
     from ..findings.details import ModuleDetails, ScannedLog, SkippedInput, TriagedModule
     from ..findings.model import Finding, Report
 
+_LOG_DETAILS = __name__.rsplit(".", 2)[0] + ".findings.log_details"
+
 
 def file_entry(report: Report) -> dict[str, Any]:
     """The ``files[i]`` entry of one input's Report: an error, a skipped path, a log, or a module
     (triaged from its bytes, compiled, undecidable or analysed)."""
-    from ..findings.details import ScannedLog, SkippedInput
-
     path = report.inputs[0]
     details = report.details
     if report.input_errors:
         return error_entry(path, report.input_errors[0])
-    if isinstance(details, ScannedLog):
+    # A log's details are instances of findings.log_details' classes: where that module was never
+    # imported there is none, and a module's entry does not import it (2 dataclasses, issue 36).
+    logs = sys.modules.get(_LOG_DETAILS)
+    if logs is not None and isinstance(details, logs.ScannedLog):
         return _log_entry(path, details, report)
-    if isinstance(details, SkippedInput):
+    if logs is not None and isinstance(details, logs.SkippedInput):
         return _skipped_entry(path, details)
     from ..findings.details import ModuleDetails, TriagedModule  # a log's entry creates no module's class
 

@@ -11,11 +11,11 @@ runs the same per-file route over many jobs, locally or on Dask."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import InputError
 from ..base.labels import label
+from ..ir.value import FrozenValue, fields_with
 from .stablehlo import STABLEHLO_SUFFIXES
 
 if TYPE_CHECKING:
@@ -53,21 +53,37 @@ def example_paths() -> list[str]:
     return sorted(str(p) for p in root.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
 
 
-@dataclass(frozen=True)
-class Item:
-    """One path to report: ``status`` is ``file`` (check it), ``stdin``, ``skipped`` or ``error``."""
+class Item(FrozenValue):
+    """One path to report: ``status`` is ``file`` (check it), ``stdin``, ``skipped`` or ``error``.
+    Written out, not a dataclass (:mod:`..ir.value`: start-up, issue 36)."""
+
+    _FIELDS = ("path", "status", "note", "explicit", "stablehlo", "companion_of", "graph")
 
     path: str
     status: str
-    note: str = ""
-    explicit: bool = False
-    stablehlo: str | None = None
+    note: str
+    explicit: bool
+    stablehlo: str | None
     """The same program's StableHLO beside it (``NAME.mlir``/``NAME.stablehlo`` for ``NAME.hlo``)."""
-    companion_of: str | None = None
+    companion_of: str | None
     """For that StableHLO file itself: the module it is read with (so it is not checked alone)."""
-    graph: int | None = None
+    graph: int | None
     """A graph of a PyTorch/XLA tensors file (``XLA_SAVE_TENSORS_FILE``), 1-based: each is checked
     as a module of its own (:mod:`xladoctor.syntax.tensors_file`)."""
+
+    def __init__(self, path: str, status: str, note: str = "", explicit: bool = False, stablehlo: str | None = None,
+                 companion_of: str | None = None, graph: int | None = None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "note", note)
+        object.__setattr__(self, "explicit", explicit)
+        object.__setattr__(self, "stablehlo", stablehlo)
+        object.__setattr__(self, "companion_of", companion_of)
+        object.__setattr__(self, "graph", graph)
+
+    def replace(self, **changes: Any) -> Item:
+        """A copy with ``changes`` (field names), as ``dataclasses.replace`` (made in this layer)."""
+        return Item(**fields_with(self, changes))
 
 
 COMPANION_NOTE = "StableHLO of {hlo}: read with it, for its memory kinds"
@@ -88,8 +104,6 @@ def companion_of(path: str) -> str | None:
 
 def pair(items: list[Item]) -> list[Item]:
     """Each HLO file with the StableHLO beside it; the StableHLO itself is listed as read with it."""
-    from dataclasses import replace
-
     taken: dict[str, str] = {}
     out = []
     for it in items:
@@ -97,7 +111,7 @@ def pair(items: list[Item]) -> list[Item]:
             companion = companion_of(it.path)
             if companion is not None:
                 taken[os.path.normpath(companion)] = it.path
-                it = replace(it, stablehlo=companion)
+                it = it.replace(stablehlo=companion)
         out.append(it)
     return [Item(it.path, "skipped", COMPANION_NOTE.format(hlo=taken[os.path.normpath(it.path)]),
                  companion_of=taken[os.path.normpath(it.path)])
@@ -157,17 +171,20 @@ def check_items(items: list[Item], opts: Options, jobs: int, progress, want: Wan
                spool: JsonSpool | None) -> list[Kept]:
     """What is kept of each entry, in ``items`` order; files in a process pool when there are several
     and ``jobs > 1`` (0: one per usable core).  Each entry is reduced as it arrives (:mod:`.folder_results`)."""
-    from ..catalogue.fastscan import usable_cpus
-    from ..findings.details import SkippedInput
     from ..findings.model import Report
     from .dispatch import check_path, check_stdin, unread
     from .folder_results import keep
 
-    jobs = jobs or usable_cpus()
     out: list[Kept | None] = [None] * len(items)
     todo = [i for i, it in enumerate(items) if it.status == "file"]
+    if len(todo) > 1:  # a lone file is checked here, with no pool to size: the log scanner is not imported
+        from ..catalogue.fastscan import usable_cpus
+
+        jobs = jobs or usable_cpus()
     for i, it in enumerate(items):
         if it.status == "skipped":
+            from ..findings.details import SkippedInput  # a log's details: not imported for a module alone
+
             skipped = Report("check", (it.path,), (), opts.lang, details=SkippedInput(it.note, it.companion_of))
             out[i] = keep(entry_of(skipped), want, i, spool)
         elif it.status == "error":

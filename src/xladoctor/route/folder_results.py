@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import codecs
 import json
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any, TextIO
 
 from ..base.escape import json_text
+from ..ir.record import MutableValue
+from ..ir.value import FrozenValue
 
 _KEEP = ("path", "kind", "findings", "note", "companion_of", "error", "verdict", "confirm", "diagnostics", "parsed",
          "provenance")
@@ -28,20 +29,35 @@ _BATCH = 1 << 14
 _ENCODER = json.JSONEncoder(indent=2, ensure_ascii=False)
 
 
-@dataclass(frozen=True)
-class Wanted:
-    """Which outputs the run writes, so each file keeps only what they read."""
+class Wanted(FrozenValue):
+    """Which outputs the run writes, so each file keeps only what they read (this module's records
+    are written out, not dataclasses: :mod:`..ir.value`, start-up, issue 36)."""
+
+    _FIELDS = ("text", "json", "html", "lang")
 
     text: bool
     json: bool
     html: bool
-    lang: str = "en"
+    lang: str
+
+    def __init__(self, text: bool, json: bool, html: bool, lang: str = "en") -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "json", json)
+        object.__setattr__(self, "html", html)
+        object.__setattr__(self, "lang", lang)
 
 
-@dataclass
-class Kept:
+class Kept(MutableValue):
+    """What is kept of one checked file: its slimmed entry and its piece of the page or text."""
+
+    _FIELDS = ("entry", "piece")
+
     entry: dict[str, Any]
-    piece: tuple[str, Any] | None = None
+    piece: tuple[str, Any] | None
+
+    def __init__(self, entry: dict[str, Any], piece: tuple[str, Any] | None = None) -> None:
+        self.entry = entry
+        self.piece = piece
 
 
 def slim(entry: dict[str, Any], html: bool = False) -> dict[str, Any]:

@@ -233,10 +233,8 @@ def analyse_file(path: str, options: Options, stablehlo_path: str | None = None,
 def offload_report(mc: ModuleCheck, text: str, companion: Companion | None) -> Report:
     """``offload``'s Report of an analysed module: its findings in the options' language, and the
     analysis with the module, its text and companion as its details."""
-    from dataclasses import replace
-
     lang = mc.options.lang
-    details = replace(mc.details(), module=mc.module, text=text, companion=companion, undecidable=mc.undecidable)
+    details = mc.details().replace(module=mc.module, text=text, companion=companion, undecidable=mc.undecidable)
     return Report("offload", (mc.source or "",), mc.findings(lang), lang, details=details)
 
 

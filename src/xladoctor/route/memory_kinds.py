@@ -13,26 +13,37 @@ without its StableHLO: which outputs the answer hangs on, and how to get a faith
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+from ..ir.value import FrozenValue
 
 _JAX_NAME = re.compile(r"^(?:jit|pjit|xla_computation)_")
 _PLACEMENT_CALLS = frozenset({"annotate_device_placement", "MoveToHost", "MoveToDevice"})
 _KIND_ATTRS = ("arg_memory_spaces", "out_memory_spaces")
 
 
-@dataclass(frozen=True)
-class MemoryKinds:
-    """Where the memory kinds of a module's entry come from (``check --json``'s ``memory_kinds``)."""
+class MemoryKinds(FrozenValue):
+    """Where the memory kinds of a module's entry come from (``check --json``'s ``memory_kinds``).
+    Written out, not a generated class (:mod:`..ir.value`: start-up, issue 36)."""
+
+    _FIELDS = ("source", "stablehlo", "outputs", "arguments", "annotations")
 
     source: str
     """``stablehlo`` (the companion file), ``module`` (its entry layout says), ``unknown``."""
-    stablehlo: str | None = None
-    outputs: tuple[tuple[int, ...], ...] = ()
+    stablehlo: str | None
+    outputs: tuple[tuple[int, ...], ...]
     """``unknown``: the outputs whose verdict hangs on a memory kind the text does not give."""
-    arguments: int = 0
+    arguments: int
     """``unknown``: how many arguments may be in host memory for all the text says."""
-    annotations: tuple[str, ...] = field(default_factory=tuple)
+    annotations: tuple[str, ...]
+
+    def __init__(self, source: str, stablehlo: str | None = None, outputs: tuple[tuple[int, ...], ...] = (),
+                 arguments: int = 0, annotations: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "stablehlo", stablehlo)
+        object.__setattr__(self, "outputs", outputs)
+        object.__setattr__(self, "arguments", arguments)
+        object.__setattr__(self, "annotations", annotations)
 
     @property
     def known(self) -> bool:

@@ -10,12 +10,12 @@ triage, syntax) and the findings model; below the commands.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..base.collector import paused
 from ..base.labels import label
 from ..findings import Finding, Report
+from ..ir.record import MutableValue
 from .options import Options
 
 if TYPE_CHECKING:
@@ -27,28 +27,47 @@ if TYPE_CHECKING:
     from ..triage.provenance import Provenance
 
 
-@dataclass
-class ModuleCheck:
+class ModuleCheck(MutableValue):
     """One module through the host-offload steps: analysis, fixes, provenance, and (``--confirm``)
-    the real compiler's verdict, which the caller sets before asking for findings."""
+    the real compiler's verdict, which the caller sets before asking for findings.  Written out,
+    not a generated class (:mod:`..ir.value`: start-up, issue 36): compared and printed by its
+    fields as the dataclass was, the findings' cache left out."""
+
+    _FIELDS = ("source", "module", "result", "fixes", "provenance", "options", "confirm", "text", "undecidable",
+               "memory_kinds")
 
     source: str | None
     module: HloModule
     result: HostOffloadResult
     fixes: list[FixSuggestion]
     provenance: Provenance
-    options: Options = field(default_factory=Options)
-    confirm: Confirmation | None = None
+    options: Options
+    confirm: Confirmation | None
     """``--confirm``'s result (typed; its JSON is written once, in ``report/offload_json.py``)."""
-    text: str | None = None
+    text: str | None
     """The module as written, so each E1200 fix carries its edits of that text."""
-    _findings: dict[tuple[str, int], tuple[Any, tuple[Finding, ...]]] = field(default_factory=dict, init=False,
-                                                                              repr=False, compare=False)
-    undecidable: Finding | None = None
+    _findings: dict[tuple[str, int], tuple[Any, tuple[Finding, ...]]]
+    undecidable: Finding | None
     """The warning that replaces the verdict when the text does not say which memory the entry's
     values are in and no StableHLO gives it (``check``'s NO VERDICT, the same in ``offload``)."""
-    memory_kinds: dict[str, Any] | None = None
+    memory_kinds: dict[str, Any] | None
     """Where the memory kinds came from (``check --json``'s ``memory_kinds``)."""
+
+    def __init__(self, source: str | None, module: HloModule, result: HostOffloadResult, fixes: list[FixSuggestion],
+                 provenance: Provenance, options: Options | None = None, confirm: Confirmation | None = None,
+                 text: str | None = None, undecidable: Finding | None = None,
+                 memory_kinds: dict[str, Any] | None = None) -> None:
+        self.source = source
+        self.module = module
+        self.result = result
+        self.fixes = fixes
+        self.provenance = provenance
+        self.options = Options() if options is None else options
+        self.confirm = confirm
+        self.text = text
+        self._findings = {}
+        self.undecidable = undecidable
+        self.memory_kinds = memory_kinds
 
     @property
     def applies(self) -> bool:

@@ -14,9 +14,11 @@ pass' and stay there; :meth:`Options` hands it ``rule`` and ``disable_host_compu
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse  # a plain command line is read without it (cli/main.py PLAIN_COMMANDS)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -44,7 +44,7 @@ def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> Re
             return triaged(source, t.module_name, False, graph=saved.to_json(count))
     report = check_hlo(module_text, source, opts)
     assert isinstance(report.details, (ModuleDetails, TriagedModule))
-    return replace(report, details=replace(report.details, graph=saved.to_json(count)))
+    return replace(report, details=report.details.replace(graph=saved.to_json(count)))
 
 
 _SNIFF = 4096

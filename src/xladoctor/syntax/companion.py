@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..base.errors import InputError
 from ..ir.module import HloModule
 from ..ir.shape import Shape
+from ..ir.value import FrozenValue
 
 if TYPE_CHECKING:
     from .stablehlo_main import MainSignature
@@ -36,14 +36,21 @@ HLO_SUFFIXES = (".hlo", ".txt")
 STABLEHLO_SUFFIXES = (".mlir", ".stablehlo")
 
 
-@dataclass(frozen=True)
-class Companion:
-    """The StableHLO an HLO module is read with."""
+class Companion(FrozenValue):
+    """The StableHLO an HLO module is read with (written out, not a generated class: start-up,
+    issue 36)."""
+
+    _FIELDS = ("path", "text", "found")
 
     path: str
     text: str
     found: str
     """``option`` (``--stablehlo``) or ``beside`` (``NAME.mlir`` next to ``NAME.hlo``)."""
+
+    def __init__(self, path: str, text: str, found: str) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "found", found)
 
     def to_json(self) -> dict[str, Any]:
         return companion_json(self.path, self.found)

@@ -61,20 +61,30 @@ METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_
 # The metadata XLA and jax print: known keys, escape-free strings, integers of up to 9 digits
 # (always within XLA's int32).  Anything else takes the slower exact path (the full reader's
 # metadata check, which range-checks).  One alternation per key=value pair, never per character, so the regex stays linear in memory on a huge string.
-METADATA_FAST = re.compile(
+_METADATA_FAST_TEXT = (
     r'\{\s*(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)="[^"\\]*"'
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,9}"
     r")?(?:\s+(?:(?:op_type|op_name|source_file|deduplicated_name|scheduling_name)=\"[^\"\\\\]*\""
     r"|(?:source_line|source_end_line|source_column|source_end_column|stack_frame_id)=-?[0-9]{1,9}))*\s*\}")
-# The keys of metadata METADATA_FAST took (its strings hold no quote, so none is read inside one).
-_METADATA_KEY = re.compile(r'([a-z_]+)=(?:"[^"]*"|-?[0-9]+)')
+# The keys of metadata the fast pattern took (its strings hold no quote, so none is read inside one).
+_METADATA_KEY_TEXT = r'([a-z_]+)=(?:"[^"]*"|-?[0-9]+)'
+_METADATA: list[re.Pattern[str]] = []
+"""The fast metadata pattern and the key pattern, compiled by the first metadata read: ~0.5 ms of start-up that a
+module without metadata (jax's ``as_text("hlo")``, the train steps) never needs (issue 36)."""
+
+
+def _metadata_patterns() -> list[re.Pattern[str]]:
+    if not _METADATA:
+        _METADATA.extend((re.compile(_METADATA_FAST_TEXT), re.compile(_METADATA_KEY_TEXT)))
+    return _METADATA
 
 
 def metadata_fast(raw: str) -> bool:
-    """Whether ``metadata={...}`` is the common form XLA accepts: METADATA_FAST, each key once."""
-    if not METADATA_FAST.fullmatch(raw):
+    """Whether ``metadata={...}`` is the common form XLA accepts: the fast pattern, each key once."""
+    patterns = _METADATA or _metadata_patterns()
+    if not patterns[0].fullmatch(raw):
         return False
-    keys = _METADATA_KEY.findall(raw)
+    keys = patterns[1].findall(raw)
     return len(set(keys)) == len(keys)
 
 
@@ -82,14 +92,22 @@ def metadata_fast(raw: str) -> bool:
 # name.  It is the first of these its patterns consume (RE2 leftmost-first, as Python's re), and
 # whatever follows is the next token: 'to_apply=1comp' is the integer 1 then the name 'comp'
 # ("expects name"), 'index=0dd.7 = ...' is index 0, then the instruction 'dd.7'.
-_NUMBER_PATTERNS = tuple(re.compile(p) for p in (
+_NUMBER_TEXTS = (
     r"-?(?:(?:[0-9]+|[0-9]+[.][0-9]*|[0-9]*[.][0-9]+)(?:[eE][+-]?[0-9]+))|-?(?:[0-9]+[.][0-9]*|[0-9]*[.][0-9]+)",
     r"[0-9bf?]{2,}_[0-9io?]{2,}->[0-9bf?]{2,}",  # dim labels
     r"[0-9]+(?:x[0-9]+)+",  # DxD
     r"-?[0-9]+_-?[0-9]+(?:_[0-9]+)?(?:x-?[0-9]+_-?[0-9]+(?:_[0-9]+)?)*",  # pad
-))
-_LEX_INT = re.compile(r"-?[0-9]+")
-_NEGATIVE_WORDS = re.compile(r"-inf|-nan")
+)
+_NUMBERS: list[re.Pattern[str]] = []
+"""The number patterns, then the integer and the negative words: compiled by the first token that
+starts with a digit, '-' or '?' in an attribute the fast reader leaves to the full one (~0.4 ms of
+start-up most modules never need, issue 36)."""
+
+
+def _number_patterns() -> list[re.Pattern[str]]:
+    if not _NUMBERS:
+        _NUMBERS.extend(re.compile(p) for p in (*_NUMBER_TEXTS, r"-?[0-9]+", r"-inf|-nan"))
+    return _NUMBERS
 
 
 def number_token_end(text: str, pos: int) -> int:
@@ -98,14 +116,15 @@ def number_token_end(text: str, pos: int) -> int:
 
     '-nan(...)' payloads are not read here: the caller's own value scan takes them.
     """
-    for pattern in _NUMBER_PATTERNS:
-        m = pattern.match(text, pos)
+    patterns = _NUMBERS or _number_patterns()
+    for i in range(4):
+        m = patterns[i].match(text, pos)
         if m is not None:
             return m.end()
-    m = _LEX_INT.match(text, pos)
+    m = patterns[4].match(text, pos)
     if m is not None:
         return m.end() if lex_int64(m.group(0)) is not None else -1  # LexInt64Impl: beyond 64 bits is an error
     if text.startswith("->", pos):
         return pos + 2
-    m = _NEGATIVE_WORDS.match(text, pos)
+    m = patterns[5].match(text, pos)
     return m.end() if m is not None else -1

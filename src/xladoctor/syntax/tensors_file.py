@@ -30,9 +30,9 @@ or dot has no ``HloModule`` line and is refused, located, with the format to use
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 
 from ..base.errors import InputError
+from ..ir.value import FrozenValue, fields_with
 from .module_sniff import BEGIN, is_tensors_file  # re-exported: what a route asks of a file's first bytes
 from .module_sniff import HEADER as _HEADER
 
@@ -44,9 +44,10 @@ _FRAME = re.compile(r"^\s+(.+?) \((.*):(\d{1,18})\)\s*$")
 _TRAILER = re.compile(r"^Graph Hash: ", re.M)
 
 
-@dataclass(frozen=True)
-class SavedGraph:
-    """One graph of a tensors file."""
+class SavedGraph(FrozenValue):
+    """One graph of a tensors file (written out, not a generated class: start-up, issue 36)."""
+
+    _FIELDS = ("index", "reason", "frames", "line", "text", "digest", "times")
 
     index: int
     """1-based, in file order."""
@@ -58,10 +59,20 @@ class SavedGraph:
     """The file's line of the graph's ``HloModule`` header (1-based)."""
     text: str
     """The module's text, preceded by one empty line per line of the file before it."""
-    digest: str = ""
+    digest: str
     """torch_xla's ``Graph Hash`` (the module text where it has none): the same graph synced again."""
-    times: int = 1
+    times: int
     """How often the file holds this graph (each step of a loop syncs the same one again)."""
+
+    def __init__(self, index: int, reason: str, frames: tuple[tuple[str, str, int], ...], line: int, text: str,
+                 digest: str = "", times: int = 1) -> None:
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "frames", frames)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "digest", digest)
+        object.__setattr__(self, "times", times)
 
     def user_frame(self) -> tuple[str, str, int] | None:
         """The innermost frame outside installed packages (the user's ``sync``/``mark_step`` line)."""
@@ -122,7 +133,7 @@ def saved_graphs(text: str, source: str) -> list[SavedGraph]:
             digest = module[first:].strip()
         seen = graphs.get(digest)
         if seen is not None:
-            graphs[digest] = replace(seen, times=seen.times + 1)
+            graphs[digest] = SavedGraph(**fields_with(seen, {"times": seen.times + 1}))
         else:
             headers = list(_HEADER_LINE.finditer(text, pos, begin))
             reason, frames = _graph_info(text[headers[-1].start():begin] if headers else "")

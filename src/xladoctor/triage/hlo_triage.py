@@ -22,8 +22,9 @@ nothing else applies to.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from ..ir.value import FrozenValue
 
 OFFLOAD_TOKENS: tuple[bytes, ...] = (
     b"MoveToHost", b"MoveToDevice", b"annotate_device_placement", b"_xla_buffer_placement",
@@ -34,15 +35,23 @@ OFFLOAD_TOKENS: tuple[bytes, ...] = (
 _NAME = re.compile(rb"HloModule\s+([^\s,]+)")
 
 
-@dataclass(frozen=True)
-class Triage:
+class Triage(FrozenValue):
     """What a module needs: ``analyse`` (parse + offload analysis), with the tokens that asked for it,
-    or a layout the parser warns of (``layouts``: the parse makes the E0002 warnings ``offload`` gives)."""
+    or a layout the parser warns of (``layouts``: the parse makes the E0002 warnings ``offload`` gives).
+    Written out, not a dataclass (:mod:`..ir.value`: start-up, issue 36)."""
+
+    _FIELDS = ("module_name", "compiled", "tokens", "layouts")
 
     module_name: str
     compiled: bool
     tokens: tuple[str, ...]
-    layouts: bool = False
+    layouts: bool
+
+    def __init__(self, module_name: str, compiled: bool, tokens: tuple[str, ...], layouts: bool = False) -> None:
+        object.__setattr__(self, "module_name", module_name)
+        object.__setattr__(self, "compiled", compiled)
+        object.__setattr__(self, "tokens", tokens)
+        object.__setattr__(self, "layouts", layouts)
 
     @property
     def analyse(self) -> bool:

@@ -27,10 +27,10 @@ import bisect
 import functools
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.labels import label
+from ..ir.record import MutableValue
 from ..syntax.module_sniff import hlo_header  # re-exported: the sniff is syntax's, a log's route needs no more
 
 _GPU_NAME = re.compile(r"(?:^|\.)(?:sm_\d+\.\d+[a-z]?_gpu|gpu|gfx\w+_gpu)_after_optimizations")
@@ -60,22 +60,32 @@ _TORCH_XLA_OP = re.compile(r'op_type="(?:xla__|aten__)')
 """Its ``XLA_HLO_DEBUG=1`` metadata: ``op_type="aten__mm"``, ``op_type="xla__device_data"``."""
 
 
-@dataclass
-class Provenance:
-    """What the evidence says about one module."""
+class Provenance(MutableValue):
+    """What the evidence says about one module (written out, not a generated class: start-up, issue 36)."""
+
+    _FIELDS = ("platform", "stage", "evidence", "conflicting", "frontend", "possibly_cpu")
 
     platform: str | None
     """``cpu``, ``gpu``, ``tpu``, or ``None`` when nothing tells."""
     stage: str
     """``compiled`` (after XLA's optimisations) or ``lowered`` (what the compiler starts from)."""
-    evidence: list[str] = field(default_factory=list)
-    conflicting: bool = False
+    evidence: list[str]
+    conflicting: bool
     """Evidence pointed at more than one platform (the strongest rule won)."""
-    frontend: str | None = None
+    frontend: str | None
     """``pytorch_xla`` for a PyTorch/XLA graph (its module name or its ops' metadata), else None."""
-    possibly_cpu: bool = False
+    possibly_cpu: bool
     """Nothing tells the platform, and the module is what jax's CPU lowering leaves of a program
     that moves a host argument to device (:func:`possibly_cpu_lowering`): the verdict says so."""
+
+    def __init__(self, platform: str | None, stage: str, evidence: list[str] | None = None, conflicting: bool = False,
+                 frontend: str | None = None, possibly_cpu: bool = False) -> None:
+        self.platform = platform
+        self.stage = stage
+        self.evidence = [] if evidence is None else evidence
+        self.conflicting = conflicting
+        self.frontend = frontend
+        self.possibly_cpu = possibly_cpu
 
     @property
     def faithful_for_accelerator(self) -> bool | None:

@@ -16,7 +16,6 @@ located line and exit 2.  A selection that leaves no code on is said on stderr
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -26,6 +25,7 @@ from ...base.labels import label, language_from_env
 
 TYPE_CHECKING = False  # not typing's: start-up (issue 36)
 if TYPE_CHECKING:
+    import argparse  # `offload FILE` and `check FILE` are read without it (cli/main.py PLAIN_COMMANDS)
     from typing import Any
 
 KEYS = ("select", "ignore", "format")

@@ -7,7 +7,6 @@ compile runs in the oracle's worker process) and its text :mod:`xladoctor.report
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import TYPE_CHECKING
 
@@ -15,6 +14,8 @@ from ...base.labels import label
 from ._common import help_text
 
 if TYPE_CHECKING:
+    import argparse  # `offload FILE` and `check FILE` are read without it (cli/main.py PLAIN_COMMANDS)
+
     from ...oracle.confirmation import Confirmation
 
 

@@ -15,7 +15,6 @@ format prints the concise list.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from ...base.errors import UsageError
@@ -30,6 +29,7 @@ from ._config import (
 
 TYPE_CHECKING = False  # not typing's: start-up (issue 36)
 if TYPE_CHECKING:
+    import argparse  # `offload FILE` and `check FILE` are read without it (cli/main.py PLAIN_COMMANDS)
     from typing import Any
 
 FORMATS = ("text", "json", "sarif", "github", "concise")

@@ -32,7 +32,6 @@ How it stays fast and safe (docs/json.md#check, bench/README.md):
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +42,8 @@ from ._common import add_rule_arguments, for_reader, help_text
 from ._format import add_format_argument, emit_document
 
 if TYPE_CHECKING:  # the checks themselves are imported by run(): `check --help` builds arguments only
+    import argparse  # `check FILE` is read without it (cli/main.py PLAIN_COMMANDS)
+
     from ...route.folder_results import JsonSpool
 
 NAME = "check"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,8 @@ from ._common import (
 from ._format import add_format_argument
 
 if TYPE_CHECKING:
+    import argparse  # `offload FILE` is read without it (cli/main.py PLAIN_COMMANDS)
+
     from ...findings.model import Report
     from ...route.options import Options
 

@@ -35,7 +35,6 @@ not finish either; the refusal is the honest answer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Final
 
 from ...base.errors import InputError
@@ -55,14 +54,18 @@ INLINE_GROWTH: Final = 8
 """... or this many times the input's instructions, when that is more."""
 
 
-@dataclass
 class InlineResult:
-    """What the pre-pass did: calls inlined and where cloned instructions came from."""
+    """What the pre-pass did: calls inlined and where cloned instructions came from (written out,
+    not a dataclass: start-up, issue 36)."""
 
-    inlined_calls: list[str] = field(default_factory=list)
+    inlined_calls: list[str]
     """Names of the ``call`` instructions replaced by their callee's body."""
-    origin: dict[str, str] = field(default_factory=dict)
+    origin: dict[str, str]
     """Clone name -> name of the input instruction it copies (only for multi-site callees)."""
+
+    def __init__(self) -> None:
+        self.inlined_calls = []
+        self.origin = {}
 
 
 def looks_pre_optimization(module: HloModule) -> bool:

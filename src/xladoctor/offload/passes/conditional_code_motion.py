@@ -47,7 +47,6 @@ branches a tuple of parameters, which is not) or the convert-only ``ConvertSpeci
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -103,12 +102,29 @@ _CHANNEL = frozenset({HloOpcode.ALL_REDUCE, HloOpcode.ALL_GATHER, HloOpcode.ALL_
 _MAX_DEPTH = 1000
 
 
-@dataclass(frozen=True)
 class Boundary:
-    """``Boundary``: a position and its instructions (one per branch inside, else one)."""
+    """``Boundary``: a position and its instructions (one per branch inside, else one).
+
+    Written out, not a dataclass (start-up, issue 36): equal and hashed by its fields, as the
+    frozen dataclass was (boundaries are set members); not frozen (mypyc), never assigned."""
 
     position: str
     instructions: tuple[HloInstruction, ...]
+
+    def __init__(self, position: str, instructions: tuple[HloInstruction, ...]) -> None:
+        self.position = position
+        self.instructions = instructions
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Boundary) or type(other) is not type(self):
+            return NotImplemented
+        return self.position == other.position and self.instructions == other.instructions
+
+    def __hash__(self) -> int:
+        return hash((self.position, self.instructions))
+
+    def __repr__(self) -> str:
+        return f"Boundary(position={self.position!r}, instructions={self.instructions!r})"
 
 
 def branch_computations(cond: HloInstruction) -> list[HloComputation]:
@@ -198,18 +214,19 @@ def _carried_default(op: HloOpcode, user: HloOpcode) -> int:
     return 10 if op is CONDITIONAL else -10
 
 
-@dataclass
 class MotionAnalysis:
-    """One conditional's analysis: ``visited_count`` is shared by all its groups, as in ``Run``."""
+    """One conditional's analysis: ``visited_count`` is shared by all its groups, as in ``Run``.
+    Written out, not a dataclass (start-up, issue 36); nothing compares or prints one."""
 
     conditional: HloInstruction
-    visited_count: dict[HloInstruction, int] = field(default_factory=dict)
-    outfeed: bool = False
+    visited_count: dict[HloInstruction, int]
+    outfeed: bool
     """A branch has an outfeed: ``CalculateMemorySize`` counts every array."""
 
-    def __post_init__(self) -> None:
-        self.outfeed = any(i.opcode is OUTFEED for b in branch_computations(self.conditional)
-                           for i in b.instructions)
+    def __init__(self, conditional: HloInstruction) -> None:
+        self.conditional = conditional
+        self.visited_count = {}
+        self.outfeed = any(i.opcode is OUTFEED for b in branch_computations(conditional) for i in b.instructions)
 
     def branch0_root(self) -> HloInstruction:
         return branch_computations(self.conditional)[0].root_instruction()
@@ -445,14 +462,19 @@ def _memory_size(instr: HloInstruction, outfeed: bool) -> int:
     return logical_bytes(instr.shape, 1) >> 9
 
 
-@dataclass
 class _Group:
-    """``GroupConnectedBoundaries`` for one starting boundary."""
+    """``GroupConnectedBoundaries`` for one starting boundary (written out, not a dataclass)."""
 
     analysis: MotionAnalysis
-    connected: list[Boundary] = field(default_factory=list)
-    new_boundaries: list[Boundary] = field(default_factory=list)
-    memory_increase: int = 0
+    connected: list[Boundary]
+    new_boundaries: list[Boundary]
+    memory_increase: int
+
+    def __init__(self, analysis: MotionAnalysis) -> None:
+        self.analysis = analysis
+        self.connected = []
+        self.new_boundaries = []
+        self.memory_increase = 0
 
     def add_boundaries(self, start: Boundary) -> None:
         """``AddBoundaries``: breadth first from ``start``, each boundary once."""

@@ -7,7 +7,6 @@ See :mod:`..host_offload_legalize` for the pass; :mod:`.chain` walks the offload
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
@@ -37,9 +36,12 @@ class Unrecognized(Exception):
         self.instruction = instruction
 
 
-@dataclass(frozen=True)
 class LegalizeNote:
-    """A chain HostOffloadLegalize gave up on (XLA logs it at VLOG level only)."""
+    """A chain HostOffloadLegalize gave up on (XLA logs it at VLOG level only).
+
+    This module's records are written out, not dataclasses (start-up, issue 36: each cost ~0.5 ms
+    of every ``offload`` run to make): compared, hashed and printed as the dataclasses were (the
+    result's ``repr`` is what bench/pass_states.py digests); not frozen (mypyc), never assigned."""
 
     start: str
     """The starting instruction of the chain (MoveToHost or streamed entry parameter)."""
@@ -49,10 +51,29 @@ class LegalizeNote:
     chain skipped), ``move-down`` (moving a copy: it stops there, the copy is removed anyway)."""
     message: str
     """XLA's status text, e.g. ``Unrecognized user name: tanh.3``."""
-    instruction: str | None = None
+    instruction: str | None
+
+    def __init__(self, start: str, phase: LegalizePhase, message: str, instruction: str | None = None) -> None:
+        self.start = start
+        self.phase = phase
+        self.message = message
+        self.instruction = instruction
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.start, self.phase, self.message, self.instruction)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, LegalizeNote) and type(other) is type(self) \
+            else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"LegalizeNote(start={self.start!r}, phase={self.phase!r}, message={self.message!r}, "
+                f"instruction={self.instruction!r})")
 
 
-@dataclass(frozen=True)
 class LegalizeMove:
     """What happened to one layout-changing copy found in an offload chain."""
 
@@ -62,30 +83,76 @@ class LegalizeMove:
     MoveToHost), ``kept`` (it reaches the program end or a host computation and does not
     read a MoveToHost directly)."""
     start: str
-    new_copies: tuple[str, ...] = ()
+    new_copies: tuple[str, ...]
     """Copies created after the MoveToDevices (``moved-down``)."""
-    after: tuple[str, ...] = ()
+    after: tuple[str, ...]
     """The MoveToDevice each new copy follows, as named in the input."""
-    shapes: tuple[tuple[str, str], ...] = ()
+    shapes: tuple[tuple[str, str], ...]
     """Per new copy: the MoveToDevice's shape (the layout from before the copy), the copy's shape."""
 
+    def __init__(self, copy: str, action: CopyMove, start: str, new_copies: tuple[str, ...] = (),
+                 after: tuple[str, ...] = (), shapes: tuple[tuple[str, str], ...] = ()) -> None:
+        self.copy = copy
+        self.action = action
+        self.start = start
+        self.new_copies = new_copies
+        self.after = after
+        self.shapes = shapes
 
-@dataclass
+    def _key(self) -> tuple[object, ...]:
+        return (self.copy, self.action, self.start, self.new_copies, self.after, self.shapes)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, LegalizeMove) and type(other) is type(self) \
+            else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"LegalizeMove(copy={self.copy!r}, action={self.action!r}, start={self.start!r}, "
+                f"new_copies={self.new_copies!r}, after={self.after!r}, shapes={self.shapes!r})")
+
+
 class LegalizeResult:
-    """Everything the pre-pass did; ``changed`` is XLA's return value."""
+    """Everything the pre-pass did; ``changed`` is XLA's return value.  Compared and printed by its
+    fields, and unhashable (``__eq__`` without ``__hash__``), as the unfrozen dataclass it was."""
 
-    changed: bool = False
-    starts: list[str] = field(default_factory=list)
-    moves: list[LegalizeMove] = field(default_factory=list)
-    notes: list[LegalizeNote] = field(default_factory=list)
-    rerouted: list[str] = field(default_factory=list)
+    changed: bool
+    starts: list[str]
+    moves: list[LegalizeMove]
+    notes: list[LegalizeNote]
+    rerouted: list[str]
     """``root{k}``: while-body root slots that now carry the loop value instead of its MoveToDevice."""
-    removed: list[str] = field(default_factory=list)
-    failures: list[PassFailure] = field(default_factory=list)
+    removed: list[str]
+    failures: list[PassFailure]
     """Errors that fail compilation, CHECK crashes (never ``first``: HostOffloader's verdict decides)."""
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str]
     """Failures the pass would return unless an earlier pass removes the pattern (see
     :mod:`.branches`): said, not predicted."""
+
+    def __init__(self) -> None:
+        self.changed = False
+        self.starts = []
+        self.moves = []
+        self.notes = []
+        self.rerouted = []
+        self.removed = []
+        self.failures = []
+        self.warnings = []
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.changed, self.starts, self.moves, self.notes, self.rerouted, self.removed, self.failures,
+                self.warnings)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, LegalizeResult) and type(other) is type(self) \
+            else NotImplemented
+
+    def __repr__(self) -> str:
+        return (f"LegalizeResult(changed={self.changed!r}, starts={self.starts!r}, moves={self.moves!r}, "
+                f"notes={self.notes!r}, rerouted={self.rerouted!r}, removed={self.removed!r}, "
+                f"failures={self.failures!r}, warnings={self.warnings!r})")
 
 
 def layout_of(shape: Shape) -> Layout:

@@ -20,7 +20,6 @@ them, so a reader sees which phase touches which state:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Final
 
 from ....ir.computation import HloComputation
@@ -38,18 +37,39 @@ from ..pass_state import PassRecorder, PassState
 DEVICE_MEMORY_SPACE: Final = 0
 
 
-@dataclass(frozen=True)
 class OffloadOptions:
-    """Switches that change the pass' decisions."""
+    """Switches that change the pass' decisions.
 
-    rule: str = SHIPPED
+    This module's records are written out, not dataclasses (start-up, issue 36: each cost ~0.5 ms
+    of every ``offload`` run to make); the options compare, hash and print as the frozen dataclass
+    did (not frozen: mypyc; never assigned), the books and the run by identity (nothing compares them)."""
+
+    rule: str
     """Program-end rule (:mod:`...rules`): ``shipped`` = any output reached by host memory
     whose layout is not host is E1200; ``unmerged-pr-36525`` = only when that layout is
     customized, else the output silently becomes host memory."""
-    disable_host_compute: bool = False
+    disable_host_compute: bool
     """``--xla_disable_automatic_host_compute_offload``."""
-    allow_h2h_copy: bool = False
+    allow_h2h_copy: bool
     """``--xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled``."""
+
+    def __init__(self, rule: str = SHIPPED, disable_host_compute: bool = False, allow_h2h_copy: bool = False) -> None:
+        self.rule = rule
+        self.disable_host_compute = disable_host_compute
+        self.allow_h2h_copy = allow_h2h_copy
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OffloadOptions) or type(other) is not type(self):
+            return NotImplemented
+        return (self.rule, self.disable_host_compute, self.allow_h2h_copy) == (
+            other.rule, other.disable_host_compute, other.allow_h2h_copy)
+
+    def __hash__(self) -> int:
+        return hash((self.rule, self.disable_host_compute, self.allow_h2h_copy))
+
+    def __repr__(self) -> str:
+        return (f"OffloadOptions(rule={self.rule!r}, disable_host_compute={self.disable_host_compute!r}, "
+                f"allow_h2h_copy={self.allow_h2h_copy!r})")
 
 
 # ---------------------------------------------------------------------------- memory spaces
@@ -179,31 +199,40 @@ class GraphEdits:
         self.res.removed.append(instr.name)
 
 
-@dataclass
 class MoveToHostBook:
     """What the walks did with MoveToHosts and copies (read by later walks)."""
 
-    consumed: set[HloInstruction] = field(default_factory=set)
+    consumed: set[HloInstruction]
     """``already_visited_move_to_host_custom_calls_``: MoveToHosts a walk has taken care of."""
-    redundant: set[HloInstruction] = field(default_factory=set)
+    redundant: set[HloInstruction]
     """MoveToHosts bypassed by ``HandleRedundantCopiesBackToHost``."""
-    copies_after: dict[HloInstruction, HloInstruction] = field(default_factory=dict)
+    copies_after: dict[HloInstruction, HloInstruction]
     """``copies_created_after_``: the device-to-host copy already made for a value."""
-    copy_inserted_before: set[tuple[HloInstruction, ShapeIndex, int]] = field(default_factory=set)
+    copy_inserted_before: set[tuple[HloInstruction, ShapeIndex, int]]
+
+    def __init__(self) -> None:
+        self.consumed = set()
+        self.redundant = set()
+        self.copies_after = {}
+        self.copy_inserted_before = set()
 
 
-@dataclass
 class HostComputeBook:
     """Dynamic-update-slices the walks met and instructions already marked host compute."""
 
-    dus_seen: dict[HloInstruction, None] = field(default_factory=dict)
+    dus_seen: dict[HloInstruction, None]
     """``dynamic_update_slices_seen_``, in the order met (an ordered set)."""
-    dus_with_annotation: set[HloInstruction] = field(default_factory=set)
-    dus_allocated: set[HloInstruction] = field(default_factory=set)
-    host_compute_seen: set[HloInstruction] = field(default_factory=set)
+    dus_with_annotation: set[HloInstruction]
+    dus_allocated: set[HloInstruction]
+    host_compute_seen: set[HloInstruction]
+
+    def __init__(self) -> None:
+        self.dus_seen = {}
+        self.dus_with_annotation = set()
+        self.dus_allocated = set()
+        self.host_compute_seen = set()
 
 
-@dataclass
 class OffloaderRun:
     """One HostOffloader run: the pieces above, and the entry result layout as it evolves."""
 
@@ -214,6 +243,15 @@ class OffloaderRun:
     host: HostComputeBook
     ecl_result: Shape
     """The entry result layout; an offending output is treated as host memory once reported."""
+
+    def __init__(self, ctx: PassContext, rec: Recorder, edits: GraphEdits, mths: MoveToHostBook,
+                 host: HostComputeBook, ecl_result: Shape) -> None:
+        self.ctx = ctx
+        self.rec = rec
+        self.edits = edits
+        self.mths = mths
+        self.host = host
+        self.ecl_result = ecl_result
 
     @classmethod
     def start(cls, module: HloModule, original: HloModule, options: OffloadOptions,

@@ -11,7 +11,6 @@ program-end check of :mod:`.verdict`.  Then the walk's rewrites run (:mod:`.rewr
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import (
@@ -44,21 +43,32 @@ from .state import OffloaderRun, memory_space_at, set_memory_space
 from .verdict import ensure_entry_output_is_host
 
 
-@dataclass
 class WalkPaths:
-    """What one walk found (XLA's local vectors and sets of ``WalkDownHostMemoryOffloadPaths``)."""
+    """What one walk found (XLA's local vectors and sets of ``WalkDownHostMemoryOffloadPaths``).
+    Written out, not a dataclass (start-up, issue 36); nothing compares or prints one."""
 
     start: Position
     origin: str
     origin_instr: str
-    buffers: list[Position] = field(default_factory=list)
+    buffers: list[Position]
     """Positions whose buffer becomes host memory."""
-    mths: dict[HloInstruction, None] = field(default_factory=dict)
-    mtds: dict[HloInstruction, None] = field(default_factory=dict)
-    slices: dict[HloInstruction, None] = field(default_factory=dict)
-    x64_splits: dict[HloInstruction, None] = field(default_factory=dict)
-    previous: dict[Position, Position] = field(default_factory=dict)
+    mths: dict[HloInstruction, None]
+    mtds: dict[HloInstruction, None]
+    slices: dict[HloInstruction, None]
+    x64_splits: dict[HloInstruction, None]
+    previous: dict[Position, Position]
     """First-discovered predecessor of each position (for the E1200 trace)."""
+
+    def __init__(self, start: Position, origin: str, origin_instr: str) -> None:
+        self.start = start
+        self.origin = origin
+        self.origin_instr = origin_instr
+        self.buffers = []
+        self.mths = {}
+        self.mtds = {}
+        self.slices = {}
+        self.x64_splits = {}
+        self.previous = {}
 
     def trace(self, end: Position) -> list[Position]:
         trace = [end]
