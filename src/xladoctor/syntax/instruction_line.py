@@ -179,10 +179,8 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
         return None
     root, percent, name, head, plain, names_text, inside, attributes = m.groups()  # one call: no index per group
-    if name in _KEYWORDS:
-        return None
     known = _HEADS.get(head)
-    if known is None and (known := _head(text, m.start(4), head, p.source)) is None:
+    if name in _KEYWORDS or (known is None and (known := _head(text, m.start(4), head, p.source)) is None):
         return None
     opcode, arity, allowed, required, shape = known
     instr = ParsedInstruction(name, opcode, shape)
@@ -213,7 +211,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
         control = []
         resolving = len(p._calls_to_resolve)
         start = end - len(attributes)
-        if end - start > _LONG_TEXT:
+        if start < end - _LONG_TEXT:
             attributes = ""  # the checks copy every value once: a 10 MB value is not held twice meanwhile
         if (read := _attributes(p, instr, allowed, text, start, end, control, attributes)) is None:
             del p._calls_to_resolve[resolving:]
