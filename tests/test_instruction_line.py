@@ -407,3 +407,35 @@ def test_a_shape_and_opcode_spelled_in_one_group_are_read_alike(head: str, monke
     for _ in range(2):
         fast, full = _both(text, monkeypatch)
         assert fast == full
+
+
+def test_the_fast_path_stores_every_field_init_stores() -> None:
+    """read_fast stores HloInstruction.__init__'s fields itself in pure Python (h48p: the class call ran
+    __init__ in an interpreter loop of its own): _FRESH holds what __init__ stores in each field but the
+    name, opcode and shape, in the order read_fast's source names them, and those are all the fields."""
+    import inspect
+
+    from xladoctor.ir.instruction import INSTRUCTION_SLOTS
+    from xladoctor.ir.opcodes import HloOpcode
+    from xladoctor.ir.shape import Shape
+
+    made = instruction_line.ParsedInstruction("a", HloOpcode.NEGATE, Shape.array("f32", ()))
+    source = inspect.getsource(instruction_line.read_fast)
+    stored = re.search(r"\(instr\._operands,[^=]*\) = _FRESH", source)
+    assert stored is not None
+    fields = re.findall(r"instr\.(\w+)", stored.group(0))
+    assert set(fields) | {"name", "opcode", "shape"} == set(INSTRUCTION_SLOTS) and len(fields) == len(INSTRUCTION_SLOTS) - 3
+    assert tuple(getattr(made, f) for f in fields) == instruction_line._FRESH
+    module = parse_module("HloModule m\n\nENTRY e {\n  ROOT a = f32[] parameter(0)\n}\n", "m.hlo")
+    taken = module.entry.instructions[0]
+    assert all(hasattr(taken, f) for f in INSTRUCTION_SLOTS)
+
+
+@pytest.mark.parametrize("line", ["ROOT t = (f32[], f32[]) tuple(p, p)", "ROOT t = (f32[], f32[]) tuple(p)",
+                                  "ROOT t = (f32[]) tuple(p, p)", "ROOT t = f32[] tuple(p)", "ROOT t = () tuple(p)",
+                                  "ROOT t = (f32[], (f32[], f32[])) tuple(p, p)"])
+def test_a_tuples_operand_count_is_its_shapes(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tuple's operands are as many as its shape's elements, kept with its shape and opcode (h48p:
+    _HEADS); a shape that is no tuple takes none: read as the full reader reads them."""
+    fast, full = _both(ONE_OPERAND.replace("LINE", line), monkeypatch)
+    assert fast == full

@@ -19,10 +19,10 @@ from itertools import chain
 from typing import TYPE_CHECKING, Final
 
 from ..base.errors import HloParseError
-from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, HloInstruction, OpMetadata
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, NO_CALLS, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import CONSTANT, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
-from ..ir.packed_fields import NO_USERS
+from ..ir.packed_fields import NO_USERS, NOWHERE
 from ..ir.rare_fields import SharedRareFields, only_literal_or_frontend
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
@@ -38,6 +38,12 @@ if TYPE_CHECKING:
     from .computation_reader import ComputationReader
 
 _METADATA: Final = TextMetadataCodec()
+_NEW: Final = object.__new__
+_FRESH: Final = ((), NO_USERS, "", None, NO_CALLS, None, NOWHERE, 0, None)
+"""What ``HloInstruction.__init__`` stores in an instruction's fields but its name, opcode and shape, in
+the order :func:`read_fast` stores them (pure Python; tests/test_instruction_line.py compares them)."""
+_NO_COUNT: Final = sys.maxsize
+"""The operand count of a ``tuple`` whose shape is no tuple, in :data:`_HEADS`: no list has it."""
 
 
 class ParsedInstruction(HloInstruction):
@@ -164,6 +170,8 @@ def _head(text: str, start: int, head: str, source: str
     if shape is None and (shape := _shape(text, start, start + len(shape_text), source)) is None:
         return None
     opcode, arity, allowed, required = info
+    if opcode is TUPLE:  # its operands are as many as its shape's elements (a shape that is no tuple takes none)
+        arity = len(shape.tuple_shapes) if shape.is_tuple else _NO_COUNT
     known = (opcode, arity, allowed, required, shape)
     if len(_HEADS) < _SHAPES_LIMIT and shape_text in _SHAPES:
         _HEADS[head] = known
@@ -174,16 +182,21 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
               owner: HloComputation | None = None) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
     """The line at the cursor as the full reader builds it (calls queued alike), its control predecessors' names, start
     and ROOT flag; operands from ``by_name`` (``owner``'s only, :mod:`.body_scope`).  None: nothing done, read it in full."""
-    r, text = p.r, p.r.text
+    r, text = p.r, p.text
     m = _LINE.match(text, r.pos)
     if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
         return None
     root, percent, name, head, plain, names_text, inside, attributes = m.groups()  # one call: no index per group
-    known = _HEADS.get(head)
-    if name in _KEYWORDS or (known is None and (known := _head(text, m.start(4), head, p.source)) is None):
+    if name in _KEYWORDS or ((known := _HEADS.get(head)) is None and (known := _head(text, m.start(4), head, p.source)) is None):
         return None
     opcode, arity, allowed, required, shape = known
-    instr = ParsedInstruction(name, opcode, shape)
+    if COMPILED:
+        instr = ParsedInstruction(name, opcode, shape)
+    else:  # HloInstruction.__init__'s stores (_FRESH): the class call runs __init__ in an interpreter loop of its own
+        instr = _NEW(ParsedInstruction)
+        instr.name, instr.opcode, instr.shape = name, opcode, shape
+        (instr._operands, instr._users, instr._attributes, instr.parent, instr.called, instr._number, instr._where,
+         instr._line_off, instr._extra) = _FRESH
     operands: tuple[HloInstruction, ...] = ()
     if opcode is PARAMETER or opcode is CONSTANT or (plain is None and names_text is None):
         if not _contents(instr, plain or names_text or inside, p.shared_text, p.shared_literals):
@@ -201,18 +214,13 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             for operand in operands:
                 if operand.parent is not owner:
                     return None  # another computation's: the full reader's scope has no such name
-        if ((not shape.is_tuple or len(shape.tuple_shapes) != len(operands)) if opcode is TUPLE
-                else 0 <= arity != len(operands)) or (
-                opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None):
-            return None  # the full reader refuses it where it stands
-    control, names = _NO_CONTROL, _NO_NAMES
-    end = m.end()  # the attributes end the match (the spaces after them are the lookahead's)
+        if 0 <= arity != len(operands) or (opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None):
+            return None  # the full reader refuses it where it stands (a tuple's arity is its shape's: _head)
+    control, names, end = _NO_CONTROL, _NO_NAMES, m.end()  # the attributes end the match (the spaces after: lookahead)
     if attributes:
         control = []
         resolving = len(p._calls_to_resolve)
-        start = end - len(attributes)
-        if start < end - _LONG_TEXT:
-            attributes = ""  # the checks copy every value once: a 10 MB value is not held twice meanwhile
+        start, attributes = end - len(attributes), attributes if len(attributes) <= _LONG_TEXT else ""  # (_attributes)
         if (read := _attributes(p, instr, allowed, text, start, end, control, attributes)) is None:
             del p._calls_to_resolve[resolving:]
             return None
@@ -291,8 +299,8 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     A text naming one computation (``, dimensions={0}, to_apply=region_0.2_c7``: a reduction per
     region) is seldom repeated, but the verdict on the rest is: kept per (opcode, text without the
     name) too, the name queued as the full reader queues it (:func:`_call_template`).  ``kept`` is
-    ``text[start:end]``, or empty where that is longer than :data:`_LONG_TEXT`: sliced again after the
-    checks, which copy every value once (a 10 MB value is not held twice meanwhile)."""
+    ``text[start:end]``, or empty where that is longer than :data:`_LONG_TEXT` (:func:`read_fast` dropped it):
+    sliced again after the checks, which copy every value once (a 10 MB value is not held twice meanwhile)."""
     verdicts = p.attribute_verdicts
     long = not kept
     template: tuple[tuple[HloOpcode, str], str, str, int] | None = None
@@ -300,7 +308,10 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
         key = (instr.opcode, kept)
         reused = verdicts.get(key)
         if reused is not None:  # most lines with attributes: a text seen before
-            _reuse(instr, reused[0], reused[2], reused[3], reused[4])
+            if reused[2] is None and reused[3] is None and reused[4] is None:
+                instr._attributes = reused[0]  # the text alone (most verdicts): _reuse's one store, without its call
+            else:
+                _reuse(instr, reused[0], reused[2], reused[3], reused[4])
             return reused[1]
         called = _call_template(p, instr, text, start, end, kept)
         if isinstance(called, frozenset):
