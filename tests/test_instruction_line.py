@@ -358,3 +358,84 @@ def test_one_plain_operand_is_read_alike(line: str, monkeypatch: pytest.MonkeyPa
     computation's (the shared scope holds r0's names), other spellings and arities as the full reader."""
     fast, full = _both(ONE_OPERAND.replace("LINE", line), monkeypatch)
     assert fast == full
+
+
+def _taken(text: str, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether the fast path took each line it was offered (the closing braces it never takes)."""
+    taken = []
+    real = instruction_line.read_fast
+
+    def counting(p, module, by_name, owner=None):
+        got = real(p, module, by_name, owner)
+        taken.append(got is not None)
+        return got
+    with monkeypatch.context() as m:
+        m.setattr(computation_reader, "read_fast", counting)
+        parse_module(text, "m.hlo")
+    return taken
+
+
+LONG = "x" * (instruction_line._LONG_TEXT + 100)
+
+
+@pytest.mark.parametrize("line", [f'ROOT y = f32[] custom-call(p), custom_call_target="{LONG}"',
+                                  f'ROOT y = f32[] custom-call(p), custom_call_target="t", backend_config="{LONG}" \t',
+                                  f'ROOT y = f32[] negate(p), metadata={{op_name="{LONG}"}}',
+                                  'ROOT y = f32[] negate(p), metadata={op_name="a"} \t ',
+                                  "ROOT y = f32[] reduce(p, p), dimensions={}, to_apply=r0  "])
+def test_attribute_texts_long_or_before_spaces_are_read_alike(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The attributes end where the line's match does (the spaces after them are its lookahead's), and
+    one longer than _LONG_TEXT is sliced again after the checks (h48p): taken by the fast path, read
+    as the full reader reads them, the next line's position counted after the spaces."""
+    text = ONE_OPERAND.replace("LINE", line).replace("\n  p =", "\n  q0 = f32[] parameter(1)\n  p =")
+    text = text.replace("parameter(0)\n  q0 = f32[] parameter(1)", "parameter(0)  \n  q0 = f32[] parameter(1)")
+    assert _taken(text, monkeypatch) == [True, True, False, True, True, True, False]
+    fast, full = _both(text, monkeypatch)
+    assert fast == full
+
+
+@pytest.mark.parametrize("head", ["f32[]\tnegate", "f32[]  \t negate", "f32[]{} negate", "(f32[]) tuple",
+                                  "(f32[], /*index=1*/f32[]) tuple", "f32[] negate2", "f32[]] negate",
+                                  "f32[2]{0:T(2)} broadcast", "f32[2]{0:T(2)S(5)} broadcast"])
+def test_a_shape_and_opcode_spelled_in_one_group_are_read_alike(head: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shape and the opcode are looked up as one spelling (h48p: :data:`instruction_line._HEADS`): spaces
+    and tabs between them, tuple shapes, an unknown opcode, a shape the grammar refuses, layouts; twice each
+    (the second from the cache), read as the full reader reads them."""
+    operands = "(p)" if "tuple" not in head else "(p, p)" if "," in head else "(p)"
+    lines = f"  a = {head}{operands}\n  ROOT b = {head}{operands}\n"
+    text = f"HloModule m\n\nENTRY e {{\n  p = f32[] parameter(0)\n{lines}}}\n"
+    for _ in range(2):
+        fast, full = _both(text, monkeypatch)
+        assert fast == full
+
+
+def test_the_fast_path_stores_every_field_init_stores() -> None:
+    """read_fast stores HloInstruction.__init__'s fields itself in pure Python (h48p: the class call ran
+    __init__ in an interpreter loop of its own): _FRESH holds what __init__ stores in each field but the
+    name, opcode and shape, in the order read_fast's source names them, and those are all the fields."""
+    import inspect
+
+    from xladoctor.ir.instruction import INSTRUCTION_SLOTS
+    from xladoctor.ir.opcodes import HloOpcode
+    from xladoctor.ir.shape import Shape
+
+    made = instruction_line.ParsedInstruction("a", HloOpcode.NEGATE, Shape.array("f32", ()))
+    source = inspect.getsource(instruction_line.read_fast)
+    stored = re.search(r"\(instr\._operands,[^=]*\) = _FRESH", source)
+    assert stored is not None
+    fields = re.findall(r"instr\.(\w+)", stored.group(0))
+    assert set(fields) | {"name", "opcode", "shape"} == set(INSTRUCTION_SLOTS) and len(fields) == len(INSTRUCTION_SLOTS) - 3
+    assert tuple(getattr(made, f) for f in fields) == instruction_line._FRESH
+    module = parse_module("HloModule m\n\nENTRY e {\n  ROOT a = f32[] parameter(0)\n}\n", "m.hlo")
+    taken = module.entry.instructions[0]
+    assert all(hasattr(taken, f) for f in INSTRUCTION_SLOTS)
+
+
+@pytest.mark.parametrize("line", ["ROOT t = (f32[], f32[]) tuple(p, p)", "ROOT t = (f32[], f32[]) tuple(p)",
+                                  "ROOT t = (f32[]) tuple(p, p)", "ROOT t = f32[] tuple(p)", "ROOT t = () tuple(p)",
+                                  "ROOT t = (f32[], (f32[], f32[])) tuple(p, p)"])
+def test_a_tuples_operand_count_is_its_shapes(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tuple's operands are as many as its shape's elements, kept with its shape and opcode (h48p:
+    _HEADS); a shape that is no tuple takes none: read as the full reader reads them."""
+    fast, full = _both(ONE_OPERAND.replace("LINE", line), monkeypatch)
+    assert fast == full

@@ -158,7 +158,8 @@ class InstructionNames:
         live = self._live
         if self._full is not None or self._base or name in live:
             return False
-        if name[:2] != "__" and ".0" not in name and ".-" not in name and name not in _TYPE_NAMES:
+        # not ("__" <= name < "_`"): the names that start with "__" (no slice made: a line each, h48p)
+        if not "__" <= name < "_`" and ".0" not in name and ".-" not in name and name not in _TYPE_NAMES:
             if name in self._seen:
                 return False
             live[name] = instr  # _plain_key(name) is name itself, and now live

@@ -150,7 +150,13 @@ second; removing from or ordering an empty ``Users`` changes nothing."""
 
 
 def users_of(first: HloInstruction, second: HloInstruction) -> Users:
-    """A new :class:`Users` holding ``first`` (the one user, kept bare until now) and ``second``."""
-    users = Users()
+    """A new :class:`Users` holding ``first`` (the one user, kept bare until now) and ``second``.  Made
+    without the class call, which runs ``Users.__init__`` in an interpreter loop of its own: its one store
+    is made here (a parse makes one for each instruction used twice or more, h48p)."""
+    users = _new_list(Users)
+    users._index = None
     _list_init(users, (first, second))  # exactly two slots, not the four append would reserve
     return users
+
+
+_new_list = list.__new__

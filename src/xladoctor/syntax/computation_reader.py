@@ -167,10 +167,10 @@ class ComputationReader(InstructionReader):
                 instr, control_refs, instr_start, is_root = got
                 by_name, owner = body.by_name, None  # the full reader read it in a scope of its own
                 end = instr_start  # (its text may span lines: nested instructions count from here)
-            last = text.rfind("\n", line_pos, instr_start)
-            if last >= 0:  # the one newline where line_pos is one (the last line's end), else counted
-                line += 1 if last == line_pos else text.count("\n", line_pos, last + 1)
-                line_start = last + 1
+            if text[line_pos] == "\n" and "\n" not in text[line_pos + 1:instr_start]:  # the last line's end, one newline
+                line, line_start = line + 1, line_pos + 1  # (no str.rfind: its arguments are parsed as a tuple's)
+            else:
+                line, line_start = self._count_lines(line, line_pos, line_start, instr_start)
             line_pos = end
             col = instr_start - line_start + 1  # the position, as set_position keeps it (inline: once per line)
             if col != where[1] or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
@@ -197,6 +197,13 @@ class ComputationReader(InstructionReader):
                 by_name, owner = self._own_scope(comp, body, instr), None
         self._line, self._line_pos = line, line_pos
         self._finish_body(comp, body.root, body.params)
+
+    def _count_lines(self, line: int, line_pos: int, line_start: int, pos: int) -> tuple[int, int]:
+        """The line of ``pos`` and where it starts, from ``line`` at ``line_pos`` (whose line starts at ``line_start``)."""
+        last = self.text.rfind("\n", line_pos, pos)
+        if last < 0:
+            return line, line_start
+        return line + self.text.count("\n", line_pos, last + 1), last + 1
 
     def _share_scope(self, comp: HloComputation, module: HloModule, body: Body) -> HloComputation | None:
         """A top-level body's scope: the module's name table (:mod:`.body_scope`; ``comp`` is returned

@@ -19,10 +19,10 @@ from itertools import chain
 from typing import TYPE_CHECKING, Final
 
 from ..base.errors import HloParseError
-from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, HloInstruction, OpMetadata
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, NO_CALLS, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import CONSTANT, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
-from ..ir.packed_fields import NO_USERS
+from ..ir.packed_fields import NO_USERS, NOWHERE
 from ..ir.rare_fields import SharedRareFields, only_literal_or_frontend
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
@@ -38,6 +38,12 @@ if TYPE_CHECKING:
     from .computation_reader import ComputationReader
 
 _METADATA: Final = TextMetadataCodec()
+_NEW: Final = object.__new__
+_FRESH: Final = ((), NO_USERS, "", None, NO_CALLS, None, NOWHERE, 0, None)
+"""What ``HloInstruction.__init__`` stores in an instruction's fields but its name, opcode and shape, in
+the order :func:`read_fast` stores them (pure Python; tests/test_instruction_line.py compares them)."""
+_NO_COUNT: Final = sys.maxsize
+"""The operand count of a ``tuple`` whose shape is no tuple, in :data:`_HEADS`: no list has it."""
 
 
 class ParsedInstruction(HloInstruction):
@@ -89,17 +95,19 @@ _VALUE = f"(?:{_STRING}|{_BRACES}|{_BARE})"
 # XLA's printer puts '/*index=5*/' before every fifth element of a tuple shape; the shape, comment
 # included, is read by the full shape grammar once per spelling (:func:`_shape`).
 _INDEX_COMMENT = rf"(?:/\*index=[0-9]+{_P}\*/)?{_P}"
-# The whole line, its attributes taken as one span (split by _ATTRIBUTE below, which must tile it).  Operands
-# as printers write them ('a, b': group 6) are split at ', ' (a regex's findall was ~3x the time); any other
-# spelling of names is group 7, anything else inside the parentheses group 8.
+# The whole line, its attributes taken as one span (group 8, split by _ATTRIBUTE below, which must tile it).
+# The shape and the opcode are one group (4: one look-up of both, :data:`_HEADS`).  Operands as printers write
+# them ('a, b': group 5) are split at ', ' (a regex's findall was ~3x the time); any other spelling of names is
+# group 6, anything else inside the parentheses group 7.  The match ends after the attributes (or the ')'):
+# the spaces after them are in the lookahead, so the attributes end where the match does.
 _LINE: Final = re.compile(
     rf"[ \t\r\n]*{_P}(ROOT[ \t]+{_P})?(%?)({_NAME})[ \t]+{_P}=[ \t]+{_P}"
-    rf"({_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_P}{_INDEX_COMMENT}{_ARRAY})*{_P})?\))[ \t]+{_P}"
-    rf"([a-z][a-z0-9\-]*{_P})\((?:({_NAME}(?:, {_NAME})*{_P})"
+    rf"((?:{_ARRAY}|\((?:{_ARRAY}(?:,[ \t]*{_P}{_INDEX_COMMENT}{_ARRAY})*{_P})?\))[ \t]+{_P}"
+    rf"[a-z][a-z0-9\-]*{_P})\((?:({_NAME}(?:, {_NAME})*{_P})"
     rf"|([ \t]*{_P}%?{_NAME}(?:[ \t]*{_P},[ \t]*{_P}%?{_NAME})*{_P}[ \t]*{_P})|([^()\n\"/\[\]]*{_P}))\)"
     rf"((?:[ \t]*{_P},[^\n]*[^\s])?)"  # (the value's run gives back its trailing spaces: not possessive)
     # The line ends here, and the next one does not go on with ', attr=...' or a comment.
-    rf"[ \t]*{_P}(?=\r?\n(?![ \t\r\n]*{_P}[,/]))")
+    rf"(?=[ \t]*{_P}\r?\n(?![ \t\r\n]*{_P}[,/]))")
 # One ', name=value' with its separator, so the lengths found show whether they tile the span.
 _ATTRIBUTE: Final = re.compile(rf"([ \t]*,[ \t]*)([A-Za-z_][A-Za-z0-9_\-]*)=({_VALUE})")
 # Per spelling, what the checks need: the opcode, its fixed arity (-1: any), its allowed
@@ -143,23 +151,52 @@ def _shape(text: str, start: int, end: int, source: str) -> Shape | None:
     return shape
 
 
+# Per spelling of a shape and an opcode together (the line regex's group 4: one substring, one hash and one
+# look-up a line where the two were two of each), :data:`_OPCODE_INFO`'s tuple and the shape: jax's lines
+# spell a few dozen.  Only where the shape is in :data:`_SHAPES` (it did not warn: a warned layout warns at
+# each use).
+_HEADS: Final[dict[str, tuple[HloOpcode, int, frozenset[str] | None, tuple[str, ...] | None, Shape]]] = {}
+
+
+def _head(text: str, start: int, head: str, source: str
+          ) -> tuple[HloOpcode, int, frozenset[str] | None, tuple[str, ...] | None, Shape] | None:
+    """The opcode's checks and the shape of ``head`` (``text[start:]``: a shape, spaces, an opcode), or None
+    where the opcode is unknown or the shape reads differently (the full reader then)."""
+    shape_text, spelling = head.rsplit(None, 1)  # an opcode holds no space, nor does the shape before its end
+    info = _OPCODE_INFO.get(spelling)
+    if info is None:
+        return None
+    shape = _SHAPES.get(shape_text)
+    if shape is None and (shape := _shape(text, start, start + len(shape_text), source)) is None:
+        return None
+    opcode, arity, allowed, required = info
+    if opcode is TUPLE:  # its operands are as many as its shape's elements (a shape that is no tuple takes none)
+        arity = len(shape.tuple_shapes) if shape.is_tuple else _NO_COUNT
+    known = (opcode, arity, allowed, required, shape)
+    if len(_HEADS) < _SHAPES_LIMIT and shape_text in _SHAPES:
+        _HEADS[head] = known
+    return known
+
+
 def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloInstruction],
               owner: HloComputation | None = None) -> tuple[HloInstruction, list[tuple[str, int]], int, bool] | None:
     """The line at the cursor as the full reader builds it (calls queued alike), its control predecessors' names, start
     and ROOT flag; operands from ``by_name`` (``owner``'s only, :mod:`.body_scope`).  None: nothing done, read it in full."""
-    r, text = p.r, p.r.text
+    r, text = p.r, p.text
     m = _LINE.match(text, r.pos)
     if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
         return None
-    root, percent, name, shape_text, spelling, plain, names_text, inside = m.group(1, 2, 3, 4, 5, 6, 7, 8)
-    info = _OPCODE_INFO.get(spelling)
-    if info is None or name in _KEYWORDS:
+    root, percent, name, head, plain, names_text, inside, attributes = m.groups()  # one call: no index per group
+    if name in _KEYWORDS or ((known := _HEADS.get(head)) is None and (known := _head(text, m.start(4), head, p.source)) is None):
         return None
-    opcode, arity, allowed, required = info
-    shape = _SHAPES.get(shape_text)
-    if shape is None and (shape := _shape(text, m.start(4), m.end(4), p.source)) is None:
-        return None
-    instr = ParsedInstruction(name, opcode, shape)
+    opcode, arity, allowed, required, shape = known
+    if COMPILED:
+        instr = ParsedInstruction(name, opcode, shape)
+    else:  # HloInstruction.__init__'s stores (_FRESH): the class call runs __init__ in an interpreter loop of its own
+        instr = _NEW(ParsedInstruction)
+        instr.name, instr.opcode, instr.shape = name, opcode, shape
+        (instr._operands, instr._users, instr._attributes, instr.parent, instr.called, instr._number, instr._where,
+         instr._line_off, instr._extra) = _FRESH
     operands: tuple[HloInstruction, ...] = ()
     if opcode is PARAMETER or opcode is CONSTANT or (plain is None and names_text is None):
         if not _contents(instr, plain or names_text or inside, p.shared_text, p.shared_literals):
@@ -177,16 +214,14 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             for operand in operands:
                 if operand.parent is not owner:
                     return None  # another computation's: the full reader's scope has no such name
-        if ((not shape.is_tuple or len(shape.tuple_shapes) != len(operands)) if opcode is TUPLE
-                else 0 <= arity != len(operands)) or (
-                opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None):
-            return None  # the full reader refuses it where it stands
-    control, names = _NO_CONTROL, _NO_NAMES
-    start, end = m.span(9)
-    if end > start:
+        if 0 <= arity != len(operands) or (opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None):
+            return None  # the full reader refuses it where it stands (a tuple's arity is its shape's: _head)
+    control, names, end = _NO_CONTROL, _NO_NAMES, m.end()  # the attributes end the match (the spaces after: lookahead)
+    if attributes:
         control = []
         resolving = len(p._calls_to_resolve)
-        if (read := _attributes(p, instr, allowed, text, start, end, control)) is None:
+        start, attributes = end - len(attributes), attributes if len(attributes) <= _LONG_TEXT else ""  # (_attributes)
+        if (read := _attributes(p, instr, allowed, text, start, end, control, attributes)) is None:
             del p._calls_to_resolve[resolving:]
             return None
         names = read
@@ -201,7 +236,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
                 operand._gain_user(instr)
     if percent:
         module.print_percent = True
-    r.pos = m.end()
+    r.pos = end
     return instr, control, m.start(1) if root else m.start(2), root is not None
 
 
@@ -253,7 +288,7 @@ _PLAIN_FORMS: Final = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_
 
 
 def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,
-                start: int, end: int, control: list[tuple[str, int]]) -> set[str] | frozenset[str] | None:
+                start: int, end: int, control: list[tuple[str, int]], kept: str) -> set[str] | frozenset[str] | None:
     """Record and decode the attributes in ``text[start:end]`` as the full reader does: their names,
     or None where it would refuse one.
 
@@ -263,20 +298,25 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     so it is reached once per (opcode, text) and kept for the parse (``p.attribute_verdicts``).
     A text naming one computation (``, dimensions={0}, to_apply=region_0.2_c7``: a reduction per
     region) is seldom repeated, but the verdict on the rest is: kept per (opcode, text without the
-    name) too, the name queued as the full reader queues it (:func:`_call_template`)."""
-    kept = text[start:end]
-    key = (instr.opcode, kept)
+    name) too, the name queued as the full reader queues it (:func:`_call_template`).  ``kept`` is
+    ``text[start:end]``, or empty where that is longer than :data:`_LONG_TEXT` (:func:`read_fast` dropped it):
+    sliced again after the checks, which copy every value once (a 10 MB value is not held twice meanwhile)."""
     verdicts = p.attribute_verdicts
-    reused = verdicts.get(key)
-    if reused is not None:  # most lines with attributes: a text seen before
-        _reuse(instr, reused[0], reused[2], reused[3], reused[4])
-        return reused[1]
-    long = end - start > _LONG_TEXT
-    template = None if long else _call_template(p, instr, text, start, end, kept)
-    if isinstance(template, frozenset):
-        return template  # the verdict on the rest, reused
-    if long:
-        del key, kept  # the checks copy every value once: a 10 MB value is not held twice meanwhile
+    long = not kept
+    template: tuple[tuple[HloOpcode, str], str, str, int] | None = None
+    if not long:
+        key = (instr.opcode, kept)
+        reused = verdicts.get(key)
+        if reused is not None:  # most lines with attributes: a text seen before
+            if reused[2] is None and reused[3] is None and reused[4] is None:
+                instr._attributes = reused[0]  # the text alone (most verdicts): _reuse's one store, without its call
+            else:
+                _reuse(instr, reused[0], reused[2], reused[3], reused[4])
+            return reused[1]
+        called = _call_template(p, instr, text, start, end, kept)
+        if isinstance(called, frozenset):
+            return called  # the verdict on the rest, reused
+        template = called
     resolving = len(p._calls_to_resolve)
     names = _check_attributes(p, instr, allowed, text, start, end, control)
     if names is None:
