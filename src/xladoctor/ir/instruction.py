@@ -306,7 +306,11 @@ class HloInstruction(PackedFieldAccess):
                 self._operands = new
             return
         if cls is tuple and len(ops) <= WIDE:  # type: ignore[arg-type]
-            self._operands = tuple(new if o is old else o for o in ops)  # type: ignore[union-attr]
+            if len(ops) == 2:  # a binary op (most users): no generator to resume per operand
+                a, b = ops  # type: ignore[misc]
+                self._operands = (new if a is old else a, new if b is old else b)
+            else:
+                self._operands = tuple([new if o is old else o for o in ops])  # type: ignore[union-attr]
             return
         wide = self._wide_operands()
         slots = wide.slots.pop(old, None)
