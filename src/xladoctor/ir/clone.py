@@ -114,9 +114,13 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
                 operands = stored if cls is tuple else (  # type: ignore[assignment]
                     stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
             elif stored:  # pure Python: linked here as link_operands links a fresh copy, without its call
-                new = tuple(map(copy_of, stored)) if cls is tuple else copy_of(stored)  # type: ignore[arg-type]
-                i2._operands = new[0] if cls is tuple and len(new) == 1 else new  # type: ignore[arg-type,index]
-                for op in new if cls is tuple else (new,):  # type: ignore[union-attr]
+                if cls is tuple:
+                    new = tuple(map(copy_of, stored))  # type: ignore[arg-type]
+                    i2._operands = new[0] if len(new) == 1 else new
+                else:  # the one operand, kept bare
+                    new = (copy_of(stored),)  # type: ignore[arg-type]
+                    i2._operands = new[0]
+                for op in new:
                     if op._users is no_users:
                         op._users = i2
                     else:

@@ -363,6 +363,7 @@ class HloComputation:
         iters: list[Iterator[HloInstruction] | None] = [None] * limit
         depth = 0
         none_left = _NONE_LEFT
+        dep: HloInstruction
         for start in self.instructions:
             if start._users or start in done:
                 continue

@@ -306,7 +306,7 @@ class HloInstruction(PackedFieldAccess):
                 self._operands = new
             return
         if cls is tuple and len(ops) <= WIDE:  # type: ignore[arg-type]
-            if len(ops) == 2:  # a binary op (most users): no generator to resume per operand
+            if len(ops) == 2:  # type: ignore[arg-type]  # a binary op (most users): no generator to resume per operand
                 a, b = ops  # type: ignore[misc]
                 self._operands = (new if a is old else a, new if b is old else b)
             else:

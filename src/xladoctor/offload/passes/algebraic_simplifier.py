@@ -125,8 +125,8 @@ def _any_may_rewrite(instructions: list[HloInstruction]) -> bool:
             continue
         if op is ADD or op is MULTIPLY or op is DIVIDE:
             operands = instr._operands  # two operands are a tuple (one is kept bare, a wide list has more)
-            if type(operands) is tuple and len(operands) == 2:  # type: ignore[arg-type]
-                k0, k1 = operands[0].opcode, operands[1].opcode  # type: ignore[index]
+            if type(operands) is tuple and len(operands) == 2:
+                k0, k1 = operands[0].opcode, operands[1].opcode
                 c0 = k0 is CONSTANT or k0 is BROADCAST
                 c1 = k1 is CONSTANT or k1 is BROADCAST
                 if op is DIVIDE:
@@ -191,9 +191,9 @@ def _binary_rules_out(instr: HloInstruction, op: HloOpcode) -> bool:
     :func:`_is_all_zero`) on the side it reads one, or two multiplies (a factoring).  Read from the
     operand tuple (two operands are always one): no tuple made per test."""
     operands = instr._operands
-    if type(operands) is not tuple or len(operands) != 2:  # type: ignore[arg-type]
+    if type(operands) is not tuple or len(operands) != 2:
         return False
-    k0, k1 = operands[0].opcode, operands[1].opcode  # type: ignore[index]
+    k0, k1 = operands[0].opcode, operands[1].opcode
     c0 = k0 is CONSTANT or k0 is BROADCAST
     c1 = k1 is CONSTANT or k1 is BROADCAST
     if op is DIVIDE:
