@@ -187,7 +187,7 @@ class HloComputation:
             raise ValueError(f"cannot remove {instr.name}: still used by {[u.name for u in instr.users]}")
         if self.root is instr:
             raise ValueError(f"cannot remove {instr.name}: it is the root of {self.name}")
-        instr.operands = ()
+        instr.drop_operands()
 
     def remove_unused(self, dead: set[HloInstruction], release_names: bool = False) -> None:
         """Remove instructions used only by each other (none is the root), keeping the order

@@ -219,6 +219,22 @@ class HloInstruction(PackedFieldAccess):
             else:
                 op._gain_user(self)
 
+    def drop_operands(self) -> None:
+        """``operands = ()`` (an instruction leaving the graph): each operand loses this user, in
+        order, as :meth:`_set_operands` of no operands does, without building the empty list
+        through the setter and reading the old one through the property (every removal)."""
+        ops = self._operands
+        cls = type(ops)
+        if cls is tuple:
+            for op in ops:  # type: ignore[union-attr]
+                op._lose_user(self)
+        elif cls is WideOperands:
+            for op in ops.as_tuple():  # type: ignore[union-attr]
+                op._lose_user(self)
+        else:  # the one operand, kept bare
+            ops._lose_user(self)  # type: ignore[union-attr]
+        self._operands = ()
+
     def link_operands(self, new: tuple[HloInstruction, ...]) -> None:
         """The operands of an instruction that has none yet (a fresh copy): the write path
         without reading the old list (``clone_module`` links every instruction of a module)."""
@@ -286,7 +302,11 @@ class HloInstruction(PackedFieldAccess):
         XLA's guard for a ``new`` that is itself a user of this one (replacing ``x`` with
         ``copy(x)``): that use is left alone, so ``new`` stays this one's only user instead of
         becoming its own operand."""
-        changed = [user for user in self.users if user is not new]
+        users = self._users  # the store: a bare user (most) needs no tuple nor comprehension
+        if type(users) is Users:
+            changed = [user for user in users if user is not new]
+        else:
+            changed = [users] if users is not new else []  # type: ignore[list-item]
         if new is not self:
             for user in changed:
                 user._replace_uses(self, new)
