@@ -256,3 +256,12 @@ def test_a_remembered_literal_text_is_the_one_computed(bits):
             assert algebraic_simplifier._literal_text(value, bits) == \
                 algebraic_simplifier._shortest_literal_text(value, bits), (value, bits)
     assert algebraic_simplifier._LITERALS
+
+
+def test_has_opcode_finds_an_opcode_anywhere_in_the_list():
+    """``HloComputation.has_opcode``, the passes' test before a post order (a conditional, a
+    concatenate): true for the first, last and only instruction of the opcode, false without one."""
+    module = parse_module(_NOTHING_TO_SIMPLIFY)
+    entry = module.entry_computation()
+    assert entry.has_opcode(HloOpcode.PARAMETER) and entry.has_opcode(HloOpcode.NEGATE)
+    assert not entry.has_opcode(HloOpcode.CONDITIONAL) and not entry.has_opcode(HloOpcode.ADD)
