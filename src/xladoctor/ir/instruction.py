@@ -220,19 +220,11 @@ class HloInstruction(PackedFieldAccess):
                 op._gain_user(self)
 
     def drop_operands(self) -> None:
-        """``operands = ()`` (an instruction leaving the graph): each operand loses this user, in
-        order, as :meth:`_set_operands` of no operands does, without building the empty list
-        through the setter and reading the old one through the property (every removal)."""
-        ops = self._operands
-        cls = type(ops)
-        if cls is tuple:
-            for op in ops:  # type: ignore[union-attr]
-                op._lose_user(self)
-        elif cls is WideOperands:
-            for op in ops.as_tuple():  # type: ignore[union-attr]
-                op._lose_user(self)
-        else:  # the one operand, kept bare
-            ops._lose_user(self)  # type: ignore[union-attr]
+        """``operands = ()`` as :meth:`_set_operands` does it (each operand loses this user, in order),
+        without the setter's empty tuple and the old operands read through the property (every removal)."""
+        ops, cls = self._operands, type(self._operands)
+        for op in ops if cls is tuple else ops.as_tuple() if cls is WideOperands else (ops,):  # type: ignore[union-attr]
+            op._lose_user(self)  # type: ignore[union-attr]
         self._operands = ()
 
     def link_operands(self, new: tuple[HloInstruction, ...]) -> None:
@@ -303,10 +295,8 @@ class HloInstruction(PackedFieldAccess):
         ``copy(x)``): that use is left alone, so ``new`` stays this one's only user instead of
         becoming its own operand."""
         users = self._users  # the store: a bare user (most) needs no tuple nor comprehension
-        if type(users) is Users:
-            changed = [user for user in users if user is not new]
-        else:
-            changed = [users] if users is not new else []  # type: ignore[list-item]
+        changed: list[HloInstruction] = [u for u in users if u is not new] if type(users) is Users else \
+            [users] if users is not new else []  # type: ignore[list-item]
         if new is not self:
             for user in changed:
                 user._replace_uses(self, new)
