@@ -68,7 +68,7 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     # A tuple; the one operand, kept bare, and kept so in the key (one operand is always stored
     # bare, so two keys of one operand compare the operands themselves, as their tuples would);
     # or a wide list.
-    operands: tuple[HloInstruction, ...] | HloInstruction = instr._operands  # type: ignore[assignment]
+    operands: tuple[HloInstruction, ...] | HloInstruction | WideOperands = instr._operands  # (compiled: checked)
     cls = type(operands)
     if cls is WideOperands:
         operands = operands.as_tuple()  # type: ignore[union-attr]
