@@ -99,3 +99,49 @@ def test_the_detached_copy_names_every_slot_but_the_graph_links():
     """``_copy_fields_to`` is written out field by field (native code in the compiled core): a slot
     added to the instruction must be added there too, or its copies would lose it."""
     assert sorted(COPIED_FIELDS) == sorted(s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS)
+
+
+_LINKS = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  a = f32[4]{0} negate(p)
+  b = f32[4]{0} add(a, a)
+  c = f32[4]{0} multiply(p, a)
+  d = f32[4]{0} sine(p)
+  t = (f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(b, c, d)
+  ROOT r = f32[4]{0} get-tuple-element(t), index=0
+}
+"""
+
+
+def _links(module: HloModule) -> list[tuple[str, list[str], list[str]]]:
+    return [(i.name, [o.name for o in i.operands], [u.name for u in i.users])
+            for c in module.computations for i in c.instructions]
+
+
+def test_a_copy_links_operands_and_users_as_the_original():
+    """``clone_module`` links a copy's operands in place (a bare operand, one used twice, a tuple):
+    every operand list and every user list, in order, as the original's."""
+    module = parse_module(_LINKS)
+    copy = clone_module(module)
+    assert _links(copy) == _links(module)
+    assert type(copy.entry_computation().get("a")._operands).__name__ == "ParsedInstruction"  # still bare
+
+
+@pytest.mark.parametrize("name", ["a", "b", "c", "d", "t"])
+def test_dropping_operands_is_setting_none(name):
+    """``drop_operands`` (every removal's unhook) leaves each operand's users as ``operands = ()`` does:
+    the last user moved into the slot freed, an operand used twice losing its user once."""
+    left = []
+    for drop in (True, False):
+        module = parse_module(_LINKS)
+        instr = module.entry_computation().get(name)
+        assert instr is not None
+        if drop:
+            instr.drop_operands()
+        else:
+            instr.operands = ()
+        left.append(_links(module))
+    assert left[0] == left[1]
+    assert (name, [], left[0][[n for n, _, _ in left[0]].index(name)][2]) in left[0]

@@ -393,3 +393,34 @@ def test_a_copy_taking_a_modules_names_at_once_answers_as_one_claiming_each():
                 assert getattr(one, form)(name) == getattr(lazy, form)(name), (form, name)
         assert [one.taken(n) for n in probes] == [lazy.taken(n) for n in probes]
     assert based_runs > 1000  # most runs took the module's names at once
+
+
+@pytest.mark.parametrize("text", ["0", "7", "012", "000", "123456789012345678", "999999999999999999",
+                                  "1234567890123456789", "9223372036854775807", "9223372036854775808",
+                                  "-1", "+5", "", "1a", "١٢", "²", " 1", "1 ", "0x1"])
+def test_simple_atoi_reads_a_plain_suffix_as_the_pattern_does(text):
+    """Up to 18 ASCII digits are read without the regex: what the int64 pattern gives, every other
+    text (19 digits, a sign, other digits than ASCII's, spaces) through the pattern as before."""
+    from xladoctor.ir import name_uniquer
+
+    by_pattern = None
+    if name_uniquer._INT64.fullmatch(text):
+        value = int(text)
+        by_pattern = value if -name_uniquer._INT64_MAX - 1 <= value <= name_uniquer._INT64_MAX else None
+    assert name_uniquer._simple_atoi(text) == by_pattern
+
+
+def test_a_layered_root_has_a_suffix_as_its_base_holds_it():
+    """``_LayeredUsed``'s test of a positive suffix, inline, answers as ``_base_has``; added and
+    discarded suffixes come first, as before."""
+    from xladoctor.ir.name_uniquer import _base_has, _LayeredUsed
+
+    base = {"a": "a", "a.1": "a.1", "a.3": "a.3", "a.1.0": "a.1.0", "b.2": "b.2", "a.5": "a.6"}
+    for root in ("a", "b", "a.1", "c"):
+        used = _LayeredUsed(root, base)
+        for suffix in range(-2, 8):
+            assert (suffix in used) is _base_has(base, root, suffix), (root, suffix)
+        used.add(4)
+        used.discard(3)
+        assert 4 in used and 3 not in used
+        assert "1" not in used and None not in used

@@ -49,6 +49,7 @@ def _run(module: HloModule, config: PipelineConfig) -> tuple[list[str], list[str
 
 def _no_skips(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(algebraic_simplifier, "_may_rewrite", lambda instr: True)
+    monkeypatch.setattr(algebraic_simplifier, "_any_may_rewrite", lambda instructions: True)
     monkeypatch.setattr(hlo_cse, "_all_differ", lambda keys: False)
     monkeypatch.setattr(hlo_cse, "_may_have_duplicates", lambda instructions: True)
     monkeypatch.setattr(tuple_simplifier, "_may_fold_whole", lambda comp: True)
@@ -87,6 +88,60 @@ def test_skipping_what_cannot_change_changes_nothing(jax_hlo_corpus, monkeypatch
         assert shipped == full, label
         ran += not isinstance(shipped, str)
     assert ran > 100  # the corpus ran through the pipeline, not only into its refusals
+
+
+_BINARY_REWRITES = """HloModule m, entry_computation_layout={(f32[4]{0}, f32[4]{0})->(f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0})}
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  q = f32[4]{0} parameter(1)
+  zero = f32[] constant(0)
+  z = f32[4]{0} broadcast(zero), dimensions={}
+  two = f32[] constant(2)
+  b = f32[4]{0} broadcast(two), dimensions={}
+  right_zero = f32[4]{0} add(p, z)
+  left_zero = f32[4]{0} add(z, q)
+  inner = f32[4]{0} add(p, b)
+  reassociated = f32[4]{0} add(inner, b)
+  m1 = f32[4]{0} multiply(b, p)
+  m2 = f32[4]{0} multiply(b, m1)
+  x1 = f32[4]{0} multiply(p, b)
+  x2 = f32[4]{0} multiply(q, b)
+  factored = f32[4]{0} add(x1, x2)
+  d = f32[4]{0} divide(q, b)
+  ROOT t = (f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(right_zero, left_zero, reassociated, m2, factored, d)
+}
+"""
+"""Each binary rewrite the scan's first test must let through, a constant on either side."""
+
+
+def test_the_scans_first_tests_are_may_rewrites(tmp_path):
+    """``_any_may_rewrite`` tests the opcode and a binary op's operands' opcodes itself before it
+    calls ``_may_rewrite``: for each instruction alone it answers as ``_may_rewrite`` does, after
+    every pass of the pipeline (the simplifications make the constants and broadcasts it reads)."""
+    seen = {True: 0, False: 0}
+    differ: list[tuple[str, str]] = []  # noted, not asserted: the pipeline's refusals are caught below
+
+    def each(p, module: HloModule) -> None:
+        for comp in module.computations:
+            for instr in comp.instructions:
+                answer = algebraic_simplifier._may_rewrite(instr)
+                if algebraic_simplifier._any_may_rewrite([instr]) is not answer:
+                    differ.append((p.name, instr.name))
+                seen[answer] += 1
+
+    config = PipelineConfig(True, True, OffloadOptions("shipped"), "tpu")
+    for text in [_BINARY_REWRITES, *(path.read_text() for path in [*CORPUS, *generated_hlo(tmp_path, 20)])]:
+        module = parse_module(text)
+        if module.entry is None or module.entry_computation_layout is None:
+            continue
+        copy, left_out = private_copy(module, config)
+        try:
+            offload_pipeline(config, module, left_out, after_each=each).run(copy)
+        except Exception:  # a module the pipeline refuses: what ran was checked
+            continue
+    assert not differ
+    assert seen[True] > 50 and seen[False] > 1000
 
 
 def test_a_rewrite_still_happens_where_the_check_lets_it():
@@ -201,3 +256,12 @@ def test_a_remembered_literal_text_is_the_one_computed(bits):
             assert algebraic_simplifier._literal_text(value, bits) == \
                 algebraic_simplifier._shortest_literal_text(value, bits), (value, bits)
     assert algebraic_simplifier._LITERALS
+
+
+def test_has_opcode_finds_an_opcode_anywhere_in_the_list():
+    """``HloComputation.has_opcode``, the passes' test before a post order (a conditional, a
+    concatenate): true for the first, last and only instruction of the opcode, false without one."""
+    module = parse_module(_NOTHING_TO_SIMPLIFY)
+    entry = module.entry_computation()
+    assert entry.has_opcode(HloOpcode.PARAMETER) and entry.has_opcode(HloOpcode.NEGATE)
+    assert not entry.has_opcode(HloOpcode.CONDITIONAL) and not entry.has_opcode(HloOpcode.ADD)

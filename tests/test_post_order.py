@@ -107,3 +107,37 @@ def test_post_order_of_a_wide_instruction_being_rewritten():
     t.replace_operand(3, n0)  # the tuple's operands become a wide list (WideOperands)
     assert t._operands.__class__.__name__ == "WideOperands"
     _same(module)
+
+
+CHAIN = """HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  a = f32[4]{0} negate(p)
+  b = f32[4]{0} negate(a)
+  c = f32[4]{0} negate(b)
+  s = f32[4]{0} sine(c)
+  d = f32[4]{0} add(s, b)
+  ROOT r = f32[4]{0} negate(d)
+}
+"""
+
+
+def test_post_order_of_one_operand_chains_and_their_cycle(monkeypatch):
+    """Nodes of one operand kept bare (no tuple, no iterator per node): a chain, a leaf under it,
+    an operand finished before its second user; then a cycle through such nodes (a control edge
+    on the chain's first node), which the stack's walk must answer."""
+    module = parse_module(CHAIN)
+    entry = module.entry_computation()
+    assert type(entry.get("c")._operands).__name__ == "ParsedInstruction"  # kept bare
+    _same(module)
+    assert [i.name for i in entry.post_order()] == ["p", "a", "b", "c", "s", "d", "r"]
+    a, c = entry.get("a"), entry.get("c")
+    assert a is not None and c is not None
+    a.control_predecessors = [c]  # a waits for c, which reads b, which reads a
+    _same(module)
+    stack = HloComputation._post_order_stack
+    asked: list[HloComputation] = []
+    monkeypatch.setattr(HloComputation, "_post_order_stack", lambda comp: asked.append(comp) or stack(comp))
+    assert entry._post_order_walk() == _xla_post_order(entry)
+    assert asked == [entry]

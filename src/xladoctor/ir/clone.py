@@ -23,6 +23,7 @@ from .instruction_names import InstructionNames
 from .name_uniquer import NameUniquer
 from .names import NameTable
 from .operands import WideOperands
+from .packed_fields import NO_USERS
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -100,17 +101,33 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
     callees (a substitute: the operands it was given).  The stored fields are read, not the
     properties (a tuple made per read of one operand, a property call per instruction for
     control edges few have): this runs for every instruction of the module."""
+    copy_of = instr_map.__getitem__
+    no_users = NO_USERS
     for instr, i2 in zip(instrs, mine):
+        operands: tuple[HloInstruction, ...] = ()
         if replaced and instr in replaced:
             operands = replaced[instr][1]
         else:
             stored = instr._operands
             cls = type(stored)
-            operands = stored if cls is tuple else (  # type: ignore[assignment]
-                stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
+            if COMPILED or cls is WideOperands:  # compiled: link_operands' native code
+                operands = stored if cls is tuple else (  # type: ignore[assignment]
+                    stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
+            elif stored:  # pure Python: linked here as link_operands links a fresh copy, without its call
+                if cls is tuple:
+                    new = tuple(map(copy_of, stored))  # type: ignore[arg-type]
+                    i2._operands = new[0] if len(new) == 1 else new
+                else:  # the one operand, kept bare
+                    new = (copy_of(stored),)  # type: ignore[arg-type]
+                    i2._operands = new[0]
+                for op in new:
+                    if op._users is no_users:
+                        op._users = i2
+                    else:
+                        op._gain_user(i2)
         if operands:
             i2.link_operands(tuple([instr_map[o] for o in operands]) if COMPILED  # native dict reads compiled,
-                             else tuple(map(instr_map.__getitem__, operands)))  # no comprehension's frame in pure Python
+                             else tuple(map(copy_of, operands)))  # no comprehension's frame in pure Python
         extra = instr._extra
         if extra is not None and extra.control_predecessors:
             i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]

@@ -219,6 +219,14 @@ class HloInstruction(PackedFieldAccess):
             else:
                 op._gain_user(self)
 
+    def drop_operands(self) -> None:
+        """``operands = ()`` as :meth:`_set_operands` does it (each operand loses this user, in order),
+        without the setter's empty tuple and the old operands read through the property (every removal)."""
+        ops, cls = self._operands, type(self._operands)
+        for op in ops if cls is tuple else ops.as_tuple() if cls is WideOperands else (ops,):  # type: ignore[union-attr]
+            op._lose_user(self)  # type: ignore[union-attr]
+        self._operands = ()
+
     def link_operands(self, new: tuple[HloInstruction, ...]) -> None:
         """The operands of an instruction that has none yet (a fresh copy): the write path
         without reading the old list (``clone_module`` links every instruction of a module)."""
@@ -286,7 +294,9 @@ class HloInstruction(PackedFieldAccess):
         XLA's guard for a ``new`` that is itself a user of this one (replacing ``x`` with
         ``copy(x)``): that use is left alone, so ``new`` stays this one's only user instead of
         becoming its own operand."""
-        changed = [user for user in self.users if user is not new]
+        users = self._users  # the store: a bare user (most) needs no tuple nor comprehension
+        changed: list[HloInstruction] = [u for u in users if u is not new] if type(users) is Users else \
+            [users] if users is not new else []  # type: ignore[list-item]
         if new is not self:
             for user in changed:
                 user._replace_uses(self, new)
@@ -306,7 +316,11 @@ class HloInstruction(PackedFieldAccess):
                 self._operands = new
             return
         if cls is tuple and len(ops) <= WIDE:  # type: ignore[arg-type]
-            self._operands = tuple(new if o is old else o for o in ops)  # type: ignore[union-attr]
+            if len(ops) == 2:  # type: ignore[arg-type]  # a binary op (most users): no generator to resume per operand
+                a, b = ops  # type: ignore[misc]
+                self._operands = (new if a is old else a, new if b is old else b)
+            else:
+                self._operands = tuple([new if o is old else o for o in ops])  # type: ignore[union-attr]
             return
         wide = self._wide_operands()
         slots = wide.slots.pop(old, None)

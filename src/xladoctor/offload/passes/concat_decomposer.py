@@ -27,8 +27,9 @@ from .hlo_pass_interface import HloPassInterface
 def decompose_concatenates(module: HloModule) -> list[str]:
     """Replace each decomposable concatenate; the names replaced."""
     done: list[str] = []
+    concatenate = CONCATENATE  # the opcode first: no call of _decomposable per instruction
     for comp in module.computations:
-        for concat in [i for i in comp.instructions if _decomposable(i)]:
+        for concat in [i for i in comp.instructions if i.opcode is concatenate and _decomposable(i)]:
             _decompose(module, comp, concat)
             done.append(concat.name)
     return done

@@ -36,7 +36,7 @@ def canonicalize_conditionals(module: HloModule) -> tuple[bool, dict[str, str]]:
     for the instructions replaced under a new name (conditionals, branch parameters)."""
     changed, renamed = False, dict[str, str]()
     for comp in list(module.computations):
-        if not any(i.opcode is CONDITIONAL for i in comp.instructions):
+        if not comp.has_opcode(CONDITIONAL):
             continue  # no post order where there is no conditional (most computations)
         for instr in comp.post_order():
             if instr.opcode is CONDITIONAL:

@@ -379,7 +379,7 @@ def _conditionals(module: HloModule) -> list[HloInstruction]:
         if id(comp) not in seen:
             visit(comp)
     cond = CONDITIONAL  # a post order only of computations that hold a conditional
-    return [i for comp in order if any(c.opcode is cond for c in comp.instructions)
+    return [i for comp in order if comp.has_opcode(cond)
             for i in comp.post_order() if i.opcode is cond]
 
 

@@ -65,18 +65,22 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     opcode = instr.opcode
     if opcode in _NEVER:
         return None
-    stored = instr._operands
-    cls = type(stored)
-    # a tuple; the one operand, kept bare; or a wide list
-    operands: tuple[HloInstruction, ...] = stored if cls is tuple else (  # type: ignore[assignment]
-        stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
-    if opcode in _COMMUTATIVE:
-        if len(operands) == 2:  # a binary op (all of them, in a verified module): no sort call
-            first, second = operands
+    # A tuple; the one operand, kept bare, and kept so in the key (one operand is always stored
+    # bare, so two keys of one operand compare the operands themselves, as their tuples would);
+    # or a wide list.
+    operands: tuple[HloInstruction, ...] | HloInstruction | WideOperands = instr._operands  # (compiled: checked)
+    cls = type(operands)
+    if cls is WideOperands:
+        operands = operands.as_tuple()  # type: ignore[union-attr]
+    elif opcode in _COMMUTATIVE:
+        if cls is not tuple:
+            operands = (operands,)  # type: ignore[assignment]
+        elif len(operands) == 2:  # type: ignore[arg-type]  # a binary op (all of them, in a verified module): no sort call
+            first, second = operands  # type: ignore[misc]
             if id(second) < id(first):
                 operands = (second, first)
         else:
-            operands = tuple(sorted(operands, key=id))
+            operands = tuple(sorted(operands, key=id))  # type: ignore[arg-type]
     extra = instr._extra
     called = instr.called
     # ``tuple_index`` read from its field: the property's other None, a parameter, is in _NEVER

@@ -35,9 +35,14 @@ _SAME_SHAPE_CALLS = frozenset({"annotate_device_placement", "MoveToHost", "MoveT
 
 
 def has_manual_computations(module: HloModule) -> bool:
-    """Whether JAX exported a ``shard_map`` into this module (Shardy's boundary custom calls)."""
-    return any(i.opcode is CUSTOM_CALL and i.custom_call_target in BOUNDARIES
-               for comp in module.computations for i in comp.instructions)
+    """Whether JAX exported a ``shard_map`` into this module (Shardy's boundary custom calls).
+    Loops, not ``any()`` of a generator: asked of every instruction of every module analysed."""
+    custom_call = CUSTOM_CALL
+    for comp in module.computations:
+        for i in comp.instructions:
+            if i.opcode is custom_call and i.custom_call_target in BOUNDARIES:
+                return True
+    return False
 
 
 def localize_manual_computations(module: HloModule) -> list[str]:

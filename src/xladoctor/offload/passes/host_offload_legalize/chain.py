@@ -64,6 +64,7 @@ def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list
     """``FindStartingInstructionsOfHostMemoryOffload``."""
     ecl = lz.module.entry_layout()
     out: list[HloInstruction] = []
+    custom_call = CUSTOM_CALL
     for comp in make_computation_post_order(lz):
         if any(c.opcode is FUSION for c in lz.graph.callers_of(comp)):
             continue
@@ -75,7 +76,7 @@ def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list
                         pshape.layout.memory_space == HOST_MEMORY_SPACE:
                     out.append(instr)
                     continue
-            if is_move_to_host(instr):
+            if instr.opcode is custom_call and is_move_to_host(instr):  # the opcode first: no call for most
                 out.append(instr)
     return out
 
