@@ -7,12 +7,10 @@ shape``, which imports :mod:`.value` for its shapes, does not make this class (s
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing's (start-up, issue 36)
-if TYPE_CHECKING:
-    from typing import Any
+from .value import FieldsValue
 
 
-class MutableValue:
+class MutableValue(FieldsValue):
     """A record with named fields (``_FIELDS``, in order), compared and printed by them as
     ``@dataclass`` (not frozen) made it: equal to an instance of the same class only, unhashable
     (``__hash__`` None, as a dataclass with ``eq`` and not ``frozen``).  Each class writes its
@@ -20,18 +18,6 @@ class MutableValue:
     defines its own ``replace`` from :func:`fields_with` (in its own layer: tests/test_route_layers.py)."""
 
     __slots__ = ()
-    _FIELDS: tuple[str, ...] = ()
-
-    def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._key() == other._key()
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
-        return f"{type(self).__qualname__}({shown})"

@@ -16,12 +16,31 @@ TYPE_CHECKING = False  # not typing's: `xladoctor shape` imports this module (is
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
-    from .record import MutableValue
-
     _V = TypeVar("_V", bound="FrozenValue")
 
 
-class FrozenValue:
+class FieldsValue:
+    """What :class:`FrozenValue` and :class:`.record.MutableValue` share, as the dataclasses did: named
+    fields (``_FIELDS``, in order), equality between instances of one class by those fields, and the
+    dataclass' ``repr``."""
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...] = ()
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"{type(self).__qualname__}({shown})"
+
+
+class FrozenValue(FieldsValue):
     """A value with named fields (``_FIELDS``, in order) that cannot be reassigned, compared and
     hashed by its fields, printed and copied (:meth:`replace`) as ``@dataclass(frozen=True)`` did.
 
@@ -35,15 +54,6 @@ class FrozenValue:
     """
 
     __slots__ = ()
-    _FIELDS: tuple[str, ...] = ()
-
-    def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -54,16 +64,12 @@ class FrozenValue:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"cannot delete field {name!r}")
 
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
-        return f"{type(self).__qualname__}({shown})"
-
     def replace(self: _V, **changes: Any) -> _V:
         """A copy with ``changes`` (field names), as ``dataclasses.replace``."""
         return self.__class__(**fields_with(self, changes))
 
 
-def fields_with(value: FrozenValue | MutableValue, changes: dict[str, Any]) -> dict[str, Any]:
+def fields_with(value: FieldsValue, changes: dict[str, Any]) -> dict[str, Any]:
     """``value``'s fields by name with ``changes`` over them: what a copy made by ``replace`` is
     built from (a class of a layer above builds its own copies from it: tests/test_route_layers.py)."""
     values = {name: getattr(value, name) for name in value._FIELDS}
