@@ -114,29 +114,18 @@ def _any_may_rewrite(instructions: list[HloInstruction]) -> bool:
     it natively (``any(map(...))`` went through Python's call protocol per instruction); a loop, not
     ``any()`` of a generator, which interpreted costs a frame switch per instruction.
 
-    The two tests :func:`_may_rewrite` begins with are made here first, without a call: the opcode
-    against :data:`_REWRITTEN`, and a binary add, multiply or divide against its operands' opcodes
-    (:func:`_binary_rules_out` inline; a train step's entry has ~1,600 such after each of
-    the simplification pipeline's passes, none of them a rewrite: 2 calls and a property each)."""
+    The two tests :func:`_may_rewrite` begins with are made here first: the opcode against
+    :data:`_REWRITTEN` without a call, and a binary add, multiply or divide against its operands'
+    opcodes (:func:`_binary_rules_out`: a train step's entry has ~1,600 such after each of the
+    simplification pipeline's passes, none of them a rewrite, each then one call, not
+    :func:`_may_rewrite`'s and its operands' property)."""
     rewritten = _REWRITTEN
     for instr in instructions:
         op = instr.opcode
         if op not in rewritten:
             continue
-        if op is ADD or op is MULTIPLY or op is DIVIDE:
-            operands = instr._operands  # two operands are a tuple (one is kept bare, a wide list has more)
-            if type(operands) is tuple and len(operands) == 2:
-                k0, k1 = operands[0].opcode, operands[1].opcode
-                c0 = k0 is CONSTANT or k0 is BROADCAST
-                c1 = k1 is CONSTANT or k1 is BROADCAST
-                if op is DIVIDE:
-                    if not c1:
-                        continue
-                elif op is MULTIPLY:
-                    if not ((k0 is op and c1) or (k1 is op and c0)):
-                        continue
-                elif not (c0 or c1 or (k0 is MULTIPLY and k1 is MULTIPLY)):
-                    continue
+        if (op is ADD or op is MULTIPLY or op is DIVIDE) and _binary_rules_out(instr, op):
+            continue
         if _may_rewrite(instr):
             return True
     return False
