@@ -10,11 +10,14 @@ an input error that names the ``[jax]`` extra (exit 2), never "clean".
 from __future__ import annotations
 
 import os
-from dataclasses import replace
-from typing import BinaryIO
 
+from ..base.frozen_dataclass import replace  # a Report: no dataclasses import (issue 36)
 from ..findings.model import Report
 from .options import Options
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 STABLEHLO_SUFFIXES = (".mlir", ".stablehlo")
 

@@ -1,0 +1,171 @@
+"""Frozen dataclasses written out: the public findings model and route options without ``dataclasses``.
+
+``Report``, ``Finding``, ``Hop``, ``Location``, ``Edit``, ``Fix``, ``SourceLine`` and route
+``Options`` are public API and were ``@dataclass(frozen=True)``.  Importing ``dataclasses`` pulls
+inspect, ast, dis and tokenize (~11 ms) and making each class execs its generated methods
+(~0.5 ms a class): ~20% of ``xladoctor offload FILE``'s imports (issue 36, start-up).  A class
+made from :class:`FrozenDataclass` writes its ``__init__`` out and gets here what the decorator
+generated, so a user's ``dataclasses.replace``/``asdict``/``astuple``/``fields``/``is_dataclass``,
+pickle, copy, hash, ``==``, ``repr``, ``match`` and ``FrozenInstanceError`` behave as before:
+
+* ``__dataclass_fields__`` and ``__dataclass_params__`` are class-level lazy attributes: the first
+  read (which only code already calling into ``dataclasses`` makes) imports ``dataclasses`` and
+  takes them from a real ``@dataclass`` twin made from the class' annotations and ``__init__``
+  defaults, so the ``Field`` objects are exactly the running Python's own; they are then cached on
+  the class.
+* ``__eq__``/``__hash__`` on the compared fields' tuple, ``__repr__`` on the shown ones (a
+  class' own ``__repr__`` stays, as the decorator kept it), ``__match_args__`` (none when
+  keyword-only), ``__getstate__``/``__setstate__`` for a class with ``__slots__`` (as
+  ``slots=True`` added them), ``__replace__`` (Python 3.13's ``copy.replace``).
+
+The fields are the class' own annotations, in order; a slotted class lists them again in
+``__slots__`` (checked when the class is made).  A default is the ``__init__`` parameter's
+default; :data:`FACTORY` as a default names a ``default_factory`` given in ``_FACTORIES`` (pairs).
+Fields in ``_HIDDEN`` are ``field(compare=False, repr=False)``.
+tests/test_frozen_dataclass.py compares every class against a real ``@dataclass`` twin.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing's: the point of this module is a start-up without it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from dataclasses import Field
+    from typing import Any, ClassVar, TypeVar
+
+    _D = TypeVar("_D", bound="FrozenDataclass")
+
+
+class _Factory:
+    """The default of a field whose value a factory makes (``inspect.signature`` shows it as the
+    decorator's own sentinel does)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+FACTORY: Any = _Factory()
+
+
+class _LazyDataclassAttribute:
+    """``__dataclass_fields__`` or ``__dataclass_params__``: made by a real ``@dataclass`` twin on
+    first read and cached on the class (absent on a class that declares no fields)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        if "_FIELDS" not in owner.__dict__:
+            raise AttributeError(self.name)
+        twin = _twin(owner)
+        for name in ("__dataclass_fields__", "__dataclass_params__"):
+            setattr(owner, name, getattr(twin, name))
+        return getattr(owner, self.name)
+
+
+def _defaults(cls: type) -> dict[str, Any]:
+    """The ``__init__`` parameters' defaults by name."""
+    init = cls.__dict__["__init__"]
+    code = init.__code__
+    positional = code.co_varnames[1:code.co_argcount]
+    out = dict(zip(positional[len(positional) - len(init.__defaults__ or ()):], init.__defaults__ or ()))
+    out.update(init.__kwdefaults__ or {})
+    return out
+
+
+def _twin(cls: type) -> type:
+    """A real frozen dataclass with ``cls``' fields, defaults and flags."""
+    import dataclasses
+
+    defaults = _defaults(cls)
+    specs: list[tuple[str, Any, Any]] = []
+    for name in cls._FIELDS:  # type: ignore[attr-defined]
+        hidden = name in cls._HIDDEN  # type: ignore[attr-defined]
+        options: dict[str, Any] = {"compare": False, "repr": False} if hidden else {}
+        if defaults.get(name, dataclasses.MISSING) is FACTORY:
+            options["default_factory"] = dict(cls._FACTORIES)[name]  # type: ignore[attr-defined]
+        elif name in defaults:
+            options["default"] = defaults[name]
+        specs.append((name, cls.__annotations__[name], dataclasses.field(**options)))
+    return dataclasses.make_dataclass(cls.__name__, specs, frozen=True, kw_only=cls._KW_ONLY,  # type: ignore[attr-defined]
+                                      slots="__slots__" in cls.__dict__)
+
+
+def _frozen_error(message: str) -> AttributeError:
+    from dataclasses import FrozenInstanceError  # the error path alone imports it
+
+    return FrozenInstanceError(message)
+
+
+class FrozenDataclass:
+    """What ``@dataclass(frozen=True)`` generated, for a class that writes its ``__init__`` out
+    (through ``object.__setattr__``, as the decorator's did).  ``kw_only=True`` in the class
+    statement makes it ``@dataclass(kw_only=True)``'s (no ``__match_args__``).  Every attribute
+    assignment raises, as the decorator's did on the class itself (no class subclasses one of
+    these; a subclass of a frozen dataclass could set attributes that are not fields)."""
+
+    __slots__ = ()
+    _FIELDS: tuple[str, ...]  # these three are each subclass' (the base has no fields: not a dataclass)
+    _COMPARED: tuple[str, ...]
+    _SHOWN: tuple[str, ...]
+    _HIDDEN: frozenset[str] = frozenset()
+    _FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = ()
+    _KW_ONLY = False
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+        __dataclass_params__: ClassVar[Any]
+    else:
+        __dataclass_fields__ = _LazyDataclassAttribute("__dataclass_fields__")
+        __dataclass_params__ = _LazyDataclassAttribute("__dataclass_params__")
+
+    def __init_subclass__(cls, kw_only: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        names = tuple(cls.__dict__.get("__annotations__", {}))  # noqa: RUF063 (inspect is what this avoids)
+        slots = cls.__dict__.get("__slots__")
+        if slots is not None and tuple(slots) != names:
+            raise TypeError(f"{cls.__name__}.__slots__ {slots!r} are not its fields {names!r}")
+        cls._FIELDS = names
+        cls._COMPARED = tuple(n for n in names if n not in cls._HIDDEN)
+        cls._SHOWN = cls._COMPARED
+        cls._KW_ONLY = kw_only
+        setattr(cls, "__match_args__", () if kw_only else names)  # noqa: B010 (not declared: the class' own)
+        if slots is not None:  # as slots=True added them for a frozen class (its __setattr__ refuses)
+            setattr(cls, "__getstate__", FrozenDataclass._getstate)  # noqa: B010
+            setattr(cls, "__setstate__", FrozenDataclass._setstate)  # noqa: B010
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return tuple(getattr(self, n) for n in self._COMPARED) == tuple(getattr(other, n) for n in self._COMPARED)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, n) for n in self._COMPARED))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._SHOWN)
+        return f"{self.__class__.__qualname__}({shown})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise _frozen_error(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise _frozen_error(f"cannot delete field {name!r}")
+
+    def _getstate(self) -> list[Any]:
+        return [getattr(self, name) for name in self._FIELDS]
+
+    def _setstate(self, state: list[Any]) -> None:
+        for name, value in zip(self._FIELDS, state):
+            object.__setattr__(self, name, value)
+
+    def __replace__(self: _D, /, **changes: Any) -> _D:
+        return replace(self, **changes)
+
+
+def replace(value: _D, /, **changes: Any) -> _D:
+    """``dataclasses.replace`` for a :class:`FrozenDataclass`, without importing dataclasses."""
+    values = {name: getattr(value, name) for name in value._FIELDS}
+    values.update(changes)  # an unknown name: the class' __init__ refuses it, as dataclasses' call
+    return value.__class__(**values)
