@@ -12,11 +12,14 @@ from __future__ import annotations
 import io
 import os
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..base.labels import label
 from ..catalogue.scanner import LogMatch
 from ..findings.model import Report
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 LogReport = Report
 """The name ``explain_log`` returned before there was one report type; kept so users' code works."""
