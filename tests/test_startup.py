@@ -701,7 +701,7 @@ def test_check_on_one_module_creates_no_log_details_class():
 
 @pytest.mark.parametrize("argv", [["offload"], ["offload", "--json"], ["check", "--json"]])
 def test_a_module_run_imports_neither_dataclasses_nor_typing(argv: list[str], tmp_path: Path) -> None:
-    """The findings model and Options are written out (base/frozen_dataclass.py) and the modules on a
+    """The findings model and Options are written out (base/plain_dataclass.py) and the modules on a
     module's way import typing for the type checker only: dataclasses (with inspect, ast, dis and
     tokenize) and typing were ~15 ms of ``xladoctor offload FILE``'s start-up (issue 36).  The module
     is copied out of the repository so that no pyproject.toml is found (tomllib imports typing)."""

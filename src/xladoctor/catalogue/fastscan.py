@@ -33,8 +33,8 @@ import codecs
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
+from ..base.plain_dataclass import MutableDataclass
 from .newlines import NewlineCounter, release
 from .prefilter import AnchorFinder
 from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner
@@ -68,15 +68,21 @@ RELEASE_EVERY = 8 << 20
 """A mapped file's pages are handed back every this many bytes planned (resident size stays bounded)."""
 
 
-@dataclass
-class Region:
-    """Bytes ``[start, end)`` of the log to scan; ``first_hit`` is the anchor that opened it."""
+class Region(MutableDataclass):
+    """Bytes ``[start, end)`` of the log to scan; ``first_hit`` is the anchor that opened it (a
+    dataclass written out: :mod:`xladoctor.base.plain_dataclass`)."""
 
     start: int
     end: int
     first_hit: int
     newlines_before: int
     """Newlines in the log before ``start`` (relative to the planned range's origin until merged)."""
+
+    def __init__(self, start: int, end: int, first_hit: int, newlines_before: int) -> None:
+        self.start = start
+        self.end = end
+        self.first_hit = first_hit
+        self.newlines_before = newlines_before
 
 
 class _Planner:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import stat
 import sys
 
 from ..base.errors import InputError
+from ..base.plain_dataclass import MutableDataclass
 from .scanner import LogMatch, LogScanner
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
@@ -19,13 +19,18 @@ else:
         return value
 
 
-@dataclasses.dataclass
-class LogScan:
-    """What scanning one log found: distinct findings, and messages not kept once MAX_DISTINCT were."""
+class LogScan(MutableDataclass):
+    """What scanning one log found: distinct findings, and messages not kept once MAX_DISTINCT were
+    (a dataclass written out: :mod:`xladoctor.base.plain_dataclass`)."""
 
     findings: list[LogMatch]
     source: str
     not_shown: dict[str, int]
+
+    def __init__(self, findings: list[LogMatch], source: str, not_shown: dict[str, int]) -> None:
+        self.findings = findings
+        self.source = source
+        self.not_shown = not_shown
 
 
 def scan_file(target: str, parallel: bool = True, stdin: BinaryIO | None = None) -> LogScan:

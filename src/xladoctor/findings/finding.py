@@ -4,7 +4,7 @@
 :mod:`.model` names them and imports this module when one is first asked for (PEP 562), so a
 clean log's run, which builds a :class:`~.model.Report` with no finding, creates none of these
 frozen values (~3 ms of its start-up, issue 36 item 6).  They are written out on
-:class:`~xladoctor.base.frozen_dataclass.FrozenDataclass` (not generated: no ``dataclasses`` on a
+:class:`~xladoctor.base.plain_dataclass.FrozenDataclass` (not generated: no ``dataclasses`` on a
 command's way, issue 36 start-up) and are still dataclasses to ``dataclasses``' functions.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ..base.frozen_dataclass import FACTORY, FrozenDataclass
+from ..base.plain_dataclass import FACTORY, FrozenDataclass
 from ..ir.metadata import SourceLocation
 from .model import JSON, FindingKind, FixKind, Origin, Severity, _frozen_mapping
 from .source_line import SourceLine, distinct_lines

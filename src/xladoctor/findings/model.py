@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from enum import Enum
 from types import MappingProxyType
 
-from ..base.frozen_dataclass import FrozenDataclass
+from ..base.plain_dataclass import FrozenDataclass
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:

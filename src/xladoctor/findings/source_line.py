@@ -11,7 +11,7 @@ import linecache
 from collections.abc import Iterable, Mapping
 
 from ..base.cells import place
-from ..base.frozen_dataclass import FrozenDataclass
+from ..base.plain_dataclass import FrozenDataclass
 from ..ir.metadata import SourceLocation  # not ir.instruction: a log needs no IR (issue 36 item 6)
 
 TYPE_CHECKING = False  # not typing's (issue 36, start-up)
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 class SourceLine(FrozenDataclass):
     """A line of the user's program, with its text when the file can be read (a frozen dataclass
-    without ``__slots__``, as it was: :mod:`xladoctor.base.frozen_dataclass`)."""
+    without ``__slots__``, as it was: :mod:`xladoctor.base.plain_dataclass`)."""
 
     file: str
     line: int

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping, Sequence
 
-from ..base.frozen_dataclass import replace  # a Report: no dataclasses import (issue 36)
+from ..base.plain_dataclass import replace  # a Report: no dataclasses import (issue 36)
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:

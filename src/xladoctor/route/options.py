@@ -14,7 +14,7 @@ pass' and stay there; :meth:`Options` hands it ``rule`` and ``disable_host_compu
 
 from __future__ import annotations
 
-from ..base.frozen_dataclass import FrozenDataclass, replace
+from ..base.plain_dataclass import FrozenDataclass, replace
 
 TYPE_CHECKING = False  # not typing's (issue 36, start-up)
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 class Options(FrozenDataclass, kw_only=True):
     """What a route needs to know besides its input; the names are the commands' flags (a frozen,
-    keyword-only dataclass written out: :mod:`xladoctor.base.frozen_dataclass`)."""
+    keyword-only dataclass written out: :mod:`xladoctor.base.plain_dataclass`)."""
 
     rule: str
     """Host-offload rule (``shipped`` or ``unmerged-pr-36525``, see ``xladoctor.offload.rules``)."""

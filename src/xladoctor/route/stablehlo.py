@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from ..base.frozen_dataclass import replace  # a Report: no dataclasses import (issue 36)
+from ..base.plain_dataclass import replace  # a Report: no dataclasses import (issue 36)
 from ..findings.model import Report
 from .options import Options
 

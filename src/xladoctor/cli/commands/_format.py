@@ -88,7 +88,7 @@ def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version:
     fmt = getattr(args, "format", "json")
     sel, ign = getattr(args, "select", None), getattr(args, "ignore", None)
     active = selecting(args)
-    from ...base.frozen_dataclass import replace  # a Report; lazy: `--help` builds arguments only (test_startup)
+    from ...base.plain_dataclass import replace  # a Report; lazy: `--help` builds arguments only (test_startup)
     from ...findings.wire import Diagnostics, load_document, report_of
 
     doc = load_document(doc)  # typed already when the command built it (this process)

@@ -1,12 +1,14 @@
-"""Frozen dataclasses written out: the public findings model and route options without ``dataclasses``.
+"""Dataclasses written out: the public findings model, route options and log matches without ``dataclasses``.
 
-``Report``, ``Finding``, ``Hop``, ``Location``, ``Edit``, ``Fix``, ``SourceLine`` and route
-``Options`` are public API and were ``@dataclass(frozen=True)``.  Importing ``dataclasses`` pulls
+``Report``, ``Finding``, ``Hop``, ``Location``, ``Edit``, ``Fix``, ``SourceLine``, route ``Options``
+and a log's details (``LogMatch``, ``ExplainedLog``, ``ScannedLog``, ``SkippedInput``) are public
+API and were ``@dataclass(frozen=True)`` (``LogMatch``: ``@dataclass``).  Importing ``dataclasses`` pulls
 inspect, ast, dis and tokenize (~11 ms) and making each class execs its generated methods
 (~0.5 ms a class): ~20% of ``xladoctor offload FILE``'s imports (issue 36, start-up).  A class
-made from :class:`FrozenDataclass` writes its ``__init__`` out and gets here what the decorator
+made from :class:`FrozenDataclass` (or :class:`MutableDataclass`) writes its ``__init__`` out and gets here what the decorator
 generated, so a user's ``dataclasses.replace``/``asdict``/``astuple``/``fields``/``is_dataclass``,
-pickle, copy, hash, ``==``, ``repr``, ``match`` and ``FrozenInstanceError`` behave as before:
+pickle, copy, hash, ``==``, ``repr``, ``match`` and ``FrozenInstanceError`` behave as before
+(on Python 3.10 and later: the flags and ``Field`` objects are the running Python's):
 
 * ``__dataclass_fields__`` and ``__dataclass_params__`` are class-level lazy attributes: the first
   read (which only code already calling into ``dataclasses`` makes) imports ``dataclasses`` and
@@ -22,7 +24,7 @@ The fields are the class' own annotations, in order; a slotted class lists them 
 ``__slots__`` (checked when the class is made).  A default is the ``__init__`` parameter's
 default; :data:`FACTORY` as a default names a ``default_factory`` given in ``_FACTORIES`` (pairs).
 Fields in ``_HIDDEN`` are ``field(compare=False, repr=False)``.
-tests/test_frozen_dataclass.py compares every class against a real ``@dataclass`` twin.
+tests/test_plain_dataclass.py compares every class against a real ``@dataclass`` twin.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     from dataclasses import Field
     from typing import Any, ClassVar, TypeVar
 
-    _D = TypeVar("_D", bound="FrozenDataclass")
+    _D = TypeVar("_D", bound="_Generated")
 
 
 class _Factory:
@@ -76,7 +78,7 @@ def _defaults(cls: type) -> dict[str, Any]:
 
 
 def _twin(cls: type) -> type:
-    """A real frozen dataclass with ``cls``' fields, defaults and flags."""
+    """A real dataclass with ``cls``' fields, defaults and flags."""
     import dataclasses
 
     defaults = _defaults(cls)
@@ -89,8 +91,8 @@ def _twin(cls: type) -> type:
         elif name in defaults:
             options["default"] = defaults[name]
         specs.append((name, cls.__annotations__[name], dataclasses.field(**options)))
-    return dataclasses.make_dataclass(cls.__name__, specs, frozen=True, kw_only=cls._KW_ONLY,  # type: ignore[attr-defined]
-                                      slots="__slots__" in cls.__dict__)
+    return dataclasses.make_dataclass(cls.__name__, specs, frozen=cls._FROZEN,  # type: ignore[attr-defined]
+                                      kw_only=cls._KW_ONLY, slots="__slots__" in cls.__dict__)  # type: ignore[attr-defined]
 
 
 def _frozen_error(message: str) -> AttributeError:
@@ -99,12 +101,11 @@ def _frozen_error(message: str) -> AttributeError:
     return FrozenInstanceError(message)
 
 
-class FrozenDataclass:
-    """What ``@dataclass(frozen=True)`` generated, for a class that writes its ``__init__`` out
-    (through ``object.__setattr__``, as the decorator's did).  ``kw_only=True`` in the class
-    statement makes it ``@dataclass(kw_only=True)``'s (no ``__match_args__``).  Every attribute
-    assignment raises, as the decorator's did on the class itself (no class subclasses one of
-    these; a subclass of a frozen dataclass could set attributes that are not fields)."""
+class _Generated:
+    """What ``@dataclass`` generated for both kinds: the fields (the class' own annotations, in
+    order), ``__eq__`` on the compared ones, ``__repr__`` on the shown ones, ``__match_args__``
+    (none when ``kw_only=True`` in the class statement) and the lazy ``__dataclass_fields__`` and
+    ``__dataclass_params__``."""
 
     __slots__ = ()
     _FIELDS: tuple[str, ...]  # these three are each subclass' (the base has no fields: not a dataclass)
@@ -113,6 +114,7 @@ class FrozenDataclass:
     _HIDDEN: frozenset[str] = frozenset()
     _FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = ()
     _KW_ONLY = False
+    _FROZEN = False
     if TYPE_CHECKING:
         __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
         __dataclass_params__: ClassVar[Any]
@@ -122,6 +124,8 @@ class FrozenDataclass:
 
     def __init_subclass__(cls, kw_only: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if cls.__module__ == __name__:  # FrozenDataclass, MutableDataclass: no fields, not dataclasses
+            return
         names = tuple(cls.__dict__.get("__annotations__", {}))  # noqa: RUF063 (inspect is what this avoids)
         slots = cls.__dict__.get("__slots__")
         if slots is not None and tuple(slots) != names:
@@ -131,21 +135,44 @@ class FrozenDataclass:
         cls._SHOWN = cls._COMPARED
         cls._KW_ONLY = kw_only
         setattr(cls, "__match_args__", () if kw_only else names)  # noqa: B010 (not declared: the class' own)
-        if slots is not None:  # as slots=True added them for a frozen class (its __setattr__ refuses)
-            setattr(cls, "__getstate__", FrozenDataclass._getstate)  # noqa: B010
-            setattr(cls, "__setstate__", FrozenDataclass._setstate)  # noqa: B010
+        if slots is not None and cls._FROZEN:  # as slots=True added them for a frozen class (its __setattr__ refuses)
+            setattr(cls, "__getstate__", _getstate)  # noqa: B010
+            setattr(cls, "__setstate__", _setstate)  # noqa: B010
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
         return tuple(getattr(self, n) for n in self._COMPARED) == tuple(getattr(other, n) for n in self._COMPARED)
 
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, n) for n in self._COMPARED))
-
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._SHOWN)
         return f"{self.__class__.__qualname__}({shown})"
+
+    def __replace__(self: _D, /, **changes: Any) -> _D:
+        return replace(self, **changes)
+
+
+def _getstate(self: _Generated) -> list[Any]:
+    return [getattr(self, name) for name in self._FIELDS]
+
+
+def _setstate(self: _Generated, state: list[Any]) -> None:
+    for name, value in zip(self._FIELDS, state):
+        object.__setattr__(self, name, value)
+
+
+class FrozenDataclass(_Generated):
+    """What ``@dataclass(frozen=True)`` generated, for a class that writes its ``__init__`` out
+    (through ``object.__setattr__``, as the decorator's did): also ``__hash__`` on the compared
+    fields and ``FrozenInstanceError`` on assignment.  Every assignment raises, as the decorator's
+    did on the class itself (no class subclasses one of these; a subclass of a frozen dataclass
+    could set attributes that are not fields)."""
+
+    __slots__ = ()
+    _FROZEN = True
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, n) for n in self._COMPARED))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise _frozen_error(f"cannot assign to field {name!r}")
@@ -153,19 +180,18 @@ class FrozenDataclass:
     def __delattr__(self, name: str) -> None:
         raise _frozen_error(f"cannot delete field {name!r}")
 
-    def _getstate(self) -> list[Any]:
-        return [getattr(self, name) for name in self._FIELDS]
 
-    def _setstate(self, state: list[Any]) -> None:
-        for name, value in zip(self._FIELDS, state):
-            object.__setattr__(self, name, value)
+class MutableDataclass(_Generated):
+    """What ``@dataclass`` (not frozen) generated, for a class that writes its ``__init__`` out:
+    its fields are plain attributes; unhashable (``__hash__`` None, as with ``eq`` and not ``frozen``)."""
 
-    def __replace__(self: _D, /, **changes: Any) -> _D:
-        return replace(self, **changes)
+    __slots__ = ()
+    __hash__ = None  # type: ignore[assignment]
 
 
 def replace(value: _D, /, **changes: Any) -> _D:
-    """``dataclasses.replace`` for a :class:`FrozenDataclass`, without importing dataclasses."""
+    """``dataclasses.replace`` for a :class:`FrozenDataclass` or :class:`MutableDataclass`, without
+    importing dataclasses."""
     values = {name: getattr(value, name) for name in value._FIELDS}
     values.update(changes)  # an unknown name: the class' __init__ refuses it, as dataclasses' call
     return value.__class__(**values)

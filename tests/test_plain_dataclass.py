@@ -1,8 +1,9 @@
-"""The written-out findings model and route options against real ``@dataclass`` twins.
+"""The written-out findings model, route options and log scan values against real ``@dataclass`` twins.
 
-base/frozen_dataclass.py writes ``Report``, ``Finding``, ``Hop``, ``Location``, ``Edit``, ``Fix``,
-``SourceLine`` and ``Options`` out without ``dataclasses`` (issue 36, start-up); they are public API,
-so each is compared here with the dataclass it was, declared again below: fields, defaults, flags,
+base/plain_dataclass.py writes ``Report``, ``Finding``, ``Hop``, ``Location``, ``Edit``, ``Fix``,
+``SourceLine``, ``Options`` and the log's ``LogMatch``, ``ExplainedLog``, ``ScannedLog``,
+``SkippedInput`` (and the scanner's ``Region``, ``LogScan``, ``ScanPart``) out without
+``dataclasses`` (issue 36, start-up); most are public API, so each is compared here with the dataclass it was, declared again below: fields, defaults, flags,
 equality, hash, repr, ``replace``/``asdict``/``astuple``/``fields``/``is_dataclass``, pickle, copy,
 ``FrozenInstanceError``, ``__match_args__``, slots and the constructor's signature.  A field added
 to one and not the other fails here.
@@ -23,11 +24,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from xladoctor.base.frozen_dataclass import replace
+from xladoctor.base.plain_dataclass import FrozenDataclass, replace
+from xladoctor.catalogue.fastscan import Region
+from xladoctor.catalogue.logscan import LogScan
+from xladoctor.catalogue.scanner import LogMatch, ScanPart
 from xladoctor.findings.finding import Edit, Finding, Fix, Hop, Location
+from xladoctor.findings.log_details import ScannedLog, SkippedInput
 from xladoctor.findings.model import JSON, FindingKind, FixKind, Origin, Report, Severity
 from xladoctor.findings.source_line import SourceLine
 from xladoctor.ir.metadata import SourceLocation
+from xladoctor.route.log_report import ExplainedLog
 from xladoctor.route.options import Options
 
 if TYPE_CHECKING:
@@ -126,6 +132,60 @@ class OptionsTwin:
     stablehlo_found: str | None = None
 
 
+@dataclass
+class LogMatchTwin:
+    code: str
+    name: str
+    line: int
+    text: str
+    fields: dict[str, Any]
+    analysis: dict[str, Any]
+    count: int = 1
+    lines: list[int] = field(default_factory=list)
+
+
+@dataclass
+class ScanPartTwin:
+    findings: list[tuple[tuple[str, str], LogMatch]]
+    not_shown: dict[str, int]
+    first_event: tuple | None
+    pending_trace: list[dict[str, str]] | None
+
+
+@dataclass
+class RegionTwin:
+    start: int
+    end: int
+    first_hit: int
+    newlines_before: int
+
+
+@dataclass
+class LogScanTwin:
+    findings: list[LogMatch]
+    source: str
+    not_shown: dict[str, int]
+
+
+@dataclass(frozen=True)
+class ExplainedLogTwin:
+    source: str
+    matches: list[LogMatch] = field(default_factory=list)
+    not_shown: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScannedLogTwin:
+    matches: tuple[LogMatch, ...]
+    not_shown: dict[str, int]
+
+
+@dataclass(frozen=True)
+class SkippedInputTwin:
+    note: str
+    companion_of: str | None = None
+
+
 _LOC = SourceLocation("train.py", 12, "step")
 _FINDING_ARGS: dict[str, Any] = {
     "code": "E1200", "name": "n", "kind": FindingKind.OFFLOAD_OUTPUT_MISMATCH, "origin": Origin.PREDICTED,
@@ -141,6 +201,15 @@ CASES: list[tuple[type, type, dict[str, Any], dict[str, Any]]] = [
     (Report, ReportTwin, {"command": "offload", "inputs": ("a.hlo",)}, {"lang": "fr"}),
     (SourceLine, SourceLineTwin, {"file": "train.py", "line": 3}, {"text": "x = 1"}),
     (Options, OptionsTwin, {"rule": "shipped", "full": True}, {"stablehlo_path": "m.mlir"}),
+    (LogMatch, LogMatchTwin, {"code": "E1200", "name": "n", "line": 3, "text": "t", "fields": {"a": 1},
+                              "analysis": {}}, {"lines": [3, 9]}),
+    (ScanPart, ScanPartTwin, {"findings": [], "not_shown": {"E1": 2}, "first_event": ("trace",),
+                              "pending_trace": None}, {"pending_trace": [{"a": "b"}]}),
+    (Region, RegionTwin, {"start": 0, "end": 10, "first_hit": 4, "newlines_before": 0}, {"end": 12}),
+    (LogScan, LogScanTwin, {"findings": [], "source": "x.log", "not_shown": {}}, {"source": "y.log"}),
+    (ExplainedLog, ExplainedLogTwin, {"source": "x.log"}, {"not_shown": {"E1": 1}}),
+    (ScannedLog, ScannedLogTwin, {"matches": (), "not_shown": {}}, {"not_shown": {"E1": 1}}),
+    (SkippedInput, SkippedInputTwin, {"note": "binary"}, {"companion_of": "m.hlo"}),
 ]
 IDS = [c[0].__name__ for c in CASES]
 
@@ -212,7 +281,14 @@ def _state(value: object) -> Any:
 def test_assignment_raises_the_dataclass_error(cls: type, twin: type, args: dict[str, Any],
                                                changes: dict[str, Any]) -> None:
     ours, theirs = cls(**args), twin(**args)
-    name = next(iter(changes))
+    name, new = next(iter(changes.items()))
+    if not issubclass(cls, FrozenDataclass):  # a mutable one's fields are plain attributes
+        for value in (ours, theirs):
+            setattr(value, name, new)
+            assert getattr(value, name) == new
+            delattr(value, name)
+            assert not hasattr(value, name)
+        return
     for value in (ours, theirs):
         with pytest.raises(dataclasses.FrozenInstanceError, match=f"cannot assign to field '{name}'"):
             setattr(value, name, 1)
@@ -237,15 +313,13 @@ def test_finding_freezes_its_fields_and_sequences_as_post_init_did() -> None:
         Finding(**{**_FINDING_ARGS, "fields": {"a": object()}})
 
 
-def test_the_base_class_is_not_a_dataclass() -> None:
-    from xladoctor.base.frozen_dataclass import FrozenDataclass
+def test_the_base_classes_are_not_dataclasses() -> None:
+    from xladoctor.base.plain_dataclass import MutableDataclass
 
-    assert not dataclasses.is_dataclass(FrozenDataclass)
+    assert not dataclasses.is_dataclass(FrozenDataclass) and not dataclasses.is_dataclass(MutableDataclass)
 
 
 def test_slots_must_list_the_fields() -> None:
-    from xladoctor.base.frozen_dataclass import FrozenDataclass
-
     with pytest.raises(TypeError, match="are not its fields"):
         type("Odd", (FrozenDataclass,), {"__slots__": ("a",), "__annotations__": {"b": "int"}})
 
@@ -255,7 +329,7 @@ def test_using_the_model_does_not_import_dataclasses() -> None:
     unimported: it comes only with a call into it (or the frozen error)."""
     code = ("import sys, pickle\n"
             "from xladoctor.findings.model import Report\nfrom xladoctor.findings.finding import Finding, Location\n"
-            "from xladoctor.route.options import Options\nfrom xladoctor.base.frozen_dataclass import replace\n"
+            "from xladoctor.route.options import Options\nfrom xladoctor.base.plain_dataclass import replace\n"
             "r = Report('x', ('a',)); o = replace(Options(), lang='fr'); l = Location('a', 1)\n"
             "assert pickle.loads(pickle.dumps(l)) == l and hash(l) and repr(r) and o.lang == 'fr'\n"
             "print('dataclasses' in sys.modules, 'inspect' in sys.modules)\n")
