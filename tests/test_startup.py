@@ -709,3 +709,13 @@ def test_a_module_run_imports_neither_dataclasses_nor_typing(argv: list[str], tm
     hlo.write_text((Path(__file__).parent / "data" / "first_hour" / "step.hlo").read_text())
     names = ("dataclasses", "inspect", "typing", "ast", "xladoctor.findings.finding", "xladoctor.findings.edits")
     assert _loaded_of([*argv, str(hlo)], names) == {"xladoctor.findings.finding", "xladoctor.findings.edits"}
+
+
+def test_a_log_run_imports_neither_dataclasses_nor_typing(tmp_path: Path) -> None:
+    """The log scanner's LogMatch, Region and LogScan and the log's details are written out
+    (base/plain_dataclass.py): explain LOG and check LOG import no dataclasses, inspect or typing."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 step 1\nRESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    names = ("dataclasses", "inspect", "typing", "ast", "xladoctor.catalogue.log_match")
+    for argv in (["explain", str(log)], ["check", str(log)], ["explain", "--json", str(log)], ["check", "--json", str(log)]):
+        assert _loaded_of(argv, names) == {"xladoctor.catalogue.log_match"}, argv
