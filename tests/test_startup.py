@@ -699,7 +699,8 @@ def test_check_on_one_module_creates_no_log_details_class():
     assert "xladoctor.findings.log_details" in _modules_after(["check", str(folder), "--json"])  # .mlir skipped
 
 
-@pytest.mark.parametrize("argv", [["offload"], ["offload", "--json"], ["check", "--json"]])
+@pytest.mark.parametrize("argv", [["offload"], ["offload", "--json"], ["check"], ["check", "--json"],
+                                  ["offload", "--format", "sarif"]])
 def test_a_module_run_imports_neither_dataclasses_nor_typing(argv: list[str], tmp_path: Path) -> None:
     """The findings model and Options are written out (base/plain_dataclass.py) and the modules on a
     module's way import typing for the type checker only: dataclasses (with inspect, ast, dis and

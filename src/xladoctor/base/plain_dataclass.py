@@ -149,6 +149,9 @@ class _Generated:
         return f"{self.__class__.__qualname__}({shown})"
 
     def __replace__(self: _D, /, **changes: Any) -> _D:
+        """Python 3.13's ``copy.replace``: ``dataclasses.replace``, as the decorator's was."""
+        from dataclasses import replace
+
         return replace(self, **changes)
 
 
@@ -189,9 +192,11 @@ class MutableDataclass(_Generated):
     __hash__ = None  # type: ignore[assignment]
 
 
-def replace(value: _D, /, **changes: Any) -> _D:
-    """``dataclasses.replace`` for a :class:`FrozenDataclass` or :class:`MutableDataclass`, without
-    importing dataclasses."""
+def fields_with(value: _Generated, changes: dict[str, Any]) -> dict[str, Any]:
+    """``value``'s fields by name with ``changes`` over them: ``type(value)(**fields_with(value, ...))``
+    is ``dataclasses.replace(value, ...)`` without importing dataclasses.  The copy is made by the
+    caller, in its own layer: base calls no class of a layer above (tests/test_route_layers.py).  An
+    unknown name is refused by the class' ``__init__``, as in ``dataclasses.replace``."""
     values = {name: getattr(value, name) for name in value._FIELDS}
-    values.update(changes)  # an unknown name: the class' __init__ refuses it, as dataclasses' call
-    return value.__class__(**values)
+    values.update(changes)
+    return values

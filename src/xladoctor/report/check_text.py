@@ -212,10 +212,11 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
         lines.append("   " + label("check.more_warnings", lang, n=len(details["warnings"]) - 5))
     if f.get("provenance", {}).get("note"):
         lines.append("   " + label("check.note", lang, note=in_lang(f["provenance"]["note"], lang)))
-    from ..oracle.confirmation import confirmation_of
-    from .confirm import confirm_lines
+    if f.get("confirm") is not None:  # --confirm's: the oracle's modules (and dataclasses) load for it only
+        from ..oracle.confirmation import confirmation_of
+        from .confirm import confirm_lines
 
-    lines.extend(confirm_lines(confirmation_of(f.get("confirm")), "   ", lang))
+        lines.extend(confirm_lines(confirmation_of(f["confirm"]), "   ", lang))
     return "\n".join(lines)
 
 

@@ -14,7 +14,7 @@ pass' and stay there; :meth:`Options` hands it ``rule`` and ``disable_host_compu
 
 from __future__ import annotations
 
-from ..base.plain_dataclass import FrozenDataclass, replace
+from ..base.plain_dataclass import FrozenDataclass, fields_with
 
 TYPE_CHECKING = False  # not typing's (issue 36, start-up)
 if TYPE_CHECKING:
@@ -74,7 +74,8 @@ class Options(FrozenDataclass, kw_only=True):
 
     def with_companion(self, path: str | None, found: str | None) -> Options:
         """These options for one module whose StableHLO companion is ``path`` (None: none)."""
-        return replace(self, stablehlo_path=path, stablehlo_found=found if path is not None else None)
+        return Options(**fields_with(self, {"stablehlo_path": path,
+                                            "stablehlo_found": found if path is not None else None}))
 
     def for_platform(self) -> Options:
         """With ``--confirm``, the prediction is for the confirming compiler (XLA:GPU for a GPU topology)."""
@@ -82,7 +83,7 @@ class Options(FrozenDataclass, kw_only=True):
             return self
         from ..oracle.topologies import platform_of
 
-        return replace(self, platform=platform_of(self.confirm_topology))
+        return Options(**fields_with(self, {"platform": platform_of(self.confirm_topology)}))
 
     def companion_json(self) -> dict[str, Any] | None:
         """The documents' ``stablehlo``: which StableHLO the verdict used, or null for none."""
