@@ -7,7 +7,6 @@ and the text renderer draws them; ``fields["jax"]`` holds them as JSON (:meth:`S
 
 from __future__ import annotations
 
-import linecache
 from collections.abc import Iterable, Mapping
 
 from ..base.cells import place
@@ -38,6 +37,8 @@ class SourceLine(FrozenDataclass):
     def of(loc: SourceLocation | None) -> SourceLine | None:
         if loc is None:
             return None
+        import linecache  # with tokenize: only for a finding that names a Python line (issue 36, start-up)
+
         return SourceLine(loc.file, loc.line, loc.function, linecache.getline(loc.file, loc.line).strip())
 
     def to_json(self) -> dict[str, Any]:
