@@ -697,3 +697,26 @@ def test_check_on_one_module_creates_no_log_details_class():
     assert "xladoctor.findings.log_details" not in _modules_after(["check", module, "--json"])
     folder = Path(__file__).resolve().parent / "data" / "first_hour"
     assert "xladoctor.findings.log_details" in _modules_after(["check", str(folder), "--json"])  # .mlir skipped
+
+
+@pytest.mark.parametrize("argv", [["offload"], ["offload", "--json"], ["check"], ["check", "--json"],
+                                  ["offload", "--format", "sarif"]])
+def test_a_module_run_imports_neither_dataclasses_nor_typing(argv: list[str], tmp_path: Path) -> None:
+    """The findings model and Options are written out (base/plain_dataclass.py) and the modules on a
+    module's way import typing for the type checker only: dataclasses (with inspect, ast, dis and
+    tokenize) and typing were ~15 ms of ``xladoctor offload FILE``'s start-up (issue 36).  The module
+    is copied out of the repository so that no pyproject.toml is found (tomllib imports typing)."""
+    hlo = tmp_path / "step.hlo"  # an E1200: a finding, its fixes and their edits are made
+    hlo.write_text((Path(__file__).parent / "data" / "first_hour" / "step.hlo").read_text())
+    names = ("dataclasses", "inspect", "typing", "ast", "xladoctor.findings.finding", "xladoctor.findings.edits")
+    assert _loaded_of([*argv, str(hlo)], names) == {"xladoctor.findings.finding", "xladoctor.findings.edits"}
+
+
+def test_a_log_run_imports_neither_dataclasses_nor_typing(tmp_path: Path) -> None:
+    """The log scanner's LogMatch, Region and LogScan and the log's details are written out
+    (base/plain_dataclass.py): explain LOG and check LOG import no dataclasses, inspect or typing."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 step 1\nRESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    names = ("dataclasses", "inspect", "typing", "ast", "xladoctor.catalogue.log_match")
+    for argv in (["explain", str(log)], ["check", str(log)], ["explain", "--json", str(log)], ["check", "--json", str(log)]):
+        assert _loaded_of(argv, names) == {"xladoctor.catalogue.log_match"}, argv

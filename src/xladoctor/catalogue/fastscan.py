@@ -33,15 +33,16 @@ import codecs
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
 
+from ..base.plain_dataclass import MutableDataclass
 from .newlines import NewlineCounter, release
 from .prefilter import AnchorFinder
 from .scanner import BACK_CHARS, WINDOW_CHARS, LogScanner
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
     from mmap import mmap
+    from typing import Protocol
 
     Mapped = bytes | mmap
 
@@ -67,15 +68,21 @@ RELEASE_EVERY = 8 << 20
 """A mapped file's pages are handed back every this many bytes planned (resident size stays bounded)."""
 
 
-@dataclass
-class Region:
-    """Bytes ``[start, end)`` of the log to scan; ``first_hit`` is the anchor that opened it."""
+class Region(MutableDataclass):
+    """Bytes ``[start, end)`` of the log to scan; ``first_hit`` is the anchor that opened it (a
+    dataclass written out: :mod:`xladoctor.base.plain_dataclass`)."""
 
     start: int
     end: int
     first_hit: int
     newlines_before: int
     """Newlines in the log before ``start`` (relative to the planned range's origin until merged)."""
+
+    def __init__(self, start: int, end: int, first_hit: int, newlines_before: int) -> None:
+        self.start = start
+        self.end = end
+        self.first_hit = first_hit
+        self.newlines_before = newlines_before
 
 
 class _Planner:
@@ -223,10 +230,11 @@ class _RegionFeeder:
         self.scanner.feed(self.decoder.decode(b"", final=True))
 
 
-class ByteStream(Protocol):
-    """What :func:`scan_stream` reads: ``read(n)``; ``readinto`` is used instead when the stream has it."""
+if TYPE_CHECKING:  # a protocol for the type checker: typing stays off the way (issue 36)
+    class ByteStream(Protocol):
+        """What :func:`scan_stream` reads: ``read(n)``; ``readinto`` is used instead when the stream has it."""
 
-    def read(self, size: int = ..., /) -> bytes | None: ...
+        def read(self, size: int = ..., /) -> bytes | None: ...
 
 
 def scan_stream(stream: ByteStream, scanner: LogScanner | None = None, finder: AnchorFinder | None = None,

@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import stat
 import sys
-from typing import BinaryIO, cast
 
 from ..base.errors import InputError
+from ..base.plain_dataclass import MutableDataclass
 from .scanner import LogMatch, LogScanner
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import BinaryIO, cast
+else:
+    def cast(_type: object, value: object) -> object:
+        """``typing.cast``: the value itself."""
+        return value
 
-@dataclasses.dataclass
-class LogScan:
-    """What scanning one log found: distinct findings, and messages not kept once MAX_DISTINCT were."""
+
+class LogScan(MutableDataclass):
+    """What scanning one log found: distinct findings, and messages not kept once MAX_DISTINCT were
+    (a dataclass written out: :mod:`xladoctor.base.plain_dataclass`)."""
 
     findings: list[LogMatch]
     source: str
     not_shown: dict[str, int]
+
+    def __init__(self, findings: list[LogMatch], source: str, not_shown: dict[str, int]) -> None:
+        self.findings = findings
+        self.source = source
+        self.not_shown = not_shown
 
 
 def scan_file(target: str, parallel: bool = True, stdin: BinaryIO | None = None) -> LogScan:
@@ -89,7 +101,7 @@ def _maybe_compressed(stream: BinaryIO, name: str) -> BinaryIO:
     head = stream.read(16) or b""
     refuse_archive(head, name, decompressed=False)
     ext = compression_in(head)
-    return decompressing(head, stream, name, ext) if ext else cast(BinaryIO, Prefixed(head, stream))
+    return decompressing(head, stream, name, ext) if ext else cast("BinaryIO", Prefixed(head, stream))
 
 
 def _compressed_inside(path: str) -> bool:

@@ -30,13 +30,16 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any, BinaryIO
 
 from .extent import message_end_in
 from .loader import Catalogue, compile_pattern, load_catalogue
+from .log_match import LogMatch, ScanPart
 from .model import Entry
 from .scan_table import literal_head, pattern_anchor
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 WINDOW_CHARS = 16384
 """Lookahead kept after a match: the longest message (plus wrapping) we expect."""
@@ -58,37 +61,6 @@ BACK_CHARS = 8192
 _TRACE_START = "Instruction trace leading to error:"
 _UNBUILT = object()
 _TRACE_LINE = r"\{Instr:\s*(?P<name>[^,}]+),\s*ShapeIndex:\s*\{(?P<index>[^}]*)\}\}"
-
-
-@dataclass
-class ScanPart:
-    """What a fresh scanner found in one stretch of a log, to be folded into the scan of the whole
-    (:meth:`LogScanner.absorb`) exactly as if that stretch had been scanned there."""
-
-    findings: list[tuple[tuple[str, str], LogMatch]]
-    not_shown: dict[str, int]
-    first_event: tuple | None
-    """``("trace",)`` or ``("e1200", key)``: which came first, a trace block or an E1200 message."""
-    pending_trace: list[dict[str, str]] | None
-
-
-@dataclass
-class LogMatch:
-    """One distinct error found in the input."""
-
-    code: str
-    name: str
-    line: int
-    text: str
-    fields: dict[str, Any]
-    analysis: dict[str, Any]
-    count: int = 1
-    lines: list[int] = field(default_factory=list)
-
-    def to_json(self, fixes: list[str]) -> dict[str, Any]:
-        return {"code": self.code, "name": self.name, "line": self.line, "text": self.text,
-                "fields": self.fields, "analysis": self.analysis, "fixes": fixes, "count": self.count,
-                "lines": self.lines}
 
 
 class LogScanner:

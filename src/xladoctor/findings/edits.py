@@ -13,24 +13,33 @@ the fix).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
 
+from ..ir.value import FrozenValue
 from .model import Edit
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 _INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=")
 _COMPUTATION = re.compile(r"^\s*(?:ENTRY\s+)?%?([\w.\-]+)\s*[({]")
 _LAYOUT_ATTR = "entry_computation_layout="
 
 
-@dataclass(frozen=True)
-class LineEdit:
-    """Replace original lines ``start``..``end`` (0-based, end exclusive; equal: insert) with ``lines``."""
+class LineEdit(FrozenValue):
+    """Replace original lines ``start``..``end`` (0-based, end exclusive; equal: insert) with ``lines``
+    (a frozen value written out, not a dataclass: an E1200's fixes are on ``offload FILE``'s way)."""
 
+    __slots__ = _FIELDS = ("start", "end", "lines")
     start: int
     end: int
     lines: tuple[str, ...]
+
+    def __init__(self, start: int, end: int, lines: tuple[str, ...]) -> None:
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "lines", lines)
 
 
 def _key(line: str) -> tuple[str, str] | None:

@@ -3,15 +3,17 @@
 
 :mod:`.model` names them and imports this module when one is first asked for (PEP 562), so a
 clean log's run, which builds a :class:`~.model.Report` with no finding, creates none of these
-frozen dataclasses (~3 ms of its start-up, issue 36 item 6).
+frozen values (~3 ms of its start-up, issue 36 item 6).  They are written out on
+:class:`~xladoctor.base.plain_dataclass.FrozenDataclass` (not generated: no ``dataclasses`` on a
+command's way, issue 36 start-up) and are still dataclasses to ``dataclasses``' functions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ..base.plain_dataclass import FACTORY, FrozenDataclass
 from ..ir.metadata import SourceLocation
 from .model import JSON, FindingKind, FixKind, Origin, Severity, _frozen_mapping
 from .source_line import SourceLine, distinct_lines
@@ -19,40 +21,58 @@ from .source_line import SourceLine, distinct_lines
 __all__ = ["Edit", "Finding", "Fix", "Hop", "Location"]
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(FrozenDataclass):
     """Where in the artefact: the HLO file (line, column, instruction, computation) or the log line.
 
     ``path`` is the artefact as the user named it (``<stdin>`` for standard input, None
     for an in-memory module); ``line``/``column`` are 1-based or None.
     """
 
-    path: str | None = None
-    line: int | None = None
-    column: int | None = None
-    instruction: str | None = None
-    computation: str | None = None
+    __slots__ = ("path", "line", "column", "instruction", "computation")
+    path: str | None
+    line: int | None
+    column: int | None
+    instruction: str | None
+    computation: str | None
+
+    def __init__(self, path: str | None = None, line: int | None = None, column: int | None = None,
+                 instruction: str | None = None, computation: str | None = None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "column", column)
+        object.__setattr__(self, "instruction", instruction)
+        object.__setattr__(self, "computation", computation)
 
 
-@dataclass(frozen=True, slots=True)
-class Hop:
+class Hop(FrozenDataclass):
     """One hop of an offloaded tensor's path, as XLA's trace names it plus what a reader needs.
 
     ``opcode``/``shape``/``computation`` are None when the source (a log's host_offloader
     trace) does not say them; ``line`` is the instruction's line in the HLO text.
     """
 
+    __slots__ = ("instruction", "shape_index", "opcode", "shape", "computation", "line", "source")
     instruction: str
-    shape_index: tuple[int, ...] = ()
-    opcode: str | None = None
-    shape: str | None = None
-    computation: str | None = None
-    line: int | None = None
-    source: SourceLocation | None = None
+    shape_index: tuple[int, ...]
+    opcode: str | None
+    shape: str | None
+    computation: str | None
+    line: int | None
+    source: SourceLocation | None
+
+    def __init__(self, instruction: str, shape_index: tuple[int, ...] = (), opcode: str | None = None,
+                 shape: str | None = None, computation: str | None = None, line: int | None = None,
+                 source: SourceLocation | None = None) -> None:
+        object.__setattr__(self, "instruction", instruction)
+        object.__setattr__(self, "shape_index", shape_index)
+        object.__setattr__(self, "opcode", opcode)
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "computation", computation)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "source", source)
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(FrozenDataclass):
     """One machine-applicable change to an input file, as ruff's fixes carry them: replace lines
     ``start_line`` up to (not including) ``end_line`` (1-based) with ``content``; equal lines insert.
 
@@ -61,35 +81,60 @@ class Edit:
     one output of a thousand-output module changes one operand of the ROOT line and one leaf of
     the entry layout, and whole lines would repeat the module's widest lines once per output."""
 
+    __slots__ = ("path", "start_line", "end_line", "content", "start_column", "end_column")
     path: str
     start_line: int
     end_line: int
     content: str
-    start_column: int | None = None
-    end_column: int | None = None
+    start_column: int | None
+    end_column: int | None
+
+    def __init__(self, path: str, start_line: int, end_line: int, content: str, start_column: int | None = None,
+                 end_column: int | None = None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "start_line", start_line)
+        object.__setattr__(self, "end_line", end_line)
+        object.__setattr__(self, "content", content)
+        object.__setattr__(self, "start_column", start_column)
+        object.__setattr__(self, "end_column", end_column)
 
 
-@dataclass(frozen=True, slots=True)
-class Fix:
+class Fix(FrozenDataclass):
     """One remedy: prose in the report's language, optionally code and a command that applies it."""
 
+    __slots__ = ("kind", "text", "code", "command", "applicability", "edits")
     kind: FixKind
     text: str
-    code: str | None = None
+    code: str | None
     """A Python/JAX snippet."""
-    command: tuple[str, ...] | None = None
+    command: tuple[str, ...] | None
     """An ``xladoctor`` command line that applies the fix, runnable as written."""
-    applicability: str | None = None
+    applicability: str | None
     """``safe`` (keeps what the program means) or ``unsafe`` (changes it, e.g. where an output lives),
     as ruff grades its fixes; None for advice."""
-    edits: tuple[Edit, ...] = ()
+    edits: tuple[Edit, ...]
     """The change as edits of the input file, when the fix is one (an HLO module's E1200 fixes)."""
 
+    def __init__(self, kind: FixKind, text: str, code: str | None = None, command: tuple[str, ...] | None = None,
+                 applicability: str | None = None, edits: tuple[Edit, ...] = ()) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "command", command)
+        object.__setattr__(self, "applicability", applicability)
+        object.__setattr__(self, "edits", edits)
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+
+def _no_fields() -> Mapping[str, JSON]:
+    return MappingProxyType({})
+
+
+class Finding(FrozenDataclass):
     """One finding; ``fields`` holds the kind-specific facts as plain (frozen) JSON values."""
 
+    __slots__ = ("code", "name", "kind", "origin", "severity", "title", "message", "location", "source", "path",
+                 "fixes", "count", "lines", "fields")
+    _FACTORIES = (("location", Location), ("fields", _no_fields))
     code: str
     name: str
     kind: FindingKind
@@ -98,20 +143,30 @@ class Finding:
     title: str
     message: str
     """XLA's exact text, as XLA prints it or as it appears in the log."""
-    location: Location = field(default_factory=Location)
-    source: SourceLocation | None = None
-    path: tuple[Hop, ...] = ()
-    fixes: tuple[Fix, ...] = ()
-    count: int = 1
-    lines: tuple[int, ...] = ()
+    location: Location
+    source: SourceLocation | None
+    path: tuple[Hop, ...]
+    fixes: tuple[Fix, ...]
+    count: int
+    lines: tuple[int, ...]
     """Log lines of the occurrences (the first ones; ``count`` says how many in all)."""
-    fields: Mapping[str, JSON] = field(default_factory=lambda: MappingProxyType({}))
+    fields: Mapping[str, JSON]
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "fields", _frozen_mapping(self.fields))
-        object.__setattr__(self, "path", tuple(self.path))
-        object.__setattr__(self, "fixes", tuple(self.fixes))
-        object.__setattr__(self, "lines", tuple(self.lines))
+    def __init__(self, code: str, name: str, kind: FindingKind, origin: Origin, severity: Severity, title: str,
+                 message: str, location: Location = FACTORY, source: SourceLocation | None = None,
+                 path: tuple[Hop, ...] = (), fixes: tuple[Fix, ...] = (), count: int = 1, lines: tuple[int, ...] = (),
+                 fields: Mapping[str, JSON] = FACTORY) -> None:
+        """As the dataclass' ``__init__`` and ``__post_init__``: ``fields`` deep-frozen, the sequences tuples."""
+        setattr_ = object.__setattr__
+        for name_, value in (("code", code), ("name", name), ("kind", kind), ("origin", origin),
+                             ("severity", severity), ("title", title), ("message", message), ("source", source),
+                             ("count", count)):
+            setattr_(self, name_, value)
+        setattr_(self, "location", Location() if location is FACTORY else location)
+        setattr_(self, "path", tuple(path))
+        setattr_(self, "fixes", tuple(fixes))
+        setattr_(self, "lines", tuple(lines))
+        setattr_(self, "fields", _frozen_mapping(MappingProxyType({}) if fields is FACTORY else fields))
 
     # An E1200 from ``xladoctor.jax`` also carries the program's own facts (``fields["jax"]``) and
     # both fixes as JAX code (``Fix.code``); these read them under the names docs/jax.md gives

@@ -11,12 +11,12 @@ analysis rules them out, as ``explain`` prints them.
 
 from __future__ import annotations
 
-import dataclasses
 import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from ..base.labels import Text, render
+from ..base.plain_dataclass import FrozenDataclass, MutableDataclass
 from ..catalogue.fixes import finding_fixes
 from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
@@ -24,7 +24,10 @@ from ..ir.record import MutableValue
 from ..ir.value import FrozenValue
 from .model import FindingKind, FixKind, Origin, Severity
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .finding import Finding, Fix, Hop
 
 # Analysis keys that steer the report (or hold text per language) rather than state a fact.
@@ -36,10 +39,11 @@ def plain(value: Any, lang: str = "en") -> Any:
     """A scanner value as plain JSON (dataclasses and frozen values as objects, words in ``lang``, anything else odd as its text)."""
     if isinstance(value, Text):
         return value.render(lang)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name), lang) for f in dataclasses.fields(value)}
-    if isinstance(value, (FrozenValue, MutableValue)):  # values written out (ir/value.py): as a dataclass
+    if isinstance(value, (FrozenValue, MutableValue, FrozenDataclass, MutableDataclass)):  # written out: as a dataclass
         return {name: plain(getattr(value, name), lang) for name in value._FIELDS}
+    dataclasses = sys.modules.get("dataclasses")  # no dataclass exists before it is imported (issue 36, start-up)
+    if dataclasses is not None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name), lang) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
         out = {str(k): plain(v, lang) for k, v in value.items()}
         from .wire import Record  # an analysis record keeps its typed finding in this process

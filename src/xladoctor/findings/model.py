@@ -17,16 +17,20 @@ and can be compared, pickled across worker processes and round-tripped through J
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
+from ..base.plain_dataclass import FrozenDataclass
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
     from ..ir.metadata import SourceLocation  # not ir.instruction: a log needs no IR (issue 36 item 6)
     from .details import Details
     from .finding import Edit as Edit  # not in __all__, importable as before
     from .finding import Finding, Fix, Hop, Location
+    from .report_analysis import ReportAnalysis
     from .source_line import SourceLine
 
 __all__ = ["JSON", "Finding", "FindingKind", "Fix", "FixKind", "Hop", "Location", "Origin", "Report",
@@ -121,6 +125,8 @@ def __getattr__(name: str) -> object:
     import Finding``."""
     if name in _FINDING:
         from . import finding as home
+    elif name == "ReportAnalysis":
+        from . import report_analysis as home  # type: ignore[no-redef]
     elif name == "SourceLine":
         from . import source_line as home  # type: ignore[no-redef]
     elif name == "SourceLocation":
@@ -132,35 +138,7 @@ def __getattr__(name: str) -> object:
     return value
 
 
-class ReportAnalysis(Protocol):
-    """What an in-process route attaches to its :class:`Report`: the analysis' own typed result
-    (``xladoctor.jax``'s lowered program and HostOffloader result, a JAX call's argument leaves, a
-    log's raw matches) and how that route draws the report.  A report that crosses a process has
-    none: only the findings cross (``findings/wire.py``)."""
-
-    def ok(self, report: Report) -> bool:
-        """The route's verdict (an ``xladoctor.jax`` report is ok with warnings, say)."""
-        ...
-
-    def text(self, report: Report) -> str:
-        """``str(report)``: the route's text report."""
-        ...
-
-    def summary(self, report: Report) -> str:
-        """``repr(report)``: one line."""
-        ...
-
-    def html(self, report: Report) -> str:
-        """``_repr_html_``: the route's ``--html`` page, for notebooks."""
-        ...
-
-    def document(self, report: Report) -> dict[str, Any]:
-        """``report.to_json()``: the route's JSON document (docs/jax.md, docs/json.md)."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
+class Report(FrozenDataclass):
     """Every finding of one command run or API call, with the inputs it read and those it could not.
 
     The one report type: the commands, ``xladoctor.explain_log`` and ``xladoctor.jax`` all return
@@ -169,22 +147,31 @@ class Report:
     names the JAX API documents stay where users reach for them, and the route draws
     ``str(report)``, ``repr``, the notebook page and ``to_json()``."""
 
+    __slots__ = ("command", "inputs", "findings", "lang", "input_errors", "analysis", "details")
+    _HIDDEN = frozenset({"analysis", "details"})  # field(compare=False, repr=False)
     command: str
-    inputs: tuple[str, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    lang: str = "en"
-    input_errors: tuple[str, ...] = ()
+    inputs: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    lang: str
+    input_errors: tuple[str, ...]
     """One-line ``file:line:col: message`` texts."""
-    analysis: ReportAnalysis | None = field(default=None, compare=False, repr=False)
+    analysis: ReportAnalysis | None
     """The in-process route's own result and views; None for a report rebuilt from JSON."""
-    details: Details | None = field(default=None, compare=False, repr=False)
+    details: Details | None
     """What the route read and decided beyond the findings (:mod:`.details`: a module's summary and
     analysis, a log's matches), which ``report/`` draws the documents from; None across a process."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "inputs", tuple(self.inputs))
-        object.__setattr__(self, "findings", tuple(self.findings))
-        object.__setattr__(self, "input_errors", tuple(self.input_errors))
+    def __init__(self, command: str, inputs: tuple[str, ...] = (), findings: tuple[Finding, ...] = (),
+                 lang: str = "en", input_errors: tuple[str, ...] = (), analysis: ReportAnalysis | None = None,
+                 details: Details | None = None) -> None:
+        """As the dataclass' ``__init__`` and ``__post_init__`` (the sequences made tuples)."""
+        object.__setattr__(self, "command", command)
+        object.__setattr__(self, "inputs", tuple(inputs))
+        object.__setattr__(self, "findings", tuple(findings))
+        object.__setattr__(self, "lang", lang)
+        object.__setattr__(self, "input_errors", tuple(input_errors))
+        object.__setattr__(self, "analysis", analysis)
+        object.__setattr__(self, "details", details)
 
     def __getattr__(self, name: str) -> Any:
         """The analysis' public attributes, read through (only called when the report has none)."""

@@ -4,11 +4,12 @@ and ``inputs``' comparison (:mod:`.details`, which re-exports them; a log's are 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ..ir.value import FrozenValue, fields_with
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..inputs.compare import InputCheck
     from ..ir.module import HloModule
     from ..offload.fixes import FixSuggestion

@@ -7,28 +7,38 @@ and the text renderer draws them; ``fields["jax"]`` holds them as JSON (:meth:`S
 
 from __future__ import annotations
 
-import linecache
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from ..base.cells import place
+from ..base.plain_dataclass import FrozenDataclass
 from ..ir.metadata import SourceLocation  # not ir.instruction: a log needs no IR (issue 36 item 6)
 
+TYPE_CHECKING = False  # not typing's (issue 36, start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
-class SourceLine:
-    """A line of the user's program, with its text when the file can be read."""
+
+class SourceLine(FrozenDataclass):
+    """A line of the user's program, with its text when the file can be read (a frozen dataclass
+    without ``__slots__``, as it was: :mod:`xladoctor.base.plain_dataclass`)."""
 
     file: str
     line: int
-    function: str | None = None
-    text: str = ""
+    function: str | None
+    text: str
+
+    def __init__(self, file: str, line: int, function: str | None = None, text: str = "") -> None:
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "function", function)
+        object.__setattr__(self, "text", text)
 
     @staticmethod
     def of(loc: SourceLocation | None) -> SourceLine | None:
         if loc is None:
             return None
+        import linecache  # with tokenize: only for a finding that names a Python line (issue 36, start-up)
+
         return SourceLine(loc.file, loc.line, loc.function, linecache.getline(loc.file, loc.line).strip())
 
     def to_json(self) -> dict[str, Any]:

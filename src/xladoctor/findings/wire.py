@@ -21,16 +21,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from .model import Report
 from .serialise import finding_from_json, to_json
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .finding import Finding, Hop
 
 
-class Diagnostics(dict[str, Any]):
+class Diagnostics(dict["str", "Any"]):  # quoted: typing is not imported (issue 36)
     """A ``diagnostics`` JSON object with the :class:`Report` it is the JSON of.
 
     ``aligned`` holds one typed finding per JSON entry, in order (None where a hand-edited
@@ -48,7 +50,7 @@ class Diagnostics(dict[str, Any]):
         return (dict, (dict(self),))
 
 
-class Record(dict[str, Any]):
+class Record(dict["str", "Any"]):  # quoted: typing is not imported (issue 36)
     """An analysis record of a document that is not a finding (an ``offload`` document's
     ``details.errors[i]`` of a compiled module, whose ``diagnostics`` is empty by design) with the typed
     finding it stands for and XLA's trace as hops, so the page draws it without reading JSON."""

@@ -1,29 +1,27 @@
 """HloInstruction: one line of an HLO computation, with operands and users as references.
 
-One class for every opcode (no subclass per opcode as in XLA's C++): the attributes are kept
-as XLA printed them (``attributes``: name -> raw text, in order) so printing reproduces them,
-and the few that analyses need are parsed into typed fields (``tuple_index``,
-``custom_call_target``, ``frontend_attributes``, ``metadata``, ``output_to_operand_aliasing``,
-called computations by role).
+One class for every opcode (no subclass per opcode as in XLA's C++): the attributes are kept as XLA printed
+them (``attributes``: name -> raw text, in order) so printing reproduces them, and the few that analyses need
+are parsed into typed fields (``tuple_index``, ``custom_call_target``, ``frontend_attributes``, ``metadata``,
+``output_to_operand_aliasing``, called computations by role).
 
-Invariant: operands and users are written by this class's methods only -- the ``operands``
-setter (:meth:`HloInstruction._set_operands`, the one write path), :meth:`replace_operand`,
-:meth:`replace_all_uses_with` and :meth:`HloInstruction.unlink` -- so each link has its reverse
-(checked by :meth:`HloModule.lint <xladoctor.ir.module.HloModule.lint>`).  ``users`` reads in
-XLA's order (``HloInstruction::Users``; a :class:`~.users.Users`, or the one user kept bare): a new
-user is appended, a removed user's slot is taken by the last user; HostOffloader decides in that order, so
-rewrites must leave the order XLA's would.  Every write is O(operands changed): a ROOT tuple of
-thousands of operands has each use replaced in O(1) (:class:`~.operands.WideOperands`).
+Invariant: operands and users are written by this class's methods only -- the ``operands`` setter
+(:meth:`HloInstruction._set_operands`, the one write path), :meth:`replace_operand`,
+:meth:`replace_all_uses_with` and :meth:`HloInstruction.unlink` -- so each link has its reverse (checked by
+:meth:`HloModule.lint <xladoctor.ir.module.HloModule.lint>`).  ``users`` reads in XLA's order
+(``HloInstruction::Users``; a :class:`~.users.Users`, or the one user kept bare): a new user is appended, a
+removed user's slot is taken by the last user; HostOffloader decides in that order, so rewrites must leave the
+order XLA's would.  Every write is O(operands changed): a ROOT tuple of thousands of operands has each use
+replaced in O(1) (:class:`~.operands.WideOperands`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final
 
 from . import opcode_rules as _opcode_rules
-from .metadata import MetadataCodec, OpMetadata, SourceLocation
+from .metadata import OpMetadata, SourceLocation
 from .opcodes import CUSTOM_CALL, HloOpcode
 from .operands import WIDE, WideOperands
 from .packed_fields import NO_USERS, NOWHERE, PACKED_SLOTS, PackedFieldAccess
@@ -31,17 +29,20 @@ from .rare_fields import EXTRA_COPIED, UNDECODED
 from .shape import Shape
 from .users import Users
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
-    from .computation import HloComputation
+    from typing import Final
 
-# The empty values of the fields most instructions leave empty, shared by all of them: four
-# empty containers per instruction were 240 of the ~1,200 bytes a parsed instruction took.
-# They are read-only, so a field is filled by assigning a new container, never in place.
+    from .computation import HloComputation
+    from .metadata import MetadataCodec
+
+# The empty values of the fields most instructions leave empty, shared by all of them: four empty containers per
+# instruction were 240 of the ~1,200 bytes a parsed instruction took.  They are read-only, so a field is filled
+# by assigning a new container, never in place.
 NO_CALLS: Final[Mapping[str, list[HloComputation]]] = MappingProxyType({})
 
 # Attribute names that refer to called computations: an opcode fact, kept with the others.
 CALLED_COMPUTATION_ROLES = _opcode_rules.CALLED_COMPUTATION_ROLES
-
 
 COMPILED: Final = not __file__.endswith(".py")
 """Whether this module runs compiled (the opt-in mypyc build, README): an extension module's
@@ -49,9 +50,8 @@ COMPILED: Final = not __file__.endswith(".py")
 
 _OWN_SLOTS: Final = ("name", "opcode", "shape", "_operands", "_attributes", "parent", "called", "_extra")
 INSTRUCTION_SLOTS: Final = _OWN_SLOTS + PACKED_SLOTS
-""":class:`HloInstruction`'s fields (its own and :class:`~.packed_fields.PackedFieldAccess`'s),
-named outside the class: a compiled core (mypyc, README) reads no ``__slots__`` through the class
-object."""
+""":class:`HloInstruction`'s fields (its own and :class:`~.packed_fields.PackedFieldAccess`'s), named outside the
+class: a compiled core (mypyc, README) reads no ``__slots__`` through the class object."""
 
 
 class HloInstruction(PackedFieldAccess):

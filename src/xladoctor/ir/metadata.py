@@ -4,9 +4,11 @@ location it names, and the codec that reads and writes its text (kept apart from
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from .value import FrozenValue
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Protocol
 
 
 class OpMetadata(FrozenValue):
@@ -77,9 +79,10 @@ class SourceLocation(FrozenValue):
         return f"{where} ({escape_field(self.function)})" if self.function else where
 
 
-class MetadataCodec(Protocol):
-    """Reads and writes the text of a ``metadata={...}`` attribute."""
+if TYPE_CHECKING:  # a protocol for the type checker: typing stays off the way (issue 36)
+    class MetadataCodec(Protocol):
+        """Reads and writes the text of a ``metadata={...}`` attribute."""
 
-    def decode(self, raw: str) -> OpMetadata: ...
+        def decode(self, raw: str) -> OpMetadata: ...
 
-    def encode(self, md: OpMetadata) -> str: ...
+        def encode(self, md: OpMetadata) -> str: ...

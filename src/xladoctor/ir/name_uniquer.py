@@ -31,32 +31,19 @@ the compiler's module never had.
 from __future__ import annotations
 
 import re
-from typing import Final, Protocol
 
 from .primitive import PRIMITIVE_TYPES
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Final
+
+    from .name_protocols import PlainMap, UsedIds
 
 _TYPE_NAMES: Final = frozenset(PRIMITIVE_TYPES) - {"tuple", "buffer"}
 _NOT_ALLOWED: Final = re.compile(r"[^A-Za-z0-9_.\-]")
 _INT64: Final = re.compile(r"[+-]?[0-9]+")
 _INT64_MAX: Final = 2**63 - 1
-
-
-class PlainMap(Protocol):
-    """What :class:`_LayeredUniquer` reads of an :class:`InstructionNames`' plain map: the name
-    filed under a key, or None (a dict, or :class:`_PlainNames`)."""
-
-    def get(self, key: str, /) -> str | None: ...
-
-
-class UsedIds(Protocol):
-    """What :class:`_SequentialIds` asks of its ``used_``: a set of ints, or a view of one
-    (:class:`_LayeredUsed`)."""
-
-    def __contains__(self, suffix: object) -> bool: ...
-
-    def add(self, suffix: int) -> None: ...
-
-    def discard(self, suffix: int) -> None: ...
 
 
 class _SequentialIds:

@@ -17,9 +17,12 @@ it), so code that tests opcodes per instruction reads module constants (the cons
 from __future__ import annotations
 
 from enum import Enum
-from typing import Final
 
 from . import opcode_rules as _rules
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Final
 
 
 class HloOpcode(str, Enum):

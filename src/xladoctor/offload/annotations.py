@@ -9,12 +9,14 @@ treats both spellings alike, so it can read HLO from either side of that pass.
 
 from __future__ import annotations
 
-from typing import Final
-
 from ..ir.instruction import HloInstruction
 from ..ir.opcodes import ASYNC_START, CUSTOM_CALL
 from ..ir.shape import HOST_MEMORY_KINDS
 from ..syntax.attributes import unquote
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Final
 
 # Final: the compiled core (setup.py) has each string put where it is read, not read from here.
 ANNOTATE_DEVICE_PLACEMENT: Final = "annotate_device_placement"

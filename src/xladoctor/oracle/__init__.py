@@ -21,7 +21,10 @@ Batches: ``with OracleWorker(topology, timeout=60) as w: w.compile_hlo(t)`` -- s
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Names -> the submodule defining them; loaded on first use so that importing
 # xladoctor.oracle (the CLI does, for --topology) costs nothing.

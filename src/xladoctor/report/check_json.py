@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
 
+from ..base.plain_dataclass import fields_with  # a Report copied: no dataclasses (issue 36)
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..findings.details import ModuleDetails, ScannedLog, SkippedInput, TriagedModule
     from ..findings.model import Finding, Report
 
@@ -76,7 +79,7 @@ def _module_entry(path: str, module: ModuleDetails, report: Report) -> dict[str,
         entry["verdict"] = "undecidable"
         entry["note"] = module.note
         entry["findings"] = module.count
-        entry["diagnostics"] = typed(replace(report, details=None))
+        entry["diagnostics"] = typed(type(report)(**fields_with(report, {"details": None})))
     else:
         from .offload_json import offload_document
 
@@ -122,7 +125,7 @@ def check_diagnostics(files: Sequence[Mapping[str, Any]], lang: str = "en") -> d
             aligned.extend(got if len(got) == len(written) else [None] * len(written))
     doc = typed(Report("check", tuple(str(f["path"]) for f in files if f.get("kind") not in ("skipped",)), (), lang,
                        tuple(str(f["error"]) for f in files if f.get("kind") == "error")))
-    report = replace(doc.report, findings=tuple(x for x in aligned if x is not None))
+    report = type(doc.report)(**fields_with(doc.report, {"findings": tuple(x for x in aligned if x is not None)}))
     return Diagnostics({**doc, "findings": findings}, report, tuple(aligned))
 
 

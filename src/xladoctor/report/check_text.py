@@ -4,7 +4,6 @@ line each, then a tally.  Reads the ``check --json`` document, so both tell the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from ..base.escape import escape_field
 from ..base.labels import in_lang, label, plural
@@ -12,7 +11,10 @@ from ..findings.model import FindingKind
 from ..findings.wire import details_of, load_document, report_of
 from .companion_text import companion_shown
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..findings.finding import Finding
 
 
@@ -210,10 +212,11 @@ def _hlo_text(f: dict[str, Any], lang: str) -> str:
         lines.append("   " + label("check.more_warnings", lang, n=len(details["warnings"]) - 5))
     if f.get("provenance", {}).get("note"):
         lines.append("   " + label("check.note", lang, note=in_lang(f["provenance"]["note"], lang)))
-    from ..oracle.confirmation import confirmation_of
-    from .confirm import confirm_lines
+    if f.get("confirm") is not None:  # --confirm's: the oracle's modules (and dataclasses) load for it only
+        from ..oracle.confirmation import confirmation_of
+        from .confirm import confirm_lines
 
-    lines.extend(confirm_lines(confirmation_of(f.get("confirm")), "   ", lang))
+        lines.extend(confirm_lines(confirmation_of(f["confirm"]), "   ", lang))
     return "\n".join(lines)
 
 

@@ -7,10 +7,9 @@ carries it: :func:`~xladoctor.oracle.confirmation.confirmation_of`); no JSON is 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..base.labels import in_lang, label
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
     from ..oracle.confirmation import Confirmation
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..catalogue import scanner
 from ..catalogue.fixes import finding_fixes
 from ..catalogue.scanner import LogMatch
 from ..findings.from_log import plain as jsonable  # the one converter of scanner values (words in lang)
 from ..findings.model import Report
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Version 2: `notes` and `fixes_first` are in the document's `lang`; `notes_fa` and `fixes_first_fa`
 # are gone (docs/json.md).  `check` embeds this document, so its version moves with it.

@@ -15,11 +15,14 @@ from __future__ import annotations
 import codecs
 import json
 from itertools import islice
-from typing import Any, TextIO
 
 from ..base.escape import json_text
 from ..ir.record import MutableValue
 from ..ir.value import FrozenValue
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 _KEEP = ("path", "kind", "findings", "note", "companion_of", "error", "verdict", "confirm", "diagnostics", "parsed",
          "provenance")

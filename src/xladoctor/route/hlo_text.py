@@ -10,14 +10,15 @@ graph goes through here too, as the module it holds (:mod:`.tensors`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, BinaryIO
-
 from ..base.errors import located
 from ..base.files import decode_text
 from ..findings.model import Report
 from .options import Options
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import Any, BinaryIO
+
     from ..ir.module import HloModule
     from ..syntax.companion import Companion
     from ..triage.provenance import Provenance

@@ -6,11 +6,12 @@ Report with the scan attached (:func:`route`), ``xladoctor.explain_log`` the sam
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, BinaryIO
-
 from .options import Options
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
     from ..catalogue.scanner import LogMatch
     from ..findings.model import Report
 

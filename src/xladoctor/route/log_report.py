@@ -11,30 +11,38 @@ from __future__ import annotations
 
 import io
 import os
-from dataclasses import dataclass, field
-from typing import Any
 
 from ..base.labels import label
+from ..base.plain_dataclass import FACTORY, FrozenDataclass
 from ..catalogue.scanner import LogMatch
 from ..findings.model import Report
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 LogReport = Report
 """The name ``explain_log`` returned before there was one report type; kept so users' code works."""
 
 
-@dataclass(frozen=True)
-class ExplainedLog:
+class ExplainedLog(FrozenDataclass):
     """A log as ``explain`` explains it, the :class:`Report`'s ``analysis`` for ``explain_log``:
     what only the scan of one log knows (the scanner's raw matches, which the ``explain`` document
     writes beside the findings, and the messages past the distinct-error limit) and how the
     Report draws itself from them (``str``, ``repr``, ``to_json()``, the notebook page).  Named
     apart from the catalogue's :class:`~xladoctor.catalogue.logscan.LogScan`, the scanner's result."""
 
+    _FACTORIES = (("matches", list), ("not_shown", dict))
     source: str
     """The file scanned, or ``<text>`` for text given directly."""
-    matches: list[LogMatch] = field(default_factory=list)
-    not_shown: dict[str, int] = field(default_factory=dict)
+    matches: list[LogMatch]
+    not_shown: dict[str, int]
     """Messages past the distinct-error limit, by code."""
+
+    def __init__(self, source: str, matches: list[LogMatch] = FACTORY, not_shown: dict[str, int] = FACTORY) -> None:
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "matches", [] if matches is FACTORY else matches)
+        object.__setattr__(self, "not_shown", {} if not_shown is FACTORY else not_shown)
 
     def codes(self) -> list[str]:
         return [m.code for m in self.matches]

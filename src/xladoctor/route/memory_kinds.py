@@ -13,9 +13,12 @@ without its StableHLO: which outputs the answer hangs on, and how to get a faith
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..ir.value import FrozenValue
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 _JAX_NAME = re.compile(r"^(?:jit|pjit|xla_computation)_")
 _PLACEMENT_CALLS = frozenset({"annotate_device_placement", "MoveToHost", "MoveToDevice"})

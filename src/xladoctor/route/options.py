@@ -14,39 +14,50 @@ pass' and stay there; :meth:`Options` hands it ``rule`` and ``disable_host_compu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from ..base.plain_dataclass import FrozenDataclass, fields_with
 
+TYPE_CHECKING = False  # not typing's (issue 36, start-up)
 if TYPE_CHECKING:
     import argparse  # a plain command line is read without it (cli/main.py PLAIN_COMMANDS)
+    from typing import Any
 
 
-@dataclass(frozen=True, kw_only=True)
-class Options:
-    """What a route needs to know besides its input; the names are the commands' flags."""
+class Options(FrozenDataclass, kw_only=True):
+    """What a route needs to know besides its input; the names are the commands' flags (a frozen,
+    keyword-only dataclass written out: :mod:`xladoctor.base.plain_dataclass`)."""
 
-    rule: str = "shipped"
+    rule: str
     """Host-offload rule (``shipped`` or ``unmerged-pr-36525``, see ``xladoctor.offload.rules``)."""
-    lang: str = "en"
+    lang: str
     """The reader's language for xladoctor's own sentences (XLA's stay as XLA wrote them)."""
-    disable_host_compute: bool = False
+    disable_host_compute: bool
     """As ``--disable-host-compute`` (``--xla_disable_automatic_host_compute_offload``)."""
-    full: bool = False
+    full: bool
     """``check --full``: analyse every module, not only those the byte triage says an analysis applies to."""
-    parallel_logs: bool = False
+    parallel_logs: bool
     """Scan a log on this process' threads (one file checked: the cores are free)."""
-    confirm_topology: str | None = None
+    confirm_topology: str | None
     """``--confirm``'s topology: the real compiler judges each module (None: no confirmation)."""
-    confirm_run: int | None = None
+    confirm_run: int | None
     """``--run``'s seed: run each module once on the local chip (None: compile only)."""
-    platform: str = "tpu"
+    platform: str
     """The compiler predicted for (``tpu``, ``cuda``): ``--confirm`` with a GPU ``--topology``
     predicts for XLA:GPU, whose pipeline and rule differ (:mod:`xladoctor.offload.platform_checks`)."""
-    stablehlo_path: str | None = None
+    stablehlo_path: str | None
     """The StableHLO companion of the module analysed (``--stablehlo FILE``, or ``NAME.mlir`` beside)."""
-    stablehlo_found: str | None = None
+    stablehlo_found: str | None
     """How the companion was found (``option``: ``--stablehlo``; ``beside``: ``NAME.mlir`` next to
     ``NAME.hlo``; :mod:`xladoctor.syntax.companion`), said in every output."""
+
+    def __init__(self, *, rule: str = "shipped", lang: str = "en", disable_host_compute: bool = False,
+                 full: bool = False, parallel_logs: bool = False, confirm_topology: str | None = None,
+                 confirm_run: int | None = None, platform: str = "tpu", stablehlo_path: str | None = None,
+                 stablehlo_found: str | None = None) -> None:
+        for name, value in (("rule", rule), ("lang", lang), ("disable_host_compute", disable_host_compute),
+                            ("full", full), ("parallel_logs", parallel_logs), ("confirm_topology", confirm_topology),
+                            ("confirm_run", confirm_run), ("platform", platform), ("stablehlo_path", stablehlo_path),
+                            ("stablehlo_found", stablehlo_found)):
+            object.__setattr__(self, name, value)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, lang: str, **more: Any) -> Options:
@@ -63,7 +74,8 @@ class Options:
 
     def with_companion(self, path: str | None, found: str | None) -> Options:
         """These options for one module whose StableHLO companion is ``path`` (None: none)."""
-        return replace(self, stablehlo_path=path, stablehlo_found=found if path is not None else None)
+        return Options(**fields_with(self, {"stablehlo_path": path,
+                                            "stablehlo_found": found if path is not None else None}))
 
     def for_platform(self) -> Options:
         """With ``--confirm``, the prediction is for the confirming compiler (XLA:GPU for a GPU topology)."""
@@ -71,7 +83,7 @@ class Options:
             return self
         from ..oracle.topologies import platform_of
 
-        return replace(self, platform=platform_of(self.confirm_topology))
+        return Options(**fields_with(self, {"platform": platform_of(self.confirm_topology)}))
 
     def companion_json(self) -> dict[str, Any] | None:
         """The documents' ``stablehlo``: which StableHLO the verdict used, or null for none."""

@@ -10,11 +10,14 @@ an input error that names the ``[jax]`` extra (exit 2), never "clean".
 from __future__ import annotations
 
 import os
-from dataclasses import replace
-from typing import BinaryIO
 
+from ..base.plain_dataclass import fields_with  # a Report copied: no dataclasses (issue 36)
 from ..findings.model import Report
 from .options import Options
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 STABLEHLO_SUFFIXES = (".mlir", ".stablehlo")
 
@@ -44,7 +47,7 @@ def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options) -> Report
     # The findings' lines are the converted HLO's, not the file's: they are located in a name no
     # snippet reader opens, so no line of the .mlir is shown under an HLO line number.
     report = check_hlo(hlo_text_of(text, source), as_hlo(source), opts, companion)
-    return replace(report, inputs=(source,))
+    return type(report)(**fields_with(report, {"inputs": (source,)}))
 
 
 def as_hlo(source: str) -> str:

@@ -6,13 +6,15 @@ entry saying which graph and where the step synced; a folder lists one item per 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, BinaryIO
 
 from ..base.files import decode_text
 from ..findings.model import Report
 from .options import Options
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
     from .folder import Item
 
 
@@ -27,8 +29,7 @@ def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, graph: in
 def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> Report:
     """One graph of a tensors file, checked as the module it holds (with the same triage as a
     module file), its details saying which graph and where the step synced (``graph``)."""
-    from dataclasses import replace
-
+    from ..base.plain_dataclass import fields_with
     from ..findings.details import ModuleDetails, TriagedModule  # not at import: check's walk imports this module
     from ..syntax.tensors_file import saved_graphs, select_graph
     from .hlo_text import check_hlo, triaged
@@ -44,7 +45,7 @@ def _check_graph(text: str, source: str, opts: Options, graph: int | None) -> Re
             return triaged(source, t.module_name, False, graph=saved.to_json(count))
     report = check_hlo(module_text, source, opts)
     assert isinstance(report.details, (ModuleDetails, TriagedModule))
-    return replace(report, details=report.details.replace(graph=saved.to_json(count)))
+    return type(report)(**fields_with(report, {"details": report.details.replace(graph=saved.to_json(count))}))
 
 
 _SNIFF = 4096

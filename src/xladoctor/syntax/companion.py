@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
 
 from ..base.errors import InputError
 from ..ir.module import HloModule
 from ..ir.shape import Shape
 from ..ir.value import FrozenValue
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .stablehlo_main import MainSignature
 
 # stablehlo_main (the StableHLO signature's reader) is imported where a companion is read: a module

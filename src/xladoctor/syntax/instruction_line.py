@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import sys
 from itertools import chain
-from typing import TYPE_CHECKING, Final
 
 from ..base.errors import HloParseError
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, NO_CALLS, HloInstruction, OpMetadata
@@ -32,7 +31,10 @@ from .metadata import TextMetadataCodec
 from .reader import Reader
 from .shape_parser import read_shape
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import Final
+
     from ..ir.computation import HloComputation
     from ..ir.module import HloModule
     from .computation_reader import ComputationReader

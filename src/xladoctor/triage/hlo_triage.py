@@ -22,9 +22,12 @@ nothing else applies to.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..ir.value import FrozenValue
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 OFFLOAD_TOKENS: tuple[bytes, ...] = (
     b"MoveToHost", b"MoveToDevice", b"annotate_device_placement", b"_xla_buffer_placement",

@@ -27,11 +27,14 @@ import bisect
 import functools
 import os
 import re
-from typing import Any
 
 from ..base.labels import label
 from ..ir.record import MutableValue
 from ..syntax.module_sniff import hlo_header  # re-exported: the sniff is syntax's, a log's route needs no more
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any
 
 _GPU_NAME = re.compile(r"(?:^|\.)(?:sm_\d+\.\d+[a-z]?_gpu|gpu|gfx\w+_gpu)_after_optimizations")
 """``sm_9.0a_gpu_after_optimizations`` (H100's sm_90a, jaxlib 0.10.2's XLA:GPU), ``sm_8.0_gpu_...``."""

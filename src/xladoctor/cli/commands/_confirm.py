@@ -8,11 +8,11 @@ compile runs in the oracle's worker process) and its text :mod:`xladoctor.report
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from ...base.labels import label
 from ._common import help_text
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
     import argparse  # `offload FILE` and `check FILE` are read without it (cli/main.py PLAIN_COMMANDS)
 

@@ -88,8 +88,7 @@ def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version:
     fmt = getattr(args, "format", "json")
     sel, ign = getattr(args, "select", None), getattr(args, "ignore", None)
     active = selecting(args)
-    from dataclasses import replace  # lazy: `--help` builds arguments only (tests/test_startup.py)
-
+    from ...base.plain_dataclass import fields_with  # a Report; lazy: `--help` builds arguments only
     from ...findings.wire import Diagnostics, load_document, report_of
 
     doc = load_document(doc)  # typed already when the command built it (this process)
@@ -100,7 +99,7 @@ def emit_document(doc: dict[str, Any], args: argparse.Namespace, schema_version:
         aligned = tuple(x for x, k in zip(getattr(diagnostics, "aligned", ()), keep) if k)
         base = report_of(diagnostics)
         if base is not None:
-            narrowed = replace(base, findings=tuple(x for x in aligned if x is not None))
+            narrowed = type(base)(**fields_with(base, {"findings": tuple(x for x in aligned if x is not None)}))
             doc = {**doc, "diagnostics": Diagnostics({**diagnostics, "findings": kept}, narrowed, aligned)}
         else:
             doc = {**doc, "diagnostics": {**diagnostics, "findings": kept}}

@@ -42,7 +42,6 @@ hold, :class:`~.analysis_context.DeadStepsInexact` is raised and the analysis ru
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Final
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -52,6 +51,10 @@ from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
 from .hlo_dce import SIDE_EFFECTING, close_dead, removable
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Final
 
 _SIDE_EFFECTING: Final = SIDE_EFFECTING
 _REWIRED: Final = frozenset({HloOpcode.TUPLE, HloOpcode.GET_TUPLE_ELEMENT, HloOpcode.CUSTOM_CALL, HloOpcode.CALL,

@@ -25,7 +25,6 @@ would keep both, but XLA turns them into plain MoveToHost/MoveToDevice custom ca
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import COMPILED, HloInstruction
@@ -36,6 +35,10 @@ from ..annotations import ANNOTATION_TARGETS, is_move_to_device, is_move_to_host
 from .hlo_dce import _SIDE_EFFECTING
 from .hlo_pass_interface import HloPassInterface
 from .host_offload_utils import is_sharding_annotation
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Final
 
 _NEVER: Final = _SIDE_EFFECTING | {CUSTOM_CALL, OPT_BARRIER}
 assert PARAMETER in _NEVER  # :func:`_cheap_key` reads ``tuple_index`` from its field on that

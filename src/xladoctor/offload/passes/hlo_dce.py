@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from operator import attrgetter
-from typing import Final
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -24,6 +23,10 @@ from ...ir.opcodes import CUSTOM_CALL, HloOpcode
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Final
 
 _SIDE_EFFECTING: Final = frozenset(op for op in HloOpcode if op.has_side_effect or (
     op.may_have_side_effect and op is not HloOpcode.CUSTOM_CALL)) | {

@@ -13,8 +13,6 @@ XLA rebuilds it on every root or parameter it meets, which is quadratic.
 
 from __future__ import annotations
 
-from typing import Final
-
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
@@ -41,6 +39,10 @@ from ...ir.shape import Shape
 from ..annotations import is_move_to_device, is_move_to_host
 from ..kinds import Status
 from ..positions import Position
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Final
 
 _LOOP_PLUMBING: Final = frozenset({HloOpcode.TUPLE, HloOpcode.OPT_BARRIER, HloOpcode.GET_TUPLE_ELEMENT,
                             HloOpcode.PARAMETER, HloOpcode.WHILE})

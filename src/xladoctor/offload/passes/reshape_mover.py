@@ -24,8 +24,6 @@ programs have no transposes in these positions):
 
 from __future__ import annotations
 
-from typing import Final
-
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
@@ -34,6 +32,10 @@ from ...ir.shape import Shape, default_layout
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from .hlo_pass_interface import HloPassInterface
 from .insertions import Insertions
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Final
 
 _ELEMENTWISE: Final = frozenset(_UNARY_OPS | {o for o in HloOpcode if o.value in _BINARY} |
                          {SELECT, CLAMP, CONVERT})
