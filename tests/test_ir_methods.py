@@ -191,3 +191,22 @@ def test_the_caller_index_keeps_one_caller_itself_and_a_list_from_the_second():
     assert module.callers_of(add) == [module.instruction("c"), module.instruction("r")]
     assert module.callers_of(module.entry_computation()) == []
 
+
+def test_an_attribute_absent_from_the_text_is_none_without_the_split():
+    """A parsed instruction's attribute named nowhere in its text is None (no split); named only
+    inside another attribute's value, the split still says None; present, its value."""
+    module = parse_module("""HloModule m
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  a = f32[4] custom-call(p), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  b = f32[4] custom-call(a), custom_call_target="metadata", frontend_attributes={note="metadata"}
+  ROOT c = f32[4] negate(b), metadata={op_name="jit(f)/neg" source_file="f.py" source_line=7}
+}
+""")
+    a, b, c = (module.instruction(n) for n in "abc")
+    assert all(isinstance(i._attributes, str) for i in (a, b, c))  # kept as the text read: the path tested
+    assert a.metadata is None and a.source_location() is None
+    assert b.metadata is None and b.custom_call_target == "metadata"
+    assert c.metadata is not None and c.metadata.op_name == "jit(f)/neg"
+    assert (c.source_location().file, c.source_location().line) == ("f.py", 7)
