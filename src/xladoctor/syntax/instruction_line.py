@@ -56,12 +56,6 @@ class ParsedInstruction(HloInstruction):
     def _read_attribute_text(self, text: str) -> dict[str, str]:
         return read_attribute_text(text)
 
-    def _attribute_in_text(self, text: str, name: str) -> str | None:
-        # An attribute's name is in its text: where it is not, no split (jax_entry's 5,262 dropped
-        # MoveToHosts are each asked for metadata they do not have: 9.5 ms of the compiled core's
-        # offload at 100k, the attribute text split each time).
-        return read_attribute_text(text).get(name) if name in text else None
-
     def _metadata_codec(self) -> TextMetadataCodec:
         return _METADATA
 
