@@ -79,3 +79,27 @@ def test_the_walk_finds_the_closure_and_post_order_on_the_corpus(tmp_path: Path)
     finally:
         hlo_dce._walk_dead = original
     assert walked > 20  # the walk itself answered on many, not only the closure
+
+
+def test_control_edges_found_alike_by_the_compiled_loop_and_the_map(monkeypatch):
+    """has_control_edges: the native loop the compiled core runs and the C-level ``map`` pure
+    Python runs say the same, on a computation with control edges and one without."""
+    module = parse_module("""HloModule m
+
+e {
+  p = f32[] parameter(0)
+  a = f32[] negate(p)
+  ROOT b = f32[] negate(p), control-predecessors={a}
+}
+
+ENTRY plain {
+  q = f32[] parameter(0)
+  ROOT n = f32[] negate(q), metadata={op_name="x"}
+}
+""")
+    both = [module.computation("e"), module.entry_computation()]
+    answers = []
+    for compiled in (False, True):
+        monkeypatch.setattr(hlo_dce, "COMPILED", compiled)
+        answers.append([hlo_dce.has_control_edges(c) for c in both])
+    assert answers == [[True, False], [True, False]]

@@ -151,3 +151,62 @@ def test_an_instruction_built_in_code_takes_a_parsed_ones_metadata():
         again.metadata = x.metadata
     clone = x.clone_with_new_operands(x.shape, list(x.operands), "x.1")
     assert type(clone) is type(x) and clone.metadata == x.metadata
+
+
+_CALLS = """HloModule calls
+
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+twice {
+  p = f32[] parameter(0)
+  ROOT c = f32[] call(p, p), to_apply=add_f32
+}
+
+ENTRY main {
+  x = f32[] parameter(0)
+  first = f32[] call(x), to_apply=twice
+  second = f32[] call(first), to_apply=twice
+  ROOT r = f32[] call(second, x), to_apply=add_f32
+}
+"""
+
+
+def test_the_caller_index_keeps_one_caller_itself_and_a_list_from_the_second():
+    """ir/callers.caller_index (compiled in the compiled core): callers in module order, the
+    computations nobody calls absent."""
+    from xladoctor.ir.callers import caller_index
+
+    module = parse_module(_CALLS)
+    index = caller_index(module.computations)
+    add, twice = module.computation("add_f32"), module.computation("twice")
+    assert index[add] == [module.instruction("c"), module.instruction("r")]
+    assert index[twice] == [module.instruction("first"), module.instruction("second")]
+    assert set(index) == {add, twice}
+    single = parse_module(_TEXT)
+    assert caller_index(single.computations) == {single.computation("add_f32"): single.instruction("r")}
+    assert module.callers_of(add) == [module.instruction("c"), module.instruction("r")]
+    assert module.callers_of(module.entry_computation()) == []
+
+
+def test_an_attribute_absent_from_the_text_is_none_without_the_split():
+    """A parsed instruction's attribute named nowhere in its text is None (no split); named only
+    inside another attribute's value, the split still says None; present, its value."""
+    module = parse_module("""HloModule m
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  a = f32[4] custom-call(p), custom_call_target="annotate_device_placement", frontend_attributes={_xla_buffer_placement="pinned_host"}
+  b = f32[4] custom-call(a), custom_call_target="metadata", frontend_attributes={note="metadata"}
+  ROOT c = f32[4] negate(b), metadata={op_name="jit(f)/neg" source_file="f.py" source_line=7}
+}
+""")
+    a, b, c = (module.instruction(n) for n in "abc")
+    assert all(isinstance(i._attributes, str) for i in (a, b, c))  # kept as the text read: the path tested
+    assert a.metadata is None and a.source_location() is None
+    assert b.metadata is None and b.custom_call_target == "metadata"
+    assert c.metadata is not None and c.metadata.op_name == "jit(f)/neg"
+    assert (c.source_location().file, c.source_location().line) == ("f.py", 7)

@@ -389,7 +389,14 @@ ENTRY main {
     module = parse_module(text)
     entry = module.entry_computation()
     hosts = [i.name for i in entry.instructions if i.frontend_attributes.get("_xla_compute_type") == "host"]
-    assert hosts == ["q", "c1"] and _two_host_computes(entry.instructions)
-    assert not _two_host_computes([i for i in entry.instructions if i.name != "q"])
-    assert not _two_host_computes(module.computation("h1").instructions)
+    assert hosts == ["q", "c1"]
+    from xladoctor.offload.passes import hlo_host_device_type_call_wrapper as wrapper
+    compiled = wrapper.COMPILED
+    try:
+        for wrapper.COMPILED in (False, True):  # pure Python's map and the compiled core's loop alike
+            assert _two_host_computes(entry.instructions)
+            assert not _two_host_computes([i for i in entry.instructions if i.name != "q"])
+            assert not _two_host_computes(module.computation("h1").instructions)
+    finally:
+        wrapper.COMPILED = compiled
     assert wrap_host_calls(module) == []  # q is no call: the two are not mergeable

@@ -395,11 +395,11 @@ class HloInstruction(PackedFieldAccess):
         return name in attrs
 
     def _attribute_value(self, name: str) -> str | None:
-        """The raw text of attribute ``name``, without keeping the decoded dict (a read of one
-        attribute of every instruction, as ``hlo``'s metadata, must not keep a dict each)."""
+        """Attribute ``name``'s raw text, without keeping the decoded dict (one attribute of every
+        instruction read, as ``hlo``'s metadata); no split where the text lacks the name."""
         attrs = self._attributes
         if isinstance(attrs, str):
-            return self._read_attribute_text(attrs).get(name) if attrs else None
+            return self._read_attribute_text(attrs).get(name) if name in attrs else None
         return attrs.get(name)
 
     # -- metadata (decoded on each read: a 100k-instruction module rarely needs more than a few,

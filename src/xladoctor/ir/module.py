@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from .callers import caller_index
 from .computation import HloComputation
 from .instruction import HloInstruction, SourceLocation
 from .instruction_names import InstructionNames
@@ -224,22 +225,9 @@ class HloModule:
         return held if isinstance(held, list) else [held]
 
     def _caller_index(self) -> dict[HloComputation, HloInstruction | list[HloInstruction]]:
-        """Each called computation's callers in module order: the one caller itself where there
-        is one (most: jax_entry's 10.5k computations have a caller each), a list from the second.
-        A list each was 1.2 MiB of what ``offload`` holds on jax_entry at 100k (issue 36 item 3)."""
-        index: dict[HloComputation, HloInstruction | list[HloInstruction]] = {}
-        for c in self.computations:
-            for instr in c.instructions:
-                if instr.called:
-                    for called in instr.called_computations:
-                        held = index.get(called)
-                        if held is None:
-                            index[called] = instr
-                        elif isinstance(held, list):
-                            held.append(instr)
-                        else:
-                            index[called] = [held, instr]
-        return index
+        """Each called computation's callers in module order (:func:`.callers.caller_index`: compiled
+        in the compiled core, where this module is not)."""
+        return caller_index(self.computations)
 
     def clone(self) -> HloModule:
         """A structurally independent copy with the same names (see :mod:`.clone`)."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from array import array
 
-from ..base.collector import paused
+from ..base.collector import building
 from ..base.errors import HloParseError
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
 from .attributes import parse_aliasing, parse_buffer_donors, parse_key_values, scan_string, unquote
@@ -82,8 +82,9 @@ def parse_module(text: object, source: str = "<hlo>") -> HloModule:
     text = text_argument(text, "parse_module", source)
     _check_white_space(text, source)
     # The parse allocates millions of objects and frees none of them; CPython's cyclic
-    # GC would rescan the growing heap again and again (superlinear time), so pause it.
-    with paused(), collecting() as warnings:
+    # GC would rescan the growing heap again and again (superlinear time), so pause it, and
+    # what it built is promoted at the end, not rescanned by the next young collection (building).
+    with building(), collecting() as warnings:
         module = _ModuleParser(text, source).parse()
     if warnings.count:  # layouts jaxlib's parser keeps and XLA's validation refuses (layout_warnings.py)
         module.layout_warnings = located(warnings, text)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from operator import attrgetter
 
 from ...ir.computation import HloComputation
-from ...ir.instruction import HloInstruction
+from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import CUSTOM_CALL, HloOpcode
 from ..annotations import is_annotation
@@ -98,7 +98,15 @@ def has_control_edges(comp: HloComputation) -> bool:
     Read from the rare fields' slot, which most instructions do not have (``_extra`` None), in
     C-level iteration: the ``control_predecessors`` property cost a Python call per instruction,
     and the entry is asked twice per run (the copy's dead code, the rebuild's search; ~10 ms of
-    ``jax_entry`` at 100k instructions, issue 36)."""
+    ``jax_entry`` at 100k instructions, issue 36).  Compiled, the same read is a native loop: there
+    ``attrgetter`` reads each native field through Python's protocol (66M instructions of a
+    ``jax_entry`` 100k ``offload``, three computations' worth of instructions asked)."""
+    if COMPILED:
+        for instr in comp.instructions:
+            extra = instr._extra
+            if extra is not None and extra.control_predecessors:
+                return True
+        return False
     return any(map(_CONTROL_SLOT, filter(None, map(_EXTRA, comp.instructions))))
 
 

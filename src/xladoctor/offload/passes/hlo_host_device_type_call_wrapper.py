@@ -30,7 +30,7 @@ from __future__ import annotations
 from operator import attrgetter
 
 from ...ir.computation import HloComputation
-from ...ir.instruction import HloInstruction
+from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import CALL, GET_TUPLE_ELEMENT, PARAMETER, TUPLE
 from ...ir.shape import Shape
@@ -57,8 +57,17 @@ def wrap_host_calls(module: HloModule) -> list[str]:
 def _two_host_computes(instructions: list[HloInstruction]) -> bool:
     """Whether two of ``instructions`` are :func:`~..annotations.is_host_compute`: its test on the
     rare fields of those that have them (frontend attributes live there; a train step: 99 of
-    4,316), which ``map`` finds without a Python call per instruction."""
+    4,316), which ``map`` finds without a Python call per instruction.  Compiled, a native loop
+    reads them (``attrgetter`` would read each native field through Python's protocol)."""
     found = 0
+    if COMPILED:
+        for instr in instructions:
+            extra = instr._extra
+            if extra is not None and extra.frontend_attributes.get(COMPUTE_TYPE_ATTR) == COMPUTE_TYPE_HOST:
+                found += 1
+                if found == 2:
+                    return True
+        return False
     for extra in filter(None, map(_EXTRA, instructions)):
         if extra.frontend_attributes.get(COMPUTE_TYPE_ATTR) == COMPUTE_TYPE_HOST:
             found += 1
