@@ -174,6 +174,9 @@ def lean_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dic
         return _rebuild_dead_code(module, [comp], into=left_out).get(comp.name, [])
 
     steps = find_dead_steps(module, left_out, counts, dead_code_of)
+    # The input's caller index, built for the dead steps' callees: a cache (rebuilt where read again:
+    # later failures on some modules), not held through the copy and the pipeline (5 MiB at 1M).
+    module.calls_changed()
     if steps is None:
         _rebuild_dead_code(module, module.computations, into=left_out)
         return clone_module(module, _kept(module, left_out)), left_out, None
