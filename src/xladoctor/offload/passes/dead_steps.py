@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
+from ...base.sized_sets import add_sized
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
@@ -82,9 +83,8 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     entry = module.entry
     if entry is None or entry.name not in left_out:
         return None
-    # Sized once from a dict (a set grown one entry at a time quadruples below 50k: jax_entry's 21k
-    # at 100k instructions took 2 MiB, at the analysis' peak, where 1 MiB holds them).
-    gone = set(dict.fromkeys(left_out[entry.name]))
+    gone: set[HloInstruction] = set()
+    add_sized(gone, left_out[entry.name])  # (base/sized_sets.py: jax_entry's 21k at 100k took 2 MiB one by one, 1 MiB so)
     root = entry.root
     calls = [i for i in entry.instructions if i.opcode is CALL and i is not root and i.users_within(gone)]
     if not calls:
@@ -110,8 +110,11 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         dead, walks = closed, _rebuild_walks(steps, closed)
         markers = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
         orders = None
+    gone.clear()  # not read by the model, made again after it: 8 MiB at jax_entry 1M, at the analysis' peak
     model = _model(entry, dead, walks, callee_of, markers, orders)
+    markers.clear()  # (the model's reads, done with: 5 MiB at 1M, freed before the set is made again)
     if model is not None:
+        add_sized(gone, left_out[entry.name])
         _leave_out_uncalled(module, model, dead, callers, dead_code_of, gone)
         # What the copy keeps of the entry, not what it leaves out: ~5% of it on jax_entry, where
         # a set of the rest (737k instructions at 1M, 32 MiB) was held until the copy was made.
