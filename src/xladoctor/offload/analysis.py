@@ -137,6 +137,10 @@ def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: boo
     HostOffloader) on a private copy of ``module``; HostOffloader's result, from the run's context."""
     config = PipelineConfig(inline_calls, legalize, options, platform)
     copy, left_out, dead_steps = lean_copy(module, config)
+    if dead_steps is not None:
+        # The stand-ins are the copy's now, their operands its own tuples: the pairs and the input's
+        # operands by call (~10 MiB at jax_entry 1M instructions) are not held through the pipeline.
+        dead_steps.stand_ins = {}
     try:
         result = _run_pipeline(module, config, copy, left_out, dead_steps)
     except DeadStepsInexact:  # the stand-ins met what they do not model: the whole copy, as before
