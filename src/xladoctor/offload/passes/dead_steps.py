@@ -44,7 +44,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
-from ...base.sized_sets import add_sized
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
@@ -83,8 +82,7 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     entry = module.entry
     if entry is None or entry.name not in left_out:
         return None
-    gone: set[HloInstruction] = set()
-    add_sized(gone, left_out[entry.name])  # (base/sized_sets.py: jax_entry's 21k at 100k took 2 MiB one by one, 1 MiB so)
+    gone = set(left_out[entry.name])
     root = entry.root
     calls = [i for i in entry.instructions if i.opcode is CALL and i is not root and i.users_within(gone)]
     if not calls:
@@ -114,7 +112,7 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     model = _model(entry, dead, walks, callee_of, markers, orders)
     markers.clear()  # (the model's reads, done with: 5 MiB at 1M, freed before the set is made again)
     if model is not None:
-        add_sized(gone, left_out[entry.name])
+        gone.update(left_out[entry.name])
         _leave_out_uncalled(module, model, dead, callers, dead_code_of, gone)
         # What the copy keeps of the entry, not what it leaves out: ~5% of it on jax_entry, where
         # a set of the rest (737k instructions at 1M, 32 MiB) was held until the copy was made.
