@@ -137,6 +137,10 @@ def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: boo
     HostOffloader) on a private copy of ``module``; HostOffloader's result, from the run's context."""
     config = PipelineConfig(inline_calls, legalize, options, platform)
     copy, left_out, dead_steps = lean_copy(module, config)
+    if dead_steps is not None:
+        # The stand-ins are the copy's now, their operands its own tuples: the pairs and the input's
+        # operands by call (~10 MiB at jax_entry 1M instructions) are not held through the pipeline.
+        dead_steps.stand_ins = {}
     try:
         result = _run_pipeline(module, config, copy, left_out, dead_steps)
     except DeadStepsInexact:  # the stand-ins met what they do not model: the whole copy, as before
@@ -174,6 +178,9 @@ def lean_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dic
         return _rebuild_dead_code(module, [comp], into=left_out).get(comp.name, [])
 
     steps = find_dead_steps(module, left_out, counts, dead_code_of)
+    # The input's caller index, built for the dead steps' callees: a cache (rebuilt where read again:
+    # later failures on some modules), not held through the copy and the pipeline (5 MiB at 1M).
+    module.calls_changed()
     if steps is None:
         _rebuild_dead_code(module, module.computations, into=left_out)
         return clone_module(module, _kept(module, left_out)), left_out, None

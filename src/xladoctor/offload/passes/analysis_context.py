@@ -92,7 +92,8 @@ class DeadSteps:
     stand_ins: dict[HloInstruction, tuple[HloInstruction, tuple[HloInstruction, ...]]]
     """A dead call -> what the copy holds instead: an instruction named and made as its callee's
     root (what stands in its place once inlined), to read the live values the step reads, in the
-    rebuild's visiting order.  Made for one copy: it joins that copy."""
+    rebuild's visiting order.  Made for one copy: it joins that copy (the analysis empties this
+    then: only the copy reads it)."""
     calls: dict[str, str]
     """A stand-in's name (the callee root's) -> the call it stands for (CallInliner names it)."""
     removals: dict[str, list[HloInstruction]]

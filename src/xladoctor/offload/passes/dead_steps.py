@@ -111,8 +111,11 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         dead, walks = closed, _rebuild_walks(steps, closed)
         markers = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
         orders = None
+    gone.clear()  # not read by the model, made again after it: 8 MiB at jax_entry 1M, at the analysis' peak
     model = _model(entry, dead, walks, callee_of, markers, orders)
+    markers.clear()  # (the model's reads, done with: 5 MiB at 1M, freed before the set is made again)
     if model is not None:
+        gone.update(left_out[entry.name])
         _leave_out_uncalled(module, model, dead, callers, dead_code_of, gone)
         # What the copy keeps of the entry, not what it leaves out: ~5% of it on jax_entry, where
         # a set of the rest (737k instructions at 1M, 32 MiB) was held until the copy was made.
@@ -217,6 +220,7 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     steps = DeadSteps(entry.name)
     placed = _stand_ins(walks, steps, callee_of)
     walks.clear()  # each walk's live values are its stand-in's operands now (the same tuples)
+    callee_of.clear()  # (``placed`` holds them: a dict of every step held to the end, 2.5 MiB at 1M)
     # ShardingRemover has replaced the dead markers by their operands before that DCE: each is
     # read as the value under its markers (a callee's parameter as its call's operand, so read,
     # is added by _inlined).
@@ -504,10 +508,9 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
     set of every step's instructions was 2 MiB of the analysis' peak on ``jax_entry`` at 100k);
     else one for all.  There a callee of one parameter is walked alone (:func:`_one_operand_order`):
     the walk from its call's one operand is the closure walk's, markers aside."""
-    stand_in_operands = {stand_in.name: operands for stand_in, operands in steps.stand_ins.values()}
     done: set[HloInstruction] = set()
-    removals, bodies = steps.removals, steps.computations  # (the callees only, so far)
-    for k, (_, callee, _) in enumerate(placed):
+    removals, bodies, stand_ins = steps.removals, steps.computations, steps.stand_ins  # (the callees only, so far)
+    for k, (call, callee, _) in enumerate(placed):
         body_root = callee.root
         assert body_root is not None
         if orders is not None:
@@ -535,8 +538,8 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
             else:
                 pop()
                 order.append(node)
-        if tuple(reached) != stand_in_operands[body_root.name]:
-            return False
+        if tuple(reached) != stand_ins[call][1]:  # (a dict of them by name was 52k entries at the analysis'
+            return False  # peak on jax_entry at 1M instructions, read by steps of more parameters only)
         removals[body_root.name] = order
     return True
 

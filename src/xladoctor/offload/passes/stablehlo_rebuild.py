@@ -22,13 +22,13 @@ from .hlo_pass_interface import HloPassWithContext
 from .tuple_simplifier import forward_tuple_elements
 
 
-def rebuild_as_compiled(module: HloModule,
-                        left_out: Mapping[str, list[HloInstruction]] | None = None) -> list[HloInstruction]:
+def rebuild_as_compiled(module: HloModule, left_out: Mapping[str, list[HloInstruction]] | None = None,
+                        into: list[HloInstruction] | None = None) -> list[HloInstruction]:
     """Fold ``gte(tuple)``, drop dead code, and order users by position (see the module doc);
-    returns the dead instructions removed.  ``left_out``: the dead code the copy already left
-    out, by computation (:func:`.hlo_dce.remove_dead_code`)."""
+    returns the dead instructions removed, appended to ``into`` where given.  ``left_out``: the
+    dead code the copy already left out, by computation (:func:`.hlo_dce.remove_dead_code`)."""
     forward_tuple_elements(module)
-    dead = remove_dead_code(module, left_out)
+    dead = remove_dead_code(module, left_out, into=into)
     for comp in module.computations:
         comp.instructions = comp.post_order()  # without dead code: the root's DFS, as built
         comp.sort_users_by_position()
@@ -42,6 +42,7 @@ class StablehloRebuild(HloPassWithContext):
     name = "stablehlo_rebuild"
 
     def run(self, module: HloModule) -> bool:
-        dead = rebuild_as_compiled(module, self.context.left_out)
-        self.context.dead.extend(dead)
-        return bool(dead)
+        dead = self.context.dead
+        before = len(dead)
+        rebuild_as_compiled(module, self.context.left_out, into=dead)  # no list of its own copied there
+        return len(dead) != before
