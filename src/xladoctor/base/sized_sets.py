@@ -11,10 +11,12 @@ temporary.  For strings: objects hashed by address (instructions) probe more in 
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from typing import Final, TypeVar
+TYPE_CHECKING = False  # not typing's: `offload FILE` imports this module (issue 36, start-up)
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Sequence
+    from typing import Final, TypeVar
 
-T = TypeVar("T", bound=Hashable)
+    T = TypeVar("T", bound=Hashable)
 
 CHUNK: Final = 4096
 """Keys per temporary dict: ~150 KiB, small beside the sets it is for."""
