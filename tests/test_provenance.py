@@ -112,6 +112,22 @@ def test_text_rules_matched_finds_what_one_search_per_rule_finds(jax_hlo_corpus)
         assert text_rules_matched(text) == expected, text
 
 
+def test_the_tiled_layout_rule_is_the_search_it_replaced():
+    """The tiled-layout rule, tried only from the ``{`` before each ``:``, against the regex's search on
+    near misses: no brace, a space or a letter in the run, a Unicode digit, colons in a row, ``}`` before ``T(``."""
+    import random
+    import re
+
+    from xladoctor.triage.provenance import text_rules_matched
+
+    pieces = ["{", "}", ":", ",", "1", "0", "\u0663", " ", "x", "T(", "T(8", "{1,0:T(8,128)}", "::", "{:T(1)}",
+              "{1,:T(2)}", "1,0:T(8)", "{1 ,0:T(8)}", "{1,0:}T(8)", "{1:x}T(1)", "{{1:T(9"]
+    rng = random.Random(36)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 14))) for _ in range(5000)]
+    for text in texts:
+        assert (0 in text_rules_matched(text)) == (re.search(_RULES_AS_SEARCHES[0], text) is not None), text
+
+
 @pytest.mark.parametrize("line,platform", [
     ('  %p = f32[8,128]{1,0:T(8,128)} parameter(0)', "tpu"),
     ('  %c = f32[8] custom-call(%p), custom_call_target="tpu_custom_call"', "tpu"),

@@ -26,6 +26,7 @@ from ..ir.rare_fields import SharedRareFields, only_literal_or_frontend
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
 from .layout_warnings import warned
+from .line_split import split_line
 from .literal import LiteralError, check_literal
 from .metadata import TextMetadataCodec
 from .reader import Reader
@@ -185,17 +186,18 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     """The line at the cursor as the full reader builds it (calls queued alike), its control predecessors' names, start
     and ROOT flag; operands from ``by_name`` (``owner``'s only, :mod:`.body_scope`).  None: nothing done, read it in full."""
     r, text = p.r, p.text
-    m = _LINE.match(text, r.pos)
-    if m is None or (p.has_backslash and text.find("\\", m.start(), m.end()) >= 0):
+    if COMPILED and (split := split_line(text, r.pos, _HEADS)) is not None:  # the usual lines without the regex (.line_split)
+        m, (root, percent, name, head, plain, names_text, inside, attributes, first, end) = None, split
+    elif (m := _LINE.match(text, r.pos)) is not None:
+        (root, percent, name, head, plain, names_text, inside, attributes), end = m.groups(), m.end()  # one call: no index per group
+    else:
         return None
-    root, percent, name, head, plain, names_text, inside, attributes = m.groups()  # one call: no index per group
-    if name in _KEYWORDS or ((known := _HEADS.get(head)) is None and (known := _head(text, m.start(4), head, p.source)) is None):
+    if (p.has_backslash and text.find("\\", r.pos, end) >= 0) or name in _KEYWORDS or (
+            (known := _HEADS.get(head)) is None and (m is None or (known := _head(text, m.start(4), head, p.source)) is None)):
         return None
     opcode, arity, allowed, required, shape = known
-    if COMPILED:
-        instr = ParsedInstruction(name, opcode, shape)
-    else:  # HloInstruction.__init__'s stores (_FRESH): the class call runs __init__ in an interpreter loop of its own
-        instr = _NEW(ParsedInstruction)
+    instr = ParsedInstruction(name, opcode, shape) if COMPILED else _NEW(ParsedInstruction)
+    if not COMPILED:  # HloInstruction.__init__'s stores (_FRESH): the class call runs __init__ in an interpreter loop of its own
         instr.name, instr.opcode, instr.shape = name, opcode, shape
         (instr._operands, instr._users, instr._attributes, instr.parent, instr.called, instr._number, instr._where,
          instr._line_off, instr._extra) = _FRESH
@@ -218,11 +220,10 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
                     return None  # another computation's: the full reader's scope has no such name
         if 0 <= arity != len(operands) or (opcode in _COUNTED and operand_count_error(opcode.value, operands) is not None):
             return None  # the full reader refuses it where it stands (a tuple's arity is its shape's: _head)
-    control, names, end = _NO_CONTROL, _NO_NAMES, m.end()  # the attributes end the match (the spaces after: lookahead)
+    control, names = _NO_CONTROL, _NO_NAMES  # the attributes end the match (the spaces after: lookahead)
     if attributes:
         control = []
-        resolving = len(p._calls_to_resolve)
-        start, attributes = end - len(attributes), attributes if len(attributes) <= _LONG_TEXT else ""  # (_attributes)
+        resolving, start, attributes = len(p._calls_to_resolve), end - len(attributes), attributes if len(attributes) <= _LONG_TEXT else ""
         if (read := _attributes(p, instr, allowed, text, start, end, control, attributes)) is None:
             del p._calls_to_resolve[resolving:]
             return None
@@ -239,7 +240,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     if percent:
         module.print_percent = True
     r.pos = end
-    return instr, control, m.start(1) if root else m.start(2), root is not None
+    return instr, control, first if m is None else m.start(1) if root else m.start(2), root is not None
 
 
 _NO_CONTROL: Final[list[tuple[str, int]]] = []
