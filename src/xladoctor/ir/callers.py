@@ -21,8 +21,9 @@ def caller_index(computations: list[HloComputation]) -> dict[HloComputation, Hlo
     index: dict[HloComputation, HloInstruction | list[HloInstruction]] = {}
     for c in computations:
         for instr in c.instructions:
-            if instr.called:
-                for comps in instr.called.values():  # called_computations' order, without its list
+            extra = instr._extra  # ``called``'s store, read without the property: every instruction
+            if extra is not None and extra.called:
+                for comps in extra.called.values():  # called_computations' order, without its list
                     for called in comps:
                         held = index.get(called)
                         if held is None:

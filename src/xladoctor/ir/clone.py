@@ -132,8 +132,8 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
         extra = instr._extra
         if extra is not None and extra.control_predecessors:
             i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]
-        if instr.called and (not replaced or instr not in replaced):
-            i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in instr.called.items()})
+        if extra is not None and extra.called and (not replaced or instr not in replaced):  # ``called``'s store
+            i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in extra.called.items()})
 
 
 def _claim_left_out(module: HloModule, new: HloModule, keep: Mapping[HloComputation, list[HloInstruction]],

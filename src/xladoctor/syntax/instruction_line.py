@@ -18,11 +18,11 @@ import sys
 from itertools import chain
 
 from ..base.errors import HloParseError
-from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, NO_CALLS, HloInstruction, OpMetadata
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import CONSTANT, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
 from ..ir.packed_fields import NO_USERS, NOWHERE
-from ..ir.rare_fields import SharedRareFields, only_literal_or_frontend
+from ..ir.rare_fields import CALLS, SharedRareFields, only_literal_or_frontend, shared_number
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
 from .layout_warnings import warned
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 _METADATA: Final = TextMetadataCodec()
 _NEW: Final = object.__new__
-_FRESH: Final = ((), NO_USERS, "", None, NO_CALLS, None, NOWHERE, 0, None)
+_FRESH: Final = ((), NO_USERS, "", None, NOWHERE, 0, None)
 """What ``HloInstruction.__init__`` stores in an instruction's fields but its name, opcode and shape, in
 the order :func:`read_fast` stores them (pure Python; tests/test_instruction_line.py compares them)."""
 _NO_COUNT: Final = sys.maxsize
@@ -197,8 +197,8 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     else:  # HloInstruction.__init__'s stores (_FRESH): the class call runs __init__ in an interpreter loop of its own
         instr = _NEW(ParsedInstruction)
         instr.name, instr.opcode, instr.shape = name, opcode, shape
-        (instr._operands, instr._users, instr._attributes, instr.parent, instr.called, instr._number, instr._where,
-         instr._line_off, instr._extra) = _FRESH
+        (instr._operands, instr._users, instr._attributes, instr.parent, instr._where, instr._line_off,
+         instr._extra) = _FRESH
     operands: tuple[HloInstruction, ...] = ()
     if opcode is PARAMETER or opcode is CONSTANT or (plain is None and names_text is None):
         if not _contents(instr, plain or names_text or inside, p.shared_text, p.shared_literals):
@@ -253,7 +253,12 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
     if opcode is PARAMETER:
         if not _PARAMETER_NUMBER.fullmatch(inside):
             return False
-        instr._number = int(inside)  # parameter_number
+        number = int(inside)  # parameter_number: the shared rare fields holding it, where the table has room
+        shared_fields = shared_number(number)
+        if shared_fields is not None:
+            instr._extra = shared_fields  # a new instruction: no rare field set yet
+        else:
+            instr._set_number(number)
         return True
     if opcode is CONSTANT:
         if not _SCALAR_LITERAL.fullmatch(inside):
@@ -346,18 +351,17 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
 def _reuse(instr: HloInstruction, shared: str, target: str | None, index: int | None,
            frontend: SharedRareFields | None) -> None:
     """A verdict reached before, applied to ``instr`` (a line just read: its fields are unset): its text
-    and decoded fields, stored directly (the setters' one store where the value is not None; a target
-    and an index share ``_number``)."""
+    and decoded fields, the rare ones shared (``frontend`` holds the target or index too)."""
     instr._attributes = shared
+    if frontend is not None and instr._extra is None:
+        instr._extra = frontend  # shared by every line of this (opcode, text)
+        return
     if target is not None:
-        instr._number = target
+        instr._set_number(target)
     if index is not None:
-        instr._number = index
-    if frontend is not None:
-        if instr._extra is None:
-            instr._extra = frontend  # shared by every line of this (opcode, text)
-        else:  # a constant's literal is there already: its own fields (rare)
-            instr.frontend_attributes = frontend.frontend_attributes
+        instr._set_number(index)
+    if frontend is not None:  # a constant's literal or a parameter's number is there already: its own fields
+        instr.frontend_attributes = frontend.frontend_attributes
 
 
 def _shared_frontend(instr: HloInstruction, names: set[str]) -> SharedRareFields | None:
@@ -365,9 +369,11 @@ def _shared_frontend(instr: HloInstruction, names: set[str]) -> SharedRareFields
     (``instr``'s own become those where they hold nothing else)."""
     if "frontend_attributes" not in names:
         return None
-    frontend = SharedRareFields.holding(frontend_attributes=instr.frontend_attributes)
+    number = None if instr.opcode is PARAMETER else instr._number()  # a target or an index: the text's
+    frontend = SharedRareFields.holding(frontend_attributes=instr.frontend_attributes, number=number)
     extra = instr._extra
-    if extra is not None and extra.literal is None and only_literal_or_frontend(extra):
+    if extra is not None and type(extra) is not CALLS and extra.literal is None and extra.number == number \
+            and only_literal_or_frontend(extra):
         instr._extra = frontend  # this line's own fields are those: shared with the lines to come
     return frontend
 

@@ -367,7 +367,8 @@ def _conditionals(module: HloModule) -> list[HloInstruction]:
     def visit(comp: HloComputation) -> None:
         seen.add(id(comp))
         for instr in comp.instructions:
-            if not instr.called:
+            extra = instr._extra  # ``called``'s store: no property call per instruction
+            if extra is None or not extra.called:
                 continue  # most instructions call nothing: no list made
             for callee in instr.called_computations:
                 if id(callee) not in seen:

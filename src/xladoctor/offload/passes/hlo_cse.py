@@ -85,10 +85,12 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
         else:
             operands = tuple(sorted(operands, key=id))  # type: ignore[arg-type]
     extra = instr._extra
-    called = instr.called
+    if extra is None:  # most instructions: no literal, number or call
+        return (opcode, operands, None, None, ())
+    called = extra.called
     # ``tuple_index`` read from its field: the property's other None, a parameter, is in _NEVER
-    number = instr._number
-    return (opcode, operands, None if extra is None else extra.literal, None if isinstance(number, str) else number,
+    number = extra.number
+    return (opcode, operands, extra.literal, None if isinstance(number, str) else number,
             tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())) if called else ())
 
 

@@ -57,7 +57,8 @@ def make_computation_post_order(lz: LegalizeState) -> list[HloComputation]:
 
 def _callees(comp: HloComputation) -> list[HloComputation]:
     """Every computation ``comp``'s instructions call, in order (asked only of those that call one)."""
-    return [c for i in comp.instructions if i.called for c in i.called_computations]
+    return [c for i in comp.instructions if (extra := i._extra) is not None and extra.called  # ``called``'s store
+            for c in i.called_computations]
 
 
 def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list[HloInstruction]:
