@@ -24,7 +24,7 @@ from .metadata import OpMetadata, SourceLocation
 from .opcodes import CUSTOM_CALL, HloOpcode
 from .operands import WIDE, WideOperands
 from .packed_fields import NO_USERS, NOWHERE, PACKED_SLOTS, PackedFieldAccess
-from .rare_fields import EXTRA_COPIED, UNDECODED
+from .rare_fields import CALLS, EXTRA_COPIED, UNDECODED
 from .rare_fields import NO_CALLS as NO_CALLS  # re-exported: the parser and the passes import it from here
 from .shape import Shape
 from .users import Users
@@ -157,7 +157,10 @@ class HloInstruction(PackedFieldAccess):
     def set_called_computations(self, called: Mapping[str, list[HloComputation]]) -> None:
         """The called computations by role (XLA's ``set_called_computation``/``ReplaceCalledComputations``):
         the one write of :attr:`called`, which keeps the module's caller index in step."""
-        self.called = called
+        if called and self._extra is None:  # the common case (the parser's): the calls alone, no property call
+            self._extra = called if type(called) is CALLS else CALLS(called)
+        else:
+            self.called = called
         comp = self.parent
         if comp is not None and comp.module is not None:
             comp.module.calls_changed()
@@ -439,7 +442,7 @@ class HloInstruction(PackedFieldAccess):
         extra = self._extra  # ``called``'s store, read without the property
         if extra is None:  # most instructions call nothing; the passes ask every one
             return []
-        called = extra.called
+        called = extra if type(extra) is CALLS else extra.called
         if not called:
             return []
         return [c for comps in called.values() for c in comps]

@@ -110,7 +110,7 @@ def only_literal_or_frontend(extra: RareFields | _calls.Calls) -> bool:
                                          and not extra.called)
 
 
-_SHARED_NUMBERS: dict[int | str, SharedRareFields] = {}
+SHARED_NUMBERS: Final[dict[int | str, SharedRareFields]] = {}
 """The shared rare fields holding only a number (a parameter's, a get-tuple-element's index) or a
 custom call's target, by value, made at first use and kept for the process: a program spells a
 few targets and small numbers on thousands of lines, and each instruction held them in a slot of
@@ -121,9 +121,9 @@ _MAX_SHARED_NUMBERS: Final = 4096
 
 def shared_number(number: int | str) -> SharedRareFields | None:
     """The shared rare fields holding only ``number``; None once the table is full and lacks it."""
-    shared = _SHARED_NUMBERS.get(number)
-    if shared is None and len(_SHARED_NUMBERS) < _MAX_SHARED_NUMBERS:
-        shared = _SHARED_NUMBERS[number] = SharedRareFields.holding(number=number)
+    shared = SHARED_NUMBERS.get(number)
+    if shared is None and len(SHARED_NUMBERS) < _MAX_SHARED_NUMBERS:
+        shared = SHARED_NUMBERS[number] = SharedRareFields.holding(number=number)
     return shared
 
 

@@ -14,6 +14,7 @@ from ..base.errors import VerifyError
 from .instruction import HloInstruction
 from .module import HloModule
 from .opcodes import CONDITIONAL, GET_TUPLE_ELEMENT, TUPLE, WHILE, HloOpcode
+from .rare_fields import CALLS, NO_CALLS
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
@@ -56,8 +57,10 @@ def verify_module(module: HloModule) -> None:
 
 def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
     op = instr.opcode
+    extra = instr._extra  # ``called``'s store, read without the property
+    called = NO_CALLS if extra is None else extra if type(extra) is CALLS else extra.called
     for role, count in _CALLS[op]:
-        got = len(instr.called.get(role, ()))
+        got = len(called.get(role, ()))
         if got != count:
             raise _fail(module, instr, f"{op.value} needs {count} '{role}' computation(s), has {got}")
     if op is GET_TUPLE_ELEMENT:

@@ -22,7 +22,14 @@ from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, HloInstruction,
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import CONSTANT, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
 from ..ir.packed_fields import NO_USERS, NOWHERE
-from ..ir.rare_fields import CALLS, SharedRareFields, only_literal_or_frontend, shared_number
+from ..ir.rare_fields import (
+    CALLS,
+    NO_STRINGS,
+    SHARED_NUMBERS,
+    SharedRareFields,
+    only_literal_or_frontend,
+    shared_number,
+)
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
 from .layout_warnings import warned
@@ -254,7 +261,7 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
         if not _PARAMETER_NUMBER.fullmatch(inside):
             return False
         number = int(inside)  # parameter_number: the shared rare fields holding it, where the table has room
-        shared_fields = shared_number(number)
+        shared_fields = SHARED_NUMBERS.get(number)
         if shared_fields is not None:
             instr._extra = shared_fields  # a new instruction: no rare field set yet
         else:
@@ -340,36 +347,36 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     if target is not None:  # one string per target (a few spellings on thousands of lines)
         target = instr.custom_call_target = p.shared_text.setdefault(target, target)
     if _UNREUSABLE.isdisjoint(names):
-        verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, _shared_frontend(instr, names))
+        verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, _shared_rare(instr, names))
     elif template is not None and _UNREUSABLE.intersection(names) == {template[1]} \
             and p._calls_to_resolve[resolving:] == [(instr, template[1], [template[2]], template[3])]:
         verdicts[template[0]] = (template[1], frozenset(names), target, instr.tuple_index,
-                                 _shared_frontend(instr, names))  # the one call checked where the template has it
+                                 _shared_rare(instr, names))  # the one call checked where the template has it
     return names
 
 
 def _reuse(instr: HloInstruction, shared: str, target: str | None, index: int | None,
-           frontend: SharedRareFields | None) -> None:
+           rare: SharedRareFields | None) -> None:
     """A verdict reached before, applied to ``instr`` (a line just read: its fields are unset): its text
-    and decoded fields, the rare ones shared (``frontend`` holds the target or index too)."""
+    and decoded fields, the rare ones shared (``rare``: the frontend attributes, the target or index)."""
     instr._attributes = shared
-    if frontend is not None and instr._extra is None:
-        instr._extra = frontend  # shared by every line of this (opcode, text)
+    if rare is not None and instr._extra is None:
+        instr._extra = rare  # shared by every line of this (opcode, text)
         return
     if target is not None:
         instr._set_number(target)
     if index is not None:
         instr._set_number(index)
-    if frontend is not None:  # a constant's literal or a parameter's number is there already: its own fields
-        instr.frontend_attributes = frontend.frontend_attributes
+    if rare is not None and rare.frontend_attributes is not NO_STRINGS:  # a constant's literal or a
+        instr.frontend_attributes = rare.frontend_attributes  # parameter's number is there already: its own fields
 
 
-def _shared_frontend(instr: HloInstruction, names: set[str]) -> SharedRareFields | None:
-    """The frontend attributes ``instr`` read as rare fields every line of its verdict can share
-    (``instr``'s own become those where they hold nothing else)."""
-    if "frontend_attributes" not in names:
-        return None
+def _shared_rare(instr: HloInstruction, names: set[str]) -> SharedRareFields | None:
+    """The frontend attributes and the target or index ``instr`` read, as rare fields every line of
+    its verdict can share (``instr``'s own become those where they hold nothing else)."""
     number = None if instr.opcode is PARAMETER else instr._number()  # a target or an index: the text's
+    if "frontend_attributes" not in names:
+        return None if number is None else shared_number(number)  # (what _set_number gave it)
     frontend = SharedRareFields.holding(frontend_attributes=instr.frontend_attributes, number=number)
     extra = instr._extra
     if extra is not None and type(extra) is not CALLS and extra.literal is None and extra.number == number \
