@@ -127,3 +127,17 @@ def test_numbers_set_in_code_are_shared_and_a_write_leaves_the_others():
     assert i["i"]._extra is None and i["p"].parameter_number == 0
     i["p"].frontend_attributes = {"k": "v"}
     assert type(i["p"]._extra) is RareFields and i["p"].parameter_number == 0 and shared_number(0).frontend_attributes == {}
+
+
+def test_a_parsed_instruction_is_a_112_byte_object():
+    """Ten slots: the calls and the number live in the rare fields (issue 36 item 3).  A slot added
+    later makes every instruction a 128-byte block again (pymalloc rounds to 16 bytes); compiled
+    (mypyc), an instruction also holds a vtable pointer, so this holds only for the pure tree."""
+    import sys
+
+    from xladoctor.ir.instruction import COMPILED, INSTRUCTION_SLOTS
+
+    q = _by_name(parse_module(CALLS_TEXT))["q"]
+    assert len(INSTRUCTION_SLOTS) == 10
+    if not COMPILED:
+        assert sys.getsizeof(q) == 112
