@@ -4,9 +4,10 @@ its own values, and a write through one instruction (or its copy) changes that o
 
 from __future__ import annotations
 
+from xladoctor.ir.calls import Calls
 from xladoctor.ir.clone import clone_module
 from xladoctor.ir.instruction import OpMetadata
-from xladoctor.ir.rare_fields import RareFields, SharedRareFields
+from xladoctor.ir.rare_fields import RareFields, SharedRareFields, shared_number
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 
@@ -36,7 +37,8 @@ def test_equal_literals_and_frontend_attributes_share_their_fields():
     assert i["a"]._extra is i["b"]._extra and type(i["a"]._extra) is SharedRareFields
     assert i["d"]._extra is not i["a"]._extra
     assert dict(i["b"].frontend_attributes) == {"_xla_buffer_placement": "pinned_host"}
-    assert i["p"]._extra is None and i["t"]._extra is None
+    assert i["p"]._extra is shared_number(0) and i["t"]._extra is None  # a number is a rare field too
+    assert i["a"]._extra.number == "annotate_device_placement" and i["d"].custom_call_target == "annotate_device_placement"
 
 
 def test_a_write_through_one_instruction_changes_that_one_only():
@@ -69,3 +71,73 @@ def test_a_copy_shares_until_written_and_leaves_the_original_alone():
     assert original["c1"].literal == original["c2"].literal == "0"
     assert dict(original["a"].frontend_attributes) == {"_xla_buffer_placement": "pinned_host"}
     assert print_module(module) == before
+
+
+CALLS_TEXT = """HloModule m
+
+r {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY e {
+  p = f32[8]{0} parameter(0)
+  g = (f32[8]{0}, f32[8]{0}) tuple(p, p)
+  i = f32[8]{0} get-tuple-element(g), index=1
+  z = f32[] constant(0)
+  ROOT q = f32[] reduce(i, z), dimensions={0}, to_apply=r
+}
+"""
+
+
+def test_calls_alone_live_in_the_rare_fields_slot_and_read_as_empty_rare_fields():
+    module = parse_module(CALLS_TEXT)
+    i = _by_name(module)
+    q = i["q"]
+    assert type(q._extra) is Calls and dict(q.called) == {"to_apply": [module.computations[0]]}
+    assert (q.literal, q.control_predecessors, q.custom_call_target, q.tuple_index) == (None, (), None, None)
+    assert q._extra.control_predecessors == () and not q._extra.frontend_attributes  # what the walks read
+    assert i["i"]._extra is shared_number(1) and i["i"].tuple_index == 1 and i["p"].parameter_number == 0
+    assert "called" not in type(q).__slots__ and "_number" not in type(q).__mro__[1].__slots__
+
+
+def test_a_caller_written_keeps_its_calls_and_a_copy_leaves_them():
+    module = parse_module(CALLS_TEXT)
+    before = print_module(module)
+    q = _by_name(module)["q"]
+    calls = dict(q.called)
+    q.control_predecessors = [_by_name(module)["z"]]
+    assert type(q._extra) is RareFields and dict(q.called) == calls
+    q.control_predecessors = []
+    copy = q.detached_copy()
+    assert not copy.called and copy._extra is not q._extra and dict(q.called) == calls
+    q.set_called_computations({})
+    assert not q.called and type(q._extra) is RareFields
+    fresh = parse_module(CALLS_TEXT)
+    assert print_module(fresh) == before and _by_name(fresh)["q"].detached_copy()._extra is None
+
+
+def test_numbers_set_in_code_are_shared_and_a_write_leaves_the_others():
+    module = parse_module(CALLS_TEXT)
+    i = _by_name(module)
+    i["i"].tuple_index = 0
+    assert i["i"]._extra is shared_number(0) and i["p"]._extra is shared_number(0)
+    i["i"].tuple_index = None
+    assert i["i"]._extra is None and i["p"].parameter_number == 0
+    i["p"].frontend_attributes = {"k": "v"}
+    assert type(i["p"]._extra) is RareFields and i["p"].parameter_number == 0 and shared_number(0).frontend_attributes == {}
+
+
+def test_a_parsed_instruction_is_a_112_byte_object():
+    """Ten slots: the calls and the number live in the rare fields (issue 36 item 3).  A slot added
+    later makes every instruction a 128-byte block again (pymalloc rounds to 16 bytes); compiled
+    (mypyc), an instruction also holds a vtable pointer, so this holds only for the pure tree."""
+    import sys
+
+    from xladoctor.ir.instruction import COMPILED, INSTRUCTION_SLOTS
+
+    q = _by_name(parse_module(CALLS_TEXT))["q"]
+    assert len(INSTRUCTION_SLOTS) == 10
+    if not COMPILED:
+        assert sys.getsizeof(q) == 112

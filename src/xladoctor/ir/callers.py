@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .computation import HloComputation
 from .instruction import HloInstruction
+from .rare_fields import CALLS
 
 
 def caller_index(computations: list[HloComputation]) -> dict[HloComputation, HloInstruction | list[HloInstruction]]:
@@ -21,8 +22,12 @@ def caller_index(computations: list[HloComputation]) -> dict[HloComputation, Hlo
     index: dict[HloComputation, HloInstruction | list[HloInstruction]] = {}
     for c in computations:
         for instr in c.instructions:
-            if instr.called:
-                for comps in instr.called.values():  # called_computations' order, without its list
+            extra = instr._extra  # ``called``'s store, read without the property: every instruction
+            if extra is None:
+                continue
+            calls = extra if type(extra) is CALLS else extra.called
+            if calls:
+                for comps in calls.values():  # called_computations' order, without its list
                     for called in comps:
                         held = index.get(called)
                         if held is None:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from .instruction import COMPILED, HloInstruction
 from .opcodes import PARAMETER, HloOpcode
 from .operands import WideOperands
+from .rare_fields import CALLS
 from .shape import Shape
 from .users import Users
 
@@ -14,6 +15,7 @@ TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (
 if TYPE_CHECKING:
     from typing import Final
 
+    from .calls import Calls
     from .module import HloModule
     from .rare_fields import RareFields
 
@@ -29,7 +31,7 @@ _NONE_LEFT: Final[Iterator[HloInstruction]] = iter(())
 exhausted iterator stays exhausted)."""
 
 
-def _children(ops: tuple[HloInstruction, ...] | HloInstruction | WideOperands, extra: RareFields | None
+def _children(ops: tuple[HloInstruction, ...] | HloInstruction | WideOperands, extra: RareFields | Calls | None
               ) -> tuple[HloInstruction, ...]:
     """A node's children in the order the stack's walk pops them, where it has rare fields or a wide list:
     the control predecessors last first, then the operands as stored (a tuple, one kept bare, a wide list)."""
@@ -86,7 +88,7 @@ class HloComputation:
         module = self.module
         if module is not None:
             module.names.add(instr)
-            if instr.called:
+            if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # the store: no property call per instruction
                 module.calls_changed()
 
     def _removed(self, instr: HloInstruction, release_name: bool = False) -> None:
@@ -94,7 +96,7 @@ class HloComputation:
         if module is not None:
             if module.names.remove(instr) and release_name:
                 module.instruction_names.release(instr.name)
-            if instr.called:
+            if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # the store: no property call per instruction
                 module.calls_changed()
         instr.parent = None
 
@@ -134,7 +136,7 @@ class HloComputation:
         module = self.module
         if module is not None:  # as _added (inline: the parser adds every instruction here)
             module.names.add(instr)
-            if instr.called:
+            if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # the store: no property call per instruction
                 module.calls_changed()
         if index_parameter and instr.opcode is PARAMETER and instr.parameter_number is not None:
             n = instr.parameter_number
@@ -377,11 +379,12 @@ class HloComputation:
     def _walk_from(self, start: HloInstruction, done: set[HloInstruction], order: list[HloInstruction],
                    nodes: list[HloInstruction | None], iters: list[Iterator[HloInstruction] | None]) -> bool:
         """:meth:`_post_order_walk` from ``start``: False at a cycle.  One iterator per node on the path: a child is
-        tested when its turn comes (finished, or of another computation: skipped), one without operands or rare
-        fields finished at once.  A node of one operand kept bare and no rare fields (a third of a train step's)
+        tested when its turn comes (finished, or of another computation: skipped), one without operands or control
+        edges finished at once.  A node of one operand kept bare and no control edges (a third of a train step's)
         makes no tuple and no iterator: its child is tested at once, and it waits on a shared exhausted one."""
         emit, finish, none_left = order.append, done.add, _NONE_LEFT
-        node, ops, extra, depth = start, start._operands, start._extra, 0
+        # ``extra``: a node's rare fields where they hold control edges, else None (numbers, literals, calls: none to walk)
+        node, ops, extra, depth = start, start._operands, e if (e := start._extra) is None or e.control_predecessors else None, 0
         dep: HloInstruction
         while True:  # ``node`` entered: its children in the order the stack's walk pops them
             cls = type(ops)
@@ -393,7 +396,7 @@ class HloComputation:
             else:  # the one operand, kept bare, no rare fields
                 dep = ops  # type: ignore[assignment]
                 if dep not in done and dep.parent is self:
-                    ops, extra = dep._operands, dep._extra
+                    ops, extra = dep._operands, e if (e := dep._extra) is None or e.control_predecessors else None
                     if ops or extra is not None:  # entered below; ``node`` then has no child left
                         try:
                             nodes[depth] = node
@@ -409,7 +412,7 @@ class HloComputation:
             while True:  # resume ``node``'s children
                 for dep in it:
                     if dep not in done and dep.parent is self:
-                        ops, extra = dep._operands, dep._extra
+                        ops, extra = dep._operands, e if (e := dep._extra) is None or e.control_predecessors else None
                         if ops or extra is not None:
                             break  # entered below
                         finish(dep)  # a leaf: finished on entry

@@ -18,14 +18,14 @@ replaced in O(1) (:class:`~.operands.WideOperands`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import MappingProxyType
 
 from . import opcode_rules as _opcode_rules
 from .metadata import OpMetadata, SourceLocation
 from .opcodes import CUSTOM_CALL, HloOpcode
 from .operands import WIDE, WideOperands
 from .packed_fields import NO_USERS, NOWHERE, PACKED_SLOTS, PackedFieldAccess
-from .rare_fields import EXTRA_COPIED, UNDECODED
+from .rare_fields import CALLS, EXTRA_COPIED, UNDECODED
+from .rare_fields import NO_CALLS as NO_CALLS  # re-exported: the parser and the passes import it from here
 from .shape import Shape
 from .users import Users
 
@@ -36,10 +36,9 @@ if TYPE_CHECKING:
     from .computation import HloComputation
     from .metadata import MetadataCodec
 
-# The empty values of the fields most instructions leave empty, shared by all of them: four empty containers per
-# instruction were 240 of the ~1,200 bytes a parsed instruction took.  They are read-only, so a field is filled
-# by assigning a new container, never in place.
-NO_CALLS: Final[Mapping[str, list[HloComputation]]] = MappingProxyType({})
+# The empty values of the fields most instructions leave empty are shared by all of them (``NO_CALLS``,
+# :mod:`.rare_fields`; four empty containers per instruction were 240 of the ~1,200 bytes a parsed instruction
+# took).  They are read-only, so a field is filled by assigning a new container, never in place.
 
 # Attribute names that refer to called computations: an opcode fact, kept with the others.
 CALLED_COMPUTATION_ROLES = _opcode_rules.CALLED_COMPUTATION_ROLES
@@ -48,7 +47,7 @@ COMPILED: Final = not __file__.endswith(".py")
 """Whether this module runs compiled (the opt-in mypyc build, README): an extension module's
 ``__file__`` is the shared library."""
 
-_OWN_SLOTS: Final = ("name", "opcode", "shape", "_operands", "_attributes", "parent", "called", "_extra")
+_OWN_SLOTS: Final = ("name", "opcode", "shape", "_operands", "_attributes", "parent", "_extra")
 INSTRUCTION_SLOTS: Final = _OWN_SLOTS + PACKED_SLOTS
 """:class:`HloInstruction`'s fields (its own and :class:`~.packed_fields.PackedFieldAccess`'s), named outside the
 class: a compiled core (mypyc, README) reads no ``__slots__`` through the class object."""
@@ -68,7 +67,7 @@ class HloInstruction(PackedFieldAccess):
     __slots__ = _OWN_SLOTS
 
     def __init__(self, name: str, opcode: HloOpcode, shape: Shape):
-        # The fields the bases declare (``_users``, ``_number``, ``_where``, ``_line_off``,
+        # The fields the bases declare (``_users``, ``_where``, ``_line_off``,
         # ``_extra``) are assigned here without an annotation: mypyc takes an annotated assignment
         # as a second declaration and its collector's traverse then visits the field twice, so
         # a parsed module was never freed in the compiled core (tests/test_compiled_core.py).
@@ -88,19 +87,14 @@ class HloInstruction(PackedFieldAccess):
         self._attributes: dict[str, str] | str = ""  # none yet: the dict is made when first asked for
         """The ``attributes`` dict, or the text it is read from on first use (see :meth:`attributes`)."""
         self.parent: HloComputation | None = None
-        self.called: Mapping[str, list[HloComputation]] = NO_CALLS
-        """Called computations by role (``to_apply``, ``calls``, ``body``, ``condition``, ...);
-        replaced, never edited in place (the empty one is shared)."""
-        self._number = None
-        """A parameter's number, a get-tuple-element's index or a custom call's target
-        (:attr:`parameter_number`, :attr:`tuple_index`, :attr:`custom_call_target`): one slot for
-        the three, as no instruction has two."""
         self._where = NOWHERE
         """``(line, col)`` that :attr:`line` counts from, shared (see :meth:`set_position`)."""
         self._line_off = 0
         """:attr:`line` minus ``_where``'s line: 0..255, an int Python keeps one of."""
         self._extra = None
-        """The fields few instructions have (:class:`RareFields`), made when one is first set."""
+        """The fields few instructions have (:class:`RareFields`), made when one is first set, or
+        the called computations alone (:attr:`called`, the parameter's number, the get-tuple-element's
+        index and the custom call's target live there too: :mod:`.rare_fields`)."""
 
     def detached_copy(self) -> HloInstruction:
         """A copy of every field except the graph links (operands, users, parent, called
@@ -125,10 +119,11 @@ class HloInstruction(PackedFieldAccess):
                 if type(value) is dict or type(value) is list:
                     value = value.copy()
                 setattr(new, slot, value)
+            if getattr(self, "_extra", None) is not None:
+                new._set_number(self._number())
         new._operands = ()
         new._users = NO_USERS
         new.parent = None
-        new.called = NO_CALLS
         return new
 
     def _copy_fields_to(self, new: HloInstruction) -> None:
@@ -141,9 +136,8 @@ class HloInstruction(PackedFieldAccess):
         new.shape = self.shape
         attributes = self._attributes
         new._attributes = attributes.copy() if type(attributes) is dict else attributes
-        extra = self._extra
+        extra = self._extra  # the calls alone (Calls) are graph links: detached, None
         new._extra = None if extra is None else extra.detached()
-        new._number = self._number
         new._where = self._where
         new._line_off = self._line_off
 
@@ -163,7 +157,10 @@ class HloInstruction(PackedFieldAccess):
     def set_called_computations(self, called: Mapping[str, list[HloComputation]]) -> None:
         """The called computations by role (XLA's ``set_called_computation``/``ReplaceCalledComputations``):
         the one write of :attr:`called`, which keeps the module's caller index in step."""
-        self.called = called if called else NO_CALLS
+        if called and self._extra is None:  # the common case (the parser's): the calls alone, no property call
+            self._extra = called if type(called) is CALLS else CALLS(called)
+        else:
+            self.called = called
         comp = self.parent
         if comp is not None and comp.module is not None:
             comp.module.calls_changed()
@@ -442,8 +439,11 @@ class HloInstruction(PackedFieldAccess):
 
     @property
     def called_computations(self) -> list[HloComputation]:
-        called = self.called
-        if not called:  # most instructions call nothing; the passes ask every one
+        extra = self._extra  # ``called``'s store, read without the property
+        if extra is None:  # most instructions call nothing; the passes ask every one
+            return []
+        called = extra if type(extra) is CALLS else extra.called
+        if not called:
             return []
         return [c for comps in called.values() for c in comps]
 
@@ -489,12 +489,11 @@ class HloInstruction(PackedFieldAccess):
         return f"<HloInstruction {self.name} = {self.shape} {self.opcode.value}>"
 
 
-_GRAPH_SLOTS = {"_operands", "_users", "parent", "called"}
+_GRAPH_SLOTS = {"_operands", "_users", "parent"}
 _COPIED_SLOTS: Final = [s for s in INSTRUCTION_SLOTS if s not in _GRAPH_SLOTS and s != "_extra"] + \
-    [s for s in EXTRA_COPIED if s != "metadata"]
+    [s for s in EXTRA_COPIED if s not in ("metadata", "number")]
 """Every field :meth:`HloInstruction.detached_copy` copies, by the name it is read with."""
 _MISSING: Final = object()
-COPIED_FIELDS: Final = ("name", "opcode", "shape", "_attributes", "_extra", "_number",
-                         "_where", "_line_off")
+COPIED_FIELDS: Final = ("name", "opcode", "shape", "_attributes", "_extra", "_where", "_line_off")
 """The slots :meth:`HloInstruction._copy_fields_to` copies: every one but the graph links (a test
 holds this to :data:`INSTRUCTION_SLOTS`, so a slot added later is not left out)."""

@@ -4,8 +4,9 @@ parameter or a get-tuple-element, and its users (the one user kept bare).
 Why: every slot of :class:`~.instruction.HloInstruction` is 8 bytes on each of a module's
 instructions, and every int over 256 is an object of its own (32 bytes): a parsed 100k-instruction
 module held one per line number.  The position is an offset of at most 255 lines (one of the ints
-Python shares) from a ``(line, col)`` pair many instructions share; a parameter's number and a
-get-tuple-element's index share one slot, as no instruction has both; an instruction with one
+Python shares) from a ``(line, col)`` pair many instructions share; a parameter's number, a
+get-tuple-element's index and a custom call's target share one field of the rare fields (shared
+among instructions with the same number, :mod:`.rare_fields`), as no instruction has two; an instruction with one
 user (four in five of a jax module) holds it bare, with no :class:`~.users.Users` (80 bytes).
 Read under their old names through :class:`PackedFieldAccess`'s properties, so callers are
 unchanged (findings and summaries read positions, a few passes the numbers; ``users`` is read
@@ -45,14 +46,14 @@ list_contains: Final = _users.list_contains
 list_append: Final = _users.list_append
 USERS: Final = Users  # the interpreted class as a C static: ``Users`` is a dict read per test (compiled core)
 
-PACKED_SLOTS: Final = ("_users", "_number", "_where", "_line_off")
+PACKED_SLOTS: Final = ("_users", "_where", "_line_off")
 """:class:`PackedFieldAccess`'s slots, set by :class:`~.instruction.HloInstruction`'s ``__init__``
 (named outside the class: a compiled core reads no ``__slots__`` through the class object)."""
 
 
 class PackedFieldAccess(RareFieldAccess):
     """The packed fields as :class:`~.instruction.HloInstruction` attributes (its slots
-    ``_where``, ``_line_off``, ``_number`` and ``_users``), and the users' store written by
+    ``_where``, ``_line_off`` and ``_users``, and the number kept in the rare fields), and the users' store written by
     the instruction's methods only (:mod:`.instruction`)."""
 
     __slots__ = PACKED_SLOTS
@@ -61,11 +62,6 @@ class PackedFieldAccess(RareFieldAccess):
     """Typed with ``...``: compiled (mypyc), a ``tuple[int, int]`` field is two ints inside the
     instance (16 bytes on every instruction), never the one tuple many share (8)."""
     _line_off: int
-    _number: int | str | None
-    """A parameter's number, a get-tuple-element's index or a custom call's target: one slot for
-    the three, as no instruction has two (XLA's parser takes each on its own opcode only).  A
-    slot fewer is a 128-byte instruction where 13 slots were 136 bytes, which Python's allocator
-    rounds to 144: 16 bytes on every instruction (issue 36 item 3)."""
     _users: Users | HloInstruction
 
     def set_position(self, line: int, col: int, where: tuple[int, ...] | None = None) -> None:
@@ -100,37 +96,46 @@ class PackedFieldAccess(RareFieldAccess):
     @property
     def parameter_number(self) -> int | None:
         """For ``parameter(N)``: N (None for every other opcode)."""
-        number = self._number
-        return number if self.opcode is PARAMETER and not isinstance(number, str) else None
+        extra = self._extra
+        if extra is None or self.opcode is not PARAMETER:
+            return None
+        number = extra.number
+        return None if isinstance(number, str) else number
 
     @parameter_number.setter
     def parameter_number(self, value: int | None) -> None:
-        if value is not None or not isinstance(self._number, str):  # None leaves a custom call's target
-            self._number = value
+        if value is not None or not isinstance(self._number(), str):  # None leaves a custom call's target
+            self._set_number(value)
 
     @property
     def tuple_index(self) -> int | None:
         """For ``get-tuple-element``: its ``index=N`` (None for a parameter and a custom call; the
         parser takes ``index=`` on a get-tuple-element only)."""
-        number = self._number
-        return None if self.opcode is PARAMETER or isinstance(number, str) else number
+        extra = self._extra
+        if extra is None or self.opcode is PARAMETER:
+            return None
+        number = extra.number
+        return None if isinstance(number, str) else number
 
     @tuple_index.setter
     def tuple_index(self, value: int | None) -> None:
-        if value is not None or not isinstance(self._number, str):  # None leaves a custom call's target
-            self._number = value
+        if value is not None or not isinstance(self._number(), str):  # None leaves a custom call's target
+            self._set_number(value)
 
     @property
     def custom_call_target(self) -> str | None:
         """For ``custom-call``: its ``custom_call_target`` (an async start's, where the parser
         wraps one), else None."""
-        number = self._number
+        extra = self._extra
+        if extra is None:
+            return None
+        number = extra.number
         return number if isinstance(number, str) else None
 
     @custom_call_target.setter
     def custom_call_target(self, value: str | None) -> None:
-        if value is not None or isinstance(self._number, str):  # None leaves a number or an index
-            self._number = value
+        if value is not None or isinstance(self._number(), str):  # None leaves a number or an index
+            self._set_number(value)
 
     @property
     def users(self) -> Sequence[HloInstruction]:

@@ -14,6 +14,7 @@ from ..base.errors import VerifyError
 from .instruction import HloInstruction
 from .module import HloModule
 from .opcodes import CONDITIONAL, GET_TUPLE_ELEMENT, TUPLE, WHILE, HloOpcode
+from .rare_fields import CALLS, NO_CALLS
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
@@ -56,8 +57,10 @@ def verify_module(module: HloModule) -> None:
 
 def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
     op = instr.opcode
+    extra = instr._extra  # ``called``'s store, read without the property
+    called = NO_CALLS if extra is None else extra if type(extra) is CALLS else extra.called
     for role, count in _CALLS[op]:
-        got = len(instr.called.get(role, ()))
+        got = len(called.get(role, ()))
         if got != count:
             raise _fail(module, instr, f"{op.value} needs {count} '{role}' computation(s), has {got}")
     if op is GET_TUPLE_ELEMENT:
@@ -73,16 +76,16 @@ def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
         if len(instr.operands) != 1:
             raise _fail(module, instr, f"while takes 1 operand, has {len(instr.operands)}")
         for role in ("body", "condition"):
-            if len(instr.called[role][0].parameters) != 1:
-                raise _fail(module, instr, f"while {role} '{instr.called[role][0].name}' must take 1 parameter")
+            if len(called[role][0].parameters) != 1:
+                raise _fail(module, instr, f"while {role} '{called[role][0].name}' must take 1 parameter")
     elif (passed_to := _PASSES_TO[op]) is not None:
-        callee = instr.called[passed_to][0]
+        callee = called[passed_to][0]
         if len(callee.parameters) != len(instr.operands):
             raise _fail(module, instr, f"{op.value} passes {len(instr.operands)} operand(s) to '{callee.name}', "
                                        f"which takes {len(callee.parameters)}")
     elif op is CONDITIONAL:
-        branches = instr.called.get("branch_computations") or [
-            *instr.called.get("true_computation", ()), *instr.called.get("false_computation", ())]
+        branches = called.get("branch_computations") or [
+            *called.get("true_computation", ()), *called.get("false_computation", ())]
         if not branches or len(instr.operands) != len(branches) + 1:
             raise _fail(module, instr, f"conditional with {len(branches)} branch(es) needs {len(branches) + 1} "
                                        f"operands, has {len(instr.operands)}")

@@ -190,7 +190,7 @@ class ComputationReader(InstructionReader):
                 self._resolve_calls(module)
             if (instr.shape is None or instr.opcode in _BUILT_BY_XLA) and self._built_by_xla(instr, instr_start, body):
                 by_name, owner = body.by_name, None  # a wrapped computation joined the module: the body's own scope
-            if is_root or (instr.opcode is PARAMETER and instr._number is not None):  # parameter_number, unread
+            if is_root or (instr.opcode is PARAMETER and (extra := instr._extra) is not None and extra.number is not None):  # parameter_number, unread
                 self._note_root_or_parameter(comp, body, instr, instr_start, is_root)
             instructions.append(instr)
             instr.parent = comp

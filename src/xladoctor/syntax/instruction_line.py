@@ -18,11 +18,18 @@ import sys
 from itertools import chain
 
 from ..base.errors import HloParseError
-from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, NO_CALLS, HloInstruction, OpMetadata
+from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import CONSTANT, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
 from ..ir.packed_fields import NO_USERS, NOWHERE
-from ..ir.rare_fields import SharedRareFields, only_literal_or_frontend
+from ..ir.rare_fields import (
+    CALLS,
+    NO_STRINGS,
+    SHARED_NUMBERS,
+    SharedRareFields,
+    only_literal_or_frontend,
+    shared_number,
+)
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
 from .layout_warnings import warned
@@ -42,7 +49,7 @@ if TYPE_CHECKING:
 
 _METADATA: Final = TextMetadataCodec()
 _NEW: Final = object.__new__
-_FRESH: Final = ((), NO_USERS, "", None, NO_CALLS, None, NOWHERE, 0, None)
+_FRESH: Final = ((), NO_USERS, "", None, NOWHERE, 0, None)
 """What ``HloInstruction.__init__`` stores in an instruction's fields but its name, opcode and shape, in
 the order :func:`read_fast` stores them (pure Python; tests/test_instruction_line.py compares them)."""
 _NO_COUNT: Final = sys.maxsize
@@ -199,8 +206,8 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
     instr = ParsedInstruction(name, opcode, shape) if COMPILED else _NEW(ParsedInstruction)
     if not COMPILED:  # HloInstruction.__init__'s stores (_FRESH): the class call runs __init__ in an interpreter loop of its own
         instr.name, instr.opcode, instr.shape = name, opcode, shape
-        (instr._operands, instr._users, instr._attributes, instr.parent, instr.called, instr._number, instr._where,
-         instr._line_off, instr._extra) = _FRESH
+        (instr._operands, instr._users, instr._attributes, instr.parent, instr._where, instr._line_off,
+         instr._extra) = _FRESH
     operands: tuple[HloInstruction, ...] = ()
     if opcode is PARAMETER or opcode is CONSTANT or (plain is None and names_text is None):
         if not _contents(instr, plain or names_text or inside, p.shared_text, p.shared_literals):
@@ -254,7 +261,12 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
     if opcode is PARAMETER:
         if not _PARAMETER_NUMBER.fullmatch(inside):
             return False
-        instr._number = int(inside)  # parameter_number
+        number = int(inside)  # parameter_number: the shared rare fields holding it, where the table has room
+        shared_fields = SHARED_NUMBERS.get(number)
+        if shared_fields is not None:
+            instr._extra = shared_fields  # a new instruction: no rare field set yet
+        else:
+            instr._set_number(number)
         return True
     if opcode is CONSTANT:
         if not _SCALAR_LITERAL.fullmatch(inside):
@@ -336,39 +348,40 @@ def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[
     if target is not None:  # one string per target (a few spellings on thousands of lines)
         target = instr.custom_call_target = p.shared_text.setdefault(target, target)
     if _UNREUSABLE.isdisjoint(names):
-        verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, _shared_frontend(instr, names))
+        verdicts[key] = (shared, frozenset(names), target, instr.tuple_index, _shared_rare(instr, names))
     elif template is not None and _UNREUSABLE.intersection(names) == {template[1]} \
             and p._calls_to_resolve[resolving:] == [(instr, template[1], [template[2]], template[3])]:
         verdicts[template[0]] = (template[1], frozenset(names), target, instr.tuple_index,
-                                 _shared_frontend(instr, names))  # the one call checked where the template has it
+                                 _shared_rare(instr, names))  # the one call checked where the template has it
     return names
 
 
 def _reuse(instr: HloInstruction, shared: str, target: str | None, index: int | None,
-           frontend: SharedRareFields | None) -> None:
+           rare: SharedRareFields | None) -> None:
     """A verdict reached before, applied to ``instr`` (a line just read: its fields are unset): its text
-    and decoded fields, stored directly (the setters' one store where the value is not None; a target
-    and an index share ``_number``)."""
+    and decoded fields, the rare ones shared (``rare``: the frontend attributes, the target or index)."""
     instr._attributes = shared
+    if rare is not None and instr._extra is None:
+        instr._extra = rare  # shared by every line of this (opcode, text)
+        return
     if target is not None:
-        instr._number = target
+        instr._set_number(target)
     if index is not None:
-        instr._number = index
-    if frontend is not None:
-        if instr._extra is None:
-            instr._extra = frontend  # shared by every line of this (opcode, text)
-        else:  # a constant's literal is there already: its own fields (rare)
-            instr.frontend_attributes = frontend.frontend_attributes
+        instr._set_number(index)
+    if rare is not None and rare.frontend_attributes is not NO_STRINGS:  # a constant's literal or a
+        instr.frontend_attributes = rare.frontend_attributes  # parameter's number is there already: its own fields
 
 
-def _shared_frontend(instr: HloInstruction, names: set[str]) -> SharedRareFields | None:
-    """The frontend attributes ``instr`` read as rare fields every line of its verdict can share
-    (``instr``'s own become those where they hold nothing else)."""
+def _shared_rare(instr: HloInstruction, names: set[str]) -> SharedRareFields | None:
+    """The frontend attributes and the target or index ``instr`` read, as rare fields every line of
+    its verdict can share (``instr``'s own become those where they hold nothing else)."""
+    number = None if instr.opcode is PARAMETER else instr._number()  # a target or an index: the text's
     if "frontend_attributes" not in names:
-        return None
-    frontend = SharedRareFields.holding(frontend_attributes=instr.frontend_attributes)
+        return None if number is None else shared_number(number)  # (what _set_number gave it)
+    frontend = SharedRareFields.holding(frontend_attributes=instr.frontend_attributes, number=number)
     extra = instr._extra
-    if extra is not None and extra.literal is None and only_literal_or_frontend(extra):
+    if extra is not None and type(extra) is not CALLS and extra.literal is None and extra.number == number \
+            and only_literal_or_frontend(extra):
         instr._extra = frontend  # this line's own fields are those: shared with the lines to come
     return frontend
 

@@ -41,6 +41,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import ASYNC_START, PARAMETER, HloOpcode
+from ...ir.rare_fields import CALLS
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
 from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
@@ -160,7 +161,8 @@ def check_inlined_size(module: HloModule, async_computations: set[HloComputation
 
 
 def _callees(comp: HloComputation) -> list[HloComputation]:
-    return [c for instr in comp.instructions if instr.called for c in instr.called_computations]  # most call nothing
+    return [c for instr in comp.instructions if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called)
+            for c in instr.called_computations]  # most call nothing (``called``'s store read: no property call each)
 
 
 class _Inliner:
@@ -173,7 +175,7 @@ class _Inliner:
         async_start = ASYNC_START
         for comp in module.computations:  # one walk for both (module.instructions(): an interpreted generator)
             for instr in comp.instructions:
-                if instr.called:
+                if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # ``called``'s store: no property call each
                     for c in instr.called_computations:
                         self.call_sites[c] = self.call_sites.get(c, 0) + 1
                     if instr.opcode is async_start:

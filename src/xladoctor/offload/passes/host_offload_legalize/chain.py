@@ -25,6 +25,7 @@ from ....ir.opcodes import (
     TUPLE,
     WHILE,
 )
+from ....ir.rare_fields import CALLS
 from ....ir.shape import HOST_MEMORY_SPACE
 from ...annotations import is_allocate_buffer, is_host_async_start, is_move_to_device, is_move_to_host
 from ...kinds import LegalizePhase
@@ -57,7 +58,8 @@ def make_computation_post_order(lz: LegalizeState) -> list[HloComputation]:
 
 def _callees(comp: HloComputation) -> list[HloComputation]:
     """Every computation ``comp``'s instructions call, in order (asked only of those that call one)."""
-    return [c for i in comp.instructions if i.called for c in i.called_computations]
+    return [c for i in comp.instructions if (extra := i._extra) is not None and (type(extra) is CALLS or extra.called)  # ``called``'s store
+            for c in i.called_computations]
 
 
 def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list[HloInstruction]:
