@@ -125,3 +125,47 @@ def test_newlines_module_counts_the_same_with_it(native: ModuleType, tmp_path: P
                 for a, b in spans for size in ((1, 63, 4096, 1 << 17) if b - a < 5000 else (4093, 1 << 17))]
     assert answers[True] == answers[False]
     assert answers[True][0] == (text.count(b"\n"),) * 3
+
+
+def test_a_mapped_scan_counting_ahead_finds_what_a_continuous_scan_does(native: ModuleType, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the compiled count, a mapped log's planner counts each stretch it has searched once it has
+    a region (``NewlineCounter.ahead``), and a region's start a little behind that is counted back:
+    small stretches and blocks put many regions across both edges; every finding's lines are the
+    continuous scan's, and a log without an error is never counted."""
+    from test_log_fastscan import continuous, key
+    from xladoctor.catalogue import fastscan, prefilter
+    from xladoctor.catalogue.scanner import LogScanner
+
+    monkeypatch.setattr(newlines, "_native_count", native.count)
+    monkeypatch.setattr(fastscan, "NATIVE", True)
+    monkeypatch.setattr(fastscan, "MAP_MIN_BYTES", 0)
+    monkeypatch.setattr(fastscan, "RELEASE_EVERY", 1 << 16)
+    counted: list[tuple[int, int]] = []
+    between = newlines.NewlineCounter._between
+
+    def spy(self: newlines.NewlineCounter, start: int, stop: int) -> int:
+        counted.append((start, stop))
+        return between(self, start, stop)
+
+    monkeypatch.setattr(newlines.NewlineCounter, "_between", spy)
+    noise = [f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(3000)]
+    errors = ["RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.\n",
+              "INVALID_ARGUMENT: Tensor which is moved to host (starting from tuple.64) is returned from the "
+              "entry computation but the layout for this output is not set to host memory.\n"]
+    logs = []
+    for seed in range(3):  # regions 20-70 kB apart: starts before and after every stretch's edge
+        rng = random.Random(seed)
+        text = "".join("".join(noise[:rng.randrange(300, 1200)]) + rng.choice(errors) for _ in range(40))
+        logs.append(tmp_path / f"g{seed}.log")
+        logs[-1].write_text(text + "".join(noise[:rng.randrange(3)]))
+    clean = tmp_path / "clean.log"
+    clean.write_text("".join(f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(5000)))
+    for wide in (1 << 12, 5000, 1 << 18):
+        monkeypatch.setattr(prefilter, "WIDE", wide)
+        for log in logs:
+            counted.clear()
+            assert key(fastscan.scan_path(str(log), LogScanner(), parallel=False).finish()) == key(continuous(log))
+            assert counted and max(stop for _, stop in counted) > log.stat().st_size // 2  # counted ahead
+        counted.clear()
+        assert fastscan.scan_path(str(clean), LogScanner(), parallel=False).finish() == [] and counted == []
