@@ -99,7 +99,7 @@ COMPILED = (
 
 NATIVE = {"xladoctor.catalogue._newline_count": "src/xladoctor/catalogue/_newline_count.c"}
 """Plain C extension modules of the compiled core, beside mypyc's: the newline count of a log's line
-numbers (SSE2 over a buffer in place; ``bytes.count`` is CPython's scalar loop, a third of
+numbers (SSE2, or AVX2 where the core has it, over a buffer in place; ``bytes.count`` is CPython's scalar loop, a third of
 ``explain``'s CPU on a 500 MB log whose last error is at its end: bench/README.md, issue 36 item 6).
 catalogue/newlines.py falls back to ``bytes.count`` where it is not built."""
 

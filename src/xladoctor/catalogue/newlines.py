@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def _load_native() -> Callable[[object, int, int], int] | None:
-    """The compiled core's count (setup.py, ``XLADOCTOR_COMPILE=1``): SSE2, over any buffer, no copy;
+    """The compiled core's count (setup.py, ``XLADOCTOR_COMPILE=1``): SSE2 or AVX2, over any buffer, no copy;
     None in the pure-Python package."""
     try:
         from ._newline_count import count
@@ -54,8 +54,8 @@ class NewlineCounter:
         self.fd = fd if not isinstance(data, bytes) else None
         self.buf: bytearray | None = None
         self.resident = False
-        """Set by :meth:`ahead`: the planner counts each block before handing its pages back, so a
-        count reads the mapping in place (its pages are still there) instead of ``pread``."""
+        """Set by :meth:`ahead`: the planner counts each stretch as it has searched it, so a count
+        reads the mapping in place (its pages are still there) instead of ``pread``."""
 
     def to(self, pos: int) -> int:
         if pos > self.at:
