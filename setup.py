@@ -99,6 +99,12 @@ COMPILED = (
 )
 """The compiled core, relative to ``src/xladoctor``: the modules hot in ``offload``'s profile."""
 
+NATIVE = {"xladoctor.catalogue._newline_count": "src/xladoctor/catalogue/_newline_count.c"}
+"""Plain C extension modules of the compiled core, beside mypyc's: the newline count of a log's line
+numbers (SSE2, or AVX2 where the core has it, over a buffer in place; ``bytes.count`` is CPython's scalar loop, a third of
+``explain``'s CPU on a 500 MB log whose last error is at its end: bench/README.md, issue 36 item 6).
+catalogue/newlines.py falls back to ``bytes.count`` where it is not built."""
+
 
 def _ext_modules() -> list:
     if os.environ.get("XLADOCTOR_COMPILE", "") != "1":
@@ -114,8 +120,11 @@ def _ext_modules() -> list:
     # An isolated build environment has mypy but not the runtime dependencies (ahocorasick_rs,
     # backports.zstd) that modules outside the core import: their types are not the core's business.
     flags = ["--no-warn-unused-configs", "--ignore-missing-imports", "--follow-imports=silent"]
-    return mypycify([*flags, *(f"src/xladoctor/{m}" for m in COMPILED)],
-                    opt_level="3", group_name="xladoctor_core")
+    from setuptools import Extension
+
+    native = [Extension(name, [source], extra_compile_args=["-O3"]) for name, source in NATIVE.items()]
+    return [*mypycify([*flags, *(f"src/xladoctor/{m}" for m in COMPILED)], opt_level="3", group_name="xladoctor_core"),
+            *native]
 
 
 # setup_requires is what setuptools' build backend asks pip to install into an isolated build

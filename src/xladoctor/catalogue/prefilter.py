@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
@@ -203,19 +203,23 @@ class AnchorFinder:
         ``span`` (a log made of one anchor word, ``got`` repeated) is searched span by span
         instead, and the next :data:`DENSE_WINDOWS` stretches too, keeping it linear at C speed
         and in bounded memory (:meth:`_thinned`)."""
-        out: list[int] = []
+        return [h for _, hits in self.iter_thinned(data, start, stop, span) for h in hits]
+
+    def iter_thinned(self, data: Buffer, start: int, stop: int, span: int) -> Iterator[tuple[int, list[int]]]:
+        """:meth:`find_thinned`'s offsets a :data:`WIDE` stretch at a time, as ``(stretch end, offsets)``:
+        a caller may read each stretch again while the search has left it in the core's cache
+        (fastscan's newline count)."""
         dense = 0
         for a in range(start, stop, WIDE):
             b = min(stop, a + WIDE)
             if not dense:
                 hits = self.find(data, a, b)
                 if len(hits) <= (b - a) // span + 16:
-                    out.extend(hits)
+                    yield b, hits
                     continue
                 dense = DENSE_WINDOWS + 1  # this stretch and the next DENSE_WINDOWS
             dense -= 1
-            out.extend(self._thinned(data, a, b, span))
-        return out
+            yield b, self._thinned(data, a, b, span)
 
     def _thinned(self, data: Buffer, start: int, stop: int, span: int) -> list[int]:
         """The first and last offsets of :meth:`find` in each ``span`` bytes of ``[start, stop)``: each
