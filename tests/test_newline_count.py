@@ -37,15 +37,17 @@ def _missing() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def native(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    """``_newline_count`` built as setup.py builds it (``-O3``), imported from a temporary folder."""
+@pytest.fixture(scope="module", params=[[], ["-DXLADOCTOR_NEWLINE_SSE2_ONLY"]], ids=["as-built", "sse2-only"])
+def native(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """``_newline_count`` built as setup.py builds it (``-O3``), imported from a temporary folder; and
+    again without its AVX2 loop, so that the SSE2 loop is tested on a core that has AVX2 too."""
     why = _missing()
     if why:
         pytest.skip(f"no C build here: {why}")
     out = tmp_path_factory.mktemp("native")
+    flags = ["-O3", *request.param]
     code = ("from setuptools import Extension, setup\n"
-            f"setup(name='nl', ext_modules=[Extension('_newline_count', [{str(SOURCE)!r}], extra_compile_args=['-O3'])],"
+            f"setup(name='nl', ext_modules=[Extension('_newline_count', [{str(SOURCE)!r}], extra_compile_args={flags!r})],"
             f" script_args=['build_ext', '--build-lib', {str(out)!r}, '--build-temp', {str(out / 'tmp')!r}])\n")
     built = subprocess.run([sys.executable, "-c", code], cwd=out, capture_output=True, text=True, timeout=600)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
@@ -70,7 +72,8 @@ def test_count_is_bytes_count_at_every_boundary(native: ModuleType) -> None:
     for text in _texts():
         n = len(text)
         edges = sorted({*range(0, min(n, 130) + 1), *range(max(0, n - 130), n + 1),
-                        *(k for k in (16, 64, 255 * 64, 255 * 64 + 1, 2 * 255 * 64) if k <= n)})
+                        *(k for k in (16, 64, 128, 255 * 64, 255 * 64 + 1, 2 * 255 * 64, 255 * 128, 255 * 128 + 1)
+                          if k <= n)})
         before = [0]  # before[i]: newlines in text[:i]
         for byte in text:
             before.append(before[-1] + (byte == 10))

@@ -40,7 +40,9 @@ count_nl(const unsigned char *p, Py_ssize_t n)
         total += p[i] == '\n';
     return total;
 }
-#if defined(__GNUC__) && defined(__x86_64__)
+/* XLADOCTOR_NEWLINE_SSE2_ONLY: built without it, so tests/test_newline_count.py runs the SSE2 loop on a
+ * core that has AVX2 too. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(XLADOCTOR_NEWLINE_SSE2_ONLY)
 #include <immintrin.h>
 #define HAVE_AVX2_PATH 1
 
