@@ -375,9 +375,12 @@ def log_rows(tmp: Path, mb: int, repeat: int, other_src: list[Path] | None = Non
     anchors = tmp / "anchors.txt"
     anchors.write_text("\n".join(LogScanner().anchors) + "\n")
     rg, grep = shutil.which("rg"), shutil.which("grep")
-    references = ([("rg -c -F -f anchors", [rg, "-c", "-F", "-f", str(anchors)]), ("rg -c URL", [rg, "-c", ANCHOR])]
+    references = ([("rg -c -F -f anchors", [rg, "-c", "-F", "-f", str(anchors)]),
+                   ("rg -n -F -f anchors", [rg, "-n", "-F", "-f", str(anchors)]), ("rg -c URL", [rg, "-c", ANCHOR])]
                   if rg else []) + ([("grep -c URL", [grep, "-c", ANCHOR])] if grep else [])
-    trees = [("", None)] + [(f" [{src.parent.name}]", dict(os.environ, PYTHONPATH=str(src))) for src in other_src or []]
+    # Another tree's src first, then this process' path (where the core's dependencies may be installed).
+    trees = [("", None)] + [(f" [{src.parent.name}]", dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, (str(src), os.environ.get("PYTHONPATH")))))) for src in other_src or []]
     for kind in ("dense", "sparse", "clean"):
         log = tmp / f"{kind}.log"
         # Written by a child: this process stays small, so the children it forks start small (ru_maxrss).
@@ -395,13 +398,14 @@ def log_rows(tmp: Path, mb: int, repeat: int, other_src: list[Path] | None = Non
                 runs[i].append(_timed(argv, env=env))
         best = [(min(r[0] for r in rs), min(r[1] for r in rs), max(r[2] for r in rs)) for rs in runs]
         refs = dict(zip([name for name, _ in references], best))
-        ref_text = "; ".join(f"{name} {size / 1e9 / r[0]:.2f} GB/s ({r[0]:.2f} s, {r[1]:.2f} CPU-s)"
+        ref_text = "; ".join(f"{name} {size / 1e9 / r[0]:.2f} GB/s ({r[0]:.3f} s, {r[1]:.3f} CPU-s)"
                              for name, r in refs.items()) + ("" if rg else "; rg not installed")
-        ref = refs.get("rg -c -F -f anchors")
+        ref, ref_n = refs.get("rg -c -F -f anchors"), refs.get("rg -n -F -f anchors")
         for (label, _, _), (wall, cpu, mem) in zip(ours, best[len(references):]):
-            row(label, f"{size / 1e6:.0f} MB", f"{size / 1e9 / wall:.2f} GB/s wall, {size / 1e9 / cpu:.2f} GB/s "
-                f"per CPU-s ({wall:.2f} s, {cpu:.2f} CPU-s)", ref_text or "-",
-                f"{wall / ref[0]:.2f}x wall, {cpu / ref[1]:.2f}x CPU" if ref else "-", f"{mem:.0f} MiB",
+            row(label, f"{size / 1e6:.0f} MB", f"{size / 1e9 / wall:.2f} GB/s wall, {size / 1e9 / cpu:.3f} GB/s "
+                f"per CPU-s ({wall:.3f} s, {cpu:.3f} CPU-s)", ref_text or "-",
+                f"{wall / ref[0]:.2f}x wall, {cpu / ref[1]:.2f}x CPU (x rg -n: {cpu / ref_n[1]:.2f}x CPU)"
+                if ref and ref_n else "-", f"{mem:.0f} MiB",
                 f"{mem * 1.048576 / (size / 1e6):.2f}x")
         log.unlink()
 
