@@ -47,7 +47,6 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import CALL, CUSTOM_CALL, GET_TUPLE_ELEMENT, PARAMETER, TUPLE, HloOpcode
-from ...ir.rare_fields import CALLS
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
@@ -143,15 +142,16 @@ def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[
     not_in_step = _NOT_IN_STEP
     for instr in callee.instructions:
         opcode = instr.opcode
-        if opcode in not_in_step or instr.control_predecessors:
+        # ``called`` and ``control_predecessors``' store, read once without the properties (a
+        # ``Calls`` answers both: itself, and no edges; numbers' shared fields: neither)
+        if opcode in not_in_step or ((extra := instr._extra) is not None
+                                     and (extra.control_predecessors or extra.called)):
             return None
         if not instr.has_users():
             if opcode is PARAMETER:
                 return None  # its argument would lose a user without gaining one
             if instr is not body_root:
                 return None  # dead code of its own
-        if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # ``called``'s store
-            return None
     return callee
 
 
@@ -178,7 +178,7 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
             if any(op not in dead for op in operands):
                 return False  # inlining it would move a live value's users
             continue
-        if opcode in _REWIRED_DEAD or ((extra := instr._extra) is not None and (type(extra) is CALLS or extra.called)):
+        if opcode in _REWIRED_DEAD or ((extra := instr._extra) is not None and extra.called):
             return False  # (``called``'s store read; the entry has no control edges: see find_dead_steps)
         if opcode is CUSTOM_CALL:
             if not ((instr.custom_call_target == _MARKER and len(operands) == 1) or is_annotation(instr)):
@@ -385,7 +385,7 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
             dead.add(dep)
             ops = dep.operands
             if kind == _PLAIN:
-                if opcode in rewired or ((extra := dep._extra) is not None and (type(extra) is CALLS or extra.called)):
+                if opcode in rewired or ((extra := dep._extra) is not None and extra.called):
                     return _STEP_UNCOVERED  # (dead in the closure too: see _closure_walks)
                 push_node(dep)
             elif kind == _NOT_COVERED or not _annotates(ops, annotated):
@@ -431,14 +431,16 @@ def _custom_call_kind(instr: HloInstruction) -> int:
     (:func:`.hlo_dce.removable`: :data:`_KEPT`), or, dead, a ``Sharding`` marker, a placement
     annotation (each read once: :func:`.annotations.is_annotation` is what both ask), or one the
     model does not cover (another custom call, or one calling a computation)."""
-    extra = instr._extra  # ``called``'s store, read where asked (a custom call's target is there)
+    # ``called``'s store is read without the type test: with a target there it holds rare fields
+    # (``Calls`` hold no target), whose ``called`` is a slot.
+    extra = instr._extra
     if instr.custom_call_target == _MARKER:  # (no annotation)
         if not removable(instr):
             return _KEPT
-        calls = extra is not None and (type(extra) is CALLS or extra.called)
+        calls = extra is not None and extra.called
         return _A_MARKER if len(instr.operands) == 1 and not calls else _NOT_COVERED
     if is_annotation(instr):  # removable whatever its flag
-        return _NOT_COVERED if extra is not None and (type(extra) is CALLS or extra.called) else _AN_ANNOTATION
+        return _NOT_COVERED if extra is not None and extra.called else _AN_ANNOTATION
     return _NOT_COVERED if removable(instr) else _KEPT
 
 
@@ -632,8 +634,8 @@ def _taken_whole(comp: HloComputation) -> bool:
     root = comp.root
     for i in comp.instructions:
         opcode = i.opcode
-        extra = i._extra  # ``called`` and ``control_predecessors``' store: no property call per instruction
-        if opcode is CUSTOM_CALL or (extra is not None and (type(extra) is CALLS or extra.called or extra.control_predecessors)):
+        extra = i._extra  # ``called`` and ``control_predecessors``' store (a ``Calls`` answers both): no property
+        if opcode is CUSTOM_CALL or (extra is not None and (extra.control_predecessors or extra.called)):
             return False
         if not i.has_users() and i is not root and removable(i):
             return False
