@@ -431,10 +431,10 @@ def _custom_call_kind(instr: HloInstruction) -> int:
     (:func:`.hlo_dce.removable`: :data:`_KEPT`), or, dead, a ``Sharding`` marker, a placement
     annotation (each read once: :func:`.annotations.is_annotation` is what both ask), or one the
     model does not cover (another custom call, or one calling a computation)."""
-    # ``called``'s store is read without the type test: with a target there it holds rare fields
-    # (``Calls`` hold no target), whose ``called`` is a slot.
+    # The target and the calls read from their store, without the properties or the type test:
+    # with a target there it holds rare fields (a ``Calls`` holds none), whose ``called`` is a slot.
     extra = instr._extra
-    if instr.custom_call_target == _MARKER:  # (no annotation)
+    if extra is not None and extra.number == _MARKER:  # (no annotation)
         if not removable(instr):
             return _KEPT
         calls = extra is not None and extra.called
