@@ -111,15 +111,17 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         dead, walks = closed, _rebuild_walks(steps, closed)
         markers = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
         orders = None
-    gone.clear()  # not read by the model, made again after it: 8 MiB at jax_entry 1M, at the analysis' peak
+    gone.clear()  # not read by the model nor after it: 8 MiB at jax_entry 1M, at the analysis' peak
     model = _model(entry, dead, walks, callee_of, markers, orders)
-    markers.clear()  # (the model's reads, done with: 5 MiB at 1M, freed before the set is made again)
+    markers.clear()  # (the model's reads, done with: 5 MiB at 1M, freed before ``dead`` grows)
     if model is not None:
-        gone.update(left_out[entry.name])
-        _leave_out_uncalled(module, model, dead, callers, dead_code_of, gone)
+        # What the copy leaves out of the entry, the steps' and the rebuild's dead code, as one set:
+        # ``dead`` grown (the model is done with it), not ``gone`` made again beside it.
+        dead.update(left_out[entry.name])
+        _leave_out_uncalled(module, model, dead, callers, dead_code_of)
         # What the copy keeps of the entry, not what it leaves out: ~5% of it on jax_entry, where
         # a set of the rest (737k instructions at 1M, 32 MiB) was held until the copy was made.
-        model.kept = [i for i in entry.instructions if i not in dead and i not in gone]
+        model.kept = [i for i in entry.instructions if i not in dead]
     return model
 
 
@@ -586,14 +588,14 @@ def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked:
 
 def _leave_out_uncalled(module: HloModule, steps: DeadSteps, dead: set[HloInstruction],
                         callers: Callable[[HloComputation], list[HloInstruction]],
-                        dead_code_of: Callable[[HloComputation], list[HloInstruction]], gone: set[HloInstruction]) -> None:
+                        dead_code_of: Callable[[HloComputation], list[HloInstruction]]) -> None:
     """Leave out whole the computations only dead code calls (a dead ``reduce``'s reducer), with
     nothing that a pass before the inliner's drop reports or changes: no calls, no custom calls,
     no dead code; counted for the inliner's bound, their names given back when it drops them.
-    ``gone``: the entry's dead code the copy leaves out; another computation's dead code
-    (``dead_code_of``) is looked for only where a caller there is neither in it nor in the steps
-    (``dead``: what the steps leave out of the entry; a caller in a computation left out, the
-    callees and those left out here, is known by its ``parent``)."""
+    ``dead``: what the copy leaves out of the entry (the steps and the rebuild's dead code);
+    another computation's dead code (``dead_code_of``) is looked for only where a caller there is
+    not in it (a caller in a computation left out, the callees and those left out here, is known
+    by its ``parent``)."""
     extra = 0
     elsewhere: dict[HloComputation, set[HloInstruction]] = {}
 
@@ -615,7 +617,7 @@ def _leave_out_uncalled(module: HloModule, steps: DeadSteps, dead: set[HloInstru
         if not by:
             continue
         for i in by:  # (a loop, not any(): 5k reducers on jax_entry at 100k)
-            if i not in gone and i not in dead and i.parent not in taken and not dead_elsewhere(i):
+            if i not in dead and i.parent not in taken and not dead_elsewhere(i):
                 break
         else:
             if _taken_whole(comp):
