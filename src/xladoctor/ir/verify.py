@@ -57,22 +57,26 @@ def verify_module(module: HloModule) -> None:
 
 def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
     op = instr.opcode
-    extra = instr._extra  # ``called``'s store, read without the property
-    called = NO_CALLS if extra is None else extra if type(extra) is CALLS else extra.called
-    for role, count in _CALLS[op]:
-        got = len(called.get(role, ()))
-        if got != count:
-            raise _fail(module, instr, f"{op.value} needs {count} '{role}' computation(s), has {got}")
+    # A get-tuple-element or a tuple calls nothing (no role to count): checked before the calls
+    # are read (jax_entry: most checked instructions; the same first error either way).
     if op is GET_TUPLE_ELEMENT:
         if len(instr.operands) != 1 or instr.tuple_index is None:
             raise _fail(module, instr, "get-tuple-element needs one operand and index=N")
         shape = instr.operands[0].shape
         if not shape.is_tuple or not 0 <= instr.tuple_index < len(shape.tuple_shapes):
             raise _fail(module, instr, f"index={instr.tuple_index} is out of range for operand shape {shape}")
-    elif op is TUPLE:
+        return
+    if op is TUPLE:
         if not instr.shape.is_tuple or len(instr.shape.tuple_shapes) != len(instr.operands):
             raise _fail(module, instr, f"tuple of {len(instr.operands)} operands has shape {instr.shape}")
-    elif op is WHILE:
+        return
+    extra = instr._extra  # ``called``'s store, read without the property
+    called = NO_CALLS if extra is None else extra if type(extra) is CALLS else extra.called
+    for role, count in _CALLS[op]:
+        got = len(called.get(role, ()))
+        if got != count:
+            raise _fail(module, instr, f"{op.value} needs {count} '{role}' computation(s), has {got}")
+    if op is WHILE:
         if len(instr.operands) != 1:
             raise _fail(module, instr, f"while takes 1 operand, has {len(instr.operands)}")
         for role in ("body", "condition"):

@@ -110,9 +110,10 @@ def _annotation_without_operand(module: HloModule) -> HloInstruction | None:
     parser takes): the offload passes read its operand 0, past the end of its operand list."""
     moves = _MOVES  # a set: None against two strings is two calls
     for comp in module.computations:
-        for instr in comp.instructions:  # the opcode first: the target is a property (ir/packed_fields.py)
-            if instr.opcode is CUSTOM_CALL and instr.custom_call_target in moves and not instr.operands \
-                    and (instr.has_users() or instr is comp.root):
+        for instr in comp.instructions:  # the opcode first; the target read from its store, not the property
+            # (a custom call's number is its target: ir/rare_fields.py; a ``Calls`` there holds None)
+            if instr.opcode is CUSTOM_CALL and (extra := instr._extra) is not None and extra.number in moves \
+                    and not instr.operands and (instr.has_users() or instr is comp.root):
                 return instr
     return None
 

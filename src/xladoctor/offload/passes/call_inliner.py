@@ -41,7 +41,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import ASYNC_START, PARAMETER, HloOpcode
-from ...ir.rare_fields import CALLS
+from ...ir.rare_fields import CALLS, NO_CALLS
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
 from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
@@ -90,7 +90,9 @@ def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputat
     """``CallInliner::IsInlineableCallOp`` plus the host-call exclusion."""
     if call.opcode is not _CALL:
         return False
-    callees = call.called.get("to_apply") or call.called_computations
+    extra = call._extra  # ``called``'s store, read without the property (a call's: its Calls, most)
+    called = NO_CALLS if extra is None else extra if type(extra) is CALLS else extra.called
+    callees = called.get("to_apply") or call.called_computations
     if len(callees) != 1:
         return False
     # The attribute text is decoded only where it holds the name (a jax step's calls: 5k a module).

@@ -47,7 +47,6 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import CALL, CUSTOM_CALL, GET_TUPLE_ELEMENT, PARAMETER, TUPLE, HloOpcode
-from ...ir.rare_fields import CALLS
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
@@ -112,15 +111,17 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         dead, walks = closed, _rebuild_walks(steps, closed)
         markers = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
         orders = None
-    gone.clear()  # not read by the model, made again after it: 8 MiB at jax_entry 1M, at the analysis' peak
+    gone.clear()  # not read by the model nor after it: 8 MiB at jax_entry 1M, at the analysis' peak
     model = _model(entry, dead, walks, callee_of, markers, orders)
-    markers.clear()  # (the model's reads, done with: 5 MiB at 1M, freed before the set is made again)
+    markers.clear()  # (the model's reads, done with: 5 MiB at 1M, freed before ``dead`` grows)
     if model is not None:
-        gone.update(left_out[entry.name])
-        _leave_out_uncalled(module, model, dead, callers, dead_code_of, gone)
+        # What the copy leaves out of the entry, the steps' and the rebuild's dead code, as one set:
+        # ``dead`` grown (the model is done with it), not ``gone`` made again beside it.
+        dead.update(left_out[entry.name])
+        _leave_out_uncalled(module, model, dead, callers, dead_code_of)
         # What the copy keeps of the entry, not what it leaves out: ~5% of it on jax_entry, where
         # a set of the rest (737k instructions at 1M, 32 MiB) was held until the copy was made.
-        model.kept = [i for i in entry.instructions if i not in dead and i not in gone]
+        model.kept = [i for i in entry.instructions if i not in dead]
     return model
 
 
@@ -143,15 +144,16 @@ def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[
     not_in_step = _NOT_IN_STEP
     for instr in callee.instructions:
         opcode = instr.opcode
-        if opcode in not_in_step or instr.control_predecessors:
+        # ``called`` and ``control_predecessors``' store, read once without the properties (a
+        # ``Calls`` answers both: itself, and no edges; numbers' shared fields: neither)
+        if opcode in not_in_step or ((extra := instr._extra) is not None
+                                     and (extra.control_predecessors or extra.called)):
             return None
         if not instr.has_users():
             if opcode is PARAMETER:
                 return None  # its argument would lose a user without gaining one
             if instr is not body_root:
                 return None  # dead code of its own
-        if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # ``called``'s store
-            return None
     return callee
 
 
@@ -178,7 +180,7 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
             if any(op not in dead for op in operands):
                 return False  # inlining it would move a live value's users
             continue
-        if opcode in _REWIRED_DEAD or ((extra := instr._extra) is not None and (type(extra) is CALLS or extra.called)):
+        if opcode in _REWIRED_DEAD or ((extra := instr._extra) is not None and extra.called):
             return False  # (``called``'s store read; the entry has no control edges: see find_dead_steps)
         if opcode is CUSTOM_CALL:
             if not ((instr.custom_call_target == _MARKER and len(operands) == 1) or is_annotation(instr)):
@@ -385,7 +387,7 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
             dead.add(dep)
             ops = dep.operands
             if kind == _PLAIN:
-                if opcode in rewired or ((extra := dep._extra) is not None and (type(extra) is CALLS or extra.called)):
+                if opcode in rewired or ((extra := dep._extra) is not None and extra.called):
                     return _STEP_UNCOVERED  # (dead in the closure too: see _closure_walks)
                 push_node(dep)
             elif kind == _NOT_COVERED or not _annotates(ops, annotated):
@@ -431,14 +433,16 @@ def _custom_call_kind(instr: HloInstruction) -> int:
     (:func:`.hlo_dce.removable`: :data:`_KEPT`), or, dead, a ``Sharding`` marker, a placement
     annotation (each read once: :func:`.annotations.is_annotation` is what both ask), or one the
     model does not cover (another custom call, or one calling a computation)."""
-    extra = instr._extra  # ``called``'s store, read where asked (a custom call's target is there)
-    if instr.custom_call_target == _MARKER:  # (no annotation)
+    # The target and the calls read from their store, without the properties or the type test:
+    # with a target there it holds rare fields (a ``Calls`` holds none), whose ``called`` is a slot.
+    extra = instr._extra
+    if extra is not None and extra.number == _MARKER:  # (no annotation)
         if not removable(instr):
             return _KEPT
-        calls = extra is not None and (type(extra) is CALLS or extra.called)
+        calls = extra is not None and extra.called
         return _A_MARKER if len(instr.operands) == 1 and not calls else _NOT_COVERED
     if is_annotation(instr):  # removable whatever its flag
-        return _NOT_COVERED if extra is not None and (type(extra) is CALLS or extra.called) else _AN_ANNOTATION
+        return _NOT_COVERED if extra is not None and extra.called else _AN_ANNOTATION
     return _NOT_COVERED if removable(instr) else _KEPT
 
 
@@ -584,14 +588,14 @@ def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked:
 
 def _leave_out_uncalled(module: HloModule, steps: DeadSteps, dead: set[HloInstruction],
                         callers: Callable[[HloComputation], list[HloInstruction]],
-                        dead_code_of: Callable[[HloComputation], list[HloInstruction]], gone: set[HloInstruction]) -> None:
+                        dead_code_of: Callable[[HloComputation], list[HloInstruction]]) -> None:
     """Leave out whole the computations only dead code calls (a dead ``reduce``'s reducer), with
     nothing that a pass before the inliner's drop reports or changes: no calls, no custom calls,
     no dead code; counted for the inliner's bound, their names given back when it drops them.
-    ``gone``: the entry's dead code the copy leaves out; another computation's dead code
-    (``dead_code_of``) is looked for only where a caller there is neither in it nor in the steps
-    (``dead``: what the steps leave out of the entry; a caller in a computation left out, the
-    callees and those left out here, is known by its ``parent``)."""
+    ``dead``: what the copy leaves out of the entry (the steps and the rebuild's dead code);
+    another computation's dead code (``dead_code_of``) is looked for only where a caller there is
+    not in it (a caller in a computation left out, the callees and those left out here, is known
+    by its ``parent``)."""
     extra = 0
     elsewhere: dict[HloComputation, set[HloInstruction]] = {}
 
@@ -613,7 +617,7 @@ def _leave_out_uncalled(module: HloModule, steps: DeadSteps, dead: set[HloInstru
         if not by:
             continue
         for i in by:  # (a loop, not any(): 5k reducers on jax_entry at 100k)
-            if i not in gone and i not in dead and i.parent not in taken and not dead_elsewhere(i):
+            if i not in dead and i.parent not in taken and not dead_elsewhere(i):
                 break
         else:
             if _taken_whole(comp):
@@ -632,8 +636,8 @@ def _taken_whole(comp: HloComputation) -> bool:
     root = comp.root
     for i in comp.instructions:
         opcode = i.opcode
-        extra = i._extra  # ``called`` and ``control_predecessors``' store: no property call per instruction
-        if opcode is CUSTOM_CALL or (extra is not None and (type(extra) is CALLS or extra.called or extra.control_predecessors)):
+        extra = i._extra  # ``called`` and ``control_predecessors``' store (a ``Calls`` answers both): no property
+        if opcode is CUSTOM_CALL or (extra is not None and (extra.control_predecessors or extra.called)):
             return False
         if not i.has_users() and i is not root and removable(i):
             return False
