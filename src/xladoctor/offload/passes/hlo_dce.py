@@ -20,6 +20,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import CUSTOM_CALL, HloOpcode
+from ...ir.rare_fields import CALLS
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
@@ -110,8 +111,8 @@ def has_control_edges(comp: HloComputation) -> bool:
     ``jax_entry`` 100k ``offload``, three computations' worth of instructions asked)."""
     if COMPILED:
         for instr in comp.instructions:
-            extra = instr._extra
-            if extra is not None and extra.control_predecessors:
+            extra = instr._extra  # the calls alone (CALLS) hold none: not read through Python's protocol
+            if extra is not None and type(extra) is not CALLS and extra.control_predecessors:
                 return True
         return False
     return any(map(_CONTROL_SLOT, filter(None, map(_EXTRA, comp.instructions))))
