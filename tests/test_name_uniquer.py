@@ -397,7 +397,8 @@ def test_a_copy_taking_a_modules_names_at_once_answers_as_one_claiming_each():
 
 @pytest.mark.parametrize("text", ["0", "7", "012", "000", "123456789012345678", "999999999999999999",
                                   "1234567890123456789", "9223372036854775807", "9223372036854775808",
-                                  "-1", "+5", "", "1a", "١٢", "²", " 1", "1 ", "0x1"])
+                                  "-1", "+5", "", "1a", "١٢", "²", " 1", "1 ", "0x1", "+", "-", "--1", "+-1",
+                                  "2_c7", "-9223372036854775808", "-9223372036854775809", "-²", "-1_0"])
 def test_simple_atoi_reads_a_plain_suffix_as_the_pattern_does(text):
     """Up to 18 ASCII digits are read without the regex: what the int64 pattern gives, every other
     text (19 digits, a sign, other digits than ASCII's, spaces) through the pattern as before."""
