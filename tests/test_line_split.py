@@ -16,8 +16,8 @@ import pytest
 from test_instruction_line import _fingerprint
 from xladoctor.syntax import instruction_line
 from xladoctor.syntax.hlo_parser import parse_module
-from xladoctor.syntax.instruction_line import _CALL, _LINE, _ONE_COMPUTATION_ROLES
-from xladoctor.syntax.line_split import call_span, split_line, split_names
+from xladoctor.syntax.instruction_line import _CALL, _LINE, _ONE_COMPUTATION_ROLES, _SCALAR_LITERAL
+from xladoctor.syntax.line_split import call_span, scalar_literal_form, split_line, split_names
 
 DATA = Path(__file__).parent / "data"
 CORPUS = sorted(p for p in (DATA / "offload").rglob("*") if p.suffix in (".hlo", ".txt"))
@@ -196,3 +196,19 @@ def test_call_span_on_corpus_attributes(path: Path) -> None:
 @pytest.mark.parametrize("plain", ["a", "a, b", "a, b, c", "a,, b", "a, , b", ", a", "a, ", ", ", "", "a,  b", "a ,b"])
 def test_split_names_splits_as_str_split(plain: str) -> None:
     assert split_names(plain) == plain.split(", ")
+
+
+@pytest.mark.parametrize("inside", ["0", "-inf", " 1", "\t 1.5e-3", "{1, 2}", "{{1,2},{3,4}}", "true", "", " ", "\t",
+                                    "}", ",1", " ,", "1)", "(1)", "1 2", "0x1F", "+1", "nan", "1\n", "\u00e9", "1\u00e9",
+                                    '"s"', "{1,}", "a_b.c-d"])
+def test_scalar_literal_form_is_the_regexs(inside: str) -> None:
+    assert scalar_literal_form(inside) == bool(_SCALAR_LITERAL.fullmatch(inside))
+
+
+def test_scalar_literal_form_on_every_short_text() -> None:
+    alphabet = " \t-+0aZ_.{},()\"\n\u00e9"
+    texts = [""] + list(alphabet)
+    texts += [a + b for a in alphabet for b in alphabet]
+    texts += [a + b + c for a in alphabet for b in alphabet for c in alphabet]
+    for inside in texts:
+        assert scalar_literal_form(inside) == bool(_SCALAR_LITERAL.fullmatch(inside)), repr(inside)

@@ -33,7 +33,7 @@ from ..ir.rare_fields import (
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
 from .layout_warnings import warned
-from .line_split import call_span, split_line, split_names
+from .line_split import call_span, scalar_literal_form, split_line, split_names
 from .literal import LiteralError, check_literal
 from .metadata import TextMetadataCodec
 from .reader import Reader
@@ -269,7 +269,7 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
             instr._set_number(number)
         return True
     if opcode is CONSTANT:
-        if not _SCALAR_LITERAL.fullmatch(inside):
+        if not (scalar_literal_form(inside) if COMPILED else _SCALAR_LITERAL.fullmatch(inside)):  # (.line_split)
             return False
         try:
             check_literal(inside, instr.shape)

@@ -180,3 +180,27 @@ def split_names(plain: str) -> list[str]:
         j = plain.find(", ", i)
     out.append(plain[i:])
     return out
+
+
+def _literal_char(c: i64) -> bool:
+    """``[-+0-9A-Za-z_.{]``: a character a scalar literal's text may start with (after blanks)."""
+    return 97 <= c <= 122 or 48 <= c <= 57 or 65 <= c <= 90 or c == 95 or c == 46 or c == 45 or c == 43 or c == 123
+
+
+def scalar_literal_form(inside: str) -> bool:
+    """``_SCALAR_LITERAL.fullmatch(inside)`` of :mod:`.instruction_line` (``[ \\t]*[-+0-9A-Za-z_.{]``
+    then ``[-+0-9A-Za-z_.{}, \\t]*``), natively: the regex was a method call a constant line.  The
+    blanks before the first character are all of them (that character is no blank)."""
+    n: i64 = len(inside)
+    i: i64 = 0
+    while i < n and (ord(inside[i]) == 32 or ord(inside[i]) == 9):
+        i += 1
+    if i == n or not _literal_char(ord(inside[i])):
+        return False
+    i += 1
+    while i < n:
+        c: i64 = ord(inside[i])
+        if not (_literal_char(c) or c == 125 or c == 44 or c == 32 or c == 9):
+            return False
+        i += 1
+    return True
