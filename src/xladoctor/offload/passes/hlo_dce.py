@@ -207,8 +207,8 @@ def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_use
     for start in starts:
         ops = start.operands
         # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
-        stack = [(start, iter(ops if len(ops) < 2 else dict.fromkeys(ops)))]
-        push, pop = stack.append, stack.pop
+        # (compiled: a comprehension is native where dict.fromkeys and bound-method aliases are Python calls)
+        stack = [(start, iter(ops if len(ops) < 2 else {op: None for op in ops} if COMPILED else dict.fromkeys(ops)))]
         while stack:
             node, rest = stack[-1]
             for dep in rest:
@@ -227,10 +227,10 @@ def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_use
                     return None  # passed by while alive, dead now: given up at once
                 dead.add(dep)
                 ops = dep.operands
-                push((dep, iter(ops if len(ops) < 2 else dict.fromkeys(ops))))
+                stack.append((dep, iter(ops if len(ops) < 2 else {op: None for op in ops} if COMPILED else dict.fromkeys(ops))))
                 break
             else:
-                pop()
+                stack.pop()
                 order.append(node)
     return order
 
