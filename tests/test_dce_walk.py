@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hlo_corpus import CORPUS, generated_hlo
 from xladoctor.ir.computation import HloComputation
 from xladoctor.ir.instruction import HloInstruction
@@ -59,7 +61,12 @@ def test_a_dead_value_with_two_dead_users_is_found_by_the_closure(monkeypatch):
     assert [i.name for i in dead_code_counted(entry)[0]] == ["w", "v", "u", "s", "t"]  # XLA's: t before s
 
 
-def test_the_walk_finds_the_closure_and_post_order_on_the_corpus(tmp_path: Path):
+@pytest.mark.parametrize("compiled", [False, True])
+def test_the_walk_finds_the_closure_and_post_order_on_the_corpus(tmp_path: Path, compiled: bool,
+                                                                 monkeypatch: pytest.MonkeyPatch):
+    """Both spellings of an operand list's distinct values (a comprehension compiled, dict.fromkeys
+    in pure Python) walk alike."""
+    monkeypatch.setattr(hlo_dce, "COMPILED", compiled)
     walked = 0
     original = hlo_dce._walk_dead
 

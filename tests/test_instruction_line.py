@@ -439,3 +439,13 @@ def test_a_tuples_operand_count_is_its_shapes(line: str, monkeypatch: pytest.Mon
     _HEADS); a shape that is no tuple takes none: read as the full reader reads them."""
     fast, full = _both(ONE_OPERAND.replace("LINE", line), monkeypatch)
     assert fast == full
+
+
+@pytest.mark.parametrize("number", ["0", "00", "1", "123456789012345678", "1234567890123456789", "\u0661", "\u00b2",
+                                    "-1", "+0", " 0", "0 ", "", "0x0", "1_0"])
+def test_parameter_numbers_are_read_alike(number: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parameter's number is taken by string tests (up to 18 ASCII digits, the old pattern's):
+    every other spelling goes to the full reader, which accepts or refuses it as before."""
+    text = f"HloModule m\n\nENTRY main {{\n  ROOT p = f32[] parameter({number})\n}}\n"
+    fast, full = _both(text, monkeypatch)
+    assert fast == full

@@ -16,8 +16,8 @@ import pytest
 from test_instruction_line import _fingerprint
 from xladoctor.syntax import instruction_line
 from xladoctor.syntax.hlo_parser import parse_module
-from xladoctor.syntax.instruction_line import _LINE
-from xladoctor.syntax.line_split import split_line
+from xladoctor.syntax.instruction_line import _CALL, _LINE, _ONE_COMPUTATION_ROLES, _SCALAR_LITERAL
+from xladoctor.syntax.line_split import call_span, scalar_literal_form, split_line, split_names
 
 DATA = Path(__file__).parent / "data"
 CORPUS = sorted(p for p in (DATA / "offload").rglob("*") if p.suffix in (".hlo", ".txt"))
@@ -159,3 +159,56 @@ def test_the_compiled_branch_parses_the_same_module(path: Path, monkeypatch: pyt
         return
     monkeypatch.setattr(instruction_line, "COMPILED", True)
     assert _fingerprint(parse_module(text, path.name)) == before
+
+
+CALL_EDGES = [
+    ", to_apply=r.1", ", dimensions={0}, to_apply=region_0.2_c7", ",to_apply=r", ",\t to_apply=r , x=1",
+    ", to_apply=r ", ", to_apply=r x", ", to_apply=1r", ", to_apply=", ", to_apply==r", ", xto_apply=r",
+    ", _to_apply=r", ",Xto_apply=r", ", to_apply=r-1.x_Y, body=b", ", bogus=r, body=b, condition=c",
+    ' metadata={op_name="a, calls=b"}, calls=c', ", calls=\u00e9", ", calls=a\u00e9", "to_apply=r",
+    ", condition=c\t,", ", true_computation=t, false_computation=f", ", branch_computations={a, b}",
+    ", to_apply=a=b", "=, =, to_apply=z", ", scatter=s, select=t", ", async_wrapped=w",
+]
+
+
+def _regex_call(text: str, start: int, end: int) -> tuple[int, int, int] | None:
+    c = _CALL.search(text, start, end)
+    return None if c is None else (c.start(1), *c.span(2))
+
+
+@pytest.mark.parametrize("text", CALL_EDGES)
+def test_call_span_finds_what_the_call_regex_finds(text: str) -> None:
+    for start in range(len(text) + 1):
+        for end in range(start, len(text) + 1):
+            assert call_span(text, start, end, _ONE_COMPUTATION_ROLES) == _regex_call(text, start, end), (text, start, end)
+
+
+@pytest.mark.parametrize("path", CORPUS[::3], ids=lambda p: p.name)
+def test_call_span_on_corpus_attributes(path: Path) -> None:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        comma = line.find(",")
+        if comma >= 0:
+            for start in (0, comma):
+                got = call_span(line, start, len(line), _ONE_COMPUTATION_ROLES)
+                assert got == _regex_call(line, start, len(line)), line
+
+
+@pytest.mark.parametrize("plain", ["a", "a, b", "a, b, c", "a,, b", "a, , b", ", a", "a, ", ", ", "", "a,  b", "a ,b"])
+def test_split_names_splits_as_str_split(plain: str) -> None:
+    assert split_names(plain) == plain.split(", ")
+
+
+@pytest.mark.parametrize("inside", ["0", "-inf", " 1", "\t 1.5e-3", "{1, 2}", "{{1,2},{3,4}}", "true", "", " ", "\t",
+                                    "}", ",1", " ,", "1)", "(1)", "1 2", "0x1F", "+1", "nan", "1\n", "\u00e9", "1\u00e9",
+                                    '"s"', "{1,}", "a_b.c-d"])
+def test_scalar_literal_form_is_the_regexs(inside: str) -> None:
+    assert scalar_literal_form(inside) == bool(_SCALAR_LITERAL.fullmatch(inside))
+
+
+def test_scalar_literal_form_on_every_short_text() -> None:
+    alphabet = " \t-+0aZ_.{},()\"\n\u00e9"
+    texts = [""] + list(alphabet)
+    texts += [a + b for a in alphabet for b in alphabet]
+    texts += [a + b + c for a in alphabet for b in alphabet for c in alphabet]
+    for inside in texts:
+        assert scalar_literal_form(inside) == bool(_SCALAR_LITERAL.fullmatch(inside)), repr(inside)

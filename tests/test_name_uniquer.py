@@ -397,7 +397,8 @@ def test_a_copy_taking_a_modules_names_at_once_answers_as_one_claiming_each():
 
 @pytest.mark.parametrize("text", ["0", "7", "012", "000", "123456789012345678", "999999999999999999",
                                   "1234567890123456789", "9223372036854775807", "9223372036854775808",
-                                  "-1", "+5", "", "1a", "١٢", "²", " 1", "1 ", "0x1"])
+                                  "-1", "+5", "", "1a", "١٢", "²", " 1", "1 ", "0x1", "+", "-", "--1", "+-1",
+                                  "2_c7", "-9223372036854775808", "-9223372036854775809", "-²", "-1_0"])
 def test_simple_atoi_reads_a_plain_suffix_as_the_pattern_does(text):
     """Up to 18 ASCII digits are read without the regex: what the int64 pattern gives, every other
     text (19 digits, a sign, other digits than ASCII's, spaces) through the pattern as before."""
@@ -424,3 +425,18 @@ def test_a_layered_root_has_a_suffix_as_its_base_holds_it():
         used.discard(3)
         assert 4 in used and 3 not in used
         assert "1" not in used and None not in used
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_names_taken_line_by_line_with_either_underscore_test(compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """take_live's test of a leading ``__`` is str.startswith in the compiled core and two
+    comparisons in pure Python: the same names either way, '__' and its neighbours included."""
+    from xladoctor.ir import instruction_names
+
+    monkeypatch.setattr(instruction_names, "_COMPILED", compiled)
+    for name in ("__x", "__", "_", "_`", "_^", "_a", "__xla_y", "a__", "`", "^"):
+        names, plain = InstructionNames(), NameUniquer()
+        batch = [_Named(name), _Named(name)]
+        want = [plain.unique(i.name) for i in batch]
+        _take_join(names, batch)
+        assert [i.name for i in batch] == want, name

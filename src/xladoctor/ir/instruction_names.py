@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from .instruction import HloInstruction
     from .names import NameTable
 
+_COMPILED: Final = not __file__.endswith(".py")
+"""Whether this module runs compiled (as ``instruction.COMPILED``, read here without importing the instruction)."""
+
 
 class _PlainNames:
     """An :class:`InstructionNames`' plain map as the full uniquer takes it over: its own map,
@@ -161,8 +164,9 @@ class InstructionNames:
         live = self._live
         if self._full is not None or self._base or name in live:
             return False
-        # not ("__" <= name < "_`"): the names that start with "__" (no slice made: a line each, h48p)
-        if not "__" <= name < "_`" and ".0" not in name and ".-" not in name and name not in _TYPE_NAMES:
+        # not ("__" <= name < "_`"): the names that start with "__" (no slice made: a line each, h48p);
+        # compiled, str.startswith is a primitive where the two comparisons were generic (PyObject_RichCompare)
+        if not (name.startswith("__") if _COMPILED else "__" <= name < "_`") and ".0" not in name and ".-" not in name and name not in _TYPE_NAMES:
             if name in self._seen:
                 return False
             live[name] = instr  # _plain_key(name) is name itself, and now live

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from . import users as _users
 from .opcodes import PARAMETER, HloOpcode
-from .rare_fields import RareFieldAccess
+from .rare_fields import CALLS, RareFieldAccess
 from .users import Users
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
@@ -96,8 +96,8 @@ class PackedFieldAccess(RareFieldAccess):
     @property
     def parameter_number(self) -> int | None:
         """For ``parameter(N)``: N (None for every other opcode)."""
-        extra = self._extra
-        if extra is None or self.opcode is not PARAMETER:
+        extra = self._extra  # the calls alone (CALLS, interpreted: its class attribute a generic read) hold none
+        if extra is None or self.opcode is not PARAMETER or type(extra) is CALLS:
             return None
         number = extra.number
         return None if isinstance(number, str) else number
@@ -112,7 +112,7 @@ class PackedFieldAccess(RareFieldAccess):
         """For ``get-tuple-element``: its ``index=N`` (None for a parameter and a custom call; the
         parser takes ``index=`` on a get-tuple-element only)."""
         extra = self._extra
-        if extra is None or self.opcode is PARAMETER:
+        if extra is None or self.opcode is PARAMETER or type(extra) is CALLS:
             return None
         number = extra.number
         return None if isinstance(number, str) else number
@@ -127,7 +127,7 @@ class PackedFieldAccess(RareFieldAccess):
         """For ``custom-call``: its ``custom_call_target`` (an async start's, where the parser
         wraps one), else None."""
         extra = self._extra
-        if extra is None:
+        if extra is None or type(extra) is CALLS:  # the calls alone: no target (read natively, not as a class attribute)
             return None
         number = extra.number
         return number if isinstance(number, str) else None

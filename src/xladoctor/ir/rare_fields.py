@@ -182,7 +182,7 @@ class RareFieldAccess:
         the rare fields for the three, as no instruction has two (XLA's parser takes each on its
         own opcode only); read and written by :mod:`.packed_fields`' properties."""
         extra = self._extra
-        return None if extra is None else extra.number
+        return None if extra is None or type(extra) is CALLS else extra.number  # CALLS: a class attribute, None
 
     def _set_number(self, value: int | str | None) -> None:
         """The number field's one write: an instruction without other rare fields takes the shared

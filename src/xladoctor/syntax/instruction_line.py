@@ -33,7 +33,7 @@ from ..ir.rare_fields import (
 from ..ir.shape import Shape
 from .hlo_lexicon import BRACED_INT64_LIST_ATTRIBUTES, INT64_ATTRIBUTES, KEYWORDS, VALUE_GRAMMARS, metadata_fast
 from .layout_warnings import warned
-from .line_split import split_line
+from .line_split import call_span, scalar_literal_form, split_line, split_names
 from .literal import LiteralError, check_literal
 from .metadata import TextMetadataCodec
 from .reader import Reader
@@ -217,7 +217,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             if plain is not None and ", " not in plain:
                 operands = (by_name[plain],)  # one operand (half of jax's lines): no split, no map
             else:
-                listed = plain.split(", ") if plain is not None else _OPERAND.findall(names_text)  # map: no frame
+                listed = _OPERAND.findall(names_text) if plain is None else split_names(plain) if COMPILED else plain.split(", ")
                 operands = tuple([by_name[n] for n in listed]) if COMPILED else tuple(map(by_name.__getitem__, listed))
         except KeyError:
             return None  # the full reader names the undefined operand where it stands
@@ -259,8 +259,8 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
     """An instruction without operands: a parameter number, a scalar literal, or nothing."""
     opcode = instr.opcode
     if opcode is PARAMETER:
-        if not _PARAMETER_NUMBER.fullmatch(inside):
-            return False
+        if not (len(inside) <= 18 and inside.isdigit() and inside.isascii()):  # _PARAMETER_NUMBER, without
+            return False  # the regex's method call (every parameter line)
         number = int(inside)  # parameter_number: the shared rare fields holding it, where the table has room
         shared_fields = SHARED_NUMBERS.get(number)
         if shared_fields is not None:
@@ -269,7 +269,7 @@ def _contents(instr: HloInstruction, inside: str, shared: dict[str, str],
             instr._set_number(number)
         return True
     if opcode is CONSTANT:
-        if not _SCALAR_LITERAL.fullmatch(inside):
+        if not (scalar_literal_form(inside) if COMPILED else _SCALAR_LITERAL.fullmatch(inside)):  # (.line_split)
             return False
         try:
             check_literal(inside, instr.shape)
@@ -402,13 +402,20 @@ def _call_template(p: ComputationReader, instr: HloInstruction, text: str, start
     The verdict does not depend on the name: its checks see the name as a bare value, which any
     name of the pattern is, but for the two they see in it (:data:`_KEYWORDS`, long digit runs:
     the full checks then)."""
-    c = _CALL.search(text, start, end)
-    if c is None:
-        return None
-    vs, ve = c.span(2)
+    if COMPILED:  # the regex's match by string operations (.line_split.call_span): a native loop once compiled
+        span = call_span(text, start, end, _ONE_COMPUTATION_ROLES)
+        if span is None:
+            return None
+        rs, vs, ve = span
+        role, name = text[rs:vs - 1], text[vs:ve]
+    else:
+        c = _CALL.search(text, start, end)
+        if c is None:
+            return None
+        vs, ve = c.span(2)
+        role, name = c.group(1, 2)
     template = (instr.opcode, text[start:vs] + "\n" + text[ve:end])
     known = p.attribute_verdicts.get(template)
-    role, name = c.group(1, 2)
     if known is None or name in _KEYWORDS or (ve - vs >= 20 and _LONG_DIGITS.search(name) is not None):
         return template, role, name, vs
     _reuse(instr, p.shared_text.setdefault(kept, kept), known[2], known[3], known[4])

@@ -133,3 +133,74 @@ def split_line(text: str, pos: int, heads: dict[str, Any]) -> Split | None:
     if _line_continues(text, eol):
         return None
     return root, percent, text[i:name_end], head, plain, None, inside, attributes, start, after + len(attributes)
+
+
+def call_span(text: str, start: i64, end: i64, roles: frozenset[str]) -> tuple[int, int, int] | None:
+    """The first ``, role=name`` of ``text[start:end]`` as the regex :data:`.instruction_line._CALL`
+    finds it (``roles``: its alternatives, spelled in ``[a-z_]``): the role's start, the name's start and
+    end; None where there is none.  Each ``=`` is a candidate (``str.find``, a C scan), tried from the
+    left: the role is the run of ``[a-z_]`` before it (a longer run holds no role the regex could
+    start after a ``,`` and blanks), then blanks and a ``,`` before that, then a name whose end is the
+    text's or blanks and a ``,`` (the regex's lookahead).  The regex's engine tried each role at each
+    ``,`` (~1,800 instructions a search on ``jax_entry``'s attribute texts; issue 36, branch h51c)."""
+    eq: i64 = text.find("=", start, end)
+    while eq >= 0:
+        r = eq
+        while r > start:
+            c: i64 = ord(text[r - 1])
+            if 97 <= c <= 122 or c == 95:
+                r -= 1
+            else:
+                break
+        j = r
+        while j > start and (ord(text[j - 1]) == 32 or ord(text[j - 1]) == 9):
+            j -= 1
+        if j > start and ord(text[j - 1]) == 44 and r < eq and text[r:eq] in roles:
+            vs: i64 = eq + 1
+            ve = _name_end(text, vs, end)
+            if ve > vs:
+                k = ve
+                while k < end and (ord(text[k]) == 32 or ord(text[k]) == 9):
+                    k += 1
+                if ve == end or (k < end and ord(text[k]) == 44):
+                    return r, vs, ve
+        eq = text.find("=", eq + 1, end)
+    return None
+
+
+def split_names(plain: str) -> list[str]:
+    """``plain.split(", ")``, natively: the operand names of a line (str.split is no primitive of
+    mypyc's, so the method call went through Python's protocol: ~1,000 instructions a line)."""
+    out: list[str] = []
+    i: i64 = 0
+    j: i64 = plain.find(", ")
+    while j >= 0:
+        out.append(plain[i:j])
+        i = j + 2
+        j = plain.find(", ", i)
+    out.append(plain[i:])
+    return out
+
+
+def _literal_char(c: i64) -> bool:
+    """``[-+0-9A-Za-z_.{]``: a character a scalar literal's text may start with (after blanks)."""
+    return 97 <= c <= 122 or 48 <= c <= 57 or 65 <= c <= 90 or c == 95 or c == 46 or c == 45 or c == 43 or c == 123
+
+
+def scalar_literal_form(inside: str) -> bool:
+    """``_SCALAR_LITERAL.fullmatch(inside)`` of :mod:`.instruction_line` (``[ \\t]*[-+0-9A-Za-z_.{]``
+    then ``[-+0-9A-Za-z_.{}, \\t]*``), natively: the regex was a method call a constant line.  The
+    blanks before the first character are all of them (that character is no blank)."""
+    n: i64 = len(inside)
+    i: i64 = 0
+    while i < n and (ord(inside[i]) == 32 or ord(inside[i]) == 9):
+        i += 1
+    if i == n or not _literal_char(ord(inside[i])):
+        return False
+    i += 1
+    while i < n:
+        c: i64 = ord(inside[i])
+        if not (_literal_char(c) or c == 125 or c == 44 or c == 32 or c == 9):
+            return False
+        i += 1
+    return True

@@ -20,6 +20,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import CUSTOM_CALL, HloOpcode
+from ...ir.rare_fields import CALLS
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
@@ -110,8 +111,8 @@ def has_control_edges(comp: HloComputation) -> bool:
     ``jax_entry`` 100k ``offload``, three computations' worth of instructions asked)."""
     if COMPILED:
         for instr in comp.instructions:
-            extra = instr._extra
-            if extra is not None and extra.control_predecessors:
+            extra = instr._extra  # the calls alone (CALLS) hold none: not read through Python's protocol
+            if extra is not None and type(extra) is not CALLS and extra.control_predecessors:
                 return True
         return False
     return any(map(_CONTROL_SLOT, filter(None, map(_EXTRA, comp.instructions))))
@@ -206,8 +207,8 @@ def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_use
     for start in starts:
         ops = start.operands
         # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
-        stack = [(start, iter(ops if len(ops) < 2 else dict.fromkeys(ops)))]
-        push, pop = stack.append, stack.pop
+        # (compiled: a comprehension is native where dict.fromkeys and bound-method aliases are Python calls)
+        stack = [(start, iter(ops if len(ops) < 2 else {op: None for op in ops} if COMPILED else dict.fromkeys(ops)))]
         while stack:
             node, rest = stack[-1]
             for dep in rest:
@@ -226,10 +227,10 @@ def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_use
                     return None  # passed by while alive, dead now: given up at once
                 dead.add(dep)
                 ops = dep.operands
-                push((dep, iter(ops if len(ops) < 2 else dict.fromkeys(ops))))
+                stack.append((dep, iter(ops if len(ops) < 2 else {op: None for op in ops} if COMPILED else dict.fromkeys(ops))))
                 break
             else:
-                pop()
+                stack.pop()
                 order.append(node)
     return order
 

@@ -20,6 +20,29 @@ from ...rules import SHIPPED
 from . import messages
 from .state import OffloaderRun, all_leaves_host, memory_space
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Any, Final
+
+    from ....ir.metadata import SourceLocation
+
+# DroppedOffload's slots written through their descriptors, in its field order: the class call
+# ran its interpreted __init__ (four object.__setattr__ calls), ~6,700 instructions a record in
+# the compiled core, and a jax_entry 100k run reports 5,262 (issue 36, branch h51c).
+_NEW: Final = object.__new__
+_DROPPED_SETTERS: Final[tuple[Any, ...]] = tuple(getattr(DroppedOffload, f).__set__ for f in DroppedOffload._FIELDS)
+
+
+def new_dropped(move_to_host: str, reason: str, location: SourceLocation | None) -> DroppedOffload:
+    """``DroppedOffload(move_to_host, reason, (), location)``, built without its ``__init__``."""
+    new = _NEW(DroppedOffload)
+    setters = _DROPPED_SETTERS
+    setters[0](new, move_to_host)
+    setters[1](new, reason)
+    setters[2](new, ())
+    setters[3](new, location)
+    return new
+
 
 def ensure_entry_output_is_host(run: OffloaderRun, index: ShapeIndex, context: MismatchContext, start_name: str,
                                 trace: list[Position], origin: str, origin_instr: str) -> None:
@@ -65,7 +88,7 @@ def report_removed_by_dce(run: OffloaderRun, removed: list[HloInstruction]) -> N
             if reason is None:
                 reason = label("offload.dropped_dead_code")
             orig = ctx.input_instruction(instr.name)
-            dropped.append(DroppedOffload(ctx.rn(instr.name), reason, (), orig.source_location() if orig else None))
+            dropped.append(new_dropped(ctx.rn(instr.name), reason, orig.source_location() if orig else None))
 
 
 def report_prior_failure(run: OffloaderRun, failure: PassFailure) -> None:
