@@ -1,0 +1,157 @@
+"""Where a log scan's time goes, beside ``rg``'s, on this machine (issue 36 item 6).
+
+Stop 49 measured ``explain LOG`` at 0.89x ``rg`` on the 2-core machine and 1.41x on the device's CPU
+for the same clean log, with no explanation.  This splits both sides into what each pays: a process
+start (``python -c pass``, the imports), the pages of a mapped file (minor faults, from the children's
+``rusage``), the planner's needle automata alone over a mapping and over bytes, and ``rg`` with and
+without its memory map, so two machines can be compared phase by phase.
+
+    python3 bench/logs_breakdown.py [--mb 500] [--repeat 5] [--kinds clean,sparse] [--json OUT]
+
+In-process phases are best-of-``repeat`` ``perf_counter`` seconds (the device's process clock ticks at
+10 ms); whole processes are best wall and best CPU with minor faults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import mmap
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+
+PHASES = r"""
+import mmap, sys, time
+from xladoctor.catalogue.prefilter import AnchorFinder
+from xladoctor.catalogue.scanner import LogScanner
+path, repeat = sys.argv[1], int(sys.argv[2])
+finder = AnchorFinder(LogScanner().anchors)
+ac = finder._ac
+out = {}
+def best(name, fn):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter(); fn(); times.append(time.perf_counter() - t)
+    out[name] = min(times)
+def fresh_map(fn):
+    def run():
+        with open(path, "rb") as f:
+            m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            try:
+                fn(m)
+            finally:
+                m.close()
+    return run
+best("map + touch every page (find of an absent word)", fresh_map(lambda m: m.find(b"\x00\x01\x02\x03")))
+best("map + MAP_POPULATE-like madvise(WILLNEED) + touch", fresh_map(
+    lambda m: (m.madvise(mmap.MADV_WILLNEED), m.find(b"\x00\x01\x02\x03"))))
+best("read() into bytes", lambda: open(path, "rb").read())
+with open(path, "rb") as f:
+    data = f.read()
+best("bytes: find of an absent word", lambda: data.find(b"\x00\x01\x02\x03"))
+best("bytes: count newlines", lambda: data.count(b"\n"))
+for i, automaton in enumerate(ac.needles):
+    best(f"bytes: needle automaton {i}",
+         lambda a=automaton: a.find_matches_as_indexes(data))
+    best(f"fresh map: needle automaton {i}", fresh_map(lambda m, a=automaton: a.find_matches_as_indexes(m)))
+best("bytes: exact automaton", lambda: ac.exact.find_matches_as_indexes(data))
+best("fresh map: planner find (all needles)", fresh_map(lambda m: finder.find(m, 0, len(m))))
+print(repr(out))
+"""
+
+
+def _timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """Wall seconds, the child's CPU seconds and its minor faults (``wait4``'s rusage)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_minflt
+
+
+def _machine() -> dict[str, object]:
+    info: dict[str, object] = {"python": sys.version.split()[0], "platform": platform.platform(),
+                               "nproc": os.cpu_count(), "page": mmap.PAGESIZE}
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+        model = next((ln.split(":", 1)[1].strip() for ln in text.splitlines() if ln.startswith("model name")), "?")
+        flags = next((ln.split(":", 1)[1].split() for ln in text.splitlines() if ln.startswith("flags")), [])
+        info["cpu"] = model
+        info["simd"] = [f for f in ("sse2", "ssse3", "sse4_2", "avx", "avx2", "avx512f", "avx512bw") if f in flags]
+        info["hypervisor"] = "hypervisor" in flags
+    except OSError:
+        pass
+    for knob in ("/sys/kernel/mm/transparent_hugepage/enabled", "/proc/sys/vm/overcommit_memory"):
+        try:
+            info[knob] = Path(knob).read_text().strip()
+        except OSError:
+            pass
+    return info
+
+
+def _processes(log: Path, anchors: Path, repeat: int, env: dict[str, str]) -> dict[str, list[float]]:
+    """Best wall, best CPU, faults of the best-CPU run, for each whole process, interleaved round by round."""
+    py = sys.executable
+    cmds = {"python -c pass": [py, "-c", "pass"],
+            "python -c 'import ahocorasick_rs'": [py, "-c", "import ahocorasick_rs"],
+            "xladoctor --version": [py, "-m", "xladoctor", "--version"],
+            "xladoctor explain LOG --json": [py, "-m", "xladoctor", "explain", str(log), "--json"]}
+    rg = shutil.which("rg")
+    if rg:
+        for tag, extra in (("", []), (" --mmap", ["--mmap"]), (" --no-mmap", ["--no-mmap"]), (" -j1", ["-j1"])):
+            cmds[f"rg -c -F -f anchors{tag}"] = [rg, "-c", "-F", "-f", str(anchors), *extra, str(log)]
+    runs: dict[str, list[tuple[float, float, int]]] = {k: [] for k in cmds}
+    for _ in range(repeat):
+        for name, argv in cmds.items():
+            runs[name].append(_timed(argv, env))
+    out = {}
+    for name, got in runs.items():
+        best_cpu = min(got, key=lambda r: r[1])
+        out[name] = [min(r[0] for r in got), best_cpu[1], best_cpu[2]]
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mb", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--kinds", default="clean,sparse")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (str(SRC), os.environ.get("PYTHONPATH")))))
+    sys.path.insert(0, str(SRC))
+    from xladoctor.catalogue.scanner import LogScanner
+    result: dict[str, object] = {"machine": _machine()}
+    with tempfile.TemporaryDirectory() as tmp:
+        anchors = Path(tmp) / "anchors.txt"
+        anchors.write_text("\n".join(LogScanner().anchors) + "\n")
+        for kind in args.kinds.split(","):
+            log = Path(tmp) / f"{kind}.log"
+            subprocess.run([sys.executable, str(HERE / "bench_all.py"), "--make-log", kind, str(log), str(args.mb)],
+                           check=True, env=env)
+            with open(log, "rb") as f:  # into the page cache
+                while f.read(1 << 24):
+                    pass
+            phases = subprocess.run([sys.executable, "-c", PHASES, str(log), str(args.repeat)], env=env,
+                                    capture_output=True, text=True, check=True).stdout
+            result[kind] = {"bytes": log.stat().st_size, "phases_s": ast.literal_eval(phases),
+                            "processes_wall_cpu_minflt": _processes(log, anchors, args.repeat, env)}
+            log.unlink()
+    text = json.dumps(result, indent=1)
+    if args.json:
+        args.json.write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
