@@ -55,6 +55,30 @@ def fresh_map(fn):
 best("map + touch every page (find of an absent word)", fresh_map(lambda m: m.find(b"\x00\x01\x02\x03")))
 best("map + MAP_POPULATE-like madvise(WILLNEED) + touch", fresh_map(
     lambda m: (m.madvise(mmap.MADV_WILLNEED), m.find(b"\x00\x01\x02\x03"))))
+def populated(fn):
+    def run():
+        with open(path, "rb") as f:
+            m = mmap.mmap(f.fileno(), 0, flags=mmap.MAP_SHARED | mmap.MAP_POPULATE, prot=mmap.PROT_READ)
+            try:
+                fn(m)
+            finally:
+                m.close()
+    return run
+def stretches(advice):
+    def fn(m):
+        for at in range(0, len(m), 8 << 20):
+            m.madvise(advice, at, min(8 << 20, len(m) - at))
+            ac.needles[0].find_matches_as_indexes(memoryview(m)[at:at + (8 << 20)])
+    return fresh_map(fn)
+best("map(MAP_POPULATE): needle automaton 0", populated(lambda m: ac.needles[0].find_matches_as_indexes(m)))
+best("map(MAP_POPULATE) alone", populated(lambda m: None))
+best("map + madvise(SEQUENTIAL): needle automaton 0", fresh_map(
+    lambda m: (m.madvise(mmap.MADV_SEQUENTIAL), ac.needles[0].find_matches_as_indexes(m))))
+best("map, per 8 MB madvise(WILLNEED) + needle automaton 0", stretches(mmap.MADV_WILLNEED))
+try:
+    best("map, per 8 MB madvise(POPULATE_READ) + needle automaton 0", stretches(22))
+except OSError as e:
+    out["POPULATE_READ"] = str(e)
 best("read() into bytes", lambda: open(path, "rb").read())
 with open(path, "rb") as f:
     data = f.read()
@@ -66,6 +90,16 @@ for i, automaton in enumerate(ac.needles):
     best(f"fresh map: needle automaton {i}", fresh_map(lambda m, a=automaton: a.find_matches_as_indexes(m)))
 best("bytes: exact automaton", lambda: ac.exact.find_matches_as_indexes(data))
 best("fresh map: planner find (all needles)", fresh_map(lambda m: finder.find(m, 0, len(m))))
+from xladoctor.catalogue import fastscan
+def regions(m):
+    for _ in fastscan.iter_regions(m, 0, len(m), finder):
+        pass
+best("fresh map: iter_regions (the planner, releasing every 8 MB)", fresh_map(regions))
+kept = fastscan.release
+fastscan.release = lambda data, a, b: None
+best("fresh map: iter_regions, no release", fresh_map(regions))
+fastscan.release = kept
+best("scan_path (one process, the whole scan)", lambda: fastscan.scan_path(path, parallel=False))
 print(repr(out))
 """
 
@@ -79,7 +113,7 @@ def _timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, f
 
 
 def _machine() -> dict[str, object]:
-    info: dict[str, object] = {"python": sys.version.split()[0], "platform": platform.platform(),
+    info: dict[str, object] = {"version": sys.version.split()[0], "platform": platform.platform(),
                                "nproc": os.cpu_count(), "page": mmap.PAGESIZE}
     try:
         text = Path("/proc/cpuinfo").read_text()
@@ -90,6 +124,9 @@ def _machine() -> dict[str, object]:
         info["hypervisor"] = "hypervisor" in flags
     except OSError:
         pass
+    import site
+    info["site .pth files"] = sorted(str(p) for d in site.getsitepackages() for p in Path(d).glob("*.pth"))
+    info["python"] = sys.executable
     for knob in ("/sys/kernel/mm/transparent_hugepage/enabled", "/proc/sys/vm/overcommit_memory"):
         try:
             info[knob] = Path(knob).read_text().strip()
@@ -101,14 +138,23 @@ def _machine() -> dict[str, object]:
 def _processes(log: Path, anchors: Path, repeat: int, env: dict[str, str]) -> dict[str, list[float]]:
     """Best wall, best CPU, faults of the best-CPU run, for each whole process, interleaved round by round."""
     py = sys.executable
-    cmds = {"python -c pass": [py, "-c", "pass"],
+    small, head = log.with_name("small.log"), log.with_name("head.log")
+    small.write_text("I1031 step 1\nRESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    with open(log, "rb") as f:
+        head.write_bytes(f.read(2 << 20))
+    cmds = {"python -c pass": [py, "-c", "pass"], "python -S -c pass (no site)": [py, "-S", "-c", "pass"],
+            "python -I -c pass (isolated)": [py, "-I", "-c", "pass"],
             "python -c 'import ahocorasick_rs'": [py, "-c", "import ahocorasick_rs"],
             "xladoctor --version": [py, "-m", "xladoctor", "--version"],
-            "xladoctor explain LOG --json": [py, "-m", "xladoctor", "explain", str(log), "--json"]}
+            "xladoctor explain LOG --json": [py, "-m", "xladoctor", "explain", str(log), "--json"],
+            "xladoctor explain 2-line LOG --json": [py, "-m", "xladoctor", "explain", str(small), "--json"],
+            "xladoctor explain 2 MB clean head of LOG --json": [py, "-m", "xladoctor", "explain", str(head), "--json"]}
     rg = shutil.which("rg")
     if rg:
         for tag, extra in (("", []), (" --mmap", ["--mmap"]), (" --no-mmap", ["--no-mmap"]), (" -j1", ["-j1"])):
             cmds[f"rg -c -F -f anchors{tag}"] = [rg, "-c", "-F", "-f", str(anchors), *extra, str(log)]
+    if rg:
+        cmds["rg --version"] = [rg, "--version"]
     runs: dict[str, list[tuple[float, float, int]]] = {k: [] for k in cmds}
     for _ in range(repeat):
         for name, argv in cmds.items():
