@@ -351,13 +351,13 @@ def test_one_process_counts_newlines_only_up_to_a_recorded_line(tmp_path, monkey
     monkeypatch.setattr(fastscan, "MAP_MIN_BYTES", 0)
     monkeypatch.setattr(fastscan, "RELEASE_EVERY", 1 << 16)
     counted_to: list[int] = []
-    count = newlines.count_read  # a mapped file's newlines are read through its descriptor
+    count = newlines.count_newlines  # a mapped file's newlines are copied out of the mapping
 
-    def spy(fd: int, start: int, stop: int, buf: bytearray) -> int:
+    def spy(data, start: int, stop: int, buf: bytearray | None = None) -> int:
         counted_to.append(stop)
-        return count(fd, start, stop, buf)
+        return count(data, start, stop, buf)
 
-    monkeypatch.setattr(newlines, "count_read", spy)
+    monkeypatch.setattr(newlines, "count_newlines", spy)
     noise = "".join(f"I1031 09:00:00.000000  7 tpu.cc:1] step {i} nothing to see\n" for i in range(2000))
     err = "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm.\n"
     other = "INVALID_ARGUMENT: Tensor which is moved to host (starting from tuple.64) is returned from the " \
@@ -403,18 +403,24 @@ def test_the_worker_pool_only_for_big_files_and_enough_cores(tmp_path, monkeypat
     assert [f.code for f in fastscan.scan_path(str(log), LogScanner()).finish()] == ["E1000"] and pooled == []
 
 
-def test_newlines_read_through_the_descriptor_are_the_mappings(tmp_path):
-    """``count_read`` (pread into a small buffer, pieces of every size) counts what ``bytes.count`` does."""
+def test_newlines_copied_out_of_the_mapping_are_the_bytes(tmp_path, monkeypatch):
+    """``count_newlines`` over a mapping (copied into a small reused buffer, pieces of every size,
+    pages handed back as it goes) counts what ``bytes.count`` does, and the mapping still reads right
+    after its pages were handed back."""
+    import mmap
     import random
 
+    monkeypatch.setattr(newlines, "_native_count", None)
+    monkeypatch.setattr(newlines, "RELEASE_COUNTED", 4096)
     rng = random.Random(7)
     data = bytes(rng.choice(b"ab\n") for _ in range(50_000))
     path = tmp_path / "nl.log"
     path.write_bytes(data)
-    with open(path, "rb", buffering=0) as f:
+    with open(path, "rb", buffering=0) as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
         for _ in range(200):
             a = rng.randrange(len(data) + 1)
             b = rng.randrange(a, len(data) + 1)
             buf = bytearray(rng.choice((1, 7, 4096, 1 << 20)))
-            assert newlines.count_read(f.fileno(), a, b, buf) == data.count(b"\n", a, b)
-        assert newlines.count_read(f.fileno(), len(data) - 5, len(data) + 100, bytearray(3)) == data[-5:].count(b"\n")
+            assert newlines.count_newlines(mapped, a, b, buf) == data.count(b"\n", a, b)
+        assert newlines.count_newlines(mapped, 0, len(data)) == data.count(b"\n")
+        assert mapped[:] == data

@@ -347,8 +347,6 @@ class _mapped:
     def __init__(self, path: str):
         self.path = path
         self.map: mmap | None = None
-        self.fd: int | None = None
-        """The file's descriptor while it is mapped (:class:`NewlineCounter` reads through it)."""
 
     def __enter__(self) -> Mapped:
         f = open(self.path, "rb", buffering=0)
@@ -363,7 +361,7 @@ class _mapped:
         except BaseException:
             f.close()
             raise
-        self.file, self.fd = f, f.fileno()
+        self.file = f
         return self.map
 
     def __exit__(self, *exc: object) -> None:
@@ -404,7 +402,7 @@ def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = Tru
             return scan_stream(f, scanner, block=min(BLOCK, max(1 << 16, os.fstat(f.fileno()).st_size)))
     mapping = _mapped(path)
     with mapping as data:
-        return _scan_data(data, scanner, mapping.fd)
+        return _scan_data(data, scanner)
 
 
 def scan_descriptor(fd: int, scanner: LogScanner | None = None) -> LogScanner:
@@ -415,17 +413,17 @@ def scan_descriptor(fd: int, scanner: LogScanner | None = None) -> LogScanner:
     scanner = scanner or LogScanner()
     data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
     try:
-        return _scan_data(data, scanner, fd)
+        return _scan_data(data, scanner)
     finally:
         data.close()
 
 
-def _scan_data(data: Mapped, scanner: LogScanner, fd: int | None = None) -> LogScanner:
+def _scan_data(data: Mapped, scanner: LogScanner) -> LogScanner:
     """Plan a file read whole or mapped and feed each region to ``scanner`` as it is planned, in one
     process.  Newlines are counted only up to a region where a message's line is recorded: after
     the last one, or from where every finding has its MAX_LINES_RECORDED lines until a new one
     turns up, nothing is counted (``bytes.count`` at ~3.4 GB/s was a third of a dense log's scan)."""
-    counter = NewlineCounter(data, 0, fd)
+    counter = NewlineCounter(data, 0)
     # The compiled count is fast enough to count all of a mapped log once it has an error, each
     # stretch as the planner has searched it (iter_regions); bytes.count is not (0.29 CPU-s per 500 MB).
     ahead = NATIVE and not isinstance(data, bytes)

@@ -7,8 +7,6 @@ them (:func:`release`), so the resident size stays bounded whatever the log's si
 
 from __future__ import annotations
 
-import os
-
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,6 +31,9 @@ COUNT_PIECE = 1 << 17
 """Newlines of a mapped file are counted this many bytes at a time: the copy stays in the core's own
 cache (``pread`` and count of 400 MB: 0.153 CPU-s at 128 kB, 0.173 at 1 MB, 0.159-0.166 at 32-64 kB)."""
 
+RELEASE_COUNTED = 8 << 20
+"""A mapped file's counted pages are handed back every this many bytes (fastscan's RELEASE_EVERY)."""
+
 NATIVE = _native_count is not None
 """Whether the compiled count runs: ``_newline_count.c``, built with the compiled core.  Without it
 ``bytes.count`` gives the same answers at CPython's scalar ~3.4 GB/s (500 MB: 0.29 against 0.08
@@ -44,18 +45,18 @@ class NewlineCounter:
     counted), counted only when asked.
 
     A file that is mapped stays addressable, so newlines are counted only up to where a region
-    starts: a log without errors is never counted, and nothing after its last error is.  With the
-    file's descriptor ``fd`` the bytes are read with ``pread`` into one reused buffer instead of
-    copied out of the mapping, whose pages the planner has handed back by then: reading them
-    again through the mapping faulted every page back in (0.31 against 0.19 CPU-s for 500 MB)."""
+    starts: a log without errors is never counted, and nothing after its last error is.  The bytes
+    are copied out of the mapping into one reused buffer (:func:`count_newlines`).  They were read
+    with ``pread`` instead until stop 50: the same CPU here (0.110 against 0.095 CPU-s for 200 MB,
+    the copy ahead), but on the device machine's CPU, whose kernel charges 15-40x a syscall, a
+    500 MB ``read`` took 0.40 s where faulting the mapping's pages back in takes ~0.05."""
 
-    def __init__(self, data: Mapped, origin: int, fd: int | None = None):
+    def __init__(self, data: Mapped, origin: int):
         self.data, self.at, self.count = data, origin, 0
-        self.fd = fd if not isinstance(data, bytes) else None
         self.buf: bytearray | None = None
         self.resident = False
         """Set by :meth:`ahead`: the planner counts each stretch as it has searched it, so a count
-        reads the mapping in place (its pages are still there) instead of ``pread``."""
+        reads the mapping in place (its pages are still there) and hands nothing back."""
 
     def to(self, pos: int) -> int:
         if pos > self.at:
@@ -68,50 +69,45 @@ class NewlineCounter:
     def ahead(self, pos: int) -> None:
         """Count up to ``pos`` now, while the planner's search has just read the bytes (compiled count
         only: :data:`NATIVE`): they are read from the core's cache, where counting them later
-        re-read them from the page cache with ``pread`` (the sparse 500 MB log, whose last error
-        is at its end: ~0.07 CPU-s)."""
+        read them again from the page cache (the sparse 500 MB log, whose last error is at its
+        end: ~0.07 CPU-s)."""
         self.resident = True
         self.to(pos)
 
     def _between(self, start: int, stop: int) -> int:
         if self.resident and _native_count is not None:
             return _native_count(self.data, start, stop)
-        if self.fd is None:
-            return count_newlines(self.data, start, stop)
-        if self.buf is None:
+        if self.buf is None and not isinstance(self.data, bytes):
             self.buf = bytearray(COUNT_PIECE)
-        return count_read(self.fd, start, stop, self.buf)
+        return count_newlines(self.data, start, stop, self.buf)
 
 
-def count_newlines(data: Mapped, start: int, stop: int) -> int:
-    """Newlines in ``data[start:stop)``; a mapped file is copied out a cache-sized piece at a time, and
-    the pages counted are handed back (:func:`release`)."""
+def count_newlines(data: Mapped, start: int, stop: int, buf: bytearray | None = None) -> int:
+    """Newlines in ``data[start:stop)``.  A mapped file is counted a cache-sized piece at a time, in
+    place by the compiled count, else copied into ``buf`` (one reused buffer: a new ``bytes`` per
+    piece cost more than the count), and the pages counted are handed back every
+    :data:`RELEASE_COUNTED` bytes (one ``madvise`` per piece was a syscall per 128 kB)."""
     if isinstance(data, bytes):
         return data.count(b"\n", start, stop) if _native_count is None else _native_count(data, start, stop)
-    n = 0
-    for a in range(start, stop, COUNT_PIECE):
-        b = min(stop, a + COUNT_PIECE)
-        n += data[a:b].count(b"\n") if _native_count is None else _native_count(data, a, b)  # in place: no copy
-        if b - a == COUNT_PIECE:
-            release(data, a, b)
-    return n
-
-
-def count_read(fd: int, start: int, stop: int, buf: bytearray) -> int:
-    """Newlines in bytes ``[start, stop)`` of the file open as ``fd``, read ``len(buf)`` at a time into
-    ``buf`` (``pread``: the descriptor's offset does not move).  A file cut shorter meanwhile ends the
-    count where it ends (its mapping would end the process, :class:`_mapped`)."""
-    n = 0
-    view = memoryview(buf)
+    if buf is None:
+        buf = bytearray(COUNT_PIECE)
+    n, released, piece = 0, start, len(buf)
+    view, into = memoryview(data), memoryview(buf)
     try:
-        while start < stop:
-            got = os.preadv(fd, [view[:min(len(buf), stop - start)]], start)
-            if got <= 0:
-                break
-            n += buf.count(b"\n", 0, got) if _native_count is None else _native_count(buf, 0, got)
-            start += got
+        for a in range(start, stop, piece):
+            b = min(stop, a + piece)
+            if _native_count is None:
+                into[:b - a] = view[a:b]
+                n += buf.count(b"\n", 0, b - a)
+            else:
+                n += _native_count(data, a, b)  # in place: no copy
+            if b - released >= RELEASE_COUNTED:
+                release(data, released, b)
+                released = b
     finally:
         view.release()
+        into.release()
+    release(data, released, stop - (stop - start) % piece)  # whole pieces only, as counted
     return n
 
 
