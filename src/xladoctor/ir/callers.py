@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .computation import HloComputation
 from .instruction import HloInstruction
-from .rare_fields import CALLS
+from .rare_fields import calls_in
 
 
 def caller_index(computations: list[HloComputation]) -> dict[HloComputation, HloInstruction | list[HloInstruction]]:
@@ -25,7 +25,7 @@ def caller_index(computations: list[HloComputation]) -> dict[HloComputation, Hlo
             extra = instr._extra  # ``called``'s store, read without the property: every instruction
             if extra is None:
                 continue
-            calls = extra if type(extra) is CALLS else extra.called
+            calls = calls_in(extra)
             if calls:
                 for comps in calls.values():  # called_computations' order, without its list
                     for called in comps:

@@ -69,7 +69,7 @@ from ...ir.opcodes import (
     TUPLE,
     HloOpcode,
 )
-from ...ir.rare_fields import CALLS
+from ...ir.rare_fields import calls_anything
 from ...ir.shape import Shape
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from ...ir.sizes import logical_bytes
@@ -368,8 +368,7 @@ def _conditionals(module: HloModule) -> list[HloInstruction]:
     def visit(comp: HloComputation) -> None:
         seen.add(id(comp))
         for instr in comp.instructions:
-            extra = instr._extra  # ``called``'s store: no property call per instruction
-            if extra is None or (type(extra) is not CALLS and not extra.called):
+            if not calls_anything(instr._extra):  # ``called``'s store: no property call per instruction
                 continue  # most instructions call nothing: no list made
             for callee in instr.called_computations:
                 if id(callee) not in seen:
