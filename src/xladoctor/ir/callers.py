@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .computation import HloComputation
 from .instruction import HloInstruction
-from .rare_fields import calls_in
+from .rare_fields import CALLS
 
 
 def caller_index(computations: list[HloComputation]) -> dict[HloComputation, HloInstruction | list[HloInstruction]]:
@@ -25,7 +25,7 @@ def caller_index(computations: list[HloComputation]) -> dict[HloComputation, Hlo
             extra = instr._extra  # ``called``'s store, read without the property: every instruction
             if extra is None:
                 continue
-            calls = calls_in(extra)
+            calls = extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline (a Python call per instruction)
             if calls:
                 for comps in calls.values():  # called_computations' order, without its list
                     for called in comps:

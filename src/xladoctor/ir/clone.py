@@ -23,7 +23,7 @@ from .name_uniquer import NameUniquer
 from .names import NameTable
 from .operands import WideOperands
 from .packed_fields import NO_USERS
-from .rare_fields import calls_in
+from .rare_fields import CALLS
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
         extra = instr._extra
         if extra is not None and extra.control_predecessors:
             i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]
-        called = calls_in(extra)  # ``called``'s store
+        called = None if extra is None else extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline
         if called and (not replaced or instr not in replaced):
             i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in called.items()})
 

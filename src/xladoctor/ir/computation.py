@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from .instruction import COMPILED, HloInstruction
 from .opcodes import PARAMETER, HloOpcode
 from .operands import WideOperands
-from .rare_fields import calls_anything
+from .rare_fields import CALLS, calls_anything
 from .shape import Shape
 from .users import Users
 
@@ -96,7 +96,7 @@ class HloComputation:
         if module is not None:
             if module.names.remove(instr) and release_name:
                 module.instruction_names.release(instr.name)
-            if calls_anything(instr._extra):  # the store: no property call per instruction
+            if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # calls_anything, inline: removals are per instruction
                 module.calls_changed()
         instr.parent = None
 

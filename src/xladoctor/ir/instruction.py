@@ -24,7 +24,7 @@ from .metadata import OpMetadata, SourceLocation
 from .opcodes import CUSTOM_CALL, HloOpcode
 from .operands import WIDE, WideOperands
 from .packed_fields import NO_USERS, NOWHERE, PACKED_SLOTS, PackedFieldAccess
-from .rare_fields import CALLS, EXTRA_COPIED, UNDECODED, calls_in
+from .rare_fields import CALLS, EXTRA_COPIED, UNDECODED
 from .rare_fields import NO_CALLS as NO_CALLS  # re-exported: the parser and the passes import it from here
 from .shape import Shape
 from .users import Users
@@ -442,7 +442,7 @@ class HloInstruction(PackedFieldAccess):
         extra = self._extra  # ``called``'s store, read without the property
         if extra is None:  # most instructions call nothing; the passes ask every one
             return []
-        called = calls_in(extra)
+        called = extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline: asked per instruction
         if not called:
             return []
         return [c for comps in called.values() for c in comps]

@@ -14,7 +14,7 @@ from ..base.errors import VerifyError
 from .instruction import HloInstruction
 from .module import HloModule
 from .opcodes import CONDITIONAL, GET_TUPLE_ELEMENT, TUPLE, WHILE, HloOpcode
-from .rare_fields import calls_in
+from .rare_fields import CALLS, NO_CALLS
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
@@ -70,7 +70,8 @@ def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
         if not instr.shape.is_tuple or len(instr.shape.tuple_shapes) != len(instr.operands):
             raise _fail(module, instr, f"tuple of {len(instr.operands)} operands has shape {instr.shape}")
         return
-    called = calls_in(instr._extra)  # ``called``'s store, read without the property
+    extra = instr._extra  # ``called``'s store: rare_fields.calls_in, inline (a Python call per instruction)
+    called = NO_CALLS if extra is None else extra if type(extra) is CALLS else extra.called
     for role, count in _CALLS[op]:
         got = len(called.get(role, ()))
         if got != count:

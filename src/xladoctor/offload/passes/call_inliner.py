@@ -41,7 +41,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import ASYNC_START, PARAMETER, HloOpcode
-from ...ir.rare_fields import calls_anything, calls_in
+from ...ir.rare_fields import CALLS, calls_in
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
 from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
@@ -162,8 +162,8 @@ def check_inlined_size(module: HloModule, async_computations: set[HloComputation
 
 
 def _callees(comp: HloComputation) -> list[HloComputation]:
-    return [c for instr in comp.instructions if calls_anything(instr._extra)
-            for c in instr.called_computations]  # most call nothing (``called``'s store read: no property call each)
+    return [c for instr in comp.instructions if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called)
+            for c in instr.called_computations]  # most call nothing (rare_fields.calls_anything, inline: per instruction)
 
 
 class _Inliner:
@@ -176,7 +176,7 @@ class _Inliner:
         async_start = ASYNC_START
         for comp in module.computations:  # one walk for both (module.instructions(): an interpreted generator)
             for instr in comp.instructions:
-                if calls_anything(instr._extra):  # ``called``'s store: no property call each
+                if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # calls_anything, inline
                     for c in instr.called_computations:
                         self.call_sites[c] = self.call_sites.get(c, 0) + 1
                     if instr.opcode is async_start:

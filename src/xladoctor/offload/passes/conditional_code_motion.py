@@ -69,7 +69,7 @@ from ...ir.opcodes import (
     TUPLE,
     HloOpcode,
 )
-from ...ir.rare_fields import calls_anything
+from ...ir.rare_fields import CALLS
 from ...ir.shape import Shape
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from ...ir.sizes import logical_bytes
@@ -368,7 +368,8 @@ def _conditionals(module: HloModule) -> list[HloInstruction]:
     def visit(comp: HloComputation) -> None:
         seen.add(id(comp))
         for instr in comp.instructions:
-            if not calls_anything(instr._extra):  # ``called``'s store: no property call per instruction
+            extra = instr._extra  # not rare_fields.calls_anything(extra), inline: a Python call per instruction
+            if extra is None or (type(extra) is not CALLS and not extra.called):
                 continue  # most instructions call nothing: no list made
             for callee in instr.called_computations:
                 if id(callee) not in seen:

@@ -25,7 +25,7 @@ from ....ir.opcodes import (
     TUPLE,
     WHILE,
 )
-from ....ir.rare_fields import calls_anything
+from ....ir.rare_fields import CALLS
 from ....ir.shape import HOST_MEMORY_SPACE
 from ...annotations import is_allocate_buffer, is_host_async_start, is_move_to_device, is_move_to_host
 from ...kinds import LegalizePhase
@@ -58,7 +58,7 @@ def make_computation_post_order(lz: LegalizeState) -> list[HloComputation]:
 
 def _callees(comp: HloComputation) -> list[HloComputation]:
     """Every computation ``comp``'s instructions call, in order (asked only of those that call one)."""
-    return [c for i in comp.instructions if calls_anything(i._extra)  # ``called``'s store
+    return [c for i in comp.instructions if (extra := i._extra) is not None and (type(extra) is CALLS or extra.called)  # calls_anything, inline
             for c in i.called_computations]
 
 

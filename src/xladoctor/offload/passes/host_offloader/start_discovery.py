@@ -14,7 +14,7 @@ from ....base.labels import label
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import BROADCAST, CUSTOM_CALL, DYNAMIC_UPDATE_SLICE
-from ....ir.rare_fields import calls_anything
+from ....ir.rare_fields import CALLS, calls_anything
 from ....ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from ...annotations import is_allocate_buffer, is_move_to_host
 from ...kinds import InsertedKind, MismatchContext, Status, WalkOrigin
@@ -55,7 +55,8 @@ def process_move_to_hosts(run: OffloaderRun) -> None:
                 continue
             if instr.opcode is custom_call and is_move_to_host(instr):  # the opcode first: one test for most
                 handle_move_to_host_custom_call(run, instr)
-            if not calls_anything(instr._extra):  # ``called``'s store: no property call per instruction
+            extra = instr._extra  # not calls_anything(extra), inline: a Python call per instruction
+            if extra is None or (type(extra) is not CALLS and not extra.called):
                 continue  # most instructions call nothing: no list made
             pending = [c for c in instr.called_computations if c not in visited]
             if pending:
