@@ -19,6 +19,7 @@ import copy as _copy
 from .computation import COMPUTATION_SLOTS, HloComputation
 from .instruction import COMPILED
 from .instruction_names import InstructionNames
+from .module_add import add_computation
 from .name_uniquer import NameUniquer
 from .names import NameTable
 from .operands import WideOperands
@@ -92,7 +93,7 @@ def clone_module(module: HloModule, keep: Mapping[HloComputation, list[HloInstru
         root = instr_map.get(comp.root) if comp.root is not None else None
         if root is not None:
             c2.set_root_instruction(root)
-        new.add_computation(c2)
+        add_computation(new, c2)  # (HloModule.add_computation's work, called natively compiled)
     return new
 
 
