@@ -94,7 +94,7 @@ COMPILED = (
     "offload/passes/hlo_pass_pipeline.py", "offload/passes/stablehlo_rebuild.py",
     "offload/passes/hlo_host_device_type_call_wrapper.py", "offload/passes/analysis_context.py",
     "offload/passes/pass_state.py", "offload/later_scatter.py", "offload/later_nested.py", "offload/loop_trips.py",
-    "offload/pipeline.py", "offload/later_scan.py", "ir/opcodes.py", "ir/callers.py", "syntax/line_split.py",
+    "offload/pipeline.py", "offload/later_scan.py", "ir/opcodes.py", "ir/callers.py", "ir/module_add.py", "syntax/line_split.py",
     "syntax/body_scope.py",
 )
 """The compiled core, relative to ``src/xladoctor``: the modules hot in ``offload``'s profile."""

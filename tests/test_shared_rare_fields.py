@@ -7,7 +7,7 @@ from __future__ import annotations
 from xladoctor.ir.calls import Calls
 from xladoctor.ir.clone import clone_module
 from xladoctor.ir.instruction import OpMetadata
-from xladoctor.ir.rare_fields import RareFields, SharedRareFields, shared_number
+from xladoctor.ir.rare_fields import NO_CALLS, RareFields, SharedRareFields, calls_anything, calls_in, shared_number
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
 
@@ -116,6 +116,22 @@ def test_a_caller_written_keeps_its_calls_and_a_copy_leaves_them():
     assert not q.called and type(q._extra) is RareFields
     fresh = parse_module(CALLS_TEXT)
     assert print_module(fresh) == before and _by_name(fresh)["q"].detached_copy()._extra is None
+
+
+def test_the_store_helpers_read_calls_in_each_of_the_slots_forms():
+    """``calls_in``/``calls_anything`` (what the walks read instead of ``called``) give the
+    property's answer for the slot's four forms: empty, a Calls alone, own fields, shared fields."""
+    module = parse_module(CALLS_TEXT)
+    i = _by_name(module)
+    q = i["q"]
+    calls = dict(q.called)
+    assert type(q._extra) is Calls and calls_in(q._extra) is q._extra and calls_anything(q._extra)
+    assert i["i"]._extra is shared_number(1) and calls_in(i["i"]._extra) is NO_CALLS and not calls_anything(i["i"]._extra)
+    assert calls_in(None) is NO_CALLS and not calls_anything(None)
+    q.control_predecessors = [i["z"]]  # the calls now beside another field, in q's own RareFields
+    assert type(q._extra) is RareFields and dict(calls_in(q._extra)) == calls and calls_anything(q._extra)
+    q.set_called_computations({})
+    assert calls_in(q._extra) is NO_CALLS and not calls_anything(q._extra) and q.called is NO_CALLS
 
 
 def test_numbers_set_in_code_are_shared_and_a_write_leaves_the_others():

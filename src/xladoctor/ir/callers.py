@@ -25,7 +25,7 @@ def caller_index(computations: list[HloComputation]) -> dict[HloComputation, Hlo
             extra = instr._extra  # ``called``'s store, read without the property: every instruction
             if extra is None:
                 continue
-            calls = extra if type(extra) is CALLS else extra.called
+            calls = extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline (a Python call per instruction)
             if calls:
                 for comps in calls.values():  # called_computations' order, without its list
                     for called in comps:

@@ -19,6 +19,7 @@ import copy as _copy
 from .computation import COMPUTATION_SLOTS, HloComputation
 from .instruction import COMPILED
 from .instruction_names import InstructionNames
+from .module_add import add_computation
 from .name_uniquer import NameUniquer
 from .names import NameTable
 from .operands import WideOperands
@@ -92,7 +93,7 @@ def clone_module(module: HloModule, keep: Mapping[HloComputation, list[HloInstru
         root = instr_map.get(comp.root) if comp.root is not None else None
         if root is not None:
             c2.set_root_instruction(root)
-        new.add_computation(c2)
+        add_computation(new, c2)  # (HloModule.add_computation's work, called natively compiled)
     return new
 
 
@@ -133,7 +134,7 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
         extra = instr._extra
         if extra is not None and extra.control_predecessors:
             i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]
-        called = None if extra is None else extra if type(extra) is CALLS else extra.called  # ``called``'s store
+        called = None if extra is None else extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline
         if called and (not replaced or instr not in replaced):
             i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in called.items()})
 

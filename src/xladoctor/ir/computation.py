@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from .instruction import COMPILED, HloInstruction
 from .opcodes import PARAMETER, HloOpcode
 from .operands import WideOperands
-from .rare_fields import CALLS
+from .rare_fields import CALLS, calls_anything
 from .shape import Shape
 from .users import Users
 
@@ -88,7 +88,7 @@ class HloComputation:
         module = self.module
         if module is not None:
             module.names.add(instr)
-            if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # the store: no property call per instruction
+            if calls_anything(instr._extra):  # the store: no property call per instruction
                 module.calls_changed()
 
     def _removed(self, instr: HloInstruction, release_name: bool = False) -> None:
@@ -96,7 +96,7 @@ class HloComputation:
         if module is not None:
             if module.names.remove(instr) and release_name:
                 module.instruction_names.release(instr.name)
-            if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # the store: no property call per instruction
+            if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # calls_anything, inline: removals are per instruction
                 module.calls_changed()
         instr.parent = None
 
@@ -136,7 +136,7 @@ class HloComputation:
         module = self.module
         if module is not None:  # as _added (inline: the parser adds every instruction here)
             module.names.add(instr)
-            if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # the store: no property call per instruction
+            if calls_anything(instr._extra):  # the store: no property call per instruction
                 module.calls_changed()
         if index_parameter and instr.opcode is PARAMETER and instr.parameter_number is not None:
             n = instr.parameter_number

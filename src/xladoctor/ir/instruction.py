@@ -442,7 +442,7 @@ class HloInstruction(PackedFieldAccess):
         extra = self._extra  # ``called``'s store, read without the property
         if extra is None:  # most instructions call nothing; the passes ask every one
             return []
-        called = extra if type(extra) is CALLS else extra.called
+        called = extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline: asked per instruction
         if not called:
             return []
         return [c for comps in called.values() for c in comps]

@@ -8,6 +8,7 @@ from .callers import caller_index
 from .computation import HloComputation
 from .instruction import HloInstruction, SourceLocation
 from .instruction_names import InstructionNames
+from .module_add import add_computation
 from .name_uniquer import NameUniquer
 from .names import NameTable
 from .record import MutableValue
@@ -174,23 +175,10 @@ class HloModule:
         instructions; else their names go through the uniquers unchanged, so no later name takes them.
         ``names_live``: the parser already gave out each instruction's name in order and entered
         it in the name table (:meth:`~.instruction_names.InstructionNames.take_live`), as
-        ``uniquify`` would have now.
+        ``uniquify`` would have now.  The work is :func:`.module_add.add_computation`'s (compiled in
+        the compiled core, where the parser and the copy call it directly).
         """
-        if names_live:
-            comp.name = self.computation_names.unique(comp.name)
-        elif uniquify:  # the names given out and entered in the name table in one pass
-            comp.name = self.computation_names.unique(comp.name)
-            self.instruction_names.unique_each_live(comp.instructions)
-        else:
-            self.computation_names.claim(comp.name)
-            self.instruction_names.claim_each_live(comp.instructions)
-        comp.module = self
-        self.computations.append(comp)
-        self._computations_by_name[comp.name] = comp
-        self._callers = None
-        if comp.is_entry:
-            self.entry = comp
-        return comp
+        return add_computation(self, comp, uniquify, names_live)
 
     def remove_computation(self, comp: HloComputation) -> None:
         """``RemoveEmbeddedComputation``: drop ``comp``; its own instructions' names are released."""

@@ -24,6 +24,8 @@ from .shape import Layout, Shape, default_layout
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from typing import Final
+
     from .instruction import HloInstruction
 
 
@@ -48,6 +50,7 @@ _FLOAT_OR_COMPLEX = frozenset(["acos", "acosh", "asin", "asinh", "atanh", "cosh"
 _FLOAT_ONLY = frozenset(["floor", "cbrt", "ceil", "erf", "round-nearest-afz", "round-nearest-even"])
 _BINARY = frozenset(["add", "divide", "multiply", "mulhi", "subtract", "atan2", "complex", "maximum", "minimum", "power", "remainder", "and", "or", "xor", "shift-left", "shift-right-arithmetic", "shift-right-logical", "compare"])
 _U32 = PRIMITIVE_TYPES["u32"]
+_TUPLE: Final = PRIMITIVE_TYPES["tuple"]  # ``Shape.is_tuple``'s type (compiled: a C static)
 _PRED = PRIMITIVE_TYPES["pred"]
 _TOKEN = Shape.array("token", ())
 
@@ -416,8 +419,9 @@ def replaced_shape(instr: HloInstruction) -> Shape | None:
 
 
 def _without_element_size(shape: Shape) -> Shape | None:
-    """``shape`` with every ``E(n)`` dropped, or None when it has none."""
-    if shape.is_tuple:
+    """``shape`` with every ``E(n)`` dropped, or None when it has none (asked of every constant:
+    ``is_tuple`` read as its field's test, no property call on the interpreted ``Shape``)."""
+    if shape.element_type is _TUPLE:
         parts = [_without_element_size(s) for s in shape.tuple_shapes]
         if all(p is None for p in parts):
             return None

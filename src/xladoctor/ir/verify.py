@@ -70,7 +70,7 @@ def _verify_instruction(module: HloModule, instr: HloInstruction) -> None:
         if not instr.shape.is_tuple or len(instr.shape.tuple_shapes) != len(instr.operands):
             raise _fail(module, instr, f"tuple of {len(instr.operands)} operands has shape {instr.shape}")
         return
-    extra = instr._extra  # ``called``'s store, read without the property
+    extra = instr._extra  # ``called``'s store: rare_fields.calls_in, inline (a Python call per instruction)
     called = NO_CALLS if extra is None else extra if type(extra) is CALLS else extra.called
     for role, count in _CALLS[op]:
         got = len(called.get(role, ()))

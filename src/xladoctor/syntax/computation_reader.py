@@ -16,6 +16,7 @@ from ..base.errors import HloParseError
 from ..ir.computation import HloComputation
 from ..ir.instruction import HloInstruction
 from ..ir.module import HloModule
+from ..ir.module_add import add_computation
 from ..ir.name_uniquer import NameUniquer
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import ASYNC_START, CONDITIONAL, PARAMETER, HloOpcode
@@ -376,10 +377,10 @@ class ComputationReader(InstructionReader):
         if shared is not None:
             if shared[0] is comp:
                 self._shared = None
-                module.add_computation(comp, uniquify=True, names_live=True)
+                add_computation(module, comp, True, True)  # (HloModule.add_computation's work: .module_add)
                 return
             self._own_scope(*shared)
-        module.add_computation(comp, uniquify=True)
+        add_computation(module, comp, True)
 
     def _control_predecessors(self, comp: HloComputation, refs: list[tuple[str, int]],
                               by_name: dict[str, HloInstruction]) -> list[HloInstruction]:

@@ -56,8 +56,9 @@ class LiteralError(ValueError):
 
 def check_literal(text: str, shape: Shape) -> None:
     """Raise :class:`LiteralError` where XLA's parser refuses ``text`` as a literal of ``shape``."""
-    if not shape.dimensions and shape.is_array:
-        key = (text, shape.element_type.name)
+    element_type = shape.element_type
+    if not shape.dimensions and element_type.bits is not None:  # ``is_array``, no property call (a constant each)
+        key = (text, element_type.name)
         if key in _SCALARS_TAKEN:
             return
         m = _SCALAR.fullmatch(text)

@@ -12,8 +12,16 @@ import re
 
 from ..base.errors import HloParseError
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Final
+
+    from mypy_extensions import i64  # a native int once compiled (no tag checks per character); never imported to run
+
 # What XLA's lexer skips between tokens: white space and comments.
 GAP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+_COMPILED: Final = not __file__.endswith(".py")
+"""Whether this module runs compiled: :meth:`Reader.skip` then reads white space by :func:`gap_end`."""
 
 
 def match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
@@ -22,6 +30,31 @@ def match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
     m = pattern.match(text, pos)
     assert m is not None, (pattern.pattern, pos)
     return m.end()
+
+
+def gap_end(text: str, pos: i64) -> i64:
+    """``match_end(GAP, text, pos)`` with a run of ASCII white space read a character at a time.
+
+    Why: the full reader skips the gap before each computation and each body's closing brace
+    (``\\n\\n``, ``\\n``: three a computation), and the regex's call, match object and repeat
+    machinery were ~3,000 instructions a gap, ~3% of the compiled ``offload`` on ``jax_entry`` 100k
+    (~90M; issue 36 item 4).  Compiled this loop is native (``ord(text[i])`` on ``i64``).  The
+    regex takes over where the run stops at anything but a plain token character: a comment
+    (``/``), a control or non-ASCII character (``\\s`` is Unicode's white space) -- a gap from there
+    is what the rest of the regex's match would have been, as its first iteration's ``\\s+`` takes
+    the whole run.  Interpreted, the regex alone is faster (``_COMPILED`` picks, in :meth:`Reader.skip`)."""
+    n: i64 = len(text)
+    i = pos
+    while i < n:
+        c: i64 = ord(text[i])
+        if c == 32 or 9 <= c <= 13:  # ' ', \t \n \v \f \r
+            i += 1
+        elif 33 <= c <= 126 and c != 47:  # a token's first character (not '/'): the gap ends here
+            return i
+        else:
+            return match_end(GAP, text, i)
+    return i
+
 
 _SKIP_START = frozenset(" \t\r\n\f\v/")
 _INT = re.compile(r"-?[0-9]+")
@@ -89,7 +122,7 @@ class Reader:
         c = self.text[pos:pos + 1]
         if c and c not in _SKIP_START:
             return  # the common case: already at a token
-        self.pos = match_end(GAP, self.text, pos)
+        self.pos = gap_end(self.text, pos) if _COMPILED else match_end(GAP, self.text, pos)
 
     def peek(self) -> str:
         """Next significant character ('' at end), after skipping whitespace/comments."""

@@ -41,7 +41,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import ASYNC_START, PARAMETER, HloOpcode
-from ...ir.rare_fields import CALLS, NO_CALLS
+from ...ir.rare_fields import CALLS, calls_in
 from ..annotations import COMPUTE_TYPE_ATTR, COMPUTE_TYPE_HOST, HOST_THREAD
 from .analysis_context import DeadSteps, DeadStepsInexact
 from .hlo_pass_interface import HloPassWithContext
@@ -90,8 +90,7 @@ def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputat
     """``CallInliner::IsInlineableCallOp`` plus the host-call exclusion."""
     if call.opcode is not _CALL:
         return False
-    extra = call._extra  # ``called``'s store, read without the property (a call's: its Calls, most)
-    called = NO_CALLS if extra is None else extra if type(extra) is CALLS else extra.called
+    called = calls_in(call._extra)  # ``called``'s store, read without the property (a call's: its Calls, most)
     callees = called.get("to_apply") or call.called_computations
     if len(callees) != 1:
         return False
@@ -164,7 +163,7 @@ def check_inlined_size(module: HloModule, async_computations: set[HloComputation
 
 def _callees(comp: HloComputation) -> list[HloComputation]:
     return [c for instr in comp.instructions if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called)
-            for c in instr.called_computations]  # most call nothing (``called``'s store read: no property call each)
+            for c in instr.called_computations]  # most call nothing (rare_fields.calls_anything, inline: per instruction)
 
 
 class _Inliner:
@@ -177,7 +176,7 @@ class _Inliner:
         async_start = ASYNC_START
         for comp in module.computations:  # one walk for both (module.instructions(): an interpreted generator)
             for instr in comp.instructions:
-                if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # ``called``'s store: no property call each
+                if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # calls_anything, inline
                     for c in instr.called_computations:
                         self.call_sites[c] = self.call_sites.get(c, 0) + 1
                     if instr.opcode is async_start:

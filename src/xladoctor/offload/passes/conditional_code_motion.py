@@ -368,7 +368,7 @@ def _conditionals(module: HloModule) -> list[HloInstruction]:
     def visit(comp: HloComputation) -> None:
         seen.add(id(comp))
         for instr in comp.instructions:
-            extra = instr._extra  # ``called``'s store: no property call per instruction
+            extra = instr._extra  # not rare_fields.calls_anything(extra), inline: a Python call per instruction
             if extra is None or (type(extra) is not CALLS and not extra.called):
                 continue  # most instructions call nothing: no list made
             for callee in instr.called_computations:

@@ -31,7 +31,7 @@ from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import ADD, AND, CUSTOM_CALL, MAXIMUM, MINIMUM, MULTIPLY, OPT_BARRIER, OR, PARAMETER, XOR
 from ...ir.operands import WideOperands
-from ...ir.rare_fields import CALLS
+from ...ir.rare_fields import calls_in
 from ..annotations import ANNOTATION_TARGETS, is_move_to_device, is_move_to_host
 from .hlo_dce import _SIDE_EFFECTING
 from .hlo_pass_interface import HloPassInterface
@@ -88,7 +88,7 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     extra = instr._extra
     if extra is None:  # most instructions: no literal, number or call
         return (opcode, operands, None, None, ())
-    called = extra if type(extra) is CALLS else extra.called
+    called = calls_in(extra)
     # ``tuple_index`` read from its field: the property's other None, a parameter, is in _NEVER
     number = extra.number
     return (opcode, operands, extra.literal, None if isinstance(number, str) else number,

@@ -58,7 +58,7 @@ def make_computation_post_order(lz: LegalizeState) -> list[HloComputation]:
 
 def _callees(comp: HloComputation) -> list[HloComputation]:
     """Every computation ``comp``'s instructions call, in order (asked only of those that call one)."""
-    return [c for i in comp.instructions if (extra := i._extra) is not None and (type(extra) is CALLS or extra.called)  # ``called``'s store
+    return [c for i in comp.instructions if (extra := i._extra) is not None and (type(extra) is CALLS or extra.called)  # calls_anything, inline
             for c in i.called_computations]
 
 

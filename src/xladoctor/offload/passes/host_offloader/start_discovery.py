@@ -14,7 +14,7 @@ from ....base.labels import label
 from ....ir.computation import HloComputation
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import BROADCAST, CUSTOM_CALL, DYNAMIC_UPDATE_SLICE
-from ....ir.rare_fields import CALLS
+from ....ir.rare_fields import CALLS, calls_anything
 from ....ir.shape import HOST_MEMORY_SPACE, format_shape_index
 from ...annotations import is_allocate_buffer, is_move_to_host
 from ...kinds import InsertedKind, MismatchContext, Status, WalkOrigin
@@ -55,7 +55,7 @@ def process_move_to_hosts(run: OffloaderRun) -> None:
                 continue
             if instr.opcode is custom_call and is_move_to_host(instr):  # the opcode first: one test for most
                 handle_move_to_host_custom_call(run, instr)
-            extra = instr._extra  # ``called``'s store: no property call per instruction
+            extra = instr._extra  # not calls_anything(extra), inline: a Python call per instruction
             if extra is None or (type(extra) is not CALLS and not extra.called):
                 continue  # most instructions call nothing: no list made
             pending = [c for c in instr.called_computations if c not in visited]
@@ -72,7 +72,7 @@ def _acts_in(comp: HloComputation) -> bool:
     """Whether visiting ``comp`` can do anything: it holds a MoveToHost or calls a computation.
     Where not, its visit handles nothing and changes nothing (a train step's reducers and
     bodies without annotations), so it needs no post order."""
-    return any(((extra := i._extra) is not None and (type(extra) is CALLS or extra.called)) or is_move_to_host(i) for i in comp.instructions)
+    return any(calls_anything(i._extra) or is_move_to_host(i) for i in comp.instructions)
 
 
 def _no_starting_instructions(run: OffloaderRun, mth: HloInstruction) -> None:
