@@ -196,7 +196,7 @@ def test_plain_shape_command_lines_are_read_as_argparse_reads_them():
         assert plain_arguments(argv) == args, argv
     for argv in ([], ["shape"], ["shape", "--js", "f32[2]"], ["shape", "--", "f32[2]"], ["shape", "a", "b"],
                  ["shape", "f32[2]", "--tpu", "v5e"], ["shape", "-h"], ["shape", "--help"], ["shape", "-1"],
-                 ["explain", "E1200"], ["--version", "shape", "f32[2]"]):
+                 ["explain", "E1200", "--width", "80"], ["--version", "shape", "f32[2]"]):
         assert plain_arguments(argv) is None, argv
 
 
@@ -592,6 +592,30 @@ def test_plain_offload_and_check_command_lines_are_read_as_argparse_reads_them()
                  ["check"], ["check", "a", "b"], ["check", "m.hlo", "--trace"], ["check", "--", "--json"],
                  ["check", "m.hlo", "-j", "2"], ["check", "m.hlo", "--help"]):
         assert plain_arguments(argv) is None, argv
+
+
+def test_plain_explain_command_lines_are_read_as_argparse_reads_them():
+    """``explain LOG`` and ``explain CODE`` (with ``--json``) give the namespace argparse gives,
+    every default included; its other options, ``--list``, ``--help`` and errors are argparse's."""
+    from xladoctor.cli.main import build_parser, plain_arguments
+
+    for argv in (["explain", "job.log"], ["explain", "job.log", "--json"], ["explain", "--json", "E1200"],
+                 ["explain", "-"], ["explain", "", "--json", "--json"]):
+        args = vars(build_parser("explain", None).parse_args(argv))
+        assert args.pop("_run").__module__ == "xladoctor.cli.commands.explain"
+        assert plain_arguments(argv) == args, argv
+    for argv in (["explain"], ["explain", "--json"], ["explain", "--list"], ["explain", "a", "b"],
+                 ["explain", "job.log", "--hlo", "m.hlo"], ["explain", "job.log", "--js"], ["explain", "--", "x"],
+                 ["explain", "job.log", "-h"], ["explain", "job.log", "--format", "sarif"]):
+        assert plain_arguments(argv) is None, argv
+
+
+def test_explain_on_a_log_imports_no_argparse(tmp_path):
+    log = tmp_path / "job.log"
+    log.write_text("I1031 step 1\nRESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    for argv in (["explain", str(log)], ["explain", str(log), "--json"], ["explain", "E1200"]):
+        assert not _loaded_by(argv, ("argparse", "gettext", "locale"), tmp_path), argv
+    assert "argparse" in _loaded_by(["explain", str(log), "--width", "80"], ("argparse",), tmp_path)
 
 
 def test_offload_and_check_on_a_module_import_no_argparse():

@@ -10,7 +10,6 @@ wins over a code, so a file named ``1200`` is scanned, not looked up.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -22,6 +21,7 @@ from ._format import add_format_argument, emit_document
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse  # `explain LOG` is read without it (cli/main.py PLAIN_COMMANDS)
     from typing import BinaryIO
 
 NAME = "explain"
