@@ -52,7 +52,19 @@ def needles(words: tuple[bytes, ...], min_len: int = MIN_NEEDLE) -> list[bytes]:
     The longest substring of ``min_len`` bytes or more that two needles or more hold replaces
     them (ties: the one more needles hold, then the bytes' order), until no two share one; a
     needle holding another is dropped.  Deterministic, so every process derives the same set;
-    cached, as a scanner and its planner ask for the same words."""
+    cached, as a scanner and its planner ask for the same words.  The packaged catalogue's words
+    come derived (:mod:`.scan_table_data`, by :mod:`.generate`): deriving them was ~20M
+    instructions of every log scan's start-up (issue 36 item 6); any other words are derived here."""
+    if min_len == MIN_NEEDLE:
+        from .scan_table_data import NEEDLE_WORDS, NEEDLES
+
+        if tuple(sorted(set(words))) == NEEDLE_WORDS:  # the result depends on the set of words only
+            return list(NEEDLES)
+    return derive_needles(words, min_len)
+
+
+def derive_needles(words: tuple[bytes, ...], min_len: int = MIN_NEEDLE) -> list[bytes]:
+    """:func:`needles`, derived."""
     current = set(_minimal(words))
 
     def pieces(w: bytes) -> set[bytes]:
