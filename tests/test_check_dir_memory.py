@@ -197,3 +197,31 @@ def test_the_spool_never_holds_the_whole_entry_as_text():
         tracemalloc.stop()
         spool.close()
     assert peak < size / 4, (peak, size)  # json.dumps: ~4x the text (the pieces and three copies)
+
+
+@pytest.mark.parametrize("in_memory", [0, 40, 1 << 18])
+def test_the_spool_gives_the_same_array_in_memory_or_spilled(monkeypatch, in_memory):
+    """A spool keeps its first IN_MEMORY bytes in memory (check LOG --json writes a few hundred:
+    no tempfile, issue 36 item 6) and moves to a temporary file past them, in the middle of an
+    entry or between two; the array written is the same, its entries in index order."""
+    import io
+    import json
+
+    import xladoctor.route.folder_results as folder_results
+
+    monkeypatch.setattr(folder_results, "IN_MEMORY", in_memory)
+    monkeypatch.setattr(folder_results, "_BATCH", 3)
+    entries = {2: {"path": "b.log", "findings": [{"code": "E1000", "line": n} for n in range(5)]},
+               0: {"path": "a.hlo", "note": "\u202e"}, 1: {"path": "c", "kind": "error"}}
+    spool = JsonSpool()
+    try:
+        for index, entry in entries.items():
+            spool.add(index, entry)
+        assert spool._spilled == (in_memory < 100)
+        out = io.StringIO()
+        spool.write_to(out)
+    finally:
+        spool.close()
+    assert json.loads(out.getvalue()) == [entries[0], entries[1], entries[2]]
+    whole = json.dumps([entries[0], entries[1], entries[2]], indent=2, ensure_ascii=False).replace("\n", "\n  ")
+    assert out.getvalue() == whole.replace("\u202e", "\\u202e")
