@@ -215,13 +215,17 @@ def test_a_log_scan_reads_the_catalogue_without_tomllib(tmp_path):
 
 def test_a_log_without_an_anchor_builds_no_catalogue(tmp_path):
     """A clean log's scan needs only the anchors (catalogue/scan_table_data.py, issue 36 item 6): the
-    catalogue is not built, its parsed files not loaded, fields.py not imported."""
+    catalogue is not built, its parsed files not loaded, fields.py not imported; nor is the loader
+    with its model, TOML and label readers (catalogue/data_files.py reads the files' bytes, h52s)."""
     log = tmp_path / "job.log"
     log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
-    listed = ("[sys.modules['xladoctor.catalogue.loader'].load_catalogue.cache_info().currsize, "
-              "'xladoctor.catalogue.fields' in sys.modules, 'xladoctor.catalogue.catalogue_data' in sys.modules]")
+    listed = ("[m in sys.modules for m in ('xladoctor.catalogue.loader', 'xladoctor.catalogue.model', "
+              "'xladoctor.catalogue.plain_toml', 'xladoctor.catalogue.fields', 'xladoctor.catalogue.catalogue_data')]")
     for argv in (["explain", str(log), "--json"], ["check", str(log), "--json"]):
-        assert _after(argv, listed) == [0, False, False], argv
+        assert _after(argv, listed) == [False] * 5, argv
+    with_finding = tmp_path / "oom.log"
+    with_finding.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    assert _after(["explain", str(with_finding), "--json"], listed)[:2] == [True, True]
 
 
 def _type_checking_fields(path: str, name: str) -> tuple[tuple[str, ...], dict[str, object]]:

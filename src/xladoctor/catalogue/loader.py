@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from ..base.errors import InputError
 from . import plain_toml
+from .data_files import DATA, _data_files, file_crc, read_bytes
 from .model import LANGUAGES, LIST_TEXT_FIELDS, ORIGINS, PHASES, TEXT_FIELDS, Entry, EntryText
 
 TYPE_CHECKING = False  # not typing's: `explain CODE` imports this module (issue 36, start-up)
@@ -150,42 +151,6 @@ def _code_value(code: str) -> int:
     return int(code[1:].replace("x", "0")) + (100_000 if code.startswith("C") else 0)
 
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-"""The catalogue's files, opened directly (``importlib.resources`` would pull pathlib, tempfile and
-zipfile into every start-up; the package is always installed as files, as the labels are)."""
-
-
-def _data_files() -> list[tuple[str, bytes]]:
-    """Each data file's name and bytes, by name.  Read once per process: the scan table's check
-    (:func:`.scan_table.packaged`) and the catalogue of a log with a finding take the same bytes,
-    where each read all 32 files (issue 36 item 6)."""
-    return list(_read_data_files())
-
-
-@lru_cache(maxsize=1)
-def _read_data_files() -> tuple[tuple[str, bytes], ...]:
-    return tuple(sorted((name, read_bytes(os.path.join(DATA, name))) for name in os.listdir(DATA)
-                        if name.endswith(".toml")))
-
-
-_O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-def read_bytes(path: str) -> bytes:
-    """A small file's bytes in four system calls (open, read, the read that finds its end, close)
-    where ``open(path, "rb").read()`` makes eight or nine (fstat twice, ioctl, lseek): every start
-    of a log scan reads the 32 data files, and on the gVisor machines the tool is judged on a
-    system call costs 15-40x what it costs on a plain Linux host (issue 36 item 6)."""
-    fd = os.open(path, _O_READ)
-    try:
-        chunks = [os.read(fd, 1 << 16)]
-        while chunks[-1]:
-            chunks.append(os.read(fd, 1 << 16))
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
-
-
 def filed_codes() -> list[str]:
     """Every code the catalogue files, from its files' names (none is read)."""
     return sorted(name[:-5] for name in os.listdir(DATA) if name.endswith(".toml"))
@@ -241,13 +206,6 @@ def _read_toml(data: bytes, source: str) -> dict:
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"not valid TOML: {e}", source) from None
     return parsed
-
-
-def file_crc(data: bytes) -> int:
-    """A data file's CRC-32: whether :mod:`.catalogue_data` was made from these bytes."""
-    from zlib import crc32
-
-    return crc32(data)
 
 
 def _packaged_docs() -> dict[str, tuple[int, dict]]:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 
-from .loader import Catalogue
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .loader import Catalogue
 
 PatternTable = dict[str, tuple[tuple[str, str], ...]]
 """Anchor word -> the ``(code, pattern)`` pairs it opens, in catalogue order (code, then pattern)."""
@@ -79,7 +81,7 @@ def derive(catalogue: Catalogue) -> PatternTable:
 
 def data_sources() -> dict[str, int]:
     """Each data file's name and CRC-32 (read, not parsed): what the shipped table must come from."""
-    from .loader import _data_files, file_crc
+    from .data_files import _data_files, file_crc
 
     return {name: file_crc(data) for name, data in _data_files()}
 

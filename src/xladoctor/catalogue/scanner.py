@@ -32,14 +32,15 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 
 from .extent import message_end_in
-from .loader import Catalogue, compile_pattern, load_catalogue
 from .log_match import LogMatch, ScanPart
-from .model import Entry
 from .scan_table import literal_head, pattern_anchor
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
+
+    from .loader import Catalogue
+    from .model import Entry
 
 WINDOW_CHARS = 16384
 """Lookahead kept after a match: the longest message (plus wrapping) we expect."""
@@ -115,6 +116,8 @@ class LogScanner:
     def catalogue(self) -> Catalogue:
         """The catalogue, read when a message is first handled (a clean log never reads it)."""
         if self._catalogue is None:
+            from .loader import load_catalogue  # with a message only: a clean log needs no loader
+
             self._catalogue = load_catalogue()
         return self._catalogue
 
@@ -122,6 +125,8 @@ class LogScanner:
         """``(code, compiled pattern)`` for each pattern ``anchor`` opens, compiled when first asked."""
         found = self._by_anchor.get(anchor)
         if found is None:
+            from .loader import compile_pattern
+
             found = self._by_anchor[anchor] = [(code, compile_pattern(p)) for code, p in self._patterns.get(anchor, ())]
         return found
 
@@ -367,6 +372,8 @@ class LogScanner:
             # A generic header (E0002: InvalidArgument:) around a message we know better.
             body = buf[match_start:end]
             if self._specific is None:
+                from .loader import compile_pattern
+
                 self._specific = [(e.code, tuple(compile_pattern(p) for p in e.patterns))
                                   for e in self.catalogue if not e.generic]
             for specific, matchers in self._specific:
@@ -467,4 +474,4 @@ def scan_text(text: str, catalogue: Catalogue | None = None) -> list[LogMatch]:
     return scanner.finish()
 
 
-__all__ = ["LogMatch", "LogScanner", "scan_text", "compile_pattern", "pattern_anchor"]
+__all__ = ["LogMatch", "LogScanner", "scan_text", "pattern_anchor"]  # compile_pattern: from .loader

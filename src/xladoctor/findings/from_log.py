@@ -18,7 +18,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from ..base.labels import Text, render
 from ..base.plain_dataclass import FrozenDataclass, MutableDataclass
 from ..catalogue.fixes import finding_fixes
-from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
 from ..ir.record import MutableValue
 from ..ir.value import FrozenValue
@@ -80,6 +79,7 @@ def trace_hops(trace: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
 
 
 def log_finding(f: LogMatch, path: str | None, lang: str = "en", fixes: Sequence[str] | None = None) -> Finding:
+    from ..catalogue.loader import load_catalogue  # with a finding only
     from .finding import Finding, Location
 
     entry = load_catalogue().entries[f.code]
