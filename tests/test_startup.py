@@ -748,3 +748,27 @@ def test_a_log_run_imports_neither_dataclasses_nor_typing(tmp_path: Path) -> Non
     names = ("dataclasses", "inspect", "typing", "ast", "xladoctor.catalogue.log_match")
     for argv in (["explain", str(log)], ["check", str(log)], ["explain", "--json", str(log)], ["check", "--json", str(log)]):
         assert _loaded_of(argv, names) == {"xladoctor.catalogue.log_match"}, argv
+
+
+def test_a_clean_log_imports_no_re_and_explain_no_json(tmp_path):
+    """re's import is ~25M instructions (its enum flags and compiler), json's ~5M more: a clean log's
+    scan compiles nothing, and ``explain --json`` writes its document with base/json_plain (h52s)."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    assert not _loaded_by(["explain", str(log), "--json"], ("re", "json"), tmp_path)
+
+
+def test_the_tensors_sniff_is_its_pattern_without_importing_re():
+    """module_sniff.is_tensors_file matches HEADER only past two plain checks every match passes."""
+    import re
+
+    from xladoctor.syntax.module_sniff import BEGIN, HEADER, is_tensors_file
+
+    heads = ["[g]\nTensorsGraphInfo:", " \ufeff[g_1] \n\t TensorsGraphInfo:\n", "[é٣]\nTensorsGraphInfo:",
+             "[g]\n\nTensorsGraphInfo:", "[g] x\nTensorsGraphInfo:", "[]\nTensorsGraphInfo:", "[g]TensorsGraphInfo:",
+             "[2024-01-01] TensorsGraphInfo:", "x[g]\nTensorsGraphInfo:", "[g]\nTensorsGraph", BEGIN + "\n", "",
+             "I1031 step 1\n", "[g]\u2028TensorsGraphInfo:", "[g]\n\u3000TensorsGraphInfo: y"]
+    for head in heads:
+        start = head.lstrip("\ufeff \t\r\n")
+        assert is_tensors_file(head) == (start.startswith(BEGIN) or re.match(HEADER, start) is not None), head
+    assert [is_tensors_file(h) for h in heads[:3]] == [True, True, True]

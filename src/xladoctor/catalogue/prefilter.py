@@ -23,11 +23,11 @@ it returns what it returns over the whole buffer.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator, Sequence
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    import re
     from mmap import mmap
 
     from ahocorasick_rs import MatchKind
@@ -182,6 +182,8 @@ class AnchorFinder:
         """The fallback's alternation, compiled when first used (the automaton is there on every
         supported platform; compiling it was start-up spent for nothing)."""
         if self._regex is None:
+            import re
+
             self._regex = re.compile(b"|".join(re.escape(n) for n in sorted(self._words, key=len, reverse=True)))
         return self._regex
 

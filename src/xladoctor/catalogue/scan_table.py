@@ -14,8 +14,6 @@ files are those, else derives it from the catalogue (a stale table can never cha
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .loader import Catalogue
@@ -29,6 +27,8 @@ _ANCHOR = r"^(?:\\b)?([A-Za-z0-9_:.\-]{3,})"
 
 def pattern_anchor(pattern: str) -> str:
     """The literal word a catalogue pattern starts with; the scanner searches for it with str.find."""
+    import re  # here and below: a clean log's start-up imports no re (h52s)
+
     m = re.match(_ANCHOR, pattern)
     if not m:
         raise ValueError(f"catalogue pattern must start with a literal word of 3+ characters: {pattern!r}")
@@ -42,6 +42,8 @@ def literal_head(regex: str) -> str:
     """The literal text every match of ``regex`` starts with, as far as it can be read off plainly
     (letters, digits, ``_:-``; a character a quantifier follows is left out); empty where the
     regex is an alternation at its top level."""
+    import re
+
     m = re.match(_HEAD, regex)
     assert m is not None  # every part of _HEAD is optional
     head = m.group(1)

@@ -28,7 +28,6 @@ How it works, and why:
 from __future__ import annotations
 
 import codecs
-import re
 from collections.abc import Callable, Iterable, Iterator
 
 from .extent import message_end_in
@@ -37,6 +36,7 @@ from .scan_table import literal_head, pattern_anchor
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    import re
     from typing import Any, BinaryIO
 
     from .loader import Catalogue
@@ -279,6 +279,8 @@ class LogScanner:
         """
         buf = self._buf
         pos = line_start
+        import re  # here, as below: a clean log's start-up imports no re (~25M instructions, h52s)
+
         any_header = re.compile(_ANY_HEADER)  # re's cache, asked once per message, not per line
         for _ in range(max_lines + 1):
             if pos < self._consumed:
@@ -298,6 +300,8 @@ class LogScanner:
 
     def _handle_coded(self, url_pos: int) -> None:
         """A ``See https://openxla.org/xla/errors/error_NNNN`` line: the end of a coded message."""
+        import re
+
         buf = self._buf
         m = re.match(r"(\w+)", buf[url_pos + len(_URL_ANCHOR):url_pos + len(_URL_ANCHOR) + 8])
         entry = self.catalogue.get("E" + m.group(1)) if m else None
@@ -313,6 +317,8 @@ class LogScanner:
         end = buf.find("\n", start)
         end = len(buf) if end < 0 else end + 1
         hops = []
+        import re
+
         trace_line = re.compile(_TRACE_LINE)
         while end < len(buf):
             nxt = buf.find("\n", end)
