@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import codecs
 import io
-import json
-from itertools import islice
 
 from ..base.escape import json_text
 from ..ir.record import MutableValue
@@ -30,9 +28,7 @@ _KEEP = ("path", "kind", "findings", "note", "companion_of", "error", "verdict",
 _CHUNK = 1 << 20
 IN_MEMORY = 1 << 18
 """Bytes of a :class:`JsonSpool` kept in memory before it moves to a temporary file."""
-_BATCH = 1 << 14
 """Pieces of the JSON encoder joined and written at once (:meth:`JsonSpool.add`): ~0.3 MB of text."""
-_ENCODER = json.JSONEncoder(indent=2, ensure_ascii=False)
 
 
 class Wanted(FrozenValue):
@@ -116,23 +112,29 @@ class JsonSpool:
 
     def add(self, index: int, entry: Any) -> None:
         """Write ``entry`` as ``json.dumps(entry, indent=2, ensure_ascii=False)`` at this depth, in
-        batches of the encoder's pieces: with ``indent`` ``json.dumps`` runs the Python encoder and
-        joins every piece at once (a list of ~3M strings and three copies of the 30 MB text for a
-        100k-instruction module's summary, the peak of ``check --json``)."""
+        the pieces :func:`~xladoctor.base.json_plain.plain_stream` hands over (the same text, without
+        importing json and re, ~30M instructions of ``check LOG --json``, h52s): with ``indent``
+        ``json.dumps`` runs the Python encoder and joins every piece at once (a list of ~3M strings
+        and three copies of the 30 MB text for a 100k-instruction module's summary, the peak of
+        ``check --json``)."""
+        from ..base.json_plain import plain_stream
+
         self._file.seek(self._end)
-        size = 0
-        pieces = _ENCODER.iterencode(entry)
-        while batch := list(islice(pieces, _BATCH)):
+        size = [0]
+
+        def write(piece: str) -> None:
             # A JSON text holds no newline but the indent's, and a piece is whole tokens (a string
             # with its escapes, so never half a surrogate pair): re-indenting and escaping each
-            # batch is the same as doing it to the whole text.
-            data = json_text("".join(batch).replace("\n", self._indent)).encode("utf-8", "surrogatepass")
+            # piece is the same as doing it to the whole text.
+            data = json_text(piece.replace("\n", self._indent)).encode("utf-8", "surrogatepass")
             self._file.write(data)
-            size += len(data)
-            if not self._spilled and self._end + size > IN_MEMORY:
+            size[0] += len(data)
+            if not self._spilled and self._end + size[0] > IN_MEMORY:
                 self._spill()
-        self._at[index] = (self._end, size)
-        self._end += size
+
+        plain_stream(entry, write)
+        self._at[index] = (self._end, size[0])
+        self._end += size[0]
 
     def _spill(self) -> None:
         """Move what is written to an unnamed temporary file, where the rest is written too."""
