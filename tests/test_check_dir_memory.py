@@ -207,9 +207,8 @@ def test_the_spool_gives_the_same_array_in_memory_or_spilled(monkeypatch, in_mem
     import io
     import json
 
-    import xladoctor.route.folder_results as folder_results
-
     import xladoctor.base.json_plain as json_plain
+    import xladoctor.route.folder_results as folder_results
 
     monkeypatch.setattr(folder_results, "IN_MEMORY", in_memory)
     monkeypatch.setattr(json_plain, "_FLUSH", 3)
