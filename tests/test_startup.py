@@ -750,12 +750,14 @@ def test_a_log_run_imports_neither_dataclasses_nor_typing(tmp_path: Path) -> Non
         assert _loaded_of(argv, names) == {"xladoctor.catalogue.log_match"}, argv
 
 
-def test_a_clean_log_imports_no_re_and_explain_no_json(tmp_path):
+def test_a_clean_log_imports_no_re_and_no_json(tmp_path):
     """re's import is ~25M instructions (its enum flags and compiler), json's ~5M more: a clean log's
-    scan compiles nothing, and ``explain --json`` writes its document with base/json_plain (h52s)."""
+    scan compiles nothing, and ``--json`` writes its document with base/json_plain, check's files
+    spooled in memory (h52s)."""
     log = tmp_path / "job.log"
     log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
-    assert not _loaded_by(["explain", str(log), "--json"], ("re", "json"), tmp_path)
+    for argv in (["explain", str(log), "--json"], ["check", str(log), "--json"]):
+        assert not _loaded_by(argv, ("re", "json", "tempfile"), tmp_path), argv
 
 
 def test_the_tensors_sniff_is_its_pattern_without_importing_re():
