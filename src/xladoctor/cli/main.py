@@ -289,7 +289,7 @@ PLAIN_COMMANDS: dict[str, tuple[str, bool, tuple[str, ...], dict[str, object]]] 
         "select": None, "ignore": None, "disable_host_compute": False, "stablehlo": None, "confirm": False,
         "topology": _TOPOLOGY, "run": False, "seed": 0, "check_option_strings": _CHECK_OPTIONS}),
     # h52s: ``explain LOG`` too, the log route (issue 36 item 6): argparse, gettext and locale, and
-    # the parser with explain's options, were ~70 of its ~2,000 system calls and ~9M instructions
+    # the parser with explain's options, were ~80 of its ~1,900 system calls and ~17M instructions
     "explain": ("target", False, ("--json",), {
         "list": False, "lang": None, "bidi": "auto", "width": None, "hlo": None, "format": None,
         "statistics": False, "color": "auto", "select": None, "ignore": None, "html": None}),
