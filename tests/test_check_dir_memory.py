@@ -150,10 +150,10 @@ def test_offload_text_keeps_no_file_lines(tmp_path, capsys):
 def _spooled(entry, monkeypatch=None, batch: int | None = None) -> str:
     import io
 
-    import xladoctor.route.folder_results as folder_results
+    import xladoctor.base.json_plain as json_plain
 
-    if batch is not None:
-        monkeypatch.setattr(folder_results, "_BATCH", batch)
+    if batch is not None:  # the spool writes the pieces json_plain.plain_stream hands over
+        monkeypatch.setattr(json_plain, "_FLUSH", batch)
     spool = JsonSpool()
     try:
         spool.add(0, entry)
@@ -197,3 +197,52 @@ def test_the_spool_never_holds_the_whole_entry_as_text():
         tracemalloc.stop()
         spool.close()
     assert peak < size / 4, (peak, size)  # json.dumps: ~4x the text (the pieces and three copies)
+
+
+@pytest.mark.parametrize("in_memory", [0, 40, 1 << 18])
+def test_the_spool_gives_the_same_array_in_memory_or_spilled(monkeypatch, in_memory):
+    """A spool keeps its first IN_MEMORY bytes in memory (check LOG --json writes a few hundred:
+    no tempfile, issue 36 item 6) and moves to a temporary file past them, in the middle of an
+    entry or between two; the array written is the same, its entries in index order."""
+    import io
+    import json
+
+    import xladoctor.base.json_plain as json_plain
+    import xladoctor.route.folder_results as folder_results
+
+    monkeypatch.setattr(folder_results, "IN_MEMORY", in_memory)
+    monkeypatch.setattr(json_plain, "_FLUSH", 3)
+    entries = {2: {"path": "b.log", "findings": [{"code": "E1000", "line": n} for n in range(5)]},
+               0: {"path": "a.hlo", "note": "\u202e"}, 1: {"path": "c", "kind": "error"}}
+    spool = JsonSpool()
+    try:
+        for index, entry in entries.items():
+            spool.add(index, entry)
+        assert spool._spilled == (in_memory < 100)
+        out = io.StringIO()
+        spool.write_to(out)
+    finally:
+        spool.close()
+    assert json.loads(out.getvalue()) == [entries[0], entries[1], entries[2]]
+    whole = json.dumps([entries[0], entries[1], entries[2]], indent=2, ensure_ascii=False).replace("\n", "\n  ")
+    assert out.getvalue() == whole.replace("\u202e", "\\u202e")
+
+
+def test_a_document_with_a_spool_is_written_as_json_writes_it(capsys):
+    """check's document holds its files in a spool: print_json writes the rest with base/json_plain
+    (no json, no re: ~30M instructions of ``check LOG --json``, h52s), the spool where it stands."""
+    import json
+
+    from xladoctor.cli.commands._common import print_json
+
+    entries = [{"path": "a\u202e.log", "findings": [{"code": "E1000", "fields": {"bytes": 2 ** 40}}]}, {"path": "b"}]
+    spool = JsonSpool()
+    try:
+        for i, entry in enumerate(entries):
+            spool.add(i, entry)
+        print_json({"command": "check", "files": spool, "summary": {"files": 2, "ok": None}}, 3, None)
+    finally:
+        spool.close()
+    out = capsys.readouterr().out
+    whole = {"schema_version": 3, "command": "check", "files": entries, "summary": {"files": 2, "ok": None}}
+    assert out == json.dumps(whole, indent=2, ensure_ascii=False).replace("\u202e", "\\u202e") + "\n"

@@ -16,7 +16,6 @@ from xladoctor.catalogue.fixes import finding_fixes
 from xladoctor.catalogue.logscan import scan_file
 from xladoctor.findings import Report, to_json
 from xladoctor.findings.from_log import log_findings, plain
-from xladoctor.report import explain_json
 from xladoctor.report.explain_json import scan_document
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +43,7 @@ def test_scan_document_unchanged_and_fixes_chosen_once(corpus, lang, monkeypatch
         calls.append(f.code)
         return finding_fixes(f, lang_)
 
-    monkeypatch.setattr(explain_json, "finding_fixes", counting)
+    monkeypatch.setattr("xladoctor.catalogue.fixes.finding_fixes", counting)  # explain_json's, imported with findings
     monkeypatch.setattr("xladoctor.findings.from_log.finding_fixes", counting)
     total = 0
     for path in corpus:
@@ -73,7 +72,7 @@ def test_the_document_of_a_log_report_reuses_its_findings(corpus, lang, monkeypa
         calls.append(f.code)
         return finding_fixes(f, lang_)
 
-    monkeypatch.setattr(explain_json, "finding_fixes", counting)
+    monkeypatch.setattr("xladoctor.catalogue.fixes.finding_fixes", counting)  # explain_json's, imported with findings
     monkeypatch.setattr("xladoctor.findings.from_log.finding_fixes", counting)
     for path in corpus[:6]:
         scan = scan_file(str(path))

@@ -60,6 +60,26 @@ def test_edge_values(doc):
     _same(doc)
 
 
+class _Mapping(dict):
+    """A dict subclass with its own attributes (as findings/wire.Diagnostics)."""
+
+    __slots__ = ("extra",)
+
+
+class _Ordered(dict):
+    def items(self):  # json's indented encoder asks items(): so does plain_dumps
+        return sorted(super().items(), reverse=True)
+
+
+def test_a_dict_subclass_is_written_as_json_writes_it():
+    inner = _Mapping({"findings": [{"code": "E1000"}], "n": 2})
+    inner.extra = object()
+    for doc in ({"diagnostics": inner, "z": _Ordered(a=1, b={"c": None})}, _Mapping(), [_Ordered(x=[])]):
+        assert plain_dumps(doc) is not None
+        _same(doc)
+    assert plain_dumps({"d": _Mapping({1: "a"})}) is None
+
+
 def test_nan_is_written_as_json_writes_it():
     assert plain_dumps({"x": math.nan}) == json.dumps({"x": math.nan}, indent=2, ensure_ascii=False)
 

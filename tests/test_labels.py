@@ -350,3 +350,46 @@ def test_every_name_the_label_modules_export_exists():
     import xladoctor.base.labels as lookups
 
     assert [name for name in lookups.__all__ if not hasattr(lookups, name)] == []
+
+
+def _unescaped_by_re(raw: str) -> str | None:
+    """What unescaped_basic_string read with ``re.sub(reader._ESCAPE, ...)`` (its reference)."""
+    from xladoctor.base.labels import reader
+
+    bad = False
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal bad
+        if m[1]:
+            return reader._ESCAPED[m[1]]
+        if m[4] is not None:
+            return ""
+        code = int(m[2] or m[3] or "-1", 16)
+        if code < 0 or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+            bad = True
+            return ""
+        return chr(code)
+
+    value = re.sub(reader._ESCAPE, one, raw)
+    return None if bad else value
+
+
+_ESCAPY = st.text(alphabet=st.sampled_from(list('\\\\\\"bfnrtuU0123456789aAfFgG_ \t\n\r\u0660é')), max_size=24)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_ESCAPY)
+def test_escapes_are_read_as_the_pattern_reads_them(raw):
+    """reader.unescaped_basic_string reads escapes without re (check LOG imported it for a label
+    area, h52s): the same value, or None, as re.sub with the escape pattern gives."""
+    from xladoctor.base.labels.reader import unescaped_basic_string
+
+    assert unescaped_basic_string(raw) == _unescaped_by_re(raw), raw
+
+
+@pytest.mark.parametrize("raw", ["a\\nb", "\\u00e9", "\\U0001F600x", "\\ud800", "\\U00110000", "\\u12", "\\x",
+                                 "a\\  \n \n\t b", "a\\ b", "\\", "\\\\\\\"", "\\u٠٠٠٠", "\\u00E9\\t", "end\\"])
+def test_escape_edges(raw):
+    from xladoctor.base.labels.reader import unescaped_basic_string
+
+    assert unescaped_basic_string(raw) == _unescaped_by_re(raw), raw

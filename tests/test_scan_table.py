@@ -106,3 +106,16 @@ def test_findings_are_the_same_with_a_given_catalogue():
     for path in sorted(LOGS.glob("*.log")):
         text = path.read_text(encoding="utf-8", errors="replace")
         assert scan_text(text) == scan_text(text, cat), path.name
+
+
+def test_shipped_needles_are_the_derived_ones_and_only_for_their_words():
+    """prefilter.needles answers the packaged scanner's words from scan_table_data (no derivation
+    at start-up, issue 36 item 6), exactly what deriving gives; other words are derived."""
+    from xladoctor.catalogue import prefilter
+
+    words = tuple(a.encode("ascii") for a in LogScanner().anchors if len(a) >= prefilter.MIN_NEEDLE)
+    assert tuple(sorted(set(words))) == scan_table_data.NEEDLE_WORDS
+    assert prefilter.needles(words) == prefilter.derive_needles(words) == list(scan_table_data.NEEDLES)
+    more = (*words, b"Zebrafish")
+    assert prefilter.needles(more) == prefilter.derive_needles(more) != list(scan_table_data.NEEDLES)
+    assert prefilter.needles(words, 5) == prefilter.derive_needles(words, 5)

@@ -196,7 +196,7 @@ def test_plain_shape_command_lines_are_read_as_argparse_reads_them():
         assert plain_arguments(argv) == args, argv
     for argv in ([], ["shape"], ["shape", "--js", "f32[2]"], ["shape", "--", "f32[2]"], ["shape", "a", "b"],
                  ["shape", "f32[2]", "--tpu", "v5e"], ["shape", "-h"], ["shape", "--help"], ["shape", "-1"],
-                 ["explain", "E1200"], ["--version", "shape", "f32[2]"]):
+                 ["explain", "E1200", "--width", "80"], ["--version", "shape", "f32[2]"]):
         assert plain_arguments(argv) is None, argv
 
 
@@ -215,13 +215,17 @@ def test_a_log_scan_reads_the_catalogue_without_tomllib(tmp_path):
 
 def test_a_log_without_an_anchor_builds_no_catalogue(tmp_path):
     """A clean log's scan needs only the anchors (catalogue/scan_table_data.py, issue 36 item 6): the
-    catalogue is not built, its parsed files not loaded, fields.py not imported."""
+    catalogue is not built, its parsed files not loaded, fields.py not imported; nor is the loader
+    with its model, TOML and label readers (catalogue/data_files.py reads the files' bytes, h52s)."""
     log = tmp_path / "job.log"
     log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
-    listed = ("[sys.modules['xladoctor.catalogue.loader'].load_catalogue.cache_info().currsize, "
-              "'xladoctor.catalogue.fields' in sys.modules, 'xladoctor.catalogue.catalogue_data' in sys.modules]")
+    listed = ("[m in sys.modules for m in ('xladoctor.catalogue.loader', 'xladoctor.catalogue.model', "
+              "'xladoctor.catalogue.plain_toml', 'xladoctor.catalogue.fields', 'xladoctor.catalogue.catalogue_data')]")
     for argv in (["explain", str(log), "--json"], ["check", str(log), "--json"]):
-        assert _after(argv, listed) == [0, False, False], argv
+        assert _after(argv, listed) == [False] * 5, argv
+    with_finding = tmp_path / "oom.log"
+    with_finding.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    assert _after(["explain", str(with_finding), "--json"], listed)[:2] == [True, True]
 
 
 def _type_checking_fields(path: str, name: str) -> tuple[tuple[str, ...], dict[str, object]]:
@@ -594,6 +598,30 @@ def test_plain_offload_and_check_command_lines_are_read_as_argparse_reads_them()
         assert plain_arguments(argv) is None, argv
 
 
+def test_plain_explain_command_lines_are_read_as_argparse_reads_them():
+    """``explain LOG`` and ``explain CODE`` (with ``--json``) give the namespace argparse gives,
+    every default included; its other options, ``--list``, ``--help`` and errors are argparse's."""
+    from xladoctor.cli.main import build_parser, plain_arguments
+
+    for argv in (["explain", "job.log"], ["explain", "job.log", "--json"], ["explain", "--json", "E1200"],
+                 ["explain", "-"], ["explain", "", "--json", "--json"]):
+        args = vars(build_parser("explain", None).parse_args(argv))
+        assert args.pop("_run").__module__ == "xladoctor.cli.commands.explain"
+        assert plain_arguments(argv) == args, argv
+    for argv in (["explain"], ["explain", "--json"], ["explain", "--list"], ["explain", "a", "b"],
+                 ["explain", "job.log", "--hlo", "m.hlo"], ["explain", "job.log", "--js"], ["explain", "--", "x"],
+                 ["explain", "job.log", "-h"], ["explain", "job.log", "--format", "sarif"]):
+        assert plain_arguments(argv) is None, argv
+
+
+def test_explain_on_a_log_imports_no_argparse(tmp_path):
+    log = tmp_path / "job.log"
+    log.write_text("I1031 step 1\nRESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    for argv in (["explain", str(log)], ["explain", str(log), "--json"], ["explain", "E1200"]):
+        assert not _loaded_by(argv, ("argparse", "gettext", "locale"), tmp_path), argv
+    assert "argparse" in _loaded_by(["explain", str(log), "--width", "80"], ("argparse",), tmp_path)
+
+
 def test_offload_and_check_on_a_module_import_no_argparse():
     """The plain reader's namespace is all ``run`` reads: neither argparse nor gettext is imported."""
     module = str(_EXAMPLES / "e1200_offloaded_activation.hlo")
@@ -720,3 +748,29 @@ def test_a_log_run_imports_neither_dataclasses_nor_typing(tmp_path: Path) -> Non
     names = ("dataclasses", "inspect", "typing", "ast", "xladoctor.catalogue.log_match")
     for argv in (["explain", str(log)], ["check", str(log)], ["explain", "--json", str(log)], ["check", "--json", str(log)]):
         assert _loaded_of(argv, names) == {"xladoctor.catalogue.log_match"}, argv
+
+
+def test_a_clean_log_imports_no_re_and_no_json(tmp_path):
+    """re's import is ~25M instructions (its enum flags and compiler), json's ~5M more: a clean log's
+    scan compiles nothing, and ``--json`` writes its document with base/json_plain, check's files
+    spooled in memory (h52s)."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    for argv in (["explain", str(log), "--json"], ["check", str(log), "--json"]):
+        assert not _loaded_by(argv, ("re", "json", "tempfile"), tmp_path), argv
+
+
+def test_the_tensors_sniff_is_its_pattern_without_importing_re():
+    """module_sniff.is_tensors_file matches HEADER only past two plain checks every match passes."""
+    import re
+
+    from xladoctor.syntax.module_sniff import BEGIN, HEADER, is_tensors_file
+
+    heads = ["[g]\nTensorsGraphInfo:", " \ufeff[g_1] \n\t TensorsGraphInfo:\n", "[é٣]\nTensorsGraphInfo:",
+             "[g]\n\nTensorsGraphInfo:", "[g] x\nTensorsGraphInfo:", "[]\nTensorsGraphInfo:", "[g]TensorsGraphInfo:",
+             "[2024-01-01] TensorsGraphInfo:", "x[g]\nTensorsGraphInfo:", "[g]\nTensorsGraph", BEGIN + "\n", "",
+             "I1031 step 1\n", "[g]\u2028TensorsGraphInfo:", "[g]\n\u3000TensorsGraphInfo: y"]
+    for head in heads:
+        start = head.lstrip("\ufeff \t\r\n")
+        assert is_tensors_file(head) == (start.startswith(BEGIN) or re.match(HEADER, start) is not None), head
+    assert [is_tensors_file(h) for h in heads[:3]] == [True, True, True]

@@ -3,7 +3,7 @@
 Why: ``json``'s import (its scanner and encoder modules and their patterns) is ~1.5 ms of
 ``xladoctor shape --json``'s start-up (issue 36), and with ``indent`` ``json.dumps`` writes
 through its pure-Python encoder anyway.  :func:`plain_dumps` writes the same text for documents
-made only of ``dict`` (``str`` keys), ``list``, ``tuple``, ``str``, ``int``, ``float``, ``bool``
+made only of ``dict`` or a subclass (``str`` keys), ``list``, ``tuple``, ``str``, ``int``, ``float``, ``bool``
 and ``None``, and answers ``None`` for anything else (an ``int`` subclass, a spool, a non-``str``
 key), so the caller falls back to ``json`` itself.  tests/test_json_plain.py compares the two on
 every ``shape`` document of the corpora and on generated ones.
@@ -81,7 +81,9 @@ def _write(o: Any, out: list[str], newline: str, flush: Callable[[str], object] 
         out.append(int.__repr__(o))
     elif t is float:
         out.append(_float(o))
-    elif t is dict and (flush is None or all(type(key) is str for key in o)):
+    elif isinstance(o, dict) and (flush is None or all(type(key) is str for key in o)):
+        # a dict subclass as json's (pure-Python, indented) encoder writes it: its items() (findings/
+        # wire.Diagnostics, in every document with findings: `explain LOG --json` imported json for it)
         if not o:
             out.append("{}")
             return

@@ -6,7 +6,22 @@ in :mod:`xladoctor.catalogue.scanner` uses each entry's patterns to find the
 error in arbitrary logs.
 """
 
-from .loader import Catalogue, load_catalogue, normalize_code
-from .model import LANGUAGES, Entry, EntryText
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .loader import Catalogue, load_catalogue, normalize_code
+    from .model import LANGUAGES, Entry, EntryText
 
 __all__ = ["Catalogue", "Entry", "EntryText", "LANGUAGES", "load_catalogue", "normalize_code"]
+_FROM = {"Catalogue": "loader", "load_catalogue": "loader", "normalize_code": "loader",
+         "LANGUAGES": "model", "Entry": "model", "EntryText": "model"}
+
+
+def __getattr__(name: str) -> object:
+    """The names above, from their modules on first use: importing any module of the package runs
+    this one, and a clean log's scan needs neither the loader nor the model (their imports,
+    plain_toml's and the label reader's were ~50 system calls of ``explain LOG``, issue 36 item 6)."""
+    if name not in _FROM:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f"{__name__}.{_FROM[name]}"), name)

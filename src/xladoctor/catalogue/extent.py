@@ -8,8 +8,6 @@ parsers read their own extent, :func:`.fields.message_end`).
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
     from .model import Entry
@@ -49,6 +47,8 @@ def message_end_in(window: str, rel: int, entry: Entry, heads: tuple[str, ...]) 
         used.add(best[0])
         nl = window.find("\n", best[1].end())
         end = len(window) if nl < 0 else nl
+    import re  # here: a clean log's start-up imports no re (h52s)
+
     see = re.compile(SEE_URL).search(window, rel)
     if see and ("E" + see.group(1) == code or code.endswith("xx")):
         end = max(end, see.end())

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from .loader import _data_files, _read_toml, file_crc, load_entries_from
+from .prefilter import MIN_NEEDLE, derive_needles
 from .scan_table import PatternTable, derive
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -30,7 +31,8 @@ def render_docs(files: list[tuple[str, bytes]]) -> str:
 
 
 def render_table(table: PatternTable, files: list[tuple[str, bytes]]) -> str:
-    """The source of :mod:`.scan_table_data` for ``table``, derived from ``files``."""
+    """The source of :mod:`.scan_table_data` for ``table``, derived from ``files``, with the
+    prefilter's needles for the words a scanner with this table searches for (:func:`needle_words`)."""
     lines = [_HEAD + "SOURCES: dict[str, int] = {"]
     lines.extend(f"    {name!r}: {file_crc(data):#010x}," for name, data in files)
     lines.append("}\nPATTERNS: dict[str, tuple[tuple[str, str], ...]] = {")
@@ -38,7 +40,23 @@ def render_table(table: PatternTable, files: list[tuple[str, bytes]]) -> str:
         lines.append(f"    {anchor!r}: (")
         lines.extend(f"        ({code!r}, {pattern!r})," for code, pattern in pairs)
         lines.append("    ),")
-    return "\n".join(lines) + "\n}\n"
+    words = needle_words(table)
+    lines.append("}\n# prefilter.needles(NEEDLE_WORDS), derived here rather than in every log scan's start-up")
+    lines.append("NEEDLE_WORDS: tuple[bytes, ...] = (")
+    lines.extend(f"    {w!r}," for w in words)
+    lines.append(")\nNEEDLES: tuple[bytes, ...] = (")
+    lines.extend(f"    {w!r}," for w in derive_needles(words))
+    return "\n".join(lines) + "\n)\n"
+
+
+def needle_words(table: PatternTable) -> tuple[bytes, ...]:
+    """The distinct anchors of :data:`.prefilter.MIN_NEEDLE` bytes or more that a scanner with
+    ``table`` searches for (its :attr:`~.scanner.LogScanner.anchors`), sorted: what its
+    prefilters ask :func:`.prefilter.needles` for."""
+    from .scanner import _TRACE_START, _URL_ANCHOR
+
+    anchors = [*table, _URL_ANCHOR, _TRACE_START]
+    return tuple(sorted({a.encode("ascii") for a in anchors if len(a) >= MIN_NEEDLE}))
 
 
 def sources() -> dict[str, str]:

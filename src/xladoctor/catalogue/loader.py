@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from ..base.errors import InputError
 from . import plain_toml
+from .data_files import DATA, _data_files, file_crc, read_bytes
 from .model import LANGUAGES, LIST_TEXT_FIELDS, ORIGINS, PHASES, TEXT_FIELDS, Entry, EntryText
 
 TYPE_CHECKING = False  # not typing's: `explain CODE` imports this module (issue 36, start-up)
@@ -150,20 +151,6 @@ def _code_value(code: str) -> int:
     return int(code[1:].replace("x", "0")) + (100_000 if code.startswith("C") else 0)
 
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-"""The catalogue's files, opened directly (``importlib.resources`` would pull pathlib, tempfile and
-zipfile into every start-up; the package is always installed as files, as the labels are)."""
-
-
-def _data_files() -> list[tuple[str, bytes]]:
-    out = []
-    for name in os.listdir(DATA):
-        if name.endswith(".toml"):
-            with open(os.path.join(DATA, name), "rb") as f:
-                out.append((name, f.read()))
-    return sorted(out)
-
-
 def filed_codes() -> list[str]:
     """Every code the catalogue files, from its files' names (none is read)."""
     return sorted(name[:-5] for name in os.listdir(DATA) if name.endswith(".toml"))
@@ -221,13 +208,6 @@ def _read_toml(data: bytes, source: str) -> dict:
     return parsed
 
 
-def file_crc(data: bytes) -> int:
-    """A data file's CRC-32: whether :mod:`.catalogue_data` was made from these bytes."""
-    from zlib import crc32
-
-    return crc32(data)
-
-
 def _packaged_docs() -> dict[str, tuple[int, dict]]:
     from .catalogue_data import FILES
 
@@ -250,8 +230,7 @@ def find_entry(code: str) -> tuple[Entry | None, Catalogue | None]:
     if norm is not None and load_catalogue.cache_info().currsize == 0:
         name = f"{norm}.toml"
         try:
-            with open(os.path.join(DATA, name), "rb") as f:
-                data = f.read()
+            data = read_bytes(os.path.join(DATA, name))
         except OSError:
             pass
         else:

@@ -23,11 +23,11 @@ it returns what it returns over the whole buffer.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator, Sequence
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    import re
     from mmap import mmap
 
     from ahocorasick_rs import MatchKind
@@ -52,7 +52,19 @@ def needles(words: tuple[bytes, ...], min_len: int = MIN_NEEDLE) -> list[bytes]:
     The longest substring of ``min_len`` bytes or more that two needles or more hold replaces
     them (ties: the one more needles hold, then the bytes' order), until no two share one; a
     needle holding another is dropped.  Deterministic, so every process derives the same set;
-    cached, as a scanner and its planner ask for the same words."""
+    cached, as a scanner and its planner ask for the same words.  The packaged catalogue's words
+    come derived (:mod:`.scan_table_data`, by :mod:`.generate`): deriving them was ~20M
+    instructions of every log scan's start-up (issue 36 item 6); any other words are derived here."""
+    if min_len == MIN_NEEDLE:
+        from .scan_table_data import NEEDLE_WORDS, NEEDLES
+
+        if tuple(sorted(set(words))) == NEEDLE_WORDS:  # the result depends on the set of words only
+            return list(NEEDLES)
+    return derive_needles(words, min_len)
+
+
+def derive_needles(words: tuple[bytes, ...], min_len: int = MIN_NEEDLE) -> list[bytes]:
+    """:func:`needles`, derived."""
     current = set(_minimal(words))
 
     def pieces(w: bytes) -> set[bytes]:
@@ -170,6 +182,8 @@ class AnchorFinder:
         """The fallback's alternation, compiled when first used (the automaton is there on every
         supported platform; compiling it was start-up spent for nothing)."""
         if self._regex is None:
+            import re
+
             self._regex = re.compile(b"|".join(re.escape(n) for n in sorted(self._words, key=len, reverse=True)))
         return self._regex
 

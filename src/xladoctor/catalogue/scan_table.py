@@ -14,9 +14,9 @@ files are those, else derives it from the catalogue (a stale table can never cha
 
 from __future__ import annotations
 
-import re
-
-from .loader import Catalogue
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .loader import Catalogue
 
 PatternTable = dict[str, tuple[tuple[str, str], ...]]
 """Anchor word -> the ``(code, pattern)`` pairs it opens, in catalogue order (code, then pattern)."""
@@ -27,6 +27,8 @@ _ANCHOR = r"^(?:\\b)?([A-Za-z0-9_:.\-]{3,})"
 
 def pattern_anchor(pattern: str) -> str:
     """The literal word a catalogue pattern starts with; the scanner searches for it with str.find."""
+    import re  # here and below: a clean log's start-up imports no re (h52s)
+
     m = re.match(_ANCHOR, pattern)
     if not m:
         raise ValueError(f"catalogue pattern must start with a literal word of 3+ characters: {pattern!r}")
@@ -40,6 +42,8 @@ def literal_head(regex: str) -> str:
     """The literal text every match of ``regex`` starts with, as far as it can be read off plainly
     (letters, digits, ``_:-``; a character a quantifier follows is left out); empty where the
     regex is an alternation at its top level."""
+    import re
+
     m = re.match(_HEAD, regex)
     assert m is not None  # every part of _HEAD is optional
     head = m.group(1)
@@ -79,7 +83,7 @@ def derive(catalogue: Catalogue) -> PatternTable:
 
 def data_sources() -> dict[str, int]:
     """Each data file's name and CRC-32 (read, not parsed): what the shipped table must come from."""
-    from .loader import _data_files, file_crc
+    from .data_files import _data_files, file_crc
 
     return {name: file_crc(data) for name, data in _data_files()}
 

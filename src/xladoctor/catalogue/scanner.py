@@ -28,18 +28,19 @@ How it works, and why:
 from __future__ import annotations
 
 import codecs
-import re
 from collections.abc import Callable, Iterable, Iterator
 
 from .extent import message_end_in
-from .loader import Catalogue, compile_pattern, load_catalogue
 from .log_match import LogMatch, ScanPart
-from .model import Entry
 from .scan_table import literal_head, pattern_anchor
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    import re
     from typing import Any, BinaryIO
+
+    from .loader import Catalogue
+    from .model import Entry
 
 WINDOW_CHARS = 16384
 """Lookahead kept after a match: the longest message (plus wrapping) we expect."""
@@ -115,6 +116,8 @@ class LogScanner:
     def catalogue(self) -> Catalogue:
         """The catalogue, read when a message is first handled (a clean log never reads it)."""
         if self._catalogue is None:
+            from .loader import load_catalogue  # with a message only: a clean log needs no loader
+
             self._catalogue = load_catalogue()
         return self._catalogue
 
@@ -122,6 +125,8 @@ class LogScanner:
         """``(code, compiled pattern)`` for each pattern ``anchor`` opens, compiled when first asked."""
         found = self._by_anchor.get(anchor)
         if found is None:
+            from .loader import compile_pattern
+
             found = self._by_anchor[anchor] = [(code, compile_pattern(p)) for code, p in self._patterns.get(anchor, ())]
         return found
 
@@ -274,6 +279,8 @@ class LogScanner:
         """
         buf = self._buf
         pos = line_start
+        import re  # here, as below: a clean log's start-up imports no re (~25M instructions, h52s)
+
         any_header = re.compile(_ANY_HEADER)  # re's cache, asked once per message, not per line
         for _ in range(max_lines + 1):
             if pos < self._consumed:
@@ -293,6 +300,8 @@ class LogScanner:
 
     def _handle_coded(self, url_pos: int) -> None:
         """A ``See https://openxla.org/xla/errors/error_NNNN`` line: the end of a coded message."""
+        import re
+
         buf = self._buf
         m = re.match(r"(\w+)", buf[url_pos + len(_URL_ANCHOR):url_pos + len(_URL_ANCHOR) + 8])
         entry = self.catalogue.get("E" + m.group(1)) if m else None
@@ -308,6 +317,8 @@ class LogScanner:
         end = buf.find("\n", start)
         end = len(buf) if end < 0 else end + 1
         hops = []
+        import re
+
         trace_line = re.compile(_TRACE_LINE)
         while end < len(buf):
             nxt = buf.find("\n", end)
@@ -367,6 +378,8 @@ class LogScanner:
             # A generic header (E0002: InvalidArgument:) around a message we know better.
             body = buf[match_start:end]
             if self._specific is None:
+                from .loader import compile_pattern
+
                 self._specific = [(e.code, tuple(compile_pattern(p) for p in e.patterns))
                                   for e in self.catalogue if not e.generic]
             for specific, matchers in self._specific:
@@ -467,4 +480,4 @@ def scan_text(text: str, catalogue: Catalogue | None = None) -> list[LogMatch]:
     return scanner.finish()
 
 
-__all__ = ["LogMatch", "LogScanner", "scan_text", "compile_pattern", "pattern_anchor"]
+__all__ = ["LogMatch", "LogScanner", "scan_text", "pattern_anchor"]  # compile_pattern: from .loader

@@ -288,6 +288,11 @@ PLAIN_COMMANDS: dict[str, tuple[str, bool, tuple[str, ...], dict[str, object]]] 
         "bidi": "auto", "html": None, "full": False, "jobs": 0, "format": None, "statistics": False, "color": "auto",
         "select": None, "ignore": None, "disable_host_compute": False, "stablehlo": None, "confirm": False,
         "topology": _TOPOLOGY, "run": False, "seed": 0, "check_option_strings": _CHECK_OPTIONS}),
+    # h52s: ``explain LOG`` too, the log route (issue 36 item 6): argparse, gettext and locale, and
+    # the parser with explain's options, were ~80 of its ~1,900 system calls and ~17M instructions
+    "explain": ("target", False, ("--json",), {
+        "list": False, "lang": None, "bidi": "auto", "width": None, "hlo": None, "format": None,
+        "statistics": False, "color": "auto", "select": None, "ignore": None, "html": None}),
 }
 
 

@@ -11,14 +11,12 @@ analysis rules them out, as ``explain`` prints them.
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..base.labels import Text, render
 from ..base.plain_dataclass import FrozenDataclass, MutableDataclass
 from ..catalogue.fixes import finding_fixes
-from ..catalogue.loader import load_catalogue
 from ..catalogue.scanner import LogMatch
 from ..ir.record import MutableValue
 from ..ir.value import FrozenValue
@@ -32,7 +30,7 @@ if TYPE_CHECKING:
 
 # Analysis keys that steer the report (or hold text per language) rather than state a fact.
 _STEERING = ("trace", "notes", "fixes_first", "replaces_fixes", "skips_fixes_with", "offload")
-_INDEX = re.compile(r"-?\d+")
+_INDEX = r"-?\d+"  # compiled (and kept by re) when a finding is made: a clean log imports no re
 
 
 def plain(value: Any, lang: str = "en") -> Any:
@@ -70,7 +68,9 @@ def _shape_index(text: Any) -> tuple[int, ...]:
     """``{1,0}`` as the trace prints it (or a list already) -> (1, 0)."""
     if isinstance(text, (list, tuple)):
         return tuple(int(i) for i in text)
-    return tuple(int(m) for m in _INDEX.findall(str(text or "")))
+    import re
+
+    return tuple(int(m) for m in re.findall(_INDEX, str(text or "")))
 
 
 def trace_hops(trace: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
@@ -80,6 +80,7 @@ def trace_hops(trace: Iterable[Mapping[str, Any]]) -> tuple[Hop, ...]:
 
 
 def log_finding(f: LogMatch, path: str | None, lang: str = "en", fixes: Sequence[str] | None = None) -> Finding:
+    from ..catalogue.loader import load_catalogue  # with a finding only
     from .finding import Finding, Location
 
     entry = load_catalogue().entries[f.code]

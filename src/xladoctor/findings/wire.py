@@ -19,7 +19,6 @@ same way by the renderers' public entry points; loading a document already typed
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from .model import Report
@@ -152,9 +151,13 @@ def load_document(doc: Any) -> Any:
 
 def to_wire(doc: Any) -> str:
     """A document as the JSON text a worker process returns (surrogate-escaped names included)."""
+    import json  # here: a document written in this process needs no json (base/json_plain), h52s
+
     return json.dumps(doc)
 
 
 def from_wire(text: str) -> Any:
     """A worker's document read back, its ``diagnostics`` typed (:func:`load_document`)."""
+    import json
+
     return load_document(json.loads(text))

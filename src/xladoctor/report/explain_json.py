@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from ..catalogue import scanner
-from ..catalogue.fixes import finding_fixes
 from ..catalogue.scanner import LogMatch
-from ..findings.from_log import plain as jsonable  # the one converter of scanner values (words in lang)
 from ..findings.model import Report
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
@@ -23,6 +21,9 @@ def scan_document(findings: list[LogMatch], source: str, lang: str,
 
     ``report``: the log's findings already made (``log_report.log_report``), one per match in
     order, whose fixes the scan entries repeat; without it they are made here."""
+    if findings:  # a clean log's document imports neither (nor the IR records they bring), h52s
+        from ..catalogue.fixes import finding_fixes
+        from ..findings.from_log import plain as jsonable  # the one converter of scanner values (words in lang)
     if report is None:
         from ..findings.from_log import log_findings  # the one findings serialiser (explain and check)
 
@@ -32,7 +33,8 @@ def scan_document(findings: list[LogMatch], source: str, lang: str,
     else:
         fixes = [[x.text for x in f.fixes] for f in report.findings]
     doc: dict[str, Any] = {"command": "explain", "mode": "scan", "source": source, "lang": lang,
-           "findings": [jsonable(f.to_json(texts), lang) for f, texts in zip(findings, fixes, strict=True)]}
+           "findings": [jsonable(f.to_json(texts), lang) for f, texts in zip(findings, fixes, strict=True)]
+           if findings else []}
     if not_shown:
         doc["not_shown"] = {"distinct_limit": scanner.MAX_DISTINCT, "messages": sum(not_shown.values()),
                             "by_code": dict(sorted(not_shown.items()))}

@@ -13,8 +13,7 @@ same bytes), and a small entry for the totals, ``diagnostics`` and the stderr li
 from __future__ import annotations
 
 import codecs
-import json
-from itertools import islice
+import io
 
 from ..base.escape import json_text
 from ..ir.record import MutableValue
@@ -27,9 +26,9 @@ if TYPE_CHECKING:
 _KEEP = ("path", "kind", "findings", "note", "companion_of", "error", "verdict", "confirm", "diagnostics", "parsed",
          "provenance")
 _CHUNK = 1 << 20
-_BATCH = 1 << 14
+IN_MEMORY = 1 << 18
+"""Bytes of a :class:`JsonSpool` kept in memory before it moves to a temporary file."""
 """Pieces of the JSON encoder joined and written at once (:meth:`JsonSpool.add`): ~0.3 MB of text."""
-_ENCODER = json.JSONEncoder(indent=2, ensure_ascii=False)
 
 
 class Wanted(FrozenValue):
@@ -96,12 +95,16 @@ def keep(entry: dict[str, Any], want: Wanted, index: int, spool: JsonSpool | Non
 class JsonSpool:
     """The ``files`` array of a JSON document, written one entry at a time to an unnamed temporary
     file (in any order: each entry is placed by its index) and copied out where the document has
-    it, as ``json.dumps(..., indent=2)`` would have written it at that depth."""
+    it, as ``json.dumps(..., indent=2)`` would have written it at that depth.
+
+    The first :data:`IN_MEMORY` bytes are kept in memory, and only a bigger array moves to the
+    temporary file: ``check LOG --json`` writes a few hundred bytes, and the file cost it the
+    import of tempfile (shutil, random, bz2, lzma: ~18 modules) and the probe of the temporary
+    folder (a file created, written and removed), ~300 system calls (issue 36 item 6)."""
 
     def __init__(self, depth: int = 2) -> None:
-        import tempfile  # here: it imports shutil, random, bz2 and lzma (~4 ms of check's start-up)
-
-        self._file = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close(), after the document)
+        self._file: Any = io.BytesIO()  # the temporary file once past IN_MEMORY bytes (_spill)
+        self._spilled = False
         self._at: dict[int, tuple[int, int]] = {}
         self._end = 0
         self._indent = "\n" + "  " * depth
@@ -109,21 +112,41 @@ class JsonSpool:
 
     def add(self, index: int, entry: Any) -> None:
         """Write ``entry`` as ``json.dumps(entry, indent=2, ensure_ascii=False)`` at this depth, in
-        batches of the encoder's pieces: with ``indent`` ``json.dumps`` runs the Python encoder and
-        joins every piece at once (a list of ~3M strings and three copies of the 30 MB text for a
-        100k-instruction module's summary, the peak of ``check --json``)."""
+        the pieces :func:`~xladoctor.base.json_plain.plain_stream` hands over (the same text, without
+        importing json and re, ~30M instructions of ``check LOG --json``, h52s): with ``indent``
+        ``json.dumps`` runs the Python encoder and joins every piece at once (a list of ~3M strings
+        and three copies of the 30 MB text for a 100k-instruction module's summary, the peak of
+        ``check --json``)."""
+        from ..base.json_plain import plain_stream
+
         self._file.seek(self._end)
-        size = 0
-        pieces = _ENCODER.iterencode(entry)
-        while batch := list(islice(pieces, _BATCH)):
+        size = [0]
+
+        def write(piece: str) -> None:
             # A JSON text holds no newline but the indent's, and a piece is whole tokens (a string
             # with its escapes, so never half a surrogate pair): re-indenting and escaping each
-            # batch is the same as doing it to the whole text.
-            data = json_text("".join(batch).replace("\n", self._indent)).encode("utf-8", "surrogatepass")
+            # piece is the same as doing it to the whole text.
+            data = json_text(piece.replace("\n", self._indent)).encode("utf-8", "surrogatepass")
             self._file.write(data)
-            size += len(data)
-        self._at[index] = (self._end, size)
-        self._end += size
+            size[0] += len(data)
+            if not self._spilled and self._end + size[0] > IN_MEMORY:
+                self._spill()
+
+        plain_stream(entry, write)
+        self._at[index] = (self._end, size[0])
+        self._end += size[0]
+
+    def _spill(self) -> None:
+        """Move what is written to an unnamed temporary file, where the rest is written too."""
+        import tempfile  # here: it imports shutil, random, bz2 and lzma (~4 ms of check's start-up)
+
+        spilled = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close(), after the document)
+        position = self._file.tell()
+        with self._file.getbuffer() as view:
+            spilled.write(view)
+        spilled.seek(position)
+        self._file.close()
+        self._file, self._spilled = spilled, True
 
     def write_to(self, out: TextIO) -> None:
         """The array, entries in index order, written to ``out`` in pieces of at most 1 MiB."""

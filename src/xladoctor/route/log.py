@@ -24,7 +24,6 @@ def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, path: str
     from ..catalogue.fastscan import scan_path, scan_stream
     from ..catalogue.scanner import LogScanner
     from ..findings.details import ScannedLog
-    from ..findings.from_log import log_findings
     from ..findings.model import Report
 
     scanner = LogScanner()
@@ -35,7 +34,12 @@ def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, path: str
 
         scan_stream(Prefixed(head, f), scanner)
     matches = scanner.finish()
-    return Report("check", (source,), log_findings(matches, source, opts.lang), opts.lang,
+    findings: tuple = ()
+    if matches:  # a clean log's report imports no finding maker (nor the IR records it brings), h52s
+        from ..findings.from_log import log_findings
+
+        findings = log_findings(matches, source, opts.lang)
+    return Report("check", (source,), findings, opts.lang,
                   details=ScannedLog(tuple(matches), dict(scanner.not_shown)))
 
 

@@ -82,9 +82,13 @@ class ExplainedLog(FrozenDataclass):
 def log_report(source: str, lang: str, matches: list[LogMatch], not_shown: dict[str, int]) -> Report:
     """The scan of one log as the one report type: its findings made once (``findings.from_log``)."""
     from ..findings.details import ScannedLog
-    from ..findings.from_log import log_findings
 
-    return Report("explain", (source,), log_findings(matches, source, lang), lang,
+    findings: tuple = ()
+    if matches:  # a clean log's report imports no finding maker (nor the IR records it brings), h52s
+        from ..findings.from_log import log_findings
+
+        findings = log_findings(matches, source, lang)
+    return Report("explain", (source,), findings, lang,
                   analysis=ExplainedLog(source, matches, not_shown), details=ScannedLog(tuple(matches), not_shown))
 
 

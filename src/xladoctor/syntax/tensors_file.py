@@ -33,10 +33,10 @@ import re
 
 from ..base.errors import InputError
 from ..ir.value import FrozenValue, fields_with
-from .module_sniff import BEGIN, is_tensors_file  # re-exported: what a route asks of a file's first bytes
-from .module_sniff import HEADER as _HEADER
+from .module_sniff import BEGIN, HEADER, is_tensors_file  # re-exported: what a route asks of a file's first bytes
 
 END = "## END_GRAPH"
+_HEADER = re.compile(HEADER)  # module_sniff keeps it as text: a log's route imports no re
 _HEADER_LINE = re.compile(r"^\[\w+\][ \t]*$", re.M)
 _FRAME = re.compile(r"^\s+(.+?) \((.*):(\d{1,18})\)\s*$")
 """A Python frame of ``TensorsGraphInfo``; a line number past 18 digits is no frame (``int()`` of

@@ -17,7 +17,6 @@ from . import LANGUAGES, placeholders
 
 TYPE_CHECKING = False  # not typing's (start-up, issue 36)
 if TYPE_CHECKING:
-    import re
     from typing import Any
 
 PRECOMPUTED_AREAS = ("shape",)
@@ -260,27 +259,47 @@ def _plain_toml(text: str) -> dict[str, Any] | None:
 def unescaped_basic_string(raw: str) -> str | None:
     """A TOML basic string's value from its text between the quotes (one-line or multi-line); None
     for an escape TOML refuses.  The label files' reader and the catalogue's (``catalogue/plain_toml``)
-    both read their strings with it."""
+    both read their strings with it.  Each escape is read as ``re.sub(_ESCAPE, ...)`` read it
+    (tests/test_labels.py compares the two), without importing re: reading a label area with an
+    escape was re's whole import (~25M instructions) in ``check LOG`` (h52s)."""
     if "\\" not in raw:
         return raw
-    bad = False
+    out: list[str] = []
+    i = 0
+    while True:
+        j = raw.find("\\", i)
+        if j < 0:
+            out.append(raw[i:])
+            return "".join(out)
+        out.append(raw[i:j])
+        text, i = _escape_at(raw, j + 1)
+        if text is None:
+            return None
+        out.append(text)
 
-    def one(m: re.Match[str]) -> str:
-        nonlocal bad
-        if m[1]:
-            return _ESCAPED[m[1]]
-        if m[4] is not None:
-            return ""
-        code = int(m[2] or m[3] or "-1", 16)
-        if code < 0 or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
-            bad = True
-            return ""
-        return chr(code)
 
-    import re  # here: a label file with no escape (the `shape` area) needs no pattern
+_HEX = frozenset("0123456789abcdefABCDEF")
 
-    value = re.sub(_ESCAPE, one, raw)
-    return None if bad else value
+
+def _escape_at(raw: str, k: int) -> tuple[str | None, int]:
+    """The value of the escape whose backslash stands before ``raw[k]``, and where the text after it
+    starts; None where TOML refuses it (``_ESCAPE``'s empty match: a code point past U+10FFFF or
+    of a surrogate, or a backslash before anything else)."""
+    c = raw[k:k + 1]
+    if c and c in _ESCAPED:
+        return _ESCAPED[c], k + 1
+    digits = 4 if c == "u" else 8 if c == "U" else 0
+    if digits and len(raw) >= k + 1 + digits and all(d in _HEX for d in raw[k + 1:k + 1 + digits]):
+        code = int(raw[k + 1:k + 1 + digits], 16)
+        return (None if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF else chr(code)), k + 1 + digits
+    end = k
+    while raw[end:end + 1] in (" ", "\t"):
+        end += 1
+    if raw[end:end + 1] != "\n":  # a backslash ending a line takes the blanks and newlines after it
+        return None, k
+    while raw[end:end + 1] in (" ", "\t", "\n"):
+        end += 1
+    return "", end
 
 
 def _flatten(table: dict[str, Any], prefix: str, out: dict[str, str], source: str) -> None:

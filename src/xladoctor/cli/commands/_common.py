@@ -69,17 +69,28 @@ def print_json(obj: dict[str, Any], schema_version: int = SCHEMA_VERSION, schema
     if plain is not None:
         sys.stdout.write(json_text(plain) + "\n")
         return
-    import json  # here: a document with a spool or a value plain_dumps leaves to json
+    spooled = [key for key, value in doc.items() if callable(getattr(value, "write_to", None))]
+    if spooled:  # check's ``files``: the rest written as json would write it around the marker (h52s)
+        plain = plain_dumps({**doc, spooled[0]: _SPOOLED})
+        if plain is not None:
+            _write_spooled(json_text(plain), plain_dumps(_SPOOLED) or "", doc[spooled[0]])
+            return
+    import json  # here: a value plain_dumps leaves to json (or a spool below the top level)
 
     spools: list[Any] = []
     text = json_text(json.dumps(doc, indent=2, ensure_ascii=False, default=_spooled(spools)))
     if not spools:
         sys.stdout.write(text + "\n")
         return
-    # A value held in a spool file (check's ``files``, checking/results.py) is copied in where it stands.
-    before, after = text.split(json.dumps(_SPOOLED), 1)
+    _write_spooled(text, json.dumps(_SPOOLED), spools[0])
+
+
+def _write_spooled(text: str, marker: str, spool: Any) -> None:
+    """``text`` with the value held in a spool file (check's ``files``, route/folder_results.py)
+    copied in where its ``marker`` (the JSON text of :data:`_SPOOLED`) stands."""
+    before, after = text.split(marker, 1)
     sys.stdout.write(before)
-    spools[0].write_to(sys.stdout)
+    spool.write_to(sys.stdout)
     sys.stdout.write(after + "\n")
 
 

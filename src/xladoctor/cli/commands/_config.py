@@ -17,7 +17,6 @@ located line and exit 2.  A selection that leaves no code on is said on stderr
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 from ...base.errors import InputError, UsageError
@@ -66,7 +65,7 @@ def _not_a_file(path: str) -> str:
     return f"is a {kind}, not a file"
 
 
-_TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+_TOML_AT = r"\(at line (\d+), column (\d+)\)"  # compiled (and kept by re) for a bad file only
 
 
 def _load(path: str) -> dict[str, Any]:
@@ -85,9 +84,11 @@ def _load(path: str) -> dict[str, Any]:
         raise InputError(label("config.unreadable", why="arrays or inline tables nested too deeply"),
                          path, 1, 1) from None
     except tomllib.TOMLDecodeError as e:
-        at = _TOML_AT.search(str(e))
+        import re  # here and below: every command with findings imports this module (re: ~25M instructions)
+
+        at = re.search(_TOML_AT, str(e))
         line, col = (int(at.group(1)), int(at.group(2))) if at else (1, 1)
-        why = _TOML_AT.sub("", str(e)).strip()
+        why = re.sub(_TOML_AT, "", str(e)).strip()
         raise InputError(label("config.unreadable", why=why), path, line, col) from None
     except ValueError as e:  # an integer past int()'s 4,300 digits (`jobs = 999...`): tomllib lets it through
         raise InputError(label("config.unreadable", why=str(e).split(";")[0]), path, 1, 1) from None
@@ -120,6 +121,8 @@ def unknown_codes(codes: list[str]) -> list[str]:
     (no --select/--ignore, the common run): the catalogue is not imported to list its codes."""
     if not codes:
         return []
+    import re
+
     known = [k.upper() for k in known_codes()]
 
     def fits(code: str) -> bool:  # a prefix of a code, or a member of a family (E0312 of E03xx)

@@ -10,18 +10,17 @@ wins over a code, so a file named ``1200`` is scanned, not looked up.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 from ...base.errors import InputError, UsageError
 from ...base.labels import LANGUAGES, label, language_from_env
-from ...catalogue import load_catalogue, normalize_code
 from ._common import for_reader, help_text, print_json, terminal_columns
 from ._format import add_format_argument, emit_document
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse  # `explain LOG` is read without it (cli/main.py PLAIN_COMMANDS)
     from typing import BinaryIO
 
 NAME = "explain"
@@ -62,6 +61,8 @@ def _is_code_target(target: str) -> bool:
     """A target is a code only if no such file exists and it looks like one."""
     if target == "-" or os.path.exists(target):
         return False
+    from ...catalogue.loader import normalize_code  # a code: a log's scan needs no loader
+
     return normalize_code(target) is not None
 
 
@@ -86,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     if is_module_file(target):
         return _check_module(target, args)
     if target != "-" and not os.path.exists(target):
+        from ...catalogue.loader import load_catalogue
+
         cat = load_catalogue()
         near = ", ".join(cat.nearest(target))
         raise UsageError(f"'{target}' is neither a known error code nor a file (nearest codes: {near})")
@@ -145,6 +148,8 @@ def _list_codes(lang: str, bidi: str = "auto", as_json: bool = False) -> int:
     """``explain --list``: every code of the catalogue, one line each (code, name, title); a Persian
     title is drawn for its reader (on a terminal, right to left), the code and name columns stay.
     With ``--json`` the same list as a document (docs/json.md, ``explain --list --json``)."""
+    from ...catalogue.loader import load_catalogue
+
     entries = list(load_catalogue())
     if as_json:
         codes = [{"code": e.code, "name": e.name, "title": e.describe(lang).title} for e in entries]
@@ -206,7 +211,7 @@ def _check_module(target: str, args: argparse.Namespace, stdin: BinaryIO | None 
 
 
 def _explain_code(target: str, args: argparse.Namespace, lang: str) -> int:
-    from ...catalogue.loader import find_entry
+    from ...catalogue.loader import find_entry, load_catalogue
 
     entry, cat = find_entry(target)
     if entry is None:
