@@ -265,8 +265,10 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     return steps
 
 
-_Placed = list[tuple[HloInstruction, HloComputation, int]]
-"""Each dead call, its callee, and how many dead instructions the rebuild's walk from it emits (it last)."""
+_Placed = tuple[list[HloInstruction], list[HloComputation], int]
+"""The dead calls, each one's callee (in the same order), and how many dead instructions the
+rebuild's walks from them emit but the calls.  Two lists, not a tuple per step (52k at jax_entry
+1M instructions, 3 MiB at the model's peak)."""
 
 
 _Walks = list[tuple[HloInstruction, int, tuple[HloInstruction, ...]]]
@@ -480,7 +482,9 @@ def _edge_covered(calls: list[HloInstruction], lives: set[HloInstruction], dead:
 def _stand_ins(walks: _Walks, steps: DeadSteps, callee_of: dict[HloInstruction, HloComputation]) -> _Placed:
     """Each call's stand-in (:attr:`DeadSteps.stand_ins`): its walk's live values are its operands.
     ``walks`` is emptied, each as its stand-in is made."""
-    placed: _Placed = []
+    calls: list[HloInstruction] = []
+    callees: list[HloComputation] = []
+    emitted = 0
     walks.reverse()  # each walk let go as its stand-in is made (52k at jax_entry 1M, at the model's peak)
     while walks:
         call, n_emitted, live = walks.pop()
@@ -489,8 +493,10 @@ def _stand_ins(walks: _Walks, steps: DeadSteps, callee_of: dict[HloInstruction, 
         assert body_root is not None
         # A bare instruction: only its name, its place and what it reads are ever looked at.
         steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), live)
-        placed.append((call, callee, n_emitted))
-    return placed
+        calls.append(call)
+        callees.append(callee)
+        emitted += n_emitted - 1
+    return calls, callees, emitted
 
 
 def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloInstruction] | None) -> int:
@@ -500,9 +506,11 @@ def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloIn
     ``parent``, not entered in a set of the dead code, whose growth past a resize was the
     analysis' peak at ``jax_entry`` 1M), their parameters' names given back, all counted for the
     bound (markers included: :func:`_model` takes them off).  ``read`` None: no walk reads it."""
-    extra_total = extra_count = n_body = 0
+    calls, callees, emitted = placed
+    extra_total = extra_count = emitted  # the walks' operands
+    n_body = 0
     computations, released = steps.computations, steps.released
-    for call, callee, n_emitted in placed:
+    for call, callee in zip(calls, callees):
         params = callee.parameters
         if read is not None:
             for param, value in zip(params, call.operands):
@@ -512,8 +520,8 @@ def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloIn
         released.extend([p.name for p in params])
         size = len(body)
         n_body += size - len(params)
-        extra_total += n_emitted - 1 + (size - len(params) - 1) + size  # the operands, the call's growth, the callee
-        extra_count += n_emitted - 1 + size
+        extra_total += (size - len(params) - 1) + size  # the call's growth, the callee
+        extra_count += size
     steps.extra_size = (extra_total, extra_count)
     return n_body
 
@@ -539,7 +547,7 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
     the walk from its call's one operand is the closure walk's, markers aside."""
     done: set[HloInstruction] = set()
     removals, bodies, stand_ins = steps.removals, steps.computations, steps.stand_ins  # (the callees only, so far)
-    for k, (call, callee, _) in enumerate(placed):
+    for k, (call, callee) in enumerate(zip(placed[0], placed[1])):
         body_root = callee.root
         assert body_root is not None
         if orders is not None:
