@@ -99,26 +99,10 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     steps = list(callee_of)
     if not steps:
         return None
-    # The walks ask of the rebuild's dead code only whether a user of the kinds the passes detach is
-    # in it (_frontier_covered): those of it, not a set of all of it beside theirs (8 MiB at jax_entry
-    # 1M instructions, which has none of them there).
-    detached = {i for i in gone if i.opcode in _DETACHED}
-    gone.clear()
-    walked = _closure_walks(steps, dead_users, root, detached)
-    detached.clear()
-    if walked is not None:
-        if walked is _UNCOVERED:
-            return None
-        dead, walks, markers, orders = walked
-    else:  # a value the walks first took as live died later: the closure first, then the walks
-        gone = set(left_out[entry.name])
-        closed = _dead_closure(steps, gone, dead_users, root)
-        if closed is None:
-            return None
-        dead, walks = closed, _rebuild_walks(steps, closed)
-        markers = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
-        orders = None
-    gone.clear()  # not read by the model nor after it: 8 MiB at jax_entry 1M, at the analysis' peak
+    found = _steps_dead_code(steps, gone, left_out[entry.name], dead_users, root)  # (gone emptied)
+    if found is None:
+        return None
+    dead, walks, markers, orders = found
     dead_users.clear()  # (used up: 52k counts at 1M, else held by the caller through the model and the copy)
     model = _model(entry, dead, walks, callee_of, markers, orders)
     markers.clear()  # (the model's reads, done with: 5 MiB at 1M, freed before ``dead`` grows)
@@ -135,6 +119,32 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         # (52k entries at jax_entry 1M, on top of the model's peak where the stand-ins were made).
         model.calls = {stand_in.name: call.name for call, (stand_in, _) in model.stand_ins.items()}
     return model
+
+
+def _steps_dead_code(steps: list[HloInstruction], gone: set[HloInstruction], entry_left_out: list[HloInstruction],
+                     dead_users: dict[HloInstruction, int], root: HloInstruction | None
+                     ) -> tuple[set[HloInstruction], _Walks, dict[HloInstruction, HloInstruction],
+                                list[list[HloInstruction]] | None] | None:
+    """What :func:`_closure_walks` finds, else (a value the walks first took as live died later)
+    the closure first, then the walks, with the markers and no orders; None where the model does
+    not cover the dead code.  ``gone``: the rebuild's dead code of the entry (``entry_left_out``),
+    emptied: not read by the model nor after it (8 MiB at jax_entry 1M, at the analysis' peak)."""
+    # The walks ask of the rebuild's dead code only whether a user of the kinds the passes detach is
+    # in it (_frontier_covered): those of it, not a set of all of it beside theirs (jax_entry has
+    # none of them there).
+    detached = {i for i in gone if i.opcode in _DETACHED}
+    gone.clear()
+    walked = _closure_walks(steps, dead_users, root, detached)
+    detached.clear()
+    if walked is not None:
+        return None if walked is _UNCOVERED else walked
+    gone.update(entry_left_out)
+    closed = _dead_closure(steps, gone, dead_users, root)
+    gone.clear()
+    if closed is None:
+        return None
+    markers = {i: i.operands[0] for i in closed if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
+    return closed, _rebuild_walks(steps, closed), markers, None
 
 
 def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[HloInstruction]]
