@@ -76,6 +76,47 @@ def test_users_follow_xla_order_on_random_edits(seed):
     assert [u.name for u in users] == sorted((u.name for u in model if u not in gone), key=lambda n: -int(n[1:]))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_users_linked_as_made_keep_xla_order_without_an_index(seed):
+    """Users linked as new instructions are made (``link_operands``: the parser's and the copy's
+    way, an operand read twice among them) are appended with no index; one is made when a slot or
+    a member is first asked, and the edits after that follow the model as before."""
+    rng = random.Random(seed)
+    value = _instr("v")
+    other = _instr("w")
+    model: list[HloInstruction] = []
+    made: list[HloInstruction] = []
+    for k in range(40):
+        u = _instr(f"u{k}")
+        u.link_operands(rng.choice([(value,), (value, value), (other, value, other, value)]))
+        model.append(u)
+        made.append(u)
+    users = value._users
+    assert type(users) is Users and list(users) == model and users._index is None and users.consistent()
+    for _ in range(300):
+        u = rng.choice(made)
+        if rng.random() < 0.5:
+            value._gain_user(u)
+            if u not in model:
+                model.append(u)
+        else:
+            value._lose_user(u)
+            _model_remove(model, u)
+        assert list(value._users) == model and value._users.consistent()
+        assert all((x in value._users) == (x in model) for x in made[:6])
+
+
+def test_parsed_value_of_many_users_has_no_index_until_asked():
+    lines = "\n".join(f"  a{k} = f32[4]{{0}} negate(p)" for k in range(40))
+    module = parse_module("HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n" + lines
+                          + "\n  ROOT t = (" + ", ".join("f32[4]{0}" for _ in range(40)) + ") tuple("
+                          + ", ".join(f"a{k}" for k in range(40)) + ")\n}\n", "m")
+    p = module.entry.instructions[0]
+    users = p._users
+    assert [u.name for u in users] == [f"a{k}" for k in range(40)] and users._index is None
+    assert users.slot(module.entry.instructions[5]) == 4 and users._index is not None and users.consistent()
+
+
 def _naive_set(instr: HloInstruction, new: list[HloInstruction], model: dict[HloInstruction, list]) -> None:
     """What assigning ``operands`` does to the users, as the dict-based IR did it."""
     for old in instr.operands:

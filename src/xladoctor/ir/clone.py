@@ -127,7 +127,7 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
                     if op._users is no_users:
                         op._users = i2
                     else:
-                        op._gain_user(i2)
+                        op._gain_new_user(i2)
         if operands:
             i2.link_operands(tuple([instr_map[o] for o in operands]) if COMPILED  # native dict reads compiled,
                              else tuple(map(copy_of, operands)))  # no comprehension's frame in pure Python

@@ -236,7 +236,7 @@ class HloInstruction(PackedFieldAccess):
             if op._users is NO_USERS:  # its first user, inline: the parser links every operand here
                 op._users = self
             else:
-                op._gain_user(self)
+                op._gain_new_user(self)
 
     def operand(self, i: int) -> HloInstruction:
         ops = self._operands

@@ -187,6 +187,26 @@ class PackedFieldAccess(RareFieldAccess):
         elif users is not user:
             self._users = users_of(users, user)  # type: ignore[arg-type]
 
+    def _gain_new_user(self, user: HloInstruction) -> None:
+        """:meth:`_gain_user` for a user just made, as its operands are first linked (the parser's
+        lines, a copy's instructions): it uses this instruction already only where it reads it
+        twice, and then it is the last user added.  No index is made here: :class:`~.users.Users`
+        makes it when first asked for a slot or a member (never, on most: the parse of
+        ``jax_entry`` at 1M instructions held three of 52k slots, 12 MiB with their ints, and the
+        offload analysis' copy three more, none of them read)."""
+        users = self._users
+        if type(users) is USERS:
+            if users is NO_USERS:
+                self._users = user
+            elif not users:  # an empty Users of its own (its users were removed): Users.add's first case
+                first_user(users, (user,))
+            elif users[-1] is not user:
+                if (index := users._index) is not None:
+                    index[user] = len(users)
+                list_append(users, user)
+        elif users is not user:
+            self._users = users_of(users, user)  # type: ignore[arg-type]
+
     def _lose_user(self, user: HloInstruction) -> None:
         """``RemoveUser``: the last user takes ``user``'s slot; no-op for a non-user."""
         users = self._users

@@ -9,7 +9,9 @@ sees) keeps the survivors' order instead: :meth:`Users.remove_stable`, :meth:`Us
 
 Like XLA's, the container is a vector plus an index from user to slot; the index is only
 built once there are more than :data:`_INDEXED_FROM` users (most instructions have one or two,
-and a dict each cost more memory than the module's text).  An instruction with one user has no
+and a dict each cost more memory than the module's text), and then only when first needed: the
+users linked as new instructions are made (the parser, a copy) are appended without it, and a
+value read by every step of a program may never be asked which slot a user has.  An instruction with one user has no
 ``Users`` at all: it keeps that user bare, and ``HloInstruction.users`` reads it as a one-element
 tuple (:mod:`.instruction`).  Only :class:`HloInstruction`'s methods change a ``Users``: read it
 freely, never write it.
@@ -42,7 +44,8 @@ class Users(list["HloInstruction"]):
 
     def __init__(self) -> None:  # empty as list.__new__ made it: list.__init__ is not called (one per instruction)
         self._index: dict[HloInstruction, int] | None = None
-        """User -> slot in the vector, once there are more than ``_INDEXED_FROM`` users."""
+        """User -> slot in the vector, once there are more than ``_INDEXED_FROM`` users and a
+        reader needed it (:meth:`_indexed`); None before."""
 
     __hash__ = object.__hash__  # type: ignore[assignment]  # an identity, as an instruction is: never compared by value
 
@@ -55,7 +58,7 @@ class Users(list["HloInstruction"]):
     # -- reading ---------------------------------------------------------------------
     def __contains__(self, user: object) -> bool:
         index = self._index
-        if index is not None:
+        if index is not None or (len(self) > _INDEXED_FROM and (index := self._indexed()) is not None):
             return user in index
         return _list_contains(self, user)  # instructions compare by identity: a C-speed identity scan
 
@@ -64,7 +67,7 @@ class Users(list["HloInstruction"]):
 
     def slot(self, user: HloInstruction) -> int:
         """Where ``user`` sits (``UserId``); raises ``ValueError`` if it is not a user."""
-        index = self._index
+        index = self._index if len(self) <= _INDEXED_FROM else self._indexed()
         if index is not None:
             if user not in index:
                 raise ValueError(f"{user.name} is not a user")
@@ -77,7 +80,7 @@ class Users(list["HloInstruction"]):
         """Whether the index (when there is one) maps each user to its slot and nothing else (lint)."""
         index = self._index
         if index is None:
-            return len(self) <= _INDEXED_FROM
+            return True  # (a long vector's index is made when first read)
         return len(index) == len(self) and all(index.get(u) == k for k, u in enumerate(self))
 
     # -- writing (HloInstruction's methods only) ---------------------------------------
@@ -100,7 +103,7 @@ class Users(list["HloInstruction"]):
 
     def swap_remove(self, user: HloInstruction) -> None:
         """``RemoveUser``: the last user moves into ``user``'s slot (O(1)); no-op for a non-user."""
-        index = self._index
+        index = self._index if len(self) <= _INDEXED_FROM else self._indexed()
         if index is not None:
             k = index.pop(user, -1)
             if k < 0:
@@ -129,7 +132,15 @@ class Users(list["HloInstruction"]):
 
     def _replace(self, items: list[HloInstruction]) -> None:
         self[:] = items
-        self._index = {u: k for k, u in enumerate(items)} if len(items) > _INDEXED_FROM else None
+        self._index = None  # made again when first read
+
+    def _indexed(self) -> dict[HloInstruction, int] | None:
+        """The index of a vector of more than ``_INDEXED_FROM`` users, made now if it was not
+        (None for a shorter one)."""
+        index = self._index
+        if index is None and len(self) > _INDEXED_FROM:
+            index = self._index = {u: k for k, u in enumerate(self)}
+        return index
 
 
 _list_contains = list.__contains__

@@ -243,7 +243,7 @@ def read_fast(p: ComputationReader, module: HloModule, by_name: dict[str, HloIns
             if operand._users is NO_USERS:
                 operand._users = instr
             else:
-                operand._gain_user(instr)
+                operand._gain_new_user(instr)
     if percent:
         module.print_percent = True
     r.pos = end

@@ -88,7 +88,8 @@ class DeadSteps:
     (only the copy reads it)."""
     computations: set[HloComputation]
     """Input computations not copied (their names and their instructions' stay taken): the
-    callees, and computations only dead code calls."""
+    callees, and computations only dead code calls.  Emptied once the copy is made (the analysis
+    does it: only the copy reads it)."""
     stand_ins: dict[HloInstruction, tuple[HloInstruction, tuple[HloInstruction, ...]]]
     """A dead call -> what the copy holds instead: an instruction named and made as its callee's
     root (what stands in its place once inlined), to read the live values the step reads, in the
@@ -98,7 +99,8 @@ class DeadSteps:
     """A stand-in's name (the callee root's) -> the call it stands for (CallInliner names it)."""
     removals: dict[str, list[HloInstruction]]
     """A stand-in's name -> the input instructions the DCE after inlining removes in its place,
-    in that DCE's post order (its removal order is the reverse)."""
+    in that DCE's post order (its removal order is the reverse).  That DCE takes each out as it
+    reports it."""
     released: list[str]
     """Names the inliner gives back when it drops the left-out computations (those still in them)."""
     extra_size: tuple[int, int]

@@ -99,19 +99,11 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     steps = list(callee_of)
     if not steps:
         return None
-    walked = _closure_walks(steps, dead_users, root, gone)
-    if walked is not None:
-        if walked is _UNCOVERED:
-            return None
-        dead, walks, markers, orders = walked
-    else:  # a value the walks first took as live died later: the closure first, then the walks
-        closed = _dead_closure(steps, gone, dead_users, root)
-        if closed is None:
-            return None
-        dead, walks = closed, _rebuild_walks(steps, closed)
-        markers = {i: i.operands[0] for i in dead if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
-        orders = None
-    gone.clear()  # not read by the model nor after it: 8 MiB at jax_entry 1M, at the analysis' peak
+    found = _steps_dead_code(steps, gone, left_out[entry.name], dead_users, root)  # (gone emptied)
+    if found is None:
+        return None
+    dead, walks, markers, orders = found
+    dead_users.clear()  # (used up: 52k counts at 1M, else held by the caller through the model and the copy)
     model = _model(entry, dead, walks, callee_of, markers, orders)
     markers.clear()  # (the model's reads, done with: 5 MiB at 1M, freed before ``dead`` grows)
     if model is not None:
@@ -122,7 +114,37 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
         # What the copy keeps of the entry, not what it leaves out: ~5% of it on jax_entry, where
         # a set of the rest (737k instructions at 1M, 32 MiB) was held until the copy was made.
         model.kept = [i for i in entry.instructions if i not in dead]
+        dead.clear()
+        # Which call each stand-in stands for (CallInliner's), made once the model's tables are gone
+        # (52k entries at jax_entry 1M, on top of the model's peak where the stand-ins were made).
+        model.calls = {stand_in.name: call.name for call, (stand_in, _) in model.stand_ins.items()}
     return model
+
+
+def _steps_dead_code(steps: list[HloInstruction], gone: set[HloInstruction], entry_left_out: list[HloInstruction],
+                     dead_users: dict[HloInstruction, int], root: HloInstruction | None
+                     ) -> tuple[set[HloInstruction], _Walks, dict[HloInstruction, HloInstruction],
+                                list[list[HloInstruction]] | None] | None:
+    """What :func:`_closure_walks` finds, else (a value the walks first took as live died later)
+    the closure first, then the walks, with the markers and no orders; None where the model does
+    not cover the dead code.  ``gone``: the rebuild's dead code of the entry (``entry_left_out``),
+    emptied: not read by the model nor after it (8 MiB at jax_entry 1M, at the analysis' peak)."""
+    # The walks ask of the rebuild's dead code only whether a user of the kinds the passes detach is
+    # in it (_frontier_covered): those of it, not a set of all of it beside theirs (jax_entry has
+    # none of them there).
+    detached = {i for i in gone if i.opcode in _DETACHED}
+    gone.clear()
+    walked = _closure_walks(steps, dead_users, root, detached)
+    detached.clear()
+    if walked is not None:
+        return None if walked is _UNCOVERED else walked
+    gone.update(entry_left_out)
+    closed = _dead_closure(steps, gone, dead_users, root)
+    gone.clear()
+    if closed is None:
+        return None
+    markers = {i: i.operands[0] for i in closed if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
+    return closed, _rebuild_walks(steps, closed), markers, None
 
 
 def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[HloInstruction]]
@@ -221,14 +243,20 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     ``orders``: each walk's post order, where :func:`_closure_walks` found ``dead`` (see
     :func:`_removal_walks`), else None."""
     steps = DeadSteps(entry.name)
-    placed = _stand_ins(walks, steps, callee_of)
-    walks.clear()  # each walk's live values are its stand-in's operands now (the same tuples)
+    n_markers = len(markers)
+    # Where every step is walked alone after inlining (one parameter, the closure walk's order:
+    # _one_operand_order), nothing reads a marker or parameter as its value: the markers are let go
+    # before the stand-ins are made (105k at jax_entry 1M, 5 MiB at the model's peak).
+    alone = orders is not None and all(len(callee.parameters) == 1 for callee in callee_of.values())
+    if alone:
+        markers.clear()
+    placed = _stand_ins(walks, steps, callee_of)  # (walks emptied: each walk's live values are its
+    # stand-in's operands now, the same tuples)
     callee_of.clear()  # (``placed`` holds them: a dict of every step held to the end, 2.5 MiB at 1M)
     # ShardingRemover has replaced the dead markers by their operands before that DCE: each is
     # read as the value under its markers (a callee's parameter as its call's operand, so read,
     # is added by _inlined).
     read = markers
-    n_markers = len(read)
     for marker, value in read.items():
         while value in read:
             value = read[value]
@@ -236,7 +264,7 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     # What that DCE removes: the dead code but the calls (the only dead calls: not removable) and
     # the markers, and the callees' bodies but their parameters.
     n_removed = len(dead) - len(steps.stand_ins) - n_markers
-    n_removed += _inlined(placed, steps, read)
+    n_removed += _inlined(placed, steps, None if alone else read)
     total, count = steps.extra_size
     steps.extra_size = (total - n_markers, count - n_markers)  # gone before the bound is checked
     if not _removal_walks(placed, steps, dead, read, orders):
@@ -247,8 +275,10 @@ def _model(entry: HloComputation, dead: set[HloInstruction], walks: _Walks,
     return steps
 
 
-_Placed = list[tuple[HloInstruction, HloComputation, int]]
-"""Each dead call, its callee, and how many dead instructions the rebuild's walk from it emits (it last)."""
+_Placed = tuple[list[HloInstruction], list[HloComputation], int]
+"""The dead calls, each one's callee (in the same order), and how many dead instructions the
+rebuild's walks from them emit but the calls.  Two lists, not a tuple per step (52k at jax_entry
+1M instructions, 3 MiB at the model's peak)."""
 
 
 _Walks = list[tuple[HloInstruction, int, tuple[HloInstruction, ...]]]
@@ -313,9 +343,10 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     needed: each instruction as it is found dead (one the model does not cover is dead in the
     closure too, found first or not: :data:`_UNCOVERED` at once), and at the end what needs the
     whole closure -- the values live at its edge (those the walks kept as live) and the operands
-    of the calls, markers and annotations (each dead or live at the edge).  Also given: the dead
-    ``Sharding`` markers with their operands, and each walk's post order but the markers and the
-    call (:func:`_removal_walks` reads a one-parameter step's removal order from it)."""
+    of the calls, markers and annotations (each dead or live at the edge).  ``gone``: the rebuild's
+    dead code, or those of it of the kinds :data:`_DETACHED` at least (all the walks ask of it).
+    Also given: the dead ``Sharding`` markers with their operands, and each walk's post order but
+    the markers and the call (:func:`_removal_walks` reads a one-parameter step's removal order from it)."""
     dead = set(calls)  # also what the walks visited: each is visited as it is found dead
     counted: list[HloInstruction] = []
     walks: _Walks = []
@@ -459,39 +490,48 @@ def _edge_covered(calls: list[HloInstruction], lives: set[HloInstruction], dead:
 
 
 def _stand_ins(walks: _Walks, steps: DeadSteps, callee_of: dict[HloInstruction, HloComputation]) -> _Placed:
-    """Each call's stand-in (:attr:`DeadSteps.stand_ins`): its walk's live values are its operands."""
-    placed: _Placed = []
-    for call, n_emitted, live in walks:
+    """Each call's stand-in (:attr:`DeadSteps.stand_ins`): its walk's live values are its operands.
+    ``walks`` is emptied, each as its stand-in is made."""
+    calls: list[HloInstruction] = []
+    callees: list[HloComputation] = []
+    emitted = 0
+    walks.reverse()  # each walk let go as its stand-in is made (52k at jax_entry 1M, at the model's peak)
+    while walks:
+        call, n_emitted, live = walks.pop()
         callee = callee_of[call]
         body_root = callee.root
         assert body_root is not None
         # A bare instruction: only its name, its place and what it reads are ever looked at.
         steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), live)
-        steps.calls[body_root.name] = call.name
-        placed.append((call, callee, n_emitted))
-    return placed
+        calls.append(call)
+        callees.append(callee)
+        emitted += n_emitted - 1
+    return calls, callees, emitted
 
 
-def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloInstruction]) -> int:
+def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloInstruction] | None) -> int:
     """How many instructions the callees' bodies hold but their parameters; each parameter is
     ``read`` as what its call passes (as ``read`` reads that); the bodies are left out (their
     computations in :attr:`DeadSteps.computations`: a body's instructions are known by their
     ``parent``, not entered in a set of the dead code, whose growth past a resize was the
     analysis' peak at ``jax_entry`` 1M), their parameters' names given back, all counted for the
-    bound (markers included: :func:`_model` takes them off)."""
-    extra_total = extra_count = n_body = 0
+    bound (markers included: :func:`_model` takes them off).  ``read`` None: no walk reads it."""
+    calls, callees, emitted = placed
+    extra_total = extra_count = emitted  # the walks' operands
+    n_body = 0
     computations, released = steps.computations, steps.released
-    for call, callee, n_emitted in placed:
+    for call, callee in zip(calls, callees):
         params = callee.parameters
-        for param, value in zip(params, call.operands):
-            read[param] = read.get(value, value)
+        if read is not None:
+            for param, value in zip(params, call.operands):
+                read[param] = read.get(value, value)
         body = callee.instructions
         computations.add(callee)
         released.extend([p.name for p in params])
         size = len(body)
         n_body += size - len(params)
-        extra_total += n_emitted - 1 + (size - len(params) - 1) + size  # the operands, the call's growth, the callee
-        extra_count += n_emitted - 1 + size
+        extra_total += (size - len(params) - 1) + size  # the call's growth, the callee
+        extra_count += size
     steps.extra_size = (extra_total, extra_count)
     return n_body
 
@@ -517,7 +557,7 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
     the walk from its call's one operand is the closure walk's, markers aside."""
     done: set[HloInstruction] = set()
     removals, bodies, stand_ins = steps.removals, steps.computations, steps.stand_ins  # (the callees only, so far)
-    for k, (call, callee, _) in enumerate(placed):
+    for k, (call, callee) in enumerate(zip(placed[0], placed[1])):
         body_root = callee.root
         assert body_root is not None
         if orders is not None:
