@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import filterfalse
 
 from .instruction import COMPILED, HloInstruction
 from .opcodes import PARAMETER, HloOpcode
@@ -29,6 +30,15 @@ a compiled core reads no ``__slots__`` through the class object)."""
 _NONE_LEFT: Final[Iterator[HloInstruction]] = iter(())
 """An iterator with nothing left, shared: what the walk resumes a node of one operand with (an
 exhausted iterator stays exhausted)."""
+
+
+def _without(instructions: list[HloInstruction], gone: set[HloInstruction]) -> list[HloInstruction]:
+    """``instructions`` but those in ``gone``, in order: the set's own test called from C in pure Python
+    (``filterfalse``: ~25% less time than a comprehension's loop, which passes run over whole
+    computations after each batch of removals); compiled, the comprehension is the native loop."""
+    if COMPILED:
+        return [i for i in instructions if i not in gone]
+    return list(filterfalse(gone.__contains__, instructions))
 
 
 def _children(ops: tuple[HloInstruction, ...] | HloInstruction | WideOperands, extra: RareFields | Calls | None
@@ -210,7 +220,7 @@ class HloComputation:
         would (XLA's HLO -> StableHLO -> HLO route drops dead code that way).  ``release_names``:
         their names may be given again (tuple folding, which the pre-passes model as a rebuild)."""
         HloInstruction.unlink(dead)  # a stable removal, unlike Users::RemoveUser
-        self.instructions = [i for i in self.instructions if i not in dead]
+        self.instructions = _without(self.instructions, dead)
         for instr in dead:
             self._removed(instr, release_names)
 
@@ -220,7 +230,7 @@ class HloComputation:
         given again; otherwise they stay reserved, as after :meth:`remove_instruction`."""
         if not removed:
             return
-        self.instructions = [i for i in self.instructions if i not in removed]
+        self.instructions = _without(self.instructions, removed)
         for instr in removed:
             if instr.parent is self:
                 self._removed(instr, release_name=release_names)
