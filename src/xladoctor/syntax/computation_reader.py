@@ -153,7 +153,7 @@ class ComputationReader(InstructionReader):
         # line where it ended (no newline in it): the next count finds the one newline between two lines in one call.
         line, line_pos = self._line, self._line_pos
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
-        where: tuple[int, ...] = NOWHERE  # the (line, col) the last position counted from (see _where_for)
+        where_line, where_col = where = NOWHERE  # the (line, col) the last position counted from (see _where_for)
         r = self.r
         instructions = comp.instructions  # add_instruction(instr, False) inline: a new computation, in no module
         while True:
@@ -176,9 +176,9 @@ class ComputationReader(InstructionReader):
                 line, line_start = self._count_lines(line, line_pos, line_start, instr_start)
             line_pos = end
             col = instr_start - line_start + 1  # the position, as set_position keeps it (inline: once per line)
-            if col != where[1] or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
-                where = self._where_for(line, col)
-            instr._where, instr._line_off = where, line - where[0]
+            if col != where_col or not 0 <= line - where_line <= MAX_LINE_OFFSET:  # (its fields as locals: no index a line)
+                where_line, where_col = where = self._where_for(line, col)
+            instr._where, instr._line_off = where, line - where_line
             if self._nested:  # after the line's own position: they stand inside it, maybe lines below
                 line, line_pos = self._add_nested(comp, body, line, line_pos)
                 line_start = text.rfind("\n", 0, line_pos) + 1
