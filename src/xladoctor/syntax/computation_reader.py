@@ -108,14 +108,20 @@ class ComputationReader(InstructionReader):
             raise self.error(f"second ENTRY computation '{name}' (the entry is '{module.entry.name}')", start)
         comp = HloComputation(name, is_entry)
         comp.line = self.line_at(start)
-        if r.peek() == "(":
-            comp.signature = self._parse_signature()
-        r.expect("{", f"to open computation '{name}'")
+        if r.text.startswith(" {", r.pos):  # the usual 'name {': what peek and expect read, without the skip's regex
+            r.pos += 2
+        else:
+            if r.peek() == "(":
+                comp.signature = self._parse_signature()
+            r.expect("{", f"to open computation '{name}'")
         self._parse_instructions(comp, module)
         if comp.signature is not None and comp.root is not None and not comp.signature[1].compatible(comp.root.shape):
             raise self.error(f"Shape of computation {name}, {comp.signature[1].human_string()}, is not compatible "
                              f"with that of its root instruction {comp.root.name}, {comp.root.shape.human_string()}",
                              start)
+        if r.text.startswith("\n\n", r.pos) and _is_name_char(r.text[r.pos + 2:r.pos + 3]):
+            r.pos += 2  # the usual blank line, then the next computation's name: no ',' (where the skip would stop)
+            return comp
         while r.accept(","):
             attr, vstart, vend = self._read_attribute(f"computation '{name}'")
             if attr != "execution_thread":  # the one attribute XLA's parser takes after a computation
@@ -236,6 +242,9 @@ class ComputationReader(InstructionReader):
         """The next instruction of the body by the full reader (a line the fast path handed back),
         its name checked as new; None after the closing brace."""
         r, text = self.r, self.text
+        if text.startswith("\n}", r.pos):  # the usual end of a body, after its last line: no skip's regex
+            r.pos += 2
+            return None
         r.skip()
         if r.pos >= len(text):
             raise self.error(f"unexpected end of input inside computation '{comp.name}': missing '}}'")
