@@ -127,7 +127,9 @@ class HloComputation:
         """The parameters by number, ``params[k]`` being ``parameter(k)`` of this computation (the
         parser's, once it has checked the numbering)."""
         for k, param in enumerate(params):
-            if param.parent is not self or param.parameter_number != k:
+            extra = param._extra  # parameter_number read from its store, as the property reads it (no call each)
+            number = None if extra is None or param.opcode is not PARAMETER or type(extra) is CALLS else extra.number
+            if param.parent is not self or isinstance(number, str) or number != k:
                 raise ValueError(f"{param.name} is not parameter({k}) of {self.name}")
         self.parameters = list(params)
 

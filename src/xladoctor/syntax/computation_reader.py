@@ -20,7 +20,7 @@ from ..ir.name_uniquer import NameUniquer
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import ASYNC_START, CONDITIONAL, PARAMETER, HloOpcode
 from ..ir.packed_fields import MAX_LINE_OFFSET, NOWHERE
-from ..ir.rare_fields import SharedRareFields
+from ..ir.rare_fields import CALLS, SharedRareFields
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
 from .async_sugar import ASYNC_OPS, check_async, inherited_computation, wrapped_computation
@@ -415,8 +415,9 @@ class ComputationReader(InstructionReader):
                 raise self.error(f"computation '{comp.name}' has two ROOT instructions "
                                  f"('{body.root.name}' and '{instr.name}')", instr_start)
             body.root = instr
-        number = instr.parameter_number
-        if number is not None:
+        extra = instr._extra  # parameter_number read from its store, as the property reads it (no call a line)
+        number = None if extra is None or instr.opcode is not PARAMETER or type(extra) is CALLS else extra.number
+        if number is not None and not isinstance(number, str):
             if number in body.params:
                 raise self.error(f"Duplicate parameter number {number}", instr_start)
             body.params[number] = (instr, instr_start)
