@@ -148,7 +148,9 @@ def _may_rewrite(instr: HloInstruction) -> bool:
         return False
     if (op is ADD or op is MULTIPLY or op is DIVIDE) and _binary_rules_out(instr, op):
         return False  # most of a train step's candidates (1,600 of 2,300)
-    operands = instr.operands
+    operands = instr._operands  # the stored tuple (two or more operands): no property call
+    if type(operands) is not tuple:
+        operands = instr.operands
     if op is ADD:  # a zero, a factoring (floats_are_real allows more), a reassociation
         return _add_of_zero(instr) is not None or _factoring(instr, True) is not None or \
             _reassociation(instr, op) is not None
@@ -392,7 +394,9 @@ def _reassociation(outer: HloInstruction, opcode: HloOpcode) -> tuple[HloInstruc
                                                                         tuple[float, bool], tuple[float, bool]] | None:
     """``(A, C2, C1's value, C2's value)`` where :func:`_reassociated` rewrites ``outer``, the first
     match in its order; None where it does not."""
-    operands = outer.operands
+    operands = outer._operands  # the stored tuple (a binary op's): no property call, as for ``inner``'s below
+    if type(operands) is not tuple:
+        operands = outer.operands
     if operands[0].opcode is not opcode and operands[1].opcode is not opcode:
         return None  # no inner operation to reassociate with (most adds with a constant operand)
     for inner, c2 in (operands, operands[::-1]):
@@ -401,7 +405,10 @@ def _reassociation(outer: HloInstruction, opcode: HloOpcode) -> tuple[HloInstruc
         second = _float_scalar(c2)
         if second is None:
             continue
-        for a, c1 in (inner.operands, inner.operands[::-1]):
+        inner_operands = inner._operands
+        if type(inner_operands) is not tuple:
+            inner_operands = inner.operands
+        for a, c1 in (inner_operands, inner_operands[::-1]):
             first = _float_scalar(c1)
             if first is None or first[1] != second[1] or _float_scalar(a) is not None or a.opcode is CONSTANT:
                 continue
@@ -427,13 +434,15 @@ def _factored_add(at: Insertions, add: HloInstruction, floats_are_real: bool = T
 
 def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstruction, HloInstruction, HloInstruction] | None:
     """``(A, B, C)`` where :func:`_factored_add` rewrites ``add``; None where it does not."""
-    lhs, rhs = add.operands
+    operands = add._operands  # the stored tuples (binary ops'), each read once: no property call per read
+    lhs, rhs = operands if type(operands) is tuple else add.operands
     if lhs.opcode is not MULTIPLY or rhs.opcode is not MULTIPLY or \
             lhs.user_count() != 1 or rhs.user_count() != 1:
         return None  # the multiplies would stay: no fewer multiplies
-    for a, c in (lhs.operands, lhs.operands[::-1]):
-        if c in rhs.operands and (floats_are_real or add.shape.element_type.kind != "float" or _power_of_two(c)):
-            b = rhs.operands[1] if rhs.operands[0] is c else rhs.operands[0]
+    left, right = lhs.operands, rhs.operands
+    for a, c in (left, left[::-1]):
+        if c in right and (floats_are_real or add.shape.element_type.kind != "float" or _power_of_two(c)):
+            b = right[1] if right[0] is c else right[0]
             return a, b, c
     return None
 
@@ -514,7 +523,8 @@ def _constant_dynamic_slice(at: Insertions, ds: HloInstruction) -> HloInstructio
 
 def _divisor(divide: HloInstruction) -> tuple[float, bool] | None:
     """The constant :func:`_divide_by_constant` divides by (value, broadcast), where it rewrites."""
-    a, c = divide.operands
+    operands = divide._operands  # the stored tuple: no property call
+    a, c = operands if type(operands) is tuple else divide.operands
     value = _float_scalar(c)
     if value is None or value[0] == 0 or a.opcode is CONSTANT:
         return None
@@ -619,7 +629,8 @@ def _add_of_zero(add: HloInstruction) -> HloInstruction | None:
     """``HandleAdd``'s first rewrites: ``A + 0 -> A``, then ``0 + A -> A`` (``IsAll(x, 0)``: a
     scalar zero constant, seen through broadcasts; a one-step ``lax.scan``'s gradient
     accumulator, once WhileLoopSimplifier has inlined the loop)."""
-    lhs, rhs = add.operands
+    operands = add._operands  # the stored tuple: no property call
+    lhs, rhs = operands if type(operands) is tuple else add.operands
     if _is_all_zero(rhs) and _compatible(lhs, add):
         return lhs
     if _is_all_zero(lhs) and _compatible(rhs, add):
