@@ -169,8 +169,9 @@ class HloComputation:
         parameter = PARAMETER
         for instr in instrs:
             instr.parent = self
-            if instr.opcode is parameter and instr.parameter_number is not None:
-                n = instr.parameter_number
+            # parameter_number read from its store, as the property reads it (two calls a parameter, interpreted)
+            if instr.opcode is parameter and (extra := instr._extra) is not None and type(extra) is not CALLS \
+                    and (n := extra.number) is not None and not isinstance(n, str):
                 while len(parameters) <= n:
                     parameters.append(None)  # type: ignore[arg-type]
                 parameters[n] = instr

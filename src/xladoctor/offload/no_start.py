@@ -73,7 +73,8 @@ def _inert(instr: HloInstruction) -> bool:
         return False
     if op in _ASYNC:
         return False
-    return not (instr.frontend_attributes and COMPUTE_TYPE_ATTR in instr.frontend_attributes)
+    extra = instr._extra  # frontend_attributes read from its store, as the property reads it (no call each)
+    return extra is None or COMPUTE_TYPE_ATTR not in extra.frontend_attributes
 
 
 def inlined_call_names(module: HloModule) -> list[str] | None:

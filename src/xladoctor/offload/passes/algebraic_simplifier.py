@@ -73,6 +73,7 @@ from ...ir.opcodes import (
     TRANSPOSE,
     HloOpcode,
 )
+from ...ir.operands import WideOperands
 from ...ir.shape import Shape, default_layout
 from .hlo_pass_interface import HloPassInterface
 from .insertions import Insertions
@@ -296,12 +297,14 @@ def _float_scalar(instr: HloInstruction) -> tuple[float, bool] | None:
     """``(value, broadcast)`` of a floating scalar constant, or of a broadcast of one."""
     broadcast = instr.opcode is BROADCAST
     if broadcast:
-        instr = instr.operands[0]
-    if instr.opcode is not CONSTANT or instr.literal is None or not instr.shape.is_array or \
+        instr = _first_operand(instr)
+    extra = instr._extra  # ``literal`` read from its store, as the property reads it
+    literal = None if extra is None else extra.literal
+    if instr.opcode is not CONSTANT or literal is None or not instr.shape.is_array or \
             instr.shape.dimensions or instr.shape.element_type.kind != "float":
         return None
     try:
-        return float(instr.literal.strip()), broadcast
+        return float(literal.strip()), broadcast
     except ValueError:
         return None
 
@@ -638,15 +641,25 @@ def _add_of_zero(add: HloInstruction) -> HloInstruction | None:
     return None
 
 
+def _first_operand(instr: HloInstruction) -> HloInstruction:
+    """``instr.operands[0]`` of a broadcast (one operand, kept bare in the store) without the property's call."""
+    ops = instr._operands
+    if type(ops) is tuple or type(ops) is WideOperands:
+        return instr.operands[0]
+    return ops  # type: ignore[return-value]
+
+
 def _is_all_zero(instr: HloInstruction) -> bool:
     while instr.opcode is BROADCAST:
-        instr = instr.operands[0]
-    if instr.opcode is not CONSTANT or instr.literal is None or instr.shape.dimensions:
+        instr = _first_operand(instr)
+    extra = instr._extra  # ``literal`` read from its store, as the property reads it
+    literal = None if extra is None else extra.literal
+    if instr.opcode is not CONSTANT or literal is None or instr.shape.dimensions:
         return False
     try:
-        return float(instr.literal.strip()) == 0.0
+        return float(literal.strip()) == 0.0
     except ValueError:
-        return instr.literal.strip() == "false"
+        return literal.strip() == "false"
 
 
 def _compatible(a: HloInstruction, b: HloInstruction) -> bool:

@@ -28,6 +28,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import BROADCAST, CLAMP, CONSTANT, CONVERT, RESHAPE, SELECT, HloOpcode
+from ...ir.packed_fields import USERS
 from ...ir.shape import Shape, default_layout
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from .hlo_pass_interface import HloPassInterface
@@ -55,7 +56,7 @@ def move_reshapes(module: HloModule) -> list[str]:
             continue  # a candidate reads a reshape: none here (moving creates reshapes only where one was)
         for _ in range(_ROUNDS):  # the pipeline runs to a fixed point: a moved reshape moves on
             # A candidate is a user of a reshape: only those are tested, in list order.
-            readers = {u for r in reshapes for u in r.users}
+            readers = _readers(reshapes)
             # (the readers found in list order by the set's own test, called from C: a few dozen of thousands)
             candidates = [i for i in filter(readers.__contains__, comp.instructions) if _is_candidate(i)] if readers else []
             done = _move_candidates(module, comp, candidates) if candidates else []
@@ -64,6 +65,19 @@ def move_reshapes(module: HloModule) -> list[str]:
             moved.extend(done)
             reshapes = [i for i in comp.instructions if i.opcode is reshape]
     return moved
+
+
+def _readers(reshapes: list[HloInstruction]) -> set[HloInstruction]:
+    """Every user of ``reshapes``, read from the users store (a :class:`~...ir.users.Users`, or one
+    user kept bare) without the ``users`` property's call per reshape."""
+    readers: set[HloInstruction] = set()
+    for r in reshapes:
+        users = r._users
+        if type(users) is USERS:
+            readers.update(users)  # type: ignore[arg-type]
+        else:
+            readers.add(users)  # type: ignore[arg-type]
+    return readers
 
 
 def _is_reshape(instr: HloInstruction) -> bool:
@@ -83,7 +97,8 @@ def _trivially_reshaped(instr: HloInstruction) -> bool:
 
 
 def _first_nontrivial_reshape(instr: HloInstruction) -> HloInstruction | None:
-    for operand in instr.operands:
+    operands = instr._operands  # the stored tuple (an elementwise op of two or more): no property call
+    for operand in operands if type(operands) is tuple else instr.operands:
         if _is_reshape(operand) and not _trivially_reshaped(operand.operands[0]) and \
                 tuple(operand.shape.dimensions) != tuple(operand.operands[0].shape.dimensions):
             return operand
