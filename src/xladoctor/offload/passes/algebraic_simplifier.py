@@ -149,9 +149,7 @@ def _may_rewrite(instr: HloInstruction) -> bool:
         return False
     if (op is ADD or op is MULTIPLY or op is DIVIDE) and _binary_rules_out(instr, op):
         return False  # most of a train step's candidates (1,600 of 2,300)
-    operands = instr._operands  # the stored tuple (two or more operands): no property call
-    if type(operands) is not tuple:
-        operands = instr.operands
+    operands = _operands(instr)
     if op is ADD:  # a zero, a factoring (floats_are_real allows more), a reassociation
         return _add_of_zero(instr) is not None or _factoring(instr, True) is not None or \
             _reassociation(instr, op) is not None
@@ -442,7 +440,7 @@ def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstructi
     if lhs.opcode is not MULTIPLY or rhs.opcode is not MULTIPLY or \
             lhs.user_count() != 1 or rhs.user_count() != 1:
         return None  # the multiplies would stay: no fewer multiplies
-    left, right = lhs.operands, rhs.operands
+    left, right = _operands(lhs), _operands(rhs)
     for a, c in (left, left[::-1]):
         if c in right and (floats_are_real or add.shape.element_type.kind != "float" or _power_of_two(c)):
             b = right[1] if right[0] is c else right[0]
@@ -452,7 +450,7 @@ def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstructi
 
 def _transposes_a_product(transpose: HloInstruction) -> bool:
     """Whether :func:`_transposed_dot` rewrites ``transpose``."""
-    dot = transpose.operands[0]
+    dot = _first_operand(transpose)
     if dot.opcode is not DOT or dot.user_count() != 1 or len(transpose.shape.dimensions) != 2 or \
             transpose.attributes.get("dimensions", "").replace(" ", "") != "{1,0}":
         return False
@@ -639,6 +637,15 @@ def _add_of_zero(add: HloInstruction) -> HloInstruction | None:
     if _is_all_zero(lhs) and _compatible(rhs, add):
         return rhs
     return None
+
+
+def _operands(instr: HloInstruction) -> tuple[HloInstruction, ...]:
+    """``instr.operands`` read from the store in the caller's frame's stead: the stored tuple (two or more),
+    or the one operand kept bare in a tuple (the property is a Python call through the descriptor)."""
+    ops = instr._operands
+    if type(ops) is tuple:
+        return ops  # type: ignore[return-value]
+    return ops.as_tuple() if type(ops) is WideOperands else (ops,)  # type: ignore[union-attr,return-value]
 
 
 def _first_operand(instr: HloInstruction) -> HloInstruction:

@@ -28,6 +28,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import BROADCAST, CLAMP, CONSTANT, CONVERT, RESHAPE, SELECT, HloOpcode
+from ...ir.operands import WideOperands
 from ...ir.packed_fields import USERS
 from ...ir.shape import Shape, default_layout
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
@@ -80,6 +81,14 @@ def _readers(reshapes: list[HloInstruction]) -> set[HloInstruction]:
     return readers
 
 
+def _source(reshape: HloInstruction) -> HloInstruction:
+    """``reshape.operands[0]``: its one operand, kept bare in the store, without the property's call."""
+    ops = reshape._operands
+    if type(ops) is tuple or type(ops) is WideOperands:
+        return reshape.operands[0]
+    return ops  # type: ignore[return-value]
+
+
 def _is_reshape(instr: HloInstruction) -> bool:
     return instr.opcode is RESHAPE
 
@@ -99,15 +108,16 @@ def _trivially_reshaped(instr: HloInstruction) -> bool:
 def _first_nontrivial_reshape(instr: HloInstruction) -> HloInstruction | None:
     operands = instr._operands  # the stored tuple (an elementwise op of two or more): no property call
     for operand in operands if type(operands) is tuple else instr.operands:
-        if _is_reshape(operand) and not _trivially_reshaped(operand.operands[0]) and \
-                tuple(operand.shape.dimensions) != tuple(operand.operands[0].shape.dimensions):
-            return operand
+        if operand.opcode is RESHAPE:
+            source = _source(operand)
+            if not _trivially_reshaped(source) and tuple(operand.shape.dimensions) != tuple(source.shape.dimensions):
+                return operand
     return None
 
 
 def _equivalent(a: HloInstruction, b: HloInstruction) -> bool:
     return tuple(a.shape.dimensions) == tuple(b.shape.dimensions) and \
-        tuple(a.operands[0].shape.dimensions) == tuple(b.operands[0].shape.dimensions)
+        tuple(_source(a).shape.dimensions) == tuple(_source(b).shape.dimensions)
 
 
 def _is_candidate(instr: HloInstruction) -> bool:
