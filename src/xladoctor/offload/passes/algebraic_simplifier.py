@@ -263,11 +263,11 @@ def _integer_scalar(instr: HloInstruction) -> int | None:
 
 def _subtract_reassociation(outer: HloInstruction) -> tuple[int, int, HloInstruction, HloInstruction] | None:
     """``(C1, C2, C1's instruction, x)`` where :func:`_reassociated_subtract` rewrites ``outer``."""
-    inner, c2 = outer.operands
+    inner, c2 = _operands(outer)
     second = _integer_scalar(c2)
     if second is None or inner.opcode is not SUBTRACT or len(inner.users) != 1:
         return None
-    c1, x = inner.operands
+    c1, x = _operands(inner)
     first = _integer_scalar(c1)
     if first is None:
         return None
@@ -479,14 +479,15 @@ def _transposed_dot(at: Insertions, transpose: HloInstruction) -> HloInstruction
 
 def _idempotent(outer: HloInstruction) -> HloInstruction | None:
     """``op(op(x, y), y)`` (any operand order) -> ``op(x, y)`` for ``op`` max or min."""
-    for inner, other in (outer.operands, outer.operands[::-1]):
-        if inner.opcode is outer.opcode and other in inner.operands:
+    operands = _operands(outer)
+    for inner, other in (operands, operands[::-1]):
+        if inner.opcode is outer.opcode and other in _operands(inner):
             return inner
     return None
 
 
 def _reshape_of_reshape(at: Insertions, outer: HloInstruction) -> HloInstruction | None:
-    inner = outer.operands[0]
+    inner = _first_operand(outer)
     if inner.opcode is not RESHAPE:
         return None
     source = inner.operands[0]

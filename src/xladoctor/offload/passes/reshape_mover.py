@@ -82,7 +82,7 @@ def _readers(reshapes: list[HloInstruction]) -> set[HloInstruction]:
 
 
 def _source(reshape: HloInstruction) -> HloInstruction:
-    """``reshape.operands[0]``: its one operand, kept bare in the store, without the property's call."""
+    """``reshape.operands[0]`` (or a broadcast's): its one operand, kept bare in the store, without the property's call."""
     ops = reshape._operands
     if type(ops) is tuple or type(ops) is WideOperands:
         return reshape.operands[0]
@@ -96,7 +96,7 @@ def _is_reshape(instr: HloInstruction) -> bool:
 def _scalar_broadcast(instr: HloInstruction) -> bool:
     if instr.opcode is not BROADCAST:
         return False
-    operand = instr.operands[0]
+    operand = _source(instr)
     return operand.shape.is_array and not operand.shape.dimensions
 
 
@@ -126,7 +126,9 @@ def _is_candidate(instr: HloInstruction) -> bool:
     reshape = _first_nontrivial_reshape(instr)
     if reshape is None:
         return False
-    return all(_equivalent(o, reshape) if _is_reshape(o) else _trivially_reshaped(o) for o in instr.operands)
+    operands = instr._operands  # the stored tuple (an elementwise op of two or more): no property call
+    return all(_equivalent(o, reshape) if _is_reshape(o) else _trivially_reshaped(o)
+               for o in (operands if type(operands) is tuple else instr.operands))
 
 
 def _move_candidates(module: HloModule, comp: HloComputation, candidates: list[HloInstruction]) -> list[str]:
@@ -157,7 +159,7 @@ def _move_candidates(module: HloModule, comp: HloComputation, candidates: list[H
 def _sink(module: HloModule, at: Insertions, instr: HloInstruction, gone: set[HloInstruction]) -> None:
     reshape = _first_nontrivial_reshape(instr)
     assert reshape is not None
-    inner_dims = tuple(reshape.operands[0].shape.dimensions)
+    inner_dims = tuple(_source(reshape).shape.dimensions)
     operands = [_inverse(module, at, instr, o, inner_dims) for o in instr.operands]
     shape = Shape.array(instr.shape.element_type, inner_dims, default_layout(len(inner_dims)))
     new = instr.clone_with_new_operands(shape, operands, module.unique_name(instr.name))
@@ -173,8 +175,8 @@ def _inverse(module: HloModule, at: Insertions, anchor: HloInstruction, operand:
     """``ApplyInverseRearrange``: ``operand`` in the reshape's input shape."""
     if tuple(operand.shape.dimensions) == dims:
         return operand
-    if _is_reshape(operand) and tuple(operand.operands[0].shape.dimensions) == dims:
-        return operand.operands[0]
+    if _is_reshape(operand) and tuple(_source(operand).shape.dimensions) == dims:
+        return _source(operand)
     if _scalar_broadcast(operand):  # reshape(broadcast(scalar)): AlgebraicSimplifier's broadcast
         new = HloInstruction(module.unique_name("broadcast"), BROADCAST,
                              Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
