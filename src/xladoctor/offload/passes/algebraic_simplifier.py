@@ -645,8 +645,8 @@ def _operands(instr: HloInstruction) -> tuple[HloInstruction, ...]:
     or the one operand kept bare in a tuple (the property is a Python call through the descriptor)."""
     ops = instr._operands
     if type(ops) is tuple:
-        return ops  # type: ignore[return-value]
-    return ops.as_tuple() if type(ops) is WideOperands else (ops,)  # type: ignore[union-attr,return-value]
+        return ops
+    return ops.as_tuple() if type(ops) is WideOperands else (ops,)  # type: ignore[return-value]
 
 
 def _first_operand(instr: HloInstruction) -> HloInstruction:

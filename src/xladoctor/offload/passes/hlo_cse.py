@@ -206,7 +206,7 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
             continue
         users = instr._users  # the store, not the property's call: a Users, or one user kept bare
         if type(users) is USERS:
-            stale.update(users)  # type: ignore[arg-type]
+            stale.update(users)
         else:
             stale.add(users)  # type: ignore[arg-type]
         comp.replace_and_unhook(instr, kept, gone)

@@ -75,7 +75,7 @@ def _readers(reshapes: list[HloInstruction]) -> set[HloInstruction]:
     for r in reshapes:
         users = r._users
         if type(users) is USERS:
-            readers.update(users)  # type: ignore[arg-type]
+            readers.update(users)
         else:
             readers.add(users)  # type: ignore[arg-type]
     return readers
