@@ -370,8 +370,7 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
             if dep is root:
                 live[dep] = None
                 continue
-            users = dep._users  # user_count() without its call: a visit each (the store, as it reads it)
-            n_users = len(users) if type(users) is users_cls else 1
+            n_users = len(users) if type(users := dep._users) is users_cls else 1  # user_count(), from the store: no call
             if n_users != 1:
                 count = dead_users[dep] = dead_users.get(dep, 0) + 1
                 counted.append(dep)
@@ -388,9 +387,8 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
             if dep in live or dep in lives:
                 return None
             dead.add(dep)
-            stored = dep._operands  # the operands property without its call: a tuple, a wide list or one kept bare
-            cls = type(stored)
-            ops = stored if cls is tuple else (stored,) if cls is not wide else stored.as_tuple()  # type: ignore[assignment,union-attr]
+            # the operands property without its call: a tuple, a wide list or one kept bare
+            ops = stored if type(stored := dep._operands) is tuple else (stored,) if type(stored) is not wide else stored.as_tuple()  # type: ignore[assignment]
             if kind == _PLAIN:
                 if opcode in rewired or ((extra := dep._extra) is not None and extra.called):
                     return _STEP_UNCOVERED  # (dead in the closure too: see _closure_walks)
