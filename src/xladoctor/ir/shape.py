@@ -348,7 +348,7 @@ class Shape(FrozenValue):
 
     def leaves(self, prefix: ShapeIndex = ()) -> Iterator[IndexedShape]:
         """Every non-tuple subshape with its index, in XLA's ForEachLeaf order."""
-        if self.is_tuple:
+        if self.element_type is TUPLE:  # is_tuple, without its property call per subshape
             for i, s in enumerate(self.tuple_shapes):
                 yield from s.leaves(prefix + (i,))
         else:

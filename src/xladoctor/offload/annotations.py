@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..ir.instruction import HloInstruction
 from ..ir.opcodes import ASYNC_START, CUSTOM_CALL
+from ..ir.rare_fields import CALLS
 from ..ir.shape import HOST_MEMORY_KINDS
 from ..syntax.attributes import unquote
 
@@ -38,9 +39,11 @@ HOST_THREAD: Final = "host"
 
 def placement(instr: HloInstruction) -> str | None:
     """The ``_xla_buffer_placement`` of an ``annotate_device_placement`` call, else None."""
-    if instr.opcode is not CUSTOM_CALL or instr.custom_call_target != ANNOTATE_DEVICE_PLACEMENT:
+    extra = instr._extra  # the target and frontend attributes read from their store, as their properties
+    if instr.opcode is not CUSTOM_CALL or extra is None or type(extra) is CALLS \
+            or extra.number != ANNOTATE_DEVICE_PLACEMENT:  # read them (two Python calls, interpreted)
         return None
-    return instr.frontend_attributes.get(BUFFER_PLACEMENT_ATTR)
+    return extra.frontend_attributes.get(BUFFER_PLACEMENT_ATTR)
 
 
 def is_move_to_host(instr: HloInstruction) -> bool:
@@ -60,14 +63,15 @@ def is_move_to_device(instr: HloInstruction) -> bool:
 def is_annotation(instr: HloInstruction) -> bool:
     """:func:`is_move_to_host` or :func:`is_move_to_device`, the placement read once (jax's
     ``annotate_device_placement`` calls: 10k a module at ``jax_entry`` 100k, each asked twice)."""
-    if instr.opcode is not CUSTOM_CALL:
-        return False
-    target = instr.custom_call_target
+    extra = instr._extra  # the target and frontend attributes read from their store, as their properties read them
+    if instr.opcode is not CUSTOM_CALL or extra is None or type(extra) is CALLS:
+        return False  # (no target: a ``Calls`` holds none)
+    target = extra.number  # a target is a string: a number here equals none of these
     if target in (MOVE_TO_HOST, MOVE_TO_DEVICE):
         return True
     if target != ANNOTATE_DEVICE_PLACEMENT:
         return False
-    where = instr.frontend_attributes.get(BUFFER_PLACEMENT_ATTR)
+    where = extra.frontend_attributes.get(BUFFER_PLACEMENT_ATTR)
     return where in HOST_MEMORY_KINDS or where == DEVICE_PLACEMENT
 
 

@@ -21,7 +21,7 @@ from ..ir.name_uniquer import NameUniquer
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import ASYNC_START, CONDITIONAL, PARAMETER, HloOpcode
 from ..ir.packed_fields import MAX_LINE_OFFSET, NOWHERE
-from ..ir.rare_fields import SharedRareFields
+from ..ir.rare_fields import CALLS, SharedRareFields
 from ..ir.shape import Shape
 from ..ir.shape_inference import SHAPE_REPLACED, ShapeInferenceError, infer_shape, replaced_shape
 from .async_sugar import ASYNC_OPS, check_async, inherited_computation, wrapped_computation
@@ -109,14 +109,20 @@ class ComputationReader(InstructionReader):
             raise self.error(f"second ENTRY computation '{name}' (the entry is '{module.entry.name}')", start)
         comp = HloComputation(name, is_entry)
         comp.line = self.line_at(start)
-        if r.peek() == "(":
-            comp.signature = self._parse_signature()
-        r.expect("{", f"to open computation '{name}'")
+        if r.text.startswith(" {", r.pos):  # the usual 'name {': what peek and expect read, without the skip's regex
+            r.pos += 2
+        else:
+            if r.peek() == "(":
+                comp.signature = self._parse_signature()
+            r.expect("{", f"to open computation '{name}'")
         self._parse_instructions(comp, module)
         if comp.signature is not None and comp.root is not None and not comp.signature[1].compatible(comp.root.shape):
             raise self.error(f"Shape of computation {name}, {comp.signature[1].human_string()}, is not compatible "
                              f"with that of its root instruction {comp.root.name}, {comp.root.shape.human_string()}",
                              start)
+        if r.text.startswith("\n\n", r.pos) and _is_name_char(r.text[r.pos + 2:r.pos + 3]):
+            r.pos += 2  # the usual blank line, then the next computation's name: no ',' (where the skip would stop)
+            return comp
         while r.accept(","):
             attr, vstart, vend = self._read_attribute(f"computation '{name}'")
             if attr != "execution_thread":  # the one attribute XLA's parser takes after a computation
@@ -154,7 +160,7 @@ class ComputationReader(InstructionReader):
         # line where it ended (no newline in it): the next count finds the one newline between two lines in one call.
         line, line_pos = self._line, self._line_pos
         line_start = text.rfind("\n", 0, line_pos) + 1  # once: per instruction it was quadratic on one line
-        where: tuple[int, ...] = NOWHERE  # the (line, col) the last position counted from (see _where_for)
+        where_line, where_col = where = NOWHERE  # the (line, col) the last position counted from (see _where_for)
         r = self.r
         instructions = comp.instructions  # add_instruction(instr, False) inline: a new computation, in no module
         while True:
@@ -177,9 +183,9 @@ class ComputationReader(InstructionReader):
                 line, line_start = self._count_lines(line, line_pos, line_start, instr_start)
             line_pos = end
             col = instr_start - line_start + 1  # the position, as set_position keeps it (inline: once per line)
-            if col != where[1] or not 0 <= line - where[0] <= MAX_LINE_OFFSET:
-                where = self._where_for(line, col)
-            instr._where, instr._line_off = where, line - where[0]
+            if col != where_col or not 0 <= line - where_line <= MAX_LINE_OFFSET:  # (its fields as locals: no index a line)
+                where_line, where_col = where = self._where_for(line, col)
+            instr._where, instr._line_off = where, line - where_line
             if self._nested:  # after the line's own position: they stand inside it, maybe lines below
                 line, line_pos = self._add_nested(comp, body, line, line_pos)
                 line_start = text.rfind("\n", 0, line_pos) + 1
@@ -237,6 +243,9 @@ class ComputationReader(InstructionReader):
         """The next instruction of the body by the full reader (a line the fast path handed back),
         its name checked as new; None after the closing brace."""
         r, text = self.r, self.text
+        if text.startswith("\n}", r.pos):  # the usual end of a body, after its last line: no skip's regex
+            r.pos += 2
+            return None
         r.skip()
         if r.pos >= len(text):
             raise self.error(f"unexpected end of input inside computation '{comp.name}': missing '}}'")
@@ -407,8 +416,9 @@ class ComputationReader(InstructionReader):
                 raise self.error(f"computation '{comp.name}' has two ROOT instructions "
                                  f"('{body.root.name}' and '{instr.name}')", instr_start)
             body.root = instr
-        number = instr.parameter_number
-        if number is not None:
+        extra = instr._extra  # parameter_number read from its store, as the property reads it (no call a line)
+        number = None if extra is None or instr.opcode is not PARAMETER or type(extra) is CALLS else extra.number
+        if number is not None and not isinstance(number, str):
             if number in body.params:
                 raise self.error(f"Duplicate parameter number {number}", instr_start)
             body.params[number] = (instr, instr_start)

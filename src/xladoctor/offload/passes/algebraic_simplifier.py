@@ -73,6 +73,7 @@ from ...ir.opcodes import (
     TRANSPOSE,
     HloOpcode,
 )
+from ...ir.operands import WideOperands
 from ...ir.shape import Shape, default_layout
 from .hlo_pass_interface import HloPassInterface
 from .insertions import Insertions
@@ -148,7 +149,7 @@ def _may_rewrite(instr: HloInstruction) -> bool:
         return False
     if (op is ADD or op is MULTIPLY or op is DIVIDE) and _binary_rules_out(instr, op):
         return False  # most of a train step's candidates (1,600 of 2,300)
-    operands = instr.operands
+    operands = _operands(instr)
     if op is ADD:  # a zero, a factoring (floats_are_real allows more), a reassociation
         return _add_of_zero(instr) is not None or _factoring(instr, True) is not None or \
             _reassociation(instr, op) is not None
@@ -262,11 +263,11 @@ def _integer_scalar(instr: HloInstruction) -> int | None:
 
 def _subtract_reassociation(outer: HloInstruction) -> tuple[int, int, HloInstruction, HloInstruction] | None:
     """``(C1, C2, C1's instruction, x)`` where :func:`_reassociated_subtract` rewrites ``outer``."""
-    inner, c2 = outer.operands
+    inner, c2 = _operands(outer)
     second = _integer_scalar(c2)
     if second is None or inner.opcode is not SUBTRACT or len(inner.users) != 1:
         return None
-    c1, x = inner.operands
+    c1, x = _operands(inner)
     first = _integer_scalar(c1)
     if first is None:
         return None
@@ -294,12 +295,14 @@ def _float_scalar(instr: HloInstruction) -> tuple[float, bool] | None:
     """``(value, broadcast)`` of a floating scalar constant, or of a broadcast of one."""
     broadcast = instr.opcode is BROADCAST
     if broadcast:
-        instr = instr.operands[0]
-    if instr.opcode is not CONSTANT or instr.literal is None or not instr.shape.is_array or \
+        instr = _first_operand(instr)
+    extra = instr._extra  # ``literal`` read from its store, as the property reads it
+    literal = None if extra is None else extra.literal
+    if instr.opcode is not CONSTANT or literal is None or not instr.shape.is_array or \
             instr.shape.dimensions or instr.shape.element_type.kind != "float":
         return None
     try:
-        return float(instr.literal.strip()), broadcast
+        return float(literal.strip()), broadcast
     except ValueError:
         return None
 
@@ -392,7 +395,9 @@ def _reassociation(outer: HloInstruction, opcode: HloOpcode) -> tuple[HloInstruc
                                                                         tuple[float, bool], tuple[float, bool]] | None:
     """``(A, C2, C1's value, C2's value)`` where :func:`_reassociated` rewrites ``outer``, the first
     match in its order; None where it does not."""
-    operands = outer.operands
+    operands = outer._operands  # the stored tuple (a binary op's): no property call, as for ``inner``'s below
+    if type(operands) is not tuple:
+        operands = outer.operands
     if operands[0].opcode is not opcode and operands[1].opcode is not opcode:
         return None  # no inner operation to reassociate with (most adds with a constant operand)
     for inner, c2 in (operands, operands[::-1]):
@@ -401,7 +406,10 @@ def _reassociation(outer: HloInstruction, opcode: HloOpcode) -> tuple[HloInstruc
         second = _float_scalar(c2)
         if second is None:
             continue
-        for a, c1 in (inner.operands, inner.operands[::-1]):
+        inner_operands = inner._operands
+        if type(inner_operands) is not tuple:
+            inner_operands = inner.operands
+        for a, c1 in (inner_operands, inner_operands[::-1]):
             first = _float_scalar(c1)
             if first is None or first[1] != second[1] or _float_scalar(a) is not None or a.opcode is CONSTANT:
                 continue
@@ -427,20 +435,22 @@ def _factored_add(at: Insertions, add: HloInstruction, floats_are_real: bool = T
 
 def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstruction, HloInstruction, HloInstruction] | None:
     """``(A, B, C)`` where :func:`_factored_add` rewrites ``add``; None where it does not."""
-    lhs, rhs = add.operands
+    operands = add._operands  # the stored tuples (binary ops'), each read once: no property call per read
+    lhs, rhs = operands if type(operands) is tuple else add.operands
     if lhs.opcode is not MULTIPLY or rhs.opcode is not MULTIPLY or \
             lhs.user_count() != 1 or rhs.user_count() != 1:
         return None  # the multiplies would stay: no fewer multiplies
-    for a, c in (lhs.operands, lhs.operands[::-1]):
-        if c in rhs.operands and (floats_are_real or add.shape.element_type.kind != "float" or _power_of_two(c)):
-            b = rhs.operands[1] if rhs.operands[0] is c else rhs.operands[0]
+    left, right = _operands(lhs), _operands(rhs)
+    for a, c in (left, left[::-1]):
+        if c in right and (floats_are_real or add.shape.element_type.kind != "float" or _power_of_two(c)):
+            b = right[1] if right[0] is c else right[0]
             return a, b, c
     return None
 
 
 def _transposes_a_product(transpose: HloInstruction) -> bool:
     """Whether :func:`_transposed_dot` rewrites ``transpose``."""
-    dot = transpose.operands[0]
+    dot = _first_operand(transpose)
     if dot.opcode is not DOT or dot.user_count() != 1 or len(transpose.shape.dimensions) != 2 or \
             transpose.attributes.get("dimensions", "").replace(" ", "") != "{1,0}":
         return False
@@ -469,14 +479,15 @@ def _transposed_dot(at: Insertions, transpose: HloInstruction) -> HloInstruction
 
 def _idempotent(outer: HloInstruction) -> HloInstruction | None:
     """``op(op(x, y), y)`` (any operand order) -> ``op(x, y)`` for ``op`` max or min."""
-    for inner, other in (outer.operands, outer.operands[::-1]):
-        if inner.opcode is outer.opcode and other in inner.operands:
+    operands = _operands(outer)
+    for inner, other in (operands, operands[::-1]):
+        if inner.opcode is outer.opcode and other in _operands(inner):
             return inner
     return None
 
 
 def _reshape_of_reshape(at: Insertions, outer: HloInstruction) -> HloInstruction | None:
-    inner = outer.operands[0]
+    inner = _first_operand(outer)
     if inner.opcode is not RESHAPE:
         return None
     source = inner.operands[0]
@@ -514,7 +525,8 @@ def _constant_dynamic_slice(at: Insertions, ds: HloInstruction) -> HloInstructio
 
 def _divisor(divide: HloInstruction) -> tuple[float, bool] | None:
     """The constant :func:`_divide_by_constant` divides by (value, broadcast), where it rewrites."""
-    a, c = divide.operands
+    operands = divide._operands  # the stored tuple: no property call
+    a, c = operands if type(operands) is tuple else divide.operands
     value = _float_scalar(c)
     if value is None or value[0] == 0 or a.opcode is CONSTANT:
         return None
@@ -619,7 +631,8 @@ def _add_of_zero(add: HloInstruction) -> HloInstruction | None:
     """``HandleAdd``'s first rewrites: ``A + 0 -> A``, then ``0 + A -> A`` (``IsAll(x, 0)``: a
     scalar zero constant, seen through broadcasts; a one-step ``lax.scan``'s gradient
     accumulator, once WhileLoopSimplifier has inlined the loop)."""
-    lhs, rhs = add.operands
+    operands = add._operands  # the stored tuple: no property call
+    lhs, rhs = operands if type(operands) is tuple else add.operands
     if _is_all_zero(rhs) and _compatible(lhs, add):
         return lhs
     if _is_all_zero(lhs) and _compatible(rhs, add):
@@ -627,15 +640,34 @@ def _add_of_zero(add: HloInstruction) -> HloInstruction | None:
     return None
 
 
+def _operands(instr: HloInstruction) -> tuple[HloInstruction, ...]:
+    """``instr.operands`` read from the store in the caller's frame's stead: the stored tuple (two or more),
+    or the one operand kept bare in a tuple (the property is a Python call through the descriptor)."""
+    ops = instr._operands
+    if type(ops) is tuple:
+        return ops
+    return ops.as_tuple() if type(ops) is WideOperands else (ops,)  # type: ignore[return-value]
+
+
+def _first_operand(instr: HloInstruction) -> HloInstruction:
+    """``instr.operands[0]`` of a broadcast (one operand, kept bare in the store) without the property's call."""
+    ops = instr._operands
+    if type(ops) is tuple or type(ops) is WideOperands:
+        return instr.operands[0]
+    return ops  # type: ignore[return-value]
+
+
 def _is_all_zero(instr: HloInstruction) -> bool:
     while instr.opcode is BROADCAST:
-        instr = instr.operands[0]
-    if instr.opcode is not CONSTANT or instr.literal is None or instr.shape.dimensions:
+        instr = _first_operand(instr)
+    extra = instr._extra  # ``literal`` read from its store, as the property reads it
+    literal = None if extra is None else extra.literal
+    if instr.opcode is not CONSTANT or literal is None or instr.shape.dimensions:
         return False
     try:
-        return float(instr.literal.strip()) == 0.0
+        return float(literal.strip()) == 0.0
     except ValueError:
-        return instr.literal.strip() == "false"
+        return literal.strip() == "false"
 
 
 def _compatible(a: HloInstruction, b: HloInstruction) -> bool:

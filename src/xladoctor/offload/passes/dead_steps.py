@@ -47,6 +47,8 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import CALL, CUSTOM_CALL, GET_TUPLE_ELEMENT, PARAMETER, TUPLE, HloOpcode
+from ...ir.operands import WideOperands
+from ...ir.packed_fields import USERS
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
@@ -387,7 +389,7 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
     by as live dies; :data:`_STEP_UNCOVERED` where it finds dead code the model does not cover."""
     live: dict[HloInstruction, None] = {}
     order: list[HloInstruction] = []
-    side_effecting, custom_call, rewired = _SIDE_EFFECTING, CUSTOM_CALL, _REWIRED_DEAD
+    side_effecting, custom_call, rewired, users_cls, wide = _SIDE_EFFECTING, CUSTOM_CALL, _REWIRED_DEAD, USERS, WideOperands
     ops = call.operands
     stack = [iter(ops if len(ops) < 2 else dict.fromkeys(ops))]  # a user counts once per operand
     nodes: list[HloInstruction | None] = [None]  # the node of each iterator (None: the call or a marker)
@@ -399,7 +401,7 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
             if dep is root:
                 live[dep] = None
                 continue
-            n_users = dep.user_count()
+            n_users = len(users) if type(users := dep._users) is users_cls else 1  # user_count(), from the store: no call
             if n_users != 1:
                 count = dead_users[dep] = dead_users.get(dep, 0) + 1
                 counted.append(dep)
@@ -416,7 +418,8 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
             if dep in live or dep in lives:
                 return None
             dead.add(dep)
-            ops = dep.operands
+            # the operands property without its call: a tuple, a wide list or one kept bare
+            ops = stored if type(stored := dep._operands) is tuple else (stored,) if type(stored) is not wide else stored.as_tuple()  # type: ignore[assignment]
             if kind == _PLAIN:
                 if opcode in rewired or ((extra := dep._extra) is not None and extra.called):
                     return _STEP_UNCOVERED  # (dead in the closure too: see _closure_walks)

@@ -31,6 +31,7 @@ from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import ADD, AND, CUSTOM_CALL, MAXIMUM, MINIMUM, MULTIPLY, OPT_BARRIER, OR, PARAMETER, XOR
 from ...ir.operands import WideOperands
+from ...ir.packed_fields import USERS
 from ...ir.rare_fields import calls_in
 from ..annotations import ANNOTATION_TARGETS, is_move_to_device, is_move_to_host
 from .hlo_dce import _SIDE_EFFECTING
@@ -203,7 +204,11 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
         if kept is None:
             bucket.append(instr)
             continue
-        stale.update(instr.users)
+        users = instr._users  # the store, not the property's call: a Users, or one user kept bare
+        if type(users) is USERS:
+            stale.update(users)
+        else:
+            stale.add(users)  # type: ignore[arg-type]
         comp.replace_and_unhook(instr, kept, gone)
         merged.append((instr.name, kept.name))
     comp.drop_removed(gone, release_names=False)

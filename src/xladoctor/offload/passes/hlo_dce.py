@@ -20,6 +20,8 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import CUSTOM_CALL, HloOpcode
+from ...ir.operands import WideOperands
+from ...ir.packed_fields import USERS
 from ...ir.rare_fields import CALLS
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps, DeadStepsInexact
@@ -203,7 +205,7 @@ def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_use
     dead value with two dead users): ``dead`` and ``dead_users`` are then the caller's to start again."""
     order: list[HloInstruction] = []
     waiting: set[HloInstruction] = set()  # reached from a dead user, others still alive then
-    side_effecting, custom_call = _SIDE_EFFECTING, CUSTOM_CALL
+    side_effecting, custom_call, users_cls, wide = _SIDE_EFFECTING, CUSTOM_CALL, USERS, WideOperands
     for start in starts:
         ops = start.operands
         # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
@@ -214,7 +216,8 @@ def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_use
             for dep in rest:
                 if dep in dead or dep is root:
                     continue  # walked already (each dead one is walked when found), or never dead
-                n_users = dep.user_count()
+                users = dep._users  # user_count() without its call: a visit each (the store, as it reads it)
+                n_users = len(users) if type(users) is users_cls else 1
                 if n_users != 1:
                     count = dead_users[dep] = dead_users.get(dep, 0) + 1
                     if count != n_users:
@@ -226,7 +229,9 @@ def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_use
                 if dep in waiting:
                     return None  # passed by while alive, dead now: given up at once
                 dead.add(dep)
-                ops = dep.operands
+                stored = dep._operands  # the operands property without its call (a tuple, a wide list, one kept bare)
+                cls = type(stored)
+                ops = stored if cls is tuple else (stored,) if cls is not wide else stored.as_tuple()  # type: ignore[assignment,union-attr]
                 stack.append((dep, iter(ops if len(ops) < 2 else {op: None for op in ops} if COMPILED else dict.fromkeys(ops))))
                 break
             else:

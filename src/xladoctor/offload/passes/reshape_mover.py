@@ -28,6 +28,8 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import BROADCAST, CLAMP, CONSTANT, CONVERT, RESHAPE, SELECT, HloOpcode
+from ...ir.operands import WideOperands
+from ...ir.packed_fields import USERS
 from ...ir.shape import Shape, default_layout
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
 from .hlo_pass_interface import HloPassInterface
@@ -55,14 +57,36 @@ def move_reshapes(module: HloModule) -> list[str]:
             continue  # a candidate reads a reshape: none here (moving creates reshapes only where one was)
         for _ in range(_ROUNDS):  # the pipeline runs to a fixed point: a moved reshape moves on
             # A candidate is a user of a reshape: only those are tested, in list order.
-            readers = {u for r in reshapes for u in r.users}
-            candidates = [i for i in comp.instructions if i in readers and _is_candidate(i)] if readers else []
+            readers = _readers(reshapes)
+            # (the readers found in list order by the set's own test, called from C: a few dozen of thousands)
+            candidates = [i for i in filter(readers.__contains__, comp.instructions) if _is_candidate(i)] if readers else []
             done = _move_candidates(module, comp, candidates) if candidates else []
             if not done:
                 break
             moved.extend(done)
             reshapes = [i for i in comp.instructions if i.opcode is reshape]
     return moved
+
+
+def _readers(reshapes: list[HloInstruction]) -> set[HloInstruction]:
+    """Every user of ``reshapes``, read from the users store (a :class:`~...ir.users.Users`, or one
+    user kept bare) without the ``users`` property's call per reshape."""
+    readers: set[HloInstruction] = set()
+    for r in reshapes:
+        users = r._users
+        if type(users) is USERS:
+            readers.update(users)
+        else:
+            readers.add(users)  # type: ignore[arg-type]
+    return readers
+
+
+def _source(reshape: HloInstruction) -> HloInstruction:
+    """``reshape.operands[0]`` (or a broadcast's): its one operand, kept bare in the store, without the property's call."""
+    ops = reshape._operands
+    if type(ops) is tuple or type(ops) is WideOperands:
+        return reshape.operands[0]
+    return ops  # type: ignore[return-value]
 
 
 def _is_reshape(instr: HloInstruction) -> bool:
@@ -72,7 +96,7 @@ def _is_reshape(instr: HloInstruction) -> bool:
 def _scalar_broadcast(instr: HloInstruction) -> bool:
     if instr.opcode is not BROADCAST:
         return False
-    operand = instr.operands[0]
+    operand = _source(instr)
     return operand.shape.is_array and not operand.shape.dimensions
 
 
@@ -82,16 +106,18 @@ def _trivially_reshaped(instr: HloInstruction) -> bool:
 
 
 def _first_nontrivial_reshape(instr: HloInstruction) -> HloInstruction | None:
-    for operand in instr.operands:
-        if _is_reshape(operand) and not _trivially_reshaped(operand.operands[0]) and \
-                tuple(operand.shape.dimensions) != tuple(operand.operands[0].shape.dimensions):
-            return operand
+    operands = instr._operands  # the stored tuple (an elementwise op of two or more): no property call
+    for operand in operands if type(operands) is tuple else instr.operands:
+        if operand.opcode is RESHAPE:
+            source = _source(operand)
+            if not _trivially_reshaped(source) and tuple(operand.shape.dimensions) != tuple(source.shape.dimensions):
+                return operand
     return None
 
 
 def _equivalent(a: HloInstruction, b: HloInstruction) -> bool:
     return tuple(a.shape.dimensions) == tuple(b.shape.dimensions) and \
-        tuple(a.operands[0].shape.dimensions) == tuple(b.operands[0].shape.dimensions)
+        tuple(_source(a).shape.dimensions) == tuple(_source(b).shape.dimensions)
 
 
 def _is_candidate(instr: HloInstruction) -> bool:
@@ -100,7 +126,9 @@ def _is_candidate(instr: HloInstruction) -> bool:
     reshape = _first_nontrivial_reshape(instr)
     if reshape is None:
         return False
-    return all(_equivalent(o, reshape) if _is_reshape(o) else _trivially_reshaped(o) for o in instr.operands)
+    operands = instr._operands  # the stored tuple (an elementwise op of two or more): no property call
+    return all(_equivalent(o, reshape) if _is_reshape(o) else _trivially_reshaped(o)
+               for o in (operands if type(operands) is tuple else instr.operands))
 
 
 def _move_candidates(module: HloModule, comp: HloComputation, candidates: list[HloInstruction]) -> list[str]:
@@ -131,7 +159,7 @@ def _move_candidates(module: HloModule, comp: HloComputation, candidates: list[H
 def _sink(module: HloModule, at: Insertions, instr: HloInstruction, gone: set[HloInstruction]) -> None:
     reshape = _first_nontrivial_reshape(instr)
     assert reshape is not None
-    inner_dims = tuple(reshape.operands[0].shape.dimensions)
+    inner_dims = tuple(_source(reshape).shape.dimensions)
     operands = [_inverse(module, at, instr, o, inner_dims) for o in instr.operands]
     shape = Shape.array(instr.shape.element_type, inner_dims, default_layout(len(inner_dims)))
     new = instr.clone_with_new_operands(shape, operands, module.unique_name(instr.name))
@@ -147,8 +175,8 @@ def _inverse(module: HloModule, at: Insertions, anchor: HloInstruction, operand:
     """``ApplyInverseRearrange``: ``operand`` in the reshape's input shape."""
     if tuple(operand.shape.dimensions) == dims:
         return operand
-    if _is_reshape(operand) and tuple(operand.operands[0].shape.dimensions) == dims:
-        return operand.operands[0]
+    if _is_reshape(operand) and tuple(_source(operand).shape.dimensions) == dims:
+        return _source(operand)
     if _scalar_broadcast(operand):  # reshape(broadcast(scalar)): AlgebraicSimplifier's broadcast
         new = HloInstruction(module.unique_name("broadcast"), BROADCAST,
                              Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
