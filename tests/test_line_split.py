@@ -146,19 +146,25 @@ def test_corpus_lines_split_alike(path: Path) -> None:
     _compare(path.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("path", CORPUS[::5], ids=lambda p: p.name)
-def test_the_compiled_branch_parses_the_same_module(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def assert_compiled_branch_parses_alike(path: Path, monkeypatch: pytest.MonkeyPatch, module: object, flag: str) -> None:
+    """``path`` parses to the same IR, or is refused with the same message, once ``module.flag`` (a
+    compiled-core-only branch, tested here in pure Python) is switched on."""
     text = path.read_text(encoding="utf-8")
     try:
         before = _fingerprint(parse_module(text, path.name))
     except Exception as e:  # refused alike, with the same message
-        monkeypatch.setattr(instruction_line, "COMPILED", True)
+        monkeypatch.setattr(module, flag, True)
         with pytest.raises(type(e)) as again:
             parse_module(text, path.name)
         assert str(again.value) == str(e)
         return
-    monkeypatch.setattr(instruction_line, "COMPILED", True)
+    monkeypatch.setattr(module, flag, True)
     assert _fingerprint(parse_module(text, path.name)) == before
+
+
+@pytest.mark.parametrize("path", CORPUS[::5], ids=lambda p: p.name)
+def test_the_compiled_branch_parses_the_same_module(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert_compiled_branch_parses_alike(path, monkeypatch, instruction_line, "COMPILED")
 
 
 CALL_EDGES = [

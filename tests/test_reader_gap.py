@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from test_instruction_line import _fingerprint
-from test_line_split import CORPUS
+from test_line_split import CORPUS, assert_compiled_branch_parses_alike
 from xladoctor.syntax import reader
-from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.reader import GAP, gap_end, match_end
 
 EDGES = [
@@ -40,14 +38,4 @@ def test_gap_end_is_the_regexs_at_every_corpus_position(path) -> None:
 
 @pytest.mark.parametrize("path", CORPUS[::5], ids=lambda p: p.name)
 def test_the_compiled_branch_parses_the_same_module(path, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = path.read_text(encoding="utf-8")
-    try:
-        before = _fingerprint(parse_module(text, path.name))
-    except Exception as e:  # refused alike, with the same message
-        monkeypatch.setattr(reader, "_COMPILED", True)
-        with pytest.raises(type(e)) as again:
-            parse_module(text, path.name)
-        assert str(again.value) == str(e)
-        return
-    monkeypatch.setattr(reader, "_COMPILED", True)
-    assert _fingerprint(parse_module(text, path.name)) == before
+    assert_compiled_branch_parses_alike(path, monkeypatch, reader, "_COMPILED")
