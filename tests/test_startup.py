@@ -495,6 +495,18 @@ def test_a_clean_log_imports_no_ir_and_no_finding_renderer(tmp_path):
     assert "xladoctor.report.explain_text" not in _modules_after(["explain", str(log), "--json"])
 
 
+def test_check_json_of_one_clean_log_reads_no_label_file_and_no_text_report(tmp_path):
+    """One file draws no progress bar and ``--json`` writes no text report and no file: its words
+    (labels' reader of the TOML files), check_text and _atomic are not loaded (issue 36, h53s);
+    the text run and a run of two files under ``--json`` still load what they draw."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    skipped = {"xladoctor.base.labels.reader", "xladoctor.report.check_text", "xladoctor.cli.commands._atomic"}
+    assert not skipped & _modules_after(["check", str(log), "--json"])
+    assert "xladoctor.report.check_text" in _modules_after(["check", str(log)])
+    assert "xladoctor.cli.commands._atomic" in _modules_after(["check", str(log), "--html", str(tmp_path / "r.html")])
+
+
 def test_a_log_with_a_finding_still_draws_it(tmp_path):
     """What was made lazy comes back with a finding: check's text report renders it."""
     log = tmp_path / "job.log"
