@@ -772,6 +772,27 @@ def test_a_clean_log_imports_no_re_and_no_json(tmp_path):
         assert not _loaded_by(argv, ("re", "json", "tempfile"), tmp_path), argv
 
 
+def test_check_text_of_a_clean_log_imports_no_re(tmp_path):
+    """The text report asks report.colour whether colour is on (re comes only when a line is
+    painted) and escapes an ASCII, printable path without a pattern (base/escape, h53s); a path
+    with a control character still compiles one."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    assert not _loaded_by(["check", str(log)], ("re",), tmp_path)
+    odd = tmp_path / "job\x1b.log"
+    odd.write_text("I1031 step 1\n")
+    assert _loaded_by(["check", str(odd)], ("re",), tmp_path) == {"re"}
+
+
+def test_escape_field_of_ascii_is_the_patterns_answer():
+    """escape_field's ASCII shortcut (no re) answers as the pattern did for every ASCII character."""
+    from xladoctor.base.escape import _FIELD_UNSAFE, _escape_char, _pattern, escape_field
+
+    for i in range(128):
+        text = f"a{chr(i)}b"
+        assert escape_field(text) == _pattern(_FIELD_UNSAFE).sub(_escape_char, text), i
+
+
 def test_the_tensors_sniff_is_its_pattern_without_importing_re():
     """module_sniff.is_tensors_file matches HEADER only past two plain checks every match passes."""
     import re
