@@ -784,6 +784,19 @@ def test_check_text_of_a_clean_log_imports_no_re(tmp_path):
     assert _loaded_by(["check", str(odd)], ("re",), tmp_path) == {"re"}
 
 
+def test_explain_text_of_a_clean_log_loads_no_catalogue(tmp_path):
+    """"no XLA error found" is one label: the catalogue's loader, its TOML reader and model, the
+    glossary and serialise come with a finding to draw (report/explain_text, h53s)."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    heavy = ("xladoctor.catalogue.loader", "xladoctor.catalogue.model", "xladoctor.base.labels.glossary",
+             "xladoctor.findings.serialise")
+    assert not _loaded_by(["explain", str(log)], heavy, tmp_path)
+    found = tmp_path / "oom.log"
+    found.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    assert {"xladoctor.catalogue.loader", "xladoctor.findings.serialise"} <= _loaded_by(["explain", str(found)], heavy, tmp_path)
+
+
 def test_escape_field_of_ascii_is_the_patterns_answer():
     """escape_field's ASCII shortcut (no re) answers as the pattern did for every ASCII character."""
     from xladoctor.base.escape import _FIELD_UNSAFE, _escape_char, _pattern, escape_field
