@@ -424,3 +424,31 @@ def test_newlines_copied_out_of_the_mapping_are_the_bytes(tmp_path, monkeypatch)
             assert newlines.count_newlines(mapped, a, b, buf) == data.count(b"\n", a, b)
         assert newlines.count_newlines(mapped, 0, len(data)) == data.count(b"\n")
         assert mapped[:] == data
+
+
+_OPENED: list[str] | None = None
+
+
+def _count_opens(event: str, args: tuple) -> None:
+    if _OPENED is not None and event == "open" and isinstance(args[0], str):
+        _OPENED.append(args[0])
+
+
+def test_a_named_log_s_first_bytes_are_read_once(tmp_path):
+    """Compression magic, a zip archive and a UTF-16/32 encoding are asked of one read of the head
+    (catalogue/logscan._regular_head): the log is opened for that and for its scan, no more (h53s)."""
+    import sys
+
+    from xladoctor.catalogue.logscan import scan_file
+
+    global _OPENED
+    log = tmp_path / "job.log"
+    log.write_text("I1031 step 1\nRESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    sys.addaudithook(_count_opens)
+    _OPENED = []
+    try:
+        codes = [m.code for m in scan_file(str(log), parallel=False).findings]
+        opened = [p for p in _OPENED if p == str(log)]
+    finally:
+        _OPENED = None
+    assert codes == ["E1000"] and len(opened) == 2, (codes, opened)

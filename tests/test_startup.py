@@ -495,6 +495,18 @@ def test_a_clean_log_imports_no_ir_and_no_finding_renderer(tmp_path):
     assert "xladoctor.report.explain_text" not in _modules_after(["explain", str(log), "--json"])
 
 
+def test_check_json_of_one_clean_log_reads_no_label_file_and_no_text_report(tmp_path):
+    """One file draws no progress bar and ``--json`` writes no text report and no file: its words
+    (labels' reader of the TOML files), check_text and _atomic are not loaded (issue 36, h53s);
+    the text run and a run of two files under ``--json`` still load what they draw."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    skipped = {"xladoctor.base.labels.reader", "xladoctor.report.check_text", "xladoctor.cli.commands._atomic"}
+    assert not skipped & _modules_after(["check", str(log), "--json"])
+    assert "xladoctor.report.check_text" in _modules_after(["check", str(log)])
+    assert "xladoctor.cli.commands._atomic" in _modules_after(["check", str(log), "--html", str(tmp_path / "r.html")])
+
+
 def test_a_log_with_a_finding_still_draws_it(tmp_path):
     """What was made lazy comes back with a finding: check's text report renders it."""
     log = tmp_path / "job.log"
@@ -758,6 +770,40 @@ def test_a_clean_log_imports_no_re_and_no_json(tmp_path):
     log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
     for argv in (["explain", str(log), "--json"], ["check", str(log), "--json"]):
         assert not _loaded_by(argv, ("re", "json", "tempfile"), tmp_path), argv
+
+
+def test_check_text_of_a_clean_log_imports_no_re(tmp_path):
+    """The text report asks report.colour whether colour is on (re comes only when a line is
+    painted) and escapes an ASCII, printable path without a pattern (base/escape, h53s); a path
+    with a control character still compiles one."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    assert not _loaded_by(["check", str(log)], ("re",), tmp_path)
+    odd = tmp_path / "job\x1b.log"
+    odd.write_text("I1031 step 1\n")
+    assert _loaded_by(["check", str(odd)], ("re",), tmp_path) == {"re"}
+
+
+def test_explain_text_of_a_clean_log_loads_no_catalogue(tmp_path):
+    """"no XLA error found" is one label: the catalogue's loader, its TOML reader and model, the
+    glossary and serialise come with a finding to draw (report/explain_text, h53s)."""
+    log = tmp_path / "job.log"
+    log.write_text("I1031 09:00:01.000001  4001 tpu_compiler.cc:101] step 1 loss=0.5000\n" * 50)
+    heavy = ("xladoctor.catalogue.loader", "xladoctor.catalogue.model", "xladoctor.base.labels.glossary",
+             "xladoctor.findings.serialise")
+    assert not _loaded_by(["explain", str(log)], heavy, tmp_path)
+    found = tmp_path / "oom.log"
+    found.write_text("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm.\n")
+    assert {"xladoctor.catalogue.loader", "xladoctor.findings.serialise"} <= _loaded_by(["explain", str(found)], heavy, tmp_path)
+
+
+def test_escape_field_of_ascii_is_the_patterns_answer():
+    """escape_field's ASCII shortcut (no re) answers as the pattern did for every ASCII character."""
+    from xladoctor.base.escape import _FIELD_UNSAFE, _escape_char, _pattern, escape_field
+
+    for i in range(128):
+        text = f"a{chr(i)}b"
+        assert escape_field(text) == _pattern(_FIELD_UNSAFE).sub(_escape_char, text), i
 
 
 def test_the_tensors_sniff_is_its_pattern_without_importing_re():

@@ -385,18 +385,21 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = True) -> LogScanner:
-    """Scan a regular file: in worker processes when it is big and there are cores to use, else in one pass."""
+def scan_path(path: str, scanner: LogScanner | None = None, parallel: bool = True,
+              head: bytes | None = None) -> LogScanner:
+    """Scan a regular file: in worker processes when it is big and there are cores to use, else in one
+    pass; ``head``: its first bytes, when the caller has read them (whether it is UTF-16/32)."""
     scanner = scanner or LogScanner()
     # The size first: a small log never imports multiprocessing (~20 ms of a small scan's start-up).
-    workers = usable_cpus() if parallel and os.path.getsize(path) >= PARALLEL_MIN_BYTES and not _wide(path) else 1
+    wide = _wide(path, head)
+    workers = usable_cpus() if parallel and os.path.getsize(path) >= PARALLEL_MIN_BYTES and not wide else 1
     if workers >= PARALLEL_MIN_CPUS:
         from ..base.parallel import pool
         from .parallel_scan import scan_file_parallel
 
         with pool(workers) as executor:
             return scan_file_parallel(path, scanner, executor, workers)
-    if _wide(path):
+    if wide:
         with open(path, "rb", buffering=0) as f:
             # A UTF-16/32 log is transcoded as it is read (a mapping would hand the anchors raw code units).
             return scan_stream(f, scanner, block=min(BLOCK, max(1 << 16, os.fstat(f.fileno()).st_size)))
@@ -446,9 +449,12 @@ def _scan_data(data: Mapped, scanner: LogScanner) -> LogScanner:
     return scanner
 
 
-def _wide(path: str) -> bool:
-    """A UTF-16/32 log: scanned in one pass, transcoded (its chunks would split code units)."""
+def _wide(path: str, head: bytes | None = None) -> bool:
+    """A UTF-16/32 log: scanned in one pass, transcoded (its chunks would split code units);
+    ``head``: the file's first ``WIDE_SNIFF`` bytes if already read."""
     from ..base.files import WIDE_SNIFF, wide_encoding
 
-    with open(path, "rb") as f:
-        return wide_encoding(f.read(WIDE_SNIFF)) is not None
+    if head is None:
+        with open(path, "rb") as f:
+            head = f.read(WIDE_SNIFF)
+    return wide_encoding(head[:WIDE_SNIFF]) is not None

@@ -12,7 +12,10 @@ from __future__ import annotations
 import textwrap
 
 from ..base.labels import label
-from ..catalogue.model import Entry
+
+TYPE_CHECKING = False  # not typing's: start-up (issue 36)
+if TYPE_CHECKING:  # the model only names an entry here: explain's "no XLA error found" loads no catalogue
+    from ..catalogue.model import Entry
 
 # Label keys of the values a heading shows (the phase, the reason there is no openxla.org page).
 _PHASE_LABELS = {"compile-time": "entry.compile-time", "runtime": "entry.runtime", "any": "entry.any"}

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import io
 import os
-import re
-from collections.abc import Callable, Mapping
 from functools import cache
 
 from ..base.escape import escape_stream_text
 
 TYPE_CHECKING = False  # not typing's: start-up (issue 36)
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 _STYLES = {"bold": "1", "red": "1;31", "yellow": "1;33", "cyan": "36", "dim": "2", "green": "32",
@@ -55,7 +55,7 @@ class Painter:
         if not (self.enabled and text):
             return text
         if "\n" in text or "\r" in text:
-            return "".join(self._one(body, style) + end for body, end in _LINE_ENDS.findall(text) if body or end)
+            return "".join(self._one(body, style) + end for body, end in _line_ends().findall(text) if body or end)
         return self._one(text, style)
 
     @staticmethod
@@ -63,8 +63,14 @@ class Painter:
         return f"\x1b[{_STYLES[style]}m{text}\x1b[0m" if text else text
 
 
-_LINE_ENDS = re.compile(r"([^\r\n]*)(\r?\n|\r|$)")
-"""A text's lines and what ends each (``\r\n``, ``\n``, ``\r`` or the end of the text)."""
+@cache
+def _line_ends() -> re.Pattern[str]:
+    """A text's lines and what ends each (``\r\n``, ``\n``, ``\r`` or the end of the text); compiled,
+    with re itself, when text is first painted: every text command imports this module to ask
+    whether colour is on, and re's import is ~25M instructions of a clean log's run (issue 36)."""
+    import re
+
+    return re.compile(r"([^\r\n]*)(\r?\n|\r|$)")
 
 
 def _whole(style: str) -> Callable[[re.Match[str], Painter], str]:
@@ -87,10 +93,14 @@ _LINE_STYLES: tuple[tuple[str, Callable[[re.Match[str], Painter], str]], ...] = 
 
 @cache
 def _line_styles() -> tuple[tuple[re.Pattern[str], Callable[[re.Match[str], Painter], str]], ...]:
+    import re
+
     return tuple((re.compile(pattern), draw) for pattern, draw in _LINE_STYLES)
 
 
 def _caret(m: re.Match[str], paint: Painter) -> str:
+    import re
+
     spaces, carets, note = re.match(r"( +)(\^+)(.*)", m.group(3)).groups()  # type: ignore[union-attr]
     return m.group(1) + paint(m.group(2), "blue") + spaces + paint(carets, "red") + note
 

@@ -14,18 +14,18 @@ import textwrap
 from collections.abc import Mapping, Sequence
 
 from ..base.escape import escape_field
-from ..base.labels import glossary, label
-from ..base.units import human_bytes
+from ..base.labels import label
 from ..catalogue import scanner
-from ..catalogue.loader import load_catalogue
-from ..catalogue.scanner import LogMatch
-from ..findings.serialise import thaw_json
 from .catalogue_text import Writer
 
+# The catalogue (loader, its TOML reader, model and the IR values it uses), the glossary, units
+# and serialise are imported where a finding is drawn: a clean log's "no XLA error found" needs
+# none of them (issue 36, h53s).
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..catalogue.scanner import LogMatch
     from ..findings.finding import Finding, Hop
 
 # Analysis keys that steer the report rather than describe the error.
@@ -45,6 +45,8 @@ def _in_message(value: Any, message: str) -> bool:
 
 
 def not_shown_line(not_shown: dict[str, int], lang: str = "en") -> str:
+    from ..base.labels import glossary
+
     codes = ", ".join(f"{code} x{n}" for code, n in sorted(not_shown.items()))
     return label("scan.not_shown", lang, more=glossary.count(sum(not_shown.values()), "more_message", lang),
                  limit=scanner.MAX_DISTINCT, codes=codes)
@@ -60,6 +62,8 @@ def not_shown_text(not_shown: dict[str, int], lang: str, width: int, bidi: str) 
 def _format_value(value: Any, key: str = "") -> str:
     bytes_like = key.endswith(("bytes", "_size")) or key in ("expected_size", "actual_size")
     if bytes_like and isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1024:
+        from ..base.units import human_bytes
+
         return f"{value:,} ({human_bytes(value)})"
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -123,6 +127,8 @@ def _sentence(w: Writer, text: str, indent: str) -> None:
 def _path_lines(f: Finding, offload: Mapping[str, Any] | None, lang: str, width: int, bidi: str) -> list[str]:
     """The offloaded tensor's path: the finding's (the log's host_offloader trace), then the
     ``--hlo`` analysis of the module, shown as the analysis it is (it is not a finding)."""
+    from ..base.labels import glossary
+
     w = Writer(lang, width, bidi)
     if f.path:
         _sentence(w, label("scan.trace_heading", lang), "    ")
@@ -157,6 +163,9 @@ def _message_lines(message: str, width: int) -> list[str]:
 
 def _render_one(w: Writer, f: Finding, offload: Mapping[str, Any] | None, lang: str, width: int, bidi: str) -> None:
     """One logged finding (``FindingKind.LOGGED_ERROR``) in full, as ``explain`` prints it."""
+    from ..catalogue.loader import load_catalogue
+    from ..findings.serialise import thaw_json
+
     url = load_catalogue().entries[f.code].url
     model = thaw_json(f.fields)
     times = f" (x{f.count})" if f.count > 1 else ""

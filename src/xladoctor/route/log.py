@@ -28,7 +28,11 @@ def route_stream(f: BinaryIO, head: bytes, source: str, opts: Options, path: str
 
     scanner = LogScanner()
     if path is not None:
-        scan_path(path, scanner, parallel=opts.parallel_logs)
+        from ..base.wide_text import WIDE_SNIFF
+
+        # the file's first WIDE_SNIFF bytes are the head's (f was opened at its start): the scan
+        # asks them whether it is UTF-16/32 without another open and read (issue 36, h53s)
+        scan_path(path, scanner, parallel=opts.parallel_logs, head=head if len(head) >= WIDE_SNIFF else None)
     else:
         from ..base.files import Prefixed
 

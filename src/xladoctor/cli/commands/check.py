@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the checks themselves are imported by run(): `check --help`
     import argparse  # `check FILE` is read without it (cli/main.py PLAIN_COMMANDS)
     from typing import Any
 
+    from ...base.progress import Progress
     from ...route.folder_results import JsonSpool
 
 NAME = "check"
@@ -92,10 +93,8 @@ def _refuse_options_read_as_files(paths: list[str], options: frozenset[str]) -> 
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...base.progress import Progress
     from ...route.folder import check_items, example_paths, expand
     from ...route.folder_results import JsonSpool, Wanted
-    from ._atomic import refuse_overwriting_inputs
 
     lang = args.lang or language_from_env()
     _refuse_options_read_as_files(list(args.paths), getattr(args, "check_option_strings", frozenset()))
@@ -110,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
     expanded = [it.path for it in items if it.status in ("file", "stdin")]
     # the StableHLO each module is read with is an input too (--html NAME.mlir replaced it)
     expanded += [it.stablehlo for it in items if it.status == "file" and it.stablehlo]
-    if args.html:
+    if args.html:  # _atomic (and errno) only then: a plain run writes no file (issue 36)
+        from ._atomic import refuse_overwriting_inputs
+
         refuse_overwriting_inputs(args.html, expanded)
     n_files = sum(1 for it in items if it.status == "file")
     _confirm.check_run(args)  # one process holds the chip: --run checks the files one after another
@@ -127,8 +128,7 @@ def run(args: argparse.Namespace) -> int:
         from ._check_fix import diff_items
 
         return 1 if diff_items(items, opts, args.unsafe_fixes, lang) else 0
-    progress = Progress(sum(1 for it in items if it.status in ("file", "stdin")), label("status.files_checked", lang),
-                        enabled=None if not args.json else False)
+    progress = _progress(sum(1 for it in items if it.status in ("file", "stdin")), args.json, lang)
     want = Wanted(text=not args.json, json=args.format == "json" and not getattr(args, "statistics", False), html=bool(args.html),
                   lang=lang)
     spool = JsonSpool() if want.json else None
@@ -152,18 +152,28 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
+def _progress(n_read: int, json: bool, lang: str) -> Progress:
+    """The bar over ``n_read`` files, its words read only where it can be drawn (more than one file,
+    no ``--json``): the label file's "status" area is ~25 syscalls that one log's ``--json`` run has
+    no use for (issue 36)."""
+    from ...base.progress import Progress
+
+    shown = n_read > 1 and not json
+    return Progress(n_read, label("status.files_checked", lang) if shown else "", enabled=None if shown else False)
+
+
 def _report(args: argparse.Namespace, files: list[dict[str, Any]], pieces: list[Any], spool: JsonSpool | None,
             expanded: list[str], lang: str) -> int:
     """The page, then the document or the text report, from what was kept of each file; returns the
     exit code: the selected findings' with ``--select``/``--ignore``, else the run's ``Report.exit_code``
     (2 for a file that could not be read, 1 for any finding)."""
     from ...report.check_json import check_document
-    from ...report.check_text import assemble
-    from ._atomic import write_output
 
     doc, report = check_document(files, lang)
     if args.html:
         from ...report.html import render_check_html
+        from ._atomic import write_output
+
         shown = ", ".join(args.paths[:3]) + (" ..." if len(args.paths) > 3 else "")
         title = f"xladoctor: {shown}" if shown else label("status.examples_title", lang)
         write_output(args.html, render_check_html(doc, title=title, lang=lang), label("status.html_report", lang),
@@ -175,5 +185,7 @@ def _report(args: argparse.Namespace, files: list[dict[str, Any]], pieces: list[
         chosen = emit_document({**doc, "files": spool} if spool is not None else doc, args, CHECK_SCHEMA_VERSION,
                                "check")
         return chosen if chosen is not None else report.exit_code
+    from ...report.check_text import assemble  # the text report's modules: not for --json (issue 36)
+
     sys.stdout.write(for_reader(assemble(doc, pieces, lang), lang, args.bidi))
     return report.exit_code
