@@ -213,7 +213,7 @@ def unquote(s: str) -> str:
 
 
 _CESCAPE_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "'": "\\'", "\\": "\\\\"}
-_NEEDS_CESCAPE = LazyPattern(r'[^\x20-\x7e]|["\'\\]')
+_NEEDS_CESCAPE = re.compile(r'[^\x20-\x7e]|["\'\\]')
 
 
 def quote(s: str) -> str:
