@@ -719,6 +719,21 @@ def test_a_module_without_metadata_compiles_no_metadata_pattern():
     assert _after(["offload", str(_EXAMPLES / "e1200_offloaded_activation.hlo")], compiled) == [2, 6]
 
 
+def test_an_offload_run_compiles_no_lazy_pattern_it_does_not_use():
+    """base/lazy_pattern.py: the seldom-used regexes of the offload route (value grammars, header tokens,
+    escapes, dump and torch_xla names, ...) are compiled by their first use (issue 36): a plain module,
+    named as no dump names one, compiles none of them.  ``[found, compiled]`` over every LazyPattern in
+    the loaded modules' globals (and hlo_lexicon's VALUE_GRAMMARS)."""
+    survey = ("(lambda L: (lambda ps: [len(ps), sum(p._pattern is not None for p in ps)])("
+              "list({id(p): p for p in [*(v for m in list(sys.modules.values()) "
+              "if m and m.__name__.startswith('xladoctor') for v in vars(m).values() if isinstance(v, L)), "
+              "*(g for g, _ in sys.modules['xladoctor.syntax.hlo_lexicon'].VALUE_GRAMMARS.values())]}.values())))"
+              "(sys.modules['xladoctor.base.lazy_pattern'].LazyPattern)")
+    clean = str(Path(__file__).resolve().parent / "data" / "offload" / "01_basic_dus_ds.hlo")
+    found, compiled = _after(["offload", clean], survey)
+    assert found >= 20 and compiled == 0, (found, compiled)
+
+
 def test_check_on_one_module_imports_no_log_scanner():
     """The pool's size is asked of catalogue.fastscan only for several files: ``check FILE.hlo``
     imports neither the log scanner nor its tables (3 dataclasses and six modules)."""

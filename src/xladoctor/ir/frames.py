@@ -26,15 +26,15 @@ applies, so a report never depends on more than the module and the user's own fi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from ..base.lazy_pattern import LazyPattern
 from .metadata import SourceLocation  # not .instruction: a log's findings need no IR (issue 36 item 6)
 from .value import FrozenValue
 
-LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python3[^/\\]*[/\\]")
+LIBRARY = LazyPattern(r"[/\\](?:site|dist)-packages[/\\]|[/\\]lib[/\\]python3[^/\\]*[/\\]")
 """A frame in an installed package (jax, flax, torch_xla, the standard library) is not the user's line."""
-JIT_NAME = re.compile(r"(?:jit|pjit|xla_computation)\(([^()/]+)\)/")
+JIT_NAME = LazyPattern(r"(?:jit|pjit|xla_computation)\(([^()/]+)\)/")
 """JAX's ``op_name`` starts with the jitted function's name: ``jit(train_step)/dot_general``."""
 
 

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 
 _TYPE_NAMES: Final = frozenset(PRIMITIVE_TYPES) - {"tuple", "buffer"}
 _NOT_ALLOWED: Final = re.compile(r"[^A-Za-z0-9_.\-]")
-_INT64: Final = re.compile(r"[+-]?[0-9]+")
 _INT64_MAX: Final = 2**63 - 1
 
 
@@ -99,7 +98,7 @@ def _simple_atoi(text: str) -> int | None:
     ASCII digits, is what the pattern takes and fits an int64: read without the regex."""
     if len(text) <= 18 and text.isdigit() and text.isascii():
         return int(text)
-    body = text[1:] if text[:1] in ("+", "-") else text  # _INT64 by string tests: most suffixes that get
+    body = text[1:] if text[:1] in ("+", "-") else text  # [+-]?[0-9]+ by string tests: most suffixes that get
     if not (body.isdigit() and body.isascii()):  # here are no number ('2_c7'), and the regex was a method call
         return None
     value = int(text)

@@ -12,15 +12,14 @@ without its StableHLO: which outputs the answer hangs on, and how to get a faith
 
 from __future__ import annotations
 
-import re
-
+from ..base.lazy_pattern import LazyPattern
 from ..ir.value import FrozenValue
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
     from typing import Any
 
-_JAX_NAME = re.compile(r"^(?:jit|pjit|xla_computation)_")
+_JAX_PREFIXES = ("jit_", "pjit_", "xla_computation_")  # a str test: no regex compiled at start-up (issue 36)
 _PLACEMENT_CALLS = frozenset({"annotate_device_placement", "MoveToHost", "MoveToDevice"})
 _KIND_ATTRS = ("arg_memory_spaces", "out_memory_spaces")
 
@@ -63,7 +62,7 @@ class MemoryKinds(FrozenValue):
 
 def _is_jax_lowering(module: Any) -> bool:
     attrs = module.frontend_attributes or {}
-    return bool(_JAX_NAME.match(module.name or "")) or any(k.startswith(("xla.sdy.", "mhlo.")) for k in attrs)
+    return (module.name or "").startswith(_JAX_PREFIXES) or any(k.startswith(("xla.sdy.", "mhlo.")) for k in attrs)
 
 
 def _layout_says(module: Any) -> bool:
@@ -126,17 +125,17 @@ def _reached_outputs(module: Any, placements: list[Any]) -> list[tuple[int, ...]
     return out
 
 
-_DUMP_NAME = re.compile(r"(?:^|/)module_\d+\.[^/]*$")
+_DUMP_NAME = LazyPattern(r"(?:^|/)module_\d+\.[^/]*$")
 
 
 def is_xla_dump(path: str | None) -> bool:
     """``module_0001.jit_f....txt``: written by ``--xla_dump_to``, whose entry layout is the
     compiler's (``S(5)`` where JAX asked for ``pinned_host``): the kinds are in the text."""
-    return bool(path and _DUMP_NAME.search(path.replace("\\", "/")))
+    return bool(path and "module_" in path and _DUMP_NAME.search(path.replace("\\", "/")))
 
 
-_HEADER_NAME = re.compile(r"^HloModule\s+(?:jit|pjit|xla_computation)_")
-_NO_ARGUMENTS = re.compile(r"entry_computation_layout=\{\(\)")
+_HEADER_NAME = LazyPattern(r"^HloModule\s+(?:jit|pjit|xla_computation)_")
+_NO_ARGUMENTS = LazyPattern(r"entry_computation_layout=\{\(\)")
 
 
 def kindless_jax_header(header: str) -> bool:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 
 from ..base.errors import HloParseError
+from ..base.lazy_pattern import LazyPattern
 from .hlo_lexicon import number_token_end
 from .reader import GAP, match_end
 
@@ -148,7 +149,7 @@ def scan_string(text: str, i: int, source: str) -> int:
 
 
 # absl::CUnescape, which XLA's lexer applies to every string literal.
-_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]*)|u([0-9a-fA-F]{0,4})|U([0-9a-fA-F]{0,8})|(.))", re.S)
+_ESCAPE = LazyPattern(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]*)|u([0-9a-fA-F]{0,4})|U([0-9a-fA-F]{0,8})|(.))", re.S)
 _SIMPLE_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92, "?": 63, "'": 39, '"': 34}
 
 
@@ -329,7 +330,7 @@ def parse_shape_index(raw: str) -> tuple[int, ...]:
     return tuple(int(x) for x in _INT_LIST.findall(raw))
 
 
-_ALIAS_ENTRY = re.compile(r"\{([\d,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}\s*(?:,\s*([A-Za-z\-]+)\s*)?\)")
+_ALIAS_ENTRY = LazyPattern(r"\{([\d,\s]*)\}\s*:\s*\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}\s*(?:,\s*([A-Za-z\-]+)\s*)?\)")
 
 
 def parse_aliasing(raw: str) -> list[tuple[tuple[int, ...], int, tuple[int, ...], str | None]]:
@@ -338,7 +339,7 @@ def parse_aliasing(raw: str) -> list[tuple[tuple[int, ...], int, tuple[int, ...]
             for m in _ALIAS_ENTRY.finditer(raw)]
 
 
-_DONOR = re.compile(r"\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}\s*\)")
+_DONOR = LazyPattern(r"\(\s*(\d+)\s*,\s*\{([\d,\s]*)\}\s*\)")
 
 
 def parse_buffer_donors(raw: str) -> list[tuple[int, tuple[int, ...]]]:

@@ -21,6 +21,7 @@ import os
 import re
 
 from ..base.errors import InputError
+from ..base.lazy_pattern import LazyPattern
 from ..ir.module import HloModule
 from ..ir.shape import Shape
 from ..ir.value import FrozenValue
@@ -188,7 +189,7 @@ def check_belongs(module: HloModule, text: str, path: str, source: str) -> None:
                      f"or move this one away)", path, line, col)
 
 
-_MLIR_MODULE = re.compile(r'^[ \t]*module[ \t]+@(?:"([^"\n]*)"|([\w.$-]+))', re.M)
+_MLIR_MODULE = LazyPattern(r'^[ \t]*module[ \t]+@(?:"([^"\n]*)"|([\w.$-]+))', re.M)
 
 
 def _check_names(module: HloModule, text: str, path: str, source: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ..base.lazy_pattern import LazyPattern
 from .reader import lex_int64
 
 HEADER_ATTRIBUTES = ("alias_passthrough_params", "allow_spmd_sharding_propagation_to_output",
@@ -20,7 +21,7 @@ HEADER_ATTRIBUTES = ("alias_passthrough_params", "allow_spmd_sharding_propagatio
 _BOOLS = frozenset({"is_scheduled", "alias_passthrough_params"})
 _INTS = frozenset({"replica_count", "num_partitions"})
 _BOOL_LISTS = frozenset({"allow_spmd_sharding_propagation_to_output", "allow_spmd_sharding_propagation_to_parameters"})
-_TOKEN = re.compile(r"\s*(?:(/\*.*?\*/)|([{}():,])|(-?[0-9]+)(?![A-Za-z0-9_.])|([A-Za-z_][A-Za-z0-9_.\-]*)|(\S))", re.S)
+_TOKEN = LazyPattern(r"\s*(?:(/\*.*?\*/)|([{}():,])|(-?[0-9]+)(?![A-Za-z0-9_.])|([A-Za-z_][A-Za-z0-9_.\-]*)|(\S))", re.S)
 
 
 class HeaderAttributeError(ValueError):

@@ -25,6 +25,7 @@ from array import array
 
 from ..base.collector import building
 from ..base.errors import HloParseError
+from ..base.lazy_pattern import LazyPattern
 from ..ir.module import FileLocation, HloModule, InputOutputAlias, ProgramShape, StackFrame
 from .attributes import parse_aliasing, parse_buffer_donors, parse_key_values, scan_string, unquote
 from .computation_reader import ComputationReader
@@ -38,9 +39,9 @@ from .shape_parser import read_shape, read_shape_list
 __all__ = ["KEYWORDS", "parse_module"]
 
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
-_TABLE_ROW = re.compile(r"\s*(\d{1,19})\s+(?=[\"{])")
+_TABLE_ROW = LazyPattern(r"\s*(\d{1,19})\s+(?=[\"{])")
 # Text that starts like a computation ('ENTRY main {', 'body.1 (p: f32[]) -> f32[] {'): a module without header.
-_COMPUTATION_START = re.compile(r"(?:ENTRY\s+)?(?:%[A-Za-z_][A-Za-z0-9_.\-]*|[A-Za-z_][A-Za-z0-9_.\-]*:?)\s*[({]")
+_COMPUTATION_START = LazyPattern(r"(?:ENTRY\s+)?(?:%[A-Za-z_][A-Za-z0-9_.\-]*|[A-Za-z_][A-Za-z0-9_.\-]*:?)\s*[({]")
 _SOURCE_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 _NOT_HLO_HINTS = (
@@ -56,7 +57,7 @@ _NOT_HLO_HINTS = (
 # What Python's \s takes as white space and XLA's lexer does not (it skips only ' ', \t, \n, \r).
 _NOT_XLA_SPACE = re.compile("[\v\f\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _ASCII_NOT_XLA_SPACE = "\v\f\x1c\x1d\x1e\x1f"
-_QUOTED_OR_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*|(' + _NOT_XLA_SPACE.pattern + ")", re.S)
+_QUOTED_OR_COMMENT = LazyPattern(r'"(?:[^"\\]|\\.)*"|/\*.*?\*/|//[^\n]*|(' + _NOT_XLA_SPACE.pattern + ")", re.S)
 
 
 def _check_white_space(text: str, source: str) -> None:

@@ -18,6 +18,7 @@ import sys
 from itertools import chain
 
 from ..base.errors import HloParseError
+from ..base.lazy_pattern import LazyPattern
 from ..ir.instruction import CALLED_COMPUTATION_ROLES, COMPILED, HloInstruction, OpMetadata
 from ..ir.opcode_rules import operand_count_error
 from ..ir.opcodes import CONSTANT, OPCODES_BY_SPELLING, PARAMETER, TUPLE, HloOpcode
@@ -297,9 +298,11 @@ _DECODED: Final = frozenset(("custom_call_target", "index", "kind", "frontend_at
 _COUNTED: Final = frozenset((HloOpcode.DYNAMIC_SLICE, HloOpcode.DYNAMIC_UPDATE_SLICE))  # operand_count_error's opcodes
 _PLAIN_INT_LIST = re.compile(r"\{(?:-?[0-9]+(?:,-?[0-9]+)*)?\}\Z")
 _PLAIN_SLICE = re.compile(r"\{(?:\[[0-9]+:[0-9]+(?::[0-9]+)?\](?:, \[[0-9]+:[0-9]+(?::[0-9]+)?\])*)?\}\Z")
-_PLAIN_FORMS: Final = {**dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), "slice": _PLAIN_SLICE,
-                "result_accuracy": VALUE_GRAMMARS["result_accuracy"][0]}
-"""The values of VALUE_GRAMMARS' attributes as printers write them; any other goes to the full reader."""
+_PLAIN_FORMS: Final[dict[str, re.Pattern[str] | LazyPattern]] = {
+    **dict.fromkeys(BRACED_INT64_LIST_ATTRIBUTES, _PLAIN_INT_LIST), "slice": _PLAIN_SLICE,
+    "result_accuracy": VALUE_GRAMMARS["result_accuracy"][0]}
+"""The values of VALUE_GRAMMARS' attributes as printers write them; any other goes to the full reader.
+(result_accuracy's pattern is compiled by the first such attribute: hardly any module has one.)"""
 
 
 def _attributes(p: ComputationReader, instr: HloInstruction, allowed: frozenset[str] | None, text: str,

@@ -32,16 +32,17 @@ from __future__ import annotations
 import re
 
 from ..base.errors import InputError
+from ..base.lazy_pattern import LazyPattern
 from ..ir.value import FrozenValue, fields_with
 from .module_sniff import BEGIN, HEADER, is_tensors_file  # re-exported: what a route asks of a file's first bytes
 
 END = "## END_GRAPH"
-_HEADER = re.compile(HEADER)  # module_sniff keeps it as text: a log's route imports no re
-_HEADER_LINE = re.compile(r"^\[\w+\][ \t]*$", re.M)
-_FRAME = re.compile(r"^\s+(.+?) \((.*):(\d{1,18})\)\s*$")
+_HEADER = LazyPattern(HEADER)  # module_sniff keeps it as text: a log's route imports no re
+_HEADER_LINE = LazyPattern(r"^\[\w+\][ \t]*$", re.M)
+_FRAME = LazyPattern(r"^\s+(.+?) \((.*):(\d{1,18})\)\s*$")
 """A Python frame of ``TensorsGraphInfo``; a line number past 18 digits is no frame (``int()`` of
 5,000 digits was an internal error of every command reading the file)."""
-_TRAILER = re.compile(r"^Graph Hash: ", re.M)
+_TRAILER = LazyPattern(r"^Graph Hash: ", re.M)
 
 
 class SavedGraph(FrozenValue):

@@ -29,6 +29,7 @@ import os
 import re
 
 from ..base.labels import label
+from ..base.lazy_pattern import LazyPattern
 from ..ir.record import MutableValue
 from ..syntax.module_sniff import hlo_header  # re-exported: the sniff is syntax's, a log's route needs no more
 
@@ -36,10 +37,12 @@ TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (
 if TYPE_CHECKING:
     from typing import Any
 
-_GPU_NAME = re.compile(r"(?:^|\.)(?:sm_\d+\.\d+[a-z]?_gpu|gpu|gfx\w+_gpu)_after_optimizations")
+_GPU_NAME = LazyPattern(r"(?:^|\.)(?:sm_\d+\.\d+[a-z]?_gpu|gpu|gfx\w+_gpu)_after_optimizations")
 """``sm_9.0a_gpu_after_optimizations`` (H100's sm_90a, jaxlib 0.10.2's XLA:GPU), ``sm_8.0_gpu_...``."""
-_CPU_NAME = re.compile(r"(?:^|\.)cpu_after_optimizations")
-_TPU_NAME = re.compile(r"\.cl_\d+\.")
+_CPU_NAME = LazyPattern(r"(?:^|\.)cpu_after_optimizations")
+_TPU_NAME = LazyPattern(r"\.cl_\d+\.")
+# The name patterns are compiled (LazyPattern) and tried only where a name holds their fixed part:
+# a module named otherwise (most) costs a substring test, not ~0.5 ms of compiling (issue 36).
 
 _TEXT_RULES: tuple[tuple[str, str], ...] = (
     # the evidence is a label key (provenance.*), put into words when found: a note in the reader's language
@@ -51,15 +54,15 @@ _TEXT_RULES: tuple[tuple[str, str], ...] = (
     ("cpu", "provenance.cpu_library_call"),  # custom_call_target="__onednn$..., lapack_..., xla.cpu....
 )
 """What the text can show (:func:`text_rules_matched`): each rule's platform and evidence."""
-_TILED_LAYOUT = re.compile(r"\{[\d,]*:[^}]*T\(\d")
+_TILED_LAYOUT = LazyPattern(r"\{[\d,]*:[^}]*T\(\d")
 _LITERAL_RULES = ((1, '"scoped_memory_configs"'), (4, '"operation_queue_id"'))
 _TARGET_RULES = ((2, 'tpu_custom_call"'), (3, r"__(?:cublas|cudnn|triton|gpu\$)"), (5, r"(?:__onednn\$|lapack_|xla\.cpu\.)"))
 """The custom-call target each rule looks for, after ``custom_call_target="``: no two can match at one place."""
 _OFFLOAD_MARKS = ("annotate_device_placement", "MoveToHost", "MoveToDevice", "_xla_buffer_placement")
-_TORCH_XLA_NAME = re.compile(r"HloModule\s+(?:SyncTensorsGraph|IrToHlo)\.\d+(?:[,\s]|$)")
+_TORCH_XLA_NAME = LazyPattern(r"HloModule\s+(?:SyncTensorsGraph|IrToHlo)\.\d+(?:[,\s]|$)")
 """PyTorch/XLA names its graphs ``SyncTensorsGraph.N`` (compiled by a sync, as ``--xla_dump_to``
 shows them) and ``IrToHlo.N`` (``_get_xla_tensors_hlo``, ``XLA_SAVE_TENSORS_FILE``)."""
-_TORCH_XLA_OP = re.compile(r'op_type="(?:xla__|aten__)')
+_TORCH_XLA_OP = LazyPattern(r'op_type="(?:xla__|aten__)')
 """Its ``XLA_HLO_DEBUG=1`` metadata: ``op_type="aten__mm"``, ``op_type="xla__device_data"``."""
 
 
@@ -125,9 +128,9 @@ def _header(text: str) -> str:
 
 
 def _from_name(base: str) -> tuple[str, str] | None:
-    if _CPU_NAME.search(base):
+    if "cpu_after_optimizations" in base and _CPU_NAME.search(base):
         return "cpu", label("provenance.dump_name", name=base)
-    if _GPU_NAME.search(base):
+    if "_after_optimizations" in base and _GPU_NAME.search(base):
         return "gpu", label("provenance.dump_name", name=base)
     return None
 
@@ -151,7 +154,7 @@ def _from_siblings(path: str) -> list[tuple[str, str]]:
     """What XLA dumped next to this file for the same module (``module_NNNN.`` prefix):
     the backend's own after-optimisations name first, then its code or environment files."""
     base = os.path.basename(path)
-    m = re.match(r"^(module_\d+\.)", base)
+    m = re.match(r"^(module_\d+\.)", base) if base.startswith("module_") else None
     if not m:
         return []
     named: list[tuple[str, str]] = []
@@ -166,9 +169,9 @@ def _from_siblings(path: str) -> list[tuple[str, str]]:
             break
         if name == base:
             continue
-        if _CPU_NAME.search(name):
+        if "cpu_after_optimizations" in name and _CPU_NAME.search(name):
             named.append(("cpu", label("provenance.cpu_dumped", name=name)))
-        elif _GPU_NAME.search(name):
+        elif "_after_optimizations" in name and _GPU_NAME.search(name):
             named.append(("gpu", label("provenance.gpu_dumped", name=name)))
         elif name.endswith("tpu_comp_env.txt"):
             named.append(("tpu", label("provenance.tpu_dumped", name=name)))
@@ -206,7 +209,7 @@ def detect(text: str, path: str | None = None) -> Provenance:
         hits.append(named)
     if path and os.path.isfile(path):
         hits.extend(_from_siblings(path))
-    if base and _TPU_NAME.search(base):
+    if ".cl_" in base and _TPU_NAME.search(base):
         hits.append(("tpu", label("provenance.tpu_dump_name", name=base)))
     for n in text_rules_matched(text):
         platform, key = _TEXT_RULES[n]
@@ -270,7 +273,10 @@ def _targets(numbers: tuple[int, ...]) -> re.Pattern[str]:
 def frontend_of(text: str) -> str | None:
     """``pytorch_xla`` when the module is a PyTorch/XLA graph (its name, or its metadata in the
     first 64 KiB); None otherwise (JAX's modules are told apart by :mod:`xladoctor.route.memory_kinds`)."""
-    if _TORCH_XLA_NAME.match(_header(text)) or _TORCH_XLA_OP.search(text, 0, 1 << 16):
+    header = _header(text)
+    if ("SyncTensorsGraph" in header or "IrToHlo" in header) and _TORCH_XLA_NAME.match(header):
+        return "pytorch_xla"
+    if text.find('op_type="', 0, 1 << 16) >= 0 and _TORCH_XLA_OP.search(text, 0, 1 << 16):
         return "pytorch_xla"
     return None
 

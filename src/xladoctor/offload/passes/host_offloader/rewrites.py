@@ -8,9 +8,9 @@ later walks see.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 
+from ....base.lazy_pattern import LazyPattern
 from ....ir.instruction import HloInstruction
 from ....ir.opcodes import (
     BITCAST,
@@ -37,7 +37,7 @@ from ..host_offload_utils import (
 from . import messages
 from .state import DEVICE_MEMORY_SPACE, OffloaderRun, memory_space
 
-_SLICE_RANGE = re.compile(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
+_SLICE_RANGE = LazyPattern(r"\[\s*(-?\d+)\s*:\s*(-?\d+)\s*(?::\s*(-?\d+)\s*)?\]")
 
 
 def compatible_ignoring_fp_precision(a: Shape, b: Shape) -> bool:
