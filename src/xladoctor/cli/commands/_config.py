@@ -65,9 +65,6 @@ def _not_a_file(path: str) -> str:
     return f"is a {kind}, not a file"
 
 
-_TOML_AT = r"\(at line (\d+), column (\d+)\)"  # compiled (and kept by re) for a bad file only
-
-
 def _load(path: str) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
@@ -86,9 +83,10 @@ def _load(path: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as e:
         import re  # here and below: every command with findings imports this module (re: ~25M instructions)
 
-        at = re.search(_TOML_AT, str(e))
+        toml_at = re.compile(r"\(at line (\d+), column (\d+)\)")  # for a bad file only (and kept by re)
+        at = toml_at.search(str(e))
         line, col = (int(at.group(1)), int(at.group(2))) if at else (1, 1)
-        why = re.sub(_TOML_AT, "", str(e)).strip()
+        why = toml_at.sub("", str(e)).strip()
         raise InputError(label("config.unreadable", why=why), path, line, col) from None
     except ValueError as e:  # an integer past int()'s 4,300 digits (`jobs = 999...`): tomllib lets it through
         raise InputError(label("config.unreadable", why=str(e).split(";")[0]), path, 1, 1) from None
