@@ -28,7 +28,6 @@ _KEEP = ("path", "kind", "findings", "note", "companion_of", "error", "verdict",
 _CHUNK = 1 << 20
 IN_MEMORY = 1 << 18
 """Bytes of a :class:`JsonSpool` kept in memory before it moves to a temporary file."""
-"""Pieces of the JSON encoder joined and written at once (:meth:`JsonSpool.add`): ~0.3 MB of text."""
 
 
 class Wanted(FrozenValue):
