@@ -73,7 +73,7 @@ from ...ir.opcodes import (
     TRANSPOSE,
     HloOpcode,
 )
-from ...ir.operands import WideOperands
+from ...ir.operands import first_operand, operands_of
 from ...ir.shape import Shape, default_layout
 from .hlo_pass_interface import HloPassInterface
 from .insertions import Insertions
@@ -149,7 +149,7 @@ def _may_rewrite(instr: HloInstruction) -> bool:
         return False
     if (op is ADD or op is MULTIPLY or op is DIVIDE) and _binary_rules_out(instr, op):
         return False  # most of a train step's candidates (1,600 of 2,300)
-    operands = _operands(instr)
+    operands = operands_of(instr)
     if op is ADD:  # a zero, a factoring (floats_are_real allows more), a reassociation
         return _add_of_zero(instr) is not None or _factoring(instr, True) is not None or \
             _reassociation(instr, op) is not None
@@ -263,11 +263,11 @@ def _integer_scalar(instr: HloInstruction) -> int | None:
 
 def _subtract_reassociation(outer: HloInstruction) -> tuple[int, int, HloInstruction, HloInstruction] | None:
     """``(C1, C2, C1's instruction, x)`` where :func:`_reassociated_subtract` rewrites ``outer``."""
-    inner, c2 = _operands(outer)
+    inner, c2 = operands_of(outer)
     second = _integer_scalar(c2)
     if second is None or inner.opcode is not SUBTRACT or len(inner.users) != 1:
         return None
-    c1, x = _operands(inner)
+    c1, x = operands_of(inner)
     first = _integer_scalar(c1)
     if first is None:
         return None
@@ -295,7 +295,7 @@ def _float_scalar(instr: HloInstruction) -> tuple[float, bool] | None:
     """``(value, broadcast)`` of a floating scalar constant, or of a broadcast of one."""
     broadcast = instr.opcode is BROADCAST
     if broadcast:
-        instr = _first_operand(instr)
+        instr = first_operand(instr)
     extra = instr._extra  # ``literal`` read from its store, as the property reads it
     literal = None if extra is None else extra.literal
     if instr.opcode is not CONSTANT or literal is None or not instr.shape.is_array or \
@@ -440,7 +440,7 @@ def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstructi
     if lhs.opcode is not MULTIPLY or rhs.opcode is not MULTIPLY or \
             lhs.user_count() != 1 or rhs.user_count() != 1:
         return None  # the multiplies would stay: no fewer multiplies
-    left, right = _operands(lhs), _operands(rhs)
+    left, right = operands_of(lhs), operands_of(rhs)
     for a, c in (left, left[::-1]):
         if c in right and (floats_are_real or add.shape.element_type.kind != "float" or _power_of_two(c)):
             b = right[1] if right[0] is c else right[0]
@@ -450,7 +450,7 @@ def _factoring(add: HloInstruction, floats_are_real: bool) -> tuple[HloInstructi
 
 def _transposes_a_product(transpose: HloInstruction) -> bool:
     """Whether :func:`_transposed_dot` rewrites ``transpose``."""
-    dot = _first_operand(transpose)
+    dot = first_operand(transpose)
     if dot.opcode is not DOT or dot.user_count() != 1 or len(transpose.shape.dimensions) != 2 or \
             transpose.attributes.get("dimensions", "").replace(" ", "") != "{1,0}":
         return False
@@ -479,15 +479,15 @@ def _transposed_dot(at: Insertions, transpose: HloInstruction) -> HloInstruction
 
 def _idempotent(outer: HloInstruction) -> HloInstruction | None:
     """``op(op(x, y), y)`` (any operand order) -> ``op(x, y)`` for ``op`` max or min."""
-    operands = _operands(outer)
+    operands = operands_of(outer)
     for inner, other in (operands, operands[::-1]):
-        if inner.opcode is outer.opcode and other in _operands(inner):
+        if inner.opcode is outer.opcode and other in operands_of(inner):
             return inner
     return None
 
 
 def _reshape_of_reshape(at: Insertions, outer: HloInstruction) -> HloInstruction | None:
-    inner = _first_operand(outer)
+    inner = first_operand(outer)
     if inner.opcode is not RESHAPE:
         return None
     source = inner.operands[0]
@@ -640,26 +640,9 @@ def _add_of_zero(add: HloInstruction) -> HloInstruction | None:
     return None
 
 
-def _operands(instr: HloInstruction) -> tuple[HloInstruction, ...]:
-    """``instr.operands`` read from the store in the caller's frame's stead: the stored tuple (two or more),
-    or the one operand kept bare in a tuple (the property is a Python call through the descriptor)."""
-    ops = instr._operands
-    if type(ops) is tuple:
-        return ops
-    return ops.as_tuple() if type(ops) is WideOperands else (ops,)  # type: ignore[return-value]
-
-
-def _first_operand(instr: HloInstruction) -> HloInstruction:
-    """``instr.operands[0]`` of a broadcast (one operand, kept bare in the store) without the property's call."""
-    ops = instr._operands
-    if type(ops) is tuple or type(ops) is WideOperands:
-        return instr.operands[0]
-    return ops  # type: ignore[return-value]
-
-
 def _is_all_zero(instr: HloInstruction) -> bool:
     while instr.opcode is BROADCAST:
-        instr = _first_operand(instr)
+        instr = first_operand(instr)
     extra = instr._extra  # ``literal`` read from its store, as the property reads it
     literal = None if extra is None else extra.literal
     if instr.opcode is not CONSTANT or literal is None or instr.shape.dimensions:

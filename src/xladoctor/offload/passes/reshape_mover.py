@@ -28,7 +28,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import BROADCAST, CLAMP, CONSTANT, CONVERT, RESHAPE, SELECT, HloOpcode
-from ...ir.operands import WideOperands
+from ...ir.operands import first_operand
 from ...ir.packed_fields import USERS
 from ...ir.shape import Shape, default_layout
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
@@ -81,14 +81,6 @@ def _readers(reshapes: list[HloInstruction]) -> set[HloInstruction]:
     return readers
 
 
-def _source(reshape: HloInstruction) -> HloInstruction:
-    """``reshape.operands[0]`` (or a broadcast's): its one operand, kept bare in the store, without the property's call."""
-    ops = reshape._operands
-    if type(ops) is tuple or type(ops) is WideOperands:
-        return reshape.operands[0]
-    return ops  # type: ignore[return-value]
-
-
 def _is_reshape(instr: HloInstruction) -> bool:
     return instr.opcode is RESHAPE
 
@@ -96,7 +88,7 @@ def _is_reshape(instr: HloInstruction) -> bool:
 def _scalar_broadcast(instr: HloInstruction) -> bool:
     if instr.opcode is not BROADCAST:
         return False
-    operand = _source(instr)
+    operand = first_operand(instr)
     return operand.shape.is_array and not operand.shape.dimensions
 
 
@@ -109,7 +101,7 @@ def _first_nontrivial_reshape(instr: HloInstruction) -> HloInstruction | None:
     operands = instr._operands  # the stored tuple (an elementwise op of two or more): no property call
     for operand in operands if type(operands) is tuple else instr.operands:
         if operand.opcode is RESHAPE:
-            source = _source(operand)
+            source = first_operand(operand)
             if not _trivially_reshaped(source) and tuple(operand.shape.dimensions) != tuple(source.shape.dimensions):
                 return operand
     return None
@@ -117,7 +109,7 @@ def _first_nontrivial_reshape(instr: HloInstruction) -> HloInstruction | None:
 
 def _equivalent(a: HloInstruction, b: HloInstruction) -> bool:
     return tuple(a.shape.dimensions) == tuple(b.shape.dimensions) and \
-        tuple(_source(a).shape.dimensions) == tuple(_source(b).shape.dimensions)
+        tuple(first_operand(a).shape.dimensions) == tuple(first_operand(b).shape.dimensions)
 
 
 def _is_candidate(instr: HloInstruction) -> bool:
@@ -159,7 +151,7 @@ def _move_candidates(module: HloModule, comp: HloComputation, candidates: list[H
 def _sink(module: HloModule, at: Insertions, instr: HloInstruction, gone: set[HloInstruction]) -> None:
     reshape = _first_nontrivial_reshape(instr)
     assert reshape is not None
-    inner_dims = tuple(_source(reshape).shape.dimensions)
+    inner_dims = tuple(first_operand(reshape).shape.dimensions)
     operands = [_inverse(module, at, instr, o, inner_dims) for o in instr.operands]
     shape = Shape.array(instr.shape.element_type, inner_dims, default_layout(len(inner_dims)))
     new = instr.clone_with_new_operands(shape, operands, module.unique_name(instr.name))
@@ -175,8 +167,8 @@ def _inverse(module: HloModule, at: Insertions, anchor: HloInstruction, operand:
     """``ApplyInverseRearrange``: ``operand`` in the reshape's input shape."""
     if tuple(operand.shape.dimensions) == dims:
         return operand
-    if _is_reshape(operand) and tuple(_source(operand).shape.dimensions) == dims:
-        return _source(operand)
+    if _is_reshape(operand) and tuple(first_operand(operand).shape.dimensions) == dims:
+        return first_operand(operand)
     if _scalar_broadcast(operand):  # reshape(broadcast(scalar)): AlgebraicSimplifier's broadcast
         new = HloInstruction(module.unique_name("broadcast"), BROADCAST,
                              Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
