@@ -55,7 +55,7 @@ def test_one_role_reads_as_a_dict_of_one_key():
     assert one == {"to_apply": [comps["add"]]} and {"to_apply": [comps["add"]]} == one
     assert one != {"to_apply": [comps["cond"]]} and one != {"body": [comps["add"]]}
     assert list(one) == ["to_apply"] and list(one.keys()) == ["to_apply"] and "to_apply" in one and "body" not in one
-    assert one["to_apply"] == [comps["add"]] and one.get("to_apply") is one["to_apply"]
+    assert one["to_apply"] == [comps["add"]] == one.get("to_apply")
     assert one.get("body") is None and one.get("body", []) == [] and list(one.values()) == [[comps["add"]]]
     assert dict(one) == dict(one.items()) == {"to_apply": [comps["add"]]}
     with pytest.raises(KeyError):
@@ -71,6 +71,23 @@ def test_several_roles_read_in_their_order():
     assert both["body"] == [comps["body"]] and both.get("to_apply") is None and "condition" in both
     assert [list(cs) for cs in both.values()] == [[comps["cond"]], [comps["body"]]]
     assert repr(both).startswith("Calls({'condition': [")
+
+
+def test_one_role_of_several_computations_keeps_its_list():
+    _, comps, _, _ = _calls()
+    listed = Calls({"branch_computations": [comps["add"], comps["body"]]})
+    assert listed["branch_computations"] == [comps["add"], comps["body"]] and len(listed) == 1
+    assert list(listed.items()) == [("branch_computations", [comps["add"], comps["body"]])]
+
+
+def test_called_computations_flatten_each_form_in_role_order():
+    module, comps, one, both = _calls()
+    entry = {i.name: i for i in module.entry.instructions}
+    assert entry["q"].called_computations == one.computations() == [comps["add"]]
+    assert entry["w"].called_computations == both.computations() == [comps["cond"], comps["body"]]
+    listed = Calls({"branch_computations": [comps["add"], comps["body"]]})
+    assert listed.computations() == [comps["add"], comps["body"]] and listed.computations() is not listed["branch_computations"]
+    assert module.callers_of(comps["add"]) == [entry["q"]] and module.callers_of(comps["body"]) == [entry["w"]]
 
 
 def test_calls_print_back_and_a_copy_compares_equal():

@@ -35,17 +35,19 @@ class Calls(Mapping[str, "list[HloComputation]"]):
     """Called computations by role, a read-only mapping (``role -> list``), read as rare fields that are
     all empty (see the module doc).
 
-    Not a ``dict``: a dict of one key is 184 bytes, and nearly every caller calls one computation under
-    one role (jax_entry: 10.5k per 100k instructions, one per computation), so that case is its two
-    fields (48 bytes), and only several roles (a ``while``, a ``conditional``) keep a dict.  Readers ask
-    it for ``get``, ``items``, ``values``, ``[role]``, ``in``, iteration (the roles) and truth, as they
-    asked the dict; it compares equal to a dict of the same calls."""
+    Not a ``dict``: a dict of one key is 184 bytes and its one-element list 64 more, and nearly every
+    caller calls one computation under one role (jax_entry: 10.5k per 100k instructions, one per
+    computation), so that case is two fields, the role and the computation itself (48 bytes; a list
+    of it is made per read, as readers never keep or edit one), one role of several computations keeps
+    its list, and only several roles (a ``while``, a ``conditional``) keep a dict.  Readers ask it for
+    ``get``, ``items``, ``values``, ``[role]``, ``in``, iteration (the roles) and truth, as they asked
+    the dict; it compares equal to a dict of the same calls."""
 
     __slots__ = ("_role", "_comps")
     _role: str | None
     """The one role; None where there are several (or none)."""
-    _comps: list[HloComputation] | dict[str, list[HloComputation]]
-    """The one role's computations, or the dict of every role's where ``_role`` is None."""
+    _comps: HloComputation | list[HloComputation] | dict[str, list[HloComputation]]
+    """The one role's one computation or its list, or the dict of every role's where ``_role`` is None."""
     literal: str | None = None
     frontend_attributes: Mapping[str, str] = NO_STRINGS
     output_to_operand_aliasing: Sequence[tuple[tuple[int, ...], int, tuple[int, ...]]] = ()
@@ -57,34 +59,47 @@ class Calls(Mapping[str, "list[HloComputation]"]):
 
     def __init__(self, called: Mapping[str, list[HloComputation]]) -> None:
         if len(called) == 1:
-            ((self._role, self._comps),) = called.items()
+            ((role, comps),) = called.items()
+            self._role, self._comps = role, comps[0] if len(comps) == 1 else comps
         else:
             self._role, self._comps = None, dict(called)
 
+    def computations(self) -> list[HloComputation]:
+        """Every computation called, in the roles' order, as a new list: ``called_computations``,
+        without a list per role (the passes ask it of every caller)."""
+        comps = self._comps
+        if type(comps) is list:
+            return comps[:]
+        if self._role is not None:
+            return [comps]  # type: ignore[list-item]
+        return [c for listed in comps.values() for c in listed]  # type: ignore[union-attr]
+
     def __getitem__(self, role: str) -> list[HloComputation]:
         if role == self._role:
-            return self._comps  # type: ignore[return-value]
+            comps = self._comps  # the one role's: a list of the one computation made per read
+            return comps if type(comps) is list else [comps]  # type: ignore[list-item]
         if self._role is None:
-            return self._comps[role]  # type: ignore[call-overload]
+            return self._comps[role]  # type: ignore[call-overload,index]
         raise KeyError(role)
 
     def get(self, role: str, default: list[HloComputation] | None = None  # type: ignore[override]
             ) -> list[HloComputation] | None:
         """The computations under ``role``, else ``default``."""
         if role == self._role:
-            return self._comps  # type: ignore[return-value]
+            comps = self._comps
+            return comps if type(comps) is list else [comps]  # type: ignore[list-item]
         if self._role is None:
-            return self._comps.get(role, default)  # type: ignore[union-attr]
+            return self._comps.get(role, default)  # type: ignore[union-attr,call-arg,return-value]
         return default
 
     def __contains__(self, role: object) -> bool:
-        return role == self._role or (self._role is None and role in self._comps)
+        return role == self._role or (self._role is None and role in self._comps)  # type: ignore[operator]
 
     def __iter__(self) -> Iterator[str]:
         return iter((self._role,) if self._role is not None else self._comps)  # type: ignore[arg-type]
 
     def __len__(self) -> int:
-        return 1 if self._role is not None else len(self._comps)
+        return 1 if self._role is not None else len(self._comps)  # type: ignore[arg-type]
 
     def keys(self) -> Iterable[str]:  # type: ignore[override]
         """The roles, in order (a tuple for one: no view made)."""
@@ -93,12 +108,16 @@ class Calls(Mapping[str, "list[HloComputation]"]):
     def values(self) -> Iterable[list[HloComputation]]:  # type: ignore[override]
         """Each role's computations, in order."""
         comps = self._comps
-        return (comps,) if self._role is not None else comps.values()  # type: ignore[return-value,union-attr]
+        if self._role is None:
+            return comps.values()  # type: ignore[union-attr]
+        return (comps if type(comps) is list else [comps],)  # type: ignore[list-item]
 
     def items(self) -> Iterable[tuple[str, list[HloComputation]]]:  # type: ignore[override]
         """``(role, computations)`` in order."""
-        role = self._role
-        return ((role, self._comps),) if role is not None else self._comps.items()  # type: ignore[return-value,union-attr]
+        role, comps = self._role, self._comps
+        if role is None:
+            return comps.items()  # type: ignore[union-attr]
+        return ((role, comps if type(comps) is list else [comps]),)  # type: ignore[list-item]
 
     def as_dict(self) -> dict[str, list[HloComputation]]:
         """A dict of the same calls (a new one)."""

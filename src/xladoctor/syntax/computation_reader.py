@@ -493,7 +493,7 @@ class ComputationReader(InstructionReader):
         # caller (jax_entry: one instruction in ten), kept for the module's life (issue 36 item 3).
         role = intern(role)
         if instr._extra is None:  # the first calls (most callers' only): no copy of the shared empty map
-            instr.set_called_computations(CALLS({role: comps[:]}))  # [:]: a list of its size, not append's 4 slots
+            instr.set_called_computations(CALLS({role: comps}))
             return
         called = dict(instr.called)  # replaced, not edited
         called[role] = called.get(role, []) + comps
