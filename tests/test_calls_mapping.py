@@ -61,6 +61,9 @@ def test_one_role_reads_as_a_dict_of_one_key():
     with pytest.raises(KeyError):
         one["body"]
     assert sys.getsizeof(one) < sys.getsizeof({"to_apply": None})  # why it is not a dict
+    assert list(filter(None, [None, one])) == [one] and not (not one)  # truth without __len__: never empty
+    with pytest.raises(ValueError):
+        Calls({})
 
 
 def test_several_roles_read_in_their_order():

@@ -56,8 +56,14 @@ class Calls(Mapping[str, "list[HloComputation]"]):
     metadata: OpMetadata | object | None = UNDECODED
     number: int | str | None = None
     __hash__ = None  # type: ignore[assignment]  # as the dict it stands for
+    __bool__ = True.__bool__
+    """True, without a Python call: a Calls is never empty (the constructor refuses none), and a bound
+    C method as ``__bool__`` is called with no arguments (``__len__`` was a Python call per truth
+    test, and the walks test every rare-fields slot: hlo_dce's ``filter(None, ...)``)."""
 
     def __init__(self, called: Mapping[str, list[HloComputation]]) -> None:
+        if not called:
+            raise ValueError("no calls: an instruction that calls nothing holds no Calls")
         if len(called) == 1:
             ((role, comps),) = called.items()
             self._role, self._comps = role, comps[0] if len(comps) == 1 else comps

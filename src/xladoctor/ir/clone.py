@@ -135,7 +135,7 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
         if extra is not None and extra.control_predecessors:
             i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]
         called = None if extra is None else extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline
-        if called is not None and (type(called) is CALLS or called) and (not replaced or instr not in replaced):  # no __len__ call
+        if called and (not replaced or instr not in replaced):
             i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in called.items()})
 
 

@@ -14,8 +14,7 @@ custom calls without that flag first.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import partial
-from operator import attrgetter, is_not
+from operator import attrgetter
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import COMPILED, HloInstruction
@@ -43,8 +42,6 @@ keeping them is the safe side); custom calls by their flag (:func:`_removable_ki
 
 _EXTRA: Final = attrgetter("_extra")
 _CONTROL_SLOT: Final = attrgetter("control_predecessors")  # of a RareFields: a slot
-_SOME: Final = partial(is_not, None)
-"""Whether a rare-fields slot holds anything, tested in C: a ``Calls``' truth is its Python ``__len__``."""
 
 
 _SIDE_EFFECT_FLAG: Final = "custom_call_has_side_effect"
@@ -120,7 +117,7 @@ def has_control_edges(comp: HloComputation) -> bool:
             if extra is not None and type(extra) is not CALLS and extra.control_predecessors:
                 return True
         return False
-    return any(map(_CONTROL_SLOT, filter(_SOME, map(_EXTRA, comp.instructions))))
+    return any(map(_CONTROL_SLOT, filter(None, map(_EXTRA, comp.instructions))))
 
 
 def dead_code(comp: HloComputation) -> list[HloInstruction]:
