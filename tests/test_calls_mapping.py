@@ -61,9 +61,14 @@ def test_one_role_reads_as_a_dict_of_one_key():
     with pytest.raises(KeyError):
         one["body"]
     assert sys.getsizeof(one) < sys.getsizeof({"to_apply": None})  # why it is not a dict
-    assert list(filter(None, [None, one])) == [one] and not (not one)  # truth without __len__: never empty
     with pytest.raises(ValueError):
-        Calls({})
+        Calls({})  # never empty: so true without asking its length
+
+
+def test_truth_asks_no_length(monkeypatch):
+    _, _, one, both = _calls()
+    monkeypatch.setattr(Calls, "__len__", lambda self: 1 // 0)  # a Python call per truth test was the cost
+    assert bool(one) and bool(both) and list(filter(None, [None, one, None])) == [one]
 
 
 def test_several_roles_read_in_their_order():
