@@ -24,8 +24,9 @@ compiled code calling interpreted code pays Python's call protocol both ways.  b
 
 Left out, each for a reason:
 
-* ``ir/users.py`` (a ``list`` subclass), ``ir/calls.py`` (a ``dict`` subclass: an instruction's
-  calls where it has no other rare field) and ``ir/module.py`` (copied through ``vars()`` by
+* ``ir/users.py`` (a ``list`` subclass), ``ir/calls.py`` (a ``Mapping`` read through Python's protocol
+  by code that read the ``dict`` subclass it was: an instruction's calls where it has no other rare
+  field; not measured compiled) and ``ir/module.py`` (copied through ``vars()`` by
   ``ir/clone.py``): a native class can be neither.  Compiled as ordinary classes
   (``mypyc_attr(native_class=False)``, methods compiled) they gave the same answers and no
   measurable gain (the methods are still called through Python's protocol); a native class

@@ -25,15 +25,19 @@ def caller_index(computations: list[HloComputation]) -> dict[HloComputation, Hlo
             extra = instr._extra  # ``called``'s store, read without the property: every instruction
             if extra is None:
                 continue
-            calls = extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline (a Python call per instruction)
-            if calls:
-                for comps in calls.values():  # called_computations' order, without its list
-                    for called in comps:
-                        held = index.get(called)
-                        if held is None:
-                            index[called] = instr
-                        elif isinstance(held, list):
-                            held.append(instr)
-                        else:
-                            index[called] = [held, instr]
+            if type(extra) is CALLS:  # the calls alone (most callers): their flat list, one call
+                comps = extra.computations()
+            else:  # rare_fields.calls_in, inline (a Python call per instruction)
+                calls = extra.called
+                if not calls:
+                    continue
+                comps = [k for listed in calls.values() for k in listed]
+            for called in comps:  # called_computations' order
+                held = index.get(called)
+                if held is None:
+                    index[called] = instr
+                elif isinstance(held, list):
+                    held.append(instr)
+                else:
+                    index[called] = [held, instr]
     return index

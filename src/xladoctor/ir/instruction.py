@@ -442,10 +442,10 @@ class HloInstruction(PackedFieldAccess):
         extra = self._extra  # ``called``'s store, read without the property
         if extra is None:  # most instructions call nothing; the passes ask every one
             return []
-        called = extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline: asked per instruction
-        if not called:
-            return []
-        return [c for comps in called.values() for c in comps]
+        if type(extra) is CALLS:  # the calls alone (most callers): their own flat list, one call
+            return extra.computations()
+        called = extra.called  # RareFields' (the calls beside other fields), read as rare_fields.calls_in
+        return [c for comps in called.values() for c in comps] if called else []
 
     def operand_indices(self, operand: HloInstruction) -> list[int]:
         """Every operand slot holding ``operand`` (an instruction may be used twice)."""

@@ -489,9 +489,12 @@ class ComputationReader(InstructionReader):
                 raise self.error(f"computation does not exist: {n} ({role}= must name a computation defined "
                                  "earlier in the module, as XLA requires)", pos)
             comps.append(c)
-        called = dict(instr.called)  # replaced, not edited: an instruction without calls shares one empty map
         # The role as a key every caller shares: the text's own 'to_apply' was a 57-byte string a
         # caller (jax_entry: one instruction in ten), kept for the module's life (issue 36 item 3).
         role = intern(role)
+        if instr._extra is None:  # the first calls (most callers' only): no copy of the shared empty map
+            instr.set_called_computations(CALLS({role: comps}))
+            return
+        called = dict(instr.called)  # replaced, not edited
         called[role] = called.get(role, []) + comps
         instr.set_called_computations(called)
