@@ -7,7 +7,6 @@ would (tests/test_name_uniquer.py compares them on random runs)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from operator import attrgetter
 
 from ..base.sized_sets import add_sized
 from .name_uniquer import _TYPE_NAMES, NameUniquer, _LayeredUniquer, _split
@@ -224,7 +223,7 @@ class InstructionNames:
         copied computation joining the module): a plain name needs no entry of its own."""
         live = self._live
         if not _COMPILED and self._full is None:  # compiled, the loop below is the native one
-            names = list(map(_NAME, instrs))
+            names = [instr.name for instr in instrs]
             if _all_own_keys(names):  # every name its own key: no claim, the live table is the map
                 live.update(zip(names, instrs))
                 return
@@ -299,13 +298,11 @@ def _all_own_keys(names: list[str]) -> bool:
     """Whether every one of ``names`` is :func:`_own_key`, tested by C over all of them at once: a
     ``.0`` or ``.-`` inside a name, or a ``__`` after the separator (a name that starts with it),
     is in the joined text only if a name holds it (the separator is neither ``.``, ``0``, ``-``
-    nor ``_``).  A copy of a module claims each of its names (:meth:`InstructionNames.claim_each_live`):
-    the test per name was ~2% of an offload analysis of a train step (issue 36)."""
+    nor ``_``).  Why: a copy of a module claims each name it keeps (:meth:`InstructionNames.claim_each_live`),
+    and the test of each, a slice and three searches in Python, was ~0.6% of the instructions of an
+    offload call on a train step (issue 36)."""
     joined = "\n" + "\n".join(names)
     return ".0" not in joined and ".-" not in joined and "\n__" not in joined and _TYPE_NAMES.isdisjoint(names)
-
-
-_NAME: Final = attrgetter("name")
 
 
 def _own_key(name: str) -> bool:
