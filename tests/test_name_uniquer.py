@@ -441,3 +441,35 @@ def test_names_taken_line_by_line_with_either_underscore_test(compiled: bool, mo
         want = [plain.unique(i.name) for i in batch]
         _take_join(names, batch)
         assert [i.name for i in batch] == want, name
+
+
+_OWN_KEY_CASES = ["a", "add.1", "x.10", "x.0", "x.01", "a.1.0", "a.-1", "__x", "__xla_y", "_x", "a__b", "f32",
+                  "f32_", "tuple", "pred", "b.0a", "q-.0", "name.-", "s.20"]
+
+
+def test_all_own_keys_answers_as_own_key_of_each():
+    """The test of a whole copy's names at once (claim_each_live's) is :func:`_own_key` of each: any
+    one name that is not its own key makes it false, wherever it stands."""
+    from xladoctor.ir.instruction_names import _all_own_keys, _own_key
+
+    rng = random.Random(7)
+    for _ in range(300):
+        names = rng.sample(_OWN_KEY_CASES, rng.randint(0, 5))
+        assert _all_own_keys(names) == all(_own_key(n) for n in names), names
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_claim_each_live_claims_as_claim_of_each(compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """claim_each_live (all own keys at once in pure Python, by name compiled) leaves the uniquer
+    answering as claim() of each name one by one did, plain names and others mixed."""
+    from xladoctor.ir import instruction_names
+
+    monkeypatch.setattr(instruction_names, "_COMPILED", compiled)
+    for batch_names in (["a", "add.1", "x.10"], ["a", "x.0", "add.1"], ["__x", "b"], ["f32", "c.2"]):
+        fast, each = InstructionNames(), InstructionNames()
+        batch = [_Named(n) for n in batch_names]
+        fast.claim_each_live(batch)
+        for n in batch_names:
+            each.claim(n)
+        asked = ["a", "add.1", "x.10", "x", "x.0", "__x", "b", "f32", "c.2", "add"]
+        assert [fast.unique(n) for n in asked] == [each.unique(n) for n in asked], batch_names

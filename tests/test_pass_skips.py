@@ -190,7 +190,9 @@ def test_insertions_place_as_insert_before_does(anchors):
             made[f"new{k}"] = new
             new.operands = [listed[0]]
         if at is not None:
+            assert {i.name for i in at.inserted()} == {n.name for n in made.values()}
             at.place()
+            assert not at.inserted() and all(i.parent is comp for i in comp.instructions)
         placed.append(_state(module))
     assert placed[0] == placed[1]
     assert "inserted" in placed[1]

@@ -38,7 +38,7 @@ from __future__ import annotations
 from ...base.errors import InputError
 from ...base.labels import label
 from ...ir.computation import HloComputation
-from ...ir.instruction import HloInstruction
+from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import ASYNC_START, PARAMETER, HloOpcode
 from ...ir.rare_fields import CALLS, calls_in
@@ -236,11 +236,16 @@ class _Inliner:
     def _move(body: list[HloInstruction], mapping: dict[HloInstruction, HloInstruction],
               caller: HloComputation) -> list[HloInstruction]:
         """Single call site: the callee's instructions move, names and all."""
+        # The operands read once, tested against the parameters by the keys' own disjointness test
+        # in pure Python (C, no generator per instruction; compiled, the generator is the native
+        # loop, and the view's method two generic calls); the control edges read from the rare
+        # fields, which most instructions do not have (the property is a call per instruction).
         for instr in body:
             caller.adopt(instr)
-            if any(o in mapping for o in instr.operands):
-                instr.operands = tuple([mapping.get(o, o) for o in instr.operands])
-            if instr.control_predecessors:
+            operands = instr.operands
+            if any(o in mapping for o in operands) if COMPILED else not mapping.keys().isdisjoint(operands):
+                instr.operands = tuple([mapping.get(o, o) for o in operands])
+            if instr._extra is not None and instr.control_predecessors:
                 instr.control_predecessors = [p for p in instr.control_predecessors if p not in mapping]
         return body
 

@@ -40,9 +40,10 @@ def forward_tuple_elements(module: HloModule) -> int:
         if not folds_tuples(comp):
             continue  # nothing to fold
         order = comp.post_order()
+        gte, tup_op = GET_TUPLE_ELEMENT, TUPLE  # locals: tested for every instruction of the order, twice
         for instr in order:
-            if instr.opcode is GET_TUPLE_ELEMENT and instr.operands \
-                    and instr.operands[0].opcode is TUPLE and instr.tuple_index is not None:
+            if instr.opcode is gte and instr.operands \
+                    and instr.operands[0].opcode is tup_op and instr.tuple_index is not None:
                 tup = instr.operands[0]
                 instr.replace_all_uses_with(tup.operands[instr.tuple_index])
                 folded += 1
@@ -50,9 +51,11 @@ def forward_tuple_elements(module: HloModule) -> int:
         # post order before the folding, which still has every operand before its users (a fold
         # gives a user an operand that was already among its operands' operands), so the set
         # found is the one a fresh post order gives (each is decided once all its users are).
+        # The users tested by the set's own subset test (C), not a generator per tuple or element.
+        root = comp.root
         for instr in reversed(order):
-            if instr is not comp.root and instr.opcode in (GET_TUPLE_ELEMENT, TUPLE) \
-                    and all(u in dead for u in instr.users):
+            op = instr.opcode
+            if (op is gte or op is tup_op) and instr is not root and instr.users_within(dead):
                 dead.add(instr)
         if dead:
             # Stable removal: the folded values' users keep the order the real compiler's
