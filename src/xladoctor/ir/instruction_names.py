@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..base.sized_sets import add_sized
+from ..base.sized_sets import CHUNK, add_sized
 from .name_uniquer import _TYPE_NAMES, NameUniquer, _LayeredUniquer, _split
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
@@ -259,14 +259,18 @@ class InstructionNames:
         that is its own key) without a call per name: the offload analysis gives back ~26k left-out
         names on ``jax_entry`` at 100k instructions."""
         based = self._base
-        unbased: list[str] = []  # entered at once, the set sized (base/sized_sets.py): added one at a
-        # time, jax_entry's 26k at 100k instructions took 2 MiB, held through the analysis' passes
+        unbased: list[str] = []  # entered CHUNK at a time, the set sized (base/sized_sets.py): added one at
+        # a time, jax_entry's 26k at 100k instructions took 2 MiB, held through the analysis' passes; a
+        # list of all of them beside it was the inliner's peak (210k names at 1M)
         for name in names:
             if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
                     and name not in _TYPE_NAMES:
                 self._seen.pop(name, None)  # _plain_key(name) is name itself
                 if based:
                     unbased.append(name)
+                    if len(unbased) == CHUNK:
+                        add_sized(self._unbased, unbased)
+                        unbased = []
             else:
                 if unbased:  # before release() may hand the set to the full uniquer
                     add_sized(self._unbased, unbased)
