@@ -258,19 +258,20 @@ class InstructionNames:
         """:meth:`release` of each of ``names`` (a dropped computation's), the plain case (a name
         that is its own key) without a call per name: the offload analysis gives back ~26k left-out
         names on ``jax_entry`` at 100k instructions."""
+        for start in range(0, len(names), CHUNK):  # (a list of all of them beside the set was the
+            self._release_plain(names[start:start + CHUNK])  # inliner's peak: 210k names at jax_entry 1M)
+
+    def _release_plain(self, names: list[str]) -> None:
+        """:meth:`release_each` of a few thousand names (``CHUNK``)."""
         based = self._base
-        unbased: list[str] = []  # entered CHUNK at a time, the set sized (base/sized_sets.py): added one at
-        # a time, jax_entry's 26k at 100k instructions took 2 MiB, held through the analysis' passes; a
-        # list of all of them beside it was the inliner's peak (210k names at 1M)
+        unbased: list[str] = []  # entered at once, the set sized (base/sized_sets.py): added one at a
+        # time, jax_entry's 26k at 100k instructions took 2 MiB, held through the analysis' passes
         for name in names:
             if self._full is None and name[:2] != "__" and ".0" not in name and ".-" not in name \
                     and name not in _TYPE_NAMES:
                 self._seen.pop(name, None)  # _plain_key(name) is name itself
                 if based:
                     unbased.append(name)
-                    if len(unbased) == CHUNK:
-                        add_sized(self._unbased, unbased)
-                        unbased = []
             else:
                 if unbased:  # before release() may hand the set to the full uniquer
                     add_sized(self._unbased, unbased)
