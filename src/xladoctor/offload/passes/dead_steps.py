@@ -110,7 +110,7 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     alone = orders is not None and one_parameter
     n_dead = len(dead)
     kept = _kept_of_entry(entry, dead, steps, left_out[entry.name]) if alone else None
-    model = _model(entry, dead, (n_dead, n_markers), walks, callees, markers, orders, alone)
+    model = _model(entry, dead, (n_dead, n_markers), walks, (steps, callees), markers, orders, alone)
     markers.clear()  # (the model's reads, done with: 5 MiB at 1M, freed before ``dead`` grows)
     if model is not None:
         if kept is None:
@@ -273,7 +273,7 @@ def _kept_of_entry(entry: HloComputation, dead: set[HloInstruction], calls: list
 
 
 def _model(entry: HloComputation, dead: set[HloInstruction], counts: tuple[int, int], walks: _Walks,
-           callees: list[HloComputation], markers: dict[HloInstruction, HloInstruction],
+           calls: tuple[list[HloInstruction], list[HloComputation]], markers: dict[HloInstruction, HloInstruction],
            orders: list[tuple[HloInstruction, ...]] | None, alone: bool) -> DeadSteps | None:
     """The stand-ins: each call's live operands in the rebuild's first-visit order, and what the
     DCE after inlining removes from each step, in its post order.  ``dead`` (the calls and what
@@ -291,7 +291,7 @@ def _model(entry: HloComputation, dead: set[HloInstruction], counts: tuple[int, 
     n_dead, n_markers = counts
     if alone:  # the markers let go before the stand-ins are made (105k at jax_entry 1M, 5 MiB at the model's peak)
         markers.clear()
-    placed = _stand_ins(walks, steps, callees)  # (walks emptied: each walk's live values are its
+    placed = _stand_ins(walks, steps, calls)  # (walks emptied: each walk's live values are its
     # stand-in's operands now, the same tuples)
     # ShardingRemover has replaced the dead markers by their operands before that DCE: each is
     # read as the value under its markers (a callee's parameter as its call's operand, so read,
@@ -322,10 +322,11 @@ rebuild's walks from them emit but the calls.  Two lists, not a tuple per step (
 1M instructions, 3 MiB at the model's peak)."""
 
 
-_Walks = list[tuple[HloInstruction, int, tuple[HloInstruction, ...]]]
-"""Each dead call, how many dead instructions the rebuild's walk from it emits (it last), and the
-live values that walk first reaches, in order (a tuple as soon as the walk ends: 5k dicts held
-through the walks were the analysis' peak on ``jax_entry`` at 100k)."""
+_Walks = tuple[list[int], list[tuple[HloInstruction, ...]]]
+"""For each dead call (the steps, in order): how many dead instructions the rebuild's walk from it
+emits (it last), and the live values that walk first reaches, in order (a tuple as soon as the
+walk ends: 5k dicts held through the walks were the analysis' peak on ``jax_entry`` at 100k).  Two
+lists, not a tuple per call (52k at jax_entry 1M, 3 MiB at the finder's peak)."""
 
 
 _Walked = tuple[set[HloInstruction], _Walks, dict[HloInstruction, HloInstruction], list[tuple[HloInstruction, ...]],
@@ -333,17 +334,18 @@ _Walked = tuple[set[HloInstruction], _Walks, dict[HloInstruction, HloInstruction
 """What :func:`_closure_walks` finds: the dead code (the calls and what dies with them), the walks,
 the dead ``Sharding`` markers (each with its operand), each walk's post order but markers and call,
 how many markers."""
-_UNCOVERED: Final[_Walked] = (set(), [], {}, [], 0)
+_UNCOVERED: Final[_Walked] = (set(), ([], []), {}, [], 0)
 """What :func:`_closure_walks` gives where the model does not cover the dead code (compared by identity)."""
 
 
 def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction]) -> _Walks:
     """The rebuild's post order from each call in text order (each an unused start), through ``dead``."""
     visited: set[HloInstruction] = set()
-    walks: _Walks = []
+    walks: _Walks = ([], [])
     for call in calls:
         n_emitted, reached = _post_order_through(call, dead, visited)
-        walks.append((call, n_emitted, tuple(reached)))
+        walks[0].append(n_emitted)
+        walks[1].append(tuple(reached))
     return walks
 
 
@@ -393,7 +395,8 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     (:func:`_removal_walks` reads a one-parameter step's removal order from it)."""
     dead = set(calls)  # also what the walks visited: each is visited as it is found dead
     counted: list[HloInstruction] = []
-    walks: _Walks = []
+    emitted: list[int] = []
+    reached: list[tuple[HloInstruction, ...]] = []
     orders: list[tuple[HloInstruction, ...]] = []
     lives: set[HloInstruction] = set()
     markers: dict[HloInstruction, HloInstruction] = {}
@@ -410,7 +413,8 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
             return _UNCOVERED
         live, order = walked
         # What it emits: the order, the markers (left out of it) and the call.
-        walks.append((call, len(order) + len(markers) - n_markers + 1, tuple(live)))
+        emitted.append(len(order) + len(markers) - n_markers + 1)
+        reached.append(tuple(live))
         orders.append(tuple(order))  # (held to the DCE after inlining: a list each was 1.8 MiB more at jax_entry 1M)
         lives.update(live)
         if count_markers:
@@ -418,7 +422,7 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
             markers.clear()
     if not _edge_covered(calls, lives, dead, gone):
         return _UNCOVERED
-    return dead, walks, markers, orders, counted_markers + len(markers)
+    return dead, (emitted, reached), markers, orders, counted_markers + len(markers)
 
 
 _STEP_UNCOVERED: Final[tuple[dict[HloInstruction, None], list[HloInstruction]]] = ({}, [])
@@ -538,22 +542,19 @@ def _edge_covered(calls: list[HloInstruction], lives: set[HloInstruction], dead:
     return _frontier_covered(lives, dead, gone)
 
 
-def _stand_ins(walks: _Walks, steps: DeadSteps, callees: list[HloComputation]) -> _Placed:
+def _stand_ins(walks: _Walks, steps: DeadSteps, calls: tuple[list[HloInstruction], list[HloComputation]]) -> _Placed:
     """Each call's stand-in (:attr:`DeadSteps.stand_ins`): its walk's live values are its operands.
-    ``walks`` is emptied, each as its stand-in is made; ``callees``: each walk's call's, in order."""
-    calls: list[HloInstruction] = []
+    ``walks`` is emptied; ``calls``: the steps' calls and callees, each walk's, in order."""
     emitted = 0
-    walks.reverse()  # each walk let go as its stand-in is made (52k at jax_entry 1M, at the model's peak)
-    while walks:
-        call, n_emitted, live = walks.pop()
-        callee = callees[len(calls)]
+    for call, callee, n_emitted, live in zip(calls[0], calls[1], walks[0], walks[1]):
         body_root = callee.root
         assert body_root is not None
         # A bare instruction: only its name, its place and what it reads are ever looked at.
         steps.stand_ins[call] = (HloInstruction(body_root.name, body_root.opcode, body_root.shape), live)
-        calls.append(call)
         emitted += n_emitted - 1
-    return calls, callees, emitted
+    walks[0].clear()
+    walks[1].clear()
+    return calls[0], calls[1], emitted
 
 
 def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloInstruction] | None) -> int:
