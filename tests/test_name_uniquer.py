@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from xladoctor.base.sized_sets import CHUNK
 from xladoctor.ir.instruction_names import InstructionNames
 from xladoctor.ir.name_uniquer import NameUniquer
 
@@ -335,6 +336,28 @@ def test_release_each_is_release_of_each(full_first):
         probes = names + ["a.2", "b", "g", "x"]
         assert [one.taken(n) for n in probes] == [bulk.taken(n) for n in probes]
         assert [one.unique(n) for n in probes] == [bulk.unique(n) for n in probes]
+
+
+@pytest.mark.parametrize("odd_at", [None, 10, CHUNK - 1, CHUNK, CHUNK + 5])
+def test_release_each_past_a_chunk_is_release_of_each(odd_at):
+    """``release_each`` of more names than it enters at once (``CHUNK``) from a copy that took a
+    module's names at once, a name only the full form takes at ``odd_at`` (the full uniquer takes
+    over there, mid-list), answers as one ``release`` per name."""
+    from xladoctor.ir.names import NameTable
+    names = [f"n{k}" for k in range(2 * CHUNK + 100)]
+    source = InstructionNames(NameTable())
+    source.unique_each_live([_Named(n) for n in names])
+    one, bulk = InstructionNames(NameTable()), InstructionNames(NameTable())
+    assert one.claim_all_of(source) and bulk.claim_all_of(source)
+    released = names[3:-7]
+    if odd_at is not None:
+        released.insert(odd_at, "__odd")
+    for name in released:
+        one.release(name)
+    bulk.release_each(released)
+    probes = names + ["n", "n0.1", "x"]
+    assert [one.taken(n) for n in probes] == [bulk.taken(n) for n in probes]
+    assert [one.unique(n) for n in probes[::97]] == [bulk.unique(n) for n in probes[::97]]
 
 
 def test_a_copy_taking_a_modules_names_at_once_answers_as_one_claiming_each():

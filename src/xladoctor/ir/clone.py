@@ -85,12 +85,13 @@ def clone_module(module: HloModule, keep: Mapping[HloComputation, list[HloInstru
     _claim_left_out(module, new, keep or {}, replaced.keys(), leave_out_computations)
     for instrs, mine in zip(kept, copies):
         _link(instrs, mine, instr_map, comp_map, replaced)
+    roots = [instr_map.get(comp.root) if comp.root is not None else None for comp in copied]
+    instr_map.clear()  # (one entry per instruction copied: let go before the name tables below are made)
     # The graph is complete before the computations join the module, which indexes names
     # and calls as they come.
-    for comp, mine in zip(copied, copies):
+    for comp, mine, root in zip(copied, copies, roots):
         c2 = comp_map[comp]
         c2.add_instructions(mine)
-        root = instr_map.get(comp.root) if comp.root is not None else None
         if root is not None:
             c2.set_root_instruction(root)
         add_computation(new, c2)  # (HloModule.add_computation's work, called natively compiled)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..base.sized_sets import add_sized
+from ..base.sized_sets import CHUNK, add_sized
 from .name_uniquer import _TYPE_NAMES, NameUniquer, _LayeredUniquer, _split
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
@@ -263,6 +263,11 @@ class InstructionNames:
         """:meth:`release` of each of ``names`` (a dropped computation's), the plain case (a name
         that is its own key) without a call per name: the offload analysis gives back ~26k left-out
         names on ``jax_entry`` at 100k instructions."""
+        for start in range(0, len(names), CHUNK):  # (a list of all of them beside the set was the
+            self._release_plain(names[start:start + CHUNK])  # inliner's peak: 210k names at jax_entry 1M)
+
+    def _release_plain(self, names: list[str]) -> None:
+        """:meth:`release_each` of a few thousand names (``CHUNK``)."""
         based = self._base
         unbased: list[str] = []  # entered at once, the set sized (base/sized_sets.py): added one at a
         # time, jax_entry's 26k at 100k instructions took 2 MiB, held through the analysis' passes

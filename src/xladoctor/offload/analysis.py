@@ -19,7 +19,7 @@ from .later_failures import predict_later_failures
 from .no_start import has_no_offload_start, inlined_call_names
 from .passes.analysis_context import DeadSteps, DeadStepsInexact
 from .passes.call_inliner import looks_pre_optimization
-from .passes.dead_steps import find_dead_steps
+from .passes.dead_steps import find_dead_steps, stand_in_calls
 from .passes.hlo_dce import dead_code, dead_code_counted, has_control_edges
 from .passes.host_offload_legalize import LegalizeResult
 from .passes.host_offloader import OffloadOptions
@@ -194,6 +194,7 @@ def lean_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dic
     keep[entry] = steps.kept  # without the dead steps and the rebuild's dead code
     copy = clone_module(module, keep, steps.stand_ins, taken)
     steps.kept = []  # read by the copy only: not held through the pipeline
+    stand_in_calls(steps)
     return copy, left_out, steps
 
 

@@ -9,7 +9,7 @@ each such pass when it is made; the passes later in the run and the analysis rea
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
@@ -97,7 +97,7 @@ class DeadSteps:
     then: only the copy reads it)."""
     calls: dict[str, str]
     """A stand-in's name (the callee root's) -> the call it stands for (CallInliner names it)."""
-    removals: dict[str, list[HloInstruction]]
+    removals: dict[str, Sequence[HloInstruction]]
     """A stand-in's name -> the input instructions the DCE after inlining removes in its place,
     in that DCE's post order (its removal order is the reverse).  That DCE takes each out as it
     reports it."""
