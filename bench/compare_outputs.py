@@ -4,7 +4,8 @@
     python bench/compare_outputs.py diff A_DIR B_DIR # exit 1 and name each module whose output differs
 
 The corpus is tests/hlo_corpus.py's (bundled examples, tests/data/offload) plus 200 modules
-bench/offload_gen.py builds from seeds 0..199, plus bench/ir_shapes.py's shapes at small sizes.  User order decides which walk XLA reports
+bench/offload_gen.py builds from seeds 0..199, plus bench/ir_shapes.py's shapes at small sizes,
+plus the modules the fuzzer found to break a build (tests/data/fuzz_found).  User order decides which walk XLA reports
 first, so an IR change that reorders users shows up here as a changed verdict or message.
 The CLI runs in-process (its exit code is kept with the output): 2 cores, 300-odd modules.
 """
@@ -51,6 +52,7 @@ def dump(out: Path, generated: int = 200) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = [(p.parent.name, p) for p in CORPUS] + [("gen", p) for p in generated_hlo(Path(tmp), generated)]
         paths += [("shape", p) for p in _shape_modules(Path(tmp))]
+        paths += [("fuzz", p) for p in sorted((ROOT / "tests" / "data" / "fuzz_found").glob("*.hlo"))]
         for where, p in paths:
             for cmd in ("offload", "check"):
                 text = _run([cmd, str(p), "--json"]).replace(str(p.parent), "DIR")

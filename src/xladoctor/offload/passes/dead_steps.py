@@ -165,7 +165,7 @@ def _steps_dead_code(steps: list[HloInstruction], gone: set[HloInstruction], ent
     walked = _closure_walks(steps, dead_users, root, detached, count_markers)
     detached.clear()
     if walked is not None:
-        return None if walked is _UNCOVERED else walked
+        return None if isinstance(walked, _Uncovered) else walked
     gone.update(entry_left_out)
     closed = _dead_closure(steps, gone, dead_users, root)
     gone.clear()
@@ -334,8 +334,19 @@ _Walked = tuple[set[HloInstruction], _Walks, dict[HloInstruction, HloInstruction
 """What :func:`_closure_walks` finds: the dead code (the calls and what dies with them), the walks,
 the dead ``Sharding`` markers (each with its operand), each walk's post order but markers and call,
 how many markers."""
-_UNCOVERED: Final[_Walked] = (set(), ([], []), {}, [], 0)
-"""What :func:`_closure_walks` gives where the model does not cover the dead code (compared by identity)."""
+
+
+class _Uncovered:
+    """What :func:`_closure_walks` (and :func:`_walk_from`, for one step) gives where the model
+    does not cover the dead code: an instance of its own, told apart by type.  Not a constant
+    tuple compared by identity: the compiled core keeps a ``Final`` tuple unboxed and boxes it
+    anew at each use, so ``walked is CONSTANT`` was never true there and the empty tuple was read
+    as a walk (the device's fuzzing of the compiled core, 2026-12-07: an IndexError, and a model
+    of dead code it does not cover; ``tests/test_compiled_identity.py`` guards the pattern)."""
+    __slots__ = ()
+
+
+_UNCOVERED: Final = _Uncovered()
 
 
 def _rebuild_walks(calls: list[HloInstruction], dead: set[HloInstruction]) -> _Walks:
@@ -377,7 +388,7 @@ def _post_order_through(start: HloInstruction, through: set[HloInstruction], vis
 
 
 def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None,
-                   gone: set[HloInstruction], count_markers: bool = False) -> _Walked | None:
+                   gone: set[HloInstruction], count_markers: bool = False) -> _Walked | _Uncovered | None:
     """:func:`_dead_closure`'s set and :func:`_rebuild_walks` in one walk: an operand is found dead
     (:func:`.hlo_dce.close_dead`'s count) when the walk reaches it from its last user, and the walk
     goes on into it at once.  A value taken as live where first reached may die later (its last
@@ -409,8 +420,8 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
             for value in counted:
                 dead_users[value] -= 1
             return None
-        if walked is _STEP_UNCOVERED:
-            return _UNCOVERED
+        if isinstance(walked, _Uncovered):
+            return walked
         live, order = walked
         # What it emits: the order, the markers (left out of it) and the call.
         emitted.append(len(order) + len(markers) - n_markers + 1)
@@ -425,18 +436,14 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     return dead, (emitted, reached), markers, orders, counted_markers + len(markers)
 
 
-_STEP_UNCOVERED: Final[tuple[dict[HloInstruction, None], list[HloInstruction]]] = ({}, [])
-"""What :func:`_walk_from` gives where the step holds dead code the model does not cover (compared by identity)."""
-
-
 def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloInstruction],
                counted: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None,
                markers: dict[HloInstruction, HloInstruction], annotated: set[HloInstruction]
-               ) -> tuple[dict[HloInstruction, None], list[HloInstruction]] | None:
+               ) -> tuple[dict[HloInstruction, None], list[HloInstruction]] | _Uncovered | None:
     """:func:`_closure_walks`' walk from one call: the live values it reaches, in order, and its post
     order but markers and the call; ``dead``, ``counted`` (each count added to ``dead_users``),
     ``markers``, ``annotated`` grown.  None where a value it or an earlier walk (``lives``) passed
-    by as live dies; :data:`_STEP_UNCOVERED` where it finds dead code the model does not cover."""
+    by as live dies; :data:`_UNCOVERED` where it finds dead code the model does not cover."""
     live: dict[HloInstruction, None] = {}
     order: list[HloInstruction] = []
     side_effecting, custom_call, rewired, users_cls, wide = _SIDE_EFFECTING, CUSTOM_CALL, _REWIRED_DEAD, USERS, WideOperands
@@ -472,10 +479,10 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
             ops = stored if type(stored := dep._operands) is tuple else (stored,) if type(stored) is not wide else stored.as_tuple()  # type: ignore[assignment]
             if kind == _PLAIN:
                 if opcode in rewired or ((extra := dep._extra) is not None and extra.called):
-                    return _STEP_UNCOVERED  # (dead in the closure too: see _closure_walks)
+                    return _UNCOVERED  # (dead in the closure too: see _closure_walks)
                 push_node(dep)
             elif kind == _NOT_COVERED or not _annotates(ops, annotated):
-                return _STEP_UNCOVERED
+                return _UNCOVERED
             elif kind == _A_MARKER:
                 markers[dep] = ops[0]
                 push_node(None)
