@@ -2,7 +2,8 @@
 
 Issue 36: AlgebraicSimplifier, HloCSE, the annotation CSE and TupleSimplifier decide per
 computation, before any post order, whether anything can happen there (``_may_rewrite``,
-``_all_differ``, ``_may_have_duplicates``, ``_may_fold_whole``), and HostOffloader which callees
+``_all_differ``, ``_may_have_duplicates``, ``_may_fold_whole``), whether a tuple folding needs its
+post order (``_folds_commute``), and HostOffloader which callees
 it visits (``start_discovery._acts_in``); the pipeline skips a pass that repeats one which left
 the module untouched (``hlo_pass_pipeline._repeats_untouched``); new instructions go into a
 computation's list in one sweep (:class:`~xladoctor.offload.passes.insertions.Insertions`).
@@ -53,6 +54,7 @@ def _no_skips(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hlo_cse, "_all_differ", lambda keys: False)
     monkeypatch.setattr(hlo_cse, "_may_have_duplicates", lambda instructions: True)
     monkeypatch.setattr(tuple_simplifier, "_may_fold_whole", lambda comp: True)
+    monkeypatch.setattr(tuple_simplifier, "_folds_commute", lambda plumbing: False)
     monkeypatch.setattr(start_discovery, "_acts_in", lambda comp: True)
     monkeypatch.setattr(hlo_pass_pipeline, "_repeats_untouched", lambda p, previous: False)
 
