@@ -109,18 +109,22 @@ def is_inlineable_call(call: HloInstruction, async_computations: set[HloComputat
 _CALL: Final = HloOpcode.CALL  # tested before is_inlineable_call: most instructions are no call
 
 
-def computation_post_order(module: HloModule) -> list[HloComputation]:
-    """Computations reachable from the entry, callees before callers (iterative DFS)."""
+def computation_post_order(module: HloModule, callees_of: dict[HloComputation, list[HloComputation]] | None = None
+                           ) -> list[HloComputation]:
+    """Computations reachable from the entry, callees before callers (iterative DFS).  ``callees_of``:
+    each computation's callees as :func:`_callees` reads them now (none where it is not there), where
+    the caller has them (:class:`_Inliner` reads them in its first walk)."""
     assert module.entry is not None
     order: list[HloComputation] = []
     seen = {module.entry}
-    stack = [(module.entry, iter(_callees(module.entry)))]
+    no_callees: list[HloComputation] = []
+    stack = [(module.entry, iter(_callees(module.entry) if callees_of is None else callees_of.get(module.entry, no_callees)))]
     while stack:
         comp, it = stack[-1]
         for callee in it:
             if callee not in seen:
                 seen.add(callee)
-                stack.append((callee, iter(_callees(callee))))
+                stack.append((callee, iter(_callees(callee) if callees_of is None else callees_of.get(callee, no_callees))))
                 break
         else:
             stack.pop()
@@ -129,11 +133,15 @@ def computation_post_order(module: HloModule) -> list[HloComputation]:
 
 
 def check_inlined_size(module: HloModule, async_computations: set[HloComputation],
-                       order: list[HloComputation] | None = None, dead_steps: DeadSteps | None = None) -> int:
+                       order: list[HloComputation] | None = None, dead_steps: DeadSteps | None = None,
+                       callees_of: dict[HloComputation, list[HloComputation]] | None = None) -> int:
     """Raise :class:`InputError` at the first call whose inlining would take the module past
     the bound; the sizes come from the call graph alone (callees before callers), no copy.
     Returns the size counted (of ``module`` alone).
-    ``order``: :func:`computation_post_order` of ``module``, where the caller has it.
+    ``order``: :func:`computation_post_order` of ``module``, where the caller has it; ``callees_of``:
+    each computation's callees (:func:`computation_post_order`'s), where the caller has them: a
+    computation without is sized by its length, and where it crosses the bound, the instruction
+    that crosses it is found by its place (each counts one), not by a loop over them all.
 
     ``dead_steps``: what the copy left out (:mod:`.dead_steps`), counted on top of it: where the
     whole module could cross the bound (at a call the copy cannot name), or the copy does,
@@ -144,22 +152,34 @@ def check_inlined_size(module: HloModule, async_computations: set[HloComputation
     total = 0
     for comp in computation_post_order(module) if order is None else order:
         n = 0
-        for instr in comp.instructions:
-            if instr.opcode is _CALL and is_inlineable_call(instr, async_computations):
-                callee = (instr.called.get("to_apply") or instr.called_computations)[0]
-                n += size.get(callee, 0) - len(callee.parameters)
-            else:
-                n += 1
+        instrs = comp.instructions
+        if callees_of is not None and comp not in callees_of:  # no call: each instruction counts one
+            n = len(instrs)
             if total + n > bound:
-                if dead_steps is not None:
-                    raise DeadStepsInexact("the inlined module's bound")
-                raise InputError(label("offload.inline_bound", call=instr.name, bound=f"{bound:,}"),
-                                 module.source_name, instr.line or comp.line or 1, instr.col or 1)
+                _past_bound(module, comp, instrs[bound - total], bound, dead_steps)  # the first past it
+        else:
+            for instr in instrs:
+                if instr.opcode is _CALL and is_inlineable_call(instr, async_computations):
+                    callee = (instr.called.get("to_apply") or instr.called_computations)[0]
+                    n += size.get(callee, 0) - len(callee.parameters)
+                else:
+                    n += 1
+                if total + n > bound:
+                    _past_bound(module, comp, instr, bound, dead_steps)
         size[comp] = n
         total += n
     if total + extra_total > bound:  # partial sums never decrease: below it, no call crosses it
         raise DeadStepsInexact("the inlined module's bound")
     return total
+
+
+def _past_bound(module: HloModule, comp: HloComputation, instr: HloInstruction, bound: int,
+                dead_steps: DeadSteps | None) -> None:
+    """Raise :func:`check_inlined_size`'s refusal at ``instr``, the first that takes it past ``bound``."""
+    if dead_steps is not None:
+        raise DeadStepsInexact("the inlined module's bound")
+    raise InputError(label("offload.inline_bound", call=instr.name, bound=f"{bound:,}"),
+                     module.source_name, instr.line or comp.line or 1, instr.col or 1)
 
 
 def _callees(comp: HloComputation) -> list[HloComputation]:
@@ -174,26 +194,37 @@ class _Inliner:
         self.result = InlineResult()
         self.async_computations: set[HloComputation] = set()
         self.call_sites: dict[HloComputation, int] = {}
+        self.callees_of: dict[HloComputation, list[HloComputation]] = {}
+        """Each computation that calls any: its callees in instruction order (:func:`_callees`), as
+        read here, for :meth:`run`'s post order, sizing and visit (a computation not here has no
+        call to inline: most of a train step's 160, its reducers)."""
         async_start = ASYNC_START
-        for comp in module.computations:  # one walk for both (module.instructions(): an interpreted generator)
+        for comp in module.computations:  # one walk for all (module.instructions(): an interpreted generator)
             for instr in comp.instructions:
                 if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):  # calls_anything, inline
-                    for c in instr.called_computations:
+                    called = instr.called_computations
+                    for c in called:
                         self.call_sites[c] = self.call_sites.get(c, 0) + 1
+                    self.callees_of.setdefault(comp, []).extend(called)
                     if instr.opcode is async_start:
                         self.async_computations.update(instr.called_computations)
         self.emptied: set[HloComputation] = set()
 
     def run(self) -> InlineResult:
-        order = computation_post_order(self.m)  # the sizing and the inlining walk the same graph
-        check_inlined_size(self.m, self.async_computations, order, self.dead_steps)
+        # The sizing and the inlining walk the same graph: the one read by __init__ (a computation's
+        # list changes only when it is inlined into, in its turn here, after its callees').
+        callees_of = self.callees_of
+        order = computation_post_order(self.m, callees_of)
+        check_inlined_size(self.m, self.async_computations, order, self.dead_steps, callees_of)
         steps = self.dead_steps
         for comp in order:
             if steps is not None and comp.name == steps.computation:
                 self._inline_into(comp, steps.calls)
                 steps.calls = {}  # (read here only: 52k names at jax_entry 1M, let go before the drop's peak)
-            elif any(i.opcode is _CALL and is_inlineable_call(i, self.async_computations) for i in comp.instructions):
+            elif comp in callees_of and \
+                    any(i.opcode is _CALL and is_inlineable_call(i, self.async_computations) for i in comp.instructions):
                 self._inline_into(comp)
+        self.callees_of = {}  # (stale from here: the drop below reads the graph as inlined)
         self._drop_dead_computations()
         return self.result
 
