@@ -175,22 +175,23 @@ def _doubling_then_leaf(depth: int, leaf: int) -> str:
 
 
 @pytest.mark.parametrize(("depth", "leaf", "crossing"), [(4, 10, "leaf.p"), (4, 40, "leaf.s29"), (5, 40, "leaf.s1"),
-                                                          (3, 5, "'p'"), (6, 20, "c4.b")])
-def test_a_computation_without_calls_is_sized_by_its_length(depth, leaf, crossing, monkeypatch):
-    """The inliner's sizing counts a computation that calls nothing by its length, and finds the
-    instruction that crosses the bound there by its place: the same refusal, at the same
-    instruction and line, as the loop over every instruction (the bound lowered to the module's
-    size, so that a small module crosses it, in the leaf or before)."""
+                                                          (3, 5, "'p'"), (6, 20, "c4.b"), (5, 5, "c3.r")])
+def test_the_sizing_looks_at_the_calls_only(depth, leaf, crossing, monkeypatch):
+    """The inliner's sizing looks at each computation's calls only, counting one for each
+    instruction between them, and finds one of those that crosses the bound by its place: the same
+    refusal, at the same instruction and line, as the loop over every instruction (the bound
+    lowered to the module's size, so that a small module crosses it: at a call, between calls, in
+    a computation that calls nothing)."""
     from xladoctor.base.errors import InputError
     from xladoctor.offload.passes import call_inliner
     monkeypatch.setattr(call_inliner, "INLINE_BOUND", 0)
     monkeypatch.setattr(call_inliner, "INLINE_GROWTH", 1)
     module = parse_module(_doubling_then_leaf(depth, leaf))
-    callees_of = call_inliner._Inliner(module).callees_of
-    order = call_inliner.computation_post_order(module, callees_of)
+    inliner = call_inliner._Inliner(module)
+    order = call_inliner.computation_post_order(module, inliner.callees_of)
     assert order == call_inliner.computation_post_order(module)
     refusals = []
-    for known in (callees_of, None):
+    for known in (inliner.calls_of, None):
         with pytest.raises(InputError) as refused:
             call_inliner.check_inlined_size(module, set(), order, None, known)
         refusals.append(str(refused.value))
