@@ -253,15 +253,19 @@ class _Inliner:
         """Inline ``comp``'s calls in list order; ``stand_ins``: the dead steps' stand-ins by name ->
         the call each stands for, named where it stands (it is already what the inlining leaves)."""
         new_list: list[HloInstruction] = []
+        call_op, async_computations = _CALL, self.async_computations  # locals: read per instruction
         for instr in comp.instructions:
-            if instr.parent is comp and instr.opcode is _CALL and is_inlineable_call(instr, self.async_computations):
+            if instr.parent is not comp:
+                continue
+            if instr.opcode is call_op and is_inlineable_call(instr, async_computations):
                 new_list.extend(self._inline(instr, comp))
-            elif instr.parent is comp:
-                if stand_ins and not instr.has_users() and instr.name in stand_ins:
-                    call = stand_ins[instr.name]
-                    self.m.instruction_names.release(call)  # as :meth:`HloComputation.forget` of the call
-                    self.result.inlined_calls.append(call)
-                new_list.append(instr)
+                continue
+            # (the name first: a dict's test, where ``has_users`` is a call per instruction)
+            if stand_ins and instr.name in stand_ins and not instr.has_users():
+                call = stand_ins[instr.name]
+                self.m.instruction_names.release(call)  # as :meth:`HloComputation.forget` of the call
+                self.result.inlined_calls.append(call)
+            new_list.append(instr)
         comp.splice(new_list)
 
     def _inline(self, call: HloInstruction, caller: HloComputation) -> list[HloInstruction]:
