@@ -157,3 +157,42 @@ def test_jax_scan_remat_offload_walk_starts_at_the_dus(jax_hlo_corpus):
     bare = analyze_host_offload(module, inline_calls=False)
     assert any(module.get_instruction(w.start).opcode.value == "tuple" for w in bare.walks)
     assert bare.host_compute
+
+
+def _doubling_then_leaf(depth: int, leaf: int) -> str:
+    """``c{k}`` calls ``c{k-1}`` twice (the inlined size doubles per level), then the entry calls a
+    computation of ``leaf`` + 2 instructions and no call."""
+    t = "f32[4]{0}"
+    lines = ["HloModule m", "", "c0 {", f"  c0.p = {t} parameter(0)", f"  ROOT c0.r = {t} sine(c0.p)", "}"]
+    for k in range(1, depth):
+        lines += [f"c{k} {{", f"  c{k}.p = {t} parameter(0)", f"  c{k}.a = {t} call(c{k}.p), to_apply=c{k - 1}",
+                  f"  c{k}.b = {t} call(c{k}.a), to_apply=c{k - 1}", f"  ROOT c{k}.r = {t} add(c{k}.a, c{k}.b)", "}"]
+    chain = [f"  leaf.s{j} = {t} sine(leaf.{'p' if j == 0 else f's{j - 1}'})" for j in range(leaf)]
+    lines += ["leaf {", f"  leaf.p = {t} parameter(0)", *chain, f"  ROOT leaf.r = {t} cosine(leaf.s{leaf - 1})", "}"]
+    lines += ["ENTRY main {", f"  p = {t} parameter(0)", f"  a = {t} call(p), to_apply=c{depth - 1}",
+              f"  l = {t} call(a), to_apply=leaf", f"  ROOT r = {t} add(a, l)", "}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(("depth", "leaf", "crossing"), [(4, 10, "leaf.p"), (4, 40, "leaf.s29"), (5, 40, "leaf.s1"),
+                                                          (3, 5, "'p'"), (6, 20, "c4.b"), (5, 5, "c3.r")])
+def test_the_sizing_looks_at_the_calls_only(depth, leaf, crossing, monkeypatch):
+    """The inliner's sizing looks at each computation's calls only, counting one for each
+    instruction between them, and finds one of those that crosses the bound by its place: the same
+    refusal, at the same instruction and line, as the loop over every instruction (the bound
+    lowered to the module's size, so that a small module crosses it: at a call, between calls, in
+    a computation that calls nothing)."""
+    from xladoctor.base.errors import InputError
+    from xladoctor.offload.passes import call_inliner
+    monkeypatch.setattr(call_inliner, "INLINE_BOUND", 0)
+    monkeypatch.setattr(call_inliner, "INLINE_GROWTH", 1)
+    module = parse_module(_doubling_then_leaf(depth, leaf))
+    inliner = call_inliner._Inliner(module)
+    order = call_inliner.computation_post_order(module, inliner.callees_of)
+    assert order == call_inliner.computation_post_order(module)
+    refusals = []
+    for known in (inliner.calls_of, None):
+        with pytest.raises(InputError) as refused:
+            call_inliner.check_inlined_size(module, set(), order, None, known)
+        refusals.append(str(refused.value))
+    assert refusals[0] == refusals[1] and crossing in refusals[0]

@@ -2,7 +2,8 @@
 
 Issue 36: AlgebraicSimplifier, HloCSE, the annotation CSE and TupleSimplifier decide per
 computation, before any post order, whether anything can happen there (``_may_rewrite``,
-``_all_differ``, ``_may_have_duplicates``, ``_may_fold_whole``), and HostOffloader which callees
+``_all_differ``, ``_may_have_duplicates``, ``_may_fold_whole``), whether a tuple folding needs its
+post order (``_folds_commute``), and HostOffloader which callees
 it visits (``start_discovery._acts_in``); the pipeline skips a pass that repeats one which left
 the module untouched (``hlo_pass_pipeline._repeats_untouched``); new instructions go into a
 computation's list in one sweep (:class:`~xladoctor.offload.passes.insertions.Insertions`).
@@ -53,6 +54,7 @@ def _no_skips(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hlo_cse, "_all_differ", lambda keys: False)
     monkeypatch.setattr(hlo_cse, "_may_have_duplicates", lambda instructions: True)
     monkeypatch.setattr(tuple_simplifier, "_may_fold_whole", lambda comp: True)
+    monkeypatch.setattr(tuple_simplifier, "_folds_commute", lambda plumbing: False)
     monkeypatch.setattr(start_discovery, "_acts_in", lambda comp: True)
     monkeypatch.setattr(hlo_pass_pipeline, "_repeats_untouched", lambda p, previous: False)
 
@@ -114,10 +116,37 @@ ENTRY e {
 """
 """Each binary rewrite the scan's first test must let through, a constant on either side."""
 
+_OPERAND_REWRITES = """HloModule m, entry_computation_layout={(f32[2,2]{1,0}, s32[])->(s32[], s32[], f32[2,2]{1,0}, f32[2,2]{1,0}, f32[2,2]{1,0}, f32[2,2]{1,0}, f32[2,2]{1,0}, f32[2,2]{0,1}, f32[2,2]{0,1})}
+
+ENTRY e {
+  p = f32[2,2]{1,0} parameter(0)
+  i = s32[] parameter(1)
+  three = s32[] constant(3)
+  one = s32[] constant(1)
+  inner = s32[] subtract(three, i)
+  outer = s32[] subtract(inner, one)
+  plain = s32[] subtract(i, one)
+  m1 = f32[2,2]{1,0} maximum(p, p)
+  m2 = f32[2,2]{1,0} maximum(m1, p)
+  n1 = f32[2,2]{1,0} minimum(p, m2)
+  r1 = f32[4]{0} reshape(p)
+  r2 = f32[2,2]{1,0} reshape(r1)
+  g1 = f32[2,2]{1,0} negate(p)
+  g2 = f32[2,2]{1,0} negate(g1)
+  d = f32[2,2]{1,0} dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t1 = f32[2,2]{0,1} transpose(d), dimensions={1,0}
+  t2 = f32[2,2]{0,1} transpose(p), dimensions={1,0}
+  ROOT t = (s32[], s32[], f32[2,2]{1,0}, f32[2,2]{1,0}, f32[2,2]{1,0}, f32[2,2]{1,0}, f32[2,2]{1,0}, f32[2,2]{0,1}, f32[2,2]{0,1}) tuple(outer, plain, m2, n1, r2, g1, g2, t1, t2)
+}
+"""
+"""The rewrites whose operand's opcode the scan tests itself (an inner subtract and a constant, a
+maximum's or minimum's inner one, a reshape's or negate's own opcode, a transpose's dot), each
+matched and not."""
+
 
 def test_the_scans_first_tests_are_may_rewrites(tmp_path):
-    """``_any_may_rewrite`` tests the opcode and a binary op's operands' opcodes itself before it
-    calls ``_may_rewrite``: for each instruction alone it answers as ``_may_rewrite`` does, after
+    """``_any_may_rewrite`` tests the opcode and the operands' opcodes itself before it
+    calls ``_may_rewrite_unruled``: for each instruction alone it answers as ``_may_rewrite`` does, after
     every pass of the pipeline (the simplifications make the constants and broadcasts it reads)."""
     seen = {True: 0, False: 0}
     differ: list[tuple[str, str]] = []  # noted, not asserted: the pipeline's refusals are caught below
@@ -131,7 +160,7 @@ def test_the_scans_first_tests_are_may_rewrites(tmp_path):
                 seen[answer] += 1
 
     config = PipelineConfig(True, True, OffloadOptions("shipped"), "tpu")
-    for text in [_BINARY_REWRITES, *(path.read_text() for path in [*CORPUS, *generated_hlo(tmp_path, 20)])]:
+    for text in [_BINARY_REWRITES, _OPERAND_REWRITES, *(path.read_text() for path in [*CORPUS, *generated_hlo(tmp_path, 20)])]:
         module = parse_module(text)
         if module.entry is None or module.entry_computation_layout is None:
             continue

@@ -107,37 +107,44 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
     control edges few have): this runs for every instruction of the module."""
     copy_of = instr_map.__getitem__
     no_users = NO_USERS
+    compiled = COMPILED
+    operands: tuple[HloInstruction, ...]
     for instr, i2 in zip(instrs, mine):
-        operands: tuple[HloInstruction, ...] = ()
         if replaced and instr in replaced:
             operands = replaced[instr][1]
+            if operands:
+                i2.link_operands(tuple([instr_map[o] for o in operands]) if compiled else tuple(map(copy_of, operands)))
         else:
             stored = instr._operands
             cls = type(stored)
-            if COMPILED or cls is WideOperands:  # compiled: link_operands' native code
+            if compiled or cls is WideOperands:  # compiled: link_operands' native code
                 operands = stored if cls is tuple else (  # type: ignore[assignment]
                     stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
-            elif stored:  # pure Python: linked here as link_operands links a fresh copy, without its call
-                if cls is tuple:
+                if operands:  # native dict reads compiled, no comprehension's frame in pure Python
+                    i2.link_operands(tuple([instr_map[o] for o in operands]) if compiled else tuple(map(copy_of, operands)))
+            elif cls is tuple:  # pure Python: linked here as link_operands links a fresh copy, without its call
+                if stored:
                     new = tuple(map(copy_of, stored))  # type: ignore[arg-type]
                     i2._operands = new[0] if len(new) == 1 else new
-                else:  # the one operand, kept bare
-                    new = (copy_of(stored),)  # type: ignore[arg-type]
-                    i2._operands = new[0]
-                for op in new:
-                    if op._users is no_users:
-                        op._users = i2
-                    else:
-                        op._gain_new_user(i2)
-        if operands:
-            i2.link_operands(tuple([instr_map[o] for o in operands]) if COMPILED  # native dict reads compiled,
-                             else tuple(map(copy_of, operands)))  # no comprehension's frame in pure Python
+                    for op in new:
+                        if op._users is no_users:
+                            op._users = i2
+                        else:
+                            op._gain_new_user(i2)
+            else:  # the one operand, kept bare (a third of a train step's): no tuple, no loop
+                op = copy_of(stored)  # type: ignore[arg-type]
+                i2._operands = op
+                if op._users is no_users:
+                    op._users = i2
+                else:
+                    op._gain_new_user(i2)
         extra = instr._extra
-        if extra is not None and extra.control_predecessors:
-            i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]
-        called = None if extra is None else extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline
-        if called and (not replaced or instr not in replaced):
-            i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in called.items()})
+        if extra is not None:  # (most have none: one test for both rare cases)
+            if extra.control_predecessors:
+                i2.control_predecessors = [instr_map[p] for p in extra.control_predecessors if p in instr_map]
+            called = extra if type(extra) is CALLS else extra.called  # rare_fields.calls_in, inline
+            if called and (not replaced or instr not in replaced):
+                i2.set_called_computations({role: [comp_map[c] for c in comps] for role, comps in called.items()})
 
 
 def _claim_left_out(module: HloModule, new: HloModule, keep: Mapping[HloComputation, list[HloInstruction]],

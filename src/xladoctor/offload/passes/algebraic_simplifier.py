@@ -73,7 +73,7 @@ from ...ir.opcodes import (
     TRANSPOSE,
     HloOpcode,
 )
-from ...ir.operands import first_operand, operands_of
+from ...ir.operands import WideOperands, first_operand, operands_of
 from ...ir.shape import Shape, default_layout
 from .hlo_pass_interface import HloPassInterface
 from .insertions import Insertions
@@ -117,34 +117,50 @@ def _any_may_rewrite(instructions: list[HloInstruction]) -> bool:
     it natively (``any(map(...))`` went through Python's call protocol per instruction); a loop, not
     ``any()`` of a generator, which interpreted costs a frame switch per instruction.
 
-    The two tests :func:`_may_rewrite` begins with are made here first: the opcode against
-    :data:`_REWRITTEN` without a call, and a binary add, multiply or divide against its operands'
-    opcodes (:func:`_binary_rules_out`: a train step's entry has ~1,600 such after each of the
-    simplification pipeline's passes, none of them a rewrite, each then one call, not
-    :func:`_may_rewrite`'s and its operands' property).
-    :func:`_binary_rules_out` is spelled inline here (the same tests, in its order): a call per
-    binary op was a third of a run that finds nothing (two of a train step's four runs)."""
+    The first tests :func:`_may_rewrite` makes are made here, without a call: the opcode against
+    :data:`_REWRITTEN`, a binary add, multiply or divide against its operands' opcodes
+    (:func:`_binary_rules_out`, spelled inline in its order: a train step's entry has ~1,600 such
+    after each of the simplification pipeline's passes, none of them a rewrite), and the operand
+    opcode each other rewrite's match starts from (a reshape's or negate's operand of its own
+    opcode, a transpose's dot, a subtract's inner subtract and constant, a maximum's or minimum's
+    inner one).  What they do not rule out goes to :func:`_may_rewrite_unruled`.  Two of a train
+    step's four runs find nothing: what they cost is this scan, and ~1,000 calls a run were of
+    instructions those operand tests rule out (reshapes, transposes, subtracts, maximums)."""
     rewritten, constant, broadcast = _REWRITTEN, CONSTANT, BROADCAST
     for instr in instructions:
         op = instr.opcode
         if op not in rewritten:
             continue
-        if op is ADD or op is MULTIPLY or op is DIVIDE:
-            operands = instr._operands
-            if type(operands) is tuple and len(operands) == 2:  # else not ruled out here
+        operands = instr._operands
+        if type(operands) is tuple:
+            if len(operands) == 2:  # else not ruled out here
                 k0, k1 = operands[0].opcode, operands[1].opcode
-                c1 = k1 is constant or k1 is broadcast
-                if op is DIVIDE:
-                    if not c1:
-                        continue  # divided by no constant
-                else:
-                    c0 = k0 is constant or k0 is broadcast
-                    if op is MULTIPLY:
-                        if not ((k0 is op and c1) or (k1 is op and c0)):
-                            continue  # no (A * C1) * C2
-                    elif not (c0 or c1 or (k0 is MULTIPLY and k1 is MULTIPLY)):
-                        continue  # no zero, no (A + C1) + C2, no A*C + B*C
-        if _may_rewrite(instr):
+                if op is ADD or op is MULTIPLY or op is DIVIDE:
+                    c1 = k1 is constant or k1 is broadcast
+                    if op is DIVIDE:
+                        if not c1:
+                            continue  # divided by no constant
+                    else:
+                        c0 = k0 is constant or k0 is broadcast
+                        if op is MULTIPLY:
+                            if not ((k0 is op and c1) or (k1 is op and c0)):
+                                continue  # no (A * C1) * C2
+                        elif not (c0 or c1 or (k0 is MULTIPLY and k1 is MULTIPLY)):
+                            continue  # no zero, no (A + C1) + C2, no A*C + B*C
+                elif op is SUBTRACT:
+                    if k0 is not SUBTRACT or k1 is not constant:
+                        continue  # no (C1 - x) - C2
+                elif (op is MAXIMUM or op is MINIMUM) and k0 is not op and k1 is not op:
+                    continue  # no max(max(x, y), y)
+        elif type(operands) is not WideOperands:  # the one operand, kept bare
+            k = operands.opcode  # type: ignore[union-attr]
+            if op is RESHAPE or op is NEGATE:
+                if k is op:
+                    return True  # reshape(reshape), negate(negate): _may_rewrite's answer
+                continue
+            if op is TRANSPOSE and k is not DOT:
+                continue  # no transpose(dot)
+        if _may_rewrite_unruled(instr, op):
             return True
     return False
 
@@ -164,6 +180,13 @@ def _may_rewrite(instr: HloInstruction) -> bool:
         return False
     if (op is ADD or op is MULTIPLY or op is DIVIDE) and _binary_rules_out(instr, op):
         return False  # most of a train step's candidates (1,600 of 2,300)
+    return _may_rewrite_unruled(instr, op)
+
+
+def _may_rewrite_unruled(instr: HloInstruction, op: HloOpcode) -> bool:
+    """:func:`_may_rewrite` of ``instr`` of opcode ``op`` in :data:`_REWRITTEN`, a binary add,
+    multiply or divide of which :func:`_binary_rules_out` does not rule out (its callers have
+    made those two tests)."""
     operands = operands_of(instr)
     if op is ADD:  # a zero, a factoring (floats_are_real allows more), a reassociation
         return _add_of_zero(instr) is not None or _factoring(instr, True) is not None or \
@@ -214,13 +237,29 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) ->
     replaced: list[tuple[str, str]] = []
     gone: set[HloInstruction] = set()
     at = Insertions(comp)  # new instructions go into the list in one sweep at the end
-    rewritten = _REWRITTEN
+    rewritten, constant, broadcast = _REWRITTEN, CONSTANT, BROADCAST
     for instr in comp.post_order():  # XLA's visitor: operands first, so chains collapse in one run
         op = instr.opcode  # read once: the chain below tested it up to 14 times for the others
         if op not in rewritten:  # the opcodes the chain names, and no other
             continue
-        if (op is ADD or op is MULTIPLY or op is DIVIDE) and _binary_rules_out(instr, op):
-            continue  # no match can start here: one test, not each rewrite's own (most of the first run's visits)
+        if op is ADD or op is MULTIPLY or op is DIVIDE:
+            # No match can start here: one test, not each rewrite's own (most of the first run's
+            # visits); :func:`_binary_rules_out` spelled inline, as in :func:`_any_may_rewrite` (a
+            # call per add, multiply and divide of a train step's entry: ~1,800 a run).
+            operands = instr._operands
+            if type(operands) is tuple and len(operands) == 2:
+                k0, k1 = operands[0].opcode, operands[1].opcode
+                c1 = k1 is constant or k1 is broadcast
+                if op is DIVIDE:
+                    if not c1:
+                        continue
+                else:
+                    c0 = k0 is constant or k0 is broadcast
+                    if op is MULTIPLY:
+                        if not ((k0 is op and c1) or (k1 is op and c0)):
+                            continue
+                    elif not (c0 or c1 or (k0 is MULTIPLY and k1 is MULTIPLY)):
+                        continue
         if op is SELECT:
             replacement = _select_replacement(instr)
         elif op is NEGATE and instr.operands[0].opcode is NEGATE:

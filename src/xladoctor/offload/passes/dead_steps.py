@@ -48,7 +48,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import CALL, CUSTOM_CALL, GET_TUPLE_ELEMENT, PARAMETER, TUPLE, HloOpcode
-from ...ir.operands import WideOperands
+from ...ir.operands import WideOperands, operands_of
 from ...ir.packed_fields import USERS
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
@@ -171,7 +171,7 @@ def _steps_dead_code(steps: list[HloInstruction], gone: set[HloInstruction], ent
     gone.clear()
     if closed is None:
         return None
-    markers = {i: i.operands[0] for i in closed if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
+    markers = {i: operands_of(i)[0] for i in closed if i.opcode is CUSTOM_CALL and i.custom_call_target == _MARKER}
     return closed, _rebuild_walks(steps, closed), markers, None, len(markers)
 
 
@@ -183,13 +183,14 @@ def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[
     it ``[]``: no control edges, no ``gte(tuple)`` -- it has no tuples -- and no dead code), which
     is tested here in the one look at its instructions: the search for dead code is left to the
     computations the copy keeps."""
-    if not is_inlineable_call(call, _NO_ASYNC) or call.control_predecessors:
+    # (control edges read from the rare fields, as the property reads them: ~5k dead calls at jax_entry 100k)
+    if not is_inlineable_call(call, _NO_ASYNC) or ((extra := call._extra) is not None and extra.control_predecessors):
         return None
     callee = call.called_computations[0]
     if len(callers(callee)) != 1 or callee.is_entry:
         return None
     body_root = callee.root
-    if body_root is None or body_root.opcode is PARAMETER or len(callee.parameters) != len(call.operands):
+    if body_root is None or body_root.opcode is PARAMETER or len(callee.parameters) != len(operands_of(call)):
         return None
     not_in_step = _NOT_IN_STEP
     for instr in callee.instructions:
@@ -225,7 +226,7 @@ def _covered(found: Iterable[HloInstruction], dead: set[HloInstruction], gone: s
     annotated: set[HloInstruction] = set()
     for instr in found:
         opcode = instr.opcode
-        operands = instr.operands
+        operands = operands_of(instr)
         if opcode is CALL:
             if any(op not in dead for op in operands):
                 return False  # inlining it would move a live value's users
@@ -370,14 +371,14 @@ def _post_order_through(start: HloInstruction, through: set[HloInstruction], vis
     reached: dict[HloInstruction, None] = {}
     emitted = 0
     visited.add(start)
-    stack = [iter(start.operands)]  # what is left of each node's operands (the count is all it emits)
+    stack = [iter(operands_of(start))]  # what is left of each node's operands (the count is all it emits)
     push, pop = stack.append, stack.pop
     while stack:
         for dep in stack[-1]:
             if dep in through:
                 if dep not in visited:
                     visited.add(dep)
-                    push(iter(dep.operands))
+                    push(iter(operands_of(dep)))
                     break
             elif dep not in reached:
                 reached[dep] = None
@@ -447,7 +448,7 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
     live: dict[HloInstruction, None] = {}
     order: list[HloInstruction] = []
     side_effecting, custom_call, rewired, users_cls, wide = _SIDE_EFFECTING, CUSTOM_CALL, _REWIRED_DEAD, USERS, WideOperands
-    ops = call.operands
+    ops = operands_of(call)
     stack = [iter(ops if len(ops) < 2 else dict.fromkeys(ops))]  # a user counts once per operand
     nodes: list[HloInstruction | None] = [None]  # the node of each iterator (None: the call or a marker)
     push, pop, push_node, pop_node, emit = stack.append, stack.pop, nodes.append, nodes.pop, order.append
@@ -531,7 +532,7 @@ def _custom_call_kind(instr: HloInstruction) -> int:
         if not removable(instr):
             return _KEPT
         calls = extra is not None and extra.called
-        return _A_MARKER if len(instr.operands) == 1 and not calls else _NOT_COVERED
+        return _A_MARKER if len(operands_of(instr)) == 1 and not calls else _NOT_COVERED
     if is_annotation(instr):  # removable whatever its flag
         return _NOT_COVERED if extra is not None and extra.called else _AN_ANNOTATION
     return _NOT_COVERED if removable(instr) else _KEPT
@@ -543,7 +544,7 @@ def _edge_covered(calls: list[HloInstruction], lives: set[HloInstruction], dead:
     ``lives`` (what the walks kept as live) is every operand of the dead code not dead itself
     (a marker or annotation reading one is one of its users: :func:`_frontier_covered`)."""
     for call in calls:
-        for op in call.operands:
+        for op in operands_of(call):
             if op in lives:
                 return False  # inlining it would move a live value's users
     return _frontier_covered(lives, dead, gone)
@@ -578,7 +579,7 @@ def _inlined(placed: _Placed, steps: DeadSteps, read: dict[HloInstruction, HloIn
     for call, callee in zip(calls, callees):
         params = callee.parameters
         if read is not None:
-            for param, value in zip(params, call.operands):
+            for param, value in zip(params, operands_of(call)):
                 read[param] = read.get(value, value)
         body = callee.instructions
         computations.add(callee)
@@ -624,7 +625,7 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
         reached: dict[HloInstruction, None] = {}
         order: list[HloInstruction] = []
         done.add(body_root)
-        stack = [(body_root, iter(body_root.operands))]
+        stack = [(body_root, iter(operands_of(body_root)))]
         push, pop = stack.append, stack.pop
         while stack:
             node, rest = stack[-1]
@@ -633,7 +634,7 @@ def _removal_walks(placed: _Placed, steps: DeadSteps, through: set[HloInstructio
                 if dep in through or dep.parent in bodies:
                     if dep not in done:
                         done.add(dep)
-                        push((dep, iter(dep.operands)))
+                        push((dep, iter(operands_of(dep))))
                         break
                 elif dep not in reached:
                     reached[dep] = None
@@ -661,7 +662,7 @@ def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked:
     inlining, a list each (with its spare room) was 1.8 MiB more at ``jax_entry`` 1M."""
     order: list[HloInstruction] = []
     done = {body_root}
-    stack = [(body_root, iter(body_root.operands))]
+    stack = [(body_root, iter(operands_of(body_root)))]
     push, pop = stack.append, stack.pop
     while stack:
         node, rest = stack[-1]
@@ -671,7 +672,7 @@ def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked:
                 if dep is param:
                     order.extend(walked)
                     continue
-                push((dep, iter(dep.operands)))
+                push((dep, iter(operands_of(dep))))
                 break
         else:
             pop()
@@ -737,7 +738,7 @@ def _taken_whole(comp: HloComputation) -> bool:
         if not i.has_users() and i is not root and removable(i):
             return False
         if opcode is GET_TUPLE_ELEMENT:
-            operands = i.operands
+            operands = operands_of(i)
             if operands and operands[0].opcode is TUPLE:
                 return False
     return True

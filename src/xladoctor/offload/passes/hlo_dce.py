@@ -20,7 +20,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import CUSTOM_CALL, HloOpcode
-from ...ir.operands import WideOperands
+from ...ir.operands import WideOperands, operands_of
 from ...ir.packed_fields import USERS
 from ...ir.rare_fields import CALLS
 from ..annotations import is_annotation
@@ -144,7 +144,7 @@ def close_dead(found: list[HloInstruction], dead: set[HloInstruction], dead_user
     its count."""
     side_effecting, custom_call = _SIDE_EFFECTING, CUSTOM_CALL
     while k < len(found):
-        operands = found[k].operands
+        operands = operands_of(found[k])
         for op in operands if len(operands) < 2 else dict.fromkeys(operands):
             if op in dead or op is root:
                 continue
@@ -207,7 +207,7 @@ def _walk_dead(starts: list[HloInstruction], dead: set[HloInstruction], dead_use
     waiting: set[HloInstruction] = set()  # reached from a dead user, others still alive then
     side_effecting, custom_call, users_cls, wide = _SIDE_EFFECTING, CUSTOM_CALL, USERS, WideOperands
     for start in starts:
-        ops = start.operands
+        ops = operands_of(start)
         # Each user counts once per operand: a repeated operand is a no-op in the walk anyway.
         # (compiled: a comprehension is native where dict.fromkeys and bound-method aliases are Python calls)
         stack = [(start, iter(ops if len(ops) < 2 else {op: None for op in ops} if COMPILED else dict.fromkeys(ops)))]
@@ -262,14 +262,14 @@ def _post_order_of(starts: list[HloInstruction], dead: set[HloInstruction]) -> l
         if start in done:
             continue
         done.add(start)
-        stack = [(start, iter(start.operands))]
+        stack = [(start, iter(operands_of(start)))]
         push, pop = stack.append, stack.pop
         while stack:
             node, rest = stack[-1]
             for dep in rest:
                 if dep in dead and dep not in done:
                     done.add(dep)
-                    push((dep, iter(dep.operands)))
+                    push((dep, iter(operands_of(dep))))
                     break
             else:
                 pop()

@@ -28,7 +28,7 @@ from ...ir.computation import HloComputation
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
 from ...ir.opcodes import BROADCAST, CLAMP, CONSTANT, CONVERT, RESHAPE, SELECT, HloOpcode
-from ...ir.operands import first_operand
+from ...ir.operands import first_operand, operands_of
 from ...ir.packed_fields import USERS
 from ...ir.shape import Shape, default_layout
 from ...ir.shape_inference import _BINARY, _UNARY_OPS
@@ -86,10 +86,6 @@ def _readers(reshapes: list[HloInstruction]) -> set[HloInstruction]:
     return readers
 
 
-def _is_reshape(instr: HloInstruction) -> bool:
-    return instr.opcode is RESHAPE
-
-
 def _scalar_broadcast(instr: HloInstruction) -> bool:
     if instr.opcode is not BROADCAST:
         return False
@@ -123,9 +119,10 @@ def _is_candidate(instr: HloInstruction) -> bool:
     reshape = _first_nontrivial_reshape(instr)
     if reshape is None:
         return False
-    operands = instr._operands  # the stored tuple (an elementwise op of two or more): no property call
-    return all(_equivalent(o, reshape) if _is_reshape(o) else _trivially_reshaped(o)
-               for o in (operands if type(operands) is tuple else instr.operands))
+    for o in operands_of(instr):  # noqa: SIM110  (a loop, not all() of a generator: a frame switch per operand)
+        if not (_equivalent(o, reshape) if o.opcode is RESHAPE else _trivially_reshaped(o)):
+            return False
+    return True
 
 
 def _move_candidates(module: HloModule, comp: HloComputation, candidates: list[HloInstruction],
@@ -136,9 +133,9 @@ def _move_candidates(module: HloModule, comp: HloComputation, candidates: list[H
     removed = True
     while chosen and removed:
         removed = False
-        reshapes = {o for c in chosen for o in c.operands if _is_reshape(o)}
+        reshapes = {o for c in chosen for o in operands_of(c) if o.opcode is RESHAPE}
         for reshape in reshapes:
-            if any(u not in chosen for u in reshape.users):
+            if not reshape.users_within(chosen):  # (the store: no users tuple per reshape)
                 for user in reshape.users:
                     if user in chosen:
                         chosen.discard(user)
@@ -161,7 +158,7 @@ def _sink(module: HloModule, at: Insertions, instr: HloInstruction, gone: set[Hl
     reshape = _first_nontrivial_reshape(instr)
     assert reshape is not None
     inner_dims = tuple(first_operand(reshape).shape.dimensions)
-    operands = [_inverse(module, at, instr, o, inner_dims) for o in instr.operands]
+    operands = [_inverse(module, at, instr, o, inner_dims) for o in operands_of(instr)]
     shape = Shape.array(instr.shape.element_type, inner_dims, default_layout(len(inner_dims)))
     new = instr.clone_with_new_operands(shape, operands, module.unique_name(instr.name))
     at.insert_before(instr, new)
@@ -176,14 +173,14 @@ def _inverse(module: HloModule, at: Insertions, anchor: HloInstruction, operand:
     """``ApplyInverseRearrange``: ``operand`` in the reshape's input shape."""
     if tuple(operand.shape.dimensions) == dims:
         return operand
-    if _is_reshape(operand) and tuple(first_operand(operand).shape.dimensions) == dims:
+    if operand.opcode is RESHAPE and tuple(first_operand(operand).shape.dimensions) == dims:
         return first_operand(operand)
     if _scalar_broadcast(operand):  # reshape(broadcast(scalar)): AlgebraicSimplifier's broadcast
         new = HloInstruction(module.unique_name("broadcast"), BROADCAST,
                              Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
         new.attributes = {"dimensions": "{}"}
         at.insert_before(anchor, new)
-        new.operands = (operand.operands[0],)
+        new.operands = (first_operand(operand),)
         return new
     new = HloInstruction(module.unique_name("reshape"), RESHAPE, Shape.array(operand.shape.element_type, dims, default_layout(len(dims))))
     at.insert_before(anchor, new)
