@@ -30,8 +30,7 @@ def _record(module: HloModule) -> object:
     if steps is None:
         return None
     names = lambda instrs: [i.name for i in instrs]  # noqa: E731
-    # (the stand-ins are the copy's once it is made: ``stand_ins`` is emptied into ``calls``)
-    return ({call: (stand_in, names(copy.names[stand_in].operands)) for stand_in, call in steps.calls.items()},
+    return ({call.name: (stand_in.name, names(operands)) for call, (stand_in, operands) in steps.stand_ins.items()},
             {root: names(order) for root, order in steps.removals.items()}, dict(steps.calls), list(steps.released),
             steps.extra_size, sorted(c.name for c in steps.computations), print_module(copy),
             {name: names(instrs) for name, instrs in left_out.items()})

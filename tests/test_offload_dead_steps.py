@@ -94,10 +94,8 @@ def _run(module: HloModule, copy: HloModule, left_out: dict, steps: DeadSteps | 
 
 
 def _same_run(label: str, module: HloModule, config: PipelineConfig = CONFIG) -> DeadSteps | None:
-    """The run from the copy with stand-ins is the whole copy's; returns the stand-ins' record, its
-    ``calls`` (the stand-ins by name, one per dead step left out) as the copy left them."""
+    """The run from the copy with stand-ins is the whole copy's; returns the stand-ins' record."""
     copy, left_out, steps = lean_copy(module, config)
-    stand_ins = {} if steps is None else dict(steps.calls)  # (the inliner empties ``calls`` once read)
     whole = clone_module(module)
     lean, lean_printed = _run(module, copy, left_out, steps, config)
     full, full_printed = _run(module, whole, {}, None, config)
@@ -109,8 +107,6 @@ def _same_run(label: str, module: HloModule, config: PipelineConfig = CONFIG) ->
     names = [i.name for c in module.computations for i in c.instructions] + [c.name for c in module.computations]
     names += ["copy", "constant", "broadcast", "maximum"]
     assert [copy.unique_name(n) for n in names] == [whole.unique_name(n) for n in names], label
-    if steps is not None:
-        steps.calls = stand_ins
     return steps
 
 
@@ -129,7 +125,7 @@ def test_dead_steps_holding_host_moves_run_as_the_whole_copy(live_first, target,
     module = parse_module(_module(4, live_first=live_first, target=target), "dead_steps")
     config = PipelineConfig(True, True, OffloadOptions("shipped"), platform)
     steps = _same_run(f"{target} live_first={live_first} {platform}", module, config)
-    assert steps is not None and len(steps.calls) == 3  # every dead step was left out
+    assert steps is not None and len(steps.stand_ins) == 3  # every dead step was left out
     result = analyze_host_offload(module)
     assert [d.move_to_host for d in result.dropped_offloads] == [f"h{k}" for k in range(4) if k != (0 if live_first else 3)]
     assert result.inlined_calls == [f"r{k}" for k in range(4)]
@@ -221,7 +217,7 @@ def test_a_repeated_jax_step_runs_as_the_whole_copy():
     pytest.importorskip("jax")
     module = _repeated_step(4)
     steps = _same_run("jax_entry x4", module)
-    assert steps is not None and len(steps.calls) == 3
+    assert steps is not None and len(steps.stand_ins) == 3
     assert len(steps.computations) == 6  # each dead copy's relu, and its reducer only dead code calls
 
 
@@ -368,10 +364,8 @@ def test_a_value_only_dead_steps_read_dies_after_the_walk_reached_it():
     assert dead_steps_module._closure_walks(calls, counts, entry.root, set()) is None
     assert not any(counts.values())  # given back (a zero count is no count)
     steps = _same_run("shared", module)
-    assert steps is not None and len(steps.calls) == 2
-    copy = lean_copy(module, CONFIG)[0]  # the stand-in, the copy's now, reads the copies of x and w: sx died with the steps
-    stand_in = next(name for name, call in steps.calls.items() if call == calls[0].name)
-    assert [o.name for o in copy.names[stand_in].operands] == [entry.parameters[0].name, entry.parameters[1].name]
+    assert steps is not None and len(steps.stand_ins) == 2
+    assert steps.stand_ins[calls[0]][1] == (entry.parameters[0], entry.parameters[1])  # x, w: sx died with the steps
 
 
 @pytest.mark.parametrize("live_first", [False, True])
@@ -384,4 +378,4 @@ def test_left_out_names_claimed_one_by_one_are_the_whole_copys(live_first, monke
     monkeypatch.setattr(InstructionNames, "claim_all_of", lambda self, other: False)
     module = parse_module(_module(4, live_first=live_first), "dead_steps")
     steps = _same_run(f"one by one, live_first={live_first}", module)
-    assert steps is not None and len(steps.calls) == 3 and steps.computations
+    assert steps is not None and len(steps.stand_ins) == 3 and steps.computations
