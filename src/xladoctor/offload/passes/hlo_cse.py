@@ -100,6 +100,19 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
             tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())) if called else ())
 
 
+_NOT_PLAIN: Final = _NEVER | _COMMUTATIVE
+"""Opcodes whose :func:`_cheap_key` is not the plain one (none, or the operands put in order)."""
+
+
+def _cheap_keys(instructions: list[HloInstruction]) -> list[tuple | None]:
+    """:func:`_cheap_key` of each instruction, interpreted: the plain key (an opcode that may merge
+    and keeps its operand order, no rare fields, operands not a wide list: half of a train step's
+    entry) made in the comprehension, not by a call (-9% of the keys' time there)."""
+    not_plain, wide = _NOT_PLAIN, WideOperands
+    return [(op, ops, None, None, ()) if (op := i.opcode) not in not_plain and i._extra is None
+            and type(ops := i._operands) is not wide else _cheap_key(i) for i in instructions]
+
+
 def _own_attributes(instr: HloInstruction) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v) for k, v in instr.attributes.items() if k not in _IGNORED))
 
@@ -179,8 +192,8 @@ def _merge_by_cheap_key(comp: HloComputation, orders: HandedOrders | None = None
     # The cheap keys as the computation is, in list order: where no two are equal nothing merges
     # (a merge needs two equal keys, and nothing changes before the first), so no post order.
     instructions = comp.instructions
-    # compiled: native calls (map: Python's protocol each); pure Python: map, no comprehension's frame
-    keys = [_cheap_key(instr) for instr in instructions] if COMPILED else list(map(_cheap_key, instructions))
+    # compiled: native calls (map: Python's protocol each); pure Python: the plain key inline
+    keys = [_cheap_key(instr) for instr in instructions] if COMPILED else _cheap_keys(instructions)
     if _all_differ(keys):
         return merged
     first_keys = dict(zip(instructions, keys))
