@@ -78,6 +78,7 @@ class HloPassPipeline(HloPassInterface):
                     raise LintError([f"after {p.name}: the post order handed on is not the walk's in {stale}"])
             if self.after_each is not None:
                 self.after_each(p, module)
+            p.orders_left = None  # held here only: a pass kept for the record holds no order (nor what it removed)
         return any_changed
 
     def __repr__(self) -> str:
