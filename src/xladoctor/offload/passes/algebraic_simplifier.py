@@ -75,12 +75,15 @@ from ...ir.opcodes import (
 )
 from ...ir.operands import WideOperands, first_operand, operands_of
 from ...ir.shape import Shape, default_layout
+from .handed_orders import post_order
 from .hlo_pass_interface import HloPassInterface
 from .insertions import Insertions
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
     from typing import Final
+
+    from .handed_orders import HandedOrders
 
 
 def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> list[tuple[str, str]]:
@@ -91,16 +94,19 @@ def simplify_for_offloading(module: HloModule, floats_are_real: bool = True) -> 
     return _simplify_module(module, floats_are_real)[0]
 
 
-def _simplify_module(module: HloModule, floats_are_real: bool) -> tuple[list[tuple[str, str]], bool]:
+def _simplify_module(module: HloModule, floats_are_real: bool,
+                     orders: HandedOrders | None = None) -> tuple[list[tuple[str, str]], bool]:
     """:func:`simplify_for_offloading`, and whether the module was left untouched: no computation
-    had an instruction :func:`_may_rewrite` (so none was visited, nothing was made or named)."""
+    had an instruction :func:`_may_rewrite` (so none was visited, nothing was made or named).
+    ``orders``: post orders handed on by the pass before (:mod:`.handed_orders`; a computation is
+    walked as it is when its turn comes, and a rewrite changes only its own computation)."""
     replaced: list[tuple[str, str]] = []
     untouched = True
     for comp in module.computations:
         if not _any_may_rewrite(comp.instructions):
             continue  # no rewrite can start here: no post order (most computations, and most runs)
         untouched = False
-        replaced.extend(_simplify_computation(comp, floats_are_real))
+        replaced.extend(_simplify_computation(comp, floats_are_real, post_order(comp, orders)))
     return replaced, untouched
 
 
@@ -233,12 +239,14 @@ def _binary_rules_out(instr: HloInstruction, op: HloOpcode) -> bool:
     return not (c0 or c1 or (k0 is MULTIPLY and k1 is MULTIPLY))  # no zero, no (A + C1) + C2, no A*C + B*C
 
 
-def _simplify_computation(comp: HloComputation, floats_are_real: bool = True) -> list[tuple[str, str]]:
+def _simplify_computation(comp: HloComputation, floats_are_real: bool = True,
+                          order: list[HloInstruction] | None = None) -> list[tuple[str, str]]:
+    """AlgebraicSimplifier on ``comp``, visited in ``order``, its post order (walked here if not given)."""
     replaced: list[tuple[str, str]] = []
     gone: set[HloInstruction] = set()
     at = Insertions(comp)  # new instructions go into the list in one sweep at the end
     rewritten, constant, broadcast = _REWRITTEN, CONSTANT, BROADCAST
-    for instr in comp.post_order():  # XLA's visitor: operands first, so chains collapse in one run
+    for instr in comp.post_order() if order is None else order:  # XLA's visitor: operands first, so chains collapse in one run
         op = instr.opcode  # read once: the chain below tested it up to 14 times for the others
         if op not in rewritten:  # the opcodes the chain names, and no other
             continue
@@ -775,7 +783,7 @@ class AlgebraicSimplifier(HloPassInterface):
         self.floats_are_real = floats_are_real
 
     def run(self, module: HloModule) -> bool:
-        replaced, self.left_untouched = _simplify_module(module, self.floats_are_real)
+        replaced, self.left_untouched = _simplify_module(module, self.floats_are_real, self.orders_given)
         return bool(replaced)
 
     def same_as(self, other: HloPassInterface) -> bool:

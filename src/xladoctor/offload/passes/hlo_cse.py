@@ -42,6 +42,8 @@ TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (
 if TYPE_CHECKING:
     from typing import Final
 
+    from .handed_orders import HandedOrders
+
 _NEVER: Final = _SIDE_EFFECTING | {CUSTOM_CALL, OPT_BARRIER}
 assert PARAMETER in _NEVER  # :func:`_cheap_key` reads ``tuple_index`` from its field on that
 _COMMUTATIVE: Final = frozenset({ADD, MULTIPLY, MAXIMUM, MINIMUM,
@@ -49,11 +51,13 @@ _COMMUTATIVE: Final = frozenset({ADD, MULTIPLY, MAXIMUM, MINIMUM,
 _IGNORED: Final = frozenset({"metadata", "sharding", "frontend_attributes", "backend_config", "statistics_viz"})
 
 
-def eliminate_common_subexpressions(module: HloModule) -> list[tuple[str, str]]:
-    """Merge equal instructions in every computation; ``(removed, kept)`` names."""
+def eliminate_common_subexpressions(module: HloModule, orders: HandedOrders | None = None) -> list[tuple[str, str]]:
+    """Merge equal instructions in every computation; ``(removed, kept)`` names.  ``orders``: where
+    given, each computation walked whose post order after the merges is the walk's without what
+    they removed gets its walk and those (:mod:`.handed_orders`), for the next pass to walk."""
     merged: list[tuple[str, str]] = []
     for comp in module.computations:
-        merged.extend(merge_duplicates(comp))
+        merged.extend(_merge_by_cheap_key(comp, orders))
     return merged
 
 
@@ -94,6 +98,22 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     number = extra.number
     return (opcode, operands, extra.literal, None if isinstance(number, str) else number,
             tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())) if called else ())
+
+
+_NOT_PLAIN: Final = _NEVER | _COMMUTATIVE
+"""Opcodes whose :func:`_cheap_key` is not the plain one (none, or the operands put in order)."""
+
+
+def _cheap_keys(instructions: list[HloInstruction]) -> list[tuple | None]:
+    """:func:`_cheap_key` of each instruction, interpreted: the plain key (an opcode that may merge
+    and keeps its operand order, no rare fields, operands not a wide list: half of a train step's
+    entry) and a commutative binary op's (a third) made in the comprehension, not by a call."""
+    not_plain, commutative, wide = _NOT_PLAIN, _COMMUTATIVE, WideOperands
+    return [(op, ops, None, None, ()) if (op := i.opcode) not in not_plain and i._extra is None
+            and type(ops := i._operands) is not wide
+            else (op, ops if id(ops[0]) < id(ops[1]) else (ops[1], ops[0]), None, None, ())
+            if op in commutative and i._extra is None and type(ops := i._operands) is tuple and len(ops) == 2
+            else _cheap_key(i) for i in instructions]
 
 
 def _own_attributes(instr: HloInstruction) -> tuple[tuple[str, str], ...]:
@@ -165,17 +185,18 @@ def merge_duplicates(comp: HloComputation,
     return merged
 
 
-def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
+def _merge_by_cheap_key(comp: HloComputation, orders: HandedOrders | None = None) -> list[tuple[str, str]]:
     """:func:`merge_duplicates` over HloCSE's identity (:func:`_cheap_key` and :class:`_OwnKeys`),
     the own key made only for instructions whose cheap key an earlier one has; each is compared
     with those, first first, so the one kept is the first in post order that equals it.  (An
-    earlier instruction's keys do not change later: its operands come before it in post order.)"""
+    earlier instruction's keys do not change later: its operands come before it in post order.)
+    ``orders``: :func:`eliminate_common_subexpressions`'."""
     merged: list[tuple[str, str]] = []
     # The cheap keys as the computation is, in list order: where no two are equal nothing merges
     # (a merge needs two equal keys, and nothing changes before the first), so no post order.
     instructions = comp.instructions
-    # compiled: native calls (map: Python's protocol each); pure Python: map, no comprehension's frame
-    keys = [_cheap_key(instr) for instr in instructions] if COMPILED else list(map(_cheap_key, instructions))
+    # compiled: native calls (map: Python's protocol each); pure Python: the plain key inline
+    keys = [_cheap_key(instr) for instr in instructions] if COMPILED else _cheap_keys(instructions)
     if _all_differ(keys):
         return merged
     first_keys = dict(zip(instructions, keys))
@@ -185,7 +206,9 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
     own = _OwnKeys()  # the own keys' parts, made at the first comparison
     gone: set[HloInstruction] = set()
     stale: set[HloInstruction] = set()  # users given another operand by a merge: their keys changed
-    for instr in comp.post_order():
+    order = comp.post_order()
+    handed = orders is not None  # the walk stays the post order after the merges unless one breaks it (handed_orders.py)
+    for instr in order:
         cheap = _cheap_key(instr) if instr in stale else first_keys[instr]
         if cheap is None:
             continue
@@ -209,9 +232,13 @@ def _merge_by_cheap_key(comp: HloComputation) -> list[tuple[str, str]]:
             stale.update(users)
         else:
             stale.add(users)  # type: ignore[arg-type]
+        if handed and (not kept._users or ((extra := instr._extra) is not None and extra.control_predecessors)):
+            handed = False  # ``kept`` a walk's start until now, or ``instr``'s control edges walked before it
         comp.replace_and_unhook(instr, kept, gone)
         merged.append((instr.name, kept.name))
     comp.drop_removed(gone, release_names=False)
+    if handed and orders is not None:
+        orders[comp] = (order, gone)
     return merged
 
 
@@ -272,12 +299,15 @@ def merge_duplicate_annotations(module: HloModule) -> list[tuple[str, str]]:
 
 
 class HloCSE(HloPassInterface):
-    """XLA's ``HloCSE``: :func:`eliminate_common_subexpressions`."""
+    """XLA's ``HloCSE``: :func:`eliminate_common_subexpressions`, which leaves the post orders it
+    knows (:attr:`orders_left`)."""
 
     name = "cse"
 
     def run(self, module: HloModule) -> bool:
-        return bool(eliminate_common_subexpressions(module))
+        orders: HandedOrders = {}
+        self.orders_left = orders
+        return bool(eliminate_common_subexpressions(module, orders))
 
 
 class AnnotationCSE(HloPassInterface):

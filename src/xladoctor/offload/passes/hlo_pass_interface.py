@@ -18,6 +18,10 @@ from abc import ABC, abstractmethod
 from ...ir.module import HloModule
 from .analysis_context import AnalysisContext
 
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from .handed_orders import HandedOrders
+
 
 class HloPassInterface(ABC):
     """One HLO pass: ``name`` and ``run(module) -> changed``."""
@@ -30,6 +34,15 @@ class HloPassInterface(ABC):
     a user's order or a name touched): a stronger answer than ``changed`` false, which a pass may
     give where it made an instruction it then did not use.  The pipeline then skips a
     :meth:`same_as` pass run right after (:class:`.hlo_pass_pipeline.HloPassPipeline`)."""
+
+    orders_left: HandedOrders | None = None
+    """Set by a ``run`` that knows the post order of computations as it left them (HloCSE:
+    :mod:`.handed_orders`); the pipeline hands them on."""
+
+    orders_given: HandedOrders | None = None
+    """Set by the pipeline for one ``run``: post orders of computations as the module is when it
+    starts (the last pass's :attr:`orders_left`, kept past passes that left the module untouched);
+    a pass that walks computations may read them instead of walking (:func:`.handed_orders.post_order`)."""
 
     @abstractmethod
     def run(self, module: HloModule) -> bool:

@@ -19,7 +19,12 @@ from collections.abc import Callable
 from ...ir.lint import LintError, lint_problems
 from ...ir.module import HloModule
 from .analysis_context import AnalysisContext
+from .handed_orders import stale_orders
 from .hlo_pass_interface import HloPassInterface
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from .handed_orders import HandedOrders
 
 LINT_FLAG = "XLADOCTOR_LINT_PASSES"
 """The debug flag: ``1`` lints the module after every pass of every pipeline run."""
@@ -54,18 +59,26 @@ class HloPassPipeline(HloPassInterface):
             _lint(module, "before the pipeline")
         any_changed = False
         previous: HloPassInterface | None = None
+        orders: HandedOrders | None = None  # post orders of the module as it is (handed_orders.py)
         for p in self.passes:
             if previous is not None and _repeats_untouched(p, previous):
                 changed = False  # what ``previous`` found nothing to do in is what ``p`` would see
             else:
+                p.orders_given = orders
                 changed = p.run(module)
+                p.orders_given = None
+                # what ``p`` left, else what it was given if it touched nothing, else none
+                orders = p.orders_left if p.orders_left is not None else orders if p.left_untouched else None
                 previous = p
             any_changed |= changed
             self.changed.append((p.name, changed))
             if self.lint:
                 _lint(module, f"after {p.name}")
+                if orders and (stale := stale_orders(orders)):
+                    raise LintError([f"after {p.name}: the post order handed on is not the walk's in {stale}"])
             if self.after_each is not None:
                 self.after_each(p, module)
+            p.orders_left = None  # held here only: a pass kept for the record holds no order (nor what it removed)
         return any_changed
 
     def __repr__(self) -> str:

@@ -97,4 +97,6 @@ class ScatterToDus(HloPassInterface):
     name = "scatter_to_dus"
 
     def run(self, module: HloModule) -> bool:
-        return bool(scatters_to_updates(module))
+        done = scatters_to_updates(module)
+        self.left_untouched = not done  # a scatter not rewritten is refused before anything is made
+        return bool(done)
