@@ -109,18 +109,7 @@ class HloInstruction(PackedFieldAccess):
         # A compiled class's ``__new__`` runs ``__init__`` (mypyc), which needs the arguments.
         new = cls(self.name, self.opcode, self.shape) if COMPILED else cls.__new__(cls)
         try:
-            if COMPILED:
-                self._copy_fields_to(new)
-            else:  # :meth:`_copy_fields_to`'s assignments, inline: its call was a fifth of the copy's per instruction
-                new.name = self.name
-                new.opcode = self.opcode
-                new.shape = self.shape
-                attributes = self._attributes
-                new._attributes = attributes.copy() if type(attributes) is dict else attributes
-                extra = self._extra
-                new._extra = None if extra is None else extra.detached()
-                new._where = self._where
-                new._line_off = self._line_off
+            self._copy_fields_to(new)
         except AttributeError:  # a field never set (not by ``__init__``): copy what is there
             new._extra = None
             for slot in _COPIED_SLOTS:
@@ -141,8 +130,7 @@ class HloInstruction(PackedFieldAccess):
         """Each of :data:`COPIED_FIELDS` from this instruction to ``new``, as plain assignments:
         compiled, each is a native field read and write (the copy ``exec``'d from ``__slots__``
         it replaces ran interpreted, through each field's descriptor: ~4% of the compiled
-        core's ``offload`` on a train step).  Interpreted, :meth:`detached_copy` makes the same
-        assignments itself (a test holds the two to the same fields)."""
+        core's ``offload`` on a train step)."""
         new.name = self.name
         new.opcode = self.opcode
         new.shape = self.shape

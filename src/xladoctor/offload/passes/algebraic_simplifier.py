@@ -268,37 +268,11 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True,
                             continue
                     elif not (c0 or c1 or (k0 is MULTIPLY and k1 is MULTIPLY)):
                         continue
-        if op is SELECT:
-            replacement = _select_replacement(instr)
-        elif op is NEGATE and instr.operands[0].opcode is NEGATE:
-            replacement = instr.operands[0].operands[0]
-        elif op is SUBTRACT:
-            replacement = _reassociated_subtract(at, instr)
-        elif op is MULTIPLY:
-            replacement = _reassociated(at, instr, MULTIPLY)
-        elif op is DIVIDE:
-            replacement = _divide_by_constant(at, instr)
-        elif op is ADD:
-            replacement = _add_of_zero(instr) or _factored_add(at, instr, floats_are_real) or \
-                _reassociated(at, instr, ADD)
-        elif op is TRANSPOSE:
-            replacement = _transposed_dot(at, instr)
-        elif op is MAXIMUM or op is MINIMUM:
-            replacement = _idempotent(instr)
-        elif op is RESHAPE:
-            replacement = _reshape_of_reshape(at, instr)
-        elif op is DYNAMIC_SLICE:
-            replacement = _full_slice(instr) or _constant_dynamic_slice(at, instr)
-        elif op is DYNAMIC_UPDATE_SLICE:
-            replacement = _full_update(instr)
-        elif op is CONCATENATE:
-            replacement = _flattened_concatenate(at, instr) or _concatenate_of_one_row(at, instr)
-        elif op is COMPARE:
+        if op is COMPARE:
             if _narrowed_compare(instr):
                 replaced.append((instr.name, instr.name))
             continue
-        else:
-            continue
+        replacement = _replacement(at, instr, op, floats_are_real)
         if replacement is None or not _compatible(replacement, instr):
             continue  # ReplaceInstruction refuses a shape that is not compatible
         instr.replace_all_uses_with(replacement)
@@ -311,6 +285,37 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True,
     if gone:
         comp.drop_removed(gone, release_names=False)
     return replaced
+
+
+def _replacement(at: Insertions, instr: HloInstruction, op: HloOpcode, floats_are_real: bool) -> HloInstruction | None:
+    """What the rewrite for ``op`` (one of :data:`_REWRITTEN` but compare) replaces ``instr`` by,
+    new instructions placed through ``at``; None where none applies."""
+    if op is SELECT:
+        return _select_replacement(instr)
+    if op is NEGATE:
+        operand = instr.operands[0]
+        return operand.operands[0] if operand.opcode is NEGATE else None
+    if op is SUBTRACT:
+        return _reassociated_subtract(at, instr)
+    if op is MULTIPLY:
+        return _reassociated(at, instr, MULTIPLY)
+    if op is DIVIDE:
+        return _divide_by_constant(at, instr)
+    if op is ADD:
+        return _add_of_zero(instr) or _factored_add(at, instr, floats_are_real) or _reassociated(at, instr, ADD)
+    if op is TRANSPOSE:
+        return _transposed_dot(at, instr)
+    if op is MAXIMUM or op is MINIMUM:
+        return _idempotent(instr)
+    if op is RESHAPE:
+        return _reshape_of_reshape(at, instr)
+    if op is DYNAMIC_SLICE:
+        return _full_slice(instr) or _constant_dynamic_slice(at, instr)
+    if op is DYNAMIC_UPDATE_SLICE:
+        return _full_update(instr)
+    if op is CONCATENATE:
+        return _flattened_concatenate(at, instr) or _concatenate_of_one_row(at, instr)
+    return None
 
 
 def _integer_scalar(instr: HloInstruction) -> int | None:
