@@ -156,33 +156,24 @@ def check_inlined_size(module: HloModule, async_computations: set[HloComputation
     for comp in computation_post_order(module) if order is None else order:
         n = 0
         instrs = comp.instructions
-        if calls_of is not None:
-            at = 0  # the place after the last call looked at
-            for instr in calls_of.get(comp, no_calls):
-                k = instrs.index(instr, at)
-                if total + n + k - at > bound:  # one of those before it crosses: the first that does
-                    _past_bound(module, comp, instrs[at + bound - total - n], bound, dead_steps)
-                n += k - at
-                if instr.opcode is _CALL and is_inlineable_call(instr, async_computations):
-                    callee = (instr.called.get("to_apply") or instr.called_computations)[0]
-                    n += size.get(callee, 0) - len(callee.parameters)
-                else:
-                    n += 1
-                if total + n > bound:
-                    _past_bound(module, comp, instr, bound, dead_steps)
-                at = k + 1
-            if total + n + len(instrs) - at > bound:
+        at = 0  # the place after the last instruction looked at
+        # without ``calls_of`` every instruction is looked at (each at ``at``: no gap between)
+        for instr in instrs if calls_of is None else calls_of.get(comp, no_calls):
+            k = instrs.index(instr, at)
+            if total + n + k - at > bound:  # one of those before it crosses: the first that does
                 _past_bound(module, comp, instrs[at + bound - total - n], bound, dead_steps)
-            n += len(instrs) - at
-        else:
-            for instr in instrs:
-                if instr.opcode is _CALL and is_inlineable_call(instr, async_computations):
-                    callee = (instr.called.get("to_apply") or instr.called_computations)[0]
-                    n += size.get(callee, 0) - len(callee.parameters)
-                else:
-                    n += 1
-                if total + n > bound:
-                    _past_bound(module, comp, instr, bound, dead_steps)
+            n += k - at
+            if instr.opcode is _CALL and is_inlineable_call(instr, async_computations):
+                callee = (instr.called.get("to_apply") or instr.called_computations)[0]
+                n += size.get(callee, 0) - len(callee.parameters)
+            else:
+                n += 1
+            if total + n > bound:
+                _past_bound(module, comp, instr, bound, dead_steps)
+            at = k + 1
+        if total + n + len(instrs) - at > bound:
+            _past_bound(module, comp, instrs[at + bound - total - n], bound, dead_steps)
+        n += len(instrs) - at
         size[comp] = n
         total += n
     if total + extra_total > bound:  # partial sums never decrease: below it, no call crosses it
