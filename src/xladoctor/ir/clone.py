@@ -112,32 +112,32 @@ def _link(instrs: list[HloInstruction], mine: list[HloInstruction], instr_map: d
     for instr, i2 in zip(instrs, mine):
         if replaced and instr in replaced:
             operands = replaced[instr][1]
-            if operands:
-                i2.link_operands(tuple([instr_map[o] for o in operands]) if compiled else tuple(map(copy_of, operands)))
         else:
             stored = instr._operands
             cls = type(stored)
             if compiled or cls is WideOperands:  # compiled: link_operands' native code
                 operands = stored if cls is tuple else (  # type: ignore[assignment]
                     stored.as_tuple() if cls is WideOperands else (stored,))  # type: ignore[union-attr]
-                if operands:  # native dict reads compiled, no comprehension's frame in pure Python
-                    i2.link_operands(tuple([instr_map[o] for o in operands]) if compiled else tuple(map(copy_of, operands)))
-            elif cls is tuple:  # pure Python: linked here as link_operands links a fresh copy, without its call
-                if stored:
-                    new = tuple(map(copy_of, stored))  # type: ignore[arg-type]
-                    i2._operands = new[0] if len(new) == 1 else new
-                    for op in new:
-                        if op._users is no_users:
-                            op._users = i2
-                        else:
-                            op._gain_new_user(i2)
-            else:  # the one operand, kept bare (a third of a train step's): no tuple, no loop
-                op = copy_of(stored)  # type: ignore[arg-type]
-                i2._operands = op
-                if op._users is no_users:
-                    op._users = i2
-                else:
-                    op._gain_new_user(i2)
+            else:  # pure Python: linked here as link_operands links a fresh copy, without its call
+                operands = ()
+                if cls is tuple:
+                    if stored:
+                        new = tuple(map(copy_of, stored))  # type: ignore[arg-type]
+                        i2._operands = new[0] if len(new) == 1 else new
+                        for op in new:
+                            if op._users is no_users:
+                                op._users = i2
+                            else:
+                                op._gain_new_user(i2)
+                else:  # the one operand, kept bare (a third of a train step's): no tuple, no loop
+                    op = copy_of(stored)  # type: ignore[arg-type]
+                    i2._operands = op
+                    if op._users is no_users:
+                        op._users = i2
+                    else:
+                        op._gain_new_user(i2)
+        if operands:  # native dict reads compiled, no comprehension's frame in pure Python
+            i2.link_operands(tuple([instr_map[o] for o in operands]) if compiled else tuple(map(copy_of, operands)))
         extra = instr._extra
         if extra is not None:  # (most have none: one test for both rare cases)
             if extra.control_predecessors:

@@ -245,29 +245,13 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True,
     replaced: list[tuple[str, str]] = []
     gone: set[HloInstruction] = set()
     at = Insertions(comp)  # new instructions go into the list in one sweep at the end
-    rewritten, constant, broadcast = _REWRITTEN, CONSTANT, BROADCAST
+    rewritten = _REWRITTEN
     for instr in comp.post_order() if order is None else order:  # XLA's visitor: operands first, so chains collapse in one run
         op = instr.opcode  # read once: the chain below tested it up to 14 times for the others
         if op not in rewritten:  # the opcodes the chain names, and no other
             continue
-        if op is ADD or op is MULTIPLY or op is DIVIDE:
-            # No match can start here: one test, not each rewrite's own (most of the first run's
-            # visits); :func:`_binary_rules_out` spelled inline, as in :func:`_any_may_rewrite` (a
-            # call per add, multiply and divide of a train step's entry: ~1,800 a run).
-            operands = instr._operands
-            if type(operands) is tuple and len(operands) == 2:
-                k0, k1 = operands[0].opcode, operands[1].opcode
-                c1 = k1 is constant or k1 is broadcast
-                if op is DIVIDE:
-                    if not c1:
-                        continue
-                else:
-                    c0 = k0 is constant or k0 is broadcast
-                    if op is MULTIPLY:
-                        if not ((k0 is op and c1) or (k1 is op and c0)):
-                            continue
-                    elif not (c0 or c1 or (k0 is MULTIPLY and k1 is MULTIPLY)):
-                        continue
+        if (op is ADD or op is MULTIPLY or op is DIVIDE) and _binary_rules_out(instr, op):
+            continue  # no match can start here: one test, not each rewrite's own (most of the first run's visits)
         if op is COMPARE:
             if _narrowed_compare(instr):
                 replaced.append((instr.name, instr.name))

@@ -118,13 +118,17 @@ def computation_post_order(module: HloModule, callees_of: dict[HloComputation, l
     order: list[HloComputation] = []
     seen = {module.entry}
     no_callees: list[HloComputation] = []
-    stack = [(module.entry, iter(_callees(module.entry) if callees_of is None else callees_of.get(module.entry, no_callees)))]
+
+    def callees(comp: HloComputation) -> list[HloComputation]:
+        return _callees(comp) if callees_of is None else callees_of.get(comp, no_callees)
+
+    stack = [(module.entry, iter(callees(module.entry)))]
     while stack:
         comp, it = stack[-1]
         for callee in it:
             if callee not in seen:
                 seen.add(callee)
-                stack.append((callee, iter(_callees(callee) if callees_of is None else callees_of.get(callee, no_callees))))
+                stack.append((callee, iter(callees(callee))))
                 break
         else:
             stack.pop()
@@ -218,7 +222,7 @@ class _Inliner:
                     self.callees_of.setdefault(comp, []).extend(called)
                     self.calls_of.setdefault(comp, []).append(instr)
                     if instr.opcode is async_start:
-                        self.async_computations.update(instr.called_computations)
+                        self.async_computations.update(called)
         self.emptied: set[HloComputation] = set()
 
     def run(self) -> InlineResult:

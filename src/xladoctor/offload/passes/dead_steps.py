@@ -115,12 +115,8 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     if orders is not None:  # (read by the model's removal walks only: 4.4 MiB at jax_entry 1M, held
         orders.clear()  # through the search for computations only dead code calls, the finder's peak)
     if model is not None:
-        if kept is None:
-            # What the copy leaves out of the entry, the steps' and the rebuild's dead code, as one set:
-            # ``dead`` grown (the model is done with it), not ``gone`` made again beside it.
-            dead.update(left_out[entry.name])
-            kept = [i for i in entry.instructions if i not in dead]
-            dead.clear()
+        if kept is None:  # (the model is done with ``dead``: it is grown, not ``gone`` made again beside it)
+            kept = _kept_of_entry(entry, dead, steps, left_out[entry.name])
         live: set[HloInstruction] = set()
         add_sized(live, kept)  # (2 MiB at 1M where a set grown one at a time takes 4)
         _leave_out_uncalled(module, model, live, callers, dead_code_of)
@@ -282,7 +278,7 @@ def _model(entry: HloComputation, dead: set[HloInstruction], counts: tuple[int, 
     DCE after inlining removes from each step, in its post order.  ``dead`` (the calls and what
     dies with them) is what the copy leaves out beside the rebuild's dead code: the walks after inlining go through
     it, the callees' bodies added (one set, not three: they are the bulk of the analysis' peak);
-    the calls are taken off it at the end (each has its stand-in).  ``markers``: the dead
+    the caller takes the calls off it (:func:`_kept_of_entry`: each has its stand-in).  ``markers``: the dead
     ``Sharding`` markers, each with its operand (it becomes what each is read as).
     ``orders``: each walk's post order, where :func:`_closure_walks` found ``dead`` (see
     :func:`_removal_walks`), else None.  ``counts``: how many ``dead`` held, how many markers
@@ -314,8 +310,6 @@ def _model(entry: HloComputation, dead: set[HloInstruction], counts: tuple[int, 
         return None
     if sum(map(len, steps.removals.values())) != n_removed:
         return None  # a dead operand no callee reads: the DCE would start there too
-    if not alone:
-        dead.difference_update(steps.stand_ins)  # each call has its stand-in
     return steps
 
 
