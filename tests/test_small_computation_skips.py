@@ -1,0 +1,80 @@
+"""Whole visits the passes skip where they would find nothing (issue 36, the train steps' reducers).
+
+HloCSE asks a computation of up to three instructions whether two of them may merge at all
+(``hlo_cse._two_may_merge``) before making its keys; ConditionalCodeMotion makes the computations'
+order only where one holds a conditional.  Both paths of each, and the skip's answer against the
+work it stands for, on the corpus and generated modules.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hlo_corpus import CORPUS, generated_hlo
+from xladoctor.ir.opcodes import CONDITIONAL
+from xladoctor.offload.passes import conditional_code_motion as ccm
+from xladoctor.offload.passes.hlo_cse import _merge_by_cheap_key, _two_may_merge, eliminate_common_subexpressions
+from xladoctor.syntax.hlo_parser import parse_module
+
+SMALL = """HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+twice {
+  p = f32[4] parameter(0)
+  a = f32[4] negate(p)
+  ROOT b = f32[4] negate(p)
+}
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  r = f32[] reduce(p, z), dimensions={0}, to_apply=add
+  c = f32[4] call(p), to_apply=twice
+  ROOT t = (f32[], f32[4]) tuple(r, c)
+}
+"""
+
+
+def test_a_small_computation_merges_only_where_two_may() -> None:
+    module = parse_module(SMALL)
+    assert not _two_may_merge(module.computation("add").instructions)  # two parameters and an add
+    assert _two_may_merge(module.computation("twice").instructions)
+    merged = eliminate_common_subexpressions(module)
+    assert ("b", "a") in merged or ("a", "b") in merged  # the small computation that may merge did
+    assert [i.name for i in module.computation("add").instructions] == ["x", "y", "s"]
+
+
+def _modules(tmp_path: Path) -> list:
+    modules = [parse_module(SMALL)]
+    for path in [*CORPUS, *generated_hlo(tmp_path, 40)]:
+        try:
+            modules.append(parse_module(path.read_text()))
+        except Exception:  # input errors are not this test's
+            continue
+    return modules
+
+
+def test_a_skipped_computation_is_one_the_keys_merge_nothing_in(tmp_path: Path) -> None:
+    skipped = 0
+    for module in _modules(tmp_path):
+        for comp in module.computations:
+            if len(comp.instructions) <= 3 and not _two_may_merge(comp.instructions):
+                skipped += 1
+                names = [i.name for i in comp.instructions]
+                assert _merge_by_cheap_key(comp) == [] and [i.name for i in comp.instructions] == names
+    assert skipped > 10
+
+
+def test_conditionals_found_as_the_full_order_finds_them(tmp_path: Path) -> None:
+    with_conditionals = 0
+    for module in _modules(tmp_path):
+        found = ccm._conditionals(module)
+        every = [i for c in module.computations for i in c.instructions if i.opcode is CONDITIONAL]
+        assert sorted(i.name for i in found) == sorted(i.name for i in every)
+        with_conditionals += bool(every)
+    assert with_conditionals >= 1  # both paths: modules with a conditional and without
