@@ -1,7 +1,8 @@
 """Whole visits the passes skip where they would find nothing (issue 36, the train steps' reducers).
 
 HloCSE asks a computation of up to three instructions whether two of them may merge at all
-(``hlo_cse._two_may_merge``) before making its keys; ConditionalCodeMotion makes the computations'
+(``hlo_cse._two_may_merge``) before making its keys, the dead-code elimination whether all but the
+root are used (``hlo_dce._all_used``) before its search; ConditionalCodeMotion makes the computations'
 order only where one holds a conditional.  Both paths of each, and the skip's answer against the
 work it stands for, on the corpus and generated modules.
 """
@@ -13,6 +14,7 @@ from pathlib import Path
 from hlo_corpus import CORPUS, generated_hlo
 from xladoctor.ir.opcodes import CONDITIONAL
 from xladoctor.offload.passes import conditional_code_motion as ccm
+from xladoctor.offload.passes import hlo_dce
 from xladoctor.offload.passes.hlo_cse import _merge_by_cheap_key, _two_may_merge, eliminate_common_subexpressions
 from xladoctor.syntax.hlo_parser import parse_module
 
@@ -78,3 +80,46 @@ def test_conditionals_found_as_the_full_order_finds_them(tmp_path: Path) -> None
         assert sorted(i.name for i in found) == sorted(i.name for i in every)
         with_conditionals += bool(every)
     assert with_conditionals >= 1  # both paths: modules with a conditional and without
+
+
+DEAD_SMALL = """HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+one_dead {
+  p = f32[4] parameter(0)
+  a = f32[4] negate(p)
+  ROOT b = f32[4] exponential(p)
+}
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  r = f32[] reduce(p, z), dimensions={0}, to_apply=add
+  c = f32[4] call(p), to_apply=one_dead
+  ROOT t = (f32[], f32[4]) tuple(r, c)
+}
+"""
+
+
+def test_a_small_computation_is_searched_for_dead_code_only_where_one_is_unused() -> None:
+    module = parse_module(DEAD_SMALL)
+    add, one_dead = module.computation("add"), module.computation("one_dead")
+    assert hlo_dce._all_used(add.instructions, add.root)
+    assert not hlo_dce._all_used(one_dead.instructions, one_dead.root)
+    assert [i.name for i in hlo_dce.remove_dead_code(module)] == ["a"]  # the small one with dead code
+    assert [i.name for i in add.instructions] == ["x", "y", "s"]
+
+
+def test_a_skipped_computation_has_no_dead_code(tmp_path: Path) -> None:
+    skipped = 0
+    for module in _modules(tmp_path):
+        for comp in module.computations:
+            if len(comp.instructions) <= 3 and hlo_dce._all_used(comp.instructions, comp.root):
+                skipped += 1
+                assert hlo_dce.dead_code(comp) == []
+    assert skipped > 10
