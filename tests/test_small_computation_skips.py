@@ -123,3 +123,64 @@ def test_a_skipped_computation_has_no_dead_code(tmp_path: Path) -> None:
                 skipped += 1
                 assert hlo_dce.dead_code(comp) == []
     assert skipped > 10
+
+
+SHAPES = """HloModule m
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+swapped {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(y, x)
+}
+
+twice {
+  x = f32[] parameter(0)
+  ROOT s = f32[] add(x, x)
+}
+
+one {
+  x = f32[] parameter(0)
+  ROOT n = f32[] negate(x)
+}
+
+alone {
+  ROOT c = f32[] constant(1)
+}
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  r1 = f32[] reduce(p, z), dimensions={0}, to_apply=add
+  r2 = f32[] reduce(p, z), dimensions={0}, to_apply=swapped
+  r3 = f32[] reduce(p, z), dimensions={0}, to_apply=twice
+  c1 = f32[] call(z), to_apply=one
+  c2 = f32[] call(), to_apply=alone
+  ROOT t = (f32[], f32[], f32[], f32[], f32[]) tuple(r1, r2, r3, c1, c2)
+}
+"""
+
+
+def test_the_rebuild_skips_a_computation_only_where_its_list_is_its_post_order(tmp_path: Path) -> None:
+    """``stablehlo_rebuild._leaves_then_root``: where it holds, the list is the post order and no
+    instruction has two users (nothing to sort); ``swapped`` (its post order is y, x) and ``twice``
+    (a leaf used twice) are walked."""
+    from xladoctor.ir.users import Users
+    from xladoctor.offload.passes.stablehlo_rebuild import _leaves_then_root
+
+    module = parse_module(SHAPES)
+    asked = {c.name: _leaves_then_root(c.instructions, c.root) for c in module.computations}
+    assert asked == {"add": True, "swapped": False, "twice": False, "one": True, "alone": True, "main": False}
+    held = 0
+    for module in [parse_module(SHAPES), *_modules(tmp_path)]:
+        for comp in module.computations:
+            if _leaves_then_root(comp.instructions, comp.root):
+                held += 1
+                assert comp.post_order() == comp.instructions
+                assert not any(type(i._users) is Users and len(i._users) > 1 for i in comp.instructions)
+    assert held > 10
