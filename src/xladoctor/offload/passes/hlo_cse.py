@@ -32,7 +32,7 @@ from ...ir.module import HloModule
 from ...ir.opcodes import ADD, AND, CUSTOM_CALL, MAXIMUM, MINIMUM, MULTIPLY, OPT_BARRIER, OR, PARAMETER, XOR
 from ...ir.operands import WideOperands
 from ...ir.packed_fields import USERS
-from ...ir.rare_fields import calls_in
+from ...ir.rare_fields import CALLS, calls_in
 from ..annotations import ANNOTATION_TARGETS, is_move_to_device, is_move_to_host
 from .hlo_dce import _SIDE_EFFECTING
 from .hlo_pass_interface import HloPassInterface
@@ -115,7 +115,8 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     # ``tuple_index`` read from its field: the property's other None, a parameter, is in _NEVER
     number = extra.number
     return (opcode, operands, extra.literal, None if isinstance(number, str) else number,
-            tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())) if called else ())
+            () if not called else called.identity() if type(called) is CALLS else
+            tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())))
 
 
 _NOT_PLAIN: Final = _NEVER | _COMMUTATIVE
