@@ -184,3 +184,51 @@ def test_the_rebuild_skips_a_computation_only_where_its_list_is_its_post_order(t
                 assert comp.post_order() == comp.instructions
                 assert not any(type(i._users) is Users and len(i._users) > 1 for i in comp.instructions)
     assert held > 10
+
+
+UNSETTLED = """HloModule m
+
+gte_of_tuple {
+  x = (f32[], f32[]) parameter(0)
+  ROOT g = f32[] get-tuple-element(x), index=0
+}
+
+ordered {
+  x = f32[] parameter(0)
+  y = f32[] negate(x)
+  ROOT z = f32[] exponential(x), control-predecessors={y}
+}
+
+unused {
+  x = f32[] parameter(0)
+  y = f32[] negate(x)
+  ROOT z = f32[] exponential(x)
+}
+
+ENTRY main {
+  p = f32[] parameter(0)
+  t = (f32[], f32[]) tuple(p, p)
+  a = f32[] call(t), to_apply=gte_of_tuple
+  b = f32[] call(p), to_apply=ordered
+  c = f32[] call(p), to_apply=unused
+  ROOT r = (f32[], f32[], f32[]) tuple(a, b, c)
+}
+"""
+
+
+def test_the_copys_search_skips_only_settled_small_computations(tmp_path: Path) -> None:
+    """``hlo_dce.small_and_settled``: where it holds, nothing folds, no control edge and no dead code
+    (what the copy's search would have found); a get-tuple-element, a control edge or an unused
+    instruction but the root each rule it out."""
+    from xladoctor.offload.passes.tuple_simplifier import folds_tuples
+
+    module = parse_module(UNSETTLED)
+    assert not any(hlo_dce.small_and_settled(module.computation(n)) for n in ("gte_of_tuple", "ordered", "unused"))
+    assert hlo_dce.small_and_settled(parse_module(SHAPES).computation("add"))
+    held = 0
+    for module in [parse_module(SHAPES), *_modules(tmp_path)]:
+        for comp in module.computations:
+            if hlo_dce.small_and_settled(comp):
+                held += 1
+                assert not folds_tuples(comp) and not hlo_dce.has_control_edges(comp) and hlo_dce.dead_code(comp) == []
+    assert held > 10

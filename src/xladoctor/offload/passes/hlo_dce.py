@@ -19,7 +19,7 @@ from operator import attrgetter
 from ...ir.computation import HloComputation
 from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import CUSTOM_CALL, HloOpcode
+from ...ir.opcodes import CUSTOM_CALL, GET_TUPLE_ELEMENT, HloOpcode
 from ...ir.operands import WideOperands, operands_of
 from ...ir.packed_fields import USERS
 from ...ir.rare_fields import CALLS
@@ -106,6 +106,24 @@ def _all_used(instructions: list[HloInstruction], root: HloInstruction | None) -
     comprehension and the starts' (two frames and two lists a visit)."""
     for instr in instructions:  # noqa: SIM110  (a loop, not all() of a generator: a frame switch per instruction)
         if not instr._users and instr is not root:
+            return False
+    return True
+
+
+def small_and_settled(comp: HloComputation) -> bool:
+    """Whether ``comp`` (up to :data:`_SMALL` instructions) has no get-tuple-element, no control edge
+    and every instruction but the root used: then nothing folds there (:func:`~.tuple_simplifier.folds_tuples`
+    is False), :func:`has_control_edges` is False and :func:`dead_code` is empty (:func:`_all_used`).
+    The copy's search asks it first of each computation (a train step's ~150 reducers: three calls
+    and three comprehensions each)."""
+    instructions, root, gte = comp.instructions, comp.root, GET_TUPLE_ELEMENT
+    if len(instructions) > _SMALL:
+        return False
+    for instr in instructions:
+        if instr.opcode is gte or (not instr._users and instr is not root):
+            return False
+        extra = instr._extra
+        if extra is not None and type(extra) is not CALLS and extra.control_predecessors:
             return False
     return True
 
