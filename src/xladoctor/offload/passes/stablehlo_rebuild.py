@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from ...ir.instruction import HloInstruction
 from ...ir.module import HloModule
+from ...ir.operands import WideOperands
 from .hlo_dce import remove_dead_code
 from .hlo_pass_interface import HloPassWithContext
 from .tuple_simplifier import forward_tuple_elements
@@ -47,10 +48,14 @@ def _leaves_then_root(instructions: list[HloInstruction], root: HloInstruction |
     n = len(instructions)
     if n > 4 or root is None or instructions[-1] is not root:
         return False  # (a bound: the test is for the small computations a walk costs most on)
-    ops = root._operands
-    if n == 2:
-        ops = (ops,)  # type: ignore[assignment]  # one operand, kept bare (or none: then no leaf below)
-    if type(ops) is not tuple or len(ops) != n - 1:
+    stored = root._operands
+    if type(stored) is tuple:
+        ops: tuple[HloInstruction, ...] = stored
+    elif type(stored) is WideOperands:
+        return False  # (wide: never a small computation's)
+    else:
+        ops = (stored,)  # type: ignore[assignment]  # the one operand, kept bare
+    if len(ops) != n - 1:
         return False
     if (extra := root._extra) is not None and extra.control_predecessors:
         return False
