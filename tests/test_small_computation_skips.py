@@ -232,3 +232,18 @@ def test_the_copys_search_skips_only_settled_small_computations(tmp_path: Path) 
                 held += 1
                 assert not folds_tuples(comp) and not hlo_dce.has_control_edges(comp) and hlo_dce.dead_code(comp) == []
     assert held > 10
+
+
+def test_folds_tuples_answers_on_each_form() -> None:
+    """``tuple_simplifier.folds_tuples`` (a loop over the get-tuple-elements, no generator): a
+    ``gte(tuple)`` folds, a ``gte`` of a parameter does not, a computation without one does not."""
+    from xladoctor.offload.passes.tuple_simplifier import folds_tuples
+
+    module = parse_module(UNSETTLED)
+    assert not folds_tuples(module.computation("gte_of_tuple"))  # a gte of a parameter
+    assert not folds_tuples(module.computation("unused"))  # no gte
+    folding = parse_module(UNSETTLED.replace("ROOT g = f32[] get-tuple-element(x), index=0",
+                                             "t = (f32[], f32[]) tuple(x, x)\n  ROOT g = f32[] get-tuple-element(t), index=0")
+                           .replace("x = (f32[], f32[]) parameter(0)", "x = f32[] parameter(0)")
+                           .replace("a = f32[] call(t), to_apply=gte_of_tuple", "a = f32[] call(p), to_apply=gte_of_tuple"))
+    assert folds_tuples(folding.computation("gte_of_tuple"))
