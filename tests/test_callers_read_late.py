@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from hlo_corpus import CORPUS, generated_hlo
+from xladoctor.ir.instruction import COMPILED
 from xladoctor.ir.opcodes import ASYNC_START, CUSTOM_CALL, FUSION, PARAMETER
 from xladoctor.ir.shape import HOST_MEMORY_SPACE
 from xladoctor.offload import analyze_host_offload
@@ -88,6 +89,8 @@ def _result(text: str) -> str:
 
 
 def test_callers_read_late_give_the_same_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if COMPILED:
+        pytest.skip("the compiled core calls the functions natively: the old order cannot be put back")
     texts = _texts(tmp_path)
     asked: list[object] = []
     real = legalize.find_starting_instructions_of_host_memory_offload
@@ -105,8 +108,8 @@ def test_a_fusions_move_to_host_is_not_a_start_and_callers_are_read_only_where_o
     module = parse_module(FUSED)
     lz = legalize.LegalizeState(module)
     read: list[str] = []
-    graph_callers = lz.graph.callers_of
-    lz.graph.callers_of = lambda comp: read.append(comp.name) or graph_callers(comp)  # type: ignore[method-assign]
+    module_callers = module.callers_of  # what the call graph reads (the module's own: patched on the instance)
+    module.callers_of = lambda comp: read.append(comp.name) or module_callers(comp)  # type: ignore[method-assign]
     starts = chain.find_starting_instructions_of_host_memory_offload(lz)
     assert [i.name for i in starts] == ["h"]  # the fusion's MoveToHost dropped: its caller is a fusion
     assert sorted(read) == ["fused", "main"]  # both hold a start; a computation without one is not asked
