@@ -103,3 +103,15 @@ def test_calls_print_back_and_a_copy_compares_equal():
     assert print_module(parse_module(print_module(module))) == print_module(module)
     assert Calls(one) == one and Calls(both) == both and Calls(one) != both
     assert Calls({"to_apply": [comps["add"]], "calls": [comps["body"]]}) == {"to_apply": [comps["add"]], "calls": [comps["body"]]}
+
+
+def test_identity_is_the_sorted_roles_and_ids_of_each_form():
+    """``Calls.identity`` (HloCSE's key of the calls) is what the mapping's items give sorted, on the
+    one role of one computation, of several, and several roles; a dict of the same calls gives it too."""
+    _, comps, one, both = _calls()
+    listed = Calls({"branch_computations": [comps["add"], comps["body"]]})
+    for calls in (one, both, listed):
+        generic = tuple(sorted((r, tuple(map(id, cs))) for r, cs in calls.items()))
+        assert calls.identity() == generic == tuple(sorted((r, tuple(map(id, cs))) for r, cs in dict(calls).items()))
+    assert one.identity() == (("to_apply", (id(comps["add"]),)),)
+    assert both.identity()[0][0] == "body"  # sorted by role, not in the roles' order

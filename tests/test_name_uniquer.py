@@ -451,6 +451,23 @@ def test_a_layered_root_has_a_suffix_as_its_base_holds_it():
         assert "1" not in used and None not in used
 
 
+def test_a_layered_roots_zero_kept_once_found_until_given_back():
+    """``_LayeredUsed`` keeps a suffix 0 its base holds as added (asked at each new name of a root
+    without a suffix): asked again it answers the same; given back, it is free, as without the memo;
+    a 0 the base lacks is not kept."""
+    from xladoctor.ir.name_uniquer import _LayeredUsed, _SequentialIds
+
+    used = _LayeredUsed("a", {"a": "a"})
+    assert 0 in used and used.added == {0}
+    assert 0 in used
+    used.discard(0)
+    assert 0 not in used and used.added == set()
+    free = _LayeredUsed("b", {"a": "a"})
+    assert 0 not in free and free.added == set()
+    ids = _SequentialIds(_LayeredUsed("a", {"a": "a", "a.1": "a.1"}))
+    assert ids.register(0) == 2 and ids.register_free() == 3  # register of a taken id is register_free
+
+
 @pytest.mark.parametrize("compiled", [False, True])
 def test_names_taken_line_by_line_with_either_underscore_test(compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """take_live's test of a leading ``__`` is str.startswith in the compiled core and two

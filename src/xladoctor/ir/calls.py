@@ -80,6 +80,15 @@ class Calls(Mapping[str, "list[HloComputation]"]):
             return [comps]  # type: ignore[list-item]
         return [c for listed in comps.values() for c in listed]  # type: ignore[union-attr]
 
+    def identity(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """Each role and its computations' ids, in the roles' sorted order: what two instructions that
+        call the same computations in the same roles share (HloCSE's key).  The usual one role of one
+        computation without the list, the generator and the sort (~600 reduces a train step's run)."""
+        comps = self._comps
+        if self._role is not None:
+            return ((self._role, tuple(map(id, comps)) if type(comps) is list else (id(comps),)),)
+        return tuple(sorted((r, tuple(map(id, cs))) for r, cs in comps.items()))  # type: ignore[union-attr]
+
     def __getitem__(self, role: str) -> list[HloComputation]:
         if role == self._role:
             comps = self._comps  # the one role's: a list of the one computation made per read

@@ -32,7 +32,7 @@ _NONE_LEFT: Final[Iterator[HloInstruction]] = iter(())
 exhausted iterator stays exhausted)."""
 
 
-def _without(instructions: list[HloInstruction], gone: set[HloInstruction]) -> list[HloInstruction]:
+def listed_without(instructions: list[HloInstruction], gone: set[HloInstruction]) -> list[HloInstruction]:
     """``instructions`` but those in ``gone``, in order: the set's own test called from C in pure Python
     (``filterfalse``: ~25% less time than a comprehension's loop, which passes run over whole
     computations after each batch of removals); compiled, the comprehension is the native loop."""
@@ -223,7 +223,7 @@ class HloComputation:
         would (XLA's HLO -> StableHLO -> HLO route drops dead code that way).  ``release_names``:
         their names may be given again (tuple folding, which the pre-passes model as a rebuild)."""
         HloInstruction.unlink(dead)  # a stable removal, unlike Users::RemoveUser
-        self.instructions = _without(self.instructions, dead)
+        self.instructions = listed_without(self.instructions, dead)
         for instr in dead:
             self._removed(instr, release_names)
 
@@ -233,10 +233,29 @@ class HloComputation:
         given again; otherwise they stay reserved, as after :meth:`remove_instruction`."""
         if not removed:
             return
-        self.instructions = _without(self.instructions, removed)
-        for instr in removed:
-            if instr.parent is self:
-                self._removed(instr, release_name=release_names)
+        self.instructions = listed_without(self.instructions, removed)
+        self.forget_removed(removed, release_names)
+
+    def forget_removed(self, removed: set[HloInstruction], release_names: bool = True) -> None:
+        """:meth:`drop_removed` of instructions already out of the list (a pass that left them out
+        as it placed its insertions: :meth:`~..offload.passes.insertions.Insertions.place`)."""
+        module = self.module
+        if module is None or release_names:
+            for instr in removed:
+                if instr.parent is self:
+                    self._removed(instr, release_name=release_names)
+            return
+        # :meth:`_removed` of each, its steps batched (each instruction's are independent of the
+        # others', and forgetting the caller index twice is once): two calls per instruction fewer
+        mine = [instr for instr in removed if instr.parent is self]
+        module.names.remove_each(mine)
+        calls = False
+        for instr in mine:
+            if (extra := instr._extra) is not None and (type(extra) is CALLS or extra.called):
+                calls = True
+            instr.parent = None
+        if calls:
+            module.calls_changed()
 
     def adopt(self, instr: HloInstruction) -> None:
         """Make ``instr`` this computation's (parent, name, calls) before :meth:`splice` places it:

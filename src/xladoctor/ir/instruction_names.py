@@ -190,6 +190,9 @@ class InstructionNames:
 
     def unique_keeping_suffix(self, base: str) -> str:
         """:meth:`NameUniquer.unique_keeping_suffix` (the same as :meth:`unique` while ``base`` is free)."""
+        full = self._full  # the full uniquer's, once built (the passes' new names): two calls fewer
+        if full is not None:
+            return full.unique_keeping_suffix(base)
         return base if self._take_plain(base) else self._uniquer().unique_keeping_suffix(base)
 
     def numbered(self, base: str) -> str:

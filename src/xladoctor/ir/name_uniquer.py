@@ -59,6 +59,13 @@ class _SequentialIds:
         if wanted not in used:
             used.add(wanted)
             return wanted
+        return self.register_free()
+
+    def register_free(self) -> int:
+        """:meth:`register` of an id known taken: the smallest free one from ``next_`` (a caller
+        that has just tested the wanted id need not test it again: a look-up in a layered ``used_``
+        is a Python call or more)."""
+        used = self.used
         n = self.next
         while n in used:
             n += 1
@@ -169,7 +176,7 @@ class NameUniquer:
             if not digits or digits[0] != "0" or digits == "0":
                 return prefix  # no leading zero: the suffix prints as written
             return f"{root}.{wanted}"
-        got = ids.register(wanted)
+        got = ids.register_free()  # ``wanted`` tested taken just above
         if got == 0:
             return f"{root}.0" if digits else root
         return f"{root}.{got}"
@@ -191,6 +198,8 @@ class NameUniquer:
         The names the pre-passes give their clones and new instructions (the names the reports
         print were measured with it); a base without a numeric suffix gets what
         :meth:`unique` gives."""
+        if "." not in base:  # no suffix to split off (``broadcast``, most new names): no split call
+            return self.unique(base)
         root, suffix, has_suffix = _split(base)
         if not has_suffix or not self._is_used(root, suffix):
             return self.unique(base)
@@ -285,7 +294,13 @@ class _LayeredUsed:
         if suffix > 0:  # :func:`_base_has`'s first case, inline: each probe of ``register``'s search
             name = f"{self.root}.{suffix}"
             return self.base.get(name) == name
-        return _base_has(self.base, self.root, suffix)
+        if _base_has(self.base, self.root, suffix):
+            # Kept as added: ``base`` never changes, so the answer stands until :meth:`discard`, which
+            # takes it out of ``added``.  Suffix 0 is asked at every new name of a root without a
+            # suffix (``broadcast``, ``constant``: most names the passes make), each a few calls.
+            self.added.add(suffix)
+            return True
+        return False
 
     def add(self, suffix: int) -> None:
         self.added.add(suffix)

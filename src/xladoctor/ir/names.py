@@ -48,6 +48,17 @@ class NameTable:
             return True
         return False
 
+    def remove_each(self, instrs: list[HloInstruction]) -> None:
+        """:meth:`remove` of each of ``instrs`` in order, none released (a pass' batch of removals:
+        HloCSE's ~1,000 a train step's run), without a call per instruction."""
+        live, uniquer = self._live, self.uniquer
+        for instr in instrs:
+            name = instr.name
+            if live.get(name) is instr:
+                del live[name]
+                if uniquer is not None:
+                    uniquer.kept(name)
+
     def get(self, name: str) -> HloInstruction | None:
         return self._live.get(name)
 

@@ -20,7 +20,7 @@ from .no_start import has_no_offload_start, inlined_call_names
 from .passes.analysis_context import DeadSteps, DeadStepsInexact
 from .passes.call_inliner import looks_pre_optimization
 from .passes.dead_steps import find_dead_steps, stand_in_calls
-from .passes.hlo_dce import dead_code, dead_code_counted, has_control_edges
+from .passes.hlo_dce import dead_code, dead_code_counted, has_control_edges, small_and_settled
 from .passes.host_offload_legalize import LegalizeResult
 from .passes.host_offloader import OffloadOptions
 from .passes.tuple_simplifier import folds_tuples
@@ -235,7 +235,12 @@ def _rebuild_dead_code(module: HloModule, computations: list[HloComputation], en
     (:func:`.passes.hlo_dce.dead_code_counted`)."""
     left_out: dict[str, list[HloInstruction]] = {} if into is None else into
     for comp in computations:
-        if comp.name in left_out or folds_tuples(comp) or has_control_edges(comp):
+        if comp.name in left_out:
+            continue
+        if small_and_settled(comp):  # a reducer: nothing folds, no control edge, nothing dead
+            left_out[comp.name] = []
+            continue
+        if folds_tuples(comp) or has_control_edges(comp):
             continue
         if comp is module.entry and entry_counts is not None:
             left_out[comp.name], counts = dead_code_counted(comp)

@@ -265,9 +265,9 @@ def _simplify_computation(comp: HloComputation, floats_are_real: bool = True,
         comp.unhook(instr)
         gone.add(instr)
         replaced.append((instr.name, replacement.name))
-    at.place()
+    at.place(gone)  # the replaced left out as the new instructions go in (one sweep where all were anchors)
     if gone:
-        comp.drop_removed(gone, release_names=False)
+        comp.forget_removed(gone, release_names=False)
     return replaced
 
 

@@ -361,7 +361,17 @@ def move_conditional_code(module: HloModule) -> tuple[list[str], list[HloInstruc
 
 
 def _conditionals(module: HloModule) -> list[HloInstruction]:
-    """The conditionals in ``MakeComputationPostOrder`` (callees first), each computation's in post order."""
+    """The conditionals in ``MakeComputationPostOrder`` (callees first), each computation's in post order.
+
+    Where no computation holds one, none: the computations' order is not made (a visit of every
+    instruction of the module; the train steps have no conditional), as the list below would
+    take nothing from it."""
+    cond = CONDITIONAL  # a post order only of computations that hold a conditional
+    for comp in module.computations:
+        if comp.has_opcode(cond):
+            break
+    else:
+        return []
     order: list[HloComputation] = []
     seen: set[int] = set()
 
@@ -380,7 +390,6 @@ def _conditionals(module: HloModule) -> list[HloInstruction]:
     for comp in [c for c in module.computations if c is not entry] + [entry]:
         if id(comp) not in seen:
             visit(comp)
-    cond = CONDITIONAL  # a post order only of computations that hold a conditional
     return [i for comp in order if comp.has_opcode(cond)
             for i in comp.post_order() if i.opcode is cond]
 

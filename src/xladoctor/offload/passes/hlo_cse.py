@@ -32,7 +32,7 @@ from ...ir.module import HloModule
 from ...ir.opcodes import ADD, AND, CUSTOM_CALL, MAXIMUM, MINIMUM, MULTIPLY, OPT_BARRIER, OR, PARAMETER, XOR
 from ...ir.operands import WideOperands
 from ...ir.packed_fields import USERS
-from ...ir.rare_fields import calls_in
+from ...ir.rare_fields import CALLS, calls_in
 from ..annotations import ANNOTATION_TARGETS, is_move_to_device, is_move_to_host
 from .hlo_dce import _SIDE_EFFECTING
 from .hlo_pass_interface import HloPassInterface
@@ -57,8 +57,26 @@ def eliminate_common_subexpressions(module: HloModule, orders: HandedOrders | No
     they removed gets its walk and those (:mod:`.handed_orders`), for the next pass to walk."""
     merged: list[tuple[str, str]] = []
     for comp in module.computations:
+        if len(comp.instructions) <= _SMALL and not _two_may_merge(comp.instructions):
+            continue  # a reducer (two parameters and an add: 304 of a train step's 306 visits a run)
         merged.extend(_merge_by_cheap_key(comp, orders))
     return merged
+
+
+_SMALL: Final = 3
+"""Computations up to this size are first asked :func:`_two_may_merge` (a train step's reducers)."""
+
+
+def _two_may_merge(instructions: list[HloInstruction]) -> bool:
+    """Whether two of ``instructions`` have opcodes that may merge (not in :data:`_NEVER`).  A merge
+    replaces one such instruction by another, so without two nothing merges: :func:`_merge_by_cheap_key`
+    would make the keys, find them all different (:func:`_all_differ`) and return none, walking nothing
+    and handing no order on.  A loop, not a comprehension: no frame of its own."""
+    never, count = _NEVER, 0
+    for instr in instructions:
+        if instr.opcode not in never:
+            count += 1
+    return count >= 2
 
 
 def _cheap_key(instr: HloInstruction) -> tuple | None:
@@ -97,7 +115,8 @@ def _cheap_key(instr: HloInstruction) -> tuple | None:
     # ``tuple_index`` read from its field: the property's other None, a parameter, is in _NEVER
     number = extra.number
     return (opcode, operands, extra.literal, None if isinstance(number, str) else number,
-            tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())) if called else ())
+            () if not called else called.identity() if type(called) is CALLS else
+            tuple(sorted((r, tuple(map(id, cs))) for r, cs in called.items())))
 
 
 _NOT_PLAIN: Final = _NEVER | _COMMUTATIVE

@@ -19,7 +19,7 @@ from operator import attrgetter
 from ...ir.computation import HloComputation
 from ...ir.instruction import COMPILED, HloInstruction
 from ...ir.module import HloModule
-from ...ir.opcodes import CUSTOM_CALL, HloOpcode
+from ...ir.opcodes import CUSTOM_CALL, GET_TUPLE_ELEMENT, HloOpcode
 from ...ir.operands import WideOperands, operands_of
 from ...ir.packed_fields import USERS
 from ...ir.rare_fields import CALLS
@@ -75,6 +75,9 @@ def remove_dead_code(module: HloModule, left_out: Mapping[str, list[HloInstructi
         if left_out and comp.name in left_out:
             removed.extend(left_out[comp.name])
             continue
+        if len(comp.instructions) <= _SMALL and _all_used(comp.instructions, comp.root) and \
+                (dead_steps is None or comp.name != dead_steps.computation):
+            continue  # a reducer: nothing unused, nothing dead (the steps' computation must report them)
         dead, order = _dead_instructions(comp)
         if dead_steps is not None and comp.name == dead_steps.computation:
             before = len(removed)
@@ -89,6 +92,40 @@ def remove_dead_code(module: HloModule, left_out: Mapping[str, list[HloInstructi
             # existed; a swap-removal (HloDCE on a live module) picks other walks first.
             comp.remove_unused(dead)
     return removed
+
+
+_SMALL: Final = 3
+"""Computations up to this size are first asked :func:`_all_used` (a train step's reducers: ~150 of
+its ~155 computations, visited by each of a run's five dead-code eliminations)."""
+
+
+def _all_used(instructions: list[HloInstruction], root: HloInstruction | None) -> bool:
+    """Whether every one of ``instructions`` but ``root`` has users.  Then nothing is dead: the dead
+    code is found up from the unused removable instructions but the root (:func:`_dead_instructions`'
+    starts), and there are none.  A loop, not :meth:`~...ir.computation.HloComputation.unused`'s
+    comprehension and the starts' (two frames and two lists a visit)."""
+    for instr in instructions:  # noqa: SIM110  (a loop, not all() of a generator: a frame switch per instruction)
+        if not instr._users and instr is not root:
+            return False
+    return True
+
+
+def small_and_settled(comp: HloComputation) -> bool:
+    """Whether ``comp`` (up to :data:`_SMALL` instructions) has no get-tuple-element, no control edge
+    and every instruction but the root used: then nothing folds there (:func:`~.tuple_simplifier.folds_tuples`
+    is False), :func:`has_control_edges` is False and :func:`dead_code` is empty (:func:`_all_used`).
+    The copy's search asks it first of each computation (a train step's ~150 reducers: three calls
+    and three comprehensions each)."""
+    instructions, root, gte = comp.instructions, comp.root, GET_TUPLE_ELEMENT
+    if len(instructions) > _SMALL:
+        return False
+    for instr in instructions:
+        if instr.opcode is gte or (not instr._users and instr is not root):
+            return False
+        extra = instr._extra
+        if extra is not None and type(extra) is not CALLS and extra.control_predecessors:
+            return False
+    return True
 
 
 def _steps_removed(order: list[HloInstruction], steps: DeadSteps, out: list[HloInstruction]) -> None:

@@ -12,8 +12,14 @@ puts every recorded instruction where ``insert_before`` would have, in one pass 
 
 from __future__ import annotations
 
-from ...ir.computation import HloComputation
+from ...ir.computation import HloComputation, listed_without
 from ...ir.instruction import HloInstruction
+
+TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
+if TYPE_CHECKING:
+    from typing import Final
+
+_NOTHING: Final[frozenset[HloInstruction]] = frozenset()
 
 
 class Insertions:
@@ -47,20 +53,34 @@ class Insertions:
         """The instructions recorded and not yet placed (grouped by anchor)."""
         return [instr for group in self._before.values() for instr in group]
 
-    def place(self) -> None:
+    def place(self, removed: set[HloInstruction] | None = None) -> None:
         """Put the recorded instructions into the list (each group before its anchor); then
-        the list is what ``insert_before`` one at a time would have made."""
+        the list is what ``insert_before`` one at a time would have made.
+
+        ``removed``: instructions the pass unhooked, left out of the list here rather than by a
+        sweep of their own (:meth:`~...ir.computation.HloComputation.drop_removed`); the caller
+        then forgets them (``forget_removed``).  Only anchors are tested (ReshapeMover's removed
+        are the candidates it rebuilt, each the anchor of its rebuild: one sweep a round, not two);
+        where one was not an anchor, the list is swept for the rest."""
         if not self._before:
+            if removed:
+                self.comp.instructions = listed_without(self.comp.instructions, removed)
             return
         before = self._before
         placed: list[HloInstruction] = []
-        groups = 0
+        groups = skipped = 0
+        gone = removed or _NOTHING
         for instr in self.comp.instructions:
             group = before.get(instr)
             if group is not None:
                 placed.extend(group)
                 groups += 1
+                if instr in gone:
+                    skipped += 1
+                    continue
             placed.append(instr)
+        if removed and skipped != len(removed):  # a removed instruction that was no anchor (or not listed): the sweep
+            placed = listed_without(placed, removed)
         if groups != len(before):  # insert_before's list.index would have raised at once
             missing = next(a for a in before if a not in set(self.comp.instructions))
             raise ValueError(f"{missing.name} is not in {self.comp.name}: nothing can go before it")

@@ -149,8 +149,8 @@ def _move_candidates(module: HloModule, comp: HloComputation, candidates: list[H
         _sink(module, at, instr, gone)
         moved.append(instr.name)
     made.extend(at.inserted())
-    at.place()
-    comp.drop_removed(gone, release_names=False)
+    at.place(gone)  # the rebuilt candidates left out as the new instructions go in: one sweep
+    comp.forget_removed(gone, release_names=False)
     return moved
 
 

@@ -22,7 +22,10 @@ def folds_tuples(comp: HloComputation) -> bool:
     """Whether :func:`forward_tuple_elements` changes ``comp``: a ``get-tuple-element(tuple(...))``."""
     gte, tup = GET_TUPLE_ELEMENT, TUPLE
     elements = [i for i in comp.instructions if i.opcode is gte]  # a list first: most instructions are none
-    return any(i.operands and i.operands[0].opcode is tup for i in elements)
+    for i in elements:  # noqa: SIM110  (a loop, not any() of a generator: none made where the list is empty, most)
+        if i.operands and i.operands[0].opcode is tup:
+            return True
+    return False
 
 
 def forward_tuple_elements(module: HloModule) -> int:

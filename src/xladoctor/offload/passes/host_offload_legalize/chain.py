@@ -68,8 +68,9 @@ def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list
     out: list[HloInstruction] = []
     custom_call = CUSTOM_CALL
     for comp in make_computation_post_order(lz):
-        if any(c.opcode is FUSION for c in lz.graph.callers_of(comp)):
-            continue
+        # The computation's starts found first, its callers read only where it has one (a fusion's
+        # computation has none taken; the callers change nothing): most computations have none.
+        before = len(out)
         for instr in comp.instructions:
             if instr.opcode is PARAMETER and comp is lz.entry:
                 n = instr.parameter_number
@@ -80,6 +81,8 @@ def find_starting_instructions_of_host_memory_offload(lz: LegalizeState) -> list
                     continue
             if instr.opcode is custom_call and is_move_to_host(instr):  # the opcode first: no call for most
                 out.append(instr)
+        if len(out) != before and any(c.opcode is FUSION for c in lz.graph.callers_of(comp)):
+            del out[before:]
     return out
 
 

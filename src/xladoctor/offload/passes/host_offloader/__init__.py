@@ -54,10 +54,12 @@ def _is_fusion_computation(run: OffloaderRun, comp: HloComputation) -> bool:
 
 def _handle_host_async_calls(run: OffloaderRun) -> None:
     for comp in run.ctx.module.computations:
-        if _is_fusion_computation(run, comp):
+        # The async-starts as the list is now (an opcode never changes), each tested as the loop reaches it;
+        # the callers only where there is one (they change nothing: most computations have none).
+        starts = [i for i in comp.instructions if i.opcode is ASYNC_START]
+        if not starts or _is_fusion_computation(run, comp):
             continue
-        # The async-starts as the list is now (an opcode never changes), each tested as the loop reaches it.
-        for instr in [i for i in comp.instructions if i.opcode is ASYNC_START]:
+        for instr in starts:
             if is_host_async_start(instr):
                 try:
                     handle_redundant_copies_back_to_host(run, instr)
