@@ -1,6 +1,7 @@
-"""The parser stores a computation's parameters without :meth:`HloComputation.set_parameters`' checks,
-which hold by construction there (``syntax/computation_reader._finish_body``): every parsed
-computation's list passes those checks, in number order, whatever order the text gives them in."""
+"""The parser stores a computation's parameters and root without :meth:`HloComputation.set_parameters`'
+and ``set_root_instruction``'s checks, which hold by construction there (``syntax/computation_reader.
+_finish_body``): every parsed computation's list passes those checks, in number order, whatever order the
+text gives them in, and its root is the ROOT line's, else its last instruction, one of its own."""
 
 from __future__ import annotations
 
@@ -56,3 +57,14 @@ def test_set_parameters_still_refuses_a_list_out_of_order():
 def test_gaps_and_duplicates_are_still_refused_before_the_list_is_stored(body, message):
     with pytest.raises(HloParseError, match=message):
         parse_module(f"HloModule m\n\nENTRY e {{\n{body}}}\n")
+
+
+def test_the_root_is_the_root_line_or_the_last_instruction_and_passes_its_check():
+    text = TEXT.replace("  ROOT s = f32[] add(a, b)\n", "  s = f32[] add(a, b)\n").replace(
+        "  z = f32[] parameter(2)\n", "  ROOT z = f32[] parameter(2)\n").replace("  ROOT t = ", "  t = ")
+    module = parse_module(text)
+    comps = {c.name: c for c in module.computations}
+    assert comps["r"].root.name == "s" and comps["e"].root.name == "z"  # no ROOT: the last; a ROOT first: it
+    for comp in module.computations:
+        assert comp.root.parent is comp
+        comp.set_root_instruction(comp.root)  # the check the parser leaves out holds
