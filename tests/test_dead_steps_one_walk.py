@@ -97,6 +97,9 @@ NOT_COVERED = {
                                                    ("t1 = f32[8,128]{1,0} tanh(d1)", "t1 = f32[8,128]{1,0} map(d1), dimensions={0,1}, to_apply=neg.0")),
     "a live value a host move reads": _replace(_two_reads("add(p0, p1)"), ("custom-call(c), custom_call_target", "custom-call(y), custom_call_target")),
     "parameters out of order": _two_reads("add(p1, p0)"),
+    "a marker flagged with a side effect (kept)": _replace(_module(3), (
+        'sh1 = f32[8,128]{1,0} custom-call(t1), custom_call_target="Sharding"',
+        'sh1 = f32[8,128]{1,0} custom-call(t1), custom_call_target="Sharding", custom_call_has_side_effect=true')),
 }
 
 
@@ -137,3 +140,21 @@ def test_dead_steps_added_to_the_corpus_are_the_same_either_way(tmp_path, monkey
         tried += 1
         found += _both_ways(text, monkeypatch) is not None
     assert tried > 100 and found > 20, (tried, found)
+
+
+def test_a_custom_calls_removable_is_its_flags_test():
+    """The one walk asks a custom call :func:`~xladoctor.offload.passes.hlo_dce.removable_custom_call`
+    (no custom call is of the side-effecting opcodes): what :func:`removable` answers, on every
+    custom call of the covered and uncovered modules (markers flagged or not, annotations, others)."""
+    from xladoctor.ir.opcodes import CUSTOM_CALL
+    from xladoctor.offload.passes.hlo_dce import SIDE_EFFECTING, removable, removable_custom_call
+
+    assert CUSTOM_CALL not in SIDE_EFFECTING
+    answers = set()
+    for text in [*COVERED.values(), *NOT_COVERED.values()]:
+        for comp in parse_module(text).computations:
+            for instr in comp.instructions:
+                if instr.opcode is CUSTOM_CALL:
+                    assert removable_custom_call(instr) == removable(instr), instr.name
+                    answers.add(removable(instr))
+    assert answers == {True, False}

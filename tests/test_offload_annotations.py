@@ -32,3 +32,26 @@ def test_is_annotation_is_a_move_either_way():
         for comp in parse_module(path.read_text(), str(path)).computations:
             for instr in comp.instructions:
                 assert is_annotation(instr) == (is_move_to_host(instr) or is_move_to_device(instr)), (path, instr.name)
+
+
+def _by_properties(instr, target, placements):
+    """``is_move_to_host`` / ``is_move_to_device`` as written through the properties (the target and
+    the frontend attributes), before they read the rare fields' store."""
+    if instr.opcode.value != "custom-call":
+        return False
+    where = (instr.frontend_attributes.get("_xla_buffer_placement")
+             if instr.custom_call_target == "annotate_device_placement" else None)
+    return instr.custom_call_target == target or where in placements
+
+
+def test_the_moves_read_from_the_store_answer_as_the_properties():
+    module = parse_module(_EDGES, "edges")
+    hosts = {i.name for i in module.entry_computation().instructions if is_move_to_host(i)}
+    devices = {i.name for i in module.entry_computation().instructions if is_move_to_device(i)}
+    assert (hosts, devices) == ({"h", "u", "m"}, {"d", "v"})
+    for path in [None, *CORPUS]:
+        text = _EDGES if path is None else path.read_text()
+        for comp in parse_module(text, str(path)).computations:
+            for instr in comp.instructions:
+                assert is_move_to_host(instr) == _by_properties(instr, "MoveToHost", {"pinned_host", "unpinned_host"})
+                assert is_move_to_device(instr) == _by_properties(instr, "MoveToDevice", {"device"})

@@ -34,6 +34,8 @@ SPELLINGS = [
     USUAL.replace("}\n\nENTRY", "}\n\n// next\nENTRY"),
     USUAL.replace("}\n\nENTRY", "}\n\n\nENTRY"),
     USUAL.replace(" {\n", "  {\n").replace("\n}\n", "\n }\n"),
+    USUAL + "\n// the end, after a blank line\n  \n",  # the module loop's end test by the full skip (at_end)
+    USUAL.replace("}\n\nENTRY", "}\n/* c */ENTRY"),
 ]
 
 

@@ -162,8 +162,7 @@ def _claim_left_out(module: HloModule, new: HloModule, keep: Mapping[HloComputat
             names.claim_each([instr.name for instr in replaced])
         for comp in computations:
             names.claim_each([instr.name for instr in comp.instructions])
-    for comp in computations:
-        new.computation_names.claim(comp.name)
+    new.computation_names.claim_each([comp.name for comp in computations])
 
 
 def clone_names(module: HloModule) -> InstructionNames:

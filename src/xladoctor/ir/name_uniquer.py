@@ -214,6 +214,28 @@ class NameUniquer:
         elif not self._is_used(root, suffix):
             self._ids_of(root).used.add(suffix)
 
+    def claim_each(self, names: list[str]) -> None:
+        """:meth:`claim` of each of ``names``, in order (a copy's left-out computations: 10.5k at jax_entry
+        100k), :func:`_split` inline where it is plain: no suffix after the last dot (jax's ``relu.1_c7``:
+        SimpleAtoi takes no digit run followed by more) or a short ASCII digit run; any other through it."""
+        ids, layered = self._ids, self._layered
+        for name in names:
+            dot = name.rfind(".")
+            if 0 < dot < len(name) - 1:
+                digits = name[dot + 1:]
+                if len(digits) <= 18 and digits.isdigit() and digits.isascii():
+                    root, suffix = name[:dot], int(digits)
+                elif digits[0] not in "+-" and not digits.isdigit():
+                    root, suffix = name, 0
+                else:
+                    root, suffix, _ = _split(name)
+            else:
+                root, suffix = name, 0
+            if root not in ids and not layered:
+                ids[root] = suffix
+            elif not self._is_used(root, suffix):
+                self._ids_of(root).used.add(suffix)
+
     def taken(self, name: str) -> bool:
         """Whether ``name`` was given out or claimed (and not released)."""
         root, suffix, _ = _split(name)

@@ -120,7 +120,7 @@ class ComputationReader(InstructionReader):
             raise self.error(f"Shape of computation {name}, {comp.signature[1].human_string()}, is not compatible "
                              f"with that of its root instruction {comp.root.name}, {comp.root.shape.human_string()}",
                              start)
-        if r.text.startswith("\n\n", r.pos) and _is_name_char(r.text[r.pos + 2:r.pos + 3]):
+        if r.text.startswith("\n\n", r.pos) and ((c := r.text[r.pos + 2:r.pos + 3]).isalnum() or c in "_.-"):  # (_is_name_char)
             r.pos += 2  # the usual blank line, then the next computation's name: no ',' (where the skip would stop)
             return comp
         while r.accept(","):
@@ -449,13 +449,13 @@ class ComputationReader(InstructionReader):
         """At the closing brace: the root, and parameters numbered from 0 without gaps."""
         if not comp.instructions:
             raise self.error(f"computation '{comp.name}' has no instructions", self.r.pos - 1)
-        comp.set_root_instruction(root if root is not None else comp.instructions[-1])
+        comp.root = root if root is not None else comp.instructions[-1]  # set_root_instruction's check holds: both comp's
         for number, (_instr, pos) in params.items():
             if number >= len(params):
                 missing = min(set(range(len(params))) - params.keys())
                 raise self.error(f"parameter({number}) in computation '{comp.name}', which has no "
                                  f"parameter({missing}): parameters are numbered from 0 without gaps", pos)
-        comp.set_parameters([params[i][0] for i in range(len(params))])
+        comp.parameters = [params[i][0] for i in range(len(params))]  # set_parameters' checks hold (keys 0..n-1, each in comp)
 
     def _check_new_name(self, comp: HloComputation, instr: HloInstruction,
                         by_name: dict[str, HloInstruction], instr_start: int) -> None:

@@ -53,7 +53,7 @@ from ...ir.packed_fields import USERS
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
-from .hlo_dce import SIDE_EFFECTING, close_dead, removable
+from .hlo_dce import SIDE_EFFECTING, close_dead, removable, removable_custom_call
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
@@ -198,7 +198,7 @@ def _step_callee(call: HloInstruction, callers: Callable[[HloComputation], list[
         if opcode in not_in_step or ((extra := instr._extra) is not None
                                      and (extra.control_predecessors or extra.called)):
             return None
-        if not instr.has_users():
+        if not instr._users:  # has_users(), from the store: no call (4 a step at jax_entry)
             if opcode is PARAMETER:
                 return None  # its argument would lose a user without gaining one
             if instr is not body_root:
@@ -502,7 +502,7 @@ def _annotates(operands: tuple[HloInstruction, ...], annotated: set[HloInstructi
     if len(operands) > 1 and len(set(operands)) != len(operands):
         return False
     for op in operands:
-        if op.user_count() != 1:
+        if type(users := op._users) is USERS and len(users) != 1:  # user_count() != 1, from the store: no call
             if op in annotated:
                 return False
             annotated.add(op)
@@ -523,15 +523,16 @@ def _custom_call_kind(instr: HloInstruction) -> int:
     model does not cover (another custom call, or one calling a computation)."""
     # The target and the calls read from their store, without the properties or the type test:
     # with a target there it holds rare fields (a ``Calls`` holds none), whose ``called`` is a slot.
+    # A custom call's removable() is its flag's test alone (no custom call is of _SIDE_EFFECTING's
+    # opcodes): called directly, a Python call less each.
     extra = instr._extra
     if extra is not None and extra.number == _MARKER:  # (no annotation)
-        if not removable(instr):
+        if not removable_custom_call(instr):
             return _KEPT
-        calls = extra is not None and extra.called
-        return _A_MARKER if len(operands_of(instr)) == 1 and not calls else _NOT_COVERED
+        return _A_MARKER if not extra.called and len(operands_of(instr)) == 1 else _NOT_COVERED
     if is_annotation(instr):  # removable whatever its flag
         return _NOT_COVERED if extra is not None and extra.called else _AN_ANNOTATION
-    return _NOT_COVERED if removable(instr) else _KEPT
+    return _NOT_COVERED if removable_custom_call(instr) else _KEPT
 
 
 def _edge_covered(calls: list[HloInstruction], lives: set[HloInstruction], dead: set[HloInstruction],
@@ -731,7 +732,7 @@ def _taken_whole(comp: HloComputation) -> bool:
         extra = i._extra  # ``called`` and ``control_predecessors``' store (a ``Calls`` answers both): no property
         if opcode is CUSTOM_CALL or (extra is not None and (extra.control_predecessors or extra.called)):
             return False
-        if not i.has_users() and i is not root and removable(i):
+        if not i._users and i is not root and removable(i):  # has_users(), from the store (3 a reducer)
             return False
         if opcode is GET_TUPLE_ELEMENT:
             operands = operands_of(i)

@@ -284,6 +284,8 @@ def _removable(instr: HloInstruction) -> bool:
 
 removable = _removable
 """Whether dead-code elimination may remove ``instr`` once unused (:mod:`.dead_steps` asks)."""
+removable_custom_call = _removable_kind
+""":func:`removable` of a custom call (no custom call is of :data:`SIDE_EFFECTING`'s opcodes: its flag decides)."""
 SIDE_EFFECTING = _SIDE_EFFECTING
 """The opcodes :func:`removable` refuses whatever the instruction (:mod:`.dead_steps` tests them inline)."""
 
