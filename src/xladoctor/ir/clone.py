@@ -20,7 +20,7 @@ from .computation import COMPUTATION_SLOTS, HloComputation
 from .instruction import COMPILED
 from .instruction_names import InstructionNames
 from .module_add import add_computation
-from .name_uniquer import NameUniquer
+from .name_uniquer import ComputationNames
 from .names import NameTable
 from .operands import WideOperands
 from .packed_fields import NO_USERS
@@ -61,7 +61,7 @@ def clone_module(module: HloModule, keep: Mapping[HloComputation, list[HloInstru
     new.computations = []
     new._computations_by_name = {}
     new.names = NameTable()
-    new.instruction_names, new.computation_names = InstructionNames(new.names), NameUniquer()
+    new.instruction_names, new.computation_names = InstructionNames(new.names), ComputationNames(new._computations_by_name)
     new._callers = None
     new.entry = None
     comp_map: dict[HloComputation, HloComputation] = {}

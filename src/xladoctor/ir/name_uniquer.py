@@ -36,6 +36,7 @@ from .primitive import PRIMITIVE_TYPES
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Final
 
     from .name_protocols import PlainMap, UsedIds
@@ -311,3 +312,59 @@ def _base_has(base: PlainMap, root: str, suffix: int) -> bool:
         return base.get(name) == name
     held = base.get(root)
     return held is not None and (held == root or held == root + ".0")
+
+
+class ComputationNames(NameUniquer):
+    """The module's computation uniquer, with the module's computations by name (``live``) as the
+    map for the names that are their own root: a name with no numeric suffix, given out or claimed
+    fresh, is ``_ids[name] = 0`` in :class:`NameUniquer`, and while its computation is in the
+    module that entry says nothing the map does not (jax_entry names every computation so, 105k
+    at 1M instructions: a second table of them was ~3.7 MiB of the parse).  :meth:`joined` drops
+    such an entry once the computation is in ``live``, :meth:`left` puts it back when it leaves
+    (XLA's uniquer never forgets a name), and every read of a root first puts back the entry a
+    live name stands for, so each answer is :class:`NameUniquer`'s (tests/test_name_uniquer.py)."""
+
+    __slots__ = ("_live",)
+
+    def __init__(self, live: Mapping[str, object]) -> None:
+        super().__init__()
+        self._live = live
+
+    def _held(self, root: str) -> None:
+        """``_ids[root] = 0`` again where ``live`` stands for it (a dropped entry: a live name that
+        is its own root; ``a.1`` is filed under ``a``)."""
+        if root in self._live and root not in self._ids and not _split(root)[2]:
+            self._ids[root] = 0
+
+    def joined(self, name: str) -> None:
+        """``name`` (given out or claimed just now) is in ``live`` now: its entry goes where it is
+        the name's own root and one id, 0 (the map stands for it)."""
+        held = self._ids.get(name)
+        if held is not None and type(held) is int and held == 0 and not _split(name)[2]:
+            del self._ids[name]
+
+    def left(self, name: str) -> None:
+        """``name`` left ``live`` (its computation was removed): taken still, as XLA's uniquer keeps it."""
+        if name not in self._ids and not _split(name)[2]:
+            self._ids[name] = 0
+
+    def _ids_of(self, root: str) -> _SequentialIds:
+        self._held(root)
+        return super()._ids_of(root)
+
+    def _is_used(self, root: str, suffix: int) -> bool:
+        self._held(root)
+        return super()._is_used(root, suffix)
+
+    def unique(self, prefix: str) -> str:
+        self._held(prefix)  # the roots unique() may read: the name itself, or what is before its suffix
+        self._held(prefix.rpartition(".")[0])
+        return super().unique(prefix)
+
+    def claim(self, name: str) -> None:
+        self._held(_split(name)[0])
+        super().claim(name)
+
+    def release(self, name: str) -> None:
+        self._held(_split(name)[0])
+        super().release(name)
