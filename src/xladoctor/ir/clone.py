@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .instruction import HloInstruction
     from .module import HloModule
 
-_COMP_REMAPPED: Final = {"instructions", "root", "parameters", "module", "__weakref__"}
+_COMP_REMAPPED: Final = {"instructions", "root", "parameters", "module"}
 _MODULE_REBUILT: Final = {"computations", "_computations_by_name", "names", "instruction_names", "computation_names",
                   "_callers", "entry"}
 
