@@ -138,6 +138,12 @@ def _full_analysis(module: HloModule, options: OffloadOptions, inline_calls: boo
     HostOffloader) on a private copy of ``module``; HostOffloader's result, from the run's context."""
     config = PipelineConfig(inline_calls, legalize, options, platform)
     copy, left_out, dead_steps = lean_copy(module, config)
+    if dead_steps is not None:
+        # The stand-ins are the copy's now, their operands its own tuples: the pairs and the input's
+        # operands by call (~10 MiB at jax_entry 1M instructions) are not held through the pipeline;
+        # nor the computations left out (read by the copy only: a set of 105k, 4 MiB at 1M).
+        dead_steps.stand_ins = {}
+        dead_steps.computations = set()
     try:
         result = _run_pipeline(module, config, copy, left_out, dead_steps)
     except DeadStepsInexact:  # the stand-ins met what they do not model: the whole copy, as before
@@ -187,10 +193,7 @@ def lean_copy(module: HloModule, config: PipelineConfig) -> tuple[HloModule, dic
     keep = _kept(module, left_out, taken | {entry})
     keep[entry] = steps.kept  # without the dead steps and the rebuild's dead code
     copy = clone_module(module, keep, steps.stand_ins, taken)
-    # Read by the copy only, not held through the pipeline: the entry's kept instructions, and the
-    # computations left out (a set of 105k at jax_entry 1M instructions, 4 MiB), let go before the
-    # stand-ins' calls are made (stand_in_calls empties the stand-ins' pairs as it goes).
-    steps.kept, steps.computations = [], set()
+    steps.kept = []  # read by the copy only: not held through the pipeline
     stand_in_calls(steps)
     return copy, left_out, steps
 
