@@ -45,6 +45,39 @@ def test_it_answers_every_call_as_the_plain_port_while_computations_join_and_lea
     assert dropped  # the map did stand for some entries
 
 
+def test_a_copy_claiming_a_modules_names_at_once_answers_as_one_claiming_each():
+    """claim_all_of (the offload analysis' copy: the input's computations by name) against a
+    NameUniquer claiming each name, then random runs of every call, joins and removals included."""
+    rng = random.Random(57)
+    for _ in range(2000):
+        base = {n: object() for n in rng.sample(NAMES, rng.randint(0, len(NAMES)))}
+        plain, live = NameUniquer(), {}
+        shared = ComputationNames(live)
+        for name in rng.sample(NAMES, rng.randint(0, 3)):  # claims made before (a copy's joins)
+            plain.claim(name)
+            shared.claim(name)
+        for name in base:
+            plain.claim(name)
+        shared.claim_all_of(base)
+        for _ in range(rng.randint(1, 16)):
+            form, name = rng.choice(["join", "leave", "unique", "unique_keeping_suffix", "numbered", "claim",
+                                     "release", "taken"]), rng.choice(NAMES)
+            if form == "join":
+                got = shared.unique(name)
+                assert got == plain.unique(name), (form, name)
+                live[got] = object()
+                shared.joined(got)
+            elif form == "leave":
+                if live:
+                    gone = rng.choice(sorted(live))
+                    del live[gone]
+                    shared.left(gone)
+            else:
+                assert getattr(shared, form)(name) == getattr(plain, form)(name), (form, name)
+        for name in NAMES:
+            assert shared.taken(name) == plain.taken(name), name
+
+
 def test_a_parsed_module_keeps_no_entry_for_a_computation_named_as_its_own_root():
     module = parse_module("""HloModule m
 

@@ -152,7 +152,9 @@ def _claim_left_out(module: HloModule, new: HloModule, keep: Mapping[HloComputat
     """The names of what was not copied stay taken in the copy, as after the removal that would
     have dropped them: every name of ``module`` at once where its uniquer allows
     (:meth:`~.instruction_names.InstructionNames.claim_all_of`: those copied are taken anyway),
-    else one by one (those ``keep`` leaves out, those replaced, the left-out computations')."""
+    else one by one (those ``keep`` leaves out, those replaced, the left-out computations'); the
+    left-out computations' names as every computation name of ``module`` at once
+    (:meth:`~.name_uniquer.ComputationNames.claim_all_of`: those copied are claimed as they join)."""
     if (keep or replaced or computations) and not new.instruction_names.claim_all_of(module.instruction_names):
         names = new.instruction_names
         for comp, kept in keep.items():
@@ -162,8 +164,8 @@ def _claim_left_out(module: HloModule, new: HloModule, keep: Mapping[HloComputat
             names.claim_each([instr.name for instr in replaced])
         for comp in computations:
             names.claim_each([instr.name for instr in comp.instructions])
-    for comp in computations:
-        new.computation_names.claim(comp.name)
+    if computations:  # every computation of module is copied (claimed as it joins) or left out
+        new.computation_names.claim_all_of(module._computations_by_name)
 
 
 def clone_names(module: HloModule) -> InstructionNames:

@@ -314,6 +314,10 @@ def _base_has(base: PlainMap, root: str, suffix: int) -> bool:
     return held is not None and (held == root or held == root + ".0")
 
 
+_NO_NAMES: Final[dict[str, object]] = {}
+"""No base map (:meth:`ComputationNames.claim_all_of`): never written."""
+
+
 class ComputationNames(NameUniquer):
     """The module's computation uniquer, with the module's computations by name (``live``) as the
     map for the names that are their own root: a name with no numeric suffix, given out or claimed
@@ -324,17 +328,31 @@ class ComputationNames(NameUniquer):
     (XLA's uniquer never forgets a name), and every read of a root first puts back the entry a
     live name stands for, so each answer is :class:`NameUniquer`'s (tests/test_name_uniquer.py)."""
 
-    __slots__ = ("_live",)
+    __slots__ = ("_live", "_base")
 
     def __init__(self, live: Mapping[str, object]) -> None:
         super().__init__()
         self._live = live
+        self._base: Mapping[str, object] = _NO_NAMES
+        """Another module's computations by name, all claimed here (:meth:`claim_all_of`)."""
 
     def _held(self, root: str) -> None:
-        """``_ids[root] = 0`` again where ``live`` stands for it (a dropped entry: a live name that
-        is its own root; ``a.1`` is filed under ``a``)."""
-        if root in self._live and root not in self._ids and not _split(root)[2]:
+        """``_ids[root] = 0`` again where ``live`` or ``base`` stands for it (a dropped entry: a
+        name there that is its own root; ``a.1`` is filed under ``a``)."""
+        if root not in self._ids and (root in self._live or root in self._base) and not _split(root)[2]:
             self._ids[root] = 0
+
+    def claim_all_of(self, names: Mapping[str, object]) -> None:
+        """:meth:`claim` of each of ``names`` (the computations by name of the module this one's is
+        a copy of), the map standing for those that are their own root and have no entry here yet:
+        the offload analysis' copy leaves out 105k computations of jax_entry at 1M instructions,
+        whose names stay taken (an entry each was 3.7 MiB through the analysis' passes).
+        ``names`` must not change while this uniquer is in use (as InstructionNames.claim_all_of)."""
+        self._base = names  # first: a claim of 'a.1' puts back what the map holds of 'a'
+        ids = self._ids
+        for name in names:
+            if name in ids or _split(name)[2]:
+                self.claim(name)
 
     def joined(self, name: str) -> None:
         """``name`` (given out or claimed just now) is in ``live`` now: its entry goes where it is
