@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from xladoctor.ir import name_uniquer
 from xladoctor.ir.name_uniquer import ComputationNames, NameUniquer
 from xladoctor.syntax.hlo_parser import parse_module
 
@@ -11,7 +14,13 @@ NAMES = ["a", "a.1", "a.0", "p.3", "f32", "__x", "copy", "copy.2", "r.012", "n.-
          "a.1000000000000000000", "a.9223372036854775808"]
 
 
-def test_it_answers_every_call_as_the_plain_port_while_computations_join_and_leave():
+@pytest.fixture
+def drop_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries dropped from the first computation on (a module of thousands, as jax_entry's)."""
+    monkeypatch.setattr(name_uniquer, "_SHARED_FROM", 0)
+
+
+def test_it_answers_every_call_as_the_plain_port_while_computations_join_and_leave(drop_always):
     """Random runs of what the module asks (joins given out or claimed, removals, every other
     call): the same answers as a NameUniquer that keeps every name in its own table."""
     rng = random.Random(56)
@@ -45,7 +54,7 @@ def test_it_answers_every_call_as_the_plain_port_while_computations_join_and_lea
     assert dropped  # the map did stand for some entries
 
 
-def test_a_copy_claiming_a_modules_names_at_once_answers_as_one_claiming_each():
+def test_a_copy_claiming_a_modules_names_at_once_answers_as_one_claiming_each(drop_always):
     """claim_all_of (the offload analysis' copy: the input's computations by name) against a
     NameUniquer claiming each name, then random runs of every call, joins and removals included."""
     rng = random.Random(57)
@@ -78,7 +87,7 @@ def test_a_copy_claiming_a_modules_names_at_once_answers_as_one_claiming_each():
             assert shared.taken(name) == plain.taken(name), name
 
 
-def test_a_parsed_module_keeps_no_entry_for_a_computation_named_as_its_own_root():
+def test_a_parsed_module_keeps_no_entry_for_a_computation_named_as_its_own_root(drop_always):
     module = parse_module("""HloModule m
 
 add.1_c1 {
@@ -110,3 +119,13 @@ ENTRY main {
     module.remove_computations([module.computation("unused"), module.computation("region.2")])
     assert "unused" in names._ids  # out of the map: its own entry again, still taken (XLA never forgets)
     assert names.taken("unused") and names.taken("region.2") and names.unique("unused") == "unused.1"
+
+
+def test_a_module_of_few_computations_keeps_its_entries():
+    """Below _SHARED_FROM computations the checks cost more than the entries: none is dropped."""
+    live: dict[str, object] = {}
+    names = ComputationNames(live)
+    for name in ("a", "b.1_c1", "main"):
+        live[names.unique(name)] = object()
+        names.joined(name)
+    assert set(names._ids) == {"a", "b.1_c1", "main"} and not names._implied

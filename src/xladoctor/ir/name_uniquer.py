@@ -316,6 +316,9 @@ def _base_has(base: PlainMap, root: str, suffix: int) -> bool:
 
 _NO_NAMES: Final[dict[str, object]] = {}
 """No base map (:meth:`ComputationNames.claim_all_of`): never written."""
+_SHARED_FROM: Final = 4096
+"""How many computations a module holds before :meth:`ComputationNames.joined` drops entries: below,
+the checks cost more than the entries (~1 us a computation, +0.65% of a train step's ``offload``)."""
 
 
 class ComputationNames(NameUniquer):
@@ -324,17 +327,20 @@ class ComputationNames(NameUniquer):
     fresh, is ``_ids[name] = 0`` in :class:`NameUniquer`, and while its computation is in the
     module that entry says nothing the map does not (jax_entry names every computation so, 105k
     at 1M instructions: a second table of them was ~3.7 MiB of the parse).  :meth:`joined` drops
-    such an entry once the computation is in ``live``, :meth:`left` puts it back when it leaves
-    (XLA's uniquer never forgets a name), and every read of a root first puts back the entry a
-    live name stands for, so each answer is :class:`NameUniquer`'s (tests/test_name_uniquer.py)."""
+    such an entry once the computation is in ``live`` (in a module of many), :meth:`left` puts it
+    back when it leaves (XLA's uniquer never forgets a name), and once any entry is implied every
+    read of a root first puts back the entry a name there stands for, so each answer is
+    :class:`NameUniquer`'s (tests/test_computation_names.py)."""
 
-    __slots__ = ("_live", "_base")
+    __slots__ = ("_live", "_base", "_implied")
 
     def __init__(self, live: Mapping[str, object]) -> None:
         super().__init__()
         self._live = live
         self._base: Mapping[str, object] = _NO_NAMES
         """Another module's computations by name, all claimed here (:meth:`claim_all_of`)."""
+        self._implied = False
+        """Whether ``live`` or ``base`` stands for an entry ``_ids`` lacks (else no read looks there)."""
 
     def _held(self, root: str) -> None:
         """``_ids[root] = 0`` again where ``live`` or ``base`` stands for it (a dropped entry: a
@@ -348,7 +354,7 @@ class ComputationNames(NameUniquer):
         the offload analysis' copy leaves out 105k computations of jax_entry at 1M instructions,
         whose names stay taken (an entry each was 3.7 MiB through the analysis' passes).
         ``names`` must not change while this uniquer is in use (as InstructionNames.claim_all_of)."""
-        self._base = names  # first: a claim of 'a.1' puts back what the map holds of 'a'
+        self._base, self._implied = names, True  # first: a claim of 'a.1' puts back what the map holds of 'a'
         ids = self._ids
         for name in names:
             if name in ids or _split(name)[2]:
@@ -356,33 +362,44 @@ class ComputationNames(NameUniquer):
 
     def joined(self, name: str) -> None:
         """``name`` (given out or claimed just now) is in ``live`` now: its entry goes where it is
-        the name's own root and one id, 0 (the map stands for it)."""
+        the name's own root and one id, 0 (the map stands for it), in a module of many."""
+        if len(self._live) < _SHARED_FROM:
+            return
         held = self._ids.get(name)
         if held is not None and type(held) is int and held == 0 and not _split(name)[2]:
             del self._ids[name]
+            self._implied = True
 
     def left(self, name: str) -> None:
         """``name`` left ``live`` (its computation was removed): taken still, as XLA's uniquer keeps it."""
-        if name not in self._ids and not _split(name)[2]:
+        if self._implied and name not in self._ids and not _split(name)[2]:
             self._ids[name] = 0
 
     def _ids_of(self, root: str) -> _SequentialIds:
-        self._held(root)
+        if self._implied:
+            self._held(root)
         return super()._ids_of(root)
 
     def _is_used(self, root: str, suffix: int) -> bool:
-        self._held(root)
+        if self._implied:
+            self._held(root)
         return super()._is_used(root, suffix)
 
+    # The roots a name may be filed under: itself, or what is before its last dot (a numeric suffix).
     def unique(self, prefix: str) -> str:
-        self._held(prefix)  # the roots unique() may read: the name itself, or what is before its suffix
-        self._held(prefix.rpartition(".")[0])
+        if self._implied:
+            self._held(prefix)
+            self._held(prefix.rpartition(".")[0])
         return super().unique(prefix)
 
     def claim(self, name: str) -> None:
-        self._held(_split(name)[0])
+        if self._implied:
+            self._held(name)
+            self._held(name.rpartition(".")[0])
         super().claim(name)
 
     def release(self, name: str) -> None:
-        self._held(_split(name)[0])
+        if self._implied:
+            self._held(name)
+            self._held(name.rpartition(".")[0])
         super().release(name)
