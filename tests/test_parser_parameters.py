@@ -37,11 +37,12 @@ def test_parsed_parameters_are_in_number_order_and_pass_set_parameters_checks():
     assert [p.parameter_number for p in comps["e"].parameters] == [0, 1, 2, 3]
     assert [p.name for p in comps["e"].parameters[:3]] == ["x", "y", "z"]
     for comp in module.computations:
+        assert type(comp.parameters) is tuple  # what set_parameters stores (a list was 80 bytes more)
         params = list(comp.parameters)
         assert params == [i for i in sorted((i for i in comp.instructions if i.opcode is PARAMETER),
                                             key=lambda i: i.parameter_number)]
         comp.set_parameters(params)  # the checks the parser leaves out: each holds
-        assert comp.parameters == params
+        assert comp.parameters == tuple(params)
 
 
 def test_set_parameters_still_refuses_a_list_out_of_order():

@@ -20,7 +20,7 @@ from .computation import COMPUTATION_SLOTS, HloComputation
 from .instruction import COMPILED
 from .instruction_names import InstructionNames
 from .module_add import add_computation
-from .name_uniquer import NameUniquer
+from .name_uniquer import ComputationNames
 from .names import NameTable
 from .operands import WideOperands
 from .packed_fields import NO_USERS
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .instruction import HloInstruction
     from .module import HloModule
 
-_COMP_REMAPPED: Final = {"instructions", "root", "parameters", "module", "__weakref__"}
+_COMP_REMAPPED: Final = {"instructions", "root", "parameters", "module"}
 _MODULE_REBUILT: Final = {"computations", "_computations_by_name", "names", "instruction_names", "computation_names",
                   "_callers", "entry"}
 
@@ -61,7 +61,7 @@ def clone_module(module: HloModule, keep: Mapping[HloComputation, list[HloInstru
     new.computations = []
     new._computations_by_name = {}
     new.names = NameTable()
-    new.instruction_names, new.computation_names = InstructionNames(new.names), NameUniquer()
+    new.instruction_names, new.computation_names = InstructionNames(new.names), ComputationNames(new._computations_by_name)
     new._callers = None
     new.entry = None
     comp_map: dict[HloComputation, HloComputation] = {}
@@ -152,7 +152,9 @@ def _claim_left_out(module: HloModule, new: HloModule, keep: Mapping[HloComputat
     """The names of what was not copied stay taken in the copy, as after the removal that would
     have dropped them: every name of ``module`` at once where its uniquer allows
     (:meth:`~.instruction_names.InstructionNames.claim_all_of`: those copied are taken anyway),
-    else one by one (those ``keep`` leaves out, those replaced, the left-out computations')."""
+    else one by one (those ``keep`` leaves out, those replaced, the left-out computations'); the
+    left-out computations' names as every computation name of ``module`` at once
+    (:meth:`~.name_uniquer.ComputationNames.claim_all_of`: those copied are claimed as they join)."""
     if (keep or replaced or computations) and not new.instruction_names.claim_all_of(module.instruction_names):
         names = new.instruction_names
         for comp, kept in keep.items():
@@ -162,7 +164,8 @@ def _claim_left_out(module: HloModule, new: HloModule, keep: Mapping[HloComputat
             names.claim_each([instr.name for instr in replaced])
         for comp in computations:
             names.claim_each([instr.name for instr in comp.instructions])
-    new.computation_names.claim_each([comp.name for comp in computations])
+    if computations:  # every computation of module is copied (claimed as it joins) or left out
+        new.computation_names.claim_all_of(module._computations_by_name)
 
 
 def clone_names(module: HloModule) -> InstructionNames:

@@ -9,7 +9,7 @@ from .computation import HloComputation
 from .instruction import HloInstruction, SourceLocation
 from .instruction_names import InstructionNames
 from .module_add import add_computation
-from .name_uniquer import NameUniquer
+from .name_uniquer import ComputationNames
 from .names import NameTable
 from .record import MutableValue
 from .shape import Shape
@@ -160,7 +160,7 @@ class HloModule:
         """Every instruction of the module by name (kept by the computations)."""
         self.instruction_names = InstructionNames(self.names)
         """``instruction_name_uniquer_``: every instruction name the module ever gave out."""
-        self.computation_names = NameUniquer()
+        self.computation_names = ComputationNames(self._computations_by_name)
         """``computation_name_uniquer_``."""
         self._callers: dict[HloComputation, HloInstruction | list[HloInstruction]] | None = None
         """The call graph's callers, built on first use and dropped when calls change: a
@@ -191,7 +191,8 @@ class HloModule:
             for instr in comp.instructions:
                 if instr.parent is comp and self.names.remove(instr):
                     self.instruction_names.release(instr.name)
-            self._computations_by_name.pop(comp.name, None)
+            if self._computations_by_name.pop(comp.name, None) is not None:
+                self.computation_names.left(comp.name)
         gone = set(dead)
         self.computations = [c for c in self.computations if c not in gone]
         self._callers = None

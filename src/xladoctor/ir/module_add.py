@@ -32,6 +32,7 @@ def add_computation(module: HloModule, comp: HloComputation, uniquify: bool = Fa
     comp.module = module
     module.computations.append(comp)
     module._computations_by_name[comp.name] = comp
+    module.computation_names.joined(comp.name)  # the map stands for its entry now
     module._callers = None
     if comp.is_entry:
         module.entry = comp

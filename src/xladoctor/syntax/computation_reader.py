@@ -455,7 +455,7 @@ class ComputationReader(InstructionReader):
                 missing = min(set(range(len(params))) - params.keys())
                 raise self.error(f"parameter({number}) in computation '{comp.name}', which has no "
                                  f"parameter({missing}): parameters are numbered from 0 without gaps", pos)
-        comp.parameters = [params[i][0] for i in range(len(params))]  # set_parameters' checks hold (keys 0..n-1, each in comp)
+        comp.parameters = tuple([params[i][0] for i in range(len(params))])  # set_parameters' checks hold (keys 0..n-1, each in comp)
 
     def _check_new_name(self, comp: HloComputation, instr: HloInstruction,
                         by_name: dict[str, HloInstruction], instr_start: int) -> None:
