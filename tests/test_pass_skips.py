@@ -26,6 +26,7 @@ from xladoctor.ir.module import HloModule
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.offload.analysis import private_copy
 from xladoctor.offload.passes import algebraic_simplifier, hlo_cse, hlo_pass_pipeline, tuple_simplifier
+from xladoctor.offload.passes.hlo_dce import HloDCE
 from xladoctor.offload.passes.host_offloader import OffloadOptions, start_discovery
 from xladoctor.offload.passes.insertions import Insertions
 from xladoctor.offload.passes.sharding_remover import ShardingRemover
@@ -344,3 +345,36 @@ def test_a_pass_repeating_one_across_untouched_passes_is_not_run(passes, text, e
         assert pipeline.changed[0] == ("annotation_cse", True) and not made[0].left_untouched
     if "remover" in passes:
         assert made[1].left_untouched is (text is not _MARKED)
+
+
+class _CountedDCE(HloDCE):
+    """An HloDCE that notes each run it makes."""
+
+    def __init__(self, runs: list[str]):
+        super().__init__()
+        self.runs = runs
+
+    def run(self, module: HloModule) -> bool:
+        self.runs.append(self.name)
+        return super().run(module)
+
+
+_DEAD = _TWO_MOVES.replace("  ROOT", "  d = f32[4]{0} negate(p)\n  ROOT")
+"""A dead negate for HloDCE, and two equal MoveToHosts for the annotation CSE."""
+
+
+@pytest.mark.parametrize("middle,expected_runs", [
+    (ShardingRemover, 1),  # the first removed all that was dead; the remover left the module alone
+    (hlo_cse.AnnotationCSE, 2),  # the CSE merged a MoveToHost away: the second looks again
+])
+def test_a_dce_after_its_fixed_point_is_not_run_again(middle, expected_runs):
+    runs: list[str] = []
+    pipeline = hlo_pass_pipeline.HloPassPipeline("dce")
+    first = pipeline.add_pass(_CountedDCE(runs))
+    pipeline.add_pass(middle())
+    pipeline.add_pass(_CountedDCE(runs))
+    module = parse_module(_DEAD)
+    pipeline.run(module)
+    assert pipeline.changed[0] == ("hlo_dce", True) and first.fixed_point and not first.left_untouched
+    assert len(runs) == expected_runs
+    assert "d" not in [i.name for i in module.entry.instructions]

@@ -71,8 +71,8 @@ class HloPassPipeline(HloPassInterface):
                 orders = p.orders_left if p.orders_left is not None else orders if p.left_untouched else None
                 if p.left_untouched:
                     quiet.append(p)
-                else:
-                    quiet = []
+                else:  # changed: what a pass that reaches its fixed point left is where its like finds nothing
+                    quiet = [p] if p.fixed_point else []
             any_changed |= changed
             self.changed.append((p.name, changed))
             if self.lint:
@@ -94,7 +94,10 @@ def _repeats_untouched(p: HloPassInterface, quiet: list[HloPassInterface]) -> bo
     in, and finds nothing either, so it is not run.  A train step's last two AlgebraicSimplifiers
     (simplification-1's fixed point) were a check of every instruction each where the first found
     nothing to start on (issue 36); a pre-optimisation module's second annotation CSE follows the
-    first across a ShardingRemover that found no marker (a scan of every instruction)."""
+    first across a ShardingRemover that found no marker (a scan of every instruction).  A pass
+    that reached its fixed point (:attr:`~.hlo_pass_interface.HloPassInterface.fixed_point`) counts
+    as one that left the module untouched: its like finds nothing after it (a train step's last two
+    HloDCEs, after passes that found nothing)."""
     return any(p.same_as(q) for q in quiet)  # (a few at most: a pass that changes the module empties it)
 
 
