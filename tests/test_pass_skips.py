@@ -26,8 +26,10 @@ from xladoctor.ir.module import HloModule
 from xladoctor.ir.opcodes import HloOpcode
 from xladoctor.offload.analysis import private_copy
 from xladoctor.offload.passes import algebraic_simplifier, hlo_cse, hlo_pass_pipeline, tuple_simplifier
+from xladoctor.offload.passes.hlo_dce import HloDCE
 from xladoctor.offload.passes.host_offloader import OffloadOptions, start_discovery
 from xladoctor.offload.passes.insertions import Insertions
+from xladoctor.offload.passes.sharding_remover import ShardingRemover
 from xladoctor.offload.pipeline import PipelineConfig, offload_pipeline
 from xladoctor.syntax.hlo_parser import parse_module
 from xladoctor.syntax.hlo_printer import print_module
@@ -296,3 +298,83 @@ def test_has_opcode_finds_an_opcode_anywhere_in_the_list():
     entry = module.entry_computation()
     assert entry.has_opcode(HloOpcode.PARAMETER) and entry.has_opcode(HloOpcode.NEGATE)
     assert not entry.has_opcode(HloOpcode.CONDITIONAL) and not entry.has_opcode(HloOpcode.ADD)
+
+
+class _CountedAnnotationCSE(hlo_cse.AnnotationCSE):
+    """An annotation CSE that notes each run it makes."""
+
+    def __init__(self, runs: list[str]):
+        self.runs = runs
+
+    def run(self, module: HloModule) -> bool:
+        self.runs.append(self.name)
+        return super().run(module)
+
+
+_MARKED = _NOTHING_TO_SIMPLIFY.replace("negate(p)", "negate(s)").replace(
+    "  ROOT", '  s = f32[4]{0} custom-call(p), custom_call_target="Sharding"\n  ROOT')
+"""A sharding marker for ShardingRemover to remove."""
+
+_TWO_MOVES = """HloModule m, entry_computation_layout={(f32[4]{0})->(f32[4]{0}, f32[4]{0})}
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  a = f32[4]{0} custom-call(p), custom_call_target="MoveToHost"
+  b = f32[4]{0} custom-call(p), custom_call_target="MoveToHost"
+  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(a, b)
+}
+"""
+"""Two equal MoveToHosts for the annotation CSE to merge."""
+
+
+@pytest.mark.parametrize("passes,text,expected_runs", [
+    # the remover found no marker, so the module is the one the first CSE found nothing in: not run again
+    (("cse", "remover", "cse"), _NOTHING_TO_SIMPLIFY, 1),
+    (("cse", "cse"), _NOTHING_TO_SIMPLIFY, 1),
+    (("cse", "remover", "cse"), _MARKED, 2),  # a marker removed: the module changed
+    (("cse", "cse"), _TWO_MOVES, 2),  # the first merged: the second looks again
+])
+def test_a_pass_repeating_one_across_untouched_passes_is_not_run(passes, text, expected_runs):
+    runs: list[str] = []
+    pipeline = hlo_pass_pipeline.HloPassPipeline("across")
+    made = [pipeline.add_pass(_CountedAnnotationCSE(runs) if p == "cse" else ShardingRemover()) for p in passes]
+    pipeline.run(parse_module(text))
+    assert len(runs) == expected_runs
+    assert [name for name, _ in pipeline.changed] == [p.name for p in made]  # recorded either way
+    if text is _TWO_MOVES:
+        assert pipeline.changed[0] == ("annotation_cse", True) and not made[0].left_untouched
+    if "remover" in passes:
+        assert made[1].left_untouched is (text is not _MARKED)
+
+
+class _CountedDCE(HloDCE):
+    """An HloDCE that notes each run it makes."""
+
+    def __init__(self, runs: list[str]):
+        super().__init__()
+        self.runs = runs
+
+    def run(self, module: HloModule) -> bool:
+        self.runs.append(self.name)
+        return super().run(module)
+
+
+_DEAD = _TWO_MOVES.replace("  ROOT", "  d = f32[4]{0} negate(p)\n  ROOT")
+"""A dead negate for HloDCE, and two equal MoveToHosts for the annotation CSE."""
+
+
+@pytest.mark.parametrize("middle,expected_runs", [
+    (ShardingRemover, 1),  # the first removed all that was dead; the remover left the module alone
+    (hlo_cse.AnnotationCSE, 2),  # the CSE merged a MoveToHost away: the second looks again
+])
+def test_a_dce_after_its_fixed_point_is_not_run_again(middle, expected_runs):
+    runs: list[str] = []
+    pipeline = hlo_pass_pipeline.HloPassPipeline("dce")
+    first = pipeline.add_pass(_CountedDCE(runs))
+    pipeline.add_pass(middle())
+    pipeline.add_pass(_CountedDCE(runs))
+    module = parse_module(_DEAD)
+    pipeline.run(module)
+    assert pipeline.changed[0] == ("hlo_dce", True) and first.fixed_point and not first.left_untouched
+    assert len(runs) == expected_runs
+    assert "d" not in [i.name for i in module.entry.instructions]

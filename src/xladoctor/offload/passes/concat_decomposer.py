@@ -74,4 +74,6 @@ class ConcatDecomposer(HloPassInterface):
     name = "concat_decomposer"
 
     def run(self, module: HloModule) -> bool:
-        return bool(decompose_concatenates(module))
+        done = decompose_concatenates(module)
+        self.left_untouched = not done  # only a decomposition edits the module (the scan reads it)
+        return bool(done)

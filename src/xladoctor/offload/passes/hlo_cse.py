@@ -336,4 +336,10 @@ class AnnotationCSE(HloPassInterface):
     name = "annotation_cse"
 
     def run(self, module: HloModule) -> bool:
-        return bool(merge_duplicate_annotations(module))
+        merged = merge_duplicate_annotations(module)
+        # No merge: it only read the module (the candidates, their keys, a post order where two may merge).
+        self.left_untouched = not merged
+        return bool(merged)
+
+    def same_as(self, other: HloPassInterface) -> bool:
+        return isinstance(other, AnnotationCSE)  # no options, nothing carried between runs

@@ -25,7 +25,7 @@ from ...ir.packed_fields import USERS
 from ...ir.rare_fields import CALLS
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps, DeadStepsInexact
-from .hlo_pass_interface import HloPassWithContext
+from .hlo_pass_interface import HloPassInterface, HloPassWithContext
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
@@ -321,9 +321,20 @@ class HloDCE(HloPassWithContext):
 
     name = "hlo_dce"
 
+    def same_as(self, other: HloPassInterface) -> bool:
+        """Another HloDCE: the same removal.  (The context's dead steps are read by the first run
+        only, which reports and clears them; every later run sees none.)"""
+        return isinstance(other, HloDCE)
+
     def run(self, module: HloModule) -> bool:
         dead = self.context.dead
         before = len(dead)
+        # Without stand-ins, what it removes is closed under "dead" (all of it, or nothing where
+        # nothing is): nothing dead is left for another run.  (With them, a removal is refused
+        # where the dead code is not exactly theirs: not claimed.)
+        self.fixed_point = self.context.dead_steps is None
         remove_dead_code(module, dead_steps=self.context.dead_steps, into=dead)
         self.context.dead_steps = None  # reported: the stand-ins are gone
-        return len(dead) != before
+        changed = len(dead) != before
+        self.left_untouched = not changed  # nothing removed: no list, link or name touched
+        return changed

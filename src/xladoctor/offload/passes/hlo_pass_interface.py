@@ -33,7 +33,13 @@ class HloPassInterface(ABC):
     """Set by a ``run`` that proved it left the module exactly as it found it (not an instruction,
     a user's order or a name touched): a stronger answer than ``changed`` false, which a pass may
     give where it made an instruction it then did not use.  The pipeline then skips a
-    :meth:`same_as` pass run right after (:class:`.hlo_pass_pipeline.HloPassPipeline`)."""
+    :meth:`same_as` pass run after it while every pass between leaves the module untouched too
+    (:class:`.hlo_pass_pipeline.HloPassPipeline`)."""
+
+    fixed_point = False
+    """Whether a run, whatever it changed, leaves a module in which a :meth:`same_as` pass finds
+    nothing to do and leaves it untouched (HloDCE: nothing dead is left).  The pipeline then skips
+    such a pass run after it across passes that left the module untouched."""
 
     orders_left: HandedOrders | None = None
     """Set by a ``run`` that knows the post order of computations as it left them (HloCSE:

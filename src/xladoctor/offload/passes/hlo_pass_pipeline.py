@@ -58,18 +58,21 @@ class HloPassPipeline(HloPassInterface):
         if self.lint:
             _lint(module, "before the pipeline")
         any_changed = False
-        previous: HloPassInterface | None = None
+        quiet: list[HloPassInterface] = []  # the passes run since the module last changed, each leaving it untouched
         orders: HandedOrders | None = None  # post orders of the module as it is (handed_orders.py)
         for p in self.passes:
-            if previous is not None and _repeats_untouched(p, previous):
-                changed = False  # what ``previous`` found nothing to do in is what ``p`` would see
+            if _repeats_untouched(p, quiet):
+                changed = False  # what a pass of ``quiet`` found nothing to do in is what ``p`` would see
             else:
                 p.orders_given = orders
                 changed = p.run(module)
                 p.orders_given = None
                 # what ``p`` left, else what it was given if it touched nothing, else none
                 orders = p.orders_left if p.orders_left is not None else orders if p.left_untouched else None
-                previous = p
+                if p.left_untouched:
+                    quiet.append(p)
+                else:  # changed: what a pass that reaches its fixed point left is where its like finds nothing
+                    quiet = [p] if p.fixed_point else []
             any_changed |= changed
             self.changed.append((p.name, changed))
             if self.lint:
@@ -85,12 +88,17 @@ class HloPassPipeline(HloPassInterface):
         return f"HloPassPipeline({self.name!r}, {[p.name for p in self.passes]})"
 
 
-def _repeats_untouched(p: HloPassInterface, previous: HloPassInterface) -> bool:
-    """Whether ``p`` runs on the module ``previous`` (the last pass run) left untouched and does
-    what ``previous`` did: then ``p`` finds nothing either, and it is not run.  A train step's last
-    two AlgebraicSimplifiers (simplification-1's fixed point) were a check of every instruction
-    each where the first found nothing to start on (issue 36)."""
-    return previous.left_untouched and p.same_as(previous)
+def _repeats_untouched(p: HloPassInterface, quiet: list[HloPassInterface]) -> bool:
+    """Whether ``p`` does what a pass of ``quiet`` did (those run since the module last changed, each
+    of which left it untouched): ``p`` then runs on the very module that pass found nothing to do
+    in, and finds nothing either, so it is not run.  A train step's last two AlgebraicSimplifiers
+    (simplification-1's fixed point) were a check of every instruction each where the first found
+    nothing to start on (issue 36); a pre-optimisation module's second annotation CSE follows the
+    first across a ShardingRemover that found no marker (a scan of every instruction).  A pass
+    that reached its fixed point (:attr:`~.hlo_pass_interface.HloPassInterface.fixed_point`) counts
+    as one that left the module untouched: its like finds nothing after it (a train step's last two
+    HloDCEs, after passes that found nothing)."""
+    return any(p.same_as(q) for q in quiet)  # (a few at most: a pass that changes the module empties it)
 
 
 def _lint(module: HloModule, when: str) -> None:

@@ -70,4 +70,6 @@ class PipeliningOptimizations(HloPassInterface):
     name = "pipelining_optimizations"
 
     def run(self, module: HloModule) -> bool:
-        return bool(hoist_moves_above_barriers(module))
+        moved = hoist_moves_above_barriers(module)
+        self.left_untouched = not moved  # only a hoist edits the module (a barrier's scan reads it)
+        return bool(moved)

@@ -28,15 +28,18 @@ if TYPE_CHECKING:
     from typing import Final
 
 
-def remove_sharding_markers(module: HloModule) -> list[str]:
+def remove_sharding_markers(module: HloModule, localized: list[str] | None = None) -> list[str]:
     """Replace each sharding marker by its operand (``ReplaceAllUsesWith`` then removal); names.
 
     As XLA's ``ShardingRemover``: markers in reverse post order, and a ``Sharding`` or
     ``FuncResultSharding`` marker is replaced by a ``copy`` of its operand, which the next
     ``HloDCE`` removes (in creation order, each removal moving the operand's last user into
     its slot).  That reorders the users of an operand two markers shared: seed 1 program 335,
-    ``return h, h, h * 2`` with the two annotations CSE'd, starts from the multiply in libtpu."""
-    localize_manual_computations(module)
+    ``return h, h, h * 2`` with the two annotations CSE'd, starts from the multiply in libtpu.
+    ``localized``: where given, the names of the instructions given per-device shapes, appended."""
+    names = localize_manual_computations(module)
+    if localized is not None:
+        localized.extend(names)
     removed: list[str] = []
     for comp in module.computations:
         markers = [i for i in comp.instructions
@@ -88,4 +91,8 @@ class ShardingRemover(HloPassInterface):
     name = "sharding_remover"
 
     def run(self, module: HloModule) -> bool:
-        return bool(remove_sharding_markers(module))
+        localized: list[str] = []
+        removed = remove_sharding_markers(module, localized)
+        # Neither a marker removed nor a shape localized: it only read the module (its markers' scan).
+        self.left_untouched = not removed and not localized
+        return bool(removed)

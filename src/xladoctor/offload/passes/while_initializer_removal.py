@@ -260,4 +260,8 @@ class WhileInitializerRemoval(HloPassInterface):
     name = "while_initializer_removal"
 
     def run(self, module: HloModule) -> bool:
-        return bool(remove_while_initializers(module))
+        made = remove_while_initializers(module)
+        # Only an AllocateBuffer made edits the module: an accumulator's select is made with it, and
+        # every refusal (``_rewrite_accumulator``'s included) comes before anything is made.
+        self.left_untouched = not made
+        return bool(made)
