@@ -10,7 +10,7 @@ def test_line_counts_from_a_near_pair_and_survives_thread_and_signature():
     assert comp.line == 0 and comp._header is None
     base = 70000
     comp.set_line(base + 3, [(10, 3), (base, 5)])
-    assert comp.line == base + 3 and comp._line is base and comp._header == 3  # no int of its own
+    assert comp.line == base + 3 and comp._line == base and comp._header == 3  # the shared line (pure: the same int)
     signature = ([("p", Shape.array("f32", ()))], Shape.array("f32", ()))
     comp.execution_thread = "host"
     comp.signature = signature
