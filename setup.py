@@ -70,7 +70,7 @@ from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
 COMPILED = (
-    "ir/instruction.py", "ir/computation.py", "ir/names.py", "ir/name_uniquer.py", "ir/instruction_names.py", "ir/clone.py",
+    "ir/instruction.py", "ir/computation.py", "ir/computation_header.py", "ir/names.py", "ir/name_uniquer.py", "ir/instruction_names.py", "ir/clone.py",
     "ir/rare_fields.py", "ir/operands.py", "ir/packed_fields.py",
     "syntax/instruction_line.py", "syntax/computation_reader.py", "syntax/reader.py", "syntax/attributes.py",
     "syntax/instruction_reader.py", "syntax/hlo_parser.py", "syntax/shape_parser.py",

@@ -29,6 +29,7 @@ from xladoctor.offload.clone import clone_module
 from xladoctor.offload.passes import dead_steps as dead_steps_module
 from xladoctor.offload.passes.analysis_context import DeadSteps
 from xladoctor.offload.passes.dead_steps import find_dead_steps
+from xladoctor.offload.passes.hlo_dce import dead_code_counted
 from xladoctor.offload.passes.hlo_pass_pipeline import HloPassPipeline
 from xladoctor.offload.passes.host_offloader import OffloadOptions
 from xladoctor.offload.pipeline import PipelineConfig, offload_pipeline
@@ -362,7 +363,10 @@ def test_a_value_only_dead_steps_read_dies_after_the_walk_reached_it():
     calls = [i for i in entry.instructions if i.name in ("r0", "r1")]
     counts: dict = {}
     assert dead_steps_module._closure_walks(calls, counts, entry.root, set()) is None
-    assert not any(counts.values())  # given back (a zero count is no count)
+    assert counts[sx] == 2  # not given back: the finder counts anew (its closure from them would miss sx)
+    left, counts = dead_code_counted(entry)
+    found = dead_steps_module._steps_dead_code(calls, set(left), left, counts, entry, False)
+    assert found is not None and sx in found[0] and found[3] is None  # the closure, found from the counts anew
     steps = _same_run("shared", module)
     assert steps is not None and len(steps.stand_ins) == 2
     assert steps.stand_ins[calls[0]][1] == (entry.parameters[0], entry.parameters[1])  # x, w: sx died with the steps

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import filterfalse
 
+from .computation_header import HEADER_SLOTS, ComputationHeader
 from .instruction import COMPILED, HloInstruction
 from .opcodes import PARAMETER, HloOpcode
 from .operands import WideOperands
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
     from .rare_fields import RareFields
 
 
-COMPUTATION_SLOTS: Final = ("name", "instructions", "root", "parameters", "is_entry", "module", "line", "_header")
+_OWN_SLOTS: Final = ("name", "instructions", "root", "parameters", "is_entry", "module")
+COMPUTATION_SLOTS: Final = _OWN_SLOTS + HEADER_SLOTS
 """:class:`HloComputation`'s fields, named outside the class (read by :func:`.clone.clone_module`;
 a compiled core reads no ``__slots__`` through the class object)."""
 
@@ -67,7 +69,7 @@ class _Positions(dict[HloInstruction, int]):
         return len(self)
 
 
-class HloComputation:
+class HloComputation(ComputationHeader):
     """A computation.  ``instructions`` keeps text order (for scheduled modules: the schedule).
 
     Adding or removing an instruction keeps the module's name table and caller index
@@ -76,7 +78,7 @@ class HloComputation:
     one table (an instruction of another computation is not found here).
     """
 
-    __slots__ = COMPUTATION_SLOTS
+    __slots__ = _OWN_SLOTS
 
     def __init__(self, name: str, is_entry: bool = False):
         self.name = name
@@ -88,31 +90,8 @@ class HloComputation:
         48-64, the empty one shared: tracemalloc at jax_entry 100k, 0.72 -> 0.51 MiB)."""
         self.is_entry = is_entry
         self.module: HloModule | None = None
-        self.line = 0
-        """1-based line of the computation header in the HLO text."""
-        self._header: tuple[str | None, tuple[list[tuple[str, Shape]], Shape] | None] | None = None
-        """:attr:`execution_thread` and :attr:`signature`, None while both are (nearly every
-        computation: two slots of their own and a weak-reference slot nothing used made each
-        computation 112 bytes, 96 now; 105k at jax_entry 1M, -1.7 MiB)."""
-
-    @property
-    def execution_thread(self) -> str | None:
-        """``execution_thread="host"`` printed after the closing brace, if any: the name, unquoted
-        once by the parser (``host``), so the passes compare it as it is."""
-        return None if self._header is None else self._header[0]
-
-    @execution_thread.setter
-    def execution_thread(self, value: str | None) -> None:
-        self._header = None if value is None and self.signature is None else (value, self.signature)
-
-    @property
-    def signature(self) -> tuple[list[tuple[str, Shape]], Shape] | None:
-        """``(p: shape, ...) -> shape`` as written in the header, when it was."""
-        return None if self._header is None else self._header[1]
-
-    @signature.setter
-    def signature(self, value: tuple[list[tuple[str, Shape]], Shape] | None) -> None:
-        self._header = None if value is None and self.execution_thread is None else (self.execution_thread, value)
+        self._line = 0
+        self._header = None
 
     @property
     def callers(self) -> list[HloInstruction]:

@@ -53,7 +53,7 @@ from ...ir.packed_fields import USERS
 from ..annotations import is_annotation
 from .analysis_context import DeadSteps
 from .call_inliner import is_inlineable_call
-from .hlo_dce import SIDE_EFFECTING, close_dead, removable, removable_custom_call
+from .hlo_dce import SIDE_EFFECTING, close_dead, dead_code_counted, removable, removable_custom_call
 
 TYPE_CHECKING = False  # not typing's: typing is ~3 ms of a command's start-up (issue 36)
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def find_dead_steps(module: HloModule, left_out: Mapping[str, list[HloInstructio
     # Where every step is walked alone after inlining (one parameter: _one_operand_order), nothing
     # reads a marker as its value: the walks count them, not kept (5 MiB at jax_entry 1M).
     one_parameter = all(len(callee.parameters) == 1 for callee in callees)
-    found = _steps_dead_code(steps, gone, left_out[entry.name], dead_users, root, one_parameter)  # (gone emptied)
+    found = _steps_dead_code(steps, gone, left_out[entry.name], dead_users, entry, one_parameter)  # (gone emptied)
     if found is None:
         return None
     dead, walks, markers, orders, n_markers = found
@@ -147,23 +147,30 @@ def stand_in_calls(steps: DeadSteps) -> None:
 
 
 def _steps_dead_code(steps: list[HloInstruction], gone: set[HloInstruction], entry_left_out: list[HloInstruction],
-                     dead_users: dict[HloInstruction, int], root: HloInstruction | None, count_markers: bool
+                     dead_users: dict[HloInstruction, int], entry: HloComputation, count_markers: bool
                      ) -> tuple[set[HloInstruction], _Walks, dict[HloInstruction, HloInstruction],
                                 list[tuple[HloInstruction, ...]] | None, int] | None:
     """What :func:`_closure_walks` finds, else (a value the walks first took as live died later)
     the closure first, then the walks, with the markers and no orders; None where the model does
     not cover the dead code.  ``count_markers``: the walks count the markers, not kept (see
     :func:`_closure_walks`).  ``gone``: the rebuild's dead code of the entry (``entry_left_out``),
-    emptied: not read by the model nor after it (8 MiB at jax_entry 1M, at the analysis' peak)."""
+    emptied: not read by the model nor after it (8 MiB at jax_entry 1M, at the analysis' peak).
+    ``dead_users``: the entry's counts (:func:`.hlo_dce.dead_code_counted`), grown by the walks;
+    where they give way, counted anew before the closure goes on from them."""
     # The walks ask of the rebuild's dead code only whether a user of the kinds the passes detach is
     # in it (_frontier_covered): those of it, not a set of all of it beside theirs (jax_entry has
     # none of them there).
     detached = {i for i in gone if i.opcode in _DETACHED}
     gone.clear()
+    root = entry.root
     walked = _closure_walks(steps, dead_users, root, detached, count_markers)
     detached.clear()
     if walked is not None:
         return None if isinstance(walked, _Uncovered) else walked
+    # The walks' counts are not taken back one by one: a list of every value they counted, kept for
+    # this rare case, was 3.4 MiB at the finder's peak at jax_entry 1M (and as much again as it grew).
+    dead_users.clear()
+    dead_users.update(dead_code_counted(entry)[1])
     gone.update(entry_left_out)
     closed = _dead_closure(steps, gone, dead_users, root)
     gone.clear()
@@ -390,7 +397,7 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     (:func:`.hlo_dce.close_dead`'s count) when the walk reaches it from its last user, and the walk
     goes on into it at once.  A value taken as live where first reached may die later (its last
     user in a later step): then the walks were not the rebuild's; None as soon as it dies, the
-    counts as they were.
+    counts as counted so far (the caller counts them anew: :func:`_steps_dead_code`).
 
     The same walk checks what :func:`_covered` checks, so that no second look at the dead code is
     needed: each instruction as it is found dead (one the model does not cover is dead in the
@@ -402,7 +409,6 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     many: each walk's let go once counted), and each walk's post order but the markers and the call
     (:func:`_removal_walks` reads a one-parameter step's removal order from it)."""
     dead = set(calls)  # also what the walks visited: each is visited as it is found dead
-    counted: list[HloInstruction] = []
     emitted: list[int] = []
     reached: list[tuple[HloInstruction, ...]] = []
     orders: list[tuple[HloInstruction, ...]] = []
@@ -412,10 +418,8 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     counted_markers = 0
     for call in calls:
         n_markers = len(markers)
-        walked = _walk_from(call, dead, lives, counted, dead_users, root, markers, annotated)
-        if walked is None:  # passed by while alive, dead now: given up at once
-            for value in counted:
-                dead_users[value] -= 1
+        walked = _walk_from(call, dead, lives, dead_users, root, markers, annotated)
+        if walked is None:  # passed by while alive, dead now: given up at once (the counts as counted so far)
             return None
         if isinstance(walked, _Uncovered):
             return walked
@@ -434,11 +438,11 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
 
 
 def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloInstruction],
-               counted: list[HloInstruction], dead_users: dict[HloInstruction, int], root: HloInstruction | None,
+               dead_users: dict[HloInstruction, int], root: HloInstruction | None,
                markers: dict[HloInstruction, HloInstruction], annotated: set[HloInstruction]
                ) -> tuple[dict[HloInstruction, None], list[HloInstruction]] | _Uncovered | None:
     """:func:`_closure_walks`' walk from one call: the live values it reaches, in order, and its post
-    order but markers and the call; ``dead``, ``counted`` (each count added to ``dead_users``),
+    order but markers and the call; ``dead``, ``dead_users`` (each count added),
     ``markers``, ``annotated`` grown.  None where a value it or an earlier walk (``lives``) passed
     by as live dies; :data:`_UNCOVERED` where it finds dead code the model does not cover."""
     live: dict[HloInstruction, None] = {}
@@ -458,7 +462,6 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
             n_users = len(users) if type(users := dep._users) is users_cls else 1  # user_count(), from the store: no call
             if n_users != 1:
                 count = dead_users[dep] = dead_users.get(dep, 0) + 1
-                counted.append(dep)
                 if count != n_users:
                     if dep not in live:
                         live[dep] = None  # a live value (so far): where the walk first reaches it
