@@ -97,6 +97,10 @@ NOT_COVERED = {
                                                    ("t1 = f32[8,128]{1,0} tanh(d1)", "t1 = f32[8,128]{1,0} map(d1), dimensions={0,1}, to_apply=neg.0")),
     "a live value a host move reads": _replace(_two_reads("add(p0, p1)"), ("custom-call(c), custom_call_target", "custom-call(y), custom_call_target")),
     "parameters out of order": _two_reads("add(p1, p0)"),
+    # A call (no step: its user is read by one) of one user, read by a step's dead code: kept, so live.
+    "a call read by a step": _replace(_module(3), ("d1 = f32[8,128]{1,0} dot(x, w)", "d1 = f32[8,128]{1,0} dot(n0, w)")),
+    # The root of one user, reached by a step's walk: kept as live whatever its users (the edge's check).
+    "the root read by a step": _replace(_module(3, live_first=True), ("d1 = f32[8,128]{1,0} dot(x, w)", "d1 = f32[8,128]{1,0} dot(r0, w)")),
     "a marker flagged with a side effect (kept)": _replace(_module(3), (
         'sh1 = f32[8,128]{1,0} custom-call(t1), custom_call_target="Sharding"',
         'sh1 = f32[8,128]{1,0} custom-call(t1), custom_call_target="Sharding", custom_call_has_side_effect=true')),

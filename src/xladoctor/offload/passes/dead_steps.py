@@ -437,6 +437,13 @@ def _closure_walks(calls: list[HloInstruction], dead_users: dict[HloInstruction,
     return dead, (emitted, reached), markers, orders, counted_markers + len(markers)
 
 
+# A value of one user is reached once in all the walks: from that user, whose operands are walked
+# once, as it is found dead (each once: dict.fromkeys).  So it is not in ``dead`` (there from the
+# start are the steps, which no walk reaches: their users are all ``gone``, and what a walk finds
+# dead is read, through dead values, by its call, which dead-code elimination keeps), and in
+# ``live`` or ``lives`` only as what is kept whatever reads it (the root, a side effect, a kept
+# custom call: tested first).  Those three lookups are left to values of more users.
+
 def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloInstruction],
                dead_users: dict[HloInstruction, int], root: HloInstruction | None,
                markers: dict[HloInstruction, HloInstruction], annotated: set[HloInstruction]
@@ -454,15 +461,15 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
     push, pop, push_node, pop_node, emit = stack.append, stack.pop, nodes.append, nodes.pop, order.append
     while stack:
         for dep in stack[-1]:
-            if dep in dead:  # visited (another call is no operand here: its users are all `gone`)
-                continue
-            if dep is root:
+            if dep is root:  # (never in ``dead``: no call is the root)
                 live[dep] = None
                 continue
-            n_users = len(users) if type(users := dep._users) is users_cls else 1  # user_count(), from the store: no call
-            if n_users != 1:
+            # user_count() != 1, from the store (no call); of one user: see above _walk_from
+            if shared := (type(users := dep._users) is users_cls and len(users) != 1):
+                if dep in dead:  # visited (another call is no operand here: its users are all `gone`)
+                    continue
                 count = dead_users[dep] = dead_users.get(dep, 0) + 1
-                if count != n_users:
+                if count != len(users):
                     if dep not in live:
                         live[dep] = None  # a live value (so far): where the walk first reaches it
                     continue
@@ -472,7 +479,7 @@ def _walk_from(call: HloInstruction, dead: set[HloInstruction], lives: set[HloIn
                 if dep not in live:
                     live[dep] = None
                 continue
-            if dep in live or dep in lives:
+            if shared and (dep in live or dep in lives):
                 return None
             dead.add(dep)
             # the operands property without its call: a tuple, a wide list or one kept bare
@@ -663,7 +670,7 @@ def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked:
     order: list[HloInstruction] = []
     done = {body_root}
     stack = [(body_root, iter(operands_of(body_root)))]
-    push, pop = stack.append, stack.pop
+    push, pop, wide = stack.append, stack.pop, WideOperands
     while stack:
         node, rest = stack[-1]
         for dep in rest:
@@ -672,7 +679,9 @@ def _one_operand_order(body_root: HloInstruction, param: HloInstruction, walked:
                 if dep is param:
                     order.extend(walked)
                     continue
-                push((dep, iter(operands_of(dep))))
+                # operands_of inline: a Python call less for each body instruction (~5 a step)
+                ops: tuple[HloInstruction, ...] = stored if type(stored := dep._operands) is tuple else (stored,) if type(stored) is not wide else stored.as_tuple()  # type: ignore[assignment]
+                push((dep, iter(ops)))
                 break
         else:
             pop()
