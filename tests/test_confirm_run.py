@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from json_schema_check import schema_errors
+from process_group_report import AS_A_TERMINAL_STARTS_IT, STACKS_ON_SIGUSR1, still_running
 from xladoctor.cli.main import main
 from xladoctor.oracle import run_chip
 from xladoctor.oracle.confirm import Confirmation, is_error, judge_of, run_document
@@ -251,7 +252,7 @@ def test_a_failed_run_is_a_finding_that_names_its_judge_in_sarif_too():
     assert "تراشهٔ TPU v5 lite، کامپایل و اجرا شد" in persian and "the chip ran it" not in persian
 
 
-_DRIVER = """
+_DRIVER = AS_A_TERMINAL_STARTS_IT + STACKS_ON_SIGUSR1 + """
 import sys
 from xladoctor.oracle import run_chip
 runner = run_chip.ChipRunner("cpu", timeout=300, command=[sys.executable, {stand_in!r}, "hang-run"])
@@ -280,8 +281,10 @@ def test_ctrl_c_and_sigterm_end_the_worker_in_the_middle_of_a_run(sig, code):
     deadline = time.monotonic() + 120
     worker = None
     while worker is None and time.monotonic() < deadline:
+        # the stand-in's own command line (a fork of the driver not yet exec'd has the driver's,
+        # whose code names the stand-in too)
         kids = [k for k in psutil.Process(proc.pid).children(recursive=True)
-                if any("chip_stand_in" in part for part in k.cmdline())]
+                if k.cmdline()[1:3] == [STAND_IN[1], "hang-run"]]
         worker = kids[0] if kids else None
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.05)
@@ -291,7 +294,10 @@ def test_ctrl_c_and_sigterm_end_the_worker_in_the_middle_of_a_run(sig, code):
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole foreground group
     else:
         os.kill(proc.pid, signal.SIGTERM)
-    proc.communicate(timeout=30)
+    try:
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"offload --run still running 30 s after {sig}\n{still_running(proc)}")
     _, alive = psutil.wait_procs([worker], timeout=2)
     alive = [k for k in alive if k.is_running() and k.status() != psutil.STATUS_ZOMBIE]
     for k in alive:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from process_group_report import AS_A_TERMINAL_STARTS_IT, STACKS_ON_SIGUSR1, still_running
+
 psutil = pytest.importorskip("psutil")
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals and PR_SET_PDEATHSIG: Linux")
@@ -25,7 +27,10 @@ EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGKILL: -9}
 
 def _start(*argv: object) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "JAX_PLATFORMS": "cpu"}
-    return subprocess.Popen([sys.executable, "-m", "xladoctor", *map(str, argv)], stdout=subprocess.PIPE,
+    # ``python -m xladoctor`` as a terminal starts it (Ctrl-C raises), whatever this runner ignores
+    as_main = "import runpy\nrunpy.run_module('xladoctor', run_name='__main__', alter_sys=True)\n"
+    code = AS_A_TERMINAL_STARTS_IT + STACKS_ON_SIGUSR1 + as_main
+    return subprocess.Popen([sys.executable, "-c", code, *map(str, argv)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, start_new_session=True)
 
 
@@ -58,8 +63,8 @@ def _signal_and_check(proc: subprocess.Popen[bytes], kids: list, sig: int) -> No
     try:
         _, err = proc.communicate(timeout=30)  # the pipe's end: no child holds stdout open
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        raise AssertionError("xladoctor or a child still holds its stdout 30 s after the signal") from None
+        raise AssertionError("xladoctor or a child still holds its stdout 30 s after the signal\n"
+                             + still_running(proc)) from None
     _, alive = psutil.wait_procs(kids, timeout=2)
     alive = [k for k in alive if _running(k)]
     for k in alive:
@@ -165,7 +170,7 @@ def test_a_worker_whose_pool_died_before_it_started_exits():
     assert alive.exitcode == 0
 
 
-_FORK_WINDOW = r"""
+_FORK_WINDOW = AS_A_TERMINAL_STARTS_IT + r"""
 import os, signal, sys
 from xladoctor.base import parallel
 from xladoctor.base.errors import Terminated
