@@ -170,6 +170,23 @@ def test_a_worker_whose_pool_died_before_it_started_exits():
     assert alive.exitcode == 0
 
 
+def test_a_chip_worker_whose_parent_died_before_it_started_exits(tmp_path):
+    """The chip worker (``--run``) reads its parent's pid from the environment ``ChipRunner`` gives it:
+    a parent interrupted before the worker was in its kill list and before the worker's
+    PR_SET_PDEATHSIG held is seen gone, and the worker exits before it takes the chip (or says hello)."""
+    from xladoctor.oracle.run_chip import PARENT_ENV
+
+    read, write = os.pipe()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "JAX_PLATFORMS": "cpu",
+           PARENT_ENV: str(os.getpid() + 10_000_000)}  # no such parent
+    done = subprocess.run([sys.executable, "-m", "xladoctor.oracle.run_main", str(write), "cpu"], pass_fds=(write,),
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=120, env=env)
+    os.close(write)
+    with os.fdopen(read, "rb") as replies:
+        said = replies.read()
+    assert (done.returncode, said) == (1, b""), done.stderr.decode(errors="replace")[-2000:]
+
+
 _FORK_WINDOW = AS_A_TERMINAL_STARTS_IT + r"""
 import os, signal, sys
 from xladoctor.base import parallel

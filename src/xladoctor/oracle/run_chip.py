@@ -27,6 +27,11 @@ from typing import IO, Any
 from ..base.labels import label
 from .verdict import crash_line
 
+PARENT_ENV = "XLADOCTOR_CHIP_PARENT"
+"""In the worker's environment: the pid of the process that started it.  A parent interrupted
+before the worker is in ``_LIVE`` (Ctrl-C while ``Popen`` returns) or before the worker's
+``PR_SET_PDEATHSIG`` holds is then seen gone at the worker's start
+(:func:`~xladoctor.base.parallel.die_with_parent`), which exits rather than take the chip."""
 NO_CHIP_ENV = "XLADOCTOR_NO_CHIP"
 """Set: behave as if no TPU were attached (compile-only ``--confirm``; ``--run`` refused)."""
 POISONING = {"halt", "runtime_error", "crash", "timeout"}
@@ -119,6 +124,7 @@ class ChipRunner:
         env = dict(os.environ)
         src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env[PARENT_ENV] = str(os.getpid())
         if self.target == "tpu":
             env["JAX_PLATFORMS"] = "tpu,cpu"
         self._proc = subprocess.Popen([*self.command, str(write), self.target],

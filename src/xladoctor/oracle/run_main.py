@@ -249,8 +249,12 @@ def serve(request: dict[str, Any], backend: Any, device: Any, say: Any = None) -
 
 def main(argv: list[str]) -> int:
     from ..base.parallel import die_with_parent
+    from .run_chip import PARENT_ENV
 
-    die_with_parent()
+    # the parent's pid as it was before this process ran: a parent gone by now has been replaced
+    # by init (or a subreaper), which os.getppid() would take for the parent
+    parent = os.environ.get(PARENT_ENV, "")
+    die_with_parent(int(parent) if parent.isdigit() else None)
     replies = os.fdopen(int(argv[1]), "w")
     target = argv[2] if len(argv) > 2 else "tpu"
 

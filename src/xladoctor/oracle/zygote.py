@@ -49,13 +49,14 @@ def main(argv: list[str]) -> int:
         if not msg:
             return 0
         request = json.loads(msg)
+        zygote = os.getpid()  # read before the fork, as base.parallel's pool does (die_with_parent)
         pid = os.fork()
         if pid == 0:
             control.close()
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             from ..base.parallel import die_with_parent
 
-            die_with_parent()  # a worker in a long compile never outlives the zygote (nor, so, xladoctor)
+            die_with_parent(zygote)  # a worker in a long compile never outlives the zygote (nor, so, xladoctor)
             os._exit(_child(request, fds))
         for fd in fds:
             os.close(fd)
