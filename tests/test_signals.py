@@ -187,6 +187,20 @@ def test_a_chip_worker_whose_parent_died_before_it_started_exits(tmp_path):
     assert (done.returncode, said) == (1, b""), done.stderr.decode(errors="replace")[-2000:]
 
 
+def test_on_the_chip_an_interrupted_run_ends_at_once_and_leaves_the_chip_free():
+    """The chip's record (tests/data/chip/interrupt-run.json, bench/chip_interrupt.py): what the tests
+    above check with a stand-in worker, with the real worker holding a TPU v5e."""
+    import json
+
+    rows = json.loads((Path(__file__).parent / "data" / "chip" / "interrupt-run.json").read_text())
+    assert [(r["signal"], r["after"]) for r in rows] == [(s, a) for a in (0.0, 3.0, 10.0)
+                                                         for s in ("SIGINT", "SIGTERM")]
+    for r in rows:
+        assert r["exit"] == EXIT[getattr(signal, r["signal"])] and r["seconds"] < 1.0, r
+        assert r["stderr_last"] == ["xladoctor: " + ("interrupted" if r["signal"] == "SIGINT" else "terminated")]
+        assert r["alive_after_2s"] == [] and r["next_run_judge"]["ran"] is True, r
+
+
 _FORK_WINDOW = AS_A_TERMINAL_STARTS_IT + r"""
 import os, signal, sys
 from xladoctor.base import parallel
