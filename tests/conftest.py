@@ -12,6 +12,10 @@ import pytest
 # machine without a GPU and print a traceback before falling back; the suite runs jax on the CPU
 # (the compilers it judges with are compile-only clients), here and in every child process.
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# libtpu takes /tmp/libtpu_lockfile even compile-only (get_topology_desc): a second test run, or
+# any process holding libtpu on this machine, made the first import of it fail, and where that was
+# at collection the whole run stopped there.  The suite never runs on a chip, so it may share.
+os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
 
 # Test helpers (jax_programs, jaxlib_oracle) are imported as top-level modules;
 # keep that working even if tests/ later becomes a package.

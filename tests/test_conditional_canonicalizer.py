@@ -22,7 +22,6 @@ from xladoctor.syntax.hlo_parser import parse_module
 
 
 def _lowered(name):
-    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
     import jax
     import jax.numpy as jnp
     from jax.experimental import topologies

@@ -11,7 +11,6 @@ need no compiler.
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -29,7 +28,6 @@ _COMPUTATION = re.compile(r'Expected computation "([^"]+)" to be called only by 
 
 
 def _programs():
-    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
     import jax
     import jax.numpy as jnp
     from jax.experimental import topologies

@@ -8,8 +8,6 @@ warning.  The HLO-level tests at the end need no compiler.
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from offload_judged import judged
@@ -23,7 +21,6 @@ needs_libtpu = pytest.mark.skipif(unavailable_reason() is not None,
 
 
 def _programs():
-    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
     import jax
     import jax.numpy as jnp
     from jax.experimental import topologies
@@ -142,11 +139,24 @@ def unrolled_scan_variants():
     }
 
 
+# The variants' names, written out: the programs are built in the test, not at collection (where
+# building them started jax's backend and libtpu for every run, and without jax -- Python 3.10 --
+# stopped the whole suite).  Each test checks the names against what it built.
+UNROLLED_SCAN_NAMES = ("fix_ys_moved_after_the_scan", "unroll_2_of_3_one_iteration_left", "unroll_2_of_4",
+                       "unroll_2_of_4_nested", "unroll_3_of_7", "unroll_4_of_4_full", "users_own_merge_of_host_ys")
+LOOP_STATE_RESHAPE_NAMES = (
+    "another_loop_changing_memory_first", "carry_only", "computed_before_the_move", "fix_carry_moved_back",
+    "nested", "nested_outer_carry_on_host", "nested_outer_result_computed_on_host", "one_iteration",
+    "ys_and_carry_moved_back", "ys_reshaped_bf16", "ys_returned_on_host_rank1", "ys_summed")
+
+
 @needs_libtpu
-@pytest.mark.parametrize("name", sorted(unrolled_scan_variants()))
+@pytest.mark.parametrize("name", UNROLLED_SCAN_NAMES)
 def test_unrolled_scan_with_host_ys_is_the_real_compilers(name):
     """A reshape of an unrolled scan's host ys fails when the loop is left with 2 or more iterations."""
-    fn, args, expected = unrolled_scan_variants()[name]
+    variants = unrolled_scan_variants()
+    assert sorted(variants) == list(UNROLLED_SCAN_NAMES)
+    fn, args, expected = variants[name]
     report, verdict = judged(fn, args, expected)
     if expected == "failure":
         assert "Bitcast cannot have different memory spaces" in verdict.message
@@ -220,12 +230,14 @@ def loop_state_reshape_variants():
 
 
 @needs_libtpu
-@pytest.mark.parametrize("name", sorted(loop_state_reshape_variants()))
+@pytest.mark.parametrize("name", LOOP_STATE_RESHAPE_NAMES)
 def test_loop_state_moved_to_host_and_returned_as_ys_is_the_real_compilers(name):
     """The carry's move to host, returned as the carry and reshaped into a ys row, fails with 2 or
     more iterations; computing before the move, no ys, or moving the carry back compiles; in an
     outer loop whose own carry ends on host, another failure comes first (warned)."""
-    fn, args, jit_kwargs, expected = loop_state_reshape_variants()[name]
+    variants = loop_state_reshape_variants()
+    assert sorted(variants) == list(LOOP_STATE_RESHAPE_NAMES)
+    fn, args, jit_kwargs, expected = variants[name]
     if expected == "warned":
         from xladoctor.jax import check_offload
         from xladoctor.jax.offload_confirm import compile_jitted
