@@ -18,7 +18,11 @@ import uuid
 from pathlib import Path
 
 import pytest
-import tomllib
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the core dependency tomli is the same parser
+    import tomli as tomllib
 
 from xladoctor.cli.main import main
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 
 import pytest
-import tomllib
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the core dependency tomli is the same parser
+    import tomli as tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
