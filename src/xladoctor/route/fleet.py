@@ -398,12 +398,21 @@ def run_dask(paths: list[str], jobs_of: list[str], rule: str, scheduler: str,
         raise UsageError("--scheduler needs Dask: pip install 'xladoctor[dask]'") from None
     # Workers do not share this process's working directory: send absolute paths, report the given ones.
     sent = [p if is_url(p) else os.path.abspath(p) for p in paths]
+    why: str | None = None
     try:
         client = Client(scheduler)
     except (OSError, ValueError, TypeError) as e:  # no scheduler there, or not an address: the user's input
+        why = str(e)
+    if why is not None:
+        # The half-made Client is in a reference cycle: its __del__ (close, stopping its loop) ran at the
+        # next collection, wherever that fell -- inside the next Client's start in this process, whose
+        # loop lock it then waited on (300-500 s, distributed 2026.11 on Python 3.10).  Run it now.
+        import gc
+
         from ..base.errors import UsageError
 
-        raise UsageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({e})") from None
+        gc.collect()
+        raise UsageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({why})")
     try:
         futures = client.map(scan_one, sent, jobs_of, [rule] * len(paths), pure=False)
         try:
