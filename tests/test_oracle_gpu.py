@@ -135,9 +135,9 @@ def _programs():
 
 
 def test_gpu_rule_predicts_the_verifier_failure_only_on_gpu():
+    nested, single, x = _programs()  # skips without jax
     from xladoctor.jax import check_offload
 
-    nested, single, x = _programs()
     gpu = check_offload(nested, x, platform="cuda")
     assert gpu.result.outcome == "failure" and not gpu.ok
     failure = gpu.result.failures[0]
