@@ -23,6 +23,7 @@ from xladoctor.syntax.hlo_parser import parse_module
 
 
 def _lowered(name):
+    pytest.importorskip("jax")
     import jax
     import jax.numpy as jnp
     from jax.experimental import topologies

@@ -228,7 +228,10 @@ def test_check_writes_its_whole_report_in_the_language_asked_for(capsys):
 def test_the_plain_reader_reads_every_label_file_as_tomllib_does():
     """labels._plain_toml (start-up: no tomllib) against the TOML reader, whole files and each
     area's cut; anything outside its subset is left to tomllib (None), never read otherwise."""
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the core dependency tomli is the same parser
+        import tomli as tomllib
 
     from xladoctor.base.labels import LANGUAGES
     from xladoctor.base.labels.reader import _area_chunks, _plain_toml, _read

@@ -6,6 +6,7 @@ compile-only (an instruction's own shape: INVALID_ARGUMENT; a declared operand s
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
@@ -220,10 +221,10 @@ def test_the_triage_sees_a_layout_spread_over_lines_or_comments(case):
     # "in the signature or entry layout": found by the device fuzz, stop 43)
     assert (w.role, w.instruction) == ("result", "n")
     assert triage(text.encode(), compiled=False).analyse  # and the triage sends it to that parse
-    try:
-        from jaxlib_oracle import hlo_module_from_text
-    except ImportError:  # pragma: no cover - jaxlib is part of [test]
-        return
+    if importlib.util.find_spec("jaxlib") is None:  # [test] installs it from Python 3.11 on
+        pytest.skip("jaxlib is not installed: our reading is checked, not that jaxlib's parser accepts it")
+    from jaxlib_oracle import hlo_module_from_text
+
     hlo_module_from_text(text)  # jaxlib's parser accepts it (raises if not)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import types
 from pathlib import Path
 from textwrap import dedent
 
@@ -63,6 +64,8 @@ def _pass_classes() -> set[type[HloPassInterface]]:
     for info in pkgutil.walk_packages(passes_package.__path__, passes_package.__name__ + "."):
         module = importlib.import_module(info.name)
         for value in vars(module).values():
+            if isinstance(value, types.GenericAlias):  # a type alias (tuple[...]): a type to 3.10's isinstance
+                continue
             if isinstance(value, type) and issubclass(value, HloPassInterface) and value.__module__ == info.name \
                     and value not in (HloPassInterface, HloPassWithContext, HloPassPipeline):
                 found.add(value)

@@ -51,6 +51,11 @@ def _np():
     return numpy
 
 
+def numpy_has_type(shape: Shape) -> bool:
+    """Whether numpy has a dtype of its own for ``shape``'s element type (ml_dtypes' are not numpy's)."""
+    return shape.element_type.name in _NUMPY_NAMES
+
+
 def numpy_dtype(shape: Shape) -> Any:
     """The numpy dtype for ``shape``'s element type.
 
