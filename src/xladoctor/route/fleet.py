@@ -406,7 +406,8 @@ def run_dask(paths: list[str], jobs_of: list[str], rule: str, scheduler: str,
     if why is not None:
         # The half-made Client is in a reference cycle: its __del__ (close, stopping its loop) ran at the
         # next collection, wherever that fell -- inside the next Client's start in this process, whose
-        # loop lock it then waited on (300-500 s, distributed 2026.11 on Python 3.10).  Run it now.
+        # loop lock it then waited on (300-500 s, distributed 2026.11 on Python 3.10).  Run it now, past the
+        # except block: inside it the exception's traceback still holds the Client's frame.
         import gc
 
         from ..base.errors import UsageError
